@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.{ts,tsx}', 'tests/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    // Cross-process tests spawn runtimes and browsers; two cores cannot carry
+    // many of them at once without turning timeouts into flakes.
+    maxWorkers: 2,
+  },
+})
