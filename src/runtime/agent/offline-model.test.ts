@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest'
+import { OFFLINE_MODEL_HELP, OfflineModel } from './offline-model.ts'
+
+const model = new OfflineModel()
+const calls = (text: string) => model.respond({ text }).toolCalls
+
+describe('offline model grammar', () => {
+  it('turns write into write_file with the rest of the line as content', () => {
+    expect(calls('write notes.txt hello  world')).toEqual([
+      { tool: 'write_file', arguments: { path: 'notes.txt', content: 'hello  world' } },
+    ])
+  })
+
+  it('keeps quotes in written text and allows empty content', () => {
+    expect(calls('write a.txt "quoted" it\'s')).toEqual([
+      { tool: 'write_file', arguments: { path: 'a.txt', content: '"quoted" it\'s' } },
+    ])
+    expect(calls('write empty.txt')).toEqual([
+      { tool: 'write_file', arguments: { path: 'empty.txt', content: '' } },
+    ])
+  })
+
+  it('accepts a quoted path with spaces', () => {
+    expect(calls('write "my notes.txt" hi')).toEqual([
+      { tool: 'write_file', arguments: { path: 'my notes.txt', content: 'hi' } },
+    ])
+    expect(calls("read 'my notes.txt'")).toEqual([
+      { tool: 'read_file', arguments: { path: 'my notes.txt' } },
+    ])
+  })
+
+  it('turns read into read_file', () => {
+    expect(calls('read src/a.ts')).toEqual([{ tool: 'read_file', arguments: { path: 'src/a.ts' } }])
+  })
+
+  it('turns delete into a plain delete_file', () => {
+    expect(calls('delete old.txt')).toEqual([
+      { tool: 'delete_file', arguments: { path: 'old.txt' } },
+    ])
+  })
+
+  it('turns delete -r into a recursive delete_file', () => {
+    expect(calls('delete -r build')).toEqual([
+      { tool: 'delete_file', arguments: { path: 'build', recursive: true } },
+    ])
+  })
+
+  it('lists "." when list has no path', () => {
+    expect(calls('list')).toEqual([{ tool: 'list_dir', arguments: { path: '.' } }])
+    expect(calls('list src')).toEqual([{ tool: 'list_dir', arguments: { path: 'src' } }])
+  })
+
+  it('splits run on whitespace, honouring quotes, with no shell', () => {
+    expect(calls(`run git commit -m "first commit" --author 'A B <a@b>'`)).toEqual([
+      {
+        tool: 'run_command',
+        arguments: { argv: ['git', 'commit', '-m', 'first commit', '--author', 'A B <a@b>'] },
+      },
+    ])
+    expect(calls('run echo $HOME')).toEqual([
+      { tool: 'run_command', arguments: { argv: ['echo', '$HOME'] } },
+    ])
+  })
+
+  it('keeps an empty quoted argument to run', () => {
+    expect(calls('run printf ""')).toEqual([
+      { tool: 'run_command', arguments: { argv: ['printf', ''] } },
+    ])
+  })
+
+  it('makes one call per line, in order, skipping blank lines', () => {
+    const plan = model.respond({ text: 'write a.txt 1\n\r\nread a.txt\r\nrun ls -la\n' })
+    expect(plan.toolCalls.map((c) => c.tool)).toEqual(['write_file', 'read_file', 'run_command'])
+    expect(plan.reply.split('\n')).toHaveLength(3)
+  })
+
+  it('accepts verbs in any case', () => {
+    expect(calls('READ a.txt')).toEqual([{ tool: 'read_file', arguments: { path: 'a.txt' } }])
+  })
+
+  it('says what it will do in the reply', () => {
+    expect(model.respond({ text: 'delete -r build' }).reply).toBe(
+      'Deleting build and everything in it.',
+    )
+  })
+})
+
+describe('offline model refusals', () => {
+  it.each([
+    ['free text', 'please tidy up my home directory'],
+    ['an empty message', '   \n  '],
+    ['read without a path', 'read'],
+    ['read with two paths', 'read a b'],
+    ['delete without a path', 'delete -r'],
+    ['delete with two paths', 'delete a b'],
+    ['list with two paths', 'list a b'],
+    ['run without a command', 'run'],
+    ['run with an empty program name', 'run "" x'],
+    ['write without a path', 'write'],
+    ['write with an empty path', 'write "" text'],
+    ['an unterminated quote', 'read "a.txt'],
+    ['a quoted verb', '"read" a.txt'],
+  ])('explains the grammar and calls nothing for %s', (_name, text) => {
+    const plan = model.respond({ text })
+    expect(plan.toolCalls).toEqual([])
+    expect(plan.reply).toContain(OFFLINE_MODEL_HELP)
+  })
+
+  it('calls nothing at all when one line of several does not fit', () => {
+    const plan = model.respond({ text: 'write a.txt ok\nmake me a sandwich\nread a.txt' })
+    expect(plan.toolCalls).toEqual([])
+    expect(plan.reply).toContain('line 2')
+  })
+
+  it('answers the same message the same way every time', () => {
+    const text = 'write a.txt x\nrun ls'
+    expect(new OfflineModel().respond({ text })).toEqual(model.respond({ text }))
+  })
+})

@@ -1,0 +1,164 @@
+/**
+ * The deterministic offline model fixture: no network, no weights. It turns
+ * a tiny command language into tool calls so the app, the smoke scenario and
+ * tests can drive real approvals without a model. A real model client
+ * replaces it by implementing `AgentModel`.
+ *
+ * Grammar, one command per line; several lines make several calls, in order.
+ * Blank lines are skipped. Verbs are case-insensitive. A path may be quoted
+ * ('…' or "…", no escapes inside) to hold spaces; an empty path or program
+ * name does not fit.
+ *
+ *   write <path> <text...>   write_file {path, content: text}; the text is
+ *                            the rest of the line after the path and one
+ *                            space, verbatim (quotes kept); may be empty
+ *   read <path>              read_file {path}
+ *   delete <path>            delete_file {path}
+ *   delete -r <path>         delete_file {path, recursive: true}
+ *   list [<path>]            list_dir {path}, default "."
+ *   run <command...>         run_command {argv}: split on whitespace,
+ *                            honouring '…' and "…" quotes; no shell
+ *
+ * If any line does not fit, the whole message gets a reply explaining the
+ * grammar and no tool calls: half a plan is worse than none.
+ */
+
+export type AgentToolCall = { tool: string; arguments: Record<string, unknown> }
+export type AgentPlan = { reply: string; toolCalls: AgentToolCall[] }
+
+/** Port for whatever turns a person's message into a plan. Implementations
+ *  only propose: every call still goes through policy and approval. */
+export interface AgentModel {
+  respond(input: { text: string }): AgentPlan
+}
+
+export const OFFLINE_MODEL_HELP = [
+  'I am the offline model and understand one command per line:',
+  '  write <path> <text...>',
+  '  read <path>',
+  '  delete [-r] <path>',
+  '  list [<path>]',
+  '  run <command...>',
+  'Quote a path with spaces: read "my notes.txt"',
+].join('\n')
+
+export class OfflineModel implements AgentModel {
+  respond(input: { text: string }): AgentPlan {
+    const lines = input.text.split(/\r?\n/)
+    const steps: Array<{ call: AgentToolCall; says: string }> = []
+    for (const [index, line] of lines.entries()) {
+      if (line.trim() === '') continue
+      const step = parseLine(line)
+      if (step === null) {
+        return {
+          reply: `I did not understand line ${index + 1}: ${JSON.stringify(line.trim())}\n${OFFLINE_MODEL_HELP}`,
+          toolCalls: [],
+        }
+      }
+      steps.push(step)
+    }
+    if (steps.length === 0) return { reply: OFFLINE_MODEL_HELP, toolCalls: [] }
+    return {
+      reply: steps.map((s) => s.says).join('\n'),
+      toolCalls: steps.map((s) => s.call),
+    }
+  }
+}
+
+function parseLine(line: string): { call: AgentToolCall; says: string } | null {
+  const first = scanToken(line, 0)
+  if (first === null || first === 'unterminated' || first.quoted) return null
+  const verb = first.value.toLowerCase()
+  const rest = line.slice(first.next)
+
+  if (verb === 'write') {
+    const target = scanToken(rest, 0)
+    if (target === null || target === 'unterminated' || target.value === '') return null
+    const content = rest.slice(target.next).replace(/^\s/, '')
+    return {
+      call: { tool: 'write_file', arguments: { path: target.value, content } },
+      says: `Writing ${target.value}.`,
+    }
+  }
+
+  const args = tokenize(rest)
+  if (args === null) return null
+  // Only `run` may carry empty arguments (`run echo ""`); an empty path or
+  // program name is a mistake the tool would refuse anyway.
+  if (verb !== 'run' && args.includes('')) return null
+
+  if (verb === 'read' && args.length === 1 && args[0] !== undefined) {
+    return {
+      call: { tool: 'read_file', arguments: { path: args[0] } },
+      says: `Reading ${args[0]}.`,
+    }
+  }
+  if (verb === 'delete') return parseDelete(args)
+  if (verb === 'list' && args.length <= 1) {
+    const target = args[0] ?? '.'
+    return { call: { tool: 'list_dir', arguments: { path: target } }, says: `Listing ${target}.` }
+  }
+  if (verb === 'run' && args.length >= 1 && args[0] !== '') {
+    return {
+      call: { tool: 'run_command', arguments: { argv: args } },
+      says: `Running ${args.join(' ')}.`,
+    }
+  }
+  return null
+}
+
+function parseDelete(args: string[]): { call: AgentToolCall; says: string } | null {
+  if (args.length === 1 && args[0] !== undefined && args[0] !== '-r') {
+    return {
+      call: { tool: 'delete_file', arguments: { path: args[0] } },
+      says: `Deleting ${args[0]}.`,
+    }
+  }
+  if (args.length === 2 && args[0] === '-r' && args[1] !== undefined) {
+    return {
+      call: { tool: 'delete_file', arguments: { path: args[1], recursive: true } },
+      says: `Deleting ${args[1]} and everything in it.`,
+    }
+  }
+  return null
+}
+
+/** Every token on the line, or null if a quote is left open. */
+function tokenize(text: string): string[] | null {
+  const tokens: string[] = []
+  let at = 0
+  for (;;) {
+    const token = scanToken(text, at)
+    if (token === 'unterminated') return null
+    if (token === null) return tokens
+    tokens.push(token.value)
+    at = token.next
+  }
+}
+
+type Scanned = { value: string; next: number; quoted: boolean }
+
+/** Reads one whitespace-separated token from `start`. Quoted runs keep their
+ *  spaces and join with adjacent text, as in a shell: `a"b c"` is `ab c`. */
+function scanToken(text: string, start: number): Scanned | 'unterminated' | null {
+  let i = start
+  while (i < text.length && /\s/.test(text[i] ?? '')) i += 1
+  if (i >= text.length) return null
+  let value = ''
+  let quoted = false
+  while (i < text.length) {
+    const ch = text[i] ?? ''
+    if (/\s/.test(ch)) break
+    if (ch === '"' || ch === "'") {
+      const close = text.indexOf(ch, i + 1)
+      if (close === -1) return 'unterminated'
+      value += text.slice(i + 1, close)
+      quoted = true
+      i = close + 1
+      continue
+    }
+    value += ch
+    i += 1
+  }
+  return { value, next: i, quoted }
+}

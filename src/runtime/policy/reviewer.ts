@@ -1,0 +1,173 @@
+import { z } from 'zod'
+import type { ToolEffect } from '../contracts/policy.ts'
+import { isDestructiveCommand, pipesDownloadToShell } from '../tools/command-patterns.ts'
+import { sensitivePathReason } from './sensitive-paths.ts'
+
+/** What the approve-for-me reviewer sees: the call as the runtime will run
+ *  it, after the sandbox check resolved its paths. */
+export interface ReviewInput {
+  toolName: string
+  effect: ToolEffect
+  destructive: boolean
+  arguments: Record<string, unknown>
+  workspace: string
+  resolvedPaths: string[]
+  /** Every resolved path is inside the room's workspace. */
+  insideWorkspace: boolean
+}
+
+export type ReviewVerdict = { verdict: 'allow' | 'deny' | 'escalate'; reason: string }
+
+export const ReviewVerdictSchema = z.strictObject({
+  verdict: z.enum(['allow', 'deny', 'escalate']),
+  reason: z.string().min(1).max(2_000),
+})
+
+/** Port: a model-based reviewer can plug in here. Must never throw to allow:
+ *  any failure is read as a refusal by `reviewFailClosed`, and an adapter
+ *  that cannot decide should escalate to the person. It should stop work
+ *  when `signal` aborts; its answer is ignored after that. */
+export interface ActionReviewer {
+  review(input: ReviewInput, signal: AbortSignal): Promise<ReviewVerdict>
+}
+
+/**
+ * The built-in reviewer: allows only what is plainly routine (non-destructive
+ * reads and writes inside the workspace), refuses what is plainly harmful,
+ * and hands everything else to the person.
+ *
+ * - deny: recursive deletes; `rm -rf` and other destructive commands;
+ *   downloads piped into a shell; any write or delete touching credentials,
+ *   shell start-up files or git hooks;
+ * - allow: non-destructive reads and writes inside the workspace (a read of
+ *   a credential file is escalated, not allowed: it would put a secret in
+ *   front of the model);
+ * - escalate: commands, network calls, anything outside the workspace,
+ *   non-recursive deletes.
+ */
+export class RuleBasedReviewer implements ActionReviewer {
+  async review(input: ReviewInput, _signal: AbortSignal): Promise<ReviewVerdict> {
+    if (input.effect === 'network') {
+      return escalate('network calls are decided by a person')
+    }
+    if (input.effect === 'execute') return reviewCommand(input)
+
+    const sensitive = firstSensitive(input)
+    if (input.effect === 'write') {
+      if (input.destructive && input.arguments.recursive === true) {
+        return deny('recursive deletes are never approved automatically')
+      }
+      if (sensitive !== null) return deny(`refused a change to ${sensitive}`)
+      if (input.destructive) return escalate('deletes are decided by a person')
+      if (!input.insideWorkspace) return escalate('the write is outside the workspace')
+      return allow('a non-destructive write inside the workspace')
+    }
+
+    if (input.destructive) return escalate('a read that declares itself destructive')
+    if (!input.insideWorkspace) return escalate('the read is outside the workspace')
+    if (sensitive !== null) return escalate(`the read would show ${sensitive}`)
+    return allow('a read inside the workspace')
+  }
+}
+
+function reviewCommand(input: ReviewInput): ReviewVerdict {
+  const argv = input.arguments.argv
+  if (!Array.isArray(argv) || !argv.every((a): a is string => typeof a === 'string')) {
+    return escalate('the command line could not be read')
+  }
+  if (pipesDownloadToShell(argv)) {
+    return deny('the command pipes a download into a shell, running unreviewed code')
+  }
+  if (isDestructiveCommand(argv)) {
+    return deny('the command is destructive (recursive delete, disk format or raw disk write)')
+  }
+  return escalate('commands are decided by a person')
+}
+
+/** Checks the path as asked for and as resolved: a symlink can hide a
+ *  credential file behind an innocent name, and a raw name can reveal one
+ *  the resolved path no longer shows. */
+function firstSensitive(input: ReviewInput): string | null {
+  const raw = input.arguments.path
+  const candidates = typeof raw === 'string' ? [raw, ...input.resolvedPaths] : input.resolvedPaths
+  for (const candidate of candidates) {
+    const reason = sensitivePathReason(candidate)
+    if (reason !== null) return `${candidate}: ${reason}`
+  }
+  return null
+}
+
+function allow(reason: string): ReviewVerdict {
+  return { verdict: 'allow', reason }
+}
+function deny(reason: string): ReviewVerdict {
+  return { verdict: 'deny', reason }
+}
+function escalate(reason: string): ReviewVerdict {
+  return { verdict: 'escalate', reason }
+}
+
+/** Timers as a port, so tests can fire the timeout deterministically. */
+export interface ReviewTimers {
+  set(fn: () => void, ms: number): unknown
+  clear(handle: unknown): void
+}
+
+const REAL_TIMERS: ReviewTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+}
+
+export const REVIEW_FAILED_PREFIX = 'automatic review failed: '
+
+/**
+ * Runs a reviewer and turns every way it can fail into a denial: it threw,
+ * it did not answer within `timeoutMs` (its signal is then aborted), or it
+ * answered something that is not exactly a verdict.
+ *
+ * Fails closed because approve-for-me means the person delegated routine
+ * allows, not their judgement: a reviewer that cannot give a clear answer
+ * has not reviewed anything, and treating silence or garbage as consent
+ * would let a broken or hung reviewer approve whatever comes next. A denial
+ * is recorded with its reason, so the person can retry or ask directly.
+ */
+export async function reviewFailClosed(
+  reviewer: ActionReviewer,
+  input: ReviewInput,
+  timeoutMs: number,
+  timers: ReviewTimers = REAL_TIMERS,
+): Promise<ReviewVerdict> {
+  const controller = new AbortController()
+  let handle: unknown
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    handle = timers.set(() => {
+      controller.abort()
+      resolve('timeout')
+    }, timeoutMs)
+  })
+  try {
+    const answer = await Promise.race([
+      Promise.resolve().then(() => reviewer.review(input, controller.signal)),
+      timedOut,
+    ])
+    if (answer === 'timeout') return failed(`no answer within ${timeoutMs} ms`)
+    const parsed = ReviewVerdictSchema.safeParse(answer)
+    if (!parsed.success) return failed('the reviewer returned something that is not a verdict')
+    return parsed.data
+  } catch (error) {
+    return failed(error instanceof Error ? error.message : String(error))
+  } finally {
+    timers.clear(handle)
+  }
+}
+
+/** Reasons are stored and shown; a reviewer's error text is bounded so a
+ *  runaway message cannot bloat the audit log. */
+const MAX_FAILURE_DETAIL_CHARS = 500
+
+function failed(why: string): ReviewVerdict {
+  return {
+    verdict: 'deny',
+    reason: `${REVIEW_FAILED_PREFIX}${why.slice(0, MAX_FAILURE_DETAIL_CHARS)}`,
+  }
+}

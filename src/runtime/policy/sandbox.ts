@@ -1,0 +1,129 @@
+import { realpath } from 'node:fs/promises'
+import path from 'node:path'
+import type { SandboxMode, ToolEffect } from '../contracts/policy.ts'
+import { isInsideRoot, resolveInside, resolveTarget } from './path-containment.ts'
+
+/** What an agent may never exceed, whatever the room's mode says. */
+export interface AgentCeilings {
+  readOnly: boolean
+  /** When present, every path the agent touches (read or write) must resolve
+   *  inside one of these. An empty list allows no path at all. */
+  allowedRepositoryRoots?: readonly string[]
+}
+
+export type AccessRefusalCode =
+  | 'sandbox_read_only'
+  | 'outside_workspace'
+  | 'outside_agent_roots'
+  | 'read_only_agent'
+  | 'invalid_path'
+
+export type AccessCheck =
+  { allowed: true; paths: string[] } | { allowed: false; code: AccessRefusalCode; reason: string }
+
+export interface ToolAccessInput {
+  sandboxMode: SandboxMode
+  effect: ToolEffect
+  /** As the tool asked for them: absolute, or relative to the workspace. For
+   *  a command this is its working directory. */
+  paths: readonly string[]
+  workspace: string
+  agent: AgentCeilings
+}
+
+/**
+ * Decides whether a tool call may touch its paths under the room's sandbox
+ * mode and the agent's ceilings, and resolves them to real paths.
+ *
+ * On success `paths` holds the resolved real paths, in input order. Callers
+ * must act on those and never re-resolve the raw input: re-resolving would
+ * let a symlink swapped in after this check redirect the act.
+ *
+ * - a read-only agent may only read;
+ * - `read-only` refuses writes, commands and network calls;
+ * - `workspace-write` confines writes and commands (their working directory)
+ *   to the workspace; reads may go wherever the agent's ceilings allow;
+ * - `external-sandbox` is enforced exactly as `workspace-write`: this process
+ *   cannot verify that an outside sandbox exists or what it allows, so it
+ *   assumes none does rather than widen on a claim;
+ * - `danger-full-access` allows any path, still within the agent's ceilings.
+ *
+ * Network calls are confined like writes wherever they name paths: a path a
+ * network tool names is most likely a place it will write to.
+ */
+export async function checkToolAccess(input: ToolAccessInput): Promise<AccessCheck> {
+  const { sandboxMode, effect, paths, workspace, agent } = input
+
+  if (agent.readOnly && effect !== 'read') {
+    return refuse('read_only_agent', `this agent is read-only and cannot ${verb(effect)}`)
+  }
+  if (sandboxMode === 'read-only' && effect !== 'read') {
+    return refuse('sandbox_read_only', `the room is read-only and cannot ${verb(effect)}`)
+  }
+
+  let realWorkspace: string
+  try {
+    realWorkspace = await realpath(workspace)
+  } catch {
+    // Without a real workspace nothing can be confined to it, and relative
+    // paths have nothing to be relative to.
+    return refuse('invalid_path', `the workspace ${workspace} cannot be resolved`)
+  }
+
+  const confinedToWorkspace =
+    effect !== 'read' && (sandboxMode === 'workspace-write' || sandboxMode === 'external-sandbox')
+
+  const resolved: string[] = []
+  for (const requested of paths) {
+    if (confinedToWorkspace) {
+      const inside = await resolveInside(realWorkspace, requested)
+      if (!inside.ok) {
+        const code = inside.code === 'outside_root' ? 'outside_workspace' : 'invalid_path'
+        return refuse(code, inside.reason)
+      }
+      resolved.push(inside.path)
+    } else {
+      const target = await resolveTarget(requested, realWorkspace)
+      if (!target.ok) return refuse('invalid_path', `${requested}: ${target.reason}`)
+      resolved.push(target.path)
+    }
+  }
+
+  if (agent.allowedRepositoryRoots !== undefined) {
+    const realRoots = await realRootsOf(agent.allowedRepositoryRoots)
+    for (const p of resolved) {
+      if (!realRoots.some((root) => isInsideRoot(root, p))) {
+        return refuse('outside_agent_roots', `${p} is outside the directories this agent may use`)
+      }
+    }
+  }
+
+  return { allowed: true, paths: resolved }
+}
+
+/** A root that is relative or cannot be resolved is dropped, not guessed
+ *  at: it then contains nothing, which can only narrow what the agent may
+ *  touch. */
+async function realRootsOf(roots: readonly string[]): Promise<string[]> {
+  const out: string[] = []
+  for (const root of roots) {
+    if (!path.isAbsolute(root)) continue
+    try {
+      out.push(await realpath(root))
+    } catch {
+      continue
+    }
+  }
+  return out
+}
+
+function refuse(code: AccessRefusalCode, reason: string): AccessCheck {
+  return { allowed: false, code, reason }
+}
+
+function verb(effect: ToolEffect): string {
+  if (effect === 'write') return 'write files'
+  if (effect === 'execute') return 'run commands'
+  if (effect === 'network') return 'use the network'
+  return 'read'
+}

@@ -1,0 +1,163 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, realpath, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runCommandTool } from './run-command.ts'
+import { MAX_TOOL_OUTPUT_BYTES } from './tool-types.ts'
+import type { ToolContext } from './tool-types.ts'
+
+let ws: string
+const node = process.execPath
+
+beforeEach(async () => {
+  ws = await realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-run-')))
+})
+
+afterEach(async () => {
+  await rm(ws, { recursive: true, force: true })
+})
+
+const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({
+  workspace: ws,
+  resolvedPaths: [ws],
+  timeoutMs: 10_000,
+  ...extra,
+})
+
+/** Dead, or a zombie waiting for a reaper that may not exist in a container. */
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return true
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
+  } catch {
+    return true
+  }
+}
+
+describe('run_command', () => {
+  it('captures stdout and stderr and the exit code', async () => {
+    const script = 'process.stdout.write("out;"); process.stderr.write("err"); process.exit(3)'
+    const result = await runCommandTool.run({ argv: [node, '-e', script] }, ctx())
+    expect(result.ok).toBe(false)
+    expect(result.exitCode).toBe(3)
+    expect(result.code).toBe('nonzero_exit')
+    expect(result.output).toContain('out;')
+    expect(result.output).toContain('err')
+  })
+
+  it('reports success for exit code 0', async () => {
+    const result = await runCommandTool.run({ argv: [node, '-e', 'console.log("fine")'] }, ctx())
+    expect(result).toEqual({ ok: true, output: 'fine\n', exitCode: 0 })
+  })
+
+  it('uses no shell by default, so $HOME stays literal', async () => {
+    const result = await runCommandTool.run({ argv: ['echo', '$HOME'] }, ctx())
+    expect(result.output.trim()).toBe('$HOME')
+  })
+
+  it('expands through the shell only when asked', async () => {
+    const result = await runCommandTool.run({ argv: ['echo', '$HOME'], shell: true }, ctx())
+    expect(result.output.trim()).toBe(process.env.HOME)
+  })
+
+  it('runs in the checked directory, not the raw cwd argument', async () => {
+    const result = await runCommandTool.run(
+      { argv: [node, '-e', 'console.log(process.cwd())'], cwd: '/' },
+      ctx(),
+    )
+    expect(result.output.trim()).toBe(ws)
+  })
+
+  it('kills a command that outlives its timeout and says so', async () => {
+    const started = Date.now()
+    const result = await runCommandTool.run(
+      { argv: [node, '-e', 'setInterval(()=>{},1000)'], timeoutMs: 300 },
+      ctx(),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'timeout', exitCode: null })
+    expect(result.output).toContain('timed out after 300 ms')
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+
+  it('kills the whole process tree on timeout', async () => {
+    const pidFile = path.join(ws, 'grandchild.pid')
+    const script = [
+      'const c = require("child_process").spawn(process.execPath,',
+      '  ["-e", "setInterval(()=>{},1000)"], { stdio: "ignore" });',
+      `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(c.pid));`,
+      'setInterval(()=>{},1000)',
+    ].join('\n')
+    const result = await runCommandTool.run({ argv: [node, '-e', script], timeoutMs: 1_000 }, ctx())
+    expect(result.code).toBe('timeout')
+    expect(existsSync(pidFile)).toBe(true)
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    await expect.poll(() => isGone(pid), { timeout: 3_000 }).toBe(true)
+  })
+
+  it('never lets a call extend the runtime limit', async () => {
+    const result = await runCommandTool.run(
+      { argv: [node, '-e', 'setInterval(()=>{},1000)'], timeoutMs: 600_000 },
+      ctx({ timeoutMs: 300 }),
+    )
+    expect(result.code).toBe('timeout')
+    expect(result.output).toContain('300 ms')
+  })
+
+  it('kills the command when the caller aborts', async () => {
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 200)
+    const result = await runCommandTool.run(
+      { argv: [node, '-e', 'setInterval(()=>{},1000)'] },
+      ctx({ signal: controller.signal }),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'aborted' })
+  })
+
+  it('caps the captured output and says how much it dropped', async () => {
+    const total = MAX_TOOL_OUTPUT_BYTES + 5_000
+    const script = `process.stdout.write("y".repeat(${total}))`
+    const result = await runCommandTool.run({ argv: [node, '-e', script] }, ctx())
+    expect(result.ok).toBe(true)
+    expect(result.output).toContain('y'.repeat(MAX_TOOL_OUTPUT_BYTES))
+    expect(result.output).not.toContain('y'.repeat(MAX_TOOL_OUTPUT_BYTES + 1))
+    expect(result.output).toContain('dropped 5000')
+  })
+
+  it('turns a missing program into a result instead of throwing', async () => {
+    const result = await runCommandTool.run({ argv: ['assent-no-such-program-xyz'] }, ctx())
+    expect(result).toMatchObject({ ok: false, code: 'spawn_failed', exitCode: null })
+  })
+
+  it('keeps its own ASSENT_* settings from the command', async () => {
+    process.env.ASSENT_TEST_SECRET_DIR = '/secret/store'
+    try {
+      const script = 'console.log(String(process.env.ASSENT_TEST_SECRET_DIR))'
+      const result = await runCommandTool.run({ argv: [node, '-e', script] }, ctx())
+      expect(result.output.trim()).toBe('undefined')
+    } finally {
+      delete process.env.ASSENT_TEST_SECRET_DIR
+    }
+  })
+
+  it('marks obviously destructive commands', () => {
+    expect(runCommandTool.destructive({ argv: ['rm', '-rf', 'build'] })).toBe(true)
+    expect(runCommandTool.destructive({ argv: ['ls', '-la'] })).toBe(false)
+  })
+
+  it('checks the cwd it will run in, defaulting to the workspace', () => {
+    expect(runCommandTool.targetPaths({ argv: ['ls'] })).toEqual(['.'])
+    expect(runCommandTool.targetPaths({ argv: ['ls'], cwd: 'sub' })).toEqual(['sub'])
+  })
+
+  it('refuses an empty argv or an empty program name', () => {
+    expect(runCommandTool.argsSchema.safeParse({ argv: [] }).success).toBe(false)
+    expect(runCommandTool.argsSchema.safeParse({ argv: [''] }).success).toBe(false)
+    expect(runCommandTool.argsSchema.safeParse({ argv: ['ls'], env: {} }).success).toBe(false)
+  })
+})
