@@ -1,0 +1,22 @@
+/** IPC channel names, `assent:<area>:<verb>`. The only channels that exist. */
+export const IPC = {
+  /** main → protected preload: the canonical view to render. */
+  consentShow: 'assent:consent:show',
+  /** protected preload → main: the person's decision on its own buttons. */
+  consentDecide: 'assent:consent:decide',
+  /** workbench → main (invoke): a call through the renderer gateway. */
+  gatewayCall: 'assent:gateway:call',
+  /** workbench → main (invoke): open the protected review of an approval. */
+  reviewApproval: 'assent:consent:review-approval',
+  /** workbench → main (invoke): open the protected mode-change window. */
+  requestModeChange: 'assent:consent:request-mode-change',
+  /** main → workbench: allowlisted runtime events and runtime status. */
+  runtimeEvent: 'assent:runtime:event',
+} as const
+
+/** Name of the isolated world the CDP host injects the protected preload
+ *  into, and of the binding visible only in that world. */
+export const CDP_PROTECTED_WORLD = 'assent-protected'
+export const CDP_PROTECTED_BINDING = 'assentProtectedSend'
+export const CDP_WORKBENCH_WORLD = 'assent-workbench'
+export const CDP_WORKBENCH_BINDING = 'assentWorkbenchSend'

@@ -1,0 +1,80 @@
+import { z } from 'zod'
+import { ApprovalDecisionSchema } from './consent.ts'
+import { SandboxModeSchema } from './policy-axes.ts'
+
+export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
+
+export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeout'])
+export type DecidedBy = z.infer<typeof DecidedBySchema>
+
+/** What the card and the protected window title the request as. */
+export const ApprovalKindSchema = z.enum(['run-command', 'apply-changes', 'mcp-tool-call', 'read'])
+export type ApprovalKind = z.infer<typeof ApprovalKindSchema>
+
+/** Everything the person is shown, and nothing else: its digest is what a
+ *  consent token is bound to. */
+export const CanonicalActionSchema = z.strictObject({
+  kind: ApprovalKindSchema,
+  roomId: z.string(),
+  toolName: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  workingDirectory: z.string(),
+  sandboxMode: SandboxModeSchema,
+  summary: z.string(),
+})
+export type CanonicalAction = z.infer<typeof CanonicalActionSchema>
+
+export const ApprovalRecordSchema = z.strictObject({
+  id: z.string(),
+  roomId: z.string(),
+  turnId: z.string(),
+  toolCallId: z.string(),
+  kind: ApprovalKindSchema,
+  toolName: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  workingDirectory: z.string(),
+  sandboxMode: SandboxModeSchema,
+  summary: z.string(),
+  status: ApprovalStatusSchema,
+  decision: ApprovalDecisionSchema.optional(),
+  decidedBy: DecidedBySchema.optional(),
+  reason: z.string().optional(),
+  createdAt: z.number().int(),
+  expiresAt: z.number().int(),
+  decidedAt: z.number().int().optional(),
+})
+export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>
+
+/** `GET /v1/approvals/:id`: main's route, never on the renderer allowlist. */
+export const ApprovalViewSchema = z.strictObject({
+  approval: ApprovalRecordSchema,
+  action: CanonicalActionSchema,
+  actionDigest: z.string().regex(/^[0-9a-f]{64}$/),
+})
+export type ApprovalView = z.infer<typeof ApprovalViewSchema>
+
+/** What the workbench card may show: the action text, tool and directory, no
+ *  raw argument object. */
+export const ApprovalSummarySchema = z.strictObject({
+  id: z.string(),
+  roomId: z.string(),
+  turnId: z.string(),
+  kind: ApprovalKindSchema,
+  toolName: z.string(),
+  summary: z.string(),
+  workingDirectory: z.string(),
+  status: ApprovalStatusSchema,
+  decision: ApprovalDecisionSchema.optional(),
+  decidedBy: DecidedBySchema.optional(),
+  reason: z.string().optional(),
+  createdAt: z.number().int(),
+  expiresAt: z.number().int(),
+  decidedAt: z.number().int().optional(),
+})
+export type ApprovalSummary = z.infer<typeof ApprovalSummarySchema>
+
+export const ApprovalDecisionRequestSchema = z.strictObject({
+  decision: ApprovalDecisionSchema,
+})
+export type ApprovalDecisionRequest = z.infer<typeof ApprovalDecisionRequestSchema>

@@ -1,0 +1,141 @@
+import { z } from 'zod'
+import { ApprovalSummarySchema } from './approval.ts'
+import { PermissionModeSchema, RoomPolicySchema } from './policy-axes.ts'
+
+export const RoomKindSchema = z.enum(['direct', 'group'])
+export type RoomKind = z.infer<typeof RoomKindSchema>
+
+export const CreateRoomRequestSchema = z.strictObject({
+  kind: RoomKindSchema,
+  agentId: z.string().min(1).max(64),
+  workspace: z.string().min(1).max(4096),
+  title: z.string().trim().min(1).max(200),
+})
+export type CreateRoomRequest = z.infer<typeof CreateRoomRequestSchema>
+
+export const RoomSchema = z.strictObject({
+  id: z.string(),
+  kind: RoomKindSchema,
+  agentId: z.string(),
+  workspace: z.string(),
+  title: z.string(),
+  mode: PermissionModeSchema,
+  revision: z.number().int(),
+  createdAt: z.number().int(),
+})
+export type Room = z.infer<typeof RoomSchema>
+
+export const ClientRequestIdSchema = z.string().min(1).max(128)
+
+export const SendMessageRequestSchema = z.strictObject({
+  clientRequestId: ClientRequestIdSchema,
+  text: z.string().trim().min(1).max(32_768),
+})
+export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>
+
+export const FullAccessBlockerSchema = z.enum(['read_only_agent', 'agent_directory_limits'])
+export type FullAccessBlocker = z.infer<typeof FullAccessBlockerSchema>
+
+export const RoomPermissionsSchema = z.strictObject({
+  roomId: z.string(),
+  revision: z.number().int().min(0),
+  policy: RoomPolicySchema,
+  mode: PermissionModeSchema,
+  fullAccessUnavailable: FullAccessBlockerSchema.nullable(),
+})
+export type RoomPermissions = z.infer<typeof RoomPermissionsSchema>
+
+export const PermissionChangeRequestSchema = z.strictObject({
+  clientRequestId: ClientRequestIdSchema,
+  expectedRevision: z.number().int().min(0),
+  mode: PermissionModeSchema,
+})
+export type PermissionChangeRequest = z.infer<typeof PermissionChangeRequestSchema>
+
+export const TurnStatusSchema = z.enum(['running', 'waiting', 'done', 'failed', 'interrupted'])
+export type TurnStatus = z.infer<typeof TurnStatusSchema>
+
+export const TurnSchema = z.strictObject({
+  id: z.string(),
+  roomId: z.string(),
+  clientRequestId: z.string(),
+  text: z.string(),
+  attempt: z.number().int(),
+  retryOf: z.string().nullable(),
+  workspace: z.string(),
+  policy: RoomPolicySchema,
+  status: TurnStatusSchema,
+  createdAt: z.number().int(),
+})
+export type Turn = z.infer<typeof TurnSchema>
+
+export const ToolCallStatusSchema = z.enum([
+  'awaiting-approval',
+  'running',
+  'succeeded',
+  'failed',
+  'refused',
+  'denied',
+  'expired',
+  'unknown',
+])
+export type ToolCallStatus = z.infer<typeof ToolCallStatusSchema>
+
+export const ToolResultSchema = z.strictObject({
+  ok: z.boolean(),
+  output: z.string(),
+  exitCode: z.number().int().nullable().optional(),
+  code: z.string().optional(),
+})
+
+export const ToolCallRecordSchema = z.strictObject({
+  id: z.string(),
+  roomId: z.string(),
+  turnId: z.string(),
+  seq: z.number().int(),
+  toolName: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  status: ToolCallStatusSchema,
+  result: ToolResultSchema.nullable(),
+  approvalId: z.string().nullable(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+})
+export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>
+
+export const MessageSchema = z.strictObject({
+  id: z.string(),
+  roomId: z.string(),
+  turnId: z.string(),
+  role: z.enum(['user', 'agent', 'system']),
+  text: z.string(),
+  createdAt: z.number().int(),
+})
+export type Message = z.infer<typeof MessageSchema>
+
+export const TimelineSchema = z.strictObject({
+  roomId: z.string(),
+  turns: z.array(TurnSchema),
+  messages: z.array(MessageSchema),
+  toolCalls: z.array(ToolCallRecordSchema),
+  approvals: z.array(ApprovalSummarySchema),
+})
+export type Timeline = z.infer<typeof TimelineSchema>
+
+export const ReconcileRequestSchema = z.strictObject({
+  outcome: z.enum(['succeeded', 'failed', 'not-run']),
+  note: z.string().max(2000).optional(),
+})
+export type ReconcileRequest = z.infer<typeof ReconcileRequestSchema>
+
+export const GrantSchema = z.strictObject({
+  id: z.string(),
+  roomId: z.string(),
+  toolName: z.string(),
+  command: z.array(z.string()).nullable(),
+  approvalId: z.string(),
+  createdAt: z.number().int(),
+})
+export type Grant = z.infer<typeof GrantSchema>
+
+export const GlobalSettingsSchema = z.record(z.string(), z.unknown())

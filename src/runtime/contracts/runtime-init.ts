@@ -1,0 +1,32 @@
+import { z } from 'zod'
+
+export const BASE64URL_32_BYTES = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/
+
+/**
+ * The first and only message main sends the runtime, over the process's IPC
+ * channel: secrets never travel on argv, env or HTTP.
+ */
+export const RuntimeInitSchema = z.strictObject({
+  type: z.literal('init'),
+  bearerToken: z.string().min(32).max(256),
+  /** 32 random bytes, base64url: made by main at each launch. */
+  consentKey: z.string().regex(BASE64URL_32_BYTES),
+  dataDir: z.string().min(1).max(4096),
+  approvalTtlMs: z.number().int().min(100).max(86_400_000).optional(),
+  scopedRoots: z.array(z.string().min(1)).max(32).optional(),
+})
+export type RuntimeInit = z.infer<typeof RuntimeInitSchema>
+
+export const RuntimeReadySchema = z.strictObject({
+  type: z.literal('ready'),
+  port: z.number().int().min(1).max(65_535),
+  instanceId: z.string().min(1),
+})
+export type RuntimeReady = z.infer<typeof RuntimeReadySchema>
+
+export const RuntimeFailedSchema = z.strictObject({
+  type: z.literal('failed'),
+  error: z.string(),
+})
+
+export const RuntimeShutdownSchema = z.strictObject({ type: z.literal('shutdown') })

@@ -1,0 +1,99 @@
+import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
+import type {
+  ApprovalKind,
+  ApprovalRecord,
+  ApprovalSummary,
+  CanonicalAction,
+  DecidedBy,
+} from '../contracts/approval.ts'
+import type { ApprovalDecision } from '../contracts/consent.ts'
+import type { SandboxMode } from '../contracts/policy-axes.ts'
+
+export const DEFAULT_APPROVAL_TTL_MS = 120_000
+
+export interface NewApproval {
+  id: string
+  roomId: string
+  turnId: string
+  toolCallId: string
+  kind: ApprovalKind
+  toolName: string
+  arguments: Record<string, unknown>
+  workingDirectory: string
+  sandboxMode: SandboxMode
+  summary: string
+  now: number
+  ttlMs: number
+}
+
+export function createApproval(input: NewApproval): ApprovalRecord {
+  const { now, ttlMs, ...fields } = input
+  if (!(ttlMs > 0)) throw new RangeError('approval TTL must be positive')
+  return { ...fields, status: 'pending', createdAt: now, expiresAt: now + ttlMs }
+}
+
+export function isExpired(approval: ApprovalRecord, now: number): boolean {
+  return (
+    approval.status === 'expired' || (approval.status === 'pending' && now >= approval.expiresAt)
+  )
+}
+
+export type Transition =
+  { ok: true; approval: ApprovalRecord } | { ok: false; error: 'not_pending' | 'expired' }
+
+/** A decision applies only to a pending, unexpired approval: expiry wins over
+ *  a late decision so an action nobody confirmed in time never runs. */
+export function resolveApproval(
+  approval: ApprovalRecord,
+  input: { decision: ApprovalDecision; decidedBy: DecidedBy; reason?: string; now: number },
+): Transition {
+  if (isExpired(approval, input.now)) return { ok: false, error: 'expired' }
+  if (approval.status !== 'pending') return { ok: false, error: 'not_pending' }
+  return {
+    ok: true,
+    approval: {
+      ...approval,
+      status: input.decision === 'deny' ? 'denied' : 'allowed',
+      decision: input.decision,
+      decidedBy: input.decidedBy,
+      ...(input.reason === undefined ? {} : { reason: input.reason }),
+      decidedAt: input.now,
+    },
+  }
+}
+
+export function expireApproval(approval: ApprovalRecord, now: number): Transition {
+  if (approval.status !== 'pending') return { ok: false, error: 'not_pending' }
+  if (now < approval.expiresAt) return { ok: false, error: 'not_pending' }
+  return {
+    ok: true,
+    approval: { ...approval, status: 'expired', decidedBy: 'timeout', decidedAt: now },
+  }
+}
+
+export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
+  return {
+    kind: approval.kind,
+    roomId: approval.roomId,
+    toolName: approval.toolName,
+    arguments: approval.arguments,
+    workingDirectory: approval.workingDirectory,
+    sandboxMode: approval.sandboxMode,
+    summary: approval.summary,
+  }
+}
+
+/** SHA-256 over RFC 8785 canonical JSON of the canonical action. */
+export function actionDigest(action: CanonicalAction): string {
+  return sha256Hex(canonicalJson(action))
+}
+
+export function summarizeApproval(approval: ApprovalRecord): ApprovalSummary {
+  const {
+    arguments: _arguments,
+    toolCallId: _toolCallId,
+    sandboxMode: _sandbox,
+    ...rest
+  } = approval
+  return rest
+}

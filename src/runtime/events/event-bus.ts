@@ -1,0 +1,54 @@
+export const RUNTIME_EVENT_TYPES = [
+  'approval.requested',
+  'approval.resolved',
+  'room.created',
+  'room.updated',
+  'timeline.updated',
+  'grant.changed',
+  'runtime.integrity',
+] as const
+export type RuntimeEventType = (typeof RUNTIME_EVENT_TYPES)[number]
+
+export interface RuntimeEvent {
+  id: number
+  type: RuntimeEventType
+  data: Record<string, unknown>
+}
+
+export const EVENT_BUFFER_SIZE = 1_000
+
+/**
+ * In-memory event stream with monotonically increasing ids, kept for
+ * `Last-Event-ID` resume. Ids restart with each runtime instance; a client
+ * that resumes from an id the buffer no longer holds is told to reload.
+ */
+export class EventBus {
+  private nextId = 1
+  private readonly buffer: RuntimeEvent[] = []
+  private readonly listeners = new Set<(event: RuntimeEvent) => void>()
+
+  emit(type: RuntimeEventType, data: Record<string, unknown>): RuntimeEvent {
+    const event: RuntimeEvent = { id: this.nextId++, type, data }
+    this.buffer.push(event)
+    if (this.buffer.length > EVENT_BUFFER_SIZE) this.buffer.shift()
+    for (const listener of this.listeners) listener(event)
+    return event
+  }
+
+  /** Events after `lastId`, or `undefined` when some of them were dropped. */
+  since(lastId: number): RuntimeEvent[] | undefined {
+    const oldest = this.buffer[0]
+    if (oldest && lastId < oldest.id - 1) return undefined
+    if (!oldest && lastId < this.nextId - 1) return undefined
+    return this.buffer.filter((event) => event.id > lastId)
+  }
+
+  get lastId(): number {
+    return this.nextId - 1
+  }
+
+  subscribe(listener: (event: RuntimeEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+}

@@ -1,0 +1,90 @@
+import {
+  RuntimeInitSchema,
+  RuntimeShutdownSchema,
+  type RuntimeReady,
+} from './contracts/runtime-init.ts'
+import { startRuntime, type RuntimeHandle } from './runtime-app.ts'
+
+/**
+ * Entry of the runtime process. It waits for exactly one `init` message on
+ * its IPC channel (a `child_process.fork` channel in tests and the CDP host,
+ * Electron's `process.parentPort` under `utilityProcess.fork`), starts, and
+ * answers `{ type: 'ready', port, instanceId }`.
+ */
+interface ElectronParentPort {
+  on(event: 'message', listener: (event: { data: unknown }) => void): void
+  postMessage(message: unknown): void
+}
+
+interface ParentChannel {
+  onMessage(listener: (message: unknown) => void): void
+  send(message: unknown): void
+}
+
+function parentChannel(): ParentChannel {
+  const parentPort = (process as { parentPort?: ElectronParentPort }).parentPort
+  if (parentPort) {
+    return {
+      onMessage: (listener) =>
+        parentPort.on('message', (event: { data: unknown }) => listener(event.data)),
+      send: (message) => parentPort.postMessage(message),
+    }
+  }
+  if (process.send) {
+    return {
+      onMessage: (listener) => process.on('message', listener),
+      send: (message) => process.send?.(message),
+    }
+  }
+  // Without an IPC channel there is no safe way to receive secrets: refuse.
+  console.error('assent runtime: start me with an IPC channel (fork), never from a shell')
+  process.exit(2)
+}
+
+const channel = parentChannel()
+let runtime: RuntimeHandle | undefined
+let starting = false
+
+channel.onMessage((message) => {
+  if (RuntimeShutdownSchema.safeParse(message).success) {
+    void (runtime?.close() ?? Promise.resolve()).finally(() => process.exit(0))
+    return
+  }
+  if (starting) return
+  const init = RuntimeInitSchema.safeParse(message)
+  if (!init.success) {
+    channel.send({
+      type: 'failed',
+      error: `invalid init message: ${init.error.issues[0]?.message}`,
+    })
+    process.exit(2)
+  }
+  starting = true
+  const { bearerToken, consentKey, dataDir, approvalTtlMs, scopedRoots } = init.data
+  startRuntime({
+    bearerToken,
+    consentKey: Buffer.from(consentKey, 'base64url'),
+    dataDir,
+    ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+    ...(scopedRoots === undefined ? {} : { scopedRoots }),
+  }).then(
+    (handle) => {
+      runtime = handle
+      const ready: RuntimeReady = {
+        type: 'ready',
+        port: handle.port,
+        instanceId: handle.instanceId,
+      }
+      channel.send(ready)
+    },
+    (error: unknown) => {
+      channel.send({ type: 'failed', error: (error as Error).message })
+      process.exit(1)
+    },
+  )
+})
+
+process.on('disconnect', () => {
+  // The parent is gone: nobody can mint consent for this instance any more.
+  void (runtime?.close() ?? Promise.resolve()).finally(() => process.exit(0))
+})

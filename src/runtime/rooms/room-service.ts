@@ -1,0 +1,382 @@
+import { randomUUID } from 'node:crypto'
+import { realpath, stat } from 'node:fs/promises'
+import { isAbsolute } from 'node:path'
+import type { DatabaseSync } from 'node:sqlite'
+import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
+import { summarizeApproval } from '../domain/approval.ts'
+import { modeFromPolicy, policyForMode } from '../contracts/policy.ts'
+import type {
+  CreateRoomRequest,
+  Grant,
+  PermissionChangeRequest,
+  ReconcileRequest,
+  Room,
+  RoomPermissions,
+  SendMessageRequest,
+  Timeline,
+  Turn,
+} from '../contracts/room.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { AgentRunner } from '../agent/agent-runner.ts'
+import { fullAccessBlocker, type AgentPreset } from '../agent/agents.ts'
+import type { AuditAppender } from '../store/audit-log.ts'
+import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
+import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
+import { inTransaction } from '../store/database.ts'
+import type { SqliteGrantRepository } from '../store/grant-repository.ts'
+import type { RoomRow, SqliteRoomRepository } from '../store/room-repository.ts'
+import { Refusal } from '../domain/refusal.ts'
+import { KeyedMutex } from './keyed-mutex.ts'
+
+export interface RoomServiceOptions {
+  db: DatabaseSync
+  rooms: SqliteRoomRepository
+  conversations: SqliteConversationRepository
+  approvals: SqliteApprovalRepository
+  grants: SqliteGrantRepository
+  audit: AuditAppender
+  events: EventBus
+  runner: AgentRunner
+  agents: readonly AgentPreset[]
+  now: () => number
+  newId?: () => string
+}
+
+export class RoomService {
+  private readonly options: RoomServiceOptions
+  private readonly newId: () => string
+  private readonly roomLocks = new KeyedMutex()
+
+  constructor(options: RoomServiceOptions) {
+    this.options = options
+    this.newId = options.newId ?? randomUUID
+  }
+
+  agentFor(agentId: string): AgentPreset | undefined {
+    return this.options.agents.find((agent) => agent.id === agentId)
+  }
+
+  /** A new room starts at ask-for-approval, whatever the global settings say. */
+  async createRoom(request: CreateRoomRequest): Promise<Room> {
+    if (!this.agentFor(request.agentId)) {
+      throw new Refusal(400, 'unknown_agent', `agentId: no agent named ${request.agentId}`)
+    }
+    const workspace = await realWorkspace(request.workspace)
+    const row: RoomRow = {
+      id: this.newId(),
+      kind: request.kind,
+      agentId: request.agentId,
+      workspace,
+      title: request.title,
+      // Group rooms keep writes and commands read-only (ARCHITECTURE.md §4).
+      policy:
+        request.kind === 'group'
+          ? { ...policyForMode('ask-for-approval'), sandboxMode: 'read-only' }
+          : policyForMode('ask-for-approval'),
+      revision: 0,
+      createdAt: this.options.now(),
+    }
+    inTransaction(this.options.db, () => {
+      this.options.rooms.insert(row)
+      this.options.audit.append({
+        type: 'room_created',
+        subjectId: row.id,
+        payload: { kind: row.kind, agentId: row.agentId, workspace, policy: row.policy },
+        at: row.createdAt,
+      })
+    })
+    const room = toRoom(row)
+    this.options.events.emit('room.created', { room })
+    return room
+  }
+
+  getRoom(roomId: string): Room {
+    return toRoom(this.requireRoom(roomId))
+  }
+
+  listRooms(): Room[] {
+    return this.options.rooms.list().map(toRoom)
+  }
+
+  /** Idempotent on `clientRequestId`: a resend returns the first turn. */
+  sendMessage(roomId: string, request: SendMessageRequest): { turn: Turn; created: boolean } {
+    const room = this.requireRoom(roomId)
+    const existing = this.options.conversations.findTurnByClientRequest(
+      roomId,
+      request.clientRequestId,
+    )
+    if (existing) {
+      if (existing.text !== request.text) {
+        throw new Refusal(
+          409,
+          'client_request_conflict',
+          'clientRequestId was used for another message',
+        )
+      }
+      return { turn: existing, created: false }
+    }
+    const turn = this.newTurn(room, request.clientRequestId, request.text, 1, null, room.workspace)
+    return { turn, created: true }
+  }
+
+  /**
+   * A retry is a new attempt under the current policy and ceilings, in the
+   * original workspace. An execution whose outcome is unknown must be
+   * reconciled first: retrying blindly could run a command twice.
+   */
+  retryTurn(turnId: string): Turn {
+    const original = this.options.conversations.getTurn(turnId)
+    if (!original) throw new Refusal(404, 'unknown_turn', 'unknown turn')
+    const unknown = this.options.conversations
+      .listToolCallsOfTurn(turnId)
+      .filter((call) => call.status === 'unknown')
+    if (unknown.length > 0) {
+      throw new Refusal(
+        409,
+        'execution_unknown',
+        `reconcile execution ${unknown[0]?.id} before retrying: its outcome is unknown`,
+      )
+    }
+    if (original.status === 'running' || original.status === 'waiting') {
+      throw new Refusal(409, 'turn_in_progress', 'the turn is still in progress')
+    }
+    const room = this.requireRoom(original.roomId)
+    const attempt = this.options.conversations.latestAttempt(room.id, original.clientRequestId) + 1
+    return this.newTurn(
+      room,
+      original.clientRequestId,
+      original.text,
+      attempt,
+      original.id,
+      original.workspace,
+    )
+  }
+
+  reconcileExecution(toolCallId: string, request: ReconcileRequest): void {
+    const call = this.options.conversations.getToolCall(toolCallId)
+    if (!call) throw new Refusal(404, 'unknown_execution', 'unknown execution')
+    if (call.status !== 'unknown') {
+      throw new Refusal(
+        409,
+        'not_unknown',
+        'only an execution whose outcome is unknown can be reconciled',
+      )
+    }
+    const at = this.options.now()
+    const status = request.outcome === 'succeeded' ? 'succeeded' : 'failed'
+    inTransaction(this.options.db, () => {
+      this.options.conversations.updateToolCall(toolCallId, {
+        status,
+        result: {
+          ok: status === 'succeeded',
+          output: `Reconciled: ${request.outcome}. ${request.note ?? ''}`.trim(),
+          code: 'reconciled',
+        },
+        at,
+      })
+      this.options.audit.append({
+        type: 'execution_reconciled',
+        subjectId: toolCallId,
+        payload: {
+          roomId: call.roomId,
+          turnId: call.turnId,
+          outcome: request.outcome,
+          note: request.note ?? null,
+        },
+        at,
+      })
+    })
+    this.options.events.emit('timeline.updated', { roomId: call.roomId })
+  }
+
+  timeline(roomId: string): Timeline {
+    this.requireRoom(roomId)
+    return {
+      roomId,
+      turns: this.options.conversations.listTurns(roomId),
+      messages: this.options.conversations.listMessages(roomId),
+      toolCalls: this.options.conversations.listToolCalls(roomId),
+      approvals: this.options.approvals.listByRoom(roomId).map(summarizeApproval),
+    }
+  }
+
+  /** Reading settings never calls a model. */
+  permissions(roomId: string): RoomPermissions {
+    const room = this.requireDirectRoom(roomId)
+    const agent = this.agentFor(room.agentId)
+    return {
+      roomId,
+      revision: room.revision,
+      policy: room.policy,
+      mode: modeFromPolicy(room.policy),
+      // An unknown agent gets no full access: fail closed.
+      fullAccessUnavailable: agent ? fullAccessBlocker(agent) : 'read_only_agent',
+    }
+  }
+
+  /**
+   * Applies a mode change whose consent token the caller already verified.
+   * `clientRequestId` is an idempotency key: the same id with the same body
+   * returns the first result; with a different body it is a conflict.
+   */
+  changeMode(roomId: string, request: PermissionChangeRequest): Promise<RoomPermissions> {
+    return this.roomLocks.run(roomId, () => {
+      const bodyDigest = sha256Hex(canonicalJson(request))
+      const previous = this.options.rooms.getPermissionRequest(roomId, request.clientRequestId)
+      if (previous) {
+        if (previous.bodyDigest !== bodyDigest) {
+          throw new Refusal(
+            409,
+            'client_request_conflict',
+            'clientRequestId was used with another body',
+          )
+        }
+        return JSON.parse(previous.resultJson) as RoomPermissions
+      }
+      const room = this.requireDirectRoom(roomId)
+      if (room.revision !== request.expectedRevision) {
+        throw new Refusal(
+          409,
+          'stale_revision',
+          `expectedRevision ${request.expectedRevision} is stale: the room is at revision ${room.revision}`,
+        )
+      }
+      const agent = this.agentFor(room.agentId)
+      const blocker = agent ? fullAccessBlocker(agent) : 'read_only_agent'
+      if (request.mode === 'full-access' && blocker) {
+        throw new Refusal(409, blocker, `full access is unavailable for this agent: ${blocker}`)
+      }
+      const policy = policyForMode(request.mode)
+      const at = this.options.now()
+      const result = inTransaction(this.options.db, () => {
+        if (!this.options.rooms.updatePolicy(roomId, policy, request.expectedRevision)) {
+          throw new Refusal(409, 'stale_revision', 'the room changed meanwhile')
+        }
+        const permissions = this.permissions(roomId)
+        this.options.rooms.insertPermissionRequest(
+          roomId,
+          request.clientRequestId,
+          bodyDigest,
+          canonicalJson(permissions),
+          at,
+        )
+        this.options.audit.append({
+          type: 'room_permission_changed',
+          subjectId: roomId,
+          payload: {
+            clientRequestId: request.clientRequestId,
+            from: modeFromPolicy(room.policy),
+            to: request.mode,
+            revision: permissions.revision,
+            policy,
+          },
+          at,
+        })
+        return permissions
+      })
+      this.options.events.emit('room.updated', { roomId, permissions: result })
+      return result
+    })
+  }
+
+  listGrants(roomId: string): Grant[] {
+    this.requireRoom(roomId)
+    return this.options.grants.listActive(roomId)
+  }
+
+  /** Revoking narrows permissions, so the bearer token is enough. */
+  revokeGrant(roomId: string, grantId: string): void {
+    this.requireRoom(roomId)
+    const at = this.options.now()
+    const revoked = inTransaction(this.options.db, () => {
+      if (!this.options.grants.revoke(roomId, grantId, at)) return false
+      this.options.audit.append({
+        type: 'grant_revoked',
+        subjectId: grantId,
+        payload: { roomId },
+        at,
+      })
+      return true
+    })
+    if (!revoked) throw new Refusal(404, 'unknown_grant', 'unknown grant')
+    this.options.events.emit('grant.changed', { roomId })
+  }
+
+  private newTurn(
+    room: RoomRow,
+    clientRequestId: string,
+    text: string,
+    attempt: number,
+    retryOf: string | null,
+    workspace: string,
+  ): Turn {
+    const at = this.options.now()
+    // Frozen policy: the turn snapshots the room's policy now; a later mode
+    // change affects the next turn, never this one.
+    const turn: Turn = {
+      id: this.newId(),
+      roomId: room.id,
+      clientRequestId,
+      text,
+      attempt,
+      retryOf,
+      workspace,
+      policy: { ...room.policy },
+      status: 'running',
+      createdAt: at,
+    }
+    inTransaction(this.options.db, () => {
+      this.options.conversations.insertTurn(turn)
+      this.options.conversations.insertMessage({
+        id: this.newId(),
+        roomId: room.id,
+        turnId: turn.id,
+        role: 'user',
+        text,
+        createdAt: at,
+      })
+    })
+    this.options.events.emit('timeline.updated', { roomId: room.id })
+    this.options.runner.start(turn, room.agentId)
+    return turn
+  }
+
+  private requireRoom(roomId: string): RoomRow {
+    const room = this.options.rooms.get(roomId)
+    if (!room) throw new Refusal(404, 'unknown_room', 'unknown room')
+    return room
+  }
+
+  private requireDirectRoom(roomId: string): RoomRow {
+    const room = this.requireRoom(roomId)
+    if (room.kind !== 'direct') {
+      throw new Refusal(409, 'private_conversation_required', 'private conversation required')
+    }
+    return room
+  }
+}
+
+function toRoom(row: RoomRow): Room {
+  return {
+    id: row.id,
+    kind: row.kind,
+    agentId: row.agentId,
+    workspace: row.workspace,
+    title: row.title,
+    mode: modeFromPolicy(row.policy),
+    revision: row.revision,
+    createdAt: row.createdAt,
+  }
+}
+
+async function realWorkspace(workspace: string): Promise<string> {
+  if (!isAbsolute(workspace))
+    throw new Refusal(400, 'invalid_workspace', 'workspace: must be an absolute path')
+  try {
+    const real = await realpath(workspace)
+    if (!(await stat(real)).isDirectory()) throw new Error('not a directory')
+    return real
+  } catch {
+    throw new Refusal(400, 'invalid_workspace', 'workspace: must be an existing directory')
+  }
+}

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto'
+import { homedir } from 'node:os'
+import type { Server } from 'node:http'
+import { AgentRunner } from './agent/agent-runner.ts'
+import { builtInAgents } from './agent/agents.ts'
+import { OfflineModel } from './agent/offline-model.ts'
+import { ConsentTokenVerifier } from './consent/consent-token.ts'
+import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
+import { EventBus } from './events/event-bus.ts'
+import { ApprovalGate } from './gate/approval-gate.ts'
+import { RuleBasedReviewer } from './policy/reviewer.ts'
+import { RoomService } from './rooms/room-service.ts'
+import { approvalRoutes } from './server/routes/approval-routes.ts'
+import { roomRoutes } from './server/routes/room-routes.ts'
+import { systemRoutes } from './server/routes/system-routes.ts'
+import { assertRoutesMatchTable } from './server/route-table.ts'
+import { Router } from './server/router.ts'
+import { startRuntimeServer } from './server/runtime-server.ts'
+import { SqliteApprovalRepository } from './store/approval-repository.ts'
+import { SqliteAuditLog } from './store/audit-log.ts'
+import { SqliteConversationRepository } from './store/conversation-repository.ts'
+import { inTransaction, openDatabase } from './store/database.ts'
+import { SqliteGrantRepository } from './store/grant-repository.ts'
+import { SqliteRoomRepository } from './store/room-repository.ts'
+import { SqliteSettingsRepository } from './store/settings-repository.ts'
+
+export const EXPIRY_SWEEP_MS = 250
+
+export interface RuntimeOptions {
+  bearerToken: string
+  consentKey: Buffer
+  dataDir: string
+  approvalTtlMs?: number
+  scopedRoots?: readonly string[]
+  now?: () => number
+  onError?: (error: unknown) => void
+}
+
+export interface RuntimeHandle {
+  port: number
+  instanceId: string
+  server: Server
+  runner: AgentRunner
+  close(): Promise<void>
+}
+
+/** Wires the store, gate, agent and HTTP server of one runtime instance. */
+export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHandle> {
+  const now = options.now ?? Date.now
+  const instanceId = randomUUID()
+  const db = openDatabase(options.dataDir)
+  const audit = new SqliteAuditLog(db)
+  const approvals = new SqliteApprovalRepository(db)
+  const rooms = new SqliteRoomRepository(db)
+  const conversations = new SqliteConversationRepository(db)
+  const grants = new SqliteGrantRepository(db)
+  const settings = new SqliteSettingsRepository(db)
+  const events = new EventBus()
+  settings.seedDefaults()
+
+  const gate = new ApprovalGate({
+    db,
+    approvals,
+    audit,
+    events,
+    now,
+    // An allow-always grant commits with the user's decision or not at all.
+    withinDecision: (approval) => {
+      if (approval.decision !== 'allow-always' || approval.decidedBy !== 'user') return
+      const argv = approval.arguments.argv
+      const grant = {
+        id: randomUUID(),
+        roomId: approval.roomId,
+        toolName: approval.toolName,
+        command: Array.isArray(argv) ? argv.map(String) : null,
+        approvalId: approval.id,
+        createdAt: now(),
+      }
+      grants.insert(grant)
+      audit.append({
+        type: 'grant_created',
+        subjectId: grant.id,
+        payload: grant,
+        at: grant.createdAt,
+      })
+    },
+  })
+  const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
+  const runner = new AgentRunner({
+    db,
+    conversations,
+    grants,
+    audit,
+    gate,
+    events,
+    model: new OfflineModel(),
+    reviewer: new RuleBasedReviewer(),
+    agentFor: (agentId) => agents.find((agent) => agent.id === agentId),
+    now,
+    approvalTtlMs: () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+  })
+  const roomService = new RoomService({
+    db,
+    rooms,
+    conversations,
+    approvals,
+    grants,
+    audit,
+    events,
+    runner,
+    agents,
+    now,
+  })
+
+  // What a previous instance left behind: executions that were running have
+  // an unknown outcome, and pending approvals have nobody waiting on them.
+  inTransaction(db, () => {
+    for (const call of conversations.markRunningAsUnknown(now())) {
+      audit.append({
+        type: 'execution_unknown',
+        subjectId: call.id,
+        payload: { roomId: call.roomId, turnId: call.turnId, toolName: call.toolName },
+        at: now(),
+      })
+    }
+  })
+  gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
+
+  const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })
+  const router = new Router()
+  router.add(
+    ...systemRoutes({ instanceId, events, audit, settings }),
+    ...approvalRoutes({ approvals, gate, verifier, instanceId }),
+    ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
+  )
+  assertRoutesMatchTable(router.patterns)
+  const onError = options.onError ?? ((error) => console.error('[runtime]', error))
+  const { server, port } = await startRuntimeServer(router, options.bearerToken, onError)
+  const sweeper = setInterval(() => {
+    try {
+      gate.expireDue()
+    } catch (error) {
+      onError(error)
+    }
+  }, EXPIRY_SWEEP_MS)
+  sweeper.unref()
+
+  return {
+    port,
+    instanceId,
+    server,
+    runner,
+    async close() {
+      clearInterval(sweeper)
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await runner.settled()
+      db.close()
+    },
+  }
+}

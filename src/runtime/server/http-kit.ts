@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { z } from 'zod'
+
+export const MAX_BODY_BYTES = 64 * 1024
+
+export { Refusal as HttpError } from '../domain/refusal.ts'
+import { Refusal as HttpError } from '../domain/refusal.ts'
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  })
+  res.end(text)
+}
+
+export function sendError(res: ServerResponse, error: HttpError): void {
+  sendJson(res, error.status, { error: error.message, code: error.code })
+}
+
+/**
+ * Reads and parses a JSON body with a strict schema. Refuses before parsing
+ * anything that is not `application/json` or exceeds the cap, so no handler
+ * ever sees unvalidated input. Every refusal names what was wrong.
+ */
+export async function readJsonBody<S extends z.ZodType>(
+  req: IncomingMessage,
+  schema: S,
+): Promise<z.infer<S>> {
+  const type = req.headers['content-type'] ?? ''
+  if (!/^application\/json(\s*;\s*charset=utf-8)?$/i.test(type)) {
+    throw new HttpError(400, 'bad_content_type', 'content-type must be application/json')
+  }
+  const declared = req.headers['content-length']
+  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
+    throw new HttpError(400, 'body_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`)
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES)
+      throw new HttpError(400, 'body_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`)
+    chunks.push(chunk)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)))
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'body is not valid UTF-8 JSON')
+  }
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const where = issue?.path.length ? issue.path.join('.') : 'body'
+    throw new HttpError(400, 'invalid_body', `${where}: ${issue?.message ?? 'invalid'}`)
+  }
+  return parsed.data
+}
+
+/** Drains a body the route does not expect, refusing one that is present. */
+export async function expectNoBody(req: IncomingMessage): Promise<void> {
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > 0) throw new HttpError(400, 'unexpected_body', 'this route takes no body')
+  }
+}

@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { HttpError } from './http-kit.ts'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+export interface RouteContext {
+  req: IncomingMessage
+  res: ServerResponse
+  params: Record<string, string>
+}
+
+export interface Route {
+  method: HttpMethod
+  /** e.g. `/v1/rooms/:roomId/timeline`; each `:param` matches one id. */
+  pattern: string
+  handle: (context: RouteContext) => Promise<void>
+}
+
+/** Ids are opaque, short and URL-safe; anything else (encoded slashes, dots,
+ *  overlong values) never reaches a handler. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
+
+export class Router {
+  private readonly routes: Array<Route & { segments: string[] }> = []
+
+  add(...routes: Route[]): void {
+    for (const route of routes) this.routes.push({ ...route, segments: route.pattern.split('/') })
+  }
+
+  get patterns(): Array<{ method: HttpMethod; pattern: string }> {
+    return this.routes.map(({ method, pattern }) => ({ method, pattern }))
+  }
+
+  match(method: string, pathname: string): { route: Route; params: Record<string, string> } {
+    const segments = pathname.split('/')
+    let pathMatched = false
+    for (const route of this.routes) {
+      const params = matchSegments(route.segments, segments)
+      if (!params) continue
+      pathMatched = true
+      if (route.method === method) return { route, params }
+    }
+    if (pathMatched) throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here`)
+    throw new HttpError(404, 'not_found', 'no such route')
+  }
+}
+
+function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
+  if (pattern.length !== actual.length) return undefined
+  const params: Record<string, string> = {}
+  for (const [index, part] of pattern.entries()) {
+    const value = actual[index] ?? ''
+    if (part.startsWith(':')) {
+      if (!ID_PATTERN.test(value)) return undefined
+      params[part.slice(1)] = value
+    } else if (part !== value) {
+      return undefined
+    }
+  }
+  return params
+}

@@ -1,0 +1,72 @@
+import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../common/http-headers.ts'
+import { ApprovalDecisionRequestSchema } from '../../contracts/approval.ts'
+import { actionDigest, canonicalAction } from '../../domain/approval.ts'
+import type { ConsentTokenVerifier } from '../../consent/consent-token.ts'
+import type { ApprovalGate } from '../../gate/approval-gate.ts'
+import type { SqliteApprovalRepository } from '../../store/approval-repository.ts'
+import { headerValues } from '../request-guards.ts'
+import { HttpError, readJsonBody, sendJson } from '../http-kit.ts'
+import type { Route } from '../router.ts'
+
+export interface ApprovalRouteDeps {
+  approvals: SqliteApprovalRepository
+  gate: ApprovalGate
+  verifier: ConsentTokenVerifier
+  instanceId: string
+}
+
+const consentRequired = () =>
+  new HttpError(403, 'consent_required', 'protected approval consent required')
+
+export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
+  return [
+    {
+      // Main's route: the canonical action the protected window shows.
+      method: 'GET',
+      pattern: '/v1/approvals/:approvalId',
+      handle: async ({ res, params }) => {
+        const approval = deps.approvals.get(params.approvalId ?? '')
+        if (!approval) throw new HttpError(404, 'unknown_approval', 'unknown approval')
+        const action = canonicalAction(approval)
+        sendJson(res, 200, { approval, action, actionDigest: actionDigest(action) })
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/approvals/:approvalId',
+      handle: async ({ req, res, params }) => {
+        const approvalId = params.approvalId ?? ''
+        const body = await readJsonBody(req, ApprovalDecisionRequestSchema)
+        const tokens = headerValues(req, CONSENT_HEADER)
+        const digests = headerValues(req, ACTION_DIGEST_HEADER)
+        // The token is verified before the approval is looked up, against the
+        // subject rebuilt from this request, and every failure is the same
+        // 403: a caller without consent learns nothing about the approval.
+        const verified =
+          tokens.length === 1 &&
+          digests.length === 1 &&
+          deps.verifier.verify(tokens[0], {
+            kind: 'approval',
+            subject: {
+              approvalId,
+              decision: body.decision,
+              actionDigest: digests[0] ?? '',
+              instanceId: deps.instanceId,
+            },
+          })
+        if (!verified) throw consentRequired()
+        const approval = deps.approvals.get(approvalId)
+        if (!approval) throw new HttpError(404, 'unknown_approval', 'unknown approval')
+        // The token named a digest; the approval must still show exactly that.
+        if (actionDigest(canonicalAction(approval)) !== digests[0]) throw consentRequired()
+        const outcome = await deps.gate.decide({
+          approvalId,
+          decision: body.decision,
+          decidedBy: 'user',
+        })
+        if (!outcome.ok) throw new HttpError(outcome.status, 'decision_refused', outcome.error)
+        sendJson(res, 200, { approval: outcome.approval })
+      },
+    },
+  ]
+}

@@ -1,0 +1,126 @@
+import {
+  CreateRoomRequestSchema,
+  PermissionChangeRequestSchema,
+  ReconcileRequestSchema,
+  SendMessageRequestSchema,
+} from '../../contracts/room.ts'
+import type { ConsentTokenVerifier } from '../../consent/consent-token.ts'
+import type { RoomService } from '../../rooms/room-service.ts'
+import { summarizeApproval } from '../../domain/approval.ts'
+import type { SqliteApprovalRepository } from '../../store/approval-repository.ts'
+import { headerValues } from '../request-guards.ts'
+import { HttpError, expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
+import type { Route } from '../router.ts'
+import { CONSENT_HEADER } from '../../../common/http-headers.ts'
+
+export interface RoomRouteDeps {
+  rooms: RoomService
+  approvals: SqliteApprovalRepository
+  verifier: ConsentTokenVerifier
+  instanceId: string
+}
+
+export function roomRoutes(deps: RoomRouteDeps): Route[] {
+  const { rooms } = deps
+  return [
+    {
+      method: 'GET',
+      pattern: '/v1/rooms',
+      handle: async ({ res }) => sendJson(res, 200, { rooms: rooms.listRooms() }),
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/rooms',
+      handle: async ({ req, res }) => {
+        const body = await readJsonBody(req, CreateRoomRequestSchema)
+        sendJson(res, 201, { room: await rooms.createRoom(body) })
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/rooms/:roomId',
+      handle: async ({ res, params }) =>
+        sendJson(res, 200, { room: rooms.getRoom(params.roomId ?? '') }),
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/rooms/:roomId/messages',
+      handle: async ({ req, res, params }) => {
+        const body = await readJsonBody(req, SendMessageRequestSchema)
+        const { turn, created } = rooms.sendMessage(params.roomId ?? '', body)
+        sendJson(res, created ? 202 : 200, { turn })
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/rooms/:roomId/timeline',
+      handle: async ({ res, params }) => sendJson(res, 200, rooms.timeline(params.roomId ?? '')),
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/rooms/:roomId/approvals',
+      handle: async ({ res, params }) => {
+        const roomId = params.roomId ?? ''
+        rooms.getRoom(roomId)
+        sendJson(res, 200, { approvals: deps.approvals.listByRoom(roomId).map(summarizeApproval) })
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/rooms/:roomId/direct/permissions',
+      handle: async ({ res, params }) => sendJson(res, 200, rooms.permissions(params.roomId ?? '')),
+    },
+    {
+      method: 'PUT',
+      pattern: '/v1/rooms/:roomId/direct/permissions',
+      handle: async ({ req, res, params }) => {
+        const roomId = params.roomId ?? ''
+        const body = await readJsonBody(req, PermissionChangeRequestSchema)
+        const tokens = headerValues(req, CONSENT_HEADER)
+        // Verified before the room is looked up, bound to every field of the
+        // request: the same 403 whatever was wrong.
+        const verified =
+          tokens.length === 1 &&
+          deps.verifier.verify(tokens[0], {
+            kind: 'room-permission',
+            subject: { roomId, ...body, instanceId: deps.instanceId },
+          })
+        if (!verified)
+          throw new HttpError(403, 'consent_required', 'protected permission consent required')
+        sendJson(res, 200, await rooms.changeMode(roomId, body))
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/rooms/:roomId/grants',
+      handle: async ({ res, params }) =>
+        sendJson(res, 200, { grants: rooms.listGrants(params.roomId ?? '') }),
+    },
+    {
+      method: 'DELETE',
+      pattern: '/v1/rooms/:roomId/grants/:grantId',
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        rooms.revokeGrant(params.roomId ?? '', params.grantId ?? '')
+        sendJson(res, 200, { revoked: params.grantId })
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/turns/:turnId/retry',
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        sendJson(res, 202, { turn: rooms.retryTurn(params.turnId ?? '') })
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/executions/:executionId/reconcile',
+      handle: async ({ req, res, params }) => {
+        const body = await readJsonBody(req, ReconcileRequestSchema)
+        rooms.reconcileExecution(params.executionId ?? '', body)
+        sendJson(res, 200, { reconciled: params.executionId })
+      },
+    },
+  ]
+}

@@ -1,0 +1,126 @@
+import type { DatabaseSync } from 'node:sqlite'
+import { canonicalJson } from '../../common/canonical-json.ts'
+import { ApprovalRecordSchema, type ApprovalRecord } from '../contracts/approval.ts'
+
+type Row = Record<string, unknown>
+
+export class SqliteApprovalRepository {
+  private readonly db: DatabaseSync
+
+  constructor(db: DatabaseSync) {
+    this.db = db
+  }
+
+  insert(approval: ApprovalRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO approvals (id, room_id, turn_id, tool_call_id, kind, tool_name, arguments_json,
+           working_directory, sandbox_mode, summary, status, decision, decided_by, reason,
+           created_at, expires_at, decided_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        approval.id,
+        approval.roomId,
+        approval.turnId,
+        approval.toolCallId,
+        approval.kind,
+        approval.toolName,
+        canonicalJson(approval.arguments),
+        approval.workingDirectory,
+        approval.sandboxMode,
+        approval.summary,
+        approval.status,
+        approval.decision ?? null,
+        approval.decidedBy ?? null,
+        approval.reason ?? null,
+        approval.createdAt,
+        approval.expiresAt,
+        approval.decidedAt ?? null,
+      )
+  }
+
+  /** Writes only the outcome fields: the canonical action of an approval is
+   *  immutable once created, so a decision can never change what was shown. */
+  saveOutcome(approval: ApprovalRecord): void {
+    const result = this.db
+      .prepare(
+        `UPDATE approvals SET status = ?, decision = ?, decided_by = ?, reason = ?, decided_at = ?
+         WHERE id = ? AND status = 'pending'`,
+      )
+      .run(
+        approval.status,
+        approval.decision ?? null,
+        approval.decidedBy ?? null,
+        approval.reason ?? null,
+        approval.decidedAt ?? null,
+        approval.id,
+      )
+    if (Number(result.changes) !== 1) {
+      throw new Error(`approval ${approval.id} was no longer pending`)
+    }
+  }
+
+  get(id: string): ApprovalRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM approvals WHERE id = ?').get(id)
+    return row ? toApproval(row) : undefined
+  }
+
+  listByRoom(roomId: string): ApprovalRecord[] {
+    return this.db
+      .prepare('SELECT * FROM approvals WHERE room_id = ? ORDER BY created_at, rowid')
+      .all(roomId)
+      .map(toApproval)
+  }
+
+  listPendingDue(now: number): ApprovalRecord[] {
+    return this.db
+      .prepare(
+        "SELECT * FROM approvals WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at",
+      )
+      .all(now)
+      .map(toApproval)
+  }
+
+  listPending(): ApprovalRecord[] {
+    return this.db
+      .prepare("SELECT * FROM approvals WHERE status = 'pending' ORDER BY created_at, rowid")
+      .all()
+      .map(toApproval)
+  }
+
+  nextExpiry(): number | undefined {
+    const row = this.db
+      .prepare("SELECT MIN(expires_at) AS at FROM approvals WHERE status = 'pending'")
+      .get()
+    return row?.at == null ? undefined : Number(row.at)
+  }
+}
+
+function toApproval(row: Row): ApprovalRecord {
+  // Parsed through the schema: a row that does not fit is an error, never a
+  // half-typed value that could reach a consent window.
+  return ApprovalRecordSchema.parse({
+    id: row.id,
+    roomId: row.room_id,
+    turnId: row.turn_id,
+    toolCallId: row.tool_call_id,
+    kind: row.kind,
+    toolName: row.tool_name,
+    arguments: JSON.parse(String(row.arguments_json)),
+    workingDirectory: row.working_directory,
+    sandboxMode: row.sandbox_mode,
+    summary: row.summary,
+    status: row.status,
+    ...optional('decision', row.decision),
+    ...optional('decidedBy', row.decided_by),
+    ...optional('reason', row.reason),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    ...(row.decided_at == null ? {} : { decidedAt: Number(row.decided_at) }),
+  })
+}
+
+export function optional(key: string, value: unknown): Record<string, unknown> {
+  return value == null ? {} : { [key]: value }
+}

@@ -1,0 +1,214 @@
+import type { DatabaseSync } from 'node:sqlite'
+import { canonicalJson } from '../../common/canonical-json.ts'
+import { RoomPolicySchema } from '../contracts/policy-axes.ts'
+import {
+  ToolCallRecordSchema,
+  TurnSchema,
+  type Message,
+  type ToolCallRecord,
+  type ToolCallStatus,
+  type Turn,
+  type TurnStatus,
+} from '../contracts/room.ts'
+
+type Row = Record<string, unknown>
+
+/** Turns, messages and tool calls: what a room's timeline is made of. */
+export class SqliteConversationRepository {
+  private readonly db: DatabaseSync
+
+  constructor(db: DatabaseSync) {
+    this.db = db
+  }
+
+  insertTurn(turn: Turn): void {
+    this.db
+      .prepare(
+        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        turn.id,
+        turn.roomId,
+        turn.clientRequestId,
+        turn.text,
+        turn.attempt,
+        turn.retryOf,
+        turn.workspace,
+        canonicalJson(turn.policy),
+        turn.status,
+        turn.createdAt,
+      )
+  }
+
+  getTurn(id: string): Turn | undefined {
+    const row = this.db.prepare('SELECT * FROM turns WHERE id = ?').get(id)
+    return row ? toTurn(row) : undefined
+  }
+
+  findTurnByClientRequest(roomId: string, clientRequestId: string): Turn | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM turns WHERE room_id = ? AND client_request_id = ? AND attempt = 1')
+      .get(roomId, clientRequestId)
+    return row ? toTurn(row) : undefined
+  }
+
+  latestAttempt(roomId: string, clientRequestId: string): number {
+    const row = this.db
+      .prepare(
+        'SELECT MAX(attempt) AS attempt FROM turns WHERE room_id = ? AND client_request_id = ?',
+      )
+      .get(roomId, clientRequestId)
+    return Number(row?.attempt ?? 0)
+  }
+
+  setTurnStatus(id: string, status: TurnStatus): void {
+    this.db.prepare('UPDATE turns SET status = ? WHERE id = ?').run(status, id)
+  }
+
+  listTurns(roomId: string): Turn[] {
+    return this.db
+      .prepare('SELECT * FROM turns WHERE room_id = ? ORDER BY created_at, rowid')
+      .all(roomId)
+      .map(toTurn)
+  }
+
+  insertMessage(message: Message): void {
+    this.db
+      .prepare(
+        'INSERT INTO messages (id, room_id, turn_id, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        message.id,
+        message.roomId,
+        message.turnId,
+        message.role,
+        message.text,
+        message.createdAt,
+      )
+  }
+
+  listMessages(roomId: string): Message[] {
+    return this.db
+      .prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY created_at, rowid')
+      .all(roomId)
+      .map((row) => ({
+        id: String(row.id),
+        roomId: String(row.room_id),
+        turnId: String(row.turn_id),
+        role: row.role as Message['role'],
+        text: String(row.text),
+        createdAt: Number(row.created_at),
+      }))
+  }
+
+  insertToolCall(call: ToolCallRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO tool_calls (id, room_id, turn_id, seq, tool_name, arguments_json, status, result_json, approval_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        call.id,
+        call.roomId,
+        call.turnId,
+        call.seq,
+        call.toolName,
+        canonicalJson(call.arguments),
+        call.status,
+        call.result === null ? null : canonicalJson(call.result),
+        call.approvalId,
+        call.createdAt,
+        call.updatedAt,
+      )
+  }
+
+  updateToolCall(
+    id: string,
+    update: {
+      status: ToolCallStatus
+      result?: ToolCallRecord['result']
+      approvalId?: string
+      at: number
+    },
+  ): void {
+    this.db
+      .prepare(
+        `UPDATE tool_calls SET status = ?, result_json = COALESCE(?, result_json),
+           approval_id = COALESCE(?, approval_id), updated_at = ? WHERE id = ?`,
+      )
+      .run(
+        update.status,
+        update.result ? canonicalJson(update.result) : null,
+        update.approvalId ?? null,
+        update.at,
+        id,
+      )
+  }
+
+  getToolCall(id: string): ToolCallRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM tool_calls WHERE id = ?').get(id)
+    return row ? toToolCall(row) : undefined
+  }
+
+  listToolCalls(roomId: string): ToolCallRecord[] {
+    return this.db
+      .prepare('SELECT * FROM tool_calls WHERE room_id = ? ORDER BY created_at, seq, rowid')
+      .all(roomId)
+      .map(toToolCall)
+  }
+
+  listToolCallsOfTurn(turnId: string): ToolCallRecord[] {
+    return this.db
+      .prepare('SELECT * FROM tool_calls WHERE turn_id = ? ORDER BY seq')
+      .all(turnId)
+      .map(toToolCall)
+  }
+
+  /** Marks executions that were running when the runtime stopped: nobody knows
+   *  whether the tool finished, so a retry must wait for a reconcile. */
+  markRunningAsUnknown(at: number): ToolCallRecord[] {
+    const running = this.db
+      .prepare("SELECT * FROM tool_calls WHERE status = 'running'")
+      .all()
+      .map(toToolCall)
+    this.db
+      .prepare("UPDATE tool_calls SET status = 'unknown', updated_at = ? WHERE status = 'running'")
+      .run(at)
+    this.db
+      .prepare("UPDATE turns SET status = 'interrupted' WHERE status IN ('running', 'waiting')")
+      .run()
+    return running
+  }
+}
+
+function toTurn(row: Row): Turn {
+  return TurnSchema.parse({
+    id: row.id,
+    roomId: row.room_id,
+    clientRequestId: row.client_request_id,
+    text: row.text,
+    attempt: Number(row.attempt),
+    retryOf: row.retry_of ?? null,
+    workspace: row.workspace,
+    policy: RoomPolicySchema.parse(JSON.parse(String(row.policy_json))),
+    status: row.status,
+    createdAt: Number(row.created_at),
+  })
+}
+
+function toToolCall(row: Row): ToolCallRecord {
+  return ToolCallRecordSchema.parse({
+    id: row.id,
+    roomId: row.room_id,
+    turnId: row.turn_id,
+    seq: Number(row.seq),
+    toolName: row.tool_name,
+    arguments: JSON.parse(String(row.arguments_json)),
+    status: row.status,
+    result: row.result_json == null ? null : JSON.parse(String(row.result_json)),
+    approvalId: row.approval_id ?? null,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  })
+}

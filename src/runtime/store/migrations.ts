@@ -1,0 +1,128 @@
+export interface Migration {
+  version: number
+  sql: string
+}
+
+/** Numbered and append-only: a released migration is never edited. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value_json TEXT NOT NULL
+      );
+
+      CREATE TABLE rooms (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('direct', 'group')),
+        agent_id TEXT NOT NULL,
+        workspace TEXT NOT NULL,
+        title TEXT NOT NULL,
+        policy_json TEXT NOT NULL,
+        revision INTEGER NOT NULL DEFAULT 0,
+        mac TEXT,
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE turns (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        client_request_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 1,
+        retry_of TEXT,
+        workspace TEXT NOT NULL,
+        policy_json TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (room_id, client_request_id, attempt)
+      );
+
+      CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        turn_id TEXT NOT NULL REFERENCES turns(id),
+        role TEXT NOT NULL CHECK (role IN ('user', 'agent', 'system')),
+        text TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE tool_calls (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        turn_id TEXT NOT NULL REFERENCES turns(id),
+        seq INTEGER NOT NULL,
+        tool_name TEXT NOT NULL,
+        arguments_json TEXT NOT NULL,
+        status TEXT NOT NULL,
+        result_json TEXT,
+        approval_id TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        turn_id TEXT NOT NULL REFERENCES turns(id),
+        tool_call_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        arguments_json TEXT NOT NULL,
+        working_directory TEXT NOT NULL,
+        sandbox_mode TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'allowed', 'denied', 'expired')),
+        decision TEXT,
+        decided_by TEXT,
+        reason TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_at INTEGER
+      );
+      CREATE INDEX approvals_room ON approvals (room_id, created_at);
+      CREATE INDEX approvals_pending ON approvals (status, expires_at);
+
+      CREATE TABLE grants (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        tool_name TEXT NOT NULL,
+        command_json TEXT,
+        approval_id TEXT NOT NULL,
+        mac TEXT,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+
+      CREATE TABLE permission_requests (
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        client_request_id TEXT NOT NULL,
+        body_digest TEXT NOT NULL,
+        result_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (room_id, client_request_id)
+      );
+
+      CREATE TABLE audit_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        subject_id TEXT NOT NULL,
+        payload_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        mac TEXT
+      );
+
+      -- Append-only: the database itself refuses edits and deletes, so a bug
+      -- in the runtime cannot rewrite history (an attacker with the file can,
+      -- which is what the hash chain and MAC are for).
+      CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+        BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
+      CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
+        BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
+    `,
+  },
+]
