@@ -1,0 +1,32 @@
+import type { ConsentView } from '../../common/consent-view.ts'
+
+/**
+ * One protected consent window, as a host (Electron or CDP) provides it.
+ * Invariant the adapter must keep: `isVisible`/`isFocused` report the real
+ * window state, and `onClosed` fires exactly once however it closes.
+ */
+export interface ProtectedWindow {
+  readonly promptId: string
+  /** Sends the canonical view to the window's protected preload. */
+  show(view: ConsentView): Promise<void>
+  focus(): void
+  close(): void
+  isVisible(): boolean
+  isFocused(): boolean
+  onClosed(listener: () => void): void
+}
+
+/**
+ * Port: opens a protected window in a fresh isolated session with only the
+ * consent page and the protected preload. The host routes decision messages
+ * to `ConsentController.handleDecision` only after it has validated that the
+ * sender is this window's main frame on the consent page.
+ */
+export interface ProtectedWindowFactory {
+  open(promptId: string, size: { width: number; height: number }): Promise<ProtectedWindow>
+}
+
+/** Where main forwards runtime events and status for the workbench. */
+export interface WorkbenchNotifier {
+  send(event: { type: string; data: unknown }): void
+}
