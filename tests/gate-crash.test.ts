@@ -1,0 +1,117 @@
+import { fork } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { EventBus } from '../src/runtime/events/event-bus.ts'
+import { ApprovalGate } from '../src/runtime/gate/approval-gate.ts'
+import { SqliteApprovalRepository } from '../src/runtime/store/approval-repository.ts'
+import { SqliteAuditLog, verifyAuditChain } from '../src/runtime/store/audit-log.ts'
+import { openDatabase } from '../src/runtime/store/database.ts'
+
+const CHILD = fileURLToPath(new URL('./fixtures/gate-crash-child.ts', import.meta.url))
+const dirs: string[] = []
+
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function seed(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'assent-crash-'))
+  dirs.push(dir)
+  const db = openDatabase(dir)
+  db.prepare(
+    `INSERT INTO rooms (id, kind, agent_id, workspace, title, policy_json, revision, created_at)
+     VALUES ('room-1', 'direct', 'assistant', '/ws', 'Room', '{}', 0, 0)`,
+  ).run()
+  db.prepare(
+    `INSERT INTO turns (id, room_id, client_request_id, text, workspace, policy_json, status, created_at)
+     VALUES ('turn-1', 'room-1', 'c1', 'write a b', '/ws', '{}', 'waiting', 0)`,
+  ).run()
+  new ApprovalGate({
+    db,
+    approvals: new SqliteApprovalRepository(db),
+    audit: new SqliteAuditLog(db),
+    events: new EventBus(),
+    now: Date.now,
+  }).open({
+    id: 'approval-1',
+    roomId: 'room-1',
+    turnId: 'turn-1',
+    toolCallId: 'call-1',
+    kind: 'apply-changes',
+    toolName: 'write_file',
+    arguments: { path: 'a', content: 'b' },
+    workingDirectory: '/ws',
+    sandboxMode: 'workspace-write',
+    summary: 'Write a',
+    ttlMs: 60_000,
+  })
+  db.close()
+  return dir
+}
+
+function killAt(dir: string, stage: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = fork(CHILD, [dir, stage], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    child.on('message', (message: { reached?: string }) => {
+      if (message.reached === stage) child.kill('SIGKILL')
+    })
+    child.on('exit', (_code, signal) =>
+      signal === 'SIGKILL'
+        ? resolve()
+        : reject(new Error(`child exited without being killed (${signal})`)),
+    )
+  })
+}
+
+function inspect(dir: string) {
+  const db = openDatabase(dir)
+  try {
+    const events = new SqliteAuditLog(db).list()
+    return {
+      status: new SqliteApprovalRepository(db).get('approval-1')?.status,
+      types: events.map((event) => event.type),
+      chain: verifyAuditChain(events).ok,
+      toolRan: existsSync(join(dir, 'tool-ran')),
+    }
+  } finally {
+    db.close()
+  }
+}
+
+describe('a decision killed mid-way (SIGKILL)', () => {
+  it('between reserve and commit leaves the approval pending, unaudited and the tool unrun', async () => {
+    const dir = seed()
+    await killAt(dir, 'after-reserve')
+    expect(inspect(dir)).toEqual({
+      status: 'pending',
+      types: ['approval_requested'],
+      chain: true,
+      toolRan: false,
+    })
+  })
+
+  it('inside the open transaction (audit written, not committed) rolls back completely', async () => {
+    const dir = seed()
+    await killAt(dir, 'inside-transaction')
+    expect(inspect(dir)).toEqual({
+      status: 'pending',
+      types: ['approval_requested'],
+      chain: true,
+      toolRan: false,
+    })
+  })
+
+  it('after commit keeps the decision and its audit event, and the tool had not run yet', async () => {
+    const dir = seed()
+    await killAt(dir, 'after-commit')
+    expect(inspect(dir)).toEqual({
+      status: 'allowed',
+      types: ['approval_requested', 'approval_resolved'],
+      chain: true,
+      toolRan: false,
+    })
+  })
+})

@@ -1,0 +1,157 @@
+import { mkdtemp, mkdir, rm } from 'node:fs/promises'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { RuntimeClient } from '../../src/main/core/runtime-client.ts'
+import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
+import {
+  RuntimeSupervisor,
+  type RuntimeConnection,
+} from '../../src/main/core/runtime-supervisor.ts'
+import { mintConsentToken } from '../../src/runtime/consent/consent-token.ts'
+import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
+import type { PermissionMode } from '../../src/runtime/contracts/policy-axes.ts'
+
+export const RUNTIME_ENTRY = fileURLToPath(new URL('../../src/runtime/main.ts', import.meta.url))
+
+export interface RuntimeHarness {
+  root: string
+  dataDir: string
+  workspace: string
+  supervisor: RuntimeSupervisor
+  connection: () => RuntimeConnection
+  client: RuntimeClient
+  mintApproval(approvalId: string, decision: ApprovalDecision, actionDigest: string): string
+  mintPermission(fields: {
+    roomId: string
+    clientRequestId: string
+    expectedRevision: number
+    mode: PermissionMode
+  }): string
+  restart(): Promise<void>
+  close(): Promise<void>
+}
+
+/** A real runtime child process on a loopback port, with a throwaway data
+ *  dir and workspace, started the way main starts it. */
+export async function startHarness(
+  options: { approvalTtlMs?: number; root?: string } = {},
+): Promise<RuntimeHarness> {
+  const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-it-')))
+  const dataDir = join(root, 'data')
+  const workspace = join(root, 'workspace')
+  await mkdir(workspace, { recursive: true })
+  const supervisor = new RuntimeSupervisor({
+    launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
+    dataDir,
+    restart: false,
+    scopedRoots: [workspace],
+    ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+  })
+  await supervisor.start()
+  const connection = () => {
+    const current = supervisor.current
+    if (!current) throw new Error('runtime not running')
+    return current
+  }
+  return {
+    root,
+    dataDir,
+    workspace,
+    supervisor,
+    connection,
+    client: new RuntimeClient(() => supervisor.current),
+    mintApproval: (approvalId, decision, actionDigest) =>
+      mintConsentToken({
+        key: connection().consentKey,
+        now: Date.now(),
+        grant: {
+          kind: 'approval',
+          subject: { approvalId, decision, actionDigest, instanceId: connection().instanceId },
+        },
+      }),
+    mintPermission: (fields) =>
+      mintConsentToken({
+        key: connection().consentKey,
+        now: Date.now(),
+        grant: {
+          kind: 'room-permission',
+          subject: { ...fields, instanceId: connection().instanceId },
+        },
+      }),
+    async restart() {
+      await supervisor.stop()
+      await supervisor.start()
+    },
+    async close() {
+      await supervisor.stop()
+      if (!options.root) await rm(root, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface RawHttpResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+/** A request with exactly the headers given (fetch would not let a test set
+ *  Host or send duplicate headers). */
+export function rawHttp(options: {
+  port: number
+  method: string
+  path: string
+  headers?: Array<[string, string]>
+  body?: string | Buffer
+}): Promise<RawHttpResponse> {
+  return new Promise((resolve, reject) => {
+    // With raw (array) headers Node adds no Host of its own: add the right
+    // one unless the test sets its own.
+    const given = options.headers ?? []
+    const hasHost = given.some(([name]) => name.toLowerCase() === 'host')
+    const flat = (hasHost ? given : [['Host', `127.0.0.1:${options.port}`], ...given]).flat()
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        method: options.method,
+        path: options.path,
+        headers: flat,
+        setHost: false,
+        timeout: 10_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        )
+      },
+    )
+    req.on('timeout', () => req.destroy(new Error('request timed out')))
+    req.on('error', reject)
+    if (options.body !== undefined) req.write(options.body)
+    req.end()
+  })
+}
+
+/** Polls until `check` returns a value, for state reached asynchronously. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
