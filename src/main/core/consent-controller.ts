@@ -1,0 +1,396 @@
+import { randomBytes as nodeRandomBytes, randomUUID } from 'node:crypto'
+import { z } from 'zod'
+import {
+  BUTTON_ENABLE_DELAY_MS,
+  ConsentAnswerSchema,
+  type ConsentAnswer,
+  type ConsentView,
+  type Language,
+  type Theme,
+} from '../../common/consent-view.ts'
+import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
+import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
+import { PermissionModeSchema, type PermissionMode } from '../../runtime/contracts/policy-axes.ts'
+import type { RoomPermissions } from '../../runtime/contracts/room.ts'
+import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
+import type { RuntimeClient } from './runtime-client.ts'
+import type { RuntimeConnection } from './runtime-supervisor.ts'
+
+export const CONSENT_WINDOW_SIZE = { width: 560, height: 680 } as const
+const ID = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/)
+
+/** The workbench may name what to review and nothing else: a decision, a
+ *  source or any extra field is a forgery attempt and is refused. */
+export const ReviewApprovalArgsSchema = z.tuple([ID])
+export const ModeChangeArgsSchema = z.tuple([ID, PermissionModeSchema])
+
+export type ConsentOutcome =
+  | {
+      status: 'decided'
+      decision: 'allow-once' | 'allow-always' | 'deny'
+      approval: ApprovalRecord
+    }
+  | { status: 'changed'; permissions: RoomPermissions }
+  | { status: 'unchanged'; permissions: RoomPermissions }
+  | { status: 'cancelled' }
+  | { status: 'expired' }
+  | { status: 'closed'; reason: string }
+  | { status: 'failed'; error: string }
+
+interface PromptBase {
+  promptId: string
+  window: ProtectedWindow
+  instanceId: string
+  used: boolean
+  finished: boolean
+  outcome: Promise<ConsentOutcome>
+  finish: (outcome: ConsentOutcome) => void
+  timer?: ReturnType<typeof setTimeout>
+}
+
+interface ApprovalPrompt extends PromptBase {
+  kind: 'approval'
+  approvalId: string
+  actionDigest: string
+  expiresAt: number
+}
+
+interface ModePrompt extends PromptBase {
+  kind: 'mode-change'
+  roomId: string
+  mode: PermissionMode
+  expectedRevision: number
+}
+
+type Prompt = ApprovalPrompt | ModePrompt
+
+/** One review per subject: reserved before the first await, so a double
+ *  click or a second card opens nothing new and shares the first outcome. */
+interface SubjectEntry {
+  outcome: Promise<ConsentOutcome>
+  window?: ProtectedWindow
+}
+
+export interface ConsentControllerOptions {
+  client: RuntimeClient
+  connection: () => RuntimeConnection | undefined
+  windows: ProtectedWindowFactory
+  preferences: () => { lang: Language; theme: Theme }
+  now?: () => number
+  randomBytes?: (size: number) => Buffer
+  enableDelayMs?: number
+  onDiagnostic?: (message: string) => void
+}
+
+/**
+ * Opens the protected window for one subject at a time, waits for the
+ * person's decision and only then mints a consent token bound to exactly
+ * what the window displayed. Closing, cancelling, expiry and a runtime
+ * restart all end the prompt with nothing minted.
+ */
+export class ConsentController {
+  private readonly options: ConsentControllerOptions
+  private readonly now: () => number
+  private readonly prompts = new Map<string, Prompt>()
+  private readonly bySubject = new Map<string, SubjectEntry>()
+
+  constructor(options: ConsentControllerOptions) {
+    this.options = options
+    this.now = options.now ?? Date.now
+  }
+
+  /** `assentGui.reviewApproval(approvalId)`: both card buttons end here. */
+  async reviewApproval(args: unknown): Promise<ConsentOutcome> {
+    const [approvalId] = parseArgs(ReviewApprovalArgsSchema, args, 'reviewApproval(approvalId)')
+    return this.once(`approval:${approvalId}`, (entry) => this.openApproval(approvalId, entry))
+  }
+
+  private async openApproval(approvalId: string, entry: SubjectEntry): Promise<ConsentOutcome> {
+    const connection = this.requireConnection()
+    const view = await this.options.client.getApproval(approvalId)
+    if (view.approval.status !== 'pending') {
+      throw new Error(`approval ${approvalId} is no longer pending (${view.approval.status})`)
+    }
+    if (this.now() >= view.approval.expiresAt) throw new Error(`approval ${approvalId} has expired`)
+    const roomLabel = await this.roomLabel(view.approval.roomId)
+    const preferences = this.options.preferences()
+    return this.openPrompt(
+      entry,
+      connection,
+      (base) => ({
+        ...base,
+        kind: 'approval',
+        approvalId,
+        actionDigest: view.actionDigest,
+        expiresAt: view.approval.expiresAt,
+      }),
+      (promptId) => ({
+        subject: 'approval',
+        promptId,
+        kind: view.action.kind,
+        toolName: view.action.toolName,
+        argumentsText: JSON.stringify(view.action.arguments, null, 2),
+        summary: view.action.summary,
+        workingDirectory: view.action.workingDirectory,
+        sandboxMode: view.action.sandboxMode,
+        roomLabel,
+        digestPrefix: view.actionDigest.slice(0, 12),
+        lang: preferences.lang,
+        theme: preferences.theme,
+        enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+      }),
+    )
+  }
+
+  /** `assentGui.requestModeChange(roomId, mode)`: widening or narrowing a
+   *  room always goes through the protected window. */
+  async requestModeChange(args: unknown): Promise<ConsentOutcome> {
+    const [roomId, mode] = parseArgs(ModeChangeArgsSchema, args, 'requestModeChange(roomId, mode)')
+    return this.once(`room:${roomId}`, (entry) => this.openModeChange(roomId, mode, entry))
+  }
+
+  private async openModeChange(
+    roomId: string,
+    mode: PermissionMode,
+    entry: SubjectEntry,
+  ): Promise<ConsentOutcome> {
+    const connection = this.requireConnection()
+    const permissions = await this.options.client.getPermissions(roomId)
+    if (permissions.mode === mode) return { status: 'unchanged', permissions }
+    if (mode === 'full-access' && permissions.fullAccessUnavailable) {
+      throw new Error(
+        `full access is unavailable for this room: ${permissions.fullAccessUnavailable}`,
+      )
+    }
+    const roomLabel = await this.roomLabel(roomId)
+    const preferences = this.options.preferences()
+    return this.openPrompt(
+      entry,
+      connection,
+      (base) => ({
+        ...base,
+        kind: 'mode-change',
+        roomId,
+        mode,
+        expectedRevision: permissions.revision,
+      }),
+      (promptId) => ({
+        subject: 'mode-change',
+        promptId,
+        roomLabel,
+        fromMode: permissions.mode,
+        toMode: mode,
+        lang: preferences.lang,
+        theme: preferences.theme,
+        enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+      }),
+    )
+  }
+
+  /**
+   * Called by a host after it validated that the message came from this
+   * window's main frame on the consent page. Everything else is checked
+   * here, and any doubt ends in doing nothing.
+   */
+  handleDecision(promptId: string, answer: unknown, window: ProtectedWindow): void {
+    const prompt = this.prompts.get(promptId)
+    if (!prompt || prompt.window !== window || prompt.used || prompt.finished) {
+      this.diagnostic(
+        `ignored a decision for prompt ${promptId}: not open, not this window, or used`,
+      )
+      return
+    }
+    const parsed = ConsentAnswerSchema.safeParse(answer)
+    if (!parsed.success || !answerFits(prompt, parsed.data)) {
+      this.diagnostic(`ignored an answer that does not fit prompt ${promptId}`)
+      return
+    }
+    if (parsed.data !== 'cancel' && (!window.isVisible() || !window.isFocused())) {
+      this.diagnostic(`ignored a decision from a hidden or unfocused window (${promptId})`)
+      return
+    }
+    prompt.used = true
+    if (parsed.data === 'cancel') {
+      this.end(prompt, { status: 'cancelled' })
+      return
+    }
+    void this.apply(prompt, parsed.data).then(
+      (outcome) => this.end(prompt, outcome),
+      (error: unknown) => this.end(prompt, { status: 'failed', error: (error as Error).message }),
+    )
+  }
+
+  /** Closes every open prompt, e.g. when the runtime restarted: their tokens
+   *  would be bound to an instance that no longer exists. */
+  closeAll(reason: string): void {
+    for (const prompt of [...this.prompts.values()]) this.end(prompt, { status: 'closed', reason })
+  }
+
+  get openPromptCount(): number {
+    return this.prompts.size
+  }
+
+  private async openPrompt(
+    entry: SubjectEntry,
+    connection: RuntimeConnection,
+    build: (base: PromptBase) => Prompt,
+    view: (promptId: string) => ConsentView,
+  ): Promise<ConsentOutcome> {
+    const promptId = randomUUID()
+    let finish: (outcome: ConsentOutcome) => void = () => undefined
+    const outcome = new Promise<ConsentOutcome>((resolve) => {
+      finish = resolve
+    })
+    const window = await this.options.windows.open(promptId, CONSENT_WINDOW_SIZE)
+    entry.window = window
+    const prompt = build({
+      promptId,
+      window,
+      instanceId: connection.instanceId,
+      used: false,
+      finished: false,
+      outcome,
+      finish,
+    })
+    this.prompts.set(promptId, prompt)
+    // Closing the window is a cancel, unless a decision is already being
+    // applied: then the outcome is that decision's.
+    window.onClosed(() => {
+      if (!prompt.used) this.end(prompt, { status: 'cancelled' })
+    })
+    if (prompt.kind === 'approval') {
+      // An approval that expires while its window is open closes the window;
+      // nothing is minted for it afterwards.
+      prompt.timer = setTimeout(
+        () => this.end(prompt, { status: 'expired' }),
+        Math.max(0, prompt.expiresAt - this.now()),
+      )
+    }
+    try {
+      await window.show(view(promptId))
+      window.focus()
+    } catch (error) {
+      this.end(prompt, { status: 'failed', error: (error as Error).message })
+    }
+    return outcome
+  }
+
+  private async apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
+    const connection = this.options.connection()
+    // Mint only for the instance the window was opened for: after a restart
+    // the approval belongs to a dead instance and must not be decided.
+    if (!connection || connection.instanceId !== prompt.instanceId) {
+      return { status: 'closed', reason: 'the runtime restarted' }
+    }
+    const now = this.now()
+    const random = this.options.randomBytes ?? nodeRandomBytes
+    if (prompt.kind === 'approval') {
+      if (now >= prompt.expiresAt) return { status: 'expired' }
+      const decision = answer as 'allow-once' | 'allow-always' | 'deny'
+      const token = mintConsentToken({
+        key: connection.consentKey,
+        now,
+        lifetimeMs: CONSENT_LIFETIME_MS,
+        randomBytes: random,
+        grant: {
+          kind: 'approval',
+          subject: {
+            approvalId: prompt.approvalId,
+            decision,
+            actionDigest: prompt.actionDigest,
+            instanceId: connection.instanceId,
+          },
+        },
+      })
+      const response = await this.options.client.decideApproval(
+        prompt.approvalId,
+        decision,
+        token,
+        prompt.actionDigest,
+      )
+      if (response.status === 410) return { status: 'expired' }
+      if (response.status !== 200) {
+        const body = response.body as { error?: string } | null
+        return { status: 'failed', error: body?.error ?? `the runtime answered ${response.status}` }
+      }
+      const { approval } = response.body as { approval: ApprovalRecord }
+      return { status: 'decided', decision, approval }
+    }
+    const clientRequestId = randomUUID()
+    const change = {
+      clientRequestId,
+      expectedRevision: prompt.expectedRevision,
+      mode: prompt.mode,
+    }
+    const token = mintConsentToken({
+      key: connection.consentKey,
+      now,
+      lifetimeMs: CONSENT_LIFETIME_MS,
+      randomBytes: random,
+      grant: {
+        kind: 'room-permission',
+        subject: { roomId: prompt.roomId, ...change, instanceId: connection.instanceId },
+      },
+    })
+    const permissions = await this.options.client.changePermissions(prompt.roomId, change, token)
+    return { status: 'changed', permissions }
+  }
+
+  private end(prompt: Prompt, outcome: ConsentOutcome): void {
+    if (prompt.finished) return
+    prompt.finished = true
+    if (prompt.timer) clearTimeout(prompt.timer)
+    this.prompts.delete(prompt.promptId)
+    prompt.window.close()
+    prompt.finish(outcome)
+  }
+
+  private once(
+    subjectKey: string,
+    open: (entry: SubjectEntry) => Promise<ConsentOutcome>,
+  ): Promise<ConsentOutcome> {
+    const existing = this.bySubject.get(subjectKey)
+    if (existing) {
+      existing.window?.focus()
+      return existing.outcome
+    }
+    const entry: SubjectEntry = { outcome: Promise.resolve({ status: 'cancelled' }) }
+    this.bySubject.set(subjectKey, entry)
+    entry.outcome = open(entry).finally(() => {
+      if (this.bySubject.get(subjectKey) === entry) this.bySubject.delete(subjectKey)
+    })
+    return entry.outcome
+  }
+
+  private requireConnection(): RuntimeConnection {
+    const connection = this.options.connection()
+    if (!connection) throw new Error('the runtime is not running')
+    return connection
+  }
+
+  private async roomLabel(roomId: string): Promise<string> {
+    const response = await this.options.client.raw('GET', `/v1/rooms/${roomId}`)
+    const title = (response.body as { room?: { title?: unknown } } | null)?.room?.title
+    return typeof title === 'string' ? title : roomId
+  }
+
+  private diagnostic(message: string): void {
+    this.options.onDiagnostic?.(message)
+  }
+}
+
+function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
+  if (answer === 'cancel') return true
+  if (prompt.kind === 'approval') return answer !== 'confirm'
+  return answer === 'confirm'
+}
+
+function parseArgs<S extends z.ZodType>(schema: S, args: unknown, usage: string): z.infer<S> {
+  const parsed = schema.safeParse(args)
+  if (!parsed.success) {
+    throw new Error(
+      `refused: ${usage} takes exactly those arguments; decisions are made only in the protected window`,
+    )
+  }
+  return parsed.data
+}

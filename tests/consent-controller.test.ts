@@ -1,0 +1,298 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ConsentView } from '../src/common/consent-view.ts'
+import { ConsentController } from '../src/main/core/consent-controller.ts'
+import type { ProtectedWindow, ProtectedWindowFactory } from '../src/main/core/host-port.ts'
+import { parseConsentToken } from '../src/runtime/consent/consent-token.ts'
+import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
+
+// The host (a window system) is what a unit of main's core cannot bring
+// along, so a recording fake stands in for it; the runtime is real.
+class FakeWindow implements ProtectedWindow {
+  readonly promptId: string
+  views: ConsentView[] = []
+  visible = true
+  focused = true
+  closed = false
+  focusCount = 0
+  private readonly closedListeners: Array<() => void> = []
+
+  constructor(promptId: string) {
+    this.promptId = promptId
+  }
+  async show(view: ConsentView) {
+    this.views.push(view)
+  }
+  focus() {
+    this.focusCount += 1
+  }
+  close() {
+    if (this.closed) return
+    this.closed = true
+    for (const listener of this.closedListeners) listener()
+  }
+  isVisible() {
+    return this.visible && !this.closed
+  }
+  isFocused() {
+    return this.focused && !this.closed
+  }
+  onClosed(listener: () => void) {
+    this.closedListeners.push(listener)
+  }
+}
+
+class FakeWindows implements ProtectedWindowFactory {
+  opened: FakeWindow[] = []
+  async open(promptId: string) {
+    const window = new FakeWindow(promptId)
+    this.opened.push(window)
+    return window
+  }
+  last(): FakeWindow {
+    const window = this.opened.at(-1)
+    if (!window) throw new Error('no window opened')
+    return window
+  }
+}
+
+let harness: RuntimeHarness
+
+beforeAll(async () => {
+  harness = await startHarness()
+})
+afterAll(async () => {
+  await harness?.close()
+})
+
+function controllerWith(windows: FakeWindows, extra: Partial<{ now: () => number }> = {}) {
+  return new ConsentController({
+    client: harness.client,
+    connection: () => harness.supervisor.current,
+    windows,
+    preferences: () => ({ lang: 'en', theme: 'light' }),
+    enableDelayMs: 0,
+    ...extra,
+  })
+}
+
+/** Waits for the next window to open and show its view. */
+async function windowShown(windows: FakeWindows): Promise<FakeWindow> {
+  const seen = shownCount.get(windows) ?? 0
+  const window = await eventually(() => {
+    const next = windows.opened[seen]
+    return next?.views.length ? next : undefined
+  }, 'the view')
+  shownCount.set(windows, seen + 1)
+  return window
+}
+const shownCount = new WeakMap<FakeWindows, number>()
+
+describe('ConsentController', () => {
+  it('shows the canonical action and allows only after a decision from its own window', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write allowed.txt from-window')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    const shown = window.views[0]
+    expect(shown).toMatchObject({
+      subject: 'approval',
+      toolName: 'write_file',
+      digestPrefix: view.actionDigest.slice(0, 12),
+      roomLabel: 'Test room',
+    })
+    expect(shown?.subject === 'approval' && shown.argumentsText).toContain('from-window')
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(window.closed).toBe(true)
+    await eventually(
+      () => existsSync(join(harness.workspace, 'allowed.txt')) || undefined,
+      'the file',
+    )
+    expect(readFileSync(join(harness.workspace, 'allowed.txt'), 'utf8')).toBe('from-window')
+  })
+
+  it('refuses any forged argument from the workbench with an error the renderer sees', async () => {
+    const controller = controllerWith(new FakeWindows())
+    const forgeries: unknown[] = [
+      ['id-1', { decision: 'allow', source: 'policy' }],
+      [{ approvalId: 'id-1', decision: 'allow-once' }],
+      ['id-1', 'allow-once'],
+      [],
+      'id-1',
+      ['../approvals/x'],
+    ]
+    for (const args of forgeries) {
+      await expect(controller.reviewApproval(args), JSON.stringify(args)).rejects.toThrow(/refused/)
+    }
+    await expect(
+      controller.requestModeChange(['room', 'full-access', { source: 'policy' }]),
+    ).rejects.toThrow(/refused/)
+  })
+
+  it('ignores decisions from another window, a hidden or unfocused window, or a second answer', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write guarded.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    controller.handleDecision(window.promptId, 'allow-once', new FakeWindow(window.promptId))
+    window.focused = false
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    window.focused = true
+    window.visible = false
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    window.visible = true
+    controller.handleDecision(window.promptId, 'confirm', window)
+    controller.handleDecision('another-prompt', 'allow-once', window)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect((await harness.client.getApproval(view.approval.id)).approval.status).toBe('pending')
+    controller.handleDecision(window.promptId, 'deny', window)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'deny' })
+    expect((await harness.client.getApproval(view.approval.id)).approval.status).toBe('denied')
+  })
+
+  it('changes nothing when the window is closed or cancelled', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write closed.txt x')
+    const closed = controller.reviewApproval([view.approval.id])
+    ;(await windowShown(windows)).close()
+    await expect(closed).resolves.toEqual({ status: 'cancelled' })
+    const cancelled = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    controller.handleDecision(window.promptId, 'cancel', window)
+    await expect(cancelled).resolves.toEqual({ status: 'cancelled' })
+    expect((await harness.client.getApproval(view.approval.id)).approval.status).toBe('pending')
+    const mode = controller.requestModeChange([room.id, 'full-access'])
+    const modeWindow = await windowShown(windows)
+    modeWindow.close()
+    await expect(mode).resolves.toEqual({ status: 'cancelled' })
+    expect(await harness.client.getPermissions(room.id)).toMatchObject({
+      mode: 'ask-for-approval',
+      revision: 0,
+    })
+  })
+
+  it('focuses the open window on a second request for the same subject instead of opening another', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write twice.txt x')
+    const first = controller.reviewApproval([view.approval.id])
+    const second = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    const focusedBefore = window.focusCount
+    const third = controller.reviewApproval([view.approval.id])
+    expect(windows.opened).toHaveLength(1)
+    expect(window.focusCount).toBe(focusedBefore + 1)
+    controller.handleDecision(window.promptId, 'deny', window)
+    const [a, b, c] = await Promise.all([first, second, third])
+    expect(c).toEqual(a)
+    expect(a).toEqual(b)
+  })
+
+  it('closes the window and mints nothing when the approval expires while it is open', async () => {
+    const short = await startHarness({ approvalTtlMs: 400 })
+    try {
+      const windows = new FakeWindows()
+      const controller = new ConsentController({
+        client: short.client,
+        connection: () => short.supervisor.current,
+        windows,
+        preferences: () => ({ lang: 'en', theme: 'light' }),
+      })
+      const room = await createRoom(short)
+      const view = await pendingApprovalFor(short, room.id, 'write expiring.txt x')
+      const outcome = controller.reviewApproval([view.approval.id])
+      const window = await windowShown(windows)
+      await expect(outcome).resolves.toEqual({ status: 'expired' })
+      expect(window.closed).toBe(true)
+      controller.handleDecision(window.promptId, 'allow-once', window)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect((await short.client.getApproval(view.approval.id)).approval.status).toBe('expired')
+      expect(existsSync(join(short.workspace, 'expiring.txt'))).toBe(false)
+    } finally {
+      await short.close()
+    }
+  })
+
+  it('closes every prompt when the runtime restarts, and mints nothing for the old instance', async () => {
+    const restarting = await startHarness()
+    try {
+      const windows = new FakeWindows()
+      const controller = new ConsentController({
+        client: restarting.client,
+        connection: () => restarting.supervisor.current,
+        windows,
+        preferences: () => ({ lang: 'en', theme: 'light' }),
+      })
+      const room = await createRoom(restarting)
+      const view = await pendingApprovalFor(restarting, room.id, 'write restart.txt x')
+      const outcome = controller.reviewApproval([view.approval.id])
+      const window = await windowShown(windows)
+      await restarting.restart()
+      controller.handleDecision(window.promptId, 'allow-once', window)
+      await expect(outcome).resolves.toEqual({ status: 'closed', reason: 'the runtime restarted' })
+      controller.closeAll('restart')
+      expect(controller.openPromptCount).toBe(0)
+      expect(existsSync(join(restarting.workspace, 'restart.txt'))).toBe(false)
+    } finally {
+      await restarting.close()
+    }
+  })
+
+  it('changes a room mode only through the window, bound to the revision it showed', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    const outcome = controller.requestModeChange([room.id, 'approve-for-me'])
+    const window = await windowShown(windows)
+    expect(window.views[0]).toMatchObject({
+      subject: 'mode-change',
+      fromMode: 'ask-for-approval',
+      toMode: 'approve-for-me',
+    })
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    controller.handleDecision(window.promptId, 'confirm', window)
+    await expect(outcome).resolves.toMatchObject({
+      status: 'changed',
+      permissions: { mode: 'approve-for-me', revision: 1 },
+    })
+    await expect(controller.requestModeChange([room.id, 'approve-for-me'])).resolves.toMatchObject({
+      status: 'unchanged',
+    })
+  })
+
+  it('mints a token that lives 30 seconds', async () => {
+    const windows = new FakeWindows()
+    let minted: string | undefined
+    const client = Object.create(harness.client) as typeof harness.client
+    client.decideApproval = async (id, decision, token, digest) => {
+      minted = token
+      return harness.client.decideApproval(id, decision, token, digest)
+    }
+    const now = Date.now()
+    const controller = new ConsentController({
+      client,
+      connection: () => harness.supervisor.current,
+      windows,
+      preferences: () => ({ lang: 'en', theme: 'light' }),
+      now: () => now,
+    })
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write lifetime.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    controller.handleDecision(window.promptId, 'deny', window)
+    await outcome
+    expect(parseConsentToken(minted ?? '')?.expiresAtMs).toBe(now + 30_000)
+  })
+})
