@@ -1,0 +1,72 @@
+import { resolve } from 'node:path'
+import react from '@vitejs/plugin-react'
+import { defineConfig } from 'electron-vite'
+
+/**
+ * Builds every part the Electron host loads:
+ * - out/main/index.js (main) and out/main/runtime.js (the runtime process);
+ * - out/preload/workbench.cjs and out/preload/protected.cjs: sandboxed
+ *   preloads, so each is one CommonJS file with no shared chunks and only
+ *   `electron` left external;
+ * - out/renderer/workbench/index.html and out/renderer/consent/index.html,
+ *   with relative asset paths so they load from a custom scheme's root.
+ * The CDP host's classic-script preloads are built by
+ * scripts/build-cdp-preloads.ts (electron-vite only emits CJS or ESM).
+ */
+const fromRoot = (path: string) => resolve(import.meta.dirname, path)
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: fromRoot('out/main'),
+      rolldownOptions: {
+        input: {
+          index: fromRoot('src/main/index.ts'),
+          runtime: fromRoot('src/runtime/main.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: fromRoot('out/preload'),
+      isolatedEntries: true,
+      // A sandboxed preload cannot require anything but `electron` (and a few
+      // polyfilled modules), so zod and our own code are bundled in.
+      externalizeDeps: false,
+      rolldownOptions: {
+        input: {
+          workbench: fromRoot('src/preload-workbench/index.ts'),
+          protected: fromRoot('src/preload-protected/index.ts'),
+        },
+        external: ['electron'],
+        output: {
+          format: 'cjs',
+          entryFileNames: '[name].cjs',
+        },
+      },
+    },
+  },
+  renderer: {
+    root: fromRoot('src/renderer'),
+    base: './',
+    plugins: [react()],
+    build: {
+      outDir: fromRoot('out/renderer'),
+      rolldownOptions: {
+        input: {
+          workbench: fromRoot('src/renderer/workbench/index.html'),
+          consent: fromRoot('src/renderer/consent/index.html'),
+        },
+        output: {
+          // The consent page's stylesheet stays beside it (consent/), so the
+          // protected session's request filter can allow that one folder.
+          assetFileNames: (asset) =>
+            asset.originalFileNames.some((file) => file.startsWith('consent/'))
+              ? 'consent/[name]-[hash][extname]'
+              : 'assets/[name]-[hash][extname]',
+        },
+      },
+    },
+  },
+})

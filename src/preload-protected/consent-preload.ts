@@ -1,0 +1,180 @@
+import { z } from 'zod'
+import { ConsentViewSchema, type ConsentAnswer, type ConsentView } from '../common/consent-view.ts'
+import { answersFor, findConsentPage, renderConsentView } from './consent-render.ts'
+import type { ProtectedTransport } from './transport.ts'
+import { isTrustedConsentClick } from './trusted-click.ts'
+
+export type { ProtectedTransport } from './transport.ts'
+
+// The page's CSP forbids eval. Without this, zod probes `new Function` once,
+// and the refused probe is reported as a securitypolicyviolation on the page.
+z.config({ jitless: true })
+
+export interface ConsentPreloadOptions {
+  readonly transport: ProtectedTransport
+  readonly document: Document
+  readonly window: Window
+  /** A monotonic clock in milliseconds (`performance.now` in the entries). */
+  readonly now: () => number
+  readonly setTimeout: (callback: () => void, ms: number) => number
+  readonly clearTimeout: (handle: number) => void
+}
+
+/** Stops a running preload: removes its listeners and timer. The entries
+ *  never call it (the window lives for one prompt); tests do. */
+export interface ConsentPreloadHandle {
+  stop(): void
+}
+
+/** Keys whose default action on a focused button is a (keyboard) click. */
+const ACTIVATION_KEYS = new Set(['Enter', ' ', 'Spacebar'])
+
+/**
+ * Runs the protected consent page: renders the first valid view main sends,
+ * enables its buttons only after `enableDelayMs` of the window being shown
+ * and focused, and sends exactly one decision, made by a trusted pointer
+ * click on one of its own buttons or by Escape (cancel).
+ *
+ * Fails closed: in a subframe, on a page missing any expected element, or
+ * before a valid view has arrived, nothing can be decided.
+ */
+export function startConsentPreload(options: ConsentPreloadOptions): ConsentPreloadHandle {
+  const { transport, document, window, now } = options
+  const stopped = new AbortController()
+  const { signal } = stopped
+  const inert: ConsentPreloadHandle = { stop: () => stopped.abort() }
+  if (window.top !== window) return inert
+  const page = findConsentPage(document)
+  if (!page) return inert
+
+  let view: ConsentView | undefined
+  let decided = false
+  let enabled = false
+  let enableAt = Number.POSITIVE_INFINITY
+  let timer: number | undefined
+
+  const windowIsActive = () => document.visibilityState !== 'hidden' && document.hasFocus()
+
+  const disable = () => {
+    enabled = false
+    enableAt = Number.POSITIVE_INFINITY
+    if (timer !== undefined) options.clearTimeout(timer)
+    timer = undefined
+    for (const button of Object.values(page.buttons)) button.disabled = true
+  }
+
+  const enableIfDue = () => {
+    timer = undefined
+    if (!view || decided || !windowIsActive()) return
+    const remaining = enableAt - now()
+    if (remaining > 0) {
+      // A timer that fires early must not shorten the delay.
+      timer = options.setTimeout(enableIfDue, remaining)
+      return
+    }
+    enabled = true
+    const offered = answersFor(view)
+    for (const answer of offered) page.buttons[answer].disabled = false
+    // The safe answer (Deny / Cancel) gets focus every time the buttons come
+    // back, so a keystroke meant for another window cannot land on Allow.
+    const safeDefault = offered[0]
+    if (safeDefault) page.buttons[safeDefault].focus()
+  }
+
+  /** (Re)starts the delay: the buttons stay disabled until the window has
+   *  been shown and focused for the whole of it. */
+  const armDelay = () => {
+    disable()
+    if (!view || decided || !windowIsActive()) return
+    enableAt = now() + view.enableDelayMs
+    timer = options.setTimeout(enableIfDue, view.enableDelayMs)
+  }
+
+  const decide = (answer: ConsentAnswer) => {
+    if (!view || decided || signal.aborted) return
+    decided = true
+    disable()
+    transport.sendDecision({ promptId: view.promptId, answer })
+  }
+
+  for (const [answer, button] of Object.entries(page.buttons) as Array<
+    [ConsentAnswer, HTMLButtonElement]
+  >) {
+    button.addEventListener(
+      'click',
+      (event) => {
+        if (!view || decided || !answersFor(view).includes(answer)) return
+        const counts = isTrustedConsentClick(event, {
+          expectedButton: button,
+          buttonsEnabled: enabled && now() >= enableAt,
+          documentHasFocus: document.hasFocus(),
+        })
+        if (counts) decide(answer)
+      },
+      { capture: true, signal },
+    )
+  }
+
+  const isConsentButton = (target: EventTarget | null) =>
+    Object.values(page.buttons).some((button) => button === target)
+
+  const onKey = (event: KeyboardEvent) => {
+    if (ACTIVATION_KEYS.has(event.key) && isConsentButton(event.target)) {
+      // Keyboard activation never decides (the click rule refuses it too);
+      // stopping it here keeps Enter from even producing a click.
+      event.preventDefault()
+      return
+    }
+    if (event.type === 'keydown' && event.key === 'Escape' && event.isTrusted) {
+      event.preventDefault()
+      decide('cancel')
+    }
+  }
+  for (const type of ['keydown', 'keypress', 'keyup'] as const) {
+    document.addEventListener(type, onKey, { capture: true, signal })
+  }
+
+  // Only the window's own focus and blur: moving focus between elements
+  // must not restart the delay.
+  window.addEventListener(
+    'focus',
+    (event) => {
+      if (event.target === event.currentTarget && !enabled) armDelay()
+    },
+    { signal },
+  )
+  window.addEventListener(
+    'blur',
+    (event) => {
+      if (event.target === event.currentTarget) disable()
+    },
+    { signal },
+  )
+  document.addEventListener(
+    'visibilitychange',
+    () => {
+      if (document.visibilityState === 'hidden') disable()
+      else if (!enabled) armDelay()
+    },
+    { signal },
+  )
+
+  transport.onShow((candidate) => {
+    if (signal.aborted) return
+    // One window, one prompt: swapping the view under the person's cursor
+    // could make them approve something they have not read.
+    if (view) return
+    const parsed = ConsentViewSchema.safeParse(candidate)
+    if (!parsed.success) return
+    view = parsed.data
+    renderConsentView(document, page, view)
+    armDelay()
+  })
+
+  return {
+    stop: () => {
+      disable()
+      stopped.abort()
+    },
+  }
+}
