@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import {
+  MAX_INPUT_TO_DECISION_MS,
+  TrustedInputLog,
+  decisionHasRecentInput,
+  inputPrecedesDecision,
+  isPrimaryMouseInput,
+} from './input-recency.ts'
+
+describe('isPrimaryMouseInput', () => {
+  it('counts a primary mouse press and release', () => {
+    expect(isPrimaryMouseInput({ type: 'mouseDown', button: 'left' })).toBe(true)
+    expect(isPrimaryMouseInput({ type: 'mouseUp', button: 'left' })).toBe(true)
+    expect(isPrimaryMouseInput({ type: 'mouseUp' })).toBe(true)
+  })
+
+  it('does not count other buttons, moves, keys or touch', () => {
+    for (const event of [
+      { type: 'mouseDown', button: 'right' },
+      { type: 'mouseUp', button: 'middle' },
+      { type: 'mouseMove', button: 'left' },
+      { type: 'mouseEnter' },
+      { type: 'contextMenu' },
+      { type: 'keyDown' },
+      { type: 'char' },
+      { type: 'gestureTap' },
+      { type: 'touchEnd' },
+      null,
+      'mouseDown',
+    ]) {
+      expect(isPrimaryMouseInput(event), JSON.stringify(event)).toBe(false)
+    }
+  })
+})
+
+describe('TrustedInputLog', () => {
+  it('keeps the time of the last primary press or release only', () => {
+    const log = new TrustedInputLog()
+    expect(log.lastInputAtMs).toBeUndefined()
+    log.record({ type: 'mouseDown', button: 'left' }, 1_000)
+    log.record({ type: 'mouseUp', button: 'left' }, 1_080)
+    log.record({ type: 'mouseMove' }, 1_500)
+    log.record({ type: 'keyDown' }, 1_600)
+    log.record({ type: 'mouseDown', button: 'right' }, 1_700)
+    expect(log.lastInputAtMs).toBe(1_080)
+  })
+
+  it('ignores a time that is not a finite number', () => {
+    const log = new TrustedInputLog()
+    log.record({ type: 'mouseUp', button: 'left' }, Number.NaN)
+    expect(log.lastInputAtMs).toBeUndefined()
+  })
+})
+
+describe('inputPrecedesDecision', () => {
+  it('accepts a decision within the limit after the input, bounds included', () => {
+    expect(inputPrecedesDecision(10_000, 10_000)).toBe(true)
+    expect(inputPrecedesDecision(10_000, 10_050)).toBe(true)
+    expect(inputPrecedesDecision(10_000, 10_000 + MAX_INPUT_TO_DECISION_MS)).toBe(true)
+  })
+
+  it('refuses a decision that comes later than the limit', () => {
+    expect(inputPrecedesDecision(10_000, 10_001 + MAX_INPUT_TO_DECISION_MS)).toBe(false)
+  })
+
+  it('refuses when there was no trusted input at all', () => {
+    expect(inputPrecedesDecision(undefined, 10_000)).toBe(false)
+  })
+
+  it('refuses an input that claims to come after the decision', () => {
+    expect(inputPrecedesDecision(10_001, 10_000)).toBe(false)
+  })
+
+  it('refuses times that are not finite', () => {
+    expect(inputPrecedesDecision(Number.NaN, 10_000)).toBe(false)
+    expect(inputPrecedesDecision(10_000, Number.POSITIVE_INFINITY)).toBe(false)
+  })
+
+  it('uses the limit it is given', () => {
+    expect(inputPrecedesDecision(10_000, 10_300, 200)).toBe(false)
+    expect(inputPrecedesDecision(10_000, 10_200, 200)).toBe(true)
+  })
+
+  it('allows one second between the input and the decision', () => {
+    expect(MAX_INPUT_TO_DECISION_MS).toBe(1_000)
+  })
+})
+
+describe('decisionHasRecentInput', () => {
+  it('needs a recent click for every widening answer', () => {
+    for (const answer of ['allow-once', 'allow-always', 'confirm']) {
+      expect(
+        decisionHasRecentInput({ answer, lastInputAtMs: undefined, decisionAtMs: 5_000 }),
+        answer,
+      ).toBe(false)
+      expect(
+        decisionHasRecentInput({ answer, lastInputAtMs: 1_000, decisionAtMs: 5_000 }),
+        answer,
+      ).toBe(false)
+      expect(
+        decisionHasRecentInput({ answer, lastInputAtMs: 4_900, decisionAtMs: 5_000 }),
+        answer,
+      ).toBe(true)
+    }
+  })
+
+  it('lets deny and cancel through without a click: they never widen anything', () => {
+    for (const answer of ['deny', 'cancel']) {
+      expect(
+        decisionHasRecentInput({ answer, lastInputAtMs: undefined, decisionAtMs: 5_000 }),
+        answer,
+      ).toBe(true)
+    }
+  })
+
+  it('refuses an answer that is not a string', () => {
+    expect(
+      decisionHasRecentInput({
+        answer: { toString: () => 'deny' },
+        lastInputAtMs: 4_900,
+        decisionAtMs: 5_000,
+      }),
+    ).toBe(false)
+  })
+})

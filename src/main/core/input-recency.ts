@@ -1,0 +1,75 @@
+/**
+ * Defense in depth for the protected window, on top of the preload's trusted
+ * click check: main accepts a widening decision only if the window received
+ * a real mouse press shortly before. The host records input it sees from the
+ * browser process (Electron's `webContents.on('input-event')`), which a
+ * script in the page cannot produce. Pure: the host supplies the clock.
+ */
+
+/** A click reaches main a few milliseconds after the mouse button is
+ *  released; a second is generous for a busy machine and still far too short
+ *  to reuse an unrelated click. */
+export const MAX_INPUT_TO_DECISION_MS = 1_000
+
+/** Answers that never widen anything: a deny, or closing the prompt. They
+ *  must work from the keyboard (Escape) and need no recent click. */
+const NARROWING_ANSWERS: ReadonlySet<string> = new Set(['deny', 'cancel'])
+
+/**
+ * True for a mouse press or release of the primary button, as the browser
+ * process reports it. An event that names another button does not count; one
+ * that names none (the base `InputEvent` shape) counts, because the preload
+ * has already required the primary button on its own click.
+ */
+export function isPrimaryMouseInput(inputEvent: unknown): boolean {
+  if (typeof inputEvent !== 'object' || inputEvent === null) return false
+  const { type, button } = inputEvent as { type?: unknown; button?: unknown }
+  if (type !== 'mouseDown' && type !== 'mouseUp') return false
+  return button === undefined || button === 'left'
+}
+
+/** The time of the last primary mouse press or release in one window. */
+export class TrustedInputLog {
+  private lastAtMs: number | undefined
+
+  /** Records `inputEvent` if it is a primary mouse press or release. */
+  record(inputEvent: unknown, atMs: number): void {
+    if (isPrimaryMouseInput(inputEvent) && Number.isFinite(atMs)) this.lastAtMs = atMs
+  }
+
+  get lastInputAtMs(): number | undefined {
+    return this.lastAtMs
+  }
+}
+
+/**
+ * True when a trusted mouse input happened at most `maxGapMs` before the
+ * decision arrived. An input "after" the decision means the clock is not
+ * what we think it is: refused, like no input at all.
+ */
+export function inputPrecedesDecision(
+  lastInputAtMs: number | undefined,
+  decisionAtMs: number,
+  maxGapMs: number = MAX_INPUT_TO_DECISION_MS,
+): boolean {
+  if (lastInputAtMs === undefined) return false
+  if (!Number.isFinite(lastInputAtMs) || !Number.isFinite(decisionAtMs)) return false
+  const gap = decisionAtMs - lastInputAtMs
+  return gap >= 0 && gap <= maxGapMs
+}
+
+/**
+ * The host's check for one decision: deny and cancel always pass (they never
+ * widen anything and must work without a mouse); every other answer needs a
+ * recent trusted mouse input. An answer that is not a string is refused.
+ */
+export function decisionHasRecentInput(input: {
+  answer: unknown
+  lastInputAtMs: number | undefined
+  decisionAtMs: number
+  maxGapMs?: number
+}): boolean {
+  if (typeof input.answer !== 'string') return false
+  if (NARROWING_ANSWERS.has(input.answer)) return true
+  return inputPrecedesDecision(input.lastInputAtMs, input.decisionAtMs, input.maxGapMs)
+}

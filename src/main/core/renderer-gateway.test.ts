@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest'
+import { RUNTIME_EVENT_TYPES } from '../../runtime/events/event-bus.ts'
+import {
+  GatewayRequestSchema,
+  RENDERER_EVENT_TYPES,
+  RendererGateway,
+  filterEventForRenderer,
+  type GatewayClient,
+} from './renderer-gateway.ts'
+
+/**
+ * A recording stand-in for main's runtime client. The runtime and the real
+ * client are exercised over loopback in tests/; here only the gateway's
+ * decision to forward, or not, is under test.
+ */
+function recordingClient(answer = { status: 200, body: { ok: true } as unknown }) {
+  const calls: unknown[][] = []
+  const client: GatewayClient = {
+    raw: async (...args: unknown[]) => {
+      calls.push(args)
+      return answer
+    },
+  }
+  return { client, calls }
+}
+
+describe('RendererGateway', () => {
+  it('forwards an allowlisted call and returns the runtime status and body', async () => {
+    const { client, calls } = recordingClient({ status: 201, body: { room: { id: 'r1' } } })
+    const gateway = new RendererGateway({ client })
+    const body = { kind: 'direct', agentId: 'a1', workspace: '/w', title: 'T' }
+    await expect(gateway.call({ method: 'POST', path: '/v1/rooms', body })).resolves.toEqual({
+      status: 201,
+      body: { room: { id: 'r1' } },
+    })
+    expect(calls).toEqual([['POST', '/v1/rooms', body]])
+  })
+
+  it('never passes headers, so the workbench cannot present a consent token', async () => {
+    const { client, calls } = recordingClient()
+    await new RendererGateway({ client }).call({ method: 'GET', path: '/v1/rooms' })
+    expect(calls).toHaveLength(1)
+    expect(calls[0]).toEqual(['GET', '/v1/rooms', undefined])
+    expect(calls[0]).toHaveLength(3)
+  })
+
+  it('refuses a main-only route with the exact message and forwards nothing', async () => {
+    const { client, calls } = recordingClient()
+    const gateway = new RendererGateway({ client })
+    await expect(gateway.call({ method: 'POST', path: '/v1/approvals/ap_1' })).rejects.toThrow(
+      /^not allowed from the workbench: POST \/v1\/approvals\/ap_1$/,
+    )
+    await expect(gateway.call({ method: 'GET', path: '/v1/approvals/ap_1' })).rejects.toThrow(
+      'not allowed from the workbench: GET /v1/approvals/ap_1',
+    )
+    await expect(
+      gateway.call({
+        method: 'PUT',
+        path: '/v1/rooms/r1/direct/permissions',
+        body: { clientRequestId: 'c', expectedRevision: 0, mode: 'full-access' },
+      }),
+    ).rejects.toThrow('not allowed from the workbench: PUT /v1/rooms/r1/direct/permissions')
+    await expect(gateway.call({ method: 'GET', path: '/v1/audit/export' })).rejects.toThrow(
+      'not allowed from the workbench: GET /v1/audit/export',
+    )
+    await expect(gateway.call({ method: 'GET', path: '/v1/events' })).rejects.toThrow(
+      'not allowed from the workbench: GET /v1/events',
+    )
+    expect(calls).toEqual([])
+  })
+
+  it('refuses tricks on an allowed route and forwards nothing', async () => {
+    const { client, calls } = recordingClient()
+    const gateway = new RendererGateway({ client })
+    for (const [method, path] of [
+      ['get', '/v1/rooms'],
+      ['GET', '/v1/rooms?x=1'],
+      ['GET', '/v1/rooms/%2e%2e/approvals/a'],
+      ['GET', '/v1/rooms/../approvals/a'],
+      ['GET', '/v1//rooms'],
+      ['GET', '/v1/rooms/'],
+    ]) {
+      await expect(gateway.call({ method, path })).rejects.toThrow(
+        `not allowed from the workbench: ${method} ${path}`,
+      )
+    }
+    expect(calls).toEqual([])
+  })
+
+  it('refuses malformed input with a message naming the problem', async () => {
+    const { client, calls } = recordingClient()
+    const gateway = new RendererGateway({ client })
+    await expect(gateway.call(undefined)).rejects.toThrow(/^malformed workbench call/)
+    await expect(gateway.call('GET /v1/rooms')).rejects.toThrow(/^malformed workbench call/)
+    await expect(gateway.call({ method: 'GET' })).rejects.toThrow(/^malformed workbench call: path/)
+    await expect(gateway.call({ method: 7, path: '/v1/rooms' })).rejects.toThrow(
+      /^malformed workbench call: method/,
+    )
+    expect(calls).toEqual([])
+  })
+
+  it('refuses extra keys such as headers or a consent token', async () => {
+    const { client, calls } = recordingClient()
+    const gateway = new RendererGateway({ client })
+    await expect(
+      gateway.call({ method: 'GET', path: '/v1/rooms', headers: { 'x-assent-consent': 'v1.x' } }),
+    ).rejects.toThrow(/^malformed workbench call/)
+    expect(
+      GatewayRequestSchema.safeParse({ method: 'GET', path: '/v1/rooms', token: 't' }).success,
+    ).toBe(false)
+    expect(calls).toEqual([])
+  })
+
+  it('refuses a body on GET and DELETE', async () => {
+    const { client, calls } = recordingClient()
+    const gateway = new RendererGateway({ client })
+    await expect(gateway.call({ method: 'GET', path: '/v1/rooms', body: {} })).rejects.toThrow(
+      'a GET request carries no body',
+    )
+    await expect(
+      gateway.call({ method: 'DELETE', path: '/v1/rooms/r1/grants/g1', body: null }),
+    ).rejects.toThrow('a DELETE request carries no body')
+    expect(calls).toEqual([])
+  })
+
+  it('passes a runtime failure through to the workbench', async () => {
+    const gateway = new RendererGateway({
+      client: {
+        raw: async () => {
+          throw new Error('the runtime is not running')
+        },
+      },
+    })
+    await expect(gateway.call({ method: 'GET', path: '/v1/health' })).rejects.toThrow(
+      'the runtime is not running',
+    )
+  })
+})
+
+describe('runtime events for the workbench', () => {
+  it('lists only runtime event types, and not the integrity notice', () => {
+    for (const type of RENDERER_EVENT_TYPES) expect(RUNTIME_EVENT_TYPES).toContain(type)
+    expect(RENDERER_EVENT_TYPES).not.toContain('runtime.integrity')
+    expect([...RENDERER_EVENT_TYPES].sort()).toEqual(
+      [
+        'approval.requested',
+        'approval.resolved',
+        'room.created',
+        'room.updated',
+        'timeline.updated',
+        'grant.changed',
+      ].sort(),
+    )
+  })
+
+  it('forwards an allowlisted event as type and data only', () => {
+    expect(
+      filterEventForRenderer({ id: 7, type: 'timeline.updated', data: { roomId: 'r1' } }),
+    ).toEqual({ type: 'timeline.updated', data: { roomId: 'r1' } })
+  })
+
+  it('drops the integrity notice, unknown types and malformed events', () => {
+    expect(filterEventForRenderer({ id: 1, type: 'runtime.integrity', data: {} })).toBeUndefined()
+    expect(filterEventForRenderer({ id: 1, type: 'approval.decided', data: {} })).toBeUndefined()
+    expect(filterEventForRenderer({ type: 'room.created' })).toBeUndefined()
+    expect(filterEventForRenderer({ type: 'room.created', data: 'x' })).toBeUndefined()
+    expect(filterEventForRenderer(null)).toBeUndefined()
+  })
+})

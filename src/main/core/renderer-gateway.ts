@@ -1,0 +1,89 @@
+import { z } from 'zod'
+import type { RuntimeEventType } from '../../runtime/events/event-bus.ts'
+import { MAX_RENDERER_PATH_LENGTH, isAllowedForRenderer } from './renderer-allowlist.ts'
+import type { RawResponse, RuntimeClient } from './runtime-client.ts'
+
+/**
+ * One call from the workbench. Strict: an extra key (a header, a consent
+ * token, a "source") is refused rather than ignored. Method and path are
+ * checked against the allowlist after parsing, so a wrong-case method gets
+ * the same "not allowed" answer as any other route the workbench may not use.
+ */
+export const GatewayRequestSchema = z.strictObject({
+  method: z.string().min(1).max(16),
+  path: z.string().min(1).max(MAX_RENDERER_PATH_LENGTH),
+  body: z.unknown().optional(),
+})
+export type GatewayRequest = z.infer<typeof GatewayRequestSchema>
+
+/** The runtime's answer, passed back as is: status and parsed JSON body. */
+export type GatewayResponse = RawResponse
+
+/** The only part of the runtime client the gateway uses. */
+export type GatewayClient = Pick<RuntimeClient, 'raw'>
+
+/**
+ * Main's door for the workbench renderer. It holds no secret itself: it
+ * forwards allowlisted calls through main's runtime client, which adds the
+ * bearer token. It never passes headers through, so the renderer cannot
+ * present a consent token or an action digest.
+ */
+export class RendererGateway {
+  private readonly client: GatewayClient
+
+  constructor(options: { client: GatewayClient }) {
+    this.client = options.client
+  }
+
+  async call(request: unknown): Promise<GatewayResponse> {
+    const parsed = GatewayRequestSchema.safeParse(request)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const field = issue?.path.join('.') || 'request'
+      throw new Error(
+        `malformed workbench call: ${field}: ${issue?.message ?? 'invalid'} (expected { method, path, body? })`,
+      )
+    }
+    const { method, path, body } = parsed.data
+    if (!isAllowedForRenderer(method, path)) {
+      throw new Error(`not allowed from the workbench: ${method} ${path}`)
+    }
+    if ((method === 'GET' || method === 'DELETE') && body !== undefined) {
+      throw new Error(`malformed workbench call: a ${method} request carries no body`)
+    }
+    return this.client.raw(method, path, body)
+  }
+}
+
+/** Runtime event types the workbench may receive. `runtime.integrity` stays
+ *  with main, which decides how to tell the person about it. */
+export const RENDERER_EVENT_TYPES = [
+  'approval.requested',
+  'approval.resolved',
+  'room.created',
+  'room.updated',
+  'timeline.updated',
+  'grant.changed',
+] as const satisfies readonly RuntimeEventType[]
+export type RendererEventType = (typeof RENDERER_EVENT_TYPES)[number]
+
+const RendererEventSchema = z.object({
+  type: z.enum(RENDERER_EVENT_TYPES),
+  data: z.record(z.string(), z.unknown()),
+})
+
+export interface RendererEvent {
+  type: RendererEventType
+  data: Record<string, unknown>
+}
+
+/**
+ * What main forwards to the workbench for one runtime event: type and data
+ * only (the stream id stays in main), or `undefined` for an event type the
+ * workbench does not receive or a malformed event.
+ */
+export function filterEventForRenderer(event: unknown): RendererEvent | undefined {
+  const parsed = RendererEventSchema.safeParse(event)
+  if (!parsed.success) return undefined
+  return { type: parsed.data.type, data: parsed.data.data }
+}

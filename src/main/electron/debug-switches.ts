@@ -1,0 +1,60 @@
+/**
+ * Switches that would let another process drive or inspect the app: a
+ * DevTools remote debugging endpoint (Chromium) or the Node inspector. Either
+ * could click "Allow" in the protected window or read the consent key from
+ * main's memory, so a packaged build refuses to start with any of them. The
+ * fuses (`enableNodeCliInspectArguments` off) disable the Node ones as well;
+ * this check also covers the Chromium ones and says why it stopped.
+ */
+
+const CHROMIUM_DEBUG_SWITCHES = ['remote-debugging-port', 'remote-debugging-pipe'] as const
+
+/** Chromium reads `--name`, `-name` and (on Windows) `/name`, with or without
+ *  `=value`, and matches names case-insensitively on Windows. */
+function switchName(arg: string, platform: NodeJS.Platform): string | undefined {
+  const prefixes = platform === 'win32' ? ['--', '-', '/'] : ['--', '-']
+  const prefix = prefixes.find((candidate) => arg.startsWith(candidate))
+  if (prefix === undefined) return undefined
+  const name = arg.slice(prefix.length).split('=')[0] ?? ''
+  return name.trim().toLowerCase()
+}
+
+function isDebugSwitch(name: string): boolean {
+  return (CHROMIUM_DEBUG_SWITCHES as readonly string[]).includes(name) || name.startsWith('inspect')
+}
+
+export interface CommandLineFacts {
+  /** `process.argv` of the main process. */
+  argv: readonly string[]
+  /** `app.commandLine.hasSwitch`: also sees switches appended in code. */
+  hasSwitch: (name: string) => boolean
+  platform: NodeJS.Platform
+}
+
+/**
+ * Every debugging switch present, in the form it was given. Scans the whole
+ * argv, including after a bare `--`: a false refusal of a packaged build is
+ * cheap, a debugger attached to it is not.
+ */
+export function findDebugSwitches(facts: CommandLineFacts): string[] {
+  const found = facts.argv.filter((arg) => {
+    const name = switchName(arg, facts.platform)
+    return name !== undefined && isDebugSwitch(name)
+  })
+  for (const name of [...CHROMIUM_DEBUG_SWITCHES, 'inspect', 'inspect-brk', 'inspect-port']) {
+    if (facts.hasSwitch(name) && !found.some((arg) => switchName(arg, facts.platform) === name)) {
+      found.push(`--${name}`)
+    }
+  }
+  return found
+}
+
+/** Why a packaged build must not start, or `undefined` when it may. */
+export function refusalToStart(
+  facts: CommandLineFacts & { isPackaged: boolean },
+): string | undefined {
+  if (!facts.isPackaged) return undefined
+  const found = findDebugSwitches(facts)
+  if (found.length === 0) return undefined
+  return `Assent does not start with debugging switches (${found.join(', ')}): they would let another program control the consent window.`
+}

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto'
+import { BrowserWindow, session, type Session } from 'electron'
+import type { ConsentAnswer, ConsentView } from '../../common/consent-view.ts'
+import { IPC } from '../../common/ipc-channels.ts'
+import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
+import { TrustedInputLog } from '../core/input-recency.ts'
+import { pageOf } from '../core/sender-validator.ts'
+import { CONSENT_SITE, builtPath } from './app-layout.ts'
+import { takeDecision } from './decision-intake.ts'
+import { isSiteUrl, servePageFile } from './page-files.ts'
+
+export interface ElectronProtectedWindowFactoryOptions {
+  /** `app.getAppPath()`: where `out/` lives. */
+  appRoot: string
+  /** `app.isPackaged`: DevTools only in the development build. */
+  isPackaged: boolean
+  /** Called only for a decision that passed `takeDecision`; the consent
+   *  controller checks the prompt itself. */
+  onDecision: (promptId: string, answer: ConsentAnswer, window: ProtectedWindow) => void
+  /** A monotonic clock for input recency (`performance.now`). */
+  now: () => number
+  onDiagnostic?: (message: string) => void
+}
+
+/**
+ * Opens each protected consent window in its own in-memory session (random
+ * partition name, no `persist:`), so no cookie, cache, permission or
+ * storage is shared with the workbench or with an earlier prompt.
+ */
+export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
+  private readonly options: ElectronProtectedWindowFactoryOptions
+
+  constructor(options: ElectronProtectedWindowFactoryOptions) {
+    this.options = options
+  }
+
+  async open(promptId: string, size: { width: number; height: number }): Promise<ProtectedWindow> {
+    const { appRoot, isPackaged } = this.options
+    const consentSession = session.fromPartition(`assent-consent-${randomUUID()}`)
+    lockDownConsentSession(consentSession, builtPath(appRoot, 'rendererDir'))
+
+    // Settings are written inline so a static audit reads exactly these.
+    const win = new BrowserWindow({
+      width: size.width,
+      height: size.height,
+      minWidth: 420,
+      minHeight: 480,
+      show: false,
+      title: 'Assent',
+      autoHideMenuBar: true,
+      minimizable: false,
+      fullscreenable: false,
+      webPreferences: {
+        session: consentSession,
+        sandbox: true,
+        contextIsolation: true,
+        nodeIntegration: false,
+        nodeIntegrationInSubFrames: false,
+        nodeIntegrationInWorker: false,
+        webviewTag: false,
+        webSecurity: true,
+        allowRunningInsecureContent: false,
+        experimentalFeatures: false,
+        devTools: !isPackaged,
+        spellcheck: false,
+        safeDialogs: true,
+        disableBlinkFeatures: 'Auxclick',
+        navigateOnDragDrop: false,
+        preload: builtPath(appRoot, 'protectedPreload'),
+      },
+    })
+    // No menu: no reload or DevTools accelerators in this window.
+    win.removeMenu()
+    const window = new ElectronProtectedWindow(promptId, win, this.options)
+    try {
+      await window.load()
+    } catch (error) {
+      // A window whose page did not load must not linger hidden.
+      window.close()
+      throw error
+    }
+    return window
+  }
+}
+
+/**
+ * The consent session serves one thing, the consent page, and grants
+ * nothing: every permission is refused, every request that is not the page
+ * or its stylesheet is cancelled, downloads are refused, and no extension is
+ * ever loaded into it.
+ */
+function lockDownConsentSession(consentSession: Session, rendererDir: string): void {
+  consentSession.setPermissionRequestHandler((_webContents, _permission, callback) =>
+    callback(false),
+  )
+  consentSession.setPermissionCheckHandler(() => false)
+  consentSession.setDevicePermissionHandler(() => false)
+  consentSession.setSpellCheckerEnabled(false)
+  consentSession.on('will-download', (event) => event.preventDefault())
+  consentSession.webRequest.onBeforeRequest((details, callback) =>
+    callback({ cancel: !isSiteUrl(CONSENT_SITE, details.url) }),
+  )
+  consentSession.protocol.handle(CONSENT_SITE.scheme, (request) =>
+    servePageFile(CONSENT_SITE, rendererDir, request),
+  )
+}
+
+class ElectronProtectedWindow implements ProtectedWindow {
+  readonly promptId: string
+  private readonly win: BrowserWindow
+  private readonly inputs = new TrustedInputLog()
+  private readonly closedListeners: Array<() => void> = []
+  private closed = false
+
+  constructor(
+    promptId: string,
+    win: BrowserWindow,
+    options: ElectronProtectedWindowFactoryOptions,
+  ) {
+    this.promptId = promptId
+    this.win = win
+    const contents = win.webContents
+    const webContentsId = contents.id
+
+    // Nothing in this window may go anywhere, open anything or embed anything.
+    contents.on('will-navigate', (event) => event.preventDefault())
+    contents.on('will-redirect', (event) => event.preventDefault())
+    contents.on('will-frame-navigate', (event) => event.preventDefault())
+    contents.on('will-attach-webview', (event) => event.preventDefault())
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }))
+
+    // Recorded in the browser process, which a script in the page cannot
+    // reach: the defense-in-depth half of the trusted-click check.
+    contents.on('input-event', (_event, input) => this.inputs.record(input, options.now()))
+
+    // Scoped to this webContents: another window's messages never arrive
+    // here, and takeDecision still validates the sender frame and page.
+    contents.ipc.on(IPC.consentDecide, (event, message: unknown) => {
+      const intake = takeDecision({
+        event,
+        message,
+        promptId,
+        expected: {
+          webContentsId,
+          mainFrame: () => win.webContents.mainFrame,
+          ...pageOf(CONSENT_SITE.pageUrl),
+        },
+        lastInputAtMs: this.inputs.lastInputAtMs,
+        nowMs: options.now(),
+      })
+      if (!intake.ok) {
+        options.onDiagnostic?.(`refused a consent decision for ${promptId}: ${intake.reason}`)
+        return
+      }
+      options.onDecision(promptId, intake.answer, this)
+    })
+
+    win.once('closed', () => {
+      this.closed = true
+      for (const listener of this.closedListeners.splice(0)) listener()
+    })
+  }
+
+  /** Loads the consent page (from its own scheme, never `file://`). */
+  async load(): Promise<void> {
+    await this.win.loadURL(CONSENT_SITE.pageUrl)
+  }
+
+  async show(view: ConsentView): Promise<void> {
+    if (!this.isOpen()) throw new Error('the consent window was closed before it was shown')
+    this.win.webContents.send(IPC.consentShow, view)
+    this.win.show()
+  }
+
+  focus(): void {
+    if (!this.isOpen()) return
+    this.win.show()
+    this.win.focus()
+  }
+
+  close(): void {
+    if (this.isOpen()) this.win.close()
+  }
+
+  isVisible(): boolean {
+    return this.isOpen() && this.win.isVisible()
+  }
+
+  isFocused(): boolean {
+    return this.isOpen() && this.win.isFocused()
+  }
+
+  private isOpen(): boolean {
+    return !this.closed && !this.win.isDestroyed()
+  }
+
+  /** Fires once, however the window closes; a listener added after it
+   *  closed fires once, asynchronously. */
+  onClosed(listener: () => void): void {
+    if (this.closed) {
+      queueMicrotask(listener)
+      return
+    }
+    this.closedListeners.push(listener)
+  }
+}

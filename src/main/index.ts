@@ -1,0 +1,130 @@
+/**
+ * Electron entry of main (trusted). Thin: it checks how it was started, wires
+ * the host-agnostic core (MainServices) to Electron windows, the utility
+ * process launcher and IPC, and nothing more. Every decision lives in pure,
+ * tested functions under src/main/core/ and src/main/electron/.
+ */
+import { app, dialog, ipcMain, nativeTheme, protocol } from 'electron'
+import type { Language, Theme } from '../common/consent-view.ts'
+import { MainServices } from './core/main-services.ts'
+import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
+import { refusalToStart } from './electron/debug-switches.ts'
+import { ElectronProtectedWindowFactory } from './electron/protected-window.ts'
+import { UtilityProcessLauncher } from './electron/utility-launcher.ts'
+import { registerWorkbenchIpc } from './electron/workbench-ipc.ts'
+import { openWorkbenchWindow, type WorkbenchWindow } from './electron/workbench-window.ts'
+
+const diagnostic = (message: string) => console.warn(`assent main: ${message}`)
+
+const refusal = refusalToStart({
+  argv: process.argv,
+  hasSwitch: (name) => app.commandLine.hasSwitch(name),
+  platform: process.platform,
+  isPackaged: app.isPackaged,
+})
+
+if (refusal !== undefined) {
+  console.error(refusal)
+  // Safe before `ready`; a packaged app started from a shortcut has no console.
+  dialog.showErrorBox('Assent did not start', refusal)
+  app.exit(1)
+} else if (!app.requestSingleInstanceLock()) {
+  // Another instance owns the runtime and the data dir; it focuses its own
+  // workbench on 'second-instance'.
+  app.quit()
+} else {
+  // Both must happen before `ready`.
+  protocol.registerSchemesAsPrivileged(PRIVILEGED_SCHEMES)
+  app.enableSandbox()
+  guardEveryWebContents()
+  start().catch((error: unknown) => {
+    dialog.showErrorBox('Assent could not start', (error as Error)?.message ?? String(error))
+    app.exit(1)
+  })
+}
+
+async function start(): Promise<void> {
+  await app.whenReady()
+  const appRoot = app.getAppPath()
+  const isPackaged = app.isPackaged
+  const now = () => performance.now()
+  let workbench: WorkbenchWindow | undefined
+
+  const windows = new ElectronProtectedWindowFactory({
+    appRoot,
+    isPackaged,
+    now,
+    onDiagnostic: diagnostic,
+    // Hook: a decision that passed the host's checks (sender, shape, prompt,
+    // recent click) goes to the consent controller, which checks the rest.
+    onDecision: (promptId, answer, window) =>
+      services.controller.handleDecision(promptId, answer, window),
+  })
+
+  const services: MainServices = new MainServices({
+    launcher: new UtilityProcessLauncher(builtPath(appRoot, 'runtimeEntry')),
+    dataDir: process.env.ASSENT_DATA_DIR ?? app.getPath('userData'),
+    windows,
+    notifier: { send: (event) => workbench?.send(event) },
+    preferences: systemPreferences,
+    onDiagnostic: diagnostic,
+  })
+
+  // Hooks: `gateway` goes to the renderer gateway's allowlist; `review`
+  // (IPC.reviewApproval) and `mode` (IPC.requestModeChange) go to the consent
+  // controller, which can only open the protected window.
+  registerWorkbenchIpc({
+    ipc: ipcMain,
+    expectedSender: () => workbench?.expectedSender(),
+    handle: (channel, args) => services.handleWorkbenchCall(channel, args),
+    onRefused: (channel, reason) => diagnostic(`refused ${channel}: ${reason}`),
+  })
+
+  const showWorkbench = () => {
+    if (workbench && !workbench.window.isDestroyed()) {
+      if (workbench.window.isMinimized()) workbench.window.restore()
+      workbench.window.focus()
+      return
+    }
+    workbench = openWorkbenchWindow({ appRoot, isPackaged, now, onDiagnostic: diagnostic })
+  }
+
+  app.on('second-instance', showWorkbench)
+  app.on('activate', showWorkbench)
+  app.on('window-all-closed', () => app.quit())
+
+  let stopped = false
+  app.on('before-quit', (event) => {
+    if (stopped) return
+    // Close every prompt (nothing minted) and stop the runtime cleanly first.
+    event.preventDefault()
+    void services.stop().finally(() => {
+      stopped = true
+      app.quit()
+    })
+  })
+
+  showWorkbench()
+  await services.start()
+}
+
+/**
+ * Defaults for any webContents, including ones we never meant to create:
+ * no webviews, no new windows, no navigation. The workbench and consent
+ * windows add their own, stricter handlers on top.
+ */
+function guardEveryWebContents(): void {
+  app.on('web-contents-created', (_event, contents) => {
+    contents.on('will-attach-webview', (event) => event.preventDefault())
+    contents.on('will-navigate', (event) => event.preventDefault())
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }))
+  })
+}
+
+function systemPreferences(): { lang: Language; theme: Theme } {
+  const [preferred = app.getLocale()] = app.getPreferredSystemLanguages()
+  return {
+    lang: preferred.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en',
+    theme: nativeTheme.shouldUseDarkColors ? 'dark' : 'light',
+  }
+}
