@@ -109,11 +109,11 @@ describe('ConsentController', () => {
     controller.handleDecision(window.promptId, 'allow-once', window)
     await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
     expect(window.closed).toBe(true)
+    const path = join(harness.workspace, 'allowed.txt')
     await eventually(
-      () => existsSync(join(harness.workspace, 'allowed.txt')) || undefined,
-      'the file',
+      () => (existsSync(path) && readFileSync(path, 'utf8') === 'from-window') || undefined,
+      'the file with the approved content',
     )
-    expect(readFileSync(join(harness.workspace, 'allowed.txt'), 'utf8')).toBe('from-window')
   })
 
   it('refuses any forged argument from the workbench with an error the renderer sees', async () => {
@@ -200,7 +200,7 @@ describe('ConsentController', () => {
   })
 
   it('closes the window and mints nothing when the approval expires while it is open', async () => {
-    const short = await startHarness({ approvalTtlMs: 400 })
+    const short = await startHarness({ approvalTtlMs: 2_000 })
     try {
       const windows = new FakeWindows()
       const controller = new ConsentController({
@@ -222,7 +222,7 @@ describe('ConsentController', () => {
     } finally {
       await short.close()
     }
-  })
+  }, 60_000)
 
   it('closes every prompt when the runtime restarts, and mints nothing for the old instance', async () => {
     const restarting = await startHarness()
@@ -247,7 +247,7 @@ describe('ConsentController', () => {
     } finally {
       await restarting.close()
     }
-  })
+  }, 60_000)
 
   it('changes a room mode only through the window, bound to the revision it showed', async () => {
     const windows = new FakeWindows()

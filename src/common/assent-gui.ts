@@ -1,0 +1,44 @@
+import type { PermissionMode } from '../runtime/contracts/policy-axes.ts'
+
+/** A call through main's renderer gateway: main forwards it to the runtime
+ *  only if (method, path) is on the allowlist. */
+export interface GatewayRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  path: string
+  body?: unknown
+}
+
+export interface GatewayResponse {
+  status: number
+  body: unknown
+}
+
+export interface WorkbenchEvent {
+  type: string
+  data: unknown
+}
+
+/**
+ * `window.assentGui`: the workbench's only way out. Untrusted code may call
+ * any of it with any arguments; main validates every call and can never be
+ * asked to decide anything: reviews and mode changes only open the protected
+ * window.
+ */
+export interface AssentGui {
+  listRooms(): Promise<GatewayResponse>
+  createRoom(input: unknown): Promise<GatewayResponse>
+  getRoom(roomId: string): Promise<GatewayResponse>
+  sendMessage(roomId: string, input: unknown): Promise<GatewayResponse>
+  timeline(roomId: string): Promise<GatewayResponse>
+  approvals(roomId: string): Promise<GatewayResponse>
+  permissions(roomId: string): Promise<GatewayResponse>
+  grants(roomId: string): Promise<GatewayResponse>
+  revokeGrant(roomId: string, grantId: string): Promise<GatewayResponse>
+  retryTurn(turnId: string): Promise<GatewayResponse>
+  globalSettings(): Promise<GatewayResponse>
+  reviewApproval(approvalId: string, ...forbidden: unknown[]): Promise<unknown>
+  requestModeChange(roomId: string, mode: PermissionMode, ...forbidden: unknown[]): Promise<unknown>
+  onEvent(listener: (event: WorkbenchEvent) => void): () => void
+}
+
+export type WorkbenchChannel = 'gateway' | 'review' | 'mode'

@@ -1,0 +1,40 @@
+import type { AssentGui, GatewayRequest, GatewayResponse } from '../common/assent-gui.ts'
+import type { WorkbenchTransport } from './transport.ts'
+
+/**
+ * Builds `window.assentGui` over a transport. Every argument is passed on
+ * as given, extra ones included: main parses strictly, so a forged
+ * `reviewApproval(id, { decision: 'allow' })` reaches main and is refused
+ * there with an error the page sees, rather than silently trimmed here.
+ */
+export function createAssentGui(transport: WorkbenchTransport): AssentGui {
+  const gateway = (request: GatewayRequest) =>
+    transport.invoke('gateway', [request]) as Promise<GatewayResponse>
+  const room = (roomId: string) => `/v1/rooms/${encodeId(roomId)}`
+  return Object.freeze({
+    listRooms: () => gateway({ method: 'GET', path: '/v1/rooms' }),
+    createRoom: (input: unknown) => gateway({ method: 'POST', path: '/v1/rooms', body: input }),
+    getRoom: (roomId: string) => gateway({ method: 'GET', path: room(roomId) }),
+    sendMessage: (roomId: string, input: unknown) =>
+      gateway({ method: 'POST', path: `${room(roomId)}/messages`, body: input }),
+    timeline: (roomId: string) => gateway({ method: 'GET', path: `${room(roomId)}/timeline` }),
+    approvals: (roomId: string) => gateway({ method: 'GET', path: `${room(roomId)}/approvals` }),
+    permissions: (roomId: string) =>
+      gateway({ method: 'GET', path: `${room(roomId)}/direct/permissions` }),
+    grants: (roomId: string) => gateway({ method: 'GET', path: `${room(roomId)}/grants` }),
+    revokeGrant: (roomId: string, grantId: string) =>
+      gateway({ method: 'DELETE', path: `${room(roomId)}/grants/${encodeId(grantId)}` }),
+    retryTurn: (turnId: string) =>
+      gateway({ method: 'POST', path: `/v1/turns/${encodeId(turnId)}/retry` }),
+    globalSettings: () => gateway({ method: 'GET', path: '/v1/settings/global' }),
+    reviewApproval: (...args: unknown[]) => transport.invoke('review', args),
+    requestModeChange: (...args: unknown[]) => transport.invoke('mode', args),
+    onEvent: (listener) => transport.onEvent(listener),
+  } satisfies AssentGui)
+}
+
+/** Ids are encoded so a crafted id cannot change the path; main's allowlist
+ *  refuses anything encoded anyway. */
+function encodeId(id: unknown): string {
+  return encodeURIComponent(String(id))
+}

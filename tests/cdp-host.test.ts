@@ -1,0 +1,214 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  buttonsEnabled,
+  chromiumAvailable,
+  startHostHarness,
+  type HostHarness,
+} from './support/cdp-host-harness.ts'
+import { eventually } from './support/runtime-harness.ts'
+
+const run = chromiumAvailable()
+let h: HostHarness
+
+beforeAll(async () => {
+  if (run) h = await startHostHarness()
+}, 60_000)
+afterAll(async () => {
+  await h?.close()
+})
+
+async function status(approvalId: string): Promise<string> {
+  return (await h.host.services.client.getApproval(approvalId)).approval.status
+}
+
+describe.runIf(run)('the protected window on the CDP host (real Chromium)', () => {
+  it('allows only after a trusted click on "Allow once", and the tool really runs', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write allowed.txt via-window')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    await consent.page.click('#assent-allow-once')
+    await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+    await eventually(() => existsSync(join(h.workspace, 'allowed.txt')) || undefined, 'the file')
+    expect(readFileSync(join(h.workspace, 'allowed.txt'), 'utf8')).toBe('via-window')
+    expect(consent.channel.refusals).toEqual([])
+  })
+
+  it('has no assentGui and no binding in the consent window main world', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write probe.txt x')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    const globals = await consent.page.evaluate(() => ({
+      gui: typeof (window as unknown as Record<string, unknown>).assentGui,
+      send: typeof (window as unknown as Record<string, unknown>).assentProtectedSend,
+      receive: typeof (window as unknown as Record<string, unknown>).__assentProtectedReceive,
+    }))
+    expect(globals).toEqual({ gui: 'undefined', send: 'undefined', receive: 'undefined' })
+    await consent.page.keyboard.press('Escape')
+    await expect(review).resolves.toEqual({ status: 'cancelled' })
+    expect(await status(approvalId)).toBe('pending')
+  })
+
+  it('ignores a scripted click from the page main world (still pending after 120 ms)', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write scripted.txt x')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    await consent.page.evaluate(() => document.getElementById('assent-allow-once')?.click())
+    await consent.page.evaluate(() =>
+      document
+        .getElementById('assent-allow-once')
+        ?.dispatchEvent(new MouseEvent('click', { bubbles: true, detail: 1 })),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 120))
+    expect(await status(approvalId)).toBe('pending')
+    await consent.page.click('#assent-deny')
+    await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'deny' })
+    expect(existsSync(join(h.workspace, 'scripted.txt'))).toBe(false)
+  })
+
+  it('ignores a trusted click that lands before the buttons are enabled', async () => {
+    // A long delay makes "before" certain on a slow machine.
+    const slow = await startHostHarness({ enableDelayMs: 3_000 })
+    try {
+      const roomId = await slow.createRoom()
+      const approvalId = await slow.pendingApproval(roomId, 'write early.txt x')
+      const review = slow.gui('reviewApproval', approvalId)
+      const consent = await slow.nextWindow()
+      await consent.page.waitForFunction(() => document.documentElement.dataset.theme !== undefined)
+      await consent.page.click('#assent-allow-once', { force: true })
+      await new Promise((resolve) => setTimeout(resolve, 120))
+      expect((await slow.host.services.client.getApproval(approvalId)).approval.status).toBe(
+        'pending',
+      )
+      await buttonsEnabled(consent)
+      await consent.page.click('#assent-allow-once')
+      await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+    } finally {
+      await slow.close()
+    }
+  }, 60_000)
+
+  it('renders markup in the action as text', async () => {
+    const roomId = await h.createRoom()
+    const payload = '<img src=x onerror=alert(1)><script>window.pwned=1</script>'
+    const approvalId = await h.pendingApproval(roomId, `write xss.txt ${payload}`)
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    const page = await consent.page.evaluate(() => ({
+      images: document.querySelectorAll('img').length,
+      scripts: document.querySelectorAll('script').length,
+      pwned: (window as unknown as Record<string, unknown>).pwned,
+      text: document.body.textContent,
+    }))
+    expect(page.images).toBe(0)
+    expect(page.scripts).toBe(0)
+    expect(page.pwned).toBeUndefined()
+    expect(page.text).toContain('<img src=x onerror=alert(1)>')
+    await consent.page.click('#assent-deny')
+    await review
+  })
+
+  it('blocks navigation and window.open from the consent window', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write nav.txt x')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    const url = consent.page.url()
+    await consent.page.evaluate(() => {
+      location.href = 'https://example.com/'
+    })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(consent.page.url()).toBe(url)
+    expect(await consent.page.locator('#assent-deny').count()).toBe(1)
+    await consent.page.evaluate(() => void window.open('https://example.com/'))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(consent.context.pages()).toHaveLength(1)
+    expect(
+      consent.blockedRequests.some((blocked) => blocked.startsWith('https://example.com')),
+    ).toBe(true)
+    await consent.page.keyboard.press('Escape')
+    await review
+  })
+
+  it('focuses the open window for a second review of the same approval', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write twice.txt x')
+    const first = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    const opened = h.host.windows.opened.length
+    h.host.focus.focus('elsewhere')
+    const second = h.gui('reviewApproval', approvalId)
+    await eventually(() => consent.isFocused() || undefined, 'the first window to be focused again')
+    expect(h.host.windows.opened).toHaveLength(opened)
+    await consent.page.click('#assent-deny')
+    const [a, b] = await Promise.all([first, second])
+    expect(a).toEqual(b)
+  })
+
+  it('refuses forged decisions and non-allowlisted calls from the workbench', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write forged.txt x')
+    const windowsBefore = h.host.windows.opened.length
+    const forged = await h.page.evaluate(
+      async ([id]) => {
+        const gui = (
+          window as unknown as {
+            assentGui: Record<string, (...args: unknown[]) => Promise<unknown>>
+          }
+        ).assentGui
+        const outcomes: string[] = []
+        for (const attempt of [
+          () => gui.reviewApproval!(id, { decision: 'allow', source: 'policy' }),
+          () => gui.reviewApproval!(id, 'allow-once'),
+          () => gui.requestModeChange!(id, 'full-access', { source: 'policy' }),
+        ]) {
+          outcomes.push(
+            await attempt().then(
+              () => 'resolved',
+              (error: Error) => error.message,
+            ),
+          )
+        }
+        return outcomes
+      },
+      [approvalId] as const,
+    )
+    for (const outcome of forged) expect(outcome).toMatch(/^refused/)
+    const direct = await h.page.evaluate(
+      (id) =>
+        new Promise<string>((resolve) => {
+          document.addEventListener('assent-gui:response', (event) =>
+            resolve(String((event as CustomEvent).detail)),
+          )
+          document.dispatchEvent(
+            new CustomEvent('assent-gui:request', {
+              detail: JSON.stringify({
+                id: 999,
+                channel: 'gateway',
+                args: [
+                  { method: 'POST', path: `/v1/approvals/${id}`, body: { decision: 'allow-once' } },
+                ],
+              }),
+            }),
+          )
+        }),
+      approvalId,
+    )
+    expect(JSON.parse(direct)).toMatchObject({
+      ok: false,
+      error: `not allowed from the workbench: POST /v1/approvals/${approvalId}`,
+    })
+    expect(await status(approvalId)).toBe('pending')
+    expect(h.host.windows.opened).toHaveLength(windowsBefore)
+  })
+})
