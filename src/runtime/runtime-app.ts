@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { homedir } from 'node:os'
 import type { Server } from 'node:http'
-import { AgentRunner } from './agent/agent-runner.ts'
+import { AgentRunner, grantableCommand } from './agent/agent-runner.ts'
 import { builtInAgents } from './agent/agents.ts'
 import { OfflineModel } from './agent/offline-model.ts'
 import { ConsentTokenVerifier } from './consent/consent-token.ts'
@@ -67,12 +67,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     // An allow-always grant commits with the user's decision or not at all.
     withinDecision: (approval) => {
       if (approval.decision !== 'allow-always' || approval.decidedBy !== 'user') return
-      const argv = approval.arguments.argv
+      // A grant answers for one exact command line. Other calls have no key
+      // that narrow: a grant for one file write would let every later write
+      // through unasked, so there allow-always allows this call only.
+      const command = grantableCommand(approval.arguments)
+      if (command === null) return
       const grant = {
         id: randomUUID(),
         roomId: approval.roomId,
         toolName: approval.toolName,
-        command: Array.isArray(argv) ? argv.map(String) : null,
+        command,
         approvalId: approval.id,
         createdAt: now(),
       }
@@ -123,6 +127,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
         at: now(),
       })
     }
+    conversations.expireAwaitingApproval(now(), {
+      ok: false,
+      output: 'The runtime restarted before anyone decided; it did not run.',
+      code: 'approval_expired',
+    })
   })
   gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
 

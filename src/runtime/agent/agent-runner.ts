@@ -274,11 +274,21 @@ export class AgentRunner {
     })
   }
 
+  /** Only a command can match a grant, and only the exact command line it
+   *  was granted for: a grant without a command (a legacy row for a file
+   *  write) would otherwise answer for every call of its tool. */
   private matchingGrant(turn: Turn, toolName: string, args: unknown): string | undefined {
-    const command = JSON.stringify(commandOf(args))
+    const command = grantableCommand(args)
+    if (command === null) return undefined
+    const key = JSON.stringify(command)
     return this.options.grants
       .listActive(turn.roomId)
-      .find((grant) => grant.toolName === toolName && JSON.stringify(grant.command) === command)?.id
+      .find(
+        (grant) =>
+          grant.toolName === toolName &&
+          grant.command !== null &&
+          JSON.stringify(grant.command) === key,
+      )?.id
   }
 
   /**
@@ -359,11 +369,17 @@ function refusal(output: string, code: string): ToolResult {
   return { ok: false, output, code }
 }
 
-function commandOf(args: unknown): string[] | null {
-  if (typeof args === 'object' && args !== null && 'argv' in args && Array.isArray(args.argv)) {
-    return args.argv.map(String)
-  }
-  return null
+/**
+ * The command line an allow-always grant may stand for: the argv of a call
+ * that has nothing but an argv (no shell, no other working directory, no
+ * timeout), or null. The grant stores only the argv, so a call with more
+ * arguments (the same words handed to a shell, say) is not what the person
+ * saw and must ask again.
+ */
+export function grantableCommand(args: unknown): string[] | null {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return null
+  if (!('argv' in args) || Object.keys(args).length !== 1) return null
+  return Array.isArray(args.argv) ? args.argv.map(String) : null
 }
 
 function workingDirectoryOf(turn: Turn, args: unknown): string {

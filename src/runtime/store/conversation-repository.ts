@@ -180,6 +180,19 @@ export class SqliteConversationRepository {
       .run()
     return running
   }
+
+  /** Settles calls that were waiting for a decision when the runtime stopped:
+   *  their approvals expire at start and no turn is left to run them, so
+   *  showing them as still awaiting approval would promise a decision that
+   *  can no longer happen. */
+  expireAwaitingApproval(at: number, result: NonNullable<ToolCallRecord['result']>): void {
+    this.db
+      .prepare(
+        `UPDATE tool_calls SET status = 'expired', result_json = ?, updated_at = ?
+           WHERE status = 'awaiting-approval'`,
+      )
+      .run(canonicalJson(result), at)
+  }
 }
 
 function toTurn(row: Row): Turn {

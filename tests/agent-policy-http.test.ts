@@ -1,0 +1,296 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
+import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
+import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import {
+  auditEvents,
+  decide,
+  outsideDir,
+  putMode,
+  readPermissions,
+  roomApprovals,
+  roomGrants,
+  setMode,
+  toolCallsOf,
+  waitForPendingApproval,
+} from './support/policy-helpers.ts'
+
+let harness: RuntimeHarness
+
+beforeAll(async () => {
+  harness = await startHarness()
+})
+afterAll(async () => {
+  await harness?.close()
+})
+
+/** Sends a message, waits for its turn to settle and returns its tool calls. */
+async function runTurn(roomId: string, text: string) {
+  const turnId = await send(harness, roomId, text)
+  const settled = await turnSettled(harness, roomId, turnId)
+  return {
+    turn: settled.turns.find((turn) => turn.id === turnId)!,
+    calls: await toolCallsOf(harness, roomId, turnId),
+    messages: settled.messages.filter((message) => message.turnId === turnId),
+  }
+}
+
+describe('full access for agents with limits', () => {
+  it('is reported unavailable: read_only_agent for the reader, agent_directory_limits for the scoped agent', async () => {
+    const reader = await createRoom(harness, { agentId: 'reader' })
+    const scoped = await createRoom(harness, { agentId: 'scoped' })
+    expect(await readPermissions(harness, reader.id)).toMatchObject({
+      status: 200,
+      body: { mode: 'ask-for-approval', fullAccessUnavailable: 'read_only_agent' },
+    })
+    expect(await readPermissions(harness, scoped.id)).toMatchObject({
+      status: 200,
+      body: { mode: 'ask-for-approval', fullAccessUnavailable: 'agent_directory_limits' },
+    })
+  })
+
+  it('is refused with 409 and the blocker code, while the narrower modes stay available', async () => {
+    for (const [agentId, code] of [
+      ['reader', 'read_only_agent'],
+      ['scoped', 'agent_directory_limits'],
+    ] as const) {
+      const room = await createRoom(harness, { agentId })
+      const refused = await putMode(harness, room.id, { mode: 'full-access', expectedRevision: 0 })
+      expect(refused.status, agentId).toBe(409)
+      expect(refused.body, agentId).toMatchObject({ code })
+      expect(await readPermissions(harness, room.id)).toMatchObject({
+        body: { revision: 0, mode: 'ask-for-approval' },
+      })
+      const narrower = await putMode(harness, room.id, {
+        mode: 'approve-for-me',
+        expectedRevision: 0,
+      })
+      expect(narrower.status, agentId).toBe(200)
+    }
+  })
+
+  it('fails the turn at admission when a full-access policy was written into the store for a scoped agent', async () => {
+    const room = await createRoom(harness, { agentId: 'scoped' })
+    const outside = await outsideDir(harness)
+    await harness.supervisor.stop()
+    const db = new DatabaseSync(join(harness.dataDir, 'assent.sqlite'))
+    try {
+      const changed = db
+        .prepare('UPDATE rooms SET policy_json = ? WHERE id = ?')
+        .run(JSON.stringify(MODE_PRESETS['full-access']), room.id)
+      expect(Number(changed.changes)).toBe(1)
+    } finally {
+      db.close()
+    }
+    await harness.supervisor.start()
+
+    const { turn, calls, messages } = await runTurn(room.id, `write ${outside}/smuggled.txt x`)
+    expect(turn.policy).toEqual(MODE_PRESETS['full-access'])
+    expect(turn.status).toBe('failed')
+    expect(calls).toEqual([])
+    expect(messages.map((message) => message.text).join('\n')).toMatch(/agent_directory_limits/)
+    expect(existsSync(join(outside, 'smuggled.txt'))).toBe(false)
+  })
+})
+
+describe('the sandbox, end to end', () => {
+  it('refuses a write outside the workspace in ask-for-approval without asking anyone', async () => {
+    const room = await createRoom(harness)
+    const outside = await outsideDir(harness)
+    const { calls } = await runTurn(room.id, `write ${outside}/escaped.txt x`)
+    expect(calls).toMatchObject([
+      { status: 'refused', approvalId: null, result: { ok: false, code: 'outside_workspace' } },
+    ])
+    expect(await roomApprovals(harness, room.id)).toEqual([])
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false)
+  })
+
+  it('refuses a write through a symlink inside the workspace that points outside', async () => {
+    const room = await createRoom(harness)
+    const outside = await outsideDir(harness)
+    await symlink(outside, join(harness.workspace, 'escape-dir'))
+    await symlink(join(outside, 'dangling.txt'), join(harness.workspace, 'escape-file'))
+    const { calls } = await runTurn(room.id, 'write escape-dir/evil.txt x\nwrite escape-file y')
+    expect(calls.map((call) => [call.status, call.result?.code])).toEqual([
+      ['refused', 'outside_workspace'],
+      ['refused', 'outside_workspace'],
+    ])
+    expect(await roomApprovals(harness, room.id)).toEqual([])
+    expect(existsSync(join(outside, 'evil.txt'))).toBe(false)
+    expect(existsSync(join(outside, 'dangling.txt'))).toBe(false)
+  })
+
+  it('in full access, really writes outside the workspace, with no approval', async () => {
+    const room = await createRoom(harness)
+    const outside = await outsideDir(harness)
+    await setMode(harness, room.id, 'full-access')
+    const { turn, calls } = await runTurn(room.id, `write ${outside}/allowed.txt full`)
+    expect(turn.policy).toEqual(MODE_PRESETS['full-access'])
+    expect(calls).toMatchObject([{ status: 'succeeded', approvalId: null }])
+    expect(readFileSync(join(outside, 'allowed.txt'), 'utf8')).toBe('full')
+    expect(await roomApprovals(harness, room.id)).toEqual([])
+  })
+
+  it('runs a read inside the workspace without asking, in ask-for-approval', async () => {
+    const room = await createRoom(harness)
+    await writeFile(join(harness.workspace, 'readable.txt'), 'read me')
+    const { calls } = await runTurn(room.id, 'read readable.txt')
+    expect(calls).toMatchObject([
+      { status: 'succeeded', approvalId: null, result: { ok: true, output: 'read me' } },
+    ])
+    expect(await roomApprovals(harness, room.id)).toEqual([])
+  })
+
+  it('asks before running a command, in ask-for-approval', async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'run echo hi')
+    expect(view.action).toMatchObject({
+      toolName: 'run_command',
+      arguments: { argv: ['echo', 'hi'] },
+    })
+    const [call] = await toolCallsOf(harness, room.id, view.approval.turnId)
+    expect(call).toMatchObject({ status: 'awaiting-approval', approvalId: view.approval.id })
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
+  })
+
+  it('refuses any write by the read-only reader agent, without asking', async () => {
+    const room = await createRoom(harness, { agentId: 'reader' })
+    const { calls } = await runTurn(room.id, 'write reader-wrote.txt x')
+    expect(calls).toMatchObject([{ status: 'refused', approvalId: null }])
+    expect(await roomApprovals(harness, room.id)).toEqual([])
+    expect(existsSync(join(harness.workspace, 'reader-wrote.txt'))).toBe(false)
+  })
+})
+
+describe('approve-for-me', () => {
+  it('allows a routine write by itself: decided by agent-review with a reason, no token, file written', async () => {
+    const room = await createRoom(harness)
+    await setMode(harness, room.id, 'approve-for-me')
+    const { calls } = await runTurn(room.id, 'write afm-notes.txt hi')
+    expect(calls).toMatchObject([{ status: 'succeeded' }])
+    const [approval] = await roomApprovals(harness, room.id)
+    expect(approval).toMatchObject({
+      id: calls[0]?.approvalId,
+      status: 'allowed',
+      decision: 'allow-once',
+      decidedBy: 'agent-review',
+    })
+    expect(approval?.reason).toMatch(/inside the workspace/)
+    expect(readFileSync(join(harness.workspace, 'afm-notes.txt'), 'utf8')).toBe('hi')
+    const resolved = (await auditEvents(harness)).find(
+      (event) => event.type === 'approval_resolved' && event.subjectId === approval?.id,
+    )
+    expect(resolved?.payload).toMatchObject({ decidedBy: 'agent-review', reason: approval?.reason })
+  })
+
+  it('denies a recursive delete by itself, and the directory stays', async () => {
+    const room = await createRoom(harness)
+    await setMode(harness, room.id, 'approve-for-me')
+    await mkdir(join(harness.workspace, 'afm-somedir'))
+    await writeFile(join(harness.workspace, 'afm-somedir', 'keep.txt'), 'keep')
+    const { calls } = await runTurn(room.id, 'delete -r afm-somedir')
+    expect(calls).toMatchObject([{ status: 'denied', result: { code: 'approval_denied' } }])
+    const [approval] = await roomApprovals(harness, room.id)
+    expect(approval).toMatchObject({ status: 'denied', decidedBy: 'agent-review' })
+    expect(approval?.reason).toMatch(/recursive/)
+    expect(readFileSync(join(harness.workspace, 'afm-somedir', 'keep.txt'), 'utf8')).toBe('keep')
+  })
+
+  it('escalates a command to the person, and the person’s minted allow-once runs it', async () => {
+    const room = await createRoom(harness)
+    await setMode(harness, room.id, 'approve-for-me')
+    const turnId = await send(harness, room.id, 'run echo hi')
+    const view = await waitForPendingApproval(harness, room.id, turnId)
+    // The reviewer answers within microseconds; give it ample time to have
+    // decided if it were going to, then check it left the call to the person.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const pending = await harness.client.getApproval(view.approval.id)
+    expect(pending.approval.status).toBe('pending')
+    expect(pending.approval.decidedBy).toBeUndefined()
+
+    expect((await decide(harness, view, 'allow-once')).status).toBe(200)
+    await turnSettled(harness, room.id, turnId)
+    expect(await toolCallsOf(harness, room.id, turnId)).toMatchObject([
+      { status: 'succeeded', result: { ok: true, output: 'hi\n' } },
+    ])
+    expect((await harness.client.getApproval(view.approval.id)).approval).toMatchObject({
+      status: 'allowed',
+      decidedBy: 'user',
+    })
+  })
+})
+
+describe('allow-always grants', () => {
+  /** A room where `run echo granted` was allowed always by the person. */
+  async function roomWithGrant() {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'run echo granted')
+    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, room.id, view.approval.turnId)
+    const grants = await roomGrants(harness, room.id)
+    return { room, grants, approvalId: view.approval.id }
+  }
+
+  it('creates a grant for the exact command, listed by the room and audited', async () => {
+    const { room, grants, approvalId } = await roomWithGrant()
+    expect(grants).toMatchObject([
+      { roomId: room.id, toolName: 'run_command', command: ['echo', 'granted'], approvalId },
+    ])
+    const created = (await auditEvents(harness)).filter(
+      (event) => event.type === 'grant_created' && event.subjectId === grants[0]?.id,
+    )
+    expect(created).toHaveLength(1)
+  })
+
+  it('runs the granted command again without asking, while a different command still asks', async () => {
+    const { room, grants } = await roomWithGrant()
+    const { calls } = await runTurn(room.id, 'run echo granted')
+    expect(calls).toMatchObject([
+      { status: 'succeeded', approvalId: null, result: { output: 'granted\n' } },
+    ])
+    const byGrant = (await auditEvents(harness)).filter(
+      (event) => event.type === 'tool_allowed_by_grant' && event.subjectId === calls[0]?.id,
+    )
+    expect(byGrant.map((event) => event.payload.grantId)).toEqual([grants[0]?.id])
+
+    const other = await pendingApprovalFor(harness, room.id, 'run echo other')
+    expect(other.action.arguments).toEqual({ argv: ['echo', 'other'] })
+    expect((await decide(harness, other, 'deny')).status).toBe(200)
+  })
+
+  it('does not turn an allow-always on one file write into permission for every write', async () => {
+    const room = await createRoom(harness)
+    const first = await pendingApprovalFor(harness, room.id, 'write grant-once.txt a')
+    expect((await decide(harness, first, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, room.id, first.approval.turnId)
+    expect(readFileSync(join(harness.workspace, 'grant-once.txt'), 'utf8')).toBe('a')
+    expect(await roomGrants(harness, room.id)).toEqual([])
+
+    const other = await pendingApprovalFor(harness, room.id, 'write .git/hooks/pre-commit evil')
+    expect(other.action.arguments).toEqual({ path: '.git/hooks/pre-commit', content: 'evil' })
+    expect((await decide(harness, other, 'deny')).status).toBe(200)
+    expect(existsSync(join(harness.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false)
+  })
+
+  it('once revoked with the bearer token alone, the command asks again, and the revocation is audited', async () => {
+    const { room, grants } = await roomWithGrant()
+    const grantId = grants[0]!.id
+    const revoked = await harness.client.raw('DELETE', `/v1/rooms/${room.id}/grants/${grantId}`)
+    expect(revoked).toEqual({ status: 200, body: { revoked: grantId } })
+    expect(await roomGrants(harness, room.id)).toEqual([])
+    const again = await harness.client.raw('DELETE', `/v1/rooms/${room.id}/grants/${grantId}`)
+    expect(again.status).toBe(404)
+
+    const view = await pendingApprovalFor(harness, room.id, 'run echo granted')
+    expect(view.approval.status).toBe('pending')
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
+    const types = (await auditEvents(harness))
+      .filter((event) => event.subjectId === grantId)
+      .map((event) => event.type)
+    expect(types).toEqual(['grant_created', 'grant_revoked'])
+  })
+})
