@@ -32,8 +32,12 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     await buttonsEnabled(consent)
     await consent.page.click('#assent-allow-once')
     await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
-    await eventually(() => existsSync(join(h.workspace, 'allowed.txt')) || undefined, 'the file')
-    expect(readFileSync(join(h.workspace, 'allowed.txt'), 'utf8')).toBe('via-window')
+    const path = join(h.workspace, 'allowed.txt')
+    // The tool may still be writing when the file appears: wait for the content.
+    await eventually(
+      () => (existsSync(path) && readFileSync(path, 'utf8') === 'via-window') || undefined,
+      'the file with the approved content',
+    )
     expect(consent.channel.refusals).toEqual([])
   })
 
