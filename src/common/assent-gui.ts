@@ -1,4 +1,5 @@
 import type { PermissionMode } from '../runtime/contracts/policy-axes.ts'
+import type { Language, Theme } from './consent-view.ts'
 
 /** A call through main's renderer gateway: main forwards it to the runtime
  *  only if (method, path) is on the allowlist. */
@@ -38,7 +39,15 @@ export interface AssentGui {
   globalSettings(): Promise<GatewayResponse>
   reviewApproval(approvalId: string, ...forbidden: unknown[]): Promise<unknown>
   requestModeChange(roomId: string, mode: PermissionMode, ...forbidden: unknown[]): Promise<unknown>
+  /** The page's effective language and theme, so the protected window opens
+   *  in the same ones. Display only: it widens nothing. */
+  setPreferences(preferences: WorkbenchPreferences, ...forbidden: unknown[]): Promise<unknown>
   onEvent(listener: (event: WorkbenchEvent) => void): () => void
 }
 
-export type WorkbenchChannel = 'gateway' | 'review' | 'mode'
+export interface WorkbenchPreferences {
+  lang: Language
+  theme: Theme
+}
+
+export type WorkbenchChannel = 'gateway' | 'review' | 'mode' | 'preferences'

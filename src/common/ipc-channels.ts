@@ -10,6 +10,9 @@ export const IPC = {
   reviewApproval: 'assent:consent:review-approval',
   /** workbench → main (invoke): open the protected mode-change window. */
   requestModeChange: 'assent:consent:request-mode-change',
+  /** workbench → main (invoke): the page's language and theme, for the
+   *  protected window. */
+  setPreferences: 'assent:preferences:set',
   /** main → workbench: allowlisted runtime events and runtime status. */
   runtimeEvent: 'assent:runtime:event',
 } as const

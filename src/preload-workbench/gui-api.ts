@@ -29,6 +29,7 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
     globalSettings: () => gateway({ method: 'GET', path: '/v1/settings/global' }),
     reviewApproval: (...args: unknown[]) => transport.invoke('review', args),
     requestModeChange: (...args: unknown[]) => transport.invoke('mode', args),
+    setPreferences: (...args: unknown[]) => transport.invoke('preferences', args),
     onEvent: (listener) => transport.onEvent(listener),
   } satisfies AssentGui)
 }

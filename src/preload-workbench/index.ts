@@ -7,6 +7,7 @@ const CHANNELS = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
   mode: IPC.requestModeChange,
+  preferences: IPC.setPreferences,
 } as const
 
 // Only this small API reaches the page: never ipcRenderer itself, and never

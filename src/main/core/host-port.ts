@@ -30,3 +30,14 @@ export interface ProtectedWindowFactory {
 export interface WorkbenchNotifier {
   send(event: { type: string; data: unknown }): void
 }
+
+/**
+ * Port: a system notification that an approval is waiting. Invariant the
+ * adapter must keep: it shows nothing while the workbench has focus (the
+ * card is already in view), it shows only the text it is given (the tool's
+ * name, never its arguments), and a click brings the workbench forward and
+ * tells it which card to focus.
+ */
+export interface ApprovalNotifier {
+  notify(notice: { approvalId: string; title: string; body: string }): void
+}

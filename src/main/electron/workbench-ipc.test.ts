@@ -40,10 +40,10 @@ function setup(expectedSender?: () => ExpectedSender | undefined) {
 }
 
 describe('registerWorkbenchIpc', () => {
-  it('registers the gateway, review and mode-change channels', () => {
+  it('registers the gateway, review, mode-change and preferences channels', () => {
     const { handlers } = setup()
     expect([...handlers.keys()].sort()).toEqual(
-      [IPC.gatewayCall, IPC.reviewApproval, IPC.requestModeChange].sort(),
+      [IPC.gatewayCall, IPC.reviewApproval, IPC.requestModeChange, IPC.setPreferences].sort(),
     )
   })
 
@@ -53,10 +53,12 @@ describe('registerWorkbenchIpc', () => {
     await handlers.get(IPC.gatewayCall)?.(workbenchEvent, request)
     await handlers.get(IPC.reviewApproval)?.(workbenchEvent, ['ap_1'])
     await handlers.get(IPC.requestModeChange)?.(workbenchEvent, ['room_1', 'full-access'])
+    await handlers.get(IPC.setPreferences)?.(workbenchEvent, [{ lang: 'en', theme: 'dark' }])
     expect(calls).toEqual([
       ['gateway', request],
       ['review', ['ap_1']],
       ['mode', ['room_1', 'full-access']],
+      ['preferences', [{ lang: 'en', theme: 'dark' }]],
     ])
   })
 
@@ -67,7 +69,13 @@ describe('registerWorkbenchIpc', () => {
       { sender: { id: 1 }, senderFrame: { url: WORKBENCH_SITE.pageUrl, parent: mainFrame } },
       { sender: { id: 1 }, senderFrame: null },
     ]
-    for (const channel of [IPC.gatewayCall, IPC.reviewApproval, IPC.requestModeChange]) {
+    const channels = [
+      IPC.gatewayCall,
+      IPC.reviewApproval,
+      IPC.requestModeChange,
+      IPC.setPreferences,
+    ]
+    for (const channel of channels) {
       for (const event of events) {
         await expect(handlers.get(channel)?.(event, ['x'])).rejects.toThrow(
           `refused: ${channel} is for the workbench page only`,
@@ -75,7 +83,7 @@ describe('registerWorkbenchIpc', () => {
       }
     }
     expect(calls).toEqual([])
-    expect(refused).toHaveLength(9)
+    expect(refused).toHaveLength(channels.length * events.length)
   })
 
   it('refuses every call while there is no workbench window', async () => {

@@ -3,11 +3,12 @@ import type { WorkbenchChannel } from '../../common/assent-gui.ts'
 import { IPC } from '../../common/ipc-channels.ts'
 import { validateSender, type ExpectedSender } from '../core/sender-validator.ts'
 
-/** The workbench's three invoke channels, by the name the preload uses. */
+/** The workbench's invoke channels, by the name the preload uses. */
 export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
   mode: IPC.requestModeChange,
+  preferences: IPC.setPreferences,
 }
 
 export interface WorkbenchIpcOptions {
@@ -18,7 +19,8 @@ export interface WorkbenchIpcOptions {
   /**
    * Where a call goes once its sender is validated: `gateway` to the renderer
    * gateway's allowlist, `review` and `mode` to the consent controller, which
-   * only ever opens the protected window (MainServices.handleWorkbenchCall).
+   * only ever opens the protected window, `preferences` to the language and
+   * theme the protected window uses (MainServices.handleWorkbenchCall).
    */
   handle: (channel: WorkbenchChannel, args: unknown) => Promise<unknown>
   onRefused?: (channel: string, reason: string) => void

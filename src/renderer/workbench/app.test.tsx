@@ -1,0 +1,127 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import { App } from './app.tsx'
+import { DISPLAY_STORAGE_KEY } from './preferences.ts'
+import {
+  FakeGui,
+  approvalFixture,
+  emptyTimeline,
+  permissionsFixture,
+  roomFixture,
+  toolCallFixture,
+} from './test-support/fake-gui.ts'
+import { renderWithI18n } from './test-support/render.tsx'
+import type { Notice } from './notifications.ts'
+
+afterEach(() => {
+  cleanup()
+  localStorage.clear()
+})
+
+function setup() {
+  const gui = new FakeGui()
+  const shown: Array<{ notice: Notice; click: () => void }> = []
+  renderWithI18n(
+    <App
+      gui={gui}
+      newId={() => 'id-1'}
+      notifyAfterMs={0}
+      notifications={{
+        hasFocus: () => false,
+        show: (notice, click) => shown.push({ notice, click }),
+      }}
+    />,
+  )
+  return { gui, shown }
+}
+
+describe('App', () => {
+  it('applies the system language and theme and tells main, so the protected window matches', async () => {
+    const { gui } = setup()
+    await waitFor(() => expect(gui.preferences).toEqual([{ lang: 'en', theme: 'light' }]))
+    expect(document.documentElement.lang).toBe('en')
+    expect(document.documentElement.dataset.theme).toBe('light')
+  })
+
+  it('switches to Chinese and dark from the settings control, remembers it and tells main', async () => {
+    const { gui } = setup()
+    fireEvent.click(screen.getByTestId('settings-open'))
+    fireEvent.change(screen.getByTestId('settings-language'), { target: { value: 'zh-CN' } })
+    fireEvent.change(screen.getByTestId('settings-theme'), { target: { value: 'dark' } })
+    await waitFor(() => expect(gui.preferences.at(-1)).toEqual({ lang: 'zh-CN', theme: 'dark' }))
+    expect(document.documentElement.lang).toBe('zh-CN')
+    expect(document.documentElement.dataset.theme).toBe('dark')
+    expect(screen.getByTestId('room-create').textContent).toBe('创建房间')
+    expect(JSON.parse(localStorage.getItem(DISPLAY_STORAGE_KEY) ?? '{}')).toEqual({
+      theme: 'dark',
+      lang: 'zh-CN',
+    })
+  })
+
+  it('starts from the remembered choice', async () => {
+    localStorage.setItem(DISPLAY_STORAGE_KEY, JSON.stringify({ theme: 'dark', lang: 'system' }))
+    const { gui } = setup()
+    await waitFor(() => expect(gui.preferences).toEqual([{ lang: 'en', theme: 'dark' }]))
+  })
+
+  it('creates a direct room from the form and opens it', async () => {
+    const { gui } = setup()
+    fireEvent.change(screen.getByTestId('room-agent'), { target: { value: 'reader' } })
+    fireEvent.change(screen.getByTestId('room-workspace'), { target: { value: 'projects/notes' } })
+    fireEvent.change(screen.getByTestId('room-title'), { target: { value: 'Notes' } })
+    fireEvent.click(screen.getByTestId('room-create'))
+    expect((await screen.findByTestId('room-create-error')).textContent).toBe(
+      'The workspace folder must be an absolute path.',
+    )
+    expect(gui.callsOf('createRoom')).toEqual([])
+    fireEvent.change(screen.getByTestId('room-workspace'), { target: { value: '/home/ada/notes' } })
+    fireEvent.click(screen.getByTestId('room-create'))
+    await screen.findByTestId('room-view')
+    expect(gui.callsOf('createRoom')).toEqual([
+      [{ kind: 'direct', agentId: 'reader', workspace: '/home/ada/notes', title: 'Notes' }],
+    ])
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Notes')
+    // The event for the same room adds nothing.
+    act(() => gui.emit('room.created', { room: gui.rooms[0] }))
+    expect(screen.getAllByTestId('room-link')).toHaveLength(1)
+  })
+
+  it('says why the runtime refused a room', async () => {
+    const { gui } = setup()
+    gui.createRoom = async () => ({
+      status: 400,
+      body: { error: 'workspace: must be an existing directory', code: 'invalid_workspace' },
+    })
+    fireEvent.change(screen.getByTestId('room-workspace'), { target: { value: '/nope' } })
+    fireEvent.change(screen.getByTestId('room-title'), { target: { value: 'Notes' } })
+    fireEvent.click(screen.getByTestId('room-create'))
+    expect((await screen.findByTestId('room-create-error')).textContent).toBe(
+      'The room was not created: workspace: must be an existing directory',
+    )
+  })
+
+  it('notifies about a waiting approval by tool name, and a click focuses its card', async () => {
+    const { gui, shown } = setup()
+    const room = roomFixture()
+    gui.rooms = [room]
+    gui.permissionsOf.set(room.id, permissionsFixture())
+    gui.timelines.set(room.id, {
+      ...emptyTimeline(room.id),
+      toolCalls: [toolCallFixture()],
+      approvals: [approvalFixture()],
+    })
+    act(() => gui.emit('room.created', { room }))
+    act(() => gui.emit('approval.requested', { approval: approvalFixture() }))
+    await waitFor(() => expect(shown).toHaveLength(1))
+    expect(shown[0]?.notice).toEqual({
+      tag: 'ap-1',
+      title: 'Assent: confirmation needed',
+      body: 'write_file is waiting for your confirmation.',
+    })
+    act(() => shown[0]?.click())
+    await waitFor(() =>
+      expect((document.activeElement as HTMLElement | null)?.dataset.approvalId).toBe('ap-1'),
+    )
+  })
+})

@@ -1,0 +1,230 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import type { AssentGui } from '../../common/assent-gui.ts'
+import type { Room } from '../../runtime/contracts/room.ts'
+import { CreateRoomForm } from './components/create-room-form.tsx'
+import { MenuIcon } from './components/icons.tsx'
+import { RoomList } from './components/room-list.tsx'
+import { RoomView, type FocusRequest } from './components/room-view.tsx'
+import { SettingsControl } from './components/settings-control.tsx'
+import { messageOf, workbenchApi } from './gui/workbench-api.ts'
+import { readWorkbenchEvent } from './gui/workbench-events.ts'
+import { PendingNotifier, webNotifications, type NotificationPort } from './notifications.ts'
+import { useDisplayPreferences } from './preferences.ts'
+
+const DRAWER_ID = 'assent-room-drawer'
+/** Below this width the room list is a drawer (styles/layout.css). */
+const NARROW_QUERY = '(max-width: 899px)'
+
+export interface AppProps {
+  gui: AssentGui
+  newId?: () => string
+  notifications?: NotificationPort
+  notifyAfterMs?: number
+}
+
+/**
+ * The workbench: rooms on the left (a drawer below 900 px), the open room or
+ * the new-room form on the right, display settings at the top. It talks to
+ * main only through `window.assentGui`, and shows the language and theme it
+ * uses to main so the protected window matches.
+ */
+export function App({
+  gui,
+  newId = () => crypto.randomUUID(),
+  notifications,
+  notifyAfterMs,
+}: AppProps) {
+  const { t, i18n } = useTranslation()
+  const api = useMemo(() => workbenchApi(gui), [gui])
+  const { choices, setChoices, effective } = useDisplayPreferences()
+  const [rooms, setRooms] = useState<readonly Room[]>([])
+  const [roomsError, setRoomsError] = useState<string | undefined>(undefined)
+  const [selectedId, setSelectedId] = useState<string | undefined>(undefined)
+  const [drawerOpen, setDrawerOpen] = useState(false)
+  const [focusRequest, setFocusRequest] = useState<FocusRequest | undefined>(undefined)
+  const drawerToggle = useRef<HTMLButtonElement>(null)
+  const approvalRooms = useRef(new Map<string, string>())
+  const focusCount = useRef(0)
+
+  useEffect(() => {
+    void i18n.changeLanguage(effective.lang)
+    document.documentElement.lang = effective.lang
+    document.documentElement.dataset.theme = effective.theme
+    // Display only: main uses it for the protected window's language and
+    // theme. An old main that lacks the channel refuses; nothing depends on it.
+    void gui.setPreferences(effective).catch(() => undefined)
+  }, [effective, gui, i18n])
+
+  // Widening the window turns the drawer back into a sidebar: nothing may
+  // stay inert behind a drawer that is no longer one.
+  useEffect(() => {
+    if (typeof matchMedia !== 'function') return
+    const narrow = matchMedia(NARROW_QUERY)
+    const changed = () => {
+      if (!narrow.matches) setDrawerOpen(false)
+    }
+    narrow.addEventListener('change', changed)
+    return () => narrow.removeEventListener('change', changed)
+  }, [])
+
+  useEffect(() => {
+    document.title = t('workbench.appName')
+  }, [t, effective.lang])
+
+  const focusApproval = useCallback((approvalId: string, roomId?: string) => {
+    const room = roomId ?? approvalRooms.current.get(approvalId)
+    if (room) setSelectedId(room)
+    setDrawerOpen(false)
+    focusCount.current += 1
+    setFocusRequest({ approvalId, nonce: focusCount.current })
+  }, [])
+
+  // The room list: loaded at start, kept in step with the runtime's events,
+  // reloaded when the runtime comes back or lost events.
+  useEffect(() => {
+    let active = true
+    const load = () =>
+      api.listRooms().then(
+        (listed) => {
+          if (!active) return
+          // Rooms are never deleted, so a room this list lacks was created
+          // after it was asked for (its room.created event got here first).
+          setRooms((current) => [
+            ...listed,
+            ...current.filter((room) => !listed.some((known) => known.id === room.id)),
+          ])
+          setRoomsError(undefined)
+        },
+        (failure: unknown) => {
+          if (active) setRoomsError(messageOf(failure))
+        },
+      )
+    void load()
+    const stop = gui.onEvent((event) => {
+      const signal = readWorkbenchEvent(event)
+      if (signal?.type === 'room.created') {
+        const created = signal.room
+        setRooms((current) =>
+          current.some((room) => room.id === created.id) ? current : [...current, created],
+        )
+      } else if (
+        signal?.type === 'room.updated' ||
+        signal?.type === 'runtime.reset' ||
+        (signal?.type === 'runtime.status' && signal.state === 'up')
+      ) {
+        void load()
+      }
+    })
+    return () => {
+      active = false
+      stop()
+    }
+  }, [api, gui])
+
+  // Notifications for approvals that wait while the window is elsewhere, and
+  // main's "focus this card" after its own notification was clicked.
+  useEffect(() => {
+    const notifier = new PendingNotifier({
+      port: notifications ?? webNotifications(),
+      text: (approval) => ({
+        title: t('workbench.notification.title'),
+        body: t('workbench.notification.body', { tool: approval.toolName }),
+      }),
+      onClick: (approval) => focusApproval(approval.id, approval.roomId),
+      ...(notifyAfterMs === undefined ? {} : { delayMs: notifyAfterMs }),
+    })
+    const stop = gui.onEvent((event) => {
+      const signal = readWorkbenchEvent(event)
+      if (signal?.type === 'approval.requested') {
+        approvalRooms.current.set(signal.approval.id, signal.approval.roomId)
+        notifier.requested(signal.approval)
+      } else if (signal?.type === 'approval.resolved') {
+        notifier.resolved(signal.approval.id)
+      } else if (signal?.type === 'approval.focus') {
+        focusApproval(signal.approvalId)
+      }
+    })
+    return () => {
+      stop()
+      notifier.dispose()
+    }
+  }, [gui, notifications, notifyAfterMs, t, focusApproval])
+
+  const selected = rooms.find((room) => room.id === selectedId)
+
+  const closeDrawer = () => {
+    setDrawerOpen(false)
+    drawerToggle.current?.focus()
+  }
+
+  return (
+    <div className="app" data-drawer-open={drawerOpen}>
+      <header className="topbar">
+        <button
+          type="button"
+          ref={drawerToggle}
+          className="button topbar__drawer"
+          data-testid="rooms-drawer-toggle"
+          aria-expanded={drawerOpen}
+          aria-controls={DRAWER_ID}
+          onClick={() => setDrawerOpen(!drawerOpen)}
+        >
+          <MenuIcon />
+          <span>{t('workbench.rooms.openDrawer')}</span>
+        </button>
+        <p className="topbar__brand">{t('workbench.appName')}</p>
+        <SettingsControl choices={choices} onChange={setChoices} />
+      </header>
+      <div className="app__body">
+        <RoomList
+          id={DRAWER_ID}
+          rooms={rooms}
+          selectedId={selected?.id}
+          drawerOpen={drawerOpen}
+          error={roomsError}
+          onSelect={(roomId) => {
+            setSelectedId(roomId)
+            setDrawerOpen(false)
+          }}
+          onNewRoom={() => {
+            setSelectedId(undefined)
+            setDrawerOpen(false)
+          }}
+          onCloseDrawer={closeDrawer}
+        />
+        {drawerOpen ? (
+          <div
+            className="drawer-backdrop"
+            aria-hidden="true"
+            onClick={() => setDrawerOpen(false)}
+          />
+        ) : null}
+        <main className="app__main" inert={drawerOpen}>
+          {selected ? (
+            <RoomView
+              key={selected.id}
+              api={api}
+              gui={gui}
+              room={selected}
+              newId={newId}
+              focusRequest={focusRequest}
+            />
+          ) : (
+            <div className="app__create">
+              <CreateRoomForm
+                api={api}
+                onCreated={(room) => {
+                  setRooms((current) =>
+                    current.some((known) => known.id === room.id) ? current : [...current, room],
+                  )
+                  setSelectedId(room.id)
+                }}
+              />
+            </div>
+          )}
+        </main>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,184 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, screen, within } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type { CardState } from '../state/approval-cards.ts'
+import { approvalFixture } from '../test-support/fake-gui.ts'
+import { renderWithI18n } from '../test-support/render.tsx'
+import { ApprovalCard } from './approval-card.tsx'
+
+afterEach(cleanup)
+
+const card = (overrides: Partial<ApprovalSummary> = {}, stale = false): CardState => ({
+  approval: approvalFixture(overrides),
+  stale,
+})
+
+function renderCard(state: CardState, args: Record<string, unknown> | null = { a: 1 }) {
+  const onReview = vi.fn()
+  renderWithI18n(<ApprovalCard card={state} args={args ?? undefined} onReview={onReview} />)
+  return { onReview, article: screen.getByTestId('approval-card') }
+}
+
+const DECIDED = [
+  {
+    name: 'allowed once by the person',
+    state: card({ status: 'allowed', decision: 'allow-once', decidedBy: 'user', decidedAt: 3 }),
+    outcome: 'approved',
+    label: 'Approved',
+    note: undefined,
+  },
+  {
+    name: 'always allowed by the person',
+    state: card({ status: 'allowed', decision: 'allow-always', decidedBy: 'user', decidedAt: 3 }),
+    outcome: 'always-allowed',
+    label: 'Always allowed',
+    note: undefined,
+  },
+  {
+    name: 'denied by the person',
+    state: card({ status: 'denied', decision: 'deny', decidedBy: 'user', decidedAt: 3 }),
+    outcome: 'rejected',
+    label: 'Rejected',
+    note: undefined,
+  },
+  {
+    name: 'expired unconfirmed',
+    state: card({ status: 'expired', decidedBy: 'timeout', reason: 'not confirmed in time' }),
+    outcome: 'expired',
+    label: 'Expired',
+    note: 'Nobody confirmed it in time; it did not run.',
+  },
+  {
+    name: 'allowed by the automatic reviewer',
+    state: card({
+      status: 'allowed',
+      decision: 'allow-once',
+      decidedBy: 'agent-review',
+      reason: 'a write inside the workspace',
+    }),
+    outcome: 'auto-reviewed',
+    label: 'Reviewed automatically',
+    note: 'The automatic reviewer allowed it: a write inside the workspace',
+  },
+  {
+    name: 'denied by the automatic reviewer',
+    state: card({
+      status: 'denied',
+      decision: 'deny',
+      decidedBy: 'agent-review',
+      reason: 'a recursive delete',
+    }),
+    outcome: 'auto-reviewed',
+    label: 'Reviewed automatically',
+    note: 'The automatic reviewer denied it: a recursive delete',
+  },
+  {
+    name: 'expired because the runtime restarted',
+    state: card({
+      status: 'expired',
+      decidedBy: 'timeout',
+      reason: 'the runtime restarted; the agent is no longer waiting',
+    }),
+    outcome: 'stale',
+    label: 'No longer waiting',
+    note: 'The agent is no longer waiting for this: the runtime stopped or restarted.',
+  },
+  {
+    name: 'left open when the runtime went away',
+    state: card({}, true),
+    outcome: 'stale',
+    label: 'No longer waiting',
+    note: 'The agent is no longer waiting for this: the runtime stopped or restarted.',
+  },
+] as const
+
+describe('ApprovalCard', () => {
+  for (const { name, state, outcome, label, note } of DECIDED) {
+    it(`shows "${label}" with its own icon and colour when ${name}, and no buttons`, () => {
+      const { article } = renderCard(state)
+      const shown = within(article).getByTestId('approval-outcome')
+      expect(shown.textContent).toBe(label)
+      expect(shown.dataset.outcome).toBe(outcome)
+      expect(shown.className).toContain(`outcome--${outcome}`)
+      expect(shown.querySelector('svg')?.dataset.icon).toBe(`outcome-${outcome}`)
+      expect(article.dataset.outcome).toBe(outcome)
+      expect(within(article).queryByRole('button')).toBeNull()
+      expect(within(article).queryByTestId('approval-note')?.textContent).toBe(note)
+    })
+  }
+
+  it('gives every outcome a different icon and colour class', () => {
+    const outcomes = new Set(DECIDED.map((entry) => entry.outcome))
+    const icons = new Set<string>()
+    const classes = new Set<string>()
+    for (const entry of DECIDED.filter(
+      (e, i, all) => all.findIndex((o) => o.outcome === e.outcome) === i,
+    )) {
+      const { article } = renderCard(entry.state)
+      const shown = within(article).getByTestId('approval-outcome')
+      icons.add(shown.querySelector('svg')?.innerHTML ?? '')
+      classes.add(shown.className)
+      cleanup()
+    }
+    expect(icons.size).toBe(outcomes.size)
+    expect(classes.size).toBe(outcomes.size)
+  })
+
+  it('shows an open approval: heading by kind, summary, full arguments, tool and directory', () => {
+    const content = 'x'.repeat(20_000)
+    const { article } = renderCard(card(), { path: 'notes.txt', content })
+    expect(within(article).getByRole('heading').textContent).toBe('Apply changes')
+    expect(article.textContent).toContain('Write 5 bytes to notes.txt')
+    const args = within(article).getByTestId('approval-arguments')
+    expect(args.tagName).toBe('PRE')
+    expect(args.textContent).toBe(JSON.stringify({ path: 'notes.txt', content }, null, 2))
+    expect(article.textContent).toContain('write_file')
+    expect(article.textContent).toContain('/home/ada/project')
+    expect(within(article).queryByTestId('approval-outcome')).toBeNull()
+    expect(article.dataset.approvalId).toBe('ap-1')
+  })
+
+  it.each([
+    ['run-command', 'Run command'],
+    ['apply-changes', 'Apply changes'],
+    ['mcp-tool-call', 'MCP tool call'],
+    ['read', 'Read files'],
+  ] as const)('titles a %s approval "%s"', (kind, title) => {
+    const { article } = renderCard(card({ kind }))
+    expect(within(article).getByRole('heading').textContent).toBe(title)
+    expect(article.querySelector('svg')?.dataset.icon).toBe(`kind-${kind}`)
+  })
+
+  it('opens the same review from "Review and allow" and from "Deny"', () => {
+    const { article, onReview } = renderCard(card())
+    fireEvent.click(within(article).getByTestId('approval-review'))
+    fireEvent.click(within(article).getByTestId('approval-deny'))
+    expect(onReview.mock.calls).toEqual([['ap-1'], ['ap-1']])
+    expect(within(article).getByTestId('approval-review').textContent).toBe('Review and allow')
+    expect(within(article).getByTestId('approval-deny').textContent).toBe('Deny')
+  })
+
+  it('has no key that reviews or approves', () => {
+    const { article, onReview } = renderCard(card())
+    for (const key of ['Enter', ' ', 'a', 'y', 'Y']) {
+      fireEvent.keyDown(article, { key })
+      fireEvent.keyDown(document, { key })
+    }
+    expect(onReview).not.toHaveBeenCalled()
+  })
+
+  it('says the arguments are coming when only the event has arrived', () => {
+    const { article } = renderCard(card(), null)
+    expect(within(article).queryByTestId('approval-arguments')).toBeNull()
+    expect(article.textContent).toContain(
+      'The full arguments appear when the conversation refreshes.',
+    )
+  })
+
+  it('speaks Chinese with the zh-CN catalog', () => {
+    renderWithI18n(<ApprovalCard card={card()} args={{}} onReview={() => {}} />, 'zh-CN')
+    expect(screen.getByTestId('approval-review').textContent).toBe('审核并允许')
+    expect(screen.getByRole('heading').textContent).toBe('应用更改')
+  })
+})

@@ -1,0 +1,150 @@
+import { useId } from 'react'
+import { useTranslation } from 'react-i18next'
+import { outcomeOf, type CardOutcome, type CardState } from '../state/approval-cards.ts'
+import { KindIcon, OutcomeIcon } from './icons.tsx'
+
+export interface ApprovalCardProps {
+  card: CardState
+  /** The tool call's full arguments from the timeline, once loaded. */
+  args: Record<string, unknown> | undefined
+  reviewing?: boolean
+  error?: string | undefined
+  /** Both buttons call this: the protected window decides, never the card. */
+  onReview: (approvalId: string) => void
+}
+
+type DecidedOutcome = Exclude<CardOutcome, 'pending'>
+
+const OUTCOME_LABEL = {
+  approved: 'workbench.card.outcome.approved',
+  'always-allowed': 'workbench.card.outcome.alwaysAllowed',
+  rejected: 'workbench.card.outcome.rejected',
+  expired: 'workbench.card.outcome.expired',
+  'auto-reviewed': 'workbench.card.outcome.autoReviewed',
+  stale: 'workbench.card.outcome.stale',
+} as const satisfies Record<DecidedOutcome, string>
+
+/**
+ * One approval: what the agent wants to do, with which tool, where. While it
+ * is open it offers "Review and allow" and "Deny", which both open the
+ * protected window (Deny is its default focus there); once decided it shows
+ * its outcome and stays in the timeline. No key on the card decides anything.
+ */
+export function ApprovalCard({ card, args, reviewing, error, onReview }: ApprovalCardProps) {
+  const { t } = useTranslation()
+  const headingId = useId()
+  const { approval } = card
+  const outcome = outcomeOf(card)
+  const open = outcome === 'pending'
+  return (
+    <article
+      className={`card card--${outcome}`}
+      data-testid="approval-card"
+      data-approval-id={approval.id}
+      data-turn-id={approval.turnId}
+      data-outcome={outcome}
+      aria-labelledby={headingId}
+      tabIndex={-1}
+    >
+      <header className="card__header">
+        <KindIcon kind={approval.kind} />
+        <h3 className="card__title" id={headingId}>
+          {t(`consent.kind.${approval.kind}`)}
+        </h3>
+        {open ? null : <OutcomeLabel outcome={outcome} />}
+      </header>
+      <p className="card__summary">{approval.summary}</p>
+      {args === undefined ? (
+        <p className="card__note">{t('workbench.card.argumentsPending')}</p>
+      ) : (
+        <pre
+          className="card__arguments"
+          data-testid="approval-arguments"
+          tabIndex={0}
+          role="group"
+          aria-label={t('workbench.card.arguments')}
+        >
+          {JSON.stringify(args, null, 2)}
+        </pre>
+      )}
+      <dl className="card__facts">
+        <div className="card__fact">
+          <dt>{t('workbench.card.tool')}</dt>
+          <dd className="mono">{approval.toolName}</dd>
+        </div>
+        <div className="card__fact">
+          <dt>{t('workbench.card.workingDirectory')}</dt>
+          <dd className="mono">{approval.workingDirectory}</dd>
+        </div>
+      </dl>
+      <OutcomeNote card={card} outcome={outcome} />
+      {open ? (
+        <div className="card__actions">
+          <button
+            type="button"
+            className="button button--primary"
+            data-testid="approval-review"
+            onClick={() => onReview(approval.id)}
+          >
+            {t('workbench.card.review')}
+          </button>
+          <button
+            type="button"
+            className="button"
+            data-testid="approval-deny"
+            onClick={() => onReview(approval.id)}
+          >
+            {t('workbench.card.deny')}
+          </button>
+        </div>
+      ) : null}
+      {open && reviewing ? (
+        <p className="card__note" role="status">
+          {t('workbench.card.reviewing')}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="card__error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </article>
+  )
+}
+
+function OutcomeLabel({ outcome }: { outcome: DecidedOutcome }) {
+  const { t } = useTranslation()
+  return (
+    <p
+      className={`outcome outcome--${outcome}`}
+      data-testid="approval-outcome"
+      data-outcome={outcome}
+    >
+      <OutcomeIcon outcome={outcome} />
+      <span>{t(OUTCOME_LABEL[outcome])}</span>
+    </p>
+  )
+}
+
+function OutcomeNote({ card, outcome }: { card: CardState; outcome: CardOutcome }) {
+  const { t } = useTranslation()
+  const reason = card.approval.reason ?? ''
+  let note: string | undefined
+  if (outcome === 'auto-reviewed') {
+    const key =
+      card.approval.status === 'allowed'
+        ? 'workbench.card.autoAllowed'
+        : 'workbench.card.autoDenied'
+    note = t(key, { reason })
+  } else if (outcome === 'expired') {
+    note = t('workbench.card.expiredNote')
+  } else if (outcome === 'stale') {
+    note = t('workbench.card.staleNote')
+  }
+  if (!note) return null
+  return (
+    <p className="card__note" data-testid="approval-note">
+      {note}
+    </p>
+  )
+}

@@ -1,0 +1,69 @@
+import { useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import type { Grant } from '../../../runtime/contracts/room.ts'
+import { messageOf } from '../gui/workbench-api.ts'
+
+export interface GrantsPanelProps {
+  grants: readonly Grant[]
+  /** Revoking only narrows what the agent may do, so no protected window. */
+  onRevoke: (grantId: string) => Promise<void>
+}
+
+/** The room's "always allow" grants, each with a way to take it back. */
+export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
+  const { t } = useTranslation()
+  const [error, setError] = useState<string | undefined>(undefined)
+  const revoke = async (grantId: string) => {
+    setError(undefined)
+    try {
+      await onRevoke(grantId)
+    } catch (failure) {
+      setError(t('workbench.grants.failed', { reason: messageOf(failure) }))
+    }
+  }
+  return (
+    <details className="grants" data-testid="grants-panel">
+      <summary className="grants__summary">
+        {t('workbench.grants.summary', { count: String(grants.length) })}
+      </summary>
+      <div className="grants__body">
+        {grants.length === 0 ? (
+          <p className="grants__empty">{t('workbench.grants.empty')}</p>
+        ) : (
+          <ul className="grants__list">
+            {grants.map((grant) => {
+              const what = grant.command ? grant.command.join(' ') : grant.toolName
+              return (
+                <li
+                  key={grant.id}
+                  className="grants__item"
+                  data-testid="grant"
+                  data-grant-id={grant.id}
+                >
+                  <span className="grants__what">
+                    <span className="mono">{grant.toolName}</span>
+                    {grant.command ? <code className="grants__command">{what}</code> : null}
+                  </span>
+                  <button
+                    type="button"
+                    className="button button--small"
+                    data-testid="grant-revoke"
+                    aria-label={t('workbench.grants.revokeLabel', { what })}
+                    onClick={() => void revoke(grant.id)}
+                  >
+                    {t('workbench.grants.revoke')}
+                  </button>
+                </li>
+              )
+            })}
+          </ul>
+        )}
+        {error ? (
+          <p className="card__error" role="alert">
+            {error}
+          </p>
+        ) : null}
+      </div>
+    </details>
+  )
+}

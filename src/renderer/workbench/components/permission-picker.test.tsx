@@ -1,0 +1,146 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { RoomPermissions } from '../../../runtime/contracts/room.ts'
+import { workbenchApi } from '../gui/workbench-api.ts'
+import {
+  FakeGui,
+  deferred,
+  emptyTimeline,
+  permissionsFixture,
+  roomFixture,
+} from '../test-support/fake-gui.ts'
+import { renderWithI18n } from '../test-support/render.tsx'
+import { PermissionPicker } from './permission-picker.tsx'
+import { RoomView } from './room-view.tsx'
+
+afterEach(cleanup)
+
+function renderPicker(permissions: RoomPermissions | undefined, onChoose = vi.fn(async () => {})) {
+  renderWithI18n(<PermissionPicker permissions={permissions} onChoose={onChoose} />)
+  return { onChoose, toggle: screen.getByTestId('mode-picker') }
+}
+
+describe('PermissionPicker', () => {
+  it('shows the mode the runtime reports, with the three modes and their explanations', () => {
+    const { toggle } = renderPicker(permissionsFixture({ mode: 'approve-for-me' }))
+    expect(toggle.dataset.mode).toBe('approve-for-me')
+    expect(toggle.textContent).toBe('Permissions: Approve for me')
+    fireEvent.click(toggle)
+    expect(toggle.getAttribute('aria-expanded')).toBe('true')
+    const options = ['ask-for-approval', 'approve-for-me', 'full-access'].map((mode) =>
+      screen.getByTestId(`mode-option-${mode}`),
+    )
+    expect(options.map((option) => option.getAttribute('aria-pressed'))).toEqual([
+      'false',
+      'true',
+      'false',
+    ])
+    expect(options.map((option) => option.textContent)).toEqual([
+      'Ask for approvalAsk me before writes and commands',
+      'Approve for meAn automatic reviewer decides; risky actions still come to me',
+      'Full accessRun anything the agent can reach without asking',
+    ])
+  })
+
+  it('is disabled until the runtime has answered', () => {
+    const { toggle } = renderPicker(undefined)
+    expect((toggle as HTMLButtonElement).disabled).toBe(true)
+    expect(toggle.textContent).toBe('Permissions: …')
+  })
+
+  it.each([
+    ['read_only_agent', 'Unavailable: this agent is read-only.'],
+    ['agent_directory_limits', 'Unavailable: this agent is limited to certain folders.'],
+  ] as const)('disables full access with its reason (%s)', (blocker, reason) => {
+    const { toggle, onChoose } = renderPicker(
+      permissionsFixture({ fullAccessUnavailable: blocker }),
+    )
+    fireEvent.click(toggle)
+    const fullAccess = screen.getByTestId('mode-option-full-access') as HTMLButtonElement
+    expect(fullAccess.disabled).toBe(true)
+    expect(within(fullAccess).getByTestId('mode-reason-full-access').textContent).toBe(reason)
+    expect((screen.getByTestId('mode-option-approve-for-me') as HTMLButtonElement).disabled).toBe(
+      false,
+    )
+    fireEvent.click(fullAccess)
+    expect(onChoose).not.toHaveBeenCalled()
+  })
+
+  it('enables full access when nothing blocks it', () => {
+    const { toggle } = renderPicker(permissionsFixture())
+    fireEvent.click(toggle)
+    expect((screen.getByTestId('mode-option-full-access') as HTMLButtonElement).disabled).toBe(
+      false,
+    )
+    expect(screen.queryByTestId('mode-reason-full-access')).toBeNull()
+  })
+
+  it('puts the keyboard on the current mode and moves with the arrows over enabled options', () => {
+    const { toggle } = renderPicker(
+      permissionsFixture({ mode: 'approve-for-me', fullAccessUnavailable: 'read_only_agent' }),
+    )
+    fireEvent.click(toggle)
+    const focused = () => (document.activeElement as HTMLElement | null)?.dataset.testid
+    expect(focused()).toBe('mode-option-approve-for-me')
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' })
+    expect(focused()).toBe('mode-option-ask-for-approval')
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowUp' })
+    expect(focused()).toBe('mode-option-approve-for-me')
+  })
+
+  it('closes on Escape and gives the focus back to its button', () => {
+    const { toggle } = renderPicker(permissionsFixture())
+    fireEvent.click(toggle)
+    fireEvent.keyDown(screen.getByTestId('mode-option-approve-for-me'), { key: 'Escape' })
+    expect(toggle.getAttribute('aria-expanded')).toBe('false')
+    expect(document.activeElement).toBe(toggle)
+  })
+})
+
+describe('PermissionPicker in a room', () => {
+  it('asks main for the change and shows the runtime mode, never the one clicked', async () => {
+    const gui = new FakeGui()
+    gui.timelines.set('room-1', emptyTimeline('room-1'))
+    gui.permissionsOf.set('room-1', permissionsFixture())
+    const change = deferred<unknown>()
+    gui.modeChange = () => change.promise
+    renderWithI18n(
+      <RoomView api={workbenchApi(gui)} gui={gui} room={roomFixture()} newId={() => 'id'} />,
+    )
+    const toggle = await screen.findByTestId('mode-picker')
+    await waitFor(() => expect(toggle.dataset.mode).toBe('ask-for-approval'))
+    fireEvent.click(toggle)
+    fireEvent.click(screen.getByTestId('mode-option-full-access'))
+    expect(gui.callsOf('requestModeChange')).toEqual([['room-1', 'full-access']])
+    expect(toggle.dataset.mode).toBe('ask-for-approval')
+    expect(document.body.textContent).toContain('Confirm the change in the review window.')
+
+    // The runtime applied it: room.updated makes the picker ask again.
+    gui.permissionsOf.set('room-1', permissionsFixture({ mode: 'full-access', revision: 1 }))
+    act(() => gui.emit('room.updated', { roomId: 'room-1' }))
+    await waitFor(() => expect(toggle.dataset.mode).toBe('full-access'))
+    await act(async () => change.resolve({ status: 'changed' }))
+    await waitFor(() =>
+      expect(document.body.textContent).not.toContain('Confirm the change in the review window.'),
+    )
+  })
+
+  it('keeps the mode when the person cancels, and says why a change failed', async () => {
+    const gui = new FakeGui()
+    gui.timelines.set('room-1', emptyTimeline('room-1'))
+    gui.permissionsOf.set('room-1', permissionsFixture())
+    gui.modeChange = async () => ({ status: 'failed', error: 'stale revision' })
+    renderWithI18n(
+      <RoomView api={workbenchApi(gui)} gui={gui} room={roomFixture()} newId={() => 'id'} />,
+    )
+    const toggle = await screen.findByTestId('mode-picker')
+    await waitFor(() => expect(toggle.dataset.mode).toBe('ask-for-approval'))
+    fireEvent.click(toggle)
+    fireEvent.click(screen.getByTestId('mode-option-approve-for-me'))
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'The mode did not change: stale revision',
+    )
+    expect(toggle.dataset.mode).toBe('ask-for-approval')
+  })
+})

@@ -1,0 +1,300 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Room, Timeline } from '../../../runtime/contracts/room.ts'
+import { workbenchApi } from '../gui/workbench-api.ts'
+import {
+  FakeGui,
+  approvalFixture,
+  deferred,
+  emptyTimeline,
+  permissionsFixture,
+  roomFixture,
+  toolCallFixture,
+} from '../test-support/fake-gui.ts'
+import { renderWithI18n } from '../test-support/render.tsx'
+import { RoomView } from './room-view.tsx'
+
+afterEach(cleanup)
+
+function setup(room: Room = roomFixture(), timeline: Timeline = emptyTimeline(room.id)) {
+  const gui = new FakeGui()
+  gui.rooms = [room]
+  gui.timelines.set(room.id, timeline)
+  if (room.kind === 'direct')
+    gui.permissionsOf.set(room.id, permissionsFixture({ roomId: room.id }))
+  let ids = 0
+  const api = workbenchApi(gui)
+  const view = () => <RoomView api={api} gui={gui} room={room} newId={() => `request-${++ids}`} />
+  const rendered = renderWithI18n(view())
+  return { gui, rendered, view }
+}
+
+const cardsIn = (testId: string) =>
+  [
+    ...screen.getByTestId(testId).querySelectorAll<HTMLElement>('[data-testid="approval-card"]'),
+  ].map((card) => card.dataset.approvalId)
+
+const withPending = (): Timeline => ({
+  ...emptyTimeline('room-1'),
+  toolCalls: [toolCallFixture()],
+  approvals: [approvalFixture()],
+})
+
+describe('RoomView: open and decided cards', () => {
+  it('collects open cards in one block above the composer, in order of arrival', async () => {
+    const timeline: Timeline = {
+      ...emptyTimeline('room-1'),
+      toolCalls: [
+        toolCallFixture({ id: 'c0', approvalId: 'ap-0', seq: 0, status: 'succeeded' }),
+        toolCallFixture({ id: 'c1', approvalId: 'ap-1', seq: 1 }),
+        toolCallFixture({ id: 'c2', approvalId: 'ap-2', seq: 2, toolName: 'run_command' }),
+      ],
+      approvals: [
+        approvalFixture({
+          id: 'ap-2',
+          createdAt: 3_000,
+          toolName: 'run_command',
+          kind: 'run-command',
+        }),
+        approvalFixture({
+          id: 'ap-0',
+          createdAt: 1_000,
+          status: 'allowed',
+          decision: 'allow-once',
+          decidedBy: 'user',
+        }),
+        approvalFixture({ id: 'ap-1', createdAt: 2_000 }),
+      ],
+    }
+    setup(roomFixture(), timeline)
+    await waitFor(() => expect(cardsIn('pending-approvals')).toEqual(['ap-1', 'ap-2']))
+    expect(cardsIn('timeline')).toEqual(['ap-0'])
+    const pending = screen.getByTestId('pending-approvals')
+    const order = (a: Element, b: Element) =>
+      Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)
+    expect(order(screen.getByTestId('timeline'), pending)).toBe(true)
+    expect(order(pending, screen.getByTestId('composer'))).toBe(true)
+    expect(screen.getByTestId('status-line').textContent).toBe(
+      'Waiting for confirmation: write_file, run_command',
+    )
+  })
+
+  it('shows an approval that arrives as an event and again in the timeline once', async () => {
+    const { gui } = setup()
+    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
+    act(() => {
+      gui.emit('approval.requested', { approval: approvalFixture() })
+      gui.emit('approval.requested', { approval: approvalFixture() })
+    })
+    expect(document.querySelectorAll('[data-approval-id="ap-1"]')).toHaveLength(1)
+    gui.timelines.set('room-1', withPending())
+    act(() => gui.emit('timeline.updated', { roomId: 'room-1' }))
+    await waitFor(() => expect(screen.queryByTestId('approval-arguments')).not.toBeNull())
+    expect(document.querySelectorAll('[data-approval-id="ap-1"]')).toHaveLength(1)
+    // The same approval id in another turn is another card.
+    act(() => gui.emit('approval.requested', { approval: approvalFixture({ turnId: 'turn-2' }) }))
+    expect(document.querySelectorAll('[data-approval-id="ap-1"]')).toHaveLength(2)
+  })
+
+  it('ignores approvals of other rooms and malformed events', async () => {
+    const { gui } = setup()
+    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
+    act(() => {
+      gui.emit('approval.requested', { approval: approvalFixture({ roomId: 'room-2' }) })
+      gui.emit('approval.requested', { approval: { id: 'ap-9' } })
+      gui.emit('approval.requested', null)
+    })
+    expect(screen.queryByTestId('approval-card')).toBeNull()
+  })
+
+  it('opens the same review from both buttons, then shows the outcome in the timeline', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    await screen.findByTestId('approval-review')
+    fireEvent.click(screen.getByTestId('approval-deny'))
+    await waitFor(() => expect(gui.callsOf('reviewApproval')).toEqual([['ap-1']]))
+    const { arguments: _a, ...summary } = { ...approvalFixture(), arguments: {} }
+    gui.review = async () => ({
+      status: 'decided',
+      decision: 'allow-once',
+      approval: {
+        ...summary,
+        toolCallId: 'call-1',
+        arguments: { path: 'notes.txt', content: 'hello' },
+        sandboxMode: 'workspace-write',
+        status: 'allowed',
+        decision: 'allow-once',
+        decidedBy: 'user',
+        decidedAt: 5_000,
+      },
+    })
+    fireEvent.click(screen.getByTestId('approval-review'))
+    const outcome = await screen.findByTestId('approval-outcome')
+    expect(outcome.textContent).toBe('Approved')
+    expect(gui.callsOf('reviewApproval')).toEqual([['ap-1'], ['ap-1']])
+    expect(screen.queryByTestId('pending-approvals')).toBeNull()
+    expect(cardsIn('timeline')).toEqual(['ap-1'])
+    expect(screen.getByTestId('status-line').textContent).toBe('Ready')
+  })
+
+  it('shows why a review did not open, and keeps the card open', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    gui.review = async () => {
+      throw new Error('refused: approval ap-1 is no longer pending (expired)')
+    }
+    fireEvent.click(await screen.findByTestId('approval-review'))
+    const alert = await screen.findByRole('alert')
+    expect(alert.textContent).toBe(
+      'The review did not open: refused: approval ap-1 is no longer pending (expired)',
+    )
+  })
+})
+
+describe('RoomView: stale cards', () => {
+  it('mutes an open card without buttons when the runtime goes down, and keeps it so after a restart', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    await screen.findByTestId('approval-review')
+    act(() => gui.emit('runtime.status', { state: 'down', reason: 'exited' }))
+    const card = screen.getByTestId('approval-card')
+    expect(card.dataset.outcome).toBe('stale')
+    expect(within(card).queryByRole('button')).toBeNull()
+    expect(card.textContent).toContain('The agent is no longer waiting for this')
+    expect(screen.queryByTestId('pending-approvals')).toBeNull()
+    expect(screen.getByTestId('status-line').textContent).toBe(
+      'The runtime is not running. Reconnecting…',
+    )
+
+    gui.timelines.set('room-1', {
+      ...withPending(),
+      approvals: [
+        approvalFixture({
+          status: 'expired',
+          decidedBy: 'timeout',
+          reason: 'the runtime restarted; the agent is no longer waiting',
+        }),
+      ],
+    })
+    act(() => gui.emit('runtime.status', { state: 'up' }))
+    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(2))
+    await waitFor(() => expect(screen.getByTestId('status-line').textContent).toBe('Ready'))
+    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale')
+    expect(screen.queryByTestId('approval-review')).toBeNull()
+  })
+
+  it('mutes open cards on runtime.reset until the runtime says the agent still waits', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    await screen.findByTestId('approval-review')
+    const held = deferred<void>()
+    gui.timelineGate = held.promise
+    act(() => gui.emit('runtime.reset', {}))
+    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale')
+    await act(async () => held.resolve())
+    await waitFor(() => expect(screen.getByTestId('approval-card').dataset.outcome).toBe('pending'))
+    expect(screen.getByTestId('approval-review')).not.toBeNull()
+  })
+
+  it('drops a timeline answer asked for before the runtime went down', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    await screen.findByTestId('approval-review')
+    const held = deferred<void>()
+    gui.timelineGate = held.promise
+    act(() => gui.emit('timeline.updated', { roomId: 'room-1' }))
+    act(() => gui.emit('runtime.status', { state: 'down' }))
+    await act(async () => held.resolve())
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale')
+  })
+
+  it('reconciles cards with the runtime when the room is opened again', async () => {
+    const { gui, rendered, view } = setup(roomFixture(), withPending())
+    await screen.findByTestId('approval-review')
+    rendered.unmount()
+    gui.timelines.set('room-1', {
+      ...withPending(),
+      approvals: [approvalFixture({ status: 'denied', decision: 'deny', decidedBy: 'user' })],
+    })
+    renderWithI18n(view())
+    const outcome = await screen.findByTestId('approval-outcome')
+    expect(outcome.textContent).toBe('Rejected')
+    expect(gui.callsOf('timeline')).toHaveLength(2)
+  })
+})
+
+describe('RoomView: composer and picker', () => {
+  it('sends on Enter and never reviews or approves from the keyboard', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    await screen.findByTestId('approval-review')
+    const input = screen.getByTestId('composer-input')
+    fireEvent.change(input, { target: { value: 'list' } })
+    fireEvent.keyDown(input, { key: 'Enter', shiftKey: true })
+    expect(gui.callsOf('sendMessage')).toEqual([])
+    fireEvent.keyDown(input, { key: 'Enter' })
+    await waitFor(() =>
+      expect(gui.callsOf('sendMessage')).toEqual([
+        ['room-1', { clientRequestId: 'request-1', text: 'list' }],
+      ]),
+    )
+    fireEvent.keyDown(screen.getByTestId('approval-card'), { key: 'Enter' })
+    expect(gui.callsOf('reviewApproval')).toEqual([])
+    expect(gui.callsOf('requestModeChange')).toEqual([])
+  })
+
+  it('resends a failed message with the same clientRequestId', async () => {
+    const { gui } = setup()
+    gui.sendAnswer = { status: 503, body: { error: 'runtime unavailable', code: 'down' } }
+    const input = await screen.findByTestId('composer-input')
+    fireEvent.change(input, { target: { value: 'list' } })
+    fireEvent.keyDown(input, { key: 'Enter' })
+    expect((await screen.findByTestId('composer-error')).textContent).toBe(
+      'Not sent: runtime unavailable',
+    )
+    expect((input as HTMLTextAreaElement).value).toBe('list')
+    gui.sendAnswer = { status: 202, body: { turn: {} } }
+    fireEvent.click(screen.getByTestId('composer-send'))
+    await waitFor(() => expect((input as HTMLTextAreaElement).value).toBe(''))
+    expect(
+      gui
+        .callsOf('sendMessage')
+        .map((call) => (call[1] as { clientRequestId: string }).clientRequestId),
+    ).toEqual(['request-1', 'request-1'])
+  })
+
+  it('hides the permission picker in group rooms and never asks for their permissions', async () => {
+    const { gui } = setup(roomFixture({ kind: 'group' }))
+    await screen.findByTestId('composer-input')
+    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
+    expect(screen.queryByTestId('mode-picker')).toBeNull()
+    expect(gui.callsOf('permissions')).toEqual([])
+  })
+
+  it('shows the permission picker in direct rooms with the runtime mode', async () => {
+    setup()
+    const picker = await screen.findByTestId('mode-picker')
+    await waitFor(() => expect(picker.dataset.mode).toBe('ask-for-approval'))
+  })
+
+  it('lists and revokes the room grants', async () => {
+    const { gui } = setup()
+    gui.grantsOf.set('room-1', [
+      {
+        id: 'g1',
+        roomId: 'room-1',
+        toolName: 'run_command',
+        command: ['npm', 'test'],
+        approvalId: 'ap-0',
+        createdAt: 1,
+      },
+    ])
+    act(() => gui.emit('grant.changed', { roomId: 'room-1' }))
+    const revoke = await screen.findByTestId('grant-revoke')
+    expect(screen.getByTestId('grants-panel').textContent).toContain('npm test')
+    expect(revoke.getAttribute('aria-label')).toBe('Revoke "always allow" for npm test')
+    gui.grantsOf.set('room-1', [])
+    fireEvent.click(revoke)
+    await waitFor(() => expect(gui.callsOf('revokeGrant')).toEqual([['room-1', 'g1']]))
+    await waitFor(() => expect(screen.queryByTestId('grant-revoke')).toBeNull())
+    expect(screen.getByTestId('grants-panel').textContent).toContain(
+      'Nothing is always allowed in this room.',
+    )
+  })
+})

@@ -1,0 +1,111 @@
+import type { AssentGui, GatewayResponse } from '../../../common/assent-gui.ts'
+import type { ApprovalRecord, ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
+import type {
+  CreateRoomRequest,
+  Grant,
+  Room,
+  RoomPermissions,
+  Timeline,
+  Turn,
+} from '../../../runtime/contracts/room.ts'
+
+/** A gateway call the runtime answered with an error (`{ error, code }`), or
+ *  a bridge call main refused. The message is what the person reads. */
+export class WorkbenchCallError extends Error {
+  readonly status: number | undefined
+  readonly code: string | undefined
+
+  constructor(message: string, status?: number, code?: string) {
+    super(message)
+    this.name = 'WorkbenchCallError'
+    this.status = status
+    this.code = code
+  }
+}
+
+/** What `reviewApproval` and `requestModeChange` resolve with once the
+ *  protected window has closed (main's ConsentOutcome, as the page sees it). */
+export type ReviewOutcome =
+  | { status: 'decided'; decision: string; approval: ApprovalRecord }
+  | { status: 'changed' | 'unchanged'; permissions: RoomPermissions }
+  | { status: 'cancelled' | 'expired' }
+  | { status: 'closed'; reason: string }
+  | { status: 'failed'; error: string }
+
+/**
+ * The workbench's typed view of `window.assentGui`. The page trusts main to
+ * pass the runtime's answers on as they are: this only turns a non-2xx answer
+ * into an error and names the body's shape. It decides nothing.
+ */
+export interface WorkbenchApi {
+  listRooms(): Promise<Room[]>
+  createRoom(input: CreateRoomRequest): Promise<Room>
+  timeline(roomId: string): Promise<Timeline>
+  permissions(roomId: string): Promise<RoomPermissions>
+  grants(roomId: string): Promise<Grant[]>
+  revokeGrant(roomId: string, grantId: string): Promise<void>
+  sendMessage(roomId: string, input: { clientRequestId: string; text: string }): Promise<Turn>
+  retryTurn(turnId: string): Promise<Turn>
+  reviewApproval(approvalId: string): Promise<ReviewOutcome>
+  requestModeChange(roomId: string, mode: PermissionMode): Promise<ReviewOutcome>
+}
+
+export function workbenchApi(gui: AssentGui): WorkbenchApi {
+  return {
+    listRooms: async () => (await body<{ rooms: Room[] }>(gui.listRooms())).rooms,
+    createRoom: async (input) => (await body<{ room: Room }>(gui.createRoom(input))).room,
+    timeline: (roomId) => body<Timeline>(gui.timeline(roomId)),
+    permissions: (roomId) => body<RoomPermissions>(gui.permissions(roomId)),
+    grants: async (roomId) => (await body<{ grants: Grant[] }>(gui.grants(roomId))).grants,
+    revokeGrant: async (roomId, grantId) => {
+      await body(gui.revokeGrant(roomId, grantId))
+    },
+    sendMessage: async (roomId, input) =>
+      (await body<{ turn: Turn }>(gui.sendMessage(roomId, input))).turn,
+    retryTurn: async (turnId) => (await body<{ turn: Turn }>(gui.retryTurn(turnId))).turn,
+    reviewApproval: (approvalId) => bridge(gui.reviewApproval(approvalId)),
+    requestModeChange: (roomId, mode) => bridge(gui.requestModeChange(roomId, mode)),
+  }
+}
+
+async function body<T>(call: Promise<GatewayResponse>): Promise<T> {
+  let response: GatewayResponse
+  try {
+    response = await call
+  } catch (error) {
+    throw new WorkbenchCallError(messageOf(error))
+  }
+  if (response.status >= 200 && response.status < 300) return response.body as T
+  const answer = (response.body ?? {}) as { error?: unknown; code?: unknown }
+  throw new WorkbenchCallError(
+    typeof answer.error === 'string' ? answer.error : `HTTP ${response.status}`,
+    response.status,
+    typeof answer.code === 'string' ? answer.code : undefined,
+  )
+}
+
+async function bridge(call: Promise<unknown>): Promise<ReviewOutcome> {
+  try {
+    return (await call) as ReviewOutcome
+  } catch (error) {
+    throw new WorkbenchCallError(messageOf(error))
+  }
+}
+
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message
+  return typeof error === 'string' ? error : ''
+}
+
+/** The card's view of a decided approval main returned in full: the same
+ *  fields the runtime's events carry, without the raw arguments. */
+export function summaryOf(approval: ApprovalRecord): ApprovalSummary {
+  const {
+    arguments: _arguments,
+    toolCallId: _toolCallId,
+    sandboxMode: _sandboxMode,
+    ...summary
+  } = approval
+  return summary
+}

@@ -1,0 +1,84 @@
+import type { WorkbenchEvent } from '../../../common/assent-gui.ts'
+import type {
+  ApprovalKind,
+  ApprovalStatus,
+  ApprovalSummary,
+} from '../../../runtime/contracts/approval.ts'
+import type { Room } from '../../../runtime/contracts/room.ts'
+
+/** The events the workbench acts on, read from what main forwards (runtime
+ *  events as the runtime emits them, plus main's own runtime status). */
+export type WorkbenchSignal =
+  | { type: 'approval.requested' | 'approval.resolved'; approval: ApprovalSummary }
+  | { type: 'room.created'; room: Room }
+  | { type: 'room.updated' | 'timeline.updated' | 'grant.changed'; roomId: string }
+  | { type: 'runtime.status'; state: 'up' | 'down' }
+  | { type: 'runtime.reset' }
+  /** Main's system notification was clicked: bring this card into view. */
+  | { type: 'approval.focus'; approvalId: string }
+
+// Records rather than the zod enums, so the page does not bundle zod; the
+// types make each list complete.
+const APPROVAL_KINDS: Readonly<Record<ApprovalKind, true>> = {
+  'run-command': true,
+  'apply-changes': true,
+  'mcp-tool-call': true,
+  read: true,
+}
+const APPROVAL_STATUSES: Readonly<Record<ApprovalStatus, true>> = {
+  pending: true,
+  allowed: true,
+  denied: true,
+  expired: true,
+}
+
+/**
+ * Reads one event at the page's edge. Anything malformed is dropped: the
+ * next timeline refresh shows the runtime's truth anyway, so a dropped event
+ * can delay the view but never make it wrong.
+ */
+export function readWorkbenchEvent(event: WorkbenchEvent): WorkbenchSignal | undefined {
+  const data = isRecord(event.data) ? event.data : {}
+  switch (event.type) {
+    case 'approval.requested':
+    case 'approval.resolved': {
+      const approval = readApproval(data.approval)
+      return approval ? { type: event.type, approval } : undefined
+    }
+    case 'room.created':
+      return isRecord(data.room) && typeof data.room.id === 'string'
+        ? { type: 'room.created', room: data.room as unknown as Room }
+        : undefined
+    case 'room.updated':
+    case 'timeline.updated':
+    case 'grant.changed':
+      return typeof data.roomId === 'string' ? { type: event.type, roomId: data.roomId } : undefined
+    case 'runtime.status':
+      return data.state === 'up' || data.state === 'down'
+        ? { type: 'runtime.status', state: data.state }
+        : undefined
+    case 'runtime.reset':
+      return { type: 'runtime.reset' }
+    case 'approval.focus':
+      return typeof data.approvalId === 'string'
+        ? { type: 'approval.focus', approvalId: data.approvalId }
+        : undefined
+    default:
+      return undefined
+  }
+}
+
+function readApproval(value: unknown): ApprovalSummary | undefined {
+  if (!isRecord(value)) return undefined
+  const strings = ['id', 'roomId', 'turnId', 'toolName', 'summary', 'workingDirectory'] as const
+  if (!strings.every((key) => typeof value[key] === 'string')) return undefined
+  if (typeof value.kind !== 'string' || !Object.hasOwn(APPROVAL_KINDS, value.kind)) return undefined
+  if (typeof value.status !== 'string' || !Object.hasOwn(APPROVAL_STATUSES, value.status))
+    return undefined
+  if (typeof value.createdAt !== 'number') return undefined
+  return value as unknown as ApprovalSummary
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

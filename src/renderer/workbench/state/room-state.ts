@@ -1,0 +1,66 @@
+import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type { Grant, RoomPermissions, Timeline } from '../../../runtime/contracts/room.ts'
+import {
+  markOpenCardsStale,
+  mergeApproval,
+  reconcileApprovals,
+  type Cards,
+} from './approval-cards.ts'
+
+/** What the page knows of one room; every field is the runtime's answer. */
+export interface RoomState {
+  timeline: Timeline | undefined
+  cards: Cards
+  permissions: RoomPermissions | undefined
+  grants: readonly Grant[]
+  loadError: string | undefined
+  runtimeDown: boolean
+}
+
+export const EMPTY_ROOM_STATE: RoomState = {
+  timeline: undefined,
+  cards: new Map(),
+  permissions: undefined,
+  grants: [],
+  loadError: undefined,
+  runtimeDown: false,
+}
+
+export type RoomAction =
+  | { type: 'timeline'; timeline: Timeline }
+  | { type: 'approval'; approval: ApprovalSummary }
+  | { type: 'permissions'; permissions: RoomPermissions }
+  | { type: 'grants'; grants: readonly Grant[] }
+  | { type: 'load-failed'; reason: string }
+  | { type: 'runtime-gone'; down: boolean }
+  | { type: 'runtime-up' }
+
+export function roomReducer(state: RoomState, action: RoomAction): RoomState {
+  switch (action.type) {
+    case 'timeline':
+      // Only answers asked for after the runtime was last seen going away
+      // reach here (see useRoom), so the timeline may settle stale cards.
+      return {
+        ...state,
+        timeline: action.timeline,
+        cards: reconcileApprovals(state.cards, action.timeline.approvals),
+        loadError: undefined,
+      }
+    case 'approval':
+      return { ...state, cards: mergeApproval(state.cards, action.approval) }
+    case 'permissions':
+      return { ...state, permissions: action.permissions }
+    case 'grants':
+      return { ...state, grants: action.grants }
+    case 'load-failed':
+      return { ...state, loadError: action.reason }
+    case 'runtime-gone':
+      return {
+        ...state,
+        cards: markOpenCardsStale(state.cards),
+        runtimeDown: state.runtimeDown || action.down,
+      }
+    case 'runtime-up':
+      return { ...state, runtimeDown: false }
+  }
+}

@@ -1,0 +1,200 @@
+import type {
+  AssentGui,
+  GatewayResponse,
+  WorkbenchEvent,
+  WorkbenchPreferences,
+} from '../../../common/assent-gui.ts'
+import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type {
+  Grant,
+  Room,
+  RoomPermissions,
+  Timeline,
+  ToolCallRecord,
+} from '../../../runtime/contracts/room.ts'
+
+/**
+ * A stand-in for `window.assentGui` in component tests (happy-dom has no
+ * preload and no main). It answers from plain fields, records every call,
+ * and lets a test emit events as main would. The real bridge is exercised
+ * in Chromium by tests/workbench-ui.test.ts.
+ */
+export class FakeGui implements AssentGui {
+  rooms: Room[] = []
+  timelines = new Map<string, Timeline>()
+  permissionsOf = new Map<string, RoomPermissions>()
+  grantsOf = new Map<string, Grant[]>()
+  calls: Array<{ method: string; args: unknown[] }> = []
+  preferences: WorkbenchPreferences[] = []
+  /** What `reviewApproval` resolves with; a test may hold it open. */
+  review: (approvalId: string) => Promise<unknown> = async () => ({ status: 'cancelled' })
+  modeChange: (roomId: string, mode: string) => Promise<unknown> = async () => ({
+    status: 'cancelled',
+  })
+  sendAnswer: GatewayResponse = { status: 202, body: { turn: {} } }
+  /** Timeline answers wait for this; a test may hold them back. */
+  timelineGate: Promise<void> = Promise.resolve()
+  private readonly listeners = new Set<(event: WorkbenchEvent) => void>()
+
+  emit(type: string, data: unknown): void {
+    for (const listener of [...this.listeners]) listener({ type, data })
+  }
+
+  callsOf(method: string): unknown[][] {
+    return this.calls.filter((call) => call.method === method).map((call) => call.args)
+  }
+
+  private record(method: string, args: unknown[]) {
+    this.calls.push({ method, args })
+  }
+
+  async listRooms(): Promise<GatewayResponse> {
+    this.record('listRooms', [])
+    return { status: 200, body: { rooms: this.rooms } }
+  }
+  async createRoom(input: unknown): Promise<GatewayResponse> {
+    this.record('createRoom', [input])
+    const room = {
+      ...roomFixture(),
+      ...(input as Partial<Room>),
+      id: `room-${this.rooms.length + 1}`,
+    }
+    this.rooms.push(room)
+    return { status: 201, body: { room } }
+  }
+  async getRoom(roomId: string): Promise<GatewayResponse> {
+    this.record('getRoom', [roomId])
+    return { status: 200, body: { room: this.rooms.find((room) => room.id === roomId) } }
+  }
+  async sendMessage(roomId: string, input: unknown): Promise<GatewayResponse> {
+    this.record('sendMessage', [roomId, input])
+    return this.sendAnswer
+  }
+  async timeline(roomId: string): Promise<GatewayResponse> {
+    this.record('timeline', [roomId])
+    await this.timelineGate
+    return { status: 200, body: this.timelines.get(roomId) ?? emptyTimeline(roomId) }
+  }
+  async approvals(roomId: string): Promise<GatewayResponse> {
+    this.record('approvals', [roomId])
+    return { status: 200, body: { approvals: this.timelines.get(roomId)?.approvals ?? [] } }
+  }
+  async permissions(roomId: string): Promise<GatewayResponse> {
+    this.record('permissions', [roomId])
+    const permissions = this.permissionsOf.get(roomId)
+    return permissions
+      ? { status: 200, body: permissions }
+      : { status: 409, body: { error: 'private conversation required', code: 'x' } }
+  }
+  async grants(roomId: string): Promise<GatewayResponse> {
+    this.record('grants', [roomId])
+    return { status: 200, body: { grants: this.grantsOf.get(roomId) ?? [] } }
+  }
+  async revokeGrant(roomId: string, grantId: string): Promise<GatewayResponse> {
+    this.record('revokeGrant', [roomId, grantId])
+    return { status: 200, body: { revoked: grantId } }
+  }
+  async retryTurn(turnId: string): Promise<GatewayResponse> {
+    this.record('retryTurn', [turnId])
+    return { status: 202, body: { turn: {} } }
+  }
+  async globalSettings(): Promise<GatewayResponse> {
+    this.record('globalSettings', [])
+    return { status: 200, body: { settings: {} } }
+  }
+  reviewApproval(approvalId: string, ...rest: unknown[]) {
+    this.record('reviewApproval', [approvalId, ...rest])
+    return this.review(approvalId)
+  }
+  requestModeChange(roomId: string, mode: string, ...rest: unknown[]) {
+    this.record('requestModeChange', [roomId, mode, ...rest])
+    return this.modeChange(roomId, mode)
+  }
+  async setPreferences(preferences: WorkbenchPreferences) {
+    this.record('setPreferences', [preferences])
+    this.preferences.push(preferences)
+    return null
+  }
+  onEvent(listener: (event: WorkbenchEvent) => void) {
+    this.listeners.add(listener)
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+}
+
+export function roomFixture(overrides: Partial<Room> = {}): Room {
+  return {
+    id: 'room-1',
+    kind: 'direct',
+    agentId: 'assistant',
+    workspace: '/home/ada/project',
+    title: 'Design notes',
+    mode: 'ask-for-approval',
+    revision: 0,
+    createdAt: 1_000,
+    ...overrides,
+  }
+}
+
+export function emptyTimeline(roomId: string): Timeline {
+  return { roomId, turns: [], messages: [], toolCalls: [], approvals: [] }
+}
+
+export function approvalFixture(overrides: Partial<ApprovalSummary> = {}): ApprovalSummary {
+  return {
+    id: 'ap-1',
+    roomId: 'room-1',
+    turnId: 'turn-1',
+    kind: 'apply-changes',
+    toolName: 'write_file',
+    summary: 'Write 5 bytes to notes.txt',
+    workingDirectory: '/home/ada/project',
+    status: 'pending',
+    createdAt: 2_000,
+    expiresAt: 122_000,
+    ...overrides,
+  }
+}
+
+export function toolCallFixture(overrides: Partial<ToolCallRecord> = {}): ToolCallRecord {
+  return {
+    id: 'call-1',
+    roomId: 'room-1',
+    turnId: 'turn-1',
+    seq: 0,
+    toolName: 'write_file',
+    arguments: { path: 'notes.txt', content: 'hello' },
+    status: 'awaiting-approval',
+    result: null,
+    approvalId: 'ap-1',
+    createdAt: 2_000,
+    updatedAt: 2_000,
+    ...overrides,
+  }
+}
+
+export function permissionsFixture(overrides: Partial<RoomPermissions> = {}): RoomPermissions {
+  return {
+    roomId: 'room-1',
+    revision: 0,
+    policy: {
+      approvalPolicy: 'on-request',
+      sandboxMode: 'workspace-write',
+      approvalReviewer: 'user',
+    },
+    mode: 'ask-for-approval',
+    fullAccessUnavailable: null,
+    integrity: 'ok',
+    ...overrides,
+  }
+}
+
+/** A promise the test resolves when it chooses. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void
+  const promise = new Promise<T>((done) => {
+    resolve = done
+  })
+  return { promise, resolve }
+}
