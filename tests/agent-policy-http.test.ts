@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
+import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { SqliteRoomRepository } from '../src/runtime/store/room-repository.ts'
 import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
@@ -79,10 +81,14 @@ describe('full access for agents with limits', () => {
     await harness.supervisor.stop()
     const db = new DatabaseSync(join(harness.dataDir, 'assent.sqlite'))
     try {
-      const changed = db
-        .prepare('UPDATE rooms SET policy_json = ? WHERE id = ?')
-        .run(JSON.stringify(MODE_PRESETS['full-access']), room.id)
-      expect(Number(changed.changes)).toBe(1)
+      // Sealed with the integrity key, as a row from before the agent had
+      // ceilings would be (an unsealed edit is caught earlier, see
+      // tests/room-integrity.test.ts): only the ceiling check stands between.
+      const rooms = new SqliteRoomRepository(db, {
+        mac: new IntegrityMac(harness.integrityKey),
+        onTampered: () => undefined,
+      })
+      expect(rooms.updatePolicy(room.id, MODE_PRESETS['full-access'], 0)).toBe(true)
     } finally {
       db.close()
     }

@@ -7,9 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { EventBus } from '../src/runtime/events/event-bus.ts'
 import { ApprovalGate } from '../src/runtime/gate/approval-gate.ts'
 import { SqliteApprovalRepository } from '../src/runtime/store/approval-repository.ts'
-import { SqliteAuditLog, verifyAuditChain } from '../src/runtime/store/audit-log.ts'
+import { SqliteAuditLog, readAuditHead, verifyAuditChain } from '../src/runtime/store/audit-log.ts'
 import { openDatabase } from '../src/runtime/store/database.ts'
+import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 
+/** The fixed key tests/fixtures/gate-crash-child.ts seals with. */
+const TEST_MAC = new IntegrityMac(Buffer.alloc(32, 7))
 const CHILD = fileURLToPath(new URL('./fixtures/gate-crash-child.ts', import.meta.url))
 const dirs: string[] = []
 
@@ -32,7 +35,7 @@ function seed(): string {
   new ApprovalGate({
     db,
     approvals: new SqliteApprovalRepository(db),
-    audit: new SqliteAuditLog(db),
+    audit: new SqliteAuditLog(db, { mac: TEST_MAC }),
     events: new EventBus(),
     now: Date.now,
   }).open({
@@ -69,11 +72,13 @@ function killAt(dir: string, stage: string): Promise<void> {
 function inspect(dir: string) {
   const db = openDatabase(dir)
   try {
-    const events = new SqliteAuditLog(db).list()
+    const events = new SqliteAuditLog(db, { mac: TEST_MAC }).list()
     return {
       status: new SqliteApprovalRepository(db).get('approval-1')?.status,
       types: events.map((event) => event.type),
-      chain: verifyAuditChain(events).ok,
+      // MACs and the sealed head too: the head moves in the decision's
+      // transaction, so a kill at any point leaves it naming the last event.
+      chain: verifyAuditChain(events, { mac: TEST_MAC, head: readAuditHead(db) }).ok,
       toolRan: existsSync(join(dir, 'tool-ran')),
     }
   } finally {

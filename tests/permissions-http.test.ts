@@ -49,6 +49,7 @@ describe('reading a direct room’s permissions', () => {
         policy: MODE_PRESETS['ask-for-approval'],
         mode: 'ask-for-approval',
         fullAccessUnavailable: null,
+        integrity: 'ok',
       },
     })
   })
@@ -132,6 +133,7 @@ describe('changing a direct room’s mode', () => {
       policy: MODE_PRESETS['approve-for-me'],
       mode: 'approve-for-me',
       fullAccessUnavailable: null,
+      integrity: 'ok',
     }
     expect(response).toEqual({ status: 200, body: expected })
     expect(await readPermissions(harness, room.id)).toEqual({ status: 200, body: expected })

@@ -60,10 +60,11 @@ channel.onMessage((message) => {
     process.exit(2)
   }
   starting = true
-  const { bearerToken, consentKey, dataDir, approvalTtlMs, scopedRoots } = init.data
+  const { bearerToken, consentKey, integrityKey, dataDir, approvalTtlMs, scopedRoots } = init.data
   startRuntime({
     bearerToken,
     consentKey: Buffer.from(consentKey, 'base64url'),
+    integrityKey: Buffer.from(integrityKey, 'base64url'),
     dataDir,
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
     ...(scopedRoots === undefined ? {} : { scopedRoots }),

@@ -9,6 +9,7 @@ import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { RuleBasedReviewer } from './policy/reviewer.ts'
+import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { approvalRoutes } from './server/routes/approval-routes.ts'
 import { roomRoutes } from './server/routes/room-routes.ts'
@@ -21,6 +22,7 @@ import { SqliteAuditLog } from './store/audit-log.ts'
 import { SqliteConversationRepository } from './store/conversation-repository.ts'
 import { inTransaction, openDatabase } from './store/database.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
+import { IntegrityMac } from './store/integrity-mac.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
 import { SqliteSettingsRepository } from './store/settings-repository.ts'
 
@@ -29,6 +31,9 @@ export const EXPIRY_SWEEP_MS = 250
 export interface RuntimeOptions {
   bearerToken: string
   consentKey: Buffer
+  /** 32 bytes from the OS keychain, read by main: seals the audit log, room
+   *  permissions and grants on disk. */
+  integrityKey: Buffer
   dataDir: string
   approvalTtlMs?: number
   scopedRoots?: readonly string[]
@@ -47,15 +52,22 @@ export interface RuntimeHandle {
 /** Wires the store, gate, agent and HTTP server of one runtime instance. */
 export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHandle> {
   const now = options.now ?? Date.now
+  const onError = options.onError ?? ((error) => console.error('[runtime]', error))
   const instanceId = randomUUID()
+  const mac = new IntegrityMac(options.integrityKey)
   const db = openDatabase(options.dataDir)
-  const audit = new SqliteAuditLog(db)
+  const audit = new SqliteAuditLog(db, { mac })
   const approvals = new SqliteApprovalRepository(db)
-  const rooms = new SqliteRoomRepository(db)
-  const conversations = new SqliteConversationRepository(db)
-  const grants = new SqliteGrantRepository(db)
-  const settings = new SqliteSettingsRepository(db)
   const events = new EventBus()
+  const integrity = new IntegrityReporter({ db, audit, events, now, onError })
+  const rooms = new SqliteRoomRepository(db, { mac, onTampered: integrity.report })
+  const conversations = new SqliteConversationRepository(db)
+  const grants = new SqliteGrantRepository(db, {
+    mac,
+    roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
+    onTampered: integrity.report,
+  })
+  const settings = new SqliteSettingsRepository(db)
   settings.seedDefaults()
 
   const gate = new ApprovalGate({
@@ -110,6 +122,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     approvals,
     grants,
     audit,
+    sealedCreation: (roomId) => audit.firstSealed('room_created', roomId)?.payload,
     events,
     runner,
     agents,
@@ -134,6 +147,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     })
   })
   gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
+  // Report rows edited while the runtime was down now, not only when someone
+  // next reads them.
+  for (const room of rooms.list()) grants.listActive(room.id)
 
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })
   const router = new Router()
@@ -143,7 +159,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
   )
   assertRoutesMatchTable(router.patterns)
-  const onError = options.onError ?? ((error) => console.error('[runtime]', error))
   const { server, port } = await startRuntimeServer(router, options.bearerToken, onError)
   const sweeper = setInterval(() => {
     try {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtemp, mkdir, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -19,6 +20,8 @@ export interface RuntimeHarness {
   root: string
   dataDir: string
   workspace: string
+  /** The integrity key every start of this harness's runtime gets. */
+  integrityKey: Buffer
   supervisor: RuntimeSupervisor
   connection: () => RuntimeConnection
   client: RuntimeClient
@@ -34,17 +37,21 @@ export interface RuntimeHarness {
 }
 
 /** A real runtime child process on a loopback port, with a throwaway data
- *  dir and workspace, started the way main starts it. */
+ *  dir and workspace, started the way main starts it. Its integrity key is
+ *  random and fixed for the harness (restarts reuse it, as the keychain
+ *  would); pass `integrityKey` to use one from a real SecretStore. */
 export async function startHarness(
-  options: { approvalTtlMs?: number; root?: string } = {},
+  options: { approvalTtlMs?: number; root?: string; integrityKey?: Buffer } = {},
 ): Promise<RuntimeHarness> {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-it-')))
   const dataDir = join(root, 'data')
   const workspace = join(root, 'workspace')
   await mkdir(workspace, { recursive: true })
+  const integrityKey = options.integrityKey ?? randomBytes(32)
   const supervisor = new RuntimeSupervisor({
     launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
     dataDir,
+    integrityKey,
     restart: false,
     scopedRoots: [workspace],
     ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
@@ -59,6 +66,7 @@ export async function startHarness(
     root,
     dataDir,
     workspace,
+    integrityKey,
     supervisor,
     connection,
     client: new RuntimeClient(() => supervisor.current),

@@ -153,6 +153,35 @@ describe('mintConsentToken', () => {
     expect(first?.nonce).not.toBe(second?.nonce)
   })
 
+  it('never repeats a default nonce across many pool refills', () => {
+    const seen = new Set<string>()
+    for (let index = 0; index < 2_000; index += 1) {
+      const parsed = parseConsentToken(
+        mintConsentToken({ key: KEY, grant: SAMPLE_APPROVAL, now: T0 }),
+      )
+      seen.add(parsed?.nonce ?? '')
+    }
+    expect(seen.size).toBe(2_000)
+  })
+
+  it('signs with the current bytes of a key buffer the caller changed', () => {
+    const key = Buffer.from(KEY)
+    const nonce = new Uint8Array(16).fill(7)
+    const before = mint(SAMPLE_APPROVAL, { key, nonce })
+    key.fill(1)
+    const after = mint(SAMPLE_APPROVAL, { key, nonce })
+    expect(after).not.toBe(before)
+    expect(verifierAt(T0, { key: Buffer.alloc(32, 1) }).verify(after, SAMPLE_APPROVAL)).toBe(true)
+    expectGenuine(before, SAMPLE_APPROVAL)
+  })
+
+  it('keeps verifying with the key it was given after the caller changed the buffer', () => {
+    const key = Buffer.from(KEY)
+    const verifier = verifierAt(T0, { key })
+    key.fill(1)
+    expect(verifier.verify(mint(SAMPLE_APPROVAL), SAMPLE_APPROVAL)).toBe(true)
+  })
+
   it('signs exactly the documented domain-separated string', () => {
     const grant: ConsentGrant = {
       kind: 'approval',

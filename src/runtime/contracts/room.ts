@@ -36,12 +36,19 @@ export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>
 export const FullAccessBlockerSchema = z.enum(['read_only_agent', 'agent_directory_limits'])
 export type FullAccessBlocker = z.infer<typeof FullAccessBlockerSchema>
 
+/** Whether a row's MAC under the integrity key verified when it was read. */
+export const RowIntegritySchema = z.enum(['ok', 'tampered'])
+export type RowIntegrity = z.infer<typeof RowIntegritySchema>
+
 export const RoomPermissionsSchema = z.strictObject({
   roomId: z.string(),
   revision: z.number().int().min(0),
   policy: RoomPolicySchema,
   mode: PermissionModeSchema,
   fullAccessUnavailable: FullAccessBlockerSchema.nullable(),
+  /** `tampered`: the stored row was edited outside Assent; `policy` and
+   *  `mode` are then the narrowest, until the person confirms a mode. */
+  integrity: RowIntegritySchema,
 })
 export type RoomPermissions = z.infer<typeof RoomPermissionsSchema>
 

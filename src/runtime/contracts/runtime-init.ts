@@ -11,6 +11,10 @@ export const RuntimeInitSchema = z.strictObject({
   bearerToken: z.string().min(32).max(256),
   /** 32 random bytes, base64url: made by main at each launch. */
   consentKey: z.string().regex(BASE64URL_32_BYTES),
+  /** 32 bytes, base64url: the integrity key main reads from the OS keychain
+   *  (the same for every launch on one data dir), so the runtime itself
+   *  never loads the native keychain module. */
+  integrityKey: z.string().regex(BASE64URL_32_BYTES),
   dataDir: z.string().min(1).max(4096),
   approvalTtlMs: z.number().int().min(100).max(86_400_000).optional(),
   scopedRoots: z.array(z.string().min(1)).max(32).optional(),

@@ -291,3 +291,79 @@ describe('resolution', () => {
     expect(result).toMatchObject({ allowed: false, code: 'invalid_path' })
   })
 })
+
+describe('what a refusal says', () => {
+  const verbs: Array<[ToolEffect, string]> = [
+    ['write', 'write files'],
+    ['execute', 'run commands'],
+    ['network', 'use the network'],
+  ]
+
+  it.each(verbs)('names the %s a read-only agent may not do', async (effect, verb) => {
+    expect(await check('danger-full-access', effect, ['a'], { readOnly: true })).toEqual({
+      allowed: false,
+      code: 'read_only_agent',
+      reason: `this agent is read-only and cannot ${verb}`,
+    })
+  })
+
+  it.each(verbs)('names the %s a read-only room may not do', async (effect, verb) => {
+    expect(await check('read-only', effect, ['a'])).toEqual({
+      allowed: false,
+      code: 'sandbox_read_only',
+      reason: `the room is read-only and cannot ${verb}`,
+    })
+  })
+
+  it('names the workspace it cannot resolve', async () => {
+    const workspace = path.join(base, 'gone')
+    expect(
+      await checkToolAccess({
+        sandboxMode: 'workspace-write',
+        effect: 'write',
+        paths: ['a'],
+        workspace,
+        agent: fullAgent,
+      }),
+    ).toEqual({
+      allowed: false,
+      code: 'invalid_path',
+      reason: `the workspace ${workspace} cannot be resolved`,
+    })
+  })
+
+  it('names the path that cannot be resolved, and why', async () => {
+    expect(await check('danger-full-access', 'read', ['a\0b'])).toEqual({
+      allowed: false,
+      code: 'invalid_path',
+      reason: 'a\0b: the path contains a NUL byte',
+    })
+  })
+
+  it('names the path outside the agent roots', async () => {
+    const scoped: AgentCeilings = { readOnly: false, allowedRepositoryRoots: [repo] }
+    expect(await check('danger-full-access', 'read', ['a/file.txt'], scoped)).toEqual({
+      allowed: false,
+      code: 'outside_agent_roots',
+      reason: `${path.join(ws, 'a/file.txt')} is outside the directories this agent may use`,
+    })
+  })
+})
+
+describe('agent roots that are relative', () => {
+  it('drops a relative root even when it would name the right directory from the current one', async () => {
+    // Resolved against process.cwd() this root is exactly the workspace; a
+    // root that depends on where the process happens to run is no root.
+    const relative = path.relative(process.cwd(), ws)
+    expect(path.isAbsolute(relative)).toBe(false)
+    const scoped: AgentCeilings = { readOnly: false, allowedRepositoryRoots: [relative] }
+    expect(await check('danger-full-access', 'read', ['a/file.txt'], scoped)).toMatchObject({
+      allowed: false,
+      code: 'outside_agent_roots',
+    })
+    const absolute: AgentCeilings = { readOnly: false, allowedRepositoryRoots: [ws] }
+    expect(await check('danger-full-access', 'read', ['a/file.txt'], absolute)).toMatchObject({
+      allowed: true,
+    })
+  })
+})

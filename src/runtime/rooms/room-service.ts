@@ -5,6 +5,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
 import { summarizeApproval } from '../domain/approval.ts'
 import { modeFromPolicy, policyForMode } from '../contracts/policy.ts'
+import { narrowestRoomPolicy } from '../domain/room-policy.ts'
 import type {
   CreateRoomRequest,
   Grant,
@@ -24,7 +25,7 @@ import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
 import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
 import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
-import type { RoomRow, SqliteRoomRepository } from '../store/room-repository.ts'
+import type { RoomRow, SqliteRoomRepository, StoredRoom } from '../store/room-repository.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { KeyedMutex } from './keyed-mutex.ts'
 
@@ -35,6 +36,9 @@ export interface RoomServiceOptions {
   approvals: SqliteApprovalRepository
   grants: SqliteGrantRepository
   audit: AuditAppender
+  /** The payload of the room's sealed `room_created` audit event, if its
+   *  hash and MAC verify: what the room's agent and workspace really were. */
+  sealedCreation: (roomId: string) => Record<string, unknown> | undefined
   events: EventBus
   runner: AgentRunner
   agents: readonly AgentPreset[]
@@ -68,11 +72,7 @@ export class RoomService {
       agentId: request.agentId,
       workspace,
       title: request.title,
-      // Group rooms keep writes and commands read-only (ARCHITECTURE.md §4).
-      policy:
-        request.kind === 'group'
-          ? { ...policyForMode('ask-for-approval'), sandboxMode: 'read-only' }
-          : policyForMode('ask-for-approval'),
+      policy: narrowestRoomPolicy(request.kind),
       revision: 0,
       createdAt: this.options.now(),
     }
@@ -141,6 +141,16 @@ export class RoomService {
       throw new Refusal(409, 'turn_in_progress', 'the turn is still in progress')
     }
     const room = this.requireRoom(original.roomId)
+    // A room's workspace never changes, and the room row is sealed while the
+    // turn row is not: a stored workspace that differs was edited on disk,
+    // and a retry there would let the agent treat another folder as its own.
+    if (original.workspace !== room.workspace) {
+      throw new Refusal(
+        409,
+        'workspace_mismatch',
+        "the turn's stored workspace is not its room's: the database was edited outside Assent",
+      )
+    }
     const attempt = this.options.conversations.latestAttempt(room.id, original.clientRequestId) + 1
     return this.newTurn(
       room,
@@ -200,7 +210,9 @@ export class RoomService {
     }
   }
 
-  /** Reading settings never calls a model. */
+  /** Reading settings never calls a model. A room whose row was edited on
+   *  disk reads as its narrowest policy with `integrity: 'tampered'` until
+   *  the person confirms a mode again. */
   permissions(roomId: string): RoomPermissions {
     const room = this.requireDirectRoom(roomId)
     const agent = this.agentFor(room.agentId)
@@ -211,6 +223,7 @@ export class RoomService {
       mode: modeFromPolicy(room.policy),
       // An unknown agent gets no full access: fail closed.
       fullAccessUnavailable: agent ? fullAccessBlocker(agent) : 'read_only_agent',
+      integrity: room.integrity,
     }
   }
 
@@ -234,6 +247,7 @@ export class RoomService {
         return JSON.parse(previous.resultJson) as RoomPermissions
       }
       const room = this.requireDirectRoom(roomId)
+      if (room.integrity === 'tampered') this.assertSealedOrigin(room)
       if (room.revision !== request.expectedRevision) {
         throw new Refusal(
           409,
@@ -312,7 +326,10 @@ export class RoomService {
   ): Turn {
     const at = this.options.now()
     // Frozen policy: the turn snapshots the room's policy now; a later mode
-    // change affects the next turn, never this one.
+    // change affects the next turn, never this one. The snapshot is taken
+    // from a verified read: a row whose MAC failed has already been narrowed
+    // to its kind's narrowest policy, so a tampered row never admits a turn
+    // with more than ask-for-approval (and its grants are suspended).
     const turn: Turn = {
       id: this.newId(),
       roomId: room.id,
@@ -341,13 +358,35 @@ export class RoomService {
     return turn
   }
 
-  private requireRoom(roomId: string): RoomRow {
+  /**
+   * Confirming a mode seals the whole row again, its agent and workspace
+   * included. On a tampered row those may be what the editor put there, so
+   * they must match the room's sealed creation record first; otherwise the
+   * person's click would vouch for a workspace they never chose.
+   */
+  private assertSealedOrigin(room: StoredRoom): void {
+    const created = this.options.sealedCreation(room.id)
+    if (
+      !created ||
+      created.kind !== room.kind ||
+      created.agentId !== room.agentId ||
+      created.workspace !== room.workspace
+    ) {
+      throw new Refusal(
+        409,
+        'room_tampered',
+        "this room's agent or workspace was changed outside Assent and cannot be confirmed; create a new room",
+      )
+    }
+  }
+
+  private requireRoom(roomId: string): StoredRoom {
     const room = this.options.rooms.get(roomId)
     if (!room) throw new Refusal(404, 'unknown_room', 'unknown room')
     return room
   }
 
-  private requireDirectRoom(roomId: string): RoomRow {
+  private requireDirectRoom(roomId: string): StoredRoom {
     const room = this.requireRoom(roomId)
     if (room.kind !== 'direct') {
       throw new Refusal(409, 'private_conversation_required', 'private conversation required')

@@ -40,7 +40,7 @@ export async function readJsonBody<S extends z.ZodType>(
   }
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  for await (const chunk of bodyChunks(req)) {
     size += chunk.length
     if (size > MAX_BODY_BYTES)
       throw new HttpError(400, 'body_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`)
@@ -64,8 +64,19 @@ export async function readJsonBody<S extends z.ZodType>(
 /** Drains a body the route does not expect, refusing one that is present. */
 export async function expectNoBody(req: IncomingMessage): Promise<void> {
   let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  for await (const chunk of bodyChunks(req)) {
     size += chunk.length
     if (size > 0) throw new HttpError(400, 'unexpected_body', 'this route takes no body')
+  }
+}
+
+/** The body's chunks. A body that stops short (the client went away, or
+ *  Node's parser refused its chunked framing and closed the connection) is
+ *  the client's failure, not the runtime's: a 400, never an internal error. */
+async function* bodyChunks(req: IncomingMessage): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) yield chunk
+  } catch {
+    throw new HttpError(400, 'incomplete_body', 'the request body was not received completely')
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
+import type { IntegrityMac } from './integrity-mac.ts'
 
 export const GENESIS_HASH = '0'.repeat(64)
 
@@ -16,6 +17,17 @@ export interface AuditEvent extends NewAuditEvent {
   id: string
   prevHash: string
   hash: string
+  /** HMAC under the integrity key over the event's hash; null only on a row
+   *  nobody sealed (which never verifies). */
+  mac: string | null
+}
+
+/** The newest event as of the last append, MAC'd: what makes deleting the
+ *  newest events visible. */
+export interface AuditHead {
+  seq: number
+  hash: string
+  mac: string
 }
 
 /**
@@ -30,7 +42,7 @@ export interface AuditAppender {
 
 /** The fields an event's hash covers, in one place so the writer and the
  *  verifier can never disagree about them. */
-export function auditEventHash(event: Omit<AuditEvent, 'hash'>): string {
+export function auditEventHash(event: Omit<AuditEvent, 'hash' | 'mac'>): string {
   return sha256Hex(
     canonicalJson({
       seq: event.seq,
@@ -44,15 +56,24 @@ export function auditEventHash(event: Omit<AuditEvent, 'hash'>): string {
   )
 }
 
+export interface SqliteAuditLogOptions {
+  mac: IntegrityMac
+  newId?: () => string
+}
+
 export class SqliteAuditLog implements AuditAppender {
   private readonly db: DatabaseSync
+  private readonly mac: IntegrityMac
   private readonly newId: () => string
 
-  constructor(db: DatabaseSync, newId: () => string = randomUUID) {
+  constructor(db: DatabaseSync, options: SqliteAuditLogOptions) {
     this.db = db
-    this.newId = newId
+    this.mac = options.mac
+    this.newId = options.newId ?? randomUUID
   }
 
+  /** Appends the event and moves the sealed head to it, in the caller's
+   *  transaction: the two are durable together or not at all. */
   append(event: NewAuditEvent): AuditEvent {
     if (!this.db.isTransaction) {
       throw new Error('audit events are appended only inside the transaction they record')
@@ -66,11 +87,12 @@ export class SqliteAuditLog implements AuditAppender {
       id: this.newId(),
       prevHash: last?.hash ?? GENESIS_HASH,
     }
-    const full: AuditEvent = { ...unhashed, hash: auditEventHash(unhashed) }
+    const hash = auditEventHash(unhashed)
+    const full: AuditEvent = { ...unhashed, hash, mac: sealEvent(this.mac, hash) }
     this.db
       .prepare(
-        `INSERT INTO audit_events (seq, id, type, subject_id, payload_json, created_at, prev_hash, hash)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO audit_events (seq, id, type, subject_id, payload_json, created_at, prev_hash, hash, mac)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         full.seq,
@@ -81,64 +103,205 @@ export class SqliteAuditLog implements AuditAppender {
         full.at,
         full.prevHash,
         full.hash,
+        full.mac,
       )
+    this.db
+      .prepare(
+        `INSERT INTO audit_head (id, seq, hash, mac) VALUES (1, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac`,
+      )
+      .run(full.seq, full.hash, sealHead(this.mac, full.seq, full.hash))
     return full
   }
 
   list(options: { afterSeq?: number; limit?: number } = {}): AuditEvent[] {
-    const rows = this.db
-      .prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?')
-      .all(options.afterSeq ?? 0, options.limit ?? 1_000_000)
-    return rows.map((row) => ({
-      seq: Number(row.seq),
-      id: String(row.id),
-      type: String(row.type),
-      subjectId: String(row.subject_id),
-      payload: JSON.parse(String(row.payload_json)) as Record<string, unknown>,
-      at: Number(row.created_at),
-      prevHash: String(row.prev_hash),
-      hash: String(row.hash),
-    }))
+    return readAuditEvents(this.db, options)
+  }
+
+  /** The first event of `type` about `subjectId`, only if its own hash and
+   *  MAC verify: a record the key holder wrote, for checking a row against
+   *  what was true when it was made. */
+  firstSealed(type: string, subjectId: string): AuditEvent | undefined {
+    const row = this.db
+      .prepare(
+        'SELECT seq FROM audit_events WHERE type = ? AND subject_id = ? ORDER BY seq LIMIT 1',
+      )
+      .get(type, subjectId)
+    if (!row) return undefined
+    const [event] = readAuditEvents(this.db, { afterSeq: Number(row.seq) - 1, limit: 1 })
+    if (!event) return undefined
+    const { hash, mac, ...unhashed } = event
+    const sealed =
+      auditEventHash(unhashed) === hash && this.mac.verify('audit-event', { hash }, mac)
+    return sealed ? event : undefined
   }
 }
 
-export type ChainVerdict =
-  { ok: true; checked: number } | { ok: false; checked: number; seq: number; problem: string }
+/** The events in `seq` order, as stored (nothing is verified here). */
+export function readAuditEvents(
+  db: DatabaseSync,
+  options: { afterSeq?: number; limit?: number } = {},
+): AuditEvent[] {
+  const rows = db
+    .prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?')
+    .all(options.afterSeq ?? 0, options.limit ?? -1)
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    id: String(row.id),
+    type: String(row.type),
+    subjectId: String(row.subject_id),
+    payload: parsePayload(String(row.payload_json)),
+    at: Number(row.created_at),
+    prevHash: String(row.prev_hash),
+    hash: String(row.hash),
+    mac: row.mac == null ? null : String(row.mac),
+  }))
+}
 
-/** Walks the chain from genesis: a gap in `seq`, a link that does not point
- *  at its predecessor, or a hash that does not cover its own fields each stop
- *  the walk at the first broken event. */
-export function verifyAuditChain(events: readonly AuditEvent[]): ChainVerdict {
+/** A payload that is not even JSON was edited on disk. It is kept as text
+ *  (so an export still answers and the verifier reports it at its place in
+ *  the chain, where its hash no longer matches) rather than thrown. */
+function parsePayload(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text)
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>
+    }
+  } catch {
+    // fall through
+  }
+  return { unreadablePayload: text }
+}
+
+export function readAuditHead(db: DatabaseSync): AuditHead | undefined {
+  const row = db.prepare('SELECT seq, hash, mac FROM audit_head WHERE id = 1').get()
+  return row ? { seq: Number(row.seq), hash: String(row.hash), mac: String(row.mac) } : undefined
+}
+
+function sealEvent(mac: IntegrityMac, hash: string): string {
+  return mac.sign('audit-event', { hash })
+}
+
+function sealHead(mac: IntegrityMac, seq: number, hash: string): string {
+  return mac.sign('audit-head', { seq, hash })
+}
+
+export interface BrokenChain {
+  ok: false
+  /** How many events before the broken one verified. */
+  checked: number
+  seq: number
+  problem: string
+}
+export type ChainVerdict = { ok: true; checked: number } | BrokenChain
+
+/**
+ * Walks the chain from genesis and stops at the first broken event: a gap or
+ * a repeat in `seq`, a link that does not point at its predecessor (named as
+ * a reordering when it points at another event in the log), or a hash that
+ * does not cover its own fields.
+ *
+ * With `seal`, it also checks what only the key holder can produce: each
+ * event's MAC (hashes are public, so whoever edits a row can recompute every
+ * hash after it; they cannot recompute the MACs), and the sealed head, which
+ * must name the last event, so deleting the newest events is caught too.
+ */
+export function verifyAuditChain(
+  events: readonly AuditEvent[],
+  seal?: { mac: IntegrityMac; head: AuditHead | undefined },
+): ChainVerdict {
+  const seqOfHash = new Map(events.map((event) => [event.hash, event.seq]))
   let prevHash = GENESIS_HASH
   let expectedSeq = 1
   for (const [index, event] of events.entries()) {
-    if (event.seq !== expectedSeq) {
+    const broken = (problem: string): BrokenChain => ({
+      ok: false,
+      checked: index,
+      seq: event.seq,
+      problem,
+    })
+    if (event.seq > expectedSeq) {
+      const missing =
+        event.seq - 1 === expectedSeq
+          ? `event ${expectedSeq} is missing`
+          : `events ${expectedSeq}–${event.seq - 1} are missing`
       return {
-        ok: false,
-        checked: index,
-        seq: event.seq,
-        problem: `expected event ${expectedSeq}, found ${event.seq} (deleted or reordered)`,
+        ...broken(`${missing} (deleted); the log goes on at ${event.seq}`),
+        seq: expectedSeq,
       }
+    }
+    if (event.seq < expectedSeq) {
+      return broken(`expected event ${expectedSeq}, found event ${event.seq} again`)
     }
     if (event.prevHash !== prevHash) {
-      return {
-        ok: false,
-        checked: index,
-        seq: event.seq,
-        problem: 'link does not point at the previous event',
-      }
+      const linked = seqOfHash.get(event.prevHash)
+      return broken(
+        linked === undefined
+          ? 'its link does not point at the previous event'
+          : `reordered: it links to the event stored at seq ${linked}, not to seq ${event.seq - 1}`,
+      )
     }
-    const { hash, ...unhashed } = event
+    const { hash, mac, ...unhashed } = event
     if (auditEventHash(unhashed) !== hash) {
-      return {
-        ok: false,
-        checked: index,
-        seq: event.seq,
-        problem: 'event content does not match its hash',
-      }
+      return broken('its content does not match its hash (edited)')
+    }
+    if (seal && !seal.mac.verify('audit-event', { hash }, mac)) {
+      return broken(
+        mac === null
+          ? 'it carries no MAC'
+          : 'its MAC does not verify under the integrity key (rewritten without the key)',
+      )
     }
     prevHash = hash
     expectedSeq += 1
+  }
+  if (seal) {
+    const last = events.at(-1)
+    const { head } = seal
+    if (!head) {
+      if (last) {
+        return {
+          ok: false,
+          checked: events.length,
+          seq: last.seq,
+          problem: 'the sealed head of the log is missing',
+        }
+      }
+      return { ok: true, checked: 0 }
+    }
+    if (!seal.mac.verify('audit-head', { seq: head.seq, hash: head.hash }, head.mac)) {
+      return {
+        ok: false,
+        checked: events.length,
+        seq: head.seq,
+        problem: 'the sealed head of the log does not verify under the integrity key',
+      }
+    }
+    if (!last || head.seq > last.seq) {
+      const from = (last?.seq ?? 0) + 1
+      return {
+        ok: false,
+        checked: events.length,
+        seq: from,
+        problem: `truncated: the sealed head names event ${head.seq}, the log ends at ${last?.seq ?? 0}: events ${from}–${head.seq} were deleted`,
+      }
+    }
+    if (head.seq < last.seq) {
+      return {
+        ok: false,
+        checked: events.length,
+        seq: head.seq + 1,
+        problem: `events ${head.seq + 1}–${last.seq} come after the sealed head (${head.seq}): appended without the key`,
+      }
+    }
+    if (head.hash !== last.hash) {
+      return {
+        ok: false,
+        checked: events.length,
+        seq: last.seq,
+        problem: `the sealed head does not match event ${last.seq}`,
+      }
+    }
   }
   return { ok: true, checked: events.length }
 }

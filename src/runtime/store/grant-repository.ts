@@ -1,52 +1,151 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../common/canonical-json.ts'
 import type { Grant } from '../contracts/room.ts'
+import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
 
+export interface GrantRepositoryOptions {
+  mac: IntegrityMac
+  /** Whether the room's own row verified: a tampered room has no grants. */
+  roomIntact: (roomId: string) => boolean
+  /** Called for every read of a row whose MAC does not verify. */
+  onTampered: OnTampered
+}
+
+/** "Always allow" grants, each row sealed with a MAC over its content,
+ *  including whether and when it was revoked. */
 export class SqliteGrantRepository {
   private readonly db: DatabaseSync
+  private readonly options: GrantRepositoryOptions
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, options: GrantRepositoryOptions) {
     this.db = db
+    this.options = options
   }
 
   insert(grant: Grant): void {
+    const commandJson = grant.command === null ? null : canonicalJson(grant.command)
     this.db
       .prepare(
-        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         grant.id,
         grant.roomId,
         grant.toolName,
-        grant.command === null ? null : canonicalJson(grant.command),
+        commandJson,
         grant.approvalId,
+        this.options.mac.sign(
+          'grant',
+          sealedGrantContent({ ...grant, commandJson, revokedAt: null }),
+        ),
         grant.createdAt,
       )
   }
 
+  /**
+   * The room's active grants whose MACs verify. A grant edited or inserted on
+   * disk would answer for a command nobody allowed, so it is reported and
+   * left out; and a room whose own row was tampered with has no grants at
+   * all until the person confirms its mode again.
+   */
   listActive(roomId: string): Grant[] {
-    return this.db
+    if (!this.options.roomIntact(roomId)) return []
+    const grants: Grant[] = []
+    const rows = this.db
       .prepare(
         'SELECT * FROM grants WHERE room_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
       )
       .all(roomId)
-      .map((row) => ({
-        id: String(row.id),
-        roomId: String(row.room_id),
-        toolName: String(row.tool_name),
-        command:
-          row.command_json == null ? null : (JSON.parse(String(row.command_json)) as string[]),
-        approvalId: String(row.approval_id),
-        createdAt: Number(row.created_at),
-      }))
+    for (const row of rows) {
+      const raw = rawGrant(row)
+      const mac = row.mac == null ? null : String(row.mac)
+      if (!this.options.mac.verify('grant', sealedGrantContent(raw), mac)) {
+        this.options.onTampered({
+          table: 'grants',
+          rowId: raw.id,
+          roomId: raw.roomId,
+          problem: mac === null ? 'mac_missing' : 'mac_mismatch',
+          foundMac: mac,
+        })
+        continue
+      }
+      const command = raw.commandJson === null ? null : parseCommand(raw.commandJson)
+      if (command === undefined) continue
+      grants.push({
+        id: raw.id,
+        roomId: raw.roomId,
+        toolName: raw.toolName,
+        command,
+        approvalId: raw.approvalId,
+        createdAt: raw.createdAt,
+      })
+    }
+    return grants
   }
 
+  /** Revoking narrows what the agent may do, so it is allowed on any active
+   *  row, verified or not; the revoked row is sealed again as revoked. */
   revoke(roomId: string, grantId: string, at: number): boolean {
+    const row = this.db
+      .prepare('SELECT * FROM grants WHERE id = ? AND room_id = ? AND revoked_at IS NULL')
+      .get(grantId, roomId)
+    if (!row) return false
+    const mac = this.options.mac.sign(
+      'grant',
+      sealedGrantContent({ ...rawGrant(row), revokedAt: at }),
+    )
     const result = this.db
       .prepare(
-        'UPDATE grants SET revoked_at = ? WHERE id = ? AND room_id = ? AND revoked_at IS NULL',
+        'UPDATE grants SET revoked_at = ?, mac = ? WHERE id = ? AND room_id = ? AND revoked_at IS NULL',
       )
-      .run(at, grantId, roomId)
+      .run(at, mac, grantId, roomId)
     return Number(result.changes) === 1
+  }
+}
+
+interface RawGrant {
+  id: string
+  roomId: string
+  toolName: string
+  commandJson: string | null
+  approvalId: string
+  createdAt: number
+  revokedAt: number | null
+}
+
+function rawGrant(row: Record<string, unknown>): RawGrant {
+  return {
+    id: String(row.id),
+    roomId: String(row.room_id),
+    toolName: String(row.tool_name),
+    commandJson: row.command_json == null ? null : String(row.command_json),
+    approvalId: String(row.approval_id),
+    createdAt: Number(row.created_at),
+    revokedAt: row.revoked_at == null ? null : Number(row.revoked_at),
+  }
+}
+
+/** What a grant's MAC covers: all of it, the revocation included, so a
+ *  revoked grant cannot be revived by clearing `revoked_at`. */
+function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
+  return {
+    id: grant.id,
+    roomId: grant.roomId,
+    toolName: grant.toolName,
+    commandJson: grant.commandJson,
+    approvalId: grant.approvalId,
+    createdAt: grant.createdAt,
+    revokedAt: grant.revokedAt,
+  }
+}
+
+function parseCommand(commandJson: string): string[] | undefined {
+  try {
+    const value: unknown = JSON.parse(commandJson)
+    return Array.isArray(value) && value.every((item) => typeof item === 'string')
+      ? value
+      : undefined
+  } catch {
+    return undefined
   }
 }

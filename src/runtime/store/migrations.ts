@@ -125,4 +125,19 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- The tamper-evident head of the audit chain: the newest event's seq and
+      -- hash, MAC'd and rewritten in the same transaction as each append, so
+      -- deleting the newest events (which leaves a valid but shorter chain)
+      -- is detected.
+      CREATE TABLE audit_head (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        seq INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        mac TEXT NOT NULL
+      );
+    `,
+  },
 ]

@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+/**
+ * `assent`: the command line for the person who owns a data dir.
+ *
+ *   assent audit verify [--data-dir D]     (npm run audit:verify -- --data-dir D)
+ *
+ * Runs from source with Node's type stripping (Node 22.18 or newer), so the
+ * package's `bin` works without a build.
+ */
+import { runAssentCli } from './assent-cli.ts'
+
+process.exitCode = await runAssentCli(process.argv.slice(2), {
+  env: process.env,
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+})

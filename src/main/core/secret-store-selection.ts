@@ -1,0 +1,43 @@
+import { mkdir } from 'node:fs/promises'
+import { FileSecretStore, fileStoreWarning } from './file-secret-store.ts'
+import { KeytarSecretStore, type KeytarSecretStoreOptions } from './keytar-secret-store.ts'
+import { integrityKeyFor, type SecretStore } from './secret-store.ts'
+
+export const SECRET_STORE_ENV = 'ASSENT_SECRET_STORE'
+
+export interface SecretStoreSelection {
+  env?: NodeJS.ProcessEnv
+  /** Where the file store's warning goes (stderr, a dialog, a log). */
+  warn: (message: string) => void
+  keytar?: KeytarSecretStoreOptions
+}
+
+/**
+ * The store every entry point uses (the app, the CDP host, `npm run
+ * runtime`, `assent audit verify`): the OS keychain, or the key file only
+ * when ASSENT_SECRET_STORE=file says so. Any other value is refused rather
+ * than guessed at: a typo must not silently pick a weaker store.
+ */
+export function selectSecretStore(dataDir: string, selection: SecretStoreSelection): SecretStore {
+  const value = (selection.env ?? process.env)[SECRET_STORE_ENV]
+  if (value === undefined || value === '' || value === 'keychain') {
+    return new KeytarSecretStore(selection.keytar)
+  }
+  if (value === 'file') {
+    selection.warn(fileStoreWarning(dataDir))
+    return new FileSecretStore()
+  }
+  throw new Error(
+    `${SECRET_STORE_ENV} must be "file" (keep the integrity key in the data dir) or unset (the OS keychain); got "${value}"`,
+  )
+}
+
+/** Makes the data dir if needed and returns its integrity key, creating it
+ *  on first start in the selected store. */
+export async function loadIntegrityKey(
+  dataDir: string,
+  selection: SecretStoreSelection,
+): Promise<Buffer> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  return integrityKeyFor(selectSecretStore(dataDir, selection), dataDir)
+}

@@ -1,0 +1,70 @@
+import { randomBytes as nodeRandomBytes } from 'node:crypto'
+import { realpath } from 'node:fs/promises'
+
+export const INTEGRITY_KEY_BYTES = 32
+/** The keychain service every Assent entry lives under. */
+export const SECRET_STORE_SERVICE = 'assent'
+
+/**
+ * Port: where main keeps the integrity key of a data dir (the key that seals
+ * the audit log, room permissions and grants on disk).
+ *
+ * Invariant the adapter must keep: once a key is stored for an account,
+ * every later `read` returns exactly those bytes, and `create` never replaces
+ * an existing key. A replaced key would turn every MAC on disk into a
+ * tampering report, and whoever could replace it could sign rows of their
+ * own. When the store cannot be reached, the adapter throws an error that
+ * says what to do; it never falls back to another store on its own.
+ */
+export interface SecretStore {
+  /** Where the key lives, for messages: "the OS keychain (Secret Service)". */
+  readonly description: string
+  /** The stored key, or undefined when none was ever stored for `account`. */
+  read(account: string): Promise<Buffer | undefined>
+  /** Stores a new key for `account`; throws if one is there already. */
+  create(account: string, key: Buffer): Promise<void>
+}
+
+/** A data dir's account: its real path, so two spellings of one directory
+ *  share one key and the CLI finds the key the app made. */
+export function integrityAccount(dataDir: string): Promise<string> {
+  return realpath(dataDir)
+}
+
+/**
+ * The data dir's integrity key: the stored one, or a new one made and stored
+ * on first start. Read back after creating, so a store that silently drops
+ * writes fails here instead of sealing rows with a key nobody kept.
+ */
+export async function integrityKeyFor(
+  store: SecretStore,
+  dataDir: string,
+  randomBytes: (size: number) => Buffer = nodeRandomBytes,
+): Promise<Buffer> {
+  const account = await integrityAccount(dataDir)
+  const existing = await store.read(account)
+  if (existing) return existing
+  await store.create(account, randomBytes(INTEGRITY_KEY_BYTES))
+  const stored = await store.read(account)
+  if (!stored) {
+    throw new Error(
+      `the integrity key for ${account} was written to ${store.description} but could not be read back`,
+    )
+  }
+  return stored
+}
+
+/** Decodes a stored key, refusing anything that is not exactly 32 bytes in
+ *  canonical base64url: a damaged entry is reported, never "repaired". */
+export function decodeStoredKey(text: string, where: string): Buffer {
+  const trimmed = text.trim()
+  const key = Buffer.from(trimmed, 'base64url')
+  if (key.length !== INTEGRITY_KEY_BYTES || key.toString('base64url') !== trimmed) {
+    throw new Error(
+      `${where} does not hold a ${INTEGRITY_KEY_BYTES}-byte integrity key; ` +
+        'Assent will not replace it (that would disown everything sealed with it): ' +
+        'restore it, or remove it and start from a new data dir',
+    )
+  }
+  return key
+}

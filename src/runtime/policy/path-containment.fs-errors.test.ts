@@ -1,0 +1,148 @@
+import type * as FsPromises from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { isInsideRoot, resolveInside } from './path-containment.ts'
+
+// How containment fails when the file system itself says no. The tests run
+// as root (as CI does), where permissions never refuse; a refusal is stood
+// in for by making realpath or lstat reject for one path, exactly as the
+// kernel would (an Error with `code`). Everything else is the real file
+// system.
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof FsPromises>()
+  return { ...actual, realpath: vi.fn(actual.realpath), lstat: vi.fn(actual.lstat) }
+})
+
+const actual = await vi.importActual<typeof FsPromises>('node:fs/promises')
+
+let base: string
+let ws: string
+
+beforeAll(async () => {
+  base = await actual.realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-contain-errors-')))
+  ws = path.join(base, 'ws')
+  await mkdir(path.join(ws, 'a'), { recursive: true })
+  await writeFile(path.join(ws, 'a', 'note.txt'), 'inside')
+  await symlink(path.join(ws, 'loop2'), path.join(ws, 'loop1'))
+  await symlink(path.join(ws, 'loop1'), path.join(ws, 'loop2'))
+  // Dangling, and lexically inside, but through "..": refused on principle.
+  await symlink('a/../later.txt', path.join(ws, 'dangling-dotdot'))
+  // A chain of exactly 40 dangling links, the kernel's own limit.
+  for (let hop = 1; hop <= 40; hop += 1) {
+    const target = hop === 40 ? path.join(ws, 'chain-end.txt') : path.join(ws, `chain-${hop + 1}`)
+    await symlink(target, path.join(ws, `chain-${hop}`))
+  }
+})
+
+afterEach(() => {
+  vi.mocked(realpath).mockImplementation(actual.realpath)
+  vi.mocked(lstat).mockImplementation(actual.lstat)
+})
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true })
+})
+
+function fsError(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: refused by the file system`), { code })
+}
+
+/** Makes `fn` reject with `code` for exactly `target`. */
+function refuse(fn: typeof realpath | typeof lstat, target: string, code: string): void {
+  const real = fn === realpath ? actual.realpath : actual.lstat
+  vi.mocked(fn).mockImplementation((async (p: string, ...rest: unknown[]) => {
+    if (p === target) throw fsError(code)
+    return (real as (...args: unknown[]) => Promise<unknown>)(p, ...rest)
+  }) as never)
+}
+
+describe('a file system that refuses to resolve a path', () => {
+  it.each(['EACCES', 'EPERM'])('fails closed on %s from realpath, saying so', async (code) => {
+    const target = path.join(ws, 'a', 'locked', 'x.txt')
+    refuse(realpath, target, code)
+    expect(await resolveInside(ws, 'a/locked/x.txt')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: 'permission denied while resolving it',
+    })
+  })
+
+  it('fails closed when lstat refuses while looking for a dangling link', async () => {
+    const target = path.join(ws, 'a', 'hidden.txt')
+    refuse(lstat, target, 'EACCES')
+    expect(await resolveInside(ws, 'a/hidden.txt')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: 'permission denied while resolving it',
+    })
+  })
+
+  it('passes any other error on as it is', async () => {
+    refuse(realpath, path.join(ws, 'a', 'odd'), 'EIO')
+    expect(await resolveInside(ws, 'a/odd')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: 'EIO: refused by the file system',
+    })
+  })
+})
+
+describe('the real file system', () => {
+  it('names a symlink loop', async () => {
+    expect(await resolveInside(ws, 'loop1')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: 'too many levels of symbolic links',
+    })
+  })
+
+  it('treats a path below a file as not existing yet (ENOTDIR)', async () => {
+    expect(await resolveInside(ws, 'a/note.txt/child')).toEqual({
+      ok: true,
+      path: path.join(ws, 'a', 'note.txt', 'child'),
+    })
+  })
+
+  it('refuses a dangling symlink whose target goes through "..", even back inside', async () => {
+    expect(await resolveInside(ws, 'dangling-dotdot')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: `the dangling symlink ${path.join(ws, 'dangling-dotdot')} points through ".."`,
+    })
+  })
+
+  it('follows a chain of 40 dangling symlinks, the most the kernel follows', async () => {
+    expect(await resolveInside(ws, 'chain-1')).toEqual({
+      ok: true,
+      path: path.join(ws, 'chain-end.txt'),
+    })
+  })
+
+  it('names the segment, the root and the escape in its refusals', async () => {
+    expect(await resolveInside(ws, 'a/../a')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: 'the path contains a ".." segment',
+    })
+    const gone = path.join(base, 'gone')
+    const missingRoot = await resolveInside(gone, 'a')
+    expect(missingRoot).toMatchObject({ ok: false, code: 'root_unavailable' })
+    expect(missingRoot.ok ? '' : missingRoot.reason).toMatch(
+      new RegExp(`^the root ${gone} cannot be resolved: ENOENT`),
+    )
+    expect(await resolveInside(ws, base)).toEqual({
+      ok: false,
+      code: 'outside_root',
+      reason: `${base} resolves to ${base}, outside ${ws}`,
+    })
+  })
+})
+
+describe('isInsideRoot with relative input', () => {
+  it('refuses a relative path even where the current directory would put it inside', () => {
+    expect(isInsideRoot(process.cwd(), 'x')).toBe(false)
+    expect(isInsideRoot('.', path.join(process.cwd(), 'x'))).toBe(false)
+  })
+})

@@ -1,0 +1,80 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { connect } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { HttpError, expectNoBody, readJsonBody } from './http-kit.ts'
+
+let server: Server | undefined
+
+afterEach(async () => {
+  const current = server
+  server = undefined
+  if (current) await new Promise<void>((resolve) => current.close(() => resolve()))
+})
+
+/** Serves one request with `read` and resolves with what it threw (or
+ *  undefined), while a raw socket writes `bytes`. */
+async function outcomeOfReading(
+  read: (req: IncomingMessage) => Promise<unknown>,
+  bytes: string,
+): Promise<unknown> {
+  let settle: (value: unknown) => void = () => {}
+  const thrown = new Promise<unknown>((resolve) => (settle = resolve))
+  server = createServer((req, res) => {
+    read(req).then(
+      () => settle(undefined),
+      (error: unknown) => settle(error),
+    )
+    res.on('error', () => {})
+  })
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()))
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  const socket = connect(address.port, '127.0.0.1')
+  socket.on('error', () => {})
+  socket.write(bytes.replace('HOST', `127.0.0.1:${address.port}`))
+  try {
+    return await thrown
+  } finally {
+    socket.destroy()
+  }
+}
+
+const broken = (method: string) =>
+  `${method} / HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`
+
+describe('reading a request body', () => {
+  it('refuses a body whose chunked framing breaks off as the client failure it is (400)', async () => {
+    const error = await outcomeOfReading(
+      (req) => readJsonBody(req, z.strictObject({})),
+      broken('POST'),
+    )
+    expect(error).toBeInstanceOf(HttpError)
+    expect(error).toMatchObject({ status: 400, code: 'incomplete_body' })
+  })
+
+  it('refuses an unexpected body that breaks off the same way', async () => {
+    const error = await outcomeOfReading((req) => expectNoBody(req), broken('DELETE'))
+    expect(error).toMatchObject({ status: 400, code: 'incomplete_body' })
+  })
+
+  it('still reads a complete chunked body', async () => {
+    const error = await outcomeOfReading(
+      (req) =>
+        readJsonBody(req, z.strictObject({ a: z.literal(1) })).then((body) =>
+          expect(body).toEqual({ a: 1 }),
+        ),
+      `POST / HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\n`,
+    )
+    expect(error).toBeUndefined()
+  })
+
+  it('keeps the over-limit refusal for a body that is too large', async () => {
+    const chunk = 'x'.repeat(16 * 1024)
+    const error = await outcomeOfReading(
+      (req) => readJsonBody(req, z.strictObject({})),
+      `POST / HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${`4000\r\n${chunk}\r\n`.repeat(5)}0\r\n\r\n`,
+    )
+    expect(error).toMatchObject({ status: 400, code: 'body_too_large' })
+  })
+})

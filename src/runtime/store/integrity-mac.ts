@@ -1,0 +1,58 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { canonicalJson } from '../../common/canonical-json.ts'
+
+export const INTEGRITY_KEY_BYTES = 32
+
+/** What a MAC vouches for. Each kind signs under its own domain, so a MAC
+ *  copied from one kind of row can never pass for another. */
+export type SealedKind = 'audit-event' | 'audit-head' | 'room' | 'grant'
+
+const MAC_PATTERN = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/
+
+/**
+ * HMAC-SHA256 under the integrity key (kept in the OS keychain by main, handed
+ * to the runtime over IPC) over a domain-separated, RFC 8785-canonical row.
+ * Whoever can write the SQLite file but does not hold the key can change a
+ * row; they cannot make its MAC verify.
+ */
+export class IntegrityMac {
+  readonly #key: Buffer
+
+  constructor(key: Buffer) {
+    if (key.length !== INTEGRITY_KEY_BYTES) {
+      throw new Error(`the integrity key must be ${INTEGRITY_KEY_BYTES} bytes`)
+    }
+    this.#key = Buffer.from(key)
+  }
+
+  sign(kind: SealedKind, content: unknown): string {
+    return this.#digest(kind, content).toString('base64url')
+  }
+
+  /** Constant-time; a missing or malformed MAC never verifies. */
+  verify(kind: SealedKind, content: unknown, mac: string | null): boolean {
+    if (mac === null || !MAC_PATTERN.test(mac)) return false
+    return timingSafeEqual(Buffer.from(mac, 'base64url'), this.#digest(kind, content))
+  }
+
+  #digest(kind: SealedKind, content: unknown): Buffer {
+    return createHmac('sha256', this.#key)
+      .update(`assent-integrity-v1\u0000${kind}\u0000${canonicalJson(content)}`, 'utf8')
+      .digest()
+  }
+}
+
+export type { RowIntegrity } from '../contracts/room.ts'
+
+/** A row whose MAC did not verify, as the store reports it. */
+export interface IntegrityProblem {
+  table: 'rooms' | 'grants'
+  rowId: string
+  roomId: string
+  problem: 'mac_missing' | 'mac_mismatch'
+  /** The MAC found on disk (or null): a later, different edit of the same row
+   *  is a new problem and is reported again. */
+  foundMac: string | null
+}
+
+export type OnTampered = (problem: IntegrityProblem) => void

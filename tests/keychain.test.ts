@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs'
+import { spawn } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SECRET_STORE_SERVICE } from '../src/main/core/secret-store.ts'
+import { loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
+import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
+import { auditVerify, editDatabase, runNode, RUN_RUNTIME } from './support/integrity-helpers.ts'
+import { requireOrSkip } from './support/require-or-skip.ts'
+import { setMode } from './support/policy-helpers.ts'
+import { createRoom } from './support/room-helpers.ts'
+import { eventually, startHarness } from './support/runtime-harness.ts'
+
+interface Keytar {
+  getPassword(service: string, account: string): Promise<string | null>
+  setPassword(service: string, account: string, password: string): Promise<void>
+  deletePassword(service: string, account: string): Promise<boolean>
+  findCredentials(service: string): Promise<Array<{ account: string; password: string }>>
+}
+
+const PROBE_TIMEOUT_MS = 5_000
+/** These tests start Node processes (the runtime, `npm run runtime`, the
+ *  CLI); on a loaded two-core machine one start can take seconds. */
+const CHILD_PROCESS_TEST_MS = 90_000
+
+async function loadKeytar(): Promise<Keytar> {
+  const module = (await import('keytar')) as unknown as { default?: Keytar } & Keytar
+  return module.default ?? module
+}
+
+/** Why no Secret Service can be used here, or undefined when one can: a
+ *  D-Bus session, and keytar able to set, get and delete a throwaway entry. */
+async function secretServiceMissing(): Promise<string | undefined> {
+  if (!process.env.DBUS_SESSION_BUS_ADDRESS) return 'no D-Bus session bus'
+  const probe = async () => {
+    const keytar = await loadKeytar()
+    const account = `probe-${randomUUID()}`
+    await keytar.setPassword('assent-test-probe', account, 'probe')
+    const read = await keytar.getPassword('assent-test-probe', account)
+    await keytar.deletePassword('assent-test-probe', account)
+    return read === 'probe' ? undefined : 'the Secret Service did not return what was stored'
+  }
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('the Secret Service did not answer'), PROBE_TIMEOUT_MS)
+  })
+  try {
+    return await Promise.race([probe(), timeout])
+  } catch (error) {
+    return `keytar could not use it: ${(error as Error).message.split('\n')[0]}`
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const secretServiceAvailable = requireOrSkip(
+  'A Secret Service (D-Bus session with GNOME Keyring)',
+  await secretServiceMissing(),
+  'run the tests with `npm test`, which starts a throwaway one through scripts/with-secret-service.sh, ' +
+    'after `apt-get install gnome-keyring dbus libsecret-1-dev`',
+)
+
+let root: string
+const quiet = { warn: () => undefined }
+
+/** This process's environment without ASSENT_SECRET_STORE: the keychain is
+ *  the default, and these tests mean the default. */
+function keychainEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  delete env.ASSENT_SECRET_STORE
+  return { ...env, ...extra }
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'assent-keychain-'))
+})
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true })
+})
+
+/** The keychain entries Assent holds for one data dir. */
+async function entriesFor(dataDir: string) {
+  const account = realpathSync(dataDir)
+  const keytar = await loadKeytar()
+  return (await keytar.findCredentials(SECRET_STORE_SERVICE)).filter(
+    (entry) => entry.account === account,
+  )
+}
+
+describe.skipIf(!secretServiceAvailable)(
+  'the integrity key in a real Secret Service',
+  { timeout: CHILD_PROCESS_TEST_MS },
+  () => {
+    it('is created on the first start and reused on the next: same key, one keychain entry', async () => {
+      const dataDir = join(root, 'twice')
+      const first = await loadIntegrityKey(dataDir, { env: {}, ...quiet })
+      const second = await loadIntegrityKey(dataDir, { env: {}, ...quiet })
+      expect(first).toHaveLength(32)
+      expect(second.equals(first)).toBe(true)
+      const entries = await entriesFor(dataDir)
+      expect(entries).toHaveLength(1)
+      expect(entries[0]?.password).toBe(first.toString('base64url'))
+      // Nothing was written beside the database.
+      expect(existsSync(join(dataDir, 'integrity.key'))).toBe(false)
+    })
+
+    it('gives each data dir its own key, and two spellings of one dir the same key', async () => {
+      const one = join(root, 'one')
+      const other = join(root, 'other')
+      const keyOne = await loadIntegrityKey(one, { env: {}, ...quiet })
+      const keyOther = await loadIntegrityKey(other, { env: {}, ...quiet })
+      expect(keyOther.equals(keyOne)).toBe(false)
+      const alias = join(root, 'alias-of-one')
+      symlinkSync(one, alias)
+      expect((await loadIntegrityKey(alias, { env: {}, ...quiet })).equals(keyOne)).toBe(true)
+      expect(await entriesFor(one)).toHaveLength(1)
+    })
+
+    it('seals what the runtime writes so `assent audit verify` checks it with the keychain key', async () => {
+      const harnessRoot = join(root, 'harness')
+      mkdirSync(harnessRoot)
+      const dataDir = join(harnessRoot, 'data')
+      const integrityKey = await loadIntegrityKey(dataDir, { env: {}, ...quiet })
+      const harness = await startHarness({ root: harnessRoot, integrityKey })
+      try {
+        const room = await createRoom(harness)
+        await setMode(harness, room.id, 'approve-for-me')
+      } finally {
+        await harness.close()
+      }
+      const env = keychainEnv()
+      const intact = await auditVerify(dataDir, env)
+      expect(intact).toMatchObject({ code: 0 })
+      expect(intact.stdout).toContain('audit log intact: 2 events')
+
+      editDatabase(dataDir, (db) =>
+        db.prepare(`UPDATE audit_events SET payload_json = '{}' WHERE seq = 2`).run(),
+      )
+      const broken = await auditVerify(dataDir, env)
+      expect(broken.code).toBe(1)
+      expect(broken.stderr).toContain('audit log broken at seq 2')
+    })
+  },
+)
+
+describe(
+  'without a reachable keychain (D-Bus pointed at a dead socket)',
+  { timeout: CHILD_PROCESS_TEST_MS },
+  () => {
+    function deadBusEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+      return keychainEnv({
+        DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(root, 'no-such-bus.sock')}`,
+        ASSENT_DATA_DIR: dataDir,
+        ...extra,
+      })
+    }
+
+    it('refuses to start, and the error says how: a keychain, or ASSENT_SECRET_STORE=file', async () => {
+      const dataDir = join(root, 'refused')
+      const result = await runNode(RUN_RUNTIME, [], deadBusEnv(dataDir))
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain('Assent did not start: No OS keychain is reachable')
+      expect(result.stderr).toContain('set ASSENT_SECRET_STORE=file')
+      expect(result.stderr).toContain('anyone who can read the data dir can forge')
+      expect(result.stdout).not.toContain('listening')
+      expect(existsSync(join(dataDir, DATABASE_FILE_NAME))).toBe(false)
+      expect(existsSync(join(dataDir, 'integrity.key'))).toBe(false)
+    })
+
+    it('starts with ASSENT_SECRET_STORE=file, warning what that means, with a 0600 key file', async () => {
+      const dataDir = join(root, 'file-store')
+      const child = spawn(process.execPath, [RUN_RUNTIME], {
+        env: deadBusEnv(dataDir, { ASSENT_SECRET_STORE: 'file' }),
+        stdio: 'pipe',
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      try {
+        await eventually(
+          () => (stdout.includes('is listening on') ? true : undefined),
+          'the runtime to listen',
+          CHILD_PROCESS_TEST_MS - 10_000,
+        )
+      } finally {
+        child.kill('SIGTERM')
+      }
+      expect(await exited).toBe(0)
+      expect(stderr).toContain('warning: ASSENT_SECRET_STORE=file')
+      expect(stderr).toContain('Anyone who can read the data dir can forge the MACs')
+      expect(statSync(join(dataDir, 'integrity.key')).mode & 0o777).toBe(0o600)
+    })
+
+    it('makes `assent audit verify` say it could not check, with the same advice', async () => {
+      const dataDir = join(root, 'verify-refused')
+      mkdirSync(dataDir)
+      const result = await auditVerify(dataDir, deadBusEnv(dataDir))
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('No OS keychain is reachable')
+      expect(result.stderr).toContain('ASSENT_SECRET_STORE=file')
+    })
+  },
+)

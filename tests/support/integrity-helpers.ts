@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { fileURLToPath } from 'node:url'
+import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
+
+export const ASSENT_CLI = fileURLToPath(new URL('../../scripts/assent.ts', import.meta.url))
+export const RUN_RUNTIME = fileURLToPath(new URL('../../scripts/run-runtime.ts', import.meta.url))
+
+export interface ChildResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs a Node script as a child process and collects what it printed. */
+export function runNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { env, stdio: 'pipe' })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${script} did not finish within ${timeoutMs} ms: ${stdout}${stderr}`))
+    }, timeoutMs)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/** `assent audit verify --data-dir D`, run the way a person runs it. */
+export function auditVerify(dataDir: string, env: NodeJS.ProcessEnv): Promise<ChildResult> {
+  return runNode(ASSENT_CLI, ['audit', 'verify', '--data-dir', dataDir], env)
+}
+
+/**
+ * Edits the SQLite file directly, as someone with write access to the data
+ * dir but not the key would: the append-only triggers are only a guard
+ * against the runtime's own bugs, so they are dropped first.
+ */
+export function editDatabase(dataDir: string, edit: (db: DatabaseSync) => void): void {
+  const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME))
+  try {
+    db.exec('DROP TRIGGER IF EXISTS audit_events_no_update')
+    db.exec('DROP TRIGGER IF EXISTS audit_events_no_delete')
+    edit(db)
+  } finally {
+    db.close()
+  }
+}
+
+export function queryDatabase(dataDir: string, sql: string, ...params: Array<string | number>) {
+  const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME), { readOnly: true })
+  try {
+    return db.prepare(sql).all(...params)
+  } finally {
+    db.close()
+  }
+}
