@@ -1,0 +1,245 @@
+// Turns each measurement's raw samples into the figures of
+// bench-results.json: units, goals, and the ratios to their limits.
+
+import type { ConsentLatencyResult } from './consent-latency-bench.ts'
+import type { DecisionBenchResult, RuntimeMemoryResult } from './decision-bench.ts'
+import { figure, ratios } from './figures.ts'
+import type { Figure } from './results-schema.ts'
+import { percentile } from './stats.ts'
+import type { TokenBenchResult } from './token-bench.ts'
+import type { WorkbenchBenchResult } from './workbench-bench.ts'
+
+const MIB = 1024 * 1024
+
+export function tokenFigures(result: TokenBenchResult): Figure[] {
+  const pairs = result.rounds.map((round) => round.tokenPairsPerSec)
+  const hmacs = result.rounds.map((round) => round.hmacOpsPerSec)
+  return [
+    figure({
+      id: 'tokens.mint-verify-per-sec',
+      section: 'tokens',
+      label: 'consent tokens minted + verified',
+      unit: 'pairs/s',
+      samples: pairs,
+      note: 'fresh grant objects per pair; one verifier at its default capacity, evicting as it goes',
+    }),
+    figure({
+      id: 'tokens.raw-hmac-per-sec',
+      section: 'tokens',
+      label: `raw HMAC-SHA256, ${result.signedStringBytes} B, KeyObject key`,
+      unit: 'ops/s',
+      samples: hmacs,
+    }),
+    figure({
+      id: 'tokens.raw-hmac-buffer-key-per-sec',
+      section: 'tokens',
+      label: 'raw HMAC-SHA256, same input, Buffer key',
+      unit: 'ops/s',
+      samples: result.rounds.map((round) => round.hmacBufferKeyOpsPerSec),
+      note: 'Node re-imports a Buffer key on every createHmac; the limit above is the KeyObject one',
+    }),
+    figure({
+      id: 'tokens.mint-verify-cost-in-hmacs',
+      section: 'tokens',
+      label: 'one mint + verify, in raw HMACs (KeyObject)',
+      unit: 'HMACs',
+      samples: ratios(hmacs, pairs),
+      goal: { comparison: 'at-most', target: 3, text: 'mint + verify ≤ 3 raw HMACs' },
+    }),
+  ]
+}
+
+export function ledgerFigures(deltas: readonly number[], capacity: number): Figure[] {
+  return [
+    figure({
+      id: 'memory.ledger-heap-mib',
+      section: 'memory',
+      label: `verifier ledger at capacity (${capacity} nonces), heap delta`,
+      unit: 'MiB',
+      samples: deltas.map((bytes) => bytes / MIB),
+    }),
+    figure({
+      id: 'memory.ledger-bytes-per-nonce',
+      section: 'memory',
+      label: 'verifier ledger, heap per burned nonce',
+      unit: 'B',
+      samples: deltas.map((bytes) => bytes / capacity),
+    }),
+  ]
+}
+
+export function decisionFigures(result: DecisionBenchResult): Figure[] {
+  const figures = [...result.decisionsPerSec].map(([clients, samples]) =>
+    figure({
+      id: `decisions.per-sec.${clients}-client${clients === 1 ? '' : 's'}`,
+      section: 'decisions',
+      label: `allow-once decisions, ${clients} concurrent client${clients === 1 ? '' : 's'}`,
+      unit: 'decisions/s',
+      samples,
+      ...(clients === 10
+        ? {
+            goal: {
+              comparison: 'at-least',
+              target: 1_000,
+              text: '≥ 1 000 decisions/s at 10 clients',
+            },
+          }
+        : {}),
+      note: `${result.perRound} decisions per round; the allowed writes run in the runtime meanwhile`,
+    } as const),
+  )
+  return [
+    ...figures,
+    figure({
+      id: 'decisions.bare-inserts-per-sec',
+      section: 'decisions',
+      label: 'bare INSERT, one transaction each (WAL, synchronous=FULL)',
+      unit: 'commits/s',
+      samples: result.bareInsertsPerSec,
+    }),
+    figure({
+      id: 'decisions.per-bare-insert',
+      section: 'decisions',
+      label: 'decisions/s at 10 clients ÷ bare INSERTs/s',
+      unit: 'ratio',
+      samples: result.decisionToInsertRatio,
+      note: 'an allowed write commits 4 times (decision + audit, tool running, result, turn done)',
+    }),
+  ]
+}
+
+export function runtimeMemoryFigures(result: RuntimeMemoryResult): Figure[] {
+  const where = result.dataDirOnTmpfs ? 'data dir on tmpfs' : 'data dir on disk'
+  return [
+    figure({
+      id: 'decisions.memory-backed-per-sec.10-clients',
+      section: 'decisions',
+      label: `allow-once decisions, 10 clients, ${where} (no fsync wait)`,
+      unit: 'decisions/s',
+      samples: result.memoryBackedDecisionsPerSec,
+      note: 'the runtime’s own cost per decision: the ceiling a faster disk could approach',
+    }),
+    figure({
+      id: 'memory.runtime-rss-idle-mib',
+      section: 'memory',
+      label: 'runtime resident memory, idle',
+      unit: 'MiB',
+      samples: result.rss.idle.map((bytes) => bytes / MIB),
+    }),
+    figure({
+      id: 'memory.runtime-rss-pending-mib',
+      section: 'memory',
+      label: `runtime resident memory, ${result.approvals} approvals pending`,
+      unit: 'MiB',
+      samples: result.rss.pending.map((bytes) => bytes / MIB),
+    }),
+    figure({
+      id: 'memory.runtime-rss-stored-mib',
+      section: 'memory',
+      label: `runtime resident memory, ${result.approvals} approvals decided and stored`,
+      unit: 'MiB',
+      samples: result.rss.stored.map((bytes) => bytes / MIB),
+    }),
+  ]
+}
+
+export function consentFigures(result: ConsentLatencyResult): Figure[] {
+  const latency = (
+    id: string,
+    label: string,
+    samples: number[],
+    goal?: { target: number; text: string },
+    note?: string,
+  ) =>
+    figure({
+      id: `consent.${id}`,
+      section: 'consent-latency',
+      label,
+      unit: 'ms',
+      samples,
+      ...(goal ? { goal: { comparison: 'at-most', ...goal } } : {}),
+      ...(note ? { note } : {}),
+    })
+  return [
+    latency('card-visible-ms', '(a) agent asks → card visible', result.cardVisibleMs, {
+      target: 100,
+      text: 'card visible ≤ 100 ms p50',
+    }),
+    latency(
+      'card-event-at-main-ms',
+      '  part: → approval.requested reaches main',
+      result.cardEventAtMainMs,
+    ),
+    latency('window-rendered-ms', '(b) Review → consent window rendered', result.windowRenderedMs, {
+      target: 300,
+      text: 'window rendered ≤ 300 ms p50',
+    }),
+    latency('window-open-ms', '  part: host opens the window', result.windowOpenMs),
+    latency('view-delivered-ms', '  part: window open → view on screen', result.viewDeliveredMs),
+    latency('bare-page-load-ms', 'floor: consent page in a bare context', result.barePageLoadMs),
+    latency('bare-new-context-ms', '  part: newContext', result.bareNewContextMs),
+    latency('bare-new-page-ms', '  part: newPage', result.bareNewPageMs),
+    latency('bare-goto-ms', '  part: goto → first frame', result.bareGotoMs),
+    figure({
+      id: 'consent.window-over-floor',
+      section: 'consent-latency',
+      label: '(b) ÷ floor, per run',
+      unit: 'ratio',
+      samples: ratios(result.windowRenderedMs, result.barePageLoadMs),
+    }),
+    latency(
+      'click-to-tool-ms',
+      '(c) trusted click → tool started',
+      result.clickToToolMs,
+      {
+        target: 30,
+        text: 'click → tool start ≤ 30 ms p50',
+      },
+      'the click event’s timestamp in the consent page → the allowed file appears (inotify)',
+    ),
+    latency('click-to-main-ms', '  part: click → main has the decision', result.clickToMainMs),
+    latency('decide-request-ms', '  part: POST decision → answered', result.decideRequestMs),
+    latency('decided-to-file-ms', '  part: answered → file created', result.decidedToFileMs),
+  ]
+}
+
+export function workbenchFigures(result: WorkbenchBenchResult, provisional: boolean): Figure[] {
+  const longest = result.scroll.map((scroll) => Math.max(...scroll.frameGapsMs))
+  const longTasks = result.scroll.flatMap((scroll) => scroll.longTasksMs)
+  const common = { section: 'workbench', provisional } as const
+  return [
+    figure({
+      ...common,
+      id: 'workbench.room-render-ms',
+      label: `room with ${result.cards} cards: click → all cards on screen`,
+      unit: 'ms',
+      samples: result.renderMs,
+    }),
+    figure({
+      ...common,
+      id: 'workbench.js-heap-mib',
+      label: `workbench JS heap with that room open (after GC)`,
+      unit: 'MiB',
+      samples: result.heapUsedBytes.map((bytes) => bytes / MIB),
+      note: `${(result.baseHeapUsedBytes / MIB).toFixed(1)} MiB before any room was opened`,
+    }),
+    figure({
+      ...common,
+      id: 'workbench.scroll-longest-frame-ms',
+      label: 'scrolling the timeline: longest frame gap',
+      unit: 'ms',
+      samples: longest,
+      goal: { comparison: 'at-most', target: 50, text: 'no long task over 50 ms while scrolling' },
+      note:
+        `${longTasks.length} long task(s) over 50 ms in ${result.scroll.length} scroll pass(es)` +
+        (longTasks.length > 0 ? `, longest ${Math.max(...longTasks).toFixed(0)} ms` : ''),
+    }),
+    figure({
+      ...common,
+      id: 'workbench.scroll-frame-gap-p95-ms',
+      label: 'scrolling the timeline: frame gap p95',
+      unit: 'ms',
+      samples: result.scroll.map((scroll) => percentile(scroll.frameGapsMs, 95)),
+    }),
+  ]
+}

@@ -1,0 +1,397 @@
+// Consent latency on the CDP host (real Chromium, main's core, the runtime
+// child process), and the same consent page loaded in a bare browser context
+// as the floor. See docs/benchmarks.md for what each figure includes.
+
+import { randomBytes, randomUUID } from 'node:crypto'
+import { watch } from 'node:fs'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import type { ProtectedWindow } from '../../src/main/core/host-port.ts'
+import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from '../smoke/hosts/cdp/asset-router.ts'
+import { builtAssets } from '../smoke/hosts/cdp/built-assets.ts'
+import { CdpHost } from '../smoke/hosts/cdp/cdp-host.ts'
+import { CONSENT_CSP, type CdpProtectedWindow } from '../smoke/hosts/cdp/protected-windows.ts'
+import {
+  CLICK_REPORT_PREFIX,
+  consentRendered,
+  epochNow,
+  nextFrame,
+  reportNextClick,
+  reviewOutcome,
+  sendAndAwaitCard,
+  startReview,
+} from './page-probes.ts'
+
+export interface ConsentLatencyOptions {
+  runs: number
+  log: (line: string) => void
+}
+
+export interface ConsentLatencyResult {
+  chromiumVersion: string
+  /** (a) sendMessage called in the workbench → new card on screen. */
+  cardVisibleMs: number[]
+  /** Part of (a): sendMessage called → main forwards approval.requested to
+   *  the workbench (runtime, policy, approval commit, event stream). */
+  cardEventAtMainMs: number[]
+  /** (b) reviewApproval called → consent view on screen. */
+  windowRenderedMs: number[]
+  /** Part of (b): the host opening the window (context, page, CDP session,
+   *  preload, navigation to the loaded page). */
+  windowOpenMs: number[]
+  /** Part of (b): window opened → view delivered and on screen. */
+  viewDeliveredMs: number[]
+  /** (c) trusted click on Allow once → the allowed file created on disk. */
+  clickToToolMs: number[]
+  /** Part of (c): click → main's consent controller has the decision
+   *  (preload, CDP binding, sender checks). */
+  clickToMainMs: number[]
+  /** Part of (c): POST /v1/approvals/:id with the token, sent → answered
+   *  (verify, commit with the audit event). */
+  decideRequestMs: number[]
+  /** Part of (c): decision answered → file created (the tool starting). */
+  decidedToFileMs: number[]
+  /** Floor for (b): new context + page + goto of the consent page with the
+   *  same route fulfilment, no preload, no runtime, until its first frame. */
+  barePageLoadMs: number[]
+  /** Parts of the floor. */
+  bareNewContextMs: number[]
+  bareNewPageMs: number[]
+  bareGotoMs: number[]
+}
+
+/** Node-clock times of the steps main takes, recorded by thin wrappers. */
+interface MainMarks {
+  eventForwarded: Map<string, number>
+  decisionReceived: number[]
+  decideSent: number[]
+  decideAnswered: number[]
+}
+
+const THEME = 'light'
+const TIMEOUT_MS = 20_000
+
+interface OpenTiming {
+  openStartedAt: number
+  openedAt: number
+  renderedAt: Promise<number>
+}
+
+export interface BenchHost {
+  host: CdpHost
+  /** The host's only scoped root; each measurement works in a folder of it. */
+  workspace: string
+  close(): Promise<void>
+}
+
+/** One CDP host for the browser measurements, with a throwaway data dir. */
+export async function startBenchHost(): Promise<BenchHost> {
+  const root = await mkdtemp(join(tmpdir(), 'assent-bench-cdp-'))
+  const workspace = join(root, 'workspace')
+  await mkdir(workspace, { recursive: true })
+  try {
+    const host = await CdpHost.start({
+      dataDir: join(root, 'data'),
+      integrityKey: randomBytes(32),
+      scopedRoots: [workspace],
+      approvalTtlMs: 60 * 60 * 1_000,
+      preferences: () => ({ lang: 'en', theme: THEME }),
+    })
+    return {
+      host,
+      workspace,
+      async close() {
+        await host.close()
+        await rm(root, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    await rm(root, { recursive: true, force: true })
+    throw error
+  }
+}
+
+export async function measureConsentLatency(
+  bench: BenchHost,
+  options: ConsentLatencyOptions,
+): Promise<ConsentLatencyResult> {
+  const { host } = bench
+  const workspace = join(bench.workspace, 'latency')
+  await mkdir(workspace, { recursive: true })
+  const timings = instrumentWindowOpening(host)
+  const workbench = await host.workbench()
+  const marks = instrumentMain(host, workbench)
+  const { page } = workbench
+  const roomId = await openRoom(page, workspace, 'Latency')
+  const result: ConsentLatencyResult = {
+    chromiumVersion: host.chromiumVersion,
+    cardVisibleMs: [],
+    cardEventAtMainMs: [],
+    windowRenderedMs: [],
+    windowOpenMs: [],
+    viewDeliveredMs: [],
+    clickToToolMs: [],
+    clickToMainMs: [],
+    decideRequestMs: [],
+    decidedToFileMs: [],
+    barePageLoadMs: [],
+    bareNewContextMs: [],
+    bareNewPageMs: [],
+    bareGotoMs: [],
+  }
+  // One unmeasured run first: the first window pays for code caches.
+  for (let run = 0; run <= options.runs; run += 1) {
+    const sample = await consentRun(host, page, roomId, workspace, timings, marks, `b${run}.txt`)
+    if (run === 0) continue
+    for (const key of Object.keys(sample) as Array<keyof RunSample>) {
+      result[key].push(sample[key])
+    }
+    options.log(
+      `consent: run ${run}: card ${sample.cardVisibleMs.toFixed(0)} ms, window ` +
+        `${sample.windowRenderedMs.toFixed(0)} ms, click → tool ${sample.clickToToolMs.toFixed(0)} ms`,
+    )
+  }
+  for (let run = 0; run <= options.runs; run += 1) {
+    const load = await barePageLoad(host)
+    if (run === 0) continue
+    result.barePageLoadMs.push(load.totalMs)
+    result.bareNewContextMs.push(load.newContextMs)
+    result.bareNewPageMs.push(load.newPageMs)
+    result.bareGotoMs.push(load.gotoMs)
+  }
+  return result
+}
+
+/** Creates a room through the bridge and opens it in the workbench UI. */
+export async function openRoom(page: Page, workspace: string, title: string): Promise<string> {
+  const roomId = await page.evaluate(
+    async (input) => {
+      const gui = (
+        globalThis as unknown as {
+          assentGui: Record<string, (...a: unknown[]) => Promise<unknown>>
+        }
+      ).assentGui
+      const response = (await gui.createRoom!({
+        kind: 'direct',
+        agentId: 'assistant',
+        workspace: input.workspace,
+        title: input.title,
+      })) as { status: number; body: { room: { id: string } } }
+      if (response.status !== 201) throw new Error(`createRoom answered ${response.status}`)
+      return response.body.room.id
+    },
+    { workspace, title },
+  )
+  await page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`, { timeout: TIMEOUT_MS })
+  await page.waitForSelector(`[data-testid="room-view"][data-room-id="${roomId}"]`, {
+    timeout: TIMEOUT_MS,
+  })
+  return roomId
+}
+
+/**
+ * Records, for each protected window the host opens, when opening started
+ * and ended (Node clock) and when its view was on screen (page clock). It
+ * wraps the factory's `open` and the window's `show` without changing what
+ * they do; the render probe runs after `show` has delivered the view.
+ */
+function instrumentWindowOpening(host: CdpHost): OpenTiming[] {
+  const timings: OpenTiming[] = []
+  const open = host.windows.open.bind(host.windows)
+  host.windows.open = async (promptId, size): Promise<ProtectedWindow> => {
+    const openStartedAt = epochNow()
+    const window = (await open(promptId, size)) as CdpProtectedWindow
+    const openedAt = epochNow()
+    let rendered: (at: number) => void = () => undefined
+    let failed: (error: Error) => void = () => undefined
+    const renderedAt = new Promise<number>((resolve, reject) => {
+      rendered = resolve
+      failed = reject
+    })
+    renderedAt.catch(() => undefined)
+    timings.push({ openStartedAt, openedAt, renderedAt })
+    const show = window.show.bind(window)
+    window.show = async (view) => {
+      const probe = window.page.evaluate(consentRendered, { theme: THEME, timeoutMs: TIMEOUT_MS })
+      probe.then(rendered, failed)
+      await show(view)
+    }
+    return window
+  }
+  return timings
+}
+
+/**
+ * Records when main forwards approval.requested to the workbench, receives
+ * a decision from a consent window, and sends and gets the answer to the
+ * decision request. Each wrapper calls through unchanged.
+ */
+function instrumentMain(
+  host: CdpHost,
+  workbench: { send(event: { type: string; data: unknown }): void },
+): MainMarks {
+  const marks: MainMarks = {
+    eventForwarded: new Map(),
+    decisionReceived: [],
+    decideSent: [],
+    decideAnswered: [],
+  }
+  const send = workbench.send.bind(workbench)
+  workbench.send = (event) => {
+    const approval = (event.data as { approval?: { id?: unknown } } | undefined)?.approval
+    if (event.type === 'approval.requested' && typeof approval?.id === 'string') {
+      marks.eventForwarded.set(approval.id, epochNow())
+    }
+    send(event)
+  }
+  const controller = host.services.controller
+  const handleDecision = controller.handleDecision.bind(controller)
+  controller.handleDecision = (promptId, answer, window) => {
+    marks.decisionReceived.push(epochNow())
+    handleDecision(promptId, answer, window)
+  }
+  const client = host.services.client
+  const decideApproval = client.decideApproval.bind(client)
+  client.decideApproval = async (...args) => {
+    marks.decideSent.push(epochNow())
+    const response = await decideApproval(...args)
+    marks.decideAnswered.push(epochNow())
+    return response
+  }
+  return marks
+}
+
+interface RunSample {
+  cardVisibleMs: number
+  cardEventAtMainMs: number
+  windowRenderedMs: number
+  windowOpenMs: number
+  viewDeliveredMs: number
+  clickToToolMs: number
+  clickToMainMs: number
+  decideRequestMs: number
+  decidedToFileMs: number
+}
+
+async function consentRun(
+  host: CdpHost,
+  page: Page,
+  roomId: string,
+  workspace: string,
+  timings: OpenTiming[],
+  marks: MainMarks,
+  fileName: string,
+): Promise<RunSample> {
+  // (a) the agent asks: the message goes out from the workbench page.
+  const card = await page.evaluate(sendAndAwaitCard, {
+    roomId,
+    text: `write ${fileName} x`,
+    clientRequestId: randomUUID(),
+    timeoutMs: TIMEOUT_MS,
+  })
+
+  // (b) "Review" clicked: the bridge call main receives from the card.
+  const windowsBefore = timings.length
+  const reviewStartedAt = await page.evaluate(startReview, card.approvalId)
+  const timing = await waitFor(() => timings[windowsBefore], 'a protected window')
+  const renderedAt = await timing.renderedAt
+  const consent = host.windows.opened.at(-1)
+  if (!consent) throw new Error('the host lists no protected window')
+
+  // (c) a trusted click on "Allow once", once the enable delay has passed.
+  await consent.page.waitForSelector('#assent-allow-once:not([disabled])', { timeout: TIMEOUT_MS })
+  let clickAt: number | undefined
+  consent.page.on('console', (message) => {
+    const text = message.text()
+    if (text.startsWith(CLICK_REPORT_PREFIX))
+      clickAt = Number(text.slice(CLICK_REPORT_PREFIX.length))
+  })
+  await consent.page.evaluate(reportNextClick, CLICK_REPORT_PREFIX)
+  const created = fileCreated(workspace, fileName)
+  await consent.page.click('#assent-allow-once')
+  const createdAt = await created
+  const outcome = (await page.evaluate(reviewOutcome)) as { status?: string } | undefined
+  if (outcome?.status !== 'decided') throw new Error(`the review ended ${JSON.stringify(outcome)}`)
+  if (clickAt === undefined) throw new Error('the click was not seen by the consent page')
+
+  const forwardedAt = marks.eventForwarded.get(card.approvalId)
+  const receivedAt = marks.decisionReceived.at(-1)
+  const sentAt = marks.decideSent.at(-1)
+  const answeredAt = marks.decideAnswered.at(-1)
+  if (!forwardedAt || !receivedAt || !sentAt || !answeredAt) {
+    throw new Error('main skipped a step the bench records')
+  }
+  return {
+    cardVisibleMs: card.visibleAt - card.startedAt,
+    cardEventAtMainMs: forwardedAt - card.startedAt,
+    windowRenderedMs: renderedAt - reviewStartedAt,
+    windowOpenMs: timing.openedAt - timing.openStartedAt,
+    viewDeliveredMs: renderedAt - timing.openedAt,
+    clickToToolMs: createdAt - clickAt,
+    clickToMainMs: receivedAt - clickAt,
+    decideRequestMs: answeredAt - sentAt,
+    decidedToFileMs: createdAt - answeredAt,
+  }
+}
+
+/** Resolves with the time `name` appears in `folder` (inotify, not polling). */
+function fileCreated(folder: string, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const watcher = watch(folder, (_event, changed) => {
+      if (changed !== name) return
+      const at = epochNow()
+      watcher.close()
+      clearTimeout(timer)
+      resolve(at)
+    })
+    const timer = setTimeout(() => {
+      watcher.close()
+      reject(new Error(`${name} was never written`))
+    }, TIMEOUT_MS)
+  })
+}
+
+/** The floor: the consent page in a bare context with the same routing. */
+async function barePageLoad(host: CdpHost) {
+  const assets = builtAssets()
+  const startedAt = epochNow()
+  const context = await host.browser.newContext({
+    viewport: { width: 560, height: 680 },
+    serviceWorkers: 'block',
+    acceptDownloads: false,
+    permissions: [],
+  })
+  try {
+    await routeOnly(context, {
+      origin: CONSENT_ORIGIN,
+      root: assets.rendererRoot,
+      pathPrefix: '/consent/',
+      csp: CONSENT_CSP,
+    })
+    const contextAt = epochNow()
+    const page = await context.newPage()
+    const pageAt = epochNow()
+    await page.goto(CONSENT_URL)
+    const frameAt = await page.evaluate(nextFrame)
+    return {
+      totalMs: frameAt - startedAt,
+      newContextMs: contextAt - startedAt,
+      newPageMs: pageAt - contextAt,
+      gotoMs: frameAt - pageAt,
+    }
+  } finally {
+    await context.close()
+  }
+}
+
+async function waitFor<T>(read: () => T | undefined, what: string): Promise<T> {
+  const deadline = Date.now() + TIMEOUT_MS
+  for (;;) {
+    const value = read()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}

@@ -1,0 +1,259 @@
+// Runtime decisions per second over real loopback sockets, next to the same
+// SQLite setup doing bare INSERTs, and the runtime's resident memory with
+// many approvals stored.
+//
+// One runtime child process (startHarness, as main starts it). Pending
+// approvals are created first through messages in several rooms; each round
+// then decides a slice of them with `allow-once` consent tokens from N
+// concurrent clients (each a loop of mint → POST /v1/approvals/:id → 200 on
+// its own keep-alive connection). A decision is counted when its response
+// has arrived, i.e. after the runtime verified the token and committed the
+// decision with its audit event (WAL, synchronous=FULL). The tools those
+// decisions allow run in the runtime meanwhile, as they would in use; the
+// bench waits for them to finish between rounds so rounds do not overlap.
+
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { DatabaseSync } from 'node:sqlite'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { startHarness } from '../../tests/support/runtime-harness.ts'
+import {
+  createPendingApprovals,
+  createRoom,
+  decide,
+  mapLimit,
+  residentSamples,
+  type PendingApproval,
+  type RuntimeAccess,
+} from './runtime-fixtures.ts'
+
+export interface DecisionBenchOptions {
+  rooms: number
+  rounds: number
+  /** Each round is sized to last about this long at the expected rate. */
+  targetRoundMs: number
+  /** Bounds on the decisions in one round. */
+  minPerRound: number
+  maxPerRound: number
+  bareInsertMs: number
+  log: (line: string) => void
+}
+
+export interface DecisionBenchResult {
+  /** Decisions per second by client count, one sample per round. */
+  decisionsPerSec: Map<number, number[]>
+  /** Bare INSERT transactions per second, one round after each decision round
+   *  at 10 clients, so both see the same machine load. */
+  bareInsertsPerSec: number[]
+  /** Paired per round: decisions/s at 10 clients ÷ bare INSERTs/s. */
+  decisionToInsertRatio: number[]
+  perRound: number
+}
+
+export const CLIENT_COUNTS = [1, 10, 100] as const
+
+// Long enough that nothing expires while thousands are being created on a
+// slow machine: an expired approval would take a shorter path.
+const BENCH_APPROVAL_TTL_MS = 6 * 60 * 60 * 1_000
+
+// An allowed write commits four times on its way (decision + audit event,
+// tool call running, its result, the turn done); a bare INSERT once.
+const COMMITS_PER_ALLOWED_WRITE = 4
+
+/**
+ * Decisions per second on the real disk (the OS temp dir), at 1, 10 and 100
+ * clients. Rounds are sized from a first bare-INSERT probe so each lasts
+ * about `targetRoundMs` whatever the disk: approvals must exist before a
+ * round starts, and creating them costs more commits than deciding them.
+ */
+export async function measureDecisionThroughput(
+  options: DecisionBenchOptions,
+): Promise<DecisionBenchResult> {
+  const harness = await startHarness({ approvalTtlMs: BENCH_APPROVAL_TTL_MS })
+  const bare = openBareStore(harness.root)
+  try {
+    const probe = bare.insertsPerSecond(options.bareInsertMs)
+    const expected = probe / COMMITS_PER_ALLOWED_WRITE
+    const perRound = Math.round(
+      Math.min(
+        options.maxPerRound,
+        Math.max(options.minPerRound, (expected * options.targetRoundMs) / 1_000),
+      ),
+    )
+    options.log(
+      `decisions: bare INSERT probe ${Math.round(probe)}/s; ${perRound} decisions per round`,
+    )
+    const runtime: RuntimeAccess = { client: harness.client, connection: harness.connection }
+    const roomIds = await createRooms(runtime, harness.workspace, options.rooms)
+    const total = perRound * CLIENT_COUNTS.length * options.rounds
+    const created = performance.now()
+    const queue = await createPendingApprovals(runtime, roomIds, total, 'f')
+    options.log(
+      `decisions: ${queue.length} approvals pending in ${roomIds.length} rooms ` +
+        `(${Math.round(performance.now() - created)} ms to create)`,
+    )
+
+    const decisionsPerSec = new Map<number, number[]>()
+    const bareInsertsPerSec: number[] = []
+    const decisionToInsertRatio: number[] = []
+    let taken = 0
+    for (let round = 1; round <= options.rounds; round += 1) {
+      for (const clients of CLIENT_COUNTS) {
+        const slice = queue.slice(taken, taken + perRound)
+        taken += perRound
+        const rate = await decideConcurrently(runtime, slice, clients)
+        decisionsPerSec.set(clients, [...(decisionsPerSec.get(clients) ?? []), rate])
+        await toolsFinished(harness.workspace, taken)
+        if (clients === 10) {
+          const inserts = bare.insertsPerSecond(options.bareInsertMs)
+          bareInsertsPerSec.push(inserts)
+          decisionToInsertRatio.push(rate / inserts)
+        }
+        options.log(`decisions: round ${round}, ${clients} clients: ${Math.round(rate)}/s`)
+      }
+    }
+    return { decisionsPerSec, bareInsertsPerSec, decisionToInsertRatio, perRound }
+  } finally {
+    bare.close()
+    await harness.close()
+  }
+}
+
+export interface RuntimeMemoryOptions {
+  /** Approvals created and stored in all (10 000, or 2 000 in --quick). */
+  approvals: number
+  rooms: number
+  /** Decisions per round when deciding them all at 10 clients. */
+  perRound: number
+  log: (line: string) => void
+}
+
+export interface RuntimeMemoryResult {
+  rss: { idle: number[]; pending: number[]; stored: number[] }
+  /** Decisions/s at 10 clients with fsync taking no time: the runtime's own
+   *  cost per decision, the ceiling a faster disk could approach. */
+  memoryBackedDecisionsPerSec: number[]
+  approvals: number
+  dataDirOnTmpfs: boolean
+}
+
+/**
+ * The runtime's resident memory idle, with `approvals` pending and with all
+ * of them decided and stored. The data dir is on tmpfs (/dev/shm) when
+ * there is one: memory is the point here, and it keeps creating thousands
+ * of approvals from taking minutes of fsync. The same run decides them all
+ * at 10 clients, which gives the decision rate without disk waits.
+ */
+export async function measureRuntimeMemory(
+  options: RuntimeMemoryOptions,
+): Promise<RuntimeMemoryResult> {
+  const dataDirOnTmpfs = existsSync('/dev/shm')
+  const root = mkdtempSync(join(dataDirOnTmpfs ? '/dev/shm' : tmpdir(), 'assent-bench-'))
+  const harness = await startHarness({ approvalTtlMs: BENCH_APPROVAL_TTL_MS, root })
+  try {
+    const pid = harness.supervisor.pid
+    if (pid === undefined) throw new Error('the runtime has no pid')
+    const runtime: RuntimeAccess = { client: harness.client, connection: harness.connection }
+    const idle = await residentSamples(pid)
+    const roomIds = await createRooms(runtime, harness.workspace, options.rooms)
+    const created = performance.now()
+    const queue = await createPendingApprovals(runtime, roomIds, options.approvals, 'm')
+    options.log(
+      `memory: ${queue.length} approvals pending ` +
+        `(${Math.round(performance.now() - created)} ms to create)`,
+    )
+    const pending = await residentSamples(pid)
+    const memoryBackedDecisionsPerSec: number[] = []
+    for (let taken = 0; taken < queue.length; taken += options.perRound) {
+      const slice = queue.slice(taken, taken + options.perRound)
+      memoryBackedDecisionsPerSec.push(await decideConcurrently(runtime, slice, 10))
+      await toolsFinished(harness.workspace, taken + slice.length)
+    }
+    options.log(`memory: all ${queue.length} approvals decided`)
+    const stored = await residentSamples(pid)
+    return {
+      rss: { idle, pending, stored },
+      memoryBackedDecisionsPerSec,
+      approvals: queue.length,
+      dataDirOnTmpfs,
+    }
+  } finally {
+    await harness.close()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
+function createRooms(runtime: RuntimeAccess, workspace: string, count: number) {
+  return mapLimit(
+    Array.from({ length: count }, (_, index) => index),
+    4,
+    (index) => createRoom(runtime, workspace, `Bench room ${index}`),
+  )
+}
+
+/** Decides every approval in `slice` from `clients` concurrent loops;
+ *  returns decisions per second over the whole slice. */
+async function decideConcurrently(
+  runtime: RuntimeAccess,
+  slice: readonly PendingApproval[],
+  clients: number,
+): Promise<number> {
+  const start = performance.now()
+  await mapLimit(slice, clients, (approval) => decide(runtime, approval, 'allow-once'))
+  return slice.length / ((performance.now() - start) / 1_000)
+}
+
+/** Waits until `allowed` writes (one file each) have reached the workspace. */
+async function toolsFinished(workspace: string, allowed: number): Promise<void> {
+  const deadline = Date.now() + 60_000 + allowed * 20
+  for (;;) {
+    const written = readdirSync(workspace).length
+    if (written >= allowed) return
+    if (Date.now() > deadline) throw new Error(`${allowed - written} allowed writes never happened`)
+    await sleep(20)
+  }
+}
+
+interface BareStore {
+  insertsPerSecond(durationMs: number): number
+  close(): void
+}
+
+/** A node:sqlite file with the runtime store's pragmas (database.ts) and one
+ *  table shaped like an audit event; each INSERT is its own IMMEDIATE
+ *  transaction, as each decision is. */
+function openBareStore(root: string): BareStore {
+  const folder = mkdtempSync(join(root, 'bare-'))
+  const db = new DatabaseSync(join(folder, 'bare.sqlite'))
+  db.exec('PRAGMA journal_mode = WAL')
+  db.exec('PRAGMA synchronous = FULL')
+  db.exec('PRAGMA foreign_keys = ON')
+  db.exec('PRAGMA busy_timeout = 5000')
+  db.exec(
+    'CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, payload TEXT NOT NULL, at INTEGER NOT NULL)',
+  )
+  const insert = db.prepare('INSERT INTO events (id, payload, at) VALUES (?, ?, ?)')
+  // About the size of an approval_resolved event's payload and hashes.
+  const payload = randomBytes(192).toString('hex')
+  return {
+    insertsPerSecond(durationMs) {
+      let count = 0
+      const start = performance.now()
+      for (;;) {
+        db.exec('BEGIN IMMEDIATE')
+        insert.run(`evt_${count}`, payload, Date.now())
+        db.exec('COMMIT')
+        count += 1
+        const elapsed = performance.now() - start
+        if (elapsed >= durationMs) return count / (elapsed / 1_000)
+      }
+    },
+    close() {
+      db.close()
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,253 @@
+// Functions the bench runs inside Chromium pages (page.evaluate). Each is
+// self-contained: Playwright sends its source to the page, so it may use
+// nothing from this module at run time. The bench compiles without the DOM
+// library (it is a Node script), so the page globals it touches are typed
+// here, narrowly.
+
+/** Epoch milliseconds with sub-millisecond precision, comparable between
+ *  Node and every page of the browser (all derive it from the system clock). */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now()
+}
+
+interface ProbeElement {
+  getAttribute(name: string): string | null
+  checkVisibility(): boolean
+  querySelectorAll(selector: string): ArrayLike<ProbeElement>
+  addEventListener(
+    type: string,
+    listener: (event: { timeStamp: number }) => void,
+    capture?: boolean,
+  ): void
+  hidden: boolean
+  scrollTop: number
+  scrollHeight: number
+  clientHeight: number
+  dataset: Record<string, string | undefined>
+}
+
+interface ProbeGui {
+  sendMessage(roomId: string, input: unknown): Promise<unknown>
+  reviewApproval(approvalId: string): Promise<unknown>
+}
+
+export interface PageGlobals {
+  document: {
+    querySelector(selector: string): ProbeElement | null
+    querySelectorAll(selector: string): ArrayLike<ProbeElement>
+    getElementById(id: string): ProbeElement | null
+    documentElement: ProbeElement
+    body: ProbeElement
+  }
+  MutationObserver: new (callback: () => void) => {
+    observe(target: ProbeElement, options: { childList?: boolean; subtree?: boolean }): void
+    disconnect(): void
+  }
+  PerformanceObserver: new (
+    callback: (list: { getEntries(): Array<{ duration: number }> }) => void,
+  ) => {
+    observe(options: { type: string; buffered?: boolean }): void
+    disconnect(): void
+  }
+  requestAnimationFrame(callback: (time: number) => void): number
+  performance: { timeOrigin: number; now(): number }
+  assentGui: ProbeGui
+  /** Bench state kept in the page between evaluate calls. */
+  assentBench?: Record<string, unknown>
+}
+
+export interface CardProbeResult {
+  startedAt: number
+  visibleAt: number
+  approvalId: string
+}
+
+/**
+ * In the workbench: sends a message through `assentGui` and resolves at the
+ * first animation frame after a new, visible approval card is in the DOM.
+ */
+export function sendAndAwaitCard(input: {
+  roomId: string
+  text: string
+  clientRequestId: string
+  timeoutMs: number
+}): Promise<CardProbeResult> {
+  const page = globalThis as unknown as PageGlobals
+  const now = () => page.performance.timeOrigin + page.performance.now()
+  const selector = '[data-testid="approval-card"]'
+  const known = new Set(
+    Array.from(page.document.querySelectorAll(selector), (card) =>
+      card.getAttribute('data-approval-id'),
+    ),
+  )
+  return new Promise((resolve, reject) => {
+    let startedAt = 0
+    const timer = setTimeout(() => {
+      observer.disconnect()
+      reject(new Error('no new approval card appeared'))
+    }, input.timeoutMs)
+    const observer = new page.MutationObserver(() => {
+      for (const card of Array.from(page.document.querySelectorAll(selector))) {
+        const id = card.getAttribute('data-approval-id')
+        if (id === null || known.has(id) || !card.checkVisibility()) continue
+        observer.disconnect()
+        clearTimeout(timer)
+        page.requestAnimationFrame(() => resolve({ startedAt, visibleAt: now(), approvalId: id }))
+        return
+      }
+    })
+    observer.observe(page.document.body, { childList: true, subtree: true })
+    startedAt = now()
+    page.assentGui
+      .sendMessage(input.roomId, { clientRequestId: input.clientRequestId, text: input.text })
+      .catch((error: unknown) => reject(error as Error))
+  })
+}
+
+/** In the workbench: asks main to open the review and returns when it was
+ *  asked; the outcome is kept in the page for `reviewOutcome`. */
+export function startReview(approvalId: string): number {
+  const page = globalThis as unknown as PageGlobals
+  const bench = (page.assentBench ??= {})
+  const startedAt = page.performance.timeOrigin + page.performance.now()
+  bench.review = page.assentGui.reviewApproval(approvalId)
+  return startedAt
+}
+
+/** In the workbench: the outcome of the last `startReview`. */
+export function reviewOutcome(): Promise<unknown> {
+  const page = globalThis as unknown as PageGlobals
+  return (page.assentBench?.review as Promise<unknown> | undefined) ?? Promise.resolve(undefined)
+}
+
+/**
+ * In a consent page: resolves at the first animation frame once the view is
+ * on screen (the approval section and the Deny button visible, the theme
+ * set), with that frame's time; rejects after `timeoutMs`.
+ */
+export function consentRendered(input: { theme: string; timeoutMs: number }): Promise<number> {
+  const page = globalThis as unknown as PageGlobals
+  const now = () => page.performance.timeOrigin + page.performance.now()
+  const rendered = () => {
+    const deny = page.document.getElementById('assent-deny')
+    const section = page.document.getElementById('assent-approval')
+    return (
+      deny !== null &&
+      deny.checkVisibility() &&
+      section !== null &&
+      !section.hidden &&
+      page.document.documentElement.dataset.theme === input.theme
+    )
+  }
+  return new Promise((resolve, reject) => {
+    const started = now()
+    const check = () => {
+      if (rendered()) resolve(now())
+      else if (now() - started > input.timeoutMs)
+        reject(new Error('the consent view never rendered'))
+      else page.requestAnimationFrame(check)
+    }
+    page.requestAnimationFrame(check)
+  })
+}
+
+/** Prefix of the console line `reportNextClick` writes. */
+export const CLICK_REPORT_PREFIX = 'assent-bench:click-at '
+
+/** In a consent page: reports the time of the next click anywhere in the
+ *  page (capture phase, before the preload's own listener sees it) on the
+ *  console, since the window closes as soon as the decision is taken. */
+export function reportNextClick(prefix: string): void {
+  const page = globalThis as unknown as PageGlobals
+  let reported = false
+  page.document.documentElement.addEventListener(
+    'click',
+    (event) => {
+      if (reported) return
+      reported = true
+      console.debug(`${prefix}${page.performance.timeOrigin + event.timeStamp}`)
+    },
+    true,
+  )
+}
+
+/** The time of the next animation frame in this page. */
+export function nextFrame(): Promise<number> {
+  const page = globalThis as unknown as PageGlobals
+  return new Promise((resolve) =>
+    page.requestAnimationFrame(() => resolve(page.performance.timeOrigin + page.performance.now())),
+  )
+}
+
+/**
+ * In the workbench: resolves at the first animation frame once at least
+ * `count` approval cards are visible, with the time this was called.
+ */
+export function awaitCardCount(input: {
+  count: number
+  timeoutMs: number
+}): Promise<{ startedAt: number; renderedAt: number }> {
+  const page = globalThis as unknown as PageGlobals
+  const now = () => page.performance.timeOrigin + page.performance.now()
+  const startedAt = now()
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const cards = page.document.querySelectorAll('[data-testid="approval-card"]')
+      if (cards.length >= input.count) {
+        resolve({ startedAt, renderedAt: now() })
+        return
+      }
+      if (now() - startedAt > input.timeoutMs) {
+        reject(new Error(`only ${cards.length} of ${input.count} cards appeared`))
+        return
+      }
+      page.requestAnimationFrame(check)
+    }
+    page.requestAnimationFrame(check)
+  })
+}
+
+export interface ScrollReport {
+  /** Gaps between consecutive animation frames while scrolling, in ms. */
+  frameGapsMs: number[]
+  /** Durations of long tasks (over 50 ms) while scrolling, in ms. */
+  longTasksMs: number[]
+  /** How far the timeline actually moved, in px (proves it scrolled). */
+  scrolledPx: number
+}
+
+/**
+ * In the workbench: records frame gaps and long tasks from now until the
+ * bench clears `assentBenchScrolling`, and how far `selector` scrolled.
+ */
+export function watchScrolling(input: { selector: string }): Promise<ScrollReport> {
+  const page = globalThis as unknown as PageGlobals & { assentBenchScrolling?: boolean }
+  const element = page.document.querySelector(input.selector)
+  if (!element) return Promise.reject(new Error(`${input.selector} is not in the page`))
+  const frameGapsMs: number[] = []
+  const longTasksMs: number[] = []
+  let lowest = element.scrollTop
+  let highest = element.scrollTop
+  const observer = new page.PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) longTasksMs.push(entry.duration)
+  })
+  observer.observe({ type: 'longtask' })
+  page.assentBenchScrolling = true
+  return new Promise((resolve) => {
+    let last = page.performance.now()
+    const frame = () => {
+      const at = page.performance.now()
+      frameGapsMs.push(at - last)
+      last = at
+      lowest = Math.min(lowest, element.scrollTop)
+      highest = Math.max(highest, element.scrollTop)
+      if (page.assentBenchScrolling) {
+        page.requestAnimationFrame(frame)
+        return
+      }
+      observer.disconnect()
+      resolve({ frameGapsMs, longTasksMs, scrolledPx: highest - lowest })
+    }
+    page.requestAnimationFrame(frame)
+  })
+}
