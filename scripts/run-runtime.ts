@@ -10,14 +10,25 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ChildProcessLauncher } from '../src/main/core/runtime-launcher.ts'
 import { RuntimeSupervisor } from '../src/main/core/runtime-supervisor.ts'
+import { loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
 
 const dataDir = process.env.ASSENT_DATA_DIR ?? join(homedir(), '.assent-dev')
 mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+let integrityKey: Buffer
+try {
+  integrityKey = await loadIntegrityKey(dataDir, {
+    warn: (message) => console.warn(`warning: ${message}`),
+  })
+} catch (error) {
+  console.error(`Assent did not start: ${(error as Error).message}`)
+  process.exit(1)
+}
 const supervisor = new RuntimeSupervisor({
   launcher: new ChildProcessLauncher(
     fileURLToPath(new URL('../src/runtime/main.ts', import.meta.url)),
   ),
   dataDir,
+  integrityKey,
   onDown: (reason) => console.error(`runtime down: ${reason}; restarting`),
   onUp: (connection) => {
     const base = `http://127.0.0.1:${connection.port}`

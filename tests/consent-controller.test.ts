@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConsentView } from '../src/common/consent-view.ts'
 import { ConsentController } from '../src/main/core/consent-controller.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from '../src/main/core/host-port.ts'
+import { canonicalJson } from '../src/common/canonical-json.ts'
 import { parseConsentToken } from '../src/runtime/consent/consent-token.ts'
+import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
+import { editDatabase } from './support/integrity-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
 
@@ -216,8 +219,13 @@ describe('ConsentController', () => {
       await expect(outcome).resolves.toEqual({ status: 'expired' })
       expect(window.closed).toBe(true)
       controller.handleDecision(window.promptId, 'allow-once', window)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      expect((await short.client.getApproval(view.approval.id)).approval.status).toBe('expired')
+      // The runtime's own sweep (every EXPIRY_SWEEP_MS) settles it; had the
+      // late click minted anything, it would settle as allowed instead.
+      const settled = await eventually(async () => {
+        const { approval } = await short.client.getApproval(view.approval.id)
+        return approval.status === 'pending' ? undefined : approval.status
+      }, 'the runtime to settle the approval')
+      expect(settled).toBe('expired')
       expect(existsSync(join(short.workspace, 'expiring.txt'))).toBe(false)
     } finally {
       await short.close()
@@ -270,6 +278,32 @@ describe('ConsentController', () => {
       status: 'unchanged',
     })
   })
+
+  it('lets the person confirm the mode a tampered room reads as, which makes it trusted again', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    await harness.supervisor.stop()
+    editDatabase(harness.dataDir, (db) => {
+      db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
+        canonicalJson(MODE_PRESETS['full-access']),
+        room.id,
+      )
+    })
+    await harness.supervisor.start()
+    const outcome = controller.requestModeChange([room.id, 'ask-for-approval'])
+    const window = await windowShown(windows)
+    expect(window.views[0]).toMatchObject({
+      subject: 'mode-change',
+      fromMode: 'ask-for-approval',
+      toMode: 'ask-for-approval',
+    })
+    controller.handleDecision(window.promptId, 'confirm', window)
+    await expect(outcome).resolves.toMatchObject({
+      status: 'changed',
+      permissions: { mode: 'ask-for-approval', revision: 1, integrity: 'ok' },
+    })
+  }, 60_000)
 
   it('mints a token that lives 30 seconds', async () => {
     const windows = new FakeWindows()

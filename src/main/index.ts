@@ -4,9 +4,11 @@
  * process launcher and IPC, and nothing more. Every decision lives in pure,
  * tested functions under src/main/core/ and src/main/electron/.
  */
-import { app, dialog, ipcMain, nativeTheme, protocol } from 'electron'
+import { Notification, app, dialog, ipcMain, nativeTheme, protocol } from 'electron'
 import type { Language, Theme } from '../common/consent-view.ts'
 import { MainServices } from './core/main-services.ts'
+import { installSmokeHooks, smokeHooksEnabled } from './electron/smoke-hooks.ts'
+import { loadIntegrityKey } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
 import { refusalToStart } from './electron/debug-switches.ts'
 import { ElectronProtectedWindowFactory } from './electron/protected-window.ts'
@@ -61,12 +63,35 @@ async function start(): Promise<void> {
       services.controller.handleDecision(promptId, answer, window),
   })
 
+  const dataDir = process.env.ASSENT_DATA_DIR ?? app.getPath('userData')
+  // Before any window: without its integrity key Assent does not start (the
+  // error names the fix), and the file fallback's warning is said up front.
+  const integrityKey = await loadIntegrityKey(dataDir, { warn: diagnostic })
+
   const services: MainServices = new MainServices({
     launcher: new UtilityProcessLauncher(builtPath(appRoot, 'runtimeEntry')),
-    dataDir: process.env.ASSENT_DATA_DIR ?? app.getPath('userData'),
+    dataDir,
+    integrityKey,
+    // The smoke scenario limits the ceiling agent to its throwaway workspace.
+    ...(process.env.ASSENT_SCOPED_ROOTS
+      ? { scopedRoots: process.env.ASSENT_SCOPED_ROOTS.split(':').filter(Boolean) }
+      : {}),
     windows,
     notifier: { send: (event) => workbench?.send(event) },
     preferences: systemPreferences,
+    approvalNotifier: {
+      notify: ({ approvalId, title, body }) => {
+        const window = workbench?.window
+        if (!window || window.isDestroyed() || window.isFocused()) return
+        if (!Notification.isSupported()) return
+        const notification = new Notification({ title, body })
+        notification.on('click', () => {
+          showWorkbench()
+          workbench?.send({ type: 'approval.focus', data: { approvalId } })
+        })
+        notification.show()
+      },
+    },
     onDiagnostic: diagnostic,
   })
 
@@ -104,6 +129,7 @@ async function start(): Promise<void> {
     })
   })
 
+  if (smokeHooksEnabled(isPackaged, process.env)) installSmokeHooks(services)
   showWorkbench()
   await services.start()
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,6 +39,9 @@ export async function startHostHarness(
   await mkdir(workspace, { recursive: true })
   const host = await CdpHost.start({
     dataDir: join(root, 'data'),
+    // The keychain has its own tests (tests/keychain.test.ts); here a fixed
+    // random key keeps the browser tests independent of a Secret Service.
+    integrityKey: randomBytes(32),
     scopedRoots: [workspace],
     ...options,
   })

@@ -156,7 +156,12 @@ export class ConsentController {
   ): Promise<ConsentOutcome> {
     const connection = this.requireConnection()
     const permissions = await this.options.client.getPermissions(roomId)
-    if (permissions.mode === mode) return { status: 'unchanged', permissions }
+    // A room whose stored row failed its integrity check reads as
+    // ask-for-approval; confirming that same mode is how the person trusts it
+    // again, so it opens the window like any change.
+    if (permissions.mode === mode && permissions.integrity === 'ok') {
+      return { status: 'unchanged', permissions }
+    }
     if (mode === 'full-access' && permissions.fullAccessUnavailable) {
       throw new Error(
         `full access is unavailable for this room: ${permissions.fullAccessUnavailable}`,

@@ -1,19 +1,38 @@
-import type { Language, Theme } from '../../common/consent-view.ts'
-import type { WorkbenchChannel } from '../../common/assent-gui.ts'
+import { z } from 'zod'
+import {
+  LanguageSchema,
+  ThemeSchema,
+  type Language,
+  type Theme,
+} from '../../common/consent-view.ts'
+import type { WorkbenchChannel, WorkbenchPreferences } from '../../common/assent-gui.ts'
+import { PendingApprovalNotices } from './approval-notices.ts'
 import { ConsentController } from './consent-controller.ts'
-import type { ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
+import type { ApprovalNotifier, ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
 import { RendererGateway, filterEventForRenderer } from './renderer-gateway.ts'
 import { RuntimeClient } from './runtime-client.ts'
 import { RuntimeEventStream } from './runtime-events.ts'
 import type { RuntimeLauncher } from './runtime-launcher.ts'
 import { RuntimeSupervisor, type RuntimeConnection } from './runtime-supervisor.ts'
 
+/** `assentGui.setPreferences({ lang, theme })`: exactly those two fields. */
+export const WorkbenchPreferencesArgsSchema = z.tuple([
+  z.strictObject({ lang: LanguageSchema, theme: ThemeSchema }),
+])
+
 export interface MainServicesOptions {
   launcher: RuntimeLauncher
   dataDir: string
+  /** The data dir's integrity key, from the SecretStore (secret-store-selection.ts). */
+  integrityKey: Buffer
   windows: ProtectedWindowFactory
   notifier: WorkbenchNotifier
+  /** The system's language and theme, used until the workbench reports its own. */
   preferences: () => { lang: Language; theme: Theme }
+  /** Shows a system notification for an approval still pending after
+   *  NOTIFY_AFTER_MS (approval-notices.ts); the host decides whether the
+   *  workbench has focus. */
+  approvalNotifier?: ApprovalNotifier
   approvalTtlMs?: number
   scopedRoots?: string[]
   enableDelayMs?: number
@@ -33,12 +52,15 @@ export class MainServices {
   readonly controller: ConsentController
   private readonly events: RuntimeEventStream
   private readonly options: MainServicesOptions
+  private workbenchPreferences: WorkbenchPreferences | undefined
+  private readonly notices: PendingApprovalNotices | undefined
 
   constructor(options: MainServicesOptions) {
     this.options = options
     this.supervisor = new RuntimeSupervisor({
       launcher: options.launcher,
       dataDir: options.dataDir,
+      integrityKey: options.integrityKey,
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
       onUp: (connection) => this.runtimeUp(connection),
@@ -51,7 +73,7 @@ export class MainServices {
       client: this.client,
       connection,
       windows: options.windows,
-      preferences: options.preferences,
+      preferences: () => this.preferences,
       ...(options.enableDelayMs === undefined ? {} : { enableDelayMs: options.enableDelayMs }),
       ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
     })
@@ -61,8 +83,22 @@ export class MainServices {
         return
       }
       const allowed = filterEventForRenderer({ type: event.type, data: event.data })
-      if (allowed) options.notifier.send(allowed)
+      if (!allowed) return
+      options.notifier.send(allowed)
+      this.notices?.onEvent(allowed)
     })
+    this.notices = options.approvalNotifier
+      ? new PendingApprovalNotices({
+          notifier: options.approvalNotifier,
+          language: () => this.preferences.lang,
+        })
+      : undefined
+  }
+
+  /** The language and theme the protected window opens in: the workbench's
+   *  own once it has reported them, the system's before that. */
+  get preferences(): { lang: Language; theme: Theme } {
+    return this.workbenchPreferences ?? this.options.preferences()
   }
 
   async start(): Promise<RuntimeConnection> {
@@ -71,8 +107,16 @@ export class MainServices {
     return connection
   }
 
+  /** A deliberate runtime restart: open windows close (their tokens would
+   *  be for the old instance) and the workbench is told, as after a crash. */
+  async restartRuntime(update: { approvalTtlMs?: number } = {}): Promise<RuntimeConnection> {
+    this.controller.closeAll('the runtime restarted')
+    return this.supervisor.restartWith(update)
+  }
+
   async stop(): Promise<void> {
     this.events.stop()
+    this.notices?.clear()
     this.controller.closeAll('the app is closing')
     await this.supervisor.stop()
   }
@@ -88,6 +132,15 @@ export class MainServices {
         return this.controller.reviewApproval(list)
       case 'mode':
         return this.controller.requestModeChange(list)
+      case 'preferences': {
+        const parsed = WorkbenchPreferencesArgsSchema.safeParse(list)
+        if (!parsed.success) {
+          throw new Error('refused: setPreferences takes one { lang, theme } and nothing else')
+        }
+        const [{ lang, theme }] = parsed.data
+        this.workbenchPreferences = { lang, theme }
+        return null
+      }
       default:
         throw new Error('refused: unknown workbench channel')
     }
@@ -103,6 +156,7 @@ export class MainServices {
   private runtimeDown(reason: string): void {
     // Open windows belong to the dead instance: close them, mint nothing.
     this.controller.closeAll(reason)
+    this.notices?.clear()
     this.options.notifier.send({ type: 'runtime.status', data: { state: 'down', reason } })
   }
 }

@@ -204,3 +204,28 @@ describe('renderer allowlist: concrete requests', () => {
     )
   })
 })
+
+describe('classifyRequest on concrete requests', () => {
+  it('classifies a concrete request of every method the runtime serves', () => {
+    expect(classifyRequest('PUT', '/v1/rooms/room-1/direct/permissions')).toMatchObject({
+      method: 'PUT',
+      access: 'main-only',
+    })
+    expect(classifyRequest('DELETE', '/v1/rooms/room-1/grants/grant-1')).toMatchObject({
+      method: 'DELETE',
+      access: 'renderer',
+    })
+    expect(classifyRequest('POST', '/v1/approvals/approval-1')).toMatchObject({
+      access: 'main-only',
+    })
+    expect(classifyRequest('GET', '/v1/health')).toMatchObject({ access: 'renderer' })
+  })
+
+  it('refuses, without throwing, a path that is not a string (an untyped IPC payload)', () => {
+    for (const path of [42, null, undefined, { toString: () => '/v1/health' }, ['/v1/health']]) {
+      expect(() => classifyRequest('GET', path as unknown as string)).not.toThrow()
+      expect(classifyRequest('GET', path as unknown as string)).toBeUndefined()
+      expect(isAllowedForRenderer('GET', path as unknown as string)).toBe(false)
+    }
+  })
+})

@@ -138,9 +138,8 @@ describe('RendererGateway', () => {
 })
 
 describe('runtime events for the workbench', () => {
-  it('lists only runtime event types, and not the integrity notice', () => {
+  it('lists only runtime event types, the integrity notice included', () => {
     for (const type of RENDERER_EVENT_TYPES) expect(RUNTIME_EVENT_TYPES).toContain(type)
-    expect(RENDERER_EVENT_TYPES).not.toContain('runtime.integrity')
     expect([...RENDERER_EVENT_TYPES].sort()).toEqual(
       [
         'approval.requested',
@@ -149,8 +148,17 @@ describe('runtime events for the workbench', () => {
         'room.updated',
         'timeline.updated',
         'grant.changed',
+        'runtime.integrity',
       ].sort(),
     )
+  })
+
+  it('forwards the integrity notice so the workbench can show a banner', () => {
+    const data = { table: 'rooms', rowId: 'r1', roomId: 'r1', problem: 'mac_mismatch' }
+    expect(filterEventForRenderer({ id: 3, type: 'runtime.integrity', data })).toEqual({
+      type: 'runtime.integrity',
+      data,
+    })
   })
 
   it('forwards an allowlisted event as type and data only', () => {
@@ -159,8 +167,7 @@ describe('runtime events for the workbench', () => {
     ).toEqual({ type: 'timeline.updated', data: { roomId: 'r1' } })
   })
 
-  it('drops the integrity notice, unknown types and malformed events', () => {
-    expect(filterEventForRenderer({ id: 1, type: 'runtime.integrity', data: {} })).toBeUndefined()
+  it('drops unknown types and malformed events', () => {
     expect(filterEventForRenderer({ id: 1, type: 'approval.decided', data: {} })).toBeUndefined()
     expect(filterEventForRenderer({ type: 'room.created' })).toBeUndefined()
     expect(filterEventForRenderer({ type: 'room.created', data: 'x' })).toBeUndefined()

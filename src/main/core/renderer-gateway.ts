@@ -55,8 +55,9 @@ export class RendererGateway {
   }
 }
 
-/** Runtime event types the workbench may receive. `runtime.integrity` stays
- *  with main, which decides how to tell the person about it. */
+/** Runtime event types the workbench may receive. `runtime.integrity`
+ *  (a room or grant row edited on disk) carries only table, row id, room id
+ *  and problem, so the workbench can show a banner; it decides nothing. */
 export const RENDERER_EVENT_TYPES = [
   'approval.requested',
   'approval.resolved',
@@ -64,6 +65,7 @@ export const RENDERER_EVENT_TYPES = [
   'room.updated',
   'timeline.updated',
   'grant.changed',
+  'runtime.integrity',
 ] as const satisfies readonly RuntimeEventType[]
 export type RendererEventType = (typeof RENDERER_EVENT_TYPES)[number]
 

@@ -44,9 +44,11 @@ export class RuntimeEventStream {
       const connection = this.connection()
       if (connection) {
         if (connection.instanceId !== this.instanceId) {
-          // Event ids restart with each runtime instance.
+          // Event ids restart with each runtime instance. Start from 0, not
+          // from "now": what a new instance reported before main connected
+          // (an integrity error found at start) is news too.
           this.instanceId = connection.instanceId
-          this.lastId = undefined
+          this.lastId = 0
         }
         try {
           await this.read(connection)

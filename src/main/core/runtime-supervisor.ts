@@ -20,6 +20,10 @@ export interface RuntimeConnection {
 export interface RuntimeSupervisorOptions {
   launcher: RuntimeLauncher
   dataDir: string
+  /** The data dir's integrity key, read from the SecretStore by whoever
+   *  builds the supervisor: the same on every start, unlike the two secrets
+   *  made here. */
+  integrityKey: Buffer
   approvalTtlMs?: number
   scopedRoots?: string[]
   randomBytes?: (size: number) => Buffer
@@ -36,7 +40,7 @@ export interface RuntimeSupervisorOptions {
  * key, so nothing minted for a dead instance works on the next one.
  */
 export class RuntimeSupervisor {
-  private readonly options: RuntimeSupervisorOptions
+  private options: RuntimeSupervisorOptions
   private process: RuntimeProcess | undefined
   private connection: RuntimeConnection | undefined
   private stopping = false
@@ -54,6 +58,16 @@ export class RuntimeSupervisor {
     return this.process?.pid
   }
 
+  /** Stops the runtime and starts a fresh instance (new secrets), optionally
+   *  with a different approval TTL (the smoke scenario's expiry case). */
+  async restartWith(update: { approvalTtlMs?: number } = {}): Promise<RuntimeConnection> {
+    await this.stop()
+    if (update.approvalTtlMs !== undefined) {
+      this.options = { ...this.options, approvalTtlMs: update.approvalTtlMs }
+    }
+    return this.start()
+  }
+
   async start(): Promise<RuntimeConnection> {
     this.stopping = false
     const random = this.options.randomBytes ?? nodeRandomBytes
@@ -68,6 +82,7 @@ export class RuntimeSupervisor {
         type: 'init',
         bearerToken,
         consentKey: consentKey.toString('base64url'),
+        integrityKey: this.options.integrityKey.toString('base64url'),
         dataDir: this.options.dataDir,
         ...(this.options.approvalTtlMs === undefined
           ? {}

@@ -250,3 +250,71 @@ describe('pageOf', () => {
     expect(() => pageOf('assent-app://workbench/index.html#x')).toThrow('not a page URL')
   })
 })
+
+describe('validateSender names why it refused', () => {
+  // Each check names its own reason, so a log shows which rule held; a rule
+  // silently covered by a later one would show up here with the wrong name.
+  it.each<[string, string]>([
+    ['assent-consent://user@consent/index.html', 'sender URL has userinfo'],
+    ['assent-consent://:secret@consent/index.html', 'sender URL has userinfo'],
+    ['assent-consent://user:secret@consent/index.html', 'sender URL has userinfo'],
+    ['about:blank', 'sender URL has no host (about:)'],
+    ['data:text/html,x', 'sender URL has no host (data:)'],
+    [
+      'assent-consent://evil/index.html',
+      'sender origin is assent-consent://evil, not assent-consent://consent',
+    ],
+    ['assent-consent://consent/index.htm', 'sender path is /index.htm, not /index.html'],
+    ['assent-consent://consent/index.html?x=1', 'sender URL has a query'],
+    ['assent-consent://consent/index.html?', 'sender URL is not exactly the page'],
+    ['not a url', 'sender URL does not parse'],
+  ])('refuses %s: %s', (url, reason) => {
+    expect(verdictFor(url)).toEqual({ ok: false, reason })
+  })
+
+  it('names a missing expected window, event and sender', () => {
+    const { expected, event, mainFrame } = setup()
+    expect(
+      validateSender({ event: event(), expected: { ...expected, webContentsId: Number.NaN } }),
+    ).toEqual({ ok: false, reason: 'no expected webContents' })
+    for (const missing of [null, undefined, 'event', 7]) {
+      expect(validateSender({ event: missing, expected })).toEqual({
+        ok: false,
+        reason: 'no IPC event',
+      })
+    }
+    for (const sender of [null, 'webContents', 7]) {
+      expect(validateSender({ event: { sender, senderFrame: mainFrame }, expected })).toEqual({
+        ok: false,
+        reason: 'no sender webContents',
+      })
+    }
+  })
+
+  it('refuses, rather than crashing, when a getter throws something that is not an Error', () => {
+    const { expected, mainFrame } = setup()
+    for (const thrown of [null, undefined, 'gone']) {
+      const event = Object.defineProperty({ senderFrame: mainFrame }, 'sender', {
+        get: () => {
+          throw thrown
+        },
+      })
+      expect(validateSender({ event, expected })).toEqual({
+        ok: false,
+        reason: `reading the sender threw: ${String(thrown)}`,
+      })
+    }
+  })
+
+  it('accepts a sender and frame that are callable objects (host proxies), judged by their facts', () => {
+    const frame = Object.assign(() => {}, { url: PAGE_URL, parent: null })
+    const sender = Object.assign(() => {}, { id: WINDOW_ID })
+    const { expected } = setup()
+    expect(
+      validateSender({
+        event: Object.assign(() => {}, { sender, senderFrame: frame }),
+        expected: { ...expected, mainFrame: () => frame },
+      }),
+    ).toEqual({ ok: true })
+  })
+})

@@ -3,6 +3,7 @@ import { chromium, type Browser } from 'playwright-core'
 import type { Language, Theme } from '../../../../src/common/consent-view.ts'
 import { MainServices } from '../../../../src/main/core/main-services.ts'
 import { ChildProcessLauncher } from '../../../../src/main/core/runtime-launcher.ts'
+import { loadIntegrityKey } from '../../../../src/main/core/secret-store-selection.ts'
 import { CHROMIUM_ARGS, CHROMIUM_MISSING, findChromium } from '../chromium.ts'
 import { builtAssets, requireBuilt, type BuiltAssets } from './built-assets.ts'
 import { CdpProtectedWindowFactory, FocusTracker } from './protected-windows.ts'
@@ -14,6 +15,9 @@ export const RUNTIME_SOURCE_ENTRY = fileURLToPath(
 
 export interface CdpHostOptions {
   dataDir: string
+  /** Tests may hand in a key; otherwise it comes from the same SecretStore
+   *  as the app's (the OS keychain, or the file with ASSENT_SECRET_STORE=file). */
+  integrityKey?: Buffer
   headless?: boolean
   preferences?: () => { lang: Language; theme: Theme }
   viewport?: { width: number; height: number }
@@ -64,6 +68,11 @@ export class CdpHost {
     const executablePath = findChromium()
     if (!executablePath) throw new Error(CHROMIUM_MISSING)
     const assets = requireBuilt(options.assets ?? builtAssets())
+    const integrityKey =
+      options.integrityKey ??
+      (await loadIntegrityKey(options.dataDir, {
+        warn: (message) => console.warn(`assent cdp host: ${message}`),
+      }))
     const browser = await chromium.launch({
       executablePath,
       headless: options.headless ?? true,
@@ -76,6 +85,7 @@ export class CdpHost {
       const services = new MainServices({
         launcher: new ChildProcessLauncher(options.runtimeEntry ?? RUNTIME_SOURCE_ENTRY),
         dataDir: options.dataDir,
+        integrityKey,
         windows,
         notifier: { send: (event) => forwarder.target?.send(event) },
         preferences: options.preferences ?? (() => ({ lang: 'en', theme: 'light' })),

@@ -11,7 +11,12 @@ import { CdpPageChannel } from './page-channel.ts'
 export const WORKBENCH_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
 
-const CHANNELS: ReadonlySet<string> = new Set<WorkbenchChannel>(['gateway', 'review', 'mode'])
+const CHANNELS: ReadonlySet<string> = new Set<WorkbenchChannel>([
+  'gateway',
+  'review',
+  'mode',
+  'preferences',
+])
 
 export type WorkbenchCallHandler = (channel: WorkbenchChannel, args: unknown) => Promise<unknown>
 

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { CdpHost } from '../hosts/cdp/cdp-host.ts'
+import { PROJECT_ROOT } from '../hosts/cdp/built-assets.ts'
+import { childProcesses } from '../process-cleanup.ts'
+import type { SmokeConsentWindow, SmokeDriver } from './smoke-driver.ts'
+
+export interface DriverDirs {
+  dataDir: string
+  workspace: string
+  outsideDir: string
+}
+
+/** The scenario on the CDP host: main's core runs in this process. */
+export class CdpSmokeDriver implements SmokeDriver {
+  readonly host = 'cdp' as const
+  readonly versions: SmokeDriver['versions']
+  readonly workspace: string
+  readonly outsideDir: string
+  private readonly cdp: CdpHost
+  private seen = 0
+  private readonly pids = new Set<number>()
+  private readonly ports = new Set<number>()
+
+  private constructor(cdp: CdpHost, dirs: DriverDirs) {
+    this.cdp = cdp
+    this.workspace = dirs.workspace
+    this.outsideDir = dirs.outsideDir
+    const app = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      version: string
+    }
+    this.versions = { chromium: cdp.chromiumVersion, node: process.version, app: app.version }
+  }
+
+  static async start(
+    dirs: DriverDirs,
+    preferences: () => { lang: 'en' | 'zh-CN'; theme: 'light' | 'dark' },
+  ) {
+    const cdp = await CdpHost.start({
+      dataDir: dirs.dataDir,
+      scopedRoots: [dirs.workspace],
+      preferences,
+      viewport: { width: 1280, height: 800 },
+    })
+    const driver = new CdpSmokeDriver(cdp, dirs)
+    driver.remember()
+    return driver
+  }
+
+  async workbench(): Promise<Page> {
+    return (await this.cdp.workbench()).page
+  }
+
+  async nextConsentWindow(timeoutMs = 15_000): Promise<SmokeConsentWindow> {
+    const deadline = Date.now() + timeoutMs
+    while (this.cdp.windows.opened.length <= this.seen) {
+      if (Date.now() > deadline) throw new Error('no protected window opened')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const window = this.cdp.windows.opened[this.seen]!
+    this.seen += 1
+    return { page: window.page, isOpen: () => window.isVisible() }
+  }
+
+  openConsentWindows(): SmokeConsentWindow[] {
+    return this.cdp.windows.opened
+      .filter((window) => window.isVisible())
+      .map((window) => ({ page: window.page, isOpen: () => window.isVisible() }))
+  }
+
+  async runtime() {
+    const connection = this.cdp.services.supervisor.current
+    if (!connection) throw new Error('the runtime is not running')
+    this.remember()
+    return { client: this.cdp.services.client, connection }
+  }
+
+  owned(): { pids: number[]; ports: number[] } {
+    this.remember()
+    return { pids: [...this.pids], ports: [...this.ports] }
+  }
+
+  /** Notes the runtime instance's process and port, and the browser's
+   *  processes (children of this process), to check after close. */
+  private remember(): void {
+    const connection = this.cdp.services.supervisor.current
+    if (connection) this.ports.add(connection.port)
+    const pid = this.cdp.services.supervisor.pid
+    if (pid) this.pids.add(pid)
+    for (const child of childProcesses(process.pid)) this.pids.add(child)
+  }
+
+  async reloadWorkbench(): Promise<Page> {
+    const workbench = await this.cdp.workbench()
+    await workbench.reload()
+    return workbench.page
+  }
+
+  async restartRuntime(options: { approvalTtlMs?: number } = {}): Promise<void> {
+    this.remember()
+    await this.cdp.services.restartRuntime(options)
+    this.remember()
+  }
+
+  async setViewport(size: { width: number; height: number }): Promise<void> {
+    await (await this.workbench()).setViewportSize(size)
+  }
+
+  async close(): Promise<void> {
+    await this.cdp.close()
+  }
+}

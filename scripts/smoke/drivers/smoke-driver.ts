@@ -1,0 +1,32 @@
+import type { Page } from 'playwright-core'
+import type { RuntimeClient } from '../../../src/main/core/runtime-client.ts'
+import type { RuntimeConnection } from '../../../src/main/core/runtime-supervisor.ts'
+
+/** One protected window as the scenario sees it. */
+export interface SmokeConsentWindow {
+  page: Page
+  isOpen(): boolean
+}
+
+/**
+ * What a smoke case may do with a host. The CDP host and the Electron host
+ * each implement it; cases never know which one runs them. `runtime` is
+ * main's own client (the scenario plays main's part for the forged-token
+ * checks, which need the bearer token and consent key only main holds).
+ */
+export interface SmokeDriver {
+  readonly host: 'cdp' | 'electron'
+  readonly versions: { electron?: string; chromium?: string; node: string; app: string }
+  readonly workspace: string
+  readonly outsideDir: string
+  workbench(): Promise<Page>
+  nextConsentWindow(timeoutMs?: number): Promise<SmokeConsentWindow>
+  openConsentWindows(): SmokeConsentWindow[]
+  runtime(): Promise<{ client: RuntimeClient; connection: RuntimeConnection }>
+  reloadWorkbench(): Promise<Page>
+  restartRuntime(options?: { approvalTtlMs?: number }): Promise<void>
+  setViewport(size: { width: number; height: number }): Promise<void>
+  /** Processes and ports this run started, checked after `close()`. */
+  owned(): { pids: number[]; ports: number[] }
+  close(): Promise<void>
+}

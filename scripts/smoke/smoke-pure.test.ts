@@ -1,0 +1,184 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { UsageError, parseSmokeArgs } from './cli-args.ts'
+import { checkEvidencePath } from './evidence-path.ts'
+import { chooseHost } from './host-choice.ts'
+import { pngSize } from './png.ts'
+import { ReportWriter } from './report-writer.ts'
+import { verifyEvidence } from './verify-evidence.ts'
+
+const made: string[] = []
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'assent-smoke-unit-'))
+  made.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+// A 2×3 PNG: signature, then an IHDR chunk header with width 2, height 3.
+function tinyPng(width = 2, height = 3): Buffer {
+  const header = Buffer.alloc(24)
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0)
+  header.writeUInt32BE(13, 8)
+  header.write('IHDR', 12, 'ascii')
+  header.writeUInt32BE(width, 16)
+  header.writeUInt32BE(height, 20)
+  return header
+}
+
+describe('smoke argument parsing', () => {
+  it('accepts the documented command line', () => {
+    expect(
+      parseSmokeArgs(['--approvals', '--evidence', '/tmp/e', '--host', 'cdp', '--keep'], {}),
+    ).toEqual({
+      suite: 'approvals',
+      evidence: '/tmp/e',
+      host: 'cdp',
+      keep: true,
+      force: false,
+    })
+    expect(parseSmokeArgs(['--approvals', '--evidence=/tmp/e'], {}).evidence).toBe('/tmp/e')
+    expect(parseSmokeArgs(['--approvals'], { ASSENT_APPROVAL_EVIDENCE: '/tmp/x' }).evidence).toBe(
+      '/tmp/x',
+    )
+  })
+
+  it.each([
+    [['--evidence', '/tmp/e'], /--approvals/],
+    [['--approvals'], /required/],
+    [['--approvals', '--evidence', 'relative/dir'], /absolute/],
+    [['--approvals', '--evidence'], /needs a value/],
+    [['--approvals', '--evidence', '/tmp/e', '--host', 'firefox'], /electron or cdp/],
+    [['--approvals', '--evidence', '/tmp/e', '--verbose'], /unknown argument/],
+  ])('refuses %j with a message naming the problem', (argv, message) => {
+    expect(() => parseSmokeArgs(argv, {})).toThrow(UsageError)
+    expect(() => parseSmokeArgs(argv, {})).toThrow(message)
+  })
+
+  it('refuses a flag and an environment variable that disagree', () => {
+    expect(() =>
+      parseSmokeArgs(['--approvals', '--evidence', '/a'], { ASSENT_APPROVAL_EVIDENCE: '/b' }),
+    ).toThrow(/different/)
+  })
+})
+
+describe('the evidence-path guard', () => {
+  it('refuses a folder inside the git worktree, also through a symlink', () => {
+    const root = scratch()
+    const repo = join(root, 'repo')
+    mkdirSync(join(repo, '.git'), { recursive: true })
+    expect(() => checkEvidencePath(join(repo, 'evidence', 'run'), repo, false)).toThrow(
+      /outside the git worktree/,
+    )
+    symlinkSync(repo, join(root, 'link'))
+    expect(() => checkEvidencePath(join(root, 'link', 'evidence'), repo, false)).toThrow(
+      /outside the git worktree/,
+    )
+  })
+
+  it('refuses a non-empty folder unless forced, and accepts an empty or new one', () => {
+    const root = scratch()
+    const repo = join(root, 'repo')
+    mkdirSync(join(repo, '.git'), { recursive: true })
+    const evidence = join(root, 'evidence')
+    expect(checkEvidencePath(evidence, repo, false)).toBe(evidence)
+    mkdirSync(evidence)
+    expect(checkEvidencePath(evidence, repo, false)).toBe(evidence)
+    writeFileSync(join(evidence, 'old.png'), 'x')
+    expect(() => checkEvidencePath(evidence, repo, false)).toThrow(/not empty/)
+    expect(checkEvidencePath(evidence, repo, true)).toBe(evidence)
+  })
+
+  it('refuses a relative path', () => {
+    expect(() => checkEvidencePath('evidence', scratch(), false)).toThrow(/absolute/)
+  })
+})
+
+describe('host choice', () => {
+  it('prefers Electron when its binary exists and says why', () => {
+    expect(chooseHost(undefined, '/opt/electron/electron')).toMatchObject({
+      host: 'electron',
+      reason: expect.stringContaining('/opt/electron'),
+    })
+    expect(chooseHost(undefined, undefined)).toMatchObject({
+      host: 'cdp',
+      reason: expect.stringContaining('no Electron binary'),
+    })
+    expect(chooseHost('cdp', '/opt/electron/electron').host).toBe('cdp')
+    expect(() => chooseHost('electron', undefined)).toThrow(/no Electron binary/)
+  })
+})
+
+describe('report writing and evidence verification', () => {
+  function writeRun(
+    folder: string,
+    options: { shotSize?: [number, number]; caseOk?: boolean } = {},
+  ) {
+    writeFileSync(join(folder, 'card.png'), tinyPng(...(options.shotSize ?? [2, 3])))
+    writeFileSync(join(folder, 'audit-export.json'), '{}')
+    const writer = new ReportWriter(folder, {
+      schemaVersion: 1,
+      host: 'cdp',
+      hostReason: 'test',
+      versions: { chromium: '1', node: 'v24', app: '0.1.0' },
+      platform: 'linux-x64',
+      startedAt: new Date(0).toISOString(),
+    })
+    writer.addCase({
+      id: 'one',
+      title: 'One',
+      ok: options.caseOk ?? true,
+      durationMs: 5,
+      assertions: [{ name: 'it holds', ok: options.caseOk ?? true, detail: '' }],
+      screenshots: [{ file: 'card.png', width: 2, height: 3, caption: 'a card' }],
+    })
+    writer.setAudit({ file: 'audit-export.json', events: 3, verified: true, detail: 'ok' })
+    return writer.finish({ finishedAt: new Date(1).toISOString() })
+  }
+
+  it('writes a valid report after every case and verifies it with its screenshots', () => {
+    const folder = scratch()
+    const report = writeRun(folder)
+    expect(report.ok).toBe(true)
+    expect(JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).cases).toHaveLength(1)
+    expect(verifyEvidence(folder, { requireAll: false }).ok).toBe(true)
+  })
+
+  it('flags a screenshot whose size differs from the report, or that is missing', () => {
+    const folder = scratch()
+    writeRun(folder, { shotSize: [4, 4] })
+    const verdict = verifyEvidence(folder, { requireAll: false })
+    expect(verdict.ok).toBe(false)
+    expect(!verdict.ok && verdict.problems.join()).toMatch(/4×4/)
+    rmSync(join(folder, 'card.png'))
+    expect(verifyEvidence(folder, { requireAll: false }).ok).toBe(false)
+  })
+
+  it('marks the run failed when a case failed, and full verification refuses it', () => {
+    const folder = scratch()
+    expect(writeRun(folder, { caseOk: false }).ok).toBe(false)
+    const verdict = verifyEvidence(folder, { requireAll: true })
+    expect(!verdict.ok && verdict.problems.join()).toMatch(/failed/)
+  })
+
+  it('refuses a report edited to claim success over a failed assertion', () => {
+    const folder = scratch()
+    writeRun(folder, { caseOk: false })
+    const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'))
+    report.ok = true
+    writeFileSync(join(folder, 'report.json'), JSON.stringify(report))
+    expect(verifyEvidence(folder, { requireAll: false }).ok).toBe(false)
+  })
+
+  it('reads PNG sizes and refuses other files', () => {
+    const folder = scratch()
+    writeFileSync(join(folder, 'a.png'), tinyPng(7, 9))
+    writeFileSync(join(folder, 'b.png'), 'not a png at all, really not')
+    expect(pngSize(join(folder, 'a.png'))).toEqual({ width: 7, height: 9 })
+    expect(pngSize(join(folder, 'b.png'))).toBeUndefined()
+  })
+})

@@ -1,0 +1,130 @@
+import type { Page } from 'playwright-core'
+
+/**
+ * How the scenario operates the workbench UI: one place for selectors, so
+ * the cases read as what a person does. Test ids are set by the workbench
+ * components (src/renderer/workbench).
+ */
+export const UI = {
+  newRoomButton: '[data-testid="new-room"]',
+  roomAgent: '[data-testid="room-agent"]',
+  roomWorkspace: '[data-testid="room-workspace"]',
+  roomTitle: '[data-testid="room-title"]',
+  roomCreate: '[data-testid="room-create"]',
+  composerInput: '[data-testid="composer-input"]',
+  composerSend: '[data-testid="composer-send"]',
+  statusLine: '[data-testid="status-line"]',
+  modePicker: '[data-testid="mode-picker"]',
+  modeOption: (mode: string) => `[data-testid="mode-option-${mode}"]`,
+  card: (approvalId: string) => `[data-testid="approval-card"][data-approval-id="${approvalId}"]`,
+  cardReview: (approvalId: string) => `${UI.card(approvalId)} [data-testid="approval-review"]`,
+  cardDeny: (approvalId: string) => `${UI.card(approvalId)} [data-testid="approval-deny"]`,
+  cardOutcome: (approvalId: string) => `${UI.card(approvalId)} [data-testid="approval-outcome"]`,
+  roomLink: (roomId: string) => `[data-testid="room-link"][data-room-id="${roomId}"]`,
+  drawerToggle: '[data-testid="rooms-drawer-toggle"]',
+  settingsButton: '[data-testid="settings-open"]',
+  languageSelect: '[data-testid="settings-language"]',
+  themeSelect: '[data-testid="settings-theme"]',
+} as const
+
+type Gui = Record<string, (...args: unknown[]) => Promise<{ status: number; body: unknown }>>
+
+/** Calls `window.assentGui` in the workbench, as the page itself would. */
+export function gui<T = { status: number; body: unknown }>(
+  page: Page,
+  method: string,
+  ...args: unknown[]
+) {
+  return page.evaluate(
+    ([name, list]) =>
+      (window as unknown as { assentGui: Gui }).assentGui[name as string]!(...(list as unknown[])),
+    [method, args] as const,
+  ) as Promise<T>
+}
+
+export async function createRoomViaUi(
+  page: Page,
+  fields: { agent: string; workspace: string; title: string },
+) {
+  await page.click(UI.newRoomButton)
+  await page.selectOption(UI.roomAgent, fields.agent)
+  await page.fill(UI.roomWorkspace, fields.workspace)
+  await page.fill(UI.roomTitle, fields.title)
+  await page.click(UI.roomCreate)
+}
+
+export async function sendViaComposer(page: Page, text: string) {
+  await page.fill(UI.composerInput, text)
+  await page.click(UI.composerSend)
+}
+
+interface ApprovalSummary {
+  id: string
+  turnId: string
+  status: string
+  toolName: string
+  decidedBy?: string
+  reason?: string
+}
+
+/** The room's approvals as the workbench sees them (allowlisted route). */
+export async function roomApprovals(page: Page, roomId: string): Promise<ApprovalSummary[]> {
+  const response = await gui<{ body: { approvals: ApprovalSummary[] } }>(page, 'approvals', roomId)
+  return response.body.approvals
+}
+
+export async function waitFor<T>(
+  check: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Waits for a new pending approval in the room, other than `known`. */
+export function newPendingApproval(page: Page, roomId: string, known: ReadonlySet<string>) {
+  return waitFor(async () => {
+    const approvals = await roomApprovals(page, roomId)
+    return approvals.find((approval) => approval.status === 'pending' && !known.has(approval.id))
+  }, 'a new pending approval')
+}
+
+export async function approvalStatus(page: Page, roomId: string, approvalId: string) {
+  return (await roomApprovals(page, roomId)).find((approval) => approval.id === approvalId)
+}
+
+/** Whether an element's box lies fully inside the viewport. */
+export async function insideViewport(
+  page: Page,
+  selector: string,
+): Promise<{ ok: boolean; detail: string }> {
+  const box = await page.locator(selector).first().boundingBox()
+  const viewport = page.viewportSize()
+  if (!box || !viewport) return { ok: false, detail: `${selector} has no box` }
+  const ok =
+    box.x >= 0 &&
+    box.y >= 0 &&
+    box.x + box.width <= viewport.width + 0.5 &&
+    box.y + box.height <= viewport.height + 0.5
+  return {
+    ok,
+    detail: `${selector} at ${Math.round(box.x)},${Math.round(box.y)} ${Math.round(box.width)}×${Math.round(box.height)} in ${viewport.width}×${viewport.height}`,
+  }
+}
+
+/** Opens a room from the sidebar (or the drawer, below 900 px), as a person
+ *  does after a reload. */
+export async function openRoom(page: Page, roomId: string) {
+  const link = page.locator(UI.roomLink(roomId))
+  if (!(await link.isVisible()) && (await page.locator(UI.drawerToggle).isVisible())) {
+    await page.click(UI.drawerToggle)
+  }
+  await link.click()
+  await page.waitForSelector(UI.modePicker)
+}
