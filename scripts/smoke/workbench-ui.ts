@@ -1,4 +1,7 @@
 import type { Page } from 'playwright-core'
+import { waitFor } from './wait.ts'
+
+export { waitFor }
 
 /**
  * How the scenario operates the workbench UI: one place for selectors, so
@@ -71,20 +74,6 @@ interface ApprovalSummary {
 export async function roomApprovals(page: Page, roomId: string): Promise<ApprovalSummary[]> {
   const response = await gui<{ body: { approvals: ApprovalSummary[] } }>(page, 'approvals', roomId)
   return response.body.approvals
-}
-
-export async function waitFor<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 /** Waits for a new pending approval in the room, other than `known`. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { RuntimeClient } from '../../src/main/core/runtime-client.ts'
+import { waitFor } from '../../scripts/smoke/wait.ts'
 import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
 import {
   RuntimeSupervisor,
@@ -155,11 +156,5 @@ export async function eventually<T>(
   what: string,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  return waitFor(check, what, timeoutMs)
 }

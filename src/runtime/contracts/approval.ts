@@ -56,21 +56,10 @@ export type ApprovalView = z.infer<typeof ApprovalViewSchema>
 
 /** What the workbench card may show: the action text, tool and directory, no
  *  raw argument object. */
-export const ApprovalSummarySchema = z.strictObject({
-  id: z.string(),
-  roomId: z.string(),
-  turnId: z.string(),
-  kind: ApprovalKindSchema,
-  toolName: z.string(),
-  summary: z.string(),
-  workingDirectory: z.string(),
-  status: ApprovalStatusSchema,
-  decision: ApprovalDecisionSchema.optional(),
-  decidedBy: DecidedBySchema.optional(),
-  reason: z.string().optional(),
-  createdAt: z.number().int(),
-  expiresAt: z.number().int(),
-  decidedAt: z.number().int().optional(),
+export const ApprovalSummarySchema = ApprovalRecordSchema.omit({
+  arguments: true,
+  toolCallId: true,
+  sandboxMode: true,
 })
 export type ApprovalSummary = z.infer<typeof ApprovalSummarySchema>
 
