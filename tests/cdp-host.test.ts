@@ -53,6 +53,9 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
       receive: typeof (window as unknown as Record<string, unknown>).__assentProtectedReceive,
     }))
     expect(globals).toEqual({ gui: 'undefined', send: 'undefined', receive: 'undefined' })
+    // If the window is already gone, say why (the prompt's outcome).
+    if (!consent.isVisible())
+      expect.fail(`the window closed early: ${JSON.stringify(await review)}`)
     await consent.page.keyboard.press('Escape')
     await expect(review).resolves.toEqual({ status: 'cancelled' })
     expect(await status(approvalId)).toBe('pending')
