@@ -5,6 +5,7 @@ import {
   MAX_RENDERER_PATH_LENGTH,
   ROUTE_CLASSIFICATIONS,
   classifyRequest,
+  isPlainPath,
   isAllowedForRenderer,
 } from './renderer-allowlist.ts'
 
@@ -227,5 +228,34 @@ describe('classifyRequest on concrete requests', () => {
       expect(classifyRequest('GET', path as unknown as string)).toBeUndefined()
       expect(isAllowedForRenderer('GET', path as unknown as string)).toBe(false)
     }
+  })
+})
+
+describe('isPlainPath, the filter before any matching', () => {
+  it('accepts a plain absolute path of letters, digits, "_", "-" and single slashes', () => {
+    expect(isPlainPath('/v1/rooms/abc_123-XYZ/timeline')).toBe(true)
+    expect(isPlainPath('/a')).toBe(true)
+    expect(isPlainPath(`/${'a'.repeat(MAX_RENDERER_PATH_LENGTH - 1)}`)).toBe(true)
+  })
+
+  it.each<[string, string]>([
+    ['', 'empty'],
+    [`/${'a'.repeat(MAX_RENDERER_PATH_LENGTH)}`, 'one character over the limit'],
+    ['v1/health', 'relative'],
+    ['/v1/health/', 'a trailing slash'],
+    ['/', 'the bare root'],
+    ['/v1//health', 'an empty segment'],
+    ['/v1/../health', 'a dot-dot segment'],
+    ['/v1/a..b', 'two dots inside a segment'],
+    ['/v1/health?x', 'a query'],
+    ['/v1/health#x', 'a fragment'],
+    ['/v1/%2e%2e/health', 'percent-encoding'],
+    ['/v1\\health', 'a backslash'],
+    ['/v1/health.json', 'a dot'],
+    ['/v1/h\u00e9alth', 'a non-ASCII letter'],
+    ['/v1/health x', 'a space'],
+    ['x/v1/health', 'a character before the first slash'],
+  ])('refuses %j (%s)', (path) => {
+    expect(isPlainPath(path)).toBe(false)
   })
 })

@@ -165,9 +165,11 @@ export function isAllowedForRenderer(method: string, path: string): boolean {
  * something other than what it spells: queries and fragments (the runtime
  * would ignore them, so they only hide intent), percent-encoding, dot
  * segments, empty segments and trailing slashes, backslashes and any
- * character outside a plain path.
+ * character outside a plain path. Exported so its own tests hold it to that
+ * on its own: segment matching refuses most of these too, and one layer
+ * must not hide a regression in the other.
  */
-function isPlainPath(path: string): boolean {
+export function isPlainPath(path: string): boolean {
   if (typeof path !== 'string') return false
   if (path.length === 0 || path.length > MAX_RENDERER_PATH_LENGTH) return false
   if (!path.startsWith('/') || path.endsWith('/')) return false

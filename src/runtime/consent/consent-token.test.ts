@@ -747,3 +747,100 @@ describe('ConsentTokenVerifier', () => {
     expect(() => new ConsentTokenVerifier(options)).toThrow()
   })
 })
+
+describe('consent tokens: what each refusal says, and the edges it draws', () => {
+  it('mints at the epoch: now = 0 is a valid clock reading', () => {
+    expectGenuine(mint(SAMPLE_APPROVAL, { now: 0 }), SAMPLE_APPROVAL, 0)
+  })
+
+  it('refuses to mint an expiry past the largest safe integer', () => {
+    expect(() => mint(SAMPLE_APPROVAL, { now: Number.MAX_SAFE_INTEGER - 1 })).toThrow(
+      new RangeError('expiry is not a safe integer'),
+    )
+  })
+
+  it('names what was wrong with a mint request', () => {
+    expect(() => mint(SAMPLE_APPROVAL, { now: -1 })).toThrow(
+      'now must be a non-negative integer number of milliseconds',
+    )
+    expect(() => mint(SAMPLE_APPROVAL, { lifetimeMs: MAX_FUTURE_SKEW_MS + 1 })).toThrow(
+      `lifetimeMs must be an integer in 1..${MAX_FUTURE_SKEW_MS}`,
+    )
+    expect(() =>
+      mintConsentToken({
+        key: KEY,
+        grant: SAMPLE_APPROVAL,
+        now: T0,
+        randomBytes: () => Buffer.alloc(8),
+      }),
+    ).toThrow('randomBytes must return exactly 16 bytes')
+    expect(() => mint(SAMPLE_APPROVAL, { key: Buffer.alloc(16) })).toThrow(
+      'consent key must be a 32-byte Buffer',
+    )
+    expect(
+      () => new ConsentTokenVerifier({ key: KEY, now: T0 as unknown as () => number }),
+    ).toThrow('now must be a clock function')
+    expect(() => new ConsentTokenVerifier({ key: KEY, now: () => T0, maxUsedNonces: 0 })).toThrow(
+      'maxUsedNonces must be a positive integer',
+    )
+  })
+
+  it('names why a grant cannot be bound, and never verifies one', () => {
+    const token = mint(SAMPLE_APPROVAL)
+    const cases: Array<[unknown, string]> = [
+      [null, 'grant must be an object'],
+      ['approval', 'grant must be an object'],
+      [
+        { kind: 'bogus', subject: SAMPLE_APPROVAL.subject },
+        'grant.kind must be "approval" or "room-permission"',
+      ],
+      [
+        { kind: 'approval', subject: { approvalId: 'appr-7' } },
+        'grant.subject is not a valid approval subject',
+      ],
+    ]
+    for (const [grant, reason] of cases) {
+      const bad = grant as ConsentGrant
+      expect(() => mint(bad)).toThrow(reason)
+      expect(() => consentSigningInput(bad, T0, 'n'.repeat(22))).toThrow(reason)
+      expect(verifierAt(T0).verify(token, bad)).toBe(false)
+    }
+  })
+
+  it('refuses a grant it cannot bind even when the token was signed over the empty binding', () => {
+    // What signing an unbindable grant would produce if the verifier went on
+    // with it: the tag, two empty fields, the expiry and the nonce.
+    const nonce = Buffer.alloc(16, 3).toString('base64url')
+    const expiresAtMs = T0 + CONSENT_LIFETIME_MS
+    const signature = createHmac('sha256', KEY)
+      .update(['assent-consent-token/v1', '', '', String(expiresAtMs), nonce].join('\n'))
+      .digest('base64url')
+    const token = `v1.${expiresAtMs}.${nonce}.${signature}`
+    expect(parseConsentToken(token)).not.toBeNull()
+    const unbindable = { kind: 'bogus', subject: {} } as unknown as ConsentGrant
+    expect(verifierAt(T0).verify(token, unbindable)).toBe(false)
+  })
+
+  it('parses only a string, never an object that stringifies to a token', () => {
+    const token = mint(SAMPLE_APPROVAL)
+    const impostor = { toString: () => token } as unknown as string
+    expect(parseConsentToken(impostor)).toBeNull()
+    expect(verifierAt(T0).verify(impostor, SAMPLE_APPROVAL)).toBe(false)
+    expectGenuine(token, SAMPLE_APPROVAL)
+  })
+
+  it('forgets expired nonces only when it needs the room', () => {
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now, maxUsedNonces: 3 })
+    expect(verifier.verify(mint(SAMPLE_APPROVAL), SAMPLE_APPROVAL)).toBe(true)
+    now = T0 + CONSENT_LIFETIME_MS + 1
+    expect(verifier.verify(mint(SAMPLE_APPROVAL, { now }), SAMPLE_APPROVAL)).toBe(true)
+    // Not full yet: the expired nonce is still remembered.
+    expect(verifier.ledgerSize).toBe(2)
+    expect(verifier.verify(mint(SAMPLE_APPROVAL, { now }), SAMPLE_APPROVAL)).toBe(true)
+    expect(verifier.ledgerSize).toBe(3)
+    // Full: the one expired nonce makes room, nothing unexpired is dropped.
+    expect(verifier.verify(mint(SAMPLE_APPROVAL, { now }), SAMPLE_APPROVAL)).toBe(true)
+    expect(verifier.ledgerSize).toBe(3)
+  })
+})

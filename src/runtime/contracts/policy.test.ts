@@ -171,3 +171,13 @@ describe('standing grants', () => {
     expect(grantsHonoured(policy)).toBe(honoured)
   })
 })
+
+describe('the tool effects the policy table is keyed by', () => {
+  // The exhaustive loops above iterate these options: pinned here, so an
+  // empty or shortened list cannot make them pass vacuously.
+  it('are exactly read, write, execute and network', () => {
+    expect(ToolEffectSchema.options).toEqual(['read', 'write', 'execute', 'network'])
+    expect(Object.keys(APPROVAL_POLICY_TABLE.always)).toEqual(ToolEffectSchema.options)
+    expect(ToolEffectSchema.safeParse('delete').success).toBe(false)
+  })
+})

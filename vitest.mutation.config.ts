@@ -1,0 +1,46 @@
+import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/**
+ * The unit tests Stryker runs against each mutant of the security core
+ * (`mutate` in stryker.config.json): only the colocated tests of those
+ * files. None spawns a process, opens a browser or needs the built pages, so
+ * there is no global build step here.
+ */
+export const MUTATION_TEST_FILES = [
+  'src/preload-protected/trusted-click.test.ts',
+  'src/main/core/sender-validator.test.ts',
+  'src/main/core/renderer-allowlist.test.ts',
+  'src/runtime/contracts/policy.test.ts',
+  'src/runtime/contracts/readme-policy-table.test.ts',
+  'src/runtime/policy/path-containment.test.ts',
+  'src/runtime/policy/path-containment.fs-errors.test.ts',
+  'src/runtime/policy/sandbox.test.ts',
+  'src/runtime/gate/approval-gate.test.ts',
+  'src/runtime/consent/consent-token.test.ts',
+]
+
+/**
+ * Runs the files in the order listed. A mutant in module-level code (a
+ * table, a preset) runs every file until the first failure; the consent
+ * token file holds the one slow test (the 65 536-nonce default capacity), so
+ * it goes last and such a mutant is usually caught before it starts.
+ */
+class ListedOrderSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const index = MUTATION_TEST_FILES.findIndex((file) => spec.moduleId.endsWith(file))
+      return index === -1 ? MUTATION_TEST_FILES.length : index
+    }
+    return [...files].sort((a, b) => rank(a) - rank(b))
+  }
+}
+
+export default defineConfig({
+  test: {
+    include: MUTATION_TEST_FILES,
+    environment: 'node',
+    testTimeout: 60_000,
+    sequence: { sequencer: ListedOrderSequencer },
+  },
+})
