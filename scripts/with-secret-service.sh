@@ -36,6 +36,14 @@ dbus-run-session -- bash -c '
   : >"$HOME/started"
   exec "$@" 2>&3 3>&-
 ' with-secret-service "$@" 3>&2 2>"$home/dbus.log" || status=$?
+# The keyring daemon usually leaves with its bus; make sure of it. Only the
+# daemon started here has this HOME.
+for proc in /proc/[0-9]*; do
+  [ "$(cat "$proc/comm" 2>/dev/null)" = gnome-keyring-d ] || continue
+  if tr '\0' '\n' 2>/dev/null <"$proc/environ" | grep -qxF "HOME=$home"; then
+    kill "${proc#/proc/}" 2>/dev/null || true
+  fi
+done
 if [ ! -e "$home/started" ]; then
   echo "$0: could not start a D-Bus session with GNOME Keyring:" >&2
   cat "$home/dbus.log" >&2
