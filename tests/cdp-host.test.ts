@@ -142,8 +142,10 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     expect(
       consent.blockedRequests.some((blocked) => blocked.startsWith('https://example.com')),
     ).toBe(true)
+    if (!consent.isVisible())
+      expect.fail(`the window closed early: ${JSON.stringify(await review)}`)
     await consent.page.keyboard.press('Escape')
-    await review
+    await expect(review).resolves.toEqual({ status: 'cancelled' })
   })
 
   it('focuses the open window for a second review of the same approval', async () => {
