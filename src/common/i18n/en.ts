@@ -85,6 +85,16 @@ export const en = {
       reader: 'Reader (read-only)',
       scoped: 'Scoped assistant (limited folders)',
     },
+    integrity: {
+      heading: 'Changed outside Assent',
+      rooms:
+        'The permission settings of room “{{room}}” were changed on disk outside Assent. The change is ignored: the room runs as Ask for approval with no grants until you confirm a mode again.',
+      grants:
+        'A grant in room “{{room}}” was changed on disk outside Assent. It is ignored until you allow that command again.',
+      roomBanner:
+        'This room’s permission settings were changed outside Assent. Until you confirm a mode again in the protected window, it runs as Ask for approval with no grants. Choose a mode below to confirm it.',
+      dismiss: 'Dismiss',
+    },
     room: {
       agent: 'Agent: {{agent}}',
       workspace: 'Workspace:',

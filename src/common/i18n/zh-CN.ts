@@ -82,6 +82,16 @@ export const zhCN: Catalog = {
       reader: '阅读者（只读）',
       scoped: '受限助手（限定文件夹）',
     },
+    integrity: {
+      heading: '在 Assent 之外被修改',
+      rooms:
+        '房间“{{room}}”的权限设置在 Assent 之外被修改。此修改已被忽略：在你再次确认模式之前，该房间按“请求批准”运行，且没有任何授权。',
+      grants:
+        '房间“{{room}}”中的一项授权在 Assent 之外被修改。在你再次允许该命令之前，它会被忽略。',
+      roomBanner:
+        '此房间的权限设置在 Assent 之外被修改。在你于受保护窗口中再次确认模式之前，它按“请求批准”运行，且没有任何授权。请在下方选择一个模式以确认。',
+      dismiss: '关闭',
+    },
     room: {
       agent: '智能体：{{agent}}',
       workspace: '工作区：',

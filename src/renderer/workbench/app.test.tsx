@@ -124,4 +124,31 @@ describe('App', () => {
       expect((document.activeElement as HTMLElement | null)?.dataset.approvalId).toBe('ap-1'),
     )
   })
+
+  it('shows a row edited outside Assent as a notice, once per row, and the open room as untrusted', async () => {
+    const { gui } = setup()
+    const room = roomFixture()
+    gui.rooms = [room]
+    gui.permissionsOf.set(room.id, permissionsFixture())
+    gui.timelines.set(room.id, emptyTimeline(room.id))
+    act(() => gui.emit('room.created', { room }))
+    fireEvent.click(await screen.findByTestId('room-link'))
+    await screen.findByTestId('room-view')
+    expect(screen.queryByTestId('integrity-room-banner')).toBeNull()
+    // The runtime now reads the row as untrusted and reports it.
+    gui.permissionsOf.set(room.id, permissionsFixture({ integrity: 'tampered' }))
+    const report = { table: 'rooms', rowId: room.id, roomId: room.id, problem: 'mac_mismatch' }
+    act(() => gui.emit('runtime.integrity', report))
+    act(() => gui.emit('runtime.integrity', report))
+    const notices = await screen.findByTestId('integrity-notices')
+    expect(notices.querySelectorAll('li')).toHaveLength(1)
+    expect(notices.textContent).toContain(`room “${room.title}” were changed on disk`)
+    expect((await screen.findByTestId('integrity-room-banner')).textContent).toContain(
+      'runs as Ask for approval with no grants',
+    )
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }))
+    expect(screen.queryByTestId('integrity-notices')).toBeNull()
+    // Dismissing the notice does not hide the room's own banner.
+    expect(screen.getByTestId('integrity-room-banner')).toBeTruthy()
+  })
 })

@@ -3,12 +3,13 @@ import { useTranslation } from 'react-i18next'
 import type { AssentGui } from '../../common/assent-gui.ts'
 import type { Room } from '../../runtime/contracts/room.ts'
 import { CreateRoomForm } from './components/create-room-form.tsx'
+import { IntegrityNotices, integrityKey } from './components/integrity-banner.tsx'
 import { MenuIcon } from './components/icons.tsx'
 import { RoomList } from './components/room-list.tsx'
 import { RoomView, type FocusRequest } from './components/room-view.tsx'
 import { SettingsControl } from './components/settings-control.tsx'
 import { messageOf, workbenchApi } from './gui/workbench-api.ts'
-import { readWorkbenchEvent } from './gui/workbench-events.ts'
+import { readWorkbenchEvent, type IntegrityReport } from './gui/workbench-events.ts'
 import { PendingNotifier, webNotifications, type NotificationPort } from './notifications.ts'
 import { useDisplayPreferences } from './preferences.ts'
 
@@ -43,6 +44,7 @@ export function App({
   const [selectedId, setSelectedId] = useState<string | undefined>(undefined)
   const [drawerOpen, setDrawerOpen] = useState(false)
   const [focusRequest, setFocusRequest] = useState<FocusRequest | undefined>(undefined)
+  const [integrity, setIntegrity] = useState<readonly IntegrityReport[]>([])
   const drawerToggle = useRef<HTMLButtonElement>(null)
   const approvalRooms = useRef(new Map<string, string>())
   const focusCount = useRef(0)
@@ -143,6 +145,13 @@ export function App({
         notifier.resolved(signal.approval.id)
       } else if (signal?.type === 'approval.focus') {
         focusApproval(signal.approvalId)
+      } else if (signal?.type === 'runtime.integrity') {
+        const report = signal.report
+        setIntegrity((current) =>
+          current.some((known) => integrityKey(known) === integrityKey(report))
+            ? current
+            : [...current, report],
+        )
       }
     })
     return () => {
@@ -176,6 +185,15 @@ export function App({
         <p className="topbar__brand">{t('workbench.appName')}</p>
         <SettingsControl choices={choices} onChange={setChoices} />
       </header>
+      <IntegrityNotices
+        reports={integrity}
+        rooms={rooms}
+        onDismiss={(report) =>
+          setIntegrity((current) =>
+            current.filter((known) => integrityKey(known) !== integrityKey(report)),
+          )
+        }
+      />
       <div className="app__body">
         <RoomList
           id={DRAWER_ID}

@@ -66,7 +66,10 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
 
   const choose = async (mode: PermissionMode) => {
     close()
-    if (mode === current) return
+    // Choosing the current mode changes nothing, unless the room's row was
+    // edited outside Assent: then confirming it is how the person vouches
+    // for the room again.
+    if (mode === current && permissions?.integrity !== 'tampered') return
     setRequesting(true)
     setError(undefined)
     try {

@@ -9,6 +9,7 @@ import { timelineItems } from '../state/timeline-items.ts'
 import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
+import { TamperedRoomBanner } from './integrity-banner.tsx'
 import { PendingApprovals, type CardActivity } from './pending-approvals.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 import { agentName } from './room-list.tsx'
@@ -177,6 +178,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         </div>
         <GrantsPanel grants={state.grants} onRevoke={revokeGrant} />
       </header>
+      {state.permissions?.integrity === 'tampered' ? <TamperedRoomBanner /> : null}
       {state.loadError ? (
         <p className="room__error" role="alert">
           {t('workbench.room.loadFailed', { reason: state.loadError })}

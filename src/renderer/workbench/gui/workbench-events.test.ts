@@ -22,6 +22,15 @@ describe('readWorkbenchEvent', () => {
     expect(readWorkbenchEvent({ type: 'runtime.reset', data: {} })).toEqual({
       type: 'runtime.reset',
     })
+    expect(
+      readWorkbenchEvent({
+        type: 'runtime.integrity',
+        data: { table: 'grants', rowId: 'g', roomId: 'r', problem: 'mac_missing' },
+      }),
+    ).toEqual({
+      type: 'runtime.integrity',
+      report: { table: 'grants', rowId: 'g', roomId: 'r', problem: 'mac_missing' },
+    })
     expect(readWorkbenchEvent({ type: 'approval.focus', data: { approvalId: 'a' } })).toEqual({
       type: 'approval.focus',
       approvalId: 'a',

@@ -14,8 +14,18 @@ export type WorkbenchSignal =
   | { type: 'room.updated' | 'timeline.updated' | 'grant.changed'; roomId: string }
   | { type: 'runtime.status'; state: 'up' | 'down' }
   | { type: 'runtime.reset' }
+  /** A stored row failed its integrity check (edited outside Assent). */
+  | { type: 'runtime.integrity'; report: IntegrityReport }
   /** Main's system notification was clicked: bring this card into view. */
   | { type: 'approval.focus'; approvalId: string }
+
+export interface IntegrityReport {
+  table: string
+  rowId: string
+  /** The room the row belongs to, when it belongs to one. */
+  roomId: string | null
+  problem: string
+}
 
 // Records rather than the zod enums, so the page does not bundle zod; the
 // types make each list complete.
@@ -59,6 +69,15 @@ export function readWorkbenchEvent(event: WorkbenchEvent): WorkbenchSignal | und
         : undefined
     case 'runtime.reset':
       return { type: 'runtime.reset' }
+    case 'runtime.integrity': {
+      const { table, rowId, roomId, problem } = data
+      if (typeof table !== 'string' || typeof rowId !== 'string' || typeof problem !== 'string')
+        return undefined
+      return {
+        type: 'runtime.integrity',
+        report: { table, rowId, roomId: typeof roomId === 'string' ? roomId : null, problem },
+      }
+    }
     case 'approval.focus':
       return typeof data.approvalId === 'string'
         ? { type: 'approval.focus', approvalId: data.approvalId }

@@ -78,6 +78,14 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
         case 'grant.changed':
           if (signal.roomId === roomId) grants()
           return
+        case 'runtime.integrity':
+          // The runtime now reads this room's row as its narrowest policy:
+          // show what it really enforces.
+          if (signal.report.roomId === roomId) {
+            permissions()
+            grants()
+          }
+          return
         case 'runtime.status':
           epoch += 1
           if (signal.state === 'down') {
