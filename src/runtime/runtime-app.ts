@@ -21,6 +21,7 @@ import { SqliteApprovalRepository } from './store/approval-repository.ts'
 import { SqliteAuditLog } from './store/audit-log.ts'
 import { SqliteConversationRepository } from './store/conversation-repository.ts'
 import { inTransaction, openDatabase } from './store/database.ts'
+import { durabilityOf } from './store/durability.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
 import { IntegrityMac } from './store/integrity-mac.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
@@ -39,6 +40,14 @@ export interface RuntimeOptions {
   scopedRoots?: readonly string[]
   now?: () => number
   onError?: (error: unknown) => void
+  /** The store can no longer make writes durable. Default: exit, so that
+   *  main restarts the runtime instead of it answering about lost writes. */
+  onFatal?: (error: Error) => void
+}
+
+function defaultOnFatal(error: Error): void {
+  console.error(`[runtime] stopping: ${error.message}`)
+  process.exit(70)
 }
 
 export interface RuntimeHandle {
@@ -55,7 +64,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   const onError = options.onError ?? ((error) => console.error('[runtime]', error))
   const instanceId = randomUUID()
   const mac = new IntegrityMac(options.integrityKey)
-  const db = openDatabase(options.dataDir)
+  const db = openDatabase(options.dataDir, {
+    onDurabilityFailure: options.onFatal ?? defaultOnFatal,
+  })
+  const durability = durabilityOf(db)
   const audit = new SqliteAuditLog(db, { mac })
   const approvals = new SqliteApprovalRepository(db)
   const events = new EventBus()
@@ -114,6 +126,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     agentFor: (agentId) => agents.find((agent) => agent.id === agentId),
     now,
     approvalTtlMs: () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    durable: () => durability.durable(),
   })
   const roomService = new RoomService({
     db,
@@ -159,7 +172,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
   )
   assertRoutesMatchTable(router.patterns)
-  const { server, port } = await startRuntimeServer(router, options.bearerToken, onError)
+  const { server, port } = await startRuntimeServer(router, options.bearerToken, onError, () =>
+    durability.durable(),
+  )
   const sweeper = setInterval(() => {
     try {
       gate.expireDue()
@@ -179,6 +194,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await runner.settled()
+      await durability.close()
       db.close()
     },
   }

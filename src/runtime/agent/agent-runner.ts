@@ -31,6 +31,9 @@ export interface AgentRunnerOptions {
   agentFor: (agentId: string) => AgentPreset | undefined
   now: () => number
   approvalTtlMs: () => number
+  /** Resolves once every write committed so far is on disk (the store's
+   *  group commit, store/durability.ts). */
+  durable: () => Promise<void>
   newId?: () => string
 }
 
@@ -326,6 +329,10 @@ export class AgentRunner {
     this.options.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
     try {
+      // The decision, its audit event and "running" must be on disk before
+      // the tool acts: after a power loss the record shows it may have run.
+      // If they cannot be made durable, the tool does not run.
+      await this.options.durable()
       result = await tool.run(args, {
         workspace: turn.workspace,
         resolvedPaths: access.paths,

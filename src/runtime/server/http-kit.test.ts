@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { HttpError, expectNoBody, readJsonBody } from './http-kit.ts'
+import { HttpError, expectNoBody, holdUntilDurable, readJsonBody, sendJson } from './http-kit.ts'
 
 let server: Server | undefined
 
@@ -76,5 +76,53 @@ describe('reading a request body', () => {
       `POST / HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${`4000\r\n${chunk}\r\n`.repeat(5)}0\r\n\r\n`,
     )
     expect(error).toMatchObject({ status: 400, code: 'body_too_large' })
+  })
+})
+
+describe('answers held until the store is durable', () => {
+  /** Serves every request with `sendJson(200)` behind `durable`. */
+  async function serveBehind(
+    durable: () => Promise<void>,
+    answered: () => void = () => {},
+  ): Promise<string> {
+    server = createServer((req, res) => {
+      holdUntilDurable(res, durable)
+      sendJson(res, 200, { ok: true })
+      answered()
+    })
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()))
+    const address = server.address()
+    if (address === null || typeof address === 'string') throw new Error('no port')
+    return `http://127.0.0.1:${address.port}/`
+  }
+
+  it('sends nothing until the barrier resolves', async () => {
+    let release: () => void = () => {}
+    const barrier = new Promise<void>((resolve) => (release = resolve))
+    let handled: () => void = () => {}
+    const handlerDone = new Promise<void>((resolve) => (handled = resolve))
+    const url = await serveBehind(() => barrier, handled)
+    let received = false
+    const response = fetch(url).then((r) => {
+      received = true
+      return r
+    })
+    // The handler has answered; the answer is held until the barrier.
+    await handlerDone
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(received).toBe(false)
+    release()
+    const { status } = await response
+    expect(status).toBe(200)
+  })
+
+  it("answers 503 and never the handler's answer when the store cannot be made durable", async () => {
+    const url = await serveBehind(() => Promise.reject(new Error('fsync failed')))
+    const response = await fetch(url)
+    expect(response.status).toBe(503)
+    expect(await response.json()).toEqual({
+      error: 'the store is not durable',
+      code: 'not_durable',
+    })
   })
 })

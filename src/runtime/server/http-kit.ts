@@ -6,8 +6,53 @@ export const MAX_BODY_BYTES = 64 * 1024
 export { Refusal as HttpError } from '../domain/refusal.ts'
 import { Refusal as HttpError } from '../domain/refusal.ts'
 
+interface DurabilityHold {
+  durable: () => Promise<void>
+  /** The last write queued on this response: writes keep their order. */
+  last: Promise<void>
+}
+
+const holds = new WeakMap<ServerResponse, DurabilityHold>()
+
+/** From now on, everything written through `whenDurable` (and so every
+ *  `sendJson`) on `res` waits until `durable` resolves. */
+export function holdUntilDurable(res: ServerResponse, durable: () => Promise<void>): void {
+  holds.set(res, { durable, last: Promise.resolve() })
+}
+
+/**
+ * Runs `write` once every change committed before this call is on disk, in
+ * call order per response. If the store cannot make it durable, nothing is
+ * written: a client must never hear of a change that may be lost. It gets
+ * a 503 if it has had no answer yet, and a closed connection otherwise.
+ */
+export function whenDurable(res: ServerResponse, write: () => void): void {
+  const hold = holds.get(res)
+  if (!hold) {
+    write()
+    return
+  }
+  hold.last = hold.last
+    .then(() => hold.durable())
+    .then(write, () => {
+      if (res.headersSent) res.destroy()
+      else
+        writeJson(
+          res,
+          503,
+          JSON.stringify({ error: 'the store is not durable', code: 'not_durable' }),
+        )
+    })
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
+  whenDurable(res, () => writeJson(res, status, text))
+}
+
+function writeJson(res: ServerResponse, status: number, text: string): void {
+  // A handler that answered and then threw gets its first answer only.
+  if (res.headersSent || res.writableEnded) return
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

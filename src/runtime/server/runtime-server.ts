@@ -1,18 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { HttpError, sendError } from './http-kit.ts'
+import { HttpError, holdUntilDurable, sendError } from './http-kit.ts'
 import { checkRequestEdge } from './request-guards.ts'
 import type { Router } from './router.ts'
 
 export const RUNTIME_HOST = '127.0.0.1'
 
-/** Starts the HTTP server on 127.0.0.1 with a random port. */
+/**
+ * Starts the HTTP server on 127.0.0.1 with a random port. Every answer and
+ * every streamed event waits for `durable` (the store's group commit), so no
+ * client hears of a write that a power loss could still undo.
+ */
 export async function startRuntimeServer(
   router: Router,
   bearerToken: string,
   onError: (error: unknown) => void,
+  durable: () => Promise<void>,
 ): Promise<{ server: Server; port: number }> {
   let boundHost = ''
   const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
+    holdUntilDurable(res, durable)
     void handle(router, boundHost, bearerToken, req, res, onError)
   })
   server.headersTimeout = 10_000

@@ -1,23 +1,42 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
+import { registerDurability, WalDurability } from './durability.ts'
 import { MIGRATIONS } from './migrations.ts'
 
 export const DATABASE_FILE_NAME = 'assent.sqlite'
 
+export interface OpenDatabaseOptions {
+  /** Called once if an fsync of the WAL fails; the connection is then
+   *  unusable for anything that must be durable (store/durability.ts). */
+  onDurabilityFailure?: (error: Error) => void
+}
+
 /**
- * One SQLite file per data dir, WAL mode. `synchronous = FULL` so that a
- * committed decision and its audit event survive power loss, not only a
- * process crash: the audit trail is the evidence a reviewer relies on.
+ * One SQLite file per data dir, WAL mode. Commits do not wait for the disk
+ * (`synchronous = NORMAL`); durability comes from the connection's group
+ * commit barrier (`durabilityOf(db).durable()`), which everything that acts
+ * on a write awaits first. So a decision and its audit event are on disk
+ * before anyone hears of them, and survive power loss, not only a process
+ * crash: the audit trail is the evidence a reviewer relies on.
  */
-export function openDatabase(dataDir: string): DatabaseSync {
+export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): DatabaseSync {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME))
+  const path = join(dataDir, DATABASE_FILE_NAME)
+  const db = new DatabaseSync(path)
   db.exec('PRAGMA journal_mode = WAL')
-  db.exec('PRAGMA synchronous = FULL')
+  db.exec('PRAGMA synchronous = NORMAL')
   db.exec('PRAGMA foreign_keys = ON')
   db.exec('PRAGMA busy_timeout = 5000')
   migrate(db)
+  const onFailure =
+    options.onDurabilityFailure ??
+    ((error: Error) => {
+      // Without a handler, say it where an operator looks; every caller of
+      // durable() is refused from now on anyway.
+      console.error(`assent store: ${error.message}`)
+    })
+  registerDurability(db, new WalDurability(db, path, onFailure))
   return db
 }
 

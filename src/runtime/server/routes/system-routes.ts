@@ -3,7 +3,7 @@ import type { EventBus, RuntimeEvent } from '../../events/event-bus.ts'
 import type { SqliteAuditLog } from '../../store/audit-log.ts'
 import type { SqliteSettingsRepository } from '../../store/settings-repository.ts'
 import { headerValues } from '../request-guards.ts'
-import { HttpError, sendJson } from '../http-kit.ts'
+import { HttpError, sendJson, whenDurable } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 
 export const SSE_HEARTBEAT_MS = 15_000
@@ -61,14 +61,18 @@ function streamEvents(
     'cache-control': 'no-store',
     connection: 'keep-alive',
   })
+  // An event tells of a committed write: it leaves once that write is durable.
   const write = (event: RuntimeEvent) =>
-    res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`)
+    whenDurable(res, () => {
+      if (!res.writableEnded)
+        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`)
+    })
   const missed = lastEventIds.length > 0 ? events.since(resumeFrom) : []
   // Events the buffer no longer holds cannot be replayed: say so, so the
   // client reloads its state instead of silently missing a decision.
   if (missed === undefined) res.write(`event: reset\ndata: {}\n\n`)
   else missed.forEach(write)
-  res.write(`: connected\n\n`)
+  whenDurable(res, () => res.write(`: connected\n\n`))
   const unsubscribe = events.subscribe(write)
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), SSE_HEARTBEAT_MS)
   heartbeat.unref()
