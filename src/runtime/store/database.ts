@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import { registerDurability, WalDurability } from './durability.ts'
 import { MIGRATIONS } from './migrations.ts'
 
@@ -29,6 +29,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   db.exec('PRAGMA foreign_keys = ON')
   db.exec('PRAGMA busy_timeout = 5000')
   migrate(db)
+  cacheStatements(db)
   const onFailure =
     options.onDurabilityFailure ??
     ((error: Error) => {
@@ -38,6 +39,30 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     })
   registerDurability(db, new WalDurability(db, path, onFailure))
   return db
+}
+
+/** Enough for every statement the repositories spell; SQL text is never
+ *  built from data (values are bound), so the set is fixed. */
+const MAX_CACHED_STATEMENTS = 256
+
+/**
+ * Compiles each SQL text once per connection: `db.prepare` returns the
+ * statement it compiled before for the same text. Compiling cost several
+ * times the query itself on the decision path. Safe because every use binds
+ * its values and runs the statement to completion (`run`, `get`, `all`)
+ * before anything else can use it: node:sqlite is synchronous.
+ */
+function cacheStatements(db: DatabaseSync): void {
+  const compile = db.prepare.bind(db)
+  const cache = new Map<string, StatementSync>()
+  db.prepare = (sql: string) => {
+    let statement = cache.get(sql)
+    if (!statement) {
+      statement = compile(sql)
+      if (cache.size < MAX_CACHED_STATEMENTS) cache.set(sql, statement)
+    }
+    return statement
+  }
 }
 
 export function migrate(db: DatabaseSync): void {

@@ -20,6 +20,15 @@ describe('IntegrityMac', () => {
     expect(new IntegrityMac(KEY).sign('room', ROOM)).toBe(expected)
   })
 
+  it('keeps its own copy of the key: the caller zeroing its buffer changes nothing', () => {
+    const key = Buffer.alloc(32, 1)
+    const mac = new IntegrityMac(key)
+    const before = mac.sign('room', ROOM)
+    key.fill(0)
+    expect(mac.sign('room', ROOM)).toBe(before)
+    expect(before).toBe(new IntegrityMac(KEY).sign('room', ROOM))
+  })
+
   it('refuses a MAC made under another key', () => {
     const forged = new IntegrityMac(Buffer.alloc(32, 2)).sign('room', ROOM)
     expect(new IntegrityMac(KEY).verify('room', ROOM, forged)).toBe(false)

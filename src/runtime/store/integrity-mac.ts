@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto'
 import { canonicalJson } from '../../common/canonical-json.ts'
 
 export const INTEGRITY_KEY_BYTES = 32
@@ -16,13 +16,16 @@ const MAC_PATTERN = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/
  * row; they cannot make its MAC verify.
  */
 export class IntegrityMac {
-  readonly #key: Buffer
+  /** Imported once: a `Buffer` key is re-imported by every `createHmac`,
+   *  which cost more than the HMAC itself. `createSecretKey` copies the
+   *  bytes, so a later change to the caller's buffer changes nothing. */
+  readonly #key: KeyObject
 
   constructor(key: Buffer) {
     if (key.length !== INTEGRITY_KEY_BYTES) {
       throw new Error(`the integrity key must be ${INTEGRITY_KEY_BYTES} bytes`)
     }
-    this.#key = Buffer.from(key)
+    this.#key = createSecretKey(Buffer.from(key))
   }
 
   sign(kind: SealedKind, content: unknown): string {
