@@ -40,6 +40,9 @@ const BEFORE_HANDLER_CODES = new Set([
   'unexpected_query',
   'not_found',
   'method_not_allowed',
+  'malformed_request',
+  'headers_too_large',
+  'request_timeout',
 ])
 
 /** Methods node:http sends without a body (and without chunked framing)

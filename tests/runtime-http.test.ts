@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/common/http-headers.ts'
 import { mintConsentToken } from '../src/runtime/consent/consent-token.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
+import { rawExchange } from './support/raw-http-exchange.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
   createRoom,
@@ -50,6 +51,37 @@ describe('the runtime HTTP edge', () => {
       expect(response.status).toBe(401)
     },
   )
+
+  it('answers a refusal with its reason, then closes without a second answer, when unframed bytes follow', async () => {
+    const { port } = harness.connection()
+    // A GET whose "body" has no framing: those bytes read as a next request.
+    const head = `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`
+    const result = await rawExchange({
+      port,
+      bytes: Buffer.from(`${head}{"decision":"allow-once"}`),
+      methods: ['GET', 'GET'],
+      timeoutMs: 10_000,
+    })
+    expect(result.timedOut).toBe(false)
+    expect(result.closed).toBe(true)
+    expect(result.responses.map((response) => response.status)).toEqual([401])
+    expect(JSON.parse(result.responses[0]!.body)).toMatchObject({ code: 'unauthorized' })
+  })
+
+  it('answers bytes that are no request at all with a reason, then closes', async () => {
+    const { port } = harness.connection()
+    const result = await rawExchange({
+      port,
+      bytes: Buffer.from('{"decision":"allow-once"}\r\n\r\n'),
+      methods: ['GET'],
+      timeoutMs: 10_000,
+    })
+    expect(result.responses.map((response) => response.status)).toEqual([400])
+    expect(JSON.parse(result.responses[0]!.body)).toEqual({
+      error: 'the request could not be parsed',
+      code: 'malformed_request',
+    })
+  })
 
   it('refuses a wrong bearer token', async () => {
     const { port } = harness.connection()

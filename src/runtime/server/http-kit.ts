@@ -10,6 +10,7 @@ interface DurabilityHold {
   durable: () => Promise<void>
   /** The last write queued on this response: writes keep their order. */
   last: Promise<void>
+  queued: boolean
 }
 
 const holds = new WeakMap<ServerResponse, DurabilityHold>()
@@ -17,7 +18,7 @@ const holds = new WeakMap<ServerResponse, DurabilityHold>()
 /** From now on, everything written through `whenDurable` (and so every
  *  `sendJson`) on `res` waits until `durable` resolves. */
 export function holdUntilDurable(res: ServerResponse, durable: () => Promise<void>): void {
-  holds.set(res, { durable, last: Promise.resolve() })
+  holds.set(res, { durable, last: Promise.resolve(), queued: false })
 }
 
 /**
@@ -32,6 +33,7 @@ export function whenDurable(res: ServerResponse, write: () => void): void {
     write()
     return
   }
+  hold.queued = true
   hold.last = hold.last
     .then(() => hold.durable())
     .then(write, () => {
@@ -62,8 +64,20 @@ function writeJson(res: ServerResponse, status: number, text: string): void {
   res.end(text)
 }
 
+/** Whether an answer on `res` is already written or waiting for the store. */
+export function answered(res: ServerResponse): boolean {
+  return res.headersSent || holds.get(res)?.queued === true
+}
+
+/**
+ * Refusals are answered at once, not behind the durability hold: a refusal
+ * reports no write of its own. Answering at once also keeps the reason ahead
+ * of Node's parser: bytes a client sent without framing (a GET's "body")
+ * read as a next request, which Node refuses with a bare 400 and a closed
+ * connection, and a held refusal would lose that race.
+ */
 export function sendError(res: ServerResponse, error: HttpError): void {
-  sendJson(res, error.status, { error: error.message, code: error.code })
+  writeJson(res, error.status, JSON.stringify({ error: error.message, code: error.code }))
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { HttpError, holdUntilDurable, sendError } from './http-kit.ts'
+import type { Duplex } from 'node:stream'
+import { answered, HttpError, holdUntilDurable, sendError } from './http-kit.ts'
 import { checkRequestEdge } from './request-guards.ts'
 import type { Router } from './router.ts'
 
@@ -19,8 +20,10 @@ export async function startRuntimeServer(
   let boundHost = ''
   const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
     holdUntilDurable(res, durable)
+    latestResponse.set(req.socket, res)
     void handle(router, boundHost, bearerToken, req, res, onError)
   })
+  server.on('clientError', answerClientError)
   server.headersTimeout = 10_000
   server.requestTimeout = 30_000
   await new Promise<void>((resolve, reject) => {
@@ -54,6 +57,11 @@ async function handle(
       res.destroy()
       return
     }
+    // The handler answered, and that answer waits for the store: it stands.
+    if (answered(res)) {
+      onError(error)
+      return
+    }
     // A refused request may still be sending its body: answer and close the
     // connection instead of reading the rest of it.
     if (!req.complete) res.shouldKeepAlive = false
@@ -64,4 +72,49 @@ async function handle(
       sendError(res, new HttpError(500, 'internal', 'internal error'))
     }
   }
+}
+
+/** The last response started on each connection, for `answerClientError`. */
+const latestResponse = new WeakMap<object, ServerResponse>()
+
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'headers_too_large',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout' },
+}
+
+/**
+ * Bytes Node cannot parse as a request (a body sent without framing, a
+ * header too large, a request too slow) end the connection. Node's own
+ * handler destroys a socket whose last answer is already written, and the
+ * reset can make the client drop that answer unread; ending it gracefully
+ * lets an earlier refusal arrive with its reason, then says why it closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  // The request before the bad bytes was answered: a second answer would be
+  // read by the client as the answer to its next request. Just close.
+  if (latestResponse.get(socket)?.headersSent) {
+    socket.end()
+    return
+  }
+  const { status, reason, code } = CLIENT_ERRORS[error.code ?? ''] ?? {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'malformed_request',
+  }
+  const body = JSON.stringify({ error: 'the request could not be parsed', code })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\n` +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  )
 }
