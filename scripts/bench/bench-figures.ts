@@ -103,7 +103,7 @@ export function decisionFigures(result: DecisionBenchResult): Figure[] {
       label: 'decisions/s at 10 clients ÷ bare INSERTs/s',
       unit: 'ratio',
       samples: result.decisionToInsertRatio,
-      note: 'an allowed write commits 4 times (decision + audit, tool running, result, turn done)',
+      note: 'the limit is one durable commit at a time; group commit lets concurrent decisions share an fsync, so above 1 is possible',
     }),
   ]
 }

@@ -7,8 +7,9 @@
 // then decides a slice of them with `allow-once` consent tokens from N
 // concurrent clients (each a loop of mint → POST /v1/approvals/:id → 200 on
 // its own keep-alive connection). A decision is counted when its response
-// has arrived, i.e. after the runtime verified the token and committed the
-// decision with its audit event (WAL, synchronous=FULL). The tools those
+// has arrived, i.e. after the runtime verified the token, committed the
+// decision with its audit event and the group commit's WAL fsync covering
+// it finished (store/durability.ts). The tools those
 // decisions allow run in the runtime meanwhile, as they would in use; the
 // bench waits for them to finish between rounds so rounds do not overlap.
 
@@ -60,7 +61,8 @@ export const CLIENT_COUNTS = [1, 10, 100] as const
 const BENCH_APPROVAL_TTL_MS = 6 * 60 * 60 * 1_000
 
 // An allowed write commits four times on its way (decision + audit event,
-// tool call running, its result, the turn done); a bare INSERT once.
+// tool call running, its result, the turn done); a bare INSERT once. Group
+// commit lets concurrent ones share fsyncs, so this only sizes the rounds.
 const COMMITS_PER_ALLOWED_WRITE = 4
 
 /**

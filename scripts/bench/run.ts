@@ -67,9 +67,9 @@ const QUICK: typeof FULL = {
   workbench: { decided: 100, pending: 10, loads: 2 },
 }
 
-// The room UI is still being written; its figures are marked provisional
-// until it is final.
-const WORKBENCH_UI_FINAL = false
+// The room UI is final (rooms, cards, picker); set to false while it is
+// rewritten, so its figures are marked provisional.
+const WORKBENCH_UI_FINAL = true
 
 const { values: flags } = parseArgs({
   options: {
