@@ -158,7 +158,7 @@ describe.skipIf(!chromiumReady)(
       const { page } = consent
       // Long enough that the clicks below surely land inside it, even on a
       // loaded machine; checked, so a slow run fails loudly instead of lying.
-      const delayMs = 4_000
+      const delayMs = 8_000
       const shownAt = Date.now()
       await consent.show(approvalView({ enableDelayMs: delayMs }))
       const allowOnce = await page.locator(buttonSelector('allow-once')).boundingBox()

@@ -6,6 +6,7 @@
  */
 import { Notification, app, dialog, ipcMain, nativeTheme, protocol } from 'electron'
 import type { Language, Theme } from '../common/consent-view.ts'
+import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
 import { MainServices } from './core/main-services.ts'
 import { installSmokeHooks, smokeHooksEnabled } from './electron/smoke-hooks.ts'
 import { loadIntegrityKey } from './core/secret-store-selection.ts'
@@ -112,6 +113,9 @@ async function start(): Promise<void> {
       return
     }
     workbench = openWorkbenchWindow({ appRoot, isPackaged, now, onDiagnostic: diagnostic })
+    // The prepared consent window is hidden: it must not keep the app alive
+    // once the person closed the workbench.
+    workbench.window.once('closed', () => windows.discardSpare())
   }
 
   app.on('second-instance', showWorkbench)
@@ -123,6 +127,7 @@ async function start(): Promise<void> {
     if (stopped) return
     // Close every prompt (nothing minted) and stop the runtime cleanly first.
     event.preventDefault()
+    windows.close()
     void services.stop().finally(() => {
       stopped = true
       app.quit()
@@ -132,6 +137,7 @@ async function start(): Promise<void> {
   if (smokeHooksEnabled(isPackaged, process.env)) installSmokeHooks(services)
   showWorkbench()
   await services.start()
+  windows.warm(CONSENT_WINDOW_SIZE)
 }
 
 /**

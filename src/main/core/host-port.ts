@@ -6,7 +6,9 @@ import type { ConsentView } from '../../common/consent-view.ts'
  * window state, and `onClosed` fires exactly once however it closes.
  */
 export interface ProtectedWindow {
-  readonly promptId: string
+  /** The prompt this window serves; undefined only while it is a prepared
+   *  spare (main/core/spare-window.ts), which decides nothing. */
+  readonly promptId: string | undefined
   /** Sends the canonical view to the window's protected preload. */
   show(view: ConsentView): Promise<void>
   focus(): void

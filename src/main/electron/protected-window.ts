@@ -5,6 +5,7 @@ import { IPC } from '../../common/ipc-channels.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
 import { TrustedInputLog } from '../core/input-recency.ts'
 import { pageOf } from '../core/sender-validator.ts'
+import { SparePool, type SpareCandidate, type WindowSize } from '../core/spare-window.ts'
 import { CONSENT_SITE, builtPath } from './app-layout.ts'
 import { takeDecision } from './decision-intake.ts'
 import { isSiteUrl, servePageFile } from './page-files.ts'
@@ -29,12 +30,38 @@ export interface ElectronProtectedWindowFactoryOptions {
  */
 export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
   private readonly options: ElectronProtectedWindowFactoryOptions
+  private readonly spares: SparePool<ElectronProtectedWindow>
 
   constructor(options: ElectronProtectedWindowFactoryOptions) {
     this.options = options
+    this.spares = new SparePool(
+      (size) => this.prepare(size),
+      (error) => options.onDiagnostic?.(`a spare consent window failed: ${String(error)}`),
+    )
   }
 
-  async open(promptId: string, size: { width: number; height: number }): Promise<ProtectedWindow> {
+  async open(promptId: string, size: WindowSize): Promise<ProtectedWindow> {
+    return (await this.spares.take(size)).claim(promptId)
+  }
+
+  /** Prepares the first spare, so even the first prompt finds one. */
+  warm(size: WindowSize): void {
+    this.spares.warm(size)
+  }
+
+  /** Closes the spare: a hidden window must not keep the app running once
+   *  the workbench is gone. A later prompt prepares its window afresh. */
+  discardSpare(): void {
+    this.spares.discardSpare()
+  }
+
+  /** Closes the spare and prepares no other (the app is quitting). */
+  close(): void {
+    this.spares.close()
+  }
+
+  /** A hidden window with the consent page loaded and no prompt. */
+  private async prepare(size: WindowSize): Promise<ElectronProtectedWindow> {
     const { appRoot, isPackaged } = this.options
     const consentSession = session.fromPartition(`assent-consent-${randomUUID()}`)
     lockDownConsentSession(consentSession, builtPath(appRoot, 'rendererDir'))
@@ -71,7 +98,7 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
     })
     // No menu: no reload or DevTools accelerators in this window.
     win.removeMenu()
-    const window = new ElectronProtectedWindow(promptId, win, this.options)
+    const window = new ElectronProtectedWindow(win, this.options)
     try {
       await window.load()
     } catch (error) {
@@ -105,19 +132,16 @@ function lockDownConsentSession(consentSession: Session, rendererDir: string): v
   )
 }
 
-class ElectronProtectedWindow implements ProtectedWindow {
-  readonly promptId: string
+class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
+  /** Set once, when a prompt claims this window; until then every decision
+   *  from it is refused. */
+  promptId: string | undefined
   private readonly win: BrowserWindow
   private readonly inputs = new TrustedInputLog()
   private readonly closedListeners: Array<() => void> = []
   private closed = false
 
-  constructor(
-    promptId: string,
-    win: BrowserWindow,
-    options: ElectronProtectedWindowFactoryOptions,
-  ) {
-    this.promptId = promptId
+  constructor(win: BrowserWindow, options: ElectronProtectedWindowFactoryOptions) {
     this.win = win
     const contents = win.webContents
     const webContentsId = contents.id
@@ -136,6 +160,11 @@ class ElectronProtectedWindow implements ProtectedWindow {
     // Scoped to this webContents: another window's messages never arrive
     // here, and takeDecision still validates the sender frame and page.
     contents.ipc.on(IPC.consentDecide, (event, message: unknown) => {
+      const promptId = this.promptId
+      if (promptId === undefined) {
+        options.onDiagnostic?.('refused a consent decision from a window with no prompt yet')
+        return
+      }
       const intake = takeDecision({
         event,
         message,
@@ -159,6 +188,21 @@ class ElectronProtectedWindow implements ProtectedWindow {
       this.closed = true
       for (const listener of this.closedListeners.splice(0)) listener()
     })
+  }
+
+  /** Binds this prepared window to its one prompt. */
+  claim(promptId: string): this {
+    if (this.promptId !== undefined) throw new Error('this consent window already has a prompt')
+    this.promptId = promptId
+    return this
+  }
+
+  isAlive(): boolean {
+    return this.isOpen() && !this.win.webContents.isCrashed()
+  }
+
+  discard(): void {
+    this.close()
   }
 
   /** Loads the consent page (from its own scheme, never `file://`). */

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
 import type { Language, Theme } from '../../../../src/common/consent-view.ts'
+import { CONSENT_WINDOW_SIZE } from '../../../../src/main/core/consent-controller.ts'
 import { MainServices } from '../../../../src/main/core/main-services.ts'
 import { ChildProcessLauncher } from '../../../../src/main/core/runtime-launcher.ts'
 import { loadIntegrityKey } from '../../../../src/main/core/secret-store-selection.ts'
@@ -97,6 +98,7 @@ export class CdpHost {
         services.controller.handleDecision(promptId, answer, window),
       )
       await services.start()
+      windows.warm(CONSENT_WINDOW_SIZE)
       return new CdpHost(browser, services, windows, focus, options, assets, forwarder)
     } catch (error) {
       await browser.close().catch(() => undefined)
@@ -128,6 +130,7 @@ export class CdpHost {
   }
 
   async close(): Promise<void> {
+    this.windows.close()
     await this.services.stop().catch(() => undefined)
     await this.browser.close().catch(() => undefined)
   }

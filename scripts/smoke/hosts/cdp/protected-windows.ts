@@ -8,6 +8,11 @@ import type {
   ProtectedWindowFactory,
 } from '../../../../src/main/core/host-port.ts'
 import { CDP_PROTECTED_RECEIVE } from '../../../../src/preload-protected/cdp-names.ts'
+import {
+  SparePool,
+  type SpareCandidate,
+  type WindowSize,
+} from '../../../../src/main/core/spare-window.ts'
 import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from './asset-router.ts'
 import type { BuiltAssets } from './built-assets.ts'
 import { CdpPageChannel } from './page-channel.ts'
@@ -38,8 +43,10 @@ export class FocusTracker {
  * files, the protected preload in its isolated world, and decisions only
  * through the world-scoped binding.
  */
-export class CdpProtectedWindow implements ProtectedWindow {
-  readonly promptId: string
+export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
+  /** Set once, when a prompt claims this window; until then no decision
+   *  from it is taken. */
+  promptId: string | undefined
   readonly context: BrowserContext
   readonly channel: CdpPageChannel
   readonly blockedRequests: string[]
@@ -48,13 +55,11 @@ export class CdpProtectedWindow implements ProtectedWindow {
   private closed = false
 
   constructor(
-    promptId: string,
     context: BrowserContext,
     channel: CdpPageChannel,
     blocked: string[],
     focus: FocusTracker,
   ) {
-    this.promptId = promptId
     this.context = context
     this.channel = channel
     this.blockedRequests = blocked
@@ -75,6 +80,21 @@ export class CdpProtectedWindow implements ProtectedWindow {
     if (this.closed) return
     this.focusTracker.focus(this)
     void this.page.bringToFront().catch(() => undefined)
+  }
+
+  /** Binds this prepared window to its one prompt. */
+  claim(promptId: string): this {
+    if (this.promptId !== undefined) throw new Error('this consent window already has a prompt')
+    this.promptId = promptId
+    return this
+  }
+
+  isAlive(): boolean {
+    return !this.closed && !this.page.isClosed()
+  }
+
+  discard(): void {
+    this.close()
   }
 
   close(): void {
@@ -109,6 +129,8 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
   private readonly focus: FocusTracker
   private readonly preloadSource: string
   private sink: DecisionSink | undefined
+  private readonly spares: SparePool<CdpProtectedWindow>
+  /** Windows handed to prompts, in order (prepared spares are not here). */
   readonly opened: CdpProtectedWindow[] = []
 
   constructor(browser: Browser, assets: BuiltAssets, focus: FocusTracker) {
@@ -116,6 +138,24 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
     this.assets = assets
     this.focus = focus
     this.preloadSource = readFileSync(assets.protectedPreload, 'utf8')
+    this.spares = new SparePool(
+      (size) => this.prepare(size),
+      (error) => console.warn(`assent cdp host: a spare consent window failed: ${String(error)}`),
+    )
+  }
+
+  /** Prepares the first spare, so even the first prompt finds one. */
+  warm(size: WindowSize): void {
+    this.spares.warm(size)
+  }
+
+  /** Resolves once the next prompt would find its window prepared. */
+  spareReady(): Promise<void> {
+    return this.spares.spareReady()
+  }
+
+  close(): void {
+    this.spares.close()
   }
 
   /** Where validated decisions go (the consent controller). */
@@ -123,7 +163,16 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
     this.sink = sink
   }
 
-  async open(promptId: string, size: { width: number; height: number }): Promise<ProtectedWindow> {
+  async open(promptId: string, size: WindowSize): Promise<ProtectedWindow> {
+    const window = (await this.spares.take(size)).claim(promptId)
+    this.opened.push(window)
+    window.focus()
+    return window
+  }
+
+  /** A window with the consent page loaded and no prompt: hidden from the
+   *  focus tracker, deciding nothing until claimed. */
+  private async prepare(size: WindowSize): Promise<CdpProtectedWindow> {
     const context = await this.browser.newContext({
       viewport: size,
       // No service workers, no downloads, no permissions: the window shows one
@@ -148,7 +197,7 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
         scripts: [{ source: this.preloadSource, world: CDP_PROTECTED_WORLD }],
         pageUrl: CONSENT_URL,
       })
-      const window = new CdpProtectedWindow(promptId, context, channel, blocked, this.focus)
+      const window = new CdpProtectedWindow(context, channel, blocked, this.focus)
       channel.onMessage((payload) => {
         let message: unknown
         try {
@@ -157,12 +206,11 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
           return
         }
         const parsed = ConsentDecisionMessageSchema.safeParse(message)
-        if (!parsed.success || parsed.data.promptId !== promptId) return
+        // An unclaimed window has no prompt id: nothing from it matches.
+        if (!parsed.success || parsed.data.promptId !== window.promptId) return
         this.sink?.(parsed.data.promptId, parsed.data.answer, window)
       })
       await page.goto(CONSENT_URL)
-      this.opened.push(window)
-      window.focus()
       return window
     } catch (error) {
       await context.close().catch(() => undefined)

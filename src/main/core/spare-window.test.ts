@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { SPARE_PREPARE_DELAY_MS, SparePool, type WindowSize } from './spare-window.ts'
+
+class FakeWindow {
+  alive = true
+  discarded = false
+  readonly size: WindowSize
+  constructor(size: WindowSize) {
+    this.size = size
+  }
+  isAlive() {
+    return this.alive && !this.discarded
+  }
+  discard() {
+    this.discarded = true
+  }
+}
+
+const SIZE = { width: 560, height: 680 }
+
+function pool() {
+  const prepared: FakeWindow[] = []
+  const errors: unknown[] = []
+  let fail = false
+  const spares = new SparePool<FakeWindow>(
+    async (size) => {
+      if (fail) throw new Error('no browser')
+      const window = new FakeWindow(size)
+      prepared.push(window)
+      return window
+    },
+    (error) => errors.push(error),
+  )
+  return { spares, prepared, errors, failNext: (value: boolean) => (fail = value) }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('SparePool', () => {
+  it('hands out the prepared spare, then prepares the next one after a pause', async () => {
+    const { spares, prepared } = pool()
+    spares.warm(SIZE)
+    expect(prepared).toHaveLength(1)
+    const first = await spares.take(SIZE)
+    expect(first).toBe(prepared[0])
+    expect(prepared).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS)
+    expect(prepared).toHaveLength(2)
+    expect(await spares.take(SIZE)).toBe(prepared[1])
+  })
+
+  it('says when the next spare is ready', async () => {
+    const { spares, prepared } = pool()
+    spares.warm(SIZE)
+    await spares.take(SIZE)
+    const ready = spares.spareReady()
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 2)
+    await ready
+    expect(prepared).toHaveLength(2)
+  })
+
+  it('never hands out a window twice, even to requests at the same moment', async () => {
+    const { spares } = pool()
+    spares.warm(SIZE)
+    const [a, b] = await Promise.all([spares.take(SIZE), spares.take(SIZE)])
+    expect(a).not.toBe(b)
+  })
+
+  it('drops a spare that closed or crashed and prepares a fresh window', async () => {
+    const { spares, prepared } = pool()
+    spares.warm(SIZE)
+    prepared[0]!.alive = false
+    const window = await spares.take(SIZE)
+    expect(window).toBe(prepared[1])
+    expect(window.isAlive()).toBe(true)
+  })
+
+  it('discards a spare of another size', async () => {
+    const { spares, prepared } = pool()
+    spares.warm({ width: 100, height: 100 })
+    const window = await spares.take(SIZE)
+    expect(window.size).toEqual(SIZE)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(prepared[0]!.discarded).toBe(true)
+  })
+
+  it('reports a spare that failed to prepare, and prepares when asked', async () => {
+    const { spares, prepared, errors, failNext } = pool()
+    failNext(true)
+    spares.warm(SIZE)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(errors).toHaveLength(1)
+    failNext(false)
+    expect(await spares.take(SIZE)).toBe(prepared[0])
+  })
+
+  it('discards the spare on request, and after close prepares nothing and opens nothing', async () => {
+    const { spares, prepared } = pool()
+    spares.warm(SIZE)
+    spares.discardSpare()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(prepared[0]!.discarded).toBe(true)
+    await spares.take(SIZE)
+    spares.close()
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 2)
+    expect(prepared).toHaveLength(2)
+    await expect(spares.take(SIZE)).rejects.toThrow(/closing/)
+  })
+})
