@@ -93,15 +93,7 @@ export function evaluate(report: unknown, survivors: unknown): Evaluation {
   for (const [file, { source, mutants }] of Object.entries(parsed.files).sort(([a], [b]) =>
     a.localeCompare(b),
   )) {
-    const row: FileRow = {
-      file,
-      killed: 0,
-      timeout: 0,
-      survived: 0,
-      noCoverage: 0,
-      justified: 0,
-      invalid: 0,
-    }
+    const row = emptyRow(file)
     for (const mutant of mutants) {
       if (mutant.status === 'Killed') row.killed += 1
       else if (mutant.status === 'Timeout') row.timeout += 1
@@ -123,6 +115,10 @@ export function evaluate(report: unknown, survivors: unknown): Evaluation {
   return { rows, unjustified, unused: justifications.filter((entry) => !used.has(entry)) }
 }
 
+function emptyRow(file: string): FileRow {
+  return { file, killed: 0, timeout: 0, survived: 0, noCoverage: 0, justified: 0, invalid: 0 }
+}
+
 function table(rows: FileRow[]): string {
   const total = rows.reduce<FileRow>(
     (sum, row) => ({
@@ -134,15 +130,7 @@ function table(rows: FileRow[]): string {
       justified: sum.justified + row.justified,
       invalid: sum.invalid + row.invalid,
     }),
-    {
-      file: 'all files',
-      killed: 0,
-      timeout: 0,
-      survived: 0,
-      noCoverage: 0,
-      justified: 0,
-      invalid: 0,
-    },
+    emptyRow('all files'),
   )
   const header = ['file', 'score', 'killed', 'timeout', 'survived', 'no cov', 'equivalent']
   const lines = [...rows, total].map((row) => [
