@@ -1,0 +1,98 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { evaluate, score } from './mutation-report.ts'
+
+const SCRIPT = fileURLToPath(new URL('./mutation-report.ts', import.meta.url))
+const SOURCE = 'const a = 1\nif (a > 0) grant()\nreturn a\n'
+
+function mutant(id: string, status: string, line: number, replacement = 'true') {
+  return {
+    id,
+    mutatorName: 'ConditionalExpression',
+    replacement,
+    status,
+    location: { start: { line, column: 1 }, end: { line, column: 5 } },
+  }
+}
+
+const report = (mutants: unknown[]) => ({ files: { 'src/x.ts': { source: SOURCE, mutants } } })
+const justification = {
+  file: 'src/x.ts',
+  mutator: 'ConditionalExpression',
+  line: 2,
+  code: 'if (a > 0) grant()',
+  replacement: 'true',
+  why: 'a is a constant 1, so a > 0 is always true',
+}
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Runs the report as CI does, on files written here. */
+function runReport(reportJson: unknown, survivors: unknown) {
+  const dir = mkdtempSync(join(tmpdir(), 'assent-mutation-'))
+  dirs.push(dir)
+  writeFileSync(join(dir, 'report.json'), JSON.stringify(reportJson))
+  writeFileSync(join(dir, 'survivors.json'), JSON.stringify(survivors))
+  return spawnSync(
+    process.execPath,
+    [SCRIPT, join(dir, 'report.json'), join(dir, 'survivors.json')],
+    {
+      encoding: 'utf8',
+    },
+  )
+}
+
+describe('the mutation report', () => {
+  it('scores killed and timed-out mutants as detected, survivors and uncovered ones as not', () => {
+    expect(score({ killed: 18, timeout: 1, survived: 1, noCoverage: 0 })).toBe(95)
+    expect(score({ killed: 0, timeout: 0, survived: 0, noCoverage: 0 })).toBe(100)
+  })
+
+  it('matches a survivor to its justification by file, mutator, source line and replacement', () => {
+    const justified = evaluate(report([mutant('1', 'Survived', 2)]), {
+      equivalent: [justification],
+    })
+    expect(justified.unjustified).toEqual([])
+    expect(justified.rows[0]).toMatchObject({ survived: 1, justified: 1 })
+    // The same line mutated another way is a different mutant.
+    const other = evaluate(report([mutant('1', 'Survived', 2, 'false')]), {
+      equivalent: [justification],
+    })
+    expect(other.unjustified).toHaveLength(1)
+    expect(other.unused).toEqual([justification])
+  })
+
+  it('fails on an unjustified survivor even when the score is above the bar', () => {
+    const killed = Array.from({ length: 99 }, (_, i) => mutant(`k${i}`, 'Killed', 1))
+    const result = runReport(report([...killed, mutant('s', 'Survived', 3)]), { equivalent: [] })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toContain('1 surviving mutant(s) have no justification')
+  })
+
+  it('fails below 95 % even when every survivor is justified', () => {
+    const mutants = [
+      ...Array.from({ length: 9 }, (_, i) => mutant(`k${i}`, 'Killed', 1)),
+      mutant('s', 'Survived', 2),
+    ]
+    const result = runReport(report(mutants), { equivalent: [justification] })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toContain('mutation score 90.00 % is below 95 %')
+  })
+
+  it('passes at the bar with every survivor justified', () => {
+    const mutants = [
+      ...Array.from({ length: 19 }, (_, i) => mutant(`k${i}`, 'Killed', 1)),
+      mutant('s', 'Survived', 2),
+    ]
+    const result = runReport(report(mutants), { equivalent: [justification] })
+    expect(result.stdout).toContain('mutation report: ok')
+    expect(result.status).toBe(0)
+  })
+})
