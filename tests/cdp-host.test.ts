@@ -8,6 +8,7 @@ import {
   type HostHarness,
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
+import { pressEscapeToCancel } from '../scripts/smoke/consent-keys.ts'
 
 const run = chromiumAvailable()
 let h: HostHarness
@@ -56,7 +57,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     // If the window is already gone, say why (the prompt's outcome).
     if (!consent.isVisible())
       expect.fail(`the window closed early: ${JSON.stringify(await review)}`)
-    await consent.page.keyboard.press('Escape')
+    await pressEscapeToCancel(consent.page)
     await expect(review).resolves.toEqual({ status: 'cancelled' })
     expect(await status(approvalId)).toBe('pending')
   })
@@ -144,7 +145,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     ).toBe(true)
     if (!consent.isVisible())
       expect.fail(`the window closed early: ${JSON.stringify(await review)}`)
-    await consent.page.keyboard.press('Escape')
+    await pressEscapeToCancel(consent.page)
     await expect(review).resolves.toEqual({ status: 'cancelled' })
   })
 

@@ -13,6 +13,7 @@ import {
   waitFor,
 } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
+import { pressEscapeToCancel } from '../consent-keys.ts'
 
 interface Permissions {
   mode: string
@@ -237,7 +238,7 @@ export const permissionCases: CaseDefinition[] = [
       const state = scenario(context)
       const before = await permissions(page, state.roomId)
       const escape = await pickMode(context, page, 'approve-for-me')
-      await escape.page.keyboard.press('Escape')
+      await pressEscapeToCancel(escape.page)
       context.check('Escape closes the window', await closedSoon(escape))
       const afterEscape = await permissions(page, state.roomId)
       context.check(
