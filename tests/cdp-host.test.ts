@@ -82,8 +82,9 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
   })
 
   it('ignores a trusted click that lands before the buttons are enabled', async () => {
-    // A long delay makes "before" certain on a slow machine.
-    const slow = await startHostHarness({ enableDelayMs: 3_000 })
+    // A long delay makes "before" certain even on a machine loaded enough that
+    // seconds pass between the view rendering and the click.
+    const slow = await startHostHarness({ enableDelayMs: 10_000 })
     try {
       const roomId = await slow.createRoom()
       const approvalId = await slow.pendingApproval(roomId, 'write early.txt x')
@@ -95,7 +96,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
       expect((await slow.host.services.client.getApproval(approvalId)).approval.status).toBe(
         'pending',
       )
-      await buttonsEnabled(consent)
+      await buttonsEnabled(consent, 'assent-allow-once', 30_000)
       await consent.page.click('#assent-allow-once')
       await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
     } finally {

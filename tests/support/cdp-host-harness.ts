@@ -95,6 +95,10 @@ export async function startHostHarness(
 }
 
 /** Waits until the consent buttons are enabled (the 600 ms delay passed). */
-export async function buttonsEnabled(window: CdpProtectedWindow, id = 'assent-allow-once') {
-  await window.page.waitForSelector(`#${id}:not([disabled])`, { timeout: 10_000 })
+export async function buttonsEnabled(
+  window: CdpProtectedWindow,
+  id = 'assent-allow-once',
+  timeoutMs = 10_000,
+) {
+  await window.page.waitForSelector(`#${id}:not([disabled])`, { timeout: timeoutMs })
 }
