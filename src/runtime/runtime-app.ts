@@ -9,9 +9,11 @@ import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { RuleBasedReviewer } from './policy/reviewer.ts'
+import { InputRequestService } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { approvalRoutes } from './server/routes/approval-routes.ts'
+import { inputRequestRoutes } from './server/routes/input-request-routes.ts'
 import { roomRoutes } from './server/routes/room-routes.ts'
 import { systemRoutes } from './server/routes/system-routes.ts'
 import { assertRoutesMatchTable } from './server/route-table.ts'
@@ -22,6 +24,7 @@ import { SqliteAuditLog } from './store/audit-log.ts'
 import { SqliteConversationRepository } from './store/conversation-repository.ts'
 import { inTransaction, openDatabase } from './store/database.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
+import { SqliteInputRequestRepository } from './store/input-request-repository.ts'
 import { IntegrityMac } from './store/integrity-mac.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
 import { SqliteSettingsRepository } from './store/settings-repository.ts'
@@ -46,6 +49,8 @@ export interface RuntimeHandle {
   instanceId: string
   server: Server
   runner: AgentRunner
+  /** Questions and forms; `inputs.requestForm` is the MCP elicitation entry. */
+  inputs: InputRequestService
   close(): Promise<void>
 }
 
@@ -101,6 +106,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       })
     },
   })
+  const inputs = new InputRequestService({
+    db,
+    requests: new SqliteInputRequestRepository(db),
+    audit,
+    events,
+    now,
+    roomExists: (roomId) => rooms.get(roomId) !== undefined,
+  })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({
     db,
@@ -108,6 +121,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     grants,
     audit,
     gate,
+    inputs,
     events,
     model: new OfflineModel(),
     reviewer: new RuleBasedReviewer(),
@@ -147,6 +161,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     })
   })
   gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
+  inputs.staleOrphans()
   // Report rows edited while the runtime was down now, not only when someone
   // next reads them.
   for (const room of rooms.list()) grants.listActive(room.id)
@@ -157,6 +172,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     ...systemRoutes({ instanceId, events, audit, settings }),
     ...approvalRoutes({ approvals, gate, verifier, instanceId }),
     ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
+    ...inputRequestRoutes({ inputs, rooms: roomService }),
   )
   assertRoutesMatchTable(router.patterns)
   const { server, port } = await startRuntimeServer(router, options.bearerToken, onError)
@@ -174,8 +190,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     instanceId,
     server,
     runner,
+    inputs,
     async close() {
       clearInterval(sweeper)
+      // Turns waiting on a question would never settle otherwise.
+      inputs.abandonAll()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await runner.settled()
