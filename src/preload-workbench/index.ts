@@ -6,6 +6,7 @@ import { createAssentGui } from './gui-api.ts'
 const CHANNELS = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
+  reject: IPC.rejectApprovalForMessage,
   mode: IPC.requestModeChange,
   preferences: IPC.setPreferences,
 } as const

@@ -231,6 +231,16 @@ export class ConsentController {
     for (const prompt of [...this.prompts.values()]) this.end(prompt, { status: 'closed', reason })
   }
 
+  /** Closes an approval's open review without a decision, e.g. after the
+   *  person rejected it by sending a message instead. */
+  closeApprovalReview(approvalId: string, reason: string): void {
+    for (const prompt of [...this.prompts.values()]) {
+      if (prompt.kind === 'approval' && prompt.approvalId === approvalId && !prompt.used) {
+        this.end(prompt, { status: 'closed', reason })
+      }
+    }
+  }
+
   get openPromptCount(): number {
     return this.prompts.size
   }

@@ -8,6 +8,7 @@ import {
 import type { WorkbenchChannel, WorkbenchPreferences } from '../../common/assent-gui.ts'
 import { PendingApprovalNotices } from './approval-notices.ts'
 import { ConsentController } from './consent-controller.ts'
+import { rejectApprovalForMessage } from './message-rejection.ts'
 import type { ApprovalNotifier, ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
 import { RendererGateway, filterEventForRenderer } from './renderer-gateway.ts'
 import { RuntimeClient } from './runtime-client.ts'
@@ -130,6 +131,16 @@ export class MainServices {
         return this.gateway.call(list[0])
       case 'review':
         return this.controller.reviewApproval(list)
+      case 'reject':
+        return rejectApprovalForMessage(
+          {
+            client: this.client,
+            connection: () => this.supervisor.current,
+            closeReview: (approvalId) =>
+              this.controller.closeApprovalReview(approvalId, 'rejected by a new message'),
+          },
+          list,
+        )
       case 'mode':
         return this.controller.requestModeChange(list)
       case 'preferences': {

@@ -7,6 +7,7 @@ import { validateSender, type ExpectedSender } from '../core/sender-validator.ts
 export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
+  reject: IPC.rejectApprovalForMessage,
   mode: IPC.requestModeChange,
   preferences: IPC.setPreferences,
 }

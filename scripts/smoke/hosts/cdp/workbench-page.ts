@@ -14,6 +14,7 @@ export const WORKBENCH_CSP =
 const CHANNELS: ReadonlySet<string> = new Set<WorkbenchChannel>([
   'gateway',
   'review',
+  'reject',
   'mode',
   'preferences',
 ])
