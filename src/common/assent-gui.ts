@@ -43,6 +43,9 @@ export interface AssentGui {
   /** Closes an open approval as rejected because the person sent a message
    *  instead. Main mints a deny and nothing else for it. */
   rejectApprovalForMessage(approvalId: string, ...forbidden: unknown[]): Promise<unknown>
+  /** Opens a sensitive form in the protected window; its values never
+   *  pass through the workbench. */
+  openSensitiveForm(requestId: string, ...forbidden: unknown[]): Promise<unknown>
   requestModeChange(roomId: string, mode: PermissionMode, ...forbidden: unknown[]): Promise<unknown>
   /** The page's effective language and theme, so the protected window opens
    *  in the same ones. Display only: it widens nothing. */
@@ -55,4 +58,4 @@ export interface WorkbenchPreferences {
   theme: Theme
 }
 
-export type WorkbenchChannel = 'gateway' | 'review' | 'reject' | 'mode' | 'preferences'
+export type WorkbenchChannel = 'gateway' | 'review' | 'reject' | 'form' | 'mode' | 'preferences'

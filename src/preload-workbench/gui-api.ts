@@ -37,6 +37,7 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
       }),
     reviewApproval: (...args: unknown[]) => transport.invoke('review', args),
     rejectApprovalForMessage: (...args: unknown[]) => transport.invoke('reject', args),
+    openSensitiveForm: (...args: unknown[]) => transport.invoke('form', args),
     requestModeChange: (...args: unknown[]) => transport.invoke('mode', args),
     setPreferences: (...args: unknown[]) => transport.invoke('preferences', args),
     onEvent: (listener) => transport.onEvent(listener),

@@ -7,6 +7,7 @@ const CHANNELS = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
   reject: IPC.rejectApprovalForMessage,
+  form: IPC.openSensitiveForm,
   mode: IPC.requestModeChange,
   preferences: IPC.setPreferences,
 } as const

@@ -28,6 +28,16 @@ export const en = {
       deny: 'Deny',
       confirm: 'Confirm change',
       cancel: 'Cancel',
+      submit: 'Send',
+      decline: 'Decline',
+    },
+    form: {
+      heading: 'A form asks for something sensitive',
+      intro:
+        'What you type here goes only to the agent that asked, never to the workbench or a log.',
+      required: 'required',
+      invalid: 'Check the form: {{problem}}',
+      nothingRemembered: 'Nothing is remembered: the next request asks again.',
     },
     modeChange: {
       heading: 'Change permission mode',

@@ -26,6 +26,15 @@ export const zhCN: Catalog = {
       deny: '拒绝',
       confirm: '确认更改',
       cancel: '取消',
+      submit: '发送',
+      decline: '拒绝',
+    },
+    form: {
+      heading: '表单请求敏感信息',
+      intro: '你在此输入的内容只会交给提出请求的智能体，不会进入工作台或任何日志。',
+      required: '必填',
+      invalid: '请检查表单：{{problem}}',
+      nothingRemembered: '不会记住任何内容：下次请求会再次询问。',
     },
     modeChange: {
       heading: '更改权限模式',

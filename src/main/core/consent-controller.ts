@@ -12,7 +12,15 @@ import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/con
 import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
 import { PermissionModeSchema, type PermissionMode } from '../../runtime/contracts/policy-axes.ts'
 import type { RoomPermissions } from '../../runtime/contracts/room.ts'
+import type { RequestedSchema } from '../../common/form-content.ts'
+import type { InputRequestRecord } from '../../runtime/contracts/input-request.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
+import {
+  OpenSensitiveFormArgsSchema,
+  protectedFormFields,
+  readSensitiveForm,
+  submitProtectedForm,
+} from './sensitive-form.ts'
 import type { RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 
@@ -31,6 +39,7 @@ export type ConsentOutcome =
       approval: ApprovalRecord
     }
   | { status: 'changed'; permissions: RoomPermissions }
+  | { status: 'submitted'; request: InputRequestRecord }
   | { status: 'unchanged'; permissions: RoomPermissions }
   | { status: 'cancelled' }
   | { status: 'expired' }
@@ -62,7 +71,14 @@ interface ModePrompt extends PromptBase {
   expectedRevision: number
 }
 
-type Prompt = ApprovalPrompt | ModePrompt
+interface FormPrompt extends PromptBase {
+  kind: 'form'
+  requestId: string
+  schema: RequestedSchema
+  values?: unknown
+}
+
+type Prompt = ApprovalPrompt | ModePrompt | FormPrompt
 
 /** One review per subject: reserved before the first await, so a double
  *  click or a second card opens nothing new and shares the first outcome. */
@@ -192,12 +208,44 @@ export class ConsentController {
     )
   }
 
+  /** `assentGui.openSensitiveForm(requestId)`: a form asking for a password
+   *  or a secret is filled in here, never in the workbench. */
+  async openSensitiveForm(args: unknown): Promise<ConsentOutcome> {
+    const [requestId] = parseArgs(OpenSensitiveFormArgsSchema, args, 'openSensitiveForm(requestId)')
+    return this.once(`form:${requestId}`, async (entry) => {
+      const connection = this.requireConnection()
+      const request = await readSensitiveForm(this.options.client, requestId)
+      const roomLabel = await this.roomLabel(request.roomId)
+      const preferences = this.options.preferences()
+      return this.openPrompt(
+        entry,
+        connection,
+        (base) => ({ ...base, kind: 'form', requestId, schema: request.form.requestedSchema }),
+        (promptId) => ({
+          subject: 'form',
+          promptId,
+          roomLabel,
+          message: request.form.message,
+          fields: protectedFormFields(request.form.requestedSchema),
+          lang: preferences.lang,
+          theme: preferences.theme,
+          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+        }),
+      )
+    })
+  }
+
   /**
    * Called by a host after it validated that the message came from this
    * window's main frame on the consent page. Everything else is checked
    * here, and any doubt ends in doing nothing.
    */
-  handleDecision(promptId: string, answer: unknown, window: ProtectedWindow): void {
+  handleDecision(
+    promptId: string,
+    answer: unknown,
+    window: ProtectedWindow,
+    values?: unknown,
+  ): void {
     const prompt = this.prompts.get(promptId)
     if (!prompt || prompt.window !== window || prompt.used || prompt.finished) {
       this.diagnostic(
@@ -215,6 +263,7 @@ export class ConsentController {
       return
     }
     prompt.used = true
+    if (prompt.kind === 'form') prompt.values = values
     if (parsed.data === 'cancel') {
       this.end(prompt, { status: 'cancelled' })
       return
@@ -299,6 +348,16 @@ export class ConsentController {
     }
     const now = this.now()
     const random = this.options.randomBytes ?? nodeRandomBytes
+    if (prompt.kind === 'form') {
+      const answered = answer === 'submit' ? 'submit' : 'decline'
+      return submitProtectedForm(
+        this.options.client,
+        prompt.requestId,
+        prompt.schema,
+        answered,
+        prompt.values,
+      )
+    }
     if (prompt.kind === 'approval') {
       if (now >= prompt.expiresAt) return { status: 'expired' }
       const decision = answer as 'allow-once' | 'allow-always' | 'deny'
@@ -357,6 +416,14 @@ export class ConsentController {
     if (prompt.timer) clearTimeout(prompt.timer)
     this.prompts.delete(prompt.promptId)
     prompt.window.close()
+    // Closing a form is its `cancel` in MCP's terms; the asker hears it.
+    if (prompt.kind === 'form' && outcome.status === 'cancelled') {
+      void submitProtectedForm(this.options.client, prompt.requestId, prompt.schema, 'cancel', {})
+        .then((result) => {
+          if (result.status === 'failed') this.diagnostic(`form cancel: ${result.error}`)
+        })
+        .catch((error: unknown) => this.diagnostic(`form cancel: ${(error as Error).message}`))
+    }
     prompt.finish(outcome)
   }
 
@@ -396,7 +463,10 @@ export class ConsentController {
 
 function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
   if (answer === 'cancel') return true
-  if (prompt.kind === 'approval') return answer !== 'confirm'
+  if (prompt.kind === 'approval') {
+    return answer === 'allow-once' || answer === 'allow-always' || answer === 'deny'
+  }
+  if (prompt.kind === 'form') return answer === 'submit' || answer === 'decline'
   return answer === 'confirm'
 }
 

@@ -141,6 +141,8 @@ export class MainServices {
           },
           list,
         )
+      case 'form':
+        return this.controller.openSensitiveForm(list)
       case 'mode':
         return this.controller.requestModeChange(list)
       case 'preferences': {

@@ -16,7 +16,12 @@ export interface ElectronProtectedWindowFactoryOptions {
   isPackaged: boolean
   /** Called only for a decision that passed `takeDecision`; the consent
    *  controller checks the prompt itself. */
-  onDecision: (promptId: string, answer: ConsentAnswer, window: ProtectedWindow) => void
+  onDecision: (
+    promptId: string,
+    answer: ConsentAnswer,
+    window: ProtectedWindow,
+    values?: Record<string, unknown>,
+  ) => void
   /** A monotonic clock for input recency (`performance.now`). */
   now: () => number
   onDiagnostic?: (message: string) => void
@@ -152,7 +157,7 @@ class ElectronProtectedWindow implements ProtectedWindow {
         options.onDiagnostic?.(`refused a consent decision for ${promptId}: ${intake.reason}`)
         return
       }
-      options.onDecision(promptId, intake.answer, this)
+      options.onDecision(promptId, intake.answer, this, intake.values)
     })
 
     win.once('closed', () => {

@@ -47,6 +47,7 @@ describe('registerWorkbenchIpc', () => {
         IPC.gatewayCall,
         IPC.reviewApproval,
         IPC.rejectApprovalForMessage,
+        IPC.openSensitiveForm,
         IPC.requestModeChange,
         IPC.setPreferences,
       ].sort(),
@@ -81,6 +82,7 @@ describe('registerWorkbenchIpc', () => {
       IPC.gatewayCall,
       IPC.reviewApproval,
       IPC.rejectApprovalForMessage,
+      IPC.openSensitiveForm,
       IPC.requestModeChange,
       IPC.setPreferences,
     ]

@@ -8,6 +8,7 @@ export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
   reject: IPC.rejectApprovalForMessage,
+  form: IPC.openSensitiveForm,
   mode: IPC.requestModeChange,
   preferences: IPC.setPreferences,
 }

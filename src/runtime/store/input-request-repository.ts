@@ -26,7 +26,9 @@ export class SqliteInputRequestRepository {
         request.turnId,
         request.kind,
         canonicalJson(request.questions),
-        request.form === null ? null : canonicalJson(request.form),
+        // Not canonical JSON: that sorts keys, and a form's fields show in
+        // the order the server gave them.
+        request.form === null ? null : JSON.stringify(request.form),
         request.blocking ? 1 : 0,
         request.sensitive ? 1 : 0,
         request.status,

@@ -15,6 +15,7 @@ const CHANNELS: ReadonlySet<string> = new Set<WorkbenchChannel>([
   'gateway',
   'review',
   'reject',
+  'form',
   'mode',
   'preferences',
 ])

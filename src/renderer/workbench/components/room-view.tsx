@@ -154,6 +154,15 @@ export function RoomView({
     [api, room.id, newId, updateInput, markInputStale, refreshTimeline],
   )
 
+  const openProtectedForm = async (card: InputCard) => {
+    try {
+      const outcome = await api.openSensitiveForm(card.request.id)
+      if (outcome.status === 'submitted') updateInput(outcome.request)
+    } finally {
+      inputs.reload()
+    }
+  }
+
   const respond = async (card: InputCard, response: InputResponse) => {
     try {
       updateInput(await api.respondToInput(card.request.id, response))
@@ -246,6 +255,7 @@ export function RoomView({
         timing={questionTiming}
         onRespond={respond}
         onDraft={(card, next) => drafts.current.set(inputKey(card.request), next)}
+        onOpenProtected={(card) => void openProtectedForm(card)}
       />
       <PendingApprovals
         cards={open}

@@ -30,6 +30,7 @@ export class WorkbenchCallError extends Error {
 export type ReviewOutcome =
   | { status: 'decided'; decision: string; approval: ApprovalRecord }
   | { status: 'changed' | 'unchanged'; permissions: RoomPermissions }
+  | { status: 'submitted'; request: InputRequestRecord }
   | { status: 'cancelled' | 'expired' }
   | { status: 'closed'; reason: string }
   | { status: 'failed'; error: string }
@@ -61,6 +62,7 @@ export interface WorkbenchApi {
   inputRequests(roomId: string): Promise<InputRequestRecord[]>
   respondToInput(requestId: string, response: InputResponse): Promise<InputRequestRecord>
   rejectApprovalForMessage(approvalId: string): Promise<RejectionOutcome>
+  openSensitiveForm(requestId: string): Promise<ReviewOutcome>
   requestModeChange(roomId: string, mode: PermissionMode): Promise<ReviewOutcome>
 }
 
@@ -83,6 +85,7 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
     respondToInput: async (requestId, response) =>
       (await body<{ request: InputRequestRecord }>(gui.respondToInput(requestId, response)))
         .request,
+    openSensitiveForm: (requestId) => bridge(gui.openSensitiveForm(requestId)),
     rejectApprovalForMessage: async (approvalId) => {
       try {
         return (await gui.rejectApprovalForMessage(approvalId)) as RejectionOutcome

@@ -118,6 +118,10 @@ export class FakeGui implements AssentGui {
     this.record('respondToInput', [requestId, response])
     return this.respond(requestId, response)
   }
+  openSensitiveForm(requestId: string, ...rest: unknown[]) {
+    this.record('openSensitiveForm', [requestId, ...rest])
+    return Promise.resolve({ status: 'cancelled' })
+  }
   rejectApprovalForMessage(approvalId: string, ...rest: unknown[]) {
     this.record('rejectApprovalForMessage', [approvalId, ...rest])
     return this.reject(approvalId)
