@@ -35,6 +35,7 @@ describe('questions over HTTP', () => {
     )
     const request = await pendingInputFor(harness, room.id, turnId)
     expect(request.kind).toBe('questions')
+    expect(request.timing).toEqual({ silentMs: 60_000, countdownMs: 60_000 })
     expect(request.questions.map((question) => question.title)).toEqual(['Environment', 'Notes'])
     expect(request.questions[0]?.options).toEqual([
       { label: 'staging', explanation: 'safe to break' },
@@ -93,6 +94,7 @@ describe('questions over HTTP', () => {
     const planTurn = await send(harness, room.id, 'ask --blocking Plan | Which plan?')
     const blocking = await pendingInputFor(harness, room.id, planTurn)
     expect(blocking.blocking).toBe(true)
+    expect(blocking.timing).toBeNull()
     const refused = await respond(harness, blocking.id, { action: 'auto-resolve' })
     expect(refused.status).toBe(409)
     expect(refused.body).toMatchObject({ code: 'blocking' })

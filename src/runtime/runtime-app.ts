@@ -9,7 +9,7 @@ import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { RuleBasedReviewer } from './policy/reviewer.ts'
-import { InputRequestService } from './input/input-request-service.ts'
+import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { approvalRoutes } from './server/routes/approval-routes.ts'
@@ -39,6 +39,9 @@ export interface RuntimeOptions {
   integrityKey: Buffer
   dataDir: string
   approvalTtlMs?: number
+  /** Each phase of an ordinary question's wait; `QUESTION_PHASE_MS` unless
+   *  a test or the smoke scenario shortens it. */
+  questionPhaseMs?: number
   scopedRoots?: readonly string[]
   now?: () => number
   onError?: (error: unknown) => void
@@ -113,6 +116,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     events,
     now,
     roomExists: (roomId) => rooms.get(roomId) !== undefined,
+    questionPhaseMs: options.questionPhaseMs ?? QUESTION_PHASE_MS,
   })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({

@@ -110,7 +110,9 @@ export class MainServices {
 
   /** A deliberate runtime restart: open windows close (their tokens would
    *  be for the old instance) and the workbench is told, as after a crash. */
-  async restartRuntime(update: { approvalTtlMs?: number } = {}): Promise<RuntimeConnection> {
+  async restartRuntime(
+    update: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
+  ): Promise<RuntimeConnection> {
     this.controller.closeAll('the runtime restarted')
     return this.supervisor.restartWith(update)
   }

@@ -70,6 +70,9 @@ export const InputRequestRecordSchema = z.strictObject({
   form: FormRequestSchema.nullable(),
   /** Plan mode: never times out. */
   blocking: z.boolean(),
+  /** How long the workbench waits silently, then with a countdown, before
+   *  it sends an empty answer; null for what never times out. */
+  timing: z.strictObject({ silentMs: z.number().int(), countdownMs: z.number().int() }).nullable(),
   /** A secret question, or a form with a password or secret field. */
   sensitive: z.boolean(),
   status: InputRequestStatusSchema,

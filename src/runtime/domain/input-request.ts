@@ -15,6 +15,7 @@ export function createQuestionsRequest(input: {
   turnId: string
   questions: Question[]
   blocking: boolean
+  timing: InputRequestRecord['timing']
   now: number
 }): InputRequestRecord {
   if (input.questions.length === 0) throw new RangeError('a question request needs a question')
@@ -26,6 +27,7 @@ export function createQuestionsRequest(input: {
     questions: input.questions,
     form: null,
     blocking: input.blocking,
+    timing: input.blocking ? null : input.timing,
     sensitive: input.questions.some((question) => question.secret),
     status: 'pending',
     answers: null,
@@ -52,6 +54,7 @@ export function createFormRequest(input: {
     // A form waits for its server, which sets its own timeout: Assent never
     // answers one on the person's behalf.
     blocking: true,
+    timing: null,
     sensitive: isSensitiveSchema(input.form.requestedSchema),
     status: 'pending',
     answers: null,

@@ -29,8 +29,14 @@ export interface InputRequestServiceOptions {
   now: () => number
   /** Whether a room exists; a form for an unknown room is refused. */
   roomExists: (roomId: string) => boolean
+  /** Each phase of an ordinary question's wait (see `QUESTION_PHASE_MS`). */
+  questionPhaseMs?: number
   newId?: () => string
 }
+
+/** An ordinary question waits this long silently, then this long with a
+ *  countdown, before the workbench sends an empty answer. */
+export const QUESTION_PHASE_MS = 60_000
 
 type Outcome = QuestionsOutcome | FormOutcome
 
@@ -58,7 +64,13 @@ export class InputRequestService {
     questions: Question[]
     blocking: boolean
   }): { request: InputRequestRecord; outcome: Promise<QuestionsOutcome> } {
-    const request = createQuestionsRequest({ ...input, id: this.newId(), now: this.options.now() })
+    const phase = this.options.questionPhaseMs ?? QUESTION_PHASE_MS
+    const request = createQuestionsRequest({
+      ...input,
+      id: this.newId(),
+      now: this.options.now(),
+      timing: input.blocking ? null : { silentMs: phase, countdownMs: phase },
+    })
     const outcome = this.open(request) as Promise<QuestionsOutcome>
     return { request, outcome }
   }

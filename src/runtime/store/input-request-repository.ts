@@ -17,8 +17,8 @@ export class SqliteInputRequestRepository {
     this.db
       .prepare(
         `INSERT INTO input_requests (id, room_id, turn_id, kind, questions_json, form_json, blocking,
-           sensitive, status, answers_json, content_json, created_at, resolved_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           timing_json, sensitive, status, answers_json, content_json, created_at, resolved_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         request.id,
@@ -30,6 +30,7 @@ export class SqliteInputRequestRepository {
         // the order the server gave them.
         request.form === null ? null : JSON.stringify(request.form),
         request.blocking ? 1 : 0,
+        request.timing === null ? null : canonicalJson(request.timing),
         request.sensitive ? 1 : 0,
         request.status,
         request.answers === null ? null : canonicalJson(request.answers),
@@ -95,6 +96,7 @@ function toRecord(row: Row): InputRequestRecord {
     questions: JSON.parse(String(row.questions_json)),
     form: row.form_json == null ? null : JSON.parse(String(row.form_json)),
     blocking: Number(row.blocking) === 1,
+    timing: row.timing_json == null ? null : JSON.parse(String(row.timing_json)),
     sensitive: Number(row.sensitive) === 1,
     status: row.status,
     answers: row.answers_json == null ? null : JSON.parse(String(row.answers_json)),

@@ -153,6 +153,7 @@ export const MIGRATIONS: readonly Migration[] = [
         questions_json TEXT NOT NULL,
         form_json TEXT,
         blocking INTEGER NOT NULL,
+        timing_json TEXT,
         sensitive INTEGER NOT NULL,
         status TEXT NOT NULL,
         answers_json TEXT,

@@ -2,26 +2,19 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { InputResponse } from '../../../runtime/contracts/input-request.ts'
 import { inputKey, type InputCard } from '../state/input-cards.ts'
-import type { QuestionTiming } from '../state/use-countdown.ts'
+import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
 import { FormCard } from './form-card.tsx'
 import { QuestionCard, type QuestionDrafts } from './question-card.tsx'
 
 export interface PendingInputsProps {
   cards: readonly InputCard[]
-  timing: QuestionTiming
   onRespond: (card: InputCard, response: InputResponse) => Promise<void>
   onDraft: (card: InputCard, drafts: QuestionDrafts) => void
   onOpenProtected?: (card: InputCard) => void
 }
 
 /** Open questions and forms, above the composer with the open approvals. */
-export function PendingInputs({
-  cards,
-  timing,
-  onRespond,
-  onDraft,
-  onOpenProtected,
-}: PendingInputsProps) {
+export function PendingInputs({ cards, onRespond, onDraft, onOpenProtected }: PendingInputsProps) {
   const { t } = useTranslation()
   const headingId = useId()
   if (cards.length === 0) return null
@@ -36,7 +29,7 @@ export function PendingInputs({
             {card.request.kind === 'questions' ? (
               <QuestionCard
                 card={card}
-                timing={timing}
+                timing={card.request.timing ?? DEFAULT_QUESTION_TIMING}
                 onSend={(answers) => onRespond(card, { action: 'answer', answers })}
                 onDismiss={() => onRespond(card, { action: 'dismiss' })}
                 onAutoResolve={() => void onRespond(card, { action: 'auto-resolve' })}

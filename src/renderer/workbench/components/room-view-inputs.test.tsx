@@ -28,9 +28,7 @@ afterEach(() => {
 
 const advance = (ms: number) => act(async () => void (await vi.advanceTimersByTimeAsync(ms)))
 
-function setup(
-  options: { requests?: InputRequestRecord[]; timeline?: Timeline; timing?: number } = {},
-) {
+function setup(options: { requests?: InputRequestRecord[]; timeline?: Timeline } = {}) {
   const room = roomFixture()
   const gui = new FakeGui()
   gui.rooms = [room]
@@ -39,13 +37,7 @@ function setup(
   gui.inputRequestsOf.set(room.id, options.requests ?? [])
   let ids = 0
   const api = workbenchApi(gui)
-  const timing =
-    options.timing === undefined
-      ? {}
-      : { questionTiming: { silentMs: options.timing, countdownMs: options.timing } }
-  const view = () => (
-    <RoomView api={api} gui={gui} room={room} newId={() => `request-${++ids}`} {...timing} />
-  )
+  const view = () => <RoomView api={api} gui={gui} room={room} newId={() => `request-${++ids}`} />
   const rendered = renderWithI18n(view())
   return { gui, rendered, view }
 }
@@ -100,8 +92,9 @@ describe('RoomView: question cards', () => {
     expect(questionCards()[0]?.className).toContain('card--stale')
   })
 
-  it('auto-resolves through the runtime when the countdown runs out', async () => {
-    const { gui } = setup({ requests: [questionRequestFixture()], timing: 1_000 })
+  it('auto-resolves through the runtime when the wait the runtime set runs out', async () => {
+    const timing = { silentMs: 1_000, countdownMs: 1_000 }
+    const { gui } = setup({ requests: [questionRequestFixture({ timing })] })
     await advance(0)
     await advance(2_000)
     expect(gui.callsOf('respondToInput')).toEqual([['in-1', { action: 'auto-resolve' }]])

@@ -13,7 +13,6 @@ import {
 import { cardKey, openCards, type CardState } from '../state/approval-cards.ts'
 import { inputKey, openInputs, type InputCard } from '../state/input-cards.ts'
 import { createMessageRouter } from '../state/message-routing.ts'
-import { DEFAULT_QUESTION_TIMING, type QuestionTiming } from '../state/use-countdown.ts'
 import { useInputRequests } from '../state/use-input-requests.ts'
 import { timelineItems } from '../state/timeline-items.ts'
 import { useRoom } from '../state/use-room.ts'
@@ -38,9 +37,6 @@ export interface RoomViewProps {
   room: Room
   newId: () => string
   focusRequest?: FocusRequest | undefined
-  /** How long an ordinary question waits; shortened only by the smoke
-   *  scenario and tests (see question-timing.ts). */
-  questionTiming?: QuestionTiming
 }
 
 /**
@@ -49,14 +45,7 @@ export interface RoomViewProps {
  * and the room's grants. Mounted afresh for each room it shows, so reopening
  * a room reloads it and reconciles its cards with the runtime.
  */
-export function RoomView({
-  api,
-  gui,
-  room,
-  newId,
-  focusRequest,
-  questionTiming = DEFAULT_QUESTION_TIMING,
-}: RoomViewProps) {
+export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps) {
   const { t } = useTranslation()
   const titleId = useId()
   const { state, dispatch, refreshTimeline, refreshPermissions, refreshGrants } = useRoom(
@@ -252,7 +241,6 @@ export function RoomView({
       />
       <PendingInputs
         cards={openInputCards}
-        timing={questionTiming}
         onRespond={respond}
         onDraft={(card, next) => drafts.current.set(inputKey(card.request), next)}
         onOpenProtected={(card) => void openProtectedForm(card)}

@@ -200,6 +200,7 @@ export function questionRequestFixture(
     ],
     form: null,
     blocking: false,
+    timing: { silentMs: 60_000, countdownMs: 60_000 },
     sensitive: false,
     status: 'pending',
     answers: null,
