@@ -8,12 +8,13 @@ import {
   type Language,
   type Theme,
 } from '../../common/consent-view.ts'
-import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
-import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
 import { PermissionModeSchema, type PermissionMode } from '../../runtime/contracts/policy-axes.ts'
-import type { RoomPermissions } from '../../runtime/contracts/room.ts'
-import type { RequestedSchema } from '../../common/form-content.ts'
-import type { InputRequestRecord } from '../../runtime/contracts/input-request.ts'
+import {
+  applyAnswer,
+  type ConsentOutcome,
+  type Prompt,
+  type PromptBase,
+} from './consent-prompts.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import {
   OpenSensitiveFormArgsSchema,
@@ -32,53 +33,7 @@ const ID = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/)
 export const ReviewApprovalArgsSchema = z.tuple([ID])
 export const ModeChangeArgsSchema = z.tuple([ID, PermissionModeSchema])
 
-export type ConsentOutcome =
-  | {
-      status: 'decided'
-      decision: 'allow-once' | 'allow-always' | 'deny'
-      approval: ApprovalRecord
-    }
-  | { status: 'changed'; permissions: RoomPermissions }
-  | { status: 'submitted'; request: InputRequestRecord }
-  | { status: 'unchanged'; permissions: RoomPermissions }
-  | { status: 'cancelled' }
-  | { status: 'expired' }
-  | { status: 'closed'; reason: string }
-  | { status: 'failed'; error: string }
-
-interface PromptBase {
-  promptId: string
-  window: ProtectedWindow
-  instanceId: string
-  used: boolean
-  finished: boolean
-  outcome: Promise<ConsentOutcome>
-  finish: (outcome: ConsentOutcome) => void
-  timer?: ReturnType<typeof setTimeout>
-}
-
-interface ApprovalPrompt extends PromptBase {
-  kind: 'approval'
-  approvalId: string
-  actionDigest: string
-  expiresAt: number
-}
-
-interface ModePrompt extends PromptBase {
-  kind: 'mode-change'
-  roomId: string
-  mode: PermissionMode
-  expectedRevision: number
-}
-
-interface FormPrompt extends PromptBase {
-  kind: 'form'
-  requestId: string
-  schema: RequestedSchema
-  values?: unknown
-}
-
-type Prompt = ApprovalPrompt | ModePrompt | FormPrompt
+export type { ConsentOutcome } from './consent-prompts.ts'
 
 /** One review per subject: reserved before the first await, so a double
  *  click or a second card opens nothing new and shares the first outcome. */
@@ -339,75 +294,13 @@ export class ConsentController {
     return outcome
   }
 
-  private async apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
-    const connection = this.options.connection()
-    // Mint only for the instance the window was opened for: after a restart
-    // the approval belongs to a dead instance and must not be decided.
-    if (!connection || connection.instanceId !== prompt.instanceId) {
-      return { status: 'closed', reason: 'the runtime restarted' }
-    }
-    const now = this.now()
-    const random = this.options.randomBytes ?? nodeRandomBytes
-    if (prompt.kind === 'form') {
-      const answered = answer === 'submit' ? 'submit' : 'decline'
-      return submitProtectedForm(
-        this.options.client,
-        prompt.requestId,
-        prompt.schema,
-        answered,
-        prompt.values,
-      )
-    }
-    if (prompt.kind === 'approval') {
-      if (now >= prompt.expiresAt) return { status: 'expired' }
-      const decision = answer as 'allow-once' | 'allow-always' | 'deny'
-      const token = mintConsentToken({
-        key: connection.consentKey,
-        now,
-        lifetimeMs: CONSENT_LIFETIME_MS,
-        randomBytes: random,
-        grant: {
-          kind: 'approval',
-          subject: {
-            approvalId: prompt.approvalId,
-            decision,
-            actionDigest: prompt.actionDigest,
-            instanceId: connection.instanceId,
-          },
-        },
-      })
-      const response = await this.options.client.decideApproval(
-        prompt.approvalId,
-        decision,
-        token,
-        prompt.actionDigest,
-      )
-      if (response.status === 410) return { status: 'expired' }
-      if (response.status !== 200) {
-        const body = response.body as { error?: string } | null
-        return { status: 'failed', error: body?.error ?? `the runtime answered ${response.status}` }
-      }
-      const { approval } = response.body as { approval: ApprovalRecord }
-      return { status: 'decided', decision, approval }
-    }
-    const clientRequestId = randomUUID()
-    const change = {
-      clientRequestId,
-      expectedRevision: prompt.expectedRevision,
-      mode: prompt.mode,
-    }
-    const token = mintConsentToken({
-      key: connection.consentKey,
-      now,
-      lifetimeMs: CONSENT_LIFETIME_MS,
-      randomBytes: random,
-      grant: {
-        kind: 'room-permission',
-        subject: { roomId: prompt.roomId, ...change, instanceId: connection.instanceId },
-      },
+  private apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
+    return applyAnswer(prompt, answer, {
+      client: this.options.client,
+      connection: this.options.connection(),
+      now: this.now(),
+      randomBytes: this.options.randomBytes ?? nodeRandomBytes,
     })
-    const permissions = await this.options.client.changePermissions(prompt.roomId, change, token)
-    return { status: 'changed', permissions }
   }
 
   private end(prompt: Prompt, outcome: ConsentOutcome): void {
