@@ -32,7 +32,11 @@ export function PendingInputs({ cards, onRespond, onDraft, onOpenProtected }: Pe
                 timing={card.request.timing ?? DEFAULT_QUESTION_TIMING}
                 onSend={(answers) => onRespond(card, { action: 'answer', answers })}
                 onDismiss={() => onRespond(card, { action: 'dismiss' })}
-                onAutoResolve={() => void onRespond(card, { action: 'auto-resolve' })}
+                onAutoResolve={() =>
+                  // A failure shows as the card staying open; the next
+                  // reconcile marks it stale if the runtime moved on.
+                  void onRespond(card, { action: 'auto-resolve' }).catch(() => undefined)
+                }
                 onDraft={(drafts) => onDraft(card, drafts)}
               />
             ) : (

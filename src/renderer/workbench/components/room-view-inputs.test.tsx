@@ -130,6 +130,48 @@ describe('RoomView: the composer while something is open', () => {
     expect(questionCards()[0]?.className).toContain('card--stale')
   })
 
+  it('sends a card answer as a message when the runtime already closed the question', async () => {
+    const { gui } = setup({ requests: [questionRequestFixture()] })
+    gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
+    await advance(0)
+    fireEvent.click(screen.getByLabelText(/production/))
+    fireEvent.change(screen.getByLabelText('Your answer'), { target: { value: 'tonight' } })
+    fireEvent.click(screen.getByTestId('question-send'))
+    await advance(0)
+    expect(gui.callsOf('sendMessage')).toEqual([
+      ['room-1', { clientRequestId: 'request-1', text: 'Environment: production — tonight' }],
+    ])
+    expect(questionCards()[0]?.className).toContain('card--stale')
+  })
+
+  it('never turns a secret answer into a message, even when the question closed', async () => {
+    const secret = questionRequestFixture({
+      sensitive: true,
+      questions: [{ id: 'q1', title: 'Token', text: 'Paste it', options: [], secret: true }],
+    })
+    const { gui } = setup({ requests: [secret] })
+    gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
+    await advance(0)
+    fireEvent.change(screen.getByLabelText('Your answer'), { target: { value: 'hunter2' } })
+    fireEvent.click(screen.getByTestId('question-send'))
+    await advance(0)
+    expect(gui.callsOf('sendMessage')).toEqual([])
+  })
+
+  it('keeps composer text for a secret question that closed out of the thread', async () => {
+    const secret = questionRequestFixture({
+      sensitive: true,
+      questions: [{ id: 'q1', title: 'Token', text: 'Paste it', options: [], secret: true }],
+    })
+    const { gui } = setup({ requests: [secret] })
+    gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
+    await advance(0)
+    await type('hunter2')
+    expect(gui.callsOf('sendMessage')).toEqual([])
+    expect(screen.getByTestId('composer-error').textContent).toContain('never sent as a message')
+    expect((screen.getByTestId('composer-input') as HTMLTextAreaElement).value).toBe('hunter2')
+  })
+
   it('rejects an open approval first, then sends the message', async () => {
     const timeline: Timeline = {
       ...emptyTimeline('room-1'),

@@ -12,7 +12,7 @@ import {
 } from '../gui/workbench-api.ts'
 import { cardKey, openCards, type CardState } from '../state/approval-cards.ts'
 import { inputKey, openInputs, type InputCard } from '../state/input-cards.ts'
-import { createMessageRouter } from '../state/message-routing.ts'
+import { answerAsMessage, createMessageRouter } from '../state/message-routing.ts'
 import { useInputRequests } from '../state/use-input-requests.ts'
 import { timelineItems } from '../state/timeline-items.ts'
 import { useRoom } from '../state/use-room.ts'
@@ -126,7 +126,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   }, [focusRequest, showCard, state.cards])
 
   const { update: updateInput, markStale: markInputStale } = inputs
-  const send = useMemo(
+  const router = useMemo(
     () =>
       createMessageRouter({
         api,
@@ -158,6 +158,9 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     } catch (failure) {
       if (failure instanceof WorkbenchCallError && failure.status === 409) {
         markInputStale(inputKey(card.request))
+        const text =
+          response.action === 'answer' ? answerAsMessage(card.request, response.answers) : undefined
+        if (text) await router.sendMessage(text)
         return
       }
       throw failure
@@ -259,7 +262,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         {status}
       </p>
       <Composer
-        onSend={send}
+        onSend={router.route}
         picker={
           room.kind === 'direct' ? (
             <PermissionPicker permissions={state.permissions} onChoose={chooseMode} />

@@ -1,5 +1,8 @@
 import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
-import type { InputRequestRecord } from '../../../runtime/contracts/input-request.ts'
+import type {
+  InputRequestRecord,
+  QuestionAnswer,
+} from '../../../runtime/contracts/input-request.ts'
 import type { QuestionDrafts } from '../components/question-card.tsx'
 import { WorkbenchCallError, type WorkbenchApi } from '../gui/workbench-api.ts'
 import { inputKey, type InputCard } from './input-cards.ts'
@@ -87,9 +90,12 @@ export function createMessageRouter(deps: MessageRoutingDeps) {
     }
   }
 
-  return async function route(text: string): Promise<void> {
+  const route = async (text: string): Promise<void> => {
     const question = deps.openQuestion()
     if (question && (await answerQuestion(question, text))) return
+    // What was typed for a secret question must not land in the thread,
+    // which is history, because the question closed meanwhile.
+    if (question?.request.sensitive) throw new SecretNotSentError()
     for (const approval of deps.openApprovals()) {
       const outcome = await deps.api.rejectApprovalForMessage(approval.id)
       if (outcome.status === 'failed') throw new Error(outcome.error)
@@ -97,4 +103,33 @@ export function createMessageRouter(deps: MessageRoutingDeps) {
     }
     await sendMessage(text)
   }
+  return { route, sendMessage }
+}
+
+/** The composer keeps the text and shows this; nothing was sent. */
+export class SecretNotSentError extends Error {
+  constructor() {
+    super('the question closed; an answer to a secret question is never sent as a message')
+    this.name = 'SecretNotSentError'
+  }
+}
+
+/**
+ * An answer given on a card whose request the runtime already closed, as a
+ * message, so it is not lost. A secret answer never becomes a message: the
+ * thread is history, which must never hold it.
+ */
+export function answerAsMessage(
+  request: InputRequestRecord,
+  answers: readonly QuestionAnswer[],
+): string | undefined {
+  const lines: string[] = []
+  for (const answer of answers) {
+    const question = request.questions.find((candidate) => candidate.id === answer.questionId)
+    if (!question || question.secret) continue
+    const option = answer.option === undefined ? undefined : question.options[answer.option]?.label
+    const parts = [option, answer.text?.trim()].filter((part) => part !== undefined && part !== '')
+    if (parts.length > 0) lines.push(`${question.title}: ${parts.join(' — ')}`)
+  }
+  return lines.length > 0 ? lines.join('\n') : undefined
 }
