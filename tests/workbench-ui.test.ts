@@ -275,7 +275,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
     await h.page.screenshot({ path: join(SHOTS, 'workbench-long-action-760.png') })
   })
 
-  it('never approves on Enter: Enter in the composer sends, and no window opens', async () => {
+  it('never approves on Enter: Enter in the composer rejects the open approval and sends, and no window opens', async () => {
     const approvalId = (
       await h.gui<{ body: { approvals: Array<{ id: string; status: string }> } }>(
         'approvals',
@@ -297,13 +297,15 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
     }, 'the message "list"')
     await new Promise((resolve) => setTimeout(resolve, 150))
     expect(h.host.windows.opened).toHaveLength(windows)
-    const status = await h.gui<{ body: { approvals: Array<{ id: string; status: string }> } }>(
-      'approvals',
-      roomId,
-    )
-    expect(status.body.approvals.find((approval) => approval.id === approvalId)?.status).toBe(
-      'pending',
-    )
+    const status = await h.gui<{
+      body: { approvals: Array<{ id: string; status: string; decision?: string }> }
+    }>('approvals', roomId)
+    // A message sent while an approval is open first closes it as rejected,
+    // with a deny main minted without any window: never an allow.
+    expect(status.body.approvals.find((approval) => approval.id === approvalId)).toMatchObject({
+      status: 'denied',
+      decision: 'deny',
+    })
   })
 
   it('keeps the room list in a drawer that the keyboard opens and Escape closes', async () => {

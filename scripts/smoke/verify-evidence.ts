@@ -13,6 +13,10 @@ export const REQUIRED_SCREENSHOTS = [
   'protected-approval-zh-dark.png',
   'approval-narrow-composer.png',
   'approval-expired.png',
+  'question-card.png',
+  'question-countdown.png',
+  'form-card.png',
+  'question-secret-saved.png',
 ] as const
 
 export type Verdict = { ok: true; report: SmokeReport } | { ok: false; problems: string[] }

@@ -37,7 +37,15 @@ export interface AssentGui {
   revokeGrant(roomId: string, grantId: string): Promise<GatewayResponse>
   retryTurn(turnId: string): Promise<GatewayResponse>
   globalSettings(): Promise<GatewayResponse>
+  inputRequests(roomId: string): Promise<GatewayResponse>
+  respondToInput(requestId: string, response: unknown): Promise<GatewayResponse>
   reviewApproval(approvalId: string, ...forbidden: unknown[]): Promise<unknown>
+  /** Closes an open approval as rejected because the person sent a message
+   *  instead. Main mints a deny and nothing else for it. */
+  rejectApprovalForMessage(approvalId: string, ...forbidden: unknown[]): Promise<unknown>
+  /** Opens a sensitive form in the protected window; its values never
+   *  pass through the workbench. */
+  openSensitiveForm(requestId: string, ...forbidden: unknown[]): Promise<unknown>
   requestModeChange(roomId: string, mode: PermissionMode, ...forbidden: unknown[]): Promise<unknown>
   /** The page's effective language and theme, so the protected window opens
    *  in the same ones. Display only: it widens nothing. */
@@ -50,4 +58,4 @@ export interface WorkbenchPreferences {
   theme: Theme
 }
 
-export type WorkbenchChannel = 'gateway' | 'review' | 'mode' | 'preferences'
+export type WorkbenchChannel = 'gateway' | 'review' | 'reject' | 'form' | 'mode' | 'preferences'

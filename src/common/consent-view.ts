@@ -11,6 +11,30 @@ export const ModeSchema = z.enum(['ask-for-approval', 'approve-for-me', 'full-ac
  *  a click meant for another window cannot land on "Allow". */
 export const BUTTON_ENABLE_DELAY_MS = 600
 
+/** One field of a sensitive form as the protected window draws it: data
+ *  only, built by main from the server's `requestedSchema`. */
+export const ProtectedFormFieldSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/),
+  label: z.string(),
+  description: z.string().optional(),
+  control: z.enum([
+    'text',
+    'password',
+    'email',
+    'url',
+    'date',
+    'number',
+    'switch',
+    'choice',
+    'multi',
+  ]),
+  /** Whole numbers only (an `integer` field). */
+  integer: z.boolean().optional(),
+  required: z.boolean(),
+  choices: z.array(z.strictObject({ value: z.string(), label: z.string() })).optional(),
+})
+export type ProtectedFormField = z.infer<typeof ProtectedFormFieldSchema>
+
 /**
  * What main sends the protected window to render: data only, every string is
  * set with `textContent`. Built by main from the runtime's canonical action.
@@ -33,6 +57,16 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
     enableDelayMs: z.number().int().min(0).max(10_000),
   }),
   z.strictObject({
+    subject: z.literal('form'),
+    promptId: z.string().min(1).max(128),
+    roomLabel: z.string(),
+    message: z.string(),
+    fields: z.array(ProtectedFormFieldSchema).min(1).max(50),
+    lang: LanguageSchema,
+    theme: ThemeSchema,
+    enableDelayMs: z.number().int().min(0).max(10_000),
+  }),
+  z.strictObject({
     subject: z.literal('mode-change'),
     promptId: z.string().min(1).max(128),
     roomLabel: z.string(),
@@ -46,19 +80,27 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
 export type ConsentView = z.infer<typeof ConsentViewSchema>
 
 /** Approval prompts answer allow-once / allow-always / deny; mode-change
- *  prompts answer confirm; both may cancel (close, Escape). */
+ *  prompts answer confirm; form prompts answer submit / decline; all may
+ *  cancel (close, Escape). */
 export const ConsentAnswerSchema = z.enum([
   'allow-once',
   'allow-always',
   'deny',
   'confirm',
   'cancel',
+  'submit',
+  'decline',
 ])
 export type ConsentAnswer = z.infer<typeof ConsentAnswerSchema>
 
 export const ConsentDecisionMessageSchema = z.strictObject({
   promptId: z.string().min(1).max(128),
   answer: ConsentAnswerSchema,
+  /** A sensitive form's values, with `submit` only. Main checks them
+   *  against the form's schema before the runtime sees them. */
+  values: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]))
+    .optional(),
 })
 export type ConsentDecisionMessage = z.infer<typeof ConsentDecisionMessageSchema>
 
@@ -69,4 +111,6 @@ export const CONSENT_BUTTON_IDS = {
   deny: 'assent-deny',
   confirm: 'assent-confirm',
   cancel: 'assent-cancel',
+  submit: 'assent-submit',
+  decline: 'assent-decline',
 } as const

@@ -8,6 +8,11 @@ export const IPC = {
   gatewayCall: 'assent:gateway:call',
   /** workbench → main (invoke): open the protected review of an approval. */
   reviewApproval: 'assent:consent:review-approval',
+  /** workbench → main (invoke): reject an open approval because the person
+   *  sent a message instead; main mints a deny and nothing else. */
+  rejectApprovalForMessage: 'assent:consent:reject-for-message',
+  /** workbench → main (invoke): open a sensitive form in the protected window. */
+  openSensitiveForm: 'assent:consent:open-form',
   /** workbench → main (invoke): open the protected mode-change window. */
   requestModeChange: 'assent:consent:request-mode-change',
   /** workbench → main (invoke): the page's language and theme, for the

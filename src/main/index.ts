@@ -60,8 +60,8 @@ async function start(): Promise<void> {
     onDiagnostic: diagnostic,
     // Hook: a decision that passed the host's checks (sender, shape, prompt,
     // recent click) goes to the consent controller, which checks the rest.
-    onDecision: (promptId, answer, window) =>
-      services.controller.handleDecision(promptId, answer, window),
+    onDecision: (promptId, answer, window, values) =>
+      services.controller.handleDecision(promptId, answer, window, values),
   })
 
   const dataDir = process.env.ASSENT_DATA_DIR ?? app.getPath('userData')

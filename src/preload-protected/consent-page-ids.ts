@@ -33,6 +33,16 @@ export const CONSENT_PAGE_IDS = {
   modeRoomLabel: 'assent-mode-room-label',
   modeRoom: 'assent-mode-room',
 
+  formSection: 'assent-form',
+  formHeading: 'assent-form-heading',
+  formIntro: 'assent-form-intro',
+  formMessage: 'assent-form-message',
+  formFields: 'assent-form-fields',
+  formError: 'assent-form-error',
+  formNote: 'assent-form-note',
+  formRoomLabel: 'assent-form-room-label',
+  formRoom: 'assent-form-room',
+
   actions: 'assent-actions',
   keyboardHint: 'assent-keyboard-hint',
 } as const

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { ConsentViewSchema, type ConsentAnswer, type ConsentView } from '../common/consent-view.ts'
+import { translate } from '../common/i18n/index.ts'
+import type { FormCollector, FormValues } from './consent-form-render.ts'
 import { answersFor, findConsentPage, renderConsentView } from './consent-render.ts'
 import type { ProtectedTransport } from './transport.ts'
 import { isTrustedConsentClick } from './trusted-click.ts'
@@ -48,6 +50,7 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
   if (!page) return inert
 
   let view: ConsentView | undefined
+  let form: FormCollector | undefined
   let decided = false
   let enabled = false
   let enableAt = Number.POSITIVE_INFINITY
@@ -92,9 +95,22 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
 
   const decide = (answer: ConsentAnswer) => {
     if (!view || decided || signal.aborted) return
+    let values: FormValues | undefined
+    if (answer === 'submit') {
+      // A form sent half-filled would only come back refused; say what is
+      // missing and keep the window open instead.
+      const problem = form ? form.problem() : 'form'
+      if (problem !== null) {
+        page.elements.formError.textContent = translate(view.lang, 'consent.form.invalid', {
+          problem,
+        })
+        return
+      }
+      values = form?.values()
+    }
     decided = true
     disable()
-    transport.sendDecision({ promptId: view.promptId, answer })
+    transport.sendDecision({ promptId: view.promptId, answer, ...(values ? { values } : {}) })
   }
 
   for (const [answer, button] of Object.entries(page.buttons) as Array<
@@ -167,7 +183,7 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
     const parsed = ConsentViewSchema.safeParse(candidate)
     if (!parsed.success) return
     view = parsed.data
-    renderConsentView(document, page, view)
+    form = renderConsentView(document, page, view)
     armDelay()
   })
 

@@ -5,6 +5,7 @@ import {
   type Language,
 } from '../common/consent-view.ts'
 import { translate, type MessageKey } from '../common/i18n/index.ts'
+import { renderFormFields, type FormCollector } from './consent-form-render.ts'
 import { CONSENT_PAGE_IDS, type ConsentPageElement } from './consent-page-ids.ts'
 
 /** The consent page's elements, looked up once. */
@@ -40,9 +41,9 @@ export function findConsentPage(document: Document): ConsentPage | undefined {
 /** The answers a view offers, in page order; the first is the safe default
  *  that gets focus. Escape's `cancel` is always possible besides these. */
 export function answersFor(view: ConsentView): readonly ConsentAnswer[] {
-  return view.subject === 'approval'
-    ? ['deny', 'allow-once', 'allow-always']
-    : ['cancel', 'confirm']
+  if (view.subject === 'approval') return ['deny', 'allow-once', 'allow-always']
+  if (view.subject === 'form') return ['cancel', 'decline', 'submit']
+  return ['cancel', 'confirm']
 }
 
 const BUTTON_LABELS: Readonly<Record<ConsentAnswer, MessageKey>> = {
@@ -51,6 +52,8 @@ const BUTTON_LABELS: Readonly<Record<ConsentAnswer, MessageKey>> = {
   deny: 'consent.button.deny',
   confirm: 'consent.button.confirm',
   cancel: 'consent.button.cancel',
+  submit: 'consent.button.submit',
+  decline: 'consent.button.decline',
 }
 
 const APPROVAL_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey]> = [
@@ -75,13 +78,18 @@ const MODE_CHANGE_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey
  * text is data from the agent and must never become markup. Leaves every
  * button disabled; enabling is the preload's job.
  */
-export function renderConsentView(document: Document, page: ConsentPage, view: ConsentView): void {
+export function renderConsentView(
+  document: Document,
+  page: ConsentPage,
+  view: ConsentView,
+): FormCollector | undefined {
   const root = document.documentElement
   root.lang = view.lang
   root.dataset.theme = view.theme
   document.title = translate(view.lang, 'consent.pageTitle')
 
   const { elements } = page
+  let collector: FormCollector | undefined
   const text = (name: ConsentPageElement, value: string) => {
     elements[name].textContent = value
   }
@@ -99,6 +107,20 @@ export function renderConsentView(document: Document, page: ConsentPage, view: C
     text('room', view.roomLabel)
     text('digest', `${view.digestPrefix}…`)
     text('arguments', view.argumentsText)
+  } else if (view.subject === 'form') {
+    text('formHeading', translate(view.lang, 'consent.form.heading'))
+    text('formIntro', translate(view.lang, 'consent.form.intro'))
+    text('formMessage', view.message)
+    text('formNote', translate(view.lang, 'consent.form.nothingRemembered'))
+    text('formRoomLabel', translate(view.lang, 'consent.label.room'))
+    text('formRoom', view.roomLabel)
+    text('formError', '')
+    collector = renderFormFields(
+      document,
+      elements.formFields,
+      view.fields,
+      translate(view.lang, 'consent.form.required'),
+    )
   } else {
     labels(MODE_CHANGE_LABELS, view.lang)
     const from = translate(view.lang, `mode.${view.fromMode}.name`)
@@ -114,6 +136,7 @@ export function renderConsentView(document: Document, page: ConsentPage, view: C
   }
   elements.approvalSection.hidden = view.subject !== 'approval'
   elements.modeChangeSection.hidden = view.subject !== 'mode-change'
+  elements.formSection.hidden = view.subject !== 'form'
 
   text('keyboardHint', translate(view.lang, 'consent.keyboardHint'))
   const offered = answersFor(view)
@@ -125,4 +148,5 @@ export function renderConsentView(document: Document, page: ConsentPage, view: C
     button.textContent = translate(view.lang, BUTTON_LABELS[answer])
   }
   elements.actions.hidden = false
+  return collector
 }

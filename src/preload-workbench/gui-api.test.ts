@@ -37,4 +37,36 @@ describe('createAssentGui', () => {
       ['mode', ['room_1', 'full-access']],
     ])
   })
+
+  it('passes a rejection for a message on its own channel, extras included for main to refuse', async () => {
+    const { gui, calls } = recording()
+    await gui.rejectApprovalForMessage('ap_1')
+    await (gui.rejectApprovalForMessage as (...args: unknown[]) => Promise<unknown>)(
+      'ap_1',
+      'allow-once',
+    )
+    expect(calls).toEqual([
+      ['reject', ['ap_1']],
+      ['reject', ['ap_1', 'allow-once']],
+    ])
+  })
+
+  it('answers input requests through the gateway only', async () => {
+    const { gui, calls } = recording()
+    await gui.inputRequests('room_1')
+    await gui.respondToInput('in_1', { action: 'dismiss' })
+    expect(calls).toEqual([
+      ['gateway', [{ method: 'GET', path: '/v1/rooms/room_1/input-requests' }]],
+      [
+        'gateway',
+        [
+          {
+            method: 'POST',
+            path: '/v1/input-requests/in_1/response',
+            body: { action: 'dismiss' },
+          },
+        ],
+      ],
+    ])
+  })
 })

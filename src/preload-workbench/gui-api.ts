@@ -27,7 +27,17 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
     retryTurn: (turnId: string) =>
       gateway({ method: 'POST', path: `/v1/turns/${encodeId(turnId)}/retry` }),
     globalSettings: () => gateway({ method: 'GET', path: '/v1/settings/global' }),
+    inputRequests: (roomId: string) =>
+      gateway({ method: 'GET', path: `${room(roomId)}/input-requests` }),
+    respondToInput: (requestId: string, response: unknown) =>
+      gateway({
+        method: 'POST',
+        path: `/v1/input-requests/${encodeId(requestId)}/response`,
+        body: response,
+      }),
     reviewApproval: (...args: unknown[]) => transport.invoke('review', args),
+    rejectApprovalForMessage: (...args: unknown[]) => transport.invoke('reject', args),
+    openSensitiveForm: (...args: unknown[]) => transport.invoke('form', args),
     requestModeChange: (...args: unknown[]) => transport.invoke('mode', args),
     setPreferences: (...args: unknown[]) => transport.invoke('preferences', args),
     onEvent: (listener) => transport.onEvent(listener),

@@ -6,6 +6,8 @@ import { createAssentGui } from './gui-api.ts'
 const CHANNELS = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
+  reject: IPC.rejectApprovalForMessage,
+  form: IPC.openSensitiveForm,
   mode: IPC.requestModeChange,
   preferences: IPC.setPreferences,
 } as const

@@ -61,12 +61,14 @@ channel.onMessage((message) => {
   }
   starting = true
   const { bearerToken, consentKey, integrityKey, dataDir, approvalTtlMs, scopedRoots } = init.data
+  const { questionPhaseMs } = init.data
   startRuntime({
     bearerToken,
     consentKey: Buffer.from(consentKey, 'base64url'),
     integrityKey: Buffer.from(integrityKey, 'base64url'),
     dataDir,
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+    ...(questionPhaseMs === undefined ? {} : { questionPhaseMs }),
     ...(scopedRoots === undefined ? {} : { scopedRoots }),
   }).then(
     (handle) => {

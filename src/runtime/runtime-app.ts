@@ -9,9 +9,11 @@ import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { RuleBasedReviewer } from './policy/reviewer.ts'
+import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { approvalRoutes } from './server/routes/approval-routes.ts'
+import { inputRequestRoutes } from './server/routes/input-request-routes.ts'
 import { roomRoutes } from './server/routes/room-routes.ts'
 import { systemRoutes } from './server/routes/system-routes.ts'
 import { assertRoutesMatchTable } from './server/route-table.ts'
@@ -23,6 +25,7 @@ import { SqliteConversationRepository } from './store/conversation-repository.ts
 import { inTransaction, openDatabase } from './store/database.ts'
 import { durabilityOf } from './store/durability.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
+import { SqliteInputRequestRepository } from './store/input-request-repository.ts'
 import { IntegrityMac } from './store/integrity-mac.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
 import { SqliteSettingsRepository } from './store/settings-repository.ts'
@@ -37,6 +40,9 @@ export interface RuntimeOptions {
   integrityKey: Buffer
   dataDir: string
   approvalTtlMs?: number
+  /** Each phase of an ordinary question's wait; `QUESTION_PHASE_MS` unless
+   *  a test or the smoke scenario shortens it. */
+  questionPhaseMs?: number
   scopedRoots?: readonly string[]
   now?: () => number
   onError?: (error: unknown) => void
@@ -55,6 +61,8 @@ export interface RuntimeHandle {
   instanceId: string
   server: Server
   runner: AgentRunner
+  /** Questions and forms; `inputs.requestForm` is the MCP elicitation entry. */
+  inputs: InputRequestService
   close(): Promise<void>
 }
 
@@ -113,6 +121,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       })
     },
   })
+  const inputs = new InputRequestService({
+    db,
+    requests: new SqliteInputRequestRepository(db),
+    audit,
+    events,
+    now,
+    roomExists: (roomId) => rooms.get(roomId) !== undefined,
+    questionPhaseMs: options.questionPhaseMs ?? QUESTION_PHASE_MS,
+  })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({
     db,
@@ -120,6 +137,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     grants,
     audit,
     gate,
+    inputs,
     events,
     model: new OfflineModel(),
     reviewer: new RuleBasedReviewer(),
@@ -160,6 +178,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     })
   })
   gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
+  inputs.staleOrphans()
   // Report rows edited while the runtime was down now, not only when someone
   // next reads them.
   for (const room of rooms.list()) grants.listActive(room.id)
@@ -170,6 +189,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     ...systemRoutes({ instanceId, events, audit, settings }),
     ...approvalRoutes({ approvals, gate, verifier, instanceId }),
     ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
+    ...inputRequestRoutes({ inputs, rooms: roomService }),
   )
   assertRoutesMatchTable(router.patterns)
   const { server, port } = await startRuntimeServer(router, options.bearerToken, onError, () =>
@@ -189,8 +209,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     instanceId,
     server,
     runner,
+    inputs,
     async close() {
       clearInterval(sweeper)
+      // Turns waiting on a question would never settle otherwise.
+      inputs.abandonAll()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await runner.settled()

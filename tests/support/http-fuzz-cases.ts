@@ -5,6 +5,7 @@ import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../src/common/http-head
 import { mintConsentToken } from '../../src/runtime/consent/consent-token.ts'
 import { ApprovalDecisionRequestSchema } from '../../src/runtime/contracts/approval.ts'
 import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
+import { InputResponseSchema } from '../../src/runtime/contracts/input-request.ts'
 import type { PermissionMode } from '../../src/runtime/contracts/policy-axes.ts'
 import {
   CreateRoomRequestSchema,
@@ -84,6 +85,8 @@ const BODY_SCHEMAS: Record<string, z.ZodType | undefined> = {
   'POST /v1/rooms/:roomId/messages': SendMessageRequestSchema,
   'PUT /v1/rooms/:roomId/direct/permissions': PermissionChangeRequestSchema,
   'POST /v1/executions/:executionId/reconcile': ReconcileRequestSchema,
+  'POST /v1/input-requests/:requestId/response': InputResponseSchema,
+  'POST /v1/input-requests/:requestId/protected-response': InputResponseSchema,
 }
 
 const routeKey = (route: { method: string; pattern: string }) => `${route.method} ${route.pattern}`
@@ -478,6 +481,15 @@ function schemaValidBodyArb(key: string): fc.Arbitrary<unknown> {
       return fc.record(
         { outcome: fc.constantFrom('succeeded', 'failed', 'not-run'), note: fc.string() },
         { requiredKeys: ['outcome'] },
+      )
+    case 'POST /v1/input-requests/:requestId/response':
+    case 'POST /v1/input-requests/:requestId/protected-response':
+      return fc.oneof(
+        fc.constantFrom({ action: 'dismiss' }, { action: 'decline' }, { action: 'auto-resolve' }),
+        fc.record({
+          action: fc.constant('answer'),
+          answers: fc.constant([{ questionId: 'q1', text: 'x' }]),
+        }),
       )
     default:
       return fc.constant({})

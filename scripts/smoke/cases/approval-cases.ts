@@ -1,15 +1,20 @@
 import type { CaseDefinition } from '../case-runner.ts'
 import { manualCases } from './manual-cases.ts'
-import { displayCases, permissionCases } from './permission-cases.ts'
+import { closingCases, displayCases, permissionCases } from './permission-cases.ts'
+import { questionCases } from './question-cases.ts'
 
 /**
  * The approvals scenario, in the order it runs. Display cases come before
  * the permission cases because they need approvals that ask (a room in
- * ask-for-approval); the global-settings check runs last so it compares the
+ * ask-for-approval); questions and forms come after the expiry case, whose
+ * restart leaves no approval open (a message would reject it); the
+ * global-settings check runs last so it compares the
  * settings before and after everything else.
  */
 export const APPROVAL_CASES: readonly CaseDefinition[] = [
   ...manualCases,
   ...displayCases,
   ...permissionCases,
+  ...questionCases,
+  ...closingCases,
 ]

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -255,7 +256,14 @@ export const manualCases: CaseDefinition[] = [
         context.check(`${name} throws`, result.startsWith('threw'), result)
       const { client, connection } = await context.driver.runtime()
       const view = await client.getApproval(approval.id)
-      const other = await askFor(context, page, 'write other.txt another action')
+      // Sent with main's client, not the composer: text sent from the
+      // composer while this approval is open would first reject it.
+      await client.raw('POST', `/v1/rooms/${state.roomId}/messages`, {
+        clientRequestId: randomUUID(),
+        text: 'write other.txt another action',
+      })
+      const other = await newPendingApproval(page, state.roomId, state.known)
+      state.known.add(other.id)
       const otherView = await client.getApproval(other.id)
       const mint = (approvalId: string, digest: string) =>
         mintConsentToken({

@@ -323,6 +323,10 @@ export const permissionCases: CaseDefinition[] = [
       await context.driver.reloadWorkbench()
     },
   },
+]
+
+/** Runs last: compares the global settings before and after everything. */
+export const closingCases: CaseDefinition[] = [
   {
     id: 'global-settings-unchanged',
     title: 'Global settings before and after the whole scenario are deep-equal',

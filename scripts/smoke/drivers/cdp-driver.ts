@@ -97,7 +97,9 @@ export class CdpSmokeDriver implements SmokeDriver {
     return workbench.page
   }
 
-  async restartRuntime(options: { approvalTtlMs?: number } = {}): Promise<void> {
+  async restartRuntime(
+    options: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
+  ): Promise<void> {
     this.remember()
     await this.cdp.services.restartRuntime(options)
     this.remember()

@@ -101,14 +101,21 @@ export class ElectronSmokeDriver implements SmokeDriver {
     return page
   }
 
-  async restartRuntime(options: { approvalTtlMs?: number } = {}): Promise<void> {
-    await this.app.evaluate(async (_electron, ttl) => {
-      const hooks = (
-        globalThis as { __assentSmoke?: { restartRuntime(ttl?: number): Promise<void> } }
-      ).__assentSmoke
-      if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
-      await hooks.restartRuntime(ttl)
-    }, options.approvalTtlMs)
+  async restartRuntime(
+    options: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
+  ): Promise<void> {
+    await this.app.evaluate(
+      async (_electron, [ttl, phase]) => {
+        const hooks = (
+          globalThis as {
+            __assentSmoke?: { restartRuntime(ttl?: number, phase?: number): Promise<void> }
+          }
+        ).__assentSmoke
+        if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
+        await hooks.restartRuntime(ttl, phase)
+      },
+      [options.approvalTtlMs, options.questionPhaseMs] as const,
+    )
   }
 
   async setViewport(size: { width: number; height: number }): Promise<void> {

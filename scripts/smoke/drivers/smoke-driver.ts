@@ -24,7 +24,7 @@ export interface SmokeDriver {
   openConsentWindows(): SmokeConsentWindow[]
   runtime(): Promise<{ client: RuntimeClient; connection: RuntimeConnection }>
   reloadWorkbench(): Promise<Page>
-  restartRuntime(options?: { approvalTtlMs?: number }): Promise<void>
+  restartRuntime(options?: { approvalTtlMs?: number; questionPhaseMs?: number }): Promise<void>
   setViewport(size: { width: number; height: number }): Promise<void>
   /** Processes and ports this run started, checked after `close()`. */
   owned(): { pids: number[]; ports: number[] }

@@ -28,6 +28,16 @@ export const en = {
       deny: 'Deny',
       confirm: 'Confirm change',
       cancel: 'Cancel',
+      submit: 'Send',
+      decline: 'Decline',
+    },
+    form: {
+      heading: 'A form asks for something sensitive',
+      intro:
+        'What you type here goes only to the agent that asked, never to the workbench or a log.',
+      required: 'required',
+      invalid: 'Check the form: {{problem}}',
+      nothingRemembered: 'Nothing is remembered: the next request asks again.',
     },
     modeChange: {
       heading: 'Change permission mode',
@@ -152,7 +162,50 @@ export const en = {
     pending: {
       heading: 'Waiting for your confirmation',
     },
+    question: {
+      heading: 'The agent is asking',
+      yourAnswer: 'Your answer',
+      send: 'Send',
+      sending: 'Sending…',
+      dismiss: 'Dismiss',
+      countdown: 'Auto-resolves in {{time}}',
+      blocking: 'The agent waits for your answer (plan mode).',
+      secretHint: 'Secret: the answer is never shown in history or written to a log.',
+      outcome: {
+        answered: 'Answered',
+        dismissed: 'Dismissed',
+        autoResolved: 'Closed automatically',
+        stale: 'No longer waiting',
+      },
+      answerSaved: 'An answer was saved.',
+      dismissedNote: 'The question was dismissed; the agent went on without an answer.',
+      autoResolvedNote:
+        'Nobody answered in time: the question closed automatically and the agent went on.',
+      staleNote:
+        'The agent is no longer waiting for this question. Answer in the message box instead.',
+      failed: 'Not sent: {{reason}}',
+    },
+    form: {
+      heading: 'A form for you',
+      answer: 'Your answer',
+      send: 'Send',
+      sending: 'Sending…',
+      decline: 'Decline',
+      close: 'Close the form',
+      required: 'required',
+      nothingRemembered: 'Nothing is remembered: the next request asks again.',
+      sensitive: 'This form asks for something sensitive, so it opens in a protected window.',
+      openProtected: 'Open the protected form',
+      outcome: {
+        accepted: 'Sent',
+        declined: 'Declined',
+        cancelled: 'Cancelled',
+        stale: 'No longer waiting',
+      },
+      failed: 'Not sent: {{reason}}',
+    },
     status: {
+      question: 'The agent is waiting for your answer',
       waiting: 'Waiting for confirmation: {{tool}}',
       working: 'The agent is working…',
       ready: 'Ready',

@@ -8,11 +8,20 @@ import {
   type Language,
   type Theme,
 } from '../../common/consent-view.ts'
-import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
-import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
 import { PermissionModeSchema, type PermissionMode } from '../../runtime/contracts/policy-axes.ts'
-import type { RoomPermissions } from '../../runtime/contracts/room.ts'
+import {
+  applyAnswer,
+  type ConsentOutcome,
+  type Prompt,
+  type PromptBase,
+} from './consent-prompts.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
+import {
+  OpenSensitiveFormArgsSchema,
+  protectedFormFields,
+  readSensitiveForm,
+  submitProtectedForm,
+} from './sensitive-form.ts'
 import type { RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 
@@ -24,45 +33,7 @@ const ID = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/)
 export const ReviewApprovalArgsSchema = z.tuple([ID])
 export const ModeChangeArgsSchema = z.tuple([ID, PermissionModeSchema])
 
-export type ConsentOutcome =
-  | {
-      status: 'decided'
-      decision: 'allow-once' | 'allow-always' | 'deny'
-      approval: ApprovalRecord
-    }
-  | { status: 'changed'; permissions: RoomPermissions }
-  | { status: 'unchanged'; permissions: RoomPermissions }
-  | { status: 'cancelled' }
-  | { status: 'expired' }
-  | { status: 'closed'; reason: string }
-  | { status: 'failed'; error: string }
-
-interface PromptBase {
-  promptId: string
-  window: ProtectedWindow
-  instanceId: string
-  used: boolean
-  finished: boolean
-  outcome: Promise<ConsentOutcome>
-  finish: (outcome: ConsentOutcome) => void
-  timer?: ReturnType<typeof setTimeout>
-}
-
-interface ApprovalPrompt extends PromptBase {
-  kind: 'approval'
-  approvalId: string
-  actionDigest: string
-  expiresAt: number
-}
-
-interface ModePrompt extends PromptBase {
-  kind: 'mode-change'
-  roomId: string
-  mode: PermissionMode
-  expectedRevision: number
-}
-
-type Prompt = ApprovalPrompt | ModePrompt
+export type { ConsentOutcome } from './consent-prompts.ts'
 
 /** One review per subject: reserved before the first await, so a double
  *  click or a second card opens nothing new and shares the first outcome. */
@@ -192,12 +163,44 @@ export class ConsentController {
     )
   }
 
+  /** `assentGui.openSensitiveForm(requestId)`: a form asking for a password
+   *  or a secret is filled in here, never in the workbench. */
+  async openSensitiveForm(args: unknown): Promise<ConsentOutcome> {
+    const [requestId] = parseArgs(OpenSensitiveFormArgsSchema, args, 'openSensitiveForm(requestId)')
+    return this.once(`form:${requestId}`, async (entry) => {
+      const connection = this.requireConnection()
+      const request = await readSensitiveForm(this.options.client, requestId)
+      const roomLabel = await this.roomLabel(request.roomId)
+      const preferences = this.options.preferences()
+      return this.openPrompt(
+        entry,
+        connection,
+        (base) => ({ ...base, kind: 'form', requestId, schema: request.form.requestedSchema }),
+        (promptId) => ({
+          subject: 'form',
+          promptId,
+          roomLabel,
+          message: request.form.message,
+          fields: protectedFormFields(request.form.requestedSchema),
+          lang: preferences.lang,
+          theme: preferences.theme,
+          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+        }),
+      )
+    })
+  }
+
   /**
    * Called by a host after it validated that the message came from this
    * window's main frame on the consent page. Everything else is checked
    * here, and any doubt ends in doing nothing.
    */
-  handleDecision(promptId: string, answer: unknown, window: ProtectedWindow): void {
+  handleDecision(
+    promptId: string,
+    answer: unknown,
+    window: ProtectedWindow,
+    values?: unknown,
+  ): void {
     const prompt = this.prompts.get(promptId)
     if (!prompt || prompt.window !== window || prompt.used || prompt.finished) {
       this.diagnostic(
@@ -215,6 +218,7 @@ export class ConsentController {
       return
     }
     prompt.used = true
+    if (prompt.kind === 'form') prompt.values = values
     if (parsed.data === 'cancel') {
       this.end(prompt, { status: 'cancelled' })
       return
@@ -229,6 +233,16 @@ export class ConsentController {
    *  would be bound to an instance that no longer exists. */
   closeAll(reason: string): void {
     for (const prompt of [...this.prompts.values()]) this.end(prompt, { status: 'closed', reason })
+  }
+
+  /** Closes an approval's open review without a decision, e.g. after the
+   *  person rejected it by sending a message instead. */
+  closeApprovalReview(approvalId: string, reason: string): void {
+    for (const prompt of [...this.prompts.values()]) {
+      if (prompt.kind === 'approval' && prompt.approvalId === approvalId && !prompt.used) {
+        this.end(prompt, { status: 'closed', reason })
+      }
+    }
   }
 
   get openPromptCount(): number {
@@ -280,65 +294,13 @@ export class ConsentController {
     return outcome
   }
 
-  private async apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
-    const connection = this.options.connection()
-    // Mint only for the instance the window was opened for: after a restart
-    // the approval belongs to a dead instance and must not be decided.
-    if (!connection || connection.instanceId !== prompt.instanceId) {
-      return { status: 'closed', reason: 'the runtime restarted' }
-    }
-    const now = this.now()
-    const random = this.options.randomBytes ?? nodeRandomBytes
-    if (prompt.kind === 'approval') {
-      if (now >= prompt.expiresAt) return { status: 'expired' }
-      const decision = answer as 'allow-once' | 'allow-always' | 'deny'
-      const token = mintConsentToken({
-        key: connection.consentKey,
-        now,
-        lifetimeMs: CONSENT_LIFETIME_MS,
-        randomBytes: random,
-        grant: {
-          kind: 'approval',
-          subject: {
-            approvalId: prompt.approvalId,
-            decision,
-            actionDigest: prompt.actionDigest,
-            instanceId: connection.instanceId,
-          },
-        },
-      })
-      const response = await this.options.client.decideApproval(
-        prompt.approvalId,
-        decision,
-        token,
-        prompt.actionDigest,
-      )
-      if (response.status === 410) return { status: 'expired' }
-      if (response.status !== 200) {
-        const body = response.body as { error?: string } | null
-        return { status: 'failed', error: body?.error ?? `the runtime answered ${response.status}` }
-      }
-      const { approval } = response.body as { approval: ApprovalRecord }
-      return { status: 'decided', decision, approval }
-    }
-    const clientRequestId = randomUUID()
-    const change = {
-      clientRequestId,
-      expectedRevision: prompt.expectedRevision,
-      mode: prompt.mode,
-    }
-    const token = mintConsentToken({
-      key: connection.consentKey,
-      now,
-      lifetimeMs: CONSENT_LIFETIME_MS,
-      randomBytes: random,
-      grant: {
-        kind: 'room-permission',
-        subject: { roomId: prompt.roomId, ...change, instanceId: connection.instanceId },
-      },
+  private apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
+    return applyAnswer(prompt, answer, {
+      client: this.options.client,
+      connection: this.options.connection(),
+      now: this.now(),
+      randomBytes: this.options.randomBytes ?? nodeRandomBytes,
     })
-    const permissions = await this.options.client.changePermissions(prompt.roomId, change, token)
-    return { status: 'changed', permissions }
   }
 
   private end(prompt: Prompt, outcome: ConsentOutcome): void {
@@ -347,6 +309,14 @@ export class ConsentController {
     if (prompt.timer) clearTimeout(prompt.timer)
     this.prompts.delete(prompt.promptId)
     prompt.window.close()
+    // Closing a form is its `cancel` in MCP's terms; the asker hears it.
+    if (prompt.kind === 'form' && outcome.status === 'cancelled') {
+      void submitProtectedForm(this.options.client, prompt.requestId, prompt.schema, 'cancel', {})
+        .then((result) => {
+          if (result.status === 'failed') this.diagnostic(`form cancel: ${result.error}`)
+        })
+        .catch((error: unknown) => this.diagnostic(`form cancel: ${(error as Error).message}`))
+    }
     prompt.finish(outcome)
   }
 
@@ -386,7 +356,10 @@ export class ConsentController {
 
 function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
   if (answer === 'cancel') return true
-  if (prompt.kind === 'approval') return answer !== 'confirm'
+  if (prompt.kind === 'approval') {
+    return answer === 'allow-once' || answer === 'allow-always' || answer === 'deny'
+  }
+  if (prompt.kind === 'form') return answer === 'submit' || answer === 'decline'
   return answer === 'confirm'
 }
 

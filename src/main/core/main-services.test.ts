@@ -45,3 +45,15 @@ describe('MainServices preferences channel', () => {
     expect(main.preferences).toEqual({ lang: 'zh-CN', theme: 'dark' })
   })
 })
+
+describe('MainServices reject-for-message channel', () => {
+  it('refuses anything but one approval id before it reaches the runtime', async () => {
+    const main = services()
+    for (const args of [[], ['ap_1', 'allow-once'], [{ approvalId: 'ap_1' }], ['ap 1']]) {
+      await expect(main.handleWorkbenchCall('reject', args)).rejects.toThrow(/can only deny/)
+    }
+    await expect(main.handleWorkbenchCall('reject', ['ap_1'])).rejects.toThrow(
+      'the runtime is not running',
+    )
+  })
+})

@@ -8,6 +8,7 @@ import {
 import type { WorkbenchChannel, WorkbenchPreferences } from '../../common/assent-gui.ts'
 import { PendingApprovalNotices } from './approval-notices.ts'
 import { ConsentController } from './consent-controller.ts'
+import { rejectApprovalForMessage } from './message-rejection.ts'
 import type { ApprovalNotifier, ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
 import { RendererGateway, filterEventForRenderer } from './renderer-gateway.ts'
 import { RuntimeClient } from './runtime-client.ts'
@@ -109,7 +110,9 @@ export class MainServices {
 
   /** A deliberate runtime restart: open windows close (their tokens would
    *  be for the old instance) and the workbench is told, as after a crash. */
-  async restartRuntime(update: { approvalTtlMs?: number } = {}): Promise<RuntimeConnection> {
+  async restartRuntime(
+    update: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
+  ): Promise<RuntimeConnection> {
     this.controller.closeAll('the runtime restarted')
     return this.supervisor.restartWith(update)
   }
@@ -130,6 +133,18 @@ export class MainServices {
         return this.gateway.call(list[0])
       case 'review':
         return this.controller.reviewApproval(list)
+      case 'reject':
+        return rejectApprovalForMessage(
+          {
+            client: this.client,
+            connection: () => this.supervisor.current,
+            closeReview: (approvalId) =>
+              this.controller.closeApprovalReview(approvalId, 'rejected by a new message'),
+          },
+          list,
+        )
+      case 'form':
+        return this.controller.openSensitiveForm(list)
       case 'mode':
         return this.controller.requestModeChange(list)
       case 'preferences': {

@@ -41,6 +41,8 @@ describe('renderer allowlist: the classification', () => {
         'PUT /v1/rooms/:roomId/direct/permissions',
         'GET /v1/audit/export',
         'GET /v1/events',
+        'GET /v1/input-requests/:requestId',
+        'POST /v1/input-requests/:requestId/protected-response',
       ].sort(),
     )
   })
@@ -60,6 +62,8 @@ describe('renderer allowlist: the classification', () => {
       ['DELETE', '/v1/rooms/:roomId/grants/:grantId'],
       ['POST', '/v1/turns/:turnId/retry'],
       ['POST', '/v1/executions/:executionId/reconcile'],
+      ['GET', '/v1/rooms/:roomId/input-requests'],
+      ['POST', '/v1/input-requests/:requestId/response'],
     ] as const) {
       expect(isAllowedForRenderer(method, concrete(pattern)), `${method} ${pattern}`).toBe(true)
     }

@@ -130,6 +130,30 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
     access: 'renderer',
     reason: 'records what happened to an interrupted execution; it runs nothing',
   },
+  {
+    method: 'GET',
+    pattern: '/v1/rooms/:roomId/input-requests',
+    access: 'renderer',
+    reason: 'lists questions and forms for their cards; secret answers are never stored',
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/input-requests/:requestId',
+    access: 'main-only',
+    reason: 'main reads a sensitive form to show it in the protected window',
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/input-requests/:requestId/response',
+    access: 'renderer',
+    reason: 'answers a question or a form; it decides no action, and a sensitive form refuses it',
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/input-requests/:requestId/protected-response',
+    access: 'main-only',
+    reason: 'submits a sensitive form: only what the protected window collected',
+  },
 ]
 
 const METHODS: ReadonlySet<string> = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'DELETE'])

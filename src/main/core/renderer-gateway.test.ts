@@ -149,6 +149,8 @@ describe('runtime events for the workbench', () => {
         'timeline.updated',
         'grant.changed',
         'runtime.integrity',
+        'input.requested',
+        'input.resolved',
       ].sort(),
     )
   })

@@ -66,6 +66,8 @@ export const RENDERER_EVENT_TYPES = [
   'timeline.updated',
   'grant.changed',
   'runtime.integrity',
+  'input.requested',
+  'input.resolved',
 ] as const satisfies readonly RuntimeEventType[]
 export type RendererEventType = (typeof RENDERER_EVENT_TYPES)[number]
 

@@ -25,6 +25,7 @@ export interface RuntimeSupervisorOptions {
    *  made here. */
   integrityKey: Buffer
   approvalTtlMs?: number
+  questionPhaseMs?: number
   scopedRoots?: string[]
   randomBytes?: (size: number) => Buffer
   readyTimeoutMs?: number
@@ -60,10 +61,15 @@ export class RuntimeSupervisor {
 
   /** Stops the runtime and starts a fresh instance (new secrets), optionally
    *  with a different approval TTL (the smoke scenario's expiry case). */
-  async restartWith(update: { approvalTtlMs?: number } = {}): Promise<RuntimeConnection> {
+  async restartWith(
+    update: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
+  ): Promise<RuntimeConnection> {
     await this.stop()
     if (update.approvalTtlMs !== undefined) {
       this.options = { ...this.options, approvalTtlMs: update.approvalTtlMs }
+    }
+    if (update.questionPhaseMs !== undefined) {
+      this.options = { ...this.options, questionPhaseMs: update.questionPhaseMs }
     }
     return this.start()
   }
@@ -87,6 +93,9 @@ export class RuntimeSupervisor {
         ...(this.options.approvalTtlMs === undefined
           ? {}
           : { approvalTtlMs: this.options.approvalTtlMs }),
+        ...(this.options.questionPhaseMs === undefined
+          ? {}
+          : { questionPhaseMs: this.options.questionPhaseMs }),
         ...(this.options.scopedRoots === undefined
           ? {}
           : { scopedRoots: this.options.scopedRoots }),

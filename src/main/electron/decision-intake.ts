@@ -15,7 +15,9 @@ export interface DecisionIntakeInput {
   nowMs: number
 }
 
-export type DecisionIntake = { ok: true; answer: ConsentAnswer } | { ok: false; reason: string }
+export type DecisionIntake =
+  | { ok: true; answer: ConsentAnswer; values?: Record<string, unknown> }
+  | { ok: false; reason: string }
 
 /**
  * Everything the Electron host checks before it hands a decision to the
@@ -38,5 +40,9 @@ export function takeDecision(input: DecisionIntakeInput): DecisionIntake {
     decisionAtMs: input.nowMs,
   })
   if (!recent) return { ok: false, reason: 'no trusted mouse input just before the decision' }
-  return { ok: true, answer: parsed.data.answer }
+  return {
+    ok: true,
+    answer: parsed.data.answer,
+    ...(parsed.data.values ? { values: parsed.data.values } : {}),
+  }
 }

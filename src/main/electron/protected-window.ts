@@ -17,7 +17,12 @@ export interface ElectronProtectedWindowFactoryOptions {
   isPackaged: boolean
   /** Called only for a decision that passed `takeDecision`; the consent
    *  controller checks the prompt itself. */
-  onDecision: (promptId: string, answer: ConsentAnswer, window: ProtectedWindow) => void
+  onDecision: (
+    promptId: string,
+    answer: ConsentAnswer,
+    window: ProtectedWindow,
+    values?: Record<string, unknown>,
+  ) => void
   /** A monotonic clock for input recency (`performance.now`). */
   now: () => number
   onDiagnostic?: (message: string) => void
@@ -181,7 +186,7 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
         options.onDiagnostic?.(`refused a consent decision for ${promptId}: ${intake.reason}`)
         return
       }
-      options.onDecision(promptId, intake.answer, this)
+      options.onDecision(promptId, intake.answer, this, intake.values)
     })
 
     win.once('closed', () => {

@@ -40,10 +40,17 @@ function setup(expectedSender?: () => ExpectedSender | undefined) {
 }
 
 describe('registerWorkbenchIpc', () => {
-  it('registers the gateway, review, mode-change and preferences channels', () => {
+  it('registers the gateway, review, reject, mode-change and preferences channels', () => {
     const { handlers } = setup()
     expect([...handlers.keys()].sort()).toEqual(
-      [IPC.gatewayCall, IPC.reviewApproval, IPC.requestModeChange, IPC.setPreferences].sort(),
+      [
+        IPC.gatewayCall,
+        IPC.reviewApproval,
+        IPC.rejectApprovalForMessage,
+        IPC.openSensitiveForm,
+        IPC.requestModeChange,
+        IPC.setPreferences,
+      ].sort(),
     )
   })
 
@@ -52,11 +59,13 @@ describe('registerWorkbenchIpc', () => {
     const request = [{ method: 'GET', path: '/v1/rooms' }]
     await handlers.get(IPC.gatewayCall)?.(workbenchEvent, request)
     await handlers.get(IPC.reviewApproval)?.(workbenchEvent, ['ap_1'])
+    await handlers.get(IPC.rejectApprovalForMessage)?.(workbenchEvent, ['ap_2'])
     await handlers.get(IPC.requestModeChange)?.(workbenchEvent, ['room_1', 'full-access'])
     await handlers.get(IPC.setPreferences)?.(workbenchEvent, [{ lang: 'en', theme: 'dark' }])
     expect(calls).toEqual([
       ['gateway', request],
       ['review', ['ap_1']],
+      ['reject', ['ap_2']],
       ['mode', ['room_1', 'full-access']],
       ['preferences', [{ lang: 'en', theme: 'dark' }]],
     ])
@@ -72,6 +81,8 @@ describe('registerWorkbenchIpc', () => {
     const channels = [
       IPC.gatewayCall,
       IPC.reviewApproval,
+      IPC.rejectApprovalForMessage,
+      IPC.openSensitiveForm,
       IPC.requestModeChange,
       IPC.setPreferences,
     ]

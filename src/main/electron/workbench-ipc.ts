@@ -7,6 +7,8 @@ import { validateSender, type ExpectedSender } from '../core/sender-validator.ts
 export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = {
   gateway: IPC.gatewayCall,
   review: IPC.reviewApproval,
+  reject: IPC.rejectApprovalForMessage,
+  form: IPC.openSensitiveForm,
   mode: IPC.requestModeChange,
   preferences: IPC.setPreferences,
 }

@@ -14,6 +14,8 @@ import type { SqliteConversationRepository } from '../store/conversation-reposit
 import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { fullAccessBlocker, type AgentPreset } from './agents.ts'
+import type { InputRequestService } from '../input/input-request-service.ts'
+import { askInTurn } from './input-steps.ts'
 import type { AgentModel } from './offline-model.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
@@ -25,6 +27,7 @@ export interface AgentRunnerOptions {
   grants: SqliteGrantRepository
   audit: AuditAppender
   gate: ApprovalGate
+  inputs: InputRequestService
   events: EventBus
   model: AgentModel
   reviewer: ActionReviewer
@@ -84,8 +87,17 @@ export class AgentRunner {
     try {
       const plan = this.options.model.respond({ text: turn.text })
       this.message(turn, 'agent', plan.reply)
-      for (const [seq, call] of plan.toolCalls.entries()) {
-        await this.runToolCall(turn, agent, seq, call)
+      let seq = 0
+      for (const step of plan.steps) {
+        if (step.type === 'tool') {
+          await this.runToolCall(turn, agent, seq, step.call)
+          seq += 1
+          continue
+        }
+        const reply = await askInTurn(this.options.inputs, turn, step, (waiting) =>
+          this.options.conversations.setTurnStatus(turn.id, waiting ? 'waiting' : 'running'),
+        )
+        this.message(turn, reply.role, reply.text)
       }
       this.finishTurn(turn, 'done')
     } catch (error) {

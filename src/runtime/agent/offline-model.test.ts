@@ -117,3 +117,47 @@ describe('offline model refusals', () => {
     expect(new OfflineModel().respond({ text })).toEqual(model.respond({ text }))
   })
 })
+
+describe('offline model questions and forms', () => {
+  const steps = (text: string) => model.respond({ text }).steps
+
+  it('groups consecutive ask lines into one request with options and explanations', () => {
+    expect(
+      steps('ask Env | Where? | staging = safe | prod\nask --secret Token | Paste it\nlist'),
+    ).toEqual([
+      {
+        type: 'questions',
+        blocking: false,
+        questions: [
+          {
+            id: 'q1',
+            title: 'Env',
+            text: 'Where?',
+            options: [{ label: 'staging', explanation: 'safe' }, { label: 'prod' }],
+            secret: false,
+          },
+          { id: 'q2', title: 'Token', text: 'Paste it', options: [], secret: true },
+        ],
+      },
+      { type: 'tool', call: { tool: 'list_dir', arguments: { path: '.' } } },
+    ])
+  })
+
+  it('makes the whole request blocking when one question is', () => {
+    const [step] = steps('ask A | a?\nask --blocking B | b?')
+    expect(step).toMatchObject({ type: 'questions', blocking: true })
+  })
+
+  it('reads a form with or without a schema, and refuses a schema outside the subset', () => {
+    expect(steps('form Tell me more')).toEqual([
+      { type: 'form', form: { message: 'Tell me more' } },
+    ])
+    const schema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }
+    expect(steps(`form Pick :: ${JSON.stringify(schema)}`)).toEqual([
+      { type: 'form', form: { message: 'Pick', requestedSchema: schema } },
+    ])
+    expect(steps('form Pick :: {"type":"object","properties":{"x":{"type":"object"}}}')).toEqual([])
+    expect(steps('ask OnlyTitle')).toEqual([])
+    expect(model.respond({ text: 'ask OnlyTitle' }).reply).toContain('did not understand line 1')
+  })
+})

@@ -18,13 +18,25 @@
  *   list [<path>]            list_dir {path}, default "."
  *   run <command...>         run_command {argv}: split on whitespace,
  *                            honouring '…' and "…" quotes; no shell
+ *   ask … / form …           a question or a form for the person
+ *                            (input-grammar.ts)
  *
  * If any line does not fit, the whole message gets a reply explaining the
  * grammar and no tool calls: half a plan is worse than none.
  */
 
+import type { FormRequest, Question } from '../contracts/input-request.ts'
+import { parseAskLine, parseFormLine } from './input-grammar.ts'
+
 export type AgentToolCall = { tool: string; arguments: Record<string, unknown> }
-export type AgentPlan = { reply: string; toolCalls: AgentToolCall[] }
+/** One thing the agent does, in order: a tool call, a request with one or
+ *  more questions for the person, or a form. */
+export type AgentStep =
+  | { type: 'tool'; call: AgentToolCall }
+  | { type: 'questions'; questions: Question[]; blocking: boolean }
+  | { type: 'form'; form: FormRequest }
+/** `toolCalls` lists the tool steps alone, for callers that need only those. */
+export type AgentPlan = { reply: string; toolCalls: AgentToolCall[]; steps: AgentStep[] }
 
 /** Port for whatever turns a person's message into a plan. Implementations
  *  only propose: every call still goes through policy and approval. */
@@ -39,30 +51,74 @@ export const OFFLINE_MODEL_HELP = [
   '  delete [-r] <path>',
   '  list [<path>]',
   '  run <command...>',
+  '  ask [--secret] [--blocking] <title> | <question> [| <option>[ = <explanation>]]...',
+  '  form <message> [:: <JSON schema>]',
   'Quote a path with spaces: read "my notes.txt"',
 ].join('\n')
 
 export class OfflineModel implements AgentModel {
   respond(input: { text: string }): AgentPlan {
     const lines = input.text.split(/\r?\n/)
-    const steps: Array<{ call: AgentToolCall; says: string }> = []
+    const steps: AgentStep[] = []
+    const says: string[] = []
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue
-      const step = parseLine(line)
+      const step = parseInputLine(line, steps) ?? parseToolLine(line)
       if (step === null) {
         return {
           reply: `I did not understand line ${index + 1}: ${JSON.stringify(line.trim())}\n${OFFLINE_MODEL_HELP}`,
           toolCalls: [],
+          steps: [],
         }
       }
-      steps.push(step)
+      if (step === 'joined') continue
+      steps.push(step.step)
+      says.push(step.says)
     }
-    if (steps.length === 0) return { reply: OFFLINE_MODEL_HELP, toolCalls: [] }
+    if (steps.length === 0) return { reply: OFFLINE_MODEL_HELP, toolCalls: [], steps: [] }
     return {
-      reply: steps.map((s) => s.says).join('\n'),
-      toolCalls: steps.map((s) => s.call),
+      reply: says.join('\n'),
+      toolCalls: steps.flatMap((step) => (step.type === 'tool' ? [step.call] : [])),
+      steps,
     }
   }
+}
+
+type ParsedStep = { step: AgentStep; says: string }
+
+/** An `ask` or `form` line, `'joined'` when an `ask` line added a question
+ *  to the request just before it, or undefined when the line is neither. */
+function parseInputLine(
+  line: string,
+  steps: AgentStep[],
+): ParsedStep | 'joined' | null | undefined {
+  const verb = /^\s*(\S+)/.exec(line)?.[1]?.toLowerCase()
+  if (verb === 'form') {
+    const form = parseFormLine(line)
+    return form ? { step: { type: 'form', form }, says: 'I need a few details.' } : null
+  }
+  if (verb !== 'ask') return undefined
+  const parsed = parseAskLine(line)
+  if (!parsed) return null
+  const previous = steps.at(-1)
+  if (previous?.type === 'questions') {
+    previous.questions.push({ ...parsed.question, id: `q${previous.questions.length + 1}` })
+    previous.blocking ||= parsed.blocking
+    return 'joined'
+  }
+  return {
+    step: {
+      type: 'questions',
+      questions: [{ ...parsed.question, id: 'q1' }],
+      blocking: parsed.blocking,
+    },
+    says: 'I have a question before I go on.',
+  }
+}
+
+function parseToolLine(line: string): ParsedStep | null {
+  const parsed = parseLine(line)
+  return parsed ? { step: { type: 'tool', call: parsed.call }, says: parsed.says } : null
 }
 
 function parseLine(line: string): { call: AgentToolCall; says: string } | null {

@@ -17,6 +17,10 @@ export const RuntimeInitSchema = z.strictObject({
   integrityKey: z.string().regex(BASE64URL_32_BYTES),
   dataDir: z.string().min(1).max(4096),
   approvalTtlMs: z.number().int().min(100).max(86_400_000).optional(),
+  /** Each phase of an ordinary question's wait (silent, then counting
+   *  down); 60 s unless the smoke scenario shortens it in a development
+   *  build. */
+  questionPhaseMs: z.number().int().min(1_000).max(3_600_000).optional(),
   scopedRoots: z.array(z.string().min(1)).max(32).optional(),
 })
 export type RuntimeInit = z.infer<typeof RuntimeInitSchema>

@@ -6,6 +6,8 @@ export const RUNTIME_EVENT_TYPES = [
   'timeline.updated',
   'grant.changed',
   'runtime.integrity',
+  'input.requested',
+  'input.resolved',
 ] as const
 export type RuntimeEventType = (typeof RUNTIME_EVENT_TYPES)[number]
 

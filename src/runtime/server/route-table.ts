@@ -24,6 +24,10 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'DELETE', pattern: '/v1/rooms/:roomId/grants/:grantId' },
   { method: 'POST', pattern: '/v1/turns/:turnId/retry' },
   { method: 'POST', pattern: '/v1/executions/:executionId/reconcile' },
+  { method: 'GET', pattern: '/v1/rooms/:roomId/input-requests' },
+  { method: 'GET', pattern: '/v1/input-requests/:requestId' },
+  { method: 'POST', pattern: '/v1/input-requests/:requestId/response' },
+  { method: 'POST', pattern: '/v1/input-requests/:requestId/protected-response' },
 ]
 
 /** Fails the start when the router and the table disagree. */

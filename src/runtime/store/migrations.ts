@@ -140,4 +140,28 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- Questions from the agent and forms from MCP servers. A secret answer
+      -- is never stored: answers_json keeps only that it was saved.
+      CREATE TABLE input_requests (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        turn_id TEXT,
+        kind TEXT NOT NULL CHECK (kind IN ('questions', 'form')),
+        questions_json TEXT NOT NULL,
+        form_json TEXT,
+        blocking INTEGER NOT NULL,
+        timing_json TEXT,
+        sensitive INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        answers_json TEXT,
+        content_json TEXT,
+        created_at INTEGER NOT NULL,
+        resolved_at INTEGER
+      );
+      CREATE INDEX input_requests_room ON input_requests (room_id, created_at);
+    `,
+  },
 ]

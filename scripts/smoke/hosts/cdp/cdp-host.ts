@@ -94,8 +94,8 @@ export class CdpHost {
         ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
         ...(options.enableDelayMs === undefined ? {} : { enableDelayMs: options.enableDelayMs }),
       })
-      windows.onDecision((promptId, answer, window) =>
-        services.controller.handleDecision(promptId, answer, window),
+      windows.onDecision((promptId, answer, window, values) =>
+        services.controller.handleDecision(promptId, answer, window, values),
       )
       await services.start()
       windows.warm(CONSENT_WINDOW_SIZE)

@@ -20,7 +20,12 @@ import { CdpPageChannel } from './page-channel.ts'
 export const CONSENT_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'none'; base-uri 'none'; form-action 'none'"
 
-export type DecisionSink = (promptId: string, answer: unknown, window: ProtectedWindow) => void
+export type DecisionSink = (
+  promptId: string,
+  answer: unknown,
+  window: ProtectedWindow,
+  values?: unknown,
+) => void
 
 /** Which window the person is looking at: the CDP host's stand-in for OS
  *  focus, moved by `focus()` and by opening a window. */
@@ -208,7 +213,7 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
         const parsed = ConsentDecisionMessageSchema.safeParse(message)
         // An unclaimed window has no prompt id: nothing from it matches.
         if (!parsed.success || parsed.data.promptId !== window.promptId) return
-        this.sink?.(parsed.data.promptId, parsed.data.answer, window)
+        this.sink?.(parsed.data.promptId, parsed.data.answer, window, parsed.data.values)
       })
       await page.goto(CONSENT_URL)
       return window

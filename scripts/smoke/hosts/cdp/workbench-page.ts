@@ -14,6 +14,8 @@ export const WORKBENCH_CSP =
 const CHANNELS: ReadonlySet<string> = new Set<WorkbenchChannel>([
   'gateway',
   'review',
+  'reject',
+  'form',
   'mode',
   'preferences',
 ])

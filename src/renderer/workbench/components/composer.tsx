@@ -1,4 +1,4 @@
-import { useId, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { messageOf } from '../gui/workbench-api.ts'
 
@@ -12,7 +12,9 @@ export interface ComposerProps {
 /**
  * The message box. Enter sends and Shift+Enter adds a line; Enter while an
  * input method is composing (Chinese, Japanese…) confirms the composition
- * and sends nothing. Nothing here can approve: it only sends messages.
+ * and sends nothing. Nothing here can approve: what the text becomes (an
+ * answer to an open question, a rejection of open approvals and then a
+ * message) is the room's choice (message-routing.ts).
  */
 export function Composer({ onSend, picker }: ComposerProps) {
   const { t } = useTranslation()
@@ -21,10 +23,14 @@ export function Composer({ onSend, picker }: ComposerProps) {
   const [text, setText] = useState('')
   const [sending, setSending] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
+  // A ref, not the `sending` state: a second click in the same frame still
+  // sees the state from before the first, and would send the text twice.
+  const inFlight = useRef(false)
 
   const submit = async () => {
     const message = text.trim()
-    if (message === '' || sending) return
+    if (message === '' || inFlight.current) return
+    inFlight.current = true
     setSending(true)
     setError(undefined)
     try {
@@ -33,6 +39,7 @@ export function Composer({ onSend, picker }: ComposerProps) {
     } catch (failure) {
       setError(t('workbench.composer.failed', { reason: messageOf(failure) }))
     } finally {
+      inFlight.current = false
       setSending(false)
     }
   }

@@ -1,16 +1,27 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react'
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { AssentGui } from '../../../common/assent-gui.ts'
 import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
 import type { Room } from '../../../runtime/contracts/room.ts'
-import { messageOf, summaryOf, type WorkbenchApi } from '../gui/workbench-api.ts'
+import type { InputResponse } from '../../../runtime/contracts/input-request.ts'
+import {
+  WorkbenchCallError,
+  messageOf,
+  summaryOf,
+  type WorkbenchApi,
+} from '../gui/workbench-api.ts'
 import { cardKey, openCards, type CardState } from '../state/approval-cards.ts'
+import { inputKey, openInputs, type InputCard } from '../state/input-cards.ts'
+import { answerAsMessage, createMessageRouter } from '../state/message-routing.ts'
+import { useInputRequests } from '../state/use-input-requests.ts'
 import { timelineItems } from '../state/timeline-items.ts'
 import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
 import { TamperedRoomBanner } from './integrity-banner.tsx'
 import { PendingApprovals, type CardActivity } from './pending-approvals.tsx'
+import { PendingInputs } from './pending-inputs.tsx'
+import type { QuestionDrafts } from './question-card.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 import { agentName } from './room-list.tsx'
 import { TimelineView } from './timeline-view.tsx'
@@ -45,12 +56,18 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   )
   const [activity, setActivity] = useState<ReadonlyMap<string, CardActivity>>(new Map())
   const [retryErrors, setRetryErrors] = useState<ReadonlyMap<string, string>>(new Map())
-  const unsent = useRef<{ text: string; clientRequestId: string } | undefined>(undefined)
+  const inputs = useInputRequests(api, gui, room.id)
+  const drafts = useRef(new Map<string, QuestionDrafts>())
+  const latest = useRef<{ open: CardState[]; inputs: InputCard[] }>({ open: [], inputs: [] })
   const element = useRef<HTMLElement>(null)
   const focused = useRef(0)
 
   const open = openCards(state.cards)
-  const items = timelineItems(state.timeline, state.cards)
+  const openInputCards = openInputs(inputs.cards)
+  const items = timelineItems(state.timeline, state.cards, inputs.cards)
+  useEffect(() => {
+    latest.current = { open, inputs: openInputCards }
+  })
 
   const noteActivity = useCallback((key: string, next: CardActivity | undefined) => {
     setActivity((current) => {
@@ -109,14 +126,46 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     if (showCard(focusRequest.approvalId)) focused.current = focusRequest.nonce
   }, [focusRequest, showCard, state.cards])
 
-  const send = async (text: string) => {
-    // A resend of the same text after a failure reuses its id, so the
-    // runtime treats it as the same message if the first one did arrive.
-    const clientRequestId = unsent.current?.text === text ? unsent.current.clientRequestId : newId()
-    unsent.current = { text, clientRequestId }
-    await api.sendMessage(room.id, { clientRequestId, text })
-    unsent.current = undefined
-    refreshTimeline()
+  const { update: updateInput, markStale: markInputStale } = inputs
+  const router = useMemo(
+    () =>
+      createMessageRouter({
+        api,
+        roomId: room.id,
+        newId,
+        openQuestion: () => latest.current.inputs.find((card) => card.request.kind === 'questions'),
+        draftsOf: (key) => drafts.current.get(key),
+        openApprovals: () => latest.current.open.map((card) => card.approval),
+        onInputAnswered: updateInput,
+        onInputStale: markInputStale,
+        onApprovalRejected: () => refreshTimeline(),
+        afterMessage: refreshTimeline,
+      }),
+    [api, room.id, newId, updateInput, markInputStale, refreshTimeline],
+  )
+
+  const openProtectedForm = async (card: InputCard) => {
+    try {
+      const outcome = await api.openSensitiveForm(card.request.id)
+      if (outcome.status === 'submitted') updateInput(outcome.request)
+    } finally {
+      inputs.reload()
+    }
+  }
+
+  const respond = async (card: InputCard, response: InputResponse) => {
+    try {
+      updateInput(await api.respondToInput(card.request.id, response))
+    } catch (failure) {
+      if (failure instanceof WorkbenchCallError && failure.status === 409) {
+        markInputStale(inputKey(card.request))
+        const text =
+          response.action === 'answer' ? answerAsMessage(card.request, response.answers) : undefined
+        if (text) await router.sendMessage(text)
+        return
+      }
+      throw failure
+    }
   }
 
   const retry = async (turnId: string) => {
@@ -152,9 +201,11 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     ? t('workbench.status.runtimeDown')
     : waitingTools
       ? t('workbench.status.waiting', { tool: waitingTools })
-      : working
-        ? t('workbench.status.working')
-        : t('workbench.status.ready')
+      : openInputCards.length > 0
+        ? t('workbench.status.question')
+        : working
+          ? t('workbench.status.working')
+          : t('workbench.status.ready')
 
   return (
     <section
@@ -193,6 +244,12 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         onShowCard={showCard}
         onRetry={(turnId) => void retry(turnId)}
       />
+      <PendingInputs
+        cards={openInputCards}
+        onRespond={respond}
+        onDraft={(card, next) => drafts.current.set(inputKey(card.request), next)}
+        onOpenProtected={(card) => void openProtectedForm(card)}
+      />
       <PendingApprovals
         cards={open}
         timeline={state.timeline}
@@ -207,7 +264,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         {status}
       </p>
       <Composer
-        onSend={send}
+        onSend={router.route}
         picker={
           room.kind === 'direct' ? (
             <PermissionPicker permissions={state.permissions} onChoose={chooseMode} />

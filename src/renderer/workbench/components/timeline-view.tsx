@@ -6,6 +6,16 @@ import type { TimelineItem } from '../state/timeline-items.ts'
 import { ApprovalCard } from './approval-card.tsx'
 import type { CardActivity } from './pending-approvals.tsx'
 import { ToolIcon } from './icons.tsx'
+import { FormCard } from './form-card.tsx'
+import { QuestionCard } from './question-card.tsx'
+import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
+
+/** A closed card offers no buttons; these are never called. */
+const CLOSED_CARD = {
+  onSend: () => Promise.resolve(),
+  onDismiss: () => Promise.resolve(),
+  onAutoResolve: () => undefined,
+}
 
 export interface TimelineViewProps {
   items: readonly TimelineItem[]
@@ -113,6 +123,12 @@ function TimelineEntry({
           error={activity.get(cardKey(item.card.approval))?.error}
           onReview={() => onReview(item.card)}
         />
+      )
+    case 'input':
+      return item.card.request.kind === 'questions' ? (
+        <QuestionCard card={item.card} timing={DEFAULT_QUESTION_TIMING} {...CLOSED_CARD} />
+      ) : (
+        <FormCard card={item.card} onRespond={CLOSED_CARD.onDismiss} />
       )
     case 'turn-end': {
       const error = retryErrors.get(item.turn.id)

@@ -1,5 +1,6 @@
 import type { AssentGui, GatewayResponse } from '../../../common/assent-gui.ts'
 import type { ApprovalRecord, ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type { InputRequestRecord, InputResponse } from '../../../runtime/contracts/input-request.ts'
 import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
 import type {
   CreateRoomRequest,
@@ -29,8 +30,18 @@ export class WorkbenchCallError extends Error {
 export type ReviewOutcome =
   | { status: 'decided'; decision: string; approval: ApprovalRecord }
   | { status: 'changed' | 'unchanged'; permissions: RoomPermissions }
+  | { status: 'submitted'; request: InputRequestRecord }
   | { status: 'cancelled' | 'expired' }
   | { status: 'closed'; reason: string }
+  | { status: 'failed'; error: string }
+
+/** A form's answer in MCP's terms. */
+export type FormOutcomeAction = 'accept' | 'decline' | 'cancel'
+
+/** What `rejectApprovalForMessage` resolves with (main's outcome). */
+export type RejectionOutcome =
+  | { status: 'rejected'; approval: ApprovalRecord }
+  | { status: 'not-pending' }
   | { status: 'failed'; error: string }
 
 /**
@@ -48,6 +59,10 @@ export interface WorkbenchApi {
   sendMessage(roomId: string, input: { clientRequestId: string; text: string }): Promise<Turn>
   retryTurn(turnId: string): Promise<Turn>
   reviewApproval(approvalId: string): Promise<ReviewOutcome>
+  inputRequests(roomId: string): Promise<InputRequestRecord[]>
+  respondToInput(requestId: string, response: InputResponse): Promise<InputRequestRecord>
+  rejectApprovalForMessage(approvalId: string): Promise<RejectionOutcome>
+  openSensitiveForm(requestId: string): Promise<ReviewOutcome>
   requestModeChange(roomId: string, mode: PermissionMode): Promise<ReviewOutcome>
 }
 
@@ -65,6 +80,19 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
       (await body<{ turn: Turn }>(gui.sendMessage(roomId, input))).turn,
     retryTurn: async (turnId) => (await body<{ turn: Turn }>(gui.retryTurn(turnId))).turn,
     reviewApproval: (approvalId) => bridge(gui.reviewApproval(approvalId)),
+    inputRequests: async (roomId) =>
+      (await body<{ requests: InputRequestRecord[] }>(gui.inputRequests(roomId))).requests,
+    respondToInput: async (requestId, response) =>
+      (await body<{ request: InputRequestRecord }>(gui.respondToInput(requestId, response)))
+        .request,
+    openSensitiveForm: (requestId) => bridge(gui.openSensitiveForm(requestId)),
+    rejectApprovalForMessage: async (approvalId) => {
+      try {
+        return (await gui.rejectApprovalForMessage(approvalId)) as RejectionOutcome
+      } catch (error) {
+        throw new WorkbenchCallError(messageOf(error))
+      }
+    },
     requestModeChange: (roomId, mode) => bridge(gui.requestModeChange(roomId, mode)),
   }
 }

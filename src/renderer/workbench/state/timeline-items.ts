@@ -1,5 +1,6 @@
 import type { Message, Timeline, ToolCallRecord, Turn } from '../../../runtime/contracts/room.ts'
 import { cardKey, isOpen, type CardState, type Cards } from './approval-cards.ts'
+import { inputKey, isOpenInput, type InputCard, type InputCards } from './input-cards.ts'
 
 /** One entry of the conversation as the page lays it out. */
 export type TimelineItem =
@@ -9,6 +10,8 @@ export type TimelineItem =
   | { kind: 'tool'; key: string; call: ToolCallRecord; card?: CardState; openCardKey?: string }
   /** A decided card whose tool call the page has not loaded yet. */
   | { kind: 'approval'; key: string; card: CardState }
+  /** A question or form no longer open (answered, dismissed, stale…). */
+  | { kind: 'input'; key: string; card: InputCard }
   /** A request that stopped (failed or interrupted) and may be retried. */
   | { kind: 'turn-end'; key: string; turn: Turn }
 
@@ -30,7 +33,11 @@ const RANK = { user: 0, agent: 1, tool: 2, system: 3, end: 4 } as const
  * here: they collect above the composer. Decided ones stay with their tool
  * call.
  */
-export function timelineItems(timeline: Timeline | undefined, cards: Cards): TimelineItem[] {
+export function timelineItems(
+  timeline: Timeline | undefined,
+  cards: Cards,
+  inputs: InputCards = new Map(),
+): TimelineItem[] {
   const placed: Placed[] = []
   const cardsById = new Map([...cards.values()].map((card) => [card.approval.id, card]))
   const shown = new Set<string>()
@@ -61,6 +68,16 @@ export function timelineItems(timeline: Timeline | undefined, cards: Cards): Tim
       rank: RANK.tool,
       seq: 0,
       item: { kind: 'approval', key: `approval:${key}`, card },
+    })
+  }
+  for (const card of inputs.values()) {
+    if (isOpenInput(card)) continue
+    placed.push({
+      turnId: card.request.turnId ?? '',
+      at: card.request.createdAt,
+      rank: RANK.tool,
+      seq: 0,
+      item: { kind: 'input', key: `input:${inputKey(card.request)}`, card },
     })
   }
   for (const turn of timeline?.turns ?? []) {

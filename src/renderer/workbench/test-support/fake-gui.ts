@@ -5,6 +5,7 @@ import type {
   WorkbenchPreferences,
 } from '../../../common/assent-gui.ts'
 import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type { InputRequestRecord } from '../../../runtime/contracts/input-request.ts'
 import type {
   Grant,
   Room,
@@ -32,6 +33,13 @@ export class FakeGui implements AssentGui {
     status: 'cancelled',
   })
   sendAnswer: GatewayResponse = { status: 202, body: { turn: {} } }
+  inputRequestsOf = new Map<string, InputRequestRecord[]>()
+  /** What `respondToInput` answers; a test may refuse or hold it. */
+  respond: (requestId: string, response: unknown) => Promise<GatewayResponse> = async () => ({
+    status: 200,
+    body: { request: {} },
+  })
+  reject: (approvalId: string) => Promise<unknown> = async () => ({ status: 'not-pending' })
   /** Timeline answers wait for this; a test may hold them back. */
   timelineGate: Promise<void> = Promise.resolve()
   private readonly listeners = new Set<(event: WorkbenchEvent) => void>()
@@ -102,6 +110,22 @@ export class FakeGui implements AssentGui {
     this.record('globalSettings', [])
     return { status: 200, body: { settings: {} } }
   }
+  async inputRequests(roomId: string): Promise<GatewayResponse> {
+    this.record('inputRequests', [roomId])
+    return { status: 200, body: { requests: this.inputRequestsOf.get(roomId) ?? [] } }
+  }
+  async respondToInput(requestId: string, response: unknown): Promise<GatewayResponse> {
+    this.record('respondToInput', [requestId, response])
+    return this.respond(requestId, response)
+  }
+  openSensitiveForm(requestId: string, ...rest: unknown[]) {
+    this.record('openSensitiveForm', [requestId, ...rest])
+    return Promise.resolve({ status: 'cancelled' })
+  }
+  rejectApprovalForMessage(approvalId: string, ...rest: unknown[]) {
+    this.record('rejectApprovalForMessage', [approvalId, ...rest])
+    return this.reject(approvalId)
+  }
   reviewApproval(approvalId: string, ...rest: unknown[]) {
     this.record('reviewApproval', [approvalId, ...rest])
     return this.review(approvalId)
@@ -153,6 +177,36 @@ export function approvalFixture(overrides: Partial<ApprovalSummary> = {}): Appro
     status: 'pending',
     createdAt: 2_000,
     expiresAt: 122_000,
+    ...overrides,
+  }
+}
+
+export function questionRequestFixture(
+  overrides: Partial<InputRequestRecord> = {},
+): InputRequestRecord {
+  return {
+    id: 'in-1',
+    roomId: 'room-1',
+    turnId: 'turn-1',
+    kind: 'questions',
+    questions: [
+      {
+        id: 'q1',
+        title: 'Environment',
+        text: 'Where should I deploy?',
+        options: [{ label: 'staging', explanation: 'safe to break' }, { label: 'production' }],
+        secret: false,
+      },
+    ],
+    form: null,
+    blocking: false,
+    timing: { silentMs: 60_000, countdownMs: 60_000 },
+    sensitive: false,
+    status: 'pending',
+    answers: null,
+    content: null,
+    createdAt: 3_000,
+    resolvedAt: null,
     ...overrides,
   }
 }

@@ -1,0 +1,202 @@
+import type { Page } from 'playwright-core'
+import type { CaseContext, CaseDefinition } from '../case-runner.ts'
+import { gui, openRoom, sendViaComposer, waitFor } from '../workbench-ui.ts'
+import { scenario } from './manual-cases.ts'
+
+/** Selectors of the question and form cards (src/renderer/workbench). */
+const Q = {
+  openCard: '[data-testid="pending-inputs"] [data-testid="question-card"]',
+  openForm: '[data-testid="pending-inputs"] [data-testid="form-card"]',
+  closed: (kind: 'question' | 'form', outcome: string) =>
+    `[data-testid="timeline"] [data-testid="${kind}-card"][data-outcome="${outcome}"]`,
+  send: '[data-testid="question-send"]',
+  dismiss: '[data-testid="question-dismiss"]',
+  countdown: '[data-testid="question-countdown"]',
+  formSend: '[data-testid="form-send"]',
+  formDecline: '[data-testid="form-decline"]',
+} as const
+
+const SECRET = 'smoke-secret-7f3a9c-never-kept'
+
+interface InputRequest {
+  id: string
+  status: string
+  answers: unknown
+}
+
+async function requests(page: Page, roomId: string): Promise<InputRequest[]> {
+  const response = await gui<{ body: { requests: InputRequest[] } }>(page, 'inputRequests', roomId)
+  return response.body.requests
+}
+
+async function timelineText(page: Page, roomId: string): Promise<string> {
+  const response = await gui<{ body: { messages: Array<{ text: string }> } }>(
+    page,
+    'timeline',
+    roomId,
+  )
+  return response.body.messages.map((message) => message.text).join('\n')
+}
+
+/** Waits for a message in the room containing `text`. */
+function messageContaining(page: Page, roomId: string, text: string) {
+  return waitFor(async () => {
+    const all = await timelineText(page, roomId)
+    return all.includes(text) ? all : undefined
+  }, `a message containing "${text}"`)
+}
+
+async function openScenarioRoom(context: CaseContext): Promise<{ page: Page; roomId: string }> {
+  const { roomId } = scenario(context)
+  const page = await context.driver.workbench()
+  if ((await page.locator(`[data-testid="room-view"][data-room-id="${roomId}"]`).count()) === 0) {
+    await openRoom(page, roomId)
+  }
+  return { page, roomId }
+}
+
+export const questionCases: CaseDefinition[] = [
+  {
+    id: 'question-answered',
+    title: 'The agent asks two questions; Send is enabled only once both are answered',
+    async run(context) {
+      const { page, roomId } = await openScenarioRoom(context)
+      await sendViaComposer(
+        page,
+        [
+          'ask Environment | Where should I deploy? | staging = safe to break | production = the real thing',
+          'ask Notes | Anything I should know?',
+        ].join('\n'),
+      )
+      await page.waitForSelector(Q.openCard)
+      const send = page.locator(`${Q.openCard} ${Q.send}`)
+      context.check('Send starts disabled', await send.isDisabled())
+      await page.getByLabel(/staging/).check()
+      context.check('Send stays disabled with one question answered', await send.isDisabled())
+      await page.locator(`${Q.openCard} textarea`).nth(1).fill('ship after lunch')
+      context.check('Send is enabled once every question is answered', await send.isEnabled())
+      await context.screenshot(page, 'question-card.png', 'Two questions with options and answers')
+      await send.click()
+      await page.waitForSelector(Q.closed('question', 'answered'))
+      const said = await messageContaining(page, roomId, 'Environment: staging')
+      context.check(
+        'the agent received the answers',
+        said.includes('Notes: ship after lunch'),
+        said,
+      )
+    },
+  },
+  {
+    id: 'question-dismissed',
+    title: 'Dismiss closes a question without an answer; the agent goes on',
+    async run(context) {
+      const { page, roomId } = await openScenarioRoom(context)
+      await sendViaComposer(page, 'ask Name | What should I call the report?\nlist')
+      await page.waitForSelector(Q.openCard)
+      await page.click(`${Q.openCard} ${Q.dismiss}`)
+      await page.waitForSelector(Q.closed('question', 'dismissed'))
+      const said = await messageContaining(page, roomId, 'The question was dismissed')
+      context.check('the timeline says it was dismissed', said.length > 0)
+      const [latest] = (await requests(page, roomId)).slice(-1)
+      context.check(
+        'the runtime recorded dismissed',
+        latest?.status === 'dismissed',
+        latest?.status,
+      )
+      await context.screenshot(page, 'question-dismissed.png', 'A dismissed question')
+    },
+  },
+  {
+    id: 'question-auto-resolved',
+    title: 'An unanswered question counts down and resolves itself (shortened wait)',
+    async run(context) {
+      const { roomId } = scenario(context)
+      await context.driver.restartRuntime({ questionPhaseMs: 2_000 })
+      const page = await context.driver.reloadWorkbench()
+      await openRoom(page, roomId)
+      await sendViaComposer(page, 'ask Color | Which color should the button be?')
+      await page.waitForSelector(Q.openCard)
+      await page.waitForSelector(Q.countdown, { timeout: 10_000 })
+      const shown = (await page.textContent(Q.countdown)) ?? ''
+      context.check(
+        'a countdown shows in the second phase',
+        /Auto-resolves in 0m 0\ds/.test(shown),
+        shown,
+      )
+      await context.screenshot(page, 'question-countdown.png', 'A question counting down')
+      await page.waitForSelector(Q.closed('question', 'autoResolved'), { timeout: 15_000 })
+      const said = await messageContaining(page, roomId, 'closed automatically')
+      context.check('a notice says it closed and the agent went on', said.includes('went on'), said)
+      await context.driver.restartRuntime({ questionPhaseMs: 60_000 })
+      await context.driver.reloadWorkbench()
+    },
+  },
+  {
+    id: 'form-submitted-and-declined',
+    title: 'A form from a schema is sent once its required fields are filled; another is declined',
+    async run(context) {
+      const { page, roomId } = await openScenarioRoom(context)
+      const schema = {
+        type: 'object',
+        properties: {
+          service: { type: 'string', title: 'Service', description: 'As in the registry' },
+          replicas: { type: 'integer', title: 'Replicas', minimum: 1 },
+          canary: { type: 'boolean', title: 'Canary first' },
+          region: { type: 'string', title: 'Region', enum: ['eu', 'us'] },
+        },
+        required: ['service', 'replicas'],
+      }
+      await sendViaComposer(page, `form Deploy details :: ${JSON.stringify(schema)}`)
+      await page.waitForSelector(Q.openForm)
+      const send = page.locator(`${Q.openForm} ${Q.formSend}`)
+      context.check('Send starts disabled', await send.isDisabled())
+      await page.getByLabel(/Service/).fill('web')
+      await page.getByLabel(/Replicas/).fill('3')
+      await page.getByLabel('eu', { exact: true }).check()
+      context.check('Send is enabled once the required fields are filled', await send.isEnabled())
+      await context.screenshot(page, 'form-card.png', 'A form built from a requested schema')
+      await send.click()
+      await page.waitForSelector(Q.closed('form', 'accepted'))
+      const said = await messageContaining(page, roomId, 'replicas = 3')
+      context.check('the agent received the values', said.includes('region = "eu"'), said)
+
+      await sendViaComposer(page, 'form Anything else about the release?')
+      await page.waitForSelector(Q.openForm)
+      await page.click(`${Q.openForm} ${Q.formDecline}`)
+      await page.waitForSelector(Q.closed('form', 'declined'))
+      const declined = await messageContaining(page, roomId, 'The form was declined.')
+      context.check('the agent heard decline', declined.length > 0)
+    },
+  },
+  {
+    id: 'secret-answer-absent',
+    title: 'A secret answer reaches the agent but not history, the audit log or the page',
+    async run(context) {
+      const { page, roomId } = await openScenarioRoom(context)
+      await sendViaComposer(page, 'ask --secret Token | Paste the deploy token')
+      await page.waitForSelector(Q.openCard)
+      const field = page.locator(`${Q.openCard} input[type="password"]`)
+      context.check('the answer field is masked', (await field.count()) === 1)
+      await field.fill(SECRET)
+      await page.click(`${Q.openCard} ${Q.send}`)
+      await page.waitForSelector(Q.closed('question', 'answered'))
+      const saved = await page.textContent(
+        `${Q.closed('question', 'answered')} [data-testid="question-answer-saved"]`,
+      )
+      context.check(
+        'the card says an answer was saved',
+        saved === 'An answer was saved.',
+        saved ?? '',
+      )
+      const said = await messageContaining(page, roomId, 'Token: answer saved.')
+      context.check('the timeline keeps no secret', !said.includes(SECRET))
+      const listed = JSON.stringify(await requests(page, roomId))
+      context.check('the stored request keeps no secret', !listed.includes(SECRET))
+      const { client } = await context.driver.runtime()
+      const audit = JSON.stringify((await client.raw('GET', '/v1/audit/export')).body)
+      context.check('the audit log keeps no secret', !audit.includes(SECRET))
+      context.check('the page keeps no secret', !(await page.content()).includes(SECRET))
+      await context.screenshot(page, 'question-secret-saved.png', 'A secret answer shown as saved')
+    },
+  },
+]

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto'
+import type { ConsentAnswer } from '../../common/consent-view.ts'
+import type { RequestedSchema } from '../../common/form-content.ts'
+import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
+import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
+import type { InputRequestRecord } from '../../runtime/contracts/input-request.ts'
+import type { PermissionMode } from '../../runtime/contracts/policy-axes.ts'
+import type { RoomPermissions } from '../../runtime/contracts/room.ts'
+import type { ProtectedWindow } from './host-port.ts'
+import type { RuntimeClient } from './runtime-client.ts'
+import type { RuntimeConnection } from './runtime-supervisor.ts'
+import { submitProtectedForm } from './sensitive-form.ts'
+
+/** The open prompts of the consent controller, and what a decision on each
+ *  does once the controller has accepted it from the prompt's own window. */
+
+export type ConsentOutcome =
+  | {
+      status: 'decided'
+      decision: 'allow-once' | 'allow-always' | 'deny'
+      approval: ApprovalRecord
+    }
+  | { status: 'changed'; permissions: RoomPermissions }
+  | { status: 'submitted'; request: InputRequestRecord }
+  | { status: 'unchanged'; permissions: RoomPermissions }
+  | { status: 'cancelled' }
+  | { status: 'expired' }
+  | { status: 'closed'; reason: string }
+  | { status: 'failed'; error: string }
+
+export interface PromptBase {
+  promptId: string
+  window: ProtectedWindow
+  instanceId: string
+  used: boolean
+  finished: boolean
+  outcome: Promise<ConsentOutcome>
+  finish: (outcome: ConsentOutcome) => void
+  timer?: ReturnType<typeof setTimeout>
+}
+
+export interface ApprovalPrompt extends PromptBase {
+  kind: 'approval'
+  approvalId: string
+  actionDigest: string
+  expiresAt: number
+}
+
+export interface ModePrompt extends PromptBase {
+  kind: 'mode-change'
+  roomId: string
+  mode: PermissionMode
+  expectedRevision: number
+}
+
+export interface FormPrompt extends PromptBase {
+  kind: 'form'
+  requestId: string
+  schema: RequestedSchema
+  values?: unknown
+}
+
+export type Prompt = ApprovalPrompt | ModePrompt | FormPrompt
+
+export interface ApplyDeps {
+  client: RuntimeClient
+  /** The runtime now: a decision applies only to the instance its window
+   *  was opened for. */
+  connection: RuntimeConnection | undefined
+  now: number
+  randomBytes: (size: number) => Buffer
+}
+
+/** Mints the consent token for the person's answer (approvals and mode
+ *  changes) or submits a sensitive form, and reports the outcome. */
+export async function applyAnswer(
+  prompt: Prompt,
+  answer: ConsentAnswer,
+  deps: ApplyDeps,
+): Promise<ConsentOutcome> {
+  const connection = deps.connection
+  // Mint only for the instance the window was opened for: after a restart
+  // the approval belongs to a dead instance and must not be decided.
+  if (!connection || connection.instanceId !== prompt.instanceId) {
+    return { status: 'closed', reason: 'the runtime restarted' }
+  }
+  const now = deps.now
+  const random = deps.randomBytes
+  if (prompt.kind === 'form') {
+    const answered = answer === 'submit' ? 'submit' : 'decline'
+    return submitProtectedForm(
+      deps.client,
+      prompt.requestId,
+      prompt.schema,
+      answered,
+      prompt.values,
+    )
+  }
+  if (prompt.kind === 'approval') {
+    if (now >= prompt.expiresAt) return { status: 'expired' }
+    const decision = answer as 'allow-once' | 'allow-always' | 'deny'
+    const token = mintConsentToken({
+      key: connection.consentKey,
+      now,
+      lifetimeMs: CONSENT_LIFETIME_MS,
+      randomBytes: random,
+      grant: {
+        kind: 'approval',
+        subject: {
+          approvalId: prompt.approvalId,
+          decision,
+          actionDigest: prompt.actionDigest,
+          instanceId: connection.instanceId,
+        },
+      },
+    })
+    const response = await deps.client.decideApproval(
+      prompt.approvalId,
+      decision,
+      token,
+      prompt.actionDigest,
+    )
+    if (response.status === 410) return { status: 'expired' }
+    if (response.status !== 200) {
+      const body = response.body as { error?: string } | null
+      return { status: 'failed', error: body?.error ?? `the runtime answered ${response.status}` }
+    }
+    const { approval } = response.body as { approval: ApprovalRecord }
+    return { status: 'decided', decision, approval }
+  }
+  const clientRequestId = randomUUID()
+  const change = {
+    clientRequestId,
+    expectedRevision: prompt.expectedRevision,
+    mode: prompt.mode,
+  }
+  const token = mintConsentToken({
+    key: connection.consentKey,
+    now,
+    lifetimeMs: CONSENT_LIFETIME_MS,
+    randomBytes: random,
+    grant: {
+      kind: 'room-permission',
+      subject: { roomId: prompt.roomId, ...change, instanceId: connection.instanceId },
+    },
+  })
+  const permissions = await deps.client.changePermissions(prompt.roomId, change, token)
+  return { status: 'changed', permissions }
+}

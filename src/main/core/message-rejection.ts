@@ -1,0 +1,81 @@
+import { randomBytes as nodeRandomBytes } from 'node:crypto'
+import { z } from 'zod'
+import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
+import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
+import type { RuntimeClient } from './runtime-client.ts'
+import type { RuntimeConnection } from './runtime-supervisor.ts'
+
+/** The one decision main mints without the protected window. A deny never
+ *  widens anything: at worst an action the person wanted does not run. */
+const DENY_ONLY = 'deny' as const
+
+/** `assentGui.rejectApprovalForMessage(approvalId)`: an id and nothing else.
+ *  A decision, a digest or any extra argument is refused, so the workbench
+ *  cannot turn this path into an allow. */
+export const RejectForMessageArgsSchema = z.tuple([z.string().regex(/^[A-Za-z0-9_-]{1,128}$/)])
+
+export type MessageRejectionOutcome =
+  | { status: 'rejected'; approval: ApprovalRecord }
+  /** Nothing was pending any more (decided, expired): nothing to do. */
+  | { status: 'not-pending' }
+  | { status: 'failed'; error: string }
+
+export interface MessageRejectionOptions {
+  client: Pick<RuntimeClient, 'getApproval' | 'decideApproval'>
+  connection: () => RuntimeConnection | undefined
+  now?: () => number
+  randomBytes?: (size: number) => Buffer
+  /** Closes a protected review still open for the approval. */
+  closeReview?: (approvalId: string) => void
+}
+
+/**
+ * When the person sends a message while an approval card is open, that
+ * approval is closed as rejected first. Main mints the token itself, bound
+ * to the approval's current digest like any other, but its decision is the
+ * constant `deny`: nothing the workbench passes can change it.
+ */
+export async function rejectApprovalForMessage(
+  options: MessageRejectionOptions,
+  args: unknown,
+): Promise<MessageRejectionOutcome> {
+  const parsed = RejectForMessageArgsSchema.safeParse(args)
+  if (!parsed.success) {
+    throw new Error(
+      'refused: rejectApprovalForMessage(approvalId) takes exactly one id; it can only deny',
+    )
+  }
+  const [approvalId] = parsed.data
+  const connection = options.connection()
+  if (!connection) throw new Error('the runtime is not running')
+  const view = await options.client.getApproval(approvalId)
+  if (view.approval.status !== 'pending') return { status: 'not-pending' }
+  const token = mintConsentToken({
+    key: connection.consentKey,
+    now: (options.now ?? Date.now)(),
+    lifetimeMs: CONSENT_LIFETIME_MS,
+    randomBytes: options.randomBytes ?? nodeRandomBytes,
+    grant: {
+      kind: 'approval',
+      subject: {
+        approvalId,
+        decision: DENY_ONLY,
+        actionDigest: view.actionDigest,
+        instanceId: connection.instanceId,
+      },
+    },
+  })
+  const response = await options.client.decideApproval(
+    approvalId,
+    DENY_ONLY,
+    token,
+    view.actionDigest,
+  )
+  if (response.status === 409 || response.status === 410) return { status: 'not-pending' }
+  if (response.status !== 200) {
+    const body = response.body as { error?: string } | null
+    return { status: 'failed', error: body?.error ?? `the runtime answered ${response.status}` }
+  }
+  options.closeReview?.(approvalId)
+  return { status: 'rejected', approval: (response.body as { approval: ApprovalRecord }).approval }
+}

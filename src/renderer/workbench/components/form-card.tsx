@@ -1,0 +1,342 @@
+import { useId, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import {
+  formContentProblem,
+  isEnumField,
+  type FormContent,
+  type FormField,
+  type FormValue,
+  type RequestedSchema,
+} from '../../../common/form-content.ts'
+import type { FormOutcomeAction } from '../gui/workbench-api.ts'
+import { messageOf } from '../gui/workbench-api.ts'
+import type { InputCard } from '../state/input-cards.ts'
+
+export interface FormCardProps {
+  card: InputCard
+  onRespond: (action: FormOutcomeAction, content?: FormContent) => Promise<void>
+  /** Opens a sensitive form in the protected window (main's job). */
+  onOpenProtected?: () => void
+}
+
+/** The content a form starts with: defaults, and every switch off, since a
+ *  switch always counts as filled. */
+export function initialContent(schema: RequestedSchema | undefined): FormContent {
+  if (!schema) return {}
+  const content: FormContent = {}
+  for (const [name, field] of Object.entries(schema.properties)) {
+    if (field.type === 'boolean') content[name] = field.default ?? false
+    else if (field.default !== undefined) content[name] = field.default
+  }
+  return content
+}
+
+/** Checks the content the same way the runtime will; without a schema the
+ *  form is one text field sent as `answer`. */
+export function formProblem(schema: RequestedSchema | undefined, content: FormContent) {
+  if (schema) return formContentProblem(schema, content)
+  return typeof content.answer === 'string' && content.answer.trim() !== '' ? null : 'answer'
+}
+
+/**
+ * An MCP server's form (elicitation). Send is enabled only when the content
+ * fits the schema; Decline sends `decline`, the close button `cancel`.
+ * Nothing is remembered. A sensitive form is never filled in here: the card
+ * only offers to open it in the protected window.
+ */
+export function FormCard({ card, onRespond, onOpenProtected }: FormCardProps) {
+  const { t } = useTranslation()
+  const { request } = card
+  const schema = request.form?.requestedSchema
+  const [content, setContent] = useState<FormContent>(() => initialContent(schema))
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | undefined>(undefined)
+  const inFlight = useRef(false)
+  const open = request.status === 'pending' && !card.stale
+
+  if (!open) return <ClosedFormCard card={card} />
+
+  const run = async (action: FormOutcomeAction, values?: FormContent) => {
+    if (inFlight.current) return
+    inFlight.current = true
+    setBusy(true)
+    setError(undefined)
+    try {
+      await onRespond(action, values)
+    } catch (failure) {
+      inFlight.current = false
+      setError(t('workbench.form.failed', { reason: messageOf(failure) }))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const set = (name: string, value: FormValue | undefined) =>
+    setContent((current) => {
+      const next = { ...current }
+      if (value === undefined) delete next[name]
+      else next[name] = value
+      return next
+    })
+
+  return (
+    <article className="card card--form" data-testid="form-card" data-request-id={request.id}>
+      <header className="card__header">
+        <p className="card__eyebrow">{t('workbench.form.heading')}</p>
+        <button
+          type="button"
+          className="link-button card__close"
+          data-testid="form-close"
+          aria-label={t('workbench.form.close')}
+          disabled={busy}
+          onClick={() => void run('cancel')}
+        >
+          ×
+        </button>
+      </header>
+      <p className="form__message">{request.form?.message}</p>
+      {request.sensitive ? (
+        <p className="card__note" data-testid="form-sensitive">
+          {t('workbench.form.sensitive')}
+        </p>
+      ) : schema ? (
+        Object.entries(schema.properties).map(([name, field]) => (
+          <FieldInput
+            key={name}
+            name={name}
+            field={field}
+            required={(schema.required ?? []).includes(name)}
+            value={content[name]}
+            disabled={busy}
+            onChange={(value) => set(name, value)}
+          />
+        ))
+      ) : (
+        <AnswerField
+          value={typeof content.answer === 'string' ? content.answer : ''}
+          disabled={busy}
+          onChange={(value) => set('answer', value)}
+        />
+      )}
+      <p className="card__note">{t('workbench.form.nothingRemembered')}</p>
+      <div className="card__actions">
+        <button
+          type="button"
+          className="button"
+          data-testid="form-decline"
+          disabled={busy}
+          onClick={() => void run('decline')}
+        >
+          {t('workbench.form.decline')}
+        </button>
+        {request.sensitive ? (
+          onOpenProtected ? (
+            <button
+              type="button"
+              className="button button--primary"
+              data-testid="form-open-protected"
+              onClick={onOpenProtected}
+            >
+              {t('workbench.form.openProtected')}
+            </button>
+          ) : null
+        ) : (
+          <button
+            type="button"
+            className="button button--primary"
+            data-testid="form-send"
+            disabled={busy || formProblem(schema, content) !== null}
+            onClick={() => void run('accept', content)}
+          >
+            {busy ? t('workbench.form.sending') : t('workbench.form.send')}
+          </button>
+        )}
+      </div>
+      {error ? (
+        <p className="card__error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </article>
+  )
+}
+
+function AnswerField(props: {
+  value: string
+  disabled: boolean
+  onChange: (value: string) => void
+}) {
+  const { t } = useTranslation()
+  const id = useId()
+  return (
+    <div className="form__field">
+      <label className="form__label" htmlFor={id}>
+        {t('workbench.form.answer')}
+      </label>
+      <textarea
+        id={id}
+        className="form__answer"
+        data-testid="form-answer"
+        rows={5}
+        value={props.value}
+        disabled={props.disabled}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+    </div>
+  )
+}
+
+const INPUT_TYPES = { email: 'email', uri: 'url', date: 'date' } as const
+
+function FieldInput(props: {
+  name: string
+  field: FormField
+  required: boolean
+  value: FormValue | undefined
+  disabled: boolean
+  onChange: (value: FormValue | undefined) => void
+}) {
+  const { t } = useTranslation()
+  const id = useId()
+  const { field, value, onChange } = props
+  const label = (
+    <span className="form__label" id={`${id}-label`}>
+      {field.title ?? props.name}
+      {props.required ? (
+        <span className="form__required"> ({t('workbench.form.required')})</span>
+      ) : null}
+    </span>
+  )
+  const description = field.description ? (
+    <p className="form__description" id={`${id}-description`}>
+      {field.description}
+    </p>
+  ) : null
+  const common = {
+    id,
+    disabled: props.disabled,
+    'data-field': props.name,
+    'aria-describedby': field.description ? `${id}-description` : undefined,
+  }
+
+  if (field.type === 'boolean') {
+    return (
+      <div className="form__field form__field--switch">
+        <label className="form__switch" htmlFor={id}>
+          <input
+            {...common}
+            type="checkbox"
+            role="switch"
+            checked={value === true}
+            onChange={(event) => onChange(event.target.checked)}
+          />
+          {label}
+        </label>
+        {description}
+      </div>
+    )
+  }
+  if (field.type === 'array' || isEnumField(field)) {
+    const multiple = field.type === 'array'
+    const choices = field.type === 'array' ? field.items.enum : field.enum
+    const names = field.type === 'array' ? undefined : field.enumNames
+    const chosen = Array.isArray(value) ? value : []
+    return (
+      <fieldset className="form__field" aria-labelledby={`${id}-label`} disabled={props.disabled}>
+        <legend>{label}</legend>
+        {description}
+        {choices.map((choice, index) => (
+          <label key={choice} className="form__choice">
+            <input
+              type={multiple ? 'checkbox' : 'radio'}
+              name={id}
+              data-field={props.name}
+              value={choice}
+              checked={multiple ? chosen.includes(choice) : value === choice}
+              onChange={(event) => {
+                if (!multiple) return onChange(choice)
+                const next = event.target.checked
+                  ? [...chosen, choice]
+                  : chosen.filter((item) => item !== choice)
+                onChange(next.length > 0 ? next : undefined)
+              }}
+            />
+            <span>{names?.[index] ?? choice}</span>
+          </label>
+        ))}
+      </fieldset>
+    )
+  }
+  if (field.type === 'number' || field.type === 'integer') {
+    return (
+      <div className="form__field">
+        <label htmlFor={id}>{label}</label>
+        {description}
+        <input
+          {...common}
+          type="number"
+          inputMode={field.type === 'integer' ? 'numeric' : 'decimal'}
+          step={field.type === 'integer' ? 1 : 'any'}
+          value={typeof value === 'number' ? String(value) : ''}
+          onChange={(event) =>
+            onChange(event.target.value === '' ? undefined : Number(event.target.value))
+          }
+        />
+      </div>
+    )
+  }
+  const format = 'format' in field ? field.format : undefined
+  return (
+    <div className="form__field">
+      <label htmlFor={id}>{label}</label>
+      {description}
+      <input
+        {...common}
+        type={
+          format && format in INPUT_TYPES ? INPUT_TYPES[format as keyof typeof INPUT_TYPES] : 'text'
+        }
+        spellCheck={false}
+        value={typeof value === 'string' ? value : ''}
+        onChange={(event) => onChange(event.target.value === '' ? undefined : event.target.value)}
+      />
+    </div>
+  )
+}
+
+const FORM_OUTCOMES = {
+  accepted: 'accepted',
+  declined: 'declined',
+  cancelled: 'cancelled',
+  stale: 'stale',
+} as const
+
+function ClosedFormCard({ card }: { card: InputCard }) {
+  const { t } = useTranslation()
+  const { request } = card
+  const status = card.stale ? 'stale' : request.status
+  const outcome =
+    status in FORM_OUTCOMES ? FORM_OUTCOMES[status as keyof typeof FORM_OUTCOMES] : 'stale'
+  return (
+    <article
+      className={`card card--form${outcome === 'stale' ? ' card--stale' : ''}`}
+      data-testid="form-card"
+      data-request-id={request.id}
+      data-outcome={outcome}
+    >
+      <p className="card__eyebrow">
+        {t('workbench.form.heading')} ·{' '}
+        <span className="card__outcome">{t(`workbench.form.outcome.${outcome}`)}</span>
+      </p>
+      <p className="form__message">{request.form?.message}</p>
+      {request.content ? (
+        <dl className="form__values">
+          {Object.entries(request.content).map(([name, value]) => (
+            <div key={name}>
+              <dt>{name}</dt>
+              <dd>{Array.isArray(value) ? value.join(', ') : String(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+    </article>
+  )
+}

@@ -1,0 +1,185 @@
+import { formContentProblem, isSensitiveSchema } from '../contracts/form-schema.ts'
+import type {
+  FormOutcome,
+  FormRequest,
+  InputRequestRecord,
+  InputResponse,
+  Question,
+  QuestionsOutcome,
+  StoredAnswer,
+} from '../contracts/input-request.ts'
+
+export function createQuestionsRequest(input: {
+  id: string
+  roomId: string
+  turnId: string
+  questions: Question[]
+  blocking: boolean
+  timing: InputRequestRecord['timing']
+  now: number
+}): InputRequestRecord {
+  if (input.questions.length === 0) throw new RangeError('a question request needs a question')
+  return {
+    id: input.id,
+    roomId: input.roomId,
+    turnId: input.turnId,
+    kind: 'questions',
+    questions: input.questions,
+    form: null,
+    blocking: input.blocking,
+    timing: input.blocking ? null : input.timing,
+    sensitive: input.questions.some((question) => question.secret),
+    status: 'pending',
+    answers: null,
+    content: null,
+    createdAt: input.now,
+    resolvedAt: null,
+  }
+}
+
+export function createFormRequest(input: {
+  id: string
+  roomId: string
+  turnId: string | null
+  form: FormRequest
+  now: number
+}): InputRequestRecord {
+  return {
+    id: input.id,
+    roomId: input.roomId,
+    turnId: input.turnId,
+    kind: 'form',
+    questions: [],
+    form: input.form,
+    // A form waits for its server, which sets its own timeout: Assent never
+    // answers one on the person's behalf.
+    blocking: true,
+    timing: null,
+    sensitive: isSensitiveSchema(input.form.requestedSchema),
+    status: 'pending',
+    answers: null,
+    content: null,
+    createdAt: input.now,
+    resolvedAt: null,
+  }
+}
+
+/** Where a response came from. Only main's protected window may submit a
+ *  sensitive form: the workbench shows model output and must never see it. */
+export type ResponseSource = 'workbench' | 'protected-window'
+
+export type ResponseResult =
+  | { ok: true; record: InputRequestRecord; outcome: QuestionsOutcome | FormOutcome }
+  | { ok: false; status: 400 | 403 | 409; code: string; message: string }
+
+/**
+ * Applies one response to a pending request and returns both what history
+ * keeps (`record`, redacted) and what the asker receives (`outcome`, in
+ * full). Pure: the caller stores the record and hands on the outcome.
+ */
+export function applyResponse(
+  request: InputRequestRecord,
+  response: InputResponse,
+  source: ResponseSource,
+  now: number,
+): ResponseResult {
+  if (request.status !== 'pending') {
+    return refuse(409, 'not_pending', `the request is no longer waiting (${request.status})`)
+  }
+  const closed = (status: InputRequestRecord['status']) => ({
+    ...request,
+    status,
+    resolvedAt: now,
+  })
+  if (request.kind === 'questions') {
+    switch (response.action) {
+      case 'dismiss':
+        return { ok: true, record: closed('dismissed'), outcome: { status: 'dismissed' } }
+      case 'auto-resolve':
+        if (request.blocking) {
+          return refuse(409, 'blocking', 'a blocking question never times out')
+        }
+        return { ok: true, record: closed('auto-resolved'), outcome: { status: 'auto-resolved' } }
+      case 'answer':
+        return answerQuestions(request, response.answers, now)
+      default:
+        return refuse(400, 'wrong_action', `${response.action} is for forms, not questions`)
+    }
+  }
+  switch (response.action) {
+    case 'decline':
+      return { ok: true, record: closed('declined'), outcome: { action: 'decline' } }
+    case 'cancel':
+      return { ok: true, record: closed('cancelled'), outcome: { action: 'cancel' } }
+    case 'accept': {
+      if (request.sensitive && source !== 'protected-window') {
+        return refuse(403, 'protected_form', 'this form is answered only in the protected window')
+      }
+      const schema = request.form?.requestedSchema
+      const content = response.content
+      const problem = schema ? formContentProblem(schema, content) : answerOnlyProblem(content)
+      if (problem) return refuse(400, 'invalid_content', problem)
+      const values = content as Record<string, string | number | boolean | string[]>
+      return {
+        ok: true,
+        record: { ...closed('accepted'), content: request.sensitive ? null : values },
+        outcome: { action: 'accept', content: values },
+      }
+    }
+    default:
+      return refuse(400, 'wrong_action', `${response.action} is for questions, not forms`)
+  }
+}
+
+/** A form without a schema is one large text field sent as `answer`. */
+function answerOnlyProblem(content: Record<string, unknown>): string | null {
+  const keys = Object.keys(content)
+  if (keys.length !== 1 || keys[0] !== 'answer') return 'content: must be { answer }'
+  return typeof content.answer === 'string' && content.answer.trim() !== ''
+    ? null
+    : 'answer: required'
+}
+
+function answerQuestions(
+  request: InputRequestRecord,
+  answers: Extract<InputResponse, { action: 'answer' }>['answers'],
+  now: number,
+): ResponseResult {
+  const byId = new Map(answers.map((answer) => [answer.questionId, answer]))
+  if (byId.size !== answers.length)
+    return refuse(400, 'invalid_answer', 'a question is answered twice')
+  for (const id of byId.keys()) {
+    if (!request.questions.some((question) => question.id === id)) {
+      return refuse(400, 'invalid_answer', `${id}: not a question of this request`)
+    }
+  }
+  const full: Array<{ questionId: string; option: string | null; text: string }> = []
+  const stored: StoredAnswer[] = []
+  for (const question of request.questions) {
+    const answer = byId.get(question.id)
+    const text = answer?.text?.trim() ?? ''
+    const option =
+      answer?.option === undefined ? null : (question.options[answer.option]?.label ?? undefined)
+    if (option === undefined) return refuse(400, 'invalid_answer', `${question.id}: no such option`)
+    // Send is enabled only when every question is answered; the runtime
+    // holds the same line so a forged call cannot send half an answer.
+    if (option === null && text === '') {
+      return refuse(400, 'invalid_answer', `${question.id}: every question needs an answer`)
+    }
+    full.push({ questionId: question.id, option, text })
+    stored.push(
+      question.secret
+        ? { questionId: question.id, secret: true }
+        : { questionId: question.id, secret: false, option, text },
+    )
+  }
+  return {
+    ok: true,
+    record: { ...request, status: 'answered', answers: stored, resolvedAt: now },
+    outcome: { status: 'answered', answers: full },
+  }
+}
+
+function refuse(status: 400 | 403 | 409, code: string, message: string): ResponseResult {
+  return { ok: false, status, code, message }
+}

@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto'
+import type { DatabaseSync } from 'node:sqlite'
+import {
+  FormRequestSchema,
+  type FormOutcome,
+  type FormRequest,
+  type InputRequestRecord,
+  type InputResponse,
+  type Question,
+  type QuestionsOutcome,
+} from '../contracts/input-request.ts'
+import {
+  applyResponse,
+  createFormRequest,
+  createQuestionsRequest,
+  type ResponseSource,
+} from '../domain/input-request.ts'
+import { Refusal } from '../domain/refusal.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { AuditAppender } from '../store/audit-log.ts'
+import { inTransaction } from '../store/database.ts'
+import type { SqliteInputRequestRepository } from '../store/input-request-repository.ts'
+
+export interface InputRequestServiceOptions {
+  db: DatabaseSync
+  requests: SqliteInputRequestRepository
+  audit: AuditAppender
+  events: EventBus
+  now: () => number
+  /** Whether a room exists; a form for an unknown room is refused. */
+  roomExists: (roomId: string) => boolean
+  /** Each phase of an ordinary question's wait (see `QUESTION_PHASE_MS`). */
+  questionPhaseMs?: number
+  newId?: () => string
+}
+
+/** An ordinary question waits this long silently, then this long with a
+ *  countdown, before the workbench sends an empty answer. */
+export const QUESTION_PHASE_MS = 60_000
+
+type Outcome = QuestionsOutcome | FormOutcome
+
+/**
+ * The lifecycle of questions and forms: create (stored and audited, then
+ * announced), wait, and resolve exactly once (answer, dismiss, auto-resolve,
+ * accept, decline, cancel). The full answer goes only to the waiting asker,
+ * in memory; what is stored, audited and sent as events is redacted: a
+ * secret answer or a sensitive form's content is never written anywhere.
+ */
+export class InputRequestService {
+  private readonly options: InputRequestServiceOptions
+  private readonly newId: () => string
+  private readonly waiters = new Map<string, (outcome: Outcome) => void>()
+
+  constructor(options: InputRequestServiceOptions) {
+    this.options = options
+    this.newId = options.newId ?? randomUUID
+  }
+
+  /** The agent asks one or more questions in a turn and waits for them. */
+  askQuestions(input: {
+    roomId: string
+    turnId: string
+    questions: Question[]
+    blocking: boolean
+  }): { request: InputRequestRecord; outcome: Promise<QuestionsOutcome> } {
+    const phase = this.options.questionPhaseMs ?? QUESTION_PHASE_MS
+    const request = createQuestionsRequest({
+      ...input,
+      id: this.newId(),
+      now: this.options.now(),
+      timing: input.blocking ? null : { silentMs: phase, countdownMs: phase },
+    })
+    const outcome = this.open(request) as Promise<QuestionsOutcome>
+    return { request, outcome }
+  }
+
+  /**
+   * An MCP server's elicitation: shows a form in the room and resolves with
+   * MCP's answer (`accept` with content valid against `requestedSchema`,
+   * `decline` or `cancel`). Never rejects once the form is shown; a form the
+   * runtime stops waiting for (a restart) resolves as `cancel`.
+   */
+  requestForm(
+    roomId: string,
+    form: { message: string; requestedSchema?: unknown },
+    options: { turnId?: string | null } = {},
+  ): Promise<FormOutcome> {
+    const parsed = FormRequestSchema.safeParse(form)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const where = issue?.path.join('.') || 'form'
+      return Promise.reject(new Error(`invalid form request: ${where}: ${issue?.message ?? ''}`))
+    }
+    if (!this.options.roomExists(roomId)) {
+      return Promise.reject(new Error(`invalid form request: unknown room ${roomId}`))
+    }
+    const request = createFormRequest({
+      id: this.newId(),
+      roomId,
+      turnId: options.turnId ?? null,
+      form: parsed.data as FormRequest,
+      now: this.options.now(),
+    })
+    return this.open(request) as Promise<FormOutcome>
+  }
+
+  list(roomId: string): InputRequestRecord[] {
+    return this.options.requests.listByRoom(roomId)
+  }
+
+  get(requestId: string): InputRequestRecord {
+    const request = this.options.requests.get(requestId)
+    if (!request) throw new Refusal(404, 'unknown_request', 'unknown input request')
+    return request
+  }
+
+  /** Applies a response from the workbench or (sensitive forms) from main's
+   *  protected window. A request nobody in this instance waits for is stale. */
+  respond(requestId: string, response: InputResponse, source: ResponseSource): InputRequestRecord {
+    const request = this.get(requestId)
+    const waiter = this.waiters.get(requestId)
+    if (request.status === 'pending' && !waiter) {
+      this.markStale(request)
+      throw new Refusal(409, 'not_pending', 'the request is no longer waiting (stale)')
+    }
+    const result = applyResponse(request, response, source, this.options.now())
+    if (!result.ok) throw new Refusal(result.status, result.code, result.message)
+    this.close(result.record, response.action)
+    this.waiters.delete(requestId)
+    waiter?.(result.outcome)
+    return result.record
+  }
+
+  /** At start: requests a previous instance left pending have nobody
+   *  waiting; they turn stale so the workbench mutes their cards. */
+  staleOrphans(): void {
+    const at = this.options.now()
+    const stale = inTransaction(this.options.db, () => {
+      const marked = this.options.requests.markPendingStale(at)
+      for (const request of marked) {
+        this.options.audit.append({
+          type: 'input_request_stale',
+          subjectId: request.id,
+          payload: { roomId: request.roomId, turnId: request.turnId, kind: request.kind },
+          at,
+        })
+      }
+      return marked
+    })
+    for (const request of stale) {
+      this.options.events.emit('input.resolved', {
+        request: { ...request, status: 'stale', resolvedAt: at },
+      })
+    }
+  }
+
+  /** Resolves every waiter as stale, e.g. when the runtime closes. */
+  abandonAll(): void {
+    for (const [requestId, waiter] of [...this.waiters]) {
+      this.waiters.delete(requestId)
+      const request = this.options.requests.get(requestId)
+      waiter(request?.kind === 'form' ? { action: 'cancel' } : { status: 'stale' })
+    }
+  }
+
+  private open(request: InputRequestRecord): Promise<Outcome> {
+    inTransaction(this.options.db, () => {
+      this.options.requests.insert(request)
+      this.options.audit.append({
+        type: 'input_requested',
+        subjectId: request.id,
+        payload: {
+          roomId: request.roomId,
+          turnId: request.turnId,
+          kind: request.kind,
+          questions: request.questions.length,
+          blocking: request.blocking,
+          sensitive: request.sensitive,
+        },
+        at: request.createdAt,
+      })
+    })
+    const outcome = new Promise<Outcome>((resolve) => this.waiters.set(request.id, resolve))
+    this.options.events.emit('input.requested', { request })
+    this.options.events.emit('timeline.updated', { roomId: request.roomId })
+    return outcome
+  }
+
+  private close(record: InputRequestRecord, action: InputResponse['action']): void {
+    inTransaction(this.options.db, () => {
+      this.options.requests.saveOutcome(record)
+      // Never the answer itself: the audit log outlives every secret, and a
+      // digest of a short answer could be guessed back.
+      this.options.audit.append({
+        type: 'input_resolved',
+        subjectId: record.id,
+        payload: {
+          roomId: record.roomId,
+          turnId: record.turnId,
+          kind: record.kind,
+          action,
+          status: record.status,
+        },
+        at: record.resolvedAt ?? this.options.now(),
+      })
+    })
+    this.options.events.emit('input.resolved', { request: record })
+    this.options.events.emit('timeline.updated', { roomId: record.roomId })
+  }
+
+  private markStale(request: InputRequestRecord): void {
+    const record = { ...request, status: 'stale' as const, resolvedAt: this.options.now() }
+    this.close(record, 'cancel')
+  }
+}
