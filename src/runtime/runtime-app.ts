@@ -11,7 +11,14 @@ import { ApprovalGate } from './gate/approval-gate.ts'
 import { RuleBasedReviewer } from './policy/reviewer.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
+import { GatewayCallService } from './mcp/gateway-call-service.ts'
+import {
+  newGatewayCredential,
+  removeGatewayConnectionFile,
+  writeGatewayConnectionFile,
+} from './mcp/gateway-connection-file.ts'
 import { approvalRoutes } from './server/routes/approval-routes.ts'
+import { gatewayRoutes } from './server/routes/gateway-routes.ts'
 import { roomRoutes } from './server/routes/room-routes.ts'
 import { systemRoutes } from './server/routes/system-routes.ts'
 import { assertRoutesMatchTable } from './server/route-table.ts'
@@ -79,6 +86,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     // An allow-always grant commits with the user's decision or not at all.
     withinDecision: (approval) => {
       if (approval.decision !== 'allow-always' || approval.decidedBy !== 'user') return
+      // An MCP grant answers for one tool of one server, and only while the
+      // server describes that tool exactly as the person saw it.
+      if (approval.kind === 'mcp-tool-call' && approval.mcp) {
+        const grant = {
+          id: randomUUID(),
+          roomId: approval.roomId,
+          toolName: approval.toolName,
+          command: null,
+          mcp: { serverId: approval.mcp.serverId, definitionHash: approval.mcp.definitionHash },
+          approvalId: approval.id,
+          createdAt: now(),
+        }
+        grants.insert(grant)
+        audit.append({ type: 'grant_created', subjectId: grant.id, payload: grant, at: now() })
+        return
+      }
       // A grant answers for one exact command line. Other calls have no key
       // that narrow: a grant for one file write would let every later write
       // through unasked, so there allow-always allows this call only.
@@ -151,15 +174,41 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   // next reads them.
   for (const room of rooms.list()) grants.listActive(room.id)
 
+  const gatewayCalls = new GatewayCallService({
+    db,
+    rooms: roomService,
+    conversations,
+    approvals,
+    grants,
+    audit,
+    gate,
+    events,
+    now,
+    approvalTtlMs: () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+  })
+
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })
   const router = new Router()
   router.add(
     ...systemRoutes({ instanceId, events, audit, settings }),
     ...approvalRoutes({ approvals, gate, verifier, instanceId }),
     ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
+    ...gatewayRoutes({ calls: gatewayCalls }),
   )
   assertRoutesMatchTable(router.patterns)
-  const { server, port } = await startRuntimeServer(router, options.bearerToken, onError)
+  const gatewayCredential = newGatewayCredential()
+  const { server, port } = await startRuntimeServer(
+    router,
+    { bearerToken: options.bearerToken, gatewayCredential },
+    onError,
+  )
+  writeGatewayConnectionFile(options.dataDir, {
+    version: 1,
+    port,
+    instanceId,
+    gatewayCredential,
+    pid: process.pid,
+  })
   const sweeper = setInterval(() => {
     try {
       gate.expireDue()
@@ -176,6 +225,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     runner,
     async close() {
       clearInterval(sweeper)
+      removeGatewayConnectionFile(options.dataDir, instanceId)
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await runner.settled()

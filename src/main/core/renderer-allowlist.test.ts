@@ -41,6 +41,9 @@ describe('renderer allowlist: the classification', () => {
         'PUT /v1/rooms/:roomId/direct/permissions',
         'GET /v1/audit/export',
         'GET /v1/events',
+        'POST /v1/gateway/calls',
+        'GET /v1/gateway/calls/:callId',
+        'POST /v1/gateway/calls/:callId/result',
       ].sort(),
     )
   })
@@ -58,6 +61,7 @@ describe('renderer allowlist: the classification', () => {
       ['GET', '/v1/rooms/:roomId/direct/permissions'],
       ['GET', '/v1/rooms/:roomId/grants'],
       ['DELETE', '/v1/rooms/:roomId/grants/:grantId'],
+      ['DELETE', '/v1/rooms/:roomId/mcp-servers/:serverId/grants'],
       ['POST', '/v1/turns/:turnId/retry'],
       ['POST', '/v1/executions/:executionId/reconcile'],
     ] as const) {
