@@ -60,7 +60,15 @@ channel.onMessage((message) => {
     process.exit(2)
   }
   starting = true
-  const { bearerToken, consentKey, integrityKey, dataDir, approvalTtlMs, scopedRoots } = init.data
+  const {
+    bearerToken,
+    consentKey,
+    integrityKey,
+    dataDir,
+    approvalTtlMs,
+    scopedRoots,
+    mcpConfigPath,
+  } = init.data
   startRuntime({
     bearerToken,
     consentKey: Buffer.from(consentKey, 'base64url'),
@@ -68,6 +76,7 @@ channel.onMessage((message) => {
     dataDir,
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
     ...(scopedRoots === undefined ? {} : { scopedRoots }),
+    ...(mcpConfigPath === undefined ? {} : { mcpConfigPath }),
   }).then(
     (handle) => {
       runtime = handle

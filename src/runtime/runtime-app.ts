@@ -12,6 +12,9 @@ import { RuleBasedReviewer } from './policy/reviewer.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { GatewayCallService } from './mcp/gateway-call-service.ts'
+import { loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
+import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
+import { McpServerRegistry, runtimeMcpTimeoutMs } from './mcp/mcp-server-registry.ts'
 import {
   newGatewayCredential,
   removeGatewayConnectionFile,
@@ -43,6 +46,8 @@ export interface RuntimeOptions {
   integrityKey: Buffer
   dataDir: string
   approvalTtlMs?: number
+  /** mcp.json; `<dataDir>/mcp.json` when absent. */
+  mcpConfigPath?: string
   scopedRoots?: readonly string[]
   now?: () => number
   onError?: (error: unknown) => void
@@ -124,6 +129,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       })
     },
   })
+  const approvalTtlMs = () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS
+  const mcpServers = new McpServerRegistry(
+    loadMcpConfigAtStart(db, options.dataDir, options.mcpConfigPath, audit, now, onError),
+    // Elicitation (a server asking the person for input) plugs in here.
+    { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()) },
+  )
+  const mcp = new McpRoomCalls({
+    db,
+    conversations,
+    grants,
+    audit,
+    gate,
+    events,
+    servers: mcpServers,
+    now,
+    approvalTtlMs,
+  })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({
     db,
@@ -136,7 +158,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     reviewer: new RuleBasedReviewer(),
     agentFor: (agentId) => agents.find((agent) => agent.id === agentId),
     now,
-    approvalTtlMs: () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    approvalTtlMs,
+    mcp,
   })
   const roomService = new RoomService({
     db,
@@ -184,7 +207,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     gate,
     events,
     now,
-    approvalTtlMs: () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    approvalTtlMs,
   })
 
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })
@@ -228,6 +251,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       removeGatewayConnectionFile(options.dataDir, instanceId)
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await mcpServers.close()
       await runner.settled()
       db.close()
     },

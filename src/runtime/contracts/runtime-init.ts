@@ -18,6 +18,8 @@ export const RuntimeInitSchema = z.strictObject({
   dataDir: z.string().min(1).max(4096),
   approvalTtlMs: z.number().int().min(100).max(86_400_000).optional(),
   scopedRoots: z.array(z.string().min(1)).max(32).optional(),
+  /** mcp.json, when not the one in the data dir. */
+  mcpConfigPath: z.string().min(1).max(4096).optional(),
 })
 export type RuntimeInit = z.infer<typeof RuntimeInitSchema>
 

@@ -33,6 +33,9 @@ export interface McpConsentTicket {
  *  only with a decision that was really taken (or a timeout), never guess. */
 export interface McpConsentPort {
   ask(request: McpConsentRequest): Promise<McpConsentTicket>
+  /** Called right before the tool itself is called, allowed or ungated, so
+   *  the caller can durably mark the call as running first. */
+  beforeRun?(): Promise<void> | void
 }
 
 /**
@@ -62,7 +65,10 @@ export async function runGatedMcpCall(
   if (!tool) {
     throw new McpRefusal('not_allowed', `${server.id} does not offer ${toolName}`)
   }
-  if (!server.requires_approval) return connection.callTool(toolName, args)
+  if (!server.requires_approval || server.approvalFreeTools?.includes(toolName)) {
+    await consent.beforeRun?.()
+    return connection.callTool(toolName, args)
+  }
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
   const preview = hasPreview ? await previewText(connection, toolName, args) : null
@@ -97,6 +103,7 @@ export async function runGatedMcpCall(
   }
 
   let result: CallToolResult
+  await consent.beforeRun?.()
   try {
     result = await connection.callTool(toolName, args)
   } catch (error) {

@@ -22,6 +22,10 @@ export type McpElicitationHandler = (
   request: ElicitRequest['params'],
 ) => Promise<ElicitResult>
 
+/** A configured server, plus what only Assent itself may add: tools of its
+ *  built-in server that run without consent. mcp.json cannot set this. */
+export type McpServer = McpServerConfig & { approvalFreeTools?: readonly string[] }
+
 export interface McpConnectionOptions {
   /** How long one downstream request may take. Must outlast the consent
    *  window: a call the person is still reading must never be cut short by
@@ -30,6 +34,9 @@ export interface McpConnectionOptions {
   onElicitation?: McpElicitationHandler
   /** Where a stdio server's stderr goes; `inherit` by default. */
   stderr?: 'inherit' | 'ignore'
+  /** Replaces the configured transport (the built-in server runs in
+   *  process, over an in-memory pair). */
+  transportFactory?: () => Transport
 }
 
 /**
@@ -38,12 +45,12 @@ export interface McpConnectionOptions {
  * outside `allowed_tools` is neither visible nor callable through here.
  */
 export class McpConnection {
-  readonly server: McpServerConfig
+  readonly server: McpServer
   private readonly options: McpConnectionOptions
   private client: Client | undefined
   private closed = false
 
-  constructor(server: McpServerConfig, options: McpConnectionOptions) {
+  constructor(server: McpServer, options: McpConnectionOptions) {
     this.server = server
     this.options = options
   }
@@ -130,6 +137,7 @@ export class McpConnection {
   }
 
   private transport(): Transport {
+    if (this.options.transportFactory) return this.options.transportFactory()
     const transport = this.server.transport
     if (transport.type === 'streamable-http') {
       return new StreamableHTTPClientTransport(new URL(transport.url))
