@@ -99,6 +99,14 @@ export function renderConsentView(document: Document, page: ConsentPage, view: C
     text('room', view.roomLabel)
     text('digest', `${view.digestPrefix}…`)
     text('arguments', view.argumentsText)
+    text('mcpServerLabel', translate(view.lang, 'consent.label.mcpServer'))
+    text('mcpDescriptionLabel', translate(view.lang, 'consent.label.toolDescription'))
+    text('mcpPreviewLabel', translate(view.lang, 'consent.label.preview'))
+    text('mcpServer', view.mcp?.serverName ?? '')
+    text('mcpDescription', view.mcp?.toolDescription ?? '')
+    text('mcpPreview', view.mcp?.previewText ?? '')
+    elements.mcpSection.hidden = view.mcp === undefined
+    elements.mcpPreviewSection.hidden = (view.mcp?.previewText ?? null) === null
   } else {
     labels(MODE_CHANGE_LABELS, view.lang)
     const from = translate(view.lang, `mode.${view.fromMode}.name`)

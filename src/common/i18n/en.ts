@@ -21,6 +21,9 @@ export const en = {
       sandboxMode: 'Sandbox mode',
       room: 'Room',
       actionDigest: 'Action digest',
+      mcpServer: 'MCP server',
+      toolDescription: 'What the server says this tool does',
+      preview: 'Preview from the server (nothing has run yet)',
     },
     button: {
       allowOnce: 'Allow once',
@@ -118,6 +121,8 @@ export const en = {
     },
     card: {
       tool: 'Tool',
+      mcpServer: 'MCP server',
+      toolDescription: 'The server says',
       workingDirectory: 'Working directory',
       arguments: 'Arguments',
       argumentsPending: 'The full arguments appear when the conversation refreshes.',

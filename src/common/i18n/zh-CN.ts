@@ -19,6 +19,9 @@ export const zhCN: Catalog = {
       sandboxMode: '沙盒模式',
       room: '房间',
       actionDigest: '操作摘要值',
+      mcpServer: 'MCP 服务器',
+      toolDescription: '服务器对此工具的说明',
+      preview: '服务器提供的预览（尚未执行任何操作）',
     },
     button: {
       allowOnce: '允许一次',
@@ -115,6 +118,8 @@ export const zhCN: Catalog = {
     },
     card: {
       tool: '工具',
+      mcpServer: 'MCP 服务器',
+      toolDescription: '服务器的说明',
       workingDirectory: '工作目录',
       arguments: '参数',
       argumentsPending: '对话刷新后会显示完整参数。',

@@ -135,6 +135,15 @@ export class ConsentController {
         sandboxMode: view.action.sandboxMode,
         roomLabel,
         digestPrefix: view.actionDigest.slice(0, 12),
+        ...(view.action.mcp === undefined
+          ? {}
+          : {
+              mcp: {
+                serverName: view.action.mcp.serverName,
+                toolDescription: view.action.mcp.toolDescription,
+                previewText: view.action.mcp.preview,
+              },
+            }),
         lang: preferences.lang,
         theme: preferences.theme,
         enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,

@@ -32,7 +32,13 @@ export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
         ) : (
           <ul className="grants__list">
             {grants.map((grant) => {
-              const what = grant.command ? grant.command.join(' ') : grant.toolName
+              // An MCP grant names its server: the same tool name on two
+              // servers is two different things to allow.
+              const what = grant.command
+                ? grant.command.join(' ')
+                : grant.mcp
+                  ? `${grant.mcp.serverId}: ${grant.toolName}`
+                  : grant.toolName
               return (
                 <li
                   key={grant.id}
@@ -41,7 +47,7 @@ export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
                   data-grant-id={grant.id}
                 >
                   <span className="grants__what">
-                    <span className="mono">{grant.toolName}</span>
+                    <span className="mono">{grant.mcp ? what : grant.toolName}</span>
                     {grant.command ? <code className="grants__command">{what}</code> : null}
                   </span>
                   <button
