@@ -13,6 +13,8 @@ export const REQUIRED_SCREENSHOTS = [
   'protected-approval-zh-dark.png',
   'approval-narrow-composer.png',
   'approval-expired.png',
+  'mcp-tool-call-card.png',
+  'protected-mcp-tool-call.png',
 ] as const
 
 export type Verdict = { ok: true; report: SmokeReport } | { ok: false; problems: string[] }

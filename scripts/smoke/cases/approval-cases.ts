@@ -1,5 +1,6 @@
 import type { CaseDefinition } from '../case-runner.ts'
 import { manualCases } from './manual-cases.ts'
+import { mcpCases } from './mcp-cases.ts'
 import { displayCases, permissionCases } from './permission-cases.ts'
 
 /**
@@ -10,6 +11,7 @@ import { displayCases, permissionCases } from './permission-cases.ts'
  */
 export const APPROVAL_CASES: readonly CaseDefinition[] = [
   ...manualCases,
+  ...mcpCases,
   ...displayCases,
   ...permissionCases,
 ]
