@@ -181,6 +181,29 @@ describe('MCP tools behind the consent window, through assent-gateway', () => {
     expect(await roomGrants(harness, room.id)).toEqual([])
   })
 
+  it('refuses to run when the previewed state changed after the person allowed it', async () => {
+    const note = join(fixture.notesDir, 'shared.txt')
+    await writeFile(note, 'version 1')
+    const before = await runsOf(fixture)
+    const call = refusalOf(
+      agent.callTool(
+        { name: 'notes__write_note', arguments: { name: 'shared.txt', text: 'version 2' } },
+        undefined,
+        callOptions,
+      ),
+    )
+    const view = await nextPendingApproval(harness)
+    expect(view.action.mcp?.preview).toBe('shared.txt: "version 1" -> "version 2"')
+    // Someone else changes the note while the person reads the preview.
+    await writeFile(note, 'changed meanwhile')
+    expect(await decide(harness, view, 'allow-once')).toBe(200)
+    const error = await call
+    expect(error.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+    expect(error.data).toEqual({ reason: 'not_allowed', detail: 'preview_changed' })
+    expect(await readFile(note, 'utf8')).toBe('changed meanwhile')
+    expect(await runsOf(fixture)).toEqual(before)
+  })
+
   it('leaves a clear record when the server crashes in the middle of an allowed call', async () => {
     const call = agent.callTool(
       { name: 'notes__write_note', arguments: { name: 'crash.txt', text: '__crash__' } },

@@ -12,6 +12,7 @@ import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/con
 import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
 import { PermissionModeSchema, type PermissionMode } from '../../runtime/contracts/policy-axes.ts'
 import type { RoomPermissions } from '../../runtime/contracts/room.ts'
+import { approvalConsentView } from './approval-consent-view.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import type { RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
@@ -124,30 +125,14 @@ export class ConsentController {
         actionDigest: view.actionDigest,
         expiresAt: view.approval.expiresAt,
       }),
-      (promptId) => ({
-        subject: 'approval',
-        promptId,
-        kind: view.action.kind,
-        toolName: view.action.toolName,
-        argumentsText: JSON.stringify(view.action.arguments, null, 2),
-        summary: view.action.summary,
-        workingDirectory: view.action.workingDirectory,
-        sandboxMode: view.action.sandboxMode,
-        roomLabel,
-        digestPrefix: view.actionDigest.slice(0, 12),
-        ...(view.action.mcp === undefined
-          ? {}
-          : {
-              mcp: {
-                serverName: view.action.mcp.serverName,
-                toolDescription: view.action.mcp.toolDescription,
-                previewText: view.action.mcp.preview,
-              },
-            }),
-        lang: preferences.lang,
-        theme: preferences.theme,
-        enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
-      }),
+      (promptId) =>
+        approvalConsentView(view, {
+          promptId,
+          roomLabel,
+          lang: preferences.lang,
+          theme: preferences.theme,
+          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+        }),
     )
   }
 
