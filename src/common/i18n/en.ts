@@ -178,6 +178,7 @@ export const en = {
       empty: 'Nothing is always allowed in this room.',
       revoke: 'Revoke',
       revokeLabel: 'Revoke "always allow" for {{what}}',
+      revokeServer: 'Revoke all for {{server}}',
       failed: 'Could not revoke: {{reason}}',
     },
     settings: {

@@ -175,6 +175,7 @@ export const zhCN: Catalog = {
       empty: '此房间中没有始终允许的操作。',
       revoke: '撤销',
       revokeLabel: '撤销对 {{what}} 的“始终允许”',
+      revokeServer: '撤销 {{server}} 的全部授权',
       failed: '无法撤销：{{reason}}',
     },
     settings: {

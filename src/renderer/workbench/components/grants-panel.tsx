@@ -7,20 +7,24 @@ export interface GrantsPanelProps {
   grants: readonly Grant[]
   /** Revoking only narrows what the agent may do, so no protected window. */
   onRevoke: (grantId: string) => Promise<void>
+  /** Revokes every grant of one MCP server in the room at once. */
+  onRevokeServer: (serverId: string) => Promise<void>
 }
 
 /** The room's "always allow" grants, each with a way to take it back. */
-export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
+export function GrantsPanel({ grants, onRevoke, onRevokeServer }: GrantsPanelProps) {
   const { t } = useTranslation()
   const [error, setError] = useState<string | undefined>(undefined)
-  const revoke = async (grantId: string) => {
+  const attempt = async (work: () => Promise<void>) => {
     setError(undefined)
     try {
-      await onRevoke(grantId)
+      await work()
     } catch (failure) {
       setError(t('workbench.grants.failed', { reason: messageOf(failure) }))
     }
   }
+  const revoke = (grantId: string) => attempt(() => onRevoke(grantId))
+  const servers = [...new Set(grants.flatMap((grant) => (grant.mcp ? [grant.mcp.serverId] : [])))]
   return (
     <details className="grants" data-testid="grants-panel">
       <summary className="grants__summary">
@@ -64,6 +68,18 @@ export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
             })}
           </ul>
         )}
+        {servers.map((serverId) => (
+          <button
+            key={serverId}
+            type="button"
+            className="button button--small"
+            data-testid="grant-revoke-server"
+            data-server-id={serverId}
+            onClick={() => void attempt(() => onRevokeServer(serverId))}
+          >
+            {t('workbench.grants.revokeServer', { server: serverId })}
+          </button>
+        ))}
         {error ? (
           <p className="card__error" role="alert">
             {error}
