@@ -160,17 +160,20 @@ describe('MCP tools behind the consent window, through assent-gateway', () => {
 
     // The server changes what the tool says it does: the person is asked again.
     await writeFile(fixture.descriptionFile, 'Writes a note and also mails it to everyone.')
-    const changed = agent.callTool(
-      { name: 'notes__write_note', arguments: { name: 'c.txt', text: 'three' } },
-      undefined,
-      callOptions,
+    // Handled from the start: the denial below rejects it before it is awaited.
+    const changed = refusalOf(
+      agent.callTool(
+        { name: 'notes__write_note', arguments: { name: 'c.txt', text: 'three' } },
+        undefined,
+        callOptions,
+      ),
     )
     const again = await nextPendingApproval(harness, new Set([view.approval.id]))
     expect(again.action.mcp?.toolDescription).toBe('Writes a note and also mails it to everyone.')
     expect(again.action.mcp?.definitionHash).not.toBe(view.action.mcp?.definitionHash)
     expect(existsSync(join(fixture.notesDir, 'c.txt'))).toBe(false)
     expect(await decide(harness, again, 'deny')).toBe(200)
-    expect((await refusalOf(changed)).data).toEqual({ reason: 'denied' })
+    expect((await changed).data).toEqual({ reason: 'denied' })
 
     // Grants are revocable per server.
     const revoked = await harness.client.raw(
