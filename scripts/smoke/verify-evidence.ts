@@ -17,6 +17,8 @@ export const REQUIRED_SCREENSHOTS = [
   'question-countdown.png',
   'form-card.png',
   'question-secret-saved.png',
+  'mcp-tool-call-card.png',
+  'protected-mcp-tool-call.png',
 ] as const
 
 export type Verdict = { ok: true; report: SmokeReport } | { ok: false; problems: string[] }

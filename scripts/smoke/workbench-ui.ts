@@ -64,6 +64,7 @@ export async function sendViaComposer(page: Page, text: string) {
 interface ApprovalSummary {
   id: string
   turnId: string
+  kind: string
   status: string
   toolName: string
   decidedBy?: string

@@ -35,6 +35,7 @@ export interface AssentGui {
   permissions(roomId: string): Promise<GatewayResponse>
   grants(roomId: string): Promise<GatewayResponse>
   revokeGrant(roomId: string, grantId: string): Promise<GatewayResponse>
+  revokeServerGrants(roomId: string, serverId: string): Promise<GatewayResponse>
   retryTurn(turnId: string): Promise<GatewayResponse>
   globalSettings(): Promise<GatewayResponse>
   inputRequests(roomId: string): Promise<GatewayResponse>

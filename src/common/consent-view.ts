@@ -52,6 +52,15 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
     sandboxMode: z.string(),
     roomLabel: z.string(),
     digestPrefix: z.string().regex(/^[0-9a-f]{12}$/),
+    /** For an MCP tool call: the server, what it says the tool does, and
+     *  the preview it gave (null when the tool has none). */
+    mcp: z
+      .strictObject({
+        serverName: z.string(),
+        toolDescription: z.string(),
+        previewText: z.string().nullable(),
+      })
+      .optional(),
     lang: LanguageSchema,
     theme: ThemeSchema,
     enableDelayMs: z.number().int().min(0).max(10_000),

@@ -164,12 +164,49 @@ describe('rendering', () => {
     expect(byId(CONSENT_PAGE_IDS.arguments).textContent).toBe('{\n  "command": "npm test"\n}')
     expect(byId(CONSENT_PAGE_IDS.approvalSection).hidden).toBe(false)
     expect(byId(CONSENT_PAGE_IDS.modeChangeSection).hidden).toBe(true)
+    expect(byId(CONSENT_PAGE_IDS.mcpSection).hidden).toBe(true)
     expect(byId(CONSENT_PAGE_IDS.actions).hidden).toBe(false)
     expect(buttonFor('deny').textContent).toBe('拒绝')
     for (const answer of ['allow-once', 'allow-always', 'deny'] as const) {
       expect(buttonFor(answer).hidden).toBe(false)
     }
     for (const answer of ['confirm', 'cancel'] as const) expect(buttonFor(answer).hidden).toBe(true)
+  })
+
+  it('shows an MCP call with its server, what the server says the tool does, and the preview', () => {
+    start()
+    const hostile = '<img src=x onerror=alert(1)>'
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        mcp: {
+          serverName: 'Notes',
+          toolDescription: `Writes a note ${hostile}`,
+          previewText: 'plan.txt: absent -> "ship"',
+        },
+      } as Partial<ConsentView>),
+    )
+    expect(byId(CONSENT_PAGE_IDS.kind).textContent).toBe('MCP tool call')
+    expect(byId(CONSENT_PAGE_IDS.mcpSection).hidden).toBe(false)
+    expect(byId(CONSENT_PAGE_IDS.mcpServerLabel).textContent).toBe('MCP server')
+    expect(byId(CONSENT_PAGE_IDS.mcpServer).textContent).toBe('Notes')
+    expect(byId(CONSENT_PAGE_IDS.mcpDescription).textContent).toBe(`Writes a note ${hostile}`)
+    expect(byId(CONSENT_PAGE_IDS.mcpPreviewSection).hidden).toBe(false)
+    expect(byId(CONSENT_PAGE_IDS.mcpPreview).textContent).toBe('plan.txt: absent -> "ship"')
+    expect(document.querySelectorAll('img')).toHaveLength(0)
+  })
+
+  it('hides the preview of an MCP tool that has none', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        mcp: { serverName: 'Notes', toolDescription: 'Reads', previewText: null },
+      } as Partial<ConsentView>),
+    )
+    expect(byId(CONSENT_PAGE_IDS.mcpSection).hidden).toBe(false)
+    expect(byId(CONSENT_PAGE_IDS.mcpPreviewSection).hidden).toBe(true)
   })
 
   it('renders markup in the action as text and creates no element', () => {

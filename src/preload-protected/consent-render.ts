@@ -107,6 +107,14 @@ export function renderConsentView(
     text('room', view.roomLabel)
     text('digest', `${view.digestPrefix}…`)
     text('arguments', view.argumentsText)
+    text('mcpServerLabel', translate(view.lang, 'consent.label.mcpServer'))
+    text('mcpDescriptionLabel', translate(view.lang, 'consent.label.toolDescription'))
+    text('mcpPreviewLabel', translate(view.lang, 'consent.label.preview'))
+    text('mcpServer', view.mcp?.serverName ?? '')
+    text('mcpDescription', view.mcp?.toolDescription ?? '')
+    text('mcpPreview', view.mcp?.previewText ?? '')
+    elements.mcpSection.hidden = view.mcp === undefined
+    elements.mcpPreviewSection.hidden = (view.mcp?.previewText ?? null) === null
   } else if (view.subject === 'form') {
     text('formHeading', translate(view.lang, 'consent.form.heading'))
     text('formIntro', translate(view.lang, 'consent.form.intro'))

@@ -69,4 +69,15 @@ describe('createAssentGui', () => {
       ],
     ])
   })
+
+  it("revokes one MCP server's grants through the gateway with an encoded id", async () => {
+    const { gui, calls } = recording()
+    await gui.revokeServerGrants('room_1', 'notes/../x')
+    expect(calls).toEqual([
+      [
+        'gateway',
+        [{ method: 'DELETE', path: '/v1/rooms/room_1/mcp-servers/notes%2F..%2Fx/grants' }],
+      ],
+    ])
+  })
 })

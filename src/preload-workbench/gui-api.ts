@@ -24,6 +24,11 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
     grants: (roomId: string) => gateway({ method: 'GET', path: `${room(roomId)}/grants` }),
     revokeGrant: (roomId: string, grantId: string) =>
       gateway({ method: 'DELETE', path: `${room(roomId)}/grants/${encodeId(grantId)}` }),
+    revokeServerGrants: (roomId: string, serverId: string) =>
+      gateway({
+        method: 'DELETE',
+        path: `${room(roomId)}/mcp-servers/${encodeId(serverId)}/grants`,
+      }),
     retryTurn: (turnId: string) =>
       gateway({ method: 'POST', path: `/v1/turns/${encodeId(turnId)}/retry` }),
     globalSettings: () => gateway({ method: 'GET', path: '/v1/settings/global' }),

@@ -60,8 +60,16 @@ channel.onMessage((message) => {
     process.exit(2)
   }
   starting = true
-  const { bearerToken, consentKey, integrityKey, dataDir, approvalTtlMs, scopedRoots } = init.data
-  const { questionPhaseMs } = init.data
+  const {
+    bearerToken,
+    consentKey,
+    integrityKey,
+    dataDir,
+    approvalTtlMs,
+    scopedRoots,
+    questionPhaseMs,
+    mcpConfigPath,
+  } = init.data
   startRuntime({
     bearerToken,
     consentKey: Buffer.from(consentKey, 'base64url'),
@@ -70,6 +78,7 @@ channel.onMessage((message) => {
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
     ...(questionPhaseMs === undefined ? {} : { questionPhaseMs }),
     ...(scopedRoots === undefined ? {} : { scopedRoots }),
+    ...(mcpConfigPath === undefined ? {} : { mcpConfigPath }),
   }).then(
     (handle) => {
       runtime = handle

@@ -12,8 +12,18 @@ import { RuleBasedReviewer } from './policy/reviewer.ts'
 import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
+import { GatewayCallService } from './mcp/gateway-call-service.ts'
+import { loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
+import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
+import { McpServerRegistry, runtimeMcpTimeoutMs } from './mcp/mcp-server-registry.ts'
+import {
+  newGatewayCredential,
+  removeGatewayConnectionFile,
+  writeGatewayConnectionFile,
+} from './mcp/gateway-connection-file.ts'
 import { approvalRoutes } from './server/routes/approval-routes.ts'
 import { inputRequestRoutes } from './server/routes/input-request-routes.ts'
+import { gatewayRoutes } from './server/routes/gateway-routes.ts'
 import { roomRoutes } from './server/routes/room-routes.ts'
 import { systemRoutes } from './server/routes/system-routes.ts'
 import { assertRoutesMatchTable } from './server/route-table.ts'
@@ -43,6 +53,8 @@ export interface RuntimeOptions {
   /** Each phase of an ordinary question's wait; `QUESTION_PHASE_MS` unless
    *  a test or the smoke scenario shortens it. */
   questionPhaseMs?: number
+  /** mcp.json; `<dataDir>/mcp.json` when absent. */
+  mcpConfigPath?: string
   scopedRoots?: readonly string[]
   now?: () => number
   onError?: (error: unknown) => void
@@ -99,6 +111,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     // An allow-always grant commits with the user's decision or not at all.
     withinDecision: (approval) => {
       if (approval.decision !== 'allow-always' || approval.decidedBy !== 'user') return
+      // An MCP grant answers for one tool of one server, and only while the
+      // server describes that tool exactly as the person saw it.
+      if (approval.kind === 'mcp-tool-call' && approval.mcp) {
+        const grant = {
+          id: randomUUID(),
+          roomId: approval.roomId,
+          toolName: approval.toolName,
+          command: null,
+          mcp: { serverId: approval.mcp.serverId, definitionHash: approval.mcp.definitionHash },
+          approvalId: approval.id,
+          createdAt: now(),
+        }
+        grants.insert(grant)
+        audit.append({ type: 'grant_created', subjectId: grant.id, payload: grant, at: now() })
+        return
+      }
       // A grant answers for one exact command line. Other calls have no key
       // that narrow: a grant for one file write would let every later write
       // through unasked, so there allow-always allows this call only.
@@ -130,6 +158,24 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     roomExists: (roomId) => rooms.get(roomId) !== undefined,
     questionPhaseMs: options.questionPhaseMs ?? QUESTION_PHASE_MS,
   })
+  const approvalTtlMs = () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS
+  const mcpServers = new McpServerRegistry(
+    loadMcpConfigAtStart(db, options.dataDir, options.mcpConfigPath, audit, now, onError),
+    // Elicitation (a server asking the person for input) plugs in here.
+    { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()) },
+  )
+  const mcp = new McpRoomCalls({
+    db,
+    conversations,
+    grants,
+    audit,
+    gate,
+    events,
+    servers: mcpServers,
+    now,
+    approvalTtlMs,
+    durable: () => durability.durable(),
+  })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({
     db,
@@ -143,8 +189,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     reviewer: new RuleBasedReviewer(),
     agentFor: (agentId) => agents.find((agent) => agent.id === agentId),
     now,
-    approvalTtlMs: () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
+    approvalTtlMs,
     durable: () => durability.durable(),
+    mcp,
   })
   const roomService = new RoomService({
     db,
@@ -183,6 +230,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   // next reads them.
   for (const room of rooms.list()) grants.listActive(room.id)
 
+  const gatewayCalls = new GatewayCallService({
+    db,
+    rooms: roomService,
+    conversations,
+    approvals,
+    grants,
+    audit,
+    gate,
+    events,
+    now,
+    approvalTtlMs,
+  })
+
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })
   const router = new Router()
   router.add(
@@ -190,11 +250,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     ...approvalRoutes({ approvals, gate, verifier, instanceId }),
     ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
     ...inputRequestRoutes({ inputs, rooms: roomService }),
+    ...gatewayRoutes({ calls: gatewayCalls }),
   )
   assertRoutesMatchTable(router.patterns)
-  const { server, port } = await startRuntimeServer(router, options.bearerToken, onError, () =>
-    durability.durable(),
+  const gatewayCredential = newGatewayCredential()
+  const { server, port } = await startRuntimeServer(
+    router,
+    { bearerToken: options.bearerToken, gatewayCredential },
+    onError,
+    () => durability.durable(),
   )
+  writeGatewayConnectionFile(options.dataDir, {
+    version: 1,
+    port,
+    instanceId,
+    gatewayCredential,
+    pid: process.pid,
+  })
   const sweeper = setInterval(() => {
     try {
       gate.expireDue()
@@ -214,8 +286,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       clearInterval(sweeper)
       // Turns waiting on a question would never settle otherwise.
       inputs.abandonAll()
+      removeGatewayConnectionFile(options.dataDir, instanceId)
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await mcpServers.close()
       await runner.settled()
       await durability.close()
       db.close()

@@ -42,7 +42,12 @@ export interface RuntimeHarness {
  *  random and fixed for the harness (restarts reuse it, as the keychain
  *  would); pass `integrityKey` to use one from a real SecretStore. */
 export async function startHarness(
-  options: { approvalTtlMs?: number; root?: string; integrityKey?: Buffer } = {},
+  options: {
+    approvalTtlMs?: number
+    root?: string
+    integrityKey?: Buffer
+    mcpConfigPath?: string
+  } = {},
 ): Promise<RuntimeHarness> {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-it-')))
   const dataDir = join(root, 'data')
@@ -56,6 +61,7 @@ export async function startHarness(
     restart: false,
     scopedRoots: [workspace],
     ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+    ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
   })
   await supervisor.start()
   const connection = () => {

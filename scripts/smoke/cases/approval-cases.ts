@@ -1,5 +1,6 @@
 import type { CaseDefinition } from '../case-runner.ts'
 import { manualCases } from './manual-cases.ts'
+import { mcpCases } from './mcp-cases.ts'
 import { closingCases, displayCases, permissionCases } from './permission-cases.ts'
 import { questionCases } from './question-cases.ts'
 
@@ -13,6 +14,7 @@ import { questionCases } from './question-cases.ts'
  */
 export const APPROVAL_CASES: readonly CaseDefinition[] = [
   ...manualCases,
+  ...mcpCases,
   ...displayCases,
   ...permissionCases,
   ...questionCases,

@@ -21,6 +21,9 @@ export const en = {
       sandboxMode: 'Sandbox mode',
       room: 'Room',
       actionDigest: 'Action digest',
+      mcpServer: 'MCP server',
+      toolDescription: 'What the server says this tool does',
+      preview: 'Preview from the server (nothing has run yet)',
     },
     button: {
       allowOnce: 'Allow once',
@@ -138,6 +141,8 @@ export const en = {
     },
     card: {
       tool: 'Tool',
+      mcpServer: 'MCP server',
+      toolDescription: 'The server says',
       workingDirectory: 'Working directory',
       arguments: 'Arguments',
       argumentsPending: 'The full arguments appear when the conversation refreshes.',
@@ -236,6 +241,7 @@ export const en = {
       empty: 'Nothing is always allowed in this room.',
       revoke: 'Revoke',
       revokeLabel: 'Revoke "always allow" for {{what}}',
+      revokeServer: 'Revoke all for {{server}}',
       failed: 'Could not revoke: {{reason}}',
     },
     settings: {

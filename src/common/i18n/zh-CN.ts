@@ -19,6 +19,9 @@ export const zhCN: Catalog = {
       sandboxMode: '沙盒模式',
       room: '房间',
       actionDigest: '操作摘要值',
+      mcpServer: 'MCP 服务器',
+      toolDescription: '服务器对此工具的说明',
+      preview: '服务器提供的预览（尚未执行任何操作）',
     },
     button: {
       allowOnce: '允许一次',
@@ -134,6 +137,8 @@ export const zhCN: Catalog = {
     },
     card: {
       tool: '工具',
+      mcpServer: 'MCP 服务器',
+      toolDescription: '服务器的说明',
       workingDirectory: '工作目录',
       arguments: '参数',
       argumentsPending: '对话刷新后会显示完整参数。',
@@ -230,6 +235,7 @@ export const zhCN: Catalog = {
       empty: '此房间中没有始终允许的操作。',
       revoke: '撤销',
       revokeLabel: '撤销对 {{what}} 的“始终允许”',
+      revokeServer: '撤销 {{server}} 的全部授权',
       failed: '无法撤销：{{reason}}',
     },
     settings: {

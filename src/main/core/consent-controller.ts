@@ -15,6 +15,8 @@ import {
   type Prompt,
   type PromptBase,
 } from './consent-prompts.ts'
+import type { RoomPermissions } from '../../runtime/contracts/room.ts'
+import { approvalConsentView } from './approval-consent-view.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import {
   OpenSensitiveFormArgsSchema,
@@ -95,21 +97,14 @@ export class ConsentController {
         actionDigest: view.actionDigest,
         expiresAt: view.approval.expiresAt,
       }),
-      (promptId) => ({
-        subject: 'approval',
-        promptId,
-        kind: view.action.kind,
-        toolName: view.action.toolName,
-        argumentsText: JSON.stringify(view.action.arguments, null, 2),
-        summary: view.action.summary,
-        workingDirectory: view.action.workingDirectory,
-        sandboxMode: view.action.sandboxMode,
-        roomLabel,
-        digestPrefix: view.actionDigest.slice(0, 12),
-        lang: preferences.lang,
-        theme: preferences.theme,
-        enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
-      }),
+      (promptId) =>
+        approvalConsentView(view, {
+          promptId,
+          roomLabel,
+          lang: preferences.lang,
+          theme: preferences.theme,
+          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+        }),
     )
   }
 

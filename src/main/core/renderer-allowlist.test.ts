@@ -43,6 +43,9 @@ describe('renderer allowlist: the classification', () => {
         'GET /v1/events',
         'GET /v1/input-requests/:requestId',
         'POST /v1/input-requests/:requestId/protected-response',
+        'POST /v1/gateway/calls',
+        'GET /v1/gateway/calls/:callId',
+        'POST /v1/gateway/calls/:callId/result',
       ].sort(),
     )
   })
@@ -60,6 +63,7 @@ describe('renderer allowlist: the classification', () => {
       ['GET', '/v1/rooms/:roomId/direct/permissions'],
       ['GET', '/v1/rooms/:roomId/grants'],
       ['DELETE', '/v1/rooms/:roomId/grants/:grantId'],
+      ['DELETE', '/v1/rooms/:roomId/mcp-servers/:serverId/grants'],
       ['POST', '/v1/turns/:turnId/retry'],
       ['POST', '/v1/executions/:executionId/reconcile'],
       ['GET', '/v1/rooms/:roomId/input-requests'],

@@ -119,6 +119,12 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
     reason: 'revoking a grant only narrows what the agent may do',
   },
   {
+    method: 'DELETE',
+    pattern: '/v1/rooms/:roomId/mcp-servers/:serverId/grants',
+    access: 'renderer',
+    reason: "revoking an MCP server's grants only narrows what the agent may do",
+  },
+  {
     method: 'POST',
     pattern: '/v1/turns/:turnId/retry',
     access: 'renderer',
@@ -153,6 +159,24 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
     pattern: '/v1/input-requests/:requestId/protected-response',
     access: 'main-only',
     reason: 'submits a sensitive form: only what the protected window collected',
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/gateway/calls',
+    access: 'main-only',
+    reason: "the MCP gateway's route (its own credential): opens a call that asks the person",
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/gateway/calls/:callId',
+    access: 'main-only',
+    reason: "the MCP gateway's route: reads a call's outcome",
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/gateway/calls/:callId/result',
+    access: 'main-only',
+    reason: "the MCP gateway's route: records what an allowed call returned",
   },
 ]
 

@@ -27,6 +27,8 @@ export interface RuntimeSupervisorOptions {
   approvalTtlMs?: number
   questionPhaseMs?: number
   scopedRoots?: string[]
+  /** mcp.json, when not the one in the data dir. */
+  mcpConfigPath?: string
   randomBytes?: (size: number) => Buffer
   readyTimeoutMs?: number
   /** Restart a crashed runtime (on by default). */
@@ -99,6 +101,9 @@ export class RuntimeSupervisor {
         ...(this.options.scopedRoots === undefined
           ? {}
           : { scopedRoots: this.options.scopedRoots }),
+        ...(this.options.mcpConfigPath === undefined
+          ? {}
+          : { mcpConfigPath: this.options.mcpConfigPath }),
       },
     )
     const connection = { port: ready.port, instanceId: ready.instanceId, bearerToken, consentKey }

@@ -13,6 +13,7 @@ import type { AuditAppender } from '../store/audit-log.ts'
 import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
 import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
+import { McpRoomCalls } from '../mcp/mcp-room-calls.ts'
 import { fullAccessBlocker, type AgentPreset } from './agents.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
 import { askInTurn } from './input-steps.ts'
@@ -37,6 +38,8 @@ export interface AgentRunnerOptions {
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
   durable: () => Promise<void>
+  /** MCP tool calls (`server__tool`); without it, such a name is unknown. */
+  mcp?: McpRoomCalls
   newId?: () => string
 }
 
@@ -126,6 +129,10 @@ export class AgentRunner {
       updatedAt: at,
     }
     this.options.conversations.insertToolCall(call)
+    if (this.options.mcp && McpRoomCalls.isMcpToolName(planned.tool)) {
+      const outcome = await this.options.mcp.run(turn, agent, call)
+      return this.settle(call, outcome.status, outcome.result)
+    }
     const tool = getTool(planned.tool)
     if (!tool) {
       return this.settle(call, 'failed', refusal(`Unknown tool ${planned.tool}.`, 'unknown_tool'))

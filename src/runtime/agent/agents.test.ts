@@ -17,9 +17,9 @@ const byId = (id: string): AgentPreset => {
 }
 
 describe('built-in agents', () => {
-  it('ships assistant, reader and scoped, assistant first as the default', () => {
+  it('ships assistant, reader, scoped and the MCP gateway, assistant first as the default', () => {
     const agents = builtInAgents({ scopedRoots: roots })
-    expect(agents.map((a) => a.id)).toEqual(['assistant', 'reader', 'scoped'])
+    expect(agents.map((a) => a.id)).toEqual(['assistant', 'reader', 'scoped', 'mcp-gateway'])
     expect(DEFAULT_AGENT_ID).toBe('assistant')
   })
 
@@ -43,6 +43,13 @@ describe('built-in agents', () => {
     expect(agentMayUseTool(r, 'list_dir')).toBe(true)
     expect(agentMayUseTool(r, 'write_file')).toBe(false)
     expect(agentMayUseTool(r, 'run_command')).toBe(false)
+  })
+
+  it('gives the MCP gateway agent no built-in tool and no full access', () => {
+    const gateway = byId('mcp-gateway')
+    expect(agentMayUseTool(gateway, 'read_file')).toBe(false)
+    expect(agentMayUseTool(gateway, 'run_command')).toBe(false)
+    expect(fullAccessBlocker(gateway)).toBe('read_only_agent')
   })
 
   it('ceils the scoped agent at the roots it was given', () => {

@@ -17,6 +17,11 @@ export type AgentPreset = z.infer<typeof AgentPresetSchema>
 
 export const DEFAULT_AGENT_ID = 'assistant'
 
+/** The agent behind an MCP gateway room: another program, speaking MCP. It
+ *  gets none of Assent's built-in tools; its calls arrive through the
+ *  gateway, each gated on its own. */
+export const GATEWAY_AGENT_ID = 'mcp-gateway'
+
 /** The tools that only read, for agents that may do nothing else. */
 export const READ_ONLY_TOOLS: readonly string[] = Object.freeze(['read_file', 'list_dir'])
 
@@ -43,6 +48,12 @@ export function builtInAgents(options: { scopedRoots: string[] }): AgentPreset[]
       name: 'Scoped assistant',
       toolPolicy: { readOnly: false },
       allowedRepositoryRoots: [...options.scopedRoots],
+    },
+    {
+      id: GATEWAY_AGENT_ID,
+      name: 'MCP gateway',
+      toolPolicy: { readOnly: true },
+      allowedTools: [],
     },
   ]
 }

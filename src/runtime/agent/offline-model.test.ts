@@ -68,6 +68,24 @@ describe('offline model grammar', () => {
     ])
   })
 
+  it('turns mcp into a namespaced MCP tool call with its JSON object', () => {
+    expect(calls('mcp notes write_note {"name": "a.txt", "text": "hi there"}')).toEqual([
+      { tool: 'notes__write_note', arguments: { name: 'a.txt', text: 'hi there' } },
+    ])
+  })
+
+  it('refuses an mcp line without a JSON object, or with a server id that has underscores', () => {
+    for (const line of [
+      'mcp notes write_note',
+      'mcp notes write_note [1, 2]',
+      'mcp notes write_note {not json}',
+      'mcp my_server write_note {}',
+      'mcp notes {}',
+    ]) {
+      expect(calls(line), line).toEqual([])
+    }
+  })
+
   it('makes one call per line, in order, skipping blank lines', () => {
     const plan = model.respond({ text: 'write a.txt 1\n\r\nread a.txt\r\nrun ls -la\n' })
     expect(plan.toolCalls.map((c) => c.tool)).toEqual(['write_file', 'read_file', 'run_command'])

@@ -20,6 +20,9 @@
  *                            honouring '…' and "…" quotes; no shell
  *   ask … / form …           a question or a form for the person
  *                            (input-grammar.ts)
+ *   mcp <server> <tool> <json>
+ *                            the MCP tool <server>__<tool> with the JSON
+ *                            object that fills the rest of the line
  *
  * If any line does not fit, the whole message gets a reply explaining the
  * grammar and no tool calls: half a plan is worse than none.
@@ -53,6 +56,7 @@ export const OFFLINE_MODEL_HELP = [
   '  run <command...>',
   '  ask [--secret] [--blocking] <title> | <question> [| <option>[ = <explanation>]]...',
   '  form <message> [:: <JSON schema>]',
+  '  mcp <server> <tool> <json object>',
   'Quote a path with spaces: read "my notes.txt"',
 ].join('\n')
 
@@ -137,6 +141,8 @@ function parseLine(line: string): { call: AgentToolCall; says: string } | null {
     }
   }
 
+  if (verb === 'mcp') return parseMcp(rest)
+
   const args = tokenize(rest)
   if (args === null) return null
   // Only `run` may carry empty arguments (`run echo ""`); an empty path or
@@ -161,6 +167,25 @@ function parseLine(line: string): { call: AgentToolCall; says: string } | null {
     }
   }
   return null
+}
+
+/** `mcp <server> <tool> <json>`: names are plain words, the arguments one
+ *  JSON object (the rest of the line). */
+function parseMcp(rest: string): { call: AgentToolCall; says: string } | null {
+  const match = /^\s+([a-z0-9][a-z0-9-]*)\s+([A-Za-z0-9_.-]+)\s+(\{.*\})\s*$/.exec(rest)
+  if (!match) return null
+  const [, server = '', tool = '', json = ''] = match
+  let value: unknown
+  try {
+    value = JSON.parse(json)
+  } catch {
+    return null
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null
+  return {
+    call: { tool: `${server}__${tool}`, arguments: value as Record<string, unknown> },
+    says: `Calling ${tool} on the MCP server ${server}.`,
+  }
 }
 
 function parseDelete(args: string[]): { call: AgentToolCall; says: string } | null {

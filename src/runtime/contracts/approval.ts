@@ -12,6 +12,19 @@ export type DecidedBy = z.infer<typeof DecidedBySchema>
 export const ApprovalKindSchema = z.enum(['run-command', 'apply-changes', 'mcp-tool-call', 'read'])
 export type ApprovalKind = z.infer<typeof ApprovalKindSchema>
 
+/** What an MCP tool call adds to its approval: which server and tool
+ *  definition the person is allowing, and the preview they saw. */
+export const McpActionSchema = z.strictObject({
+  serverId: z.string(),
+  serverName: z.string(),
+  toolDescription: z.string(),
+  inputSchemaHash: z.string().regex(/^[0-9a-f]{64}$/),
+  definitionHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The text of the tool's side-effect-free preview, or null if it has none. */
+  preview: z.string().nullable(),
+})
+export type McpAction = z.infer<typeof McpActionSchema>
+
 /** Everything the person is shown, and nothing else: its digest is what a
  *  consent token is bound to. */
 export const CanonicalActionSchema = z.strictObject({
@@ -22,6 +35,7 @@ export const CanonicalActionSchema = z.strictObject({
   workingDirectory: z.string(),
   sandboxMode: SandboxModeSchema,
   summary: z.string(),
+  mcp: McpActionSchema.optional(),
 })
 export type CanonicalAction = z.infer<typeof CanonicalActionSchema>
 
@@ -36,6 +50,7 @@ export const ApprovalRecordSchema = z.strictObject({
   workingDirectory: z.string(),
   sandboxMode: SandboxModeSchema,
   summary: z.string(),
+  mcp: McpActionSchema.optional(),
   status: ApprovalStatusSchema,
   decision: ApprovalDecisionSchema.optional(),
   decidedBy: DecidedBySchema.optional(),

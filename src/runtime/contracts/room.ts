@@ -140,6 +140,9 @@ export const GrantSchema = z.strictObject({
   roomId: z.string(),
   toolName: z.string(),
   command: z.array(z.string()).nullable(),
+  /** For an MCP tool: the server and the tool definition the grant is bound
+   *  to. A changed definition has another hash, so the grant stops applying. */
+  mcp: z.strictObject({ serverId: z.string(), definitionHash: z.string() }).optional(),
   approvalId: z.string(),
   createdAt: z.number().int(),
 })

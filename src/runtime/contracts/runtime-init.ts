@@ -22,6 +22,8 @@ export const RuntimeInitSchema = z.strictObject({
    *  build. */
   questionPhaseMs: z.number().int().min(1_000).max(3_600_000).optional(),
   scopedRoots: z.array(z.string().min(1)).max(32).optional(),
+  /** mcp.json, when not the one in the data dir. */
+  mcpConfigPath: z.string().min(1).max(4096).optional(),
 })
 export type RuntimeInit = z.infer<typeof RuntimeInitSchema>
 

@@ -4,6 +4,7 @@ import type {
   ApprovalRecord,
   ApprovalSummary,
   CanonicalAction,
+  McpAction,
   DecidedBy,
 } from '../contracts/approval.ts'
 import type { ApprovalDecision } from '../contracts/consent.ts'
@@ -22,6 +23,7 @@ export interface NewApproval {
   workingDirectory: string
   sandboxMode: SandboxMode
   summary: string
+  mcp?: McpAction
   now: number
   ttlMs: number
 }
@@ -80,6 +82,8 @@ export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
     workingDirectory: approval.workingDirectory,
     sandboxMode: approval.sandboxMode,
     summary: approval.summary,
+    // Absent for built-in tools, so their digests are what they always were.
+    ...(approval.mcp === undefined ? {} : { mcp: approval.mcp }),
   }
 }
 

@@ -316,6 +316,17 @@ export class RoomService {
     this.options.events.emit('grant.changed', { roomId })
   }
 
+  /** Revokes every grant of one MCP server in the room, each audited; a
+   *  404 when there is none, like revoking one unknown grant. */
+  revokeMcpServerGrants(roomId: string, serverId: string): string[] {
+    this.requireRoom(roomId)
+    const ids = this.options.grants.activeMcpGrantIds(roomId, serverId)
+    if (ids.length === 0)
+      throw new Refusal(404, 'unknown_grant', 'no active grants for that server')
+    for (const grantId of ids) this.revokeGrant(roomId, grantId)
+    return ids
+  }
+
   private newTurn(
     room: RoomRow,
     clientRequestId: string,

@@ -10,12 +10,25 @@ import { HttpError } from './http-kit.ts'
  *   Sec-Fetch-Dest header means a browser sent it, and only main (Node) is a
  *   client (Node's fetch sends Sec-Fetch-Mode, never Site or Dest);
  * - the bearer token is compared in constant time.
+ *
+ * Answers who is calling: `main` (the bearer token) or `gateway` (the MCP
+ * gateway's credential from the connection file). Both are compared, always,
+ * so the answer's timing does not tell which one a guess came close to.
  */
+export type Caller = 'main' | 'gateway'
+
+export interface RuntimeCredentials {
+  bearerToken: string
+  /** Absent when no gateway credential was issued: then nothing but the
+   *  bearer token is accepted. */
+  gatewayCredential?: string
+}
+
 export function checkRequestEdge(
   req: IncomingMessage,
   boundHost: string,
-  bearerToken: string,
-): void {
+  credentials: RuntimeCredentials,
+): Caller {
   const hosts = headerValues(req, 'host')
   if (hosts.length !== 1 || hosts[0] !== boundHost) {
     throw new HttpError(421, 'wrong_host', `Host must be ${boundHost}`)
@@ -26,9 +39,14 @@ export function checkRequestEdge(
   const authorizations = headerValues(req, 'authorization')
   const presented =
     authorizations.length === 1 ? /^Bearer (\S+)$/.exec(authorizations[0] ?? '')?.[1] : undefined
-  if (!presented || !sameSecret(presented, bearerToken)) {
-    throw new HttpError(401, 'unauthorized', 'a valid bearer token is required')
-  }
+  if (!presented) throw new HttpError(401, 'unauthorized', 'a valid bearer token is required')
+  const isMain = sameSecret(presented, credentials.bearerToken)
+  const isGateway =
+    credentials.gatewayCredential !== undefined &&
+    sameSecret(presented, credentials.gatewayCredential)
+  if (isMain) return 'main'
+  if (isGateway) return 'gateway'
+  throw new HttpError(401, 'unauthorized', 'a valid bearer token is required')
 }
 
 export function headerValues(req: IncomingMessage, name: string): string[] {

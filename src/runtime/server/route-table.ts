@@ -22,12 +22,16 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'PUT', pattern: '/v1/rooms/:roomId/direct/permissions' },
   { method: 'GET', pattern: '/v1/rooms/:roomId/grants' },
   { method: 'DELETE', pattern: '/v1/rooms/:roomId/grants/:grantId' },
+  { method: 'DELETE', pattern: '/v1/rooms/:roomId/mcp-servers/:serverId/grants' },
   { method: 'POST', pattern: '/v1/turns/:turnId/retry' },
   { method: 'POST', pattern: '/v1/executions/:executionId/reconcile' },
   { method: 'GET', pattern: '/v1/rooms/:roomId/input-requests' },
   { method: 'GET', pattern: '/v1/input-requests/:requestId' },
   { method: 'POST', pattern: '/v1/input-requests/:requestId/response' },
   { method: 'POST', pattern: '/v1/input-requests/:requestId/protected-response' },
+  { method: 'POST', pattern: '/v1/gateway/calls' },
+  { method: 'GET', pattern: '/v1/gateway/calls/:callId' },
+  { method: 'POST', pattern: '/v1/gateway/calls/:callId/result' },
 ]
 
 /** Fails the start when the router and the table disagree. */

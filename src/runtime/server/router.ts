@@ -14,6 +14,10 @@ export interface Route {
   /** e.g. `/v1/rooms/:roomId/timeline`; each `:param` matches one id. */
   pattern: string
   handle: (context: RouteContext) => Promise<void>
+  /** Whether the MCP gateway's credential may call this route. Absent means
+   *  no: the gateway reaches only what was opened to it by name, so a new
+   *  route (deciding an approval, say) is never the gateway's by default. */
+  gatewayMayCall?: true
 }
 
 /** Ids are opaque, short and URL-safe; anything else (encoded slashes, dots,

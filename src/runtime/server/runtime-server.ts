@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { answered, HttpError, holdUntilDurable, sendError } from './http-kit.ts'
-import { checkRequestEdge } from './request-guards.ts'
+import { checkRequestEdge, type RuntimeCredentials } from './request-guards.ts'
 import type { Router } from './router.ts'
 
 export const RUNTIME_HOST = '127.0.0.1'
@@ -13,7 +13,7 @@ export const RUNTIME_HOST = '127.0.0.1'
  */
 export async function startRuntimeServer(
   router: Router,
-  bearerToken: string,
+  credentials: RuntimeCredentials,
   onError: (error: unknown) => void,
   durable: () => Promise<void>,
 ): Promise<{ server: Server; port: number }> {
@@ -21,7 +21,7 @@ export async function startRuntimeServer(
   const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
     holdUntilDurable(res, durable)
     latestResponse.set(req.socket, res)
-    void handle(router, boundHost, bearerToken, req, res, onError)
+    void handle(router, boundHost, credentials, req, res, onError)
   })
   server.on('clientError', answerClientError)
   server.headersTimeout = 10_000
@@ -40,17 +40,23 @@ export async function startRuntimeServer(
 async function handle(
   router: Router,
   boundHost: string,
-  bearerToken: string,
+  credentials: RuntimeCredentials,
   req: IncomingMessage,
   res: ServerResponse,
   onError: (error: unknown) => void,
 ): Promise<void> {
   try {
-    checkRequestEdge(req, boundHost, bearerToken)
+    const caller = checkRequestEdge(req, boundHost, credentials)
     const url = new URL(req.url ?? '/', `http://${boundHost}`)
     if (url.search !== '')
       throw new HttpError(400, 'unexpected_query', 'this API takes no query string')
     const { route, params } = router.match(req.method ?? '', url.pathname)
+    // The gateway credential sits in a file any process of this user can
+    // read, so it may only open gateway calls and read their outcome. Every
+    // other route, deciding an approval above all, refuses it.
+    if (caller === 'gateway' && route.gatewayMayCall !== true) {
+      throw new HttpError(403, 'gateway_forbidden', 'the gateway credential cannot call this route')
+    }
     await route.handle({ req, res, params })
   } catch (error) {
     if (res.headersSent) {

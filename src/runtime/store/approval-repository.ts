@@ -16,8 +16,8 @@ export class SqliteApprovalRepository {
       .prepare(
         `INSERT INTO approvals (id, room_id, turn_id, tool_call_id, kind, tool_name, arguments_json,
            working_directory, sandbox_mode, summary, status, decision, decided_by, reason,
-           created_at, expires_at, decided_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           created_at, expires_at, decided_at, mcp_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         approval.id,
@@ -37,6 +37,7 @@ export class SqliteApprovalRepository {
         approval.createdAt,
         approval.expiresAt,
         approval.decidedAt ?? null,
+        approval.mcp === undefined ? null : canonicalJson(approval.mcp),
       )
   }
 
@@ -111,6 +112,7 @@ function toApproval(row: Row): ApprovalRecord {
     workingDirectory: row.working_directory,
     sandboxMode: row.sandbox_mode,
     summary: row.summary,
+    ...(row.mcp_json == null ? {} : { mcp: JSON.parse(String(row.mcp_json)) }),
     status: row.status,
     ...optional('decision', row.decision),
     ...optional('decidedBy', row.decided_by),

@@ -26,7 +26,7 @@ export class SqliteGrantRepository {
     const commandJson = grant.command === null ? null : canonicalJson(grant.command)
     this.db
       .prepare(
-        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at, mcp_server_id, mcp_definition_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         grant.id,
@@ -36,9 +36,17 @@ export class SqliteGrantRepository {
         grant.approvalId,
         this.options.mac.sign(
           'grant',
-          sealedGrantContent({ ...grant, commandJson, revokedAt: null }),
+          sealedGrantContent({
+            ...grant,
+            commandJson,
+            mcpServerId: grant.mcp?.serverId ?? null,
+            mcpDefinitionHash: grant.mcp?.definitionHash ?? null,
+            revokedAt: null,
+          }),
         ),
         grant.createdAt,
+        grant.mcp?.serverId ?? null,
+        grant.mcp?.definitionHash ?? null,
       )
   }
 
@@ -76,11 +84,38 @@ export class SqliteGrantRepository {
         roomId: raw.roomId,
         toolName: raw.toolName,
         command,
+        ...(raw.mcpServerId === null || raw.mcpDefinitionHash === null
+          ? {}
+          : { mcp: { serverId: raw.mcpServerId, definitionHash: raw.mcpDefinitionHash } }),
         approvalId: raw.approvalId,
         createdAt: raw.createdAt,
       })
     }
     return grants
+  }
+
+  /** The active, verified grant for exactly this MCP tool definition. */
+  findMcpGrant(
+    roomId: string,
+    key: { serverId: string; toolName: string; definitionHash: string },
+  ): Grant | undefined {
+    return this.listActive(roomId).find(
+      (grant) =>
+        grant.toolName === key.toolName &&
+        grant.mcp?.serverId === key.serverId &&
+        grant.mcp.definitionHash === key.definitionHash,
+    )
+  }
+
+  /** The ids of the room's active grants for one MCP server, verified or
+   *  not: revoking narrows, so a tampered row is revoked too. */
+  activeMcpGrantIds(roomId: string, serverId: string): string[] {
+    return this.db
+      .prepare(
+        'SELECT id FROM grants WHERE room_id = ? AND mcp_server_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
+      )
+      .all(roomId, serverId)
+      .map((row) => String(row.id))
   }
 
   /** Revoking narrows what the agent may do, so it is allowed on any active
@@ -110,6 +145,8 @@ interface RawGrant {
   commandJson: string | null
   approvalId: string
   createdAt: number
+  mcpServerId: string | null
+  mcpDefinitionHash: string | null
   revokedAt: number | null
 }
 
@@ -121,12 +158,17 @@ function rawGrant(row: Record<string, unknown>): RawGrant {
     commandJson: row.command_json == null ? null : String(row.command_json),
     approvalId: String(row.approval_id),
     createdAt: Number(row.created_at),
+    mcpServerId: row.mcp_server_id == null ? null : String(row.mcp_server_id),
+    mcpDefinitionHash: row.mcp_definition_hash == null ? null : String(row.mcp_definition_hash),
     revokedAt: row.revoked_at == null ? null : Number(row.revoked_at),
   }
 }
 
 /** What a grant's MAC covers: all of it, the revocation included, so a
- *  revoked grant cannot be revived by clearing `revoked_at`. */
+ *  revoked grant cannot be revived by clearing `revoked_at`. The MCP fields
+ *  are sealed when present and left out when absent, so rows written before
+ *  they existed still verify, and an MCP grant's server or definition hash
+ *  cannot be edited (or removed, turning it into a plain grant) unseen. */
 function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
   return {
     id: grant.id,
@@ -136,6 +178,9 @@ function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
     approvalId: grant.approvalId,
     createdAt: grant.createdAt,
     revokedAt: grant.revokedAt,
+    ...(grant.mcpServerId === null && grant.mcpDefinitionHash === null
+      ? {}
+      : { mcpServerId: grant.mcpServerId, mcpDefinitionHash: grant.mcpDefinitionHash }),
   }
 }
 

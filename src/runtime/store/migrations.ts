@@ -164,4 +164,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX input_requests_room ON input_requests (room_id, created_at);
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- MCP tool calls: what the person was shown about the server and tool
+      -- (part of the canonical action), and the tool definition an "always
+      -- allow" grant is bound to.
+      ALTER TABLE approvals ADD COLUMN mcp_json TEXT;
+      ALTER TABLE grants ADD COLUMN mcp_server_id TEXT;
+      ALTER TABLE grants ADD COLUMN mcp_definition_hash TEXT;
+    `,
+  },
 ]

@@ -150,6 +150,40 @@ describe('ApprovalCard', () => {
     expect(article.querySelector('svg')?.dataset.icon).toBe(`kind-${kind}`)
   })
 
+  it('shows an MCP call with the MCP look: server name, message, tool description', () => {
+    const { article } = renderCard(
+      card({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        summary: 'Notes: write_note',
+        mcp: {
+          serverId: 'notes',
+          serverName: 'Notes',
+          toolDescription: 'Writes a note to the notes folder.',
+          inputSchemaHash: 'a'.repeat(64),
+          definitionHash: 'b'.repeat(64),
+          preview: null,
+        },
+      }),
+      { name: 'plan.txt', text: 'ship' },
+    )
+    expect(within(article).getByRole('heading').textContent).toBe('MCP tool call')
+    expect(within(article).getByTestId('approval-mcp-server').textContent).toBe('Notes')
+    expect(within(article).getByTestId('approval-mcp-description').textContent).toBe(
+      'The server says: Writes a note to the notes folder.',
+    )
+    expect(article.textContent).toContain('Notes: write_note')
+    expect(within(article).getByTestId('approval-arguments').textContent).toBe(
+      JSON.stringify({ name: 'plan.txt', text: 'ship' }, null, 2),
+    )
+  })
+
+  it('shows no MCP facts on a built-in tool', () => {
+    const { article } = renderCard(card())
+    expect(within(article).queryByTestId('approval-mcp-server')).toBeNull()
+    expect(within(article).queryByTestId('approval-mcp-description')).toBeNull()
+  })
+
   it('opens the same review from "Review and allow" and from "Deny"', () => {
     const { article, onReview } = renderCard(card())
     fireEvent.click(within(article).getByTestId('approval-review'))

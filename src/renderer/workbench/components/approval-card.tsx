@@ -54,6 +54,11 @@ export function ApprovalCard({ card, args, reviewing, error, onReview }: Approva
         {open ? null : <OutcomeLabel outcome={outcome} />}
       </header>
       <p className="card__summary">{approval.summary}</p>
+      {approval.mcp ? (
+        <p className="card__note" data-testid="approval-mcp-description">
+          {t('workbench.card.toolDescription')}: {approval.mcp.toolDescription}
+        </p>
+      ) : null}
       {args === undefined ? (
         <p className="card__note">{t('workbench.card.argumentsPending')}</p>
       ) : (
@@ -68,6 +73,12 @@ export function ApprovalCard({ card, args, reviewing, error, onReview }: Approva
         </pre>
       )}
       <dl className="card__facts">
+        {approval.mcp ? (
+          <div className="card__fact">
+            <dt>{t('workbench.card.mcpServer')}</dt>
+            <dd data-testid="approval-mcp-server">{approval.mcp.serverName}</dd>
+          </div>
+        ) : null}
         <div className="card__fact">
           <dt>{t('workbench.card.tool')}</dt>
           <dd className="mono">{approval.toolName}</dd>

@@ -7,20 +7,24 @@ export interface GrantsPanelProps {
   grants: readonly Grant[]
   /** Revoking only narrows what the agent may do, so no protected window. */
   onRevoke: (grantId: string) => Promise<void>
+  /** Revokes every grant of one MCP server in the room at once. */
+  onRevokeServer: (serverId: string) => Promise<void>
 }
 
 /** The room's "always allow" grants, each with a way to take it back. */
-export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
+export function GrantsPanel({ grants, onRevoke, onRevokeServer }: GrantsPanelProps) {
   const { t } = useTranslation()
   const [error, setError] = useState<string | undefined>(undefined)
-  const revoke = async (grantId: string) => {
+  const attempt = async (work: () => Promise<void>) => {
     setError(undefined)
     try {
-      await onRevoke(grantId)
+      await work()
     } catch (failure) {
       setError(t('workbench.grants.failed', { reason: messageOf(failure) }))
     }
   }
+  const revoke = (grantId: string) => attempt(() => onRevoke(grantId))
+  const servers = [...new Set(grants.flatMap((grant) => (grant.mcp ? [grant.mcp.serverId] : [])))]
   return (
     <details className="grants" data-testid="grants-panel">
       <summary className="grants__summary">
@@ -32,7 +36,13 @@ export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
         ) : (
           <ul className="grants__list">
             {grants.map((grant) => {
-              const what = grant.command ? grant.command.join(' ') : grant.toolName
+              // An MCP grant names its server: the same tool name on two
+              // servers is two different things to allow.
+              const what = grant.command
+                ? grant.command.join(' ')
+                : grant.mcp
+                  ? `${grant.mcp.serverId}: ${grant.toolName}`
+                  : grant.toolName
               return (
                 <li
                   key={grant.id}
@@ -41,7 +51,7 @@ export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
                   data-grant-id={grant.id}
                 >
                   <span className="grants__what">
-                    <span className="mono">{grant.toolName}</span>
+                    <span className="mono">{grant.mcp ? what : grant.toolName}</span>
                     {grant.command ? <code className="grants__command">{what}</code> : null}
                   </span>
                   <button
@@ -58,6 +68,18 @@ export function GrantsPanel({ grants, onRevoke }: GrantsPanelProps) {
             })}
           </ul>
         )}
+        {servers.map((serverId) => (
+          <button
+            key={serverId}
+            type="button"
+            className="button button--small"
+            data-testid="grant-revoke-server"
+            data-server-id={serverId}
+            onClick={() => void attempt(() => onRevokeServer(serverId))}
+          >
+            {t('workbench.grants.revokeServer', { server: serverId })}
+          </button>
+        ))}
         {error ? (
           <p className="card__error" role="alert">
             {error}

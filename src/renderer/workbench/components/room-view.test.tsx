@@ -297,4 +297,27 @@ describe('RoomView: composer and picker', () => {
       'Nothing is always allowed in this room.',
     )
   })
+
+  it('names the server of an MCP grant', async () => {
+    const { gui } = setup()
+    gui.grantsOf.set('room-1', [
+      {
+        id: 'g2',
+        roomId: 'room-1',
+        toolName: 'write_note',
+        command: null,
+        mcp: { serverId: 'notes', definitionHash: 'c'.repeat(64) },
+        approvalId: 'ap-0',
+        createdAt: 1,
+      },
+    ])
+    act(() => gui.emit('grant.changed', { roomId: 'room-1' }))
+    const revoke = await screen.findByTestId('grant-revoke')
+    expect(screen.getByTestId('grants-panel').textContent).toContain('notes: write_note')
+    expect(revoke.getAttribute('aria-label')).toBe('Revoke "always allow" for notes: write_note')
+    const revokeServer = screen.getByTestId('grant-revoke-server')
+    expect(revokeServer.textContent).toBe('Revoke all for notes')
+    fireEvent.click(revokeServer)
+    await waitFor(() => expect(gui.callsOf('revokeServerGrants')).toEqual([['room-1', 'notes']]))
+  })
 })

@@ -192,6 +192,10 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     await api.revokeGrant(room.id, grantId)
     refreshGrants()
   }
+  const revokeServerGrants = async (serverId: string) => {
+    await api.revokeServerGrants(room.id, serverId)
+    refreshGrants()
+  }
 
   const working = state.timeline?.turns.some(
     (turn) => turn.status === 'running' || turn.status === 'waiting',
@@ -227,7 +231,11 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
             </span>
           </p>
         </div>
-        <GrantsPanel grants={state.grants} onRevoke={revokeGrant} />
+        <GrantsPanel
+          grants={state.grants}
+          onRevoke={revokeGrant}
+          onRevokeServer={revokeServerGrants}
+        />
       </header>
       {state.permissions?.integrity === 'tampered' ? <TamperedRoomBanner /> : null}
       {state.loadError ? (

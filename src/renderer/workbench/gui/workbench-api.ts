@@ -56,6 +56,7 @@ export interface WorkbenchApi {
   permissions(roomId: string): Promise<RoomPermissions>
   grants(roomId: string): Promise<Grant[]>
   revokeGrant(roomId: string, grantId: string): Promise<void>
+  revokeServerGrants(roomId: string, serverId: string): Promise<void>
   sendMessage(roomId: string, input: { clientRequestId: string; text: string }): Promise<Turn>
   retryTurn(turnId: string): Promise<Turn>
   reviewApproval(approvalId: string): Promise<ReviewOutcome>
@@ -75,6 +76,9 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
     grants: async (roomId) => (await body<{ grants: Grant[] }>(gui.grants(roomId))).grants,
     revokeGrant: async (roomId, grantId) => {
       await body(gui.revokeGrant(roomId, grantId))
+    },
+    revokeServerGrants: async (roomId, serverId) => {
+      await body(gui.revokeServerGrants(roomId, serverId))
     },
     sendMessage: async (roomId, input) =>
       (await body<{ turn: Turn }>(gui.sendMessage(roomId, input))).turn,

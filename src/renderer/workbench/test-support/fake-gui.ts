@@ -102,6 +102,10 @@ export class FakeGui implements AssentGui {
     this.record('revokeGrant', [roomId, grantId])
     return { status: 200, body: { revoked: grantId } }
   }
+  async revokeServerGrants(roomId: string, serverId: string): Promise<GatewayResponse> {
+    this.record('revokeServerGrants', [roomId, serverId])
+    return { status: 200, body: { revoked: [] } }
+  }
   async retryTurn(turnId: string): Promise<GatewayResponse> {
     this.record('retryTurn', [turnId])
     return { status: 202, body: { turn: {} } }

@@ -106,6 +106,15 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       },
     },
     {
+      method: 'DELETE',
+      pattern: '/v1/rooms/:roomId/mcp-servers/:serverId/grants',
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        const revoked = rooms.revokeMcpServerGrants(params.roomId ?? '', params.serverId ?? '')
+        sendJson(res, 200, { revoked })
+      },
+    },
+    {
       method: 'POST',
       pattern: '/v1/turns/:turnId/retry',
       handle: async ({ req, res, params }) => {

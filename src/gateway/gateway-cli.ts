@@ -1,0 +1,59 @@
+import { realpathSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const GATEWAY_USAGE = [
+  'usage: assent-gateway --config <mcp.json> [--data-dir <dir>] [--workspace <dir>]',
+  '  (npm run gateway -- --config mcp.json)',
+  '',
+  'Runs an MCP server on stdio that exposes the allowed tools of the servers in',
+  '<mcp.json> as server__tool, and asks the person in Assent before each gated call.',
+  '  --data-dir   the running Assent data dir (default: $ASSENT_DATA_DIR or ~/.assent-dev)',
+  '  --workspace  the folder this gateway serves (default: the current directory)',
+].join('\n')
+
+export interface GatewayArgs {
+  config: string
+  dataDir: string
+  workspace: string
+}
+
+export class GatewayUsageError extends Error {}
+
+/** Parses the gateway's flags strictly: an unknown flag or a missing value
+ *  is an error naming it, never ignored. */
+export function parseGatewayArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): GatewayArgs {
+  const values = new Map<string, string>()
+  for (let index = 0; index < argv.length; index += 2) {
+    const flag = argv[index] ?? ''
+    if (!['--config', '--data-dir', '--workspace'].includes(flag)) {
+      throw new GatewayUsageError(`unknown argument ${JSON.stringify(flag)}`)
+    }
+    const value = argv[index + 1]
+    if (value === undefined || value.startsWith('--')) {
+      throw new GatewayUsageError(`${flag} needs a value`)
+    }
+    values.set(flag, value)
+  }
+  const config = values.get('--config')
+  if (config === undefined) throw new GatewayUsageError('--config <mcp.json> is required')
+  const workspace = values.get('--workspace') ?? cwd
+  let realWorkspace: string
+  try {
+    realWorkspace = realpathSync(resolve(cwd, workspace))
+  } catch {
+    throw new GatewayUsageError(`--workspace ${workspace} is not an existing directory`)
+  }
+  return {
+    config: resolve(cwd, config),
+    dataDir: resolve(
+      cwd,
+      values.get('--data-dir') ?? env.ASSENT_DATA_DIR ?? join(homedir(), '.assent-dev'),
+    ),
+    workspace: realWorkspace,
+  }
+}

@@ -1,0 +1,45 @@
+import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
+import type { ApprovalView } from '../../runtime/contracts/approval.ts'
+
+/**
+ * What the protected window shows for an approval, built only from the
+ * runtime's canonical action: the full arguments (never cut), and for an MCP
+ * tool call the server, what the server says the tool does and its preview,
+ * all of which the action digest covers.
+ */
+export function approvalConsentView(
+  view: ApprovalView,
+  display: {
+    promptId: string
+    roomLabel: string
+    lang: Language
+    theme: Theme
+    enableDelayMs: number
+  },
+): ConsentView {
+  const { action } = view
+  return {
+    subject: 'approval',
+    promptId: display.promptId,
+    kind: action.kind,
+    toolName: action.toolName,
+    argumentsText: JSON.stringify(action.arguments, null, 2),
+    summary: action.summary,
+    workingDirectory: action.workingDirectory,
+    sandboxMode: action.sandboxMode,
+    roomLabel: display.roomLabel,
+    digestPrefix: view.actionDigest.slice(0, 12),
+    ...(action.mcp === undefined
+      ? {}
+      : {
+          mcp: {
+            serverName: action.mcp.serverName,
+            toolDescription: action.mcp.toolDescription,
+            previewText: action.mcp.preview,
+          },
+        }),
+    lang: display.lang,
+    theme: display.theme,
+    enableDelayMs: display.enableDelayMs,
+  }
+}

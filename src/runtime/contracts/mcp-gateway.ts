@@ -1,0 +1,58 @@
+import { z } from 'zod'
+import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
+
+const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/)
+
+/** `POST /v1/gateway/calls`: the gateway asks for consent to one MCP call.
+ *  Everything the person will be shown travels here, so it is what the
+ *  approval's canonical action (and so its digest) is built from. */
+export const GatewayCallRequestSchema = z.strictObject({
+  /** The folder the gateway serves; its calls land in that folder's gateway
+   *  room, so the workbench shows them beside nothing else. */
+  workspace: z.string().min(1).max(4096),
+  serverId: McpServerIdSchema,
+  serverName: z.string().min(1).max(80),
+  toolName: McpToolNameSchema,
+  toolDescription: z.string().max(8_192),
+  inputSchemaHash: Sha256HexSchema,
+  definitionHash: Sha256HexSchema,
+  arguments: z.record(z.string(), z.unknown()),
+  preview: z.string().max(32_768).nullable(),
+})
+export type GatewayCallRequest = z.infer<typeof GatewayCallRequestSchema>
+
+export const GatewayCallStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
+export type GatewayCallStatus = z.infer<typeof GatewayCallStatusSchema>
+
+export const GatewayCallStateSchema = z.strictObject({
+  callId: z.string(),
+  roomId: z.string(),
+  approvalId: z.string().nullable(),
+  status: GatewayCallStatusSchema,
+  /** Set when a grant answered instead of the person. */
+  grantId: z.string().nullable(),
+  reason: z.string().nullable(),
+})
+export type GatewayCallState = z.infer<typeof GatewayCallStateSchema>
+
+/** `POST /v1/gateway/calls/:callId/result`: what the allowed call returned,
+ *  for the timeline. It can only settle a call that was allowed. */
+export const GatewayCallResultSchema = z.strictObject({
+  ok: z.boolean(),
+  output: z.string().max(65_536),
+})
+export type GatewayCallResult = z.infer<typeof GatewayCallResultSchema>
+
+/** The file the runtime writes (mode 0600) in its data dir so a gateway on
+ *  the same machine and account can find it. */
+export const GatewayConnectionFileSchema = z.strictObject({
+  version: z.literal(1),
+  port: z.number().int().min(1).max(65_535),
+  instanceId: z.string().min(1),
+  /** Can open gateway calls and read their outcome; never decide them. */
+  gatewayCredential: z.string().min(32).max(256),
+  pid: z.number().int(),
+})
+export type GatewayConnectionFile = z.infer<typeof GatewayConnectionFileSchema>
+
+export const GATEWAY_CONNECTION_FILE_NAME = 'gateway-connection.json'

@@ -1,0 +1,146 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { resultText, type McpConnection } from './mcp-connection.ts'
+import { McpRefusal } from './mcp-refusal.ts'
+import {
+  PREVIEW_SUFFIX,
+  inputSchemaHash,
+  toolDefinitionHash,
+  type McpToolDefinition,
+} from './mcp-tool-definition.ts'
+
+/** What the person is asked about one MCP call. */
+export interface McpConsentRequest {
+  serverId: string
+  serverName: string
+  toolName: string
+  toolDescription: string
+  inputSchemaHash: string
+  definitionHash: string
+  arguments: Record<string, unknown>
+  preview: string | null
+}
+
+/** The answer to one consent request. `report` records what an allowed call
+ *  returned; it is never called for a refused one. */
+export interface McpConsentTicket {
+  status: 'allowed' | 'denied' | 'expired'
+  reason: string | null
+  report(result: { ok: boolean; output: string }): Promise<void>
+}
+
+/** Port to whoever asks the person: the runtime's gate in the runtime, the
+ *  runtime's gateway routes in the gateway. Implementations must resolve
+ *  only with a decision that was really taken (or a timeout), never guess. */
+export interface McpConsentPort {
+  ask(request: McpConsentRequest): Promise<McpConsentTicket>
+  /** Called right before the tool itself is called, allowed or ungated, so
+   *  the caller can durably mark the call as running first. */
+  beforeRun?(): Promise<void> | void
+}
+
+/**
+ * Runs one MCP tool call behind consent:
+ * - a tool outside `allowed_tools`, or one the server no longer offers, is
+ *   refused (`not_allowed`) without asking anyone;
+ * - a server whose manifest is read-only (the only kind with
+ *   `requires_approval: false`) runs without asking; tool annotations never
+ *   get a call past consent;
+ * - otherwise the person is asked, with the tool's current definition and,
+ *   if the server offers an allowed `<tool>.preview`, the preview's result;
+ * - after an allow, the definition and the preview are fetched again and
+ *   must be what the person saw, or the call is refused.
+ */
+export async function runGatedMcpCall(
+  connection: McpConnection,
+  toolName: string,
+  args: Record<string, unknown>,
+  consent: McpConsentPort,
+): Promise<CallToolResult> {
+  const server = connection.server
+  if (!server.allowed_tools.includes(toolName)) {
+    throw new McpRefusal('not_allowed', `${server.id} has no allowed tool named ${toolName}`)
+  }
+  const tools = await connection.listAllowedTools()
+  const tool = tools.find((candidate) => candidate.name === toolName)
+  if (!tool) {
+    throw new McpRefusal('not_allowed', `${server.id} does not offer ${toolName}`)
+  }
+  if (!server.requires_approval || server.approvalFreeTools?.includes(toolName)) {
+    await consent.beforeRun?.()
+    return connection.callTool(toolName, args)
+  }
+
+  const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
+  const preview = hasPreview ? await previewText(connection, toolName, args) : null
+  const ticket = await consent.ask(consentRequest(server, tool, args, preview))
+  if (ticket.status === 'denied') {
+    const why = ticket.reason ? `: ${ticket.reason}` : ''
+    throw new McpRefusal('denied', `The person denied ${server.id}__${toolName}${why}`)
+  }
+  if (ticket.status === 'expired') {
+    throw new McpRefusal(
+      'expired',
+      `Nobody confirmed ${server.id}__${toolName} in time; it did not run`,
+    )
+  }
+
+  const refuseAfterAllow = async (detail: string, message: string): Promise<never> => {
+    await ticket.report({ ok: false, output: message })
+    throw new McpRefusal('not_allowed', message, detail)
+  }
+  const current = await connection.findTool(toolName)
+  if (!current || toolDefinitionHash(current) !== toolDefinitionHash(tool)) {
+    return refuseAfterAllow(
+      'definition_changed',
+      `${server.id} changed ${toolName} after it was approved; it did not run`,
+    )
+  }
+  if (preview !== null && (await previewText(connection, toolName, args)) !== preview) {
+    return refuseAfterAllow(
+      'preview_changed',
+      `what ${toolName} would do changed after it was approved; it did not run`,
+    )
+  }
+
+  let result: CallToolResult
+  await consent.beforeRun?.()
+  try {
+    result = await connection.callTool(toolName, args)
+  } catch (error) {
+    const message = `${server.id} failed during ${toolName}: ${(error as Error).message}`
+    await ticket.report({ ok: false, output: message })
+    return { content: [{ type: 'text', text: message }], isError: true }
+  }
+  await ticket.report({ ok: result.isError !== true, output: resultText(result) })
+  return result
+}
+
+function consentRequest(
+  server: McpConnection['server'],
+  tool: McpToolDefinition,
+  args: Record<string, unknown>,
+  preview: string | null,
+): McpConsentRequest {
+  return {
+    serverId: server.id,
+    serverName: server.name,
+    toolName: tool.name,
+    toolDescription: tool.description ?? '',
+    inputSchemaHash: inputSchemaHash(tool),
+    definitionHash: toolDefinitionHash(tool),
+    arguments: args,
+    preview,
+  }
+}
+
+/** The preview's text. A preview that fails is shown as its error: the
+ *  person then decides knowing the server could not say what would happen. */
+async function previewText(
+  connection: McpConnection,
+  toolName: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const result = await connection.callTool(`${toolName}${PREVIEW_SUFFIX}`, args)
+  const text = resultText(result)
+  return result.isError === true ? `[preview failed] ${text}` : text
+}

@@ -1,0 +1,251 @@
+import { randomUUID } from 'node:crypto'
+import { realpath } from 'node:fs/promises'
+import type { DatabaseSync } from 'node:sqlite'
+import type { ApprovalRecord } from '../contracts/approval.ts'
+import type {
+  GatewayCallRequest,
+  GatewayCallResult,
+  GatewayCallState,
+} from '../contracts/mcp-gateway.ts'
+import type { Room, ToolCallRecord, Turn } from '../contracts/room.ts'
+import { Refusal } from '../domain/refusal.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { ApprovalGate } from '../gate/approval-gate.ts'
+import { KeyedMutex } from '../rooms/keyed-mutex.ts'
+import type { RoomService } from '../rooms/room-service.ts'
+import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
+import type { AuditAppender } from '../store/audit-log.ts'
+import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
+import { inTransaction } from '../store/database.ts'
+import type { SqliteGrantRepository } from '../store/grant-repository.ts'
+import { capOutput } from '../tools/tool-types.ts'
+import { GATEWAY_AGENT_ID } from '../agent/agents.ts'
+import { namespacedToolName } from './mcp-tool-definition.ts'
+
+export interface GatewayCallServiceOptions {
+  db: DatabaseSync
+  rooms: RoomService
+  conversations: SqliteConversationRepository
+  approvals: SqliteApprovalRepository
+  grants: SqliteGrantRepository
+  audit: AuditAppender
+  gate: ApprovalGate
+  events: EventBus
+  now: () => number
+  approvalTtlMs: () => number
+  newId?: () => string
+}
+
+/**
+ * The runtime's side of the MCP gateway. A gateway call becomes a turn and a
+ * tool call in the gateway room of the gateway's folder, and (unless a grant
+ * for exactly this tool definition answers) a pending `mcp-tool-call`
+ * approval that only the person can decide, in the protected window. The
+ * gateway can open calls and read their outcome here; nothing here decides.
+ */
+export class GatewayCallService {
+  private readonly options: GatewayCallServiceOptions
+  private readonly newId: () => string
+  /** Two first calls at once must find one room, not make two. */
+  private readonly roomCreation = new KeyedMutex()
+
+  constructor(options: GatewayCallServiceOptions) {
+    this.options = options
+    this.newId = options.newId ?? randomUUID
+  }
+
+  async open(request: GatewayCallRequest): Promise<GatewayCallState> {
+    const { conversations, gate, events, now } = this.options
+    const room = await this.gatewayRoom(request.workspace)
+    const at = now()
+    const fullName = namespacedToolName(request.serverId, request.toolName)
+    const turn: Turn = {
+      id: this.newId(),
+      roomId: room.id,
+      clientRequestId: this.newId(),
+      text: `MCP gateway: ${fullName}`,
+      attempt: 1,
+      retryOf: null,
+      workspace: room.workspace,
+      policy: { ...this.options.rooms.permissions(room.id).policy },
+      status: 'waiting',
+      createdAt: at,
+    }
+    const call: ToolCallRecord = {
+      id: this.newId(),
+      roomId: room.id,
+      turnId: turn.id,
+      seq: 0,
+      toolName: fullName,
+      arguments: request.arguments,
+      status: 'awaiting-approval',
+      result: null,
+      approvalId: null,
+      createdAt: at,
+      updatedAt: at,
+    }
+    inTransaction(this.options.db, () => {
+      conversations.insertTurn(turn)
+      conversations.insertToolCall(call)
+    })
+
+    const grant = this.options.grants.findMcpGrant(room.id, request)
+    if (grant) {
+      inTransaction(this.options.db, () => {
+        this.options.audit.append({
+          type: 'tool_allowed_by_grant',
+          subjectId: call.id,
+          payload: { roomId: room.id, turnId: turn.id, toolName: fullName, grantId: grant.id },
+          at,
+        })
+        conversations.updateToolCall(call.id, { status: 'running', at })
+        conversations.setTurnStatus(turn.id, 'running')
+      })
+      events.emit('timeline.updated', { roomId: room.id })
+      return this.state(call.id, grant.id)
+    }
+
+    const approval = gate.open({
+      id: this.newId(),
+      roomId: room.id,
+      turnId: turn.id,
+      toolCallId: call.id,
+      kind: 'mcp-tool-call',
+      toolName: request.toolName,
+      arguments: request.arguments,
+      workingDirectory: room.workspace,
+      sandboxMode: turn.policy.sandboxMode,
+      summary: `${request.serverName}: ${request.toolName}`,
+      mcp: {
+        serverId: request.serverId,
+        serverName: request.serverName,
+        toolDescription: request.toolDescription,
+        inputSchemaHash: request.inputSchemaHash,
+        definitionHash: request.definitionHash,
+        preview: request.preview,
+      },
+      ttlMs: this.options.approvalTtlMs(),
+    })
+    conversations.updateToolCall(call.id, {
+      status: 'awaiting-approval',
+      approvalId: approval.id,
+      at: now(),
+    })
+    events.emit('timeline.updated', { roomId: room.id })
+    void gate.waitForOutcome(approval.id).then((outcome) => this.settleDecision(call.id, outcome))
+    return this.state(call.id, null)
+  }
+
+  /** The call's state now, or once it leaves `pending`, whichever comes
+   *  first within `waitMs` (a long poll, so the gateway never spins). */
+  async outcome(callId: string, waitMs: number): Promise<GatewayCallState> {
+    const current = this.state(callId, null)
+    if (current.status !== 'pending' || current.approvalId === null) return current
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      this.options.gate.waitForOutcome(current.approvalId),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs)
+      }),
+    ])
+    clearTimeout(timer)
+    return this.state(callId, null)
+  }
+
+  /** Records what an allowed call returned. Refused for any call that was
+   *  not allowed and running: the gateway cannot rewrite a denial. */
+  report(callId: string, result: GatewayCallResult): void {
+    const call = this.requireCall(callId)
+    if (call.status !== 'running') {
+      throw new Refusal(409, 'not_running', 'only an allowed, running call can report a result')
+    }
+    const at = this.options.now()
+    inTransaction(this.options.db, () => {
+      this.options.conversations.updateToolCall(callId, {
+        status: result.ok ? 'succeeded' : 'failed',
+        result: {
+          ok: result.ok,
+          output: capOutput(result.output),
+          ...(result.ok ? {} : { code: 'mcp_tool_error' }),
+        },
+        at,
+      })
+      this.options.conversations.setTurnStatus(call.turnId, 'done')
+    })
+    this.options.events.emit('timeline.updated', { roomId: call.roomId })
+  }
+
+  private settleDecision(callId: string, approval: ApprovalRecord): void {
+    const { conversations, now, events } = this.options
+    const at = now()
+    if (approval.status === 'allowed') {
+      conversations.updateToolCall(callId, { status: 'running', at })
+      conversations.setTurnStatus(approval.turnId, 'running')
+    } else {
+      const expired = approval.status === 'expired'
+      conversations.updateToolCall(callId, {
+        status: expired ? 'expired' : 'denied',
+        result: {
+          ok: false,
+          output: expired
+            ? 'Nobody confirmed this MCP call in time; it did not run.'
+            : 'Denied; the MCP call did not run.',
+          code: expired ? 'approval_expired' : 'approval_denied',
+        },
+        at,
+      })
+      conversations.setTurnStatus(approval.turnId, 'done')
+    }
+    events.emit('timeline.updated', { roomId: approval.roomId })
+  }
+
+  private state(callId: string, grantId: string | null): GatewayCallState {
+    const call = this.requireCall(callId)
+    const approval = call.approvalId ? this.options.approvals.get(call.approvalId) : undefined
+    const ran = call.status === 'running' || call.status === 'succeeded' || call.status === 'failed'
+    const status = approval
+      ? approval.status === 'allowed'
+        ? 'allowed'
+        : approval.status
+      : ran
+        ? 'allowed'
+        : 'pending'
+    return {
+      callId,
+      roomId: call.roomId,
+      approvalId: call.approvalId,
+      status,
+      grantId,
+      reason: approval?.reason ?? null,
+    }
+  }
+
+  private requireCall(callId: string): ToolCallRecord {
+    const call = this.options.conversations.getToolCall(callId)
+    const room = call ? this.options.rooms.getRoom(call.roomId) : undefined
+    // Only calls in a gateway room are the gateway's to read or settle.
+    if (!call || room?.agentId !== GATEWAY_AGENT_ID) {
+      throw new Refusal(404, 'unknown_call', 'unknown gateway call')
+    }
+    return call
+  }
+
+  /** The folder's gateway room, created on its first call. */
+  private gatewayRoom(workspace: string): Promise<Room> {
+    return this.roomCreation.run(workspace, async () => {
+      const real = await realpath(workspace).catch(() => {
+        throw new Refusal(400, 'invalid_workspace', 'workspace: must be an existing directory')
+      })
+      const existing = this.options.rooms
+        .listRooms()
+        .find((room) => room.agentId === GATEWAY_AGENT_ID && room.workspace === real)
+      if (existing) return existing
+      return this.options.rooms.createRoom({
+        kind: 'direct',
+        agentId: GATEWAY_AGENT_ID,
+        workspace: real,
+        title: 'MCP gateway',
+      })
+    })
+  }
+}

@@ -1,0 +1,160 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { McpServerConfig } from '../contracts/mcp-config.ts'
+import type { McpToolDefinition } from './mcp-tool-definition.ts'
+
+/**
+ * Where MCP elicitation (a server asking the person for input through a
+ * form) plugs in. Nothing supplies one yet: without a handler the client
+ * does not declare the capability, so a conforming server never asks, and
+ * one that asks anyway gets the SDK's "method not found".
+ */
+export type McpElicitationHandler = (
+  serverId: string,
+  request: ElicitRequest['params'],
+) => Promise<ElicitResult>
+
+/** A configured server, plus what only Assent itself may add: tools of its
+ *  built-in server that run without consent. mcp.json cannot set this. */
+export type McpServer = McpServerConfig & { approvalFreeTools?: readonly string[] }
+
+export interface McpConnectionOptions {
+  /** How long one downstream request may take. Must outlast the consent
+   *  window: a call the person is still reading must never be cut short by
+   *  the SDK (its default is 60 s, the consent window's 120 s). */
+  requestTimeoutMs: number
+  onElicitation?: McpElicitationHandler
+  /** Where a stdio server's stderr goes; `inherit` by default. */
+  stderr?: 'inherit' | 'ignore'
+  /** Replaces the configured transport (the built-in server runs in
+   *  process, over an in-memory pair). */
+  transportFactory?: () => Transport
+}
+
+/**
+ * One downstream MCP server, reached with the SDK's own client. It lists
+ * only the tools the configuration names, and calls only those: a tool
+ * outside `allowed_tools` is neither visible nor callable through here.
+ */
+export class McpConnection {
+  readonly server: McpServer
+  private readonly options: McpConnectionOptions
+  private client: Client | undefined
+  private closed = false
+
+  constructor(server: McpServer, options: McpConnectionOptions) {
+    this.server = server
+    this.options = options
+  }
+
+  async connect(): Promise<void> {
+    const client = new Client(
+      { name: 'assent', version: '0.1.0' },
+      { capabilities: this.options.onElicitation ? { elicitation: {} } : {} },
+    )
+    const onElicitation = this.options.onElicitation
+    if (onElicitation) {
+      client.setRequestHandler(ElicitRequestSchema, (request) =>
+        onElicitation(this.server.id, request.params),
+      )
+    }
+    client.onclose = () => {
+      this.client = undefined
+    }
+    await client.connect(this.transport(), { timeout: this.options.requestTimeoutMs })
+    this.client = client
+  }
+
+  get connected(): boolean {
+    return this.client !== undefined
+  }
+
+  /** Reconnects a server that went away (crashed, restarted) on next use. */
+  private async ready(): Promise<Client> {
+    if (this.closed) throw new Error(`the MCP server ${this.server.id} was closed`)
+    if (!this.client) await this.connect()
+    if (!this.client) throw new Error(`the MCP server ${this.server.id} is not connected`)
+    return this.client
+  }
+
+  /** The server's current definitions of the allowed tools, fetched afresh
+   *  on every call so a changed definition is seen before it is trusted. */
+  async listAllowedTools(): Promise<McpToolDefinition[]> {
+    const client = await this.ready()
+    const allowed = new Set(this.server.allowed_tools)
+    const tools: McpToolDefinition[] = []
+    let cursor: string | undefined
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.options.requestTimeoutMs,
+      })
+      for (const tool of page.tools) {
+        if (!allowed.has(tool.name)) continue
+        tools.push({
+          name: tool.name,
+          ...(tool.title === undefined ? {} : { title: tool.title }),
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          inputSchema: tool.inputSchema as Record<string, unknown>,
+          ...(tool.annotations === undefined
+            ? {}
+            : { annotations: tool.annotations as Record<string, unknown> }),
+        })
+      }
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+    return tools
+  }
+
+  async findTool(name: string): Promise<McpToolDefinition | undefined> {
+    return (await this.listAllowedTools()).find((tool) => tool.name === name)
+  }
+
+  /** Calls an allowed tool. Refuses a name outside `allowed_tools` here too,
+   *  whatever the caller checked, so no path reaches a hidden tool. */
+  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    if (!this.server.allowed_tools.includes(name)) {
+      throw new Error(`${name} is not in allowed_tools of ${this.server.id}`)
+    }
+    const client = await this.ready()
+    return (await client.callTool({ name, arguments: args }, undefined, {
+      timeout: this.options.requestTimeoutMs,
+    })) as CallToolResult
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    const client = this.client
+    this.client = undefined
+    await client?.close()
+  }
+
+  private transport(): Transport {
+    if (this.options.transportFactory) return this.options.transportFactory()
+    const transport = this.server.transport
+    if (transport.type === 'streamable-http') {
+      return new StreamableHTTPClientTransport(new URL(transport.url))
+    }
+    return new StdioClientTransport({
+      command: transport.command,
+      args: transport.args,
+      env: transport.env,
+      ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
+      stderr: this.options.stderr ?? 'inherit',
+    })
+  }
+}
+
+/** The text of a tool result, for cards, previews and audit entries. */
+export function resultText(result: CallToolResult): string {
+  return result.content
+    .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+    .join('\n')
+}

@@ -1,0 +1,36 @@
+/**
+ * Why a gated MCP call did not run, as the agent sees it in `error.data`.
+ * The codes sit in JSON-RPC's implementation-defined range (-32000 to
+ * -32099), inside -32002..-32019 that Assent reserves; -32000 and -32001 are
+ * left alone because SDKs already use them (connection closed, timeout) and
+ * an agent must never mistake a person's "no" for a dropped connection.
+ */
+export const MCP_REFUSAL_CODES = {
+  denied: -32002,
+  expired: -32003,
+  not_allowed: -32004,
+} as const
+
+export type McpRefusalReason = keyof typeof MCP_REFUSAL_CODES
+
+export class McpRefusal extends Error {
+  readonly reason: McpRefusalReason
+  readonly detail: string | undefined
+
+  constructor(reason: McpRefusalReason, message: string, detail?: string) {
+    super(message)
+    this.reason = reason
+    this.detail = detail
+  }
+
+  get code(): number {
+    return MCP_REFUSAL_CODES[this.reason]
+  }
+
+  /** The `error.data` an agent can act on without parsing the message. */
+  get data(): { reason: McpRefusalReason; detail?: string } {
+    return this.detail === undefined
+      ? { reason: this.reason }
+      : { reason: this.reason, detail: this.detail }
+  }
+}

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto'
+import type { DatabaseSync } from 'node:sqlite'
+import { grantsHonoured } from '../contracts/policy.ts'
+import type { ToolCallRecord, Turn } from '../contracts/room.ts'
+import type { AgentPreset } from '../agent/agents.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { ApprovalGate } from '../gate/approval-gate.ts'
+import type { AuditAppender } from '../store/audit-log.ts'
+import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
+import { inTransaction } from '../store/database.ts'
+import type { SqliteGrantRepository } from '../store/grant-repository.ts'
+import { capOutput, type ToolResult } from '../tools/tool-types.ts'
+import {
+  runGatedMcpCall,
+  type McpConsentPort,
+  type McpConsentRequest,
+  type McpConsentTicket,
+} from './gated-mcp-call.ts'
+import { resultText } from './mcp-connection.ts'
+import { McpRefusal } from './mcp-refusal.ts'
+import type { McpServerRegistry } from './mcp-server-registry.ts'
+import { splitNamespacedToolName } from './mcp-tool-definition.ts'
+
+export interface McpRoomCallsOptions {
+  db: DatabaseSync
+  conversations: SqliteConversationRepository
+  grants: SqliteGrantRepository
+  audit: AuditAppender
+  gate: ApprovalGate
+  events: EventBus
+  servers: McpServerRegistry
+  now: () => number
+  approvalTtlMs: () => number
+  /** Resolves once every write committed so far is on disk (the store's
+   *  group commit, store/durability.ts). */
+  durable: () => Promise<void>
+  newId?: () => string
+}
+
+export type McpCallOutcome = { status: ToolCallRecord['status']; result: ToolResult }
+
+/**
+ * An agent's MCP tool call inside a room (`server__tool`). The runtime is
+ * the MCP client: it asks the person through the approval gate, exactly as
+ * for a built-in tool, with an `mcp-tool-call` approval whose canonical
+ * action names the server, the tool's definition and the full arguments.
+ * The room's mode never lets a gated MCP server skip consent: only a server
+ * with a read-only manifest (or a read of Assent's built-in filesystem
+ * server) runs unasked, and only a grant for the exact tool definition can
+ * answer in the person's place.
+ */
+export class McpRoomCalls {
+  private readonly options: McpRoomCallsOptions
+  private readonly newId: () => string
+
+  constructor(options: McpRoomCallsOptions) {
+    this.options = options
+    this.newId = options.newId ?? randomUUID
+  }
+
+  static isMcpToolName(name: string): boolean {
+    return splitNamespacedToolName(name) !== undefined
+  }
+
+  async run(turn: Turn, agent: AgentPreset, call: ToolCallRecord): Promise<McpCallOutcome> {
+    const parts = splitNamespacedToolName(call.toolName)
+    const connection = parts
+      ? this.options.servers.connectionFor(parts.serverId, turn.workspace)
+      : undefined
+    if (!parts || !connection) {
+      return refused(`No MCP server is configured for ${call.toolName}.`, 'unknown_mcp_server')
+    }
+    // A read-only agent may use only what runs without consent: anything
+    // gated would be a change it is not allowed to ask for.
+    const ungated =
+      !connection.server.requires_approval ||
+      connection.server.approvalFreeTools?.includes(parts.toolName) === true
+    if (agent.toolPolicy.readOnly && !ungated) {
+      return refused(
+        `${agent.name} is read-only and may not call ${call.toolName}.`,
+        'read_only_agent',
+      )
+    }
+    try {
+      const result = await runGatedMcpCall(
+        connection,
+        parts.toolName,
+        call.arguments,
+        this.consentFor(turn, call),
+      )
+      const ok = result.isError !== true
+      return {
+        status: ok ? 'succeeded' : 'failed',
+        result: {
+          ok,
+          output: capOutput(resultText(result)),
+          ...(ok ? {} : { code: 'mcp_tool_error' }),
+        },
+      }
+    } catch (error) {
+      if (error instanceof McpRefusal) return outcomeOfRefusal(error)
+      return {
+        status: 'failed',
+        result: {
+          ok: false,
+          output: `The MCP call failed: ${(error as Error).message}`,
+          code: 'mcp_error',
+        },
+      }
+    }
+  }
+
+  private consentFor(turn: Turn, call: ToolCallRecord): McpConsentPort {
+    const { conversations, events, now, durable } = this.options
+    return {
+      ask: (request) => this.ask(turn, call, request),
+      beforeRun: async () => {
+        conversations.updateToolCall(call.id, { status: 'running', at: now() })
+        events.emit('timeline.updated', { roomId: turn.roomId })
+        // The decision and "running" are on disk before the server acts; if
+        // they cannot be made durable this throws and the call never runs.
+        await durable()
+      },
+    }
+  }
+
+  private async ask(
+    turn: Turn,
+    call: ToolCallRecord,
+    request: McpConsentRequest,
+  ): Promise<McpConsentTicket> {
+    const { conversations, gate, events, audit, now } = this.options
+    const report = async () => undefined
+    if (grantsHonoured(turn.policy.approvalPolicy)) {
+      const grant = this.options.grants.findMcpGrant(turn.roomId, request)
+      if (grant) {
+        inTransaction(this.options.db, () => {
+          audit.append({
+            type: 'tool_allowed_by_grant',
+            subjectId: call.id,
+            payload: {
+              roomId: turn.roomId,
+              turnId: turn.id,
+              toolName: call.toolName,
+              grantId: grant.id,
+            },
+            at: now(),
+          })
+        })
+        return { status: 'allowed', reason: null, report }
+      }
+    }
+    const approval = gate.open({
+      id: this.newId(),
+      roomId: turn.roomId,
+      turnId: turn.id,
+      toolCallId: call.id,
+      kind: 'mcp-tool-call',
+      toolName: request.toolName,
+      arguments: request.arguments,
+      workingDirectory: turn.workspace,
+      sandboxMode: turn.policy.sandboxMode,
+      summary: `${request.serverName}: ${request.toolName}`,
+      mcp: {
+        serverId: request.serverId,
+        serverName: request.serverName,
+        toolDescription: request.toolDescription,
+        inputSchemaHash: request.inputSchemaHash,
+        definitionHash: request.definitionHash,
+        preview: request.preview,
+      },
+      ttlMs: this.options.approvalTtlMs(),
+    })
+    conversations.updateToolCall(call.id, {
+      status: 'awaiting-approval',
+      approvalId: approval.id,
+      at: now(),
+    })
+    conversations.setTurnStatus(turn.id, 'waiting')
+    events.emit('timeline.updated', { roomId: turn.roomId })
+    const outcome = await gate.waitForOutcome(approval.id)
+    conversations.setTurnStatus(turn.id, 'running')
+    // waitForOutcome resolves only once the approval left pending.
+    const status = outcome.status === 'pending' ? 'expired' : outcome.status
+    return {
+      status,
+      reason: outcome.reason ?? null,
+      report,
+    }
+  }
+}
+
+function refused(output: string, code: string): McpCallOutcome {
+  return { status: 'refused', result: { ok: false, output, code } }
+}
+
+function outcomeOfRefusal(refusal: McpRefusal): McpCallOutcome {
+  if (refusal.reason === 'denied') {
+    return {
+      status: 'denied',
+      result: { ok: false, output: refusal.message, code: 'approval_denied' },
+    }
+  }
+  if (refusal.reason === 'expired') {
+    return {
+      status: 'expired',
+      result: { ok: false, output: refusal.message, code: 'approval_expired' },
+    }
+  }
+  return {
+    status: 'refused',
+    result: { ok: false, output: refusal.message, code: refusal.detail ?? 'mcp_not_allowed' },
+  }
+}

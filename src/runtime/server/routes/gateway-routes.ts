@@ -1,0 +1,46 @@
+import { GatewayCallRequestSchema, GatewayCallResultSchema } from '../../contracts/mcp-gateway.ts'
+import type { GatewayCallService } from '../../mcp/gateway-call-service.ts'
+import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
+import type { Route } from '../router.ts'
+
+/** How long one outcome request waits for a decision before answering
+ *  `pending`: well inside the server's 30 s request timeout. */
+export const GATEWAY_LONG_POLL_MS = 20_000
+
+/**
+ * The MCP gateway's routes, the only ones its credential may call: open a
+ * call (which asks the person), read its outcome, report what an allowed
+ * call returned. None of them decides anything.
+ */
+export function gatewayRoutes(deps: { calls: GatewayCallService }): Route[] {
+  return [
+    {
+      method: 'POST',
+      pattern: '/v1/gateway/calls',
+      gatewayMayCall: true,
+      handle: async ({ req, res }) => {
+        const body = await readJsonBody(req, GatewayCallRequestSchema)
+        sendJson(res, 201, await deps.calls.open(body))
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/gateway/calls/:callId',
+      gatewayMayCall: true,
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        sendJson(res, 200, await deps.calls.outcome(params.callId ?? '', GATEWAY_LONG_POLL_MS))
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/gateway/calls/:callId/result',
+      gatewayMayCall: true,
+      handle: async ({ req, res, params }) => {
+        const body = await readJsonBody(req, GatewayCallResultSchema)
+        deps.calls.report(params.callId ?? '', body)
+        sendJson(res, 200, { reported: params.callId })
+      },
+    },
+  ]
+}

@@ -1,0 +1,134 @@
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/common/http-headers.ts'
+import {
+  GATEWAY_CONNECTION_FILE_NAME,
+  GatewayCallStateSchema,
+  type GatewayCallRequest,
+} from '../src/runtime/contracts/mcp-gateway.ts'
+import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
+import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
+import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+
+const HASH = 'a'.repeat(64)
+
+describe('the gateway credential: may ask, may never decide', () => {
+  let harness: RuntimeHarness
+  let credential: string
+  let port: number
+
+  const asGateway = (method: string, path: string, body?: unknown, extra: string[][] = []) =>
+    rawHttp({
+      port,
+      method,
+      path,
+      headers: [
+        ['Authorization', `Bearer ${credential}`],
+        ...(body === undefined ? [] : [['Content-Type', 'application/json']]),
+        ...extra,
+      ] as Array<[string, string]>,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+
+  const openCall = async () => {
+    const request: GatewayCallRequest = {
+      workspace: harness.workspace,
+      serverId: 'notes',
+      serverName: 'Notes',
+      toolName: 'write_note',
+      toolDescription: 'Writes a note.',
+      inputSchemaHash: HASH,
+      definitionHash: HASH,
+      arguments: { name: 'x.txt', text: 'x' },
+      preview: null,
+    }
+    const response = await asGateway('POST', '/v1/gateway/calls', request)
+    expect(response.status).toBe(201)
+    return GatewayCallStateSchema.parse(JSON.parse(response.body))
+  }
+
+  beforeAll(async () => {
+    harness = await startHarness()
+    const file = readGatewayConnectionFile(harness.dataDir)
+    credential = file.gatewayCredential
+    port = file.port
+  })
+  afterAll(async () => harness?.close())
+
+  it('is written in a file only its owner can read, next to the runtime it names', () => {
+    const mode = statSync(join(harness.dataDir, GATEWAY_CONNECTION_FILE_NAME)).mode & 0o777
+    expect(mode).toBe(0o600)
+    const file = readGatewayConnectionFile(harness.dataDir)
+    expect(file.port).toBe(harness.connection().port)
+    expect(file.instanceId).toBe(harness.connection().instanceId)
+    expect(file.gatewayCredential).not.toBe(harness.connection().bearerToken)
+  })
+
+  it('opens a call that waits for the person, and reads its outcome', async () => {
+    const state = await openCall()
+    expect(state.status).toBe('pending')
+    expect(state.approvalId).not.toBeNull()
+    const view = await harness.client.getApproval(state.approvalId ?? '')
+    expect(view.approval.kind).toBe('mcp-tool-call')
+    expect(view.approval.status).toBe('pending')
+  })
+
+  it('cannot decide an approval, even with a valid consent token in hand', async () => {
+    const state = await openCall()
+    const approvalId = state.approvalId ?? ''
+    const view = await harness.client.getApproval(approvalId)
+    const token = harness.mintApproval(approvalId, 'allow-once', view.actionDigest)
+    const response = await asGateway(
+      'POST',
+      `/v1/approvals/${approvalId}`,
+      {
+        decision: 'allow-once',
+      },
+      [
+        [CONSENT_HEADER, token],
+        [ACTION_DIGEST_HEADER, view.actionDigest],
+      ],
+    )
+    expect(response.status).toBe(403)
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'gateway_forbidden' })
+    expect((await harness.client.getApproval(approvalId)).approval.status).toBe('pending')
+    // The token was never presented, so the person's real decision still works.
+    const decided = await harness.client.decideApproval(
+      approvalId,
+      'allow-once',
+      token,
+      view.actionDigest,
+    )
+    expect(decided.status).toBe(200)
+  })
+
+  it('is refused on every route not opened to the gateway by name', async () => {
+    const concrete = (pattern: string) => pattern.replace(/:[A-Za-z]+/g, 'some-id')
+    const refused = RUNTIME_ROUTE_TABLE.filter((route) => !route.pattern.startsWith('/v1/gateway/'))
+    expect(refused.length).toBeGreaterThan(10)
+    for (const route of refused) {
+      const response = await asGateway(route.method, concrete(route.pattern))
+      expect(response.status, `${route.method} ${route.pattern}`).toBe(403)
+    }
+  })
+
+  it('cannot settle a call the person has not allowed', async () => {
+    const state = await openCall()
+    const response = await asGateway('POST', `/v1/gateway/calls/${state.callId}/result`, {
+      ok: true,
+      output: 'pretend it ran',
+    })
+    expect(response.status).toBe(409)
+  })
+
+  it('a wrong credential gets nothing at all', async () => {
+    const response = await rawHttp({
+      port,
+      method: 'POST',
+      path: '/v1/gateway/calls',
+      headers: [['Authorization', `Bearer ${credential.slice(1)}x`]],
+    })
+    expect(response.status).toBe(401)
+  })
+})

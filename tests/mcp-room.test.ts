@@ -1,0 +1,126 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeNotesConfig, type NotesFixture } from './support/mcp-gateway-harness.ts'
+import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
+import { z } from 'zod'
+import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+
+async function auditTypes(harness: RuntimeHarness): Promise<Array<Record<string, unknown>>> {
+  const exported = await harness.client.request(
+    z.object({ events: z.array(z.record(z.string(), z.unknown())) }),
+    'GET',
+    '/v1/audit/export',
+  )
+  return exported.events
+}
+
+describe("the runtime as an MCP client: an agent's MCP calls in a room", () => {
+  let harness: RuntimeHarness
+  let fixture: NotesFixture
+
+  beforeAll(async () => {
+    const root = await mkdtemp(join(tmpdir(), 'assent-mcp-room-'))
+    fixture = await writeNotesConfig(root)
+    harness = await startHarness({ root, mcpConfigPath: fixture.configPath })
+  })
+  afterAll(async () => {
+    await harness?.close()
+    await rm(harness.root, { recursive: true, force: true })
+  })
+
+  it('asks the person before a gated MCP tool, and runs it after an allow', async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(
+      harness,
+      room.id,
+      'mcp notes write_note {"name": "room.txt", "text": "from the room"}',
+    )
+    expect(view.approval.kind).toBe('mcp-tool-call')
+    expect(view.action.mcp?.serverName).toBe('Notes')
+    expect(view.action.mcp?.preview).toBe('room.txt: absent -> "from the room"')
+    expect(existsSync(join(fixture.notesDir, 'room.txt'))).toBe(false)
+    const token = harness.mintApproval(view.approval.id, 'allow-once', view.actionDigest)
+    const decided = await harness.client.decideApproval(
+      view.approval.id,
+      'allow-once',
+      token,
+      view.actionDigest,
+    )
+    expect(decided.status).toBe(200)
+    const settled = await turnSettled(harness, room.id, view.approval.turnId)
+    expect(settled.toolCalls[0]).toMatchObject({
+      toolName: 'notes__write_note',
+      status: 'succeeded',
+      result: { ok: true, output: 'wrote room.txt' },
+    })
+    expect(await readFile(join(fixture.notesDir, 'room.txt'), 'utf8')).toBe('from the room')
+  })
+
+  it('reads through the built-in filesystem server without asking, inside the workspace only', async () => {
+    await writeFile(join(harness.workspace, 'inside.txt'), 'workspace text')
+    const room = await createRoom(harness)
+    const turnId = await send(
+      harness,
+      room.id,
+      [
+        'mcp filesystem read_file {"path": "inside.txt"}',
+        `mcp filesystem read_file {"path": "${join(fixture.notesDir, 'room.txt')}"}`,
+      ].join('\n'),
+    )
+    const settled = await turnSettled(harness, room.id, turnId)
+    expect(settled.approvals).toEqual([])
+    expect(settled.toolCalls.map((call) => [call.status, call.result?.output])).toEqual([
+      ['succeeded', 'workspace text'],
+      ['failed', expect.stringContaining('outside')],
+    ])
+  })
+
+  it("gates the built-in filesystem server's writes", async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(
+      harness,
+      room.id,
+      'mcp filesystem write_file {"path": "made.txt", "content": "ok"}',
+    )
+    expect(view.action.mcp?.serverId).toBe('filesystem')
+    expect(existsSync(join(harness.workspace, 'made.txt'))).toBe(false)
+    const token = harness.mintApproval(view.approval.id, 'deny', view.actionDigest)
+    await harness.client.decideApproval(view.approval.id, 'deny', token, view.actionDigest)
+    const settled = await turnSettled(harness, room.id, view.approval.turnId)
+    expect(settled.toolCalls[0]?.status).toBe('denied')
+    expect(existsSync(join(harness.workspace, 'made.txt'))).toBe(false)
+  })
+
+  it('keeps the last good mcp.json when a bad one is found at start, and names the field', async () => {
+    const good = await readFile(fixture.configPath, 'utf8')
+    const bad = JSON.parse(good) as { servers: Array<{ allowed_tools: string[] }> }
+    const first = bad.servers[0]
+    if (first) first.allowed_tools = ['*']
+    await writeFile(fixture.configPath, JSON.stringify(bad))
+    try {
+      await harness.restart()
+      const refused = await eventually(
+        async () =>
+          (await auditTypes(harness)).find((event) => event.type === 'mcp_config_refused'),
+        'the refusal in the audit log',
+      )
+      expect(refused.payload).toMatchObject({
+        field: 'servers.0.allowed_tools.0',
+        serversInForce: ['notes', 'docs'],
+      })
+      // The previous configuration is still in force: notes still asks.
+      const room = await createRoom(harness)
+      const view = await pendingApprovalFor(
+        harness,
+        room.id,
+        'mcp notes write_note {"name": "still.txt", "text": "still gated"}',
+      )
+      expect(view.action.mcp?.serverId).toBe('notes')
+    } finally {
+      await writeFile(fixture.configPath, good)
+    }
+  })
+})

@@ -1,0 +1,136 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { z } from 'zod'
+import { ApprovalSummarySchema, type ApprovalView } from '../../src/runtime/contracts/approval.ts'
+import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
+import { RoomSchema, type Room } from '../../src/runtime/contracts/room.ts'
+import { GATEWAY_AGENT_ID } from '../../src/runtime/agent/agents.ts'
+import { eventually, type RuntimeHarness } from './runtime-harness.ts'
+
+export const GATEWAY_ENTRY = fileURLToPath(
+  new URL('../../scripts/assent-gateway.ts', import.meta.url),
+)
+export const NOTES_SERVER = fileURLToPath(
+  new URL('../fixtures/mcp-notes-server.ts', import.meta.url),
+)
+
+/** Longer than any consent window in these tests, so the SDK never cuts a
+ *  pending consent short on the agent's side. */
+export const AGENT_REQUEST_TIMEOUT_MS = 300_000
+
+export interface NotesFixture {
+  notesDir: string
+  descriptionFile: string
+  configPath: string
+}
+
+/** An mcp.json with the notes server twice: `notes` (gated, write and read
+ *  tools and the preview) and `docs` (a read-only manifest, read only). */
+export async function writeNotesConfig(
+  root: string,
+  extra: Record<string, unknown>[] = [],
+): Promise<NotesFixture> {
+  const notesDir = join(root, 'notes')
+  await mkdir(notesDir, { recursive: true })
+  const descriptionFile = join(root, 'write-note-description.txt')
+  const env = { NOTES_DIR: notesDir, NOTES_DESCRIPTION_FILE: descriptionFile }
+  const stdio = { type: 'stdio', command: process.execPath, args: [NOTES_SERVER], env }
+  const configPath = join(root, 'mcp.json')
+  await writeFile(
+    configPath,
+    JSON.stringify({
+      servers: [
+        {
+          id: 'notes',
+          name: 'Notes',
+          transport: stdio,
+          allowed_tools: ['write_note', 'write_note.preview', 'read_note'],
+        },
+        {
+          id: 'docs',
+          name: 'Docs (read-only)',
+          transport: stdio,
+          allowed_tools: ['read_note'],
+          manifest: { readonly: true },
+        },
+        ...extra,
+      ],
+    }),
+  )
+  return { notesDir, descriptionFile, configPath }
+}
+
+/** The SDK's own client, talking to `assent-gateway` over stdio. */
+export async function connectThroughGateway(
+  harness: RuntimeHarness,
+  configPath: string,
+): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      GATEWAY_ENTRY,
+      '--config',
+      configPath,
+      '--data-dir',
+      harness.dataDir,
+      '--workspace',
+      harness.workspace,
+    ],
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+  })
+  const client = new Client({ name: 'test-agent', version: '1.0.0' })
+  await client.connect(transport)
+  return { client, stderr: () => stderr }
+}
+
+export async function gatewayRoom(harness: RuntimeHarness): Promise<Room> {
+  return eventually(async () => {
+    const { rooms } = await harness.client.request(
+      z.object({ rooms: z.array(RoomSchema) }),
+      'GET',
+      '/v1/rooms',
+    )
+    return rooms.find((room) => room.agentId === GATEWAY_AGENT_ID)
+  }, 'the gateway room')
+}
+
+/** Waits for a pending approval in the gateway room not among `seen`. */
+export async function nextPendingApproval(
+  harness: RuntimeHarness,
+  seen: ReadonlySet<string> = new Set(),
+): Promise<ApprovalView> {
+  const room = await gatewayRoom(harness)
+  const summary = await eventually(async () => {
+    const { approvals } = await harness.client.request(
+      z.object({ approvals: z.array(ApprovalSummarySchema) }),
+      'GET',
+      `/v1/rooms/${room.id}/approvals`,
+    )
+    return approvals.find((approval) => approval.status === 'pending' && !seen.has(approval.id))
+  }, 'a pending MCP approval')
+  return harness.client.getApproval(summary.id)
+}
+
+/** The person's decision, given the way main gives it: a consent token
+ *  minted with this runtime's consent key for exactly this action. */
+export async function decide(
+  harness: RuntimeHarness,
+  view: ApprovalView,
+  decision: ApprovalDecision,
+): Promise<number> {
+  const token = harness.mintApproval(view.approval.id, decision, view.actionDigest)
+  const response = await harness.client.decideApproval(
+    view.approval.id,
+    decision,
+    token,
+    view.actionDigest,
+  )
+  return response.status
+}
