@@ -15,7 +15,6 @@ import {
   type Prompt,
   type PromptBase,
 } from './consent-prompts.ts'
-import type { RoomPermissions } from '../../runtime/contracts/room.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import {
