@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { writeNotesConfig, type NotesFixture } from './support/mcp-gateway-harness.ts'
+import { NOTES_SERVER, writeNotesConfig, type NotesFixture } from './support/mcp-gateway-harness.ts'
+import { pendingInputFor, respond } from './support/input-helpers.ts'
 import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
 import { z } from 'zod'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
@@ -17,13 +18,28 @@ async function auditTypes(harness: RuntimeHarness): Promise<Array<Record<string,
   return exported.events
 }
 
+/** The notes fixture once more, offering only the tool that asks for a form
+ *  (a read-only manifest, so the call itself needs no consent). */
+const ASKER_SERVER = {
+  id: 'asker',
+  name: 'Asker',
+  transport: {
+    type: 'stdio',
+    command: process.execPath,
+    args: [NOTES_SERVER],
+    env: { NOTES_DIR: tmpdir() },
+  },
+  allowed_tools: ['ask_title'],
+  manifest: { readonly: true },
+}
+
 describe("the runtime as an MCP client: an agent's MCP calls in a room", () => {
   let harness: RuntimeHarness
   let fixture: NotesFixture
 
   beforeAll(async () => {
     const root = await mkdtemp(join(tmpdir(), 'assent-mcp-room-'))
-    fixture = await writeNotesConfig(root)
+    fixture = await writeNotesConfig(root, [ASKER_SERVER])
     harness = await startHarness({ root, mcpConfigPath: fixture.configPath })
   })
   afterAll(async () => {
@@ -57,6 +73,25 @@ describe("the runtime as an MCP client: an agent's MCP calls in a room", () => {
       result: { ok: true, output: 'wrote room.txt' },
     })
     expect(await readFile(join(fixture.notesDir, 'room.txt'), 'utf8')).toBe('from the room')
+  })
+
+  it("turns a server's request for input during a call into a form in that room", async () => {
+    const room = await createRoom(harness)
+    const turnId = await send(harness, room.id, 'mcp asker ask_title {}')
+    const form = await pendingInputFor(harness, room.id, turnId)
+    expect(form.kind).toBe('form')
+    expect(form.form?.message).toBe('Which title should the note get?')
+    const answered = await respond(harness, form.id, {
+      action: 'accept',
+      content: { title: 'Groceries' },
+    })
+    expect(answered.status).toBe(200)
+    const settled = await turnSettled(harness, room.id, turnId)
+    expect(settled.toolCalls[0]).toMatchObject({
+      toolName: 'asker__ask_title',
+      status: 'succeeded',
+      result: { ok: true, output: 'accept: {"title":"Groceries"}' },
+    })
   })
 
   it('reads through the built-in filesystem server without asking, inside the workspace only', async () => {
@@ -109,7 +144,7 @@ describe("the runtime as an MCP client: an agent's MCP calls in a room", () => {
       )
       expect(refused.payload).toMatchObject({
         field: 'servers.0.allowed_tools.0',
-        serversInForce: ['notes', 'docs'],
+        serversInForce: ['notes', 'docs', 'asker'],
       })
       // The previous configuration is still in force: notes still asks.
       const room = await createRoom(harness)

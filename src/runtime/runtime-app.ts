@@ -15,6 +15,7 @@ import { RoomService } from './rooms/room-service.ts'
 import { GatewayCallService } from './mcp/gateway-call-service.ts'
 import { loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
 import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
+import { McpElicitationRouter } from './mcp/mcp-elicitation.ts'
 import { McpServerRegistry, runtimeMcpTimeoutMs } from './mcp/mcp-server-registry.ts'
 import {
   newGatewayCredential,
@@ -159,10 +160,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     questionPhaseMs: options.questionPhaseMs ?? QUESTION_PHASE_MS,
   })
   const approvalTtlMs = () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS
+  // A server asking the person for input during a call becomes a form in
+  // that call's room.
+  const elicitation = new McpElicitationRouter(
+    (roomId, form, formOptions) => inputs.requestForm(roomId, form, formOptions),
+    onError,
+  )
   const mcpServers = new McpServerRegistry(
     loadMcpConfigAtStart(db, options.dataDir, options.mcpConfigPath, audit, now, onError),
-    // Elicitation (a server asking the person for input) plugs in here.
-    { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()) },
+    { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()), onElicitation: elicitation.handle },
   )
   const mcp = new McpRoomCalls({
     db,
@@ -172,6 +178,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     gate,
     events,
     servers: mcpServers,
+    elicitation,
     now,
     approvalTtlMs,
     durable: () => durability.durable(),

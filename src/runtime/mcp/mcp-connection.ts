@@ -13,9 +13,10 @@ import type { McpToolDefinition } from './mcp-tool-definition.ts'
 
 /**
  * Where MCP elicitation (a server asking the person for input through a
- * form) plugs in. Nothing supplies one yet: without a handler the client
- * does not declare the capability, so a conforming server never asks, and
- * one that asks anyway gets the SDK's "method not found".
+ * form) plugs in: the runtime supplies McpElicitationRouter's. Without a
+ * handler (the gateway's connections) the client does not declare the
+ * capability, so a conforming server never asks, and one that asks anyway
+ * gets the SDK's "method not found".
  */
 export type McpElicitationHandler = (
   serverId: string,

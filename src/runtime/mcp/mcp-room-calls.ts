@@ -18,6 +18,7 @@ import {
 } from './gated-mcp-call.ts'
 import { resultText } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
+import type { McpElicitationRouter } from './mcp-elicitation.ts'
 import type { McpServerRegistry } from './mcp-server-registry.ts'
 import { splitNamespacedToolName } from './mcp-tool-definition.ts'
 
@@ -29,6 +30,8 @@ export interface McpRoomCallsOptions {
   gate: ApprovalGate
   events: EventBus
   servers: McpServerRegistry
+  /** Where a server's request for input during a call is routed. */
+  elicitation: McpElicitationRouter
   now: () => number
   approvalTtlMs: () => number
   /** Resolves once every write committed so far is on disk (the store's
@@ -82,11 +85,11 @@ export class McpRoomCalls {
       )
     }
     try {
-      const result = await runGatedMcpCall(
-        connection,
-        parts.toolName,
-        call.arguments,
-        this.consentFor(turn, call),
+      const result = await this.options.elicitation.during(
+        parts.serverId,
+        { roomId: turn.roomId, turnId: turn.id },
+        () =>
+          runGatedMcpCall(connection, parts.toolName, call.arguments, this.consentFor(turn, call)),
       )
       const ok = result.isError !== true
       return {
