@@ -60,7 +60,19 @@ export function reconcileInputs(
   for (const [key, request] of byKey) {
     if (!next.has(key)) next.set(key, { request, stale: request.status === 'stale' })
   }
-  return next
+  // Nothing changed: keep the same cards, so a room of hundreds of items is
+  // not rendered again for nothing.
+  return sameCards(cards, next) ? cards : next
+}
+
+function sameCards(a: InputCards, b: InputCards): boolean {
+  if (a.size !== b.size) return false
+  for (const [key, card] of a) {
+    const other = b.get(key)
+    if (!other || other.stale !== card.stale) return false
+    if (JSON.stringify(other.request) !== JSON.stringify(card.request)) return false
+  }
+  return true
 }
 
 export function markInputStale(cards: InputCards, key: string): InputCards {
