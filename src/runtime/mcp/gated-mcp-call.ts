@@ -20,6 +20,25 @@ export interface McpConsentRequest {
   preview: string | null
 }
 
+/** What an MCP call's approval holds about it: what the person is shown,
+ *  and so what its action digest binds. */
+export function mcpApprovalFields(request: McpConsentRequest) {
+  return {
+    kind: 'mcp-tool-call' as const,
+    toolName: request.toolName,
+    arguments: request.arguments,
+    summary: `${request.serverName}: ${request.toolName}`,
+    mcp: {
+      serverId: request.serverId,
+      serverName: request.serverName,
+      toolDescription: request.toolDescription,
+      inputSchemaHash: request.inputSchemaHash,
+      definitionHash: request.definitionHash,
+      preview: request.preview,
+    },
+  }
+}
+
 /** The answer to one consent request. `report` records what an allowed call
  *  returned; it is never called for a refused one. */
 export interface McpConsentTicket {

@@ -20,6 +20,7 @@ import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import { GATEWAY_AGENT_ID } from '../agent/agents.ts'
+import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
 
 export interface GatewayCallServiceOptions {
@@ -110,20 +111,9 @@ export class GatewayCallService {
       roomId: room.id,
       turnId: turn.id,
       toolCallId: call.id,
-      kind: 'mcp-tool-call',
-      toolName: request.toolName,
-      arguments: request.arguments,
       workingDirectory: room.workspace,
       sandboxMode: turn.policy.sandboxMode,
-      summary: `${request.serverName}: ${request.toolName}`,
-      mcp: {
-        serverId: request.serverId,
-        serverName: request.serverName,
-        toolDescription: request.toolDescription,
-        inputSchemaHash: request.inputSchemaHash,
-        definitionHash: request.definitionHash,
-        preview: request.preview,
-      },
+      ...mcpApprovalFields(request),
       ttlMs: this.options.approvalTtlMs(),
     })
     conversations.updateToolCall(call.id, {

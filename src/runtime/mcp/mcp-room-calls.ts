@@ -11,6 +11,7 @@ import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { capOutput, type ToolResult } from '../tools/tool-types.ts'
 import {
+  mcpApprovalFields,
   runGatedMcpCall,
   type McpConsentPort,
   type McpConsentRequest,
@@ -158,20 +159,9 @@ export class McpRoomCalls {
       roomId: turn.roomId,
       turnId: turn.id,
       toolCallId: call.id,
-      kind: 'mcp-tool-call',
-      toolName: request.toolName,
-      arguments: request.arguments,
       workingDirectory: turn.workspace,
       sandboxMode: turn.policy.sandboxMode,
-      summary: `${request.serverName}: ${request.toolName}`,
-      mcp: {
-        serverId: request.serverId,
-        serverName: request.serverName,
-        toolDescription: request.toolDescription,
-        inputSchemaHash: request.inputSchemaHash,
-        definitionHash: request.definitionHash,
-        preview: request.preview,
-      },
+      ...mcpApprovalFields(request),
       ttlMs: this.options.approvalTtlMs(),
     })
     conversations.updateToolCall(call.id, {

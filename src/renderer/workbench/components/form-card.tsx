@@ -10,7 +10,7 @@ import {
 } from '../../../common/form-content.ts'
 import type { FormOutcomeAction } from '../gui/workbench-api.ts'
 import { messageOf } from '../gui/workbench-api.ts'
-import type { InputCard } from '../state/input-cards.ts'
+import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 
 export interface FormCardProps {
   card: InputCard
@@ -312,9 +312,7 @@ const FORM_OUTCOMES = {
 function ClosedFormCard({ card }: { card: InputCard }) {
   const { t } = useTranslation()
   const { request } = card
-  const status = card.stale ? 'stale' : request.status
-  const outcome =
-    status in FORM_OUTCOMES ? FORM_OUTCOMES[status as keyof typeof FORM_OUTCOMES] : 'stale'
+  const outcome = closedOutcome(card, FORM_OUTCOMES)
   return (
     <article
       className={`card card--form${outcome === 'stale' ? ' card--stale' : ''}`}

@@ -6,7 +6,7 @@ import type {
   StoredAnswer,
 } from '../../../runtime/contracts/input-request.ts'
 import { messageOf } from '../gui/workbench-api.ts'
-import type { InputCard } from '../state/input-cards.ts'
+import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 import { formatCountdown, useCountdown, type QuestionTiming } from '../state/use-countdown.ts'
 
 /** What the person has chosen or typed so far, per question id. */
@@ -249,9 +249,7 @@ const OUTCOME_KEYS = {
 function ClosedQuestionCard({ card }: { card: InputCard }) {
   const { t } = useTranslation()
   const { request } = card
-  const status = card.stale ? 'stale' : request.status
-  const outcome =
-    status in OUTCOME_KEYS ? OUTCOME_KEYS[status as keyof typeof OUTCOME_KEYS] : 'stale'
+  const outcome = closedOutcome(card, OUTCOME_KEYS)
   return (
     <article
       className={`card card--question card--question-${outcome}${card.stale ? ' card--stale' : ''}`}

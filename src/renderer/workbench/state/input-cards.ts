@@ -87,3 +87,13 @@ export function openInputs(cards: InputCards): InputCard[] {
     .filter(isOpenInput)
     .sort((a, b) => a.request.createdAt - b.request.createdAt)
 }
+
+/** What a closed card shows: its request's status named by `names`, or
+ *  stale (also for a status `names` does not know). */
+export function closedOutcome<Names extends Readonly<Record<string, string>>>(
+  card: InputCard,
+  names: Names,
+): Names[keyof Names] | 'stale' {
+  const status = card.stale ? 'stale' : card.request.status
+  return Object.hasOwn(names, status) ? (names[status] as Names[keyof Names]) : 'stale'
+}
