@@ -7,13 +7,15 @@
 import { mkdirSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { mcpConfigPathFromEnv } from '../src/main/core/mcp-config-path.ts'
 import { CdpHost } from './smoke/hosts/cdp/cdp-host.ts'
 
 const dataDir = process.env.ASSENT_DATA_DIR ?? join(homedir(), '.assent-dev')
 const headless = !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY
 mkdirSync(dataDir, { recursive: true, mode: 0o700 })
 
-const host = await CdpHost.start({ dataDir, headless })
+const mcpConfigPath = mcpConfigPathFromEnv(process.env)
+const host = await CdpHost.start({ dataDir, headless, ...(mcpConfigPath ? { mcpConfigPath } : {}) })
 let stopping = false
 const stop = async (code: number) => {
   if (stopping) return

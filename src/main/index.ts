@@ -8,6 +8,7 @@ import { Notification, app, dialog, ipcMain, nativeTheme, protocol } from 'elect
 import type { Language, Theme } from '../common/consent-view.ts'
 import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
 import { MainServices } from './core/main-services.ts'
+import { mcpConfigPathFromEnv } from './core/mcp-config-path.ts'
 import { installSmokeHooks, smokeHooksEnabled } from './electron/smoke-hooks.ts'
 import { loadIntegrityKey } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
@@ -65,6 +66,7 @@ async function start(): Promise<void> {
   })
 
   const dataDir = process.env.ASSENT_DATA_DIR ?? app.getPath('userData')
+  const mcpConfigPath = mcpConfigPathFromEnv(process.env)
   // Before any window: without its integrity key Assent does not start (the
   // error names the fix), and the file fallback's warning is said up front.
   const integrityKey = await loadIntegrityKey(dataDir, { warn: diagnostic })
@@ -77,6 +79,7 @@ async function start(): Promise<void> {
     ...(process.env.ASSENT_SCOPED_ROOTS
       ? { scopedRoots: process.env.ASSENT_SCOPED_ROOTS.split(':').filter(Boolean) }
       : {}),
+    ...(mcpConfigPath === undefined ? {} : { mcpConfigPath }),
     windows,
     notifier: { send: (event) => workbench?.send(event) },
     preferences: systemPreferences,

@@ -36,6 +36,8 @@ export interface MainServicesOptions {
   approvalNotifier?: ApprovalNotifier
   approvalTtlMs?: number
   scopedRoots?: string[]
+  /** mcp.json, when not the one in the data dir. */
+  mcpConfigPath?: string
   enableDelayMs?: number
   onDiagnostic?: (message: string) => void
 }
@@ -64,6 +66,7 @@ export class MainServices {
       integrityKey: options.integrityKey,
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
+      ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
       onUp: (connection) => this.runtimeUp(connection),
       onDown: (reason) => this.runtimeDown(reason),
     })

@@ -26,6 +26,8 @@ export interface CdpHostOptions {
   colorScheme?: 'light' | 'dark'
   approvalTtlMs?: number
   scopedRoots?: string[]
+  /** mcp.json, when not the one in the data dir. */
+  mcpConfigPath?: string
   enableDelayMs?: number
   assets?: BuiltAssets
   runtimeEntry?: string
@@ -92,6 +94,7 @@ export class CdpHost {
         preferences: options.preferences ?? (() => ({ lang: 'en', theme: 'light' })),
         ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
         ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
+        ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
         ...(options.enableDelayMs === undefined ? {} : { enableDelayMs: options.enableDelayMs }),
       })
       windows.onDecision((promptId, answer, window, values) =>
