@@ -449,7 +449,40 @@ describe('approval expiry over HTTP', () => {
   })
 })
 
+/** Opens the event stream and reads it up to the `: connected` comment, i.e.
+ *  everything the runtime replays before live events. */
+async function eventStreamPreamble(lastEventId?: string): Promise<string> {
+  const { port, bearerToken } = harness.connection()
+  const controller = new AbortController()
+  const response = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+    headers: {
+      authorization: `Bearer ${bearerToken}`,
+      ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+    },
+    signal: controller.signal,
+  })
+  expect(response.status).toBe(200)
+  const reader = response.body!.getReader()
+  let text = ''
+  while (!/: connected/.test(text)) {
+    const chunk = await reader.read()
+    if (chunk.done) break
+    text += new TextDecoder().decode(chunk.value)
+  }
+  controller.abort()
+  return text
+}
+
 describe('server-sent events', () => {
+  it('tells a client resuming from an id this instance never sent (an earlier instance’s) to reload', async () => {
+    // Make sure this instance has sent events, so "nothing new" would be a
+    // plausible (and wrong) answer.
+    await createRoom(harness)
+    const preamble = await eventStreamPreamble('999999')
+    expect(preamble).toMatch(/^event: reset$/m)
+    expect(preamble).not.toMatch(/^id: /m)
+  })
+
   it('streams approval events and resumes after Last-Event-ID', async () => {
     const { port, bearerToken } = harness.connection()
     const controller = new AbortController()

@@ -22,7 +22,8 @@ export const EVENT_BUFFER_SIZE = 1_000
 /**
  * In-memory event stream with monotonically increasing ids, kept for
  * `Last-Event-ID` resume. Ids restart with each runtime instance; a client
- * that resumes from an id the buffer no longer holds is told to reload.
+ * that resumes from an id the buffer no longer holds, or from one this
+ * instance never sent, is told to reload.
  */
 export class EventBus {
   private nextId = 1
@@ -37,8 +38,15 @@ export class EventBus {
     return event
   }
 
-  /** Events after `lastId`, or `undefined` when some of them were dropped. */
+  /**
+   * Events after `lastId`, or `undefined` when the client must reload: some of
+   * them were dropped, or `lastId` is newer than anything this instance sent.
+   * Ids restart at 1 with each instance, so such an id came from an earlier
+   * one; answering "nothing new" would let the client silently miss every
+   * event of this instance up to that number.
+   */
   since(lastId: number): RuntimeEvent[] | undefined {
+    if (lastId > this.lastId) return undefined
     const oldest = this.buffer[0]
     if (oldest && lastId < oldest.id - 1) return undefined
     if (!oldest && lastId < this.nextId - 1) return undefined
