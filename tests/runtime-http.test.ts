@@ -5,6 +5,7 @@ import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/common/http-headers
 import { mintConsentToken } from '../src/runtime/consent/consent-token.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
 import { rawExchange } from './support/raw-http-exchange.ts'
+import type { ApprovalDecision } from '../src/runtime/contracts/consent.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
   createRoom,
@@ -26,6 +27,23 @@ afterAll(async () => {
 function authorized(extra: Array<[string, string]> = []): Array<[string, string]> {
   const { port, bearerToken } = harness.connection()
   return [['Host', `127.0.0.1:${port}`], ['Authorization', `Bearer ${bearerToken}`], ...extra]
+}
+
+const CONSENT_REQUIRED = { error: 'protected approval consent required', code: 'consent_required' }
+
+/** Decides with a token minted for exactly this request, as main does. */
+function decideWithFreshToken(
+  target: RuntimeHarness,
+  approvalId: string,
+  decision: ApprovalDecision,
+  digest: string,
+) {
+  return target.client.decideApproval(
+    approvalId,
+    decision,
+    target.mintApproval(approvalId, decision, digest),
+    digest,
+  )
 }
 
 function concretePath(pattern: string): string {
@@ -341,7 +359,8 @@ describe('deciding an approval over HTTP', () => {
         body: { error: 'protected approval consent required', code: 'consent_required' },
       })
     }
-    // The valid token works once; presenting it again is a replay.
+    // The valid token works once; presented again, for another approval, it
+    // is refused (replays to the same approval are the tests below).
     const first = await harness.client.decideApproval(id, 'allow-once', valid, view.actionDigest)
     expect(first.status).toBe(200)
     const replay = await harness.client.decideApproval(
@@ -352,6 +371,48 @@ describe('deciding an approval over HTTP', () => {
     )
     expect(replay.status).toBe(403)
     expect((await harness.client.getApproval(other.approval.id)).approval.status).toBe('pending')
+  })
+
+  it('burns a token on its first presentation: after a wrong decision body, the right body is refused too', async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write burned.txt x')
+    const { id } = view.approval
+    const token = harness.mintApproval(id, 'allow-once', view.actionDigest)
+    const mismatched = await harness.client.decideApproval(id, 'deny', token, view.actionDigest)
+    expect(mismatched).toEqual({ status: 403, body: CONSENT_REQUIRED })
+    const replayed = await harness.client.decideApproval(id, 'allow-once', token, view.actionDigest)
+    expect(replayed).toEqual({ status: 403, body: CONSENT_REQUIRED })
+    expect((await harness.client.getApproval(id)).approval.status).toBe('pending')
+    expect(existsSync(join(harness.workspace, 'burned.txt'))).toBe(false)
+  })
+
+  it('answers 403, not 409, when a used token is presented again to the approval it decided', async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write replayed.txt x')
+    const { id } = view.approval
+    const token = harness.mintApproval(id, 'deny', view.actionDigest)
+    expect((await harness.client.decideApproval(id, 'deny', token, view.actionDigest)).status).toBe(
+      200,
+    )
+    const replayed = await harness.client.decideApproval(id, 'deny', token, view.actionDigest)
+    expect(replayed).toEqual({ status: 403, body: CONSENT_REQUIRED })
+  })
+
+  it('answers 403, not 409, to a bad token for an already decided approval: the token is checked first', async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write decided.txt x')
+    const { id } = view.approval
+    expect((await decideWithFreshToken(harness, id, 'deny', view.actionDigest)).status).toBe(200)
+    const badToken = await harness.client.decideApproval(
+      id,
+      'deny',
+      harness.mintApproval(id, 'allow-once', view.actionDigest),
+      view.actionDigest,
+    )
+    expect(badToken).toEqual({ status: 403, body: CONSENT_REQUIRED })
+    // With a good token the same request reaches the approval and gets 409:
+    // the 403 above was the token, not the approval's state.
+    expect((await decideWithFreshToken(harness, id, 'deny', view.actionDigest)).status).toBe(409)
   })
 
   it('answers 403, not 404, for an unknown approval without a valid token', async () => {
@@ -425,6 +486,28 @@ describe('deciding an approval over HTTP', () => {
 })
 
 describe('approval expiry over HTTP', () => {
+  it('answers 403, not 410, to a bad token for an expired approval: the token is checked first', async () => {
+    const short = await startHarness({ approvalTtlMs: 300 })
+    try {
+      const room = await createRoom(short)
+      const view = await pendingApprovalFor(short, room.id, 'write expired.txt x')
+      const { id } = view.approval
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const badToken = await short.client.decideApproval(
+        id,
+        'allow-once',
+        short.mintApproval(id, 'deny', view.actionDigest),
+        view.actionDigest,
+      )
+      expect(badToken).toEqual({ status: 403, body: CONSENT_REQUIRED })
+      expect((await decideWithFreshToken(short, id, 'allow-once', view.actionDigest)).status).toBe(
+        410,
+      )
+    } finally {
+      await short.close()
+    }
+  })
+
   it('answers 410 for a decision after the TTL, and the tool never runs', async () => {
     const short = await startHarness({ approvalTtlMs: 300 })
     try {
