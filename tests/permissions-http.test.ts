@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { canonicalJson } from '../src/common/canonical-json.ts'
+import type { RoomPolicy } from '../src/runtime/contracts/policy-axes.ts'
 import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
+import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
+import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { SqliteRoomRepository } from '../src/runtime/store/room-repository.ts'
+import { openEventStream, type StreamedEvent } from './support/event-stream.ts'
+import { queryDatabase } from './support/integrity-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { auditEvents, putMode, readPermissions, setMode } from './support/policy-helpers.ts'
@@ -261,5 +270,128 @@ describe('changing a direct room’s mode', () => {
     expect(harness.connection().instanceId).not.toBe(instanceBefore)
     expect(await readPermissions(harness, room.id)).toEqual(before)
     expect(before.body).toMatchObject({ revision: 1, mode: 'full-access' })
+  })
+})
+
+describe('room.updated events', () => {
+  it('emits exactly one room.updated, carrying the new revision, per applied change, and none for a refused one or a resend', async () => {
+    const room = await createRoom(harness)
+    const stream = await openEventStream(harness)
+    const isUpdateOf = (event: StreamedEvent) =>
+      event.type === 'room.updated' && (event.data as { roomId?: unknown }).roomId === room.id
+    try {
+      const noToken = await putMode(
+        harness,
+        room.id,
+        { mode: 'full-access', expectedRevision: 0 },
+        null,
+      )
+      expect(noToken.status).toBe(403)
+      const foreignToken = harness.mintPermission({
+        roomId: room.id,
+        clientRequestId: randomUUID(),
+        expectedRevision: 0,
+        mode: 'full-access',
+      })
+      const mismatched = await putMode(
+        harness,
+        room.id,
+        { mode: 'full-access', expectedRevision: 0 },
+        foreignToken,
+      )
+      expect(mismatched.status).toBe(403)
+
+      const first = {
+        mode: 'approve-for-me' as const,
+        expectedRevision: 0,
+        clientRequestId: randomUUID(),
+      }
+      const applied = await putMode(harness, room.id, first)
+      expect(applied).toMatchObject({ status: 200, body: { revision: 1 } })
+
+      const stale = await putMode(harness, room.id, { mode: 'full-access', expectedRevision: 0 })
+      expect(stale).toMatchObject({ status: 409, body: { code: 'stale_revision' } })
+      const conflict = await putMode(harness, room.id, { ...first, mode: 'full-access' })
+      expect(conflict).toMatchObject({ status: 409, body: { code: 'client_request_conflict' } })
+      expect(await putMode(harness, room.id, first)).toEqual(applied)
+
+      // A last applied change: once its event arrives, every event emitted
+      // before it has arrived too (one stream, in order).
+      const last = await putMode(harness, room.id, { mode: 'full-access', expectedRevision: 1 })
+      expect(last).toMatchObject({ status: 200, body: { revision: 2 } })
+      await stream.waitFor(
+        (event) =>
+          isUpdateOf(event) &&
+          (event.data as { permissions?: { revision?: unknown } }).permissions?.revision === 2,
+        'the room.updated event of revision 2',
+      )
+      expect(stream.events.filter(isUpdateOf).map((event) => event.data)).toEqual([
+        { roomId: room.id, permissions: applied.body },
+        { roomId: room.id, permissions: last.body },
+      ])
+    } finally {
+      stream.close()
+    }
+  })
+})
+
+describe('a stored policy that matches no preset', () => {
+  const LEGACY: RoomPolicy = {
+    approvalPolicy: 'untrusted',
+    sandboxMode: 'read-only',
+    approvalReviewer: 'user',
+  }
+
+  /** Stores `policy` the way the runtime itself would (sealed with the data
+   *  dir's integrity key), with the runtime stopped so nothing caches it. */
+  async function storeSealedPolicy(roomId: string, policy: RoomPolicy, expectedRevision: number) {
+    await harness.supervisor.stop()
+    try {
+      const db = new DatabaseSync(join(harness.dataDir, DATABASE_FILE_NAME))
+      try {
+        const rooms = new SqliteRoomRepository(db, {
+          mac: new IntegrityMac(harness.integrityKey),
+          onTampered: (problem) => {
+            throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
+          },
+        })
+        expect(rooms.updatePolicy(roomId, policy, expectedRevision)).toBe(true)
+      } finally {
+        db.close()
+      }
+    } finally {
+      await harness.supervisor.start()
+    }
+  }
+
+  const roomRow = (roomId: string) =>
+    queryDatabase(
+      harness.dataDir,
+      'SELECT policy_json, revision, mac FROM rooms WHERE id = ?',
+      roomId,
+    )
+
+  it('reads as ask-for-approval, and a GET never writes the projection back', async () => {
+    const room = await createRoom(harness)
+    await storeSealedPolicy(room.id, LEGACY, 0)
+    const before = roomRow(room.id)
+    expect(before).toEqual([
+      { policy_json: canonicalJson(LEGACY), revision: 1, mac: expect.any(String) },
+    ])
+    for (let read = 0; read < 2; read += 1) {
+      expect(await readPermissions(harness, room.id)).toEqual({
+        status: 200,
+        body: {
+          roomId: room.id,
+          revision: 1,
+          policy: LEGACY,
+          mode: 'ask-for-approval',
+          fullAccessUnavailable: null,
+          integrity: 'ok',
+        },
+      })
+    }
+    expect(roomRow(room.id)).toEqual(before)
+    expect(await permissionChanges(room.id)).toEqual([])
   })
 })
