@@ -143,8 +143,7 @@ function runWithoutIpc(args: string[]): Promise<Exit> {
 }
 
 describe('the runtime started without an IPC channel', () => {
-  const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript)
-  const flags = nodeFlagsFor(RUNTIME_ENTRY, process.version, stripsTypes)
+  const flags = nodeFlagsFor(RUNTIME_ENTRY, process.version)
 
   it('exits with code 2 and never listens, since it has no safe way to receive its secrets', async () => {
     const result = await runWithoutIpc([...flags, '--import', LISTEN_PROBE, RUNTIME_ENTRY])

@@ -16,14 +16,18 @@ export interface RuntimeLauncher {
 }
 
 /**
- * Node flags needed to run the runtime's TypeScript source directly: Node
- * 22.18+ strips types and ships `node:sqlite` unflagged; 22.12–22.17 need
- * the experimental flags.
+ * Node flags the child needs to run the runtime's TypeScript source directly.
+ * Decided by the child's Node version alone: the child gets its own execArgv,
+ * so a parent that was itself started with `--experimental-strip-types` does
+ * not pass that on. Node 22.18+ and 23.6+ strip types by default and ship
+ * `node:sqlite` unflagged (the supported floor is 22.18).
  */
-export function nodeFlagsFor(entry: string, nodeVersion: string, stripsTypes: boolean): string[] {
+export function nodeFlagsFor(entry: string, nodeVersion: string): string[] {
   const [major = 0, minor = 0] = nodeVersion.replace(/^v/, '').split('.').map(Number)
+  const stripsByDefault =
+    major > 23 || (major === 23 && minor >= 6) || (major === 22 && minor >= 18)
   const flags: string[] = []
-  if (entry.endsWith('.ts') && !stripsTypes) flags.push('--experimental-strip-types')
+  if (entry.endsWith('.ts') && !stripsByDefault) flags.push('--experimental-strip-types')
   if (major === 22 && minor < 13) flags.push('--experimental-sqlite')
   return flags
 }
@@ -39,9 +43,8 @@ export class ChildProcessLauncher implements RuntimeLauncher {
   }
 
   launch(): RuntimeProcess {
-    const stripsTypes = Boolean((process.features as { typescript?: unknown }).typescript)
     const child = fork(this.entry, [], {
-      execArgv: nodeFlagsFor(this.entry, process.version, stripsTypes),
+      execArgv: nodeFlagsFor(this.entry, process.version),
       env: withoutSecrets(this.env),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
