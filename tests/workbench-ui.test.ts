@@ -124,9 +124,12 @@ async function sendAndWaitForCard(h: HostHarness, roomId: string, text: string):
       (approval) => approval.status === 'pending' && !known.has(approval.id),
     )?.id
   }, `an approval for "${text}"`)
-  await h.page.waitForSelector(
-    `${ID.pending} ${ID.card(approvalId)} [data-testid="approval-review"]`,
-  )
+  // The card arrives with the event; its full arguments only with the
+  // timeline refresh that follows. Wait for both, so a test that reads the
+  // arguments never races the refresh.
+  const card = `${ID.pending} ${ID.card(approvalId)}`
+  await h.page.waitForSelector(`${card} [data-testid="approval-review"]`)
+  await h.page.waitForSelector(`${card} [data-testid="approval-arguments"]`)
   return approvalId
 }
 
@@ -295,7 +298,11 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
       )
       return timeline.body.messages.some((message) => message.text === 'list') || undefined
     }, 'the message "list"')
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    // The card settles as Rejected once the routing is done: only then is
+    // "no window opened" a fact rather than a race.
+    await h.page.waitForSelector(
+      `[data-testid="timeline"] ${ID.card(approvalId!)} [data-testid="approval-outcome"][data-outcome="rejected"]`,
+    )
     expect(h.host.windows.opened).toHaveLength(windows)
     const status = await h.gui<{
       body: { approvals: Array<{ id: string; status: string; decision?: string }> }
