@@ -132,6 +132,27 @@ describe('App', () => {
     expect(card?.closest('[data-testid="pending-approvals"]')).not.toBeNull()
   })
 
+  it('opens the room main names in approval.focus even without the approval event', async () => {
+    const { gui } = setup()
+    const room = roomFixture()
+    gui.rooms = [room]
+    gui.permissionsOf.set(room.id, permissionsFixture())
+    gui.timelines.set(room.id, {
+      ...emptyTimeline(room.id),
+      toolCalls: [toolCallFixture()],
+      approvals: [approvalFixture()],
+    })
+    act(() => gui.emit('runtime.status', { state: 'up' }))
+    await screen.findByTestId('room-link')
+    act(() => gui.emit('approval.focus', { approvalId: 'ap-1', roomId: 'room-1' }))
+    await waitFor(() =>
+      expect(
+        document.activeElement?.closest<HTMLElement>('[data-testid="approval-card"]')?.dataset
+          .approvalId,
+      ).toBe('ap-1'),
+    )
+  })
+
   it('ignores approval.focus for an approval it never heard of', async () => {
     const { gui } = setup()
     const room = roomFixture()

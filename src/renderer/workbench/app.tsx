@@ -122,14 +122,14 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
   }, [api, gui])
 
   // Main's "focus this card" after its system notification was clicked;
-  // the approval's room is known from the event that announced it.
+  // the approval's room comes with it, or from the event that announced it.
   useEffect(() => {
     const stop = gui.onEvent((event) => {
       const signal = readWorkbenchEvent(event)
       if (signal?.type === 'approval.requested') {
         approvalRooms.current.set(signal.approval.id, signal.approval.roomId)
       } else if (signal?.type === 'approval.focus') {
-        focusApproval(signal.approvalId)
+        focusApproval(signal.approvalId, signal.roomId)
       } else if (signal?.type === 'runtime.integrity') {
         const report = signal.report
         setIntegrity((current) =>
