@@ -28,6 +28,9 @@ describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chro
     await page.click('[data-testid="rooms-drawer-toggle"]')
     await page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`)
     await page.waitForSelector(`[data-testid="room-view"][data-room-id="${roomId}"]`)
+    // The banner depends on the permissions answer: wait for it (the picker
+    // shows its mode) before saying there is none, or "none" proves nothing.
+    await page.waitForSelector('[data-testid="mode-picker"][data-mode="ask-for-approval"]')
     expect(await page.locator('[data-testid="integrity-room-banner"]').count()).toBe(0)
 
     // Someone with write access to the data dir, but not the key, widens the

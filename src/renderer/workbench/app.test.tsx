@@ -12,7 +12,6 @@ import {
   toolCallFixture,
 } from './test-support/fake-gui.ts'
 import { renderWithI18n } from './test-support/render.tsx'
-import type { Notice } from './notifications.ts'
 
 afterEach(() => {
   cleanup()
@@ -21,19 +20,8 @@ afterEach(() => {
 
 function setup() {
   const gui = new FakeGui()
-  const shown: Array<{ notice: Notice; click: () => void }> = []
-  renderWithI18n(
-    <App
-      gui={gui}
-      newId={() => 'id-1'}
-      notifyAfterMs={0}
-      notifications={{
-        hasFocus: () => false,
-        show: (notice, click) => shown.push({ notice, click }),
-      }}
-    />,
-  )
-  return { gui, shown }
+  renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+  return { gui }
 }
 
 describe('App', () => {
@@ -97,12 +85,55 @@ describe('App', () => {
     fireEvent.change(screen.getByTestId('room-title'), { target: { value: 'Notes' } })
     fireEvent.click(screen.getByTestId('room-create'))
     expect((await screen.findByTestId('room-create-error')).textContent).toBe(
-      'The room was not created: workspace: must be an existing directory',
+      'The room was not created: the workspace folder does not exist',
     )
   })
 
-  it('notifies about a waiting approval by tool name, and a click focuses its card', async () => {
-    const { gui, shown } = setup()
+  it('words an answer with a bare status in the page language, never as "HTTP 500"', async () => {
+    localStorage.setItem(DISPLAY_STORAGE_KEY, JSON.stringify({ theme: 'system', lang: 'zh-CN' }))
+    const { gui } = setup()
+    gui.createRoom = async () => ({ status: 500, body: {} })
+    fireEvent.change(screen.getByTestId('room-workspace'), { target: { value: '/nope' } })
+    fireEvent.change(screen.getByTestId('room-title'), { target: { value: 'Notes' } })
+    fireEvent.click(screen.getByTestId('room-create'))
+    expect((await screen.findByTestId('room-create-error')).textContent).toBe(
+      '房间未创建：运行时返回了状态 500',
+    )
+  })
+
+  it('opens the room of a clicked notification and focuses its card (main’s approval.focus)', async () => {
+    const { gui } = setup()
+    const other = roomFixture({ id: 'room-0', title: 'Other' })
+    const room = roomFixture()
+    gui.rooms = [other, room]
+    for (const known of gui.rooms) gui.permissionsOf.set(known.id, permissionsFixture())
+    gui.timelines.set(room.id, {
+      ...emptyTimeline(room.id),
+      toolCalls: [toolCallFixture()],
+      approvals: [approvalFixture()],
+    })
+    act(() => gui.emit('runtime.status', { state: 'up' }))
+    fireEvent.click(await screen.findByText('Other'))
+    await waitFor(() =>
+      expect(screen.getByTestId('room-view').getAttribute('data-room-id')).toBe('room-0'),
+    )
+    act(() => gui.emit('approval.requested', { approval: approvalFixture() }))
+    expect(screen.queryByTestId('approval-card')).toBeNull()
+
+    act(() => gui.emit('approval.focus', { approvalId: 'ap-1' }))
+    await waitFor(() =>
+      expect(screen.getByTestId('room-view').getAttribute('data-room-id')).toBe('room-1'),
+    )
+    await waitFor(() =>
+      expect(document.activeElement?.closest('[data-testid="approval-card"]')).not.toBeNull(),
+    )
+    const card = document.activeElement?.closest<HTMLElement>('[data-testid="approval-card"]')
+    expect(card?.dataset.approvalId).toBe('ap-1')
+    expect(card?.closest('[data-testid="pending-approvals"]')).not.toBeNull()
+  })
+
+  it('opens the room main names in approval.focus even without the approval event', async () => {
+    const { gui } = setup()
     const room = roomFixture()
     gui.rooms = [room]
     gui.permissionsOf.set(room.id, permissionsFixture())
@@ -111,18 +142,26 @@ describe('App', () => {
       toolCalls: [toolCallFixture()],
       approvals: [approvalFixture()],
     })
-    act(() => gui.emit('room.created', { room }))
-    act(() => gui.emit('approval.requested', { approval: approvalFixture() }))
-    await waitFor(() => expect(shown).toHaveLength(1))
-    expect(shown[0]?.notice).toEqual({
-      tag: 'ap-1',
-      title: 'Assent: confirmation needed',
-      body: 'write_file is waiting for your confirmation.',
-    })
-    act(() => shown[0]?.click())
+    act(() => gui.emit('runtime.status', { state: 'up' }))
+    await screen.findByTestId('room-link')
+    act(() => gui.emit('approval.focus', { approvalId: 'ap-1', roomId: 'room-1' }))
     await waitFor(() =>
-      expect((document.activeElement as HTMLElement | null)?.dataset.approvalId).toBe('ap-1'),
+      expect(
+        document.activeElement?.closest<HTMLElement>('[data-testid="approval-card"]')?.dataset
+          .approvalId,
+      ).toBe('ap-1'),
     )
+  })
+
+  it('ignores approval.focus for an approval it never heard of', async () => {
+    const { gui } = setup()
+    const room = roomFixture()
+    gui.rooms = [room]
+    act(() => gui.emit('runtime.status', { state: 'up' }))
+    await screen.findByTestId('room-link')
+    act(() => gui.emit('approval.focus', { approvalId: 'ap-9' }))
+    expect(screen.queryByTestId('room-view')).toBeNull()
+    expect(screen.getByTestId('room-create')).toBeTruthy()
   })
 
   it('shows a row edited outside Assent as a notice, once per row, and the open room as untrusted', async () => {

@@ -8,9 +8,9 @@ import { MenuIcon } from './components/icons.tsx'
 import { RoomList } from './components/room-list.tsx'
 import { RoomView, type FocusRequest } from './components/room-view.tsx'
 import { SettingsControl } from './components/settings-control.tsx'
-import { messageOf, workbenchApi } from './gui/workbench-api.ts'
+import { errorText } from './gui/error-text.ts'
+import { workbenchApi } from './gui/workbench-api.ts'
 import { readWorkbenchEvent, type IntegrityReport } from './gui/workbench-events.ts'
-import { PendingNotifier, webNotifications, type NotificationPort } from './notifications.ts'
 import { useDisplayPreferences } from './preferences.ts'
 
 const DRAWER_ID = 'assent-room-drawer'
@@ -20,8 +20,6 @@ const NARROW_QUERY = '(max-width: 899px)'
 export interface AppProps {
   gui: AssentGui
   newId?: () => string
-  notifications?: NotificationPort
-  notifyAfterMs?: number
 }
 
 /**
@@ -29,18 +27,17 @@ export interface AppProps {
  * the new-room form on the right, display settings at the top. It talks to
  * main only through `window.assentGui`, and shows the language and theme it
  * uses to main so the protected window matches.
+ *
+ * System notifications are main's (PendingApprovalNotices): both hosts deny
+ * the page the web Notification permission. The page only answers main's
+ * `approval.focus` when one is clicked.
  */
-export function App({
-  gui,
-  newId = () => crypto.randomUUID(),
-  notifications,
-  notifyAfterMs,
-}: AppProps) {
+export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
   const { t, i18n } = useTranslation()
   const api = useMemo(() => workbenchApi(gui), [gui])
   const { choices, setChoices, effective } = useDisplayPreferences()
   const [rooms, setRooms] = useState<readonly Room[]>([])
-  const [roomsError, setRoomsError] = useState<string | undefined>(undefined)
+  const [roomsError, setRoomsError] = useState<{ failure: unknown } | undefined>(undefined)
   const [selectedId, setSelectedId] = useState<string | undefined>(undefined)
   const [drawerOpen, setDrawerOpen] = useState(false)
   const [focusRequest, setFocusRequest] = useState<FocusRequest | undefined>(undefined)
@@ -99,7 +96,7 @@ export function App({
           setRoomsError(undefined)
         },
         (failure: unknown) => {
-          if (active) setRoomsError(messageOf(failure))
+          if (active) setRoomsError({ failure })
         },
       )
     void load()
@@ -124,27 +121,15 @@ export function App({
     }
   }, [api, gui])
 
-  // Notifications for approvals that wait while the window is elsewhere, and
-  // main's "focus this card" after its own notification was clicked.
+  // Main's "focus this card" after its system notification was clicked;
+  // the approval's room comes with it, or from the event that announced it.
   useEffect(() => {
-    const notifier = new PendingNotifier({
-      port: notifications ?? webNotifications(),
-      text: (approval) => ({
-        title: t('workbench.notification.title'),
-        body: t('workbench.notification.body', { tool: approval.toolName }),
-      }),
-      onClick: (approval) => focusApproval(approval.id, approval.roomId),
-      ...(notifyAfterMs === undefined ? {} : { delayMs: notifyAfterMs }),
-    })
     const stop = gui.onEvent((event) => {
       const signal = readWorkbenchEvent(event)
       if (signal?.type === 'approval.requested') {
         approvalRooms.current.set(signal.approval.id, signal.approval.roomId)
-        notifier.requested(signal.approval)
-      } else if (signal?.type === 'approval.resolved') {
-        notifier.resolved(signal.approval.id)
       } else if (signal?.type === 'approval.focus') {
-        focusApproval(signal.approvalId)
+        focusApproval(signal.approvalId, signal.roomId)
       } else if (signal?.type === 'runtime.integrity') {
         const report = signal.report
         setIntegrity((current) =>
@@ -154,11 +139,8 @@ export function App({
         )
       }
     })
-    return () => {
-      stop()
-      notifier.dispose()
-    }
-  }, [gui, notifications, notifyAfterMs, t, focusApproval])
+    return stop
+  }, [gui, focusApproval])
 
   const selected = rooms.find((room) => room.id === selectedId)
 
@@ -200,7 +182,7 @@ export function App({
           rooms={rooms}
           selectedId={selected?.id}
           drawerOpen={drawerOpen}
-          error={roomsError}
+          error={roomsError ? errorText(t, roomsError.failure) : undefined}
           onSelect={(roomId) => {
             setSelectedId(roomId)
             setDrawerOpen(false)

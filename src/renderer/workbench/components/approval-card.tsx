@@ -150,7 +150,7 @@ function OutcomeNote({ card, outcome }: { card: CardState; outcome: CardOutcome 
   } else if (outcome === 'expired') {
     note = t('workbench.card.expiredNote')
   } else if (outcome === 'stale') {
-    note = t('workbench.card.staleNote')
+    note = t(card.gone ? 'workbench.card.goneNote' : 'workbench.card.staleNote')
   }
   if (!note) return null
   return (

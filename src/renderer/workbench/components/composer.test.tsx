@@ -56,12 +56,14 @@ describe('Composer', () => {
   it('keeps the text and says why when sending fails', async () => {
     const { input, type } = renderComposer(
       vi.fn(async () => {
-        throw new Error('runtime unavailable')
+        throw new Error('disk on fire')
       }),
     )
     type('list')
     fireEvent.keyDown(input, { key: 'Enter' })
-    expect((await screen.findByRole('alert')).textContent).toBe('Not sent: runtime unavailable')
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Not sent: unknown error (details: disk on fire)',
+    )
     expect(input.value).toBe('list')
   })
 })

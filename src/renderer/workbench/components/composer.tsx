@@ -1,6 +1,6 @@
 import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { messageOf } from '../gui/workbench-api.ts'
+import { errorText } from '../gui/error-text.ts'
 
 export interface ComposerProps {
   /** Sends the text; rejects with a reason the person can read. */
@@ -37,7 +37,7 @@ export function Composer({ onSend, picker }: ComposerProps) {
       await onSend(message)
       setText('')
     } catch (failure) {
-      setError(t('workbench.composer.failed', { reason: messageOf(failure) }))
+      setError(t('workbench.composer.failed', { reason: errorText(t, failure) }))
     } finally {
       inFlight.current = false
       setSending(false)

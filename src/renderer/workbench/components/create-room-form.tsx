@@ -1,7 +1,8 @@
 import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Room } from '../../../runtime/contracts/room.ts'
-import { messageOf, type WorkbenchApi } from '../gui/workbench-api.ts'
+import { errorText } from '../gui/error-text.ts'
+import type { WorkbenchApi } from '../gui/workbench-api.ts'
 
 /** The agents every install ships with (src/runtime/agent/agents.ts). */
 export const AGENT_LABEL = {
@@ -54,7 +55,7 @@ export function CreateRoomForm({
       setTitle('')
       onCreated(room)
     } catch (failure) {
-      setError(t('workbench.createRoom.failed', { reason: messageOf(failure) }))
+      setError(t('workbench.createRoom.failed', { reason: errorText(t, failure) }))
     } finally {
       setCreating(false)
     }

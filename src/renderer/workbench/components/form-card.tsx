@@ -9,7 +9,7 @@ import {
   type RequestedSchema,
 } from '../../../common/form-content.ts'
 import type { FormOutcomeAction } from '../gui/workbench-api.ts'
-import { messageOf } from '../gui/workbench-api.ts'
+import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 
 export interface FormCardProps {
@@ -65,7 +65,7 @@ export function FormCard({ card, onRespond, onOpenProtected }: FormCardProps) {
       await onRespond(action, values)
     } catch (failure) {
       inFlight.current = false
-      setError(t('workbench.form.failed', { reason: messageOf(failure) }))
+      setError(t('workbench.form.failed', { reason: errorText(t, failure) }))
     } finally {
       setBusy(false)
     }

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Grant } from '../../../runtime/contracts/room.ts'
-import { messageOf } from '../gui/workbench-api.ts'
+import { errorText } from '../gui/error-text.ts'
 
 export interface GrantsPanelProps {
   grants: readonly Grant[]
@@ -20,7 +20,7 @@ export function GrantsPanel({ grants, onRevoke, onRevokeServer }: GrantsPanelPro
     try {
       await work()
     } catch (failure) {
-      setError(t('workbench.grants.failed', { reason: messageOf(failure) }))
+      setError(t('workbench.grants.failed', { reason: errorText(t, failure) }))
     }
   }
   const revoke = (grantId: string) => attempt(() => onRevoke(grantId))

@@ -1,4 +1,4 @@
-import { useId } from 'react'
+import { useId, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Timeline } from '../../../runtime/contracts/room.ts'
 import { cardKey, type CardState } from '../state/approval-cards.ts'
@@ -16,13 +16,22 @@ export interface PendingApprovalsProps {
   timeline: Timeline | undefined
   activity: ReadonlyMap<string, CardActivity>
   onReview: (card: CardState) => void
+  /** A mode change waiting in (or just back from) the protected window. */
+  modeRequest?: ReactNode
 }
 
-/** The open cards, collected in one block above the composer. */
-export function PendingApprovals({ cards, timeline, activity, onReview }: PendingApprovalsProps) {
+/** The open cards, collected in one block above the composer, and the
+ *  permissions request after them when there is one. */
+export function PendingApprovals({
+  cards,
+  timeline,
+  activity,
+  onReview,
+  modeRequest,
+}: PendingApprovalsProps) {
   const { t } = useTranslation()
   const headingId = useId()
-  if (cards.length === 0) return null
+  if (cards.length === 0 && !modeRequest) return null
   return (
     <section className="pending" aria-labelledby={headingId} data-testid="pending-approvals">
       <h2 className="pending__heading" id={headingId}>
@@ -44,6 +53,7 @@ export function PendingApprovals({ cards, timeline, activity, onReview }: Pendin
             </li>
           )
         })}
+        {modeRequest ? <li className="pending__item">{modeRequest}</li> : null}
       </ol>
     </section>
   )

@@ -110,6 +110,23 @@ describe('PermissionPicker', () => {
   })
 })
 
+describe('PermissionPicker on its own', () => {
+  it('says why a change failed when its caller rejects, and keeps the runtime mode', async () => {
+    const { toggle } = renderPicker(
+      permissionsFixture(),
+      vi.fn(async () => {
+        throw new Error('the runtime restarted')
+      }),
+    )
+    fireEvent.click(toggle)
+    fireEvent.click(screen.getByTestId('mode-option-approve-for-me'))
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'The mode did not change: the runtime restarted',
+    )
+    expect(toggle.dataset.mode).toBe('ask-for-approval')
+  })
+})
+
 describe('PermissionPicker in a room', () => {
   it('asks main for the change and shows the runtime mode, never the one clicked', async () => {
     const gui = new FakeGui()
@@ -136,23 +153,5 @@ describe('PermissionPicker in a room', () => {
     await waitFor(() =>
       expect(document.body.textContent).not.toContain('Confirm the change in the review window.'),
     )
-  })
-
-  it('keeps the mode when the person cancels, and says why a change failed', async () => {
-    const gui = new FakeGui()
-    gui.timelines.set('room-1', emptyTimeline('room-1'))
-    gui.permissionsOf.set('room-1', permissionsFixture())
-    gui.modeChange = async () => ({ status: 'failed', error: 'stale revision' })
-    renderWithI18n(
-      <RoomView api={workbenchApi(gui)} gui={gui} room={roomFixture()} newId={() => 'id'} />,
-    )
-    const toggle = await screen.findByTestId('mode-picker')
-    await waitFor(() => expect(toggle.dataset.mode).toBe('ask-for-approval'))
-    fireEvent.click(toggle)
-    fireEvent.click(screen.getByTestId('mode-option-approve-for-me'))
-    expect((await screen.findByRole('alert')).textContent).toBe(
-      'The mode did not change: stale revision',
-    )
-    expect(toggle.dataset.mode).toBe('ask-for-approval')
   })
 })

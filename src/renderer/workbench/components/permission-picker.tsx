@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
 import type { RoomPermissions } from '../../../runtime/contracts/room.ts'
-import { messageOf } from '../gui/workbench-api.ts'
+import { errorText } from '../gui/error-text.ts'
 import { ChevronIcon, ShieldIcon } from './icons.tsx'
 
 export const PERMISSION_MODES: readonly PermissionMode[] = [
@@ -75,7 +75,7 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
     try {
       await onChoose(mode)
     } catch (failure) {
-      setError(t('workbench.picker.failed', { reason: messageOf(failure) }))
+      setError(t('workbench.picker.failed', { reason: errorText(t, failure) }))
     } finally {
       setRequesting(false)
     }

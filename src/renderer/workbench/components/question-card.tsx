@@ -5,7 +5,7 @@ import type {
   QuestionAnswer,
   StoredAnswer,
 } from '../../../runtime/contracts/input-request.ts'
-import { messageOf } from '../gui/workbench-api.ts'
+import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 import { formatCountdown, useCountdown, type QuestionTiming } from '../state/use-countdown.ts'
 
@@ -101,7 +101,7 @@ function OpenQuestionCard({
       await action()
     } catch (failure) {
       inFlight.current = false
-      setError(t('workbench.question.failed', { reason: messageOf(failure) }))
+      setError(t('workbench.question.failed', { reason: errorText(t, failure) }))
     } finally {
       setBusy(false)
     }

@@ -13,6 +13,7 @@ import {
   roomFixture,
   toolCallFixture,
 } from '../test-support/fake-gui.ts'
+import type { Language } from '../../../common/consent-view.ts'
 import { renderWithI18n } from '../test-support/render.tsx'
 import { RoomView } from './room-view.tsx'
 
@@ -28,7 +29,9 @@ afterEach(() => {
 
 const advance = (ms: number) => act(async () => void (await vi.advanceTimersByTimeAsync(ms)))
 
-function setup(options: { requests?: InputRequestRecord[]; timeline?: Timeline } = {}) {
+function setup(
+  options: { requests?: InputRequestRecord[]; timeline?: Timeline; lang?: Language } = {},
+) {
   const room = roomFixture()
   const gui = new FakeGui()
   gui.rooms = [room]
@@ -38,7 +41,7 @@ function setup(options: { requests?: InputRequestRecord[]; timeline?: Timeline }
   let ids = 0
   const api = workbenchApi(gui)
   const view = () => <RoomView api={api} gui={gui} room={room} newId={() => `request-${++ids}`} />
-  const rendered = renderWithI18n(view())
+  const rendered = renderWithI18n(view(), options.lang)
   return { gui, rendered, view }
 }
 
@@ -158,19 +161,28 @@ describe('RoomView: the composer while something is open', () => {
     expect(gui.callsOf('sendMessage')).toEqual([])
   })
 
-  it('keeps composer text for a secret question that closed out of the thread', async () => {
-    const secret = questionRequestFixture({
-      sensitive: true,
-      questions: [{ id: 'q1', title: 'Token', text: 'Paste it', options: [], secret: true }],
-    })
-    const { gui } = setup({ requests: [secret] })
-    gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
-    await advance(0)
-    await type('hunter2')
-    expect(gui.callsOf('sendMessage')).toEqual([])
-    expect(screen.getByTestId('composer-error').textContent).toContain('never sent as a message')
-    expect((screen.getByTestId('composer-input') as HTMLTextAreaElement).value).toBe('hunter2')
-  })
+  it.each([
+    [
+      'en',
+      'Not sent: the question closed, and an answer to a secret question is never sent as a message',
+    ],
+    ['zh-CN', '未发送：问题已关闭，机密问题的回答绝不会作为消息发送'],
+  ] as const)(
+    'keeps composer text for a secret question that closed out of the thread (%s)',
+    async (lang, said) => {
+      const secret = questionRequestFixture({
+        sensitive: true,
+        questions: [{ id: 'q1', title: 'Token', text: 'Paste it', options: [], secret: true }],
+      })
+      const { gui } = setup({ requests: [secret], lang })
+      gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
+      await advance(0)
+      await type('hunter2')
+      expect(gui.callsOf('sendMessage')).toEqual([])
+      expect(screen.getByTestId('composer-error').textContent).toBe(said)
+      expect((screen.getByTestId('composer-input') as HTMLTextAreaElement).value).toBe('hunter2')
+    },
+  )
 
   it('rejects an open approval first, then sends the message', async () => {
     const timeline: Timeline = {

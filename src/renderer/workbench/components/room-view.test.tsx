@@ -12,12 +12,17 @@ import {
   roomFixture,
   toolCallFixture,
 } from '../test-support/fake-gui.ts'
+import type { Language } from '../../../common/consent-view.ts'
 import { renderWithI18n } from '../test-support/render.tsx'
 import { RoomView } from './room-view.tsx'
 
 afterEach(cleanup)
 
-function setup(room: Room = roomFixture(), timeline: Timeline = emptyTimeline(room.id)) {
+function setup(
+  room: Room = roomFixture(),
+  timeline: Timeline = emptyTimeline(room.id),
+  lang: Language = 'en',
+) {
   const gui = new FakeGui()
   gui.rooms = [room]
   gui.timelines.set(room.id, timeline)
@@ -26,7 +31,7 @@ function setup(room: Room = roomFixture(), timeline: Timeline = emptyTimeline(ro
   let ids = 0
   const api = workbenchApi(gui)
   const view = () => <RoomView api={api} gui={gui} room={room} newId={() => `request-${++ids}`} />
-  const rendered = renderWithI18n(view())
+  const rendered = renderWithI18n(view(), lang)
   return { gui, rendered, view }
 }
 
@@ -137,16 +142,59 @@ describe('RoomView: open and decided cards', () => {
     expect(screen.getByTestId('status-line').textContent).toBe('Ready')
   })
 
-  it('shows why a review did not open, and keeps the card open', async () => {
-    const { gui } = setup(roomFixture(), withPending())
+  it('shows why a review did not open in the page language, and keeps the card open', async () => {
+    const { gui } = setup(roomFixture(), withPending(), 'zh-CN')
     gui.review = async () => {
-      throw new Error('refused: approval ap-1 is no longer pending (expired)')
+      throw new Error("Error invoking remote method 'assent:workbench:review': Error: disk on fire")
     }
     fireEvent.click(await screen.findByTestId('approval-review'))
-    const alert = await screen.findByRole('alert')
-    expect(alert.textContent).toBe(
-      'The review did not open: refused: approval ap-1 is no longer pending (expired)',
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      '审核窗口未打开：未知错误（详情：disk on fire）',
     )
+    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('pending')
+    gui.review = async () => ({ status: 'closed', reason: 'the runtime restarted' })
+    fireEvent.click(screen.getByTestId('approval-review'))
+    await waitFor(() =>
+      expect(screen.getByRole('alert').textContent).toBe('审核窗口已关闭：运行时已重启'),
+    )
+  })
+
+  it('shows the decision when the review finds the approval no longer pending', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    const refreshed = deferred<void>()
+    gui.review = async () => {
+      gui.timelineGate = refreshed.promise
+      throw new Error(
+        "Error invoking remote method 'assent:workbench:review': Error: approval ap-1 is no longer pending (allowed)",
+      )
+    }
+    fireEvent.click(await screen.findByTestId('approval-review'))
+    // At once: muted, no buttons, no error to act on.
+    await waitFor(() => expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale'))
+    expect(screen.queryByTestId('approval-review')).toBeNull()
+    expect(screen.queryByRole('alert')).toBeNull()
+    expect(screen.getByTestId('approval-note').textContent).toBe(
+      'The agent is no longer waiting for this: the runtime no longer has it pending.',
+    )
+    gui.timelines.set('room-1', {
+      ...withPending(),
+      approvals: [
+        approvalFixture({ status: 'allowed', decision: 'allow-once', decidedBy: 'user' }),
+      ],
+    })
+    await act(async () => refreshed.resolve())
+    await waitFor(() => expect(screen.getByTestId('approval-outcome').textContent).toBe('Approved'))
+    expect(screen.queryByTestId('pending-approvals')).toBeNull()
+  })
+
+  it('keeps a card stale when the runtime says the approval is gone and the refresh still lists it pending', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    gui.review = async () => ({ status: 'failed', error: 'unknown approval' })
+    fireEvent.click(await screen.findByTestId('approval-review'))
+    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(2))
+    await waitFor(() => expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale'))
+    expect(screen.queryByTestId('approval-review')).toBeNull()
+    expect(screen.getByTestId('status-line').textContent).toBe('Ready')
   })
 })
 
@@ -205,6 +253,39 @@ describe('RoomView: stale cards', () => {
     expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale')
   })
 
+  it('mutes an open card that a refreshed timeline no longer lists', async () => {
+    const { gui } = setup(roomFixture(), withPending())
+    await screen.findByTestId('approval-review')
+    gui.timelines.set('room-1', { ...withPending(), approvals: [] })
+    act(() => gui.emit('timeline.updated', { roomId: 'room-1' }))
+    await waitFor(() => expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale'))
+    expect(screen.queryByTestId('approval-review')).toBeNull()
+    expect(screen.getByTestId('approval-note').textContent).toContain(
+      'The agent is no longer waiting for this',
+    )
+  })
+
+  it('keeps a card an event reported after the timeline was asked for', async () => {
+    const { gui } = setup()
+    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
+    const held = deferred<void>()
+    gui.timelineGate = held.promise
+    act(() => gui.emit('timeline.updated', { roomId: 'room-1' }))
+    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(2))
+    act(() => gui.emit('approval.requested', { approval: approvalFixture() }))
+    // The answer was made before the approval existed: it lists a message, not it.
+    gui.timelines.set('room-1', {
+      ...emptyTimeline('room-1'),
+      messages: [
+        { id: 'm1', roomId: 'room-1', turnId: 'turn-1', role: 'user', text: 'hi', createdAt: 1 },
+      ],
+    })
+    await act(async () => held.resolve())
+    await screen.findByText('hi')
+    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('pending')
+    expect(screen.getByTestId('approval-review')).not.toBeNull()
+  })
+
   it('reconciles cards with the runtime when the room is opened again', async () => {
     const { gui, rendered, view } = setup(roomFixture(), withPending())
     await screen.findByTestId('approval-review')
@@ -246,7 +327,7 @@ describe('RoomView: composer and picker', () => {
     fireEvent.change(input, { target: { value: 'list' } })
     fireEvent.keyDown(input, { key: 'Enter' })
     expect((await screen.findByTestId('composer-error')).textContent).toBe(
-      'Not sent: runtime unavailable',
+      'Not sent: the runtime is not running',
     )
     expect((input as HTMLTextAreaElement).value).toBe('list')
     gui.sendAnswer = { status: 202, body: { turn: {} } }

@@ -4,12 +4,8 @@ import type { AssentGui } from '../../../common/assent-gui.ts'
 import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
 import type { Room } from '../../../runtime/contracts/room.ts'
 import type { InputResponse } from '../../../runtime/contracts/input-request.ts'
-import {
-  WorkbenchCallError,
-  messageOf,
-  summaryOf,
-  type WorkbenchApi,
-} from '../gui/workbench-api.ts'
+import { approvalGone, errorText } from '../gui/error-text.ts'
+import { WorkbenchCallError, summaryOf, type WorkbenchApi } from '../gui/workbench-api.ts'
 import { cardKey, openCards, type CardState } from '../state/approval-cards.ts'
 import { inputKey, openInputs, type InputCard } from '../state/input-cards.ts'
 import { answerAsMessage, createMessageRouter } from '../state/message-routing.ts'
@@ -18,6 +14,7 @@ import { timelineItems } from '../state/timeline-items.ts'
 import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
+import { ModeRequestCard, type ModeRequest } from './mode-request-card.tsx'
 import { TamperedRoomBanner } from './integrity-banner.tsx'
 import { PendingApprovals, type CardActivity } from './pending-approvals.tsx'
 import { PendingInputs } from './pending-inputs.tsx'
@@ -56,6 +53,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   )
   const [activity, setActivity] = useState<ReadonlyMap<string, CardActivity>>(new Map())
   const [retryErrors, setRetryErrors] = useState<ReadonlyMap<string, string>>(new Map())
+  const [modeRequest, setModeRequest] = useState<ModeRequest | undefined>(undefined)
   const inputs = useInputRequests(api, gui, room.id)
   const drafts = useRef(new Map<string, QuestionDrafts>())
   const latest = useRef<{ open: CardState[]; inputs: InputCard[] }>({ open: [], inputs: [] })
@@ -81,6 +79,12 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   const review = useCallback(
     async (card: CardState) => {
       const key = cardKey(card.approval)
+      // The runtime no longer waits on it: the card turns stale at once (no
+      // buttons to press again), and the refresh below brings its decision.
+      const gone = () => {
+        dispatch({ type: 'approval-gone', approval: card.approval })
+        noteActivity(key, undefined)
+      }
       noteActivity(key, { reviewing: true })
       try {
         const outcome = await api.reviewApproval(card.approval.id)
@@ -88,23 +92,27 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
           dispatch({ type: 'approval', approval: summaryOf(outcome.approval) })
           noteActivity(key, undefined)
         } else if (outcome.status === 'failed') {
-          noteActivity(key, {
-            reviewing: false,
-            error: t('workbench.card.reviewFailed', { reason: outcome.error }),
-          })
+          if (approvalGone(outcome.error)) gone()
+          else
+            noteActivity(key, {
+              reviewing: false,
+              error: t('workbench.card.reviewFailed', { reason: errorText(t, outcome.error) }),
+            })
         } else if (outcome.status === 'closed') {
           noteActivity(key, {
             reviewing: false,
-            error: t('workbench.card.reviewClosed', { reason: outcome.reason }),
+            error: t('workbench.card.reviewClosed', { reason: errorText(t, outcome.reason) }),
           })
         } else {
           noteActivity(key, undefined)
         }
       } catch (failure) {
-        noteActivity(key, {
-          reviewing: false,
-          error: t('workbench.card.reviewFailed', { reason: messageOf(failure) }),
-        })
+        if (approvalGone(failure)) gone()
+        else
+          noteActivity(key, {
+            reviewing: false,
+            error: t('workbench.card.reviewFailed', { reason: errorText(t, failure) }),
+          })
       }
       refreshTimeline()
     },
@@ -174,15 +182,28 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
       await api.retryTurn(turnId)
       refreshTimeline()
     } catch (failure) {
-      setRetryErrors((current) => new Map(current).set(turnId, messageOf(failure)))
+      setRetryErrors((current) => new Map(current).set(turnId, errorText(t, failure)))
     }
   }
 
+  // The card follows the request the picker started; what it shows after is
+  // how the protected window closed. The mode itself comes only from the
+  // permissions refresh.
   const chooseMode = async (mode: PermissionMode) => {
+    const from = state.permissions?.mode
+    const ended = (next: ModeRequest) =>
+      setModeRequest((current) => (current?.to === mode ? next : current))
+    setModeRequest({ status: 'waiting', from, to: mode })
     try {
       const outcome = await api.requestModeChange(room.id, mode)
-      if (outcome.status === 'failed') throw new Error(outcome.error)
-      if (outcome.status === 'closed') throw new Error(outcome.reason)
+      if (outcome.status === 'changed') ended({ status: 'changed', from, to: mode })
+      else if (outcome.status === 'failed')
+        ended({ status: 'failed', from, to: mode, reason: errorText(t, outcome.error) })
+      else if (outcome.status === 'closed')
+        ended({ status: 'failed', from, to: mode, reason: errorText(t, outcome.reason) })
+      else ended({ status: 'cancelled', from, to: mode })
+    } catch (failure) {
+      ended({ status: 'failed', from, to: mode, reason: errorText(t, failure) })
     } finally {
       refreshPermissions()
     }
@@ -240,7 +261,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
       {state.permissions?.integrity === 'tampered' ? <TamperedRoomBanner /> : null}
       {state.loadError ? (
         <p className="room__error" role="alert">
-          {t('workbench.room.loadFailed', { reason: state.loadError })}
+          {t('workbench.room.loadFailed', { reason: errorText(t, state.loadError.failure) })}
         </p>
       ) : null}
       <TimelineView
@@ -263,6 +284,11 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         timeline={state.timeline}
         activity={activity}
         onReview={(card) => void review(card)}
+        modeRequest={
+          modeRequest ? (
+            <ModeRequestCard request={modeRequest} onDismiss={() => setModeRequest(undefined)} />
+          ) : undefined
+        }
       />
       <p
         className={`status-line${waitingTools ? ' status-line--waiting' : ''}`}

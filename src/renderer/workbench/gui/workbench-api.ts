@@ -12,7 +12,8 @@ import type {
 } from '../../../runtime/contracts/room.ts'
 
 /** A gateway call the runtime answered with an error (`{ error, code }`), or
- *  a bridge call main refused. The message is what the person reads. */
+ *  a bridge call main refused. The message is the raw English detail; the
+ *  person reads it through `errorText` (error-text.ts). */
 export class WorkbenchCallError extends Error {
   readonly status: number | undefined
   readonly code: string | undefined
@@ -110,8 +111,9 @@ async function body<T>(call: Promise<GatewayResponse>): Promise<T> {
   }
   if (response.status >= 200 && response.status < 300) return response.body as T
   const answer = (response.body ?? {}) as { error?: unknown; code?: unknown }
+  // No text of its own: the page words it from the status (error-text.ts).
   throw new WorkbenchCallError(
-    typeof answer.error === 'string' ? answer.error : `HTTP ${response.status}`,
+    typeof answer.error === 'string' ? answer.error : '',
     response.status,
     typeof answer.code === 'string' ? answer.code : undefined,
   )

@@ -35,6 +35,9 @@ describe('readWorkbenchEvent', () => {
       type: 'approval.focus',
       approvalId: 'a',
     })
+    expect(
+      readWorkbenchEvent({ type: 'approval.focus', data: { approvalId: 'a', roomId: 'r' } }),
+    ).toEqual({ type: 'approval.focus', approvalId: 'a', roomId: 'r' })
   })
 
   it('drops malformed and unknown events', () => {

@@ -16,8 +16,10 @@ export type WorkbenchSignal =
   | { type: 'runtime.reset' }
   /** A stored row failed its integrity check (edited outside Assent). */
   | { type: 'runtime.integrity'; report: IntegrityReport }
-  /** Main's system notification was clicked: bring this card into view. */
-  | { type: 'approval.focus'; approvalId: string }
+  /** Main's system notification was clicked: bring this card into view.
+   *  `roomId` when main sends it; otherwise the page finds the room from the
+   *  approval.requested event it saw. */
+  | { type: 'approval.focus'; approvalId: string; roomId?: string }
 
 export interface IntegrityReport {
   table: string
@@ -79,9 +81,10 @@ export function readWorkbenchEvent(event: WorkbenchEvent): WorkbenchSignal | und
       }
     }
     case 'approval.focus':
-      return typeof data.approvalId === 'string'
-        ? { type: 'approval.focus', approvalId: data.approvalId }
-        : undefined
+      if (typeof data.approvalId !== 'string') return undefined
+      return typeof data.roomId === 'string'
+        ? { type: 'approval.focus', approvalId: data.approvalId, roomId: data.roomId }
+        : { type: 'approval.focus', approvalId: data.approvalId }
     default:
       return undefined
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { approvalFixture, emptyTimeline, toolCallFixture } from '../test-support/fake-gui.ts'
 import {
   cardKey,
+  markApprovalGone,
   markOpenCardsStale,
   mergeApproval,
   openCards,
@@ -77,6 +78,37 @@ describe('approval cards', () => {
     })
     expect(outcomeOf({ approval: restarted, stale: false })).toBe('stale')
     expect(outcomeOf({ approval: timedOut, stale: false })).toBe('expired')
+  })
+})
+
+describe('approvals the runtime no longer waits on', () => {
+  it('marks a pending card a full timeline no longer lists as stale', () => {
+    const cards = reconcileApprovals(mergeApproval(none, approvalFixture(), { seenAt: 1 }), [], 1)
+    const card = [...cards.values()][0]!
+    expect(outcomeOf(card)).toBe('stale')
+    expect(card.gone).toBe(true)
+    expect(openCards(cards)).toEqual([])
+  })
+
+  it('keeps a card an event reported after the timeline was asked for', () => {
+    const cards = reconcileApprovals(mergeApproval(none, approvalFixture(), { seenAt: 2 }), [], 1)
+    expect(outcomeOf([...cards.values()][0]!)).toBe('pending')
+  })
+
+  it('leaves decided cards alone when the timeline does not list them', () => {
+    const decided = approvalFixture({ status: 'denied', decision: 'deny', decidedBy: 'user' })
+    const cards = reconcileApprovals(mergeApproval(none, decided), [])
+    expect(outcomeOf([...cards.values()][0]!)).toBe('rejected')
+  })
+
+  it('keeps a gone card stale while a refresh still lists it pending, and shows its decision once one comes', () => {
+    const gone = markApprovalGone(mergeApproval(none, approvalFixture()), approvalFixture())
+    const stillListed = reconcileApprovals(gone, [approvalFixture()])
+    expect(outcomeOf([...stillListed.values()][0]!)).toBe('stale')
+    const decided = reconcileApprovals(stillListed, [
+      approvalFixture({ status: 'allowed', decision: 'allow-always', decidedBy: 'user' }),
+    ])
+    expect(outcomeOf([...decided.values()][0]!)).toBe('always-allowed')
   })
 })
 

@@ -10,6 +10,12 @@ export interface CardState {
   /** The runtime went away (stopped, restarted, lost events) while this card
    *  was open, and has not confirmed since that the agent is still waiting. */
   stale: boolean
+  /** The runtime said it no longer waits on this approval (a review found
+   *  it decided, expired or unknown, or a full timeline no longer lists it).
+   *  Only the runtime reporting it decided ends this. */
+  gone?: true
+  /** Which approval event last reported it (see `mergeApproval`). */
+  seenAt?: number
 }
 
 export type Cards = ReadonlyMap<string, CardState>
@@ -35,30 +41,77 @@ export function isRestartExpiry(approval: ApprovalSummary): boolean {
  * Adds or updates one card. A decided approval never goes back to pending
  * (a late `approval.requested` after the decision changes nothing).
  * `reconcile` marks an answer the runtime gave after it came back: it alone
- * may clear a card's stale mark.
+ * may clear a card's stale mark, except on a card the runtime said is gone,
+ * which never reopens (once decided, it shows the decision).
+ * `seenAt` numbers the approval event this came from.
  */
 export function mergeApproval(
   cards: Cards,
   approval: ApprovalSummary,
-  options: { reconcile?: boolean } = {},
+  options: { reconcile?: boolean; seenAt?: number } = {},
 ): Cards {
   const key = cardKey(approval)
   const existing = cards.get(key)
   const merged = existing ? newer(existing.approval, approval) : approval
-  const stale =
-    options.reconcile === true ? false : (existing?.stale ?? false) && merged.status === 'pending'
-  if (existing && existing.approval === merged && existing.stale === stale) return cards
+  const pending = merged.status === 'pending'
+  const gone = existing?.gone === true && pending
+  const stale = gone || (options.reconcile === true ? false : (existing?.stale ?? false) && pending)
+  const seenAt = options.seenAt ?? existing?.seenAt
+  if (
+    existing &&
+    existing.approval === merged &&
+    existing.stale === stale &&
+    (existing.gone === true) === gone &&
+    existing.seenAt === seenAt
+  )
+    return cards
   const next = new Map(cards)
-  next.set(key, { approval: merged, stale })
+  next.set(key, {
+    approval: merged,
+    stale,
+    ...(gone ? { gone: true as const } : {}),
+    ...(seenAt === undefined ? {} : { seenAt }),
+  })
   return next
 }
 
-/** Merges a timeline the runtime answered after it was last seen going away. */
-export function reconcileApprovals(cards: Cards, approvals: readonly ApprovalSummary[]): Cards {
-  return approvals.reduce(
+/**
+ * Merges a full timeline the runtime answered after it was last seen going
+ * away. A pending card the timeline does not list is gone: the runtime lists
+ * every approval of the room, so nobody waits on it. Unless an event reported
+ * it after the timeline was asked for (`askedAt`, in the event numbering of
+ * `seenAt`): then the timeline is simply older than the card.
+ */
+export function reconcileApprovals(
+  cards: Cards,
+  approvals: readonly ApprovalSummary[],
+  askedAt: number = Number.POSITIVE_INFINITY,
+): Cards {
+  const merged = approvals.reduce(
     (next, approval) => mergeApproval(next, approval, { reconcile: true }),
     cards,
   )
+  const listed = new Set(approvals.map(cardKey))
+  const missing = [...merged].filter(
+    ([key, card]) =>
+      card.approval.status === 'pending' &&
+      !card.stale &&
+      !listed.has(key) &&
+      (card.seenAt ?? 0) <= askedAt,
+  )
+  if (missing.length === 0) return merged
+  const next = new Map(merged)
+  for (const [key, card] of missing) next.set(key, { ...card, stale: true, gone: true })
+  return next
+}
+
+/** The runtime said it no longer waits on this approval: the card turns
+ *  stale at once, and shows the decision when a refresh brings it. */
+export function markApprovalGone(cards: Cards, approval: ApprovalSummary): Cards {
+  const key = cardKey(approval)
+  const existing = cards.get(key)
+  if (!existing || existing.approval.status !== 'pending' || existing.gone === true) return cards
+  return new Map(cards).set(key, { ...existing, stale: true, gone: true })
 }
 
 /** The runtime stopped, restarted or lost events: no open card can be trusted

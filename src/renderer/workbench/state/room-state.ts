@@ -1,6 +1,7 @@
 import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
 import type { Grant, RoomPermissions, Timeline } from '../../../runtime/contracts/room.ts'
 import {
+  markApprovalGone,
   markOpenCardsStale,
   mergeApproval,
   reconcileApprovals,
@@ -13,7 +14,8 @@ export interface RoomState {
   cards: Cards
   permissions: RoomPermissions | undefined
   grants: readonly Grant[]
-  loadError: string | undefined
+  /** Why the last load failed, as thrown (worded by error-text.ts). */
+  loadError: { failure: unknown } | undefined
   runtimeDown: boolean
 }
 
@@ -27,11 +29,15 @@ export const EMPTY_ROOM_STATE: RoomState = {
 }
 
 export type RoomAction =
-  | { type: 'timeline'; timeline: Timeline }
-  | { type: 'approval'; approval: ApprovalSummary }
+  /** `askedAt`: how many approval events had arrived when it was asked for. */
+  | { type: 'timeline'; timeline: Timeline; askedAt?: number }
+  /** `seenAt`: this event's number, counted from 1 per room view. */
+  | { type: 'approval'; approval: ApprovalSummary; seenAt?: number }
+  /** The runtime said it no longer waits on this approval. */
+  | { type: 'approval-gone'; approval: ApprovalSummary }
   | { type: 'permissions'; permissions: RoomPermissions }
   | { type: 'grants'; grants: readonly Grant[] }
-  | { type: 'load-failed'; reason: string }
+  | { type: 'load-failed'; failure: unknown }
   | { type: 'runtime-gone'; down: boolean }
   | { type: 'runtime-up' }
 
@@ -43,17 +49,26 @@ export function roomReducer(state: RoomState, action: RoomAction): RoomState {
       return {
         ...state,
         timeline: action.timeline,
-        cards: reconcileApprovals(state.cards, action.timeline.approvals),
+        cards: reconcileApprovals(state.cards, action.timeline.approvals, action.askedAt),
         loadError: undefined,
       }
     case 'approval':
-      return { ...state, cards: mergeApproval(state.cards, action.approval) }
+      return {
+        ...state,
+        cards: mergeApproval(
+          state.cards,
+          action.approval,
+          action.seenAt === undefined ? {} : { seenAt: action.seenAt },
+        ),
+      }
+    case 'approval-gone':
+      return { ...state, cards: markApprovalGone(state.cards, action.approval) }
     case 'permissions':
       return { ...state, permissions: action.permissions }
     case 'grants':
       return { ...state, grants: action.grants }
     case 'load-failed':
-      return { ...state, loadError: action.reason }
+      return { ...state, loadError: { failure: action.failure } }
     case 'runtime-gone':
       return {
         ...state,

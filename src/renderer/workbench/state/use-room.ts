@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react'
 import type { AssentGui } from '../../../common/assent-gui.ts'
 import type { Room } from '../../../runtime/contracts/room.ts'
-import { messageOf, type WorkbenchApi } from '../gui/workbench-api.ts'
+import type { WorkbenchApi } from '../gui/workbench-api.ts'
 import { readWorkbenchEvent } from '../gui/workbench-events.ts'
 import { EMPTY_ROOM_STATE, roomReducer, type RoomAction, type RoomState } from './room-state.ts'
 
@@ -35,6 +35,9 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
   useEffect(() => {
     let active = true
     let epoch = 0
+    // Approval events so far: a timeline asked for after the n-th one lists
+    // every approval those events named (see reconcileApprovals).
+    let approvalEvents = 0
     const load = (task: () => Promise<RoomAction | undefined>) =>
       serial(async () => {
         const askedAt = epoch
@@ -42,11 +45,14 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
         try {
           action = await task()
         } catch (error) {
-          action = { type: 'load-failed', reason: messageOf(error) }
+          action = { type: 'load-failed', failure: error }
         }
         if (active && askedAt === epoch && action) dispatch(action)
       })
-    const timeline = load(async () => ({ type: 'timeline', timeline: await api.timeline(roomId) }))
+    const timeline = load(async () => {
+      const askedAt = approvalEvents
+      return { type: 'timeline', timeline: await api.timeline(roomId), askedAt }
+    })
     const permissions = load(async () =>
       direct ? { type: 'permissions', permissions: await api.permissions(roomId) } : undefined,
     )
@@ -66,7 +72,8 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
         case 'approval.requested':
         case 'approval.resolved':
           if (signal.approval.roomId !== roomId) return
-          dispatch({ type: 'approval', approval: signal.approval })
+          approvalEvents += 1
+          dispatch({ type: 'approval', approval: signal.approval, seenAt: approvalEvents })
           if (signal.approval.decision === 'allow-always') grants()
           return
         case 'timeline.updated':

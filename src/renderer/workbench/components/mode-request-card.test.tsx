@@ -1,0 +1,116 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Language } from '../../../common/consent-view.ts'
+import { workbenchApi } from '../gui/workbench-api.ts'
+import {
+  FakeGui,
+  approvalFixture,
+  deferred,
+  emptyTimeline,
+  permissionsFixture,
+  roomFixture,
+  toolCallFixture,
+} from '../test-support/fake-gui.ts'
+import { renderWithI18n } from '../test-support/render.tsx'
+import { RoomView } from './room-view.tsx'
+
+afterEach(cleanup)
+
+/** A room whose picker asks for `to`; the protected window's answer is held
+ *  until the test gives it, unless `reply` answers at once. */
+async function requestMode(to: string, lang: Language = 'en', reply?: () => Promise<unknown>) {
+  const gui = new FakeGui()
+  gui.timelines.set('room-1', {
+    ...emptyTimeline('room-1'),
+    toolCalls: [toolCallFixture()],
+    approvals: [approvalFixture()],
+  })
+  gui.permissionsOf.set('room-1', permissionsFixture())
+  const answer = deferred<unknown>()
+  gui.modeChange = reply ?? (() => answer.promise)
+  renderWithI18n(
+    <RoomView api={workbenchApi(gui)} gui={gui} room={roomFixture()} newId={() => 'id'} />,
+    lang,
+  )
+  const toggle = await screen.findByTestId('mode-picker')
+  await waitFor(() => expect(toggle.dataset.mode).toBe('ask-for-approval'))
+  fireEvent.click(toggle)
+  fireEvent.click(screen.getByTestId(`mode-option-${to}`))
+  const card = await screen.findByTestId('mode-request-card')
+  return { gui, toggle, card, answer }
+}
+
+describe('the permissions request card', () => {
+  it('waits in the open block above the composer while the protected window is open, with no deciding button', async () => {
+    const { gui, card, toggle } = await requestMode('full-access')
+    expect(gui.callsOf('requestModeChange')).toEqual([['room-1', 'full-access']])
+    expect(card.dataset.status).toBe('waiting')
+    expect(within(card).getByRole('heading').textContent).toBe('Permissions request')
+    expect(within(card).getByTestId('mode-request-change').textContent).toBe(
+      'Ask for approval → Full access',
+    )
+    expect(card.textContent).toContain('Waiting for confirmation in the protected window')
+    expect(within(card).queryByRole('button')).toBeNull()
+    expect(card.closest('[data-testid="pending-approvals"]')).not.toBeNull()
+    // With the open approval card, in the same block, before the composer.
+    const block = screen.getByTestId('pending-approvals')
+    expect(block.querySelector('[data-testid="approval-card"]')).not.toBeNull()
+    expect(
+      block.compareDocumentPosition(screen.getByTestId('composer')) &
+        Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy()
+    // The picker still shows the runtime's mode, not the one asked for.
+    expect(toggle.dataset.mode).toBe('ask-for-approval')
+  })
+
+  it('shows Approved once the window changed the mode, and the picker follows the runtime', async () => {
+    const { gui, toggle, answer } = await requestMode('approve-for-me')
+    gui.permissionsOf.set('room-1', permissionsFixture({ mode: 'approve-for-me', revision: 1 }))
+    await act(async () =>
+      answer.resolve({ status: 'changed', permissions: gui.permissionsOf.get('room-1') }),
+    )
+    const outcome = await screen.findByTestId('mode-request-outcome')
+    expect(outcome.textContent).toBe('Approved')
+    expect(outcome.dataset.outcome).toBe('changed')
+    expect(screen.getByTestId('mode-request-card').textContent).toContain(
+      'The room now runs as Approve for me.',
+    )
+    await waitFor(() => expect(toggle.dataset.mode).toBe('approve-for-me'))
+  })
+
+  it('shows Cancelled, neutral, when the person closed the window, and can be dismissed', async () => {
+    const { answer } = await requestMode('approve-for-me')
+    await act(async () => answer.resolve({ status: 'cancelled' }))
+    const outcome = await screen.findByTestId('mode-request-outcome')
+    expect(outcome.textContent).toBe('Cancelled')
+    const card = screen.getByTestId('mode-request-card')
+    expect(card.className).toContain('card--mode-cancelled')
+    expect(within(card).queryByRole('alert')).toBeNull()
+    expect(card.textContent).toContain('Nothing changed: the room still runs as Ask for approval.')
+    fireEvent.click(within(card).getByTestId('mode-request-dismiss'))
+    expect(screen.queryByTestId('mode-request-card')).toBeNull()
+  })
+
+  it('shows the failure and its reason in the page language', async () => {
+    const { answer } = await requestMode('approve-for-me', 'zh-CN')
+    await act(async () => answer.resolve({ status: 'closed', reason: 'the runtime restarted' }))
+    const outcome = await screen.findByTestId('mode-request-outcome')
+    expect(outcome.textContent).toBe('失败')
+    expect(outcome.dataset.outcome).toBe('failed')
+    expect(within(screen.getByTestId('mode-request-card')).getByRole('alert').textContent).toBe(
+      '模式未更改：运行时已重启',
+    )
+  })
+
+  it('shows a failure main threw as failed, never as changed', async () => {
+    await requestMode('approve-for-me', 'en', async () => {
+      throw new Error('refused: requestModeChange takes (roomId, mode)')
+    })
+    const outcome = await screen.findByTestId('mode-request-outcome')
+    expect(outcome.dataset.outcome).toBe('failed')
+    expect(screen.getByRole('alert').textContent).toBe(
+      'The mode did not change: Assent refused the request (details: refused: requestModeChange takes (roomId, mode))',
+    )
+  })
+})
