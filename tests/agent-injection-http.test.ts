@@ -154,6 +154,23 @@ describe('an injected model, over HTTP', () => {
     )
   })
 
+  it('fails the turn, running nothing, when the model answers something that is not a step', async () => {
+    model = {
+      next: async () =>
+        ({
+          type: 'act',
+          say: 'Writing.',
+          actions: [{ type: 'tool', call: { tool: 'write_file' } }],
+        }) as unknown as AgentStep,
+    }
+    const room = await createRoom(harness)
+    const { turn, calls, messages } = await runTurn(harness, room.id, 'anything')
+    expect(turn.status).toBe('failed')
+    expect(calls).toEqual([])
+    expect(messages.at(-1)).toMatchObject({ role: 'system' })
+    expect(messages.at(-1)?.text).toMatch(/not a step \(actions\.0\.call\.arguments: /)
+  })
+
   it(`stops a turn whose model has not replied after ${MAX_AGENT_STEPS} steps, saying so`, async () => {
     model = restlessModel
     const room = await createRoom(harness)

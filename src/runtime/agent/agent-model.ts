@@ -1,20 +1,45 @@
-import type { FormRequest, Question } from '../contracts/input-request.ts'
+import { z } from 'zod'
+import { FormRequestSchema, QuestionSchema } from '../contracts/input-request.ts'
 import type { ToolEffect } from '../contracts/policy.ts'
 import type { Message, ToolCallRecord, ToolCallStatus } from '../contracts/room.ts'
 
-export type AgentToolCall = { tool: string; arguments: Record<string, unknown> }
+/** Bounds on one step, so a runaway model cannot flood the room: far more
+ *  than a turn needs, small enough to read. */
+export const MAX_ACTIONS_PER_STEP = 50
+export const MAX_AGENT_TEXT_CHARS = 64 * 1024
+
+export const AgentToolCallSchema = z.strictObject({
+  tool: z.string().min(1).max(256),
+  arguments: z.record(z.string(), z.unknown()),
+})
+export type AgentToolCall = z.infer<typeof AgentToolCallSchema>
 
 /** One thing the agent asks to do: a tool call, a request with one or more
  *  questions for the person, or a form. */
-export type AgentAction =
-  | { type: 'tool'; call: AgentToolCall }
-  | { type: 'questions'; questions: Question[]; blocking: boolean }
-  | { type: 'form'; form: FormRequest }
+export const AgentActionSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('tool'), call: AgentToolCallSchema }),
+  z.strictObject({
+    type: z.literal('questions'),
+    questions: z.array(QuestionSchema).min(1).max(20),
+    blocking: z.boolean(),
+  }),
+  z.strictObject({ type: z.literal('form'), form: FormRequestSchema }),
+])
+export type AgentAction = z.infer<typeof AgentActionSchema>
 
 /** What the model answers at each step: actions to take (with what it says
- *  while taking them), or its final reply, which ends the turn. */
-export type AgentStep =
-  { type: 'act'; say: string; actions: AgentAction[] } | { type: 'reply'; text: string }
+ *  while taking them), or its final reply, which ends the turn. The runner
+ *  parses every answer with this schema: a model is outside the runtime's
+ *  trust, and an answer that does not fit fails the turn. */
+export const AgentStepSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('act'),
+    say: z.string().max(MAX_AGENT_TEXT_CHARS),
+    actions: z.array(AgentActionSchema).min(1).max(MAX_ACTIONS_PER_STEP),
+  }),
+  z.strictObject({ type: z.literal('reply'), text: z.string().max(MAX_AGENT_TEXT_CHARS) }),
+])
+export type AgentStep = z.infer<typeof AgentStepSchema>
 
 /** How one action of this turn ended, as the model sees it. A tool call that
  *  was refused, denied or expired never ran; its `result` says why. */

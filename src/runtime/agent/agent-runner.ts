@@ -13,6 +13,7 @@ import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { TOOLS } from '../tools/registry.ts'
 import {
   AGENT_HISTORY_MESSAGES,
+  AgentStepSchema,
   type ActionOutcome,
   type AgentAction,
   type AgentContext,
@@ -105,10 +106,21 @@ export class AgentRunner {
       const context = this.contextFor(turn, agent)
       let seq = 0
       for (let step = 0; step < MAX_AGENT_STEPS; step += 1) {
-        const next = await this.options.model.next({
+        const answer = await this.options.model.next({
           ...context,
           outcomes: [...context.outcomes],
         })
+        const parsed = AgentStepSchema.safeParse(answer)
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]
+          const where = issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'
+          return this.finishTurn(
+            turn,
+            'failed',
+            `The model answered something that is not a step (${where}); nothing more runs.`,
+          )
+        }
+        const next = parsed.data
         if (next.type === 'reply') {
           if (next.text !== '') this.message(turn, 'agent', next.text)
           return this.finishTurn(turn, 'done')
