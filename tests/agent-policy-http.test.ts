@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -100,6 +100,50 @@ describe('full access for agents with limits', () => {
     expect(calls).toEqual([])
     expect(messages.map((message) => message.text).join('\n')).toMatch(/agent_directory_limits/)
     expect(existsSync(join(outside, 'smuggled.txt'))).toBe(false)
+  })
+
+  it('fails the turn at admission when a sealed full-access policy was written into the store for the read-only reader', async () => {
+    const room = await createRoom(harness, { agentId: 'reader' })
+    await harness.supervisor.stop()
+    const db = new DatabaseSync(join(harness.dataDir, 'assent.sqlite'))
+    try {
+      const rooms = new SqliteRoomRepository(db, {
+        mac: new IntegrityMac(harness.integrityKey),
+        onTampered: () => undefined,
+      })
+      expect(rooms.updatePolicy(room.id, MODE_PRESETS['full-access'], 0)).toBe(true)
+    } finally {
+      db.close()
+    }
+    await harness.supervisor.start()
+
+    const { turn, calls, messages } = await runTurn(room.id, 'read reader-admission.txt')
+    expect(turn.policy).toEqual(MODE_PRESETS['full-access'])
+    expect(turn.status).toBe('failed')
+    expect(calls).toEqual([])
+    expect(messages.map((message) => message.text).join('\n')).toMatch(/read_only_agent/)
+  })
+})
+
+describe('group rooms', () => {
+  it('refuses write and run messages under their read-only sandbox, with no approval and no file', async () => {
+    const room = await createRoom(harness, { kind: 'group' })
+    const { turn, calls } = await runTurn(
+      room.id,
+      'write group-wrote.txt x\nrun touch group-ran.txt',
+    )
+    expect(turn.policy.sandboxMode).toBe('read-only')
+    expect(calls).toMatchObject([
+      { toolName: 'write_file', status: 'refused', approvalId: null },
+      { toolName: 'run_command', status: 'refused', approvalId: null },
+    ])
+    expect(calls.map((call) => call.result?.code)).toEqual([
+      'sandbox_read_only',
+      'sandbox_read_only',
+    ])
+    expect(await roomApprovals(harness, room.id)).toEqual([])
+    expect(existsSync(join(harness.workspace, 'group-wrote.txt'))).toBe(false)
+    expect(existsSync(join(harness.workspace, 'group-ran.txt'))).toBe(false)
   })
 })
 
@@ -217,6 +261,16 @@ describe('approve-for-me', () => {
     const pending = await harness.client.getApproval(view.approval.id)
     expect(pending.approval.status).toBe('pending')
     expect(pending.approval.decidedBy).toBeUndefined()
+    // The reviewer's reason is kept for the person: on the approval the
+    // room lists, and in the audit log.
+    const [listed] = await roomApprovals(harness, room.id)
+    expect(listed?.escalationReason).toBe('commands are decided by a person')
+    const escalated = (await auditEvents(harness)).filter(
+      (event) => event.type === 'review_escalated' && event.subjectId === view.approval.id,
+    )
+    expect(escalated.map((event) => event.payload.reason)).toEqual([
+      'commands are decided by a person',
+    ])
 
     expect((await decide(harness, view, 'allow-once')).status).toBe(200)
     await turnSettled(harness, room.id, turnId)
@@ -268,18 +322,133 @@ describe('allow-always grants', () => {
     expect((await decide(harness, other, 'deny')).status).toBe(200)
   })
 
-  it('does not turn an allow-always on one file write into permission for every write', async () => {
+  /** A room where the person allowed `write <path> a` always. */
+  async function roomWithWriteGrant(path = 'granted-first.txt') {
     const room = await createRoom(harness)
-    const first = await pendingApprovalFor(harness, room.id, 'write grant-once.txt a')
+    const first = await pendingApprovalFor(harness, room.id, `write ${path} a`)
+    expect(first.alwaysAllowAvailable).toBe(true)
     expect((await decide(harness, first, 'allow-always')).status).toBe(200)
     await turnSettled(harness, room.id, first.approval.turnId)
-    expect(readFileSync(join(harness.workspace, 'grant-once.txt'), 'utf8')).toBe('a')
-    expect(await roomGrants(harness, room.id)).toEqual([])
+    expect(readFileSync(join(harness.workspace, path), 'utf8')).toBe('a')
+    const grants = await roomGrants(harness, room.id)
+    return { room, grants, approvalId: first.approval.id }
+  }
 
-    const other = await pendingApprovalFor(harness, room.id, 'write .git/hooks/pre-commit evil')
-    expect(other.action.arguments).toEqual({ path: '.git/hooks/pre-commit', content: 'evil' })
-    expect((await decide(harness, other, 'deny')).status).toBe(200)
+  it('turns an allow-always on a file write into a grant for that tool in that room, listed with its scope and audited', async () => {
+    const { room, grants, approvalId } = await roomWithWriteGrant()
+    expect(grants).toEqual([
+      expect.objectContaining({
+        roomId: room.id,
+        toolName: 'write_file',
+        scope: 'tool',
+        command: null,
+        approvalId,
+      }),
+    ])
+    const created = (await auditEvents(harness)).filter(
+      (event) => event.type === 'grant_created' && event.subjectId === grants[0]?.id,
+    )
+    expect(created).toHaveLength(1)
+  })
+
+  it('runs the next write in the same room without asking, audited with the grant', async () => {
+    const { room, grants } = await roomWithWriteGrant()
+    const { calls } = await runTurn(room.id, 'write granted-second.txt b')
+    expect(calls).toMatchObject([{ status: 'succeeded', approvalId: null }])
+    expect(readFileSync(join(harness.workspace, 'granted-second.txt'), 'utf8')).toBe('b')
+    expect(await roomApprovals(harness, room.id)).toHaveLength(1)
+    const byGrant = (await auditEvents(harness)).filter(
+      (event) => event.type === 'tool_allowed_by_grant' && event.subjectId === calls[0]?.id,
+    )
+    expect(byGrant.map((event) => event.payload.grantId)).toEqual([grants[0]?.id])
+  })
+
+  it('still asks for a write to a git hook or a credential file despite a write grant', async () => {
+    const { room } = await roomWithWriteGrant()
+    const hook = await pendingApprovalFor(harness, room.id, 'write .git/hooks/pre-commit evil')
+    expect(hook.action.arguments).toEqual({ path: '.git/hooks/pre-commit', content: 'evil' })
+    expect((await decide(harness, hook, 'deny')).status).toBe(200)
+    await turnSettled(harness, room.id, hook.approval.turnId)
     expect(existsSync(join(harness.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false)
+  })
+
+  it('applies a grant only in its own room, which alone can revoke it', async () => {
+    const a = await roomWithWriteGrant()
+    const grantId = a.grants[0]!.id
+    const b = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, b.id, 'write room-b.txt b')
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
+    await turnSettled(harness, b.id, view.approval.turnId)
+    expect(existsSync(join(harness.workspace, 'room-b.txt'))).toBe(false)
+
+    const fromB = await harness.client.raw('DELETE', `/v1/rooms/${b.id}/grants/${grantId}`)
+    expect(fromB.status).toBe(404)
+    expect((await roomGrants(harness, a.room.id)).map((grant) => grant.id)).toEqual([grantId])
+  })
+
+  it('never widens the sandbox: a write outside the workspace stays refused in the granted room', async () => {
+    const { room } = await roomWithWriteGrant()
+    const outside = await outsideDir(harness)
+    const { calls } = await runTurn(room.id, `write ${outside}/granted-escape.txt x`)
+    expect(calls).toMatchObject([
+      { status: 'refused', approvalId: null, result: { code: 'outside_workspace' } },
+    ])
+    expect(existsSync(join(outside, 'granted-escape.txt'))).toBe(false)
+  })
+
+  it('once a write grant is revoked, the next write asks again', async () => {
+    const { room, grants } = await roomWithWriteGrant()
+    const revoked = await harness.client.raw(
+      'DELETE',
+      `/v1/rooms/${room.id}/grants/${grants[0]!.id}`,
+    )
+    expect(revoked.status).toBe(200)
+    const view = await pendingApprovalFor(harness, room.id, 'write after-revoke.txt x')
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
+    await turnSettled(harness, room.id, view.approval.turnId)
+    expect(existsSync(join(harness.workspace, 'after-revoke.txt'))).toBe(false)
+  })
+
+  it('narrows an allow-always on a delete to that one real path', async () => {
+    const room = await createRoom(harness)
+    await writeFile(join(harness.workspace, 'delete-granted.txt'), 'x')
+    await writeFile(join(harness.workspace, 'delete-other.txt'), 'y')
+    const first = await pendingApprovalFor(harness, room.id, 'delete delete-granted.txt')
+    expect((await decide(harness, first, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, room.id, first.approval.turnId)
+    expect(existsSync(join(harness.workspace, 'delete-granted.txt'))).toBe(false)
+    const realWorkspace = await realpath(harness.workspace)
+    expect(await roomGrants(harness, room.id)).toEqual([
+      expect.objectContaining({
+        toolName: 'delete_file',
+        scope: 'path',
+        path: join(realWorkspace, 'delete-granted.txt'),
+      }),
+    ])
+
+    const other = await pendingApprovalFor(harness, room.id, 'delete delete-other.txt')
+    expect((await decide(harness, other, 'deny')).status).toBe(200)
+    await turnSettled(harness, room.id, other.approval.turnId)
+    expect(existsSync(join(harness.workspace, 'delete-other.txt'))).toBe(true)
+
+    await writeFile(join(harness.workspace, 'delete-granted.txt'), 'again')
+    const { calls } = await runTurn(room.id, 'delete delete-granted.txt')
+    expect(calls).toMatchObject([{ status: 'succeeded', approvalId: null }])
+    expect(existsSync(join(harness.workspace, 'delete-granted.txt'))).toBe(false)
+  })
+
+  it('refuses allow-always with 409 where no grant can be scoped (a recursive delete), says so in the view, and leaves the approval pending', async () => {
+    const room = await createRoom(harness)
+    await mkdir(join(harness.workspace, 'no-always-dir'))
+    const view = await pendingApprovalFor(harness, room.id, 'delete -r no-always-dir')
+    expect(view.alwaysAllowAvailable).toBe(false)
+    const refused = await decide(harness, view, 'allow-always')
+    expect(refused).toMatchObject({ status: 409, body: { code: 'always_allow_unavailable' } })
+    expect((await harness.client.getApproval(view.approval.id)).approval.status).toBe('pending')
+    expect(await roomGrants(harness, room.id)).toEqual([])
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
+    await turnSettled(harness, room.id, view.approval.turnId)
+    expect(existsSync(join(harness.workspace, 'no-always-dir'))).toBe(true)
   })
 
   it('once revoked with the bearer token alone, the command asks again, and the revocation is audited', async () => {

@@ -75,11 +75,14 @@ function messagesFor(crash: number): string[] {
 
 /** The marker a tool call leaves, from the arguments the person was shown. */
 function markerOf(view: ApprovalView): string | undefined {
-  const args = view.approval.arguments
-  if (view.approval.toolName === 'write_file' && typeof args.path === 'string') {
+  return markerOfCall(view.approval.toolName, view.approval.arguments)
+}
+
+function markerOfCall(toolName: string, args: Record<string, unknown>): string | undefined {
+  if (toolName === 'write_file' && typeof args.path === 'string') {
     return join(harness.workspace, args.path)
   }
-  if (view.approval.toolName === 'run_command' && Array.isArray(args.argv)) {
+  if (toolName === 'run_command' && Array.isArray(args.argv)) {
     const script = String(args.argv[2] ?? '')
     return /writeFileSync\('([^']+)'/.exec(script)?.[1]
   }
@@ -252,7 +255,9 @@ async function checkInvariants(crash: number, stats: Stats): Promise<void> {
   }
 
   // A tool's effect exists only with a durable allow for one of the
-  // approvals that asked for it.
+  // approvals that asked for it, or with a durable `tool_allowed_by_grant`
+  // for a call, naming a grant whose `grant_created` is durable too (an
+  // allow-always on a write grants later writes in the room).
   const allowedMarkers = new Set<string>()
   for (const approval of approvals) {
     const marker = markerOf(views.get(approval.id) as ApprovalView)
@@ -260,6 +265,25 @@ async function checkInvariants(crash: number, stats: Stats): Promise<void> {
     if (marker && (decision === 'allow-once' || decision === 'allow-always')) {
       allowedMarkers.add(marker)
     }
+  }
+  const grantsCreated = new Set(
+    events.filter((event) => event.type === 'grant_created').map((event) => event.subjectId),
+  )
+  const callsAllowedByGrant = new Set(
+    events
+      .filter(
+        (event) =>
+          event.type === 'tool_allowed_by_grant' &&
+          grantsCreated.has(String(event.payload.grantId)),
+      )
+      .map((event) => event.subjectId),
+  )
+  const { toolCalls } = await timeline(harness, roomId)
+  for (const call of toolCalls) {
+    const marker = callsAllowedByGrant.has(call.id)
+      ? markerOfCall(call.toolName, call.arguments)
+      : undefined
+    if (marker) allowedMarkers.add(marker)
   }
   for (const name of readdirSync(markerDir)) {
     stats.markersChecked += 1
@@ -271,7 +295,6 @@ async function checkInvariants(crash: number, stats: Stats): Promise<void> {
 
   // Nothing is left running; what was cut off is unknown, audited as such,
   // and blocks a retry until reconciled.
-  const { toolCalls } = await timeline(harness, roomId)
   expect(
     toolCalls.filter((call) => call.status === 'running'),
     where,

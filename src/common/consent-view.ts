@@ -61,6 +61,10 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
         previewText: z.string().nullable(),
       })
       .optional(),
+    /** False when the runtime cannot honour "always allow" for this action
+     *  (it would refuse it with 409); the window then does not offer it.
+     *  Absent means offered, as before the runtime reported it. */
+    alwaysAllowAvailable: z.boolean().optional(),
     lang: LanguageSchema,
     theme: ThemeSchema,
     enableDelayMs: z.number().int().min(0).max(10_000),

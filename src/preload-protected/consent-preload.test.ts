@@ -426,6 +426,16 @@ describe('decisions', () => {
     expect(sent).toEqual([])
   })
 
+  it('neither shows nor sends Always allow when the runtime reports it unavailable', () => {
+    ready(approvalView({ alwaysAllowAvailable: false }))
+    expect(buttonFor('allow-always').hidden).toBe(true)
+    expect(buttonFor('allow-once').hidden).toBe(false)
+    buttonFor('allow-always').hidden = false
+    buttonFor('allow-always').disabled = false
+    click(buttonFor('allow-always'))
+    expect(sent).toEqual([])
+  })
+
   it('ignores a click on a button the current view does not offer', () => {
     ready()
     buttonFor('confirm').hidden = false

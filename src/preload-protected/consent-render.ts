@@ -41,7 +41,13 @@ export function findConsentPage(document: Document): ConsentPage | undefined {
 /** The answers a view offers, in page order; the first is the safe default
  *  that gets focus. Escape's `cancel` is always possible besides these. */
 export function answersFor(view: ConsentView): readonly ConsentAnswer[] {
-  if (view.subject === 'approval') return ['deny', 'allow-once', 'allow-always']
+  if (view.subject === 'approval') {
+    // Hidden, and a click on it ignored, when the runtime would refuse it:
+    // a button that can only fail invites the person to think it worked.
+    return view.alwaysAllowAvailable === false
+      ? ['deny', 'allow-once']
+      : ['deny', 'allow-once', 'allow-always']
+  }
   if (view.subject === 'form') return ['cancel', 'decline', 'submit']
   return ['cancel', 'confirm']
 }

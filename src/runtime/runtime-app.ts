@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { homedir } from 'node:os'
 import type { Server } from 'node:http'
-import { AgentRunner, grantableCommand } from './agent/agent-runner.ts'
+import { AgentRunner } from './agent/agent-runner.ts'
+import { issueGrantWithinDecision } from './agent/grant-issuer.ts'
+import { grantScopeFor } from './agent/grant-scope.ts'
 import { builtInAgents } from './agent/agents.ts'
+import type { AgentModel } from './agent/agent-model.ts'
 import { OfflineModel } from './agent/offline-model.ts'
 import { ConsentTokenVerifier } from './consent/consent-token.ts'
 import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
-import { RuleBasedReviewer } from './policy/reviewer.ts'
+import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
 import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
@@ -57,6 +60,13 @@ export interface RuntimeOptions {
   /** mcp.json; `<dataDir>/mcp.json` when absent. */
   mcpConfigPath?: string
   scopedRoots?: readonly string[]
+  /** What decides the agent's steps; the offline model by default. */
+  model?: AgentModel
+  /** The approve-for-me reviewer; the rule-based one by default. */
+  reviewer?: ActionReviewer
+  /** How long the reviewer may take before it counts as a denial;
+   *  `REVIEWER_TIMEOUT_MS` by default. */
+  reviewerTimeoutMs?: number
   now?: () => number
   onError?: (error: unknown) => void
   /** The store can no longer make writes durable. Default: exit, so that
@@ -110,45 +120,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     events,
     now,
     // An allow-always grant commits with the user's decision or not at all.
-    withinDecision: (approval) => {
-      if (approval.decision !== 'allow-always' || approval.decidedBy !== 'user') return
-      // An MCP grant answers for one tool of one server, and only while the
-      // server describes that tool exactly as the person saw it.
-      if (approval.kind === 'mcp-tool-call' && approval.mcp) {
-        const grant = {
-          id: randomUUID(),
-          roomId: approval.roomId,
-          toolName: approval.toolName,
-          command: null,
-          mcp: { serverId: approval.mcp.serverId, definitionHash: approval.mcp.definitionHash },
-          approvalId: approval.id,
-          createdAt: now(),
-        }
-        grants.insert(grant)
-        audit.append({ type: 'grant_created', subjectId: grant.id, payload: grant, at: now() })
-        return
-      }
-      // A grant answers for one exact command line. Other calls have no key
-      // that narrow: a grant for one file write would let every later write
-      // through unasked, so there allow-always allows this call only.
-      const command = grantableCommand(approval.arguments)
-      if (command === null) return
-      const grant = {
-        id: randomUUID(),
-        roomId: approval.roomId,
-        toolName: approval.toolName,
-        command,
-        approvalId: approval.id,
-        createdAt: now(),
-      }
-      grants.insert(grant)
-      audit.append({
-        type: 'grant_created',
-        subjectId: grant.id,
-        payload: grant,
-        at: grant.createdAt,
-      })
-    },
+    withinDecision: (approval) => issueGrantWithinDecision(approval, { grants, audit, now }),
   })
   const inputs = new InputRequestService({
     db,
@@ -192,8 +164,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     gate,
     inputs,
     events,
-    model: new OfflineModel(),
-    reviewer: new RuleBasedReviewer(),
+    approvals,
+    model: options.model ?? new OfflineModel(),
+    reviewer: options.reviewer ?? new RuleBasedReviewer(),
+    ...(options.reviewerTimeoutMs === undefined
+      ? {}
+      : { reviewerTimeoutMs: options.reviewerTimeoutMs }),
     agentFor: (agentId) => agents.find((agent) => agent.id === agentId),
     now,
     approvalTtlMs,
@@ -254,7 +230,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   const router = new Router()
   router.add(
     ...systemRoutes({ instanceId, events, audit, settings }),
-    ...approvalRoutes({ approvals, gate, verifier, instanceId }),
+    ...approvalRoutes({
+      approvals,
+      gate,
+      verifier,
+      instanceId,
+      alwaysAllowBlocker: (approval) => {
+        const scope = grantScopeFor(approval)
+        return scope.ok ? null : scope.reason
+      },
+    }),
     ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
     ...inputRequestRoutes({ inputs, rooms: roomService }),
     ...gatewayRoutes({ calls: gatewayCalls }),

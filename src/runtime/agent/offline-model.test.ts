@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import type { AgentContext } from './agent-model.ts'
 import { OFFLINE_MODEL_HELP, OfflineModel } from './offline-model.ts'
 
 const model = new OfflineModel()
-const calls = (text: string) => model.respond({ text }).toolCalls
+const calls = (text: string) => model.plan(text).toolCalls
 
 describe('offline model grammar', () => {
   it('turns write into write_file with the rest of the line as content', () => {
@@ -87,7 +88,7 @@ describe('offline model grammar', () => {
   })
 
   it('makes one call per line, in order, skipping blank lines', () => {
-    const plan = model.respond({ text: 'write a.txt 1\n\r\nread a.txt\r\nrun ls -la\n' })
+    const plan = model.plan('write a.txt 1\n\r\nread a.txt\r\nrun ls -la\n')
     expect(plan.toolCalls.map((c) => c.tool)).toEqual(['write_file', 'read_file', 'run_command'])
     expect(plan.reply.split('\n')).toHaveLength(3)
   })
@@ -97,9 +98,7 @@ describe('offline model grammar', () => {
   })
 
   it('says what it will do in the reply', () => {
-    expect(model.respond({ text: 'delete -r build' }).reply).toBe(
-      'Deleting build and everything in it.',
-    )
+    expect(model.plan('delete -r build').reply).toBe('Deleting build and everything in it.')
   })
 })
 
@@ -119,25 +118,25 @@ describe('offline model refusals', () => {
     ['an unterminated quote', 'read "a.txt'],
     ['a quoted verb', '"read" a.txt'],
   ])('explains the grammar and calls nothing for %s', (_name, text) => {
-    const plan = model.respond({ text })
+    const plan = model.plan(text)
     expect(plan.toolCalls).toEqual([])
     expect(plan.reply).toContain(OFFLINE_MODEL_HELP)
   })
 
   it('calls nothing at all when one line of several does not fit', () => {
-    const plan = model.respond({ text: 'write a.txt ok\nmake me a sandwich\nread a.txt' })
+    const plan = model.plan('write a.txt ok\nmake me a sandwich\nread a.txt')
     expect(plan.toolCalls).toEqual([])
     expect(plan.reply).toContain('line 2')
   })
 
   it('answers the same message the same way every time', () => {
     const text = 'write a.txt x\nrun ls'
-    expect(new OfflineModel().respond({ text })).toEqual(model.respond({ text }))
+    expect(new OfflineModel().plan(text)).toEqual(model.plan(text))
   })
 })
 
 describe('offline model questions and forms', () => {
-  const steps = (text: string) => model.respond({ text }).steps
+  const steps = (text: string) => model.plan(text).steps
 
   it('groups consecutive ask lines into one request with options and explanations', () => {
     expect(
@@ -176,6 +175,86 @@ describe('offline model questions and forms', () => {
     ])
     expect(steps('form Pick :: {"type":"object","properties":{"x":{"type":"object"}}}')).toEqual([])
     expect(steps('ask OnlyTitle')).toEqual([])
-    expect(model.respond({ text: 'ask OnlyTitle' }).reply).toContain('did not understand line 1')
+    expect(model.plan('ask OnlyTitle').reply).toContain('did not understand line 1')
+  })
+})
+
+describe('offline model steps', () => {
+  const context = (userText: string, outcomes: AgentContext['outcomes'] = []): AgentContext => ({
+    history: [],
+    userText,
+    tools: [],
+    outcomes,
+  })
+
+  it('acts on the whole message first, saying what it does', async () => {
+    expect(await model.next(context('write a.txt hi'))).toEqual({
+      type: 'act',
+      say: 'Writing a.txt.',
+      actions: [
+        { type: 'tool', call: { tool: 'write_file', arguments: { path: 'a.txt', content: 'hi' } } },
+      ],
+    })
+  })
+
+  it('replies with the grammar, and acts on nothing, when the message does not fit', async () => {
+    const step = await model.next(context('make me a sandwich'))
+    expect(step).toMatchObject({ type: 'reply', text: expect.stringContaining(OFFLINE_MODEL_HELP) })
+  })
+
+  it('then reports each tool call: done, refused and why, denied, expired', async () => {
+    const call = (path: string) => ({ tool: 'write_file', arguments: { path, content: '' } })
+    const step = await model.next(
+      context('…', [
+        {
+          type: 'tool',
+          call: call('a.txt'),
+          status: 'succeeded',
+          result: { ok: true, output: 'wrote 0 bytes to /w/a.txt' },
+        },
+        {
+          type: 'tool',
+          call: call('/etc/x'),
+          status: 'refused',
+          result: { ok: false, output: '/etc/x is outside /w', code: 'outside_workspace' },
+        },
+        { type: 'questions', reply: 'Thanks.' },
+        {
+          type: 'tool',
+          call: call('b.txt'),
+          status: 'denied',
+          result: {
+            ok: false,
+            output: 'Denied by the person; it did not run.',
+            code: 'approval_denied',
+          },
+        },
+        {
+          type: 'tool',
+          call: call('c.txt'),
+          status: 'expired',
+          result: { ok: false, output: 'x', code: 'approval_expired' },
+        },
+      ]),
+    )
+    expect(step).toEqual({
+      type: 'reply',
+      text: [
+        'What happened:',
+        'write_file a.txt: done: wrote 0 bytes to /w/a.txt',
+        'write_file /etc/x: refused, it did not run: /etc/x is outside /w',
+        'write_file b.txt: Denied by the person; it did not run.',
+        'write_file c.txt: nobody decided in time, so it did not run.',
+      ].join('\n'),
+    })
+  })
+
+  it('has nothing more to say after only questions or forms', async () => {
+    expect(
+      await model.next(context('ask A | a?', [{ type: 'questions', reply: 'Thanks.' }])),
+    ).toEqual({
+      type: 'reply',
+      text: '',
+    })
   })
 })

@@ -2,7 +2,8 @@
  * The deterministic offline model fixture: no network, no weights. It turns
  * a tiny command language into tool calls so the app, the smoke scenario and
  * tests can drive real approvals without a model. A real model client
- * replaces it by implementing `AgentModel`.
+ * replaces it by implementing `AgentModel` (agent-model.ts) and passing it
+ * as `RuntimeOptions.model`.
  *
  * Grammar, one command per line; several lines make several calls, in order.
  * Blank lines are skipped. Verbs are case-insensitive. A path may be quoted
@@ -28,24 +29,19 @@
  * grammar and no tool calls: half a plan is worse than none.
  */
 
-import type { FormRequest, Question } from '../contracts/input-request.ts'
+import type {
+  ActionOutcome,
+  AgentAction,
+  AgentContext,
+  AgentModel,
+  AgentStep,
+  AgentToolCall,
+} from './agent-model.ts'
 import { parseAskLine, parseFormLine } from './input-grammar.ts'
 
-export type AgentToolCall = { tool: string; arguments: Record<string, unknown> }
-/** One thing the agent does, in order: a tool call, a request with one or
- *  more questions for the person, or a form. */
-export type AgentStep =
-  | { type: 'tool'; call: AgentToolCall }
-  | { type: 'questions'; questions: Question[]; blocking: boolean }
-  | { type: 'form'; form: FormRequest }
-/** `toolCalls` lists the tool steps alone, for callers that need only those. */
-export type AgentPlan = { reply: string; toolCalls: AgentToolCall[]; steps: AgentStep[] }
-
-/** Port for whatever turns a person's message into a plan. Implementations
- *  only propose: every call still goes through policy and approval. */
-export interface AgentModel {
-  respond(input: { text: string }): AgentPlan
-}
+/** What the grammar makes of one message: what the agent says while acting,
+ *  the actions in order, and `toolCalls`, the tool actions alone. */
+export type AgentPlan = { reply: string; toolCalls: AgentToolCall[]; steps: AgentAction[] }
 
 export const OFFLINE_MODEL_HELP = [
   'I am the offline model and understand one command per line:',
@@ -60,10 +56,26 @@ export const OFFLINE_MODEL_HELP = [
   'Quote a path with spaces: read "my notes.txt"',
 ].join('\n')
 
+/**
+ * Two steps per turn at most. First: the person's message, read by the
+ * grammar, becomes every action at once (or, if it does not fit, a reply
+ * explaining the grammar). Then, once those actions ran: a reply reporting
+ * each tool's outcome, so the person reads in the agent's words what was
+ * written, refused and why, denied, or left to expire.
+ */
 export class OfflineModel implements AgentModel {
-  respond(input: { text: string }): AgentPlan {
-    const lines = input.text.split(/\r?\n/)
-    const steps: AgentStep[] = []
+  async next(context: AgentContext): Promise<AgentStep> {
+    if (context.outcomes.length > 0)
+      return { type: 'reply', text: reportOutcomes(context.outcomes) }
+    const plan = this.plan(context.userText)
+    if (plan.steps.length === 0) return { type: 'reply', text: plan.reply }
+    return { type: 'act', say: plan.reply, actions: plan.steps }
+  }
+
+  /** The grammar alone: the same message always gives the same plan. */
+  plan(text: string): AgentPlan {
+    const lines = text.split(/\r?\n/)
+    const steps: AgentAction[] = []
     const says: string[] = []
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue
@@ -88,13 +100,57 @@ export class OfflineModel implements AgentModel {
   }
 }
 
-type ParsedStep = { step: AgentStep; says: string }
+/** One line per tool call, in order; questions and forms already answered
+ *  in their own messages are not repeated. Empty when there was no tool. */
+export function reportOutcomes(outcomes: readonly ActionOutcome[]): string {
+  const lines: string[] = []
+  for (const outcome of outcomes) {
+    if (outcome.type !== 'tool') continue
+    const what = describeCall(outcome.call)
+    const output = outcome.result.output.trim()
+    switch (outcome.status) {
+      case 'succeeded':
+        lines.push(`${what}: done${output === '' ? '.' : `: ${firstLine(output)}`}`)
+        break
+      case 'refused':
+        lines.push(`${what}: refused, it did not run: ${output}`)
+        break
+      case 'denied':
+        // The runner's text names who denied it: the person, the automatic
+        // review or the room's policy.
+        lines.push(`${what}: ${output}`)
+        break
+      case 'expired':
+        lines.push(`${what}: nobody decided in time, so it did not run.`)
+        break
+      default:
+        lines.push(`${what}: failed: ${output}`)
+    }
+  }
+  return lines.length === 0 ? '' : ['What happened:', ...lines].join('\n')
+}
+
+function describeCall(call: AgentToolCall): string {
+  const args = call.arguments
+  if (Array.isArray(args.argv)) return `run ${args.argv.map(String).join(' ')}`
+  if (typeof args.path === 'string') return `${call.tool} ${args.path}`
+  return call.tool
+}
+
+/** Output can be a whole file; the report names the gist, the tool call in
+ *  the timeline keeps the rest. */
+function firstLine(text: string): string {
+  const [first = ''] = text.split('\n')
+  return first.length > 200 ? `${first.slice(0, 200)}…` : first
+}
+
+type ParsedStep = { step: AgentAction; says: string }
 
 /** An `ask` or `form` line, `'joined'` when an `ask` line added a question
  *  to the request just before it, or undefined when the line is neither. */
 function parseInputLine(
   line: string,
-  steps: AgentStep[],
+  steps: AgentAction[],
 ): ParsedStep | 'joined' | null | undefined {
   const verb = /^\s*(\S+)/.exec(line)?.[1]?.toLowerCase()
   if (verb === 'form') {

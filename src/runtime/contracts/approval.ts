@@ -55,6 +55,9 @@ export const ApprovalRecordSchema = z.strictObject({
   decision: ApprovalDecisionSchema.optional(),
   decidedBy: DecidedBySchema.optional(),
   reason: z.string().optional(),
+  /** Why the approve-for-me reviewer left this to the person. Not part of
+   *  the canonical action: it explains the request, it is not what runs. */
+  escalationReason: z.string().optional(),
   createdAt: z.number().int(),
   expiresAt: z.number().int(),
   decidedAt: z.number().int().optional(),
@@ -66,6 +69,10 @@ export const ApprovalViewSchema = z.strictObject({
   approval: ApprovalRecordSchema,
   action: CanonicalActionSchema,
   actionDigest: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Whether an allow-always decision can be honoured for this action (a
+   *  grant can be scoped to it); when false the runtime refuses allow-always
+   *  with 409, so the window should not offer it. */
+  alwaysAllowAvailable: z.boolean().optional(),
 })
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>
 

@@ -135,11 +135,22 @@ export const ReconcileRequestSchema = z.strictObject({
 })
 export type ReconcileRequest = z.infer<typeof ReconcileRequestSchema>
 
+/** What a grant answers for, besides its room: every call of one tool
+ *  (`tool`), one exact command line (`command`), one real path (`path`), or
+ *  one MCP tool definition (`mcp`). */
+export const GrantScopeSchema = z.enum(['tool', 'command', 'path', 'mcp'])
+export type GrantScope = z.infer<typeof GrantScopeSchema>
+
 export const GrantSchema = z.strictObject({
   id: z.string(),
   roomId: z.string(),
   toolName: z.string(),
+  /** Absent only on rows written before scopes were stored; such a row is
+   *  honoured for its exact command or MCP definition and nothing wider. */
+  scope: GrantScopeSchema.optional(),
   command: z.array(z.string()).nullable(),
+  /** For a `path` grant: the real path the person allowed the tool on. */
+  path: z.string().optional(),
   /** For an MCP tool: the server and the tool definition the grant is bound
    *  to. A changed definition has another hash, so the grant stops applying. */
   mcp: z.strictObject({ serverId: z.string(), definitionHash: z.string() }).optional(),

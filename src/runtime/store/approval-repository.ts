@@ -62,6 +62,14 @@ export class SqliteApprovalRepository {
     }
   }
 
+  /** Records why the reviewer escalated; only while the approval is
+   *  pending, and never touching what the person is shown. */
+  setEscalationReason(id: string, reason: string): void {
+    this.db
+      .prepare("UPDATE approvals SET escalation_reason = ? WHERE id = ? AND status = 'pending'")
+      .run(reason, id)
+  }
+
   get(id: string): ApprovalRecord | undefined {
     const row = this.db.prepare('SELECT * FROM approvals WHERE id = ?').get(id)
     return row ? toApproval(row) : undefined
@@ -117,6 +125,7 @@ function toApproval(row: Row): ApprovalRecord {
     ...optional('decision', row.decision),
     ...optional('decidedBy', row.decided_by),
     ...optional('reason', row.reason),
+    ...optional('escalationReason', row.escalation_reason),
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     ...(row.decided_at == null ? {} : { decidedAt: Number(row.decided_at) }),

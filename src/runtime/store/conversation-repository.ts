@@ -92,14 +92,17 @@ export class SqliteConversationRepository {
     return this.db
       .prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY created_at, rowid')
       .all(roomId)
-      .map((row) => ({
-        id: String(row.id),
-        roomId: String(row.room_id),
-        turnId: String(row.turn_id),
-        role: row.role as Message['role'],
-        text: String(row.text),
-        createdAt: Number(row.created_at),
-      }))
+      .map(toMessage)
+  }
+
+  /** The room's last `limit` messages, oldest first. */
+  listRecentMessages(roomId: string, limit: number): Message[] {
+    return this.db
+      .prepare(
+        'SELECT * FROM (SELECT *, rowid AS seq FROM messages WHERE room_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, seq',
+      )
+      .all(roomId, limit)
+      .map(toMessage)
   }
 
   insertToolCall(call: ToolCallRecord): void {
@@ -224,4 +227,15 @@ function toToolCall(row: Row): ToolCallRecord {
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   })
+}
+
+function toMessage(row: Record<string, unknown>): Message {
+  return {
+    id: String(row.id),
+    roomId: String(row.room_id),
+    turnId: String(row.turn_id),
+    role: row.role as Message['role'],
+    text: String(row.text),
+    createdAt: Number(row.created_at),
+  }
 }

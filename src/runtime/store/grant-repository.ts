@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../common/canonical-json.ts'
-import type { Grant } from '../contracts/room.ts'
+import { GrantScopeSchema, type Grant, type GrantScope } from '../contracts/room.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
 
 export interface GrantRepositoryOptions {
@@ -26,7 +26,7 @@ export class SqliteGrantRepository {
     const commandJson = grant.command === null ? null : canonicalJson(grant.command)
     this.db
       .prepare(
-        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at, mcp_server_id, mcp_definition_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at, mcp_server_id, mcp_definition_hash, scope, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         grant.id,
@@ -41,12 +41,16 @@ export class SqliteGrantRepository {
             commandJson,
             mcpServerId: grant.mcp?.serverId ?? null,
             mcpDefinitionHash: grant.mcp?.definitionHash ?? null,
+            scope: grant.scope ?? null,
+            path: grant.path ?? null,
             revokedAt: null,
           }),
         ),
         grant.createdAt,
         grant.mcp?.serverId ?? null,
         grant.mcp?.definitionHash ?? null,
+        grant.scope ?? null,
+        grant.path ?? null,
       )
   }
 
@@ -83,7 +87,9 @@ export class SqliteGrantRepository {
         id: raw.id,
         roomId: raw.roomId,
         toolName: raw.toolName,
+        ...(raw.scope === null ? {} : { scope: raw.scope }),
         command,
+        ...(raw.path === null ? {} : { path: raw.path }),
         ...(raw.mcpServerId === null || raw.mcpDefinitionHash === null
           ? {}
           : { mcp: { serverId: raw.mcpServerId, definitionHash: raw.mcpDefinitionHash } }),
@@ -147,6 +153,8 @@ interface RawGrant {
   createdAt: number
   mcpServerId: string | null
   mcpDefinitionHash: string | null
+  scope: GrantScope | null
+  path: string | null
   revokedAt: number | null
 }
 
@@ -160,6 +168,8 @@ function rawGrant(row: Record<string, unknown>): RawGrant {
     createdAt: Number(row.created_at),
     mcpServerId: row.mcp_server_id == null ? null : String(row.mcp_server_id),
     mcpDefinitionHash: row.mcp_definition_hash == null ? null : String(row.mcp_definition_hash),
+    scope: parseScope(row.scope),
+    path: row.path == null ? null : String(row.path),
     revokedAt: row.revoked_at == null ? null : Number(row.revoked_at),
   }
 }
@@ -168,7 +178,9 @@ function rawGrant(row: Record<string, unknown>): RawGrant {
  *  revoked grant cannot be revived by clearing `revoked_at`. The MCP fields
  *  are sealed when present and left out when absent, so rows written before
  *  they existed still verify, and an MCP grant's server or definition hash
- *  cannot be edited (or removed, turning it into a plain grant) unseen. */
+ *  cannot be edited (or removed, turning it into a plain grant) unseen.
+ *  The scope and path are sealed the same way: widening a path grant to a
+ *  tool grant on disk breaks its MAC. */
 function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
   return {
     id: grant.id,
@@ -181,7 +193,16 @@ function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
     ...(grant.mcpServerId === null && grant.mcpDefinitionHash === null
       ? {}
       : { mcpServerId: grant.mcpServerId, mcpDefinitionHash: grant.mcpDefinitionHash }),
+    ...(grant.scope === null ? {} : { scope: grant.scope }),
+    ...(grant.path === null ? {} : { path: grant.path }),
   }
+}
+
+/** An unknown scope value reads as the unscoped legacy row it most narrowly
+ *  is; its MAC (which covers the raw value) decides whether it counts. */
+function parseScope(value: unknown): GrantScope | null {
+  const parsed = GrantScopeSchema.safeParse(value)
+  return parsed.success ? parsed.data : null
 }
 
 function parseCommand(commandJson: string): string[] | undefined {

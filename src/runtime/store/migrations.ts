@@ -175,4 +175,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE grants ADD COLUMN mcp_definition_hash TEXT;
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- What an "always allow" grant answers for (tool, command, path or mcp)
+      -- and, for a path grant, the one real path; and why the approve-for-me
+      -- reviewer handed an approval to the person.
+      ALTER TABLE grants ADD COLUMN scope TEXT;
+      ALTER TABLE grants ADD COLUMN path TEXT;
+      ALTER TABLE approvals ADD COLUMN escalation_reason TEXT;
+    `,
+  },
 ]

@@ -1,5 +1,5 @@
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../common/http-headers.ts'
-import { ApprovalDecisionRequestSchema } from '../../contracts/approval.ts'
+import { ApprovalDecisionRequestSchema, type ApprovalRecord } from '../../contracts/approval.ts'
 import { actionDigest, canonicalAction } from '../../domain/approval.ts'
 import type { ConsentTokenVerifier } from '../../consent/consent-token.ts'
 import type { ApprovalGate } from '../../gate/approval-gate.ts'
@@ -13,6 +13,9 @@ export interface ApprovalRouteDeps {
   gate: ApprovalGate
   verifier: ConsentTokenVerifier
   instanceId: string
+  /** Why an allow-always on this approval cannot be honoured (no grant can
+   *  be scoped to it), or null when it can. */
+  alwaysAllowBlocker: (approval: ApprovalRecord) => string | null
 }
 
 const consentRequired = () =>
@@ -28,7 +31,12 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
         const approval = deps.approvals.get(params.approvalId ?? '')
         if (!approval) throw new HttpError(404, 'unknown_approval', 'unknown approval')
         const action = canonicalAction(approval)
-        sendJson(res, 200, { approval, action, actionDigest: actionDigest(action) })
+        sendJson(res, 200, {
+          approval,
+          action,
+          actionDigest: actionDigest(action),
+          alwaysAllowAvailable: deps.alwaysAllowBlocker(approval) === null,
+        })
       },
     },
     {
@@ -59,6 +67,16 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
         if (!approval) throw new HttpError(404, 'unknown_approval', 'unknown approval')
         // The token named a digest; the approval must still show exactly that.
         if (actionDigest(canonicalAction(approval)) !== digests[0]) throw consentRequired()
+        // Refused, not downgraded to allow-once: the person chose "always",
+        // and acting on less than that without saying so would mislead them.
+        const blocker = body.decision === 'allow-always' ? deps.alwaysAllowBlocker(approval) : null
+        if (blocker !== null) {
+          throw new HttpError(
+            409,
+            'always_allow_unavailable',
+            `always allow is unavailable: ${blocker}`,
+          )
+        }
         const outcome = await deps.gate.decide({
           approvalId,
           decision: body.decision,

@@ -1,0 +1,161 @@
+import { realpathSync } from 'node:fs'
+import path from 'node:path'
+import type { ApprovalRecord } from '../contracts/approval.ts'
+import type { Grant } from '../contracts/room.ts'
+import { sensitivePathReason } from '../policy/sensitive-paths.ts'
+
+/** What an allow-always decision turns into: the grant's fields besides its
+ *  id, room, approval and time. */
+export type GrantDraft = Pick<Grant, 'toolName' | 'command'> &
+  Required<Pick<Grant, 'scope'>> &
+  Pick<Grant, 'path' | 'mcp'>
+
+export type GrantScopeResult = { ok: true; draft: GrantDraft } | { ok: false; reason: string }
+
+/** Tools whose grant answers for every later call of the tool in the room.
+ *  Each call still passes the turn's sandbox and the agent's ceilings before
+ *  a grant is even looked at, so such a grant skips the question, never the
+ *  confinement: a write outside the workspace stays refused. */
+const TOOL_SCOPED = new Set(['write_file', 'read_file', 'list_dir'])
+
+/**
+ * The narrowest grant an allow-always on this approval can stand for, or why
+ * there is none. Where there is none the runtime refuses the allow-always
+ * (409) rather than quietly treating it as allow-once: the person was told
+ * "always", and a card that says so while the next call asks again (or a
+ * grant wider than what they saw) would both be lies.
+ *
+ * - an MCP tool call: the server and the exact tool definition;
+ * - `run_command`: the exact argv, and only for a call with nothing else (no
+ *   shell, working directory or timeout), since the grant stores the argv
+ *   alone and the same words handed to a shell are another command;
+ * - `delete_file`: the one real path it deleted, never the tool: a delete
+ *   cannot be undone, and "always allow deleting" would let the agent remove
+ *   anything in the workspace unasked. A recursive delete has no grant at
+ *   all: what it removes depends on what the directory holds next time,
+ *   which the person never saw;
+ * - `write_file`, `read_file`, `list_dir`: the tool in this room, except for
+ *   sensitive paths (credentials, shell start-up files, git hooks), which
+ *   always ask.
+ */
+export function grantScopeFor(
+  approval: ApprovalRecord,
+  realPathOf: (absolute: string) => string | null = realPathAllowingMissing,
+): GrantScopeResult {
+  if (approval.kind === 'mcp-tool-call') {
+    if (!approval.mcp) return unavailable('the MCP call names no tool definition')
+    return grant({
+      scope: 'mcp',
+      toolName: approval.toolName,
+      command: null,
+      mcp: { serverId: approval.mcp.serverId, definitionHash: approval.mcp.definitionHash },
+    })
+  }
+  const args = approval.arguments
+  if (approval.toolName === 'run_command') {
+    const command = grantableCommand(args)
+    if (command === null) {
+      return unavailable(
+        'only a plain command (no shell, working directory or timeout) can be always allowed',
+      )
+    }
+    return grant({ scope: 'command', toolName: 'run_command', command })
+  }
+  if (approval.toolName === 'delete_file') {
+    if (args.recursive === true) return unavailable('a recursive delete cannot be always allowed')
+    if (typeof args.path !== 'string') return unavailable('the delete names no path')
+    const real = realPathOf(path.resolve(approval.workingDirectory, args.path))
+    if (real === null) return unavailable('the path to delete cannot be resolved')
+    return grant({ scope: 'path', toolName: 'delete_file', command: null, path: real })
+  }
+  if (TOOL_SCOPED.has(approval.toolName)) {
+    return grant({ scope: 'tool', toolName: approval.toolName, command: null })
+  }
+  return unavailable(`${approval.toolName} cannot be always allowed`)
+}
+
+/**
+ * Whether an active grant answers for this built-in tool call. `resolvedPaths`
+ * are the real paths the sandbox check returned for the call, so a path
+ * grant is compared with what would really be deleted. A row without a scope
+ * (written before scopes were stored) answers for its exact command only.
+ */
+export function grantMatches(
+  grant: Grant,
+  call: { toolName: string; args: unknown; resolvedPaths: readonly string[] },
+): boolean {
+  if (grant.toolName !== call.toolName || grant.mcp !== undefined) return false
+  switch (grant.scope) {
+    case 'tool':
+      return TOOL_SCOPED.has(call.toolName) && !touchesSensitivePath(call)
+    case 'path': {
+      const args = call.args as { recursive?: unknown } | null
+      return (
+        call.toolName === 'delete_file' &&
+        args?.recursive !== true &&
+        grant.path !== undefined &&
+        call.resolvedPaths.length === 1 &&
+        call.resolvedPaths[0] === grant.path
+      )
+    }
+    case 'command':
+    case undefined: {
+      const command = grantableCommand(call.args)
+      return (
+        command !== null &&
+        grant.command !== null &&
+        JSON.stringify(grant.command) === JSON.stringify(command)
+      )
+    }
+    default:
+      return false
+  }
+}
+
+/** A tool grant never covers credentials, shell start-up files or git hooks:
+ *  allowing "writes" after seeing one harmless note must not let the agent
+ *  plant a hook or read a key unasked. Such a call asks again. Both the raw
+ *  and the resolved path count, as in the reviewer. */
+function touchesSensitivePath(call: { args: unknown; resolvedPaths: readonly string[] }): boolean {
+  const raw = (call.args as { path?: unknown } | null)?.path
+  const candidates = typeof raw === 'string' ? [raw, ...call.resolvedPaths] : call.resolvedPaths
+  return candidates.some((candidate) => sensitivePathReason(candidate) !== null)
+}
+
+/**
+ * The command line an allow-always grant may stand for: the argv of a call
+ * that has nothing but an argv (no shell, no other working directory, no
+ * timeout), or null. The grant stores only the argv, so a call with more
+ * arguments (the same words handed to a shell, say) is not what the person
+ * saw and must ask again.
+ */
+export function grantableCommand(args: unknown): string[] | null {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return null
+  if (!('argv' in args) || Object.keys(args).length !== 1) return null
+  return Array.isArray(args.argv) ? args.argv.map(String) : null
+}
+
+/** The real path of `absolute`, following symlinks, with a missing last
+ *  component appended as is; null if even its directory cannot be resolved.
+ *  Synchronous because the grant is written inside the decision's
+ *  transaction. Where this differs from the sandbox's resolution (an exotic
+ *  dangling link), the grant simply never matches: narrower, not wider. */
+function realPathAllowingMissing(absolute: string): string | null {
+  try {
+    return realpathSync(absolute)
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(absolute)), path.basename(absolute))
+    } catch {
+      return null
+    }
+  }
+}
+
+function grant(draft: GrantDraft): GrantScopeResult {
+  return { ok: true, draft }
+}
+
+function unavailable(reason: string): GrantScopeResult {
+  return { ok: false, reason }
+}

@@ -1,0 +1,250 @@
+import type { ApprovalRecord } from '../contracts/approval.ts'
+import { dispositionFor, grantsHonoured } from '../contracts/policy.ts'
+import type { ToolCallRecord, Turn } from '../contracts/room.ts'
+import { McpRoomCalls } from '../mcp/mcp-room-calls.ts'
+import { checkToolAccess } from '../policy/sandbox.ts'
+import { inTransaction } from '../store/database.ts'
+import type { SqliteGrantRepository } from '../store/grant-repository.ts'
+import { getTool } from '../tools/registry.ts'
+import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
+import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
+import type { AgentPreset } from './agents.ts'
+import { decisionFor, type ApprovalWaitDeps } from './approval-wait.ts'
+import { grantMatches } from './grant-scope.ts'
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
+
+export interface ToolCallRunnerDeps extends ApprovalWaitDeps {
+  grants: SqliteGrantRepository
+  /** Resolves once every write committed so far is on disk. */
+  durable: () => Promise<void>
+  mcp?: McpRoomCalls
+}
+
+type ToolOutcome = Extract<ActionOutcome, { type: 'tool' }>
+
+/**
+ * Runs one tool call the model proposed: through the turn's frozen policy,
+ * the sandbox, the agent's ceilings, a matching grant or, where the policy
+ * asks, the approval gate. A tool runs only after its call is durably marked
+ * `running`, which happens only after an allowing decision is committed.
+ * Every way the call ends is recorded on it and returned to the model.
+ */
+export class ToolCallRunner {
+  private readonly deps: ToolCallRunnerDeps
+
+  constructor(deps: ToolCallRunnerDeps) {
+    this.deps = deps
+  }
+
+  async run(turn: Turn, agent: AgentPreset, seq: number, planned: AgentToolCall) {
+    const at = this.deps.now()
+    const call: ToolCallRecord = {
+      id: this.deps.newId(),
+      roomId: turn.roomId,
+      turnId: turn.id,
+      seq,
+      toolName: planned.tool,
+      arguments: planned.arguments,
+      status: 'awaiting-approval',
+      result: null,
+      approvalId: null,
+      createdAt: at,
+      updatedAt: at,
+    }
+    this.deps.conversations.insertToolCall(call)
+    const { status, result } = await this.outcomeOf(turn, agent, call, planned)
+    return this.settle(call, planned, status, result)
+  }
+
+  private async outcomeOf(
+    turn: Turn,
+    agent: AgentPreset,
+    call: ToolCallRecord,
+    planned: AgentToolCall,
+  ): Promise<Settled> {
+    if (this.deps.mcp && McpRoomCalls.isMcpToolName(planned.tool)) {
+      return this.deps.mcp.run(turn, agent, call)
+    }
+    const tool = getTool(planned.tool)
+    if (!tool) return ended('failed', `Unknown tool ${planned.tool}.`, 'unknown_tool')
+    if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) {
+      return ended('refused', `${agent.name} may not use ${tool.name}.`, 'tool_not_allowed')
+    }
+    const parsed = tool.argsSchema.safeParse(planned.arguments)
+    if (!parsed.success) {
+      return ended('failed', `Invalid arguments: ${parsed.error.message}`, 'invalid_arguments')
+    }
+    return this.decideAndRun(turn, agent, call, tool as ToolDefinition<unknown>, parsed.data)
+  }
+
+  private async decideAndRun(
+    turn: Turn,
+    agent: AgentPreset,
+    call: ToolCallRecord,
+    tool: ToolDefinition<unknown>,
+    args: unknown,
+  ): Promise<Settled> {
+    // The sandbox comes first: nothing below (a grant, a reviewer, a person)
+    // can allow what the turn's sandbox and the agent's ceilings refuse.
+    const access = await this.checkAccess(turn, agent, tool, args)
+    if (!access.allowed) return ended('refused', access.reason, access.code)
+
+    const destructive = tool.destructive(args)
+    const policy = turn.policy.approvalPolicy
+    const disposition = dispositionFor(policy, tool.effect, destructive)
+    if (disposition === 'deny') {
+      return ended(
+        'denied',
+        `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}.`,
+        'policy_denied',
+      )
+    }
+    if (disposition === 'run') {
+      return this.execute(turn, agent, call, tool, args, { type: 'tool_allowed_by_policy' })
+    }
+    if (grantsHonoured(policy)) {
+      const grant = this.deps.grants
+        .listActive(turn.roomId)
+        .find((candidate) =>
+          grantMatches(candidate, { toolName: tool.name, args, resolvedPaths: access.paths }),
+        )
+      if (grant) {
+        return this.execute(turn, agent, call, tool, args, {
+          type: 'tool_allowed_by_grant',
+          grantId: grant.id,
+        })
+      }
+    }
+
+    const decided = await decisionFor(this.deps, turn, {
+      call,
+      tool,
+      args,
+      resolvedPaths: access.paths,
+      destructive,
+    })
+    if (decided.status === 'allowed') return this.execute(turn, agent, call, tool, args, null)
+    if (decided.status === 'expired') {
+      return ended(
+        'expired',
+        'Nobody confirmed this action in time; it did not run.',
+        'approval_expired',
+      )
+    }
+    return ended('denied', deniedText(decided), 'approval_denied')
+  }
+
+  private checkAccess(
+    turn: Turn,
+    agent: AgentPreset,
+    tool: ToolDefinition<unknown>,
+    args: unknown,
+  ) {
+    return checkToolAccess({
+      sandboxMode: turn.policy.sandboxMode,
+      effect: tool.effect,
+      paths: tool.targetPaths(args),
+      workspace: turn.workspace,
+      agent: {
+        readOnly: agent.toolPolicy.readOnly,
+        ...(agent.allowedRepositoryRoots
+          ? { allowedRepositoryRoots: agent.allowedRepositoryRoots }
+          : {}),
+      },
+    })
+  }
+
+  /**
+   * Runs the tool. The sandbox is checked again right before the run, on the
+   * paths it resolves now: a symlink swapped in while the person was deciding
+   * must not redirect an approved write.
+   */
+  private async execute(
+    turn: Turn,
+    agent: AgentPreset,
+    call: ToolCallRecord,
+    tool: ToolDefinition<unknown>,
+    args: unknown,
+    auditEvent: { type: string; grantId?: string } | null,
+  ): Promise<Settled> {
+    const access = await this.checkAccess(turn, agent, tool, args)
+    if (!access.allowed) return ended('refused', access.reason, access.code)
+    const at = this.deps.now()
+    inTransaction(this.deps.db, () => {
+      if (auditEvent) {
+        this.deps.audit.append({
+          type: auditEvent.type,
+          subjectId: call.id,
+          payload: {
+            roomId: turn.roomId,
+            turnId: turn.id,
+            toolName: tool.name,
+            grantId: auditEvent.grantId ?? null,
+          },
+          at,
+        })
+      }
+      this.deps.conversations.updateToolCall(call.id, { status: 'running', at })
+    })
+    this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
+    let result: ToolResult
+    try {
+      // The decision, its audit event and "running" must be on disk before
+      // the tool acts: after a power loss the record shows it may have run.
+      // If they cannot be made durable, the tool does not run.
+      await this.deps.durable()
+      result = await tool.run(args, {
+        workspace: turn.workspace,
+        resolvedPaths: access.paths,
+        timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+      })
+    } catch (error) {
+      result = refusal(`The tool failed: ${(error as Error).message}`, 'tool_error')
+    }
+    return { status: result.ok ? 'succeeded' : 'failed', result }
+  }
+
+  private settle(
+    call: ToolCallRecord,
+    planned: AgentToolCall,
+    status: ToolCallRecord['status'],
+    result: ToolResult,
+  ): ToolOutcome {
+    const recorded = toRecordResult(result)
+    this.deps.conversations.updateToolCall(call.id, {
+      status,
+      result: recorded,
+      at: this.deps.now(),
+    })
+    this.deps.events.emit('timeline.updated', { roomId: call.roomId })
+    return { type: 'tool', call: planned, status, result: recorded }
+  }
+}
+
+type Settled = { status: ToolCallRecord['status']; result: ToolResult }
+
+function ended(status: ToolCallRecord['status'], output: string, code: string): Settled {
+  return { status, result: refusal(output, code) }
+}
+
+function refusal(output: string, code: string): ToolResult {
+  return { ok: false, output, code }
+}
+
+/** Names who said no, so the agent (and the person reading its reply) can
+ *  tell the automatic review's refusal from their own. */
+function deniedText(approval: ApprovalRecord): string {
+  const why = approval.reason ? `: ${approval.reason}` : ''
+  const who = approval.decidedBy === 'agent-review' ? 'the automatic review' : 'the person'
+  return `Denied by ${who}${why}; it did not run.`
+}
+
+function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['result']> {
+  return {
+    ok: result.ok,
+    output: result.output,
+    ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+    ...(result.code === undefined ? {} : { code: result.code }),
+  }
+}
