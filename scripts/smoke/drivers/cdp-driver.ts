@@ -22,6 +22,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   private seen = 0
   private readonly pids = new Set<number>()
   private readonly ports = new Set<number>()
+  private closed = false
 
   private constructor(cdp: CdpHost, dirs: DriverDirs) {
     this.cdp = cdp
@@ -57,6 +58,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   async workbench(): Promise<Page> {
+    this.ensureOpen()
     return (await this.cdp.workbench()).page
   }
 
@@ -80,6 +82,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   async runtime() {
+    this.ensureOpen()
     const connection = this.cdp.services.supervisor.current
     if (!connection) throw new Error('the runtime is not running')
     this.remember()
@@ -103,6 +106,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   async reloadWorkbench(): Promise<Page> {
+    this.ensureOpen()
     const workbench = await this.cdp.workbench()
     await workbench.reload()
     return workbench.page
@@ -111,6 +115,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   async restartRuntime(
     options: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
   ): Promise<void> {
+    this.ensureOpen()
     this.remember()
     await this.cdp.services.restartRuntime(options)
     this.remember()
@@ -121,7 +126,15 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   async close(): Promise<void> {
+    this.remember()
+    this.closed = true
     await this.cdp.close()
+  }
+
+  /** After close (an interrupted run), a case still running must not start
+   *  a browser page or a runtime that nobody would stop. */
+  private ensureOpen(): void {
+    if (this.closed) throw new Error('the host was closed')
   }
 }
 

@@ -212,6 +212,7 @@ export class ElectronSmokeDriver implements SmokeDriver {
   async restartRuntime(
     options: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
   ): Promise<void> {
+    if (this.closed) throw new Error('the host was closed')
     await this.remember()
     await this.hook('restartRuntime', options.approvalTtlMs, options.questionPhaseMs)
     await this.remember()
