@@ -22,7 +22,7 @@ import type { SmokeDriver } from './drivers/smoke-driver.ts'
 import { checkEvidencePath } from './evidence-path.ts'
 import { exportAndVerifyAudit } from './audit-evidence.ts'
 import { runAuditVerifyCli } from './audit-cli.ts'
-import { HostUnavailable, chooseHost, findElectronBinary, type HostChoice } from './host-choice.ts'
+import { chooseHost, findElectronBinary, type HostChoice } from './host-choice.ts'
 import { REPORT_SCHEMA_VERSION } from './report-schema.ts'
 import { ReportWriter } from './report-writer.ts'
 import { leftovers } from './process-cleanup.ts'
@@ -40,8 +40,8 @@ function prepare(): { args: SmokeArgs; evidence: string; choice: HostChoice } | 
   } catch (error) {
     console.error(`smoke: ${(error as Error).message}`)
     if (error instanceof UsageError) console.error(SMOKE_USAGE)
-    if (error instanceof UsageError || error instanceof HostUnavailable) return EXIT_USAGE
-    throw error
+    // A bad argument, evidence folder or host: nothing was started.
+    return EXIT_USAGE
   }
 }
 
