@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -8,27 +8,39 @@ import { chromiumAvailable } from './support/cdp-host-harness.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const run = chromiumAvailable()
-const evidence = join(mkdtempSync(join(tmpdir(), 'assent-evidence-')), 'run')
+const folder = mkdtempSync(join(tmpdir(), 'assent-evidence-'))
+const evidence = join(folder, 'run')
 
 afterAll(() => {
-  if (process.env.ASSENT_KEEP_EVIDENCE !== '1')
-    rmSync(join(evidence, '..'), { recursive: true, force: true })
+  if (process.env.ASSENT_KEEP_EVIDENCE !== '1') rmSync(folder, { recursive: true, force: true })
 })
 
-function smoke(args: string[]): Promise<{ code: number | null; output: string }> {
+function smoke(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; signalAfter?: RegExp } = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['scripts/smoke/run.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, ASSENT_APPROVAL_EVIDENCE: '' },
+      env: { ...process.env, ASSENT_APPROVAL_EVIDENCE: '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const read = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (options.signalAfter?.test(output) && child.exitCode === null) {
+        options.signalAfter = undefined
+        child.kill('SIGTERM')
+      }
+    }
+    child.stdout.on('data', read)
+    child.stderr.on('data', read)
     child.on('error', reject)
-    child.on('exit', (code) => resolvePromise({ code, output }))
+    child.on('close', (code) => resolvePromise({ code, output }))
   })
 }
+
+const reportIn = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'))
 
 describe('the approvals smoke scenario', () => {
   it('refuses an evidence folder inside the checkout before starting anything', async () => {
@@ -43,6 +55,46 @@ describe('the approvals smoke scenario', () => {
     expect(result.output).toMatch(/outside the git worktree/)
   })
 
+  it('refuses --host electron without an Electron binary, naming what to install', async () => {
+    const target = join(folder, 'electron')
+    const result = await smoke(['--approvals', '--evidence', target, '--host', 'electron'], {
+      // An empty folder: no binary, whatever this machine has.
+      env: { ELECTRON_OVERRIDE_DIST_PATH: folder },
+    })
+    expect(result.code, result.output).toBe(2)
+    expect(result.output).toMatch(/no Electron binary.*npm install.*--host cdp/s)
+    expect(existsSync(target)).toBe(false)
+  })
+
+  it('leaves a failed report.json when the host cannot start', async () => {
+    const target = join(folder, 'no-chromium')
+    const result = await smoke(['--approvals', '--evidence', target, '--host', 'cdp'], {
+      env: { ASSENT_CHROMIUM_PATH: join(folder, 'no-such-chromium') },
+    })
+    expect(result.code, result.output).toBe(1)
+    expect(reportIn(target)).toMatchObject({
+      ok: false,
+      cases: [],
+      error: expect.stringMatching(/Chromium was not found/),
+    })
+  })
+
+  it.runIf(run)(
+    'on SIGTERM stops everything it started, reports it and exits non-zero',
+    async () => {
+      const target = join(folder, 'interrupted')
+      const result = await smoke(['--approvals', '--evidence', target, '--host', 'cdp'], {
+        signalAfter: /PASS 01 /,
+      })
+      expect(result.code, result.output).toBe(143)
+      const report = reportIn(target)
+      expect(report).toMatchObject({ ok: false, error: 'interrupted by SIGTERM' })
+      expect(report.cleanup).toMatchObject({ ok: true, leftovers: [] })
+      expect(report.cleanup.processes.length).toBeGreaterThan(0)
+    },
+    180_000,
+  )
+
   it.runIf(run)(
     'passes end to end on the CDP host and leaves evidence that verifies',
     async () => {
@@ -53,6 +105,8 @@ describe('the approvals smoke scenario', () => {
       const verdict = verifyEvidence(evidence, { requireAll: true })
       expect(verdict.ok ? [] : verdict.problems).toEqual([])
       expect(verdict.ok && verdict.report.host).toBe('cdp')
+      expect(verdict.ok && verdict.report.environment.secretStore).toBe('file')
+      expect(verdict.ok && verdict.report.auditCli?.exitCode).toBe(0)
     },
     600_000,
   )

@@ -24,11 +24,16 @@ const ExportSchema = z.object({
   ),
 })
 
+/** The runtime's audit trail as it is now (main's export route). */
+export async function auditTrail(driver: SmokeDriver) {
+  const { client } = await driver.runtime()
+  return client.request(ExportSchema, 'GET', '/v1/audit/export')
+}
+
 /** Exports the runtime's audit trail into the evidence folder and verifies
  *  its hash chain; the verdict goes into the report. */
 export async function exportAndVerifyAudit(driver: SmokeDriver, evidence: string) {
-  const { client } = await driver.runtime()
-  const exported = await client.request(ExportSchema, 'GET', '/v1/audit/export')
+  const exported = await auditTrail(driver)
   writeFileSync(join(evidence, AUDIT_EXPORT_FILE), `${JSON.stringify(exported, null, 2)}\n`)
   const verdict = verifyAuditChain(exported.events as unknown as AuditEvent[])
   const types = new Set(exported.events.map((event) => event.type))

@@ -6,6 +6,9 @@ export interface SmokeArgs {
   host: 'electron' | 'cdp' | undefined
   keep: boolean
   force: boolean
+  /** Build first (`npm run smoke` passes it), after the arguments, the
+   *  evidence folder and the host were checked. */
+  build: boolean
 }
 
 export class UsageError extends Error {}
@@ -25,6 +28,7 @@ export function parseSmokeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   let host: SmokeArgs['host']
   let keep = false
   let force = false
+  let build = false
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? ''
     const [flag, inline] =
@@ -57,6 +61,9 @@ export function parseSmokeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
       case '--force':
         force = true
         break
+      case '--build':
+        build = true
+        break
       default:
         throw new UsageError(`unknown argument ${JSON.stringify(arg)}`)
     }
@@ -70,5 +77,5 @@ export function parseSmokeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   }
   if (!isAbsolute(evidence))
     throw new UsageError(`the evidence folder must be absolute: ${evidence}`)
-  return { suite, evidence, host, keep, force }
+  return { suite, evidence, host, keep, force, build }
 }

@@ -7,6 +7,16 @@ export interface HostChoice {
   electronBinary?: string
 }
 
+/** `--host electron` on a machine without Electron: refused before anything
+ *  starts, with what to install. */
+export class HostUnavailable extends Error {}
+
+export const ELECTRON_MISSING =
+  '--host electron: no Electron binary on this machine. Install it with `npm install` ' +
+  '(with network access; the electron package downloads its binary into node_modules/electron/dist), ' +
+  'or set ELECTRON_OVERRIDE_DIST_PATH to a folder holding the `electron` binary; ' +
+  'or run on the CDP host with --host cdp (needs Chromium: `apt-get install chromium fonts-noto-cjk`)'
+
 /** Where an Electron binary would be: the override, or the one `electron`'s
  *  install fetched (its path.txt names it). */
 export function findElectronBinary(
@@ -33,9 +43,7 @@ export function chooseHost(
 ): HostChoice {
   if (requested === 'electron') {
     if (!electronBinary) {
-      throw new Error(
-        '--host electron: no Electron binary (run `npx electron --version` with network access, or set ELECTRON_OVERRIDE_DIST_PATH)',
-      )
+      throw new HostUnavailable(ELECTRON_MISSING)
     }
     return { host: 'electron', reason: 'requested with --host electron', electronBinary }
   }

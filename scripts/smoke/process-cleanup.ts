@@ -52,24 +52,46 @@ export async function leftovers(
   }
 }
 
-/** Direct children of a process, from /proc (Linux; elsewhere none). */
-export function childProcesses(parent: number): number[] {
+/** Parent pid of every process, from /proc (Linux; elsewhere empty). */
+export function parentTable(): Map<number, number> {
+  const table = new Map<number, number>()
   let entries: string[]
   try {
     entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
   } catch {
-    return []
+    return table
   }
-  const children: number[] = []
   for (const entry of entries) {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
       // Field 4 is the parent pid; the command name (field 2) may hold spaces.
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === parent) children.push(Number(entry))
+      table.set(Number(entry), ppid)
     } catch {
       // The process exited while we looked.
     }
   }
-  return children
+  return table
+}
+
+/** Every descendant of `root` in a parent table: children, their children
+ *  and so on (a browser's renderers are children of its main process). */
+export function descendantsIn(table: ReadonlyMap<number, number>, root: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const [pid, ppid] of table) children.set(ppid, [...(children.get(ppid) ?? []), pid])
+  const found: number[] = []
+  const queue = [root]
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      if (child === root || found.includes(child)) continue
+      found.push(child)
+      queue.push(child)
+    }
+  }
+  return found
+}
+
+/** The whole process tree under `root`, as it is now. */
+export function processTree(root: number): number[] {
+  return descendantsIn(parentTable(), root)
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-export const REPORT_SCHEMA_VERSION = 1
+export const REPORT_SCHEMA_VERSION = 2
 
 export const AssertionSchema = z.strictObject({
   name: z.string().min(1),
@@ -53,6 +53,33 @@ export const ReportSchema = z
         detail: z.string(),
       })
       .optional(),
+    /** `assent audit verify --data-dir <the scenario's data dir>`, the real
+     *  CLI, run after the runtime stopped: its exit code and what it said. */
+    auditCli: z
+      .strictObject({
+        command: z.string(),
+        exitCode: z.number().int().nullable(),
+        output: z.string(),
+        ok: z.boolean(),
+      })
+      .optional(),
+    /** Where the run kept its secrets: a throwaway home and the key file in
+     *  the throwaway data dir, never the person's keychain. */
+    environment: z.strictObject({
+      home: z.string(),
+      secretStore: z.enum(['file', 'keychain']),
+      /** Whether the integrity key ended up in the data dir's key file. */
+      keyFileInDataDir: z.boolean().optional(),
+    }),
+    /** What stopping everything left behind (processes, listening ports). */
+    cleanup: z
+      .strictObject({
+        ok: z.boolean(),
+        processes: z.array(z.number().int()),
+        ports: z.array(z.number().int()),
+        leftovers: z.array(z.string()),
+      })
+      .optional(),
     failedAt: z.string().optional(),
     error: z.string().optional(),
   })
@@ -68,4 +95,25 @@ export const ReportSchema = z
   .refine((report) => report.cases.every((entry) => entry.assertions.length > 0 || !entry.ok), {
     message: 'a passing case must carry at least one assertion',
   })
+  .refine((report) => !report.ok || reportChecksPassed(report), {
+    message:
+      'a report cannot be ok unless the audit chain, `assent audit verify` and the cleanup all passed',
+  })
 export type SmokeReport = z.infer<typeof ReportSchema>
+
+/** Everything besides the cases that a passing run must show: the exported
+ *  chain verified, the CLI said intact, the key stayed in the throwaway data
+ *  dir, and nothing the run started is still running. */
+export function reportChecksPassed(report: {
+  audit?: { verified: boolean } | undefined
+  auditCli?: { ok: boolean } | undefined
+  environment: { secretStore: string; keyFileInDataDir?: boolean | undefined }
+  cleanup?: { ok: boolean } | undefined
+}): boolean {
+  return (
+    report.audit?.verified === true &&
+    report.auditCli?.ok === true &&
+    (report.environment.secretStore !== 'file' || report.environment.keyFileInDataDir === true) &&
+    report.cleanup?.ok === true
+  )
+}

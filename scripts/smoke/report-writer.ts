@@ -1,13 +1,22 @@
 import { renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ReportSchema, type SmokeCase, type SmokeReport } from './report-schema.ts'
+import {
+  ReportSchema,
+  reportChecksPassed,
+  type SmokeCase,
+  type SmokeReport,
+} from './report-schema.ts'
 
 export const REPORT_FILE = 'report.json'
 
+type Extra = 'audit' | 'auditCli' | 'cleanup' | 'versions' | 'environment'
+
 /**
  * Keeps `report.json` current: rewritten (atomically, via rename) after
- * every case and at the end, and validated against the schema each time,
- * so what a reviewer opens is always a complete, valid report.
+ * every case, after each closing check and at the end, and validated
+ * against the schema each time, so what a reviewer opens is always a
+ * complete, valid report. It says `ok: true` only from `finish`, and only
+ * when every case and every closing check passed.
  */
 export class ReportWriter {
   private readonly folder: string
@@ -24,22 +33,30 @@ export class ReportWriter {
   }
 
   addCase(entry: SmokeCase): void {
-    this.report = { ...this.report, cases: [...this.report.cases, entry] }
+    this.report = { ...this.report, ok: false, cases: [...this.report.cases, entry] }
+    this.write()
+  }
+
+  /** Records one closing fact (the audit verdicts, the cleanup, the host's
+   *  versions, the environment); the report is not ok until `finish`. */
+  set<K extends Extra>(key: K, value: SmokeReport[K]): void {
+    this.report = { ...this.report, ok: false, [key]: value }
     this.write()
   }
 
   setAudit(audit: NonNullable<SmokeReport['audit']>): void {
-    this.report = { ...this.report, audit }
-    this.write()
+    this.set('audit', audit)
   }
 
   finish(result: { finishedAt: string; failedAt?: string; error?: string }): SmokeReport {
+    const { failedAt: _failed, error: _error, ...rest } = this.report
+    const merged = { ...rest, ...result }
     const ok =
       result.error === undefined &&
-      this.report.cases.length > 0 &&
-      this.report.cases.every((entry) => entry.ok) &&
-      (this.report.audit?.verified ?? false)
-    this.report = { ...this.report, ...result, ok }
+      merged.cases.length > 0 &&
+      merged.cases.every((entry) => entry.ok) &&
+      reportChecksPassed(merged)
+    this.report = { ...merged, ok }
     this.write()
     return this.report
   }

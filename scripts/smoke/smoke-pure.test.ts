@@ -4,10 +4,11 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { UsageError, parseSmokeArgs } from './cli-args.ts'
 import { checkEvidencePath } from './evidence-path.ts'
-import { chooseHost } from './host-choice.ts'
+import { HostUnavailable, chooseHost, findElectronBinary } from './host-choice.ts'
 import { pngSize } from './png.ts'
 import { ReportWriter } from './report-writer.ts'
-import { verifyEvidence } from './verify-evidence.ts'
+import type { SmokeCase } from './report-schema.ts'
+import { REQUIRED_CASES, verifyEvidence } from './verify-evidence.ts'
 
 const made: string[] = []
 function scratch(): string {
@@ -40,7 +41,9 @@ describe('smoke argument parsing', () => {
       host: 'cdp',
       keep: true,
       force: false,
+      build: false,
     })
+    expect(parseSmokeArgs(['--build', '--approvals', '--evidence', '/tmp/e'], {}).build).toBe(true)
     expect(parseSmokeArgs(['--approvals', '--evidence=/tmp/e'], {}).evidence).toBe('/tmp/e')
     expect(parseSmokeArgs(['--approvals'], { ASSENT_APPROVAL_EVIDENCE: '/tmp/x' }).evidence).toBe(
       '/tmp/x',
@@ -109,36 +112,151 @@ describe('host choice', () => {
       reason: expect.stringContaining('no Electron binary'),
     })
     expect(chooseHost('cdp', '/opt/electron/electron').host).toBe('cdp')
-    expect(() => chooseHost('electron', undefined)).toThrow(/no Electron binary/)
+  })
+
+  it('takes --host electron when the binary exists, and refuses it with what to install when not', () => {
+    expect(chooseHost('electron', '/opt/electron/electron')).toEqual({
+      host: 'electron',
+      reason: 'requested with --host electron',
+      electronBinary: '/opt/electron/electron',
+    })
+    expect(() => chooseHost('electron', undefined)).toThrow(HostUnavailable)
+    expect(() => chooseHost('electron', undefined)).toThrow(
+      /npm install.*ELECTRON_OVERRIDE_DIST_PATH.*--host cdp/s,
+    )
+  })
+
+  it('finds the binary ELECTRON_OVERRIDE_DIST_PATH names, and nothing when it is not there', () => {
+    const dist = scratch()
+    const env = { ELECTRON_OVERRIDE_DIST_PATH: dist }
+    const project = scratch()
+    expect(findElectronBinary(project, env)).toBeUndefined()
+    writeFileSync(join(dist, 'electron'), '')
+    expect(findElectronBinary(project, env)).toBe(join(dist, 'electron'))
+  })
+
+  it("finds the binary the electron package's path.txt names", () => {
+    const project = scratch()
+    const pkg = join(project, 'node_modules', 'electron')
+    mkdirSync(join(pkg, 'dist'), { recursive: true })
+    writeFileSync(join(pkg, 'path.txt'), 'electron\n')
+    expect(findElectronBinary(project, {})).toBeUndefined()
+    writeFileSync(join(pkg, 'dist', 'electron'), '')
+    expect(findElectronBinary(project, {})).toBe(join(pkg, 'dist', 'electron'))
   })
 })
 
 describe('report writing and evidence verification', () => {
-  function writeRun(
-    folder: string,
-    options: { shotSize?: [number, number]; caseOk?: boolean } = {},
-  ) {
-    writeFileSync(join(folder, 'card.png'), tinyPng(...(options.shotSize ?? [2, 3])))
-    writeFileSync(join(folder, 'audit-export.json'), '{}')
-    const writer = new ReportWriter(folder, {
-      schemaVersion: 1,
+  function newWriter(folder: string) {
+    return new ReportWriter(folder, {
+      schemaVersion: 2,
       host: 'cdp',
       hostReason: 'test',
       versions: { chromium: '1', node: 'v24', app: '0.1.0' },
       platform: 'linux-x64',
       startedAt: new Date(0).toISOString(),
+      environment: { home: '/tmp/home', secretStore: 'file' },
     })
+  }
+  const passing = (id: string, ok = true): SmokeCase => ({
+    id,
+    title: id,
+    ok,
+    durationMs: 5,
+    assertions: [{ name: 'it holds', ok, detail: '' }],
+    screenshots: [],
+  })
+  const onDisk = (folder: string) => JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'))
+
+  function writeRun(
+    folder: string,
+    options: {
+      shotSize?: [number, number]
+      caseOk?: boolean
+      cliExit?: number
+      leftovers?: string[]
+      keyFile?: boolean
+      cases?: readonly string[]
+    } = {},
+  ) {
+    writeFileSync(join(folder, 'card.png'), tinyPng(...(options.shotSize ?? [2, 3])))
+    writeFileSync(join(folder, 'audit-export.json'), '{}')
+    const writer = newWriter(folder)
     writer.addCase({
-      id: 'one',
-      title: 'One',
-      ok: options.caseOk ?? true,
-      durationMs: 5,
-      assertions: [{ name: 'it holds', ok: options.caseOk ?? true, detail: '' }],
+      ...passing('one', options.caseOk ?? true),
       screenshots: [{ file: 'card.png', width: 2, height: 3, caption: 'a card' }],
     })
+    for (const id of options.cases ?? []) writer.addCase(passing(id))
     writer.setAudit({ file: 'audit-export.json', events: 3, verified: true, detail: 'ok' })
+    const exitCode = options.cliExit ?? 0
+    writer.set('auditCli', {
+      command: 'assent audit verify',
+      exitCode,
+      output: '',
+      ok: exitCode === 0,
+    })
+    const left = options.leftovers ?? []
+    writer.set('cleanup', { ok: left.length === 0, processes: [1], ports: [2], leftovers: left })
+    writer.set('environment', {
+      home: '/tmp/home',
+      secretStore: 'file',
+      keyFileInDataDir: options.keyFile ?? true,
+    })
     return writer.finish({ finishedAt: new Date(1).toISOString() })
   }
+
+  it('rewrites report.json after every case and on finish with an error', () => {
+    const folder = scratch()
+    const writer = newWriter(folder)
+    expect(onDisk(folder)).toMatchObject({ ok: false, cases: [] })
+    writer.addCase(passing('first'))
+    expect(onDisk(folder).cases.map((entry: SmokeCase) => entry.id)).toEqual(['first'])
+    writer.addCase(passing('second'))
+    expect(onDisk(folder).cases).toHaveLength(2)
+    writer.finish({ finishedAt: new Date(2).toISOString(), error: 'Chromium was not found' })
+    expect(onDisk(folder)).toMatchObject({ ok: false, error: 'Chromium was not found' })
+  })
+
+  it('leaves a report when the host never started (no case ran)', () => {
+    const folder = scratch()
+    newWriter(folder).finish({ finishedAt: new Date(2).toISOString(), error: 'no Chromium' })
+    const verdict = verifyEvidence(folder, { requireAll: false })
+    expect(verdict.ok && verdict.report).toMatchObject({ ok: false, error: 'no Chromium' })
+  })
+
+  it.each([
+    ['`assent audit verify` failed', { cliExit: 1 }],
+    ['a process was left running', { leftovers: ['process 42'] }],
+    ['the key was not in the data dir', { keyFile: false }],
+  ])('is not ok when %s, even with every case passing', (_what, options) => {
+    const folder = scratch()
+    expect(writeRun(folder, options).ok).toBe(false)
+    expect(onDisk(folder).ok).toBe(false)
+    const verdict = verifyEvidence(folder, { requireAll: true })
+    expect(verdict.ok).toBe(false)
+  })
+
+  it('refuses a report edited to claim success over a failed cleanup', () => {
+    const folder = scratch()
+    writeRun(folder, { leftovers: ['port 9'] })
+    const report = onDisk(folder)
+    report.ok = true
+    writeFileSync(join(folder, 'report.json'), JSON.stringify(report))
+    const verdict = verifyEvidence(folder, { requireAll: false })
+    expect(!verdict.ok && verdict.problems.join()).toMatch(/cleanup/)
+  })
+
+  it('full verification requires every one of the thirteen case topics, by id', () => {
+    const folder = scratch()
+    writeRun(folder, { cases: REQUIRED_CASES.slice(1) })
+    const verdict = verifyEvidence(folder, { requireAll: true })
+    expect(!verdict.ok && verdict.problems).toContain(`the case ${REQUIRED_CASES[0]} did not run`)
+    const all = scratch()
+    writeRun(all, { cases: REQUIRED_CASES })
+    const complete = verifyEvidence(all, { requireAll: true })
+    expect(complete.ok ? [] : complete.problems.filter((p) => p.startsWith('the case'))).toEqual([])
+    expect(REQUIRED_CASES).toHaveLength(13)
+  })
 
   it('writes a valid report after every case and verifies it with its screenshots', () => {
     const folder = scratch()

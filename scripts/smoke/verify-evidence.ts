@@ -21,6 +21,24 @@ export const REQUIRED_SCREENSHOTS = [
   'protected-mcp-tool-call.png',
 ] as const
 
+/** The thirteen topics the scenario must cover (issue: cases 1–13), by the
+ *  id of the case that proves each. */
+export const REQUIRED_CASES = [
+  'ui-create-and-send',
+  'manual-allow',
+  'manual-deny',
+  'scripted-activation-refused',
+  'forged-policy-allow',
+  'automatic-review',
+  'full-access',
+  'cancel-mode-change',
+  'global-settings-unchanged',
+  'persistence',
+  'chinese-dark',
+  'narrow-window',
+  'approval-expiry',
+] as const
+
 export type Verdict = { ok: true; report: SmokeReport } | { ok: false; problems: string[] }
 
 /**
@@ -75,7 +93,21 @@ export function verifyEvidence(folder: string, options: { requireAll: boolean })
       )
     for (const name of REQUIRED_SCREENSHOTS)
       if (!listed.has(name)) problems.push(`${name} was not taken`)
+    const ran = new Map(parsed.data.cases.map((entry) => [entry.id, entry]))
+    for (const id of REQUIRED_CASES) {
+      const entry = ran.get(id)
+      if (!entry) problems.push(`the case ${id} did not run`)
+      else if (!entry.ok) problems.push(`the case ${id} failed`)
+    }
     if (!parsed.data.audit?.verified) problems.push('the audit chain was not verified')
+    const cli = parsed.data.auditCli
+    if (!cli) problems.push('`assent audit verify` was not run')
+    else if (!cli.ok)
+      problems.push(`\`assent audit verify\` failed (exit ${cli.exitCode}): ${cli.output}`)
+    const cleanup = parsed.data.cleanup
+    if (!cleanup) problems.push('the cleanup was not recorded')
+    else if (!cleanup.ok)
+      problems.push(`left running after cleanup: ${cleanup.leftovers.join(', ')}`)
   }
   return problems.length === 0 ? { ok: true, report: parsed.data } : { ok: false, problems }
 }

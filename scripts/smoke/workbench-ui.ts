@@ -95,7 +95,12 @@ export async function insideViewport(
   selector: string,
 ): Promise<{ ok: boolean; detail: string }> {
   const box = await page.locator(selector).first().boundingBox()
-  const viewport = page.viewportSize()
+  // Asked of the page, not of Playwright: an Electron window has no
+  // Playwright viewport, only its content size.
+  const viewport = await page.evaluate(() => ({
+    width: document.documentElement.clientWidth,
+    height: document.documentElement.clientHeight,
+  }))
   if (!box || !viewport) return { ok: false, detail: `${selector} has no box` }
   const ok =
     box.x >= 0 &&

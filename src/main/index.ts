@@ -9,7 +9,7 @@ import type { Language, Theme } from '../common/consent-view.ts'
 import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
 import { MainServices } from './core/main-services.ts'
 import { mcpConfigPathFromEnv } from './core/mcp-config-path.ts'
-import { installSmokeHooks, smokeHooksEnabled } from './electron/smoke-hooks.ts'
+import { SmokeWindowLog, installSmokeHooks, smokeHooksEnabled } from './electron/smoke-hooks.ts'
 import { loadIntegrityKey } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
 import { refusalToStart } from './electron/debug-switches.ts'
@@ -53,12 +53,14 @@ async function start(): Promise<void> {
   const isPackaged = app.isPackaged
   const now = () => performance.now()
   let workbench: WorkbenchWindow | undefined
+  const smokeLog = smokeHooksEnabled(isPackaged, process.env) ? new SmokeWindowLog() : undefined
 
   const windows = new ElectronProtectedWindowFactory({
     appRoot,
     isPackaged,
     now,
     onDiagnostic: diagnostic,
+    ...(smokeLog ? { onOpened: smokeLog.record } : {}),
     // Hook: a decision that passed the host's checks (sender, shape, prompt,
     // recent click) goes to the consent controller, which checks the rest.
     onDecision: (promptId, answer, window, values) =>
@@ -137,7 +139,7 @@ async function start(): Promise<void> {
     })
   })
 
-  if (smokeHooksEnabled(isPackaged, process.env)) installSmokeHooks(services)
+  if (smokeLog) installSmokeHooks(services, smokeLog, () => workbench?.window.id)
   showWorkbench()
   await services.start()
   windows.warm(CONSENT_WINDOW_SIZE)

@@ -1,7 +1,9 @@
 import type { CaseDefinition } from '../case-runner.ts'
+import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
-import { closingCases, displayCases, permissionCases } from './permission-cases.ts'
+import { displayCases } from './display-cases.ts'
+import { closingCases, permissionCases } from './permission-cases.ts'
 import { questionCases } from './question-cases.ts'
 
 /**
@@ -14,6 +16,7 @@ import { questionCases } from './question-cases.ts'
  */
 export const APPROVAL_CASES: readonly CaseDefinition[] = [
   ...manualCases,
+  ...forgedCases,
   ...mcpCases,
   ...displayCases,
   ...permissionCases,

@@ -6,7 +6,6 @@ import {
   UI,
   approvalStatus,
   gui,
-  insideViewport,
   openRoom,
   roomApprovals,
   sendViaComposer,
@@ -14,19 +13,21 @@ import {
 } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
 import { pressEscapeToCancel } from '../consent-keys.ts'
+import { auditTrail } from '../audit-evidence.ts'
+import { REVIEWER_TIMEOUT_MS } from '../../../src/runtime/agent/agent-runner.ts'
 
 interface Permissions {
   mode: string
   revision: number
 }
 
-async function permissions(page: Page, roomId: string): Promise<Permissions> {
+export async function permissions(page: Page, roomId: string): Promise<Permissions> {
   const response = await gui<{ status: number; body: Permissions }>(page, 'permissions', roomId)
   return response.body
 }
 
 /** Picks a mode in the composer's picker and waits for the protected window. */
-async function pickMode(context: CaseContext, page: Page, mode: string) {
+export async function pickMode(context: CaseContext, page: Page, mode: string) {
   await page.click(UI.modePicker)
   await page.click(UI.modeOption(mode))
   const consent = await context.driver.nextConsentWindow()
@@ -34,7 +35,12 @@ async function pickMode(context: CaseContext, page: Page, mode: string) {
   return consent
 }
 
-async function changeMode(context: CaseContext, page: Page, mode: string, screenshot: string) {
+export async function changeMode(
+  context: CaseContext,
+  page: Page,
+  mode: string,
+  screenshot: string,
+) {
   const state = scenario(context)
   const consent = await pickMode(context, page, mode)
   await consent.page.click('#assent-confirm')
@@ -64,89 +70,6 @@ async function toolCallStatus(
   }, 'the tool call to settle')
 }
 
-export const displayCases: CaseDefinition[] = [
-  {
-    id: 'chinese-dark',
-    title: 'The protected approval window and the workbench in Chinese with the dark theme',
-    async run(context) {
-      const page = await context.driver.workbench()
-      await page.click(UI.settingsButton)
-      await page.selectOption(UI.languageSelect, 'zh-CN')
-      await page.selectOption(UI.themeSelect, 'dark')
-      const lang = await page.evaluate(() => document.documentElement.lang)
-      context.check('the workbench is in Chinese', lang === 'zh-CN', lang)
-      const approval = await askFor(context, page, 'write zh.txt 你好，世界')
-      const consent = await openReview(context, page, approval.id)
-      const look = await consent.page.evaluate(() => ({
-        lang: document.documentElement.lang,
-        theme: document.documentElement.dataset.theme,
-        background: getComputedStyle(document.body).backgroundColor,
-        text: document.body.innerText,
-      }))
-      context.check('the protected window is in Chinese', look.lang === 'zh-CN', look.lang)
-      context.check(
-        'the protected window uses the dark theme',
-        look.theme === 'dark',
-        `${look.theme} ${look.background}`,
-      )
-      context.check('the content shows in Chinese characters', look.text.includes('你好，世界'))
-      await context.screenshot(
-        consent.page,
-        'protected-approval-zh-dark.png',
-        'The protected window in Chinese, dark theme',
-      )
-      await consent.page.click('#assent-deny')
-      await closedSoon(consent)
-      await context.screenshot(
-        page,
-        'workbench-zh-dark.png',
-        'The workbench in Chinese, dark theme',
-      )
-      await page.click(UI.settingsButton)
-      await page.selectOption(UI.languageSelect, 'en')
-      await page.selectOption(UI.themeSelect, 'light')
-    },
-  },
-  {
-    id: 'narrow-window',
-    title: 'At 760 px the composer, the card buttons and the picker stay inside the window',
-    async run(context) {
-      const page = await context.driver.workbench()
-      await context.driver.setViewport({ width: 760, height: 760 })
-      const approval = await askFor(context, page, 'write narrow.txt a card at 760 px')
-      const scroll = await page.evaluate(() => [
-        document.documentElement.scrollWidth,
-        document.documentElement.clientWidth,
-      ])
-      context.check(
-        'no horizontal scrolling',
-        scroll[0]! <= scroll[1]!,
-        `scrollWidth ${scroll[0]} clientWidth ${scroll[1]}`,
-      )
-      for (const selector of [
-        UI.composerInput,
-        UI.composerSend,
-        UI.cardReview(approval.id),
-        UI.cardDeny(approval.id),
-        UI.modePicker,
-      ]) {
-        await page.locator(selector).first().scrollIntoViewIfNeeded()
-        const box = await insideViewport(page, selector)
-        context.check(`${selector} is inside the viewport`, box.ok, box.detail)
-      }
-      await context.screenshot(
-        page,
-        'approval-narrow-composer.png',
-        'The workbench at 760 px with a pending card',
-      )
-      const consent = await openReview(context, page, approval.id, 'deny')
-      await consent.page.click('#assent-deny')
-      await closedSoon(consent)
-      await context.driver.setViewport({ width: 1280, height: 800 })
-    },
-  },
-]
-
 export const permissionCases: CaseDefinition[] = [
   {
     id: 'automatic-review',
@@ -155,7 +78,9 @@ export const permissionCases: CaseDefinition[] = [
       const page = await context.driver.workbench()
       const state = scenario(context)
       await changeMode(context, page, 'approve-for-me', 'permission-approve-for-me.png')
-      const before = context.driver.openConsentWindows().length
+      // Counted, not looked at: a window that opened and closed again
+      // between two looks still counts.
+      const openedBefore = await context.driver.consentWindowsOpened()
       await sendViaComposer(page, 'write reviewed.txt checked by the reviewer')
       const file = join(context.driver.workspace, 'reviewed.txt')
       await waitFor(async () => (existsSync(file) ? true : undefined), 'reviewed.txt')
@@ -174,8 +99,8 @@ export const permissionCases: CaseDefinition[] = [
         reviewed?.reason ?? '',
       )
       context.check(
-        'no protected window opened',
-        context.driver.openConsentWindows().length === before,
+        'no protected window opened for the safe write',
+        (await context.driver.consentWindowsOpened()) === openedBefore,
       )
       for (const approval of approvals) state.known.add(approval.id)
       await page.waitForSelector(`${UI.card(reviewed!.id)} [data-testid="approval-outcome"]`)
@@ -183,26 +108,32 @@ export const permissionCases: CaseDefinition[] = [
       context.check("the card shows the reviewer's reason", card.includes(reviewed!.reason!), card)
       mkdirSync(join(context.driver.workspace, 'precious'), { recursive: true })
       await sendViaComposer(page, 'delete -r precious')
-      const verdict = await waitFor(async () => {
-        const latest = (await roomApprovals(page, state.roomId)).find(
-          (approval) => !state.known.has(approval.id),
-        )
-        return latest && (latest.status !== 'pending' || latest.decidedBy === undefined)
-          ? latest
-          : undefined
-      }, 'the reviewer on the destructive command')
-      state.known.add(verdict.id)
+      const requested = await waitFor(
+        async () =>
+          (await roomApprovals(page, state.roomId)).find(
+            (approval) => !state.known.has(approval.id),
+          ),
+        'the approval for the destructive command',
+      )
+      state.known.add(requested.id)
+      const verdict = await reviewerVerdict(context, page, requested.id)
       context.check(
-        'the destructive command is denied or escalated',
-        verdict.status === 'denied' || verdict.status === 'pending',
-        `${verdict.status} ${verdict.reason ?? ''}`,
+        'the destructive command is denied by the reviewer or escalated to the person',
+        (verdict.approval.status === 'denied' && verdict.approval.decidedBy === 'agent-review') ||
+          (verdict.approval.status === 'pending' && verdict.how !== 'decided'),
+        `${verdict.approval.status} by ${verdict.approval.decidedBy ?? '-'} (${verdict.how}) ${verdict.approval.reason ?? ''}`,
       )
       context.check(
         'the folder still exists',
         existsSync(join(context.driver.workspace, 'precious')),
       )
-      if (verdict.status === 'pending') {
-        const consent = await openReview(context, page, verdict.id, 'deny')
+      context.check(
+        'no protected window opened for either action',
+        (await context.driver.consentWindowsOpened()) === openedBefore,
+        `${openedBefore} before, ${await context.driver.consentWindowsOpened()} after`,
+      )
+      if (verdict.approval.status === 'pending') {
+        const consent = await openReview(context, page, verdict.approval.id, 'deny')
         await consent.page.click('#assent-deny')
         await closedSoon(consent)
       }
@@ -232,7 +163,7 @@ export const permissionCases: CaseDefinition[] = [
   },
   {
     id: 'cancel-mode-change',
-    title: 'Closing the mode-change window, or pressing Escape, changes nothing',
+    title: 'Escape, Cancel or closing the mode-change window itself changes nothing',
     async run(context) {
       const page = await context.driver.workbench()
       const state = scenario(context)
@@ -246,14 +177,26 @@ export const permissionCases: CaseDefinition[] = [
         JSON.stringify(afterEscape) === JSON.stringify(before),
         JSON.stringify(afterEscape),
       )
-      const closing = await pickMode(context, page, 'approve-for-me')
-      await closing.page.click('#assent-cancel')
-      context.check('Cancel closes the window', await closedSoon(closing))
+      const cancelling = await pickMode(context, page, 'approve-for-me')
+      await cancelling.page.click('#assent-cancel')
+      context.check('Cancel closes the window', await closedSoon(cancelling))
       const afterCancel = await permissions(page, state.roomId)
       context.check(
         'Cancel leaves mode and revision unchanged',
         JSON.stringify(afterCancel) === JSON.stringify(before),
         JSON.stringify(afterCancel),
+      )
+      const closing = await pickMode(context, page, 'approve-for-me')
+      await closing.close()
+      context.check('closing the window itself closes it', await closedSoon(closing))
+      // The host learns of the close asynchronously: give a late change the
+      // time to land before looking.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const afterClose = await permissions(page, state.roomId)
+      context.check(
+        'closing the window leaves mode and revision unchanged',
+        afterClose.mode === before.mode && afterClose.revision === before.revision,
+        JSON.stringify(afterClose),
       )
     },
   },
@@ -324,6 +267,40 @@ export const permissionCases: CaseDefinition[] = [
     },
   },
 ]
+
+/**
+ * What the automatic reviewer made of an approval, waited for without
+ * guessing: the approval is decided, or the runtime recorded a
+ * `review_escalated` event for it, or it is still pending after the
+ * reviewer's time limit (the runner gives the reviewer REVIEWER_TIMEOUT_MS
+ * and treats no answer as a denial, so a verdict of allow or deny would
+ * have been applied by then: only an escalation leaves it pending).
+ */
+async function reviewerVerdict(context: CaseContext, page: Page, approvalId: string) {
+  const state = scenario(context)
+  const seen = Date.now()
+  const settleMs = REVIEWER_TIMEOUT_MS + 1_500
+  return waitFor(
+    async () => {
+      const approval = await approvalStatus(page, state.roomId, approvalId)
+      if (!approval) return undefined
+      if (approval.status !== 'pending') return { approval, how: 'decided' }
+      const trail = await auditTrail(context.driver)
+      const escalated = trail.events.some(
+        (event) =>
+          event.type === 'review_escalated' &&
+          (event.subjectId === approvalId || event.payload.approvalId === approvalId),
+      )
+      if (escalated) return { approval, how: 'review_escalated in the audit log' }
+      if (Date.now() - seen > settleMs)
+        return { approval, how: `still pending ${settleMs} ms later` }
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      return undefined
+    },
+    'the reviewer on the destructive command',
+    settleMs + 10_000,
+  )
+}
 
 /** Runs last: compares the global settings before and after everything. */
 export const closingCases: CaseDefinition[] = [

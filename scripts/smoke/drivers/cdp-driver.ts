@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { CdpHost } from '../hosts/cdp/cdp-host.ts'
 import { PROJECT_ROOT } from '../hosts/cdp/built-assets.ts'
-import { childProcesses } from '../process-cleanup.ts'
+import { processTree } from '../process-cleanup.ts'
 import type { SmokeConsentWindow, SmokeDriver } from './smoke-driver.ts'
 
 export interface DriverDirs {
@@ -22,6 +22,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   private seen = 0
   private readonly pids = new Set<number>()
   private readonly ports = new Set<number>()
+  private closed = false
 
   private constructor(cdp: CdpHost, dirs: DriverDirs) {
     this.cdp = cdp
@@ -34,9 +35,17 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   static async start(
-    dirs: DriverDirs,
+    dirs: DriverDirs & { home: string },
     preferences: () => { lang: 'en' | 'zh-CN'; theme: 'light' | 'dark' },
   ) {
+    // Main's core, the runtime and Chromium all take this process's
+    // environment: without the throwaway home and the file key store the
+    // integrity key would land in the person's keychain. Fail closed.
+    if (process.env.HOME !== dirs.home || process.env.ASSENT_SECRET_STORE !== 'file') {
+      throw new Error(
+        'the CDP host runs in this process: set HOME to the throwaway home and ASSENT_SECRET_STORE=file first',
+      )
+    }
     const cdp = await CdpHost.start({
       dataDir: dirs.dataDir,
       scopedRoots: [dirs.workspace],
@@ -49,6 +58,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   async workbench(): Promise<Page> {
+    this.ensureOpen()
     return (await this.cdp.workbench()).page
   }
 
@@ -60,16 +70,19 @@ export class CdpSmokeDriver implements SmokeDriver {
     }
     const window = this.cdp.windows.opened[this.seen]!
     this.seen += 1
-    return { page: window.page, isOpen: () => window.isVisible() }
+    return consentWindow(window)
   }
 
-  openConsentWindows(): SmokeConsentWindow[] {
-    return this.cdp.windows.opened
-      .filter((window) => window.isVisible())
-      .map((window) => ({ page: window.page, isOpen: () => window.isVisible() }))
+  async openConsentWindows(): Promise<SmokeConsentWindow[]> {
+    return this.cdp.windows.opened.filter((window) => window.isVisible()).map(consentWindow)
+  }
+
+  async consentWindowsOpened(): Promise<number> {
+    return this.cdp.windows.opened.length
   }
 
   async runtime() {
+    this.ensureOpen()
     const connection = this.cdp.services.supervisor.current
     if (!connection) throw new Error('the runtime is not running')
     this.remember()
@@ -81,17 +94,19 @@ export class CdpSmokeDriver implements SmokeDriver {
     return { pids: [...this.pids], ports: [...this.ports] }
   }
 
-  /** Notes the runtime instance's process and port, and the browser's
-   *  processes (children of this process), to check after close. */
+  /** Notes the runtime instance's process and port, and every process
+   *  under this one (the runtime, Chromium and its renderers), to check
+   *  after close. */
   private remember(): void {
     const connection = this.cdp.services.supervisor.current
     if (connection) this.ports.add(connection.port)
     const pid = this.cdp.services.supervisor.pid
     if (pid) this.pids.add(pid)
-    for (const child of childProcesses(process.pid)) this.pids.add(child)
+    for (const pid of processTree(process.pid)) this.pids.add(pid)
   }
 
   async reloadWorkbench(): Promise<Page> {
+    this.ensureOpen()
     const workbench = await this.cdp.workbench()
     await workbench.reload()
     return workbench.page
@@ -100,6 +115,7 @@ export class CdpSmokeDriver implements SmokeDriver {
   async restartRuntime(
     options: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
   ): Promise<void> {
+    this.ensureOpen()
     this.remember()
     await this.cdp.services.restartRuntime(options)
     this.remember()
@@ -110,6 +126,24 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   async close(): Promise<void> {
+    this.remember()
+    this.closed = true
     await this.cdp.close()
+  }
+
+  /** After close (an interrupted run), a case still running must not start
+   *  a browser page or a runtime that nobody would stop. */
+  private ensureOpen(): void {
+    if (this.closed) throw new Error('the host was closed')
+  }
+}
+
+function consentWindow(window: { page: Page; isVisible(): boolean }): SmokeConsentWindow {
+  return {
+    page: window.page,
+    isOpen: () => window.isVisible(),
+    // Closing the page is what the person's close button does to a tab: the
+    // host sees the page go away, not a click.
+    close: () => window.page.close(),
   }
 }

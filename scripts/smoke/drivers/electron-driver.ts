@@ -3,18 +3,47 @@ import { join } from 'node:path'
 import { _electron, type ElectronApplication, type Page } from 'playwright-core'
 import { RuntimeClient } from '../../../src/main/core/runtime-client.ts'
 import { PROJECT_ROOT } from '../hosts/cdp/built-assets.ts'
+import { processTree } from '../process-cleanup.ts'
+import { throwawayEnvironment } from '../throwaway-env.ts'
+import { waitFor } from '../wait.ts'
 import type { SmokeConsentWindow, SmokeDriver } from './smoke-driver.ts'
 import type { DriverDirs } from './cdp-driver.ts'
+import {
+  promptWindowAt,
+  visibleConsentWindows,
+  workbenchWindow,
+  type OpenedRecord,
+  type WindowFacts,
+} from './electron-windows.ts'
+
+/** What `ASSENT_SMOKE_HOOKS=1` exposes on main's `globalThis.__assentSmoke`
+ *  (src/main/electron/smoke-hooks.ts). */
+interface Hooks {
+  connection(): unknown
+  restartRuntime(ttl?: number, phase?: number): Promise<void>
+  consentWindows(): OpenedRecord[]
+  workbenchWindowId(): number | undefined
+  runtime(): { pid?: number; port?: number }
+}
+
+interface MainFacts {
+  opened: OpenedRecord[]
+  workbenchId: number | undefined
+  windows: WindowFacts[]
+}
 
 /**
  * The scenario on the Electron host, driven by Playwright's Electron
  * support against the unfused development build (`npm run build` output).
- * Main runs in the Electron process, so the forged-token checks read the
- * runtime connection through `ASSENT_SMOKE_HOOKS=1`, which the development
- * main exposes on `globalThis.__assentSmoke` and a packaged build refuses.
+ * Main runs in the Electron process, so everything the cases need from main
+ * (the runtime connection for the forged-token checks, which window a prompt
+ * was shown in, which window is the workbench, the runtime's pid and port)
+ * comes through `ASSENT_SMOKE_HOOKS=1`, which the development main exposes
+ * on `globalThis.__assentSmoke` and a packaged build refuses.
  *
- * Not run on machines without an Electron binary (these CI machines): see
- * the README's QA section for what that leaves untested.
+ * Not run on machines without an Electron binary (these CI machines): the
+ * window selection is unit-tested (electron-windows.test.ts); see the
+ * README's QA section for what that leaves untested.
  */
 export class ElectronSmokeDriver implements SmokeDriver {
   readonly host = 'electron' as const
@@ -22,7 +51,10 @@ export class ElectronSmokeDriver implements SmokeDriver {
   readonly workspace: string
   readonly outsideDir: string
   private readonly app: ElectronApplication
-  private seen = new Set<Page>()
+  private seen = 0
+  private closed = false
+  private readonly pids = new Set<number>()
+  private readonly ports = new Set<number>()
 
   private constructor(app: ElectronApplication, dirs: DriverDirs, electronVersion: string) {
     this.app = app
@@ -43,54 +75,130 @@ export class ElectronSmokeDriver implements SmokeDriver {
       args: [join(PROJECT_ROOT, 'out/main/index.js')],
       env: {
         ...process.env,
-        HOME: dirs.home,
+        ...throwawayEnvironment(dirs.home),
         ASSENT_DATA_DIR: dirs.dataDir,
         ASSENT_SCOPED_ROOTS: dirs.workspace,
         ASSENT_SMOKE_HOOKS: '1',
       },
     })
     const version = await app.evaluate(({ app: electronApp }) => electronApp.getVersion())
-    return new ElectronSmokeDriver(app, dirs, version)
+    const driver = new ElectronSmokeDriver(app, dirs, version)
+    await driver.remember()
+    return driver
+  }
+
+  /** Calls a smoke hook in main. */
+  private hook<R>(name: keyof Hooks, ...args: unknown[]): Promise<R> {
+    return this.app.evaluate(
+      async (_electron, [method, list]) => {
+        const hooks = (
+          globalThis as { __assentSmoke?: Record<string, (...a: unknown[]) => unknown> }
+        ).__assentSmoke
+        if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
+        return hooks[method as string]!(...(list as unknown[]))
+      },
+      [name, args] as const,
+    ) as Promise<R>
+  }
+
+  /** The windows, the prompts' record and the workbench's id, in one look. */
+  private facts(): Promise<MainFacts> {
+    return this.app.evaluate(({ BrowserWindow }) => {
+      const hooks = (globalThis as { __assentSmoke?: Hooks }).__assentSmoke
+      if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
+      return {
+        opened: hooks.consentWindows(),
+        workbenchId: hooks.workbenchWindowId(),
+        windows: BrowserWindow.getAllWindows().map((window) => ({
+          windowId: window.id,
+          visible: window.isVisible(),
+          url: window.webContents.getURL(),
+        })),
+      }
+    })
+  }
+
+  /** The Playwright page of a BrowserWindow. */
+  private async pageOf(windowId: number, timeoutMs = 15_000): Promise<Page> {
+    return waitFor(
+      async () => {
+        for (const page of this.app.windows()) {
+          if (page.isClosed()) continue
+          const handle = await this.app.browserWindow(page).catch(() => undefined)
+          const id = await handle?.evaluate((window) => window.id).catch(() => undefined)
+          if (id === windowId) return page
+        }
+        return undefined
+      },
+      `the page of window ${windowId}`,
+      timeoutMs,
+    )
+  }
+
+  private consentWindow(page: Page, windowId: number): SmokeConsentWindow {
+    return {
+      page,
+      isOpen: () => !page.isClosed(),
+      close: async () => {
+        await this.app.evaluate(
+          ({ BrowserWindow }, id) => BrowserWindow.fromId(id)?.close(),
+          windowId,
+        )
+      },
+    }
   }
 
   async workbench(): Promise<Page> {
-    const page = await this.app.firstWindow()
-    this.seen.add(page)
-    return page
+    const facts = await waitFor(async () => {
+      const now = await this.facts()
+      return workbenchWindow(now.workbenchId, now.opened, now.windows) ? now : undefined
+    }, 'the workbench window')
+    return this.pageOf(facts.workbenchId!)
   }
 
   async nextConsentWindow(timeoutMs = 15_000): Promise<SmokeConsentWindow> {
-    const page = await this.app.waitForEvent('window', {
-      timeout: timeoutMs,
-      predicate: (candidate) => !this.seen.has(candidate),
-    })
-    this.seen.add(page)
+    const index = this.seen
+    const found = await waitFor(
+      async () => {
+        const now = await this.facts()
+        const window = promptWindowAt(now.opened, index, now.windows)
+        return window.state === 'shown' || window.state === 'closed' ? window : undefined
+      },
+      'a consent window shown for the next prompt',
+      timeoutMs,
+    )
+    this.seen += 1
+    if (found.state === 'closed') throw new Error(`the window for ${found.record.promptId} closed`)
+    const page = await this.pageOf(found.record.windowId, timeoutMs)
     await page.waitForLoadState('domcontentloaded')
-    return { page, isOpen: () => !page.isClosed() }
+    return this.consentWindow(page, found.record.windowId)
   }
 
-  openConsentWindows(): SmokeConsentWindow[] {
-    return this.app
-      .windows()
-      .filter((page) => page.url().startsWith('assent-consent:') && !page.isClosed())
-      .map((page) => ({ page, isOpen: () => !page.isClosed() }))
+  async openConsentWindows(): Promise<SmokeConsentWindow[]> {
+    const now = await this.facts()
+    const visible = visibleConsentWindows(now.opened, now.windows)
+    return Promise.all(
+      visible.map(async (window) =>
+        this.consentWindow(await this.pageOf(window.windowId), window.windowId),
+      ),
+    )
+  }
+
+  async consentWindowsOpened(): Promise<number> {
+    return (await this.facts()).opened.length
   }
 
   /** Main holds the runtime connection; the development build hands it to
    *  the scenario through the smoke hooks, so the scenario can play main's
    *  part in the forged-token checks. */
   async runtime() {
-    const raw = await this.app.evaluate(() => {
-      const hooks = (globalThis as { __assentSmoke?: { connection(): unknown } }).__assentSmoke
-      if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
-      return hooks.connection()
-    })
-    const value = raw as {
+    await this.remember()
+    const value = await this.hook<{
       port: number
       instanceId: string
       bearerToken: string
       consentKey: string
-    }
+    }>('connection')
     const connection = { ...value, consentKey: Buffer.from(value.consentKey, 'base64url') }
     return { client: new RuntimeClient(() => connection), connection }
   }
@@ -104,32 +212,45 @@ export class ElectronSmokeDriver implements SmokeDriver {
   async restartRuntime(
     options: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
   ): Promise<void> {
+    if (this.closed) throw new Error('the host was closed')
+    await this.remember()
+    await this.hook('restartRuntime', options.approvalTtlMs, options.questionPhaseMs)
+    await this.remember()
+  }
+
+  /** Resizes the workbench's content (never a consent window or the spare). */
+  async setViewport(size: { width: number; height: number }): Promise<void> {
+    const { workbenchId, opened, windows } = await this.facts()
+    const target = workbenchWindow(workbenchId, opened, windows)
+    if (!target) throw new Error('no workbench window to resize')
     await this.app.evaluate(
-      async (_electron, [ttl, phase]) => {
-        const hooks = (
-          globalThis as {
-            __assentSmoke?: { restartRuntime(ttl?: number, phase?: number): Promise<void> }
-          }
-        ).__assentSmoke
-        if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
-        await hooks.restartRuntime(ttl, phase)
-      },
-      [options.approvalTtlMs, options.questionPhaseMs] as const,
+      ({ BrowserWindow }, { id, width, height }) =>
+        BrowserWindow.fromId(id)?.setContentSize(width, height),
+      { id: target.windowId, ...size },
     )
   }
 
-  async setViewport(size: { width: number; height: number }): Promise<void> {
-    await this.app.evaluate(({ BrowserWindow }, { width, height }) => {
-      BrowserWindow.getAllWindows()[0]?.setContentSize(width, height)
-    }, size)
-  }
-
+  /** Electron's process tree and the runtime's process and port, as last
+   *  seen (main cannot be asked after it quit). */
   owned(): { pids: number[]; ports: number[] } {
     const pid = this.app.process().pid
-    return { pids: pid ? [pid] : [], ports: [] }
+    if (pid) {
+      this.pids.add(pid)
+      if (!this.closed) for (const child of processTree(pid)) this.pids.add(child)
+    }
+    return { pids: [...this.pids], ports: [...this.ports] }
+  }
+
+  private async remember(): Promise<void> {
+    const { pid, port } = await this.hook<{ pid?: number; port?: number }>('runtime')
+    if (pid) this.pids.add(pid)
+    if (port) this.ports.add(port)
+    this.owned()
   }
 
   async close(): Promise<void> {
+    await this.remember().catch(() => undefined)
+    this.closed = true
     await this.app.close()
   }
 }

@@ -6,6 +6,9 @@ import type { RuntimeConnection } from '../../../src/main/core/runtime-superviso
 export interface SmokeConsentWindow {
   page: Page
   isOpen(): boolean
+  /** Closes the window itself, as the title bar's close button does
+   *  (no button in the page is pressed). */
+  close(): Promise<void>
 }
 
 /**
@@ -21,7 +24,12 @@ export interface SmokeDriver {
   readonly outsideDir: string
   workbench(): Promise<Page>
   nextConsentWindow(timeoutMs?: number): Promise<SmokeConsentWindow>
-  openConsentWindows(): SmokeConsentWindow[]
+  /** Consent windows shown to the person and still open (a prepared,
+   *  hidden spare is not one). */
+  openConsentWindows(): Promise<SmokeConsentWindow[]>
+  /** How many consent windows were handed to prompts since the start: a
+   *  window that opened and closed again between two looks still counts. */
+  consentWindowsOpened(): Promise<number>
   runtime(): Promise<{ client: RuntimeClient; connection: RuntimeConnection }>
   reloadWorkbench(): Promise<Page>
   restartRuntime(options?: { approvalTtlMs?: number; questionPhaseMs?: number }): Promise<void>

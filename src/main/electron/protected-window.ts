@@ -26,6 +26,8 @@ export interface ElectronProtectedWindowFactoryOptions {
   /** A monotonic clock for input recency (`performance.now`). */
   now: () => number
   onDiagnostic?: (message: string) => void
+  /** Told which BrowserWindow a prompt was handed (the smoke hooks only). */
+  onOpened?: (promptId: string, windowId: number) => void
 }
 
 /**
@@ -46,7 +48,9 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
   }
 
   async open(promptId: string, size: WindowSize): Promise<ProtectedWindow> {
-    return (await this.spares.take(size)).claim(promptId)
+    const window = (await this.spares.take(size)).claim(promptId)
+    this.options.onOpened?.(promptId, window.windowId)
+    return window
   }
 
   /** Prepares the first spare, so even the first prompt finds one. */
@@ -193,6 +197,11 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
       this.closed = true
       for (const listener of this.closedListeners.splice(0)) listener()
     })
+  }
+
+  /** The BrowserWindow's id (for the smoke hooks' record of prompts). */
+  get windowId(): number {
+    return this.win.id
   }
 
   /** Binds this prepared window to its one prompt. */
