@@ -157,6 +157,7 @@ export const en = {
         autoReviewed: 'Reviewed automatically',
         stale: 'No longer waiting',
       },
+      escalated: 'The automatic reviewer asked you because: {{reason}}',
       autoAllowed: 'The automatic reviewer allowed it: {{reason}}',
       autoDenied: 'The automatic reviewer denied it: {{reason}}',
       expiredNote: 'Nobody confirmed it in time; it did not run.',

@@ -153,6 +153,7 @@ export const zhCN: Catalog = {
         autoReviewed: '已自动审核',
         stale: '不再等待',
       },
+      escalated: '自动审核程序请你决定，原因：{{reason}}',
       autoAllowed: '自动审核程序已允许：{{reason}}',
       autoDenied: '自动审核程序已拒绝：{{reason}}',
       expiredNote: '没有人及时确认，操作未运行。',
