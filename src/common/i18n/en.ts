@@ -257,6 +257,8 @@ export const en = {
       revoke: 'Revoke',
       revokeLabel: 'Revoke "always allow" for {{what}}',
       revokeServer: 'Revoke all for {{server}}',
+      anyCall: 'any {{tool}} call',
+      toolScope: 'any call, inside this room’s sandbox; sensitive files still ask',
       failed: 'Could not revoke: {{reason}}',
     },
     settings: {

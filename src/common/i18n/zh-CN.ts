@@ -251,6 +251,8 @@ export const zhCN: Catalog = {
       revoke: '撤销',
       revokeLabel: '撤销对 {{what}} 的“始终允许”',
       revokeServer: '撤销 {{server}} 的全部授权',
+      anyCall: '任何 {{tool}} 调用',
+      toolScope: '此房间沙箱内的任何调用；敏感文件仍会询问',
       failed: '无法撤销：{{reason}}',
     },
     settings: {
