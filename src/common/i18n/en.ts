@@ -168,6 +168,7 @@ export const en = {
     },
     pending: {
       heading: 'Waiting for your confirmation',
+      settledLabel: 'Recent requests',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',

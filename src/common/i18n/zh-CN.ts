@@ -164,6 +164,7 @@ export const zhCN: Catalog = {
     },
     pending: {
       heading: '等待你的确认',
+      settledLabel: '最近的请求',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',
