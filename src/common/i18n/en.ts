@@ -157,6 +157,7 @@ export const en = {
         autoReviewed: 'Reviewed automatically',
         stale: 'No longer waiting',
       },
+      escalated: 'The automatic reviewer asked you because: {{reason}}',
       autoAllowed: 'The automatic reviewer allowed it: {{reason}}',
       autoDenied: 'The automatic reviewer denied it: {{reason}}',
       expiredNote: 'Nobody confirmed it in time; it did not run.',
@@ -167,6 +168,7 @@ export const en = {
     },
     pending: {
       heading: 'Waiting for your confirmation',
+      settledLabel: 'Recent requests',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',
@@ -256,6 +258,8 @@ export const en = {
       revoke: 'Revoke',
       revokeLabel: 'Revoke "always allow" for {{what}}',
       revokeServer: 'Revoke all for {{server}}',
+      anyCall: 'any {{tool}} call',
+      toolScope: 'any call, inside this room’s sandbox; sensitive files still ask',
       failed: 'Could not revoke: {{reason}}',
     },
     settings: {

@@ -153,6 +153,7 @@ export const zhCN: Catalog = {
         autoReviewed: '已自动审核',
         stale: '不再等待',
       },
+      escalated: '自动审核程序请你决定，原因：{{reason}}',
       autoAllowed: '自动审核程序已允许：{{reason}}',
       autoDenied: '自动审核程序已拒绝：{{reason}}',
       expiredNote: '没有人及时确认，操作未运行。',
@@ -163,6 +164,7 @@ export const zhCN: Catalog = {
     },
     pending: {
       heading: '等待你的确认',
+      settledLabel: '最近的请求',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',
@@ -250,6 +252,8 @@ export const zhCN: Catalog = {
       revoke: '撤销',
       revokeLabel: '撤销对 {{what}} 的“始终允许”',
       revokeServer: '撤销 {{server}} 的全部授权',
+      anyCall: '任何 {{tool}} 调用',
+      toolScope: '此房间沙箱内的任何调用；敏感文件仍会询问',
       failed: '无法撤销：{{reason}}',
     },
     settings: {

@@ -184,6 +184,49 @@ describe('ApprovalCard', () => {
     expect(within(article).queryByTestId('approval-mcp-description')).toBeNull()
   })
 
+  it('says why the automatic reviewer left an open approval to the person, as secondary text', () => {
+    const { article } = renderCard(card({ escalationReason: 'commands are decided by a person' }))
+    const note = within(article).getByTestId('approval-escalation')
+    expect(note.textContent).toBe(
+      'The automatic reviewer asked you because: commands are decided by a person',
+    )
+    expect(note.className).toBe('card__note')
+    expect(within(article).getByTestId('approval-review')).toBeDefined()
+  })
+
+  it('says nothing about the reviewer when it did not escalate', () => {
+    const { article } = renderCard(card())
+    expect(within(article).queryByTestId('approval-escalation')).toBeNull()
+    expect(article.textContent).not.toContain('automatic reviewer')
+  })
+
+  it('drops the escalation reason once the card is no longer open: the outcome speaks instead', () => {
+    const reason = 'commands are decided by a person'
+    for (const state of [
+      card({
+        escalationReason: reason,
+        status: 'allowed',
+        decision: 'allow-once',
+        decidedBy: 'user',
+      }),
+      card({ escalationReason: reason }, true),
+    ]) {
+      const { article } = renderCard(state)
+      expect(within(article).queryByTestId('approval-escalation')).toBeNull()
+      cleanup()
+    }
+  })
+
+  it('says why the reviewer escalated in Chinese with the zh-CN catalog', () => {
+    renderWithI18n(
+      <ApprovalCard card={card({ escalationReason: 'x' })} args={{}} onReview={() => {}} />,
+      'zh-CN',
+    )
+    expect(screen.getByTestId('approval-escalation').textContent).toBe(
+      '自动审核程序请你决定，原因：x',
+    )
+  })
+
   it('opens the same review from "Review and allow" and from "Deny"', () => {
     const { article, onReview } = renderCard(card())
     fireEvent.click(within(article).getByTestId('approval-review'))

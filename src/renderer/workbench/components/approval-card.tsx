@@ -54,6 +54,11 @@ export function ApprovalCard({ card, args, reviewing, error, onReview }: Approva
         {open ? null : <OutcomeLabel outcome={outcome} />}
       </header>
       <p className="card__summary">{approval.summary}</p>
+      {open && approval.escalationReason ? (
+        <p className="card__note" data-testid="approval-escalation">
+          {t('workbench.card.escalated', { reason: approval.escalationReason })}
+        </p>
+      ) : null}
       {approval.mcp ? (
         <p className="card__note" data-testid="approval-mcp-description">
           {t('workbench.card.toolDescription')}: {approval.mcp.toolDescription}

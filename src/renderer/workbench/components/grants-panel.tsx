@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import type { TFunction } from 'i18next'
 import type { Grant } from '../../../runtime/contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
 
@@ -36,23 +37,19 @@ export function GrantsPanel({ grants, onRevoke, onRevokeServer }: GrantsPanelPro
         ) : (
           <ul className="grants__list">
             {grants.map((grant) => {
-              // An MCP grant names its server: the same tool name on two
-              // servers is two different things to allow.
-              const what = grant.command
-                ? grant.command.join(' ')
-                : grant.mcp
-                  ? `${grant.mcp.serverId}: ${grant.toolName}`
-                  : grant.toolName
+              const coverage = coverageOf(grant)
+              const what = describe(t, grant, coverage)
               return (
                 <li
                   key={grant.id}
                   className="grants__item"
                   data-testid="grant"
                   data-grant-id={grant.id}
+                  data-scope={coverage.scope}
                 >
-                  <span className="grants__what">
-                    <span className="mono">{grant.mcp ? what : grant.toolName}</span>
-                    {grant.command ? <code className="grants__command">{what}</code> : null}
+                  <span className="grants__what" data-testid="grant-what">
+                    <span className="mono">{coverage.scope === 'mcp' ? what : grant.toolName}</span>
+                    <Coverage coverage={coverage} />
                   </span>
                   <button
                     type="button"
@@ -88,4 +85,71 @@ export function GrantsPanel({ grants, onRevoke, onRevokeServer }: GrantsPanelPro
       </div>
     </details>
   )
+}
+
+/**
+ * What one grant lets the agent do unasked, as the runtime matches it
+ * (src/runtime/agent/grant-scope.ts): one exact command, one real path, any
+ * call of the tool (still inside the room's sandbox), or one MCP tool
+ * definition. A row from before scopes were stored answers for its command
+ * or MCP definition only, so it reads as one of those; a row that names
+ * nothing the runtime can match shows as the bare tool, still revocable.
+ */
+export type GrantCoverage =
+  | { scope: 'command'; line: string }
+  | { scope: 'path'; path: string }
+  | { scope: 'tool' }
+  | { scope: 'mcp'; serverId: string }
+  | { scope: 'unscoped' }
+
+export function coverageOf(grant: Grant): GrantCoverage {
+  // An MCP grant is matched on its server and tool definition alone.
+  if (grant.mcp) return { scope: 'mcp', serverId: grant.mcp.serverId }
+  switch (grant.scope) {
+    case 'tool':
+      return { scope: 'tool' }
+    case 'path':
+      return grant.path === undefined ? { scope: 'unscoped' } : { scope: 'path', path: grant.path }
+    case 'command':
+    case undefined:
+      // Joined as the runtime joins the argv in the approval's summary, so the
+      // line reads as the command the person allowed.
+      return grant.command
+        ? { scope: 'command', line: grant.command.join(' ') }
+        : { scope: 'unscoped' }
+    default:
+      return { scope: 'unscoped' }
+  }
+}
+
+/** The grant in one line, for the revoke button's label. */
+function describe(t: TFunction, grant: Grant, coverage: GrantCoverage): string {
+  switch (coverage.scope) {
+    case 'command':
+      return coverage.line
+    case 'path':
+      return `${grant.toolName}: ${coverage.path}`
+    case 'tool':
+      return t('workbench.grants.anyCall', { tool: grant.toolName })
+    case 'mcp':
+      // The same tool name on two servers is two different things to allow.
+      return `${coverage.serverId}: ${grant.toolName}`
+    case 'unscoped':
+      return grant.toolName
+  }
+}
+
+function Coverage({ coverage }: { coverage: GrantCoverage }) {
+  const { t } = useTranslation()
+  switch (coverage.scope) {
+    case 'command':
+      return <code className="grants__command">{coverage.line}</code>
+    case 'path':
+      return <code className="grants__command">{coverage.path}</code>
+    case 'tool':
+      return <span className="grants__scope">{t('workbench.grants.toolScope')}</span>
+    case 'mcp':
+    case 'unscoped':
+      return null
+  }
 }

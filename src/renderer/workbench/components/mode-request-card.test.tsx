@@ -18,13 +18,19 @@ import { RoomView } from './room-view.tsx'
 afterEach(cleanup)
 
 /** A room whose picker asks for `to`; the protected window's answer is held
- *  until the test gives it, unless `reply` answers at once. */
-async function requestMode(to: string, lang: Language = 'en', reply?: () => Promise<unknown>) {
+ *  until the test gives it, unless `reply` answers at once. The room has one
+ *  open approval unless `withApproval` is false. */
+async function requestMode(
+  to: string,
+  lang: Language = 'en',
+  reply?: () => Promise<unknown>,
+  withApproval = true,
+) {
   const gui = new FakeGui()
   gui.timelines.set('room-1', {
     ...emptyTimeline('room-1'),
-    toolCalls: [toolCallFixture()],
-    approvals: [approvalFixture()],
+    toolCalls: withApproval ? [toolCallFixture()] : [],
+    approvals: withApproval ? [approvalFixture()] : [],
   })
   gui.permissionsOf.set('room-1', permissionsFixture())
   const answer = deferred<unknown>()
@@ -90,6 +96,36 @@ describe('the permissions request card', () => {
     expect(card.textContent).toContain('Nothing changed: the room still runs as Ask for approval.')
     fireEvent.click(within(card).getByTestId('mode-request-dismiss'))
     expect(screen.queryByTestId('mode-request-card')).toBeNull()
+  })
+
+  it('stops saying the person is awaited once the only request left in the block has closed', async () => {
+    const { answer } = await requestMode('approve-for-me', 'en', undefined, false)
+    const block = screen.getByTestId('pending-approvals')
+    expect(within(block).getByTestId('pending-heading').textContent).toBe(
+      'Waiting for your confirmation',
+    )
+    expect(screen.getByRole('region', { name: 'Waiting for your confirmation' })).toBe(block)
+    await act(async () => answer.resolve({ status: 'cancelled' }))
+    await screen.findByTestId('mode-request-outcome')
+    expect(within(block).queryByTestId('pending-heading')).toBeNull()
+    expect(block.textContent).not.toContain('Waiting for your confirmation')
+    expect(screen.getByRole('region', { name: 'Recent requests' })).toBe(block)
+  })
+
+  it('keeps the heading while an approval is still open beside a closed request', async () => {
+    const { answer } = await requestMode('approve-for-me')
+    await act(async () => answer.resolve({ status: 'cancelled' }))
+    await screen.findByTestId('mode-request-outcome')
+    expect(screen.getByTestId('pending-heading').textContent).toBe('Waiting for your confirmation')
+  })
+
+  it('names the settled block in Chinese with the zh-CN catalog', async () => {
+    const { answer } = await requestMode('approve-for-me', 'zh-CN', undefined, false)
+    await act(async () => answer.resolve({ status: 'cancelled' }))
+    await screen.findByTestId('mode-request-outcome')
+    expect(screen.getByRole('region', { name: '最近的请求' })).toBe(
+      screen.getByTestId('pending-approvals'),
+    )
   })
 
   it('shows the failure and its reason in the page language', async () => {

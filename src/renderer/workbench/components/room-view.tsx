@@ -14,7 +14,7 @@ import { timelineItems } from '../state/timeline-items.ts'
 import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
-import { ModeRequestCard, type ModeRequest } from './mode-request-card.tsx'
+import type { ModeRequest } from './mode-request-card.tsx'
 import { TamperedRoomBanner } from './integrity-banner.tsx'
 import { PendingApprovals, type CardActivity } from './pending-approvals.tsx'
 import { PendingInputs } from './pending-inputs.tsx'
@@ -284,11 +284,8 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         timeline={state.timeline}
         activity={activity}
         onReview={(card) => void review(card)}
-        modeRequest={
-          modeRequest ? (
-            <ModeRequestCard request={modeRequest} onDismiss={() => setModeRequest(undefined)} />
-          ) : undefined
-        }
+        modeRequest={modeRequest}
+        onDismissModeRequest={() => setModeRequest(undefined)}
       />
       <p
         className={`status-line${waitingTools ? ' status-line--waiting' : ''}`}

@@ -41,6 +41,18 @@ describe('approval cards', () => {
     expect([...cards.values()][0]?.approval.status).toBe('allowed')
   })
 
+  it("keeps the reviewer's escalation reason when an older report without it arrives later", () => {
+    const escalated = approvalFixture({ escalationReason: 'commands are decided by a person' })
+    const cards = mergeApproval(reconcileApprovals(none, [escalated]), approvalFixture())
+    expect([...cards.values()][0]?.approval.escalationReason).toBe(
+      'commands are decided by a person',
+    )
+    const refreshed = mergeApproval(mergeApproval(none, approvalFixture()), escalated)
+    expect([...refreshed.values()][0]?.approval.escalationReason).toBe(
+      'commands are decided by a person',
+    )
+  })
+
   it('collects open cards in order of arrival, leaving decided ones out', () => {
     let cards = none
     cards = mergeApproval(cards, approvalFixture({ id: 'late', createdAt: 30 }))

@@ -151,6 +151,15 @@ export function outcomeOf(card: CardState): CardOutcome {
 function newer(current: ApprovalSummary, incoming: ApprovalSummary): ApprovalSummary {
   const settled = (approval: ApprovalSummary) => approval.status !== 'pending'
   if (settled(current) && !settled(incoming)) return current
+  // The reviewer's reason is recorded after the approval was created and is
+  // never removed while it waits: a report without it (the approval.requested
+  // event, a timeline asked for earlier) is older, not a retraction.
+  if (
+    !settled(incoming) &&
+    incoming.escalationReason === undefined &&
+    current.escalationReason !== undefined
+  )
+    return { ...incoming, escalationReason: current.escalationReason }
   return incoming
 }
 
