@@ -321,4 +321,26 @@ describe('ConsentController', () => {
       expect(verifies(changes), JSON.stringify(changes)).toBe(false)
     }
   })
+  it('reports a failure, not a decision, when the runtime answers a decision off-contract', async () => {
+    const windows = new FakeWindows()
+    const client = Object.create(harness.client) as typeof harness.client
+    client.decideApproval = async () => ({ status: 200, body: { approval: { status: 'allowed' } } })
+    const controller = new ConsentController({
+      client,
+      connection: () => harness.supervisor.current,
+      windows,
+      preferences: () => ({ lang: 'en', theme: 'light' }),
+      enableDelayMs: 0,
+    })
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write offcontract.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toEqual({
+      status: 'failed',
+      error: expect.stringMatching(/did not match its contract/),
+    })
+    expect(window.closed).toBe(true)
+  })
 })
