@@ -7,13 +7,14 @@ import {
   WORKBENCH_CHANNELS,
 } from '../../../../src/common/ipc-channels.ts'
 import type { WorkbenchNotifier } from '../../../../src/main/core/host-port.ts'
+import { WORKBENCH_SITE } from '../../../../src/main/electron/app-layout.ts'
 import { WORKBENCH_RECEIVE } from '../../../../src/preload-workbench/cdp-bridge-names.ts'
 import { WORKBENCH_ORIGIN, WORKBENCH_URL, routeOnly } from './asset-router.ts'
 import type { BuiltAssets } from './built-assets.ts'
 import { CdpPageChannel } from './page-channel.ts'
 
-export const WORKBENCH_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+/** The Electron host's workbench policy, sent as a header here too. */
+export const WORKBENCH_CSP = WORKBENCH_SITE.contentSecurityPolicy
 
 const CHANNELS: ReadonlySet<string> = new Set(Object.keys(WORKBENCH_CHANNELS))
 
