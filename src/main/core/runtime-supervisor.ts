@@ -207,7 +207,9 @@ export class RuntimeSupervisor {
       this.restartTimer = undefined
       if (this.stopping || this.process) return
       this.start().catch((error: unknown) => {
-        if (this.stopping) return
+        // Stopped, or someone else started (or is starting) a runtime since:
+        // this failed attempt is no longer the one to follow up.
+        if (this.stopping || this.process !== undefined) return
         this.options.onDown?.(
           `restart failed: ${(error as Error).message}; trying again in ${restartDelayMs(this.failures)} ms`,
         )
