@@ -9,6 +9,7 @@ import {
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
 import { pressEscapeToCancel } from '../scripts/smoke/consent-keys.ts'
+import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../src/common/ipc-channels.ts'
 
 const run = chromiumAvailable()
 let h: HostHarness
@@ -221,5 +222,67 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     })
     expect(await status(approvalId)).toBe('pending')
     expect(h.host.windows.opened).toHaveLength(windowsBefore)
+  })
+  it("refuses a decision sent through the binding from any world but the main frame's preload world", async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write subframe.txt x')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    const promptId = consent.promptId!
+    // A second DevTools session plays a script that reached another world:
+    // a same-origin subframe with its own world under the preload's name,
+    // where the binding (scoped by world name only) is installed too.
+    const cdp = await consent.context.newCDPSession(consent.page)
+    const contexts: Array<{ id: number; name: string; frameId?: string }> = []
+    cdp.on('Runtime.executionContextCreated', ({ context }) =>
+      contexts.push({
+        id: context.id,
+        name: context.name,
+        frameId: (context.auxData as { frameId?: string } | undefined)?.frameId,
+      }),
+    )
+    await cdp.send('Runtime.enable')
+    await cdp.send('Page.enable')
+    await cdp.send('Runtime.evaluate', {
+      expression: "document.body.append(document.createElement('iframe'))",
+    })
+    const tree = await cdp.send('Page.getFrameTree')
+    const mainFrameId = tree.frameTree.frame.id
+    const childFrameId = tree.frameTree.childFrames?.[0]?.frame.id
+    if (!childFrameId) throw new Error('the subframe did not appear')
+    const { executionContextId: childWorld } = await cdp.send('Page.createIsolatedWorld', {
+      frameId: childFrameId,
+      worldName: CDP_PROTECTED_WORLD,
+    })
+    const send = (contextId: number, answer: string) =>
+      cdp.send('Runtime.evaluate', {
+        contextId,
+        expression: `typeof ${CDP_PROTECTED_BINDING} === 'function' && (${CDP_PROTECTED_BINDING}(${JSON.stringify(JSON.stringify({ promptId, answer }))}), true)`,
+        returnByValue: true,
+      })
+    const refusalsBefore = consent.channel.refusals.length
+    const sent = await send(childWorld, 'allow-once')
+    // The binding really was there: only the sender check stands between.
+    expect(sent.result.value).toBe(true)
+    await eventually(
+      () => consent.channel.refusals.length > refusalsBefore || undefined,
+      'the refusal',
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(await status(approvalId)).toBe('pending')
+    expect(consent.isVisible()).toBe(true)
+    // The same message from the main frame's preload world is accepted:
+    // what was refused above was the sender, not the message.
+    const preloadWorld = contexts.find(
+      (context) => context.name === CDP_PROTECTED_WORLD && context.frameId === mainFrameId,
+    )
+    if (!preloadWorld) throw new Error("the main frame's preload world was not found")
+    const refusals = consent.channel.refusals.length
+    expect((await send(preloadWorld.id, 'deny')).result.value).toBe(true)
+    await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'deny' })
+    expect(consent.channel.refusals).toHaveLength(refusals)
+    expect(existsSync(join(h.workspace, 'subframe.txt'))).toBe(false)
+    await cdp.detach().catch(() => undefined)
   })
 })

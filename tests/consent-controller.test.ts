@@ -1,65 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ConsentView } from '../src/common/consent-view.ts'
 import { ConsentController } from '../src/main/core/consent-controller.ts'
-import type { ProtectedWindow, ProtectedWindowFactory } from '../src/main/core/host-port.ts'
 import { canonicalJson } from '../src/common/canonical-json.ts'
-import { parseConsentToken } from '../src/runtime/consent/consent-token.ts'
+import { ConsentTokenVerifier, parseConsentToken } from '../src/runtime/consent/consent-token.ts'
+import type { ApprovalDecision } from '../src/runtime/contracts/consent.ts'
 import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
 import { editDatabase } from './support/integrity-helpers.ts'
+import { FakeWindow, FakeWindows } from './support/fake-protected-windows.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
-
-// The host (a window system) is what a unit of main's core cannot bring
-// along, so a recording fake stands in for it; the runtime is real.
-class FakeWindow implements ProtectedWindow {
-  readonly promptId: string
-  views: ConsentView[] = []
-  visible = true
-  focused = true
-  closed = false
-  focusCount = 0
-  private readonly closedListeners: Array<() => void> = []
-
-  constructor(promptId: string) {
-    this.promptId = promptId
-  }
-  async show(view: ConsentView) {
-    this.views.push(view)
-  }
-  focus() {
-    this.focusCount += 1
-  }
-  close() {
-    if (this.closed) return
-    this.closed = true
-    for (const listener of this.closedListeners) listener()
-  }
-  isVisible() {
-    return this.visible && !this.closed
-  }
-  isFocused() {
-    return this.focused && !this.closed
-  }
-  onClosed(listener: () => void) {
-    this.closedListeners.push(listener)
-  }
-}
-
-class FakeWindows implements ProtectedWindowFactory {
-  opened: FakeWindow[] = []
-  async open(promptId: string) {
-    const window = new FakeWindow(promptId)
-    this.opened.push(window)
-    return window
-  }
-  last(): FakeWindow {
-    const window = this.opened.at(-1)
-    if (!window) throw new Error('no window opened')
-    return window
-  }
-}
 
 let harness: RuntimeHarness
 
@@ -81,17 +31,9 @@ function controllerWith(windows: FakeWindows, extra: Partial<{ now: () => number
   })
 }
 
-/** Waits for the next window to open and show its view. */
-async function windowShown(windows: FakeWindows): Promise<FakeWindow> {
-  const seen = shownCount.get(windows) ?? 0
-  const window = await eventually(() => {
-    const next = windows.opened[seen]
-    return next?.views.length ? next : undefined
-  }, 'the view')
-  shownCount.set(windows, seen + 1)
-  return window
+function windowShown(windows: FakeWindows): Promise<FakeWindow> {
+  return windows.nextShown()
 }
-const shownCount = new WeakMap<FakeWindows, number>()
 
 describe('ConsentController', () => {
   it('shows the canonical action and allows only after a decision from its own window', async () => {
@@ -328,5 +270,77 @@ describe('ConsentController', () => {
     controller.handleDecision(window.promptId, 'deny', window)
     await outcome
     expect(parseConsentToken(minted ?? '')?.expiresAtMs).toBe(now + 30_000)
+  })
+  it('mints a token bound to the approval, the decision, the digest shown and the live instance', async () => {
+    const windows = new FakeWindows()
+    const sent: Array<{ token: string; decision: ApprovalDecision; digest: string }> = []
+    const client = Object.create(harness.client) as typeof harness.client
+    client.decideApproval = async (id, decision, token, digest) => {
+      sent.push({ token, decision, digest })
+      return harness.client.decideApproval(id, decision, token, digest)
+    }
+    const controller = new ConsentController({
+      client,
+      connection: () => harness.supervisor.current,
+      windows,
+      preferences: () => ({ lang: 'en', theme: 'light' }),
+      enableDelayMs: 0,
+    })
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write bound.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    const shown = window.views[0]
+    const shownPrefix = shown?.subject === 'approval' ? shown.digestPrefix : undefined
+    const { consentKey, instanceId } = harness.connection()
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(sent).toHaveLength(1)
+    const [{ token, decision, digest }] = sent as [(typeof sent)[number]]
+    expect(decision).toBe('allow-once')
+    // The digest main binds is the one whose prefix the window displayed.
+    expect(digest).toBe(view.actionDigest)
+    expect(shownPrefix).toBe(digest.slice(0, 12))
+    const subject = { approvalId: view.approval.id, decision, actionDigest: digest, instanceId }
+    // A fresh verifier per check: verify() burns the nonce even on a mismatch.
+    const verifies = (changes: Partial<typeof subject>) =>
+      new ConsentTokenVerifier({ key: consentKey, now: Date.now }).verify(token, {
+        kind: 'approval',
+        subject: { ...subject, ...changes },
+      })
+    expect(verifies({})).toBe(true)
+    const otherDigest = `${digest.slice(0, -1)}${digest.endsWith('0') ? '1' : '0'}`
+    for (const changes of [
+      { actionDigest: otherDigest },
+      { actionDigest: view.actionDigest.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')) },
+      { decision: 'allow-always' as const },
+      { decision: 'deny' as const },
+      { instanceId: `${instanceId}-previous` },
+      { approvalId: `${view.approval.id}x` },
+    ]) {
+      expect(verifies(changes), JSON.stringify(changes)).toBe(false)
+    }
+  })
+  it('reports a failure, not a decision, when the runtime answers a decision off-contract', async () => {
+    const windows = new FakeWindows()
+    const client = Object.create(harness.client) as typeof harness.client
+    client.decideApproval = async () => ({ status: 200, body: { approval: { status: 'allowed' } } })
+    const controller = new ConsentController({
+      client,
+      connection: () => harness.supervisor.current,
+      windows,
+      preferences: () => ({ lang: 'en', theme: 'light' }),
+      enableDelayMs: 0,
+    })
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write offcontract.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windowShown(windows)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toEqual({
+      status: 'failed',
+      error: expect.stringMatching(/did not match its contract/),
+    })
+    expect(window.closed).toBe(true)
   })
 })

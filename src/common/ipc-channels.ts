@@ -1,3 +1,5 @@
+import type { WorkbenchChannel } from './assent-gui.ts'
+
 /** IPC channel names, `assent:<area>:<verb>`. The only channels that exist. */
 export const IPC = {
   /** main → protected preload: the canonical view to render. */
@@ -21,6 +23,19 @@ export const IPC = {
   /** main → workbench: allowlisted runtime events and runtime status. */
   runtimeEvent: 'assent:runtime:event',
 } as const
+
+/** The workbench's invoke channels, by the name `assentGui` calls them: the
+ *  one map both the workbench preload (which sends) and main (which
+ *  registers a sender-validated handler for each) read, so they cannot drift
+ *  apart. */
+export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = Object.freeze({
+  gateway: IPC.gatewayCall,
+  review: IPC.reviewApproval,
+  reject: IPC.rejectApprovalForMessage,
+  form: IPC.openSensitiveForm,
+  mode: IPC.requestModeChange,
+  preferences: IPC.setPreferences,
+})
 
 /** Name of the isolated world the CDP host injects the protected preload
  *  into, and of the binding visible only in that world. */

@@ -337,10 +337,10 @@ export class ConsentController {
     return connection
   }
 
+  /** The room's title, as the window shows it. A room the runtime cannot
+   *  answer for (or answers for in a shape main cannot read) opens no window. */
   private async roomLabel(roomId: string): Promise<string> {
-    const response = await this.options.client.raw('GET', `/v1/rooms/${roomId}`)
-    const title = (response.body as { room?: { title?: unknown } } | null)?.room?.title
-    return typeof title === 'string' ? title : roomId
+    return (await this.options.client.getRoom(roomId)).title
   }
 
   private diagnostic(message: string): void {

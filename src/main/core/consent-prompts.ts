@@ -7,7 +7,7 @@ import type { InputRequestRecord } from '../../runtime/contracts/input-request.t
 import type { PermissionMode } from '../../runtime/contracts/policy-axes.ts'
 import type { RoomPermissions } from '../../runtime/contracts/room.ts'
 import type { ProtectedWindow } from './host-port.ts'
-import type { RuntimeClient } from './runtime-client.ts'
+import { parseApprovalDecisionAnswer, type RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 import { submitProtectedForm } from './sensitive-form.ts'
 
@@ -114,19 +114,14 @@ export async function applyAnswer(
         },
       },
     })
-    const response = await deps.client.decideApproval(
-      prompt.approvalId,
-      decision,
-      token,
-      prompt.actionDigest,
+    const decided = parseApprovalDecisionAnswer(
+      await deps.client.decideApproval(prompt.approvalId, decision, token, prompt.actionDigest),
     )
-    if (response.status === 410) return { status: 'expired' }
-    if (response.status !== 200) {
-      const body = response.body as { error?: string } | null
-      return { status: 'failed', error: body?.error ?? `the runtime answered ${response.status}` }
+    if (decided.status === 'refused') {
+      if (decided.httpStatus === 410) return { status: 'expired' }
+      return { status: 'failed', error: decided.error }
     }
-    const { approval } = response.body as { approval: ApprovalRecord }
-    return { status: 'decided', decision, approval }
+    return { status: 'decided', decision, approval: decided.approval }
   }
   const clientRequestId = randomUUID()
   const change = {

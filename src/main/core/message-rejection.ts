@@ -2,7 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
 import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
-import type { RuntimeClient } from './runtime-client.ts'
+import { parseApprovalDecisionAnswer, type RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 
 /** The one decision main mints without the protected window. A deny never
@@ -65,17 +65,13 @@ export async function rejectApprovalForMessage(
       },
     },
   })
-  const response = await options.client.decideApproval(
-    approvalId,
-    DENY_ONLY,
-    token,
-    view.actionDigest,
+  const answer = parseApprovalDecisionAnswer(
+    await options.client.decideApproval(approvalId, DENY_ONLY, token, view.actionDigest),
   )
-  if (response.status === 409 || response.status === 410) return { status: 'not-pending' }
-  if (response.status !== 200) {
-    const body = response.body as { error?: string } | null
-    return { status: 'failed', error: body?.error ?? `the runtime answered ${response.status}` }
+  if (answer.status === 'refused') {
+    if (answer.httpStatus === 409 || answer.httpStatus === 410) return { status: 'not-pending' }
+    return { status: 'failed', error: answer.error }
   }
   options.closeReview?.(approvalId)
-  return { status: 'rejected', approval: (response.body as { approval: ApprovalRecord }).approval }
+  return { status: 'rejected', approval: answer.approval }
 }

@@ -1,10 +1,17 @@
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../common/http-headers.ts'
-import type { z } from 'zod'
-import { ApprovalViewSchema, type ApprovalView } from '../../runtime/contracts/approval.ts'
+import { z } from 'zod'
+import {
+  ApprovalRecordSchema,
+  ApprovalViewSchema,
+  type ApprovalRecord,
+  type ApprovalView,
+} from '../../runtime/contracts/approval.ts'
 import type { ApprovalDecision } from '../../runtime/contracts/consent.ts'
 import {
   RoomPermissionsSchema,
+  RoomSchema,
   type PermissionChangeRequest,
+  type Room,
   type RoomPermissions,
 } from '../../runtime/contracts/room.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
@@ -21,9 +28,55 @@ export class RuntimeRequestError extends Error {
   }
 }
 
+/** A 2xx answer whose body does not match the contract of its route. Main
+ *  acts on nothing it cannot read: the caller treats this as a failure. */
+export class RuntimeAnswerError extends Error {}
+
 export interface RawResponse {
   status: number
   body: unknown
+}
+
+/** The runtime's error body (http-kit.ts): a message and a code. */
+const RuntimeErrorBodySchema = z.object({ error: z.string(), code: z.string().optional() })
+const DecidedApprovalSchema = z.strictObject({ approval: ApprovalRecordSchema })
+const RoomAnswerSchema = z.strictObject({ room: RoomSchema })
+
+/** The runtime's answer to a decision on an approval, parsed. */
+export type ApprovalDecisionAnswer =
+  | { status: 'decided'; approval: ApprovalRecord }
+  /** Refused (a non-2xx status): 409 not pending, 410 expired, 403 a token
+   *  that did not verify, … */
+  | { status: 'refused'; httpStatus: number; error: string }
+
+/** The message of a refusal, from the runtime's error body when it has one. */
+export function refusalMessage(response: RawResponse): string {
+  const detail = RuntimeErrorBodySchema.safeParse(response.body)
+  return detail.success ? detail.data.error : `the runtime answered ${response.status}`
+}
+
+/**
+ * Reads `decideApproval`'s answer. Throws RuntimeAnswerError on a 200 whose
+ * body is not `{ approval }`: the decision may or may not have been applied,
+ * and main must not report an outcome it cannot show.
+ */
+export function parseApprovalDecisionAnswer(response: RawResponse): ApprovalDecisionAnswer {
+  if (response.status !== 200) {
+    return { status: 'refused', httpStatus: response.status, error: refusalMessage(response) }
+  }
+  const parsed = DecidedApprovalSchema.safeParse(response.body)
+  if (!parsed.success) {
+    throw new RuntimeAnswerError(
+      `the runtime's answer to a decision did not match its contract (${describeIssue(parsed.error)})`,
+    )
+  }
+  return { status: 'decided', approval: parsed.data.approval }
+}
+
+function describeIssue(error: z.ZodError): string {
+  const [issue] = error.issues
+  if (!issue) return 'no detail'
+  return `${issue.path.length ? issue.path.join('.') : 'body'}: ${issue.message}`
 }
 
 /** Main's typed client for the runtime. Holds the bearer token; never handed
@@ -65,14 +118,20 @@ export class RuntimeClient {
   ): Promise<z.infer<S>> {
     const response = await this.raw(method, path, body, headers)
     if (response.status < 200 || response.status > 299) {
-      const detail = response.body as { error?: string; code?: string } | null
+      const detail = RuntimeErrorBodySchema.safeParse(response.body)
       throw new RuntimeRequestError(
         response.status,
-        detail?.error ?? `the runtime answered ${response.status}`,
-        detail?.code,
+        refusalMessage(response),
+        detail.success ? detail.data.code : undefined,
       )
     }
-    return schema.parse(response.body)
+    const parsed = schema.safeParse(response.body)
+    if (!parsed.success) {
+      throw new RuntimeAnswerError(
+        `the runtime's answer to ${method} ${path} did not match its contract (${describeIssue(parsed.error)})`,
+      )
+    }
+    return parsed.data
   }
 
   getApproval(approvalId: string): Promise<ApprovalView> {
@@ -83,6 +142,17 @@ export class RuntimeClient {
     )
   }
 
+  async getRoom(roomId: string): Promise<Room> {
+    const { room } = await this.request(
+      RoomAnswerSchema,
+      'GET',
+      `/v1/rooms/${encodeURIComponent(roomId)}`,
+    )
+    return room
+  }
+
+  /** The raw answer, for callers that check refusals themselves; main's
+   *  consent paths read it with parseApprovalDecisionAnswer. */
   async decideApproval(
     approvalId: string,
     decision: ApprovalDecision,

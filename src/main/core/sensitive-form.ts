@@ -10,7 +10,7 @@ import {
   InputRequestRecordSchema,
   type InputRequestRecord,
 } from '../../runtime/contracts/input-request.ts'
-import type { RuntimeClient } from './runtime-client.ts'
+import { refusalMessage, type RuntimeClient } from './runtime-client.ts'
 
 /** `assentGui.openSensitiveForm(requestId)`: the id, nothing else. The
  *  workbench never carries a sensitive form's values. */
@@ -101,12 +101,16 @@ export async function submitProtectedForm(
     `/v1/input-requests/${encodeURIComponent(requestId)}/protected-response`,
     body,
   )
-  if (response.status !== 200) {
-    const detail = response.body as { error?: string } | null
-    return { status: 'failed', error: detail?.error ?? `the runtime answered ${response.status}` }
+  if (response.status !== 200) return { status: 'failed', error: refusalMessage(response) }
+  // A 200 main cannot read is reported as a failure, never as submitted.
+  const answered = SubmittedFormAnswerSchema.safeParse(response.body)
+  if (!answered.success) {
+    return {
+      status: 'failed',
+      error: "the runtime's answer to the form did not match its contract",
+    }
   }
-  return {
-    status: 'submitted',
-    request: (response.body as { request: InputRequestRecord }).request,
-  }
+  return { status: 'submitted', request: answered.data.request }
 }
+
+const SubmittedFormAnswerSchema = z.strictObject({ request: InputRequestRecordSchema })

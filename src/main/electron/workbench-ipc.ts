@@ -1,17 +1,7 @@
 import type { IpcMain } from 'electron'
 import type { WorkbenchChannel } from '../../common/assent-gui.ts'
-import { IPC } from '../../common/ipc-channels.ts'
+import { WORKBENCH_CHANNELS } from '../../common/ipc-channels.ts'
 import { validateSender, type ExpectedSender } from '../core/sender-validator.ts'
-
-/** The workbench's invoke channels, by the name the preload uses. */
-export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = {
-  gateway: IPC.gatewayCall,
-  review: IPC.reviewApproval,
-  reject: IPC.rejectApprovalForMessage,
-  form: IPC.openSensitiveForm,
-  mode: IPC.requestModeChange,
-  preferences: IPC.setPreferences,
-}
 
 export interface WorkbenchIpcOptions {
   ipc: Pick<IpcMain, 'handle'>

@@ -13,12 +13,13 @@ import {
   type SpareCandidate,
   type WindowSize,
 } from '../../../../src/main/core/spare-window.ts'
+import { CONSENT_SITE } from '../../../../src/main/electron/app-layout.ts'
 import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from './asset-router.ts'
 import type { BuiltAssets } from './built-assets.ts'
 import { CdpPageChannel } from './page-channel.ts'
 
-export const CONSENT_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'none'; base-uri 'none'; form-action 'none'"
+/** The Electron host's consent page policy, sent as a header here too. */
+export const CONSENT_CSP = CONSENT_SITE.contentSecurityPolicy
 
 export type DecisionSink = (
   promptId: string,

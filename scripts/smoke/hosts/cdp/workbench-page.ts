@@ -1,24 +1,22 @@
 import { readFileSync } from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import type { WorkbenchChannel } from '../../../../src/common/assent-gui.ts'
-import { CDP_WORKBENCH_BINDING, CDP_WORKBENCH_WORLD } from '../../../../src/common/ipc-channels.ts'
+import {
+  CDP_WORKBENCH_BINDING,
+  CDP_WORKBENCH_WORLD,
+  WORKBENCH_CHANNELS,
+} from '../../../../src/common/ipc-channels.ts'
 import type { WorkbenchNotifier } from '../../../../src/main/core/host-port.ts'
+import { WORKBENCH_SITE } from '../../../../src/main/electron/app-layout.ts'
 import { WORKBENCH_RECEIVE } from '../../../../src/preload-workbench/cdp-bridge-names.ts'
 import { WORKBENCH_ORIGIN, WORKBENCH_URL, routeOnly } from './asset-router.ts'
 import type { BuiltAssets } from './built-assets.ts'
 import { CdpPageChannel } from './page-channel.ts'
 
-export const WORKBENCH_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+/** The Electron host's workbench policy, sent as a header here too. */
+export const WORKBENCH_CSP = WORKBENCH_SITE.contentSecurityPolicy
 
-const CHANNELS: ReadonlySet<string> = new Set<WorkbenchChannel>([
-  'gateway',
-  'review',
-  'reject',
-  'form',
-  'mode',
-  'preferences',
-])
+const CHANNELS: ReadonlySet<string> = new Set(Object.keys(WORKBENCH_CHANNELS))
 
 export type WorkbenchCallHandler = (channel: WorkbenchChannel, args: unknown) => Promise<unknown>
 

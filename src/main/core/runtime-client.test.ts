@@ -1,0 +1,109 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
+import {
+  RuntimeAnswerError,
+  RuntimeClient,
+  RuntimeRequestError,
+  parseApprovalDecisionAnswer,
+} from './runtime-client.ts'
+
+const APPROVAL: ApprovalRecord = {
+  id: 'ap_1',
+  roomId: 'room_1',
+  turnId: 'turn_1',
+  toolCallId: 'call_1',
+  kind: 'run-command',
+  toolName: 'run_command',
+  arguments: { command: 'npm test' },
+  workingDirectory: '/w',
+  sandboxMode: 'workspace-write',
+  summary: 'Run the tests',
+  status: 'allowed',
+  decision: 'allow-once',
+  decidedBy: 'user',
+  createdAt: 1,
+  expiresAt: 2,
+  decidedAt: 1,
+}
+
+describe('parseApprovalDecisionAnswer', () => {
+  it('reads a decided approval', () => {
+    expect(parseApprovalDecisionAnswer({ status: 200, body: { approval: APPROVAL } })).toEqual({
+      status: 'decided',
+      approval: APPROVAL,
+    })
+  })
+
+  it("reports a refusal with the runtime's message, or its status when there is none", () => {
+    expect(
+      parseApprovalDecisionAnswer({
+        status: 410,
+        body: { error: 'the approval expired', code: 'decision_refused' },
+      }),
+    ).toEqual({ status: 'refused', httpStatus: 410, error: 'the approval expired' })
+    expect(parseApprovalDecisionAnswer({ status: 502, body: null })).toEqual({
+      status: 'refused',
+      httpStatus: 502,
+      error: 'the runtime answered 502',
+    })
+  })
+
+  it('fails closed on a 200 whose body is not { approval }', () => {
+    for (const body of [
+      null,
+      {},
+      { approval: { ...APPROVAL, status: 'maybe' } },
+      { approval: { id: 'ap_1' } },
+      { approval: APPROVAL, extra: true },
+      [APPROVAL],
+    ]) {
+      expect(
+        () => parseApprovalDecisionAnswer({ status: 200, body }),
+        JSON.stringify(body),
+      ).toThrow(RuntimeAnswerError)
+    }
+    expect(() => parseApprovalDecisionAnswer({ status: 200, body: {} })).toThrow(
+      /did not match its contract \(approval: /,
+    )
+  })
+})
+
+describe('RuntimeClient against a runtime that answers off-contract (loopback server)', () => {
+  let server: Server | undefined
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+    server = undefined
+  })
+
+  async function clientAnswering(status: number, body: unknown): Promise<RuntimeClient> {
+    server = createServer((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(body))
+    })
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    return new RuntimeClient(() => ({
+      port,
+      instanceId: 'instance-1',
+      bearerToken: 'bearer',
+      consentKey: Buffer.alloc(32),
+    }))
+  }
+
+  it('refuses a room answer that is not { room }, naming the route', async () => {
+    const client = await clientAnswering(200, { room: { id: 'room_1' } })
+    await expect(client.getRoom('room_1')).rejects.toThrow(
+      /^the runtime's answer to GET \/v1\/rooms\/room_1 did not match its contract/,
+    )
+    await expect(client.getRoom('room_1')).rejects.toBeInstanceOf(RuntimeAnswerError)
+  })
+
+  it('turns an error answer into a RuntimeRequestError with its message and code', async () => {
+    const client = await clientAnswering(404, { error: 'unknown room', code: 'unknown_room' })
+    const error = await client.getRoom('room_1').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(RuntimeRequestError)
+    expect(error).toMatchObject({ status: 404, message: 'unknown room', code: 'unknown_room' })
+  })
+})
