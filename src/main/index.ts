@@ -86,14 +86,17 @@ async function start(): Promise<void> {
     notifier: { send: (event) => workbench?.send(event) },
     preferences: systemPreferences,
     approvalNotifier: {
-      notify: ({ approvalId, title, body }) => {
+      notify: ({ approvalId, roomId, title, body }) => {
         const window = workbench?.window
         if (!window || window.isDestroyed() || window.isFocused()) return
         if (!Notification.isSupported()) return
         const notification = new Notification({ title, body })
         notification.on('click', () => {
           showWorkbench()
-          workbench?.send({ type: 'approval.focus', data: { approvalId } })
+          workbench?.send({
+            type: 'approval.focus',
+            data: { approvalId, ...(roomId === undefined ? {} : { roomId }) },
+          })
         })
         notification.show()
       },

@@ -73,4 +73,26 @@ describe('the protected view of an approval', () => {
     const shown = ConsentViewSchema.parse(approvalConsentView(view, display))
     expect(shown.subject === 'approval' && shown.mcp).toBe(undefined)
   })
+
+  it('withholds Always allow only where the runtime says no grant can cover the action', () => {
+    const approval = createApproval({
+      ...base,
+      kind: 'run-command',
+      toolName: 'run_command',
+      arguments: { command: 'ls', shell: true },
+      summary: 'Run ls',
+    })
+    const offered = approvalConsentView(viewOf(approval), display)
+    expect(offered).not.toHaveProperty('alwaysAllowAvailable')
+    const withheld = approvalConsentView(
+      { ...viewOf(approval), alwaysAllowAvailable: false },
+      display,
+    )
+    expect(ConsentViewSchema.parse(withheld)).toMatchObject({ alwaysAllowAvailable: false })
+    const available = approvalConsentView(
+      { ...viewOf(approval), alwaysAllowAvailable: true },
+      display,
+    )
+    expect(available).not.toHaveProperty('alwaysAllowAvailable')
+  })
 })

@@ -29,6 +29,10 @@ export function approvalConsentView(
     sandboxMode: action.sandboxMode,
     roomLabel: display.roomLabel,
     digestPrefix: view.actionDigest.slice(0, 12),
+    // Only a runtime that says "no grant can cover this" hides the button;
+    // the runtime refuses an allow-always on such an action anyway (409), so
+    // the button is withheld rather than offered and then refused.
+    ...(view.alwaysAllowAvailable === false ? { alwaysAllowAvailable: false } : {}),
     ...(action.mcp === undefined
       ? {}
       : {

@@ -3,7 +3,7 @@ import type { Language } from '../../common/consent-view.ts'
 import { PendingApprovalNotices } from './approval-notices.ts'
 
 function setup(language: Language = 'en') {
-  const shown: Array<{ approvalId: string; title: string; body: string }> = []
+  const shown: Array<{ approvalId: string; roomId?: string; title: string; body: string }> = []
   const timers = new Map<number, () => void>()
   let next = 0
   const notices = new PendingApprovalNotices({
@@ -46,6 +46,16 @@ describe('PendingApprovalNotices', () => {
       },
     ])
     expect(JSON.stringify(shown)).not.toContain('secret-token')
+  })
+
+  it("names the approval's room, so a click can open it even where the page missed the event", () => {
+    const { notices, shown, fire } = setup()
+    notices.onEvent({
+      type: 'approval.requested',
+      data: { approval: approval({ roomId: 'room-7' }) },
+    })
+    fire()
+    expect(shown[0]).toMatchObject({ approvalId: 'ap-1', roomId: 'room-7' })
   })
 
   it('writes in the language the workbench uses', () => {

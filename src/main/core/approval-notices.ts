@@ -40,6 +40,7 @@ export class PendingApprovalNotices {
       return
     }
     const toolName = approval.toolName
+    const roomId = typeof approval.roomId === 'string' ? approval.roomId : undefined
     if (event.type !== 'approval.requested' || typeof toolName !== 'string') return
     if (approval.status !== 'pending' || this.timers.has(approvalId)) return
     const setTimer = this.options.setTimer ?? ((run, ms) => setTimeout(run, ms))
@@ -48,6 +49,7 @@ export class PendingApprovalNotices {
       const lang = this.options.language()
       this.options.notifier.notify({
         approvalId,
+        ...(roomId === undefined ? {} : { roomId }),
         title: translate(lang, 'workbench.notification.title'),
         body: translate(lang, 'workbench.notification.body', { tool: toolName }),
       })

@@ -41,5 +41,7 @@ export interface WorkbenchNotifier {
  * tells it which card to focus.
  */
 export interface ApprovalNotifier {
-  notify(notice: { approvalId: string; title: string; body: string }): void
+  /** `roomId`, when the event named it, lets the workbench open the card's
+   *  room even if it never saw the approval's event. */
+  notify(notice: { approvalId: string; roomId?: string; title: string; body: string }): void
 }
