@@ -65,6 +65,9 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
      *  (it would refuse it with 409); the window then does not offer it.
      *  Absent means offered, as before the runtime reported it. */
     alwaysAllowAvailable: z.boolean().optional(),
+    /** Why the automatic reviewer (approve-for-me) left this action to the
+     *  person, when it did. The runtime's words, shown as text. */
+    escalationReason: z.string().max(2_000).optional(),
     lang: LanguageSchema,
     theme: ThemeSchema,
     enableDelayMs: z.number().int().min(0).max(10_000),

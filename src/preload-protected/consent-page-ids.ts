@@ -8,6 +8,7 @@ export const CONSENT_PAGE_IDS = {
   approvalSection: 'assent-approval',
   kind: 'assent-kind',
   summary: 'assent-summary',
+  escalation: 'assent-escalation',
   toolLabel: 'assent-tool-label',
   tool: 'assent-tool',
   workingDirectoryLabel: 'assent-working-directory-label',

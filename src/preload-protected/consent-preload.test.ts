@@ -197,6 +197,23 @@ describe('rendering', () => {
     expect(document.querySelectorAll('img')).toHaveLength(0)
   })
 
+  it('says why the automatic reviewer left the action to the person, as text, and only then', () => {
+    start()
+    const reason = 'commands are decided by a person <b>now</b>'
+    inbox.deliver(approvalView({ escalationReason: reason, lang: 'zh-CN' }))
+    const note = byId(CONSENT_PAGE_IDS.escalation)
+    expect(note.hidden).toBe(false)
+    expect(note.textContent).toBe(`自动审核程序请你决定，原因：${reason}`)
+    expect(document.querySelectorAll('b')).toHaveLength(0)
+  })
+
+  it('shows no reviewer note for an approval nobody escalated', () => {
+    start()
+    inbox.deliver(approvalView())
+    expect(byId(CONSENT_PAGE_IDS.escalation).hidden).toBe(true)
+    expect(byId(CONSENT_PAGE_IDS.escalation).textContent).toBe('')
+  })
+
   it('hides the preview of an MCP tool that has none', () => {
     start()
     inbox.deliver(

@@ -107,6 +107,9 @@ export function renderConsentView(
     labels(APPROVAL_LABELS, view.lang)
     text('kind', translate(view.lang, `consent.kind.${view.kind}`))
     text('summary', view.summary)
+    const reason = view.escalationReason
+    text('escalation', reason ? translate(view.lang, 'consent.escalated', { reason }) : '')
+    elements.escalation.hidden = !reason
     text('tool', view.toolName)
     text('workingDirectory', view.workingDirectory)
     text('sandboxMode', view.sandboxMode)

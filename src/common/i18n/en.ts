@@ -50,6 +50,7 @@ export const en = {
       allowsLabel: 'What the new mode allows',
     },
     keyboardHint: 'Enter never approves. Press Escape to cancel.',
+    escalated: 'The automatic reviewer asked you to decide: {{reason}}',
   },
   mode: {
     'ask-for-approval': {

@@ -47,6 +47,7 @@ export const zhCN: Catalog = {
       allowsLabel: '新模式允许的操作',
     },
     keyboardHint: '按 Enter 键永远不会批准。按 Esc 键取消。',
+    escalated: '自动审核程序请你决定，原因：{{reason}}',
   },
   mode: {
     'ask-for-approval': {

@@ -95,4 +95,20 @@ describe('the protected view of an approval', () => {
     )
     expect(available).not.toHaveProperty('alwaysAllowAvailable')
   })
+
+  it("carries the reviewer's reason for escalating, and nothing when there is none", () => {
+    const approval = createApproval({
+      ...base,
+      kind: 'apply-changes',
+      toolName: 'write_file',
+      arguments: { path: 'a.txt', content: 'x' },
+      summary: 'Write a.txt',
+    })
+    expect(approvalConsentView(viewOf(approval), display)).not.toHaveProperty('escalationReason')
+    const escalated = { ...approval, escalationReason: 'writes outside the usual files' }
+    const shown = ConsentViewSchema.parse(
+      approvalConsentView({ ...viewOf(approval), approval: escalated }, display),
+    )
+    expect(shown).toMatchObject({ escalationReason: 'writes outside the usual files' })
+  })
 })

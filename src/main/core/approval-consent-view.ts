@@ -33,6 +33,9 @@ export function approvalConsentView(
     // the runtime refuses an allow-always on such an action anyway (409), so
     // the button is withheld rather than offered and then refused.
     ...(view.alwaysAllowAvailable === false ? { alwaysAllowAvailable: false } : {}),
+    ...(view.approval.escalationReason === undefined
+      ? {}
+      : { escalationReason: view.approval.escalationReason.slice(0, 2_000) }),
     ...(action.mcp === undefined
       ? {}
       : {
