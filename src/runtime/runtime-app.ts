@@ -15,6 +15,7 @@ import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
 import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
+import { TurnService } from './rooms/turn-service.ts'
 import { GatewayCallService } from './mcp/gateway-call-service.ts'
 import { loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
 import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
@@ -185,8 +186,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     audit,
     sealedCreation: (roomId) => audit.firstSealed('room_created', roomId)?.payload,
     events,
-    runner,
     agents,
+    now,
+  })
+  const turnService = new TurnService({
+    db,
+    rooms: roomService,
+    conversations,
+    audit,
+    events,
+    runner,
     now,
   })
 
@@ -240,7 +249,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
         return scope.ok ? null : scope.reason
       },
     }),
-    ...roomRoutes({ rooms: roomService, approvals, verifier, instanceId }),
+    ...roomRoutes({ rooms: roomService, turns: turnService, approvals, verifier, instanceId }),
     ...inputRequestRoutes({ inputs, rooms: roomService }),
     ...gatewayRoutes({ calls: gatewayCalls }),
   )

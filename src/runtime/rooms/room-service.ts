@@ -10,15 +10,11 @@ import type {
   CreateRoomRequest,
   Grant,
   PermissionChangeRequest,
-  ReconcileRequest,
   Room,
   RoomPermissions,
-  SendMessageRequest,
   Timeline,
-  Turn,
 } from '../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { AgentRunner } from '../agent/agent-runner.ts'
 import { fullAccessBlocker, type AgentPreset } from '../agent/agents.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
 import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
@@ -40,7 +36,6 @@ export interface RoomServiceOptions {
    *  hash and MAC verify: what the room's agent and workspace really were. */
   sealedCreation: (roomId: string) => Record<string, unknown> | undefined
   events: EventBus
-  runner: AgentRunner
   agents: readonly AgentPreset[]
   now: () => number
   newId?: () => string
@@ -96,107 +91,6 @@ export class RoomService {
 
   listRooms(): Room[] {
     return this.options.rooms.list().map(toRoom)
-  }
-
-  /** Idempotent on `clientRequestId`: a resend returns the first turn. */
-  sendMessage(roomId: string, request: SendMessageRequest): { turn: Turn; created: boolean } {
-    const room = this.requireRoom(roomId)
-    const existing = this.options.conversations.findTurnByClientRequest(
-      roomId,
-      request.clientRequestId,
-    )
-    if (existing) {
-      if (existing.text !== request.text) {
-        throw new Refusal(
-          409,
-          'client_request_conflict',
-          'clientRequestId was used for another message',
-        )
-      }
-      return { turn: existing, created: false }
-    }
-    const turn = this.newTurn(room, request.clientRequestId, request.text, 1, null, room.workspace)
-    return { turn, created: true }
-  }
-
-  /**
-   * A retry is a new attempt under the current policy and ceilings, in the
-   * original workspace. An execution whose outcome is unknown must be
-   * reconciled first: retrying blindly could run a command twice.
-   */
-  retryTurn(turnId: string): Turn {
-    const original = this.options.conversations.getTurn(turnId)
-    if (!original) throw new Refusal(404, 'unknown_turn', 'unknown turn')
-    const unknown = this.options.conversations
-      .listToolCallsOfTurn(turnId)
-      .filter((call) => call.status === 'unknown')
-    if (unknown.length > 0) {
-      throw new Refusal(
-        409,
-        'execution_unknown',
-        `reconcile execution ${unknown[0]?.id} before retrying: its outcome is unknown`,
-      )
-    }
-    if (original.status === 'running' || original.status === 'waiting') {
-      throw new Refusal(409, 'turn_in_progress', 'the turn is still in progress')
-    }
-    const room = this.requireRoom(original.roomId)
-    // A room's workspace never changes, and the room row is sealed while the
-    // turn row is not: a stored workspace that differs was edited on disk,
-    // and a retry there would let the agent treat another folder as its own.
-    if (original.workspace !== room.workspace) {
-      throw new Refusal(
-        409,
-        'workspace_mismatch',
-        "the turn's stored workspace is not its room's: the database was edited outside Assent",
-      )
-    }
-    const attempt = this.options.conversations.latestAttempt(room.id, original.clientRequestId) + 1
-    return this.newTurn(
-      room,
-      original.clientRequestId,
-      original.text,
-      attempt,
-      original.id,
-      original.workspace,
-    )
-  }
-
-  reconcileExecution(toolCallId: string, request: ReconcileRequest): void {
-    const call = this.options.conversations.getToolCall(toolCallId)
-    if (!call) throw new Refusal(404, 'unknown_execution', 'unknown execution')
-    if (call.status !== 'unknown') {
-      throw new Refusal(
-        409,
-        'not_unknown',
-        'only an execution whose outcome is unknown can be reconciled',
-      )
-    }
-    const at = this.options.now()
-    const status = request.outcome === 'succeeded' ? 'succeeded' : 'failed'
-    inTransaction(this.options.db, () => {
-      this.options.conversations.updateToolCall(toolCallId, {
-        status,
-        result: {
-          ok: status === 'succeeded',
-          output: `Reconciled: ${request.outcome}. ${request.note ?? ''}`.trim(),
-          code: 'reconciled',
-        },
-        at,
-      })
-      this.options.audit.append({
-        type: 'execution_reconciled',
-        subjectId: toolCallId,
-        payload: {
-          roomId: call.roomId,
-          turnId: call.turnId,
-          outcome: request.outcome,
-          note: request.note ?? null,
-        },
-        at,
-      })
-    })
-    this.options.events.emit('timeline.updated', { roomId: call.roomId })
   }
 
   timeline(roomId: string): Timeline {
@@ -327,48 +221,6 @@ export class RoomService {
     return ids
   }
 
-  private newTurn(
-    room: RoomRow,
-    clientRequestId: string,
-    text: string,
-    attempt: number,
-    retryOf: string | null,
-    workspace: string,
-  ): Turn {
-    const at = this.options.now()
-    // Frozen policy: the turn snapshots the room's policy now; a later mode
-    // change affects the next turn, never this one. The snapshot is taken
-    // from a verified read: a row whose MAC failed has already been narrowed
-    // to its kind's narrowest policy, so a tampered row never admits a turn
-    // with more than ask-for-approval (and its grants are suspended).
-    const turn: Turn = {
-      id: this.newId(),
-      roomId: room.id,
-      clientRequestId,
-      text,
-      attempt,
-      retryOf,
-      workspace,
-      policy: { ...room.policy },
-      status: 'running',
-      createdAt: at,
-    }
-    inTransaction(this.options.db, () => {
-      this.options.conversations.insertTurn(turn)
-      this.options.conversations.insertMessage({
-        id: this.newId(),
-        roomId: room.id,
-        turnId: turn.id,
-        role: 'user',
-        text,
-        createdAt: at,
-      })
-    })
-    this.options.events.emit('timeline.updated', { roomId: room.id })
-    this.options.runner.start(turn, room.agentId)
-    return turn
-  }
-
   /**
    * Confirming a mode seals the whole row again, its agent and workspace
    * included. On a tampered row those may be what the editor put there, so
@@ -389,6 +241,12 @@ export class RoomService {
         "this room's agent or workspace was changed outside Assent and cannot be confirmed; create a new room",
       )
     }
+  }
+
+  /** The stored row of a room, or a 404: for the turn service, which
+   *  admits turns under the row's (verified) policy. */
+  storedRoom(roomId: string): StoredRoom {
+    return this.requireRoom(roomId)
   }
 
   private requireRoom(roomId: string): StoredRoom {

@@ -6,6 +6,7 @@ import {
 } from '../../contracts/room.ts'
 import type { ConsentTokenVerifier } from '../../consent/consent-token.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
+import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
 import type { SqliteApprovalRepository } from '../../store/approval-repository.ts'
 import { headerValues } from '../request-guards.ts'
@@ -15,13 +16,14 @@ import { CONSENT_HEADER } from '../../../common/http-headers.ts'
 
 export interface RoomRouteDeps {
   rooms: RoomService
+  turns: TurnService
   approvals: SqliteApprovalRepository
   verifier: ConsentTokenVerifier
   instanceId: string
 }
 
 export function roomRoutes(deps: RoomRouteDeps): Route[] {
-  const { rooms } = deps
+  const { rooms, turns } = deps
   return [
     {
       method: 'GET',
@@ -47,7 +49,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       pattern: '/v1/rooms/:roomId/messages',
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, SendMessageRequestSchema)
-        const { turn, created } = rooms.sendMessage(params.roomId ?? '', body)
+        const { turn, created } = turns.sendMessage(params.roomId ?? '', body)
         sendJson(res, created ? 202 : 200, { turn })
       },
     },
@@ -119,7 +121,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       pattern: '/v1/turns/:turnId/retry',
       handle: async ({ req, res, params }) => {
         await expectNoBody(req)
-        sendJson(res, 202, { turn: rooms.retryTurn(params.turnId ?? '') })
+        sendJson(res, 202, { turn: turns.retryTurn(params.turnId ?? '') })
       },
     },
     {
@@ -127,7 +129,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       pattern: '/v1/executions/:executionId/reconcile',
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, ReconcileRequestSchema)
-        rooms.reconcileExecution(params.executionId ?? '', body)
+        turns.reconcileExecution(params.executionId ?? '', body)
         sendJson(res, 200, { reconciled: params.executionId })
       },
     },

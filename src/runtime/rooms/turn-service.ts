@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto'
+import type { DatabaseSync } from 'node:sqlite'
+import type { AgentRunner } from '../agent/agent-runner.ts'
+import type { ReconcileRequest, SendMessageRequest, Turn } from '../contracts/room.ts'
+import { Refusal } from '../domain/refusal.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { AuditAppender } from '../store/audit-log.ts'
+import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
+import { inTransaction } from '../store/database.ts'
+import type { RoomRow } from '../store/room-repository.ts'
+import type { RoomService } from './room-service.ts'
+
+export interface TurnServiceOptions {
+  db: DatabaseSync
+  /** Where turns find their room's verified row (404 for an unknown room). */
+  rooms: Pick<RoomService, 'storedRoom'>
+  conversations: SqliteConversationRepository
+  audit: AuditAppender
+  events: EventBus
+  runner: AgentRunner
+  now: () => number
+  newId?: () => string
+}
+
+/**
+ * A room's turns: the person's messages, each run by the agent under the
+ * policy the room had when it was admitted, and what happens after a crash
+ * (reconciling an execution with an unknown outcome, then retrying).
+ */
+export class TurnService {
+  private readonly options: TurnServiceOptions
+  private readonly newId: () => string
+
+  constructor(options: TurnServiceOptions) {
+    this.options = options
+    this.newId = options.newId ?? randomUUID
+  }
+
+  /** Idempotent on `clientRequestId`: a resend returns the first turn. */
+  sendMessage(roomId: string, request: SendMessageRequest): { turn: Turn; created: boolean } {
+    const room = this.options.rooms.storedRoom(roomId)
+    const existing = this.options.conversations.findTurnByClientRequest(
+      roomId,
+      request.clientRequestId,
+    )
+    if (existing) {
+      if (existing.text !== request.text) {
+        throw new Refusal(
+          409,
+          'client_request_conflict',
+          'clientRequestId was used for another message',
+        )
+      }
+      return { turn: existing, created: false }
+    }
+    const turn = this.newTurn(room, request.clientRequestId, request.text, 1, null, room.workspace)
+    return { turn, created: true }
+  }
+
+  /**
+   * A retry is a new attempt under the current policy and ceilings, in the
+   * original workspace. An execution whose outcome is unknown must be
+   * reconciled first: retrying blindly could run a command twice.
+   */
+  retryTurn(turnId: string): Turn {
+    const original = this.options.conversations.getTurn(turnId)
+    if (!original) throw new Refusal(404, 'unknown_turn', 'unknown turn')
+    const unknown = this.options.conversations
+      .listToolCallsOfTurn(turnId)
+      .filter((call) => call.status === 'unknown')
+    if (unknown.length > 0) {
+      throw new Refusal(
+        409,
+        'execution_unknown',
+        `reconcile execution ${unknown[0]?.id} before retrying: its outcome is unknown`,
+      )
+    }
+    if (original.status === 'running' || original.status === 'waiting') {
+      throw new Refusal(409, 'turn_in_progress', 'the turn is still in progress')
+    }
+    const room = this.options.rooms.storedRoom(original.roomId)
+    // A room's workspace never changes, and the room row is sealed while the
+    // turn row is not: a stored workspace that differs was edited on disk,
+    // and a retry there would let the agent treat another folder as its own.
+    if (original.workspace !== room.workspace) {
+      throw new Refusal(
+        409,
+        'workspace_mismatch',
+        "the turn's stored workspace is not its room's: the database was edited outside Assent",
+      )
+    }
+    const attempt = this.options.conversations.latestAttempt(room.id, original.clientRequestId) + 1
+    return this.newTurn(
+      room,
+      original.clientRequestId,
+      original.text,
+      attempt,
+      original.id,
+      original.workspace,
+    )
+  }
+
+  reconcileExecution(toolCallId: string, request: ReconcileRequest): void {
+    const call = this.options.conversations.getToolCall(toolCallId)
+    if (!call) throw new Refusal(404, 'unknown_execution', 'unknown execution')
+    if (call.status !== 'unknown') {
+      throw new Refusal(
+        409,
+        'not_unknown',
+        'only an execution whose outcome is unknown can be reconciled',
+      )
+    }
+    const at = this.options.now()
+    const status = request.outcome === 'succeeded' ? 'succeeded' : 'failed'
+    inTransaction(this.options.db, () => {
+      this.options.conversations.updateToolCall(toolCallId, {
+        status,
+        result: {
+          ok: status === 'succeeded',
+          output: `Reconciled: ${request.outcome}. ${request.note ?? ''}`.trim(),
+          code: 'reconciled',
+        },
+        at,
+      })
+      this.options.audit.append({
+        type: 'execution_reconciled',
+        subjectId: toolCallId,
+        payload: {
+          roomId: call.roomId,
+          turnId: call.turnId,
+          outcome: request.outcome,
+          note: request.note ?? null,
+        },
+        at,
+      })
+    })
+    this.options.events.emit('timeline.updated', { roomId: call.roomId })
+  }
+
+  private newTurn(
+    room: RoomRow,
+    clientRequestId: string,
+    text: string,
+    attempt: number,
+    retryOf: string | null,
+    workspace: string,
+  ): Turn {
+    const at = this.options.now()
+    // Frozen policy: the turn snapshots the room's policy now; a later mode
+    // change affects the next turn, never this one. The snapshot is taken
+    // from a verified read: a row whose MAC failed has already been narrowed
+    // to its kind's narrowest policy, so a tampered row never admits a turn
+    // with more than ask-for-approval (and its grants are suspended).
+    const turn: Turn = {
+      id: this.newId(),
+      roomId: room.id,
+      clientRequestId,
+      text,
+      attempt,
+      retryOf,
+      workspace,
+      policy: { ...room.policy },
+      status: 'running',
+      createdAt: at,
+    }
+    inTransaction(this.options.db, () => {
+      this.options.conversations.insertTurn(turn)
+      this.options.conversations.insertMessage({
+        id: this.newId(),
+        roomId: room.id,
+        turnId: turn.id,
+        role: 'user',
+        text,
+        createdAt: at,
+      })
+    })
+    this.options.events.emit('timeline.updated', { roomId: room.id })
+    this.options.runner.start(turn, room.agentId)
+    return turn
+  }
+}
