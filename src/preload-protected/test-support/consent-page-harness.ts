@@ -1,0 +1,164 @@
+/**
+ * The consent page in happy-dom with the protected preload started on it,
+ * shared by the preload's tests. Tests read `clock`, `inbox` and `sent`
+ * through live bindings, which `useConsentPage()` renews before each test.
+ */
+/// <reference types="node" />
+import { readFileSync } from 'node:fs'
+import { URL as NodeURL } from 'node:url'
+import { afterEach, beforeEach, vi } from 'vitest'
+import {
+  CONSENT_BUTTON_IDS,
+  type ConsentAnswer,
+  type ConsentDecisionMessage,
+  type ConsentView,
+} from '../../common/consent-view.ts'
+import { startConsentPreload } from '../consent-preload.ts'
+import { ViewInbox } from '../transport.ts'
+
+// The happy-dom window stands in for the consent window; Chromium runs the
+// built page for real in tests/consent-page.test.ts. happy-dom replaces the
+// global URL, so the file's URL is built with Node's.
+const pageHtml = readFileSync(
+  new NodeURL('../../renderer/consent/index.html', import.meta.url),
+  'utf8',
+)
+export const pageBody = /<body>([\s\S]*)<\/body>/.exec(pageHtml)?.[1] ?? ''
+
+export const DELAY_MS = 600
+
+export const approvalView = (overrides: Partial<ConsentView> = {}): ConsentView =>
+  ({
+    subject: 'approval',
+    promptId: 'prompt-1',
+    kind: 'run-command',
+    toolName: 'run_command',
+    argumentsText: '{\n  "command": "npm test"\n}',
+    summary: 'Run the test suite',
+    workingDirectory: '/home/ada/project',
+    sandboxMode: 'workspace-write',
+    roomLabel: 'Design review',
+    digestPrefix: '0123456789ab',
+    lang: 'en',
+    theme: 'light',
+    enableDelayMs: DELAY_MS,
+    ...overrides,
+  }) as ConsentView
+
+export const modeChangeView = (): ConsentView => ({
+  subject: 'mode-change',
+  promptId: 'prompt-2',
+  roomLabel: 'Design review',
+  fromMode: 'ask-for-approval',
+  toMode: 'full-access',
+  lang: 'en',
+  theme: 'dark',
+  enableDelayMs: DELAY_MS,
+})
+
+/** A clock and timers the test moves by hand. */
+function fakeClock() {
+  let time = 1_000
+  let nextId = 1
+  const timers = new Map<number, { at: number; callback: () => void }>()
+  return {
+    now: () => time,
+    setTimeout: (callback: () => void, ms: number) => {
+      timers.set(nextId, { at: time + ms, callback })
+      return nextId++
+    },
+    clearTimeout: (handle: number) => {
+      timers.delete(handle)
+    },
+    advance(ms: number) {
+      const end = time + ms
+      for (;;) {
+        const due = [...timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0]
+        if (!due) break
+        timers.delete(due[0])
+        time = Math.max(time, due[1].at)
+        due[1].callback()
+      }
+      time = end
+    },
+  }
+}
+
+export let clock: ReturnType<typeof fakeClock>
+export let inbox: ViewInbox
+export let sent: ConsentDecisionMessage[]
+const running: Array<{ stop(): void }> = []
+
+export function start() {
+  const decisions = sent
+  const preload = startConsentPreload({
+    transport: {
+      onShow: (listener) => inbox.onShow(listener),
+      sendDecision: (message) => decisions.push(message),
+    },
+    document,
+    window,
+    now: clock.now,
+    setTimeout: clock.setTimeout,
+    clearTimeout: clock.clearTimeout,
+  })
+  running.push(preload)
+}
+
+export const byId = (id: string) => {
+  const element = document.getElementById(id)
+  if (!element) throw new Error(`no #${id} on the consent page`)
+  return element
+}
+export const buttonFor = (answer: ConsentAnswer) =>
+  byId(CONSENT_BUTTON_IDS[answer]) as HTMLButtonElement
+
+/** A click as the browser would make it from real input; each field can be
+ *  spoiled to check one rule. happy-dom has no trusted events, so
+ *  `isTrusted` is set on the event instance. */
+export function click(
+  target: Element,
+  init: { isTrusted?: boolean; button?: number; detail?: number } = {},
+) {
+  const event = new MouseEvent('click', {
+    bubbles: true,
+    cancelable: true,
+    button: init.button ?? 0,
+    detail: init.detail ?? 1,
+  })
+  Object.defineProperty(event, 'isTrusted', { value: init.isTrusted ?? true })
+  target.dispatchEvent(event)
+}
+
+export function key(target: EventTarget, name: string, isTrusted = true) {
+  const event = new KeyboardEvent('keydown', { key: name, bubbles: true, cancelable: true })
+  Object.defineProperty(event, 'isTrusted', { value: isTrusted })
+  target.dispatchEvent(event)
+  return event
+}
+
+/** Registers the hooks that give each test a fresh page, clock, inbox and
+ *  decision list, and stop every preload it started. */
+/** Stops every preload started so far and puts a fresh page and inbox in
+ *  place, keeping the clock: for a second view within one test. */
+export function freshPage(): void {
+  for (const preload of running.splice(0)) preload.stop()
+  document.body.innerHTML = pageBody
+  inbox = new ViewInbox()
+}
+
+export function useConsentPage(): void {
+  beforeEach(() => {
+    document.documentElement.lang = 'en'
+    document.documentElement.dataset.theme = 'light'
+    document.body.innerHTML = pageBody
+    clock = fakeClock()
+    inbox = new ViewInbox()
+    sent = []
+  })
+
+  afterEach(() => {
+    for (const preload of running.splice(0)) preload.stop()
+    vi.restoreAllMocks()
+  })
+}
