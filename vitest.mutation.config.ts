@@ -18,13 +18,16 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/policy/sandbox.test.ts',
   'src/runtime/gate/approval-gate.test.ts',
   'src/runtime/consent/consent-token.test.ts',
+  'src/runtime/consent/consent-token-verifier.test.ts',
+  'src/runtime/consent/consent-token-ledger.test.ts',
 ]
 
 /**
  * Runs the files in the order listed. A mutant in module-level code (a
  * table, a preset) runs every file until the first failure; the consent
- * token file holds the one slow test (the 65 536-nonce default capacity), so
- * it goes last and such a mutant is usually caught before it starts.
+ * token ledger's file holds the one slow test (the 65 536-nonce default
+ * capacity), so it goes last and such a mutant is usually caught before it
+ * starts.
  */
 class ListedOrderSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
