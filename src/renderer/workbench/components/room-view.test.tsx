@@ -1,50 +1,17 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor, cleanup } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Room, Timeline } from '../../../runtime/contracts/room.ts'
-import { workbenchApi } from '../gui/workbench-api.ts'
+import type { Timeline } from '../../../runtime/contracts/room.ts'
 import {
-  FakeGui,
   approvalFixture,
   deferred,
   emptyTimeline,
-  permissionsFixture,
   roomFixture,
   toolCallFixture,
 } from '../test-support/fake-gui.ts'
-import type { Language } from '../../../common/consent-view.ts'
-import { renderWithI18n } from '../test-support/render.tsx'
-import { RoomView } from './room-view.tsx'
+import { cardsIn, withPending, setupRoomView } from '../test-support/room-view-setup.tsx'
 
 afterEach(cleanup)
-
-function setup(
-  room: Room = roomFixture(),
-  timeline: Timeline = emptyTimeline(room.id),
-  lang: Language = 'en',
-) {
-  const gui = new FakeGui()
-  gui.rooms = [room]
-  gui.timelines.set(room.id, timeline)
-  if (room.kind === 'direct')
-    gui.permissionsOf.set(room.id, permissionsFixture({ roomId: room.id }))
-  let ids = 0
-  const api = workbenchApi(gui)
-  const view = () => <RoomView api={api} gui={gui} room={room} newId={() => `request-${++ids}`} />
-  const rendered = renderWithI18n(view(), lang)
-  return { gui, rendered, view }
-}
-
-const cardsIn = (testId: string) =>
-  [
-    ...screen.getByTestId(testId).querySelectorAll<HTMLElement>('[data-testid="approval-card"]'),
-  ].map((card) => card.dataset.approvalId)
-
-const withPending = (): Timeline => ({
-  ...emptyTimeline('room-1'),
-  toolCalls: [toolCallFixture()],
-  approvals: [approvalFixture()],
-})
 
 describe('RoomView: open and decided cards', () => {
   it('collects open cards in one block above the composer, in order of arrival', async () => {
@@ -72,7 +39,7 @@ describe('RoomView: open and decided cards', () => {
         approvalFixture({ id: 'ap-1', createdAt: 2_000 }),
       ],
     }
-    setup(roomFixture(), timeline)
+    setupRoomView(roomFixture(), timeline)
     await waitFor(() => expect(cardsIn('pending-approvals')).toEqual(['ap-1', 'ap-2']))
     expect(cardsIn('timeline')).toEqual(['ap-0'])
     const pending = screen.getByTestId('pending-approvals')
@@ -86,7 +53,7 @@ describe('RoomView: open and decided cards', () => {
   })
 
   it('shows an approval that arrives as an event and again in the timeline once', async () => {
-    const { gui } = setup()
+    const { gui } = setupRoomView()
     await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
     act(() => {
       gui.emit('approval.requested', { approval: approvalFixture() })
@@ -103,7 +70,7 @@ describe('RoomView: open and decided cards', () => {
   })
 
   it('ignores approvals of other rooms and malformed events', async () => {
-    const { gui } = setup()
+    const { gui } = setupRoomView()
     await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
     act(() => {
       gui.emit('approval.requested', { approval: approvalFixture({ roomId: 'room-2' }) })
@@ -114,7 +81,7 @@ describe('RoomView: open and decided cards', () => {
   })
 
   it('opens the same review from both buttons, then shows the outcome in the timeline', async () => {
-    const { gui } = setup(roomFixture(), withPending())
+    const { gui } = setupRoomView(roomFixture(), withPending())
     await screen.findByTestId('approval-review')
     fireEvent.click(screen.getByTestId('approval-deny'))
     await waitFor(() => expect(gui.callsOf('reviewApproval')).toEqual([['ap-1']]))
@@ -143,7 +110,7 @@ describe('RoomView: open and decided cards', () => {
   })
 
   it('shows why a review did not open in the page language, and keeps the card open', async () => {
-    const { gui } = setup(roomFixture(), withPending(), 'zh-CN')
+    const { gui } = setupRoomView(roomFixture(), withPending(), 'zh-CN')
     gui.review = async () => {
       throw new Error("Error invoking remote method 'assent:workbench:review': Error: disk on fire")
     }
@@ -160,7 +127,7 @@ describe('RoomView: open and decided cards', () => {
   })
 
   it('shows the decision when the review finds the approval no longer pending', async () => {
-    const { gui } = setup(roomFixture(), withPending())
+    const { gui } = setupRoomView(roomFixture(), withPending())
     const refreshed = deferred<void>()
     gui.review = async () => {
       gui.timelineGate = refreshed.promise
@@ -188,7 +155,7 @@ describe('RoomView: open and decided cards', () => {
   })
 
   it('keeps a card stale when the runtime says the approval is gone and the refresh still lists it pending', async () => {
-    const { gui } = setup(roomFixture(), withPending())
+    const { gui } = setupRoomView(roomFixture(), withPending())
     gui.review = async () => ({ status: 'failed', error: 'unknown approval' })
     fireEvent.click(await screen.findByTestId('approval-review'))
     await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(2))
@@ -198,112 +165,9 @@ describe('RoomView: open and decided cards', () => {
   })
 })
 
-describe('RoomView: stale cards', () => {
-  it('mutes an open card without buttons when the runtime goes down, and keeps it so after a restart', async () => {
-    const { gui } = setup(roomFixture(), withPending())
-    await screen.findByTestId('approval-review')
-    act(() => gui.emit('runtime.status', { state: 'down', reason: 'exited' }))
-    const card = screen.getByTestId('approval-card')
-    expect(card.dataset.outcome).toBe('stale')
-    expect(within(card).queryByRole('button')).toBeNull()
-    expect(card.textContent).toContain('The agent is no longer waiting for this')
-    expect(screen.queryByTestId('pending-approvals')).toBeNull()
-    expect(screen.getByTestId('status-line').textContent).toBe(
-      'The runtime is not running. Reconnecting…',
-    )
-
-    gui.timelines.set('room-1', {
-      ...withPending(),
-      approvals: [
-        approvalFixture({
-          status: 'expired',
-          decidedBy: 'timeout',
-          reason: 'the runtime restarted; the agent is no longer waiting',
-        }),
-      ],
-    })
-    act(() => gui.emit('runtime.status', { state: 'up' }))
-    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(2))
-    await waitFor(() => expect(screen.getByTestId('status-line').textContent).toBe('Ready'))
-    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale')
-    expect(screen.queryByTestId('approval-review')).toBeNull()
-  })
-
-  it('mutes open cards on runtime.reset until the runtime says the agent still waits', async () => {
-    const { gui } = setup(roomFixture(), withPending())
-    await screen.findByTestId('approval-review')
-    const held = deferred<void>()
-    gui.timelineGate = held.promise
-    act(() => gui.emit('runtime.reset', {}))
-    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale')
-    await act(async () => held.resolve())
-    await waitFor(() => expect(screen.getByTestId('approval-card').dataset.outcome).toBe('pending'))
-    expect(screen.getByTestId('approval-review')).not.toBeNull()
-  })
-
-  it('drops a timeline answer asked for before the runtime went down', async () => {
-    const { gui } = setup(roomFixture(), withPending())
-    await screen.findByTestId('approval-review')
-    const held = deferred<void>()
-    gui.timelineGate = held.promise
-    act(() => gui.emit('timeline.updated', { roomId: 'room-1' }))
-    act(() => gui.emit('runtime.status', { state: 'down' }))
-    await act(async () => held.resolve())
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale')
-  })
-
-  it('mutes an open card that a refreshed timeline no longer lists', async () => {
-    const { gui } = setup(roomFixture(), withPending())
-    await screen.findByTestId('approval-review')
-    gui.timelines.set('room-1', { ...withPending(), approvals: [] })
-    act(() => gui.emit('timeline.updated', { roomId: 'room-1' }))
-    await waitFor(() => expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale'))
-    expect(screen.queryByTestId('approval-review')).toBeNull()
-    expect(screen.getByTestId('approval-note').textContent).toContain(
-      'The agent is no longer waiting for this',
-    )
-  })
-
-  it('keeps a card an event reported after the timeline was asked for', async () => {
-    const { gui } = setup()
-    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
-    const held = deferred<void>()
-    gui.timelineGate = held.promise
-    act(() => gui.emit('timeline.updated', { roomId: 'room-1' }))
-    await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(2))
-    act(() => gui.emit('approval.requested', { approval: approvalFixture() }))
-    // The answer was made before the approval existed: it lists a message, not it.
-    gui.timelines.set('room-1', {
-      ...emptyTimeline('room-1'),
-      messages: [
-        { id: 'm1', roomId: 'room-1', turnId: 'turn-1', role: 'user', text: 'hi', createdAt: 1 },
-      ],
-    })
-    await act(async () => held.resolve())
-    await screen.findByText('hi')
-    expect(screen.getByTestId('approval-card').dataset.outcome).toBe('pending')
-    expect(screen.getByTestId('approval-review')).not.toBeNull()
-  })
-
-  it('reconciles cards with the runtime when the room is opened again', async () => {
-    const { gui, rendered, view } = setup(roomFixture(), withPending())
-    await screen.findByTestId('approval-review')
-    rendered.unmount()
-    gui.timelines.set('room-1', {
-      ...withPending(),
-      approvals: [approvalFixture({ status: 'denied', decision: 'deny', decidedBy: 'user' })],
-    })
-    renderWithI18n(view())
-    const outcome = await screen.findByTestId('approval-outcome')
-    expect(outcome.textContent).toBe('Rejected')
-    expect(gui.callsOf('timeline')).toHaveLength(2)
-  })
-})
-
 describe('RoomView: composer and picker', () => {
   it('sends on Enter and never reviews or approves from the keyboard', async () => {
-    const { gui } = setup(roomFixture(), withPending())
+    const { gui } = setupRoomView(roomFixture(), withPending())
     await screen.findByTestId('approval-review')
     const input = screen.getByTestId('composer-input')
     fireEvent.change(input, { target: { value: 'list' } })
@@ -321,7 +185,7 @@ describe('RoomView: composer and picker', () => {
   })
 
   it('resends a failed message with the same clientRequestId', async () => {
-    const { gui } = setup()
+    const { gui } = setupRoomView()
     gui.sendAnswer = { status: 503, body: { error: 'runtime unavailable', code: 'down' } }
     const input = await screen.findByTestId('composer-input')
     fireEvent.change(input, { target: { value: 'list' } })
@@ -341,7 +205,7 @@ describe('RoomView: composer and picker', () => {
   })
 
   it('hides the permission picker in group rooms and never asks for their permissions', async () => {
-    const { gui } = setup(roomFixture({ kind: 'group' }))
+    const { gui } = setupRoomView(roomFixture({ kind: 'group' }))
     await screen.findByTestId('composer-input')
     await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(1))
     expect(screen.queryByTestId('mode-picker')).toBeNull()
@@ -349,13 +213,13 @@ describe('RoomView: composer and picker', () => {
   })
 
   it('shows the permission picker in direct rooms with the runtime mode', async () => {
-    setup()
+    setupRoomView()
     const picker = await screen.findByTestId('mode-picker')
     await waitFor(() => expect(picker.dataset.mode).toBe('ask-for-approval'))
   })
 
   it('lists and revokes the room grants', async () => {
-    const { gui } = setup()
+    const { gui } = setupRoomView()
     gui.grantsOf.set('room-1', [
       {
         id: 'g1',
@@ -380,7 +244,7 @@ describe('RoomView: composer and picker', () => {
   })
 
   it('names the server of an MCP grant', async () => {
-    const { gui } = setup()
+    const { gui } = setupRoomView()
     gui.grantsOf.set('room-1', [
       {
         id: 'g2',
