@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
-import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { SqliteRoomRepository } from '../src/runtime/store/room-repository.ts'
 import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
+import { storeSealedPolicy } from './support/integrity-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
   auditEvents,
@@ -78,21 +76,10 @@ describe('full access for agents with limits', () => {
   it('fails the turn at admission when a full-access policy was written into the store for a scoped agent', async () => {
     const room = await createRoom(harness, { agentId: 'scoped' })
     const outside = await outsideDir(harness)
-    await harness.supervisor.stop()
-    const db = new DatabaseSync(join(harness.dataDir, 'assent.sqlite'))
-    try {
-      // Sealed with the integrity key, as a row from before the agent had
-      // ceilings would be (an unsealed edit is caught earlier, see
-      // tests/room-integrity.test.ts): only the ceiling check stands between.
-      const rooms = new SqliteRoomRepository(db, {
-        mac: new IntegrityMac(harness.integrityKey),
-        onTampered: () => undefined,
-      })
-      expect(rooms.updatePolicy(room.id, MODE_PRESETS['full-access'], 0)).toBe(true)
-    } finally {
-      db.close()
-    }
-    await harness.supervisor.start()
+    // Sealed with the integrity key, as a row from before the agent had
+    // ceilings would be (an unsealed edit is caught earlier, see
+    // tests/room-integrity.test.ts): only the ceiling check stands between.
+    await storeSealedPolicy(harness, room.id, MODE_PRESETS['full-access'], 0)
 
     const { turn, calls, messages } = await runTurn(room.id, `write ${outside}/smuggled.txt x`)
     expect(turn.policy).toEqual(MODE_PRESETS['full-access'])
@@ -104,18 +91,7 @@ describe('full access for agents with limits', () => {
 
   it('fails the turn at admission when a sealed full-access policy was written into the store for the read-only reader', async () => {
     const room = await createRoom(harness, { agentId: 'reader' })
-    await harness.supervisor.stop()
-    const db = new DatabaseSync(join(harness.dataDir, 'assent.sqlite'))
-    try {
-      const rooms = new SqliteRoomRepository(db, {
-        mac: new IntegrityMac(harness.integrityKey),
-        onTampered: () => undefined,
-      })
-      expect(rooms.updatePolicy(room.id, MODE_PRESETS['full-access'], 0)).toBe(true)
-    } finally {
-      db.close()
-    }
-    await harness.supervisor.start()
+    await storeSealedPolicy(harness, room.id, MODE_PRESETS['full-access'], 0)
 
     const { turn, calls, messages } = await runTurn(room.id, 'read reader-admission.txt')
     expect(turn.policy).toEqual(MODE_PRESETS['full-access'])

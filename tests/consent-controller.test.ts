@@ -1,7 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConsentController } from '../src/main/core/consent-controller.ts'
+import {
+  ConsentController,
+  type ConsentControllerOptions,
+} from '../src/main/core/consent-controller.ts'
 import { canonicalJson } from '../src/common/canonical-json.ts'
 import { ConsentTokenVerifier, parseConsentToken } from '../src/runtime/consent/consent-token.ts'
 import type { ApprovalDecision } from '../src/runtime/contracts/consent.ts'
@@ -20,10 +23,16 @@ afterAll(async () => {
   await harness?.close()
 })
 
-function controllerWith(windows: FakeWindows, extra: Partial<{ now: () => number }> = {}) {
+/** A controller on `runtime` (the shared harness unless given), with its
+ *  buttons enabled at once; `extra` replaces any other option. */
+function controllerWith(
+  windows: FakeWindows,
+  extra: Partial<ConsentControllerOptions> = {},
+  runtime: RuntimeHarness = harness,
+) {
   return new ConsentController({
-    client: harness.client,
-    connection: () => harness.supervisor.current,
+    client: runtime.client,
+    connection: () => runtime.supervisor.current,
     windows,
     preferences: () => ({ lang: 'en', theme: 'light' }),
     enableDelayMs: 0,
@@ -148,12 +157,7 @@ describe('ConsentController', () => {
     const short = await startHarness({ approvalTtlMs: 2_000 })
     try {
       const windows = new FakeWindows()
-      const controller = new ConsentController({
-        client: short.client,
-        connection: () => short.supervisor.current,
-        windows,
-        preferences: () => ({ lang: 'en', theme: 'light' }),
-      })
+      const controller = controllerWith(windows, {}, short)
       const room = await createRoom(short)
       const view = await pendingApprovalFor(short, room.id, 'write expiring.txt x')
       const outcome = controller.reviewApproval([view.approval.id])
@@ -178,12 +182,7 @@ describe('ConsentController', () => {
     const restarting = await startHarness()
     try {
       const windows = new FakeWindows()
-      const controller = new ConsentController({
-        client: restarting.client,
-        connection: () => restarting.supervisor.current,
-        windows,
-        preferences: () => ({ lang: 'en', theme: 'light' }),
-      })
+      const controller = controllerWith(windows, {}, restarting)
       const room = await createRoom(restarting)
       const view = await pendingApprovalFor(restarting, room.id, 'write restart.txt x')
       const outcome = controller.reviewApproval([view.approval.id])
@@ -256,13 +255,7 @@ describe('ConsentController', () => {
       return harness.client.decideApproval(id, decision, token, digest)
     }
     const now = Date.now()
-    const controller = new ConsentController({
-      client,
-      connection: () => harness.supervisor.current,
-      windows,
-      preferences: () => ({ lang: 'en', theme: 'light' }),
-      now: () => now,
-    })
+    const controller = controllerWith(windows, { client, now: () => now })
     const room = await createRoom(harness)
     const view = await pendingApprovalFor(harness, room.id, 'write lifetime.txt x')
     const outcome = controller.reviewApproval([view.approval.id])
@@ -279,13 +272,7 @@ describe('ConsentController', () => {
       sent.push({ token, decision, digest })
       return harness.client.decideApproval(id, decision, token, digest)
     }
-    const controller = new ConsentController({
-      client,
-      connection: () => harness.supervisor.current,
-      windows,
-      preferences: () => ({ lang: 'en', theme: 'light' }),
-      enableDelayMs: 0,
-    })
+    const controller = controllerWith(windows, { client })
     const room = await createRoom(harness)
     const view = await pendingApprovalFor(harness, room.id, 'write bound.txt x')
     const outcome = controller.reviewApproval([view.approval.id])
@@ -325,13 +312,7 @@ describe('ConsentController', () => {
     const windows = new FakeWindows()
     const client = Object.create(harness.client) as typeof harness.client
     client.decideApproval = async () => ({ status: 200, body: { approval: { status: 'allowed' } } })
-    const controller = new ConsentController({
-      client,
-      connection: () => harness.supervisor.current,
-      windows,
-      preferences: () => ({ lang: 'en', theme: 'light' }),
-      enableDelayMs: 0,
-    })
+    const controller = controllerWith(windows, { client })
     const room = await createRoom(harness)
     const view = await pendingApprovalFor(harness, room.id, 'write offcontract.txt x')
     const outcome = controller.reviewApproval([view.approval.id])

@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/common/canonical-json.ts'
 import type { RoomPolicy } from '../src/runtime/contracts/policy-axes.ts'
 import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
-import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
-import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { SqliteRoomRepository } from '../src/runtime/store/room-repository.ts'
 import { openEventStream, type StreamedEvent } from './support/event-stream.ts'
-import { queryDatabase } from './support/integrity-helpers.ts'
+import { queryDatabase, storeSealedPolicy } from './support/integrity-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { auditEvents, putMode, readPermissions, setMode } from './support/policy-helpers.ts'
@@ -342,28 +337,6 @@ describe('a stored policy that matches no preset', () => {
     approvalReviewer: 'user',
   }
 
-  /** Stores `policy` the way the runtime itself would (sealed with the data
-   *  dir's integrity key), with the runtime stopped so nothing caches it. */
-  async function storeSealedPolicy(roomId: string, policy: RoomPolicy, expectedRevision: number) {
-    await harness.supervisor.stop()
-    try {
-      const db = new DatabaseSync(join(harness.dataDir, DATABASE_FILE_NAME))
-      try {
-        const rooms = new SqliteRoomRepository(db, {
-          mac: new IntegrityMac(harness.integrityKey),
-          onTampered: (problem) => {
-            throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
-          },
-        })
-        expect(rooms.updatePolicy(roomId, policy, expectedRevision)).toBe(true)
-      } finally {
-        db.close()
-      }
-    } finally {
-      await harness.supervisor.start()
-    }
-  }
-
   const roomRow = (roomId: string) =>
     queryDatabase(
       harness.dataDir,
@@ -373,7 +346,7 @@ describe('a stored policy that matches no preset', () => {
 
   it('reads as ask-for-approval, and a GET never writes the projection back', async () => {
     const room = await createRoom(harness)
-    await storeSealedPolicy(room.id, LEGACY, 0)
+    await storeSealedPolicy(harness, room.id, LEGACY, 0)
     const before = roomRow(room.id)
     expect(before).toEqual([
       { policy_json: canonicalJson(LEGACY), revision: 1, mac: expect.any(String) },

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -6,6 +5,7 @@ import { nodeFlagsFor } from '../src/main/core/runtime-launcher.ts'
 import { LISTEN_MARKER } from './fixtures/listen-probe.ts'
 import { requireOrSkip } from './support/require-or-skip.ts'
 import { RUNTIME_ENTRY, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { runNodeArgv, type ChildResult } from './support/integrity-helpers.ts'
 
 /**
  * The runtime's secrets (bearer token, consent key, integrity key) reach it
@@ -117,29 +117,9 @@ describe.runIf(runsHere)('the runtime process’s argv and environment', () => {
   })
 })
 
-interface Exit {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function runWithoutIpc(args: string[]): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`node ${args.join(' ')} did not exit: ${stdout}${stderr}`))
-    }, 15_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+/** `node <args>` with no IPC channel, as someone starting it from a shell would. */
+function runWithoutIpc(args: string[]): Promise<ChildResult> {
+  return runNodeArgv(args, process.env, 15_000)
 }
 
 describe('the runtime started without an IPC channel', () => {

@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
+import type { RoomPolicy } from '../../src/runtime/contracts/policy.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
+import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
+import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
+import type { RuntimeHarness } from './runtime-harness.ts'
 
 export const ASSENT_CLI = fileURLToPath(new URL('../../scripts/assent.ts', import.meta.url))
 export const RUN_RUNTIME = fileURLToPath(new URL('../../scripts/run-runtime.ts', import.meta.url))
@@ -20,15 +24,29 @@ export function runNode(
   env: NodeJS.ProcessEnv,
   timeoutMs = 60_000,
 ): Promise<ChildResult> {
+  return runNodeArgv([script, ...args], env, timeoutMs)
+}
+
+/** Runs `node <argv>` (flags first where needed) with no IPC channel and
+ *  collects what it printed; rejects if it outlives `timeoutMs`. */
+export function runNodeArgv(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env, stdio: 'pipe' })
+    const child = spawn(process.execPath, argv, { env, stdio: 'pipe' })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`${script} did not finish within ${timeoutMs} ms: ${stdout}${stderr}`))
+      reject(
+        new Error(
+          `node ${argv.join(' ')} did not finish within ${timeoutMs} ms: ${stdout}${stderr}`,
+        ),
+      )
     }, timeoutMs)
     child.on('error', reject)
     child.on('close', (code) => {
@@ -65,5 +83,38 @@ export function queryDatabase(dataDir: string, sql: string, ...params: Array<str
     return db.prepare(sql).all(...params)
   } finally {
     db.close()
+  }
+}
+
+/**
+ * Stores `policy` for a room the way the runtime itself would, sealed with
+ * the data dir's integrity key, with the runtime stopped so nothing caches
+ * the old row: a row from an older build, say, that only later checks stand
+ * between.
+ */
+export async function storeSealedPolicy(
+  harness: RuntimeHarness,
+  roomId: string,
+  policy: RoomPolicy,
+  expectedRevision: number,
+): Promise<void> {
+  await harness.supervisor.stop()
+  try {
+    const db = new DatabaseSync(join(harness.dataDir, DATABASE_FILE_NAME))
+    try {
+      const rooms = new SqliteRoomRepository(db, {
+        mac: new IntegrityMac(harness.integrityKey),
+        onTampered: (problem) => {
+          throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
+        },
+      })
+      if (!rooms.updatePolicy(roomId, policy, expectedRevision)) {
+        throw new Error(`room ${roomId} is not at revision ${expectedRevision}`)
+      }
+    } finally {
+      db.close()
+    }
+  } finally {
+    await harness.supervisor.start()
   }
 }
