@@ -2,6 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import reactHooks from 'eslint-plugin-react-hooks'
 import prettier from 'eslint-config-prettier'
+import { importLayersRule } from './scripts/lint/import-layers.ts'
 
 export default tseslint.config(
   {
@@ -22,6 +23,12 @@ export default tseslint.config(
     files: ['src/renderer/workbench/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: reactHooks.configs.recommended.rules,
+  },
+  {
+    // Which folder may import which (docs/architecture.md §9).
+    files: ['src/**/*.{ts,tsx}', 'scripts/**/*.ts'],
+    plugins: { assent: { rules: { 'import-layers': importLayersRule } } },
+    rules: { 'assent/import-layers': 'error' },
   },
   {
     rules: {

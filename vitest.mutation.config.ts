@@ -11,15 +11,15 @@ export const MUTATION_TEST_FILES = [
   'src/preload-protected/trusted-click.test.ts',
   'src/main/core/sender-validator.test.ts',
   'src/main/core/renderer-allowlist.test.ts',
-  'src/runtime/contracts/policy.test.ts',
-  'src/runtime/contracts/readme-policy-table.test.ts',
+  'src/runtime/policy/approval-policy.test.ts',
+  'src/runtime/policy/readme-policy-table.test.ts',
   'src/runtime/policy/path-containment.test.ts',
   'src/runtime/policy/path-containment.fs-errors.test.ts',
   'src/runtime/policy/sandbox.test.ts',
   'src/runtime/gate/approval-gate.test.ts',
-  'src/runtime/consent/consent-token.test.ts',
-  'src/runtime/consent/consent-token-verifier.test.ts',
-  'src/runtime/consent/consent-token-ledger.test.ts',
+  'src/consent/consent-token.test.ts',
+  'src/consent/consent-token-verifier.test.ts',
+  'src/consent/consent-token-ledger.test.ts',
 ]
 
 /**

@@ -5,7 +5,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
 import { auditEventHash } from '../src/runtime/store/audit-log.ts'
-import { runAssentCli } from '../scripts/assent-cli.ts'
+import { runAssentCli } from '../src/cli/assent-cli.ts'
 import {
   auditVerify,
   editDatabase,

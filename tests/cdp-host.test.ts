@@ -9,7 +9,7 @@ import {
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
 import { pressEscapeToCancel } from '../scripts/smoke/consent-keys.ts'
-import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../src/common/ipc-channels.ts'
+import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../src/common/cdp-names.ts'
 
 const run = chromiumAvailable()
 let h: HostHarness
@@ -206,7 +206,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
             new CustomEvent('assent-gui:request', {
               detail: JSON.stringify({
                 id: 999,
-                channel: 'gateway',
+                channel: 'relay',
                 args: [
                   { method: 'POST', path: `/v1/approvals/${id}`, body: { decision: 'allow-once' } },
                 ],

@@ -5,10 +5,10 @@ import {
   ConsentController,
   type ConsentControllerOptions,
 } from '../src/main/core/consent-controller.ts'
-import { canonicalJson } from '../src/common/canonical-json.ts'
-import { ConsentTokenVerifier, parseConsentToken } from '../src/runtime/consent/consent-token.ts'
-import type { ApprovalDecision } from '../src/runtime/contracts/consent.ts'
-import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
+import { canonicalJson } from '../src/contracts/canonical-json.ts'
+import { ConsentTokenVerifier, parseConsentToken } from '../src/consent/consent-token.ts'
+import type { ApprovalDecision } from '../src/contracts/consent.ts'
+import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import { editDatabase } from './support/integrity-helpers.ts'
 import { FakeWindow, FakeWindows } from './support/fake-protected-windows.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { CONSENT_SITE, WORKBENCH_SITE } from '../src/main/electron/app-layout.ts'
+import { CONSENT_SITE, WORKBENCH_SITE } from '../src/main/core/page-sites.ts'
 import { ElectronProtectedWindowFactory } from '../src/main/electron/protected-window.ts'
 import { openWorkbenchWindow } from '../src/main/electron/workbench-window.ts'
 import {

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
-import { TurnSchema } from '../src/runtime/contracts/room.ts'
+import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
+import { TurnSchema } from '../src/contracts/room.ts'
 import {
   createRoom,
   pendingApprovalFor,

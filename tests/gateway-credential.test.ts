@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/common/http-headers.ts'
+import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
 import {
   GATEWAY_CONNECTION_FILE_NAME,
   GatewayCallStateSchema,
   type GatewayCallRequest,
-} from '../src/runtime/contracts/mcp-gateway.ts'
+} from '../src/contracts/mcp-gateway.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SandboxMode, ToolEffect } from '../src/runtime/contracts/policy.ts'
+import type { SandboxMode, ToolEffect } from '../src/contracts/policy-axes.ts'
 import { checkToolAccess } from '../src/runtime/policy/sandbox.ts'
 
 // The broad containment fuzz (the colocated path-containment test holds the

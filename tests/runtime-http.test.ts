@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/common/http-headers.ts'
-import { mintConsentToken } from '../src/runtime/consent/consent-token.ts'
+import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
+import { mintConsentToken } from '../src/consent/consent-token.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
 import { rawExchange } from './support/raw-http-exchange.ts'
-import type { ApprovalDecision } from '../src/runtime/contracts/consent.ts'
+import type { ApprovalDecision } from '../src/contracts/consent.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
   createRoom,
@@ -283,7 +283,7 @@ describe('deciding an approval over HTTP', () => {
     const foreignKey = mintConsentToken({
       key: Buffer.alloc(32, 7),
       now: Date.now(),
-      grant: {
+      binding: {
         kind: 'approval',
         subject: {
           approvalId: id,
@@ -296,7 +296,7 @@ describe('deciding an approval over HTTP', () => {
     const expired = mintConsentToken({
       key: harness.connection().consentKey,
       now: Date.now() - 31_000,
-      grant: {
+      binding: {
         kind: 'approval',
         subject: {
           approvalId: id,

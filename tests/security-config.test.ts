@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { CONSENT_SITE, WORKBENCH_SITE } from '../src/main/electron/app-layout.ts'
-import { CONSENT_CSP } from '../scripts/smoke/hosts/cdp/protected-windows.ts'
-import { WORKBENCH_CSP } from '../scripts/smoke/hosts/cdp/workbench-page.ts'
+import { CONSENT_SITE, WORKBENCH_SITE } from '../src/main/core/page-sites.ts'
+import { CONSENT_CSP } from '../src/main/cdp/protected-windows.ts'
+import { WORKBENCH_CSP } from '../src/main/cdp/workbench-page.ts'
 
 // Security settings that live in more than one place (a page's meta tag, the
 // Electron host's header, the CDP host's header) or only in packaging
@@ -12,7 +12,7 @@ import { WORKBENCH_CSP } from '../scripts/smoke/hosts/cdp/workbench-page.ts'
 const ROOT = resolve(import.meta.dirname, '..')
 const read = (path: string) => readFileSync(resolve(ROOT, path), 'utf8')
 
-/** ARCHITECTURE.md section 3, the consent page's policy, word for word. */
+/** docs/architecture.md §3, the consent page's policy, word for word. */
 const ARCHITECTURE_CONSENT_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'none'; base-uri 'none'; form-action 'none'"
 
@@ -35,7 +35,7 @@ function metaCsp(htmlPath: string): string {
 }
 
 describe('content security policies agree everywhere they are written', () => {
-  it("the consent page's meta tag is ARCHITECTURE.md's policy", () => {
+  it("the consent page's meta tag is docs/architecture.md's policy", () => {
     expect(metaCsp('src/renderer/consent/index.html')).toBe(ARCHITECTURE_CONSENT_CSP)
   })
 
@@ -75,7 +75,7 @@ function electronFuses(yml: string): Record<string, string> {
   return fuses
 }
 
-describe('the packaged app flips the fuses ARCHITECTURE.md section 3 lists', () => {
+describe('the packaged app flips the fuses docs/architecture.md §3 lists', () => {
   it('sets exactly these fuses in electron-builder.yml', () => {
     expect(electronFuses(read('electron-builder.yml'))).toEqual({
       runAsNode: 'false',

@@ -151,7 +151,7 @@ const HARDENED = {
 }
 
 describe('window settings in the source, as static audits read them', () => {
-  it('writes the protected window webPreferences inline, exactly as ARCHITECTURE.md section 3', () => {
+  it('writes the protected window webPreferences inline, exactly as docs/architecture.md §3', () => {
     expect(inlineWebPreferences(parse(PROTECTED))).toEqual({
       session: 'consentSession',
       ...HARDENED,

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { canonicalJson } from '../src/common/canonical-json.ts'
-import { MODE_PRESETS } from '../src/runtime/contracts/policy.ts'
+import { canonicalJson } from '../src/contracts/canonical-json.ts'
+import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import {
   buttonsEnabled,
   chromiumAvailable,

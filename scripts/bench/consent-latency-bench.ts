@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { ProtectedWindow } from '../../src/main/core/host-port.ts'
-import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from '../smoke/hosts/cdp/asset-router.ts'
-import { builtAssets } from '../smoke/hosts/cdp/built-assets.ts'
-import { CdpHost } from '../smoke/hosts/cdp/cdp-host.ts'
-import { CONSENT_CSP, type CdpProtectedWindow } from '../smoke/hosts/cdp/protected-windows.ts'
+import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from '../../src/main/cdp/asset-router.ts'
+import { builtAssets } from '../../src/main/cdp/built-assets.ts'
+import { CdpHost } from '../../src/main/cdp/cdp-host.ts'
+import { CONSENT_CSP, type CdpProtectedWindow } from '../../src/main/cdp/protected-windows.ts'
 import {
   CLICK_REPORT_PREFIX,
   consentRendered,

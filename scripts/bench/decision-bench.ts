@@ -2,7 +2,7 @@
 // SQLite setup doing bare INSERTs, and the runtime's resident memory with
 // many approvals stored.
 //
-// One runtime child process (startHarness, as main starts it). Pending
+// One runtime child process (startBenchRuntime, as main starts it). Pending
 // approvals are created first through messages in several rooms; each round
 // then decides a slice of them with `allow-once` consent tokens from N
 // concurrent clients (each a loop of mint → POST /v1/approvals/:id → 200 on
@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startHarness } from '../../tests/support/runtime-harness.ts'
+import { startBenchRuntime } from './bench-runtime.ts'
 import {
   createPendingApprovals,
   createRoom,
@@ -74,8 +74,8 @@ const COMMITS_PER_ALLOWED_WRITE = 4
 export async function measureDecisionThroughput(
   options: DecisionBenchOptions,
 ): Promise<DecisionBenchResult> {
-  const harness = await startHarness({ approvalTtlMs: BENCH_APPROVAL_TTL_MS })
-  const bare = openBareStore(harness.root)
+  const bench = await startBenchRuntime({ approvalTtlMs: BENCH_APPROVAL_TTL_MS })
+  const bare = openBareStore(bench.root)
   try {
     const probe = bare.insertsPerSecond(options.bareInsertMs)
     const expected = probe / COMMITS_PER_ALLOWED_WRITE
@@ -88,8 +88,8 @@ export async function measureDecisionThroughput(
     options.log(
       `decisions: bare INSERT probe ${Math.round(probe)}/s; ${perRound} decisions per round`,
     )
-    const runtime: RuntimeAccess = { client: harness.client, connection: harness.connection }
-    const roomIds = await createRooms(runtime, harness.workspace, options.rooms)
+    const runtime: RuntimeAccess = bench
+    const roomIds = await createRooms(runtime, bench.workspace, options.rooms)
     const total = perRound * CLIENT_COUNTS.length * options.rounds
     const created = performance.now()
     const queue = await createPendingApprovals(runtime, roomIds, total, 'f')
@@ -108,7 +108,7 @@ export async function measureDecisionThroughput(
         taken += perRound
         const rate = await decideConcurrently(runtime, slice, clients)
         decisionsPerSec.set(clients, [...(decisionsPerSec.get(clients) ?? []), rate])
-        await toolsFinished(harness.workspace, taken)
+        await toolsFinished(bench.workspace, taken)
         if (clients === 10) {
           const inserts = bare.insertsPerSecond(options.bareInsertMs)
           bareInsertsPerSec.push(inserts)
@@ -120,7 +120,7 @@ export async function measureDecisionThroughput(
     return { decisionsPerSec, bareInsertsPerSec, decisionToInsertRatio, perRound }
   } finally {
     bare.close()
-    await harness.close()
+    await bench.close()
   }
 }
 
@@ -154,13 +154,13 @@ export async function measureRuntimeMemory(
 ): Promise<RuntimeMemoryResult> {
   const dataDirOnTmpfs = existsSync('/dev/shm')
   const root = mkdtempSync(join(dataDirOnTmpfs ? '/dev/shm' : tmpdir(), 'assent-bench-'))
-  const harness = await startHarness({ approvalTtlMs: BENCH_APPROVAL_TTL_MS, root })
+  const bench = await startBenchRuntime({ approvalTtlMs: BENCH_APPROVAL_TTL_MS, root })
   try {
-    const pid = harness.supervisor.pid
+    const pid = bench.pid()
     if (pid === undefined) throw new Error('the runtime has no pid')
-    const runtime: RuntimeAccess = { client: harness.client, connection: harness.connection }
+    const runtime: RuntimeAccess = bench
     const idle = await residentSamples(pid)
-    const roomIds = await createRooms(runtime, harness.workspace, options.rooms)
+    const roomIds = await createRooms(runtime, bench.workspace, options.rooms)
     const created = performance.now()
     const queue = await createPendingApprovals(runtime, roomIds, options.approvals, 'm')
     options.log(
@@ -172,7 +172,7 @@ export async function measureRuntimeMemory(
     for (let taken = 0; taken < queue.length; taken += options.perRound) {
       const slice = queue.slice(taken, taken + options.perRound)
       memoryBackedDecisionsPerSec.push(await decideConcurrently(runtime, slice, 10))
-      await toolsFinished(harness.workspace, taken + slice.length)
+      await toolsFinished(bench.workspace, taken + slice.length)
     }
     options.log(`memory: all ${queue.length} approvals decided`)
     const stored = await residentSamples(pid)
@@ -183,7 +183,7 @@ export async function measureRuntimeMemory(
       dataDirOnTmpfs,
     }
   } finally {
-    await harness.close()
+    await bench.close()
     rmSync(root, { recursive: true, force: true })
   }
 }

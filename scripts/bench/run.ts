@@ -11,9 +11,9 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
-import { MAX_USED_NONCES } from '../../src/runtime/consent/consent-token.ts'
-import { CHROMIUM_MISSING, findChromium } from '../smoke/hosts/chromium.ts'
-import { PROJECT_ROOT } from '../smoke/hosts/cdp/built-assets.ts'
+import { MAX_USED_NONCES } from '../../src/consent/consent-token.ts'
+import { CHROMIUM_MISSING, findChromium } from '../../src/main/cdp/chromium.ts'
+import { PROJECT_ROOT } from '../../src/main/cdp/built-assets.ts'
 import {
   consentFigures,
   decisionFigures,
@@ -24,7 +24,7 @@ import {
 } from './bench-figures.ts'
 import { measureConsentLatency, startBenchHost } from './consent-latency-bench.ts'
 import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
-import { ensureBuilt } from './ensure-built.ts'
+import { ensureBuilt } from '../build-freshness.ts'
 import {
   BENCH_RESULTS_SCHEMA_ID,
   BenchResultsSchema,
@@ -104,7 +104,7 @@ figures.push(...decisionFigures(await measureDecisionThroughput({ ...plan.decisi
 figures.push(...runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })))
 
 if (findChromium()) {
-  ensureBuilt(log)
+  ensureBuilt((line) => log(`bench: ${line}`))
   const bench = await startBenchHost()
   try {
     chromium = bench.host.chromiumVersion

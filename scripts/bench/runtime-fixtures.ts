@@ -4,13 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { z } from 'zod'
 import type { RuntimeClient } from '../../src/main/core/runtime-client.ts'
 import type { RuntimeConnection } from '../../src/main/core/runtime-supervisor.ts'
-import { mintConsentToken } from '../../src/runtime/consent/consent-token.ts'
-import {
-  ApprovalSummarySchema,
-  type ApprovalSummary,
-} from '../../src/runtime/contracts/approval.ts'
-import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
-import { RoomSchema } from '../../src/runtime/contracts/room.ts'
+import { mintConsentToken } from '../../src/consent/consent-token.ts'
+import { ApprovalSummarySchema, type ApprovalSummary } from '../../src/contracts/approval.ts'
+import type { ApprovalDecision } from '../../src/contracts/consent.ts'
+import { RoomSchema } from '../../src/contracts/room.ts'
 
 /** A runtime as main sees it: the typed client and the live connection
  *  (for the consent key and instance id). Both the test harness and the
@@ -136,7 +133,7 @@ export async function decide(
   const token = mintConsentToken({
     key: connection.consentKey,
     now: Date.now(),
-    grant: {
+    binding: {
       kind: 'approval',
       subject: {
         approvalId: approval.id,

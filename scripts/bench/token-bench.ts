@@ -10,14 +10,14 @@
 
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import type { ConsentGrant } from '../../src/runtime/contracts/consent.ts'
+import type { ConsentBinding } from '../../src/contracts/consent.ts'
 import {
   ConsentTokenVerifier,
   MAX_USED_NONCES,
   consentSigningInput,
   mintConsentToken,
   parseConsentToken,
-} from '../../src/runtime/consent/consent-token.ts'
+} from '../../src/consent/consent-token.ts'
 
 const BATCH = 256
 
@@ -44,7 +44,7 @@ export interface TokenBenchResult {
 }
 
 /** A realistic approval grant: ids of the app's length, a SHA-256 digest. */
-export function sampleGrant(): ConsentGrant {
+export function sampleGrant(): ConsentBinding {
   return {
     kind: 'approval',
     subject: {
@@ -80,11 +80,11 @@ export function measureTokenThroughput(options: TokenBenchOptions): TokenBenchRe
     clock += 1
     // A fresh grant object per pair, as each request rebuilds its subject:
     // nothing can be cached on the object between mint and verify.
-    const token = mintConsentToken({ key, grant: { ...grant }, now: clock })
+    const token = mintConsentToken({ key, binding: { ...grant }, now: clock })
     if (!verifier.verify(token, { ...grant })) refused += 1
   }
 
-  const sample = parseConsentToken(mintConsentToken({ key, grant, now: clock }))
+  const sample = parseConsentToken(mintConsentToken({ key, binding: grant, now: clock }))
   if (sample === null) throw new Error('minted token does not parse')
   const signedString = consentSigningInput(grant, sample.expiresAtMs, sample.nonce)
   const signedStringBytes = Buffer.byteLength(signedString, 'utf8')
@@ -139,7 +139,7 @@ export function measureLedgerHeap(repeats: number): number[] {
     // unless the verifier keeps part of it: that is counted, as it would be
     // for a token read from a request header.
     for (let index = 0; index < MAX_USED_NONCES; index += 1) {
-      if (!verifier.verify(mintConsentToken({ key, grant, now }), grant)) {
+      if (!verifier.verify(mintConsentToken({ key, binding: grant, now }), grant)) {
         throw new Error('a fresh token was refused')
       }
     }

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus } from 'node:os'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
-import { CONSENT_LIFETIME_MS, MAX_USED_NONCES } from '../../src/runtime/consent/consent-token.ts'
+import { CONSENT_LIFETIME_MS, MAX_USED_NONCES } from '../../src/consent/consent-token.ts'
 import { median } from './stats.ts'
 import { measureTokenThroughput } from './token-bench.ts'
 

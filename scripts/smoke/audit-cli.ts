@@ -15,8 +15,14 @@ export async function runAuditVerifyCli(
   env: NodeJS.ProcessEnv,
   timeoutMs = 60_000,
 ): Promise<NonNullable<SmokeReport['auditCli']>> {
-  const args = [join(projectRoot, 'scripts', 'assent.ts'), 'audit', 'verify', '--data-dir', dataDir]
-  const command = `node scripts/assent.ts audit verify --data-dir ${dataDir}`
+  const args = [
+    join(projectRoot, 'src', 'cli', 'assent.ts'),
+    'audit',
+    'verify',
+    '--data-dir',
+    dataDir,
+  ]
+  const command = `node src/cli/assent.ts audit verify --data-dir ${dataDir}`
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: projectRoot,

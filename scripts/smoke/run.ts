@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KEY_FILE_NAME } from '../../src/main/core/file-secret-store.ts'
-import { PROJECT_ROOT } from './hosts/cdp/built-assets.ts'
+import { PROJECT_ROOT } from '../../src/main/cdp/built-assets.ts'
 import { APPROVAL_CASES } from './cases/approval-cases.ts'
 import { runCases } from './case-runner.ts'
 import { SMOKE_USAGE, UsageError, parseSmokeArgs, type SmokeArgs } from './cli-args.ts'

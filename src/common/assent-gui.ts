@@ -1,15 +1,15 @@
-import type { PermissionMode } from '../runtime/contracts/policy-axes.ts'
+import type { PermissionMode } from '../contracts/policy-axes.ts'
 import type { Language, Theme } from './consent-view.ts'
 
-/** A call through main's renderer gateway: main forwards it to the runtime
+/** A call through main's renderer relay: main forwards it to the runtime
  *  only if (method, path) is on the allowlist. */
-export interface GatewayRequest {
+export interface RelayRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: string
   body?: unknown
 }
 
-export interface GatewayResponse {
+export interface RelayResponse {
   status: number
   body: unknown
 }
@@ -26,20 +26,20 @@ export interface WorkbenchEvent {
  * window.
  */
 export interface AssentGui {
-  listRooms(): Promise<GatewayResponse>
-  createRoom(input: unknown): Promise<GatewayResponse>
-  getRoom(roomId: string): Promise<GatewayResponse>
-  sendMessage(roomId: string, input: unknown): Promise<GatewayResponse>
-  timeline(roomId: string): Promise<GatewayResponse>
-  approvals(roomId: string): Promise<GatewayResponse>
-  permissions(roomId: string): Promise<GatewayResponse>
-  grants(roomId: string): Promise<GatewayResponse>
-  revokeGrant(roomId: string, grantId: string): Promise<GatewayResponse>
-  revokeServerGrants(roomId: string, serverId: string): Promise<GatewayResponse>
-  retryTurn(turnId: string): Promise<GatewayResponse>
-  globalSettings(): Promise<GatewayResponse>
-  inputRequests(roomId: string): Promise<GatewayResponse>
-  respondToInput(requestId: string, response: unknown): Promise<GatewayResponse>
+  listRooms(): Promise<RelayResponse>
+  createRoom(input: unknown): Promise<RelayResponse>
+  getRoom(roomId: string): Promise<RelayResponse>
+  sendMessage(roomId: string, input: unknown): Promise<RelayResponse>
+  timeline(roomId: string): Promise<RelayResponse>
+  approvals(roomId: string): Promise<RelayResponse>
+  permissions(roomId: string): Promise<RelayResponse>
+  grants(roomId: string): Promise<RelayResponse>
+  revokeGrant(roomId: string, grantId: string): Promise<RelayResponse>
+  revokeServerGrants(roomId: string, serverId: string): Promise<RelayResponse>
+  retryTurn(turnId: string): Promise<RelayResponse>
+  globalSettings(): Promise<RelayResponse>
+  inputRequests(roomId: string): Promise<RelayResponse>
+  respondToInput(requestId: string, response: unknown): Promise<RelayResponse>
   reviewApproval(approvalId: string, ...forbidden: unknown[]): Promise<unknown>
   /** Closes an open approval as rejected because the person sent a message
    *  instead. Main mints a deny and nothing else for it. */
@@ -59,4 +59,4 @@ export interface WorkbenchPreferences {
   theme: Theme
 }
 
-export type WorkbenchChannel = 'gateway' | 'review' | 'reject' | 'form' | 'mode' | 'preferences'
+export type WorkbenchChannel = 'relay' | 'review' | 'reject' | 'form' | 'mode' | 'preferences'

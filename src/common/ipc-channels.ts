@@ -6,8 +6,8 @@ export const IPC = {
   consentShow: 'assent:consent:show',
   /** protected preload → main: the person's decision on its own buttons. */
   consentDecide: 'assent:consent:decide',
-  /** workbench → main (invoke): a call through the renderer gateway. */
-  gatewayCall: 'assent:gateway:call',
+  /** workbench → main (invoke): a call through the renderer relay. */
+  relayCall: 'assent:relay:call',
   /** workbench → main (invoke): open the protected review of an approval. */
   reviewApproval: 'assent:consent:review-approval',
   /** workbench → main (invoke): reject an open approval because the person
@@ -29,17 +29,10 @@ export const IPC = {
  *  registers a sender-validated handler for each) read, so they cannot drift
  *  apart. */
 export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = Object.freeze({
-  gateway: IPC.gatewayCall,
+  relay: IPC.relayCall,
   review: IPC.reviewApproval,
   reject: IPC.rejectApprovalForMessage,
   form: IPC.openSensitiveForm,
   mode: IPC.requestModeChange,
   preferences: IPC.setPreferences,
 })
-
-/** Name of the isolated world the CDP host injects the protected preload
- *  into, and of the binding visible only in that world. */
-export const CDP_PROTECTED_WORLD = 'assent-protected'
-export const CDP_PROTECTED_BINDING = 'assentProtectedSend'
-export const CDP_WORKBENCH_WORLD = 'assent-workbench'
-export const CDP_WORKBENCH_BINDING = 'assentWorkbenchSend'

@@ -6,7 +6,7 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { McpConfig } from '../runtime/contracts/mcp-config.ts'
+import type { McpConfig } from '../contracts/mcp-config.ts'
 import { runGatedMcpCall, type McpConsentPort } from '../runtime/mcp/gated-mcp-call.ts'
 import { McpConnection } from '../runtime/mcp/mcp-connection.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'

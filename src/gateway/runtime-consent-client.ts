@@ -2,7 +2,7 @@ import {
   GatewayCallStateSchema,
   type GatewayCallRequest,
   type GatewayCallState,
-} from '../runtime/contracts/mcp-gateway.ts'
+} from '../contracts/mcp-gateway.ts'
 import { readGatewayConnectionFile } from '../runtime/mcp/gateway-connection-file.ts'
 import type {
   McpConsentPort,

@@ -104,7 +104,7 @@ async function start(): Promise<void> {
     onDiagnostic: diagnostic,
   })
 
-  // Hooks: `gateway` goes to the renderer gateway's allowlist; `review`
+  // Hooks: `relay` goes to the renderer relay's allowlist; `review`
   // (IPC.reviewApproval) and `mode` (IPC.requestModeChange) go to the consent
   // controller, which can only open the protected window.
   registerWorkbenchIpc({

@@ -1,6 +1,5 @@
+import { CDP_PROTECTED_BINDING, CDP_PROTECTED_RECEIVE } from '../common/cdp-names.ts'
 import type { ConsentDecisionMessage } from '../common/consent-view.ts'
-import { CDP_PROTECTED_BINDING } from '../common/ipc-channels.ts'
-import { CDP_PROTECTED_RECEIVE } from './cdp-names.ts'
 import { ViewInbox, type ProtectedTransport } from './transport.ts'
 
 /**

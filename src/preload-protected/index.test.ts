@@ -3,7 +3,7 @@ import { IPC } from '../common/ipc-channels.ts'
 
 // No Electron binary runs here: `electron` is mocked with a recording
 // contextBridge and ipcRenderer, and the real protected preload entry is
-// loaded against them. ARCHITECTURE.md section 3: it exposes nothing to
+// loaded against them. docs/architecture.md §3: it exposes nothing to
 // the page's main world.
 const electron = vi.hoisted(() => ({
   contextBridge: { exposeInMainWorld: vi.fn(), exposeInIsolatedWorld: vi.fn() },

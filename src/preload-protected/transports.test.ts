@@ -1,9 +1,9 @@
 /// <reference types="node" />
+import { CDP_PROTECTED_BINDING, CDP_PROTECTED_RECEIVE } from '../common/cdp-names.ts'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { IPC, CDP_PROTECTED_BINDING } from '../common/ipc-channels.ts'
-import { CDP_PROTECTED_RECEIVE } from './cdp-names.ts'
+import { IPC } from '../common/ipc-channels.ts'
 import { createCdpTransport } from './cdp-transport.ts'
 import { createElectronTransport, type RendererIpc } from './electron-transport.ts'
 import { ViewInbox } from './transport.ts'

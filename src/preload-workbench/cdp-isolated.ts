@@ -1,5 +1,9 @@
-import { CDP_WORKBENCH_BINDING } from '../common/ipc-channels.ts'
-import { GUI_REQUEST_EVENT, GUI_RESPONSE_EVENT, WORKBENCH_RECEIVE } from './cdp-bridge-names.ts'
+import {
+  CDP_WORKBENCH_BINDING,
+  GUI_REQUEST_EVENT,
+  GUI_RESPONSE_EVENT,
+  WORKBENCH_RECEIVE,
+} from '../common/cdp-names.ts'
 
 // Runs in the CDP host's isolated world `assent-workbench`, the only world
 // where the binding to main exists. It relays JSON strings between the page's

@@ -1,5 +1,5 @@
 import type { WorkbenchEvent } from '../common/assent-gui.ts'
-import { GUI_REQUEST_EVENT, GUI_RESPONSE_EVENT } from './cdp-bridge-names.ts'
+import { GUI_REQUEST_EVENT, GUI_RESPONSE_EVENT } from '../common/cdp-names.ts'
 import { createAssentGui } from './gui-api.ts'
 
 // Runs in the page's main world on the CDP host and defines `assentGui` the

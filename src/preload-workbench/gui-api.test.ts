@@ -51,14 +51,14 @@ describe('createAssentGui', () => {
     ])
   })
 
-  it('answers input requests through the gateway only', async () => {
+  it('answers input requests through the relay only', async () => {
     const { gui, calls } = recording()
     await gui.inputRequests('room_1')
     await gui.respondToInput('in_1', { action: 'dismiss' })
     expect(calls).toEqual([
-      ['gateway', [{ method: 'GET', path: '/v1/rooms/room_1/input-requests' }]],
+      ['relay', [{ method: 'GET', path: '/v1/rooms/room_1/input-requests' }]],
       [
-        'gateway',
+        'relay',
         [
           {
             method: 'POST',
@@ -70,14 +70,11 @@ describe('createAssentGui', () => {
     ])
   })
 
-  it("revokes one MCP server's grants through the gateway with an encoded id", async () => {
+  it("revokes one MCP server's grants through the relay with an encoded id", async () => {
     const { gui, calls } = recording()
     await gui.revokeServerGrants('room_1', 'notes/../x')
     expect(calls).toEqual([
-      [
-        'gateway',
-        [{ method: 'DELETE', path: '/v1/rooms/room_1/mcp-servers/notes%2F..%2Fx/grants' }],
-      ],
+      ['relay', [{ method: 'DELETE', path: '/v1/rooms/room_1/mcp-servers/notes%2F..%2Fx/grants' }]],
     ])
   })
 })

@@ -1,4 +1,4 @@
-import type { AssentGui, GatewayRequest, GatewayResponse } from '../common/assent-gui.ts'
+import type { AssentGui, RelayRequest, RelayResponse } from '../common/assent-gui.ts'
 import type { WorkbenchTransport } from './transport.ts'
 
 /**
@@ -8,34 +8,34 @@ import type { WorkbenchTransport } from './transport.ts'
  * there with an error the page sees, rather than silently trimmed here.
  */
 export function createAssentGui(transport: WorkbenchTransport): AssentGui {
-  const gateway = (request: GatewayRequest) =>
-    transport.invoke('gateway', [request]) as Promise<GatewayResponse>
+  const relay = (request: RelayRequest) =>
+    transport.invoke('relay', [request]) as Promise<RelayResponse>
   const room = (roomId: string) => `/v1/rooms/${encodeId(roomId)}`
   return Object.freeze({
-    listRooms: () => gateway({ method: 'GET', path: '/v1/rooms' }),
-    createRoom: (input: unknown) => gateway({ method: 'POST', path: '/v1/rooms', body: input }),
-    getRoom: (roomId: string) => gateway({ method: 'GET', path: room(roomId) }),
+    listRooms: () => relay({ method: 'GET', path: '/v1/rooms' }),
+    createRoom: (input: unknown) => relay({ method: 'POST', path: '/v1/rooms', body: input }),
+    getRoom: (roomId: string) => relay({ method: 'GET', path: room(roomId) }),
     sendMessage: (roomId: string, input: unknown) =>
-      gateway({ method: 'POST', path: `${room(roomId)}/messages`, body: input }),
-    timeline: (roomId: string) => gateway({ method: 'GET', path: `${room(roomId)}/timeline` }),
-    approvals: (roomId: string) => gateway({ method: 'GET', path: `${room(roomId)}/approvals` }),
+      relay({ method: 'POST', path: `${room(roomId)}/messages`, body: input }),
+    timeline: (roomId: string) => relay({ method: 'GET', path: `${room(roomId)}/timeline` }),
+    approvals: (roomId: string) => relay({ method: 'GET', path: `${room(roomId)}/approvals` }),
     permissions: (roomId: string) =>
-      gateway({ method: 'GET', path: `${room(roomId)}/direct/permissions` }),
-    grants: (roomId: string) => gateway({ method: 'GET', path: `${room(roomId)}/grants` }),
+      relay({ method: 'GET', path: `${room(roomId)}/direct/permissions` }),
+    grants: (roomId: string) => relay({ method: 'GET', path: `${room(roomId)}/grants` }),
     revokeGrant: (roomId: string, grantId: string) =>
-      gateway({ method: 'DELETE', path: `${room(roomId)}/grants/${encodeId(grantId)}` }),
+      relay({ method: 'DELETE', path: `${room(roomId)}/grants/${encodeId(grantId)}` }),
     revokeServerGrants: (roomId: string, serverId: string) =>
-      gateway({
+      relay({
         method: 'DELETE',
         path: `${room(roomId)}/mcp-servers/${encodeId(serverId)}/grants`,
       }),
     retryTurn: (turnId: string) =>
-      gateway({ method: 'POST', path: `/v1/turns/${encodeId(turnId)}/retry` }),
-    globalSettings: () => gateway({ method: 'GET', path: '/v1/settings/global' }),
+      relay({ method: 'POST', path: `/v1/turns/${encodeId(turnId)}/retry` }),
+    globalSettings: () => relay({ method: 'GET', path: '/v1/settings/global' }),
     inputRequests: (roomId: string) =>
-      gateway({ method: 'GET', path: `${room(roomId)}/input-requests` }),
+      relay({ method: 'GET', path: `${room(roomId)}/input-requests` }),
     respondToInput: (requestId: string, response: unknown) =>
-      gateway({
+      relay({
         method: 'POST',
         path: `/v1/input-requests/${encodeId(requestId)}/response`,
         body: response,

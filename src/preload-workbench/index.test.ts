@@ -74,7 +74,7 @@ describe('the workbench preload entry (electron mocked: no binary here)', () => 
     await gui.requestModeChange('room_1', 'full-access')
     await gui.setPreferences({ lang: 'en', theme: 'dark' })
     expect(electron.ipcRenderer.invoke.mock.calls.map(([channel]) => channel)).toEqual([
-      WORKBENCH_CHANNELS.gateway,
+      WORKBENCH_CHANNELS.relay,
       WORKBENCH_CHANNELS.review,
       WORKBENCH_CHANNELS.reject,
       WORKBENCH_CHANNELS.form,

@@ -2,7 +2,7 @@ import {
   RuntimeInitSchema,
   RuntimeShutdownSchema,
   type RuntimeReady,
-} from './contracts/runtime-init.ts'
+} from '../contracts/runtime-init.ts'
 import { startRuntime, type RuntimeHandle } from './runtime-app.ts'
 
 /**

@@ -1,8 +1,11 @@
 import { accessSync, constants } from 'node:fs'
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import { chromium } from 'playwright-core'
-import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../../src/common/ipc-channels.ts'
-import { CDP_PROTECTED_RECEIVE } from '../../src/preload-protected/cdp-names.ts'
+import {
+  CDP_PROTECTED_BINDING,
+  CDP_PROTECTED_RECEIVE,
+  CDP_PROTECTED_WORLD,
+} from '../../src/common/cdp-names.ts'
 
 /** Debian's Chromium; playwright-core downloads no browser of its own. */
 export const CHROMIUM_PATH = '/usr/bin/chromium'

@@ -1,18 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import type { z } from 'zod'
-import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../src/common/http-headers.ts'
-import { mintConsentToken } from '../../src/runtime/consent/consent-token.ts'
-import { ApprovalDecisionRequestSchema } from '../../src/runtime/contracts/approval.ts'
-import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
-import { InputResponseSchema } from '../../src/runtime/contracts/input-request.ts'
-import type { PermissionMode } from '../../src/runtime/contracts/policy-axes.ts'
+import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../src/contracts/http-headers.ts'
+import { mintConsentToken } from '../../src/consent/consent-token.ts'
+import { ApprovalDecisionRequestSchema } from '../../src/contracts/approval.ts'
+import type { ApprovalDecision } from '../../src/contracts/consent.ts'
+import { InputResponseSchema } from '../../src/contracts/input-request.ts'
+import type { PermissionMode } from '../../src/contracts/policy-axes.ts'
 import {
   CreateRoomRequestSchema,
   PermissionChangeRequestSchema,
   ReconcileRequestSchema,
   SendMessageRequestSchema,
-} from '../../src/runtime/contracts/room.ts'
+} from '../../src/contracts/room.ts'
 import { MAX_BODY_BYTES } from '../../src/runtime/server/http-kit.ts'
 import { RUNTIME_ROUTE_TABLE } from '../../src/runtime/server/route-table.ts'
 
@@ -733,13 +733,13 @@ const wellFormedRandomToken = () =>
 
 function mint(
   targets: FuzzTargets,
-  grant: Parameters<typeof mintConsentToken>[0]['grant'],
+  grant: Parameters<typeof mintConsentToken>[0]['binding'],
   options: { now?: number; key?: Buffer } = {},
 ): string {
   return mintConsentToken({
     key: options.key ?? targets.consentKey,
     now: options.now ?? Date.now(),
-    grant,
+    binding: grant,
   })
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RuntimeClient } from '../../src/main/core/runtime-client.ts'
 import type { RuntimeConnection } from '../../src/main/core/runtime-supervisor.ts'
-import { mintConsentToken } from '../../src/runtime/consent/consent-token.ts'
+import { mintConsentToken } from '../../src/consent/consent-token.ts'
 import { startRuntime, type RuntimeOptions } from '../../src/runtime/runtime-app.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
 
@@ -60,7 +60,7 @@ export async function startInProcessRuntime(parts: InjectedParts): Promise<Runti
       mintConsentToken({
         key: consentKey,
         now: Date.now(),
-        grant: {
+        binding: {
           kind: 'approval',
           subject: { approvalId, decision, actionDigest, instanceId: handle.instanceId },
         },
@@ -69,7 +69,7 @@ export async function startInProcessRuntime(parts: InjectedParts): Promise<Runti
       mintConsentToken({
         key: consentKey,
         now: Date.now(),
-        grant: {
+        binding: {
           kind: 'room-permission',
           subject: { ...fields, instanceId: handle.instanceId },
         },

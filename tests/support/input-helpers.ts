@@ -2,7 +2,7 @@ import { z } from 'zod'
 import {
   InputRequestRecordSchema,
   type InputRequestRecord,
-} from '../../src/runtime/contracts/input-request.ts'
+} from '../../src/contracts/input-request.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 
 export async function inputRequests(

@@ -2,14 +2,14 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
-import type { RoomPolicy } from '../../src/runtime/contracts/policy.ts'
+import type { RoomPolicy } from '../../src/contracts/policy-axes.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
 import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
 
-export const ASSENT_CLI = fileURLToPath(new URL('../../scripts/assent.ts', import.meta.url))
-export const RUN_RUNTIME = fileURLToPath(new URL('../../scripts/run-runtime.ts', import.meta.url))
+export const ASSENT_CLI = fileURLToPath(new URL('../../src/cli/assent.ts', import.meta.url))
+export const RUN_RUNTIME = fileURLToPath(new URL('../../src/cli/run-runtime.ts', import.meta.url))
 
 export interface ChildResult {
   code: number | null

@@ -4,15 +4,13 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { z } from 'zod'
-import { ApprovalSummarySchema, type ApprovalView } from '../../src/runtime/contracts/approval.ts'
-import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
-import { RoomSchema, type Room } from '../../src/runtime/contracts/room.ts'
+import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
+import type { ApprovalDecision } from '../../src/contracts/consent.ts'
+import { RoomSchema, type Room } from '../../src/contracts/room.ts'
 import { GATEWAY_AGENT_ID } from '../../src/runtime/agent/agents.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 
-export const GATEWAY_ENTRY = fileURLToPath(
-  new URL('../../scripts/assent-gateway.ts', import.meta.url),
-)
+export const GATEWAY_ENTRY = fileURLToPath(new URL('../../src/gateway/main.ts', import.meta.url))
 export const NOTES_SERVER = fileURLToPath(
   new URL('../fixtures/mcp-notes-server.ts', import.meta.url),
 )

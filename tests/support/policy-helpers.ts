@@ -2,22 +2,22 @@ import { randomUUID } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
-import { CONSENT_HEADER } from '../../src/common/http-headers.ts'
+import { CONSENT_HEADER } from '../../src/contracts/http-headers.ts'
 import type { RawResponse } from '../../src/main/core/runtime-client.ts'
 import {
   ApprovalSummarySchema,
   type ApprovalSummary,
   type ApprovalView,
-} from '../../src/runtime/contracts/approval.ts'
-import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
-import type { PermissionMode } from '../../src/runtime/contracts/policy-axes.ts'
+} from '../../src/contracts/approval.ts'
+import type { ApprovalDecision } from '../../src/contracts/consent.ts'
+import type { PermissionMode } from '../../src/contracts/policy-axes.ts'
 import {
   GrantSchema,
   RoomPermissionsSchema,
   type Grant,
   type RoomPermissions,
   type ToolCallRecord,
-} from '../../src/runtime/contracts/room.ts'
+} from '../../src/contracts/room.ts'
 import { timeline } from './room-helpers.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { ApprovalSummarySchema, type ApprovalView } from '../../src/runtime/contracts/approval.ts'
-import {
-  RoomSchema,
-  TimelineSchema,
-  type Room,
-  type Timeline,
-} from '../../src/runtime/contracts/room.ts'
+import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
+import { RoomSchema, TimelineSchema, type Room, type Timeline } from '../../src/contracts/room.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 
 export async function createRoom(

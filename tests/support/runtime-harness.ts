@@ -11,9 +11,9 @@ import {
   RuntimeSupervisor,
   type RuntimeConnection,
 } from '../../src/main/core/runtime-supervisor.ts'
-import { mintConsentToken } from '../../src/runtime/consent/consent-token.ts'
-import type { ApprovalDecision } from '../../src/runtime/contracts/consent.ts'
-import type { PermissionMode } from '../../src/runtime/contracts/policy-axes.ts'
+import { mintConsentToken } from '../../src/consent/consent-token.ts'
+import type { ApprovalDecision } from '../../src/contracts/consent.ts'
+import type { PermissionMode } from '../../src/contracts/policy-axes.ts'
 
 export const RUNTIME_ENTRY = fileURLToPath(new URL('../../src/runtime/main.ts', import.meta.url))
 
@@ -81,7 +81,7 @@ export async function startHarness(
       mintConsentToken({
         key: connection().consentKey,
         now: Date.now(),
-        grant: {
+        binding: {
           kind: 'approval',
           subject: { approvalId, decision, actionDigest, instanceId: connection().instanceId },
         },
@@ -90,7 +90,7 @@ export async function startHarness(
       mintConsentToken({
         key: connection().consentKey,
         now: Date.now(),
-        grant: {
+        binding: {
           kind: 'room-permission',
           subject: { ...fields, instanceId: connection().instanceId },
         },

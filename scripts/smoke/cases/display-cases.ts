@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { zhCN } from '../../../src/common/i18n/zh-CN.ts'
-import { PermissionModeSchema } from '../../../src/runtime/contracts/policy-axes.ts'
+import { PermissionModeSchema } from '../../../src/contracts/policy-axes.ts'
 import type { CaseDefinition } from '../case-runner.ts'
 import { UI, insideViewport, waitFor } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview } from './manual-cases.ts'

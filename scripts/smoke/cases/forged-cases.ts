@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../src/common/http-headers.ts'
-import { mintConsentToken } from '../../../src/runtime/consent/consent-token.ts'
+import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../src/contracts/http-headers.ts'
+import { mintConsentToken } from '../../../src/consent/consent-token.ts'
 import type { CaseDefinition } from '../case-runner.ts'
 import { approvalStatus, gui, newPendingApproval } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
@@ -130,7 +130,7 @@ export const forgedCases: CaseDefinition[] = [
         mintConsentToken({
           key: connection.consentKey,
           now: Date.now(),
-          grant: {
+          binding: {
             kind: 'approval',
             subject: {
               approvalId,

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { CdpHost } from '../hosts/cdp/cdp-host.ts'
-import { PROJECT_ROOT } from '../hosts/cdp/built-assets.ts'
+import { CdpHost } from '../../../src/main/cdp/cdp-host.ts'
+import { PROJECT_ROOT } from '../../../src/main/cdp/built-assets.ts'
 import { processTree } from '../process-cleanup.ts'
 import type { SmokeConsentWindow, SmokeDriver } from './smoke-driver.ts'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConsentViewSchema } from '../../common/consent-view.ts'
-import type { ApprovalView } from '../../runtime/contracts/approval.ts'
+import type { ApprovalView } from '../../contracts/approval.ts'
 import { actionDigest, canonicalAction, createApproval } from '../../runtime/domain/approval.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
 

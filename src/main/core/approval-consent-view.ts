@@ -1,5 +1,5 @@
 import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
-import type { ApprovalView } from '../../runtime/contracts/approval.ts'
+import type { ApprovalView } from '../../contracts/approval.ts'
 
 /**
  * What the protected window shows for an approval, built only from the

@@ -8,7 +8,7 @@ import {
   type Language,
   type Theme,
 } from '../../common/consent-view.ts'
-import { PermissionModeSchema, type PermissionMode } from '../../runtime/contracts/policy-axes.ts'
+import { PermissionModeSchema, type PermissionMode } from '../../contracts/policy-axes.ts'
 import {
   applyAnswer,
   type ConsentOutcome,

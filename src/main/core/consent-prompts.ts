@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import type { ConsentAnswer } from '../../common/consent-view.ts'
-import type { RequestedSchema } from '../../common/form-content.ts'
-import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
-import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
-import type { InputRequestRecord } from '../../runtime/contracts/input-request.ts'
-import type { PermissionMode } from '../../runtime/contracts/policy-axes.ts'
-import type { RoomPermissions } from '../../runtime/contracts/room.ts'
+import type { RequestedSchema } from '../../contracts/form-content.ts'
+import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../consent/consent-token.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { InputRequestRecord } from '../../contracts/input-request.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
+import type { RoomPermissions } from '../../contracts/room.ts'
 import type { ProtectedWindow } from './host-port.ts'
 import { parseApprovalDecisionAnswer, type RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
@@ -104,7 +104,7 @@ export async function applyAnswer(
       now,
       lifetimeMs: CONSENT_LIFETIME_MS,
       randomBytes: random,
-      grant: {
+      binding: {
         kind: 'approval',
         subject: {
           approvalId: prompt.approvalId,
@@ -134,7 +134,7 @@ export async function applyAnswer(
     now,
     lifetimeMs: CONSENT_LIFETIME_MS,
     randomBytes: random,
-    grant: {
+    binding: {
       kind: 'room-permission',
       subject: { roomId: prompt.roomId, ...change, instanceId: connection.instanceId },
     },

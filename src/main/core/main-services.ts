@@ -10,7 +10,7 @@ import { PendingApprovalNotices } from './approval-notices.ts'
 import { ConsentController } from './consent-controller.ts'
 import { rejectApprovalForMessage } from './message-rejection.ts'
 import type { ApprovalNotifier, ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
-import { RendererGateway, filterEventForRenderer } from './renderer-gateway.ts'
+import { RendererRelay, filterEventForRenderer } from './renderer-relay.ts'
 import { RuntimeClient } from './runtime-client.ts'
 import { RuntimeEventStream } from './runtime-events.ts'
 import type { RuntimeLauncher } from './runtime-launcher.ts'
@@ -44,14 +44,14 @@ export interface MainServicesOptions {
 
 /**
  * Main's host-agnostic core, wired: the runtime supervisor, the typed
- * client, the renderer gateway, the consent controller and the event
+ * client, the renderer relay, the consent controller and the event
  * forwarder. The Electron host and the CDP host each supply only windows,
  * a launcher and a way to notify the workbench.
  */
 export class MainServices {
   readonly supervisor: RuntimeSupervisor
   readonly client: RuntimeClient
-  readonly gateway: RendererGateway
+  readonly relay: RendererRelay
   readonly controller: ConsentController
   private readonly events: RuntimeEventStream
   private readonly options: MainServicesOptions
@@ -72,7 +72,7 @@ export class MainServices {
     })
     const connection = () => this.supervisor.current
     this.client = new RuntimeClient(connection)
-    this.gateway = new RendererGateway({ client: this.client })
+    this.relay = new RendererRelay({ client: this.client })
     this.controller = new ConsentController({
       client: this.client,
       connection,
@@ -131,9 +131,9 @@ export class MainServices {
   async handleWorkbenchCall(channel: WorkbenchChannel, args: unknown): Promise<unknown> {
     const list = Array.isArray(args) ? args : [args]
     switch (channel) {
-      case 'gateway':
-        if (list.length !== 1) throw new Error('refused: a gateway call takes one request')
-        return this.gateway.call(list[0])
+      case 'relay':
+        if (list.length !== 1) throw new Error('refused: a relay call takes one request')
+        return this.relay.call(list[0])
       case 'review':
         return this.controller.reviewApproval(list)
       case 'reject':

@@ -1,7 +1,7 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import { z } from 'zod'
-import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../runtime/consent/consent-token.ts'
-import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
+import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../consent/consent-token.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { parseApprovalDecisionAnswer, type RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 
@@ -55,7 +55,7 @@ export async function rejectApprovalForMessage(
     now: (options.now ?? Date.now)(),
     lifetimeMs: CONSENT_LIFETIME_MS,
     randomBytes: options.randomBytes ?? nodeRandomBytes,
-    grant: {
+    binding: {
       kind: 'approval',
       subject: {
         approvalId,

@@ -1,9 +1,9 @@
-import { ID_PATTERN, type HttpMethod } from '../../runtime/server/router.ts'
+import { ID_PATTERN, type HttpMethod } from '../../contracts/ids.ts'
 
 /**
  * Who may call each runtime route. The workbench renderer shows model output,
- * so it is untrusted: it reaches the runtime only through main's gateway, and
- * the gateway forwards only routes classified `renderer` here. Everything that
+ * so it is untrusted: it reaches the runtime only through main's relay, and
+ * the relay forwards only routes classified `renderer` here. Everything that
  * reads the canonical action, decides, widens, exports or streams stays with
  * main.
  *

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ApprovalRecord } from '../../runtime/contracts/approval.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import {
   RuntimeAnswerError,
   RuntimeClient,

@@ -1,19 +1,19 @@
-import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../common/http-headers.ts'
+import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../contracts/http-headers.ts'
 import { z } from 'zod'
 import {
   ApprovalRecordSchema,
   ApprovalViewSchema,
   type ApprovalRecord,
   type ApprovalView,
-} from '../../runtime/contracts/approval.ts'
-import type { ApprovalDecision } from '../../runtime/contracts/consent.ts'
+} from '../../contracts/approval.ts'
+import type { ApprovalDecision } from '../../contracts/consent.ts'
 import {
   RoomPermissionsSchema,
   RoomSchema,
   type PermissionChangeRequest,
   type Room,
   type RoomPermissions,
-} from '../../runtime/contracts/room.ts'
+} from '../../contracts/room.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 
 /** A non-2xx answer from the runtime, with its status and message. */

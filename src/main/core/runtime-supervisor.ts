@@ -3,7 +3,7 @@ import {
   RuntimeFailedSchema,
   RuntimeReadySchema,
   type RuntimeInit,
-} from '../../runtime/contracts/runtime-init.ts'
+} from '../../contracts/runtime-init.ts'
 import type { RuntimeLauncher, RuntimeProcess } from './runtime-launcher.ts'
 
 export const RUNTIME_READY_TIMEOUT_MS = 15_000

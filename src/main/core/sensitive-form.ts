@@ -5,11 +5,8 @@ import {
   isEnumField,
   isSensitiveField,
   type RequestedSchema,
-} from '../../common/form-content.ts'
-import {
-  InputRequestRecordSchema,
-  type InputRequestRecord,
-} from '../../runtime/contracts/input-request.ts'
+} from '../../contracts/form-content.ts'
+import { InputRequestRecordSchema, type InputRequestRecord } from '../../contracts/input-request.ts'
 import { refusalMessage, type RuntimeClient } from './runtime-client.ts'
 
 /** `assentGui.openSensitiveForm(requestId)`: the id, nothing else. The

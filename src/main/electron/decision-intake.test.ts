@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { pageOf, type ExpectedSender } from '../core/sender-validator.ts'
-import { CONSENT_SITE } from './app-layout.ts'
+import { CONSENT_SITE } from '../core/page-sites.ts'
 import { takeDecision, type DecisionIntakeInput } from './decision-intake.ts'
 
 /** Event and frame shaped like Electron's; the binary cannot run here. */

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CONSENT_SITE, WORKBENCH_SITE } from './app-layout.ts'
+import { CONSENT_SITE, WORKBENCH_SITE } from '../core/page-sites.ts'
 import { isSiteUrl, resolvePagePath, servePageFile } from './page-files.ts'
 
 let base: string

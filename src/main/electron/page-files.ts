@@ -1,6 +1,6 @@
 import { readFile, realpath } from 'node:fs/promises'
 import { extname, isAbsolute, join, relative } from 'node:path'
-import type { PageSite } from './app-layout.ts'
+import type { PageSite } from '../core/page-sites.ts'
 
 /**
  * Serves a site's built files for `protocol.handle`. Node only (no Electron

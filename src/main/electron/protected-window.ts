@@ -6,7 +6,8 @@ import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.
 import { TrustedInputLog } from '../core/input-recency.ts'
 import { pageOf } from '../core/sender-validator.ts'
 import { SparePool, type SpareCandidate, type WindowSize } from '../core/spare-window.ts'
-import { CONSENT_SITE, builtPath } from './app-layout.ts'
+import { CONSENT_SITE } from '../core/page-sites.ts'
+import { builtPath } from './app-layout.ts'
 import { takeDecision } from './decision-intake.ts'
 import { isSiteUrl, servePageFile } from './page-files.ts'
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { WorkbenchChannel } from '../../common/assent-gui.ts'
 import { IPC } from '../../common/ipc-channels.ts'
 import { pageOf, type ExpectedSender } from '../core/sender-validator.ts'
-import { WORKBENCH_SITE } from './app-layout.ts'
+import { WORKBENCH_SITE } from '../core/page-sites.ts'
 import { registerWorkbenchIpc, type WorkbenchIpcOptions } from './workbench-ipc.ts'
 
 type Handler = (event: unknown, args: unknown) => Promise<unknown>
@@ -40,11 +40,11 @@ function setup(expectedSender?: () => ExpectedSender | undefined) {
 }
 
 describe('registerWorkbenchIpc', () => {
-  it('registers the gateway, review, reject, mode-change and preferences channels', () => {
+  it('registers the relay, review, reject, mode-change and preferences channels', () => {
     const { handlers } = setup()
     expect([...handlers.keys()].sort()).toEqual(
       [
-        IPC.gatewayCall,
+        IPC.relayCall,
         IPC.reviewApproval,
         IPC.rejectApprovalForMessage,
         IPC.openSensitiveForm,
@@ -57,13 +57,13 @@ describe('registerWorkbenchIpc', () => {
   it('passes a call from the workbench page to its handler', async () => {
     const { handlers, calls, workbenchEvent } = setup()
     const request = [{ method: 'GET', path: '/v1/rooms' }]
-    await handlers.get(IPC.gatewayCall)?.(workbenchEvent, request)
+    await handlers.get(IPC.relayCall)?.(workbenchEvent, request)
     await handlers.get(IPC.reviewApproval)?.(workbenchEvent, ['ap_1'])
     await handlers.get(IPC.rejectApprovalForMessage)?.(workbenchEvent, ['ap_2'])
     await handlers.get(IPC.requestModeChange)?.(workbenchEvent, ['room_1', 'full-access'])
     await handlers.get(IPC.setPreferences)?.(workbenchEvent, [{ lang: 'en', theme: 'dark' }])
     expect(calls).toEqual([
-      ['gateway', request],
+      ['relay', request],
       ['review', ['ap_1']],
       ['reject', ['ap_2']],
       ['mode', ['room_1', 'full-access']],
@@ -79,7 +79,7 @@ describe('registerWorkbenchIpc', () => {
       { sender: { id: 1 }, senderFrame: null },
     ]
     const channels = [
-      IPC.gatewayCall,
+      IPC.relayCall,
       IPC.reviewApproval,
       IPC.rejectApprovalForMessage,
       IPC.openSensitiveForm,
@@ -99,7 +99,7 @@ describe('registerWorkbenchIpc', () => {
 
   it('refuses every call while there is no workbench window', async () => {
     const { handlers, calls, workbenchEvent } = setup(() => undefined)
-    await expect(handlers.get(IPC.gatewayCall)?.(workbenchEvent, [])).rejects.toThrow('refused')
+    await expect(handlers.get(IPC.relayCall)?.(workbenchEvent, [])).rejects.toThrow('refused')
     expect(calls).toEqual([])
   })
 })

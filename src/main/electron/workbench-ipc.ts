@@ -9,8 +9,8 @@ export interface WorkbenchIpcOptions {
    *  or `undefined` while no workbench window exists (every call refused). */
   expectedSender: () => ExpectedSender | undefined
   /**
-   * Where a call goes once its sender is validated: `gateway` to the renderer
-   * gateway's allowlist, `review` and `mode` to the consent controller, which
+   * Where a call goes once its sender is validated: `relay` to the renderer
+   * relay's allowlist, `review` and `mode` to the consent controller, which
    * only ever opens the protected window, `preferences` to the language and
    * theme the protected window uses (MainServices.handleWorkbenchCall).
    */

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { AssentGui } from '../../common/assent-gui.ts'
-import type { Room } from '../../runtime/contracts/room.ts'
+import type { Room } from '../../contracts/room.ts'
 import { CreateRoomForm } from './components/create-room-form.tsx'
 import { IntegrityNotices, integrityKey } from './components/integrity-banner.tsx'
 import { MenuIcon } from './components/icons.tsx'

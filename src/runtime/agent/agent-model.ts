@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { FormRequestSchema, QuestionSchema } from '../contracts/input-request.ts'
-import type { ToolEffect } from '../contracts/policy.ts'
-import type { Message, ToolCallRecord, ToolCallStatus } from '../contracts/room.ts'
+import { FormRequestSchema, QuestionSchema } from '../../contracts/input-request.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import type { Message, ToolCallRecord, ToolCallStatus } from '../../contracts/room.ts'
 
 /** Bounds on one step, so a runaway model cannot flood the room: far more
  *  than a turn needs, small enough to read. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { DatabaseSync } from 'node:sqlite'
-import type { Turn } from '../contracts/room.ts'
+import type { Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { ApprovalRecord } from '../contracts/approval.ts'
-import type { ToolCallRecord, Turn } from '../contracts/room.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import { reviewFailClosed, type ActionReviewer } from '../policy/reviewer.ts'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { ApprovalRecord } from '../contracts/approval.ts'
-import type { Grant } from '../contracts/room.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { Grant } from '../../contracts/room.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { grantScopeFor } from './grant-scope.ts'

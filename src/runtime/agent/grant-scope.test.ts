@@ -2,8 +2,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { ApprovalRecord } from '../contracts/approval.ts'
-import type { Grant } from '../contracts/room.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { Grant } from '../../contracts/room.ts'
 import { grantMatches, grantScopeFor } from './grant-scope.ts'
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'assent-grant-scope-')))

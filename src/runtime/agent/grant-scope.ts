@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import path from 'node:path'
-import type { ApprovalRecord } from '../contracts/approval.ts'
-import type { Grant } from '../contracts/room.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { Grant } from '../../contracts/room.ts'
 import { sensitivePathReason } from '../policy/sensitive-paths.ts'
 
 /** What an allow-always decision turns into: the grant's fields besides its

@@ -1,4 +1,8 @@
-import { FormRequestSchema, type FormRequest, type Question } from '../contracts/input-request.ts'
+import {
+  FormRequestSchema,
+  type FormRequest,
+  type Question,
+} from '../../contracts/input-request.ts'
 
 /**
  * The offline model's lines that ask the person instead of calling a tool.

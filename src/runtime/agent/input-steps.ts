@@ -3,8 +3,8 @@ import type {
   FormRequest,
   Question,
   QuestionsOutcome,
-} from '../contracts/input-request.ts'
-import type { Turn } from '../contracts/room.ts'
+} from '../../contracts/input-request.ts'
+import type { Turn } from '../../contracts/room.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../../common/canonical-json.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { actionDigest, canonicalAction, createApproval } from './approval.ts'
 
 /** Checked outside Node too: `printf '%s' "$PINNED_CANONICAL" | sha256sum`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { McpAction } from '../contracts/approval.ts'
+import type { McpAction } from '../../contracts/approval.ts'
 import { actionDigest, canonicalAction, createApproval } from './approval.ts'
 
 const mcp: McpAction = {

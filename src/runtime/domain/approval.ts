@@ -1,4 +1,5 @@
-import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { sha256Hex } from './sha256.ts'
 import type {
   ApprovalKind,
   ApprovalRecord,
@@ -6,9 +7,9 @@ import type {
   CanonicalAction,
   McpAction,
   DecidedBy,
-} from '../contracts/approval.ts'
-import type { ApprovalDecision } from '../contracts/consent.ts'
-import type { SandboxMode } from '../contracts/policy-axes.ts'
+} from '../../contracts/approval.ts'
+import type { ApprovalDecision } from '../../contracts/consent.ts'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
 
 export const DEFAULT_APPROVAL_TTL_MS = 120_000
 

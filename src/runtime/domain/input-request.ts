@@ -1,4 +1,4 @@
-import { formContentProblem, isSensitiveSchema } from '../contracts/form-schema.ts'
+import { formContentProblem, isSensitiveSchema } from '../../contracts/form-schema.ts'
 import type {
   FormOutcome,
   FormRequest,
@@ -7,7 +7,7 @@ import type {
   Question,
   QuestionsOutcome,
   StoredAnswer,
-} from '../contracts/input-request.ts'
+} from '../../contracts/input-request.ts'
 
 export function createQuestionsRequest(input: {
   id: string

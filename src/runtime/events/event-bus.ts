@@ -1,15 +1,4 @@
-export const RUNTIME_EVENT_TYPES = [
-  'approval.requested',
-  'approval.resolved',
-  'room.created',
-  'room.updated',
-  'timeline.updated',
-  'grant.changed',
-  'runtime.integrity',
-  'input.requested',
-  'input.resolved',
-] as const
-export type RuntimeEventType = (typeof RUNTIME_EVENT_TYPES)[number]
+import type { RuntimeEventType } from '../../contracts/events.ts'
 
 export interface RuntimeEvent {
   id: number

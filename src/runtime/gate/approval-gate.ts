@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
-import type { ApprovalRecord, DecidedBy } from '../contracts/approval.ts'
-import type { ApprovalDecision } from '../contracts/consent.ts'
+import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
+import type { ApprovalDecision } from '../../contracts/consent.ts'
 import {
   actionDigest,
   canonicalAction,

@@ -8,7 +8,7 @@ import {
   type InputResponse,
   type Question,
   type QuestionsOutcome,
-} from '../contracts/input-request.ts'
+} from '../../contracts/input-request.ts'
 import {
   applyResponse,
   createFormRequest,

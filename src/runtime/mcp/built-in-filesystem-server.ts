@@ -5,7 +5,7 @@ import {
   ListToolsRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js'
-import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpServerConfig } from '../contracts/mcp-config.ts'
+import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpServerConfig } from '../../contracts/mcp-config.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { writeFileTool } from '../tools/change-tools.ts'
 import { listDirTool, readFileTool } from '../tools/read-tools.ts'

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { realpath } from 'node:fs/promises'
 import type { DatabaseSync } from 'node:sqlite'
-import type { ApprovalRecord } from '../contracts/approval.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   GatewayCallRequest,
   GatewayCallResult,
   GatewayCallState,
-} from '../contracts/mcp-gateway.ts'
-import type { Room, ToolCallRecord, Turn } from '../contracts/room.ts'
+} from '../../contracts/mcp-gateway.ts'
+import type { Room, ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'

@@ -5,7 +5,7 @@ import {
   GATEWAY_CONNECTION_FILE_NAME,
   GatewayConnectionFileSchema,
   type GatewayConnectionFile,
-} from '../contracts/mcp-gateway.ts'
+} from '../../contracts/mcp-gateway.ts'
 import { writePrivately } from './mcp-config-loader.ts'
 
 /** A fresh gateway credential: 32 random bytes, made at each runtime start,

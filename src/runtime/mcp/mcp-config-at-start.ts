@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { inTransaction } from '../store/database.ts'
-import type { McpConfig } from '../contracts/mcp-config.ts'
+import type { McpConfig } from '../../contracts/mcp-config.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
 import { loadMcpConfig } from './mcp-config-loader.ts'
 

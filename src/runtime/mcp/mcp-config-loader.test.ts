@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { McpConfigSchema } from '../contracts/mcp-config.ts'
+import { McpConfigSchema } from '../../contracts/mcp-config.ts'
 import { MCP_LAST_GOOD_FILE_NAME, loadMcpConfig } from './mcp-config-loader.ts'
 
 const stdio = { type: 'stdio', command: 'node', args: ['server.js'] }

@@ -1,6 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { EMPTY_MCP_CONFIG, McpConfigSchema, type McpConfig } from '../contracts/mcp-config.ts'
+import { EMPTY_MCP_CONFIG, McpConfigSchema, type McpConfig } from '../../contracts/mcp-config.ts'
 
 export const MCP_CONFIG_FILE_NAME = 'mcp.json'
 /** The last configuration that parsed, kept beside the database so a bad

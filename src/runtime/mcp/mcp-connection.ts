@@ -8,7 +8,7 @@ import {
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { McpServerConfig } from '../contracts/mcp-config.ts'
+import type { McpServerConfig } from '../../contracts/mcp-config.ts'
 import type { McpToolDefinition } from './mcp-tool-definition.ts'
 
 /**

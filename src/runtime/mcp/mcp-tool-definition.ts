@@ -1,4 +1,5 @@
-import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { sha256Hex } from '../domain/sha256.ts'
 
 /** A tool as a server describes it. Everything in it is the server's claim:
  *  annotations such as `readOnlyHint` are hints, never trust. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { ToolEffect } from '../contracts/policy.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
 import { isDestructiveCommand, pipesDownloadToShell } from '../tools/command-patterns.ts'
 import { sensitivePathReason } from './sensitive-paths.ts'
 

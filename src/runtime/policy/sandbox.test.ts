@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SandboxMode, ToolEffect } from '../contracts/policy.ts'
+import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import { checkToolAccess } from './sandbox.ts'
 import type { AccessCheck, AgentCeilings } from './sandbox.ts'
 

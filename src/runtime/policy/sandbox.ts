@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
-import type { SandboxMode, ToolEffect } from '../contracts/policy.ts'
+import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import { isInsideRoot, resolveInside, resolveTarget } from './path-containment.ts'
 
 /** What an agent may never exceed, whatever the room's mode says. */

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { sha256Hex } from '../domain/sha256.ts'
 import { summarizeApproval } from '../domain/approval.ts'
-import { modeFromPolicy, policyForMode } from '../contracts/policy.ts'
-import { narrowestRoomPolicy } from '../domain/room-policy.ts'
+import { modeFromPolicy, policyForMode } from '../policy/permission-modes.ts'
+import { narrowestRoomPolicy } from '../policy/room-policy.ts'
 import type {
   CreateRoomRequest,
   Grant,
@@ -13,7 +14,7 @@ import type {
   Room,
   RoomPermissions,
   Timeline,
-} from '../contracts/room.ts'
+} from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { fullAccessBlocker, type AgentPreset } from '../agent/agents.ts'
 import type { AuditAppender } from '../store/audit-log.ts'

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { DatabaseSync } from 'node:sqlite'
 import type { AgentRunner } from '../agent/agent-runner.ts'
-import type { ReconcileRequest, SendMessageRequest, Turn } from '../contracts/room.ts'
+import type { ReconcileRequest, SendMessageRequest, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { AuditAppender } from '../store/audit-log.ts'

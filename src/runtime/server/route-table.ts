@@ -1,4 +1,4 @@
-import type { HttpMethod } from './router.ts'
+import type { HttpMethod } from '../../contracts/ids.ts'
 
 /**
  * Every route the runtime serves. The router is checked against this table

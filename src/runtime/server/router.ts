@@ -1,7 +1,6 @@
+import { ID_PATTERN, type HttpMethod } from '../../contracts/ids.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { HttpError } from './http-kit.ts'
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 export interface RouteContext {
   req: IncomingMessage
@@ -19,10 +18,6 @@ export interface Route {
    *  route (deciding an approval, say) is never the gateway's by default. */
   gatewayMayCall?: true
 }
-
-/** Ids are opaque, short and URL-safe; anything else (encoded slashes, dots,
- *  overlong values) never reaches a handler. */
-export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
 
 export class Router {
   private readonly routes: Array<Route & { segments: string[] }> = []

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson } from '../../common/canonical-json.ts'
-import { ApprovalRecordSchema, type ApprovalRecord } from '../contracts/approval.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { ApprovalRecordSchema, type ApprovalRecord } from '../../contracts/approval.ts'
 
 type Row = Record<string, unknown>
 

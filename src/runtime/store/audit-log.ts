@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson, sha256Hex } from '../../common/canonical-json.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { sha256Hex } from '../domain/sha256.ts'
 import type { IntegrityMac } from './integrity-mac.ts'
 
 export const GENESIS_HASH = '0'.repeat(64)

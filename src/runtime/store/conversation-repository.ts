@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson } from '../../common/canonical-json.ts'
-import { RoomPolicySchema } from '../contracts/policy-axes.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { RoomPolicySchema } from '../../contracts/policy-axes.ts'
 import {
   ToolCallRecordSchema,
   TurnSchema,
@@ -9,7 +9,7 @@ import {
   type ToolCallStatus,
   type Turn,
   type TurnStatus,
-} from '../contracts/room.ts'
+} from '../../contracts/room.ts'
 
 type Row = Record<string, unknown>
 

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson } from '../../common/canonical-json.ts'
-import { GrantScopeSchema, type Grant, type GrantScope } from '../contracts/room.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { GrantScopeSchema, type Grant, type GrantScope } from '../../contracts/room.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
 
 export interface GrantRepositoryOptions {

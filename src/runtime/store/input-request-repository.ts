@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson } from '../../common/canonical-json.ts'
-import { InputRequestRecordSchema, type InputRequestRecord } from '../contracts/input-request.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { InputRequestRecordSchema, type InputRequestRecord } from '../../contracts/input-request.ts'
 
 type Row = Record<string, unknown>
 

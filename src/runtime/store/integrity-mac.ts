@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto'
-import { canonicalJson } from '../../common/canonical-json.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
 
 export const INTEGRITY_KEY_BYTES = 32
 
@@ -45,7 +45,7 @@ export class IntegrityMac {
   }
 }
 
-export type { RowIntegrity } from '../contracts/room.ts'
+export type { RowIntegrity } from '../../contracts/room.ts'
 
 /** A row whose MAC did not verify, as the store reports it. */
 export interface IntegrityProblem {

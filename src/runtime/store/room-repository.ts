@@ -1,8 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson } from '../../common/canonical-json.ts'
-import { RoomPolicySchema, type RoomPolicy } from '../contracts/policy-axes.ts'
-import type { RoomKind } from '../contracts/room.ts'
-import { narrowestRoomPolicy } from '../domain/room-policy.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { RoomPolicySchema, type RoomPolicy } from '../../contracts/policy-axes.ts'
+import type { RoomKind } from '../../contracts/room.ts'
+import { narrowestRoomPolicy } from '../policy/room-policy.ts'
 import type { IntegrityMac, OnTampered, RowIntegrity } from './integrity-mac.ts'
 
 export interface RoomRow {

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite'
-import { canonicalJson } from '../../common/canonical-json.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
 
 export const DEFAULT_GLOBAL_SETTINGS: Readonly<Record<string, unknown>> = {
   defaultMode: 'ask-for-approval',

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs'
 import { z } from 'zod'
-import type { ToolEffect } from '../contracts/policy.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
 
 /** What a tool reports back. Tools never throw: every failure, including a
  *  missing file or a command that cannot start, is a result with `ok: false`

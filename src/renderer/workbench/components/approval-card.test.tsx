@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type { ApprovalSummary } from '../../../contracts/approval.ts'
 import type { CardState } from '../state/approval-cards.ts'
 import { approvalFixture } from '../test-support/fake-gui.ts'
 import { renderWithI18n } from '../test-support/render.tsx'

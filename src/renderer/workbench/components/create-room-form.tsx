@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { Room } from '../../../runtime/contracts/room.ts'
+import type { Room } from '../../../contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
 import type { WorkbenchApi } from '../gui/workbench-api.ts'
 

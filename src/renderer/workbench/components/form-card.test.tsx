@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { FormContent, RequestedSchema } from '../../../common/form-content.ts'
+import type { FormContent, RequestedSchema } from '../../../contracts/form-content.ts'
 import type { InputCard } from '../state/input-cards.ts'
 import { questionRequestFixture } from '../test-support/fake-gui.ts'
 import { renderWithI18n } from '../test-support/render.tsx'

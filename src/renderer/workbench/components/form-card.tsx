@@ -7,7 +7,7 @@ import {
   type FormField,
   type FormValue,
   type RequestedSchema,
-} from '../../../common/form-content.ts'
+} from '../../../contracts/form-content.ts'
 import type { FormOutcomeAction } from '../gui/workbench-api.ts'
 import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'

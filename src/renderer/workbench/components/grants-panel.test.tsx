@@ -2,7 +2,7 @@
 import { cleanup, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Language } from '../../../common/consent-view.ts'
-import type { Grant } from '../../../runtime/contracts/room.ts'
+import type { Grant } from '../../../contracts/room.ts'
 import { renderWithI18n } from '../test-support/render.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
 

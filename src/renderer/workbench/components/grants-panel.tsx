@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { TFunction } from 'i18next'
-import type { Grant } from '../../../runtime/contracts/room.ts'
+import type { Grant } from '../../../contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
 
 export interface GrantsPanelProps {

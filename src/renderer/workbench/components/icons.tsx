@@ -1,4 +1,4 @@
-import type { ApprovalKind } from '../../../runtime/contracts/approval.ts'
+import type { ApprovalKind } from '../../../contracts/approval.ts'
 import type { CardOutcome } from '../state/approval-cards.ts'
 
 /**

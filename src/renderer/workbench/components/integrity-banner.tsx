@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import type { Room } from '../../../runtime/contracts/room.ts'
+import type { Room } from '../../../contracts/room.ts'
 import type { IntegrityReport } from '../gui/workbench-events.ts'
 
 export interface IntegrityNoticesProps {

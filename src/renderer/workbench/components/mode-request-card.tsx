@@ -1,6 +1,6 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
+import type { PermissionMode } from '../../../contracts/policy-axes.ts'
 import { KindIcon, OutcomeIcon } from './icons.tsx'
 
 /**

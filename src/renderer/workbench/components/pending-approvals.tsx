@@ -1,6 +1,6 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { Timeline } from '../../../runtime/contracts/room.ts'
+import type { Timeline } from '../../../contracts/room.ts'
 import { cardKey, type CardState } from '../state/approval-cards.ts'
 import { argumentsOf } from '../state/timeline-items.ts'
 import { ApprovalCard } from './approval-card.tsx'

@@ -1,6 +1,6 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { InputResponse } from '../../../runtime/contracts/input-request.ts'
+import type { InputResponse } from '../../../contracts/input-request.ts'
 import { inputKey, type InputCard } from '../state/input-cards.ts'
 import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
 import { FormCard } from './form-card.tsx'

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { RoomPermissions } from '../../../runtime/contracts/room.ts'
+import type { RoomPermissions } from '../../../contracts/room.ts'
 import { workbenchApi } from '../gui/workbench-api.ts'
 import {
   FakeGui,

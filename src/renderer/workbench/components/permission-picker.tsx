@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
-import type { RoomPermissions } from '../../../runtime/contracts/room.ts'
+import type { PermissionMode } from '../../../contracts/policy-axes.ts'
+import type { RoomPermissions } from '../../../contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
 import { ChevronIcon, ShieldIcon } from './icons.tsx'
 

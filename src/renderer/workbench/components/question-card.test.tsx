@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { QuestionAnswer } from '../../../runtime/contracts/input-request.ts'
+import type { QuestionAnswer } from '../../../contracts/input-request.ts'
 import type { InputCard } from '../state/input-cards.ts'
 import { formatCountdown } from '../state/use-countdown.ts'
 import { questionRequestFixture } from '../test-support/fake-gui.ts'

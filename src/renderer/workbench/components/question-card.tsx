@@ -1,10 +1,6 @@
 import { useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import type {
-  Question,
-  QuestionAnswer,
-  StoredAnswer,
-} from '../../../runtime/contracts/input-request.ts'
+import type { Question, QuestionAnswer, StoredAnswer } from '../../../contracts/input-request.ts'
 import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 import { formatCountdown, useCountdown, type QuestionTiming } from '../state/use-countdown.ts'

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { Room } from '../../../runtime/contracts/room.ts'
+import type { Room } from '../../../contracts/room.ts'
 import { AGENT_LABEL } from './create-room-form.tsx'
 
 export interface RoomListProps {

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { InputRequestRecord } from '../../../runtime/contracts/input-request.ts'
-import type { Timeline } from '../../../runtime/contracts/room.ts'
+import type { InputRequestRecord } from '../../../contracts/input-request.ts'
+import type { Timeline } from '../../../contracts/room.ts'
 import { workbenchApi } from '../gui/workbench-api.ts'
 import {
   FakeGui,

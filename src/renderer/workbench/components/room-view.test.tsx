@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, fireEvent, screen, waitFor, cleanup } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Timeline } from '../../../runtime/contracts/room.ts'
+import type { Timeline } from '../../../contracts/room.ts'
 import {
   approvalFixture,
   deferred,

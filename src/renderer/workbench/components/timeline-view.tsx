@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { Message, Timeline, ToolCallRecord } from '../../../runtime/contracts/room.ts'
+import type { Message, Timeline, ToolCallRecord } from '../../../contracts/room.ts'
 import { cardKey, outcomeOf, type CardState } from '../state/approval-cards.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
 import { ApprovalCard } from './approval-card.tsx'

@@ -46,7 +46,7 @@ const APPROVAL_GONE: ReadonlySet<ErrorKind> = new Set([
 
 // Codes first (the runtime's `{ code }`), then the texts main and the
 // runtime are known to send (src/main/core/consent-*.ts, the approval gate,
-// the renderer gateway). Order matters: the first match wins.
+// the renderer relay). Order matters: the first match wins.
 const BY_CODE: Readonly<Record<string, ErrorKind>> = {
   unknown_approval: 'approval-unknown',
   approval_expired: 'approval-expired',

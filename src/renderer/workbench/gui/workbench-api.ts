@@ -1,7 +1,7 @@
-import type { AssentGui, GatewayResponse } from '../../../common/assent-gui.ts'
-import type { ApprovalRecord, ApprovalSummary } from '../../../runtime/contracts/approval.ts'
-import type { InputRequestRecord, InputResponse } from '../../../runtime/contracts/input-request.ts'
-import type { PermissionMode } from '../../../runtime/contracts/policy-axes.ts'
+import type { AssentGui, RelayResponse } from '../../../common/assent-gui.ts'
+import type { ApprovalRecord, ApprovalSummary } from '../../../contracts/approval.ts'
+import type { InputRequestRecord, InputResponse } from '../../../contracts/input-request.ts'
+import type { PermissionMode } from '../../../contracts/policy-axes.ts'
 import type {
   CreateRoomRequest,
   Grant,
@@ -9,9 +9,9 @@ import type {
   RoomPermissions,
   Timeline,
   Turn,
-} from '../../../runtime/contracts/room.ts'
+} from '../../../contracts/room.ts'
 
-/** A gateway call the runtime answered with an error (`{ error, code }`), or
+/** A relay call the runtime answered with an error (`{ error, code }`), or
  *  a bridge call main refused. The message is the raw English detail; the
  *  person reads it through `errorText` (error-text.ts). */
 export class WorkbenchCallError extends Error {
@@ -102,8 +102,8 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
   }
 }
 
-async function body<T>(call: Promise<GatewayResponse>): Promise<T> {
-  let response: GatewayResponse
+async function body<T>(call: Promise<RelayResponse>): Promise<T> {
+  let response: RelayResponse
   try {
     response = await call
   } catch (error) {

@@ -1,10 +1,6 @@
 import type { WorkbenchEvent } from '../../../common/assent-gui.ts'
-import type {
-  ApprovalKind,
-  ApprovalStatus,
-  ApprovalSummary,
-} from '../../../runtime/contracts/approval.ts'
-import type { Room } from '../../../runtime/contracts/room.ts'
+import type { ApprovalKind, ApprovalStatus, ApprovalSummary } from '../../../contracts/approval.ts'
+import type { Room } from '../../../contracts/room.ts'
 
 /** The events the workbench acts on, read from what main forwards (runtime
  *  events as the runtime emits them, plus main's own runtime status). */

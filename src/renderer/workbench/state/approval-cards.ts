@@ -1,4 +1,4 @@
-import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
+import type { ApprovalSummary } from '../../../contracts/approval.ts'
 
 /**
  * The approval cards of one room, as the page knows them. The runtime decides

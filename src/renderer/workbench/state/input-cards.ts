@@ -1,4 +1,4 @@
-import type { InputRequestRecord } from '../../../runtime/contracts/input-request.ts'
+import type { InputRequestRecord } from '../../../contracts/input-request.ts'
 
 /** A question or form card. `stale`: the runtime does not confirm it is
  *  still waiting, so the card is muted and offers no buttons. */

@@ -1,8 +1,5 @@
-import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
-import type {
-  InputRequestRecord,
-  QuestionAnswer,
-} from '../../../runtime/contracts/input-request.ts'
+import type { ApprovalSummary } from '../../../contracts/approval.ts'
+import type { InputRequestRecord, QuestionAnswer } from '../../../contracts/input-request.ts'
 import type { QuestionDrafts } from '../components/question-card.tsx'
 import { WorkbenchCallError, type WorkbenchApi } from '../gui/workbench-api.ts'
 import { inputKey, type InputCard } from './input-cards.ts'

@@ -1,5 +1,5 @@
-import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
-import type { Grant, RoomPermissions, Timeline } from '../../../runtime/contracts/room.ts'
+import type { ApprovalSummary } from '../../../contracts/approval.ts'
+import type { Grant, RoomPermissions, Timeline } from '../../../contracts/room.ts'
 import {
   markApprovalGone,
   markOpenCardsStale,

@@ -1,4 +1,4 @@
-import type { Message, Timeline, ToolCallRecord, Turn } from '../../../runtime/contracts/room.ts'
+import type { Message, Timeline, ToolCallRecord, Turn } from '../../../contracts/room.ts'
 import { cardKey, isOpen, type CardState, type Cards } from './approval-cards.ts'
 import { inputKey, isOpenInput, type InputCard, type InputCards } from './input-cards.ts'
 

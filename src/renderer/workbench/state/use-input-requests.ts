@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { AssentGui } from '../../../common/assent-gui.ts'
-import type { InputRequestRecord } from '../../../runtime/contracts/input-request.ts'
+import type { InputRequestRecord } from '../../../contracts/input-request.ts'
 import type { WorkbenchApi } from '../gui/workbench-api.ts'
 import {
   markInputStale,

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react'
 import type { AssentGui } from '../../../common/assent-gui.ts'
-import type { Room } from '../../../runtime/contracts/room.ts'
+import type { Room } from '../../../contracts/room.ts'
 import type { WorkbenchApi } from '../gui/workbench-api.ts'
 import { readWorkbenchEvent } from '../gui/workbench-events.ts'
 import { EMPTY_ROOM_STATE, roomReducer, type RoomAction, type RoomState } from './room-state.ts'

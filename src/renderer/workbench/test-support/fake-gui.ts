@@ -1,18 +1,18 @@
 import type {
   AssentGui,
-  GatewayResponse,
+  RelayResponse,
   WorkbenchEvent,
   WorkbenchPreferences,
 } from '../../../common/assent-gui.ts'
-import type { ApprovalSummary } from '../../../runtime/contracts/approval.ts'
-import type { InputRequestRecord } from '../../../runtime/contracts/input-request.ts'
+import type { ApprovalSummary } from '../../../contracts/approval.ts'
+import type { InputRequestRecord } from '../../../contracts/input-request.ts'
 import type {
   Grant,
   Room,
   RoomPermissions,
   Timeline,
   ToolCallRecord,
-} from '../../../runtime/contracts/room.ts'
+} from '../../../contracts/room.ts'
 
 /**
  * A stand-in for `window.assentGui` in component tests (happy-dom has no
@@ -32,10 +32,10 @@ export class FakeGui implements AssentGui {
   modeChange: (roomId: string, mode: string) => Promise<unknown> = async () => ({
     status: 'cancelled',
   })
-  sendAnswer: GatewayResponse = { status: 202, body: { turn: {} } }
+  sendAnswer: RelayResponse = { status: 202, body: { turn: {} } }
   inputRequestsOf = new Map<string, InputRequestRecord[]>()
   /** What `respondToInput` answers; a test may refuse or hold it. */
-  respond: (requestId: string, response: unknown) => Promise<GatewayResponse> = async () => ({
+  respond: (requestId: string, response: unknown) => Promise<RelayResponse> = async () => ({
     status: 200,
     body: { request: {} },
   })
@@ -56,11 +56,11 @@ export class FakeGui implements AssentGui {
     this.calls.push({ method, args })
   }
 
-  async listRooms(): Promise<GatewayResponse> {
+  async listRooms(): Promise<RelayResponse> {
     this.record('listRooms', [])
     return { status: 200, body: { rooms: this.rooms } }
   }
-  async createRoom(input: unknown): Promise<GatewayResponse> {
+  async createRoom(input: unknown): Promise<RelayResponse> {
     this.record('createRoom', [input])
     const room = {
       ...roomFixture(),
@@ -70,55 +70,55 @@ export class FakeGui implements AssentGui {
     this.rooms.push(room)
     return { status: 201, body: { room } }
   }
-  async getRoom(roomId: string): Promise<GatewayResponse> {
+  async getRoom(roomId: string): Promise<RelayResponse> {
     this.record('getRoom', [roomId])
     return { status: 200, body: { room: this.rooms.find((room) => room.id === roomId) } }
   }
-  async sendMessage(roomId: string, input: unknown): Promise<GatewayResponse> {
+  async sendMessage(roomId: string, input: unknown): Promise<RelayResponse> {
     this.record('sendMessage', [roomId, input])
     return this.sendAnswer
   }
-  async timeline(roomId: string): Promise<GatewayResponse> {
+  async timeline(roomId: string): Promise<RelayResponse> {
     this.record('timeline', [roomId])
     await this.timelineGate
     return { status: 200, body: this.timelines.get(roomId) ?? emptyTimeline(roomId) }
   }
-  async approvals(roomId: string): Promise<GatewayResponse> {
+  async approvals(roomId: string): Promise<RelayResponse> {
     this.record('approvals', [roomId])
     return { status: 200, body: { approvals: this.timelines.get(roomId)?.approvals ?? [] } }
   }
-  async permissions(roomId: string): Promise<GatewayResponse> {
+  async permissions(roomId: string): Promise<RelayResponse> {
     this.record('permissions', [roomId])
     const permissions = this.permissionsOf.get(roomId)
     return permissions
       ? { status: 200, body: permissions }
       : { status: 409, body: { error: 'private conversation required', code: 'x' } }
   }
-  async grants(roomId: string): Promise<GatewayResponse> {
+  async grants(roomId: string): Promise<RelayResponse> {
     this.record('grants', [roomId])
     return { status: 200, body: { grants: this.grantsOf.get(roomId) ?? [] } }
   }
-  async revokeGrant(roomId: string, grantId: string): Promise<GatewayResponse> {
+  async revokeGrant(roomId: string, grantId: string): Promise<RelayResponse> {
     this.record('revokeGrant', [roomId, grantId])
     return { status: 200, body: { revoked: grantId } }
   }
-  async revokeServerGrants(roomId: string, serverId: string): Promise<GatewayResponse> {
+  async revokeServerGrants(roomId: string, serverId: string): Promise<RelayResponse> {
     this.record('revokeServerGrants', [roomId, serverId])
     return { status: 200, body: { revoked: [] } }
   }
-  async retryTurn(turnId: string): Promise<GatewayResponse> {
+  async retryTurn(turnId: string): Promise<RelayResponse> {
     this.record('retryTurn', [turnId])
     return { status: 202, body: { turn: {} } }
   }
-  async globalSettings(): Promise<GatewayResponse> {
+  async globalSettings(): Promise<RelayResponse> {
     this.record('globalSettings', [])
     return { status: 200, body: { settings: {} } }
   }
-  async inputRequests(roomId: string): Promise<GatewayResponse> {
+  async inputRequests(roomId: string): Promise<RelayResponse> {
     this.record('inputRequests', [roomId])
     return { status: 200, body: { requests: this.inputRequestsOf.get(roomId) ?? [] } }
   }
-  async respondToInput(requestId: string, response: unknown): Promise<GatewayResponse> {
+  async respondToInput(requestId: string, response: unknown): Promise<RelayResponse> {
     this.record('respondToInput', [requestId, response])
     return this.respond(requestId, response)
   }

@@ -1,4 +1,4 @@
-import type { Room, Timeline } from '../../../runtime/contracts/room.ts'
+import type { Room, Timeline } from '../../../contracts/room.ts'
 import type { Language } from '../../../common/consent-view.ts'
 import { screen } from '@testing-library/react'
 import { workbenchApi } from '../gui/workbench-api.ts'

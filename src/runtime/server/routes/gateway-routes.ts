@@ -1,4 +1,7 @@
-import { GatewayCallRequestSchema, GatewayCallResultSchema } from '../../contracts/mcp-gateway.ts'
+import {
+  GatewayCallRequestSchema,
+  GatewayCallResultSchema,
+} from '../../../contracts/mcp-gateway.ts'
 import type { GatewayCallService } from '../../mcp/gateway-call-service.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'

@@ -1,4 +1,4 @@
-import { InputResponseSchema } from '../../contracts/input-request.ts'
+import { InputResponseSchema } from '../../../contracts/input-request.ts'
 import type { InputRequestService } from '../../input/input-request-service.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
 import { readJsonBody, sendJson } from '../http-kit.ts'

@@ -3,8 +3,8 @@ import {
   PermissionChangeRequestSchema,
   ReconcileRequestSchema,
   SendMessageRequestSchema,
-} from '../../contracts/room.ts'
-import type { ConsentTokenVerifier } from '../../consent/consent-token.ts'
+} from '../../../contracts/room.ts'
+import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
 import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
@@ -12,7 +12,7 @@ import type { SqliteApprovalRepository } from '../../store/approval-repository.t
 import { headerValues } from '../request-guards.ts'
 import { HttpError, expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
-import { CONSENT_HEADER } from '../../../common/http-headers.ts'
+import { CONSENT_HEADER } from '../../../contracts/http-headers.ts'
 
 export interface RoomRouteDeps {
   rooms: RoomService

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { RuntimeClient } from '../../src/main/core/runtime-client.ts'
+import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
+import { RuntimeSupervisor } from '../../src/main/core/runtime-supervisor.ts'
+import type { RuntimeAccess } from './runtime-fixtures.ts'
+
+const RUNTIME_ENTRY = fileURLToPath(new URL('../../src/runtime/main.ts', import.meta.url))
+
+export interface BenchRuntime extends RuntimeAccess {
+  root: string
+  workspace: string
+  pid: () => number | undefined
+  close(): Promise<void>
+}
+
+/** One runtime child process started the way main starts it, with a
+ *  throwaway data dir and workspace under `root` (a fresh temp folder unless
+ *  given, and then removed on close) and a random integrity key. */
+export async function startBenchRuntime(options: {
+  approvalTtlMs: number
+  root?: string
+}): Promise<BenchRuntime> {
+  const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-bench-')))
+  const workspace = join(root, 'workspace')
+  await mkdir(workspace, { recursive: true })
+  const supervisor = new RuntimeSupervisor({
+    launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
+    dataDir: join(root, 'data'),
+    integrityKey: randomBytes(32),
+    restart: false,
+    approvalTtlMs: options.approvalTtlMs,
+  })
+  await supervisor.start()
+  return {
+    root,
+    workspace,
+    client: new RuntimeClient(() => supervisor.current),
+    connection: () => {
+      const current = supervisor.current
+      if (!current) throw new Error('the bench runtime is not running')
+      return current
+    },
+    pid: () => supervisor.pid,
+    async close() {
+      await supervisor.stop()
+      if (!options.root) await rm(root, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,152 @@
+import { join } from 'node:path'
+import { RuleTester } from 'eslint'
+import tseslint from 'typescript-eslint'
+import { describe, expect, it } from 'vitest'
+import {
+  LAYERS,
+  importLayersRule,
+  layerOf,
+  packageRefusalFor,
+  refusalFor,
+} from './import-layers.ts'
+
+RuleTester.describe = describe
+RuleTester.it = it
+
+// The rule reads paths relative to ESLint's working directory, as in `npm run lint`.
+const ROOT = process.cwd()
+const tester = new RuleTester({ languageOptions: { parser: tseslint.parser } })
+const at = (file: string) => join(ROOT, file)
+
+describe('import layers', () => {
+  it('places every source folder in a layer', () => {
+    for (const file of [
+      'src/contracts/room.ts',
+      'src/common/ipc-channels.ts',
+      'src/consent/consent-token.ts',
+      'src/runtime/domain/approval.ts',
+      'src/runtime/store/database.ts',
+      'src/main/core/consent-controller.ts',
+      'src/main/electron/protected-window.ts',
+      'src/main/cdp/cdp-host.ts',
+      'src/main/index.ts',
+      'src/preload-workbench/index.ts',
+      'src/preload-protected/index.ts',
+      'src/renderer/workbench/app.tsx',
+      'src/cli/assent.ts',
+      'src/gateway/main.ts',
+      'scripts/bench/run.ts',
+    ]) {
+      expect(layerOf(file), file).toBeDefined()
+    }
+    expect(layerOf('src/runtime/domain/approval.ts')?.path).toBe('src/runtime/domain/')
+  })
+
+  it.each([
+    ['src/renderer/workbench/app.tsx', 'src/runtime/gate/approval-gate.ts'],
+    ['src/renderer/workbench/app.tsx', 'src/consent/consent-token.ts'],
+    ['src/renderer/workbench/app.tsx', 'src/main/core/main-services.ts'],
+    ['src/preload-workbench/index.ts', 'src/consent/consent-token.ts'],
+    ['src/preload-protected/index.ts', 'src/consent/consent-token.ts'],
+    ['src/preload-protected/index.ts', 'src/main/core/sender-validator.ts'],
+    ['src/main/core/main-services.ts', 'src/runtime/runtime-app.ts'],
+    ['src/main/core/main-services.ts', 'src/main/electron/protected-window.ts'],
+    ['src/main/core/main-services.ts', 'src/main/cdp/cdp-host.ts'],
+    ['src/main/electron/protected-window.ts', 'src/main/cdp/protected-windows.ts'],
+    ['src/main/cdp/cdp-host.ts', 'src/main/electron/protected-window.ts'],
+    ['src/runtime/server/router.ts', 'src/main/core/runtime-client.ts'],
+    ['src/runtime/server/router.ts', 'src/common/ipc-channels.ts'],
+    ['src/runtime/domain/approval.ts', 'src/runtime/store/database.ts'],
+    ['src/contracts/room.ts', 'src/common/consent-view.ts'],
+    ['src/contracts/room.ts', 'src/runtime/domain/approval.ts'],
+    ['src/common/consent-view.ts', 'src/runtime/domain/approval.ts'],
+    ['src/consent/consent-token.ts', 'src/runtime/server/router.ts'],
+    ['src/gateway/main.ts', 'src/runtime/gate/approval-gate.ts'],
+    ['src/runtime/agent/agent-runner.ts', 'scripts/smoke/wait.ts'],
+    ['src/runtime/agent/agent-runner.ts', 'tests/support/runtime-harness.ts'],
+    ['src/main/core/consent-controller.ts', 'src/consent/test-support/consent-token-fixtures.ts'],
+    ['scripts/bench/decision-bench.ts', 'tests/support/runtime-harness.ts'],
+  ])('refuses %s → %s', (from, target) => {
+    expect(refusalFor(from, target)).toMatch(/may not import/)
+  })
+
+  it.each([
+    ['src/renderer/workbench/app.tsx', 'src/contracts/room.ts'],
+    ['src/renderer/workbench/app.tsx', 'src/common/i18n/index.ts'],
+    ['src/main/core/consent-controller.ts', 'src/consent/consent-token.ts'],
+    ['src/main/electron/protected-window.ts', 'src/main/core/page-sites.ts'],
+    ['src/main/cdp/cdp-host.ts', 'src/main/core/main-services.ts'],
+    ['src/runtime/server/router.ts', 'src/consent/consent-token.ts'],
+    ['src/runtime/domain/approval.ts', 'src/contracts/approval.ts'],
+    ['src/gateway/gateway-server.ts', 'src/runtime/mcp/mcp-connection.ts'],
+    ['src/consent/consent-token.test.ts', 'src/consent/test-support/consent-token-fixtures.ts'],
+    ['tests/cdp-host.test.ts', 'src/main/cdp/cdp-host.ts'],
+    ['scripts/smoke/run.ts', 'src/main/cdp/cdp-host.ts'],
+  ])('allows %s → %s', (from, target) => {
+    expect(refusalFor(from, target)).toBeUndefined()
+  })
+
+  it.each([
+    ['src/main/core/main-services.ts', 'electron'],
+    ['src/main/cdp/cdp-host.ts', 'electron'],
+    ['src/main/electron/protected-window.ts', 'playwright-core'],
+    ['src/renderer/workbench/app.tsx', 'node:fs'],
+    ['src/renderer/workbench/app.tsx', 'electron'],
+    ['src/preload-protected/index.ts', 'node:child_process'],
+    ['src/runtime/store/database.ts', 'keytar'],
+    ['src/runtime/server/router.ts', 'electron'],
+    ['src/runtime/domain/approval.ts', 'node:fs'],
+    ['src/contracts/room.ts', 'node:crypto'],
+    ['src/common/consent-view.ts', 'node:path'],
+  ])('refuses %s → the package %s', (from, specifier) => {
+    expect(packageRefusalFor(from, specifier)).toMatch(/may not import/)
+  })
+
+  it('lets the domain hash, and every layer name a reason', () => {
+    expect(packageRefusalFor('src/runtime/domain/sha256.ts', 'node:crypto')).toBeUndefined()
+    expect(packageRefusalFor('src/main/electron/protected-window.ts', 'electron')).toBeUndefined()
+    for (const layer of LAYERS) expect(layer.why.length).toBeGreaterThan(20)
+  })
+})
+
+describe('the import-layers rule in ESLint', () => {
+  tester.run('import-layers', importLayersRule, {
+    valid: [
+      {
+        code: "import { z } from 'zod'\nimport type { Room } from '../../contracts/room.ts'",
+        filename: at('src/renderer/workbench/app.tsx'),
+      },
+      {
+        code: "export { IPC } from '../../common/ipc-channels.ts'",
+        filename: at('src/main/core/x.ts'),
+      },
+    ],
+    invalid: [
+      {
+        code: "import { RuntimeApp } from '../../runtime/runtime-app.ts'",
+        filename: at('src/main/core/x.ts'),
+        errors: [{ message: /src\/main\/core\/ may not import src\/runtime\/runtime-app\.ts/ }],
+      },
+      {
+        code: "export * from '../consent/consent-token.ts'",
+        filename: at('src/common/x.ts'),
+        errors: [{ message: /may not import src\/consent/ }],
+      },
+      {
+        code: "export { mint } from '../consent/consent-token.ts'",
+        filename: at('src/preload-workbench/x.ts'),
+        errors: [{ message: /may not import src\/consent/ }],
+      },
+      {
+        code: "const m = await import('../../../tests/support/runtime-harness.ts')",
+        filename: at('src/runtime/agent/x.ts'),
+        errors: [{ message: /product code and may not import test code/ }],
+      },
+      {
+        code: "import { BrowserWindow } from 'electron'",
+        filename: at('src/main/core/x.ts'),
+        errors: [{ message: /may not import 'electron'/ }],
+      },
+    ],
+  })
+})

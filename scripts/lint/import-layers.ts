@@ -1,0 +1,201 @@
+import { dirname, relative, resolve, sep } from 'node:path'
+import type { Rule } from 'eslint'
+
+/**
+ * Which folder may import which: the trust boundaries of
+ * docs/architecture.md §9, checked on every import so that crossing one
+ * fails `npm run lint` instead of waiting for a reviewer to notice.
+ *
+ * A file belongs to the layer whose folder is the longest prefix of its path.
+ * Relative imports are resolved to a path and must land in the file's own
+ * layer or one it `may` import; package imports must not be one the layer
+ * `refuses` (Electron in the host-agnostic core, Node built-ins in the pages).
+ */
+export interface Layer {
+  /** A folder (ending in `/`) or a single file, relative to the project root. */
+  path: string
+  /** Folders or files this layer may import besides its own. */
+  may: readonly string[]
+  /** Package specifiers this layer must never import. */
+  refuses?: readonly RegExp[]
+  /** Why, shown with every violation. */
+  why: string
+}
+
+const NODE_BUILT_IN = /^node:/
+const ELECTRON = /^electron$/
+const BROWSER_DRIVER = /^playwright(-core)?$/
+const NATIVE_KEYCHAIN = /^keytar$/
+const REACT = /^react(-dom)?(\/|$)/
+
+export const LAYERS: readonly Layer[] = [
+  {
+    path: 'src/contracts/',
+    may: [],
+    refuses: [NODE_BUILT_IN, ELECTRON, BROWSER_DRIVER, NATIVE_KEYCHAIN, REACT],
+    why: 'contracts are parsed by every process and import nothing of any of them',
+  },
+  {
+    path: 'src/common/',
+    may: ['src/contracts/'],
+    refuses: [NODE_BUILT_IN, ELECTRON, BROWSER_DRIVER, NATIVE_KEYCHAIN],
+    why: 'common is what the UI sides share; it runs in pages and sandboxed preloads',
+  },
+  {
+    path: 'src/consent/',
+    may: ['src/contracts/'],
+    refuses: [ELECTRON, BROWSER_DRIVER, REACT],
+    why: 'consent tokens belong to the trusted processes only (main mints, the runtime verifies)',
+  },
+  {
+    path: 'src/runtime/domain/',
+    may: ['src/contracts/'],
+    refuses: [/^node:(?!crypto$)/, ELECTRON, NATIVE_KEYCHAIN],
+    why: 'the domain is pure: records and transitions, no I/O',
+  },
+  {
+    path: 'src/runtime/',
+    may: ['src/contracts/', 'src/consent/'],
+    refuses: [ELECTRON, BROWSER_DRIVER, NATIVE_KEYCHAIN, REACT],
+    why: 'the runtime is its own process: it reaches main over IPC and HTTP, never by import, and loads no native module',
+  },
+  {
+    path: 'src/main/core/',
+    may: ['src/contracts/', 'src/consent/', 'src/common/'],
+    refuses: [ELECTRON, BROWSER_DRIVER, REACT],
+    why: "main's core is host-agnostic: hosts plug in through its ports, and the runtime is reached over HTTP",
+  },
+  {
+    path: 'src/main/electron/',
+    may: ['src/contracts/', 'src/consent/', 'src/common/', 'src/main/core/'],
+    refuses: [BROWSER_DRIVER, REACT],
+    why: 'the Electron host builds on the core and nothing of the other host',
+  },
+  {
+    path: 'src/main/cdp/',
+    may: ['src/contracts/', 'src/consent/', 'src/common/', 'src/main/core/'],
+    refuses: [ELECTRON, REACT],
+    why: 'the CDP host builds on the core and nothing of the other host',
+  },
+  {
+    path: 'src/main/index.ts',
+    may: ['src/contracts/', 'src/consent/', 'src/common/', 'src/main/core/', 'src/main/electron/'],
+    refuses: [BROWSER_DRIVER],
+    why: "the Electron app's entry wires the Electron host to the core",
+  },
+  {
+    path: 'src/preload-workbench/',
+    may: ['src/contracts/', 'src/common/'],
+    refuses: [NODE_BUILT_IN, NATIVE_KEYCHAIN, BROWSER_DRIVER, REACT],
+    why: "a sandboxed preload holds no secret and reaches main only over the workbench's channels",
+  },
+  {
+    path: 'src/preload-protected/',
+    may: ['src/contracts/', 'src/common/'],
+    refuses: [NODE_BUILT_IN, NATIVE_KEYCHAIN, BROWSER_DRIVER, REACT],
+    why: 'the protected preload only renders and reports trusted clicks',
+  },
+  {
+    path: 'src/renderer/',
+    may: ['src/contracts/', 'src/common/'],
+    refuses: [NODE_BUILT_IN, ELECTRON, NATIVE_KEYCHAIN, BROWSER_DRIVER],
+    why: 'pages are untrusted: they reach main through their bridge, never by import',
+  },
+  {
+    path: 'src/cli/',
+    may: ['src/contracts/', 'src/consent/', 'src/common/', 'src/main/core/', 'src/runtime/'],
+    refuses: [ELECTRON, REACT],
+    why: "the `assent` command starts the runtime as main does and reads a stopped runtime's store",
+  },
+  {
+    path: 'src/gateway/',
+    may: ['src/contracts/', 'src/runtime/mcp/'],
+    refuses: [ELECTRON, REACT, NATIVE_KEYCHAIN],
+    why: "the MCP gateway is its own process: it shares the runtime's MCP client code and reaches the runtime over HTTP",
+  },
+  {
+    path: 'scripts/',
+    may: ['src/'],
+    why: 'scripts build, audit and drive the product',
+  },
+]
+
+const TEST_FILE = /\.test\.tsx?$/
+const TEST_SUPPORT = /(^|\/)test-support\//
+
+/** The layer a project-relative path belongs to: the longest matching one. */
+export function layerOf(path: string): Layer | undefined {
+  let best: Layer | undefined
+  for (const layer of LAYERS) {
+    const matches = layer.path.endsWith('/') ? path.startsWith(layer.path) : path === layer.path
+    if (matches && (!best || layer.path.length > best.path.length)) best = layer
+  }
+  return best
+}
+
+function isTestCode(path: string): boolean {
+  return TEST_FILE.test(path) || TEST_SUPPORT.test(path) || path.startsWith('tests/')
+}
+
+/**
+ * Why `from` may not import `target` (both project-relative), or undefined
+ * when it may. Test code may import what it tests; product code never
+ * imports test code, and nothing under src/ imports scripts/ or tests/.
+ */
+export function refusalFor(from: string, target: string): string | undefined {
+  if (isTestCode(from)) return undefined
+  if (TEST_SUPPORT.test(target) || target.startsWith('tests/')) {
+    return `${from} is product code and may not import test code (${target})`
+  }
+  if (from.startsWith('src/') && target.startsWith('scripts/')) {
+    return `${from} is product code and may not import scripts/ (${target})`
+  }
+  const layer = layerOf(from)
+  if (!layer) return undefined
+  const own = layer.path.endsWith('/') ? target.startsWith(layer.path) : target === layer.path
+  if (own || layer.may.some((allowed) => target.startsWith(allowed))) return undefined
+  return `${layer.path} may not import ${target}: ${layer.why}`
+}
+
+/** Why `from` may not import the package `specifier`, or undefined. */
+export function packageRefusalFor(from: string, specifier: string): string | undefined {
+  if (isTestCode(from)) return undefined
+  const layer = layerOf(from)
+  const refused = layer?.refuses?.find((pattern) => pattern.test(specifier))
+  if (!layer || !refused) return undefined
+  return `${layer.path} may not import '${specifier}': ${layer.why}`
+}
+
+function toProjectPath(root: string, absolute: string): string {
+  return relative(root, absolute).split(sep).join('/')
+}
+
+export const importLayersRule: Rule.RuleModule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keeps imports inside the trust boundaries of docs/architecture.md §9' },
+    schema: [],
+  },
+  create(context) {
+    const root = context.cwd
+    const file = toProjectPath(root, context.physicalFilename)
+    if (file.startsWith('..')) return {}
+    const check = (node: Rule.Node, specifier: unknown): void => {
+      if (typeof specifier !== 'string') return
+      const reason = specifier.startsWith('.')
+        ? refusalFor(
+            file,
+            toProjectPath(root, resolve(dirname(context.physicalFilename), specifier)),
+          )
+        : packageRefusalFor(file, specifier)
+      if (reason) context.report({ node, message: reason })
+    }
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value),
+      ExportNamedDeclaration: (node) => check(node, node.source?.value),
+      ExportAllDeclaration: (node) => check(node, node.source.value),
+      ImportExpression: (node) =>
+        check(node, node.source.type === 'Literal' ? node.source.value : undefined),
+    }
+  },
+}

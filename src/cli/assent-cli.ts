@@ -1,0 +1,132 @@
+/**
+ * The `assent` command line (src/cli/assent.ts is its entry): tools for the
+ * person who owns a data dir. Flags are parsed strictly: anything unknown,
+ * repeated or missing a value is refused with a message naming it.
+ */
+import { stat } from 'node:fs/promises'
+import { integrityAccount } from '../main/core/secret-store.ts'
+import { selectSecretStore } from '../main/core/secret-store-selection.ts'
+import { verifyAuditFile } from '../runtime/store/audit-file.ts'
+import { IntegrityMac } from '../runtime/store/integrity-mac.ts'
+
+export const USAGE = `usage: assent audit verify [--data-dir D]
+
+Checks the audit log of an Assent data dir: every hash link, every MAC under
+the integrity key, and the sealed head (so deleting the newest events shows).
+The key comes from the OS keychain, or from the data dir's key file when
+ASSENT_SECRET_STORE=file. The data dir is --data-dir D, else ASSENT_DATA_DIR.
+
+exit status: 0 intact, 1 broken or tampered (the message names the seq),
+2 could not check (bad usage, no database, no key)`
+
+export const EXIT_INTACT = 0
+export const EXIT_TAMPERED = 1
+export const EXIT_UNCHECKED = 2
+
+export type AssentCommand = { command: 'help' } | { command: 'audit-verify'; dataDir?: string }
+
+export class UsageError extends Error {}
+
+export function parseAssentArgs(argv: readonly string[]): AssentCommand {
+  const [first, second, ...rest] = argv
+  if (first === undefined) throw new UsageError('name a command: assent audit verify')
+  if (first === '--help' || first === '-h' || first === 'help') return { command: 'help' }
+  if (first !== 'audit') throw new UsageError(`unknown command "${first}"`)
+  if (second === undefined) throw new UsageError('name an audit command: assent audit verify')
+  if (second !== 'verify') {
+    throw new UsageError(`unknown audit command "${second}": the only one is "verify"`)
+  }
+  let dataDir: string | undefined
+  for (let index = 0; index < rest.length; index += 1) {
+    const arg = rest[index] ?? ''
+    if (arg === '--help' || arg === '-h') return { command: 'help' }
+    let value: string | undefined
+    if (arg === '--data-dir') {
+      value = rest[index + 1]
+      index += 1
+      if (value === undefined || value.startsWith('--')) {
+        throw new UsageError('--data-dir needs a directory: --data-dir D')
+      }
+    } else if (arg.startsWith('--data-dir=')) {
+      value = arg.slice('--data-dir='.length)
+    } else if (arg.startsWith('-')) {
+      throw new UsageError(`unknown option "${arg}" for assent audit verify`)
+    } else {
+      throw new UsageError(`unexpected argument "${arg}": name the data dir with --data-dir D`)
+    }
+    if (value === '') throw new UsageError('--data-dir needs a directory: --data-dir D')
+    if (dataDir !== undefined) throw new UsageError('--data-dir given twice')
+    dataDir = value
+  }
+  return dataDir === undefined ? { command: 'audit-verify' } : { command: 'audit-verify', dataDir }
+}
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv
+  out: (line: string) => void
+  err: (line: string) => void
+}
+
+/** Runs one command and returns its exit status. */
+export async function runAssentCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let command: AssentCommand
+  try {
+    command = parseAssentArgs(argv)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    io.err(`assent: ${error.message}`)
+    io.err(USAGE)
+    return EXIT_UNCHECKED
+  }
+  if (command.command === 'help') {
+    io.out(USAGE)
+    return EXIT_INTACT
+  }
+  try {
+    return await auditVerify(command.dataDir ?? io.env.ASSENT_DATA_DIR, io)
+  } catch (error) {
+    io.err(`assent audit verify: could not check: ${(error as Error).message}`)
+    return EXIT_UNCHECKED
+  }
+}
+
+async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<number> {
+  if (dataDir === undefined || dataDir === '') {
+    io.err('assent audit verify: name the data dir with --data-dir D (or set ASSENT_DATA_DIR)')
+    return EXIT_UNCHECKED
+  }
+  const info = await stat(dataDir).catch(() => undefined)
+  if (!info?.isDirectory()) {
+    io.err(`assent audit verify: ${dataDir} is not a directory`)
+    return EXIT_UNCHECKED
+  }
+  const store = selectSecretStore(dataDir, {
+    env: io.env,
+    warn: (message) => io.err(`warning: ${message}`),
+  })
+  const account = await integrityAccount(dataDir)
+  // Read only: verifying must never create a key (a new key would make every
+  // MAC on disk look forged).
+  const key = await store.read(account)
+  if (!key) {
+    io.err(
+      `assent audit verify: no integrity key for ${account} in ${store.description}; ` +
+        'Assent makes it on first start, and without it nothing can be verified',
+    )
+    return EXIT_UNCHECKED
+  }
+  const verdict = verifyAuditFile(account, new IntegrityMac(key))
+  if (!verdict.ok) {
+    io.err(
+      `audit log broken at seq ${verdict.seq}: ${verdict.problem} ` +
+        `(${verdict.checked} event${verdict.checked === 1 ? '' : 's'} before it verified; ${account})`,
+    )
+    return EXIT_TAMPERED
+  }
+  io.out(
+    verdict.checked === 0
+      ? `audit log intact: no events yet (${account})`
+      : `audit log intact: ${verdict.checked} events, seq 1–${verdict.lastSeq}, sealed head at seq ${verdict.lastSeq} (${account})`,
+  )
+  return EXIT_INTACT
+}

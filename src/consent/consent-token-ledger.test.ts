@@ -1,0 +1,183 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { ConsentTokenVerifierOptions } from './consent-token.ts'
+import {
+  CONSENT_LIFETIME_MS,
+  ConsentTokenVerifier,
+  MAX_FUTURE_SKEW_MS,
+  MAX_USED_NONCES,
+} from './consent-token.ts'
+import {
+  RUNS,
+  T0,
+  KEY,
+  keyBytes,
+  SAMPLE_APPROVAL,
+  SAMPLE_ROOM,
+  anyBinding,
+  mint,
+  verifierAt,
+  expectGenuine,
+} from './test-support/consent-token-fixtures.ts'
+
+describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
+  it('refuses a token at and after its expiry', () => {
+    fc.assert(
+      fc.property(
+        anyBinding,
+        fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }),
+        fc.nat(10 ** 9),
+        (binding, lifetimeMs, lateBy) => {
+          const token = mint(binding, { lifetimeMs })
+          const expiresAtMs = T0 + lifetimeMs
+          expect(verifierAt(expiresAtMs).verify(token, binding)).toBe(false)
+          expect(verifierAt(expiresAtMs + lateBy).verify(token, binding)).toBe(false)
+          expectGenuine(token, binding, expiresAtMs - 1)
+        },
+      ),
+      RUNS,
+    )
+  })
+
+  it('refuses a token expiring more than 60 s ahead of the verifier clock', () => {
+    fc.assert(
+      fc.property(
+        anyBinding,
+        fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }),
+        fc.integer({ min: 1, max: 10 ** 9 }),
+        (binding, lifetimeMs, beyond) => {
+          // The minter's clock runs ahead of the verifier's by more than the skew allows.
+          const mintedAt = T0 + MAX_FUTURE_SKEW_MS - lifetimeMs + beyond
+          const token = mint(binding, { now: mintedAt, lifetimeMs })
+          expect(verifierAt(T0).verify(token, binding)).toBe(false)
+          expectGenuine(token, binding, mintedAt)
+        },
+      ),
+      RUNS,
+    )
+  })
+
+  it('accepts a token expiring exactly 60 s ahead', () => {
+    const binding = SAMPLE_ROOM
+    const token = mint(binding, { lifetimeMs: MAX_FUTURE_SKEW_MS })
+    expect(verifierAt(T0).verify(token, binding)).toBe(true)
+    expect(
+      verifierAt(T0 - 1).verify(mint(binding, { lifetimeMs: MAX_FUTURE_SKEW_MS }), binding),
+    ).toBe(false)
+  })
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses every token while its clock reads %s',
+    (reading) => {
+      const binding = SAMPLE_APPROVAL
+      const token = mint(binding)
+      expect(verifierAt(reading).verify(token, binding)).toBe(false)
+      expectGenuine(token, binding)
+    },
+  )
+
+  it('refuses a token signed with another key', () => {
+    fc.assert(
+      fc.property(anyBinding, keyBytes, keyBytes, (binding, mintKey, verifyKey) => {
+        fc.pre(!mintKey.equals(verifyKey))
+        const token = mint(binding, { key: mintKey })
+        expect(verifierAt(T0, { key: verifyKey }).verify(token, binding)).toBe(false)
+        expect(verifierAt(T0, { key: mintKey }).verify(token, binding)).toBe(true)
+      }),
+      RUNS,
+    )
+  })
+
+  it('refuses new tokens while the ledger is full and recovers once nonces expire', () => {
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now, maxUsedNonces: 4 })
+    const binding = SAMPLE_APPROVAL
+    const early = Array.from({ length: 4 }, () => mint(binding, { now: T0 }))
+    for (const token of early) expect(verifier.verify(token, binding)).toBe(true)
+
+    now = T0 + CONSENT_LIFETIME_MS - 1
+    const late = mint(binding, { now })
+    expect(verifier.verify(late, binding)).toBe(false)
+    expect(verifier.ledgerSize).toBe(4)
+
+    now = T0 + CONSENT_LIFETIME_MS
+    expect(verifier.verify(late, binding)).toBe(true)
+    expect(verifier.ledgerSize).toBe(1)
+  })
+
+  it('never evicts an unexpired nonce to make room', () => {
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now, maxUsedNonces: 4 })
+    const binding = SAMPLE_ROOM
+    const shortLived = [mint(binding, { lifetimeMs: 1_000 }), mint(binding, { lifetimeMs: 1_000 })]
+    const longLived = [mint(binding, { lifetimeMs: 40_000 }), mint(binding, { lifetimeMs: 40_000 })]
+    for (const token of [longLived[0]!, shortLived[0]!, longLived[1]!, shortLived[1]!]) {
+      expect(verifier.verify(token, binding)).toBe(true)
+    }
+
+    now = T0 + 1_000
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
+    expect(verifier.ledgerSize).toBe(3)
+    for (const token of longLived) expect(verifier.verify(token, binding)).toBe(false)
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(false)
+    expect(verifier.ledgerSize).toBe(4)
+  })
+
+  it('evicts exactly the expired nonces when full, whatever order they arrived in', () => {
+    const lifetimes = fc.array(fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }), {
+      minLength: 1,
+      maxLength: 24,
+    })
+    fc.assert(
+      fc.property(
+        anyBinding,
+        lifetimes,
+        fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }),
+        (binding, lives, elapsed) => {
+          let now = T0
+          const verifier = new ConsentTokenVerifier({
+            key: KEY,
+            now: () => now,
+            maxUsedNonces: lives.length,
+          })
+          const burned = lives.map((lifetimeMs) => mint(binding, { lifetimeMs }))
+          for (const token of burned) expect(verifier.verify(token, binding)).toBe(true)
+
+          now = T0 + elapsed
+          const stillLive = lives.filter((lifetimeMs) => T0 + lifetimeMs > now).length
+          const accepted = verifier.verify(mint(binding, { now }), binding)
+          expect(accepted).toBe(stillLive < lives.length)
+          expect(verifier.ledgerSize).toBe(accepted ? stillLive + 1 : lives.length)
+          for (const token of burned) expect(verifier.verify(token, binding)).toBe(false)
+        },
+      ),
+      RUNS,
+    )
+  })
+
+  it('holds the documented default capacity', () => {
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now })
+    const binding = SAMPLE_APPROVAL
+    let accepted = 0
+    for (let index = 0; index < MAX_USED_NONCES; index += 1) {
+      if (verifier.verify(mint(binding), binding)) accepted += 1
+    }
+    expect(accepted).toBe(MAX_USED_NONCES)
+    expect(verifier.verify(mint(binding), binding)).toBe(false)
+    now = T0 + CONSENT_LIFETIME_MS
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
+    expect(verifier.ledgerSize).toBe(1)
+  })
+
+  it.each<[string, ConsentTokenVerifierOptions]>([
+    ['a 16-byte key', { key: Buffer.alloc(16), now: () => T0 }],
+    ['a clock that is not a function', { key: KEY, now: T0 as unknown as () => number }],
+    ['a zero capacity', { key: KEY, now: () => T0, maxUsedNonces: 0 }],
+    ['a fractional capacity', { key: KEY, now: () => T0, maxUsedNonces: 1.5 }],
+  ])('refuses to start with %s', (_name, options) => {
+    expect(() => new ConsentTokenVerifier({ key: KEY, now: () => T0 })).not.toThrow()
+    expect(() => new ConsentTokenVerifier(options)).toThrow()
+  })
+})

@@ -1,0 +1,32 @@
+import { z } from 'zod'
+import { PermissionModeSchema } from './policy-axes.ts'
+
+export const ApprovalDecisionSchema = z.enum(['allow-once', 'allow-always', 'deny'])
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
+
+/** What an approval consent token is bound to. Travels in the request, never
+ *  in the token: the runtime rebuilds it from what it is asked to do. */
+export const ApprovalConsentSubjectSchema = z.strictObject({
+  approvalId: z.string().min(1),
+  decision: ApprovalDecisionSchema,
+  actionDigest: z.string().regex(/^[0-9a-f]{64}$/),
+  instanceId: z.string().min(1),
+})
+export type ApprovalConsentSubject = z.infer<typeof ApprovalConsentSubjectSchema>
+
+export const RoomPermissionConsentSubjectSchema = z.strictObject({
+  roomId: z.string().min(1),
+  clientRequestId: z.string().min(1).max(128),
+  expectedRevision: z.number().int().min(0),
+  mode: PermissionModeSchema,
+  instanceId: z.string().min(1),
+})
+export type RoomPermissionConsentSubject = z.infer<typeof RoomPermissionConsentSubjectSchema>
+
+/** Kinds are domain-separated inside the signature, so a token minted for one
+ *  kind can never verify as the other even if the subjects looked alike. */
+export type ConsentBinding =
+  | { kind: 'approval'; subject: ApprovalConsentSubject }
+  | { kind: 'room-permission'; subject: RoomPermissionConsentSubject }
+
+export type ConsentKind = ConsentBinding['kind']

@@ -1,0 +1,138 @@
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser } from 'playwright-core'
+import type { Language, Theme } from '../../common/consent-view.ts'
+import { CONSENT_WINDOW_SIZE } from '../core/consent-controller.ts'
+import { MainServices } from '../core/main-services.ts'
+import { ChildProcessLauncher } from '../core/runtime-launcher.ts'
+import { loadIntegrityKey } from '../core/secret-store-selection.ts'
+import { CHROMIUM_ARGS, CHROMIUM_MISSING, findChromium } from './chromium.ts'
+import { builtAssets, requireBuilt, type BuiltAssets } from './built-assets.ts'
+import { CdpProtectedWindowFactory, FocusTracker } from './protected-windows.ts'
+import { CdpWorkbench } from './workbench-page.ts'
+
+export const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../../runtime/main.ts', import.meta.url))
+
+export interface CdpHostOptions {
+  dataDir: string
+  /** Tests may hand in a key; otherwise it comes from the same SecretStore
+   *  as the app's (the OS keychain, or the file with ASSENT_SECRET_STORE=file). */
+  integrityKey?: Buffer
+  headless?: boolean
+  preferences?: () => { lang: Language; theme: Theme }
+  viewport?: { width: number; height: number }
+  locale?: string
+  colorScheme?: 'light' | 'dark'
+  approvalTtlMs?: number
+  scopedRoots?: string[]
+  /** mcp.json, when not the one in the data dir. */
+  mcpConfigPath?: string
+  enableDelayMs?: number
+  assets?: BuiltAssets
+  runtimeEntry?: string
+}
+
+/**
+ * The CDP host: main's core, the built preloads and the built pages, driven
+ * in the system Chromium over the DevTools Protocol. Used by `npm run
+ * dev:cdp`, the smoke scenario and the browser tests where no Electron
+ * binary exists. Reports name it as host `cdp`.
+ */
+export class CdpHost {
+  readonly browser: Browser
+  readonly services: MainServices
+  readonly windows: CdpProtectedWindowFactory
+  readonly focus: FocusTracker
+  readonly options: CdpHostOptions
+  private readonly assets: BuiltAssets
+  private workbenchPage: CdpWorkbench | undefined
+  private readonly forwarder: { target: CdpWorkbench | undefined }
+
+  private constructor(
+    browser: Browser,
+    services: MainServices,
+    windows: CdpProtectedWindowFactory,
+    focus: FocusTracker,
+    options: CdpHostOptions,
+    assets: BuiltAssets,
+    forwarder: { target: CdpWorkbench | undefined },
+  ) {
+    this.browser = browser
+    this.services = services
+    this.windows = windows
+    this.focus = focus
+    this.options = options
+    this.assets = assets
+    this.forwarder = forwarder
+  }
+
+  static async start(options: CdpHostOptions): Promise<CdpHost> {
+    const executablePath = findChromium()
+    if (!executablePath) throw new Error(CHROMIUM_MISSING)
+    const assets = requireBuilt(options.assets ?? builtAssets())
+    const integrityKey =
+      options.integrityKey ??
+      (await loadIntegrityKey(options.dataDir, {
+        warn: (message) => console.warn(`assent cdp host: ${message}`),
+      }))
+    const browser = await chromium.launch({
+      executablePath,
+      headless: options.headless ?? true,
+      args: [...CHROMIUM_ARGS],
+    })
+    try {
+      const focus = new FocusTracker()
+      const windows = new CdpProtectedWindowFactory(browser, assets, focus)
+      const forwarder: { target: CdpWorkbench | undefined } = { target: undefined }
+      const services = new MainServices({
+        launcher: new ChildProcessLauncher(options.runtimeEntry ?? RUNTIME_SOURCE_ENTRY),
+        dataDir: options.dataDir,
+        integrityKey,
+        windows,
+        notifier: { send: (event) => forwarder.target?.send(event) },
+        preferences: options.preferences ?? (() => ({ lang: 'en', theme: 'light' })),
+        ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+        ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
+        ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
+        ...(options.enableDelayMs === undefined ? {} : { enableDelayMs: options.enableDelayMs }),
+      })
+      windows.onDecision((promptId, answer, window, values) =>
+        services.controller.handleDecision(promptId, answer, window, values),
+      )
+      await services.start()
+      windows.warm(CONSENT_WINDOW_SIZE)
+      return new CdpHost(browser, services, windows, focus, options, assets, forwarder)
+    } catch (error) {
+      await browser.close().catch(() => undefined)
+      throw error
+    }
+  }
+
+  /** Opens (or returns) the workbench window and gives it focus. */
+  async workbench(): Promise<CdpWorkbench> {
+    if (!this.workbenchPage) {
+      this.workbenchPage = await CdpWorkbench.open(
+        this.browser,
+        this.assets,
+        (channel, args) => this.services.handleWorkbenchCall(channel, args),
+        this.options.viewport ?? { width: 1280, height: 800 },
+        {
+          ...(this.options.locale ? { locale: this.options.locale } : {}),
+          ...(this.options.colorScheme ? { colorScheme: this.options.colorScheme } : {}),
+        },
+      )
+      this.forwarder.target = this.workbenchPage
+    }
+    this.focus.focus(this.workbenchPage)
+    return this.workbenchPage
+  }
+
+  get chromiumVersion(): string {
+    return this.browser.version()
+  }
+
+  async close(): Promise<void> {
+    this.windows.close()
+    await this.services.stop().catch(() => undefined)
+    await this.browser.close().catch(() => undefined)
+  }
+}

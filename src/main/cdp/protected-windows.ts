@@ -1,0 +1,222 @@
+import {
+  CDP_PROTECTED_BINDING,
+  CDP_PROTECTED_RECEIVE,
+  CDP_PROTECTED_WORLD,
+} from '../../common/cdp-names.ts'
+import { readFileSync } from 'node:fs'
+import type { Browser, BrowserContext } from 'playwright-core'
+import type { ConsentView } from '../../common/consent-view.ts'
+import { ConsentDecisionMessageSchema } from '../../common/consent-view.ts'
+import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
+import { SparePool, type SpareCandidate, type WindowSize } from '../core/spare-window.ts'
+import { CONSENT_SITE } from '../core/page-sites.ts'
+import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from './asset-router.ts'
+import type { BuiltAssets } from './built-assets.ts'
+import { CdpPageChannel } from './page-channel.ts'
+
+/** The Electron host's consent page policy, sent as a header here too. */
+export const CONSENT_CSP = CONSENT_SITE.contentSecurityPolicy
+
+export type DecisionSink = (
+  promptId: string,
+  answer: unknown,
+  window: ProtectedWindow,
+  values?: unknown,
+) => void
+
+/** Which window the person is looking at: the CDP host's stand-in for OS
+ *  focus, moved by `focus()` and by opening a window. */
+export class FocusTracker {
+  private current: unknown
+  focus(target: unknown): void {
+    this.current = target
+  }
+  blur(target: unknown): void {
+    if (this.current === target) this.current = undefined
+  }
+  has(target: unknown): boolean {
+    return this.current === target
+  }
+}
+
+/**
+ * A protected window on the CDP host: its own browser context (an isolated,
+ * in-memory session), a router that serves nothing but the consent page's
+ * files, the protected preload in its isolated world, and decisions only
+ * through the world-scoped binding.
+ */
+export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
+  /** Set once, when a prompt claims this window; until then no decision
+   *  from it is taken. */
+  promptId: string | undefined
+  readonly context: BrowserContext
+  readonly channel: CdpPageChannel
+  readonly blockedRequests: string[]
+  private readonly focusTracker: FocusTracker
+  private readonly closedListeners: Array<() => void> = []
+  private closed = false
+
+  constructor(
+    context: BrowserContext,
+    channel: CdpPageChannel,
+    blocked: string[],
+    focus: FocusTracker,
+  ) {
+    this.context = context
+    this.channel = channel
+    this.blockedRequests = blocked
+    this.focusTracker = focus
+    channel.page.on('close', () => this.markClosed())
+  }
+
+  get page() {
+    return this.channel.page
+  }
+
+  async show(view: ConsentView): Promise<void> {
+    await this.channel.waitForPreload()
+    await this.channel.deliver(view)
+  }
+
+  focus(): void {
+    if (this.closed) return
+    this.focusTracker.focus(this)
+    void this.page.bringToFront().catch(() => undefined)
+  }
+
+  /** Binds this prepared window to its one prompt. */
+  claim(promptId: string): this {
+    if (this.promptId !== undefined) throw new Error('this consent window already has a prompt')
+    this.promptId = promptId
+    return this
+  }
+
+  isAlive(): boolean {
+    return !this.closed && !this.page.isClosed()
+  }
+
+  discard(): void {
+    this.close()
+  }
+
+  close(): void {
+    if (this.closed) return
+    void this.context.close().catch(() => undefined)
+    this.markClosed()
+  }
+
+  isVisible(): boolean {
+    return !this.closed
+  }
+
+  isFocused(): boolean {
+    return !this.closed && this.focusTracker.has(this)
+  }
+
+  onClosed(listener: () => void): void {
+    this.closedListeners.push(listener)
+  }
+
+  private markClosed(): void {
+    if (this.closed) return
+    this.closed = true
+    this.focusTracker.blur(this)
+    for (const listener of this.closedListeners.splice(0)) listener()
+  }
+}
+
+export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
+  private readonly browser: Browser
+  private readonly assets: BuiltAssets
+  private readonly focus: FocusTracker
+  private readonly preloadSource: string
+  private sink: DecisionSink | undefined
+  private readonly spares: SparePool<CdpProtectedWindow>
+  /** Windows handed to prompts, in order (prepared spares are not here). */
+  readonly opened: CdpProtectedWindow[] = []
+
+  constructor(browser: Browser, assets: BuiltAssets, focus: FocusTracker) {
+    this.browser = browser
+    this.assets = assets
+    this.focus = focus
+    this.preloadSource = readFileSync(assets.protectedPreload, 'utf8')
+    this.spares = new SparePool(
+      (size) => this.prepare(size),
+      (error) => console.warn(`assent cdp host: a spare consent window failed: ${String(error)}`),
+    )
+  }
+
+  /** Prepares the first spare, so even the first prompt finds one. */
+  warm(size: WindowSize): void {
+    this.spares.warm(size)
+  }
+
+  /** Resolves once the next prompt would find its window prepared. */
+  spareReady(): Promise<void> {
+    return this.spares.spareReady()
+  }
+
+  close(): void {
+    this.spares.close()
+  }
+
+  /** Where validated decisions go (the consent controller). */
+  onDecision(sink: DecisionSink): void {
+    this.sink = sink
+  }
+
+  async open(promptId: string, size: WindowSize): Promise<ProtectedWindow> {
+    const window = (await this.spares.take(size)).claim(promptId)
+    this.opened.push(window)
+    window.focus()
+    return window
+  }
+
+  /** A window with the consent page loaded and no prompt: hidden from the
+   *  focus tracker, deciding nothing until claimed. */
+  private async prepare(size: WindowSize): Promise<CdpProtectedWindow> {
+    const context = await this.browser.newContext({
+      viewport: size,
+      // No service workers, no downloads, no permissions: the window shows one
+      // static page.
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+      permissions: [],
+    })
+    try {
+      const blocked = await routeOnly(context, {
+        origin: CONSENT_ORIGIN,
+        root: this.assets.rendererRoot,
+        pathPrefix: '/consent/',
+        csp: CONSENT_CSP,
+      })
+      const page = await context.newPage()
+      page.on('popup', (popup) => void popup.close())
+      const channel = await CdpPageChannel.attach(page, {
+        worldName: CDP_PROTECTED_WORLD,
+        bindingName: CDP_PROTECTED_BINDING,
+        receiveFunction: CDP_PROTECTED_RECEIVE,
+        scripts: [{ source: this.preloadSource, world: CDP_PROTECTED_WORLD }],
+        pageUrl: CONSENT_URL,
+      })
+      const window = new CdpProtectedWindow(context, channel, blocked, this.focus)
+      channel.onMessage((payload) => {
+        let message: unknown
+        try {
+          message = JSON.parse(payload)
+        } catch {
+          return
+        }
+        const parsed = ConsentDecisionMessageSchema.safeParse(message)
+        // An unclaimed window has no prompt id: nothing from it matches.
+        if (!parsed.success || parsed.data.promptId !== window.promptId) return
+        this.sink?.(parsed.data.promptId, parsed.data.answer, window, parsed.data.values)
+      })
+      await page.goto(CONSENT_URL)
+      return window
+    } catch (error) {
+      await context.close().catch(() => undefined)
+      throw error
+    }
+  }
+}

@@ -1,0 +1,7 @@
+import { createHash } from 'node:crypto'
+
+/** SHA-256 of the UTF-8 text, as lowercase hex: the form every digest the
+ *  runtime stores or binds (action digests, audit hashes) is written in. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}

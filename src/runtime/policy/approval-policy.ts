@@ -1,0 +1,97 @@
+import type { ApprovalPolicy, ToolEffect } from '../../contracts/policy-axes.ts'
+
+/** What the approval policy says about one tool call before the sandbox and
+ *  the agent's ceilings are checked: run it, ask for a decision (the person,
+ *  or the automatic reviewer under approve-for-me), or refuse it. */
+export type CallDisposition = 'run' | 'ask' | 'deny'
+
+export interface DispositionPair {
+  /** The call as declared: not destructive. */
+  plain: CallDisposition
+  /** The same effect when the tool says this call is destructive. */
+  destructive: CallDisposition
+}
+
+/**
+ * The approval-policy table, as data so the README can print it.
+ *
+ * `destructive` never turns `run` into `ask` for writes, commands or network
+ * calls: those already ask under every policy that asks. It matters in one
+ * place: a destructive read is a contradiction (a tool that reads cannot
+ * destroy), so it is treated as the write it claims to be: it asks where a
+ * write asks, is refused under `never` and runs under `auto`. That keeps a
+ * mislabelled tool from slipping through on its "read" label.
+ *
+ * - `always`: everything asks.
+ * - `on-request` and legacy `suggest`: reads run; the rest asks.
+ * - `untrusted`: as `on-request`, but "always allow" grants are not honoured
+ *   (see `grantsHonoured`).
+ * - `never`: never asks; whatever would need a person is refused.
+ * - `auto`: everything runs, destructive calls included. Auto is full access:
+ *   the sandbox mode and the agent's ceilings still apply after this table.
+ */
+export const APPROVAL_POLICY_TABLE: Readonly<
+  Record<ApprovalPolicy, Readonly<Record<ToolEffect, Readonly<DispositionPair>>>>
+> = deepFreeze({
+  always: {
+    read: { plain: 'ask', destructive: 'ask' },
+    write: { plain: 'ask', destructive: 'ask' },
+    execute: { plain: 'ask', destructive: 'ask' },
+    network: { plain: 'ask', destructive: 'ask' },
+  },
+  'on-request': {
+    read: { plain: 'run', destructive: 'ask' },
+    write: { plain: 'ask', destructive: 'ask' },
+    execute: { plain: 'ask', destructive: 'ask' },
+    network: { plain: 'ask', destructive: 'ask' },
+  },
+  untrusted: {
+    read: { plain: 'run', destructive: 'ask' },
+    write: { plain: 'ask', destructive: 'ask' },
+    execute: { plain: 'ask', destructive: 'ask' },
+    network: { plain: 'ask', destructive: 'ask' },
+  },
+  suggest: {
+    read: { plain: 'run', destructive: 'ask' },
+    write: { plain: 'ask', destructive: 'ask' },
+    execute: { plain: 'ask', destructive: 'ask' },
+    network: { plain: 'ask', destructive: 'ask' },
+  },
+  never: {
+    read: { plain: 'run', destructive: 'deny' },
+    write: { plain: 'deny', destructive: 'deny' },
+    execute: { plain: 'deny', destructive: 'deny' },
+    network: { plain: 'deny', destructive: 'deny' },
+  },
+  auto: {
+    read: { plain: 'run', destructive: 'run' },
+    write: { plain: 'run', destructive: 'run' },
+    execute: { plain: 'run', destructive: 'run' },
+    network: { plain: 'run', destructive: 'run' },
+  },
+})
+
+/** Looks the call up in `APPROVAL_POLICY_TABLE`. `destructive` is required so
+ *  every caller states it, even where the table gives the same answer. */
+export function dispositionFor(
+  approvalPolicy: ApprovalPolicy,
+  effect: ToolEffect,
+  destructive: boolean,
+): CallDisposition {
+  const pair = APPROVAL_POLICY_TABLE[approvalPolicy][effect]
+  return destructive ? pair.destructive : pair.plain
+}
+
+/** Whether an earlier "always allow" may answer a new call without asking.
+ *  `untrusted` distrusts standing grants by definition, and `always` means
+ *  every call is asked, so neither honours them. */
+export function grantsHonoured(approvalPolicy: ApprovalPolicy): boolean {
+  return approvalPolicy !== 'untrusted' && approvalPolicy !== 'always'
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) {
+    if (typeof inner === 'object' && inner !== null) deepFreeze(inner as object)
+  }
+  return Object.freeze(value)
+}
