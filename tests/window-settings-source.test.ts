@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
@@ -143,7 +143,7 @@ const HARDENED = {
   webSecurity: 'true',
   allowRunningInsecureContent: 'false',
   experimentalFeatures: 'false',
-  devTools: '!isPackaged',
+  devTools: 'developmentBuild',
   spellcheck: 'false',
   safeDialogs: 'true',
   disableBlinkFeatures: "'Auxclick'",
@@ -193,6 +193,7 @@ describe('window settings in the source, as static audits read them', () => {
         'will-redirect',
         'will-frame-navigate',
         'will-attach-webview',
+        'content-bounds-updated',
       ]) {
         const handlers = handlersFor(source, event)
         expect(handlers, event).toHaveLength(1)
@@ -201,10 +202,77 @@ describe('window settings in the source, as static audits read them', () => {
       expect(preventsFirst(handlersFor(source, 'will-download')[0])).toBe(true)
     })
 
+    it(`sets the WebRTC IP handling policy on its webContents (${path})`, () => {
+      const source = parse(path)
+      const calls = findAll(
+        source,
+        (node): node is ts.CallExpression =>
+          ts.isCallExpression(node) &&
+          ts.isPropertyAccessExpression(node.expression) &&
+          node.expression.name.text === 'setWebRTCIPHandlingPolicy',
+      )
+      expect(calls.map((call) => call.arguments.map((arg) => arg.getText(source)))).toEqual([
+        ['WEBRTC_IP_HANDLING_POLICY'],
+      ])
+    })
+
     it(`answers every window.open with deny (${path})`, () => {
       const answers = windowOpenAnswers(parse(path))
       expect(answers.length).toBeGreaterThan(0)
       for (const answer of answers) expect(answer).toBe("{ action: 'deny' }")
     })
   }
+})
+
+/** Every .ts file under `dir` that is not a test. */
+function productFiles(dir: string): string[] {
+  return readdirSync(resolve(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(resolve(ROOT, path)).isDirectory()) return productFiles(path)
+    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+describe("main's source, as a reviewer reads it", () => {
+  const files = productFiles('src/main')
+
+  it('reads the files it vouches for', () => {
+    expect(files).toEqual(expect.arrayContaining([PROTECTED, WORKBENCH, 'src/main/index.ts']))
+  })
+
+  it('never opens anything outside the app: no shell.openExternal, no shell import', () => {
+    const found = files.flatMap((path) => {
+      const source = parse(path)
+      const uses = findAll(
+        source,
+        (node): node is ts.Identifier =>
+          ts.isIdentifier(node) && (node.text === 'openExternal' || node.text === 'shell'),
+      )
+      return uses.map((node) => `${relative(ROOT, resolve(ROOT, path))}: ${node.text}`)
+    })
+    expect(found).toEqual([])
+  })
+
+  it('puts nothing on globalThis (the smoke attaches through its own port)', () => {
+    const found = files.flatMap((path) => {
+      const source = parse(path)
+      return findAll(
+        source,
+        (node): node is ts.Identifier =>
+          ts.isIdentifier(node) && (node.text === 'globalThis' || node.text === 'global'),
+      ).map((node) => `${path}: ${node.parent.getText(source)}`)
+    })
+    expect(found).toEqual([])
+  })
+
+  it('never decides anything on app.isPackaged, which follows the executable name', () => {
+    const found = files.flatMap((path) => {
+      const source = parse(path)
+      return findAll(
+        source,
+        (node): node is ts.Identifier => ts.isIdentifier(node) && node.text === 'isPackaged',
+      ).map((node) => `${path}: ${node.parent.getText(source)}`)
+    })
+    expect(found).toEqual([])
+  })
 })
