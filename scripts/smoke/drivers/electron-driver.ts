@@ -42,8 +42,8 @@ interface MainFacts {
  * on `globalThis.__assentSmoke` and a packaged build refuses.
  *
  * Not run on machines without an Electron binary (these CI machines): the
- * window selection is unit-tested (electron-windows.test.ts); see the
- * README's QA section for what that leaves untested.
+ * window selection is unit-tested (electron-windows.test.ts); see "On the
+ * Electron host" in docs/qa.md for what that leaves untested.
  */
 export class ElectronSmokeDriver implements SmokeDriver {
   readonly host = 'electron' as const
