@@ -54,8 +54,8 @@ interface MainFacts {
  * has no port at all.
  *
  * Not run on machines without an Electron binary (these CI machines): the
- * window selection is unit-tested (electron-windows.test.ts); see the
- * README's QA section for what that leaves untested.
+ * window selection is unit-tested (electron-windows.test.ts); see "On the
+ * Electron host" in docs/qa.md for what that leaves untested.
  */
 export class ElectronSmokeDriver implements SmokeDriver {
   readonly host = 'electron' as const
