@@ -27,7 +27,7 @@ function port(): SmokePort {
             consentKey: CONSENT_KEY,
           },
           pid: 321,
-        } as never,
+        },
         restartRuntime: async (update) => {
           restarts.push(update)
         },
@@ -78,7 +78,7 @@ describe('the smoke port (development builds only)', () => {
   it('refuses the connection while the runtime is not running', () => {
     const smoke = smokePortFor(
       {
-        supervisor: { current: undefined, pid: undefined } as never,
+        supervisor: { current: undefined, pid: undefined },
         restartRuntime: async () => {},
       },
       new SmokeWindowLog(),
