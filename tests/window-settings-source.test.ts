@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
@@ -111,15 +111,25 @@ function preventsFirst(handler: ts.Expression | undefined): boolean {
   )
 }
 
-/** Every value `setWindowOpenHandler`'s handler can return, as source text. */
-function windowOpenAnswers(source: ts.SourceFile): string[] {
-  const calls = findAll(
+/** The calls of `name(…)` or `<anything>.name(…)`. */
+function callsOf(source: ts.SourceFile, name: string): ts.CallExpression[] {
+  return findAll(
     source,
     (node): node is ts.CallExpression =>
       ts.isCallExpression(node) &&
-      ts.isPropertyAccessExpression(node.expression) &&
-      node.expression.name.text === 'setWindowOpenHandler',
+      ((ts.isIdentifier(node.expression) && node.expression.text === name) ||
+        (ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === name)),
   )
+}
+
+/** The arguments of every call of `name`, as source text. */
+function argumentsOf(source: ts.SourceFile, name: string): string[][] {
+  return callsOf(source, name).map((call) => call.arguments.map((arg) => arg.getText(source)))
+}
+
+/** Every value `setWindowOpenHandler`'s handler can return, as source text. */
+function windowOpenAnswers(source: ts.SourceFile): string[] {
+  const calls = callsOf(source, 'setWindowOpenHandler')
   expect(calls).toHaveLength(1)
   const handler = calls[0]?.arguments[0]
   if (!handler || !ts.isArrowFunction(handler)) throw new Error('no inline window open handler')
@@ -199,19 +209,16 @@ describe('window settings in the source, as static audits read them', () => {
         expect(handlers, event).toHaveLength(1)
         expect(preventsFirst(handlers[0]), event).toBe(true)
       }
-      expect(preventsFirst(handlersFor(source, 'will-download')[0])).toBe(true)
+    })
+
+    it(`grants its session nothing through grantNothing (${path})`, () => {
+      expect(argumentsOf(parse(path), 'grantNothing')).toEqual([
+        [path === PROTECTED ? 'consentSession' : 'workbenchSession'],
+      ])
     })
 
     it(`sets the WebRTC IP handling policy on its webContents (${path})`, () => {
-      const source = parse(path)
-      const calls = findAll(
-        source,
-        (node): node is ts.CallExpression =>
-          ts.isCallExpression(node) &&
-          ts.isPropertyAccessExpression(node.expression) &&
-          node.expression.name.text === 'setWebRTCIPHandlingPolicy',
-      )
-      expect(calls.map((call) => call.arguments.map((arg) => arg.getText(source)))).toEqual([
+      expect(argumentsOf(parse(path), 'setWebRTCIPHandlingPolicy')).toEqual([
         ['WEBRTC_IP_HANDLING_POLICY'],
       ])
     })
@@ -240,39 +247,32 @@ describe("main's source, as a reviewer reads it", () => {
     expect(files).toEqual(expect.arrayContaining([PROTECTED, WORKBENCH, 'src/main/index.ts']))
   })
 
-  it('never opens anything outside the app: no shell.openExternal, no shell import', () => {
-    const found = files.flatMap((path) => {
+  /** Where any of `names` appears as an identifier in main's source. */
+  const identifiers = (names: readonly string[]) =>
+    files.flatMap((path) => {
       const source = parse(path)
-      const uses = findAll(
+      return findAll(
         source,
-        (node): node is ts.Identifier =>
-          ts.isIdentifier(node) && (node.text === 'openExternal' || node.text === 'shell'),
-      )
-      return uses.map((node) => `${relative(ROOT, resolve(ROOT, path))}: ${node.text}`)
+        (node): node is ts.Identifier => ts.isIdentifier(node) && names.includes(node.text),
+      ).map((node) => `${path}: ${node.parent.getText(source)}`)
     })
-    expect(found).toEqual([])
+
+  it('never opens anything outside the app: no shell.openExternal, no shell import', () => {
+    expect(identifiers(['openExternal', 'shell'])).toEqual([])
   })
 
   it('puts nothing on globalThis (the smoke attaches through its own port)', () => {
-    const found = files.flatMap((path) => {
-      const source = parse(path)
-      return findAll(
-        source,
-        (node): node is ts.Identifier =>
-          ts.isIdentifier(node) && (node.text === 'globalThis' || node.text === 'global'),
-      ).map((node) => `${path}: ${node.parent.getText(source)}`)
-    })
-    expect(found).toEqual([])
+    expect(identifiers(['globalThis', 'global'])).toEqual([])
   })
 
   it('never decides anything on app.isPackaged, which follows the executable name', () => {
-    const found = files.flatMap((path) => {
-      const source = parse(path)
-      return findAll(
-        source,
-        (node): node is ts.Identifier => ts.isIdentifier(node) && node.text === 'isPackaged',
-      ).map((node) => `${path}: ${node.parent.getText(source)}`)
-    })
-    expect(found).toEqual([])
+    expect(identifiers(['isPackaged'])).toEqual([])
+  })
+
+  it('refuses every download in every session it makes (grantNothing)', () => {
+    const source = parse('src/main/electron/web-contents-guard.ts')
+    const handlers = handlersFor(source, 'will-download')
+    expect(handlers).toHaveLength(1)
+    expect(preventsFirst(handlers[0])).toBe(true)
   })
 })

@@ -15,7 +15,7 @@ import {
 } from './consent-session-pool.ts'
 import { takeDecision } from './decision-intake.ts'
 import { isSiteUrl, servePageFile } from './page-files.ts'
-import { WEBRTC_IP_HANDLING_POLICY } from './web-contents-guard.ts'
+import { WEBRTC_IP_HANDLING_POLICY, grantNothing } from './web-contents-guard.ts'
 
 export interface ElectronProtectedWindowFactoryOptions {
   /** `app.getAppPath()`: where `out/` lives. */
@@ -158,13 +158,8 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
  * ever loaded into it.
  */
 function lockDownConsentSession(consentSession: Session, rendererDir: string): void {
-  consentSession.setPermissionRequestHandler((_webContents, _permission, callback) =>
-    callback(false),
-  )
-  consentSession.setPermissionCheckHandler(() => false)
-  consentSession.setDevicePermissionHandler(() => false)
+  grantNothing(consentSession)
   consentSession.setSpellCheckerEnabled(false)
-  consentSession.on('will-download', (event) => event.preventDefault())
   consentSession.webRequest.onBeforeRequest((details, callback) =>
     callback({ cancel: !isSiteUrl(CONSENT_SITE, details.url) }),
   )

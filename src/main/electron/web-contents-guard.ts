@@ -34,20 +34,25 @@ function guardWebContents(contents: WebContents): void {
 }
 
 /**
+ * What every session of the app refuses: each permission request and check
+ * (camera, microphone, notifications, clipboard, …), every device (USB, HID,
+ * serial, Bluetooth) and every download. Nothing Assent shows needs any.
+ */
+export function grantNothing(target: Session): void {
+  target.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false))
+  target.setPermissionCheckHandler(() => false)
+  target.setDevicePermissionHandler(() => false)
+  target.on('will-download', (event) => event.preventDefault())
+}
+
+/**
  * Nothing of Assent uses the default session (the workbench and each
  * consent window have their own), but Electron creates it, and a webContents
- * made without a session would land in it. So it grants nothing either:
- * every permission request and check is refused, no device is offered, no
- * download starts, no spellchecker dictionary is fetched, and every request
- * is cancelled.
+ * made without a session would land in it. So it grants nothing either, no
+ * spellchecker dictionary is fetched for it, and every request is cancelled.
  */
 export function lockDownDefaultSession(defaultSession: Session): void {
-  defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) =>
-    callback(false),
-  )
-  defaultSession.setPermissionCheckHandler(() => false)
-  defaultSession.setDevicePermissionHandler(() => false)
+  grantNothing(defaultSession)
   defaultSession.setSpellCheckerEnabled(false)
-  defaultSession.on('will-download', (event) => event.preventDefault())
   defaultSession.webRequest.onBeforeRequest((_details, callback) => callback({ cancel: true }))
 }

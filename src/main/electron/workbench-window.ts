@@ -5,7 +5,7 @@ import { pageOf, type ExpectedSender } from '../core/sender-validator.ts'
 import { WORKBENCH_SITE } from '../core/page-sites.ts'
 import { builtPath } from './app-layout.ts'
 import { isSiteUrl, servePageFile } from './page-files.ts'
-import { WEBRTC_IP_HANDLING_POLICY } from './web-contents-guard.ts'
+import { WEBRTC_IP_HANDLING_POLICY, grantNothing } from './web-contents-guard.ts'
 
 /** Persistent, so the workbench keeps its own preferences across launches;
  *  separate from the default session, which nothing of ours uses. */
@@ -113,12 +113,7 @@ function prepareWorkbenchSession(rendererDir: string, developmentBuild: boolean)
   const workbenchSession = session.fromPartition(WORKBENCH_PARTITION)
   if (preparedSessions.has(workbenchSession)) return workbenchSession
   preparedSessions.add(workbenchSession)
-  workbenchSession.setPermissionRequestHandler((_webContents, _permission, callback) =>
-    callback(false),
-  )
-  workbenchSession.setPermissionCheckHandler(() => false)
-  workbenchSession.setDevicePermissionHandler(() => false)
-  workbenchSession.on('will-download', (event) => event.preventDefault())
+  grantNothing(workbenchSession)
   // The workbench talks to main over IPC only; it has no reason to fetch
   // anything from anywhere else, and model output must not make it try.
   workbenchSession.webRequest.onBeforeRequest((details, callback) => {
