@@ -22,7 +22,7 @@ import type { SmokeDriver } from './drivers/smoke-driver.ts'
 import { checkEvidencePath } from './evidence-path.ts'
 import { exportAndVerifyAudit } from './audit-evidence.ts'
 import { runAuditVerifyCli } from './audit-cli.ts'
-import { chooseHost, findElectronBinary, type HostChoice } from './host-choice.ts'
+import { chooseHost, provideElectronBinary, type HostChoice } from './host-choice.ts'
 import { REPORT_SCHEMA_VERSION } from './report-schema.ts'
 import { ReportWriter } from './report-writer.ts'
 import { leftovers } from './process-cleanup.ts'
@@ -35,7 +35,10 @@ function prepare(): { args: SmokeArgs; evidence: string; choice: HostChoice } | 
   try {
     const args = parseSmokeArgs(process.argv.slice(2), process.env)
     const evidence = checkEvidencePath(args.evidence, PROJECT_ROOT, args.force)
-    const choice = chooseHost(args.host, findElectronBinary(PROJECT_ROOT, process.env))
+    const choice = chooseHost(
+      args.host,
+      provideElectronBinary(args.host, PROJECT_ROOT, process.env),
+    )
     return { args, evidence, choice }
   } catch (error) {
     console.error(`smoke: ${(error as Error).message}`)
