@@ -4,7 +4,6 @@ import type { Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
-import type { McpRoomCalls } from '../mcp/mcp-room-calls.ts'
 import type { ActionReviewer } from '../policy/reviewer.ts'
 import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
@@ -19,7 +18,9 @@ import {
   type AgentContext,
   type AgentModel,
 } from './agent-model.ts'
-import { fullAccessBlocker, type AgentPreset } from './agents.ts'
+import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
+import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
+import type { TurnRunner } from '../ports/turn-runner.ts'
 import { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
 import { askInTurn } from './input-steps.ts'
 import { ToolCallRunner } from './tool-call-runner.ts'
@@ -53,7 +54,7 @@ export interface AgentRunnerOptions {
    *  group commit, store/durability.ts). */
   durable: () => Promise<void>
   /** MCP tool calls (`server__tool`); without it, such a name is unknown. */
-  mcp?: McpRoomCalls
+  mcp?: McpToolCalls
   newId?: () => string
 }
 
@@ -63,7 +64,7 @@ export interface AgentRunnerOptions {
  * question or form through the input service), hands it their outcomes, and
  * repeats until it replies or `MAX_AGENT_STEPS` is reached.
  */
-export class AgentRunner {
+export class AgentRunner implements TurnRunner {
   private readonly options: AgentRunnerOptions
   private readonly newId: () => string
   private readonly tools: ToolCallRunner

@@ -1,14 +1,14 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
-import { McpRoomCalls } from '../mcp/mcp-room-calls.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { getTool } from '../tools/registry.ts'
 import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
-import type { AgentPreset } from './agents.ts'
+import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import { decisionFor, type ApprovalWaitDeps } from './approval-wait.ts'
 import { grantMatches } from './grant-scope.ts'
 
@@ -18,7 +18,7 @@ export interface ToolCallRunnerDeps extends ApprovalWaitDeps {
   grants: SqliteGrantRepository
   /** Resolves once every write committed so far is on disk. */
   durable: () => Promise<void>
-  mcp?: McpRoomCalls
+  mcp?: McpToolCalls
 }
 
 type ToolOutcome = Extract<ActionOutcome, { type: 'tool' }>
@@ -63,7 +63,7 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     planned: AgentToolCall,
   ): Promise<Settled> {
-    if (this.deps.mcp && McpRoomCalls.isMcpToolName(planned.tool)) {
+    if (this.deps.mcp?.handles(planned.tool)) {
       return this.deps.mcp.run(turn, agent, call)
     }
     const tool = getTool(planned.tool)

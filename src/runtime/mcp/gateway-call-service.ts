@@ -11,21 +11,21 @@ import type { Room, ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
-import { KeyedMutex } from '../rooms/keyed-mutex.ts'
-import type { RoomService } from '../rooms/room-service.ts'
+import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
 import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
 import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { capOutput } from '../tools/tool-types.ts'
-import { GATEWAY_AGENT_ID } from '../agent/agents.ts'
+import { GATEWAY_AGENT_ID } from '../domain/agent-preset.ts'
+import type { RoomDirectory } from '../ports/room-directory.ts'
 import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
 
 export interface GatewayCallServiceOptions {
   db: DatabaseSync
-  rooms: RoomService
+  rooms: RoomDirectory
   conversations: SqliteConversationRepository
   approvals: SqliteApprovalRepository
   grants: SqliteGrantRepository

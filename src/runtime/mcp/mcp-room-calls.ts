@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto'
 import type { DatabaseSync } from 'node:sqlite'
 import { grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
-import type { AgentPreset } from '../agent/agents.ts'
+import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { McpToolCalls, ToolCallOutcome } from '../ports/mcp-tool-calls.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
 import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
 import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
-import { capOutput, type ToolResult } from '../tools/tool-types.ts'
+import { capOutput } from '../tools/tool-types.ts'
 import {
   mcpApprovalFields,
   runGatedMcpCall,
@@ -41,7 +42,7 @@ export interface McpRoomCallsOptions {
   newId?: () => string
 }
 
-export type McpCallOutcome = { status: ToolCallRecord['status']; result: ToolResult }
+export type McpCallOutcome = ToolCallOutcome
 
 /**
  * An agent's MCP tool call inside a room (`server__tool`). The runtime is
@@ -53,7 +54,7 @@ export type McpCallOutcome = { status: ToolCallRecord['status']; result: ToolRes
  * server) runs unasked, and only a grant for the exact tool definition can
  * answer in the person's place.
  */
-export class McpRoomCalls {
+export class McpRoomCalls implements McpToolCalls {
   private readonly options: McpRoomCallsOptions
   private readonly newId: () => string
 
@@ -62,8 +63,8 @@ export class McpRoomCalls {
     this.newId = options.newId ?? randomUUID
   }
 
-  static isMcpToolName(name: string): boolean {
-    return splitNamespacedToolName(name) !== undefined
+  handles(toolName: string): boolean {
+    return splitNamespacedToolName(toolName) !== undefined
   }
 
   async run(turn: Turn, agent: AgentPreset, call: ToolCallRecord): Promise<McpCallOutcome> {

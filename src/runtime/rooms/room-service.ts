@@ -16,7 +16,7 @@ import type {
   Timeline,
 } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import { fullAccessBlocker, type AgentPreset } from '../agent/agents.ts'
+import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
 import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
 import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
@@ -24,7 +24,7 @@ import { inTransaction } from '../store/database.ts'
 import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import type { RoomRow, SqliteRoomRepository, StoredRoom } from '../store/room-repository.ts'
 import { Refusal } from '../domain/refusal.ts'
-import { KeyedMutex } from './keyed-mutex.ts'
+import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 
 export interface RoomServiceOptions {
   db: DatabaseSync

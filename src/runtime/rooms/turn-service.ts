@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { DatabaseSync } from 'node:sqlite'
-import type { AgentRunner } from '../agent/agent-runner.ts'
 import type { ReconcileRequest, SendMessageRequest, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
+import type { TurnRunner } from '../ports/turn-runner.ts'
 import type { AuditAppender } from '../store/audit-log.ts'
 import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
 import { inTransaction } from '../store/database.ts'
@@ -17,7 +17,7 @@ export interface TurnServiceOptions {
   conversations: SqliteConversationRepository
   audit: AuditAppender
   events: EventBus
-  runner: AgentRunner
+  runner: TurnRunner
   now: () => number
   newId?: () => string
 }
