@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { homedir } from 'node:os'
 import type { Server } from 'node:http'
 import { AgentRunner } from './agent/agent-runner.ts'
-import { issueGrantWithinDecision } from './agent/grant-issuer.ts'
+import { grantForDecision } from './agent/grant-issuer.ts'
 import { grantScopeFor } from './agent/grant-scope.ts'
 import { builtInAgents } from './domain/agent-preset.ts'
 import type { AgentModel } from './agent/agent-model.ts'
@@ -12,6 +12,7 @@ import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
+import { narrowestRoomPolicy } from './policy/room-policy.ts'
 import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
@@ -37,7 +38,7 @@ import { startRuntimeServer } from './server/runtime-server.ts'
 import { SqliteApprovalRepository } from './store/approval-repository.ts'
 import { SqliteAuditLog } from './store/audit-log.ts'
 import { SqliteConversationRepository } from './store/conversation-repository.ts'
-import { inTransaction, openDatabase } from './store/database.ts'
+import { openDatabase } from './store/database.ts'
 import { durabilityOf } from './store/durability.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
 import { SqliteInputRequestRepository } from './store/input-request-repository.ts'
@@ -101,32 +102,34 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   })
   const durability = durabilityOf(db)
   const audit = new SqliteAuditLog(db, { mac })
-  const approvals = new SqliteApprovalRepository(db)
   const events = new EventBus()
-  const integrity = new IntegrityReporter({ db, audit, events, now, onError })
-  const rooms = new SqliteRoomRepository(db, { mac, onTampered: integrity.report })
-  const conversations = new SqliteConversationRepository(db)
+  const integrity = new IntegrityReporter({ audit, events, now, onError })
+  const rooms = new SqliteRoomRepository(db, {
+    mac,
+    audit,
+    onTampered: integrity.report,
+    narrowestPolicy: narrowestRoomPolicy,
+  })
+  const conversations = new SqliteConversationRepository(db, { audit })
   const grants = new SqliteGrantRepository(db, {
     mac,
+    audit,
     roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
     onTampered: integrity.report,
   })
+  const approvals = new SqliteApprovalRepository(db, { audit, grants })
   const settings = new SqliteSettingsRepository(db)
   settings.seedDefaults()
 
   const gate = new ApprovalGate({
-    db,
     approvals,
-    audit,
     events,
     now,
     // An allow-always grant commits with the user's decision or not at all.
-    withinDecision: (approval) => issueGrantWithinDecision(approval, { grants, audit, now }),
+    grantFor: (approval) => grantForDecision(approval, { now }),
   })
   const inputs = new InputRequestService({
-    db,
-    requests: new SqliteInputRequestRepository(db),
-    audit,
+    requests: new SqliteInputRequestRepository(db, { audit }),
     events,
     now,
     roomExists: (roomId) => rooms.get(roomId) !== undefined,
@@ -140,14 +143,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     onError,
   )
   const mcpServers = new McpServerRegistry(
-    loadMcpConfigAtStart(db, options.dataDir, options.mcpConfigPath, audit, now, onError),
+    loadMcpConfigAtStart(options.dataDir, options.mcpConfigPath, audit, now, onError),
     { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()), onElicitation: elicitation.handle },
   )
   const mcp = new McpRoomCalls({
-    db,
     conversations,
     grants,
-    audit,
     gate,
     events,
     servers: mcpServers,
@@ -158,10 +159,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({
-    db,
     conversations,
     grants,
-    audit,
     gate,
     inputs,
     events,
@@ -178,22 +177,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     mcp,
   })
   const roomService = new RoomService({
-    db,
     rooms,
     conversations,
     approvals,
     grants,
-    audit,
-    sealedCreation: (roomId) => audit.firstSealed('room_created', roomId)?.payload,
     events,
     agents,
     now,
   })
   const turnService = new TurnService({
-    db,
     rooms: roomService,
     conversations,
-    audit,
     events,
     runner,
     now,
@@ -201,20 +195,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
 
   // What a previous instance left behind: executions that were running have
   // an unknown outcome, and pending approvals have nobody waiting on them.
-  inTransaction(db, () => {
-    for (const call of conversations.markRunningAsUnknown(now())) {
-      audit.append({
-        type: 'execution_unknown',
-        subjectId: call.id,
-        payload: { roomId: call.roomId, turnId: call.turnId, toolName: call.toolName },
-        at: now(),
-      })
-    }
-    conversations.expireAwaitingApproval(now(), {
-      ok: false,
-      output: 'The runtime restarted before anyone decided; it did not run.',
-      code: 'approval_expired',
-    })
+  conversations.settleInterrupted(now(), {
+    ok: false,
+    output: 'The runtime restarted before anyone decided; it did not run.',
+    code: 'approval_expired',
   })
   gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
   inputs.staleOrphans()
@@ -223,12 +207,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   for (const room of rooms.list()) grants.listActive(room.id)
 
   const gatewayCalls = new GatewayCallService({
-    db,
     rooms: roomService,
     conversations,
     approvals,
     grants,
-    audit,
     gate,
     events,
     now,

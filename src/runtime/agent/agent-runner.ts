@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import type { DatabaseSync } from 'node:sqlite'
 import type { Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
 import type { ActionReviewer } from '../policy/reviewer.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { TOOLS } from '../tools/registry.ts'
 import {
   AGENT_HISTORY_MESSAGES,
@@ -19,6 +14,10 @@ import {
   type AgentModel,
 } from './agent-model.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { WhenDurable } from '../ports/durability.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
@@ -34,11 +33,9 @@ export { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
 export const MAX_AGENT_STEPS = 8
 
 export interface AgentRunnerOptions {
-  db: DatabaseSync
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
+  conversations: ConversationStore
+  approvals: ApprovalStore
+  grants: GrantStore
   gate: ApprovalGate
   inputs: InputRequestService
   events: EventBus
@@ -52,7 +49,7 @@ export interface AgentRunnerOptions {
   approvalTtlMs: () => number
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
-  durable: () => Promise<void>
+  durable: WhenDurable
   /** MCP tool calls (`server__tool`); without it, such a name is unknown. */
   mcp?: McpToolCalls
   newId?: () => string

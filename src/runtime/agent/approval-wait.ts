@@ -1,23 +1,18 @@
-import type { DatabaseSync } from 'node:sqlite'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import { reviewFailClosed, type ActionReviewer } from '../policy/reviewer.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { ToolDefinition } from '../tools/tool-types.ts'
 
 export const REVIEWER_TIMEOUT_MS = 5_000
 
 export interface ApprovalWaitDeps {
-  db: DatabaseSync
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  audit: AuditAppender
+  conversations: ConversationStore
+  approvals: ApprovalStore
   gate: ApprovalGate
   events: EventBus
   reviewer: ActionReviewer
@@ -100,20 +95,7 @@ async function reviewAutomatically(
     // Escalation leaves the approval pending for the person, who decides in
     // the protected window like any other approval; the reviewer's reason is
     // kept on the approval and in the audit log so they can see why.
-    inTransaction(deps.db, () => {
-      deps.approvals.setEscalationReason(approval.id, verdict.reason)
-      deps.audit.append({
-        type: 'review_escalated',
-        subjectId: approval.id,
-        payload: {
-          roomId: turn.roomId,
-          turnId: turn.id,
-          toolName: approval.toolName,
-          reason: verdict.reason,
-        },
-        at: deps.now(),
-      })
-    })
+    deps.approvals.escalate(approval, verdict.reason, deps.now())
     deps.events.emit('timeline.updated', { roomId: turn.roomId })
     return
   }

@@ -2,12 +2,13 @@ import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { getTool } from '../tools/registry.ts'
 import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { CallAllowance } from '../ports/conversation-store.ts'
+import type { WhenDurable } from '../ports/durability.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import { decisionFor, type ApprovalWaitDeps } from './approval-wait.ts'
 import { grantMatches } from './grant-scope.ts'
@@ -15,9 +16,9 @@ import { grantMatches } from './grant-scope.ts'
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 
 export interface ToolCallRunnerDeps extends ApprovalWaitDeps {
-  grants: SqliteGrantRepository
+  grants: GrantStore
   /** Resolves once every write committed so far is on disk. */
-  durable: () => Promise<void>
+  durable: WhenDurable
   mcp?: McpToolCalls
 }
 
@@ -166,27 +167,11 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
-    auditEvent: { type: string; grantId?: string } | null,
+    allowedBy: CallAllowance | null,
   ): Promise<Settled> {
     const access = await this.checkAccess(turn, agent, tool, args)
     if (!access.allowed) return ended('refused', access.reason, access.code)
-    const at = this.deps.now()
-    inTransaction(this.deps.db, () => {
-      if (auditEvent) {
-        this.deps.audit.append({
-          type: auditEvent.type,
-          subjectId: call.id,
-          payload: {
-            roomId: turn.roomId,
-            turnId: turn.id,
-            toolName: tool.name,
-            grantId: auditEvent.grantId ?? null,
-          },
-          at,
-        })
-      }
-      this.deps.conversations.updateToolCall(call.id, { status: 'running', at })
-    })
+    this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
     try {

@@ -34,15 +34,14 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function makeGate(overrides: Partial<ApprovalGateOptions> = {}) {
-  const approvals = new SqliteApprovalRepository(db)
+function makeGate(overrides: Partial<ApprovalGateOptions> & { audit?: AuditAppender } = {}) {
+  const { audit = new SqliteAuditLog(db, { mac: TEST_MAC }), ...options } = overrides
+  const approvals = new SqliteApprovalRepository(db, { audit })
   const gate = new ApprovalGate({
-    db,
     approvals,
-    audit: new SqliteAuditLog(db, { mac: TEST_MAC }),
     events: new EventBus(),
     now: () => clock,
-    ...overrides,
+    ...options,
   })
   return { gate, approvals }
 }

@@ -1,9 +1,7 @@
-import type { DatabaseSync } from 'node:sqlite'
 import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
+import type { Grant } from '../../contracts/room.ts'
 import {
-  actionDigest,
-  canonicalAction,
   createApproval,
   expireApproval,
   resolveApproval,
@@ -11,9 +9,7 @@ import {
   type NewApproval,
 } from '../domain/approval.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import { inTransaction } from '../store/database.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
 
 export type DecideOutcome =
   { ok: true; approval: ApprovalRecord } | { ok: false; status: 404 | 409 | 410; error: string }
@@ -26,14 +22,13 @@ export interface DecisionInput {
 }
 
 export interface ApprovalGateOptions {
-  db: DatabaseSync
-  approvals: SqliteApprovalRepository
-  audit: AuditAppender
+  approvals: ApprovalStore
   events: EventBus
   now: () => number
-  /** Extra writes that must commit or roll back with the decision (an
-   *  allow-always grant). Runs inside the decision's transaction. */
-  withinDecision?: (approval: ApprovalRecord) => void
+  /** The allow-always grant a decision stands for, if any: written with the
+   *  decision or not at all. Runs inside the decision's transaction, so a
+   *  throw rolls the decision back. */
+  grantFor?: (approval: ApprovalRecord) => Grant | undefined
   /** Test seam between reserve and commit, used to kill the process there. */
   afterReserve?: (approvalId: string) => Promise<void>
 }
@@ -45,7 +40,8 @@ interface Reservation {
 
 /**
  * The only place an approval changes state. A decision is
- * reserve → audit append (same transaction) → commit; the tool may run only
+ * reserve → commit with its audit event (`ApprovalStore.resolve`, one
+ * transaction); the tool may run only
  * after `decide` resolves with an allowed approval, so no tool ever runs
  * without its durable `approval_resolved` event.
  */
@@ -60,23 +56,9 @@ export class ApprovalGate {
 
   /** Creates a pending approval and its `approval_requested` event together. */
   open(input: Omit<NewApproval, 'now'>): ApprovalRecord {
-    const { db, approvals, audit, events, now } = this.options
+    const { approvals, events, now } = this.options
     const approval = createApproval({ ...input, now: now() })
-    const digest = actionDigest(canonicalAction(approval))
-    inTransaction(db, () => {
-      approvals.insert(approval)
-      audit.append({
-        type: 'approval_requested',
-        subjectId: approval.id,
-        payload: {
-          roomId: approval.roomId,
-          turnId: approval.turnId,
-          toolName: approval.toolName,
-          actionDigest: digest,
-        },
-        at: approval.createdAt,
-      })
-    })
+    approvals.open(approval)
     events.emit('approval.requested', { approval: summarizeApproval(approval) })
     return approval
   }
@@ -142,25 +124,17 @@ export class ApprovalGate {
   }
 
   private expireOne(approval: ApprovalRecord, reason: string): ApprovalRecord | undefined {
-    const { db, approvals, audit, now } = this.options
+    const { approvals, now } = this.options
     const transition = expireApproval(approval, now())
     if (!transition.ok) return undefined
     const expired = { ...transition.approval, reason }
-    inTransaction(db, () => {
-      approvals.saveOutcome(expired)
-      audit.append({
-        type: 'approval_expired',
-        subjectId: expired.id,
-        payload: { roomId: expired.roomId, turnId: expired.turnId, reason },
-        at: expired.decidedAt ?? now(),
-      })
-    })
+    approvals.expire(expired, reason, expired.decidedAt ?? now())
     this.settle(expired)
     return expired
   }
 
   private async commitDecision(input: DecisionInput): Promise<DecideOutcome> {
-    const { db, approvals, audit, now } = this.options
+    const { approvals, now } = this.options
     if (!approvals.get(input.approvalId))
       return { ok: false, status: 404, error: 'unknown approval' }
     await this.options.afterReserve?.(input.approvalId)
@@ -177,26 +151,10 @@ export class ApprovalGate {
       return { ok: false, status: 409, error: 'approval already decided' }
     }
     const decided = transition.approval
-    // If the audit append throws, the transaction rolls back: the approval
-    // stays pending and nothing downstream learns of a decision.
-    inTransaction(db, () => {
-      approvals.saveOutcome(decided)
-      audit.append({
-        type: 'approval_resolved',
-        subjectId: decided.id,
-        payload: {
-          roomId: decided.roomId,
-          turnId: decided.turnId,
-          toolName: decided.toolName,
-          decision: input.decision,
-          decidedBy: input.decidedBy,
-          reason: input.reason ?? null,
-          actionDigest: actionDigest(canonicalAction(decided)),
-        },
-        at,
-      })
-      this.options.withinDecision?.(decided)
-    })
+    // If the audit append (or the grant) throws, the store rolls the whole
+    // decision back: the approval stays pending and nothing downstream
+    // learns of a decision.
+    approvals.resolve(decided, input, at, this.options.grantFor)
     this.settle(decided)
     return { ok: true, approval: decided }
   }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import { realpath } from 'node:fs/promises'
-import type { DatabaseSync } from 'node:sqlite'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   GatewayCallRequest,
@@ -12,24 +11,20 @@ import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import { GATEWAY_AGENT_ID } from '../domain/agent-preset.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
 import type { RoomDirectory } from '../ports/room-directory.ts'
 import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
 
 export interface GatewayCallServiceOptions {
-  db: DatabaseSync
   rooms: RoomDirectory
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
+  conversations: ConversationStore
+  approvals: ApprovalStore
+  grants: GrantStore
   gate: ApprovalGate
   events: EventBus
   now: () => number
@@ -85,23 +80,11 @@ export class GatewayCallService {
       createdAt: at,
       updatedAt: at,
     }
-    inTransaction(this.options.db, () => {
-      conversations.insertTurn(turn)
-      conversations.insertToolCall(call)
-    })
+    conversations.openCall(turn, call)
 
     const grant = this.options.grants.findMcpGrant(room.id, request)
     if (grant) {
-      inTransaction(this.options.db, () => {
-        this.options.audit.append({
-          type: 'tool_allowed_by_grant',
-          subjectId: call.id,
-          payload: { roomId: room.id, turnId: turn.id, toolName: fullName, grantId: grant.id },
-          at,
-        })
-        conversations.updateToolCall(call.id, { status: 'running', at })
-        conversations.setTurnStatus(turn.id, 'running')
-      })
+      conversations.startAllowedByGrant(call, grant.id, at)
       events.emit('timeline.updated', { roomId: room.id })
       return this.state(call.id, grant.id)
     }
@@ -149,19 +132,19 @@ export class GatewayCallService {
     if (call.status !== 'running') {
       throw new Refusal(409, 'not_running', 'only an allowed, running call can report a result')
     }
-    const at = this.options.now()
-    inTransaction(this.options.db, () => {
-      this.options.conversations.updateToolCall(callId, {
+    this.options.conversations.settleCall(
+      call,
+      {
         status: result.ok ? 'succeeded' : 'failed',
         result: {
           ok: result.ok,
           output: capOutput(result.output),
           ...(result.ok ? {} : { code: 'mcp_tool_error' }),
         },
-        at,
-      })
-      this.options.conversations.setTurnStatus(call.turnId, 'done')
-    })
+      },
+      'done',
+      this.options.now(),
+    )
     this.options.events.emit('timeline.updated', { roomId: call.roomId })
   }
 

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import type { DatabaseSync } from 'node:sqlite'
 import { grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { WhenDurable } from '../ports/durability.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls, ToolCallOutcome } from '../ports/mcp-tool-calls.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import {
   mcpApprovalFields,
@@ -25,10 +23,8 @@ import type { McpServerRegistry } from './mcp-server-registry.ts'
 import { splitNamespacedToolName } from './mcp-tool-definition.ts'
 
 export interface McpRoomCallsOptions {
-  db: DatabaseSync
-  conversations: SqliteConversationRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
+  conversations: ConversationStore
+  grants: GrantStore
   gate: ApprovalGate
   events: EventBus
   servers: McpServerRegistry
@@ -38,7 +34,7 @@ export interface McpRoomCallsOptions {
   approvalTtlMs: () => number
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
-  durable: () => Promise<void>
+  durable: WhenDurable
   newId?: () => string
 }
 
@@ -134,24 +130,12 @@ export class McpRoomCalls implements McpToolCalls {
     call: ToolCallRecord,
     request: McpConsentRequest,
   ): Promise<McpConsentTicket> {
-    const { conversations, gate, events, audit, now } = this.options
+    const { conversations, gate, events, now } = this.options
     const report = async () => undefined
     if (grantsHonoured(turn.policy.approvalPolicy)) {
       const grant = this.options.grants.findMcpGrant(turn.roomId, request)
       if (grant) {
-        inTransaction(this.options.db, () => {
-          audit.append({
-            type: 'tool_allowed_by_grant',
-            subjectId: call.id,
-            payload: {
-              roomId: turn.roomId,
-              turnId: turn.id,
-              toolName: call.toolName,
-              grantId: grant.id,
-            },
-            at: now(),
-          })
-        })
+        conversations.recordAllowedByGrant(call, grant.id, now())
         return { status: 'allowed', reason: null, report }
       }
     }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
-import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { sha256Hex } from '../domain/sha256.ts'
 import { summarizeApproval } from '../domain/approval.ts'
@@ -17,32 +16,26 @@ import type {
 } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
-import type { RoomRow, SqliteRoomRepository, StoredRoom } from '../store/room-repository.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
+import type { RoomDirectory } from '../ports/room-directory.ts'
+import type { RoomRow, RoomStore, StoredRoom } from '../ports/room-store.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 
 export interface RoomServiceOptions {
-  db: DatabaseSync
-  rooms: SqliteRoomRepository
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
-  /** The payload of the room's sealed `room_created` audit event, if its
-   *  hash and MAC verify: what the room's agent and workspace really were. */
-  sealedCreation: (roomId: string) => Record<string, unknown> | undefined
+  rooms: RoomStore
+  conversations: ConversationStore
+  approvals: ApprovalStore
+  grants: GrantStore
   events: EventBus
   agents: readonly AgentPreset[]
   now: () => number
   newId?: () => string
 }
 
-export class RoomService {
+export class RoomService implements RoomDirectory {
   private readonly options: RoomServiceOptions
   private readonly newId: () => string
   private readonly roomLocks = new KeyedMutex()
@@ -72,15 +65,7 @@ export class RoomService {
       revision: 0,
       createdAt: this.options.now(),
     }
-    inTransaction(this.options.db, () => {
-      this.options.rooms.insert(row)
-      this.options.audit.append({
-        type: 'room_created',
-        subjectId: row.id,
-        payload: { kind: row.kind, agentId: row.agentId, workspace, policy: row.policy },
-        at: row.createdAt,
-      })
-    })
+    this.options.rooms.create(row)
     const room = toRoom(row)
     this.options.events.emit('room.created', { room })
     return room
@@ -157,32 +142,20 @@ export class RoomService {
       }
       const policy = policyForMode(request.mode)
       const at = this.options.now()
-      const result = inTransaction(this.options.db, () => {
-        if (!this.options.rooms.updatePolicy(roomId, policy, request.expectedRevision)) {
-          throw new Refusal(409, 'stale_revision', 'the room changed meanwhile')
-        }
-        const permissions = this.permissions(roomId)
-        this.options.rooms.insertPermissionRequest(
+      const result = this.options.rooms.changePolicy(
+        {
           roomId,
-          request.clientRequestId,
+          clientRequestId: request.clientRequestId,
           bodyDigest,
-          canonicalJson(permissions),
+          policy,
+          expectedRevision: request.expectedRevision,
+          fromMode: modeFromPolicy(room.policy),
+          toMode: request.mode,
           at,
-        )
-        this.options.audit.append({
-          type: 'room_permission_changed',
-          subjectId: roomId,
-          payload: {
-            clientRequestId: request.clientRequestId,
-            from: modeFromPolicy(room.policy),
-            to: request.mode,
-            revision: permissions.revision,
-            policy,
-          },
-          at,
-        })
-        return permissions
-      })
+        },
+        () => this.permissions(roomId),
+      )
+      if (!result) throw new Refusal(409, 'stale_revision', 'the room changed meanwhile')
       this.options.events.emit('room.updated', { roomId, permissions: result })
       return result
     })
@@ -196,17 +169,7 @@ export class RoomService {
   /** Revoking narrows permissions, so the bearer token is enough. */
   revokeGrant(roomId: string, grantId: string): void {
     this.requireRoom(roomId)
-    const at = this.options.now()
-    const revoked = inTransaction(this.options.db, () => {
-      if (!this.options.grants.revoke(roomId, grantId, at)) return false
-      this.options.audit.append({
-        type: 'grant_revoked',
-        subjectId: grantId,
-        payload: { roomId },
-        at,
-      })
-      return true
-    })
+    const revoked = this.options.grants.revoke(roomId, grantId, this.options.now())
     if (!revoked) throw new Refusal(404, 'unknown_grant', 'unknown grant')
     this.options.events.emit('grant.changed', { roomId })
   }
@@ -229,7 +192,7 @@ export class RoomService {
    * person's click would vouch for a workspace they never chose.
    */
   private assertSealedOrigin(room: StoredRoom): void {
-    const created = this.options.sealedCreation(room.id)
+    const created = this.options.rooms.sealedCreation(room.id)
     if (
       !created ||
       created.kind !== room.kind ||

@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto'
-import type { DatabaseSync } from 'node:sqlite'
 import type { ReconcileRequest, SendMessageRequest, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { RoomRow } from '../store/room-repository.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { RoomRow } from '../ports/room-store.ts'
 import type { RoomService } from './room-service.ts'
 
 export interface TurnServiceOptions {
-  db: DatabaseSync
   /** Where turns find their room's verified row (404 for an unknown room). */
   rooms: Pick<RoomService, 'storedRoom'>
-  conversations: SqliteConversationRepository
-  audit: AuditAppender
+  conversations: ConversationStore
   events: EventBus
   runner: TurnRunner
   now: () => number
@@ -112,28 +107,19 @@ export class TurnService {
     }
     const at = this.options.now()
     const status = request.outcome === 'succeeded' ? 'succeeded' : 'failed'
-    inTransaction(this.options.db, () => {
-      this.options.conversations.updateToolCall(toolCallId, {
+    this.options.conversations.reconcile(
+      call,
+      {
         status,
         result: {
           ok: status === 'succeeded',
           output: `Reconciled: ${request.outcome}. ${request.note ?? ''}`.trim(),
           code: 'reconciled',
         },
-        at,
-      })
-      this.options.audit.append({
-        type: 'execution_reconciled',
-        subjectId: toolCallId,
-        payload: {
-          roomId: call.roomId,
-          turnId: call.turnId,
-          outcome: request.outcome,
-          note: request.note ?? null,
-        },
-        at,
-      })
-    })
+      },
+      request,
+      at,
+    )
     this.options.events.emit('timeline.updated', { roomId: call.roomId })
   }
 
@@ -163,16 +149,13 @@ export class TurnService {
       status: 'running',
       createdAt: at,
     }
-    inTransaction(this.options.db, () => {
-      this.options.conversations.insertTurn(turn)
-      this.options.conversations.insertMessage({
-        id: this.newId(),
-        roomId: room.id,
-        turnId: turn.id,
-        role: 'user',
-        text,
-        createdAt: at,
-      })
+    this.options.conversations.startTurn(turn, {
+      id: this.newId(),
+      roomId: room.id,
+      turnId: turn.id,
+      role: 'user',
+      text,
+      createdAt: at,
     })
     this.options.events.emit('timeline.updated', { roomId: room.id })
     this.options.runner.start(turn, room.agentId)

@@ -3,13 +3,13 @@ import { ApprovalDecisionRequestSchema, type ApprovalRecord } from '../../../con
 import { actionDigest, canonicalAction } from '../../domain/approval.ts'
 import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
 import type { ApprovalGate } from '../../gate/approval-gate.ts'
-import type { SqliteApprovalRepository } from '../../store/approval-repository.ts'
+import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { headerValues } from '../request-guards.ts'
 import { HttpError, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 
 export interface ApprovalRouteDeps {
-  approvals: SqliteApprovalRepository
+  approvals: Pick<ApprovalStore, 'get'>
   gate: ApprovalGate
   verifier: ConsentTokenVerifier
   instanceId: string

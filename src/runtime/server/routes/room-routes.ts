@@ -8,7 +8,7 @@ import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
 import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
-import type { SqliteApprovalRepository } from '../../store/approval-repository.ts'
+import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { headerValues } from '../request-guards.ts'
 import { HttpError, expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
@@ -17,7 +17,7 @@ import { CONSENT_HEADER } from '../../../contracts/http-headers.ts'
 export interface RoomRouteDeps {
   rooms: RoomService
   turns: TurnService
-  approvals: SqliteApprovalRepository
+  approvals: Pick<ApprovalStore, 'listByRoom'>
   verifier: ConsentTokenVerifier
   instanceId: string
 }

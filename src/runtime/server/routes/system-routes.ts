@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { EventBus, RuntimeEvent } from '../../events/event-bus.ts'
-import type { SqliteAuditLog } from '../../store/audit-log.ts'
-import type { SqliteSettingsRepository } from '../../store/settings-repository.ts'
+import type { AuditTrail } from '../../ports/audit-trail.ts'
+import type { SettingsStore } from '../../ports/settings-store.ts'
 import { headerValues } from '../request-guards.ts'
 import { HttpError, sendJson, whenDurable } from '../http-kit.ts'
 import type { Route } from '../router.ts'
@@ -11,8 +11,8 @@ export const SSE_HEARTBEAT_MS = 15_000
 export interface SystemRouteDeps {
   instanceId: string
   events: EventBus
-  audit: SqliteAuditLog
-  settings: SqliteSettingsRepository
+  audit: Pick<AuditTrail, 'list'>
+  settings: SettingsStore
 }
 
 export function systemRoutes(deps: SystemRouteDeps): Route[] {
