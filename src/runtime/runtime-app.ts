@@ -11,6 +11,7 @@ import { ConsentTokenVerifier } from '../consent/consent-token.ts'
 import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
+import { ApprovalRequester } from './gate/approval-requester.ts'
 import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
 import { narrowestRoomPolicy } from './policy/room-policy.ts'
 import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
@@ -136,6 +137,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     questionPhaseMs: options.questionPhaseMs ?? QUESTION_PHASE_MS,
   })
   const approvalTtlMs = () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS
+  const requester = new ApprovalRequester({
+    gate,
+    approvals,
+    conversations,
+    events,
+    reviewer: options.reviewer ?? new RuleBasedReviewer(),
+    ...(options.reviewerTimeoutMs === undefined
+      ? {}
+      : { reviewerTimeoutMs: options.reviewerTimeoutMs }),
+    now,
+    approvalTtlMs,
+  })
   // A server asking the person for input during a call becomes a form in
   // that call's room.
   const elicitation = new McpElicitationRouter(
@@ -149,30 +162,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   const mcp = new McpRoomCalls({
     conversations,
     grants,
-    gate,
+    requester,
     events,
     servers: mcpServers,
     elicitation,
     now,
-    approvalTtlMs,
     durable: () => durability.durable(),
   })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({
     conversations,
     grants,
-    gate,
+    requester,
     inputs,
     events,
-    approvals,
     model: options.model ?? new OfflineModel(),
-    reviewer: options.reviewer ?? new RuleBasedReviewer(),
-    ...(options.reviewerTimeoutMs === undefined
-      ? {}
-      : { reviewerTimeoutMs: options.reviewerTimeoutMs }),
     agentFor: (agentId) => agents.find((agent) => agent.id === agentId),
     now,
-    approvalTtlMs,
     durable: () => durability.durable(),
     mcp,
   })
@@ -211,10 +217,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     conversations,
     approvals,
     grants,
+    requester,
     gate,
     events,
     now,
-    approvalTtlMs,
   })
 
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })

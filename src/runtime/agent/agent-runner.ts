@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { ApprovalGate } from '../gate/approval-gate.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
-import type { ActionReviewer } from '../policy/reviewer.ts'
 import { TOOLS } from '../tools/registry.ts'
 import {
   AGENT_HISTORY_MESSAGES,
@@ -14,18 +13,16 @@ import {
   type AgentModel,
 } from './agent-model.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
-import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
-import { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
 import { askInTurn } from './input-steps.ts'
 import { ToolCallRunner } from './tool-call-runner.ts'
 
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
-export { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
+export { REVIEWER_TIMEOUT_MS } from '../gate/approval-requester.ts'
 
 /** Steps the model may take in one turn before the turn is stopped. The
  *  offline model needs two (act, then report); a real model that keeps
@@ -34,19 +31,14 @@ export const MAX_AGENT_STEPS = 8
 
 export interface AgentRunnerOptions {
   conversations: ConversationStore
-  approvals: ApprovalStore
   grants: GrantStore
-  gate: ApprovalGate
+  /** Where a tool call that needs a decision asks for one. */
+  requester: ApprovalRequester
   inputs: InputRequestService
   events: EventBus
   model: AgentModel
-  reviewer: ActionReviewer
-  /** How long the reviewer may take before its silence counts as a denial;
-   *  `REVIEWER_TIMEOUT_MS` by default. */
-  reviewerTimeoutMs?: number
   agentFor: (agentId: string) => AgentPreset | undefined
   now: () => number
-  approvalTtlMs: () => number
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
   durable: WhenDurable
@@ -70,11 +62,7 @@ export class AgentRunner implements TurnRunner {
   constructor(options: AgentRunnerOptions) {
     this.options = options
     this.newId = options.newId ?? randomUUID
-    this.tools = new ToolCallRunner({
-      ...options,
-      reviewerTimeoutMs: options.reviewerTimeoutMs ?? REVIEWER_TIMEOUT_MS,
-      newId: this.newId,
-    })
+    this.tools = new ToolCallRunner({ ...options, newId: this.newId })
   }
 
   /** Starts the turn in the background; `settled()` waits for all of them. */

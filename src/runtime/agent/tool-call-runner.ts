@@ -6,17 +6,25 @@ import { getTool } from '../tools/registry.ts'
 import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
-import type { CallAllowance } from '../ports/conversation-store.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import type { CallAllowance, ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
-import { decisionFor, type ApprovalWaitDeps } from './approval-wait.ts'
+import { decisionFor } from './approval-wait.ts'
 import { grantMatches } from './grant-scope.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 
-export interface ToolCallRunnerDeps extends ApprovalWaitDeps {
+export interface ToolCallRunnerDeps {
+  conversations: ConversationStore
   grants: GrantStore
+  /** Where a call that needs a decision asks for one. */
+  requester: ApprovalRequester
+  events: EventBus
+  now: () => number
+  newId: () => string
   /** Resolves once every write committed so far is on disk. */
   durable: WhenDurable
   mcp?: McpToolCalls
@@ -118,7 +126,7 @@ export class ToolCallRunner {
       }
     }
 
-    const decided = await decisionFor(this.deps, turn, {
+    const decided = await decisionFor(this.deps.requester, turn, {
       call,
       tool,
       args,

@@ -10,6 +10,7 @@ import type { Room, ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import { GATEWAY_AGENT_ID } from '../domain/agent-preset.ts'
@@ -25,10 +26,12 @@ export interface GatewayCallServiceOptions {
   conversations: ConversationStore
   approvals: ApprovalStore
   grants: GrantStore
-  gate: ApprovalGate
+  /** Where a call no grant answers for asks the person. */
+  requester: ApprovalRequester
+  /** Read only: the gateway waits on outcomes, it never decides. */
+  gate: Pick<ApprovalGate, 'waitForOutcome'>
   events: EventBus
   now: () => number
-  approvalTtlMs: () => number
   newId?: () => string
 }
 
@@ -51,7 +54,7 @@ export class GatewayCallService {
   }
 
   async open(request: GatewayCallRequest): Promise<GatewayCallState> {
-    const { conversations, gate, events, now } = this.options
+    const { conversations, events, now } = this.options
     const room = await this.gatewayRoom(request.workspace)
     const at = now()
     const fullName = namespacedToolName(request.serverId, request.toolName)
@@ -89,23 +92,13 @@ export class GatewayCallService {
       return this.state(call.id, grant.id)
     }
 
-    const approval = gate.open({
-      id: this.newId(),
-      roomId: room.id,
-      turnId: turn.id,
-      toolCallId: call.id,
-      workingDirectory: room.workspace,
-      sandboxMode: turn.policy.sandboxMode,
-      ...mcpApprovalFields(request),
-      ttlMs: this.options.approvalTtlMs(),
+    // Only the person decides a gateway call: no review description.
+    const pending = this.options.requester.open({
+      turn,
+      call,
+      action: { ...mcpApprovalFields(request), workingDirectory: room.workspace },
     })
-    conversations.updateToolCall(call.id, {
-      status: 'awaiting-approval',
-      approvalId: approval.id,
-      at: now(),
-    })
-    events.emit('timeline.updated', { roomId: room.id })
-    void gate.waitForOutcome(approval.id).then((outcome) => this.settleDecision(call.id, outcome))
+    void pending.outcome.then((outcome) => this.settleDecision(call.id, outcome))
     return this.state(call.id, null)
   }
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
@@ -7,7 +6,7 @@ import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls, ToolCallOutcome } from '../ports/mcp-tool-calls.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { ApprovalGate } from '../gate/approval-gate.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import {
   mcpApprovalFields,
@@ -25,17 +24,16 @@ import { splitNamespacedToolName } from './mcp-tool-definition.ts'
 export interface McpRoomCallsOptions {
   conversations: ConversationStore
   grants: GrantStore
-  gate: ApprovalGate
+  /** Where a gated call asks the person. */
+  requester: ApprovalRequester
   events: EventBus
   servers: McpServerRegistry
   /** Where a server's request for input during a call is routed. */
   elicitation: McpElicitationRouter
   now: () => number
-  approvalTtlMs: () => number
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
   durable: WhenDurable
-  newId?: () => string
 }
 
 export type McpCallOutcome = ToolCallOutcome
@@ -52,11 +50,9 @@ export type McpCallOutcome = ToolCallOutcome
  */
 export class McpRoomCalls implements McpToolCalls {
   private readonly options: McpRoomCallsOptions
-  private readonly newId: () => string
 
   constructor(options: McpRoomCallsOptions) {
     this.options = options
-    this.newId = options.newId ?? randomUUID
   }
 
   handles(toolName: string): boolean {
@@ -130,7 +126,7 @@ export class McpRoomCalls implements McpToolCalls {
     call: ToolCallRecord,
     request: McpConsentRequest,
   ): Promise<McpConsentTicket> {
-    const { conversations, gate, events, now } = this.options
+    const { conversations, requester, now } = this.options
     const report = async () => undefined
     if (grantsHonoured(turn.policy.approvalPolicy)) {
       const grant = this.options.grants.findMcpGrant(turn.roomId, request)
@@ -139,26 +135,14 @@ export class McpRoomCalls implements McpToolCalls {
         return { status: 'allowed', reason: null, report }
       }
     }
-    const approval = gate.open({
-      id: this.newId(),
-      roomId: turn.roomId,
-      turnId: turn.id,
-      toolCallId: call.id,
-      workingDirectory: turn.workspace,
-      sandboxMode: turn.policy.sandboxMode,
-      ...mcpApprovalFields(request),
-      ttlMs: this.options.approvalTtlMs(),
+    // No review description: the automatic reviewer cannot judge what an
+    // MCP server will do, so the person decides whatever the room's mode.
+    const outcome = await requester.ask({
+      turn,
+      call,
+      action: { ...mcpApprovalFields(request), workingDirectory: turn.workspace },
     })
-    conversations.updateToolCall(call.id, {
-      status: 'awaiting-approval',
-      approvalId: approval.id,
-      at: now(),
-    })
-    conversations.setTurnStatus(turn.id, 'waiting')
-    events.emit('timeline.updated', { roomId: turn.roomId })
-    const outcome = await gate.waitForOutcome(approval.id)
-    conversations.setTurnStatus(turn.id, 'running')
-    // waitForOutcome resolves only once the approval left pending.
+    // The outcome resolves only once the approval left pending.
     const status = outcome.status === 'pending' ? 'expired' : outcome.status
     return {
       status,
