@@ -12,6 +12,7 @@ import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { ApprovalRequester } from './gate/approval-requester.ts'
+import { recoverFromCrash } from './recovery/crash-recovery.ts'
 import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
 import { narrowestRoomPolicy } from './policy/room-policy.ts'
 import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
@@ -199,18 +200,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
   })
 
-  // What a previous instance left behind: executions that were running have
-  // an unknown outcome, and pending approvals have nobody waiting on them.
-  conversations.settleInterrupted(now(), {
-    ok: false,
-    output: 'The runtime restarted before anyone decided; it did not run.',
-    code: 'approval_expired',
+  recoverFromCrash({
+    interrupted: conversations,
+    expireOrphanedApprovals: (reason) => gate.expireOrphans(reason),
+    staleOrphanedInputs: () => inputs.staleOrphans(),
+    rooms,
+    grants,
+    now,
   })
-  gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
-  inputs.staleOrphans()
-  // Report rows edited while the runtime was down now, not only when someone
-  // next reads them.
-  for (const room of rooms.list()) grants.listActive(room.id)
 
   const gatewayCalls = new GatewayCallService({
     rooms: roomService,
