@@ -1,5 +1,6 @@
 import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
+import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import type { Grant } from '../../contracts/room.ts'
 import {
   createApproval,
@@ -11,8 +12,14 @@ import {
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
 
+/** Why a decision was not applied; the server gives each its status. */
+export type DecisionRefusalCode = Extract<
+  RuntimeErrorCode,
+  'unknown_approval' | 'approval_decided' | 'approval_expired' | 'decision_in_progress'
+>
+
 export type DecideOutcome =
-  { ok: true; approval: ApprovalRecord } | { ok: false; status: 404 | 409 | 410; error: string }
+  { ok: true; approval: ApprovalRecord } | { ok: false; code: DecisionRefusalCode; error: string }
 
 export interface DecisionInput {
   approvalId: string
@@ -65,7 +72,7 @@ export class ApprovalGate {
 
   /**
    * Applies one decision. Concurrent identical decisions join one outcome; an
-   * opposite decision while one is in flight gets 409, so two people (or a
+   * opposite decision while one is in flight is refused, so two people (or a
    * person and the reviewer) can never both win.
    */
   decide(input: DecisionInput): Promise<DecideOutcome> {
@@ -74,7 +81,7 @@ export class ApprovalGate {
       if (existing.decision === input.decision) return existing.outcome
       return Promise.resolve({
         ok: false,
-        status: 409,
+        code: 'decision_in_progress',
         error: 'a different decision is in progress',
       })
     }
@@ -136,19 +143,19 @@ export class ApprovalGate {
   private async commitDecision(input: DecisionInput): Promise<DecideOutcome> {
     const { approvals, now } = this.options
     if (!approvals.get(input.approvalId))
-      return { ok: false, status: 404, error: 'unknown approval' }
+      return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
     await this.options.afterReserve?.(input.approvalId)
 
     const current = approvals.get(input.approvalId)
-    if (!current) return { ok: false, status: 404, error: 'unknown approval' }
+    if (!current) return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
     const at = now()
     const transition = resolveApproval(current, { ...input, now: at })
     if (!transition.ok) {
       if (transition.error === 'expired') {
         this.expireOne(current, 'not confirmed in time')
-        return { ok: false, status: 410, error: 'approval expired' }
+        return { ok: false, code: 'approval_expired', error: 'approval expired' }
       }
-      return { ok: false, status: 409, error: 'approval already decided' }
+      return { ok: false, code: 'approval_decided', error: 'approval already decided' }
     }
     const decided = transition.approval
     // If the audit append (or the grant) throws, the store rolls the whole

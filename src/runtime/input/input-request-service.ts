@@ -106,7 +106,7 @@ export class InputRequestService {
 
   get(requestId: string): InputRequestRecord {
     const request = this.options.requests.get(requestId)
-    if (!request) throw new Refusal(404, 'unknown_request', 'unknown input request')
+    if (!request) throw new Refusal('unknown_request', 'unknown input request')
     return request
   }
 
@@ -117,10 +117,10 @@ export class InputRequestService {
     const waiter = this.waiters.get(requestId)
     if (request.status === 'pending' && !waiter) {
       this.markStale(request)
-      throw new Refusal(409, 'not_pending', 'the request is no longer waiting (stale)')
+      throw new Refusal('not_pending', 'the request is no longer waiting (stale)')
     }
     const result = applyResponse(request, response, source, this.options.now())
-    if (!result.ok) throw new Refusal(result.status, result.code, result.message)
+    if (!result.ok) throw new Refusal(result.code, result.message)
     this.close(result.record, response.action)
     this.waiters.delete(requestId)
     waiter?.(result.outcome)

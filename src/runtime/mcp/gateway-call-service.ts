@@ -123,7 +123,7 @@ export class GatewayCallService {
   report(callId: string, result: GatewayCallResult): void {
     const call = this.requireCall(callId)
     if (call.status !== 'running') {
-      throw new Refusal(409, 'not_running', 'only an allowed, running call can report a result')
+      throw new Refusal('not_running', 'only an allowed, running call can report a result')
     }
     this.options.conversations.settleCall(
       call,
@@ -191,7 +191,7 @@ export class GatewayCallService {
     const room = call ? this.options.rooms.getRoom(call.roomId) : undefined
     // Only calls in a gateway room are the gateway's to read or settle.
     if (!call || room?.agentId !== GATEWAY_AGENT_ID) {
-      throw new Refusal(404, 'unknown_call', 'unknown gateway call')
+      throw new Refusal('unknown_call', 'unknown gateway call')
     }
     return call
   }
@@ -200,7 +200,7 @@ export class GatewayCallService {
   private gatewayRoom(workspace: string): Promise<Room> {
     return this.roomCreation.run(workspace, async () => {
       const real = await realpath(workspace).catch(() => {
-        throw new Refusal(400, 'invalid_workspace', 'workspace: must be an existing directory')
+        throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
       })
       const existing = this.options.rooms
         .listRooms()

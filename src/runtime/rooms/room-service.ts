@@ -52,7 +52,7 @@ export class RoomService implements RoomDirectory {
   /** A new room starts at ask-for-approval, whatever the global settings say. */
   async createRoom(request: CreateRoomRequest): Promise<Room> {
     if (!this.agentFor(request.agentId)) {
-      throw new Refusal(400, 'unknown_agent', `agentId: no agent named ${request.agentId}`)
+      throw new Refusal('unknown_agent', `agentId: no agent named ${request.agentId}`)
     }
     const workspace = await realWorkspace(request.workspace)
     const row: RoomRow = {
@@ -118,11 +118,7 @@ export class RoomService implements RoomDirectory {
       const previous = this.options.rooms.getPermissionRequest(roomId, request.clientRequestId)
       if (previous) {
         if (previous.bodyDigest !== bodyDigest) {
-          throw new Refusal(
-            409,
-            'client_request_conflict',
-            'clientRequestId was used with another body',
-          )
+          throw new Refusal('client_request_conflict', 'clientRequestId was used with another body')
         }
         return JSON.parse(previous.resultJson) as RoomPermissions
       }
@@ -130,7 +126,6 @@ export class RoomService implements RoomDirectory {
       if (room.integrity === 'tampered') this.assertSealedOrigin(room)
       if (room.revision !== request.expectedRevision) {
         throw new Refusal(
-          409,
           'stale_revision',
           `expectedRevision ${request.expectedRevision} is stale: the room is at revision ${room.revision}`,
         )
@@ -138,7 +133,7 @@ export class RoomService implements RoomDirectory {
       const agent = this.agentFor(room.agentId)
       const blocker = agent ? fullAccessBlocker(agent) : 'read_only_agent'
       if (request.mode === 'full-access' && blocker) {
-        throw new Refusal(409, blocker, `full access is unavailable for this agent: ${blocker}`)
+        throw new Refusal(blocker, `full access is unavailable for this agent: ${blocker}`)
       }
       const policy = policyForMode(request.mode)
       const at = this.options.now()
@@ -155,7 +150,7 @@ export class RoomService implements RoomDirectory {
         },
         () => this.permissions(roomId),
       )
-      if (!result) throw new Refusal(409, 'stale_revision', 'the room changed meanwhile')
+      if (!result) throw new Refusal('stale_revision', 'the room changed meanwhile')
       this.options.events.emit('room.updated', { roomId, permissions: result })
       return result
     })
@@ -170,7 +165,7 @@ export class RoomService implements RoomDirectory {
   revokeGrant(roomId: string, grantId: string): void {
     this.requireRoom(roomId)
     const revoked = this.options.grants.revoke(roomId, grantId, this.options.now())
-    if (!revoked) throw new Refusal(404, 'unknown_grant', 'unknown grant')
+    if (!revoked) throw new Refusal('unknown_grant', 'unknown grant')
     this.options.events.emit('grant.changed', { roomId })
   }
 
@@ -179,8 +174,7 @@ export class RoomService implements RoomDirectory {
   revokeMcpServerGrants(roomId: string, serverId: string): string[] {
     this.requireRoom(roomId)
     const ids = this.options.grants.activeMcpGrantIds(roomId, serverId)
-    if (ids.length === 0)
-      throw new Refusal(404, 'unknown_grant', 'no active grants for that server')
+    if (ids.length === 0) throw new Refusal('unknown_grant', 'no active grants for that server')
     for (const grantId of ids) this.revokeGrant(roomId, grantId)
     return ids
   }
@@ -200,7 +194,6 @@ export class RoomService implements RoomDirectory {
       created.workspace !== room.workspace
     ) {
       throw new Refusal(
-        409,
         'room_tampered',
         "this room's agent or workspace was changed outside Assent and cannot be confirmed; create a new room",
       )
@@ -215,14 +208,14 @@ export class RoomService implements RoomDirectory {
 
   private requireRoom(roomId: string): StoredRoom {
     const room = this.options.rooms.get(roomId)
-    if (!room) throw new Refusal(404, 'unknown_room', 'unknown room')
+    if (!room) throw new Refusal('unknown_room', 'unknown room')
     return room
   }
 
   private requireDirectRoom(roomId: string): StoredRoom {
     const room = this.requireRoom(roomId)
     if (room.kind !== 'direct') {
-      throw new Refusal(409, 'private_conversation_required', 'private conversation required')
+      throw new Refusal('private_conversation_required', 'private conversation required')
     }
     return room
   }
@@ -243,12 +236,12 @@ function toRoom(row: RoomRow): Room {
 
 async function realWorkspace(workspace: string): Promise<string> {
   if (!isAbsolute(workspace))
-    throw new Refusal(400, 'invalid_workspace', 'workspace: must be an absolute path')
+    throw new Refusal('invalid_workspace', 'workspace: must be an absolute path')
   try {
     const real = await realpath(workspace)
     if (!(await stat(real)).isDirectory()) throw new Error('not a directory')
     return real
   } catch {
-    throw new Refusal(400, 'invalid_workspace', 'workspace: must be an existing directory')
+    throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
   }
 }

@@ -40,11 +40,7 @@ export class TurnService {
     )
     if (existing) {
       if (existing.text !== request.text) {
-        throw new Refusal(
-          409,
-          'client_request_conflict',
-          'clientRequestId was used for another message',
-        )
+        throw new Refusal('client_request_conflict', 'clientRequestId was used for another message')
       }
       return { turn: existing, created: false }
     }
@@ -59,19 +55,18 @@ export class TurnService {
    */
   retryTurn(turnId: string): Turn {
     const original = this.options.conversations.getTurn(turnId)
-    if (!original) throw new Refusal(404, 'unknown_turn', 'unknown turn')
+    if (!original) throw new Refusal('unknown_turn', 'unknown turn')
     const unknown = this.options.conversations
       .listToolCallsOfTurn(turnId)
       .filter((call) => call.status === 'unknown')
     if (unknown.length > 0) {
       throw new Refusal(
-        409,
         'execution_unknown',
         `reconcile execution ${unknown[0]?.id} before retrying: its outcome is unknown`,
       )
     }
     if (original.status === 'running' || original.status === 'waiting') {
-      throw new Refusal(409, 'turn_in_progress', 'the turn is still in progress')
+      throw new Refusal('turn_in_progress', 'the turn is still in progress')
     }
     const room = this.options.rooms.storedRoom(original.roomId)
     // A room's workspace never changes, and the room row is sealed while the
@@ -79,7 +74,6 @@ export class TurnService {
     // and a retry there would let the agent treat another folder as its own.
     if (original.workspace !== room.workspace) {
       throw new Refusal(
-        409,
         'workspace_mismatch',
         "the turn's stored workspace is not its room's: the database was edited outside Assent",
       )
@@ -97,10 +91,9 @@ export class TurnService {
 
   reconcileExecution(toolCallId: string, request: ReconcileRequest): void {
     const call = this.options.conversations.getToolCall(toolCallId)
-    if (!call) throw new Refusal(404, 'unknown_execution', 'unknown execution')
+    if (!call) throw new Refusal('unknown_execution', 'unknown execution')
     if (call.status !== 'unknown') {
       throw new Refusal(
-        409,
         'not_unknown',
         'only an execution whose outcome is unknown can be reconciled',
       )

@@ -10,7 +10,8 @@ import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
 import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { headerValues } from '../request-guards.ts'
-import { HttpError, expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
+import { Refusal } from '../../domain/refusal.ts'
+import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 import { CONSENT_HEADER } from '../../../contracts/http-headers.ts'
 
@@ -88,7 +89,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
             subject: { roomId, ...body, instanceId: deps.instanceId },
           })
         if (!verified)
-          throw new HttpError(403, 'consent_required', 'protected permission consent required')
+          throw new Refusal('consent_required', 'protected permission consent required')
         sendJson(res, 200, await rooms.changeMode(roomId, body))
       },
     },
