@@ -1,72 +1,52 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { RoomPolicy } from '../../contracts/policy-axes.ts'
-import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { EventBus, type RuntimeEvent } from '../events/event-bus.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
 import { RuleBasedReviewer, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
-import { narrowestRoomPolicy } from '../policy/room-policy.ts'
-import { SqliteApprovalRepository } from '../store/approval-repository.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
-import { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { openDatabase } from '../store/database.ts'
 import { IntegrityMac } from '../store/integrity-mac.ts'
-import { SqliteRoomRepository } from '../store/room-repository.ts'
+import {
+  createRoom,
+  openTempDatabase,
+  sqliteStores,
+  startTurn,
+  toolCallFixture,
+  turnFixture,
+  type SqliteStores,
+} from '../test-support/sqlite-stores.ts'
 import { ApprovalGate } from './approval-gate.ts'
 import { ApprovalRequester, type ApprovalRequest } from './approval-requester.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 5))
-let dir: string
 let db: DatabaseSync
+let close: () => void
 let audit: SqliteAuditLog
-let conversations: SqliteConversationRepository
-let approvals: SqliteApprovalRepository
+let stores: SqliteStores
 let events: EventBus
 let seen: RuntimeEvent[]
 let gate: ApprovalGate
 let ids: number
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'assent-requester-'))
-  db = openDatabase(dir)
+  ;({ db, close } = openTempDatabase('assent-requester-'))
   audit = new SqliteAuditLog(db, { mac: MAC })
-  conversations = new SqliteConversationRepository(db, { audit })
-  approvals = new SqliteApprovalRepository(db, { audit })
+  stores = sqliteStores(db, { mac: MAC, audit })
   events = new EventBus()
   seen = []
   events.subscribe((event) => seen.push(event))
-  gate = new ApprovalGate({ approvals, events, now: () => 1_000 })
+  gate = new ApprovalGate({ approvals: stores.approvals, events, now: () => 1_000 })
   ids = 0
-  new SqliteRoomRepository(db, {
-    mac: MAC,
-    audit,
-    narrowestPolicy: narrowestRoomPolicy,
-    onTampered: () => undefined,
-  }).create({
-    id: 'room-1',
-    kind: 'direct',
-    agentId: 'assistant',
-    workspace: '/ws',
-    title: 'Room',
-    policy: policyForMode('ask-for-approval'),
-    revision: 0,
-    createdAt: 1,
-  })
+  createRoom(stores)
 })
 
-afterEach(() => {
-  db.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterEach(() => close())
 
 function requester(reviewer: ActionReviewer = new RuleBasedReviewer(), reviewerTimeoutMs = 5_000) {
   return new ApprovalRequester({
     gate,
-    approvals,
-    conversations,
+    approvals: stores.approvals,
+    conversations: stores.conversations,
     events,
     reviewer,
     reviewerTimeoutMs,
@@ -77,41 +57,11 @@ function requester(reviewer: ActionReviewer = new RuleBasedReviewer(), reviewerT
 }
 
 /** A turn running under `policy`, with one call waiting for a decision. */
-function turnWithCall(policy: RoomPolicy): { turn: Turn; call: ToolCallRecord } {
-  const turn: Turn = {
-    id: 'turn-1',
-    roomId: 'room-1',
-    clientRequestId: 'c-1',
-    text: 'write a',
-    attempt: 1,
-    retryOf: null,
-    workspace: '/ws',
-    policy,
-    status: 'running',
-    createdAt: 1,
-  }
-  const call: ToolCallRecord = {
-    id: 'call-1',
-    roomId: 'room-1',
-    turnId: 'turn-1',
-    seq: 0,
-    toolName: 'write_file',
-    arguments: { path: 'a', content: 'b' },
-    status: 'awaiting-approval',
-    result: null,
-    approvalId: null,
-    createdAt: 1,
-    updatedAt: 1,
-  }
-  conversations.startTurn(turn, {
-    id: 'message-1',
-    roomId: 'room-1',
-    turnId: 'turn-1',
-    role: 'user',
-    text: 'write a',
-    createdAt: 1,
-  })
-  conversations.insertToolCall(call)
+function turnWithCall(policy: RoomPolicy) {
+  const turn = turnFixture({ policy, text: 'write a' })
+  const call = toolCallFixture()
+  startTurn(stores, turn)
+  stores.conversations.insertToolCall(call)
   return { turn, call }
 }
 
@@ -152,7 +102,7 @@ function request(
   }
 }
 
-const turnStatus = () => conversations.getTurn('turn-1')?.status
+const turnStatus = () => stores.conversations.getTurn('turn-1')?.status
 const auditTypes = () => audit.list().map((event) => event.type)
 
 describe('ApprovalRequester', () => {
@@ -166,7 +116,7 @@ describe('ApprovalRequester', () => {
       sandboxMode: 'workspace-write',
       expiresAt: 61_000,
     })
-    expect(conversations.getToolCall('call-1')).toMatchObject({
+    expect(stores.conversations.getToolCall('call-1')).toMatchObject({
       status: 'awaiting-approval',
       approvalId: pending.approval.id,
     })
@@ -184,7 +134,7 @@ describe('ApprovalRequester', () => {
 
   it('waits for the decision and marks the turn running again after it', async () => {
     const asked = requester().ask(request(policyForMode('ask-for-approval')))
-    const approvalId = conversations.getToolCall('call-1')?.approvalId ?? ''
+    const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
     expect(turnStatus()).toBe('waiting')
     await gate.decide({ approvalId, decision: 'allow-once', decidedBy: 'user' })
     await expect(asked).resolves.toMatchObject({ status: 'allowed', decidedBy: 'user' })
@@ -226,9 +176,9 @@ describe('ApprovalRequester', () => {
       request(policyForMode('approve-for-me'), { insideWorkspace: false }),
     )
     await expect
-      .poll(() => approvals.get(pending.approval.id)?.escalationReason)
+      .poll(() => stores.approvals.get(pending.approval.id)?.escalationReason)
       .toBe('the write is outside the workspace')
-    expect(approvals.get(pending.approval.id)?.status).toBe('pending')
+    expect(stores.approvals.get(pending.approval.id)?.status).toBe('pending')
     expect(auditTypes()).toContain('review_escalated')
     await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
     await expect(pending.outcome).resolves.toMatchObject({ status: 'denied', decidedBy: 'user' })

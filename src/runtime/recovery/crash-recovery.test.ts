@@ -1,39 +1,31 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { RESTART_EXPIRY_REASON, type ApprovalRecord } from '../../contracts/approval.ts'
-import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { EventBus, type RuntimeEvent } from '../events/event-bus.ts'
 import { ApprovalGate } from '../gate/approval-gate.ts'
 import { InputRequestService } from '../input/input-request-service.ts'
-import { policyForMode } from '../policy/permission-modes.ts'
-import { narrowestRoomPolicy } from '../policy/room-policy.ts'
-import { SqliteApprovalRepository } from '../store/approval-repository.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
-import { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { openDatabase } from '../store/database.ts'
-import { SqliteGrantRepository } from '../store/grant-repository.ts'
-import { SqliteInputRequestRepository } from '../store/input-request-repository.ts'
 import { IntegrityMac, type IntegrityProblem } from '../store/integrity-mac.ts'
-import { SqliteRoomRepository } from '../store/room-repository.ts'
+import {
+  createRoom,
+  openTempDatabase,
+  sqliteStores,
+  startTurn,
+  toolCallFixture,
+  turnFixture,
+} from '../test-support/sqlite-stores.ts'
 import { INTERRUPTED_CALL_RESULT, recoverFromCrash } from './crash-recovery.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 11))
 const RESTARTED_AT = 50_000
-let dir: string
 let db: DatabaseSync
+let close: () => void
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'assent-recovery-'))
-  db = openDatabase(dir)
+  ;({ db, close } = openTempDatabase('assent-recovery-'))
 })
 
-afterEach(() => {
-  db.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterEach(() => close())
 
 /** One runtime instance's view of the store, as runtime-app wires it. */
 function instance(now: () => number) {
@@ -42,95 +34,43 @@ function instance(now: () => number) {
   const seen: RuntimeEvent[] = []
   events.subscribe((event) => seen.push(event))
   const tampered: IntegrityProblem[] = []
-  const rooms = new SqliteRoomRepository(db, {
+  const stores = sqliteStores(db, {
     mac: MAC,
     audit,
-    narrowestPolicy: narrowestRoomPolicy,
     onTampered: (problem) => tampered.push(problem),
   })
-  const grants = new SqliteGrantRepository(db, {
-    mac: MAC,
-    audit,
-    roomIntact: () => true,
-    onTampered: (problem) => tampered.push(problem),
-  })
-  const approvals = new SqliteApprovalRepository(db, { audit, grants })
-  const conversations = new SqliteConversationRepository(db, { audit })
-  const gate = new ApprovalGate({ approvals, events, now, grantFor: () => undefined })
+  const gate = new ApprovalGate({ approvals: stores.approvals, events, now })
   const inputs = new InputRequestService({
-    requests: new SqliteInputRequestRepository(db, { audit }),
+    requests: stores.inputs,
     events,
     now,
     roomExists: () => true,
   })
   const recover = () =>
     recoverFromCrash({
-      interrupted: conversations,
+      interrupted: stores.conversations,
       expireOrphanedApprovals: (reason) => gate.expireOrphans(reason),
       staleOrphanedInputs: () => inputs.staleOrphans(),
-      rooms,
-      grants,
+      rooms: stores.rooms,
+      grants: stores.grants,
       now,
     })
-  return { audit, seen, tampered, rooms, grants, approvals, conversations, gate, inputs, recover }
+  return { ...stores, audit, seen, tampered, gate, inputs, recover }
 }
 
-function turn(id: string, status: Turn['status']): Turn {
-  return {
-    id,
-    roomId: 'room-1',
-    clientRequestId: id,
-    text: 'work',
-    attempt: 1,
-    retryOf: null,
-    workspace: '/ws',
-    policy: policyForMode('ask-for-approval'),
-    status,
-    createdAt: 1,
-  }
-}
-
-function call(id: string, turnId: string, status: ToolCallRecord['status']): ToolCallRecord {
-  return {
-    id,
-    roomId: 'room-1',
-    turnId,
-    seq: 0,
-    toolName: 'write_file',
-    arguments: { path: id, content: 'x' },
-    status,
-    result: null,
-    approvalId: null,
-    createdAt: 1,
-    updatedAt: 1,
-  }
-}
+const turn = (id: string, status: 'running' | 'waiting') =>
+  turnFixture({ id, status, text: 'work' })
+const call = (id: string, turnId: string, status: 'running' | 'awaiting-approval') =>
+  toolCallFixture({ id, turnId, status, arguments: { path: id, content: 'x' } })
 
 /** What a crash leaves: a tool running, a call waiting for a decision, a
  *  question nobody answered, and a grant row edited while nothing ran. */
 function crashMidWork(): { approval: ApprovalRecord } {
   const before = instance(() => 1_000)
-  before.rooms.create({
-    id: 'room-1',
-    kind: 'direct',
-    agentId: 'assistant',
-    workspace: '/ws',
-    title: 'Room',
-    policy: policyForMode('ask-for-approval'),
-    revision: 0,
-    createdAt: 1,
-  })
-  const message = (turnId: string) => ({
-    id: `m-${turnId}`,
-    roomId: 'room-1',
-    turnId,
-    role: 'user' as const,
-    text: 'work',
-    createdAt: 1,
-  })
-  before.conversations.startTurn(turn('turn-running', 'running'), message('turn-running'))
+  createRoom(before)
+  startTurn(before, turn('turn-running', 'running'))
   before.conversations.insertToolCall(call('call-running', 'turn-running', 'running'))
-  before.conversations.startTurn(turn('turn-waiting', 'waiting'), message('turn-waiting'))
+  startTurn(before, turn('turn-waiting', 'waiting'))
   before.conversations.insertToolCall(call('call-waiting', 'turn-waiting', 'awaiting-approval'))
   const approval = before.gate.open({
     id: 'approval-waiting',

@@ -1,21 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { InputRequestRecord } from '../../contracts/input-request.ts'
-import type { Grant, ToolCallRecord, Turn } from '../../contracts/room.ts'
-import { narrowestRoomPolicy } from '../policy/room-policy.ts'
+import type { Grant } from '../../contracts/room.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
-import { SqliteApprovalRepository } from './approval-repository.ts'
+import {
+  approvalFixture as approval,
+  createRoom,
+  openTempDatabase,
+  sqliteStores,
+  startTurn,
+  toolCallFixture,
+  turnFixture,
+  type SqliteStores,
+} from '../test-support/sqlite-stores.ts'
 import { SqliteAuditLog, type AuditAppender } from './audit-log.ts'
-import { SqliteConversationRepository } from './conversation-repository.ts'
-import { openDatabase } from './database.ts'
-import { SqliteGrantRepository } from './grant-repository.ts'
-import { SqliteInputRequestRepository } from './input-request-repository.ts'
 import { IntegrityMac } from './integrity-mac.ts'
-import { SqliteRoomRepository } from './room-repository.ts'
 
 // Every write of the store that records an audit event: the change and its
 // event are one transaction, so an append that fails leaves the change
@@ -24,45 +23,18 @@ import { SqliteRoomRepository } from './room-repository.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 3))
 const AT = 5_000
-let dir: string
 let db: DatabaseSync
+let close: () => void
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'assent-paired-'))
-  db = openDatabase(dir)
+  ;({ db, close } = openTempDatabase('assent-paired-'))
 })
 
-afterEach(() => {
-  db.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterEach(() => close())
 
-function storesWith(audit: AuditAppender & Pick<SqliteAuditLog, 'firstSealed'>) {
-  const rooms = new SqliteRoomRepository(db, {
-    mac: MAC,
-    audit,
-    narrowestPolicy: narrowestRoomPolicy,
-    onTampered: (problem) => {
-      throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
-    },
-  })
-  const grants = new SqliteGrantRepository(db, {
-    mac: MAC,
-    audit,
-    roomIntact: () => true,
-    onTampered: (problem) => {
-      throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
-    },
-  })
-  return {
-    rooms,
-    grants,
-    approvals: new SqliteApprovalRepository(db, { audit, grants }),
-    conversations: new SqliteConversationRepository(db, { audit }),
-    inputs: new SqliteInputRequestRepository(db, { audit }),
-  }
-}
-type Stores = ReturnType<typeof storesWith>
+type Stores = SqliteStores
+const storesWith = (audit: AuditAppender & Pick<SqliteAuditLog, 'firstSealed'>) =>
+  sqliteStores(db, { mac: MAC, audit })
 
 /** The real log, except that appending `failing` throws. */
 function auditFailingOn(failing: string) {
@@ -76,53 +48,7 @@ function auditFailingOn(failing: string) {
   }
 }
 
-const turn: Turn = {
-  id: 'turn-1',
-  roomId: 'room-1',
-  clientRequestId: 'c-1',
-  text: 'do it',
-  attempt: 1,
-  retryOf: null,
-  workspace: '/ws',
-  policy: policyForMode('ask-for-approval'),
-  status: 'running',
-  createdAt: 1,
-}
-
-function call(status: ToolCallRecord['status'] = 'awaiting-approval'): ToolCallRecord {
-  return {
-    id: 'call-1',
-    roomId: 'room-1',
-    turnId: 'turn-1',
-    seq: 0,
-    toolName: 'write_file',
-    arguments: { path: 'a', content: 'b' },
-    status,
-    result: null,
-    approvalId: null,
-    createdAt: 1,
-    updatedAt: 1,
-  }
-}
-
-function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  return {
-    id: 'approval-1',
-    roomId: 'room-1',
-    turnId: 'turn-1',
-    toolCallId: 'call-1',
-    kind: 'apply-changes',
-    toolName: 'write_file',
-    arguments: { path: 'a', content: 'b' },
-    workingDirectory: '/ws',
-    sandboxMode: 'workspace-write',
-    summary: 'Write a',
-    status: 'pending',
-    createdAt: 1,
-    expiresAt: 100_000,
-    ...overrides,
-  }
-}
+const call = toolCallFixture
 
 const grant: Grant = {
   id: 'grant-1',
@@ -155,24 +81,24 @@ function question(): InputRequestRecord {
 
 /** A room with one turn, written through a log that never fails. */
 function seedRoomAndTurn(stores: Stores): void {
-  stores.rooms.create({
-    id: 'room-1',
-    kind: 'direct',
-    agentId: 'assistant',
-    workspace: '/ws',
-    title: 'Room',
-    policy: policyForMode('ask-for-approval'),
-    revision: 0,
-    createdAt: 1,
-  })
-  stores.conversations.startTurn(turn, {
-    id: 'message-1',
-    roomId: 'room-1',
-    turnId: 'turn-1',
-    role: 'user',
-    text: 'do it',
-    createdAt: 1,
-  })
+  createRoom(stores)
+  startTurn(stores, turnFixture())
+}
+
+/** The room and turn with one open approval. */
+function seedOpenApproval(stores: Stores): void {
+  seedRoomAndTurn(stores)
+  stores.approvals.open(approval())
+}
+
+/** Allows the open approval always, with its grant. */
+function allowAlways(stores: Stores): void {
+  stores.approvals.resolve(
+    approval({ status: 'allowed', decision: 'allow-always', decidedBy: 'user', decidedAt: AT }),
+    { decision: 'allow-always', decidedBy: 'user' },
+    AT,
+    () => grant,
+  )
 }
 
 interface PairedWrite {
@@ -194,10 +120,7 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
   },
   'deciding an approval': {
     event: 'approval_resolved',
-    arrange: (stores) => {
-      seedRoomAndTurn(stores)
-      stores.approvals.open(approval())
-    },
+    arrange: seedOpenApproval,
     act: (stores) =>
       stores.approvals.resolve(
         approval({ status: 'allowed', decision: 'allow-once', decidedBy: 'user', decidedAt: AT }),
@@ -208,22 +131,8 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
   },
   'deciding allow-always with its grant': {
     event: 'grant_created',
-    arrange: (stores) => {
-      seedRoomAndTurn(stores)
-      stores.approvals.open(approval())
-    },
-    act: (stores) =>
-      stores.approvals.resolve(
-        approval({
-          status: 'allowed',
-          decision: 'allow-always',
-          decidedBy: 'user',
-          decidedAt: AT,
-        }),
-        { decision: 'allow-always', decidedBy: 'user' },
-        AT,
-        () => grant,
-      ),
+    arrange: seedOpenApproval,
+    act: allowAlways,
     observe: () => [
       db.prepare('SELECT status FROM approvals').all(),
       db.prepare('SELECT id FROM grants').all(),
@@ -231,10 +140,7 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
   },
   'expiring an approval': {
     event: 'approval_expired',
-    arrange: (stores) => {
-      seedRoomAndTurn(stores)
-      stores.approvals.open(approval())
-    },
+    arrange: seedOpenApproval,
     act: (stores) =>
       stores.approvals.expire(
         approval({ status: 'expired', decidedBy: 'timeout', decidedAt: AT, reason: 'late' }),
@@ -245,10 +151,7 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
   },
   'noting why the reviewer escalated': {
     event: 'review_escalated',
-    arrange: (stores) => {
-      seedRoomAndTurn(stores)
-      stores.approvals.open(approval())
-    },
+    arrange: seedOpenApproval,
     act: (stores) => stores.approvals.escalate(approval(), 'touches a credentials file', AT),
     observe: rowOf('SELECT escalation_reason FROM approvals'),
   },
@@ -289,19 +192,8 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
   'revoking a grant': {
     event: 'grant_revoked',
     arrange: (stores) => {
-      seedRoomAndTurn(stores)
-      stores.approvals.open(approval())
-      stores.approvals.resolve(
-        approval({
-          status: 'allowed',
-          decision: 'allow-always',
-          decidedBy: 'user',
-          decidedAt: AT,
-        }),
-        { decision: 'allow-always', decidedBy: 'user' },
-        AT,
-        () => grant,
-      )
+      seedOpenApproval(stores)
+      allowAlways(stores)
     },
     act: (stores) => stores.grants.revoke('room-1', 'grant-1', AT),
     observe: rowOf('SELECT revoked_at, mac FROM grants'),
@@ -358,11 +250,11 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
     event: 'execution_reconciled',
     arrange: (stores) => {
       seedRoomAndTurn(stores)
-      stores.conversations.insertToolCall(call('unknown'))
+      stores.conversations.insertToolCall(call({ status: 'unknown' }))
     },
     act: (stores) =>
       stores.conversations.reconcile(
-        call('unknown'),
+        call({ status: 'unknown' }),
         { status: 'succeeded', result: { ok: true, output: 'Reconciled', code: 'reconciled' } },
         { outcome: 'succeeded' },
         AT,
@@ -373,7 +265,7 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
     event: 'execution_unknown',
     arrange: (stores) => {
       seedRoomAndTurn(stores)
-      stores.conversations.insertToolCall(call('running'))
+      stores.conversations.insertToolCall(call({ status: 'running' }))
     },
     act: (stores) =>
       stores.conversations.settleInterrupted(AT, {
