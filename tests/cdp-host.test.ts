@@ -10,6 +10,7 @@ import {
 import { eventually } from './support/runtime-harness.ts'
 import { pressEscapeToCancel } from '../scripts/smoke/consent-keys.ts'
 import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../src/common/cdp-names.ts'
+import { parseWorkbenchError } from '../src/common/workbench-error.ts'
 
 const run = chromiumAvailable()
 let h: HostHarness
@@ -195,7 +196,9 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
       },
       [approvalId] as const,
     )
-    for (const outcome of forged) expect(outcome).toMatch(/^refused/)
+    for (const outcome of forged) {
+      expect(parseWorkbenchError(outcome)).toMatchObject({ code: 'invalid_arguments' })
+    }
     const direct = await h.page.evaluate(
       (id) =>
         new Promise<string>((resolve) => {
@@ -216,9 +219,11 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
         }),
       approvalId,
     )
-    expect(JSON.parse(direct)).toMatchObject({
-      ok: false,
-      error: `not allowed from the workbench: POST /v1/approvals/${approvalId}`,
+    const answer = JSON.parse(direct) as { ok: boolean; error: string }
+    expect(answer.ok).toBe(false)
+    expect(parseWorkbenchError(answer.error)).toEqual({
+      code: 'relay_refused',
+      detail: `not allowed from the workbench: POST /v1/approvals/${approvalId}`,
     })
     expect(await status(approvalId)).toBe('pending')
     expect(h.host.windows.opened).toHaveLength(windowsBefore)

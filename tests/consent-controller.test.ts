@@ -81,11 +81,14 @@ describe('ConsentController', () => {
       ['../approvals/x'],
     ]
     for (const args of forgeries) {
-      await expect(controller.reviewApproval(args), JSON.stringify(args)).rejects.toThrow(/refused/)
+      await expect(controller.reviewApproval(args), JSON.stringify(args)).rejects.toMatchObject({
+        code: 'invalid_arguments',
+        message: expect.stringMatching(/decisions are made only in the protected window/),
+      })
     }
     await expect(
       controller.requestModeChange(['room', 'full-access', { source: 'policy' }]),
-    ).rejects.toThrow(/refused/)
+    ).rejects.toMatchObject({ code: 'invalid_arguments' })
   })
 
   it('ignores decisions from another window, a hidden or unfocused window, or a second answer', async () => {
@@ -189,8 +192,11 @@ describe('ConsentController', () => {
       const window = await windowShown(windows)
       await restarting.restart()
       controller.handleDecision(window.promptId, 'allow-once', window)
-      await expect(outcome).resolves.toEqual({ status: 'closed', reason: 'the runtime restarted' })
-      controller.closeAll('restart')
+      await expect(outcome).resolves.toEqual({
+        status: 'closed',
+        reason: { code: 'runtime_restarted', detail: 'the runtime restarted' },
+      })
+      controller.closeAll({ code: 'runtime_restarted', detail: 'restart' })
       expect(controller.openPromptCount).toBe(0)
       expect(existsSync(join(restarting.workspace, 'restart.txt'))).toBe(false)
     } finally {
@@ -320,7 +326,10 @@ describe('ConsentController', () => {
     controller.handleDecision(window.promptId, 'allow-once', window)
     await expect(outcome).resolves.toEqual({
       status: 'failed',
-      error: expect.stringMatching(/did not match its contract/),
+      error: {
+        code: 'runtime_unreadable',
+        detail: expect.stringMatching(/did not match its contract/),
+      },
     })
     expect(window.closed).toBe(true)
   })

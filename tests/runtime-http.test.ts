@@ -434,6 +434,7 @@ describe('deciding an approval over HTTP', () => {
       digest,
     )
     expect(unknown.status).toBe(404)
+    expect(unknown.body).toMatchObject({ code: 'unknown_approval' })
     const room = await createRoom(harness)
     const view = await pendingApprovalFor(harness, room.id, 'write twice.txt x')
     const { id } = view.approval
@@ -454,6 +455,7 @@ describe('deciding an approval over HTTP', () => {
       view.actionDigest,
     )
     expect(again.status).toBe(409)
+    expect(again.body).toMatchObject({ code: 'approval_decided' })
   })
 
   it('exposes only card fields in the room approval summaries', async () => {
@@ -522,6 +524,7 @@ describe('approval expiry over HTTP', () => {
         view.actionDigest,
       )
       expect(response.status).toBe(410)
+      expect(response.body).toMatchObject({ code: 'approval_expired' })
       const approval = (await short.client.getApproval(view.approval.id)).approval
       expect(approval).toMatchObject({ status: 'expired', decidedBy: 'timeout' })
       await turnSettled(short, room.id, view.approval.turnId)

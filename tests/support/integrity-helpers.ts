@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url'
 import type { RoomPolicy } from '../../src/contracts/policy-axes.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
+import { narrowestRoomPolicy } from '../../src/runtime/policy/room-policy.ts'
+import { SqliteAuditLog } from '../../src/runtime/store/audit-log.ts'
 import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
 
@@ -102,8 +104,11 @@ export async function storeSealedPolicy(
   try {
     const db = new DatabaseSync(join(harness.dataDir, DATABASE_FILE_NAME))
     try {
+      const mac = new IntegrityMac(harness.integrityKey)
       const rooms = new SqliteRoomRepository(db, {
-        mac: new IntegrityMac(harness.integrityKey),
+        mac,
+        audit: new SqliteAuditLog(db, { mac }),
+        narrowestPolicy: narrowestRoomPolicy,
         onTampered: (problem) => {
           throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
         },

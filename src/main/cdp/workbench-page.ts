@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import type { WorkbenchChannel } from '../../common/assent-gui.ts'
 import { WORKBENCH_CHANNELS } from '../../common/ipc-channels.ts'
+import { encodeWorkbenchError, workbenchError } from '../../common/workbench-error.ts'
 import type { WorkbenchNotifier } from '../core/host-port.ts'
 import { WORKBENCH_SITE } from '../core/page-sites.ts'
 import { WORKBENCH_ORIGIN, WORKBENCH_URL, routeOnly } from './asset-router.ts'
@@ -113,7 +114,11 @@ export class CdpWorkbench implements WorkbenchNotifier {
     if (typeof request.id !== 'number' || typeof request.channel !== 'string') return
     const id = request.id
     if (!CHANNELS.has(request.channel)) {
-      await this.reply({ id, ok: false, error: 'refused: unknown workbench channel' })
+      await this.reply({
+        id,
+        ok: false,
+        error: encodeWorkbenchError(workbenchError('unknown_channel', 'unknown workbench channel')),
+      })
       return
     }
     try {

@@ -8,6 +8,7 @@ import {
   type Language,
   type Theme,
 } from '../../common/consent-view.ts'
+import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
 import { PermissionModeSchema, type PermissionMode } from '../../contracts/policy-axes.ts'
 import {
   applyAnswer,
@@ -25,6 +26,7 @@ import {
 } from './sensitive-form.ts'
 import type { RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
+import { WorkbenchRefusal, workbenchErrorOf } from './workbench-refusal.ts'
 
 export const CONSENT_WINDOW_SIZE = { width: 560, height: 680 } as const
 const ID = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/)
@@ -81,9 +83,14 @@ export class ConsentController {
     const connection = this.requireConnection()
     const view = await this.options.client.getApproval(approvalId)
     if (view.approval.status !== 'pending') {
-      throw new Error(`approval ${approvalId} is no longer pending (${view.approval.status})`)
+      throw new WorkbenchRefusal(
+        view.approval.status === 'expired' ? 'approval_expired' : 'approval_decided',
+        `approval ${approvalId} is no longer pending (${view.approval.status})`,
+      )
     }
-    if (this.now() >= view.approval.expiresAt) throw new Error(`approval ${approvalId} has expired`)
+    if (this.now() >= view.approval.expiresAt) {
+      throw new WorkbenchRefusal('approval_expired', `approval ${approvalId} has expired`)
+    }
     const roomLabel = await this.roomLabel(view.approval.roomId)
     const preferences = this.options.preferences()
     return this.openPrompt(
@@ -128,7 +135,8 @@ export class ConsentController {
       return { status: 'unchanged', permissions }
     }
     if (mode === 'full-access' && permissions.fullAccessUnavailable) {
-      throw new Error(
+      throw new WorkbenchRefusal(
+        'full_access_unavailable',
         `full access is unavailable for this room: ${permissions.fullAccessUnavailable}`,
       )
     }
@@ -219,19 +227,19 @@ export class ConsentController {
     }
     void this.apply(prompt, parsed.data).then(
       (outcome) => this.end(prompt, outcome),
-      (error: unknown) => this.end(prompt, { status: 'failed', error: (error as Error).message }),
+      (error: unknown) => this.end(prompt, { status: 'failed', error: workbenchErrorOf(error) }),
     )
   }
 
   /** Closes every open prompt, e.g. when the runtime restarted: their tokens
    *  would be bound to an instance that no longer exists. */
-  closeAll(reason: string): void {
+  closeAll(reason: WorkbenchError): void {
     for (const prompt of [...this.prompts.values()]) this.end(prompt, { status: 'closed', reason })
   }
 
   /** Closes an approval's open review without a decision, e.g. after the
    *  person rejected it by sending a message instead. */
-  closeApprovalReview(approvalId: string, reason: string): void {
+  closeApprovalReview(approvalId: string, reason: WorkbenchError): void {
     for (const prompt of [...this.prompts.values()]) {
       if (prompt.kind === 'approval' && prompt.approvalId === approvalId && !prompt.used) {
         this.end(prompt, { status: 'closed', reason })
@@ -283,7 +291,10 @@ export class ConsentController {
       await window.show(view(promptId))
       window.focus()
     } catch (error) {
-      this.end(prompt, { status: 'failed', error: (error as Error).message })
+      this.end(prompt, {
+        status: 'failed',
+        error: workbenchError('window_not_shown', (error as Error).message),
+      })
     }
     return outcome
   }
@@ -307,7 +318,7 @@ export class ConsentController {
     if (prompt.kind === 'form' && outcome.status === 'cancelled') {
       void submitProtectedForm(this.options.client, prompt.requestId, prompt.schema, 'cancel', {})
         .then((result) => {
-          if (result.status === 'failed') this.diagnostic(`form cancel: ${result.error}`)
+          if (result.status === 'failed') this.diagnostic(`form cancel: ${result.error.detail}`)
         })
         .catch((error: unknown) => this.diagnostic(`form cancel: ${(error as Error).message}`))
     }
@@ -333,7 +344,7 @@ export class ConsentController {
 
   private requireConnection(): RuntimeConnection {
     const connection = this.options.connection()
-    if (!connection) throw new Error('the runtime is not running')
+    if (!connection) throw new WorkbenchRefusal('runtime_down', 'the runtime is not running')
     return connection
   }
 
@@ -360,8 +371,9 @@ function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
 function parseArgs<S extends z.ZodType>(schema: S, args: unknown, usage: string): z.infer<S> {
   const parsed = schema.safeParse(args)
   if (!parsed.success) {
-    throw new Error(
-      `refused: ${usage} takes exactly those arguments; decisions are made only in the protected window`,
+    throw new WorkbenchRefusal(
+      'invalid_arguments',
+      `${usage} takes exactly those arguments; decisions are made only in the protected window`,
     )
   }
   return parsed.data

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { HttpError, expectNoBody, holdUntilDurable, readJsonBody, sendJson } from './http-kit.ts'
+import { Refusal } from '../domain/refusal.ts'
+import { httpStatusOf } from './error-status.ts'
+import { expectNoBody, holdUntilDurable, readJsonBody, sendJson } from './http-kit.ts'
 
 let server: Server | undefined
 
@@ -49,13 +51,15 @@ describe('reading a request body', () => {
       (req) => readJsonBody(req, z.strictObject({})),
       broken('POST'),
     )
-    expect(error).toBeInstanceOf(HttpError)
-    expect(error).toMatchObject({ status: 400, code: 'incomplete_body' })
+    expect(error).toBeInstanceOf(Refusal)
+    expect(error).toMatchObject({ code: 'incomplete_body' })
+    expect(httpStatusOf((error as Refusal).code)).toBe(400)
   })
 
   it('refuses an unexpected body that breaks off the same way', async () => {
     const error = await outcomeOfReading((req) => expectNoBody(req), broken('DELETE'))
-    expect(error).toMatchObject({ status: 400, code: 'incomplete_body' })
+    expect(error).toMatchObject({ code: 'incomplete_body' })
+    expect(httpStatusOf((error as Refusal).code)).toBe(400)
   })
 
   it('still reads a complete chunked body', async () => {
@@ -75,7 +79,8 @@ describe('reading a request body', () => {
       (req) => readJsonBody(req, z.strictObject({})),
       `POST / HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${`4000\r\n${chunk}\r\n`.repeat(5)}0\r\n\r\n`,
     )
-    expect(error).toMatchObject({ status: 400, code: 'body_too_large' })
+    expect(error).toMatchObject({ code: 'body_too_large' })
+    expect(httpStatusOf((error as Refusal).code)).toBe(400)
   })
 })
 

@@ -1,5 +1,12 @@
 import { z } from 'zod'
-import type { AgentCeilings } from '../policy/sandbox.ts'
+
+/** What an agent may never exceed, whatever the room's mode says. */
+export interface AgentCeilings {
+  readOnly: boolean
+  /** When present, every path the agent touches (read or write) must resolve
+   *  inside one of these. An empty list allows no path at all. */
+  allowedRepositoryRoots?: readonly string[]
+}
 
 /** An agent as a room sees it: who it is and the ceilings no room mode can
  *  lift. Strict, so a stored preset with an unknown key (say, a hand-added

@@ -6,8 +6,8 @@ import {
   agentMayUseTool,
   builtInAgents,
   fullAccessBlocker,
-} from './agents.ts'
-import type { AgentPreset } from './agents.ts'
+} from './agent-preset.ts'
+import type { AgentPreset } from './agent-preset.ts'
 
 const roots = ['/repos/one', '/repos/two']
 const byId = (id: string): AgentPreset => {
