@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -11,6 +12,7 @@ import { eventually } from './support/runtime-harness.ts'
 import { pressEscapeToCancel } from '../scripts/smoke/consent-keys.ts'
 import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../src/common/cdp-names.ts'
 import { parseWorkbenchError } from '../src/common/workbench-error.ts'
+import { CdpHost } from '../src/main/cdp/cdp-host.ts'
 
 const run = chromiumAvailable()
 let h: HostHarness
@@ -27,6 +29,13 @@ async function status(approvalId: string): Promise<string> {
 }
 
 describe.runIf(run)('the protected window on the CDP host (real Chromium)', () => {
+  it('refuses a second host on the same data dir and keeps the first one working', async () => {
+    await expect(
+      CdpHost.start({ dataDir: join(h.root, 'data'), integrityKey: randomBytes(32) }),
+    ).rejects.toThrow(/is in use by another Assent/)
+    await expect(h.gui('listRooms')).resolves.toMatchObject({ status: 200 })
+  })
+
   it('allows only after a trusted click on "Allow once", and the tool really runs', async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write allowed.txt via-window')

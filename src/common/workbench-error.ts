@@ -9,6 +9,8 @@ export const MAIN_ERROR_CODES = [
   /** A bridge call with arguments other than its own (a forged decision). */
   'invalid_arguments',
   'unknown_channel',
+  /** A call from anything but the workbench page's own main frame. */
+  'sender_refused',
   /** A relay call that is malformed or not on the renderer allowlist. */
   'relay_refused',
   'runtime_down',

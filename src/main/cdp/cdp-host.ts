@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
 import type { Language, Theme } from '../../common/consent-view.ts'
 import { CONSENT_WINDOW_SIZE } from '../core/consent-controller.ts'
+import { DataDirLock } from '../core/data-dir-lock.ts'
 import { MainServices } from '../core/main-services.ts'
 import { ChildProcessLauncher } from '../core/runtime-launcher.ts'
 import { loadIntegrityKey } from '../core/secret-store-selection.ts'
@@ -46,6 +47,7 @@ export class CdpHost {
   private readonly assets: BuiltAssets
   private workbenchPage: CdpWorkbench | undefined
   private readonly forwarder: { target: CdpWorkbench | undefined }
+  private readonly dataDirLock: DataDirLock
 
   private constructor(
     browser: Browser,
@@ -55,6 +57,7 @@ export class CdpHost {
     options: CdpHostOptions,
     assets: BuiltAssets,
     forwarder: { target: CdpWorkbench | undefined },
+    dataDirLock: DataDirLock,
   ) {
     this.browser = browser
     this.services = services
@@ -63,12 +66,33 @@ export class CdpHost {
     this.options = options
     this.assets = assets
     this.forwarder = forwarder
+    this.dataDirLock = dataDirLock
   }
 
   static async start(options: CdpHostOptions): Promise<CdpHost> {
     const executablePath = findChromium()
     if (!executablePath) throw new Error(CHROMIUM_MISSING)
     const assets = requireBuilt(options.assets ?? builtAssets())
+    // One Assent per data dir, whichever host runs it: two would run two
+    // runtimes on one database and one audit chain.
+    const dataDirLock = DataDirLock.acquire(options.dataDir)
+    if (!dataDirLock) {
+      throw new Error(`${options.dataDir} is in use by another Assent; stop that one first`)
+    }
+    try {
+      return await CdpHost.startHolding(options, executablePath, assets, dataDirLock)
+    } catch (error) {
+      dataDirLock.release()
+      throw error
+    }
+  }
+
+  private static async startHolding(
+    options: CdpHostOptions,
+    executablePath: string,
+    assets: BuiltAssets,
+    dataDirLock: DataDirLock,
+  ): Promise<CdpHost> {
     const integrityKey =
       options.integrityKey ??
       (await loadIntegrityKey(options.dataDir, {
@@ -100,7 +124,7 @@ export class CdpHost {
       )
       await services.start()
       windows.warm(CONSENT_WINDOW_SIZE)
-      return new CdpHost(browser, services, windows, focus, options, assets, forwarder)
+      return new CdpHost(browser, services, windows, focus, options, assets, forwarder, dataDirLock)
     } catch (error) {
       await browser.close().catch(() => undefined)
       throw error
@@ -134,5 +158,6 @@ export class CdpHost {
     this.windows.close()
     await this.services.stop().catch(() => undefined)
     await this.browser.close().catch(() => undefined)
+    this.dataDirLock.release()
   }
 }

@@ -108,6 +108,7 @@ const KIND_OF_CODE: Readonly<Record<WorkbenchErrorCode, ErrorKind>> = {
   // Main's.
   invalid_arguments: 'refused',
   unknown_channel: 'refused',
+  sender_refused: 'refused',
   relay_refused: 'refused',
   runtime_down: 'runtime-down',
   runtime_restarted: 'runtime-restarted',
