@@ -1,0 +1,353 @@
+import type { AcpAgentConfig } from '../../contracts/agents-config.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
+import {
+  AGENT_START_TIMEOUT_MS,
+  ASSENT_CLIENT_INFO,
+  openAgentConnection,
+  TurnInProgress,
+  type AgentConnection,
+  type ExternalAgentClientOptions,
+} from './agent-connection.ts'
+import {
+  ACP_PROTOCOL_VERSION,
+  acpAction,
+  acpAnswerText,
+  acpOutcomeFor,
+  acpToolOutput,
+  acpToolStatus,
+  AcpEmptyResultSchema,
+  AcpInitializeResultSchema,
+  AcpMessageChunkSchema,
+  AcpModeUpdateSchema,
+  AcpNewSessionResultSchema,
+  AcpPermissionRequestSchema,
+  AcpPromptResultSchema,
+  AcpSessionUpdateSchema,
+  AcpToolCallSchema,
+  type AcpPermissionOutcome,
+  type AcpStopReason,
+  type AcpToolCall,
+} from './acp-messages.ts'
+import {
+  boundedText,
+  type ExternalAgentSession,
+  type ExternalTurnOutcome,
+} from './external-agent-port.ts'
+import { RpcError, RPC_METHOD_NOT_FOUND, type RpcId } from './ndjson-rpc-peer.ts'
+import { PendingApprovals, withTimeout } from './pending-approvals.ts'
+
+type Answer = { outcome: AcpPermissionOutcome }
+
+const PERMISSION_REQUEST = 'session/request_permission'
+
+/**
+ * Assent as the client of any agent speaking the Agent Client Protocol
+ * (JSON-RPC 2.0, one JSON object per line, on the agent's stdio). The client
+ * offers no file system and no terminal of its own, so the agent acts
+ * itself and asks `session/request_permission` first; every such request
+ * goes to the asker, and the agent gets back the matching option id or
+ * `cancelled`.
+ */
+export class AcpClient implements ExternalAgentSession {
+  private connection: AgentConnection | null = null
+  private closing = false
+  private sessionId: string | null = null
+  private modeId: string | null = null
+  /** Set once the agent left the session mode Assent chose: no further turn
+   *  runs, because the agent may no longer ask before it acts. */
+  private leftMode: string | null = null
+  private turn: TurnInProgress | null = null
+  /** Every tool call of the session as the agent last described it: a
+   *  permission request may carry only the fields that changed. */
+  private readonly toolCalls = new Map<string, AcpToolCall>()
+  private message: { id: string; text: string } | null = null
+  private messageCount = 0
+  private readonly approvals: PendingApprovals
+  private readonly options: ExternalAgentClientOptions<AcpAgentConfig>
+
+  constructor(options: ExternalAgentClientOptions<AcpAgentConfig>) {
+    this.options = options
+    this.approvals = new PendingApprovals(options.asker, options.onEvent)
+  }
+
+  async start(mode: PermissionMode): Promise<void> {
+    if (this.connection) throw new Error('this ACP session has started already')
+    const connection = openAgentConnection(this.options, '2.0', {
+      onRequest: (method, params, id) => this.onRequest(method, params, id),
+      onNotification: (method, params) => this.onNotification(method, params),
+      onProtocolError: (message) => this.warn(`the agent sent ${message}`),
+      onClosed: (reason) => this.onClosed(reason),
+    })
+    this.connection = connection
+    const timeout = this.options.startTimeoutMs ?? AGENT_START_TIMEOUT_MS
+    const modeId = this.options.agent.session_modes[mode]
+    try {
+      const initialized = await withTimeout(
+        connection.peer.request(
+          'initialize',
+          {
+            protocolVersion: ACP_PROTOCOL_VERSION,
+            clientCapabilities: {
+              fs: { readTextFile: false, writeTextFile: false },
+              terminal: false,
+            },
+            clientInfo: { name: ASSENT_CLIENT_INFO.name, version: ASSENT_CLIENT_INFO.version },
+          },
+          AcpInitializeResultSchema,
+        ),
+        timeout,
+        'ACP initialize',
+      )
+      if (initialized.protocolVersion !== ACP_PROTOCOL_VERSION) {
+        throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
+      }
+      const session = await withTimeout(
+        connection.peer.request(
+          'session/new',
+          { cwd: this.options.workspace, mcpServers: [] },
+          AcpNewSessionResultSchema,
+        ),
+        timeout,
+        'ACP session/new',
+      )
+      // The mode is what makes the agent ask before it acts. An agent that
+      // does not offer the configured one cannot be held to the room's
+      // policy, so its session is not used.
+      const offered = session.modes?.availableModes.map((m) => m.id) ?? []
+      if (!offered.includes(modeId)) {
+        throw new Error(
+          `the agent offers no session mode "${modeId}" (it offers: ${offered.join(', ') || 'none'})`,
+        )
+      }
+      await withTimeout(
+        connection.peer.request(
+          'session/set_mode',
+          { sessionId: session.sessionId, modeId },
+          AcpEmptyResultSchema,
+        ),
+        timeout,
+        'ACP session/set_mode',
+      )
+      this.sessionId = session.sessionId
+      this.modeId = modeId
+    } catch (error) {
+      await this.close()
+      throw error
+    }
+  }
+
+  async runTurn(text: string): Promise<ExternalTurnOutcome> {
+    const connection = this.connection
+    const sessionId = this.sessionId
+    if (!connection || sessionId === null) throw new Error('the ACP session has not started')
+    if (this.leftMode !== null) {
+      throw new Error(`the agent left session mode ${this.modeId} for ${this.leftMode}`)
+    }
+    if (this.turn) throw new Error('an ACP turn is already running')
+    const turn = new TurnInProgress()
+    this.turn = turn
+    connection.peer
+      .request(
+        'session/prompt',
+        { sessionId, prompt: [{ type: 'text', text }] },
+        AcpPromptResultSchema,
+      )
+      .then(
+        (result) => turn.end(outcomeOf(result.stopReason)),
+        (error: Error) => turn.end({ status: 'failed', detail: error.message }),
+      )
+    const outcome = await turn.done
+    this.turn = null
+    this.flushMessage()
+    this.options.onEvent({ type: 'turn-ended', outcome })
+    return outcome
+  }
+
+  async interrupt(): Promise<void> {
+    // ACP: after session/cancel the client answers every pending permission
+    // request with `cancelled`; withdrawing them does exactly that.
+    this.approvals.withdrawAll()
+    if (this.connection && this.sessionId !== null && this.turn) {
+      this.connection.peer.notify('session/cancel', { sessionId: this.sessionId })
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true
+    this.approvals.withdrawAll()
+    const connection = this.connection
+    if (!connection) return
+    await new Promise((resolveTick) => setImmediate(resolveTick))
+    await connection.process.stop()
+    this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
+  }
+
+  private onRequest(method: string, params: unknown, id: RpcId): Promise<Answer> {
+    if (method === PERMISSION_REQUEST) return this.onPermissionRequest(params, id)
+    this.options.onEvent({
+      type: 'request-refused',
+      method,
+      reason: 'Assent offers the agent no file system or terminal of its own',
+      answer: 'error: method not found',
+    })
+    return Promise.reject(new RpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported`))
+  }
+
+  private async onPermissionRequest(params: unknown, id: RpcId): Promise<Answer> {
+    const parsed = AcpPermissionRequestSchema.safeParse(params)
+    if (!parsed.success || parsed.data.sessionId !== this.sessionId) {
+      return this.refuse('its parameters could not be read', { outcome: 'cancelled' })
+    }
+    const { sessionId, options } = parsed.data
+    const toolCall = this.remember(parsed.data.toolCall)
+    // Without an allow-once option the only allow the agent takes is its own
+    // persistent rule, which Assent never gives: refuse without asking.
+    if (!options.some((option) => option.kind === 'allow_once')) {
+      return this.refuse(
+        'the agent offers no way to allow this once',
+        acpOutcomeFor('deny', options),
+      )
+    }
+    const request = {
+      requestId: `acp:${sessionId}:${toolCall.toolCallId}:${String(id)}`,
+      protocol: 'acp' as const,
+      sessionId,
+      toolCallId: toolCall.toolCallId,
+      reason: null,
+      sandboxMode: 'danger-full-access' as const,
+      action: acpAction(toolCall, this.options.workspace),
+    }
+    this.emitToolCall(toolCall, 'awaiting-approval')
+    const decision = await this.approvals.decide(`${typeof id}:${String(id)}`, request)
+    const outcome = acpOutcomeFor(decision, options)
+    this.options.onEvent({
+      type: 'approval-answered',
+      requestId: request.requestId,
+      decision,
+      answer: acpAnswerText(outcome),
+    })
+    return { outcome }
+  }
+
+  private refuse(reason: string, outcome: AcpPermissionOutcome): Promise<Answer> {
+    this.options.onEvent({
+      type: 'request-refused',
+      method: PERMISSION_REQUEST,
+      reason,
+      answer: acpAnswerText(outcome),
+    })
+    return Promise.resolve({ outcome })
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    if (method !== 'session/update') return
+    const parsed = AcpSessionUpdateSchema.safeParse(params)
+    if (!parsed.success || parsed.data.sessionId !== this.sessionId) return
+    const update = parsed.data.update
+    if (update.sessionUpdate === 'agent_message_chunk') {
+      const chunk = AcpMessageChunkSchema.safeParse(update)
+      if (chunk.success) this.appendMessage(chunk.data.content.text)
+      return
+    }
+    this.flushMessage()
+    switch (update.sessionUpdate) {
+      case 'tool_call':
+      case 'tool_call_update': {
+        const toolCall = AcpToolCallSchema.safeParse(update)
+        if (toolCall.success) this.emitToolCall(this.remember(toolCall.data))
+        return
+      }
+      case 'current_mode_update': {
+        const mode = AcpModeUpdateSchema.safeParse(update)
+        if (mode.success && mode.data.currentModeId !== this.modeId) {
+          this.onModeLeft(mode.data.currentModeId)
+        }
+        return
+      }
+    }
+  }
+
+  /** The agent switched itself out of the mode that makes it ask: the turn
+   *  is cancelled and no further turn runs in this session. */
+  private onModeLeft(currentModeId: string): void {
+    this.leftMode = currentModeId
+    this.warn(`the agent left session mode ${this.modeId} for ${currentModeId}; its turn is ended`)
+    void this.interrupt()
+  }
+
+  private remember(update: AcpToolCall): AcpToolCall {
+    const merged: AcpToolCall = {
+      ...this.toolCalls.get(update.toolCallId),
+      ...dropUndefined(update),
+      toolCallId: update.toolCallId,
+    }
+    this.toolCalls.set(update.toolCallId, merged)
+    return merged
+  }
+
+  private emitToolCall(toolCall: AcpToolCall, status = acpToolStatus(toolCall.status)): void {
+    const action = acpAction(toolCall, this.options.workspace)
+    const output = acpToolOutput(toolCall)
+    this.options.onEvent({
+      type: 'tool-call',
+      toolCallId: toolCall.toolCallId,
+      title: boundedText(toolCall.title ?? ''),
+      status,
+      action,
+      output: output === null ? null : boundedText(output),
+      exitCode: null,
+    })
+  }
+
+  private appendMessage(text: string): void {
+    if (!this.message)
+      this.message = { id: `${this.sessionId}:message:${++this.messageCount}`, text: '' }
+    this.message.text += text
+  }
+
+  private flushMessage(): void {
+    const message = this.message
+    this.message = null
+    if (!message || message.text === '') return
+    this.options.onEvent({
+      type: 'agent-message',
+      messageId: message.id,
+      text: boundedText(message.text),
+    })
+  }
+
+  private onClosed(reason: Error): void {
+    this.approvals.withdrawAll()
+    if (this.closing) {
+      this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
+      return
+    }
+    this.endTurn({ status: 'failed', detail: reason.message })
+  }
+
+  private endTurn(outcome: ExternalTurnOutcome): void {
+    this.turn?.end(outcome)
+  }
+
+  private warn(text: string): void {
+    this.options.onEvent({ type: 'agent-warning', text: boundedText(text) })
+  }
+}
+
+function outcomeOf(stopReason: AcpStopReason): ExternalTurnOutcome {
+  switch (stopReason) {
+    case 'end_turn':
+      return { status: 'completed', detail: null }
+    case 'cancelled':
+      return { status: 'interrupted', detail: stopReason }
+    case 'refusal':
+      return { status: 'refused', detail: stopReason }
+    case 'max_tokens':
+    case 'max_turn_requests':
+      return { status: 'failed', detail: stopReason }
+  }
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}

@@ -1,0 +1,366 @@
+import { resolve } from 'node:path'
+import type { z } from 'zod'
+import type { CodexAgentConfig } from '../../contracts/agents-config.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
+import type { ToolCallStatus } from '../../contracts/room.ts'
+import {
+  AGENT_START_TIMEOUT_MS,
+  ASSENT_CLIENT_INFO,
+  openAgentConnection,
+  TurnInProgress,
+  type AgentConnection,
+  type ExternalAgentClientOptions,
+} from './agent-connection.ts'
+import { CODEX_SANDBOX_POLICY_TYPES, CODEX_THREAD_SETTINGS } from './agent-mode-mapping.ts'
+import {
+  codexAnswerFor,
+  codexCommandAction,
+  codexFileChanges,
+  codexItemStatus,
+  CodexAgentMessageItemSchema,
+  CodexCommandApprovalSchema,
+  CodexCommandItemSchema,
+  CodexEmptyResultSchema,
+  CodexErrorNotificationSchema,
+  CodexFileChangeApprovalSchema,
+  CodexFileChangeItemSchema,
+  CodexInitializeResultSchema,
+  CodexItemNotificationSchema,
+  CodexServerRequestResolvedSchema,
+  CodexThreadStartResultSchema,
+  CodexTurnCompletedSchema,
+  CodexTurnStartResultSchema,
+  CodexWarningSchema,
+} from './codex-app-server-messages.ts'
+import {
+  actionTitle,
+  boundedText,
+  type ExternalAction,
+  type ExternalActionRequest,
+  type ExternalAgentSession,
+  type ExternalTurnOutcome,
+} from './external-agent-port.ts'
+import { RpcError, RPC_METHOD_NOT_FOUND, type RpcId } from './ndjson-rpc-peer.ts'
+import { PendingApprovals, withTimeout } from './pending-approvals.ts'
+
+type FileChangeItem = z.infer<typeof CodexFileChangeItemSchema>
+type Answer = { decision: 'accept' | 'decline' | 'cancel' }
+
+const COMMAND_APPROVAL = 'item/commandExecution/requestApproval'
+const FILE_CHANGE_APPROVAL = 'item/fileChange/requestApproval'
+
+/**
+ * Assent as the client of Codex's app-server (`codex app-server`, JSON-RPC
+ * over stdio, one JSON object per line, no "jsonrpc" field). Every command
+ * and file change Codex asks about goes to the asker, and Codex gets back
+ * exactly the decision (`accept`, `decline`, `cancel`). A request Assent
+ * cannot read is declined without asking anyone.
+ */
+export class CodexAppServerClient implements ExternalAgentSession {
+  private connection: AgentConnection | null = null
+  private closing = false
+  private threadId: string | null = null
+  private turn: { id: string | null; progress: TurnInProgress } | null = null
+  /** File-change items announced in `item/started`, by item id: Codex's
+   *  approval request names the item, and the changes are only here. */
+  private readonly fileChanges = new Map<string, { turnId: string; item: FileChangeItem }>()
+  private readonly approvals: PendingApprovals
+  private readonly options: ExternalAgentClientOptions<CodexAgentConfig>
+
+  constructor(options: ExternalAgentClientOptions<CodexAgentConfig>) {
+    this.options = options
+    this.approvals = new PendingApprovals(options.asker, options.onEvent)
+  }
+
+  async start(mode: PermissionMode): Promise<void> {
+    if (this.connection) throw new Error('this Codex session has started already')
+    const connection = openAgentConnection(this.options, null, {
+      onRequest: (method, params, id) => this.onRequest(method, params, id),
+      onNotification: (method, params) => this.onNotification(method, params),
+      onProtocolError: (message) => this.warn(`Codex sent ${message}`),
+      onClosed: (reason) => this.onClosed(reason),
+    })
+    this.connection = connection
+    const settings = CODEX_THREAD_SETTINGS[mode]
+    const timeout = this.options.startTimeoutMs ?? AGENT_START_TIMEOUT_MS
+    try {
+      await withTimeout(
+        connection.peer.request(
+          'initialize',
+          {
+            clientInfo: ASSENT_CLIENT_INFO,
+            capabilities: { experimentalApi: false, requestAttestation: false },
+          },
+          CodexInitializeResultSchema,
+        ),
+        timeout,
+        'Codex initialize',
+      )
+      connection.peer.notify('initialized')
+      const thread = await withTimeout(
+        connection.peer.request(
+          'thread/start',
+          { cwd: this.options.workspace, ...settings },
+          CodexThreadStartResultSchema,
+        ),
+        timeout,
+        'Codex thread/start',
+      )
+      // Codex's own configuration (or an administrator's) can override what
+      // a client asks for. A thread that does not run under exactly the
+      // settings the room's mode needs could act without asking, so it is
+      // not used at all.
+      const sandboxType = CODEX_SANDBOX_POLICY_TYPES[settings.sandbox]
+      if (
+        thread.approvalPolicy !== settings.approvalPolicy ||
+        thread.approvalsReviewer !== settings.approvalsReviewer ||
+        thread.sandbox.type !== sandboxType ||
+        resolve(thread.cwd) !== resolve(this.options.workspace)
+      ) {
+        throw new Error(
+          `Codex did not take the room's settings: asked for ${settings.approvalPolicy}, ` +
+            `${sandboxType}, reviewer ${settings.approvalsReviewer} in ${this.options.workspace}; ` +
+            `got ${JSON.stringify(thread.approvalPolicy)}, ${thread.sandbox.type}, ` +
+            `reviewer ${thread.approvalsReviewer} in ${thread.cwd}`,
+        )
+      }
+      this.threadId = thread.thread.id
+    } catch (error) {
+      await this.close()
+      throw error
+    }
+  }
+
+  async runTurn(text: string): Promise<ExternalTurnOutcome> {
+    const connection = this.connection
+    if (!connection || this.threadId === null) throw new Error('the Codex session has not started')
+    if (this.turn) throw new Error('a Codex turn is already running')
+    const turn = { id: null as string | null, progress: new TurnInProgress() }
+    this.turn = turn
+    try {
+      const started = await connection.peer.request(
+        'turn/start',
+        { threadId: this.threadId, input: [{ type: 'text', text, text_elements: [] }] },
+        CodexTurnStartResultSchema,
+      )
+      turn.id = started.turn.id
+    } catch (error) {
+      turn.progress.end({ status: 'failed', detail: (error as Error).message })
+    }
+    const outcome = await turn.progress.done
+    this.turn = null
+    this.fileChanges.clear()
+    this.options.onEvent({ type: 'turn-ended', outcome })
+    return outcome
+  }
+
+  async interrupt(): Promise<void> {
+    this.approvals.withdrawAll()
+    const turnId = this.turn?.id
+    if (!this.connection || this.threadId === null || !turnId) return
+    await this.connection.peer
+      .request('turn/interrupt', { threadId: this.threadId, turnId }, CodexEmptyResultSchema)
+      .catch(() => undefined)
+  }
+
+  async close(): Promise<void> {
+    this.closing = true
+    this.approvals.withdrawAll()
+    const connection = this.connection
+    if (!connection) return
+    // Let the cancel answers reach Codex before its stdin closes.
+    await new Promise((resolveTick) => setImmediate(resolveTick))
+    await connection.process.stop()
+    this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
+  }
+
+  private onRequest(method: string, params: unknown, id: RpcId): Promise<Answer> {
+    if (method === COMMAND_APPROVAL) return this.onCommandApproval(params, id)
+    if (method === FILE_CHANGE_APPROVAL) return this.onFileChangeApproval(params, id)
+    this.options.onEvent({
+      type: 'request-refused',
+      method,
+      reason: 'Assent does not answer this request',
+      answer: 'error: method not found',
+    })
+    return Promise.reject(new RpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported`))
+  }
+
+  private async onCommandApproval(params: unknown, id: RpcId): Promise<Answer> {
+    const parsed = CodexCommandApprovalSchema.safeParse(params)
+    if (!parsed.success) return this.refuse(COMMAND_APPROVAL, 'its parameters could not be read')
+    const shown = codexCommandAction(parsed.data)
+    if ('refused' in shown) return this.refuse(COMMAND_APPROVAL, `${shown.refused} is not shown`)
+    const { threadId, turnId, itemId, approvalId } = parsed.data
+    const suffix = approvalId == null ? '' : `:${approvalId}`
+    return this.ask(id, {
+      requestId: `codex:${threadId}:${turnId}:${itemId}${suffix}`,
+      protocol: 'codex-app-server',
+      sessionId: threadId,
+      toolCallId: itemId,
+      reason: parsed.data.reason ?? null,
+      sandboxMode: 'danger-full-access',
+      action: shown.action,
+    })
+  }
+
+  private async onFileChangeApproval(params: unknown, id: RpcId): Promise<Answer> {
+    const parsed = CodexFileChangeApprovalSchema.safeParse(params)
+    if (!parsed.success)
+      return this.refuse(FILE_CHANGE_APPROVAL, 'its parameters could not be read')
+    const { threadId, turnId, itemId, grantRoot } = parsed.data
+    // A grant root asks for every later write under a folder, not for the
+    // changes shown: more than the person would see.
+    if (grantRoot != null) return this.refuse(FILE_CHANGE_APPROVAL, 'it asks for a grant root')
+    const announced = this.fileChanges.get(itemId)
+    if (threadId !== this.threadId || !announced || announced.turnId !== turnId) {
+      return this.refuse(FILE_CHANGE_APPROVAL, 'Codex never announced the changes it names')
+    }
+    return this.ask(id, {
+      requestId: `codex:${threadId}:${turnId}:${itemId}`,
+      protocol: 'codex-app-server',
+      sessionId: threadId,
+      toolCallId: itemId,
+      reason: parsed.data.reason ?? null,
+      sandboxMode: 'danger-full-access',
+      action: {
+        kind: 'file-changes',
+        changes: codexFileChanges(announced.item, this.options.workspace),
+      },
+    })
+  }
+
+  private async ask(id: RpcId, request: ExternalActionRequest): Promise<Answer> {
+    this.toolCall(request.toolCallId, 'awaiting-approval', request.action)
+    const decision = await this.approvals.decide(requestKey(id), request)
+    const answer = codexAnswerFor(decision)
+    this.options.onEvent({
+      type: 'approval-answered',
+      requestId: request.requestId,
+      decision,
+      answer,
+    })
+    return { decision: answer }
+  }
+
+  private refuse(method: string, reason: string): Promise<Answer> {
+    this.options.onEvent({ type: 'request-refused', method, reason, answer: 'decline' })
+    return Promise.resolve({ decision: 'decline' })
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    switch (method) {
+      case 'item/started':
+      case 'item/completed':
+        this.onItem(params, method === 'item/completed')
+        return
+      case 'turn/completed':
+        this.onTurnCompleted(params)
+        return
+      case 'serverRequest/resolved': {
+        const parsed = CodexServerRequestResolvedSchema.safeParse(params)
+        if (parsed.success) this.approvals.withdraw(requestKey(parsed.data.requestId))
+        return
+      }
+      case 'warning':
+      case 'configWarning': {
+        const parsed = CodexWarningSchema.safeParse(params)
+        if (parsed.success) this.warn(parsed.data.message)
+        return
+      }
+      case 'error': {
+        const parsed = CodexErrorNotificationSchema.safeParse(params)
+        if (parsed.success) this.warn(parsed.data.error.message)
+        return
+      }
+    }
+  }
+
+  private onItem(params: unknown, completed: boolean): void {
+    const parsed = CodexItemNotificationSchema.safeParse(params)
+    if (!parsed.success || parsed.data.threadId !== this.threadId) return
+    const { item, turnId } = parsed.data
+    const command = CodexCommandItemSchema.safeParse(item)
+    if (command.success) {
+      const { cwd, exitCode, aggregatedOutput } = command.data
+      this.toolCall(
+        command.data.id,
+        codexItemStatus(command.data.status, exitCode),
+        { kind: 'command', commandLine: command.data.command, argv: null, cwd },
+        aggregatedOutput ?? null,
+        exitCode ?? null,
+      )
+      return
+    }
+    const fileChange = CodexFileChangeItemSchema.safeParse(item)
+    if (fileChange.success) {
+      this.fileChanges.set(fileChange.data.id, { turnId, item: fileChange.data })
+      const changes = codexFileChanges(fileChange.data, this.options.workspace)
+      this.toolCall(fileChange.data.id, codexItemStatus(fileChange.data.status, null), {
+        kind: 'file-changes',
+        changes,
+      })
+      return
+    }
+    const message = CodexAgentMessageItemSchema.safeParse(item)
+    if (message.success && completed && message.data.text !== '') {
+      this.options.onEvent({
+        type: 'agent-message',
+        messageId: message.data.id,
+        text: boundedText(message.data.text),
+      })
+    }
+  }
+
+  private onTurnCompleted(params: unknown): void {
+    const parsed = CodexTurnCompletedSchema.safeParse(params)
+    const turn = this.turn
+    if (!parsed.success || !turn || parsed.data.threadId !== this.threadId) return
+    if (turn.id !== null && parsed.data.turn.id !== turn.id) return
+    const { status, error } = parsed.data.turn
+    turn.progress.end({
+      status: status === 'inProgress' ? 'failed' : status,
+      detail: error?.message ?? null,
+    })
+  }
+
+  private onClosed(reason: Error): void {
+    this.approvals.withdrawAll()
+    if (this.closing) {
+      this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
+      return
+    }
+    this.endTurn({ status: 'failed', detail: reason.message })
+  }
+
+  private toolCall(
+    toolCallId: string,
+    status: ToolCallStatus,
+    action: ExternalAction,
+    output: string | null = null,
+    exitCode: number | null = null,
+  ): void {
+    this.options.onEvent({
+      type: 'tool-call',
+      toolCallId,
+      title: actionTitle(action),
+      status,
+      action,
+      output: output === null ? null : boundedText(output),
+      exitCode,
+    })
+  }
+
+  private endTurn(outcome: ExternalTurnOutcome): void {
+    this.turn?.progress.end(outcome)
+  }
+
+  private warn(text: string): void {
+    this.options.onEvent({ type: 'agent-warning', text: boundedText(text) })
+  }
+}
+
+/** Codex numbers its requests; the key keeps a number and a string apart. */
+function requestKey(id: RpcId): string {
+  return `${typeof id}:${id}`
+}
