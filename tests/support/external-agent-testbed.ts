@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import {
@@ -86,8 +86,11 @@ export class ExternalAgentTestbed {
     // realpath: the agents report the resolved path (/tmp may be a link).
     this.root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-')))
     this.workspace = join(this.root, 'workspace')
-    this.home = join(this.root, 'home')
     mkdirSync(this.workspace)
+    // Codex creates no sandbox helper under the system's temporary folder,
+    // and without it codex-acp's read-only sandbox cannot start a command;
+    // so the throwaway home lives in /var/tmp where there is one.
+    this.home = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : this.root, 'assent-agent-home-'))
     this.environment = writeScriptedCodexHome(this.home, model.baseUrl, this.workspace)
   }
 
@@ -172,5 +175,6 @@ export class ExternalAgentTestbed {
   async dispose(): Promise<void> {
     await this.model.close()
     rmSync(this.root, { recursive: true, force: true })
+    rmSync(this.home, { recursive: true, force: true })
   }
 }

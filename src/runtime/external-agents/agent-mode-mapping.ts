@@ -18,8 +18,14 @@ export interface CodexThreadSettings {
  *   could write to the workspace with nobody asked. Under `untrusted` Codex
  *   asks for every command it does not consider known-safe (with Codex
  *   0.169 that was every command tried, `ls` included) and for every file
- *   change. What it runs without asking runs in a `read-only` sandbox, so
- *   it can write nothing.
+ *   change. The sandbox is the room's own, `workspace-write`: it holds only
+ *   what Codex runs without asking (known-safe, read-only commands). A
+ *   `read-only` sandbox would be no safer for those, and Codex applies an
+ *   allowed file change inside the thread's sandbox, where read-only cannot
+ *   create the folders a new file needs.
+ * - Once allowed, a command or file change runs outside Codex's sandbox
+ *   (observed: an allowed command wrote outside the workspace), which is
+ *   why the adapter reports such requests as `danger-full-access`.
  * - Approve-for-me tells Codex the same: the difference is who answers on
  *   Assent's side (its reviewer, escalating to the person).
  * - Full access is Codex's `never` with no sandbox: it asks for nothing, as
@@ -29,12 +35,12 @@ export const CODEX_THREAD_SETTINGS: Readonly<Record<PermissionMode, CodexThreadS
   Object.freeze({
     'ask-for-approval': Object.freeze({
       approvalPolicy: 'untrusted',
-      sandbox: 'read-only',
+      sandbox: 'workspace-write',
       approvalsReviewer: 'user',
     }),
     'approve-for-me': Object.freeze({
       approvalPolicy: 'untrusted',
-      sandbox: 'read-only',
+      sandbox: 'workspace-write',
       approvalsReviewer: 'user',
     }),
     'full-access': Object.freeze({
