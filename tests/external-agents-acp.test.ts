@@ -164,7 +164,12 @@ describe.skipIf(!agents)('an ACP agent behind the asker (real codex-acp)', () =>
         expect(bed.model.requests).toHaveLength(1)
         await session.runTurn('what happened?')
         expect(bed.model.requests).toHaveLength(2)
-        expect(bed.model.toolOutputFor('call_scripted_1')).toMatch(/abort|reject|denied|cancel/i)
+        expect(bed.model.toolOutputFor('call_scripted_1')).toMatch(/^aborted by user/)
+        const last = bed
+          .eventsOf('tool-call')
+          .filter((e) => e.toolCallId === 'call_scripted_1')
+          .at(-1)
+        expect(last?.status).toBe(decision === 'deny' ? 'denied' : 'expired')
       },
     )
   }

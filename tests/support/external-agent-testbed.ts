@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path'
 import {
   ExternalAgentConfigSchema,
   type AcpAgentConfig,
+  type AcpSessionModes,
   type CodexAgentConfig,
 } from '../../src/contracts/agents-config.ts'
 import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
@@ -90,7 +91,9 @@ export class ExternalAgentTestbed {
     // Codex creates no sandbox helper under the system's temporary folder,
     // and without it codex-acp's read-only sandbox cannot start a command;
     // so the throwaway home lives in /var/tmp where there is one.
-    this.home = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : this.root, 'assent-agent-home-'))
+    this.home = mkdtempSync(
+      join(existsSync('/var/tmp') ? '/var/tmp' : this.root, 'assent-agent-home-'),
+    )
     this.environment = writeScriptedCodexHome(this.home, model.baseUrl, this.workspace)
   }
 
@@ -120,7 +123,7 @@ export class ExternalAgentTestbed {
   }
 
   /** The agents.json entry for codex-acp, with the suggested session modes. */
-  acpConfig(sessionModes = KNOWN_ACP_SESSION_MODES['codex-acp']): AcpAgentConfig {
+  acpConfig(sessionModes: AcpSessionModes = KNOWN_ACP_SESSION_MODES['codex-acp']): AcpAgentConfig {
     const config = ExternalAgentConfigSchema.parse({
       id: 'codex-acp',
       protocol: 'acp',

@@ -226,6 +226,11 @@ export class AcpClient implements ExternalAgentSession {
       decision,
       answer: acpAnswerText(outcome),
     })
+    // A refused tool call gets no further update from the agent (codex-acp
+    // ends the turn), so the timeline is told here that it never ran.
+    if (decision !== 'allow-once' && decision !== 'allow-always') {
+      this.emitToolCall(toolCall, decision === 'expired' ? 'expired' : 'denied')
+    }
     return { outcome }
   }
 

@@ -70,11 +70,10 @@ export const CODEX_SANDBOX_POLICY_TYPES: Readonly<Record<CodexThreadSettings['sa
  * runs in a read-only sandbox (a write fails, nobody is asked); a file change
  * and a command that asks to leave the sandbox both ask the client.
  */
-export const KNOWN_ACP_SESSION_MODES: Readonly<Record<string, Readonly<AcpSessionModes>>> =
-  Object.freeze({
-    'codex-acp': Object.freeze({
-      'ask-for-approval': 'read-only',
-      'approve-for-me': 'read-only',
-      'full-access': 'full-access',
-    }),
-  })
+export const KNOWN_ACP_SESSION_MODES = Object.freeze({
+  'codex-acp': Object.freeze({
+    'ask-for-approval': 'read-only',
+    'approve-for-me': 'read-only',
+    'full-access': 'full-access',
+  }),
+}) satisfies Readonly<Record<string, Readonly<AcpSessionModes>>>

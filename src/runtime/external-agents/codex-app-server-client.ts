@@ -65,6 +65,9 @@ export class CodexAppServerClient implements ExternalAgentSession {
    *  approval request names the item, and the changes are only here. */
   private readonly fileChanges = new Map<string, { turnId: string; item: FileChangeItem }>()
   private readonly approvals: PendingApprovals
+  /** Items declined because nobody answered in time: Codex reports them as
+   *  declined, the timeline as expired. */
+  private readonly expired = new Set<string>()
   private readonly options: ExternalAgentClientOptions<CodexAgentConfig>
 
   constructor(options: ExternalAgentClientOptions<CodexAgentConfig>) {
@@ -150,6 +153,7 @@ export class CodexAppServerClient implements ExternalAgentSession {
     const outcome = await turn.progress.done
     this.turn = null
     this.fileChanges.clear()
+    this.expired.clear()
     this.options.onEvent({ type: 'turn-ended', outcome })
     return outcome
   }
@@ -233,6 +237,7 @@ export class CodexAppServerClient implements ExternalAgentSession {
   private async ask(id: RpcId, request: ExternalActionRequest): Promise<Answer> {
     this.toolCall(request.toolCallId, 'awaiting-approval', request.action)
     const decision = await this.approvals.decide(requestKey(id), request)
+    if (decision === 'expired') this.expired.add(request.toolCallId)
     const answer = codexAnswerFor(decision)
     this.options.onEvent({
       type: 'approval-answered',
@@ -344,7 +349,7 @@ export class CodexAppServerClient implements ExternalAgentSession {
       type: 'tool-call',
       toolCallId,
       title: actionTitle(action),
-      status,
+      status: status === 'denied' && this.expired.has(toolCallId) ? 'expired' : status,
       action,
       output: output === null ? null : boundedText(output),
       exitCode,
