@@ -39,12 +39,10 @@ async function runCodex(
   steps: ScriptedModelStep[],
   asker: ScriptedAsker,
   mode: PermissionMode = 'ask-for-approval',
-  stepsFor?: (bed: ExternalAgentTestbed) => ScriptedModelStep[],
 ): Promise<{ bed: ExternalAgentTestbed; outcome: ExternalTurnOutcome }> {
   if (!agents) throw new Error('unreachable: the suite is skipped without agents')
   const bed = await ExternalAgentTestbed.create(agents, steps)
   testbed = bed
-  if (stepsFor) bed.model.script(stepsFor(bed))
   client = new CodexAppServerClient({
     agent: bed.codexConfig(),
     workspace: bed.workspace,
@@ -83,6 +81,9 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
         cwd: bed.workspace,
       })
       expect(request?.protocol).toBe('codex-app-server')
+      // Codex may run an allowed command outside its sandbox: the worst case
+      // is what the person is shown.
+      expect(request?.sandboxMode).toBe('danger-full-access')
       expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(true)
       expect(bed.model.toolOutputFor('call_scripted_1')).toContain('touched')
       expect(answered(bed)).toEqual(['allow-once->accept'])
@@ -253,23 +254,6 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
       expect(asker.asked[0]?.signal.aborted).toBe(true)
       expect(answered(bed)).toEqual(['cancelled->cancel'])
       expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(false)
-    },
-  )
-
-  it(
-    'reports an allowed action as unsandboxed, because Codex runs it outside its sandbox',
-    { timeout: AGENT_WAIT_MS },
-    async () => {
-      const asker = new ScriptedAsker('allow-once')
-      // Scripted once the home is known: it is outside the workspace and
-      // outside /tmp, where the workspace-write sandbox refuses writes.
-      const { bed, outcome } = await runCodex([], asker, 'ask-for-approval', (bed) => [
-        { type: 'exec', command: `touch ${join(bed.home, 'outside.txt')}` },
-        { type: 'reply', text: 'ok' },
-      ])
-      expect(outcome.status).toBe('completed')
-      expect(asker.asked[0]?.request.sandboxMode).toBe('danger-full-access')
-      expect(existsSync(join(bed.home, 'outside.txt'))).toBe(true)
     },
   )
 

@@ -1,13 +1,6 @@
 import type { AcpAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
-import {
-  AGENT_START_TIMEOUT_MS,
-  ASSENT_CLIENT_INFO,
-  openAgentConnection,
-  TurnInProgress,
-  type AgentConnection,
-  type ExternalAgentClientOptions,
-} from './agent-connection.ts'
+import { ASSENT_CLIENT_INFO } from './agent-connection.ts'
 import {
   ACP_PROTOCOL_VERSION,
   acpAction,
@@ -33,8 +26,8 @@ import {
   type ExternalAgentSession,
   type ExternalTurnOutcome,
 } from './external-agent-port.ts'
-import { RpcError, RPC_METHOD_NOT_FOUND, type RpcId } from './ndjson-rpc-peer.ts'
-import { PendingApprovals, withTimeout } from './pending-approvals.ts'
+import { ExternalAgentClient } from './external-agent-client.ts'
+import type { RpcId } from './ndjson-rpc-peer.ts'
 
 type Answer = { outcome: AcpPermissionOutcome }
 
@@ -48,41 +41,23 @@ const PERMISSION_REQUEST = 'session/request_permission'
  * goes to the asker, and the agent gets back the matching option id or
  * `cancelled`.
  */
-export class AcpClient implements ExternalAgentSession {
-  private connection: AgentConnection | null = null
-  private closing = false
+export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements ExternalAgentSession {
   private sessionId: string | null = null
   private modeId: string | null = null
   /** Set once the agent left the session mode Assent chose: no further turn
    *  runs, because the agent may no longer ask before it acts. */
   private leftMode: string | null = null
-  private turn: TurnInProgress | null = null
   /** Every tool call of the session as the agent last described it: a
    *  permission request may carry only the fields that changed. */
   private readonly toolCalls = new Map<string, AcpToolCall>()
   private message: { id: string; text: string } | null = null
   private messageCount = 0
-  private readonly approvals: PendingApprovals
-  private readonly options: ExternalAgentClientOptions<AcpAgentConfig>
-
-  constructor(options: ExternalAgentClientOptions<AcpAgentConfig>) {
-    this.options = options
-    this.approvals = new PendingApprovals(options.asker, options.onEvent)
-  }
 
   async start(mode: PermissionMode): Promise<void> {
-    if (this.connection) throw new Error('this ACP session has started already')
-    const connection = openAgentConnection(this.options, '2.0', {
-      onRequest: (method, params, id) => this.onRequest(method, params, id),
-      onNotification: (method, params) => this.onNotification(method, params),
-      onProtocolError: (message) => this.warn(`the agent sent ${message}`),
-      onClosed: (reason) => this.onClosed(reason),
-    })
-    this.connection = connection
-    const timeout = this.options.startTimeoutMs ?? AGENT_START_TIMEOUT_MS
+    const connection = this.open('2.0', 'the agent')
     const modeId = this.options.agent.session_modes[mode]
     try {
-      const initialized = await withTimeout(
+      const initialized = await this.starting(
         connection.peer.request(
           'initialize',
           {
@@ -95,19 +70,17 @@ export class AcpClient implements ExternalAgentSession {
           },
           AcpInitializeResultSchema,
         ),
-        timeout,
         'ACP initialize',
       )
       if (initialized.protocolVersion !== ACP_PROTOCOL_VERSION) {
         throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
       }
-      const session = await withTimeout(
+      const session = await this.starting(
         connection.peer.request(
           'session/new',
           { cwd: this.options.workspace, mcpServers: [] },
           AcpNewSessionResultSchema,
         ),
-        timeout,
         'ACP session/new',
       )
       // The mode is what makes the agent ask before it acts. An agent that
@@ -119,13 +92,12 @@ export class AcpClient implements ExternalAgentSession {
           `the agent offers no session mode "${modeId}" (it offers: ${offered.join(', ') || 'none'})`,
         )
       }
-      await withTimeout(
+      await this.starting(
         connection.peer.request(
           'session/set_mode',
           { sessionId: session.sessionId, modeId },
           AcpEmptyResultSchema,
         ),
-        timeout,
         'ACP session/set_mode',
       )
       this.sessionId = session.sessionId
@@ -143,24 +115,22 @@ export class AcpClient implements ExternalAgentSession {
     if (this.leftMode !== null) {
       throw new Error(`the agent left session mode ${this.modeId} for ${this.leftMode}`)
     }
-    if (this.turn) throw new Error('an ACP turn is already running')
-    const turn = new TurnInProgress()
-    this.turn = turn
-    connection.peer
-      .request(
-        'session/prompt',
-        { sessionId, prompt: [{ type: 'text', text }] },
-        AcpPromptResultSchema,
-      )
-      .then(
-        (result) => turn.end(outcomeOf(result.stopReason)),
-        (error: Error) => turn.end({ status: 'failed', detail: error.message }),
-      )
-    const outcome = await turn.done
-    this.turn = null
+    return this.playTurn((turn) => {
+      connection.peer
+        .request(
+          'session/prompt',
+          { sessionId, prompt: [{ type: 'text', text }] },
+          AcpPromptResultSchema,
+        )
+        .then(
+          (result) => turn.end(outcomeOf(result.stopReason)),
+          (error: Error) => turn.end({ status: 'failed', detail: error.message }),
+        )
+    })
+  }
+
+  protected override afterTurn(): void {
     this.flushMessage()
-    this.options.onEvent({ type: 'turn-ended', outcome })
-    return outcome
   }
 
   async interrupt(): Promise<void> {
@@ -172,25 +142,12 @@ export class AcpClient implements ExternalAgentSession {
     }
   }
 
-  async close(): Promise<void> {
-    this.closing = true
-    this.approvals.withdrawAll()
-    const connection = this.connection
-    if (!connection) return
-    await new Promise((resolveTick) => setImmediate(resolveTick))
-    await connection.process.stop()
-    this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
-  }
-
-  private onRequest(method: string, params: unknown, id: RpcId): Promise<Answer> {
+  protected onRequest(method: string, params: unknown, id: RpcId): Promise<Answer> {
     if (method === PERMISSION_REQUEST) return this.onPermissionRequest(params, id)
-    this.options.onEvent({
-      type: 'request-refused',
+    return this.refuseMethod(
       method,
-      reason: 'Assent offers the agent no file system or terminal of its own',
-      answer: 'error: method not found',
-    })
-    return Promise.reject(new RpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported`))
+      'Assent offers the agent no file system or terminal of its own',
+    )
   }
 
   private async onPermissionRequest(params: unknown, id: RpcId): Promise<Answer> {
@@ -244,7 +201,7 @@ export class AcpClient implements ExternalAgentSession {
     return Promise.resolve({ outcome })
   }
 
-  private onNotification(method: string, params: unknown): void {
+  protected onNotification(method: string, params: unknown): void {
     if (method !== 'session/update') return
     const parsed = AcpSessionUpdateSchema.safeParse(params)
     if (!parsed.success || parsed.data.sessionId !== this.sessionId) return
@@ -319,23 +276,6 @@ export class AcpClient implements ExternalAgentSession {
       messageId: message.id,
       text: boundedText(message.text),
     })
-  }
-
-  private onClosed(reason: Error): void {
-    this.approvals.withdrawAll()
-    if (this.closing) {
-      this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
-      return
-    }
-    this.endTurn({ status: 'failed', detail: reason.message })
-  }
-
-  private endTurn(outcome: ExternalTurnOutcome): void {
-    this.turn?.end(outcome)
-  }
-
-  private warn(text: string): void {
-    this.options.onEvent({ type: 'agent-warning', text: boundedText(text) })
   }
 }
 

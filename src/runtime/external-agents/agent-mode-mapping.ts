@@ -23,9 +23,10 @@ export interface CodexThreadSettings {
  *   `read-only` sandbox would be no safer for those, and Codex applies an
  *   allowed file change inside the thread's sandbox, where read-only cannot
  *   create the folders a new file needs.
- * - Once allowed, a command or file change runs outside Codex's sandbox
- *   (observed: an allowed command wrote outside the workspace), which is
- *   why the adapter reports such requests as `danger-full-access`.
+ * - Once allowed, a command may run outside Codex's sandbox (observed with
+ *   0.169: the same allowed write outside the workspace succeeded in some
+ *   runs and was stopped in others), which is why the adapter reports every
+ *   request as `danger-full-access`.
  * - Approve-for-me tells Codex the same: the difference is who answers on
  *   Assent's side (its reviewer, escalating to the person).
  * - Full access is Codex's `never` with no sandbox: it asks for nothing, as

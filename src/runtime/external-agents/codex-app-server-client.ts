@@ -3,14 +3,7 @@ import type { z } from 'zod'
 import type { CodexAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import type { ToolCallStatus } from '../../contracts/room.ts'
-import {
-  AGENT_START_TIMEOUT_MS,
-  ASSENT_CLIENT_INFO,
-  openAgentConnection,
-  TurnInProgress,
-  type AgentConnection,
-  type ExternalAgentClientOptions,
-} from './agent-connection.ts'
+import { ASSENT_CLIENT_INFO } from './agent-connection.ts'
 import { CODEX_SANDBOX_POLICY_TYPES, CODEX_THREAD_SETTINGS } from './agent-mode-mapping.ts'
 import {
   codexAnswerFor,
@@ -40,8 +33,8 @@ import {
   type ExternalAgentSession,
   type ExternalTurnOutcome,
 } from './external-agent-port.ts'
-import { RpcError, RPC_METHOD_NOT_FOUND, type RpcId } from './ndjson-rpc-peer.ts'
-import { PendingApprovals, withTimeout } from './pending-approvals.ts'
+import { ExternalAgentClient } from './external-agent-client.ts'
+import type { RpcId } from './ndjson-rpc-peer.ts'
 
 type FileChangeItem = z.infer<typeof CodexFileChangeItemSchema>
 type Answer = { decision: 'accept' | 'decline' | 'cancel' }
@@ -56,38 +49,24 @@ const FILE_CHANGE_APPROVAL = 'item/fileChange/requestApproval'
  * exactly the decision (`accept`, `decline`, `cancel`). A request Assent
  * cannot read is declined without asking anyone.
  */
-export class CodexAppServerClient implements ExternalAgentSession {
-  private connection: AgentConnection | null = null
-  private closing = false
+export class CodexAppServerClient
+  extends ExternalAgentClient<CodexAgentConfig>
+  implements ExternalAgentSession
+{
   private threadId: string | null = null
-  private turn: { id: string | null; progress: TurnInProgress } | null = null
+  private turnId: string | null = null
   /** File-change items announced in `item/started`, by item id: Codex's
    *  approval request names the item, and the changes are only here. */
   private readonly fileChanges = new Map<string, { turnId: string; item: FileChangeItem }>()
-  private readonly approvals: PendingApprovals
   /** Items declined because nobody answered in time: Codex reports them as
    *  declined, the timeline as expired. */
   private readonly expired = new Set<string>()
-  private readonly options: ExternalAgentClientOptions<CodexAgentConfig>
-
-  constructor(options: ExternalAgentClientOptions<CodexAgentConfig>) {
-    this.options = options
-    this.approvals = new PendingApprovals(options.asker, options.onEvent)
-  }
 
   async start(mode: PermissionMode): Promise<void> {
-    if (this.connection) throw new Error('this Codex session has started already')
-    const connection = openAgentConnection(this.options, null, {
-      onRequest: (method, params, id) => this.onRequest(method, params, id),
-      onNotification: (method, params) => this.onNotification(method, params),
-      onProtocolError: (message) => this.warn(`Codex sent ${message}`),
-      onClosed: (reason) => this.onClosed(reason),
-    })
-    this.connection = connection
+    const connection = this.open(null, 'Codex')
     const settings = CODEX_THREAD_SETTINGS[mode]
-    const timeout = this.options.startTimeoutMs ?? AGENT_START_TIMEOUT_MS
     try {
-      await withTimeout(
+      await this.starting(
         connection.peer.request(
           'initialize',
           {
@@ -96,17 +75,15 @@ export class CodexAppServerClient implements ExternalAgentSession {
           },
           CodexInitializeResultSchema,
         ),
-        timeout,
         'Codex initialize',
       )
       connection.peer.notify('initialized')
-      const thread = await withTimeout(
+      const thread = await this.starting(
         connection.peer.request(
           'thread/start',
           { cwd: this.options.workspace, ...settings },
           CodexThreadStartResultSchema,
         ),
-        timeout,
         'Codex thread/start',
       )
       // Codex's own configuration (or an administrator's) can override what
@@ -136,58 +113,43 @@ export class CodexAppServerClient implements ExternalAgentSession {
 
   async runTurn(text: string): Promise<ExternalTurnOutcome> {
     const connection = this.connection
-    if (!connection || this.threadId === null) throw new Error('the Codex session has not started')
-    if (this.turn) throw new Error('a Codex turn is already running')
-    const turn = { id: null as string | null, progress: new TurnInProgress() }
-    this.turn = turn
-    try {
-      const started = await connection.peer.request(
-        'turn/start',
-        { threadId: this.threadId, input: [{ type: 'text', text, text_elements: [] }] },
-        CodexTurnStartResultSchema,
-      )
-      turn.id = started.turn.id
-    } catch (error) {
-      turn.progress.end({ status: 'failed', detail: (error as Error).message })
-    }
-    const outcome = await turn.progress.done
-    this.turn = null
+    const threadId = this.threadId
+    if (!connection || threadId === null) throw new Error('the Codex session has not started')
+    return this.playTurn((turn) => {
+      connection.peer
+        .request(
+          'turn/start',
+          { threadId, input: [{ type: 'text', text, text_elements: [] }] },
+          CodexTurnStartResultSchema,
+        )
+        .then(
+          (started) => {
+            this.turnId = started.turn.id
+          },
+          (error: Error) => turn.end({ status: 'failed', detail: error.message }),
+        )
+    })
+  }
+
+  protected override afterTurn(): void {
+    this.turnId = null
     this.fileChanges.clear()
     this.expired.clear()
-    this.options.onEvent({ type: 'turn-ended', outcome })
-    return outcome
   }
 
   async interrupt(): Promise<void> {
     this.approvals.withdrawAll()
-    const turnId = this.turn?.id
-    if (!this.connection || this.threadId === null || !turnId) return
+    const turnId = this.turnId
+    if (!this.connection || this.threadId === null || !this.turn || !turnId) return
     await this.connection.peer
       .request('turn/interrupt', { threadId: this.threadId, turnId }, CodexEmptyResultSchema)
       .catch(() => undefined)
   }
 
-  async close(): Promise<void> {
-    this.closing = true
-    this.approvals.withdrawAll()
-    const connection = this.connection
-    if (!connection) return
-    // Let the cancel answers reach Codex before its stdin closes.
-    await new Promise((resolveTick) => setImmediate(resolveTick))
-    await connection.process.stop()
-    this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
-  }
-
-  private onRequest(method: string, params: unknown, id: RpcId): Promise<Answer> {
+  protected onRequest(method: string, params: unknown, id: RpcId): Promise<Answer> {
     if (method === COMMAND_APPROVAL) return this.onCommandApproval(params, id)
     if (method === FILE_CHANGE_APPROVAL) return this.onFileChangeApproval(params, id)
-    this.options.onEvent({
-      type: 'request-refused',
-      method,
-      reason: 'Assent does not answer this request',
-      answer: 'error: method not found',
-    })
-    return Promise.reject(new RpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported`))
+    return this.refuseMethod(method, 'Assent does not answer this request')
   }
 
   private async onCommandApproval(params: unknown, id: RpcId): Promise<Answer> {
@@ -253,7 +215,7 @@ export class CodexAppServerClient implements ExternalAgentSession {
     return Promise.resolve({ decision: 'decline' })
   }
 
-  private onNotification(method: string, params: unknown): void {
+  protected onNotification(method: string, params: unknown): void {
     switch (method) {
       case 'item/started':
       case 'item/completed':
@@ -319,23 +281,13 @@ export class CodexAppServerClient implements ExternalAgentSession {
 
   private onTurnCompleted(params: unknown): void {
     const parsed = CodexTurnCompletedSchema.safeParse(params)
-    const turn = this.turn
-    if (!parsed.success || !turn || parsed.data.threadId !== this.threadId) return
-    if (turn.id !== null && parsed.data.turn.id !== turn.id) return
+    if (!parsed.success || !this.turn || parsed.data.threadId !== this.threadId) return
+    if (this.turnId !== null && parsed.data.turn.id !== this.turnId) return
     const { status, error } = parsed.data.turn
-    turn.progress.end({
+    this.endTurn({
       status: status === 'inProgress' ? 'failed' : status,
       detail: error?.message ?? null,
     })
-  }
-
-  private onClosed(reason: Error): void {
-    this.approvals.withdrawAll()
-    if (this.closing) {
-      this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
-      return
-    }
-    this.endTurn({ status: 'failed', detail: reason.message })
   }
 
   private toolCall(
@@ -354,14 +306,6 @@ export class CodexAppServerClient implements ExternalAgentSession {
       output: output === null ? null : boundedText(output),
       exitCode,
     })
-  }
-
-  private endTurn(outcome: ExternalTurnOutcome): void {
-    this.turn?.progress.end(outcome)
-  }
-
-  private warn(text: string): void {
-    this.options.onEvent({ type: 'agent-warning', text: boundedText(text) })
   }
 }
 

@@ -46,10 +46,9 @@ export interface ExternalActionRequest {
   toolCallId: string
   /** Why the agent says it needs this: its own words, untrusted. */
   reason: string | null
-  /** Where the action runs once allowed, as far as Assent can tell. Both
-   *  agents observed run an action they were allowed outside their own
-   *  sandbox, so an adapter says `danger-full-access` unless it knows
-   *  better. */
+  /** Where the action runs once allowed, as far as Assent can tell. The
+   *  agents observed may run an allowed action outside their own sandbox,
+   *  so an adapter says `danger-full-access` unless it knows better. */
   sandboxMode: SandboxMode
   action: ExternalAction
 }
