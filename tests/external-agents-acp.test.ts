@@ -1,16 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { AcpSessionModes } from '../src/contracts/agents-config.ts'
-import type { PermissionMode } from '../src/contracts/policy-axes.ts'
 import { AcpClient } from '../src/runtime/external-agents/acp-client.ts'
-import type { ExternalTurnOutcome } from '../src/runtime/external-agents/external-agent-port.ts'
 import { addFilePatch, type ScriptedModelStep } from '../scripts/agents/scripted-model-server.ts'
 import {
   AGENT_WAIT_MS,
-  ExternalAgentTestbed,
+  answered,
   realAgentsOrSkip,
   ScriptedAsker,
+  useAgentSessions,
 } from './support/external-agent-testbed.ts'
 
 /**
@@ -30,49 +29,22 @@ const ESCALATED_TOUCH: ScriptedModelStep = {
   justification: 'the scripted model wants to append a line',
 }
 
-let testbed: ExternalAgentTestbed | undefined
-let client: AcpClient | undefined
+const PLAN_ONLY = { 'ask-for-approval': 'plan', 'approve-for-me': 'plan', 'full-access': 'plan' }
 
-afterEach(async () => {
-  await client?.close()
-  await testbed?.dispose()
-  client = undefined
-  testbed = undefined
-})
-
-async function startAcp(
-  steps: ScriptedModelStep[],
-  asker: ScriptedAsker,
-  mode: PermissionMode = 'ask-for-approval',
-  sessionModes?: AcpSessionModes,
-): Promise<{ bed: ExternalAgentTestbed; session: AcpClient }> {
-  if (!agents) throw new Error('unreachable: the suite is skipped without agents')
-  const bed = await ExternalAgentTestbed.create(agents, steps)
-  testbed = bed
-  const session = new AcpClient({
-    agent: bed.acpConfig(sessionModes),
-    workspace: bed.workspace,
-    asker,
-    onEvent: bed.onEvent,
-  })
-  client = session
-  await session.start(mode)
-  return { bed, session }
-}
-
-async function runAcp(
-  steps: ScriptedModelStep[],
-  asker: ScriptedAsker,
-  mode: PermissionMode = 'ask-for-approval',
-): Promise<{ bed: ExternalAgentTestbed; session: AcpClient; outcome: ExternalTurnOutcome }> {
-  const { bed, session } = await startAcp(steps, asker, mode)
-  const outcome = await session.runTurn('please do the scripted thing')
-  return { bed, session, outcome }
-}
-
-function answered(bed: ExternalAgentTestbed): string[] {
-  return bed.eventsOf('approval-answered').map((event) => `${event.decision}->${event.answer}`)
-}
+const acpSessions = (sessionModes?: AcpSessionModes) =>
+  useAgentSessions(
+    agents,
+    (bed, asker) =>
+      new AcpClient({
+        agent: bed.acpConfig(sessionModes),
+        workspace: bed.workspace,
+        asker,
+        onEvent: bed.onEvent,
+      }),
+  )
+const acp = acpSessions()
+const planOnly = acpSessions(PLAN_ONLY)
+const runAcp = acp.run
 
 describe.skipIf(!agents)('an ACP agent behind the asker (real codex-acp)', () => {
   it(
@@ -224,9 +196,7 @@ describe.skipIf(!agents)('an ACP agent behind the asker (real codex-acp)', () =>
     'refuses to start a session in a mode the agent does not offer',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const asker = new ScriptedAsker('allow-once')
-      const modes = { 'ask-for-approval': 'plan', 'approve-for-me': 'plan', 'full-access': 'plan' }
-      await expect(startAcp([PATCH], asker, 'ask-for-approval', modes)).rejects.toThrow(
+      await expect(planOnly.start([PATCH], new ScriptedAsker('allow-once'))).rejects.toThrow(
         'the agent offers no session mode "plan" (it offers: read-only, auto, full-access)',
       )
     },

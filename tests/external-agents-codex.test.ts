@@ -1,19 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import type { PermissionMode } from '../src/contracts/policy-axes.ts'
+import { describe, expect, it } from 'vitest'
 import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
 import type {
   ExternalAgentEvent,
   ExternalDecision,
-  ExternalTurnOutcome,
 } from '../src/runtime/external-agents/external-agent-port.ts'
-import { addFilePatch, type ScriptedModelStep } from '../scripts/agents/scripted-model-server.ts'
+import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
 import {
   AGENT_WAIT_MS,
-  ExternalAgentTestbed,
+  answered,
   realAgentsOrSkip,
   ScriptedAsker,
+  useAgentSessions,
 } from './support/external-agent-testbed.ts'
 
 /**
@@ -25,38 +24,17 @@ const agents = realAgentsOrSkip()
 
 const TOUCH = 'touch made-by-codex.txt && echo touched'
 
-let testbed: ExternalAgentTestbed | undefined
-let client: CodexAppServerClient | undefined
-
-afterEach(async () => {
-  await client?.close()
-  await testbed?.dispose()
-  client = undefined
-  testbed = undefined
-})
-
-async function runCodex(
-  steps: ScriptedModelStep[],
-  asker: ScriptedAsker,
-  mode: PermissionMode = 'ask-for-approval',
-): Promise<{ bed: ExternalAgentTestbed; outcome: ExternalTurnOutcome }> {
-  if (!agents) throw new Error('unreachable: the suite is skipped without agents')
-  const bed = await ExternalAgentTestbed.create(agents, steps)
-  testbed = bed
-  client = new CodexAppServerClient({
-    agent: bed.codexConfig(),
-    workspace: bed.workspace,
-    asker,
-    onEvent: bed.onEvent,
-  })
-  await client.start(mode)
-  const outcome = await client.runTurn('please do the scripted thing')
-  return { bed, outcome }
-}
-
-function answered(bed: ExternalAgentTestbed): string[] {
-  return bed.eventsOf('approval-answered').map((event) => `${event.decision}->${event.answer}`)
-}
+const codex = useAgentSessions(
+  agents,
+  (bed, asker) =>
+    new CodexAppServerClient({
+      agent: bed.codexConfig(),
+      workspace: bed.workspace,
+      asker,
+      onEvent: bed.onEvent,
+    }),
+)
+const runCodex = codex.run
 
 describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () => {
   it(
@@ -231,18 +209,8 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
     'answers a pending request with cancel when the session is closed, and nothing runs',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      if (!agents) return
-      const bed = await ExternalAgentTestbed.create(agents, [{ type: 'exec', command: TOUCH }])
-      testbed = bed
       const asker = new ScriptedAsker(() => new Promise<ExternalDecision>(() => {}))
-      const session = new CodexAppServerClient({
-        agent: bed.codexConfig(),
-        workspace: bed.workspace,
-        asker,
-        onEvent: bed.onEvent,
-      })
-      client = session
-      await session.start('ask-for-approval')
+      const { bed, session } = await codex.start([{ type: 'exec', command: TOUCH }], asker)
       const turn = session.runTurn('touch it')
       await bed.waitForEvent(
         (e): e is Extract<ExternalAgentEvent, { type: 'approval-requested' }> =>

@@ -273,17 +273,28 @@ describe('the ACP client against a hostile agent', () => {
     ])
   })
 
-  it('answers cancelled to a request it cannot read, or one for another session', async () => {
+  it('answers cancelled to a request it cannot read, one for another session, or one with shared option ids', async () => {
     const asker = new ScriptedAsker('allow-once')
     const client = acp(
-      { onTurn: [permission({ toolCall: undefined }), permission({ sessionId: 'someone-else' })] },
+      {
+        onTurn: [
+          permission({ toolCall: undefined }),
+          permission({ sessionId: 'someone-else' }),
+          permission({
+            options: [
+              { optionId: 'same', kind: 'allow_once' },
+              { optionId: 'same', kind: 'reject_once' },
+            ],
+          }),
+        ],
+      },
       asker,
     )
     await client.start('ask-for-approval')
     await client.runTurn('go')
     expect(asker.asked).toHaveLength(0)
     expect(answers().map((a) => a.answer.result)).toEqual(
-      Array(2).fill({ outcome: { outcome: 'cancelled' } }),
+      Array(3).fill({ outcome: { outcome: 'cancelled' } }),
     )
   })
 

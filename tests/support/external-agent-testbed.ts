@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { afterEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import {
@@ -8,11 +9,14 @@ import {
   type CodexAgentConfig,
 } from '../../src/contracts/agents-config.ts'
 import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
+import type { PermissionMode } from '../../src/contracts/policy-axes.ts'
 import type {
   ExternalActionRequest,
   ExternalAgentEvent,
+  ExternalAgentSession,
   ExternalApprovalAsker,
   ExternalDecision,
+  ExternalTurnOutcome,
 } from '../../src/runtime/external-agents/external-agent-port.ts'
 import {
   findInstalledAgents,
@@ -179,5 +183,58 @@ export class ExternalAgentTestbed {
     await this.model.close()
     rmSync(this.root, { recursive: true, force: true })
     rmSync(this.home, { recursive: true, force: true })
+  }
+}
+
+/** Each answer the adapter sent, as `decision->answer in the agent's terms`. */
+export function answered(bed: ExternalAgentTestbed): string[] {
+  return bed.eventsOf('approval-answered').map((event) => `${event.decision}->${event.answer}`)
+}
+
+export interface AgentSessions<C extends ExternalAgentSession> {
+  /** A fresh testbed scripted with `steps`, and a started session on it. */
+  start(
+    steps: ScriptedModelStep[],
+    asker: ScriptedAsker,
+    mode?: PermissionMode,
+  ): Promise<{ bed: ExternalAgentTestbed; session: C }>
+  /** The same, then one turn. */
+  run(
+    steps: ScriptedModelStep[],
+    asker: ScriptedAsker,
+    mode?: PermissionMode,
+  ): Promise<{ bed: ExternalAgentTestbed; session: C; outcome: ExternalTurnOutcome }>
+}
+
+/**
+ * Sessions of one adapter on the real agents, each on its own testbed, all
+ * closed (the agent process stopped, the folders removed) after each test.
+ */
+export function useAgentSessions<C extends ExternalAgentSession>(
+  agents: InstalledAgents | undefined,
+  open: (bed: ExternalAgentTestbed, asker: ScriptedAsker) => C,
+): AgentSessions<C> {
+  const opened: Array<{ bed: ExternalAgentTestbed; session: C }> = []
+  afterEach(async () => {
+    for (const { bed, session } of opened.splice(0)) {
+      await session.close()
+      await bed.dispose()
+    }
+  })
+  const start: AgentSessions<C>['start'] = async (steps, asker, mode = 'ask-for-approval') => {
+    if (!agents) throw new Error('the real agents are not installed')
+    const bed = await ExternalAgentTestbed.create(agents, steps)
+    const session = open(bed, asker)
+    opened.push({ bed, session })
+    await session.start(mode)
+    return { bed, session }
+  }
+  return {
+    start,
+    async run(steps, asker, mode) {
+      const { bed, session } = await start(steps, asker, mode)
+      const outcome = await session.runTurn('please do the scripted thing')
+      return { bed, session, outcome }
+    },
   }
 }

@@ -1,6 +1,10 @@
 import type { AcpAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
-import { ASSENT_CLIENT_INFO } from './agent-connection.ts'
+import {
+  ASSENT_CLIENT_INFO,
+  type AgentConnection,
+  type ExternalAgentClientOptions,
+} from './agent-connection.ts'
 import {
   ACP_PROTOCOL_VERSION,
   acpAction,
@@ -53,59 +57,57 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
   private message: { id: string; text: string } | null = null
   private messageCount = 0
 
-  async start(mode: PermissionMode): Promise<void> {
-    const connection = this.open('2.0', 'the agent')
+  constructor(options: ExternalAgentClientOptions<AcpAgentConfig>) {
+    super(options, '2.0', 'the agent')
+  }
+
+  protected async handshake(connection: AgentConnection, mode: PermissionMode): Promise<void> {
     const modeId = this.options.agent.session_modes[mode]
-    try {
-      const initialized = await this.starting(
-        connection.peer.request(
-          'initialize',
-          {
-            protocolVersion: ACP_PROTOCOL_VERSION,
-            clientCapabilities: {
-              fs: { readTextFile: false, writeTextFile: false },
-              terminal: false,
-            },
-            clientInfo: { name: ASSENT_CLIENT_INFO.name, version: ASSENT_CLIENT_INFO.version },
+    const initialized = await this.starting(
+      connection.peer.request(
+        'initialize',
+        {
+          protocolVersion: ACP_PROTOCOL_VERSION,
+          clientCapabilities: {
+            fs: { readTextFile: false, writeTextFile: false },
+            terminal: false,
           },
-          AcpInitializeResultSchema,
-        ),
-        'ACP initialize',
-      )
-      if (initialized.protocolVersion !== ACP_PROTOCOL_VERSION) {
-        throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
-      }
-      const session = await this.starting(
-        connection.peer.request(
-          'session/new',
-          { cwd: this.options.workspace, mcpServers: [] },
-          AcpNewSessionResultSchema,
-        ),
-        'ACP session/new',
-      )
-      // The mode is what makes the agent ask before it acts. An agent that
-      // does not offer the configured one cannot be held to the room's
-      // policy, so its session is not used.
-      const offered = session.modes?.availableModes.map((m) => m.id) ?? []
-      if (!offered.includes(modeId)) {
-        throw new Error(
-          `the agent offers no session mode "${modeId}" (it offers: ${offered.join(', ') || 'none'})`,
-        )
-      }
-      await this.starting(
-        connection.peer.request(
-          'session/set_mode',
-          { sessionId: session.sessionId, modeId },
-          AcpEmptyResultSchema,
-        ),
-        'ACP session/set_mode',
-      )
-      this.sessionId = session.sessionId
-      this.modeId = modeId
-    } catch (error) {
-      await this.close()
-      throw error
+          clientInfo: { name: ASSENT_CLIENT_INFO.name, version: ASSENT_CLIENT_INFO.version },
+        },
+        AcpInitializeResultSchema,
+      ),
+      'ACP initialize',
+    )
+    if (initialized.protocolVersion !== ACP_PROTOCOL_VERSION) {
+      throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
     }
+    const session = await this.starting(
+      connection.peer.request(
+        'session/new',
+        { cwd: this.options.workspace, mcpServers: [] },
+        AcpNewSessionResultSchema,
+      ),
+      'ACP session/new',
+    )
+    // The mode is what makes the agent ask before it acts. An agent that
+    // does not offer the configured one cannot be held to the room's
+    // policy, so its session is not used.
+    const offered = session.modes?.availableModes.map((m) => m.id) ?? []
+    if (!offered.includes(modeId)) {
+      throw new Error(
+        `the agent offers no session mode "${modeId}" (it offers: ${offered.join(', ') || 'none'})`,
+      )
+    }
+    await this.starting(
+      connection.peer.request(
+        'session/set_mode',
+        { sessionId: session.sessionId, modeId },
+        AcpEmptyResultSchema,
+      ),
+      'ACP session/set_mode',
+    )
+    this.sessionId = session.sessionId
+    this.modeId = modeId
   }
 
   async runTurn(text: string): Promise<ExternalTurnOutcome> {

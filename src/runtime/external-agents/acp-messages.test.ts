@@ -24,8 +24,11 @@ describe('ACP permission outcomes', () => {
         (decision, options: AcpPermissionOption[]) => {
           const outcome = acpOutcomeFor(decision, options)
           if (outcome.outcome === 'cancelled') return
-          const chosen = options.find((o) => o.optionId === outcome.optionId)
-          expect(chosen?.kind).toBe(ALLOWS.includes(decision) ? 'allow_once' : 'reject_once')
+          // Every option the agent could match the id to has the wanted kind.
+          const kinds = new Set(
+            options.filter((o) => o.optionId === outcome.optionId).map((o) => o.kind),
+          )
+          expect([...kinds]).toEqual([ALLOWS.includes(decision) ? 'allow_once' : 'reject_once'])
           if (ALLOWS.includes(decision)) allowed++
         },
       ),
@@ -45,6 +48,15 @@ describe('ACP permission outcomes', () => {
       outcome: 'selected',
       optionId: 'once',
     })
+  })
+
+  it('never sends an option id the agent also uses for another kind', () => {
+    const shared = [
+      { optionId: 'x', kind: 'allow_once' },
+      { optionId: 'x', kind: 'reject_once' },
+    ]
+    expect(acpOutcomeFor('deny', shared)).toEqual({ outcome: 'cancelled' })
+    expect(acpOutcomeFor('allow-once', shared)).toEqual({ outcome: 'cancelled' })
   })
 
   it('answers deny and expiry with reject_once, or cancelled when there is none', () => {

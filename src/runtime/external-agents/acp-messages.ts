@@ -79,10 +79,19 @@ const PermissionOptionSchema = z.looseObject({
 })
 export type AcpPermissionOption = z.infer<typeof PermissionOptionSchema>
 
+/** Option ids must be unique: an agent that gave "allow" and "reject" the
+ *  same id would read Assent's rejection as whichever it liked. */
 export const AcpPermissionRequestSchema = z.looseObject({
   sessionId: Id,
   toolCall: AcpToolCallSchema,
-  options: z.array(PermissionOptionSchema).min(1).max(64),
+  options: z
+    .array(PermissionOptionSchema)
+    .min(1)
+    .max(64)
+    .refine(
+      (options) => new Set(options.map((o) => o.optionId)).size === options.length,
+      'option ids must be unique',
+    ),
 })
 
 export type AcpPermissionOutcome =
@@ -95,6 +104,7 @@ export type AcpPermissionOutcome =
  * revoking the grant takes effect. A denial or expiry is the `reject_once`
  * option (never `reject_always`, which would make the agent refuse later
  * requests without anyone asked), or `cancelled` when there is none.
+ * An option id shared with an option of another kind is never chosen.
  */
 export function acpOutcomeFor(
   decision: ExternalDecision,
@@ -107,7 +117,12 @@ export function acpOutcomeFor(
         ? null
         : 'reject_once'
   const option = wanted === null ? undefined : options.find((o) => o.kind === wanted)
-  return option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' }
+  // Checked here too, not only when the request is parsed: an id that also
+  // names an option of another kind is never sent.
+  const ambiguous = options.some((o) => o.optionId === option?.optionId && o.kind !== wanted)
+  return option && !ambiguous
+    ? { outcome: 'selected', optionId: option.optionId }
+    : { outcome: 'cancelled' }
 }
 
 /** The answer as the timeline shows it: the option id, or `cancelled`. */

@@ -3,7 +3,11 @@ import type { z } from 'zod'
 import type { CodexAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import type { ToolCallStatus } from '../../contracts/room.ts'
-import { ASSENT_CLIENT_INFO } from './agent-connection.ts'
+import {
+  ASSENT_CLIENT_INFO,
+  type AgentConnection,
+  type ExternalAgentClientOptions,
+} from './agent-connection.ts'
 import { CODEX_SANDBOX_POLICY_TYPES, CODEX_THREAD_SETTINGS } from './agent-mode-mapping.ts'
 import {
   codexAnswerFor,
@@ -62,53 +66,51 @@ export class CodexAppServerClient
    *  declined, the timeline as expired. */
   private readonly expired = new Set<string>()
 
-  async start(mode: PermissionMode): Promise<void> {
-    const connection = this.open(null, 'Codex')
+  constructor(options: ExternalAgentClientOptions<CodexAgentConfig>) {
+    super(options, null, 'Codex')
+  }
+
+  protected async handshake(connection: AgentConnection, mode: PermissionMode): Promise<void> {
     const settings = CODEX_THREAD_SETTINGS[mode]
-    try {
-      await this.starting(
-        connection.peer.request(
-          'initialize',
-          {
-            clientInfo: ASSENT_CLIENT_INFO,
-            capabilities: { experimentalApi: false, requestAttestation: false },
-          },
-          CodexInitializeResultSchema,
-        ),
-        'Codex initialize',
+    await this.starting(
+      connection.peer.request(
+        'initialize',
+        {
+          clientInfo: ASSENT_CLIENT_INFO,
+          capabilities: { experimentalApi: false, requestAttestation: false },
+        },
+        CodexInitializeResultSchema,
+      ),
+      'Codex initialize',
+    )
+    connection.peer.notify('initialized')
+    const thread = await this.starting(
+      connection.peer.request(
+        'thread/start',
+        { cwd: this.options.workspace, ...settings },
+        CodexThreadStartResultSchema,
+      ),
+      'Codex thread/start',
+    )
+    // Codex's own configuration (or an administrator's) can override what
+    // a client asks for. A thread that does not run under exactly the
+    // settings the room's mode needs could act without asking, so it is
+    // not used at all.
+    const sandboxType = CODEX_SANDBOX_POLICY_TYPES[settings.sandbox]
+    if (
+      thread.approvalPolicy !== settings.approvalPolicy ||
+      thread.approvalsReviewer !== settings.approvalsReviewer ||
+      thread.sandbox.type !== sandboxType ||
+      resolve(thread.cwd) !== resolve(this.options.workspace)
+    ) {
+      throw new Error(
+        `Codex did not take the room's settings: asked for ${settings.approvalPolicy}, ` +
+          `${sandboxType}, reviewer ${settings.approvalsReviewer} in ${this.options.workspace}; ` +
+          `got ${JSON.stringify(thread.approvalPolicy)}, ${thread.sandbox.type}, ` +
+          `reviewer ${thread.approvalsReviewer} in ${thread.cwd}`,
       )
-      connection.peer.notify('initialized')
-      const thread = await this.starting(
-        connection.peer.request(
-          'thread/start',
-          { cwd: this.options.workspace, ...settings },
-          CodexThreadStartResultSchema,
-        ),
-        'Codex thread/start',
-      )
-      // Codex's own configuration (or an administrator's) can override what
-      // a client asks for. A thread that does not run under exactly the
-      // settings the room's mode needs could act without asking, so it is
-      // not used at all.
-      const sandboxType = CODEX_SANDBOX_POLICY_TYPES[settings.sandbox]
-      if (
-        thread.approvalPolicy !== settings.approvalPolicy ||
-        thread.approvalsReviewer !== settings.approvalsReviewer ||
-        thread.sandbox.type !== sandboxType ||
-        resolve(thread.cwd) !== resolve(this.options.workspace)
-      ) {
-        throw new Error(
-          `Codex did not take the room's settings: asked for ${settings.approvalPolicy}, ` +
-            `${sandboxType}, reviewer ${settings.approvalsReviewer} in ${this.options.workspace}; ` +
-            `got ${JSON.stringify(thread.approvalPolicy)}, ${thread.sandbox.type}, ` +
-            `reviewer ${thread.approvalsReviewer} in ${thread.cwd}`,
-        )
-      }
-      this.threadId = thread.thread.id
-    } catch (error) {
-      await this.close()
-      throw error
     }
+    this.threadId = thread.thread.id
   }
 
   async runTurn(text: string): Promise<ExternalTurnOutcome> {

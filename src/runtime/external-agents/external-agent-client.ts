@@ -1,4 +1,5 @@
 import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import {
   AGENT_START_TIMEOUT_MS,
   openAgentConnection,
@@ -21,10 +22,34 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
   protected readonly approvals: PendingApprovals
   protected readonly options: ExternalAgentClientOptions<A>
   private closing = false
+  private readonly jsonrpc: '2.0' | null
+  private readonly who: string
 
-  constructor(options: ExternalAgentClientOptions<A>) {
+  /** `jsonrpc`: the JSON-RPC dialect; `who` names the agent in warnings. */
+  constructor(options: ExternalAgentClientOptions<A>, jsonrpc: '2.0' | null, who: string) {
     this.options = options
+    this.jsonrpc = jsonrpc
+    this.who = who
     this.approvals = new PendingApprovals(options.asker, options.onEvent)
+  }
+
+  /** Starts the agent and its session under `mode`'s settings; if the
+   *  handshake fails (or the agent did not take the settings), the agent is
+   *  stopped and the session cannot be used. */
+  async start(mode: PermissionMode): Promise<void> {
+    if (this.connection) throw new Error(`this ${this.who} session has started already`)
+    this.connection = openAgentConnection(this.options, this.jsonrpc, {
+      onRequest: (method, params, id) => this.onRequest(method, params, id),
+      onNotification: (method, params) => this.onNotification(method, params),
+      onProtocolError: (message) => this.warn(`${this.who} sent ${message}`),
+      onClosed: (reason) => this.onClosed(reason),
+    })
+    try {
+      await this.handshake(this.connection, mode)
+    } catch (error) {
+      await this.close()
+      throw error
+    }
   }
 
   /** Ends the agent process. Pending requests are answered as cancelled
@@ -38,18 +63,6 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
     await new Promise((resolveTick) => setImmediate(resolveTick))
     await connection.process.stop()
     this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
-  }
-
-  /** Starts the agent process; `who` names it in protocol warnings. */
-  protected open(jsonrpc: '2.0' | null, who: string): AgentConnection {
-    if (this.connection) throw new Error(`this ${who} session has started already`)
-    this.connection = openAgentConnection(this.options, jsonrpc, {
-      onRequest: (method, params, id) => this.onRequest(method, params, id),
-      onNotification: (method, params) => this.onNotification(method, params),
-      onProtocolError: (message) => this.warn(`${who} sent ${message}`),
-      onClosed: (reason) => this.onClosed(reason),
-    })
-    return this.connection
   }
 
   /** Waits for one step of the start-up handshake, within the start limit. */
@@ -94,6 +107,8 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
   /** Clears what belonged to the turn that just ended. */
   protected afterTurn(): void {}
 
+  /** Opens the protocol's session on a fresh connection. */
+  protected abstract handshake(connection: AgentConnection, mode: PermissionMode): Promise<void>
   protected abstract onRequest(method: string, params: unknown, id: RpcId): Promise<unknown>
   protected abstract onNotification(method: string, params: unknown): void
 
