@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { AcpSessionModes } from '../src/contracts/agents-config.ts'
+import type { ExternalDecision } from '../src/runtime/external-agents/external-agent-port.ts'
 import { AcpClient } from '../src/runtime/external-agents/acp-client.ts'
 import { addFilePatch, type ScriptedModelStep } from '../scripts/agents/scripted-model-server.ts'
 import {
@@ -142,6 +143,27 @@ describe.skipIf(!agents)('an ACP agent behind the asker (real codex-acp)', () =>
           .filter((e) => e.toolCallId === 'call_scripted_1')
           .at(-1)
         expect(last?.status).toBe(decision === 'deny' ? 'denied' : 'expired')
+      },
+    )
+  }
+
+  for (const end of ['interrupt', 'close'] as const) {
+    it(
+      `answers a pending request with cancelled on ${end}, and nothing is written`,
+      { timeout: AGENT_WAIT_MS },
+      async () => {
+        const asker = new ScriptedAsker(() => new Promise<ExternalDecision>(() => {}))
+        const { bed, session } = await acp.start([PATCH, { type: 'reply', text: 'later' }], asker)
+        const turn = session.runTurn('write it')
+        await bed.waitForApprovalRequest()
+        await session[end]()
+        expect((await turn).status).toBe('interrupted')
+        expect(asker.asked[0]?.signal.aborted).toBe(true)
+        expect(answered(bed)).toEqual(['cancelled->cancelled'])
+        expect(existsSync(join(bed.workspace, 'made-by-acp.txt'))).toBe(false)
+        if (end === 'interrupt') {
+          expect(await session.runTurn('go on')).toEqual({ status: 'completed', detail: null })
+        }
       },
     )
   }

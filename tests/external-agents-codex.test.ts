@@ -2,10 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
-import type {
-  ExternalAgentEvent,
-  ExternalDecision,
-} from '../src/runtime/external-agents/external-agent-port.ts'
+import type { ExternalDecision } from '../src/runtime/external-agents/external-agent-port.ts'
 import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
 import {
   AGENT_WAIT_MS,
@@ -205,25 +202,33 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
     },
   )
 
-  it(
-    'answers a pending request with cancel when the session is closed, and nothing runs',
-    { timeout: AGENT_WAIT_MS },
-    async () => {
-      const asker = new ScriptedAsker(() => new Promise<ExternalDecision>(() => {}))
-      const { bed, session } = await codex.start([{ type: 'exec', command: TOUCH }], asker)
-      const turn = session.runTurn('touch it')
-      await bed.waitForEvent(
-        (e): e is Extract<ExternalAgentEvent, { type: 'approval-requested' }> =>
-          e.type === 'approval-requested',
-        'approval request',
-      )
-      await session.close()
-      expect((await turn).status).toBe('interrupted')
-      expect(asker.asked[0]?.signal.aborted).toBe(true)
-      expect(answered(bed)).toEqual(['cancelled->cancel'])
-      expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(false)
-    },
-  )
+  for (const end of ['interrupt', 'close'] as const) {
+    it(
+      `answers a pending request with cancel on ${end}, and nothing runs`,
+      { timeout: AGENT_WAIT_MS },
+      async () => {
+        const asker = new ScriptedAsker(() => new Promise<ExternalDecision>(() => {}))
+        const { bed, session } = await codex.start(
+          [
+            { type: 'exec', command: TOUCH },
+            { type: 'reply', text: 'after the interruption' },
+          ],
+          asker,
+        )
+        const turn = session.runTurn('touch it')
+        await bed.waitForApprovalRequest()
+        await session[end]()
+        expect((await turn).status).toBe('interrupted')
+        expect(asker.asked[0]?.signal.aborted).toBe(true)
+        expect(answered(bed)).toEqual(['cancelled->cancel'])
+        expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(false)
+        if (end === 'interrupt') {
+          // The session outlives an interrupted turn.
+          expect(await session.runTurn('go on')).toEqual({ status: 'completed', detail: null })
+        }
+      },
+    )
+  }
 
   it(
     'asks for every command in ask-for-approval, even one that only lists files',

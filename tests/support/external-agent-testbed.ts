@@ -171,6 +171,14 @@ export class ExternalAgentTestbed {
     })
   }
 
+  waitForApprovalRequest(): Promise<Extract<ExternalAgentEvent, { type: 'approval-requested' }>> {
+    return this.waitForEvent(
+      (e): e is Extract<ExternalAgentEvent, { type: 'approval-requested' }> =>
+        e.type === 'approval-requested',
+      'approval request',
+    )
+  }
+
   eventsOf<K extends ExternalAgentEvent['type']>(
     type: K,
   ): Extract<ExternalAgentEvent, { type: K }>[] {
