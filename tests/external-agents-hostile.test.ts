@@ -103,7 +103,7 @@ const commandParams = (fields: Record<string, unknown>) => ({
 })
 
 function refusals(): string[] {
-  return events.flatMap((e) => (e.type === 'request-refused' ? [`${e.reason} -> ${e.answer}`] : []))
+  return events.flatMap((e) => (e.type === 'request-refused' ? [`${e.code} -> ${e.answer}`] : []))
 }
 
 describe('the Codex client against a hostile agent', () => {
@@ -140,6 +140,7 @@ describe('the Codex client against a hostile agent', () => {
             request: { method, params: commandParams({ additionalPermissions: { network: {} } }) },
           },
           { request: { method, params: commandParams({ command: null }) } },
+          { request: { method, params: commandParams({ threadId: 'another-thread' }) } },
         ],
       },
       asker,
@@ -147,13 +148,14 @@ describe('the Codex client against a hostile agent', () => {
     await client.start('ask-for-approval')
     expect(await client.runTurn('go')).toEqual({ status: 'completed', detail: null })
     expect(asker.asked).toHaveLength(0)
-    expect(answers().map((a) => a.answer.result)).toEqual(Array(5).fill({ decision: 'decline' }))
+    expect(answers().map((a) => a.answer.result)).toEqual(Array(6).fill({ decision: 'decline' }))
     expect(refusals()).toEqual([
-      'its parameters could not be read -> decline',
-      'a command approval of kind writeStdin is not shown -> decline',
-      'a network-access approval is not shown -> decline',
-      'a command that asks for extra permissions is not shown -> decline',
-      'a command approval without its command line or directory is not shown -> decline',
+      'unreadable -> decline',
+      'unsupported-command-kind -> decline',
+      'network-access -> decline',
+      'extra-permissions -> decline',
+      'no-command-line -> decline',
+      'other-session -> decline',
     ])
   })
 
@@ -192,9 +194,9 @@ describe('the Codex client against a hostile agent', () => {
     expect(asker.asked).toHaveLength(0)
     expect(answers().map((a) => a.answer.result)).toEqual(Array(3).fill({ decision: 'decline' }))
     expect(refusals()).toEqual([
-      'Codex never announced the changes it names -> decline',
-      'it asks for a grant root -> decline',
-      'Codex never announced the changes it names -> decline',
+      'unannounced-changes -> decline',
+      'grant-root -> decline',
+      'unannounced-changes -> decline',
     ])
   })
 
@@ -271,6 +273,7 @@ describe('the ACP client against a hostile agent', () => {
       { outcome: { outcome: 'selected', optionId: 'no' } },
       { outcome: { outcome: 'cancelled' } },
     ])
+    expect(refusals()).toEqual(['no-allow-once-option -> no', 'no-allow-once-option -> cancelled'])
   })
 
   it('answers cancelled to a request it cannot read, one for another session, or one with shared option ids', async () => {
@@ -296,6 +299,11 @@ describe('the ACP client against a hostile agent', () => {
     expect(answers().map((a) => a.answer.result)).toEqual(
       Array(3).fill({ outcome: { outcome: 'cancelled' } }),
     )
+    expect(refusals()).toEqual([
+      'unreadable -> cancelled',
+      'other-session -> cancelled',
+      'ambiguous-options -> cancelled',
+    ])
   })
 
   it('offers no file system or terminal: such requests get an error', async () => {
@@ -307,6 +315,7 @@ describe('the ACP client against a hostile agent', () => {
     await client.start('ask-for-approval')
     await client.runTurn('go')
     expect(answers()[0]?.answer.error).toMatchObject({ code: -32601 })
+    expect(refusals()).toEqual(['unsupported-request -> error: method not found'])
   })
 
   it('ends the turn and runs no other when the agent leaves the session mode', async () => {

@@ -28,6 +28,7 @@ import {
 import {
   boundedText,
   type ExternalAgentSession,
+  type ExternalRefusalCode,
   type ExternalTurnOutcome,
 } from './external-agent-port.ts'
 import { ExternalAgentClient } from './external-agent-client.ts'
@@ -154,16 +155,24 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
 
   private async onPermissionRequest(params: unknown, id: RpcId): Promise<Answer> {
     const parsed = AcpPermissionRequestSchema.safeParse(params)
-    if (!parsed.success || parsed.data.sessionId !== this.sessionId) {
-      return this.refuse('its parameters could not be read', { outcome: 'cancelled' })
-    }
+    if (!parsed.success)
+      return this.refuse('unreadable', 'bad parameters', { outcome: 'cancelled' })
     const { sessionId, options } = parsed.data
+    if (sessionId !== this.sessionId) {
+      return this.refuse('other-session', sessionId, { outcome: 'cancelled' })
+    }
+    // An agent that gave "allow" and "reject" the same id could read any
+    // answer as the one it liked.
+    if (new Set(options.map((o) => o.optionId)).size !== options.length) {
+      return this.refuse('ambiguous-options', 'option ids are not unique', { outcome: 'cancelled' })
+    }
     const toolCall = this.remember(parsed.data.toolCall)
     // Without an allow-once option the only allow the agent takes is its own
     // persistent rule, which Assent never gives: refuse without asking.
     if (!options.some((option) => option.kind === 'allow_once')) {
       return this.refuse(
-        'the agent offers no way to allow this once',
+        'no-allow-once-option',
+        options.map((o) => o.kind).join(', '),
         acpOutcomeFor('deny', options),
       )
     }
@@ -193,11 +202,16 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     return { outcome }
   }
 
-  private refuse(reason: string, outcome: AcpPermissionOutcome): Promise<Answer> {
+  private refuse(
+    code: ExternalRefusalCode,
+    detail: string,
+    outcome: AcpPermissionOutcome,
+  ): Promise<Answer> {
     this.options.onEvent({
       type: 'request-refused',
       method: PERMISSION_REQUEST,
-      reason,
+      code,
+      detail,
       answer: acpAnswerText(outcome),
     })
     return Promise.resolve({ outcome })

@@ -79,19 +79,10 @@ const PermissionOptionSchema = z.looseObject({
 })
 export type AcpPermissionOption = z.infer<typeof PermissionOptionSchema>
 
-/** Option ids must be unique: an agent that gave "allow" and "reject" the
- *  same id would read Assent's rejection as whichever it liked. */
 export const AcpPermissionRequestSchema = z.looseObject({
   sessionId: Id,
   toolCall: AcpToolCallSchema,
-  options: z
-    .array(PermissionOptionSchema)
-    .min(1)
-    .max(64)
-    .refine(
-      (options) => new Set(options.map((o) => o.optionId)).size === options.length,
-      'option ids must be unique',
-    ),
+  options: z.array(PermissionOptionSchema).min(1).max(64),
 })
 
 export type AcpPermissionOutcome =

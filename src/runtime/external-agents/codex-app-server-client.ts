@@ -35,6 +35,7 @@ import {
   type ExternalAction,
   type ExternalActionRequest,
   type ExternalAgentSession,
+  type ExternalRefusalCode,
   type ExternalTurnOutcome,
 } from './external-agent-port.ts'
 import { ExternalAgentClient } from './external-agent-client.ts'
@@ -156,10 +157,11 @@ export class CodexAppServerClient
 
   private async onCommandApproval(params: unknown, id: RpcId): Promise<Answer> {
     const parsed = CodexCommandApprovalSchema.safeParse(params)
-    if (!parsed.success) return this.refuse(COMMAND_APPROVAL, 'its parameters could not be read')
+    if (!parsed.success) return this.refuse(COMMAND_APPROVAL, 'unreadable', 'bad parameters')
     const shown = codexCommandAction(parsed.data)
-    if ('refused' in shown) return this.refuse(COMMAND_APPROVAL, `${shown.refused} is not shown`)
+    if ('refused' in shown) return this.refuse(COMMAND_APPROVAL, shown.refused, shown.detail)
     const { threadId, turnId, itemId, approvalId } = parsed.data
+    if (threadId !== this.threadId) return this.refuse(COMMAND_APPROVAL, 'other-session', threadId)
     const suffix = approvalId == null ? '' : `:${approvalId}`
     return this.ask(id, {
       requestId: `codex:${threadId}:${turnId}:${itemId}${suffix}`,
@@ -174,15 +176,16 @@ export class CodexAppServerClient
 
   private async onFileChangeApproval(params: unknown, id: RpcId): Promise<Answer> {
     const parsed = CodexFileChangeApprovalSchema.safeParse(params)
-    if (!parsed.success)
-      return this.refuse(FILE_CHANGE_APPROVAL, 'its parameters could not be read')
+    if (!parsed.success) return this.refuse(FILE_CHANGE_APPROVAL, 'unreadable', 'bad parameters')
     const { threadId, turnId, itemId, grantRoot } = parsed.data
     // A grant root asks for every later write under a folder, not for the
     // changes shown: more than the person would see.
-    if (grantRoot != null) return this.refuse(FILE_CHANGE_APPROVAL, 'it asks for a grant root')
+    if (grantRoot != null) return this.refuse(FILE_CHANGE_APPROVAL, 'grant-root', grantRoot)
+    if (threadId !== this.threadId)
+      return this.refuse(FILE_CHANGE_APPROVAL, 'other-session', threadId)
     const announced = this.fileChanges.get(itemId)
-    if (threadId !== this.threadId || !announced || announced.turnId !== turnId) {
-      return this.refuse(FILE_CHANGE_APPROVAL, 'Codex never announced the changes it names')
+    if (!announced || announced.turnId !== turnId) {
+      return this.refuse(FILE_CHANGE_APPROVAL, 'unannounced-changes', `item ${itemId}`)
     }
     return this.ask(id, {
       requestId: `codex:${threadId}:${turnId}:${itemId}`,
@@ -212,8 +215,8 @@ export class CodexAppServerClient
     return { decision: answer }
   }
 
-  private refuse(method: string, reason: string): Promise<Answer> {
-    this.options.onEvent({ type: 'request-refused', method, reason, answer: 'decline' })
+  private refuse(method: string, code: ExternalRefusalCode, detail: string): Promise<Answer> {
+    this.options.onEvent({ type: 'request-refused', method, code, detail, answer: 'decline' })
     return Promise.resolve({ decision: 'decline' })
   }
 

@@ -1,7 +1,12 @@
 import { isAbsolute, resolve } from 'node:path'
 import { z } from 'zod'
 import type { ToolCallStatus } from '../../contracts/room.ts'
-import type { ExternalAction, ExternalDecision, ExternalFileChange } from './external-agent-port.ts'
+import type {
+  ExternalAction,
+  ExternalDecision,
+  ExternalFileChange,
+  ExternalRefusalCode,
+} from './external-agent-port.ts'
 
 /**
  * The parts of Codex's app-server protocol (`codex app-server`, 0.169) that
@@ -126,16 +131,24 @@ export type CodexFileChangeApproval = z.infer<typeof CodexFileChangeApprovalSche
  */
 export function codexCommandAction(
   params: CodexCommandApproval,
-): { action: ExternalAction } | { refused: string } {
+): { action: ExternalAction } | { refused: ExternalRefusalCode; detail: string } {
   if (params.kind !== undefined && params.kind !== 'command') {
-    return { refused: `a command approval of kind ${params.kind}` }
+    return {
+      refused: 'unsupported-command-kind',
+      detail: `a command approval of kind ${params.kind}`,
+    }
   }
-  if (params.networkApprovalContext != null) return { refused: 'a network-access approval' }
+  if (params.networkApprovalContext != null) {
+    return { refused: 'network-access', detail: 'a network-access approval' }
+  }
   if (params.additionalPermissions != null) {
-    return { refused: 'a command that asks for extra permissions' }
+    return { refused: 'extra-permissions', detail: 'a command that asks for extra permissions' }
   }
   if (params.command == null || params.cwd == null) {
-    return { refused: 'a command approval without its command line or directory' }
+    return {
+      refused: 'no-command-line',
+      detail: 'a command approval without its command line or directory',
+    }
   }
   return { action: { kind: 'command', commandLine: params.command, argv: null, cwd: params.cwd } }
 }

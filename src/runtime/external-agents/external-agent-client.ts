@@ -90,11 +90,12 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
 
   /** Answers a request this client does not serve with "method not found":
    *  an error, never a decision. */
-  protected refuseMethod(method: string, reason: string): Promise<never> {
+  protected refuseMethod(method: string, detail: string): Promise<never> {
     this.options.onEvent({
       type: 'request-refused',
       method,
-      reason,
+      code: 'unsupported-request',
+      detail,
       answer: 'error: method not found',
     })
     return Promise.reject(new RpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported`))

@@ -87,6 +87,32 @@ export interface ExternalApprovalAsker {
   ask(request: ExternalActionRequest, signal: AbortSignal): Promise<ExternalDecision>
 }
 
+/** Why a request was refused without asking anyone. */
+export type ExternalRefusalCode =
+  /** Its parameters did not parse. */
+  | 'unreadable'
+  /** It names a session or thread other than this one. */
+  | 'other-session'
+  /** A request this client does not serve (answered "method not found"). */
+  | 'unsupported-request'
+  /** Codex: input for a running terminal, a managed checkpoint, or another
+   *  kind of command approval than a command. */
+  | 'unsupported-command-kind'
+  /** Codex: a request for network access. */
+  | 'network-access'
+  /** Codex: a command that also asks for extra permissions. */
+  | 'extra-permissions'
+  /** Codex: a command request without its command line or directory. */
+  | 'no-command-line'
+  /** Codex: a file change whose changes were never announced this turn. */
+  | 'unannounced-changes'
+  /** Codex: a file change that asks for every later write under a folder. */
+  | 'grant-root'
+  /** ACP: no option allows just this once. */
+  | 'no-allow-once-option'
+  /** ACP: two options share an id, so an answer could be read either way. */
+  | 'ambiguous-options'
+
 /** How an agent's turn ended. */
 export interface ExternalTurnOutcome {
   status: 'completed' | 'interrupted' | 'failed' | 'refused'
@@ -121,8 +147,15 @@ export type ExternalAgentEvent =
       answer: string
     }
   /** A request the agent sent that Assent cannot show as an action, or may
-   *  not allow: it was refused without asking anyone. */
-  | { type: 'request-refused'; method: string; reason: string; answer: string }
+   *  not allow: it was refused without asking anyone. `detail` is for the
+   *  log; what the person reads comes from `code`. */
+  | {
+      type: 'request-refused'
+      method: string
+      code: ExternalRefusalCode
+      detail: string
+      answer: string
+    }
   | { type: 'agent-warning'; text: string }
   | { type: 'turn-ended'; outcome: ExternalTurnOutcome }
 
