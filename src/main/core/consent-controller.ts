@@ -16,6 +16,8 @@ import {
   type PromptBase,
 } from './consent-prompts.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
+import { translate } from '../../common/i18n/index.ts'
+import { activeLongEnough, widens } from './decision-timing.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import {
   OpenSensitiveFormArgsSchema,
@@ -71,6 +73,10 @@ export class ConsentController {
     this.now = options.now ?? Date.now
   }
 
+  private get enableDelayMs(): number {
+    return this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS
+  }
+
   /** `assentGui.reviewApproval(approvalId)`: both card buttons end here. */
   async reviewApproval(args: unknown): Promise<ConsentOutcome> {
     const [approvalId] = parseArgs(ReviewApprovalArgsSchema, args, 'reviewApproval(approvalId)')
@@ -84,7 +90,7 @@ export class ConsentController {
       throw new Error(`approval ${approvalId} is no longer pending (${view.approval.status})`)
     }
     if (this.now() >= view.approval.expiresAt) throw new Error(`approval ${approvalId} has expired`)
-    const roomLabel = await this.roomLabel(view.approval.roomId)
+    const room = await this.options.client.getRoom(view.approval.roomId)
     const preferences = this.options.preferences()
     return this.openPrompt(
       entry,
@@ -99,10 +105,11 @@ export class ConsentController {
       (promptId) =>
         approvalConsentView(view, {
           promptId,
-          roomLabel,
+          roomLabel: room.title,
+          agentLabel: agentLabel(preferences.lang, room.agentId),
           lang: preferences.lang,
           theme: preferences.theme,
-          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+          enableDelayMs: this.enableDelayMs,
         }),
     )
   }
@@ -141,6 +148,7 @@ export class ConsentController {
         ...base,
         kind: 'mode-change',
         roomId,
+        fromMode: permissions.mode,
         mode,
         expectedRevision: permissions.revision,
       }),
@@ -152,7 +160,7 @@ export class ConsentController {
         toMode: mode,
         lang: preferences.lang,
         theme: preferences.theme,
-        enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+        enableDelayMs: this.enableDelayMs,
       }),
     )
   }
@@ -178,7 +186,7 @@ export class ConsentController {
           fields: protectedFormFields(request.form.requestedSchema),
           lang: preferences.lang,
           theme: preferences.theme,
-          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+          enableDelayMs: this.enableDelayMs,
         }),
       )
     })
@@ -209,6 +217,15 @@ export class ConsentController {
     }
     if (parsed.data !== 'cancel' && (!window.isVisible() || !window.isFocused())) {
       this.diagnostic(`ignored a decision from a hidden or unfocused window (${promptId})`)
+      return
+    }
+    if (
+      widens(subjectOf(prompt), parsed.data) &&
+      !activeLongEnough(prompt.activeSinceMs, this.now(), this.enableDelayMs)
+    ) {
+      // Sooner than the person could have seen the window for the whole
+      // delay: the preload's own timer said otherwise, so it is not trusted.
+      this.diagnostic(`ignored ${parsed.data} before the enable delay had passed (${promptId})`)
       return
     }
     prompt.used = true
@@ -279,13 +296,36 @@ export class ConsentController {
         Math.max(0, prompt.expiresAt - this.now()),
       )
     }
+    window.onFocused?.(() => {
+      if (prompt.activeSinceMs !== undefined) prompt.activeSinceMs = this.now()
+    })
+    const shown = view(promptId)
+    window.onPageReset?.((onConsentPage) => {
+      if (prompt.finished || prompt.used) return
+      // The page came back empty (a reload): it shows the same prompt again,
+      // timed afresh. Anywhere else, the prompt cannot be decided: close it
+      // and say why, rather than leave a blank window the card points to.
+      if (!onConsentPage) {
+        this.end(prompt, { status: 'closed', reason: WINDOW_LEFT_PAGE })
+        return
+      }
+      void this.present(prompt, shown)
+    })
+    await this.present(prompt, shown)
+    return outcome
+  }
+
+  /** Shows the view and focuses the window; the enable delay main enforces
+   *  runs from here. */
+  private async present(prompt: Prompt, view: ConsentView): Promise<void> {
+    prompt.activeSinceMs = undefined
     try {
-      await window.show(view(promptId))
-      window.focus()
+      await prompt.window.show(view)
+      prompt.window.focus()
+      if (!prompt.finished) prompt.activeSinceMs = this.now()
     } catch (error) {
       this.end(prompt, { status: 'failed', error: (error as Error).message })
     }
-    return outcome
   }
 
   private apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
@@ -346,6 +386,30 @@ export class ConsentController {
   private diagnostic(message: string): void {
     this.options.onDiagnostic?.(message)
   }
+}
+
+/** The reason a prompt closes when its window left the consent page. */
+export const WINDOW_LEFT_PAGE = 'the review window left its page, so it was closed'
+
+function subjectOf(prompt: Prompt) {
+  return prompt.kind === 'mode-change'
+    ? { kind: prompt.kind, from: prompt.fromMode, to: prompt.mode }
+    : { kind: prompt.kind }
+}
+
+const AGENT_NAMES = {
+  assistant: 'agent.assistant',
+  reader: 'agent.reader',
+  scoped: 'agent.scoped',
+  'mcp-gateway': 'agent.mcpGateway',
+} as const
+
+/** The agent's name as the window says it; an agent the catalogs do not
+ *  name is called by its id. */
+function agentLabel(lang: Language, agentId: string): string {
+  return Object.hasOwn(AGENT_NAMES, agentId)
+    ? translate(lang, AGENT_NAMES[agentId as keyof typeof AGENT_NAMES])
+    : agentId
 }
 
 function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
