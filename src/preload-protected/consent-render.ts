@@ -214,6 +214,9 @@ export function renderConsentView(
     button.hidden = !offered.includes(answer)
     button.textContent = translate(view.lang, BUTTON_LABELS[answer])
   }
+  if (view.subject === 'mode-change' && view.toMode === 'full-access') {
+    page.buttons.confirm.textContent = translate(view.lang, 'consent.button.confirmFullAccess')
+  }
   if (view.subject === 'approval') {
     page.buttons.deny.setAttribute('aria-describedby', CONSEQUENCE_IDS.deny)
     page.buttons['allow-always'].setAttribute('aria-describedby', CONSEQUENCE_IDS.alwaysAllow)

@@ -87,6 +87,7 @@ export const en = {
       allowAlways: 'Always allow',
       deny: 'Deny',
       confirm: 'Confirm change',
+      confirmFullAccess: 'Give full access',
       cancel: 'Cancel',
       submit: 'Send',
       decline: 'Decline',
@@ -141,7 +142,7 @@ export const en = {
         'You will no longer be asked. The agent may write and delete files anywhere your account can, run any command, and reach the network, in this room, until you change the mode back.',
     },
     keyboardHint:
-      'Enter never approves; Escape cancels. With the keyboard: Tab to a button, wait a moment, then press Space.',
+      'Enter never approves; Escape cancels. Keyboard: Tab to a button, wait a moment, press Space.',
     escalated: 'The automatic reviewer asked you to decide: {{reason}}',
   },
   agent: {

@@ -84,6 +84,7 @@ export const zhCN: Catalog = {
       allowAlways: '始终允许',
       deny: '拒绝',
       confirm: '确认更改',
+      confirmFullAccess: '授予完全访问权限',
       cancel: '取消',
       submit: '发送',
       decline: '拒绝',
