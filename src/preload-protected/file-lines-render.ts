@@ -78,11 +78,11 @@ export function renderFileChange(
     if (shown >= MAX_SHOWN_LINES) break
     if (change.kind === 'modify') {
       const last = hunk.newStart + Math.max(hunk.newLines, 1) - 1
+      const from = String(hunk.newStart)
       table.separator(
-        translate(lang, 'consent.action.hunk', {
-          from: String(hunk.newStart),
-          to: String(last),
-        }),
+        last === hunk.newStart
+          ? translate(lang, 'consent.action.hunkOne', { from })
+          : translate(lang, 'consent.action.hunk', { from, to: String(last) }),
       )
     }
     let oldLine = hunk.oldStart

@@ -28,8 +28,18 @@ export type DecisionSink = (
  *  focus, moved by `focus()` and by opening a window. */
 export class FocusTracker {
   private current: unknown
+  private readonly listeners = new Map<unknown, Array<() => void>>()
   focus(target: unknown): void {
+    if (this.current === target) return
     this.current = target
+    for (const listener of this.listeners.get(target) ?? []) listener()
+  }
+  /** Hears each time `target` gains focus. */
+  onFocus(target: unknown, listener: () => void): void {
+    this.listeners.set(target, [...(this.listeners.get(target) ?? []), listener])
+  }
+  forget(target: unknown): void {
+    this.listeners.delete(target)
   }
   blur(target: unknown): void {
     if (this.current === target) this.current = undefined
@@ -54,7 +64,11 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
   readonly blockedRequests: string[]
   private readonly focusTracker: FocusTracker
   private readonly closedListeners: Array<() => void> = []
+  private readonly resetListeners: Array<(onConsentPage: boolean) => void> = []
   private closed = false
+  /** Set once the prompt's view was first delivered: later documents in
+   *  the main frame are resets, the first load is not. */
+  private shown = false
 
   constructor(
     context: BrowserContext,
@@ -67,6 +81,11 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
     this.blockedRequests = blocked
     this.focusTracker = focus
     channel.page.on('close', () => this.markClosed())
+    channel.onMainFrameNavigated((url) => {
+      if (!this.shown || this.closed) return
+      const onConsentPage = url === CONSENT_URL
+      for (const listener of this.resetListeners) listener(onConsentPage)
+    })
   }
 
   get page() {
@@ -76,6 +95,7 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
   async show(view: ConsentView): Promise<void> {
     await this.channel.waitForPreload()
     await this.channel.deliver(view)
+    this.shown = true
   }
 
   focus(): void {
@@ -117,10 +137,19 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
     this.closedListeners.push(listener)
   }
 
+  onFocused(listener: () => void): void {
+    this.focusTracker.onFocus(this, listener)
+  }
+
+  onPageReset(listener: (onConsentPage: boolean) => void): void {
+    this.resetListeners.push(listener)
+  }
+
   private markClosed(): void {
     if (this.closed) return
     this.closed = true
     this.focusTracker.blur(this)
+    this.focusTracker.forget(this)
     for (const listener of this.closedListeners.splice(0)) listener()
   }
 }

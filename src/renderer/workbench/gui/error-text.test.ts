@@ -41,6 +41,11 @@ describe('errorText: what a person reads when something fails', () => {
     ],
     [new WorkbenchCallError('', 503), 'the runtime is not running', '运行时未在运行'],
     ['the app is closing', 'Assent is closing', 'Assent 正在关闭'],
+    [
+      'the review window left its page, so it was closed',
+      'the review window left its page, so it closed: review it again',
+      '审核窗口离开了它的页面，因此已关闭：请重新审核',
+    ],
     ['rejected by a new message', 'a new message rejected it', '一条新消息拒绝了它'],
     [
       new WorkbenchCallError('the request is no longer waiting (stale)', 409, 'not_pending'),

@@ -18,6 +18,7 @@ export type ErrorKind =
   | 'input-not-waiting'
   | 'review-busy'
   | 'window-closed'
+  | 'window-left-page'
   | 'workspace-not-absolute'
   | 'workspace-missing'
   | 'agent-unknown'
@@ -71,6 +72,7 @@ const BY_TEXT: ReadonlyArray<readonly [RegExp, ErrorKind]> = [
   [/no longer waiting/i, 'input-not-waiting'],
   [/different decision is in progress|already has a prompt/i, 'review-busy'],
   [/closed before it was shown/i, 'window-closed'],
+  [/review window left its page/i, 'window-left-page'],
   [/^refused:|not allowed from the workbench|malformed workbench call/i, 'refused'],
 ]
 
@@ -114,6 +116,7 @@ const KEY = {
   'input-not-waiting': 'workbench.error.inputNotWaiting',
   'review-busy': 'workbench.error.reviewBusy',
   'window-closed': 'workbench.error.windowClosed',
+  'window-left-page': 'workbench.error.windowLeftPage',
   'workspace-not-absolute': 'workbench.error.workspaceNotAbsolute',
   'workspace-missing': 'workbench.error.workspaceMissing',
   'agent-unknown': 'workbench.error.agentUnknown',
