@@ -112,3 +112,47 @@ describe('SparePool', () => {
     await expect(spares.take(SIZE)).rejects.toThrow(/closing/)
   })
 })
+
+describe('SparePool while a window is being decided in', () => {
+  it('holds the next spare back until the host says it may prepare, then prepares it', async () => {
+    let deciding = false
+    const prepared: FakeWindow[] = []
+    const spares = new SparePool<FakeWindow>(
+      async (size) => {
+        const window = new FakeWindow(size)
+        prepared.push(window)
+        return window
+      },
+      () => undefined,
+      { mayPrepare: () => !deciding },
+    )
+    spares.warm(SIZE)
+    await spares.take(SIZE)
+    deciding = true
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 4)
+    expect(prepared).toHaveLength(1)
+    spares.idle()
+    expect(prepared).toHaveLength(1)
+
+    deciding = false
+    spares.idle()
+    expect(prepared).toHaveLength(2)
+    spares.idle()
+    expect(prepared).toHaveLength(2)
+  })
+
+  it('still opens a window at once for a prompt that finds no spare', async () => {
+    const prepared: FakeWindow[] = []
+    const spares = new SparePool<FakeWindow>(
+      async (size) => {
+        const window = new FakeWindow(size)
+        prepared.push(window)
+        return window
+      },
+      () => undefined,
+      { mayPrepare: () => false },
+    )
+    const window = await spares.take(SIZE)
+    expect(prepared).toEqual([window])
+  })
+})
