@@ -21,6 +21,9 @@ describe('widens', () => {
 
   it('never counts a form answer: sending a form widens no permission', () => {
     expect(ANSWERS.filter((answer) => widens({ kind: 'form' }, answer))).toEqual([])
+    // Whatever else a form prompt carries, it is not read as a mode change.
+    const oddForm = { kind: 'form', from: 'ask-for-approval', to: 'full-access' } as never
+    expect(ANSWERS.filter((answer) => widens(oddForm, answer))).toEqual([])
   })
 
   const modes: readonly PermissionMode[] = ['ask-for-approval', 'approve-for-me', 'full-access']
