@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect } from 'vitest'
+import { CONSENT_BUTTON_IDS, type ConsentAnswer } from '../../src/common/consent-view.ts'
 import {
-  CONSENT_BUTTON_IDS,
-  type ConsentAnswer,
-  type ConsentView,
-} from '../../src/common/consent-view.ts'
+  approvalView as baseApprovalView,
+  type ApprovalView,
+} from '../../src/preload-protected/test-support/consent-views.ts'
 import {
   chromiumMissing,
   launchChromium,
@@ -38,31 +38,19 @@ export const chromiumReady = requireOrSkip(
   'install it with `apt-get install chromium` (Debian)',
 )
 
-type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
-
-export const approvalView = (overrides: Partial<ApprovalView> = {}): ApprovalView => ({
-  subject: 'approval',
-  promptId: 'approval-prompt-1',
-  kind: 'run-command',
-  agentLabel: 'Assistant',
-  toolName: 'run_command',
-  action: {
-    type: 'command',
-    argv: ['git', 'status'],
-    shell: false,
-    directory: '/home/ada/project',
-  },
-  argumentsText: JSON.stringify({ argv: ['git', 'status'] }, null, 2),
-  workingDirectory: '/home/ada/project',
-  sandboxMode: 'workspace-write',
-  roomLabel: 'Design review',
-  digestPrefix: '0123456789ab',
-  alwaysAllow: { offered: true, scope: 'command' },
-  lang: 'en',
-  theme: 'light',
-  enableDelayMs: 600,
-  ...overrides,
-})
+/** The approval every Chromium test starts from: `git status` in a room. */
+export const approvalView = (overrides: Partial<ApprovalView> = {}): ApprovalView =>
+  baseApprovalView({
+    promptId: 'approval-prompt-1',
+    action: {
+      type: 'command',
+      argv: ['git', 'status'],
+      shell: false,
+      directory: '/home/ada/project',
+    },
+    argumentsText: JSON.stringify({ argv: ['git', 'status'] }, null, 2),
+    ...overrides,
+  })
 
 export const buttonSelector = (answer: ConsentAnswer) => `#${CONSENT_BUTTON_IDS[answer]}`
 export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))

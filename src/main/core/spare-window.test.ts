@@ -18,7 +18,7 @@ class FakeWindow {
 
 const SIZE = { width: 560, height: 680 }
 
-function pool() {
+function pool(mayPrepare?: () => boolean) {
   const prepared: FakeWindow[] = []
   const errors: unknown[] = []
   let fail = false
@@ -30,6 +30,7 @@ function pool() {
       return window
     },
     (error) => errors.push(error),
+    mayPrepare ? { mayPrepare } : {},
   )
   return { spares, prepared, errors, failNext: (value: boolean) => (fail = value) }
 }
@@ -116,16 +117,7 @@ describe('SparePool', () => {
 describe('SparePool while a window is being decided in', () => {
   it('holds the next spare back until the host says it may prepare, then prepares it', async () => {
     let deciding = false
-    const prepared: FakeWindow[] = []
-    const spares = new SparePool<FakeWindow>(
-      async (size) => {
-        const window = new FakeWindow(size)
-        prepared.push(window)
-        return window
-      },
-      () => undefined,
-      { mayPrepare: () => !deciding },
-    )
+    const { spares, prepared } = pool(() => !deciding)
     spares.warm(SIZE)
     await spares.take(SIZE)
     deciding = true
@@ -142,16 +134,7 @@ describe('SparePool while a window is being decided in', () => {
   })
 
   it('still opens a window at once for a prompt that finds no spare', async () => {
-    const prepared: FakeWindow[] = []
-    const spares = new SparePool<FakeWindow>(
-      async (size) => {
-        const window = new FakeWindow(size)
-        prepared.push(window)
-        return window
-      },
-      () => undefined,
-      { mayPrepare: () => false },
-    )
+    const { spares, prepared } = pool(() => false)
     const window = await spares.take(SIZE)
     expect(prepared).toEqual([window])
   })

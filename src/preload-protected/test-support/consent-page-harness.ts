@@ -27,26 +27,7 @@ export const pageBody = /<body>([\s\S]*)<\/body>/.exec(pageHtml)?.[1] ?? ''
 
 export const DELAY_MS = 600
 
-type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
-
-export const approvalView = (overrides: Partial<ApprovalView> = {}): ApprovalView => ({
-  subject: 'approval',
-  promptId: 'prompt-1',
-  kind: 'run-command',
-  agentLabel: 'Assistant',
-  toolName: 'run_command',
-  action: { type: 'command', argv: ['npm', 'test'], shell: false, directory: '/home/ada/project' },
-  argumentsText: '{\n  "argv": ["npm", "test"]\n}',
-  workingDirectory: '/home/ada/project',
-  sandboxMode: 'workspace-write',
-  roomLabel: 'Design review',
-  digestPrefix: '0123456789ab',
-  alwaysAllow: { offered: true, scope: 'command' },
-  lang: 'en',
-  theme: 'light',
-  enableDelayMs: DELAY_MS,
-  ...overrides,
-})
+export { approvalView } from './consent-views.ts'
 
 export const modeChangeView = (): ConsentView => ({
   subject: 'mode-change',
