@@ -315,14 +315,17 @@ export class ConsentController {
     return outcome
   }
 
-  /** Shows the view and focuses the window; the enable delay main enforces
-   *  runs from here. */
+  /** Shows the view and focuses the window. The enable delay main enforces
+   *  runs from just before the view is sent: the page cannot start its own
+   *  delay any sooner, so main's deadline is never later than the page's,
+   *  and a person who clicks the moment Allow enables is never refused. */
   private async present(prompt: Prompt, view: ConsentView): Promise<void> {
     prompt.activeSinceMs = undefined
+    const sentAtMs = this.now()
     try {
       await prompt.window.show(view)
       prompt.window.focus()
-      if (!prompt.finished) prompt.activeSinceMs = this.now()
+      if (!prompt.finished) prompt.activeSinceMs = sentAtMs
     } catch (error) {
       this.end(prompt, { status: 'failed', error: (error as Error).message })
     }
