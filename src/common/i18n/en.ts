@@ -6,7 +6,6 @@
  */
 export const en = {
   consent: {
-    pageTitle: 'Assent: review this action',
     kind: {
       'run-command': 'Run command',
       'apply-changes': 'Apply changes',

@@ -4,7 +4,6 @@ import type { Catalog } from './index.ts'
  *  and by `catalogs.test.ts`. */
 export const zhCN: Catalog = {
   consent: {
-    pageTitle: 'Assent：请审核此操作',
     kind: {
       'run-command': '运行命令',
       'apply-changes': '应用更改',
