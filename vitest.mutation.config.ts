@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  */
 export const MUTATION_TEST_FILES = [
   'src/preload-protected/trusted-click.test.ts',
+  'src/main/core/decision-timing.test.ts',
   'src/main/core/sender-validator.test.ts',
   'src/main/core/renderer-allowlist.test.ts',
   'src/runtime/policy/approval-policy.test.ts',

@@ -13,6 +13,7 @@ import { pressEscapeToCancel } from '../scripts/smoke/consent-keys.ts'
 import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../src/common/cdp-names.ts'
 import { parseWorkbenchError } from '../src/common/workbench-error.ts'
 import { CdpHost } from '../src/main/cdp/cdp-host.ts'
+import { WINDOW_LEFT_PAGE } from '../src/main/core/consent-controller.ts'
 
 const run = chromiumAvailable()
 let h: HostHarness
@@ -159,6 +160,41 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
       expect.fail(`the window closed early: ${JSON.stringify(await review)}`)
     await pressEscapeToCancel(consent.page)
     await expect(review).resolves.toEqual({ status: 'cancelled' })
+  })
+
+  it('shows the prompt again in a reloaded consent window, which then decides as before', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write reloaded.txt again')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    await consent.page.reload()
+    await eventually(
+      () =>
+        consent.page
+          .evaluate(() => document.getElementById('assent-title')?.textContent ?? '')
+          .then((title) => (title.includes('reloaded.txt') ? title : undefined)),
+      'the prompt shown again after the reload',
+    )
+    await buttonsEnabled(consent)
+    expect(await status(approvalId)).toBe('pending')
+    await consent.page.click('#assent-allow-once')
+    await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+  })
+
+  it('closes a consent window that left its page, and says so to the card', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write navigated.txt away')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    // A navigation the browser starts (the address bar) to a page that
+    // needs no request, so nothing can block it: the prompt is gone. The
+    // window may close before the new page has loaded, ending the goto.
+    await consent.page.goto('about:blank', { waitUntil: 'commit' }).catch(() => undefined)
+    await expect(review).resolves.toEqual({ status: 'closed', reason: WINDOW_LEFT_PAGE })
+    expect(consent.isVisible()).toBe(false)
+    expect(await status(approvalId)).toBe('pending')
   })
 
   it('focuses the open window for a second review of the same approval', async () => {

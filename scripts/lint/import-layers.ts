@@ -95,6 +95,18 @@ export const LAYERS: readonly Layer[] = [
     why: 'concurrency helpers are leaves every service may share',
   },
   {
+    path: 'src/runtime/config/',
+    may: ['src/contracts/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'configuration files (mcp.json, agents.json) are parsed strictly and kept as last good; they know no service',
+  },
+  {
+    path: 'src/runtime/external-agents/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, 'src/runtime/config/'],
+    refuses: NOT_IN_RUNTIME,
+    why: "an external agent's process and protocol: it asks the person through its asker port and never reaches the gate, the store or another service itself",
+  },
+  {
     path: 'src/runtime/events/',
     may: ['src/contracts/'],
     refuses: NOT_IN_RUNTIME,
@@ -144,7 +156,7 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     path: 'src/runtime/mcp/',
-    may: [...RUNTIME_SERVICE, 'src/runtime/concurrency/'],
+    may: [...RUNTIME_SERVICE, 'src/runtime/concurrency/', 'src/runtime/config/'],
     refuses: NOT_IN_RUNTIME,
     why: 'MCP calls ask through the gate and reach rooms only through ports (never rooms/ or agent/, which would close the loop)',
   },

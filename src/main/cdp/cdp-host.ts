@@ -10,6 +10,11 @@ import { CHROMIUM_ARGS, CHROMIUM_MISSING, findChromium } from './chromium.ts'
 import { builtAssets, requireBuilt, type BuiltAssets } from './built-assets.ts'
 import { CdpProtectedWindowFactory, FocusTracker } from './protected-windows.ts'
 import { CdpWorkbench } from './workbench-page.ts'
+import {
+  AppWindowLauncher,
+  SharedBrowserLauncher,
+  type CdpWindowLauncher,
+} from './window-launcher.ts'
 
 export const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../../runtime/main.ts', import.meta.url))
 
@@ -45,6 +50,7 @@ export class CdpHost {
   readonly focus: FocusTracker
   readonly options: CdpHostOptions
   private readonly assets: BuiltAssets
+  private readonly launcher: CdpWindowLauncher
   private workbenchPage: CdpWorkbench | undefined
   private readonly forwarder: { target: CdpWorkbench | undefined }
   private readonly dataDirLock: DataDirLock
@@ -58,6 +64,7 @@ export class CdpHost {
     assets: BuiltAssets,
     forwarder: { target: CdpWorkbench | undefined },
     dataDirLock: DataDirLock,
+    launcher: CdpWindowLauncher,
   ) {
     this.browser = browser
     this.services = services
@@ -67,6 +74,7 @@ export class CdpHost {
     this.assets = assets
     this.forwarder = forwarder
     this.dataDirLock = dataDirLock
+    this.launcher = launcher
   }
 
   static async start(options: CdpHostOptions): Promise<CdpHost> {
@@ -98,14 +106,18 @@ export class CdpHost {
       (await loadIntegrityKey(options.dataDir, {
         warn: (message) => console.warn(`assent cdp host: ${message}`),
       }))
-    const browser = await chromium.launch({
-      executablePath,
-      headless: options.headless ?? true,
-      args: [...CHROMIUM_ARGS],
-    })
+    const headless = options.headless ?? true
+    const browser = await chromium.launch({ executablePath, headless, args: [...CHROMIUM_ARGS] })
     try {
       const focus = new FocusTracker()
-      const windows = new CdpProtectedWindowFactory(browser, assets, focus)
+      // Headed, each window is an app window of its own, without browser
+      // chrome; headless, contexts of the one browser are cheaper.
+      const launcher = headless
+        ? new SharedBrowserLauncher(browser)
+        : new AppWindowLauncher(executablePath)
+      const windows = new CdpProtectedWindowFactory(launcher, assets, focus, {
+        headed: !headless,
+      })
       const forwarder: { target: CdpWorkbench | undefined } = { target: undefined }
       const services = new MainServices({
         launcher: new ChildProcessLauncher(options.runtimeEntry ?? RUNTIME_SOURCE_ENTRY),
@@ -124,7 +136,17 @@ export class CdpHost {
       )
       await services.start()
       windows.warm(CONSENT_WINDOW_SIZE)
-      return new CdpHost(browser, services, windows, focus, options, assets, forwarder, dataDirLock)
+      return new CdpHost(
+        browser,
+        services,
+        windows,
+        focus,
+        options,
+        assets,
+        forwarder,
+        dataDirLock,
+        launcher,
+      )
     } catch (error) {
       await browser.close().catch(() => undefined)
       throw error
@@ -135,7 +157,7 @@ export class CdpHost {
   async workbench(): Promise<CdpWorkbench> {
     if (!this.workbenchPage) {
       this.workbenchPage = await CdpWorkbench.open(
-        this.browser,
+        this.launcher,
         this.assets,
         (channel, args) => this.services.handleWorkbenchCall(channel, args),
         this.options.viewport ?? { width: 1280, height: 800 },
@@ -157,6 +179,7 @@ export class CdpHost {
   async close(): Promise<void> {
     this.windows.close()
     await this.services.stop().catch(() => undefined)
+    await this.workbenchPage?.close().catch(() => undefined)
     await this.browser.close().catch(() => undefined)
     this.dataDirLock.release()
   }

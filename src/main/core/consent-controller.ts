@@ -17,6 +17,8 @@ import {
   type PromptBase,
 } from './consent-prompts.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
+import { translate } from '../../common/i18n/index.ts'
+import { activeLongEnough, widens } from './decision-timing.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import {
   OpenSensitiveFormArgsSchema,
@@ -73,6 +75,10 @@ export class ConsentController {
     this.now = options.now ?? Date.now
   }
 
+  private get enableDelayMs(): number {
+    return this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS
+  }
+
   /** `assentGui.reviewApproval(approvalId)`: both card buttons end here. */
   async reviewApproval(args: unknown): Promise<ConsentOutcome> {
     const [approvalId] = parseArgs(ReviewApprovalArgsSchema, args, 'reviewApproval(approvalId)')
@@ -91,7 +97,7 @@ export class ConsentController {
     if (this.now() >= view.approval.expiresAt) {
       throw new WorkbenchRefusal('approval_expired', `approval ${approvalId} has expired`)
     }
-    const roomLabel = await this.roomLabel(view.approval.roomId)
+    const room = await this.options.client.getRoom(view.approval.roomId)
     const preferences = this.options.preferences()
     return this.openPrompt(
       entry,
@@ -106,10 +112,11 @@ export class ConsentController {
       (promptId) =>
         approvalConsentView(view, {
           promptId,
-          roomLabel,
+          roomLabel: room.title,
+          agentLabel: agentLabel(preferences.lang, room.agentId),
           lang: preferences.lang,
           theme: preferences.theme,
-          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+          enableDelayMs: this.enableDelayMs,
         }),
     )
   }
@@ -149,6 +156,7 @@ export class ConsentController {
         ...base,
         kind: 'mode-change',
         roomId,
+        fromMode: permissions.mode,
         mode,
         expectedRevision: permissions.revision,
       }),
@@ -160,7 +168,7 @@ export class ConsentController {
         toMode: mode,
         lang: preferences.lang,
         theme: preferences.theme,
-        enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+        enableDelayMs: this.enableDelayMs,
       }),
     )
   }
@@ -186,7 +194,7 @@ export class ConsentController {
           fields: protectedFormFields(request.form.requestedSchema),
           lang: preferences.lang,
           theme: preferences.theme,
-          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+          enableDelayMs: this.enableDelayMs,
         }),
       )
     })
@@ -217,6 +225,15 @@ export class ConsentController {
     }
     if (parsed.data !== 'cancel' && (!window.isVisible() || !window.isFocused())) {
       this.diagnostic(`ignored a decision from a hidden or unfocused window (${promptId})`)
+      return
+    }
+    if (
+      widens(subjectOf(prompt), parsed.data) &&
+      !activeLongEnough(prompt.activeSinceMs, this.now(), this.enableDelayMs)
+    ) {
+      // Sooner than the person could have seen the window for the whole
+      // delay: the preload's own timer said otherwise, so it is not trusted.
+      this.diagnostic(`ignored ${parsed.data} before the enable delay had passed (${promptId})`)
       return
     }
     prompt.used = true
@@ -287,16 +304,42 @@ export class ConsentController {
         Math.max(0, prompt.expiresAt - this.now()),
       )
     }
+    window.onFocused?.(() => {
+      if (prompt.activeSinceMs !== undefined) prompt.activeSinceMs = this.now()
+    })
+    const shown = view(promptId)
+    window.onPageReset?.((onConsentPage) => {
+      if (prompt.finished || prompt.used) return
+      // The page came back empty (a reload): it shows the same prompt again,
+      // timed afresh. Anywhere else, the prompt cannot be decided: close it
+      // and say why, rather than leave a blank window the card points to.
+      if (!onConsentPage) {
+        this.end(prompt, { status: 'closed', reason: WINDOW_LEFT_PAGE })
+        return
+      }
+      void this.present(prompt, shown)
+    })
+    await this.present(prompt, shown)
+    return outcome
+  }
+
+  /** Shows the view and focuses the window. The enable delay main enforces
+   *  runs from just before the view is sent: the page cannot start its own
+   *  delay any sooner, so main's deadline is never later than the page's,
+   *  and a person who clicks the moment Allow enables is never refused. */
+  private async present(prompt: Prompt, view: ConsentView): Promise<void> {
+    prompt.activeSinceMs = undefined
+    const sentAtMs = this.now()
     try {
-      await window.show(view(promptId))
-      window.focus()
+      await prompt.window.show(view)
+      prompt.window.focus()
+      if (!prompt.finished) prompt.activeSinceMs = sentAtMs
     } catch (error) {
       this.end(prompt, {
         status: 'failed',
         error: workbenchError('window_not_shown', (error as Error).message),
       })
     }
-    return outcome
   }
 
   private apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
@@ -357,6 +400,33 @@ export class ConsentController {
   private diagnostic(message: string): void {
     this.options.onDiagnostic?.(message)
   }
+}
+
+/** The reason a prompt closes when its window left the consent page. */
+export const WINDOW_LEFT_PAGE = workbenchError(
+  'window_left_page',
+  'the review window left its page, so it was closed',
+)
+
+function subjectOf(prompt: Prompt) {
+  return prompt.kind === 'mode-change'
+    ? { kind: prompt.kind, from: prompt.fromMode, to: prompt.mode }
+    : { kind: prompt.kind }
+}
+
+const AGENT_NAMES = {
+  assistant: 'agent.assistant',
+  reader: 'agent.reader',
+  scoped: 'agent.scoped',
+  'mcp-gateway': 'agent.mcpGateway',
+} as const
+
+/** The agent's name as the window says it; an agent the catalogs do not
+ *  name is called by its id. */
+function agentLabel(lang: Language, agentId: string): string {
+  return Object.hasOwn(AGENT_NAMES, agentId)
+    ? translate(lang, AGENT_NAMES[agentId as keyof typeof AGENT_NAMES])
+    : agentId
 }
 
 function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {

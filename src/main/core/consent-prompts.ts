@@ -39,6 +39,9 @@ export interface PromptBase {
   outcome: Promise<ConsentOutcome>
   finish: (outcome: ConsentOutcome) => void
   timer?: ReturnType<typeof setTimeout>
+  /** When main last finished showing and focusing the window, or the
+   *  window last gained focus; undefined while it is being shown. */
+  activeSinceMs?: number
 }
 
 export interface ApprovalPrompt extends PromptBase {
@@ -51,6 +54,8 @@ export interface ApprovalPrompt extends PromptBase {
 export interface ModePrompt extends PromptBase {
   kind: 'mode-change'
   roomId: string
+  /** The room's mode when the window opened, and the one asked for. */
+  fromMode: PermissionMode
   mode: PermissionMode
   expectedRevision: number
 }

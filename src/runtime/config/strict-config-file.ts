@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { z } from 'zod'
-import { writePrivately } from '../mcp/mcp-config-loader.ts'
+import { writePrivately } from './private-file.ts'
 
 /** A configuration file that cannot be used, with the field that is wrong. */
 export class ConfigFileError extends Error {

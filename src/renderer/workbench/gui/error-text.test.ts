@@ -77,6 +77,11 @@ describe('errorText: what a person reads when something fails', () => {
       '一条新消息拒绝了它',
     ],
     [
+      workbenchError('window_left_page', 'the review window left its page, so it was closed'),
+      'the review window left its page, so it closed: review it again',
+      '审核窗口离开了它的页面，因此已关闭：请重新审核',
+    ],
+    [
       new WorkbenchCallError('the request is no longer waiting (stale)', 409, 'not_pending'),
       'the agent is no longer waiting for this answer',
       '智能体已不再等待此回答',

@@ -24,6 +24,7 @@ export type ErrorKind =
   | 'input-not-waiting'
   | 'review-busy'
   | 'window-not-shown'
+  | 'window-left-page'
   | 'workspace-missing'
   | 'agent-unknown'
   | 'room-unknown'
@@ -118,6 +119,7 @@ const KIND_OF_CODE: Readonly<Record<WorkbenchErrorCode, ErrorKind>> = {
   not_sensitive_form: 'refused',
   form_invalid: 'refused',
   window_not_shown: 'window-not-shown',
+  window_left_page: 'window-left-page',
   runtime_unreadable: 'unknown',
   main_failed: 'unknown',
 }
@@ -172,6 +174,7 @@ const KEY = {
   'input-not-waiting': 'workbench.error.inputNotWaiting',
   'review-busy': 'workbench.error.reviewBusy',
   'window-not-shown': 'workbench.error.windowNotShown',
+  'window-left-page': 'workbench.error.windowLeftPage',
   'workspace-missing': 'workbench.error.workspaceMissing',
   'agent-unknown': 'workbench.error.agentUnknown',
   'room-unknown': 'workbench.error.roomUnknown',
