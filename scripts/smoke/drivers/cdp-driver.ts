@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core'
 import { CdpHost } from '../../../src/main/cdp/cdp-host.ts'
 import { PROJECT_ROOT } from '../../../src/main/cdp/built-assets.ts'
 import { processTree } from '../process-cleanup.ts'
-import { WAIT_TIMEOUT_MS } from '../../test-timing.ts'
+import { RUNTIME_READY_TIMEOUT_MS, WAIT_TIMEOUT_MS } from '../../test-timing.ts'
 import { waitFor } from '../wait.ts'
 import type { SmokeConsentWindow, SmokeDriver } from './smoke-driver.ts'
 
@@ -53,6 +53,7 @@ export class CdpSmokeDriver implements SmokeDriver {
       scopedRoots: [dirs.workspace],
       preferences,
       viewport: { width: 1280, height: 800 },
+      runtimeReadyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
     })
     const driver = new CdpSmokeDriver(cdp, dirs)
     driver.remember()
