@@ -13,7 +13,7 @@ export const MUTATION_TEST_FILES = [
   'src/main/core/sender-validator.test.ts',
   'src/main/core/renderer-allowlist.test.ts',
   'src/runtime/policy/approval-policy.test.ts',
-  'src/runtime/policy/readme-policy-table.test.ts',
+  'src/runtime/policy/docs-policy-table.test.ts',
   'src/runtime/policy/path-containment.test.ts',
   'src/runtime/policy/path-containment.fs-errors.test.ts',
   'src/runtime/policy/sandbox.test.ts',

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { UsageError, parseSmokeArgs } from './cli-args.ts'
 import { checkEvidencePath } from './evidence-path.ts'
-import { ELECTRON_MISSING, findElectronBinary } from './host-choice.ts'
+import { ELECTRON_MISSING, findElectronBinary, provideElectronBinary } from './host-choice.ts'
 import { pngSize } from './png.ts'
 import { tinyPng } from './test-support/tiny-png.ts'
 
@@ -100,6 +100,44 @@ describe("the electron project's binary", () => {
     rmSync(join(dist, 'electron'), { recursive: true })
     writeFileSync(join(dist, 'electron'), '')
     expect(findElectronBinary(project, env)).toBe(join(dist, 'electron'))
+  })
+
+  it('finds the executable where each platform keeps it in an override folder', () => {
+    const dist = scratch()
+    const env = { ELECTRON_OVERRIDE_DIST_PATH: dist }
+    const mac = join(dist, 'Electron.app', 'Contents', 'MacOS')
+    mkdirSync(mac, { recursive: true })
+    writeFileSync(join(mac, 'Electron'), '')
+    writeFileSync(join(dist, 'electron.exe'), '')
+    expect(findElectronBinary(scratch(), env, 'darwin')).toBe(join(mac, 'Electron'))
+    expect(findElectronBinary(scratch(), env, 'win32')).toBe(join(dist, 'electron.exe'))
+    expect(findElectronBinary(scratch(), env, 'linux')).toBeUndefined()
+  })
+
+  it("fetches the binary with the electron package's installer only when the electron project is asked for", () => {
+    const project = scratch()
+    const pkg = join(project, 'node_modules', 'electron')
+    mkdirSync(pkg, { recursive: true })
+    // Stands in for the package's installer (which downloads the release):
+    // it unpacks a binary into dist/ and names it in path.txt.
+    writeFileSync(
+      join(pkg, 'install.js'),
+      `const fs = require('node:fs'); const path = require('node:path')
+fs.mkdirSync(path.join(__dirname, 'dist'), { recursive: true })
+fs.writeFileSync(path.join(__dirname, 'dist', 'electron'), '')
+fs.writeFileSync(path.join(__dirname, 'path.txt'), 'electron')`,
+    )
+    expect(provideElectronBinary(false, project, {})).toBeUndefined()
+    expect(provideElectronBinary(true, project, {})).toBe(join(pkg, 'dist', 'electron'))
+  })
+
+  it('finds nothing when the download fails, and the skip says what to do', () => {
+    const project = scratch()
+    const pkg = join(project, 'node_modules', 'electron')
+    mkdirSync(pkg, { recursive: true })
+    writeFileSync(join(pkg, 'install.js'), 'process.exit(1)')
+    expect(provideElectronBinary(true, project, {})).toBeUndefined()
+    expect(ELECTRON_MISSING).toMatch(/npm install.*ELECTRON_OVERRIDE_DIST_PATH/s)
   })
 
   it("finds the binary the electron package's path.txt names", () => {

@@ -303,4 +303,17 @@ export const en = {
       httpStatus: 'the runtime answered with status {{status}}',
     },
   },
+  app: {
+    startFailed: 'Assent could not start',
+    notStarted: 'Assent did not start',
+    debugSwitches:
+      'Assent does not start with debugging switches ({{switches}}): they would let another program control the consent window.',
+    dataDirInUse:
+      'Another Assent is already using the data folder {{dir}}. Close it first, or start this one with another ASSENT_DATA_DIR.',
+    menu: {
+      edit: 'Edit',
+      window: 'Window',
+      developer: 'Developer',
+    },
+  },
 }

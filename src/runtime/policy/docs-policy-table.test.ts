@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { APPROVAL_POLICY_TABLE, grantsHonoured } from './approval-policy.ts'
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
+const DOC = readFileSync(new URL('../../../docs/policy-and-modes.md', import.meta.url), 'utf8')
 
-describe("the README's approval-policy table", () => {
+describe('the approval-policy table in docs/policy-and-modes.md', () => {
   it('states exactly what the code does for every policy and effect', () => {
-    const rows = README.split('\n').filter((line) =>
+    const rows = DOC.split('\n').filter((line) =>
       /^\|\s*`[a-z-]+`( \(legacy\))?\s*\|\s*(run|ask|deny)\s*\|/.test(line),
     )
     const documented = Object.fromEntries(
