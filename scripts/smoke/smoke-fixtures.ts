@@ -238,13 +238,17 @@ export const test = base.extend<
       },
     })
     if (!recorder) return
-    await smokeRun.driver.settle?.()
-    const error = stoppedBy(testInfo)
+    const unsettled = await smokeRun.driver.settle?.().then(
+      () => undefined,
+      (caught: unknown) => `the host did not settle after the case: ${(caught as Error).message}`,
+    )
+    const error = stoppedBy(testInfo) ?? unsettled
     const entry = recorder.entry({
       durationMs: Date.now() - started,
       ...(error === undefined ? {} : { error }),
     })
     smokeRun.writer.addCase(entry)
     if (!entry.ok) smokeRun.failedAt ??= entry.id
+    if (unsettled) throw new Error(unsettled)
   },
 })

@@ -1,22 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { UsageError, parseSmokeArgs } from './cli-args.ts'
 import { checkEvidencePath } from './evidence-path.ts'
 import { ELECTRON_MISSING, findElectronBinary, provideElectronBinary } from './host-choice.ts'
 import { pngSize } from './png.ts'
 import { tinyPng } from './test-support/tiny-png.ts'
+import { scratchFolders } from './test-support/scratch.ts'
 
-const made: string[] = []
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'assent-smoke-unit-'))
-  made.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const scratch = scratchFolders('assent-smoke-unit-')
 
 describe('smoke argument parsing', () => {
   it('accepts the documented command line and hands Playwright what is its own', () => {

@@ -1,23 +1,13 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { AssertionFailed, CaseRecorder, type CaseDefinition } from './case-context.ts'
 import type { SmokeDriver } from './drivers/smoke-driver.ts'
 import { descendantsIn, processTree } from './process-cleanup.ts'
 import { throwawayEnvironment } from './throwaway-env.ts'
 import { waitFor } from './wait.ts'
+import { scratchFolders } from './test-support/scratch.ts'
 
-const made: string[] = []
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'assent-smoke-run-'))
-  made.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const scratch = scratchFolders('assent-smoke-run-')
 
 // The recorder's cases below never touch the host.
 const noHost = {} as SmokeDriver

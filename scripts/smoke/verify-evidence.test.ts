@@ -1,23 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CaseDefinition } from './case-context.ts'
 import { SMOKE_CASES } from './cases/approval-cases.ts'
 import { ReportWriter, markReportFailed } from './report-writer.ts'
 import type { SmokeCase } from './report-schema.ts'
 import { tinyPng } from './test-support/tiny-png.ts'
 import { requirements, verifyEvidence, verifyEvidenceFolder } from './verify-evidence.ts'
+import { scratchFolders } from './test-support/scratch.ts'
 
-const made: string[] = []
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'assent-smoke-verify-'))
-  made.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const scratch = scratchFolders('assent-smoke-verify-')
 
 const define = (id: string, screenshots: string[] = []): CaseDefinition => ({
   id,
