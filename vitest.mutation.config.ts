@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import { TEST_TIMEOUT_MS } from './scripts/test-timing.ts'
 
 /**
  * The unit tests Stryker runs against each mutant of the security core
@@ -44,7 +45,7 @@ export default defineConfig({
   test: {
     include: MUTATION_TEST_FILES,
     environment: 'node',
-    testTimeout: 60_000,
+    testTimeout: TEST_TIMEOUT_MS,
     sequence: { sequencer: ListedOrderSequencer },
   },
 })

@@ -4,26 +4,29 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { evaluate, score } from './mutation-report.ts'
+import { entryFor, evaluate, score } from './mutation-report.ts'
 
 const SCRIPT = fileURLToPath(new URL('./mutation-report.ts', import.meta.url))
-const SOURCE = 'const a = 1\nif (a > 0) grant()\nreturn a\n'
+// Lines 2 and 4 read the same: a justification for one must not cover the other.
+const SOURCE = 'const a = 1\nif (a > 0) grant()\nreturn a\nif (a > 0) grant()\n'
 
-function mutant(id: string, status: string, line: number, replacement = 'true') {
+function mutant(id: string, status: string, line: number, replacement = 'true', column = 5) {
   return {
     id,
     mutatorName: 'ConditionalExpression',
     replacement,
     status,
-    location: { start: { line, column: 1 }, end: { line, column: 5 } },
+    location: { start: { line, column }, end: { line, column: column + 5 } },
   }
 }
 
-const report = (mutants: unknown[]) => ({ files: { 'src/x.ts': { source: SOURCE, mutants } } })
+const report = (mutants: unknown[], source = SOURCE) => ({
+  files: { 'src/x.ts': { source, mutants } },
+})
 const justification = {
   file: 'src/x.ts',
   mutator: 'ConditionalExpression',
-  line: 2,
+  location: { start: { line: 2, column: 5 }, end: { line: 2, column: 10 } },
   code: 'if (a > 0) grant()',
   replacement: 'true',
   why: 'a is a constant 1, so a > 0 is always true',
@@ -55,18 +58,60 @@ describe('the mutation report', () => {
     expect(score({ killed: 0, timeout: 0, survived: 0, noCoverage: 0 })).toBe(100)
   })
 
-  it('matches a survivor to its justification by file, mutator, source line and replacement', () => {
+  it('matches a survivor to its justification by file, mutator, position and replacement', () => {
     const justified = evaluate(report([mutant('1', 'Survived', 2)]), {
       equivalent: [justification],
     })
     expect(justified.unjustified).toEqual([])
     expect(justified.rows[0]).toMatchObject({ survived: 1, justified: 1 })
-    // The same line mutated another way is a different mutant.
+    // The same position mutated another way is a different mutant.
     const other = evaluate(report([mutant('1', 'Survived', 2, 'false')]), {
       equivalent: [justification],
     })
     expect(other.unjustified).toHaveLength(1)
     expect(other.unused).toEqual([justification])
+  })
+
+  it('does not let one justification cover a mutant elsewhere on a line that reads the same', () => {
+    // Line 4 reads exactly like line 2; another column of line 2 is another mutant.
+    const result = evaluate(
+      report([
+        mutant('1', 'Survived', 2),
+        mutant('2', 'Survived', 4),
+        mutant('3', 'Survived', 2, 'true', 9),
+      ]),
+      { equivalent: [justification] },
+    )
+    expect(result.rows[0]).toMatchObject({ survived: 3, justified: 1 })
+    expect(result.unjustified.map((entry) => entry.mutant.id)).toEqual(['2', '3'])
+  })
+
+  it('refuses an entry at the right position written for a line that now reads differently', () => {
+    const edited = SOURCE.replace('if (a > 0) grant()', 'if (a >= 0) grant()')
+    const result = evaluate(report([mutant('1', 'Survived', 2)], edited), {
+      equivalent: [justification],
+    })
+    expect(result.unjustified).toMatchObject([
+      { code: 'if (a >= 0) grant()', stale: justification },
+    ])
+    expect(result.unused).toEqual([justification])
+  })
+
+  it('prints an unjustified mutant as an entry to start from', () => {
+    const survivor = mutant('1', 'Survived', 2)
+    expect(entryFor('src/x.ts', survivor, 'if (a > 0) grant()')).toEqual({
+      ...justification,
+      why: '',
+    })
+  })
+
+  it('refuses a justification without a position', () => {
+    const { location: _location, ...withoutPosition } = justification
+    expect(() =>
+      evaluate(report([mutant('1', 'Survived', 2)]), {
+        equivalent: [{ ...withoutPosition, line: 2 }],
+      }),
+    ).toThrow(/location/)
   })
 
   it('fails on an unjustified survivor even when the score is above the bar', () => {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { TEST_TIMEOUT_MS, scaledMs } from '../scripts/test-timing.ts'
 import { CONSENT_BUTTON_IDS } from '../src/common/consent-view.ts'
 import { CONSENT_PAGE_IDS } from '../src/preload-protected/consent-page-ids.ts'
 import {
-  BROWSER_TEST_TIMEOUT_MS,
-  NOTHING_WAIT_MS,
   POLL,
   approvalView,
   buttonSelector,
@@ -23,11 +22,11 @@ import {
 /** Long enough that a key sent right after the one before lands inside it,
  *  even on a loaded machine; each test checks it did, and fails loudly
  *  rather than pass on a slow run. */
-const KEY_DELAY_MS = 4_000
+const KEY_DELAY_MS = scaledMs(4_000)
 
 describe.skipIf(!chromiumReady)(
   'deciding without a mouse in Chromium',
-  { timeout: BROWSER_TEST_TIMEOUT_MS },
+  { timeout: TEST_TIMEOUT_MS },
   () => {
     const browser = useConsentBrowser()
 
@@ -41,9 +40,12 @@ describe.skipIf(!chromiumReady)(
       const tabbedAt = Date.now()
       await page.keyboard.press('Tab')
       await page.keyboard.press('Space')
-      expect(Date.now() - tabbedAt).toBeLessThan(KEY_DELAY_MS)
+      expect(
+        Date.now() - tabbedAt,
+        'Space landed inside the delay after the Tab (raise ASSENT_TIME_SCALE if not)',
+      ).toBeLessThan(KEY_DELAY_MS)
       expect(await focusedId(consent)).toBe(CONSENT_BUTTON_IDS['allow-once'])
-      await sleep(NOTHING_WAIT_MS)
+      await consent.flush()
       expect(consent.decisions).toEqual([])
 
       await sleep(KEY_DELAY_MS)
@@ -64,7 +66,7 @@ describe.skipIf(!chromiumReady)(
       await sleep(1_000)
       await page.keyboard.press('Space')
       await page.keyboard.press('Enter')
-      await sleep(NOTHING_WAIT_MS)
+      await consent.flush()
       expect(consent.decisions).toEqual([])
     })
 
@@ -128,7 +130,7 @@ describe.skipIf(!chromiumReady)(
       const cue = `document.getElementById('${CONSENT_PAGE_IDS.scrollCue}')`
       expect(await page.evaluate(`${cue}.hidden`)).toBe(false)
       await page.click(buttonSelector('allow-once'), { force: true })
-      await sleep(NOTHING_WAIT_MS)
+      await consent.flush()
       expect(consent.decisions).toEqual([])
 
       const content = page.locator(`#${CONSENT_PAGE_IDS.content}`)

@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { TEST_TIMEOUT_MS, scaledMs } from '../scripts/test-timing.ts'
 import { CONSENT_BUTTON_IDS, type ConsentView } from '../src/common/consent-view.ts'
 import { translate } from '../src/common/i18n/index.ts'
 import { CONSENT_PAGE_IDS } from '../src/preload-protected/consent-page-ids.ts'
 import {
-  BROWSER_TEST_TIMEOUT_MS,
-  NOTHING_WAIT_MS,
   POLL,
   approvalView,
   buttonSelector,
   chromiumReady,
   focusedId,
+  isDisabled,
   parsedDecisions,
   sleep,
   useConsentBrowser,
@@ -23,7 +23,7 @@ const CONSENT_CSP =
 
 describe.skipIf(!chromiumReady)(
   'protected consent page in Chromium (CDP host injection)',
-  { timeout: BROWSER_TEST_TIMEOUT_MS },
+  { timeout: TEST_TIMEOUT_MS },
   () => {
     const browser = useConsentBrowser()
 
@@ -63,7 +63,7 @@ describe.skipIf(!chromiumReady)(
       await consent.page.evaluate(
         `document.getElementById('${CONSENT_BUTTON_IDS['allow-once']}').click()`,
       )
-      await sleep(NOTHING_WAIT_MS)
+      await consent.flush()
       expect(consent.decisions).toEqual([])
       expect(consent.foreignCalls).toEqual([])
     })
@@ -73,9 +73,7 @@ describe.skipIf(!chromiumReady)(
       const { page } = consent
       // Long enough that the clicks below surely land inside it, even on a
       // loaded machine; checked, so a slow run fails loudly instead of lying.
-      const delayMs = 8_000
-      const shownAt = Date.now()
-      await consent.show(approvalView({ enableDelayMs: delayMs }))
+      await consent.show(approvalView({ enableDelayMs: scaledMs(8_000) }))
       const allowOnce = await page.locator(buttonSelector('allow-once')).boundingBox()
       const deny = await page.locator(buttonSelector('deny')).boundingBox()
       if (!allowOnce || !deny) throw new Error('the approval buttons are not laid out')
@@ -89,8 +87,12 @@ describe.skipIf(!chromiumReady)(
         `document.getElementById('${CONSENT_BUTTON_IDS['allow-once']}').disabled = false`,
       )
       await page.mouse.click(...centre(allowOnce))
-      expect(Date.now() - shownAt).toBeLessThan(delayMs)
-      await sleep(NOTHING_WAIT_MS)
+      // The page has not enabled its buttons yet, so both clicks came early.
+      expect(
+        await isDisabled(consent, 'allow-always'),
+        'the clicks landed inside the enable delay (raise ASSENT_TIME_SCALE if not)',
+      ).toBe(true)
+      await consent.flush()
       expect(consent.decisions).toEqual([])
 
       await waitForEnabled(consent, 'allow-always')
@@ -102,7 +104,7 @@ describe.skipIf(!chromiumReady)(
 
       await page.mouse.click(...centre(deny))
       await page.keyboard.press('Escape')
-      await sleep(NOTHING_WAIT_MS)
+      await consent.flush()
       expect(consent.decisions).toHaveLength(1)
       expect(consent.foreignCalls).toEqual([])
     })
@@ -118,7 +120,7 @@ describe.skipIf(!chromiumReady)(
       expect(await focusedId(consent)).toBe(CONSENT_BUTTON_IDS['allow-once'])
       await sleep(1_000)
       await page.keyboard.press('Enter')
-      await sleep(NOTHING_WAIT_MS)
+      await consent.flush()
       expect(consent.decisions).toEqual([])
 
       await page.keyboard.press('Escape')

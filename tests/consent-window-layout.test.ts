@@ -1,11 +1,11 @@
 import { join } from 'node:path'
 import { AxeBuilder } from '@axe-core/playwright'
 import { describe, expect, it } from 'vitest'
+import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import type { ConsentView } from '../src/common/consent-view.ts'
 import { CONSENT_CLASSES, CONSENT_PAGE_IDS } from '../src/preload-protected/consent-page-ids.ts'
 import type { ProtectedPage } from './support/cdp-protected-page.ts'
 import {
-  BROWSER_TEST_TIMEOUT_MS,
   approvalView,
   chromiumReady,
   useConsentBrowser,
@@ -222,7 +222,7 @@ async function axeViolations(consent: ProtectedPage): Promise<string[]> {
 
 describe.skipIf(!chromiumReady)(
   'the protected window, laid out in Chromium',
-  { timeout: BROWSER_TEST_TIMEOUT_MS },
+  { timeout: TEST_TIMEOUT_MS },
   () => {
     const browser = useConsentBrowser()
 

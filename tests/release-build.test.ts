@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RELEASE_OUT_DIR, releaseBuildProblems } from '../scripts/release-build-check.ts'
 import { SMOKE_PORT_EVENT } from '../src/main/electron/smoke-port.ts'
+import { scaledMs } from '../scripts/test-timing.ts'
 
 // The one test that builds: what it checks is the release flavour of the
 // build itself (`electron-vite build --mode release`, what `npm run package`
@@ -30,7 +31,7 @@ beforeAll(() => {
   )
   if (build.status !== 0)
     throw new Error(`the release build failed:\n${build.stdout}${build.stderr}`)
-}, 120_000)
+}, scaledMs(300_000))
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 

@@ -16,6 +16,7 @@ import {
 } from './cdp-protected-page.ts'
 import { requireOrSkip } from './require-or-skip.ts'
 import { serveDirectory, type StaticServer } from './static-server.ts'
+import { WAIT_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 
 // The built consent page and CDP preload (out/, made by the global setup
 // tests/support/build-once.ts), in real Chromium, injected the way the CDP
@@ -24,13 +25,9 @@ import { serveDirectory, type StaticServer } from './static-server.ts'
 
 const OUT = resolve(import.meta.dirname, '../../out')
 
-/** Enable delays of up to 8 s plus a loaded machine: poll longer than the default 1 s. */
-export const POLL = { timeout: 20_000, interval: 50 }
-/** How long a click or key that should do nothing is given to do something. */
-export const NOTHING_WAIT_MS = 150
-/** Each test opens its own browser context; on a loaded two-core machine that
- *  alone can take seconds. */
-export const BROWSER_TEST_TIMEOUT_MS = 60_000
+/** Enable delays of several seconds plus a loaded machine: poll longer than
+ *  the default 1 s (the one scaled ceiling, scripts/test-timing.ts). */
+export const POLL = { timeout: WAIT_TIMEOUT_MS, interval: 50 }
 
 export const chromiumReady = requireOrSkip(
   'Chromium',

@@ -9,6 +9,7 @@ import { narrowestRoomPolicy } from '../../src/runtime/policy/room-policy.ts'
 import { SqliteAuditLog } from '../../src/runtime/store/audit-log.ts'
 import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
+import { TEST_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 
 export const ASSENT_CLI = fileURLToPath(new URL('../../src/cli/assent.ts', import.meta.url))
 export const RUN_RUNTIME = fileURLToPath(new URL('../../src/cli/run-runtime.ts', import.meta.url))
@@ -24,7 +25,7 @@ export function runNode(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
+  timeoutMs = TEST_TIMEOUT_MS,
 ): Promise<ChildResult> {
   return runNodeArgv([script, ...args], env, timeoutMs)
 }
@@ -34,7 +35,7 @@ export function runNode(
 export function runNodeArgv(
   argv: string[],
   env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
+  timeoutMs = TEST_TIMEOUT_MS,
 ): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { env, stdio: 'pipe' })

@@ -33,6 +33,8 @@ export interface CdpHostOptions {
   /** mcp.json, when not the one in the data dir. */
   mcpConfigPath?: string
   enableDelayMs?: number
+  /** See MainServicesOptions.runtimeReadyTimeoutMs. */
+  runtimeReadyTimeoutMs?: number
   assets?: BuiltAssets
   runtimeEntry?: string
 }
@@ -130,6 +132,9 @@ export class CdpHost {
         ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
         ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
         ...(options.enableDelayMs === undefined ? {} : { enableDelayMs: options.enableDelayMs }),
+        ...(options.runtimeReadyTimeoutMs === undefined
+          ? {}
+          : { runtimeReadyTimeoutMs: options.runtimeReadyTimeoutMs }),
       })
       windows.onDecision((promptId, answer, window, values) =>
         services.controller.handleDecision(promptId, answer, window, values),

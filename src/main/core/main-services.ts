@@ -41,6 +41,9 @@ export interface MainServicesOptions {
   /** mcp.json, when not the one in the data dir. */
   mcpConfigPath?: string
   enableDelayMs?: number
+  /** How long a start waits for the runtime's ready message before it
+   *  kills it and tries again (RUNTIME_READY_TIMEOUT_MS unless given). */
+  runtimeReadyTimeoutMs?: number
   onDiagnostic?: (message: string) => void
 }
 
@@ -69,6 +72,9 @@ export class MainServices {
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
       ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
+      ...(options.runtimeReadyTimeoutMs === undefined
+        ? {}
+        : { readyTimeoutMs: options.runtimeReadyTimeoutMs }),
       onUp: (connection) => this.runtimeUp(connection),
       onDown: (reason) => this.runtimeDown(reason),
     })

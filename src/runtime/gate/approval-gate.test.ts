@@ -87,25 +87,30 @@ describe('ApprovalGate', () => {
 
   it('keeps the approval pending when the audit write fails, and nobody learns of a decision', async () => {
     const real = new SqliteAuditLog(db, { mac: TEST_MAC })
+    let diskFull = true
     const failing: AuditAppender = {
       append: (event) => {
-        if (event.type === 'approval_resolved') throw new Error('disk full')
+        if (event.type === 'approval_resolved' && diskFull) {
+          diskFull = false
+          throw new Error('disk full')
+        }
         return real.append(event)
       },
     }
     const { gate, approvals } = makeGate({ audit: failing })
     openApproval(gate)
-    let settled = false
-    void gate.waitForOutcome('approval-1').then(() => {
-      settled = true
-    })
+    const outcome = gate.waitForOutcome('approval-1')
     await expect(
       gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'user' }),
     ).rejects.toThrow('disk full')
-    await new Promise((resolve) => setTimeout(resolve, 20))
     expect(approvals.get('approval-1')?.status).toBe('pending')
-    expect(settled).toBe(false)
     expect(auditTypes()).toEqual(['approval_requested'])
+    // Instead of waiting a while to see that nobody was woken: the next
+    // decision, which commits, wakes the waiter with its own outcome. Had
+    // the failed allow-once woken it, the waiter would carry that one.
+    await gate.decide({ approvalId: 'approval-1', decision: 'deny', decidedBy: 'user' })
+    await expect(outcome).resolves.toMatchObject({ status: 'denied', decision: 'deny' })
+    expect(auditTypes()).toEqual(['approval_requested', 'approval_resolved'])
   })
 
   it('lets exactly one of two concurrent opposite decisions win', async () => {

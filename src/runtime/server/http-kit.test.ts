@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -88,12 +88,12 @@ describe('answers held until the store is durable', () => {
   /** Serves every request with `sendJson(200)` behind `durable`. */
   async function serveBehind(
     durable: () => Promise<void>,
-    answered: () => void = () => {},
+    answered: (res: ServerResponse) => void = () => {},
   ): Promise<string> {
     server = createServer((req, res) => {
       holdUntilDurable(res, durable)
       sendJson(res, 200, { ok: true })
-      answered()
+      answered(res)
     })
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()))
     const address = server.address()
@@ -104,17 +104,19 @@ describe('answers held until the store is durable', () => {
   it('sends nothing until the barrier resolves', async () => {
     let release: () => void = () => {}
     const barrier = new Promise<void>((resolve) => (release = resolve))
-    let handled: () => void = () => {}
-    const handlerDone = new Promise<void>((resolve) => (handled = resolve))
+    let handled: (res: ServerResponse) => void = () => {}
+    const handlerDone = new Promise<ServerResponse>((resolve) => (handled = resolve))
     const url = await serveBehind(() => barrier, handled)
     let received = false
     const response = fetch(url).then((r) => {
       received = true
       return r
     })
-    // The handler has answered; the answer is held until the barrier.
-    await handlerDone
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // The handler has answered; the answer is held until the barrier. Read
+    // on the server, not by waiting a while on the client: not even the
+    // status line has gone to the socket.
+    const res = await handlerDone
+    expect(res.headersSent).toBe(false)
     expect(received).toBe(false)
     release()
     const { status } = await response
