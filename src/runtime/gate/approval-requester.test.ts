@@ -184,10 +184,31 @@ describe('ApprovalRequester', () => {
     await expect(pending.outcome).resolves.toMatchObject({ status: 'denied', decidedBy: 'user' })
   })
 
-  it('counts a reviewer that never answers as a denial', async () => {
+  it('hands the action to the person when the reviewer never answers, audited as a failed review', async () => {
     const silent: ActionReviewer = { review: () => new Promise(() => undefined) }
-    const outcome = await requester(silent, 20).ask(request(policyForMode('approve-for-me'), {}))
-    expect(outcome).toMatchObject({ status: 'denied', decidedBy: 'agent-review' })
+    const pending = requester(silent, 20).open(request(policyForMode('approve-for-me'), {}))
+    await expect
+      .poll(() => stores.approvals.get(pending.approval.id)?.escalationReason)
+      .toBe('automatic review failed: no answer within 20 ms')
+    expect(stores.approvals.get(pending.approval.id)?.status).toBe('pending')
+    const escalated = audit.list().find((event) => event.type === 'review_escalated')
+    expect(escalated?.payload).toMatchObject({ reviewFailed: true })
+    await gate.decide({
+      approvalId: pending.approval.id,
+      decision: 'allow-once',
+      decidedBy: 'user',
+    })
+    await expect(pending.outcome).resolves.toMatchObject({ status: 'allowed', decidedBy: 'user' })
+  })
+
+  it('records an escalation the reviewer judged as not a failed review', async () => {
+    const pending = requester().open(
+      request(policyForMode('approve-for-me'), { insideWorkspace: false }),
+    )
+    await expect.poll(() => auditTypes()).toContain('review_escalated')
+    const escalated = audit.list().find((event) => event.type === 'review_escalated')
+    expect(escalated?.payload).toMatchObject({ reviewFailed: false })
+    await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
   })
 
   it('sends an action without a review description to the person even under approve-for-me', async () => {

@@ -7,8 +7,8 @@ import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { ApprovalGate } from './approval-gate.ts'
 
-/** How long the approve-for-me reviewer may take before its silence counts
- *  as a denial. */
+/** How long the approve-for-me reviewer may take before its silence sends
+ *  the action to the person. */
 export const REVIEWER_TIMEOUT_MS = 5_000
 
 /** The action as the person will be shown it, besides its room and the
@@ -127,9 +127,12 @@ export class ApprovalRequester {
     )
     if (verdict.verdict === 'escalate') {
       // Escalation leaves the approval pending for the person, who decides in
-      // the protected window like any other approval; the reviewer's reason is
-      // kept on the approval and in the audit log so they can see why.
-      this.options.approvals.escalate(approval, verdict.reason, now())
+      // the protected window like any other approval; the reviewer's reason
+      // (or why it failed to give one) is kept on the approval and in the
+      // audit log so they can see why.
+      this.options.approvals.escalate(approval, verdict.reason, now(), {
+        reviewFailed: verdict.failed,
+      })
       events.emit('timeline.updated', { roomId: turn.roomId })
       return
     }

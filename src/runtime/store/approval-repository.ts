@@ -85,7 +85,12 @@ export class SqliteApprovalRepository implements ApprovalStore {
     })
   }
 
-  escalate(approval: ApprovalRecord, reason: string, at: number): void {
+  escalate(
+    approval: ApprovalRecord,
+    reason: string,
+    at: number,
+    options: { reviewFailed?: boolean } = {},
+  ): void {
     inTransaction(this.db, () => {
       this.setEscalationReason(approval.id, reason)
       this.options.audit.append({
@@ -96,6 +101,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
           turnId: approval.turnId,
           toolName: approval.toolName,
           reason,
+          reviewFailed: options.reviewFailed === true,
         },
         at,
       })
