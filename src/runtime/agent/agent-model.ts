@@ -59,10 +59,10 @@ export interface AgentToolInfo {
 }
 
 export interface AgentContext {
-  /** The room's messages before this turn, oldest first, at most
-   *  `AGENT_HISTORY_MESSAGES` of them. */
+  /** The room's recent messages besides this request's own (of any of its
+   *  attempts), oldest first, at most `AGENT_HISTORY_MESSAGES` of them. */
   history: Pick<Message, 'role' | 'text'>[]
-  /** The person's message this turn answers. */
+  /** The person's message this turn answers: here once, also on a retry. */
   userText: string
   /** The built-in tools this agent may call. MCP tools are named
    *  `server__tool` and are checked when called. */

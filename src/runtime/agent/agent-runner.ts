@@ -142,11 +142,21 @@ export class AgentRunner implements TurnRunner {
     return { type: action.type, reply: reply.text }
   }
 
+  /**
+   * What the model starts the turn with. A retry starts clean: the
+   * person's request is `userText`, once, and history leaves out every
+   * attempt of it (its message, and what the agent said and Assent noted
+   * in an attempt that was denied, failed or cut off by a crash), so the
+   * model neither reads the request twice nor sees replies to actions that
+   * never ran.
+   */
   private contextFor(turn: Turn, agent: AgentPreset): AgentContext {
-    const history = this.options.conversations
-      .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES + 1)
-      .filter((message) => message.turnId !== turn.id)
-      .slice(-AGENT_HISTORY_MESSAGES)
+    const { conversations } = this.options
+    const attempts = conversations
+      .listAttempts(turn.roomId, turn.clientRequestId)
+      .map((attempt) => attempt.id)
+    const history = conversations
+      .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES, [turn.id, ...attempts])
       .map(({ role, text }) => ({ role, text }))
     const tools = Object.values(TOOLS)
       .filter((tool) => !agent.allowedTools || agent.allowedTools.includes(tool.name))

@@ -51,7 +51,9 @@ export class TurnService {
   /**
    * A retry is a new attempt under the current policy and ceilings, in the
    * original workspace. An execution whose outcome is unknown must be
-   * reconciled first: retrying blindly could run a command twice.
+   * reconciled first: retrying blindly could run a command twice. The
+   * attempt stores no message of its own: the person asked once, and the
+   * agent reads the request once (see `AgentRunner`).
    */
   retryTurn(turnId: string): Turn {
     const original = this.options.conversations.getTurn(turnId)
@@ -142,14 +144,12 @@ export class TurnService {
       status: 'running',
       createdAt: at,
     }
-    this.options.conversations.startTurn(turn, {
-      id: this.newId(),
-      roomId: room.id,
-      turnId: turn.id,
-      role: 'user',
-      text,
-      createdAt: at,
-    })
+    this.options.conversations.startTurn(
+      turn,
+      retryOf === null
+        ? { id: this.newId(), roomId: room.id, turnId: turn.id, role: 'user', text, createdAt: at }
+        : null,
+    )
     this.options.events.emit('timeline.updated', { roomId: room.id })
     this.options.runner.start(turn, room.agentId)
     return turn

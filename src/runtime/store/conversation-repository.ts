@@ -33,10 +33,10 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     this.audit = options.audit
   }
 
-  startTurn(turn: Turn, message: Message): void {
+  startTurn(turn: Turn, message: Message | null): void {
     inTransaction(this.db, () => {
       this.insertTurn(turn)
-      this.insertMessage(message)
+      if (message) this.insertMessage(message)
     })
   }
 
@@ -169,6 +169,15 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     return row ? toTurn(row) : undefined
   }
 
+  listAttempts(roomId: string, clientRequestId: string): Turn[] {
+    return this.db
+      .prepare(
+        'SELECT * FROM turns WHERE room_id = ? AND client_request_id = ? ORDER BY attempt, rowid',
+      )
+      .all(roomId, clientRequestId)
+      .map(toTurn)
+  }
+
   latestAttempt(roomId: string, clientRequestId: string): number {
     const row = this.db
       .prepare(
@@ -211,13 +220,23 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
       .map(toMessage)
   }
 
-  /** The room's last `limit` messages, oldest first. */
-  listRecentMessages(roomId: string, limit: number): Message[] {
+  /** The room's last `limit` messages, oldest first, without those of the
+   *  excluded turns. */
+  listRecentMessages(
+    roomId: string,
+    limit: number,
+    excludeTurnIds: readonly string[] = [],
+  ): Message[] {
+    // The ids travel as one JSON parameter, so the statement is the same
+    // whatever their number and no id is ever spliced into the SQL.
     return this.db
       .prepare(
-        'SELECT * FROM (SELECT *, rowid AS seq FROM messages WHERE room_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, seq',
+        `SELECT * FROM (SELECT *, rowid AS seq FROM messages
+           WHERE room_id = ? AND turn_id NOT IN (SELECT value FROM json_each(?))
+           ORDER BY created_at DESC, rowid DESC LIMIT ?)
+         ORDER BY created_at, seq`,
       )
-      .all(roomId, limit)
+      .all(roomId, JSON.stringify(excludeTurnIds), limit)
       .map(toMessage)
   }
 
