@@ -50,11 +50,7 @@ export interface ConversationStore {
   listMessages(roomId: string): Message[]
   /** The room's last `limit` messages, oldest first, leaving out those of
    *  the turns in `excludeTurnIds` (they do not count towards `limit`). */
-  listRecentMessages(
-    roomId: string,
-    limit: number,
-    excludeTurnIds?: readonly string[],
-  ): Message[]
+  listRecentMessages(roomId: string, limit: number, excludeTurnIds?: readonly string[]): Message[]
 
   insertToolCall(call: ToolCallRecord): void
   updateToolCall(id: string, update: ToolCallUpdate): void

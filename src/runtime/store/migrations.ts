@@ -186,4 +186,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN escalation_reason TEXT;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- When the runtime closes an ordinary question on its own (its timer
+      -- lives in the runtime, not in a workbench that may be closed).
+      ALTER TABLE input_requests ADD COLUMN auto_resolve_at INTEGER;
+    `,
+  },
 ]

@@ -2,19 +2,26 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { InputResponse } from '../../../contracts/input-request.ts'
 import { inputKey, type InputCard } from '../state/input-cards.ts'
-import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
 import { FormCard } from './form-card.tsx'
 import { QuestionCard, type QuestionDrafts } from './question-card.tsx'
 
 export interface PendingInputsProps {
   cards: readonly InputCard[]
   onRespond: (card: InputCard, response: InputResponse) => Promise<void>
+  /** Starts an ordinary question's wait again in the runtime. */
+  onKeepWaiting: (card: InputCard) => Promise<void>
   onDraft: (card: InputCard, drafts: QuestionDrafts) => void
   onOpenProtected?: (card: InputCard) => void
 }
 
 /** Open questions and forms, above the composer with the open approvals. */
-export function PendingInputs({ cards, onRespond, onDraft, onOpenProtected }: PendingInputsProps) {
+export function PendingInputs({
+  cards,
+  onRespond,
+  onKeepWaiting,
+  onDraft,
+  onOpenProtected,
+}: PendingInputsProps) {
   const { t } = useTranslation()
   const headingId = useId()
   if (cards.length === 0) return null
@@ -29,14 +36,9 @@ export function PendingInputs({ cards, onRespond, onDraft, onOpenProtected }: Pe
             {card.request.kind === 'questions' ? (
               <QuestionCard
                 card={card}
-                timing={card.request.timing ?? DEFAULT_QUESTION_TIMING}
                 onSend={(answers) => onRespond(card, { action: 'answer', answers })}
                 onDismiss={() => onRespond(card, { action: 'dismiss' })}
-                onAutoResolve={() =>
-                  // A failure shows as the card staying open; the next
-                  // reconcile marks it stale if the runtime moved on.
-                  void onRespond(card, { action: 'auto-resolve' }).catch(() => undefined)
-                }
+                onKeepWaiting={() => onKeepWaiting(card)}
                 onDraft={(drafts) => onDraft(card, drafts)}
               />
             ) : (

@@ -176,6 +176,16 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     }
   }
 
+  /** The runtime keeps the question's timer: it answers with the new
+   *  deadline, which the card counts down to. */
+  const keepWaiting = async (card: InputCard) => {
+    try {
+      updateInput(await api.keepWaiting(card.request.id))
+    } catch (failure) {
+      if (inputGone(failure)) markInputStale(inputKey(card.request))
+    }
+  }
+
   const retry = async (turnId: string) => {
     setRetryErrors((current) => withoutKey(current, turnId))
     try {
@@ -276,6 +286,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
       <PendingInputs
         cards={openInputCards}
         onRespond={respond}
+        onKeepWaiting={keepWaiting}
         onDraft={(card, next) => drafts.current.set(inputKey(card.request), next)}
         onOpenProtected={(card) => void openProtectedForm(card)}
       />

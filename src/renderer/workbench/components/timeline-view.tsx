@@ -8,13 +8,12 @@ import type { CardActivity } from './pending-approvals.tsx'
 import { ToolIcon } from './icons.tsx'
 import { FormCard } from './form-card.tsx'
 import { QuestionCard } from './question-card.tsx'
-import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
 
 /** A closed card offers no buttons; these are never called. */
 const CLOSED_CARD = {
   onSend: () => Promise.resolve(),
   onDismiss: () => Promise.resolve(),
-  onAutoResolve: () => undefined,
+  onKeepWaiting: () => Promise.resolve(),
 }
 
 export interface TimelineViewProps {
@@ -126,7 +125,7 @@ function TimelineEntry({
       )
     case 'input':
       return item.card.request.kind === 'questions' ? (
-        <QuestionCard card={item.card} timing={DEFAULT_QUESTION_TIMING} {...CLOSED_CARD} />
+        <QuestionCard card={item.card} {...CLOSED_CARD} />
       ) : (
         <FormCard card={item.card} onRespond={CLOSED_CARD.onDismiss} />
       )
