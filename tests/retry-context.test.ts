@@ -2,30 +2,13 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AgentContext, AgentModel, AgentStep } from '../src/runtime/agent/agent-model.ts'
-import { OfflineModel } from '../src/runtime/agent/offline-model.ts'
+import type { AgentContext } from '../src/runtime/agent/agent-model.ts'
 import { TurnSchema } from '../src/contracts/room.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { decide, toolCallsOf, waitForPendingApproval } from './support/policy-helpers.ts'
+import { RecordingModel } from './support/recording-model.ts'
 import { createRoom, send, timeline, turnSettled } from './support/room-helpers.ts'
 import type { RuntimeHarness } from './support/runtime-harness.ts'
-
-/** The offline model, recording what it was handed at each step, and
- *  failing the next turn's first step when told to. */
-class RecordingModel implements AgentModel {
-  readonly contexts: AgentContext[] = []
-  failNext = false
-  private readonly inner = new OfflineModel()
-
-  async next(context: AgentContext): Promise<AgentStep> {
-    this.contexts.push(structuredClone(context))
-    if (this.failNext) {
-      this.failNext = false
-      throw new Error('the model went away')
-    }
-    return this.inner.next(context)
-  }
-}
 
 let harness: RuntimeHarness
 const model = new RecordingModel()

@@ -7,7 +7,7 @@ export type Language = z.infer<typeof LanguageSchema>
 export const ThemeSchema = z.enum(['light', 'dark'])
 export type Theme = z.infer<typeof ThemeSchema>
 
-export const ModeSchema = z.enum(['ask-for-approval', 'approve-for-me', 'full-access'])
+export const ModeSchema = z.enum(['plan', 'ask-for-approval', 'approve-for-me', 'full-access'])
 
 /** Time the buttons stay disabled after the window is shown and focused, so
  *  a click meant for another window cannot land on "Allow". */

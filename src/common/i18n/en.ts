@@ -152,6 +152,11 @@ export const en = {
     mcpGateway: 'The MCP client',
   },
   mode: {
+    plan: {
+      name: 'Plan',
+      description:
+        'Read and plan only: nothing that would ask is offered, nothing is written, questions wait for me',
+    },
     'ask-for-approval': {
       name: 'Ask for approval',
       description: 'Ask me before writes and commands',
@@ -345,6 +350,7 @@ export const en = {
       current: 'Permissions: {{mode}}',
       loading: 'Permissions: …',
       confirmHint: 'Confirm the change in the review window.',
+      planHint: 'Entering plan mode only narrows what the agent may do: no review is needed.',
       failed: 'The mode did not change: {{reason}}',
       blocker: {
         read_only_agent: 'Unavailable: this agent is read-only.',

@@ -143,6 +143,10 @@ export const zhCN: Catalog = {
     mcpGateway: 'MCP 客户端',
   },
   mode: {
+    plan: {
+      name: '规划',
+      description: '只读取和规划：不提供任何需要询问的操作，不写入任何内容，问题会一直等我回答',
+    },
     'ask-for-approval': {
       name: '请求批准',
       description: '在写入文件和运行命令之前先询问我',
@@ -333,6 +337,7 @@ export const zhCN: Catalog = {
       current: '权限：{{mode}}',
       loading: '权限：…',
       confirmHint: '请在审核窗口中确认更改。',
+      planHint: '进入规划模式只会收窄智能体能做的事：无需审核。',
       failed: '模式未更改：{{reason}}',
       blocker: {
         read_only_agent: '不可用：此智能体是只读的。',

@@ -64,8 +64,9 @@ export interface AgentContext {
   history: Pick<Message, 'role' | 'text'>[]
   /** The person's message this turn answers: here once, also on a retry. */
   userText: string
-  /** The built-in tools this agent may call. MCP tools are named
-   *  `server__tool` and are checked when called. */
+  /** The built-in tools this agent may call: in plan mode only those that
+   *  run with nobody asked. MCP tools are named `server__tool` and are
+   *  checked when called (in plan mode, none is offered). */
   tools: AgentToolInfo[]
   /** Every action taken so far in this turn, in order, with its outcome. */
   outcomes: ActionOutcome[]

@@ -18,8 +18,9 @@ import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
+import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { askInTurn } from './input-steps.ts'
-import { ToolCallRunner } from './tool-call-runner.ts'
+import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
 
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
 export { REVIEWER_TIMEOUT_MS } from '../gate/approval-requester.ts'
@@ -135,7 +136,13 @@ export class AgentRunner implements TurnRunner {
     action: AgentAction,
   ): Promise<ActionOutcome> {
     if (action.type === 'tool') return this.tools.run(turn, agent, seq, action.call)
-    const reply = await askInTurn(this.options.inputs, turn, action, (waiting) =>
+    // In plan mode the person is never hurried: every question waits for
+    // them, however the agent asked it.
+    const step =
+      action.type === 'questions' && isPlanPolicy(turn.policy)
+        ? { ...action, blocking: true }
+        : action
+    const reply = await askInTurn(this.options.inputs, turn, step, (waiting) =>
       this.options.conversations.setTurnStatus(turn.id, waiting ? 'waiting' : 'running'),
     )
     this.message(turn, reply.role, reply.text)
@@ -159,7 +166,7 @@ export class AgentRunner implements TurnRunner {
       .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES, [turn.id, ...attempts])
       .map(({ role, text }) => ({ role, text }))
     const tools = Object.values(TOOLS)
-      .filter((tool) => !agent.allowedTools || agent.allowedTools.includes(tool.name))
+      .filter((tool) => offeredTo(agent, turn, tool))
       .map((tool) => ({ name: tool.name, effect: tool.effect }))
     return { history, userText: turn.text, tools, outcomes: [] }
   }

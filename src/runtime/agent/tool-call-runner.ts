@@ -1,5 +1,6 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
+import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { getTool } from '../tools/registry.ts'
@@ -72,10 +73,20 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     planned: AgentToolCall,
   ): Promise<Settled> {
-    if (this.deps.mcp?.handles(planned.tool)) {
-      return this.deps.mcp.run(turn, agent, call)
+    const mcp = this.deps.mcp?.handles(planned.tool) === true
+    const tool = mcp ? undefined : getTool(planned.tool)
+    // Plan mode offers only what runs without consent; a call for anything
+    // else (an MCP tool included: a server's word that it only reads is not
+    // the runtime's) is refused before any policy, grant or person is
+    // consulted, so planning never interrupts the person.
+    if (isPlanPolicy(turn.policy) && (mcp || !tool || !offeredTo(agent, turn, tool))) {
+      return ended(
+        'refused',
+        `Plan mode offers only tools that run without asking; ${planned.tool} was not offered.`,
+        'not_offered_in_plan',
+      )
     }
-    const tool = getTool(planned.tool)
+    if (mcp && this.deps.mcp) return this.deps.mcp.run(turn, agent, call)
     if (!tool) return ended('failed', `Unknown tool ${planned.tool}.`, 'unknown_tool')
     if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) {
       return ended('refused', `${agent.name} may not use ${tool.name}.`, 'tool_not_allowed')
@@ -216,6 +227,17 @@ export class ToolCallRunner {
 }
 
 type Settled = { status: ToolCallRecord['status']; result: ToolResult }
+
+/** Whether the agent is offered this built-in tool in this turn: it may use
+ *  it at all, and in plan mode it runs with nobody asked. */
+export function offeredTo(
+  agent: AgentPreset,
+  turn: Turn,
+  tool: Pick<ToolDefinition<unknown>, 'name' | 'effect'>,
+): boolean {
+  if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) return false
+  return !isPlanPolicy(turn.policy) || runsWithoutConsent(turn.policy, tool.effect)
+}
 
 function ended(status: ToolCallRecord['status'], output: string, code: string): Settled {
   return { status, result: refusal(output, code) }

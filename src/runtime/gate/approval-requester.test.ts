@@ -16,7 +16,7 @@ import {
   type SqliteStores,
 } from '../test-support/sqlite-stores.ts'
 import { ApprovalGate } from './approval-gate.ts'
-import { ApprovalRequester, type ApprovalRequest } from './approval-requester.ts'
+import { ApprovalRequester, NEVER_ASKS_REASON, type ApprovalRequest } from './approval-requester.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 5))
 let db: DatabaseSync
@@ -209,6 +209,37 @@ describe('ApprovalRequester', () => {
     const escalated = audit.list().find((event) => event.type === 'review_escalated')
     expect(escalated?.payload).toMatchObject({ reviewFailed: false })
     await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
+  })
+
+  it('asks nobody under a policy that never asks (plan mode): the request is refused at once in the policy’s name', async () => {
+    let consulted = 0
+    const counting: ActionReviewer = {
+      review: async () => {
+        consulted += 1
+        return { verdict: 'allow', reason: 'would allow' }
+      },
+    }
+    const planned = request(policyForMode('plan'), {})
+    const outcome = await requester(counting).ask(planned)
+    expect(outcome).toMatchObject({
+      status: 'denied',
+      decision: 'deny',
+      decidedBy: 'policy',
+      reason: NEVER_ASKS_REASON,
+    })
+    expect(consulted).toBe(0)
+    expect(planned.reviewed()).toBe(0)
+    expect(auditTypes()).toEqual(
+      expect.arrayContaining(['approval_requested', 'approval_resolved']),
+    )
+    const resolved = audit.list().find((event) => event.type === 'approval_resolved')
+    expect(resolved?.payload).toMatchObject({ decidedBy: 'policy', decision: 'deny' })
+    // The turn was never shown as waiting for the person.
+    expect(seen.map((event) => event.type)).toEqual([
+      'approval.requested',
+      'timeline.updated',
+      'approval.resolved',
+    ])
   })
 
   it('sends an action without a review description to the person even under approve-for-me', async () => {

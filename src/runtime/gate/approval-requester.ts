@@ -11,6 +11,10 @@ import type { ApprovalGate } from './approval-gate.ts'
  *  the action to the person. */
 export const REVIEWER_TIMEOUT_MS = 5_000
 
+/** Why a request under a policy that never asks (plan mode) was refused. */
+export const NEVER_ASKS_REASON =
+  "the room's policy never asks anyone (plan mode): refused without asking"
+
 /** The action as the person will be shown it, besides its room and the
  *  turn's sandbox, which the requester takes from the turn. */
 export interface RequestedAction {
@@ -96,6 +100,21 @@ export class ApprovalRequester {
       approvalId: approval.id,
       at: now(),
     })
+    if (turn.policy.approvalPolicy === 'never') {
+      // A policy that never asks never asks: the request is recorded and
+      // refused at once in the policy's name, so nobody is interrupted (plan
+      // mode's promise) and nothing runs. The agent runner never gets here
+      // in plan mode, since it offers nothing that would ask; an asker that
+      // does not know the policy (the MCP gateway, an external agent) does.
+      events.emit('timeline.updated', { roomId: turn.roomId })
+      const refused = gate.decide({
+        approvalId: approval.id,
+        decision: 'deny',
+        decidedBy: 'policy',
+        reason: NEVER_ASKS_REASON,
+      })
+      return { approval, outcome: refused.then(() => gate.waitForOutcome(approval.id)) }
+    }
     conversations.setTurnStatus(turn.id, 'waiting')
     events.emit('timeline.updated', { roomId: turn.roomId })
 

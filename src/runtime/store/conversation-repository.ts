@@ -140,8 +140,8 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
   private insertTurn(turn: Turn): void {
     this.db
       .prepare(
-        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, status, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, plan, status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         turn.id,
@@ -152,6 +152,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
         turn.retryOf,
         turn.workspace,
         canonicalJson(turn.policy),
+        turn.plan === true ? 1 : 0,
         turn.status,
         turn.createdAt,
       )
@@ -335,6 +336,7 @@ function toTurn(row: Row): Turn {
     retryOf: row.retry_of ?? null,
     workspace: row.workspace,
     policy: RoomPolicySchema.parse(JSON.parse(String(row.policy_json))),
+    plan: Number(row.plan) === 1,
     status: row.status,
     createdAt: Number(row.created_at),
   })

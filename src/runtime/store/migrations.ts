@@ -194,4 +194,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE input_requests ADD COLUMN auto_resolve_at INTEGER;
     `,
   },
+  {
+    version: 7,
+    sql: `
+      -- A message the person sent in plan mode, whatever the room's mode:
+      -- its turn and every retry of it run under the plan preset.
+      ALTER TABLE turns ADD COLUMN plan INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ]

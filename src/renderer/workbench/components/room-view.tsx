@@ -203,17 +203,21 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     const from = state.permissions?.mode
     const ended = (next: ModeRequest) =>
       setModeRequest((current) => (current?.to === mode ? next : current))
-    setModeRequest({ status: 'waiting', from, to: mode })
+    // Entering plan mode opens no window (it only narrows), so the card
+    // never says it waits for one; it shows how the change ended.
+    const windowless = mode === 'plan' && state.permissions?.integrity === 'ok'
+    setModeRequest(windowless ? undefined : { status: 'waiting', from, to: mode })
+    const show = windowless ? setModeRequest : ended
     try {
       const outcome = await api.requestModeChange(room.id, mode)
-      if (outcome.status === 'changed') ended({ status: 'changed', from, to: mode })
+      if (outcome.status === 'changed') show({ status: 'changed', from, to: mode })
       else if (outcome.status === 'failed')
-        ended({ status: 'failed', from, to: mode, reason: errorText(t, outcome.error) })
+        show({ status: 'failed', from, to: mode, reason: errorText(t, outcome.error) })
       else if (outcome.status === 'closed')
-        ended({ status: 'failed', from, to: mode, reason: errorText(t, outcome.reason) })
-      else ended({ status: 'cancelled', from, to: mode })
+        show({ status: 'failed', from, to: mode, reason: errorText(t, outcome.reason) })
+      else show({ status: 'cancelled', from, to: mode })
     } catch (failure) {
-      ended({ status: 'failed', from, to: mode, reason: errorText(t, failure) })
+      show({ status: 'failed', from, to: mode, reason: errorText(t, failure) })
     } finally {
       refreshPermissions()
     }

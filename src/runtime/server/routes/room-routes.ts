@@ -80,17 +80,21 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
         const roomId = params.roomId ?? ''
         const body = await readJsonBody(req, PermissionChangeRequestSchema)
         const tokens = headerValues(req, CONSENT_HEADER)
-        // Verified before the room is looked up, bound to every field of the
-        // request: the same 403 whatever was wrong.
+        // Entering plan mode only narrows: it may come without a token (the
+        // room service still refuses it for a room that needs vouching for).
+        // Any token presented is verified, before the room is looked up and
+        // bound to every field of the request: the same 403 whatever was
+        // wrong.
+        const narrowing = tokens.length === 0 && body.mode === 'plan'
         const verified =
           tokens.length === 1 &&
           deps.verifier.verify(tokens[0], {
             kind: 'room-permission',
             subject: { roomId, ...body, instanceId: deps.instanceId },
           })
-        if (!verified)
+        if (!verified && !narrowing)
           throw new Refusal('consent_required', 'protected permission consent required')
-        sendJson(res, 200, await rooms.changeMode(roomId, body))
+        sendJson(res, 200, await rooms.changeMode(roomId, body, { consented: verified }))
       },
     },
     {
