@@ -12,6 +12,7 @@ export const en = {
       'mcp-tool-call': 'MCP tool call',
       permissions: 'Permissions request',
       read: 'Read files',
+      'permission-request': 'Permissions request',
     },
     /** The window's title: the question, in words. */
     title: {
@@ -23,6 +24,8 @@ export const en = {
       list: 'Allow {{agent}} to list {{path}}?',
       mcp: 'Allow {{server}} to run {{tool}}?',
       other: 'Allow {{agent}} to run {{tool}}?',
+      permissionWrite: 'Allow {{agent}} to write in {{path}} for this turn?',
+      permissionNetwork: 'Allow {{agent}} to use the network for {{command}} this turn?',
       modeFullAccess: 'Give {{room}} full access?',
       modeChange: 'Change {{room}} to {{mode}}?',
     },
@@ -67,6 +70,17 @@ export const en = {
       columnText: 'Text',
       columnLine: 'Line',
       end: 'End of the action',
+      permission: {
+        widens: 'What widens',
+        writeDirectory: 'Write access to one more folder',
+        network: 'Network access for one command',
+        folder: 'Folder',
+        duration: 'For how long',
+        thisTurn: 'This turn only. The room’s mode does not change.',
+        reason: 'Why the agent asks, in its own words',
+        eachWriteAsks:
+          'Writes there are no longer refused outright. Each one still asks, as the room’s mode says.',
+      },
     },
     label: {
       tool: 'Tool',
@@ -111,6 +125,8 @@ export const en = {
         'tool-not-grantable':
           'Always allow is not offered: {{tool}} can only be allowed once at a time.',
         'runtime-refuses': 'Always allow is not offered: Assent cannot remember this action.',
+        'turn-only':
+          'Always allow is not offered: a permission request widens this turn only and is never remembered.',
       },
     },
     notice: {
@@ -274,6 +290,11 @@ export const en = {
     pending: {
       heading: 'Waiting for your confirmation',
       settledLabel: 'Recent requests',
+    },
+    permissionRequest: {
+      reason: 'The agent says: {{reason}}',
+      grantedNote: 'Granted for this turn only; the room’s mode did not change.',
+      expiredNote: 'Nobody decided in time; nothing widened.',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',

@@ -10,6 +10,7 @@ export const zhCN: Catalog = {
       'mcp-tool-call': 'MCP 工具调用',
       permissions: '权限请求',
       read: '读取文件',
+      'permission-request': '权限请求',
     },
     title: {
       command: '允许{{agent}}运行 {{command}} 吗？',
@@ -20,6 +21,8 @@ export const zhCN: Catalog = {
       list: '允许{{agent}}列出 {{path}} 的内容吗？',
       mcp: '允许 {{server}} 运行 {{tool}} 吗？',
       other: '允许{{agent}}运行 {{tool}} 吗？',
+      permissionWrite: '允许{{agent}}在本轮中写入 {{path}} 吗？',
+      permissionNetwork: '允许{{agent}}在本轮中为 {{command}} 使用网络吗？',
       modeFullAccess: '授予 {{room}} 完全访问权限吗？',
       modeChange: '将 {{room}} 更改为“{{mode}}”吗？',
     },
@@ -64,6 +67,16 @@ export const zhCN: Catalog = {
       columnText: '内容',
       columnLine: '行号',
       end: '操作内容到此结束',
+      permission: {
+        widens: '放宽的内容',
+        writeDirectory: '对另一个文件夹的写入权限',
+        network: '一条命令的网络访问权限',
+        folder: '文件夹',
+        duration: '有效期',
+        thisTurn: '仅限本轮。房间的模式不会改变。',
+        reason: '智能体自己说明的理由',
+        eachWriteAsks: '写入该文件夹不再被直接拒绝。每次写入仍会按房间的模式询问。',
+      },
     },
     label: {
       tool: '工具',
@@ -105,6 +118,7 @@ export const zhCN: Catalog = {
         'path-unresolvable': '不提供“始终允许”：无法解析要删除的路径。',
         'tool-not-grantable': '不提供“始终允许”：{{tool}} 每次只能允许一次。',
         'runtime-refuses': '不提供“始终允许”：Assent 无法记住此操作。',
+        'turn-only': '不提供“始终允许”：权限请求只放宽本轮，永远不会被记住。',
       },
     },
     notice: {
@@ -263,6 +277,11 @@ export const zhCN: Catalog = {
     pending: {
       heading: '等待你的确认',
       settledLabel: '最近的请求',
+    },
+    permissionRequest: {
+      reason: '智能体说：{{reason}}',
+      grantedNote: '仅在本轮中授予；房间的模式没有改变。',
+      expiredNote: '没有人及时决定；没有放宽任何权限。',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',

@@ -20,6 +20,7 @@ import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { askInTurn } from './input-steps.ts'
+import { PermissionRequestRunner, type TurnWidenings } from './permission-request-runner.ts'
 import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
 
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
@@ -51,19 +52,22 @@ export interface AgentRunnerOptions {
 /**
  * Runs turns of the agent: asks the model for its next step, takes the
  * actions it proposes (each tool call through `ToolCallRunner`, each
- * question or form through the input service), hands it their outcomes, and
- * repeats until it replies or `MAX_AGENT_STEPS` is reached.
+ * question or form through the input service, each permission request
+ * through `PermissionRequestRunner`), hands it their outcomes, and repeats
+ * until it replies or `MAX_AGENT_STEPS` is reached.
  */
 export class AgentRunner implements TurnRunner {
   private readonly options: AgentRunnerOptions
   private readonly newId: () => string
   private readonly tools: ToolCallRunner
+  private readonly permissions: PermissionRequestRunner
   private readonly active = new Set<Promise<void>>()
 
   constructor(options: AgentRunnerOptions) {
     this.options = options
     this.newId = options.newId ?? randomUUID
     this.tools = new ToolCallRunner({ ...options, newId: this.newId })
+    this.permissions = new PermissionRequestRunner({ ...options, newId: this.newId })
   }
 
   /** Starts the turn in the background; `settled()` waits for all of them. */
@@ -91,6 +95,9 @@ export class AgentRunner implements TurnRunner {
     }
     try {
       const context = this.contextFor(turn, agent)
+      // What the person granted this turn beyond its frozen policy; it ends
+      // with the turn.
+      const widenings: TurnWidenings = { writableRoots: [] }
       let seq = 0
       for (let step = 0; step < MAX_AGENT_STEPS; step += 1) {
         const answer = await this.options.model.next({
@@ -114,8 +121,8 @@ export class AgentRunner implements TurnRunner {
         }
         if (next.say !== '') this.message(turn, 'agent', next.say)
         for (const action of next.actions) {
-          context.outcomes.push(await this.take(turn, agent, seq, action))
-          if (action.type === 'tool') seq += 1
+          context.outcomes.push(await this.take(turn, agent, seq, action, widenings))
+          if (action.type === 'tool' || action.type === 'permissions') seq += 1
         }
       }
       // Fails closed: whatever the model meant to do next, nothing more runs.
@@ -134,8 +141,12 @@ export class AgentRunner implements TurnRunner {
     agent: AgentPreset,
     seq: number,
     action: AgentAction,
+    widenings: TurnWidenings,
   ): Promise<ActionOutcome> {
-    if (action.type === 'tool') return this.tools.run(turn, agent, seq, action.call)
+    if (action.type === 'tool') return this.tools.run(turn, agent, seq, action.call, widenings)
+    if (action.type === 'permissions') {
+      return this.permissions.run(turn, agent, seq, action.request, widenings)
+    }
     // In plan mode the person is never hurried: every question waits for
     // them, however the agent asked it.
     const step =

@@ -42,6 +42,11 @@ export function grantScopeFor(
   approval: ApprovalRecord,
   realPathOf: (absolute: string) => string | null = realPathAllowingMissing,
 ): GrantScopeResult {
+  // "For this turn" is what the person was shown: remembering it would widen
+  // later turns they never saw.
+  if (approval.kind === 'permission-request') {
+    return unavailable('a permission request widens one turn and is never remembered')
+  }
   if (approval.kind === 'mcp-tool-call') {
     if (!approval.mcp) return unavailable('the MCP call names no tool definition')
     return grant({

@@ -24,6 +24,12 @@
  *   mcp <server> <tool> <json>
  *                            the MCP tool <server>__<tool> with the JSON
  *                            object that fills the rest of the line
+ *   permit write <path> [| <reason>]
+ *   permit network <command...> [| <reason>]
+ *                            asks for a permission the room does not give,
+ *                            for this turn: write access to one more
+ *                            directory, or network access for one command;
+ *                            the first " | " starts the reason
  *
  * If any line does not fit, the whole message gets a reply explaining the
  * grammar and no tool calls: half a plan is worse than none.
@@ -53,6 +59,7 @@ export const OFFLINE_MODEL_HELP = [
   '  ask [--secret] [--blocking] <title> | <question> [| <option>[ = <explanation>]]...',
   '  form <message> [:: <JSON schema>]',
   '  mcp <server> <tool> <json object>',
+  '  permit write <path> [| <reason>]   permit network <command...> [| <reason>]',
   'Quote a path with spaces: read "my notes.txt"',
 ].join('\n')
 
@@ -79,7 +86,7 @@ export class OfflineModel implements AgentModel {
     const says: string[] = []
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue
-      const step = parseInputLine(line, steps) ?? parseToolLine(line)
+      const step = parseInputLine(line, steps) ?? parsePermitLine(line) ?? parseToolLine(line)
       if (step === null) {
         return {
           reply: `I did not understand line ${index + 1}: ${JSON.stringify(line.trim())}\n${OFFLINE_MODEL_HELP}`,
@@ -105,6 +112,10 @@ export class OfflineModel implements AgentModel {
 export function reportOutcomes(outcomes: readonly ActionOutcome[]): string {
   const lines: string[] = []
   for (const outcome of outcomes) {
+    if (outcome.type === 'permissions') {
+      lines.push(describePermission(outcome))
+      continue
+    }
     if (outcome.type !== 'tool') continue
     const what = describeCall(outcome.call)
     const output = outcome.result.output.trim()
@@ -128,6 +139,20 @@ export function reportOutcomes(outcomes: readonly ActionOutcome[]): string {
     }
   }
   return lines.length === 0 ? '' : ['What happened:', ...lines].join('\n')
+}
+
+function describePermission(outcome: Extract<ActionOutcome, { type: 'permissions' }>): string {
+  const { widen } = outcome.request
+  const what =
+    widen.type === 'write-directory'
+      ? `write access to ${widen.path}`
+      : `network access for ${widen.argv.join(' ')}`
+  if (outcome.status === 'succeeded') return `${what}: granted for this turn.`
+  if (outcome.status === 'expired') return `${what}: nobody decided in time, so nothing widened.`
+  if (outcome.status === 'refused') {
+    return `${what}: refused without asking: ${outcome.result.output.trim()}`
+  }
+  return `${what}: ${outcome.result.output.trim()}`
 }
 
 function describeCall(call: AgentToolCall): string {
@@ -174,6 +199,41 @@ function parseInputLine(
     },
     says: 'I have a question before I go on.',
   }
+}
+
+/** A `permit` line, or undefined when the line is something else. */
+function parsePermitLine(line: string): ParsedStep | null | undefined {
+  const verb = /^\s*(\S+)/.exec(line)?.[1]?.toLowerCase()
+  if (verb !== 'permit') return undefined
+  const split = line.indexOf(' | ')
+  const body = split === -1 ? line : line.slice(0, split)
+  const reason =
+    split === -1
+      ? ''
+      : line
+          .slice(split + 3)
+          .trim()
+          .slice(0, 2_000)
+  const tokens = tokenize(body)
+  if (tokens === null) return null
+  const [, kind, ...rest] = tokens
+  if (kind?.toLowerCase() === 'write' && rest.length === 1 && rest[0] !== '') {
+    const target = rest[0] ?? ''
+    return {
+      step: {
+        type: 'permissions',
+        request: { widen: { type: 'write-directory', path: target }, reason },
+      },
+      says: `I am asking for write access to ${target} for this turn.`,
+    }
+  }
+  if (kind?.toLowerCase() === 'network' && rest.length >= 1 && rest[0] !== '') {
+    return {
+      step: { type: 'permissions', request: { widen: { type: 'network', argv: rest }, reason } },
+      says: `I am asking for network access for ${rest.join(' ')} for this turn.`,
+    }
+  }
+  return null
 }
 
 function parseToolLine(line: string): ParsedStep | null {

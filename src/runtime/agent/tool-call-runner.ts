@@ -15,6 +15,7 @@ import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import { decisionFor } from './approval-wait.ts'
 import { grantMatches } from './grant-scope.ts'
+import type { TurnWidenings } from './permission-request-runner.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 
@@ -47,7 +48,13 @@ export class ToolCallRunner {
     this.deps = deps
   }
 
-  async run(turn: Turn, agent: AgentPreset, seq: number, planned: AgentToolCall) {
+  async run(
+    turn: Turn,
+    agent: AgentPreset,
+    seq: number,
+    planned: AgentToolCall,
+    widenings: TurnWidenings = { writableRoots: [] },
+  ) {
     const at = this.deps.now()
     const call: ToolCallRecord = {
       id: this.deps.newId(),
@@ -63,7 +70,7 @@ export class ToolCallRunner {
       updatedAt: at,
     }
     this.deps.conversations.insertToolCall(call)
-    const { status, result } = await this.outcomeOf(turn, agent, call, planned)
+    const { status, result } = await this.outcomeOf(turn, agent, call, planned, widenings)
     return this.settle(call, planned, status, result)
   }
 
@@ -72,6 +79,7 @@ export class ToolCallRunner {
     agent: AgentPreset,
     call: ToolCallRecord,
     planned: AgentToolCall,
+    widenings: TurnWidenings,
   ): Promise<Settled> {
     const mcp = this.deps.mcp?.handles(planned.tool) === true
     const tool = mcp ? undefined : getTool(planned.tool)
@@ -95,19 +103,20 @@ export class ToolCallRunner {
     if (!parsed.success) {
       return ended('failed', `Invalid arguments: ${parsed.error.message}`, 'invalid_arguments')
     }
-    return this.decideAndRun(turn, agent, call, tool as ToolDefinition<unknown>, parsed.data)
+    const scope = { turn, agent, widenings }
+    return this.decideAndRun(scope, call, tool as ToolDefinition<unknown>, parsed.data)
   }
 
   private async decideAndRun(
-    turn: Turn,
-    agent: AgentPreset,
+    scope: CallScope,
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
   ): Promise<Settled> {
+    const { turn } = scope
     // The sandbox comes first: nothing below (a grant, a reviewer, a person)
     // can allow what the turn's sandbox and the agent's ceilings refuse.
-    const access = await this.checkAccess(turn, agent, tool, args)
+    const access = await this.checkAccess(scope, tool, args)
     if (!access.allowed) return ended('refused', access.reason, access.code)
 
     const destructive = tool.destructive(args)
@@ -121,16 +130,18 @@ export class ToolCallRunner {
       )
     }
     if (disposition === 'run') {
-      return this.execute(turn, agent, call, tool, args, { type: 'tool_allowed_by_policy' })
+      return this.execute(scope, call, tool, args, { type: 'tool_allowed_by_policy' })
     }
-    if (grantsHonoured(policy)) {
+    // A grant speaks for the workspace it was given in: a write let out of
+    // it by this turn's permission request asks, whatever grant there is.
+    if (grantsHonoured(policy) && access.widened !== true) {
       const grant = this.deps.grants
         .listActive(turn.roomId)
         .find((candidate) =>
           grantMatches(candidate, { toolName: tool.name, args, resolvedPaths: access.paths }),
         )
       if (grant) {
-        return this.execute(turn, agent, call, tool, args, {
+        return this.execute(scope, call, tool, args, {
           type: 'tool_allowed_by_grant',
           grantId: grant.id,
         })
@@ -144,7 +155,7 @@ export class ToolCallRunner {
       resolvedPaths: access.paths,
       destructive,
     })
-    if (decided.status === 'allowed') return this.execute(turn, agent, call, tool, args, null)
+    if (decided.status === 'allowed') return this.execute(scope, call, tool, args, null)
     if (decided.status === 'expired') {
       return ended(
         'expired',
@@ -156,8 +167,7 @@ export class ToolCallRunner {
   }
 
   private checkAccess(
-    turn: Turn,
-    agent: AgentPreset,
+    { turn, agent, widenings }: CallScope,
     tool: ToolDefinition<unknown>,
     args: unknown,
   ) {
@@ -172,6 +182,7 @@ export class ToolCallRunner {
           ? { allowedRepositoryRoots: agent.allowedRepositoryRoots }
           : {}),
       },
+      extraWritableRoots: widenings.writableRoots,
     })
   }
 
@@ -181,14 +192,14 @@ export class ToolCallRunner {
    * must not redirect an approved write.
    */
   private async execute(
-    turn: Turn,
-    agent: AgentPreset,
+    scope: CallScope,
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
     allowedBy: CallAllowance | null,
   ): Promise<Settled> {
-    const access = await this.checkAccess(turn, agent, tool, args)
+    const { turn } = scope
+    const access = await this.checkAccess(scope, tool, args)
     if (!access.allowed) return ended('refused', access.reason, access.code)
     this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
@@ -227,6 +238,13 @@ export class ToolCallRunner {
 }
 
 type Settled = { status: ToolCallRecord['status']; result: ToolResult }
+
+/** The call's turn, its agent, and what the person widened in this turn. */
+interface CallScope {
+  turn: Turn
+  agent: AgentPreset
+  widenings: TurnWidenings
+}
 
 /** Whether the agent is offered this built-in tool in this turn: it may use
  *  it at all, and in plan mode it runs with nobody asked. */

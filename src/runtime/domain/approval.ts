@@ -7,6 +7,7 @@ import type {
   CanonicalAction,
   McpAction,
   DecidedBy,
+  PermissionRequest,
 } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
@@ -25,6 +26,7 @@ export interface NewApproval {
   sandboxMode: SandboxMode
   summary: string
   mcp?: McpAction
+  permission?: PermissionRequest
   now: number
   ttlMs: number
 }
@@ -85,6 +87,7 @@ export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
     summary: approval.summary,
     // Absent for built-in tools, so their digests are what they always were.
     ...(approval.mcp === undefined ? {} : { mcp: approval.mcp }),
+    ...(approval.permission === undefined ? {} : { permission: approval.permission }),
   }
 }
 

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/approval.ts'
+import type {
+  ApprovalKind,
+  ApprovalRecord,
+  McpAction,
+  PermissionRequest,
+} from '../../contracts/approval.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
@@ -24,6 +29,8 @@ export interface RequestedAction {
   workingDirectory: string
   summary: string
   mcp?: McpAction
+  /** For a permission request: what widens and for how long. */
+  permission?: PermissionRequest
 }
 
 export interface ApprovalRequest {

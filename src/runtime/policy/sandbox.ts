@@ -14,7 +14,14 @@ export type AccessRefusalCode =
   | 'invalid_path'
 
 export type AccessCheck =
-  { allowed: true; paths: string[] } | { allowed: false; code: AccessRefusalCode; reason: string }
+  | {
+      allowed: true
+      paths: string[]
+      /** A write was let out of the workspace by one of `extraWritableRoots`:
+       *  a grant for the workspace must not answer for it. */
+      widened?: true
+    }
+  | { allowed: false; code: AccessRefusalCode; reason: string }
 
 export interface ToolAccessInput {
   sandboxMode: SandboxMode
@@ -24,6 +31,11 @@ export interface ToolAccessInput {
   paths: readonly string[]
   workspace: string
   agent: AgentCeilings
+  /** Real directories where this turn may also write, each allowed by the
+   *  person for this turn only (a permission request). They widen the
+   *  workspace confinement of writes, nothing else: the sandbox mode, the
+   *  agent's ceilings and the approval policy still apply. */
+  extraWritableRoots?: readonly string[]
 }
 
 /**
@@ -69,12 +81,22 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
     effect !== 'read' && (sandboxMode === 'workspace-write' || sandboxMode === 'external-sandbox')
 
   const resolved: string[] = []
+  let widened = false
   for (const requested of paths) {
     if (confinedToWorkspace) {
       const inside = await resolveInside(realWorkspace, requested)
       if (!inside.ok) {
-        const code = inside.code === 'outside_root' ? 'outside_workspace' : 'invalid_path'
-        return refuse(code, inside.reason)
+        const extra =
+          inside.code === 'outside_root' && effect === 'write'
+            ? await insideExtraRoot(requested, realWorkspace, input.extraWritableRoots ?? [])
+            : null
+        if (extra === null) {
+          const code = inside.code === 'outside_root' ? 'outside_workspace' : 'invalid_path'
+          return refuse(code, inside.reason)
+        }
+        widened = true
+        resolved.push(extra)
+        continue
       }
       resolved.push(inside.path)
     } else {
@@ -93,7 +115,36 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
     }
   }
 
-  return { allowed: true, paths: resolved }
+  return widened
+    ? { allowed: true, paths: resolved, widened: true }
+    : { allowed: true, paths: resolved }
+}
+
+/**
+ * The real path `requested` names, if it lies inside one of the turn's
+ * extra writable roots, or null. A root counts only while it is still the
+ * very directory the person allowed: one that no longer resolves to itself
+ * (it was replaced by a symlink, or removed) contains nothing, so a folder
+ * swapped after the decision never redirects a write.
+ */
+async function insideExtraRoot(
+  requested: string,
+  realWorkspace: string,
+  roots: readonly string[],
+): Promise<string | null> {
+  if (roots.length === 0) return null
+  const target = await resolveTarget(requested, realWorkspace)
+  if (!target.ok) return null
+  for (const root of roots) {
+    let real: string
+    try {
+      real = await realpath(root)
+    } catch {
+      continue
+    }
+    if (real === root && isInsideRoot(root, target.path)) return target.path
+  }
+  return null
 }
 
 /** A root that is relative or cannot be resolved is dropped, not guessed

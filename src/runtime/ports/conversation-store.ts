@@ -1,3 +1,4 @@
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   Message,
   ReconcileRequest,
@@ -74,6 +75,15 @@ export interface ConversationStore {
     call: ToolCallRecord,
     ended: { status: ToolCallStatus; result: ToolCallResult },
     turnStatus: TurnStatus,
+    at: number,
+  ): void
+  /** Writes a permission request the person granted (`approval`, allowed)
+   *  as succeeded, with its `turn_permission_widened` event naming what
+   *  widened, for which turn and by which approval. */
+  recordWidening(
+    call: ToolCallRecord,
+    approval: ApprovalRecord,
+    result: ToolCallResult,
     at: number,
   ): void
   /** Writes the outcome a person reported for an execution whose outcome

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { RoomPolicySchema } from '../../contracts/policy-axes.ts'
 import {
@@ -82,6 +83,34 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     inTransaction(this.db, () => {
       this.updateToolCall(call.id, { ...ended, at })
       this.setTurnStatus(call.turnId, turnStatus)
+    })
+  }
+
+  recordWidening(
+    call: ToolCallRecord,
+    approval: ApprovalRecord,
+    result: ToolCallResult,
+    at: number,
+  ): void {
+    const permission = approval.permission
+    // Only an allowed permission request of this very call widens anything.
+    if (!permission || approval.status !== 'allowed' || approval.toolCallId !== call.id) {
+      throw new Error(`approval ${approval.id} grants no permission to call ${call.id}`)
+    }
+    inTransaction(this.db, () => {
+      this.updateToolCall(call.id, { status: 'succeeded', result, at })
+      this.audit.append({
+        type: 'turn_permission_widened',
+        subjectId: call.turnId,
+        payload: {
+          roomId: call.roomId,
+          toolCallId: call.id,
+          approvalId: approval.id,
+          widen: permission.widen,
+          duration: permission.duration,
+        },
+        at,
+      })
     })
   }
 

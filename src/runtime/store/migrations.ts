@@ -200,6 +200,9 @@ export const MIGRATIONS: readonly Migration[] = [
       -- A message the person sent in plan mode, whatever the room's mode:
       -- its turn and every retry of it run under the plan preset.
       ALTER TABLE turns ADD COLUMN plan INTEGER NOT NULL DEFAULT 0;
+      -- A permission request: what widens and for how long (part of the
+      -- canonical action the person is shown).
+      ALTER TABLE approvals ADD COLUMN permission_json TEXT;
     `,
   },
 ]

@@ -2,6 +2,7 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { outcomeOf, type CardOutcome, type CardState } from '../state/approval-cards.ts'
 import { KindIcon, OutcomeIcon } from './icons.tsx'
+import { PermissionRequestCard } from './permission-request-card.tsx'
 
 export interface ApprovalCardProps {
   card: CardState
@@ -30,7 +31,13 @@ const OUTCOME_LABEL = {
  * protected window (Deny is its default focus there); once decided it shows
  * its outcome and stays in the timeline. No key on the card decides anything.
  */
-export function ApprovalCard({ card, args, reviewing, error, onReview }: ApprovalCardProps) {
+export function ApprovalCard(props: ApprovalCardProps) {
+  const { permission } = props.card.approval
+  if (permission) return <PermissionRequestCard {...props} permission={permission} />
+  return <ToolApprovalCard {...props} />
+}
+
+function ToolApprovalCard({ card, args, reviewing, error, onReview }: ApprovalCardProps) {
   const { t } = useTranslation()
   const headingId = useId()
   const { approval } = card
