@@ -154,17 +154,42 @@ describe('an agent asking for write access to one more directory', () => {
     expect(await widenedEvents(turnId)).toEqual([])
   })
 
-  it('goes to the person under approve-for-me too: the automatic reviewer never widens a room', async () => {
+  it('goes to the person under approve-for-me too: the automatic reviewer neither widens a room nor allows a write the widening let out', async () => {
     const room = await createRoom(harness)
     await setMode(harness, room.id, 'approve-for-me')
     const outside = await outsideDir(harness)
-    const turnId = await send(harness, room.id, `permit write ${outside}`)
-    const request = await waitForPendingApproval(harness, room.id, turnId)
+    const turnId = await send(
+      harness,
+      room.id,
+      [`permit write ${outside}`, `write ${outside}/r.txt x`].join('\n'),
+    )
+    const seen = new Set<string>()
+    const request = await nextPending(room.id, turnId, seen)
     expect(request.approval.decidedBy).toBeUndefined()
     expect((await decide(harness, request, 'allow-once')).status).toBe(200)
+    // The write the widening let out of the workspace is not the reviewer's
+    // to allow either: it goes to the person.
+    const write = await nextPending(room.id, turnId, seen)
+    const escalated = await eventually(async () => {
+      const summary = (await roomApprovals(harness, room.id)).find(
+        (approval) => approval.id === write.approval.id,
+      )
+      return summary?.escalationReason === undefined ? undefined : summary
+    }, 'the reviewer to escalate the widened write')
+    expect(escalated).toMatchObject({
+      status: 'pending',
+      escalationReason: 'the write is outside the workspace',
+    })
+    expect((await decide(harness, write, 'allow-once')).status).toBe(200)
     await turnSettled(harness, room.id, turnId)
-    const [decided] = await roomApprovals(harness, room.id)
-    expect(decided).toMatchObject({ status: 'allowed', decidedBy: 'user' })
+    expect(readFileSync(join(outside, 'r.txt'), 'utf8')).toBe('x')
+    const decided = await roomApprovals(harness, room.id)
+    expect(decided.map(({ kind, status, decidedBy }) => ({ kind, status, decidedBy }))).toEqual(
+      expect.arrayContaining([
+        { kind: 'permission-request', status: 'allowed', decidedBy: 'user' },
+        { kind: 'apply-changes', status: 'allowed', decidedBy: 'user' },
+      ]),
+    )
   })
 
   it('lets no grant answer for a write the widening let out of the workspace', async () => {
