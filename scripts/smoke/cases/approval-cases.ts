@@ -4,6 +4,7 @@ import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
 import { displayCases } from './display-cases.ts'
 import { closingCases, permissionCases } from './permission-cases.ts'
+import { permissionRequestCases } from './permission-request-cases.ts'
 import { questionCases } from './question-cases.ts'
 
 /**
@@ -21,6 +22,7 @@ export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...manualCases,
   ...forgedCases,
   ...mcpCases,
+  ...permissionRequestCases,
   ...displayCases,
   ...permissionCases,
   ...questionCases,

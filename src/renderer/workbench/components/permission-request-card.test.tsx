@@ -27,7 +27,10 @@ function renderRequest(
     permission,
     ...overrides,
   })
-  renderWithI18n(<ApprovalCard card={{ approval, stale: false }} onReview={onReview} />, lang)
+  renderWithI18n(
+    <ApprovalCard card={{ approval, stale: false }} args={undefined} onReview={onReview} />,
+    lang,
+  )
   return { onReview, approval }
 }
 
