@@ -1,7 +1,8 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { outcomeOf, type CardOutcome, type CardState } from '../state/approval-cards.ts'
-import { KindIcon, OutcomeIcon } from './icons.tsx'
+import { CardActions, OutcomeLabel } from './approval-card-parts.tsx'
+import { KindIcon } from './icons.tsx'
 import { PermissionRequestCard } from './permission-request-card.tsx'
 
 export interface ApprovalCardProps {
@@ -13,17 +14,6 @@ export interface ApprovalCardProps {
   /** Both buttons call this: the protected window decides, never the card. */
   onReview: (approvalId: string) => void
 }
-
-type DecidedOutcome = Exclude<CardOutcome, 'pending'>
-
-const OUTCOME_LABEL = {
-  approved: 'workbench.card.outcome.approved',
-  'always-allowed': 'workbench.card.outcome.alwaysAllowed',
-  rejected: 'workbench.card.outcome.rejected',
-  expired: 'workbench.card.outcome.expired',
-  'auto-reviewed': 'workbench.card.outcome.autoReviewed',
-  stale: 'workbench.card.outcome.stale',
-} as const satisfies Record<DecidedOutcome, string>
 
 /**
  * One approval: what the agent wants to do, with which tool, where. While it
@@ -101,51 +91,14 @@ function ToolApprovalCard({ card, args, reviewing, error, onReview }: ApprovalCa
         </div>
       </dl>
       <OutcomeNote card={card} outcome={outcome} />
-      {open ? (
-        <div className="card__actions">
-          <button
-            type="button"
-            className="button button--primary"
-            data-testid="approval-review"
-            onClick={() => onReview(approval.id)}
-          >
-            {t('workbench.card.review')}
-          </button>
-          <button
-            type="button"
-            className="button"
-            data-testid="approval-deny"
-            onClick={() => onReview(approval.id)}
-          >
-            {t('workbench.card.deny')}
-          </button>
-        </div>
-      ) : null}
-      {open && reviewing ? (
-        <p className="card__note" role="status">
-          {t('workbench.card.reviewing')}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="card__error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <CardActions
+        approvalId={approval.id}
+        open={open}
+        reviewing={reviewing}
+        error={error}
+        onReview={onReview}
+      />
     </article>
-  )
-}
-
-function OutcomeLabel({ outcome }: { outcome: DecidedOutcome }) {
-  const { t } = useTranslation()
-  return (
-    <p
-      className={`outcome outcome--${outcome}`}
-      data-testid="approval-outcome"
-      data-outcome={outcome}
-    >
-      <OutcomeIcon outcome={outcome} />
-      <span>{t(OUTCOME_LABEL[outcome])}</span>
-    </p>
   )
 }
 

@@ -2,7 +2,8 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { PermissionRequest } from '../../../contracts/approval.ts'
 import { outcomeOf, type CardState } from '../state/approval-cards.ts'
-import { KindIcon, OutcomeIcon } from './icons.tsx'
+import { CardActions, OutcomeLabel } from './approval-card-parts.tsx'
+import { KindIcon } from './icons.tsx'
 
 export interface PermissionRequestCardProps {
   card: CardState
@@ -12,15 +13,6 @@ export interface PermissionRequestCardProps {
   /** Both buttons call this: the protected window decides, never the card. */
   onReview: (approvalId: string) => void
 }
-
-const OUTCOME_LABEL = {
-  approved: 'workbench.card.outcome.approved',
-  'always-allowed': 'workbench.card.outcome.alwaysAllowed',
-  rejected: 'workbench.card.outcome.rejected',
-  expired: 'workbench.card.outcome.expired',
-  'auto-reviewed': 'workbench.card.outcome.autoReviewed',
-  stale: 'workbench.card.outcome.stale',
-} as const
 
 /**
  * "Permissions request": the agent asks for a permission its room does not
@@ -57,16 +49,7 @@ export function PermissionRequestCard({
         <h3 className="card__title" id={headingId}>
           {t('consent.kind.permission-request')}
         </h3>
-        {open ? null : (
-          <p
-            className={`outcome outcome--${outcome}`}
-            data-testid="approval-outcome"
-            data-outcome={outcome}
-          >
-            <OutcomeIcon outcome={outcome} />
-            <span>{t(OUTCOME_LABEL[outcome])}</span>
-          </p>
-        )}
+        {open ? null : <OutcomeLabel outcome={outcome} />}
       </header>
       <dl className="card__facts">
         <div className="card__fact">
@@ -105,36 +88,13 @@ export function PermissionRequestCard({
       {outcome === 'approved' ? (
         <p className="card__note">{t('workbench.permissionRequest.grantedNote')}</p>
       ) : null}
-      {open ? (
-        <div className="card__actions">
-          <button
-            type="button"
-            className="button button--primary"
-            data-testid="approval-review"
-            onClick={() => onReview(approval.id)}
-          >
-            {t('workbench.card.review')}
-          </button>
-          <button
-            type="button"
-            className="button"
-            data-testid="approval-deny"
-            onClick={() => onReview(approval.id)}
-          >
-            {t('workbench.card.deny')}
-          </button>
-        </div>
-      ) : null}
-      {open && reviewing ? (
-        <p className="card__note" role="status">
-          {t('workbench.card.reviewing')}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="card__error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <CardActions
+        approvalId={approval.id}
+        open={open}
+        reviewing={reviewing}
+        error={error}
+        onReview={onReview}
+      />
     </article>
   )
 }
