@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rename, rm, symlink } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -139,13 +139,7 @@ describe('a directory the person let this turn write in', () => {
     ).toMatchObject({ allowed: false, code: 'outside_agent_roots' })
   })
 
-  it('counts a root only while it is still the real directory the person allowed', async () => {
-    // Given as a path that is not its own real path (through a symlink): it
-    // is not the directory the person was shown.
-    expect(
-      await check('write', [path.join(granted, 'x.txt')], [path.join(ws, 'link-granted')]),
-    ).toMatchObject({ allowed: false, code: 'outside_workspace' })
-
+  it('counts a root only while it is still the directory the person allowed', async () => {
     // Swapped for a symlink after the decision: it redirects nothing.
     const swapped = path.join(base, 'swapped')
     const elsewhere = path.join(base, 'elsewhere')
@@ -161,13 +155,32 @@ describe('a directory the person let this turn write in', () => {
       code: 'outside_workspace',
     })
 
-    // Removed after the decision: it holds nothing.
+    // A folder above it swapped for a symlink: the same.
+    const parent = path.join(base, 'parent')
+    const root = path.join(parent, 'root')
+    await mkdir(root, { recursive: true })
+    await mkdir(path.join(elsewhere, 'root'))
+    await rename(parent, path.join(base, 'parent-old'))
+    await symlink(elsewhere, parent)
+    expect(await check('write', [path.join(root, 'a.txt')], [root])).toMatchObject({
+      allowed: false,
+      code: 'outside_workspace',
+    })
+
+    // Removed after the decision: it holds nothing, and is not made again.
     const gone = path.join(base, 'gone')
     await mkdir(gone)
     await rm(gone, { recursive: true })
     expect(await check('write', [path.join(gone, 'a.txt')], [gone])).toMatchObject({
       allowed: false,
       code: 'outside_workspace',
+    })
+
+    // Replaced by a file: it holds nothing.
+    const file = path.join(base, 'now-a-file')
+    await writeFile(file, 'x')
+    expect(await check('write', [path.join(file, 'a.txt')], [file])).toMatchObject({
+      allowed: false,
     })
   })
 

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises'
+import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import type { AgentCeilings } from '../domain/agent-preset.ts'
@@ -122,29 +122,32 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
 
 /**
  * The real path `requested` names, if it lies inside one of the turn's
- * extra writable roots, or null. A root counts only while it is still the
- * very directory the person allowed: one that no longer resolves to itself
- * (it was replaced by a symlink, or removed) contains nothing, so a folder
- * swapped after the decision never redirects a write.
+ * extra writable roots, or null. The target is resolved to its real path
+ * (every part of it that exists), so a root swapped for a symlink after the
+ * person's decision, or a folder above it, contains nothing: the write
+ * resolves to where the link points, outside the root. A root that is no
+ * longer a directory (removed since) contains nothing either, rather than
+ * being created again by the write.
  */
 async function insideExtraRoot(
   requested: string,
   realWorkspace: string,
   roots: readonly string[],
 ): Promise<string | null> {
-  if (roots.length === 0) return null
   const target = await resolveTarget(requested, realWorkspace)
+  // Fails closed: a path that cannot be resolved is inside nothing.
   if (!target.ok) return null
   for (const root of roots) {
-    let real: string
-    try {
-      real = await realpath(root)
-    } catch {
-      continue
-    }
-    if (real === root && isInsideRoot(root, target.path)) return target.path
+    if (isInsideRoot(root, target.path) && (await isDirectory(root))) return target.path
   }
   return null
+}
+
+function isDirectory(candidate: string): Promise<boolean> {
+  return stat(candidate).then(
+    (found) => found.isDirectory(),
+    () => false,
+  )
 }
 
 /** A root that is relative or cannot be resolved is dropped, not guessed
