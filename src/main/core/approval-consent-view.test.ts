@@ -69,16 +69,18 @@ describe('the protected view of an approval', () => {
       duration: 'turn' as const,
       reason: 'to leave the report beside the project',
     }
-    const view = viewOf(
-      createApproval({
-        ...base,
-        kind: 'permission-request',
-        toolName: 'request_permissions',
-        arguments: { ...permission },
-        summary: 'Write access to /home/ada/reports for this turn',
-        permission,
-      }),
-    )
+    const requestFor = (path: string) =>
+      viewOf(
+        createApproval({
+          ...base,
+          kind: 'permission-request',
+          toolName: 'request_permissions',
+          arguments: { ...permission },
+          summary: 'Write access to /home/ada/reports for this turn',
+          permission: { ...permission, widen: { type: 'write-directory', path } },
+        }),
+      )
+    const view = requestFor('/home/ada/reports')
     expect(view.action.permission).toEqual(permission)
     const shown = ConsentViewSchema.parse(approvalConsentView(view, display))
     expect(shown).toMatchObject({
@@ -88,17 +90,7 @@ describe('the protected view of an approval', () => {
       alwaysAllow: { offered: false, reason: 'turn-only' },
     })
     // What widens is part of the digest the consent token is bound to.
-    const elsewhere = viewOf(
-      createApproval({
-        ...base,
-        kind: 'permission-request',
-        toolName: 'request_permissions',
-        arguments: { ...permission },
-        summary: 'Write access to /home/ada/reports for this turn',
-        permission: { ...permission, widen: { type: 'write-directory', path: '/home/ada' } },
-      }),
-    )
-    expect(elsewhere.actionDigest).not.toBe(view.actionDigest)
+    expect(requestFor('/home/ada').actionDigest).not.toBe(view.actionDigest)
   })
 
   it('shows a built-in write as the file, where it resolves, and its whole new content', () => {
