@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ConsentTokenVerifierOptions } from './consent-token.ts'
+import { EVICTIONS_PER_CALL, MAX_LEDGER_CAPACITY, NonceLedger } from './nonce-ledger.ts'
 import {
   CONSENT_LIFETIME_MS,
   ConsentTokenVerifier,
@@ -124,7 +125,7 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     expect(verifier.ledgerSize).toBe(4)
   })
 
-  it('evicts exactly the expired nonces when full, whatever order they arrived in', () => {
+  it('makes room from the expired nonces when full, whatever order they arrived in', () => {
     const lifetimes = fc.array(fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }), {
       minLength: 1,
       maxLength: 24,
@@ -146,14 +147,124 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
 
           now = T0 + elapsed
           const stillLive = lives.filter((lifetimeMs) => T0 + lifetimeMs > now).length
+          const expired = lives.length - stillLive
           const accepted = verifier.verify(mint(binding, { now }), binding)
           expect(accepted).toBe(stillLive < lives.length)
-          expect(verifier.ledgerSize).toBe(accepted ? stillLive + 1 : lives.length)
+          const forgotten = Math.min(expired, EVICTIONS_PER_CALL)
+          expect(verifier.ledgerSize).toBe(lives.length - forgotten + (accepted ? 1 : 0))
           for (const token of burned) expect(verifier.verify(token, binding)).toBe(false)
         },
       ),
       RUNS,
     )
+  })
+
+  it('forgets expired nonces a few per call, earliest first, on every call', () => {
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now, maxUsedNonces: 100 })
+    const binding = SAMPLE_APPROVAL
+    const expiring = 2 * EVICTIONS_PER_CALL + 2
+    for (let index = 0; index < expiring; index += 1) {
+      expect(verifier.verify(mint(binding, { lifetimeMs: 1_000 + index }), binding)).toBe(true)
+    }
+    const late = mint(binding, { lifetimeMs: MAX_FUTURE_SKEW_MS })
+    expect(verifier.verify(late, binding)).toBe(true)
+    now = T0 + 1_000 + expiring
+    // A refused token (a replay) still pays for a few evictions, never more.
+    expect(verifier.verify(late, binding)).toBe(false)
+    expect(verifier.ledgerSize).toBe(expiring + 1 - EVICTIONS_PER_CALL)
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
+    expect(verifier.ledgerSize).toBe(expiring + 2 - 2 * EVICTIONS_PER_CALL)
+    // Two were left to expire; `late` and the two accepted since stay.
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
+    expect(verifier.ledgerSize).toBe(3)
+    expect(verifier.verify(late, binding)).toBe(false)
+    expect(verifier.ledgerSize).toBe(3)
+  })
+
+  it('refuses exactly while full of unexpired nonces, and never forgets one (model)', () => {
+    type Op =
+      | { op: 'advance'; ms: number }
+      | { op: 'fresh'; lifetimeMs: number }
+      | { op: 'again'; pick: number; wrongBinding: boolean }
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 20_000 }) }),
+      fc.record({
+        op: fc.constant('fresh' as const),
+        lifetimeMs: fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }),
+      }),
+      fc.record({ op: fc.constant('again' as const), pick: fc.nat(), wrongBinding: fc.boolean() }),
+    )
+    let presentations = 0
+    let accepted = 0
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(opArb, { minLength: 1, maxLength: 60 }),
+        (capacity, ops) => {
+          let now = T0
+          const verifier = new ConsentTokenVerifier({
+            key: KEY,
+            now: () => now,
+            maxUsedNonces: capacity,
+          })
+          const tokens: Array<{ token: string; expiresAtMs: number; burned: boolean }> = []
+          const liveBurned = () =>
+            tokens.filter((entry) => entry.burned && entry.expiresAtMs > now).length
+          for (const step of ops) {
+            if (step.op === 'advance') {
+              now += step.ms
+              continue
+            }
+            let entry =
+              step.op === 'again' ? tokens[step.pick % Math.max(tokens.length, 1)] : undefined
+            if (entry === undefined) {
+              const lifetimeMs = step.op === 'fresh' ? step.lifetimeMs : 1_000
+              entry = {
+                token: mint(SAMPLE_APPROVAL, { now, lifetimeMs }),
+                expiresAtMs: now + lifetimeMs,
+                burned: false,
+              }
+              tokens.push(entry)
+            }
+            const wrong = step.op === 'again' && step.wrongBinding
+            // The model: a token takes a slot when it is unexpired, not yet
+            // burned, and fewer than `capacity` burned nonces are unexpired;
+            // it is accepted when it takes one with its own binding.
+            const takesSlot = !entry.burned && entry.expiresAtMs > now && liveBurned() < capacity
+            const ok = verifier.verify(entry.token, wrong ? SAMPLE_ROOM : SAMPLE_APPROVAL)
+            expect(ok).toBe(takesSlot && !wrong)
+            if (takesSlot) entry.burned = true
+            expect(verifier.ledgerSize).toBeLessThanOrEqual(capacity)
+            expect(verifier.ledgerSize).toBeGreaterThanOrEqual(liveBurned())
+            presentations += 1
+            if (ok) accepted += 1
+          }
+        },
+      ),
+      RUNS,
+    )
+    // Neither side of the model went untested.
+    expect(accepted).toBeGreaterThan(RUNS.numRuns)
+    expect(presentations - accepted).toBeGreaterThan(RUNS.numRuns)
+  })
+
+  it('accepts the twelfth token of a sequence where stopping eviction early would refuse it', () => {
+    // Capacity 4; expiries and presentation times in seconds. The 12th finds
+    // room only if the heap still yields its earliest expiry after the pops
+    // and pushes before it.
+    const expiries = [4, 3, 12, 5, 11, 9, 6, 14, 9, 12, 13, 16]
+    const presented = [0, 2, 3, 4, 4, 4, 4, 5, 7, 8, 9, 11]
+    const accepted = [true, true, true, true, true, true, false, true, false, false, true, true]
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now, maxUsedNonces: 4 })
+    const outcomes = expiries.map((expiry, index) => {
+      const at = presented[index]!
+      now = T0 + at * 1_000
+      const token = mint(SAMPLE_APPROVAL, { now, lifetimeMs: (expiry - at) * 1_000 })
+      return verifier.verify(token, SAMPLE_APPROVAL)
+    })
+    expect(outcomes).toEqual(accepted)
   })
 
   it('holds the documented default capacity', () => {
@@ -168,7 +279,7 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     expect(verifier.verify(mint(binding), binding)).toBe(false)
     now = T0 + CONSENT_LIFETIME_MS
     expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
-    expect(verifier.ledgerSize).toBe(1)
+    expect(verifier.ledgerSize).toBe(MAX_USED_NONCES - EVICTIONS_PER_CALL + 1)
   })
 
   it.each<[string, ConsentTokenVerifierOptions]>([
@@ -180,4 +291,82 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     expect(() => new ConsentTokenVerifier({ key: KEY, now: () => T0 })).not.toThrow()
     expect(() => new ConsentTokenVerifier(options)).toThrow()
   })
+})
+
+describe('NonceLedger', () => {
+  const key = (high: number) => ({ high, middle: 2 ** 47 + high, low: 2 ** 49 + high })
+
+  it('refuses a nonce it holds, and any nonce while full, changing nothing', () => {
+    const ledger = new NonceLedger(2)
+    expect(ledger.burn(key(1), T0 + 1)).toBe(true)
+    expect(ledger.burn(key(1), T0 + 2)).toBe(false)
+    expect(ledger.size).toBe(1)
+    expect(ledger.burn(key(2), T0 + 2)).toBe(true)
+    expect(ledger.full).toBe(true)
+    expect(ledger.burn(key(3), T0 + 3)).toBe(false)
+    expect([ledger.has(key(1)), ledger.has(key(2)), ledger.has(key(3))]).toEqual([
+      true,
+      true,
+      false,
+    ])
+    ledger.evictExpired(T0 + 1)
+    expect([ledger.has(key(1)), ledger.has(key(2)), ledger.full]).toEqual([false, true, false])
+  })
+
+  it('holds exactly the nonces a model holds, with keys that collide in the hash set', () => {
+    // Three home slots for sixteen keys: long probe runs, deletions in the
+    // middle of them, and runs that wrap around the end of the table.
+    const collidingKey = (id: number) => ({ high: id % 3, middle: id, low: 7 })
+    type Op = { op: 'burn'; id: number; expiry: number } | { op: 'evict'; now: number }
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({
+        op: fc.constant('burn' as const),
+        id: fc.nat(15),
+        expiry: fc.integer({ min: 1, max: 50 }),
+      }),
+      fc.record({ op: fc.constant('evict' as const), now: fc.integer({ min: 0, max: 50 }) }),
+    )
+    let evictions = 0
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(opArb, { maxLength: 80 }),
+        (capacity, ops) => {
+          const ledger = new NonceLedger(capacity)
+          const model = new Map<number, number>()
+          ops.forEach((step, index) => {
+            if (step.op === 'burn') {
+              // Distinct expiries, so which entry is earliest is never a tie.
+              const expiry = step.expiry + index / 1_000
+              const takes = !model.has(step.id) && model.size < capacity
+              expect(ledger.burn(collidingKey(step.id), expiry)).toBe(takes)
+              if (takes) model.set(step.id, expiry)
+            } else {
+              ledger.evictExpired(step.now)
+              const expired = [...model].filter(([, expiry]) => expiry <= step.now)
+              expired.sort(([, a], [, b]) => a - b)
+              for (const [id] of expired.slice(0, EVICTIONS_PER_CALL)) model.delete(id)
+              evictions += Math.min(expired.length, EVICTIONS_PER_CALL)
+            }
+            expect(ledger.size).toBe(model.size)
+            for (let id = 0; id < 16; id += 1) {
+              expect(ledger.has(collidingKey(id)), `key ${id}`).toBe(model.has(id))
+            }
+          })
+        },
+      ),
+      RUNS,
+    )
+    expect(evictions).toBeGreaterThan(RUNS.numRuns / 2)
+  })
+
+  it.each([0, -1, 1.5, Number.NaN, MAX_LEDGER_CAPACITY + 1])(
+    'refuses a capacity of %s',
+    (capacity) => {
+      expect(() => new NonceLedger(1)).not.toThrow()
+      expect(() => new NonceLedger(capacity)).toThrow(
+        `capacity must be an integer in 1..${MAX_LEDGER_CAPACITY}`,
+      )
+    },
+  )
 })
