@@ -1,4 +1,4 @@
-import { createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ConsentTokenVerifier, MAX_FUTURE_SKEW_MS, MAX_USED_NONCES } from './consent-token.ts'
@@ -132,6 +132,30 @@ describe('consent nonces: sealed by main, so only main’s nonces take ledger sl
     expect(presentAt(T0 + 20_000, lastExpiry + 1)).toBe(0)
     expect(presentAt(T0 - 5_000, T0 + 1)).toBe(1)
     expect(presentAt(T0 - 5_000, T0)).toBe(0)
+  })
+
+  it('gives no slot to a nonce sealed with main’s key but not main’s tag', () => {
+    // What a forger who could encrypt but did not know the tag would send: a
+    // valid mint second, any other tag.
+    const sealing = deriveConsentKeys(KEY).sealing
+    const presentWithTag = (tag: number) => {
+      const plain = Buffer.alloc(16, 0x11)
+      plain.writeUInt16BE(tag, 0)
+      plain.writeUIntBE(T0 / 1_000, 2, 6)
+      const cipher = createCipheriv('aes-256-ecb', sealing, null).setAutoPadding(false)
+      const nonce = Buffer.concat([cipher.update(plain), cipher.final()])
+      const verifier = verifierAt(T0)
+      expect(verifier.verify(forgedToken(T0 + 30_000, nonce), SAMPLE_APPROVAL)).toBe(false)
+      return verifier.ledgerSize
+    }
+    expect(presentWithTag(0x6173)).toBe(1)
+    for (const tag of [0x0000, 0x6174, 0x7361, 0xe173, 0xffff]) expect(presentWithTag(tag)).toBe(0)
+  })
+
+  it('derives the sealing key as HMAC-SHA256(consent key, the tag and " nonce key")', () => {
+    const expected = createHmac('sha256', KEY).update('assent-consent-token/v1 nonce key').digest()
+    expect(deriveConsentKeys(KEY).sealing.export().equals(expected)).toBe(true)
+    expect(deriveConsentKeys(KEY).signing.export().equals(KEY)).toBe(true)
   })
 
   it('opens a nonce sealed for another expiry window as not main’s', () => {

@@ -29,6 +29,10 @@ const edgeValue = fc.oneof(
     '\u{1f600}',
     'A'.repeat(64),
     'g'.repeat(64),
+    `${'0'.repeat(63)}/`,
+    `${'0'.repeat(63)}:`,
+    `${'0'.repeat(63)}\``,
+    `${'f'.repeat(63)}G`,
     '0'.repeat(63),
     '0'.repeat(65),
     `${'0'.repeat(64)}\n`,
@@ -161,6 +165,59 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
       signingPrefix(SAMPLE_APPROVAL) as string,
     )
     expect(reads).toBe(1)
+  })
+
+  it.each([
+    ['"'],
+    ['\\'],
+    ['a"b\\c'],
+    ['\u0000'],
+    ['\u001f'],
+    [' '],
+    ['~'],
+    ['\u007f'],
+    ['é'],
+    ['\u2028'],
+    ['\u{1f600}'],
+  ])('writes an id holding %j exactly as the canonicaliser does', (id) => {
+    const subject = {
+      ...SAMPLE_ROOM.subject,
+      roomId: id,
+      clientRequestId: `c${id}`,
+      instanceId: `${id}i`,
+    }
+    expect(signingPrefix({ kind: 'room-permission', subject })).toBe(
+      `${DOMAIN_TAG}\nroom-permission\n${canonicalJson(subject)}\n`,
+    )
+  })
+
+  it.each<[ConsentKind, string, unknown]>([
+    ['approval', 'approvalId', ''],
+    ['approval', 'decision', 'allow'],
+    ['approval', 'actionDigest', 'A'.repeat(64)],
+    ['approval', 'instanceId', '\ud800'],
+    ['room-permission', 'roomId', 7],
+    ['room-permission', 'clientRequestId', 'c'.repeat(129)],
+    ['room-permission', 'expectedRevision', -1],
+    ['room-permission', 'mode', 'root'],
+    ['room-permission', 'instanceId', ''],
+  ])('names the %s subject field %s when it is wrong', (kind, field, value) => {
+    const subject = {
+      ...(kind === 'approval' ? SAMPLE_APPROVAL : SAMPLE_ROOM).subject,
+      [field]: value,
+    }
+    expect(signingPrefix({ kind, subject })).toEqual({
+      reason: expect.stringMatching(
+        new RegExp(`^binding\\.subject is not a valid ${kind} subject: ${field} `),
+      ),
+    })
+  })
+
+  it('names an unknown subject field', () => {
+    const subject = { ...SAMPLE_APPROVAL.subject, approvedBy: 'user' }
+    expect(signingPrefix({ kind: 'approval', subject })).toEqual({
+      reason: 'binding.subject is not a valid approval subject: unknown field "approvedBy"',
+    })
   })
 
   it.each([

@@ -49,6 +49,8 @@ const nearChar = fc.oneof(
     '{',
     ':',
     '\u00a0',
+    '\u007f',
+    '\u0080',
     '\u0660',
     '\uff10',
     '\u212a',
@@ -73,7 +75,7 @@ const nearToken = fc
       }),
       { maxLength: 3 },
     ),
-    expiry: fc.option(fc.stringMatching(/^[0-9]{1,18}$/), { freq: 4 }),
+    expiry: fc.option(fc.stringMatching(/^[0-9]{0,18}$/), { freq: 4 }),
   })
   .map(({ binding, random, edits, expiry }) => {
     let text = mint(binding, { nonce: random })
@@ -114,6 +116,14 @@ describe('the consent token grammar', () => {
       }),
       { numRuns: 1_000 },
     )
+  })
+
+  it('refuses a token with no expiry digits or more than sixteen', () => {
+    const token = mint(SAMPLE_APPROVAL)
+    const rest = token.slice(token.indexOf('.', 3))
+    for (const expiry of ['', '00000000000000001', '10000000000000000']) {
+      expect(parseConsentToken(`v1.${expiry}${rest}`), expiry).toBeNull()
+    }
   })
 
   it('reads expiries up to the largest safe integer and not one past it', () => {

@@ -10,6 +10,7 @@ import {
   mintConsentToken,
   parseConsentToken,
 } from './consent-token.ts'
+import { MAX_LEDGER_CAPACITY } from './nonce-ledger.ts'
 import {
   RUNS,
   T0,
@@ -278,9 +279,11 @@ describe('consent tokens: what each refusal says, and the edges it draws', () =>
     expect(
       () => new ConsentTokenVerifier({ key: KEY, now: T0 as unknown as () => number }),
     ).toThrow('now must be a clock function')
-    expect(() => new ConsentTokenVerifier({ key: KEY, now: () => T0, maxUsedNonces: 0 })).toThrow(
-      'maxUsedNonces must be an integer in 1..16777216',
-    )
+    for (const maxUsedNonces of [0, MAX_LEDGER_CAPACITY + 1]) {
+      expect(() => new ConsentTokenVerifier({ key: KEY, now: () => T0, maxUsedNonces })).toThrow(
+        `maxUsedNonces must be an integer in 1..${MAX_LEDGER_CAPACITY}`,
+      )
+    }
   })
 
   it('names why a binding cannot be bound, and never verifies one', () => {
@@ -317,6 +320,27 @@ describe('consent tokens: what each refusal says, and the edges it draws', () =>
     expect(parseConsentToken(token)).not.toBeNull()
     const unbindable = { kind: 'bogus', subject: {} } as unknown as ConsentBinding
     expect(verifierAt(T0).verify(token, unbindable)).toBe(false)
+  })
+
+  it('refuses a binding it cannot bind whatever string it would stand for', () => {
+    // A refusal turned into text would read "[object Object]"; a token signed
+    // over that must not verify against any unbindable binding either.
+    const nonce = segments(mint(SAMPLE_APPROVAL)).nonce
+    const expiresAtMs = T0 + CONSENT_LIFETIME_MS
+    for (const stand of ['[object Object]', 'undefined', '']) {
+      const signature = createHmac('sha256', KEY)
+        .update(`${stand}${expiresAtMs}\n${nonce}`)
+        .digest('base64url')
+      const token = `v1.${expiresAtMs}.${nonce}.${signature}`
+      expect(parseConsentToken(token)).not.toBeNull()
+      for (const unbindable of [
+        { kind: 'approval', subject: { approvalId: 'appr-7' } },
+        { kind: 'bogus', subject: SAMPLE_APPROVAL.subject },
+        null,
+      ]) {
+        expect(verifierAt(T0).verify(token, unbindable as ConsentBinding), stand).toBe(false)
+      }
+    }
   })
 
   it('parses only a string, never an object that stringifies to a token', () => {

@@ -9,7 +9,14 @@ import {
   sealedByMain,
   type ConsentKeys,
 } from './consent-nonces.ts'
-import { MAX_LEDGER_CAPACITY, NonceLedger, type NonceKey } from './nonce-ledger.ts'
+import {
+  MAX_LEDGER_CAPACITY,
+  NONCE_CHARS,
+  NonceLedger,
+  base64urlValue,
+  readNonceKey,
+  type NonceKey,
+} from './nonce-ledger.ts'
 
 // Consent tokens (docs/architecture.md §5): `v1.<expiresAtMs>.<nonce>.<sig>`. Main
 // mints them from the protected window; the runtime verifies them against the
@@ -35,21 +42,14 @@ export { NONCE_RANDOM_BYTES }
 // (43 characters, the last carrying 4 bits and 2 zero bits): the last
 // character may hold only zero spare bits, so each byte string has exactly
 // one spelling. `tokenParts` reads it in one pass and turns the nonce into
-// its ledger key on the way; consent-token-grammar.test.ts holds it to the
-// regular expression above.
-const NONCE_CHARS = 22
+// its ledger key on the way (`readNonceKey`); consent-token-grammar.test.ts
+// holds it to the regular expression above.
 const SIGNATURE_CHARS = 43
 /** Every character but the expiry's: `v1.`, two dots, nonce, signature. */
 const FIXED_CHARS = 3 + 1 + NONCE_CHARS + 1 + SIGNATURE_CHARS
 const MAX_EXPIRY_DIGITS = 16
 const DOT = 0x2e
 const DIGIT_ZERO = 0x30
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-/** ASCII code → its base64url value, or -1. */
-const BASE64URL_VALUES = new Int8Array(128).fill(-1)
-for (let value = 0; value < BASE64URL.length; value += 1) {
-  BASE64URL_VALUES[BASE64URL.charCodeAt(value)] = value
-}
 
 export interface MintOptions {
   key: Buffer
@@ -183,16 +183,17 @@ export class ConsentTokenVerifier {
 
     const ledger = this.#ledger
     ledger.evictExpired(now)
-    if (ledger.has(parts)) return false
+    if (ledger.has(parts.key)) return false
     // Full of unexpired nonces: no token can take a slot, so none can be
     // accepted. Refusing is what keeps every burned nonce remembered.
     if (ledger.full) return false
 
     const signed = signatureMatches(this.#keys.signing, binding, parts)
-    if (signed || sealedByMain(this.#keys, nonceBytes(parts), expiresAtMs, MAX_FUTURE_SKEW_MS)) {
-      ledger.burn(parts, expiresAtMs)
+    if (!signed && !sealedByMain(this.#keys, nonceBytes(parts), expiresAtMs, MAX_FUTURE_SKEW_MS)) {
+      return false
     }
-    return signed
+    // Spent even when the binding was wrong; accepted only once it is spent.
+    return ledger.burn(parts.key, expiresAtMs) && signed
   }
 
   /** Nonces currently remembered, including expired ones not yet forgotten
@@ -204,10 +205,11 @@ export class ConsentTokenVerifier {
 
 /** A token that matched the grammar: its expiry, where its nonce starts,
  *  and its nonce as a ledger key. */
-interface TokenParts extends NonceKey {
+interface TokenParts {
   token: string
   expiresAtMs: number
   nonceStart: number
+  key: NonceKey
 }
 
 /** One pass over `token`: null unless it matches the grammar exactly. */
@@ -233,33 +235,16 @@ function tokenParts(token: unknown): TokenParts | null {
   if (token.charCodeAt(nonceStart - 1) !== DOT || token.charCodeAt(signatureStart - 1) !== DOT) {
     return null
   }
-  // The nonce's 128 bits as exact integers of 30, 48 and 50 bits. Its last
-  // character holds 2 bits and 4 that must be zero.
-  let high = 0
-  let middle = 0
-  let low = 0
-  for (let index = 0; index < NONCE_CHARS - 1; index += 1) {
-    const value = base64urlValue(token, nonceStart + index)
-    if (value < 0) return null
-    if (index < 5) high = high * 64 + value
-    else if (index < 13) middle = middle * 64 + value
-    else low = low * 64 + value
-  }
-  const last = base64urlValue(token, nonceStart + NONCE_CHARS - 1)
-  if (last < 0 || last % 16 !== 0) return null
-  low = low * 4 + last / 16
+  const key = readNonceKey(token, nonceStart)
+  if (key === null) return null
   let value = 0
   for (let index = 0; index < SIGNATURE_CHARS; index += 1) {
     value = base64urlValue(token, signatureStart + index)
     if (value < 0) return null
   }
+  // The last character carries 4 bits and 2 that must be zero.
   if (value % 4 !== 0) return null
-  return { token, expiresAtMs, nonceStart, high, middle, low }
-}
-
-function base64urlValue(text: string, index: number): number {
-  const code = text.charCodeAt(index)
-  return code < 128 ? BASE64URL_VALUES[code]! : -1
+  return { token, expiresAtMs, nonceStart, key }
 }
 
 function nonceText(parts: TokenParts): string {

@@ -5,15 +5,53 @@ import { ExpiryQueue, moveWords } from './expiry-queue.ts'
  *  nonces expire at the same moment, and the backlog still drains faster than
  *  tokens arrive (each verify adds at most one nonce). */
 export const EVICTIONS_PER_CALL = 4
-/** Largest capacity: its hash set alone then takes 800 MiB. */
-export const MAX_LEDGER_CAPACITY = 2 ** 24
+/** Largest capacity: 2^20 nonces take about 120 MiB (16 times the
+ *  default's). */
+export const MAX_LEDGER_CAPACITY = 2 ** 20
 
-/** A nonce as three exact integers (30, 48 and 50 bits of its 16 bytes), so
- *  the ledger keeps numbers, never a string of the token. */
+/** A nonce as three exact integers (its 128 bits, first to last, in 30,
+ *  48 and 50 bits), so the ledger keeps numbers, never a string of the token. */
 export interface NonceKey {
   high: number
   middle: number
   low: number
+}
+
+export const NONCE_CHARS = 22
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+/** ASCII code → its base64url value, or -1. */
+const BASE64URL_VALUES = new Int8Array(128).fill(-1)
+for (let value = 0; value < BASE64URL.length; value += 1) {
+  BASE64URL_VALUES[BASE64URL.charCodeAt(value)] = value
+}
+
+/** The base64url value (0..63) of the character at `index`, or -1. */
+export function base64urlValue(text: string, index: number): number {
+  const code = text.charCodeAt(index)
+  return code < 128 ? BASE64URL_VALUES[code]! : -1
+}
+
+/**
+ * The key of the 16-byte nonce written as the NONCE_CHARS base64url
+ * characters at `start`, read without decoding to bytes; null when one is
+ * not base64url or the last carries bits past the 16 bytes (its low 4 bits
+ * must be zero, so each nonce has one spelling).
+ */
+export function readNonceKey(text: string, start: number): NonceKey | null {
+  let high = 0
+  let middle = 0
+  let low = 0
+  for (let index = 0; index < NONCE_CHARS - 1; index += 1) {
+    const value = base64urlValue(text, start + index)
+    if (value < 0) return null
+    if (index < 5) high = high * 64 + value
+    else if (index < 13) middle = middle * 64 + value
+    else low = low * 64 + value
+  }
+  // -1 (not base64url) fails this too.
+  const last = base64urlValue(text, start + NONCE_CHARS - 1)
+  if (last % 16 !== 0) return null
+  return { high, middle, low: low * 4 + last / 16 }
 }
 
 /**
@@ -88,7 +126,8 @@ export class NonceLedger {
     const queue = this.#queue
     const removed = this.#removed
     for (let evicted = 0; evicted < EVICTIONS_PER_CALL; evicted += 1) {
-      if (queue.size === 0 || queue.earliest() > now) return
+      // +Infinity when empty.
+      if (queue.earliest() > now) return
       queue.removeEarliest(removed)
       this.#deleteSlot(this.#slotOf(removed[0]!, removed[1]!, removed[2]!))
     }

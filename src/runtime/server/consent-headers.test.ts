@@ -218,6 +218,83 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     expect(padded[1]!.values[CONSENT_HEADER]).toBeNull()
   })
 
+  it('reads an empty value as empty, and a lone space after the colon as padding', async () => {
+    const [empty] = await exchange(tappedPort, [request([`${CONSENT_HEADER}:`])], 1)
+    expect(empty!.values[CONSENT_HEADER]).toBe('')
+    const [spaced] = await exchange(tappedPort, [request([`${CONSENT_HEADER}: `])], 1)
+    expect(spaced!.values[CONSENT_HEADER]).toBeNull()
+  })
+
+  it('leaves alone other headers that start like, or are as long as, a consent header', async () => {
+    const others = [
+      `${CONSENT_HEADER}-extra:  padded `,
+      `${CONSENT_HEADER.slice(0, -1)}x:  padded `,
+      `${ACTION_DIGEST_HEADER.slice(0, -1)}x:\tpadded\t`,
+      `x-other:  ${TOKEN} `,
+    ]
+    const [answer] = await exchange(
+      tappedPort,
+      [request([...others, `${CONSENT_HEADER}: ${TOKEN}`, `${ACTION_DIGEST_HEADER}:${DIGEST}`])],
+      1,
+    )
+    expect(answer!.values).toEqual({ [CONSENT_HEADER]: TOKEN, [ACTION_DIGEST_HEADER]: DIGEST })
+  })
+
+  it('sees a padded line in a read that starts with the blank line ending the head before', async () => {
+    const first = request([`${CONSENT_HEADER}: ${TOKEN}`], { close: false })
+    const second = request([`${CONSENT_HEADER}: ${TOKEN} `])
+    // The first request's final CRLF starts the second read.
+    const cut = first.length - 2
+    const answers = await exchange(
+      tappedPort,
+      [first.slice(0, cut), first.slice(cut) + second],
+      2,
+      30,
+    )
+    // The tap read both heads before either request was answered: both refused.
+    expect(answers.map((answer) => answer.values[CONSENT_HEADER])).toEqual([null, null])
+    expect(answers[1]!.chunks).toBeGreaterThanOrEqual(2)
+  })
+
+  it('sees a padded line cut across reads after a read of more than a head', async () => {
+    const body = 'b'.repeat(2 * MAX_HEADER_BYTES)
+    const first = request([], { close: false, body: `${body}\r\n` })
+    const second = request([`${CONSENT_HEADER}:  ${TOKEN}`])
+    const cut = first.length + second.indexOf(TOKEN) + 10
+    const both = first + second
+    const answers = await exchange(tappedPort, [both.slice(0, cut), both.slice(cut)], 2, 30)
+    expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
+  })
+
+  it('sees a padded line after a body line that spans reads and is longer than any head', async () => {
+    const longLine = 'l'.repeat(2 * MAX_HEADER_BYTES)
+    const first = request([], { close: false, body: longLine })
+    const cut = first.length - MAX_HEADER_BYTES / 2
+    const answers = await exchange(
+      tappedPort,
+      [first.slice(0, cut), first.slice(cut), request([`${CONSENT_HEADER}: ${TOKEN}\t`])],
+      2,
+      30,
+    )
+    expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
+  })
+
+  it('never reads a body line longer than any head as a header, even one that looks padded', async () => {
+    // One body line: it starts like a consent header, and the part in the
+    // second read does too; both end padded. Neither is a header line.
+    const start = `${CONSENT_HEADER}: ${'y'.repeat(MAX_HEADER_BYTES + 10)}`
+    const tail = `${CONSENT_HEADER}:  tail \r\n`
+    const first = request([], { close: false, body: start + tail })
+    const cut = first.length - tail.length
+    const answers = await exchange(
+      tappedPort,
+      [first.slice(0, cut), first.slice(cut), request([`${CONSENT_HEADER}: ${TOKEN}`])],
+      2,
+      30,
+    )
+    expect(answers[1]!.values[CONSENT_HEADER]).toBe(TOKEN)
+  })
+
   it('reads nothing on a connection it never tapped: how the value arrived is unknown', async () => {
     const [answer] = await exchange(untappedPort, [request([`${CONSENT_HEADER}: ${TOKEN}`])], 1)
     expect(answer!.values[CONSENT_HEADER]).toBeNull()

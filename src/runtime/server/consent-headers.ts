@@ -61,6 +61,7 @@ export function exactHeaderValue(req: IncomingMessage, name: ConsentCarryingHead
 }
 
 function readChunk(tap: ConnectionTap, chunk: Buffer, maxHeaderBytes: number): void {
+  // Marked for good: reading on would change nothing.
   if (tap.padded) return
   // latin1: one character per byte, whatever the bytes are.
   const text = tap.carry + chunk.toString('latin1')
@@ -69,7 +70,6 @@ function readChunk(tap: ConnectionTap, chunk: Buffer, maxHeaderBytes: number): v
     if (tap.skipping) tap.skipping = false
     else if (isPaddedConsentLine(text, start, end)) {
       tap.padded = true
-      tap.carry = ''
       return
     }
     start = end + 2
@@ -79,18 +79,23 @@ function readChunk(tap: ConnectionTap, chunk: Buffer, maxHeaderBytes: number): v
   tap.carry = tap.skipping ? '' : text.slice(start)
 }
 
+const COLON = 0x3a
 const SPACE = 0x20
 const TAB = 0x09
 
+/** Whether the line text[start, end) is a consent-carrying header with any
+ *  space or tab around its value other than one space after the colon. */
 function isPaddedConsentLine(text: string, start: number, end: number): boolean {
   for (const name of CONSENT_CARRYING_HEADERS) {
     const colon = start + name.length
-    if (colon >= end || text.charCodeAt(colon) !== 0x3a) continue
-    if (text.slice(start, colon).toLowerCase() !== name) continue
-    // One space after the colon is how every client writes a header.
-    let valueStart = colon + 1
-    if (text.charCodeAt(valueStart) === SPACE && valueStart < end) valueStart += 1
-    if (valueStart === end) return false
+    // A colon at or past the line's end is not this line's: the slice then
+    // holds the line break and matches no name.
+    if (text.charCodeAt(colon) !== COLON || text.slice(start, colon).toLowerCase() !== name) {
+      continue
+    }
+    // One space after the colon is how every client writes a header; the
+    // value follows it directly and ends the line.
+    const valueStart = text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1
     const first = text.charCodeAt(valueStart)
     const last = text.charCodeAt(end - 1)
     return first === SPACE || first === TAB || last === SPACE || last === TAB
