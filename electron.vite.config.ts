@@ -12,11 +12,23 @@ import { defineConfig } from 'electron-vite'
  *   with relative asset paths so they load from a custom scheme's root.
  * The CDP host's classic-script preloads are built by
  * scripts/build-cdp-preloads.ts (electron-vite only emits CJS or ESM).
+ *
+ * Two flavours, fixed at build time in main as `__ASSENT_DEVELOPMENT_BUILD__`
+ * (src/main/index.ts): `--mode release` (what `npm run package` builds)
+ * makes a release build, with no DevTools, debugging switches refused and no
+ * smoke port compiled in; any other mode (`npm run build`, `npm run dev`,
+ * the tests and the smoke scenario) a development build.
+ * scripts/release-build-check.ts refuses to package anything else.
  */
 const fromRoot = (path: string) => resolve(import.meta.dirname, path)
 
-export default defineConfig({
+export const RELEASE_MODE = 'release'
+
+export default defineConfig(({ mode }) => ({
   main: {
+    define: {
+      __ASSENT_DEVELOPMENT_BUILD__: JSON.stringify(mode !== RELEASE_MODE),
+    },
     build: {
       outDir: fromRoot('out/main'),
       rolldownOptions: {
@@ -69,4 +81,4 @@ export default defineConfig({
       },
     },
   },
-})
+}))

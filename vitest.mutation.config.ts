@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import { TEST_TIMEOUT_MS } from './scripts/test-timing.ts'
 
 /**
  * The unit tests Stryker runs against each mutant of the security core
@@ -9,10 +10,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  */
 export const MUTATION_TEST_FILES = [
   'src/preload-protected/trusted-click.test.ts',
+  'src/main/core/decision-timing.test.ts',
   'src/main/core/sender-validator.test.ts',
   'src/main/core/renderer-allowlist.test.ts',
   'src/runtime/policy/approval-policy.test.ts',
-  'src/runtime/policy/readme-policy-table.test.ts',
+  'src/runtime/policy/docs-policy-table.test.ts',
   'src/runtime/policy/path-containment.test.ts',
   'src/runtime/policy/path-containment.fs-errors.test.ts',
   'src/runtime/policy/sandbox.test.ts',
@@ -48,7 +50,7 @@ export default defineConfig({
   test: {
     include: MUTATION_TEST_FILES,
     environment: 'node',
-    testTimeout: 60_000,
+    testTimeout: TEST_TIMEOUT_MS,
     sequence: { sequencer: ListedOrderSequencer },
   },
 })

@@ -4,26 +4,29 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { evaluate, score } from './mutation-report.ts'
+import { entryFor, evaluate, relocate, score } from './mutation-report.ts'
 
 const SCRIPT = fileURLToPath(new URL('./mutation-report.ts', import.meta.url))
-const SOURCE = 'const a = 1\nif (a > 0) grant()\nreturn a\n'
+// Lines 2 and 4 read the same: a justification for one must not cover the other.
+const SOURCE = 'const a = 1\nif (a > 0) grant()\nreturn a\nif (a > 0) grant()\n'
 
-function mutant(id: string, status: string, line: number, replacement = 'true') {
+function mutant(id: string, status: string, line: number, replacement = 'true', column = 5) {
   return {
     id,
     mutatorName: 'ConditionalExpression',
     replacement,
     status,
-    location: { start: { line, column: 1 }, end: { line, column: 5 } },
+    location: { start: { line, column }, end: { line, column: column + 5 } },
   }
 }
 
-const report = (mutants: unknown[]) => ({ files: { 'src/x.ts': { source: SOURCE, mutants } } })
+const report = (mutants: unknown[], source = SOURCE) => ({
+  files: { 'src/x.ts': { source, mutants } },
+})
 const justification = {
   file: 'src/x.ts',
   mutator: 'ConditionalExpression',
-  line: 2,
+  location: { start: { line: 2, column: 5 }, end: { line: 2, column: 10 } },
   code: 'if (a > 0) grant()',
   replacement: 'true',
   why: 'a is a constant 1, so a > 0 is always true',
@@ -55,18 +58,60 @@ describe('the mutation report', () => {
     expect(score({ killed: 0, timeout: 0, survived: 0, noCoverage: 0 })).toBe(100)
   })
 
-  it('matches a survivor to its justification by file, mutator, source line and replacement', () => {
+  it('matches a survivor to its justification by file, mutator, position and replacement', () => {
     const justified = evaluate(report([mutant('1', 'Survived', 2)]), {
       equivalent: [justification],
     })
     expect(justified.unjustified).toEqual([])
     expect(justified.rows[0]).toMatchObject({ survived: 1, justified: 1 })
-    // The same line mutated another way is a different mutant.
+    // The same position mutated another way is a different mutant.
     const other = evaluate(report([mutant('1', 'Survived', 2, 'false')]), {
       equivalent: [justification],
     })
     expect(other.unjustified).toHaveLength(1)
     expect(other.unused).toEqual([justification])
+  })
+
+  it('does not let one justification cover a mutant elsewhere on a line that reads the same', () => {
+    // Line 4 reads exactly like line 2; another column of line 2 is another mutant.
+    const result = evaluate(
+      report([
+        mutant('1', 'Survived', 2),
+        mutant('2', 'Survived', 4),
+        mutant('3', 'Survived', 2, 'true', 9),
+      ]),
+      { equivalent: [justification] },
+    )
+    expect(result.rows[0]).toMatchObject({ survived: 3, justified: 1 })
+    expect(result.unjustified.map((entry) => entry.mutant.id)).toEqual(['2', '3'])
+  })
+
+  it('refuses an entry at the right position written for a line that now reads differently', () => {
+    const edited = SOURCE.replace('if (a > 0) grant()', 'if (a >= 0) grant()')
+    const result = evaluate(report([mutant('1', 'Survived', 2)], edited), {
+      equivalent: [justification],
+    })
+    expect(result.unjustified).toMatchObject([
+      { code: 'if (a >= 0) grant()', stale: justification },
+    ])
+    expect(result.unused).toEqual([justification])
+  })
+
+  it('prints an unjustified mutant as an entry to start from', () => {
+    const survivor = mutant('1', 'Survived', 2)
+    expect(entryFor('src/x.ts', survivor, 'if (a > 0) grant()')).toEqual({
+      ...justification,
+      why: '',
+    })
+  })
+
+  it('refuses a justification without a position', () => {
+    const { location: _location, ...withoutPosition } = justification
+    expect(() =>
+      evaluate(report([mutant('1', 'Survived', 2)]), {
+        equivalent: [{ ...withoutPosition, line: 2 }],
+      }),
+    ).toThrow(/location/)
   })
 
   it('fails on an unjustified survivor even when the score is above the bar', () => {
@@ -94,5 +139,59 @@ describe('the mutation report', () => {
     const result = runReport(report(mutants), { equivalent: [justification] })
     expect(result.stdout).toContain('mutation report: ok')
     expect(result.status).toBe(0)
+  })
+
+  describe('--relocate', () => {
+    // The same two lines, one line further down: code that moved and did not change.
+    const MOVED = `// a comment\n${SOURCE}`
+
+    it('moves an entry onto the one survivor its line moved to', () => {
+      const survivors = { equivalent: [justification] }
+      const moved = report([mutant('1', 'Survived', 3)], MOVED)
+      const { equivalent, moved: count } = relocate([justification], evaluate(moved, survivors))
+      expect(count).toBe(1)
+      expect(evaluate(moved, { equivalent }).unjustified).toEqual([])
+      expect(equivalent[0]?.why).toBe(justification.why)
+    })
+
+    it('moves nothing when two survivors read the same, so a reason is never guessed onto one', () => {
+      const survivors = { equivalent: [justification] }
+      const moved = report([mutant('1', 'Survived', 3), mutant('2', 'Survived', 5)], MOVED)
+      const { equivalent, moved: count } = relocate([justification], evaluate(moved, survivors))
+      expect(count).toBe(0)
+      expect(equivalent).toEqual([justification])
+    })
+
+    it('moves nothing onto a survivor at other columns or with another replacement', () => {
+      const survivors = { equivalent: [justification] }
+      for (const other of [
+        mutant('1', 'Survived', 3, 'true', 6),
+        mutant('1', 'Survived', 3, 'false'),
+      ]) {
+        const moved = report([other], MOVED)
+        expect(relocate([justification], evaluate(moved, survivors)).moved).toBe(0)
+      }
+    })
+
+    it('rewrites survivors.json when run with --relocate, and the check then passes', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'assent-mutation-'))
+      dirs.push(dir)
+      const moved = report(
+        [
+          mutant('1', 'Survived', 3),
+          ...Array.from({ length: 19 }, (_, i) => mutant(`k${i}`, 'Killed', 1)),
+        ],
+        MOVED,
+      )
+      writeFileSync(join(dir, 'report.json'), JSON.stringify(moved))
+      writeFileSync(join(dir, 'survivors.json'), JSON.stringify({ equivalent: [justification] }))
+      const args = [join(dir, 'report.json'), join(dir, 'survivors.json')]
+      expect(spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' }).status).toBe(1)
+      const relocated = spawnSync(process.execPath, [SCRIPT, '--relocate', ...args], {
+        encoding: 'utf8',
+      })
+      expect(relocated.stdout).toContain('1 justification(s) moved')
+      expect(spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' }).status).toBe(0)
+    })
   })
 })

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
 import { storeSealedPolicy } from './support/integrity-helpers.ts'
-import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
   auditEvents,
   decide,
@@ -231,9 +231,15 @@ describe('approve-for-me', () => {
     await setMode(harness, room.id, 'approve-for-me')
     const turnId = await send(harness, room.id, 'run echo hi')
     const view = await waitForPendingApproval(harness, room.id, turnId)
-    // The reviewer answers within microseconds; give it ample time to have
-    // decided if it were going to, then check it left the call to the person.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The reviewer's verdict is an event: its review_escalated audit entry.
+    // Once that is written the reviewer is done, and the call must still be
+    // the person's to decide.
+    const escalated = await eventually(async () => {
+      const found = (await auditEvents(harness)).filter(
+        (event) => event.type === 'review_escalated' && event.subjectId === view.approval.id,
+      )
+      return found.length > 0 ? found : undefined
+    }, 'the review_escalated event')
     const pending = await harness.client.getApproval(view.approval.id)
     expect(pending.approval.status).toBe('pending')
     expect(pending.approval.decidedBy).toBeUndefined()
@@ -241,9 +247,6 @@ describe('approve-for-me', () => {
     // room lists, and in the audit log.
     const [listed] = await roomApprovals(harness, room.id)
     expect(listed?.escalationReason).toBe('commands are decided by a person')
-    const escalated = (await auditEvents(harness)).filter(
-      (event) => event.type === 'review_escalated' && event.subjectId === view.approval.id,
-    )
     expect(escalated.map((event) => event.payload.reason)).toEqual([
       'commands are decided by a person',
     ])

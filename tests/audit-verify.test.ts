@@ -16,6 +16,7 @@ import {
 import { setMode } from './support/policy-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { startHarness } from './support/runtime-harness.ts'
+import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
 // The key lives in the data dir's key file here (ASSENT_SECRET_STORE=file), so
 // these run on any machine; tests/keychain.test.ts runs the CLI against the
@@ -23,7 +24,7 @@ import { startHarness } from './support/runtime-harness.ts'
 const FILE_STORE = { ...process.env, ASSENT_SECRET_STORE: 'file' }
 /** Each case starts the CLI as a Node process; on a loaded two-core machine
  *  a start can take seconds. */
-const CLI_TEST_MS = 60_000
+const CLI_TEST_MS = TEST_TIMEOUT_MS
 
 let root: string
 let intact: string

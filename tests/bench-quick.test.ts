@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BenchResultsSchema, SECTIONS, type BenchResults } from '../scripts/bench/results-schema.ts'
 import { chromiumAvailable } from './support/cdp-host-harness.ts'
+import { scaledMs } from '../scripts/test-timing.ts'
 
 // `npm run bench -- --quick` as a person runs it, in a child process. This
 // checks what it writes, never how fast anything was: the figures depend on
@@ -35,7 +36,7 @@ beforeAll(async () => {
   const { code, output } = await runQuickBench(json)
   const results = code === 0 ? (JSON.parse(await readFile(json, 'utf8')) as unknown) : undefined
   run = { code, output, results }
-}, 600_000)
+}, scaledMs(600_000))
 
 afterAll(async () => {
   if (folder) await rm(folder, { recursive: true, force: true })

@@ -8,7 +8,7 @@ import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-head
 import { CHROMIUM_ARGS, findChromium } from '../src/main/cdp/chromium.ts'
 import { chromiumAvailable } from './support/cdp-host-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
-import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { storeFingerprint } from './support/store-fingerprint.ts'
 
 // A hostile page in a real Chromium attacks the runtime the two ways a
@@ -125,23 +125,39 @@ async function attack(args: AttackArgs): Promise<PageOutcome[]> {
 }
 
 /** Every response Chromium received from the runtime's port, preflights
- *  included, read over the DevTools protocol (so CORS does not hide them). */
+ *  included, read over the DevTools protocol (so CORS does not hide them),
+ *  and whether every request that went to that port has ended. */
 function watchRuntimeResponses(cdp: CDPSession, runtimePort: number) {
   const seen: Array<{ method: string; url: string; status: number }> = []
   const methods = new Map<string, string>()
+  const open = new Set<string>()
+  const toRuntime = (url: string) => Number(new URL(url).port) === runtimePort
   cdp.on('Network.requestWillBeSent', (event) => {
     methods.set(event.requestId, event.request.method)
+    if (toRuntime(event.request.url)) open.add(event.requestId)
   })
   cdp.on('Network.responseReceived', (event) => {
-    const url = new URL(event.response.url)
-    if (Number(url.port) !== runtimePort) return
+    if (!toRuntime(event.response.url)) return
     seen.push({
       method: methods.get(event.requestId) ?? (event.type === 'Preflight' ? 'OPTIONS' : '?'),
-      url: url.pathname,
+      url: new URL(event.response.url).pathname,
       status: event.response.status,
     })
   })
-  return seen
+  // A request has ended once the runtime answered it (the page need not
+  // read the body) or it failed (CORS, a refused preflight).
+  const ended = ({ requestId }: { requestId: string }) => open.delete(requestId)
+  cdp.on('Network.responseReceived', ended)
+  cdp.on('Network.loadingFinished', ended)
+  cdp.on('Network.loadingFailed', ended)
+  return {
+    seen,
+    /** Waits for the event, not for a while: every request to the runtime
+     *  answered or failed, so no late one can change the store after the
+     *  test looks. */
+    settled: () =>
+      eventually(() => (open.size === 0 ? true : undefined), 'every request to the runtime to end'),
+  }
 }
 
 describe.skipIf(!run)('a hostile page in Chromium', () => {
@@ -195,14 +211,14 @@ describe.skipIf(!run)('a hostile page in Chromium', () => {
 
   async function openPage(
     url: string,
-  ): Promise<{ page: Page; seen: ReturnType<typeof watchRuntimeResponses> }> {
+  ): Promise<{ page: Page; watch: ReturnType<typeof watchRuntimeResponses> }> {
     const context = await browser.newContext()
     const page = await context.newPage()
     const cdp = await context.newCDPSession(page)
     await cdp.send('Network.enable')
-    const seen = watchRuntimeResponses(cdp, harness.connection().port)
+    const watch = watchRuntimeResponses(cdp, harness.connection().port)
     await page.goto(url)
-    return { page, seen }
+    return { page, watch }
   }
 
   function freshArgs(runtime: string): AttackArgs {
@@ -223,10 +239,11 @@ describe.skipIf(!run)('a hostile page in Chromium', () => {
   it('refuses every request from a page on another loopback port (403), with or without the tokens', async () => {
     const before = await storeFingerprint(harness, roomIds)
     const runtimePort = harness.connection().port
-    const { page, seen } = await openPage(`http://127.0.0.1:${pagePort}/`)
+    const { page, watch } = await openPage(`http://127.0.0.1:${pagePort}/`)
     const outcomes = await page.evaluate(attack, freshArgs(`http://127.0.0.1:${runtimePort}`))
-    await page.waitForTimeout(500)
+    await watch.settled()
     await page.context().close()
+    const { seen } = watch
 
     // The page never read a success: CORS blocked what was preflighted, and
     // what went out as a simple request stayed opaque.
@@ -248,10 +265,11 @@ describe.skipIf(!run)('a hostile page in Chromium', () => {
   it(`refuses a rebinding page that reaches the runtime as ${REBIND_HOST} from another port (421)`, async () => {
     const before = await storeFingerprint(harness, roomIds)
     const runtimePort = harness.connection().port
-    const { page, seen } = await openPage(`http://${REBIND_HOST}:${pagePort}/`)
+    const { page, watch } = await openPage(`http://${REBIND_HOST}:${pagePort}/`)
     const outcomes = await page.evaluate(attack, freshArgs(`http://${REBIND_HOST}:${runtimePort}`))
-    await page.waitForTimeout(500)
+    await watch.settled()
     await page.context().close()
+    const { seen } = watch
 
     for (const outcome of outcomes)
       expect(['blocked', 'opaque'], outcome.name).toContain(outcome.seen)
@@ -269,7 +287,8 @@ describe.skipIf(!run)('a hostile page in Chromium', () => {
     const page = await context.newPage()
     const cdp = await context.newCDPSession(page)
     await cdp.send('Network.enable')
-    const seen = watchRuntimeResponses(cdp, runtimePort)
+    const watch = watchRuntimeResponses(cdp, runtimePort)
+    const { seen } = watch
     // After the rebind the attacker's document is served from the runtime's
     // own origin; only that document is stood in for, every request it
     // makes goes to the real runtime.
@@ -278,7 +297,7 @@ describe.skipIf(!run)('a hostile page in Chromium', () => {
     )
     await page.goto(`${origin}/attack.html`)
     const outcomes = await page.evaluate(attack, freshArgs(origin))
-    await page.waitForTimeout(500)
+    await watch.settled()
     await context.close()
 
     // Same-origin: nothing is preflighted and the page reads every status,

@@ -125,7 +125,10 @@ describe('a sensitive form through the protected window', () => {
     consent.handleDecision(window.promptId, 'submit', window, { user: 'ada', admin: true })
     expect(await outcome).toEqual({
       status: 'failed',
-      error: 'the form does not fit: admin: not a field of this form',
+      error: {
+        code: 'form_invalid',
+        detail: 'the form does not fit: admin: not a field of this form',
+      },
     })
     expect((await inputRequests(harness, room.id))[0]?.status).toBe('pending')
   })
@@ -162,8 +165,13 @@ describe('a sensitive form through the protected window', () => {
     const room = await createRoom(harness)
     const turnId = await send(harness, room.id, 'form Tell me more')
     const plain = await pendingInputFor(harness, room.id, turnId)
-    await expect(consent.openSensitiveForm([plain.id])).rejects.toThrow('is not a sensitive form')
-    await expect(consent.openSensitiveForm([plain.id, { values: {} }])).rejects.toThrow(/refused/)
+    await expect(consent.openSensitiveForm([plain.id])).rejects.toMatchObject({
+      code: 'not_sensitive_form',
+      message: expect.stringContaining('is not a sensitive form'),
+    })
+    await expect(consent.openSensitiveForm([plain.id, { values: {} }])).rejects.toMatchObject({
+      code: 'invalid_arguments',
+    })
     expect(windows.opened).toEqual([])
   })
 

@@ -4,6 +4,7 @@ import { ElectronProtectedWindowFactory } from '../src/main/electron/protected-w
 import { openWorkbenchWindow } from '../src/main/electron/workbench-window.ts'
 import {
   FakeBrowserWindow,
+  fakeEvent,
   openedExternally,
   resetFakeElectron,
   sessions,
@@ -29,18 +30,18 @@ const OTHER_URLS = [
 
 beforeEach(() => resetFakeElectron())
 
-function protectedFactory(isPackaged: boolean) {
+function protectedFactory(developmentBuild: boolean) {
   return new ElectronProtectedWindowFactory({
     appRoot: '/app',
-    isPackaged,
+    developmentBuild,
     now: () => 0,
     onDecision: () => {},
   })
 }
 
 /** The first consent window and its session, once it has loaded. */
-async function openConsentWindow(isPackaged = true) {
-  const factory = protectedFactory(isPackaged)
+async function openConsentWindow(developmentBuild = false) {
+  const factory = protectedFactory(developmentBuild)
   await factory.open('prompt-1', SIZE)
   factory.close()
   const win = FakeBrowserWindow.created[0]
@@ -50,9 +51,40 @@ async function openConsentWindow(isPackaged = true) {
 }
 
 function preventedBy(emit: (event: unknown) => void): boolean {
-  const event = { preventDefault: vi.fn(), url: 'https://example.com/' }
+  const event = fakeEvent({ url: 'https://example.com/' })
   emit(event)
-  return event.preventDefault.mock.calls.length > 0
+  return event.defaultPrevented
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+/** Every way a page can try to leave or reshape its window, as Electron
+ *  reports each (tests/support/fake-electron.ts follows its source). */
+function escapeAttempts(win: FakeBrowserWindow) {
+  const contents = win.webContents
+  const before = { ...win.bounds }
+  const outcome = {
+    mainFrame: contents.navigate('https://example.com/a'),
+    subframe: contents.navigate('https://example.com/frame', { isMainFrame: false }),
+    sameApp: contents.navigate(String(win.loadedUrl)),
+    redirect: contents.redirect('https://example.com/r'),
+    windowOpen: contents.open('https://example.com/w'),
+    webview: preventedBy((e) => contents.emit('will-attach-webview', e, {}, {})),
+    moved: false,
+  }
+  contents.requestContentBounds({ x: -5_000, y: -5_000, width: 10, height: 10 })
+  outcome.moved = JSON.stringify(win.bounds) !== JSON.stringify(before)
+  return outcome
+}
+
+const NO_ESCAPE = {
+  mainFrame: 'cancelled',
+  subframe: 'cancelled',
+  sameApp: 'cancelled',
+  redirect: 'cancelled',
+  windowOpen: { action: 'deny' },
+  webview: true,
+  moved: false,
 }
 
 function grantsNothing(target: FakeSession) {
@@ -72,8 +104,8 @@ function grantsNothing(target: FakeSession) {
 }
 
 describe('the protected consent window on Electron (electron mocked: no binary here)', () => {
-  it('opens each window in its own in-memory session with a random, non-persist name', async () => {
-    const factory = protectedFactory(true)
+  it('gives live windows distinct in-memory sessions with random, non-persist names', async () => {
+    const factory = protectedFactory(false)
     await factory.open('prompt-1', SIZE)
     await factory.open('prompt-2', SIZE)
     factory.close()
@@ -89,8 +121,35 @@ describe('the protected consent window on Electron (electron mocked: no binary h
     )
   })
 
+  it("reuses a closed window's session only after clearing it, so prompts do not grow memory", async () => {
+    const factory = protectedFactory(false)
+    for (let prompt = 0; prompt < 50; prompt += 1) {
+      const window = await factory.open(`prompt-${prompt}`, SIZE)
+      window.close()
+      await settle()
+    }
+    factory.close()
+    expect(FakeBrowserWindow.created).toHaveLength(50)
+    // Electron never frees a session (its context map empties only at
+    // shutdown), so the count of sessions is what memory follows.
+    expect(sessions).toHaveLength(1)
+    expect(sessions[0]?.cleared).toEqual({ data: 50, authCache: 50 })
+  })
+
+  it('never lets a session that could not be cleared serve another window', async () => {
+    const factory = protectedFactory(false)
+    const first = await factory.open('prompt-1', SIZE)
+    sessions[0]!.failNextClear = true
+    first.close()
+    await settle()
+    await factory.open('prompt-2', SIZE)
+    factory.close()
+    expect(sessions).toHaveLength(2)
+    expect(FakeBrowserWindow.created[1]?.options.webPreferences.session).toBe(sessions[1])
+  })
+
   it('loads the consent page from its own scheme with the hardened settings', async () => {
-    const { win } = await openConsentWindow(true)
+    const { win } = await openConsentWindow(false)
     expect(win.loadedUrl).toBe(CONSENT_SITE.pageUrl)
     expect(win.menuRemoved).toBe(true)
     expect(win.options.webPreferences).toMatchObject({
@@ -110,25 +169,20 @@ describe('the protected consent window on Electron (electron mocked: no binary h
   })
 
   it('allows DevTools only in the development build', async () => {
-    const { win } = await openConsentWindow(false)
+    const { win } = await openConsentWindow(true)
     expect(win.options.webPreferences.devTools).toBe(true)
   })
 
-  it('prevents navigation, redirects, frame navigation and webviews, and denies new windows', async () => {
+  it('cancels every navigation, redirect, new window, webview and self-move, and refuses downloads', async () => {
     const { win, consentSession } = await openConsentWindow()
-    const contents = win.webContents
-    for (const event of ['will-navigate', 'will-redirect', 'will-frame-navigate']) {
-      expect(contents.count(event), event).toBeGreaterThan(0)
-      expect(
-        preventedBy((e) => contents.emit(event, e)),
-        event,
-      ).toBe(true)
-    }
-    expect(preventedBy((e) => contents.emit('will-attach-webview', e, {}, {}))).toBe(true)
-    expect(contents.windowOpenHandler?.({ url: 'https://example.com/' })).toEqual({
-      action: 'deny',
-    })
+    expect(escapeAttempts(win)).toEqual(NO_ESCAPE)
+    expect(win.webContents.navigated).toEqual([])
     expect(preventedBy((e) => consentSession.emit('will-download', e))).toBe(true)
+  })
+
+  it('keeps WebRTC off the direct UDP path', async () => {
+    const { win } = await openConsentWindow()
+    expect(win.webContents.getWebRTCIPHandlingPolicy()).toBe('disable_non_proxied_udp')
   })
 
   it('denies every permission request and check', async () => {
@@ -155,21 +209,12 @@ describe('the protected consent window on Electron (electron mocked: no binary h
 })
 
 describe('the workbench window on Electron (electron mocked: no binary here)', () => {
-  function open(isPackaged = true) {
-    let now = 10_000
-    const workbench = openWorkbenchWindow({ appRoot: '/app', isPackaged, now: () => now })
+  function open(developmentBuild = false) {
+    const workbench = openWorkbenchWindow({ appRoot: '/app', developmentBuild })
     const win = FakeBrowserWindow.created.at(-1)
     const workbenchSession = sessions.at(-1)
     if (!win || !workbenchSession) throw new Error('no workbench window was created')
-    return {
-      workbench,
-      win,
-      workbenchSession,
-      click: () => win.webContents.emit('input-event', {}, { type: 'mouseDown', button: 'left' }),
-      later: (ms: number) => {
-        now += ms
-      },
-    }
+    return { workbench, win, workbenchSession }
   }
 
   it('is sandboxed and isolated, and loads the app from its own scheme', () => {
@@ -188,36 +233,28 @@ describe('the workbench window on Electron (electron mocked: no binary here)', (
     })
   })
 
-  it('never navigates, and opens only a just-clicked http(s) link in the browser', () => {
-    const { win, click, later } = open()
-    const contents = win.webContents
-    for (const event of ['will-navigate', 'will-redirect', 'will-frame-navigate']) {
-      expect(
-        preventedBy((e) => contents.emit(event, e)),
-        event,
-      ).toBe(true)
-    }
-    expect(preventedBy((e) => contents.emit('will-attach-webview', e, {}, {}))).toBe(true)
-    // No click: nothing opens.
-    expect(contents.windowOpenHandler?.({ url: 'https://example.com/a' })).toEqual({
-      action: 'deny',
-    })
-    contents.emit('will-navigate', { preventDefault: () => {}, url: 'https://example.com/b' })
-    expect(openedExternally).toEqual([])
+  it('never navigates, moves itself or opens anything, in the app or outside it, even right after a click', () => {
+    const { win } = open()
+    const click = () =>
+      win.webContents.emit('input-event', fakeEvent(), { type: 'mouseDown', button: 'left' })
     click()
-    expect(contents.windowOpenHandler?.({ url: 'https://example.com/c' })).toEqual({
-      action: 'deny',
-    })
-    contents.emit('will-navigate', { preventDefault: () => {}, url: 'javascript:alert(1)' })
-    contents.emit('will-navigate', { preventDefault: () => {}, url: 'file:///etc/passwd' })
-    expect(openedExternally).toEqual(['https://example.com/c'])
-    later(60_000)
-    contents.emit('will-navigate', { preventDefault: () => {}, url: 'https://example.com/d' })
-    expect(openedExternally).toEqual(['https://example.com/c'])
+    expect(escapeAttempts(win)).toEqual(NO_ESCAPE)
+    click()
+    for (const url of ['https://example.com/', 'mailto:a@example.com', 'file:///etc/passwd']) {
+      expect(win.webContents.open(url)).toEqual({ action: 'deny' })
+      expect(win.webContents.navigate(url)).toBe('cancelled')
+    }
+    expect(win.webContents.navigated).toEqual([])
+    expect(openedExternally).toEqual([])
+  })
+
+  it('keeps WebRTC off the direct UDP path', () => {
+    const { win } = open()
+    expect(win.webContents.getWebRTCIPHandlingPolicy()).toBe('disable_non_proxied_udp')
   })
 
   it('denies every permission and cancels every request but its own files', () => {
-    const { workbenchSession } = open(true)
+    const { workbenchSession } = open(false)
     expect(grantsNothing(workbenchSession)).toEqual({
       requested: [false, false],
       checked: [false, false],
@@ -235,7 +272,8 @@ describe('the workbench window on Electron (electron mocked: no binary here)', (
   })
 
   it("lets DevTools' own pages load only in the development build", () => {
-    const { workbenchSession } = open(false)
+    const { win, workbenchSession } = open(true)
+    expect(win.options.webPreferences.devTools).toBe(true)
     expect(workbenchSession.verdictFor('devtools://devtools/bundled/inspector.html')).toEqual({
       cancel: false,
     })

@@ -188,6 +188,7 @@ describe('a runtime crash', () => {
     expect((await turnById(crashing, room.id, turnId))?.status).toBe('interrupted')
     const late = await decide(crashing, waiting, 'allow-once')
     expect(late.status).toBe(410)
+    expect(late.body).toMatchObject({ code: 'approval_expired' })
     expect(existsSync(join(crashing.workspace, 'never.txt'))).toBe(false)
   })
 })

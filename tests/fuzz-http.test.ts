@@ -13,6 +13,7 @@ import { rawExchange } from './support/raw-http-exchange.ts'
 import { createRoom, pendingApprovalFor, timeline } from './support/room-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { storeFingerprint } from './support/store-fingerprint.ts'
+import { WAIT_TIMEOUT_MS, scaledMs } from '../scripts/test-timing.ts'
 
 // Fuzzes the runtime's HTTP surface end to end: a real runtime process, real
 // loopback sockets, every route of RUNTIME_ROUTE_TABLE. Each batch of
@@ -28,7 +29,7 @@ const RAW_PER_BATCH = 36
 const CONCURRENCY = 8
 /** Generous on a shared two-core machine: only a request that gets no
  *  answer at all should reach it. */
-const REQUEST_TIMEOUT_MS = 15_000
+const REQUEST_TIMEOUT_MS = WAIT_TIMEOUT_MS
 const SEED = Number(process.env.ASSENT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
 
 /** Codes the edge or the router answer with: a response carrying one of
@@ -302,7 +303,7 @@ async function runBatch(index: number, tally: Tally, failures: string[]): Promis
 describe('the runtime under fuzzed HTTP', () => {
   it(
     'never answers 5xx or hangs, and no refused request changes the store',
-    { timeout: STRESS ? 1_800_000 : 300_000 },
+    { timeout: scaledMs(STRESS ? 1_800_000 : 300_000) },
     async () => {
       const roomIds = [targets.roomId, targets.groupRoomId]
       const before = await storeFingerprint(harness, roomIds)

@@ -33,9 +33,9 @@ function seed(): string {
      VALUES ('turn-1', 'room-1', 'c1', 'write a b', '/ws', '{}', 'waiting', 0)`,
   ).run()
   new ApprovalGate({
-    db,
-    approvals: new SqliteApprovalRepository(db),
-    audit: new SqliteAuditLog(db, { mac: TEST_MAC }),
+    approvals: new SqliteApprovalRepository(db, {
+      audit: new SqliteAuditLog(db, { mac: TEST_MAC }),
+    }),
     events: new EventBus(),
     now: Date.now,
   }).open({
@@ -74,7 +74,9 @@ function inspect(dir: string) {
   try {
     const events = new SqliteAuditLog(db, { mac: TEST_MAC }).list()
     return {
-      status: new SqliteApprovalRepository(db).get('approval-1')?.status,
+      status: new SqliteApprovalRepository(db, {
+        audit: new SqliteAuditLog(db, { mac: TEST_MAC }),
+      }).get('approval-1')?.status,
       types: events.map((event) => event.type),
       // MACs and the sealed head too: the head moves in the decision's
       // transaction, so a kill at any point leaves it naming the last event.

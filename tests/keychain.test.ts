@@ -20,6 +20,7 @@ import { requireOrSkip } from './support/require-or-skip.ts'
 import { setMode } from './support/policy-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { eventually, startHarness } from './support/runtime-harness.ts'
+import { TEST_TIMEOUT_MS, WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
 interface Keytar {
   getPassword(service: string, account: string): Promise<string | null>
@@ -28,10 +29,10 @@ interface Keytar {
   findCredentials(service: string): Promise<Array<{ account: string; password: string }>>
 }
 
-const PROBE_TIMEOUT_MS = 5_000
+const PROBE_TIMEOUT_MS = WAIT_TIMEOUT_MS
 /** These tests start Node processes (the runtime, `npm run runtime`, the
  *  CLI); on a loaded two-core machine one start can take seconds. */
-const CHILD_PROCESS_TEST_MS = 90_000
+const CHILD_PROCESS_TEST_MS = TEST_TIMEOUT_MS
 
 async function loadKeytar(): Promise<Keytar> {
   const module = (await import('keytar')) as unknown as { default?: Keytar } & Keytar

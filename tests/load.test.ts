@@ -9,6 +9,7 @@ import { exportedAudit } from './support/audit-check.ts'
 import { roomApprovals } from './support/policy-helpers.ts'
 import { createRoom, send, timeline } from './support/room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { scaledMs } from '../scripts/test-timing.ts'
 
 // Many approvals pending at once across many rooms, decided in parallel with
 // valid consent tokens, while every token is also replayed: each decision
@@ -65,7 +66,7 @@ interface Planned {
 describe(`${APPROVALS} approvals pending across ${ROOMS} rooms`, () => {
   it(
     'applies each decision exactly once, refuses every replayed token and runs no tool twice',
-    { timeout: STRESS ? 1_800_000 : 300_000 },
+    { timeout: scaledMs(STRESS ? 1_800_000 : 300_000) },
     async () => {
       const roomIds: string[] = []
       for (let room = 0; room < ROOMS; room += 1) roomIds.push((await createRoom(harness)).id)

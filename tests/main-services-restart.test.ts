@@ -9,6 +9,7 @@ import { ChildProcessLauncher } from '../src/main/core/runtime-launcher.ts'
 import { FakeWindows } from './support/fake-protected-windows.ts'
 import { RUNTIME_ENTRY, eventually, type RuntimeHarness } from './support/runtime-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
+import { RUNTIME_READY_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
 // MainServices wired as a host wires it, with a real runtime child process
 // that the test crashes. Only the windows and the workbench are fakes (no
@@ -44,6 +45,7 @@ async function startServices() {
     },
     preferences: () => ({ lang: 'en', theme: 'light' }),
     enableDelayMs: 0,
+    runtimeReadyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
   })
   cleanups.push(async () => {
     await main.stop()
@@ -80,7 +82,7 @@ describe('MainServices when the runtime crashes', () => {
     expect(modeWindow.closed).toBe(true)
     expect(main.controller.openPromptCount).toBe(0)
 
-    const second = await eventually(() => main.supervisor.current, 'the restarted runtime', 20_000)
+    const second = await eventually(() => main.supervisor.current, 'the restarted runtime')
     const statuses = await eventually(() => {
       const seen = notices.filter((notice) => notice.type === 'runtime.status')
       return seen.length >= 3 ? seen : undefined
@@ -97,13 +99,18 @@ describe('MainServices when the runtime crashes', () => {
     // A late click in the old window decides nothing on the new instance.
     main.controller.handleDecision(approvalWindow.promptId, 'allow-once', approvalWindow)
     main.controller.handleDecision(modeWindow.promptId, 'confirm', modeWindow)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(decided).toEqual([])
-    expect(await main.client.getPermissions(room.id)).toMatchObject({
-      mode: 'ask-for-approval',
-      revision: 0,
+    // Rather than wait a while: a new mode change goes through main the
+    // same way after them. It must be the room's first change (revision
+    // 1); had the late confirm been taken, it would have come first.
+    const later = main.handleWorkbenchCall('mode', [room.id, 'approve-for-me'])
+    const laterWindow = await windows.nextShown()
+    main.controller.handleDecision(laterWindow.promptId, 'confirm', laterWindow)
+    await expect(later).resolves.toMatchObject({
+      status: 'changed',
+      permissions: { mode: 'approve-for-me', revision: 1 },
     })
+    expect(decided).toEqual([])
     expect((await main.client.getApproval(view.approval.id)).approval.status).not.toBe('allowed')
     expect(existsSync(join(workspace, 'crashed.txt'))).toBe(false)
-  }, 60_000)
+  })
 })

@@ -49,7 +49,10 @@ describe('rejecting an open approval because the person sent a message', () => {
       id,
       [`${id}/../x`],
     ]) {
-      await expect(rejectApprovalForMessage(options(), args)).rejects.toThrow(/can only deny/)
+      await expect(rejectApprovalForMessage(options(), args)).rejects.toMatchObject({
+        code: 'invalid_arguments',
+        message: expect.stringMatching(/can only deny/),
+      })
     }
     expect((await harness.client.getApproval(id)).approval.status).toBe('pending')
     await rejectApprovalForMessage(options(), [id])
@@ -69,7 +72,7 @@ describe('rejecting an open approval because the person sent a message', () => {
     }
     expect(await rejectApprovalForMessage(options(spy), [view.approval.id])).toEqual({
       status: 'failed',
-      error: 'captured',
+      error: { code: 'main_failed', detail: 'captured' },
     })
     expect(captured?.decision).toBe('deny')
     const forged = await harness.client.decideApproval(

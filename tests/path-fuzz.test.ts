@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxMode, ToolEffect } from '../src/contracts/policy-axes.ts'
 import { checkToolAccess } from '../src/runtime/policy/sandbox.ts'
+import { scaledMs } from '../scripts/test-timing.ts'
 
 // The broad containment fuzz (the colocated path-containment test holds the
 // focused cases): thousands of generated paths through checkToolAccess under
@@ -230,7 +231,7 @@ async function writeAt(resolved: string): Promise<void> {
 describe('workspace containment under generated paths', () => {
   it(
     'never allows a write, command or network path outside the workspace, and allows plain names inside',
-    { timeout: 300_000 },
+    { timeout: scaledMs(300_000) },
     async () => {
       const realWs = await realpath(ws)
       const before = await outsideSnapshot()
@@ -287,7 +288,7 @@ describe('workspace containment under generated paths', () => {
 
   it(
     'keeps reads of an agent with directory ceilings inside its roots, in every sandbox mode',
-    { timeout: 300_000 },
+    { timeout: scaledMs(300_000) },
     async () => {
       const realWs = await realpath(ws)
       let allowed = 0

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Script } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { scaledMs } from '../scripts/test-timing.ts'
 
 /**
  * A sandboxed preload runs in a renderer with no module loader: it may
@@ -19,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 const ROOT = resolve(import.meta.dirname, '..')
 const ELECTRON_VITE = join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js')
 const EXPECTED_PRELOADS = ['protected.cjs', 'workbench.cjs']
-const BUILD_TIMEOUT_MS = 120_000
+const BUILD_TIMEOUT_MS = scaledMs(300_000)
 
 let outDir: string
 let preloadDir: string

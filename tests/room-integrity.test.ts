@@ -16,6 +16,7 @@ import {
 } from './support/policy-helpers.ts'
 import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
 let harness: RuntimeHarness
 
@@ -45,7 +46,7 @@ async function integrityErrors(rowId: string) {
 async function eventStream(until: RegExp): Promise<string> {
   const { port, bearerToken } = harness.connection()
   const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), 5_000)
+  const timer = setTimeout(() => controller.abort(), WAIT_TIMEOUT_MS)
   const response = await fetch(`http://127.0.0.1:${port}/v1/events`, {
     headers: { authorization: `Bearer ${bearerToken}`, 'last-event-id': '0' },
     signal: controller.signal,

@@ -7,12 +7,15 @@ import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
 import { rawExchange } from './support/raw-http-exchange.ts'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import {
   createRoom,
   pendingApprovalFor,
   send,
   timeline,
   turnSettled,
+  pastExpiry,
+  SHORT_APPROVAL_TTL_MS,
 } from './support/room-helpers.ts'
 
 let harness: RuntimeHarness
@@ -78,7 +81,7 @@ describe('the runtime HTTP edge', () => {
       port,
       bytes: Buffer.from(`${head}{"decision":"allow-once"}`),
       methods: ['GET', 'GET'],
-      timeoutMs: 10_000,
+      timeoutMs: WAIT_TIMEOUT_MS,
     })
     expect(result.timedOut).toBe(false)
     expect(result.closed).toBe(true)
@@ -92,7 +95,7 @@ describe('the runtime HTTP edge', () => {
       port,
       bytes: Buffer.from('{"decision":"allow-once"}\r\n\r\n'),
       methods: ['GET'],
-      timeoutMs: 10_000,
+      timeoutMs: WAIT_TIMEOUT_MS,
     })
     expect(result.responses.map((response) => response.status)).toEqual([400])
     expect(JSON.parse(result.responses[0]!.body)).toEqual({
@@ -434,6 +437,7 @@ describe('deciding an approval over HTTP', () => {
       digest,
     )
     expect(unknown.status).toBe(404)
+    expect(unknown.body).toMatchObject({ code: 'unknown_approval' })
     const room = await createRoom(harness)
     const view = await pendingApprovalFor(harness, room.id, 'write twice.txt x')
     const { id } = view.approval
@@ -454,6 +458,7 @@ describe('deciding an approval over HTTP', () => {
       view.actionDigest,
     )
     expect(again.status).toBe(409)
+    expect(again.body).toMatchObject({ code: 'approval_decided' })
   })
 
   it('exposes only card fields in the room approval summaries', async () => {
@@ -487,12 +492,12 @@ describe('deciding an approval over HTTP', () => {
 
 describe('approval expiry over HTTP', () => {
   it('answers 403, not 410, to a bad token for an expired approval: the token is checked first', async () => {
-    const short = await startHarness({ approvalTtlMs: 300 })
+    const short = await startHarness({ approvalTtlMs: SHORT_APPROVAL_TTL_MS })
     try {
       const room = await createRoom(short)
       const view = await pendingApprovalFor(short, room.id, 'write expired.txt x')
       const { id } = view.approval
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      await pastExpiry(view)
       const badToken = await short.client.decideApproval(
         id,
         'allow-once',
@@ -509,12 +514,12 @@ describe('approval expiry over HTTP', () => {
   })
 
   it('answers 410 for a decision after the TTL, and the tool never runs', async () => {
-    const short = await startHarness({ approvalTtlMs: 300 })
+    const short = await startHarness({ approvalTtlMs: SHORT_APPROVAL_TTL_MS })
     try {
       const room = await createRoom(short)
       const view = await pendingApprovalFor(short, room.id, 'write late.txt too-late')
       const token = short.mintApproval(view.approval.id, 'allow-once', view.actionDigest)
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      await pastExpiry(view)
       const response = await short.client.decideApproval(
         view.approval.id,
         'allow-once',
@@ -522,6 +527,7 @@ describe('approval expiry over HTTP', () => {
         view.actionDigest,
       )
       expect(response.status).toBe(410)
+      expect(response.body).toMatchObject({ code: 'approval_expired' })
       const approval = (await short.client.getApproval(view.approval.id)).approval
       expect(approval).toMatchObject({ status: 'expired', decidedBy: 'timeout' })
       await turnSettled(short, room.id, view.approval.turnId)

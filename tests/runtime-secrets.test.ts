@@ -6,6 +6,7 @@ import { LISTEN_MARKER } from './fixtures/listen-probe.ts'
 import { requireOrSkip } from './support/require-or-skip.ts'
 import { RUNTIME_ENTRY, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { runNodeArgv, type ChildResult } from './support/integrity-helpers.ts'
+import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
 /**
  * The runtime's secrets (bearer token, consent key, integrity key) reach it
@@ -119,7 +120,7 @@ describe.runIf(runsHere)('the runtime process’s argv and environment', () => {
 
 /** `node <args>` with no IPC channel, as someone starting it from a shell would. */
 function runWithoutIpc(args: string[]): Promise<ChildResult> {
-  return runNodeArgv(args, process.env, 15_000)
+  return runNodeArgv(args, process.env, WAIT_TIMEOUT_MS)
 }
 
 describe('the runtime started without an IPC channel', () => {

@@ -1,9 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import type { Response } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_SITE, WORKBENCH_SITE } from '../src/main/core/page-sites.ts'
-import { CONSENT_CSP } from '../src/main/cdp/protected-windows.ts'
-import { WORKBENCH_CSP } from '../src/main/cdp/workbench-page.ts'
+import { pressEscapeToCancel } from '../scripts/smoke/consent-keys.ts'
+import {
+  chromiumAvailable,
+  startHostHarness,
+  type HostHarness,
+} from './support/cdp-host-harness.ts'
 
 // Security settings that live in more than one place (a page's meta tag, the
 // Electron host's header, the CDP host's header) or only in packaging
@@ -44,16 +49,61 @@ describe('content security policies agree everywhere they are written', () => {
     expect(CONSENT_SITE.contentSecurityPolicy).toContain("frame-ancestors 'none'")
   })
 
-  it('the CDP host sends the same consent header as the Electron host', () => {
-    expect(CONSENT_CSP).toBe(CONSENT_SITE.contentSecurityPolicy)
-  })
-
-  it("the workbench's meta tag, Electron header and CDP header agree", () => {
+  it("the workbench's meta tag and Electron header agree, and allow no connection", () => {
     expect(metaCsp('src/renderer/workbench/index.html')).toBe(
       withoutFrameAncestors(WORKBENCH_SITE.contentSecurityPolicy),
     )
-    expect(WORKBENCH_CSP).toBe(WORKBENCH_SITE.contentSecurityPolicy)
     expect(WORKBENCH_SITE.contentSecurityPolicy).toContain("connect-src 'none'")
+  })
+})
+
+/** The policy header of a response as Chromium received it. */
+async function cspOf(response: Response | null): Promise<string | undefined> {
+  if (!response) throw new Error('no response for the page')
+  return (await response.allHeaders())['content-security-policy']
+}
+
+// The CDP host's windows in real Chromium: the headers its asset router
+// really answers with (src/main/cdp/asset-router.ts), read from the
+// responses the browser got, as src/main/electron/page-files.test.ts reads
+// the Electron host's protocol handler.
+describe.runIf(chromiumAvailable())('the CDP host sends the policies it names', () => {
+  let h: HostHarness
+  beforeAll(async () => {
+    h = await startHostHarness()
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  it("answers the workbench page and its script with the Electron host's workbench header", async () => {
+    const scripts: Array<Promise<string | undefined>> = []
+    h.page.on('response', (response) => {
+      if (response.request().resourceType() === 'script') scripts.push(cspOf(response))
+    })
+    const csp = await cspOf(await h.page.reload())
+    expect(csp).toBe(WORKBENCH_SITE.contentSecurityPolicy)
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const script of await Promise.all(scripts)) expect(script).toBe(csp)
+  })
+
+  it("answers a consent window's page with the Electron host's consent header", async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write csp.txt x')
+    const review = h.gui('reviewApproval', approvalId)
+    const window = await h.nextWindow()
+    // A second page in the window's own browser context, so its request
+    // goes through that context's router exactly as the window's did.
+    const probe = await window.context.newPage()
+    try {
+      const csp = await cspOf(await probe.goto(window.page.url()))
+      expect(csp).toBe(CONSENT_SITE.contentSecurityPolicy)
+      expect(withoutFrameAncestors(csp ?? '')).toBe(ARCHITECTURE_CONSENT_CSP)
+    } finally {
+      await probe.close()
+      await pressEscapeToCancel(window.page)
+      await review
+    }
   })
 })
 

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
@@ -111,15 +111,25 @@ function preventsFirst(handler: ts.Expression | undefined): boolean {
   )
 }
 
-/** Every value `setWindowOpenHandler`'s handler can return, as source text. */
-function windowOpenAnswers(source: ts.SourceFile): string[] {
-  const calls = findAll(
+/** The calls of `name(…)` or `<anything>.name(…)`. */
+function callsOf(source: ts.SourceFile, name: string): ts.CallExpression[] {
+  return findAll(
     source,
     (node): node is ts.CallExpression =>
       ts.isCallExpression(node) &&
-      ts.isPropertyAccessExpression(node.expression) &&
-      node.expression.name.text === 'setWindowOpenHandler',
+      ((ts.isIdentifier(node.expression) && node.expression.text === name) ||
+        (ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === name)),
   )
+}
+
+/** The arguments of every call of `name`, as source text. */
+function argumentsOf(source: ts.SourceFile, name: string): string[][] {
+  return callsOf(source, name).map((call) => call.arguments.map((arg) => arg.getText(source)))
+}
+
+/** Every value `setWindowOpenHandler`'s handler can return, as source text. */
+function windowOpenAnswers(source: ts.SourceFile): string[] {
+  const calls = callsOf(source, 'setWindowOpenHandler')
   expect(calls).toHaveLength(1)
   const handler = calls[0]?.arguments[0]
   if (!handler || !ts.isArrowFunction(handler)) throw new Error('no inline window open handler')
@@ -143,7 +153,7 @@ const HARDENED = {
   webSecurity: 'true',
   allowRunningInsecureContent: 'false',
   experimentalFeatures: 'false',
-  devTools: '!isPackaged',
+  devTools: 'developmentBuild',
   spellcheck: 'false',
   safeDialogs: 'true',
   disableBlinkFeatures: "'Auxclick'",
@@ -193,12 +203,24 @@ describe('window settings in the source, as static audits read them', () => {
         'will-redirect',
         'will-frame-navigate',
         'will-attach-webview',
+        'content-bounds-updated',
       ]) {
         const handlers = handlersFor(source, event)
         expect(handlers, event).toHaveLength(1)
         expect(preventsFirst(handlers[0]), event).toBe(true)
       }
-      expect(preventsFirst(handlersFor(source, 'will-download')[0])).toBe(true)
+    })
+
+    it(`grants its session nothing through grantNothing (${path})`, () => {
+      expect(argumentsOf(parse(path), 'grantNothing')).toEqual([
+        [path === PROTECTED ? 'consentSession' : 'workbenchSession'],
+      ])
+    })
+
+    it(`sets the WebRTC IP handling policy on its webContents (${path})`, () => {
+      expect(argumentsOf(parse(path), 'setWebRTCIPHandlingPolicy')).toEqual([
+        ['WEBRTC_IP_HANDLING_POLICY'],
+      ])
     })
 
     it(`answers every window.open with deny (${path})`, () => {
@@ -207,4 +229,76 @@ describe('window settings in the source, as static audits read them', () => {
       for (const answer of answers) expect(answer).toBe("{ action: 'deny' }")
     })
   }
+})
+
+/** Every .ts file under `dir` that is not a test. */
+function productFiles(dir: string): string[] {
+  return readdirSync(resolve(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(resolve(ROOT, path)).isDirectory()) return productFiles(path)
+    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+describe("main's source, as a reviewer reads it", () => {
+  const files = productFiles('src/main')
+
+  it('reads the files it vouches for', () => {
+    expect(files).toEqual(expect.arrayContaining([PROTECTED, WORKBENCH, 'src/main/index.ts']))
+  })
+
+  /** Where any of `names` appears as an identifier in main's source. */
+  const identifiers = (names: readonly string[]) =>
+    files.flatMap((path) => {
+      const source = parse(path)
+      return findAll(
+        source,
+        (node): node is ts.Identifier => ts.isIdentifier(node) && names.includes(node.text),
+      ).map((node) => `${path}: ${node.parent.getText(source)}`)
+    })
+
+  /** Where Electron's `shell` module is reached: imported from 'electron'
+   *  by name, or read off an `electron` namespace. (A `shell` field of a
+   *  command's arguments is no such thing.) */
+  const electronShellUses = () =>
+    files.flatMap((path) => {
+      const source = parse(path)
+      const imported = findAll(
+        source,
+        (node): node is ts.ImportSpecifier =>
+          ts.isImportSpecifier(node) &&
+          (node.propertyName ?? node.name).text === 'shell' &&
+          ts.isStringLiteral(node.parent.parent.parent.moduleSpecifier) &&
+          node.parent.parent.parent.moduleSpecifier.text === 'electron',
+      )
+      const read = findAll(
+        source,
+        (node): node is ts.PropertyAccessExpression =>
+          ts.isPropertyAccessExpression(node) &&
+          node.name.text === 'shell' &&
+          ts.isIdentifier(node.expression) &&
+          node.expression.text === 'electron',
+      )
+      return [...imported, ...read].map((node) => `${path}: ${node.getText(source)}`)
+    })
+
+  it('never opens anything outside the app: no openExternal, no shell from Electron', () => {
+    expect(identifiers(['openExternal'])).toEqual([])
+    expect(electronShellUses()).toEqual([])
+  })
+
+  it('puts nothing on globalThis (the smoke attaches through its own port)', () => {
+    expect(identifiers(['globalThis', 'global'])).toEqual([])
+  })
+
+  it('never decides anything on app.isPackaged, which follows the executable name', () => {
+    expect(identifiers(['isPackaged'])).toEqual([])
+  })
+
+  it('refuses every download in every session it makes (grantNothing)', () => {
+    const source = parse('src/main/electron/web-contents-guard.ts')
+    const handlers = handlersFor(source, 'will-download')
+    expect(handlers).toHaveLength(1)
+    expect(preventsFirst(handlers[0])).toBe(true)
+  })
 })

@@ -15,7 +15,7 @@ let h: HostHarness
 
 beforeAll(async () => {
   if (run) h = await startHostHarness({ viewport: { width: 760, height: 760 } })
-}, 60_000)
+})
 afterAll(async () => {
   await h?.close()
 })
@@ -63,5 +63,5 @@ describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chro
     expect(await page.getAttribute('[data-testid="mode-picker"]', 'data-mode')).toBe(
       'ask-for-approval',
     )
-  }, 90_000)
+  })
 })

@@ -20,6 +20,7 @@ import {
   visibleRing,
   type FocusRing,
 } from './support/workbench-ui-helpers.ts'
+import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
 // The built workbench (out/renderer, rebuilt by tests/support/build-once.ts)
 // on the CDP host: real Chromium, the real preload bridge, main's core and a
@@ -58,7 +59,7 @@ describe.runIf(run).each(CONFIGS)(
         locale: config.locale,
         colorScheme: config.colorScheme,
       })
-    }, 60_000)
+    })
     afterAll(async () => {
       await h?.close()
     })
@@ -114,7 +115,7 @@ describe.runIf(run).each(CONFIGS)(
       await consent.page.click('#assent-allow-once')
 
       const outcome = `${card} [data-testid="approval-outcome"]`
-      await page.waitForSelector(outcome, { timeout: 15_000 })
+      await page.waitForSelector(outcome, { timeout: WAIT_TIMEOUT_MS })
       expect((await page.textContent(outcome))?.trim()).toBe(APPROVED[config.lang])
       expect(await page.getAttribute(outcome, 'data-outcome')).toBe('approved')
       // Decided, the card left the open block and stays in the timeline.
@@ -153,7 +154,7 @@ describe.runIf(run).each(CONFIGS)(
       await page.screenshot({
         path: join(SHOTS, `workbench-approved-${config.width}-${config.lang}-${config.theme}.png`),
       })
-    }, 120_000)
+    })
 
     it('shows the sidebar as a sidebar when wide and as a drawer when narrow', async () => {
       const page = h.page
@@ -220,7 +221,7 @@ describe.runIf(run).each(CONFIGS)(
           `workbench-mode-cancelled-${config.width}-${config.lang}-${config.theme}.png`,
         ),
       })
-    }, 60_000)
+    })
   },
 )
 
@@ -231,7 +232,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
   beforeAll(async () => {
     h = await startHostHarness({ viewport: { width: 760, height: 760 }, locale: 'en-US' })
     roomId = await createRoomViaForm(h, 'Narrow')
-  }, 60_000)
+  })
   afterAll(async () => {
     await h?.close()
   })
@@ -399,7 +400,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
     await page.waitForSelector(`${ID.pending} ${ID.card(approvalId!)}`)
     await h.host.services.restartRuntime()
     const card = `[data-testid="timeline"] ${ID.card(approvalId!)}[data-outcome="stale"]`
-    await page.waitForSelector(card, { timeout: 20_000 })
+    await page.waitForSelector(card, { timeout: WAIT_TIMEOUT_MS })
     expect(await page.locator(`${card} button`).count()).toBe(0)
     expect(await page.textContent(`${card} [data-testid="approval-note"]`)).toContain(
       'no longer waiting',
@@ -407,5 +408,5 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
     expect(await page.locator(ID.pending).count()).toBe(0)
     expect(await seriousViolations(page)).toEqual([])
     await page.screenshot({ path: join(SHOTS, 'workbench-stale-760.png') })
-  }, 60_000)
+  })
 })

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { RuleTester } from 'eslint'
 import tseslint from 'typescript-eslint'
@@ -40,6 +41,65 @@ describe('import layers', () => {
       expect(layerOf(file), file).toBeDefined()
     }
     expect(layerOf('src/runtime/domain/approval.ts')?.path).toBe('src/runtime/domain/')
+  })
+
+  it('gives every folder of the runtime a layer of its own, so none inherits the wiring’s reach', () => {
+    const folders = readdirSync(join(ROOT, 'src/runtime'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== 'test-support')
+      .map((entry) => `src/runtime/${entry.name}/`)
+    expect(folders.length).toBeGreaterThan(10)
+    for (const folder of folders) expect(layerOf(`${folder}x.ts`)?.path, folder).toBe(folder)
+    expect(layerOf('src/runtime/runtime-app.ts')?.path).toBe('src/runtime/')
+  })
+
+  it.each([
+    // The loop issue 19 broke: MCP, rooms and the agent runner meet only in ports.
+    ['src/runtime/mcp/gateway-call-service.ts', 'src/runtime/rooms/room-service.ts'],
+    ['src/runtime/mcp/mcp-room-calls.ts', 'src/runtime/agent/agent-runner.ts'],
+    ['src/runtime/agent/tool-call-runner.ts', 'src/runtime/mcp/mcp-room-calls.ts'],
+    ['src/runtime/agent/agent-runner.ts', 'src/runtime/rooms/turn-service.ts'],
+    ['src/runtime/rooms/turn-service.ts', 'src/runtime/agent/agent-runner.ts'],
+    ['src/runtime/rooms/room-service.ts', 'src/runtime/mcp/mcp-room-calls.ts'],
+    // Services reach the store only through ports.
+    ['src/runtime/gate/approval-gate.ts', 'src/runtime/store/database.ts'],
+    ['src/runtime/agent/tool-call-runner.ts', 'src/runtime/store/database.ts'],
+    ['src/runtime/rooms/room-service.ts', 'src/runtime/store/room-repository.ts'],
+    ['src/runtime/input/input-request-service.ts', 'src/runtime/store/audit-log.ts'],
+    ['src/runtime/recovery/crash-recovery.ts', 'src/runtime/store/conversation-repository.ts'],
+    // The store and the ports know no service, policy or transport.
+    ['src/runtime/store/room-repository.ts', 'src/runtime/policy/room-policy.ts'],
+    ['src/runtime/store/approval-repository.ts', 'src/runtime/gate/approval-gate.ts'],
+    ['src/runtime/ports/room-store.ts', 'src/runtime/store/room-repository.ts'],
+    ['src/runtime/ports/approval-store.ts', 'src/runtime/gate/approval-gate.ts'],
+    // Only the server turns codes into statuses.
+    ['src/runtime/rooms/room-service.ts', 'src/runtime/server/error-status.ts'],
+    ['src/runtime/gate/approval-gate.ts', 'src/runtime/server/http-kit.ts'],
+    ['src/runtime/domain/refusal.ts', 'src/runtime/server/error-status.ts'],
+    // The domain and the leaves stay leaves.
+    ['src/runtime/domain/approval.ts', 'src/runtime/ports/approval-store.ts'],
+    ['src/runtime/policy/reviewer.ts', 'src/runtime/gate/approval-gate.ts'],
+    ['src/runtime/concurrency/keyed-mutex.ts', 'src/runtime/domain/approval.ts'],
+    ['src/runtime/gate/approval-requester.ts', 'src/runtime/agent/approval-wait.ts'],
+  ])('refuses inside the runtime %s → %s', (from, target) => {
+    expect(refusalFor(from, target)).toMatch(/may not import/)
+  })
+
+  it.each([
+    ['src/runtime/store/room-repository.ts', 'src/runtime/ports/room-store.ts'],
+    ['src/runtime/store/approval-repository.ts', 'src/runtime/domain/approval.ts'],
+    ['src/runtime/ports/mcp-tool-calls.ts', 'src/runtime/domain/agent-preset.ts'],
+    ['src/runtime/gate/approval-gate.ts', 'src/runtime/ports/approval-store.ts'],
+    ['src/runtime/gate/approval-requester.ts', 'src/runtime/policy/reviewer.ts'],
+    ['src/runtime/agent/tool-call-runner.ts', 'src/runtime/gate/approval-requester.ts'],
+    ['src/runtime/mcp/mcp-room-calls.ts', 'src/runtime/ports/mcp-tool-calls.ts'],
+    ['src/runtime/mcp/gateway-call-service.ts', 'src/runtime/concurrency/keyed-mutex.ts'],
+    ['src/runtime/rooms/turn-service.ts', 'src/runtime/ports/turn-runner.ts'],
+    ['src/runtime/server/http-kit.ts', 'src/runtime/server/error-status.ts'],
+    ['src/runtime/server/routes/room-routes.ts', 'src/runtime/rooms/room-service.ts'],
+    ['src/runtime/runtime-app.ts', 'src/runtime/store/database.ts'],
+    ['src/runtime/runtime-app.ts', 'src/runtime/agent/agent-runner.ts'],
+  ])('allows inside the runtime %s → %s', (from, target) => {
+    expect(refusalFor(from, target)).toBeUndefined()
   })
 
   it.each([
@@ -96,6 +156,8 @@ describe('import layers', () => {
     ['src/runtime/store/database.ts', 'keytar'],
     ['src/runtime/server/router.ts', 'electron'],
     ['src/runtime/domain/approval.ts', 'node:fs'],
+    ['src/runtime/ports/durability.ts', 'node:sqlite'],
+    ['src/runtime/store/database.ts', 'electron'],
     ['src/contracts/room.ts', 'node:crypto'],
     ['src/common/consent-view.ts', 'node:path'],
   ])('refuses %s → the package %s', (from, specifier) => {
@@ -146,6 +208,18 @@ describe('the import-layers rule in ESLint', () => {
         code: "import { BrowserWindow } from 'electron'",
         filename: at('src/main/core/x.ts'),
         errors: [{ message: /may not import 'electron'/ }],
+      },
+      {
+        code: "import { inTransaction } from '../store/database.ts'",
+        filename: at('src/runtime/agent/x.ts'),
+        errors: [
+          { message: /src\/runtime\/agent\/ may not import src\/runtime\/store\/database\.ts/ },
+        ],
+      },
+      {
+        code: "import type { RoomService } from '../rooms/room-service.ts'",
+        filename: at('src/runtime/mcp/x.ts'),
+        errors: [{ message: /never rooms\/ or agent\// }],
       },
     ],
   })

@@ -28,6 +28,21 @@ const BROWSER_DRIVER = /^playwright(-core)?$/
 const NATIVE_KEYCHAIN = /^keytar$/
 const REACT = /^react(-dom)?(\/|$)/
 
+const NOT_IN_RUNTIME = [ELECTRON, BROWSER_DRIVER, NATIVE_KEYCHAIN, REACT]
+const RUNTIME_DOMAIN = 'src/runtime/domain/'
+const RUNTIME_PORTS = 'src/runtime/ports/'
+/** What a runtime service may build on: never the store, the server or the
+ *  wiring, which are the adapters around it. */
+const RUNTIME_SERVICE = [
+  'src/contracts/',
+  RUNTIME_DOMAIN,
+  RUNTIME_PORTS,
+  'src/runtime/events/',
+  'src/runtime/gate/',
+  'src/runtime/policy/',
+  'src/runtime/tools/',
+]
+
 export const LAYERS: readonly Layer[] = [
   {
     path: 'src/contracts/',
@@ -57,7 +72,115 @@ export const LAYERS: readonly Layer[] = [
     path: 'src/runtime/',
     may: ['src/contracts/', 'src/consent/'],
     refuses: [ELECTRON, BROWSER_DRIVER, NATIVE_KEYCHAIN, REACT],
-    why: 'the runtime is its own process: it reaches main over IPC and HTTP, never by import, and loads no native module',
+    why: 'the runtime is its own process: it reaches main over IPC and HTTP, never by import, and loads no native module; only its wiring (runtime-app.ts, main.ts) sees all of it',
+  },
+  // Inside the runtime (docs/architecture.md §9): services depend on ports,
+  // the store implements them, and only the wiring knows both.
+  {
+    path: 'src/runtime/ports/',
+    may: ['src/contracts/', RUNTIME_DOMAIN],
+    refuses: [NODE_BUILT_IN, ...NOT_IN_RUNTIME],
+    why: 'ports are interfaces over the contracts and the domain: they name what a service needs, never how it is done',
+  },
+  {
+    path: 'src/runtime/store/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, RUNTIME_PORTS],
+    refuses: NOT_IN_RUNTIME,
+    why: 'the store implements the ports over SQLite; it knows no service, no policy and no transport',
+  },
+  {
+    path: 'src/runtime/concurrency/',
+    may: [],
+    refuses: NOT_IN_RUNTIME,
+    why: 'concurrency helpers are leaves every service may share',
+  },
+  {
+    path: 'src/runtime/config/',
+    may: ['src/contracts/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'configuration files (mcp.json, agents.json) are parsed strictly and kept as last good; they know no service',
+  },
+  {
+    path: 'src/runtime/external-agents/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, 'src/runtime/config/'],
+    refuses: NOT_IN_RUNTIME,
+    why: "an external agent's process and protocol: it asks the person through its asker port and never reaches the gate, the store or another service itself",
+  },
+  {
+    path: 'src/runtime/events/',
+    may: ['src/contracts/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'the event bus carries contract events and knows nothing of who emits them',
+  },
+  {
+    path: 'src/runtime/tools/',
+    may: ['src/contracts/', RUNTIME_DOMAIN],
+    refuses: NOT_IN_RUNTIME,
+    why: 'tools act on what the sandbox resolved; they decide nothing and reach no service',
+  },
+  {
+    path: 'src/runtime/policy/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, 'src/runtime/tools/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'policy is pure decisions over the domain and tool descriptions: no store, no service',
+  },
+  {
+    path: 'src/runtime/gate/',
+    may: [
+      'src/contracts/',
+      RUNTIME_DOMAIN,
+      RUNTIME_PORTS,
+      'src/runtime/events/',
+      'src/runtime/policy/',
+    ],
+    refuses: NOT_IN_RUNTIME,
+    why: 'the gate decides approvals through the store ports; every asker comes to it, it goes to none of them',
+  },
+  {
+    path: 'src/runtime/input/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, RUNTIME_PORTS, 'src/runtime/events/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'questions and forms live through the store ports and the event bus',
+  },
+  {
+    path: 'src/runtime/recovery/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, RUNTIME_PORTS],
+    refuses: NOT_IN_RUNTIME,
+    why: 'crash recovery settles what the store holds through its ports, and is handed the rest',
+  },
+  {
+    path: 'src/runtime/agent/',
+    may: [...RUNTIME_SERVICE, 'src/runtime/input/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'the agent runner asks through the gate and reaches MCP and rooms only through ports (never mcp/ or rooms/, which would close the loop)',
+  },
+  {
+    path: 'src/runtime/mcp/',
+    may: [...RUNTIME_SERVICE, 'src/runtime/concurrency/', 'src/runtime/config/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'MCP calls ask through the gate and reach rooms only through ports (never rooms/ or agent/, which would close the loop)',
+  },
+  {
+    path: 'src/runtime/rooms/',
+    may: [...RUNTIME_SERVICE, 'src/runtime/concurrency/'],
+    refuses: NOT_IN_RUNTIME,
+    why: 'rooms and turns hand turns to a runner port (never agent/ or mcp/)',
+  },
+  {
+    path: 'src/runtime/server/',
+    may: [
+      'src/contracts/',
+      'src/consent/',
+      RUNTIME_DOMAIN,
+      RUNTIME_PORTS,
+      'src/runtime/events/',
+      'src/runtime/gate/',
+      'src/runtime/input/',
+      'src/runtime/mcp/',
+      'src/runtime/rooms/',
+    ],
+    refuses: NOT_IN_RUNTIME,
+    why: 'the HTTP edge parses requests, calls services and alone turns error codes into statuses; no service imports it',
   },
   {
     path: 'src/main/core/',

@@ -1,81 +1,97 @@
 import { isAbsolute } from 'node:path'
+import { SMOKE_HOSTS, type SmokeHost } from './verify-evidence.ts'
 
 export interface SmokeArgs {
-  suite: 'approvals'
-  evidence: string
-  host: 'electron' | 'cdp' | undefined
+  /** Named with --evidence or ASSENT_APPROVAL_EVIDENCE; otherwise the run
+   *  picks a fresh folder under the temp folder. */
+  evidence: string | undefined
   keep: boolean
   force: boolean
-  /** Build first (`npm run smoke` passes it), after the arguments, the
-   *  evidence folder and the host were checked. */
-  build: boolean
+  /** Arguments handed to `playwright test` as they are (`--grep`, the
+   *  projects `--host` names, …). */
+  playwright: string[]
 }
 
 export class UsageError extends Error {}
 
 export const SMOKE_USAGE =
-  'usage: npm run smoke -- --approvals --evidence /absolute/dir [--host electron|cdp] [--keep] [--force]\n' +
-  '       (the evidence dir may also come from ASSENT_APPROVAL_EVIDENCE)'
+  'usage: npm run smoke -- [--approvals] [--evidence /absolute/dir] [--host cdp|electron]... [--keep] [--force]\n' +
+  '                        [--grep <regex>] [--grep-invert <regex>] [--project cdp|electron]... [--list] [--trace <mode>]\n' +
+  '       (the evidence dir may also come from ASSENT_APPROVAL_EVIDENCE; --host is --project)'
+
+/** Playwright Test options the smoke passes through, and whether each takes
+ *  a value. Anything else is refused here, before anything starts. */
+const PASSED_THROUGH: Record<string, boolean> = {
+  '--grep': true,
+  '-g': true,
+  '--grep-invert': true,
+  '--project': true,
+  '--trace': true,
+  '--list': false,
+}
+
+function hostOf(value: string, flag: string): SmokeHost {
+  if (!(SMOKE_HOSTS as readonly string[]).includes(value)) {
+    throw new UsageError(
+      `${flag} must be one of ${SMOKE_HOSTS.join(', ')}, not ${JSON.stringify(value)}`,
+    )
+  }
+  return value as SmokeHost
+}
 
 /**
- * Parses the smoke command line strictly: an unknown flag, a missing value
- * or a relative evidence path is an error that names the problem, before
- * anything is started.
+ * Parses the smoke command line strictly: an unknown flag, a missing value,
+ * an unknown host or a relative evidence path is an error that names the
+ * problem, before anything is started.
  */
 export function parseSmokeArgs(argv: readonly string[], env: NodeJS.ProcessEnv): SmokeArgs {
-  let suite: SmokeArgs['suite'] | undefined
   let evidence: string | undefined
-  let host: SmokeArgs['host']
   let keep = false
   let force = false
-  let build = false
+  const playwright: string[] = []
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? ''
-    const [flag, inline] =
+    const [flag = '', inline] =
       arg.startsWith('--') && arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined]
     const value = () => {
       if (inline !== undefined) return inline
       const next = argv[index + 1]
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value`)
+      if (next === undefined || next.startsWith('-')) throw new UsageError(`${flag} needs a value`)
       index += 1
       return next
     }
     switch (flag) {
+      // The one scenario there is; accepted as before.
       case '--approvals':
-        suite = 'approvals'
         break
       case '--evidence':
         evidence = value()
         break
-      case '--host': {
-        const chosen = value()
-        if (chosen !== 'electron' && chosen !== 'cdp') {
-          throw new UsageError(`--host must be electron or cdp, not ${JSON.stringify(chosen)}`)
-        }
-        host = chosen
+      case '--host':
+      case '--project':
+        playwright.push(`--project=${hostOf(value(), flag)}`)
         break
-      }
       case '--keep':
         keep = true
         break
       case '--force':
         force = true
         break
-      case '--build':
-        build = true
-        break
-      default:
-        throw new UsageError(`unknown argument ${JSON.stringify(arg)}`)
+      default: {
+        const takesValue = PASSED_THROUGH[flag]
+        if (takesValue === undefined)
+          throw new UsageError(`unknown argument ${JSON.stringify(arg)}`)
+        if (takesValue) playwright.push(flag, value())
+        else playwright.push(flag)
+      }
     }
   }
-  if (!suite) throw new UsageError('say which scenario to run: --approvals')
-  evidence ??= env.ASSENT_APPROVAL_EVIDENCE
-  if (!evidence)
-    throw new UsageError('--evidence /absolute/dir (or ASSENT_APPROVAL_EVIDENCE) is required')
-  if (env.ASSENT_APPROVAL_EVIDENCE && env.ASSENT_APPROVAL_EVIDENCE !== evidence) {
+  const fromEnv = env.ASSENT_APPROVAL_EVIDENCE || undefined
+  if (fromEnv && evidence && fromEnv !== evidence) {
     throw new UsageError('--evidence and ASSENT_APPROVAL_EVIDENCE name different folders')
   }
-  if (!isAbsolute(evidence))
+  evidence ??= fromEnv
+  if (evidence !== undefined && !isAbsolute(evidence))
     throw new UsageError(`the evidence folder must be absolute: ${evidence}`)
-  return { suite, evidence, host, keep, force, build }
+  return { evidence, keep, force, playwright }
 }

@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   ReportSchema,
@@ -62,10 +62,28 @@ export class ReportWriter {
   }
 
   private write(): void {
-    const valid = ReportSchema.parse(this.report)
-    const target = join(this.folder, REPORT_FILE)
-    const temporary = `${target}.tmp`
-    writeFileSync(temporary, `${JSON.stringify(valid, null, 2)}\n`)
-    renameSync(temporary, target)
+    writeReport(this.folder, this.report)
   }
+}
+
+function writeReport(folder: string, report: SmokeReport): void {
+  const valid = ReportSchema.parse(report)
+  const target = join(folder, REPORT_FILE)
+  const temporary = `${target}.tmp`
+  writeFileSync(temporary, `${JSON.stringify(valid, null, 2)}\n`)
+  renameSync(temporary, target)
+}
+
+/**
+ * Marks a finished report as failed with `error`: what Playwright's runner
+ * knows and a host's worker may not (the run was interrupted, possibly
+ * between two cases, where no case saw it). Returns false when the folder
+ * holds no report.
+ */
+export function markReportFailed(folder: string, error: string): boolean {
+  const file = join(folder, REPORT_FILE)
+  if (!existsSync(file)) return false
+  const report = ReportSchema.parse(JSON.parse(readFileSync(file, 'utf8')))
+  writeReport(folder, { ...report, ok: false, error: report.error ?? error })
+  return true
 }

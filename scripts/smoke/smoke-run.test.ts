@@ -1,116 +1,70 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { runCase, runCases, type CaseDefinition } from './case-runner.ts'
+import { describe, expect, it } from 'vitest'
+import { AssertionFailed, CaseRecorder, type CaseDefinition } from './case-context.ts'
 import type { SmokeDriver } from './drivers/smoke-driver.ts'
 import { descendantsIn, processTree } from './process-cleanup.ts'
-import { ReportWriter } from './report-writer.ts'
-import type { SmokeCase } from './report-schema.ts'
 import { throwawayEnvironment } from './throwaway-env.ts'
+import { waitFor } from './wait.ts'
+import { scratchFolders } from './test-support/scratch.ts'
 
-const made: string[] = []
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'assent-smoke-run-'))
-  made.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const scratch = scratchFolders('assent-smoke-run-')
 
-// The cases below never touch the host.
+// The recorder's cases below never touch the host.
 const noHost = {} as SmokeDriver
 
-const define = (id: string, run: CaseDefinition['run']): CaseDefinition => ({ id, title: id, run })
+const define = (id: string): CaseDefinition => ({ id, title: id, run: async () => undefined })
 
-describe('the case runner', () => {
-  it('records a passing case with its assertions and a one-line result', async () => {
-    const ticks = [1_000, 3_500]
-    const { entry, line } = await runCase(
-      define('passes', async (context) => context.check('two is two', 1 + 1 === 2, '2')),
-      0,
-      noHost,
-      {},
-      scratch(),
-      () => ticks.shift()!,
-    )
-    expect(entry).toMatchObject({ id: 'passes', ok: true, durationMs: 2_500 })
-    expect(entry.assertions).toEqual([{ name: 'two is two', ok: true, detail: '2' }])
-    expect(line).toBe('PASS 01 passes (2.5 s)')
+describe('the case recorder', () => {
+  it('records a passing case with its assertions and its duration', () => {
+    const recorder = new CaseRecorder(define('passes'), scratch())
+    recorder.context(noHost, {}).check('two is two', 1 + 1 === 2, '2')
+    expect(recorder.entry({ durationMs: 2_500.4 })).toEqual({
+      id: 'passes',
+      title: 'passes',
+      ok: true,
+      durationMs: 2_500,
+      assertions: [{ name: 'two is two', ok: true, detail: '2' }],
+      screenshots: [],
+    })
   })
 
-  it('stops a case at its first failed assertion and keeps what it saw', async () => {
-    let after = false
-    const { entry, line } = await runCase(
-      define('fails', async (context) => {
-        context.check('first', true)
-        context.check('second', false, 'saw 3')
-        after = true
-      }),
-      4,
-      noHost,
-      {},
-      scratch(),
-    )
-    expect(after).toBe(false)
-    expect(entry.ok).toBe(false)
+  it('stops a case at its first failed assertion, which becomes its error', () => {
+    const seen: Array<[string, boolean]> = []
+    const recorder = new CaseRecorder(define('fails'), scratch(), {
+      onCheck: (name, ok) => seen.push([name, ok]),
+    })
+    const context = recorder.context(noHost, {})
+    context.check('first', true)
+    expect(() => context.check('second', false, 'saw 3')).toThrow(AssertionFailed)
+    expect(seen).toEqual([
+      ['first', true],
+      ['second', false],
+    ])
+    // Playwright's own error for the same failure is not what the report says.
+    const entry = recorder.entry({ durationMs: 1, error: 'Error: expect(received)…' })
+    expect(entry).toMatchObject({ ok: false, error: 'second: saw 3' })
     expect(entry.assertions.map((assertion) => assertion.ok)).toEqual([true, false])
-    expect(entry.error).toBe('second: saw 3')
-    expect(line).toMatch(/^FAIL 05 fails .* — second: saw 3$/)
   })
 
-  it('fails a case that throws, and one that asserted nothing', async () => {
-    const threw = await runCase(
-      define('throws', async () => {
-        throw new Error('the page went away')
-      }),
-      0,
-      noHost,
-      {},
-      scratch(),
-    )
-    expect(threw.entry).toMatchObject({ ok: false, error: 'the page went away' })
-    const silent = await runCase(
-      define('silent', async () => undefined),
-      0,
-      noHost,
-      {},
-      scratch(),
-    )
-    expect(silent.entry).toMatchObject({ ok: false, error: 'the case made no assertion' })
+  it('fails a case that threw or was stopped, and one that asserted nothing', () => {
+    const threw = new CaseRecorder(define('throws'), scratch())
+    threw.context(noHost, {}).check('before it threw', true)
+    expect(threw.entry({ durationMs: 1, error: 'the page went away' })).toMatchObject({
+      ok: false,
+      error: 'the page went away',
+    })
+    const silent = new CaseRecorder(define('silent'), scratch())
+    expect(silent.entry({ durationMs: 1 })).toMatchObject({
+      ok: false,
+      error: 'the case made no assertion',
+    })
   })
 
-  it('runs every case even after a failure, shares state, and rewrites the report after each', async () => {
-    const folder = scratch()
-    const writer = new ReportWriter(folder, {
-      schemaVersion: 2,
-      host: 'cdp',
-      hostReason: 'test',
-      versions: { node: 'v24', app: '0.1.0' },
-      platform: 'linux-x64',
-      startedAt: new Date(0).toISOString(),
-      environment: { home: folder, secretStore: 'file' },
-    })
-    const seenOnDisk: string[][] = []
-    const cases = [
-      define('one', async (context) => {
-        context.state.room = 'r1'
-        context.check('one', true)
-      }),
-      define('two', async (context) => context.check('two', false)),
-      define('three', async (context) =>
-        context.check('room from one', context.state.room === 'r1'),
-      ),
-    ]
-    const { failedAt } = await runCases(cases, noHost, writer, folder, () => {
-      const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'))
-      seenOnDisk.push(report.cases.map((entry: SmokeCase) => entry.id))
-    })
-    expect(failedAt).toBe('two')
-    expect(seenOnDisk).toEqual([['one'], ['one', 'two'], ['one', 'two', 'three']])
-    expect(writer.current.cases.map((entry) => entry.ok)).toEqual([true, false, true])
+  it("shares the run's state between the cases of one run", () => {
+    const state: Record<string, unknown> = {}
+    new CaseRecorder(define('one'), scratch()).context(noHost, state).state.room = 'r1'
+    const later = new CaseRecorder(define('two'), scratch()).context(noHost, state)
+    expect(later.state.room).toBe('r1')
   })
 })
 
@@ -131,20 +85,20 @@ describe('cleanup checks', () => {
   })
 
   it('sees a grandchild of this process in the live tree', async () => {
-    // sh starts sleep: sleep is this process's grandchild.
-    const child = spawn('sh', ['-c', 'sleep 5 & wait'], { stdio: 'ignore' })
+    // sh starts sleep: sleep is this process's grandchild. Long enough to
+    // outlast any busy moment; the whole group is killed at the end.
+    const child = spawn('sh', ['-c', 'sleep 120 & wait'], { stdio: 'ignore', detached: true })
     try {
-      let grandchildren: number[] = []
-      for (let attempt = 0; attempt < 100 && grandchildren.length === 0; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 20))
-        grandchildren = processTree(child.pid!)
-      }
-      expect(grandchildren.length).toBeGreaterThan(0)
+      // Waits for the event (sleep has started), with the shared ceiling.
+      const grandchildren = await waitFor(() => {
+        const found = processTree(child.pid!)
+        return found.length > 0 ? found : undefined
+      }, 'the grandchild')
       const tree = processTree(process.pid)
       expect(tree).toContain(child.pid)
       for (const pid of grandchildren) expect(tree).toContain(pid)
     } finally {
-      child.kill('SIGKILL')
+      process.kill(-child.pid!, 'SIGKILL')
     }
   })
 })

@@ -3,50 +3,40 @@ import { join } from 'node:path'
 import { pngSize } from './png.ts'
 import { REPORT_FILE } from './report-writer.ts'
 import { ReportSchema, type SmokeReport } from './report-schema.ts'
+import type { CaseDefinition } from './case-context.ts'
+import { SMOKE_CASES } from './cases/approval-cases.ts'
 
-export const REQUIRED_SCREENSHOTS = [
-  'approval-inline-card.png',
-  'protected-approval.png',
-  'permission-ask-for-approval.png',
-  'permission-approve-for-me.png',
-  'permission-full-access.png',
-  'protected-approval-zh-dark.png',
-  'approval-narrow-composer.png',
-  'approval-expired.png',
-  'question-card.png',
-  'question-countdown.png',
-  'form-card.png',
-  'question-secret-saved.png',
-  'mcp-tool-call-card.png',
-  'protected-mcp-tool-call.png',
-] as const
+/** The hosts a run can leave evidence for, each in its own folder of the
+ *  evidence folder (`<evidence>/cdp/report.json`, `<evidence>/electron/…`). */
+export const SMOKE_HOSTS = ['cdp', 'electron'] as const
+export type SmokeHost = (typeof SMOKE_HOSTS)[number]
 
-/** The thirteen topics the scenario must cover (issue: cases 1–13), by the
- *  id of the case that proves each. */
-export const REQUIRED_CASES = [
-  'ui-create-and-send',
-  'manual-allow',
-  'manual-deny',
-  'scripted-activation-refused',
-  'forged-policy-allow',
-  'automatic-review',
-  'full-access',
-  'cancel-mode-change',
-  'global-settings-unchanged',
-  'persistence',
-  'chinese-dark',
-  'narrow-window',
-  'approval-expiry',
-] as const
+export function hostEvidenceFolder(evidence: string, host: SmokeHost): string {
+  return join(evidence, host)
+}
+
+/** What a complete run must show: every case the scenario defines, and the
+ *  screenshots each declares. Read from the case list itself, so a case
+ *  added there is required here without another edit. */
+export function requirements(cases: readonly CaseDefinition[] = SMOKE_CASES) {
+  return cases.map((definition) => ({
+    id: definition.id,
+    screenshots: definition.screenshots ?? [],
+  }))
+}
 
 export type Verdict = { ok: true; report: SmokeReport } | { ok: false; problems: string[] }
 
 /**
- * Checks an evidence folder: `report.json` matches the schema, every
- * screenshot it lists exists and is a PNG of the recorded size, and the
- * screenshots reviewers expect are there.
+ * Checks one host's evidence folder: `report.json` matches the schema, every
+ * screenshot it lists exists and is a PNG of the recorded size, and (with
+ * `requireAll`) every case of the scenario ran and passed with the
+ * screenshots it declares, and every closing check passed.
  */
-export function verifyEvidence(folder: string, options: { requireAll: boolean }): Verdict {
+export function verifyEvidence(
+  folder: string,
+  options: { requireAll: boolean; cases?: readonly CaseDefinition[] },
+): Verdict {
   const file = join(folder, REPORT_FILE)
   if (!existsSync(file)) return { ok: false, problems: [`${file} does not exist`] }
   let json: unknown
@@ -65,10 +55,8 @@ export function verifyEvidence(folder: string, options: { requireAll: boolean })
     }
   }
   const problems: string[] = []
-  const listed = new Set<string>()
   for (const entry of parsed.data.cases) {
     for (const shot of entry.screenshots) {
-      listed.add(shot.file)
       const path = join(folder, shot.file)
       if (!existsSync(path)) {
         problems.push(`${shot.file} (case ${entry.id}) is missing`)
@@ -91,13 +79,17 @@ export function verifyEvidence(folder: string, options: { requireAll: boolean })
       problems.push(
         `the report says the run failed${parsed.data.failedAt ? ` at ${parsed.data.failedAt}` : ''}`,
       )
-    for (const name of REQUIRED_SCREENSHOTS)
-      if (!listed.has(name)) problems.push(`${name} was not taken`)
     const ran = new Map(parsed.data.cases.map((entry) => [entry.id, entry]))
-    for (const id of REQUIRED_CASES) {
-      const entry = ran.get(id)
-      if (!entry) problems.push(`the case ${id} did not run`)
-      else if (!entry.ok) problems.push(`the case ${id} failed`)
+    for (const required of requirements(options.cases)) {
+      const entry = ran.get(required.id)
+      if (!entry) {
+        problems.push(`the case ${required.id} did not run`)
+        continue
+      }
+      if (!entry.ok) problems.push(`the case ${required.id} failed`)
+      const taken = new Set(entry.screenshots.map((shot) => shot.file))
+      for (const name of required.screenshots)
+        if (!taken.has(name)) problems.push(`${name} (case ${required.id}) was not taken`)
     }
     if (!parsed.data.audit?.verified) problems.push('the audit chain was not verified')
     const cli = parsed.data.auditCli
@@ -110,4 +102,33 @@ export function verifyEvidence(folder: string, options: { requireAll: boolean })
       problems.push(`left running after cleanup: ${cleanup.leftovers.join(', ')}`)
   }
   return problems.length === 0 ? { ok: true, report: parsed.data } : { ok: false, problems }
+}
+
+export interface FolderVerdict {
+  ok: boolean
+  hosts: Array<{ host: SmokeHost | undefined; folder: string; verdict: Verdict }>
+  problems: string[]
+}
+
+/**
+ * Checks an evidence folder as `npm run smoke` leaves it: each host folder
+ * that holds a report (`cdp/`, `electron/`), or the folder itself when it
+ * is one host's folder. A folder with no report at all fails.
+ */
+export function verifyEvidenceFolder(
+  evidence: string,
+  options: { requireAll: boolean; cases?: readonly CaseDefinition[] },
+): FolderVerdict {
+  const targets: FolderVerdict['hosts'] = existsSync(join(evidence, REPORT_FILE))
+    ? [{ host: undefined, folder: evidence, verdict: verifyEvidence(evidence, options) }]
+    : SMOKE_HOSTS.map((host) => ({ host, folder: hostEvidenceFolder(evidence, host) }))
+        .filter(({ folder }) => existsSync(join(folder, REPORT_FILE)))
+        .map((target) => ({ ...target, verdict: verifyEvidence(target.folder, options) }))
+  const problems =
+    targets.length === 0
+      ? [`no ${REPORT_FILE} in ${evidence} or its host folders (${SMOKE_HOSTS.join('/, ')}/)`]
+      : targets.flatMap(({ host, verdict }) =>
+          verdict.ok ? [] : verdict.problems.map((problem) => `${host ?? '.'}: ${problem}`),
+        )
+  return { ok: problems.length === 0, hosts: targets, problems }
 }

@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core'
+import { WAIT_TIMEOUT_MS } from '../test-timing.ts'
 import { waitFor } from './wait.ts'
 
-export { waitFor }
+export { WAIT_TIMEOUT_MS, waitFor }
 
 /**
  * How the scenario operates the workbench UI: one place for selectors, so

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { FileChangeSchema } from '../contracts/file-change.ts'
+import { SandboxModeSchema } from '../contracts/policy-axes.ts'
 
 export const LanguageSchema = z.enum(['en', 'zh-CN'])
 export type Language = z.infer<typeof LanguageSchema>
@@ -36,35 +38,99 @@ export const ProtectedFormFieldSchema = z.strictObject({
 export type ProtectedFormField = z.infer<typeof ProtectedFormFieldSchema>
 
 /**
+ * The action an approval asks for, in the shape the window draws it: the
+ * action comes first, in words a person reads (a command line, a file and
+ * its change, a path to delete), built by main from the canonical action's
+ * arguments. A tool main does not know is `other`: its full arguments.
+ */
+export const ConsentActionSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('command'),
+    argv: z.array(z.string()).min(1),
+    /** Handed to the system shell as one line (`sh -c`), not run directly. */
+    shell: z.boolean(),
+    /** Where it runs: the working directory, or the `cwd` it names,
+     *  resolved against it. */
+    directory: z.string(),
+    timeoutMs: z.number().int().positive().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('write'),
+    /** As the agent named it, and where it resolves. */
+    path: z.string(),
+    absolutePath: z.string(),
+    /** The whole new content: shown when there is no `fileChange`, or when
+     *  the change was cut short. */
+    content: z.string(),
+    fileChange: FileChangeSchema.optional(),
+  }),
+  z.strictObject({
+    type: z.literal('delete'),
+    path: z.string(),
+    absolutePath: z.string(),
+    recursive: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal('read'),
+    path: z.string(),
+    absolutePath: z.string(),
+    /** `list_dir` lists a folder; `read_file` reads a file. */
+    listing: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal('mcp'),
+    serverName: z.string(),
+    /** What the server says the tool does. */
+    toolDescription: z.string(),
+    /** The tool's side-effect-free preview, or null if it has none. */
+    previewText: z.string().nullable(),
+  }),
+  z.strictObject({ type: z.literal('other') }),
+])
+export type ConsentAction = z.infer<typeof ConsentActionSchema>
+
+/** What "Always allow" would remember, mirroring the runtime's grant scopes
+ *  (src/runtime/agent/grant-scope.ts), or why it is not offered. */
+export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
+  z.strictObject({
+    offered: z.literal(true),
+    scope: z.enum(['tool', 'command', 'path', 'mcp-tool']),
+  }),
+  z.strictObject({
+    offered: z.literal(false),
+    reason: z.enum([
+      'command-has-options',
+      'recursive-delete',
+      'path-unresolvable',
+      'tool-not-grantable',
+      'runtime-refuses',
+    ]),
+  }),
+])
+export type AlwaysAllow = z.infer<typeof AlwaysAllowSchema>
+
+/**
  * What main sends the protected window to render: data only, every string is
- * set with `textContent`. Built by main from the runtime's canonical action.
+ * set with `textContent` after `displaySafe`. Built by main from the
+ * runtime's canonical action.
  */
 export const ConsentViewSchema = z.discriminatedUnion('subject', [
   z.strictObject({
     subject: z.literal('approval'),
     promptId: z.string().min(1).max(128),
     kind: z.enum(['run-command', 'apply-changes', 'mcp-tool-call', 'read']),
+    /** Who asks: the room's agent, in the person's language. */
+    agentLabel: z.string(),
     toolName: z.string(),
-    /** The full arguments, pretty-printed JSON: never truncated. */
+    action: ConsentActionSchema,
+    /** The full arguments, pretty-printed JSON: never truncated. Shown as
+     *  the action for MCP and unknown tools. */
     argumentsText: z.string(),
-    summary: z.string(),
     workingDirectory: z.string(),
-    sandboxMode: z.string(),
+    sandboxMode: SandboxModeSchema,
     roomLabel: z.string(),
     digestPrefix: z.string().regex(/^[0-9a-f]{12}$/),
-    /** For an MCP tool call: the server, what it says the tool does, and
-     *  the preview it gave (null when the tool has none). */
-    mcp: z
-      .strictObject({
-        serverName: z.string(),
-        toolDescription: z.string(),
-        previewText: z.string().nullable(),
-      })
-      .optional(),
-    /** False when the runtime cannot honour "always allow" for this action
-     *  (it would refuse it with 409); the window then does not offer it.
-     *  Absent means offered, as before the runtime reported it. */
-    alwaysAllowAvailable: z.boolean().optional(),
+    alwaysAllow: AlwaysAllowSchema,
     /** Why the automatic reviewer (approve-for-me) left this action to the
      *  person, when it did. The runtime's words, shown as text. */
     escalationReason: z.string().max(2_000).optional(),

@@ -5,6 +5,11 @@ import { SandboxModeSchema } from './policy-axes.ts'
 export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
 
+/** The reason on every approval a runtime expires at start because the
+ *  instance that asked for it is gone: nobody waits on it any more. The
+ *  workbench recognises such an expiry by this exact value. */
+export const RESTART_EXPIRY_REASON = 'the runtime restarted; the agent is no longer waiting'
+
 export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeout'])
 export type DecidedBy = z.infer<typeof DecidedBySchema>
 

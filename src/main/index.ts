@@ -4,60 +4,122 @@
  * process launcher and IPC, and nothing more. Every decision lives in pure,
  * tested functions under src/main/core/ and src/main/electron/.
  */
-import { Notification, app, dialog, ipcMain, nativeTheme, protocol } from 'electron'
+import { Menu, Notification, app, dialog, ipcMain, nativeTheme, protocol, session } from 'electron'
 import type { Language, Theme } from '../common/consent-view.ts'
+import { translate } from '../common/i18n/index.ts'
 import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
+import { DataDirLock } from './core/data-dir-lock.ts'
 import { MainServices } from './core/main-services.ts'
 import { mcpConfigPathFromEnv } from './core/mcp-config-path.ts'
-import { SmokeWindowLog, installSmokeHooks, smokeHooksEnabled } from './electron/smoke-hooks.ts'
 import { loadIntegrityKey } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
-import { refusalToStart } from './electron/debug-switches.ts'
+import { installApplicationMenu } from './electron/application-menu.ts'
+import { refusedDebugSwitches } from './electron/debug-switches.ts'
 import { ElectronProtectedWindowFactory } from './electron/protected-window.ts'
 import { UtilityProcessLauncher } from './electron/utility-launcher.ts'
+import { guardEveryWebContents, lockDownDefaultSession } from './electron/web-contents-guard.ts'
 import { registerWorkbenchIpc } from './electron/workbench-ipc.ts'
 import { openWorkbenchWindow, type WorkbenchWindow } from './electron/workbench-window.ts'
 
+/**
+ * The build's flavour, fixed when it is built (electron.vite.config.ts):
+ * true for `npm run build` and `npm run dev`, false for the release build
+ * `npm run package` packs. It alone decides DevTools, whether debugging
+ * switches are refused, and whether the smoke port exists at all; never
+ * `app.isPackaged`, which Electron derives from the executable's name.
+ */
+declare const __ASSENT_DEVELOPMENT_BUILD__: boolean
+const developmentBuild = __ASSENT_DEVELOPMENT_BUILD__
+
 const diagnostic = (message: string) => console.warn(`assent main: ${message}`)
 
-const refusal = refusalToStart({
-  argv: process.argv,
-  hasSwitch: (name) => app.commandLine.hasSwitch(name),
-  platform: process.platform,
-  isPackaged: app.isPackaged,
-})
+/** Held from before `ready` until the runtime has stopped; a module-level
+ *  reference, so the lock's connection is never collected while main runs. */
+let dataDirLock: DataDirLock | undefined
 
-if (refusal !== undefined) {
-  console.error(refusal)
-  // Safe before `ready`; a packaged app started from a shortcut has no console.
-  dialog.showErrorBox('Assent did not start', refusal)
+/** Safe before `ready`; a packaged app started from a shortcut has no
+ *  console, so the reason goes to a dialog too. */
+function refuseToStart(message: string): void {
+  console.error(message)
+  dialog.showErrorBox(translate(systemLanguage(), 'app.notStarted'), message)
   app.exit(1)
-} else if (!app.requestSingleInstanceLock()) {
-  // Another instance owns the runtime and the data dir; it focuses its own
-  // workbench on 'second-instance'.
+}
+
+const dataDir = process.env.ASSENT_DATA_DIR ?? app.getPath('userData')
+const ANOTHER_INSTANCE = Symbol('another instance')
+const refusal = startupRefusal()
+
+if (refusal === ANOTHER_INSTANCE) {
+  // Another instance with this userData owns the runtime and the data dir;
+  // it focuses its own workbench on 'second-instance'.
   app.quit()
+} else if (refusal !== undefined) {
+  refuseToStart(refusal)
 } else {
   // Both must happen before `ready`.
   protocol.registerSchemesAsPrivileged(PRIVILEGED_SCHEMES)
   app.enableSandbox()
-  guardEveryWebContents()
+  guardEveryWebContents(app)
   start().catch((error: unknown) => {
-    dialog.showErrorBox('Assent could not start', (error as Error)?.message ?? String(error))
+    dialog.showErrorBox(
+      translate(systemLanguage(), 'app.startFailed'),
+      (error as Error)?.message ?? String(error),
+    )
     app.exit(1)
   })
+}
+
+/** Why this process must not go on, checked before `ready`: a debugging
+ *  switch on a release build, another instance on this userData (Electron's
+ *  lock), or another instance on this data dir (ours; the first cannot see
+ *  an instance with another userData). */
+function startupRefusal(): string | typeof ANOTHER_INSTANCE | undefined {
+  const language = systemLanguage()
+  const switches = refusedDebugSwitches({
+    argv: process.argv,
+    hasSwitch: (name) => app.commandLine.hasSwitch(name),
+    platform: process.platform,
+    developmentBuild,
+  })
+  if (switches.length > 0) {
+    return translate(language, 'app.debugSwitches', { switches: switches.join(', ') })
+  }
+  if (!app.requestSingleInstanceLock()) return ANOTHER_INSTANCE
+  try {
+    dataDirLock = DataDirLock.acquire(dataDir)
+  } catch (error) {
+    // A lock that could not be checked is not a free one.
+    return `${dataDir}: ${(error as Error)?.message ?? String(error)}`
+  }
+  if (dataDirLock === undefined) return translate(language, 'app.dataDirInUse', { dir: dataDir })
+  return undefined
 }
 
 async function start(): Promise<void> {
   await app.whenReady()
   const appRoot = app.getAppPath()
-  const isPackaged = app.isPackaged
   const now = () => performance.now()
   let workbench: WorkbenchWindow | undefined
-  const smokeLog = smokeHooksEnabled(isPackaged, process.env) ? new SmokeWindowLog() : undefined
+
+  lockDownDefaultSession(session.defaultSession)
+  installApplicationMenu(Menu, {
+    platform: process.platform,
+    developmentBuild,
+    appName: app.name,
+    labels: {
+      edit: translate(systemLanguage(), 'app.menu.edit'),
+      window: translate(systemLanguage(), 'app.menu.window'),
+      developer: translate(systemLanguage(), 'app.menu.developer'),
+    },
+  })
+
+  // A release build folds this to `undefined` and leaves the module out.
+  const smoke = __ASSENT_DEVELOPMENT_BUILD__ ? await import('./electron/smoke-port.ts') : undefined
+  const smokeLog = smoke?.smokeAttached() ? new smoke.SmokeWindowLog() : undefined
 
   const windows = new ElectronProtectedWindowFactory({
     appRoot,
-    isPackaged,
+    developmentBuild,
     now,
     onDiagnostic: diagnostic,
     ...(smokeLog ? { onOpened: smokeLog.record } : {}),
@@ -67,7 +129,6 @@ async function start(): Promise<void> {
       services.controller.handleDecision(promptId, answer, window, values),
   })
 
-  const dataDir = process.env.ASSENT_DATA_DIR ?? app.getPath('userData')
   const mcpConfigPath = mcpConfigPathFromEnv(process.env)
   // Before any window: without its integrity key Assent does not start (the
   // error names the fix), and the file fallback's warning is said up front.
@@ -120,7 +181,7 @@ async function start(): Promise<void> {
       workbench.window.focus()
       return
     }
-    workbench = openWorkbenchWindow({ appRoot, isPackaged, now, onDiagnostic: diagnostic })
+    workbench = openWorkbenchWindow({ appRoot, developmentBuild })
     // The prepared consent window is hidden: it must not keep the app alive
     // once the person closed the workbench.
     workbench.window.once('closed', () => windows.discardSpare())
@@ -133,38 +194,41 @@ async function start(): Promise<void> {
   let stopped = false
   app.on('before-quit', (event) => {
     if (stopped) return
-    // Close every prompt (nothing minted) and stop the runtime cleanly first.
+    // Close every prompt (nothing minted) and stop the runtime cleanly
+    // first; only then may another instance take the data dir.
     event.preventDefault()
     windows.close()
     void services.stop().finally(() => {
       stopped = true
+      dataDirLock?.release()
       app.quit()
     })
   })
 
-  if (smokeLog) installSmokeHooks(services, smokeLog, () => workbench?.window.id)
+  if (smoke && smokeLog) {
+    smoke.offerSmokePort(smoke.smokePortFor(services, smokeLog, () => workbench?.window.id))
+  }
   showWorkbench()
   await services.start()
   windows.warm(CONSENT_WINDOW_SIZE)
 }
 
-/**
- * Defaults for any webContents, including ones we never meant to create:
- * no webviews, no new windows, no navigation. The workbench and consent
- * windows add their own, stricter handlers on top.
- */
-function guardEveryWebContents(): void {
-  app.on('web-contents-created', (_event, contents) => {
-    contents.on('will-attach-webview', (event) => event.preventDefault())
-    contents.on('will-navigate', (event) => event.preventDefault())
-    contents.setWindowOpenHandler(() => ({ action: 'deny' }))
-  })
+/** The first preferred system language, as far as Assent speaks it; also
+ *  asked before `ready`, where no answer means English. */
+function systemLanguage(): Language {
+  let preferred: string | undefined
+  try {
+    preferred =
+      app.getPreferredSystemLanguages()[0] ?? (app.isReady() ? app.getLocale() : undefined)
+  } catch {
+    preferred = undefined
+  }
+  return preferred?.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en'
 }
 
 function systemPreferences(): { lang: Language; theme: Theme } {
-  const [preferred = app.getLocale()] = app.getPreferredSystemLanguages()
   return {
-    lang: preferred.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en',
+    lang: systemLanguage(),
     theme: nativeTheme.shouldUseDarkColors ? 'dark' : 'light',
   }
 }

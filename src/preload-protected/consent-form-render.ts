@@ -1,4 +1,6 @@
 import type { ProtectedFormField } from '../common/consent-view.ts'
+import { displaySafe, flatDisplay } from '../common/display-safe-text.ts'
+import type { SafeTextWriter } from './safe-text-writer.ts'
 
 export type FormValues = Record<string, string | number | boolean | string[]>
 
@@ -21,14 +23,16 @@ const INPUT_TYPES = {
 
 /**
  * Draws a sensitive form's fields into `container` with DOM calls only:
- * every label is `textContent`, so a field name or description from an MCP
- * server can never become markup. The page itself runs no script.
+ * every label goes through the safe-text writer, so a field name or
+ * description from an MCP server can neither become markup nor hide part of
+ * itself. The page itself runs no script.
  */
 export function renderFormFields(
   document: Document,
   container: HTMLElement,
   fields: readonly ProtectedFormField[],
   requiredLabel: string,
+  writer: SafeTextWriter,
 ): FormCollector {
   container.replaceChildren()
   const readers: Array<{ field: ProtectedFormField; read: () => FormValues[string] | undefined }> =
@@ -41,16 +45,17 @@ export function renderFormFields(
       field.control === 'choice' || field.control === 'multi' ? 'p' : 'label',
     )
     label.className = 'consent-form-label'
-    label.textContent = field.required ? `${field.label} (${requiredLabel})` : field.label
+    writer.append(label, field.label)
+    if (field.required) label.append(document.createTextNode(` (${requiredLabel})`))
     if (label instanceof HTMLLabelElement) label.htmlFor = id
     wrapper.append(label)
     if (field.description) {
       const description = document.createElement('p')
       description.className = 'consent-hint'
-      description.textContent = field.description
+      writer.append(description, field.description, { multiline: true })
       wrapper.append(description)
     }
-    readers.push({ field, read: appendControl(document, wrapper, field, id) })
+    readers.push({ field, read: appendControl(document, wrapper, field, id, writer) })
     container.append(wrapper)
   }
   const values = () => {
@@ -66,8 +71,10 @@ export function renderFormFields(
     problem: () => {
       const current = values()
       for (const { field, read } of readers) {
-        if (field.control === 'number' && Number.isNaN(read())) return field.label
-        if (field.required && current[field.name] === undefined) return field.label
+        // Named in an error line of plain text: its flat safe form.
+        const named = flatDisplay(displaySafe(field.label))
+        if (field.control === 'number' && Number.isNaN(read())) return named
+        if (field.required && current[field.name] === undefined) return named
       }
       return null
     },
@@ -79,6 +86,7 @@ function appendControl(
   wrapper: HTMLElement,
   field: ProtectedFormField,
   id: string,
+  writer: SafeTextWriter,
 ): () => FormValues[string] | undefined {
   if (field.control === 'switch') {
     const input = document.createElement('input')
@@ -99,7 +107,7 @@ function appendControl(
       input.id = `${id}-${index}`
       input.value = choice.value
       const text = document.createElement('span')
-      text.textContent = choice.label
+      writer.append(text, choice.label)
       option.append(input, text)
       wrapper.append(option)
       inputs.push(input)

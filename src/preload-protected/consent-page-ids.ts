@@ -5,32 +5,30 @@
  * this file.
  */
 export const CONSENT_PAGE_IDS = {
+  content: 'assent-content',
+
   approvalSection: 'assent-approval',
   kind: 'assent-kind',
-  summary: 'assent-summary',
+  title: 'assent-title',
   escalation: 'assent-escalation',
+  action: 'assent-action',
+  actionHeading: 'assent-action-heading',
+  actionBody: 'assent-action-body',
+  actionEnd: 'assent-action-end',
+  detailsHeading: 'assent-details-heading',
+  roomLabel: 'assent-room-label',
+  room: 'assent-room',
+  sandboxModeLabel: 'assent-sandbox-mode-label',
+  sandboxMode: 'assent-sandbox-mode',
   toolLabel: 'assent-tool-label',
   tool: 'assent-tool',
   workingDirectoryLabel: 'assent-working-directory-label',
   workingDirectory: 'assent-working-directory',
-  sandboxModeLabel: 'assent-sandbox-mode-label',
-  sandboxMode: 'assent-sandbox-mode',
-  roomLabel: 'assent-room-label',
-  room: 'assent-room',
   digestLabel: 'assent-digest-label',
   digest: 'assent-digest',
-  argumentsLabel: 'assent-arguments-label',
-  arguments: 'assent-arguments',
-  mcpSection: 'assent-mcp',
-  mcpServerLabel: 'assent-mcp-server-label',
-  mcpServer: 'assent-mcp-server',
-  mcpDescriptionLabel: 'assent-mcp-description-label',
-  mcpDescription: 'assent-mcp-description',
-  mcpPreviewSection: 'assent-mcp-preview-section',
-  mcpPreviewLabel: 'assent-mcp-preview-label',
-  mcpPreview: 'assent-mcp-preview',
 
   modeChangeSection: 'assent-mode-change',
+  modeKind: 'assent-mode-kind',
   modeHeading: 'assent-mode-heading',
   modeSentence: 'assent-mode-sentence',
   modeFromLabel: 'assent-mode-from-label',
@@ -39,6 +37,9 @@ export const CONSENT_PAGE_IDS = {
   modeTo: 'assent-mode-to',
   modeAllowsLabel: 'assent-mode-allows-label',
   modeAllows: 'assent-mode-allows',
+  modeGivesUp: 'assent-mode-gives-up',
+  modeGivesUpLabel: 'assent-mode-gives-up-label',
+  modeGivesUpText: 'assent-mode-gives-up-text',
   modeRoomLabel: 'assent-mode-room-label',
   modeRoom: 'assent-mode-room',
 
@@ -53,7 +54,20 @@ export const CONSENT_PAGE_IDS = {
   formRoom: 'assent-form-room',
 
   actions: 'assent-actions',
+  notices: 'assent-notices',
+  scrollCue: 'assent-scroll-cue',
+  consequences: 'assent-consequences',
   keyboardHint: 'assent-keyboard-hint',
 } as const
 
 export type ConsentPageElement = keyof typeof CONSENT_PAGE_IDS
+
+/** Classes the preload gives what it draws, for the stylesheet and tests. */
+export const CONSENT_CLASSES = {
+  /** One hidden or special character, shown as `⟨U+…⟩`. */
+  escape: 'consent-escape',
+  /** A value shown in stored order (a bidi override). */
+  storedOrder: 'consent-stored-order',
+  /** One warning above the buttons. */
+  notice: 'consent-notice',
+} as const

@@ -13,6 +13,9 @@ import {
   buttonFor,
   click,
   key,
+  press,
+  space,
+  tabTo,
   useConsentPage,
 } from './test-support/consent-page-harness.ts'
 
@@ -129,7 +132,7 @@ describe('decisions', () => {
     expect(sent).toEqual([])
   })
 
-  it('ignores a secondary-button click and a keyboard-made click (detail 0)', () => {
+  it('ignores a secondary-button click, and a detail-0 click on Allow nobody focused', () => {
     ready()
     click(buttonFor('allow-once'), { button: 2 })
     click(buttonFor('allow-once'), { detail: 0 })
@@ -144,7 +147,7 @@ describe('decisions', () => {
   })
 
   it('neither shows nor sends Always allow when the runtime reports it unavailable', () => {
-    ready(approvalView({ alwaysAllowAvailable: false }))
+    ready(approvalView({ alwaysAllow: { offered: false, reason: 'command-has-options' } }))
     expect(buttonFor('allow-always').hidden).toBe(true)
     expect(buttonFor('allow-once').hidden).toBe(false)
     buttonFor('allow-always').hidden = false
@@ -171,11 +174,12 @@ describe('decisions', () => {
 
   it('never approves with Enter: the key is swallowed on the buttons', () => {
     ready()
-    buttonFor('allow-once').focus()
-    const enter = key(buttonFor('allow-once'), 'Enter')
-    const space = key(buttonFor('allow-always'), ' ')
-    expect(enter.defaultPrevented).toBe(true)
-    expect(space.defaultPrevented).toBe(true)
+    tabTo(buttonFor('allow-once'))
+    clock.advance(DELAY_MS)
+    for (const type of ['keydown', 'keyup'] as const) {
+      expect(key(buttonFor('allow-once'), 'Enter', true, type).defaultPrevented).toBe(true)
+    }
+    click(buttonFor('allow-once'), { detail: 0 })
     expect(sent).toEqual([])
   })
 
@@ -202,5 +206,107 @@ describe('decisions', () => {
     key(document.body, 'Escape')
     expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'deny' }])
     expect(buttonFor('allow-once').disabled).toBe(true)
+  })
+})
+
+describe('presses while the buttons are disabled', () => {
+  it('restarts the whole delay on a pointer press before the buttons enable', () => {
+    start()
+    inbox.deliver(approvalView())
+    clock.advance(DELAY_MS - 100)
+    press(document.body)
+    clock.advance(DELAY_MS - 1)
+    expect(buttonFor('allow-once').disabled).toBe(true)
+    buttonFor('allow-once').disabled = false
+    click(buttonFor('allow-once'))
+    expect(sent).toEqual([])
+    clock.advance(1)
+    expect(buttonFor('allow-once').disabled).toBe(false)
+  })
+
+  it('restarts the whole delay on a key press before the buttons enable', () => {
+    start()
+    inbox.deliver(approvalView())
+    clock.advance(DELAY_MS - 1)
+    key(document.body, 'a')
+    clock.advance(DELAY_MS - 1)
+    expect(buttonFor('deny').disabled).toBe(true)
+    clock.advance(1)
+    expect(buttonFor('deny').disabled).toBe(false)
+  })
+
+  it('ignores scripted presses, and presses once the buttons are enabled', () => {
+    start()
+    inbox.deliver(approvalView())
+    clock.advance(DELAY_MS - 1)
+    press(document.body, false)
+    key(document.body, 'a', false)
+    clock.advance(1)
+    expect(buttonFor('allow-once').disabled).toBe(false)
+    press(document.body)
+    key(document.body, 'a')
+    expect(buttonFor('allow-once').disabled).toBe(false)
+  })
+})
+
+describe('deciding without a mouse', () => {
+  const ready = () => {
+    start()
+    inbox.deliver(approvalView())
+    clock.advance(DELAY_MS)
+  }
+
+  it('counts Space on Allow once the delay has passed since the person tabbed to it', () => {
+    ready()
+    tabTo(buttonFor('allow-once'))
+    clock.advance(DELAY_MS - 1)
+    space(buttonFor('allow-once'))
+    expect(sent).toEqual([])
+    clock.advance(1)
+    space(buttonFor('allow-once'))
+    expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'allow-once' }])
+  })
+
+  it('refuses Space on Allow when focus got there without a key press', () => {
+    ready()
+    buttonFor('allow-always').focus()
+    clock.advance(DELAY_MS * 2)
+    space(buttonFor('allow-always'))
+    expect(sent).toEqual([])
+  })
+
+  it('takes Deny with Space on its default focus at once', () => {
+    ready()
+    expect(document.activeElement).toBe(buttonFor('deny'))
+    space(buttonFor('deny'))
+    expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'deny' }])
+  })
+
+  it('counts an assistive-technology activation (no key) on a button the person focused', () => {
+    ready()
+    buttonFor('allow-always').focus()
+    clock.advance(DELAY_MS - 1)
+    click(buttonFor('allow-always'), { detail: 0 })
+    expect(sent).toEqual([])
+    clock.advance(1)
+    click(buttonFor('allow-always'), { detail: 0 })
+    expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'allow-always' }])
+  })
+
+  it('forgets a key held when the window lost focus: its release went to another window', () => {
+    const hasFocus = vi.spyOn(document, 'hasFocus').mockReturnValue(true)
+    ready()
+    key(document.body, 'Tab')
+    hasFocus.mockReturnValue(false)
+    window.dispatchEvent(new Event('blur'))
+    hasFocus.mockReturnValue(true)
+    window.dispatchEvent(new Event('focus'))
+    clock.advance(DELAY_MS)
+    // Focus from assistive technology, no key held: the Tab pressed before
+    // the blur neither makes it a keyboard focus nor blocks the activation.
+    buttonFor('allow-once').focus()
+    clock.advance(DELAY_MS)
+    click(buttonFor('allow-once'), { detail: 0 })
+    expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'allow-once' }])
   })
 })

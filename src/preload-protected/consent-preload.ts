@@ -2,7 +2,9 @@ import { z } from 'zod'
 import { ConsentViewSchema, type ConsentAnswer, type ConsentView } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
 import type { FormCollector, FormValues } from './consent-form-render.ts'
+import { ActionEndWatch } from './action-end-watch.ts'
 import { answersFor, findConsentPage, renderConsentView } from './consent-render.ts'
+import { PersonFocusLog } from './person-focus.ts'
 import type { ProtectedTransport } from './transport.ts'
 import { isTrustedConsentClick } from './trusted-click.ts'
 
@@ -28,14 +30,21 @@ export interface ConsentPreloadHandle {
   stop(): void
 }
 
-/** Keys whose default action on a focused button is a (keyboard) click. */
-const ACTIVATION_KEYS = new Set(['Enter', ' ', 'Spacebar'])
+/** Answers that widen nothing: the keyboard may give them with Space on
+ *  the default focus. */
+const SAFE_ANSWERS: ReadonlySet<ConsentAnswer> = new Set(['deny', 'cancel', 'decline'])
+
+/** Answers that stay disabled until the action has been scrolled to its end. */
+const GATED_ANSWERS: ReadonlySet<ConsentAnswer> = new Set(['allow-once', 'allow-always'])
 
 /**
  * Runs the protected consent page: renders the first valid view main sends,
  * enables its buttons only after `enableDelayMs` of the window being shown
- * and focused, and sends exactly one decision, made by a trusted pointer
- * click on one of its own buttons or by Escape (cancel).
+ * and focused (any pointer or key press before then starts the delay
+ * again), keeps Allow disabled until the action has been scrolled to its
+ * end, and sends exactly one decision: a trusted pointer click, a
+ * deliberate keyboard or assistive-technology activation (the rules of
+ * `isTrustedConsentClick`), or Escape (cancel).
  *
  * Fails closed: in a subframe, on a page missing any expected element, or
  * before a valid view has arrived, nothing can be decided.
@@ -55,8 +64,15 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
   let enabled = false
   let enableAt = Number.POSITIVE_INFINITY
   let timer: number | undefined
+  /** False while an approval's action has not been scrolled to its end. */
+  let actionSeen = true
+  const focusLog = new PersonFocusLog(now, (callback) => {
+    options.setTimeout(callback, 0)
+  })
 
   const windowIsActive = () => document.visibilityState !== 'hidden' && document.hasFocus()
+  const offeredNow = (answer: ConsentAnswer) =>
+    enabled && (actionSeen || !GATED_ANSWERS.has(answer))
 
   const disable = () => {
     enabled = false
@@ -64,6 +80,11 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
     if (timer !== undefined) options.clearTimeout(timer)
     timer = undefined
     for (const button of Object.values(page.buttons)) button.disabled = true
+  }
+
+  const showButtons = () => {
+    if (!view) return
+    for (const answer of answersFor(view)) page.buttons[answer].disabled = !offeredNow(answer)
   }
 
   const enableIfDue = () => {
@@ -76,12 +97,11 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
       return
     }
     enabled = true
-    const offered = answersFor(view)
-    for (const answer of offered) page.buttons[answer].disabled = false
+    showButtons()
     // The safe answer (Deny / Cancel) gets focus every time the buttons come
     // back, so a keystroke meant for another window cannot land on Allow.
-    const safeDefault = offered[0]
-    if (safeDefault) page.buttons[safeDefault].focus()
+    const safeDefault = answersFor(view)[0]
+    if (safeDefault) focusLog.focusAsPreload(page.buttons[safeDefault])
   }
 
   /** (Re)starts the delay: the buttons stay disabled until the window has
@@ -122,8 +142,13 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
         if (!view || decided || !answersFor(view).includes(answer)) return
         const counts = isTrustedConsentClick(event, {
           expectedButton: button,
-          buttonsEnabled: enabled && now() >= enableAt,
+          buttonsEnabled: offeredNow(answer) && now() >= enableAt,
           documentHasFocus: document.hasFocus(),
+          safeAnswer: SAFE_ANSWERS.has(answer),
+          nowMs: now(),
+          enableDelayMs: view.enableDelayMs,
+          personFocus: focusLog.personFocus,
+          activatingKey: focusLog.activatingKey,
         })
         if (counts) decide(answer)
       },
@@ -134,21 +159,48 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
   const isConsentButton = (target: EventTarget | null) =>
     Object.values(page.buttons).some((button) => button === target)
 
+  /** A pointer or key press while the buttons are still disabled starts the
+   *  delay again: clicks or keys aimed at where Allow will appear land on
+   *  a disabled button, however fast they come. */
+  const pressed = (event: Event) => {
+    if (event.isTrusted && view && !decided && !enabled) armDelay()
+  }
+
   const onKey = (event: KeyboardEvent) => {
-    if (ACTIVATION_KEYS.has(event.key) && isConsentButton(event.target)) {
-      // Keyboard activation never decides (the click rule refuses it too);
-      // stopping it here keeps Enter from even producing a click.
+    if (event.type === 'keydown') focusLog.keyDown(event)
+    if (event.type === 'keyup') focusLog.keyUp(event)
+    if (event.key === 'Enter' && isConsentButton(event.target)) {
+      // Enter never decides (the click rule refuses it too); stopping it
+      // here keeps it from even producing a click.
       event.preventDefault()
       return
     }
-    if (event.type === 'keydown' && event.key === 'Escape' && event.isTrusted) {
+    if (event.type !== 'keydown') return
+    if (event.key === 'Escape' && event.isTrusted) {
       event.preventDefault()
       decide('cancel')
+      return
     }
+    pressed(event)
   }
   for (const type of ['keydown', 'keypress', 'keyup'] as const) {
     document.addEventListener(type, onKey, { capture: true, signal })
   }
+  for (const type of ['pointerdown', 'mousedown'] as const) {
+    document.addEventListener(
+      type,
+      (event) => {
+        focusLog.pointerDown()
+        pressed(event)
+      },
+      { capture: true, signal },
+    )
+  }
+  document.addEventListener(
+    'focusin',
+    (event) => focusLog.focusIn(event.target, isConsentButton(event.target)),
+    { capture: true, signal },
+  )
 
   // Only the window's own focus and blur: moving focus between elements
   // must not restart the delay.
@@ -162,7 +214,9 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
   window.addEventListener(
     'blur',
     (event) => {
-      if (event.target === event.currentTarget) disable()
+      if (event.target !== event.currentTarget) return
+      disable()
+      focusLog.forget()
     },
     { signal },
   )
@@ -183,7 +237,25 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
     const parsed = ConsentViewSchema.safeParse(candidate)
     if (!parsed.success) return
     view = parsed.data
-    form = renderConsentView(document, page, view)
+    form = renderConsentView(document, page, view).form
+    if (view.subject === 'approval') {
+      const cue = page.elements.scrollCue
+      cue.textContent = translate(view.lang, 'consent.notice.scroll')
+      const watch = new ActionEndWatch(
+        window,
+        page.elements.content,
+        page.elements.actionEnd,
+        () => {
+          actionSeen = true
+          cue.hidden = true
+          if (enabled) showButtons()
+        },
+        signal,
+      )
+      actionSeen = false
+      actionSeen = watch.check()
+      cue.hidden = actionSeen
+    }
     armDelay()
   })
 

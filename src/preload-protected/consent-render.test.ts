@@ -1,9 +1,12 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest'
 import { CONSENT_BUTTON_IDS, type ConsentView } from '../common/consent-view.ts'
-import { CONSENT_PAGE_IDS } from './consent-page-ids.ts'
+import { translate } from '../common/i18n/index.ts'
+import { CONSENT_CLASSES, CONSENT_PAGE_IDS } from './consent-page-ids.ts'
+import { CONSEQUENCE_IDS } from './consent-render.ts'
 import {
   DELAY_MS,
+  freshPage,
   approvalView,
   modeChangeView,
   clock,
@@ -21,25 +24,32 @@ import {
 // built page for real in tests/consent-page.test.ts.
 useConsentPage()
 
-describe('rendering', () => {
-  it('shows an approval with its labels, values, language and theme', () => {
+const text = (id: string) => byId(id).textContent
+const body = () => byId(CONSENT_PAGE_IDS.actionBody)
+const notices = () =>
+  [...byId(CONSENT_PAGE_IDS.notices).querySelectorAll(`.${CONSENT_CLASSES.notice}`)].map(
+    (notice) => notice.textContent,
+  )
+/** Every character a person could be shown on the page, escapes included. */
+const pageText = () => document.body.textContent ?? ''
+
+describe('rendering an approval', () => {
+  it('asks the question in words and shows the action first, in Chinese on a dark theme', () => {
     start()
-    inbox.deliver(approvalView({ lang: 'zh-CN', theme: 'dark' }))
+    inbox.deliver(approvalView({ lang: 'zh-CN', theme: 'dark', agentLabel: '助手' }))
 
     expect(document.documentElement.lang).toBe('zh-CN')
     expect(document.documentElement.dataset.theme).toBe('dark')
-    expect(byId(CONSENT_PAGE_IDS.kind).textContent).toBe('运行命令')
-    expect(byId(CONSENT_PAGE_IDS.toolLabel).textContent).toBe('工具')
-    expect(byId(CONSENT_PAGE_IDS.tool).textContent).toBe('run_command')
-    expect(byId(CONSENT_PAGE_IDS.workingDirectory).textContent).toBe('/home/ada/project')
-    expect(byId(CONSENT_PAGE_IDS.sandboxMode).textContent).toBe('workspace-write')
-    expect(byId(CONSENT_PAGE_IDS.room).textContent).toBe('Design review')
-    expect(byId(CONSENT_PAGE_IDS.digest).textContent).toBe('0123456789ab…')
-    expect(byId(CONSENT_PAGE_IDS.arguments).textContent).toBe('{\n  "command": "npm test"\n}')
-    expect(byId(CONSENT_PAGE_IDS.approvalSection).hidden).toBe(false)
-    expect(byId(CONSENT_PAGE_IDS.modeChangeSection).hidden).toBe(true)
-    expect(byId(CONSENT_PAGE_IDS.mcpSection).hidden).toBe(true)
-    expect(byId(CONSENT_PAGE_IDS.actions).hidden).toBe(false)
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('允许助手运行 npm test 吗？')
+    expect(document.title).toBe('允许助手运行 `npm test` 吗？')
+    expect(text(CONSENT_PAGE_IDS.kind)).toBe('运行命令')
+    expect(text(CONSENT_PAGE_IDS.actionHeading)).toBe('将会发生什么')
+    expect(body().textContent).toContain('npm test')
+    expect(body().textContent).toContain('/home/ada/project')
+    expect(text(CONSENT_PAGE_IDS.sandboxMode)).toBe('工作区：只能在房间的文件夹内进行更改')
+    expect(text(CONSENT_PAGE_IDS.tool)).toBe('run_command')
+    expect(text(CONSENT_PAGE_IDS.room)).toBe('Design review')
+    expect(text(CONSENT_PAGE_IDS.digest)).toBe('0123456789ab…')
     expect(buttonFor('deny').textContent).toBe('拒绝')
     for (const answer of ['allow-once', 'allow-always', 'deny'] as const) {
       expect(buttonFor(answer).hidden).toBe(false)
@@ -47,27 +57,244 @@ describe('rendering', () => {
     for (const answer of ['confirm', 'cancel'] as const) expect(buttonFor(answer).hidden).toBe(true)
   })
 
-  it('shows an MCP call with its server, what the server says the tool does, and the preview', () => {
+  it('puts the action before room, sandbox and digest in the page', () => {
+    start()
+    inbox.deliver(approvalView())
+    const action = byId(CONSENT_PAGE_IDS.action)
+    for (const later of [
+      CONSENT_PAGE_IDS.room,
+      CONSENT_PAGE_IDS.sandboxMode,
+      CONSENT_PAGE_IDS.digest,
+    ]) {
+      expect(action.compareDocumentPosition(byId(later)) & Node.DOCUMENT_POSITION_FOLLOWING).toBe(
+        Node.DOCUMENT_POSITION_FOLLOWING,
+      )
+    }
+  })
+
+  it('shows a command line whose argument boundaries and shell are visible', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        action: {
+          type: 'command',
+          argv: ['rm', 'my notes.txt'],
+          shell: true,
+          directory: '/home/ada/project/docs',
+          timeoutMs: 30_000,
+        },
+        alwaysAllow: { offered: false, reason: 'command-has-options' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow Assistant to run rm my notes.txt?')
+    expect(body().textContent).toContain('/home/ada/project/docs')
+    expect(body().textContent).toContain('30 s')
+    expect(body().textContent).toContain(translate('en', 'consent.action.shell'))
+
+    freshPage()
+    start()
+    inbox.deliver(
+      approvalView({
+        action: { type: 'command', argv: ['rm', 'my notes.txt'], shell: false, directory: '/p' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toContain("rm 'my notes.txt'")
+  })
+
+  it('shows a new file whole, numbered, when no change preview came with it', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        action: {
+          type: 'write',
+          path: 'notes.txt',
+          absolutePath: '/home/ada/project/notes.txt',
+          content: 'first\nsecond\n',
+        },
+        alwaysAllow: { offered: true, scope: 'tool' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow Assistant to write notes.txt?')
+    expect(body().textContent).toContain(
+      translate('en', 'consent.action.contentWhole', { lines: '2' }),
+    )
+    const rows = [...body().querySelectorAll('tbody tr')].map((row) =>
+      [...row.querySelectorAll('td')].map((cell) => cell.textContent),
+    )
+    expect(rows).toEqual([
+      ['1', 'first'],
+      ['2', 'second'],
+    ])
+  })
+
+  it('shows a change preview as hunks with old and new line numbers', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        action: {
+          type: 'write',
+          path: 'notes.txt',
+          absolutePath: '/home/ada/project/notes.txt',
+          content: 'a\nB\nc\n',
+          fileChange: {
+            path: 'notes.txt',
+            kind: 'modify',
+            truncated: false,
+            hunks: [
+              {
+                oldStart: 10,
+                oldLines: 3,
+                newStart: 10,
+                newLines: 3,
+                lines: [
+                  { op: 'context', text: 'a' },
+                  { op: 'remove', text: 'b' },
+                  { op: 'add', text: 'B' },
+                  { op: 'context', text: 'c' },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+    )
+    const rows = [...body().querySelectorAll('tbody tr.consent-line')].map((row) =>
+      [...row.querySelectorAll('td')].map((cell) => cell.textContent),
+    )
+    expect(rows).toEqual([
+      ['10', '10', '', 'a'],
+      ['11', '', '−removed', 'b'],
+      ['', '11', '+added', 'B'],
+      ['12', '12', '', 'c'],
+    ])
+    expect(body().querySelector('.consent-hunk')?.textContent).toBe('Lines 10–12')
+    // Not cut: the whole new content is not repeated below.
+    expect(body().textContent).not.toContain(translate('en', 'consent.action.truncated'))
+  })
+
+  it('says when a change preview was cut short, and shows the whole new content after it', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        action: {
+          type: 'write',
+          path: 'big.txt',
+          absolutePath: '/p/big.txt',
+          content: 'x\ny\n',
+          fileChange: {
+            path: 'big.txt',
+            kind: 'create',
+            truncated: true,
+            hunks: [
+              {
+                oldStart: 0,
+                oldLines: 0,
+                newStart: 1,
+                newLines: 1,
+                lines: [{ op: 'add', text: 'x' }],
+              },
+            ],
+          },
+        },
+      }),
+    )
+    expect(body().textContent).toContain(translate('en', 'consent.action.newFileOne'))
+    expect(body().textContent).toContain(translate('en', 'consent.action.truncated'))
+    expect(body().querySelectorAll('table')).toHaveLength(2)
+  })
+
+  it('says a recursive delete removes everything in it, and why it cannot be always allowed', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'delete_file',
+        action: { type: 'delete', path: 'build', absolutePath: '/p/build', recursive: true },
+        alwaysAllow: { offered: false, reason: 'recursive-delete' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe(
+      'Allow Assistant to delete build and everything in it?',
+    )
+    expect(body().textContent).toContain(translate('en', 'consent.action.recursiveYes'))
+    expect(buttonFor('allow-always').hidden).toBe(true)
+    expect(text(CONSEQUENCE_IDS.alwaysAllow)).toBe(
+      translate('en', 'consent.consequence.noAlwaysAllow.recursive-delete'),
+    )
+  })
+
+  it('says what Always allow remembers, for each kind of grant', () => {
+    const cases: Array<[Partial<ConsentView>, string]> = [
+      [
+        { toolName: 'write_file', alwaysAllow: { offered: true, scope: 'tool' } },
+        'Always allow remembers write_file in this room: any file inside the workspace.',
+      ],
+      [{ alwaysAllow: { offered: true, scope: 'command' } }, 'this exact command'],
+      [
+        {
+          toolName: 'delete_file',
+          action: { type: 'delete', path: 'a.txt', absolutePath: '/p/a.txt', recursive: false },
+          alwaysAllow: { offered: true, scope: 'path' },
+        },
+        'deleting this one path (/p/a.txt)',
+      ],
+      [
+        {
+          toolName: 'write_note',
+          kind: 'mcp-tool-call',
+          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+          alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        },
+        'write_note on Notes',
+      ],
+    ]
+    for (const [overrides, expected] of cases) {
+      freshPage()
+      start()
+      inbox.deliver(approvalView(overrides as never))
+      expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain(expected)
+      expect(buttonFor('allow-always').getAttribute('aria-describedby')).toBe(
+        CONSEQUENCE_IDS.alwaysAllow,
+      )
+    }
+  })
+
+  it('says what Deny does: the agent is told and goes on without it', () => {
+    start()
+    inbox.deliver(approvalView())
+    expect(text(CONSEQUENCE_IDS.deny)).toBe(translate('en', 'consent.consequence.deny'))
+    expect(buttonFor('deny').getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.deny)
+  })
+
+  it('shows an MCP call with its server, tool, arguments, what the server says and its preview', () => {
     start()
     const hostile = '<img src=x onerror=alert(1)>'
     inbox.deliver(
       approvalView({
         kind: 'mcp-tool-call',
         toolName: 'write_note',
-        mcp: {
+        action: {
+          type: 'mcp',
           serverName: 'Notes',
           toolDescription: `Writes a note ${hostile}`,
           previewText: 'plan.txt: absent -> "ship"',
         },
-      } as Partial<ConsentView>),
+        argumentsText: '{\n  "name": "plan.txt"\n}',
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+      }),
     )
-    expect(byId(CONSENT_PAGE_IDS.kind).textContent).toBe('MCP tool call')
-    expect(byId(CONSENT_PAGE_IDS.mcpSection).hidden).toBe(false)
-    expect(byId(CONSENT_PAGE_IDS.mcpServerLabel).textContent).toBe('MCP server')
-    expect(byId(CONSENT_PAGE_IDS.mcpServer).textContent).toBe('Notes')
-    expect(byId(CONSENT_PAGE_IDS.mcpDescription).textContent).toBe(`Writes a note ${hostile}`)
-    expect(byId(CONSENT_PAGE_IDS.mcpPreviewSection).hidden).toBe(false)
-    expect(byId(CONSENT_PAGE_IDS.mcpPreview).textContent).toBe('plan.txt: absent -> "ship"')
+    expect(text(CONSENT_PAGE_IDS.kind)).toBe('MCP tool call')
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow Notes to run write_note?')
+    const shown = body().textContent ?? ''
+    for (const part of ['Notes', 'write_note', '"name": "plan.txt"', hostile, 'plan.txt: absent']) {
+      expect(shown).toContain(part)
+    }
     expect(document.querySelectorAll('img')).toHaveLength(0)
   })
 
@@ -85,19 +312,7 @@ describe('rendering', () => {
     start()
     inbox.deliver(approvalView())
     expect(byId(CONSENT_PAGE_IDS.escalation).hidden).toBe(true)
-    expect(byId(CONSENT_PAGE_IDS.escalation).textContent).toBe('')
-  })
-
-  it('hides the preview of an MCP tool that has none', () => {
-    start()
-    inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        mcp: { serverName: 'Notes', toolDescription: 'Reads', previewText: null },
-      } as Partial<ConsentView>),
-    )
-    expect(byId(CONSENT_PAGE_IDS.mcpSection).hidden).toBe(false)
-    expect(byId(CONSENT_PAGE_IDS.mcpPreviewSection).hidden).toBe(true)
+    expect(text(CONSENT_PAGE_IDS.escalation)).toBe('')
   })
 
   it('renders markup in the action as text and creates no element', () => {
@@ -105,33 +320,99 @@ describe('rendering', () => {
     const hostile = '<img src=x onerror=alert(1)><script>alert(2)</script>'
     inbox.deliver(
       approvalView({
+        action: { type: 'other' },
         argumentsText: hostile,
-        summary: hostile,
         toolName: hostile,
         roomLabel: hostile,
       }),
     )
-
-    expect(byId(CONSENT_PAGE_IDS.arguments).textContent).toBe(hostile)
-    expect(byId(CONSENT_PAGE_IDS.summary).textContent).toBe(hostile)
-    expect(byId(CONSENT_PAGE_IDS.tool).textContent).toBe(hostile)
+    expect(body().textContent).toContain(hostile)
+    expect(text(CONSENT_PAGE_IDS.room)).toBe(hostile)
     expect(document.querySelectorAll('img, script')).toHaveLength(0)
   })
+})
 
-  it('shows a mode change from the old mode to the new one and what the new one allows', () => {
+describe('deceptive text', () => {
+  it('shows a direction override in a path as a visible escape and warns above the buttons', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        action: {
+          type: 'write',
+          path: 'invoice\u202Etxt.exe',
+          absolutePath: '/p/invoice\u202Etxt.exe',
+          content: 'x',
+        },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow Assistant to write invoice⟨U+202E⟩txt.exe?')
+    expect(document.title).toBe('Allow Assistant to write invoice⟨U+202E⟩txt.exe?')
+    const escape = byId(CONSENT_PAGE_IDS.title).querySelector(`.${CONSENT_CLASSES.escape}`)
+    expect(escape?.textContent).toBe('⟨U+202E⟩')
+    expect(notices()).toEqual([translate('en', 'consent.notice.direction')])
+    expect(pageText()).not.toMatch(/\u202E/)
+  })
+
+  it('warns about hidden characters in arguments and content, never showing them raw', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        action: {
+          type: 'write',
+          path: 'a.txt',
+          absolutePath: '/p/a.txt',
+          content: 'ok\u200B\n\u001B[2J\n',
+        },
+      }),
+    )
+    expect(notices()).toEqual([translate('en', 'consent.notice.hidden')])
+    expect(pageText()).not.toContain('\u200B')
+    expect(pageText()).not.toContain('\u001B')
+    expect(body().textContent).toContain('ok⟨U+200B⟩')
+  })
+
+  it('flags a tool and a server name that pass for others', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'wr\u0456te_note',
+        action: { type: 'mcp', serverName: 'N\u043Etes', toolDescription: '', previewText: null },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow N⟨U+043E⟩tes to run wr⟨U+0456⟩te_note?')
+    expect(notices()).toEqual([translate('en', 'consent.notice.confusable')])
+  })
+
+  it('shows no warning for ordinary text', () => {
+    start()
+    inbox.deliver(approvalView())
+    expect(notices()).toEqual([])
+  })
+})
+
+describe('rendering a mode change', () => {
+  it('asks whether to give the room full access and says what the person gives up', () => {
     start()
     inbox.deliver(modeChangeView())
 
     expect(byId(CONSENT_PAGE_IDS.modeChangeSection).hidden).toBe(false)
     expect(byId(CONSENT_PAGE_IDS.approvalSection).hidden).toBe(true)
-    expect(byId(CONSENT_PAGE_IDS.modeSentence).textContent).toBe(
+    expect(text(CONSENT_PAGE_IDS.modeHeading)).toBe('Give Design review full access?')
+    expect(text(CONSENT_PAGE_IDS.modeSentence)).toBe(
       'Change the mode of Design review from Ask for approval to Full access.',
     )
-    expect(byId(CONSENT_PAGE_IDS.modeFrom).textContent).toBe('Ask for approval')
-    expect(byId(CONSENT_PAGE_IDS.modeTo).textContent).toBe('Full access')
-    expect(byId(CONSENT_PAGE_IDS.modeAllows).textContent).toBe(
-      'Run anything the agent can reach without asking',
+    expect(text(CONSENT_PAGE_IDS.modeFrom)).toBe('Ask for approval')
+    expect(text(CONSENT_PAGE_IDS.modeTo)).toBe('Full access')
+    expect(byId(CONSENT_PAGE_IDS.modeGivesUp).hidden).toBe(false)
+    expect(text(CONSENT_PAGE_IDS.modeGivesUpText)).toBe(
+      translate('en', 'consent.modeChange.givesUp'),
     )
+    expect(buttonFor('confirm').classList.contains('consent-button-danger')).toBe(true)
     expect(buttonFor('confirm').hidden).toBe(false)
     expect(buttonFor('cancel').hidden).toBe(false)
     for (const answer of ['allow-once', 'allow-always', 'deny'] as const) {
@@ -139,14 +420,50 @@ describe('rendering', () => {
     }
   })
 
+  it('shows no full-access warning for a safe mode', () => {
+    start()
+    inbox.deliver({ ...modeChangeView(), fromMode: 'full-access', toMode: 'ask-for-approval' })
+    expect(text(CONSENT_PAGE_IDS.modeHeading)).toBe('Change Design review to Ask for approval?')
+    expect(byId(CONSENT_PAGE_IDS.modeGivesUp).hidden).toBe(true)
+    expect(buttonFor('confirm').classList.contains('consent-button-danger')).toBe(false)
+  })
+})
+
+describe('views the page refuses', () => {
   const invalidViews: Array<[string, unknown]> = [
     ['a string', 'approve everything'],
     ['null', null],
     ['an unknown subject', { ...approvalView(), subject: 'auto-approve' }],
     ['an unknown key', { ...approvalView(), autoApprove: true }],
-    ['a malformed digest', approvalView({ digestPrefix: 'ZZZZ' } as Partial<ConsentView>)],
+    ['a malformed digest', approvalView({ digestPrefix: 'ZZZZ' })],
+    ['a raw sandbox value it has no words for', { ...approvalView(), sandboxMode: 'yolo' }],
     ['a delay beyond the limit', approvalView({ enableDelayMs: 60_000 })],
     ['a missing field', { ...approvalView(), promptId: undefined }],
+    [
+      'a change preview whose counts do not add up',
+      approvalView({
+        action: {
+          type: 'write',
+          path: 'a',
+          absolutePath: '/a',
+          content: '',
+          fileChange: {
+            path: 'a',
+            kind: 'modify',
+            truncated: false,
+            hunks: [
+              {
+                oldStart: 1,
+                oldLines: 5,
+                newStart: 1,
+                newLines: 1,
+                lines: [{ op: 'add', text: 'x' }],
+              },
+            ],
+          },
+        },
+      }),
+    ],
   ]
   for (const [name, invalid] of invalidViews) {
     it(`ignores ${name} as a view: nothing shown, nothing can be decided`, () => {
@@ -171,14 +488,14 @@ describe('rendering', () => {
     clock.advance(DELAY_MS)
     click(buttonFor('deny'))
 
-    expect(byId(CONSENT_PAGE_IDS.tool).textContent).toBe('first')
+    expect(text(CONSENT_PAGE_IDS.tool)).toBe('first')
     expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'deny' }])
   })
 
   it('renders a view that arrived before the page was ready', () => {
     inbox.deliver(approvalView())
     start()
-    expect(byId(CONSENT_PAGE_IDS.tool).textContent).toBe('run_command')
+    expect(text(CONSENT_PAGE_IDS.tool)).toBe('run_command')
   })
 
   it('shows nothing and decides nothing on a page missing one of its elements', () => {

@@ -4,9 +4,13 @@ import {
   type ConsentView,
   type Language,
 } from '../common/consent-view.ts'
+import { commandLineDisplay } from '../common/command-line-display.ts'
+import type { DisplaySafeOptions, DisplayWarning } from '../common/display-safe-text.ts'
 import { translate, type MessageKey } from '../common/i18n/index.ts'
+import { TITLE_VALUE_MAX_CHARS, renderApprovalAction } from './consent-action-render.ts'
 import { renderFormFields, type FormCollector } from './consent-form-render.ts'
-import { CONSENT_PAGE_IDS, type ConsentPageElement } from './consent-page-ids.ts'
+import { CONSENT_CLASSES, CONSENT_PAGE_IDS, type ConsentPageElement } from './consent-page-ids.ts'
+import { SafeTextWriter } from './safe-text-writer.ts'
 
 /** The consent page's elements, looked up once. */
 export interface ConsentPage {
@@ -44,9 +48,9 @@ export function answersFor(view: ConsentView): readonly ConsentAnswer[] {
   if (view.subject === 'approval') {
     // Hidden, and a click on it ignored, when the runtime would refuse it:
     // a button that can only fail invites the person to think it worked.
-    return view.alwaysAllowAvailable === false
-      ? ['deny', 'allow-once']
-      : ['deny', 'allow-once', 'allow-always']
+    return view.alwaysAllow.offered
+      ? ['deny', 'allow-once', 'allow-always']
+      : ['deny', 'allow-once']
   }
   if (view.subject === 'form') return ['cancel', 'decline', 'submit']
   return ['cancel', 'confirm']
@@ -62,99 +66,145 @@ const BUTTON_LABELS: Readonly<Record<ConsentAnswer, MessageKey>> = {
   decline: 'consent.button.decline',
 }
 
-const APPROVAL_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey]> = [
-  ['toolLabel', 'consent.label.tool'],
-  ['workingDirectoryLabel', 'consent.label.workingDirectory'],
-  ['sandboxModeLabel', 'consent.label.sandboxMode'],
-  ['roomLabel', 'consent.label.room'],
-  ['digestLabel', 'consent.label.actionDigest'],
-  ['argumentsLabel', 'consent.label.arguments'],
-]
-
 const MODE_CHANGE_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey]> = [
-  ['modeHeading', 'consent.kind.permissions'],
+  ['modeKind', 'consent.kind.permissions'],
   ['modeFromLabel', 'consent.modeChange.fromLabel'],
   ['modeToLabel', 'consent.modeChange.toLabel'],
   ['modeAllowsLabel', 'consent.modeChange.allowsLabel'],
+  ['modeGivesUpLabel', 'consent.modeChange.givesUpLabel'],
+  ['modeGivesUpText', 'consent.modeChange.givesUp'],
   ['modeRoomLabel', 'consent.label.room'],
 ]
 
+const APPROVAL_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey]> = [
+  ['actionHeading', 'consent.action.heading'],
+  ['actionEnd', 'consent.action.end'],
+  ['detailsHeading', 'consent.label.details'],
+  ['roomLabel', 'consent.label.room'],
+  ['sandboxModeLabel', 'consent.label.sandboxMode'],
+  ['toolLabel', 'consent.label.tool'],
+  ['workingDirectoryLabel', 'consent.label.workingDirectory'],
+  ['digestLabel', 'consent.label.actionDigest'],
+]
+
+const NOTICE_ORDER: readonly DisplayWarning[] = ['direction', 'hidden', 'confusable']
+
+/** What the preload needs of a rendered view besides the page. */
+export interface RenderedView {
+  readonly form: FormCollector | undefined
+  /** Whether any hidden, direction-changing or confusable text was shown. */
+  readonly warnings: ReadonlySet<DisplayWarning>
+}
+
 /**
- * Renders a parsed view. Every string goes through `textContent`: action
- * text is data from the agent and must never become markup. Leaves every
- * button disabled; enabling is the preload's job.
+ * Renders a parsed view. Every string goes through the safe-text writer
+ * (`displaySafe`, then text nodes and `<span>` escapes): action text is data
+ * from the agent and must neither become markup nor hide part of itself.
+ * Leaves every button disabled; enabling is the preload's job.
  */
 export function renderConsentView(
   document: Document,
   page: ConsentPage,
   view: ConsentView,
-): FormCollector | undefined {
+): RenderedView {
   const root = document.documentElement
   root.lang = view.lang
   root.dataset.theme = view.theme
-  document.title = translate(view.lang, 'consent.pageTitle')
 
   const { elements } = page
-  let collector: FormCollector | undefined
+  const writer = new SafeTextWriter(document, translate(view.lang, 'consent.notice.escapeTitle'))
+  let form: FormCollector | undefined
   const text = (name: ConsentPageElement, value: string) => {
     elements[name].textContent = value
   }
-  const labels = (list: typeof APPROVAL_LABELS, lang: Language) => {
-    for (const [name, key] of list) text(name, translate(lang, key))
+  const safe = (name: ConsentPageElement, value: string, options?: DisplaySafeOptions) => {
+    elements[name].replaceChildren()
+    writer.append(elements[name], value, options)
+  }
+  const labels = (list: typeof APPROVAL_LABELS) => {
+    for (const [name, key] of list) text(name, translate(view.lang, key))
   }
 
+  let title: string
+  let titleId: ConsentPageElement
   if (view.subject === 'approval') {
-    labels(APPROVAL_LABELS, view.lang)
+    labels(APPROVAL_LABELS)
     text('kind', translate(view.lang, `consent.kind.${view.kind}`))
-    text('summary', view.summary)
+    title = approvalTitle(document, elements.title, view, writer)
+    titleId = 'title'
     const reason = view.escalationReason
-    text('escalation', reason ? translate(view.lang, 'consent.escalated', { reason }) : '')
+    elements.escalation.replaceChildren()
+    if (reason) {
+      writer.message(elements.escalation, view.lang, 'consent.escalated', {
+        reason: (parent) => writer.append(parent, reason, { multiline: true }),
+      })
+    }
     elements.escalation.hidden = !reason
-    text('tool', view.toolName)
-    text('workingDirectory', view.workingDirectory)
-    text('sandboxMode', view.sandboxMode)
-    text('room', view.roomLabel)
+    renderApprovalAction(document, elements.actionBody, view, writer)
+    safe('room', view.roomLabel)
+    text('sandboxMode', translate(view.lang, `consent.sandbox.${view.sandboxMode}`))
+    safe('tool', view.toolName, { name: true })
+    safe('workingDirectory', view.workingDirectory)
     text('digest', `${view.digestPrefix}…`)
-    text('arguments', view.argumentsText)
-    text('mcpServerLabel', translate(view.lang, 'consent.label.mcpServer'))
-    text('mcpDescriptionLabel', translate(view.lang, 'consent.label.toolDescription'))
-    text('mcpPreviewLabel', translate(view.lang, 'consent.label.preview'))
-    text('mcpServer', view.mcp?.serverName ?? '')
-    text('mcpDescription', view.mcp?.toolDescription ?? '')
-    text('mcpPreview', view.mcp?.previewText ?? '')
-    elements.mcpSection.hidden = view.mcp === undefined
-    elements.mcpPreviewSection.hidden = (view.mcp?.previewText ?? null) === null
+    renderConsequences(document, elements.consequences, view, writer)
   } else if (view.subject === 'form') {
-    text('formHeading', translate(view.lang, 'consent.form.heading'))
+    title = translate(view.lang, 'consent.form.heading')
+    titleId = 'formHeading'
+    text('formHeading', title)
     text('formIntro', translate(view.lang, 'consent.form.intro'))
-    text('formMessage', view.message)
+    safe('formMessage', view.message, { multiline: true })
     text('formNote', translate(view.lang, 'consent.form.nothingRemembered'))
     text('formRoomLabel', translate(view.lang, 'consent.label.room'))
-    text('formRoom', view.roomLabel)
+    safe('formRoom', view.roomLabel)
     text('formError', '')
-    collector = renderFormFields(
+    elements.consequences.replaceChildren()
+    form = renderFormFields(
       document,
       elements.formFields,
       view.fields,
       translate(view.lang, 'consent.form.required'),
+      writer,
     )
   } else {
-    labels(MODE_CHANGE_LABELS, view.lang)
+    labels(MODE_CHANGE_LABELS)
     const from = translate(view.lang, `mode.${view.fromMode}.name`)
     const to = translate(view.lang, `mode.${view.toMode}.name`)
-    text(
-      'modeSentence',
-      translate(view.lang, 'consent.modeChange.sentence', { room: view.roomLabel, from, to }),
+    const fullAccess = view.toMode === 'full-access'
+    titleId = 'modeHeading'
+    title = writer.message(
+      elements.modeHeading,
+      view.lang,
+      fullAccess ? 'consent.title.modeFullAccess' : 'consent.title.modeChange',
+      {
+        room: (parent) => writer.append(parent, view.roomLabel),
+        mode: (parent) => {
+          parent.append(document.createTextNode(to))
+          return to
+        },
+      },
     )
+    writer.message(elements.modeSentence, view.lang, 'consent.modeChange.sentence', {
+      room: (parent) => writer.append(parent, view.roomLabel),
+      from: (parent) => writer.append(parent, from),
+      to: (parent) => writer.append(parent, to),
+    })
     text('modeFrom', from)
     text('modeTo', to)
     text('modeAllows', translate(view.lang, `mode.${view.toMode}.description`))
-    text('modeRoom', view.roomLabel)
+    elements.modeGivesUp.hidden = !fullAccess
+    page.buttons.confirm.classList.toggle('consent-button-danger', fullAccess)
+    elements.modeChangeSection.classList.toggle('consent-full-access', fullAccess)
+    safe('modeRoom', view.roomLabel)
+    elements.consequences.replaceChildren()
   }
   elements.approvalSection.hidden = view.subject !== 'approval'
   elements.modeChangeSection.hidden = view.subject !== 'mode-change'
   elements.formSection.hidden = view.subject !== 'form'
+  elements.content.setAttribute('aria-labelledby', CONSENT_PAGE_IDS[titleId])
+  // The window's own title asks the question too, for the task switcher.
+  document.title = title
 
+  renderNotices(document, elements.notices, view.lang, writer.warnings)
   text('keyboardHint', translate(view.lang, 'consent.keyboardHint'))
   const offered = answersFor(view)
   for (const [answer, button] of Object.entries(page.buttons) as Array<
@@ -164,6 +214,152 @@ export function renderConsentView(
     button.hidden = !offered.includes(answer)
     button.textContent = translate(view.lang, BUTTON_LABELS[answer])
   }
+  if (view.subject === 'mode-change' && view.toMode === 'full-access') {
+    page.buttons.confirm.textContent = translate(view.lang, 'consent.button.confirmFullAccess')
+  }
+  if (view.subject === 'approval') {
+    page.buttons.deny.setAttribute('aria-describedby', CONSEQUENCE_IDS.deny)
+    page.buttons['allow-always'].setAttribute('aria-describedby', CONSEQUENCE_IDS.alwaysAllow)
+  }
   elements.actions.hidden = false
-  return collector
+  return { form, warnings: writer.warnings }
+}
+
+type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
+
+/** The question, in words: "Allow Assistant to write notes.txt?". A value
+ *  too long for a title is cut with "…"; the action shows it whole. */
+function approvalTitle(
+  document: Document,
+  heading: HTMLElement,
+  view: ApprovalView,
+  writer: SafeTextWriter,
+): string {
+  const plain = (value: string) => (parent: HTMLElement) => writer.append(parent, value)
+  const code =
+    (value: string, options: { name?: boolean; keepEnd?: boolean; quote?: boolean } = {}) =>
+    (parent: HTMLElement) => {
+      const element = document.createElement('code')
+      element.className = 'consent-title-value'
+      const flat = writer.append(element, shortened(value, options.keepEnd === true), options)
+      parent.append(element)
+      return options.quote ? `\`${flat}\`` : flat
+    }
+  const { action, lang } = view
+  const agent = plain(view.agentLabel)
+  switch (action.type) {
+    case 'command':
+      return writer.message(heading, lang, 'consent.title.command', {
+        agent,
+        command: code(commandLineDisplay(action.argv, action.shell), { quote: true }),
+      })
+    case 'write':
+      return writer.message(heading, lang, 'consent.title.write', {
+        agent,
+        path: code(action.path, { keepEnd: true }),
+      })
+    case 'delete':
+      return writer.message(
+        heading,
+        lang,
+        action.recursive ? 'consent.title.deleteRecursive' : 'consent.title.delete',
+        { agent, path: code(action.path, { keepEnd: true }) },
+      )
+    case 'read':
+      return writer.message(
+        heading,
+        lang,
+        action.listing ? 'consent.title.list' : 'consent.title.read',
+        {
+          agent,
+          path: code(action.path, { keepEnd: true }),
+        },
+      )
+    case 'mcp':
+      return writer.message(heading, lang, 'consent.title.mcp', {
+        server: (parent) => writer.append(parent, action.serverName, { name: true }),
+        tool: code(view.toolName, { name: true }),
+      })
+    case 'other':
+      return writer.message(heading, lang, 'consent.title.other', {
+        agent,
+        tool: code(view.toolName, { name: true }),
+      })
+  }
+}
+
+/** `value` cut to TITLE_VALUE_MAX_CHARS code points with "…" where it was
+ *  cut: at the end, or for a path at the start, so the file name stays. */
+export function shortened(value: string, keepEnd: boolean): string {
+  const chars = Array.from(value)
+  if (chars.length <= TITLE_VALUE_MAX_CHARS) return value
+  const kept = TITLE_VALUE_MAX_CHARS - 1
+  return keepEnd ? `…${chars.slice(-kept).join('')}` : `${chars.slice(0, kept).join('')}…`
+}
+
+/** Under the buttons: what Deny does, and what Always allow would remember
+ *  or why it is not offered. */
+function renderConsequences(
+  document: Document,
+  container: HTMLElement,
+  view: ApprovalView,
+  writer: SafeTextWriter,
+): void {
+  container.replaceChildren()
+  const line = (id: string, build: (paragraph: HTMLElement) => void) => {
+    const paragraph = document.createElement('p')
+    paragraph.id = id
+    paragraph.className = 'consent-consequence'
+    build(paragraph)
+    container.append(paragraph)
+  }
+  const { lang } = view
+  line(CONSEQUENCE_IDS.deny, (paragraph) => {
+    paragraph.textContent = translate(lang, 'consent.consequence.deny')
+  })
+  const mcpServer = view.action.type === 'mcp' ? view.action.serverName : ''
+  const path = view.action.type === 'delete' ? view.action.absolutePath : ''
+  line(CONSEQUENCE_IDS.alwaysAllow, (paragraph) => {
+    const values = {
+      tool: (parent: HTMLElement) => {
+        const element = document.createElement('code')
+        const flat = writer.append(element, view.toolName, { name: true })
+        parent.append(element)
+        return flat
+      },
+      server: (parent: HTMLElement) => writer.append(parent, mcpServer, { name: true }),
+      path: (parent: HTMLElement) => writer.append(parent, path),
+    }
+    const always = view.alwaysAllow
+    if (always.offered) {
+      writer.message(paragraph, lang, `consent.consequence.alwaysAllow.${always.scope}`, values)
+    } else {
+      paragraph.classList.add('consent-consequence-absent')
+      writer.message(paragraph, lang, `consent.consequence.noAlwaysAllow.${always.reason}`, values)
+    }
+  })
+}
+
+/** Ids of the lines under the buttons, which the buttons name as their
+ *  description. */
+export const CONSEQUENCE_IDS = {
+  deny: 'assent-consequence-deny',
+  alwaysAllow: 'assent-consequence-always-allow',
+} as const
+
+/** Above the buttons: one warning per kind of deceptive text shown. */
+function renderNotices(
+  document: Document,
+  container: HTMLElement,
+  lang: Language,
+  warnings: ReadonlySet<DisplayWarning>,
+): void {
+  container.replaceChildren()
+  for (const warning of NOTICE_ORDER) {
+    if (!warnings.has(warning)) continue
+    const notice = document.createElement('p')
+    notice.className = `${CONSENT_CLASSES.notice} ${CONSENT_CLASSES.notice}-${warning}`
+    notice.textContent = translate(lang, `consent.notice.${warning}`)
+    container.append(notice)
+  }
 }

@@ -2,16 +2,19 @@ import { randomUUID } from 'node:crypto'
 import { homedir } from 'node:os'
 import type { Server } from 'node:http'
 import { AgentRunner } from './agent/agent-runner.ts'
-import { issueGrantWithinDecision } from './agent/grant-issuer.ts'
+import { grantForDecision } from './agent/grant-issuer.ts'
 import { grantScopeFor } from './agent/grant-scope.ts'
-import { builtInAgents } from './agent/agents.ts'
+import { builtInAgents } from './domain/agent-preset.ts'
 import type { AgentModel } from './agent/agent-model.ts'
 import { OfflineModel } from './agent/offline-model.ts'
 import { ConsentTokenVerifier } from '../consent/consent-token.ts'
 import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
+import { ApprovalRequester } from './gate/approval-requester.ts'
+import { recoverFromCrash } from './recovery/crash-recovery.ts'
 import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
+import { narrowestRoomPolicy } from './policy/room-policy.ts'
 import { InputRequestService, QUESTION_PHASE_MS } from './input/input-request-service.ts'
 import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
@@ -37,7 +40,7 @@ import { startRuntimeServer } from './server/runtime-server.ts'
 import { SqliteApprovalRepository } from './store/approval-repository.ts'
 import { SqliteAuditLog } from './store/audit-log.ts'
 import { SqliteConversationRepository } from './store/conversation-repository.ts'
-import { inTransaction, openDatabase } from './store/database.ts'
+import { openDatabase } from './store/database.ts'
 import { durabilityOf } from './store/durability.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
 import { SqliteInputRequestRepository } from './store/input-request-repository.ts'
@@ -101,38 +104,52 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   })
   const durability = durabilityOf(db)
   const audit = new SqliteAuditLog(db, { mac })
-  const approvals = new SqliteApprovalRepository(db)
   const events = new EventBus()
-  const integrity = new IntegrityReporter({ db, audit, events, now, onError })
-  const rooms = new SqliteRoomRepository(db, { mac, onTampered: integrity.report })
-  const conversations = new SqliteConversationRepository(db)
+  const integrity = new IntegrityReporter({ audit, events, now, onError })
+  const rooms = new SqliteRoomRepository(db, {
+    mac,
+    audit,
+    onTampered: integrity.report,
+    narrowestPolicy: narrowestRoomPolicy,
+  })
+  const conversations = new SqliteConversationRepository(db, { audit })
   const grants = new SqliteGrantRepository(db, {
     mac,
+    audit,
     roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
     onTampered: integrity.report,
   })
+  const approvals = new SqliteApprovalRepository(db, { audit, grants })
   const settings = new SqliteSettingsRepository(db)
   settings.seedDefaults()
 
   const gate = new ApprovalGate({
-    db,
     approvals,
-    audit,
     events,
     now,
     // An allow-always grant commits with the user's decision or not at all.
-    withinDecision: (approval) => issueGrantWithinDecision(approval, { grants, audit, now }),
+    grantFor: (approval) => grantForDecision(approval, { now }),
   })
   const inputs = new InputRequestService({
-    db,
-    requests: new SqliteInputRequestRepository(db),
-    audit,
+    requests: new SqliteInputRequestRepository(db, { audit }),
     events,
     now,
     roomExists: (roomId) => rooms.get(roomId) !== undefined,
     questionPhaseMs: options.questionPhaseMs ?? QUESTION_PHASE_MS,
   })
   const approvalTtlMs = () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS
+  const requester = new ApprovalRequester({
+    gate,
+    approvals,
+    conversations,
+    events,
+    reviewer: options.reviewer ?? new RuleBasedReviewer(),
+    ...(options.reviewerTimeoutMs === undefined
+      ? {}
+      : { reviewerTimeoutMs: options.reviewerTimeoutMs }),
+    now,
+    approvalTtlMs,
+  })
   // A server asking the person for input during a call becomes a form in
   // that call's room.
   const elicitation = new McpElicitationRouter(
@@ -140,99 +157,67 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     onError,
   )
   const mcpServers = new McpServerRegistry(
-    loadMcpConfigAtStart(db, options.dataDir, options.mcpConfigPath, audit, now, onError),
+    loadMcpConfigAtStart(options.dataDir, options.mcpConfigPath, audit, now, onError),
     { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()), onElicitation: elicitation.handle },
   )
   const mcp = new McpRoomCalls({
-    db,
     conversations,
     grants,
-    audit,
-    gate,
+    requester,
     events,
     servers: mcpServers,
     elicitation,
     now,
-    approvalTtlMs,
     durable: () => durability.durable(),
   })
   const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
   const runner = new AgentRunner({
-    db,
     conversations,
     grants,
-    audit,
-    gate,
+    requester,
     inputs,
     events,
-    approvals,
     model: options.model ?? new OfflineModel(),
-    reviewer: options.reviewer ?? new RuleBasedReviewer(),
-    ...(options.reviewerTimeoutMs === undefined
-      ? {}
-      : { reviewerTimeoutMs: options.reviewerTimeoutMs }),
     agentFor: (agentId) => agents.find((agent) => agent.id === agentId),
     now,
-    approvalTtlMs,
     durable: () => durability.durable(),
     mcp,
   })
   const roomService = new RoomService({
-    db,
     rooms,
     conversations,
     approvals,
     grants,
-    audit,
-    sealedCreation: (roomId) => audit.firstSealed('room_created', roomId)?.payload,
     events,
     agents,
     now,
   })
   const turnService = new TurnService({
-    db,
     rooms: roomService,
     conversations,
-    audit,
     events,
     runner,
     now,
   })
 
-  // What a previous instance left behind: executions that were running have
-  // an unknown outcome, and pending approvals have nobody waiting on them.
-  inTransaction(db, () => {
-    for (const call of conversations.markRunningAsUnknown(now())) {
-      audit.append({
-        type: 'execution_unknown',
-        subjectId: call.id,
-        payload: { roomId: call.roomId, turnId: call.turnId, toolName: call.toolName },
-        at: now(),
-      })
-    }
-    conversations.expireAwaitingApproval(now(), {
-      ok: false,
-      output: 'The runtime restarted before anyone decided; it did not run.',
-      code: 'approval_expired',
-    })
+  recoverFromCrash({
+    interrupted: conversations,
+    expireOrphanedApprovals: (reason) => gate.expireOrphans(reason),
+    staleOrphanedInputs: () => inputs.staleOrphans(),
+    rooms,
+    grants,
+    now,
   })
-  gate.expireOrphans('the runtime restarted; the agent is no longer waiting')
-  inputs.staleOrphans()
-  // Report rows edited while the runtime was down now, not only when someone
-  // next reads them.
-  for (const room of rooms.list()) grants.listActive(room.id)
 
   const gatewayCalls = new GatewayCallService({
-    db,
     rooms: roomService,
     conversations,
     approvals,
     grants,
-    audit,
+    requester,
     gate,
     events,
     now,
-    approvalTtlMs,
   })
 
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })

@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core'
 import { CdpHost, type CdpHostOptions } from '../../src/main/cdp/cdp-host.ts'
 import type { CdpProtectedWindow } from '../../src/main/cdp/protected-windows.ts'
 import { CHROMIUM_MISSING, findChromium } from '../../src/main/cdp/chromium.ts'
+import { RUNTIME_READY_TIMEOUT_MS, WAIT_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 import { eventually } from './runtime-harness.ts'
 import { requireOrSkip } from './require-or-skip.ts'
 
@@ -43,6 +44,7 @@ export async function startHostHarness(
     // random key keeps the browser tests independent of a Secret Service.
     integrityKey: randomBytes(32),
     scopedRoots: [workspace],
+    runtimeReadyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
     ...options,
   })
   const { page } = await host.workbench()
@@ -98,7 +100,7 @@ export async function startHostHarness(
 export async function buttonsEnabled(
   window: CdpProtectedWindow,
   id = 'assent-allow-once',
-  timeoutMs = 10_000,
+  timeoutMs = WAIT_TIMEOUT_MS,
 ) {
   await window.page.waitForSelector(`#${id}:not([disabled])`, { timeout: timeoutMs })
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs'
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import { chromium } from 'playwright-core'
+import { waitFor } from '../../scripts/smoke/wait.ts'
 import {
   CDP_PROTECTED_BINDING,
   CDP_PROTECTED_RECEIVE,
@@ -34,8 +35,6 @@ export function launchChromium(): Promise<Browser> {
   })
 }
 
-const WORLD_WAIT_MS = 5_000
-
 /** A binding call as the CDP host would receive it. */
 export interface BindingCall {
   readonly payload: string
@@ -57,6 +56,15 @@ export interface ProtectedPage {
   show(view: unknown): Promise<void>
   /** Evaluates an expression inside the protected world (not the page's). */
   evaluateProtected(expression: string): Promise<unknown>
+  /**
+   * Resolves once every binding call that input already handled by the
+   * page could have made has arrived: a round trip on the session the calls
+   * arrive on. The preload decides synchronously in its event handlers, and
+   * one session delivers in order, so a call made before this request
+   * comes before its answer. What a test checks after it is final, with no
+   * wait for "long enough".
+   */
+  flush(): Promise<void>
   close(): Promise<void>
 }
 
@@ -101,15 +109,11 @@ export async function openProtectedPage(
 
   const { frameTree } = await cdp.send('Page.getFrameTree')
   // The world's creation event comes on this session, the load on
-  // Playwright's own: give the event a moment to arrive.
-  const deadline = Date.now() + WORLD_WAIT_MS
-  while (!worlds.has(frameTree.frame.id) && Date.now() < deadline) {
-    await new Promise((done) => setTimeout(done, 20))
-  }
-  const protectedContextId = worlds.get(frameTree.frame.id)
-  if (protectedContextId === undefined) {
-    throw new Error(`no ${CDP_PROTECTED_WORLD} world was created in the main frame`)
-  }
+  // Playwright's own: wait for the event itself.
+  const protectedContextId = await waitFor(
+    () => worlds.get(frameTree.frame.id),
+    `the ${CDP_PROTECTED_WORLD} world in the main frame`,
+  )
 
   const evaluateProtected = async (expression: string) => {
     const result = await cdp.send('Runtime.evaluate', {
@@ -138,6 +142,9 @@ export async function openProtectedPage(
       await evaluateProtected(`globalThis.${CDP_PROTECTED_RECEIVE}(${json})`)
     },
     evaluateProtected,
+    flush: async () => {
+      await evaluateProtected('0')
+    },
     close: () => context.close(),
   }
 }

@@ -1,7 +1,11 @@
 // Stands in for the Electron binary, which cannot run on these machines: a
-// recording double of the few `electron` main-process APIs the window modules
-// call, so tests can drive the real window and session set-up code and then
-// call the handlers it registered, as Electron would.
+// recording double of the few `electron` main-process APIs the host calls, so
+// tests can drive the real window, session and menu set-up code and then act
+// as Electron would. Where Electron's own behaviour decides whether our code
+// works (the order of navigation events, what preventDefault cancels, what
+// `Menu.setApplicationMenu(null)` does on macOS, how a page moves its
+// window), the double follows Electron 45's source, cited at each place;
+// tests/fake-electron.test.ts pins those behaviours.
 
 type Listener = (...args: unknown[]) => unknown
 
@@ -13,15 +17,53 @@ class Emitter {
     return this
   }
   once(event: string, listener: Listener): this {
-    return this.on(event, listener)
+    const wrapped: Listener = (...args) => {
+      this.off(event, wrapped)
+      return listener(...args)
+    }
+    return this.on(event, wrapped)
+  }
+  off(event: string, listener: Listener): this {
+    this.listeners.set(
+      event,
+      (this.listeners.get(event) ?? []).filter((each) => each !== listener),
+    )
+    return this
   }
   /** Calls every listener for `event`, as Electron would emit it. */
   emit(event: string, ...args: unknown[]): unknown[] {
-    return (this.listeners.get(event) ?? []).map((listener) => listener(...args))
+    return [...(this.listeners.get(event) ?? [])].map((listener) => listener(...args))
   }
   count(event: string): number {
     return this.listeners.get(event)?.length ?? 0
   }
+}
+
+/** An Electron `Event`: `preventDefault` sets `defaultPrevented`. */
+export interface FakeEvent {
+  preventDefault(): void
+  readonly defaultPrevented: boolean
+  [detail: string]: unknown
+}
+
+export function fakeEvent(details: Record<string, unknown> = {}): FakeEvent {
+  let prevented = false
+  return {
+    ...details,
+    preventDefault: () => {
+      prevented = true
+    },
+    get defaultPrevented() {
+      return prevented
+    },
+  }
+}
+
+export interface FakeRectangle {
+  x: number
+  y: number
+  width: number
+  height: number
 }
 
 export class FakeWebContents extends Emitter {
@@ -30,7 +72,19 @@ export class FakeWebContents extends Emitter {
   readonly ipc = new Emitter()
   readonly mainFrame = { url: '' }
   readonly sent: Array<[string, unknown]> = []
+  /** Every navigation that was not cancelled, in order. */
+  readonly navigated: string[] = []
   windowOpenHandler: ((details: { url: string }) => unknown) | undefined
+  webRTCIPHandlingPolicy = 'default'
+  destroyed = false
+  owner: FakeBrowserWindow | undefined
+
+  constructor() {
+    super()
+    // Electron emits 'web-contents-created' while the webContents is being
+    // made, before its creator sees it (like app.on in the real API).
+    app.emit('web-contents-created', fakeEvent(), this)
+  }
 
   setWindowOpenHandler(handler: (details: { url: string }) => unknown): void {
     this.windowOpenHandler = handler
@@ -41,19 +95,91 @@ export class FakeWebContents extends Emitter {
   isCrashed(): boolean {
     return false
   }
+  isDestroyed(): boolean {
+    return this.destroyed
+  }
+  setWebRTCIPHandlingPolicy(policy: string): void {
+    this.webRTCIPHandlingPolicy = policy
+  }
+  getWebRTCIPHandlingPolicy(): string {
+    return this.webRTCIPHandlingPolicy
+  }
+
+  /**
+   * A navigation the page starts (a link, `location = …`, a form), as
+   * ElectronNavigationThrottle::WillStartRequest handles it
+   * (shell/browser/electron_navigation_throttle.cc): 'will-frame-navigate'
+   * first, for any frame, and a prevented one cancels the navigation, so
+   * 'will-navigate' is then never emitted; 'will-navigate' only for the
+   * main frame, and a prevented one cancels it too.
+   */
+  navigate(url: string, options: { isMainFrame?: boolean } = {}): 'cancelled' | 'proceeded' {
+    const isMainFrame = options.isMainFrame ?? true
+    const frameEvent = fakeEvent({ url, isMainFrame })
+    this.emit('will-frame-navigate', frameEvent)
+    if (frameEvent.defaultPrevented) return 'cancelled'
+    if (isMainFrame) {
+      const event = fakeEvent({ url, isMainFrame })
+      this.emit('will-navigate', event)
+      if (event.defaultPrevented) return 'cancelled'
+    }
+    this.navigated.push(url)
+    return 'proceeded'
+  }
+
+  /** A server redirect during a navigation (WillRedirectRequest). */
+  redirect(url: string): 'cancelled' | 'proceeded' {
+    const event = fakeEvent({ url })
+    this.emit('will-redirect', event)
+    if (event.defaultPrevented) return 'cancelled'
+    this.navigated.push(url)
+    return 'proceeded'
+  }
+
+  /** `window.open(url)` from the page: the handler's answer. */
+  open(url: string): unknown {
+    return this.windowOpenHandler?.({ url }) ?? { action: 'allow' }
+  }
+
+  /**
+   * The page calls `window.moveTo`/`resizeTo`: WebContents::SetContentsBounds
+   * (shell/browser/api/electron_api_web_contents.cc) emits
+   * 'content-bounds-updated' and, unless it was prevented, moves the window.
+   */
+  requestContentBounds(bounds: FakeRectangle): void {
+    const event = fakeEvent()
+    this.emit('content-bounds-updated', event, bounds)
+    if (!event.defaultPrevented && this.owner) this.owner.bounds = { ...bounds }
+  }
+
+  destroy(): void {
+    if (this.destroyed) return
+    this.destroyed = true
+    this.emit('destroyed')
+  }
 }
 
 export class FakeBrowserWindow extends Emitter {
   static readonly created: FakeBrowserWindow[] = []
+  static nextId = 1
+  readonly id = FakeBrowserWindow.nextId++
   readonly options: { webPreferences: Record<string, unknown> } & Record<string, unknown>
   readonly webContents = new FakeWebContents()
   loadedUrl: string | undefined
   menuRemoved = false
   destroyed = false
+  bounds: FakeRectangle
 
   constructor(options: FakeBrowserWindow['options']) {
     super()
     this.options = options
+    this.webContents.owner = this
+    this.bounds = {
+      x: 0,
+      y: 0,
+      width: Number(options.width ?? 800),
+      height: Number(options.height ?? 600),
+    }
     FakeBrowserWindow.created.push(this)
   }
   removeMenu(): void {
@@ -64,9 +190,12 @@ export class FakeBrowserWindow extends Emitter {
   }
   show(): void {}
   focus(): void {}
+  /** The window closes, then its webContents is destroyed. */
   close(): void {
+    if (this.destroyed) return
     this.destroyed = true
     this.emit('closed')
+    this.webContents.destroy()
   }
   isDestroyed(): boolean {
     return this.destroyed
@@ -92,6 +221,10 @@ export class FakeSession extends Emitter {
     | ((details: { url: string }, callback: (verdict: FakeRequestVerdict) => void) => void)
     | undefined
   spellChecker: boolean | undefined
+  /** How often each clearing call ran. */
+  readonly cleared = { data: 0, authCache: 0 }
+  /** Makes the next `clearData` reject (a clearing that failed). */
+  failNextClear = false
   readonly protocols = new Map<string, Listener>()
   readonly webRequest = {
     onBeforeRequest: (listener: NonNullable<FakeSession['beforeRequest']>) => {
@@ -100,6 +233,7 @@ export class FakeSession extends Emitter {
   }
   readonly protocol = {
     handle: (scheme: string, handler: Listener) => {
+      // Electron allows one handler per scheme and session.
       if (this.protocols.has(scheme)) throw new Error(`${scheme} is already handled`)
       this.protocols.set(scheme, handler)
     },
@@ -121,6 +255,16 @@ export class FakeSession extends Emitter {
   setSpellCheckerEnabled(enabled: boolean): void {
     this.spellChecker = enabled
   }
+  async clearData(): Promise<void> {
+    if (this.failNextClear) {
+      this.failNextClear = false
+      throw new Error('clearing failed')
+    }
+    this.cleared.data += 1
+  }
+  async clearAuthCache(): Promise<void> {
+    this.cleared.authCache += 1
+  }
   /** What the session's request filter answers for `url`. */
   verdictFor(url: string): FakeRequestVerdict | undefined {
     let verdict: FakeRequestVerdict | undefined
@@ -134,14 +278,24 @@ export class FakeSession extends Emitter {
 export const sessions: FakeSession[] = []
 const byPartition = new Map<string, FakeSession>()
 
+/** Like ElectronBrowserContext::From: one session per partition name, kept
+ *  for the life of the app. */
+function sessionFor(partition: string): FakeSession {
+  const existing = byPartition.get(partition)
+  if (existing) return existing
+  const created = new FakeSession(partition)
+  byPartition.set(partition, created)
+  sessions.push(created)
+  return created
+}
+
 export const session = {
   fromPartition(partition: string): FakeSession {
-    const existing = byPartition.get(partition)
-    if (existing) return existing
-    const created = new FakeSession(partition)
-    byPartition.set(partition, created)
-    sessions.push(created)
-    return created
+    if (partition === '') throw new Error('the default session is session.defaultSession')
+    return sessionFor(partition)
+  },
+  get defaultSession(): FakeSession {
+    return sessionFor('')
   },
 }
 
@@ -152,13 +306,50 @@ export const shell = {
   },
 }
 
+/** Stands for the menu Electron installs at 'will-finish-launching'
+ *  (lib/browser/default-menu.ts): it has View with Reload and DevTools. */
+export const DEFAULT_APPLICATION_MENU = {
+  template: [{ role: 'viewMenu' }],
+} as const
+
+export interface FakeMenu {
+  readonly template: readonly unknown[]
+}
+
+/** Which platform the fake Menu behaves as (its macOS rule differs). */
+export const fakePlatform: { current: NodeJS.Platform } = { current: 'linux' }
+
+export const Menu = {
+  applicationMenu: DEFAULT_APPLICATION_MENU as FakeMenu | null,
+  buildFromTemplate(template: readonly unknown[]): FakeMenu {
+    return { template }
+  },
+  /** lib/browser/api/menu.ts: on macOS a null menu is ignored and the
+   *  current (default) menu stays; elsewhere it removes every window's. */
+  setApplicationMenu(menu: FakeMenu | null): void {
+    if (fakePlatform.current === 'darwin' && !menu) return
+    Menu.applicationMenu = menu
+  },
+  getApplicationMenu(): FakeMenu | null {
+    return Menu.applicationMenu
+  },
+}
+
+class FakeApp extends Emitter {
+  name = 'Assent'
+}
+export const app = new FakeApp()
+
 export const BrowserWindow = FakeBrowserWindow
 
-/** Forgets every session and window, so the next `fromPartition` makes a
- *  new session (as a fresh app launch would). */
+/** Forgets every session, window and menu, so the next `fromPartition`
+ *  makes a new session (as a fresh app launch would). */
 export function resetFakeElectron(): void {
   byPartition.clear()
   sessions.length = 0
   FakeBrowserWindow.created.length = 0
   openedExternally.length = 0
+  app.listeners.clear()
+  Menu.applicationMenu = DEFAULT_APPLICATION_MENU
+  fakePlatform.current = 'linux'
 }

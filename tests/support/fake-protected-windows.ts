@@ -14,6 +14,8 @@ export class FakeWindow implements ProtectedWindow {
   closed = false
   focusCount = 0
   private readonly closedListeners: Array<() => void> = []
+  private readonly focusListeners: Array<() => void> = []
+  private readonly resetListeners: Array<(onConsentPage: boolean) => void> = []
 
   constructor(promptId: string) {
     this.promptId = promptId
@@ -37,6 +39,20 @@ export class FakeWindow implements ProtectedWindow {
   }
   onClosed(listener: () => void) {
     this.closedListeners.push(listener)
+  }
+  onFocused(listener: () => void) {
+    this.focusListeners.push(listener)
+  }
+  onPageReset(listener: (onConsentPage: boolean) => void) {
+    this.resetListeners.push(listener)
+  }
+  /** The window gained focus again (the person came back to it). */
+  regainFocus() {
+    for (const listener of this.focusListeners) listener()
+  }
+  /** The window's page was reloaded (true) or navigated elsewhere (false). */
+  resetPage(onConsentPage: boolean) {
+    for (const listener of this.resetListeners) listener(onConsentPage)
   }
 }
 

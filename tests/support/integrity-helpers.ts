@@ -5,8 +5,11 @@ import { fileURLToPath } from 'node:url'
 import type { RoomPolicy } from '../../src/contracts/policy-axes.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
+import { narrowestRoomPolicy } from '../../src/runtime/policy/room-policy.ts'
+import { SqliteAuditLog } from '../../src/runtime/store/audit-log.ts'
 import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
+import { TEST_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 
 export const ASSENT_CLI = fileURLToPath(new URL('../../src/cli/assent.ts', import.meta.url))
 export const RUN_RUNTIME = fileURLToPath(new URL('../../src/cli/run-runtime.ts', import.meta.url))
@@ -22,7 +25,7 @@ export function runNode(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
+  timeoutMs = TEST_TIMEOUT_MS,
 ): Promise<ChildResult> {
   return runNodeArgv([script, ...args], env, timeoutMs)
 }
@@ -32,7 +35,7 @@ export function runNode(
 export function runNodeArgv(
   argv: string[],
   env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
+  timeoutMs = TEST_TIMEOUT_MS,
 ): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { env, stdio: 'pipe' })
@@ -102,8 +105,11 @@ export async function storeSealedPolicy(
   try {
     const db = new DatabaseSync(join(harness.dataDir, DATABASE_FILE_NAME))
     try {
+      const mac = new IntegrityMac(harness.integrityKey)
       const rooms = new SqliteRoomRepository(db, {
-        mac: new IntegrityMac(harness.integrityKey),
+        mac,
+        audit: new SqliteAuditLog(db, { mac }),
+        narrowestPolicy: narrowestRoomPolicy,
         onTampered: (problem) => {
           throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
         },

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
 import type { ApprovalDecision } from '../../src/contracts/consent.ts'
 import { RoomSchema, type Room } from '../../src/contracts/room.ts'
-import { GATEWAY_AGENT_ID } from '../../src/runtime/agent/agents.ts'
+import { GATEWAY_AGENT_ID } from '../../src/runtime/domain/agent-preset.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 
 export const GATEWAY_ENTRY = fileURLToPath(new URL('../../src/gateway/main.ts', import.meta.url))

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
 import { RoomSchema, TimelineSchema, type Room, type Timeline } from '../../src/contracts/room.ts'
+import { scaledMs } from '../../scripts/test-timing.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 
 export async function createRoom(
@@ -52,6 +53,21 @@ export async function pendingApprovalFor(
     return approvals.find((approval) => approval.turnId === turnId && approval.status === 'pending')
   }, `a pending approval for "${text}"`)
   return harness.client.getApproval(summary.id)
+}
+
+/** The lifetime of an approval a test lets expire: long enough for a busy
+ *  machine to see it pending first (a test that never saw it pending
+ *  proves nothing), scaled like every ceiling. */
+export const SHORT_APPROVAL_TTL_MS = scaledMs(3_000)
+
+/** Waits until the approval's own expiry time has passed on this machine's
+ *  clock (the runtime's too): the event an expiry test waits for, instead
+ *  of a guess at how long that takes. */
+export function pastExpiry(view: ApprovalView): Promise<true> {
+  return eventually(
+    () => (Date.now() > view.approval.expiresAt ? true : undefined),
+    `approval ${view.approval.id} to pass its expiry`,
+  )
 }
 
 /** Waits until the turn has no tool call still awaiting or running. */

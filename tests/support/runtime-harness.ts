@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { RuntimeClient } from '../../src/main/core/runtime-client.ts'
 import { waitFor } from '../../scripts/smoke/wait.ts'
+import { RUNTIME_READY_TIMEOUT_MS, WAIT_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
 import {
   RuntimeSupervisor,
@@ -59,6 +60,7 @@ export async function startHarness(
     dataDir,
     integrityKey,
     restart: false,
+    readyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
     scopedRoots: [workspace],
     ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
     ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
@@ -135,7 +137,7 @@ export function rawHttp(options: {
         path: options.path,
         headers: flat,
         setHost: false,
-        timeout: 10_000,
+        timeout: WAIT_TIMEOUT_MS,
       },
       (res) => {
         const chunks: Buffer[] = []
@@ -156,11 +158,12 @@ export function rawHttp(options: {
   })
 }
 
-/** Polls until `check` returns a value, for state reached asynchronously. */
+/** Polls until `check` returns a value, for state reached asynchronously;
+ *  the ceiling only bounds a hang (scripts/test-timing.ts). */
 export async function eventually<T>(
   check: () => Promise<T | undefined> | T | undefined,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = WAIT_TIMEOUT_MS,
 ): Promise<T> {
   return waitFor(check, what, timeoutMs)
 }

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core'
 import { zhCN } from '../../../src/common/i18n/zh-CN.ts'
 import { PermissionModeSchema } from '../../../src/contracts/policy-axes.ts'
-import type { CaseDefinition } from '../case-runner.ts'
-import { UI, insideViewport, waitFor } from '../workbench-ui.ts'
+import type { CaseDefinition } from '../case-context.ts'
+import { UI, WAIT_TIMEOUT_MS, insideViewport, waitFor } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview } from './manual-cases.ts'
 
 /** The page's theme as the person sees it: the root's `data-theme` and the
@@ -24,6 +24,7 @@ export const displayCases: CaseDefinition[] = [
   {
     id: 'chinese-dark',
     title: 'The protected approval window and the workbench in Chinese with the dark theme',
+    screenshots: ['protected-approval-zh-dark.png'],
     async run(context) {
       const page = await context.driver.workbench()
       await page.click(UI.settingsButton)
@@ -86,6 +87,7 @@ export const displayCases: CaseDefinition[] = [
   {
     id: 'narrow-window',
     title: 'At 760 px the composer, the card buttons and the picker stay inside the window',
+    screenshots: ['approval-narrow-composer.png'],
     async run(context) {
       const page = await context.driver.workbench()
       await context.driver.setViewport({ width: 760, height: 760 })
@@ -119,7 +121,7 @@ export const displayCases: CaseDefinition[] = [
       await page.click(UI.modePicker)
       for (const mode of PermissionModeSchema.options) {
         const option = UI.modeOption(mode)
-        await page.waitForSelector(option, { state: 'visible', timeout: 10_000 })
+        await page.waitForSelector(option, { state: 'visible', timeout: WAIT_TIMEOUT_MS })
         const box = await insideViewport(page, option)
         context.check(`the picker's ${mode} option is inside the viewport`, box.ok, box.detail)
       }
@@ -131,7 +133,7 @@ export const displayCases: CaseDefinition[] = [
       await page.keyboard.press('Escape')
       await page.waitForSelector(UI.modeOption('ask-for-approval'), {
         state: 'hidden',
-        timeout: 10_000,
+        timeout: WAIT_TIMEOUT_MS,
       })
       const consent = await openReview(context, page, approval.id, 'deny')
       await consent.page.click('#assent-deny')

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../src/contracts/http-headers.ts'
 import { mintConsentToken } from '../../../src/consent/consent-token.ts'
-import type { CaseDefinition } from '../case-runner.ts'
+import type { CaseDefinition } from '../case-context.ts'
 import { approvalStatus, gui, newPendingApproval } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
 

@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import type { CaseContext, CaseDefinition } from '../case-runner.ts'
+import type { CaseContext, CaseDefinition } from '../case-context.ts'
 import type { SmokeConsentWindow } from '../drivers/smoke-driver.ts'
 import {
   UI,
   approvalStatus,
   createRoomViaUi,
   gui,
+  WAIT_TIMEOUT_MS,
   newPendingApproval,
-  roomApprovals,
   sendViaComposer,
   waitFor,
 } from '../workbench-ui.ts'
@@ -17,13 +17,43 @@ import {
 export interface ScenarioState {
   roomId: string
   known: Set<string>
+  /** `GET /v1/settings/global` as the host started, before any case. */
   globalSettingsBefore: string
 }
 
+export const SCENARIO_ROOM_TITLE = 'Smoke room'
+
 export function scenario(context: CaseContext): ScenarioState {
   const state = context.state as Partial<ScenarioState>
-  if (!state.roomId || !state.known) throw new Error('the room from the first case is missing')
+  if (!state.roomId || !state.known) throw new Error('the scenario room is missing')
   return state as ScenarioState
+}
+
+type Rooms = { body: { rooms: Array<{ id: string; title: string; mode: string }> } }
+
+/** Creates the scenario's room in the workbench, as a person does, and
+ *  waits until the runtime lists it (undefined if it never does). */
+export async function createScenarioRoom(page: Page, workspace: string) {
+  await createRoomViaUi(page, { agent: 'assistant', workspace, title: SCENARIO_ROOM_TITLE })
+  const listed = async () => (await gui<Rooms>(page, 'listRooms')).body.rooms
+  const room = await waitFor(
+    async () => (await listed()).find((candidate) => candidate.title === SCENARIO_ROOM_TITLE),
+    'the new room',
+  ).catch(() => undefined)
+  return { room, titles: (await listed()).map((candidate) => candidate.title) }
+}
+
+/** For a case run without the one that creates the room (`--grep`): the
+ *  room it would have made, without that case's assertions. */
+export async function ensureScenarioRoom(
+  driver: CaseContext['driver'],
+  state: Record<string, unknown>,
+): Promise<void> {
+  if (state.roomId) return
+  const { room, titles } = await createScenarioRoom(await driver.workbench(), driver.workspace)
+  if (!room) throw new Error(`the scenario room was not created (rooms: ${titles.join(', ')})`)
+  state.roomId = room.id
+  state.known = new Set<string>()
 }
 
 /** Sends a message through the composer and returns the approval it asks for. */
@@ -45,13 +75,13 @@ export async function openReview(
 ) {
   await page.click(via === 'review' ? UI.cardReview(approvalId) : UI.cardDeny(approvalId))
   const consent = await context.driver.nextConsentWindow()
-  await consent.page.waitForSelector('#assent-deny:not([disabled])', { timeout: 15_000 })
+  await consent.page.waitForSelector('#assent-deny:not([disabled])', { timeout: WAIT_TIMEOUT_MS })
   return consent
 }
 
 export async function closedSoon(consent: SmokeConsentWindow): Promise<boolean> {
   try {
-    await waitFor(async () => (consent.isOpen() ? undefined : true), 'the window to close', 10_000)
+    await waitFor(async () => (consent.isOpen() ? undefined : true), 'the window to close')
     return true
   } catch {
     return false
@@ -59,7 +89,7 @@ export async function closedSoon(consent: SmokeConsentWindow): Promise<boolean> 
 }
 
 async function outcomeText(page: Page, approvalId: string): Promise<string> {
-  await page.waitForSelector(UI.cardOutcome(approvalId), { timeout: 15_000 })
+  await page.waitForSelector(UI.cardOutcome(approvalId), { timeout: WAIT_TIMEOUT_MS })
   return (await page.textContent(UI.cardOutcome(approvalId)))?.trim() ?? ''
 }
 
@@ -67,29 +97,12 @@ export const manualCases: CaseDefinition[] = [
   {
     id: 'ui-create-and-send',
     title: 'Create a direct room in the workbench and send a message that needs a write',
+    createsRoom: true,
+    screenshots: ['permission-ask-for-approval.png', 'approval-inline-card.png'],
     async run(context) {
       const page = await context.driver.workbench()
-      const { client } = await context.driver.runtime()
-      const settings = await client.raw('GET', '/v1/settings/global')
-      context.state.globalSettingsBefore = JSON.stringify(settings.body)
-      await createRoomViaUi(page, {
-        agent: 'assistant',
-        workspace: context.driver.workspace,
-        title: 'Smoke room',
-      })
-      type Rooms = { body: { rooms: Array<{ id: string; title: string; mode: string }> } }
-      const listed = async () => (await gui<Rooms>(page, 'listRooms')).body.rooms
-      // Creating the room is asynchronous: wait until the runtime lists it.
-      const room = await waitFor(
-        async () => (await listed()).find((candidate) => candidate.title === 'Smoke room'),
-        'the new room',
-      ).catch(() => undefined)
-      const rooms = { body: { rooms: await listed() } }
-      context.check(
-        'the room exists in the runtime',
-        room !== undefined,
-        JSON.stringify(rooms.body.rooms.map((r) => r.title)),
-      )
+      const { room, titles } = await createScenarioRoom(page, context.driver.workspace)
+      context.check('the room exists in the runtime', room !== undefined, JSON.stringify(titles))
       context.check(
         'a new room starts at ask-for-approval',
         room?.mode === 'ask-for-approval',
@@ -129,9 +142,13 @@ export const manualCases: CaseDefinition[] = [
   {
     id: 'manual-allow',
     title: 'Review, a trusted click on "Allow once": the file exists and the card says Approved',
+    screenshots: ['protected-approval.png'],
     async run(context) {
       const page = await context.driver.workbench()
-      const approvalId = context.state.firstApproval as string
+      // The first case's pending write, or (run alone) the same write asked now.
+      const approvalId =
+        (context.state.firstApproval as string | undefined) ??
+        (await askFor(context, page, 'write notes.txt hello from the smoke scenario')).id
       const consent = await openReview(context, page, approvalId)
       await context.screenshot(
         consent.page,
@@ -182,7 +199,8 @@ export const manualCases: CaseDefinition[] = [
   },
   {
     id: 'scripted-activation-refused',
-    title: 'Scripted activation in the consent window is ignored; only a real click allows',
+    title:
+      'Scripted activation in the consent window is ignored; the real click that follows decides',
     async run(context) {
       const page = await context.driver.workbench()
       const state = scenario(context)
@@ -192,25 +210,26 @@ export const manualCases: CaseDefinition[] = [
         () => typeof (window as unknown as Record<string, unknown>).assentGui,
       )
       context.check('the consent window has no window.assentGui', bridge === 'undefined', bridge)
+      // A script's click() on Allow, then a person's click on Deny. Both
+      // reach main through the same channel in this order, so had the
+      // scripted Allow been taken it would have decided first (allowed) and
+      // the Deny would find the prompt answered. No fixed wait is needed.
       await consent.page.evaluate(() => document.getElementById('assent-allow-once')?.click())
-      await new Promise((resolve) => setTimeout(resolve, 120))
-      const after = await approvalStatus(page, state.roomId, approval.id)
-      context.check(
-        'a main-world click() leaves it pending after 120 ms',
-        after?.status === 'pending',
-        after?.status,
-      )
-      await consent.page.click('#assent-allow-once')
+      await consent.page.click('#assent-deny')
       context.check('the real click closes the window', await closedSoon(consent))
       const decided = await waitFor(async () => {
         const current = await approvalStatus(page, state.roomId, approval.id)
         return current?.status === 'pending' ? undefined : current
       }, 'the decision')
-      context.check('only the real click allowed it', decided.status === 'allowed', decided.status)
+      context.check(
+        "the real click's Deny decided it, not the scripted Allow before it",
+        decided.status === 'denied',
+        decided.status,
+      )
+      context.check(
+        'nothing was written',
+        !existsSync(join(context.driver.workspace, 'scripted.txt')),
+      )
     },
   },
 ]
-
-export async function roomApprovalIds(page: Page, roomId: string): Promise<string[]> {
-  return (await roomApprovals(page, roomId)).map((approval) => approval.id)
-}

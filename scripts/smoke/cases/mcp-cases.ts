@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CaseDefinition } from '../case-runner.ts'
-import { UI, waitFor } from '../workbench-ui.ts'
+import type { CaseDefinition } from '../case-context.ts'
+import { UI, WAIT_TIMEOUT_MS, waitFor } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview } from './manual-cases.ts'
 
 const MCP_CONTENT = 'written by an MCP tool after a person allowed it'
@@ -16,6 +16,7 @@ export const mcpCases: CaseDefinition[] = [
     id: 'mcp-tool-call',
     title:
       'An MCP tool call: the card has the MCP look, the protected window shows the full arguments, allow runs it',
+    screenshots: ['mcp-tool-call-card.png', 'protected-mcp-tool-call.png'],
     async run(context) {
       const page = await context.driver.workbench()
       const target = join(context.driver.workspace, 'mcp-note.txt')
@@ -64,7 +65,7 @@ export const mcpCases: CaseDefinition[] = [
         content === MCP_CONTENT,
         content,
       )
-      await page.waitForSelector(UI.cardOutcome(approval.id), { timeout: 15_000 })
+      await page.waitForSelector(UI.cardOutcome(approval.id), { timeout: WAIT_TIMEOUT_MS })
       const outcome = (await page.textContent(UI.cardOutcome(approval.id)))?.trim() ?? ''
       context.check('the card says Approved', /Approved/.test(outcome), outcome)
     },

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import type { CaseContext, CaseDefinition } from '../case-runner.ts'
+import type { CaseContext, CaseDefinition } from '../case-context.ts'
 import {
   UI,
+  WAIT_TIMEOUT_MS,
   approvalStatus,
   gui,
   openRoom,
@@ -14,7 +15,13 @@ import {
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
 import { pressEscapeToCancel } from '../consent-keys.ts'
 import { auditTrail } from '../audit-evidence.ts'
-import { REVIEWER_TIMEOUT_MS } from '../../../src/runtime/agent/agent-runner.ts'
+import { DEFAULT_APPROVAL_TTL_MS } from '../../../src/runtime/domain/approval.ts'
+import { scaledMs } from '../../test-timing.ts'
+
+/** The shortened approval lifetime of the expiry case: long enough for a
+ *  busy machine to send the message and open the review before it ends
+ *  (the case fails if the window never opened), scaled like every ceiling. */
+const SHORT_APPROVAL_TTL_MS = scaledMs(10_000)
 
 interface Permissions {
   mode: string
@@ -31,7 +38,9 @@ export async function pickMode(context: CaseContext, page: Page, mode: string) {
   await page.click(UI.modePicker)
   await page.click(UI.modeOption(mode))
   const consent = await context.driver.nextConsentWindow()
-  await consent.page.waitForSelector('#assent-cancel:not([disabled])', { timeout: 15_000 })
+  await consent.page.waitForSelector('#assent-cancel:not([disabled])', {
+    timeout: WAIT_TIMEOUT_MS,
+  })
   return consent
 }
 
@@ -50,8 +59,19 @@ export async function changeMode(
     return now.mode === mode ? now : undefined
   }, `mode ${mode}`)
   context.check(`the runtime reports ${mode}`, current.mode === mode, JSON.stringify(current))
-  await page.waitForSelector(`${UI.modePicker}[data-mode="${mode}"]`, { timeout: 10_000 })
+  await page.waitForSelector(`${UI.modePicker}[data-mode="${mode}"]`, {
+    timeout: WAIT_TIMEOUT_MS,
+  })
   await context.screenshot(page, screenshot, `The picker shows ${mode}, read back from the runtime`)
+}
+
+/** Changes the room's mode unless it is already `mode` (the picker opens no
+ *  window for the mode the room has): a case run alone starts from a new
+ *  room in ask-for-approval, not from where the case before it left. */
+async function ensureMode(context: CaseContext, page: Page, mode: string, screenshot: string) {
+  const state = scenario(context)
+  if ((await permissions(page, state.roomId)).mode === mode) return
+  await changeMode(context, page, mode, screenshot)
 }
 
 async function toolCallStatus(
@@ -74,6 +94,7 @@ export const permissionCases: CaseDefinition[] = [
   {
     id: 'automatic-review',
     title: 'Approve-for-me: a safe write is allowed by the reviewer; a destructive command is not',
+    screenshots: ['permission-approve-for-me.png'],
     async run(context) {
       const page = await context.driver.workbench()
       const state = scenario(context)
@@ -142,10 +163,11 @@ export const permissionCases: CaseDefinition[] = [
   {
     id: 'full-access',
     title: 'Full access through the protected window really writes outside the workspace',
+    screenshots: ['permission-full-access.png'],
     async run(context) {
       const page = await context.driver.workbench()
       const state = scenario(context)
-      await changeMode(context, page, 'ask-for-approval', 'permission-ask-again.png')
+      await ensureMode(context, page, 'ask-for-approval', 'permission-ask-again.png')
       const outside = join(context.driver.outsideDir, 'outside.txt')
       await sendViaComposer(page, `write ${outside} written with full access`)
       const refused = await toolCallStatus(page, state.roomId, (args) => args.path === outside)
@@ -189,9 +211,16 @@ export const permissionCases: CaseDefinition[] = [
       const closing = await pickMode(context, page, 'approve-for-me')
       await closing.close()
       context.check('closing the window itself closes it', await closedSoon(closing))
-      // The host learns of the close asynchronously: give a late change the
-      // time to land before looking.
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Main learns of the close asynchronously. Rather than wait a while and
+      // look, take one more step through main after it: a new mode-change
+      // window opens and is cancelled, and only then are mode and revision
+      // read. Anything the close had set in motion came before that.
+      const after = await pickMode(context, page, 'approve-for-me')
+      await after.page.click('#assent-cancel')
+      context.check(
+        'a later mode-change window opens and cancels after the close',
+        await closedSoon(after),
+      )
       const afterClose = await permissions(page, state.roomId)
       context.check(
         'closing the window leaves mode and revision unchanged',
@@ -205,6 +234,14 @@ export const permissionCases: CaseDefinition[] = [
     title: 'After reloading the workbench and restarting the runtime the chosen mode holds',
     async run(context) {
       const state = scenario(context)
+      // After the full-access case the room is in full access; run alone,
+      // the case first chooses it the way that case does.
+      await ensureMode(
+        context,
+        await context.driver.workbench(),
+        'full-access',
+        'permission-full-access-again.png',
+      )
       await context.driver.restartRuntime()
       const page = await context.driver.reloadWorkbench()
       const current = await waitFor(async () => {
@@ -222,7 +259,7 @@ export const permissionCases: CaseDefinition[] = [
       )
       await openRoom(page, state.roomId)
       await page
-        .waitForSelector(`${UI.modePicker}[data-mode="full-access"]`, { timeout: 15_000 })
+        .waitForSelector(`${UI.modePicker}[data-mode="full-access"]`, { timeout: WAIT_TIMEOUT_MS })
         .catch(() => undefined)
       const shown = await page.getAttribute(UI.modePicker, 'data-mode')
       context.check(
@@ -235,12 +272,13 @@ export const permissionCases: CaseDefinition[] = [
   {
     id: 'approval-expiry',
     title: 'An approval left pending past its (shortened) TTL shows Expired and its window closes',
+    screenshots: ['approval-expired.png'],
     async run(context) {
       const state = scenario(context)
-      await context.driver.restartRuntime({ approvalTtlMs: 4_000 })
+      await context.driver.restartRuntime({ approvalTtlMs: SHORT_APPROVAL_TTL_MS })
       let page = await context.driver.reloadWorkbench()
       await openRoom(page, state.roomId)
-      await changeMode(context, page, 'ask-for-approval', 'permission-ask-before-expiry.png')
+      await ensureMode(context, page, 'ask-for-approval', 'permission-ask-before-expiry.png')
       page = await context.driver.workbench()
       const approval = await askFor(context, page, 'write expired.txt nobody answered in time')
       const consent = await openReview(context, page, approval.id)
@@ -262,44 +300,33 @@ export const permissionCases: CaseDefinition[] = [
         !existsSync(join(context.driver.workspace, 'expired.txt')),
       )
       await context.screenshot(page, 'approval-expired.png', 'An expired approval card')
-      await context.driver.restartRuntime({ approvalTtlMs: 120_000 })
+      await context.driver.restartRuntime({ approvalTtlMs: DEFAULT_APPROVAL_TTL_MS })
       await context.driver.reloadWorkbench()
     },
   },
 ]
 
 /**
- * What the automatic reviewer made of an approval, waited for without
- * guessing: the approval is decided, or the runtime recorded a
- * `review_escalated` event for it, or it is still pending after the
- * reviewer's time limit (the runner gives the reviewer REVIEWER_TIMEOUT_MS
- * and treats no answer as a denial, so a verdict of allow or deny would
- * have been applied by then: only an escalation leaves it pending).
+ * What the automatic reviewer made of an approval, waited for as an event:
+ * the approval is decided (the reviewer allowed or denied it; no answer
+ * within its time limit counts as a denial), or the runtime recorded a
+ * `review_escalated` audit event for it (left to the person). One of the two
+ * always happens; the ceiling only bounds a hang.
  */
 async function reviewerVerdict(context: CaseContext, page: Page, approvalId: string) {
   const state = scenario(context)
-  const seen = Date.now()
-  const settleMs = REVIEWER_TIMEOUT_MS + 1_500
-  return waitFor(
-    async () => {
-      const approval = await approvalStatus(page, state.roomId, approvalId)
-      if (!approval) return undefined
-      if (approval.status !== 'pending') return { approval, how: 'decided' }
-      const trail = await auditTrail(context.driver)
-      const escalated = trail.events.some(
-        (event) =>
-          event.type === 'review_escalated' &&
-          (event.subjectId === approvalId || event.payload.approvalId === approvalId),
-      )
-      if (escalated) return { approval, how: 'review_escalated in the audit log' }
-      if (Date.now() - seen > settleMs)
-        return { approval, how: `still pending ${settleMs} ms later` }
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      return undefined
-    },
-    'the reviewer on the destructive command',
-    settleMs + 10_000,
-  )
+  return waitFor(async () => {
+    const approval = await approvalStatus(page, state.roomId, approvalId)
+    if (!approval) return undefined
+    if (approval.status !== 'pending') return { approval, how: 'decided' }
+    const trail = await auditTrail(context.driver)
+    const escalated = trail.events.some(
+      (event) =>
+        event.type === 'review_escalated' &&
+        (event.subjectId === approvalId || event.payload.approvalId === approvalId),
+    )
+    return escalated ? { approval, how: 'review_escalated in the audit log' } : undefined
+  }, 'the reviewer on the destructive command')
 }
 
 /** Runs last: compares the global settings before and after everything. */
@@ -310,7 +337,8 @@ export const closingCases: CaseDefinition[] = [
     async run(context) {
       const { client } = await context.driver.runtime()
       const after = JSON.stringify((await client.raw('GET', '/v1/settings/global')).body)
-      const before = String(context.state.globalSettingsBefore)
+      // Read by the run's fixture as the host started, before any case.
+      const before = scenario(context).globalSettingsBefore
       context.check('global settings are unchanged by every room change', after === before, after)
     },
   },

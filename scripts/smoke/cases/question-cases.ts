@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core'
-import type { CaseContext, CaseDefinition } from '../case-runner.ts'
-import { gui, openRoom, sendViaComposer, waitFor } from '../workbench-ui.ts'
+import type { CaseContext, CaseDefinition } from '../case-context.ts'
+import { QUESTION_PHASE_MS } from '../../../src/runtime/input/input-request-service.ts'
+import { scaledMs } from '../../test-timing.ts'
+import { WAIT_TIMEOUT_MS, gui, openRoom, sendViaComposer, waitFor } from '../workbench-ui.ts'
 import { scenario } from './manual-cases.ts'
 
 /** Selectors of the question and form cards (src/renderer/workbench). */
@@ -17,6 +19,12 @@ const Q = {
 } as const
 
 const SECRET = 'smoke-secret-7f3a9c-never-kept'
+
+/** The shortened question wait of the auto-resolve case: a silent phase,
+ *  then a countdown of the same length. The countdown must still show when
+ *  the case reads it and takes its screenshot, so it is several seconds
+ *  long even on an idle machine, and scaled like every ceiling. */
+const SHORT_QUESTION_PHASE_MS = scaledMs(6_000)
 
 interface InputRequest {
   id: string
@@ -59,6 +67,7 @@ export const questionCases: CaseDefinition[] = [
   {
     id: 'question-answered',
     title: 'The agent asks two questions; Send is enabled only once both are answered',
+    screenshots: ['question-card.png'],
     async run(context) {
       const { page, roomId } = await openScenarioRoom(context)
       await sendViaComposer(
@@ -109,31 +118,33 @@ export const questionCases: CaseDefinition[] = [
   {
     id: 'question-auto-resolved',
     title: 'An unanswered question counts down and resolves itself (shortened wait)',
+    screenshots: ['question-countdown.png'],
     async run(context) {
       const { roomId } = scenario(context)
-      await context.driver.restartRuntime({ questionPhaseMs: 2_000 })
+      await context.driver.restartRuntime({ questionPhaseMs: SHORT_QUESTION_PHASE_MS })
       const page = await context.driver.reloadWorkbench()
       await openRoom(page, roomId)
       await sendViaComposer(page, 'ask Color | Which color should the button be?')
       await page.waitForSelector(Q.openCard)
-      await page.waitForSelector(Q.countdown, { timeout: 10_000 })
+      await page.waitForSelector(Q.countdown, { timeout: WAIT_TIMEOUT_MS })
       const shown = (await page.textContent(Q.countdown)) ?? ''
       context.check(
         'a countdown shows in the second phase',
-        /Auto-resolves in 0m 0\ds/.test(shown),
+        /Auto-resolves in \d+m \d\ds/.test(shown),
         shown,
       )
       await context.screenshot(page, 'question-countdown.png', 'A question counting down')
-      await page.waitForSelector(Q.closed('question', 'autoResolved'), { timeout: 15_000 })
+      await page.waitForSelector(Q.closed('question', 'autoResolved'), { timeout: WAIT_TIMEOUT_MS })
       const said = await messageContaining(page, roomId, 'closed automatically')
       context.check('a notice says it closed and the agent went on', said.includes('went on'), said)
-      await context.driver.restartRuntime({ questionPhaseMs: 60_000 })
+      await context.driver.restartRuntime({ questionPhaseMs: QUESTION_PHASE_MS })
       await context.driver.reloadWorkbench()
     },
   },
   {
     id: 'form-submitted-and-declined',
     title: 'A form from a schema is sent once its required fields are filled; another is declined',
+    screenshots: ['form-card.png'],
     async run(context) {
       const { page, roomId } = await openScenarioRoom(context)
       const schema = {
@@ -171,6 +182,7 @@ export const questionCases: CaseDefinition[] = [
   {
     id: 'secret-answer-absent',
     title: 'A secret answer reaches the agent but not history, the audit log or the page',
+    screenshots: ['question-secret-saved.png'],
     async run(context) {
       const { page, roomId } = await openScenarioRoom(context)
       await sendViaComposer(page, 'ask --secret Token | Paste the deploy token')

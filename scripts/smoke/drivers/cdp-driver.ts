@@ -4,6 +4,8 @@ import type { Page } from 'playwright-core'
 import { CdpHost } from '../../../src/main/cdp/cdp-host.ts'
 import { PROJECT_ROOT } from '../../../src/main/cdp/built-assets.ts'
 import { processTree } from '../process-cleanup.ts'
+import { RUNTIME_READY_TIMEOUT_MS, WAIT_TIMEOUT_MS } from '../../test-timing.ts'
+import { waitFor } from '../wait.ts'
 import type { SmokeConsentWindow, SmokeDriver } from './smoke-driver.ts'
 
 export interface DriverDirs {
@@ -51,6 +53,7 @@ export class CdpSmokeDriver implements SmokeDriver {
       scopedRoots: [dirs.workspace],
       preferences,
       viewport: { width: 1280, height: 800 },
+      runtimeReadyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
     })
     const driver = new CdpSmokeDriver(cdp, dirs)
     driver.remember()
@@ -62,13 +65,12 @@ export class CdpSmokeDriver implements SmokeDriver {
     return (await this.cdp.workbench()).page
   }
 
-  async nextConsentWindow(timeoutMs = 15_000): Promise<SmokeConsentWindow> {
-    const deadline = Date.now() + timeoutMs
-    while (this.cdp.windows.opened.length <= this.seen) {
-      if (Date.now() > deadline) throw new Error('no protected window opened')
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-    const window = this.cdp.windows.opened[this.seen]!
+  async nextConsentWindow(timeoutMs = WAIT_TIMEOUT_MS): Promise<SmokeConsentWindow> {
+    const window = await waitFor(
+      () => this.cdp.windows.opened[this.seen],
+      'a protected window for the next prompt',
+      timeoutMs,
+    )
     this.seen += 1
     return consentWindow(window)
   }
@@ -87,6 +89,15 @@ export class CdpSmokeDriver implements SmokeDriver {
     if (!connection) throw new Error('the runtime is not running')
     this.remember()
     return { client: this.cdp.services.client, connection }
+  }
+
+  async settle(): Promise<void> {
+    // A consent window closes its browser context without waiting for it
+    // (protected-windows.ts): wait until no context is half closed.
+    await waitFor(
+      () => (this.cdp.browser.contexts().some((context) => context.isClosed()) ? undefined : true),
+      'the closing consent windows to finish closing',
+    )
   }
 
   owned(): { pids: number[]; ports: number[] } {

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { _electron, type ElectronApplication, type Page } from 'playwright-core'
 import { RuntimeClient } from '../../../src/main/core/runtime-client.ts'
+import type { SmokePort } from '../../../src/main/electron/smoke-port.ts'
 import { PROJECT_ROOT } from '../../../src/main/cdp/built-assets.ts'
 import { processTree } from '../process-cleanup.ts'
 import { throwawayEnvironment } from '../throwaway-env.ts'
@@ -16,14 +18,22 @@ import {
   type WindowFacts,
 } from './electron-windows.ts'
 
-/** What `ASSENT_SMOKE_HOOKS=1` exposes on main's `globalThis.__assentSmoke`
- *  (src/main/electron/smoke-hooks.ts). */
-interface Hooks {
-  connection(): unknown
-  restartRuntime(ttl?: number, phase?: number): Promise<void>
-  consentWindows(): OpenedRecord[]
-  workbenchWindowId(): number | undefined
-  runtime(): { pid?: number; port?: number }
+/** The module preloaded into Electron's main process that receives main's
+ *  smoke port and keeps it at `globalThis.__assentSmoke`. */
+export const SMOKE_ATTACH_MODULE = fileURLToPath(
+  new URL('./electron-smoke-attach.cjs', import.meta.url),
+)
+
+/**
+ * Electron's arguments for a smoke run (Playwright adds its own debugging
+ * switches in front). `-r` is honoured only by Electron's default app, which
+ * an unpackaged binary runs when given a path; and the path is the project
+ * root, not out/main/index.js, so the default app reads package.json's
+ * `main` and sets `app.getAppPath()` to the root, where main finds out/
+ * (a file path would make out/main the app path: default_app/main.ts).
+ */
+export function electronSmokeArgs(projectRoot: string): string[] {
+  return ['-r', SMOKE_ATTACH_MODULE, projectRoot]
 }
 
 interface MainFacts {
@@ -38,12 +48,14 @@ interface MainFacts {
  * Main runs in the Electron process, so everything the cases need from main
  * (the runtime connection for the forged-token checks, which window a prompt
  * was shown in, which window is the workbench, the runtime's pid and port)
- * comes through `ASSENT_SMOKE_HOOKS=1`, which the development main exposes
- * on `globalThis.__assentSmoke` and a packaged build refuses.
+ * comes through main's smoke port (src/main/electron/smoke-port.ts): a
+ * development build offers it to the attach module this driver preloads
+ * with `-r`, which keeps it at `globalThis.__assentSmoke`; a release build
+ * has no port at all.
  *
  * Not run on machines without an Electron binary (these CI machines): the
- * window selection is unit-tested (electron-windows.test.ts); see the
- * README's QA section for what that leaves untested.
+ * window selection is unit-tested (electron-windows.test.ts); see "On the
+ * Electron host" in docs/qa.md for what that leaves untested.
  */
 export class ElectronSmokeDriver implements SmokeDriver {
   readonly host = 'electron' as const
@@ -72,29 +84,34 @@ export class ElectronSmokeDriver implements SmokeDriver {
   ): Promise<ElectronSmokeDriver> {
     const app = await _electron.launch({
       executablePath,
-      args: [join(PROJECT_ROOT, 'out/main/index.js')],
+      args: electronSmokeArgs(PROJECT_ROOT),
       env: {
         ...process.env,
         ...throwawayEnvironment(dirs.home),
         ASSENT_DATA_DIR: dirs.dataDir,
         ASSENT_SCOPED_ROOTS: dirs.workspace,
-        ASSENT_SMOKE_HOOKS: '1',
       },
     })
+    // Main offers the port once its services exist, after `ready`.
+    await waitFor(
+      () => app.evaluate(() => ('__assentSmoke' in globalThis ? true : undefined)),
+      "main's smoke port (a development build, with the attach module preloaded)",
+      60_000,
+    )
     const version = await app.evaluate(({ app: electronApp }) => electronApp.getVersion())
     const driver = new ElectronSmokeDriver(app, dirs, version)
     await driver.remember()
     return driver
   }
 
-  /** Calls a smoke hook in main. */
-  private hook<R>(name: keyof Hooks, ...args: unknown[]): Promise<R> {
+  /** Calls a method of main's smoke port. */
+  private hook<R>(name: keyof SmokePort, ...args: unknown[]): Promise<R> {
     return this.app.evaluate(
       async (_electron, [method, list]) => {
         const hooks = (
           globalThis as { __assentSmoke?: Record<string, (...a: unknown[]) => unknown> }
         ).__assentSmoke
-        if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
+        if (!hooks) throw new Error('main offered no smoke port (not a development build?)')
         return hooks[method as string]!(...(list as unknown[]))
       },
       [name, args] as const,
@@ -104,8 +121,8 @@ export class ElectronSmokeDriver implements SmokeDriver {
   /** The windows, the prompts' record and the workbench's id, in one look. */
   private facts(): Promise<MainFacts> {
     return this.app.evaluate(({ BrowserWindow }) => {
-      const hooks = (globalThis as { __assentSmoke?: Hooks }).__assentSmoke
-      if (!hooks) throw new Error('ASSENT_SMOKE_HOOKS is not enabled in this build')
+      const hooks = (globalThis as { __assentSmoke?: SmokePort }).__assentSmoke
+      if (!hooks) throw new Error('main offered no smoke port (not a development build?)')
       return {
         opened: hooks.consentWindows(),
         workbenchId: hooks.workbenchWindowId(),
@@ -189,7 +206,7 @@ export class ElectronSmokeDriver implements SmokeDriver {
   }
 
   /** Main holds the runtime connection; the development build hands it to
-   *  the scenario through the smoke hooks, so the scenario can play main's
+   *  the scenario through its smoke port, so the scenario can play main's
    *  part in the forged-token checks. */
   async runtime() {
     await this.remember()

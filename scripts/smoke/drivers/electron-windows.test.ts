@@ -2,7 +2,7 @@
  * The Electron host's window selection, tested on the facts main reports.
  * These machines have no Electron binary: this stands in for running the
  * driver against it, and covers the choice of window, not Playwright's or
- * Electron's behaviour (see the README's QA section).
+ * Electron's behaviour (see "On the Electron host" in docs/qa.md).
  */
 import { describe, expect, it } from 'vitest'
 import {

@@ -3,7 +3,7 @@
  * it is unit-tested without an Electron binary). Main keeps a prepared,
  * hidden consent window ready; on a review it shows that one and prepares
  * the next about 500 ms later. So "the next new window" is the spare, not
- * the prompt's window: the prompt's window is the one the smoke hooks say
+ * the prompt's window: the prompt's window is the one the smoke port says
  * the prompt was handed, and only shown consent windows count as open.
  */
 
@@ -14,7 +14,7 @@ export interface WindowFacts {
   url: string
 }
 
-/** A prompt and the BrowserWindow it was handed (the smoke hooks' log). */
+/** A prompt and the BrowserWindow it was handed (the smoke port's log). */
 export interface OpenedRecord {
   promptId: string
   windowId: number

@@ -34,6 +34,11 @@ export interface SmokeDriver {
   reloadWorkbench(): Promise<Page>
   restartRuntime(options?: { approvalTtlMs?: number; questionPhaseMs?: number }): Promise<void>
   setViewport(size: { width: number; height: number }): Promise<void>
+  /** Waits until the windows that closed during a case have finished
+   *  closing (their browser contexts are gone), so the next case starts on
+   *  a quiet host: Playwright Test starts tracing every live context at the
+   *  start of a case and fails on one that is half closed. */
+  settle?(): Promise<void>
   /** Processes and ports this run started, checked after `close()`. */
   owned(): { pids: number[]; ports: number[] }
   close(): Promise<void>

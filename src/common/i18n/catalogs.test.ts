@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { LanguageSchema } from '../consent-view.ts'
-import { catalogs, translate } from './index.ts'
+import { catalogs, messageParts, translate } from './index.ts'
 
 /** Every leaf of a catalog as `[dotted.key, value]`; a non-string, non-object
  *  leaf is reported with its type so the test names it. */
@@ -84,5 +84,18 @@ describe('translate', () => {
 
   it('does not read inherited properties as messages', () => {
     expect(translate('en', 'consent.toString' as never)).toBe('consent.toString')
+  })
+})
+
+describe('messageParts', () => {
+  it('splits a message at its placeholders, keeping the text between them', () => {
+    expect(messageParts('en', 'consent.title.write')).toEqual([
+      { text: 'Allow ' },
+      { placeholder: 'agent' },
+      { text: ' to write ' },
+      { placeholder: 'path' },
+      { text: '?' },
+    ])
+    expect(messageParts('en', 'consent.button.deny')).toEqual([{ text: 'Deny' }])
   })
 })

@@ -6,7 +6,6 @@
  */
 export const en = {
   consent: {
-    pageTitle: 'Assent: review this action',
     kind: {
       'run-command': 'Run command',
       'apply-changes': 'Apply changes',
@@ -14,25 +13,115 @@ export const en = {
       permissions: 'Permissions request',
       read: 'Read files',
     },
-    label: {
+    /** The window's title: the question, in words. */
+    title: {
+      command: 'Allow {{agent}} to run {{command}}?',
+      write: 'Allow {{agent}} to write {{path}}?',
+      delete: 'Allow {{agent}} to delete {{path}}?',
+      deleteRecursive: 'Allow {{agent}} to delete {{path}} and everything in it?',
+      read: 'Allow {{agent}} to read {{path}}?',
+      list: 'Allow {{agent}} to list {{path}}?',
+      mcp: 'Allow {{server}} to run {{tool}}?',
+      other: 'Allow {{agent}} to run {{tool}}?',
+      modeFullAccess: 'Give {{room}} full access?',
+      modeChange: 'Change {{room}} to {{mode}}?',
+    },
+    action: {
+      heading: 'What will happen',
+      commandLine: 'Command',
+      directory: 'In folder',
+      shell: 'Runs through the shell (sh -c): quotes, variables, pipes and ; are the shell’s.',
+      timeLimit: 'Time limit',
+      seconds: '{{seconds}} s',
+      writePath: 'File',
+      resolvesTo: 'Full path',
+      changes: 'Changes to the file',
+      newFile: 'New file, {{lines}} lines',
+      newFileOne: 'New file, 1 line',
+      contentWhole:
+        'Content to write, {{lines}} lines. The file’s current content is not shown: if it exists, all of it is replaced.',
+      contentWholeOne:
+        'Content to write, 1 line. The file’s current content is not shown: if it exists, all of it is replaced.',
+      truncated: 'The change is longer than shown above. The whole new content follows.',
+      contentAfterTruncation: 'The whole new content',
+      emptyContent: '(empty: the file will have no content)',
+      deletePath: 'Delete',
+      recursiveYes: 'Recursive: the folder and everything in it, whatever it holds when this runs.',
+      recursiveNo: 'Not recursive: only this file or empty folder.',
+      readPath: 'Read',
+      listPath: 'List the folder',
+      server: 'MCP server',
       tool: 'Tool',
       arguments: 'Arguments',
-      workingDirectory: 'Working directory',
-      sandboxMode: 'Sandbox mode',
-      room: 'Room',
-      actionDigest: 'Action digest',
-      mcpServer: 'MCP server',
+      argumentsAsSent: 'Arguments as sent',
       toolDescription: 'What the server says this tool does',
       preview: 'Preview from the server (nothing has run yet)',
+      hunk: 'Lines {{from}}–{{to}}',
+      hunkOne: 'Line {{from}}',
+      lineAdded: 'added',
+      lineRemoved: 'removed',
+      moreLines: 'Only the first {{shown}} of {{total}} lines are shown here.',
+      columnOld: 'Old line',
+      columnNew: 'New line',
+      columnChange: 'Change',
+      columnText: 'Text',
+      columnLine: 'Line',
+      end: 'End of the action',
+    },
+    label: {
+      tool: 'Tool',
+      workingDirectory: 'Working directory',
+      sandboxMode: 'Sandbox',
+      room: 'Room',
+      actionDigest: 'Action digest',
+      details: 'Where it runs',
+    },
+    sandbox: {
+      'read-only': 'Read only: the agent may read, and change nothing',
+      'workspace-write': 'Workspace: changes only inside the room’s folder',
+      'danger-full-access': 'No sandbox: anything your account can do',
+      'external-sandbox': 'An outside sandbox confines it',
     },
     button: {
       allowOnce: 'Allow once',
       allowAlways: 'Always allow',
       deny: 'Deny',
       confirm: 'Confirm change',
+      confirmFullAccess: 'Give full access',
       cancel: 'Cancel',
       submit: 'Send',
       decline: 'Decline',
+    },
+    consequence: {
+      deny: 'Deny: the agent is told you said no, and goes on without it.',
+      allowOnce: 'Allow once: this action runs once, exactly as shown.',
+      alwaysAllow: {
+        tool: 'Always allow remembers {{tool}} in this room: any file inside the workspace. Credentials, shell start-up files and git hooks still ask.',
+        command: 'Always allow remembers this exact command, with these exact words and no shell.',
+        path: 'Always allow remembers deleting this one path ({{path}}), not the tool.',
+        'mcp-tool':
+          'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition.',
+      },
+      noAlwaysAllow: {
+        'command-has-options':
+          'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',
+        'recursive-delete':
+          'Always allow is not offered: a recursive delete removes whatever the folder holds next time.',
+        'path-unresolvable': 'Always allow is not offered: the path to delete cannot be resolved.',
+        'tool-not-grantable':
+          'Always allow is not offered: {{tool}} can only be allowed once at a time.',
+        'runtime-refuses': 'Always allow is not offered: Assent cannot remember this action.',
+      },
+    },
+    notice: {
+      direction:
+        'This action contains characters that change the direction of text. They are shown as ⟨U+…⟩, and the text in the order it is stored.',
+      hidden:
+        'This action contains hidden or control characters. They are shown as ⟨U+…⟩ where they stand.',
+      confusable:
+        'A tool or server name mixes scripts or uses letters that look like others. Those letters are shown as ⟨U+…⟩.',
+      scroll: 'The action continues below. Allow stays off until you have scrolled to its end.',
+      escapeTitle: 'A hidden or special character, shown by its code',
     },
     form: {
       heading: 'A form asks for something sensitive',
@@ -48,9 +137,19 @@ export const en = {
       fromLabel: 'Current mode',
       toLabel: 'New mode',
       allowsLabel: 'What the new mode allows',
+      givesUpLabel: 'What you give up',
+      givesUp:
+        'You will no longer be asked. The agent may write and delete files anywhere your account can, run any command, and reach the network, in this room, until you change the mode back.',
     },
-    keyboardHint: 'Enter never approves. Press Escape to cancel.',
+    keyboardHint:
+      'Enter never approves; Escape cancels. Keyboard: Tab to a button, wait a moment, press Space.',
     escalated: 'The automatic reviewer asked you to decide: {{reason}}',
+  },
+  agent: {
+    assistant: 'Assistant',
+    reader: 'Reader',
+    scoped: 'Scoped assistant',
+    mcpGateway: 'The MCP client',
   },
   mode: {
     'ask-for-approval': {
@@ -291,16 +390,30 @@ export const en = {
       rejectedByMessage: 'a new message rejected it',
       inputNotWaiting: 'the agent is no longer waiting for this answer',
       reviewBusy: 'another review of this is already open',
-      windowClosed: 'the review window closed before it was shown',
-      workspaceNotAbsolute: 'the workspace folder must be an absolute path',
+      windowNotShown: 'the review window could not be shown',
+      windowLeftPage: 'the review window left its page, so it closed: review it again',
       workspaceMissing: 'the workspace folder does not exist',
       agentUnknown: 'there is no such agent',
       roomUnknown: 'the runtime does not know this room',
       grantUnknown: 'that grant was already revoked',
       roomChanged: 'the room changed meanwhile; try again',
       turnInProgress: 'the request is still running',
+      fullAccessUnavailable: 'full access is not available for this agent',
       refused: 'Assent refused the request (details: {{detail}})',
       httpStatus: 'the runtime answered with status {{status}}',
+    },
+  },
+  app: {
+    startFailed: 'Assent could not start',
+    notStarted: 'Assent did not start',
+    debugSwitches:
+      'Assent does not start with debugging switches ({{switches}}): they would let another program control the consent window.',
+    dataDirInUse:
+      'Another Assent is already using the data folder {{dir}}. Close it first, or start this one with another ASSENT_DATA_DIR.',
+    menu: {
+      edit: 'Edit',
+      window: 'Window',
+      developer: 'Developer',
     },
   },
 }

@@ -36,6 +36,23 @@ export function translate(
   )
 }
 
+/** A message split at its placeholders, for a UI that puts an element
+ *  (a styled value) where a placeholder stands instead of plain text. */
+export type MessagePart = { text: string } | { placeholder: string }
+
+export function messageParts(lang: Language, key: MessageKey): MessagePart[] {
+  const message = lookup(catalogs[lang], key) ?? lookup(catalogs.en, key) ?? key
+  const parts: MessagePart[] = []
+  let last = 0
+  for (const match of message.matchAll(PLACEHOLDER)) {
+    if (match.index > last) parts.push({ text: message.slice(last, match.index) })
+    parts.push({ placeholder: match[1] ?? '' })
+    last = match.index + match[0].length
+  }
+  if (last < message.length) parts.push({ text: message.slice(last) })
+  return parts
+}
+
 function lookup(catalog: Catalog, key: string): string | undefined {
   let node: unknown = catalog
   for (const part of key.split('.')) {

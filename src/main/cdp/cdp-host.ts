@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
 import type { Language, Theme } from '../../common/consent-view.ts'
 import { CONSENT_WINDOW_SIZE } from '../core/consent-controller.ts'
+import { DataDirLock } from '../core/data-dir-lock.ts'
 import { MainServices } from '../core/main-services.ts'
 import { ChildProcessLauncher } from '../core/runtime-launcher.ts'
 import { loadIntegrityKey } from '../core/secret-store-selection.ts'
@@ -9,6 +10,11 @@ import { CHROMIUM_ARGS, CHROMIUM_MISSING, findChromium } from './chromium.ts'
 import { builtAssets, requireBuilt, type BuiltAssets } from './built-assets.ts'
 import { CdpProtectedWindowFactory, FocusTracker } from './protected-windows.ts'
 import { CdpWorkbench } from './workbench-page.ts'
+import {
+  AppWindowLauncher,
+  SharedBrowserLauncher,
+  type CdpWindowLauncher,
+} from './window-launcher.ts'
 
 export const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../../runtime/main.ts', import.meta.url))
 
@@ -27,6 +33,8 @@ export interface CdpHostOptions {
   /** mcp.json, when not the one in the data dir. */
   mcpConfigPath?: string
   enableDelayMs?: number
+  /** See MainServicesOptions.runtimeReadyTimeoutMs. */
+  runtimeReadyTimeoutMs?: number
   assets?: BuiltAssets
   runtimeEntry?: string
 }
@@ -44,8 +52,10 @@ export class CdpHost {
   readonly focus: FocusTracker
   readonly options: CdpHostOptions
   private readonly assets: BuiltAssets
+  private readonly launcher: CdpWindowLauncher
   private workbenchPage: CdpWorkbench | undefined
   private readonly forwarder: { target: CdpWorkbench | undefined }
+  private readonly dataDirLock: DataDirLock
 
   private constructor(
     browser: Browser,
@@ -55,6 +65,8 @@ export class CdpHost {
     options: CdpHostOptions,
     assets: BuiltAssets,
     forwarder: { target: CdpWorkbench | undefined },
+    dataDirLock: DataDirLock,
+    launcher: CdpWindowLauncher,
   ) {
     this.browser = browser
     this.services = services
@@ -63,25 +75,51 @@ export class CdpHost {
     this.options = options
     this.assets = assets
     this.forwarder = forwarder
+    this.dataDirLock = dataDirLock
+    this.launcher = launcher
   }
 
   static async start(options: CdpHostOptions): Promise<CdpHost> {
     const executablePath = findChromium()
     if (!executablePath) throw new Error(CHROMIUM_MISSING)
     const assets = requireBuilt(options.assets ?? builtAssets())
+    // One Assent per data dir, whichever host runs it: two would run two
+    // runtimes on one database and one audit chain.
+    const dataDirLock = DataDirLock.acquire(options.dataDir)
+    if (!dataDirLock) {
+      throw new Error(`${options.dataDir} is in use by another Assent; stop that one first`)
+    }
+    try {
+      return await CdpHost.startHolding(options, executablePath, assets, dataDirLock)
+    } catch (error) {
+      dataDirLock.release()
+      throw error
+    }
+  }
+
+  private static async startHolding(
+    options: CdpHostOptions,
+    executablePath: string,
+    assets: BuiltAssets,
+    dataDirLock: DataDirLock,
+  ): Promise<CdpHost> {
     const integrityKey =
       options.integrityKey ??
       (await loadIntegrityKey(options.dataDir, {
         warn: (message) => console.warn(`assent cdp host: ${message}`),
       }))
-    const browser = await chromium.launch({
-      executablePath,
-      headless: options.headless ?? true,
-      args: [...CHROMIUM_ARGS],
-    })
+    const headless = options.headless ?? true
+    const browser = await chromium.launch({ executablePath, headless, args: [...CHROMIUM_ARGS] })
     try {
       const focus = new FocusTracker()
-      const windows = new CdpProtectedWindowFactory(browser, assets, focus)
+      // Headed, each window is an app window of its own, without browser
+      // chrome; headless, contexts of the one browser are cheaper.
+      const launcher = headless
+        ? new SharedBrowserLauncher(browser)
+        : new AppWindowLauncher(executablePath)
+      const windows = new CdpProtectedWindowFactory(launcher, assets, focus, {
+        headed: !headless,
+      })
       const forwarder: { target: CdpWorkbench | undefined } = { target: undefined }
       const services = new MainServices({
         launcher: new ChildProcessLauncher(options.runtimeEntry ?? RUNTIME_SOURCE_ENTRY),
@@ -94,13 +132,26 @@ export class CdpHost {
         ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
         ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
         ...(options.enableDelayMs === undefined ? {} : { enableDelayMs: options.enableDelayMs }),
+        ...(options.runtimeReadyTimeoutMs === undefined
+          ? {}
+          : { runtimeReadyTimeoutMs: options.runtimeReadyTimeoutMs }),
       })
       windows.onDecision((promptId, answer, window, values) =>
         services.controller.handleDecision(promptId, answer, window, values),
       )
       await services.start()
       windows.warm(CONSENT_WINDOW_SIZE)
-      return new CdpHost(browser, services, windows, focus, options, assets, forwarder)
+      return new CdpHost(
+        browser,
+        services,
+        windows,
+        focus,
+        options,
+        assets,
+        forwarder,
+        dataDirLock,
+        launcher,
+      )
     } catch (error) {
       await browser.close().catch(() => undefined)
       throw error
@@ -111,7 +162,7 @@ export class CdpHost {
   async workbench(): Promise<CdpWorkbench> {
     if (!this.workbenchPage) {
       this.workbenchPage = await CdpWorkbench.open(
-        this.browser,
+        this.launcher,
         this.assets,
         (channel, args) => this.services.handleWorkbenchCall(channel, args),
         this.options.viewport ?? { width: 1280, height: 800 },
@@ -133,6 +184,8 @@ export class CdpHost {
   async close(): Promise<void> {
     this.windows.close()
     await this.services.stop().catch(() => undefined)
+    await this.workbenchPage?.close().catch(() => undefined)
     await this.browser.close().catch(() => undefined)
+    this.dataDirLock.release()
   }
 }

@@ -46,6 +46,7 @@ export class CdpPageChannel {
   private readonly frames = new Map<string, FrameRecord>()
   private mainFrameId: string | undefined
   private listener: ((payload: string) => void) | undefined
+  private readonly navigationListeners: Array<(url: string) => void> = []
   readonly refusals: string[] = []
 
   private constructor(page: Page, session: CDPSession, options: PageChannelOptions) {
@@ -64,6 +65,12 @@ export class CdpPageChannel {
   /** Receives only messages that passed the sender check. */
   onMessage(listener: (payload: string) => void): void {
     this.listener = listener
+  }
+
+  /** Hears each new document of the main frame (a load, a reload, a
+   *  navigation elsewhere, an error page), by its URL without fragment. */
+  onMainFrameNavigated(listener: (url: string) => void): void {
+    this.navigationListeners.push(listener)
   }
 
   /** Delivers a JSON message to the preload's world in the main frame. */
@@ -109,7 +116,9 @@ export class CdpPageChannel {
         url: frame.url + (frame.urlFragment ?? ''),
         parent,
       })
-      if (!frame.parentId) this.mainFrameId = frame.id
+      if (frame.parentId) return
+      this.mainFrameId = frame.id
+      for (const listener of this.navigationListeners) listener(frame.url)
     })
     session.on('Page.frameDetached', ({ frameId }) => this.frames.delete(frameId))
     session.on('Runtime.bindingCalled', ({ name, payload, executionContextId }) => {

@@ -4,7 +4,7 @@ import {
   CDP_PROTECTED_WORLD,
 } from '../../common/cdp-names.ts'
 import { readFileSync } from 'node:fs'
-import type { Browser, BrowserContext } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
 import type { ConsentView } from '../../common/consent-view.ts'
 import { ConsentDecisionMessageSchema } from '../../common/consent-view.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
@@ -13,6 +13,7 @@ import { CONSENT_SITE } from '../core/page-sites.ts'
 import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from './asset-router.ts'
 import type { BuiltAssets } from './built-assets.ts'
 import { CdpPageChannel } from './page-channel.ts'
+import type { CdpWindow, CdpWindowLauncher } from './window-launcher.ts'
 
 /** The Electron host's consent page policy, sent as a header here too. */
 export const CONSENT_CSP = CONSENT_SITE.contentSecurityPolicy
@@ -28,8 +29,18 @@ export type DecisionSink = (
  *  focus, moved by `focus()` and by opening a window. */
 export class FocusTracker {
   private current: unknown
+  private readonly listeners = new Map<unknown, Array<() => void>>()
   focus(target: unknown): void {
+    if (this.current === target) return
     this.current = target
+    for (const listener of this.listeners.get(target) ?? []) listener()
+  }
+  /** Hears each time `target` gains focus. */
+  onFocus(target: unknown, listener: () => void): void {
+    this.listeners.set(target, [...(this.listeners.get(target) ?? []), listener])
+  }
+  forget(target: unknown): void {
+    this.listeners.delete(target)
   }
   blur(target: unknown): void {
     if (this.current === target) this.current = undefined
@@ -52,21 +63,27 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
   readonly context: BrowserContext
   readonly channel: CdpPageChannel
   readonly blockedRequests: string[]
+  private readonly window: CdpWindow
   private readonly focusTracker: FocusTracker
   private readonly closedListeners: Array<() => void> = []
+  private readonly resetListeners: Array<(onConsentPage: boolean) => void> = []
   private closed = false
+  /** Set once the prompt's view was first delivered: later documents in
+   *  the main frame are resets, the first load is not. */
+  private shown = false
 
-  constructor(
-    context: BrowserContext,
-    channel: CdpPageChannel,
-    blocked: string[],
-    focus: FocusTracker,
-  ) {
-    this.context = context
+  constructor(window: CdpWindow, channel: CdpPageChannel, blocked: string[], focus: FocusTracker) {
+    this.window = window
+    this.context = window.context
     this.channel = channel
     this.blockedRequests = blocked
     this.focusTracker = focus
     channel.page.on('close', () => this.markClosed())
+    channel.onMainFrameNavigated((url) => {
+      if (!this.shown || this.closed) return
+      const onConsentPage = url === CONSENT_URL
+      for (const listener of this.resetListeners) listener(onConsentPage)
+    })
   }
 
   get page() {
@@ -76,6 +93,7 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
   async show(view: ConsentView): Promise<void> {
     await this.channel.waitForPreload()
     await this.channel.deliver(view)
+    this.shown = true
   }
 
   focus(): void {
@@ -91,6 +109,11 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
     return this
   }
 
+  /** Brings the window from where it was prepared, out of sight, into view. */
+  async reveal(): Promise<void> {
+    if (!this.closed) await this.window.reveal()
+  }
+
   isAlive(): boolean {
     return !this.closed && !this.page.isClosed()
   }
@@ -101,7 +124,7 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
 
   close(): void {
     if (this.closed) return
-    void this.context.close().catch(() => undefined)
+    void this.window.close().catch(() => undefined)
     this.markClosed()
   }
 
@@ -117,16 +140,25 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
     this.closedListeners.push(listener)
   }
 
+  onFocused(listener: () => void): void {
+    this.focusTracker.onFocus(this, listener)
+  }
+
+  onPageReset(listener: (onConsentPage: boolean) => void): void {
+    this.resetListeners.push(listener)
+  }
+
   private markClosed(): void {
     if (this.closed) return
     this.closed = true
     this.focusTracker.blur(this)
+    this.focusTracker.forget(this)
     for (const listener of this.closedListeners.splice(0)) listener()
   }
 }
 
 export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
-  private readonly browser: Browser
+  private readonly launcher: CdpWindowLauncher
   private readonly assets: BuiltAssets
   private readonly focus: FocusTracker
   private readonly preloadSource: string
@@ -135,20 +167,40 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
   /** Windows handed to prompts, in order (prepared spares are not here). */
   readonly opened: CdpProtectedWindow[] = []
 
-  constructor(browser: Browser, assets: BuiltAssets, focus: FocusTracker) {
-    this.browser = browser
+  /** `headed`: windows are real app windows on a desktop, where preparing
+   *  one while a prompt is open could draw the person's eye or focus away
+   *  from it; the next spare then waits until no prompt window is open. */
+  constructor(
+    launcher: CdpWindowLauncher,
+    assets: BuiltAssets,
+    focus: FocusTracker,
+    options: { headed?: boolean } = {},
+  ) {
+    this.launcher = launcher
     this.assets = assets
     this.focus = focus
     this.preloadSource = readFileSync(assets.protectedPreload, 'utf8')
+    const headed = options.headed === true
     this.spares = new SparePool(
       (size) => this.prepare(size),
       (error) => console.warn(`assent cdp host: a spare consent window failed: ${String(error)}`),
+      { mayPrepare: () => !headed || !this.opened.some((window) => window.isAlive()) },
     )
   }
 
   /** Prepares the first spare, so even the first prompt finds one. */
   warm(size: WindowSize): void {
     this.spares.warm(size)
+  }
+
+  /** Whether a spare is prepared or on its way (the tests read it). */
+  get holdsSpare(): boolean {
+    return this.spares.holdsSpare
+  }
+
+  /** The prepared spare, if there is one (the tests read where it is). */
+  spareWindow(): Promise<CdpProtectedWindow> | undefined {
+    return this.spares.spareWindow()
   }
 
   /** Resolves once the next prompt would find its window prepared. */
@@ -168,6 +220,8 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
   async open(promptId: string, size: WindowSize): Promise<ProtectedWindow> {
     const window = (await this.spares.take(size)).claim(promptId)
     this.opened.push(window)
+    window.onClosed(() => this.spares.idle())
+    await window.reveal()
     window.focus()
     return window
   }
@@ -175,14 +229,14 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
   /** A window with the consent page loaded and no prompt: hidden from the
    *  focus tracker, deciding nothing until claimed. */
   private async prepare(size: WindowSize): Promise<CdpProtectedWindow> {
-    const context = await this.browser.newContext({
-      viewport: size,
+    const opened = await this.launcher.open({
+      size,
+      hidden: true,
       // No service workers, no downloads, no permissions: the window shows one
       // static page.
-      serviceWorkers: 'block',
-      acceptDownloads: false,
-      permissions: [],
+      contextOptions: { serviceWorkers: 'block', acceptDownloads: false, permissions: [] },
     })
+    const { context, page } = opened
     try {
       const blocked = await routeOnly(context, {
         origin: CONSENT_ORIGIN,
@@ -190,7 +244,6 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
         pathPrefix: '/consent/',
         csp: CONSENT_CSP,
       })
-      const page = await context.newPage()
       page.on('popup', (popup) => void popup.close())
       const channel = await CdpPageChannel.attach(page, {
         worldName: CDP_PROTECTED_WORLD,
@@ -199,7 +252,7 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
         scripts: [{ source: this.preloadSource, world: CDP_PROTECTED_WORLD }],
         pageUrl: CONSENT_URL,
       })
-      const window = new CdpProtectedWindow(context, channel, blocked, this.focus)
+      const window = new CdpProtectedWindow(opened, channel, blocked, this.focus)
       channel.onMessage((payload) => {
         let message: unknown
         try {
@@ -215,7 +268,7 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
       await page.goto(CONSENT_URL)
       return window
     } catch (error) {
-      await context.close().catch(() => undefined)
+      await opened.close().catch(() => undefined)
       throw error
     }
   }

@@ -4,14 +4,16 @@ import {
   WORKBENCH_RECEIVE,
 } from '../../common/cdp-names.ts'
 import { readFileSync } from 'node:fs'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import type { WorkbenchChannel } from '../../common/assent-gui.ts'
 import { WORKBENCH_CHANNELS } from '../../common/ipc-channels.ts'
+import { encodeWorkbenchError, workbenchError } from '../../common/workbench-error.ts'
 import type { WorkbenchNotifier } from '../core/host-port.ts'
 import { WORKBENCH_SITE } from '../core/page-sites.ts'
 import { WORKBENCH_ORIGIN, WORKBENCH_URL, routeOnly } from './asset-router.ts'
 import type { BuiltAssets } from './built-assets.ts'
 import { CdpPageChannel } from './page-channel.ts'
+import type { CdpWindow, CdpWindowLauncher } from './window-launcher.ts'
 
 /** The Electron host's workbench policy, sent as a header here too. */
 export const WORKBENCH_CSP = WORKBENCH_SITE.contentSecurityPolicy
@@ -31,9 +33,11 @@ export class CdpWorkbench implements WorkbenchNotifier {
   readonly blockedRequests: string[]
   private ready = false
   private readonly queued: unknown[] = []
+  private readonly window: CdpWindow
 
-  private constructor(context: BrowserContext, channel: CdpPageChannel, blocked: string[]) {
-    this.context = context
+  private constructor(window: CdpWindow, channel: CdpPageChannel, blocked: string[]) {
+    this.window = window
+    this.context = window.context
     this.channel = channel
     this.blockedRequests = blocked
   }
@@ -43,26 +47,29 @@ export class CdpWorkbench implements WorkbenchNotifier {
   }
 
   static async open(
-    browser: Browser,
+    launcher: CdpWindowLauncher,
     assets: BuiltAssets,
     handle: WorkbenchCallHandler,
     viewport: { width: number; height: number },
     extra: { locale?: string; colorScheme?: 'light' | 'dark' } = {},
   ): Promise<CdpWorkbench> {
-    const context = await browser.newContext({
-      viewport,
-      serviceWorkers: 'block',
-      acceptDownloads: false,
-      ...(extra.locale ? { locale: extra.locale } : {}),
-      ...(extra.colorScheme ? { colorScheme: extra.colorScheme } : {}),
+    const opened = await launcher.open({
+      size: viewport,
+      hidden: false,
+      contextOptions: {
+        serviceWorkers: 'block',
+        acceptDownloads: false,
+        ...(extra.locale ? { locale: extra.locale } : {}),
+        ...(extra.colorScheme ? { colorScheme: extra.colorScheme } : {}),
+      },
     })
+    const { context, page } = opened
     const blocked = await routeOnly(context, {
       origin: WORKBENCH_ORIGIN,
       root: assets.rendererRoot,
       pathPrefix: '/',
       csp: WORKBENCH_CSP,
     })
-    const page = await context.newPage()
     const channel = await CdpPageChannel.attach(page, {
       worldName: CDP_WORKBENCH_WORLD,
       bindingName: CDP_WORKBENCH_BINDING,
@@ -76,7 +83,7 @@ export class CdpWorkbench implements WorkbenchNotifier {
       ],
       pageUrl: WORKBENCH_URL,
     })
-    const workbench = new CdpWorkbench(context, channel, blocked)
+    const workbench = new CdpWorkbench(opened, channel, blocked)
     channel.onMessage((payload) => void workbench.answer(payload, handle))
     await page.goto(WORKBENCH_URL)
     await channel.waitForPreload()
@@ -96,6 +103,11 @@ export class CdpWorkbench implements WorkbenchNotifier {
     void this.channel.deliver(message).catch(() => undefined)
   }
 
+  /** Closes the window (headed, its own browser and profile too). */
+  close(): Promise<void> {
+    return this.window.close()
+  }
+
   async reload(): Promise<void> {
     this.ready = false
     await this.page.reload()
@@ -113,7 +125,11 @@ export class CdpWorkbench implements WorkbenchNotifier {
     if (typeof request.id !== 'number' || typeof request.channel !== 'string') return
     const id = request.id
     if (!CHANNELS.has(request.channel)) {
-      await this.reply({ id, ok: false, error: 'refused: unknown workbench channel' })
+      await this.reply({
+        id,
+        ok: false,
+        error: encodeWorkbenchError(workbenchError('unknown_channel', 'unknown workbench channel')),
+      })
       return
     }
     try {

@@ -22,6 +22,7 @@ const base = {
 const display = {
   promptId: 'prompt-1',
   roomLabel: 'Room',
+  agentLabel: 'Assistant',
   lang: 'en' as const,
   theme: 'light' as const,
   enableDelayMs: 600,
@@ -52,15 +53,17 @@ describe('the protected view of an approval', () => {
       kind: 'mcp-tool-call',
       argumentsText: JSON.stringify({ name: 'a.txt', text }, null, 2),
       digestPrefix: view.actionDigest.slice(0, 12),
-      mcp: {
+      action: {
+        type: 'mcp',
         serverName: 'Notes',
         toolDescription: 'Writes a note.',
         previewText: 'a.txt: absent -> "…"',
       },
+      alwaysAllow: { offered: true, scope: 'mcp-tool' },
     })
   })
 
-  it('has no MCP part for a built-in tool', () => {
+  it('shows a built-in write as the file, where it resolves, and its whole new content', () => {
     const view = viewOf(
       createApproval({
         ...base,
@@ -71,7 +74,89 @@ describe('the protected view of an approval', () => {
       }),
     )
     const shown = ConsentViewSchema.parse(approvalConsentView(view, display))
-    expect(shown.subject === 'approval' && shown.mcp).toBe(undefined)
+    expect(shown).toMatchObject({
+      agentLabel: 'Assistant',
+      sandboxMode: 'workspace-write',
+      action: {
+        type: 'write',
+        path: 'a.txt',
+        absolutePath: '/home/ada/project/a.txt',
+        content: 'x',
+      },
+      alwaysAllow: { offered: true, scope: 'tool' },
+    })
+  })
+
+  it("passes the runtime's change preview of the same file on, and none of another", () => {
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        arguments: { path: 'a.txt', content: 'new\n' },
+        summary: 'Write a.txt',
+      }),
+    )
+    const fileChange = {
+      path: 'a.txt',
+      kind: 'modify' as const,
+      truncated: false,
+      hunks: [
+        {
+          oldStart: 1,
+          oldLines: 1,
+          newStart: 1,
+          newLines: 1,
+          lines: [
+            { op: 'remove' as const, text: 'old' },
+            { op: 'add' as const, text: 'new' },
+          ],
+        },
+      ],
+    }
+    const shown = ConsentViewSchema.parse(approvalConsentView(view, { ...display, fileChange }))
+    expect(shown).toMatchObject({ action: { type: 'write', fileChange } })
+    const other = approvalConsentView(view, {
+      ...display,
+      fileChange: { ...fileChange, path: 'b.txt' },
+    })
+    expect(other).toMatchObject({ action: { type: 'write' } })
+    expect(other.subject === 'approval' && 'fileChange' in other.action).toBe(false)
+  })
+
+  it('shows a command with its exact argv, shell flag, directory and time limit', () => {
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'run-command',
+        toolName: 'run_command',
+        arguments: { argv: ['git', 'status'], cwd: 'sub', shell: true, timeoutMs: 5_000 },
+        summary: 'Run git status',
+      }),
+    )
+    expect(approvalConsentView(view, display)).toMatchObject({
+      action: {
+        type: 'command',
+        argv: ['git', 'status'],
+        shell: true,
+        directory: '/home/ada/project/sub',
+        timeoutMs: 5_000,
+      },
+      alwaysAllow: { offered: false, reason: 'command-has-options' },
+    })
+  })
+
+  it('shows the arguments as they are for a built-in tool whose arguments it cannot read', () => {
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'run-command',
+        toolName: 'run_command',
+        arguments: { argv: 'git status', extra: true },
+        summary: 'Run',
+      }),
+    )
+    expect(approvalConsentView(view, display)).toMatchObject({ action: { type: 'other' } })
   })
 
   it('withholds Always allow only where the runtime says no grant can cover the action', () => {
@@ -79,21 +164,20 @@ describe('the protected view of an approval', () => {
       ...base,
       kind: 'run-command',
       toolName: 'run_command',
-      arguments: { command: 'ls', shell: true },
+      arguments: { argv: ['ls'] },
       summary: 'Run ls',
     })
-    const offered = approvalConsentView(viewOf(approval), display)
-    expect(offered).not.toHaveProperty('alwaysAllowAvailable')
+    const offered = { offered: true, scope: 'command' }
+    expect(approvalConsentView(viewOf(approval), display)).toMatchObject({ alwaysAllow: offered })
+    const available = { ...viewOf(approval), alwaysAllowAvailable: true }
+    expect(approvalConsentView(available, display)).toMatchObject({ alwaysAllow: offered })
     const withheld = approvalConsentView(
       { ...viewOf(approval), alwaysAllowAvailable: false },
       display,
     )
-    expect(ConsentViewSchema.parse(withheld)).toMatchObject({ alwaysAllowAvailable: false })
-    const available = approvalConsentView(
-      { ...viewOf(approval), alwaysAllowAvailable: true },
-      display,
-    )
-    expect(available).not.toHaveProperty('alwaysAllowAvailable')
+    expect(ConsentViewSchema.parse(withheld)).toMatchObject({
+      alwaysAllow: { offered: false, reason: 'runtime-refuses' },
+    })
   })
 
   it("carries the reviewer's reason for escalating, and nothing when there is none", () => {

@@ -1,20 +1,31 @@
 import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import { alwaysAllowFor } from './always-allow-scope.ts'
+import { consentAction } from './consent-action.ts'
 
 /**
  * What the protected window shows for an approval, built only from the
- * runtime's canonical action: the full arguments (never cut), and for an MCP
- * tool call the server, what the server says the tool does and its preview,
- * all of which the action digest covers.
+ * runtime's canonical action: the action itself first (a command line, a
+ * file and its change, a path to delete, an MCP call), the full arguments
+ * (never cut), for an MCP tool call the server, what it says the tool does
+ * and its preview, all of which the action digest covers; and what "Always
+ * allow" would remember.
+ *
+ * `fileChange` is the runtime's preview of a write against the file's
+ * current content; until the runtime sends one the window shows the new
+ * content whole.
  */
 export function approvalConsentView(
   view: ApprovalView,
   display: {
     promptId: string
     roomLabel: string
+    agentLabel: string
     lang: Language
     theme: Theme
     enableDelayMs: number
+    fileChange?: FileChange
   },
 ): ConsentView {
   const { action } = view
@@ -22,29 +33,20 @@ export function approvalConsentView(
     subject: 'approval',
     promptId: display.promptId,
     kind: action.kind,
+    agentLabel: display.agentLabel,
     toolName: action.toolName,
+    action: consentAction(action, display.fileChange),
     argumentsText: JSON.stringify(action.arguments, null, 2),
-    summary: action.summary,
     workingDirectory: action.workingDirectory,
     sandboxMode: action.sandboxMode,
     roomLabel: display.roomLabel,
     digestPrefix: view.actionDigest.slice(0, 12),
-    // Only a runtime that says "no grant can cover this" hides the button;
-    // the runtime refuses an allow-always on such an action anyway (409), so
-    // the button is withheld rather than offered and then refused.
-    ...(view.alwaysAllowAvailable === false ? { alwaysAllowAvailable: false } : {}),
+    // Absent means offered, as before the runtime reported it; the runtime
+    // refuses an allow-always it cannot honour anyway (409).
+    alwaysAllow: alwaysAllowFor(action, view.alwaysAllowAvailable !== false),
     ...(view.approval.escalationReason === undefined
       ? {}
       : { escalationReason: view.approval.escalationReason.slice(0, 2_000) }),
-    ...(action.mcp === undefined
-      ? {}
-      : {
-          mcp: {
-            serverName: action.mcp.serverName,
-            toolDescription: action.mcp.toolDescription,
-            previewText: action.mcp.preview,
-          },
-        }),
     lang: display.lang,
     theme: display.theme,
     enableDelayMs: display.enableDelayMs,

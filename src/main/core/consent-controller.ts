@@ -8,6 +8,7 @@ import {
   type Language,
   type Theme,
 } from '../../common/consent-view.ts'
+import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
 import { PermissionModeSchema, type PermissionMode } from '../../contracts/policy-axes.ts'
 import {
   applyAnswer,
@@ -16,6 +17,8 @@ import {
   type PromptBase,
 } from './consent-prompts.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
+import { translate } from '../../common/i18n/index.ts'
+import { activeLongEnough, widens } from './decision-timing.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import {
   OpenSensitiveFormArgsSchema,
@@ -25,6 +28,7 @@ import {
 } from './sensitive-form.ts'
 import type { RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
+import { WorkbenchRefusal, workbenchErrorOf } from './workbench-refusal.ts'
 
 export const CONSENT_WINDOW_SIZE = { width: 560, height: 680 } as const
 const ID = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/)
@@ -71,6 +75,10 @@ export class ConsentController {
     this.now = options.now ?? Date.now
   }
 
+  private get enableDelayMs(): number {
+    return this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS
+  }
+
   /** `assentGui.reviewApproval(approvalId)`: both card buttons end here. */
   async reviewApproval(args: unknown): Promise<ConsentOutcome> {
     const [approvalId] = parseArgs(ReviewApprovalArgsSchema, args, 'reviewApproval(approvalId)')
@@ -81,10 +89,15 @@ export class ConsentController {
     const connection = this.requireConnection()
     const view = await this.options.client.getApproval(approvalId)
     if (view.approval.status !== 'pending') {
-      throw new Error(`approval ${approvalId} is no longer pending (${view.approval.status})`)
+      throw new WorkbenchRefusal(
+        view.approval.status === 'expired' ? 'approval_expired' : 'approval_decided',
+        `approval ${approvalId} is no longer pending (${view.approval.status})`,
+      )
     }
-    if (this.now() >= view.approval.expiresAt) throw new Error(`approval ${approvalId} has expired`)
-    const roomLabel = await this.roomLabel(view.approval.roomId)
+    if (this.now() >= view.approval.expiresAt) {
+      throw new WorkbenchRefusal('approval_expired', `approval ${approvalId} has expired`)
+    }
+    const room = await this.options.client.getRoom(view.approval.roomId)
     const preferences = this.options.preferences()
     return this.openPrompt(
       entry,
@@ -99,10 +112,11 @@ export class ConsentController {
       (promptId) =>
         approvalConsentView(view, {
           promptId,
-          roomLabel,
+          roomLabel: room.title,
+          agentLabel: agentLabel(preferences.lang, room.agentId),
           lang: preferences.lang,
           theme: preferences.theme,
-          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+          enableDelayMs: this.enableDelayMs,
         }),
     )
   }
@@ -128,7 +142,8 @@ export class ConsentController {
       return { status: 'unchanged', permissions }
     }
     if (mode === 'full-access' && permissions.fullAccessUnavailable) {
-      throw new Error(
+      throw new WorkbenchRefusal(
+        'full_access_unavailable',
         `full access is unavailable for this room: ${permissions.fullAccessUnavailable}`,
       )
     }
@@ -141,6 +156,7 @@ export class ConsentController {
         ...base,
         kind: 'mode-change',
         roomId,
+        fromMode: permissions.mode,
         mode,
         expectedRevision: permissions.revision,
       }),
@@ -152,7 +168,7 @@ export class ConsentController {
         toMode: mode,
         lang: preferences.lang,
         theme: preferences.theme,
-        enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+        enableDelayMs: this.enableDelayMs,
       }),
     )
   }
@@ -178,7 +194,7 @@ export class ConsentController {
           fields: protectedFormFields(request.form.requestedSchema),
           lang: preferences.lang,
           theme: preferences.theme,
-          enableDelayMs: this.options.enableDelayMs ?? BUTTON_ENABLE_DELAY_MS,
+          enableDelayMs: this.enableDelayMs,
         }),
       )
     })
@@ -211,6 +227,15 @@ export class ConsentController {
       this.diagnostic(`ignored a decision from a hidden or unfocused window (${promptId})`)
       return
     }
+    if (
+      widens(subjectOf(prompt), parsed.data) &&
+      !activeLongEnough(prompt.activeSinceMs, this.now(), this.enableDelayMs)
+    ) {
+      // Sooner than the person could have seen the window for the whole
+      // delay: the preload's own timer said otherwise, so it is not trusted.
+      this.diagnostic(`ignored ${parsed.data} before the enable delay had passed (${promptId})`)
+      return
+    }
     prompt.used = true
     if (prompt.kind === 'form') prompt.values = values
     if (parsed.data === 'cancel') {
@@ -219,19 +244,19 @@ export class ConsentController {
     }
     void this.apply(prompt, parsed.data).then(
       (outcome) => this.end(prompt, outcome),
-      (error: unknown) => this.end(prompt, { status: 'failed', error: (error as Error).message }),
+      (error: unknown) => this.end(prompt, { status: 'failed', error: workbenchErrorOf(error) }),
     )
   }
 
   /** Closes every open prompt, e.g. when the runtime restarted: their tokens
    *  would be bound to an instance that no longer exists. */
-  closeAll(reason: string): void {
+  closeAll(reason: WorkbenchError): void {
     for (const prompt of [...this.prompts.values()]) this.end(prompt, { status: 'closed', reason })
   }
 
   /** Closes an approval's open review without a decision, e.g. after the
    *  person rejected it by sending a message instead. */
-  closeApprovalReview(approvalId: string, reason: string): void {
+  closeApprovalReview(approvalId: string, reason: WorkbenchError): void {
     for (const prompt of [...this.prompts.values()]) {
       if (prompt.kind === 'approval' && prompt.approvalId === approvalId && !prompt.used) {
         this.end(prompt, { status: 'closed', reason })
@@ -279,13 +304,42 @@ export class ConsentController {
         Math.max(0, prompt.expiresAt - this.now()),
       )
     }
-    try {
-      await window.show(view(promptId))
-      window.focus()
-    } catch (error) {
-      this.end(prompt, { status: 'failed', error: (error as Error).message })
-    }
+    window.onFocused?.(() => {
+      if (prompt.activeSinceMs !== undefined) prompt.activeSinceMs = this.now()
+    })
+    const shown = view(promptId)
+    window.onPageReset?.((onConsentPage) => {
+      if (prompt.finished || prompt.used) return
+      // The page came back empty (a reload): it shows the same prompt again,
+      // timed afresh. Anywhere else, the prompt cannot be decided: close it
+      // and say why, rather than leave a blank window the card points to.
+      if (!onConsentPage) {
+        this.end(prompt, { status: 'closed', reason: WINDOW_LEFT_PAGE })
+        return
+      }
+      void this.present(prompt, shown)
+    })
+    await this.present(prompt, shown)
     return outcome
+  }
+
+  /** Shows the view and focuses the window. The enable delay main enforces
+   *  runs from just before the view is sent: the page cannot start its own
+   *  delay any sooner, so main's deadline is never later than the page's,
+   *  and a person who clicks the moment Allow enables is never refused. */
+  private async present(prompt: Prompt, view: ConsentView): Promise<void> {
+    prompt.activeSinceMs = undefined
+    const sentAtMs = this.now()
+    try {
+      await prompt.window.show(view)
+      prompt.window.focus()
+      if (!prompt.finished) prompt.activeSinceMs = sentAtMs
+    } catch (error) {
+      this.end(prompt, {
+        status: 'failed',
+        error: workbenchError('window_not_shown', (error as Error).message),
+      })
+    }
   }
 
   private apply(prompt: Prompt, answer: ConsentAnswer): Promise<ConsentOutcome> {
@@ -307,7 +361,7 @@ export class ConsentController {
     if (prompt.kind === 'form' && outcome.status === 'cancelled') {
       void submitProtectedForm(this.options.client, prompt.requestId, prompt.schema, 'cancel', {})
         .then((result) => {
-          if (result.status === 'failed') this.diagnostic(`form cancel: ${result.error}`)
+          if (result.status === 'failed') this.diagnostic(`form cancel: ${result.error.detail}`)
         })
         .catch((error: unknown) => this.diagnostic(`form cancel: ${(error as Error).message}`))
     }
@@ -333,7 +387,7 @@ export class ConsentController {
 
   private requireConnection(): RuntimeConnection {
     const connection = this.options.connection()
-    if (!connection) throw new Error('the runtime is not running')
+    if (!connection) throw new WorkbenchRefusal('runtime_down', 'the runtime is not running')
     return connection
   }
 
@@ -348,6 +402,33 @@ export class ConsentController {
   }
 }
 
+/** The reason a prompt closes when its window left the consent page. */
+export const WINDOW_LEFT_PAGE = workbenchError(
+  'window_left_page',
+  'the review window left its page, so it was closed',
+)
+
+function subjectOf(prompt: Prompt) {
+  return prompt.kind === 'mode-change'
+    ? { kind: prompt.kind, from: prompt.fromMode, to: prompt.mode }
+    : { kind: prompt.kind }
+}
+
+const AGENT_NAMES = {
+  assistant: 'agent.assistant',
+  reader: 'agent.reader',
+  scoped: 'agent.scoped',
+  'mcp-gateway': 'agent.mcpGateway',
+} as const
+
+/** The agent's name as the window says it; an agent the catalogs do not
+ *  name is called by its id. */
+function agentLabel(lang: Language, agentId: string): string {
+  return Object.hasOwn(AGENT_NAMES, agentId)
+    ? translate(lang, AGENT_NAMES[agentId as keyof typeof AGENT_NAMES])
+    : agentId
+}
+
 function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
   if (answer === 'cancel') return true
   if (prompt.kind === 'approval') {
@@ -360,8 +441,9 @@ function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
 function parseArgs<S extends z.ZodType>(schema: S, args: unknown, usage: string): z.infer<S> {
   const parsed = schema.safeParse(args)
   if (!parsed.success) {
-    throw new Error(
-      `refused: ${usage} takes exactly those arguments; decisions are made only in the protected window`,
+    throw new WorkbenchRefusal(
+      'invalid_arguments',
+      `${usage} takes exactly those arguments; decisions are made only in the protected window`,
     )
   }
   return parsed.data

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ConsentAnswer } from '../../common/consent-view.ts'
+import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
 import type { RequestedSchema } from '../../contracts/form-content.ts'
 import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../consent/consent-token.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
@@ -25,8 +26,9 @@ export type ConsentOutcome =
   | { status: 'unchanged'; permissions: RoomPermissions }
   | { status: 'cancelled' }
   | { status: 'expired' }
-  | { status: 'closed'; reason: string }
-  | { status: 'failed'; error: string }
+  /** The window closed without a decision, for the reason named. */
+  | { status: 'closed'; reason: WorkbenchError }
+  | { status: 'failed'; error: WorkbenchError }
 
 export interface PromptBase {
   promptId: string
@@ -37,6 +39,9 @@ export interface PromptBase {
   outcome: Promise<ConsentOutcome>
   finish: (outcome: ConsentOutcome) => void
   timer?: ReturnType<typeof setTimeout>
+  /** When main last finished showing and focusing the window, or the
+   *  window last gained focus; undefined while it is being shown. */
+  activeSinceMs?: number
 }
 
 export interface ApprovalPrompt extends PromptBase {
@@ -49,6 +54,8 @@ export interface ApprovalPrompt extends PromptBase {
 export interface ModePrompt extends PromptBase {
   kind: 'mode-change'
   roomId: string
+  /** The room's mode when the window opened, and the one asked for. */
+  fromMode: PermissionMode
   mode: PermissionMode
   expectedRevision: number
 }
@@ -82,7 +89,10 @@ export async function applyAnswer(
   // Mint only for the instance the window was opened for: after a restart
   // the approval belongs to a dead instance and must not be decided.
   if (!connection || connection.instanceId !== prompt.instanceId) {
-    return { status: 'closed', reason: 'the runtime restarted' }
+    return {
+      status: 'closed',
+      reason: workbenchError('runtime_restarted', 'the runtime restarted'),
+    }
   }
   const now = deps.now
   const random = deps.randomBytes
@@ -118,8 +128,11 @@ export async function applyAnswer(
       await deps.client.decideApproval(prompt.approvalId, decision, token, prompt.actionDigest),
     )
     if (decided.status === 'refused') {
-      if (decided.httpStatus === 410) return { status: 'expired' }
-      return { status: 'failed', error: decided.error }
+      if (decided.code === 'approval_expired') return { status: 'expired' }
+      return {
+        status: 'failed',
+        error: workbenchError(decided.code ?? 'main_failed', decided.error),
+      }
     }
     return { status: 'decided', decision, approval: decided.approval }
   }

@@ -16,6 +16,16 @@ export interface ProtectedWindow {
   isVisible(): boolean
   isFocused(): boolean
   onClosed(listener: () => void): void
+  /** Fires each time the window gains focus, so main can time the enable
+   *  delay from the latest focus itself (docs/architecture.md §3). A host
+   *  without it leaves main timing from when the view was shown. */
+  onFocused?(listener: () => void): void
+  /** Fires when the window's main frame shows a new document after its view
+   *  was shown: a reload (`onConsentPage` true: the consent page came back,
+   *  empty) or a navigation elsewhere (false). Main then shows the prompt
+   *  again or closes it, so a window never sits blank while its card says
+   *  "decide there". */
+  onPageReset?(listener: (onConsentPage: boolean) => void): void
 }
 
 /**

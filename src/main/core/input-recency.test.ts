@@ -5,6 +5,7 @@ import {
   decisionHasRecentInput,
   inputPrecedesDecision,
   isPrimaryMouseInput,
+  isSpaceKeyInput,
 } from './input-recency.ts'
 
 describe('isPrimaryMouseInput', () => {
@@ -33,7 +34,37 @@ describe('isPrimaryMouseInput', () => {
   })
 })
 
+describe('isSpaceKeyInput', () => {
+  it('counts a Space key press or release: a keyboard activation', () => {
+    for (const type of ['rawKeyDown', 'keyDown', 'keyUp']) {
+      expect(isSpaceKeyInput({ type, keyCode: 'Space' }), type).toBe(true)
+    }
+    expect(isSpaceKeyInput({ type: 'keyUp', keyCode: ' ' })).toBe(true)
+  })
+
+  it('does not count Enter, a key with no code, a typed character or a mouse event', () => {
+    for (const event of [
+      { type: 'keyDown', keyCode: 'Enter' },
+      { type: 'keyUp', keyCode: 'Return' },
+      { type: 'keyDown' },
+      { type: 'char', keyCode: 'Space' },
+      { type: 'mouseDown', keyCode: 'Space' },
+      null,
+      'keyDown',
+    ]) {
+      expect(isSpaceKeyInput(event), JSON.stringify(event)).toBe(false)
+    }
+  })
+})
+
 describe('TrustedInputLog', () => {
+  it('keeps the time of a Space key as an activation too', () => {
+    const log = new TrustedInputLog()
+    log.record({ type: 'keyUp', keyCode: 'Space' }, 2_000)
+    log.record({ type: 'keyUp', keyCode: 'Enter' }, 2_100)
+    expect(log.lastInputAtMs).toBe(2_000)
+  })
+
   it('keeps the time of the last primary press or release only', () => {
     const log = new TrustedInputLog()
     expect(log.lastInputAtMs).toBeUndefined()

@@ -1,7 +1,7 @@
 /**
  * Defense in depth for the protected window, on top of the preload's trusted
  * click check: main accepts a widening decision only if the window received
- * a real mouse press shortly before. The host records input it sees from the
+ * a real mouse press, or a Space key (a keyboard activation), shortly before. The host records input it sees from the
  * browser process (Electron's `webContents.on('input-event')`), which a
  * script in the page cannot produce. Pure: the host supplies the clock.
  */
@@ -28,13 +28,28 @@ export function isPrimaryMouseInput(inputEvent: unknown): boolean {
   return button === undefined || button === 'left'
 }
 
-/** The time of the last primary mouse press or release in one window. */
+/**
+ * True for a press or release of Space as the browser process reports it:
+ * how the keyboard activates a focused button. A key event that does not
+ * name Space (Enter, or one with no key code at all) does not count.
+ */
+export function isSpaceKeyInput(inputEvent: unknown): boolean {
+  if (typeof inputEvent !== 'object' || inputEvent === null) return false
+  const { type, keyCode } = inputEvent as { type?: unknown; keyCode?: unknown }
+  if (type !== 'rawKeyDown' && type !== 'keyDown' && type !== 'keyUp') return false
+  return keyCode === 'Space' || keyCode === ' '
+}
+
+/** The time of the last primary mouse press or release, or Space key, in
+ *  one window. */
 export class TrustedInputLog {
   private lastAtMs: number | undefined
 
-  /** Records `inputEvent` if it is a primary mouse press or release. */
+  /** Records `inputEvent` if it is a primary mouse press or release or a
+   *  Space key. */
   record(inputEvent: unknown, atMs: number): void {
-    if (isPrimaryMouseInput(inputEvent) && Number.isFinite(atMs)) this.lastAtMs = atMs
+    const activates = isPrimaryMouseInput(inputEvent) || isSpaceKeyInput(inputEvent)
+    if (activates && Number.isFinite(atMs)) this.lastAtMs = atMs
   }
 
   get lastInputAtMs(): number | undefined {

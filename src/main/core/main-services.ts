@@ -6,6 +6,7 @@ import {
   type Theme,
 } from '../../common/consent-view.ts'
 import type { WorkbenchChannel, WorkbenchPreferences } from '../../common/assent-gui.ts'
+import { encodeWorkbenchError, workbenchError } from '../../common/workbench-error.ts'
 import { PendingApprovalNotices } from './approval-notices.ts'
 import { ConsentController } from './consent-controller.ts'
 import { rejectApprovalForMessage } from './message-rejection.ts'
@@ -15,6 +16,7 @@ import { RuntimeClient } from './runtime-client.ts'
 import { RuntimeEventStream } from './runtime-events.ts'
 import type { RuntimeLauncher } from './runtime-launcher.ts'
 import { RuntimeSupervisor, type RuntimeConnection } from './runtime-supervisor.ts'
+import { WorkbenchRefusal, workbenchErrorOf } from './workbench-refusal.ts'
 
 /** `assentGui.setPreferences({ lang, theme })`: exactly those two fields. */
 export const WorkbenchPreferencesArgsSchema = z.tuple([
@@ -39,6 +41,9 @@ export interface MainServicesOptions {
   /** mcp.json, when not the one in the data dir. */
   mcpConfigPath?: string
   enableDelayMs?: number
+  /** How long a start waits for the runtime's ready message before it
+   *  kills it and tries again (RUNTIME_READY_TIMEOUT_MS unless given). */
+  runtimeReadyTimeoutMs?: number
   onDiagnostic?: (message: string) => void
 }
 
@@ -67,6 +72,9 @@ export class MainServices {
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
       ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
+      ...(options.runtimeReadyTimeoutMs === undefined
+        ? {}
+        : { readyTimeoutMs: options.runtimeReadyTimeoutMs }),
       onUp: (connection) => this.runtimeUp(connection),
       onDown: (reason) => this.runtimeDown(reason),
     })
@@ -116,23 +124,39 @@ export class MainServices {
   async restartRuntime(
     update: { approvalTtlMs?: number; questionPhaseMs?: number } = {},
   ): Promise<RuntimeConnection> {
-    this.controller.closeAll('the runtime restarted')
+    this.controller.closeAll(workbenchError('runtime_restarted', 'the runtime restarted'))
     return this.supervisor.restartWith(update)
   }
 
   async stop(): Promise<void> {
     this.events.stop()
     this.notices?.clear()
-    this.controller.closeAll('the app is closing')
+    this.controller.closeAll(workbenchError('app_closing', 'the app is closing'))
     await this.supervisor.stop()
   }
 
-  /** Every workbench call lands here after the host validated its sender. */
+  /**
+   * Every workbench call lands here after the host validated its sender.
+   * This is the edge where failures leave main: whatever went wrong, the
+   * call is rejected with a typed error (common/workbench-error.ts) that the
+   * page words in the person's language, never with text it would have to
+   * match.
+   */
   async handleWorkbenchCall(channel: WorkbenchChannel, args: unknown): Promise<unknown> {
+    try {
+      return await this.dispatch(channel, args)
+    } catch (error) {
+      throw new Error(encodeWorkbenchError(workbenchErrorOf(error)), { cause: error })
+    }
+  }
+
+  private async dispatch(channel: WorkbenchChannel, args: unknown): Promise<unknown> {
     const list = Array.isArray(args) ? args : [args]
     switch (channel) {
       case 'relay':
-        if (list.length !== 1) throw new Error('refused: a relay call takes one request')
+        if (list.length !== 1) {
+          throw new WorkbenchRefusal('relay_refused', 'a relay call takes one request')
+        }
         return this.relay.call(list[0])
       case 'review':
         return this.controller.reviewApproval(list)
@@ -142,7 +166,10 @@ export class MainServices {
             client: this.client,
             connection: () => this.supervisor.current,
             closeReview: (approvalId) =>
-              this.controller.closeApprovalReview(approvalId, 'rejected by a new message'),
+              this.controller.closeApprovalReview(
+                approvalId,
+                workbenchError('rejected_by_message', 'rejected by a new message'),
+              ),
           },
           list,
         )
@@ -153,14 +180,17 @@ export class MainServices {
       case 'preferences': {
         const parsed = WorkbenchPreferencesArgsSchema.safeParse(list)
         if (!parsed.success) {
-          throw new Error('refused: setPreferences takes one { lang, theme } and nothing else')
+          throw new WorkbenchRefusal(
+            'invalid_arguments',
+            'setPreferences takes one { lang, theme } and nothing else',
+          )
         }
         const [{ lang, theme }] = parsed.data
         this.workbenchPreferences = { lang, theme }
         return null
       }
       default:
-        throw new Error('refused: unknown workbench channel')
+        throw new WorkbenchRefusal('unknown_channel', 'unknown workbench channel')
     }
   }
 
@@ -173,7 +203,7 @@ export class MainServices {
 
   private runtimeDown(reason: string): void {
     // Open windows belong to the dead instance: close them, mint nothing.
-    this.controller.closeAll(reason)
+    this.controller.closeAll(workbenchError('runtime_down', reason))
     this.notices?.clear()
     this.options.notifier.send({ type: 'runtime.status', data: { state: 'down', reason } })
   }

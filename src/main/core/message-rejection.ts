@@ -1,13 +1,22 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../consent/consent-token.ts'
+import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { parseApprovalDecisionAnswer, type RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
+import { WorkbenchRefusal } from './workbench-refusal.ts'
 
 /** The one decision main mints without the protected window. A deny never
  *  widens anything: at worst an action the person wanted does not run. */
 const DENY_ONLY = 'deny' as const
+
+/** The runtime's answers that mean someone (or the clock) decided first. */
+const NO_LONGER_PENDING: ReadonlySet<string> = new Set([
+  'approval_decided',
+  'approval_expired',
+  'decision_in_progress',
+])
 
 /** `assentGui.rejectApprovalForMessage(approvalId)`: an id and nothing else.
  *  A decision, a digest or any extra argument is refused, so the workbench
@@ -18,7 +27,7 @@ export type MessageRejectionOutcome =
   | { status: 'rejected'; approval: ApprovalRecord }
   /** Nothing was pending any more (decided, expired): nothing to do. */
   | { status: 'not-pending' }
-  | { status: 'failed'; error: string }
+  | { status: 'failed'; error: WorkbenchError }
 
 export interface MessageRejectionOptions {
   client: Pick<RuntimeClient, 'getApproval' | 'decideApproval'>
@@ -41,13 +50,14 @@ export async function rejectApprovalForMessage(
 ): Promise<MessageRejectionOutcome> {
   const parsed = RejectForMessageArgsSchema.safeParse(args)
   if (!parsed.success) {
-    throw new Error(
-      'refused: rejectApprovalForMessage(approvalId) takes exactly one id; it can only deny',
+    throw new WorkbenchRefusal(
+      'invalid_arguments',
+      'rejectApprovalForMessage(approvalId) takes exactly one id; it can only deny',
     )
   }
   const [approvalId] = parsed.data
   const connection = options.connection()
-  if (!connection) throw new Error('the runtime is not running')
+  if (!connection) throw new WorkbenchRefusal('runtime_down', 'the runtime is not running')
   const view = await options.client.getApproval(approvalId)
   if (view.approval.status !== 'pending') return { status: 'not-pending' }
   const token = mintConsentToken({
@@ -69,8 +79,10 @@ export async function rejectApprovalForMessage(
     await options.client.decideApproval(approvalId, DENY_ONLY, token, view.actionDigest),
   )
   if (answer.status === 'refused') {
-    if (answer.httpStatus === 409 || answer.httpStatus === 410) return { status: 'not-pending' }
-    return { status: 'failed', error: answer.error }
+    if (answer.code !== undefined && NO_LONGER_PENDING.has(answer.code)) {
+      return { status: 'not-pending' }
+    }
+    return { status: 'failed', error: workbenchError(answer.code ?? 'main_failed', answer.error) }
   }
   options.closeReview?.(approvalId)
   return { status: 'rejected', approval: answer.approval }

@@ -66,6 +66,9 @@ describe('RendererRelay', () => {
     await expect(relay.call({ method: 'GET', path: '/v1/events' })).rejects.toThrow(
       'not allowed from the workbench: GET /v1/events',
     )
+    await expect(relay.call({ method: 'GET', path: '/v1/events' })).rejects.toMatchObject({
+      code: 'relay_refused',
+    })
     expect(calls).toEqual([])
   })
 
@@ -96,6 +99,7 @@ describe('RendererRelay', () => {
     await expect(relay.call({ method: 7, path: '/v1/rooms' })).rejects.toThrow(
       /^malformed workbench call: method/,
     )
+    await expect(relay.call(undefined)).rejects.toMatchObject({ code: 'relay_refused' })
     expect(calls).toEqual([])
   })
 

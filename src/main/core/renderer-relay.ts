@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { RuntimeEventType } from '../../contracts/events.ts'
 import { MAX_RENDERER_PATH_LENGTH, isAllowedForRenderer } from './renderer-allowlist.ts'
 import type { RawResponse, RuntimeClient } from './runtime-client.ts'
+import { WorkbenchRefusal } from './workbench-refusal.ts'
 
 /**
  * One call from the workbench. Strict: an extra key (a header, a consent
@@ -40,16 +41,23 @@ export class RendererRelay {
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       const field = issue?.path.join('.') || 'request'
-      throw new Error(
+      throw new WorkbenchRefusal(
+        'relay_refused',
         `malformed workbench call: ${field}: ${issue?.message ?? 'invalid'} (expected { method, path, body? })`,
       )
     }
     const { method, path, body } = parsed.data
     if (!isAllowedForRenderer(method, path)) {
-      throw new Error(`not allowed from the workbench: ${method} ${path}`)
+      throw new WorkbenchRefusal(
+        'relay_refused',
+        `not allowed from the workbench: ${method} ${path}`,
+      )
     }
     if ((method === 'GET' || method === 'DELETE') && body !== undefined) {
-      throw new Error(`malformed workbench call: a ${method} request carries no body`)
+      throw new WorkbenchRefusal(
+        'relay_refused',
+        `malformed workbench call: a ${method} request carries no body`,
+      )
     }
     return this.client.raw(method, path, body)
   }

@@ -36,18 +36,30 @@ describe('parseApprovalDecisionAnswer', () => {
     })
   })
 
-  it("reports a refusal with the runtime's message, or its status when there is none", () => {
+  it("reports a refusal with the runtime's code and message, or its status when there is none", () => {
     expect(
       parseApprovalDecisionAnswer({
         status: 410,
-        body: { error: 'the approval expired', code: 'decision_refused' },
+        body: { error: 'the approval expired', code: 'approval_expired' },
       }),
-    ).toEqual({ status: 'refused', httpStatus: 410, error: 'the approval expired' })
+    ).toEqual({
+      status: 'refused',
+      httpStatus: 410,
+      code: 'approval_expired',
+      error: 'the approval expired',
+    })
     expect(parseApprovalDecisionAnswer({ status: 502, body: null })).toEqual({
       status: 'refused',
       httpStatus: 502,
+      code: undefined,
       error: 'the runtime answered 502',
     })
+  })
+
+  it('keeps no code the runtime does not define', () => {
+    expect(
+      parseApprovalDecisionAnswer({ status: 409, body: { error: 'x', code: 'made_up' } }),
+    ).toMatchObject({ status: 'refused', code: undefined, error: 'x' })
   })
 
   it('fails closed on a 200 whose body is not { approval }', () => {

@@ -7,6 +7,7 @@ import {
   type ApprovalView,
 } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
+import { RuntimeErrorCodeSchema, type RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import {
   RoomPermissionsSchema,
   RoomSchema,
@@ -19,9 +20,9 @@ import type { RuntimeConnection } from './runtime-supervisor.ts'
 /** A non-2xx answer from the runtime, with its status and message. */
 export class RuntimeRequestError extends Error {
   readonly status: number
-  readonly code: string | undefined
+  readonly code: RuntimeErrorCode | undefined
 
-  constructor(status: number, message: string, code?: string) {
+  constructor(status: number, message: string, code?: RuntimeErrorCode) {
     super(message)
     this.status = status
     this.code = code
@@ -45,14 +46,26 @@ const RoomAnswerSchema = z.strictObject({ room: RoomSchema })
 /** The runtime's answer to a decision on an approval, parsed. */
 export type ApprovalDecisionAnswer =
   | { status: 'decided'; approval: ApprovalRecord }
-  /** Refused (a non-2xx status): 409 not pending, 410 expired, 403 a token
-   *  that did not verify, … */
-  | { status: 'refused'; httpStatus: number; error: string }
+  /** Refused (a non-2xx status), with the runtime's code when it sent one:
+   *  `approval_decided`, `approval_expired`, `consent_required`, … */
+  | {
+      status: 'refused'
+      httpStatus: number
+      code: RuntimeErrorCode | undefined
+      error: string
+    }
 
 /** The message of a refusal, from the runtime's error body when it has one. */
 export function refusalMessage(response: RawResponse): string {
   const detail = RuntimeErrorBodySchema.safeParse(response.body)
   return detail.success ? detail.data.error : `the runtime answered ${response.status}`
+}
+
+/** The code of a refusal, when the runtime's error body names one it knows. */
+export function refusalCode(response: RawResponse): RuntimeErrorCode | undefined {
+  const detail = RuntimeErrorBodySchema.safeParse(response.body)
+  const code = RuntimeErrorCodeSchema.safeParse(detail.success ? detail.data.code : undefined)
+  return code.success ? code.data : undefined
 }
 
 /**
@@ -62,7 +75,12 @@ export function refusalMessage(response: RawResponse): string {
  */
 export function parseApprovalDecisionAnswer(response: RawResponse): ApprovalDecisionAnswer {
   if (response.status !== 200) {
-    return { status: 'refused', httpStatus: response.status, error: refusalMessage(response) }
+    return {
+      status: 'refused',
+      httpStatus: response.status,
+      code: refusalCode(response),
+      error: refusalMessage(response),
+    }
   }
   const parsed = DecidedApprovalSchema.safeParse(response.body)
   if (!parsed.success) {
@@ -118,11 +136,10 @@ export class RuntimeClient {
   ): Promise<z.infer<S>> {
     const response = await this.raw(method, path, body, headers)
     if (response.status < 200 || response.status > 299) {
-      const detail = RuntimeErrorBodySchema.safeParse(response.body)
       throw new RuntimeRequestError(
         response.status,
         refusalMessage(response),
-        detail.success ? detail.data.code : undefined,
+        refusalCode(response),
       )
     }
     const parsed = schema.safeParse(response.body)

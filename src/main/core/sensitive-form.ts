@@ -7,7 +7,9 @@ import {
   type RequestedSchema,
 } from '../../contracts/form-content.ts'
 import { InputRequestRecordSchema, type InputRequestRecord } from '../../contracts/input-request.ts'
-import { refusalMessage, type RuntimeClient } from './runtime-client.ts'
+import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
+import { refusalCode, refusalMessage, type RuntimeClient } from './runtime-client.ts'
+import { WorkbenchRefusal } from './workbench-refusal.ts'
 
 /** `assentGui.openSensitiveForm(requestId)`: the id, nothing else. The
  *  workbench never carries a sensitive form's values. */
@@ -25,10 +27,16 @@ export async function readSensitiveForm(
     `/v1/input-requests/${encodeURIComponent(requestId)}`,
   )
   if (request.kind !== 'form' || !request.sensitive || !request.form?.requestedSchema) {
-    throw new Error(`input request ${requestId} is not a sensitive form`)
+    throw new WorkbenchRefusal(
+      'not_sensitive_form',
+      `input request ${requestId} is not a sensitive form`,
+    )
   }
   if (request.status !== 'pending') {
-    throw new Error(`input request ${requestId} is no longer waiting (${request.status})`)
+    throw new WorkbenchRefusal(
+      'not_pending',
+      `input request ${requestId} is no longer waiting (${request.status})`,
+    )
   }
   return request as InputRequestRecord & { form: { requestedSchema: RequestedSchema } }
 }
@@ -71,7 +79,7 @@ export function protectedFormFields(schema: RequestedSchema): ProtectedFormField
 }
 
 export type FormSubmission =
-  { status: 'submitted'; request: InputRequestRecord } | { status: 'failed'; error: string }
+  { status: 'submitted'; request: InputRequestRecord } | { status: 'failed'; error: WorkbenchError }
 
 /**
  * Sends the protected window's answer to the runtime through main's own
@@ -88,7 +96,12 @@ export async function submitProtectedForm(
   let body: Record<string, unknown>
   if (answer === 'submit') {
     const problem = formContentProblem(schema, values)
-    if (problem) return { status: 'failed', error: `the form does not fit: ${problem}` }
+    if (problem) {
+      return {
+        status: 'failed',
+        error: workbenchError('form_invalid', `the form does not fit: ${problem}`),
+      }
+    }
     body = { action: 'accept', content: values }
   } else {
     body = { action: answer === 'decline' ? 'decline' : 'cancel' }
@@ -98,13 +111,21 @@ export async function submitProtectedForm(
     `/v1/input-requests/${encodeURIComponent(requestId)}/protected-response`,
     body,
   )
-  if (response.status !== 200) return { status: 'failed', error: refusalMessage(response) }
+  if (response.status !== 200) {
+    return {
+      status: 'failed',
+      error: workbenchError(refusalCode(response) ?? 'main_failed', refusalMessage(response)),
+    }
+  }
   // A 200 main cannot read is reported as a failure, never as submitted.
   const answered = SubmittedFormAnswerSchema.safeParse(response.body)
   if (!answered.success) {
     return {
       status: 'failed',
-      error: "the runtime's answer to the form did not match its contract",
+      error: workbenchError(
+        'runtime_unreadable',
+        "the runtime's answer to the form did not match its contract",
+      ),
     }
   }
   return { status: 'submitted', request: answered.data.request }

@@ -18,7 +18,7 @@ class FakeWindow {
 
 const SIZE = { width: 560, height: 680 }
 
-function pool() {
+function pool(mayPrepare?: () => boolean) {
   const prepared: FakeWindow[] = []
   const errors: unknown[] = []
   let fail = false
@@ -30,6 +30,7 @@ function pool() {
       return window
     },
     (error) => errors.push(error),
+    mayPrepare ? { mayPrepare } : {},
   )
   return { spares, prepared, errors, failNext: (value: boolean) => (fail = value) }
 }
@@ -110,5 +111,31 @@ describe('SparePool', () => {
     await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 2)
     expect(prepared).toHaveLength(2)
     await expect(spares.take(SIZE)).rejects.toThrow(/closing/)
+  })
+})
+
+describe('SparePool while a window is being decided in', () => {
+  it('holds the next spare back until the host says it may prepare, then prepares it', async () => {
+    let deciding = false
+    const { spares, prepared } = pool(() => !deciding)
+    spares.warm(SIZE)
+    await spares.take(SIZE)
+    deciding = true
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 4)
+    expect(prepared).toHaveLength(1)
+    spares.idle()
+    expect(prepared).toHaveLength(1)
+
+    deciding = false
+    spares.idle()
+    expect(prepared).toHaveLength(2)
+    spares.idle()
+    expect(prepared).toHaveLength(2)
+  })
+
+  it('still opens a window at once for a prompt that finds no spare', async () => {
+    const { spares, prepared } = pool(() => false)
+    const window = await spares.take(SIZE)
+    expect(prepared).toEqual([window])
   })
 })

@@ -29,13 +29,42 @@ export const SPARE_PREPARE_DELAY_MS = 500
 export class SparePool<W extends SpareCandidate> {
   private readonly prepare: (size: WindowSize) => Promise<W>
   private readonly onError: (error: unknown) => void
+  private readonly mayPrepare: () => boolean
   private spare: { key: string; window: Promise<W> } | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** The size of a spare held back by `mayPrepare`, prepared on `idle()`. */
+  private deferred: WindowSize | undefined
   private closed = false
 
-  constructor(prepare: (size: WindowSize) => Promise<W>, onError: (error: unknown) => void) {
+  /** `mayPrepare` says whether a spare may be prepared now; when it says no
+   *  (a window the person is deciding in is open, and preparing another
+   *  could show or take focus), the next spare waits for `idle()`. */
+  constructor(
+    prepare: (size: WindowSize) => Promise<W>,
+    onError: (error: unknown) => void,
+    options: { mayPrepare?: () => boolean } = {},
+  ) {
     this.prepare = prepare
     this.onError = onError
+    this.mayPrepare = options.mayPrepare ?? (() => true)
+  }
+
+  /** Whether a spare is prepared or being prepared. */
+  get holdsSpare(): boolean {
+    return this.spare !== undefined
+  }
+
+  /** The spare, prepared or on its way, if there is one. */
+  spareWindow(): Promise<W> | undefined {
+    return this.spare?.window
+  }
+
+  /** Prepares a spare held back until now, if the host may prepare one. */
+  idle(): void {
+    const size = this.deferred
+    if (size === undefined || this.closed || !this.mayPrepare()) return
+    this.deferred = undefined
+    this.warm(size)
   }
 
   /** The spare when it is ready, alive and of this size; otherwise a window
@@ -89,6 +118,7 @@ export class SparePool<W extends SpareCandidate> {
   discardSpare(): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
+    this.deferred = undefined
     const spare = this.spare
     this.spare = undefined
     void spare?.window.then(
@@ -107,7 +137,8 @@ export class SparePool<W extends SpareCandidate> {
     if (this.timer) clearTimeout(this.timer)
     this.timer = setTimeout(() => {
       this.timer = undefined
-      this.warm(size)
+      if (this.mayPrepare()) this.warm(size)
+      else this.deferred = size
     }, SPARE_PREPARE_DELAY_MS)
     this.timer.unref?.()
   }

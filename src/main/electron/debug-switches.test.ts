@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { findDebugSwitches, refusalToStart, type CommandLineFacts } from './debug-switches.ts'
+import { findDebugSwitches, refusedDebugSwitches, type CommandLineFacts } from './debug-switches.ts'
 
 const APP = ['/opt/Assent/assent']
 
@@ -74,18 +74,26 @@ describe('findDebugSwitches', () => {
   })
 })
 
-describe('refusalToStart', () => {
-  it('refuses a packaged build with a debugging switch, naming it', () => {
+describe('refusedDebugSwitches', () => {
+  it('stops a release build with a debugging switch, naming it', () => {
     expect(
-      refusalToStart({ ...facts(['--remote-debugging-port=9222']), isPackaged: true }),
-    ).toMatch(/debugging switches \(--remote-debugging-port=9222\)/)
+      refusedDebugSwitches({
+        ...facts(['--remote-debugging-port=9222', '--inspect=0']),
+        developmentBuild: false,
+      }),
+    ).toEqual(['--remote-debugging-port=9222', '--inspect=0'])
   })
 
-  it('lets a packaged build without debugging switches start', () => {
-    expect(refusalToStart({ ...facts(['--lang=en']), isPackaged: true })).toBeUndefined()
+  it('lets a release build without debugging switches start', () => {
+    expect(refusedDebugSwitches({ ...facts(['--lang=en']), developmentBuild: false })).toEqual([])
   })
 
-  it('lets the unpackaged development build start with them', () => {
-    expect(refusalToStart({ ...facts(['--inspect']), isPackaged: false })).toBeUndefined()
+  it('lets a development build start with them (the smoke scenario attaches over CDP)', () => {
+    expect(
+      refusedDebugSwitches({
+        ...facts(['--inspect', '--remote-debugging-port=0']),
+        developmentBuild: true,
+      }),
+    ).toEqual([])
   })
 })

@@ -2,9 +2,16 @@
  * Switches that would let another process drive or inspect the app: a
  * DevTools remote debugging endpoint (Chromium) or the Node inspector. Either
  * could click "Allow" in the protected window or read the consent key from
- * main's memory, so a packaged build refuses to start with any of them. The
- * fuses (`enableNodeCliInspectArguments` off) disable the Node ones as well;
- * this check also covers the Chromium ones and says why it stopped.
+ * main's memory, so a release build refuses to start with any of them,
+ * packaged or not. The fuses (`enableNodeCliInspectArguments` off) disable
+ * the Node ones as well; this check also covers the Chromium ones and says
+ * why it stopped.
+ *
+ * Gated on the build-time flavour, never on `app.isPackaged`: Electron
+ * derives that from the executable's file name (App::IsPackaged in
+ * shell/browser/api/electron_api_app.cc: anything not named `electron`, or
+ * ELECTRON_FORCE_IS_PACKAGED set), so a packaged app renamed `electron`
+ * would count as unpackaged and accept a debugger.
  */
 
 const CHROMIUM_DEBUG_SWITCHES = ['remote-debugging-port', 'remote-debugging-pipe'] as const
@@ -49,12 +56,11 @@ export function findDebugSwitches(facts: CommandLineFacts): string[] {
   return found
 }
 
-/** Why a packaged build must not start, or `undefined` when it may. */
-export function refusalToStart(
-  facts: CommandLineFacts & { isPackaged: boolean },
-): string | undefined {
-  if (!facts.isPackaged) return undefined
-  const found = findDebugSwitches(facts)
-  if (found.length === 0) return undefined
-  return `Assent does not start with debugging switches (${found.join(', ')}): they would let another program control the consent window.`
+/** The switches that stop a release build, or none when it may start (a
+ *  development build always may: the smoke scenario drives it over CDP). */
+export function refusedDebugSwitches(
+  facts: CommandLineFacts & { developmentBuild: boolean },
+): string[] {
+  if (facts.developmentBuild) return []
+  return findDebugSwitches(facts)
 }

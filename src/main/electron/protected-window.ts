@@ -8,14 +8,21 @@ import { pageOf } from '../core/sender-validator.ts'
 import { SparePool, type SpareCandidate, type WindowSize } from '../core/spare-window.ts'
 import { CONSENT_SITE } from '../core/page-sites.ts'
 import { builtPath } from './app-layout.ts'
+import {
+  ConsentSessionPool,
+  MAX_CONSENT_SESSIONS,
+  type SessionLease,
+} from './consent-session-pool.ts'
 import { takeDecision } from './decision-intake.ts'
 import { isSiteUrl, servePageFile } from './page-files.ts'
+import { WEBRTC_IP_HANDLING_POLICY, grantNothing } from './web-contents-guard.ts'
 
 export interface ElectronProtectedWindowFactoryOptions {
   /** `app.getAppPath()`: where `out/` lives. */
   appRoot: string
-  /** `app.isPackaged`: DevTools only in the development build. */
-  isPackaged: boolean
+  /** The build-time flavour (see electron.vite.config.ts): DevTools only
+   *  in a development build. */
+  developmentBuild: boolean
   /** Called only for a decision that passed `takeDecision`; the consent
    *  controller checks the prompt itself. */
   onDecision: (
@@ -27,21 +34,35 @@ export interface ElectronProtectedWindowFactoryOptions {
   /** A monotonic clock for input recency (`performance.now`). */
   now: () => number
   onDiagnostic?: (message: string) => void
-  /** Told which BrowserWindow a prompt was handed (the smoke hooks only). */
+  /** Told which BrowserWindow a prompt was handed (the smoke port only). */
   onOpened?: (promptId: string, windowId: number) => void
 }
 
 /**
- * Opens each protected consent window in its own in-memory session (random
- * partition name, no `persist:`), so no cookie, cache, permission or
- * storage is shared with the workbench or with an earlier prompt.
+ * Opens each protected consent window in an in-memory session (random
+ * partition name, no `persist:`) that no other live window uses and that
+ * was cleared since its last window closed, so no cookie, cache, permission
+ * or storage is shared with the workbench or with an earlier prompt. The
+ * sessions come from a small pool (consent-session-pool.ts says why).
  */
 export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
   private readonly options: ElectronProtectedWindowFactoryOptions
   private readonly spares: SparePool<ElectronProtectedWindow>
+  private readonly sessions: ConsentSessionPool<Session>
 
   constructor(options: ElectronProtectedWindowFactoryOptions) {
     this.options = options
+    const rendererDir = builtPath(options.appRoot, 'rendererDir')
+    this.sessions = new ConsentSessionPool({
+      maxSessions: MAX_CONSENT_SESSIONS,
+      create: () => {
+        const consentSession = session.fromPartition(`assent-consent-${randomUUID()}`)
+        lockDownConsentSession(consentSession, rendererDir)
+        return consentSession
+      },
+      clear: clearConsentSession,
+      ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
+    })
     this.spares = new SparePool(
       (size) => this.prepare(size),
       (error) => options.onDiagnostic?.(`a spare consent window failed: ${String(error)}`),
@@ -72,10 +93,27 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
 
   /** A hidden window with the consent page loaded and no prompt. */
   private async prepare(size: WindowSize): Promise<ElectronProtectedWindow> {
-    const { appRoot, isPackaged } = this.options
-    const consentSession = session.fromPartition(`assent-consent-${randomUUID()}`)
-    lockDownConsentSession(consentSession, builtPath(appRoot, 'rendererDir'))
+    const lease = await this.sessions.lease()
+    let win: BrowserWindow
+    try {
+      win = this.createWindow(size, lease.session)
+    } catch (error) {
+      lease.release()
+      throw error
+    }
+    const window = new ElectronProtectedWindow(win, lease, this.options)
+    try {
+      await window.load()
+    } catch (error) {
+      // A window whose page did not load must not linger hidden.
+      window.close()
+      throw error
+    }
+    return window
+  }
 
+  private createWindow(size: WindowSize, consentSession: Session): BrowserWindow {
+    const { appRoot, developmentBuild } = this.options
     // Settings are written inline so a static audit reads exactly these.
     const win = new BrowserWindow({
       width: size.width,
@@ -98,7 +136,7 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
         webSecurity: true,
         allowRunningInsecureContent: false,
         experimentalFeatures: false,
-        devTools: !isPackaged,
+        devTools: developmentBuild,
         spellcheck: false,
         safeDialogs: true,
         disableBlinkFeatures: 'Auxclick',
@@ -106,17 +144,10 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
         preload: builtPath(appRoot, 'protectedPreload'),
       },
     })
-    // No menu: no reload or DevTools accelerators in this window.
+    // No window menu on Windows and Linux (macOS has only the application
+    // menu, which application-menu.ts keeps free of Reload and DevTools).
     win.removeMenu()
-    const window = new ElectronProtectedWindow(win, this.options)
-    try {
-      await window.load()
-    } catch (error) {
-      // A window whose page did not load must not linger hidden.
-      window.close()
-      throw error
-    }
-    return window
+    return win
   }
 }
 
@@ -127,19 +158,22 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
  * ever loaded into it.
  */
 function lockDownConsentSession(consentSession: Session, rendererDir: string): void {
-  consentSession.setPermissionRequestHandler((_webContents, _permission, callback) =>
-    callback(false),
-  )
-  consentSession.setPermissionCheckHandler(() => false)
-  consentSession.setDevicePermissionHandler(() => false)
+  grantNothing(consentSession)
   consentSession.setSpellCheckerEnabled(false)
-  consentSession.on('will-download', (event) => event.preventDefault())
   consentSession.webRequest.onBeforeRequest((details, callback) =>
     callback({ cancel: !isSiteUrl(CONSENT_SITE, details.url) }),
   )
   consentSession.protocol.handle(CONSENT_SITE.scheme, (request) =>
     servePageFile(CONSENT_SITE, rendererDir, request),
   )
+}
+
+/** Everything a page could have left in its session: storage of every
+ *  kind, the HTTP and code caches, cookies, and HTTP auth. The handlers set
+ *  by `lockDownConsentSession` stay. */
+async function clearConsentSession(consentSession: Session): Promise<void> {
+  await consentSession.clearData()
+  await consentSession.clearAuthCache()
 }
 
 class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
@@ -151,17 +185,28 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
   private readonly closedListeners: Array<() => void> = []
   private closed = false
 
-  constructor(win: BrowserWindow, options: ElectronProtectedWindowFactoryOptions) {
+  constructor(
+    win: BrowserWindow,
+    lease: SessionLease<Session>,
+    options: ElectronProtectedWindowFactoryOptions,
+  ) {
     this.win = win
     const contents = win.webContents
     const webContentsId = contents.id
+    // The session goes back to the pool (to be cleared) only once no page
+    // of this window can use it any more.
+    contents.once('destroyed', () => lease.release())
 
-    // Nothing in this window may go anywhere, open anything or embed anything.
+    // Nothing in this window may go anywhere, open anything, embed anything
+    // or move itself. 'will-frame-navigate' comes first and, prevented,
+    // cancels the navigation of any frame (electron_navigation_throttle.cc).
+    contents.on('will-frame-navigate', (event) => event.preventDefault())
     contents.on('will-navigate', (event) => event.preventDefault())
     contents.on('will-redirect', (event) => event.preventDefault())
-    contents.on('will-frame-navigate', (event) => event.preventDefault())
     contents.on('will-attach-webview', (event) => event.preventDefault())
+    contents.on('content-bounds-updated', (event) => event.preventDefault())
     contents.setWindowOpenHandler(() => ({ action: 'deny' }))
+    contents.setWebRTCIPHandlingPolicy(WEBRTC_IP_HANDLING_POLICY)
 
     // Recorded in the browser process, which a script in the page cannot
     // reach: the defense-in-depth half of the trusted-click check.
@@ -200,7 +245,7 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
     })
   }
 
-  /** The BrowserWindow's id (for the smoke hooks' record of prompts). */
+  /** The BrowserWindow's id (for the smoke port's record of prompts). */
   get windowId(): number {
     return this.win.id
   }

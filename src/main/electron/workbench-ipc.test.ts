@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { WorkbenchChannel } from '../../common/assent-gui.ts'
 import { IPC } from '../../common/ipc-channels.ts'
+import { parseWorkbenchError } from '../../common/workbench-error.ts'
 import { pageOf, type ExpectedSender } from '../core/sender-validator.ts'
 import { WORKBENCH_SITE } from '../core/page-sites.ts'
 import { registerWorkbenchIpc, type WorkbenchIpcOptions } from './workbench-ipc.ts'
@@ -88,9 +89,17 @@ describe('registerWorkbenchIpc', () => {
     ]
     for (const channel of channels) {
       for (const event of events) {
-        await expect(handlers.get(channel)?.(event, ['x'])).rejects.toThrow(
-          `refused: ${channel} is for the workbench page only`,
-        )
+        const error: unknown = await handlers
+          .get(channel)?.(event, ['x'])
+          .then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          )
+        // The page words the code; the English detail is never matched.
+        expect(parseWorkbenchError((error as Error).message)).toEqual({
+          code: 'sender_refused',
+          detail: `${channel} is for the workbench page only`,
+        })
       }
     }
     expect(calls).toEqual([])
@@ -99,7 +108,9 @@ describe('registerWorkbenchIpc', () => {
 
   it('refuses every call while there is no workbench window', async () => {
     const { handlers, calls, workbenchEvent } = setup(() => undefined)
-    await expect(handlers.get(IPC.relayCall)?.(workbenchEvent, [])).rejects.toThrow('refused')
+    await expect(handlers.get(IPC.relayCall)?.(workbenchEvent, [])).rejects.toThrow(
+      /"code":"sender_refused"/,
+    )
     expect(calls).toEqual([])
   })
 })

@@ -1,6 +1,7 @@
 import type { IpcMain } from 'electron'
 import type { WorkbenchChannel } from '../../common/assent-gui.ts'
 import { WORKBENCH_CHANNELS } from '../../common/ipc-channels.ts'
+import { encodeWorkbenchError, workbenchError } from '../../common/workbench-error.ts'
 import { validateSender, type ExpectedSender } from '../core/sender-validator.ts'
 
 export interface WorkbenchIpcOptions {
@@ -31,7 +32,11 @@ export function registerWorkbenchIpc(options: WorkbenchIpcOptions): void {
         : { ok: false as const, reason: 'no workbench window' }
       if (!verdict.ok) {
         options.onRefused?.(channel, verdict.reason)
-        throw new Error(`refused: ${channel} is for the workbench page only`)
+        throw new Error(
+          encodeWorkbenchError(
+            workbenchError('sender_refused', `${channel} is for the workbench page only`),
+          ),
+        )
       }
       return options.handle(name, args)
     })

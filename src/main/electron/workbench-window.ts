@@ -1,12 +1,11 @@
-import { BrowserWindow, session, shell, type Session } from 'electron'
+import { BrowserWindow, session, type Session } from 'electron'
 import type { WorkbenchEvent } from '../../common/assent-gui.ts'
 import { IPC } from '../../common/ipc-channels.ts'
-import { TrustedInputLog, inputPrecedesDecision } from '../core/input-recency.ts'
 import { pageOf, type ExpectedSender } from '../core/sender-validator.ts'
 import { WORKBENCH_SITE } from '../core/page-sites.ts'
 import { builtPath } from './app-layout.ts'
-import { externalLinkTarget } from './external-links.ts'
 import { isSiteUrl, servePageFile } from './page-files.ts'
+import { WEBRTC_IP_HANDLING_POLICY, grantNothing } from './web-contents-guard.ts'
 
 /** Persistent, so the workbench keeps its own preferences across launches;
  *  separate from the default session, which nothing of ours uses. */
@@ -14,10 +13,9 @@ const WORKBENCH_PARTITION = 'persist:assent-workbench'
 
 export interface WorkbenchWindowOptions {
   appRoot: string
-  isPackaged: boolean
-  /** A monotonic clock for input recency (`performance.now`). */
-  now: () => number
-  onDiagnostic?: (message: string) => void
+  /** The build-time flavour (see electron.vite.config.ts): DevTools and
+   *  their pages only in a development build. */
+  developmentBuild: boolean
 }
 
 export interface WorkbenchWindow {
@@ -31,11 +29,16 @@ export interface WorkbenchWindow {
 /**
  * The workbench shows model output, so it is treated as hostile: sandboxed,
  * isolated, no Node, no navigation, no new windows, no permissions, no
- * network. Links the person clicks open in their browser, and only http(s).
+ * network, and nothing it does opens anything outside the app (it renders
+ * no links; if it ever needs to, that is an explicit, schema-checked request
+ * to main, never a navigation or `window.open` turned into `openExternal`).
  */
 export function openWorkbenchWindow(options: WorkbenchWindowOptions): WorkbenchWindow {
-  const { appRoot, isPackaged } = options
-  const workbenchSession = prepareWorkbenchSession(builtPath(appRoot, 'rendererDir'), isPackaged)
+  const { appRoot, developmentBuild } = options
+  const workbenchSession = prepareWorkbenchSession(
+    builtPath(appRoot, 'rendererDir'),
+    developmentBuild,
+  )
 
   // Settings are written inline so a static audit reads exactly these.
   const win = new BrowserWindow({
@@ -56,7 +59,7 @@ export function openWorkbenchWindow(options: WorkbenchWindowOptions): WorkbenchW
       webSecurity: true,
       allowRunningInsecureContent: false,
       experimentalFeatures: false,
-      devTools: !isPackaged,
+      devTools: developmentBuild,
       spellcheck: false,
       safeDialogs: true,
       disableBlinkFeatures: 'Auxclick',
@@ -66,30 +69,22 @@ export function openWorkbenchWindow(options: WorkbenchWindowOptions): WorkbenchW
   })
   const contents = win.webContents
   const webContentsId = contents.id
-  const inputs = new TrustedInputLog()
-  contents.on('input-event', (_event, input) => inputs.record(input, options.now()))
 
-  // A link never navigates the workbench. If the person just clicked it and
-  // it is plain http(s), it opens in their browser instead.
-  const openIfClicked = (url: string) => {
-    const target = externalLinkTarget(url)
-    if (target === undefined || !inputPrecedesDecision(inputs.lastInputAtMs, options.now())) {
-      options.onDiagnostic?.(`did not open a link that was not a clicked http(s) URL`)
-      return
-    }
-    void shell.openExternal(target)
-  }
-  contents.on('will-navigate', (event) => {
-    event.preventDefault()
-    openIfClicked(event.url)
-  })
-  contents.on('will-redirect', (event) => event.preventDefault())
+  // Electron's navigation throttle emits 'will-frame-navigate' first, for
+  // every frame, and cancels the navigation when it is prevented; then
+  // 'will-navigate' for the main frame (electron_navigation_throttle.cc).
+  // Both are prevented, so neither depends on the other firing.
   contents.on('will-frame-navigate', (event) => event.preventDefault())
+  contents.on('will-navigate', (event) => event.preventDefault())
+  contents.on('will-redirect', (event) => event.preventDefault())
   contents.on('will-attach-webview', (event) => event.preventDefault())
-  contents.setWindowOpenHandler(({ url }) => {
-    openIfClicked(url)
-    return { action: 'deny' }
-  })
+  // `window.moveTo`/`resizeTo` would move the window by default
+  // (WebContents::SetContentsBounds): the page must not place itself over
+  // or away from anything.
+  contents.on('content-bounds-updated', (event) => event.preventDefault())
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }))
+  // WebRTC could reach the network around the session's request filter.
+  contents.setWebRTCIPHandlingPolicy(WEBRTC_IP_HANDLING_POLICY)
 
   win.once('ready-to-show', () => win.show())
   void win.loadURL(WORKBENCH_SITE.pageUrl)
@@ -114,21 +109,16 @@ const preparedSessions = new WeakSet<Session>()
 
 /** Locks the workbench session down once: `protocol.handle` may be called
  *  only once per scheme and session. */
-function prepareWorkbenchSession(rendererDir: string, isPackaged: boolean): Session {
+function prepareWorkbenchSession(rendererDir: string, developmentBuild: boolean): Session {
   const workbenchSession = session.fromPartition(WORKBENCH_PARTITION)
   if (preparedSessions.has(workbenchSession)) return workbenchSession
   preparedSessions.add(workbenchSession)
-  workbenchSession.setPermissionRequestHandler((_webContents, _permission, callback) =>
-    callback(false),
-  )
-  workbenchSession.setPermissionCheckHandler(() => false)
-  workbenchSession.setDevicePermissionHandler(() => false)
-  workbenchSession.on('will-download', (event) => event.preventDefault())
+  grantNothing(workbenchSession)
   // The workbench talks to main over IPC only; it has no reason to fetch
   // anything from anywhere else, and model output must not make it try.
   workbenchSession.webRequest.onBeforeRequest((details, callback) => {
     const allowed =
-      isSiteUrl(WORKBENCH_SITE, details.url) || (!isPackaged && isDevToolsUrl(details.url))
+      isSiteUrl(WORKBENCH_SITE, details.url) || (developmentBuild && isDevToolsUrl(details.url))
     callback({ cancel: !allowed })
   })
   workbenchSession.protocol.handle(WORKBENCH_SITE.scheme, (request) =>

@@ -27,23 +27,7 @@ export const pageBody = /<body>([\s\S]*)<\/body>/.exec(pageHtml)?.[1] ?? ''
 
 export const DELAY_MS = 600
 
-export const approvalView = (overrides: Partial<ConsentView> = {}): ConsentView =>
-  ({
-    subject: 'approval',
-    promptId: 'prompt-1',
-    kind: 'run-command',
-    toolName: 'run_command',
-    argumentsText: '{\n  "command": "npm test"\n}',
-    summary: 'Run the test suite',
-    workingDirectory: '/home/ada/project',
-    sandboxMode: 'workspace-write',
-    roomLabel: 'Design review',
-    digestPrefix: '0123456789ab',
-    lang: 'en',
-    theme: 'light',
-    enableDelayMs: DELAY_MS,
-    ...overrides,
-  }) as ConsentView
+export { approvalView } from './consent-views.ts'
 
 export const modeChangeView = (): ConsentView => ({
   subject: 'mode-change',
@@ -130,11 +114,41 @@ export function click(
   target.dispatchEvent(event)
 }
 
-export function key(target: EventTarget, name: string, isTrusted = true) {
-  const event = new KeyboardEvent('keydown', { key: name, bubbles: true, cancelable: true })
+export function key(
+  target: EventTarget,
+  name: string,
+  isTrusted = true,
+  type: 'keydown' | 'keyup' = 'keydown',
+) {
+  const event = new KeyboardEvent(type, { key: name, bubbles: true, cancelable: true })
   Object.defineProperty(event, 'isTrusted', { value: isTrusted })
   target.dispatchEvent(event)
   return event
+}
+
+/** A trusted pointer press, as the browser reports one before a click. */
+export function press(target: EventTarget, isTrusted = true) {
+  for (const type of ['pointerdown', 'mousedown']) {
+    const event = new MouseEvent(type, { bubbles: true, cancelable: true, button: 0 })
+    Object.defineProperty(event, 'isTrusted', { value: isTrusted })
+    target.dispatchEvent(event)
+  }
+}
+
+/** Tab to `button` as the browser does it: a trusted key held while focus
+ *  moves there. */
+export function tabTo(button: HTMLElement) {
+  key(document.body, 'Tab')
+  button.focus()
+  key(document.body, 'Tab', true, 'keyup')
+}
+
+/** Space on `button`: press, release, and the click the release makes
+ *  (`detail` 0, as for any keyboard activation). */
+export function space(button: HTMLElement) {
+  key(button, ' ')
+  key(button, ' ', true, 'keyup')
+  click(button, { detail: 0 })
 }
 
 /** Registers the hooks that give each test a fresh page, clock, inbox and

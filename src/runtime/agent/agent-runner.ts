@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { DatabaseSync } from 'node:sqlite'
 import type { Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { ApprovalGate } from '../gate/approval-gate.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
-import type { McpRoomCalls } from '../mcp/mcp-room-calls.ts'
-import type { ActionReviewer } from '../policy/reviewer.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { TOOLS } from '../tools/registry.ts'
 import {
   AGENT_HISTORY_MESSAGES,
@@ -19,13 +12,17 @@ import {
   type AgentContext,
   type AgentModel,
 } from './agent-model.ts'
-import { fullAccessBlocker, type AgentPreset } from './agents.ts'
-import { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
+import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { WhenDurable } from '../ports/durability.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
+import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
+import type { TurnRunner } from '../ports/turn-runner.ts'
 import { askInTurn } from './input-steps.ts'
 import { ToolCallRunner } from './tool-call-runner.ts'
 
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
-export { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
+export { REVIEWER_TIMEOUT_MS } from '../gate/approval-requester.ts'
 
 /** Steps the model may take in one turn before the turn is stopped. The
  *  offline model needs two (act, then report); a real model that keeps
@@ -33,27 +30,20 @@ export { REVIEWER_TIMEOUT_MS } from './approval-wait.ts'
 export const MAX_AGENT_STEPS = 8
 
 export interface AgentRunnerOptions {
-  db: DatabaseSync
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
-  gate: ApprovalGate
+  conversations: ConversationStore
+  grants: GrantStore
+  /** Where a tool call that needs a decision asks for one. */
+  requester: ApprovalRequester
   inputs: InputRequestService
   events: EventBus
   model: AgentModel
-  reviewer: ActionReviewer
-  /** How long the reviewer may take before its silence counts as a denial;
-   *  `REVIEWER_TIMEOUT_MS` by default. */
-  reviewerTimeoutMs?: number
   agentFor: (agentId: string) => AgentPreset | undefined
   now: () => number
-  approvalTtlMs: () => number
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
-  durable: () => Promise<void>
+  durable: WhenDurable
   /** MCP tool calls (`server__tool`); without it, such a name is unknown. */
-  mcp?: McpRoomCalls
+  mcp?: McpToolCalls
   newId?: () => string
 }
 
@@ -63,7 +53,7 @@ export interface AgentRunnerOptions {
  * question or form through the input service), hands it their outcomes, and
  * repeats until it replies or `MAX_AGENT_STEPS` is reached.
  */
-export class AgentRunner {
+export class AgentRunner implements TurnRunner {
   private readonly options: AgentRunnerOptions
   private readonly newId: () => string
   private readonly tools: ToolCallRunner
@@ -72,11 +62,7 @@ export class AgentRunner {
   constructor(options: AgentRunnerOptions) {
     this.options = options
     this.newId = options.newId ?? randomUUID
-    this.tools = new ToolCallRunner({
-      ...options,
-      reviewerTimeoutMs: options.reviewerTimeoutMs ?? REVIEWER_TIMEOUT_MS,
-      newId: this.newId,
-    })
+    this.tools = new ToolCallRunner({ ...options, newId: this.newId })
   }
 
   /** Starts the turn in the background; `settled()` waits for all of them. */

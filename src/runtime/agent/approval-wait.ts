@@ -1,31 +1,8 @@
-import type { DatabaseSync } from 'node:sqlite'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
-import type { EventBus } from '../events/event-bus.ts'
-import type { ApprovalGate } from '../gate/approval-gate.ts'
-import { reviewFailClosed, type ActionReviewer } from '../policy/reviewer.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
 import type { ToolDefinition } from '../tools/tool-types.ts'
-
-export const REVIEWER_TIMEOUT_MS = 5_000
-
-export interface ApprovalWaitDeps {
-  db: DatabaseSync
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  audit: AuditAppender
-  gate: ApprovalGate
-  events: EventBus
-  reviewer: ActionReviewer
-  reviewerTimeoutMs: number
-  now: () => number
-  approvalTtlMs: () => number
-  newId: () => string
-}
 
 /** One call that needs a decision: the tool, its parsed arguments, the real
  *  paths the sandbox resolved, and whether it is destructive. */
@@ -38,90 +15,35 @@ export interface CallNeedingDecision {
 }
 
 /**
- * Opens an approval for the call, lets the approve-for-me reviewer decide it
- * where the turn's policy says so, and waits until it is decided or expires.
- * The turn shows as waiting meanwhile.
+ * Asks for a decision on one built-in tool call through the gate's
+ * requester, describing the call to the approve-for-me reviewer as the
+ * runtime will run it, and waits until it is decided or expires.
  */
-export async function decisionFor(
-  deps: ApprovalWaitDeps,
+export function decisionFor(
+  requester: ApprovalRequester,
   turn: Turn,
   pending: CallNeedingDecision,
 ): Promise<ApprovalRecord> {
   const { call, tool, args } = pending
-  const approval = deps.gate.open({
-    id: deps.newId(),
-    roomId: turn.roomId,
-    turnId: turn.id,
-    toolCallId: call.id,
-    kind: tool.kind,
-    toolName: tool.name,
-    arguments: call.arguments,
-    workingDirectory: workingDirectoryOf(turn, args),
-    sandboxMode: turn.policy.sandboxMode,
-    summary: tool.summarize(args),
-    ttlMs: deps.approvalTtlMs(),
-  })
-  deps.conversations.updateToolCall(call.id, {
-    status: 'awaiting-approval',
-    approvalId: approval.id,
-    at: deps.now(),
-  })
-  deps.conversations.setTurnStatus(turn.id, 'waiting')
-  deps.events.emit('timeline.updated', { roomId: turn.roomId })
-
-  if (turn.policy.approvalReviewer === 'agent') {
-    await reviewAutomatically(deps, turn, approval, pending)
-  }
-  const outcome = await deps.gate.waitForOutcome(approval.id)
-  deps.conversations.setTurnStatus(turn.id, 'running')
-  return outcome
-}
-
-async function reviewAutomatically(
-  deps: ApprovalWaitDeps,
-  turn: Turn,
-  approval: ApprovalRecord,
-  pending: CallNeedingDecision,
-): Promise<void> {
-  const verdict = await reviewFailClosed(
-    deps.reviewer,
-    {
-      toolName: pending.tool.name,
-      effect: pending.tool.effect,
+  return requester.ask({
+    turn,
+    call,
+    action: {
+      kind: tool.kind,
+      toolName: tool.name,
+      arguments: call.arguments,
+      workingDirectory: workingDirectoryOf(turn, args),
+      summary: tool.summarize(args),
+    },
+    review: async () => ({
+      toolName: tool.name,
+      effect: tool.effect,
       destructive: pending.destructive,
-      arguments: approval.arguments,
+      arguments: call.arguments,
       workspace: turn.workspace,
       resolvedPaths: pending.resolvedPaths,
-      insideWorkspace: await insideWorkspace(turn, pending.tool, pending.args),
-    },
-    deps.reviewerTimeoutMs,
-  )
-  if (verdict.verdict === 'escalate') {
-    // Escalation leaves the approval pending for the person, who decides in
-    // the protected window like any other approval; the reviewer's reason is
-    // kept on the approval and in the audit log so they can see why.
-    inTransaction(deps.db, () => {
-      deps.approvals.setEscalationReason(approval.id, verdict.reason)
-      deps.audit.append({
-        type: 'review_escalated',
-        subjectId: approval.id,
-        payload: {
-          roomId: turn.roomId,
-          turnId: turn.id,
-          toolName: approval.toolName,
-          reason: verdict.reason,
-        },
-        at: deps.now(),
-      })
-    })
-    deps.events.emit('timeline.updated', { roomId: turn.roomId })
-    return
-  }
-  await deps.gate.decide({
-    approvalId: approval.id,
-    decision: verdict.verdict === 'allow' ? 'allow-once' : 'deny',
-    decidedBy: 'agent-review',
-    reason: verdict.reason,
+      insideWorkspace: await insideWorkspace(turn, tool, args),
+    }),
   })
 }
 

@@ -1,24 +1,33 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
-import { McpRoomCalls } from '../mcp/mcp-room-calls.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { getTool } from '../tools/registry.ts'
 import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
-import type { AgentPreset } from './agents.ts'
-import { decisionFor, type ApprovalWaitDeps } from './approval-wait.ts'
+import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import type { CallAllowance, ConversationStore } from '../ports/conversation-store.ts'
+import type { WhenDurable } from '../ports/durability.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
+import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
+import { decisionFor } from './approval-wait.ts'
 import { grantMatches } from './grant-scope.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 
-export interface ToolCallRunnerDeps extends ApprovalWaitDeps {
-  grants: SqliteGrantRepository
+export interface ToolCallRunnerDeps {
+  conversations: ConversationStore
+  grants: GrantStore
+  /** Where a call that needs a decision asks for one. */
+  requester: ApprovalRequester
+  events: EventBus
+  now: () => number
+  newId: () => string
   /** Resolves once every write committed so far is on disk. */
-  durable: () => Promise<void>
-  mcp?: McpRoomCalls
+  durable: WhenDurable
+  mcp?: McpToolCalls
 }
 
 type ToolOutcome = Extract<ActionOutcome, { type: 'tool' }>
@@ -63,7 +72,7 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     planned: AgentToolCall,
   ): Promise<Settled> {
-    if (this.deps.mcp && McpRoomCalls.isMcpToolName(planned.tool)) {
+    if (this.deps.mcp?.handles(planned.tool)) {
       return this.deps.mcp.run(turn, agent, call)
     }
     const tool = getTool(planned.tool)
@@ -117,7 +126,7 @@ export class ToolCallRunner {
       }
     }
 
-    const decided = await decisionFor(this.deps, turn, {
+    const decided = await decisionFor(this.deps.requester, turn, {
       call,
       tool,
       args,
@@ -166,27 +175,11 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
-    auditEvent: { type: string; grantId?: string } | null,
+    allowedBy: CallAllowance | null,
   ): Promise<Settled> {
     const access = await this.checkAccess(turn, agent, tool, args)
     if (!access.allowed) return ended('refused', access.reason, access.code)
-    const at = this.deps.now()
-    inTransaction(this.deps.db, () => {
-      if (auditEvent) {
-        this.deps.audit.append({
-          type: auditEvent.type,
-          subjectId: call.id,
-          payload: {
-            roomId: turn.roomId,
-            turnId: turn.id,
-            toolName: tool.name,
-            grantId: auditEvent.grantId ?? null,
-          },
-          at,
-        })
-      }
-      this.deps.conversations.updateToolCall(call.id, { status: 'running', at })
-    })
+    this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
     try {

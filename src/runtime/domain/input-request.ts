@@ -1,3 +1,4 @@
+import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import { formContentProblem, isSensitiveSchema } from '../../contracts/form-schema.ts'
 import type {
   FormOutcome,
@@ -68,9 +69,20 @@ export function createFormRequest(input: {
  *  sensitive form: the workbench shows model output and must never see it. */
 export type ResponseSource = 'workbench' | 'protected-window'
 
+/** Why a response was not applied; the server gives each its status. */
+export type InputRefusalCode = Extract<
+  RuntimeErrorCode,
+  | 'not_pending'
+  | 'blocking'
+  | 'wrong_action'
+  | 'protected_form'
+  | 'invalid_content'
+  | 'invalid_answer'
+>
+
 export type ResponseResult =
   | { ok: true; record: InputRequestRecord; outcome: QuestionsOutcome | FormOutcome }
-  | { ok: false; status: 400 | 403 | 409; code: string; message: string }
+  | { ok: false; code: InputRefusalCode; message: string }
 
 /**
  * Applies one response to a pending request and returns both what history
@@ -84,7 +96,7 @@ export function applyResponse(
   now: number,
 ): ResponseResult {
   if (request.status !== 'pending') {
-    return refuse(409, 'not_pending', `the request is no longer waiting (${request.status})`)
+    return refuse('not_pending', `the request is no longer waiting (${request.status})`)
   }
   const closed = (status: InputRequestRecord['status']) => ({
     ...request,
@@ -97,13 +109,13 @@ export function applyResponse(
         return { ok: true, record: closed('dismissed'), outcome: { status: 'dismissed' } }
       case 'auto-resolve':
         if (request.blocking) {
-          return refuse(409, 'blocking', 'a blocking question never times out')
+          return refuse('blocking', 'a blocking question never times out')
         }
         return { ok: true, record: closed('auto-resolved'), outcome: { status: 'auto-resolved' } }
       case 'answer':
         return answerQuestions(request, response.answers, now)
       default:
-        return refuse(400, 'wrong_action', `${response.action} is for forms, not questions`)
+        return refuse('wrong_action', `${response.action} is for forms, not questions`)
     }
   }
   switch (response.action) {
@@ -113,12 +125,12 @@ export function applyResponse(
       return { ok: true, record: closed('cancelled'), outcome: { action: 'cancel' } }
     case 'accept': {
       if (request.sensitive && source !== 'protected-window') {
-        return refuse(403, 'protected_form', 'this form is answered only in the protected window')
+        return refuse('protected_form', 'this form is answered only in the protected window')
       }
       const schema = request.form?.requestedSchema
       const content = response.content
       const problem = schema ? formContentProblem(schema, content) : answerOnlyProblem(content)
-      if (problem) return refuse(400, 'invalid_content', problem)
+      if (problem) return refuse('invalid_content', problem)
       const values = content as Record<string, string | number | boolean | string[]>
       return {
         ok: true,
@@ -127,7 +139,7 @@ export function applyResponse(
       }
     }
     default:
-      return refuse(400, 'wrong_action', `${response.action} is for questions, not forms`)
+      return refuse('wrong_action', `${response.action} is for questions, not forms`)
   }
 }
 
@@ -146,11 +158,10 @@ function answerQuestions(
   now: number,
 ): ResponseResult {
   const byId = new Map(answers.map((answer) => [answer.questionId, answer]))
-  if (byId.size !== answers.length)
-    return refuse(400, 'invalid_answer', 'a question is answered twice')
+  if (byId.size !== answers.length) return refuse('invalid_answer', 'a question is answered twice')
   for (const id of byId.keys()) {
     if (!request.questions.some((question) => question.id === id)) {
-      return refuse(400, 'invalid_answer', `${id}: not a question of this request`)
+      return refuse('invalid_answer', `${id}: not a question of this request`)
     }
   }
   const full: Array<{ questionId: string; option: string | null; text: string }> = []
@@ -160,11 +171,11 @@ function answerQuestions(
     const text = answer?.text?.trim() ?? ''
     const option =
       answer?.option === undefined ? null : (question.options[answer.option]?.label ?? undefined)
-    if (option === undefined) return refuse(400, 'invalid_answer', `${question.id}: no such option`)
+    if (option === undefined) return refuse('invalid_answer', `${question.id}: no such option`)
     // Send is enabled only when every question is answered; the runtime
     // holds the same line so a forged call cannot send half an answer.
     if (option === null && text === '') {
-      return refuse(400, 'invalid_answer', `${question.id}: every question needs an answer`)
+      return refuse('invalid_answer', `${question.id}: every question needs an answer`)
     }
     full.push({ questionId: question.id, option, text })
     stored.push(
@@ -180,6 +191,6 @@ function answerQuestions(
   }
 }
 
-function refuse(status: 400 | 403 | 409, code: string, message: string): ResponseResult {
-  return { ok: false, status, code, message }
+function refuse(code: InputRefusalCode, message: string): ResponseResult {
+  return { ok: false, code, message }
 }

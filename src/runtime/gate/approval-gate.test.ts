@@ -34,15 +34,14 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function makeGate(overrides: Partial<ApprovalGateOptions> = {}) {
-  const approvals = new SqliteApprovalRepository(db)
+function makeGate(overrides: Partial<ApprovalGateOptions> & { audit?: AuditAppender } = {}) {
+  const { audit = new SqliteAuditLog(db, { mac: TEST_MAC }), ...options } = overrides
+  const approvals = new SqliteApprovalRepository(db, { audit })
   const gate = new ApprovalGate({
-    db,
     approvals,
-    audit: new SqliteAuditLog(db, { mac: TEST_MAC }),
     events: new EventBus(),
     now: () => clock,
-    ...overrides,
+    ...options,
   })
   return { gate, approvals }
 }
@@ -88,25 +87,30 @@ describe('ApprovalGate', () => {
 
   it('keeps the approval pending when the audit write fails, and nobody learns of a decision', async () => {
     const real = new SqliteAuditLog(db, { mac: TEST_MAC })
+    let diskFull = true
     const failing: AuditAppender = {
       append: (event) => {
-        if (event.type === 'approval_resolved') throw new Error('disk full')
+        if (event.type === 'approval_resolved' && diskFull) {
+          diskFull = false
+          throw new Error('disk full')
+        }
         return real.append(event)
       },
     }
     const { gate, approvals } = makeGate({ audit: failing })
     openApproval(gate)
-    let settled = false
-    void gate.waitForOutcome('approval-1').then(() => {
-      settled = true
-    })
+    const outcome = gate.waitForOutcome('approval-1')
     await expect(
       gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'user' }),
     ).rejects.toThrow('disk full')
-    await new Promise((resolve) => setTimeout(resolve, 20))
     expect(approvals.get('approval-1')?.status).toBe('pending')
-    expect(settled).toBe(false)
     expect(auditTypes()).toEqual(['approval_requested'])
+    // Instead of waiting a while to see that nobody was woken: the next
+    // decision, which commits, wakes the waiter with its own outcome. Had
+    // the failed allow-once woken it, the waiter would carry that one.
+    await gate.decide({ approvalId: 'approval-1', decision: 'deny', decidedBy: 'user' })
+    await expect(outcome).resolves.toMatchObject({ status: 'denied', decision: 'deny' })
+    expect(auditTypes()).toEqual(['approval_requested', 'approval_resolved'])
   })
 
   it('lets exactly one of two concurrent opposite decisions win', async () => {
@@ -127,7 +131,7 @@ describe('ApprovalGate', () => {
     expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1)
     expect(outcomes[1]).toEqual({
       ok: false,
-      status: 409,
+      code: 'decision_in_progress',
       error: 'a different decision is in progress',
     })
     expect(approvals.get('approval-1')?.status).toBe('allowed')
@@ -150,7 +154,7 @@ describe('ApprovalGate', () => {
     expect(auditTypes().filter((type) => type === 'approval_resolved')).toHaveLength(1)
   })
 
-  it('refuses a second decision after the first committed (409)', async () => {
+  it('refuses a second decision after the first committed (approval_decided)', async () => {
     const { gate } = makeGate()
     openApproval(gate)
     await gate.decide({ approvalId: 'approval-1', decision: 'deny', decidedBy: 'user' })
@@ -159,10 +163,10 @@ describe('ApprovalGate', () => {
       decision: 'allow-once',
       decidedBy: 'user',
     })
-    expect(late).toEqual({ ok: false, status: 409, error: 'approval already decided' })
+    expect(late).toEqual({ ok: false, code: 'approval_decided', error: 'approval already decided' })
   })
 
-  it('lets expiry win over a late decision: 410 and the approval is expired by timeout', async () => {
+  it('lets expiry win over a late decision: approval_expired and the approval is expired by timeout', async () => {
     const { gate, approvals } = makeGate()
     openApproval(gate, 'approval-1', 5_000)
     clock += 5_000
@@ -171,7 +175,7 @@ describe('ApprovalGate', () => {
       decision: 'allow-once',
       decidedBy: 'user',
     })
-    expect(outcome).toEqual({ ok: false, status: 410, error: 'approval expired' })
+    expect(outcome).toEqual({ ok: false, code: 'approval_expired', error: 'approval expired' })
     expect(approvals.get('approval-1')).toMatchObject({ status: 'expired', decidedBy: 'timeout' })
     expect(auditTypes()).toEqual(['approval_requested', 'approval_expired'])
   })
@@ -186,13 +190,13 @@ describe('ApprovalGate', () => {
     await expect(waiting).resolves.toMatchObject({ status: 'expired' })
   })
 
-  it('answers 404 for an unknown approval', async () => {
+  it('answers unknown_approval for an unknown approval', async () => {
     const { gate } = makeGate()
     expect(
       await gate.decide({ approvalId: 'missing', decision: 'deny', decidedBy: 'user' }),
     ).toEqual({
       ok: false,
-      status: 404,
+      code: 'unknown_approval',
       error: 'unknown approval',
     })
   })
@@ -320,7 +324,7 @@ describe('ApprovalGate records and announces what it did', () => {
     expect(gate.expireDue()).toEqual([])
     expect(approvals.get('approval-1')?.status).toBe('pending')
     release()
-    await expect(deciding).resolves.toMatchObject({ ok: false, status: 410 })
+    await expect(deciding).resolves.toMatchObject({ ok: false, code: 'approval_expired' })
     expect(approvals.get('approval-1')).toMatchObject({
       status: 'expired',
       reason: 'not confirmed in time',
@@ -349,7 +353,7 @@ describe('ApprovalGate records and announces what it did', () => {
     expect(gate.expireOrphans('again')).toEqual([])
   })
 
-  it('answers 404 for an unknown approval without reserving anything', async () => {
+  it('answers unknown_approval for an unknown approval without reserving anything', async () => {
     const reserved: string[] = []
     const { gate } = makeGate({
       afterReserve: async (approvalId) => {
@@ -358,11 +362,11 @@ describe('ApprovalGate records and announces what it did', () => {
     })
     await expect(
       gate.decide({ approvalId: 'nope', decision: 'allow-once', decidedBy: 'user' }),
-    ).resolves.toEqual({ ok: false, status: 404, error: 'unknown approval' })
+    ).resolves.toEqual({ ok: false, code: 'unknown_approval', error: 'unknown approval' })
     expect(reserved).toEqual([])
   })
 
-  it('answers 404 when the approval disappears while the decision is reserved', async () => {
+  it('answers unknown_approval when the approval disappears while the decision is reserved', async () => {
     const { gate } = makeGate({
       afterReserve: async (approvalId) => {
         db.prepare('DELETE FROM approvals WHERE id = ?').run(approvalId)
@@ -371,7 +375,7 @@ describe('ApprovalGate records and announces what it did', () => {
     openApproval(gate)
     await expect(
       gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'user' }),
-    ).resolves.toEqual({ ok: false, status: 404, error: 'unknown approval' })
+    ).resolves.toEqual({ ok: false, code: 'unknown_approval', error: 'unknown approval' })
     expect(auditTypes()).toEqual(['approval_requested'])
   })
 })

@@ -1,9 +1,8 @@
-import type { DatabaseSync } from 'node:sqlite'
 import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
+import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
+import type { Grant } from '../../contracts/room.ts'
 import {
-  actionDigest,
-  canonicalAction,
   createApproval,
   expireApproval,
   resolveApproval,
@@ -11,12 +10,16 @@ import {
   type NewApproval,
 } from '../domain/approval.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import { inTransaction } from '../store/database.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+
+/** Why a decision was not applied; the server gives each its status. */
+export type DecisionRefusalCode = Extract<
+  RuntimeErrorCode,
+  'unknown_approval' | 'approval_decided' | 'approval_expired' | 'decision_in_progress'
+>
 
 export type DecideOutcome =
-  { ok: true; approval: ApprovalRecord } | { ok: false; status: 404 | 409 | 410; error: string }
+  { ok: true; approval: ApprovalRecord } | { ok: false; code: DecisionRefusalCode; error: string }
 
 export interface DecisionInput {
   approvalId: string
@@ -26,14 +29,13 @@ export interface DecisionInput {
 }
 
 export interface ApprovalGateOptions {
-  db: DatabaseSync
-  approvals: SqliteApprovalRepository
-  audit: AuditAppender
+  approvals: ApprovalStore
   events: EventBus
   now: () => number
-  /** Extra writes that must commit or roll back with the decision (an
-   *  allow-always grant). Runs inside the decision's transaction. */
-  withinDecision?: (approval: ApprovalRecord) => void
+  /** The allow-always grant a decision stands for, if any: written with the
+   *  decision or not at all. Runs inside the decision's transaction, so a
+   *  throw rolls the decision back. */
+  grantFor?: (approval: ApprovalRecord) => Grant | undefined
   /** Test seam between reserve and commit, used to kill the process there. */
   afterReserve?: (approvalId: string) => Promise<void>
 }
@@ -45,7 +47,8 @@ interface Reservation {
 
 /**
  * The only place an approval changes state. A decision is
- * reserve → audit append (same transaction) → commit; the tool may run only
+ * reserve → commit with its audit event (`ApprovalStore.resolve`, one
+ * transaction); the tool may run only
  * after `decide` resolves with an allowed approval, so no tool ever runs
  * without its durable `approval_resolved` event.
  */
@@ -60,30 +63,16 @@ export class ApprovalGate {
 
   /** Creates a pending approval and its `approval_requested` event together. */
   open(input: Omit<NewApproval, 'now'>): ApprovalRecord {
-    const { db, approvals, audit, events, now } = this.options
+    const { approvals, events, now } = this.options
     const approval = createApproval({ ...input, now: now() })
-    const digest = actionDigest(canonicalAction(approval))
-    inTransaction(db, () => {
-      approvals.insert(approval)
-      audit.append({
-        type: 'approval_requested',
-        subjectId: approval.id,
-        payload: {
-          roomId: approval.roomId,
-          turnId: approval.turnId,
-          toolName: approval.toolName,
-          actionDigest: digest,
-        },
-        at: approval.createdAt,
-      })
-    })
+    approvals.open(approval)
     events.emit('approval.requested', { approval: summarizeApproval(approval) })
     return approval
   }
 
   /**
    * Applies one decision. Concurrent identical decisions join one outcome; an
-   * opposite decision while one is in flight gets 409, so two people (or a
+   * opposite decision while one is in flight is refused, so two people (or a
    * person and the reviewer) can never both win.
    */
   decide(input: DecisionInput): Promise<DecideOutcome> {
@@ -92,7 +81,7 @@ export class ApprovalGate {
       if (existing.decision === input.decision) return existing.outcome
       return Promise.resolve({
         ok: false,
-        status: 409,
+        code: 'decision_in_progress',
         error: 'a different decision is in progress',
       })
     }
@@ -142,61 +131,37 @@ export class ApprovalGate {
   }
 
   private expireOne(approval: ApprovalRecord, reason: string): ApprovalRecord | undefined {
-    const { db, approvals, audit, now } = this.options
+    const { approvals, now } = this.options
     const transition = expireApproval(approval, now())
     if (!transition.ok) return undefined
     const expired = { ...transition.approval, reason }
-    inTransaction(db, () => {
-      approvals.saveOutcome(expired)
-      audit.append({
-        type: 'approval_expired',
-        subjectId: expired.id,
-        payload: { roomId: expired.roomId, turnId: expired.turnId, reason },
-        at: expired.decidedAt ?? now(),
-      })
-    })
+    approvals.expire(expired, reason, expired.decidedAt ?? now())
     this.settle(expired)
     return expired
   }
 
   private async commitDecision(input: DecisionInput): Promise<DecideOutcome> {
-    const { db, approvals, audit, now } = this.options
+    const { approvals, now } = this.options
     if (!approvals.get(input.approvalId))
-      return { ok: false, status: 404, error: 'unknown approval' }
+      return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
     await this.options.afterReserve?.(input.approvalId)
 
     const current = approvals.get(input.approvalId)
-    if (!current) return { ok: false, status: 404, error: 'unknown approval' }
+    if (!current) return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
     const at = now()
     const transition = resolveApproval(current, { ...input, now: at })
     if (!transition.ok) {
       if (transition.error === 'expired') {
         this.expireOne(current, 'not confirmed in time')
-        return { ok: false, status: 410, error: 'approval expired' }
+        return { ok: false, code: 'approval_expired', error: 'approval expired' }
       }
-      return { ok: false, status: 409, error: 'approval already decided' }
+      return { ok: false, code: 'approval_decided', error: 'approval already decided' }
     }
     const decided = transition.approval
-    // If the audit append throws, the transaction rolls back: the approval
-    // stays pending and nothing downstream learns of a decision.
-    inTransaction(db, () => {
-      approvals.saveOutcome(decided)
-      audit.append({
-        type: 'approval_resolved',
-        subjectId: decided.id,
-        payload: {
-          roomId: decided.roomId,
-          turnId: decided.turnId,
-          toolName: decided.toolName,
-          decision: input.decision,
-          decidedBy: input.decidedBy,
-          reason: input.reason ?? null,
-          actionDigest: actionDigest(canonicalAction(decided)),
-        },
-        at,
-      })
-      this.options.withinDecision?.(decided)
-    })
+    // If the audit append (or the grant) throws, the store rolls the whole
+    // decision back: the approval stays pending and nothing downstream
+    // learns of a decision.
+    approvals.resolve(decided, input, at, this.options.grantFor)
     this.settle(decided)
     return { ok: true, approval: decided }
   }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { DatabaseSync } from 'node:sqlite'
 import {
   FormRequestSchema,
   type FormOutcome,
@@ -17,14 +16,10 @@ import {
 } from '../domain/input-request.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteInputRequestRepository } from '../store/input-request-repository.ts'
+import type { InputRequestStore } from '../ports/input-request-store.ts'
 
 export interface InputRequestServiceOptions {
-  db: DatabaseSync
-  requests: SqliteInputRequestRepository
-  audit: AuditAppender
+  requests: InputRequestStore
   events: EventBus
   now: () => number
   /** Whether a room exists; a form for an unknown room is refused. */
@@ -111,7 +106,7 @@ export class InputRequestService {
 
   get(requestId: string): InputRequestRecord {
     const request = this.options.requests.get(requestId)
-    if (!request) throw new Refusal(404, 'unknown_request', 'unknown input request')
+    if (!request) throw new Refusal('unknown_request', 'unknown input request')
     return request
   }
 
@@ -122,10 +117,10 @@ export class InputRequestService {
     const waiter = this.waiters.get(requestId)
     if (request.status === 'pending' && !waiter) {
       this.markStale(request)
-      throw new Refusal(409, 'not_pending', 'the request is no longer waiting (stale)')
+      throw new Refusal('not_pending', 'the request is no longer waiting (stale)')
     }
     const result = applyResponse(request, response, source, this.options.now())
-    if (!result.ok) throw new Refusal(result.status, result.code, result.message)
+    if (!result.ok) throw new Refusal(result.code, result.message)
     this.close(result.record, response.action)
     this.waiters.delete(requestId)
     waiter?.(result.outcome)
@@ -136,18 +131,7 @@ export class InputRequestService {
    *  waiting; they turn stale so the workbench mutes their cards. */
   staleOrphans(): void {
     const at = this.options.now()
-    const stale = inTransaction(this.options.db, () => {
-      const marked = this.options.requests.markPendingStale(at)
-      for (const request of marked) {
-        this.options.audit.append({
-          type: 'input_request_stale',
-          subjectId: request.id,
-          payload: { roomId: request.roomId, turnId: request.turnId, kind: request.kind },
-          at,
-        })
-      }
-      return marked
-    })
+    const stale = this.options.requests.markPendingStale(at)
     for (const request of stale) {
       this.options.events.emit('input.resolved', {
         request: { ...request, status: 'stale', resolvedAt: at },
@@ -165,22 +149,7 @@ export class InputRequestService {
   }
 
   private open(request: InputRequestRecord): Promise<Outcome> {
-    inTransaction(this.options.db, () => {
-      this.options.requests.insert(request)
-      this.options.audit.append({
-        type: 'input_requested',
-        subjectId: request.id,
-        payload: {
-          roomId: request.roomId,
-          turnId: request.turnId,
-          kind: request.kind,
-          questions: request.questions.length,
-          blocking: request.blocking,
-          sensitive: request.sensitive,
-        },
-        at: request.createdAt,
-      })
-    })
+    this.options.requests.open(request)
     const outcome = new Promise<Outcome>((resolve) => this.waiters.set(request.id, resolve))
     this.options.events.emit('input.requested', { request })
     this.options.events.emit('timeline.updated', { roomId: request.roomId })
@@ -188,23 +157,7 @@ export class InputRequestService {
   }
 
   private close(record: InputRequestRecord, action: InputResponse['action']): void {
-    inTransaction(this.options.db, () => {
-      this.options.requests.saveOutcome(record)
-      // Never the answer itself: the audit log outlives every secret, and a
-      // digest of a short answer could be guessed back.
-      this.options.audit.append({
-        type: 'input_resolved',
-        subjectId: record.id,
-        payload: {
-          roomId: record.roomId,
-          turnId: record.turnId,
-          kind: record.kind,
-          action,
-          status: record.status,
-        },
-        at: record.resolvedAt ?? this.options.now(),
-      })
-    })
+    this.options.requests.close(record, action, record.resolvedAt ?? this.options.now())
     this.options.events.emit('input.resolved', { request: record })
     this.options.events.emit('timeline.updated', { roomId: record.roomId })
   }

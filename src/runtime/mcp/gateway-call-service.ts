@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import { realpath } from 'node:fs/promises'
-import type { DatabaseSync } from 'node:sqlite'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   GatewayCallRequest,
@@ -11,29 +10,28 @@ import type { Room, ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
-import { KeyedMutex } from '../rooms/keyed-mutex.ts'
-import type { RoomService } from '../rooms/room-service.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import { capOutput } from '../tools/tool-types.ts'
-import { GATEWAY_AGENT_ID } from '../agent/agents.ts'
+import { GATEWAY_AGENT_ID } from '../domain/agent-preset.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
+import type { RoomDirectory } from '../ports/room-directory.ts'
 import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
 
 export interface GatewayCallServiceOptions {
-  db: DatabaseSync
-  rooms: RoomService
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
-  gate: ApprovalGate
+  rooms: RoomDirectory
+  conversations: ConversationStore
+  approvals: ApprovalStore
+  grants: GrantStore
+  /** Where a call no grant answers for asks the person. */
+  requester: ApprovalRequester
+  /** Read only: the gateway waits on outcomes, it never decides. */
+  gate: Pick<ApprovalGate, 'waitForOutcome'>
   events: EventBus
   now: () => number
-  approvalTtlMs: () => number
   newId?: () => string
 }
 
@@ -56,7 +54,7 @@ export class GatewayCallService {
   }
 
   async open(request: GatewayCallRequest): Promise<GatewayCallState> {
-    const { conversations, gate, events, now } = this.options
+    const { conversations, events, now } = this.options
     const room = await this.gatewayRoom(request.workspace)
     const at = now()
     const fullName = namespacedToolName(request.serverId, request.toolName)
@@ -85,44 +83,22 @@ export class GatewayCallService {
       createdAt: at,
       updatedAt: at,
     }
-    inTransaction(this.options.db, () => {
-      conversations.insertTurn(turn)
-      conversations.insertToolCall(call)
-    })
+    conversations.openCall(turn, call)
 
     const grant = this.options.grants.findMcpGrant(room.id, request)
     if (grant) {
-      inTransaction(this.options.db, () => {
-        this.options.audit.append({
-          type: 'tool_allowed_by_grant',
-          subjectId: call.id,
-          payload: { roomId: room.id, turnId: turn.id, toolName: fullName, grantId: grant.id },
-          at,
-        })
-        conversations.updateToolCall(call.id, { status: 'running', at })
-        conversations.setTurnStatus(turn.id, 'running')
-      })
+      conversations.startAllowedByGrant(call, grant.id, at)
       events.emit('timeline.updated', { roomId: room.id })
       return this.state(call.id, grant.id)
     }
 
-    const approval = gate.open({
-      id: this.newId(),
-      roomId: room.id,
-      turnId: turn.id,
-      toolCallId: call.id,
-      workingDirectory: room.workspace,
-      sandboxMode: turn.policy.sandboxMode,
-      ...mcpApprovalFields(request),
-      ttlMs: this.options.approvalTtlMs(),
+    // Only the person decides a gateway call: no review description.
+    const pending = this.options.requester.open({
+      turn,
+      call,
+      action: { ...mcpApprovalFields(request), workingDirectory: room.workspace },
     })
-    conversations.updateToolCall(call.id, {
-      status: 'awaiting-approval',
-      approvalId: approval.id,
-      at: now(),
-    })
-    events.emit('timeline.updated', { roomId: room.id })
-    void gate.waitForOutcome(approval.id).then((outcome) => this.settleDecision(call.id, outcome))
+    void pending.outcome.then((outcome) => this.settleDecision(call.id, outcome))
     return this.state(call.id, null)
   }
 
@@ -147,21 +123,21 @@ export class GatewayCallService {
   report(callId: string, result: GatewayCallResult): void {
     const call = this.requireCall(callId)
     if (call.status !== 'running') {
-      throw new Refusal(409, 'not_running', 'only an allowed, running call can report a result')
+      throw new Refusal('not_running', 'only an allowed, running call can report a result')
     }
-    const at = this.options.now()
-    inTransaction(this.options.db, () => {
-      this.options.conversations.updateToolCall(callId, {
+    this.options.conversations.settleCall(
+      call,
+      {
         status: result.ok ? 'succeeded' : 'failed',
         result: {
           ok: result.ok,
           output: capOutput(result.output),
           ...(result.ok ? {} : { code: 'mcp_tool_error' }),
         },
-        at,
-      })
-      this.options.conversations.setTurnStatus(call.turnId, 'done')
-    })
+      },
+      'done',
+      this.options.now(),
+    )
     this.options.events.emit('timeline.updated', { roomId: call.roomId })
   }
 
@@ -215,7 +191,7 @@ export class GatewayCallService {
     const room = call ? this.options.rooms.getRoom(call.roomId) : undefined
     // Only calls in a gateway room are the gateway's to read or settle.
     if (!call || room?.agentId !== GATEWAY_AGENT_ID) {
-      throw new Refusal(404, 'unknown_call', 'unknown gateway call')
+      throw new Refusal('unknown_call', 'unknown gateway call')
     }
     return call
   }
@@ -224,7 +200,7 @@ export class GatewayCallService {
   private gatewayRoom(workspace: string): Promise<Room> {
     return this.roomCreation.run(workspace, async () => {
       const real = await realpath(workspace).catch(() => {
-        throw new Refusal(400, 'invalid_workspace', 'workspace: must be an existing directory')
+        throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
       })
       const existing = this.options.rooms
         .listRooms()

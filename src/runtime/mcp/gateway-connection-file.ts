@@ -6,7 +6,7 @@ import {
   GatewayConnectionFileSchema,
   type GatewayConnectionFile,
 } from '../../contracts/mcp-gateway.ts'
-import { writePrivately } from './mcp-config-loader.ts'
+import { writePrivately } from '../config/private-file.ts'
 
 /** A fresh gateway credential: 32 random bytes, made at each runtime start,
  *  so a credential read from an old file dies with its runtime. */

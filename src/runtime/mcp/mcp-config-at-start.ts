@@ -1,7 +1,5 @@
-import type { DatabaseSync } from 'node:sqlite'
-import { inTransaction } from '../store/database.ts'
 import type { McpConfig } from '../../contracts/mcp-config.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
+import type { AuditTrail } from '../ports/audit-trail.ts'
 import { loadMcpConfig } from './mcp-config-loader.ts'
 
 /**
@@ -12,10 +10,9 @@ import { loadMcpConfig } from './mcp-config-loader.ts'
  * consent window for the tools that were fine.
  */
 export function loadMcpConfigAtStart(
-  db: DatabaseSync,
   dataDir: string,
   path: string | undefined,
-  audit: AuditAppender,
+  audit: Pick<AuditTrail, 'recordMcpConfigRefused'>,
   now: () => number,
   onError: (error: unknown) => void,
 ): McpConfig {
@@ -23,17 +20,13 @@ export function loadMcpConfigAtStart(
   if (loaded.refused) {
     onError(loaded.refused)
     const refused = loaded.refused
-    inTransaction(db, () =>
-      audit.append({
-        type: 'mcp_config_refused',
-        subjectId: 'mcp.json',
-        payload: {
-          field: refused.field,
-          message: refused.message,
-          serversInForce: loaded.config.servers.map((server) => server.id),
-        },
-        at: now(),
-      }),
+    audit.recordMcpConfigRefused(
+      {
+        field: refused.field,
+        message: refused.message,
+        serversInForce: loaded.config.servers.map((server) => server.id),
+      },
+      now(),
     )
   }
   return loaded.config

@@ -1,5 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { writePrivately } from '../config/private-file.ts'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { EMPTY_MCP_CONFIG, McpConfigSchema, type McpConfig } from '../../contracts/mcp-config.ts'
 
 export const MCP_CONFIG_FILE_NAME = 'mcp.json'
@@ -74,12 +75,4 @@ export function loadMcpConfig(dataDir: string, path?: string): LoadedMcpConfig {
     }
     return { config: previous, refused: error }
   }
-}
-
-/** Writes through a temporary file created with mode 0600, then renames, so
- *  the file is never readable by others, not even for a moment. */
-export function writePrivately(path: string, text: string): void {
-  const temporary = join(dirname(path), `.${process.pid}.${Date.now()}.tmp`)
-  writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' })
-  renameSync(temporary, path)
 }

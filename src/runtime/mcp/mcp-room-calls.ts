@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto'
-import type { DatabaseSync } from 'node:sqlite'
 import { grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
-import type { AgentPreset } from '../agent/agents.ts'
+import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { WhenDurable } from '../ports/durability.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
+import type { McpToolCalls, ToolCallOutcome } from '../ports/mcp-tool-calls.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { ApprovalGate } from '../gate/approval-gate.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
-import { capOutput, type ToolResult } from '../tools/tool-types.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import { capOutput } from '../tools/tool-types.ts'
 import {
   mcpApprovalFields,
   runGatedMcpCall,
@@ -24,24 +22,21 @@ import type { McpServerRegistry } from './mcp-server-registry.ts'
 import { splitNamespacedToolName } from './mcp-tool-definition.ts'
 
 export interface McpRoomCallsOptions {
-  db: DatabaseSync
-  conversations: SqliteConversationRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
-  gate: ApprovalGate
+  conversations: ConversationStore
+  grants: GrantStore
+  /** Where a gated call asks the person. */
+  requester: ApprovalRequester
   events: EventBus
   servers: McpServerRegistry
   /** Where a server's request for input during a call is routed. */
   elicitation: McpElicitationRouter
   now: () => number
-  approvalTtlMs: () => number
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
-  durable: () => Promise<void>
-  newId?: () => string
+  durable: WhenDurable
 }
 
-export type McpCallOutcome = { status: ToolCallRecord['status']; result: ToolResult }
+export type McpCallOutcome = ToolCallOutcome
 
 /**
  * An agent's MCP tool call inside a room (`server__tool`). The runtime is
@@ -53,17 +48,15 @@ export type McpCallOutcome = { status: ToolCallRecord['status']; result: ToolRes
  * server) runs unasked, and only a grant for the exact tool definition can
  * answer in the person's place.
  */
-export class McpRoomCalls {
+export class McpRoomCalls implements McpToolCalls {
   private readonly options: McpRoomCallsOptions
-  private readonly newId: () => string
 
   constructor(options: McpRoomCallsOptions) {
     this.options = options
-    this.newId = options.newId ?? randomUUID
   }
 
-  static isMcpToolName(name: string): boolean {
-    return splitNamespacedToolName(name) !== undefined
+  handles(toolName: string): boolean {
+    return splitNamespacedToolName(toolName) !== undefined
   }
 
   async run(turn: Turn, agent: AgentPreset, call: ToolCallRecord): Promise<McpCallOutcome> {
@@ -133,47 +126,23 @@ export class McpRoomCalls {
     call: ToolCallRecord,
     request: McpConsentRequest,
   ): Promise<McpConsentTicket> {
-    const { conversations, gate, events, audit, now } = this.options
+    const { conversations, requester, now } = this.options
     const report = async () => undefined
     if (grantsHonoured(turn.policy.approvalPolicy)) {
       const grant = this.options.grants.findMcpGrant(turn.roomId, request)
       if (grant) {
-        inTransaction(this.options.db, () => {
-          audit.append({
-            type: 'tool_allowed_by_grant',
-            subjectId: call.id,
-            payload: {
-              roomId: turn.roomId,
-              turnId: turn.id,
-              toolName: call.toolName,
-              grantId: grant.id,
-            },
-            at: now(),
-          })
-        })
+        conversations.recordAllowedByGrant(call, grant.id, now())
         return { status: 'allowed', reason: null, report }
       }
     }
-    const approval = gate.open({
-      id: this.newId(),
-      roomId: turn.roomId,
-      turnId: turn.id,
-      toolCallId: call.id,
-      workingDirectory: turn.workspace,
-      sandboxMode: turn.policy.sandboxMode,
-      ...mcpApprovalFields(request),
-      ttlMs: this.options.approvalTtlMs(),
+    // No review description: the automatic reviewer cannot judge what an
+    // MCP server will do, so the person decides whatever the room's mode.
+    const outcome = await requester.ask({
+      turn,
+      call,
+      action: { ...mcpApprovalFields(request), workingDirectory: turn.workspace },
     })
-    conversations.updateToolCall(call.id, {
-      status: 'awaiting-approval',
-      approvalId: approval.id,
-      at: now(),
-    })
-    conversations.setTurnStatus(turn.id, 'waiting')
-    events.emit('timeline.updated', { roomId: turn.roomId })
-    const outcome = await gate.waitForOutcome(approval.id)
-    conversations.setTurnStatus(turn.id, 'running')
-    // waitForOutcome resolves only once the approval left pending.
+    // The outcome resolves only once the approval left pending.
     const status = outcome.status === 'pending' ? 'expired' : outcome.status
     return {
       status,

@@ -13,7 +13,8 @@ export interface DispositionPair {
 }
 
 /**
- * The approval-policy table, as data so the README can print it.
+ * The approval-policy table, as data so docs/policy-and-modes.md can print
+ * it (docs-policy-table.test.ts checks that it does).
  *
  * `destructive` never turns `run` into `ask` for writes, commands or network
  * calls: those already ask under every policy that asks. It matters in one

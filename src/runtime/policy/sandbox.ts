@@ -1,15 +1,10 @@
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
+import type { AgentCeilings } from '../domain/agent-preset.ts'
 import { isInsideRoot, resolveInside, resolveTarget } from './path-containment.ts'
 
-/** What an agent may never exceed, whatever the room's mode says. */
-export interface AgentCeilings {
-  readOnly: boolean
-  /** When present, every path the agent touches (read or write) must resolve
-   *  inside one of these. An empty list allows no path at all. */
-  allowedRepositoryRoots?: readonly string[]
-}
+export type { AgentCeilings } from '../domain/agent-preset.ts'
 
 export type AccessRefusalCode =
   | 'sandbox_read_only'

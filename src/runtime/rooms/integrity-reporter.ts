@@ -1,12 +1,8 @@
-import type { DatabaseSync } from 'node:sqlite'
 import type { EventBus } from '../events/event-bus.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import { inTransaction } from '../store/database.ts'
-import type { IntegrityProblem } from '../store/integrity-mac.ts'
+import type { AuditTrail, IntegrityProblem } from '../ports/audit-trail.ts'
 
 export interface IntegrityReporterOptions {
-  db: DatabaseSync
-  audit: AuditAppender
+  audit: Pick<AuditTrail, 'recordIntegrityError'>
   events: EventBus
   now: () => number
   onError: (error: unknown) => void
@@ -37,18 +33,8 @@ export class IntegrityReporter {
       roomId: problem.roomId,
       problem: problem.problem,
     }
-    const append = () =>
-      this.options.audit.append({
-        type: 'integrity_error',
-        subjectId: problem.rowId,
-        payload,
-        at: this.options.now(),
-      })
     try {
-      // A read inside a writer's transaction reports in it; otherwise the
-      // report is its own transaction.
-      if (this.options.db.isTransaction) append()
-      else inTransaction(this.options.db, append)
+      this.options.audit.recordIntegrityError(problem, this.options.now())
     } catch (error) {
       this.options.onError(error)
       return

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
-import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { sha256Hex } from '../domain/sha256.ts'
 import { summarizeApproval } from '../domain/approval.ts'
@@ -16,33 +15,27 @@ import type {
   Timeline,
 } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import { fullAccessBlocker, type AgentPreset } from '../agent/agents.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteApprovalRepository } from '../store/approval-repository.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { SqliteGrantRepository } from '../store/grant-repository.ts'
-import type { RoomRow, SqliteRoomRepository, StoredRoom } from '../store/room-repository.ts'
+import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
+import type { RoomDirectory } from '../ports/room-directory.ts'
+import type { RoomRow, RoomStore, StoredRoom } from '../ports/room-store.ts'
 import { Refusal } from '../domain/refusal.ts'
-import { KeyedMutex } from './keyed-mutex.ts'
+import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 
 export interface RoomServiceOptions {
-  db: DatabaseSync
-  rooms: SqliteRoomRepository
-  conversations: SqliteConversationRepository
-  approvals: SqliteApprovalRepository
-  grants: SqliteGrantRepository
-  audit: AuditAppender
-  /** The payload of the room's sealed `room_created` audit event, if its
-   *  hash and MAC verify: what the room's agent and workspace really were. */
-  sealedCreation: (roomId: string) => Record<string, unknown> | undefined
+  rooms: RoomStore
+  conversations: ConversationStore
+  approvals: ApprovalStore
+  grants: GrantStore
   events: EventBus
   agents: readonly AgentPreset[]
   now: () => number
   newId?: () => string
 }
 
-export class RoomService {
+export class RoomService implements RoomDirectory {
   private readonly options: RoomServiceOptions
   private readonly newId: () => string
   private readonly roomLocks = new KeyedMutex()
@@ -59,7 +52,7 @@ export class RoomService {
   /** A new room starts at ask-for-approval, whatever the global settings say. */
   async createRoom(request: CreateRoomRequest): Promise<Room> {
     if (!this.agentFor(request.agentId)) {
-      throw new Refusal(400, 'unknown_agent', `agentId: no agent named ${request.agentId}`)
+      throw new Refusal('unknown_agent', `agentId: no agent named ${request.agentId}`)
     }
     const workspace = await realWorkspace(request.workspace)
     const row: RoomRow = {
@@ -72,15 +65,7 @@ export class RoomService {
       revision: 0,
       createdAt: this.options.now(),
     }
-    inTransaction(this.options.db, () => {
-      this.options.rooms.insert(row)
-      this.options.audit.append({
-        type: 'room_created',
-        subjectId: row.id,
-        payload: { kind: row.kind, agentId: row.agentId, workspace, policy: row.policy },
-        at: row.createdAt,
-      })
-    })
+    this.options.rooms.create(row)
     const room = toRoom(row)
     this.options.events.emit('room.created', { room })
     return room
@@ -133,11 +118,7 @@ export class RoomService {
       const previous = this.options.rooms.getPermissionRequest(roomId, request.clientRequestId)
       if (previous) {
         if (previous.bodyDigest !== bodyDigest) {
-          throw new Refusal(
-            409,
-            'client_request_conflict',
-            'clientRequestId was used with another body',
-          )
+          throw new Refusal('client_request_conflict', 'clientRequestId was used with another body')
         }
         return JSON.parse(previous.resultJson) as RoomPermissions
       }
@@ -145,7 +126,6 @@ export class RoomService {
       if (room.integrity === 'tampered') this.assertSealedOrigin(room)
       if (room.revision !== request.expectedRevision) {
         throw new Refusal(
-          409,
           'stale_revision',
           `expectedRevision ${request.expectedRevision} is stale: the room is at revision ${room.revision}`,
         )
@@ -153,36 +133,24 @@ export class RoomService {
       const agent = this.agentFor(room.agentId)
       const blocker = agent ? fullAccessBlocker(agent) : 'read_only_agent'
       if (request.mode === 'full-access' && blocker) {
-        throw new Refusal(409, blocker, `full access is unavailable for this agent: ${blocker}`)
+        throw new Refusal(blocker, `full access is unavailable for this agent: ${blocker}`)
       }
       const policy = policyForMode(request.mode)
       const at = this.options.now()
-      const result = inTransaction(this.options.db, () => {
-        if (!this.options.rooms.updatePolicy(roomId, policy, request.expectedRevision)) {
-          throw new Refusal(409, 'stale_revision', 'the room changed meanwhile')
-        }
-        const permissions = this.permissions(roomId)
-        this.options.rooms.insertPermissionRequest(
+      const result = this.options.rooms.changePolicy(
+        {
           roomId,
-          request.clientRequestId,
+          clientRequestId: request.clientRequestId,
           bodyDigest,
-          canonicalJson(permissions),
+          policy,
+          expectedRevision: request.expectedRevision,
+          fromMode: modeFromPolicy(room.policy),
+          toMode: request.mode,
           at,
-        )
-        this.options.audit.append({
-          type: 'room_permission_changed',
-          subjectId: roomId,
-          payload: {
-            clientRequestId: request.clientRequestId,
-            from: modeFromPolicy(room.policy),
-            to: request.mode,
-            revision: permissions.revision,
-            policy,
-          },
-          at,
-        })
-        return permissions
-      })
+        },
+        () => this.permissions(roomId),
+      )
+      if (!result) throw new Refusal('stale_revision', 'the room changed meanwhile')
       this.options.events.emit('room.updated', { roomId, permissions: result })
       return result
     })
@@ -196,18 +164,8 @@ export class RoomService {
   /** Revoking narrows permissions, so the bearer token is enough. */
   revokeGrant(roomId: string, grantId: string): void {
     this.requireRoom(roomId)
-    const at = this.options.now()
-    const revoked = inTransaction(this.options.db, () => {
-      if (!this.options.grants.revoke(roomId, grantId, at)) return false
-      this.options.audit.append({
-        type: 'grant_revoked',
-        subjectId: grantId,
-        payload: { roomId },
-        at,
-      })
-      return true
-    })
-    if (!revoked) throw new Refusal(404, 'unknown_grant', 'unknown grant')
+    const revoked = this.options.grants.revoke(roomId, grantId, this.options.now())
+    if (!revoked) throw new Refusal('unknown_grant', 'unknown grant')
     this.options.events.emit('grant.changed', { roomId })
   }
 
@@ -216,8 +174,7 @@ export class RoomService {
   revokeMcpServerGrants(roomId: string, serverId: string): string[] {
     this.requireRoom(roomId)
     const ids = this.options.grants.activeMcpGrantIds(roomId, serverId)
-    if (ids.length === 0)
-      throw new Refusal(404, 'unknown_grant', 'no active grants for that server')
+    if (ids.length === 0) throw new Refusal('unknown_grant', 'no active grants for that server')
     for (const grantId of ids) this.revokeGrant(roomId, grantId)
     return ids
   }
@@ -229,7 +186,7 @@ export class RoomService {
    * person's click would vouch for a workspace they never chose.
    */
   private assertSealedOrigin(room: StoredRoom): void {
-    const created = this.options.sealedCreation(room.id)
+    const created = this.options.rooms.sealedCreation(room.id)
     if (
       !created ||
       created.kind !== room.kind ||
@@ -237,7 +194,6 @@ export class RoomService {
       created.workspace !== room.workspace
     ) {
       throw new Refusal(
-        409,
         'room_tampered',
         "this room's agent or workspace was changed outside Assent and cannot be confirmed; create a new room",
       )
@@ -252,14 +208,14 @@ export class RoomService {
 
   private requireRoom(roomId: string): StoredRoom {
     const room = this.options.rooms.get(roomId)
-    if (!room) throw new Refusal(404, 'unknown_room', 'unknown room')
+    if (!room) throw new Refusal('unknown_room', 'unknown room')
     return room
   }
 
   private requireDirectRoom(roomId: string): StoredRoom {
     const room = this.requireRoom(roomId)
     if (room.kind !== 'direct') {
-      throw new Refusal(409, 'private_conversation_required', 'private conversation required')
+      throw new Refusal('private_conversation_required', 'private conversation required')
     }
     return room
   }
@@ -280,12 +236,12 @@ function toRoom(row: RoomRow): Room {
 
 async function realWorkspace(workspace: string): Promise<string> {
   if (!isAbsolute(workspace))
-    throw new Refusal(400, 'invalid_workspace', 'workspace: must be an absolute path')
+    throw new Refusal('invalid_workspace', 'workspace: must be an absolute path')
   try {
     const real = await realpath(workspace)
     if (!(await stat(real)).isDirectory()) throw new Error('not a directory')
     return real
   } catch {
-    throw new Refusal(400, 'invalid_workspace', 'workspace: must be an existing directory')
+    throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
   }
 }

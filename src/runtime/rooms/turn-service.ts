@@ -1,23 +1,18 @@
 import { randomUUID } from 'node:crypto'
-import type { DatabaseSync } from 'node:sqlite'
-import type { AgentRunner } from '../agent/agent-runner.ts'
 import type { ReconcileRequest, SendMessageRequest, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { AuditAppender } from '../store/audit-log.ts'
-import type { SqliteConversationRepository } from '../store/conversation-repository.ts'
-import { inTransaction } from '../store/database.ts'
-import type { RoomRow } from '../store/room-repository.ts'
+import type { TurnRunner } from '../ports/turn-runner.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { RoomRow } from '../ports/room-store.ts'
 import type { RoomService } from './room-service.ts'
 
 export interface TurnServiceOptions {
-  db: DatabaseSync
   /** Where turns find their room's verified row (404 for an unknown room). */
   rooms: Pick<RoomService, 'storedRoom'>
-  conversations: SqliteConversationRepository
-  audit: AuditAppender
+  conversations: ConversationStore
   events: EventBus
-  runner: AgentRunner
+  runner: TurnRunner
   now: () => number
   newId?: () => string
 }
@@ -45,11 +40,7 @@ export class TurnService {
     )
     if (existing) {
       if (existing.text !== request.text) {
-        throw new Refusal(
-          409,
-          'client_request_conflict',
-          'clientRequestId was used for another message',
-        )
+        throw new Refusal('client_request_conflict', 'clientRequestId was used for another message')
       }
       return { turn: existing, created: false }
     }
@@ -64,19 +55,18 @@ export class TurnService {
    */
   retryTurn(turnId: string): Turn {
     const original = this.options.conversations.getTurn(turnId)
-    if (!original) throw new Refusal(404, 'unknown_turn', 'unknown turn')
+    if (!original) throw new Refusal('unknown_turn', 'unknown turn')
     const unknown = this.options.conversations
       .listToolCallsOfTurn(turnId)
       .filter((call) => call.status === 'unknown')
     if (unknown.length > 0) {
       throw new Refusal(
-        409,
         'execution_unknown',
         `reconcile execution ${unknown[0]?.id} before retrying: its outcome is unknown`,
       )
     }
     if (original.status === 'running' || original.status === 'waiting') {
-      throw new Refusal(409, 'turn_in_progress', 'the turn is still in progress')
+      throw new Refusal('turn_in_progress', 'the turn is still in progress')
     }
     const room = this.options.rooms.storedRoom(original.roomId)
     // A room's workspace never changes, and the room row is sealed while the
@@ -84,7 +74,6 @@ export class TurnService {
     // and a retry there would let the agent treat another folder as its own.
     if (original.workspace !== room.workspace) {
       throw new Refusal(
-        409,
         'workspace_mismatch',
         "the turn's stored workspace is not its room's: the database was edited outside Assent",
       )
@@ -102,38 +91,28 @@ export class TurnService {
 
   reconcileExecution(toolCallId: string, request: ReconcileRequest): void {
     const call = this.options.conversations.getToolCall(toolCallId)
-    if (!call) throw new Refusal(404, 'unknown_execution', 'unknown execution')
+    if (!call) throw new Refusal('unknown_execution', 'unknown execution')
     if (call.status !== 'unknown') {
       throw new Refusal(
-        409,
         'not_unknown',
         'only an execution whose outcome is unknown can be reconciled',
       )
     }
     const at = this.options.now()
     const status = request.outcome === 'succeeded' ? 'succeeded' : 'failed'
-    inTransaction(this.options.db, () => {
-      this.options.conversations.updateToolCall(toolCallId, {
+    this.options.conversations.reconcile(
+      call,
+      {
         status,
         result: {
           ok: status === 'succeeded',
           output: `Reconciled: ${request.outcome}. ${request.note ?? ''}`.trim(),
           code: 'reconciled',
         },
-        at,
-      })
-      this.options.audit.append({
-        type: 'execution_reconciled',
-        subjectId: toolCallId,
-        payload: {
-          roomId: call.roomId,
-          turnId: call.turnId,
-          outcome: request.outcome,
-          note: request.note ?? null,
-        },
-        at,
-      })
-    })
+      },
+      request,
+      at,
+    )
     this.options.events.emit('timeline.updated', { roomId: call.roomId })
   }
 
@@ -163,16 +142,13 @@ export class TurnService {
       status: 'running',
       createdAt: at,
     }
-    inTransaction(this.options.db, () => {
-      this.options.conversations.insertTurn(turn)
-      this.options.conversations.insertMessage({
-        id: this.newId(),
-        roomId: room.id,
-        turnId: turn.id,
-        role: 'user',
-        text,
-        createdAt: at,
-      })
+    this.options.conversations.startTurn(turn, {
+      id: this.newId(),
+      roomId: room.id,
+      turnId: turn.id,
+      role: 'user',
+      text,
+      createdAt: at,
     })
     this.options.events.emit('timeline.updated', { roomId: room.id })
     this.options.runner.start(turn, room.agentId)

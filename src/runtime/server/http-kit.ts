@@ -3,8 +3,8 @@ import type { z } from 'zod'
 
 export const MAX_BODY_BYTES = 64 * 1024
 
-export { Refusal as HttpError } from '../domain/refusal.ts'
-import { Refusal as HttpError } from '../domain/refusal.ts'
+import { Refusal } from '../domain/refusal.ts'
+import { httpStatusOf } from './error-status.ts'
 
 interface DurabilityHold {
   durable: () => Promise<void>
@@ -41,7 +41,7 @@ export function whenDurable(res: ServerResponse, write: () => void): void {
       else
         writeJson(
           res,
-          503,
+          httpStatusOf('not_durable'),
           JSON.stringify({ error: 'the store is not durable', code: 'not_durable' }),
         )
     })
@@ -76,8 +76,12 @@ export function answered(res: ServerResponse): boolean {
  * read as a next request, which Node refuses with a bare 400 and a closed
  * connection, and a held refusal would lose that race.
  */
-export function sendError(res: ServerResponse, error: HttpError): void {
-  writeJson(res, error.status, JSON.stringify({ error: error.message, code: error.code }))
+export function sendError(res: ServerResponse, refusal: Refusal): void {
+  writeJson(
+    res,
+    httpStatusOf(refusal.code),
+    JSON.stringify({ error: refusal.message, code: refusal.code }),
+  )
 }
 
 /**
@@ -91,31 +95,31 @@ export async function readJsonBody<S extends z.ZodType>(
 ): Promise<z.infer<S>> {
   const type = req.headers['content-type'] ?? ''
   if (!/^application\/json(\s*;\s*charset=utf-8)?$/i.test(type)) {
-    throw new HttpError(400, 'bad_content_type', 'content-type must be application/json')
+    throw new Refusal('bad_content_type', 'content-type must be application/json')
   }
   const declared = req.headers['content-length']
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
-    throw new HttpError(400, 'body_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`)
+    throw new Refusal('body_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`)
   }
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of bodyChunks(req)) {
     size += chunk.length
     if (size > MAX_BODY_BYTES)
-      throw new HttpError(400, 'body_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`)
+      throw new Refusal('body_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`)
     chunks.push(chunk)
   }
   let value: unknown
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)))
   } catch {
-    throw new HttpError(400, 'invalid_json', 'body is not valid UTF-8 JSON')
+    throw new Refusal('invalid_json', 'body is not valid UTF-8 JSON')
   }
   const parsed = schema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const where = issue?.path.length ? issue.path.join('.') : 'body'
-    throw new HttpError(400, 'invalid_body', `${where}: ${issue?.message ?? 'invalid'}`)
+    throw new Refusal('invalid_body', `${where}: ${issue?.message ?? 'invalid'}`)
   }
   return parsed.data
 }
@@ -125,7 +129,7 @@ export async function expectNoBody(req: IncomingMessage): Promise<void> {
   let size = 0
   for await (const chunk of bodyChunks(req)) {
     size += chunk.length
-    if (size > 0) throw new HttpError(400, 'unexpected_body', 'this route takes no body')
+    if (size > 0) throw new Refusal('unexpected_body', 'this route takes no body')
   }
 }
 
@@ -136,6 +140,6 @@ async function* bodyChunks(req: IncomingMessage): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of req as AsyncIterable<Buffer>) yield chunk
   } catch {
-    throw new HttpError(400, 'incomplete_body', 'the request body was not received completely')
+    throw new Refusal('incomplete_body', 'the request body was not received completely')
   }
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { HttpError } from './http-kit.ts'
+import { Refusal } from '../domain/refusal.ts'
 
 /**
  * Edge checks every request passes before routing. Each fails closed:
@@ -31,22 +31,22 @@ export function checkRequestEdge(
 ): Caller {
   const hosts = headerValues(req, 'host')
   if (hosts.length !== 1 || hosts[0] !== boundHost) {
-    throw new HttpError(421, 'wrong_host', `Host must be ${boundHost}`)
+    throw new Refusal('wrong_host', `Host must be ${boundHost}`)
   }
   if (headerValues(req, 'origin').length > 0 || hasBrowserFetchMetadata(req)) {
-    throw new HttpError(403, 'browser_origin', 'requests from browsers are refused')
+    throw new Refusal('browser_origin', 'requests from browsers are refused')
   }
   const authorizations = headerValues(req, 'authorization')
   const presented =
     authorizations.length === 1 ? /^Bearer (\S+)$/.exec(authorizations[0] ?? '')?.[1] : undefined
-  if (!presented) throw new HttpError(401, 'unauthorized', 'a valid bearer token is required')
+  if (!presented) throw new Refusal('unauthorized', 'a valid bearer token is required')
   const isMain = sameSecret(presented, credentials.bearerToken)
   const isGateway =
     credentials.gatewayCredential !== undefined &&
     sameSecret(presented, credentials.gatewayCredential)
   if (isMain) return 'main'
   if (isGateway) return 'gateway'
-  throw new HttpError(401, 'unauthorized', 'a valid bearer token is required')
+  throw new Refusal('unauthorized', 'a valid bearer token is required')
 }
 
 export function headerValues(req: IncomingMessage, name: string): string[] {

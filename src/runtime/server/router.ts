@@ -1,6 +1,6 @@
 import { ID_PATTERN, type HttpMethod } from '../../contracts/ids.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { HttpError } from './http-kit.ts'
+import { Refusal } from '../domain/refusal.ts'
 
 export interface RouteContext {
   req: IncomingMessage
@@ -39,8 +39,8 @@ export class Router {
       pathMatched = true
       if (route.method === method) return { route, params }
     }
-    if (pathMatched) throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here`)
-    throw new HttpError(404, 'not_found', 'no such route')
+    if (pathMatched) throw new Refusal('method_not_allowed', `${method} is not allowed here`)
+    throw new Refusal('not_found', 'no such route')
   }
 }
 

@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { answered, HttpError, holdUntilDurable, sendError } from './http-kit.ts'
+import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
+import { Refusal } from '../domain/refusal.ts'
+import { httpStatusOf } from './error-status.ts'
+import { answered, holdUntilDurable, sendError } from './http-kit.ts'
 import { tapConsentHeaderLines } from './consent-headers.ts'
 import { checkRequestEdge, type RuntimeCredentials } from './request-guards.ts'
 import type { Router } from './router.ts'
@@ -52,14 +55,13 @@ async function handle(
   try {
     const caller = checkRequestEdge(req, boundHost, credentials)
     const url = new URL(req.url ?? '/', `http://${boundHost}`)
-    if (url.search !== '')
-      throw new HttpError(400, 'unexpected_query', 'this API takes no query string')
+    if (url.search !== '') throw new Refusal('unexpected_query', 'this API takes no query string')
     const { route, params } = router.match(req.method ?? '', url.pathname)
     // The gateway credential sits in a file any process of this user can
     // read, so it may only open gateway calls and read their outcome. Every
     // other route, deciding an approval above all, refuses it.
     if (caller === 'gateway' && route.gatewayMayCall !== true) {
-      throw new HttpError(403, 'gateway_forbidden', 'the gateway credential cannot call this route')
+      throw new Refusal('gateway_forbidden', 'the gateway credential cannot call this route')
     }
     await route.handle({ req, res, params })
   } catch (error) {
@@ -75,11 +77,11 @@ async function handle(
     // A refused request may still be sending its body: answer and close the
     // connection instead of reading the rest of it.
     if (!req.complete) res.shouldKeepAlive = false
-    if (error instanceof HttpError) {
+    if (error instanceof Refusal) {
       sendError(res, error)
     } else {
       onError(error)
-      sendError(res, new HttpError(500, 'internal', 'internal error'))
+      sendError(res, new Refusal('internal', 'internal error'))
     }
   }
 }
@@ -87,13 +89,11 @@ async function handle(
 /** The last response started on each connection, for `answerClientError`. */
 const latestResponse = new WeakMap<object, ServerResponse>()
 
-const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string }> = {
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    reason: 'Request Header Fields Too Large',
-    code: 'headers_too_large',
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout' },
+/** Node's parser errors, as the code and reason phrase the answer names;
+ *  the status comes from the one table (error-status.ts). */
+const CLIENT_ERRORS: Record<string, { reason: string; code: RuntimeErrorCode }> = {
+  HPE_HEADER_OVERFLOW: { reason: 'Request Header Fields Too Large', code: 'headers_too_large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { reason: 'Request Timeout', code: 'request_timeout' },
 }
 
 /**
@@ -114,11 +114,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.end()
     return
   }
-  const { status, reason, code } = CLIENT_ERRORS[error.code ?? ''] ?? {
-    status: 400,
+  const { reason, code } = CLIENT_ERRORS[error.code ?? ''] ?? {
     reason: 'Bad Request',
     code: 'malformed_request',
   }
+  const status = httpStatusOf(code)
   const body = JSON.stringify({ error: 'the request could not be parsed', code })
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\n` +

@@ -1,17 +1,120 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { ApprovalRecordSchema, type ApprovalRecord } from '../../contracts/approval.ts'
+import type { Grant } from '../../contracts/room.ts'
+import { actionDigest, canonicalAction } from '../domain/approval.ts'
+import type { ApprovalStore, Resolution } from '../ports/approval-store.ts'
+import type { AuditAppender } from './audit-log.ts'
+import { inTransaction } from './database.ts'
+import type { SqliteGrantRepository } from './grant-repository.ts'
 
 type Row = Record<string, unknown>
 
-export class SqliteApprovalRepository {
-  private readonly db: DatabaseSync
+export interface ApprovalRepositoryOptions {
+  audit: AuditAppender
+  /** Where an allow-always decision's grant is written. Without it, a
+   *  decision that carries a grant is refused (and rolled back) rather than
+   *  recorded as "always" with nothing granted. */
+  grants?: Pick<SqliteGrantRepository, 'insert'>
+}
 
-  constructor(db: DatabaseSync) {
+export class SqliteApprovalRepository implements ApprovalStore {
+  private readonly db: DatabaseSync
+  private readonly options: ApprovalRepositoryOptions
+
+  constructor(db: DatabaseSync, options: ApprovalRepositoryOptions) {
     this.db = db
+    this.options = options
   }
 
-  insert(approval: ApprovalRecord): void {
+  open(approval: ApprovalRecord): void {
+    inTransaction(this.db, () => {
+      this.insert(approval)
+      this.options.audit.append({
+        type: 'approval_requested',
+        subjectId: approval.id,
+        payload: {
+          roomId: approval.roomId,
+          turnId: approval.turnId,
+          toolName: approval.toolName,
+          actionDigest: actionDigest(canonicalAction(approval)),
+        },
+        at: approval.createdAt,
+      })
+    })
+  }
+
+  resolve(
+    decided: ApprovalRecord,
+    resolution: Resolution,
+    at: number,
+    grantFor?: (decided: ApprovalRecord) => Grant | undefined,
+  ): void {
+    // If the audit append (or the grant) throws, the transaction rolls back:
+    // the approval stays pending and nothing downstream learns of a decision.
+    inTransaction(this.db, () => {
+      this.saveOutcome(decided)
+      this.options.audit.append({
+        type: 'approval_resolved',
+        subjectId: decided.id,
+        payload: {
+          roomId: decided.roomId,
+          turnId: decided.turnId,
+          toolName: decided.toolName,
+          decision: resolution.decision,
+          decidedBy: resolution.decidedBy,
+          reason: resolution.reason ?? null,
+          actionDigest: actionDigest(canonicalAction(decided)),
+        },
+        at,
+      })
+      const grant = grantFor?.(decided)
+      if (grant) this.insertGrant(grant)
+    })
+  }
+
+  expire(expired: ApprovalRecord, reason: string, at: number): void {
+    inTransaction(this.db, () => {
+      this.saveOutcome(expired)
+      this.options.audit.append({
+        type: 'approval_expired',
+        subjectId: expired.id,
+        payload: { roomId: expired.roomId, turnId: expired.turnId, reason },
+        at,
+      })
+    })
+  }
+
+  escalate(approval: ApprovalRecord, reason: string, at: number): void {
+    inTransaction(this.db, () => {
+      this.setEscalationReason(approval.id, reason)
+      this.options.audit.append({
+        type: 'review_escalated',
+        subjectId: approval.id,
+        payload: {
+          roomId: approval.roomId,
+          turnId: approval.turnId,
+          toolName: approval.toolName,
+          reason,
+        },
+        at,
+      })
+    })
+  }
+
+  private insertGrant(grant: Grant): void {
+    const grants = this.options.grants
+    if (!grants) throw new Error('this store cannot record a grant')
+    grants.insert(grant)
+    this.options.audit.append({
+      type: 'grant_created',
+      subjectId: grant.id,
+      payload: grant,
+      at: grant.createdAt,
+    })
+  }
+
+  private insert(approval: ApprovalRecord): void {
     this.db
       .prepare(
         `INSERT INTO approvals (id, room_id, turn_id, tool_call_id, kind, tool_name, arguments_json,
@@ -43,7 +146,7 @@ export class SqliteApprovalRepository {
 
   /** Writes only the outcome fields: the canonical action of an approval is
    *  immutable once created, so a decision can never change what was shown. */
-  saveOutcome(approval: ApprovalRecord): void {
+  private saveOutcome(approval: ApprovalRecord): void {
     const result = this.db
       .prepare(
         `UPDATE approvals SET status = ?, decision = ?, decided_by = ?, reason = ?, decided_at = ?
@@ -64,7 +167,7 @@ export class SqliteApprovalRepository {
 
   /** Records why the reviewer escalated; only while the approval is
    *  pending, and never touching what the person is shown. */
-  setEscalationReason(id: string, reason: string): void {
+  private setEscalationReason(id: string, reason: string): void {
     this.db
       .prepare("UPDATE approvals SET escalation_reason = ? WHERE id = ? AND status = 'pending'")
       .run(reason, id)
@@ -96,13 +199,6 @@ export class SqliteApprovalRepository {
       .prepare("SELECT * FROM approvals WHERE status = 'pending' ORDER BY created_at, rowid")
       .all()
       .map(toApproval)
-  }
-
-  nextExpiry(): number | undefined {
-    const row = this.db
-      .prepare("SELECT MIN(expires_at) AS at FROM approvals WHERE status = 'pending'")
-      .get()
-    return row?.at == null ? undefined : Number(row.at)
   }
 }
 

@@ -2,26 +2,19 @@ import { randomUUID } from 'node:crypto'
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { sha256Hex } from '../domain/sha256.ts'
+import type {
+  AuditEvent,
+  AuditTrail,
+  IntegrityProblem,
+  McpConfigRefusal,
+  NewAuditEvent,
+} from '../ports/audit-trail.ts'
+import { inTransaction } from './database.ts'
 import type { IntegrityMac } from './integrity-mac.ts'
 
+export type { AuditEvent, NewAuditEvent } from '../ports/audit-trail.ts'
+
 export const GENESIS_HASH = '0'.repeat(64)
-
-export interface NewAuditEvent {
-  type: string
-  subjectId: string
-  payload: Record<string, unknown>
-  at: number
-}
-
-export interface AuditEvent extends NewAuditEvent {
-  seq: number
-  id: string
-  prevHash: string
-  hash: string
-  /** HMAC under the integrity key over the event's hash; null only on a row
-   *  nobody sealed (which never verifies). */
-  mac: string | null
-}
 
 /** The newest event as of the last append, MAC'd: what makes deleting the
  *  newest events visible. */
@@ -32,10 +25,10 @@ export interface AuditHead {
 }
 
 /**
- * Port for the audit trail. Invariant the adapter must keep: `append` writes
- * inside the caller's open transaction, so the event becomes durable exactly
- * when the decision it records commits, and a failed append makes the caller
- * roll back the decision with it.
+ * How the store's repositories append to the audit trail. Invariant the
+ * appender keeps: `append` writes inside the caller's open transaction, so
+ * the event becomes durable exactly when the change it records commits, and
+ * a failed append makes the caller roll the change back with it.
  */
 export interface AuditAppender {
   append(event: NewAuditEvent): AuditEvent
@@ -62,7 +55,7 @@ export interface SqliteAuditLogOptions {
   newId?: () => string
 }
 
-export class SqliteAuditLog implements AuditAppender {
+export class SqliteAuditLog implements AuditAppender, AuditTrail {
   private readonly db: DatabaseSync
   private readonly mac: IntegrityMac
   private readonly newId: () => string
@@ -117,6 +110,40 @@ export class SqliteAuditLog implements AuditAppender {
 
   list(options: { afterSeq?: number; limit?: number } = {}): AuditEvent[] {
     return readAuditEvents(this.db, options)
+  }
+
+  recordIntegrityError(problem: IntegrityProblem, at: number): void {
+    const append = () =>
+      this.append({
+        type: 'integrity_error',
+        subjectId: problem.rowId,
+        payload: {
+          table: problem.table,
+          rowId: problem.rowId,
+          roomId: problem.roomId,
+          problem: problem.problem,
+        },
+        at,
+      })
+    // A read inside a writer's transaction reports in it; otherwise the
+    // report is its own transaction.
+    if (this.db.isTransaction) append()
+    else inTransaction(this.db, append)
+  }
+
+  recordMcpConfigRefused(refusal: McpConfigRefusal, at: number): void {
+    inTransaction(this.db, () =>
+      this.append({
+        type: 'mcp_config_refused',
+        subjectId: 'mcp.json',
+        payload: {
+          field: refusal.field,
+          message: refusal.message,
+          serversInForce: refusal.serversInForce,
+        },
+        at,
+      }),
+    )
   }
 
   /** The first event of `type` about `subjectId`, only if its own hash and

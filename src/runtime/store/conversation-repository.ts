@@ -5,23 +5,139 @@ import {
   ToolCallRecordSchema,
   TurnSchema,
   type Message,
+  type ReconcileRequest,
   type ToolCallRecord,
   type ToolCallStatus,
   type Turn,
   type TurnStatus,
 } from '../../contracts/room.ts'
+import type {
+  CallAllowance,
+  ConversationStore,
+  ToolCallResult,
+  ToolCallUpdate,
+} from '../ports/conversation-store.ts'
+import type { InterruptedWorkStore } from '../ports/interrupted-work-store.ts'
+import type { AuditAppender } from './audit-log.ts'
+import { inTransaction } from './database.ts'
 
 type Row = Record<string, unknown>
 
 /** Turns, messages and tool calls: what a room's timeline is made of. */
-export class SqliteConversationRepository {
+export class SqliteConversationRepository implements ConversationStore, InterruptedWorkStore {
   private readonly db: DatabaseSync
+  private readonly audit: AuditAppender
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, options: { audit: AuditAppender }) {
     this.db = db
+    this.audit = options.audit
   }
 
-  insertTurn(turn: Turn): void {
+  startTurn(turn: Turn, message: Message): void {
+    inTransaction(this.db, () => {
+      this.insertTurn(turn)
+      this.insertMessage(message)
+    })
+  }
+
+  openCall(turn: Turn, call: ToolCallRecord): void {
+    inTransaction(this.db, () => {
+      this.insertTurn(turn)
+      this.insertToolCall(call)
+    })
+  }
+
+  markRunning(call: ToolCallRecord, at: number, allowedBy: CallAllowance | null): void {
+    inTransaction(this.db, () => {
+      if (allowedBy) {
+        this.appendAllowed(
+          call,
+          allowedBy.type,
+          allowedBy.type === 'tool_allowed_by_grant' ? allowedBy.grantId : null,
+          at,
+        )
+      }
+      this.updateToolCall(call.id, { status: 'running', at })
+    })
+  }
+
+  recordAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void {
+    inTransaction(this.db, () => this.appendAllowed(call, 'tool_allowed_by_grant', grantId, at))
+  }
+
+  startAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void {
+    inTransaction(this.db, () => {
+      this.appendAllowed(call, 'tool_allowed_by_grant', grantId, at)
+      this.updateToolCall(call.id, { status: 'running', at })
+      this.setTurnStatus(call.turnId, 'running')
+    })
+  }
+
+  settleCall(
+    call: ToolCallRecord,
+    ended: { status: ToolCallStatus; result: ToolCallResult },
+    turnStatus: TurnStatus,
+    at: number,
+  ): void {
+    inTransaction(this.db, () => {
+      this.updateToolCall(call.id, { ...ended, at })
+      this.setTurnStatus(call.turnId, turnStatus)
+    })
+  }
+
+  reconcile(
+    call: ToolCallRecord,
+    ended: { status: ToolCallStatus; result: ToolCallResult },
+    request: ReconcileRequest,
+    at: number,
+  ): void {
+    inTransaction(this.db, () => {
+      this.updateToolCall(call.id, { ...ended, at })
+      this.audit.append({
+        type: 'execution_reconciled',
+        subjectId: call.id,
+        payload: {
+          roomId: call.roomId,
+          turnId: call.turnId,
+          outcome: request.outcome,
+          note: request.note ?? null,
+        },
+        at,
+      })
+    })
+  }
+
+  settleInterrupted(at: number, awaitingResult: ToolCallResult): ToolCallRecord[] {
+    return inTransaction(this.db, () => {
+      const unknown = this.markRunningAsUnknown(at)
+      for (const call of unknown) {
+        this.audit.append({
+          type: 'execution_unknown',
+          subjectId: call.id,
+          payload: { roomId: call.roomId, turnId: call.turnId, toolName: call.toolName },
+          at,
+        })
+      }
+      this.expireAwaitingApproval(at, awaitingResult)
+      return unknown
+    })
+  }
+
+  private appendAllowed(
+    call: ToolCallRecord,
+    type: CallAllowance['type'],
+    grantId: string | null,
+    at: number,
+  ): void {
+    this.audit.append({
+      type,
+      subjectId: call.id,
+      payload: { roomId: call.roomId, turnId: call.turnId, toolName: call.toolName, grantId },
+      at,
+    })
+  }
+
+  private insertTurn(turn: Turn): void {
     this.db
       .prepare(
         `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, status, created_at)
@@ -126,15 +242,7 @@ export class SqliteConversationRepository {
       )
   }
 
-  updateToolCall(
-    id: string,
-    update: {
-      status: ToolCallStatus
-      result?: ToolCallRecord['result']
-      approvalId?: string
-      at: number
-    },
-  ): void {
+  updateToolCall(id: string, update: ToolCallUpdate): void {
     this.db
       .prepare(
         `UPDATE tool_calls SET status = ?, result_json = COALESCE(?, result_json),
@@ -170,7 +278,7 @@ export class SqliteConversationRepository {
 
   /** Marks executions that were running when the runtime stopped: nobody knows
    *  whether the tool finished, so a retry must wait for a reconcile. */
-  markRunningAsUnknown(at: number): ToolCallRecord[] {
+  private markRunningAsUnknown(at: number): ToolCallRecord[] {
     const running = this.db
       .prepare("SELECT * FROM tool_calls WHERE status = 'running'")
       .all()
@@ -188,7 +296,7 @@ export class SqliteConversationRepository {
    *  their approvals expire at start and no turn is left to run them, so
    *  showing them as still awaiting approval would promise a decision that
    *  can no longer happen. */
-  expireAwaitingApproval(at: number, result: NonNullable<ToolCallRecord['result']>): void {
+  private expireAwaitingApproval(at: number, result: ToolCallResult): void {
     this.db
       .prepare(
         `UPDATE tool_calls SET status = 'expired', result_json = ?, updated_at = ?

@@ -1,10 +1,14 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { GrantScopeSchema, type Grant, type GrantScope } from '../../contracts/room.ts'
+import type { GrantStore, McpGrantKey } from '../ports/grant-store.ts'
+import type { AuditAppender } from './audit-log.ts'
+import { inTransaction } from './database.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
 
 export interface GrantRepositoryOptions {
   mac: IntegrityMac
+  audit: AuditAppender
   /** Whether the room's own row verified: a tampered room has no grants. */
   roomIntact: (roomId: string) => boolean
   /** Called for every read of a row whose MAC does not verify. */
@@ -13,7 +17,7 @@ export interface GrantRepositoryOptions {
 
 /** "Always allow" grants, each row sealed with a MAC over its content,
  *  including whether and when it was revoked. */
-export class SqliteGrantRepository {
+export class SqliteGrantRepository implements GrantStore {
   private readonly db: DatabaseSync
   private readonly options: GrantRepositoryOptions
 
@@ -101,10 +105,7 @@ export class SqliteGrantRepository {
   }
 
   /** The active, verified grant for exactly this MCP tool definition. */
-  findMcpGrant(
-    roomId: string,
-    key: { serverId: string; toolName: string; definitionHash: string },
-  ): Grant | undefined {
+  findMcpGrant(roomId: string, key: McpGrantKey): Grant | undefined {
     return this.listActive(roomId).find(
       (grant) =>
         grant.toolName === key.toolName &&
@@ -125,8 +126,22 @@ export class SqliteGrantRepository {
   }
 
   /** Revoking narrows what the agent may do, so it is allowed on any active
-   *  row, verified or not; the revoked row is sealed again as revoked. */
+   *  row, verified or not; the revoked row is sealed again as revoked, and
+   *  its `grant_revoked` event commits with it. */
   revoke(roomId: string, grantId: string, at: number): boolean {
+    return inTransaction(this.db, () => {
+      if (!this.revokeRow(roomId, grantId, at)) return false
+      this.options.audit.append({
+        type: 'grant_revoked',
+        subjectId: grantId,
+        payload: { roomId },
+        at,
+      })
+      return true
+    })
+  }
+
+  private revokeRow(roomId: string, grantId: string, at: number): boolean {
     const row = this.db
       .prepare('SELECT * FROM grants WHERE id = ? AND room_id = ? AND revoked_at IS NULL')
       .get(grantId, roomId)

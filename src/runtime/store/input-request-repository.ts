@@ -1,19 +1,83 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
-import { InputRequestRecordSchema, type InputRequestRecord } from '../../contracts/input-request.ts'
+import {
+  InputRequestRecordSchema,
+  type InputRequestRecord,
+  type InputResponse,
+} from '../../contracts/input-request.ts'
+import type { InputRequestStore } from '../ports/input-request-store.ts'
+import type { AuditAppender } from './audit-log.ts'
+import { inTransaction } from './database.ts'
 
 type Row = Record<string, unknown>
 
 /** Questions and forms. Stores only what history may show: the service
  *  redacts secret answers and sensitive content before they get here. */
-export class SqliteInputRequestRepository {
+export class SqliteInputRequestRepository implements InputRequestStore {
   private readonly db: DatabaseSync
+  private readonly audit: AuditAppender
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, options: { audit: AuditAppender }) {
     this.db = db
+    this.audit = options.audit
   }
 
-  insert(request: InputRequestRecord): void {
+  open(request: InputRequestRecord): void {
+    inTransaction(this.db, () => {
+      this.insert(request)
+      this.audit.append({
+        type: 'input_requested',
+        subjectId: request.id,
+        payload: {
+          roomId: request.roomId,
+          turnId: request.turnId,
+          kind: request.kind,
+          questions: request.questions.length,
+          blocking: request.blocking,
+          sensitive: request.sensitive,
+        },
+        at: request.createdAt,
+      })
+    })
+  }
+
+  close(record: InputRequestRecord, action: InputResponse['action'], at: number): void {
+    inTransaction(this.db, () => {
+      this.saveOutcome(record)
+      // Never the answer itself: the audit log outlives every secret, and a
+      // digest of a short answer could be guessed back.
+      this.audit.append({
+        type: 'input_resolved',
+        subjectId: record.id,
+        payload: {
+          roomId: record.roomId,
+          turnId: record.turnId,
+          kind: record.kind,
+          action,
+          status: record.status,
+        },
+        at,
+      })
+    })
+  }
+
+  /** Used at start, when the instance that was waiting for them is gone. */
+  markPendingStale(at: number): InputRequestRecord[] {
+    return inTransaction(this.db, () => {
+      const marked = this.markRowsStale(at)
+      for (const request of marked) {
+        this.audit.append({
+          type: 'input_request_stale',
+          subjectId: request.id,
+          payload: { roomId: request.roomId, turnId: request.turnId, kind: request.kind },
+          at,
+        })
+      }
+      return marked
+    })
+  }
+
+  private insert(request: InputRequestRecord): void {
     this.db
       .prepare(
         `INSERT INTO input_requests (id, room_id, turn_id, kind, questions_json, form_json, blocking,
@@ -42,7 +106,7 @@ export class SqliteInputRequestRepository {
 
   /** Writes the outcome of a pending request; throws if it was no longer
    *  pending, so two answers can never both land. */
-  saveOutcome(request: InputRequestRecord): void {
+  private saveOutcome(request: InputRequestRecord): void {
     const result = this.db
       .prepare(
         `UPDATE input_requests SET status = ?, answers_json = ?, content_json = ?, resolved_at = ?
@@ -71,9 +135,8 @@ export class SqliteInputRequestRepository {
       .map(toRecord)
   }
 
-  /** Marks every pending request stale: used at start, when the instance
-   *  that was waiting for them is gone. Returns what it marked. */
-  markPendingStale(at: number): InputRequestRecord[] {
+  /** Marks every pending request stale and returns them as they were. */
+  private markRowsStale(at: number): InputRequestRecord[] {
     const pending = this.db
       .prepare("SELECT * FROM input_requests WHERE status = 'pending'")
       .all()

@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
+import type { IntegrityProblem } from '../ports/audit-trail.ts'
 
 export const INTEGRITY_KEY_BYTES = 32
 
@@ -46,16 +47,6 @@ export class IntegrityMac {
 }
 
 export type { RowIntegrity } from '../../contracts/room.ts'
-
-/** A row whose MAC did not verify, as the store reports it. */
-export interface IntegrityProblem {
-  table: 'rooms' | 'grants'
-  rowId: string
-  roomId: string
-  problem: 'mac_missing' | 'mac_mismatch'
-  /** The MAC found on disk (or null): a later, different edit of the same row
-   *  is a new problem and is reported again. */
-  foundMac: string | null
-}
+export type { IntegrityProblem } from '../ports/audit-trail.ts'
 
 export type OnTampered = (problem: IntegrityProblem) => void

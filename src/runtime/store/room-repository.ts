@@ -1,45 +1,35 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { RoomPolicySchema, type RoomPolicy } from '../../contracts/policy-axes.ts'
-import type { RoomKind } from '../../contracts/room.ts'
-import { narrowestRoomPolicy } from '../policy/room-policy.ts'
-import type { IntegrityMac, OnTampered, RowIntegrity } from './integrity-mac.ts'
+import type { RoomKind, RoomPermissions } from '../../contracts/room.ts'
+import type {
+  PermissionRequestRow,
+  PolicyChange,
+  RoomRow,
+  RoomStore,
+  StoredRoom,
+} from '../ports/room-store.ts'
+import type { AuditAppender, SqliteAuditLog } from './audit-log.ts'
+import { inTransaction } from './database.ts'
+import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
 
-export interface RoomRow {
-  id: string
-  kind: RoomKind
-  agentId: string
-  workspace: string
-  title: string
-  policy: RoomPolicy
-  revision: number
-  createdAt: number
-}
-
-/**
- * A room as read back. A row whose MAC does not verify comes back with
- * `integrity: 'tampered'` and the narrowest policy for its kind, never the
- * policy it claims: whoever edited the file must not get the wider mode
- * through any reader that forgets to look at `integrity`.
- */
-export interface StoredRoom extends RoomRow {
-  integrity: RowIntegrity
-}
-
-export interface PermissionRequestRow {
-  bodyDigest: string
-  resultJson: string
-}
+export type { PermissionRequestRow, RoomRow, StoredRoom } from '../ports/room-store.ts'
 
 export interface RoomRepositoryOptions {
   mac: IntegrityMac
+  audit: AuditAppender & Pick<SqliteAuditLog, 'firstSealed'>
   /** Called for every read of a row whose MAC does not verify. */
   onTampered: OnTampered
+  /** The narrowest policy a room of this kind can have (the policy's
+   *  `narrowestRoomPolicy`): what a row whose seal or policy cannot be
+   *  trusted reads as. Injected because what is narrowest is policy, which
+   *  the store does not decide. */
+  narrowestPolicy: (kind: RoomKind) => RoomPolicy
 }
 
 /** Rooms, each row sealed with a MAC over the fields that decide what its
  *  agent may do (see `sealedRoomContent`). */
-export class SqliteRoomRepository {
+export class SqliteRoomRepository implements RoomStore {
   private readonly db: DatabaseSync
   private readonly options: RoomRepositoryOptions
 
@@ -48,7 +38,60 @@ export class SqliteRoomRepository {
     this.options = options
   }
 
-  insert(room: RoomRow): void {
+  create(row: RoomRow): void {
+    inTransaction(this.db, () => {
+      this.insert(row)
+      this.options.audit.append({
+        type: 'room_created',
+        subjectId: row.id,
+        payload: {
+          kind: row.kind,
+          agentId: row.agentId,
+          workspace: row.workspace,
+          policy: row.policy,
+        },
+        at: row.createdAt,
+      })
+    })
+  }
+
+  changePolicy(
+    change: PolicyChange,
+    permissionsAfter: () => RoomPermissions,
+  ): RoomPermissions | undefined {
+    return inTransaction(this.db, () => {
+      if (!this.updatePolicy(change.roomId, change.policy, change.expectedRevision)) {
+        return undefined
+      }
+      const permissions = permissionsAfter()
+      this.insertPermissionRequest(
+        change.roomId,
+        change.clientRequestId,
+        change.bodyDigest,
+        canonicalJson(permissions),
+        change.at,
+      )
+      this.options.audit.append({
+        type: 'room_permission_changed',
+        subjectId: change.roomId,
+        payload: {
+          clientRequestId: change.clientRequestId,
+          from: change.fromMode,
+          to: change.toMode,
+          revision: permissions.revision,
+          policy: change.policy,
+        },
+        at: change.at,
+      })
+      return permissions
+    })
+  }
+
+  sealedCreation(roomId: string): Record<string, unknown> | undefined {
+    return this.options.audit.firstSealed('room_created', roomId)?.payload
+  }
+
+  private insert(room: RoomRow): void {
     const policyJson = canonicalJson(room.policy)
     this.db
       .prepare(
@@ -115,7 +158,7 @@ export class SqliteRoomRepository {
       : undefined
   }
 
-  insertPermissionRequest(
+  private insertPermissionRequest(
     roomId: string,
     clientRequestId: string,
     bodyDigest: string,
@@ -150,7 +193,9 @@ export class SqliteRoomRepository {
       agentId: raw.agentId,
       workspace: raw.workspace,
       title: String(row.title),
-      policy: intact ? parsePolicy(raw.policyJson, kind) : narrowestRoomPolicy(kind),
+      policy: intact
+        ? parsePolicy(raw.policyJson, kind, this.options.narrowestPolicy)
+        : this.options.narrowestPolicy(kind),
       revision: raw.revision,
       createdAt: Number(row.created_at),
       integrity: intact ? 'ok' : 'tampered',
@@ -195,10 +240,14 @@ function sealedRoomContent(room: RawRoom): Record<string, unknown> {
 
 /** A sealed row's policy is what the runtime wrote; if it still does not
  *  parse (a schema change), the narrowest policy is the safe reading. */
-function parsePolicy(policyJson: string, kind: RoomKind): RoomPolicy {
+function parsePolicy(
+  policyJson: string,
+  kind: RoomKind,
+  narrowest: (kind: RoomKind) => RoomPolicy,
+): RoomPolicy {
   try {
     return RoomPolicySchema.parse(JSON.parse(policyJson))
   } catch {
-    return narrowestRoomPolicy(kind)
+    return narrowest(kind)
   }
 }

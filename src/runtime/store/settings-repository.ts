@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
+import type { SettingsStore } from '../ports/settings-store.ts'
 
 export const DEFAULT_GLOBAL_SETTINGS: Readonly<Record<string, unknown>> = {
   defaultMode: 'ask-for-approval',
@@ -9,7 +10,7 @@ export const DEFAULT_GLOBAL_SETTINGS: Readonly<Record<string, unknown>> = {
 }
 
 /** Global settings. A room's permission change never writes here. */
-export class SqliteSettingsRepository {
+export class SqliteSettingsRepository implements SettingsStore {
   private readonly db: DatabaseSync
 
   constructor(db: DatabaseSync) {

@@ -4,7 +4,7 @@ import type { Room } from '../../../contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
 import type { WorkbenchApi } from '../gui/workbench-api.ts'
 
-/** The agents every install ships with (src/runtime/agent/agents.ts). */
+/** The agents every install ships with (src/runtime/domain/agent-preset.ts). */
 export const AGENT_LABEL = {
   assistant: 'workbench.agent.assistant',
   reader: 'workbench.agent.reader',

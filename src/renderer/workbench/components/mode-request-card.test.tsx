@@ -2,12 +2,14 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Language } from '../../../common/consent-view.ts'
+import { workbenchError } from '../../../common/workbench-error.ts'
 import { workbenchApi } from '../gui/workbench-api.ts'
 import {
   FakeGui,
   approvalFixture,
   deferred,
   emptyTimeline,
+  mainRejection,
   permissionsFixture,
   roomFixture,
   toolCallFixture,
@@ -130,7 +132,12 @@ describe('the permissions request card', () => {
 
   it('shows the failure and its reason in the page language', async () => {
     const { answer } = await requestMode('approve-for-me', 'zh-CN')
-    await act(async () => answer.resolve({ status: 'closed', reason: 'the runtime restarted' }))
+    await act(async () =>
+      answer.resolve({
+        status: 'closed',
+        reason: workbenchError('runtime_restarted', 'the runtime restarted'),
+      }),
+    )
     const outcome = await screen.findByTestId('mode-request-outcome')
     expect(outcome.textContent).toBe('失败')
     expect(outcome.dataset.outcome).toBe('failed')
@@ -141,12 +148,12 @@ describe('the permissions request card', () => {
 
   it('shows a failure main threw as failed, never as changed', async () => {
     await requestMode('approve-for-me', 'en', async () => {
-      throw new Error('refused: requestModeChange takes (roomId, mode)')
+      throw mainRejection('invalid_arguments', 'requestModeChange takes (roomId, mode)')
     })
     const outcome = await screen.findByTestId('mode-request-outcome')
     expect(outcome.dataset.outcome).toBe('failed')
     expect(screen.getByRole('alert').textContent).toBe(
-      'The mode did not change: Assent refused the request (details: refused: requestModeChange takes (roomId, mode))',
+      'The mode did not change: Assent refused the request (details: requestModeChange takes (roomId, mode))',
     )
   })
 })

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { RoomPermissions } from '../../../contracts/room.ts'
-import { workbenchApi } from '../gui/workbench-api.ts'
+import { WorkbenchCallError, workbenchApi } from '../gui/workbench-api.ts'
 import {
   FakeGui,
   deferred,
@@ -115,7 +115,7 @@ describe('PermissionPicker on its own', () => {
     const { toggle } = renderPicker(
       permissionsFixture(),
       vi.fn(async () => {
-        throw new Error('the runtime restarted')
+        throw new WorkbenchCallError('the runtime restarted', undefined, 'runtime_restarted')
       }),
     )
     fireEvent.click(toggle)

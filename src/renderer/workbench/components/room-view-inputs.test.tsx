@@ -135,7 +135,10 @@ describe('RoomView: the composer while something is open', () => {
 
   it('sends a card answer as a message when the runtime already closed the question', async () => {
     const { gui } = setup({ requests: [questionRequestFixture()] })
-    gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
+    gui.respond = async () => ({
+      status: 409,
+      body: { error: 'no longer waiting', code: 'not_pending' },
+    })
     await advance(0)
     fireEvent.click(screen.getByLabelText(/production/))
     fireEvent.change(screen.getByLabelText('Your answer'), { target: { value: 'tonight' } })
@@ -153,7 +156,10 @@ describe('RoomView: the composer while something is open', () => {
       questions: [{ id: 'q1', title: 'Token', text: 'Paste it', options: [], secret: true }],
     })
     const { gui } = setup({ requests: [secret] })
-    gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
+    gui.respond = async () => ({
+      status: 409,
+      body: { error: 'no longer waiting', code: 'not_pending' },
+    })
     await advance(0)
     fireEvent.change(screen.getByLabelText('Your answer'), { target: { value: 'hunter2' } })
     fireEvent.click(screen.getByTestId('question-send'))
@@ -175,7 +181,10 @@ describe('RoomView: the composer while something is open', () => {
         questions: [{ id: 'q1', title: 'Token', text: 'Paste it', options: [], secret: true }],
       })
       const { gui } = setup({ requests: [secret], lang })
-      gui.respond = async () => ({ status: 409, body: { error: 'no longer waiting' } })
+      gui.respond = async () => ({
+        status: 409,
+        body: { error: 'no longer waiting', code: 'not_pending' },
+      })
       await advance(0)
       await type('hunter2')
       expect(gui.callsOf('sendMessage')).toEqual([])

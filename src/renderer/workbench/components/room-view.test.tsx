@@ -1,11 +1,13 @@
 // @vitest-environment happy-dom
 import { act, fireEvent, screen, waitFor, cleanup } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
+import { workbenchError } from '../../../common/workbench-error.ts'
 import type { Timeline } from '../../../contracts/room.ts'
 import {
   approvalFixture,
   deferred,
   emptyTimeline,
+  mainRejection,
   roomFixture,
   toolCallFixture,
 } from '../test-support/fake-gui.ts'
@@ -119,7 +121,10 @@ describe('RoomView: open and decided cards', () => {
       '审核窗口未打开：未知错误（详情：disk on fire）',
     )
     expect(screen.getByTestId('approval-card').dataset.outcome).toBe('pending')
-    gui.review = async () => ({ status: 'closed', reason: 'the runtime restarted' })
+    gui.review = async () => ({
+      status: 'closed',
+      reason: workbenchError('runtime_restarted', 'the runtime restarted'),
+    })
     fireEvent.click(screen.getByTestId('approval-review'))
     await waitFor(() =>
       expect(screen.getByRole('alert').textContent).toBe('审核窗口已关闭：运行时已重启'),
@@ -131,9 +136,7 @@ describe('RoomView: open and decided cards', () => {
     const refreshed = deferred<void>()
     gui.review = async () => {
       gui.timelineGate = refreshed.promise
-      throw new Error(
-        "Error invoking remote method 'assent:workbench:review': Error: approval ap-1 is no longer pending (allowed)",
-      )
+      throw mainRejection('approval_decided', 'approval ap-1 is no longer pending (allowed)')
     }
     fireEvent.click(await screen.findByTestId('approval-review'))
     // At once: muted, no buttons, no error to act on.
@@ -156,7 +159,10 @@ describe('RoomView: open and decided cards', () => {
 
   it('keeps a card stale when the runtime says the approval is gone and the refresh still lists it pending', async () => {
     const { gui } = setupRoomView(roomFixture(), withPending())
-    gui.review = async () => ({ status: 'failed', error: 'unknown approval' })
+    gui.review = async () => ({
+      status: 'failed',
+      error: workbenchError('unknown_approval', 'unknown approval'),
+    })
     fireEvent.click(await screen.findByTestId('approval-review'))
     await waitFor(() => expect(gui.callsOf('timeline')).toHaveLength(2))
     await waitFor(() => expect(screen.getByTestId('approval-card').dataset.outcome).toBe('stale'))

@@ -4,8 +4,8 @@ import type { AssentGui } from '../../../common/assent-gui.ts'
 import type { PermissionMode } from '../../../contracts/policy-axes.ts'
 import type { Room } from '../../../contracts/room.ts'
 import type { InputResponse } from '../../../contracts/input-request.ts'
-import { approvalGone, errorText } from '../gui/error-text.ts'
-import { WorkbenchCallError, summaryOf, type WorkbenchApi } from '../gui/workbench-api.ts'
+import { approvalGone, errorText, inputGone } from '../gui/error-text.ts'
+import { summaryOf, type WorkbenchApi } from '../gui/workbench-api.ts'
 import { cardKey, openCards, type CardState } from '../state/approval-cards.ts'
 import { inputKey, openInputs, type InputCard } from '../state/input-cards.ts'
 import { answerAsMessage, createMessageRouter } from '../state/message-routing.ts'
@@ -165,7 +165,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     try {
       updateInput(await api.respondToInput(card.request.id, response))
     } catch (failure) {
-      if (failure instanceof WorkbenchCallError && failure.status === 409) {
+      if (inputGone(failure)) {
         markInputStale(inputKey(card.request))
         const text =
           response.action === 'answer' ? answerAsMessage(card.request, response.answers) : undefined

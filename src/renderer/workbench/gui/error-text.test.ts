@@ -1,15 +1,37 @@
 import { describe, expect, it } from 'vitest'
+import type { AssentGui } from '../../../common/assent-gui.ts'
+import {
+  WORKBENCH_ERROR_CODES,
+  encodeWorkbenchError,
+  workbenchError,
+  type WorkbenchErrorCode,
+} from '../../../common/workbench-error.ts'
 import { createWorkbenchI18n } from '../i18n/setup.ts'
 import { SecretNotSentError } from '../state/message-routing.ts'
-import { approvalGone, describeError, errorText } from './error-text.ts'
-import { WorkbenchCallError } from './workbench-api.ts'
+import { approvalGone, describeError, errorText, inputGone } from './error-text.ts'
+import { WorkbenchCallError, workbenchApi } from './workbench-api.ts'
 
 const en = createWorkbenchI18n('en').t
 const zh = createWorkbenchI18n('zh-CN').t
 
-// What main and the runtime really send, as the page receives it.
+// What main sends, as the page receives it: a rejected call whose message
+// Electron wraps, carrying main's typed error.
 const IPC = (message: string) =>
   new Error(`Error invoking remote method 'assent:workbench:review': Error: ${message}`)
+const rejected = (code: WorkbenchErrorCode, detail: string) =>
+  IPC(encodeWorkbenchError(workbenchError(code, detail)))
+
+/** A bridge whose review call rejects with `error`, read through the page's
+ *  API as the page reads it. */
+async function reviewFailure(error: Error): Promise<unknown> {
+  const gui = { reviewApproval: () => Promise.reject(error) } as unknown as AssentGui
+  return workbenchApi(gui)
+    .reviewApproval('ap-1')
+    .then(
+      () => undefined,
+      (failure: unknown) => failure,
+    )
+}
 
 describe('errorText: what a person reads when something fails', () => {
   it.each([
@@ -19,12 +41,16 @@ describe('errorText: what a person reads when something fails', () => {
       '问题已关闭，机密问题的回答绝不会作为消息发送',
     ],
     [
-      IPC('approval ap-1 is no longer pending (allowed)'),
+      new WorkbenchCallError(
+        'approval ap-1 is no longer pending (allowed)',
+        undefined,
+        'approval_decided',
+      ),
       'the agent is no longer waiting for this approval',
       '智能体已不再等待此批准',
     ],
     [
-      IPC('approval ap-1 has expired'),
+      rejected('approval_expired', 'approval ap-1 has expired'),
       'the approval expired before it was decided',
       '此批准在决定前已过期',
     ],
@@ -33,15 +59,28 @@ describe('errorText: what a person reads when something fails', () => {
       'the runtime no longer knows this approval',
       '运行时已不再知道此批准',
     ],
-    ['the runtime restarted', 'the runtime restarted', '运行时已重启'],
+    [
+      workbenchError('runtime_restarted', 'the runtime restarted'),
+      'the runtime restarted',
+      '运行时已重启',
+    ],
     [
       new WorkbenchCallError('the runtime is not running', 503),
       'the runtime is not running',
       '运行时未在运行',
     ],
     [new WorkbenchCallError('', 503), 'the runtime is not running', '运行时未在运行'],
-    ['the app is closing', 'Assent is closing', 'Assent 正在关闭'],
-    ['rejected by a new message', 'a new message rejected it', '一条新消息拒绝了它'],
+    [workbenchError('app_closing', 'the app is closing'), 'Assent is closing', 'Assent 正在关闭'],
+    [
+      workbenchError('rejected_by_message', 'rejected by a new message'),
+      'a new message rejected it',
+      '一条新消息拒绝了它',
+    ],
+    [
+      workbenchError('window_left_page', 'the review window left its page, so it was closed'),
+      'the review window left its page, so it closed: review it again',
+      '审核窗口离开了它的页面，因此已关闭：请重新审核',
+    ],
     [
       new WorkbenchCallError('the request is no longer waiting (stale)', 409, 'not_pending'),
       'the agent is no longer waiting for this answer',
@@ -53,14 +92,24 @@ describe('errorText: what a person reads when something fails', () => {
       '房间在此期间已更改，请重试',
     ],
     [
+      workbenchError('full_access_unavailable', 'full access is unavailable: read_only_agent'),
+      'full access is not available for this agent',
+      '此智能体不能使用完全访问',
+    ],
+    [
+      workbenchError('window_not_shown', 'the consent window was closed before it was shown'),
+      'the review window could not be shown',
+      '无法显示审核窗口',
+    ],
+    [
       new WorkbenchCallError('', 502),
       'the runtime answered with status 502',
       '运行时返回了状态 502',
     ],
     [
-      IPC('refused: unknown workbench channel'),
-      'Assent refused the request (details: refused: unknown workbench channel)',
-      'Assent 拒绝了该请求（详情：refused: unknown workbench channel）',
+      rejected('unknown_channel', 'unknown workbench channel'),
+      'Assent refused the request (details: unknown workbench channel)',
+      'Assent 拒绝了该请求（详情：unknown workbench channel）',
     ],
     [
       new Error('disk on fire'),
@@ -74,18 +123,64 @@ describe('errorText: what a person reads when something fails', () => {
     expect(errorText(zh, failure)).toBe(chinese)
   })
 
-  it('keeps the raw detail without the IPC wrapper', () => {
-    expect(describeError(IPC('disk on fire')).detail).toBe('disk on fire')
+  it('words a failure by its code, whatever its English says', () => {
+    const misleading = 'approval ap-1 has expired; the runtime restarted; rejected by a new message'
+    expect(errorText(en, workbenchError('app_closing', misleading))).toBe('Assent is closing')
+    expect(describeError(new WorkbenchCallError(misleading, 409, 'stale_revision')).kind).toBe(
+      'room-changed',
+    )
+    expect(describeError(new Error(misleading)).kind).toBe('unknown')
+  })
+
+  it('has words chosen for every code main and the runtime can send', () => {
+    const kinds = WORKBENCH_ERROR_CODES.map(
+      (code) => [code, describeError(workbenchError(code, 'x')).kind] as const,
+    )
+    expect(kinds.filter(([, kind]) => kind === undefined)).toEqual([])
+    for (const [code] of kinds) {
+      expect(errorText(en, workbenchError(code, 'x')), code).not.toMatch(/workbench\.error/)
+      expect(errorText(zh, workbenchError(code, 'x')), code).not.toMatch(/workbench\.error/)
+    }
+  })
+
+  it("reads main's typed error out of a rejected call, and drops Electron's wrapper from an untyped one", async () => {
+    const typed = await reviewFailure(
+      rejected('approval_decided', 'approval ap-1 is no longer pending'),
+    )
+    expect(typed).toBeInstanceOf(WorkbenchCallError)
+    expect(typed).toMatchObject({
+      code: 'approval_decided',
+      message: 'approval ap-1 is no longer pending',
+    })
+    const untyped = await reviewFailure(IPC('refused: review is for the workbench page only'))
+    expect(untyped).toMatchObject({
+      code: undefined,
+      message: 'refused: review is for the workbench page only',
+    })
+    expect(describeError(untyped).detail).toBe('refused: review is for the workbench page only')
   })
 
   it('tells an approval the runtime no longer waits on from other failures', () => {
-    expect(approvalGone(IPC('approval ap-1 is no longer pending (denied)'))).toBe(true)
-    expect(approvalGone('approval already decided')).toBe(true)
+    expect(approvalGone(rejected('approval_decided', 'approval ap-1 is no longer pending'))).toBe(
+      true,
+    )
+    expect(approvalGone(workbenchError('approval_decided', 'approval already decided'))).toBe(true)
     expect(approvalGone(new WorkbenchCallError('unknown approval', 404, 'unknown_approval'))).toBe(
       true,
     )
-    expect(approvalGone(IPC('approval ap-1 has expired'))).toBe(true)
-    expect(approvalGone('the runtime restarted')).toBe(false)
-    expect(approvalGone(new Error('disk on fire'))).toBe(false)
+    expect(approvalGone(rejected('approval_expired', 'approval ap-1 has expired'))).toBe(true)
+    expect(approvalGone(workbenchError('runtime_restarted', 'the runtime restarted'))).toBe(false)
+    expect(approvalGone(new Error('approval ap-1 is no longer pending'))).toBe(false)
+  })
+
+  it('tells a question or form the runtime no longer waits on from other failures', () => {
+    expect(inputGone(new WorkbenchCallError('no longer waiting', 409, 'not_pending'))).toBe(true)
+    expect(inputGone(new WorkbenchCallError('unknown input request', 404, 'unknown_request'))).toBe(
+      true,
+    )
+    expect(inputGone(new WorkbenchCallError('answer: required', 400, 'invalid_content'))).toBe(
+      false,
+    )
+    expect(inputGone(new WorkbenchCallError('no longer waiting', 409))).toBe(false)
   })
 })

@@ -1,10 +1,16 @@
 import type { TFunction } from 'i18next'
+import {
+  WorkbenchErrorSchema,
+  parseWorkbenchError,
+  type WorkbenchErrorCode,
+} from '../../../common/workbench-error.ts'
 import { WorkbenchCallError } from './workbench-api.ts'
 
 /**
- * What went wrong, in the page's terms. Main and the runtime answer in
- * English for logs and for each other; the person reads one of these,
- * translated, and the raw text only where nothing here recognises it.
+ * What went wrong, in the page's terms. Main and the runtime name every
+ * failure with a code (common/workbench-error.ts); the person reads one of
+ * these, translated, and main's English text only as a detail where the code
+ * is a generic one. Nothing here reads that text to decide anything.
  */
 export type ErrorKind =
   | 'secret-not-sent'
@@ -17,22 +23,24 @@ export type ErrorKind =
   | 'rejected-by-message'
   | 'input-not-waiting'
   | 'review-busy'
-  | 'window-closed'
-  | 'workspace-not-absolute'
+  | 'window-not-shown'
+  | 'window-left-page'
   | 'workspace-missing'
   | 'agent-unknown'
   | 'room-unknown'
   | 'grant-unknown'
   | 'room-changed'
   | 'turn-in-progress'
+  | 'full-access-unavailable'
   | 'refused'
   | 'http-status'
   | 'unknown'
 
 export interface ErrorDescription {
   kind: ErrorKind
-  /** The raw text, cleaned of the IPC wrapper: shown only as a detail. */
+  /** Main's or the runtime's English text: shown only as a detail. */
   detail: string
+  code: WorkbenchErrorCode | undefined
   status: number | undefined
 }
 
@@ -44,62 +52,114 @@ const APPROVAL_GONE: ReadonlySet<ErrorKind> = new Set([
   'approval-unknown',
 ])
 
-// Codes first (the runtime's `{ code }`), then the texts main and the
-// runtime are known to send (src/main/core/consent-*.ts, the approval gate,
-// the renderer relay). Order matters: the first match wins.
-const BY_CODE: Readonly<Record<string, ErrorKind>> = {
+/** How the page words each code. Complete over every code, so a new one
+ *  cannot reach the person without someone choosing its words. */
+const KIND_OF_CODE: Readonly<Record<WorkbenchErrorCode, ErrorKind>> = {
+  // The runtime's.
+  malformed_request: 'refused',
+  headers_too_large: 'refused',
+  request_timeout: 'refused',
+  wrong_host: 'refused',
+  browser_origin: 'refused',
+  unauthorized: 'refused',
+  gateway_forbidden: 'refused',
+  unexpected_query: 'refused',
+  not_found: 'refused',
+  method_not_allowed: 'refused',
+  bad_content_type: 'refused',
+  body_too_large: 'refused',
+  invalid_json: 'refused',
+  invalid_body: 'refused',
+  unexpected_body: 'refused',
+  incomplete_body: 'refused',
+  invalid_last_event_id: 'refused',
+  consent_required: 'refused',
   unknown_approval: 'approval-unknown',
+  approval_decided: 'approval-not-pending',
   approval_expired: 'approval-expired',
-  not_pending: 'input-not-waiting',
-  unknown_request: 'input-not-waiting',
-  unknown_agent: 'agent-unknown',
+  decision_in_progress: 'review-busy',
+  always_allow_unavailable: 'refused',
   unknown_room: 'room-unknown',
-  unknown_grant: 'grant-unknown',
+  unknown_agent: 'agent-unknown',
+  invalid_workspace: 'workspace-missing',
+  private_conversation_required: 'refused',
   stale_revision: 'room-changed',
+  client_request_conflict: 'refused',
+  read_only_agent: 'full-access-unavailable',
+  agent_directory_limits: 'full-access-unavailable',
+  room_tampered: 'refused',
+  unknown_grant: 'grant-unknown',
+  unknown_turn: 'refused',
   turn_in_progress: 'turn-in-progress',
+  execution_unknown: 'refused',
+  workspace_mismatch: 'refused',
+  unknown_execution: 'refused',
+  not_unknown: 'refused',
+  unknown_request: 'input-not-waiting',
+  not_pending: 'input-not-waiting',
+  blocking: 'refused',
+  wrong_action: 'refused',
+  protected_form: 'refused',
+  invalid_content: 'refused',
+  invalid_answer: 'refused',
+  unknown_call: 'refused',
+  not_running: 'refused',
+  not_durable: 'runtime-down',
+  internal: 'unknown',
+  // Main's.
+  invalid_arguments: 'refused',
+  unknown_channel: 'refused',
+  sender_refused: 'refused',
+  relay_refused: 'refused',
+  runtime_down: 'runtime-down',
+  runtime_restarted: 'runtime-restarted',
+  app_closing: 'app-closing',
+  rejected_by_message: 'rejected-by-message',
+  full_access_unavailable: 'full-access-unavailable',
+  not_sensitive_form: 'refused',
+  form_invalid: 'refused',
+  window_not_shown: 'window-not-shown',
+  window_left_page: 'window-left-page',
+  runtime_unreadable: 'unknown',
+  main_failed: 'unknown',
 }
-const BY_TEXT: ReadonlyArray<readonly [RegExp, ErrorKind]> = [
-  [/workspace: must be an absolute path/i, 'workspace-not-absolute'],
-  [/workspace: must be an existing directory/i, 'workspace-missing'],
-  [/unknown approval/i, 'approval-unknown'],
-  [/no longer pending|already decided|not_pending/i, 'approval-not-pending'],
-  [/approval expired|approval \S+ has expired/i, 'approval-expired'],
-  [/runtime restarted/i, 'runtime-restarted'],
-  [/runtime is not running/i, 'runtime-down'],
-  [/app is closing/i, 'app-closing'],
-  [/rejected by a new message/i, 'rejected-by-message'],
-  [/no longer waiting/i, 'input-not-waiting'],
-  [/different decision is in progress|already has a prompt/i, 'review-busy'],
-  [/closed before it was shown/i, 'window-closed'],
-  [/^refused:|not allowed from the workbench|malformed workbench call/i, 'refused'],
-]
 
-// Electron wraps a rejected `ipcRenderer.invoke` as
-// "Error invoking remote method 'channel': Error: <message>".
-const IPC_WRAPPER = /^Error invoking remote method '[^']*':\s*(?:\w*Error:\s*)?/
-
-export function describeError(failure: unknown): ErrorDescription {
+/** A failure's code, status and detail, wherever it came from: a relay
+ *  answer or a bridge call (`WorkbenchCallError`), an error a review ended
+ *  with (a `WorkbenchError`), or a rejected call nothing parsed yet. */
+function partsOf(failure: unknown): Omit<ErrorDescription, 'kind'> {
+  if (failure instanceof WorkbenchCallError) {
+    return { code: failure.code, status: failure.status, detail: failure.message }
+  }
+  const typed = WorkbenchErrorSchema.safeParse(failure)
+  if (typed.success) return { code: typed.data.code, status: undefined, detail: typed.data.detail }
   const raw =
     failure instanceof Error ? failure.message : typeof failure === 'string' ? failure : ''
-  const detail = raw.replace(IPC_WRAPPER, '').trim()
-  const status = failure instanceof WorkbenchCallError ? failure.status : undefined
-  const code = failure instanceof WorkbenchCallError ? failure.code : undefined
+  const wired = parseWorkbenchError(raw)
+  if (wired) return { code: wired.code, status: undefined, detail: wired.detail }
+  return { code: undefined, status: undefined, detail: raw.trim() }
+}
+
+export function describeError(failure: unknown): ErrorDescription {
   if (failure instanceof Error && failure.name === 'SecretNotSentError') {
-    return { kind: 'secret-not-sent', detail, status }
+    return { kind: 'secret-not-sent', detail: failure.message, code: undefined, status: undefined }
   }
-  const byCode = code === undefined ? undefined : BY_CODE[code]
-  if (byCode) return { kind: byCode, detail, status }
-  for (const [pattern, kind] of BY_TEXT) {
-    if (pattern.test(detail)) return { kind, detail, status }
-  }
-  if (status === 503) return { kind: 'runtime-down', detail, status }
-  if (detail === '' && status !== undefined) return { kind: 'http-status', detail, status }
-  return { kind: 'unknown', detail, status }
+  const parts = partsOf(failure)
+  if (parts.code !== undefined) return { kind: KIND_OF_CODE[parts.code], ...parts }
+  if (parts.status === 503) return { kind: 'runtime-down', ...parts }
+  if (parts.detail === '' && parts.status !== undefined) return { kind: 'http-status', ...parts }
+  return { kind: 'unknown', ...parts }
 }
 
 /** True when the runtime said the approval is decided, expired or unknown. */
 export function approvalGone(failure: unknown): boolean {
   return APPROVAL_GONE.has(describeError(failure).kind)
+}
+
+/** True when the runtime said the question or form is no longer waiting
+ *  (answered, closed, stale) or unknown: its card is stale. */
+export function inputGone(failure: unknown): boolean {
+  return describeError(failure).kind === 'input-not-waiting'
 }
 
 const KEY = {
@@ -113,14 +173,15 @@ const KEY = {
   'rejected-by-message': 'workbench.error.rejectedByMessage',
   'input-not-waiting': 'workbench.error.inputNotWaiting',
   'review-busy': 'workbench.error.reviewBusy',
-  'window-closed': 'workbench.error.windowClosed',
-  'workspace-not-absolute': 'workbench.error.workspaceNotAbsolute',
+  'window-not-shown': 'workbench.error.windowNotShown',
+  'window-left-page': 'workbench.error.windowLeftPage',
   'workspace-missing': 'workbench.error.workspaceMissing',
   'agent-unknown': 'workbench.error.agentUnknown',
   'room-unknown': 'workbench.error.roomUnknown',
   'grant-unknown': 'workbench.error.grantUnknown',
   'room-changed': 'workbench.error.roomChanged',
   'turn-in-progress': 'workbench.error.turnInProgress',
+  'full-access-unavailable': 'workbench.error.fullAccessUnavailable',
 } as const satisfies Partial<Record<ErrorKind, string>>
 
 /** The reason a person reads, in the page's language. */

@@ -1,4 +1,12 @@
 import type { AssentGui, RelayResponse } from '../../../common/assent-gui.ts'
+import {
+  WorkbenchErrorCodeSchema,
+  WorkbenchErrorSchema,
+  parseWorkbenchError,
+  workbenchError,
+  type WorkbenchError,
+  type WorkbenchErrorCode,
+} from '../../../common/workbench-error.ts'
 import type { ApprovalRecord, ApprovalSummary } from '../../../contracts/approval.ts'
 import type { InputRequestRecord, InputResponse } from '../../../contracts/input-request.ts'
 import type { PermissionMode } from '../../../contracts/policy-axes.ts'
@@ -12,13 +20,14 @@ import type {
 } from '../../../contracts/room.ts'
 
 /** A relay call the runtime answered with an error (`{ error, code }`), or
- *  a bridge call main refused. The message is the raw English detail; the
- *  person reads it through `errorText` (error-text.ts). */
+ *  a bridge call main refused (its typed error). The message is the raw
+ *  English detail; the person reads the code through `errorText`
+ *  (error-text.ts). */
 export class WorkbenchCallError extends Error {
   readonly status: number | undefined
-  readonly code: string | undefined
+  readonly code: WorkbenchErrorCode | undefined
 
-  constructor(message: string, status?: number, code?: string) {
+  constructor(message: string, status?: number, code?: WorkbenchErrorCode) {
     super(message)
     this.name = 'WorkbenchCallError'
     this.status = status
@@ -33,8 +42,8 @@ export type ReviewOutcome =
   | { status: 'changed' | 'unchanged'; permissions: RoomPermissions }
   | { status: 'submitted'; request: InputRequestRecord }
   | { status: 'cancelled' | 'expired' }
-  | { status: 'closed'; reason: string }
-  | { status: 'failed'; error: string }
+  | { status: 'closed'; reason: WorkbenchError }
+  | { status: 'failed'; error: WorkbenchError }
 
 /** A form's answer in MCP's terms. */
 export type FormOutcomeAction = 'accept' | 'decline' | 'cancel'
@@ -43,7 +52,7 @@ export type FormOutcomeAction = 'accept' | 'decline' | 'cancel'
 export type RejectionOutcome =
   | { status: 'rejected'; approval: ApprovalRecord }
   | { status: 'not-pending' }
-  | { status: 'failed'; error: string }
+  | { status: 'failed'; error: WorkbenchError }
 
 /**
  * The workbench's typed view of `window.assentGui`. The page trusts main to
@@ -91,40 +100,64 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
       (await body<{ request: InputRequestRecord }>(gui.respondToInput(requestId, response)))
         .request,
     openSensitiveForm: (requestId) => bridge(gui.openSensitiveForm(requestId)),
-    rejectApprovalForMessage: async (approvalId) => {
-      try {
-        return (await gui.rejectApprovalForMessage(approvalId)) as RejectionOutcome
-      } catch (error) {
-        throw new WorkbenchCallError(messageOf(error))
-      }
-    },
+    rejectApprovalForMessage: async (approvalId) =>
+      withTypedError(
+        (await bridgeCall(gui.rejectApprovalForMessage(approvalId))) as RejectionOutcome,
+      ),
     requestModeChange: (roomId, mode) => bridge(gui.requestModeChange(roomId, mode)),
   }
 }
 
 async function body<T>(call: Promise<RelayResponse>): Promise<T> {
-  let response: RelayResponse
-  try {
-    response = await call
-  } catch (error) {
-    throw new WorkbenchCallError(messageOf(error))
-  }
+  const response = (await bridgeCall(call)) as RelayResponse
   if (response.status >= 200 && response.status < 300) return response.body as T
   const answer = (response.body ?? {}) as { error?: unknown; code?: unknown }
-  // No text of its own: the page words it from the status (error-text.ts).
+  const code = WorkbenchErrorCodeSchema.safeParse(answer.code)
+  // No text of its own: the page words it from the code or the status
+  // (error-text.ts).
   throw new WorkbenchCallError(
     typeof answer.error === 'string' ? answer.error : '',
     response.status,
-    typeof answer.code === 'string' ? answer.code : undefined,
+    code.success ? code.data : undefined,
   )
 }
 
 async function bridge(call: Promise<unknown>): Promise<ReviewOutcome> {
+  return withTypedError((await bridgeCall(call)) as ReviewOutcome)
+}
+
+// Electron wraps a rejected `ipcRenderer.invoke` as
+// "Error invoking remote method 'channel': Error: <message>"; the wrapper
+// is dropped from a detail shown to the person.
+const IPC_WRAPPER = /^Error invoking remote method '[^']*':\s*(?:\w*Error:\s*)?/
+
+/** Awaits a call to main, turning its rejection into a `WorkbenchCallError`
+ *  with main's typed error when it carries one (common/workbench-error.ts). */
+async function bridgeCall(call: Promise<unknown>): Promise<unknown> {
   try {
-    return (await call) as ReviewOutcome
+    return await call
   } catch (error) {
-    throw new WorkbenchCallError(messageOf(error))
+    const message = messageOf(error)
+    const typed = parseWorkbenchError(message)
+    if (typed) throw new WorkbenchCallError(typed.detail, undefined, typed.code)
+    throw new WorkbenchCallError(message.replace(IPC_WRAPPER, '').trim())
   }
+}
+
+/** A review's or rejection's outcome with its error or reason parsed: main
+ *  sends a `WorkbenchError`, and anything else reads as `main_failed`. */
+function withTypedError<T extends { status: string }>(outcome: T): T {
+  const record = outcome as T & { error?: unknown; reason?: unknown }
+  if (outcome.status === 'failed') return { ...outcome, error: typedOrFailed(record.error) }
+  if (outcome.status === 'closed') return { ...outcome, reason: typedOrFailed(record.reason) }
+  return outcome
+}
+
+function typedOrFailed(value: unknown): WorkbenchError {
+  const parsed = WorkbenchErrorSchema.safeParse(value)
+  return parsed.success
+    ? parsed.data
+    : workbenchError('main_failed', typeof value === 'string' ? value : '')
 }
 
 export function messageOf(error: unknown): string {

@@ -1,4 +1,4 @@
-import type { ApprovalSummary } from '../../../contracts/approval.ts'
+import { RESTART_EXPIRY_REASON, type ApprovalSummary } from '../../../contracts/approval.ts'
 
 /**
  * The approval cards of one room, as the page knows them. The runtime decides
@@ -29,12 +29,11 @@ export function cardKey(approval: Pick<ApprovalSummary, 'id' | 'turnId'>): strin
   return JSON.stringify([approval.id, approval.turnId])
 }
 
-// The runtime expires the approvals a previous instance left pending with
-// this reason (src/runtime/runtime-app.ts): nobody is waiting on them any more.
-const RESTART_REASON = /runtime restarted/i
-
+/** Whether the runtime expired this approval at start because the instance
+ *  that asked for it was gone (src/runtime/recovery/crash-recovery.ts): nobody
+ *  is waiting on it any more. */
 export function isRestartExpiry(approval: ApprovalSummary): boolean {
-  return approval.status === 'expired' && RESTART_REASON.test(approval.reason ?? '')
+  return approval.status === 'expired' && approval.reason === RESTART_EXPIRY_REASON
 }
 
 /**

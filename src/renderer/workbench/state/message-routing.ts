@@ -1,6 +1,7 @@
 import type { ApprovalSummary } from '../../../contracts/approval.ts'
 import type { InputRequestRecord, QuestionAnswer } from '../../../contracts/input-request.ts'
 import type { QuestionDrafts } from '../components/question-card.tsx'
+import { inputGone } from '../gui/error-text.ts'
 import { WorkbenchCallError, type WorkbenchApi } from '../gui/workbench-api.ts'
 import { inputKey, type InputCard } from './input-cards.ts'
 
@@ -76,10 +77,7 @@ export function createMessageRouter(deps: MessageRoutingDeps) {
       )
       return true
     } catch (failure) {
-      if (
-        failure instanceof WorkbenchCallError &&
-        (failure.status === 409 || failure.status === 404)
-      ) {
+      if (inputGone(failure)) {
         deps.onInputStale(key)
         return false
       }
@@ -95,7 +93,9 @@ export function createMessageRouter(deps: MessageRoutingDeps) {
     if (question?.request.sensitive) throw new SecretNotSentError()
     for (const approval of deps.openApprovals()) {
       const outcome = await deps.api.rejectApprovalForMessage(approval.id)
-      if (outcome.status === 'failed') throw new Error(outcome.error)
+      if (outcome.status === 'failed') {
+        throw new WorkbenchCallError(outcome.error.detail, undefined, outcome.error.code)
+      }
       deps.onApprovalRejected(approval.id)
     }
     await sendMessage(text)

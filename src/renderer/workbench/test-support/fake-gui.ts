@@ -4,6 +4,11 @@ import type {
   WorkbenchEvent,
   WorkbenchPreferences,
 } from '../../../common/assent-gui.ts'
+import {
+  encodeWorkbenchError,
+  workbenchError,
+  type WorkbenchErrorCode,
+} from '../../../common/workbench-error.ts'
 import type { ApprovalSummary } from '../../../contracts/approval.ts'
 import type { InputRequestRecord } from '../../../contracts/input-request.ts'
 import type {
@@ -13,6 +18,14 @@ import type {
   Timeline,
   ToolCallRecord,
 } from '../../../contracts/room.ts'
+
+/** A call main rejected, as the page receives it from Electron: main's typed
+ *  error inside the message, behind Electron's wrapper. */
+export function mainRejection(code: WorkbenchErrorCode, detail: string): Error {
+  return new Error(
+    `Error invoking remote method 'assent:workbench:review': Error: ${encodeWorkbenchError(workbenchError(code, detail))}`,
+  )
+}
 
 /**
  * A stand-in for `window.assentGui` in component tests (happy-dom has no
@@ -92,7 +105,10 @@ export class FakeGui implements AssentGui {
     const permissions = this.permissionsOf.get(roomId)
     return permissions
       ? { status: 200, body: permissions }
-      : { status: 409, body: { error: 'private conversation required', code: 'x' } }
+      : {
+          status: 409,
+          body: { error: 'private conversation required', code: 'private_conversation_required' },
+        }
   }
   async grants(roomId: string): Promise<RelayResponse> {
     this.record('grants', [roomId])

@@ -4,13 +4,14 @@ import { actionDigest, canonicalAction } from '../../domain/approval.ts'
 import { parseConsentToken, type ConsentTokenVerifier } from '../../../consent/consent-token.ts'
 import { ACTION_DIGEST_PATTERN } from '../../../contracts/consent.ts'
 import type { ApprovalGate } from '../../gate/approval-gate.ts'
-import type { SqliteApprovalRepository } from '../../store/approval-repository.ts'
+import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { exactHeaderValue } from '../consent-headers.ts'
-import { HttpError, readJsonBody, sendJson } from '../http-kit.ts'
+import { Refusal } from '../../domain/refusal.ts'
+import { readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 
 export interface ApprovalRouteDeps {
-  approvals: SqliteApprovalRepository
+  approvals: Pick<ApprovalStore, 'get'>
   gate: ApprovalGate
   verifier: ConsentTokenVerifier
   instanceId: string
@@ -19,8 +20,7 @@ export interface ApprovalRouteDeps {
   alwaysAllowBlocker: (approval: ApprovalRecord) => string | null
 }
 
-const consentRequired = () =>
-  new HttpError(403, 'consent_required', 'protected approval consent required')
+const consentRequired = () => new Refusal('consent_required', 'protected approval consent required')
 
 export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
   return [
@@ -30,7 +30,7 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
       pattern: '/v1/approvals/:approvalId',
       handle: async ({ res, params }) => {
         const approval = deps.approvals.get(params.approvalId ?? '')
-        if (!approval) throw new HttpError(404, 'unknown_approval', 'unknown approval')
+        if (!approval) throw new Refusal('unknown_approval', 'unknown approval')
         const action = canonicalAction(approval)
         sendJson(res, 200, {
           approval,
@@ -66,25 +66,21 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
         })
         if (!verified) throw consentRequired()
         const approval = deps.approvals.get(approvalId)
-        if (!approval) throw new HttpError(404, 'unknown_approval', 'unknown approval')
+        if (!approval) throw new Refusal('unknown_approval', 'unknown approval')
         // The token named a digest; the approval must still show exactly that.
         if (actionDigest(canonicalAction(approval)) !== digest) throw consentRequired()
         // Refused, not downgraded to allow-once: the person chose "always",
         // and acting on less than that without saying so would mislead them.
         const blocker = body.decision === 'allow-always' ? deps.alwaysAllowBlocker(approval) : null
         if (blocker !== null) {
-          throw new HttpError(
-            409,
-            'always_allow_unavailable',
-            `always allow is unavailable: ${blocker}`,
-          )
+          throw new Refusal('always_allow_unavailable', `always allow is unavailable: ${blocker}`)
         }
         const outcome = await deps.gate.decide({
           approvalId,
           decision: body.decision,
           decidedBy: 'user',
         })
-        if (!outcome.ok) throw new HttpError(outcome.status, 'decision_refused', outcome.error)
+        if (!outcome.ok) throw new Refusal(outcome.code, outcome.error)
         sendJson(res, 200, { approval: outcome.approval })
       },
     },

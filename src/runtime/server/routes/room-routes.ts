@@ -8,16 +8,17 @@ import { parseConsentToken, type ConsentTokenVerifier } from '../../../consent/c
 import type { RoomService } from '../../rooms/room-service.ts'
 import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
-import type { SqliteApprovalRepository } from '../../store/approval-repository.ts'
+import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { exactHeaderValue } from '../consent-headers.ts'
-import { HttpError, expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
+import { Refusal } from '../../domain/refusal.ts'
+import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 import { CONSENT_HEADER } from '../../../contracts/http-headers.ts'
 
 export interface RoomRouteDeps {
   rooms: RoomService
   turns: TurnService
-  approvals: SqliteApprovalRepository
+  approvals: Pick<ApprovalStore, 'listByRoom'>
   verifier: ConsentTokenVerifier
   instanceId: string
 }
@@ -90,7 +91,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
             subject: { roomId, ...body, instanceId: deps.instanceId },
           })
         if (!verified)
-          throw new HttpError(403, 'consent_required', 'protected permission consent required')
+          throw new Refusal('consent_required', 'protected permission consent required')
         sendJson(res, 200, await rooms.changeMode(roomId, body))
       },
     },

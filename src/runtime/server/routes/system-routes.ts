@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import type { EventBus, RuntimeEvent } from '../../events/event-bus.ts'
-import type { SqliteAuditLog } from '../../store/audit-log.ts'
-import type { SqliteSettingsRepository } from '../../store/settings-repository.ts'
+import type { AuditTrail } from '../../ports/audit-trail.ts'
+import type { SettingsStore } from '../../ports/settings-store.ts'
 import { headerValues } from '../request-guards.ts'
-import { HttpError, sendJson, whenDurable } from '../http-kit.ts'
+import { Refusal } from '../../domain/refusal.ts'
+import { sendJson, whenDurable } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 
 export const SSE_HEARTBEAT_MS = 15_000
@@ -11,8 +12,8 @@ export const SSE_HEARTBEAT_MS = 15_000
 export interface SystemRouteDeps {
   instanceId: string
   events: EventBus
-  audit: SqliteAuditLog
-  settings: SqliteSettingsRepository
+  audit: Pick<AuditTrail, 'list'>
+  settings: SettingsStore
 }
 
 export function systemRoutes(deps: SystemRouteDeps): Route[] {
@@ -52,7 +53,7 @@ function streamEvents(
   if (lastEventIds.length > 0) {
     const raw = lastEventIds[0] ?? ''
     if (lastEventIds.length > 1 || !/^(0|[1-9][0-9]{0,15})$/.test(raw)) {
-      throw new HttpError(400, 'invalid_last_event_id', 'Last-Event-ID must be one event id')
+      throw new Refusal('invalid_last_event_id', 'Last-Event-ID must be one event id')
     }
     resumeFrom = Number(raw)
   }

@@ -1,0 +1,25 @@
+import { mkdirSync } from 'node:fs'
+import { PROJECT_ROOT } from '../../src/main/cdp/built-assets.ts'
+import { ensureBuilt } from '../build-freshness.ts'
+import { provideElectronBinary } from './host-choice.ts'
+import { namesProject, requestedProjects } from './project-request.ts'
+import { EVIDENCE_VARIABLE } from './smoke-settings.ts'
+
+/**
+ * Playwright Test's global setup for the smoke scenario, once per run before
+ * any host starts: makes the evidence folder (checked when the config was
+ * loaded, smoke-settings.ts), then builds the app when its build is missing
+ * or older than its sources (the hosts load the built pages and preloads),
+ * and, when the electron project was asked for by name, fetches the
+ * Electron binary if there is none yet (host-choice.ts).
+ */
+export default function globalSetup(): void {
+  const evidence = process.env[EVIDENCE_VARIABLE]
+  if (!evidence) throw new Error(`${EVIDENCE_VARIABLE} is not set (playwright.config.ts sets it)`)
+  mkdirSync(evidence, { recursive: true })
+  ensureBuilt((line) => console.log(`smoke: ${line}`))
+  const electronAskedFor = requestedProjects(process.argv).some((name) =>
+    namesProject(name, 'electron'),
+  )
+  provideElectronBinary(electronAskedFor, PROJECT_ROOT, process.env)
+}

@@ -1,0 +1,136 @@
+import unhomoglyph from 'unhomoglyph'
+
+/**
+ * Which characters of a tool or MCP server name could make it pass for
+ * another name, after Unicode TR39 (security mechanisms):
+ * - a character that TR39's confusables data maps to plain ASCII (Cyrillic
+ *   `о` for `o`, mathematical `𝐚`), or NFKC does (fullwidth `ｗ`): the data
+ *   is the `unhomoglyph` package's copy of confusables.txt, so no table is
+ *   kept by hand here;
+ * - every non-ASCII letter of a name whose letters do not all share one
+ *   script (a resolved script set that is empty), allowing Latin with
+ *   Japanese, Korean or Chinese as TR39's "highly restrictive" level does.
+ * ASCII itself is never flagged: `rn` and `m` are told apart by reading.
+ */
+
+/** Scripts a letter is tested against (by Script_Extensions). A letter of
+ *  none of them counts as one more script, so it still mixes with Latin. */
+const SCRIPTS = [
+  'Latin',
+  'Greek',
+  'Cyrillic',
+  'Armenian',
+  'Hebrew',
+  'Arabic',
+  'Syriac',
+  'Thaana',
+  'Nko',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
+  'Thai',
+  'Lao',
+  'Tibetan',
+  'Myanmar',
+  'Georgian',
+  'Hangul',
+  'Ethiopic',
+  'Cherokee',
+  'Canadian_Aboriginal',
+  'Ogham',
+  'Runic',
+  'Khmer',
+  'Mongolian',
+  'Hiragana',
+  'Katakana',
+  'Bopomofo',
+  'Han',
+  'Yi',
+  'Coptic',
+  'Glagolitic',
+  'Tifinagh',
+  'Vai',
+  'Lisu',
+  'Osage',
+  'Adlam',
+  'Deseret',
+] as const
+
+const SCRIPT_TESTS = SCRIPTS.map(
+  (script) => [script, new RegExp(`^\\p{scx=${script}}$`, 'u')] as const,
+)
+
+/** TR39's augmented script sets: Han is also written in Japanese, Korean
+ *  and Chinese with Bopomofo, so those combinations are one script. */
+const AUGMENT: Readonly<Record<string, readonly string[]>> = {
+  Han: ['Jpan', 'Kore', 'Hanb'],
+  Hiragana: ['Jpan'],
+  Katakana: ['Jpan'],
+  Hangul: ['Kore'],
+  Bopomofo: ['Hanb'],
+}
+const CJK_SETS = new Set(['Jpan', 'Kore', 'Hanb'])
+
+const SCRIPT_BEARING = /^[\p{L}\p{M}\p{N}]$/u
+const COMMON_OR_INHERITED = /^[\p{sc=Zyyy}\p{sc=Zinh}]$/u
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/
+
+/** The character's scripts, augmented; undefined for one that has none of
+ *  its own (digits, punctuation, combining marks of any script). */
+function scriptsOf(char: string): Set<string> | undefined {
+  if (!SCRIPT_BEARING.test(char) || COMMON_OR_INHERITED.test(char)) return undefined
+  const scripts = new Set<string>()
+  for (const [script, test] of SCRIPT_TESTS) {
+    if (!test.test(char)) continue
+    scripts.add(script)
+    for (const extra of AUGMENT[script] ?? []) scripts.add(extra)
+  }
+  if (scripts.size === 0) scripts.add('Other')
+  return scripts
+}
+
+function intersect(sets: ReadonlyArray<Set<string>>): Set<string> {
+  const [first, ...rest] = sets
+  const result = new Set(first ?? [])
+  for (const set of rest) for (const script of result) if (!set.has(script)) result.delete(script)
+  return result
+}
+
+/** Whether the name's letters fall in more than one script, beyond the
+ *  Latin-with-CJK combinations TR39 allows at its highly restrictive level. */
+export function mixesScripts(chars: readonly string[]): boolean {
+  const sets = chars.map(scriptsOf).filter((set) => set !== undefined)
+  if (sets.length === 0 || intersect(sets).size > 0) return false
+  const nonLatin = sets.filter((set) => !set.has('Latin'))
+  const rest = intersect(nonLatin)
+  return ![...rest].some((script) => CJK_SETS.has(script))
+}
+
+/** Whether this non-ASCII character looks like plain ASCII text: TR39's
+ *  confusables data maps it there, or compatibility normalisation (NFKC)
+ *  does (fullwidth forms, which the data leaves out in part). */
+export function looksLikeAscii(char: string): boolean {
+  if (PRINTABLE_ASCII.test(char)) return false
+  return [unhomoglyph(char), char.normalize('NFKC')].some(
+    (prototype) => prototype !== char && PRINTABLE_ASCII.test(prototype),
+  )
+}
+
+/** The indexes (in code points) of the characters to show as escapes in a
+ *  name; empty for a name that cannot pass for another. */
+export function confusableIndexes(chars: readonly string[]): Set<number> {
+  const mixed = mixesScripts(chars)
+  const flagged = new Set<number>()
+  chars.forEach((char, index) => {
+    if (PRINTABLE_ASCII.test(char)) return
+    if (looksLikeAscii(char) || (mixed && scriptsOf(char) !== undefined)) flagged.add(index)
+  })
+  return flagged
+}

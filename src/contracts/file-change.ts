@@ -1,0 +1,67 @@
+import { z } from 'zod'
+
+/**
+ * What a file write changes, as the protected window shows it: the
+ * difference between the file's current content and the content the agent
+ * wants to write, as unified-diff hunks. The runtime reads the current
+ * content when it opens the approval; a preview it sends is part of what
+ * the person is shown and so belongs under the action digest.
+ *
+ * Lines carry their text without the line terminator. Line numbers are
+ * 1-based and follow the unified-diff convention: a hunk with no old lines
+ * (a new file) has `oldStart` 0, and the numbers of each line are derived
+ * from the hunk's starts, so a preview cannot number a line twice.
+ */
+export const FileChangeLineSchema = z.strictObject({
+  op: z.enum(['context', 'add', 'remove']),
+  text: z.string(),
+})
+export type FileChangeLine = z.infer<typeof FileChangeLineSchema>
+
+export const FileChangeHunkSchema = z
+  .strictObject({
+    oldStart: z.number().int().min(0),
+    oldLines: z.number().int().min(0),
+    newStart: z.number().int().min(0),
+    newLines: z.number().int().min(0),
+    lines: z.array(FileChangeLineSchema).min(1),
+  })
+  .refine(
+    (hunk) =>
+      hunk.lines.filter((line) => line.op !== 'add').length === hunk.oldLines &&
+      hunk.lines.filter((line) => line.op !== 'remove').length === hunk.newLines,
+    { message: 'the hunk line counts do not match its lines' },
+  )
+export type FileChangeHunk = z.infer<typeof FileChangeHunkSchema>
+
+export const FileChangeSchema = z
+  .strictObject({
+    /** The path as the agent named it (the window also shows where it
+     *  resolves). */
+    path: z.string().min(1),
+    /** `create`: the file does not exist yet, and the one hunk holds all of
+     *  the new content; `modify`: it exists and the hunks are the changed
+     *  parts with a few lines of context. */
+    kind: z.enum(['create', 'modify']),
+    hunks: z.array(FileChangeHunkSchema).max(1_000),
+    /** True when the runtime left hunks out (a very large change): the
+     *  window says so and shows the whole new content as well. */
+    truncated: z.boolean(),
+  })
+  .refine(
+    (change) =>
+      change.hunks.every(
+        (hunk, index) =>
+          index === 0 ||
+          hunk.oldStart >=
+            (change.hunks[index - 1]?.oldStart ?? 0) + (change.hunks[index - 1]?.oldLines ?? 0),
+      ),
+    { message: 'hunks must be in file order and must not overlap' },
+  )
+  .refine(
+    (change) => change.kind === 'modify' || change.hunks.every((hunk) => hunk.oldLines === 0),
+    {
+      message: 'a new file has no old lines',
+    },
+  )
+export type FileChange = z.infer<typeof FileChangeSchema>

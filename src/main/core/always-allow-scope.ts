@@ -1,0 +1,52 @@
+import type { AlwaysAllow } from '../../common/consent-view.ts'
+import type { CanonicalAction } from '../../contracts/approval.ts'
+
+/** Tools whose grant covers every later call of the tool in the room. */
+const TOOL_SCOPED = new Set(['write_file', 'read_file', 'list_dir'])
+
+/**
+ * What "Always allow" would remember for this action, in the runtime's
+ * terms (src/runtime/agent/grant-scope.ts, which decides; this only says
+ * it in words before the click), or why it is not offered.
+ *
+ * `runtimeOffers` is the runtime's `alwaysAllowAvailable`: when it says no
+ * grant can cover the action, the button is withheld whatever main thinks.
+ * When main cannot name the scope the runtime would store, it withholds
+ * the button too: a promise it cannot state is not made.
+ */
+export function alwaysAllowFor(action: CanonicalAction, runtimeOffers: boolean): AlwaysAllow {
+  const scope = scopeOf(action)
+  if ('reason' in scope) return { offered: false, reason: scope.reason }
+  if (!runtimeOffers) {
+    // The runtime resolves a delete's real path when it answers; a path it
+    // cannot resolve is the one reason main cannot see from here.
+    return {
+      offered: false,
+      reason: scope.scope === 'path' ? 'path-unresolvable' : 'runtime-refuses',
+    }
+  }
+  return { offered: true, scope: scope.scope }
+}
+
+type Scope =
+  | { scope: Extract<AlwaysAllow, { offered: true }>['scope'] }
+  | { reason: Extract<AlwaysAllow, { offered: false }>['reason'] }
+
+function scopeOf(action: CanonicalAction): Scope {
+  if (action.kind === 'mcp-tool-call') {
+    return action.mcp ? { scope: 'mcp-tool' } : { reason: 'tool-not-grantable' }
+  }
+  const args = action.arguments
+  if (action.toolName === 'run_command') {
+    // The grant stores the argv alone: a call with a shell, another
+    // directory or a time limit is not what it would match later.
+    const plain = Object.keys(args).length === 1 && Array.isArray(args.argv)
+    return plain ? { scope: 'command' } : { reason: 'command-has-options' }
+  }
+  if (action.toolName === 'delete_file') {
+    if (args.recursive === true) return { reason: 'recursive-delete' }
+    return typeof args.path === 'string' ? { scope: 'path' } : { reason: 'path-unresolvable' }
+  }
+  if (TOOL_SCOPED.has(action.toolName)) return { scope: 'tool' }
+  return { reason: 'tool-not-grantable' }
+}

@@ -1,0 +1,55 @@
+import type { ConsentAnswer } from '../../common/consent-view.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
+
+/**
+ * Main's own half of the enable delay (docs/architecture.md §3): the
+ * preload keeps the buttons disabled until its window has been shown and
+ * focused for the delay, but a preload is code in a renderer. Main times
+ * the same delay from what it did itself (showing and focusing the window)
+ * and from the window's focus events, and refuses an answer that widens
+ * anything if it arrives sooner, whatever the preload says.
+ */
+
+/** How far each mode lets the agent go without asking. */
+const MODE_REACH: Readonly<Record<PermissionMode, number>> = {
+  'ask-for-approval': 0,
+  'approve-for-me': 1,
+  'full-access': 2,
+}
+
+/** What a prompt is about, for deciding which answers widen. */
+export type PromptSubject =
+  | { kind: 'approval' }
+  | { kind: 'mode-change'; from: PermissionMode; to: PermissionMode }
+  | { kind: 'form' }
+
+/**
+ * Whether `answer` widens what may happen: allowing an action, or moving a
+ * room to a mode that reaches as far or further. Confirming the same mode
+ * counts, since that is how a room whose stored settings were tampered with
+ * gets its grants back. Deny, cancel, narrowing and a form's answers do
+ * not widen, and must stay quick to give.
+ */
+export function widens(subject: PromptSubject, answer: ConsentAnswer): boolean {
+  if (subject.kind === 'approval') return answer === 'allow-once' || answer === 'allow-always'
+  if (subject.kind === 'mode-change') {
+    return answer === 'confirm' && MODE_REACH[subject.to] >= MODE_REACH[subject.from]
+  }
+  return false
+}
+
+/**
+ * Whether the window has been shown and focused for at least `delayMs`
+ * by `nowMs`. `activeSinceMs` is undefined until main has shown and focused
+ * it, and again while it is being shown anew: no answer can be in time
+ * then. A clock that runs backwards (`nowMs` before `activeSinceMs`) is
+ * not in time either.
+ */
+export function activeLongEnough(
+  activeSinceMs: number | undefined,
+  nowMs: number,
+  delayMs: number,
+): boolean {
+  if (activeSinceMs === undefined) return false
+  return nowMs - activeSinceMs >= delayMs
+}

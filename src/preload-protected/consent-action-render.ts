@@ -1,0 +1,174 @@
+import { commandLineDisplay } from '../common/command-line-display.ts'
+import type { ConsentView, Language } from '../common/consent-view.ts'
+import { translate, type MessageKey } from '../common/i18n/index.ts'
+import { renderFileContent, renderFileChange } from './file-lines-render.ts'
+import type { SafeTextWriter } from './safe-text-writer.ts'
+
+type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
+
+/** Longest command, path or name the title shows before it says "…"; the
+ *  action below always shows the whole of it. */
+export const TITLE_VALUE_MAX_CHARS = 60
+
+/**
+ * Draws the action an approval asks for, first and in full: a command line
+ * and where it runs, a file and its change, a path to delete and whether
+ * the delete is recursive, an MCP call's server, tool and arguments. Every
+ * value is made safe by the writer; nothing is cut without saying so.
+ */
+export function renderApprovalAction(
+  document: Document,
+  body: HTMLElement,
+  view: ApprovalView,
+  writer: SafeTextWriter,
+): void {
+  body.replaceChildren()
+  const { action, lang } = view
+  const facts = new FactList(document, body, writer, lang)
+  switch (action.type) {
+    case 'command':
+      facts.add(
+        'consent.action.commandLine',
+        commandLineDisplay(action.argv, action.shell),
+        'consent-command',
+      )
+      facts.add('consent.action.directory', action.directory, 'consent-mono')
+      if (action.timeoutMs !== undefined) {
+        const seconds = String(Math.ceil(action.timeoutMs / 1_000))
+        facts.add(
+          'consent.action.timeLimit',
+          translate(lang, 'consent.action.seconds', { seconds }),
+        )
+      }
+      if (action.shell) note(document, body, translate(lang, 'consent.action.shell'), true)
+      return
+    case 'write':
+      facts.add('consent.action.writePath', action.path, 'consent-mono')
+      facts.add('consent.action.resolvesTo', action.absolutePath, 'consent-mono')
+      if (action.fileChange) {
+        renderFileChange(document, body, action.fileChange, writer, lang)
+        if (!action.fileChange.truncated) return
+        note(document, body, translate(lang, 'consent.action.truncated'), true)
+        heading(document, body, translate(lang, 'consent.action.contentAfterTruncation'))
+      } else {
+        const lines = lineCount(action.content)
+        const key = lines === 1 ? 'consent.action.contentWholeOne' : 'consent.action.contentWhole'
+        heading(document, body, translate(lang, key, { lines: String(lines) }))
+      }
+      renderFileContent(document, body, action.content, writer, lang)
+      return
+    case 'delete':
+      facts.add('consent.action.deletePath', action.path, 'consent-mono')
+      facts.add('consent.action.resolvesTo', action.absolutePath, 'consent-mono')
+      note(
+        document,
+        body,
+        translate(
+          lang,
+          action.recursive ? 'consent.action.recursiveYes' : 'consent.action.recursiveNo',
+        ),
+        action.recursive,
+      )
+      return
+    case 'read':
+      facts.add(
+        action.listing ? 'consent.action.listPath' : 'consent.action.readPath',
+        action.path,
+        'consent-mono',
+      )
+      facts.add('consent.action.resolvesTo', action.absolutePath, 'consent-mono')
+      return
+    case 'mcp':
+      facts.add('consent.action.server', action.serverName, '', { name: true })
+      facts.add('consent.action.tool', view.toolName, 'consent-mono', { name: true })
+      block(document, body, writer, translate(lang, 'consent.action.arguments'), view.argumentsText)
+      block(
+        document,
+        body,
+        writer,
+        translate(lang, 'consent.action.toolDescription'),
+        action.toolDescription,
+        'consent-prose',
+      )
+      if (action.previewText !== null) {
+        block(document, body, writer, translate(lang, 'consent.action.preview'), action.previewText)
+      }
+      return
+    case 'other':
+      facts.add('consent.action.tool', view.toolName, 'consent-mono', { name: true })
+      block(document, body, writer, translate(lang, 'consent.action.arguments'), view.argumentsText)
+      return
+  }
+}
+
+/** Lines in a file's content: a final line feed ends the last line rather
+ *  than starting another. */
+export function lineCount(content: string): number {
+  if (content === '') return 0
+  const breaks = content.split('\n').length
+  return content.endsWith('\n') ? breaks - 1 : breaks
+}
+
+/** A list of label and value rows, one grid so values line up. */
+class FactList {
+  private list: HTMLDListElement | undefined
+  private readonly document: Document
+  private readonly parent: HTMLElement
+  private readonly writer: SafeTextWriter
+  private readonly lang: Language
+
+  constructor(document: Document, parent: HTMLElement, writer: SafeTextWriter, lang: Language) {
+    this.document = document
+    this.parent = parent
+    this.writer = writer
+    this.lang = lang
+  }
+
+  add(label: MessageKey, value: string, className = '', options = { name: false }): void {
+    if (!this.list) {
+      this.list = this.document.createElement('dl')
+      this.list.className = 'consent-facts consent-action-facts'
+      this.parent.append(this.list)
+    }
+    const row = this.document.createElement('div')
+    row.className = 'consent-fact'
+    const term = this.document.createElement('dt')
+    term.textContent = translate(this.lang, label)
+    const description = this.writer.element(
+      'dd',
+      `consent-value ${className}`.trim(),
+      value,
+      options,
+    )
+    row.append(term, description)
+    this.list.append(row)
+  }
+}
+
+function note(document: Document, parent: HTMLElement, text: string, caution: boolean): void {
+  const paragraph = document.createElement('p')
+  paragraph.className = caution ? 'consent-note consent-note-caution' : 'consent-note'
+  paragraph.textContent = text
+  parent.append(paragraph)
+}
+
+function heading(document: Document, parent: HTMLElement, text: string): void {
+  const element = document.createElement('h3')
+  element.className = 'consent-block-heading'
+  element.textContent = text
+  parent.append(element)
+}
+
+/** A labelled block of multi-line text: arguments, a description, a
+ *  preview. Wrapped, never clipped; the page scrolls, not the block. */
+function block(
+  document: Document,
+  parent: HTMLElement,
+  writer: SafeTextWriter,
+  label: string,
+  text: string,
+  className = 'consent-code',
+): void {
+  heading(document, parent, label)
+  parent.append(writer.element('pre', className, text, { multiline: true }))
+}

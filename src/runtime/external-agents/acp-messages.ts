@@ -1,0 +1,208 @@
+import { isAbsolute, resolve } from 'node:path'
+import { z } from 'zod'
+import type { ToolCallStatus } from '../../contracts/room.ts'
+import type { ExternalAction, ExternalDecision, ExternalFileChange } from './external-agent-port.ts'
+
+/**
+ * The parts of the Agent Client Protocol (ACP, protocol version 1) that the
+ * client reads. Agents add fields, so objects are loose: unknown keys are
+ * tolerated and never read. A message without a field the client uses does
+ * not parse and is never acted on.
+ */
+
+export const ACP_PROTOCOL_VERSION = 1
+
+const Text = z.string().max(16 * 1024 * 1024)
+const Id = z.string().min(1).max(512)
+
+export const AcpInitializeResultSchema = z.looseObject({ protocolVersion: z.number().int() })
+
+export const AcpNewSessionResultSchema = z.looseObject({
+  sessionId: Id,
+  modes: z
+    .looseObject({
+      currentModeId: z.string(),
+      availableModes: z.array(z.looseObject({ id: z.string() })).max(256),
+    })
+    .nullable()
+    .optional(),
+})
+
+/** Answers whose content the client does not use (`session/set_mode`). */
+export const AcpEmptyResultSchema = z.looseObject({}).nullable()
+
+export const AcpPromptResultSchema = z.looseObject({
+  stopReason: z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']),
+})
+export type AcpStopReason = z.infer<typeof AcpPromptResultSchema>['stopReason']
+
+/** One item of a tool call's content. Only text and diffs are read. */
+const ContentItemSchema = z.looseObject({ type: z.string() })
+const TextContentSchema = z.looseObject({
+  type: z.literal('content'),
+  content: z.looseObject({ type: z.literal('text'), text: Text }),
+})
+const DiffContentSchema = z.looseObject({
+  type: z.literal('diff'),
+  path: Text.min(1),
+  oldText: Text.nullable().optional(),
+  newText: Text,
+})
+
+/** A tool call, or an update to one: only `toolCallId` is always there. */
+export const AcpToolCallSchema = z.looseObject({
+  toolCallId: Id,
+  title: Text.optional(),
+  kind: z.string().max(64).optional(),
+  status: z.string().max(64).optional(),
+  content: z.array(ContentItemSchema).max(4096).nullable().optional(),
+  rawInput: z.unknown().optional(),
+  rawOutput: z.unknown().optional(),
+})
+export type AcpToolCall = z.infer<typeof AcpToolCallSchema>
+
+export const AcpSessionUpdateSchema = z.looseObject({
+  sessionId: Id,
+  update: z.looseObject({ sessionUpdate: z.string() }),
+})
+export const AcpMessageChunkSchema = z.looseObject({
+  content: z.looseObject({ type: z.literal('text'), text: Text }),
+})
+export const AcpModeUpdateSchema = z.looseObject({ currentModeId: z.string() })
+
+const PermissionOptionSchema = z.looseObject({
+  optionId: Id,
+  name: Text.optional(),
+  /** `allow_once`, `allow_always`, `reject_once`, `reject_always`; any other
+   *  kind is never chosen. */
+  kind: z.string().max(64),
+})
+export type AcpPermissionOption = z.infer<typeof PermissionOptionSchema>
+
+export const AcpPermissionRequestSchema = z.looseObject({
+  sessionId: Id,
+  toolCall: AcpToolCallSchema,
+  options: z.array(PermissionOptionSchema).min(1).max(64),
+})
+
+export type AcpPermissionOutcome =
+  { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' }
+
+/**
+ * Assent's decision as an ACP permission outcome. An allow, allow-always
+ * included, is the agent's `allow_once` option and never `allow_always`:
+ * "always" is Assent's own grant, and the agent must keep asking so that
+ * revoking the grant takes effect. A denial or expiry is the `reject_once`
+ * option (never `reject_always`, which would make the agent refuse later
+ * requests without anyone asked), or `cancelled` when there is none.
+ * An option id shared with an option of another kind is never chosen.
+ */
+export function acpOutcomeFor(
+  decision: ExternalDecision,
+  options: readonly AcpPermissionOption[],
+): AcpPermissionOutcome {
+  const wanted =
+    decision === 'allow-once' || decision === 'allow-always'
+      ? 'allow_once'
+      : decision === 'cancelled'
+        ? null
+        : 'reject_once'
+  const option = wanted === null ? undefined : options.find((o) => o.kind === wanted)
+  // Checked here too, not only when the request is parsed: an id that also
+  // names an option of another kind is never sent.
+  const ambiguous = options.some((o) => o.optionId === option?.optionId && o.kind !== wanted)
+  return option && !ambiguous
+    ? { outcome: 'selected', optionId: option.optionId }
+    : { outcome: 'cancelled' }
+}
+
+/** The answer as the timeline shows it: the option id, or `cancelled`. */
+export function acpAnswerText(outcome: AcpPermissionOutcome): string {
+  return outcome.outcome === 'selected' ? outcome.optionId : 'cancelled'
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
+}
+
+/** POSIX shell quoting, so an argument vector reads as one command line. */
+export function shellQuote(argv: readonly string[]): string {
+  return argv
+    .map((arg) =>
+      /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`,
+    )
+    .join(' ')
+}
+
+/**
+ * What a tool call does, as Assent shows it:
+ * - `execute` with a command in its raw input (a string, or an argument
+ *   vector as codex-acp sends): the command, in the raw input's `cwd` or
+ *   the session's;
+ * - any call whose content carries diffs: those file changes;
+ * - anything else: the agent's title, kind and raw input, as sent.
+ */
+export function acpAction(toolCall: AcpToolCall, sessionCwd: string): ExternalAction {
+  const input = z
+    .looseObject({ command: z.unknown(), cwd: z.unknown() })
+    .safeParse(toolCall.rawInput)
+  if (toolCall.kind === 'execute' && input.success) {
+    const { command, cwd } = input.data
+    const where = typeof cwd === 'string' && isAbsolute(cwd) ? cwd : sessionCwd
+    if (isStringArray(command)) {
+      return { kind: 'command', commandLine: shellQuote(command), argv: [...command], cwd: where }
+    }
+    if (typeof command === 'string' && command !== '') {
+      return { kind: 'command', commandLine: command, argv: null, cwd: where }
+    }
+  }
+  const changes: ExternalFileChange[] = []
+  for (const item of toolCall.content ?? []) {
+    const diff = DiffContentSchema.safeParse(item)
+    if (!diff.success) continue
+    const oldText = diff.data.oldText ?? null
+    changes.push({
+      path: isAbsolute(diff.data.path) ? diff.data.path : resolve(sessionCwd, diff.data.path),
+      change: toolCall.kind === 'delete' ? 'delete' : oldText === null ? 'add' : 'update',
+      movePath: null,
+      diff: null,
+      oldText,
+      newText: diff.data.newText,
+    })
+  }
+  if (changes.length > 0) return { kind: 'file-changes', changes }
+  return {
+    kind: 'tool',
+    toolKind: toolCall.kind ?? 'other',
+    title: toolCall.title ?? '',
+    input: toolCall.rawInput ?? null,
+  }
+}
+
+/** The text a tool call reported: its text content, or its raw output. */
+export function acpToolOutput(toolCall: AcpToolCall): string | null {
+  const texts = (toolCall.content ?? []).flatMap((item) => {
+    const text = TextContentSchema.safeParse(item)
+    return text.success ? [text.data.content.text] : []
+  })
+  if (texts.length > 0) return texts.join('\n')
+  if (toolCall.rawOutput === undefined || toolCall.rawOutput === null) return null
+  return typeof toolCall.rawOutput === 'string'
+    ? toolCall.rawOutput
+    : JSON.stringify(toolCall.rawOutput)
+}
+
+/** An ACP tool-call status as a timeline tool-call status. */
+export function acpToolStatus(status: string | undefined): ToolCallStatus {
+  switch (status) {
+    case 'completed':
+      return 'succeeded'
+    case 'failed':
+      return 'failed'
+    case 'pending':
+    case 'in_progress':
+      return 'running'
+    default:
+      return 'unknown'
+  }
+}

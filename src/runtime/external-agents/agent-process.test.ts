@@ -1,0 +1,98 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { BASE_AGENT_ENVIRONMENT } from '../../contracts/agents-config.ts'
+import { agentEnvironment, startAgentProcess } from './agent-process.ts'
+
+const source = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/home/person',
+  LANG: 'C.UTF-8',
+  ASSENT_BEARER_TOKEN: 'secret-token',
+  OPENAI_API_KEY: 'sk-person',
+  AWS_SECRET_ACCESS_KEY: 'aws',
+}
+
+describe('the agent environment', () => {
+  it('passes only the base names and the ones the entry lists; fixed values win', () => {
+    expect(agentEnvironment({ pass_env: [], set_env: {} }, source)).toEqual({
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/person',
+      LANG: 'C.UTF-8',
+    })
+    expect(
+      agentEnvironment(
+        { pass_env: ['OPENAI_API_KEY', 'NOT_SET'], set_env: { HOME: '/h', X: '1' } },
+        source,
+      ),
+    ).toEqual({
+      PATH: '/usr/bin:/bin',
+      HOME: '/h',
+      LANG: 'C.UTF-8',
+      OPENAI_API_KEY: 'sk-person',
+      X: '1',
+    })
+  })
+})
+
+describe('the agent process', () => {
+  let workspace: string
+  beforeEach(() => {
+    workspace = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-process-')))
+  })
+  afterEach(() => rmSync(workspace, { recursive: true, force: true }))
+
+  it('runs in the workspace with nothing of the runtime’s environment but what is allowed', async () => {
+    const agent = startAgentProcess(
+      {
+        command: process.execPath,
+        args: [
+          '-e',
+          'process.stdout.write(JSON.stringify({ cwd: process.cwd(), env: process.env }))',
+        ],
+        pass_env: [],
+        set_env: { MARKER: 'set' },
+      },
+      workspace,
+      { ...process.env, ASSENT_BEARER_TOKEN: 'secret-token' },
+    )
+    let output = ''
+    agent.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+    expect(await agent.exited).toEqual({ code: 0, signal: null })
+    const seen = JSON.parse(output) as { cwd: string; env: Record<string, string> }
+    expect(seen.cwd).toBe(workspace)
+    expect(seen.env.MARKER).toBe('set')
+    expect(seen.env.ASSENT_BEARER_TOKEN).toBeUndefined()
+    const allowed = [...BASE_AGENT_ENVIRONMENT, 'MARKER']
+    expect(Object.keys(seen.env).filter((name) => !allowed.includes(name))).toEqual([])
+  })
+
+  it('stops the agent and what it started, even when the agent ignores SIGTERM', async () => {
+    const script = [
+      "process.on('SIGTERM', () => {})",
+      "const child = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })",
+      'process.stdout.write(String(child.pid) + "\\n")',
+      'setInterval(() => {}, 1000)',
+    ].join(';')
+    const agent = startAgentProcess(
+      { command: process.execPath, args: ['-e', script], pass_env: [], set_env: {} },
+      workspace,
+    )
+    const grandchild = await new Promise<number>((resolve) =>
+      agent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim()))),
+    )
+    const exit = await agent.stop()
+    expect(exit.signal).toBe('SIGKILL')
+    await expect.poll(() => isAlive(grandchild), { timeout: 10_000 }).toBe(false)
+  })
+})
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

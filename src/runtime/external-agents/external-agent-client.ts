@@ -1,0 +1,124 @@
+import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
+import {
+  AGENT_START_TIMEOUT_MS,
+  openAgentConnection,
+  TurnInProgress,
+  type AgentConnection,
+  type ExternalAgentClientOptions,
+} from './agent-connection.ts'
+import { boundedText, type ExternalTurnOutcome } from './external-agent-port.ts'
+import { RpcError, RPC_METHOD_NOT_FOUND, type RpcId } from './ndjson-rpc-peer.ts'
+import { PendingApprovals, withTimeout } from './pending-approvals.ts'
+
+/**
+ * What both adapters share: the agent process and its JSON-RPC peer, the
+ * approvals it waits on, the turn in progress, and how the session ends.
+ * Each protocol adds its handshake, its requests and its notifications.
+ */
+export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
+  protected connection: AgentConnection | null = null
+  protected turn: TurnInProgress | null = null
+  protected readonly approvals: PendingApprovals
+  protected readonly options: ExternalAgentClientOptions<A>
+  private closing = false
+  private readonly jsonrpc: '2.0' | null
+  private readonly who: string
+
+  /** `jsonrpc`: the JSON-RPC dialect; `who` names the agent in warnings. */
+  constructor(options: ExternalAgentClientOptions<A>, jsonrpc: '2.0' | null, who: string) {
+    this.options = options
+    this.jsonrpc = jsonrpc
+    this.who = who
+    this.approvals = new PendingApprovals(options.asker, options.onEvent)
+  }
+
+  /** Starts the agent and its session under `mode`'s settings; if the
+   *  handshake fails (or the agent did not take the settings), the agent is
+   *  stopped and the session cannot be used. */
+  async start(mode: PermissionMode): Promise<void> {
+    if (this.connection) throw new Error(`this ${this.who} session has started already`)
+    this.connection = openAgentConnection(this.options, this.jsonrpc, {
+      onRequest: (method, params, id) => this.onRequest(method, params, id),
+      onNotification: (method, params) => this.onNotification(method, params),
+      onProtocolError: (message) => this.warn(`${this.who} sent ${message}`),
+      onClosed: (reason) => this.onClosed(reason),
+    })
+    try {
+      await this.handshake(this.connection, mode)
+    } catch (error) {
+      await this.close()
+      throw error
+    }
+  }
+
+  /** Ends the agent process. Pending requests are answered as cancelled
+   *  first, while the agent can still read the answer. */
+  async close(): Promise<void> {
+    this.closing = true
+    this.approvals.withdrawAll()
+    const connection = this.connection
+    if (!connection) return
+    // Let the cancelled answers reach the agent before its stdin closes.
+    await new Promise((resolveTick) => setImmediate(resolveTick))
+    await connection.process.stop()
+    this.endTurn({ status: 'interrupted', detail: 'the agent was stopped' })
+  }
+
+  /** Waits for one step of the start-up handshake, within the start limit. */
+  protected starting<T>(step: Promise<T>, what: string): Promise<T> {
+    return withTimeout(step, this.options.startTimeoutMs ?? AGENT_START_TIMEOUT_MS, what)
+  }
+
+  /** Runs one turn: `send` starts it; the turn ends when the protocol says
+   *  so (`endTurn`) or the connection does. */
+  protected async playTurn(send: (turn: TurnInProgress) => void): Promise<ExternalTurnOutcome> {
+    if (this.turn) throw new Error('a turn is already running')
+    const turn = new TurnInProgress()
+    this.turn = turn
+    send(turn)
+    const outcome = await turn.done
+    this.turn = null
+    this.afterTurn()
+    this.options.onEvent({ type: 'turn-ended', outcome })
+    return outcome
+  }
+
+  protected endTurn(outcome: ExternalTurnOutcome): void {
+    this.turn?.end(outcome)
+  }
+
+  /** Answers a request this client does not serve with "method not found":
+   *  an error, never a decision. */
+  protected refuseMethod(method: string, detail: string): Promise<never> {
+    this.options.onEvent({
+      type: 'request-refused',
+      method,
+      code: 'unsupported-request',
+      detail,
+      answer: 'error: method not found',
+    })
+    return Promise.reject(new RpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported`))
+  }
+
+  protected warn(text: string): void {
+    this.options.onEvent({ type: 'agent-warning', text: boundedText(text) })
+  }
+
+  /** Clears what belonged to the turn that just ended. */
+  protected afterTurn(): void {}
+
+  /** Opens the protocol's session on a fresh connection. */
+  protected abstract handshake(connection: AgentConnection, mode: PermissionMode): Promise<void>
+  protected abstract onRequest(method: string, params: unknown, id: RpcId): Promise<unknown>
+  protected abstract onNotification(method: string, params: unknown): void
+
+  private onClosed(reason: Error): void {
+    this.approvals.withdrawAll()
+    this.endTurn(
+      this.closing
+        ? { status: 'interrupted', detail: 'the agent was stopped' }
+        : { status: 'failed', detail: reason.message },
+    )
+  }
+}

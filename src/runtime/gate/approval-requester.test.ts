@@ -1,0 +1,206 @@
+import type { DatabaseSync } from 'node:sqlite'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { RoomPolicy } from '../../contracts/policy-axes.ts'
+import { EventBus, type RuntimeEvent } from '../events/event-bus.ts'
+import { policyForMode } from '../policy/permission-modes.ts'
+import { RuleBasedReviewer, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
+import { SqliteAuditLog } from '../store/audit-log.ts'
+import { IntegrityMac } from '../store/integrity-mac.ts'
+import {
+  createRoom,
+  openTempDatabase,
+  sqliteStores,
+  startTurn,
+  toolCallFixture,
+  turnFixture,
+  type SqliteStores,
+} from '../test-support/sqlite-stores.ts'
+import { ApprovalGate } from './approval-gate.ts'
+import { ApprovalRequester, type ApprovalRequest } from './approval-requester.ts'
+
+const MAC = new IntegrityMac(Buffer.alloc(32, 5))
+let db: DatabaseSync
+let close: () => void
+let audit: SqliteAuditLog
+let stores: SqliteStores
+let events: EventBus
+let seen: RuntimeEvent[]
+let gate: ApprovalGate
+let ids: number
+
+beforeEach(() => {
+  ;({ db, close } = openTempDatabase('assent-requester-'))
+  audit = new SqliteAuditLog(db, { mac: MAC })
+  stores = sqliteStores(db, { mac: MAC, audit })
+  events = new EventBus()
+  seen = []
+  events.subscribe((event) => seen.push(event))
+  gate = new ApprovalGate({ approvals: stores.approvals, events, now: () => 1_000 })
+  ids = 0
+  createRoom(stores)
+})
+
+afterEach(() => close())
+
+function requester(reviewer: ActionReviewer = new RuleBasedReviewer(), reviewerTimeoutMs = 5_000) {
+  return new ApprovalRequester({
+    gate,
+    approvals: stores.approvals,
+    conversations: stores.conversations,
+    events,
+    reviewer,
+    reviewerTimeoutMs,
+    now: () => 1_000,
+    approvalTtlMs: () => 60_000,
+    newId: () => `approval-${(ids += 1)}`,
+  })
+}
+
+/** A turn running under `policy`, with one call waiting for a decision. */
+function turnWithCall(policy: RoomPolicy) {
+  const turn = turnFixture({ policy, text: 'write a' })
+  const call = toolCallFixture()
+  startTurn(stores, turn)
+  stores.conversations.insertToolCall(call)
+  return { turn, call }
+}
+
+function request(
+  policy: RoomPolicy,
+  review?: Partial<ReviewInput>,
+): ApprovalRequest & { reviewed: () => number } {
+  const { turn, call } = turnWithCall(policy)
+  let described = 0
+  return {
+    turn,
+    call,
+    action: {
+      kind: 'apply-changes',
+      toolName: 'write_file',
+      arguments: call.arguments,
+      workingDirectory: '/ws',
+      summary: 'Write a',
+    },
+    ...(review === undefined
+      ? {}
+      : {
+          review: async () => {
+            described += 1
+            return {
+              toolName: 'write_file',
+              effect: 'write' as const,
+              destructive: false,
+              arguments: call.arguments,
+              workspace: '/ws',
+              resolvedPaths: ['/ws/a'],
+              insideWorkspace: true,
+              ...review,
+            }
+          },
+        }),
+    reviewed: () => described,
+  }
+}
+
+const turnStatus = () => stores.conversations.getTurn('turn-1')?.status
+const auditTypes = () => audit.list().map((event) => event.type)
+
+describe('ApprovalRequester', () => {
+  it('opens the approval, marks the call awaiting it and the turn waiting, and says so', () => {
+    const pending = requester().open(request(policyForMode('ask-for-approval')))
+    expect(pending.approval).toMatchObject({
+      status: 'pending',
+      roomId: 'room-1',
+      turnId: 'turn-1',
+      toolCallId: 'call-1',
+      sandboxMode: 'workspace-write',
+      expiresAt: 61_000,
+    })
+    expect(stores.conversations.getToolCall('call-1')).toMatchObject({
+      status: 'awaiting-approval',
+      approvalId: pending.approval.id,
+    })
+    expect(turnStatus()).toBe('waiting')
+    expect(seen.map((event) => event.type)).toEqual(['approval.requested', 'timeline.updated'])
+    expect(auditTypes()).toContain('approval_requested')
+  })
+
+  it("hands back the outcome once the person decides, and leaves the turn's status to the caller", async () => {
+    const pending = requester().open(request(policyForMode('ask-for-approval')))
+    await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
+    await expect(pending.outcome).resolves.toMatchObject({ status: 'denied', decidedBy: 'user' })
+    expect(turnStatus()).toBe('waiting')
+  })
+
+  it('waits for the decision and marks the turn running again after it', async () => {
+    const asked = requester().ask(request(policyForMode('ask-for-approval')))
+    const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
+    expect(turnStatus()).toBe('waiting')
+    await gate.decide({ approvalId, decision: 'allow-once', decidedBy: 'user' })
+    await expect(asked).resolves.toMatchObject({ status: 'allowed', decidedBy: 'user' })
+    expect(turnStatus()).toBe('running')
+  })
+
+  it('never consults the reviewer when the policy leaves decisions to the person', async () => {
+    const described = request(policyForMode('ask-for-approval'), {})
+    const pending = requester().open(described)
+    await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
+    await pending.outcome
+    expect(described.reviewed()).toBe(0)
+  })
+
+  it('lets the approve-for-me reviewer allow what it judges routine, as agent-review', async () => {
+    const described = request(policyForMode('approve-for-me'), {})
+    const outcome = await requester().ask(described)
+    expect(described.reviewed()).toBe(1)
+    expect(outcome).toMatchObject({
+      status: 'allowed',
+      decision: 'allow-once',
+      decidedBy: 'agent-review',
+      reason: 'a non-destructive write inside the workspace',
+    })
+  })
+
+  it('lets the reviewer deny what it judges harmful', async () => {
+    const outcome = await requester().ask(
+      request(policyForMode('approve-for-me'), {
+        destructive: true,
+        arguments: { recursive: true },
+      }),
+    )
+    expect(outcome).toMatchObject({ status: 'denied', decidedBy: 'agent-review' })
+  })
+
+  it('leaves an escalated approval pending for the person, with the reviewer’s reason recorded', async () => {
+    const pending = requester().open(
+      request(policyForMode('approve-for-me'), { insideWorkspace: false }),
+    )
+    await expect
+      .poll(() => stores.approvals.get(pending.approval.id)?.escalationReason)
+      .toBe('the write is outside the workspace')
+    expect(stores.approvals.get(pending.approval.id)?.status).toBe('pending')
+    expect(auditTypes()).toContain('review_escalated')
+    await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
+    await expect(pending.outcome).resolves.toMatchObject({ status: 'denied', decidedBy: 'user' })
+  })
+
+  it('counts a reviewer that never answers as a denial', async () => {
+    const silent: ActionReviewer = { review: () => new Promise(() => undefined) }
+    const outcome = await requester(silent, 20).ask(request(policyForMode('approve-for-me'), {}))
+    expect(outcome).toMatchObject({ status: 'denied', decidedBy: 'agent-review' })
+  })
+
+  it('sends an action without a review description to the person even under approve-for-me', async () => {
+    let consulted = 0
+    const counting: ActionReviewer = {
+      review: async () => {
+        consulted += 1
+        return { verdict: 'allow', reason: 'would allow' }
+      },
+    }
+    const pending = requester(counting).open(request(policyForMode('approve-for-me')))
+    await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
+    await expect(pending.outcome).resolves.toMatchObject({ status: 'denied', decidedBy: 'user' })
+    expect(consulted).toBe(0)
+  })
+})

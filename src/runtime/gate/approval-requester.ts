@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto'
+import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/approval.ts'
+import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
+import type { ApprovalStore } from '../ports/approval-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { ApprovalGate } from './approval-gate.ts'
+
+/** How long the approve-for-me reviewer may take before its silence counts
+ *  as a denial. */
+export const REVIEWER_TIMEOUT_MS = 5_000
+
+/** The action as the person will be shown it, besides its room and the
+ *  turn's sandbox, which the requester takes from the turn. */
+export interface RequestedAction {
+  kind: ApprovalKind
+  toolName: string
+  arguments: Record<string, unknown>
+  workingDirectory: string
+  summary: string
+  mcp?: McpAction
+}
+
+export interface ApprovalRequest {
+  /** The turn the action belongs to: its room, and the policy frozen on it. */
+  turn: Turn
+  /** The tool call that waits for the decision. */
+  call: ToolCallRecord
+  action: RequestedAction
+  /**
+   * What the approve-for-me reviewer judges, read only once the approval is
+   * open and only where the turn's policy lets the reviewer decide. Without
+   * it the person decides whatever the policy says: an MCP call, whose
+   * server the reviewer cannot judge, never skips the person.
+   */
+  review?: () => Promise<ReviewInput>
+}
+
+/** An open approval, and its outcome once it is decided or expires. */
+export interface PendingApproval {
+  approval: ApprovalRecord
+  outcome: Promise<ApprovalRecord>
+}
+
+export interface ApprovalRequesterOptions {
+  gate: ApprovalGate
+  approvals: Pick<ApprovalStore, 'escalate'>
+  conversations: Pick<ConversationStore, 'updateToolCall' | 'setTurnStatus'>
+  events: EventBus
+  reviewer: ActionReviewer
+  /** `REVIEWER_TIMEOUT_MS` unless a test shortens it. */
+  reviewerTimeoutMs?: number
+  now: () => number
+  approvalTtlMs: () => number
+  newId?: () => string
+}
+
+/**
+ * The one way the runtime asks for a decision on an action and waits for
+ * it: an agent's built-in tool call, an agent's MCP call in a room, and an
+ * MCP gateway call all come through here, and so will an external agent
+ * backend's request (a command line and its working directory, or file
+ * changes with their diffs, described as the action's arguments).
+ *
+ * `open` opens a pending approval through the gate, marks the call awaiting
+ * approval and its turn waiting, announces it on the timeline, starts the
+ * approve-for-me reviewer where the policy says so, and hands back the
+ * outcome; `ask` also waits for it and marks the turn running again. Nothing
+ * here decides: the reviewer and the person decide through the gate, which
+ * records every decision before anyone hears of it.
+ */
+export class ApprovalRequester {
+  private readonly options: ApprovalRequesterOptions
+  private readonly newId: () => string
+
+  constructor(options: ApprovalRequesterOptions) {
+    this.options = options
+    this.newId = options.newId ?? randomUUID
+  }
+
+  open(request: ApprovalRequest): PendingApproval {
+    const { gate, conversations, events, now } = this.options
+    const { turn, call, action } = request
+    const approval = gate.open({
+      id: this.newId(),
+      roomId: turn.roomId,
+      turnId: turn.id,
+      toolCallId: call.id,
+      ...action,
+      sandboxMode: turn.policy.sandboxMode,
+      ttlMs: this.options.approvalTtlMs(),
+    })
+    conversations.updateToolCall(call.id, {
+      status: 'awaiting-approval',
+      approvalId: approval.id,
+      at: now(),
+    })
+    conversations.setTurnStatus(turn.id, 'waiting')
+    events.emit('timeline.updated', { roomId: turn.roomId })
+
+    const reviewed =
+      request.review && turn.policy.approvalReviewer === 'agent'
+        ? this.reviewAutomatically(turn, approval, request.review)
+        : Promise.resolve()
+    return { approval, outcome: reviewed.then(() => gate.waitForOutcome(approval.id)) }
+  }
+
+  /** Opens the approval and waits until it is decided or expires; the turn
+   *  shows as waiting meanwhile. */
+  async ask(request: ApprovalRequest): Promise<ApprovalRecord> {
+    const outcome = await this.open(request).outcome
+    this.options.conversations.setTurnStatus(request.turn.id, 'running')
+    return outcome
+  }
+
+  private async reviewAutomatically(
+    turn: Turn,
+    approval: ApprovalRecord,
+    describe: () => Promise<ReviewInput>,
+  ): Promise<void> {
+    const { gate, events, now } = this.options
+    const verdict = await reviewFailClosed(
+      this.options.reviewer,
+      await describe(),
+      this.options.reviewerTimeoutMs ?? REVIEWER_TIMEOUT_MS,
+    )
+    if (verdict.verdict === 'escalate') {
+      // Escalation leaves the approval pending for the person, who decides in
+      // the protected window like any other approval; the reviewer's reason is
+      // kept on the approval and in the audit log so they can see why.
+      this.options.approvals.escalate(approval, verdict.reason, now())
+      events.emit('timeline.updated', { roomId: turn.roomId })
+      return
+    }
+    await gate.decide({
+      approvalId: approval.id,
+      decision: verdict.verdict === 'allow' ? 'allow-once' : 'deny',
+      decidedBy: 'agent-review',
+      reason: verdict.reason,
+    })
+  }
+}

@@ -1,0 +1,81 @@
+import type {
+  Message,
+  ReconcileRequest,
+  ToolCallRecord,
+  ToolCallStatus,
+  Turn,
+  TurnStatus,
+} from '../../contracts/room.ts'
+
+export type ToolCallResult = NonNullable<ToolCallRecord['result']>
+
+/** What let a call run without a decision of its own, as its audit event
+ *  names it. */
+export type CallAllowance =
+  { type: 'tool_allowed_by_policy' } | { type: 'tool_allowed_by_grant'; grantId: string }
+
+export interface ToolCallUpdate {
+  status: ToolCallStatus
+  result?: ToolCallRecord['result']
+  approvalId?: string
+  at: number
+}
+
+/**
+ * Turns, messages and tool calls: what a room's timeline is made of.
+ *
+ * Invariants the adapter keeps: every method that names an audit event
+ * writes it in the same transaction as the state change it records, and
+ * every multi-row write is one transaction, so the timeline never shows
+ * half of a change; a call is marked `running` only together with the
+ * event that allowed it (when something other than a decision did).
+ */
+export interface ConversationStore {
+  getTurn(id: string): Turn | undefined
+  /** The first attempt of a message, by its idempotency key. */
+  findTurnByClientRequest(roomId: string, clientRequestId: string): Turn | undefined
+  /** The highest attempt number of a message (0 when there is none). */
+  latestAttempt(roomId: string, clientRequestId: string): number
+  listTurns(roomId: string): Turn[]
+  setTurnStatus(id: string, status: TurnStatus): void
+  /** Writes a new turn and the message that starts it, together. */
+  startTurn(turn: Turn, message: Message): void
+
+  insertMessage(message: Message): void
+  listMessages(roomId: string): Message[]
+  /** The room's last `limit` messages, oldest first. */
+  listRecentMessages(roomId: string, limit: number): Message[]
+
+  insertToolCall(call: ToolCallRecord): void
+  updateToolCall(id: string, update: ToolCallUpdate): void
+  getToolCall(id: string): ToolCallRecord | undefined
+  listToolCalls(roomId: string): ToolCallRecord[]
+  listToolCallsOfTurn(turnId: string): ToolCallRecord[]
+  /** Writes a new turn and its one tool call together (an MCP gateway call). */
+  openCall(turn: Turn, call: ToolCallRecord): void
+
+  /** Marks the call running, with the `tool_allowed_by_*` event when the
+   *  policy or a grant (not a decision) allowed it. */
+  markRunning(call: ToolCallRecord, at: number, allowedBy: CallAllowance | null): void
+  /** Records that a grant answered for the call (`tool_allowed_by_grant`),
+   *  before the call itself is marked running. */
+  recordAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void
+  /** Marks the call and its turn running with the `tool_allowed_by_grant`
+   *  event of the grant that answered for it. */
+  startAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void
+  /** Writes how the call ended and its turn's status together. */
+  settleCall(
+    call: ToolCallRecord,
+    ended: { status: ToolCallStatus; result: ToolCallResult },
+    turnStatus: TurnStatus,
+    at: number,
+  ): void
+  /** Writes the outcome a person reported for an execution whose outcome
+   *  was unknown, with its `execution_reconciled` event. */
+  reconcile(
+    call: ToolCallRecord,
+    ended: { status: ToolCallStatus; result: ToolCallResult },
+    request: ReconcileRequest,
+    at: number,
+  ): void
+}

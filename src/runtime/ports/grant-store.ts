@@ -1,0 +1,30 @@
+import type { Grant } from '../../contracts/room.ts'
+
+/** The exact MCP tool definition a grant answers for. */
+export interface McpGrantKey {
+  serverId: string
+  toolName: string
+  definitionHash: string
+}
+
+/**
+ * "Always allow" grants. New grants are written only with the decision
+ * they stand for (`ApprovalStore.resolve`).
+ *
+ * Invariants the adapter keeps: a grant whose seal does not verify, or in a
+ * room whose own row does not verify, is never returned (it is reported
+ * instead); a revocation and its `grant_revoked` event are one transaction,
+ * and a revocation reseals the row so it cannot be revived on disk.
+ */
+export interface GrantStore {
+  /** The room's active grants whose seals verify, oldest first. */
+  listActive(roomId: string): Grant[]
+  /** The active, verified grant for exactly this MCP tool definition. */
+  findMcpGrant(roomId: string, key: McpGrantKey): Grant | undefined
+  /** The ids of the room's active grants for one MCP server, verified or
+   *  not: revoking narrows, so a tampered row is revoked too. */
+  activeMcpGrantIds(roomId: string, serverId: string): string[]
+  /** Revokes one active grant of the room with its `grant_revoked` event;
+   *  false (nothing written) when there is no such active grant. */
+  revoke(roomId: string, grantId: string, at: number): boolean
+}

@@ -1,0 +1,74 @@
+import type { RoomPolicy } from '../../contracts/policy-axes.ts'
+import type { RoomKind, RoomPermissions, RowIntegrity } from '../../contracts/room.ts'
+
+export interface RoomRow {
+  id: string
+  kind: RoomKind
+  agentId: string
+  workspace: string
+  title: string
+  policy: RoomPolicy
+  revision: number
+  createdAt: number
+}
+
+/**
+ * A room as read back. A row whose MAC does not verify comes back with
+ * `integrity: 'tampered'` and the narrowest policy for its kind, never the
+ * policy it claims: whoever edited the file must not get the wider mode
+ * through any reader that forgets to look at `integrity`.
+ */
+export interface StoredRoom extends RoomRow {
+  integrity: RowIntegrity
+}
+
+/** The first answer to one permission change, kept under its idempotency
+ *  key. */
+export interface PermissionRequestRow {
+  bodyDigest: string
+  resultJson: string
+}
+
+/** One confirmed mode change, as the room service asks for it. */
+export interface PolicyChange {
+  roomId: string
+  clientRequestId: string
+  /** Digest of the request's body, to tell a repeat from a conflict. */
+  bodyDigest: string
+  policy: RoomPolicy
+  expectedRevision: number
+  /** The modes before and after, as the audit event names them. */
+  fromMode: string
+  toMode: string
+  at: number
+}
+
+/**
+ * Rooms, sealed against edits on disk.
+ *
+ * Invariants the adapter keeps: a room and its `room_created` event are
+ * written in one transaction; a policy change is a compare-and-set on the
+ * revision that writes the new sealed row, the idempotency record and the
+ * `room_permission_changed` event in one transaction, or nothing.
+ */
+export interface RoomStore {
+  get(id: string): StoredRoom | undefined
+  /** Every room, oldest first. */
+  list(): StoredRoom[]
+  getPermissionRequest(roomId: string, clientRequestId: string): PermissionRequestRow | undefined
+  /** Writes a new room with its `room_created` event. */
+  create(row: RoomRow): void
+  /**
+   * Applies a policy change if the room is still at `expectedRevision`, and
+   * answers what `permissionsAfter` reads of it inside the same transaction
+   * (stored as the idempotent answer). Undefined, with nothing written,
+   * when the revision moved.
+   */
+  changePolicy(
+    change: PolicyChange,
+    permissionsAfter: () => RoomPermissions,
+  ): RoomPermissions | undefined
+  /** The payload of the room's `room_created` audit event, only if that
+   *  event's hash and MAC verify: what its agent and workspace really were. */
+  sealedCreation(roomId: string): Record<string, unknown> | undefined
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest'
+import type { ApprovalRecord } from '../src/contracts/approval.ts'
+import { alwaysAllowFor } from '../src/main/core/always-allow-scope.ts'
+import { canonicalAction, createApproval } from '../src/runtime/domain/approval.ts'
+import { grantScopeFor } from '../src/runtime/agent/grant-scope.ts'
+
+// The protected window says what "Always allow" would remember before the
+// click (main), and the runtime decides what it does remember when it
+// writes the grant (grant-scope.ts). Both are real here: the two must name
+// the same scope, or the button must be withheld.
+
+const mcp = {
+  serverId: 'notes',
+  serverName: 'Notes',
+  toolDescription: 'Writes a note.',
+  inputSchemaHash: 'a'.repeat(64),
+  definitionHash: 'b'.repeat(64),
+  preview: null,
+}
+
+function approval(
+  toolName: string,
+  args: Record<string, unknown>,
+  extra: Partial<ApprovalRecord> = {},
+): ApprovalRecord {
+  return createApproval({
+    id: 'ap-1',
+    roomId: 'room-1',
+    turnId: 'turn-1',
+    toolCallId: 'call-1',
+    kind: toolName === 'run_command' ? 'run-command' : 'apply-changes',
+    toolName,
+    arguments: args,
+    workingDirectory: '/home/ada/project',
+    sandboxMode: 'workspace-write',
+    summary: toolName,
+    now: 0,
+    ttlMs: 1_000,
+    ...extra,
+  })
+}
+
+const CASES: ReadonlyArray<readonly [string, ApprovalRecord]> = [
+  ['a plain command', approval('run_command', { argv: ['git', 'status'] })],
+  ['a command through the shell', approval('run_command', { argv: ['ls'], shell: true })],
+  ['a command in another folder', approval('run_command', { argv: ['ls'], cwd: 'sub' })],
+  ['a command with a time limit', approval('run_command', { argv: ['ls'], timeoutMs: 5 })],
+  ['a file write', approval('write_file', { path: 'a.txt', content: 'x' })],
+  ['a file read', approval('read_file', { path: 'a.txt' })],
+  ['a folder listing', approval('list_dir', { path: '.' })],
+  ['a delete', approval('delete_file', { path: 'a.txt' })],
+  ['a recursive delete', approval('delete_file', { path: 'build', recursive: true })],
+  ['a tool with no grant', approval('fetch_url', { url: 'https://example.test' })],
+  ['an MCP call', approval('write_note', { name: 'a' }, { kind: 'mcp-tool-call', mcp })],
+]
+
+const RUNTIME_SCOPE: Readonly<Record<string, string>> = {
+  tool: 'tool',
+  command: 'command',
+  path: 'path',
+  mcp: 'mcp-tool',
+}
+
+describe('what the window says Always allow remembers', () => {
+  for (const [name, record] of CASES) {
+    it(`names the grant the runtime would write for ${name}, or withholds the button`, () => {
+      const runtime = grantScopeFor(record, (absolute) => absolute)
+      const shown = alwaysAllowFor(canonicalAction(record), runtime.ok)
+      if (runtime.ok) {
+        expect(shown).toEqual({ offered: true, scope: RUNTIME_SCOPE[runtime.draft.scope] })
+      } else {
+        expect(shown.offered).toBe(false)
+      }
+    })
+  }
+
+  it('withholds the button whenever the runtime says no grant can cover the action', () => {
+    for (const [, record] of CASES) {
+      expect(alwaysAllowFor(canonicalAction(record), false).offered).toBe(false)
+    }
+  })
+})

@@ -1,0 +1,267 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
+import type { ExternalDecision } from '../src/runtime/external-agents/external-agent-port.ts'
+import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
+import {
+  AGENT_WAIT_MS,
+  answered,
+  realAgentsOrSkip,
+  ScriptedAsker,
+  useAgentSessions,
+} from './support/external-agent-testbed.ts'
+
+/**
+ * The real Codex CLI (`codex app-server`, the pinned version) behind
+ * Assent's adapter. Only the model is scripted; the commands and file
+ * changes Codex makes really run, or do not, on a throwaway workspace.
+ */
+const agents = realAgentsOrSkip()
+
+const TOUCH = 'touch made-by-codex.txt && echo touched'
+
+const codex = useAgentSessions(
+  agents,
+  (bed, asker) =>
+    new CodexAppServerClient({
+      agent: bed.codexConfig(),
+      workspace: bed.workspace,
+      asker,
+      onEvent: bed.onEvent,
+    }),
+)
+const runCodex = codex.run
+
+describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () => {
+  it(
+    'runs the command the person allowed, and the model reads its output',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('allow-once')
+      const { bed, outcome } = await runCodex(
+        [
+          { type: 'exec', command: TOUCH },
+          { type: 'reply', text: 'done touching' },
+        ],
+        asker,
+      )
+      expect(outcome.status).toBe('completed')
+      expect(asker.asked).toHaveLength(1)
+      const request = asker.asked[0]?.request
+      expect(request?.action).toEqual({
+        kind: 'command',
+        commandLine: `/bin/bash -lc '${TOUCH}'`,
+        argv: null,
+        cwd: bed.workspace,
+      })
+      expect(request?.protocol).toBe('codex-app-server')
+      // Codex may run an allowed command outside its sandbox: the worst case
+      // is what the person is shown.
+      expect(request?.sandboxMode).toBe('danger-full-access')
+      expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(true)
+      expect(bed.model.toolOutputFor('call_scripted_1')).toContain('touched')
+      expect(answered(bed)).toEqual(['allow-once->accept'])
+      const finished = bed
+        .eventsOf('tool-call')
+        .filter((e) => e.toolCallId === 'call_scripted_1')
+        .at(-1)
+      expect(finished).toMatchObject({ status: 'succeeded', exitCode: 0, output: 'touched\n' })
+      expect(bed.eventsOf('agent-message').map((e) => e.text)).toEqual(['done touching'])
+      expect(bed.eventsOf('turn-ended')).toEqual([{ type: 'turn-ended', outcome }])
+    },
+  )
+
+  it(
+    'shows the file change with its diff and writes it once allowed',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('allow-once')
+      const { bed, outcome } = await runCodex(
+        [
+          { type: 'patch', patch: addFilePatch('notes/new.txt', 'hello from the model\n') },
+          { type: 'reply', text: 'ok' },
+        ],
+        asker,
+      )
+      expect(outcome.status).toBe('completed')
+      expect(asker.asked.map((a) => a.request.action)).toEqual([
+        {
+          kind: 'file-changes',
+          changes: [
+            {
+              path: join(bed.workspace, 'notes/new.txt'),
+              change: 'add',
+              movePath: null,
+              diff: 'hello from the model\n',
+              oldText: null,
+              newText: null,
+            },
+          ],
+        },
+      ])
+      expect(readFileSync(join(bed.workspace, 'notes/new.txt'), 'utf8')).toBe(
+        'hello from the model\n',
+      )
+      expect(bed.model.toolOutputFor('call_scripted_1')).toContain('Success')
+    },
+  )
+
+  for (const decision of ['deny', 'expired'] as const) {
+    it(
+      `leaves the disk untouched on ${decision} and the model is told it was rejected`,
+      { timeout: AGENT_WAIT_MS },
+      async () => {
+        const asker = new ScriptedAsker(decision)
+        const { bed, outcome } = await runCodex(
+          [
+            { type: 'exec', command: TOUCH },
+            { type: 'reply', text: 'understood' },
+          ],
+          asker,
+        )
+        expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(false)
+        expect(answered(bed)).toEqual([`${decision}->decline`])
+        expect(bed.model.toolOutputFor('call_scripted_1')).toMatch(/rejected by user/)
+        expect(outcome.status).toBe('completed')
+        const last = bed
+          .eventsOf('tool-call')
+          .filter((e) => e.toolCallId === 'call_scripted_1')
+          .at(-1)
+        expect(last?.status).toBe(decision === 'deny' ? 'denied' : 'expired')
+      },
+    )
+
+    it(
+      `does not write a file change on ${decision}, and the model is told`,
+      { timeout: AGENT_WAIT_MS },
+      async () => {
+        const asker = new ScriptedAsker(decision)
+        const { bed } = await runCodex(
+          [
+            { type: 'patch', patch: addFilePatch('refused.txt', 'no\n') },
+            { type: 'reply', text: 'ok' },
+          ],
+          asker,
+        )
+        expect(existsSync(join(bed.workspace, 'refused.txt'))).toBe(false)
+        expect(bed.model.toolOutputFor('call_scripted_1')).toMatch(/patch rejected by user/)
+      },
+    )
+  }
+
+  it(
+    'answers cancelled with cancel: nothing runs and the turn is interrupted',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('cancelled')
+      const { bed, outcome } = await runCodex([{ type: 'exec', command: TOUCH }], asker)
+      expect(outcome.status).toBe('interrupted')
+      expect(answered(bed)).toEqual(['cancelled->cancel'])
+      expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(false)
+      expect(bed.model.requests).toHaveLength(1)
+    },
+  )
+
+  it('declines, never accepts, when the asker fails', { timeout: AGENT_WAIT_MS }, async () => {
+    const asker = new ScriptedAsker(async () => {
+      throw new Error('the approval store is down')
+    })
+    const { bed } = await runCodex(
+      [
+        { type: 'exec', command: TOUCH },
+        { type: 'reply', text: 'ok' },
+      ],
+      asker,
+    )
+    expect(answered(bed)).toEqual(['expired->decline'])
+    expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(false)
+  })
+
+  it(
+    'tells Codex allow-always as a single accept, so Codex asks again next time',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('allow-always')
+      const { bed } = await runCodex(
+        [
+          { type: 'exec', command: 'echo first >> log.txt' },
+          { type: 'exec', command: 'echo first >> log.txt' },
+          { type: 'reply', text: 'twice' },
+        ],
+        asker,
+      )
+      // Had Codex been told acceptForSession or an exec-policy amendment, it
+      // would have run the second, identical command without asking.
+      expect(asker.asked.map((a) => a.request.toolCallId)).toEqual([
+        'call_scripted_1',
+        'call_scripted_2',
+      ])
+      expect(answered(bed)).toEqual(['allow-always->accept', 'allow-always->accept'])
+      expect(readFileSync(join(bed.workspace, 'log.txt'), 'utf8')).toBe('first\nfirst\n')
+    },
+  )
+
+  for (const end of ['interrupt', 'close'] as const) {
+    it(
+      `answers a pending request with cancel on ${end}, and nothing runs`,
+      { timeout: AGENT_WAIT_MS },
+      async () => {
+        const asker = new ScriptedAsker(() => new Promise<ExternalDecision>(() => {}))
+        const { bed, session } = await codex.start(
+          [
+            { type: 'exec', command: TOUCH },
+            { type: 'reply', text: 'after the interruption' },
+          ],
+          asker,
+        )
+        const turn = session.runTurn('touch it')
+        await bed.waitForApprovalRequest()
+        await session[end]()
+        expect((await turn).status).toBe('interrupted')
+        expect(asker.asked[0]?.signal.aborted).toBe(true)
+        expect(answered(bed)).toEqual(['cancelled->cancel'])
+        expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(false)
+        if (end === 'interrupt') {
+          // The session outlives an interrupted turn.
+          expect(await session.runTurn('go on')).toEqual({ status: 'completed', detail: null })
+        }
+      },
+    )
+  }
+
+  it(
+    'asks for every command in ask-for-approval, even one that only lists files',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('deny')
+      await runCodex(
+        [
+          { type: 'exec', command: 'ls' },
+          { type: 'reply', text: 'ok' },
+        ],
+        asker,
+      )
+      expect(asker.asked).toHaveLength(1)
+    },
+  )
+
+  it(
+    'asks nothing in full access: Codex runs the command with no sandbox',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('deny')
+      const { bed, outcome } = await runCodex(
+        [
+          { type: 'exec', command: TOUCH },
+          { type: 'reply', text: 'ok' },
+        ],
+        asker,
+        'full-access',
+      )
+      expect(outcome.status).toBe('completed')
+      expect(asker.asked).toHaveLength(0)
+      expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(true)
+    },
+  )
+})

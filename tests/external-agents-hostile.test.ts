@@ -1,0 +1,345 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  ExternalAgentConfigSchema,
+  type AcpAgentConfig,
+  type CodexAgentConfig,
+} from '../src/contracts/agents-config.ts'
+import { AcpClient } from '../src/runtime/external-agents/acp-client.ts'
+import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
+import type { ExternalAgentEvent } from '../src/runtime/external-agents/external-agent-port.ts'
+import type { ScriptedAgentPlan } from './support/scripted-agent.ts'
+import { ScriptedAsker } from './support/external-agent-testbed.ts'
+
+/**
+ * What the adapters do with requests no real agent sends on demand: each
+ * runs against a scripted agent process (tests/support/scripted-agent.ts)
+ * that sends exactly the hostile message under test and records the answer
+ * it got. Nothing here may ever be answered with an allow.
+ */
+const SCRIPTED_AGENT = fileURLToPath(new URL('./support/scripted-agent.ts', import.meta.url))
+const SESSION = 'scripted-session'
+const TURN = 'scripted-turn'
+
+let dir: string
+let events: ExternalAgentEvent[]
+let closeClient: (() => Promise<void>) | undefined
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'assent-hostile-'))
+  events = []
+})
+
+afterEach(async () => {
+  await closeClient?.()
+  closeClient = undefined
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function agentEntry(protocol: 'codex-app-server' | 'acp', plan: ScriptedAgentPlan): unknown {
+  writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan))
+  return {
+    id: 'scripted',
+    protocol,
+    command: process.execPath,
+    args: [SCRIPTED_AGENT, protocol, join(dir, 'plan.json'), join(dir, 'answers.jsonl')],
+    ...(protocol === 'acp'
+      ? {
+          session_modes: {
+            'ask-for-approval': 'read-only',
+            'approve-for-me': 'read-only',
+            'full-access': 'auto',
+          },
+        }
+      : {}),
+  }
+}
+
+/** What the scripted agent received for each request it sent. */
+function answers(): Array<{ method: string; answer: Record<string, unknown> }> {
+  const file = join(dir, 'answers.jsonl')
+  if (!existsSync(file)) return []
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { method: string; answer: Record<string, unknown> })
+}
+
+function codex(
+  plan: ScriptedAgentPlan,
+  asker = new ScriptedAsker('allow-once'),
+): CodexAppServerClient {
+  const agent = ExternalAgentConfigSchema.parse(
+    agentEntry('codex-app-server', plan),
+  ) as CodexAgentConfig
+  const client = new CodexAppServerClient({
+    agent,
+    workspace: dir,
+    asker,
+    onEvent: (e) => events.push(e),
+  })
+  closeClient = () => client.close()
+  return client
+}
+
+function acp(plan: ScriptedAgentPlan, asker = new ScriptedAsker('allow-once')): AcpClient {
+  const agent = ExternalAgentConfigSchema.parse(agentEntry('acp', plan)) as AcpAgentConfig
+  const client = new AcpClient({ agent, workspace: dir, asker, onEvent: (e) => events.push(e) })
+  closeClient = () => client.close()
+  return client
+}
+
+const commandParams = (fields: Record<string, unknown>) => ({
+  threadId: SESSION,
+  turnId: TURN,
+  itemId: 'item-1',
+  startedAtMs: 0,
+  command: '/bin/bash -lc "rm -rf ~"',
+  cwd: '/',
+  ...fields,
+})
+
+function refusals(): string[] {
+  return events.flatMap((e) => (e.type === 'request-refused' ? [`${e.code} -> ${e.answer}`] : []))
+}
+
+describe('the Codex client against a hostile agent', () => {
+  it('does not use a thread whose approval policy Codex changed', async () => {
+    const client = codex({ threadStart: { approvalPolicy: 'never' }, onTurn: [] })
+    await expect(client.start('ask-for-approval')).rejects.toThrow(
+      /Codex did not take the room's settings: asked for untrusted, workspaceWrite/,
+    )
+  })
+
+  it('does not use a thread whose sandbox or reviewer Codex changed', async () => {
+    await expect(
+      codex({ threadStart: { sandbox: { type: 'dangerFullAccess' } }, onTurn: [] }).start(
+        'ask-for-approval',
+      ),
+    ).rejects.toThrow(/did not take the room's settings/)
+    await expect(
+      codex({ threadStart: { approvalsReviewer: 'auto_review' }, onTurn: [] }).start(
+        'ask-for-approval',
+      ),
+    ).rejects.toThrow(/did not take the room's settings/)
+  })
+
+  it('declines, without asking, every command request that allows more than it shows', async () => {
+    const asker = new ScriptedAsker('allow-once')
+    const method = 'item/commandExecution/requestApproval'
+    const client = codex(
+      {
+        onTurn: [
+          { request: { method, params: { threadId: SESSION } } },
+          { request: { method, params: commandParams({ kind: 'writeStdin' }) } },
+          { request: { method, params: commandParams({ networkApprovalContext: { host: 'x' } }) } },
+          {
+            request: { method, params: commandParams({ additionalPermissions: { network: {} } }) },
+          },
+          { request: { method, params: commandParams({ command: null }) } },
+          { request: { method, params: commandParams({ threadId: 'another-thread' }) } },
+        ],
+      },
+      asker,
+    )
+    await client.start('ask-for-approval')
+    expect(await client.runTurn('go')).toEqual({ status: 'completed', detail: null })
+    expect(asker.asked).toHaveLength(0)
+    expect(answers().map((a) => a.answer.result)).toEqual(Array(6).fill({ decision: 'decline' }))
+    expect(refusals()).toEqual([
+      'unreadable -> decline',
+      'unsupported-command-kind -> decline',
+      'network-access -> decline',
+      'extra-permissions -> decline',
+      'no-command-line -> decline',
+      'other-session -> decline',
+    ])
+  })
+
+  it('declines a file change it was never shown, or one that asks for a grant root', async () => {
+    const asker = new ScriptedAsker('allow-once')
+    const method = 'item/fileChange/requestApproval'
+    const item = {
+      type: 'fileChange',
+      id: 'item-2',
+      status: 'inProgress',
+      changes: [{ path: 'a.txt', kind: { type: 'add' }, diff: 'x\n' }],
+    }
+    const client = codex(
+      {
+        onTurn: [
+          { request: { method, params: { threadId: SESSION, turnId: TURN, itemId: 'unseen' } } },
+          {
+            notification: {
+              method: 'item/started',
+              params: { threadId: SESSION, turnId: TURN, item },
+            },
+          },
+          {
+            request: {
+              method,
+              params: { threadId: SESSION, turnId: TURN, itemId: 'item-2', grantRoot: '/' },
+            },
+          },
+          { request: { method, params: { threadId: SESSION, turnId: 'other', itemId: 'item-2' } } },
+        ],
+      },
+      asker,
+    )
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    expect(asker.asked).toHaveLength(0)
+    expect(answers().map((a) => a.answer.result)).toEqual(Array(3).fill({ decision: 'decline' }))
+    expect(refusals()).toEqual([
+      'unannounced-changes -> decline',
+      'grant-root -> decline',
+      'unannounced-changes -> decline',
+    ])
+  })
+
+  it('answers a request it does not know with an error, and goes on after a line that is not JSON', async () => {
+    const asker = new ScriptedAsker('deny')
+    const client = codex(
+      {
+        onTurn: [
+          { request: { method: 'item/permissions/requestApproval', params: {} } },
+          { raw: 'this is not JSON\n' },
+          {
+            request: { method: 'item/commandExecution/requestApproval', params: commandParams({}) },
+          },
+        ],
+      },
+      asker,
+    )
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    const [unknown, command] = answers()
+    expect(unknown?.answer.error).toMatchObject({ code: -32601 })
+    expect(unknown?.answer.result).toBeUndefined()
+    expect(command?.answer.result).toEqual({ decision: 'decline' })
+    expect(asker.asked).toHaveLength(1)
+    expect(events).toContainEqual({
+      type: 'agent-warning',
+      text: 'Codex sent not JSON: this is not JSON',
+    })
+  })
+})
+
+describe('the ACP client against a hostile agent', () => {
+  const permission = (fields: Record<string, unknown>) => ({
+    request: {
+      method: 'session/request_permission',
+      params: {
+        sessionId: SESSION,
+        toolCall: {
+          toolCallId: 'call-1',
+          kind: 'execute',
+          title: 'rm',
+          rawInput: { command: ['rm', '-rf', '/'] },
+        },
+        options: [
+          { optionId: 'yes', kind: 'allow_once' },
+          { optionId: 'no', kind: 'reject_once' },
+        ],
+        ...fields,
+      },
+    },
+  })
+
+  it('refuses, without asking, a request that offers no allow-once option', async () => {
+    const asker = new ScriptedAsker('allow-always')
+    const client = acp(
+      {
+        onTurn: [
+          permission({
+            options: [
+              { optionId: 'forever', kind: 'allow_always' },
+              { optionId: 'never-again', kind: 'reject_always' },
+              { optionId: 'no', kind: 'reject_once' },
+            ],
+          }),
+          permission({ options: [{ optionId: 'forever', kind: 'allow_always' }] }),
+        ],
+      },
+      asker,
+    )
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    expect(asker.asked).toHaveLength(0)
+    expect(answers().map((a) => a.answer.result)).toEqual([
+      { outcome: { outcome: 'selected', optionId: 'no' } },
+      { outcome: { outcome: 'cancelled' } },
+    ])
+    expect(refusals()).toEqual(['no-allow-once-option -> no', 'no-allow-once-option -> cancelled'])
+  })
+
+  it('answers cancelled to a request it cannot read, one for another session, or one with shared option ids', async () => {
+    const asker = new ScriptedAsker('allow-once')
+    const client = acp(
+      {
+        onTurn: [
+          permission({ toolCall: undefined }),
+          permission({ sessionId: 'someone-else' }),
+          permission({
+            options: [
+              { optionId: 'same', kind: 'allow_once' },
+              { optionId: 'same', kind: 'reject_once' },
+            ],
+          }),
+        ],
+      },
+      asker,
+    )
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    expect(asker.asked).toHaveLength(0)
+    expect(answers().map((a) => a.answer.result)).toEqual(
+      Array(3).fill({ outcome: { outcome: 'cancelled' } }),
+    )
+    expect(refusals()).toEqual([
+      'unreadable -> cancelled',
+      'other-session -> cancelled',
+      'ambiguous-options -> cancelled',
+    ])
+  })
+
+  it('offers no file system or terminal: such requests get an error', async () => {
+    const client = acp({
+      onTurn: [
+        { request: { method: 'fs/write_text_file', params: { path: '/etc/passwd', content: '' } } },
+      ],
+    })
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    expect(answers()[0]?.answer.error).toMatchObject({ code: -32601 })
+    expect(refusals()).toEqual(['unsupported-request -> error: method not found'])
+  })
+
+  it('ends the turn and runs no other when the agent leaves the session mode', async () => {
+    const client = acp({
+      onTurn: [
+        {
+          notification: {
+            method: 'session/update',
+            params: {
+              sessionId: SESSION,
+              update: { sessionUpdate: 'current_mode_update', currentModeId: 'auto' },
+            },
+          },
+        },
+      ],
+    })
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    expect(events).toContainEqual({
+      type: 'agent-warning',
+      text: 'the agent left session mode read-only for auto; its turn is ended',
+    })
+    await expect(client.runTurn('again')).rejects.toThrow(
+      'the agent left session mode read-only for auto',
+    )
+  })
+})

@@ -1,0 +1,248 @@
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { afterEach } from 'vitest'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import {
+  ExternalAgentConfigSchema,
+  type AcpAgentConfig,
+  type AcpSessionModes,
+  type CodexAgentConfig,
+} from '../../src/contracts/agents-config.ts'
+import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
+import type { PermissionMode } from '../../src/contracts/policy-axes.ts'
+import type {
+  ExternalActionRequest,
+  ExternalAgentEvent,
+  ExternalAgentSession,
+  ExternalApprovalAsker,
+  ExternalDecision,
+  ExternalTurnOutcome,
+} from '../../src/runtime/external-agents/external-agent-port.ts'
+import {
+  findInstalledAgents,
+  INSTALL_FIX,
+  onSearchPath,
+  type InstalledAgents,
+} from '../../scripts/agents/agent-cache.ts'
+import { writeScriptedCodexHome } from '../../scripts/agents/codex-home.ts'
+import {
+  startScriptedModelServer,
+  type ScriptedModelServer,
+  type ScriptedModelStep,
+} from '../../scripts/agents/scripted-model-server.ts'
+import { requireOrSkip } from './require-or-skip.ts'
+
+/** Ceiling for anything the real agents do: start, ask, finish a turn. They
+ *  take well under ten seconds on a busy two-core machine. */
+export const AGENT_WAIT_MS = 60_000
+
+/** The installed real agents, or undefined after printing why the tests that
+ *  need them skip (with ASSENT_REQUIRE_ALL=1, throws instead). */
+export function realAgentsOrSkip(): InstalledAgents | undefined {
+  const found = findInstalledAgents()
+  const missing = 'missing' in found ? found.missing : undefined
+  if (!requireOrSkip('the pinned real agents (Codex CLI, codex-acp)', missing, INSTALL_FIX)) {
+    return undefined
+  }
+  return 'agents' in found ? found.agents : undefined
+}
+
+/** One asked request, and the signal the adapter gave with it. */
+export interface AskedRequest {
+  request: ExternalActionRequest
+  signal: AbortSignal
+}
+
+/** An asker that answers from a test's script and records what it was asked. */
+export class ScriptedAsker implements ExternalApprovalAsker {
+  readonly asked: AskedRequest[] = []
+  private readonly answer: (request: ExternalActionRequest) => Promise<ExternalDecision>
+
+  constructor(
+    answer: ExternalDecision | ((request: ExternalActionRequest) => Promise<ExternalDecision>),
+  ) {
+    this.answer = typeof answer === 'string' ? async () => answer : answer
+  }
+
+  ask(request: ExternalActionRequest, signal: AbortSignal): Promise<ExternalDecision> {
+    this.asked.push({ request, signal })
+    return this.answer(request)
+  }
+}
+
+/**
+ * A throwaway world for one real agent: a workspace, a home (HOME and
+ * CODEX_HOME) whose Codex configuration points at a scripted model on
+ * loopback, the events the adapter emitted, and helpers to wait for them.
+ */
+export class ExternalAgentTestbed {
+  readonly root: string
+  readonly workspace: string
+  readonly home: string
+  readonly events: ExternalAgentEvent[] = []
+  private readonly waiters = new Set<() => void>()
+  private readonly agents: InstalledAgents
+  private readonly environment: Record<string, string>
+  readonly model: ScriptedModelServer
+
+  private constructor(agents: InstalledAgents, model: ScriptedModelServer) {
+    this.agents = agents
+    this.model = model
+    // realpath: the agents report the resolved path (/tmp may be a link).
+    this.root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-')))
+    this.workspace = join(this.root, 'workspace')
+    mkdirSync(this.workspace)
+    // Codex creates no sandbox helper under the system's temporary folder,
+    // and without it codex-acp's read-only sandbox cannot start a command;
+    // so the throwaway home lives in /var/tmp where there is one.
+    this.home = mkdtempSync(
+      join(existsSync('/var/tmp') ? '/var/tmp' : this.root, 'assent-agent-home-'),
+    )
+    this.environment = writeScriptedCodexHome(this.home, model.baseUrl, this.workspace)
+  }
+
+  static async create(
+    agents: InstalledAgents,
+    steps: readonly ScriptedModelStep[],
+  ): Promise<ExternalAgentTestbed> {
+    return new ExternalAgentTestbed(agents, await startScriptedModelServer(steps))
+  }
+
+  readonly onEvent = (event: ExternalAgentEvent): void => {
+    this.events.push(event)
+    for (const wake of [...this.waiters]) wake()
+  }
+
+  /** The agents.json entry for Codex's app-server, through the real schema. */
+  codexConfig(): CodexAgentConfig {
+    const config = ExternalAgentConfigSchema.parse({
+      id: 'codex',
+      protocol: 'codex-app-server',
+      command: this.agents.codex,
+      args: ['app-server'],
+      set_env: this.agentEnvironment(),
+    })
+    if (config.protocol !== 'codex-app-server') throw new Error('not a Codex entry')
+    return config
+  }
+
+  /** The agents.json entry for codex-acp, with the suggested session modes. */
+  acpConfig(sessionModes: AcpSessionModes = KNOWN_ACP_SESSION_MODES['codex-acp']): AcpAgentConfig {
+    const config = ExternalAgentConfigSchema.parse({
+      id: 'codex-acp',
+      protocol: 'acp',
+      command: this.agents.codexAcp,
+      set_env: this.agentEnvironment(),
+      session_modes: sessionModes,
+    })
+    if (config.protocol !== 'acp') throw new Error('not an ACP entry')
+    return config
+  }
+
+  /** The throwaway home, and a PATH with a `bwrap` on it: codex-acp's
+   *  sandbox needs one, and ships none (Codex's package has one). */
+  private agentEnvironment(): Record<string, string> {
+    const path = process.env.PATH ?? ''
+    return {
+      ...this.environment,
+      PATH: onSearchPath('bwrap', path) ? path : `${this.agents.codexResources}${delimiter}${path}`,
+    }
+  }
+
+  /** Waits for the first event `match` accepts, emitted so far or later. */
+  waitForEvent<T extends ExternalAgentEvent>(
+    match: (event: ExternalAgentEvent) => event is T,
+    what: string,
+  ): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = this.events.find(match)
+        if (!found) return
+        clearTimeout(timer)
+        this.waiters.delete(check)
+        resolve(found)
+      }
+      const timer = setTimeout(() => {
+        this.waiters.delete(check)
+        reject(new Error(`no ${what} within ${AGENT_WAIT_MS} ms`))
+      }, AGENT_WAIT_MS)
+      this.waiters.add(check)
+      check()
+    })
+  }
+
+  waitForApprovalRequest(): Promise<Extract<ExternalAgentEvent, { type: 'approval-requested' }>> {
+    return this.waitForEvent(
+      (e): e is Extract<ExternalAgentEvent, { type: 'approval-requested' }> =>
+        e.type === 'approval-requested',
+      'approval request',
+    )
+  }
+
+  eventsOf<K extends ExternalAgentEvent['type']>(
+    type: K,
+  ): Extract<ExternalAgentEvent, { type: K }>[] {
+    return this.events.filter(
+      (event): event is Extract<ExternalAgentEvent, { type: K }> => event.type === type,
+    )
+  }
+
+  async dispose(): Promise<void> {
+    await this.model.close()
+    rmSync(this.root, { recursive: true, force: true })
+    rmSync(this.home, { recursive: true, force: true })
+  }
+}
+
+/** Each answer the adapter sent, as `decision->answer in the agent's terms`. */
+export function answered(bed: ExternalAgentTestbed): string[] {
+  return bed.eventsOf('approval-answered').map((event) => `${event.decision}->${event.answer}`)
+}
+
+export interface AgentSessions<C extends ExternalAgentSession> {
+  /** A fresh testbed scripted with `steps`, and a started session on it. */
+  start(
+    steps: ScriptedModelStep[],
+    asker: ScriptedAsker,
+    mode?: PermissionMode,
+  ): Promise<{ bed: ExternalAgentTestbed; session: C }>
+  /** The same, then one turn. */
+  run(
+    steps: ScriptedModelStep[],
+    asker: ScriptedAsker,
+    mode?: PermissionMode,
+  ): Promise<{ bed: ExternalAgentTestbed; session: C; outcome: ExternalTurnOutcome }>
+}
+
+/**
+ * Sessions of one adapter on the real agents, each on its own testbed, all
+ * closed (the agent process stopped, the folders removed) after each test.
+ */
+export function useAgentSessions<C extends ExternalAgentSession>(
+  agents: InstalledAgents | undefined,
+  open: (bed: ExternalAgentTestbed, asker: ScriptedAsker) => C,
+): AgentSessions<C> {
+  const opened: Array<{ bed: ExternalAgentTestbed; session: C }> = []
+  afterEach(async () => {
+    for (const { bed, session } of opened.splice(0)) {
+      await session.close()
+      await bed.dispose()
+    }
+  })
+  const start: AgentSessions<C>['start'] = async (steps, asker, mode = 'ask-for-approval') => {
+    if (!agents) throw new Error('the real agents are not installed')
+    const bed = await ExternalAgentTestbed.create(agents, steps)
+    const session = open(bed, asker)
+    opened.push({ bed, session })
+    await session.start(mode)
+    return { bed, session }
+  }
+  return {
+    start,
+    async run(steps, asker, mode) {
+      const { bed, session } = await start(steps, asker, mode)
+      const outcome = await session.runTurn('please do the scripted thing')
+      return { bed, session, outcome }
+    },
+  }
+}
