@@ -25,6 +25,7 @@ export const FileTargetSchema = z.discriminatedUnion('exists', [
     type: z.enum(['file', 'directory', 'symlink', 'other']),
     device: DecimalSchema,
     inode: DecimalSchema,
+    bornNs: DecimalSchema,
     links: z.number().int().min(0),
     contentSha256: z
       .string()

@@ -43,6 +43,7 @@ export function targetOf(realPath: string, stats: BigIntStats | null, sha256?: s
     type: typeOf(stats),
     device: stats.dev.toString(),
     inode: stats.ino.toString(),
+    bornNs: stats.birthtimeNs.toString(),
     links: Number(stats.nlink),
     ...(sha256 === undefined ? {} : { contentSha256: sha256 }),
   }
@@ -56,8 +57,8 @@ function typeOf(stats: BigIntStats): Extract<FileTarget, { exists: true }>['type
 }
 
 /** Whether two observations name the same file in the same state: the same
- *  path, both absent, or the same device, inode, type, number of names and
- *  (where either was hashed) content. */
+ *  path, both absent, or the same device, inode, birth time, type, number
+ *  of names and (where either was hashed) content. */
 export function sameTarget(a: FileTarget, b: FileTarget): boolean {
   if (a.path !== b.path || a.exists !== b.exists) return false
   if (!a.exists || !b.exists) return true
@@ -65,6 +66,7 @@ export function sameTarget(a: FileTarget, b: FileTarget): boolean {
     a.type === b.type &&
     a.device === b.device &&
     a.inode === b.inode &&
+    a.bornNs === b.bornNs &&
     a.links === b.links &&
     a.contentSha256 === b.contentSha256
   )
@@ -132,7 +134,11 @@ async function readContent(
   const handle = await dir.openFile(name, constants.O_RDONLY)
   try {
     const opened = await handle.stat({ bigint: true })
-    if (opened.ino !== expected.ino || opened.dev !== expected.dev) {
+    if (
+      opened.ino !== expected.ino ||
+      opened.dev !== expected.dev ||
+      opened.birthtimeNs !== expected.birthtimeNs
+    ) {
       throw new FileRefusal('target_changed', `${name} changed while Assent was reading it`)
     }
     const hash = createHash('sha256')

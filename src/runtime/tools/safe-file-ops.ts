@@ -233,6 +233,7 @@ async function assertUnchanged(
       : now !== null &&
         now.dev === before.dev &&
         now.ino === before.ino &&
+        now.birthtimeNs === before.birthtimeNs &&
         now.nlink === before.nlink &&
         now.ctimeNs === before.ctimeNs
   if (!same) {
@@ -246,7 +247,11 @@ async function assertSameInode(
   shown: string,
 ): Promise<void> {
   const opened = await handle.stat()
-  if (opened.dev !== expected.dev || opened.ino !== expected.ino) {
+  if (
+    opened.dev !== expected.dev ||
+    opened.ino !== expected.ino ||
+    opened.birthtimeNs !== expected.birthtimeNs
+  ) {
     throw new FileRefusal('target_changed', `${shown} was replaced while Assent was acting on it`)
   }
 }
