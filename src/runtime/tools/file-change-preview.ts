@@ -15,8 +15,9 @@ import type { ReplacedContent } from './file-target.ts'
 export const PREVIEW_CONTEXT_LINES = 3
 
 /** Beyond this many differing lines the diff is not computed (its cost
- *  grows with the square of it): the window shows the new content whole. */
-export const MAX_PREVIEW_EDIT_LINES = 2_000
+ *  grows with the square of it, and it runs on the runtime's event loop):
+ *  the window shows the new content whole. */
+export const MAX_PREVIEW_EDIT_LINES = 500
 
 /** The most lines the preview holds; past them it is cut at a hunk's end
  *  and flagged, and the window shows the new content whole as well. */
