@@ -272,3 +272,77 @@ describe('reads under approve-for-me', () => {
     }
   })
 })
+
+describe("the built-in MCP filesystem server's file tools", () => {
+  const mcpWrite = (path: string, content: string) =>
+    `mcp filesystem write_file ${JSON.stringify({ path, content })}`
+
+  it('show a write as the numbered diff of the file it replaces, and write it once allowed', async () => {
+    const room = await createRoom(harness)
+    const file = join(harness.workspace, 'mcp-shown.txt')
+    await writeFile(file, 'a\nb\n')
+    const turnId = await send(harness, room.id, mcpWrite('mcp-shown.txt', 'a\nB\n'))
+    const view = await waitForPendingApproval(harness, room.id, turnId)
+    const preview = view.action.mcp?.preview ?? ''
+    expect(preview).toContain(`Replaces ${file}`)
+    expect(preview).toContain('@@ -1,2 +1,2 @@')
+    expect(preview).toContain('     2        -b')
+    expect(preview).toContain('            2 +B')
+    expect((await decide(harness, view, 'allow-once')).status).toBe(200)
+    await turnSettled(harness, room.id, turnId)
+    expect(await readFile(file, 'utf8')).toBe('a\nB\n')
+  })
+
+  it('refuse and audit a write whose file changed after the person saw its diff', async () => {
+    const room = await createRoom(harness)
+    const file = join(harness.workspace, 'mcp-changed.txt')
+    await writeFile(file, 'seen\n')
+    const turnId = await send(harness, room.id, mcpWrite('mcp-changed.txt', 'agent\n'))
+    const view = await waitForPendingApproval(harness, room.id, turnId)
+    await writeFile(file, 'changed meanwhile\n')
+    expect((await decide(harness, view, 'allow-once')).status).toBe(200)
+    await turnSettled(harness, room.id, turnId)
+    const [call] = await toolCallsOf(harness, room.id, turnId)
+    expect(call).toMatchObject({ status: 'refused', result: { code: 'preview_changed' } })
+    expect(await readFile(file, 'utf8')).toBe('changed meanwhile\n')
+    expect(
+      (await auditEvents(harness)).some(
+        (event) => event.type === 'execution_refused' && event.subjectId === call?.id,
+      ),
+    ).toBe(true)
+  })
+
+  it('never write through a hard link to a file outside, even once allowed', async () => {
+    const room = await createRoom(harness)
+    await link(victim, join(harness.workspace, 'hl-mcp.txt'))
+    const turnId = await send(harness, room.id, mcpWrite('hl-mcp.txt', 'agent bytes'))
+    const view = await waitForPendingApproval(harness, room.id, turnId)
+    expect(view.action.mcp?.preview).toContain('[preview failed]')
+    expect(view.action.mcp?.preview).toContain('hard links')
+    expect((await decide(harness, view, 'allow-once')).status).toBe(200)
+    await turnSettled(harness, room.id, turnId)
+    const [call] = await toolCallsOf(harness, room.id, turnId)
+    expect(call?.status).toBe('failed')
+    await victimUntouched()
+  })
+
+  it('read nothing unasked that read_file would ask about', async () => {
+    const room = await createRoom(harness)
+    await writeFile(join(harness.workspace, '.env.local'), 'TOKEN=abc')
+    await link(victim, join(harness.workspace, 'hl-mcp-read.txt'))
+    const turnId = await send(
+      harness,
+      room.id,
+      [
+        'mcp filesystem read_file {"path": ".env.local"}',
+        'mcp filesystem read_file {"path": "hl-mcp-read.txt"}',
+      ].join('\n'),
+    )
+    const settled = await turnSettled(harness, room.id, turnId)
+    expect(settled.approvals.filter((approval) => approval.turnId === turnId)).toEqual([])
+    const calls = await toolCallsOf(harness, room.id, turnId)
+    expect(calls.map((call) => call.status)).toEqual(['failed', 'failed'])
+    expect(JSON.stringify(calls)).not.toContain('TOKEN=abc')
+    expect(JSON.stringify(calls)).not.toContain('the person’s own file')
+  })
+})
