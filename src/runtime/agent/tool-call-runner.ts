@@ -249,20 +249,26 @@ export class ToolCallRunner {
     } catch (error) {
       result = refusal(`The tool failed: ${(error as Error).message}`, 'tool_error')
     }
-    if (bound !== undefined && result.code === 'target_changed') {
-      return refusedAfterConsent(result, how.approval?.id ?? null)
+    return {
+      status: result.ok ? 'succeeded' : 'failed',
+      result,
+      approvalId: how.approval?.id ?? null,
     }
-    return { status: result.ok ? 'succeeded' : 'failed', result }
   }
 
+  /** Records how the call ended. A call refused when it was about to act,
+   *  because what it would act on is no longer what was shown (by the
+   *  runtime's check or the tool's own last check), ends `refused` with an
+   *  `execution_refused` audit event. */
   private settle(call: ToolCallRecord, planned: AgentToolCall, settled: Settled): ToolOutcome {
-    const { status, result } = settled
+    const { result } = settled
     const recorded = toRecordResult(result)
-    const approvalId =
+    const audited =
       settled.refusedAfterConsent === true || AFTER_CONSENT_CODES.has(result.code ?? '')
-        ? (settled.approvalId ?? this.deps.conversations.getToolCall(call.id)?.approvalId ?? null)
-        : undefined
-    if (approvalId !== undefined) {
+    const status = audited ? 'refused' : settled.status
+    if (audited) {
+      const approvalId =
+        settled.approvalId ?? this.deps.conversations.getToolCall(call.id)?.approvalId ?? null
       this.deps.conversations.refuseExecution(call, recorded, approvalId, this.deps.now())
     } else {
       this.deps.conversations.updateToolCall(call.id, {
@@ -279,8 +285,9 @@ export class ToolCallRunner {
 type Settled = {
   status: ToolCallRecord['status']
   result: ToolResult
-  /** Allowed by a decision, refused when it was about to run: audited. */
+  /** Allowed, then refused when it was about to run: audited. */
   refusedAfterConsent?: boolean
+  /** The approval that allowed the call, where one did. */
   approvalId?: string | null
 }
 
@@ -292,8 +299,8 @@ interface Execution {
   approval?: ApprovalRecord
 }
 
-/** Codes of an allowed call refused before it ran because what it would
- *  act on is no longer what the person was shown: each is audited as
+/** Codes of an allowed call refused before it acted because what it would
+ *  act on is no longer what was shown or checked: each is audited as
  *  `execution_refused`. The MCP ones come from a gated MCP call. */
 const AFTER_CONSENT_CODES: ReadonlySet<string> = new Set([
   'target_changed',

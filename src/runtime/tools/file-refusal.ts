@@ -8,15 +8,6 @@ export type FileRefusalCode =
   | 'too_deep'
   | 'unsupported_platform'
 
-export const FILE_REFUSAL_CODES: ReadonlySet<string> = new Set<FileRefusalCode>([
-  'target_changed',
-  'hard_linked_target',
-  'symlink_refused',
-  'not_a_file',
-  'too_deep',
-  'unsupported_platform',
-])
-
 export class FileRefusal extends Error {
   readonly code: FileRefusalCode
   constructor(code: FileRefusalCode, message: string) {
