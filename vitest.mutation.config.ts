@@ -15,6 +15,7 @@ export const MUTATION_TEST_FILES = [
   'src/main/core/renderer-allowlist.test.ts',
   'src/runtime/tools/command-environment.test.ts',
   'src/runtime/policy/read-reach.test.ts',
+  'src/runtime/tools/file-target.test.ts',
   'src/runtime/tools/safe-file-ops.test.ts',
   'src/runtime/tools/file-change-preview.test.ts',
   'src/runtime/policy/approval-policy.test.ts',

@@ -64,6 +64,43 @@ describe('the preview of a write', () => {
     expect(FileChangeSchema.parse(change)).toEqual(change)
   })
 
+  it('counts the last line of a new file that has no final line feed', () => {
+    expect(fileChangePreview('n.txt', null, 'one\ntwo').hunks[0]?.lines).toEqual([
+      { op: 'add', text: 'one' },
+      { op: 'add', text: 'two' },
+    ])
+  })
+
+  it('numbers a pure insertion and a pure deletion from the line before, as unified diffs do', () => {
+    const old = 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n'
+    const inserted = fileChangePreview('n', text(''), 'x\n')
+    expect(inserted.hunks[0]).toMatchObject({ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1 })
+    const removed = fileChangePreview('n', text('x\n'), '')
+    expect(removed.hunks[0]).toMatchObject({ oldStart: 1, oldLines: 1, newStart: 0, newLines: 0 })
+    expect(fileChangePreview('n', text(old), old).hunks).toEqual([])
+  })
+
+  it('prints each line with its old and new number and its mark, and says when it was cut', () => {
+    const change = fileChangePreview('n', text('a\nb\n'), 'a\nc\n')
+    expect(fileChangeText(change)).toBe(
+      ['@@ -1,2 +1,2 @@', '     1      1  a', '     2        -b', '            2 +c'].join('\n'),
+    )
+    expect(
+      fileChangeText({ ...change, truncated: true })
+        .split('\n')
+        .at(-1),
+    ).toBe('[the change is too large to show in full]')
+  })
+
+  it('holds at most one hunk per edited line, within the contract, at the edit limit', () => {
+    const oldLines = Array.from({ length: 3_000 }, (_, i) => `k${i}`)
+    const newLines = oldLines.map((line, i) => (i % 12 === 0 && i < 12 * 240 ? `${line}!` : line))
+    const change = fileChangePreview('big', text(oldLines.join('\n')), newLines.join('\n'))
+    expect(change.truncated).toBe(false)
+    expect(change.hunks.length).toBe(240)
+    expect(FileChangeSchema.safeParse(change).success).toBe(true)
+  })
+
   it('shows an empty new file with no lines', () => {
     expect(fileChangePreview('empty.txt', null, '')).toEqual({
       path: 'empty.txt',

@@ -19,12 +19,9 @@ export const PREVIEW_CONTEXT_LINES = 3
  *  the window shows the new content whole. */
 export const MAX_PREVIEW_EDIT_LINES = 500
 
-/** The most lines the preview holds; past them it is cut at a hunk's end
- *  and flagged, and the window shows the new content whole as well. */
+/** The most lines a new file's preview holds; past them it is cut and
+ *  flagged, and the window shows the new content whole as well. */
 export const MAX_PREVIEW_LINES = 5_000
-
-/** The contract's cap on hunks (file-change.ts). */
-const MAX_PREVIEW_HUNKS = 1_000
 
 /**
  * The preview of writing `next` to `shownPath`. `current` is null when the
@@ -54,7 +51,10 @@ export function fileChangePreview(
       lines: hunk.lines.filter((line) => !line.startsWith('\\')).map(toLine),
     }),
   )
-  return capped(shownPath, 'modify', hunks)
+  // Bounded by the edit limit: at most MAX_PREVIEW_EDIT_LINES changed lines,
+  // so at most that many hunks (the contract allows 1 000), each with a few
+  // lines of context.
+  return { path: shownPath, kind: 'modify', hunks, truncated: false }
 }
 
 function created(shownPath: string, next: string): FileChange {
@@ -75,20 +75,6 @@ function created(shownPath: string, next: string): FileChange {
     ],
     truncated: kept.length < lines.length,
   }
-}
-
-/** Whole hunks, in order, while they fit the caps. */
-function capped(shownPath: string, kind: FileChange['kind'], hunks: FileChangeHunk[]): FileChange {
-  const kept: FileChangeHunk[] = []
-  let lines = 0
-  for (const hunk of hunks) {
-    if (kept.length === MAX_PREVIEW_HUNKS || lines + hunk.lines.length > MAX_PREVIEW_LINES) {
-      return { path: shownPath, kind, hunks: kept, truncated: true }
-    }
-    kept.push(hunk)
-    lines += hunk.lines.length
-  }
-  return { path: shownPath, kind, hunks: kept, truncated: false }
 }
 
 /** Unified-diff convention: a side with no lines starts at the line before

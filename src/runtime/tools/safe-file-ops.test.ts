@@ -162,19 +162,25 @@ describe('writing a file', () => {
     expect((await readdir(ws)).sort()).toEqual(['hl.txt', 'note.txt'])
   })
 
-  it('names its temporary file beside the target, hidden, within the name limit', async () => {
-    const long = 'n'.repeat(250)
-    let seen = ''
-    const dir = await DirectoryHandle.open(ws, { create: false })
-    await dir.close()
-    await replaceFile(path.join(ws, long), 'x', {
-      randomName: () => {
-        seen = 'fixed'
-        return 'fixed'
-      },
-    })
-    expect(seen).toBe('fixed')
-    expect(await readdir(ws)).toEqual([long])
+  it('creates its temporary file exclusively, hidden beside the target, and never removes one it did not create', async () => {
+    // An occupied temporary name makes the exclusive create fail, which
+    // shows the name used; the occupant must survive the cleanup.
+    const cases = [
+      { target: 'short.txt', temporary: '.short.txt.assent-r4nd0m.tmp' },
+      { target: 'n'.repeat(200), temporary: `.${'n'.repeat(200)}.assent-r4nd0m.tmp` },
+      { target: 'n'.repeat(201), temporary: '.assent-r4nd0m.tmp' },
+    ]
+    for (const { target, temporary } of cases) {
+      await writeFile(path.join(ws, temporary), 'theirs')
+      await expect(
+        replaceFile(path.join(ws, target), 'x', { randomName: () => 'r4nd0m' }),
+      ).rejects.toMatchObject({ code: 'EEXIST' })
+      expect(await readFile(path.join(ws, temporary), 'utf8')).toBe('theirs')
+      expect(existsSync(path.join(ws, target))).toBe(false)
+      await rm(path.join(ws, temporary))
+    }
+    await replaceFile(path.join(ws, 'n'.repeat(250)), 'x', { randomName: () => 'r4nd0m' })
+    expect(await readdir(ws)).toEqual(['n'.repeat(250)])
   })
 })
 
@@ -325,5 +331,53 @@ describe('deleting', () => {
     expect(await outcome(() => removeEntry(path.join(ws, 'nope'), { recursive: false }))).toBe(
       'ENOENT',
     )
+  })
+})
+
+describe('what a refusal says', () => {
+  /** The refusal's message, or 'done'. */
+  async function message(act: () => Promise<unknown>): Promise<string> {
+    try {
+      await act()
+      return 'done'
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+
+  it('names what it found, in words a person reads', async () => {
+    const hardLink = path.join(ws, 'hl.txt')
+    await link(victim, hardLink)
+    expect(await message(() => replaceFile(hardLink, 'x'))).toBe(
+      `${hardLink} has 2 names (hard links), so it is reachable from outside what was checked; Assent changes only files with a single name`,
+    )
+    const link2 = path.join(ws, 'link.txt')
+    await symlink(victim, link2)
+    expect(await message(() => replaceFile(link2, 'x'))).toBe(
+      `${link2} is a symbolic link; Assent does not follow it`,
+    )
+    await mkdir(path.join(ws, 'dir'))
+    expect(await message(() => replaceFile(path.join(ws, 'dir'), 'x'))).toBe(
+      `${path.join(ws, 'dir')} is a directory`,
+    )
+    expect(await message(() => removeEntry(path.join(ws, 'gone'), { recursive: false }))).toBe(
+      `${path.join(ws, 'gone')} does not exist`,
+    )
+    const absent: FileTarget = { path: path.join(ws, 'new.txt'), exists: false }
+    await writeFile(path.join(ws, 'new.txt'), 'x')
+    expect(
+      await message(() => replaceFile(path.join(ws, 'new.txt'), 'y', { bound: absent })),
+    ).toMatch(
+      new RegExp(
+        `^${path.join(ws, 'new.txt')} is now a file \\(device \\d+, inode \\d+, 1 name\\); the approval was for nothing$`,
+      ),
+    )
+  })
+
+  it('writes the new content whole, as UTF-8, in a file only the owner may change', async () => {
+    const target = path.join(ws, 'new.txt')
+    await replaceFile(target, 'naïve ✓\n')
+    expect(await readFile(target)).toEqual(Buffer.from('naïve ✓\n', 'utf8'))
+    expect((await stat(target)).mode & 0o022).toBe(0)
   })
 })

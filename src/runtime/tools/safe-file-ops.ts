@@ -68,12 +68,16 @@ export async function replaceFile(
     checkBound(options.bound, before.target, realPath)
     if (stats !== null) assertReplaceable(stats, realPath)
 
-    temporary = temporaryName(name, options.randomName)
+    const candidate = temporaryName(name, options.randomName)
     const file = await dir.openFile(
-      temporary,
+      candidate,
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
       NEW_FILE_MODE,
     )
+    // Only a name this call created is removed on failure: an exclusive
+    // create that fails found someone else's file, which is not ours to
+    // delete.
+    temporary = candidate
     try {
       await file.writeFile(content, 'utf8')
       if (stats !== null) await file.chmod(Number(stats.mode & PERMISSION_BITS))
