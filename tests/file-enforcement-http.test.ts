@@ -190,6 +190,28 @@ describe('a delete', () => {
     ).toBe(true)
   })
 
+  it('is refused and audited when the file gains a name outside between the approval and its execution', async () => {
+    const room = await createRoom(harness)
+    const file = join(harness.workspace, 'linked-late.txt')
+    await writeFile(file, 'the file the person saw')
+    const turnId = await send(harness, room.id, 'delete linked-late.txt')
+    const view = await waitForPendingApproval(harness, room.id, turnId)
+    expect(view.action.target).toMatchObject({ exists: true, type: 'file', links: 1 })
+    const outsideName = join(outside, 'linked-late.txt')
+    await link(file, outsideName)
+    expect((await decide(harness, view, 'allow-once')).status).toBe(200)
+    await turnSettled(harness, room.id, turnId)
+    const [call] = await toolCallsOf(harness, room.id, turnId)
+    expect(call).toMatchObject({ status: 'refused', result: { code: 'target_changed' } })
+    expect(await readFile(file, 'utf8')).toBe('the file the person saw')
+    expect((await stat(outsideName)).nlink).toBe(2)
+    expect(
+      (await auditEvents(harness)).filter(
+        (e) => e.type === 'execution_refused' && e.subjectId === call?.id,
+      ),
+    ).toMatchObject([{ payload: { approvalId: view.approval.id, toolName: 'delete_file' } }])
+  })
+
   it('of a hard link to a file outside is refused without asking', async () => {
     const room = await createRoom(harness)
     await link(victim, join(harness.workspace, 'hl-delete.txt'))
