@@ -16,6 +16,8 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/tools/command-environment.test.ts',
   'src/runtime/policy/read-reach.test.ts',
   'src/runtime/tools/file-target.test.ts',
+  'src/runtime/tools/anchored-directory.test.ts',
+  'src/runtime/tools/safe-file-ops.last-instant.test.ts',
   'src/runtime/tools/safe-file-ops.test.ts',
   'src/runtime/tools/file-change-preview.test.ts',
   'src/runtime/policy/approval-policy.test.ts',

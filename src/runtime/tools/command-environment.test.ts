@@ -18,7 +18,8 @@ describe('the environment of a command the agent runs', () => {
   it('passes every allowlisted name that is set, and leaves out those that are not', () => {
     const source = Object.fromEntries(BASE_AGENT_ENVIRONMENT.map((name) => [name, `v-${name}`]))
     expect(commandEnvironment(source)).toEqual(source)
-    expect(commandEnvironment({})).toEqual({})
+    expect(commandEnvironment({})).toStrictEqual({})
+    expect(Object.keys(commandEnvironment({ PATH: '/bin' }))).toEqual(['PATH'])
   })
 
   it('names the session handles nowhere in the allowlist', () => {

@@ -162,7 +162,12 @@ describe('the preview of a write', () => {
   it('gives up on a diff longer than its edit limit instead of taking unbounded time', () => {
     const old = Array.from({ length: MAX_PREVIEW_EDIT_LINES + 10 }, (_, i) => `a${i}`).join('\n')
     const next = Array.from({ length: MAX_PREVIEW_EDIT_LINES + 10 }, (_, i) => `b${i}`).join('\n')
-    expect(fileChangePreview('big', text(old), next)).toMatchObject({ hunks: [], truncated: true })
+    expect(fileChangePreview('big', text(old), next)).toEqual({
+      path: 'big',
+      kind: 'modify',
+      hunks: [],
+      truncated: true,
+    })
   })
 
   it('cuts a very long new file at the line cap and says so', () => {

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto'
-import { lstat, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { renameSync, writeFileSync } from 'node:fs'
+import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FileTarget } from '../../contracts/file-target.ts'
+import { DirectoryHandle } from './anchored-directory.ts'
 import {
   MAX_DIFFED_BYTES,
   describeTarget,
@@ -19,6 +21,7 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
+  vi.restoreAllMocks()
   await rm(ws, { recursive: true, force: true })
 })
 
@@ -106,6 +109,37 @@ describe('observing a target on disk', () => {
       content: null,
       stats: null,
     })
+    await expect(lstat(path.join(ws, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
+  it('says an absent file in an existing directory does not exist, even when asked for content', async () => {
+    const target = path.join(ws, 'absent.txt')
+    expect(await observeTarget(target, { readContent: true })).toEqual({
+      target: { path: target, exists: false },
+      content: null,
+      stats: null,
+    })
+  })
+
+  it('refuses, never hashes, a file swapped in between its status and its opening', async () => {
+    const target = path.join(ws, 'a.txt')
+    await writeFile(target, 'the file observed')
+    const realOpenFile = DirectoryHandle.prototype.openFile
+    vi.spyOn(DirectoryHandle.prototype, 'openFile').mockImplementation(function (
+      this: DirectoryHandle,
+      name: string,
+      flags: number,
+      mode?: number,
+    ) {
+      writeFileSync(`${target}.other`, 'theirs')
+      renameSync(`${target}.other`, target)
+      return realOpenFile.call(this, name, flags, mode)
+    })
+    await expect(observeTarget(target, { readContent: true })).rejects.toMatchObject({
+      code: 'target_changed',
+      message: 'a.txt changed while Assent was reading it',
+    })
+    expect(await readFile(target, 'utf8')).toBe('theirs')
   })
 
   it('refuses a path through a symbolic link', async () => {
@@ -113,7 +147,10 @@ describe('observing a target on disk', () => {
     await symlink(path.join(ws, 'real'), path.join(ws, 'link'))
     await expect(
       observeTarget(path.join(ws, 'link', 'a.txt'), { readContent: false }),
-    ).rejects.toMatchObject({ code: 'symlink_refused' })
+    ).rejects.toMatchObject({
+      code: 'symlink_refused',
+      message: `${path.join(ws, 'link')} is a symbolic link; Assent does not follow it`,
+    })
   })
 
   it('hashes a file and keeps its text, byte order mark included, only when asked', async () => {
