@@ -1,4 +1,4 @@
-import { constants, mkdirSync } from 'node:fs'
+import { constants, mkdirSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -127,6 +127,17 @@ describe('where directory handles cannot be had', () => {
       if (platform) Object.defineProperty(process, 'platform', platform)
       vi.resetModules()
     }
+  })
+})
+
+describe('the probe for directory handles', () => {
+  it('finds them on this Linux system and leaves no descriptor open', async () => {
+    vi.resetModules()
+    const fresh = await import('./anchored-directory.ts')
+    const before = readdirSync('/proc/self/fd').length
+    expect(await fresh.directoryHandlesAvailable()).toBe(true)
+    expect(readdirSync('/proc/self/fd').length).toBe(before)
+    vi.resetModules()
   })
 })
 

@@ -10,6 +10,8 @@ import {
   MAX_DIFFED_BYTES,
   describeTarget,
   observeTarget,
+  sameEntryState,
+  sameFile,
   sameTarget,
   targetOf,
 } from './file-target.ts'
@@ -86,6 +88,29 @@ describe('a target as observed', () => {
     for (const change of changes) {
       expect(sameTarget(present, { ...present, ...change }), JSON.stringify(change)).toBe(false)
       expect(sameTarget({ ...present, ...change }, present), JSON.stringify(change)).toBe(false)
+    }
+  })
+
+  it('is the same file only when device, inode and birth time all agree', () => {
+    const file = { dev: 1n, ino: 2n, birthtimeNs: 3n }
+    expect(sameFile(file, { ...file })).toBe(true)
+    for (const change of [{ dev: 9n }, { ino: 9n }, { birthtimeNs: 9n }]) {
+      expect(sameFile(file, { ...file, ...change }), String(Object.keys(change))).toBe(false)
+      expect(sameFile({ ...file, ...change }, file), String(Object.keys(change))).toBe(false)
+    }
+  })
+
+  it('shows the same entry state only when still absent, or the same file unchanged', () => {
+    const entry = { dev: 1n, ino: 2n, birthtimeNs: 3n, nlink: 1n, ctimeNs: 4n }
+    expect(sameEntryState(null, null)).toBe(true)
+    expect(sameEntryState(entry, { ...entry })).toBe(true)
+    expect(sameEntryState(null, entry)).toBe(false)
+    expect(sameEntryState(entry, null)).toBe(false)
+    const changes = [{ dev: 9n }, { ino: 9n }, { birthtimeNs: 9n }, { nlink: 2n }, { ctimeNs: 9n }]
+    for (const change of changes) {
+      expect(sameEntryState(entry, { ...entry, ...change }), String(Object.keys(change))).toBe(
+        false,
+      )
     }
   })
 

@@ -72,6 +72,27 @@ export function sameTarget(a: FileTarget, b: FileTarget): boolean {
   )
 }
 
+/** The status fields that say which file an entry is. */
+export type FileIdentity = Pick<BigIntStats, 'dev' | 'ino' | 'birthtimeNs'>
+
+/** Whether two statuses are of the same file: the same device, inode and
+ *  birth time (an inode number freed and given to a new file differs in
+ *  its birth time). */
+export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.birthtimeNs === b.birthtimeNs
+}
+
+/** Whether a name still shows what it showed: still absent, or the same
+ *  file with the same number of names and the same status change time
+ *  (which moves with any write, link or permission change). */
+export function sameEntryState(
+  before: (FileIdentity & Pick<BigIntStats, 'nlink' | 'ctimeNs'>) | null,
+  now: (FileIdentity & Pick<BigIntStats, 'nlink' | 'ctimeNs'>) | null,
+): boolean {
+  if (before === null || now === null) return before === now
+  return sameFile(before, now) && now.nlink === before.nlink && now.ctimeNs === before.ctimeNs
+}
+
 /** Says what changed between two observations, for the refusal's message
  *  and its audit event. */
 export function describeTarget(target: FileTarget): string {
@@ -134,11 +155,7 @@ async function readContent(
   const handle = await dir.openFile(name, constants.O_RDONLY)
   try {
     const opened = await handle.stat({ bigint: true })
-    if (
-      opened.ino !== expected.ino ||
-      opened.dev !== expected.dev ||
-      opened.birthtimeNs !== expected.birthtimeNs
-    ) {
+    if (!sameFile(opened, expected)) {
       throw new FileRefusal('target_changed', `${name} changed while Assent was reading it`)
     }
     const hash = createHash('sha256')

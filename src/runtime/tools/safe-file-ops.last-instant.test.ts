@@ -176,6 +176,58 @@ describe('a delete whose target changes after the first look', () => {
   })
 })
 
+describe('a tree that changes while it is removed', () => {
+  it('reports a tree removed by someone else before it is opened as missing, never makes it again', async () => {
+    const tree = path.join(ws, 'tree')
+    await mkdir(path.join(tree, 'sub'), { recursive: true })
+    const realOpenChild = DirectoryHandle.prototype.openChild
+    vi.spyOn(DirectoryHandle.prototype, 'openChild').mockImplementation(async function (
+      this: DirectoryHandle,
+      name: string,
+      options: { create: boolean },
+    ) {
+      if (name === 'tree') rmSync(tree, { recursive: true })
+      return realOpenChild.call(this, name, options)
+    })
+    expect(await refusal(() => removeEntry(tree, { recursive: true }))).toMatch(/^ENOENT/)
+    expect(existsSync(tree)).toBe(false)
+  })
+
+  it('reports a subdirectory removed by someone else before it is opened as missing', async () => {
+    const tree = path.join(ws, 'tree')
+    await mkdir(path.join(tree, 'sub'), { recursive: true })
+    const realOpenChild = DirectoryHandle.prototype.openChild
+    vi.spyOn(DirectoryHandle.prototype, 'openChild').mockImplementation(async function (
+      this: DirectoryHandle,
+      name: string,
+      options: { create: boolean },
+    ) {
+      if (name === 'sub') rmSync(path.join(tree, 'sub'), { recursive: true })
+      return realOpenChild.call(this, name, options)
+    })
+    expect(await refusal(() => removeEntry(tree, { recursive: true }))).toMatch(/^ENOENT/)
+    expect(await readdir(tree)).toEqual([])
+  })
+
+  it('passes over an entry that was listed and is gone when it is looked at', async () => {
+    const tree = path.join(ws, 'tree')
+    await mkdir(tree)
+    await writeFile(path.join(tree, 'f'), 'x')
+    const realList = DirectoryHandle.prototype.list
+    vi.spyOn(DirectoryHandle.prototype, 'list').mockImplementation(async function (
+      this: DirectoryHandle,
+    ) {
+      return ['ghost', ...(await realList.call(this))]
+    })
+    expect(await removeEntry(tree, { recursive: true })).toEqual({
+      kind: 'tree',
+      files: 1,
+      directories: 0,
+    })
+    expect(existsSync(tree)).toBe(false)
+  })
+})
+
 describe('what a file tool holds open', () => {
   it('closes every descriptor it opened, whether it acted or was refused', async () => {
     const before = openDescriptors()

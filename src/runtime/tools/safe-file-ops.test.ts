@@ -294,17 +294,30 @@ describe('deleting', () => {
     await outsideUntouched()
   })
 
-  it('refuses a tree nested deeper than it holds handles for', async () => {
-    const deepest = path.join(
-      ws,
-      'deep',
-      ...Array.from({ length: MAX_DELETE_DEPTH + 1 }, () => 'd'),
-    )
+  it('removes a tree exactly as deep as it holds handles for, and refuses one a level deeper', async () => {
+    const levels = (n: number) => Array.from({ length: n }, () => 'd')
+    const fits = path.join(ws, 'fits', ...levels(MAX_DELETE_DEPTH - 1))
+    await mkdir(fits, { recursive: true })
+    expect(await removeEntry(path.join(ws, 'fits'), { recursive: true })).toEqual({
+      kind: 'tree',
+      files: 0,
+      directories: MAX_DELETE_DEPTH - 1,
+    })
+    const deepest = path.join(ws, 'deep', ...levels(MAX_DELETE_DEPTH))
     await mkdir(deepest, { recursive: true })
-    expect(await outcome(() => removeEntry(path.join(ws, 'deep'), { recursive: true }))).toBe(
-      'too_deep',
-    )
+    await expect(removeEntry(path.join(ws, 'deep'), { recursive: true })).rejects.toMatchObject({
+      code: 'too_deep',
+      message: `${deepest} is nested more than ${MAX_DELETE_DEPTH} levels deep`,
+    })
     expect(existsSync(deepest)).toBe(true)
+  })
+
+  it('writes against a target observed without its content, as a delete observes it', async () => {
+    const target = path.join(ws, 'note.txt')
+    await writeFile(target, 'old')
+    const { target: bound } = await observeTarget(target, { readContent: false })
+    await replaceFile(target, 'new', { bound })
+    expect(await readFile(target, 'utf8')).toBe('new')
   })
 
   it('refuses a non-empty directory without recursive', async () => {

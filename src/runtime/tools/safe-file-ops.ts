@@ -5,7 +5,14 @@ import path from 'node:path'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import { DirectoryHandle } from './anchored-directory.ts'
 import { FileRefusal } from './file-refusal.ts'
-import { describeTarget, observeIn, sameTarget, targetOf } from './file-target.ts'
+import {
+  describeTarget,
+  observeIn,
+  sameEntryState,
+  sameFile,
+  sameTarget,
+  targetOf,
+} from './file-target.ts'
 
 /**
  * The one way a tool changes a file: every mutating tool (write_file,
@@ -230,17 +237,7 @@ async function assertUnchanged(
   before: BigIntStats | null,
   shown: string,
 ): Promise<void> {
-  const now = await dir.lstat(name)
-  const same =
-    before === null
-      ? now === null
-      : now !== null &&
-        now.dev === before.dev &&
-        now.ino === before.ino &&
-        now.birthtimeNs === before.birthtimeNs &&
-        now.nlink === before.nlink &&
-        now.ctimeNs === before.ctimeNs
-  if (!same) {
+  if (!sameEntryState(before, await dir.lstat(name))) {
     throw new FileRefusal('target_changed', `${shown} changed while Assent was acting on it`)
   }
 }
@@ -250,12 +247,7 @@ async function assertSameInode(
   expected: BigIntStats,
   shown: string,
 ): Promise<void> {
-  const opened = await handle.stat()
-  if (
-    opened.dev !== expected.dev ||
-    opened.ino !== expected.ino ||
-    opened.birthtimeNs !== expected.birthtimeNs
-  ) {
+  if (!sameFile(await handle.stat(), expected)) {
     throw new FileRefusal('target_changed', `${shown} was replaced while Assent was acting on it`)
   }
 }
