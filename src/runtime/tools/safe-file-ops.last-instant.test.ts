@@ -180,14 +180,18 @@ describe('a tree that changes while it is removed', () => {
   it('reports a tree removed by someone else before it is opened as missing, never makes it again', async () => {
     const tree = path.join(ws, 'tree')
     await mkdir(path.join(tree, 'sub'), { recursive: true })
+    let removed = false
     const realOpenChild = DirectoryHandle.prototype.openChild
     vi.spyOn(DirectoryHandle.prototype, 'openChild').mockImplementation(async function (
       this: DirectoryHandle,
       name: string,
       options: { create: boolean },
     ) {
-      // Only while it is there: a directory the tool made again must stay, to be seen.
-      if (name === 'tree' && existsSync(tree)) rmSync(tree, { recursive: true })
+      // Once: a directory the tool made again must stay, to be seen.
+      if (name === 'tree' && !removed) {
+        removed = true
+        rmSync(tree, { recursive: true })
+      }
       return realOpenChild.call(this, name, options)
     })
     expect(await refusal(() => removeEntry(tree, { recursive: true }))).toMatch(/^ENOENT/)
@@ -197,13 +201,15 @@ describe('a tree that changes while it is removed', () => {
   it('reports a subdirectory removed by someone else before it is opened as missing', async () => {
     const tree = path.join(ws, 'tree')
     await mkdir(path.join(tree, 'sub'), { recursive: true })
+    let removed = false
     const realOpenChild = DirectoryHandle.prototype.openChild
     vi.spyOn(DirectoryHandle.prototype, 'openChild').mockImplementation(async function (
       this: DirectoryHandle,
       name: string,
       options: { create: boolean },
     ) {
-      if (name === 'sub' && existsSync(path.join(tree, 'sub'))) {
+      if (name === 'sub' && !removed) {
+        removed = true
         rmSync(path.join(tree, 'sub'), { recursive: true })
       }
       return realOpenChild.call(this, name, options)
