@@ -9,6 +9,8 @@ import type {
   DecidedBy,
   PermissionRequest,
 } from '../../contracts/approval.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 
@@ -26,6 +28,8 @@ export interface NewApproval {
   sandboxMode: SandboxMode
   summary: string
   mcp?: McpAction
+  target?: FileTarget
+  fileChange?: FileChange
   permission?: PermissionRequest
   now: number
   ttlMs: number
@@ -85,8 +89,11 @@ export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
     workingDirectory: approval.workingDirectory,
     sandboxMode: approval.sandboxMode,
     summary: approval.summary,
-    // Absent for built-in tools, so their digests are what they always were.
+    // Each absent where it does not apply, so the digests of other actions
+    // are what they always were.
     ...(approval.mcp === undefined ? {} : { mcp: approval.mcp }),
+    ...(approval.target === undefined ? {} : { target: approval.target }),
+    ...(approval.fileChange === undefined ? {} : { fileChange: approval.fileChange }),
     ...(approval.permission === undefined ? {} : { permission: approval.permission }),
   }
 }
@@ -101,6 +108,8 @@ export function summarizeApproval(approval: ApprovalRecord): ApprovalSummary {
     arguments: _arguments,
     toolCallId: _toolCallId,
     sandboxMode: _sandbox,
+    target: _target,
+    fileChange: _fileChange,
     ...rest
   } = approval
   return rest

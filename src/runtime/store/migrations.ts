@@ -189,13 +189,22 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     sql: `
+      -- A file write's or delete's target as observed when the approval was
+      -- opened, and a write's preview: both part of the canonical action.
+      ALTER TABLE approvals ADD COLUMN target_json TEXT;
+      ALTER TABLE approvals ADD COLUMN file_change_json TEXT;
+    `,
+  },
+  {
+    version: 7,
+    sql: `
       -- When the runtime closes an ordinary question on its own (its timer
       -- lives in the runtime, not in a workbench that may be closed).
       ALTER TABLE input_requests ADD COLUMN auto_resolve_at INTEGER;
     `,
   },
   {
-    version: 7,
+    version: 8,
     sql: `
       -- A message the person sent in plan mode, whatever the room's mode:
       -- its turn and every retry of it run under the plan preset.
