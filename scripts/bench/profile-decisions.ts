@@ -1,4 +1,4 @@
-// `node scripts/bench/profile-decisions.ts [--decisions N] [--clients N]`:
+// `node scripts/bench/profile-decisions.ts [--decisions N] [--clients N] [--keep]`:
 // where the runtime's CPU goes per decision. Starts the runtime child under
 // `--cpu-prof` with its data dir on tmpfs (so the disk never waits), creates
 // N pending approvals, decides them from N concurrent clients, and charges
@@ -22,6 +22,8 @@ const { values: flags } = parseArgs({
   options: {
     decisions: { type: 'string', default: '3000' },
     clients: { type: 'string', default: '10' },
+    // Leaves the data dir and the .cpuprofile (open it in Chrome DevTools).
+    keep: { type: 'boolean', default: false },
   },
   strict: true,
 })
@@ -35,26 +37,35 @@ const bench = await startBenchRuntime({
   nodeFlags: ['--cpu-prof', '--cpu-prof-dir', profiles],
 })
 let window: { from: number; to: number; rate: number; cpuMs: number }
+let result: ReturnType<typeof breakdown>
 try {
-  const runtime: RuntimeAccess = bench
-  const rooms = await createRooms(runtime, bench.workspace, 10)
-  const queue = await createPendingApprovals(runtime, rooms, decisions, 'p')
-  const pid = bench.pid()
-  if (pid === undefined) throw new Error('the runtime has no pid')
-  const cpuBefore = cpuMs(pid)
-  const from = microseconds()
-  const rate = await decideConcurrently(runtime, queue, clients)
-  await toolsFinished(bench.workspace, queue.length)
-  window = { from, to: microseconds(), rate, cpuMs: cpuMs(pid) - cpuBefore }
+  try {
+    const runtime: RuntimeAccess = bench
+    const rooms = await createRooms(runtime, bench.workspace, 10)
+    const queue = await createPendingApprovals(runtime, rooms, decisions, 'p')
+    const pid = bench.pid()
+    if (pid === undefined) throw new Error('the runtime has no pid')
+    const cpuBefore = cpuMs(pid)
+    const from = microseconds()
+    const rate = await decideConcurrently(runtime, queue, clients)
+    await toolsFinished(bench.workspace, queue.length)
+    window = { from, to: microseconds(), rate, cpuMs: cpuMs(pid) - cpuBefore }
+  } finally {
+    // The profile is written when the runtime exits.
+    await bench.close()
+  }
+  const file = readdirSync(profiles).find((name) => name.endsWith('.cpuprofile'))
+  if (!file) throw new Error(`the runtime wrote no profile in ${profiles}`)
+  const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile
+  result = breakdown(profile, window.from, window.to)
+  if (flags.keep) {
+    console.log(
+      `profile kept: ${join(profiles, file)} (deciding from ${window.from} to ${window.to} µs)`,
+    )
+  }
 } finally {
-  await bench.close()
+  if (!flags.keep) rmSync(root, { recursive: true, force: true })
 }
-const file = readdirSync(profiles).find((name) => name.endsWith('.cpuprofile'))
-if (!file) throw new Error(`the runtime wrote no profile in ${profiles}`)
-const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile
-const result = breakdown(profile, window.from, window.to)
-if (process.env.KEEP_PROFILE) console.log(join(profiles, file), window.from, window.to)
-else rmSync(root, { recursive: true, force: true })
 
 // The profile's samples are wall-clock: on a busy machine a preempted
 // thread's wait is charged to whatever it was running. The kernel's CPU
