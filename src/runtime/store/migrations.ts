@@ -189,6 +189,15 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     sql: `
+      -- A file write's or delete's target as observed when the approval was
+      -- opened, and a write's preview: both part of the canonical action.
+      ALTER TABLE approvals ADD COLUMN target_json TEXT;
+      ALTER TABLE approvals ADD COLUMN file_change_json TEXT;
+    `,
+  },
+  {
+    version: 7,
+    sql: `
       -- The agent reads a room's last messages at every step of a turn, and
       -- a turn's tool calls before a retry: without these, each read scanned
       -- (and sorted) the whole table, a cost that grew with every message
