@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises'
+import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import type { AgentCeilings } from '../domain/agent-preset.ts'
@@ -70,7 +70,7 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
 
   let realWorkspace: string
   try {
-    realWorkspace = await realpath(workspace)
+    realWorkspace = realpathSync.native(workspace)
   } catch {
     // Without a real workspace nothing can be confined to it, and relative
     // paths have nothing to be relative to.
@@ -107,7 +107,7 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
   }
 
   if (agent.allowedRepositoryRoots !== undefined) {
-    const realRoots = await realRootsOf(agent.allowedRepositoryRoots)
+    const realRoots = realRootsOf(agent.allowedRepositoryRoots)
     for (const p of resolved) {
       if (!realRoots.some((root) => isInsideRoot(root, p))) {
         return refuse('outside_agent_roots', `${p} is outside the directories this agent may use`)
@@ -138,27 +138,29 @@ async function insideExtraRoot(
   // Fails closed: a path that cannot be resolved is inside nothing.
   if (!target.ok) return null
   for (const root of roots) {
-    if (isInsideRoot(root, target.path) && (await isDirectory(root))) return target.path
+    if (isInsideRoot(root, target.path) && isDirectory(root)) return target.path
   }
   return null
 }
 
-function isDirectory(candidate: string): Promise<boolean> {
-  return stat(candidate).then(
-    (found) => found.isDirectory(),
-    () => false,
-  )
+function isDirectory(candidate: string): boolean {
+  try {
+    return statSync(candidate).isDirectory()
+  } catch {
+    // Fails closed: a root that cannot be looked at holds nothing.
+    return false
+  }
 }
 
 /** A root that is relative or cannot be resolved is dropped, not guessed
  *  at: it then contains nothing, which can only narrow what the agent may
  *  touch. */
-async function realRootsOf(roots: readonly string[]): Promise<string[]> {
+function realRootsOf(roots: readonly string[]): string[] {
   const out: string[] = []
   for (const root of roots) {
     if (!path.isAbsolute(root)) continue
     try {
-      out.push(await realpath(root))
+      out.push(realpathSync.native(root))
     } catch {
       continue
     }

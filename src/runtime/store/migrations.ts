@@ -198,13 +198,24 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 7,
     sql: `
+      -- The agent reads a room's last messages at every step of a turn, and
+      -- a turn's tool calls before a retry: without these, each read scanned
+      -- (and sorted) the whole table, a cost that grew with every message
+      -- and tool call ever stored.
+      CREATE INDEX messages_room ON messages (room_id, created_at);
+      CREATE INDEX tool_calls_turn ON tool_calls (turn_id, seq);
+    `,
+  },
+  {
+    version: 8,
+    sql: `
       -- When the runtime closes an ordinary question on its own (its timer
       -- lives in the runtime, not in a workbench that may be closed).
       ALTER TABLE input_requests ADD COLUMN auto_resolve_at INTEGER;
     `,
   },
   {
-    version: 8,
+    version: 9,
     sql: `
       -- A message the person sent in plan mode, whatever the room's mode:
       -- its turn and every retry of it run under the plan preset.
