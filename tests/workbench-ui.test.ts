@@ -119,7 +119,7 @@ describe.runIf(run).each(CONFIGS)(
       expect((await page.textContent(outcome))?.trim()).toBe(APPROVED[config.lang])
       expect(await page.getAttribute(outcome, 'data-outcome')).toBe('approved')
       // Decided, the card left the open block and stays in the timeline.
-      expect(await page.locator(`${ID.pending} ${card}`).count()).toBe(0)
+      expect(await page.locator(`${ID.requests} ${card}`).count()).toBe(0)
       expect(await page.locator(`[data-testid="timeline"] ${card}`).count()).toBe(1)
       await eventually(
         () => (existsSync(join(h.workspace, 'notes.txt')) ? true : undefined),
@@ -194,7 +194,7 @@ describe.runIf(run).each(CONFIGS)(
       await page.click(ID.picker)
       await page.click('[data-testid="mode-option-approve-for-me"]')
       const card = '[data-testid="mode-request-card"]'
-      await page.waitForSelector(`${ID.pending} ${card}[data-status="waiting"]`)
+      await page.waitForSelector(`${ID.requests} ${card}[data-status="waiting"]`)
       expect(await page.textContent(`${card} [data-testid="mode-request-change"]`)).toBe(
         MODE_CHANGE[config.lang],
       )
@@ -352,7 +352,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
   it('rings every control the keyboard reaches: card buttons, picker options, drawer toggle, settings', async () => {
     const page = h.page
     const approvalId = await sendAndWaitForCard(h, roomId, 'write ring.txt focus')
-    const card = `${ID.pending} ${ID.card(approvalId)}`
+    const card = `${ID.requests} ${ID.card(approvalId)}`
     const rings: FocusRing[] = [
       await tabInto(page, `${card} [data-testid="approval-review"]`),
       await tabInto(page, `${card} [data-testid="approval-deny"]`),
@@ -397,7 +397,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
       )
     ).body.approvals.find((approval) => approval.status === 'pending')?.id
     expect(approvalId).toBeDefined()
-    await page.waitForSelector(`${ID.pending} ${ID.card(approvalId!)}`)
+    await page.waitForSelector(`${ID.requests} ${ID.card(approvalId!)}`)
     await h.host.services.restartRuntime()
     const card = `[data-testid="timeline"] ${ID.card(approvalId!)}[data-outcome="stale"]`
     await page.waitForSelector(card, { timeout: WAIT_TIMEOUT_MS })
@@ -405,7 +405,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
     expect(await page.textContent(`${card} [data-testid="approval-note"]`)).toContain(
       'no longer waiting',
     )
-    expect(await page.locator(ID.pending).count()).toBe(0)
+    expect(await page.locator(ID.requests).count()).toBe(0)
     expect(await seriousViolations(page)).toEqual([])
     await page.screenshot({ path: join(SHOTS, 'workbench-stale-760.png') })
   })

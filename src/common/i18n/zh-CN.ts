@@ -223,7 +223,7 @@ export const zhCN: Catalog = {
         expired: '已过期',
         unknown: '结果未知',
       },
-      waitingBelow: '正在等待你的确认：卡片在消息框上方。',
+      cardBelow: '它的卡片在消息框上方。',
       showCard: '显示卡片',
       retry: '重试',
       retryFailed: '无法重试：{{reason}}',
@@ -239,6 +239,7 @@ export const zhCN: Catalog = {
       review: '审核并允许',
       deny: '拒绝',
       reviewing: '审核窗口已打开，请在那里决定。',
+      expiresIn: '{{time}} 后过期',
       outcome: {
         approved: '已批准',
         alwaysAllowed: '始终允许',
@@ -256,9 +257,8 @@ export const zhCN: Catalog = {
       reviewClosed: '审核窗口已关闭：{{reason}}',
       goneNote: '智能体已不再等待此操作：运行时中它已不再待确认。',
     },
-    pending: {
-      heading: '等待你的确认',
-      settledLabel: '最近的请求',
+    requests: {
+      heading: '待处理的请求（{{count}}）',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',
@@ -271,10 +271,12 @@ export const zhCN: Catalog = {
       changedNote: '房间现在以“{{mode}}”运行。',
       cancelledNote: '没有任何更改：房间仍以“{{mode}}”运行。',
       failedNote: '模式未更改：{{reason}}',
-      dismiss: '关闭',
+      waitingNote: '在那里确认之前，房间仍以“{{mode}}”运行。',
     },
     question: {
       heading: '智能体在提问',
+      label: '问题',
+      titleAndMore: '{{title}}（另有 {{count}} 个问题）',
       yourAnswer: '你的回答',
       send: '发送',
       sending: '正在发送…',
@@ -296,6 +298,7 @@ export const zhCN: Catalog = {
     },
     form: {
       heading: '需要你填写的表单',
+      label: '表单',
       answer: '你的回答',
       send: '发送',
       sending: '正在发送…',
@@ -327,12 +330,17 @@ export const zhCN: Catalog = {
       sending: '正在发送…',
       hint: '按 Enter 发送，按 Shift+Enter 换行。',
       failed: '未发送：{{reason}}',
+      answering: '正在回答：{{title}}',
+      answerPlaceholder: '你对“{{title}}”的回答',
+      sendAsMessage: '改为作为消息发送',
     },
     picker: {
       label: '权限模式',
       current: '权限：{{mode}}',
       loading: '权限：…',
       confirmHint: '请在审核窗口中确认更改。',
+      givesUp:
+        '你将不再被询问：智能体可以在你的账户能访问的任何位置写入和删除文件、运行任何命令并访问网络。',
       failed: '模式未更改：{{reason}}',
       blocker: {
         read_only_agent: '不可用：此智能体是只读的。',

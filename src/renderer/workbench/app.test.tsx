@@ -129,7 +129,7 @@ describe('App', () => {
     )
     const card = document.activeElement?.closest<HTMLElement>('[data-testid="approval-card"]')
     expect(card?.dataset.approvalId).toBe('ap-1')
-    expect(card?.closest('[data-testid="pending-approvals"]')).not.toBeNull()
+    expect(card?.closest('[data-testid="open-requests"]')).not.toBeNull()
   })
 
   it('opens the room main names in approval.focus even without the approval event', async () => {

@@ -4,7 +4,8 @@ import type { Message, Timeline, ToolCallRecord } from '../../../contracts/room.
 import { cardKey, outcomeOf, type CardState } from '../state/approval-cards.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
 import { ApprovalCard } from './approval-card.tsx'
-import type { CardActivity } from './pending-approvals.tsx'
+import type { CardActivity } from './open-requests.tsx'
+import { ModeRequestCard } from './mode-request-card.tsx'
 import { ToolIcon } from './icons.tsx'
 import { FormCard } from './form-card.tsx'
 import { QuestionCard } from './question-card.tsx'
@@ -84,7 +85,11 @@ function TimelineEntry({
       return <MessageEntry message={item.message} />
     case 'tool':
       return (
-        <ToolEntry call={item.call} stale={item.card ? outcomeOf(item.card) === 'stale' : false}>
+        <ToolEntry
+          call={item.call}
+          stale={item.card ? outcomeOf(item.card) === 'stale' : false}
+          openCard={item.openCardKey !== undefined}
+        >
           {item.card ? (
             <ApprovalCard
               card={item.card}
@@ -93,8 +98,8 @@ function TimelineEntry({
               onReview={() => item.card && onReview(item.card)}
             />
           ) : item.openCardKey && item.call.approvalId ? (
-            <p className="tool__waiting">
-              <span>{t('workbench.timeline.waitingBelow')}</span>{' '}
+            <p className="tool__waiting" data-testid="tool-open-card">
+              <span>{t('workbench.timeline.cardBelow')}</span>{' '}
               <button
                 type="button"
                 className="link-button"
@@ -130,6 +135,8 @@ function TimelineEntry({
       ) : (
         <FormCard card={item.card} onRespond={CLOSED_CARD.onDismiss} />
       )
+    case 'mode':
+      return <ModeRequestCard request={item.mode.request} />
     case 'turn-end': {
       const error = retryErrors.get(item.turn.id)
       return (
@@ -162,12 +169,16 @@ function MessageEntry({ message }: { message: Message }) {
 function ToolEntry({
   call,
   stale,
+  openCard,
   children,
 }: {
   call: ToolCallRecord
   /** Its approval went stale: the status the runtime last reported is
    *  no longer news, so it is shown muted. */
   stale: boolean
+  /** Its approval is open above the composer, whose card says it waits and
+   *  for how long: said there once, not here again. */
+  openCard: boolean
   children: ReactNode
 }) {
   const { t } = useTranslation()
@@ -183,9 +194,11 @@ function ToolEntry({
         <ToolIcon />
         <span className="visually-hidden">{t('workbench.timeline.toolCall')}</span>
         <span className="mono tool__name">{call.toolName}</span>
-        <span className={`tool__status tool__status--${call.status}`}>
-          {t(`workbench.timeline.toolStatus.${call.status}`)}
-        </span>
+        {openCard ? null : (
+          <span className={`tool__status tool__status--${call.status}`}>
+            {t(`workbench.timeline.toolStatus.${call.status}`)}
+          </span>
+        )}
       </p>
       {children}
       {call.result ? (
