@@ -1,3 +1,5 @@
+import { RUNTIME_MESSAGES_EN } from '../../contracts/runtime-message.ts'
+
 /**
  * English messages. The shape of this catalog is the shape every other
  * catalog must have (see `Catalog` in `index.ts`). Placeholders use the
@@ -424,4 +426,6 @@ export const en = {
       developer: 'Developer',
     },
   },
+  /** What the runtime says, by code (src/contracts/runtime-message.ts). */
+  runtime: RUNTIME_MESSAGES_EN,
 }

@@ -34,6 +34,7 @@ export function decisionFor(
       arguments: call.arguments,
       workingDirectory: workingDirectoryOf(turn, args),
       summary: tool.summarize(args),
+      ...(tool.summaryMessage ? { summaryMessage: tool.summaryMessage(args) } : {}),
     },
     review: async () => ({
       toolName: tool.name,

@@ -1,4 +1,11 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
@@ -76,13 +83,22 @@ export class ToolCallRunner {
       return this.deps.mcp.run(turn, agent, call)
     }
     const tool = getTool(planned.tool)
-    if (!tool) return ended('failed', `Unknown tool ${planned.tool}.`, 'unknown_tool')
+    if (!tool)
+      return said('failed', message('call.unknownTool', { tool: planned.tool }), 'unknown_tool')
     if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) {
-      return ended('refused', `${agent.name} may not use ${tool.name}.`, 'tool_not_allowed')
+      return said(
+        'refused',
+        message('call.toolNotAllowed', { agent: agent.name, tool: tool.name }),
+        'tool_not_allowed',
+      )
     }
     const parsed = tool.argsSchema.safeParse(planned.arguments)
     if (!parsed.success) {
-      return ended('failed', `Invalid arguments: ${parsed.error.message}`, 'invalid_arguments')
+      return said(
+        'failed',
+        message('call.invalidArguments', { detail: parsed.error.message }),
+        'invalid_arguments',
+      )
     }
     return this.decideAndRun(turn, agent, call, tool as ToolDefinition<unknown>, parsed.data)
   }
@@ -97,17 +113,22 @@ export class ToolCallRunner {
     // The sandbox comes first: nothing below (a grant, a reviewer, a person)
     // can allow what the turn's sandbox and the agent's ceilings refuse.
     const access = await this.checkAccess(turn, agent, tool, args)
-    if (!access.allowed) return ended('refused', access.reason, access.code)
+    if (!access.allowed) return refusedAccess(access, tool, args)
 
     const destructive = tool.destructive(args)
     const policy = turn.policy.approvalPolicy
     const disposition = dispositionFor(policy, tool.effect, destructive)
     if (disposition === 'deny') {
-      return ended(
-        'denied',
-        `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}.`,
-        'policy_denied',
-      )
+      return {
+        status: 'denied',
+        result: {
+          ...refusal(
+            `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}.`,
+            'policy_denied',
+          ),
+          message: message('call.policyDenied', { tool: tool.name }),
+        },
+      }
     }
     if (disposition === 'run') {
       return this.execute(turn, agent, call, tool, args, { type: 'tool_allowed_by_policy' })
@@ -135,13 +156,15 @@ export class ToolCallRunner {
     })
     if (decided.status === 'allowed') return this.execute(turn, agent, call, tool, args, null)
     if (decided.status === 'expired') {
-      return ended(
-        'expired',
-        'Nobody confirmed this action in time; it did not run.',
-        'approval_expired',
-      )
+      return said('expired', message('call.expired'), 'approval_expired')
     }
-    return ended('denied', deniedText(decided), 'approval_denied')
+    return {
+      status: 'denied',
+      result: {
+        ...refusal(deniedText(decided), 'approval_denied'),
+        message: deniedMessage(decided),
+      },
+    }
   }
 
   private checkAccess(
@@ -178,7 +201,7 @@ export class ToolCallRunner {
     allowedBy: CallAllowance | null,
   ): Promise<Settled> {
     const access = await this.checkAccess(turn, agent, tool, args)
-    if (!access.allowed) return ended('refused', access.reason, access.code)
+    if (!access.allowed) return refusedAccess(access, tool, args)
     this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
@@ -193,7 +216,8 @@ export class ToolCallRunner {
         timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
       })
     } catch (error) {
-      result = refusal(`The tool failed: ${(error as Error).message}`, 'tool_error')
+      const said = message('call.toolFailed', { detail: (error as Error).message })
+      result = { ...refusal(englishText(said), 'tool_error'), message: said }
     }
     return { status: result.ok ? 'succeeded' : 'failed', result }
   }
@@ -217,8 +241,39 @@ export class ToolCallRunner {
 
 type Settled = { status: ToolCallRecord['status']; result: ToolResult }
 
-function ended(status: ToolCallRecord['status'], output: string, code: string): Settled {
-  return { status, result: refusal(output, code) }
+/** A call that ended before its tool ran, said in words (its English is
+ *  the output the model reads). */
+function said(status: ToolCallRecord['status'], words: RuntimeMessage, code: string): Settled {
+  return { status, result: { ...refusal(englishText(words), code), message: words } }
+}
+
+const ACCESS_MESSAGES: Readonly<Record<string, RuntimeMessageCode>> = {
+  read_only_agent: 'access.readOnlyAgent',
+  sandbox_read_only: 'access.readOnlyRoom',
+  outside_workspace: 'access.outsideWorkspace',
+  outside_agent_roots: 'access.outsideAgentRoots',
+  invalid_path: 'access.invalidPath',
+}
+
+const EFFECT_VERBS: Readonly<Record<ToolEffect, RuntimeMessageCode>> = {
+  read: 'verb.read',
+  write: 'verb.writeFiles',
+  execute: 'verb.runCommands',
+  network: 'verb.useNetwork',
+}
+
+/** The sandbox's refusal: its reason (English, naming the resolved path)
+ *  for the model, and the same in words with the path as asked for. */
+function refusedAccess(
+  access: { code: string; reason: string },
+  tool: ToolDefinition<unknown>,
+  args: unknown,
+): Settled {
+  const words = message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
+    action: message(EFFECT_VERBS[tool.effect]),
+    path: tool.targetPaths(args).join(', '),
+  })
+  return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
 }
 
 function refusal(output: string, code: string): ToolResult {
@@ -233,11 +288,21 @@ function deniedText(approval: ApprovalRecord): string {
   return `Denied by ${who}${why}; it did not run.`
 }
 
+/** `deniedText` in words: the reviewer's reason as its own code where it
+ *  has one, else as its words, shown as they are. */
+function deniedMessage(approval: ApprovalRecord): RuntimeMessage {
+  if (approval.decidedBy !== 'agent-review') return message('call.deniedByPerson')
+  return message('call.deniedByReview', {
+    reason: approval.reasonMessage ?? approval.reason ?? '',
+  })
+}
+
 function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['result']> {
   return {
     ok: result.ok,
     output: result.output,
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...(result.code === undefined ? {} : { code: result.code }),
+    ...(result.message === undefined ? {} : { message: result.message }),
   }
 }

@@ -2,7 +2,14 @@ import { constants } from 'node:fs'
 import { lstat, mkdir, open, realpath, rm, rmdir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { NO_FOLLOW, ToolPathSchema, firstResolvedPath, fsFailure } from './tool-types.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
+import {
+  NO_FOLLOW,
+  ToolPathSchema,
+  firstResolvedPath,
+  fsFailure,
+  saidResult,
+} from './tool-types.ts'
 import type { ToolDefinition, ToolResult } from './tool-types.ts'
 
 /** 10 MiB: far more than an agent should write in one call, and a bound on
@@ -25,7 +32,8 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
   argsSchema: WriteFileArgsSchema,
   destructive: () => false,
   targetPaths: (args) => [args.path],
-  summarize: (args) => `Write ${Buffer.byteLength(args.content, 'utf8')} bytes to ${args.path}`,
+  summarize: (args) => englishText(writeSummary(args)),
+  summaryMessage: (args) => writeSummary(args),
   async run(args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
@@ -41,7 +49,7 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
         await handle.close()
       }
       const bytes = Buffer.byteLength(args.content, 'utf8')
-      return { ok: true, output: `wrote ${bytes} bytes to ${target}` }
+      return saidResult(true, message('tool.wrote', { bytes, path: target }))
     } catch (error) {
       return fsFailure('write', target, error)
     }
@@ -64,8 +72,8 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
   argsSchema: DeleteFileArgsSchema,
   destructive: () => true,
   targetPaths: (args) => [args.path],
-  summarize: (args) =>
-    `Delete ${args.path}${args.recursive === true ? ' and everything in it' : ''}`,
+  summarize: (args) => englishText(deleteSummary(args)),
+  summaryMessage: (args) => deleteSummary(args),
   async run(args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
@@ -73,27 +81,38 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
       if (await isProtectedRoot(target, ctx.workspace)) {
         // Removing the workspace or the file-system root is never what a
         // single tool call means; no policy can approve it through here.
-        return {
-          ok: false,
-          output: `refusing to delete ${target}: it is the workspace or the file-system root`,
+        return saidResult(false, message('tool.refusedRoot', { path: target }), {
           code: 'refused_root',
-        }
+        })
       }
       const stats = await lstat(target)
       if (stats.isDirectory()) {
         if (args.recursive === true) {
           await rm(target, { recursive: true })
-          return { ok: true, output: `deleted directory ${target} and everything in it` }
+          return saidResult(true, message('tool.deletedTree', { path: target }))
         }
         await rmdir(target)
-        return { ok: true, output: `deleted empty directory ${target}` }
+        return saidResult(true, message('tool.deletedEmptyDirectory', { path: target }))
       }
       await unlink(target)
-      return { ok: true, output: `deleted ${target}` }
+      return saidResult(true, message('tool.deleted', { path: target }))
     } catch (error) {
       return fsFailure('delete', target, error)
     }
   },
+}
+
+function writeSummary(args: WriteFileArgs) {
+  return message('summary.write', {
+    bytes: Buffer.byteLength(args.content, 'utf8'),
+    path: args.path,
+  })
+}
+
+function deleteSummary(args: DeleteFileArgs) {
+  return message(args.recursive === true ? 'summary.deleteRecursive' : 'summary.delete', {
+    path: args.path,
+  })
 }
 
 async function isProtectedRoot(target: string, workspace: string): Promise<boolean> {

@@ -298,4 +298,44 @@ describe('ApprovalCard', () => {
     fireEvent.click(toggle)
     expect(onToggle).toHaveBeenCalledTimes(1)
   })
+
+  it("words the summary and the reviewer's reason in the person's language", () => {
+    renderWithI18n(
+      <ApprovalCard
+        card={card({
+          summaryMessage: { code: 'summary.write', params: { bytes: 5, path: 'notes.txt' } },
+          status: 'allowed',
+          decision: 'allow-once',
+          decidedBy: 'agent-review',
+          reason: 'a non-destructive write inside the workspace',
+          reasonMessage: { code: 'review.writeInside' },
+        })}
+        args={{}}
+        onReview={() => {}}
+      />,
+      'zh-CN',
+    )
+    const article = screen.getByTestId('approval-card')
+    expect(article.querySelector('.card__summary')?.textContent).toBe('向 notes.txt 写入 5 字节')
+    expect(screen.getByTestId('approval-note').textContent).toBe(
+      '自动审核程序已允许：工作区内的非破坏性写入',
+    )
+  })
+
+  it('titles an open card with its summary in the person’s language', () => {
+    renderWithI18n(
+      <ApprovalCard
+        card={card({
+          summaryMessage: {
+            code: 'summary.run',
+            params: { command: 'git status', directory: '.' },
+          },
+        })}
+        args={{}}
+        onReview={() => {}}
+      />,
+      'zh-CN',
+    )
+    expect(screen.getByRole('heading').textContent).toBe('应用更改 在 . 中运行 git status')
+  })
 })

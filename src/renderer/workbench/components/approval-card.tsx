@@ -4,6 +4,7 @@ import { outcomeOf, type CardOutcome, type CardState } from '../state/approval-c
 import { EXPIRY_WARNING_MS, formatTimeLeft, useTimeLeft } from '../state/use-time-left.ts'
 import { KindIcon, OutcomeIcon } from './icons.tsx'
 import { RequestHeader } from './request-header.tsx'
+import { RuntimeText, useRuntimeWords } from './runtime-text.tsx'
 
 export interface ApprovalCardProps {
   card: CardState
@@ -56,8 +57,10 @@ function OpenApproval({
   onToggle,
 }: ApprovalCardProps) {
   const { t } = useTranslation()
+  const words = useRuntimeWords()
   const bodyId = useId()
   const { approval } = card
+  const summary = words(approval.summaryMessage, approval.summary)
   const left = useTimeLeft(approval.expiresAt)
   return (
     <article
@@ -67,13 +70,13 @@ function OpenApproval({
       data-turn-id={approval.turnId}
       data-outcome="pending"
       data-expanded={expanded}
-      aria-label={`${t(`consent.kind.${approval.kind}`)}: ${approval.summary}`}
+      aria-label={`${t(`consent.kind.${approval.kind}`)}: ${summary}`}
       tabIndex={-1}
     >
       <RequestHeader
         icon={<KindIcon kind={approval.kind} />}
         label={t(`consent.kind.${approval.kind}`)}
-        title={approval.summary}
+        title={summary}
         bodyId={bodyId}
         expanded={expanded}
         onToggle={onToggle}
@@ -119,7 +122,9 @@ function OpenApproval({
       <div className="card__body" id={bodyId} hidden={!expanded}>
         {approval.escalationReason ? (
           <p className="card__note" data-testid="approval-escalation">
-            {t('workbench.card.escalated', { reason: approval.escalationReason })}
+            {t('workbench.card.escalated', {
+              reason: words(approval.escalationMessage, approval.escalationReason),
+            })}
           </p>
         ) : null}
         <ApprovalDetails card={card} args={args} />
@@ -150,7 +155,9 @@ function SettledApproval({ card, args, error }: ApprovalCardProps) {
         </h3>
         <OutcomeLabel outcome={outcome} />
       </header>
-      <p className="card__summary">{approval.summary}</p>
+      <p className="card__summary">
+        <RuntimeText message={approval.summaryMessage} english={approval.summary} />
+      </p>
       <ApprovalDetails card={card} args={args} />
       <OutcomeNote card={card} outcome={outcome} />
       {error ? (
@@ -223,7 +230,8 @@ function OutcomeLabel({ outcome }: { outcome: DecidedOutcome }) {
 
 function OutcomeNote({ card, outcome }: { card: CardState; outcome: DecidedOutcome }) {
   const { t } = useTranslation()
-  const reason = card.approval.reason ?? ''
+  const words = useRuntimeWords()
+  const reason = words(card.approval.reasonMessage, card.approval.reason ?? '')
   let note: string | undefined
   if (outcome === 'auto-reviewed') {
     const key =

@@ -6,6 +6,7 @@ import type { TimelineItem } from '../state/timeline-items.ts'
 import { ApprovalCard } from './approval-card.tsx'
 import type { CardActivity } from './open-requests.tsx'
 import { ModeRequestCard } from './mode-request-card.tsx'
+import { RuntimeText } from './runtime-text.tsx'
 import { ToolIcon } from './icons.tsx'
 import { FormCard } from './form-card.tsx'
 import { QuestionCard } from './question-card.tsx'
@@ -161,7 +162,9 @@ function MessageEntry({ message }: { message: Message }) {
   return (
     <div className={`message message--${message.role}`} data-testid="timeline-message">
       <p className="message__author">{t(`workbench.timeline.${message.role}`)}</p>
-      <p className="message__text">{message.text}</p>
+      <p className="message__text">
+        <RuntimeText message={message.message} english={message.text} />
+      </p>
     </div>
   )
 }
@@ -208,15 +211,23 @@ function ToolEntry({
               ? t('workbench.timeline.result')
               : t('workbench.timeline.resultWithExit', { code: String(exitCode) })}
           </p>
-          <pre
-            className="tool__output"
-            data-testid="tool-output"
-            tabIndex={0}
-            role="group"
-            aria-label={t('workbench.timeline.result')}
-          >
-            {call.result.output}
-          </pre>
+          {call.result.message ? (
+            <p className="tool__said" data-testid="tool-said">
+              <RuntimeText message={call.result.message} english={call.result.output} />
+            </p>
+          ) : null}
+          {/* Words say it all, except for a command: its output is data. */}
+          {call.result.message === undefined || exitCode !== undefined ? (
+            <pre
+              className="tool__output"
+              data-testid="tool-output"
+              tabIndex={0}
+              role="group"
+              aria-label={t('workbench.timeline.result')}
+            >
+              {call.result.output}
+            </pre>
+          ) : null}
         </div>
       ) : null}
     </div>
