@@ -336,6 +336,16 @@ describe('ApprovalCard', () => {
       />,
       'zh-CN',
     )
-    expect(screen.getByRole('heading').textContent).toBe('应用更改 在 . 中运行 git status')
+    const heading = screen.getByRole('heading')
+    expect(heading.textContent).toBe('应用更改 在 . 中运行 git status')
+    // The command and its directory are values, drawn as code as they are;
+    // the words around them are the catalog's.
+    expect([...heading.querySelectorAll('code')].map((code) => code.textContent)).toEqual([
+      '.',
+      'git status',
+    ])
+    expect(heading.querySelector('.request__text')?.getAttribute('title')).toBe(
+      '在 . 中运行 git status',
+    )
   })
 })

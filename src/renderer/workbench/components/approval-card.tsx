@@ -77,6 +77,7 @@ function OpenApproval({
         icon={<KindIcon kind={approval.kind} />}
         label={t(`consent.kind.${approval.kind}`)}
         title={summary}
+        shownTitle={<RuntimeText message={approval.summaryMessage} english={approval.summary} />}
         bodyId={bodyId}
         expanded={expanded}
         onToggle={onToggle}
@@ -178,7 +179,8 @@ function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardPr
     <>
       {approval.mcp ? (
         <p className="card__note" data-testid="approval-mcp-description">
-          {t('workbench.card.toolDescription')}: {approval.mcp.toolDescription}
+          {t('workbench.card.toolDescription')}:{' '}
+          <span data-verbatim="">{approval.mcp.toolDescription}</span>
         </p>
       ) : null}
       {args === undefined ? (
@@ -198,7 +200,9 @@ function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardPr
         {approval.mcp ? (
           <div className="card__fact">
             <dt>{t('workbench.card.mcpServer')}</dt>
-            <dd data-testid="approval-mcp-server">{approval.mcp.serverName}</dd>
+            <dd data-testid="approval-mcp-server" data-verbatim="">
+              {approval.mcp.serverName}
+            </dd>
           </div>
         ) : null}
         <div className="card__fact">

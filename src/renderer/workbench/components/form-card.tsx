@@ -104,6 +104,7 @@ export function FormCard({
         icon={<KindIcon kind="form" />}
         label={t('workbench.form.label')}
         title={request.form?.message ?? ''}
+        verbatimTitle
         bodyId={bodyId}
         expanded={expanded}
         onToggle={onToggle}
@@ -160,7 +161,9 @@ export function FormCard({
         </p>
       ) : null}
       <div className="card__body" id={bodyId} hidden={!expanded}>
-        <p className="form__message">{request.form?.message}</p>
+        <p className="form__message" data-verbatim="">
+          {request.form?.message}
+        </p>
         {request.sensitive ? (
           <p className="card__note" data-testid="form-sensitive">
             {t('workbench.form.sensitive')}
@@ -230,14 +233,14 @@ function FieldInput(props: {
   const { field, value, onChange } = props
   const label = (
     <span className="form__label" id={`${id}-label`}>
-      {field.title ?? props.name}
+      <span data-verbatim="">{field.title ?? props.name}</span>
       {props.required ? (
         <span className="form__required"> ({t('workbench.form.required')})</span>
       ) : null}
     </span>
   )
   const description = field.description ? (
-    <p className="form__description" id={`${id}-description`}>
+    <p className="form__description" id={`${id}-description`} data-verbatim="">
       {field.description}
     </p>
   ) : null
@@ -290,7 +293,7 @@ function FieldInput(props: {
                 onChange(next.length > 0 ? next : undefined)
               }}
             />
-            <span>{names?.[index] ?? choice}</span>
+            <span data-verbatim="">{names?.[index] ?? choice}</span>
           </label>
         ))}
       </fieldset>
@@ -354,9 +357,11 @@ function ClosedFormCard({ card }: { card: InputCard }) {
         {t('workbench.form.heading')} ·{' '}
         <span className="card__outcome">{t(`workbench.form.outcome.${outcome}`)}</span>
       </p>
-      <p className="form__message">{request.form?.message}</p>
+      <p className="form__message" data-verbatim="">
+        {request.form?.message}
+      </p>
       {request.content ? (
-        <dl className="form__values">
+        <dl className="form__values" data-verbatim="">
           {Object.entries(request.content).map(([name, value]) => (
             <div key={name}>
               <dt>{name}</dt>

@@ -136,6 +136,7 @@ function OpenQuestionCard({
         icon={<KindIcon kind="question" />}
         label={t('workbench.question.label')}
         title={title}
+        verbatimTitle
         bodyId={bodyId}
         expanded={expanded}
         onToggle={onToggle}
@@ -216,10 +217,14 @@ function QuestionFields({
   const answerId = useId()
   return (
     <fieldset className="question" aria-labelledby={titleId} disabled={disabled}>
-      <legend className="question__title" id={titleId}>
+      <legend className="question__title" id={titleId} data-verbatim="">
         {question.title}
       </legend>
-      {question.text ? <p className="question__text">{question.text}</p> : null}
+      {question.text ? (
+        <p className="question__text" data-verbatim="">
+          {question.text}
+        </p>
+      ) : null}
       {question.options.length > 0 ? (
         <div className="question__options" role="radiogroup" aria-labelledby={titleId}>
           {question.options.map((option, index) => (
@@ -231,7 +236,7 @@ function QuestionFields({
                 checked={draft?.option === index}
                 onChange={() => onChange({ option: index })}
               />
-              <span className="question__option-text">
+              <span className="question__option-text" data-verbatim="">
                 <span className="question__option-label">{option.label}</span>
                 {option.explanation ? (
                   <span className="question__option-explanation">{option.explanation}</span>
@@ -298,10 +303,16 @@ function ClosedQuestionCard({ card }: { card: InputCard }) {
         const chosen = answer && !answer.secret ? answer.option : null
         return (
           <div key={question.id} className="question question--closed">
-            <p className="question__title">{question.title}</p>
-            {question.text ? <p className="question__text">{question.text}</p> : null}
+            <p className="question__title" data-verbatim="">
+              {question.title}
+            </p>
+            {question.text ? (
+              <p className="question__text" data-verbatim="">
+                {question.text}
+              </p>
+            ) : null}
             {question.options.length > 0 ? (
-              <ul className="question__choices" data-testid="question-options">
+              <ul className="question__choices" data-testid="question-options" data-verbatim="">
                 {question.options.map((option) => (
                   <li
                     key={option.label}
@@ -347,5 +358,9 @@ function AnswerLine({ answer }: { answer: StoredAnswer | undefined }) {
     )
   }
   const parts = [answer.option, answer.text].filter((part) => part !== null && part !== '')
-  return <p className="question__answered">{parts.join(' — ')}</p>
+  return (
+    <p className="question__answered" data-verbatim="">
+      {parts.join(' — ')}
+    </p>
+  )
 }

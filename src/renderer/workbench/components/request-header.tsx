@@ -8,8 +8,14 @@ export interface RequestHeaderProps {
   /** What it is about, on one line while folded (the whole text in a
    *  tooltip and in the details): a summary, a question's title. */
   title: string
+  /** The title as drawn, where it holds values shown as code; absent, the
+   *  title's text. */
+  shownTitle?: ReactNode
   /** The title's test id, where a test reads it. */
   titleTestId?: string
+  /** The title is someone else's words (an agent's question, a server's
+   *  form), shown as they are in every language. */
+  verbatimTitle?: boolean
   bodyId: string
   expanded: boolean
   /** Shows or hides the details; absent, the title is plain text. */
@@ -31,8 +37,13 @@ export function RequestHeader(props: RequestHeaderProps) {
     <>
       {props.icon}
       <span className="request__label">{props.label}</span>{' '}
-      <span className="request__text" title={props.title} data-testid={props.titleTestId}>
-        {props.title}
+      <span
+        className="request__text"
+        title={props.title}
+        data-testid={props.titleTestId}
+        {...(props.verbatimTitle ? { 'data-verbatim': '' } : {})}
+      >
+        {props.shownTitle ?? props.title}
       </span>
     </>
   )

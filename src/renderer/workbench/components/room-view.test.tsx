@@ -53,6 +53,7 @@ describe('RoomView: open and decided cards', () => {
     // technology only, and the tool call in the timeline points at its card.
     const status = screen.getByTestId('status-line')
     expect(status.textContent).toBe('Waiting for confirmation: write_file, run_command')
+    expect(status.querySelector('code')?.textContent).toBe('write_file, run_command')
     expect(status.className).toContain('visually-hidden')
     const waiting = screen
       .getByTestId('timeline')

@@ -25,6 +25,7 @@ import { TamperedRoomBanner } from './integrity-banner.tsx'
 import { OpenRequests, type CardActivity } from './open-requests.tsx'
 import type { QuestionDrafts } from './question-card.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
+import { CatalogText } from './runtime-text.tsx'
 import { agentName } from './room-list.tsx'
 import { TimelineView } from './timeline-view.tsx'
 
@@ -279,15 +280,21 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   // The open block says what waits and for how long; the status line then
   // says it only to assistive technology, so the page says it once.
   const statusShown = requests.length === 0 || state.runtimeDown
-  const status = state.runtimeDown
-    ? t('workbench.status.runtimeDown')
-    : waitingTools
-      ? t('workbench.status.waiting', { tool: waitingTools })
-      : openInputCards.length > 0
-        ? t('workbench.status.question')
-        : working
-          ? t('workbench.status.working')
-          : t('workbench.status.ready')
+  const status = state.runtimeDown ? (
+    t('workbench.status.runtimeDown')
+  ) : waitingTools ? (
+    <CatalogText
+      catalogKey="workbench.status.waiting"
+      values={{ tool: waitingTools }}
+      english={t('workbench.status.waiting', { tool: waitingTools })}
+    />
+  ) : openInputCards.length > 0 ? (
+    t('workbench.status.question')
+  ) : working ? (
+    t('workbench.status.working')
+  ) : (
+    t('workbench.status.ready')
+  )
 
   return (
     <section

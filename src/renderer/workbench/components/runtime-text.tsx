@@ -4,17 +4,21 @@ import { LanguageSchema } from '../../../common/consent-view.ts'
 import { catalogs } from '../../../common/i18n/index.ts'
 import {
   messagePieces,
+  type MessagePiece,
   messageText,
   templateIn,
   type RuntimeMessage,
 } from '../../../contracts/runtime-message.ts'
 
-/** The page's catalog of runtime messages: looks a code up in the person's
- *  language. */
-function useRuntimeLookup() {
+/** Looks a template up in the person's language: in the page's catalog of
+ *  runtime messages, or (`whole`) in the whole catalog by its key. */
+function useRuntimeLookup(whole = false) {
   const { i18n } = useTranslation()
   const lang = LanguageSchema.safeParse(i18n.language).data ?? 'en'
-  return useCallback((code: string) => templateIn(catalogs[lang].runtime, code), [lang])
+  return useCallback(
+    (code: string) => templateIn(whole ? catalogs[lang] : catalogs[lang].runtime, code),
+    [lang, whole],
+  )
 }
 
 /** Words a runtime message as plain text (a tooltip, a label), or gives the
@@ -44,7 +48,35 @@ export function RuntimeText({
   english: string
 }) {
   const lookup = useRuntimeLookup()
-  const pieces = message ? messagePieces(message, lookup) : undefined
+  return <Pieces pieces={message ? messagePieces(message, lookup) : undefined} english={english} />
+}
+
+/**
+ * One of the page's own sentences (a catalog key) whose values are names
+ * the person reads as they are (tool names, paths): the words in the
+ * person's language, the values drawn as code.
+ */
+export function CatalogText({
+  catalogKey,
+  values,
+  english,
+}: {
+  catalogKey: string
+  values: Readonly<Record<string, string>>
+  /** The same sentence as `t` words it, shown should the key's template
+   *  not split into pieces. */
+  english: string
+}) {
+  const lookup = useRuntimeLookup(true)
+  return (
+    <Pieces
+      pieces={messagePieces({ code: catalogKey, params: { ...values } }, lookup)}
+      english={english}
+    />
+  )
+}
+
+function Pieces({ pieces, english }: { pieces: MessagePiece[] | undefined; english: string }) {
   if (!pieces) return <>{english}</>
   return (
     <>
