@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   chromiumAvailable,
@@ -10,6 +9,7 @@ import {
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
 import { ID, createRoomViaForm, seriousViolations } from './support/workbench-ui-helpers.ts'
+import { placements } from '../scripts/smoke/workbench-ui.ts'
 
 // The block of open requests above the composer, measured in real Chromium
 // on the CDP host: with one to five requests open at once (questions,
@@ -43,42 +43,6 @@ const SIZES = [
   { width: 1280, height: 800 },
   { width: 760, height: 600 },
 ] as const
-
-interface Placement {
-  what: string
-  inside: boolean
-  hit: boolean
-  box: string
-}
-
-/** For each selector: inside the viewport, and the element a click at its
- *  centre would reach (itself or something inside it). */
-function placements(page: Page, selectors: readonly string[]): Promise<Placement[]> {
-  return page.evaluate((list) => {
-    const viewport = { width: window.innerWidth, height: window.innerHeight }
-    return list.flatMap((selector) =>
-      [...document.querySelectorAll<HTMLElement>(selector)].map((element, index) => {
-        const box = element.getBoundingClientRect()
-        const inside =
-          box.width > 0 &&
-          box.height > 0 &&
-          box.left >= 0 &&
-          box.top >= 0 &&
-          box.right <= viewport.width + 0.5 &&
-          box.bottom <= viewport.height + 0.5
-        const x = box.left + box.width / 2
-        const y = box.top + box.height / 2
-        const target = inside ? document.elementFromPoint(x, y) : null
-        return {
-          what: `${selector} #${index + 1}`,
-          inside,
-          hit: target !== null && (target === element || element.contains(target)),
-          box: `${Math.round(box.left)},${Math.round(box.top)} ${Math.round(box.width)}×${Math.round(box.height)} in ${viewport.width}×${viewport.height}`,
-        }
-      }),
-    )
-  }, selectors)
-}
 
 describe.runIf(run).each(SIZES)('open requests at $width×$height (real Chromium)', (size) => {
   let h: HostHarness
