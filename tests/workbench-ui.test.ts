@@ -45,6 +45,12 @@ const STATUS_WAITING = {
   'zh-CN': '等待确认：write_file',
 }
 const APPROVED = { en: 'Approved', 'zh-CN': '已批准' }
+/** What the runtime's result and the offline agent say, in each language. */
+const WROTE = {
+  en: (path: string) => `wrote 5 bytes to ${path}`,
+  'zh-CN': (path: string) => `已向 ${path} 写入 5 字节`,
+}
+const WRITING = { en: 'Writing notes.txt.', 'zh-CN': '正在写入 notes.txt。' }
 const CANCELLED = { en: 'Cancelled', 'zh-CN': '已取消' }
 const MODE_CHANGE = { en: 'Ask for approval → Approve for me', 'zh-CN': '请求批准 → 代我批准' }
 
@@ -133,10 +139,13 @@ describe.runIf(run).each(CONFIGS)(
       )
       // The conversation around it: the person's message, the offline
       // agent's reply and the write's result, once the tool ran.
+      // A write's result is said in words, in the page's language.
       const result =
-        '[data-testid="timeline-tool"][data-status="succeeded"] [data-testid="tool-output"]'
+        '[data-testid="timeline-tool"][data-status="succeeded"] [data-testid="tool-said"]'
       await page.waitForSelector(result)
-      expect(await page.textContent(result)).toContain('wrote 5 bytes')
+      expect(await page.textContent(result)).toBe(
+        WROTE[config.lang](join(h.workspace, 'notes.txt')),
+      )
       const messages = await page.$$eval('[data-testid="timeline-message"]', (elements) =>
         elements.map((element) => ({
           role: element.className,
@@ -149,7 +158,7 @@ describe.runIf(run).each(CONFIGS)(
       })
       expect(messages).toContainEqual({
         role: 'message message--agent',
-        text: 'Writing notes.txt.',
+        text: WRITING[config.lang],
       })
       await page.screenshot({
         path: join(SHOTS, `workbench-approved-${config.width}-${config.lang}-${config.theme}.png`),
