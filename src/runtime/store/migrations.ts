@@ -206,4 +206,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tool_calls_turn ON tool_calls (turn_id, seq);
     `,
   },
+  {
+    version: 8,
+    sql: `
+      -- What the runtime said, as a code with parameters for the person's
+      -- language (contracts/runtime-message.ts), beside the English text:
+      -- an approval's summary, its reason and the reviewer's escalation
+      -- reason, and a message the runtime or its offline agent wrote.
+      ALTER TABLE approvals ADD COLUMN summary_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN reason_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN escalation_message_json TEXT;
+      ALTER TABLE messages ADD COLUMN message_json TEXT;
+    `,
+  },
 ]
