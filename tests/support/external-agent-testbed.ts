@@ -92,12 +92,7 @@ export class ExternalAgentTestbed {
     this.root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-')))
     this.workspace = join(this.root, 'workspace')
     mkdirSync(this.workspace)
-    // Codex creates no sandbox helper under the system's temporary folder,
-    // and without it codex-acp's read-only sandbox cannot start a command;
-    // so the throwaway home lives in /var/tmp where there is one.
-    this.home = mkdtempSync(
-      join(existsSync('/var/tmp') ? '/var/tmp' : this.root, 'assent-agent-home-'),
-    )
+    this.home = makeAgentHome(this.root)
     this.environment = writeScriptedCodexHome(this.home, model.baseUrl, this.workspace)
   }
 
@@ -139,14 +134,9 @@ export class ExternalAgentTestbed {
     return config
   }
 
-  /** The throwaway home, and a PATH with a `bwrap` on it: codex-acp's
-   *  sandbox needs one, and ships none (Codex's package has one). */
+  /** The throwaway home, and a PATH with a `bwrap` on it. */
   private agentEnvironment(): Record<string, string> {
-    const path = process.env.PATH ?? ''
-    return {
-      ...this.environment,
-      PATH: onSearchPath('bwrap', path) ? path : `${this.agents.codexResources}${delimiter}${path}`,
-    }
+    return { ...this.environment, PATH: pathWithBwrap(this.agents) }
   }
 
   /** Waits for the first event `match` accepts, emitted so far or later. */
@@ -192,6 +182,20 @@ export class ExternalAgentTestbed {
     rmSync(this.root, { recursive: true, force: true })
     rmSync(this.home, { recursive: true, force: true })
   }
+}
+
+/** This process's PATH, with Codex's `bwrap` after it when the system has
+ *  none: codex-acp's sandbox needs one, and ships none. */
+export function pathWithBwrap(agents: InstalledAgents): string {
+  const path = process.env.PATH ?? ''
+  return onSearchPath('bwrap', path) ? path : `${agents.codexResources}${delimiter}${path}`
+}
+
+/** A throwaway Codex home (HOME and CODEX_HOME) outside the temporary
+ *  folder: Codex creates no sandbox helper under it, and without one
+ *  codex-acp's read-only sandbox cannot start a command. */
+export function makeAgentHome(fallbackRoot: string): string {
+  return mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : fallbackRoot, 'assent-agent-home-'))
 }
 
 /** Each answer the adapter sent, as `decision->answer in the agent's terms`. */

@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { z } from 'zod'
+import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
+import type { Timeline, Turn } from '../../src/contracts/room.ts'
+import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
+import { AGENTS_CONFIG_FILE_NAME } from '../../src/runtime/external-agents/agents-config-loader.ts'
+import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
+import type { InstalledAgents } from '../../scripts/agents/agent-cache.ts'
+import { writeScriptedCodexHome } from '../../scripts/agents/codex-home.ts'
+import {
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../../scripts/agents/scripted-model-server.ts'
+import { makeAgentHome, pathWithBwrap } from './external-agent-testbed.ts'
+import { createRoom, send, timeline } from './room-helpers.ts'
+import { eventually, startHarness, type RuntimeHarness } from './runtime-harness.ts'
+
+/** The agents.json ids the runtime gets: Codex's app-server, and codex-acp. */
+export const CODEX_AGENT_ID = 'codex'
+export const ACP_AGENT_ID = 'codex-acp'
+
+/**
+ * A real runtime process whose agents.json names the real agents (the
+ * pinned Codex CLI and codex-acp), which talk to a scripted model on
+ * loopback through a throwaway Codex home. Only the model is scripted:
+ * what the agent runs in the workspace really runs.
+ */
+export interface AgentRuntime {
+  harness: RuntimeHarness
+  model: ScriptedModelServer
+  /** The Codex home the agents run with (HOME and CODEX_HOME). */
+  home: string
+  close(): Promise<void>
+}
+
+/** The agents.json entries for the real agents, with their environment. */
+export function realAgentsConfig(
+  agents: InstalledAgents,
+  environment: Record<string, string>,
+): unknown {
+  const setEnv = { ...environment, PATH: pathWithBwrap(agents) }
+  return {
+    agents: [
+      {
+        id: CODEX_AGENT_ID,
+        name: 'Codex CLI',
+        protocol: 'codex-app-server',
+        command: agents.codex,
+        args: ['app-server'],
+        set_env: setEnv,
+      },
+      {
+        id: ACP_AGENT_ID,
+        name: 'Codex over ACP',
+        protocol: 'acp',
+        command: agents.codexAcp,
+        set_env: setEnv,
+        session_modes: KNOWN_ACP_SESSION_MODES['codex-acp'],
+      },
+    ],
+  }
+}
+
+export async function startAgentRuntime(
+  agents: InstalledAgents,
+  options: { approvalTtlMs?: number } = {},
+): Promise<AgentRuntime> {
+  // realpath: the agents report the resolved path (/tmp may be a link).
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-rt-')))
+  const workspace = join(root, 'workspace')
+  mkdirSync(join(root, 'data'), { recursive: true })
+  mkdirSync(workspace, { recursive: true })
+  const model = await startScriptedModelServer([])
+  const home = makeAgentHome(root)
+  const environment = writeScriptedCodexHome(home, model.baseUrl, workspace)
+  writeFileSync(
+    join(root, 'data', AGENTS_CONFIG_FILE_NAME),
+    JSON.stringify(realAgentsConfig(agents, environment)),
+  )
+  const harness = await startHarness({ root, ...options })
+  return {
+    harness,
+    model,
+    home,
+    async close() {
+      await harness.close()
+      await model.close()
+      rmSync(home, { recursive: true, force: true })
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A direct room with `agentId` in the runtime's workspace. */
+export async function agentRoom(runtime: AgentRuntime, agentId: string): Promise<string> {
+  return (await createRoom(runtime.harness, { agentId })).id
+}
+
+/** Sends a message and waits for the approval its turn asks for. */
+export async function askedApproval(
+  runtime: AgentRuntime,
+  roomId: string,
+  text = 'please do the scripted thing',
+): Promise<{ turnId: string; view: ApprovalView }> {
+  const turnId = await send(runtime.harness, roomId, text)
+  return { turnId, view: await nextApproval(runtime, roomId, turnId) }
+}
+
+/** The turn's next pending approval. */
+export async function nextApproval(
+  runtime: AgentRuntime,
+  roomId: string,
+  turnId: string,
+): Promise<ApprovalView> {
+  const summary = await eventually(async () => {
+    const { approvals } = await runtime.harness.client.request(
+      z.object({ approvals: z.array(ApprovalSummarySchema) }),
+      'GET',
+      `/v1/rooms/${roomId}/approvals`,
+    )
+    return approvals.find((approval) => approval.turnId === turnId && approval.status === 'pending')
+  }, `a pending approval in turn ${turnId}`)
+  return runtime.harness.client.getApproval(summary.id)
+}
+
+/** Waits until the turn has ended, and returns the room's timeline then. */
+export async function turnEnded(
+  runtime: AgentRuntime,
+  roomId: string,
+  turnId: string,
+): Promise<{ turn: Turn; timeline: Timeline }> {
+  return eventually(async () => {
+    const current = await timeline(runtime.harness, roomId)
+    const turn = current.turns.find((candidate) => candidate.id === turnId)
+    if (!turn || turn.status === 'running' || turn.status === 'waiting') return undefined
+    return { turn, timeline: current }
+  }, `turn ${turnId} to end`)
+}
+
+/** The texts of the turn's messages from `role`. */
+export function messagesOf(
+  current: Timeline,
+  turnId: string,
+  role: 'agent' | 'system' | 'user',
+): string[] {
+  return current.messages
+    .filter((message) => message.turnId === turnId && message.role === role)
+    .map((message) => message.text)
+}
+
+/**
+ * Rewrites an open approval's stored arguments on disk, as someone with
+ * write access to the data dir could: the runtime then shows (and a token
+ * is minted for) something other than what the agent asked.
+ */
+export function rewriteApprovalArguments(
+  runtime: AgentRuntime,
+  approvalId: string,
+  edit: (args: Record<string, unknown>) => Record<string, unknown>,
+): void {
+  const db = new DatabaseSync(join(runtime.harness.dataDir, DATABASE_FILE_NAME))
+  try {
+    db.exec('PRAGMA busy_timeout = 10000')
+    const row = db.prepare('SELECT arguments_json FROM approvals WHERE id = ?').get(approvalId)
+    if (!row) throw new Error(`no approval ${approvalId} on disk`)
+    const args = JSON.parse(String(row.arguments_json)) as Record<string, unknown>
+    db.prepare('UPDATE approvals SET arguments_json = ? WHERE id = ?').run(
+      JSON.stringify(edit(args)),
+      approvalId,
+    )
+  } finally {
+    db.close()
+  }
+}
