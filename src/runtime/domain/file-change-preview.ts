@@ -68,10 +68,51 @@ export function removalPreview(path: string, content: string): FileChange {
   return { path, kind: 'modify', hunks, truncated: false }
 }
 
-/** The change from `oldText` to `newText` as hunks with context. */
-export function editPreview(path: string, oldText: string, newText: string): FileChange {
+/** The change from `oldText` to `newText` as hunks with context.
+ *  `firstLine` is the 0-based line of the file where `oldText` starts, when
+ *  it is only a part of the file (an ACP agent may send just the lines
+ *  around its edit), so the hunks carry the file's own line numbers. */
+export function editPreview(
+  path: string,
+  oldText: string,
+  newText: string,
+  firstLine = 0,
+): FileChange {
   const script = lineEdits(textLines(oldText), textLines(newText))
-  return capped({ path, kind: 'modify', hunks: hunksOf(script), truncated: false })
+  const hunks = hunksOf(script).map((hunk) => ({
+    ...hunk,
+    oldStart: hunk.oldStart + firstLine,
+    newStart: hunk.newStart + firstLine,
+  }))
+  return capped({ path, kind: 'modify', hunks, truncated: false })
+}
+
+/**
+ * Where `part` lies in `content`: the 0-based line it starts on, when it
+ * occurs exactly once and starts at the beginning of a line; null when it
+ * does not occur, occurs more than once, or starts inside a line. Only then
+ * are the lines of an edit of `part` the file's own lines.
+ */
+export function lineOfOnlyOccurrence(content: string, part: string): number | null {
+  if (part === '') return content === '' ? 0 : null
+  const at = content.indexOf(part)
+  if (at < 0 || content.indexOf(part, at + 1) >= 0) return null
+  if (at > 0 && content.charAt(at - 1) !== '\n') return null
+  return textLines(content.slice(0, at)).length
+}
+
+/** An edit as plain unified-diff lines (` `, `-`, `+`), with no line
+ *  numbers: how an edit of an unplaced part of a file is shown as sent. */
+export function editAsText(oldText: string, newText: string): string {
+  return lineEdits(textLines(oldText), textLines(newText))
+    .map((edit) => `${EDIT_MARKS[edit.op]}${edit.text}\n`)
+    .join('')
+}
+
+const EDIT_MARKS: Readonly<Record<FileChangeLine['op'], string>> = {
+  context: ' ',
+  remove: '-',
+  add: '+',
 }
 
 /**
@@ -209,14 +250,16 @@ function middleEdits(
       i += 1
       j += 1
     } else if (
-      j < m &&
-      (i === n || (lengths[i * width + j + 1] ?? 0) >= (lengths[(i + 1) * width + j] ?? 0))
+      i < n &&
+      (j === m || (lengths[(i + 1) * width + j] ?? 0) >= (lengths[i * width + j + 1] ?? 0))
     ) {
-      edits.push({ op: 'add', text: after[j] ?? '', oldIndex, newIndex })
-      j += 1
-    } else {
+      // Removals before additions where either keeps the subsequence, as
+      // unified diffs conventionally show a replaced line.
       edits.push({ op: 'remove', text: before[i] ?? '', oldIndex, newIndex })
       i += 1
+    } else {
+      edits.push({ op: 'add', text: after[j] ?? '', oldIndex, newIndex })
+      j += 1
     }
   }
   return edits

@@ -9,8 +9,11 @@ import {
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import { readFile, stat } from 'node:fs/promises'
 import {
+  editAsText,
   editPreview,
+  lineOfOnlyOccurrence,
   newFilePreview,
   removalPreview,
   unifiedDiffPreview,
@@ -55,6 +58,7 @@ export function shownAgentRequest(
   request: ExternalActionRequest,
   agent: AgentIdentity,
   workspace: string,
+  currentContents: ReadonlyMap<string, string | null> = new Map(),
 ): ShownOrRefused {
   const sandboxMode = request.sandboxMode
   const action = request.action
@@ -78,7 +82,7 @@ export function shownAgentRequest(
       }
     }
     case 'file-changes':
-      return fileChanges(action.changes, agent, workspace, sandboxMode)
+      return fileChanges(action.changes, agent, workspace, sandboxMode, currentContents)
     case 'tool':
       return {
         shown: {
@@ -110,6 +114,7 @@ function fileChanges(
   agent: AgentIdentity,
   workspace: string,
   sandboxMode: ExternalActionRequest['sandboxMode'],
+  currentContents: ReadonlyMap<string, string | null>,
 ): ShownOrRefused {
   if (changes.length === 0) return { refused: 'the request names no file' }
   if (changes.length > MAX_AGENT_FILE_CHANGES) {
@@ -122,7 +127,7 @@ function fileChanges(
   if (size > MAX_AGENT_REQUEST_TEXT_CHARS) {
     return { refused: 'the change is too large to show in the protected window' }
   }
-  const shown = changes.map(shownFileChange)
+  const shown = changes.map((change) => shownFileChange(change, currentContents.get(change.path)))
   return {
     shown: {
       action: {
@@ -146,28 +151,46 @@ const CHANGE_VERBS: Readonly<Record<AgentFileChange['change'], string>> = {
   delete: 'Delete',
 }
 
-function shownFileChange(change: ExternalFileChange): AgentFileChange {
-  const preview = previewOf(change)
-  const source = change.diff ?? change.newText ?? change.oldText
+function shownFileChange(
+  change: ExternalFileChange,
+  current: string | null | undefined,
+): AgentFileChange {
+  const preview = previewOf(change, current)
   return {
     path: change.path,
     change: change.change,
     movePath: change.movePath,
     preview,
     // Shown as sent where the preview cannot show all of it.
-    agentDiff: preview === null || preview.truncated ? (source ?? null) : null,
+    agentDiff: preview === null || preview.truncated ? sentText(change) : null,
     sourceSha256: sha256Hex(
       canonicalJson({ diff: change.diff, oldText: change.oldText, newText: change.newText }),
     ),
   }
 }
 
+/** The agent's own text for a change, as the window shows it when there is
+ *  no preview: Codex's diff, or an ACP edit as unnumbered diff lines. */
+function sentText(change: ExternalFileChange): string | null {
+  if (change.diff !== null) return change.diff
+  if (change.oldText !== null && change.newText !== null) {
+    return editAsText(change.oldText, change.newText)
+  }
+  return change.newText ?? change.oldText
+}
+
 /**
  * Codex sends a new file's content, an edit's unified diff, or a deleted
  * file's content in `diff`; an ACP agent sends the old text (null for a new
- * file) and the new text.
+ * file) and the new text. An ACP agent may send only the lines around its
+ * edit as the old text (codex-acp does): the edit gets the file's own line
+ * numbers when those lines occur exactly once in the file as it is now
+ * (`current`), and no preview otherwise (it is then shown as sent).
  */
-function previewOf(change: ExternalFileChange): FileChange | null {
+function previewOf(
+  change: ExternalFileChange,
+  current: string | null | undefined,
+): FileChange | null {
   const { path } = change
   if (change.diff !== null) {
     switch (change.change) {
@@ -183,9 +206,37 @@ function previewOf(change: ExternalFileChange): FileChange | null {
     return change.oldText === null ? null : removalPreview(path, change.oldText)
   }
   if (change.newText === null) return null
-  return change.oldText === null
-    ? newFilePreview(path, change.newText)
-    : editPreview(path, change.oldText, change.newText)
+  if (change.oldText === null) return newFilePreview(path, change.newText)
+  const firstLine =
+    current === null || current === undefined ? null : lineOfOnlyOccurrence(current, change.oldText)
+  return firstLine === null ? null : editPreview(path, change.oldText, change.newText, firstLine)
+}
+
+/**
+ * The current content of each file an ACP agent edits by old and new text,
+ * read when the request arrives so its preview can carry the file's line
+ * numbers; null for a file that cannot be read as text within the size a
+ * request may carry.
+ */
+export async function currentContentsFor(
+  request: ExternalActionRequest,
+): Promise<Map<string, string | null>> {
+  const contents = new Map<string, string | null>()
+  if (request.action.kind !== 'file-changes') return contents
+  for (const change of request.action.changes) {
+    if (change.diff !== null || change.oldText === null || contents.has(change.path)) continue
+    contents.set(change.path, await readTextWithin(change.path, MAX_AGENT_REQUEST_TEXT_CHARS))
+  }
+  return contents
+}
+
+async function readTextWithin(path: string, maxChars: number): Promise<string | null> {
+  try {
+    if ((await stat(path)).size > maxChars) return null
+    return await readFile(path, 'utf8')
+  } catch {
+    return null
+  }
 }
 
 /** The agent's raw input as a JSON value the digest can cover: it arrived

@@ -15,7 +15,11 @@ import type { ReviewInput } from '../policy/reviewer.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
-import { shownAgentRequest, type ShownAgentRequest } from './agent-request-action.ts'
+import {
+  currentContentsFor,
+  shownAgentRequest,
+  type ShownAgentRequest,
+} from './agent-request-action.ts'
 import type { ExternalTurnTimeline } from './external-turn-timeline.ts'
 
 /** Why Assent closes an approval whose request the agent withdrew. */
@@ -66,7 +70,12 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   }
 
   async ask(request: ExternalActionRequest, signal: AbortSignal): Promise<ExternalDecision> {
-    const described = shownAgentRequest(request, this.agent, this.turn.workspace)
+    const described = shownAgentRequest(
+      request,
+      this.agent,
+      this.turn.workspace,
+      await currentContentsFor(request),
+    )
     const call = this.timeline.callForRequest(
       request.toolCallId,
       'shown' in described ? described.shown.action.toolName : 'agent_tool',
