@@ -212,6 +212,7 @@ export const en = {
       assistant: 'Assistant (every tool)',
       reader: 'Reader (read-only)',
       scoped: 'Scoped assistant (limited folders)',
+      external: '{{name}} (external agent)',
     },
     integrity: {
       heading: 'Changed outside Assent',

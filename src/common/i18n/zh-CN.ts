@@ -201,6 +201,7 @@ export const zhCN: Catalog = {
       assistant: '助手（全部工具）',
       reader: '阅读者（只读）',
       scoped: '受限助手（限定文件夹）',
+      external: '{{name}}（外部代理）',
     },
     integrity: {
       heading: '在 Assent 之外被修改',
