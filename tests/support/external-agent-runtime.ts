@@ -1,26 +1,21 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
 import type { Timeline, Turn } from '../../src/contracts/room.ts'
-import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
-import { AGENTS_CONFIG_FILE_NAME } from '../../src/runtime/external-agents/agents-config-loader.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import type { InstalledAgents } from '../../scripts/agents/agent-cache.ts'
-import { writeScriptedCodexHome } from '../../scripts/agents/codex-home.ts'
 import {
   startScriptedModelServer,
   type ScriptedModelServer,
 } from '../../scripts/agents/scripted-model-server.ts'
-import { makeAgentHome, pathWithBwrap } from './external-agent-testbed.ts'
+import { writeScriptedAgents } from '../../scripts/agents/scripted-agents-config.ts'
 import { createRoom, send, timeline } from './room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './runtime-harness.ts'
 
-/** The agents.json ids the runtime gets: Codex's app-server, and codex-acp. */
-export const CODEX_AGENT_ID = 'codex'
-export const ACP_AGENT_ID = 'codex-acp'
+export { ACP_AGENT_ID, CODEX_AGENT_ID } from '../../scripts/agents/scripted-agents-config.ts'
 
 /**
  * A real runtime process whose agents.json names the real agents (the
@@ -36,34 +31,6 @@ export interface AgentRuntime {
   close(): Promise<void>
 }
 
-/** The agents.json entries for the real agents, with their environment. */
-export function realAgentsConfig(
-  agents: InstalledAgents,
-  environment: Record<string, string>,
-): unknown {
-  const setEnv = { ...environment, PATH: pathWithBwrap(agents) }
-  return {
-    agents: [
-      {
-        id: CODEX_AGENT_ID,
-        name: 'Codex CLI',
-        protocol: 'codex-app-server',
-        command: agents.codex,
-        args: ['app-server'],
-        set_env: setEnv,
-      },
-      {
-        id: ACP_AGENT_ID,
-        name: 'Codex over ACP',
-        protocol: 'acp',
-        command: agents.codexAcp,
-        set_env: setEnv,
-        session_modes: KNOWN_ACP_SESSION_MODES['codex-acp'],
-      },
-    ],
-  }
-}
-
 export async function startAgentRuntime(
   agents: InstalledAgents,
   options: { approvalTtlMs?: number } = {},
@@ -74,12 +41,12 @@ export async function startAgentRuntime(
   mkdirSync(join(root, 'data'), { recursive: true })
   mkdirSync(workspace, { recursive: true })
   const model = await startScriptedModelServer([])
-  const home = makeAgentHome(root)
-  const environment = writeScriptedCodexHome(home, model.baseUrl, workspace)
-  writeFileSync(
-    join(root, 'data', AGENTS_CONFIG_FILE_NAME),
-    JSON.stringify(realAgentsConfig(agents, environment)),
-  )
+  const home = writeScriptedAgents(agents, {
+    dataDir: join(root, 'data'),
+    workspace,
+    modelBaseUrl: model.baseUrl,
+    fallbackRoot: root,
+  })
   const harness = await startHarness({ root, ...options })
   return {
     harness,

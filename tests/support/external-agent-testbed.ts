@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { afterEach } from 'vitest'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
 import {
   ExternalAgentConfigSchema,
   type AcpAgentConfig,
@@ -21,10 +21,10 @@ import type {
 import {
   findInstalledAgents,
   INSTALL_FIX,
-  onSearchPath,
   type InstalledAgents,
 } from '../../scripts/agents/agent-cache.ts'
 import { writeScriptedCodexHome } from '../../scripts/agents/codex-home.ts'
+import { makeAgentHome, pathWithBwrap } from '../../scripts/agents/scripted-agents-config.ts'
 import {
   startScriptedModelServer,
   type ScriptedModelServer,
@@ -182,20 +182,6 @@ export class ExternalAgentTestbed {
     rmSync(this.root, { recursive: true, force: true })
     rmSync(this.home, { recursive: true, force: true })
   }
-}
-
-/** This process's PATH, with Codex's `bwrap` after it when the system has
- *  none: codex-acp's sandbox needs one, and ships none. */
-export function pathWithBwrap(agents: InstalledAgents): string {
-  const path = process.env.PATH ?? ''
-  return onSearchPath('bwrap', path) ? path : `${agents.codexResources}${delimiter}${path}`
-}
-
-/** A throwaway Codex home (HOME and CODEX_HOME) outside the temporary
- *  folder: Codex creates no sandbox helper under it, and without one
- *  codex-acp's read-only sandbox cannot start a command. */
-export function makeAgentHome(fallbackRoot: string): string {
-  return mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : fallbackRoot, 'assent-agent-home-'))
 }
 
 /** Each answer the adapter sent, as `decision->answer in the agent's terms`. */

@@ -1,4 +1,5 @@
 import type { CaseDefinition } from '../case-context.ts'
+import { agentCases } from './agent-cases.ts'
 import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
@@ -15,12 +16,14 @@ import { questionCases } from './question-cases.ts'
  * ask-for-approval); questions and forms come after the expiry case, whose
  * restart leaves no approval open (a message would reject it); the
  * global-settings check runs last so it compares the
- * settings before and after everything else.
+ * settings before and after everything else. The external-agent cases
+ * open rooms of their own and go back to the scenario's room when done.
  */
 export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...manualCases,
   ...forgedCases,
   ...mcpCases,
+  ...agentCases,
   ...displayCases,
   ...permissionCases,
   ...questionCases,
