@@ -15,7 +15,13 @@ import {
   turnEnded,
   type AgentRuntime,
 } from './support/external-agent-runtime.ts'
-import { auditEvents, decide, roomApprovals, roomGrants } from './support/policy-helpers.ts'
+import {
+  auditEvents,
+  decide,
+  roomApprovals,
+  roomGrants,
+  setMode,
+} from './support/policy-helpers.ts'
 import { send } from './support/room-helpers.ts'
 
 /**
@@ -238,6 +244,35 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
       expect((await decide(runtime.harness, asked, 'deny')).status).toBe(200)
       expect((await turnEnded(runtime, roomId, again)).turn.status).toBe('done')
       expect(readFileSync(inWorkspace('always.txt'), 'utf8')).toBe('again\nagain\n')
+    },
+  )
+
+  it(
+    'starts Codex again under the new mode when the room changes mode between turns',
+    { timeout: AGENT_WAIT_MS * 2 },
+    async () => {
+      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
+      runtime.model.script([
+        { type: 'exec', command: touch('asked-first.txt') },
+        { type: 'reply', text: 'first' },
+      ])
+      const { turnId, view } = await askedApproval(runtime, roomId)
+      expect((await decide(runtime.harness, view, 'allow-once')).status).toBe(200)
+      expect((await turnEnded(runtime, roomId, turnId)).turn.status).toBe('done')
+
+      await setMode(runtime.harness, roomId, 'full-access')
+      runtime.model.script([
+        { type: 'exec', command: touch('unasked.txt') },
+        { type: 'reply', text: 'second' },
+      ])
+      const second = await send(runtime.harness, roomId, 'again, with full access')
+      expect((await turnEnded(runtime, roomId, second)).turn.status).toBe('done')
+      expect(existsSync(inWorkspace('unasked.txt'))).toBe(true)
+      expect(await roomApprovals(runtime.harness, roomId)).toHaveLength(1)
+      // Codex was told `never` with no sandbox for the new turn: the model's
+      // request carried the new settings.
+      const last = runtime.model.requests.at(-1)
+      expect(String(last?.headers['x-codex-turn-metadata'] ?? '')).toContain('danger-full-access')
     },
   )
 
