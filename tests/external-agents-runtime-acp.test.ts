@@ -1,18 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../src/contracts/agent-request.ts'
 import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
-import { AGENT_WAIT_MS, realAgentsOrSkip } from './support/external-agent-testbed.ts'
+import { AGENT_WAIT_MS } from './support/external-agent-testbed.ts'
 import {
   ACP_AGENT_ID,
   agentRoom,
+  useAgentRuntime,
   askedApproval,
   messagesOf,
   nextApproval,
-  startAgentRuntime,
   turnEnded,
-  type AgentRuntime,
 } from './support/external-agent-runtime.ts'
 import { decide, roomApprovals, roomGrants, setMode } from './support/policy-helpers.ts'
 import { send } from './support/room-helpers.ts'
@@ -22,17 +20,9 @@ import { send } from './support/room-helpers.ts'
  * runtime process, driven over HTTP as main drives it. Only the model is
  * scripted; what the agent writes really lands in the workspace, or not.
  */
-const agents = realAgentsOrSkip()
-let runtime: AgentRuntime
+const bed = useAgentRuntime()
+const { agents, inWorkspace } = bed
 
-beforeAll(async () => {
-  if (agents) runtime = await startAgentRuntime(agents)
-}, AGENT_WAIT_MS)
-afterAll(async () => {
-  await runtime?.close()
-}, AGENT_WAIT_MS)
-
-const inWorkspace = (file: string) => join(runtime.harness.workspace, file)
 const updatePatch = (file: string, from: string, to: string) =>
   `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n`
 
@@ -41,12 +31,12 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
     'asks with the file and its diff, and writes exactly that once allowed',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, ACP_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'patch', patch: addFilePatch('acp-new.txt', 'hello over ACP\n') },
         { type: 'reply', text: 'written' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       const path = inWorkspace('acp-new.txt')
       expect(view.action).toMatchObject({
         kind: 'apply-changes',
@@ -67,8 +57,8 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
         },
       })
       expect(existsSync(path)).toBe(false)
-      expect((await decide(runtime.harness, view, 'allow-once')).status).toBe(200)
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      expect((await decide(bed.runtime.harness, view, 'allow-once')).status).toBe(200)
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(readFileSync(path, 'utf8')).toBe('hello over ACP\n')
       expect(messagesOf(timeline, turnId, 'agent').join('\n')).toContain('written')
@@ -80,13 +70,13 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
   )
 
   it("shows an edit with the file's own line numbers", { timeout: AGENT_WAIT_MS }, async () => {
-    const roomId = await agentRoom(runtime, ACP_AGENT_ID)
+    const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
     writeFileSync(inWorkspace('acp-edit.txt'), 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n')
-    runtime.model.script([
+    bed.runtime.model.script([
       { type: 'patch', patch: updatePatch('acp-edit.txt', 'six', 'SIX') },
       { type: 'reply', text: 'edited' },
     ])
-    const { turnId, view } = await askedApproval(runtime, roomId)
+    const { turnId, view } = await askedApproval(bed.runtime, roomId)
     const [change] = (view.action.arguments as { changes: Array<Record<string, unknown>> }).changes
     // codex-acp sends only the lines around the edit: Assent places them.
     expect(change).toMatchObject({
@@ -109,8 +99,8 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
         ],
       },
     })
-    expect((await decide(runtime.harness, view, 'allow-once')).status).toBe(200)
-    expect((await turnEnded(runtime, roomId, turnId)).turn.status).toBe('done')
+    expect((await decide(bed.runtime.harness, view, 'allow-once')).status).toBe(200)
+    expect((await turnEnded(bed.runtime, roomId, turnId)).turn.status).toBe('done')
     expect(readFileSync(inWorkspace('acp-edit.txt'), 'utf8')).toBe(
       'one\ntwo\nthree\nfour\nfive\nSIX\nseven\n',
     )
@@ -120,15 +110,15 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
     'writes nothing on deny, and the agent is told no (it ends its turn and learns why next time)',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, ACP_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'patch', patch: addFilePatch('acp-denied.txt', 'no\n') },
         { type: 'reply', text: 'about that' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
-      const before = runtime.model.requests.length
-      expect((await decide(runtime.harness, view, 'deny')).status).toBe(200)
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
+      const before = bed.runtime.model.requests.length
+      expect((await decide(bed.runtime.harness, view, 'deny')).status).toBe(200)
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('interrupted')
       expect(existsSync(inWorkspace('acp-denied.txt'))).toBe(false)
       expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
@@ -136,9 +126,9 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
         result: { code: 'approval_denied' },
       })
       // codex-acp tells its model with the next prompt of the session.
-      const next = await send(runtime.harness, roomId, 'what happened?')
-      expect((await turnEnded(runtime, roomId, next)).turn.status).toBe('done')
-      const told = runtime.model.requests.slice(before).map((r) => JSON.stringify(r.body))
+      const next = await send(bed.runtime.harness, roomId, 'what happened?')
+      expect((await turnEnded(bed.runtime, roomId, next)).turn.status).toBe('done')
+      const told = bed.runtime.model.requests.slice(before).map((r) => JSON.stringify(r.body))
       expect(told.some((body) => body.includes('aborted by user'))).toBe(true)
     },
   )
@@ -147,44 +137,44 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
     'answers a later edit of the same file from an allow-always grant, and asks again once it is revoked',
     { timeout: AGENT_WAIT_MS * 2 },
     async () => {
-      const roomId = await agentRoom(runtime, ACP_AGENT_ID)
+      const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
       const file = 'acp-always.txt'
-      runtime.model.script([
+      bed.runtime.model.script([
         { type: 'patch', patch: addFilePatch(file, 'one\n') },
         { type: 'reply', text: 'created' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
-      expect((await decide(runtime.harness, view, 'allow-always')).status).toBe(200)
-      expect((await turnEnded(runtime, roomId, turnId)).turn.status).toBe('done')
-      const [grant] = await roomGrants(runtime.harness, roomId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
+      expect((await decide(bed.runtime.harness, view, 'allow-always')).status).toBe(200)
+      expect((await turnEnded(bed.runtime, roomId, turnId)).turn.status).toBe('done')
+      const [grant] = await roomGrants(bed.runtime.harness, roomId)
       expect(grant).toMatchObject({
         toolName: AGENT_FILE_CHANGE_TOOL,
         scope: 'path',
         path: inWorkspace(file),
       })
 
-      runtime.model.script([
+      bed.runtime.model.script([
         { type: 'patch', patch: updatePatch(file, 'one', 'two') },
         { type: 'reply', text: 'edited' },
       ])
-      const covered = await send(runtime.harness, roomId, 'edit it')
-      expect((await turnEnded(runtime, roomId, covered)).turn.status).toBe('done')
+      const covered = await send(bed.runtime.harness, roomId, 'edit it')
+      expect((await turnEnded(bed.runtime, roomId, covered)).turn.status).toBe('done')
       expect(readFileSync(inWorkspace(file), 'utf8')).toBe('two\n')
-      expect(await roomApprovals(runtime.harness, roomId)).toHaveLength(1)
+      expect(await roomApprovals(bed.runtime.harness, roomId)).toHaveLength(1)
 
-      const revoked = await runtime.harness.client.raw(
+      const revoked = await bed.runtime.harness.client.raw(
         'DELETE',
         `/v1/rooms/${roomId}/grants/${grant?.id}`,
       )
       expect(revoked.status).toBe(200)
-      runtime.model.script([
+      bed.runtime.model.script([
         { type: 'patch', patch: updatePatch(file, 'two', 'three') },
         { type: 'reply', text: 'asked' },
       ])
-      const after = await send(runtime.harness, roomId, 'edit it again')
-      const asked = await nextApproval(runtime, roomId, after)
-      expect((await decide(runtime.harness, asked, 'deny')).status).toBe(200)
-      await turnEnded(runtime, roomId, after)
+      const after = await send(bed.runtime.harness, roomId, 'edit it again')
+      const asked = await nextApproval(bed.runtime, roomId, after)
+      expect((await decide(bed.runtime.harness, asked, 'deny')).status).toBe(200)
+      await turnEnded(bed.runtime, roomId, after)
       expect(readFileSync(inWorkspace(file), 'utf8')).toBe('two\n')
     },
   )
@@ -193,17 +183,17 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
     'asks nothing in full access: the agent is started in its full-access mode and writes',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, ACP_AGENT_ID)
-      await setMode(runtime.harness, roomId, 'full-access')
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
+      await setMode(bed.runtime.harness, roomId, 'full-access')
+      bed.runtime.model.script([
         { type: 'exec', command: 'echo free >> acp-full.txt' },
         { type: 'reply', text: 'done' },
       ])
-      const turnId = await send(runtime.harness, roomId, 'go')
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const turnId = await send(bed.runtime.harness, roomId, 'go')
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(readFileSync(inWorkspace('acp-full.txt'), 'utf8')).toBe('free\n')
-      expect(await roomApprovals(runtime.harness, roomId)).toEqual([])
+      expect(await roomApprovals(bed.runtime.harness, roomId)).toEqual([])
       expect(timeline.toolCalls.filter((c) => c.turnId === turnId)).toMatchObject([
         { toolName: AGENT_COMMAND_TOOL, status: 'succeeded' },
       ])

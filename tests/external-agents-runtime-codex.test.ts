@@ -1,19 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../src/contracts/agent-request.ts'
 import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
-import { AGENT_WAIT_MS, realAgentsOrSkip } from './support/external-agent-testbed.ts'
+import { AGENT_WAIT_MS } from './support/external-agent-testbed.ts'
 import {
   agentRoom,
+  useAgentRuntime,
   askedApproval,
   CODEX_AGENT_ID,
   messagesOf,
   nextApproval,
   rewriteApprovalArguments,
-  startAgentRuntime,
   turnEnded,
-  type AgentRuntime,
 } from './support/external-agent-runtime.ts'
 import {
   auditEvents,
@@ -30,34 +29,26 @@ import { send } from './support/room-helpers.ts'
  * is scripted; the commands and file changes Codex makes really run, or do
  * not, in the runtime's workspace.
  */
-const agents = realAgentsOrSkip()
-let runtime: AgentRuntime
-
-beforeAll(async () => {
-  if (agents) runtime = await startAgentRuntime(agents)
-}, AGENT_WAIT_MS)
-afterAll(async () => {
-  await runtime?.close()
-}, AGENT_WAIT_MS)
+const bed = useAgentRuntime()
+const { agents, inWorkspace } = bed
 
 const touch = (file: string) => `touch ${file} && echo touched`
-const inWorkspace = (file: string) => join(runtime.harness.workspace, file)
 
 describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', () => {
   it(
     'asks with the command line and its folder, runs it once allowed, and the timeline shows it',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'exec', command: touch('allowed.txt') },
         { type: 'reply', text: 'done touching' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       expect(view.action).toMatchObject({
         kind: 'run-command',
         toolName: AGENT_COMMAND_TOOL,
-        workingDirectory: runtime.harness.workspace,
+        workingDirectory: bed.runtime.harness.workspace,
         // Codex may run an allowed command outside its sandbox: the worst
         // case is what the person is shown.
         sandboxMode: 'danger-full-access',
@@ -65,13 +56,13 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
           agent: { id: CODEX_AGENT_ID, name: 'Codex CLI', protocol: 'codex-app-server' },
           commandLine: `/bin/bash -lc '${touch('allowed.txt')}'`,
           argv: null,
-          cwd: runtime.harness.workspace,
+          cwd: bed.runtime.harness.workspace,
         },
       })
       expect(existsSync(inWorkspace('allowed.txt'))).toBe(false)
-      expect((await decide(runtime.harness, view, 'allow-once')).status).toBe(200)
+      expect((await decide(bed.runtime.harness, view, 'allow-once')).status).toBe(200)
 
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(existsSync(inWorkspace('allowed.txt'))).toBe(true)
       expect(messagesOf(timeline, turnId, 'agent')).toEqual(['done touching'])
@@ -81,7 +72,7 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
         status: 'succeeded',
         result: { ok: true, output: 'touched\n', exitCode: 0 },
       })
-      const events = (await auditEvents(runtime.harness)).filter(
+      const events = (await auditEvents(bed.runtime.harness)).filter(
         (event) => event.subjectId === view.approval.id,
       )
       expect(events.map((event) => event.type)).toEqual(['approval_requested', 'approval_resolved'])
@@ -96,18 +87,18 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
     'leaves the disk untouched on deny, and Codex is told the person rejected it',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'exec', command: touch('denied.txt') },
         { type: 'reply', text: 'understood' },
       ])
-      const before = runtime.model.requests.length
-      const { turnId, view } = await askedApproval(runtime, roomId)
-      expect((await decide(runtime.harness, view, 'deny')).status).toBe(200)
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const before = bed.runtime.model.requests.length
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
+      expect((await decide(bed.runtime.harness, view, 'deny')).status).toBe(200)
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(existsSync(inWorkspace('denied.txt'))).toBe(false)
-      const told = runtime.model.requests.slice(before).map((r) => JSON.stringify(r.body))
+      const told = bed.runtime.model.requests.slice(before).map((r) => JSON.stringify(r.body))
       expect(told.some((body) => body.includes('rejected by user'))).toBe(true)
       expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
         status: 'denied',
@@ -121,12 +112,12 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
     'shows a file change with its diff, and writes exactly that once allowed',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'patch', patch: addFilePatch('notes/new.txt', 'first line\nsecond line\n') },
         { type: 'reply', text: 'written' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       const path = inWorkspace('notes/new.txt')
       expect(view.action).toMatchObject({
         kind: 'apply-changes',
@@ -160,8 +151,8 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
           ],
         },
       })
-      expect((await decide(runtime.harness, view, 'allow-once')).status).toBe(200)
-      const { turn } = await turnEnded(runtime, roomId, turnId)
+      expect((await decide(bed.runtime.harness, view, 'allow-once')).status).toBe(200)
+      const { turn } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(readFileSync(path, 'utf8')).toBe('first line\nsecond line\n')
     },
@@ -171,17 +162,17 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
     'refuses a change outside the workspace without asking, and nothing is written there',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      const outside = join(runtime.harness.root, 'outside-by-codex.txt')
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      const outside = join(bed.runtime.harness.root, 'outside-by-codex.txt')
+      bed.runtime.model.script([
         { type: 'patch', patch: addFilePatch(outside, 'escaped\n') },
         { type: 'reply', text: 'ok' },
       ])
-      const turnId = await send(runtime.harness, roomId, 'write outside')
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const turnId = await send(bed.runtime.harness, roomId, 'write outside')
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(existsSync(outside)).toBe(false)
-      expect(await roomApprovals(runtime.harness, roomId)).toEqual([])
+      expect(await roomApprovals(bed.runtime.harness, roomId)).toEqual([])
       expect(timeline.toolCalls.filter((c) => c.turnId === turnId)).toMatchObject([
         {
           toolName: AGENT_FILE_CHANGE_TOOL,
@@ -196,53 +187,53 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
     'answers a later identical command from an allow-always grant without asking, and asks again once it is revoked',
     { timeout: AGENT_WAIT_MS * 2 },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
       const command = 'echo again >> always.txt'
-      runtime.model.script([
+      bed.runtime.model.script([
         { type: 'exec', command },
         { type: 'exec', command },
         { type: 'reply', text: 'twice' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
-      expect((await decide(runtime.harness, view, 'allow-always')).status).toBe(200)
-      const first = await turnEnded(runtime, roomId, turnId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
+      expect((await decide(bed.runtime.harness, view, 'allow-always')).status).toBe(200)
+      const first = await turnEnded(bed.runtime, roomId, turnId)
       expect(first.turn.status).toBe('done')
       // Codex asked twice (it was told "accept", never "for the session");
       // the grant answered the second time, with no approval of its own.
       expect(readFileSync(inWorkspace('always.txt'), 'utf8')).toBe('again\nagain\n')
-      expect(await roomApprovals(runtime.harness, roomId)).toHaveLength(1)
+      expect(await roomApprovals(bed.runtime.harness, roomId)).toHaveLength(1)
       const calls = first.timeline.toolCalls.filter((c) => c.turnId === turnId)
       expect(calls.map((c) => [c.status, c.approvalId])).toEqual([
         ['succeeded', view.approval.id],
         ['succeeded', null],
       ])
-      const [grant] = await roomGrants(runtime.harness, roomId)
+      const [grant] = await roomGrants(bed.runtime.harness, roomId)
       expect(grant).toMatchObject({
         toolName: AGENT_COMMAND_TOOL,
         scope: 'command',
         command: [`/bin/bash -lc '${command}'`],
-        path: runtime.harness.workspace,
+        path: bed.runtime.harness.workspace,
         approvalId: view.approval.id,
       })
-      const audit = await auditEvents(runtime.harness)
+      const audit = await auditEvents(bed.runtime.harness)
       expect(
         audit.filter((e) => e.type === 'tool_allowed_by_grant').map((e) => e.payload.grantId),
       ).toContain(grant?.id)
 
-      const revoked = await runtime.harness.client.raw(
+      const revoked = await bed.runtime.harness.client.raw(
         'DELETE',
         `/v1/rooms/${roomId}/grants/${grant?.id}`,
       )
       expect(revoked.status).toBe(200)
-      runtime.model.script([
+      bed.runtime.model.script([
         { type: 'exec', command },
         { type: 'reply', text: 'asked again' },
       ])
-      const again = await send(runtime.harness, roomId, 'once more')
-      const asked = await nextApproval(runtime, roomId, again)
+      const again = await send(bed.runtime.harness, roomId, 'once more')
+      const asked = await nextApproval(bed.runtime, roomId, again)
       expect(asked.action.arguments).toMatchObject({ commandLine: `/bin/bash -lc '${command}'` })
-      expect((await decide(runtime.harness, asked, 'deny')).status).toBe(200)
-      expect((await turnEnded(runtime, roomId, again)).turn.status).toBe('done')
+      expect((await decide(bed.runtime.harness, asked, 'deny')).status).toBe(200)
+      expect((await turnEnded(bed.runtime, roomId, again)).turn.status).toBe('done')
       expect(readFileSync(inWorkspace('always.txt'), 'utf8')).toBe('again\nagain\n')
     },
   )
@@ -251,27 +242,27 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
     'starts Codex again under the new mode when the room changes mode between turns',
     { timeout: AGENT_WAIT_MS * 2 },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'exec', command: touch('asked-first.txt') },
         { type: 'reply', text: 'first' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
-      expect((await decide(runtime.harness, view, 'allow-once')).status).toBe(200)
-      expect((await turnEnded(runtime, roomId, turnId)).turn.status).toBe('done')
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
+      expect((await decide(bed.runtime.harness, view, 'allow-once')).status).toBe(200)
+      expect((await turnEnded(bed.runtime, roomId, turnId)).turn.status).toBe('done')
 
-      await setMode(runtime.harness, roomId, 'full-access')
-      runtime.model.script([
+      await setMode(bed.runtime.harness, roomId, 'full-access')
+      bed.runtime.model.script([
         { type: 'exec', command: touch('unasked.txt') },
         { type: 'reply', text: 'second' },
       ])
-      const second = await send(runtime.harness, roomId, 'again, with full access')
-      expect((await turnEnded(runtime, roomId, second)).turn.status).toBe('done')
+      const second = await send(bed.runtime.harness, roomId, 'again, with full access')
+      expect((await turnEnded(bed.runtime, roomId, second)).turn.status).toBe('done')
       expect(existsSync(inWorkspace('unasked.txt'))).toBe(true)
-      expect(await roomApprovals(runtime.harness, roomId)).toHaveLength(1)
+      expect(await roomApprovals(bed.runtime.harness, roomId)).toHaveLength(1)
       // Codex was told `never` with no sandbox for the new turn: the model's
       // request carried the new settings.
-      const last = runtime.model.requests.at(-1)
+      const last = bed.runtime.model.requests.at(-1)
       expect(String(last?.headers['x-codex-turn-metadata'] ?? '')).toContain('danger-full-access')
     },
   )
@@ -280,24 +271,24 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
     'refuses to run a command other than the one the decided approval shows',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'exec', command: touch('swapped.txt') },
         { type: 'reply', text: 'ok' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       // The stored approval is edited to show a harmless command: the window
       // (here, the test) reads it and a token is minted for what it shows.
-      rewriteApprovalArguments(runtime, view.approval.id, (args) => ({
+      rewriteApprovalArguments(bed.runtime, view.approval.id, (args) => ({
         ...args,
         commandLine: 'echo harmless',
       }))
-      const shown = await runtime.harness.client.getApproval(view.approval.id)
+      const shown = await bed.runtime.harness.client.getApproval(view.approval.id)
       expect(shown.action.arguments).toMatchObject({ commandLine: 'echo harmless' })
       expect(shown.actionDigest).not.toBe(view.actionDigest)
-      expect((await decide(runtime.harness, shown, 'allow-once')).status).toBe(200)
+      expect((await decide(bed.runtime.harness, shown, 'allow-once')).status).toBe(200)
 
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(existsSync(inWorkspace('swapped.txt'))).toBe(false)
       expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({

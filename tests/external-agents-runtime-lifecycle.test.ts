@@ -1,20 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RESTART_EXPIRY_REASON } from '../src/contracts/approval.ts'
 import { AGENT_PROCESSES_FILE_NAME } from '../src/runtime/external-agents/agent-process-ledger.ts'
 import { WITHDRAWN_REASON } from '../src/runtime/external-turns/external-turn-asker.ts'
 import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
 import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
-import { AGENT_WAIT_MS, realAgentsOrSkip } from './support/external-agent-testbed.ts'
+import { AGENT_WAIT_MS } from './support/external-agent-testbed.ts'
 import {
   ACP_AGENT_ID,
   agentRoom,
+  processRunning,
+  useAgentRuntime,
   askedApproval,
   CODEX_AGENT_ID,
-  startAgentRuntime,
   turnEnded,
-  type AgentRuntime,
 } from './support/external-agent-runtime.ts'
 import { roomApprovals } from './support/policy-helpers.ts'
 import { pastExpiry, send, SHORT_APPROVAL_TTL_MS } from './support/room-helpers.ts'
@@ -25,33 +25,15 @@ import { eventually } from './support/runtime-harness.ts'
  * and the agent is told no; a runtime that stops or crashes ends the
  * agent's turn and the agent itself, and what was asked never runs.
  */
-const agents = realAgentsOrSkip()
-let runtime: AgentRuntime
-
-beforeAll(async () => {
-  if (agents) runtime = await startAgentRuntime(agents, { approvalTtlMs: SHORT_APPROVAL_TTL_MS })
-}, AGENT_WAIT_MS)
-afterAll(async () => {
-  await runtime?.close()
-}, AGENT_WAIT_MS)
-
-const inWorkspace = (file: string) => join(runtime.harness.workspace, file)
+const bed = useAgentRuntime({ approvalTtlMs: SHORT_APPROVAL_TTL_MS })
+const { agents, inWorkspace } = bed
 
 /** The pids of the agent processes the runtime has running now. */
 function agentPids(): number[] {
   const ledger = JSON.parse(
-    readFileSync(join(runtime.harness.dataDir, AGENT_PROCESSES_FILE_NAME), 'utf8'),
+    readFileSync(join(bed.runtime.harness.dataDir, AGENT_PROCESSES_FILE_NAME), 'utf8'),
   ) as { processes: Array<{ pid: number }> }
   return ledger.processes.map((entry) => entry.pid)
-}
-
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z'
-  } catch {
-    return false
-  }
 }
 
 describe.skipIf(!agents)('a real agent’s request nobody answers', () => {
@@ -59,21 +41,21 @@ describe.skipIf(!agents)('a real agent’s request nobody answers', () => {
     'expires, Codex is told the person rejected it, and nothing runs',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'exec', command: 'touch codex-expired.txt' },
         { type: 'reply', text: 'nobody answered' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       await pastExpiry(view)
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(existsSync(inWorkspace('codex-expired.txt'))).toBe(false)
       expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
         status: 'expired',
         result: { code: 'approval_expired' },
       })
-      const told = runtime.model.requests.map((r) => JSON.stringify(r.body))
+      const told = bed.runtime.model.requests.map((r) => JSON.stringify(r.body))
       expect(told.some((body) => body.includes('rejected by user'))).toBe(true)
     },
   )
@@ -82,14 +64,14 @@ describe.skipIf(!agents)('a real agent’s request nobody answers', () => {
     'expires, the ACP agent is told no and ends its turn, and nothing is written',
     { timeout: AGENT_WAIT_MS },
     async () => {
-      const roomId = await agentRoom(runtime, ACP_AGENT_ID)
-      runtime.model.script([
+      const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
+      bed.runtime.model.script([
         { type: 'patch', patch: addFilePatch('acp-expired.txt', 'never\n') },
         { type: 'reply', text: 'nobody answered' },
       ])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       await pastExpiry(view)
-      const { turn, timeline } = await turnEnded(runtime, roomId, turnId)
+      const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('interrupted')
       expect(existsSync(inWorkspace('acp-expired.txt'))).toBe(false)
       expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
@@ -104,20 +86,20 @@ describe.skipIf(!agents)('a runtime that stops or crashes while an agent waits',
     'ends the turn and the agent when it stops: the request is withdrawn and never runs',
     { timeout: AGENT_WAIT_MS * 2 },
     async () => {
-      const roomId = await agentRoom(runtime, CODEX_AGENT_ID)
-      runtime.model.script([{ type: 'exec', command: 'touch codex-restart.txt' }])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const roomId = await agentRoom(bed.runtime, CODEX_AGENT_ID)
+      bed.runtime.model.script([{ type: 'exec', command: 'touch codex-restart.txt' }])
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       const [agent] = agentPids()
-      expect(agent !== undefined && running(agent)).toBe(true)
+      expect(agent !== undefined && processRunning(agent)).toBe(true)
 
-      await runtime.harness.restart()
-      const { turn } = await turnEnded(runtime, roomId, turnId)
+      await bed.runtime.harness.restart()
+      const { turn } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('interrupted')
-      const [approval] = (await roomApprovals(runtime.harness, roomId)).filter(
+      const [approval] = (await roomApprovals(bed.runtime.harness, roomId)).filter(
         (a) => a.id === view.approval.id,
       )
       expect(approval).toMatchObject({ status: 'expired', reason: WITHDRAWN_REASON })
-      expect(running(agent ?? 0)).toBe(false)
+      expect(processRunning(agent ?? 0)).toBe(false)
       expect(existsSync(inWorkspace('codex-restart.txt'))).toBe(false)
     },
   )
@@ -126,35 +108,35 @@ describe.skipIf(!agents)('a runtime that stops or crashes while an agent waits',
     'ends an agent that outlived a crashed runtime when the next one starts',
     { timeout: AGENT_WAIT_MS * 2 },
     async () => {
-      const roomId = await agentRoom(runtime, ACP_AGENT_ID)
-      runtime.model.script([{ type: 'patch', patch: addFilePatch('acp-crash.txt', 'never\n') }])
-      const { turnId, view } = await askedApproval(runtime, roomId)
+      const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
+      bed.runtime.model.script([{ type: 'patch', patch: addFilePatch('acp-crash.txt', 'never\n') }])
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
       const [agent] = agentPids()
-      const runtimePid = runtime.harness.supervisor.pid
+      const runtimePid = bed.runtime.harness.supervisor.pid
       if (agent === undefined || runtimePid === undefined) throw new Error('nothing is running')
 
       process.kill(runtimePid, 'SIGKILL')
       await eventually(
-        () => (runtime.harness.supervisor.current === undefined ? true : undefined),
+        () => (bed.runtime.harness.supervisor.current === undefined ? true : undefined),
         'the supervisor to see the runtime die',
       )
       // codex-acp does not exit when its client goes away.
-      expect(running(agent)).toBe(true)
+      expect(processRunning(agent)).toBe(true)
 
-      await runtime.harness.supervisor.start()
+      await bed.runtime.harness.supervisor.start()
       // Ended (SIGKILL to its group) before the new runtime said ready.
-      await expect.poll(() => running(agent), { timeout: WAIT_TIMEOUT_MS }).toBe(false)
-      const { turn } = await turnEnded(runtime, roomId, turnId)
+      await expect.poll(() => processRunning(agent), { timeout: WAIT_TIMEOUT_MS }).toBe(false)
+      const { turn } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('interrupted')
-      const [approval] = (await roomApprovals(runtime.harness, roomId)).filter(
+      const [approval] = (await roomApprovals(bed.runtime.harness, roomId)).filter(
         (a) => a.id === view.approval.id,
       )
       expect(approval).toMatchObject({ status: 'expired', reason: RESTART_EXPIRY_REASON })
       expect(existsSync(inWorkspace('acp-crash.txt'))).toBe(false)
       // A message after the restart starts a new agent.
-      runtime.model.script([{ type: 'reply', text: 'back again' }])
-      const next = await send(runtime.harness, roomId, 'hello again')
-      expect((await turnEnded(runtime, roomId, next)).turn.status).toBe('done')
+      bed.runtime.model.script([{ type: 'reply', text: 'back again' }])
+      const next = await send(bed.runtime.harness, roomId, 'hello again')
+      expect((await turnEnded(bed.runtime, roomId, next)).turn.status).toBe('done')
     },
   )
 })

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
+import { afterAll, beforeAll } from 'vitest'
 import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
 import type { Timeline, Turn } from '../../src/contracts/room.ts'
@@ -14,6 +15,7 @@ import {
 import { writeScriptedAgents } from '../../scripts/agents/scripted-agents-config.ts'
 import { createRoom, send, timeline } from './room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './runtime-harness.ts'
+import { AGENT_WAIT_MS, realAgentsOrSkip } from './external-agent-testbed.ts'
 
 export { ACP_AGENT_ID, CODEX_AGENT_ID } from '../../scripts/agents/scripted-agents-config.ts'
 
@@ -60,6 +62,35 @@ export async function startAgentRuntime(
     },
   }
 }
+
+/** One runtime for a test file, with the real agents: started before its
+ *  tests and closed after them, and nothing at all when the agents are not
+ *  installed (`agents` is then undefined, and the tests skip). */
+export interface SharedAgentRuntime {
+  readonly agents: InstalledAgents | undefined
+  /** Set once the file's tests start. */
+  runtime: AgentRuntime
+  /** A path in the runtime's workspace. */
+  inWorkspace(file: string): string
+}
+
+export function useAgentRuntime(options: { approvalTtlMs?: number } = {}): SharedAgentRuntime {
+  const shared = {
+    agents: realAgentsOrSkip(),
+    inWorkspace: (file: string) => join(shared.runtime.harness.workspace, file),
+  } as SharedAgentRuntime
+  beforeAll(async () => {
+    if (shared.agents) shared.runtime = await startAgentRuntime(shared.agents, options)
+  }, AGENT_WAIT_MS)
+  afterAll(async () => {
+    // Unset when the agents are missing and nothing was started.
+    const started = shared.runtime as AgentRuntime | undefined
+    await started?.close()
+  }, AGENT_WAIT_MS)
+  return shared
+}
+
+export { processRunning } from '../../src/runtime/test-support/processes.ts'
 
 /** A direct room with `agentId` in the runtime's workspace. */
 export async function agentRoom(runtime: AgentRuntime, agentId: string): Promise<string> {

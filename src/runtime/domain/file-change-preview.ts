@@ -34,38 +34,27 @@ export function textLines(text: string): string[] {
 
 /** A file that does not exist yet, with all of `content`. */
 export function newFilePreview(path: string, content: string): FileChange {
-  const lines = textLines(content)
-  const hunks: FileChangeHunk[] =
-    lines.length === 0
-      ? []
-      : [
-          {
-            oldStart: 0,
-            oldLines: 0,
-            newStart: 1,
-            newLines: lines.length,
-            lines: lines.map((text) => ({ op: 'add', text })),
-          },
-        ]
-  return { path, kind: 'create', hunks, truncated: false }
+  return { path, kind: 'create', hunks: wholeFile(textLines(content), 'add'), truncated: false }
 }
 
 /** A file removed whole: every line of its `content` removed. */
 export function removalPreview(path: string, content: string): FileChange {
-  const lines = textLines(content)
-  const hunks: FileChangeHunk[] =
-    lines.length === 0
-      ? []
-      : [
-          {
-            oldStart: 1,
-            oldLines: lines.length,
-            newStart: 0,
-            newLines: 0,
-            lines: lines.map((text) => ({ op: 'remove', text })),
-          },
-        ]
-  return { path, kind: 'modify', hunks, truncated: false }
+  return { path, kind: 'modify', hunks: wholeFile(textLines(content), 'remove'), truncated: false }
+}
+
+/** One hunk with every line of a file added (a new file) or removed. */
+function wholeFile(lines: readonly string[], op: 'add' | 'remove'): FileChangeHunk[] {
+  if (lines.length === 0) return []
+  const count = lines.length
+  return [
+    {
+      oldStart: op === 'add' ? 0 : 1,
+      oldLines: op === 'add' ? 0 : count,
+      newStart: op === 'add' ? 1 : 0,
+      newLines: op === 'add' ? count : 0,
+      lines: lines.map((text) => ({ op, text })),
+    },
+  ]
 }
 
 /** The change from `oldText` to `newText` as hunks with context.

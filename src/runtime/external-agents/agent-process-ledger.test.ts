@@ -10,17 +10,8 @@ import {
   type ProcessTable,
 } from './agent-process-ledger.ts'
 import { WAIT_TIMEOUT_MS } from '../../../scripts/test-timing.ts'
+import { processRunning as running } from '../test-support/processes.ts'
 import { startAgentProcess, type AgentProcess } from './agent-process.ts'
-
-/** Whether `pid` still runs (a zombie waiting to be reaped has ended). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z'
-  } catch {
-    return false
-  }
-}
 
 const tables: Array<[string, () => ProcessTable]> = [
   ['/proc', () => systemProcessTable()],
