@@ -10,6 +10,7 @@ import {
   askedApproval,
   messagesOf,
   nextApproval,
+  rewriteApprovalArguments,
   turnEnded,
 } from './support/external-agent-runtime.ts'
 import { decide, roomApprovals, roomGrants, setMode } from './support/policy-helpers.ts'
@@ -176,6 +177,46 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
       expect((await decide(bed.runtime.harness, asked, 'deny')).status).toBe(200)
       await turnEnded(bed.runtime, roomId, after)
       expect(readFileSync(inWorkspace(file), 'utf8')).toBe('two\n')
+    },
+  )
+
+  it(
+    'refuses to write a change other than the one the decided approval shows',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const roomId = await agentRoom(bed.runtime, ACP_AGENT_ID)
+      bed.runtime.model.script([
+        { type: 'patch', patch: addFilePatch('acp-swapped.txt', 'payload\n') },
+        { type: 'reply', text: 'ok' },
+      ])
+      const { turnId, view } = await askedApproval(bed.runtime, roomId)
+      // The stored approval is edited to show a harmless diff: the window
+      // (here, the test) reads it and a token is minted for what it shows.
+      rewriteApprovalArguments(bed.runtime, view.approval.id, (args) => {
+        const [change] = args.changes as Array<Record<string, unknown>>
+        return {
+          ...args,
+          changes: [
+            {
+              ...change,
+              preview: { kind: 'create', hunks: [{ lines: [{ op: 'add', text: 'harmless' }] }] },
+            },
+          ],
+        }
+      })
+      const shown = await bed.runtime.harness.client.getApproval(view.approval.id)
+      expect(shown.action.arguments).toMatchObject({
+        changes: [{ preview: { hunks: [{ lines: [{ text: 'harmless' }] }] } }],
+      })
+      expect(shown.actionDigest).not.toBe(view.actionDigest)
+      expect((await decide(bed.runtime.harness, shown, 'allow-once')).status).toBe(200)
+
+      const { timeline } = await turnEnded(bed.runtime, roomId, turnId)
+      expect(existsSync(inWorkspace('acp-swapped.txt'))).toBe(false)
+      expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
+        status: 'refused',
+        result: { ok: false, code: 'action_mismatch' },
+      })
     },
   )
 
