@@ -128,5 +128,13 @@ describe('npm run bench -- --quick', () => {
     ]) {
       expect(ids).toContain(id)
     }
+    // The workbench part catches its own failure (so it cannot void the
+    // rest): with Chromium here, its figures must be there, with their goals.
+    expect(results.skipped.map((entry) => entry.section)).not.toContain('workbench')
+    const goals = Object.fromEntries(
+      results.figures.map((figure) => [figure.id, figure.goal?.target]),
+    )
+    expect(goals['workbench.room-render-ms']).toBe(200)
+    expect(goals['workbench.scroll-longest-frame-ms']).toBe(50)
   })
 })

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/approval.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
@@ -25,6 +27,10 @@ export interface RequestedAction {
    *  sandbox: an external agent may run an allowed action outside its own,
    *  and the person is shown the worst case. */
   sandboxMode?: SandboxMode
+  /** The file a write or delete acts on, as observed before asking. */
+  target?: FileTarget
+  /** A write's change against that file's current content. */
+  fileChange?: FileChange
 }
 
 export interface ApprovalRequest {

@@ -186,4 +186,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN escalation_reason TEXT;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- A file write's or delete's target as observed when the approval was
+      -- opened, and a write's preview: both part of the canonical action.
+      ALTER TABLE approvals ADD COLUMN target_json TEXT;
+      ALTER TABLE approvals ADD COLUMN file_change_json TEXT;
+    `,
+  },
 ]
