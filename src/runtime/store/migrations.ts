@@ -195,4 +195,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN file_change_json TEXT;
     `,
   },
+  {
+    version: 7,
+    sql: `
+      -- The agent reads a room's last messages at every step of a turn, and
+      -- a turn's tool calls before a retry: without these, each read scanned
+      -- (and sorted) the whole table, a cost that grew with every message
+      -- and tool call ever stored.
+      CREATE INDEX messages_room ON messages (room_id, created_at);
+      CREATE INDEX tool_calls_turn ON tool_calls (turn_id, seq);
+    `,
+  },
 ]
