@@ -74,6 +74,8 @@ describe('an agent asking for write access to one more directory', () => {
       kind: 'permission-request',
       toolName: 'request_permissions',
       summary: `Write access to ${real} for this turn`,
+      // Also as a code, so the person reads it in their own language.
+      summaryMessage: { code: 'permission.writeSummary', params: { path: real } },
       permission,
     })
     expect(request.action.permission).toEqual(permission)
@@ -89,7 +91,18 @@ describe('an agent asking for write access to one more directory', () => {
     await turnSettled(harness, room.id, turnId)
     expect(readFileSync(join(outside, 'report.txt'), 'utf8')).toBe('done')
     expect(await toolCallsOf(harness, room.id, turnId)).toMatchObject([
-      { toolName: 'request_permissions', status: 'succeeded', approvalId: request.approval.id },
+      {
+        toolName: 'request_permissions',
+        status: 'succeeded',
+        approvalId: request.approval.id,
+        result: {
+          output: `Write access to ${real} for this turn: granted.`,
+          message: {
+            code: 'permission.granted',
+            params: { what: { code: 'permission.writeSummary', params: { path: real } } },
+          },
+        },
+      },
       { toolName: 'write_file', status: 'succeeded' },
     ])
     const widened = await widenedEvents(turnId)

@@ -1,3 +1,5 @@
+import { RUNTIME_MESSAGES_EN } from '../../contracts/runtime-message.ts'
+
 /**
  * English messages. The shape of this catalog is the shape every other
  * catalog must have (see `Catalog` in `index.ts`). Placeholders use the
@@ -26,6 +28,8 @@ export const en = {
       other: 'Allow {{agent}} to run {{tool}}?',
       permissionWrite: 'Allow {{agent}} to write in {{path}} for this turn?',
       permissionNetwork: 'Allow {{agent}} to use the network for {{command}} this turn?',
+      changeFile: 'Allow {{agent}} to change {{path}}?',
+      changeFiles: 'Allow {{agent}} to change {{count}} files?',
       modeFullAccess: 'Give {{room}} full access?',
       modeChange: 'Change {{room}} to {{mode}}?',
     },
@@ -57,6 +61,13 @@ export const en = {
       tool: 'Tool',
       arguments: 'Arguments',
       argumentsAsSent: 'Arguments as sent',
+      agentCommand:
+        'The agent runs this command line itself, exactly as shown, and may run it outside its own sandbox.',
+      fileAdd: 'New file',
+      fileUpdate: 'Change',
+      fileDelete: 'Delete',
+      moveTo: 'Moved to',
+      agentDiff: 'The change as the agent sent it',
       toolDescription: 'What the server says this tool does',
       preview: 'Preview from the server (nothing has run yet)',
       hunk: 'Lines {{from}}–{{to}}',
@@ -115,6 +126,10 @@ export const en = {
         path: 'Always allow remembers deleting this one path ({{path}}), not the tool.',
         'mcp-tool':
           'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition.',
+        'agent-command':
+          'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks.',
+        'agent-file':
+          'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask.',
       },
       noAlwaysAllow: {
         'command-has-options':
@@ -127,6 +142,8 @@ export const en = {
         'runtime-refuses': 'Always allow is not offered: Assent cannot remember this action.',
         'turn-only':
           'Always allow is not offered: a permission request widens this turn only and is never remembered.',
+        'agent-change-not-grantable':
+          'Always allow is not offered: only a change to one file, with no delete or move, can be remembered.',
       },
     },
     notice: {
@@ -218,6 +235,7 @@ export const en = {
       assistant: 'Assistant (every tool)',
       reader: 'Reader (read-only)',
       scoped: 'Scoped assistant (limited folders)',
+      external: '{{name}} (external agent)',
     },
     integrity: {
       heading: 'Changed outside Assent',
@@ -254,7 +272,7 @@ export const en = {
         expired: 'Expired',
         unknown: 'Outcome unknown',
       },
-      waitingBelow: 'Waiting for your confirmation: the card is above the message box.',
+      cardBelow: 'Its card is open above the message box.',
       showCard: 'Show the card',
       retry: 'Retry',
       retryFailed: 'Could not retry: {{reason}}',
@@ -270,6 +288,7 @@ export const en = {
       review: 'Review and allow',
       deny: 'Deny',
       reviewing: 'The review window is open. Decide there.',
+      expiresIn: 'Expires in {{time}}',
       outcome: {
         approved: 'Approved',
         alwaysAllowed: 'Always allowed',
@@ -287,9 +306,8 @@ export const en = {
       reviewFailed: 'The review did not open: {{reason}}',
       reviewClosed: 'The review window closed: {{reason}}',
     },
-    pending: {
-      heading: 'Waiting for your confirmation',
-      settledLabel: 'Recent requests',
+    requests: {
+      heading: 'Open requests ({{count}})',
     },
     permissionRequest: {
       reason: 'The agent says: {{reason}}',
@@ -307,10 +325,12 @@ export const en = {
       changedNote: 'The room now runs as {{mode}}.',
       cancelledNote: 'Nothing changed: the room still runs as {{mode}}.',
       failedNote: 'The mode did not change: {{reason}}',
-      dismiss: 'Dismiss',
+      waitingNote: 'Until you confirm it there, the room still runs as {{mode}}.',
     },
     question: {
       heading: 'The agent is asking',
+      label: 'Question',
+      titleAndMore: '{{title}} and {{count}} more',
       yourAnswer: 'Your answer',
       send: 'Send',
       sending: 'Sending…',
@@ -334,6 +354,7 @@ export const en = {
     },
     form: {
       heading: 'A form for you',
+      label: 'Form',
       answer: 'Your answer',
       send: 'Send',
       sending: 'Sending…',
@@ -365,6 +386,9 @@ export const en = {
       sending: 'Sending…',
       hint: 'Enter sends. Shift+Enter adds a line.',
       failed: 'Not sent: {{reason}}',
+      answering: 'Answering: {{title}}',
+      answerPlaceholder: 'Your answer to “{{title}}”',
+      sendAsMessage: 'Send as a message instead',
     },
     picker: {
       label: 'Permission mode',
@@ -372,6 +396,8 @@ export const en = {
       loading: 'Permissions: …',
       confirmHint: 'Confirm the change in the review window.',
       planHint: 'Entering plan mode only narrows what the agent may do: no review is needed.',
+      givesUp:
+        'You give up being asked: the agent may write and delete anywhere your account can, run any command and reach the network.',
       failed: 'The mode did not change: {{reason}}',
       blocker: {
         read_only_agent: 'Unavailable: this agent is read-only.',
@@ -443,4 +469,6 @@ export const en = {
       developer: 'Developer',
     },
   },
+  /** What the runtime says, by code (src/contracts/runtime-message.ts). */
+  runtime: RUNTIME_MESSAGES_EN,
 }

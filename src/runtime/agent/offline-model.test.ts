@@ -1,3 +1,5 @@
+import { catalogs } from '../../common/i18n/index.ts'
+import { messageText, templateIn } from '../../contracts/runtime-message.ts'
 import { describe, expect, it } from 'vitest'
 import type { AgentContext } from './agent-model.ts'
 import { OFFLINE_MODEL_HELP, OfflineModel } from './offline-model.ts'
@@ -191,6 +193,10 @@ describe('offline model steps', () => {
     expect(await model.next(context('write a.txt hi'))).toEqual({
       type: 'act',
       say: 'Writing a.txt.',
+      sayMessage: {
+        code: 'lines.joined',
+        params: { lines: [{ code: 'offline.writing', params: { path: 'a.txt' } }] },
+      },
       actions: [
         { type: 'tool', call: { tool: 'write_file', arguments: { path: 'a.txt', content: 'hi' } } },
       ],
@@ -237,7 +243,7 @@ describe('offline model steps', () => {
         },
       ]),
     )
-    expect(step).toEqual({
+    expect(step).toMatchObject({
       type: 'reply',
       text: [
         'What happened:',
@@ -247,6 +253,115 @@ describe('offline model steps', () => {
         'write_file c.txt: nobody decided in time, so it did not run.',
       ].join('\n'),
     })
+  })
+
+  it('reports in words the person reads in their language, with the tool’s own words where it has them', async () => {
+    const said = { code: 'tool.wrote', params: { bytes: 0, path: '/w/a.txt' } }
+    const step = await model.next(
+      context('…', [
+        {
+          type: 'tool',
+          call: { tool: 'write_file', arguments: { path: 'a.txt', content: '' } },
+          status: 'succeeded',
+          result: { ok: true, output: 'wrote 0 bytes to /w/a.txt', message: said },
+        },
+        {
+          type: 'tool',
+          call: { tool: 'run_command', arguments: { argv: ['git', 'log'] } },
+          status: 'succeeded',
+          result: { ok: true, output: 'commit abc\nAuthor: x', exitCode: 0 },
+        },
+      ]),
+    )
+    const report = step.type === 'reply' ? step.message : undefined
+    expect(report).toEqual({
+      code: 'offline.report',
+      params: {
+        lines: [
+          {
+            code: 'offline.doneWith',
+            params: {
+              what: { code: 'offline.callPath', params: { tool: 'write_file', path: 'a.txt' } },
+              output: said,
+            },
+          },
+          {
+            code: 'offline.doneWith',
+            params: {
+              what: { code: 'offline.callRun', params: { command: 'git log' } },
+              // Data, not words: the first line of the output, shown as it is.
+              output: 'commit abc',
+            },
+          },
+        ],
+      },
+    })
+    expect(messageText(report!, (code) => templateIn(catalogs['zh-CN'].runtime, code))).toBe(
+      '结果如下：\nwrite_file a.txt：已完成：已向 /w/a.txt 写入 0 字节\n运行 git log：已完成：commit abc',
+    )
+  })
+
+  it('reports each permission request, granted, refused, denied or expired, in both languages', async () => {
+    const write = { widen: { type: 'write-directory' as const, path: '/home/ada/out' }, reason: '' }
+    const refusedWords = { code: 'permission.alreadyWritable', params: { path: '/home/ada/out' } }
+    const step = await model.next(
+      context('…', [
+        {
+          type: 'permissions',
+          request: write,
+          status: 'succeeded',
+          result: { ok: true, output: 'granted' },
+        },
+        {
+          type: 'permissions',
+          request: write,
+          status: 'refused',
+          result: {
+            ok: false,
+            output: '/home/ada/out is already writable in this turn.',
+            code: 'already_allowed',
+            message: refusedWords,
+          },
+        },
+        {
+          type: 'permissions',
+          request: { widen: { type: 'network', argv: ['npm', 'ci'] }, reason: '' },
+          status: 'denied',
+          result: {
+            ok: false,
+            output: 'Denied by the person; nothing widened.',
+            code: 'approval_denied',
+            message: { code: 'permission.deniedByPerson' },
+          },
+        },
+        {
+          type: 'permissions',
+          request: write,
+          status: 'expired',
+          result: { ok: false, output: 'x', code: 'approval_expired' },
+        },
+      ]),
+    )
+    expect(step).toMatchObject({
+      type: 'reply',
+      text: [
+        'What happened:',
+        'write access to /home/ada/out: granted for this turn.',
+        'write access to /home/ada/out: refused without asking: /home/ada/out is already writable in this turn.',
+        'network access for npm ci: Denied by the person; nothing widened.',
+        'write access to /home/ada/out: nobody decided in time, so nothing widened.',
+      ].join('\n'),
+    })
+    const report = step.type === 'reply' ? step.message : undefined
+    expect(messageText(report!, (code) => templateIn(catalogs['zh-CN'].runtime, code))).toBe(
+      [
+        '结果如下：',
+        '对 /home/ada/out 的写入权限：已在本轮中授予。',
+        '对 /home/ada/out 的写入权限：未经询问即被拒绝：/home/ada/out 在本轮中已经可写。',
+        'npm ci 的网络访问权限：你已拒绝；没有放宽任何权限。',
+        '对 /home/ada/out 的写入权限：没有人及时决定，所以没有放宽任何权限。',
+      ].join('\n'),
+    )
   })
 
   it('has nothing more to say after only questions or forms', async () => {

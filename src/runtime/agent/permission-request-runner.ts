@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { PermissionRequest, PermissionWidening } from '../../contracts/approval.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
 import type { EventBus } from '../events/event-bus.ts'
@@ -98,14 +99,13 @@ export class PermissionRequestRunner {
         arguments: { ...permission },
         workingDirectory: turn.workspace,
         summary: summaryOf(permission.widen),
+        summaryMessage: summaryMessageOf(permission.widen),
         permission,
       },
     })
     if (decided.status === 'allowed') {
-      const result: ToolCallResult = {
-        ok: true,
-        output: `${summaryOf(permission.widen)}: granted.`,
-      }
+      const words = message('permission.granted', { what: summaryMessageOf(permission.widen) })
+      const result: ToolCallResult = { ok: true, output: englishText(words), message: words }
       // Recorded (with its audit event) before the turn relies on it.
       this.deps.conversations.recordWidening(call, decided, result, this.deps.now())
       if (permission.widen.type === 'write-directory') {
@@ -119,16 +119,14 @@ export class PermissionRequestRunner {
         call,
         asked,
         'expired',
-        refusal('Nobody decided this request in time; nothing widened.', 'approval_expired'),
+        refusal(message('permission.expired'), 'approval_expired'),
       )
     }
-    const who = decided.decidedBy === 'policy' ? "the room's policy" : 'the person'
-    return this.settle(
-      call,
-      asked,
-      'denied',
-      refusal(`Denied by ${who}; nothing widened.`, 'approval_denied'),
-    )
+    const denied =
+      decided.decidedBy === 'policy'
+        ? message('permission.deniedByPolicy')
+        : message('permission.deniedByPerson')
+    return this.settle(call, asked, 'denied', refusal(denied, 'approval_denied'))
   }
 
   /** What exactly would widen, resolved as the sandbox will enforce it, or
@@ -138,39 +136,48 @@ export class PermissionRequestRunner {
     agent: AgentPreset,
     asked: AgentPermissionRequest,
     widenings: TurnWidenings,
-  ): Promise<{ ok: true; widen: PermissionWidening } | { ok: false; code: string; why: string }> {
+  ): Promise<
+    { ok: true; widen: PermissionWidening } | { ok: false; code: string; why: RuntimeMessage }
+  > {
     if (isPlanPolicy(turn.policy)) {
-      return no('not_offered_in_plan', 'Plan mode asks for no permission; leave plan mode first.')
+      return no('not_offered_in_plan', message('permission.inPlan'))
     }
     if (asked.widen.type === 'network') {
-      return no(
-        'nothing_to_widen',
-        'Commands here are not cut off from the network, so there is nothing to widen; the command asks as usual when it runs.',
-      )
+      return no('nothing_to_widen', message('permission.network'))
     }
-    if (agent.toolPolicy.readOnly) return no('read_only_agent', `${agent.name} is read-only.`)
+    if (agent.toolPolicy.readOnly) {
+      return no('read_only_agent', message('permission.readOnlyAgent', { agent: agent.name }))
+    }
     const { sandboxMode } = turn.policy
     if (sandboxMode === 'read-only') {
-      return no('sandbox_read_only', 'The room is read-only: no directory can be made writable.')
+      return no('sandbox_read_only', message('permission.readOnlyRoom'))
     }
     if (sandboxMode === 'danger-full-access') {
-      return no('already_allowed', 'The room already lets writes go anywhere; nothing to widen.')
+      return no('already_allowed', message('permission.fullAccess'))
     }
     const real = await realDirectory(path.resolve(turn.workspace, asked.widen.path))
     if (real === null) {
-      return no('invalid_path', `${asked.widen.path} is not an existing directory.`)
+      return no('invalid_path', message('permission.notDirectory', { path: asked.widen.path }))
     }
     if (path.parse(real).root === real) {
-      return no('too_broad', `${real} is a file-system root: that is every directory, not one.`)
+      return no('too_broad', message('permission.root', { path: real }))
     }
-    const sensitive = real.split(path.sep).includes('.git')
-      ? 'it is a git directory, whose hooks and config run as code'
-      : sensitivePathReason(real)
-    if (sensitive !== null) return no('sensitive_path', `${real}: ${sensitive}`)
+    if (real.split(path.sep).includes('.git')) {
+      return no('sensitive_path', message('permission.gitDirectory', { path: real }))
+    }
+    // The sensitive-path table words its reasons in English only; the
+    // reason travels as a value beside the path.
+    const sensitive = sensitivePathReason(real)
+    if (sensitive !== null) {
+      return no(
+        'sensitive_path',
+        message('permission.sensitive', { path: real, reason: sensitive }),
+      )
+    }
     const workspace = await realDirectory(turn.workspace)
     const writable = [workspace, ...widenings.writableRoots].filter((root) => root !== null)
     if (writable.some((root) => isInsideRoot(root, real))) {
-      return no('already_allowed', `${real} is already writable in this turn.`)
+      return no('already_allowed', message('permission.alreadyWritable', { path: real }))
     }
     const roots = agent.allowedRepositoryRoots
     if (roots !== undefined) {
@@ -178,7 +185,7 @@ export class PermissionRequestRunner {
       if (!realRoots.some((root) => root !== null && isInsideRoot(root, real))) {
         return no(
           'outside_agent_roots',
-          `${real} is outside the directories ${agent.name} may use.`,
+          message('permission.outsideAgentRoots', { path: real, agent: agent.name }),
         )
       }
     }
@@ -199,17 +206,24 @@ export class PermissionRequestRunner {
 
 /** What widens, in one line: the card's summary and the audit's. */
 export function summaryOf(widen: PermissionWidening): string {
-  return widen.type === 'write-directory'
-    ? `Write access to ${widen.path} for this turn`
-    : `Network access for ${widen.argv.join(' ')} for this turn`
+  return englishText(summaryMessageOf(widen))
 }
 
-function no(code: string, why: string): { ok: false; code: string; why: string } {
+/** `summaryOf` as a code, worded in the person's language. */
+export function summaryMessageOf(widen: PermissionWidening): RuntimeMessage {
+  return widen.type === 'write-directory'
+    ? message('permission.writeSummary', { path: widen.path })
+    : message('permission.networkSummary', { command: widen.argv.join(' ') })
+}
+
+function no(code: string, why: RuntimeMessage): { ok: false; code: string; why: RuntimeMessage } {
   return { ok: false, code, why }
 }
 
-function refusal(output: string, code: string): ToolCallResult {
-  return { ok: false, output, code }
+/** A request that widened nothing: the English for the model, the code for
+ *  the person. */
+function refusal(words: RuntimeMessage, code: string): ToolCallResult {
+  return { ok: false, output: englishText(words), code, message: words }
 }
 
 /** The real path of an existing directory, or null. Only absolute paths:

@@ -5,9 +5,11 @@ import type {
   McpAction,
   PermissionRequest,
 } from '../../contracts/approval.ts'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -19,8 +21,7 @@ import type { ApprovalGate } from './approval-gate.ts'
 export const REVIEWER_TIMEOUT_MS = 5_000
 
 /** Why a request under a policy that never asks (plan mode) was refused. */
-export const NEVER_ASKS_REASON =
-  "the room's policy never asks anyone (plan mode): refused without asking"
+export const NEVER_ASKS_REASON = englishText(message('call.neverAsks'))
 
 /** The action as the person will be shown it, besides its room and the
  *  turn's sandbox, which the requester takes from the turn. */
@@ -30,7 +31,13 @@ export interface RequestedAction {
   arguments: Record<string, unknown>
   workingDirectory: string
   summary: string
+  /** The summary as a code, for the person's language. */
+  summaryMessage?: RuntimeMessage
   mcp?: McpAction
+  /** Where the action runs once allowed, when that is not the turn's
+   *  sandbox: an external agent may run an allowed action outside its own,
+   *  and the person is shown the worst case. */
+  sandboxMode?: SandboxMode
   /** The file a write or delete acts on, as observed before asking. */
   target?: FileTarget
   /** A write's change against that file's current content. */
@@ -58,6 +65,10 @@ export interface ApprovalRequest {
 export interface PendingApproval {
   approval: ApprovalRecord
   outcome: Promise<ApprovalRecord>
+  /** Expires the approval now, if it is still pending: whoever asked no
+   *  longer waits for it (an external agent withdrew its request), so a
+   *  token minted for it must decide nothing. */
+  withdraw(reason: string): void
 }
 
 export interface ApprovalRequesterOptions {
@@ -76,9 +87,9 @@ export interface ApprovalRequesterOptions {
 /**
  * The one way the runtime asks for a decision on an action and waits for
  * it: an agent's built-in tool call, an agent's MCP call in a room, and an
- * MCP gateway call all come through here, and so will an external agent
- * backend's request (a command line and its working directory, or file
- * changes with their diffs, described as the action's arguments).
+ * MCP gateway call all come through here, and so does an external agent's
+ * request (a command line and its working directory, or file changes with
+ * their diffs, described as the action's arguments).
  *
  * `open` opens a pending approval through the gate, marks the call awaiting
  * approval and its turn waiting, announces it on the timeline, starts the
@@ -99,13 +110,14 @@ export class ApprovalRequester {
   open(request: ApprovalRequest): PendingApproval {
     const { gate, conversations, events, now } = this.options
     const { turn, call, action } = request
+    const { sandboxMode = turn.policy.sandboxMode, ...shown } = action
     const approval = gate.open({
       id: this.newId(),
       roomId: turn.roomId,
       turnId: turn.id,
       toolCallId: call.id,
-      ...action,
-      sandboxMode: turn.policy.sandboxMode,
+      ...shown,
+      sandboxMode,
       ttlMs: this.options.approvalTtlMs(),
     })
     conversations.updateToolCall(call.id, {
@@ -125,8 +137,14 @@ export class ApprovalRequester {
         decision: 'deny',
         decidedBy: 'policy',
         reason: NEVER_ASKS_REASON,
+        reasonMessage: message('call.neverAsks'),
       })
-      return { approval, outcome: refused.then(() => gate.waitForOutcome(approval.id)) }
+      return {
+        approval,
+        outcome: refused.then(() => gate.waitForOutcome(approval.id)),
+        // Already decided: there is nothing left open to withdraw.
+        withdraw: () => undefined,
+      }
     }
     conversations.setTurnStatus(turn.id, 'waiting')
     events.emit('timeline.updated', { roomId: turn.roomId })
@@ -135,7 +153,13 @@ export class ApprovalRequester {
       request.review && turn.policy.approvalReviewer === 'agent'
         ? this.reviewAutomatically(turn, approval, request.review)
         : Promise.resolve()
-    return { approval, outcome: reviewed.then(() => gate.waitForOutcome(approval.id)) }
+    return {
+      approval,
+      outcome: reviewed.then(() => gate.waitForOutcome(approval.id)),
+      withdraw: (reason) => {
+        gate.withdraw(approval.id, reason)
+      },
+    }
   }
 
   /** Opens the approval and waits until it is decided or expires; the turn
@@ -162,7 +186,7 @@ export class ApprovalRequester {
       // the protected window like any other approval; the reviewer's reason
       // (or why it failed to give one) is kept on the approval and in the
       // audit log so they can see why.
-      this.options.approvals.escalate(approval, verdict.reason, now(), {
+      this.options.approvals.escalate(approval, verdict.reason, now(), verdict.message, {
         reviewFailed: verdict.failed,
       })
       events.emit('timeline.updated', { roomId: turn.roomId })
@@ -173,6 +197,7 @@ export class ApprovalRequester {
       decision: verdict.verdict === 'allow' ? 'allow-once' : 'deny',
       decidedBy: 'agent-review',
       reason: verdict.reason,
+      ...(verdict.message ? { reasonMessage: verdict.message } : {}),
     })
   }
 }

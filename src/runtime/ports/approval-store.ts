@@ -1,6 +1,7 @@
 import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { Grant } from '../../contracts/room.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 /** Who decided an approval, how and why: what its `approval_resolved` audit
  *  event records besides the approval. */
@@ -54,6 +55,7 @@ export interface ApprovalStore {
     approval: ApprovalRecord,
     reason: string,
     at: number,
+    message?: RuntimeMessage,
     options?: { reviewFailed?: boolean },
   ): void
 }

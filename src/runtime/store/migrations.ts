@@ -209,13 +209,26 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     sql: `
+      -- What the runtime said, as a code with parameters for the person's
+      -- language (contracts/runtime-message.ts), beside the English text:
+      -- an approval's summary, its reason and the reviewer's escalation
+      -- reason, and a message the runtime or its offline agent wrote.
+      ALTER TABLE approvals ADD COLUMN summary_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN reason_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN escalation_message_json TEXT;
+      ALTER TABLE messages ADD COLUMN message_json TEXT;
+    `,
+  },
+  {
+    version: 9,
+    sql: `
       -- When the runtime closes an ordinary question on its own (its timer
       -- lives in the runtime, not in a workbench that may be closed).
       ALTER TABLE input_requests ADD COLUMN auto_resolve_at INTEGER;
     `,
   },
   {
-    version: 9,
+    version: 10,
     sql: `
       -- A message the person sent in plan mode, whatever the room's mode:
       -- its turn and every retry of it run under the plan preset.

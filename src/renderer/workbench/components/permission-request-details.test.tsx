@@ -24,6 +24,7 @@ function renderRequest(
     kind: 'permission-request',
     toolName: 'request_permissions',
     summary: 'Write access to /home/ada/reports for this turn',
+    summaryMessage: { code: 'permission.writeSummary', params: { path: '/home/ada/reports' } },
     permission,
     ...overrides,
   })
@@ -39,7 +40,10 @@ describe('the Permissions request card', () => {
     renderRequest()
     expect(screen.queryByTestId('approval-card')).toBeNull()
     const card = screen.getByTestId('permission-request-card')
-    expect(card.querySelector('.card__title')?.textContent).toBe('Permissions request')
+    expect(card.querySelector('.request__label')?.textContent).toBe('Permissions request')
+    expect(card.querySelector('.request__text')?.textContent).toBe(
+      'Write access to /home/ada/reports for this turn',
+    )
     expect(screen.getByTestId('permission-request-widens').textContent).toBe(
       'Write access to one more folder',
     )
@@ -74,6 +78,9 @@ describe('the Permissions request card', () => {
 
   it('says once granted that it held for this turn only, and once expired that nothing widened', () => {
     renderRequest(WRITE, { status: 'allowed', decision: 'allow-once', decidedBy: 'user' })
+    const settled = screen.getByTestId('permission-request-card')
+    expect(settled.querySelector('.card__title')?.textContent).toBe('Permissions request')
+    expect(screen.getByTestId('permission-request-target').textContent).toBe('/home/ada/reports')
     expect(screen.getByTestId('approval-outcome').dataset.outcome).toBe('approved')
     expect(
       screen.getByText('Granted for this turn only; the room’s mode did not change.'),
@@ -88,7 +95,10 @@ describe('the Permissions request card', () => {
   it('says all of it in Chinese', () => {
     renderRequest(WRITE, {}, 'zh-CN')
     const card = screen.getByTestId('permission-request-card')
-    expect(card.querySelector('.card__title')?.textContent).toBe('权限请求')
+    expect(card.querySelector('.request__label')?.textContent).toBe('权限请求')
+    expect(card.querySelector('.request__text')?.textContent).toBe(
+      '本轮中对 /home/ada/reports 的写入权限',
+    )
     expect(screen.getByTestId('permission-request-duration').textContent).toBe(
       '仅限本轮。房间的模式不会改变。',
     )
