@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SECRET_STORE_SERVICE } from '../src/main/core/secret-store.ts'
-import { loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
+import { loadDataDirSecrets, loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
 import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
 import { auditVerify, editDatabase, runNode, RUN_RUNTIME } from './support/integrity-helpers.ts'
 import { requireOrSkip } from './support/require-or-skip.ts'
@@ -131,8 +131,8 @@ describe.skipIf(!secretServiceAvailable)(
       const harnessRoot = join(root, 'harness')
       mkdirSync(harnessRoot)
       const dataDir = join(harnessRoot, 'data')
-      const integrityKey = await loadIntegrityKey(dataDir, { env: {}, ...quiet })
-      const harness = await startHarness({ root: harnessRoot, integrityKey })
+      const secrets = await loadDataDirSecrets(dataDir, { env: {}, ...quiet })
+      const harness = await startHarness({ root: harnessRoot, ...secrets })
       try {
         const room = await createRoom(harness)
         await setMode(harness, room.id, 'approve-for-me')
@@ -142,7 +142,9 @@ describe.skipIf(!secretServiceAvailable)(
       const env = keychainEnv()
       const intact = await auditVerify(dataDir, env)
       expect(intact).toMatchObject({ code: 0 })
-      expect(intact.stdout).toContain('audit log intact: 2 events')
+      // Created, changed, and the clean shutdown that advanced the anchor.
+      expect(intact.stdout).toContain('audit log intact: 3 events')
+      expect(intact.stdout).toContain('not rolled back (counter 2, anchor 2)')
 
       editDatabase(dataDir, (db) =>
         db.prepare(`UPDATE audit_events SET payload_json = '{}' WHERE seq = 2`).run(),

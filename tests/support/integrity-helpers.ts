@@ -8,6 +8,7 @@ import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
 import { narrowestRoomPolicy } from '../../src/runtime/policy/room-policy.ts'
 import { SqliteAuditLog } from '../../src/runtime/store/audit-log.ts'
 import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
+import { SqliteRollbackCounter } from '../../src/runtime/store/rollback-counter.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
 import { TEST_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 
@@ -110,6 +111,7 @@ export async function storeSealedPolicy(
         mac,
         audit: new SqliteAuditLog(db, { mac }),
         narrowestPolicy: narrowestRoomPolicy,
+        counter: new SqliteRollbackCounter(db, mac),
         onTampered: (problem) => {
           throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
         },

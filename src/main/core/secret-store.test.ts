@@ -84,6 +84,8 @@ describe('the data dir’s key', () => {
       description: 'a forgetful store',
       read: async () => undefined,
       create: async () => undefined,
+      readAnchor: async () => undefined,
+      writeAnchor: async () => undefined,
     }
     await expect(integrityKeyFor(forgetful, dir)).rejects.toThrow('could not be read back')
   })

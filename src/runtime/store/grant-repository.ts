@@ -5,6 +5,7 @@ import type { GrantStore, McpGrantKey } from '../ports/grant-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
+import type { SqliteRollbackCounter } from './rollback-counter.ts'
 
 export interface GrantRepositoryOptions {
   mac: IntegrityMac
@@ -13,6 +14,8 @@ export interface GrantRepositoryOptions {
   roomIntact: (roomId: string) => boolean
   /** Called for every read of a row whose MAC does not verify. */
   onTampered: OnTampered
+  /** Advanced with every grant written or revoked, in its transaction. */
+  counter: Pick<SqliteRollbackCounter, 'advance'>
 }
 
 /** "Always allow" grants, each row sealed with a MAC over its content,
@@ -56,6 +59,7 @@ export class SqliteGrantRepository implements GrantStore {
         grant.scope ?? null,
         grant.path ?? null,
       )
+    this.options.counter.advance()
   }
 
   /**
@@ -131,6 +135,7 @@ export class SqliteGrantRepository implements GrantStore {
   revoke(roomId: string, grantId: string, at: number): boolean {
     return inTransaction(this.db, () => {
       if (!this.revokeRow(roomId, grantId, at)) return false
+      this.options.counter.advance()
       this.options.audit.append({
         type: 'grant_revoked',
         subjectId: grantId,
@@ -139,6 +144,29 @@ export class SqliteGrantRepository implements GrantStore {
       })
       return true
     })
+  }
+
+  /** Revokes every active grant, verified or not, each with its
+   *  `grant_revoked` event naming `reason`, inside the caller's transaction
+   *  (which counts the change itself). */
+  revokeAllActive(at: number, reason: string): string[] {
+    const rows = this.db
+      .prepare('SELECT id, room_id FROM grants WHERE revoked_at IS NULL ORDER BY created_at, rowid')
+      .all()
+    const revoked: string[] = []
+    for (const row of rows) {
+      const grantId = String(row.id)
+      const roomId = String(row.room_id)
+      if (!this.revokeRow(roomId, grantId, at)) continue
+      this.options.audit.append({
+        type: 'grant_revoked',
+        subjectId: grantId,
+        payload: { roomId, reason },
+        at,
+      })
+      revoked.push(grantId)
+    }
+    return revoked
   }
 
   private revokeRow(roomId: string, grantId: string, at: number): boolean {

@@ -186,4 +186,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN escalation_reason TEXT;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- Rollback detection: a counter every change of a room's permissions
+      -- or grants (and every clean shutdown) moves forward, sealed with the
+      -- integrity key; main keeps the highest value outside the database.
+      -- A database whose counter is below that anchor is an older copy.
+      CREATE TABLE rollback_counter (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        counter INTEGER NOT NULL,
+        mac TEXT NOT NULL
+      );
+      -- A room read from an older copy: sealed as such until the person
+      -- confirms a mode again.
+      ALTER TABLE rooms ADD COLUMN rolled_back INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ]

@@ -12,6 +12,7 @@ import type {
 import type { AuditAppender, SqliteAuditLog } from './audit-log.ts'
 import { inTransaction } from './database.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
+import type { SqliteRollbackCounter } from './rollback-counter.ts'
 
 export type { PermissionRequestRow, RoomRow, StoredRoom } from '../ports/room-store.ts'
 
@@ -25,6 +26,8 @@ export interface RoomRepositoryOptions {
    *  trusted reads as. Injected because what is narrowest is policy, which
    *  the store does not decide. */
   narrowestPolicy: (kind: RoomKind) => RoomPolicy
+  /** Advanced with every policy change, in its transaction. */
+  counter: Pick<SqliteRollbackCounter, 'advance'>
 }
 
 /** Rooms, each row sealed with a MAC over the fields that decide what its
@@ -106,7 +109,10 @@ export class SqliteRoomRepository implements RoomStore {
         room.title,
         policyJson,
         room.revision,
-        this.options.mac.sign('room', sealedRoomContent({ ...room, policyJson })),
+        this.options.mac.sign(
+          'room',
+          sealedRoomContent({ ...room, policyJson, rolledBack: false }),
+        ),
         room.createdAt,
       )
   }
@@ -125,26 +131,53 @@ export class SqliteRoomRepository implements RoomStore {
 
   /**
    * Compare-and-set on the revision: a stale writer changes nothing. The row
-   * is sealed again with a fresh MAC, which is how a room reported as
-   * tampered becomes trusted again: only after the person chose its mode.
+   * is sealed again with a fresh MAC and without the rolled-back mark, which
+   * is how a room reported as tampered or rolled back becomes trusted
+   * again: only after the person chose its mode. The rollback counter moves
+   * in the same transaction.
    */
   updatePolicy(id: string, policy: RoomPolicy, expectedRevision: number): boolean {
-    const row = this.db
-      .prepare('SELECT * FROM rooms WHERE id = ? AND revision = ?')
-      .get(id, expectedRevision)
-    if (!row) return false
-    const policyJson = canonicalJson(policy)
-    const revision = expectedRevision + 1
-    const mac = this.options.mac.sign(
-      'room',
-      sealedRoomContent({ ...rawRoom(row), policyJson, revision }),
-    )
-    const result = this.db
-      .prepare(
-        'UPDATE rooms SET policy_json = ?, revision = ?, mac = ? WHERE id = ? AND revision = ?',
+    const update = () => {
+      const row = this.db
+        .prepare('SELECT * FROM rooms WHERE id = ? AND revision = ?')
+        .get(id, expectedRevision)
+      if (!row) return false
+      const policyJson = canonicalJson(policy)
+      const revision = expectedRevision + 1
+      const mac = this.options.mac.sign(
+        'room',
+        sealedRoomContent({ ...rawRoom(row), policyJson, revision, rolledBack: false }),
       )
-      .run(policyJson, revision, mac, id, expectedRevision)
-    return Number(result.changes) === 1
+      const result = this.db
+        .prepare(
+          'UPDATE rooms SET policy_json = ?, revision = ?, mac = ?, rolled_back = 0 WHERE id = ? AND revision = ?',
+        )
+        .run(policyJson, revision, mac, id, expectedRevision)
+      if (Number(result.changes) !== 1) return false
+      this.options.counter.advance()
+      return true
+    }
+    return this.db.isTransaction ? update() : inTransaction(this.db, update)
+  }
+
+  /**
+   * Marks every room read from a database older than its anchor, inside the
+   * caller's transaction: each row whose seal verifies is sealed again as
+   * rolled back (same revision, so a pending confirmation still applies).
+   * A row whose seal does not verify is left as it is: sealing it would
+   * vouch for whatever was edited into it, and it reads as tampered anyway.
+   */
+  markAllRolledBack(): string[] {
+    const marked: string[] = []
+    for (const row of this.db.prepare('SELECT * FROM rooms ORDER BY created_at, rowid').all()) {
+      const raw = rawRoom(row)
+      const mac = row.mac == null ? null : String(row.mac)
+      if (!this.options.mac.verify('room', sealedRoomContent(raw), mac)) continue
+      const sealed = this.options.mac.sign('room', sealedRoomContent({ ...raw, rolledBack: true }))
+      this.db.prepare('UPDATE rooms SET rolled_back = 1, mac = ? WHERE id = ?').run(sealed, raw.id)
+      marked.push(raw.id)
+    }
+    return marked
   }
 
   getPermissionRequest(roomId: string, clientRequestId: string): PermissionRequestRow | undefined {
@@ -193,12 +226,13 @@ export class SqliteRoomRepository implements RoomStore {
       agentId: raw.agentId,
       workspace: raw.workspace,
       title: String(row.title),
-      policy: intact
-        ? parsePolicy(raw.policyJson, kind, this.options.narrowestPolicy)
-        : this.options.narrowestPolicy(kind),
+      policy:
+        intact && !raw.rolledBack
+          ? parsePolicy(raw.policyJson, kind, this.options.narrowestPolicy)
+          : this.options.narrowestPolicy(kind),
       revision: raw.revision,
       createdAt: Number(row.created_at),
-      integrity: intact ? 'ok' : 'tampered',
+      integrity: !intact ? 'tampered' : raw.rolledBack ? 'rolled-back' : 'ok',
     }
   }
 }
@@ -210,6 +244,9 @@ interface RawRoom {
   workspace: string
   policyJson: string
   revision: number
+  /** Read from a database older than its rollback anchor, not confirmed
+   *  since. */
+  rolledBack: boolean
 }
 
 function rawRoom(row: Record<string, unknown>): RawRoom {
@@ -220,13 +257,16 @@ function rawRoom(row: Record<string, unknown>): RawRoom {
     workspace: String(row.workspace),
     policyJson: String(row.policy_json),
     revision: Number(row.revision),
+    rolledBack: row.rolled_back != null && Number(row.rolled_back) !== 0,
   }
 }
 
 /** What a room's MAC covers: every field that decides what its agent may do
  *  and where, and the revision, so a MAC cannot be moved to another room.
  *  The policy is sealed as the exact text stored, so a row is verified
- *  before anything in it is parsed. */
+ *  before anything in it is parsed. The rolled-back mark is sealed when
+ *  set and left out when not, so rows sealed before it existed still
+ *  verify, and clearing it on disk breaks the seal. */
 function sealedRoomContent(room: RawRoom): Record<string, unknown> {
   return {
     id: room.id,
@@ -235,6 +275,7 @@ function sealedRoomContent(room: RawRoom): Record<string, unknown> {
     workspace: room.workspace,
     policyJson: room.policyJson,
     revision: room.revision,
+    ...(room.rolledBack ? { rolledBack: true } : {}),
   }
 }
 
