@@ -25,7 +25,11 @@ describe('checkRollback', () => {
       counter: 8,
       anchor: 7,
     })
-    expect(checkRollback({ state: 'absent' }, 0)).toEqual({ kind: 'current', counter: 0, anchor: 0 })
+    expect(checkRollback({ state: 'absent' }, 0)).toEqual({
+      kind: 'current',
+      counter: 0,
+      anchor: 0,
+    })
   })
 
   it('calls a database one change older than its anchor rolled back, and counts past both', () => {
@@ -81,7 +85,8 @@ describe('checkRollback', () => {
           expect(verdict.kind).toBe('current')
         } else {
           seen.rolledBack += 1
-          if (verdict.kind !== 'rolled-back') throw new Error(`expected a rollback: ${verdict.kind}`)
+          if (verdict.kind !== 'rolled-back')
+            throw new Error(`expected a rollback: ${verdict.kind}`)
           const known = [verdict.databaseCounter ?? 0, verdict.anchor ?? 0]
           expect(verdict.next).toBeGreaterThan(Math.max(...known))
         }

@@ -328,7 +328,9 @@ describe('the rollback guard while running', () => {
     await r.guard.shutdown('instance-1')
     expect(r.counter()).toBe(1)
     expect(await keeper().read()).toBe(1)
-    expect(r.audit.list().map(({ type, subjectId, payload }) => ({ type, subjectId, payload }))).toEqual([
+    expect(
+      r.audit.list().map(({ type, subjectId, payload }) => ({ type, subjectId, payload })),
+    ).toEqual([
       { type: 'clean_shutdown', subjectId: 'instance-1', payload: { rollbackCounter: 1 } },
     ])
   })
