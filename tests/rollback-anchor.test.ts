@@ -7,6 +7,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,7 +17,12 @@ import { loadDataDirSecrets } from '../src/main/core/secret-store-selection.ts'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
 import { openEventStream } from './support/event-stream.ts'
-import { auditVerify, editDatabase } from './support/integrity-helpers.ts'
+import {
+  auditVerify,
+  editDatabase,
+  queryDatabase,
+  RUN_RUNTIME,
+} from './support/integrity-helpers.ts'
 import {
   auditEvents,
   decide,
@@ -29,7 +35,7 @@ import {
   toolCallsOf,
 } from './support/policy-helpers.ts'
 import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
-import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
 // A real runtime process over HTTP, its real SQLite file copied away and put
@@ -357,5 +363,34 @@ describe('the anchor as the runtime keeps it', { timeout: CASE_MS }, () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('could not check')
     expect(result.stderr).toContain('is readable by others')
+  })
+
+  it('advances when `npm run runtime` is stopped with Ctrl+C: the runtime waits for main to stop it cleanly', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'assent-rollback-sigint-'))
+    const dataDir = join(root, 'data')
+    // Its own process group, as a terminal's foreground job: Ctrl+C sends
+    // SIGINT to every process in it, the runtime child included.
+    const child = spawn(process.execPath, [RUN_RUNTIME], {
+      env: { ...FILE_STORE, ASSENT_DATA_DIR: dataDir },
+      stdio: 'pipe',
+      detached: true,
+    })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    try {
+      await eventually(
+        () => (stdout.includes('is listening on') ? true : undefined),
+        'the runtime to listen',
+      )
+    } finally {
+      process.kill(-child.pid!, 'SIGINT')
+    }
+    expect(await exited).toBe(0)
+    expect(readFileSync(join(dataDir, ANCHOR_FILE_NAME), 'utf8')).toBe('1\n')
+    expect(queryDatabase(dataDir, 'SELECT type FROM audit_events')).toEqual([
+      { type: 'clean_shutdown' },
+    ])
+    rmSync(root, { recursive: true, force: true })
   })
 })

@@ -107,6 +107,12 @@ channel.onMessage((message) => {
   )
 })
 
+// A terminal's Ctrl+C reaches the whole process group, main included, and
+// main then stops this runtime cleanly: its shutdown advances the rollback
+// anchor, which dying here first would skip. Without main, `disconnect`
+// below closes it.
+process.on('SIGINT', () => undefined)
+
 process.on('disconnect', () => {
   // The parent is gone: nobody can mint consent for this instance any more,
   // nor store the anchor (the next start catches it up from the database).

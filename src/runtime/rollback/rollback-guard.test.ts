@@ -164,6 +164,17 @@ describe('the rollback guard at start', () => {
     const wide = newRoom(r, 'full-access')
     const plain = newRoom(r)
     const grantId = newGrant(r, plain)
+    // A group room has no mode to confirm: it is left unmarked.
+    r.stores.rooms.create({
+      id: 'group-1',
+      kind: 'group',
+      agentId: 'assistant',
+      workspace: '/ws',
+      title: 'group',
+      policy: policyForMode('ask-for-approval'),
+      revision: 0,
+      createdAt: 0,
+    })
     await r.guard.settled()
     const counted = r.counter() as number
     const result = await rig(dataDir).guard.start(counted + 3)
@@ -177,6 +188,7 @@ describe('the rollback guard at start', () => {
       policy: policyForMode('ask-for-approval'),
     })
     expect(after.stores.grants.listActive(plain)).toEqual([])
+    expect(after.stores.rooms.get('group-1')).toMatchObject({ integrity: 'ok' })
     expect(after.counter()).toBe(counted + 4)
     expect(await keeper().read()).toBe(counted + 4)
     const detected = after.audit.list().filter((event) => event.type === 'rollback_detected')

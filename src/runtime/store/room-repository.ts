@@ -161,15 +161,21 @@ export class SqliteRoomRepository implements RoomStore {
   }
 
   /**
-   * Marks every room read from a database older than its anchor, inside the
-   * caller's transaction: each row whose seal verifies is sealed again as
-   * rolled back (same revision, so a pending confirmation still applies).
-   * A row whose seal does not verify is left as it is: sealing it would
-   * vouch for whatever was edited into it, and it reads as tampered anyway.
+   * Marks every direct room read from a database older than its anchor,
+   * inside the caller's transaction: each row whose seal verifies is sealed
+   * again as rolled back (same revision, so a pending confirmation still
+   * applies). A row whose seal does not verify is left as it is: sealing it
+   * would vouch for whatever was edited into it, and it reads as tampered
+   * anyway. A group room has no mode anyone could confirm (it always runs
+   * at its narrowest), so it is not marked; its grants are revoked with
+   * everyone else's.
    */
   markAllRolledBack(): string[] {
     const marked: string[] = []
-    for (const row of this.db.prepare('SELECT * FROM rooms ORDER BY created_at, rowid').all()) {
+    const rows = this.db
+      .prepare("SELECT * FROM rooms WHERE kind = 'direct' ORDER BY created_at, rowid")
+      .all()
+    for (const row of rows) {
       const raw = rawRoom(row)
       const mac = row.mac == null ? null : String(row.mac)
       if (!this.options.mac.verify('room', sealedRoomContent(raw), mac)) continue
