@@ -101,7 +101,10 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
     const harness = await start()
     const room = await createRoom(harness)
     await setMode(harness, room.id, 'full-access')
+    // A backup taken at rest, as a backup tool would.
+    await harness.supervisor.stop()
     const beforeNarrowing = copyDatabase(harness)
+    await harness.supervisor.start()
     await setMode(harness, room.id, 'ask-for-approval')
     await harness.supervisor.stop()
     const anchor = await anchorOf(harness)

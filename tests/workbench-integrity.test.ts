@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/contracts/canonical-json.ts'
+import type { PermissionMode } from '../src/contracts/policy-axes.ts'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
 import {
@@ -22,6 +23,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close()
 })
+
+/** Chooses a mode in the open room's picker and confirms it in the
+ *  protected window with a trusted click. */
+async function chooseMode(mode: PermissionMode): Promise<void> {
+  await h.page.click('[data-testid="mode-picker"]')
+  await h.page.click(`[data-testid="mode-option-${mode}"]`)
+  const consent = await h.nextWindow()
+  await buttonsEnabled(consent, 'assent-confirm')
+  await consent.page.click('#assent-confirm')
+}
 
 describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chromium)', () => {
   it('shows the report and the room banner, and a mode confirmed in the protected window clears it', async () => {
@@ -57,11 +68,7 @@ describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chro
       'ask-for-approval',
     )
 
-    await page.click('[data-testid="mode-picker"]')
-    await page.click('[data-testid="mode-option-ask-for-approval"]')
-    const consent = await h.nextWindow()
-    await buttonsEnabled(consent, 'assent-confirm')
-    await consent.page.click('#assent-confirm')
+    await chooseMode('ask-for-approval')
     await banner.waitFor({ state: 'detached' })
     expect(await page.getAttribute('[data-testid="mode-picker"]', 'data-mode')).toBe(
       'ask-for-approval',
@@ -82,11 +89,7 @@ describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chro
     await page.waitForSelector('[data-testid="mode-picker"][data-mode="ask-for-approval"]')
 
     // The person widens the room; then the older copy is put back.
-    await page.click('[data-testid="mode-picker"]')
-    await page.click('[data-testid="mode-option-approve-for-me"]')
-    const widen = await h.nextWindow()
-    await buttonsEnabled(widen, 'assent-confirm')
-    await widen.page.click('#assent-confirm')
+    await chooseMode('approve-for-me')
     await page.waitForSelector('[data-testid="mode-picker"][data-mode="approve-for-me"]')
     await h.host.services.supervisor.stop()
     for (const name of files) {
@@ -107,11 +110,7 @@ describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chro
       'ask-for-approval',
     )
 
-    await page.click('[data-testid="mode-picker"]')
-    await page.click('[data-testid="mode-option-ask-for-approval"]')
-    const consent = await h.nextWindow()
-    await buttonsEnabled(consent, 'assent-confirm')
-    await consent.page.click('#assent-confirm')
+    await chooseMode('ask-for-approval')
     await banner.waitFor({ state: 'detached' })
   })
 })

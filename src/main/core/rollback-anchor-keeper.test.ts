@@ -16,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ANCHOR_FILE_NAME, FileSecretStore } from './file-secret-store.ts'
 import { RollbackAnchorKeeper, serveAnchorRequests } from './rollback-anchor-keeper.ts'
 import type { RuntimeProcess } from './runtime-launcher.ts'
-import type { SecretStore } from './secret-store.ts'
+import { forgetfulSecretStore } from './test-support/forgetful-secret-store.ts'
 
 let dir: string
 
@@ -89,14 +89,7 @@ describe('RollbackAnchorKeeper', () => {
   })
 
   it('fails when the store drops the write: the anchor is read back', async () => {
-    const forgetful: SecretStore = {
-      description: 'a forgetful store',
-      read: async () => undefined,
-      create: async () => undefined,
-      readAnchor: async () => undefined,
-      writeAnchor: async () => undefined,
-    }
-    await expect(new RollbackAnchorKeeper(forgetful, dir).advance(1)).rejects.toThrow(
+    await expect(new RollbackAnchorKeeper(forgetfulSecretStore(), dir).advance(1)).rejects.toThrow(
       'was written to a forgetful store but read back as nothing',
     )
   })
