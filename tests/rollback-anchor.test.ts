@@ -15,7 +15,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ANCHOR_FILE_NAME } from '../src/main/core/file-secret-store.ts'
 import { loadDataDirSecrets } from '../src/main/core/secret-store-selection.ts'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
+import { readAuditHead } from '../src/runtime/store/audit-log.ts'
 import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
+import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import { openEventStream } from './support/event-stream.ts'
 import {
   auditVerify,
@@ -114,7 +116,8 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
     const pending = await auditVerify(harness.dataDir, FILE_STORE)
     expect(pending.code).toBe(1)
     expect(pending.stderr).toMatch(
-      new RegExp(`database rolled back: its rollback counter is 1, the anchor in .* is ${anchor}`),
+      // Counted in the copy: full access and the shutdown before the backup.
+      new RegExp(`database rolled back: its rollback counter is 2, the anchor in .* is ${anchor}`),
     )
 
     await harness.supervisor.start()
@@ -141,7 +144,7 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
     expect(detected.map((event) => event.payload)).toEqual([
       {
         reason: 'older_than_anchor',
-        databaseCounter: 1,
+        databaseCounter: 2,
         anchor,
         counter: (anchor ?? 0) + 1,
         roomIds: [room.id],
@@ -277,6 +280,69 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
   })
 })
 
+describe('rows set back from an older copy into the current database', { timeout: CASE_MS }, () => {
+  /** Sets `sql` (over the copy attached as `old`) into the stopped
+   *  runtime's database, and starts it again. */
+  async function setBack(harness: RuntimeHarness, copy: string, sql: string): Promise<void> {
+    await harness.supervisor.stop()
+    editDatabase(harness.dataDir, (db) => {
+      db.exec(`ATTACH '${join(copy, DATABASE_FILE_NAME)}' AS old`)
+      db.exec(sql)
+    })
+    await harness.supervisor.start()
+  }
+
+  it('catches a room row put back to its full-access version, its MAC still valid', async () => {
+    const harness = await start()
+    const room = await createRoom(harness)
+    await setMode(harness, room.id, 'full-access')
+    await harness.supervisor.stop()
+    const copy = copyDatabase(harness)
+    await harness.supervisor.start()
+    await setMode(harness, room.id, 'ask-for-approval')
+    await setBack(
+      harness,
+      copy,
+      `UPDATE main.rooms SET policy_json = o.policy_json, revision = o.revision, mac = o.mac
+         FROM old.rooms o WHERE o.id = rooms.id`,
+    )
+    expect((await readPermissions(harness, room.id)).body).toMatchObject({
+      mode: 'ask-for-approval',
+      integrity: 'rolled-back',
+    })
+    expect(
+      (await auditEvents(harness))
+        .filter((event) => event.type === 'rollback_detected')
+        .map((event) => event.payload.reason),
+    ).toEqual(['rows_changed'])
+  })
+
+  it('catches a revoked grant put back to its active version, its MAC still valid', async () => {
+    const harness = await start()
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'run echo replayed')
+    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, room.id, view.approval.turnId)
+    const [grant] = await roomGrants(harness, room.id)
+    await harness.supervisor.stop()
+    const copy = copyDatabase(harness)
+    await harness.supervisor.start()
+    expect(
+      (await harness.client.raw('DELETE', `/v1/rooms/${room.id}/grants/${grant!.id}`)).status,
+    ).toBe(200)
+    await setBack(
+      harness,
+      copy,
+      `UPDATE main.grants SET revoked_at = o.revoked_at, mac = o.mac
+         FROM old.grants o WHERE o.id = grants.id`,
+    )
+    expect(await roomGrants(harness, room.id)).toEqual([])
+    const again = await pendingApprovalFor(harness, room.id, 'run echo replayed')
+    expect(again.approval.status).toBe('pending')
+    expect((await decide(harness, again, 'deny')).status).toBe(200)
+  })
+})
+
 describe('the anchor as the runtime keeps it', { timeout: CASE_MS }, () => {
   it('advances with each mode change before the answer, and at clean shutdown', async () => {
     const harness = await start()
@@ -339,9 +405,18 @@ describe('the anchor as the runtime keeps it', { timeout: CASE_MS }, () => {
     const room = await createRoom(harness)
     await setMode(harness, room.id, 'full-access')
     await harness.supervisor.stop()
-    // What an older Assent left: no counter, no rolled-back column, no anchor.
+    // What an older Assent left: a head sealed without counter or digest,
+    // no rolled-back column, no anchor.
     editDatabase(harness.dataDir, (db) => {
-      db.exec('DROP TABLE rollback_counter')
+      const head = readAuditHead(db)!
+      db.exec('ALTER TABLE audit_head DROP COLUMN rollback_counter')
+      db.exec('ALTER TABLE audit_head DROP COLUMN permissions_digest')
+      db.prepare('UPDATE audit_head SET mac = ?').run(
+        new IntegrityMac(harness.integrityKey).sign('audit-head', {
+          seq: head.seq,
+          hash: head.hash,
+        }),
+      )
       db.exec('ALTER TABLE rooms DROP COLUMN rolled_back')
       db.exec('DELETE FROM schema_migrations WHERE version = 6')
     })

@@ -157,13 +157,16 @@ function rollbackProblem(
   anchor: number | null,
   where: string,
 ): { problem: string; summary?: undefined } | { problem?: undefined; summary: string } {
-  const verdict = checkRollback(evidence.counter, anchor)
+  const verdict = checkRollback(evidence.counter, anchor, evidence.rowsMatch)
   if (verdict.kind === 'rolled-back') {
     const counted = verdict.databaseCounter ?? 0
     const problem = {
       older_than_anchor: `its rollback counter is ${counted}, the anchor in ${where} is ${verdict.anchor}`,
       anchor_missing: `it has counted ${counted} changes, but ${where} holds no rollback anchor for it`,
-      counter_tampered: 'its rollback counter does not verify under the integrity key',
+      counter_tampered:
+        'the sealed head that holds its rollback counter does not verify, or does not name its newest event',
+      rows_changed:
+        'its rooms and grants are not those its sealed head vouches for (rows or tables put back from an older copy)',
     }[verdict.reason]
     return { problem: `database rolled back: ${problem}; it is an older copy put back in place` }
   }

@@ -2,8 +2,8 @@ import { z } from 'zod'
 
 /**
  * The rollback counter and its anchor (docs/integrity.md#rollback): the
- * database holds a sealed counter that every change of a room's permissions
- * or grants, and every clean shutdown, moves forward; main keeps the
+ * audit log's sealed head holds a counter that every change of a room's
+ * permissions or grants, and every clean shutdown, moves forward; main keeps the
  * highest counter it was told of outside the database, in the same
  * SecretStore as the integrity key. A database whose counter is below the
  * anchor is an older copy put back.

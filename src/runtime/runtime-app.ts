@@ -45,7 +45,7 @@ import { durabilityOf } from './store/durability.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
 import { SqliteInputRequestRepository } from './store/input-request-repository.ts'
 import { IntegrityMac } from './store/integrity-mac.ts'
-import { SqliteRollbackCounter, SqliteRollbackStore } from './store/rollback-counter.ts'
+import { SqliteRollbackRepository } from './store/rollback-repository.ts'
 import type { RollbackAnchor } from './ports/rollback-anchor.ts'
 import { RollbackGuard } from './rollback/rollback-guard.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
@@ -113,13 +113,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   const audit = new SqliteAuditLog(db, { mac })
   const events = new EventBus()
   const integrity = new IntegrityReporter({ audit, events, now, onError })
-  const counter = new SqliteRollbackCounter(db, mac)
   const rooms = new SqliteRoomRepository(db, {
     mac,
     audit,
     onTampered: integrity.report,
     narrowestPolicy: narrowestRoomPolicy,
-    counter,
   })
   const conversations = new SqliteConversationRepository(db, { audit })
   const grants = new SqliteGrantRepository(db, {
@@ -127,10 +125,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     audit,
     roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
     onTampered: integrity.report,
-    counter,
   })
   const rollback = new RollbackGuard({
-    store: new SqliteRollbackStore(db, { counter, audit, rooms, grants }),
+    store: new SqliteRollbackRepository(db, { mac, audit, rooms, grants }),
     anchor: options.rollback.anchor,
     durable: () => durability.durable(),
     events,

@@ -4,7 +4,7 @@
  * and `assent audit verify` with the same function.
  */
 
-/** The database's own rollback counter, as its sealed row reads. */
+/** The database's own rollback counter, as its sealed head reads. */
 export type SealedCounter =
   | { state: 'absent' }
   | { state: 'sealed'; counter: number }
@@ -18,8 +18,13 @@ export type RollbackReason =
   /** The database has counted changes but no anchor was ever stored for
    *  it: the anchor was removed, or the database came from elsewhere. */
   | 'anchor_missing'
-  /** The counter's seal does not verify, so its value says nothing. */
+  /** The sealed head that holds the counter does not verify, or does not
+   *  name the newest event: its value says nothing. */
   | 'counter_tampered'
+  /** The counter is current, but the rooms and grants are not the ones
+   *  the sealed head vouches for: rows, or a table, put back from an older
+   *  copy, each row's own seal still verifying. */
+  | 'rows_changed'
 
 export type RollbackVerdict =
   /** Neither a counter nor an anchor: a new data dir, or the first start
@@ -39,13 +44,19 @@ export type RollbackVerdict =
     }
 
 /**
- * A missing counter row reads as 0 (the database never counted a change),
- * so a copy from before the first counted change, or from before an
- * upgrade, is older than any anchor above 0. Anything this function cannot
- * vouch for is a rollback: a false alarm costs the person a confirmation
- * per room, a missed one hands an agent what the person took back.
+ * A missing counter reads as 0 (the database never counted a change), so
+ * a copy from before the first counted change, or from before an upgrade,
+ * is older than any anchor above 0. `rowsMatch` says whether the rooms and
+ * grants are those the sealed head vouches for. Anything this function
+ * cannot vouch for is a rollback: a false alarm costs the person a
+ * confirmation per room, a missed one hands an agent what the person took
+ * back.
  */
-export function checkRollback(counter: SealedCounter, anchor: number | null): RollbackVerdict {
+export function checkRollback(
+  counter: SealedCounter,
+  anchor: number | null,
+  rowsMatch: boolean,
+): RollbackVerdict {
   if (counter.state === 'tampered') return rolledBack('counter_tampered', null, anchor)
   const databaseCounter = counter.state === 'sealed' ? counter.counter : 0
   if (anchor === null) {
@@ -54,6 +65,7 @@ export function checkRollback(counter: SealedCounter, anchor: number | null): Ro
       : rolledBack('anchor_missing', databaseCounter, null)
   }
   if (databaseCounter < anchor) return rolledBack('older_than_anchor', databaseCounter, anchor)
+  if (!rowsMatch) return rolledBack('rows_changed', databaseCounter, anchor)
   return { kind: 'current', counter: databaseCounter, anchor }
 }
 

@@ -31,20 +31,24 @@ export interface AnchorLag {
 }
 
 /**
- * The database's side of rollback detection: a sealed counter that every
- * change of a room's permissions or grants moves forward in its own
- * transaction (RoomStore, GrantStore), and the events about it.
+ * The database's side of rollback detection: a counter that every change
+ * of a room's permissions or grants moves forward in its own transaction
+ * (RoomStore, GrantStore), sealed in the audit log's head with a digest of
+ * the rooms and grants, and the events about it.
  *
  * Invariants the adapter keeps: the counter only moves forward and is
- * sealed under the integrity key; `recordRollback` marks the rooms, revokes
- * the grants, seals the counter and writes `rollback_detected` in one
- * transaction, and never reseals a row whose own seal does not verify;
- * `recordCleanShutdown` advances the counter with its `clean_shutdown`
- * event. Each counter change calls the listener given to `onAdvanced`
- * (inside the transaction: the listener must not read before it commits).
+ * sealed under the integrity key together with the newest event and the
+ * digest; `recordRollback` marks the rooms, revokes the grants, seals the
+ * counter and writes `rollback_detected` in one transaction, and never
+ * reseals a row whose own seal does not verify; `recordCleanShutdown`
+ * advances the counter with its `clean_shutdown` event. Each counter change
+ * calls the listener given to `onAdvanced` (inside the transaction: the
+ * listener must not read before it commits).
  */
 export interface RollbackStore {
   readCounter(): SealedCounter
+  /** Whether the rooms and grants are those the sealed head vouches for. */
+  rowsMatchCounter(): boolean
   /** The counter this instance counts from: never below `counter`. */
   countFrom(counter: number): void
   onAdvanced(listener: () => void): void

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { DatabaseSync } from 'node:sqlite'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FileSecretStore, ANCHOR_FILE_NAME } from '../../main/core/file-secret-store.ts'
 import { RollbackAnchorKeeper } from '../../main/core/rollback-anchor-keeper.ts'
@@ -14,11 +14,12 @@ import { SqliteAuditLog } from '../store/audit-log.ts'
 import { DATABASE_FILE_NAME, inTransaction, openDatabase } from '../store/database.ts'
 import { durabilityOf } from '../store/durability.ts'
 import { IntegrityMac } from '../store/integrity-mac.ts'
-import { SqliteRollbackStore } from '../store/rollback-counter.ts'
+import { SqliteRollbackRepository } from '../store/rollback-repository.ts'
+import { readSealedCounter } from '../store/sealed-head.ts'
 import { sqliteStores } from '../test-support/sqlite-stores.ts'
 import { RollbackGuard } from './rollback-guard.ts'
 
-// Real parts throughout: a SQLite file, the store's sealed counter, and the
+// Real parts throughout: a SQLite file, the counter in its sealed head, and the
 // anchor in the file store (main's keeper, called directly: in one process
 // there is no IPC channel; tests/rollback-anchor.test.ts goes through it).
 
@@ -64,8 +65,8 @@ function rig(dataDir: string, options: RigOptions = {}) {
   const errors: unknown[] = []
   const anchor = keeper()
   const guard = new RollbackGuard({
-    store: new SqliteRollbackStore(db, {
-      counter: stores.counter,
+    store: new SqliteRollbackRepository(db, {
+      mac: MAC,
       audit,
       rooms: stores.rooms,
       grants: stores.grants,
@@ -78,7 +79,7 @@ function rig(dataDir: string, options: RigOptions = {}) {
   })
   const auditTypes = () => audit.list().map((event) => event.type)
   const counter = () => {
-    const state = stores.counter.read()
+    const state = readSealedCounter(db, MAC)
     return state.state === 'sealed' ? state.counter : state.state
   }
   return { db, audit, stores, events, seen, errors, guard, auditTypes, counter }
@@ -99,7 +100,7 @@ function newRoom(r: Rig, mode: 'ask-for-approval' | 'full-access' = 'ask-for-app
     revision: 0,
     createdAt: rooms,
   })
-  if (mode !== 'ask-for-approval') r.stores.rooms.updatePolicy(id, policyForMode(mode), 0)
+  if (mode !== 'ask-for-approval') setMode(r, id, mode)
   return id
 }
 
@@ -115,14 +116,42 @@ function newGrant(r: Rig, roomId: string): string {
     approvalId: `approval-${grants}`,
     createdAt: grants,
   }
-  inTransaction(r.db, () => r.stores.grants.insert(grant))
+  // As the store writes one with the decision it stands for.
+  inTransaction(r.db, () => {
+    r.stores.grants.insert(grant)
+    r.audit.append(
+      { type: 'grant_created', subjectId: grant.id, payload: grant, at: grant.createdAt },
+      { count: 'next' },
+    )
+  })
   return grant.id
 }
 
+/** A confirmed mode change, as the room service asks the store for one. */
 function setMode(r: Rig, roomId: string, mode: 'ask-for-approval' | 'full-access'): void {
   const room = r.stores.rooms.get(roomId)
   if (!room) throw new Error('no room')
-  expect(r.stores.rooms.updatePolicy(roomId, policyForMode(mode), room.revision)).toBe(true)
+  const changed = r.stores.rooms.changePolicy(
+    {
+      roomId,
+      clientRequestId: `change-${room.revision}`,
+      bodyDigest: 'digest',
+      policy: policyForMode(mode),
+      expectedRevision: room.revision,
+      fromMode: 'ask-for-approval',
+      toMode: mode,
+      at: 1,
+    },
+    () => ({
+      roomId,
+      revision: room.revision + 1,
+      policy: policyForMode(mode),
+      mode,
+      fullAccessUnavailable: null,
+      integrity: 'ok',
+    }),
+  )
+  expect(changed).toBeDefined()
 }
 
 describe('the rollback guard at start', () => {
@@ -230,10 +259,34 @@ describe('the rollback guard at start', () => {
     await r.guard.start(null)
     newRoom(r, 'full-access')
     await r.guard.settled()
-    r.db.prepare('UPDATE rollback_counter SET counter = 1000').run()
+    r.db.prepare('UPDATE audit_head SET rollback_counter = 1000').run()
     await expect(rig(dataDir).guard.start(1)).resolves.toMatchObject({
       verdict: { kind: 'rolled-back', reason: 'counter_tampered', next: 2 },
     })
+  })
+  it('does not let the newer sealed head, set into an older copy, vouch for it', async () => {
+    const live = join(root, 'live')
+    const r = rig(live)
+    await r.guard.start(null)
+    const roomId = newRoom(r, 'full-access')
+    const copy = join(root, 'copy.sqlite')
+    r.db.exec(`VACUUM INTO '${copy}'`)
+    setMode(r, roomId, 'ask-for-approval')
+    await r.guard.settled()
+    const anchor = (await keeper().read()) ?? null
+    const restoredDir = join(root, 'restored')
+    mkdirSync(restoredDir)
+    copyFileSync(copy, join(restoredDir, DATABASE_FILE_NAME))
+    const old = new DatabaseSync(join(restoredDir, DATABASE_FILE_NAME))
+    old.exec(`ATTACH '${join(live, DATABASE_FILE_NAME)}' AS newer`)
+    old.exec('DELETE FROM main.audit_head')
+    old.exec('INSERT INTO main.audit_head SELECT * FROM newer.audit_head')
+    old.close()
+    const restored = rig(restoredDir)
+    await expect(restored.guard.start(anchor)).resolves.toMatchObject({
+      verdict: { kind: 'rolled-back', reason: 'counter_tampered' },
+    })
+    expect(restored.stores.rooms.get(roomId)).toMatchObject({ integrity: 'rolled-back' })
   })
 })
 
@@ -281,7 +334,8 @@ describe('the rollback guard while running', () => {
       ),
     ).toThrow('refused after the update')
     await r.guard.settled()
-    expect(r.counter()).toBe('absent')
+    // Creating the room sealed a head, which counted nothing.
+    expect(r.counter()).toBe(0)
     expect(await keeper().read()).toBe(0)
   })
 
@@ -323,12 +377,12 @@ describe('the rollback guard while running', () => {
     expect(await keeper().read()).toBe(r.counter())
   })
 
-  it('refuses widening while the counter row does not verify, until a change seals it afresh', async () => {
+  it('refuses widening while the sealed head does not verify, until a change seals it afresh', async () => {
     const r = rig(join(root, 'data'))
     await r.guard.start(null)
     const roomId = newRoom(r, 'full-access')
     await r.guard.settled()
-    r.db.prepare('UPDATE rollback_counter SET mac = ?').run('x'.repeat(43))
+    r.db.prepare('UPDATE audit_head SET mac = ?').run('x'.repeat(43))
     await expect(r.guard.beforeWidening()).rejects.toThrow('rollback anchor could not be advanced')
     setMode(r, roomId, 'ask-for-approval')
     await expect(r.guard.beforeWidening()).resolves.toBeUndefined()
@@ -350,63 +404,134 @@ describe('the rollback guard while running', () => {
 
 type Step = 'mode' | 'grant' | 'revoke'
 
-describe('any copy of the database put back', () => {
-  it('is caught exactly when a permission change or a clean shutdown came after it', async () => {
+interface History {
+  /** The live data dir after the steps. */
+  live: string
+  /** A copy of the database taken after `copiedAfter` steps. */
+  copy: string
+  roomId: string
+  /** Steps that changed rooms or grants after the copy. */
+  changedSince: number
+  anchor: number | null
+}
+
+/** Creates a room, runs the steps, copying the database on the way, and
+ *  stops (cleanly or not). */
+async function runHistory(
+  base: string,
+  steps: Step[],
+  copiedAfter: number,
+  cleanShutdown: boolean,
+): Promise<History> {
+  rmSync(join(anchorDir, ANCHOR_FILE_NAME), { recursive: true, force: true })
+  const live = join(base, 'live')
+  const r = rig(live)
+  await r.guard.start(null)
+  const roomId = newRoom(r, 'full-access')
+  const copy = join(base, 'copy.sqlite')
+  const active: string[] = []
+  for (const [index, step] of [...steps, null].entries()) {
+    if (index === copiedAfter) r.db.exec(`VACUUM INTO '${copy}'`)
+    if (step === 'mode') {
+      const wide = r.stores.rooms.get(roomId)?.policy.approvalPolicy === 'auto'
+      setMode(r, roomId, wide ? 'ask-for-approval' : 'full-access')
+    } else if (step === 'grant') {
+      active.push(newGrant(r, roomId))
+    } else if (step === 'revoke') {
+      const grantId = active.pop() ?? newGrant(r, roomId)
+      expect(r.stores.grants.revoke(roomId, grantId, 1)).toBe(true)
+    }
+  }
+  if (cleanShutdown) await r.guard.shutdown('instance')
+  await r.guard.settled()
+  r.db.close()
+  const anchor = (await keeper().read()) ?? null
+  return { live, copy, roomId, changedSince: steps.length - copiedAfter, anchor }
+}
+
+/** Steps, where the copy is taken (one run in four right at the end, so
+ *  copies nothing changed since are common too), and a clean shutdown. */
+const historyArbs = [
+  fc.array(fc.constantFrom<Step>('mode', 'grant', 'revoke'), { minLength: 0, maxLength: 6 }),
+  fc.nat(),
+  fc.nat({ max: 3 }).map((draw) => draw === 0),
+  fc.boolean(),
+] as const
+
+describe('any older state of the database put back', () => {
+  it('as a whole copy, is caught exactly when a permission change or a clean shutdown came after it', async () => {
     const seen = { caught: 0, current: 0 }
     let run = 0
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.constantFrom<Step>('mode', 'grant', 'revoke'), { minLength: 0, maxLength: 6 }),
-        fc.nat(),
-        fc.boolean(),
-        fc.boolean(),
-        async (steps, at, copyLatest, cleanShutdown) => {
-          run += 1
-          const base = join(root, `run-${run}`)
-          rmSync(join(anchorDir, ANCHOR_FILE_NAME), { recursive: true, force: true })
-          const r = rig(join(base, 'live'))
-          await r.guard.start(null)
-          const roomId = newRoom(r, 'full-access')
-          const snapshotAt = copyLatest ? steps.length : at % (steps.length + 1)
-          const snapshot = join(base, 'copy.sqlite')
-          const active: string[] = []
-          for (const [index, step] of [...steps, null].entries()) {
-            if (index === snapshotAt) r.db.exec(`VACUUM INTO '${snapshot}'`)
-            if (step === 'mode') {
-              const mode = r.stores.rooms.get(roomId)?.policy.approvalPolicy === 'auto'
-              setMode(r, roomId, mode ? 'ask-for-approval' : 'full-access')
-            } else if (step === 'grant') {
-              active.push(newGrant(r, roomId))
-            } else if (step === 'revoke') {
-              const grantId = active.pop() ?? newGrant(r, roomId)
-              expect(r.stores.grants.revoke(roomId, grantId, 1)).toBe(true)
-            }
-          }
-          if (cleanShutdown) await r.guard.shutdown('instance')
-          await r.guard.settled()
-          const anchor = (await keeper().read()) ?? null
-          // Put the copy back in a data dir of its own, and start on it.
-          const restoredDir = join(base, 'restored')
-          mkdirSync(restoredDir)
-          copyFileSync(snapshot, join(restoredDir, DATABASE_FILE_NAME))
-          const restored = rig(restoredDir)
-          const { verdict } = await restored.guard.start(anchor)
-          const changedSince = steps.length - snapshotAt > 0 || cleanShutdown
-          if (changedSince) {
-            seen.caught += 1
-            expect(verdict.kind).toBe('rolled-back')
-            expect(restored.stores.rooms.get(roomId)).toMatchObject({ integrity: 'rolled-back' })
-            expect(restored.stores.grants.listActive(roomId)).toEqual([])
-          } else {
-            seen.current += 1
-            expect(verdict.kind).toBe('current')
-          }
-        },
-      ),
+      fc.asyncProperty(...historyArbs, async (steps, at, copyLatest, cleanShutdown) => {
+        run += 1
+        const base = join(root, `whole-${run}`)
+        const copiedAfter = copyLatest ? steps.length : at % (steps.length + 1)
+        const history = await runHistory(base, steps, copiedAfter, cleanShutdown)
+        // Put the copy back in a data dir of its own, and start on it.
+        const restoredDir = join(base, 'restored')
+        mkdirSync(restoredDir)
+        copyFileSync(history.copy, join(restoredDir, DATABASE_FILE_NAME))
+        const restored = rig(restoredDir)
+        const { verdict } = await restored.guard.start(history.anchor)
+        if (history.changedSince > 0 || cleanShutdown) {
+          seen.caught += 1
+          expect(verdict.kind).toBe('rolled-back')
+          expect(restored.stores.rooms.get(history.roomId)).toMatchObject({
+            integrity: 'rolled-back',
+          })
+          expect(restored.stores.grants.listActive(history.roomId)).toEqual([])
+        } else {
+          seen.current += 1
+          expect(verdict.kind).toBe('current')
+        }
+      }),
       { numRuns: 40 },
     )
     // Both outcomes were reached: the property cannot pass on one alone.
-    expect(seen.caught).toBeGreaterThan(10)
+    expect(seen.caught).toBeGreaterThan(5)
+    expect(seen.current).toBeGreaterThan(0)
+  })
+
+  it('as rooms and grants set back into the newer database (each row sealed), is caught exactly when they changed since', async () => {
+    const seen = { caught: 0, current: 0 }
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(...historyArbs, async (steps, at, copyLatest, cleanShutdown) => {
+        run += 1
+        const base = join(root, `rows-${run}`)
+        const copiedAfter = copyLatest ? steps.length : at % (steps.length + 1)
+        const history = await runHistory(base, steps, copiedAfter, cleanShutdown)
+        // The newer log, head and counter stay; the rows go back, each
+        // with the MAC the key gave it then.
+        const db = new DatabaseSync(join(history.live, DATABASE_FILE_NAME))
+        try {
+          db.exec(`ATTACH '${history.copy}' AS old`)
+          db.exec(`UPDATE main.rooms SET policy_json = o.policy_json, revision = o.revision,
+                     mac = o.mac, rolled_back = o.rolled_back FROM old.rooms o WHERE o.id = rooms.id`)
+          db.exec('DELETE FROM main.grants WHERE id NOT IN (SELECT id FROM old.grants)')
+          db.exec(`UPDATE main.grants SET revoked_at = o.revoked_at, mac = o.mac
+                     FROM old.grants o WHERE o.id = grants.id`)
+        } finally {
+          db.close()
+        }
+        const restarted = rig(history.live)
+        const { verdict } = await restarted.guard.start(history.anchor)
+        if (history.changedSince > 0) {
+          seen.caught += 1
+          expect(verdict).toMatchObject({ kind: 'rolled-back', reason: 'rows_changed' })
+          expect(restarted.stores.rooms.get(history.roomId)).toMatchObject({
+            integrity: 'rolled-back',
+          })
+          expect(restarted.stores.grants.listActive(history.roomId)).toEqual([])
+        } else {
+          seen.current += 1
+          expect(verdict.kind).toBe('current')
+        }
+      }),
+      { numRuns: 40 },
+    )
+    expect(seen.caught).toBeGreaterThan(5)
     expect(seen.current).toBeGreaterThan(0)
   })
 })

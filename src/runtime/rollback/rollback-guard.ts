@@ -62,7 +62,12 @@ export class RollbackGuard implements RollbackAnchorSync {
    */
   async start(stored: number | null): Promise<RollbackStart> {
     this.anchored = stored
-    const verdict = checkRollback(this.options.store.readCounter(), stored)
+    const counter = this.options.store.readCounter()
+    const verdict = checkRollback(
+      counter,
+      stored,
+      counter.state !== 'sealed' || this.options.store.rowsMatchCounter(),
+    )
     if (verdict.kind === 'initialise') {
       await this.options.anchor.advance(0)
       this.anchored = 0
@@ -155,10 +160,10 @@ export class RollbackGuard implements RollbackAnchorSync {
     }
   }
 
-  /** Whether the anchor is behind the committed counter. A counter row
-   *  that does not verify while running says nothing about what is
-   *  committed, so it counts as behind: widening waits until the next
-   *  change seals it afresh. */
+  /** Whether the anchor is behind the committed counter. A head that does
+   *  not verify while running says nothing about what is committed, so it
+   *  counts as behind: widening waits until the next change seals it
+   *  afresh. */
   private behind(): boolean {
     const current = this.options.store.readCounter()
     if (current.state === 'tampered') return true

@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { readAuditEvents, readAuditHead, verifyAuditChain, type ChainVerdict } from './audit-log.ts'
 import { DATABASE_FILE_NAME } from './database.ts'
 import type { IntegrityMac } from './integrity-mac.ts'
-import { readSealedCounter } from './rollback-counter.ts'
+import { readSealedCounter, rowsMatchHead } from './sealed-head.ts'
 import type { AuditEvent } from '../ports/audit-trail.ts'
 import type { SealedCounter } from '../ports/rollback-store.ts'
 
@@ -47,6 +47,8 @@ export function verifyAuditFile(dataDir: string, mac: IntegrityMac): AuditFileVe
 export interface RollbackEvidence {
   /** Its sealed rollback counter, to compare with the anchor. */
   counter: SealedCounter
+  /** Whether its rooms and grants are those its sealed head vouches for. */
+  rowsMatch: boolean
   /** The `rollback_detected` events in its log: rollbacks a start found. */
   detections: AuditEvent[]
 }
@@ -55,8 +57,10 @@ export interface RollbackEvidence {
 export function readRollbackEvidence(dataDir: string, mac: IntegrityMac): RollbackEvidence {
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME), { readOnly: true })
   try {
+    const counter = readSealedCounter(db, mac)
     return {
-      counter: readSealedCounter(db, mac),
+      counter,
+      rowsMatch: counter.state !== 'sealed' || rowsMatchHead(db),
       detections: readAuditEvents(db).filter((event) => event.type === 'rollback_detected'),
     }
   } finally {

@@ -5,7 +5,6 @@ import type { GrantStore, McpGrantKey } from '../ports/grant-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
-import type { SqliteRollbackCounter } from './rollback-counter.ts'
 
 export interface GrantRepositoryOptions {
   mac: IntegrityMac
@@ -14,8 +13,6 @@ export interface GrantRepositoryOptions {
   roomIntact: (roomId: string) => boolean
   /** Called for every read of a row whose MAC does not verify. */
   onTampered: OnTampered
-  /** Advanced with every grant written or revoked, in its transaction. */
-  counter: Pick<SqliteRollbackCounter, 'advance'>
 }
 
 /** "Always allow" grants, each row sealed with a MAC over its content,
@@ -59,7 +56,6 @@ export class SqliteGrantRepository implements GrantStore {
         grant.scope ?? null,
         grant.path ?? null,
       )
-    this.options.counter.advance()
   }
 
   /**
@@ -135,20 +131,17 @@ export class SqliteGrantRepository implements GrantStore {
   revoke(roomId: string, grantId: string, at: number): boolean {
     return inTransaction(this.db, () => {
       if (!this.revokeRow(roomId, grantId, at)) return false
-      this.options.counter.advance()
-      this.options.audit.append({
-        type: 'grant_revoked',
-        subjectId: grantId,
-        payload: { roomId },
-        at,
-      })
+      this.options.audit.append(
+        { type: 'grant_revoked', subjectId: grantId, payload: { roomId }, at },
+        { count: 'next' },
+      )
       return true
     })
   }
 
   /** Revokes every active grant, verified or not, each with its
    *  `grant_revoked` event naming `reason`, inside the caller's transaction
-   *  (which counts the change itself). */
+   *  (whose own event counts the change). */
   revokeAllActive(at: number, reason: string): string[] {
     const rows = this.db
       .prepare('SELECT id, room_id FROM grants WHERE revoked_at IS NULL ORDER BY created_at, rowid')

@@ -12,7 +12,6 @@ import type {
 import type { AuditAppender, SqliteAuditLog } from './audit-log.ts'
 import { inTransaction } from './database.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
-import type { SqliteRollbackCounter } from './rollback-counter.ts'
 
 export type { PermissionRequestRow, RoomRow, StoredRoom } from '../ports/room-store.ts'
 
@@ -26,8 +25,6 @@ export interface RoomRepositoryOptions {
    *  trusted reads as. Injected because what is narrowest is policy, which
    *  the store does not decide. */
   narrowestPolicy: (kind: RoomKind) => RoomPolicy
-  /** Advanced with every policy change, in its transaction. */
-  counter: Pick<SqliteRollbackCounter, 'advance'>
 }
 
 /** Rooms, each row sealed with a MAC over the fields that decide what its
@@ -74,18 +71,21 @@ export class SqliteRoomRepository implements RoomStore {
         canonicalJson(permissions),
         change.at,
       )
-      this.options.audit.append({
-        type: 'room_permission_changed',
-        subjectId: change.roomId,
-        payload: {
-          clientRequestId: change.clientRequestId,
-          from: change.fromMode,
-          to: change.toMode,
-          revision: permissions.revision,
-          policy: change.policy,
+      this.options.audit.append(
+        {
+          type: 'room_permission_changed',
+          subjectId: change.roomId,
+          payload: {
+            clientRequestId: change.clientRequestId,
+            from: change.fromMode,
+            to: change.toMode,
+            revision: permissions.revision,
+            policy: change.policy,
+          },
+          at: change.at,
         },
-        at: change.at,
-      })
+        { count: 'next' },
+      )
       return permissions
     })
   }
@@ -133,31 +133,25 @@ export class SqliteRoomRepository implements RoomStore {
    * Compare-and-set on the revision: a stale writer changes nothing. The row
    * is sealed again with a fresh MAC and without the rolled-back mark, which
    * is how a room reported as tampered or rolled back becomes trusted
-   * again: only after the person chose its mode. The rollback counter moves
-   * in the same transaction.
+   * again: only after the person chose its mode.
    */
   updatePolicy(id: string, policy: RoomPolicy, expectedRevision: number): boolean {
-    const update = () => {
-      const row = this.db
-        .prepare('SELECT * FROM rooms WHERE id = ? AND revision = ?')
-        .get(id, expectedRevision)
-      if (!row) return false
-      const policyJson = canonicalJson(policy)
-      const revision = expectedRevision + 1
-      const mac = this.options.mac.sign(
-        'room',
-        sealedRoomContent({ ...rawRoom(row), policyJson, revision, rolledBack: false }),
+    const row = this.db
+      .prepare('SELECT * FROM rooms WHERE id = ? AND revision = ?')
+      .get(id, expectedRevision)
+    if (!row) return false
+    const policyJson = canonicalJson(policy)
+    const revision = expectedRevision + 1
+    const mac = this.options.mac.sign(
+      'room',
+      sealedRoomContent({ ...rawRoom(row), policyJson, revision, rolledBack: false }),
+    )
+    const result = this.db
+      .prepare(
+        'UPDATE rooms SET policy_json = ?, revision = ?, mac = ?, rolled_back = 0 WHERE id = ? AND revision = ?',
       )
-      const result = this.db
-        .prepare(
-          'UPDATE rooms SET policy_json = ?, revision = ?, mac = ?, rolled_back = 0 WHERE id = ? AND revision = ?',
-        )
-        .run(policyJson, revision, mac, id, expectedRevision)
-      if (Number(result.changes) !== 1) return false
-      this.options.counter.advance()
-      return true
-    }
-    return this.db.isTransaction ? update() : inTransaction(this.db, update)
+      .run(policyJson, revision, mac, id, expectedRevision)
+    return Number(result.changes) === 1
   }
 
   /**

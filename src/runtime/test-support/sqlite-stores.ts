@@ -14,7 +14,6 @@ import { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { SqliteInputRequestRepository } from '../store/input-request-repository.ts'
 import type { IntegrityMac, OnTampered } from '../store/integrity-mac.ts'
 import { SqliteRoomRepository } from '../store/room-repository.ts'
-import { SqliteRollbackCounter } from '../store/rollback-counter.ts'
 
 /** A real SQLite store in a fresh temporary data dir, for one test. */
 export function openTempDatabase(prefix: string): { db: DatabaseSync; close: () => void } {
@@ -48,23 +47,20 @@ export function sqliteStores(db: DatabaseSync, options: StoreOptions) {
     ((problem) => {
       throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
     })
-  const counter = new SqliteRollbackCounter(db, mac)
   const rooms = new SqliteRoomRepository(db, {
     mac,
     audit,
     narrowestPolicy: narrowestRoomPolicy,
     onTampered,
-    counter,
   })
   const grants = new SqliteGrantRepository(db, {
     mac,
     audit,
     roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
     onTampered,
-    counter,
   })
   return {
-    counter,
+    audit,
     rooms,
     grants,
     approvals: new SqliteApprovalRepository(db, { audit, grants }),
