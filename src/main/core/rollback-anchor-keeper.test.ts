@@ -13,6 +13,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { AnchorAdvanceAnswerSchema } from '../../contracts/rollback-anchor.ts'
 import { ANCHOR_FILE_NAME, FileSecretStore } from './file-secret-store.ts'
 import { RollbackAnchorKeeper, serveAnchorRequests } from './rollback-anchor-keeper.ts'
 import type { RuntimeProcess } from './runtime-launcher.ts'
@@ -83,9 +84,21 @@ describe('RollbackAnchorKeeper', () => {
 
   it('refuses what is not a counter', async () => {
     for (const counter of [-1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1]) {
-      await expect(keeper().advance(counter)).rejects.toThrow('non-negative safe integer')
+      // The keeper's own check, before the store is asked anything.
+      await expect(keeper().advance(counter)).rejects.toThrow(
+        `a rollback counter is a non-negative safe integer, not ${counter}`,
+      )
     }
     expect(await keeper().read()).toBeUndefined()
+  })
+
+  it('does not write the store again for the counter it already holds (keychain writes are slow)', async () => {
+    const store = new CountingFileStore()
+    const anchor = new RollbackAnchorKeeper(store, dir)
+    await anchor.advance(5)
+    await anchor.advance(5)
+    expect(store.writes).toBe(1)
+    expect(await anchor.read()).toBe(5)
   })
 
   it('fails when the store drops the write: the anchor is read back', async () => {
@@ -121,6 +134,23 @@ describe('RollbackAnchorKeeper', () => {
   })
 })
 
+/** The real file store, counting its anchor writes. */
+class CountingFileStore extends FileSecretStore {
+  writes = 0
+  override async writeAnchor(dataDir: string, counter: number): Promise<void> {
+    this.writes += 1
+    await super.writeAnchor(dataDir, counter)
+  }
+}
+
+/** The real file store whose anchor writes fail with a long message, as a
+ *  keychain error with a long chain of causes would. */
+class LongFailureFileStore extends FileSecretStore {
+  override async writeAnchor(): Promise<void> {
+    throw new Error(`keychain refused: ${'x'.repeat(5_000)}`)
+  }
+}
+
 /** A runtime process as main sees one: records what main sends it and lets
  *  the test deliver what the runtime would send. The real channel is used in
  *  tests/rollback-anchor.test.ts. */
@@ -138,6 +168,10 @@ class ScriptedChild implements RuntimeProcess {
   }
   onExit(): void {}
   kill(): void {}
+  /** Hands main a message without waiting for any answer. */
+  post(message: unknown): void {
+    this.listener?.(message)
+  }
   deliver(message: unknown): Promise<void> {
     return new Promise((resolve) => {
       this.answered = resolve
@@ -149,7 +183,8 @@ class ScriptedChild implements RuntimeProcess {
 describe('serveAnchorRequests', () => {
   it('answers a well-formed request once the anchor holds it, and a refused one with the reason', async () => {
     const child = new ScriptedChild()
-    serveAnchorRequests(child, keeper())
+    const diagnostics: string[] = []
+    serveAnchorRequests(child, keeper(), (message) => diagnostics.push(message))
     await child.deliver({ type: 'anchor-advance', requestId: 1, counter: 4 })
     await child.deliver({ type: 'anchor-advance', requestId: 2, counter: 3 })
     expect(child.sent).toEqual([
@@ -161,6 +196,36 @@ describe('serveAnchorRequests', () => {
       },
     ])
     expect(await keeper().read()).toBe(4)
+    expect(diagnostics).toEqual([
+      expect.stringMatching(
+        /^the rollback anchor was not advanced to 3: refused to lower the rollback anchor/,
+      ),
+    ])
+  })
+
+  it('sends back no more of a failure than the runtime takes (its schema caps the text)', async () => {
+    const child = new ScriptedChild()
+    serveAnchorRequests(child, new RollbackAnchorKeeper(new LongFailureFileStore(), dir))
+    await child.deliver({ type: 'anchor-advance', requestId: 1, counter: 1 })
+    const [answer] = child.sent
+    expect(AnchorAdvanceAnswerSchema.parse(answer)).toMatchObject({
+      type: 'anchor-refused',
+      requestId: 1,
+      error: expect.stringMatching(/^keychain refused: x+$/),
+    })
+    expect((answer as { error: string }).error).toHaveLength(2_000)
+  })
+
+  it('ignores every other message of the channel, without a word and without throwing', async () => {
+    const child = new ScriptedChild()
+    const diagnostics: string[] = []
+    serveAnchorRequests(child, keeper(), (message) => diagnostics.push(message))
+    for (const other of [null, undefined, 'text', 7, { type: 'ready', port: 1 }, {}]) {
+      expect(() => child.post(other)).not.toThrow()
+    }
+    await child.deliver({ type: 'anchor-advance', requestId: 1, counter: 1 })
+    expect(child.sent).toEqual([{ type: 'anchor-advanced', requestId: 1, counter: 1 }])
+    expect(diagnostics).toEqual([])
   })
 
   it('leaves a malformed request unanswered and the anchor untouched, and says so', async () => {
@@ -178,6 +243,9 @@ describe('serveAnchorRequests', () => {
     await child.deliver({ type: 'anchor-advance', requestId: 9, counter: 2 })
     expect(child.sent).toEqual([{ type: 'anchor-advanced', requestId: 9, counter: 2 }])
     expect(diagnostics).toHaveLength(malformed.length)
+    for (const diagnostic of diagnostics) {
+      expect(diagnostic).toMatch(/^refused a malformed anchor-advance request: \S/)
+    }
     expect(await keeper().read()).toBe(2)
   })
 })

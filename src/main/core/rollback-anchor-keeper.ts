@@ -29,11 +29,6 @@ export class RollbackAnchorKeeper {
     this.account = account
   }
 
-  /** Where the anchor lives, for messages. */
-  get description(): string {
-    return this.store.description
-  }
-
   /** The stored anchor, or undefined when none was ever stored. */
   read(): Promise<number | undefined> {
     return this.serially(() => this.store.readAnchor(this.account))

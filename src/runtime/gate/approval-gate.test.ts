@@ -242,6 +242,14 @@ describe('ApprovalGate and the rollback anchor', () => {
     expect(asked).toBe(2)
   })
 
+  it('takes an allow-always without the check in a gate that writes no grant', async () => {
+    const { gate } = makeGate()
+    openApproval(gate)
+    await expect(
+      gate.decide({ approvalId: 'approval-1', decision: 'allow-always', decidedBy: 'user' }),
+    ).resolves.toMatchObject({ ok: true, approval: { decision: 'allow-always' } })
+  })
+
   it('never asks for a decision that widens nothing lasting (allow once, deny)', async () => {
     let asked = 0
     const { gate } = makeGate({

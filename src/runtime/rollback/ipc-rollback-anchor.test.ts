@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { IpcRollbackAnchor } from './ipc-rollback-anchor.ts'
 
 // The channel here is a list the test reads and answers from; the real
@@ -50,6 +50,21 @@ describe('IpcRollbackAnchor', () => {
       expect(anchor.receive(malformed)).toBe(false)
     }
     expect(await waiting).toBe('main did not confirm the rollback anchor 7 in time')
+  })
+
+  it('gives up after the wait it was given, not the default one', async () => {
+    // A fake clock: the wait is measured on it, never on the machine's.
+    vi.useFakeTimers()
+    try {
+      const { anchor } = channel(50)
+      const waiting = outcome(anchor.advance(1))
+      await vi.advanceTimersByTimeAsync(50)
+      expect(await Promise.race([waiting, Promise.resolve('still waiting')])).toBe(
+        'main did not confirm the rollback anchor 1 in time',
+      )
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('fails at once when the channel to main is closed, and fails what was waiting when it closes', async () => {

@@ -64,6 +64,8 @@ function rig(dataDir: string, options: RigOptions = {}) {
   events.subscribe((event) => seen.push(event))
   const errors: unknown[] = []
   const anchor = keeper()
+  /** Every counter the guard asked main to anchor, in order. */
+  const advances: number[] = []
   const guard = new RollbackGuard({
     store: new SqliteRollbackRepository(db, {
       mac: MAC,
@@ -71,7 +73,12 @@ function rig(dataDir: string, options: RigOptions = {}) {
       rooms: stores.rooms,
       grants: stores.grants,
     }),
-    anchor: { advance: async (counter) => void (await anchor.advance(counter)) },
+    anchor: {
+      advance: async (counter) => {
+        advances.push(counter)
+        await anchor.advance(counter)
+      },
+    },
     durable: options.durable ?? (() => durabilityOf(db).durable()),
     events,
     now: () => 1_000,
@@ -82,7 +89,20 @@ function rig(dataDir: string, options: RigOptions = {}) {
     const state = readSealedCounter(db, MAC)
     return state.state === 'sealed' ? state.counter : state.state
   }
-  return { db, audit, stores, events, seen, errors, guard, auditTypes, counter }
+  const errorTexts = () => errors.map((error) => (error as Error).message)
+  return {
+    db,
+    audit,
+    stores,
+    events,
+    seen,
+    errors,
+    errorTexts,
+    advances,
+    guard,
+    auditTypes,
+    counter,
+  }
 }
 type Rig = ReturnType<typeof rig>
 
@@ -169,6 +189,19 @@ describe('the rollback guard at start', () => {
     await expect(r.guard.start(null)).rejects.toThrow()
   })
 
+  it('finds a data dir that never counted a change current, its anchor at 0', async () => {
+    const dataDir = join(root, 'data')
+    const first = rig(dataDir)
+    await first.guard.start(null)
+    expect(first.counter()).toBe('absent')
+    first.db.close()
+    const second = rig(dataDir)
+    await expect(second.guard.start(0)).resolves.toEqual({
+      verdict: { kind: 'current', counter: 0, anchor: 0 },
+    })
+    expect(second.auditTypes()).toEqual([])
+  })
+
   it('catches the anchor up to a database that got ahead of it (a crash before the write)', async () => {
     const dataDir = join(root, 'data')
     const first = rig(dataDir)
@@ -206,7 +239,14 @@ describe('the rollback guard at start', () => {
     })
     await r.guard.settled()
     const counted = r.counter() as number
-    const result = await rig(dataDir).guard.start(counted + 3)
+    const restarted = rig(dataDir)
+    const result = await restarted.guard.start(counted + 3)
+    expect(restarted.seen).toEqual([
+      expect.objectContaining({
+        type: 'runtime.integrity',
+        data: { table: 'database', rowId: 'rolled_back', roomId: null, problem: 'rolled_back' },
+      }),
+    ])
     expect(result).toMatchObject({
       verdict: { kind: 'rolled-back', reason: 'older_than_anchor', next: counted + 4 },
       record: { roomIds: [wide, plain], revokedGrantIds: [grantId] },
@@ -337,6 +377,8 @@ describe('the rollback guard while running', () => {
     // Creating the room sealed a head, which counted nothing.
     expect(r.counter()).toBe(0)
     expect(await keeper().read()).toBe(0)
+    // Main was asked once, at start: never again for a counter it holds.
+    expect(r.advances).toEqual([0])
   })
 
   it('advances with every mode change, grant and revocation, one counter each', async () => {
@@ -363,9 +405,19 @@ describe('the rollback guard while running', () => {
     await r.guard.settled()
     expect(r.auditTypes().filter((type) => type === 'rollback_anchor_lagging')).toHaveLength(1)
     expect(r.seen.filter((event) => event.type === 'runtime.integrity')).toEqual([
-      expect.objectContaining({ data: expect.objectContaining({ problem: 'anchor_lagging' }) }),
+      expect.objectContaining({
+        data: {
+          table: 'database',
+          rowId: 'anchor_lagging',
+          roomId: null,
+          problem: 'anchor_lagging',
+        },
+      }),
     ])
-    expect(r.errors.length).toBeGreaterThanOrEqual(2)
+    expect(r.errorTexts().length).toBeGreaterThanOrEqual(2)
+    for (const text of r.errorTexts()) {
+      expect(text).toMatch(/^the rollback anchor was not advanced to \d+: /)
+    }
     const refused = await r.guard.beforeWidening().then(
       () => undefined,
       (error: unknown) => error,
@@ -384,8 +436,71 @@ describe('the rollback guard while running', () => {
     await r.guard.settled()
     r.db.prepare('UPDATE audit_head SET mac = ?').run('x'.repeat(43))
     await expect(r.guard.beforeWidening()).rejects.toThrow('rollback anchor could not be advanced')
+    expect(r.errorTexts()).toContain(
+      'the rollback counter does not verify; the anchor stays where it is',
+    )
     setMode(r, roomId, 'ask-for-approval')
     await expect(r.guard.beforeWidening()).resolves.toBeUndefined()
+  })
+
+  it('reports the first failed anchor write of an instance, before any write succeeded', async () => {
+    const r = rig(join(root, 'data'))
+    await r.guard.start(null)
+    breakAnchor()
+    newRoom(r, 'full-access')
+    await r.guard.settled()
+    expect(r.auditTypes().filter((type) => type === 'rollback_anchor_lagging')).toHaveLength(1)
+  })
+
+  it('does not anchor a change that is not on disk, and says why', async () => {
+    let diskFails = false
+    const r = rig(join(root, 'data'), {
+      durable: async () => {
+        if (diskFails) throw new Error('the disk is gone')
+      },
+    })
+    await r.guard.start(null)
+    diskFails = true
+    newRoom(r, 'full-access')
+    await r.guard.settled()
+    expect(r.errorTexts()).toEqual(['the disk is gone'])
+    expect(r.advances).toEqual([0])
+    expect(await keeper().read()).toBe(0)
+    // Not a lag: nothing was committed to anchor as far as it can tell.
+    expect(r.auditTypes()).not.toContain('rollback_anchor_lagging')
+  })
+
+  it('says so in the log when a lag cannot be recorded, and records the next one', async () => {
+    const r = rig(join(root, 'data'), { durable: async () => undefined })
+    await r.guard.start(null)
+    const roomId = newRoom(r)
+    await r.guard.settled()
+    breakAnchor()
+    setMode(r, roomId, 'full-access')
+    // Committed; from here on the connection refuses every write.
+    r.db.exec('PRAGMA query_only = ON')
+    await r.guard.settled()
+    expect(r.errorTexts()).toEqual([
+      expect.stringMatching(/^the rollback anchor was not advanced to 1: /),
+      expect.stringMatching(/readonly|query_only/i),
+    ])
+    r.db.exec('PRAGMA query_only = OFF')
+    setMode(r, roomId, 'ask-for-approval')
+    await r.guard.settled()
+    expect(r.auditTypes().filter((type) => type === 'rollback_anchor_lagging')).toHaveLength(1)
+  })
+
+  it('anchors nothing after its clean shutdown', async () => {
+    const r = rig(join(root, 'data'))
+    await r.guard.start(null)
+    const roomId = newRoom(r)
+    await r.guard.shutdown('instance-1')
+    // A change after the shutdown (none happens: the database closes next).
+    setMode(r, roomId, 'full-access')
+    await r.guard.settled()
+    expect(r.counter()).toBe(2)
+    expect(await keeper().read()).toBe(1)
+    expect(r.advances).toEqual([0, 1])
   })
 
   it('advances the counter and the anchor at clean shutdown, with its event', async () => {
