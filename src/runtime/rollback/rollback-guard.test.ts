@@ -377,6 +377,19 @@ describe('the rollback guard while running', () => {
     // Creating the room sealed a head, which counted nothing.
     expect(r.counter()).toBe(0)
     expect(await keeper().read()).toBe(0)
+    // A counted append whose transaction then fails: the counter is back
+    // where it was, and the sync it started finds nothing to anchor.
+    expect(() =>
+      inTransaction(r.db, () => {
+        r.audit.append(
+          { type: 'grant_revoked', subjectId: 'grant-x', payload: { roomId }, at: 2 },
+          { count: 'next' },
+        )
+        throw new Error('rolled back after counting')
+      }),
+    ).toThrow('rolled back after counting')
+    await r.guard.settled()
+    expect(r.counter()).toBe(0)
     // Main was asked once, at start: never again for a counter it holds.
     expect(r.advances).toEqual([0])
   })
