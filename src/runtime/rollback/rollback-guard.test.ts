@@ -200,6 +200,9 @@ describe('the rollback guard at start', () => {
       verdict: { kind: 'current', counter: 0, anchor: 0 },
     })
     expect(second.auditTypes()).toEqual([])
+    // Nothing to catch up: main is not asked, and nothing went wrong.
+    expect(second.advances).toEqual([])
+    expect(second.errors).toEqual([])
   })
 
   it('catches the anchor up to a database that got ahead of it (a crash before the write)', async () => {

@@ -75,7 +75,7 @@ export class RollbackGuard implements RollbackAnchorSync {
     }
     if (verdict.kind === 'current') {
       this.options.store.countFrom(verdict.counter)
-      if (verdict.counter > verdict.anchor) this.changed()
+      this.changed() // catches up a database ahead of its anchor; a no-op when not
       await this.settled()
       return { verdict }
     }
