@@ -13,6 +13,13 @@ export const MUTATION_TEST_FILES = [
   'src/main/core/decision-timing.test.ts',
   'src/main/core/sender-validator.test.ts',
   'src/main/core/renderer-allowlist.test.ts',
+  'src/runtime/tools/command-environment.test.ts',
+  'src/runtime/policy/read-reach.test.ts',
+  'src/runtime/tools/file-target.test.ts',
+  'src/runtime/tools/anchored-directory.test.ts',
+  'src/runtime/tools/safe-file-ops.last-instant.test.ts',
+  'src/runtime/tools/safe-file-ops.test.ts',
+  'src/runtime/tools/file-change-preview.test.ts',
   'src/runtime/policy/approval-policy.test.ts',
   'src/runtime/policy/docs-policy-table.test.ts',
   'src/runtime/policy/path-containment.test.ts',
@@ -24,16 +31,21 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/rollback/ipc-rollback-anchor.test.ts',
   'src/runtime/rollback/rollback-guard.test.ts',
   'src/consent/consent-token.test.ts',
+  'src/consent/consent-subject.test.ts',
   'src/consent/consent-token-verifier.test.ts',
+  'src/consent/consent-token-grammar.test.ts',
+  'src/consent/expiry-queue.test.ts',
+  'src/runtime/server/consent-headers.test.ts',
+  'src/consent/consent-nonces.test.ts',
   'src/consent/consent-token-ledger.test.ts',
 ]
 
 /**
  * Runs the files in the order listed. A mutant in module-level code (a
  * table, a preset) runs every file until the first failure; the consent
- * token ledger's file holds the one slow test (the 65 536-nonce default
- * capacity), so it goes last and such a mutant is usually caught before it
- * starts.
+ * nonces' and ledger's files hold the slow tests (65 536 forgeries, the
+ * 65 536-nonce default capacity), so they go last and such a mutant is
+ * usually caught before they start.
  */
 class ListedOrderSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { ApprovalDecisionSchema } from './consent.ts'
+import { FileChangeSchema } from './file-change.ts'
+import { FileTargetSchema } from './file-target.ts'
 import { SandboxModeSchema } from './policy-axes.ts'
 
 export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
@@ -41,6 +43,11 @@ export const CanonicalActionSchema = z.strictObject({
   sandboxMode: SandboxModeSchema,
   summary: z.string(),
   mcp: McpActionSchema.optional(),
+  /** The file a write or delete acts on, as observed when the approval was
+   *  opened: the runtime refuses the call if it is another file by then. */
+  target: FileTargetSchema.optional(),
+  /** What a write changes, against the content `target` was hashed over. */
+  fileChange: FileChangeSchema.optional(),
 })
 export type CanonicalAction = z.infer<typeof CanonicalActionSchema>
 
@@ -56,6 +63,8 @@ export const ApprovalRecordSchema = z.strictObject({
   sandboxMode: SandboxModeSchema,
   summary: z.string(),
   mcp: McpActionSchema.optional(),
+  target: FileTargetSchema.optional(),
+  fileChange: FileChangeSchema.optional(),
   status: ApprovalStatusSchema,
   decision: ApprovalDecisionSchema.optional(),
   decidedBy: DecidedBySchema.optional(),
@@ -82,11 +91,14 @@ export const ApprovalViewSchema = z.strictObject({
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>
 
 /** What the workbench card may show: the action text, tool and directory, no
- *  raw argument object. */
+ *  raw argument object, and nothing of the file a write replaces (its
+ *  preview holds the file's current lines). */
 export const ApprovalSummarySchema = ApprovalRecordSchema.omit({
   arguments: true,
   toolCallId: true,
   sandboxMode: true,
+  target: true,
+  fileChange: true,
 })
 export type ApprovalSummary = z.infer<typeof ApprovalSummarySchema>
 

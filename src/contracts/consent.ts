@@ -1,6 +1,11 @@
 import { z } from 'zod'
 import { PermissionModeSchema } from './policy-axes.ts'
 
+/** An action digest: SHA-256 in lowercase hex, one spelling per digest. */
+export const ACTION_DIGEST_PATTERN = /^[0-9a-f]{64}$/
+/** Longest client request id a room-permission subject takes, in UTF-16 units. */
+export const CLIENT_REQUEST_ID_MAX_LENGTH = 128
+
 export const ApprovalDecisionSchema = z.enum(['allow-once', 'allow-always', 'deny'])
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
 
@@ -9,14 +14,14 @@ export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
 export const ApprovalConsentSubjectSchema = z.strictObject({
   approvalId: z.string().min(1),
   decision: ApprovalDecisionSchema,
-  actionDigest: z.string().regex(/^[0-9a-f]{64}$/),
+  actionDigest: z.string().regex(ACTION_DIGEST_PATTERN),
   instanceId: z.string().min(1),
 })
 export type ApprovalConsentSubject = z.infer<typeof ApprovalConsentSubjectSchema>
 
 export const RoomPermissionConsentSubjectSchema = z.strictObject({
   roomId: z.string().min(1),
-  clientRequestId: z.string().min(1).max(128),
+  clientRequestId: z.string().min(1).max(CLIENT_REQUEST_ID_MAX_LENGTH),
   expectedRevision: z.number().int().min(0),
   mode: PermissionModeSchema,
   instanceId: z.string().min(1),

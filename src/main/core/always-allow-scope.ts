@@ -1,8 +1,10 @@
 import type { AlwaysAllow } from '../../common/consent-view.ts'
 import type { CanonicalAction } from '../../contracts/approval.ts'
 
-/** Tools whose grant covers every later call of the tool in the room. */
-const TOOL_SCOPED = new Set(['write_file', 'read_file', 'list_dir'])
+/** Tools whose grant covers every later call of the tool in the room.
+ *  Reads get none: one that asks reaches beyond the workspace, and asks
+ *  every time. */
+const TOOL_SCOPED = new Set(['write_file'])
 
 /**
  * What "Always allow" would remember for this action, in the runtime's

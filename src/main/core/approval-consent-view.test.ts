@@ -87,16 +87,7 @@ describe('the protected view of an approval', () => {
     })
   })
 
-  it("passes the runtime's change preview of the same file on, and none of another", () => {
-    const view = viewOf(
-      createApproval({
-        ...base,
-        kind: 'apply-changes',
-        toolName: 'write_file',
-        arguments: { path: 'a.txt', content: 'new\n' },
-        summary: 'Write a.txt',
-      }),
-    )
+  it("shows the runtime's change preview from the canonical action, and none of another file", () => {
     const fileChange = {
       path: 'a.txt',
       kind: 'modify' as const,
@@ -114,12 +105,20 @@ describe('the protected view of an approval', () => {
         },
       ],
     }
-    const shown = ConsentViewSchema.parse(approvalConsentView(view, { ...display, fileChange }))
+    const writing = (change: typeof fileChange) =>
+      viewOf(
+        createApproval({
+          ...base,
+          kind: 'apply-changes',
+          toolName: 'write_file',
+          arguments: { path: 'a.txt', content: 'new\n' },
+          summary: 'Write a.txt',
+          fileChange: change,
+        }),
+      )
+    const shown = ConsentViewSchema.parse(approvalConsentView(writing(fileChange), display))
     expect(shown).toMatchObject({ action: { type: 'write', fileChange } })
-    const other = approvalConsentView(view, {
-      ...display,
-      fileChange: { ...fileChange, path: 'b.txt' },
-    })
+    const other = approvalConsentView(writing({ ...fileChange, path: 'b.txt' }), display)
     expect(other).toMatchObject({ action: { type: 'write' } })
     expect(other.subject === 'approval' && 'fileChange' in other.action).toBe(false)
   })

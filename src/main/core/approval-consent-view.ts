@@ -1,6 +1,5 @@
 import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
-import type { FileChange } from '../../contracts/file-change.ts'
 import { alwaysAllowFor } from './always-allow-scope.ts'
 import { consentAction } from './consent-action.ts'
 
@@ -12,9 +11,9 @@ import { consentAction } from './consent-action.ts'
  * and its preview, all of which the action digest covers; and what "Always
  * allow" would remember.
  *
- * `fileChange` is the runtime's preview of a write against the file's
- * current content; until the runtime sends one the window shows the new
- * content whole.
+ * A write's `fileChange` is the runtime's preview of it against the file's
+ * current content, part of the canonical action (so the digest covers it);
+ * without one the window shows the new content whole.
  */
 export function approvalConsentView(
   view: ApprovalView,
@@ -25,7 +24,6 @@ export function approvalConsentView(
     lang: Language
     theme: Theme
     enableDelayMs: number
-    fileChange?: FileChange
   },
 ): ConsentView {
   const { action } = view
@@ -35,7 +33,7 @@ export function approvalConsentView(
     kind: action.kind,
     agentLabel: display.agentLabel,
     toolName: action.toolName,
-    action: consentAction(action, display.fileChange),
+    action: consentAction(action, action.fileChange),
     argumentsText: JSON.stringify(action.arguments, null, 2),
     workingDirectory: action.workingDirectory,
     sandboxMode: action.sandboxMode,

@@ -1,9 +1,16 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
-import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
+import {
+  dispositionFor,
+  grantsHonoured,
+  privateReadDisposition,
+} from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { privateReadReason } from '../policy/read-reach.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
+import { describeTarget, observeTarget, sameTarget } from '../tools/file-target.ts'
 import { getTool } from '../tools/registry.ts'
-import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
+import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
 import type { EventBus } from '../events/event-bus.ts'
@@ -62,8 +69,7 @@ export class ToolCallRunner {
       updatedAt: at,
     }
     this.deps.conversations.insertToolCall(call)
-    const { status, result } = await this.outcomeOf(turn, agent, call, planned)
-    return this.settle(call, planned, status, result)
+    return this.settle(call, planned, await this.outcomeOf(turn, agent, call, planned))
   }
 
   private async outcomeOf(
@@ -101,17 +107,47 @@ export class ToolCallRunner {
 
     const destructive = tool.destructive(args)
     const policy = turn.policy.approvalPolicy
-    const disposition = dispositionFor(policy, tool.effect, destructive)
+    const privateRead =
+      tool.effect === 'read'
+        ? await privateReadReason({
+            workspace: turn.workspace,
+            requested: tool.targetPaths(args),
+            resolved: access.paths,
+          })
+        : null
+    const disposition =
+      privateRead === null
+        ? dispositionFor(policy, tool.effect, destructive)
+        : privateReadDisposition(policy)
     if (disposition === 'deny') {
+      const why = privateRead === null ? '' : ` (${privateRead})`
       return ended(
         'denied',
-        `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}.`,
+        `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}${why}.`,
         'policy_denied',
       )
     }
     if (disposition === 'run') {
-      return this.execute(turn, agent, call, tool, args, { type: 'tool_allowed_by_policy' })
+      // A read the policy lets run because it stays in the workspace must
+      // still stay there when the file is opened; where the policy would let
+      // even a private read run, it reads freely.
+      const reach = privateReadDisposition(policy) === 'run' ? 'any' : 'workspace'
+      return this.execute(turn, agent, call, tool, args, {
+        allowedBy: { type: 'tool_allowed_by_policy' },
+        readReach: reach,
+      })
     }
+
+    // A file tool observes its target before anyone is asked: a target it
+    // could never act on (several names, a link in the path) is refused
+    // now, and what it observed is bound into the approval.
+    let observation: FileObservation | undefined
+    if (tool.observe) {
+      const observed = await tool.observe(args, access.paths)
+      if ('ok' in observed) return { status: 'refused', result: observed }
+      observation = observed
+    }
+
     if (grantsHonoured(policy)) {
       const grant = this.deps.grants
         .listActive(turn.roomId)
@@ -120,8 +156,8 @@ export class ToolCallRunner {
         )
       if (grant) {
         return this.execute(turn, agent, call, tool, args, {
-          type: 'tool_allowed_by_grant',
-          grantId: grant.id,
+          allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id },
+          readReach: 'any',
         })
       }
     }
@@ -132,8 +168,16 @@ export class ToolCallRunner {
       args,
       resolvedPaths: access.paths,
       destructive,
+      ...(observation === undefined ? {} : { observation }),
+      privateRead,
     })
-    if (decided.status === 'allowed') return this.execute(turn, agent, call, tool, args, null)
+    if (decided.status === 'allowed') {
+      return this.execute(turn, agent, call, tool, args, {
+        allowedBy: null,
+        readReach: 'any',
+        approval: decided,
+      })
+    }
     if (decided.status === 'expired') {
       return ended(
         'expired',
@@ -167,7 +211,10 @@ export class ToolCallRunner {
   /**
    * Runs the tool. The sandbox is checked again right before the run, on the
    * paths it resolves now: a symlink swapped in while the person was deciding
-   * must not redirect an approved write.
+   * must not redirect an approved write. Where the approval bound a file's
+   * identity, the file is observed again too: if it is no longer the file
+   * the person was shown, the call is refused and audited, never run, and
+   * the tool checks the same once more at the last moment.
    */
   private async execute(
     turn: Turn,
@@ -175,11 +222,16 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
-    allowedBy: CallAllowance | null,
+    how: Execution,
   ): Promise<Settled> {
     const access = await this.checkAccess(turn, agent, tool, args)
     if (!access.allowed) return ended('refused', access.reason, access.code)
-    this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
+    const bound = how.approval?.target
+    if (bound !== undefined) {
+      const changed = await targetChange(bound, access.paths[0])
+      if (changed !== null) return refusedAfterConsent(changed, how.approval?.id ?? null)
+    }
+    this.deps.conversations.markRunning(call, this.deps.now(), how.allowedBy)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
     try {
@@ -191,31 +243,101 @@ export class ToolCallRunner {
         workspace: turn.workspace,
         resolvedPaths: access.paths,
         timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+        readReach: how.readReach,
+        ...(bound === undefined ? {} : { boundTarget: bound }),
       })
     } catch (error) {
       result = refusal(`The tool failed: ${(error as Error).message}`, 'tool_error')
     }
-    return { status: result.ok ? 'succeeded' : 'failed', result }
+    return {
+      status: result.ok ? 'succeeded' : 'failed',
+      result,
+      approvalId: how.approval?.id ?? null,
+    }
   }
 
-  private settle(
-    call: ToolCallRecord,
-    planned: AgentToolCall,
-    status: ToolCallRecord['status'],
-    result: ToolResult,
-  ): ToolOutcome {
+  /** Records how the call ended. A call refused when it was about to act,
+   *  because what it would act on is no longer what was shown (by the
+   *  runtime's check or the tool's own last check), ends `refused` with an
+   *  `execution_refused` audit event. */
+  private settle(call: ToolCallRecord, planned: AgentToolCall, settled: Settled): ToolOutcome {
+    const { result } = settled
     const recorded = toRecordResult(result)
-    this.deps.conversations.updateToolCall(call.id, {
-      status,
-      result: recorded,
-      at: this.deps.now(),
-    })
+    const audited =
+      settled.refusedAfterConsent === true || AFTER_CONSENT_CODES.has(result.code ?? '')
+    const status = audited ? 'refused' : settled.status
+    if (audited) {
+      const approvalId =
+        settled.approvalId ?? this.deps.conversations.getToolCall(call.id)?.approvalId ?? null
+      this.deps.conversations.refuseExecution(call, recorded, approvalId, this.deps.now())
+    } else {
+      this.deps.conversations.updateToolCall(call.id, {
+        status,
+        result: recorded,
+        at: this.deps.now(),
+      })
+    }
     this.deps.events.emit('timeline.updated', { roomId: call.roomId })
     return { type: 'tool', call: planned, status, result: recorded }
   }
 }
 
-type Settled = { status: ToolCallRecord['status']; result: ToolResult }
+type Settled = {
+  status: ToolCallRecord['status']
+  result: ToolResult
+  /** Allowed, then refused when it was about to run: audited. */
+  refusedAfterConsent?: boolean
+  /** The approval that allowed the call, where one did. */
+  approvalId?: string | null
+}
+
+/** How a call that may run is run: what let it (for the audit event), how
+ *  far a read may reach, and the approval that allowed it, if one did. */
+interface Execution {
+  allowedBy: CallAllowance | null
+  readReach: 'workspace' | 'any'
+  approval?: ApprovalRecord
+}
+
+/** Codes of an allowed call refused before it acted because what it would
+ *  act on is no longer what was shown or checked: each is audited as
+ *  `execution_refused`. The MCP ones come from a gated MCP call. */
+const AFTER_CONSENT_CODES: ReadonlySet<string> = new Set([
+  'target_changed',
+  'definition_changed',
+  'preview_changed',
+])
+
+function refusedAfterConsent(result: ToolResult, approvalId: string | null): Settled {
+  return { status: 'refused', result, refusedAfterConsent: true, approvalId }
+}
+
+/** A refusal when the file at `realPath` is no longer `bound`, or null. */
+async function targetChange(
+  bound: FileTarget,
+  realPath: string | undefined,
+): Promise<ToolResult | null> {
+  if (realPath === undefined || realPath !== bound.path) {
+    return refusal(
+      `The path now resolves to ${realPath ?? 'nothing'}, not ${bound.path} as approved; it did not run.`,
+      'target_changed',
+    )
+  }
+  try {
+    const readContent = bound.exists && bound.contentSha256 !== undefined
+    const { target } = await observeTarget(realPath, { readContent })
+    if (sameTarget(bound, target)) return null
+    return refusal(
+      `${realPath} is now ${describeTarget(target)}; the person approved acting on ${describeTarget(bound)}. It did not run.`,
+      'target_changed',
+    )
+  } catch (error) {
+    return refusal(
+      `${realPath} could not be checked against what was approved: ${(error as Error).message}; it did not run.`,
+      'target_changed',
+    )
+  }
+}
 
 function ended(status: ToolCallRecord['status'], output: string, code: string): Settled {
   return { status, result: refusal(output, code) }

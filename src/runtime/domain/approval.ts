@@ -8,6 +8,8 @@ import type {
   McpAction,
   DecidedBy,
 } from '../../contracts/approval.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 
@@ -25,6 +27,8 @@ export interface NewApproval {
   sandboxMode: SandboxMode
   summary: string
   mcp?: McpAction
+  target?: FileTarget
+  fileChange?: FileChange
   now: number
   ttlMs: number
 }
@@ -83,8 +87,11 @@ export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
     workingDirectory: approval.workingDirectory,
     sandboxMode: approval.sandboxMode,
     summary: approval.summary,
-    // Absent for built-in tools, so their digests are what they always were.
+    // Each absent where it does not apply, so the digests of other actions
+    // are what they always were.
     ...(approval.mcp === undefined ? {} : { mcp: approval.mcp }),
+    ...(approval.target === undefined ? {} : { target: approval.target }),
+    ...(approval.fileChange === undefined ? {} : { fileChange: approval.fileChange }),
   }
 }
 
@@ -98,6 +105,8 @@ export function summarizeApproval(approval: ApprovalRecord): ApprovalSummary {
     arguments: _arguments,
     toolCallId: _toolCallId,
     sandboxMode: _sandbox,
+    target: _target,
+    fileChange: _fileChange,
     ...rest
   } = approval
   return rest

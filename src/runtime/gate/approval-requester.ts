@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/approval.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
@@ -20,6 +22,10 @@ export interface RequestedAction {
   workingDirectory: string
   summary: string
   mcp?: McpAction
+  /** The file a write or delete acts on, as observed before asking. */
+  target?: FileTarget
+  /** A write's change against that file's current content. */
+  fileChange?: FileChange
 }
 
 export interface ApprovalRequest {

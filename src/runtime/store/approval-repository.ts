@@ -117,8 +117,8 @@ export class SqliteApprovalRepository implements ApprovalStore {
       .prepare(
         `INSERT INTO approvals (id, room_id, turn_id, tool_call_id, kind, tool_name, arguments_json,
            working_directory, sandbox_mode, summary, status, decision, decided_by, reason,
-           created_at, expires_at, decided_at, mcp_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           created_at, expires_at, decided_at, mcp_json, target_json, file_change_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         approval.id,
@@ -139,6 +139,8 @@ export class SqliteApprovalRepository implements ApprovalStore {
         approval.expiresAt,
         approval.decidedAt ?? null,
         approval.mcp === undefined ? null : canonicalJson(approval.mcp),
+        approval.target === undefined ? null : canonicalJson(approval.target),
+        approval.fileChange === undefined ? null : canonicalJson(approval.fileChange),
       )
   }
 
@@ -215,6 +217,10 @@ function toApproval(row: Row): ApprovalRecord {
     sandboxMode: row.sandbox_mode,
     summary: row.summary,
     ...(row.mcp_json == null ? {} : { mcp: JSON.parse(String(row.mcp_json)) }),
+    ...(row.target_json == null ? {} : { target: JSON.parse(String(row.target_json)) }),
+    ...(row.file_change_json == null
+      ? {}
+      : { fileChange: JSON.parse(String(row.file_change_json)) }),
     status: row.status,
     ...optional('decision', row.decision),
     ...optional('decidedBy', row.decided_by),

@@ -85,6 +85,30 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     })
   }
 
+  refuseExecution(
+    call: ToolCallRecord,
+    result: ToolCallResult,
+    approvalId: string | null,
+    at: number,
+  ): void {
+    inTransaction(this.db, () => {
+      this.updateToolCall(call.id, { status: 'refused', result, at })
+      this.audit.append({
+        type: 'execution_refused',
+        subjectId: call.id,
+        payload: {
+          roomId: call.roomId,
+          turnId: call.turnId,
+          toolName: call.toolName,
+          approvalId,
+          code: result.code ?? null,
+          reason: result.output,
+        },
+        at,
+      })
+    })
+  }
+
   reconcile(
     call: ToolCallRecord,
     ended: { status: ToolCallStatus; result: ToolCallResult },

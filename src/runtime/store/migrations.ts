@@ -189,6 +189,26 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     sql: `
+      -- A file write's or delete's target as observed when the approval was
+      -- opened, and a write's preview: both part of the canonical action.
+      ALTER TABLE approvals ADD COLUMN target_json TEXT;
+      ALTER TABLE approvals ADD COLUMN file_change_json TEXT;
+    `,
+  },
+  {
+    version: 7,
+    sql: `
+      -- The agent reads a room's last messages at every step of a turn, and
+      -- a turn's tool calls before a retry: without these, each read scanned
+      -- (and sorted) the whole table, a cost that grew with every message
+      -- and tool call ever stored.
+      CREATE INDEX messages_room ON messages (room_id, created_at);
+      CREATE INDEX tool_calls_turn ON tool_calls (turn_id, seq);
+    `,
+  },
+  {
+    version: 8,
+    sql: `
       -- Rollback detection: the sealed head also carries a counter every
       -- change of a room's permissions or grants (and every clean shutdown)
       -- moves forward, and a digest of the rooms' and grants' permission

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { z } from 'zod'
+import { commandEnvironment } from './command-environment.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
 import { MAX_TOOL_OUTPUT_BYTES, ToolPathSchema, firstResolvedPath } from './tool-types.ts'
 import type { ToolContext, ToolDefinition, ToolResult } from './tool-types.ts'
@@ -121,7 +122,7 @@ function startChild(args: RunCommandArgs, cwd: string): ChildProcess {
   // can kill everything it started, not just the first process.
   const options: SpawnOptions = {
     cwd,
-    env: childEnv(),
+    env: commandEnvironment(),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: process.platform !== 'win32',
     windowsHide: true,
@@ -129,16 +130,6 @@ function startChild(args: RunCommandArgs, cwd: string): ChildProcess {
   if (args.shell === true) return spawn(commandLine(args.argv), { ...options, shell: true })
   const [program = '', ...rest] = args.argv
   return spawn(program, rest, { ...options, shell: false })
-}
-
-/** The runtime's environment minus its own `ASSENT_*` settings: a command
- *  the agent runs has no business learning where the store lives. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('ASSENT_')) env[key] = value
-  }
-  return env
 }
 
 function killTree(child: ChildProcess): void {

@@ -1,6 +1,8 @@
-import { constants } from 'node:fs'
 import { z } from 'zod'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import { FileRefusal } from './file-refusal.ts'
 
 /** What a tool reports back. Tools never throw: every failure, including a
  *  missing file or a command that cannot start, is a result with `ok: false`
@@ -20,6 +22,25 @@ export interface ToolContext {
   resolvedPaths: string[]
   timeoutMs: number
   signal?: AbortSignal
+  /** The target observed when this call's approval was opened, bound into
+   *  its action digest. A tool that changes a file refuses
+   *  (`target_changed`) when the file is no longer that one. Absent when
+   *  no approval was opened for the call (a grant, or a policy that runs
+   *  it): the tool's other checks still hold. */
+  boundTarget?: FileTarget
+  /** How far a read may reach. `workspace`: the call runs unasked because
+   *  it was judged a read inside the workspace, so the tool refuses a file
+   *  that turns out to have other names (a hard link may lead anywhere).
+   *  `any`: a person allowed it, or the policy reads freely. */
+  readReach?: 'workspace' | 'any'
+}
+
+/** What a file tool observes when its approval is opened: the target's
+ *  identity, and for a write the preview of the change. Both go into the
+ *  canonical action, so the consent token covers them. */
+export interface FileObservation {
+  target: FileTarget
+  fileChange?: FileChange
 }
 
 export type ToolKind = 'run-command' | 'apply-changes' | 'read'
@@ -38,6 +59,11 @@ export interface ToolDefinition<A> {
   targetPaths(args: A): string[]
   /** One line for cards and audit entries. */
   summarize(args: A): string
+  /** Tools that change a file observe their target here, on the resolved
+   *  paths, before anyone is asked; a result instead means the call cannot
+   *  run as asked (a target with several names, a link in the path) and is
+   *  refused without asking. */
+  observe?(args: A, resolvedPaths: readonly string[]): Promise<FileObservation | ToolResult>
   run(args: A, ctx: ToolContext): Promise<ToolResult>
 }
 
@@ -54,10 +80,6 @@ export const ToolPathSchema = z
   .max(MAX_PATH_CHARS)
   .refine((p) => !p.includes('\0'), 'must not contain a NUL byte')
 
-/** `O_NOFOLLOW` makes open fail if the final component became a symlink
- *  after the sandbox check; Windows has no such flag, so it is 0 there. */
-export const NO_FOLLOW: number = constants.O_NOFOLLOW ?? 0
-
 /** The first resolved path, or a failure result when the caller passed
  *  none: a tool must never fall back to its raw argument. */
 export function firstResolvedPath(ctx: ToolContext): string | ToolResult {
@@ -71,6 +93,9 @@ export function firstResolvedPath(ctx: ToolContext): string | ToolResult {
 /** Turns a file-system error into a result a person can read. */
 export function fsFailure(action: string, target: string, error: unknown): ToolResult {
   const code = (error as NodeJS.ErrnoException | null)?.code
+  if (error instanceof FileRefusal) {
+    return { ok: false, output: `cannot ${action} ${target}: ${error.message}`, code: error.code }
+  }
   const known: Record<string, [string, string]> = {
     ENOENT: ['not_found', 'does not exist'],
     EEXIST: ['already_exists', 'already exists'],
