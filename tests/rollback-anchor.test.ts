@@ -418,7 +418,7 @@ describe('the anchor as the runtime keeps it', { timeout: CASE_MS }, () => {
         }),
       )
       db.exec('ALTER TABLE rooms DROP COLUMN rolled_back')
-      db.exec('DELETE FROM schema_migrations WHERE version = 8')
+      db.exec('DELETE FROM schema_migrations WHERE version = 9')
     })
     rmSync(join(harness.dataDir, ANCHOR_FILE_NAME))
     await harness.supervisor.start()

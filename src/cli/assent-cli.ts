@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises'
 import { integrityAccount } from '../main/core/secret-store.ts'
-import { selectSecretStore } from '../main/core/secret-store-selection.ts'
+import { selectStoreForReading } from '../main/core/secret-store-selection.ts'
 import { checkRollback } from '../runtime/domain/rollback-check.ts'
 import { readRollbackEvidence, verifyAuditFile } from '../runtime/store/audit-file.ts'
 import { IntegrityMac } from '../runtime/store/integrity-mac.ts'
@@ -17,8 +17,9 @@ the integrity key, and the sealed head (so deleting the newest events shows);
 then the database's rollback counter against the rollback anchor kept
 outside it (so an older copy of the database put back shows), and whether
 the log records such a rollback. The key and the anchor come from the OS
-keychain, or from the data dir's files when ASSENT_SECRET_STORE=file. The
-data dir is --data-dir D, else ASSENT_DATA_DIR.
+keychain, or from the data dir's files (integrity.key, rollback.anchor) when
+ASSENT_SECRET_STORE=file, or when that variable is unset and the data dir
+has a key file. The data dir is --data-dir D, else ASSENT_DATA_DIR.
 
 exit status: 0 intact, 1 broken, tampered or rolled back (the message says
 where), 2 could not check (bad usage, no database, no key)`
@@ -104,11 +105,11 @@ async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<numb
     io.err(`assent audit verify: ${dataDir} is not a directory`)
     return EXIT_UNCHECKED
   }
-  const store = selectSecretStore(dataDir, {
+  const account = await integrityAccount(dataDir)
+  const store = await selectStoreForReading(account, {
     env: io.env,
     warn: (message) => io.err(`warning: ${message}`),
   })
-  const account = await integrityAccount(dataDir)
   // Read only: verifying must never create a key (a new key would make every
   // MAC on disk look forged).
   const key = await store.read(account)

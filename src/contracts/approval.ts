@@ -3,6 +3,7 @@ import { ApprovalDecisionSchema } from './consent.ts'
 import { FileChangeSchema } from './file-change.ts'
 import { FileTargetSchema } from './file-target.ts'
 import { SandboxModeSchema } from './policy-axes.ts'
+import { RuntimeMessageSchema } from './runtime-message.ts'
 
 export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
@@ -62,6 +63,9 @@ export const ApprovalRecordSchema = z.strictObject({
   workingDirectory: z.string(),
   sandboxMode: SandboxModeSchema,
   summary: z.string(),
+  /** The summary as a code with parameters, for the person's language. Not
+   *  part of the canonical action: `summary` is what the digest binds. */
+  summaryMessage: RuntimeMessageSchema.optional(),
   mcp: McpActionSchema.optional(),
   target: FileTargetSchema.optional(),
   fileChange: FileChangeSchema.optional(),
@@ -69,9 +73,13 @@ export const ApprovalRecordSchema = z.strictObject({
   decision: ApprovalDecisionSchema.optional(),
   decidedBy: DecidedBySchema.optional(),
   reason: z.string().optional(),
+  /** `reason` as a code, where whoever gave it has one (the built-in
+   *  reviewer does; a model's words do not). */
+  reasonMessage: RuntimeMessageSchema.optional(),
   /** Why the approve-for-me reviewer left this to the person. Not part of
    *  the canonical action: it explains the request, it is not what runs. */
   escalationReason: z.string().optional(),
+  escalationMessage: RuntimeMessageSchema.optional(),
   createdAt: z.number().int(),
   expiresAt: z.number().int(),
   decidedAt: z.number().int().optional(),

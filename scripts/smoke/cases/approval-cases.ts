@@ -1,9 +1,11 @@
 import type { CaseDefinition } from '../case-context.ts'
+import { cardCases } from './card-cases.ts'
 import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
 import { displayCases } from './display-cases.ts'
 import { fileCases } from './file-cases.ts'
+import { protectedCases } from './protected-cases.ts'
 import { closingCases, permissionCases } from './permission-cases.ts'
 import { questionCases } from './question-cases.ts'
 
@@ -11,9 +13,9 @@ import { questionCases } from './question-cases.ts'
  * The approvals scenario, in the order it runs: the one list of cases. The
  * Playwright suite (approvals.spec.ts) makes a test of each, and
  * `smoke:verify` requires each to have run and passed with the screenshots
- * it declares, so adding a case to a group below is all it takes. Display and
- * file cases come before the permission cases because they need approvals
- * that ask (a room in ask-for-approval); questions and forms come after the expiry case, whose
+ * it declares, so adding a case to a group below is all it takes. Display,
+ * file, protected-window and card cases come before the permission cases because
+ * they need approvals that ask (a room in ask-for-approval); questions and forms come after the expiry case, whose
  * restart leaves no approval open (a message would reject it); the
  * global-settings check runs last so it compares the
  * settings before and after everything else.
@@ -24,6 +26,8 @@ export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...mcpCases,
   ...displayCases,
   ...fileCases,
+  ...protectedCases,
+  ...cardCases,
   ...permissionCases,
   ...questionCases,
   ...closingCases,

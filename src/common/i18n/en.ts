@@ -1,3 +1,5 @@
+import { RUNTIME_MESSAGES_EN } from '../../contracts/runtime-message.ts'
+
 /**
  * English messages. The shape of this catalog is the shape every other
  * catalog must have (see `Catalog` in `index.ts`). Placeholders use the
@@ -239,7 +241,7 @@ export const en = {
         expired: 'Expired',
         unknown: 'Outcome unknown',
       },
-      waitingBelow: 'Waiting for your confirmation: the card is above the message box.',
+      cardBelow: 'Its card is open above the message box.',
       showCard: 'Show the card',
       retry: 'Retry',
       retryFailed: 'Could not retry: {{reason}}',
@@ -255,6 +257,7 @@ export const en = {
       review: 'Review and allow',
       deny: 'Deny',
       reviewing: 'The review window is open. Decide there.',
+      expiresIn: 'Expires in {{time}}',
       outcome: {
         approved: 'Approved',
         alwaysAllowed: 'Always allowed',
@@ -272,9 +275,8 @@ export const en = {
       reviewFailed: 'The review did not open: {{reason}}',
       reviewClosed: 'The review window closed: {{reason}}',
     },
-    pending: {
-      heading: 'Waiting for your confirmation',
-      settledLabel: 'Recent requests',
+    requests: {
+      heading: 'Open requests ({{count}})',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',
@@ -287,10 +289,12 @@ export const en = {
       changedNote: 'The room now runs as {{mode}}.',
       cancelledNote: 'Nothing changed: the room still runs as {{mode}}.',
       failedNote: 'The mode did not change: {{reason}}',
-      dismiss: 'Dismiss',
+      waitingNote: 'Until you confirm it there, the room still runs as {{mode}}.',
     },
     question: {
       heading: 'The agent is asking',
+      label: 'Question',
+      titleAndMore: '{{title}} and {{count}} more',
       yourAnswer: 'Your answer',
       send: 'Send',
       sending: 'Sending…',
@@ -314,6 +318,7 @@ export const en = {
     },
     form: {
       heading: 'A form for you',
+      label: 'Form',
       answer: 'Your answer',
       send: 'Send',
       sending: 'Sending…',
@@ -345,12 +350,17 @@ export const en = {
       sending: 'Sending…',
       hint: 'Enter sends. Shift+Enter adds a line.',
       failed: 'Not sent: {{reason}}',
+      answering: 'Answering: {{title}}',
+      answerPlaceholder: 'Your answer to “{{title}}”',
+      sendAsMessage: 'Send as a message instead',
     },
     picker: {
       label: 'Permission mode',
       current: 'Permissions: {{mode}}',
       loading: 'Permissions: …',
       confirmHint: 'Confirm the change in the review window.',
+      givesUp:
+        'You give up being asked: the agent may write and delete anywhere your account can, run any command and reach the network.',
       failed: 'The mode did not change: {{reason}}',
       blocker: {
         read_only_agent: 'Unavailable: this agent is read-only.',
@@ -424,4 +434,6 @@ export const en = {
       developer: 'Developer',
     },
   },
+  /** What the runtime says, by code (src/contracts/runtime-message.ts). */
+  runtime: RUNTIME_MESSAGES_EN,
 }

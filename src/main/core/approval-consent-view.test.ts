@@ -194,4 +194,31 @@ describe('the protected view of an approval', () => {
     )
     expect(shown).toMatchObject({ escalationReason: 'writes outside the usual files' })
   })
+
+  it("words the reviewer's reason in the person's language when the runtime sent its code", () => {
+    const approval = createApproval({
+      ...base,
+      kind: 'run-command',
+      toolName: 'run_command',
+      arguments: { argv: ['git', 'status'] },
+      summary: 'Run git status in .',
+    })
+    const escalated = {
+      ...approval,
+      escalationReason: 'commands are decided by a person',
+      escalationMessage: { code: 'review.commands' },
+    }
+    const view = { ...viewOf(approval), approval: escalated }
+    expect(approvalConsentView(view, { ...display, lang: 'zh-CN' })).toMatchObject({
+      escalationReason: '命令由人来决定',
+    })
+    expect(approvalConsentView(view, { ...display, lang: 'en' })).toMatchObject({
+      escalationReason: 'commands are decided by a person',
+    })
+    // A code this main does not know: the reviewer's own words, not nothing.
+    const unknown = { ...escalated, escalationMessage: { code: 'review.fromTheFuture' } }
+    expect(
+      approvalConsentView({ ...view, approval: unknown }, { ...display, lang: 'zh-CN' }),
+    ).toMatchObject({ escalationReason: 'commands are decided by a person' })
+  })
 })

@@ -1,4 +1,6 @@
 import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
+import { catalogs } from '../../common/i18n/index.ts'
+import { messageText, templateIn } from '../../contracts/runtime-message.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
 import { alwaysAllowFor } from './always-allow-scope.ts'
 import { consentAction } from './consent-action.ts'
@@ -42,11 +44,21 @@ export function approvalConsentView(
     // Absent means offered, as before the runtime reported it; the runtime
     // refuses an allow-always it cannot honour anyway (409).
     alwaysAllow: alwaysAllowFor(action, view.alwaysAllowAvailable !== false),
-    ...(view.approval.escalationReason === undefined
-      ? {}
-      : { escalationReason: view.approval.escalationReason.slice(0, 2_000) }),
+    ...escalationOf(view, display.lang),
     lang: display.lang,
     theme: display.theme,
     enableDelayMs: display.enableDelayMs,
   }
+}
+
+/** Why the reviewer left the action to the person, in their language where
+ *  the runtime sent a code for it, else in the reviewer's own words. */
+function escalationOf(view: ApprovalView, lang: Language): { escalationReason?: string } {
+  const { escalationReason, escalationMessage } = view.approval
+  const worded =
+    escalationMessage === undefined
+      ? undefined
+      : messageText(escalationMessage, (code) => templateIn(catalogs[lang].runtime, code))
+  const reason = worded ?? escalationReason
+  return reason === undefined ? {} : { escalationReason: reason.slice(0, 2_000) }
 }

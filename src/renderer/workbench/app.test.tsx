@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { App } from './app.tsx'
-import { DISPLAY_STORAGE_KEY } from './preferences.ts'
+import { DISPLAY_STORAGE_KEY, ROOM_STORAGE_KEY } from './preferences.ts'
 import {
   FakeGui,
   approvalFixture,
@@ -129,7 +129,7 @@ describe('App', () => {
     )
     const card = document.activeElement?.closest<HTMLElement>('[data-testid="approval-card"]')
     expect(card?.dataset.approvalId).toBe('ap-1')
-    expect(card?.closest('[data-testid="pending-approvals"]')).not.toBeNull()
+    expect(card?.closest('[data-testid="open-requests"]')).not.toBeNull()
   })
 
   it('opens the room main names in approval.focus even without the approval event', async () => {
@@ -228,5 +228,40 @@ describe('App', () => {
     gui.permissionsOf.set(room.id, permissionsFixture({ integrity: 'ok' }))
     act(() => gui.emit('room.updated', { roomId: room.id }))
     await waitFor(() => expect(screen.queryByTestId('integrity-room-banner')).toBeNull())
+  })
+
+  it('reopens the room the person was in after a restart', async () => {
+    const rooms = [roomFixture({ id: 'room-0', title: 'Other' }), roomFixture()]
+    const start = () => {
+      const gui = new FakeGui()
+      gui.rooms = rooms
+      for (const known of rooms) gui.permissionsOf.set(known.id, permissionsFixture())
+      for (const known of rooms) gui.timelines.set(known.id, emptyTimeline(known.id))
+      renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    }
+    start()
+    fireEvent.click(await screen.findByText('Other'))
+    await waitFor(() =>
+      expect(screen.getByTestId('room-view').getAttribute('data-room-id')).toBe('room-0'),
+    )
+    expect(localStorage.getItem(ROOM_STORAGE_KEY)).toBe('room-0')
+    cleanup()
+
+    start()
+    // Never the new-room form in between: it would flash, then vanish.
+    expect(screen.queryByTestId('room-create')).toBeNull()
+    await waitFor(() =>
+      expect(screen.getByTestId('room-view').getAttribute('data-room-id')).toBe('room-0'),
+    )
+  })
+
+  it('opens the new-room form when the remembered room is gone', async () => {
+    localStorage.setItem(ROOM_STORAGE_KEY, 'room-gone')
+    const gui = new FakeGui()
+    gui.rooms = [roomFixture()]
+    renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    await screen.findByTestId('room-create')
+    expect(screen.queryByTestId('room-view')).toBeNull()
+    expect(localStorage.getItem(ROOM_STORAGE_KEY)).toBeNull()
   })
 })

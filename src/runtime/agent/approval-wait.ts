@@ -45,6 +45,7 @@ export function decisionFor(
       workingDirectory: workingDirectoryOf(turn, args),
       summary: tool.summarize(args),
       ...(pending.observation === undefined ? {} : pending.observation),
+      ...(tool.summaryMessage ? { summaryMessage: tool.summaryMessage(args) } : {}),
     },
     ...(pending.privateRead !== null ? {} : { review: reviewOf(turn, pending) }),
   })

@@ -1,5 +1,12 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 import {
   dispositionFor,
   grantsHonoured,
@@ -82,13 +89,22 @@ export class ToolCallRunner {
       return this.deps.mcp.run(turn, agent, call)
     }
     const tool = getTool(planned.tool)
-    if (!tool) return ended('failed', `Unknown tool ${planned.tool}.`, 'unknown_tool')
+    if (!tool)
+      return said('failed', message('call.unknownTool', { tool: planned.tool }), 'unknown_tool')
     if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) {
-      return ended('refused', `${agent.name} may not use ${tool.name}.`, 'tool_not_allowed')
+      return said(
+        'refused',
+        message('call.toolNotAllowed', { agent: agent.name, tool: tool.name }),
+        'tool_not_allowed',
+      )
     }
     const parsed = tool.argsSchema.safeParse(planned.arguments)
     if (!parsed.success) {
-      return ended('failed', `Invalid arguments: ${parsed.error.message}`, 'invalid_arguments')
+      return said(
+        'failed',
+        message('call.invalidArguments', { detail: parsed.error.message }),
+        'invalid_arguments',
+      )
     }
     return this.decideAndRun(turn, agent, call, tool as ToolDefinition<unknown>, parsed.data)
   }
@@ -103,7 +119,7 @@ export class ToolCallRunner {
     // The sandbox comes first: nothing below (a grant, a reviewer, a person)
     // can allow what the turn's sandbox and the agent's ceilings refuse.
     const access = await this.checkAccess(turn, agent, tool, args)
-    if (!access.allowed) return ended('refused', access.reason, access.code)
+    if (!access.allowed) return refusedAccess(access, tool, args)
 
     const destructive = tool.destructive(args)
     const policy = turn.policy.approvalPolicy
@@ -121,11 +137,16 @@ export class ToolCallRunner {
         : privateReadDisposition(policy)
     if (disposition === 'deny') {
       const why = privateRead === null ? '' : ` (${privateRead})`
-      return ended(
-        'denied',
-        `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}${why}.`,
-        'policy_denied',
-      )
+      return {
+        status: 'denied',
+        result: {
+          ...refusal(
+            `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}${why}.`,
+            'policy_denied',
+          ),
+          message: message('call.policyDenied', { tool: tool.name }),
+        },
+      }
     }
     if (disposition === 'run') {
       // A read the policy lets run because it stays in the workspace must
@@ -179,13 +200,15 @@ export class ToolCallRunner {
       })
     }
     if (decided.status === 'expired') {
-      return ended(
-        'expired',
-        'Nobody confirmed this action in time; it did not run.',
-        'approval_expired',
-      )
+      return said('expired', message('call.expired'), 'approval_expired')
     }
-    return ended('denied', deniedText(decided), 'approval_denied')
+    return {
+      status: 'denied',
+      result: {
+        ...refusal(deniedText(decided), 'approval_denied'),
+        message: deniedMessage(decided),
+      },
+    }
   }
 
   private checkAccess(
@@ -225,7 +248,7 @@ export class ToolCallRunner {
     how: Execution,
   ): Promise<Settled> {
     const access = await this.checkAccess(turn, agent, tool, args)
-    if (!access.allowed) return ended('refused', access.reason, access.code)
+    if (!access.allowed) return refusedAccess(access, tool, args)
     const bound = how.approval?.target
     if (bound !== undefined) {
       const changed = await targetChange(bound, access.paths[0])
@@ -247,7 +270,8 @@ export class ToolCallRunner {
         ...(bound === undefined ? {} : { boundTarget: bound }),
       })
     } catch (error) {
-      result = refusal(`The tool failed: ${(error as Error).message}`, 'tool_error')
+      const said = message('call.toolFailed', { detail: (error as Error).message })
+      result = { ...refusal(englishText(said), 'tool_error'), message: said }
     }
     return {
       status: result.ok ? 'succeeded' : 'failed',
@@ -339,8 +363,39 @@ async function targetChange(
   }
 }
 
-function ended(status: ToolCallRecord['status'], output: string, code: string): Settled {
-  return { status, result: refusal(output, code) }
+/** A call that ended before its tool ran, said in words (its English is
+ *  the output the model reads). */
+function said(status: ToolCallRecord['status'], words: RuntimeMessage, code: string): Settled {
+  return { status, result: { ...refusal(englishText(words), code), message: words } }
+}
+
+const ACCESS_MESSAGES: Readonly<Record<string, RuntimeMessageCode>> = {
+  read_only_agent: 'access.readOnlyAgent',
+  sandbox_read_only: 'access.readOnlyRoom',
+  outside_workspace: 'access.outsideWorkspace',
+  outside_agent_roots: 'access.outsideAgentRoots',
+  invalid_path: 'access.invalidPath',
+}
+
+const EFFECT_VERBS: Readonly<Record<ToolEffect, RuntimeMessageCode>> = {
+  read: 'verb.read',
+  write: 'verb.writeFiles',
+  execute: 'verb.runCommands',
+  network: 'verb.useNetwork',
+}
+
+/** The sandbox's refusal: its reason (English, naming the resolved path)
+ *  for the model, and the same in words with the path as asked for. */
+function refusedAccess(
+  access: { code: string; reason: string },
+  tool: ToolDefinition<unknown>,
+  args: unknown,
+): Settled {
+  const words = message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
+    action: message(EFFECT_VERBS[tool.effect]),
+    path: tool.targetPaths(args).join(', '),
+  })
+  return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
 }
 
 function refusal(output: string, code: string): ToolResult {
@@ -355,11 +410,21 @@ function deniedText(approval: ApprovalRecord): string {
   return `Denied by ${who}${why}; it did not run.`
 }
 
+/** `deniedText` in words: the reviewer's reason as its own code where it
+ *  has one, else as its words, shown as they are. */
+function deniedMessage(approval: ApprovalRecord): RuntimeMessage {
+  if (approval.decidedBy !== 'agent-review') return message('call.deniedByPerson')
+  return message('call.deniedByReview', {
+    reason: approval.reasonMessage ?? approval.reason ?? '',
+  })
+}
+
 function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['result']> {
   return {
     ok: result.ok,
     output: result.output,
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...(result.code === undefined ? {} : { code: result.code }),
+    ...(result.message === undefined ? {} : { message: result.message }),
   }
 }

@@ -12,6 +12,7 @@ import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 export const DEFAULT_APPROVAL_TTL_MS = 120_000
 
@@ -26,6 +27,7 @@ export interface NewApproval {
   workingDirectory: string
   sandboxMode: SandboxMode
   summary: string
+  summaryMessage?: RuntimeMessage
   mcp?: McpAction
   target?: FileTarget
   fileChange?: FileChange
@@ -52,7 +54,13 @@ export type Transition =
  *  a late decision so an action nobody confirmed in time never runs. */
 export function resolveApproval(
   approval: ApprovalRecord,
-  input: { decision: ApprovalDecision; decidedBy: DecidedBy; reason?: string; now: number },
+  input: {
+    decision: ApprovalDecision
+    decidedBy: DecidedBy
+    reason?: string
+    reasonMessage?: RuntimeMessage
+    now: number
+  },
 ): Transition {
   if (isExpired(approval, input.now)) return { ok: false, error: 'expired' }
   if (approval.status !== 'pending') return { ok: false, error: 'not_pending' }
@@ -64,6 +72,7 @@ export function resolveApproval(
       decision: input.decision,
       decidedBy: input.decidedBy,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
+      ...(input.reasonMessage === undefined ? {} : { reasonMessage: input.reasonMessage }),
       decidedAt: input.now,
     },
   }

@@ -2,6 +2,7 @@ import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import type { Grant } from '../../contracts/room.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 import {
   createApproval,
   expireApproval,
@@ -26,6 +27,8 @@ export interface DecisionInput {
   decision: ApprovalDecision
   decidedBy: DecidedBy
   reason?: string
+  /** `reason` as a code, for the person's language (the built-in reviewer). */
+  reasonMessage?: RuntimeMessage
 }
 
 export interface ApprovalGateOptions {

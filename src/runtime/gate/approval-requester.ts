@@ -3,6 +3,7 @@ import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/ap
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -21,6 +22,8 @@ export interface RequestedAction {
   arguments: Record<string, unknown>
   workingDirectory: string
   summary: string
+  /** The summary as a code, for the person's language. */
+  summaryMessage?: RuntimeMessage
   mcp?: McpAction
   /** The file a write or delete acts on, as observed before asking. */
   target?: FileTarget
@@ -135,7 +138,7 @@ export class ApprovalRequester {
       // Escalation leaves the approval pending for the person, who decides in
       // the protected window like any other approval; the reviewer's reason is
       // kept on the approval and in the audit log so they can see why.
-      this.options.approvals.escalate(approval, verdict.reason, now())
+      this.options.approvals.escalate(approval, verdict.reason, now(), verdict.message)
       events.emit('timeline.updated', { roomId: turn.roomId })
       return
     }
@@ -144,6 +147,7 @@ export class ApprovalRequester {
       decision: verdict.verdict === 'allow' ? 'allow-once' : 'deny',
       decidedBy: 'agent-review',
       reason: verdict.reason,
+      ...(verdict.message ? { reasonMessage: verdict.message } : {}),
     })
   }
 }

@@ -20,6 +20,7 @@ import type {
 import type { InterruptedWorkStore } from '../ports/interrupted-work-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
+import { messageJson, storedMessage } from './stored-message.ts'
 
 type Row = Record<string, unknown>
 
@@ -216,7 +217,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
   insertMessage(message: Message): void {
     this.db
       .prepare(
-        'INSERT INTO messages (id, room_id, turn_id, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO messages (id, room_id, turn_id, role, text, message_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         message.id,
@@ -224,6 +225,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
         message.turnId,
         message.role,
         message.text,
+        messageJson(message.message),
         message.createdAt,
       )
   }
@@ -368,6 +370,7 @@ function toMessage(row: Record<string, unknown>): Message {
     turnId: String(row.turn_id),
     role: row.role as Message['role'],
     text: String(row.text),
+    ...storedMessage('message', row.message_json),
     createdAt: Number(row.created_at),
   }
 }

@@ -209,6 +209,19 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     sql: `
+      -- What the runtime said, as a code with parameters for the person's
+      -- language (contracts/runtime-message.ts), beside the English text:
+      -- an approval's summary, its reason and the reviewer's escalation
+      -- reason, and a message the runtime or its offline agent wrote.
+      ALTER TABLE approvals ADD COLUMN summary_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN reason_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN escalation_message_json TEXT;
+      ALTER TABLE messages ADD COLUMN message_json TEXT;
+    `,
+  },
+  {
+    version: 9,
+    sql: `
       -- Rollback detection: the sealed head also carries a counter every
       -- change of a room's permissions or grants (and every clean shutdown)
       -- moves forward, and a digest of the rooms' and grants' permission

@@ -1,10 +1,11 @@
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
+import { englishText, message } from '../../contracts/runtime-message.ts'
 import { fileChangePreview } from './file-change-preview.ts'
 import { observeTarget } from './file-target.ts'
 import { assertReplaceable, removeEntry, replaceFile } from './safe-file-ops.ts'
-import { ToolPathSchema, firstResolvedPath, fsFailure } from './tool-types.ts'
+import { ToolPathSchema, firstResolvedPath, fsFailure, saidResult } from './tool-types.ts'
 import type { FileObservation, ToolDefinition, ToolResult } from './tool-types.ts'
 
 /** 10 MiB: far more than an agent should write in one call, and a bound on
@@ -29,7 +30,8 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
   argsSchema: WriteFileArgsSchema,
   destructive: () => false,
   targetPaths: (args) => [args.path],
-  summarize: (args) => `Write ${Buffer.byteLength(args.content, 'utf8')} bytes to ${args.path}`,
+  summarize: (args) => englishText(writeSummary(args)),
+  summaryMessage: (args) => writeSummary(args),
   async observe(args, resolvedPaths): Promise<FileObservation | ToolResult> {
     const target = resolvedPaths[0]
     if (target === undefined) return noPath()
@@ -52,14 +54,11 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
     try {
-      const { replaced } = await replaceFile(target, args.content, {
+      await replaceFile(target, args.content, {
         ...(ctx.boundTarget === undefined ? {} : { bound: ctx.boundTarget }),
       })
       const bytes = Buffer.byteLength(args.content, 'utf8')
-      return {
-        ok: true,
-        output: `${replaced ? 'replaced' : 'created'} ${target}: wrote ${bytes} bytes`,
-      }
+      return saidResult(true, message('tool.wrote', { bytes, path: target }))
     } catch (error) {
       return fsFailure('write', target, error)
     }
@@ -82,8 +81,8 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
   argsSchema: DeleteFileArgsSchema,
   destructive: () => true,
   targetPaths: (args) => [args.path],
-  summarize: (args) =>
-    `Delete ${args.path}${args.recursive === true ? ' and everything in it' : ''}`,
+  summarize: (args) => englishText(deleteSummary(args)),
+  summaryMessage: (args) => deleteSummary(args),
   async observe(_args, resolvedPaths): Promise<FileObservation | ToolResult> {
     const target = resolvedPaths[0]
     if (target === undefined) return noPath()
@@ -102,23 +101,21 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
       if (await isProtectedRoot(target, ctx.workspace)) {
         // Removing the workspace or the file-system root is never what a
         // single tool call means; no policy can approve it through here.
-        return {
-          ok: false,
-          output: `refusing to delete ${target}: it is the workspace or the file-system root`,
+        return saidResult(false, message('tool.refusedRoot', { path: target }), {
           code: 'refused_root',
-        }
+        })
       }
       const removed = await removeEntry(target, {
         recursive: args.recursive === true,
         ...(ctx.boundTarget === undefined ? {} : { bound: ctx.boundTarget }),
       })
       if (removed.kind === 'tree') {
-        return { ok: true, output: `deleted directory ${target} and everything in it` }
+        return saidResult(true, message('tool.deletedTree', { path: target }))
       }
       if (removed.kind === 'empty-directory') {
-        return { ok: true, output: `deleted empty directory ${target}` }
+        return saidResult(true, message('tool.deletedEmptyDirectory', { path: target }))
       }
-      return { ok: true, output: `deleted ${target}` }
+      return saidResult(true, message('tool.deleted', { path: target }))
     } catch (error) {
       return fsFailure('delete', target, error)
     }
@@ -126,7 +123,20 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
 }
 
 function noPath(): ToolResult {
-  return { ok: false, output: 'no checked path was supplied for this call', code: 'no_path' }
+  return saidResult(false, message('tool.noCheckedPath'), { code: 'no_path' })
+}
+
+function writeSummary(args: WriteFileArgs) {
+  return message('summary.write', {
+    bytes: Buffer.byteLength(args.content, 'utf8'),
+    path: args.path,
+  })
+}
+
+function deleteSummary(args: DeleteFileArgs) {
+  return message(args.recursive === true ? 'summary.deleteRecursive' : 'summary.delete', {
+    path: args.path,
+  })
 }
 
 async function isProtectedRoot(target: string, workspace: string): Promise<boolean> {

@@ -126,7 +126,11 @@ describe('list_dir', () => {
   it('says when a directory is empty', async () => {
     await mkdir(path.join(ws, 'empty'))
     const result = await listDirTool.run({ path: 'empty' }, ctx(path.join(ws, 'empty')))
-    expect(result).toEqual({ ok: true, output: '(empty directory)' })
+    expect(result).toEqual({
+      ok: true,
+      output: '(empty directory)',
+      message: { code: 'tool.emptyDirectory' },
+    })
   })
 
   it('reports a file given as a directory without throwing', async () => {

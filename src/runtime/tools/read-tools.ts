@@ -4,12 +4,14 @@ import path from 'node:path'
 import { z } from 'zod'
 import { DirectoryHandle } from './anchored-directory.ts'
 import { FileRefusal } from './file-refusal.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
 import {
   MAX_TOOL_OUTPUT_BYTES,
   ToolPathSchema,
   capOutput,
   firstResolvedPath,
   fsFailure,
+  saidResult,
 } from './tool-types.ts'
 import type { ToolDefinition, ToolResult } from './tool-types.ts'
 
@@ -23,7 +25,8 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = {
   argsSchema: ReadFileArgsSchema,
   destructive: () => false,
   targetPaths: (args) => [args.path],
-  summarize: (args) => `Read ${args.path}`,
+  summarize: (args) => englishText(message('summary.read', { path: args.path })),
+  summaryMessage: (args) => message('summary.read', { path: args.path }),
   async run(_args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
@@ -55,7 +58,12 @@ async function readCapped(target: string, reach: 'workspace' | 'any'): Promise<T
   try {
     const stats = await handle.stat()
     if (!stats.isFile()) {
-      return { ok: false, output: `cannot read ${target}: not a regular file`, code: 'not_a_file' }
+      const reason = message('fs.notAFile')
+      return saidResult(
+        false,
+        message('tool.cannot', { action: message('verb.read'), path: target, reason }),
+        { code: 'not_a_file' },
+      )
     }
     if (reach === 'workspace' && stats.nlink > 1) {
       throw new FileRefusal(
@@ -95,7 +103,8 @@ export const listDirTool: ToolDefinition<ListDirArgs> = {
   argsSchema: ListDirArgsSchema,
   destructive: () => false,
   targetPaths: (args) => [args.path],
-  summarize: (args) => `List ${args.path}`,
+  summarize: (args) => englishText(message('summary.list', { path: args.path })),
+  summaryMessage: (args) => message('summary.list', { path: args.path }),
   async run(_args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
@@ -116,7 +125,7 @@ export const listDirTool: ToolDefinition<ListDirArgs> = {
           return entry.name
         })
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-      if (lines.length === 0) return { ok: true, output: '(empty directory)' }
+      if (lines.length === 0) return saidResult(true, message('tool.emptyDirectory'))
       return { ok: true, output: capOutput(lines.join('\n')) }
     } catch (error) {
       return fsFailure('list', target, error)

@@ -2,8 +2,14 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { z } from 'zod'
 import { commandEnvironment } from './command-environment.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
-import { MAX_TOOL_OUTPUT_BYTES, ToolPathSchema, firstResolvedPath } from './tool-types.ts'
+import {
+  MAX_TOOL_OUTPUT_BYTES,
+  ToolPathSchema,
+  firstResolvedPath,
+  saidResult,
+} from './tool-types.ts'
 import type { ToolContext, ToolDefinition, ToolResult } from './tool-types.ts'
 
 /** Ten minutes: the longest a single command may ask for. */
@@ -51,7 +57,8 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
   argsSchema: RunCommandArgsSchema,
   destructive: (args) => isDestructiveCommand(args.argv),
   targetPaths: (args) => [args.cwd ?? '.'],
-  summarize: (args) => `Run ${commandLine(args.argv)} in ${args.cwd ?? '.'}`,
+  summarize: (args) => englishText(runSummary(args)),
+  summaryMessage: (args) => runSummary(args),
   async run(args, ctx): Promise<ToolResult> {
     const cwd = firstResolvedPath(ctx)
     if (typeof cwd !== 'string') return cwd
@@ -210,11 +217,13 @@ function stoppedResult(
 }
 
 function startFailure(args: RunCommandArgs, error: unknown): ToolResult {
-  const message = error instanceof Error ? error.message : String(error)
-  return {
-    ok: false,
-    output: `cannot start ${args.argv[0] ?? ''}: ${message}`,
+  const detail = error instanceof Error ? error.message : String(error)
+  return saidResult(false, message('tool.cannotStart', { program: args.argv[0] ?? '', detail }), {
     exitCode: null,
     code: 'spawn_failed',
-  }
+  })
+}
+
+function runSummary(args: RunCommandArgs) {
+  return message('summary.run', { command: commandLine(args.argv), directory: args.cwd ?? '.' })
 }

@@ -8,7 +8,9 @@ import { ToolIcon } from './icons.tsx'
 import { FormCard } from './form-card.tsx'
 import { QuestionCard } from './question-card.tsx'
 import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
-import type { CardActivity } from './pending-approvals.tsx'
+import type { CardActivity } from './open-requests.tsx'
+import { ModeRequestCard } from './mode-request-card.tsx'
+import { RuntimeText } from './runtime-text.tsx'
 
 /** A closed card offers no buttons; these are never called. */
 const CLOSED_CARD = {
@@ -41,7 +43,11 @@ export function TimelineEntry({
       return <MessageEntry message={item.message} />
     case 'tool':
       return (
-        <ToolEntry call={item.call} stale={item.card ? outcomeOf(item.card) === 'stale' : false}>
+        <ToolEntry
+          call={item.call}
+          stale={item.card ? outcomeOf(item.card) === 'stale' : false}
+          openCard={item.openCardKey !== undefined}
+        >
           {item.card ? (
             <ApprovalCard
               card={item.card}
@@ -50,8 +56,8 @@ export function TimelineEntry({
               onReview={() => item.card && onReview(item.card)}
             />
           ) : item.openCardKey && item.call.approvalId ? (
-            <p className="tool__waiting">
-              <span>{t('workbench.timeline.waitingBelow')}</span>{' '}
+            <p className="tool__waiting" data-testid="tool-open-card">
+              <span>{t('workbench.timeline.cardBelow')}</span>{' '}
               <button
                 type="button"
                 className="link-button"
@@ -87,6 +93,8 @@ export function TimelineEntry({
       ) : (
         <FormCard card={item.card} onRespond={CLOSED_CARD.onDismiss} />
       )
+    case 'mode':
+      return <ModeRequestCard request={item.mode.request} />
     case 'turn-end': {
       const error = retryErrors.get(item.turn.id)
       return (
@@ -111,7 +119,9 @@ function MessageEntry({ message }: { message: Message }) {
   return (
     <div className={`message message--${message.role}`} data-testid="timeline-message">
       <p className="message__author">{t(`workbench.timeline.${message.role}`)}</p>
-      <p className="message__text">{message.text}</p>
+      <p className="message__text">
+        <RuntimeText message={message.message} english={message.text} />
+      </p>
     </div>
   )
 }
@@ -119,12 +129,16 @@ function MessageEntry({ message }: { message: Message }) {
 function ToolEntry({
   call,
   stale,
+  openCard,
   children,
 }: {
   call: ToolCallRecord
   /** Its approval went stale: the status the runtime last reported is
    *  no longer news, so it is shown muted. */
   stale: boolean
+  /** Its approval is open above the composer, whose card says it waits and
+   *  for how long: said there once, not here again. */
+  openCard: boolean
   children: ReactNode
 }) {
   const { t } = useTranslation()
@@ -140,9 +154,11 @@ function ToolEntry({
         <ToolIcon />
         <span className="visually-hidden">{t('workbench.timeline.toolCall')}</span>
         <span className="mono tool__name">{call.toolName}</span>
-        <span className={`tool__status tool__status--${call.status}`}>
-          {t(`workbench.timeline.toolStatus.${call.status}`)}
-        </span>
+        {openCard ? null : (
+          <span className={`tool__status tool__status--${call.status}`}>
+            {t(`workbench.timeline.toolStatus.${call.status}`)}
+          </span>
+        )}
       </p>
       {children}
       {call.result ? (
@@ -152,15 +168,23 @@ function ToolEntry({
               ? t('workbench.timeline.result')
               : t('workbench.timeline.resultWithExit', { code: String(exitCode) })}
           </p>
-          <pre
-            className="tool__output"
-            data-testid="tool-output"
-            tabIndex={0}
-            role="group"
-            aria-label={t('workbench.timeline.result')}
-          >
-            {call.result.output}
-          </pre>
+          {call.result.message ? (
+            <p className="tool__said" data-testid="tool-said">
+              <RuntimeText message={call.result.message} english={call.result.output} />
+            </p>
+          ) : null}
+          {/* Words say it all, except for a command: its output is data. */}
+          {call.result.message === undefined || exitCode !== undefined ? (
+            <pre
+              className="tool__output"
+              data-testid="tool-output"
+              tabIndex={0}
+              role="group"
+              aria-label={t('workbench.timeline.result')}
+            >
+              {call.result.output}
+            </pre>
+          ) : null}
         </div>
       ) : null}
     </div>

@@ -1,6 +1,11 @@
 import type { TFunction } from 'i18next'
 import type { Question } from '../../../contracts/input-request.ts'
+import type { PermissionMode } from '../../../contracts/policy-axes.ts'
+import type { RuntimeMessage } from '../../../contracts/runtime-message.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
+
+/** Words a runtime message in the person's language (useRuntimeWords). */
+type RuntimeWords = (message: RuntimeMessage | undefined, english: string) => string
 
 /**
  * The words of one timeline entry as plain text: what the page's find bar
@@ -9,10 +14,13 @@ import type { TimelineItem } from '../state/timeline-items.ts'
  * search for (who spoke and what, the tool, its arguments and output, the
  * card's action and where it runs), not every label of the entry.
  */
-export function timelineFindText(item: TimelineItem, t: TFunction): string {
+export function timelineFindText(item: TimelineItem, t: TFunction, words: RuntimeWords): string {
   switch (item.kind) {
     case 'message':
-      return lines(t(`workbench.timeline.${item.message.role}`), item.message.text)
+      return lines(
+        t(`workbench.timeline.${item.message.role}`),
+        words(item.message.message, item.message.text),
+      )
     case 'tool': {
       const { call } = item
       return lines(
@@ -20,7 +28,8 @@ export function timelineFindText(item: TimelineItem, t: TFunction): string {
         t(`workbench.timeline.toolStatus.${call.status}`),
         item.card ? cardText(item.card.approval, t) : undefined,
         item.card || item.openCardKey ? undefined : JSON.stringify(call.arguments, null, 2),
-        item.openCardKey ? t('workbench.timeline.waitingBelow') : undefined,
+        item.openCardKey ? t('workbench.timeline.cardBelow') : undefined,
+        call.result?.message ? words(call.result.message, call.result.output) : undefined,
         call.result?.output,
       )
     }
@@ -39,6 +48,11 @@ export function timelineFindText(item: TimelineItem, t: TFunction): string {
           ...question.options.map((option) => option.label),
         ]),
       )
+    }
+    case 'mode': {
+      const { request } = item.mode
+      const name = (mode: PermissionMode | undefined) => (mode ? t(`mode.${mode}.name`) : '…')
+      return t('workbench.modeRequest.change', { from: name(request.from), to: name(request.to) })
     }
     case 'turn-end':
       return t('workbench.timeline.turnStopped')

@@ -13,6 +13,7 @@ import type { Timeline } from '../../../contracts/room.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
 import { TimelineEntry, type TimelineEntryProps } from './timeline-entry.tsx'
 import { timelineFindText } from './timeline-find-text.ts'
+import { useRuntimeWords } from './runtime-text.tsx'
 
 export interface TimelineViewProps extends Omit<TimelineEntryProps, 'item'> {
   items: readonly TimelineItem[]
@@ -35,6 +36,7 @@ const ESTIMATED_HEIGHT_PX: Record<TimelineItem['kind'], number> = {
   tool: 150,
   approval: 230,
   input: 200,
+  mode: 120,
   'turn-end': 56,
 }
 
@@ -132,7 +134,11 @@ export function TimelineView(props: TimelineViewProps) {
     moveTo(to)
   }
 
-  const texts = useMemo(() => items.map((item) => timelineFindText(item, t)), [items, t])
+  const words = useRuntimeWords()
+  const texts = useMemo(
+    () => items.map((item) => timelineFindText(item, t, words)),
+    [items, t, words],
+  )
   const estimatedStarts = useMemo(() => estimatedOffsets(items), [items])
   const onFound = useCallback((key: string) => {
     setActiveKey(key)
