@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FileSecretStore, KEY_FILE_NAME } from './file-secret-store.ts'
 import { KeytarSecretStore } from './keytar-secret-store.ts'
-import { integrityKeyFor, type SecretStore } from './secret-store.ts'
+import { integrityKeyFor } from './secret-store.ts'
 import { forgetfulSecretStore } from './test-support/forgetful-secret-store.ts'
 import {
   loadIntegrityKey,
