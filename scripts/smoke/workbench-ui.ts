@@ -51,6 +51,11 @@ export async function createRoomViaUi(
   fields: { agent: string; workspace: string; title: string },
 ) {
   await page.click(UI.newRoomButton)
+  // The form lists the runtime's agents once it has asked for them.
+  await page.waitForSelector(`${UI.roomAgent} option[value="${fields.agent}"]`, {
+    state: 'attached',
+    timeout: WAIT_TIMEOUT_MS,
+  })
   await page.selectOption(UI.roomAgent, fields.agent)
   await page.fill(UI.roomWorkspace, fields.workspace)
   await page.fill(UI.roomTitle, fields.title)

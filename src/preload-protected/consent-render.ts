@@ -285,6 +285,24 @@ function approvalTitle(
         agent,
         tool: code(view.toolName, { name: true }),
       })
+    case 'agent-command':
+      return writer.message(heading, lang, 'consent.title.command', {
+        agent,
+        command: code(action.commandLine, { quote: true }),
+      })
+    case 'agent-file-changes': {
+      const [only, ...rest] = action.changes
+      if (only && rest.length === 0) {
+        return writer.message(heading, lang, 'consent.title.changeFile', {
+          agent,
+          path: code(only.path, { keepEnd: true }),
+        })
+      }
+      return writer.message(heading, lang, 'consent.title.changeFiles', {
+        agent,
+        count: plain(String(action.changes.length)),
+      })
+    }
   }
 }
 
@@ -318,7 +336,12 @@ function renderConsequences(
     paragraph.textContent = translate(lang, 'consent.consequence.deny')
   })
   const mcpServer = view.action.type === 'mcp' ? view.action.serverName : ''
-  const path = view.action.type === 'delete' ? view.action.absolutePath : ''
+  const path =
+    view.action.type === 'delete'
+      ? view.action.absolutePath
+      : view.action.type === 'agent-file-changes'
+        ? (view.action.changes[0]?.path ?? '')
+        : ''
   line(CONSEQUENCE_IDS.alwaysAllow, (paragraph) => {
     const values = {
       tool: (parent: HTMLElement) => {

@@ -1,5 +1,6 @@
 import type { CaseDefinition } from '../case-context.ts'
 import { cardCases } from './card-cases.ts'
+import { agentCases } from './agent-cases.ts'
 import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
@@ -18,12 +19,14 @@ import { questionCases } from './question-cases.ts'
  * they need approvals that ask (a room in ask-for-approval); questions and forms come after the expiry case, whose
  * restart leaves no approval open (a message would reject it); the
  * global-settings check runs last so it compares the
- * settings before and after everything else.
+ * settings before and after everything else. The external-agent cases
+ * open rooms of their own and go back to the scenario's room when done.
  */
 export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...manualCases,
   ...forgedCases,
   ...mcpCases,
+  ...agentCases,
   ...displayCases,
   ...fileCases,
   ...protectedCases,

@@ -25,6 +25,8 @@ export const en = {
       list: 'Allow {{agent}} to list {{path}}?',
       mcp: 'Allow {{server}} to run {{tool}}?',
       other: 'Allow {{agent}} to run {{tool}}?',
+      changeFile: 'Allow {{agent}} to change {{path}}?',
+      changeFiles: 'Allow {{agent}} to change {{count}} files?',
       modeFullAccess: 'Give {{room}} full access?',
       modeChange: 'Change {{room}} to {{mode}}?',
     },
@@ -56,6 +58,13 @@ export const en = {
       tool: 'Tool',
       arguments: 'Arguments',
       argumentsAsSent: 'Arguments as sent',
+      agentCommand:
+        'The agent runs this command line itself, exactly as shown, and may run it outside its own sandbox.',
+      fileAdd: 'New file',
+      fileUpdate: 'Change',
+      fileDelete: 'Delete',
+      moveTo: 'Moved to',
+      agentDiff: 'The change as the agent sent it',
       toolDescription: 'What the server says this tool does',
       preview: 'Preview from the server (nothing has run yet)',
       hunk: 'Lines {{from}}–{{to}}',
@@ -103,6 +112,10 @@ export const en = {
         path: 'Always allow remembers deleting this one path ({{path}}), not the tool.',
         'mcp-tool':
           'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition.',
+        'agent-command':
+          'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks.',
+        'agent-file':
+          'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask.',
       },
       noAlwaysAllow: {
         'command-has-options':
@@ -113,6 +126,8 @@ export const en = {
         'tool-not-grantable':
           'Always allow is not offered: {{tool}} can only be allowed once at a time.',
         'runtime-refuses': 'Always allow is not offered: Assent cannot remember this action.',
+        'agent-change-not-grantable':
+          'Always allow is not offered: only a change to one file, with no delete or move, can be remembered.',
       },
     },
     notice: {
@@ -199,6 +214,7 @@ export const en = {
       assistant: 'Assistant (every tool)',
       reader: 'Reader (read-only)',
       scoped: 'Scoped assistant (limited folders)',
+      external: '{{name}} (external agent)',
     },
     integrity: {
       heading: 'Changed outside Assent',

@@ -20,6 +20,8 @@ export const zhCN: Catalog = {
       list: '允许{{agent}}列出 {{path}} 的内容吗？',
       mcp: '允许 {{server}} 运行 {{tool}} 吗？',
       other: '允许{{agent}}运行 {{tool}} 吗？',
+      changeFile: '允许{{agent}}更改 {{path}} 吗？',
+      changeFiles: '允许{{agent}}更改 {{count}} 个文件吗？',
       modeFullAccess: '授予 {{room}} 完全访问权限吗？',
       modeChange: '将 {{room}} 更改为“{{mode}}”吗？',
     },
@@ -51,6 +53,12 @@ export const zhCN: Catalog = {
       tool: '工具',
       arguments: '参数',
       argumentsAsSent: '发送的参数',
+      agentCommand: '代理会自行运行这条命令，完全如此处所示，并且可能在其自身的沙箱之外运行。',
+      fileAdd: '新文件',
+      fileUpdate: '更改',
+      fileDelete: '删除',
+      moveTo: '移动到',
+      agentDiff: '代理发送的更改原文',
       toolDescription: '服务器对此工具的说明',
       preview: '服务器提供的预览（尚未执行任何操作）',
       hunk: '第 {{from}}–{{to}} 行',
@@ -97,6 +105,10 @@ export const zhCN: Catalog = {
         command: '“始终允许”会记住这条完全相同的命令：相同的参数，不经过 shell。',
         path: '“始终允许”会记住删除这一个路径（{{path}}），而不是整个工具。',
         'mcp-tool': '“始终允许”会记住 {{server}} 上的 {{tool}}，只要服务器保持此工具定义不变。',
+        'agent-command':
+          '“始终允许”会记住本房间代理在此文件夹中的这条完全相同的命令。其他任何命令仍会询问。',
+        'agent-file':
+          '“始终允许”会记住本房间中对这一个文件（{{path}}）的更改。其他文件、删除和移动仍会询问。',
       },
       noAlwaysAllow: {
         'command-has-options':
@@ -105,6 +117,8 @@ export const zhCN: Catalog = {
         'path-unresolvable': '不提供“始终允许”：无法解析要删除的路径。',
         'tool-not-grantable': '不提供“始终允许”：{{tool}} 每次只能允许一次。',
         'runtime-refuses': '不提供“始终允许”：Assent 无法记住此操作。',
+        'agent-change-not-grantable':
+          '不提供“始终允许”：只有对单个文件的更改（不含删除或移动）才能被记住。',
       },
     },
     notice: {
@@ -187,6 +201,7 @@ export const zhCN: Catalog = {
       assistant: '助手（全部工具）',
       reader: '阅读者（只读）',
       scoped: '受限助手（限定文件夹）',
+      external: '{{name}}（外部代理）',
     },
     integrity: {
       heading: '在 Assent 之外被修改',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConsentViewSchema } from '../../common/consent-view.ts'
+import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
 import { actionDigest, canonicalAction, createApproval } from '../../runtime/domain/approval.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
@@ -60,6 +61,92 @@ describe('the protected view of an approval', () => {
         previewText: 'a.txt: absent -> "…"',
       },
       alwaysAllow: { offered: true, scope: 'mcp-tool' },
+    })
+  })
+
+  it("shows an external agent's command line as the agent will run it, under the agent's name", () => {
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'run-command',
+        toolName: AGENT_COMMAND_TOOL,
+        arguments: {
+          agent: { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' },
+          commandLine: "/bin/bash -lc 'touch a'",
+          argv: null,
+          cwd: '/home/ada/project',
+        },
+        sandboxMode: 'danger-full-access',
+        summary: "/bin/bash -lc 'touch a'",
+      }),
+    )
+    expect(ConsentViewSchema.parse(approvalConsentView(view, display))).toMatchObject({
+      agentLabel: 'Codex CLI',
+      toolName: AGENT_COMMAND_TOOL,
+      sandboxMode: 'danger-full-access',
+      action: {
+        type: 'agent-command',
+        commandLine: "/bin/bash -lc 'touch a'",
+        directory: '/home/ada/project',
+      },
+      alwaysAllow: { offered: true, scope: 'agent-command' },
+    })
+  })
+
+  it("shows an external agent's file changes with their diffs, and the agent's text where there is none", () => {
+    const preview = {
+      path: '/p/a.txt',
+      kind: 'create' as const,
+      truncated: false,
+      hunks: [
+        {
+          oldStart: 0,
+          oldLines: 0,
+          newStart: 1,
+          newLines: 1,
+          lines: [{ op: 'add' as const, text: 'hi' }],
+        },
+      ],
+    }
+    const changes = [
+      { path: '/p/a.txt', change: 'add', movePath: null, preview, agentDiff: null },
+      { path: '/p/b.txt', change: 'update', movePath: '/p/c.txt', preview: null, agentDiff: '??' },
+    ].map((change) => ({ ...change, sourceSha256: 'd'.repeat(64) }))
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'apply-changes',
+        toolName: AGENT_FILE_CHANGE_TOOL,
+        arguments: { agent: { id: 'acp', name: 'ACP agent', protocol: 'acp' }, changes },
+        summary: 'Add /p/a.txt, Edit /p/b.txt',
+      }),
+    )
+    expect(ConsentViewSchema.parse(approvalConsentView(view, display))).toMatchObject({
+      agentLabel: 'ACP agent',
+      action: {
+        type: 'agent-file-changes',
+        changes: [
+          { path: '/p/a.txt', change: 'add', movePath: null, fileChange: preview, agentDiff: null },
+          { path: '/p/b.txt', change: 'update', movePath: '/p/c.txt', agentDiff: '??' },
+        ],
+      },
+      alwaysAllow: { offered: false, reason: 'agent-change-not-grantable' },
+    })
+  })
+
+  it("shows an external agent's request whose arguments do not read as one as its raw arguments", () => {
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'run-command',
+        toolName: AGENT_COMMAND_TOOL,
+        arguments: { commandLine: 'ls', extra: true },
+        summary: 'ls',
+      }),
+    )
+    expect(approvalConsentView(view, display)).toMatchObject({
+      agentLabel: 'Assistant',
+      action: { type: 'other' },
     })
   })
 

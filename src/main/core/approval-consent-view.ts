@@ -2,6 +2,7 @@ import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
 import { catalogs } from '../../common/i18n/index.ts'
 import { messageText, templateIn } from '../../contracts/runtime-message.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
+import { readAgentRequest } from '../../contracts/agent-request.ts'
 import { alwaysAllowFor } from './always-allow-scope.ts'
 import { consentAction } from './consent-action.ts'
 
@@ -33,7 +34,9 @@ export function approvalConsentView(
     subject: 'approval',
     promptId: display.promptId,
     kind: action.kind,
-    agentLabel: display.agentLabel,
+    // An external agent is called by the name its agents.json entry gives.
+    agentLabel:
+      readAgentRequest(action.toolName, action.arguments)?.args.agent.name ?? display.agentLabel,
     toolName: action.toolName,
     action: consentAction(action, action.fileChange),
     argumentsText: JSON.stringify(action.arguments, null, 2),

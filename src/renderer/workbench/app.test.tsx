@@ -75,6 +75,50 @@ describe('App', () => {
     expect(screen.getAllByTestId('room-link')).toHaveLength(1)
   })
 
+  it("offers the runtime's external agents by their agents.json name, and creates a room with one", async () => {
+    const gui = new FakeGui()
+    gui.agents = [
+      ...gui.agents,
+      { id: 'codex', name: 'Codex CLI', kind: 'external', protocol: 'codex-app-server' },
+    ]
+    renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    const picker = screen.getByTestId('room-agent') as HTMLSelectElement
+    await waitFor(() => expect(picker.options.length).toBe(4))
+    expect([...picker.options].map((option) => [option.value, option.textContent])).toEqual([
+      ['assistant', 'Assistant (every tool)'],
+      ['reader', 'Reader (read-only)'],
+      ['scoped', 'Scoped assistant (limited folders)'],
+      ['codex', 'Codex CLI (external agent)'],
+    ])
+    fireEvent.change(picker, { target: { value: 'codex' } })
+    fireEvent.change(screen.getByTestId('room-workspace'), { target: { value: '/home/ada/code' } })
+    fireEvent.change(screen.getByTestId('room-title'), { target: { value: 'Code' } })
+    fireEvent.click(screen.getByTestId('room-create'))
+    await screen.findByTestId('room-view')
+    expect(gui.callsOf('createRoom')).toEqual([
+      [{ kind: 'direct', agentId: 'codex', workspace: '/home/ada/code', title: 'Code' }],
+    ])
+  })
+
+  it('keeps offering the built-in agents when the runtime cannot list its agents', async () => {
+    const gui = new FakeGui()
+    let asked = 0
+    gui.listAgents = async () => {
+      asked += 1
+      return { status: 500, body: {} }
+    }
+    renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    const picker = screen.getByTestId('room-agent') as HTMLSelectElement
+    await waitFor(() => expect(asked).toBe(1))
+    // Let the refused answer settle before looking.
+    await act(async () => {})
+    expect([...picker.options].map((option) => option.value)).toEqual([
+      'assistant',
+      'reader',
+      'scoped',
+    ])
+  })
+
   it('says why the runtime refused a room', async () => {
     const { gui } = setup()
     gui.createRoom = async () => ({

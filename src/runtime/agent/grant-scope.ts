@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { Grant } from '../../contracts/room.ts'
+import { agentGrantScope } from '../policy/agent-grant-scope.ts'
 import { sensitivePathReason } from '../policy/sensitive-paths.ts'
 
 /** What an allow-always decision turns into: the grant's fields besides its
@@ -46,6 +47,9 @@ export function grantScopeFor(
   approval: ApprovalRecord,
   realPathOf: (absolute: string) => string | null = realPathAllowingMissing,
 ): GrantScopeResult {
+  // An external agent's request has scopes of its own (policy/agent-grant-scope.ts).
+  const agentScope = agentGrantScope(approval, realPathOf)
+  if (agentScope) return agentScope
   if (approval.kind === 'mcp-tool-call') {
     if (!approval.mcp) return unavailable('the MCP call names no tool definition')
     return grant({

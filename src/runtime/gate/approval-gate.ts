@@ -141,6 +141,18 @@ export class ApprovalGate {
     return expired
   }
 
+  /** Expires one pending approval now, whatever its TTL: whoever asked for
+   *  it no longer waits, and a token minted for it must decide nothing. A
+   *  decision already being committed is left to finish. */
+  withdraw(approvalId: string, reason: string): ApprovalRecord | undefined {
+    const approval = this.options.approvals.get(approvalId)
+    if (!approval || this.reservations.has(approvalId)) return undefined
+    return this.expireOne(
+      { ...approval, expiresAt: Math.min(approval.expiresAt, this.options.now()) },
+      reason,
+    )
+  }
+
   private expireOne(approval: ApprovalRecord, reason: string): ApprovalRecord | undefined {
     const { approvals, now } = this.options
     const transition = expireApproval(approval, now())

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/approval.ts'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
@@ -25,6 +26,10 @@ export interface RequestedAction {
   /** The summary as a code, for the person's language. */
   summaryMessage?: RuntimeMessage
   mcp?: McpAction
+  /** Where the action runs once allowed, when that is not the turn's
+   *  sandbox: an external agent may run an allowed action outside its own,
+   *  and the person is shown the worst case. */
+  sandboxMode?: SandboxMode
   /** The file a write or delete acts on, as observed before asking. */
   target?: FileTarget
   /** A write's change against that file's current content. */
@@ -50,6 +55,10 @@ export interface ApprovalRequest {
 export interface PendingApproval {
   approval: ApprovalRecord
   outcome: Promise<ApprovalRecord>
+  /** Expires the approval now, if it is still pending: whoever asked no
+   *  longer waits for it (an external agent withdrew its request), so a
+   *  token minted for it must decide nothing. */
+  withdraw(reason: string): void
 }
 
 export interface ApprovalRequesterOptions {
@@ -68,9 +77,9 @@ export interface ApprovalRequesterOptions {
 /**
  * The one way the runtime asks for a decision on an action and waits for
  * it: an agent's built-in tool call, an agent's MCP call in a room, and an
- * MCP gateway call all come through here, and so will an external agent
- * backend's request (a command line and its working directory, or file
- * changes with their diffs, described as the action's arguments).
+ * MCP gateway call all come through here, and so does an external agent's
+ * request (a command line and its working directory, or file changes with
+ * their diffs, described as the action's arguments).
  *
  * `open` opens a pending approval through the gate, marks the call awaiting
  * approval and its turn waiting, announces it on the timeline, starts the
@@ -91,13 +100,14 @@ export class ApprovalRequester {
   open(request: ApprovalRequest): PendingApproval {
     const { gate, conversations, events, now } = this.options
     const { turn, call, action } = request
+    const { sandboxMode = turn.policy.sandboxMode, ...shown } = action
     const approval = gate.open({
       id: this.newId(),
       roomId: turn.roomId,
       turnId: turn.id,
       toolCallId: call.id,
-      ...action,
-      sandboxMode: turn.policy.sandboxMode,
+      ...shown,
+      sandboxMode,
       ttlMs: this.options.approvalTtlMs(),
     })
     conversations.updateToolCall(call.id, {
@@ -112,7 +122,13 @@ export class ApprovalRequester {
       request.review && turn.policy.approvalReviewer === 'agent'
         ? this.reviewAutomatically(turn, approval, request.review)
         : Promise.resolve()
-    return { approval, outcome: reviewed.then(() => gate.waitForOutcome(approval.id)) }
+    return {
+      approval,
+      outcome: reviewed.then(() => gate.waitForOutcome(approval.id)),
+      withdraw: (reason) => {
+        gate.withdraw(approval.id, reason)
+      },
+    }
   }
 
   /** Opens the approval and waits until it is decided or expires; the turn

@@ -35,6 +35,14 @@ export interface McpConfigRefusal {
   serversInForce: string[]
 }
 
+/** What agents.json's refusal records: the field, why, and the agents
+ *  that stay in force. */
+export interface AgentsConfigRefusal {
+  field: string
+  message: string
+  agentsInForce: string[]
+}
+
 /**
  * The audit trail as the services outside the store see it: reading it,
  * and the events that record no state change of their own.
@@ -52,4 +60,6 @@ export interface AuditTrail {
   recordIntegrityError(problem: IntegrityProblem, at: number): void
   /** Records an `mcp_config_refused` event in its own transaction. */
   recordMcpConfigRefused(refusal: McpConfigRefusal, at: number): void
+  /** Records an `agents_config_refused` event in its own transaction. */
+  recordAgentsConfigRefused(refusal: AgentsConfigRefusal, at: number): void
 }

@@ -7,6 +7,7 @@ import type {
   AuditTrail,
   IntegrityProblem,
   McpConfigRefusal,
+  AgentsConfigRefusal,
   NewAuditEvent,
 } from '../ports/audit-trail.ts'
 import { inTransaction } from './database.ts'
@@ -210,6 +211,21 @@ export class SqliteAuditLog implements AuditAppender, AuditTrail {
           field: refusal.field,
           message: refusal.message,
           serversInForce: refusal.serversInForce,
+        },
+        at,
+      }),
+    )
+  }
+
+  recordAgentsConfigRefused(refusal: AgentsConfigRefusal, at: number): void {
+    inTransaction(this.db, () =>
+      this.append({
+        type: 'agents_config_refused',
+        subjectId: 'agents.json',
+        payload: {
+          field: refusal.field,
+          message: refusal.message,
+          agentsInForce: refusal.agentsInForce,
         },
         at,
       }),
