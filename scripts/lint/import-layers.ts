@@ -160,6 +160,12 @@ export const LAYERS: readonly Layer[] = [
     why: 'crash recovery settles what the store holds through its ports, and is handed the rest',
   },
   {
+    path: 'src/runtime/rollback/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, RUNTIME_PORTS, 'src/runtime/events/'],
+    refuses: NOT_IN_RUNTIME,
+    why: "rollback detection compares the store's counter with main's anchor through ports, and reaches main only over the runtime's IPC channel",
+  },
+  {
     path: 'src/runtime/agent/',
     may: [...RUNTIME_SERVICE, 'src/runtime/input/'],
     refuses: NOT_IN_RUNTIME,

@@ -37,8 +37,11 @@ export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>
 export const FullAccessBlockerSchema = z.enum(['read_only_agent', 'agent_directory_limits'])
 export type FullAccessBlocker = z.infer<typeof FullAccessBlockerSchema>
 
-/** Whether a row's MAC under the integrity key verified when it was read. */
-export const RowIntegritySchema = z.enum(['ok', 'tampered'])
+/** Whether a row's MAC under the integrity key verified when it was read
+ *  (`tampered` when not), and whether the row came from a database older
+ *  than its rollback anchor and has not been confirmed since
+ *  (`rolled-back`). */
+export const RowIntegritySchema = z.enum(['ok', 'tampered', 'rolled-back'])
 export type RowIntegrity = z.infer<typeof RowIntegritySchema>
 
 export const RoomPermissionsSchema = z.strictObject({
@@ -47,8 +50,10 @@ export const RoomPermissionsSchema = z.strictObject({
   policy: RoomPolicySchema,
   mode: PermissionModeSchema,
   fullAccessUnavailable: FullAccessBlockerSchema.nullable(),
-  /** `tampered`: the stored row was edited outside Assent; `policy` and
-   *  `mode` are then the narrowest, until the person confirms a mode. */
+  /** `tampered`: the stored row was edited outside Assent; `rolled-back`:
+   *  it comes from an older copy of the database put back in place. Either
+   *  way `policy` and `mode` are the narrowest, and the room has no grants,
+   *  until the person confirms a mode. */
   integrity: RowIntegritySchema,
 })
 export type RoomPermissions = z.infer<typeof RoomPermissionsSchema>

@@ -52,6 +52,9 @@ import { durabilityOf } from './store/durability.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
 import { SqliteInputRequestRepository } from './store/input-request-repository.ts'
 import { IntegrityMac } from './store/integrity-mac.ts'
+import { SqliteRollbackRepository } from './store/rollback-repository.ts'
+import type { RollbackAnchor } from './ports/rollback-anchor.ts'
+import { RollbackGuard } from './rollback/rollback-guard.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
 import { SqliteSettingsRepository } from './store/settings-repository.ts'
 
@@ -64,6 +67,10 @@ export interface RuntimeOptions {
    *  permissions and grants on disk. */
   integrityKey: Buffer
   dataDir: string
+  /** The data dir's rollback anchor as main read it before this start (null:
+   *  none stored yet), and main's side of it, which advances it
+   *  (docs/integrity.md#rollback). */
+  rollback: { stored: number | null; anchor: RollbackAnchor }
   approvalTtlMs?: number
   /** Each phase of an ordinary question's wait; `QUESTION_PHASE_MS` unless
    *  a test or the smoke scenario shortens it. */
@@ -128,6 +135,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
     onTampered: integrity.report,
   })
+  const rollback = new RollbackGuard({
+    store: new SqliteRollbackRepository(db, { mac, audit, rooms, grants }),
+    anchor: options.rollback.anchor,
+    durable: () => durability.durable(),
+    events,
+    now,
+    onError,
+  })
+  // Before anything reads a room: a database older than its anchor has its
+  // rooms marked and its grants revoked first.
+  await rollback.start(options.rollback.stored)
   const approvals = new SqliteApprovalRepository(db, { audit, grants })
   const settings = new SqliteSettingsRepository(db)
   settings.seedDefaults()
@@ -136,8 +154,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     approvals,
     events,
     now,
-    // An allow-always grant commits with the user's decision or not at all.
+    // An allow-always grant commits with the user's decision or not at all,
+    // and only while the rollback anchor is not behind.
     grantFor: (approval) => grantForDecision(approval, { now }),
+    beforeGrant: () => rollback.beforeWidening(),
   })
   const inputs = new InputRequestService({
     requests: new SqliteInputRequestRepository(db, { audit }),
@@ -228,6 +248,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     grants,
     events,
     agents,
+    rollback,
     now,
   })
   const turnService = new TurnService({
@@ -319,6 +340,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       // cancelled and its turn ends interrupted while the store still runs.
       await externalTurns.close()
       await runner.settled()
+      // Nothing changes any more: count the shutdown and anchor it.
+      await rollback.shutdown(instanceId).catch(onError)
       await durability.close()
       db.close()
     },

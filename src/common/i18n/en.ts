@@ -224,6 +224,12 @@ export const en = {
         'A grant in room “{{room}}” was changed on disk outside Assent. It is ignored until you allow that command again.',
       roomBanner:
         'This room’s permission settings were changed outside Assent. Until you confirm a mode again in the protected window, it runs as Ask for approval with no grants. Choose a mode below to confirm it.',
+      rolledBack:
+        'Assent’s database was replaced by an older copy: it is older than the record Assent keeps outside it. Every room runs as Ask for approval until you confirm its mode again, and every Always allow grant was revoked.',
+      anchorLagging:
+        'Assent could not update the record it keeps outside its database (in the keychain). Until it can, widening a room’s mode and Always allow are refused.',
+      rolledBackRoomBanner:
+        'This room’s settings come from an older copy of Assent’s database. Until you confirm a mode again in the protected window, it runs as Ask for approval with no grants. Choose a mode below to confirm it.',
       dismiss: 'Dismiss',
     },
     room: {
@@ -425,6 +431,8 @@ export const en = {
       roomChanged: 'the room changed meanwhile; try again',
       turnInProgress: 'the request is still running',
       fullAccessUnavailable: 'full access is not available for this agent',
+      rollbackAnchorUnavailable:
+        'Assent could not update the record it keeps in the keychain, so nothing is widened until it can; try again',
       refused: 'Assent refused the request (details: {{detail}})',
       httpStatus: 'the runtime answered with status {{status}}',
     },

@@ -211,6 +211,12 @@ export const zhCN: Catalog = {
         '房间“{{room}}”中的一项授权在 Assent 之外被修改。在你再次允许该命令之前，它会被忽略。',
       roomBanner:
         '此房间的权限设置在 Assent 之外被修改。在你于受保护窗口中再次确认模式之前，它按“请求批准”运行，且没有任何授权。请在下方选择一个模式以确认。',
+      rolledBack:
+        'Assent 的数据库被替换为一个较旧的副本：它比 Assent 在数据库之外保存的记录更旧。在你再次确认各房间的模式之前，所有房间都按“请求批准”运行，且所有“始终允许”授权均已撤销。',
+      anchorLagging:
+        'Assent 无法更新它在数据库之外（钥匙串中）保存的记录。在能够更新之前，放宽房间模式和“始终允许”都会被拒绝。',
+      rolledBackRoomBanner:
+        '此房间的设置来自 Assent 数据库的一个较旧副本。在你于受保护窗口中再次确认模式之前，它按“请求批准”运行，且没有任何授权。请在下方选择一个模式以确认。',
       dismiss: '关闭',
     },
     room: {
@@ -409,6 +415,8 @@ export const zhCN: Catalog = {
       roomChanged: '房间在此期间已更改，请重试',
       turnInProgress: '该请求仍在运行',
       fullAccessUnavailable: '此智能体不能使用完全访问',
+      rollbackAnchorUnavailable:
+        'Assent 无法更新它保存在钥匙串中的记录，因此在能够更新之前不会放宽任何权限；请重试',
       refused: 'Assent 拒绝了该请求（详情：{{detail}}）',
       httpStatus: '运行时返回了状态 {{status}}',
     },

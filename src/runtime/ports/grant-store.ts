@@ -12,9 +12,10 @@ export interface McpGrantKey {
  * they stand for (`ApprovalStore.resolve`).
  *
  * Invariants the adapter keeps: a grant whose seal does not verify, or in a
- * room whose own row does not verify, is never returned (it is reported
+ * room whose own row does not verify or was rolled back, is never returned (it is reported
  * instead); a revocation and its `grant_revoked` event are one transaction,
- * and a revocation reseals the row so it cannot be revived on disk.
+ * and a revocation reseals the row so it cannot be revived on disk. Writing
+ * or revoking a grant moves the rollback counter in the same transaction.
  */
 export interface GrantStore {
   /** The room's active grants whose seals verify, oldest first. */

@@ -131,14 +131,35 @@ export class SqliteGrantRepository implements GrantStore {
   revoke(roomId: string, grantId: string, at: number): boolean {
     return inTransaction(this.db, () => {
       if (!this.revokeRow(roomId, grantId, at)) return false
+      this.options.audit.append(
+        { type: 'grant_revoked', subjectId: grantId, payload: { roomId }, at },
+        { count: 'next' },
+      )
+      return true
+    })
+  }
+
+  /** Revokes every active grant, verified or not, each with its
+   *  `grant_revoked` event naming `reason`, inside the caller's transaction
+   *  (whose own event counts the change). */
+  revokeAllActive(at: number, reason: string): string[] {
+    const rows = this.db
+      .prepare('SELECT id, room_id FROM grants WHERE revoked_at IS NULL ORDER BY created_at, rowid')
+      .all()
+    const revoked: string[] = []
+    for (const row of rows) {
+      const grantId = String(row.id)
+      const roomId = String(row.room_id)
+      if (!this.revokeRow(roomId, grantId, at)) continue
       this.options.audit.append({
         type: 'grant_revoked',
         subjectId: grantId,
-        payload: { roomId },
+        payload: { roomId, reason },
         at,
       })
-      return true
-    })
+      revoked.push(grantId)
+    }
+    return revoked
   }
 
   private revokeRow(roomId: string, grantId: string, at: number): boolean {

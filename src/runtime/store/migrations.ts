@@ -219,4 +219,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE messages ADD COLUMN message_json TEXT;
     `,
   },
+  {
+    version: 9,
+    sql: `
+      -- Rollback detection: the sealed head also carries a counter every
+      -- change of a room's permissions or grants (and every clean shutdown)
+      -- moves forward, and a digest of the rooms' and grants' permission
+      -- state; main keeps the highest counter outside the database. A
+      -- database whose counter is below that anchor is an older copy.
+      ALTER TABLE audit_head ADD COLUMN rollback_counter INTEGER;
+      ALTER TABLE audit_head ADD COLUMN permissions_digest TEXT;
+      -- A room read from an older copy: sealed as such until the person
+      -- confirms a mode again.
+      ALTER TABLE rooms ADD COLUMN rolled_back INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ]

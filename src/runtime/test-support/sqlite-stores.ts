@@ -60,6 +60,7 @@ export function sqliteStores(db: DatabaseSync, options: StoreOptions) {
     onTampered,
   })
   return {
+    audit,
     rooms,
     grants,
     approvals: new SqliteApprovalRepository(db, { audit, grants }),
