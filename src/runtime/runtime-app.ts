@@ -20,7 +20,10 @@ import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { TurnService } from './rooms/turn-service.ts'
 import { GatewayCallService } from './mcp/gateway-call-service.ts'
-import { loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
+import { GatewayElicitations } from './mcp/gateway-elicitations.ts'
+import { auditedMcpConfigReports, loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
+import { loadMcpConfig, mcpConfigFile } from './mcp/mcp-config-loader.ts'
+import { McpConfigReloader } from './mcp/mcp-config-reloader.ts'
 import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
 import { McpElicitationRouter } from './mcp/mcp-elicitation.ts'
 import { McpServerRegistry, runtimeMcpTimeoutMs } from './mcp/mcp-server-registry.ts'
@@ -153,13 +156,25 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   // A server asking the person for input during a call becomes a form in
   // that call's room.
   const elicitation = new McpElicitationRouter(
-    (roomId, form, formOptions) => inputs.requestForm(roomId, form, formOptions),
+    ({ roomId, turnId }, form) => inputs.requestForm(roomId, form, { turnId }),
     onError,
   )
-  const mcpServers = new McpServerRegistry(
-    loadMcpConfigAtStart(options.dataDir, options.mcpConfigPath, audit, now, onError),
-    { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()), onElicitation: elicitation.handle },
-  )
+  const mcpReports = auditedMcpConfigReports(audit, now, onError)
+  const mcpConfig = loadMcpConfigAtStart(options.dataDir, options.mcpConfigPath, mcpReports)
+  const mcpServers = new McpServerRegistry(mcpConfig, {
+    requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()),
+    onElicitation: elicitation.handle,
+  })
+  // mcp.json edits apply to calls that start after them, without a restart.
+  const mcpReloader = new McpConfigReloader({
+    file: mcpConfigFile(options.dataDir, options.mcpConfigPath),
+    load: () => loadMcpConfig(options.dataDir, options.mcpConfigPath),
+    initial: mcpConfig,
+    apply: (config) => mcpServers.apply(config),
+    reports: mcpReports,
+    onError,
+  })
+  mcpReloader.start()
   const mcp = new McpRoomCalls({
     conversations,
     grants,
@@ -220,6 +235,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
   })
 
+  const gatewayElicitations = new GatewayElicitations({
+    openForm: (roomId, form, formOptions) => inputs.openForm(roomId, form, formOptions),
+    runningCall: (callId) => gatewayCalls.runningCall(callId),
+  })
+
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })
   const router = new Router()
   router.add(
@@ -236,7 +256,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     }),
     ...roomRoutes({ rooms: roomService, turns: turnService, approvals, verifier, instanceId }),
     ...inputRequestRoutes({ inputs, rooms: roomService }),
-    ...gatewayRoutes({ calls: gatewayCalls }),
+    ...gatewayRoutes({ calls: gatewayCalls, elicitations: gatewayElicitations }),
   )
   assertRoutesMatchTable(router.patterns)
   const gatewayCredential = newGatewayCredential()
@@ -270,6 +290,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     inputs,
     async close() {
       clearInterval(sweeper)
+      mcpReloader.close()
       // Turns waiting on a question would never settle otherwise.
       inputs.abandonAll()
       removeGatewayConnectionFile(options.dataDir, instanceId)

@@ -46,6 +46,8 @@ describe('renderer allowlist: the classification', () => {
         'POST /v1/gateway/calls',
         'GET /v1/gateway/calls/:callId',
         'POST /v1/gateway/calls/:callId/result',
+        'POST /v1/gateway/calls/:callId/elicitations',
+        'GET /v1/gateway/elicitations/:requestId',
       ].sort(),
     )
   })

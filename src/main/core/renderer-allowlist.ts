@@ -178,6 +178,18 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
     access: 'main-only',
     reason: "the MCP gateway's route: records what an allowed call returned",
   },
+  {
+    method: 'POST',
+    pattern: '/v1/gateway/calls/:callId/elicitations',
+    access: 'main-only',
+    reason: "the MCP gateway's route: a server's request for input during an allowed call",
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/gateway/elicitations/:requestId',
+    access: 'main-only',
+    reason: "the MCP gateway's route: reads the answer to a server's request for input",
+  },
 ]
 
 const METHODS: ReadonlySet<string> = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'DELETE'])

@@ -1,4 +1,5 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { ElicitationForm } from './mcp-elicitation.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import {
@@ -45,6 +46,9 @@ export interface McpConsentTicket {
   status: 'allowed' | 'denied' | 'expired'
   reason: string | null
   report(result: { ok: boolean; output: string }): Promise<void>
+  /** Asks the person to fill a form the server sent during this allowed
+   *  call (MCP elicitation), where the asker can: the gateway's tickets. */
+  elicit?(form: ElicitationForm): Promise<ElicitResult>
 }
 
 /** Port to whoever asks the person: the runtime's gate in the runtime, the

@@ -35,6 +35,15 @@ export interface McpConfigRefusal {
   serversInForce: string[]
 }
 
+/** What a reloaded mcp.json records: the servers now in force, and which
+ *  of them it added, changed or removed. */
+export interface McpConfigApplied {
+  serversInForce: string[]
+  added: string[]
+  changed: string[]
+  removed: string[]
+}
+
 /**
  * The audit trail as the services outside the store see it: reading it,
  * and the events that record no state change of their own.
@@ -52,4 +61,7 @@ export interface AuditTrail {
   recordIntegrityError(problem: IntegrityProblem, at: number): void
   /** Records an `mcp_config_refused` event in its own transaction. */
   recordMcpConfigRefused(refusal: McpConfigRefusal, at: number): void
+  /** Records an `mcp_config_applied` event (a reloaded mcp.json now in
+   *  force) in its own transaction. */
+  recordMcpConfigApplied(applied: McpConfigApplied, at: number): void
 }
