@@ -1,7 +1,17 @@
 import { z } from 'zod'
 import { PermissionModeSchema } from './policy-axes.ts'
 
-export const ApprovalDecisionSchema = z.enum(['allow-once', 'allow-always', 'deny'])
+/** `allow-always` remembers the one MCP tool definition (or command, path,
+ *  tool) the person saw; `allow-always-server` remembers every tool of an
+ *  MCP server as its whole tool list was shown. They are two decisions,
+ *  not one with an option, so a token minted for one can never be spent
+ *  as the other (the decision is part of the token's subject). */
+export const ApprovalDecisionSchema = z.enum([
+  'allow-once',
+  'allow-always',
+  'allow-always-server',
+  'deny',
+])
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
 
 /** What an approval consent token is bound to. Travels in the request, never

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { McpServerToolsSchema } from './approval.ts'
 import { FormContentSchema } from './input-request.ts'
 import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
 
@@ -19,6 +20,8 @@ export const GatewayCallRequestSchema = z.strictObject({
   definitionHash: Sha256HexSchema,
   arguments: z.record(z.string(), z.unknown()),
   preview: z.string().max(32_768).nullable(),
+  /** Every tool the server offers now, for the offer to allow them all. */
+  serverTools: McpServerToolsSchema,
 })
 export type GatewayCallRequest = z.infer<typeof GatewayCallRequestSchema>
 

@@ -3,7 +3,7 @@ import { homedir } from 'node:os'
 import type { Server } from 'node:http'
 import { AgentRunner } from './agent/agent-runner.ts'
 import { grantForDecision } from './agent/grant-issuer.ts'
-import { grantScopeFor } from './agent/grant-scope.ts'
+import { grantScopeFor, serverGrantScopeFor } from './agent/grant-scope.ts'
 import { builtInAgents } from './domain/agent-preset.ts'
 import type { AgentModel } from './agent/agent-model.ts'
 import { OfflineModel } from './agent/offline-model.ts'
@@ -251,6 +251,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       instanceId,
       alwaysAllowBlocker: (approval) => {
         const scope = grantScopeFor(approval)
+        return scope.ok ? null : scope.reason
+      },
+      serverAlwaysAllowBlocker: (approval) => {
+        const scope = serverGrantScopeFor(approval)
         return scope.ok ? null : scope.reason
       },
     }),

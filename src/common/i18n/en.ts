@@ -85,6 +85,7 @@ export const en = {
     button: {
       allowOnce: 'Allow once',
       allowAlways: 'Always allow',
+      allowAlwaysServer: 'Always allow every tool of {{server}}',
       deny: 'Deny',
       confirm: 'Confirm change',
       confirmFullAccess: 'Give full access',
@@ -102,6 +103,8 @@ export const en = {
         'mcp-tool':
           'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition.',
       },
+      alwaysAllowServer:
+        'Always allow every tool of {{server}} remembers, in this room, all {{count}} tools it offers now: {{tools}}. If {{server}} adds, removes or changes any tool, Assent asks again.',
       noAlwaysAllow: {
         'command-has-options':
           'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',
@@ -359,6 +362,9 @@ export const en = {
       revokeLabel: 'Revoke "always allow" for {{what}}',
       revokeServer: 'Revoke all for {{server}}',
       anyCall: 'any {{tool}} call',
+      everyTool: 'every tool of {{server}}',
+      serverScope:
+        'while the server offers exactly the tools it offered then; any change asks again',
       toolScope: 'any call, inside this room’s sandbox; sensitive files still ask',
       failed: 'Could not revoke: {{reason}}',
     },

@@ -82,6 +82,7 @@ export const zhCN: Catalog = {
     button: {
       allowOnce: '允许一次',
       allowAlways: '始终允许',
+      allowAlwaysServer: '始终允许 {{server}} 的全部工具',
       deny: '拒绝',
       confirm: '确认更改',
       confirmFullAccess: '授予完全访问权限',
@@ -98,6 +99,8 @@ export const zhCN: Catalog = {
         path: '“始终允许”会记住删除这一个路径（{{path}}），而不是整个工具。',
         'mcp-tool': '“始终允许”会记住 {{server}} 上的 {{tool}}，只要服务器保持此工具定义不变。',
       },
+      alwaysAllowServer:
+        '“始终允许 {{server}} 的全部工具”会在此房间记住它现在提供的全部 {{count}} 个工具：{{tools}}。如果 {{server}} 新增、删除或更改任何工具，Assent 会再次询问。',
       noAlwaysAllow: {
         'command-has-options':
           '不提供“始终允许”：只有普通命令（不使用 shell、其他文件夹或时间限制）才能被记住。',
@@ -347,6 +350,8 @@ export const zhCN: Catalog = {
       revokeLabel: '撤销对 {{what}} 的“始终允许”',
       revokeServer: '撤销 {{server}} 的全部授权',
       anyCall: '任何 {{tool}} 调用',
+      everyTool: '{{server}} 的全部工具',
+      serverScope: '仅当该服务器提供的工具与当时完全相同；任何变化都会再次询问',
       toolScope: '此房间沙箱内的任何调用；敏感文件仍会询问',
       failed: '无法撤销：{{reason}}',
     },

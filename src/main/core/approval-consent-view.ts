@@ -1,7 +1,7 @@
 import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
-import { alwaysAllowFor } from './always-allow-scope.ts'
+import { alwaysAllowFor, serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { consentAction } from './consent-action.ts'
 
 /**
@@ -44,6 +44,13 @@ export function approvalConsentView(
     // Absent means offered, as before the runtime reported it; the runtime
     // refuses an allow-always it cannot honour anyway (409).
     alwaysAllow: alwaysAllowFor(action, view.alwaysAllowAvailable !== false),
+    // Unlike the per-tool offer, absent means not offered: a runtime that
+    // does not say it can honour a server-wide grant is not asked for one.
+    ...(action.kind === 'mcp-tool-call'
+      ? {
+          serverAlwaysAllow: serverAlwaysAllowFor(action, view.serverAlwaysAllowAvailable === true),
+        }
+      : {}),
     ...(view.approval.escalationReason === undefined
       ? {}
       : { escalationReason: view.approval.escalationReason.slice(0, 2_000) }),

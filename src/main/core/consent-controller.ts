@@ -17,6 +17,7 @@ import {
   type PromptBase,
 } from './consent-prompts.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
+import { serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { translate } from '../../common/i18n/index.ts'
 import { activeLongEnough, widens } from './decision-timing.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
@@ -108,6 +109,10 @@ export class ConsentController {
         approvalId,
         actionDigest: view.actionDigest,
         expiresAt: view.approval.expiresAt,
+        serverWideOffered: serverAlwaysAllowFor(
+          view.action,
+          view.serverAlwaysAllowAvailable === true,
+        ).offered,
       }),
       (promptId) =>
         approvalConsentView(view, {
@@ -432,7 +437,12 @@ function agentLabel(lang: Language, agentId: string): string {
 function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
   if (answer === 'cancel') return true
   if (prompt.kind === 'approval') {
-    return answer === 'allow-once' || answer === 'allow-always' || answer === 'deny'
+    return (
+      answer === 'allow-once' ||
+      answer === 'allow-always' ||
+      answer === 'deny' ||
+      (answer === 'allow-always-server' && prompt.serverWideOffered)
+    )
   }
   if (prompt.kind === 'form') return answer === 'submit' || answer === 'decline'
   return answer === 'confirm'

@@ -4,6 +4,7 @@ import { workbenchError, type WorkbenchError } from '../../common/workbench-erro
 import type { RequestedSchema } from '../../contracts/form-content.ts'
 import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../consent/consent-token.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { InputRequestRecord } from '../../contracts/input-request.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import type { RoomPermissions } from '../../contracts/room.ts'
@@ -18,7 +19,7 @@ import { submitProtectedForm } from './sensitive-form.ts'
 export type ConsentOutcome =
   | {
       status: 'decided'
-      decision: 'allow-once' | 'allow-always' | 'deny'
+      decision: ApprovalDecision
       approval: ApprovalRecord
     }
   | { status: 'changed'; permissions: RoomPermissions }
@@ -49,6 +50,9 @@ export interface ApprovalPrompt extends PromptBase {
   approvalId: string
   actionDigest: string
   expiresAt: number
+  /** Whether the window offered "Always allow every tool of <server>": an
+   *  answer for a button that was not shown is not the person's. */
+  serverWideOffered: boolean
 }
 
 export interface ModePrompt extends PromptBase {
@@ -108,7 +112,7 @@ export async function applyAnswer(
   }
   if (prompt.kind === 'approval') {
     if (now >= prompt.expiresAt) return { status: 'expired' }
-    const decision = answer as 'allow-once' | 'allow-always' | 'deny'
+    const decision = answer as ApprovalDecision
     const token = mintConsentToken({
       key: connection.consentKey,
       now,

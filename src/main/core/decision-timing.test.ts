@@ -6,6 +6,7 @@ import { activeLongEnough, widens } from './decision-timing.ts'
 const ANSWERS: readonly ConsentAnswer[] = [
   'allow-once',
   'allow-always',
+  'allow-always-server',
   'deny',
   'confirm',
   'cancel',
@@ -14,9 +15,9 @@ const ANSWERS: readonly ConsentAnswer[] = [
 ]
 
 describe('widens', () => {
-  it('counts allowing an approval, once or always, and nothing else on an approval', () => {
+  it('counts allowing an approval, once, always or for the whole server, and nothing else on an approval', () => {
     const widening = ANSWERS.filter((answer) => widens({ kind: 'approval' }, answer))
-    expect(widening).toEqual(['allow-once', 'allow-always'])
+    expect(widening).toEqual(['allow-once', 'allow-always', 'allow-always-server'])
   })
 
   it('never counts a form answer: sending a form widens no permission', () => {

@@ -31,7 +31,9 @@ export type PromptSubject =
  * not widen, and must stay quick to give.
  */
 export function widens(subject: PromptSubject, answer: ConsentAnswer): boolean {
-  if (subject.kind === 'approval') return answer === 'allow-once' || answer === 'allow-always'
+  if (subject.kind === 'approval') {
+    return answer === 'allow-once' || answer === 'allow-always' || answer === 'allow-always-server'
+  }
   if (subject.kind === 'mode-change') {
     return answer === 'confirm' && MODE_REACH[subject.to] >= MODE_REACH[subject.from]
   }

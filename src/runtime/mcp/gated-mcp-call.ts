@@ -6,8 +6,10 @@ import {
   PREVIEW_SUFFIX,
   inputSchemaHash,
   toolDefinitionHash,
+  toolListHash,
   type McpToolDefinition,
 } from './mcp-tool-definition.ts'
+import { MAX_SERVER_TOOLS, type McpServerTools } from '../../contracts/approval.ts'
 
 /** What the person is asked about one MCP call. */
 export interface McpConsentRequest {
@@ -19,6 +21,9 @@ export interface McpConsentRequest {
   definitionHash: string
   arguments: Record<string, unknown>
   preview: string | null
+  /** Every allowed tool the server offers now, for "always allow every
+   *  tool of this server". */
+  serverTools: McpServerTools
 }
 
 /** What an MCP call's approval holds about it: what the person is shown,
@@ -36,6 +41,7 @@ export function mcpApprovalFields(request: McpConsentRequest) {
       inputSchemaHash: request.inputSchemaHash,
       definitionHash: request.definitionHash,
       preview: request.preview,
+      serverTools: request.serverTools,
     },
   }
 }
@@ -95,7 +101,7 @@ export async function runGatedMcpCall(
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
   const preview = hasPreview ? await previewText(connection, toolName, args) : null
-  const ticket = await consent.ask(consentRequest(server, tool, args, preview))
+  const ticket = await consent.ask(consentRequest(server, tool, tools, args, preview))
   if (ticket.status === 'denied') {
     const why = ticket.reason ? `: ${ticket.reason}` : ''
     throw new McpRefusal('denied', `The person denied ${server.id}__${toolName}${why}`)
@@ -141,9 +147,14 @@ export async function runGatedMcpCall(
 function consentRequest(
   server: McpConnection['server'],
   tool: McpToolDefinition,
+  tools: readonly McpToolDefinition[],
   args: Record<string, unknown>,
   preview: string | null,
 ): McpConsentRequest {
+  if (tools.length > MAX_SERVER_TOOLS) {
+    // More than a window can show whole: not what the person could read.
+    throw new McpRefusal('not_allowed', `${server.id} offers more than ${MAX_SERVER_TOOLS} tools`)
+  }
   return {
     serverId: server.id,
     serverName: server.name,
@@ -153,6 +164,10 @@ function consentRequest(
     definitionHash: toolDefinitionHash(tool),
     arguments: args,
     preview,
+    serverTools: {
+      names: tools.map((each) => each.name).sort(),
+      hash: toolListHash(tools),
+    },
   }
 }
 

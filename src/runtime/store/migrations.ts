@@ -186,4 +186,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN escalation_reason TEXT;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- A server-wide MCP grant (scope 'mcp-server'): the hash of the
+      -- server's whole tool list as the person saw it, which it is bound to.
+      ALTER TABLE grants ADD COLUMN mcp_tool_list_hash TEXT;
+    `,
+  },
 ]
