@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { canonicalJson } from '../contracts/canonical-json.ts'
 import {
   ApprovalConsentSubjectSchema,
+  ApproverWebhookConsentSubjectSchema,
   RoomPermissionConsentSubjectSchema,
 } from '../contracts/consent.ts'
 import type { ConsentBinding, ConsentKind } from '../contracts/consent.ts'
@@ -38,7 +39,10 @@ const TOKEN_PATTERN = /^v1\.([1-9][0-9]{0,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9
 const SUBJECT_SCHEMAS = {
   approval: ApprovalConsentSubjectSchema,
   'room-permission': RoomPermissionConsentSubjectSchema,
+  'approver-webhook': ApproverWebhookConsentSubjectSchema,
 } as const satisfies Record<ConsentKind, z.ZodType>
+
+const CONSENT_KINDS = Object.keys(SUBJECT_SCHEMAS).map((kind) => `"${kind}"`)
 
 export interface MintOptions {
   key: Buffer
@@ -217,15 +221,17 @@ function canonicalBinding(binding: unknown): CanonicalBinding {
     return { ok: false, reason: 'binding must be an object' }
   }
   const { kind, subject } = binding as { kind?: unknown; subject?: unknown }
-  if (kind !== 'approval' && kind !== 'room-permission') {
-    return { ok: false, reason: 'binding.kind must be "approval" or "room-permission"' }
+  // Own keys only: `toString` or `__proto__` is no kind.
+  if (typeof kind !== 'string' || !Object.hasOwn(SUBJECT_SCHEMAS, kind)) {
+    return { ok: false, reason: `binding.kind must be one of ${CONSENT_KINDS.join(', ')}` }
   }
-  const result = SUBJECT_SCHEMAS[kind].safeParse(subject)
+  const known = kind as ConsentKind
+  const result = SUBJECT_SCHEMAS[known].safeParse(subject)
   if (!result.success) {
     const details = z.prettifyError(result.error)
     return { ok: false, reason: `binding.subject is not a valid ${kind} subject:\n${details}` }
   }
-  return { ok: true, kind, canonicalSubject: canonicalJson(result.data) }
+  return { ok: true, kind: known, canonicalSubject: canonicalJson(result.data) }
 }
 
 // Newline-separated: the tag, kind, digits and base64url cannot contain one,

@@ -10,7 +10,9 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
  *  workbench recognises such an expiry by this exact value. */
 export const RESTART_EXPIRY_REASON = 'the runtime restarted; the agent is no longer waiting'
 
-export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeout'])
+/** Who decided: the person (`user`), the approve-for-me reviewer, policy, the
+ *  clock, or the room's approver webhook standing in for the person. */
+export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeout', 'webhook'])
 export type DecidedBy = z.infer<typeof DecidedBySchema>
 
 /** What the card and the protected window title the request as. */

@@ -33,10 +33,22 @@ export const RoomPermissionConsentSubjectSchema = z.strictObject({
 })
 export type RoomPermissionConsentSubject = z.infer<typeof RoomPermissionConsentSubjectSchema>
 
+/** What a token for setting or removing a room's approver webhook is bound
+ *  to: the room, the exact URL the protected window showed (null for a
+ *  removal) and the request's idempotency key. */
+export const ApproverWebhookConsentSubjectSchema = z.strictObject({
+  roomId: z.string().min(1),
+  clientRequestId: z.string().min(1).max(128),
+  url: z.string().min(1).max(2_048).nullable(),
+  instanceId: z.string().min(1),
+})
+export type ApproverWebhookConsentSubject = z.infer<typeof ApproverWebhookConsentSubjectSchema>
+
 /** Kinds are domain-separated inside the signature, so a token minted for one
- *  kind can never verify as the other even if the subjects looked alike. */
+ *  kind can never verify as another even if the subjects looked alike. */
 export type ConsentBinding =
   | { kind: 'approval'; subject: ApprovalConsentSubject }
   | { kind: 'room-permission'; subject: RoomPermissionConsentSubject }
+  | { kind: 'approver-webhook'; subject: ApproverWebhookConsentSubject }
 
 export type ConsentKind = ConsentBinding['kind']

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { homedir } from 'node:os'
 import type { Server } from 'node:http'
 import { AgentRunner } from './agent/agent-runner.ts'
@@ -10,6 +10,7 @@ import { OfflineModel } from './agent/offline-model.ts'
 import { ConsentTokenVerifier } from '../consent/consent-token.ts'
 import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
+import { Refusal } from './domain/refusal.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { ApprovalRequester } from './gate/approval-requester.ts'
 import { recoverFromCrash } from './recovery/crash-recovery.ts'
@@ -50,6 +51,10 @@ import { SqliteInputRequestRepository } from './store/input-request-repository.t
 import { IntegrityMac } from './store/integrity-mac.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
 import { SqliteSettingsRepository } from './store/settings-repository.ts'
+import { SqliteApproverWebhookRepository } from './store/approver-webhook-repository.ts'
+import { SecretSealer } from './store/secret-sealer.ts'
+import { ApproverWebhooks } from './approver/approver-webhooks.ts'
+import { approverWebhookRoutes } from './server/routes/approver-webhook-routes.ts'
 
 export const EXPIRY_SWEEP_MS = 250
 
@@ -74,6 +79,9 @@ export interface RuntimeOptions {
   /** How long the reviewer may take before it counts as a denial;
    *  `REVIEWER_TIMEOUT_MS` by default. */
   reviewerTimeoutMs?: number
+  /** How long a room's approver webhook may take before its silence counts
+   *  as a denial; `WEBHOOK_TIMEOUT_MS` by default. */
+  approverWebhookTimeoutMs?: number
   now?: () => number
   onError?: (error: unknown) => void
   /** The store can no longer make writes durable. Default: exit, so that
@@ -123,6 +131,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     onTampered: integrity.report,
   })
   const approvals = new SqliteApprovalRepository(db, { audit, grants })
+  const approverWebhooks = new ApproverWebhooks({
+    store: new SqliteApproverWebhookRepository(db, {
+      mac,
+      sealer: new SecretSealer(options.integrityKey),
+      audit,
+      roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
+      onTampered: integrity.report,
+    }),
+    requireRoom: (roomId) => {
+      if (!rooms.get(roomId)) throw new Refusal('unknown_room', 'unknown room')
+    },
+    now,
+    randomBytes,
+    ...(options.approverWebhookTimeoutMs === undefined
+      ? {}
+      : { timeoutMs: options.approverWebhookTimeoutMs }),
+  })
   const settings = new SqliteSettingsRepository(db)
   settings.seedDefaults()
 
@@ -152,6 +177,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       : { reviewerTimeoutMs: options.reviewerTimeoutMs }),
     now,
     approvalTtlMs,
+    // Where the room's policy would ask the person, its approver webhook (if
+    // it names one) decides in their place.
+    delegateFor: (roomId) => approverWebhooks.approverFor(roomId),
   })
   // A server asking the person for input during a call becomes a form in
   // that call's room.
@@ -260,6 +288,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     }),
     ...roomRoutes({ rooms: roomService, turns: turnService, approvals, verifier, instanceId }),
     ...inputRequestRoutes({ inputs, rooms: roomService }),
+    ...approverWebhookRoutes({ webhooks: approverWebhooks, verifier, instanceId }),
     ...gatewayRoutes({ calls: gatewayCalls, elicitations: gatewayElicitations }),
   )
   assertRoutesMatchTable(router.patterns)

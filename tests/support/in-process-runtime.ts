@@ -9,8 +9,11 @@ import { startRuntime, type RuntimeOptions } from '../../src/runtime/runtime-app
 import type { RuntimeHarness } from './runtime-harness.ts'
 
 /** The parts of `RuntimeOptions` a test injects: a model, a reviewer, its
- *  timeout. */
-export type InjectedParts = Pick<RuntimeOptions, 'model' | 'reviewer' | 'reviewerTimeoutMs'>
+ *  timeout, the approver webhook's timeout. */
+export type InjectedParts = Pick<
+  RuntimeOptions,
+  'model' | 'reviewer' | 'reviewerTimeoutMs' | 'approverWebhookTimeoutMs'
+>
 
 /**
  * A real runtime on a loopback port, started in this process so a test can

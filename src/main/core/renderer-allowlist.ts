@@ -108,6 +108,18 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'GET',
+    pattern: '/v1/rooms/:roomId/approver-webhook',
+    access: 'renderer',
+    reason: "shows the room's approver webhook (its URL, never its secret)",
+  },
+  {
+    method: 'PUT',
+    pattern: '/v1/rooms/:roomId/approver-webhook',
+    access: 'main-only',
+    reason: 'hands decisions to someone else: needs the protected window and a consent token',
+  },
+  {
+    method: 'GET',
     pattern: '/v1/rooms/:roomId/grants',
     access: 'renderer',
     reason: 'lists standing grants so the person can revoke them',

@@ -19,7 +19,7 @@ export interface AuditEvent extends NewAuditEvent {
 
 /** A row whose MAC did not verify, as the store reports it. */
 export interface IntegrityProblem {
-  table: 'rooms' | 'grants'
+  table: 'rooms' | 'grants' | 'approver_webhooks'
   rowId: string
   roomId: string
   problem: 'mac_missing' | 'mac_mismatch'
