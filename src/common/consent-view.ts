@@ -172,6 +172,34 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
     theme: ThemeSchema,
     enableDelayMs: z.number().int().min(0).max(10_000),
   }),
+  /** Setting (`url`) or removing (`url: null`) a room's approver webhook:
+   *  whoever answers at that URL decides in the person's place. */
+  z.strictObject({
+    subject: z.literal('approver-webhook'),
+    promptId: z.string().min(1).max(128),
+    roomLabel: z.string(),
+    url: z.string().max(2_048).nullable(),
+    /** The webhook in force now, which this replaces or removes. */
+    currentUrl: z.string().max(2_048).nullable(),
+    /** How long the webhook has to answer before its silence denies. */
+    timeoutSeconds: z.number().int().min(1).max(3_600),
+    lang: LanguageSchema,
+    theme: ThemeSchema,
+    enableDelayMs: z.number().int().min(0).max(10_000),
+  }),
+  /** The new webhook's secret, shown this once so the person can give it to
+   *  their approver; the only answer is closing the window. */
+  z.strictObject({
+    subject: z.literal('approver-webhook-secret'),
+    promptId: z.string().min(1).max(128),
+    roomLabel: z.string(),
+    url: z.string().max(2_048),
+    webhookId: z.string().max(64),
+    secret: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    lang: LanguageSchema,
+    theme: ThemeSchema,
+    enableDelayMs: z.number().int().min(0).max(10_000),
+  }),
 ])
 export type ConsentView = z.infer<typeof ConsentViewSchema>
 

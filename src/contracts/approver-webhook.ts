@@ -11,6 +11,10 @@ import { ClientRequestIdSchema } from './room.ts'
 
 export const MAX_WEBHOOK_URL_CHARS = 2_048
 
+/** How long a webhook has to answer before its silence is a denial (the
+ *  protected window says so when the person sets one). */
+export const WEBHOOK_TIMEOUT_MS = 10_000
+
 /** The loopback hosts a plain `http:` webhook may name: literal addresses
  *  only. A name (`localhost`) goes through DNS and the hosts file, which
  *  whoever controls them could point anywhere. */
@@ -41,12 +45,10 @@ export function approverWebhookUrlProblem(value: string): string | null {
   return 'must be https://, or http:// on 127.0.0.1 or [::1]'
 }
 
-export const ApproverWebhookUrlSchema = z
-  .string()
-  .superRefine((value, context) => {
-    const problem = approverWebhookUrlProblem(value)
-    if (problem !== null) context.addIssue({ code: 'custom', message: problem })
-  })
+export const ApproverWebhookUrlSchema = z.string().superRefine((value, context) => {
+  const problem = approverWebhookUrlProblem(value)
+  if (problem !== null) context.addIssue({ code: 'custom', message: problem })
+})
 
 /** `PUT /v1/rooms/:roomId/approver-webhook` (main only, with a consent
  *  token): `url` names the webhook, `null` removes it. */

@@ -16,6 +16,7 @@ import {
 import { renderFormFields, type FormCollector } from './consent-form-render.ts'
 import { CONSENT_CLASSES, CONSENT_PAGE_IDS, type ConsentPageElement } from './consent-page-ids.ts'
 import { SafeTextWriter } from './safe-text-writer.ts'
+import { renderWebhookView } from './consent-webhook-render.ts'
 
 /** The consent page's elements, looked up once. */
 export interface ConsentPage {
@@ -61,6 +62,8 @@ export function answersFor(view: ConsentView): readonly ConsentAnswer[] {
     ]
   }
   if (view.subject === 'form') return ['cancel', 'decline', 'submit']
+  // Shown once, decided nothing: closing it is the only answer.
+  if (view.subject === 'approver-webhook-secret') return ['cancel']
   return ['cancel', 'confirm']
 }
 
@@ -174,6 +177,10 @@ export function renderConsentView(
       translate(view.lang, 'consent.form.required'),
       writer,
     )
+  } else if (view.subject === 'approver-webhook' || view.subject === 'approver-webhook-secret') {
+    titleId = 'webhookHeading'
+    title = renderWebhookView(elements, view, writer)
+    elements.consequences.replaceChildren()
   } else {
     labels(MODE_CHANGE_LABELS)
     const from = translate(view.lang, `mode.${view.fromMode}.name`)
@@ -209,6 +216,8 @@ export function renderConsentView(
   elements.approvalSection.hidden = view.subject !== 'approval'
   elements.modeChangeSection.hidden = view.subject !== 'mode-change'
   elements.formSection.hidden = view.subject !== 'form'
+  elements.webhookSection.hidden =
+    view.subject !== 'approver-webhook' && view.subject !== 'approver-webhook-secret'
   elements.content.setAttribute('aria-labelledby', CONSENT_PAGE_IDS[titleId])
   // The window's own title asks the question too, for the task switcher.
   document.title = title
@@ -225,6 +234,16 @@ export function renderConsentView(
   }
   if (view.subject === 'mode-change' && view.toMode === 'full-access') {
     page.buttons.confirm.textContent = translate(view.lang, 'consent.button.confirmFullAccess')
+  }
+  const webhookSet = view.subject === 'approver-webhook' && view.url !== null
+  if (view.subject === 'approver-webhook') {
+    page.buttons.confirm.textContent = translate(
+      view.lang,
+      webhookSet ? 'consent.button.confirmWebhook' : 'consent.button.removeWebhook',
+    )
+  }
+  if (view.subject === 'approver-webhook-secret') {
+    page.buttons.cancel.textContent = translate(view.lang, 'consent.button.secretCopied')
   }
   if (view.subject === 'approval') {
     page.buttons.deny.setAttribute('aria-describedby', CONSEQUENCE_IDS.deny)

@@ -12,9 +12,13 @@ export const en = {
       'mcp-tool-call': 'MCP tool call',
       permissions: 'Permissions request',
       read: 'Read files',
+      webhook: 'Approver webhook',
     },
     /** The window's title: the question, in words. */
     title: {
+      webhookSet: 'Let a webhook decide for you in {{room}}?',
+      webhookRemove: 'Stop the approver webhook of {{room}}?',
+      webhookSecret: 'The approver webhook of {{room}} is set',
       command: 'Allow {{agent}} to run {{command}}?',
       write: 'Allow {{agent}} to write {{path}}?',
       delete: 'Allow {{agent}} to delete {{path}}?',
@@ -89,6 +93,9 @@ export const en = {
       deny: 'Deny',
       confirm: 'Confirm change',
       confirmFullAccess: 'Give full access',
+      confirmWebhook: 'Let it decide',
+      removeWebhook: 'Stop it',
+      secretCopied: 'Done',
       cancel: 'Cancel',
       submit: 'Send',
       decline: 'Decline',
@@ -133,6 +140,21 @@ export const en = {
       required: 'required',
       invalid: 'Check the form: {{problem}}',
       nothingRemembered: 'Nothing is remembered: the next request asks again.',
+    },
+    webhook: {
+      urlLabel: 'Webhook',
+      currentLabel: 'Replaces',
+      idLabel: 'Webhook id',
+      secretLabel: 'Secret',
+      setSentence:
+        'From now on, every action {{room}} would ask you about is sent to {{url}}, and its answer decides: a signed {"approved": true} allows it once; anything else, or no answer within {{seconds}} s, denies it. If approve-for-me is on, its reviewer still answers first.',
+      setWarning:
+        'Whoever controls this address decides for you in this room. While it answers, you can still decide in this window; the first decision counts.',
+      removeSentence: 'The webhook will no longer decide: {{room}} asks you again.',
+      secretSentence:
+        'Give this secret to the approver at {{url}}. Assent signs each request with it, and the approver must sign its answers with it.',
+      secretNote:
+        'It is shown only now: Assent keeps it sealed and never shows it again. Setting the webhook again makes a new one.',
     },
     modeChange: {
       heading: 'Change permission mode',

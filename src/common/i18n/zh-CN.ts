@@ -10,8 +10,12 @@ export const zhCN: Catalog = {
       'mcp-tool-call': 'MCP 工具调用',
       permissions: '权限请求',
       read: '读取文件',
+      webhook: '审批 Webhook',
     },
     title: {
+      webhookSet: '允许一个 Webhook 在 {{room}} 中替你做决定吗？',
+      webhookRemove: '停止 {{room}} 的审批 Webhook 吗？',
+      webhookSecret: '{{room}} 的审批 Webhook 已设置',
       command: '允许{{agent}}运行 {{command}} 吗？',
       write: '允许{{agent}}写入 {{path}} 吗？',
       delete: '允许{{agent}}删除 {{path}} 吗？',
@@ -86,6 +90,9 @@ export const zhCN: Catalog = {
       deny: '拒绝',
       confirm: '确认更改',
       confirmFullAccess: '授予完全访问权限',
+      confirmWebhook: '让它决定',
+      removeWebhook: '停止它',
+      secretCopied: '完成',
       cancel: '取消',
       submit: '发送',
       decline: '拒绝',
@@ -124,6 +131,21 @@ export const zhCN: Catalog = {
       required: '必填',
       invalid: '请检查表单：{{problem}}',
       nothingRemembered: '不会记住任何内容：下次请求会再次询问。',
+    },
+    webhook: {
+      urlLabel: 'Webhook',
+      currentLabel: '替换',
+      idLabel: 'Webhook 标识',
+      secretLabel: '密钥',
+      setSentence:
+        '从现在起，{{room}} 本会询问你的每个操作都会发送到 {{url}}，由它的回答决定：带签名的 {"approved": true} 允许一次；其他任何回答，或 {{seconds}} 秒内没有回答，都会拒绝。如果开启了“替我批准”，它的审核者仍会先回答。',
+      setWarning:
+        '控制这个地址的人会在此房间替你做决定。在它回答期间，你仍可在此窗口中决定；以先到的决定为准。',
+      removeSentence: '该 Webhook 将不再做决定：{{room}} 会重新询问你。',
+      secretSentence:
+        '把这个密钥交给 {{url}} 处的审批方。Assent 用它为每个请求签名，审批方也必须用它为回答签名。',
+      secretNote:
+        '它只显示这一次：Assent 会将其密封保存，不会再次显示。重新设置 Webhook 会生成新的密钥。',
     },
     modeChange: {
       heading: '更改权限模式',

@@ -46,6 +46,22 @@ describe('widens', () => {
   })
 })
 
+describe('widens, for an approver webhook', () => {
+  it('counts confirming a new webhook, and only the confirm: it hands the person’s decisions to someone else', () => {
+    const setting = ANSWERS.filter((answer) =>
+      widens({ kind: 'approver-webhook', sets: true }, answer),
+    )
+    expect(setting).toEqual(['confirm'])
+  })
+
+  it('does not count removing one, nor closing the window that shows a new secret', () => {
+    expect(
+      ANSWERS.filter((answer) => widens({ kind: 'approver-webhook', sets: false }, answer)),
+    ).toEqual([])
+    expect(ANSWERS.filter((answer) => widens({ kind: 'webhook-secret' }, answer))).toEqual([])
+  })
+})
+
 describe('activeLongEnough', () => {
   it('is in time from exactly the delay after the window was shown and focused', () => {
     expect(activeLongEnough(1_000, 1_600, 600)).toBe(true)

@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import {
   APPROVED_BODY_PATTERN,
+  WEBHOOK_TIMEOUT_MS,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
@@ -19,8 +20,6 @@ import type {
   DelegatedVerdict,
 } from '../ports/delegated-approver.ts'
 
-/** How long the webhook has to answer before its silence is a denial. */
-export const WEBHOOK_TIMEOUT_MS = 10_000
 /** How far an answer's timestamp may be from the runtime's clock. */
 export const WEBHOOK_TIMESTAMP_WINDOW_MS = 60_000
 /** The longest answer read: `{"approved": true}` is 18 bytes. */
