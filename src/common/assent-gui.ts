@@ -67,10 +67,4 @@ export interface WorkbenchPreferences {
 }
 
 export type WorkbenchChannel =
-  | 'relay'
-  | 'review'
-  | 'reject'
-  | 'form'
-  | 'mode'
-  | 'webhook'
-  | 'preferences'
+  'relay' | 'review' | 'reject' | 'form' | 'mode' | 'webhook' | 'preferences'
