@@ -107,7 +107,12 @@ export function signedReply(
   secret: string,
   request: ReceivedRequest,
   body: string,
-  bound: Partial<{ approvalId: string; actionDigest: string; nonce: string; timestamp: string }> = {},
+  bound: Partial<{
+    approvalId: string
+    actionDigest: string
+    nonce: string
+    timestamp: string
+  }> = {},
 ): Reply {
   const timestamp = bound.timestamp ?? String(Date.now())
   const signature = hmacHex(
