@@ -2,6 +2,7 @@ import type { CaseDefinition } from '../case-context.ts'
 import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
+import { webhookCases } from './webhook-cases.ts'
 import { displayCases } from './display-cases.ts'
 import { closingCases, permissionCases } from './permission-cases.ts'
 import { questionCases } from './question-cases.ts'
@@ -21,6 +22,7 @@ export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...manualCases,
   ...forgedCases,
   ...mcpCases,
+  ...webhookCases,
   ...displayCases,
   ...permissionCases,
   ...questionCases,
