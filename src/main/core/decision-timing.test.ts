@@ -60,6 +60,16 @@ describe('widens, for an approver webhook', () => {
     ).toEqual([])
     expect(ANSWERS.filter((answer) => widens({ kind: 'webhook-secret' }, answer))).toEqual([])
   })
+
+  it('reads `sets` only on a webhook prompt: a form or the secret window that carries one widens nothing', () => {
+    for (const kind of ['form', 'webhook-secret']) {
+      const odd = { kind, sets: true } as never
+      expect(
+        ANSWERS.filter((answer) => widens(odd, answer)),
+        kind,
+      ).toEqual([])
+    }
+  })
 })
 
 describe('activeLongEnough', () => {
