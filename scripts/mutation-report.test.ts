@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { entryFor, evaluate, score } from './mutation-report.ts'
+import { entryFor, evaluate, relocate, score } from './mutation-report.ts'
 
 const SCRIPT = fileURLToPath(new URL('./mutation-report.ts', import.meta.url))
 // Lines 2 and 4 read the same: a justification for one must not cover the other.
@@ -139,5 +139,59 @@ describe('the mutation report', () => {
     const result = runReport(report(mutants), { equivalent: [justification] })
     expect(result.stdout).toContain('mutation report: ok')
     expect(result.status).toBe(0)
+  })
+
+  describe('--relocate', () => {
+    // The same two lines, one line further down: code that moved and did not change.
+    const MOVED = `// a comment\n${SOURCE}`
+
+    it('moves an entry onto the one survivor its line moved to', () => {
+      const survivors = { equivalent: [justification] }
+      const moved = report([mutant('1', 'Survived', 3)], MOVED)
+      const { equivalent, moved: count } = relocate([justification], evaluate(moved, survivors))
+      expect(count).toBe(1)
+      expect(evaluate(moved, { equivalent }).unjustified).toEqual([])
+      expect(equivalent[0]?.why).toBe(justification.why)
+    })
+
+    it('moves nothing when two survivors read the same, so a reason is never guessed onto one', () => {
+      const survivors = { equivalent: [justification] }
+      const moved = report([mutant('1', 'Survived', 3), mutant('2', 'Survived', 5)], MOVED)
+      const { equivalent, moved: count } = relocate([justification], evaluate(moved, survivors))
+      expect(count).toBe(0)
+      expect(equivalent).toEqual([justification])
+    })
+
+    it('moves nothing onto a survivor at other columns or with another replacement', () => {
+      const survivors = { equivalent: [justification] }
+      for (const other of [
+        mutant('1', 'Survived', 3, 'true', 6),
+        mutant('1', 'Survived', 3, 'false'),
+      ]) {
+        const moved = report([other], MOVED)
+        expect(relocate([justification], evaluate(moved, survivors)).moved).toBe(0)
+      }
+    })
+
+    it('rewrites survivors.json when run with --relocate, and the check then passes', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'assent-mutation-'))
+      dirs.push(dir)
+      const moved = report(
+        [
+          mutant('1', 'Survived', 3),
+          ...Array.from({ length: 19 }, (_, i) => mutant(`k${i}`, 'Killed', 1)),
+        ],
+        MOVED,
+      )
+      writeFileSync(join(dir, 'report.json'), JSON.stringify(moved))
+      writeFileSync(join(dir, 'survivors.json'), JSON.stringify({ equivalent: [justification] }))
+      const args = [join(dir, 'report.json'), join(dir, 'survivors.json')]
+      expect(spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' }).status).toBe(1)
+      const relocated = spawnSync(process.execPath, [SCRIPT, '--relocate', ...args], {
+        encoding: 'utf8',
+      })
+      expect(relocated.stdout).toContain('1 justification(s) moved')
+      expect(spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' }).status).toBe(0)
+    })
   })
 })

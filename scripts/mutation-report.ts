@@ -15,8 +15,16 @@
  * mutant as an entry to start from).
  *
  *   node scripts/mutation-report.ts [report.json] [survivors.json]
+ *   node scripts/mutation-report.ts --relocate [report.json] [survivors.json]
+ *
+ * --relocate rewrites survivors.json for code that only moved: an entry that
+ * matches no mutant any more is moved onto an unjustified mutant of the same
+ * file, mutator, replacement and line text at the same columns, but only
+ * where exactly one entry and one mutant pair up that way, so a reason is
+ * never carried to a mutant it was not written for. The rewrite is a diff to
+ * review; the check itself still matches positions exactly.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { z } from 'zod'
 
@@ -155,6 +163,70 @@ export function entryFor(file: string, mutant: Mutant, code: string) {
   }
 }
 
+/** The entries of `justifications` moved onto the survivors they were
+ *  written for, where code moved without changing (see --relocate). */
+export function relocate(
+  justifications: Justification[],
+  evaluation: Pick<Evaluation, 'unjustified' | 'unused'>,
+): { equivalent: Justification[]; moved: number } {
+  const shapeOf = (
+    file: string,
+    mutator: string,
+    code: string,
+    replacement: string,
+    location: Location,
+  ) =>
+    JSON.stringify([
+      file,
+      mutator,
+      code,
+      replacement,
+      location.start.column,
+      location.end.column,
+      location.end.line - location.start.line,
+    ])
+  const candidates = new Map<
+    string,
+    { entries: Justification[]; mutants: typeof evaluation.unjustified }
+  >()
+  const slot = (shape: string) => {
+    let found = candidates.get(shape)
+    if (!found) candidates.set(shape, (found = { entries: [], mutants: [] }))
+    return found
+  }
+  for (const entry of evaluation.unused)
+    slot(
+      shapeOf(entry.file, entry.mutator, entry.code, entry.replacement, entry.location),
+    ).entries.push(entry)
+  for (const survivor of evaluation.unjustified) {
+    const { file, mutant, code } = survivor
+    slot(
+      shapeOf(file, mutant.mutatorName, code, mutant.replacement ?? '', mutant.location),
+    ).mutants.push(survivor)
+  }
+  // Entries are matched by value: evaluate() holds parsed copies of them.
+  const moves = new Map<string, Justification>()
+  for (const { entries, mutants } of candidates.values()) {
+    // Two entries or two mutants of one shape cannot be told apart: leave them
+    // to a person rather than guess which reason belongs to which mutant.
+    const [entry] = entries
+    const [survivor] = mutants
+    if (entries.length !== 1 || mutants.length !== 1 || !entry || !survivor) continue
+    const { start, end } = survivor.mutant.location
+    moves.set(JSON.stringify(entry), {
+      ...entry,
+      location: {
+        start: { line: start.line, column: start.column },
+        end: { line: end.line, column: end.column },
+      },
+    })
+  }
+  return {
+    equivalent: justifications.map((entry) => moves.get(JSON.stringify(entry)) ?? entry),
+    moved: moves.size,
+  }
+}
+
 function emptyRow(file: string): FileRow {
   return { file, killed: 0, timeout: 0, survived: 0, noCoverage: 0, justified: 0, invalid: 0 }
 }
@@ -200,10 +272,19 @@ function table(rows: FileRow[]): string {
 }
 
 function main(): number {
+  const args = process.argv.slice(2)
+  const relocating = args[0] === '--relocate'
   const [reportPath = 'reports/mutation/mutation.json', survivorsPath = 'mutation/survivors.json'] =
-    process.argv.slice(2)
+    relocating ? args.slice(1) : args
   const report = JSON.parse(readFileSync(reportPath, 'utf8')) as unknown
   const survivors = JSON.parse(readFileSync(survivorsPath, 'utf8')) as unknown
+  if (relocating) {
+    const parsed = SurvivorsSchema.parse(survivors)
+    const { equivalent, moved } = relocate(parsed.equivalent, evaluate(report, survivors))
+    writeFileSync(survivorsPath, `${JSON.stringify({ ...parsed, equivalent }, null, 2)}\n`)
+    console.log(`${moved} justification(s) moved with their code in ${survivorsPath}`)
+    return 0
+  }
   const { rows, unjustified, unused } = evaluate(report, survivors)
   console.log(table(rows))
 

@@ -4,6 +4,8 @@ import { CHROMIUM_ARGS, findChromium } from '../src/main/cdp/chromium.ts'
 import { SPARE_PREPARE_DELAY_MS } from '../src/main/core/spare-window.ts'
 import { buttonsEnabled, startHostHarness, type HostHarness } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
+import { requireOrSkip } from './support/require-or-skip.ts'
+import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import { startVirtualDisplay, xvfbMissing, type VirtualDisplay } from './support/xvfb.ts'
 
 // `npm run dev:cdp` on a desktop, on a virtual X display: every window is
@@ -11,8 +13,11 @@ import { startVirtualDisplay, xvfbMissing, type VirtualDisplay } from './support
 // next one is not prepared while the person decides in the live one.
 
 const chromiumPath = findChromium()
-const missing = chromiumPath ? xvfbMissing() : 'no system Chromium'
-if (missing) console.warn(`skipping the headed CDP host tests: ${missing}`)
+const ready = requireOrSkip(
+  'A virtual X display with Chromium',
+  chromiumPath ? xvfbMissing() : 'no system Chromium',
+  'install them with `apt-get install xvfb chromium` (Debian)',
+)
 
 let display: VirtualDisplay
 let h: HostHarness
@@ -32,9 +37,9 @@ async function windowBounds(page: Page) {
   }
 }
 
-describe.skipIf(missing !== undefined)(
+describe.skipIf(!ready)(
   'the CDP host on a desktop (headed, Xvfb)',
-  { timeout: 90_000 },
+  { timeout: TEST_TIMEOUT_MS },
   () => {
     beforeAll(async () => {
       display = await startVirtualDisplay()
