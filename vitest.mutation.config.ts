@@ -20,16 +20,21 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/policy/sandbox.test.ts',
   'src/runtime/gate/approval-gate.test.ts',
   'src/consent/consent-token.test.ts',
+  'src/consent/consent-subject.test.ts',
   'src/consent/consent-token-verifier.test.ts',
+  'src/consent/consent-token-grammar.test.ts',
+  'src/consent/expiry-queue.test.ts',
+  'src/runtime/server/consent-headers.test.ts',
+  'src/consent/consent-nonces.test.ts',
   'src/consent/consent-token-ledger.test.ts',
 ]
 
 /**
  * Runs the files in the order listed. A mutant in module-level code (a
  * table, a preset) runs every file until the first failure; the consent
- * token ledger's file holds the one slow test (the 65 536-nonce default
- * capacity), so it goes last and such a mutant is usually caught before it
- * starts.
+ * nonces' and ledger's files hold the slow tests (65 536 forgeries, the
+ * 65 536-nonce default capacity), so they go last and such a mutant is
+ * usually caught before they start.
  */
 class ListedOrderSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -27,7 +27,8 @@ export const GoalSchema = z.strictObject({
   /** The figure's median (its p50) is compared with `target`. */
   comparison: z.enum(['at-most', 'at-least']),
   target: PositiveFinite,
-  met: z.boolean(),
+  /** null when the figure is unreliable: it is not compared at all. */
+  met: z.boolean().nullable(),
   text: z.string().min(1),
 })
 export type Goal = z.infer<typeof GoalSchema>
@@ -47,8 +48,15 @@ export const FigureSchema = z.strictObject({
   provisional: z.boolean().optional(),
   /** What exactly was measured, where the label cannot say it all. */
   note: z.string().optional(),
+  /** The 1-minute load average when its measurement started and ended. */
+  load: z.strictObject({ start: z.number().nonnegative(), end: z.number().nonnegative() }),
+  /** Taken while the load average exceeded the core count: the machine, not
+   *  the product, set the figure, so its goal is not judged (`met` null). */
+  unreliable: z.boolean(),
 })
 export type Figure = z.infer<typeof FigureSchema>
+/** A figure as measured, before the load it was taken under is stamped on. */
+export type MeasuredFigure = Omit<Figure, 'load' | 'unreliable'>
 
 export const SkippedSectionSchema = z.strictObject({
   section: SectionSchema,
@@ -84,6 +92,12 @@ export const BenchResultsSchema = z
       ids.add(figure.id)
       if (figure.min > figure.median || figure.median > figure.max || figure.p95 > figure.max) {
         context.addIssue({ code: 'custom', message: `figure ${figure.id}: spread out of order` })
+      }
+      if (figure.goal && (figure.goal.met === null) !== figure.unreliable) {
+        context.addIssue({
+          code: 'custom',
+          message: `figure ${figure.id}: a goal is judged exactly when the figure is reliable`,
+        })
       }
     }
     for (const section of SECTIONS) {

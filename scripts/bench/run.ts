@@ -4,7 +4,9 @@
 // only: no figure fails the run; a measurement that breaks does.
 //
 // Figures from a loaded machine are not the product's numbers: the load
-// average at start and end is recorded next to them for that reason.
+// average at start and end is recorded, and every figure carries the load
+// its section ran under; one taken while the load exceeded the core count
+// is marked unreliable and its goal is not judged.
 
 import { writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
@@ -20,8 +22,10 @@ import {
   ledgerFigures,
   runtimeMemoryFigures,
   tokenFigures,
+  verifyPauseFigures,
   workbenchFigures,
 } from './bench-figures.ts'
+import { underLoad } from './figures.ts'
 import { measureConsentLatency, startBenchHost } from './consent-latency-bench.ts'
 import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
 import { ensureBuilt } from '../build-freshness.ts'
@@ -30,13 +34,15 @@ import {
   BenchResultsSchema,
   type BenchResults,
   type Figure,
+  type MeasuredFigure,
 } from './results-schema.ts'
 import { formatTable } from './table.ts'
-import { measureLedgerHeap, measureTokenThroughput } from './token-bench.ts'
+import { measureLedgerMemory, measureTokenThroughput, measureVerifyPause } from './token-bench.ts'
 import { measureWorkbench } from './workbench-bench.ts'
 
 const FULL = {
   tokens: { rounds: 5, roundMs: 1_000, warmupMs: 300 },
+  pauseRepeats: 3,
   ledgerRepeats: 3,
   decisions: {
     rooms: 10,
@@ -53,6 +59,7 @@ const FULL = {
 
 const QUICK: typeof FULL = {
   tokens: { rounds: 3, roundMs: 200, warmupMs: 100 },
+  pauseRepeats: 1,
   ledgerRepeats: 2,
   decisions: {
     rooms: 4,
@@ -95,25 +102,41 @@ log(
     `${availableParallelism()} cores, load average ${loadAtStart.map((n) => n.toFixed(2)).join(' ')}`,
 )
 
-log('tokens: mint + verify next to raw HMAC-SHA256')
-figures.push(...tokenFigures(measureTokenThroughput(plan.tokens)))
-log('memory: verifier ledger at capacity')
-figures.push(...ledgerFigures(measureLedgerHeap(plan.ledgerRepeats), MAX_USED_NONCES))
+const cores = availableParallelism()
+/** Measures one section and keeps its figures with the load it ran under. */
+async function measure(run: () => MeasuredFigure[] | Promise<MeasuredFigure[]>): Promise<void> {
+  const start = loadavg()[0]!
+  const measured = await run()
+  figures.push(...underLoad(measured, { start, end: loadavg()[0]! }, cores))
+}
 
-figures.push(...decisionFigures(await measureDecisionThroughput({ ...plan.decisions, log })))
-figures.push(...runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })))
+log('tokens: mint + verify next to raw HMAC-SHA256, at 5 and 65 536 live nonces')
+await measure(() => tokenFigures(measureTokenThroughput(plan.tokens)))
+log('tokens: the longest verify while a full ledger expires at once')
+await measure(() => verifyPauseFigures(measureVerifyPause(plan.pauseRepeats)))
+log('memory: verifier ledger at capacity')
+await measure(() => ledgerFigures(measureLedgerMemory(plan.ledgerRepeats), MAX_USED_NONCES))
+
+await measure(async () =>
+  decisionFigures(await measureDecisionThroughput({ ...plan.decisions, log })),
+)
+await measure(async () => runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })))
 
 if (findChromium()) {
   ensureBuilt((line) => log(`bench: ${line}`))
   const bench = await startBenchHost()
   try {
     chromium = bench.host.chromiumVersion
-    figures.push(
-      ...consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
+    await measure(async () =>
+      consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
     )
     try {
-      const result = await measureWorkbench(bench, { ...plan.workbench, log })
-      figures.push(...workbenchFigures(result, !WORKBENCH_UI_FINAL))
+      await measure(async () =>
+        workbenchFigures(
+          await measureWorkbench(bench, { ...plan.workbench, log }),
+          !WORKBENCH_UI_FINAL,
+        ),
+      )
     } catch (error) {
       // The UI is being written: a change in it must not void every other
       // figure. The reason is recorded and printed.

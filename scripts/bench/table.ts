@@ -8,8 +8,12 @@ export function formatNumber(value: number): string {
   return value.toFixed(2)
 }
 
-function goalCell(figure: Figure): string {
+function goalCell(figure: Figure, cores: number): string {
   if (!figure.goal) return ''
+  if (figure.goal.met === null) {
+    const load = Math.max(figure.load.start, figure.load.end).toFixed(1)
+    return `unreliable (load ${load} > ${cores} cores): ${figure.goal.text}`
+  }
   return `${figure.goal.met ? 'met' : 'MISSED'}: ${figure.goal.text}`
 }
 
@@ -23,7 +27,7 @@ export function formatTable(results: BenchResults): string {
     `${formatNumber(figure.min)}–${formatNumber(figure.max)}`,
     figure.unit,
     String(figure.samples.length),
-    goalCell(figure),
+    goalCell(figure, results.machine.cores),
   ])
   const header = ['figure', 'median', 'p95', 'min–max', 'unit', 'n', 'goal']
   const widths = header.map((title, column) =>

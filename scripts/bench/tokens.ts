@@ -1,18 +1,22 @@
-// Consent-token throughput on its own: fresh mint + verify pairs per second,
-// against raw HMAC-SHA256 over an input the size of a token's signed string,
-// in one run. `npm run bench` runs the same measurement among the others.
+// The consent-token figures on their own, as `npm run bench` measures them:
+// mint + verify next to raw HMAC-SHA256 (and how flat that stays from 5 to
+// 65 536 live nonces), the longest verify while a full ledger expires at
+// once, and the ledger's memory at capacity.
 //
-//   node scripts/bench/tokens.ts [--json <file>]
+//   node --expose-gc scripts/bench/tokens.ts [--json <file>]
 //
 // No timed assertions: this only reports.
 
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus } from 'node:os'
+import { availableParallelism, cpus, loadavg } from 'node:os'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
-import { CONSENT_LIFETIME_MS, MAX_USED_NONCES } from '../../src/consent/consent-token.ts'
-import { median } from './stats.ts'
-import { measureTokenThroughput } from './token-bench.ts'
+import { MAX_USED_NONCES } from '../../src/consent/consent-token.ts'
+import { ledgerFigures, tokenFigures, verifyPauseFigures } from './bench-figures.ts'
+import { underLoad } from './figures.ts'
+import type { Figure, MeasuredFigure } from './results-schema.ts'
+import { formatNumber } from './table.ts'
+import { measureLedgerMemory, measureTokenThroughput, measureVerifyPause } from './token-bench.ts'
 
 const ROUNDS = 5
 const ROUND_MS = 1_000
@@ -22,40 +26,50 @@ const { values: flags } = parseArgs({ options: { json: { type: 'string' } }, str
 
 const cores = availableParallelism()
 const cpuModel = cpus()[0]?.model.trim() ?? 'unknown'
+const loadAtStart = loadavg()
 console.log(
-  `node ${process.version} on ${process.platform}/${process.arch}, ${cores} cores (${cpuModel})`,
-)
-console.log(
-  `${ROUNDS} rounds of ${ROUND_MS} ms each, interleaved, after ${WARMUP_MS} ms warm-up; ` +
-    `ledger capacity ${MAX_USED_NONCES}, lifetime ${CONSENT_LIFETIME_MS} ms, clock +1 ms per pair`,
+  `node ${process.version} on ${process.platform}/${process.arch}, ${cores} cores (${cpuModel}), ` +
+    `load average ${loadAtStart.map((value) => value.toFixed(2)).join(' ')}`,
 )
 
-const result = measureTokenThroughput({
-  rounds: ROUNDS,
-  roundMs: ROUND_MS,
-  warmupMs: WARMUP_MS,
-  onRound: (round) =>
-    console.log(
-      `round ${round.round}: ${Math.round(round.tokenPairsPerSec)} mint+verify/s, ` +
-        `${Math.round(round.hmacOpsPerSec)} HMAC/s (KeyObject), ` +
-        `${Math.round(round.hmacBufferKeyOpsPerSec)} HMAC/s (Buffer key)`,
-    ),
-})
+const figures: Figure[] = []
+function measure(run: () => MeasuredFigure[]): void {
+  const start = loadavg()[0]!
+  const measured = run()
+  figures.push(...underLoad(measured, { start, end: loadavg()[0]! }, cores))
+}
 
-const tokenPairsPerSec = median(result.rounds.map((round) => round.tokenPairsPerSec))
-const hmacOpsPerSec = median(result.rounds.map((round) => round.hmacOpsPerSec))
-const hmacBufferKeyOpsPerSec = median(result.rounds.map((round) => round.hmacBufferKeyOpsPerSec))
-const ratio = median(result.rounds.map((round) => round.hmacOpsPerSec / round.tokenPairsPerSec))
-const bytes = result.signedStringBytes
-console.log(`median: ${Math.round(tokenPairsPerSec)} mint+verify pairs/s`)
-console.log(
-  `median: ${Math.round(hmacOpsPerSec)} raw HMAC-SHA256/s over ${bytes} bytes (KeyObject)`,
+measure(() =>
+  tokenFigures(
+    measureTokenThroughput({
+      rounds: ROUNDS,
+      roundMs: ROUND_MS,
+      warmupMs: WARMUP_MS,
+      onRound: (round) =>
+        console.log(
+          `round ${round.round}: ${Math.round(round.tokenPairsPerSec)} mint+verify/s, ` +
+            `${Math.round(round.hmacOpsPerSec)} HMAC/s; ` +
+            `${Math.round(round.smallLedgerPairsPerSec)} / ${Math.round(round.largeLedgerPairsPerSec)} pairs/s at 5 / 65 536 live nonces`,
+        ),
+    }),
+  ),
 )
-console.log(`median: ${Math.round(hmacBufferKeyOpsPerSec)} raw HMAC-SHA256/s (Buffer key)`)
+measure(() => verifyPauseFigures(measureVerifyPause(3)))
+measure(() => ledgerFigures(measureLedgerMemory(3), MAX_USED_NONCES))
+
+for (const figure of figures) {
+  const goal = figure.goal
+    ? figure.goal.met === null
+      ? `  (unreliable: load over ${cores} cores) ${figure.goal.text}`
+      : `  ${figure.goal.met ? 'met' : 'MISSED'}: ${figure.goal.text}`
+    : ''
+  console.log(`${figure.id}: ${formatNumber(figure.median)} ${figure.unit}${goal}`)
+}
 console.log(
-  `mint+verify costs ${ratio.toFixed(1)} raw HMACs (two of them are the HMACs themselves)`,
+  `load average at the end ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}`,
 )
-console.log(`ledger held ${result.ledgerFinalSize} nonces at the end`)
 
 if (flags.json !== undefined) {
   const report = {
@@ -64,25 +78,8 @@ if (flags.json !== undefined) {
     platform: `${process.platform}/${process.arch}`,
     cores,
     cpuModel,
-    rounds: ROUNDS,
-    roundMs: ROUND_MS,
-    signedStringBytes: bytes,
-    ledger: {
-      capacity: MAX_USED_NONCES,
-      strategy:
-        'one verifier for the whole run; injected clock +1 ms per pair so expired nonces are evicted',
-      finalSize: result.ledgerFinalSize,
-    },
-    tokenPairsPerSec: {
-      median: tokenPairsPerSec,
-      rounds: result.rounds.map((r) => r.tokenPairsPerSec),
-    },
-    hmacOpsPerSec: { median: hmacOpsPerSec, rounds: result.rounds.map((r) => r.hmacOpsPerSec) },
-    hmacBufferKeyOpsPerSec: {
-      median: hmacBufferKeyOpsPerSec,
-      rounds: result.rounds.map((r) => r.hmacBufferKeyOpsPerSec),
-    },
-    mintVerifyCostInRawHmacs: ratio,
+    loadAverage: { start: loadAtStart, end: loadavg() },
+    figures,
   }
   mkdirSync(dirname(flags.json), { recursive: true })
   writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`)

@@ -2,6 +2,12 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ConsentTokenVerifierOptions } from './consent-token.ts'
 import {
+  EVICTIONS_PER_CALL,
+  MAX_LEDGER_CAPACITY,
+  NonceLedger,
+  readNonceKey,
+} from './nonce-ledger.ts'
+import {
   CONSENT_LIFETIME_MS,
   ConsentTokenVerifier,
   MAX_FUTURE_SKEW_MS,
@@ -11,6 +17,7 @@ import {
   RUNS,
   T0,
   KEY,
+  B64URL,
   keyBytes,
   SAMPLE_APPROVAL,
   SAMPLE_ROOM,
@@ -124,7 +131,7 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     expect(verifier.ledgerSize).toBe(4)
   })
 
-  it('evicts exactly the expired nonces when full, whatever order they arrived in', () => {
+  it('makes room from the expired nonces when full, whatever order they arrived in', () => {
     const lifetimes = fc.array(fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }), {
       minLength: 1,
       maxLength: 24,
@@ -146,14 +153,124 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
 
           now = T0 + elapsed
           const stillLive = lives.filter((lifetimeMs) => T0 + lifetimeMs > now).length
+          const expired = lives.length - stillLive
           const accepted = verifier.verify(mint(binding, { now }), binding)
           expect(accepted).toBe(stillLive < lives.length)
-          expect(verifier.ledgerSize).toBe(accepted ? stillLive + 1 : lives.length)
+          const forgotten = Math.min(expired, EVICTIONS_PER_CALL)
+          expect(verifier.ledgerSize).toBe(lives.length - forgotten + (accepted ? 1 : 0))
           for (const token of burned) expect(verifier.verify(token, binding)).toBe(false)
         },
       ),
       RUNS,
     )
+  })
+
+  it('forgets expired nonces a few per call, earliest first, on every call', () => {
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now, maxUsedNonces: 100 })
+    const binding = SAMPLE_APPROVAL
+    const expiring = 2 * EVICTIONS_PER_CALL + 2
+    for (let index = 0; index < expiring; index += 1) {
+      expect(verifier.verify(mint(binding, { lifetimeMs: 1_000 + index }), binding)).toBe(true)
+    }
+    const late = mint(binding, { lifetimeMs: MAX_FUTURE_SKEW_MS })
+    expect(verifier.verify(late, binding)).toBe(true)
+    now = T0 + 1_000 + expiring
+    // A refused token (a replay) still pays for a few evictions, never more.
+    expect(verifier.verify(late, binding)).toBe(false)
+    expect(verifier.ledgerSize).toBe(expiring + 1 - EVICTIONS_PER_CALL)
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
+    expect(verifier.ledgerSize).toBe(expiring + 2 - 2 * EVICTIONS_PER_CALL)
+    // Two were left to expire; `late` and the two accepted since stay.
+    expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
+    expect(verifier.ledgerSize).toBe(3)
+    expect(verifier.verify(late, binding)).toBe(false)
+    expect(verifier.ledgerSize).toBe(3)
+  })
+
+  it('refuses exactly while full of unexpired nonces, and never forgets one (model)', () => {
+    type Op =
+      | { op: 'advance'; ms: number }
+      | { op: 'fresh'; lifetimeMs: number }
+      | { op: 'again'; pick: number; wrongBinding: boolean }
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 20_000 }) }),
+      fc.record({
+        op: fc.constant('fresh' as const),
+        lifetimeMs: fc.integer({ min: 1, max: MAX_FUTURE_SKEW_MS }),
+      }),
+      fc.record({ op: fc.constant('again' as const), pick: fc.nat(), wrongBinding: fc.boolean() }),
+    )
+    let presentations = 0
+    let accepted = 0
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(opArb, { minLength: 1, maxLength: 60 }),
+        (capacity, ops) => {
+          let now = T0
+          const verifier = new ConsentTokenVerifier({
+            key: KEY,
+            now: () => now,
+            maxUsedNonces: capacity,
+          })
+          const tokens: Array<{ token: string; expiresAtMs: number; burned: boolean }> = []
+          const liveBurned = () =>
+            tokens.filter((entry) => entry.burned && entry.expiresAtMs > now).length
+          for (const step of ops) {
+            if (step.op === 'advance') {
+              now += step.ms
+              continue
+            }
+            let entry =
+              step.op === 'again' ? tokens[step.pick % Math.max(tokens.length, 1)] : undefined
+            if (entry === undefined) {
+              const lifetimeMs = step.op === 'fresh' ? step.lifetimeMs : 1_000
+              entry = {
+                token: mint(SAMPLE_APPROVAL, { now, lifetimeMs }),
+                expiresAtMs: now + lifetimeMs,
+                burned: false,
+              }
+              tokens.push(entry)
+            }
+            const wrong = step.op === 'again' && step.wrongBinding
+            // The model: a token takes a slot when it is unexpired, not yet
+            // burned, and fewer than `capacity` burned nonces are unexpired;
+            // it is accepted when it takes one with its own binding.
+            const takesSlot = !entry.burned && entry.expiresAtMs > now && liveBurned() < capacity
+            const ok = verifier.verify(entry.token, wrong ? SAMPLE_ROOM : SAMPLE_APPROVAL)
+            expect(ok).toBe(takesSlot && !wrong)
+            if (takesSlot) entry.burned = true
+            expect(verifier.ledgerSize).toBeLessThanOrEqual(capacity)
+            expect(verifier.ledgerSize).toBeGreaterThanOrEqual(liveBurned())
+            presentations += 1
+            if (ok) accepted += 1
+          }
+        },
+      ),
+      RUNS,
+    )
+    // Neither side of the model went untested.
+    expect(accepted).toBeGreaterThan(RUNS.numRuns)
+    expect(presentations - accepted).toBeGreaterThan(RUNS.numRuns)
+  })
+
+  it('accepts the twelfth token of a sequence where stopping eviction early would refuse it', () => {
+    // Capacity 4; expiries and presentation times in seconds. The 12th finds
+    // room only if the heap still yields its earliest expiry after the pops
+    // and pushes before it.
+    const expiries = [4, 3, 12, 5, 11, 9, 6, 14, 9, 12, 13, 16]
+    const presented = [0, 2, 3, 4, 4, 4, 4, 5, 7, 8, 9, 11]
+    const accepted = [true, true, true, true, true, true, false, true, false, false, true, true]
+    let now = T0
+    const verifier = new ConsentTokenVerifier({ key: KEY, now: () => now, maxUsedNonces: 4 })
+    const outcomes = expiries.map((expiry, index) => {
+      const at = presented[index]!
+      now = T0 + at * 1_000
+      const token = mint(SAMPLE_APPROVAL, { now, lifetimeMs: (expiry - at) * 1_000 })
+      return verifier.verify(token, SAMPLE_APPROVAL)
+    })
+    expect(outcomes).toEqual(accepted)
   })
 
   it('holds the documented default capacity', () => {
@@ -168,7 +285,7 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     expect(verifier.verify(mint(binding), binding)).toBe(false)
     now = T0 + CONSENT_LIFETIME_MS
     expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
-    expect(verifier.ledgerSize).toBe(1)
+    expect(verifier.ledgerSize).toBe(MAX_USED_NONCES - EVICTIONS_PER_CALL + 1)
   })
 
   it.each<[string, ConsentTokenVerifierOptions]>([
@@ -180,4 +297,124 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     expect(() => new ConsentTokenVerifier({ key: KEY, now: () => T0 })).not.toThrow()
     expect(() => new ConsentTokenVerifier(options)).toThrow()
   })
+})
+
+describe('NonceLedger', () => {
+  const key = (high: number) => ({ high, middle: 2 ** 47 + high, low: 2 ** 49 + high })
+
+  it('refuses a nonce it holds, and any nonce while full, changing nothing', () => {
+    const ledger = new NonceLedger(2)
+    expect(ledger.burn(key(1), T0 + 1)).toBe(true)
+    expect(ledger.burn(key(1), T0 + 2)).toBe(false)
+    expect(ledger.size).toBe(1)
+    expect(ledger.burn(key(2), T0 + 2)).toBe(true)
+    expect(ledger.full).toBe(true)
+    expect(ledger.burn(key(3), T0 + 3)).toBe(false)
+    expect([ledger.has(key(1)), ledger.has(key(2)), ledger.has(key(3))]).toEqual([
+      true,
+      true,
+      false,
+    ])
+    ledger.evictExpired(T0 + 1)
+    expect([ledger.has(key(1)), ledger.has(key(2)), ledger.full]).toEqual([false, true, false])
+  })
+
+  it('holds exactly the nonces a model holds, with keys that collide in the hash set', () => {
+    // Three home slots for eighteen keys (the first and the last two of the
+    // table, whatever its size): long probe runs, deletions in the middle of
+    // them, runs that wrap around the end, and keys that differ in only one
+    // of their three words.
+    const HOMES = [0, 2 ** 30 - 1, 2 ** 30 - 2]
+    const collidingKey = (id: number) => ({
+      high: HOMES[id % 3]!,
+      middle: Math.floor(id / 3) % 2,
+      low: Math.floor(id / 6),
+    })
+    type Op = { op: 'burn'; id: number; expiry: number } | { op: 'evict'; now: number }
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({
+        op: fc.constant('burn' as const),
+        id: fc.nat(17),
+        expiry: fc.integer({ min: 1, max: 50 }),
+      }),
+      fc.record({ op: fc.constant('evict' as const), now: fc.integer({ min: 0, max: 50 }) }),
+    )
+    let evictions = 0
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(opArb, { maxLength: 80 }),
+        (capacity, ops) => {
+          const ledger = new NonceLedger(capacity)
+          const model = new Map<number, number>()
+          ops.forEach((step, index) => {
+            if (step.op === 'burn') {
+              // Distinct expiries, so which entry is earliest is never a tie.
+              const expiry = step.expiry + index / 1_000
+              const takes = !model.has(step.id) && model.size < capacity
+              expect(ledger.burn(collidingKey(step.id), expiry)).toBe(takes)
+              if (takes) model.set(step.id, expiry)
+            } else {
+              ledger.evictExpired(step.now)
+              const expired = [...model].filter(([, expiry]) => expiry <= step.now)
+              expired.sort(([, a], [, b]) => a - b)
+              for (const [id] of expired.slice(0, EVICTIONS_PER_CALL)) model.delete(id)
+              evictions += Math.min(expired.length, EVICTIONS_PER_CALL)
+            }
+            expect(ledger.size).toBe(model.size)
+            for (let id = 0; id < 18; id += 1) {
+              expect(ledger.has(collidingKey(id)), `key ${id}`).toBe(model.has(id))
+            }
+          })
+        },
+      ),
+      RUNS,
+    )
+    expect(evictions).toBeGreaterThan(RUNS.numRuns / 2)
+  })
+
+  it('reads a nonce key as the 128 bits of its bytes, 30 + 48 + 50, wherever it starts', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.nat(5), (bytes, offset) => {
+        const nonce = Buffer.from(bytes)
+        const text = `${'.'.repeat(offset)}${nonce.toString('base64url')}.x`
+        const bits = BigInt(`0x${nonce.toString('hex')}`)
+        const word = (shift: bigint, width: bigint) =>
+          Number((bits >> shift) & ((1n << width) - 1n))
+        expect(readNonceKey(text, offset)).toEqual({
+          high: word(98n, 30n),
+          middle: word(50n, 48n),
+          low: word(0n, 50n),
+        })
+      }),
+      RUNS,
+    )
+  })
+
+  it('reads no key from a nonce that is not canonical base64url of 16 bytes', () => {
+    const nonce = Buffer.alloc(16, 0xa5).toString('base64url')
+    expect(readNonceKey(nonce, 0)).not.toBeNull()
+    const spare = [...B64URL].filter((_, value) => value % 16 !== 0)
+    for (const last of spare) expect(readNonceKey(nonce.slice(0, 21) + last, 0), last).toBeNull()
+    for (const char of ['.', '=', '+', '/', ' ', '\u0080', '\u00ff', 'ｗ']) {
+      for (const at of [0, 4, 5, 12, 13, 20, 21]) {
+        const changed = nonce.slice(0, at) + char + nonce.slice(at + 1)
+        expect(readNonceKey(changed, 0), `${char} at ${at}`).toBeNull()
+      }
+    }
+  })
+
+  it('takes the largest capacity, and no more', () => {
+    expect(new NonceLedger(MAX_LEDGER_CAPACITY).full).toBe(false)
+  })
+
+  it.each([0, -1, 1.5, Number.NaN, MAX_LEDGER_CAPACITY + 1])(
+    'refuses a capacity of %s',
+    (capacity) => {
+      expect(() => new NonceLedger(1)).not.toThrow()
+      expect(() => new NonceLedger(capacity)).toThrow(
+        `capacity must be an integer in 1..${MAX_LEDGER_CAPACITY}`,
+      )
+    },
+  )
 })

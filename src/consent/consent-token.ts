@@ -1,18 +1,22 @@
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto'
+import type { ConsentBinding } from '../contracts/consent.ts'
+import { signingPrefix } from './consent-subject.ts'
 import {
-  createHmac,
-  createSecretKey,
-  randomFillSync,
-  timingSafeEqual,
-  type KeyObject,
-} from 'node:crypto'
-import { z } from 'zod'
-import { canonicalJson } from '../contracts/canonical-json.ts'
+  NONCE_RANDOM_BYTES,
+  NoncePool,
+  deriveConsentKeys,
+  sealNonce,
+  sealedByMain,
+  type ConsentKeys,
+} from './consent-nonces.ts'
 import {
-  ApprovalConsentSubjectSchema,
-  ApproverWebhookConsentSubjectSchema,
-  RoomPermissionConsentSubjectSchema,
-} from '../contracts/consent.ts'
-import type { ConsentBinding, ConsentKind } from '../contracts/consent.ts'
+  MAX_LEDGER_CAPACITY,
+  NONCE_CHARS,
+  NonceLedger,
+  base64urlValue,
+  readNonceKey,
+  type NonceKey,
+} from './nonce-ledger.ts'
 
 // Consent tokens (docs/architecture.md §5): `v1.<expiresAtMs>.<nonce>.<sig>`. Main
 // mints them from the protected window; the runtime verifies them against the
@@ -24,31 +28,36 @@ export const MAX_FUTURE_SKEW_MS = 60_000
 /** Enough for 1 000 decisions/s over a 60 s window. */
 export const MAX_USED_NONCES = 65_536
 export const CONSENT_KEY_BYTES = 32
+export { NONCE_RANDOM_BYTES }
 
-const NONCE_BYTES = 16
-const SIGNATURE_BYTES = 32
-const DOMAIN_TAG = 'assent-consent-token/v1'
-
-// Anchored, ASCII-only, exactly four segments: 16 bytes are 22 base64url
-// characters and 32 bytes are 43. `[0-9]` rather than `\d` so no other digit
-// script can slip in, and JavaScript's `$` (no `m` flag) does not match before
-// a trailing newline. Sixteen digits cover every safe integer; the value is
-// range-checked after matching.
-const TOKEN_PATTERN = /^v1\.([1-9][0-9]{0,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/
-
-const SUBJECT_SCHEMAS = {
-  approval: ApprovalConsentSubjectSchema,
-  'room-permission': RoomPermissionConsentSubjectSchema,
-  'approver-webhook': ApproverWebhookConsentSubjectSchema,
-} as const satisfies Record<ConsentKind, z.ZodType>
-
-const CONSENT_KINDS = Object.keys(SUBJECT_SCHEMAS).map((kind) => `"${kind}"`)
+// The grammar, exactly:
+//
+//   v1.<expiry>.<nonce>.<sig>
+//   expiry  [1-9][0-9]{0,15}, and a safe integer
+//   nonce   [A-Za-z0-9_-]{21}[AQgw]
+//   sig     [A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]
+//
+// ASCII only, nothing before or after. The nonce is 16 bytes (22 base64url
+// characters, the last carrying 2 bits and 4 zero bits) and the signature 32
+// (43 characters, the last carrying 4 bits and 2 zero bits): the last
+// character may hold only zero spare bits, so each byte string has exactly
+// one spelling. `tokenParts` reads it in one pass and turns the nonce into
+// its ledger key on the way (`readNonceKey`); consent-token-grammar.test.ts
+// holds it to the regular expression above.
+const SIGNATURE_CHARS = 43
+/** Every character but the expiry's: `v1.`, two dots, nonce, signature. */
+const FIXED_CHARS = 3 + 1 + NONCE_CHARS + 1 + SIGNATURE_CHARS
+const MAX_EXPIRY_DIGITS = 16
+const DOT = 0x2e
+const DIGIT_ZERO = 0x30
 
 export interface MintOptions {
   key: Buffer
   binding: ConsentBinding
   now: number
   lifetimeMs?: number
+  /** Source of the nonce's random part (NONCE_RANDOM_BYTES bytes). Without
+   *  it, nonces come from a pool the CSPRNG fills. */
   randomBytes?: (n: number) => Buffer
 }
 
@@ -64,17 +73,13 @@ export interface ConsentTokenVerifierOptions {
   maxUsedNonces?: number
 }
 
-type CanonicalBinding =
-  { ok: true; kind: ConsentKind; canonicalSubject: string } | { ok: false; reason: string }
-
 /**
  * Mints a single-use token for `binding`. Throws rather than minting anything
  * the verifier would treat differently from what the person confirmed: a bad
  * key, a lifetime the verifier would refuse, or a subject its schema rejects.
  */
 export function mintConsentToken(options: MintOptions): string {
-  const { key, binding, now, lifetimeMs = CONSENT_LIFETIME_MS } = options
-  const randomBytes = options.randomBytes ?? pooledRandomBytes
+  const { key, binding, now, lifetimeMs = CONSENT_LIFETIME_MS, randomBytes } = options
   assertConsentKey(key)
   if (!Number.isSafeInteger(now) || now < 0) {
     throw new RangeError('now must be a non-negative integer number of milliseconds')
@@ -87,18 +92,24 @@ export function mintConsentToken(options: MintOptions): string {
   const expiresAtMs = now + lifetimeMs
   if (!Number.isSafeInteger(expiresAtMs)) throw new RangeError('expiry is not a safe integer')
 
-  const canonical = canonicalBinding(binding)
-  if (!canonical.ok) throw new TypeError(canonical.reason)
+  const prefix = signingPrefix(binding)
+  if (typeof prefix !== 'string') throw new TypeError(prefix.reason)
 
-  // A source that returns fewer bytes would make nonces guessable or
-  // colliding; refuse instead of padding.
-  const nonceBytes = randomBytes(NONCE_BYTES)
-  if (!Buffer.isBuffer(nonceBytes) || nonceBytes.length !== NONCE_BYTES) {
-    throw new RangeError(`randomBytes must return exactly ${NONCE_BYTES} bytes`)
+  const minting = mintingState(key)
+  let nonce: string
+  if (randomBytes === undefined) {
+    nonce = minting.pool.take(now)
+  } else {
+    // A source that returns fewer bytes would make nonces guessable or
+    // colliding; refuse instead of padding.
+    const random = randomBytes(NONCE_RANDOM_BYTES)
+    if (!Buffer.isBuffer(random) || random.length !== NONCE_RANDOM_BYTES) {
+      throw new RangeError(`randomBytes must return exactly ${NONCE_RANDOM_BYTES} bytes`)
+    }
+    nonce = sealNonce(minting.keys, now, random)
   }
-  const nonce = nonceBytes.toString('base64url')
-  const signature = hmac(mintingKey(key), signingInput(canonical, expiresAtMs, nonce))
-  return `v1.${expiresAtMs}.${nonce}.${signature.toString('base64url')}`
+  const signature = hmacBase64url(minting.keys.signing, `${prefix}${expiresAtMs}\n${nonce}`)
+  return `v1.${expiresAtMs}.${nonce}.${signature}`
 }
 
 /**
@@ -107,18 +118,13 @@ export function mintConsentToken(options: MintOptions): string {
  * `+`, exponents, padding) are refused so that one token has one string.
  */
 export function parseConsentToken(token: string): ParsedConsentToken | null {
-  if (typeof token !== 'string') return null
-  const match = TOKEN_PATTERN.exec(token)
-  if (match === null) return null
-  const [, expiryText, nonce, signatureText] = match
-  if (expiryText === undefined || nonce === undefined || signatureText === undefined) return null
-
-  const expiresAtMs = Number(expiryText)
-  if (!Number.isSafeInteger(expiresAtMs)) return null
-  if (decodeCanonicalBase64url(nonce, NONCE_BYTES) === null) return null
-  const signature = decodeCanonicalBase64url(signatureText, SIGNATURE_BYTES)
-  if (signature === null) return null
-  return { expiresAtMs, nonce, signature }
+  const parts = tokenParts(token)
+  if (parts === null) return null
+  return {
+    expiresAtMs: parts.expiresAtMs,
+    nonce: nonceText(parts),
+    signature: Buffer.from(token.slice(parts.nonceStart + NONCE_CHARS + 1), 'base64url'),
+  }
 }
 
 /**
@@ -130,80 +136,142 @@ export function consentSigningInput(
   expiresAtMs: number,
   nonce: string,
 ): string {
-  const canonical = canonicalBinding(binding)
-  if (!canonical.ok) throw new TypeError(canonical.reason)
-  return signingInput(canonical, expiresAtMs, nonce)
+  const prefix = signingPrefix(binding)
+  if (typeof prefix !== 'string') throw new TypeError(prefix.reason)
+  return `${prefix}${expiresAtMs}\n${nonce}`
 }
 
 export class ConsentTokenVerifier {
-  readonly #key: KeyObject
+  readonly #keys: ConsentKeys
   readonly #now: () => number
-  readonly #maxUsedNonces: number
-  /** Burned nonce → the expiry of the token that burned it. */
-  readonly #used = new Map<string, number>()
-  readonly #expiries = new ExpiryHeap()
+  readonly #ledger: NonceLedger
 
   constructor(options: ConsentTokenVerifierOptions) {
     const { key, now, maxUsedNonces = MAX_USED_NONCES } = options
     assertConsentKey(key)
     if (typeof now !== 'function') throw new TypeError('now must be a clock function')
-    if (!Number.isSafeInteger(maxUsedNonces) || maxUsedNonces < 1) {
-      throw new RangeError('maxUsedNonces must be a positive integer')
+    if (
+      !Number.isSafeInteger(maxUsedNonces) ||
+      maxUsedNonces < 1 ||
+      maxUsedNonces > MAX_LEDGER_CAPACITY
+    ) {
+      throw new RangeError(`maxUsedNonces must be an integer in 1..${MAX_LEDGER_CAPACITY}`)
     }
-    // A KeyObject holds its own copy of the bytes, so a caller reusing its
+    // KeyObjects hold their own copy of the bytes, so a caller reusing its
     // buffer cannot change the key under us.
-    this.#key = createSecretKey(key)
+    this.#keys = deriveConsentKeys(key)
     this.#now = now
-    this.#maxUsedNonces = maxUsedNonces
+    this.#ledger = new NonceLedger(maxUsedNonces)
   }
 
-  /** Burns the nonce on presentation, even when the binding is wrong, so a
-   *  token can be tried once at most. */
+  /**
+   * True once per token, for the binding it was minted for. The nonce is
+   * burned when the signature checks out, or when main sealed it (a genuine
+   * token presented with the wrong binding), so a token can be tried once at
+   * most; a forgery never takes a ledger slot.
+   */
   verify(token: unknown, binding: ConsentBinding): boolean {
-    if (typeof token !== 'string') return false
-    const parsed = parseConsentToken(token)
-    if (parsed === null) return false
+    const parts = tokenParts(token)
+    if (parts === null) return false
+    const { expiresAtMs } = parts
 
     const now = this.#now()
     // NaN would make both comparisons below false and wave every token through.
     if (!Number.isFinite(now)) return false
-    if (parsed.expiresAtMs <= now) return false
-    if (parsed.expiresAtMs - now > MAX_FUTURE_SKEW_MS) return false
+    if (expiresAtMs <= now) return false
+    if (expiresAtMs - now > MAX_FUTURE_SKEW_MS) return false
 
-    if (this.#used.has(parsed.nonce)) return false
-    if (this.#used.size >= this.#maxUsedNonces) {
-      this.#evictExpired(now)
-      // Never evict an unexpired nonce to make room: that would make an old
-      // token replayable during a burst. Refuse until one expires.
-      if (this.#used.size >= this.#maxUsedNonces) return false
+    const ledger = this.#ledger
+    ledger.evictExpired(now)
+    if (ledger.has(parts.key)) return false
+    // Full of unexpired nonces: no token can take a slot, so none can be
+    // accepted. Refusing is what keeps every burned nonce remembered.
+    if (ledger.full) return false
+
+    const signed = signatureMatches(this.#keys.signing, binding, parts)
+    if (!signed && !sealedByMain(this.#keys, nonceBytes(parts), expiresAtMs, MAX_FUTURE_SKEW_MS)) {
+      return false
     }
-    // Burn before checking the binding, so a stolen token presented for the
-    // wrong action is spent rather than left to be retried.
-    this.#used.set(parsed.nonce, parsed.expiresAtMs)
-    this.#expiries.push({ expiresAtMs: parsed.expiresAtMs, nonce: parsed.nonce })
-
-    const canonical = canonicalBinding(binding)
-    if (!canonical.ok) return false
-    const expected = hmac(this.#key, signingInput(canonical, parsed.expiresAtMs, parsed.nonce))
-    return (
-      expected.length === parsed.signature.length && timingSafeEqual(expected, parsed.signature)
-    )
+    // Spent even when the binding was wrong; accepted only once it is spent.
+    return ledger.burn(parts.key, expiresAtMs) && signed
   }
 
-  /** Nonces currently remembered; each is forgotten only after it expires. */
+  /** Nonces currently remembered, including expired ones not yet forgotten
+   *  (a few leave on every call). */
   get ledgerSize(): number {
-    return this.#used.size
+    return this.#ledger.size
   }
+}
 
-  // Runs only when the ledger is full, and pops expired entries off a heap, so
-  // each burned nonce costs O(log n) once instead of a scan of the ledger.
-  #evictExpired(now: number): void {
-    for (let next = this.#expiries.peek(); next !== undefined; next = this.#expiries.peek()) {
-      if (next.expiresAtMs > now) return
-      this.#expiries.pop()
-      this.#used.delete(next.nonce)
-    }
+/** A token that matched the grammar: its expiry, where its nonce starts,
+ *  and its nonce as a ledger key. */
+interface TokenParts {
+  token: string
+  expiresAtMs: number
+  nonceStart: number
+  key: NonceKey
+}
+
+/** One pass over `token`: null unless it matches the grammar exactly. */
+function tokenParts(token: unknown): TokenParts | null {
+  if (typeof token !== 'string') return null
+  const digits = token.length - FIXED_CHARS
+  if (digits < 1 || digits > MAX_EXPIRY_DIGITS) return null
+  if (token.charCodeAt(0) !== 0x76 || token.charCodeAt(1) !== 0x31 || token.charCodeAt(2) !== DOT) {
+    return null
   }
+  // Decimal digits, no leading zero.
+  let expiresAtMs = 0
+  for (let index = 3; index < 3 + digits; index += 1) {
+    const digit = token.charCodeAt(index) - DIGIT_ZERO
+    if (digit < 0 || digit > 9 || (digit === 0 && index === 3)) return null
+    expiresAtMs = expiresAtMs * 10 + digit
+  }
+  // Rounding is monotonic, so a value past the safe integers lands on 2^53
+  // or above and is refused here.
+  if (!Number.isSafeInteger(expiresAtMs)) return null
+  const nonceStart = 4 + digits
+  const signatureStart = nonceStart + NONCE_CHARS + 1
+  if (token.charCodeAt(nonceStart - 1) !== DOT || token.charCodeAt(signatureStart - 1) !== DOT) {
+    return null
+  }
+  const key = readNonceKey(token, nonceStart)
+  if (key === null) return null
+  let value = 0
+  for (let index = 0; index < SIGNATURE_CHARS; index += 1) {
+    value = base64urlValue(token, signatureStart + index)
+    if (value < 0) return null
+  }
+  // The last character carries 4 bits and 2 that must be zero.
+  if (value % 4 !== 0) return null
+  return { token, expiresAtMs, nonceStart, key }
+}
+
+function nonceText(parts: TokenParts): string {
+  return parts.token.slice(parts.nonceStart, parts.nonceStart + NONCE_CHARS)
+}
+
+function nonceBytes(parts: TokenParts): Buffer {
+  return Buffer.from(nonceText(parts), 'base64url')
+}
+
+/**
+ * Recomputes the signature over `binding` and compares it with the token's,
+ * every character and no early exit, so the time taken says nothing about
+ * how much of a forgery was right. Both are canonical base64url of 32 bytes
+ * (the token's by its grammar), so equal strings mean equal bytes.
+ */
+function signatureMatches(signing: KeyObject, binding: unknown, parts: TokenParts): boolean {
+  const prefix = signingPrefix(binding)
+  if (typeof prefix !== 'string') return false
+  const expected = hmacBase64url(signing, `${prefix}${parts.expiresAtMs}\n${nonceText(parts)}`)
+  const { token } = parts
+  const signatureStart = parts.nonceStart + NONCE_CHARS + 1
+  let difference = expected.length ^ SIGNATURE_CHARS
+  for (let index = 0; index < SIGNATURE_CHARS; index += 1) {
+    difference |= expected.charCodeAt(index) ^ token.charCodeAt(signatureStart + index)
+  }
+  return difference === 0
 }
 
 function assertConsentKey(key: unknown): asserts key is Buffer {
@@ -214,130 +282,31 @@ function assertConsentKey(key: unknown): asserts key is Buffer {
   }
 }
 
-/** Validates the subject against its kind's schema and returns its RFC 8785
- *  form, or why it cannot be bound. Reads `kind` and `subject` once each. */
-function canonicalBinding(binding: unknown): CanonicalBinding {
-  if (typeof binding !== 'object' || binding === null) {
-    return { ok: false, reason: 'binding must be an object' }
-  }
-  const { kind, subject } = binding as { kind?: unknown; subject?: unknown }
-  // Own keys only: `toString` or `__proto__` is no kind.
-  if (typeof kind !== 'string' || !Object.hasOwn(SUBJECT_SCHEMAS, kind)) {
-    return { ok: false, reason: `binding.kind must be one of ${CONSENT_KINDS.join(', ')}` }
-  }
-  const known = kind as ConsentKind
-  const result = SUBJECT_SCHEMAS[known].safeParse(subject)
-  if (!result.success) {
-    const details = z.prettifyError(result.error)
-    return { ok: false, reason: `binding.subject is not a valid ${kind} subject:\n${details}` }
-  }
-  return { ok: true, kind: known, canonicalSubject: canonicalJson(result.data) }
-}
-
-// Newline-separated: the tag, kind, digits and base64url cannot contain one,
-// and canonical JSON escapes it inside strings, so no two different bindings
-// can produce the same signed string.
-function signingInput(
-  binding: { kind: ConsentKind; canonicalSubject: string },
-  expiresAtMs: number,
-  nonce: string,
-): string {
-  return [DOMAIN_TAG, binding.kind, binding.canonicalSubject, String(expiresAtMs), nonce].join('\n')
-}
-
 // createHmac with a Buffer key re-imports the key on every call, which costs
-// several times the HMAC itself (Node 24); a KeyObject is imported once.
-function hmac(key: KeyObject, input: string): Buffer {
-  return createHmac('sha256', key).update(input, 'utf8').digest()
+// several times the HMAC itself (Node 24); a KeyObject is imported once. The
+// digest is taken as base64url directly: both sides need that text, and a
+// Buffer result costs more to allocate than the encoding.
+function hmacBase64url(key: KeyObject, input: string): string {
+  return createHmac('sha256', key).update(input, 'utf8').digest('base64url')
 }
 
-/** The caller's key buffer → a copy of its bytes and their KeyObject. Weak,
- *  so a key is forgotten with the connection that held it. */
-const mintingKeys = new WeakMap<Buffer, { bytes: Buffer; secret: KeyObject }>()
-
-/** The KeyObject for `key`'s current bytes: a buffer whose bytes changed
- *  since it was imported is imported again, never signed with the old key. */
-function mintingKey(key: Buffer): KeyObject {
-  const cached = mintingKeys.get(key)
-  if (cached && timingSafeEqual(cached.bytes, key)) return cached.secret
-  const entry = { bytes: Buffer.from(key), secret: createSecretKey(key) }
-  mintingKeys.set(key, entry)
-  return entry.secret
+interface MintingState {
+  bytes: Buffer
+  keys: ConsentKeys
+  pool: NoncePool
 }
 
-// One randomBytes(16) call per nonce costs more than the HMAC itself; filling
-// a pool from the same CSPRNG costs one native call per 256 nonces (Node's
-// randomUUID does the same). Every byte is handed out once, and a nonce is
-// public in its token anyway, so holding the next ones in memory reveals
-// nothing a token would not.
-const NONCE_POOL = Buffer.alloc(NONCE_BYTES * 256)
-let noncePoolOffset = NONCE_POOL.length
+/** The caller's key buffer → a copy of its bytes, its keys and its nonce
+ *  pool. Weak, so a key is forgotten with the connection that held it. */
+const mintingStates = new WeakMap<Buffer, MintingState>()
 
-function pooledRandomBytes(size: number): Buffer {
-  if (size > NONCE_POOL.length) return randomFillSync(Buffer.alloc(size))
-  if (noncePoolOffset + size > NONCE_POOL.length) {
-    randomFillSync(NONCE_POOL)
-    noncePoolOffset = 0
-  }
-  const bytes = Buffer.from(NONCE_POOL.subarray(noncePoolOffset, noncePoolOffset + size))
-  noncePoolOffset += size
-  return bytes
-}
-
-/** Node's decoder ignores non-zero padding bits, so several strings decode to
- *  the same bytes; only the one that re-encodes to itself is accepted. */
-function decodeCanonicalBase64url(text: string, byteLength: number): Buffer | null {
-  const bytes = Buffer.from(text, 'base64url')
-  if (bytes.length !== byteLength || bytes.toString('base64url') !== text) return null
-  return bytes
-}
-
-interface LedgerEntry {
-  readonly expiresAtMs: number
-  readonly nonce: string
-}
-
-/** Binary min-heap of ledger entries by expiry, so eviction touches only
- *  what has expired, whatever order tokens were presented in. */
-class ExpiryHeap {
-  readonly #items: LedgerEntry[] = []
-
-  peek(): LedgerEntry | undefined {
-    return this.#items[0]
-  }
-
-  push(entry: LedgerEntry): void {
-    const items = this.#items
-    let index = items.length
-    items.push(entry)
-    while (index > 0) {
-      const parentIndex = (index - 1) >> 1
-      const parent = items[parentIndex]!
-      if (parent.expiresAtMs <= entry.expiresAtMs) break
-      items[index] = parent
-      index = parentIndex
-    }
-    items[index] = entry
-  }
-
-  pop(): LedgerEntry | undefined {
-    const items = this.#items
-    const top = items[0]
-    const last = items.pop()
-    if (last === undefined || items.length === 0) return top
-    let index = 0
-    for (;;) {
-      const left = 2 * index + 1
-      if (left >= items.length) break
-      const right = left + 1
-      const childIndex =
-        right < items.length && items[right]!.expiresAtMs < items[left]!.expiresAtMs ? right : left
-      const child = items[childIndex]!
-      if (child.expiresAtMs >= last.expiresAtMs) break
-      items[index] = child
-      index = childIndex
-    }
-    items[index] = last
-    return top
-  }
+/** The state for `key`'s current bytes: a buffer whose bytes changed since
+ *  it was imported is imported again, never signed with the old key. */
+function mintingState(key: Buffer): MintingState {
+  const cached = mintingStates.get(key)
+  if (cached && timingSafeEqual(cached.bytes, key)) return cached
+  const keys = deriveConsentKeys(key)
+  const state = { bytes: Buffer.from(key), keys, pool: new NoncePool(keys) }
+  mintingStates.set(key, state)
+  return state
 }

@@ -1,6 +1,13 @@
 import { z } from 'zod'
 import { PermissionModeSchema } from './policy-axes.ts'
 
+/** An action digest: SHA-256 in lowercase hex, one spelling per digest. */
+export const ACTION_DIGEST_PATTERN = /^[0-9a-f]{64}$/
+/** Longest client request id a room-permission subject takes, in UTF-16 units. */
+export const CLIENT_REQUEST_ID_MAX_LENGTH = 128
+/** Longest approver webhook URL a subject takes, in UTF-16 units. */
+export const WEBHOOK_URL_MAX_LENGTH = 2_048
+
 /** `allow-always` remembers the one MCP tool definition (or command, path,
  *  tool) the person saw; `allow-always-server` remembers every tool of an
  *  MCP server as its whole tool list was shown. They are two decisions,
@@ -19,14 +26,14 @@ export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
 export const ApprovalConsentSubjectSchema = z.strictObject({
   approvalId: z.string().min(1),
   decision: ApprovalDecisionSchema,
-  actionDigest: z.string().regex(/^[0-9a-f]{64}$/),
+  actionDigest: z.string().regex(ACTION_DIGEST_PATTERN),
   instanceId: z.string().min(1),
 })
 export type ApprovalConsentSubject = z.infer<typeof ApprovalConsentSubjectSchema>
 
 export const RoomPermissionConsentSubjectSchema = z.strictObject({
   roomId: z.string().min(1),
-  clientRequestId: z.string().min(1).max(128),
+  clientRequestId: z.string().min(1).max(CLIENT_REQUEST_ID_MAX_LENGTH),
   expectedRevision: z.number().int().min(0),
   mode: PermissionModeSchema,
   instanceId: z.string().min(1),
@@ -38,8 +45,8 @@ export type RoomPermissionConsentSubject = z.infer<typeof RoomPermissionConsentS
  *  removal) and the request's idempotency key. */
 export const ApproverWebhookConsentSubjectSchema = z.strictObject({
   roomId: z.string().min(1),
-  clientRequestId: z.string().min(1).max(128),
-  url: z.string().min(1).max(2_048).nullable(),
+  clientRequestId: z.string().min(1).max(CLIENT_REQUEST_ID_MAX_LENGTH),
+  url: z.string().min(1).max(WEBHOOK_URL_MAX_LENGTH).nullable(),
   instanceId: z.string().min(1),
 })
 export type ApproverWebhookConsentSubject = z.infer<typeof ApproverWebhookConsentSubjectSchema>

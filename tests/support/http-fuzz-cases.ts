@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes, randomInt, randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import type { z } from 'zod'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../src/contracts/http-headers.ts'
@@ -673,6 +673,10 @@ type ApprovalConsentPlan =
   | 'duplicate-digest'
   | 'no-digest'
   | 'room-permission-kind'
+  | 'padded-token'
+  | 'padded-digest'
+  | 'comma-joined-token'
+  | 'upper-case-digest'
 
 const approvalConsentArb = fc.constantFrom<ApprovalConsentPlan>(
   'none',
@@ -690,6 +694,10 @@ const approvalConsentArb = fc.constantFrom<ApprovalConsentPlan>(
   'duplicate-digest',
   'no-digest',
   'room-permission-kind',
+  'padded-token',
+  'padded-digest',
+  'comma-joined-token',
+  'upper-case-digest',
 )
 
 type PermissionConsentPlan =
@@ -704,6 +712,8 @@ type PermissionConsentPlan =
   | 'expired'
   | 'duplicate-token'
   | 'approval-kind'
+  | 'padded-token'
+  | 'comma-joined-token'
 
 const permissionConsentArb = fc.constantFrom<PermissionConsentPlan>(
   'none',
@@ -717,6 +727,8 @@ const permissionConsentArb = fc.constantFrom<PermissionConsentPlan>(
   'expired',
   'duplicate-token',
   'approval-kind',
+  'padded-token',
+  'comma-joined-token',
 )
 
 /** Minted this far ahead, a token expires more than the verifier's 60 s skew
@@ -728,6 +740,19 @@ const DECISIONS: ApprovalDecision[] = ['allow-once', 'allow-always', 'deny']
 const MODES: PermissionMode[] = ['ask-for-approval', 'approve-for-me', 'full-access']
 
 const randomDigest = () => randomBytes(32).toString('hex')
+/** Spaces and tabs around a header value, never the exact `name: value`:
+ *  Node's parser trims them, and the runtime must still refuse them. */
+const PADDINGS: Array<[string, string]> = [
+  [' ', ''],
+  ['', ' '],
+  ['\t', ''],
+  ['', '\t'],
+  [' \t', ' '],
+]
+function padded(value: string): string {
+  const [before, after] = PADDINGS[randomInt(PADDINGS.length)]!
+  return `${before}${value}${after}`
+}
 const wellFormedRandomToken = () =>
   `v1.${Date.now() + 20_000}.${randomBytes(16).toString('base64url')}.${randomBytes(32).toString('base64url')}`
 
@@ -850,6 +875,30 @@ function approvalConsentHeaders(
       ]
     case 'no-digest':
       return [[CONSENT_HEADER, good()]]
+    // A valid token and digest, sent otherwise than exactly: accepting any
+    // of these would decide the seeded approval and move the store.
+    case 'padded-token':
+      return [
+        [CONSENT_HEADER, padded(good())],
+        [ACTION_DIGEST_HEADER, digest],
+      ]
+    case 'padded-digest':
+      return [
+        [CONSENT_HEADER, good()],
+        [ACTION_DIGEST_HEADER, padded(digest)],
+      ]
+    case 'comma-joined-token': {
+      const token = good()
+      return [
+        [CONSENT_HEADER, `${token}, ${token}`],
+        [ACTION_DIGEST_HEADER, digest],
+      ]
+    }
+    case 'upper-case-digest':
+      return [
+        [CONSENT_HEADER, good()],
+        [ACTION_DIGEST_HEADER, digest.toUpperCase()],
+      ]
     case 'room-permission-kind':
       return [
         [
@@ -908,6 +957,12 @@ function permissionConsentHeaders(
         [CONSENT_HEADER, valid],
         [CONSENT_HEADER, valid],
       ]
+    }
+    case 'padded-token':
+      return [[CONSENT_HEADER, padded(token({}))]]
+    case 'comma-joined-token': {
+      const valid = token({})
+      return [[CONSENT_HEADER, `${valid},${valid}`]]
     }
     case 'approval-kind':
       return [

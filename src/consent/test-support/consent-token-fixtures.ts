@@ -35,7 +35,8 @@ export const digest = fc
   .map((bytes) => Buffer.from(bytes).toString('hex'))
 export const decision = fc.constantFrom(...ApprovalDecisionSchema.options)
 export const mode = fc.constantFrom(...PermissionModeSchema.options)
-export const nonceBytes = fc.uint8Array({ minLength: 16, maxLength: 16 })
+/** The random part of a nonce (main seals it with the tag and mint second). */
+export const nonceBytes = fc.uint8Array({ minLength: 8, maxLength: 8 })
 export const keyBytes = fc
   .uint8Array({ minLength: 32, maxLength: 32 })
   .map((bytes) => Buffer.from(bytes))
@@ -114,8 +115,17 @@ export function mint(
   })
 }
 
+/** The ledger capacity of `verifierAt` unless a test asks for another: a
+ *  verifier takes its ledger's memory up front, and most tests need a few
+ *  slots, not the default's 65 536. */
+export const SMALL_CAPACITY = 1_024
+
 export function verifierAt(now: number, options: { key?: Buffer; maxUsedNonces?: number } = {}) {
-  return new ConsentTokenVerifier({ key: options.key ?? KEY, now: () => now, ...options })
+  return new ConsentTokenVerifier({
+    key: options.key ?? KEY,
+    now: () => now,
+    maxUsedNonces: options.maxUsedNonces ?? SMALL_CAPACITY,
+  })
 }
 
 /** A fresh verifier accepting the token proves a refusal elsewhere comes from

@@ -1,13 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { httpStatusOf } from './error-status.ts'
 import { answered, holdUntilDurable, sendError } from './http-kit.ts'
+import { tapConsentHeaderLines } from './consent-headers.ts'
 import { checkRequestEdge, type RuntimeCredentials } from './request-guards.ts'
 import type { Router } from './router.ts'
 
 export const RUNTIME_HOST = '127.0.0.1'
+const MAX_HEADER_BYTES = 16 * 1024
 
 /**
  * Starts the HTTP server on 127.0.0.1 with a random port. Every answer and
@@ -21,11 +24,12 @@ export async function startRuntimeServer(
   durable: () => Promise<void>,
 ): Promise<{ server: Server; port: number }> {
   let boundHost = ''
-  const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     holdUntilDurable(res, durable)
     latestResponse.set(req.socket, res)
     void handle(router, boundHost, credentials, req, res, onError)
   })
+  server.on('connection', (socket: Socket) => tapConsentHeaderLines(socket, MAX_HEADER_BYTES))
   server.on('clientError', answerClientError)
   server.headersTimeout = 10_000
   server.requestTimeout = 30_000

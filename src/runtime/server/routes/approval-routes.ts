@@ -1,10 +1,11 @@
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../contracts/http-headers.ts'
 import { ApprovalDecisionRequestSchema, type ApprovalRecord } from '../../../contracts/approval.ts'
 import { actionDigest, canonicalAction } from '../../domain/approval.ts'
-import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
+import { parseConsentToken, type ConsentTokenVerifier } from '../../../consent/consent-token.ts'
+import { ACTION_DIGEST_PATTERN } from '../../../contracts/consent.ts'
 import type { ApprovalGate } from '../../gate/approval-gate.ts'
 import type { ApprovalStore } from '../../ports/approval-store.ts'
-import { headerValues } from '../request-guards.ts'
+import { exactHeaderValue } from '../consent-headers.ts'
 import { Refusal } from '../../domain/refusal.ts'
 import { readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
@@ -49,28 +50,29 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
       handle: async ({ req, res, params }) => {
         const approvalId = params.approvalId ?? ''
         const body = await readJsonBody(req, ApprovalDecisionRequestSchema)
-        const tokens = headerValues(req, CONSENT_HEADER)
-        const digests = headerValues(req, ACTION_DIGEST_HEADER)
+        // Both headers exactly as sent and in their grammar, or the same 403
+        // before any verification, so a malformed header spends no token.
+        const token = exactHeaderValue(req, CONSENT_HEADER)
+        const digest = exactHeaderValue(req, ACTION_DIGEST_HEADER)
+        if (token === null || parseConsentToken(token) === null) throw consentRequired()
+        if (digest === null || !ACTION_DIGEST_PATTERN.test(digest)) throw consentRequired()
         // The token is verified before the approval is looked up, against the
         // subject rebuilt from this request, and every failure is the same
         // 403: a caller without consent learns nothing about the approval.
-        const verified =
-          tokens.length === 1 &&
-          digests.length === 1 &&
-          deps.verifier.verify(tokens[0], {
-            kind: 'approval',
-            subject: {
-              approvalId,
-              decision: body.decision,
-              actionDigest: digests[0] ?? '',
-              instanceId: deps.instanceId,
-            },
-          })
+        const verified = deps.verifier.verify(token, {
+          kind: 'approval',
+          subject: {
+            approvalId,
+            decision: body.decision,
+            actionDigest: digest,
+            instanceId: deps.instanceId,
+          },
+        })
         if (!verified) throw consentRequired()
         const approval = deps.approvals.get(approvalId)
         if (!approval) throw new Refusal('unknown_approval', 'unknown approval')
         // The token named a digest; the approval must still show exactly that.
-        if (actionDigest(canonicalAction(approval)) !== digests[0]) throw consentRequired()
+        if (actionDigest(canonicalAction(approval)) !== digest) throw consentRequired()
         // Refused, not downgraded to allow-once: the person chose "always",
         // and acting on less than that without saying so would mislead them.
         const blocker =

@@ -1,10 +1,10 @@
 import { ApproverWebhookChangeRequestSchema } from '../../../contracts/approver-webhook.ts'
 import { CONSENT_HEADER } from '../../../contracts/http-headers.ts'
-import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
+import { parseConsentToken, type ConsentTokenVerifier } from '../../../consent/consent-token.ts'
 import type { ApproverWebhooks } from '../../approver/approver-webhooks.ts'
 import { Refusal } from '../../domain/refusal.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
-import { headerValues } from '../request-guards.ts'
+import { exactHeaderValue } from '../consent-headers.ts'
 import type { Route } from '../router.ts'
 
 export interface ApproverWebhookRouteDeps {
@@ -32,13 +32,15 @@ export function approverWebhookRoutes(deps: ApproverWebhookRouteDeps): Route[] {
       handle: async ({ req, res, params }) => {
         const roomId = params.roomId ?? ''
         const body = await readJsonBody(req, ApproverWebhookChangeRequestSchema)
-        const tokens = headerValues(req, CONSENT_HEADER)
+        // Taken exactly as sent: padded, repeated or joined is the same 403.
+        const token = exactHeaderValue(req, CONSENT_HEADER)
         // Verified before the room is looked up, bound to the room, the exact
         // URL (or its removal) and the request: the same 403 whatever was
         // wrong, so a caller without consent learns nothing.
         const verified =
-          tokens.length === 1 &&
-          deps.verifier.verify(tokens[0], {
+          token !== null &&
+          parseConsentToken(token) !== null &&
+          deps.verifier.verify(token, {
             kind: 'approver-webhook',
             subject: { roomId, ...body, instanceId: deps.instanceId },
           })

@@ -4,12 +4,12 @@ import {
   ReconcileRequestSchema,
   SendMessageRequestSchema,
 } from '../../../contracts/room.ts'
-import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
+import { parseConsentToken, type ConsentTokenVerifier } from '../../../consent/consent-token.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
 import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
 import type { ApprovalStore } from '../../ports/approval-store.ts'
-import { headerValues } from '../request-guards.ts'
+import { exactHeaderValue } from '../consent-headers.ts'
 import { Refusal } from '../../domain/refusal.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
@@ -79,12 +79,14 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       handle: async ({ req, res, params }) => {
         const roomId = params.roomId ?? ''
         const body = await readJsonBody(req, PermissionChangeRequestSchema)
-        const tokens = headerValues(req, CONSENT_HEADER)
-        // Verified before the room is looked up, bound to every field of the
-        // request: the same 403 whatever was wrong.
+        // The header exactly as sent and in its grammar, then verified before
+        // the room is looked up, bound to every field of the request: the
+        // same 403 whatever was wrong.
+        const token = exactHeaderValue(req, CONSENT_HEADER)
         const verified =
-          tokens.length === 1 &&
-          deps.verifier.verify(tokens[0], {
+          token !== null &&
+          parseConsentToken(token) !== null &&
+          deps.verifier.verify(token, {
             kind: 'room-permission',
             subject: { roomId, ...body, instanceId: deps.instanceId },
           })

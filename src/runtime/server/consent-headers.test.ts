@@ -1,0 +1,302 @@
+import { createServer, type Server } from 'node:http'
+import { connect, type Socket } from 'node:net'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  ACTION_DIGEST_HEADER,
+  CONSENT_CARRYING_HEADERS,
+  CONSENT_HEADER,
+} from '../../contracts/http-headers.ts'
+import { exactHeaderValue, tapConsentHeaderLines } from './consent-headers.ts'
+
+// A real HTTP server on loopback with the tap attached as the runtime
+// attaches it, answering with what `exactHeaderValue` read for each
+// consent-carrying header. Requests are written as raw bytes, so the tests
+// choose every space, tab and line break, and how the bytes are split
+// across writes.
+
+const MAX_HEADER_BYTES = 16 * 1024
+
+interface Answer {
+  values: Record<string, string | null>
+  /** 'data' events the server's connection had seen when it answered. */
+  chunks: number
+}
+
+let tapped: Server
+let untapped: Server
+const chunksSeen = new WeakMap<object, number>()
+
+function answering(server: Server): Server {
+  server.on('request', (req, res) => {
+    const values = Object.fromEntries(
+      CONSENT_CARRYING_HEADERS.map((name) => [name, exactHeaderValue(req, name)]),
+    )
+    req.resume()
+    req.on('end', () =>
+      res.end(JSON.stringify({ values, chunks: chunksSeen.get(req.socket) ?? 0 } satisfies Answer)),
+    )
+  })
+  return server
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+let tappedPort: number
+let untappedPort: number
+
+beforeAll(async () => {
+  tapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
+  tapped.on('connection', (socket: Socket) => {
+    tapConsentHeaderLines(socket, MAX_HEADER_BYTES)
+    socket.on('data', () => chunksSeen.set(socket, (chunksSeen.get(socket) ?? 0) + 1))
+  })
+  untapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
+  tappedPort = await listen(tapped)
+  untappedPort = await listen(untapped)
+})
+
+afterAll(async () => {
+  await Promise.all(
+    [tapped, untapped].map((server) => new Promise((resolve) => server.close(resolve))),
+  )
+})
+
+/** Writes `parts` one after another on one connection (waiting between
+ *  them, so the server reads them apart), then reads every answer. */
+function exchange(port: number, parts: string[], answers: number, pauseMs = 0): Promise<Answer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    const received: Buffer[] = []
+    socket.setNoDelay(true)
+    socket.on('data', (chunk: Buffer) => received.push(chunk))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      // Heads are ASCII; the JSON bodies are UTF-8.
+      const text = Buffer.concat(received).toString('utf8')
+      const bodies = text
+        .split('HTTP/1.1 ')
+        .slice(1)
+        .map((response) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Answer)
+      if (bodies.length !== answers) reject(new Error(`expected ${answers} answers: ${text}`))
+      else resolve(bodies)
+    })
+    void (async () => {
+      for (const part of parts) {
+        socket.write(Buffer.from(part, 'latin1'))
+        if (pauseMs > 0) await new Promise((wait) => setTimeout(wait, pauseMs))
+      }
+    })()
+  })
+}
+
+function request(headerLines: string[], options: { close?: boolean; body?: string } = {}) {
+  const body = options.body ?? ''
+  return (
+    'POST /consent HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+    headerLines.map((line) => `${line}\r\n`).join('') +
+    `Content-Length: ${body.length}\r\n` +
+    (options.close === false ? '' : 'Connection: close\r\n') +
+    `\r\n${body}`
+  )
+}
+
+const TOKEN = `v1.1700000030000.${'A'.repeat(21)}Q.${'B'.repeat(42)}A`
+const DIGEST = 'ab'.repeat(32)
+
+/** Values with no space or tab at either end: tokens, digests, and any
+ *  other bytes Node passes through. */
+const valueArb = fc.oneof(
+  fc.constantFrom(TOKEN, DIGEST),
+  fc
+    .string({ unit: fc.integer({ min: 0x21, max: 0xff }).map((code) => String.fromCharCode(code)) })
+    .filter((value) => value.length > 0 && !value.includes('\x7f'))
+    .map((value) => value.replace(/\s/g, 'x')),
+)
+const nameArb = fc
+  .constantFrom(...CONSENT_CARRYING_HEADERS)
+  .chain((name) => fc.constantFrom(name, name.toUpperCase(), name.replace(/(^|-)x/g, '$1X')))
+const whitespace = fc.stringMatching(/^[ \t]{0,3}$/)
+
+describe('exactHeaderValue: consent-carrying headers exactly as they arrived', () => {
+  it('reads `name:value` and `name: value`, and refuses any other space or tab around the value', async () => {
+    let exact = 0
+    let padded = 0
+    await fc.assert(
+      fc.asyncProperty(
+        nameArb,
+        valueArb,
+        whitespace,
+        whitespace,
+        async (name, value, before, after) => {
+          const isExact = (before === '' || before === ' ') && after === ''
+          const [answer] = await exchange(
+            tappedPort,
+            [request([`${name}:${before}${value}${after}`])],
+            1,
+          )
+          const canonical = CONSENT_CARRYING_HEADERS.find(
+            (header) => header === name.toLowerCase(),
+          )!
+          expect(answer!.values[canonical]).toBe(isExact ? value : null)
+          if (isExact) exact += 1
+          else padded += 1
+        },
+      ),
+      { numRuns: 150 },
+    )
+    expect(exact).toBeGreaterThan(10)
+    expect(padded).toBeGreaterThan(10)
+  })
+
+  it('refuses a header sent twice, even with the same value', async () => {
+    for (const name of CONSENT_CARRYING_HEADERS) {
+      const [twice] = await exchange(
+        tappedPort,
+        [request([`${name}: ${TOKEN}`, `${name.toUpperCase()}: ${TOKEN}`])],
+        1,
+      )
+      expect(twice!.values[name]).toBeNull()
+      const [once] = await exchange(tappedPort, [request([`${name}: ${TOKEN}`])], 1)
+      expect(once!.values[name]).toBe(TOKEN)
+    }
+  })
+
+  it('hands a comma-joined or inner-space value over whole, for the grammar to refuse', async () => {
+    const [answer] = await exchange(
+      tappedPort,
+      [request([`${CONSENT_HEADER}: ${TOKEN}, ${TOKEN}`, `${ACTION_DIGEST_HEADER}: ab cd`])],
+      1,
+    )
+    expect(answer!.values).toEqual({
+      [CONSENT_HEADER]: `${TOKEN}, ${TOKEN}`,
+      [ACTION_DIGEST_HEADER]: 'ab cd',
+    })
+  })
+
+  it('sees padding split across reads at any byte of the line', async () => {
+    const line = `${CONSENT_HEADER}:  ${TOKEN}\t`
+    const bytes = request([line])
+    const lineStart = bytes.indexOf(line)
+    for (let cut = lineStart; cut <= lineStart + line.length + 2; cut += 7) {
+      const [answer] = await exchange(tappedPort, [bytes.slice(0, cut), bytes.slice(cut)], 1, 30)
+      expect(answer!.values[CONSENT_HEADER], `cut at ${cut}`).toBeNull()
+      // The server read the two parts apart, so the split was exercised.
+      expect(answer!.chunks, `cut at ${cut}`).toBeGreaterThanOrEqual(2)
+    }
+    const exact = request([`${CONSENT_HEADER}: ${TOKEN}`])
+    const [answer] = await exchange(tappedPort, [exact.slice(0, 40), exact.slice(40)], 1, 30)
+    expect(answer!.values[CONSENT_HEADER]).toBe(TOKEN)
+  })
+
+  it('keeps refusing on a connection that once carried a padded line, and no other', async () => {
+    const answers = await exchange(
+      tappedPort,
+      [
+        request([`${ACTION_DIGEST_HEADER}: ${DIGEST} `], { close: false }),
+        request([`${ACTION_DIGEST_HEADER}: ${DIGEST}`]),
+      ],
+      2,
+      30,
+    )
+    expect(answers.map((answer) => answer.values[ACTION_DIGEST_HEADER])).toEqual([null, null])
+    const [fresh] = await exchange(tappedPort, [request([`${ACTION_DIGEST_HEADER}: ${DIGEST}`])], 1)
+    expect(fresh!.values[ACTION_DIGEST_HEADER]).toBe(DIGEST)
+  })
+
+  it('reads on after a body line longer than any head, and still sees a padded line', async () => {
+    const longLine = 'x'.repeat(3 * MAX_HEADER_BYTES)
+    const first = request([], { close: false, body: `${longLine}\r\n` })
+    const exact = await exchange(tappedPort, [first, request([`${CONSENT_HEADER}: ${TOKEN}`])], 2)
+    expect(exact[1]!.values[CONSENT_HEADER]).toBe(TOKEN)
+    const padded = await exchange(tappedPort, [first, request([`${CONSENT_HEADER}: ${TOKEN} `])], 2)
+    expect(padded[1]!.values[CONSENT_HEADER]).toBeNull()
+  })
+
+  it('reads an empty value as empty, and a lone space after the colon as padding', async () => {
+    const [empty] = await exchange(tappedPort, [request([`${CONSENT_HEADER}:`])], 1)
+    expect(empty!.values[CONSENT_HEADER]).toBe('')
+    const [spaced] = await exchange(tappedPort, [request([`${CONSENT_HEADER}: `])], 1)
+    expect(spaced!.values[CONSENT_HEADER]).toBeNull()
+  })
+
+  it('leaves alone other headers that start like, or are as long as, a consent header', async () => {
+    const others = [
+      `${CONSENT_HEADER}-extra:  padded `,
+      `${CONSENT_HEADER.slice(0, -1)}x:  padded `,
+      `${ACTION_DIGEST_HEADER.slice(0, -1)}x:\tpadded\t`,
+      `x-other:  ${TOKEN} `,
+    ]
+    const [answer] = await exchange(
+      tappedPort,
+      [request([...others, `${CONSENT_HEADER}: ${TOKEN}`, `${ACTION_DIGEST_HEADER}:${DIGEST}`])],
+      1,
+    )
+    expect(answer!.values).toEqual({ [CONSENT_HEADER]: TOKEN, [ACTION_DIGEST_HEADER]: DIGEST })
+  })
+
+  it('sees a padded line in a read that starts with the blank line ending the head before', async () => {
+    const first = request([`${CONSENT_HEADER}: ${TOKEN}`], { close: false })
+    const second = request([`${CONSENT_HEADER}: ${TOKEN} `])
+    // The first request's final CRLF starts the second read.
+    const cut = first.length - 2
+    const answers = await exchange(
+      tappedPort,
+      [first.slice(0, cut), first.slice(cut) + second],
+      2,
+      30,
+    )
+    // The tap read both heads before either request was answered: both refused.
+    expect(answers.map((answer) => answer.values[CONSENT_HEADER])).toEqual([null, null])
+    expect(answers[1]!.chunks).toBeGreaterThanOrEqual(2)
+  })
+
+  it('sees a padded line cut across reads after a read of more than a head', async () => {
+    const body = 'b'.repeat(2 * MAX_HEADER_BYTES)
+    const first = request([], { close: false, body: `${body}\r\n` })
+    const second = request([`${CONSENT_HEADER}:  ${TOKEN}`])
+    const cut = first.length + second.indexOf(TOKEN) + 10
+    const both = first + second
+    const answers = await exchange(tappedPort, [both.slice(0, cut), both.slice(cut)], 2, 30)
+    expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
+  })
+
+  it('sees a padded line after a body line that spans reads and is longer than any head', async () => {
+    const longLine = 'l'.repeat(2 * MAX_HEADER_BYTES)
+    const first = request([], { close: false, body: longLine })
+    const cut = first.length - MAX_HEADER_BYTES / 2
+    const answers = await exchange(
+      tappedPort,
+      [first.slice(0, cut), first.slice(cut), request([`${CONSENT_HEADER}: ${TOKEN}\t`])],
+      2,
+      30,
+    )
+    expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
+  })
+
+  it('never reads a body line longer than any head as a header, even one that looks padded', async () => {
+    // One body line: it starts like a consent header, and the part in the
+    // second read does too; both end padded. Neither is a header line.
+    const start = `${CONSENT_HEADER}: ${'y'.repeat(MAX_HEADER_BYTES + 10)}`
+    const tail = `${CONSENT_HEADER}:  tail \r\n`
+    const first = request([], { close: false, body: start + tail })
+    const cut = first.length - tail.length
+    const answers = await exchange(
+      tappedPort,
+      [first.slice(0, cut), first.slice(cut), request([`${CONSENT_HEADER}: ${TOKEN}`])],
+      2,
+      30,
+    )
+    expect(answers[1]!.values[CONSENT_HEADER]).toBe(TOKEN)
+  })
+
+  it('reads nothing on a connection it never tapped: how the value arrived is unknown', async () => {
+    const [answer] = await exchange(untappedPort, [request([`${CONSENT_HEADER}: ${TOKEN}`])], 1)
+    expect(answer!.values[CONSENT_HEADER]).toBeNull()
+  })
+})
