@@ -85,7 +85,9 @@ describe('full access for agents with limits', () => {
     expect(turn.policy).toEqual(MODE_PRESETS['full-access'])
     expect(turn.status).toBe('failed')
     expect(calls).toEqual([])
-    expect(messages.map((message) => message.text).join('\n')).toMatch(/agent_directory_limits/)
+    expect(messages.map((message) => message.text).join('\n')).toMatch(
+      /Full access is unavailable for this agent: it may use only certain folders/,
+    )
     expect(existsSync(join(outside, 'smuggled.txt'))).toBe(false)
   })
 
@@ -97,7 +99,9 @@ describe('full access for agents with limits', () => {
     expect(turn.policy).toEqual(MODE_PRESETS['full-access'])
     expect(turn.status).toBe('failed')
     expect(calls).toEqual([])
-    expect(messages.map((message) => message.text).join('\n')).toMatch(/read_only_agent/)
+    expect(messages.map((message) => message.text).join('\n')).toMatch(
+      /Full access is unavailable for this agent: it is read-only/,
+    )
   })
 })
 

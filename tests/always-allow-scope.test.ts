@@ -1,4 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  AGENT_REQUEST_TOOLS,
+  AGENT_TOOL_CALL_TOOL,
+  type AgentFileChange,
+} from '../src/contracts/agent-request.ts'
 import type { ApprovalRecord } from '../src/contracts/approval.ts'
 import { alwaysAllowFor, serverAlwaysAllowFor } from '../src/main/core/always-allow-scope.ts'
 import { canonicalAction, createApproval } from '../src/runtime/domain/approval.ts'
@@ -8,6 +15,8 @@ import { grantScopeFor, serverGrantScopeFor } from '../src/runtime/agent/grant-s
 // click (main), and the runtime decides what it does remember when it
 // writes the grant (grant-scope.ts). Both are real here: the two must name
 // the same scope, or the button must be withheld.
+
+const agent = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' as const }
 
 const mcp = {
   serverId: 'notes',
@@ -63,7 +72,42 @@ const CASES: ReadonlyArray<readonly [string, ApprovalRecord]> = [
       },
     ),
   ],
+  [
+    "an external agent's command",
+    approval(AGENT_COMMAND_TOOL, {
+      agent,
+      commandLine: "/bin/bash -lc 'ls'",
+      argv: null,
+      cwd: '/w',
+    }),
+  ],
+  ["an external agent's new file", agentFiles(agentFile('/w/a.txt', { change: 'add' }))],
+  ["an external agent's edit", agentFiles(agentFile('/w/a.txt'))],
+  ["an external agent's delete", agentFiles(agentFile('/w/a.txt', { change: 'delete' }))],
+  ["an external agent's move", agentFiles(agentFile('/w/a.txt', { movePath: '/w/b.txt' }))],
+  ["an external agent's two files", agentFiles(agentFile('/w/a.txt'), agentFile('/w/b.txt'))],
+  ["an external agent's git hook", agentFiles(agentFile('/w/.git/hooks/pre-push'))],
+  [
+    "an external agent's other tool call",
+    approval(AGENT_TOOL_CALL_TOOL, { agent, toolKind: 'fetch', title: 'Fetch', input: null }),
+  ],
 ]
+
+function agentFile(path: string, overrides: Partial<AgentFileChange> = {}): AgentFileChange {
+  return {
+    path,
+    change: 'update',
+    movePath: null,
+    preview: null,
+    agentDiff: '@@ -1 +1 @@\n-a\n+b\n',
+    sourceSha256: 'c'.repeat(64),
+    ...overrides,
+  }
+}
+
+function agentFiles(...changes: AgentFileChange[]): ApprovalRecord {
+  return approval(AGENT_FILE_CHANGE_TOOL, { agent, changes })
+}
 
 const RUNTIME_SCOPE: Readonly<Record<string, string>> = {
   tool: 'tool',
@@ -72,13 +116,22 @@ const RUNTIME_SCOPE: Readonly<Record<string, string>> = {
   mcp: 'mcp-tool',
 }
 
+/** An external agent's grants are worded for what they cover. */
+const AGENT_RUNTIME_SCOPE: Readonly<Record<string, string>> = {
+  command: 'agent-command',
+  path: 'agent-file',
+}
+
 describe('what the window says Always allow remembers', () => {
   for (const [name, record] of CASES) {
     it(`names the grant the runtime would write for ${name}, or withholds the button`, () => {
       const runtime = grantScopeFor(record, (absolute) => absolute)
       const shown = alwaysAllowFor(canonicalAction(record), runtime.ok)
       if (runtime.ok) {
-        expect(shown).toEqual({ offered: true, scope: RUNTIME_SCOPE[runtime.draft.scope] })
+        const scopes = AGENT_REQUEST_TOOLS.includes(record.toolName)
+          ? AGENT_RUNTIME_SCOPE
+          : RUNTIME_SCOPE
+        expect(shown).toEqual({ offered: true, scope: scopes[runtime.draft.scope] })
       } else {
         expect(shown.offered).toBe(false)
       }

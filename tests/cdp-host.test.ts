@@ -208,6 +208,24 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     expect(await status(approvalId)).toBe('pending')
   })
 
+  it('closes the browser context of a consent window the person closed', async () => {
+    const roomId = await h.createRoom()
+    const approvalId = await h.pendingApproval(roomId, 'write closed.txt by-hand')
+    const review = h.gui('reviewApproval', approvalId)
+    const consent = await h.nextWindow()
+    await buttonsEnabled(consent)
+    const browser = consent.context.browser()
+    expect(browser?.contexts()).toContain(consent.context)
+    // The window's own close, as the person closes it: not through main.
+    await consent.page.close()
+    await expect(review).resolves.toEqual({ status: 'cancelled' })
+    await eventually(
+      () => (browser?.contexts().includes(consent.context) ? undefined : true),
+      "the closed window's browser context to close",
+    )
+    expect(await status(approvalId)).toBe('pending')
+  })
+
   it('focuses the open window for a second review of the same approval', async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write twice.txt x')

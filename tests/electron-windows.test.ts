@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { IPC } from '../src/common/ipc-channels.ts'
 import { CONSENT_SITE, WORKBENCH_SITE } from '../src/main/core/page-sites.ts'
+import { approvalView } from '../src/preload-protected/test-support/consent-views.ts'
 import { ElectronProtectedWindowFactory } from '../src/main/electron/protected-window.ts'
 import { openWorkbenchWindow } from '../src/main/electron/workbench-window.ts'
 import {
@@ -205,6 +207,90 @@ describe('the protected consent window on Electron (electron mocked: no binary h
       expect(consentSession.verdictFor(url), url).toEqual({ cancel: true })
     }
     expect([...consentSession.protocols.keys()]).toEqual([CONSENT_SITE.scheme])
+  })
+})
+
+describe('what the protected window tells main on Electron (electron mocked: no binary here)', () => {
+  /** A consent window handed to a prompt, its BrowserWindow, and the
+   *  decisions it passed on to main's controller. */
+  async function prompted() {
+    const decisions: string[] = []
+    let clock = 10_000
+    const factory = new ElectronProtectedWindowFactory({
+      appRoot: '/app',
+      developmentBuild: false,
+      now: () => clock,
+      onDecision: (_promptId, answer) => decisions.push(answer),
+    })
+    const window = await factory.open('prompt-1', SIZE)
+    factory.close()
+    const win = FakeBrowserWindow.created[0]
+    if (!win) throw new Error('no consent window was created')
+    const decide = (answer: string) =>
+      win.webContents.ipc.emit(
+        IPC.consentDecide,
+        { sender: { id: win.webContents.id }, senderFrame: win.webContents.mainFrame },
+        { promptId: 'prompt-1', answer },
+      )
+    const tick = (ms: number) => {
+      clock += ms
+    }
+    return { window, win, decisions, decide, tick }
+  }
+
+  it('tells main each time the window gains focus', async () => {
+    const { window, win } = await prompted()
+    let focused = 0
+    window.onFocused?.(() => (focused += 1))
+    win.emit('focus')
+    win.emit('focus')
+    expect(focused).toBe(2)
+  })
+
+  it('reports a reload only after the prompt was shown, and only once the page has loaded', async () => {
+    const { window, win } = await prompted()
+    const resets: boolean[] = []
+    window.onPageReset?.((onConsentPage) => resets.push(onConsentPage))
+    // The spare's own first load, before any prompt was shown, is no reset.
+    win.webContents.reload()
+    expect(resets).toEqual([])
+    await window.show(approvalView())
+    win.webContents.emit('did-navigate', fakeEvent(), CONSENT_SITE.pageUrl, 200, 'OK')
+    expect(resets).toEqual([])
+    win.webContents.emit('did-finish-load', fakeEvent())
+    expect(resets).toEqual([true])
+  })
+
+  it('reports leaving the consent page, or losing its renderer, as a reset off the page', async () => {
+    const { window, win } = await prompted()
+    const resets: boolean[] = []
+    window.onPageReset?.((onConsentPage) => resets.push(onConsentPage))
+    await window.show(approvalView())
+    for (const url of OTHER_URLS) {
+      win.webContents.emit('did-navigate', fakeEvent(), url, 200, 'OK')
+    }
+    win.webContents.emit('render-process-gone', fakeEvent(), { reason: 'crashed' })
+    expect(resets).toEqual([...OTHER_URLS.map(() => false), false])
+    // A document that finished loading anywhere but the consent page is no
+    // way back to the prompt.
+    win.webContents.mainFrame.url = 'https://example.com/'
+    win.webContents.emit('did-finish-load', fakeEvent())
+    expect(resets).toHaveLength(OTHER_URLS.length + 1)
+  })
+
+  it('passes on an allow after a Space key as Electron reports it, and refuses one after Enter', async () => {
+    const { window, win, decisions, decide, tick } = await prompted()
+    await window.show(approvalView())
+    const key = (key: string, code: string) =>
+      win.webContents.emit('input-event', fakeEvent(), { type: 'keyUp', key, code })
+    key('Enter', 'Enter')
+    tick(50)
+    decide('allow-once')
+    expect(decisions).toEqual([])
+    key(' ', 'Space')
+    tick(50)
+    decide('allow-once')
+    expect(decisions).toEqual(['allow-once'])
   })
 })
 

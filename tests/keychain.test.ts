@@ -11,11 +11,13 @@ import {
 import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SECRET_STORE_SERVICE } from '../src/main/core/secret-store.ts'
 import { loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
 import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
 import { auditVerify, editDatabase, runNode, RUN_RUNTIME } from './support/integrity-helpers.ts'
+import { chromiumAvailable } from './support/cdp-host-harness.ts'
 import { requireOrSkip } from './support/require-or-skip.ts'
 import { setMode } from './support/policy-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
@@ -30,6 +32,7 @@ interface Keytar {
 }
 
 const PROBE_TIMEOUT_MS = WAIT_TIMEOUT_MS
+const DEV_CDP = fileURLToPath(new URL('../src/main/cdp/index.ts', import.meta.url))
 /** These tests start Node processes (the runtime, `npm run runtime`, the
  *  CLI); on a loaded two-core machine one start can take seconds. */
 const CHILD_PROCESS_TEST_MS = TEST_TIMEOUT_MS
@@ -202,7 +205,35 @@ describe(
       expect(stderr).toContain('warning: ASSENT_SECRET_STORE=file')
       expect(stderr).toContain('Anyone who can read the data dir can forge the MACs')
       expect(statSync(join(dataDir, 'integrity.key')).mode & 0o777).toBe(0o600)
+      expect(stdout).toContain(`Assent runtime stopped (data dir: ${dataDir}).`)
+
+      // The data dir it left has its key file: `assent audit verify` finds
+      // it there without being told, and says which key it used.
+      const verified = await auditVerify(dataDir, deadBusEnv(dataDir))
+      expect(verified.stderr).toContain('verifying with that key file')
+      expect(verified).toMatchObject({ code: 0 })
+      expect(verified.stdout).toContain('audit log intact')
+      // Told to use the keychain, it does, and cannot reach it here.
+      const keychain = await auditVerify(
+        dataDir,
+        deadBusEnv(dataDir, { ASSENT_SECRET_STORE: 'keychain' }),
+      )
+      expect(keychain.code).toBe(2)
+      expect(keychain.stderr).toContain('No OS keychain is reachable')
     })
+
+    it.runIf(chromiumAvailable())(
+      'makes `npm run dev:cdp` say why it did not start, as `npm run runtime` does, without a stack trace',
+      async () => {
+        const dataDir = join(root, 'dev-cdp-refused')
+        const result = await runNode(DEV_CDP, [], deadBusEnv(dataDir))
+        expect(result.code).toBe(1)
+        expect(result.stderr).toContain('Assent did not start: No OS keychain is reachable')
+        expect(result.stderr).toContain('set ASSENT_SECRET_STORE=file')
+        expect(result.stderr).not.toMatch(/^\s+at /m)
+        expect(existsSync(join(dataDir, 'integrity.key'))).toBe(false)
+      },
+    )
 
     it('makes `assent audit verify` say it could not check, with the same advice', async () => {
       const dataDir = join(root, 'verify-refused')

@@ -45,6 +45,12 @@ const STATUS_WAITING = {
   'zh-CN': '等待确认：write_file',
 }
 const APPROVED = { en: 'Approved', 'zh-CN': '已批准' }
+/** What the runtime's result and the offline agent say, in each language. */
+const WROTE = {
+  en: (path: string) => `wrote 5 bytes to ${path}`,
+  'zh-CN': (path: string) => `已向 ${path} 写入 5 字节`,
+}
+const WRITING = { en: 'Writing notes.txt.', 'zh-CN': '正在写入 notes.txt。' }
 const CANCELLED = { en: 'Cancelled', 'zh-CN': '已取消' }
 const MODE_CHANGE = { en: 'Ask for approval → Approve for me', 'zh-CN': '请求批准 → 代我批准' }
 
@@ -119,7 +125,7 @@ describe.runIf(run).each(CONFIGS)(
       expect((await page.textContent(outcome))?.trim()).toBe(APPROVED[config.lang])
       expect(await page.getAttribute(outcome, 'data-outcome')).toBe('approved')
       // Decided, the card left the open block and stays in the timeline.
-      expect(await page.locator(`${ID.pending} ${card}`).count()).toBe(0)
+      expect(await page.locator(`${ID.requests} ${card}`).count()).toBe(0)
       expect(await page.locator(`[data-testid="timeline"] ${card}`).count()).toBe(1)
       await eventually(
         () => (existsSync(join(h.workspace, 'notes.txt')) ? true : undefined),
@@ -133,10 +139,13 @@ describe.runIf(run).each(CONFIGS)(
       )
       // The conversation around it: the person's message, the offline
       // agent's reply and the write's result, once the tool ran.
+      // A write's result is said in words, in the page's language.
       const result =
-        '[data-testid="timeline-tool"][data-status="succeeded"] [data-testid="tool-output"]'
+        '[data-testid="timeline-tool"][data-status="succeeded"] [data-testid="tool-said"]'
       await page.waitForSelector(result)
-      expect(await page.textContent(result)).toContain('wrote 5 bytes')
+      expect(await page.textContent(result)).toBe(
+        WROTE[config.lang](join(h.workspace, 'notes.txt')),
+      )
       const messages = await page.$$eval('[data-testid="timeline-message"]', (elements) =>
         elements.map((element) => ({
           role: element.className,
@@ -149,7 +158,7 @@ describe.runIf(run).each(CONFIGS)(
       })
       expect(messages).toContainEqual({
         role: 'message message--agent',
-        text: 'Writing notes.txt.',
+        text: WRITING[config.lang],
       })
       await page.screenshot({
         path: join(SHOTS, `workbench-approved-${config.width}-${config.lang}-${config.theme}.png`),
@@ -194,7 +203,7 @@ describe.runIf(run).each(CONFIGS)(
       await page.click(ID.picker)
       await page.click('[data-testid="mode-option-approve-for-me"]')
       const card = '[data-testid="mode-request-card"]'
-      await page.waitForSelector(`${ID.pending} ${card}[data-status="waiting"]`)
+      await page.waitForSelector(`${ID.requests} ${card}[data-status="waiting"]`)
       expect(await page.textContent(`${card} [data-testid="mode-request-change"]`)).toBe(
         MODE_CHANGE[config.lang],
       )
@@ -352,7 +361,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
   it('rings every control the keyboard reaches: card buttons, picker options, drawer toggle, settings', async () => {
     const page = h.page
     const approvalId = await sendAndWaitForCard(h, roomId, 'write ring.txt focus')
-    const card = `${ID.pending} ${ID.card(approvalId)}`
+    const card = `${ID.requests} ${ID.card(approvalId)}`
     const rings: FocusRing[] = [
       await tabInto(page, `${card} [data-testid="approval-review"]`),
       await tabInto(page, `${card} [data-testid="approval-deny"]`),
@@ -397,7 +406,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
       )
     ).body.approvals.find((approval) => approval.status === 'pending')?.id
     expect(approvalId).toBeDefined()
-    await page.waitForSelector(`${ID.pending} ${ID.card(approvalId!)}`)
+    await page.waitForSelector(`${ID.requests} ${ID.card(approvalId!)}`)
     await h.host.services.restartRuntime()
     const card = `[data-testid="timeline"] ${ID.card(approvalId!)}[data-outcome="stale"]`
     await page.waitForSelector(card, { timeout: WAIT_TIMEOUT_MS })
@@ -405,7 +414,7 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
     expect(await page.textContent(`${card} [data-testid="approval-note"]`)).toContain(
       'no longer waiting',
     )
-    expect(await page.locator(ID.pending).count()).toBe(0)
+    expect(await page.locator(ID.requests).count()).toBe(0)
     expect(await seriousViolations(page)).toEqual([])
     await page.screenshot({ path: join(SHOTS, 'workbench-stale-760.png') })
   })

@@ -23,12 +23,14 @@ export interface BenchRuntime extends RuntimeAccess {
 export async function startBenchRuntime(options: {
   approvalTtlMs: number
   root?: string
+  /** Node flags for the runtime child, e.g. `--cpu-prof` (profile-decisions.ts). */
+  nodeFlags?: readonly string[]
 }): Promise<BenchRuntime> {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-bench-')))
   const workspace = join(root, 'workspace')
   await mkdir(workspace, { recursive: true })
   const supervisor = new RuntimeSupervisor({
-    launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
+    launcher: new ChildProcessLauncher(RUNTIME_ENTRY, process.env, options.nodeFlags ?? []),
     dataDir: join(root, 'data'),
     integrityKey: randomBytes(32),
     restart: false,

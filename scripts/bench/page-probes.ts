@@ -13,6 +13,7 @@ export function epochNow(): number {
 interface ProbeElement {
   getAttribute(name: string): string | null
   checkVisibility(): boolean
+  getBoundingClientRect(): { top: number; bottom: number }
   querySelectorAll(selector: string): ArrayLike<ProbeElement>
   addEventListener(
     type: string,
@@ -180,25 +181,53 @@ export function nextFrame(): Promise<number> {
 }
 
 /**
- * In the workbench: resolves at the first animation frame once at least
- * `count` approval cards are visible, with the time this was called.
+ * In the workbench: resolves at the first animation frame once the room is
+ * on screen as a person sees it on opening: its timeline holds at least
+ * `entries` entries (the list's `aria-setsize`) and shows the newest one
+ * inside the timeline's viewport, and at least `openCards` open approval
+ * cards are visible; with the time this was called. The timeline mounts
+ * only the entries near its viewport, so counting cards in the page would
+ * measure the wrong thing.
  */
-export function awaitCardCount(input: {
-  count: number
+export function awaitRoomShown(input: {
+  entries: number
+  openCards: number
   timeoutMs: number
 }): Promise<{ startedAt: number; renderedAt: number }> {
   const page = globalThis as unknown as PageGlobals
   const now = () => page.performance.timeOrigin + page.performance.now()
   const startedAt = now()
+  const state = () => {
+    const timeline = page.document.querySelector('[data-testid="timeline"]')
+    const newest = Array.from(
+      page.document.querySelectorAll('[data-testid="timeline"] li[aria-setsize]'),
+    ).find((entry) => entry.getAttribute('aria-posinset') === entry.getAttribute('aria-setsize'))
+    const size = Number(newest?.getAttribute('aria-setsize') ?? 0)
+    let newestShown = false
+    if (timeline && newest && newest.checkVisibility()) {
+      const view = timeline.getBoundingClientRect()
+      const box = newest.getBoundingClientRect()
+      newestShown = box.bottom > view.top && box.top < view.bottom
+    }
+    const open = Array.from(
+      page.document.querySelectorAll('[data-testid="approval-card"][data-outcome="pending"]'),
+    ).filter((card) => card.checkVisibility()).length
+    return { size, newestShown, open }
+  }
   return new Promise((resolve, reject) => {
     const check = () => {
-      const cards = page.document.querySelectorAll('[data-testid="approval-card"]')
-      if (cards.length >= input.count) {
+      const { size, newestShown, open } = state()
+      if (size >= input.entries && newestShown && open >= input.openCards) {
         resolve({ startedAt, renderedAt: now() })
         return
       }
       if (now() - startedAt > input.timeoutMs) {
-        reject(new Error(`only ${cards.length} of ${input.count} cards appeared`))
+        reject(
+          new Error(
+            `the room never showed: ${size} of ${input.entries} entries, newest shown ` +
+              `${newestShown}, ${open} of ${input.openCards} open cards`,
+          ),
+        )
         return
       }
       page.requestAnimationFrame(check)

@@ -107,6 +107,17 @@ export const LAYERS: readonly Layer[] = [
     why: "an external agent's process and protocol: it asks the person through its asker port and never reaches the gate, the store or another service itself",
   },
   {
+    path: 'src/runtime/external-turns/',
+    may: [
+      ...RUNTIME_SERVICE,
+      'src/runtime/concurrency/',
+      'src/runtime/config/',
+      'src/runtime/external-agents/',
+    ],
+    refuses: NOT_IN_RUNTIME,
+    why: "an external agent's turns: its requests are answered through the gate's requester and its work lands in the timeline through ports (never agent/, mcp/, rooms/, the store or the server)",
+  },
+  {
     path: 'src/runtime/events/',
     may: ['src/contracts/'],
     refuses: NOT_IN_RUNTIME,

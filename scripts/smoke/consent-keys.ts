@@ -1,13 +1,39 @@
 import type { Page } from 'playwright-core'
 
 /**
- * Presses Escape in a protected window. The window cancels and closes on the
- * keydown, so the keyup that follows may find the page already gone: that,
- * and only that, is not an error.
+ * Input that ends a protected window's prompt: the window answers on a
+ * key's keydown (Escape) or on the click a release makes (a mouse button,
+ * Space), and closes, so the release's own round trip may find the page
+ * already gone: that, and only that, is not an error. Everything before
+ * the release must land, so a window that was gone before the input counts
+ * as a failure, never as an answer.
  */
-export async function pressEscapeToCancel(page: Page): Promise<void> {
-  await page.keyboard.down('Escape')
-  await page.keyboard.up('Escape').catch((error: unknown) => {
+function releaseClosing(page: Page, release: () => Promise<void>): Promise<void> {
+  return release().catch((error: unknown) => {
     if (!page.isClosed() && !/has been closed/.test((error as Error).message)) throw error
   })
+}
+
+/** Presses Escape in a protected window: it cancels and closes on the keydown. */
+export async function pressEscapeToCancel(page: Page): Promise<void> {
+  await page.keyboard.down('Escape')
+  await releaseClosing(page, () => page.keyboard.up('Escape'))
+}
+
+/** Presses Space on the focused button of a protected window. */
+export async function pressSpaceToDecide(page: Page): Promise<void> {
+  await page.keyboard.down('Space')
+  await releaseClosing(page, () => page.keyboard.up('Space'))
+}
+
+/** Clicks a button of a protected window whose answer closes it, with a
+ *  real mouse press and release at its centre. */
+export async function clickToDecide(page: Page, selector: string): Promise<void> {
+  const button = page.locator(selector)
+  await button.scrollIntoViewIfNeeded()
+  const box = await button.boundingBox()
+  if (!box) throw new Error(`${selector} is not on screen`)
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+  await page.mouse.down()
+  await releaseClosing(page, () => page.mouse.up())
 }

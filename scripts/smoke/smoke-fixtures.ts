@@ -15,6 +15,7 @@ import { ElectronSmokeDriver } from './drivers/electron-driver.ts'
 import type { SmokeDriver } from './drivers/smoke-driver.ts'
 import { findElectronBinary, hostReason } from './host-choice.ts'
 import { leftovers } from './process-cleanup.ts'
+import { SMOKE_AGENTS_STATE, startSmokeAgents, type SmokeAgents } from './smoke-agents.ts'
 import { REPORT_SCHEMA_VERSION, reportChecksPassed } from './report-schema.ts'
 import { ReportWriter } from './report-writer.ts'
 import { EVIDENCE_VARIABLE, FAIL_CASE_VARIABLE, KEEP_VARIABLE } from './smoke-settings.ts'
@@ -29,6 +30,8 @@ export interface SmokeRun {
   state: Record<string, unknown>
   /** This host's evidence folder (`<evidence>/<host>`). */
   evidence: string
+  /** The real agents of the external-agent cases, and their model. */
+  agents: SmokeAgents
   failedAt: string | undefined
 }
 
@@ -188,6 +191,9 @@ export const test = base.extend<
       })
       let driver: SmokeDriver
       const state: Record<string, unknown> = {}
+      // agents.json must be in the data dir before the runtime starts.
+      const agents = await startSmokeAgents(dirs)
+      state[SMOKE_AGENTS_STATE] = agents
       try {
         driver = await startHost(hostKind, dirs)
         writer.set('versions', driver.versions)
@@ -197,6 +203,7 @@ export const test = base.extend<
         )
       } catch (caught) {
         writer.finish({ finishedAt: new Date().toISOString(), error: (caught as Error).message })
+        await agents.close()
         removeScratch(dirs)
         throw caught
       }
@@ -205,12 +212,14 @@ export const test = base.extend<
         writer,
         state,
         evidence,
+        agents,
         failedAt: undefined,
       }
       await use(run)
       try {
         await finishRun(run, dirs)
       } finally {
+        await agents.close()
         removeScratch(dirs)
       }
     },

@@ -51,6 +51,11 @@ export async function createRoomViaUi(
   fields: { agent: string; workspace: string; title: string },
 ) {
   await page.click(UI.newRoomButton)
+  // The form lists the runtime's agents once it has asked for them.
+  await page.waitForSelector(`${UI.roomAgent} option[value="${fields.agent}"]`, {
+    state: 'attached',
+    timeout: WAIT_TIMEOUT_MS,
+  })
   await page.selectOption(UI.roomAgent, fields.agent)
   await page.fill(UI.roomWorkspace, fields.workspace)
   await page.fill(UI.roomTitle, fields.title)
@@ -123,4 +128,102 @@ export async function openRoom(page: Page, roomId: string) {
   }
   await link.click()
   await page.waitForSelector(UI.modePicker)
+}
+
+export interface Placement {
+  what: string
+  inside: boolean
+  /** What a click at its centre reaches is the element itself (or inside
+   *  it): not scrolled away inside a box, not covered by anything. */
+  hit: boolean
+  box: string
+}
+
+/** Where every element matching each selector lies, and whether a person
+ *  could click it there. */
+export function placements(page: Page, selectors: readonly string[]): Promise<Placement[]> {
+  return page.evaluate((list) => {
+    const viewport = {
+      width: document.documentElement.clientWidth,
+      height: document.documentElement.clientHeight,
+    }
+    return list.flatMap((selector) =>
+      [...document.querySelectorAll<HTMLElement>(selector)].map((element, index) => {
+        const box = element.getBoundingClientRect()
+        const inside =
+          box.width > 0 &&
+          box.height > 0 &&
+          box.left >= 0 &&
+          box.top >= 0 &&
+          box.right <= viewport.width + 0.5 &&
+          box.bottom <= viewport.height + 0.5
+        const target = inside
+          ? document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)
+          : null
+        return {
+          what: `${selector} #${index + 1}`,
+          inside,
+          hit: target !== null && (target === element || element.contains(target)),
+          box: `${Math.round(box.left)},${Math.round(box.top)} ${Math.round(box.width)}×${Math.round(box.height)} in ${viewport.width}×${viewport.height}`,
+        }
+      }),
+    )
+  }, selectors)
+}
+
+/**
+ * Words Chinese UIs keep in Latin letters: the product's and protocols'
+ * names, key names, and the shell and git, which are tools' names.
+ */
+export const LATIN_NAMES_KEPT = [
+  'Assent',
+  'MCP',
+  'Enter',
+  'Shift',
+  'Tab',
+  'Esc',
+  'shell',
+  'sh',
+  'git',
+] as const
+
+/**
+ * The English words a person reading Chinese would find on the page: every
+ * visible text, except values shown as they are (code, paths, arguments,
+ * file content: `pre`, `code`, tables of lines, the page's monospace
+ * values), what the person typed (`skip`), and the names in
+ * `LATIN_NAMES_KEPT`. Each word comes with the text it was found in.
+ */
+export function englishWordsShown(
+  page: Page,
+  skip: readonly string[],
+): Promise<Array<{ word: string; in: string }>> {
+  return page.evaluate(
+    ({ skipped, kept }) => {
+      const verbatim = [
+        'pre',
+        'code',
+        'table',
+        '.mono',
+        '.consent-mono',
+        '[data-verbatim]',
+        ...skipped,
+      ].join(',')
+      const found: Array<{ word: string; in: string }> = []
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement
+        if (!parent || parent.closest(verbatim)) continue
+        if (parent.closest('script, style, [hidden], [aria-hidden="true"]')) continue
+        if (!parent.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue
+        const text = node.textContent ?? ''
+        for (const match of text.matchAll(/[A-Za-z]{2,}/g)) {
+          if (!kept.includes(match[0]))
+            found.push({ word: match[0], in: text.trim().slice(0, 120) })
+        }
+      }
+      return found
+    },
+    { skipped: [...skip], kept: [...LATIN_NAMES_KEPT] as string[] },
+  )
 }

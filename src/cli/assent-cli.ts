@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises'
 import { integrityAccount } from '../main/core/secret-store.ts'
-import { selectSecretStore } from '../main/core/secret-store-selection.ts'
+import { selectStoreForReading } from '../main/core/secret-store-selection.ts'
 import { verifyAuditFile } from '../runtime/store/audit-file.ts'
 import { IntegrityMac } from '../runtime/store/integrity-mac.ts'
 
@@ -13,8 +13,9 @@ export const USAGE = `usage: assent audit verify [--data-dir D]
 
 Checks the audit log of an Assent data dir: every hash link, every MAC under
 the integrity key, and the sealed head (so deleting the newest events shows).
-The key comes from the OS keychain, or from the data dir's key file when
-ASSENT_SECRET_STORE=file. The data dir is --data-dir D, else ASSENT_DATA_DIR.
+The key comes from the OS keychain, or from the data dir's key file
+(integrity.key) when ASSENT_SECRET_STORE=file, or when that variable is unset
+and the data dir has one. The data dir is --data-dir D, else ASSENT_DATA_DIR.
 
 exit status: 0 intact, 1 broken or tampered (the message names the seq),
 2 could not check (bad usage, no database, no key)`
@@ -100,11 +101,11 @@ async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<numb
     io.err(`assent audit verify: ${dataDir} is not a directory`)
     return EXIT_UNCHECKED
   }
-  const store = selectSecretStore(dataDir, {
+  const account = await integrityAccount(dataDir)
+  const store = await selectStoreForReading(account, {
     env: io.env,
     warn: (message) => io.err(`warning: ${message}`),
   })
-  const account = await integrityAccount(dataDir)
   // Read only: verifying must never create a key (a new key would make every
   // MAC on disk look forged).
   const key = await store.read(account)

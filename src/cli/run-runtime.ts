@@ -35,12 +35,15 @@ const supervisor = new RuntimeSupervisor({
     console.log(
       `  try: curl -s -H 'Authorization: Bearer ${connection.bearerToken}' ${base}/v1/health`,
     )
+    console.log('  for the examples in docs/runtime-api.md, paste into another shell:')
+    console.log(`  export ASSENT_URL=${base} ASSENT_TOKEN=${connection.bearerToken}`)
     console.log('  decisions need consent tokens minted by main: use the app or dev:cdp for those.')
     console.log('Press Ctrl+C to stop.')
   },
 })
 const stop = async () => {
   await supervisor.stop()
+  console.log(`Assent runtime stopped (data dir: ${dataDir}).`)
   process.exit(0)
 }
 process.on('SIGINT', () => void stop())

@@ -26,6 +26,8 @@ export interface WorkbenchEvent {
  * window.
  */
 export interface AssentGui {
+  /** The agents a room can be created with (`GET /v1/agents`). */
+  listAgents(): Promise<RelayResponse>
   listRooms(): Promise<RelayResponse>
   createRoom(input: unknown): Promise<RelayResponse>
   getRoom(roomId: string): Promise<RelayResponse>

@@ -85,6 +85,30 @@ export const ConsentActionSchema = z.discriminatedUnion('type', [
     /** The tool's side-effect-free preview, or null if it has none. */
     previewText: z.string().nullable(),
   }),
+  /** An external agent's command line, exactly as the agent will run it
+   *  (Codex: `/bin/bash -lc '…'`), and the folder it runs in. */
+  z.strictObject({
+    type: z.literal('agent-command'),
+    commandLine: z.string().min(1),
+    directory: z.string(),
+  }),
+  /** The files an external agent will change: each with its change, its
+   *  diff when the runtime could read it, and the agent's own text where
+   *  the diff cannot show all of it. */
+  z.strictObject({
+    type: z.literal('agent-file-changes'),
+    changes: z
+      .array(
+        z.strictObject({
+          path: z.string(),
+          change: z.enum(['add', 'update', 'delete']),
+          movePath: z.string().nullable(),
+          fileChange: FileChangeSchema.optional(),
+          agentDiff: z.string().nullable(),
+        }),
+      )
+      .min(1),
+  }),
   z.strictObject({ type: z.literal('other') }),
 ])
 export type ConsentAction = z.infer<typeof ConsentActionSchema>
@@ -94,7 +118,7 @@ export type ConsentAction = z.infer<typeof ConsentActionSchema>
 export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
   z.strictObject({
     offered: z.literal(true),
-    scope: z.enum(['tool', 'command', 'path', 'mcp-tool']),
+    scope: z.enum(['tool', 'command', 'path', 'mcp-tool', 'agent-command', 'agent-file']),
   }),
   z.strictObject({
     offered: z.literal(false),
@@ -104,6 +128,7 @@ export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
       'path-unresolvable',
       'tool-not-grantable',
       'runtime-refuses',
+      'agent-change-not-grantable',
     ]),
   }),
 ])

@@ -81,6 +81,20 @@ export type ExternalAgentConfig = z.infer<typeof ExternalAgentConfigSchema>
 export type CodexAgentConfig = Extract<ExternalAgentConfig, { protocol: 'codex-app-server' }>
 export type AcpAgentConfig = Extract<ExternalAgentConfig, { protocol: 'acp' }>
 
+/**
+ * The ids of the agents every install ships with
+ * (src/runtime/domain/agent-preset.ts). An agents.json entry may not take
+ * one: a room names its agent by id, and an id that meant a built-in agent
+ * in one room and a program in another would let a config edit swap the
+ * agent behind an existing room.
+ */
+export const BUILT_IN_AGENT_IDS: readonly string[] = Object.freeze([
+  'assistant',
+  'reader',
+  'scoped',
+  'mcp-gateway',
+])
+
 export const AgentsConfigSchema = z
   .strictObject({
     agents: z.array(ExternalAgentConfigSchema).max(32),
@@ -88,6 +102,13 @@ export const AgentsConfigSchema = z
   .superRefine((config, context) => {
     const seen = new Set<string>()
     for (const [index, agent] of config.agents.entries()) {
+      if (BUILT_IN_AGENT_IDS.includes(agent.id)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['agents', index, 'id'],
+          message: `${agent.id} is the id of a built-in agent`,
+        })
+      }
       if (seen.has(agent.id)) {
         context.addIssue({
           code: 'custom',
@@ -101,3 +122,18 @@ export const AgentsConfigSchema = z
 export type AgentsConfig = z.infer<typeof AgentsConfigSchema>
 
 export const EMPTY_AGENTS_CONFIG: AgentsConfig = Object.freeze({ agents: [] }) as AgentsConfig
+
+/** An agent a room can be created with, as the workbench lists it: who it
+ *  is, never its command or environment. */
+export const AgentSummarySchema = z.strictObject({
+  id: z.string().min(1).max(64),
+  name: z.string().min(1).max(128),
+  /** Shipped with Assent (offline), or an agents.json entry. */
+  kind: z.enum(['built-in', 'external']),
+  protocol: ExternalAgentProtocolSchema.nullable(),
+})
+export type AgentSummary = z.infer<typeof AgentSummarySchema>
+
+/** `GET /v1/agents`. */
+export const AgentListSchema = z.strictObject({ agents: z.array(AgentSummarySchema) })
+export type AgentList = z.infer<typeof AgentListSchema>

@@ -1,6 +1,9 @@
 import { z } from 'zod'
 import { ApprovalDecisionSchema } from './consent.ts'
+import { FileChangeSchema } from './file-change.ts'
+import { FileTargetSchema } from './file-target.ts'
 import { SandboxModeSchema } from './policy-axes.ts'
+import { RuntimeMessageSchema } from './runtime-message.ts'
 
 export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
@@ -59,6 +62,11 @@ export const CanonicalActionSchema = z.strictObject({
   sandboxMode: SandboxModeSchema,
   summary: z.string(),
   mcp: McpActionSchema.optional(),
+  /** The file a write or delete acts on, as observed when the approval was
+   *  opened: the runtime refuses the call if it is another file by then. */
+  target: FileTargetSchema.optional(),
+  /** What a write changes, against the content `target` was hashed over. */
+  fileChange: FileChangeSchema.optional(),
 })
 export type CanonicalAction = z.infer<typeof CanonicalActionSchema>
 
@@ -73,14 +81,23 @@ export const ApprovalRecordSchema = z.strictObject({
   workingDirectory: z.string(),
   sandboxMode: SandboxModeSchema,
   summary: z.string(),
+  /** The summary as a code with parameters, for the person's language. Not
+   *  part of the canonical action: `summary` is what the digest binds. */
+  summaryMessage: RuntimeMessageSchema.optional(),
   mcp: McpActionSchema.optional(),
+  target: FileTargetSchema.optional(),
+  fileChange: FileChangeSchema.optional(),
   status: ApprovalStatusSchema,
   decision: ApprovalDecisionSchema.optional(),
   decidedBy: DecidedBySchema.optional(),
   reason: z.string().optional(),
+  /** `reason` as a code, where whoever gave it has one (the built-in
+   *  reviewer does; a model's words do not). */
+  reasonMessage: RuntimeMessageSchema.optional(),
   /** Why the approve-for-me reviewer left this to the person. Not part of
    *  the canonical action: it explains the request, it is not what runs. */
   escalationReason: z.string().optional(),
+  escalationMessage: RuntimeMessageSchema.optional(),
   createdAt: z.number().int(),
   expiresAt: z.number().int(),
   decidedAt: z.number().int().optional(),
@@ -103,11 +120,14 @@ export const ApprovalViewSchema = z.strictObject({
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>
 
 /** What the workbench card may show: the action text, tool and directory, no
- *  raw argument object. */
+ *  raw argument object, and nothing of the file a write replaces (its
+ *  preview holds the file's current lines). */
 export const ApprovalSummarySchema = ApprovalRecordSchema.omit({
   arguments: true,
   toolCallId: true,
   sandboxMode: true,
+  target: true,
+  fileChange: true,
 })
 export type ApprovalSummary = z.infer<typeof ApprovalSummarySchema>
 

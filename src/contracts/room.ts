@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ApprovalSummarySchema } from './approval.ts'
 import { PermissionModeSchema, RoomPolicySchema } from './policy-axes.ts'
+import { RuntimeMessageSchema } from './runtime-message.ts'
 
 export const RoomKindSchema = z.enum(['direct', 'group'])
 export type RoomKind = z.infer<typeof RoomKindSchema>
@@ -90,9 +91,14 @@ export type ToolCallStatus = z.infer<typeof ToolCallStatusSchema>
 
 export const ToolResultSchema = z.strictObject({
   ok: z.boolean(),
+  /** What the tool returned: data (a file, a listing, a command's output)
+   *  or, when `message` is there, the same words in English. */
   output: z.string(),
   exitCode: z.number().int().nullable().optional(),
   code: z.string().optional(),
+  /** The result in words, for the person's language; absent when the
+   *  output is data, shown as it is. */
+  message: RuntimeMessageSchema.optional(),
 })
 
 export const ToolCallRecordSchema = z.strictObject({
@@ -116,6 +122,9 @@ export const MessageSchema = z.strictObject({
   turnId: z.string(),
   role: z.enum(['user', 'agent', 'system']),
   text: z.string(),
+  /** `text` as a code with parameters, when the runtime or its offline
+   *  agent wrote it; a model's own words have none. */
+  message: RuntimeMessageSchema.optional(),
   createdAt: z.number().int(),
 })
 export type Message = z.infer<typeof MessageSchema>

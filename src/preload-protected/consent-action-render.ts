@@ -108,8 +108,45 @@ export function renderApprovalAction(
       facts.add('consent.action.tool', view.toolName, 'consent-mono', { name: true })
       block(document, body, writer, translate(lang, 'consent.action.arguments'), view.argumentsText)
       return
+    case 'agent-command':
+      facts.add('consent.action.commandLine', action.commandLine, 'consent-command')
+      facts.add('consent.action.directory', action.directory, 'consent-mono')
+      note(document, body, translate(lang, 'consent.action.agentCommand'), true)
+      return
+    case 'agent-file-changes':
+      // Each file with its diff first; the agent's own text only where the
+      // diff cannot show all of it.
+      for (const change of action.changes) {
+        const file = new FactList(document, body, writer, lang)
+        file.add(FILE_CHANGE_LABELS[change.change], change.path, 'consent-mono')
+        if (change.movePath !== null) {
+          file.add('consent.action.moveTo', change.movePath, 'consent-mono')
+        }
+        if (change.fileChange) {
+          renderFileChange(document, body, change.fileChange, writer, lang)
+          if (change.fileChange.truncated) {
+            note(document, body, translate(lang, 'consent.action.truncated'), true)
+          }
+        }
+        if (change.agentDiff !== null) {
+          block(
+            document,
+            body,
+            writer,
+            translate(lang, 'consent.action.agentDiff'),
+            change.agentDiff,
+          )
+        }
+      }
+      return
   }
 }
+
+const FILE_CHANGE_LABELS = {
+  add: 'consent.action.fileAdd',
+  update: 'consent.action.fileUpdate',
+  delete: 'consent.action.fileDelete',
+} as const satisfies Record<string, MessageKey>
 
 /** Lines in a file's content: a final line feed ends the last line rather
  *  than starting another. */

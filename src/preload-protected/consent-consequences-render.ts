@@ -32,7 +32,12 @@ export function renderConsequences(
     paragraph.textContent = translate(lang, 'consent.consequence.deny')
   })
   const mcpServer = view.action.type === 'mcp' ? view.action.serverName : ''
-  const path = view.action.type === 'delete' ? view.action.absolutePath : ''
+  const path =
+    view.action.type === 'delete'
+      ? view.action.absolutePath
+      : view.action.type === 'agent-file-changes'
+        ? (view.action.changes[0]?.path ?? '')
+        : ''
   line(CONSEQUENCE_IDS.alwaysAllow, (paragraph) => {
     const values = {
       tool: (parent: HTMLElement) => {

@@ -129,6 +129,109 @@ describe('rendering an approval', () => {
     ])
   })
 
+  it("asks about an external agent's command line by the agent's name, and says it runs it itself", () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        agentLabel: 'Codex CLI',
+        toolName: 'agent_command',
+        sandboxMode: 'danger-full-access',
+        action: {
+          type: 'agent-command',
+          commandLine: "/bin/bash -lc 'touch a.txt'",
+          directory: '/home/ada/project',
+        },
+        alwaysAllow: { offered: true, scope: 'agent-command' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe("Allow Codex CLI to run /bin/bash -lc 'touch a.txt'?")
+    expect(body().textContent).toContain('/home/ada/project')
+    expect(body().textContent).toContain(translate('en', 'consent.action.agentCommand'))
+    expect(text(CONSEQUENCE_IDS.alwaysAllow)).toBe(
+      translate('en', 'consent.consequence.alwaysAllow.agent-command'),
+    )
+  })
+
+  it("shows each file an external agent changes with its diff first, and the agent's own text where there is no diff", () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        agentLabel: 'Codex over ACP',
+        toolName: 'agent_file_change',
+        action: {
+          type: 'agent-file-changes',
+          changes: [
+            {
+              path: '/p/notes.txt',
+              change: 'update',
+              movePath: null,
+              fileChange: {
+                path: '/p/notes.txt',
+                kind: 'modify',
+                truncated: false,
+                hunks: [
+                  {
+                    oldStart: 4,
+                    oldLines: 1,
+                    newStart: 4,
+                    newLines: 1,
+                    lines: [
+                      { op: 'remove', text: 'old' },
+                      { op: 'add', text: 'new' },
+                    ],
+                  },
+                ],
+              },
+              agentDiff: null,
+            },
+            {
+              path: '/p/other.txt',
+              change: 'update',
+              movePath: '/p/moved.txt',
+              agentDiff: ' keep\n-drop\n+add\n',
+            },
+          ],
+        },
+        alwaysAllow: { offered: false, reason: 'agent-change-not-grantable' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow Codex over ACP to change 2 files?')
+    const rows = [...body().querySelectorAll('tbody tr.consent-line')].map((row) =>
+      [...row.querySelectorAll('td')].map((cell) => cell.textContent),
+    )
+    expect(rows).toEqual([
+      ['4', '', '−removed', 'old'],
+      ['', '4', '+added', 'new'],
+    ])
+    const shown = body().textContent ?? ''
+    expect(shown.indexOf('/p/notes.txt')).toBeLessThan(shown.indexOf('/p/other.txt'))
+    expect(shown).toContain('/p/moved.txt')
+    expect(shown).toContain(translate('en', 'consent.action.agentDiff'))
+    expect(body().querySelector('pre')?.textContent).toBe(' keep\n-drop\n+add\n')
+    expect(text(CONSEQUENCE_IDS.alwaysAllow)).toBe(
+      translate('en', 'consent.consequence.noAlwaysAllow.agent-change-not-grantable'),
+    )
+  })
+
+  it('names the one file an external agent changes in the question', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        agentLabel: 'Codex CLI',
+        toolName: 'agent_file_change',
+        action: {
+          type: 'agent-file-changes',
+          changes: [{ path: '/p/new.txt', change: 'add', movePath: null, agentDiff: null }],
+        },
+        alwaysAllow: { offered: true, scope: 'agent-file' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow Codex CLI to change /p/new.txt?')
+    expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain('(/p/new.txt)')
+  })
+
   it('shows a change preview as hunks with old and new line numbers', () => {
     start()
     inbox.deliver(

@@ -314,6 +314,24 @@ function approvalTitle(
         agent,
         tool: code(view.toolName, { name: true }),
       })
+    case 'agent-command':
+      return writer.message(heading, lang, 'consent.title.command', {
+        agent,
+        command: code(action.commandLine, { quote: true }),
+      })
+    case 'agent-file-changes': {
+      const [only, ...rest] = action.changes
+      if (only && rest.length === 0) {
+        return writer.message(heading, lang, 'consent.title.changeFile', {
+          agent,
+          path: code(only.path, { keepEnd: true }),
+        })
+      }
+      return writer.message(heading, lang, 'consent.title.changeFiles', {
+        agent,
+        count: plain(String(action.changes.length)),
+      })
+    }
   }
 }
 

@@ -12,6 +12,7 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
     transport.invoke('relay', [request]) as Promise<RelayResponse>
   const room = (roomId: string) => `/v1/rooms/${encodeId(roomId)}`
   return Object.freeze({
+    listAgents: () => relay({ method: 'GET', path: '/v1/agents' }),
     listRooms: () => relay({ method: 'GET', path: '/v1/rooms' }),
     createRoom: (input: unknown) => relay({ method: 'POST', path: '/v1/rooms', body: input }),
     getRoom: (roomId: string) => relay({ method: 'GET', path: room(roomId) }),

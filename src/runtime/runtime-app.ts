@@ -4,7 +4,13 @@ import type { Server } from 'node:http'
 import { AgentRunner } from './agent/agent-runner.ts'
 import { grantForDecision } from './agent/grant-issuer.ts'
 import { grantScopeFor, serverGrantScopeFor } from './agent/grant-scope.ts'
-import { builtInAgents } from './domain/agent-preset.ts'
+import { builtInAgents, GATEWAY_AGENT_ID, type AgentPreset } from './domain/agent-preset.ts'
+import type { AgentSummary, ExternalAgentConfig } from '../contracts/agents-config.ts'
+import { AgentProcessLedger } from './external-agents/agent-process-ledger.ts'
+import { openExternalSession } from './external-agents/external-session-factory.ts'
+import { AgentBackends } from './external-turns/agent-backends.ts'
+import { loadAgentsConfigAtStart } from './external-turns/agents-config-at-start.ts'
+import { ExternalAgentBackend } from './external-turns/external-agent-backend.ts'
 import type { AgentModel } from './agent/agent-model.ts'
 import { OfflineModel } from './agent/offline-model.ts'
 import { ConsentTokenVerifier } from '../consent/consent-token.ts'
@@ -33,6 +39,7 @@ import {
   removeGatewayConnectionFile,
   writeGatewayConnectionFile,
 } from './mcp/gateway-connection-file.ts'
+import { agentRoutes } from './server/routes/agent-routes.ts'
 import { approvalRoutes } from './server/routes/approval-routes.ts'
 import { inputRequestRoutes } from './server/routes/input-request-routes.ts'
 import { gatewayRoutes } from './server/routes/gateway-routes.ts'
@@ -71,6 +78,8 @@ export interface RuntimeOptions {
   questionPhaseMs?: number
   /** mcp.json; `<dataDir>/mcp.json` when absent. */
   mcpConfigPath?: string
+  /** agents.json; `<dataDir>/agents.json` when absent. */
+  agentsConfigPath?: string
   scopedRoots?: readonly string[]
   /** What decides the agent's steps; the offline model by default. */
   model?: AgentModel
@@ -213,7 +222,36 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
     durable: () => durability.durable(),
   })
-  const agents = builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] })
+  const externalAgents = loadAgentsConfigAtStart(
+    options.dataDir,
+    options.agentsConfigPath,
+    audit,
+    now,
+    onError,
+  ).agents
+  const agents = [
+    ...builtInAgents({ scopedRoots: [...(options.scopedRoots ?? [homedir()])] }),
+    ...externalAgents.map(externalAgentPreset),
+  ]
+  // Agents an earlier runtime left running (it crashed) are ended before
+  // anything starts: their turns are over, and nobody answers for them.
+  const agentProcesses = new AgentProcessLedger(options.dataDir)
+  agentProcesses.reapLeftovers()
+  const externalTurns = new ExternalAgentBackend({
+    agents: externalAgents,
+    openSession: (sessionOptions) =>
+      openExternalSession({
+        ...sessionOptions,
+        onProcessStarted: (process) => agentProcesses.track(process, sessionOptions.agent.id),
+      }),
+    requester,
+    grants,
+    conversations,
+    events,
+    now,
+    durable: () => durability.durable(),
+    newId: randomUUID,
+  })
   const runner = new AgentRunner({
     conversations,
     grants,
@@ -239,7 +277,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     rooms: roomService,
     conversations,
     events,
-    runner,
+    runner: new AgentBackends(runner, externalTurns),
     now,
   })
 
@@ -272,6 +310,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   const router = new Router()
   router.add(
     ...systemRoutes({ instanceId, events, audit, settings }),
+    ...agentRoutes({ agents: () => agentSummaries(agents, externalAgents) }),
     ...approvalRoutes({
       approvals,
       gate,
@@ -330,9 +369,38 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await mcpServers.close()
+      // Ends every external agent: its pending requests are answered
+      // cancelled and its turn ends interrupted while the store still runs.
+      await externalTurns.close()
       await runner.settled()
       await durability.close()
       db.close()
     },
   }
+}
+
+/** An external agent as a room sees it: no ceilings of its own (the room's
+ *  sandbox and policy confine what it asks for) and none of the built-in
+ *  tools, which only the offline agent calls. */
+function externalAgentPreset(agent: ExternalAgentConfig): AgentPreset {
+  return { id: agent.id, name: agent.name, toolPolicy: { readOnly: false }, allowedTools: [] }
+}
+
+/** The agents a person may create a room with: the built-in ones (not the
+ *  MCP gateway's, whose rooms the gateway makes) and agents.json's. */
+function agentSummaries(
+  agents: readonly AgentPreset[],
+  external: readonly ExternalAgentConfig[],
+): AgentSummary[] {
+  return agents
+    .filter((agent) => agent.id !== GATEWAY_AGENT_ID)
+    .map((agent) => {
+      const config = external.find((candidate) => candidate.id === agent.id)
+      return {
+        id: agent.id,
+        name: agent.name,
+        kind: config ? 'external' : 'built-in',
+        protocol: config?.protocol ?? null,
+      }
+    })
 }

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { afterEach } from 'vitest'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
 import {
   ExternalAgentConfigSchema,
   type AcpAgentConfig,
@@ -21,10 +21,10 @@ import type {
 import {
   findInstalledAgents,
   INSTALL_FIX,
-  onSearchPath,
   type InstalledAgents,
 } from '../../scripts/agents/agent-cache.ts'
 import { writeScriptedCodexHome } from '../../scripts/agents/codex-home.ts'
+import { makeAgentHome, pathWithBwrap } from '../../scripts/agents/scripted-agents-config.ts'
 import {
   startScriptedModelServer,
   type ScriptedModelServer,
@@ -92,12 +92,7 @@ export class ExternalAgentTestbed {
     this.root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-')))
     this.workspace = join(this.root, 'workspace')
     mkdirSync(this.workspace)
-    // Codex creates no sandbox helper under the system's temporary folder,
-    // and without it codex-acp's read-only sandbox cannot start a command;
-    // so the throwaway home lives in /var/tmp where there is one.
-    this.home = mkdtempSync(
-      join(existsSync('/var/tmp') ? '/var/tmp' : this.root, 'assent-agent-home-'),
-    )
+    this.home = makeAgentHome(this.root)
     this.environment = writeScriptedCodexHome(this.home, model.baseUrl, this.workspace)
   }
 
@@ -139,14 +134,9 @@ export class ExternalAgentTestbed {
     return config
   }
 
-  /** The throwaway home, and a PATH with a `bwrap` on it: codex-acp's
-   *  sandbox needs one, and ships none (Codex's package has one). */
+  /** The throwaway home, and a PATH with a `bwrap` on it. */
   private agentEnvironment(): Record<string, string> {
-    const path = process.env.PATH ?? ''
-    return {
-      ...this.environment,
-      PATH: onSearchPath('bwrap', path) ? path : `${this.agents.codexResources}${delimiter}${path}`,
-    }
+    return { ...this.environment, PATH: pathWithBwrap(this.agents) }
   }
 
   /** Waits for the first event `match` accepts, emitted so far or later. */

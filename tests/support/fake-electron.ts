@@ -70,7 +70,8 @@ export class FakeWebContents extends Emitter {
   static nextId = 1
   readonly id = FakeWebContents.nextId++
   readonly ipc = new Emitter()
-  readonly mainFrame = { url: '' }
+  /** Shaped like Electron's WebFrameMain as the sender check reads it. */
+  readonly mainFrame: { url: string; parent: null } = { url: '', parent: null }
   readonly sent: Array<[string, unknown]> = []
   /** Every navigation that was not cancelled, in order. */
   readonly navigated: string[] = []
@@ -94,6 +95,20 @@ export class FakeWebContents extends Emitter {
   }
   isCrashed(): boolean {
     return false
+  }
+  getURL(): string {
+    return this.mainFrame.url
+  }
+
+  /**
+   * The page reloads (a shortcut, or the renderer restarting it): Electron
+   * reports the main frame's navigation when it commits ('did-navigate',
+   * WebContents::DidFinishNavigation) and 'did-finish-load' once the new
+   * document has loaded (WebContents::DidFinishLoad, main frame only).
+   */
+  reload(): void {
+    this.emit('did-navigate', fakeEvent(), this.mainFrame.url, 200, 'OK')
+    this.emit('did-finish-load', fakeEvent())
   }
   isDestroyed(): boolean {
     return this.destroyed
@@ -187,6 +202,7 @@ export class FakeBrowserWindow extends Emitter {
   }
   async loadURL(url: string): Promise<void> {
     this.loadedUrl = url
+    this.webContents.mainFrame.url = url
   }
   show(): void {}
   focus(): void {}

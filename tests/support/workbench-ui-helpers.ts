@@ -17,7 +17,7 @@ export const ID = {
   status: '[data-testid="status-line"]',
   picker: '[data-testid="mode-picker"]',
   drawer: '[data-testid="rooms-drawer-toggle"]',
-  pending: '[data-testid="pending-approvals"]',
+  requests: '[data-testid="open-requests"]',
   card: (id: string) => `[data-testid="approval-card"][data-approval-id="${id}"]`,
 } as const
 
@@ -149,7 +149,7 @@ export async function sendAndWaitForCard(
   // The card arrives with the event; its full arguments only with the
   // timeline refresh that follows. Wait for both, so a test that reads the
   // arguments never races the refresh.
-  const card = `${ID.pending} ${ID.card(approvalId)}`
+  const card = `${ID.requests} ${ID.card(approvalId)}`
   await h.page.waitForSelector(`${card} [data-testid="approval-review"]`)
   await h.page.waitForSelector(`${card} [data-testid="approval-arguments"]`)
   return approvalId

@@ -1,8 +1,9 @@
 import type { Page } from 'playwright-core'
 import { zhCN } from '../../../src/common/i18n/zh-CN.ts'
 import { PermissionModeSchema } from '../../../src/contracts/policy-axes.ts'
+import { clickToDecide } from '../consent-keys.ts'
 import type { CaseDefinition } from '../case-context.ts'
-import { UI, WAIT_TIMEOUT_MS, insideViewport, waitFor } from '../workbench-ui.ts'
+import { UI, WAIT_TIMEOUT_MS, englishWordsShown, insideViewport, waitFor } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview } from './manual-cases.ts'
 
 /** The page's theme as the person sees it: the root's `data-theme` and the
@@ -18,6 +19,11 @@ async function themeOf(page: Page) {
     }
   })
 }
+
+/** Where the workbench shows the person's own words (their messages, the
+ *  names they gave rooms), left as they wrote them in every language; the
+ *  protected window shows the room's name as `#assent-room`. */
+const PERSONS_OWN_WORDS = ['.message--user', '[data-testid="room-link"]', '.room__title']
 
 /** Display cases: they need approvals that ask (a room in ask-for-approval). */
 export const displayCases: CaseDefinition[] = [
@@ -67,12 +73,25 @@ export const displayCases: CaseDefinition[] = [
         `${look.deny} (catalog: ${zhCN.consent.button.deny})`,
       )
       context.check('the content shows in Chinese characters', look.text.includes('你好，世界'))
+      const englishInWindow = await englishWordsShown(consent.page, ['#assent-room'])
+      context.check(
+        'the protected window shows no English words outside code, paths and arguments',
+        englishInWindow.length === 0,
+        JSON.stringify(englishInWindow),
+      )
+      // What the person typed and the room's name are their own words.
+      const englishInWorkbench = await englishWordsShown(page, PERSONS_OWN_WORDS)
+      context.check(
+        'the workbench shows no English words outside code, paths and arguments',
+        englishInWorkbench.length === 0,
+        JSON.stringify(englishInWorkbench),
+      )
       await context.screenshot(
         consent.page,
         'protected-approval-zh-dark.png',
         'The protected window in Chinese, dark theme',
       )
-      await consent.page.click('#assent-deny')
+      await clickToDecide(consent.page, '#assent-deny')
       await closedSoon(consent)
       await context.screenshot(
         page,
@@ -136,7 +155,7 @@ export const displayCases: CaseDefinition[] = [
         timeout: WAIT_TIMEOUT_MS,
       })
       const consent = await openReview(context, page, approval.id, 'deny')
-      await consent.page.click('#assent-deny')
+      await clickToDecide(consent.page, '#assent-deny')
       await closedSoon(consent)
       await context.driver.setViewport({ width: 1280, height: 800 })
     },

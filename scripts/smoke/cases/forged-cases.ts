@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../src/contracts/http-headers.ts'
 import { mintConsentToken } from '../../../src/consent/consent-token.ts'
+import { clickToDecide } from '../consent-keys.ts'
 import type { CaseDefinition } from '../case-context.ts'
 import { approvalStatus, gui, newPendingApproval } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
@@ -231,7 +232,7 @@ export const forgedCases: CaseDefinition[] = [
         !existsSync(join(context.driver.workspace, 'forged.txt')),
       )
       const consent = await openReview(context, page, approval.id, 'deny')
-      await consent.page.click('#assent-deny')
+      await clickToDecide(consent.page, '#assent-deny')
       await closedSoon(consent)
     },
   },

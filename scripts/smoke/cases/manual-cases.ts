@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { CaseContext, CaseDefinition } from '../case-context.ts'
+import { clickToDecide } from '../consent-keys.ts'
 import type { SmokeConsentWindow } from '../drivers/smoke-driver.ts'
 import {
   UI,
@@ -160,7 +161,7 @@ export const manualCases: CaseDefinition[] = [
         'the window shows the full content to be written',
         shown.includes('hello from the smoke scenario'),
       )
-      await consent.page.click('#assent-allow-once')
+      await clickToDecide(consent.page, '#assent-allow-once')
       context.check('the window closes after the decision', await closedSoon(consent))
       const file = join(context.driver.workspace, 'notes.txt')
       // The tool may still be writing when the file appears: wait for the
@@ -187,7 +188,7 @@ export const manualCases: CaseDefinition[] = [
       const page = await context.driver.workbench()
       const approval = await askFor(context, page, 'write denied.txt this must never be written')
       const consent = await openReview(context, page, approval.id, 'deny')
-      await consent.page.click('#assent-deny')
+      await clickToDecide(consent.page, '#assent-deny')
       context.check('the window closes after the decision', await closedSoon(consent))
       const outcome = await outcomeText(page, approval.id)
       context.check('the card says Rejected', /Rejected/.test(outcome), outcome)
@@ -215,7 +216,7 @@ export const manualCases: CaseDefinition[] = [
       // scripted Allow been taken it would have decided first (allowed) and
       // the Deny would find the prompt answered. No fixed wait is needed.
       await consent.page.evaluate(() => document.getElementById('assent-allow-once')?.click())
-      await consent.page.click('#assent-deny')
+      await clickToDecide(consent.page, '#assent-deny')
       context.check('the real click closes the window', await closedSoon(consent))
       const decided = await waitFor(async () => {
         const current = await approvalStatus(page, state.roomId, approval.id)

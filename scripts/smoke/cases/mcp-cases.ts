@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { clickToDecide } from '../consent-keys.ts'
 import type { CaseDefinition } from '../case-context.ts'
 import { UI, WAIT_TIMEOUT_MS, roomApprovals, sendViaComposer, waitFor } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
@@ -53,7 +54,7 @@ export const mcpCases: CaseDefinition[] = [
         'protected-mcp-tool-call.png',
         'The protected window for an MCP tool call, with its full arguments',
       )
-      await consent.page.click('#assent-allow-once')
+      await clickToDecide(consent.page, '#assent-allow-once')
       context.check('the window closes after the decision', await closedSoon(consent))
       const readNow = () => (existsSync(target) ? readFileSync(target, 'utf8') : '(missing)')
       const content = await waitFor(

@@ -13,7 +13,7 @@ import {
   waitFor,
 } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
-import { pressEscapeToCancel } from '../consent-keys.ts'
+import { clickToDecide, pressEscapeToCancel } from '../consent-keys.ts'
 import { auditTrail } from '../audit-evidence.ts'
 import { DEFAULT_APPROVAL_TTL_MS } from '../../../src/runtime/domain/approval.ts'
 import { scaledMs } from '../../test-timing.ts'
@@ -52,7 +52,7 @@ export async function changeMode(
 ) {
   const state = scenario(context)
   const consent = await pickMode(context, page, mode)
-  await consent.page.click('#assent-confirm')
+  await clickToDecide(consent.page, '#assent-confirm')
   context.check(`the ${mode} window closes after confirming`, await closedSoon(consent))
   const current = await waitFor(async () => {
     const now = await permissions(page, state.roomId)
@@ -155,7 +155,7 @@ export const permissionCases: CaseDefinition[] = [
       )
       if (verdict.approval.status === 'pending') {
         const consent = await openReview(context, page, verdict.approval.id, 'deny')
-        await consent.page.click('#assent-deny')
+        await clickToDecide(consent.page, '#assent-deny')
         await closedSoon(consent)
       }
     },
@@ -200,7 +200,7 @@ export const permissionCases: CaseDefinition[] = [
         JSON.stringify(afterEscape),
       )
       const cancelling = await pickMode(context, page, 'approve-for-me')
-      await cancelling.page.click('#assent-cancel')
+      await clickToDecide(cancelling.page, '#assent-cancel')
       context.check('Cancel closes the window', await closedSoon(cancelling))
       const afterCancel = await permissions(page, state.roomId)
       context.check(
@@ -216,7 +216,7 @@ export const permissionCases: CaseDefinition[] = [
       // window opens and is cancelled, and only then are mode and revision
       // read. Anything the close had set in motion came before that.
       const after = await pickMode(context, page, 'approve-for-me')
-      await after.page.click('#assent-cancel')
+      await clickToDecide(after.page, '#assent-cancel')
       context.check(
         'a later mode-change window opens and cancels after the close',
         await closedSoon(after),
@@ -257,7 +257,14 @@ export const permissionCases: CaseDefinition[] = [
         current.mode === 'full-access',
         JSON.stringify(current),
       )
-      await openRoom(page, state.roomId)
+      // The workbench reopens the room the person was in, without a click.
+      const reopened = await page
+        .waitForSelector(`[data-testid="room-view"][data-room-id="${state.roomId}"]`, {
+          timeout: WAIT_TIMEOUT_MS,
+        })
+        .then(() => true)
+        .catch(() => false)
+      context.check('the reloaded workbench reopens the room the person was in', reopened)
       await page
         .waitForSelector(`${UI.modePicker}[data-mode="full-access"]`, { timeout: WAIT_TIMEOUT_MS })
         .catch(() => undefined)

@@ -7,8 +7,8 @@ import { scenario } from './manual-cases.ts'
 
 /** Selectors of the question and form cards (src/renderer/workbench). */
 const Q = {
-  openCard: '[data-testid="pending-inputs"] [data-testid="question-card"]',
-  openForm: '[data-testid="pending-inputs"] [data-testid="form-card"]',
+  openCard: '[data-testid="open-requests"] [data-testid="question-card"]',
+  openForm: '[data-testid="open-requests"] [data-testid="form-card"]',
   closed: (kind: 'question' | 'form', outcome: string) =>
     `[data-testid="timeline"] [data-testid="${kind}-card"][data-outcome="${outcome}"]`,
   send: '[data-testid="question-send"]',

@@ -1,3 +1,5 @@
+import { RUNTIME_MESSAGES_EN } from '../../contracts/runtime-message.ts'
+
 /**
  * English messages. The shape of this catalog is the shape every other
  * catalog must have (see `Catalog` in `index.ts`). Placeholders use the
@@ -27,6 +29,8 @@ export const en = {
       list: 'Allow {{agent}} to list {{path}}?',
       mcp: 'Allow {{server}} to run {{tool}}?',
       other: 'Allow {{agent}} to run {{tool}}?',
+      changeFile: 'Allow {{agent}} to change {{path}}?',
+      changeFiles: 'Allow {{agent}} to change {{count}} files?',
       modeFullAccess: 'Give {{room}} full access?',
       modeChange: 'Change {{room}} to {{mode}}?',
     },
@@ -58,6 +62,13 @@ export const en = {
       tool: 'Tool',
       arguments: 'Arguments',
       argumentsAsSent: 'Arguments as sent',
+      agentCommand:
+        'The agent runs this command line itself, exactly as shown, and may run it outside its own sandbox.',
+      fileAdd: 'New file',
+      fileUpdate: 'Change',
+      fileDelete: 'Delete',
+      moveTo: 'Moved to',
+      agentDiff: 'The change as the agent sent it',
       toolDescription: 'What the server says this tool does',
       preview: 'Preview from the server (nothing has run yet)',
       hunk: 'Lines {{from}}–{{to}}',
@@ -109,6 +120,10 @@ export const en = {
         path: 'Always allow remembers deleting this one path ({{path}}), not the tool.',
         'mcp-tool':
           'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition.',
+        'agent-command':
+          'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks.',
+        'agent-file':
+          'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask.',
       },
       alwaysAllowServer:
         'Always allow every tool of {{server}} remembers, in this room, all {{count}} tools it offers now: {{tools}}. If {{server}} adds, removes or changes any tool, Assent asks again.',
@@ -121,6 +136,8 @@ export const en = {
         'tool-not-grantable':
           'Always allow is not offered: {{tool}} can only be allowed once at a time.',
         'runtime-refuses': 'Always allow is not offered: Assent cannot remember this action.',
+        'agent-change-not-grantable':
+          'Always allow is not offered: only a change to one file, with no delete or move, can be remembered.',
       },
     },
     notice: {
@@ -222,6 +239,7 @@ export const en = {
       assistant: 'Assistant (every tool)',
       reader: 'Reader (read-only)',
       scoped: 'Scoped assistant (limited folders)',
+      external: '{{name}} (external agent)',
     },
     integrity: {
       heading: 'Changed outside Assent',
@@ -258,7 +276,7 @@ export const en = {
         expired: 'Expired',
         unknown: 'Outcome unknown',
       },
-      waitingBelow: 'Waiting for your confirmation: the card is above the message box.',
+      cardBelow: 'Its card is open above the message box.',
       showCard: 'Show the card',
       retry: 'Retry',
       retryFailed: 'Could not retry: {{reason}}',
@@ -274,6 +292,7 @@ export const en = {
       review: 'Review and allow',
       deny: 'Deny',
       reviewing: 'The review window is open. Decide there.',
+      expiresIn: 'Expires in {{time}}',
       outcome: {
         approved: 'Approved',
         alwaysAllowed: 'Always allowed',
@@ -291,9 +310,8 @@ export const en = {
       reviewFailed: 'The review did not open: {{reason}}',
       reviewClosed: 'The review window closed: {{reason}}',
     },
-    pending: {
-      heading: 'Waiting for your confirmation',
-      settledLabel: 'Recent requests',
+    requests: {
+      heading: 'Open requests ({{count}})',
     },
     modeRequest: {
       change: '{{from}} → {{to}}',
@@ -306,10 +324,12 @@ export const en = {
       changedNote: 'The room now runs as {{mode}}.',
       cancelledNote: 'Nothing changed: the room still runs as {{mode}}.',
       failedNote: 'The mode did not change: {{reason}}',
-      dismiss: 'Dismiss',
+      waitingNote: 'Until you confirm it there, the room still runs as {{mode}}.',
     },
     question: {
       heading: 'The agent is asking',
+      label: 'Question',
+      titleAndMore: '{{title}} and {{count}} more',
       yourAnswer: 'Your answer',
       send: 'Send',
       sending: 'Sending…',
@@ -333,6 +353,7 @@ export const en = {
     },
     form: {
       heading: 'A form for you',
+      label: 'Form',
       answer: 'Your answer',
       send: 'Send',
       sending: 'Sending…',
@@ -364,12 +385,17 @@ export const en = {
       sending: 'Sending…',
       hint: 'Enter sends. Shift+Enter adds a line.',
       failed: 'Not sent: {{reason}}',
+      answering: 'Answering: {{title}}',
+      answerPlaceholder: 'Your answer to “{{title}}”',
+      sendAsMessage: 'Send as a message instead',
     },
     picker: {
       label: 'Permission mode',
       current: 'Permissions: {{mode}}',
       loading: 'Permissions: …',
       confirmHint: 'Confirm the change in the review window.',
+      givesUp:
+        'You give up being asked: the agent may write and delete anywhere your account can, run any command and reach the network.',
       failed: 'The mode did not change: {{reason}}',
       blocker: {
         read_only_agent: 'Unavailable: this agent is read-only.',
@@ -444,4 +470,6 @@ export const en = {
       developer: 'Developer',
     },
   },
+  /** What the runtime says, by code (src/contracts/runtime-message.ts). */
+  runtime: RUNTIME_MESSAGES_EN,
 }

@@ -15,12 +15,22 @@ const headless = !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY
 mkdirSync(dataDir, { recursive: true, mode: 0o700 })
 
 const mcpConfigPath = mcpConfigPathFromEnv(process.env)
-const host = await CdpHost.start({ dataDir, headless, ...(mcpConfigPath ? { mcpConfigPath } : {}) })
+let host: CdpHost
+try {
+  host = await CdpHost.start({ dataDir, headless, ...(mcpConfigPath ? { mcpConfigPath } : {}) })
+} catch (error) {
+  // What `npm run runtime` says too: the reason, and what to do, without a
+  // stack trace (the reasons are written for a person: no keychain, no
+  // Chromium, the data dir in use).
+  console.error(`Assent did not start: ${(error as Error).message}`)
+  process.exit(1)
+}
 let stopping = false
 const stop = async (code: number) => {
   if (stopping) return
   stopping = true
   await host.close()
+  console.log(`Assent stopped (data dir: ${dataDir}).`)
   process.exit(code)
 }
 process.on('SIGINT', () => void stop(0))

@@ -68,6 +68,7 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
   private readonly closedListeners: Array<() => void> = []
   private readonly resetListeners: Array<(onConsentPage: boolean) => void> = []
   private closed = false
+  private released = false
   /** Set once the prompt's view was first delivered: later documents in
    *  the main frame are resets, the first load is not. */
   private shown = false
@@ -78,7 +79,12 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
     this.channel = channel
     this.blockedRequests = blocked
     this.focusTracker = focus
-    channel.page.on('close', () => this.markClosed())
+    // The person closed the page: its browser context (the window's
+    // session) goes with it, or every closed prompt would leave one behind.
+    channel.page.on('close', () => {
+      this.markClosed()
+      this.releaseWindow()
+    })
     channel.onMainFrameNavigated((url) => {
       if (!this.shown || this.closed) return
       const onConsentPage = url === CONSENT_URL
@@ -124,7 +130,7 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
 
   close(): void {
     if (this.closed) return
-    void this.window.close().catch(() => undefined)
+    this.releaseWindow()
     this.markClosed()
   }
 
@@ -146,6 +152,13 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
 
   onPageReset(listener: (onConsentPage: boolean) => void): void {
     this.resetListeners.push(listener)
+  }
+
+  /** Closes the window's browser context once, however the window ended. */
+  private releaseWindow(): void {
+    if (this.released) return
+    this.released = true
+    void this.window.close().catch(() => undefined)
   }
 
   private markClosed(): void {

@@ -1,8 +1,15 @@
 import type { AlwaysAllow, ServerAlwaysAllow } from '../../common/consent-view.ts'
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  readAgentRequest,
+} from '../../contracts/agent-request.ts'
 import type { CanonicalAction } from '../../contracts/approval.ts'
 
-/** Tools whose grant covers every later call of the tool in the room. */
-const TOOL_SCOPED = new Set(['write_file', 'read_file', 'list_dir'])
+/** Tools whose grant covers every later call of the tool in the room.
+ *  Reads get none: one that asks reaches beyond the workspace, and asks
+ *  every time. */
+const TOOL_SCOPED = new Set(['write_file'])
 
 /**
  * What "Always allow" would remember for this action, in the runtime's
@@ -35,6 +42,18 @@ type Scope =
 function scopeOf(action: CanonicalAction): Scope {
   if (action.kind === 'mcp-tool-call') {
     return action.mcp ? { scope: 'mcp-tool' } : { reason: 'tool-not-grantable' }
+  }
+  const request = readAgentRequest(action.toolName, action.arguments)
+  if (request) {
+    // An external agent's grants (src/runtime/policy/agent-grant-scope.ts):
+    // one exact command line in its folder, or one file added or edited.
+    if (request.tool === AGENT_COMMAND_TOOL) return { scope: 'agent-command' }
+    if (request.tool !== AGENT_FILE_CHANGE_TOOL) return { reason: 'tool-not-grantable' }
+    const [only, ...rest] = request.args.changes
+    const single = only !== undefined && rest.length === 0
+    return single && only.change !== 'delete' && only.movePath === null
+      ? { scope: 'agent-file' }
+      : { reason: 'agent-change-not-grantable' }
   }
   const args = action.arguments
   if (action.toolName === 'run_command') {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConsentViewSchema } from '../../common/consent-view.ts'
+import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
 import { actionDigest, canonicalAction, createApproval } from '../../runtime/domain/approval.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
@@ -63,6 +64,92 @@ describe('the protected view of an approval', () => {
     })
   })
 
+  it("shows an external agent's command line as the agent will run it, under the agent's name", () => {
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'run-command',
+        toolName: AGENT_COMMAND_TOOL,
+        arguments: {
+          agent: { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' },
+          commandLine: "/bin/bash -lc 'touch a'",
+          argv: null,
+          cwd: '/home/ada/project',
+        },
+        sandboxMode: 'danger-full-access',
+        summary: "/bin/bash -lc 'touch a'",
+      }),
+    )
+    expect(ConsentViewSchema.parse(approvalConsentView(view, display))).toMatchObject({
+      agentLabel: 'Codex CLI',
+      toolName: AGENT_COMMAND_TOOL,
+      sandboxMode: 'danger-full-access',
+      action: {
+        type: 'agent-command',
+        commandLine: "/bin/bash -lc 'touch a'",
+        directory: '/home/ada/project',
+      },
+      alwaysAllow: { offered: true, scope: 'agent-command' },
+    })
+  })
+
+  it("shows an external agent's file changes with their diffs, and the agent's text where there is none", () => {
+    const preview = {
+      path: '/p/a.txt',
+      kind: 'create' as const,
+      truncated: false,
+      hunks: [
+        {
+          oldStart: 0,
+          oldLines: 0,
+          newStart: 1,
+          newLines: 1,
+          lines: [{ op: 'add' as const, text: 'hi' }],
+        },
+      ],
+    }
+    const changes = [
+      { path: '/p/a.txt', change: 'add', movePath: null, preview, agentDiff: null },
+      { path: '/p/b.txt', change: 'update', movePath: '/p/c.txt', preview: null, agentDiff: '??' },
+    ].map((change) => ({ ...change, sourceSha256: 'd'.repeat(64) }))
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'apply-changes',
+        toolName: AGENT_FILE_CHANGE_TOOL,
+        arguments: { agent: { id: 'acp', name: 'ACP agent', protocol: 'acp' }, changes },
+        summary: 'Add /p/a.txt, Edit /p/b.txt',
+      }),
+    )
+    expect(ConsentViewSchema.parse(approvalConsentView(view, display))).toMatchObject({
+      agentLabel: 'ACP agent',
+      action: {
+        type: 'agent-file-changes',
+        changes: [
+          { path: '/p/a.txt', change: 'add', movePath: null, fileChange: preview, agentDiff: null },
+          { path: '/p/b.txt', change: 'update', movePath: '/p/c.txt', agentDiff: '??' },
+        ],
+      },
+      alwaysAllow: { offered: false, reason: 'agent-change-not-grantable' },
+    })
+  })
+
+  it("shows an external agent's request whose arguments do not read as one as its raw arguments", () => {
+    const view = viewOf(
+      createApproval({
+        ...base,
+        kind: 'run-command',
+        toolName: AGENT_COMMAND_TOOL,
+        arguments: { commandLine: 'ls', extra: true },
+        summary: 'ls',
+      }),
+    )
+    expect(approvalConsentView(view, display)).toMatchObject({
+      agentLabel: 'Assistant',
+      action: { type: 'other' },
+    })
+  })
+
   it('shows a built-in write as the file, where it resolves, and its whole new content', () => {
     const view = viewOf(
       createApproval({
@@ -87,16 +174,7 @@ describe('the protected view of an approval', () => {
     })
   })
 
-  it("passes the runtime's change preview of the same file on, and none of another", () => {
-    const view = viewOf(
-      createApproval({
-        ...base,
-        kind: 'apply-changes',
-        toolName: 'write_file',
-        arguments: { path: 'a.txt', content: 'new\n' },
-        summary: 'Write a.txt',
-      }),
-    )
+  it("shows the runtime's change preview from the canonical action, and none of another file", () => {
     const fileChange = {
       path: 'a.txt',
       kind: 'modify' as const,
@@ -114,12 +192,20 @@ describe('the protected view of an approval', () => {
         },
       ],
     }
-    const shown = ConsentViewSchema.parse(approvalConsentView(view, { ...display, fileChange }))
+    const writing = (change: typeof fileChange) =>
+      viewOf(
+        createApproval({
+          ...base,
+          kind: 'apply-changes',
+          toolName: 'write_file',
+          arguments: { path: 'a.txt', content: 'new\n' },
+          summary: 'Write a.txt',
+          fileChange: change,
+        }),
+      )
+    const shown = ConsentViewSchema.parse(approvalConsentView(writing(fileChange), display))
     expect(shown).toMatchObject({ action: { type: 'write', fileChange } })
-    const other = approvalConsentView(view, {
-      ...display,
-      fileChange: { ...fileChange, path: 'b.txt' },
-    })
+    const other = approvalConsentView(writing({ ...fileChange, path: 'b.txt' }), display)
     expect(other).toMatchObject({ action: { type: 'write' } })
     expect(other.subject === 'approval' && 'fileChange' in other.action).toBe(false)
   })
@@ -194,5 +280,32 @@ describe('the protected view of an approval', () => {
       approvalConsentView({ ...viewOf(approval), approval: escalated }, display),
     )
     expect(shown).toMatchObject({ escalationReason: 'writes outside the usual files' })
+  })
+
+  it("words the reviewer's reason in the person's language when the runtime sent its code", () => {
+    const approval = createApproval({
+      ...base,
+      kind: 'run-command',
+      toolName: 'run_command',
+      arguments: { argv: ['git', 'status'] },
+      summary: 'Run git status in .',
+    })
+    const escalated = {
+      ...approval,
+      escalationReason: 'commands are decided by a person',
+      escalationMessage: { code: 'review.commands' },
+    }
+    const view = { ...viewOf(approval), approval: escalated }
+    expect(approvalConsentView(view, { ...display, lang: 'zh-CN' })).toMatchObject({
+      escalationReason: '命令由人来决定',
+    })
+    expect(approvalConsentView(view, { ...display, lang: 'en' })).toMatchObject({
+      escalationReason: 'commands are decided by a person',
+    })
+    // A code this main does not know: the reviewer's own words, not nothing.
+    const unknown = { ...escalated, escalationMessage: { code: 'review.fromTheFuture' } }
+    expect(
+      approvalConsentView({ ...view, approval: unknown }, { ...display, lang: 'zh-CN' }),
+    ).toMatchObject({ escalationReason: 'commands are decided by a person' })
   })
 })

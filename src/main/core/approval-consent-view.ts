@@ -1,6 +1,8 @@
 import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
+import { catalogs } from '../../common/i18n/index.ts'
+import { messageText, templateIn } from '../../contracts/runtime-message.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
-import type { FileChange } from '../../contracts/file-change.ts'
+import { readAgentRequest } from '../../contracts/agent-request.ts'
 import { alwaysAllowFor, serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { consentAction } from './consent-action.ts'
 
@@ -12,9 +14,9 @@ import { consentAction } from './consent-action.ts'
  * and its preview, all of which the action digest covers; and what "Always
  * allow" would remember.
  *
- * `fileChange` is the runtime's preview of a write against the file's
- * current content; until the runtime sends one the window shows the new
- * content whole.
+ * A write's `fileChange` is the runtime's preview of it against the file's
+ * current content, part of the canonical action (so the digest covers it);
+ * without one the window shows the new content whole.
  */
 export function approvalConsentView(
   view: ApprovalView,
@@ -25,7 +27,6 @@ export function approvalConsentView(
     lang: Language
     theme: Theme
     enableDelayMs: number
-    fileChange?: FileChange
   },
 ): ConsentView {
   const { action } = view
@@ -33,9 +34,11 @@ export function approvalConsentView(
     subject: 'approval',
     promptId: display.promptId,
     kind: action.kind,
-    agentLabel: display.agentLabel,
+    // An external agent is called by the name its agents.json entry gives.
+    agentLabel:
+      readAgentRequest(action.toolName, action.arguments)?.args.agent.name ?? display.agentLabel,
     toolName: action.toolName,
-    action: consentAction(action, display.fileChange),
+    action: consentAction(action, action.fileChange),
     argumentsText: JSON.stringify(action.arguments, null, 2),
     workingDirectory: action.workingDirectory,
     sandboxMode: action.sandboxMode,
@@ -51,11 +54,21 @@ export function approvalConsentView(
           serverAlwaysAllow: serverAlwaysAllowFor(action, view.serverAlwaysAllowAvailable === true),
         }
       : {}),
-    ...(view.approval.escalationReason === undefined
-      ? {}
-      : { escalationReason: view.approval.escalationReason.slice(0, 2_000) }),
+    ...escalationOf(view, display.lang),
     lang: display.lang,
     theme: display.theme,
     enableDelayMs: display.enableDelayMs,
   }
+}
+
+/** Why the reviewer left the action to the person, in their language where
+ *  the runtime sent a code for it, else in the reviewer's own words. */
+function escalationOf(view: ApprovalView, lang: Language): { escalationReason?: string } {
+  const { escalationReason, escalationMessage } = view.approval
+  const worded =
+    escalationMessage === undefined
+      ? undefined
+      : messageText(escalationMessage, (code) => templateIn(catalogs[lang].runtime, code))
+  const reason = worded ?? escalationReason
+  return reason === undefined ? {} : { escalationReason: reason.slice(0, 2_000) }
 }

@@ -1,6 +1,11 @@
 import path from 'node:path'
 import { z } from 'zod'
 import type { ConsentAction } from '../../common/consent-view.ts'
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  readAgentRequest,
+} from '../../contracts/agent-request.ts'
 import type { CanonicalAction } from '../../contracts/approval.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 
@@ -34,6 +39,28 @@ export function consentAction(action: CanonicalAction, fileChange?: FileChange):
       serverName: action.mcp.serverName,
       toolDescription: action.mcp.toolDescription,
       previewText: action.mcp.preview,
+    }
+  }
+  // An external agent's request is read with its own strict schemas; its
+  // other tool calls are shown whole as `other`.
+  const request = readAgentRequest(action.toolName, action.arguments)
+  if (request?.tool === AGENT_COMMAND_TOOL) {
+    return {
+      type: 'agent-command',
+      commandLine: request.args.commandLine,
+      directory: request.args.cwd,
+    }
+  }
+  if (request?.tool === AGENT_FILE_CHANGE_TOOL) {
+    return {
+      type: 'agent-file-changes',
+      changes: request.args.changes.map((change) => ({
+        path: change.path,
+        change: change.change,
+        movePath: change.movePath,
+        ...(change.preview === null ? {} : { fileChange: change.preview }),
+        agentDiff: change.agentDiff,
+      })),
     }
   }
   switch (action.toolName) {

@@ -36,19 +36,32 @@ describe('isPrimaryMouseInput', () => {
 
 describe('isSpaceKeyInput', () => {
   it('counts a Space key press or release: a keyboard activation', () => {
+    // The shape Electron's 'input-event' reports (blink_converter.cc).
     for (const type of ['rawKeyDown', 'keyDown', 'keyUp']) {
-      expect(isSpaceKeyInput({ type, keyCode: 'Space' }), type).toBe(true)
+      expect(isSpaceKeyInput({ type, key: ' ', code: 'Space' }), type).toBe(true)
     }
-    expect(isSpaceKeyInput({ type: 'keyUp', keyCode: ' ' })).toBe(true)
+    // A layout that puts Space elsewhere still types ' '; the physical key
+    // is still Space where a layout types something else on it.
+    expect(isSpaceKeyInput({ type: 'keyUp', key: ' ', code: 'Digit0' })).toBe(true)
+    expect(isSpaceKeyInput({ type: 'keyUp', key: 'Unidentified', code: 'Space' })).toBe(true)
+  })
+
+  it("does not take sendInputEvent's keyCode for a reported key", () => {
+    // Electron never sets keyCode on an event it reports; a double that
+    // does must not make an Enter count as Space.
+    expect(isSpaceKeyInput({ type: 'keyUp', keyCode: 'Space', key: 'Enter', code: 'Enter' })).toBe(
+      false,
+    )
+    expect(isSpaceKeyInput({ type: 'keyUp', keyCode: 'Space' })).toBe(false)
   })
 
   it('does not count Enter, a key with no code, a typed character or a mouse event', () => {
     for (const event of [
-      { type: 'keyDown', keyCode: 'Enter' },
-      { type: 'keyUp', keyCode: 'Return' },
+      { type: 'keyDown', key: 'Enter', code: 'Enter' },
+      { type: 'keyUp', key: 'Enter', code: 'NumpadEnter' },
       { type: 'keyDown' },
-      { type: 'char', keyCode: 'Space' },
-      { type: 'mouseDown', keyCode: 'Space' },
+      { type: 'char', key: ' ', code: 'Space' },
+      { type: 'mouseDown', key: ' ', code: 'Space' },
       null,
       'keyDown',
     ]) {
@@ -60,8 +73,8 @@ describe('isSpaceKeyInput', () => {
 describe('TrustedInputLog', () => {
   it('keeps the time of a Space key as an activation too', () => {
     const log = new TrustedInputLog()
-    log.record({ type: 'keyUp', keyCode: 'Space' }, 2_000)
-    log.record({ type: 'keyUp', keyCode: 'Enter' }, 2_100)
+    log.record({ type: 'keyUp', key: ' ', code: 'Space' }, 2_000)
+    log.record({ type: 'keyUp', key: 'Enter', code: 'Enter' }, 2_100)
     expect(log.lastInputAtMs).toBe(2_000)
   })
 

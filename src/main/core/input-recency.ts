@@ -1,8 +1,8 @@
 /**
  * Defense in depth for the protected window, on top of the preload's trusted
  * click check: main accepts a widening decision only if the window received
- * a real mouse press, or a Space key (a keyboard activation), shortly before. The host records input it sees from the
- * browser process (Electron's `webContents.on('input-event')`), which a
+ * a real mouse press, or a Space key (a keyboard activation), shortly
+ * before. The host records input it sees from the browser process (Electron's `webContents.on('input-event')`), which a
  * script in the page cannot produce. Pure: the host supplies the clock.
  */
 
@@ -30,14 +30,18 @@ export function isPrimaryMouseInput(inputEvent: unknown): boolean {
 
 /**
  * True for a press or release of Space as the browser process reports it:
- * how the keyboard activates a focused button. A key event that does not
- * name Space (Enter, or one with no key code at all) does not count.
+ * how the keyboard activates a focused button. Electron's 'input-event'
+ * names a key by its DOM `key` and `code` (shell/common/gin_converters/
+ * blink_converter.cc, `Converter<blink::WebKeyboardEvent>::ToV8`); the
+ * `keyCode` of its docs' KeyboardInputEvent is what `sendInputEvent` takes,
+ * and is never set on an event it reports. A key event that names neither
+ * Space (Enter, or one with no key at all) does not count.
  */
 export function isSpaceKeyInput(inputEvent: unknown): boolean {
   if (typeof inputEvent !== 'object' || inputEvent === null) return false
-  const { type, keyCode } = inputEvent as { type?: unknown; keyCode?: unknown }
+  const { type, key, code } = inputEvent as { type?: unknown; key?: unknown; code?: unknown }
   if (type !== 'rawKeyDown' && type !== 'keyDown' && type !== 'keyUp') return false
-  return keyCode === 'Space' || keyCode === ' '
+  return key === ' ' || code === 'Space'
 }
 
 /** The time of the last primary mouse press or release, or Space key, in
@@ -76,7 +80,8 @@ export function inputPrecedesDecision(
 /**
  * The host's check for one decision: deny and cancel always pass (they never
  * widen anything and must work without a mouse); every other answer needs a
- * recent trusted mouse input. An answer that is not a string is refused.
+ * recent primary mouse press or Space key. An answer that is not a string is
+ * refused.
  */
 export function decisionHasRecentInput(input: {
   answer: unknown

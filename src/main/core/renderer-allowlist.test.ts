@@ -57,6 +57,7 @@ describe('renderer allowlist: the classification', () => {
     for (const [method, pattern] of [
       ['GET', '/v1/health'],
       ['GET', '/v1/settings/global'],
+      ['GET', '/v1/agents'],
       ['GET', '/v1/rooms'],
       ['POST', '/v1/rooms'],
       ['GET', '/v1/rooms/:roomId'],

@@ -60,6 +60,13 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'GET',
+    pattern: '/v1/agents',
+    access: 'renderer',
+    reason:
+      'lists the agents a room can be created with: ids, names and protocols, never a command or an environment',
+  },
+  {
+    method: 'GET',
     pattern: '/v1/rooms',
     access: 'renderer',
     reason: 'lists rooms for the sidebar',

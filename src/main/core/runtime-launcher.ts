@@ -36,15 +36,23 @@ export function nodeFlagsFor(entry: string, nodeVersion: string): string[] {
 export class ChildProcessLauncher implements RuntimeLauncher {
   private readonly entry: string
   private readonly env: NodeJS.ProcessEnv
+  private readonly extraFlags: readonly string[]
 
-  constructor(entry: string, env: NodeJS.ProcessEnv = process.env) {
+  /** `extraFlags` are Node flags added after the required ones (the bench
+   *  profiles the runtime with `--cpu-prof`); nothing secret goes there. */
+  constructor(
+    entry: string,
+    env: NodeJS.ProcessEnv = process.env,
+    extraFlags: readonly string[] = [],
+  ) {
     this.entry = entry
     this.env = env
+    this.extraFlags = extraFlags
   }
 
   launch(): RuntimeProcess {
     const child = fork(this.entry, [], {
-      execArgv: nodeFlagsFor(this.entry, process.version),
+      execArgv: [...nodeFlagsFor(this.entry, process.version), ...this.extraFlags],
       env: withoutSecrets(this.env),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',

@@ -1,5 +1,6 @@
-import { mkdir } from 'node:fs/promises'
-import { FileSecretStore, fileStoreWarning } from './file-secret-store.ts'
+import { lstat, mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { FileSecretStore, KEY_FILE_NAME, fileStoreWarning } from './file-secret-store.ts'
 import { KeytarSecretStore, type KeytarSecretStoreOptions } from './keytar-secret-store.ts'
 import { integrityKeyFor, type SecretStore } from './secret-store.ts'
 
@@ -40,4 +41,29 @@ export async function loadIntegrityKey(
 ): Promise<Buffer> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
   return integrityKeyFor(selectSecretStore(dataDir, selection), dataDir)
+}
+
+/**
+ * The store that holds an existing data dir's key, for reading it
+ * (`assent audit verify`): what ASSENT_SECRET_STORE says when it is set;
+ * unset, the data dir's own key file when it has one (the data dir was
+ * started with ASSENT_SECRET_STORE=file, and the keychain would hold no key
+ * for it), otherwise the OS keychain. Only reading may guess: a store that
+ * creates keys never picks the file on its own.
+ */
+export async function selectStoreForReading(
+  dataDir: string,
+  selection: SecretStoreSelection,
+): Promise<SecretStore> {
+  const value = (selection.env ?? process.env)[SECRET_STORE_ENV]
+  if (value === undefined || value === '') {
+    const keyFile = await lstat(join(dataDir, KEY_FILE_NAME)).catch(() => undefined)
+    if (keyFile?.isFile()) {
+      selection.warn(
+        `${SECRET_STORE_ENV} is not set and ${join(dataDir, KEY_FILE_NAME)} exists: verifying with that key file (set ${SECRET_STORE_ENV}=keychain to use the OS keychain instead)`,
+      )
+      return new FileSecretStore()
+    }
+  }
+  return selectSecretStore(dataDir, selection)
 }

@@ -1,11 +1,23 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FileSecretStore, KEY_FILE_NAME } from './file-secret-store.ts'
 import { KeytarSecretStore } from './keytar-secret-store.ts'
 import { integrityKeyFor, type SecretStore } from './secret-store.ts'
-import { loadIntegrityKey, selectSecretStore } from './secret-store-selection.ts'
+import {
+  loadIntegrityKey,
+  selectSecretStore,
+  selectStoreForReading,
+} from './secret-store-selection.ts'
 
 let dir: string
 
@@ -40,6 +52,39 @@ describe('choosing where the integrity key lives', () => {
     expect(() =>
       selectSecretStore(dir, { env: { ASSENT_SECRET_STORE: 'File' }, ...quiet }),
     ).toThrow('ASSENT_SECRET_STORE must be "file"')
+  })
+})
+
+describe('choosing where an existing data dir’s key is read from', () => {
+  it('reads the data dir’s own key file when ASSENT_SECRET_STORE is unset, and says so', async () => {
+    writeFileSync(join(dir, KEY_FILE_NAME), 'x', { mode: 0o600 })
+    const warnings: string[] = []
+    const store = await selectStoreForReading(dir, {
+      env: {},
+      warn: (message) => warnings.push(message),
+    })
+    expect(store).toBeInstanceOf(FileSecretStore)
+    expect(warnings).toEqual([expect.stringContaining('verifying with that key file')])
+  })
+
+  it('reads the keychain when the data dir has no key file, or when told to', async () => {
+    expect(await selectStoreForReading(dir, { env: {}, ...quiet })).toBeInstanceOf(
+      KeytarSecretStore,
+    )
+    writeFileSync(join(dir, KEY_FILE_NAME), 'x', { mode: 0o600 })
+    expect(
+      await selectStoreForReading(dir, { env: { ASSENT_SECRET_STORE: 'keychain' }, ...quiet }),
+    ).toBeInstanceOf(KeytarSecretStore)
+    expect(await selectStoreForReading(dir, { env: FILE, ...quiet })).toBeInstanceOf(
+      FileSecretStore,
+    )
+  })
+
+  it('never takes a symbolic link named like the key file for one', async () => {
+    symlinkSync(join(dir, 'elsewhere'), join(dir, KEY_FILE_NAME))
+    expect(await selectStoreForReading(dir, { env: {}, ...quiet })).toBeInstanceOf(
+      KeytarSecretStore,
+    )
   })
 })
 

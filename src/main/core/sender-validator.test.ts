@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { pageOf, validateSender, type ExpectedSender } from './sender-validator.ts'
+import { isExactPage, pageOf, validateSender, type ExpectedSender } from './sender-validator.ts'
 
 const PAGE_URL = 'assent-consent://consent/index.html'
 const WINDOW_ID = 7
@@ -264,6 +264,31 @@ describe('pageOf', () => {
     expect(() => pageOf('about:blank')).toThrow('not a page URL')
     expect(() => pageOf('assent-app://workbench/index.html?x')).toThrow('not a page URL')
     expect(() => pageOf('assent-app://workbench/index.html#x')).toThrow('not a page URL')
+  })
+})
+
+describe('isExactPage', () => {
+  const page = pageOf('assent-consent://consent/consent/index.html')
+
+  it('is true for the page itself, with or without a fragment', () => {
+    expect(isExactPage('assent-consent://consent/consent/index.html', page)).toBe(true)
+    expect(isExactPage('assent-consent://consent/consent/index.html#end', page)).toBe(true)
+  })
+
+  it('is false for any other document, compared part by part as a sender is', () => {
+    for (const url of [
+      'assent-consent://consent/consent/index.html?',
+      'assent-consent://consent/consent/index.html?x=1',
+      'assent-consent://user:pw@consent/consent/index.html',
+      'assent-consent://consent.evil/consent/index.html',
+      'assent-consent://consent/consent/index.html.evil',
+      'assent-consent://consent/other.html',
+      'https://consent/consent/index.html',
+      'about:blank',
+      'not a url',
+    ]) {
+      expect(isExactPage(url, page), url).toBe(false)
+    }
   })
 })
 

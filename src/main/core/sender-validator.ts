@@ -78,7 +78,10 @@ function check({ event, expected }: SenderCheckInput): SenderVerdict {
  * `"null"` for custom schemes, which would make every custom-scheme page,
  * `data:` and `blob:` included, look like ours.
  */
-function checkPage(url: string, expected: ExpectedSender): SenderVerdict {
+function checkPage(
+  url: string,
+  expected: Pick<ExpectedSender, 'origin' | 'pathname'>,
+): SenderVerdict {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -102,6 +105,11 @@ function checkPage(url: string, expected: ExpectedSender): SenderVerdict {
     return refuse('sender URL is not exactly the page')
   }
   return { ok: true }
+}
+
+/** Whether `url` is exactly the page (`pageOf`), compared as a sender's is. */
+export function isExactPage(url: string, page: { origin: string; pathname: string }): boolean {
+  return checkPage(url, page).ok
 }
 
 /** Origin and path of a page URL, in the form `ExpectedSender` compares. */

@@ -68,14 +68,14 @@ describe('takeDecision', () => {
     })
   })
 
-  it('refuses a widening answer without a recent mouse input', () => {
+  it('refuses a widening answer without a recent mouse press or Space key', () => {
     for (const answer of ['allow-once', 'allow-always', 'confirm']) {
       const verdict = takeDecision(
         input({ message: { promptId: 'p-1', answer }, lastInputAtMs: undefined }),
       )
       expect(verdict, answer).toEqual({
         ok: false,
-        reason: 'no trusted mouse input just before the decision',
+        reason: 'no mouse press or Space key in this window just before the decision',
       })
       expect(
         takeDecision(input({ message: { promptId: 'p-1', answer }, lastInputAtMs: 8_000 })).ok,

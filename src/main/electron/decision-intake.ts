@@ -10,7 +10,8 @@ export interface DecisionIntakeInput {
   /** The prompt this window was opened for. */
   promptId: string
   expected: ExpectedSender
-  /** Last primary mouse press or release main saw in this window. */
+  /** Last primary mouse press or release, or Space key, main saw in this
+   *  window (input-recency.ts). */
   lastInputAtMs: number | undefined
   nowMs: number
 }
@@ -23,8 +24,9 @@ export type DecisionIntake =
  * Everything the Electron host checks before it hands a decision to the
  * consent controller, in order: the sender (before the payload is even
  * parsed), the message shape, that it names this window's prompt, and, for
- * an answer that widens anything, a real mouse input just before. The
- * controller then checks the prompt is open, unused, visible and focused.
+ * an answer that widens anything, a real primary mouse press or Space key
+ * in this window just before. The controller then checks the prompt is
+ * open, unused, visible and focused.
  */
 export function takeDecision(input: DecisionIntakeInput): DecisionIntake {
   const sender = validateSender({ event: input.event, expected: input.expected })
@@ -39,7 +41,12 @@ export function takeDecision(input: DecisionIntakeInput): DecisionIntake {
     lastInputAtMs: input.lastInputAtMs,
     decisionAtMs: input.nowMs,
   })
-  if (!recent) return { ok: false, reason: 'no trusted mouse input just before the decision' }
+  if (!recent) {
+    return {
+      ok: false,
+      reason: 'no mouse press or Space key in this window just before the decision',
+    }
+  }
   return {
     ok: true,
     answer: parsed.data.answer,

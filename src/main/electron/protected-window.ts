@@ -4,7 +4,7 @@ import type { ConsentAnswer, ConsentView } from '../../common/consent-view.ts'
 import { IPC } from '../../common/ipc-channels.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
 import { TrustedInputLog } from '../core/input-recency.ts'
-import { pageOf } from '../core/sender-validator.ts'
+import { isExactPage, pageOf } from '../core/sender-validator.ts'
 import { SparePool, type SpareCandidate, type WindowSize } from '../core/spare-window.ts'
 import { CONSENT_SITE } from '../core/page-sites.ts'
 import { builtPath } from './app-layout.ts'
@@ -183,7 +183,12 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
   private readonly win: BrowserWindow
   private readonly inputs = new TrustedInputLog()
   private readonly closedListeners: Array<() => void> = []
+  private readonly focusListeners: Array<() => void> = []
+  private readonly resetListeners: Array<(onConsentPage: boolean) => void> = []
   private closed = false
+  /** Set once a prompt's view was first sent: a later document in the main
+   *  frame is a reset (a reload, a crash), the first load is not. */
+  private shown = false
 
   constructor(
     win: BrowserWindow,
@@ -239,6 +244,23 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
       options.onDecision(promptId, intake.answer, this, intake.values)
     })
 
+    win.on('focus', () => {
+      for (const listener of this.focusListeners) listener()
+    })
+    // A reload shows an empty consent page: it says so only once the page
+    // has loaded, so the view main sends again reaches its preload. Leaving
+    // the page (navigation is refused above, so this is defense in depth)
+    // or losing the renderer says so at once: the prompt cannot be decided
+    // here any more.
+    const consentPage = pageOf(CONSENT_SITE.pageUrl)
+    contents.on('did-finish-load', () => {
+      if (isExactPage(contents.getURL(), consentPage)) this.pageReset(true)
+    })
+    contents.on('did-navigate', (_event, url: string) => {
+      if (!isExactPage(url, consentPage)) this.pageReset(false)
+    })
+    contents.on('render-process-gone', () => this.pageReset(false))
+
     win.once('closed', () => {
       this.closed = true
       for (const listener of this.closedListeners.splice(0)) listener()
@@ -273,6 +295,7 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
   async show(view: ConsentView): Promise<void> {
     if (!this.isOpen()) throw new Error('the consent window was closed before it was shown')
     this.win.webContents.send(IPC.consentShow, view)
+    this.shown = true
     this.win.show()
   }
 
@@ -296,6 +319,19 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
 
   private isOpen(): boolean {
     return !this.closed && !this.win.isDestroyed()
+  }
+
+  onFocused(listener: () => void): void {
+    this.focusListeners.push(listener)
+  }
+
+  onPageReset(listener: (onConsentPage: boolean) => void): void {
+    this.resetListeners.push(listener)
+  }
+
+  private pageReset(onConsentPage: boolean): void {
+    if (!this.shown || !this.isOpen()) return
+    for (const listener of this.resetListeners) listener(onConsentPage)
   }
 
   /** Fires once, however the window closes; a listener added after it

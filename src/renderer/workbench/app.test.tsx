@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { App } from './app.tsx'
-import { DISPLAY_STORAGE_KEY } from './preferences.ts'
+import { DISPLAY_STORAGE_KEY, ROOM_STORAGE_KEY } from './preferences.ts'
 import {
   FakeGui,
   approvalFixture,
@@ -75,6 +75,50 @@ describe('App', () => {
     expect(screen.getAllByTestId('room-link')).toHaveLength(1)
   })
 
+  it("offers the runtime's external agents by their agents.json name, and creates a room with one", async () => {
+    const gui = new FakeGui()
+    gui.agents = [
+      ...gui.agents,
+      { id: 'codex', name: 'Codex CLI', kind: 'external', protocol: 'codex-app-server' },
+    ]
+    renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    const picker = screen.getByTestId('room-agent') as HTMLSelectElement
+    await waitFor(() => expect(picker.options.length).toBe(4))
+    expect([...picker.options].map((option) => [option.value, option.textContent])).toEqual([
+      ['assistant', 'Assistant (every tool)'],
+      ['reader', 'Reader (read-only)'],
+      ['scoped', 'Scoped assistant (limited folders)'],
+      ['codex', 'Codex CLI (external agent)'],
+    ])
+    fireEvent.change(picker, { target: { value: 'codex' } })
+    fireEvent.change(screen.getByTestId('room-workspace'), { target: { value: '/home/ada/code' } })
+    fireEvent.change(screen.getByTestId('room-title'), { target: { value: 'Code' } })
+    fireEvent.click(screen.getByTestId('room-create'))
+    await screen.findByTestId('room-view')
+    expect(gui.callsOf('createRoom')).toEqual([
+      [{ kind: 'direct', agentId: 'codex', workspace: '/home/ada/code', title: 'Code' }],
+    ])
+  })
+
+  it('keeps offering the built-in agents when the runtime cannot list its agents', async () => {
+    const gui = new FakeGui()
+    let asked = 0
+    gui.listAgents = async () => {
+      asked += 1
+      return { status: 500, body: {} }
+    }
+    renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    const picker = screen.getByTestId('room-agent') as HTMLSelectElement
+    await waitFor(() => expect(asked).toBe(1))
+    // Let the refused answer settle before looking.
+    await act(async () => {})
+    expect([...picker.options].map((option) => option.value)).toEqual([
+      'assistant',
+      'reader',
+      'scoped',
+    ])
+  })
+
   it('says why the runtime refused a room', async () => {
     const { gui } = setup()
     gui.createRoom = async () => ({
@@ -129,7 +173,7 @@ describe('App', () => {
     )
     const card = document.activeElement?.closest<HTMLElement>('[data-testid="approval-card"]')
     expect(card?.dataset.approvalId).toBe('ap-1')
-    expect(card?.closest('[data-testid="pending-approvals"]')).not.toBeNull()
+    expect(card?.closest('[data-testid="open-requests"]')).not.toBeNull()
   })
 
   it('opens the room main names in approval.focus even without the approval event', async () => {
@@ -189,5 +233,40 @@ describe('App', () => {
     expect(screen.queryByTestId('integrity-notices')).toBeNull()
     // Dismissing the notice does not hide the room's own banner.
     expect(screen.getByTestId('integrity-room-banner')).toBeTruthy()
+  })
+
+  it('reopens the room the person was in after a restart', async () => {
+    const rooms = [roomFixture({ id: 'room-0', title: 'Other' }), roomFixture()]
+    const start = () => {
+      const gui = new FakeGui()
+      gui.rooms = rooms
+      for (const known of rooms) gui.permissionsOf.set(known.id, permissionsFixture())
+      for (const known of rooms) gui.timelines.set(known.id, emptyTimeline(known.id))
+      renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    }
+    start()
+    fireEvent.click(await screen.findByText('Other'))
+    await waitFor(() =>
+      expect(screen.getByTestId('room-view').getAttribute('data-room-id')).toBe('room-0'),
+    )
+    expect(localStorage.getItem(ROOM_STORAGE_KEY)).toBe('room-0')
+    cleanup()
+
+    start()
+    // Never the new-room form in between: it would flash, then vanish.
+    expect(screen.queryByTestId('room-create')).toBeNull()
+    await waitFor(() =>
+      expect(screen.getByTestId('room-view').getAttribute('data-room-id')).toBe('room-0'),
+    )
+  })
+
+  it('opens the new-room form when the remembered room is gone', async () => {
+    localStorage.setItem(ROOM_STORAGE_KEY, 'room-gone')
+    const gui = new FakeGui()
+    gui.rooms = [roomFixture()]
+    renderWithI18n(<App gui={gui} newId={() => 'id-1'} />)
+    await screen.findByTestId('room-create')
+    expect(screen.queryByTestId('room-view')).toBeNull()
+    expect(localStorage.getItem(ROOM_STORAGE_KEY)).toBeNull()
   })
 })

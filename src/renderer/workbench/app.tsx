@@ -11,7 +11,7 @@ import { SettingsControl } from './components/settings-control.tsx'
 import { errorText } from './gui/error-text.ts'
 import { workbenchApi } from './gui/workbench-api.ts'
 import { readWorkbenchEvent, type IntegrityReport } from './gui/workbench-events.ts'
-import { useDisplayPreferences } from './preferences.ts'
+import { localStore, readLastRoom, useDisplayPreferences, writeLastRoom } from './preferences.ts'
 
 const DRAWER_ID = 'assent-room-drawer'
 /** Below this width the room list is a drawer (styles/layout.css). */
@@ -38,7 +38,10 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
   const { choices, setChoices, effective } = useDisplayPreferences()
   const [rooms, setRooms] = useState<readonly Room[]>([])
   const [roomsError, setRoomsError] = useState<{ failure: unknown } | undefined>(undefined)
-  const [selectedId, setSelectedId] = useState<string | undefined>(undefined)
+  // The room the person was in when the workbench last closed (a restart,
+  // a reload) opens again, once the runtime lists it.
+  const [selectedId, setSelectedId] = useState<string | undefined>(() => readLastRoom(localStore()))
+  const [roomsLoaded, setRoomsLoaded] = useState(false)
   const [drawerOpen, setDrawerOpen] = useState(false)
   const [focusRequest, setFocusRequest] = useState<FocusRequest | undefined>(undefined)
   const [integrity, setIntegrity] = useState<readonly IntegrityReport[]>([])
@@ -94,9 +97,12 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
             ...current.filter((room) => !listed.some((known) => known.id === room.id)),
           ])
           setRoomsError(undefined)
+          setRoomsLoaded(true)
         },
         (failure: unknown) => {
-          if (active) setRoomsError({ failure })
+          if (!active) return
+          setRoomsError({ failure })
+          setRoomsLoaded(true)
         },
       )
     void load()
@@ -143,6 +149,13 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
   }, [gui, focusApproval])
 
   const selected = rooms.find((room) => room.id === selectedId)
+  // Waiting for the list before the remembered room can open: the new-room
+  // form would flash in its place.
+  const awaitingRoom = selectedId !== undefined && !selected && !roomsLoaded
+
+  useEffect(() => {
+    if (roomsLoaded) writeLastRoom(localStore(), selected?.id)
+  }, [roomsLoaded, selected?.id])
 
   const closeDrawer = () => {
     setDrawerOpen(false)
@@ -201,7 +214,7 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
           />
         ) : null}
         <main className="app__main" inert={drawerOpen}>
-          {selected ? (
+          {awaitingRoom ? null : selected ? (
             <RoomView
               key={selected.id}
               api={api}

@@ -16,6 +16,7 @@ import './styles/theme.css'
 import './styles/layout.css'
 import './styles/timeline.css'
 import './styles/card.css'
+import './styles/requests.css'
 import './styles/composer.css'
 
 declare global {

@@ -70,6 +70,32 @@ export function systemDark(): boolean {
   return typeof matchMedia === 'function' && matchMedia(DARK_QUERY).matches
 }
 
+export const ROOM_STORAGE_KEY = 'assent.workbench.room'
+
+/** The room the person last had open, as stored; nothing when unreadable.
+ *  Only an id: whether that room still exists is the runtime's answer. */
+export function readLastRoom(storage: Pick<Storage, 'getItem'> | undefined): string | undefined {
+  try {
+    const stored = storage?.getItem(ROOM_STORAGE_KEY)
+    return stored ? stored : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Remembers the open room (or that none is), so the next start reopens it. */
+export function writeLastRoom(
+  storage: Pick<Storage, 'setItem' | 'removeItem'> | undefined,
+  roomId: string | undefined,
+) {
+  try {
+    if (roomId === undefined) storage?.removeItem(ROOM_STORAGE_KEY)
+    else storage?.setItem(ROOM_STORAGE_KEY, roomId)
+  } catch {
+    // Storage full or disabled: the next start opens the new-room form.
+  }
+}
+
 /** localStorage, or undefined where reading it throws (storage disabled). */
 export function localStore(): Storage | undefined {
   try {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { FormRequestSchema, QuestionSchema } from '../../contracts/input-request.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
 import type { Message, ToolCallRecord, ToolCallStatus } from '../../contracts/room.ts'
+import { RuntimeMessageSchema, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 /** Bounds on one step, so a runaway model cannot flood the room: far more
  *  than a turn needs, small enough to read. */
@@ -35,9 +36,16 @@ export const AgentStepSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('act'),
     say: z.string().max(MAX_AGENT_TEXT_CHARS),
+    /** `say` as a code, for the person's language (the offline model). */
+    sayMessage: RuntimeMessageSchema.optional(),
     actions: z.array(AgentActionSchema).min(1).max(MAX_ACTIONS_PER_STEP),
   }),
-  z.strictObject({ type: z.literal('reply'), text: z.string().max(MAX_AGENT_TEXT_CHARS) }),
+  z.strictObject({
+    type: z.literal('reply'),
+    text: z.string().max(MAX_AGENT_TEXT_CHARS),
+    /** `text` as a code, for the person's language (the offline model). */
+    message: RuntimeMessageSchema.optional(),
+  }),
 ])
 export type AgentStep = z.infer<typeof AgentStepSchema>
 
@@ -50,7 +58,7 @@ export type ActionOutcome =
       status: ToolCallStatus
       result: NonNullable<ToolCallRecord['result']>
     }
-  | { type: 'questions' | 'form'; reply: string }
+  | { type: 'questions' | 'form'; reply: string; replyMessage?: RuntimeMessage }
 
 /** A built-in tool the agent may call in this room, and what it does. */
 export interface AgentToolInfo {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Turn } from '../../contracts/room.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
@@ -77,7 +78,9 @@ export class AgentRunner implements TurnRunner {
 
   private async runTurn(turn: Turn, agentId: string): Promise<void> {
     const agent = this.options.agentFor(agentId)
-    if (!agent) return this.finishTurn(turn, 'failed', `The agent ${agentId} is not configured.`)
+    if (!agent) {
+      return this.finishTurn(turn, 'failed', message('turn.agentNotConfigured', { agent: agentId }))
+    }
     // Ceilings are checked again at admission: a full-access policy stored
     // for an agent that may not have it never reaches a tool.
     const blocker = fullAccessBlocker(agent)
@@ -85,7 +88,7 @@ export class AgentRunner implements TurnRunner {
       return this.finishTurn(
         turn,
         'failed',
-        `Full access is unavailable for this agent (${blocker}).`,
+        message(blocker === 'read_only_agent' ? 'turn.readOnlyAgent' : 'turn.agentDirectoryLimits'),
       )
     }
     try {
@@ -100,31 +103,23 @@ export class AgentRunner implements TurnRunner {
         if (!parsed.success) {
           const issue = parsed.error.issues[0]
           const where = issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'
-          return this.finishTurn(
-            turn,
-            'failed',
-            `The model answered something that is not a step (${where}); nothing more runs.`,
-          )
+          return this.finishTurn(turn, 'failed', message('turn.invalidStep', { detail: where }))
         }
         const next = parsed.data
         if (next.type === 'reply') {
-          if (next.text !== '') this.message(turn, 'agent', next.text)
+          if (next.text !== '') this.message(turn, 'agent', next.text, next.message)
           return this.finishTurn(turn, 'done')
         }
-        if (next.say !== '') this.message(turn, 'agent', next.say)
+        if (next.say !== '') this.message(turn, 'agent', next.say, next.sayMessage)
         for (const action of next.actions) {
           context.outcomes.push(await this.take(turn, agent, seq, action))
           if (action.type === 'tool') seq += 1
         }
       }
       // Fails closed: whatever the model meant to do next, nothing more runs.
-      this.finishTurn(
-        turn,
-        'failed',
-        `The agent took ${MAX_AGENT_STEPS} steps without a final reply; the turn stopped and nothing more runs.`,
-      )
+      this.finishTurn(turn, 'failed', message('turn.tooManySteps', { steps: MAX_AGENT_STEPS }))
     } catch (error) {
-      this.finishTurn(turn, 'failed', `The turn stopped: ${(error as Error).message}`)
+      this.finishTurn(turn, 'failed', message('turn.stopped', { detail: (error as Error).message }))
     }
   }
 
@@ -138,8 +133,8 @@ export class AgentRunner implements TurnRunner {
     const reply = await askInTurn(this.options.inputs, turn, action, (waiting) =>
       this.options.conversations.setTurnStatus(turn.id, waiting ? 'waiting' : 'running'),
     )
-    this.message(turn, reply.role, reply.text)
-    return { type: action.type, reply: reply.text }
+    this.message(turn, reply.role, reply.text, reply.message)
+    return { type: action.type, reply: reply.text, replyMessage: reply.message }
   }
 
   private contextFor(turn: Turn, agent: AgentPreset): AgentContext {
@@ -154,20 +149,26 @@ export class AgentRunner implements TurnRunner {
     return { history, userText: turn.text, tools, outcomes: [] }
   }
 
-  private message(turn: Turn, role: 'agent' | 'system', text: string): void {
+  private message(
+    turn: Turn,
+    role: 'agent' | 'system',
+    text: string,
+    words?: RuntimeMessage,
+  ): void {
     this.options.conversations.insertMessage({
       id: this.newId(),
       roomId: turn.roomId,
       turnId: turn.id,
       role,
       text,
+      ...(words === undefined ? {} : { message: words }),
       createdAt: this.options.now(),
     })
     this.options.events.emit('timeline.updated', { roomId: turn.roomId })
   }
 
-  private finishTurn(turn: Turn, status: 'done' | 'failed', note?: string): void {
-    if (note) this.message(turn, 'system', note)
+  private finishTurn(turn: Turn, status: 'done' | 'failed', note?: RuntimeMessage): void {
+    if (note) this.message(turn, 'system', englishText(note), note)
     this.options.conversations.setTurnStatus(turn.id, status)
     this.options.events.emit('timeline.updated', { roomId: turn.roomId })
   }

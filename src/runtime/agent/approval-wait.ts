@@ -1,8 +1,9 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import type { ReviewInput } from '../policy/reviewer.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import type { ToolDefinition } from '../tools/tool-types.ts'
+import type { FileObservation, ToolDefinition } from '../tools/tool-types.ts'
 
 /** One call that needs a decision: the tool, its parsed arguments, the real
  *  paths the sandbox resolved, and whether it is destructive. */
@@ -12,12 +13,21 @@ export interface CallNeedingDecision {
   args: unknown
   resolvedPaths: string[]
   destructive: boolean
+  /** A file tool's target (and a write's preview), observed before asking:
+   *  part of the canonical action, so the decision is bound to them. */
+  observation?: FileObservation
+  /** Why a read reaches beyond the workspace (read-reach.ts), or null. */
+  privateRead: string | null
 }
 
 /**
  * Asks for a decision on one built-in tool call through the gate's
  * requester, describing the call to the approve-for-me reviewer as the
  * runtime will run it, and waits until it is decided or expires.
+ *
+ * A private read is never handed to the reviewer, whichever reviewer is
+ * plugged in: it would put what lies outside the workspace (or a
+ * credential) in front of the model, and the person alone may decide that.
  */
 export function decisionFor(
   requester: ApprovalRequester,
@@ -34,16 +44,23 @@ export function decisionFor(
       arguments: call.arguments,
       workingDirectory: workingDirectoryOf(turn, args),
       summary: tool.summarize(args),
+      ...(pending.observation === undefined ? {} : pending.observation),
+      ...(tool.summaryMessage ? { summaryMessage: tool.summaryMessage(args) } : {}),
     },
-    review: async () => ({
-      toolName: tool.name,
-      effect: tool.effect,
-      destructive: pending.destructive,
-      arguments: call.arguments,
-      workspace: turn.workspace,
-      resolvedPaths: pending.resolvedPaths,
-      insideWorkspace: await insideWorkspace(turn, tool, args),
-    }),
+    ...(pending.privateRead !== null ? {} : { review: reviewOf(turn, pending) }),
+  })
+}
+
+function reviewOf(turn: Turn, pending: CallNeedingDecision): () => Promise<ReviewInput> {
+  const { call, tool, args } = pending
+  return async () => ({
+    toolName: tool.name,
+    effect: tool.effect,
+    destructive: pending.destructive,
+    arguments: call.arguments,
+    workspace: turn.workspace,
+    resolvedPaths: pending.resolvedPaths,
+    insideWorkspace: await insideWorkspace(turn, tool, args),
   })
 }
 

@@ -35,11 +35,18 @@ function grant(fields: Partial<Grant> & Pick<Grant, 'toolName'>): Grant {
 }
 
 describe('what an allow-always grants', () => {
-  it('grants a file tool in the room', () => {
-    for (const toolName of ['write_file', 'read_file', 'list_dir']) {
-      expect(grantScopeFor(approval(toolName, { path: 'a.txt', content: '' }))).toEqual({
-        ok: true,
-        draft: { scope: 'tool', toolName, command: null },
+  it('grants writing files in the room', () => {
+    expect(grantScopeFor(approval('write_file', { path: 'a.txt', content: '' }))).toEqual({
+      ok: true,
+      draft: { scope: 'tool', toolName: 'write_file', command: null },
+    })
+  })
+
+  it('grants nothing for a read, which asks only when it reaches beyond the workspace', () => {
+    for (const toolName of ['read_file', 'list_dir']) {
+      expect(grantScopeFor(approval(toolName, { path: '/home/ada/.ssh/id_ed25519' }))).toEqual({
+        ok: false,
+        reason: `${toolName} cannot be always allowed`,
       })
     }
   })

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { Grant } from '../../contracts/room.ts'
+import { agentGrantScope } from '../policy/agent-grant-scope.ts'
 import { sensitivePathReason } from '../policy/sensitive-paths.ts'
 
 /** What an allow-always decision turns into: the grant's fields besides its
@@ -15,8 +16,10 @@ export type GrantScopeResult = { ok: true; draft: GrantDraft } | { ok: false; re
 /** Tools whose grant answers for every later call of the tool in the room.
  *  Each call still passes the turn's sandbox and the agent's ceilings before
  *  a grant is even looked at, so such a grant skips the question, never the
- *  confinement: a write outside the workspace stays refused. */
-const TOOL_SCOPED = new Set(['write_file', 'read_file', 'list_dir'])
+ *  confinement: a write outside the workspace stays refused. Reads are not
+ *  among them: a read asks only when it reaches beyond the workspace (a
+ *  private read, read-reach.ts), and each of those is asked every time. */
+const TOOL_SCOPED = new Set(['write_file'])
 
 /**
  * The narrowest grant an allow-always on this approval can stand for, or why
@@ -34,14 +37,19 @@ const TOOL_SCOPED = new Set(['write_file', 'read_file', 'list_dir'])
  *   anything in the workspace unasked. A recursive delete has no grant at
  *   all: what it removes depends on what the directory holds next time,
  *   which the person never saw;
- * - `write_file`, `read_file`, `list_dir`: the tool in this room, except for
- *   sensitive paths (credentials, shell start-up files, git hooks), which
- *   always ask.
+ * - `write_file`: the tool in this room, except for sensitive paths
+ *   (credentials, shell start-up files, git hooks), which always ask;
+ * - `read_file`, `list_dir`: nothing. A read asks only when it leaves the
+ *   workspace, names a credential or has several names, and "always" for
+ *   one of those would hand the agent everything of the kind unasked.
  */
 export function grantScopeFor(
   approval: ApprovalRecord,
   realPathOf: (absolute: string) => string | null = realPathAllowingMissing,
 ): GrantScopeResult {
+  // An external agent's request has scopes of its own (policy/agent-grant-scope.ts).
+  const agentScope = agentGrantScope(approval, realPathOf)
+  if (agentScope) return agentScope
   if (approval.kind === 'mcp-tool-call') {
     if (!approval.mcp) return unavailable('the MCP call names no tool definition')
     return grant({

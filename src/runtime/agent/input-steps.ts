@@ -5,7 +5,20 @@ import type {
   QuestionsOutcome,
 } from '../../contracts/input-request.ts'
 import type { Turn } from '../../contracts/room.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { InputRequestService } from '../input/input-request-service.ts'
+
+/** What the agent, or Assent, says after asking: in English for history and
+ *  the model, and as a code for the person's language. */
+export interface InputReply {
+  role: 'agent' | 'system'
+  text: string
+  message: RuntimeMessage
+}
+
+function reply(role: InputReply['role'], words: RuntimeMessage): InputReply {
+  return { role, text: englishText(words), message: words }
+}
 
 /**
  * What the agent says after asking. Never a secret answer's text, nor the
@@ -14,46 +27,40 @@ import type { InputRequestService } from '../input/input-request-service.ts'
 export function questionsReply(
   questions: readonly Question[],
   outcome: QuestionsOutcome,
-): { role: 'agent' | 'system'; text: string } {
+): InputReply {
   switch (outcome.status) {
     case 'dismissed':
-      return {
-        role: 'system',
-        text: 'The question was dismissed; the agent went on without an answer.',
-      }
+      return reply('system', message('reply.questionDismissed'))
     case 'auto-resolved':
-      return {
-        role: 'system',
-        text: 'Nobody answered in time: the question closed automatically and the agent went on.',
-      }
+      return reply('system', message('reply.questionAutoResolved'))
     case 'stale':
-      return { role: 'system', text: 'The question was no longer waited for.' }
+      return reply('system', message('reply.questionStale'))
     case 'answered': {
       const lines = outcome.answers.map((answer) => {
         const question = questions.find((candidate) => candidate.id === answer.questionId)
         const title = question?.title ?? answer.questionId
-        if (question?.secret) return `${title}: answer saved.`
+        if (question?.secret) return message('reply.answerSaved', { title })
         const parts = [answer.option, answer.text].filter((part) => part && part !== '')
-        return `${title}: ${parts.join(' — ')}`
+        return message('reply.answer', { title, answer: parts.join(' — ') })
       })
-      return { role: 'agent', text: ['Thanks. I noted:', ...lines].join('\n') }
+      return reply('agent', message('reply.answers', { lines }))
     }
   }
 }
 
-export function formReply(
-  form: FormRequest,
-  outcome: FormOutcome,
-  sensitive: boolean,
-): { role: 'agent' | 'system'; text: string } {
+export function formReply(form: FormRequest, outcome: FormOutcome, sensitive: boolean): InputReply {
   if (outcome.action !== 'accept') {
-    const what = outcome.action === 'decline' ? 'declined' : 'cancelled'
-    return { role: 'system', text: `The form was ${what}.` }
+    return reply(
+      'system',
+      message(outcome.action === 'decline' ? 'reply.formDeclined' : 'reply.formCancelled'),
+    )
   }
   const names = Object.keys(outcome.content)
-  if (sensitive) return { role: 'agent', text: `Thanks, I received: ${names.join(', ')}.` }
-  const values = names.map((name) => `${name} = ${JSON.stringify(outcome.content[name])}`)
-  return { role: 'agent', text: [`Thanks. ${form.message}`, ...values].join('\n') }
+  if (sensitive) return reply('agent', message('reply.formReceived', { names: names.join(', ') }))
+  const lines = names.map((name) =>
+    message('reply.formValue', { name, value: JSON.stringify(outcome.content[name]) }),
+  )
+  return reply('agent', message('reply.formValues', { message: form.message, lines }))
 }
 
 /** Asks and waits, with the turn shown as waiting meanwhile. */
@@ -64,7 +71,7 @@ export async function askInTurn(
     | { type: 'questions'; questions: Question[]; blocking: boolean }
     | { type: 'form'; form: FormRequest },
   setWaiting: (waiting: boolean) => void,
-): Promise<{ role: 'agent' | 'system'; text: string }> {
+): Promise<InputReply> {
   setWaiting(true)
   try {
     if (step.type === 'questions') {

@@ -1,3 +1,5 @@
+import { catalogs } from '../../common/i18n/index.ts'
+import { messageText, templateIn } from '../../contracts/runtime-message.ts'
 import { describe, expect, it } from 'vitest'
 import type { AgentContext } from './agent-model.ts'
 import { OFFLINE_MODEL_HELP, OfflineModel } from './offline-model.ts'
@@ -191,6 +193,10 @@ describe('offline model steps', () => {
     expect(await model.next(context('write a.txt hi'))).toEqual({
       type: 'act',
       say: 'Writing a.txt.',
+      sayMessage: {
+        code: 'lines.joined',
+        params: { lines: [{ code: 'offline.writing', params: { path: 'a.txt' } }] },
+      },
       actions: [
         { type: 'tool', call: { tool: 'write_file', arguments: { path: 'a.txt', content: 'hi' } } },
       ],
@@ -237,7 +243,7 @@ describe('offline model steps', () => {
         },
       ]),
     )
-    expect(step).toEqual({
+    expect(step).toMatchObject({
       type: 'reply',
       text: [
         'What happened:',
@@ -247,6 +253,52 @@ describe('offline model steps', () => {
         'write_file c.txt: nobody decided in time, so it did not run.',
       ].join('\n'),
     })
+  })
+
+  it('reports in words the person reads in their language, with the tool’s own words where it has them', async () => {
+    const said = { code: 'tool.wrote', params: { bytes: 0, path: '/w/a.txt' } }
+    const step = await model.next(
+      context('…', [
+        {
+          type: 'tool',
+          call: { tool: 'write_file', arguments: { path: 'a.txt', content: '' } },
+          status: 'succeeded',
+          result: { ok: true, output: 'wrote 0 bytes to /w/a.txt', message: said },
+        },
+        {
+          type: 'tool',
+          call: { tool: 'run_command', arguments: { argv: ['git', 'log'] } },
+          status: 'succeeded',
+          result: { ok: true, output: 'commit abc\nAuthor: x', exitCode: 0 },
+        },
+      ]),
+    )
+    const report = step.type === 'reply' ? step.message : undefined
+    expect(report).toEqual({
+      code: 'offline.report',
+      params: {
+        lines: [
+          {
+            code: 'offline.doneWith',
+            params: {
+              what: { code: 'offline.callPath', params: { tool: 'write_file', path: 'a.txt' } },
+              output: said,
+            },
+          },
+          {
+            code: 'offline.doneWith',
+            params: {
+              what: { code: 'offline.callRun', params: { command: 'git log' } },
+              // Data, not words: the first line of the output, shown as it is.
+              output: 'commit abc',
+            },
+          },
+        ],
+      },
+    })
+    expect(messageText(report!, (code) => templateIn(catalogs['zh-CN'].runtime, code))).toBe(
+      '结果如下：\nwrite_file a.txt：已完成：已向 /w/a.txt 写入 0 字节\n运行 git log：已完成：commit abc',
+    )
   })
 
   it('has nothing more to say after only questions or forms', async () => {

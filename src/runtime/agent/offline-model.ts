@@ -38,13 +38,20 @@ import type {
   AgentToolCall,
 } from './agent-model.ts'
 import { parseAskLine, parseFormLine } from './input-grammar.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 /** What the grammar makes of one message: what the agent says while acting,
  *  the actions in order, and `toolCalls`, the tool actions alone. */
-export type AgentPlan = { reply: string; toolCalls: AgentToolCall[]; steps: AgentAction[] }
+export type AgentPlan = {
+  reply: string
+  /** `reply` as a code, for the person's language. */
+  replyMessage: RuntimeMessage
+  toolCalls: AgentToolCall[]
+  steps: AgentAction[]
+}
 
-export const OFFLINE_MODEL_HELP = [
-  'I am the offline model and understand one command per line:',
+/** The grammar itself: commands, shown as they are in every language. */
+const GRAMMAR = [
   '  write <path> <text...>',
   '  read <path>',
   '  delete [-r] <path>',
@@ -53,8 +60,11 @@ export const OFFLINE_MODEL_HELP = [
   '  ask [--secret] [--blocking] <title> | <question> [| <option>[ = <explanation>]]...',
   '  form <message> [:: <JSON schema>]',
   '  mcp <server> <tool> <json object>',
-  'Quote a path with spaces: read "my notes.txt"',
 ].join('\n')
+
+const HELP = message('offline.help', { grammar: GRAMMAR, example: 'read "my notes.txt"' })
+
+export const OFFLINE_MODEL_HELP = englishText(HELP)
 
 /**
  * Two steps per turn at most. First: the person's message, read by the
@@ -65,35 +75,50 @@ export const OFFLINE_MODEL_HELP = [
  */
 export class OfflineModel implements AgentModel {
   async next(context: AgentContext): Promise<AgentStep> {
-    if (context.outcomes.length > 0)
-      return { type: 'reply', text: reportOutcomes(context.outcomes) }
+    if (context.outcomes.length > 0) {
+      const report = outcomesReport(context.outcomes)
+      return report === undefined
+        ? { type: 'reply', text: '' }
+        : { type: 'reply', text: englishText(report), message: report }
+    }
     const plan = this.plan(context.userText)
-    if (plan.steps.length === 0) return { type: 'reply', text: plan.reply }
-    return { type: 'act', say: plan.reply, actions: plan.steps }
+    if (plan.steps.length === 0)
+      return { type: 'reply', text: plan.reply, message: plan.replyMessage }
+    return { type: 'act', say: plan.reply, sayMessage: plan.replyMessage, actions: plan.steps }
   }
 
   /** The grammar alone: the same message always gives the same plan. */
   plan(text: string): AgentPlan {
     const lines = text.split(/\r?\n/)
     const steps: AgentAction[] = []
-    const says: string[] = []
+    const says: RuntimeMessage[] = []
+    const only = (replyMessage: RuntimeMessage): AgentPlan => ({
+      reply: englishText(replyMessage),
+      replyMessage,
+      toolCalls: [],
+      steps: [],
+    })
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue
       const step = parseInputLine(line, steps) ?? parseToolLine(line)
       if (step === null) {
-        return {
-          reply: `I did not understand line ${index + 1}: ${JSON.stringify(line.trim())}\n${OFFLINE_MODEL_HELP}`,
-          toolCalls: [],
-          steps: [],
-        }
+        return only(
+          message('offline.notUnderstood', {
+            line: index + 1,
+            text: JSON.stringify(line.trim()),
+            help: HELP,
+          }),
+        )
       }
       if (step === 'joined') continue
       steps.push(step.step)
       says.push(step.says)
     }
-    if (steps.length === 0) return { reply: OFFLINE_MODEL_HELP, toolCalls: [], steps: [] }
+    if (steps.length === 0) return only(HELP)
+    const replyMessage = message('lines.joined', { lines: says })
     return {
-      reply: says.join('\n'),
+      reply: englishText(replyMessage),
+      replyMessage,
       toolCalls: steps.flatMap((step) => (step.type === 'tool' ? [step.call] : [])),
       steps,
     }
@@ -103,37 +128,53 @@ export class OfflineModel implements AgentModel {
 /** One line per tool call, in order; questions and forms already answered
  *  in their own messages are not repeated. Empty when there was no tool. */
 export function reportOutcomes(outcomes: readonly ActionOutcome[]): string {
-  const lines: string[] = []
+  const report = outcomesReport(outcomes)
+  return report === undefined ? '' : englishText(report)
+}
+
+/** `reportOutcomes` as a code: each line names the call and says how it
+ *  ended, with the tool's own result in words where it has them. */
+export function outcomesReport(outcomes: readonly ActionOutcome[]): RuntimeMessage | undefined {
+  const lines: RuntimeMessage[] = []
   for (const outcome of outcomes) {
     if (outcome.type !== 'tool') continue
     const what = describeCall(outcome.call)
-    const output = outcome.result.output.trim()
+    const raw = outcome.result.output.trim()
+    const said = outcome.result.message
     switch (outcome.status) {
       case 'succeeded':
-        lines.push(`${what}: done${output === '' ? '.' : `: ${firstLine(output)}`}`)
+        lines.push(
+          raw === ''
+            ? message('offline.done', { what })
+            : message('offline.doneWith', { what, output: said ?? firstLine(raw) }),
+        )
         break
       case 'refused':
-        lines.push(`${what}: refused, it did not run: ${output}`)
+        lines.push(message('offline.refused', { what, output: said ?? raw }))
         break
       case 'denied':
-        // The runner's text names who denied it: the person, the automatic
+        // The runner's words name who denied it: the person, the automatic
         // review or the room's policy.
-        lines.push(`${what}: ${output}`)
+        lines.push(message('offline.denied', { what, output: said ?? raw }))
         break
       case 'expired':
-        lines.push(`${what}: nobody decided in time, so it did not run.`)
+        lines.push(message('offline.expired', { what }))
         break
       default:
-        lines.push(`${what}: failed: ${output}`)
+        lines.push(message('offline.failed', { what, output: said ?? raw }))
     }
   }
-  return lines.length === 0 ? '' : ['What happened:', ...lines].join('\n')
+  return lines.length === 0 ? undefined : message('offline.report', { lines })
 }
 
-function describeCall(call: AgentToolCall): string {
+function describeCall(call: AgentToolCall): RuntimeMessage | string {
   const args = call.arguments
-  if (Array.isArray(args.argv)) return `run ${args.argv.map(String).join(' ')}`
-  if (typeof args.path === 'string') return `${call.tool} ${args.path}`
+  if (Array.isArray(args.argv)) {
+    return message('offline.callRun', { command: args.argv.map(String).join(' ') })
+  }
+  if (typeof args.path === 'string') {
+    return message('offline.callPath', { tool: call.tool, path: args.path })
+  }
   return call.tool
 }
 
@@ -144,7 +185,7 @@ function firstLine(text: string): string {
   return first.length > 200 ? `${first.slice(0, 200)}…` : first
 }
 
-type ParsedStep = { step: AgentAction; says: string }
+type ParsedStep = { step: AgentAction; says: RuntimeMessage }
 
 /** An `ask` or `form` line, `'joined'` when an `ask` line added a question
  *  to the request just before it, or undefined when the line is neither. */
@@ -155,7 +196,7 @@ function parseInputLine(
   const verb = /^\s*(\S+)/.exec(line)?.[1]?.toLowerCase()
   if (verb === 'form') {
     const form = parseFormLine(line)
-    return form ? { step: { type: 'form', form }, says: 'I need a few details.' } : null
+    return form ? { step: { type: 'form', form }, says: message('offline.needDetails') } : null
   }
   if (verb !== 'ask') return undefined
   const parsed = parseAskLine(line)
@@ -172,7 +213,7 @@ function parseInputLine(
       questions: [{ ...parsed.question, id: 'q1' }],
       blocking: parsed.blocking,
     },
-    says: 'I have a question before I go on.',
+    says: message('offline.asking'),
   }
 }
 
@@ -181,7 +222,7 @@ function parseToolLine(line: string): ParsedStep | null {
   return parsed ? { step: { type: 'tool', call: parsed.call }, says: parsed.says } : null
 }
 
-function parseLine(line: string): { call: AgentToolCall; says: string } | null {
+function parseLine(line: string): { call: AgentToolCall; says: RuntimeMessage } | null {
   const first = scanToken(line, 0)
   if (first === null || first === 'unterminated' || first.quoted) return null
   const verb = first.value.toLowerCase()
@@ -193,7 +234,7 @@ function parseLine(line: string): { call: AgentToolCall; says: string } | null {
     const content = rest.slice(target.next).replace(/^\s/, '')
     return {
       call: { tool: 'write_file', arguments: { path: target.value, content } },
-      says: `Writing ${target.value}.`,
+      says: message('offline.writing', { path: target.value }),
     }
   }
 
@@ -208,18 +249,21 @@ function parseLine(line: string): { call: AgentToolCall; says: string } | null {
   if (verb === 'read' && args.length === 1 && args[0] !== undefined) {
     return {
       call: { tool: 'read_file', arguments: { path: args[0] } },
-      says: `Reading ${args[0]}.`,
+      says: message('offline.reading', { path: args[0] }),
     }
   }
   if (verb === 'delete') return parseDelete(args)
   if (verb === 'list' && args.length <= 1) {
     const target = args[0] ?? '.'
-    return { call: { tool: 'list_dir', arguments: { path: target } }, says: `Listing ${target}.` }
+    return {
+      call: { tool: 'list_dir', arguments: { path: target } },
+      says: message('offline.listing', { path: target }),
+    }
   }
   if (verb === 'run' && args.length >= 1 && args[0] !== '') {
     return {
       call: { tool: 'run_command', arguments: { argv: args } },
-      says: `Running ${args.join(' ')}.`,
+      says: message('offline.running', { command: args.join(' ') }),
     }
   }
   return null
@@ -227,7 +271,7 @@ function parseLine(line: string): { call: AgentToolCall; says: string } | null {
 
 /** `mcp <server> <tool> <json>`: names are plain words, the arguments one
  *  JSON object (the rest of the line). */
-function parseMcp(rest: string): { call: AgentToolCall; says: string } | null {
+function parseMcp(rest: string): { call: AgentToolCall; says: RuntimeMessage } | null {
   const match = /^\s+([a-z0-9][a-z0-9-]*)\s+([A-Za-z0-9_.-]+)\s+(\{.*\})\s*$/.exec(rest)
   if (!match) return null
   const [, server = '', tool = '', json = ''] = match
@@ -240,21 +284,21 @@ function parseMcp(rest: string): { call: AgentToolCall; says: string } | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null
   return {
     call: { tool: `${server}__${tool}`, arguments: value as Record<string, unknown> },
-    says: `Calling ${tool} on the MCP server ${server}.`,
+    says: message('offline.callingMcp', { tool, server }),
   }
 }
 
-function parseDelete(args: string[]): { call: AgentToolCall; says: string } | null {
+function parseDelete(args: string[]): { call: AgentToolCall; says: RuntimeMessage } | null {
   if (args.length === 1 && args[0] !== undefined && args[0] !== '-r') {
     return {
       call: { tool: 'delete_file', arguments: { path: args[0] } },
-      says: `Deleting ${args[0]}.`,
+      says: message('offline.deleting', { path: args[0] }),
     }
   }
   if (args.length === 2 && args[0] === '-r' && args[1] !== undefined) {
     return {
       call: { tool: 'delete_file', arguments: { path: args[1], recursive: true } },
-      says: `Deleting ${args[1]} and everything in it.`,
+      says: message('offline.deletingTree', { path: args[1] }),
     }
   }
   return null

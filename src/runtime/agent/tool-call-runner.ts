@@ -1,9 +1,23 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
-import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
+import {
+  dispositionFor,
+  grantsHonoured,
+  privateReadDisposition,
+} from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { privateReadReason } from '../policy/read-reach.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
+import { describeTarget, observeTarget, sameTarget } from '../tools/file-target.ts'
 import { getTool } from '../tools/registry.ts'
-import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
+import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
 import type { EventBus } from '../events/event-bus.ts'
@@ -62,8 +76,7 @@ export class ToolCallRunner {
       updatedAt: at,
     }
     this.deps.conversations.insertToolCall(call)
-    const { status, result } = await this.outcomeOf(turn, agent, call, planned)
-    return this.settle(call, planned, status, result)
+    return this.settle(call, planned, await this.outcomeOf(turn, agent, call, planned))
   }
 
   private async outcomeOf(
@@ -76,13 +89,22 @@ export class ToolCallRunner {
       return this.deps.mcp.run(turn, agent, call)
     }
     const tool = getTool(planned.tool)
-    if (!tool) return ended('failed', `Unknown tool ${planned.tool}.`, 'unknown_tool')
+    if (!tool)
+      return said('failed', message('call.unknownTool', { tool: planned.tool }), 'unknown_tool')
     if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) {
-      return ended('refused', `${agent.name} may not use ${tool.name}.`, 'tool_not_allowed')
+      return said(
+        'refused',
+        message('call.toolNotAllowed', { agent: agent.name, tool: tool.name }),
+        'tool_not_allowed',
+      )
     }
     const parsed = tool.argsSchema.safeParse(planned.arguments)
     if (!parsed.success) {
-      return ended('failed', `Invalid arguments: ${parsed.error.message}`, 'invalid_arguments')
+      return said(
+        'failed',
+        message('call.invalidArguments', { detail: parsed.error.message }),
+        'invalid_arguments',
+      )
     }
     return this.decideAndRun(turn, agent, call, tool as ToolDefinition<unknown>, parsed.data)
   }
@@ -97,21 +119,56 @@ export class ToolCallRunner {
     // The sandbox comes first: nothing below (a grant, a reviewer, a person)
     // can allow what the turn's sandbox and the agent's ceilings refuse.
     const access = await this.checkAccess(turn, agent, tool, args)
-    if (!access.allowed) return ended('refused', access.reason, access.code)
+    if (!access.allowed) return refusedAccess(access, tool, args)
 
     const destructive = tool.destructive(args)
     const policy = turn.policy.approvalPolicy
-    const disposition = dispositionFor(policy, tool.effect, destructive)
+    const privateRead =
+      tool.effect === 'read'
+        ? await privateReadReason({
+            workspace: turn.workspace,
+            requested: tool.targetPaths(args),
+            resolved: access.paths,
+          })
+        : null
+    const disposition =
+      privateRead === null
+        ? dispositionFor(policy, tool.effect, destructive)
+        : privateReadDisposition(policy)
     if (disposition === 'deny') {
-      return ended(
-        'denied',
-        `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}.`,
-        'policy_denied',
-      )
+      const why = privateRead === null ? '' : ` (${privateRead})`
+      return {
+        status: 'denied',
+        result: {
+          ...refusal(
+            `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}${why}.`,
+            'policy_denied',
+          ),
+          message: message('call.policyDenied', { tool: tool.name }),
+        },
+      }
     }
     if (disposition === 'run') {
-      return this.execute(turn, agent, call, tool, args, { type: 'tool_allowed_by_policy' })
+      // A read the policy lets run because it stays in the workspace must
+      // still stay there when the file is opened; where the policy would let
+      // even a private read run, it reads freely.
+      const reach = privateReadDisposition(policy) === 'run' ? 'any' : 'workspace'
+      return this.execute(turn, agent, call, tool, args, {
+        allowedBy: { type: 'tool_allowed_by_policy' },
+        readReach: reach,
+      })
     }
+
+    // A file tool observes its target before anyone is asked: a target it
+    // could never act on (several names, a link in the path) is refused
+    // now, and what it observed is bound into the approval.
+    let observation: FileObservation | undefined
+    if (tool.observe) {
+      const observed = await tool.observe(args, access.paths)
+      if ('ok' in observed) return { status: 'refused', result: observed }
+      observation = observed
+    }
+
     if (grantsHonoured(policy)) {
       const grant = this.deps.grants
         .listActive(turn.roomId)
@@ -120,8 +177,8 @@ export class ToolCallRunner {
         )
       if (grant) {
         return this.execute(turn, agent, call, tool, args, {
-          type: 'tool_allowed_by_grant',
-          grantId: grant.id,
+          allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id },
+          readReach: 'any',
         })
       }
     }
@@ -132,16 +189,26 @@ export class ToolCallRunner {
       args,
       resolvedPaths: access.paths,
       destructive,
+      ...(observation === undefined ? {} : { observation }),
+      privateRead,
     })
-    if (decided.status === 'allowed') return this.execute(turn, agent, call, tool, args, null)
-    if (decided.status === 'expired') {
-      return ended(
-        'expired',
-        'Nobody confirmed this action in time; it did not run.',
-        'approval_expired',
-      )
+    if (decided.status === 'allowed') {
+      return this.execute(turn, agent, call, tool, args, {
+        allowedBy: null,
+        readReach: 'any',
+        approval: decided,
+      })
     }
-    return ended('denied', deniedText(decided), 'approval_denied')
+    if (decided.status === 'expired') {
+      return said('expired', message('call.expired'), 'approval_expired')
+    }
+    return {
+      status: 'denied',
+      result: {
+        ...refusal(deniedText(decided), 'approval_denied'),
+        message: deniedMessage(decided),
+      },
+    }
   }
 
   private checkAccess(
@@ -167,7 +234,10 @@ export class ToolCallRunner {
   /**
    * Runs the tool. The sandbox is checked again right before the run, on the
    * paths it resolves now: a symlink swapped in while the person was deciding
-   * must not redirect an approved write.
+   * must not redirect an approved write. Where the approval bound a file's
+   * identity, the file is observed again too: if it is no longer the file
+   * the person was shown, the call is refused and audited, never run, and
+   * the tool checks the same once more at the last moment.
    */
   private async execute(
     turn: Turn,
@@ -175,11 +245,16 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
-    allowedBy: CallAllowance | null,
+    how: Execution,
   ): Promise<Settled> {
     const access = await this.checkAccess(turn, agent, tool, args)
-    if (!access.allowed) return ended('refused', access.reason, access.code)
-    this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
+    if (!access.allowed) return refusedAccess(access, tool, args)
+    const bound = how.approval?.target
+    if (bound !== undefined) {
+      const changed = await targetChange(bound, access.paths[0])
+      if (changed !== null) return refusedAfterConsent(changed, how.approval?.id ?? null)
+    }
+    this.deps.conversations.markRunning(call, this.deps.now(), how.allowedBy)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
     try {
@@ -191,34 +266,136 @@ export class ToolCallRunner {
         workspace: turn.workspace,
         resolvedPaths: access.paths,
         timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+        readReach: how.readReach,
+        ...(bound === undefined ? {} : { boundTarget: bound }),
       })
     } catch (error) {
-      result = refusal(`The tool failed: ${(error as Error).message}`, 'tool_error')
+      const said = message('call.toolFailed', { detail: (error as Error).message })
+      result = { ...refusal(englishText(said), 'tool_error'), message: said }
     }
-    return { status: result.ok ? 'succeeded' : 'failed', result }
+    return {
+      status: result.ok ? 'succeeded' : 'failed',
+      result,
+      approvalId: how.approval?.id ?? null,
+    }
   }
 
-  private settle(
-    call: ToolCallRecord,
-    planned: AgentToolCall,
-    status: ToolCallRecord['status'],
-    result: ToolResult,
-  ): ToolOutcome {
+  /** Records how the call ended. A call refused when it was about to act,
+   *  because what it would act on is no longer what was shown (by the
+   *  runtime's check or the tool's own last check), ends `refused` with an
+   *  `execution_refused` audit event. */
+  private settle(call: ToolCallRecord, planned: AgentToolCall, settled: Settled): ToolOutcome {
+    const { result } = settled
     const recorded = toRecordResult(result)
-    this.deps.conversations.updateToolCall(call.id, {
-      status,
-      result: recorded,
-      at: this.deps.now(),
-    })
+    const audited =
+      settled.refusedAfterConsent === true || AFTER_CONSENT_CODES.has(result.code ?? '')
+    const status = audited ? 'refused' : settled.status
+    if (audited) {
+      const approvalId =
+        settled.approvalId ?? this.deps.conversations.getToolCall(call.id)?.approvalId ?? null
+      this.deps.conversations.refuseExecution(call, recorded, approvalId, this.deps.now())
+    } else {
+      this.deps.conversations.updateToolCall(call.id, {
+        status,
+        result: recorded,
+        at: this.deps.now(),
+      })
+    }
     this.deps.events.emit('timeline.updated', { roomId: call.roomId })
     return { type: 'tool', call: planned, status, result: recorded }
   }
 }
 
-type Settled = { status: ToolCallRecord['status']; result: ToolResult }
+type Settled = {
+  status: ToolCallRecord['status']
+  result: ToolResult
+  /** Allowed, then refused when it was about to run: audited. */
+  refusedAfterConsent?: boolean
+  /** The approval that allowed the call, where one did. */
+  approvalId?: string | null
+}
 
-function ended(status: ToolCallRecord['status'], output: string, code: string): Settled {
-  return { status, result: refusal(output, code) }
+/** How a call that may run is run: what let it (for the audit event), how
+ *  far a read may reach, and the approval that allowed it, if one did. */
+interface Execution {
+  allowedBy: CallAllowance | null
+  readReach: 'workspace' | 'any'
+  approval?: ApprovalRecord
+}
+
+/** Codes of an allowed call refused before it acted because what it would
+ *  act on is no longer what was shown or checked: each is audited as
+ *  `execution_refused`. The MCP ones come from a gated MCP call. */
+const AFTER_CONSENT_CODES: ReadonlySet<string> = new Set([
+  'target_changed',
+  'definition_changed',
+  'preview_changed',
+])
+
+function refusedAfterConsent(result: ToolResult, approvalId: string | null): Settled {
+  return { status: 'refused', result, refusedAfterConsent: true, approvalId }
+}
+
+/** A refusal when the file at `realPath` is no longer `bound`, or null. */
+async function targetChange(
+  bound: FileTarget,
+  realPath: string | undefined,
+): Promise<ToolResult | null> {
+  if (realPath === undefined || realPath !== bound.path) {
+    return refusal(
+      `The path now resolves to ${realPath ?? 'nothing'}, not ${bound.path} as approved; it did not run.`,
+      'target_changed',
+    )
+  }
+  try {
+    const readContent = bound.exists && bound.contentSha256 !== undefined
+    const { target } = await observeTarget(realPath, { readContent })
+    if (sameTarget(bound, target)) return null
+    return refusal(
+      `${realPath} is now ${describeTarget(target)}; the person approved acting on ${describeTarget(bound)}. It did not run.`,
+      'target_changed',
+    )
+  } catch (error) {
+    return refusal(
+      `${realPath} could not be checked against what was approved: ${(error as Error).message}; it did not run.`,
+      'target_changed',
+    )
+  }
+}
+
+/** A call that ended before its tool ran, said in words (its English is
+ *  the output the model reads). */
+function said(status: ToolCallRecord['status'], words: RuntimeMessage, code: string): Settled {
+  return { status, result: { ...refusal(englishText(words), code), message: words } }
+}
+
+const ACCESS_MESSAGES: Readonly<Record<string, RuntimeMessageCode>> = {
+  read_only_agent: 'access.readOnlyAgent',
+  sandbox_read_only: 'access.readOnlyRoom',
+  outside_workspace: 'access.outsideWorkspace',
+  outside_agent_roots: 'access.outsideAgentRoots',
+  invalid_path: 'access.invalidPath',
+}
+
+const EFFECT_VERBS: Readonly<Record<ToolEffect, RuntimeMessageCode>> = {
+  read: 'verb.read',
+  write: 'verb.writeFiles',
+  execute: 'verb.runCommands',
+  network: 'verb.useNetwork',
+}
+
+/** The sandbox's refusal: its reason (English, naming the resolved path)
+ *  for the model, and the same in words with the path as asked for. */
+function refusedAccess(
+  access: { code: string; reason: string },
+  tool: ToolDefinition<unknown>,
+  args: unknown,
+): Settled {
+  const words = message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
+    action: message(EFFECT_VERBS[tool.effect]),
+    path: tool.targetPaths(args).join(', '),
+  })
+  return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
 }
 
 function refusal(output: string, code: string): ToolResult {
@@ -233,11 +410,21 @@ function deniedText(approval: ApprovalRecord): string {
   return `Denied by ${who}${why}; it did not run.`
 }
 
+/** `deniedText` in words: the reviewer's reason as its own code where it
+ *  has one, else as its words, shown as they are. */
+function deniedMessage(approval: ApprovalRecord): RuntimeMessage {
+  if (approval.decidedBy !== 'agent-review') return message('call.deniedByPerson')
+  return message('call.deniedByReview', {
+    reason: approval.reasonMessage ?? approval.reason ?? '',
+  })
+}
+
 function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['result']> {
   return {
     ok: result.ok,
     output: result.output,
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...(result.code === undefined ? {} : { code: result.code }),
+    ...(result.message === undefined ? {} : { message: result.message }),
   }
 }

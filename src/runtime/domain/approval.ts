@@ -8,8 +8,11 @@ import type {
   McpAction,
   DecidedBy,
 } from '../../contracts/approval.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 export const DEFAULT_APPROVAL_TTL_MS = 120_000
 
@@ -24,7 +27,10 @@ export interface NewApproval {
   workingDirectory: string
   sandboxMode: SandboxMode
   summary: string
+  summaryMessage?: RuntimeMessage
   mcp?: McpAction
+  target?: FileTarget
+  fileChange?: FileChange
   now: number
   ttlMs: number
 }
@@ -48,7 +54,13 @@ export type Transition =
  *  a late decision so an action nobody confirmed in time never runs. */
 export function resolveApproval(
   approval: ApprovalRecord,
-  input: { decision: ApprovalDecision; decidedBy: DecidedBy; reason?: string; now: number },
+  input: {
+    decision: ApprovalDecision
+    decidedBy: DecidedBy
+    reason?: string
+    reasonMessage?: RuntimeMessage
+    now: number
+  },
 ): Transition {
   if (isExpired(approval, input.now)) return { ok: false, error: 'expired' }
   if (approval.status !== 'pending') return { ok: false, error: 'not_pending' }
@@ -60,6 +72,7 @@ export function resolveApproval(
       decision: input.decision,
       decidedBy: input.decidedBy,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
+      ...(input.reasonMessage === undefined ? {} : { reasonMessage: input.reasonMessage }),
       decidedAt: input.now,
     },
   }
@@ -83,8 +96,11 @@ export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
     workingDirectory: approval.workingDirectory,
     sandboxMode: approval.sandboxMode,
     summary: approval.summary,
-    // Absent for built-in tools, so their digests are what they always were.
+    // Each absent where it does not apply, so the digests of other actions
+    // are what they always were.
     ...(approval.mcp === undefined ? {} : { mcp: approval.mcp }),
+    ...(approval.target === undefined ? {} : { target: approval.target }),
+    ...(approval.fileChange === undefined ? {} : { fileChange: approval.fileChange }),
   }
 }
 
@@ -98,6 +114,8 @@ export function summarizeApproval(approval: ApprovalRecord): ApprovalSummary {
     arguments: _arguments,
     toolCallId: _toolCallId,
     sandboxMode: _sandbox,
+    target: _target,
+    fileChange: _fileChange,
     ...rest
   } = approval
   return rest

@@ -28,6 +28,9 @@ export interface ExternalAgentClientOptions<A extends ExternalAgentConfig = Exte
   /** Where passed-through variables come from; `process.env` by default. */
   environment?: NodeJS.ProcessEnv
   startTimeoutMs?: number
+  /** Told of the agent process as soon as it is spawned, before it can do
+   *  anything (the runtime notes it, to end it after a crash). */
+  onProcessStarted?: (process: AgentProcess) => void
 }
 
 /** The agent process and the JSON-RPC peer on its stdio. */
@@ -44,6 +47,7 @@ export function openAgentConnection(
   handlers: RpcPeerHandlers,
 ): AgentConnection {
   const process = startAgentProcess(options.agent, options.workspace, options.environment)
+  options.onProcessStarted?.(process)
   const peer = new NdjsonRpcPeer(process.stdout, process.stdin, jsonrpc, handlers)
   void process.exited.then((exit) => {
     const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`

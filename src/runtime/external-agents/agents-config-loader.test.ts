@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { AgentsConfigSchema } from '../../contracts/agents-config.ts'
+import { AgentsConfigSchema, BUILT_IN_AGENT_IDS } from '../../contracts/agents-config.ts'
+import { builtInAgents } from '../domain/agent-preset.ts'
 import { KNOWN_ACP_SESSION_MODES } from './agent-mode-mapping.ts'
 import { AGENTS_LAST_GOOD_FILE_NAME, loadAgentsConfig } from './agents-config-loader.ts'
 
@@ -47,6 +48,20 @@ describe('the agents.json schema', () => {
     )
     expect(firstIssue({ agents: [{ ...codex, session_modes: acp.session_modes }] })).toMatch(
       /^agents\.0: .*session_modes/,
+    )
+  })
+
+  it('refuses an entry that takes the id of a built-in agent', () => {
+    for (const id of BUILT_IN_AGENT_IDS) {
+      expect(firstIssue({ agents: [{ ...codex, id }] })).toBe(
+        `agents.0.id: ${id} is the id of a built-in agent`,
+      )
+    }
+    // The list is the built-in agents' own ids, not a copy that could drift.
+    expect([...BUILT_IN_AGENT_IDS].sort()).toEqual(
+      builtInAgents({ scopedRoots: [] })
+        .map((agent) => agent.id)
+        .sort(),
     )
   })
 

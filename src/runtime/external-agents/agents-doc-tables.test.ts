@@ -6,12 +6,14 @@ import { CODEX_THREAD_SETTINGS, KNOWN_ACP_SESSION_MODES } from './agent-mode-map
 import { codexAnswerFor } from './codex-app-server-messages.ts'
 import { ExternalDecisionSchema } from './external-agent-port.ts'
 
-const DOC = readFileSync(new URL('../../../docs/agents-external.md', import.meta.url), 'utf8')
+const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8')
+const DOC = read('../../../docs/agents-external.md')
+const README = read('../../../README.md')
 
-/** The cells of the table rows whose first cell is one of `keys`, quoted. */
-function rows(keys: readonly string[]): Record<string, string[]> {
+/** The cells of the table rows in `doc` whose first cell is one of `keys`, quoted. */
+function rows(keys: readonly string[], doc = DOC): Record<string, string[]> {
   const found: Record<string, string[]> = {}
-  for (const line of DOC.split('\n')) {
+  for (const line of doc.split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim())
     const key = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1]
     if (line.startsWith('|') && key && keys.includes(key)) found[key] = cells.slice(2, -1)
@@ -21,9 +23,12 @@ function rows(keys: readonly string[]): Record<string, string[]> {
 
 const unquote = (cell: string | undefined) => cell?.replaceAll('`', '')
 
-describe('docs/agents-external.md', () => {
+describe.each([
+  ['docs/agents-external.md', DOC],
+  ['README.md', README],
+])('%s', (_name, doc) => {
   it('prints the mode table the adapters use', () => {
-    const documented = rows(PermissionModeSchema.options)
+    const documented = rows(PermissionModeSchema.options, doc)
     const actual = Object.fromEntries(
       PermissionModeSchema.options.map((mode) => {
         const codex = CODEX_THREAD_SETTINGS[mode]
@@ -35,7 +40,9 @@ describe('docs/agents-external.md', () => {
       Object.fromEntries(Object.entries(documented).map(([k, v]) => [k, v.map(unquote)])),
     ).toEqual(actual)
   })
+})
 
+describe('docs/agents-external.md', () => {
   it('prints how each decision is told to each agent', () => {
     const documented = rows(ExternalDecisionSchema.options)
     const options = [

@@ -353,6 +353,41 @@ describe('ApprovalGate records and announces what it did', () => {
     expect(gate.expireOrphans('again')).toEqual([])
   })
 
+  it('expires a withdrawn approval at once, long before its TTL, and wakes whoever waits', async () => {
+    const { gate, approvals } = makeGate()
+    openApproval(gate, 'approval-1', 60_000)
+    const waiting = gate.waitForOutcome('approval-1')
+    const withdrawn = gate.withdraw('approval-1', 'the agent withdrew its request')
+    expect(withdrawn).toMatchObject({ id: 'approval-1', status: 'expired', decidedAt: clock })
+    await expect(waiting).resolves.toMatchObject({
+      status: 'expired',
+      reason: 'the agent withdrew its request',
+    })
+    expect(approvals.get('approval-1')).toMatchObject({
+      status: 'expired',
+      reason: 'the agent withdrew its request',
+      decidedBy: 'timeout',
+    })
+    expect(auditTypes()).toEqual(['approval_requested', 'approval_expired'])
+    // Nothing more to withdraw, and nothing for an unknown approval.
+    expect(gate.withdraw('approval-1', 'again')).toBeUndefined()
+    expect(gate.withdraw('nope', 'again')).toBeUndefined()
+    expect(auditTypes()).toEqual(['approval_requested', 'approval_expired'])
+  })
+
+  it('leaves a decision already being committed to finish rather than withdraw under it', async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const { gate, approvals } = makeGate({ afterReserve: () => held })
+    openApproval(gate, 'approval-1', 60_000)
+    const deciding = gate.decide({ approvalId: 'approval-1', decision: 'deny', decidedBy: 'user' })
+    expect(gate.withdraw('approval-1', 'the agent withdrew its request')).toBeUndefined()
+    expect(approvals.get('approval-1')?.status).toBe('pending')
+    release()
+    await expect(deciding).resolves.toMatchObject({ ok: true })
+    expect(approvals.get('approval-1')?.status).toBe('denied')
+  })
+
   it('answers unknown_approval for an unknown approval without reserving anything', async () => {
     const reserved: string[] = []
     const { gate } = makeGate({

@@ -2,6 +2,7 @@ import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import type { Grant } from '../../contracts/room.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 import {
   createApproval,
   expireApproval,
@@ -26,6 +27,8 @@ export interface DecisionInput {
   decision: ApprovalDecision
   decidedBy: DecidedBy
   reason?: string
+  /** `reason` as a code, for the person's language (the built-in reviewer). */
+  reasonMessage?: RuntimeMessage
 }
 
 export interface ApprovalGateOptions {
@@ -128,6 +131,18 @@ export class ApprovalGate {
       if (result) expired.push(result)
     }
     return expired
+  }
+
+  /** Expires one pending approval now, whatever its TTL: whoever asked for
+   *  it no longer waits, and a token minted for it must decide nothing. A
+   *  decision already being committed is left to finish. */
+  withdraw(approvalId: string, reason: string): ApprovalRecord | undefined {
+    const approval = this.options.approvals.get(approvalId)
+    if (!approval || this.reservations.has(approvalId)) return undefined
+    return this.expireOne(
+      { ...approval, expiresAt: Math.min(approval.expiresAt, this.options.now()) },
+      reason,
+    )
   }
 
   private expireOne(approval: ApprovalRecord, reason: string): ApprovalRecord | undefined {

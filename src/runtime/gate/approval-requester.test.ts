@@ -125,6 +125,36 @@ describe('ApprovalRequester', () => {
     expect(auditTypes()).toContain('approval_requested')
   })
 
+  it('shows the sandbox the action names instead of the turn’s, and binds it into the digest', () => {
+    const asked = request(policyForMode('ask-for-approval'))
+    const pending = requester().open({
+      ...asked,
+      action: { ...asked.action, sandboxMode: 'danger-full-access' },
+    })
+    expect(pending.approval.sandboxMode).toBe('danger-full-access')
+    expect(stores.approvals.get(pending.approval.id)?.sandboxMode).toBe('danger-full-access')
+  })
+
+  it('expires a withdrawn approval at once, so a later decision decides nothing', async () => {
+    const pending = requester().open(request(policyForMode('ask-for-approval')))
+    pending.withdraw('the agent withdrew its request')
+    await expect(pending.outcome).resolves.toMatchObject({
+      status: 'expired',
+      reason: 'the agent withdrew its request',
+    })
+    const late = await gate.decide({
+      approvalId: pending.approval.id,
+      decision: 'allow-once',
+      decidedBy: 'user',
+    })
+    expect(late).toMatchObject({ ok: false, code: 'approval_expired' })
+    expect(auditTypes()).toContain('approval_expired')
+    // Withdrawing what is no longer pending writes nothing more.
+    const events = audit.list().length
+    pending.withdraw('again')
+    expect(audit.list()).toHaveLength(events)
+  })
+
   it("hands back the outcome once the person decides, and leaves the turn's status to the caller", async () => {
     const pending = requester().open(request(policyForMode('ask-for-approval')))
     await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })

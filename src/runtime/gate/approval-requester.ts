@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/approval.ts'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
@@ -21,7 +25,17 @@ export interface RequestedAction {
   arguments: Record<string, unknown>
   workingDirectory: string
   summary: string
+  /** The summary as a code, for the person's language. */
+  summaryMessage?: RuntimeMessage
   mcp?: McpAction
+  /** Where the action runs once allowed, when that is not the turn's
+   *  sandbox: an external agent may run an allowed action outside its own,
+   *  and the person is shown the worst case. */
+  sandboxMode?: SandboxMode
+  /** The file a write or delete acts on, as observed before asking. */
+  target?: FileTarget
+  /** A write's change against that file's current content. */
+  fileChange?: FileChange
 }
 
 export interface ApprovalRequest {
@@ -43,6 +57,10 @@ export interface ApprovalRequest {
 export interface PendingApproval {
   approval: ApprovalRecord
   outcome: Promise<ApprovalRecord>
+  /** Expires the approval now, if it is still pending: whoever asked no
+   *  longer waits for it (an external agent withdrew its request), so a
+   *  token minted for it must decide nothing. */
+  withdraw(reason: string): void
 }
 
 export interface ApprovalRequesterOptions {
@@ -64,9 +82,9 @@ export interface ApprovalRequesterOptions {
 /**
  * The one way the runtime asks for a decision on an action and waits for
  * it: an agent's built-in tool call, an agent's MCP call in a room, and an
- * MCP gateway call all come through here, and so will an external agent
- * backend's request (a command line and its working directory, or file
- * changes with their diffs, described as the action's arguments).
+ * MCP gateway call all come through here, and so does an external agent's
+ * request (a command line and its working directory, or file changes with
+ * their diffs, described as the action's arguments).
  *
  * `open` opens a pending approval through the gate, marks the call awaiting
  * approval and its turn waiting, announces it on the timeline, starts the
@@ -95,13 +113,14 @@ export class ApprovalRequester {
   open(request: ApprovalRequest): PendingApproval {
     const { gate, conversations, events, now } = this.options
     const { turn, call, action } = request
+    const { sandboxMode = turn.policy.sandboxMode, ...shown } = action
     const approval = gate.open({
       id: this.newId(),
       roomId: turn.roomId,
       turnId: turn.id,
       toolCallId: call.id,
-      ...action,
-      sandboxMode: turn.policy.sandboxMode,
+      ...shown,
+      sandboxMode,
       ttlMs: this.options.approvalTtlMs(),
     })
     conversations.updateToolCall(call.id, {
@@ -117,7 +136,13 @@ export class ApprovalRequester {
         ? this.reviewAutomatically(turn, approval, request.review)
         : Promise.resolve()
     const delegated = reviewed.then(() => this.askDelegate(turn.roomId, approval.id))
-    return { approval, outcome: delegated.then(() => gate.waitForOutcome(approval.id)) }
+    return {
+      approval,
+      outcome: delegated.then(() => gate.waitForOutcome(approval.id)),
+      withdraw: (reason) => {
+        gate.withdraw(approval.id, reason)
+      },
+    }
   }
 
   /** Opens the approval and waits until it is decided or expires; the turn
@@ -177,7 +202,7 @@ export class ApprovalRequester {
       // Escalation leaves the approval pending for the person, who decides in
       // the protected window like any other approval; the reviewer's reason is
       // kept on the approval and in the audit log so they can see why.
-      this.options.approvals.escalate(approval, verdict.reason, now())
+      this.options.approvals.escalate(approval, verdict.reason, now(), verdict.message)
       events.emit('timeline.updated', { roomId: turn.roomId })
       return
     }
@@ -186,6 +211,7 @@ export class ApprovalRequester {
       decision: verdict.verdict === 'allow' ? 'allow-once' : 'deny',
       decidedBy: 'agent-review',
       reason: verdict.reason,
+      ...(verdict.message ? { reasonMessage: verdict.message } : {}),
     })
   }
 }

@@ -5,11 +5,16 @@ import {
   ListToolsRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpServerConfig } from '../../contracts/mcp-config.ts'
+import { privateReadReason } from '../policy/read-reach.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { writeFileTool } from '../tools/change-tools.ts'
+import { fileChangeText } from '../tools/file-change-preview.ts'
+import { describeTarget } from '../tools/file-target.ts'
 import { listDirTool, readFileTool } from '../tools/read-tools.ts'
-import type { ToolDefinition } from '../tools/tool-types.ts'
+import type { FileObservation, ToolDefinition } from '../tools/tool-types.ts'
 
 /** The built-in server's reads: inside the workspace, they run unasked. */
 export const BUILT_IN_FILESYSTEM_READ_TOOLS: readonly string[] = Object.freeze([
@@ -22,6 +27,15 @@ const TOOLS: Record<string, ToolDefinition<unknown>> = {
   list_dir: listDirTool as ToolDefinition<unknown>,
   write_file: writeFileTool as ToolDefinition<unknown>,
 }
+
+/** The write's side-effect-free preview (gated-mcp-call.ts shows it to the
+ *  person and fetches it again after an allow: it must not have changed). */
+const WRITE_PREVIEW = 'write_file.preview'
+
+/** Previews remembered for the write that follows them; more are dropped
+ *  oldest first (a write without its preview is still made safely, only
+ *  without the identity check). */
+const MAX_REMEMBERED_PREVIEWS = 64
 
 const pathSchema = {
   type: 'string',
@@ -41,6 +55,16 @@ const DESCRIPTIONS = [
   {
     name: 'write_file',
     description: 'Writes a text file inside the workspace, replacing what was there.',
+    inputSchema: {
+      type: 'object',
+      properties: { path: pathSchema, content: { type: 'string' } },
+      required: ['path', 'content'],
+    },
+  },
+  {
+    name: WRITE_PREVIEW,
+    description:
+      'Says what write_file would do, without doing it: whether it creates or replaces the file, and the numbered diff.',
     inputSchema: {
       type: 'object',
       properties: { path: pathSchema, content: { type: 'string' } },
@@ -73,7 +97,15 @@ export function builtInFilesystemConfig(): McpServerConfig & {
  * (an in-memory pair: it runs inside the runtime). Every path goes through
  * the same containment check as Assent's own tools, confined to the
  * workspace for reads as well as writes, and the tool acts only on the real
- * path that check returned.
+ * path that check returned, through the same safe file operations.
+ *
+ * Its reads run without consent, so they refuse what Assent's own
+ * `read_file` would ask about: a credential, a shell start-up file, a git
+ * hook or a file with several names. Its write has a preview: what the
+ * person is shown and the runtime checks again after the allow. The target
+ * that preview observed (identity and content hash) is remembered and
+ * handed to the write that follows, which refuses if the file is another
+ * by then.
  */
 export async function serveBuiltInFilesystem(
   workspace: string,
@@ -84,8 +116,9 @@ export async function serveBuiltInFilesystem(
     { capabilities: { tools: {} } },
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: DESCRIPTIONS }))
+  const previews = new Map<string, FileTarget>()
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    runInWorkspace(workspace, request.params.name, request.params.arguments ?? {}),
+    runInWorkspace(workspace, request.params.name, request.params.arguments ?? {}, previews),
   )
   await server.connect(transport)
   return server
@@ -95,12 +128,11 @@ async function runInWorkspace(
   workspace: string,
   name: string,
   rawArgs: Record<string, unknown>,
+  previews: Map<string, FileTarget>,
 ): Promise<CallToolResult> {
-  const failure = (text: string): CallToolResult => ({
-    content: [{ type: 'text', text }],
-    isError: true,
-  })
-  const tool = Object.hasOwn(TOOLS, name) ? TOOLS[name] : undefined
+  const previewing = name === WRITE_PREVIEW
+  const toolName = previewing ? 'write_file' : name
+  const tool = Object.hasOwn(TOOLS, toolName) ? TOOLS[toolName] : undefined
   if (!tool) return failure(`unknown tool ${name}`)
   const parsed = tool.argsSchema.safeParse(rawArgs)
   if (!parsed.success) return failure(`invalid arguments: ${parsed.error.issues[0]?.message}`)
@@ -114,10 +146,67 @@ async function runInWorkspace(
     agent: { readOnly: false },
   })
   if (!access.allowed) return failure(access.reason)
+  const key = canonicalJson({ args: parsed.data, paths: access.paths })
+  if (previewing) return preview(tool, parsed.data, access.paths, key, previews)
+  if (tool.effect === 'read') {
+    const reach = await privateReadReason({
+      workspace,
+      requested: tool.targetPaths(parsed.data),
+      resolved: access.paths,
+    })
+    if (reach !== null) {
+      return failure(
+        `${reach}: this server reads without asking, so it does not read that; Assent's read_file asks the person`,
+      )
+    }
+  }
+  const bound = previews.get(key)
+  previews.delete(key)
   const result = await tool.run(parsed.data, {
     workspace,
     resolvedPaths: access.paths,
     timeoutMs: 30_000,
+    readReach: 'workspace',
+    ...(bound === undefined ? {} : { boundTarget: bound }),
   })
   return { content: [{ type: 'text', text: result.output }], isError: !result.ok }
+}
+
+/** The write's preview as text: what it does to which file, the numbered
+ *  diff, and the identity of the file it replaces (so a file swapped in
+ *  since shows as a changed preview, and the call is refused). */
+async function preview(
+  tool: ToolDefinition<unknown>,
+  args: unknown,
+  paths: string[],
+  key: string,
+  previews: Map<string, FileTarget>,
+): Promise<CallToolResult> {
+  const observed = await tool.observe?.(args, paths)
+  if (observed === undefined) return failure('this tool has no preview')
+  if ('ok' in observed) return failure(observed.output)
+  remember(previews, key, observed.target)
+  return { content: [{ type: 'text', text: previewText(observed) }] }
+}
+
+function previewText(observed: FileObservation): string {
+  const { target, fileChange } = observed
+  const what = target.exists ? `Replaces ${target.path}` : `Creates ${target.path}`
+  const lines = [what, `The file now: ${describeTarget(target)}`]
+  if (fileChange) lines.push(fileChangeText(fileChange))
+  return lines.join('\n')
+}
+
+function remember(previews: Map<string, FileTarget>, key: string, target: FileTarget): void {
+  previews.delete(key)
+  previews.set(key, target)
+  while (previews.size > MAX_REMEMBERED_PREVIEWS) {
+    const oldest = previews.keys().next().value
+    if (oldest === undefined) break
+    previews.delete(oldest)
+  }
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true }
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { message } from '../../contracts/runtime-message.ts'
 import type { ElicitationForm } from './mcp-elicitation.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
@@ -34,6 +35,10 @@ export function mcpApprovalFields(request: McpConsentRequest) {
     toolName: request.toolName,
     arguments: request.arguments,
     summary: `${request.serverName}: ${request.toolName}`,
+    summaryMessage: message('summary.mcp', {
+      server: request.serverName,
+      tool: request.toolName,
+    }),
     mcp: {
       serverId: request.serverId,
       serverName: request.serverName,

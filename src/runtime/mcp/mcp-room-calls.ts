@@ -1,5 +1,6 @@
 import { grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
@@ -65,7 +66,11 @@ export class McpRoomCalls implements McpToolCalls {
     // start after it, never to one the person is deciding on.
     const lease = parts ? this.options.servers.lease(parts.serverId, turn.workspace) : undefined
     if (!parts || !lease) {
-      return refused(`No MCP server is configured for ${call.toolName}.`, 'unknown_mcp_server')
+      return refused(
+        `No MCP server is configured for ${call.toolName}.`,
+        'unknown_mcp_server',
+        message('mcp.unknownServer', { tool: call.toolName }),
+      )
     }
     try {
       return await this.runLeased(turn, agent, call, parts.toolName, lease.connection)
@@ -91,6 +96,7 @@ export class McpRoomCalls implements McpToolCalls {
       return refused(
         `${agent.name} is read-only and may not call ${call.toolName}.`,
         'read_only_agent',
+        message('mcp.readOnlyAgent', { agent: agent.name, tool: call.toolName }),
       )
     }
     try {
@@ -109,13 +115,15 @@ export class McpRoomCalls implements McpToolCalls {
         },
       }
     } catch (error) {
-      if (error instanceof McpRefusal) return outcomeOfRefusal(error)
+      if (error instanceof McpRefusal) return outcomeOfRefusal(error, call.toolName)
+      const detail = (error as Error).message
       return {
         status: 'failed',
         result: {
           ok: false,
-          output: `The MCP call failed: ${(error as Error).message}`,
+          output: `The MCP call failed: ${detail}`,
           code: 'mcp_error',
+          message: message('mcp.failed', { detail }),
         },
       }
     }
@@ -166,25 +174,39 @@ export class McpRoomCalls implements McpToolCalls {
   }
 }
 
-function refused(output: string, code: string): McpCallOutcome {
-  return { status: 'refused', result: { ok: false, output, code } }
+function refused(output: string, code: string, words: RuntimeMessage): McpCallOutcome {
+  return { status: 'refused', result: { ok: false, output, code, message: words } }
 }
 
-function outcomeOfRefusal(refusal: McpRefusal): McpCallOutcome {
+/** The refusal's English for the model, and the same in words. */
+function outcomeOfRefusal(refusal: McpRefusal, tool: string): McpCallOutcome {
   if (refusal.reason === 'denied') {
     return {
       status: 'denied',
-      result: { ok: false, output: refusal.message, code: 'approval_denied' },
+      result: {
+        ok: false,
+        output: refusal.message,
+        code: 'approval_denied',
+        message: message('call.deniedByPerson'),
+      },
     }
   }
   if (refusal.reason === 'expired') {
     return {
       status: 'expired',
-      result: { ok: false, output: refusal.message, code: 'approval_expired' },
+      result: {
+        ok: false,
+        output: refusal.message,
+        code: 'approval_expired',
+        message: message('call.expired'),
+      },
     }
   }
-  return {
-    status: 'refused',
-    result: { ok: false, output: refusal.message, code: refusal.detail ?? 'mcp_not_allowed' },
-  }
+  const words =
+    refusal.detail === 'definition_changed'
+      ? message('mcp.definitionChanged', { tool })
+      : refusal.detail === 'preview_changed'
+        ? message('mcp.previewChanged', { tool })
+        : message('mcp.notAllowed', { tool })
+  return refused(refusal.message, refusal.detail ?? 'mcp_not_allowed', words)
 }

@@ -9,7 +9,13 @@ import {
   type RoomPolicy,
   type ToolEffect,
 } from '../../contracts/policy-axes.ts'
-import { APPROVAL_POLICY_TABLE, dispositionFor, grantsHonoured } from './approval-policy.ts'
+import {
+  APPROVAL_POLICY_TABLE,
+  PRIVATE_READ_TABLE,
+  dispositionFor,
+  grantsHonoured,
+  privateReadDisposition,
+} from './approval-policy.ts'
 import type { CallDisposition } from './approval-policy.ts'
 import { MODE_PRESETS, modeFromPolicy, policyForMode } from './permission-modes.ts'
 
@@ -155,6 +161,38 @@ describe('approval policy table', () => {
     expect(() => {
       ;(APPROVAL_POLICY_TABLE['on-request'].write as { plain: string }).plain = 'run'
     }).toThrow()
+  })
+})
+
+describe('private reads (outside the workspace, sensitive, several names)', () => {
+  it.each([
+    ['always', 'ask'],
+    ['on-request', 'ask'],
+    ['untrusted', 'ask'],
+    ['suggest', 'ask'],
+    ['never', 'deny'],
+    ['auto', 'run'],
+  ] as const)('under %s a private read is %s', (policy, want) => {
+    expect(privateReadDisposition(policy)).toBe(want)
+  })
+
+  it('ask the person under the modes that ask, and only full access reads freely', () => {
+    expect(privateReadDisposition(policyForMode('ask-for-approval').approvalPolicy)).toBe('ask')
+    expect(privateReadDisposition(policyForMode('approve-for-me').approvalPolicy)).toBe('ask')
+    expect(privateReadDisposition(policyForMode('full-access').approvalPolicy)).toBe('run')
+  })
+
+  it('are never looser than a write under any policy', () => {
+    const rank = { deny: 0, ask: 1, run: 2 } as const
+    for (const policy of ApprovalPolicySchema.options) {
+      expect(rank[privateReadDisposition(policy)]).toBeLessThanOrEqual(
+        rank[dispositionFor(policy, 'write', false)],
+      )
+    }
+  })
+
+  it('is frozen, so no caller can loosen a row at run time', () => {
+    expect(Object.isFrozen(PRIVATE_READ_TABLE)).toBe(true)
   })
 })
 

@@ -83,6 +83,27 @@ export function dispositionFor(
   return destructive ? pair.destructive : pair.plain
 }
 
+/**
+ * What each policy does with a private read (read-reach.ts): a read outside
+ * the room's workspace, of a credential, shell start-up file or git hook,
+ * or of a file with several names. It asks wherever a write asks (the
+ * policies behind ask-for-approval and approve-for-me included), is refused
+ * under `never`, and runs under `auto`: full access reads freely.
+ */
+export const PRIVATE_READ_TABLE: Readonly<Record<ApprovalPolicy, CallDisposition>> = Object.freeze({
+  always: 'ask',
+  'on-request': 'ask',
+  untrusted: 'ask',
+  suggest: 'ask',
+  never: 'deny',
+  auto: 'run',
+})
+
+/** Looks a private read up in `PRIVATE_READ_TABLE`. */
+export function privateReadDisposition(approvalPolicy: ApprovalPolicy): CallDisposition {
+  return PRIVATE_READ_TABLE[approvalPolicy]
+}
+
 /** Whether an earlier "always allow" may answer a new call without asking.
  *  `untrusted` distrusts standing grants by definition, and `always` means
  *  every call is asked, so neither honours them. */

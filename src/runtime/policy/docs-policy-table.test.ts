@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
-import { APPROVAL_POLICY_TABLE, grantsHonoured } from './approval-policy.ts'
+import { APPROVAL_POLICY_TABLE, grantsHonoured, privateReadDisposition } from './approval-policy.ts'
 
 const DOC = readFileSync(new URL('../../../docs/policy-and-modes.md', import.meta.url), 'utf8')
 
@@ -14,7 +14,7 @@ describe('the approval-policy table in docs/policy-and-modes.md', () => {
       rows.map((row) => {
         const cells = row.split('|').map((cell) => cell.trim())
         const policy = /`([a-z-]+)`/.exec(cells[1] ?? '')?.[1] as ApprovalPolicy
-        return [policy, cells.slice(2, 7)]
+        return [policy, cells.slice(2, 8)]
       }),
     )
     const actual = Object.fromEntries(
@@ -22,6 +22,7 @@ describe('the approval-policy table in docs/policy-and-modes.md', () => {
         policy,
         [
           effects.read.plain,
+          privateReadDisposition(policy as ApprovalPolicy),
           effects.write.plain,
           effects.execute.plain,
           effects.network.plain,

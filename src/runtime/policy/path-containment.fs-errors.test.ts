@@ -1,5 +1,6 @@
-import type * as FsPromises from 'node:fs/promises'
-import { lstat, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import type * as Fs from 'node:fs'
+import { lstatSync, realpathSync } from 'node:fs'
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -7,21 +8,28 @@ import { isInsideRoot, resolveInside } from './path-containment.ts'
 
 // How containment fails when the file system itself says no. The tests run
 // as root (as CI does), where permissions never refuse; a refusal is stood
-// in for by making realpath or lstat reject for one path, exactly as the
+// in for by making realpath or lstat throw for one path, exactly as the
 // kernel would (an Error with `code`). Everything else is the real file
 // system.
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof FsPromises>()
-  return { ...actual, realpath: vi.fn(actual.realpath), lstat: vi.fn(actual.lstat) }
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof Fs>()
+  return {
+    ...actual,
+    realpathSync: Object.assign(vi.fn(actual.realpathSync), {
+      native: vi.fn(actual.realpathSync.native),
+    }),
+    lstatSync: vi.fn(actual.lstatSync),
+  }
 })
 
-const actual = await vi.importActual<typeof FsPromises>('node:fs/promises')
+const actual = await vi.importActual<typeof Fs>('node:fs')
+const realpathNative = realpathSync.native
 
 let base: string
 let ws: string
 
 beforeAll(async () => {
-  base = await actual.realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-contain-errors-')))
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-contain-errors-')))
   ws = path.join(base, 'ws')
   await mkdir(path.join(ws, 'a'), { recursive: true })
   await writeFile(path.join(ws, 'a', 'note.txt'), 'inside')
@@ -37,8 +45,8 @@ beforeAll(async () => {
 })
 
 afterEach(() => {
-  vi.mocked(realpath).mockImplementation(actual.realpath)
-  vi.mocked(lstat).mockImplementation(actual.lstat)
+  vi.mocked(realpathNative).mockImplementation(actual.realpathSync.native)
+  vi.mocked(lstatSync).mockImplementation(actual.lstatSync)
 })
 
 afterAll(async () => {
@@ -49,19 +57,19 @@ function fsError(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: refused by the file system`), { code })
 }
 
-/** Makes `fn` reject with `code` for exactly `target`. */
-function refuse(fn: typeof realpath | typeof lstat, target: string, code: string): void {
-  const real = fn === realpath ? actual.realpath : actual.lstat
-  vi.mocked(fn).mockImplementation((async (p: string, ...rest: unknown[]) => {
+/** Makes `fn` throw `code` for exactly `target`. */
+function refuse(fn: typeof realpathNative | typeof lstatSync, target: string, code: string): void {
+  const real = fn === realpathNative ? actual.realpathSync.native : actual.lstatSync
+  vi.mocked(fn).mockImplementation(((p: string, ...rest: unknown[]) => {
     if (p === target) throw fsError(code)
-    return (real as (...args: unknown[]) => Promise<unknown>)(p, ...rest)
+    return (real as (...args: unknown[]) => unknown)(p, ...rest)
   }) as never)
 }
 
 describe('a file system that refuses to resolve a path', () => {
   it.each(['EACCES', 'EPERM'])('fails closed on %s from realpath, saying so', async (code) => {
     const target = path.join(ws, 'a', 'locked', 'x.txt')
-    refuse(realpath, target, code)
+    refuse(realpathNative, target, code)
     expect(await resolveInside(ws, 'a/locked/x.txt')).toEqual({
       ok: false,
       code: 'invalid_path',
@@ -71,7 +79,7 @@ describe('a file system that refuses to resolve a path', () => {
 
   it('fails closed when lstat refuses while looking for a dangling link', async () => {
     const target = path.join(ws, 'a', 'hidden.txt')
-    refuse(lstat, target, 'EACCES')
+    refuse(lstatSync, target, 'EACCES')
     expect(await resolveInside(ws, 'a/hidden.txt')).toEqual({
       ok: false,
       code: 'invalid_path',
@@ -80,7 +88,7 @@ describe('a file system that refuses to resolve a path', () => {
   })
 
   it('passes any other error on as it is', async () => {
-    refuse(realpath, path.join(ws, 'a', 'odd'), 'EIO')
+    refuse(realpathNative, path.join(ws, 'a', 'odd'), 'EIO')
     expect(await resolveInside(ws, 'a/odd')).toEqual({
       ok: false,
       code: 'invalid_path',

@@ -1,4 +1,4 @@
-import { lstat, readlink, realpath } from 'node:fs/promises'
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 
 /**
@@ -10,6 +10,10 @@ import path from 'node:path'
  * judged by where it points. Callers must act on the returned path, not on
  * what they were asked, so the answer cannot be swapped for a different
  * file between the check and the act.
+ *
+ * The calls are synchronous: each is one system call on the workspace's
+ * disk, and as a promise it cost a thread-pool round trip several times
+ * that, twice per tool call (docs/benchmarks.md).
  */
 
 export type ContainmentFailureCode = 'invalid_path' | 'outside_root' | 'root_unavailable'
@@ -58,7 +62,7 @@ export async function resolveTarget(requested: string, base: string): Promise<Re
   const problem = lexicalProblem(requested)
   if (problem !== null) return { ok: false, code: 'invalid_path', reason: problem }
   try {
-    return { ok: true, path: await realpathAllowingMissing(path.resolve(base, requested)) }
+    return { ok: true, path: realpathAllowingMissing(path.resolve(base, requested)) }
   } catch (error) {
     return { ok: false, code: 'invalid_path', reason: describeError(error) }
   }
@@ -73,7 +77,7 @@ export async function resolveTarget(requested: string, base: string): Promise<Re
 export async function resolveInside(root: string, requested: string): Promise<Containment> {
   let realRoot: string
   try {
-    realRoot = await realpath(root)
+    realRoot = realpathSync.native(root)
   } catch (error) {
     return {
       ok: false,
@@ -93,17 +97,17 @@ export async function resolveInside(root: string, requested: string): Promise<Co
   return { ok: true, path: target.path }
 }
 
-async function realpathAllowingMissing(absolute: string): Promise<string> {
+function realpathAllowingMissing(absolute: string): string {
   let current = absolute
   const missing: string[] = []
   let hops = 0
   for (;;) {
     try {
-      return path.join(await realpath(current), ...missing)
+      return path.join(realpathSync.native(current), ...missing)
     } catch (error) {
       if (!isMissing(error)) throw error
     }
-    const danglingLink = await readDanglingLink(current)
+    const danglingLink = readDanglingLink(current)
     if (danglingLink !== null) {
       hops += 1
       if (hops > MAX_SYMLINK_HOPS) throw new Error('too many levels of symbolic links')
@@ -113,7 +117,7 @@ async function realpathAllowingMissing(absolute: string): Promise<string> {
       if (danglingLink.split(/[\\/]/).includes('..')) {
         throw new Error(`the dangling symlink ${current} points through ".."`)
       }
-      const linkDir = await realpath(path.dirname(current))
+      const linkDir = realpathSync.native(path.dirname(current))
       current = path.resolve(linkDir, danglingLink)
       continue
     }
@@ -125,10 +129,10 @@ async function realpathAllowingMissing(absolute: string): Promise<string> {
 }
 
 /** The target of `p` when `p` is a symlink whose target does not exist. */
-async function readDanglingLink(p: string): Promise<string | null> {
+function readDanglingLink(p: string): string | null {
   try {
-    const stats = await lstat(p)
-    return stats.isSymbolicLink() ? await readlink(p) : null
+    const stats = lstatSync(p)
+    return stats.isSymbolicLink() ? readlinkSync(p) : null
   } catch (error) {
     if (isMissing(error)) return null
     throw error

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { REVIEW_FAILED_PREFIX, RuleBasedReviewer, reviewFailClosed } from './reviewer.ts'
 import type { ActionReviewer, ReviewInput, ReviewTimers, ReviewVerdict } from './reviewer.ts'
+import { catalogs } from '../../common/i18n/index.ts'
+import { messageText, templateIn } from '../../contracts/runtime-message.ts'
 
 const ws = '/home/u/project'
 
@@ -40,6 +42,36 @@ describe('RuleBasedReviewer allows routine work', () => {
   it('allows a read inside the workspace', async () => {
     const read = input({ toolName: 'read_file', effect: 'read', arguments: { path: 'src/a.ts' } })
     expect(await verdictOf(read)).toBe('allow')
+  })
+})
+
+describe('RuleBasedReviewer words its reasons for the person', () => {
+  const cases: Array<[string, ReviewInput, string]> = [
+    ['a routine write', input({}), 'workspace'],
+    ['a network call', input({ effect: 'network' }), 'network'],
+    ['a command', command('git', 'status'), 'commands'],
+    ['a destructive command', command('rm', '-rf', '/'), 'destructive'],
+    [
+      'a credential write',
+      input({ arguments: { path: '/home/u/.ssh/config', content: 'x' } }),
+      '/home/u/.ssh/config',
+    ],
+    [
+      'a write outside',
+      input({ arguments: { path: '/tmp/x', content: 'x' }, insideWorkspace: false }),
+      'outside',
+    ],
+  ]
+  it.each(cases)('gives %s a code worded in English and in Chinese', async (_name, call, word) => {
+    const verdict = await reviewer.review(call, signal)
+    expect(verdict.message).toBeDefined()
+    const english = messageText(verdict.message!, (code) => templateIn(catalogs.en.runtime, code))
+    const chinese = messageText(verdict.message!, (code) =>
+      templateIn(catalogs['zh-CN'].runtime, code),
+    )
+    expect(english).toContain(word)
+    expect(chinese).toBeDefined()
+    expect(chinese).not.toBe(english)
   })
 })
 
@@ -201,6 +233,7 @@ describe('reviewFailClosed', () => {
     expect(await reviewFailClosed(throwing, routine, 1_000)).toEqual({
       verdict: 'deny',
       reason: `${REVIEW_FAILED_PREFIX}boom`,
+      message: { code: 'review.failed', params: { detail: 'boom' } },
     })
   })
 
@@ -213,7 +246,11 @@ describe('reviewFailClosed', () => {
       },
     }
     const v = await reviewFailClosed(hanging, routine, 50)
-    expect(v).toEqual({ verdict: 'deny', reason: `${REVIEW_FAILED_PREFIX}no answer within 50 ms` })
+    expect(v).toEqual({
+      verdict: 'deny',
+      reason: `${REVIEW_FAILED_PREFIX}no answer within 50 ms`,
+      message: { code: 'review.failed', params: { detail: 'no answer within 50 ms' } },
+    })
     expect(seen?.aborted).toBe(true)
   })
 

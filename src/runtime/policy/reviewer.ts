@@ -1,5 +1,11 @@
 import { z } from 'zod'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import {
+  RuntimeMessageSchema,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 import { isDestructiveCommand, pipesDownloadToShell } from '../tools/command-patterns.ts'
 import { sensitivePathReason } from './sensitive-paths.ts'
 
@@ -16,11 +22,18 @@ export interface ReviewInput {
   insideWorkspace: boolean
 }
 
-export type ReviewVerdict = { verdict: 'allow' | 'deny' | 'escalate'; reason: string }
+/** `message`: the reason as a code, for the person's language; a reviewer
+ *  that words its reasons itself (a model) gives none. */
+export type ReviewVerdict = {
+  verdict: 'allow' | 'deny' | 'escalate'
+  reason: string
+  message?: RuntimeMessage
+}
 
 export const ReviewVerdictSchema = z.strictObject({
   verdict: z.enum(['allow', 'deny', 'escalate']),
   reason: z.string().min(1).max(2_000),
+  message: RuntimeMessageSchema.optional(),
 })
 
 /** Port: a model-based reviewer can plug in here. Must never throw to allow:
@@ -48,63 +61,85 @@ export interface ActionReviewer {
 export class RuleBasedReviewer implements ActionReviewer {
   async review(input: ReviewInput, _signal: AbortSignal): Promise<ReviewVerdict> {
     if (input.effect === 'network') {
-      return escalate('network calls are decided by a person')
+      return escalate('network calls are decided by a person', 'review.network')
     }
     if (input.effect === 'execute') return reviewCommand(input)
 
     const sensitive = firstSensitive(input)
     if (input.effect === 'write') {
       if (input.destructive && input.arguments.recursive === true) {
-        return deny('recursive deletes are never approved automatically')
+        return deny('recursive deletes are never approved automatically', 'review.recursiveDelete')
       }
-      if (sensitive !== null) return deny(`refused a change to ${sensitive}`)
-      if (input.destructive) return escalate('deletes are decided by a person')
-      if (!input.insideWorkspace) return escalate('the write is outside the workspace')
-      return allow('a non-destructive write inside the workspace')
+      if (sensitive !== null) {
+        return deny(`refused a change to ${sensitive.why}`, 'review.sensitiveChange', {
+          path: sensitive.path,
+        })
+      }
+      if (input.destructive) return escalate('deletes are decided by a person', 'review.deletes')
+      if (!input.insideWorkspace) {
+        return escalate('the write is outside the workspace', 'review.writeOutside')
+      }
+      return allow('a non-destructive write inside the workspace', 'review.writeInside')
     }
 
-    if (input.destructive) return escalate('a read that declares itself destructive')
-    if (!input.insideWorkspace) return escalate('the read is outside the workspace')
-    if (sensitive !== null) return escalate(`the read would show ${sensitive}`)
-    return allow('a read inside the workspace')
+    if (input.destructive) {
+      return escalate('a read that declares itself destructive', 'review.destructiveRead')
+    }
+    if (!input.insideWorkspace) {
+      return escalate('the read is outside the workspace', 'review.readOutside')
+    }
+    if (sensitive !== null) {
+      return escalate(`the read would show ${sensitive.why}`, 'review.readSensitive', {
+        path: sensitive.path,
+      })
+    }
+    return allow('a read inside the workspace', 'review.readInside')
   }
 }
 
 function reviewCommand(input: ReviewInput): ReviewVerdict {
   const argv = input.arguments.argv
   if (!Array.isArray(argv) || !argv.every((a): a is string => typeof a === 'string')) {
-    return escalate('the command line could not be read')
+    return escalate('the command line could not be read', 'review.unreadableCommand')
   }
   if (pipesDownloadToShell(argv)) {
-    return deny('the command pipes a download into a shell, running unreviewed code')
+    return deny(
+      'the command pipes a download into a shell, running unreviewed code',
+      'review.pipesDownload',
+    )
   }
   if (isDestructiveCommand(argv)) {
-    return deny('the command is destructive (recursive delete, disk format or raw disk write)')
+    return deny(
+      'the command is destructive (recursive delete, disk format or raw disk write)',
+      'review.destructiveCommand',
+    )
   }
-  return escalate('commands are decided by a person')
+  return escalate('commands are decided by a person', 'review.commands')
 }
 
 /** Checks the path as asked for and as resolved: a symlink can hide a
  *  credential file behind an innocent name, and a raw name can reveal one
  *  the resolved path no longer shows. */
-function firstSensitive(input: ReviewInput): string | null {
+function firstSensitive(input: ReviewInput): { path: string; why: string } | null {
   const raw = input.arguments.path
   const candidates = typeof raw === 'string' ? [raw, ...input.resolvedPaths] : input.resolvedPaths
   for (const candidate of candidates) {
     const reason = sensitivePathReason(candidate)
-    if (reason !== null) return `${candidate}: ${reason}`
+    if (reason !== null) return { path: candidate, why: `${candidate}: ${reason}` }
   }
   return null
 }
 
-function allow(reason: string): ReviewVerdict {
-  return { verdict: 'allow', reason }
+type Params = Parameters<typeof message>[1]
+
+function allow(reason: string, code: RuntimeMessageCode, params?: Params): ReviewVerdict {
+  return { verdict: 'allow', reason, message: message(code, params) }
 }
-function deny(reason: string): ReviewVerdict {
-  return { verdict: 'deny', reason }
+function deny(reason: string, code: RuntimeMessageCode, params?: Params): ReviewVerdict {
+  return { verdict: 'deny', reason, message: message(code, params) }
 }
-function escalate(reason: string): ReviewVerdict {
-  return { verdict: 'escalate', reason }
+function escalate(reason: string, code: RuntimeMessageCode, params?: Params): ReviewVerdict {
+  return { verdict: 'escalate', reason, message: message(code, params) }
 }
 
 /** Timers as a port, so tests can fire the timeout deterministically. */
@@ -166,8 +201,10 @@ export async function reviewFailClosed(
 const MAX_FAILURE_DETAIL_CHARS = 500
 
 function failed(why: string): ReviewVerdict {
+  const detail = why.slice(0, MAX_FAILURE_DETAIL_CHARS)
   return {
     verdict: 'deny',
-    reason: `${REVIEW_FAILED_PREFIX}${why.slice(0, MAX_FAILURE_DETAIL_CHARS)}`,
+    reason: `${REVIEW_FAILED_PREFIX}${detail}`,
+    message: message('review.failed', { detail }),
   }
 }

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import type { AgentCeilings } from '../domain/agent-preset.ts'
@@ -58,7 +58,7 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
 
   let realWorkspace: string
   try {
-    realWorkspace = await realpath(workspace)
+    realWorkspace = realpathSync.native(workspace)
   } catch {
     // Without a real workspace nothing can be confined to it, and relative
     // paths have nothing to be relative to.
@@ -85,7 +85,7 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
   }
 
   if (agent.allowedRepositoryRoots !== undefined) {
-    const realRoots = await realRootsOf(agent.allowedRepositoryRoots)
+    const realRoots = realRootsOf(agent.allowedRepositoryRoots)
     for (const p of resolved) {
       if (!realRoots.some((root) => isInsideRoot(root, p))) {
         return refuse('outside_agent_roots', `${p} is outside the directories this agent may use`)
@@ -99,12 +99,12 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
 /** A root that is relative or cannot be resolved is dropped, not guessed
  *  at: it then contains nothing, which can only narrow what the agent may
  *  touch. */
-async function realRootsOf(roots: readonly string[]): Promise<string[]> {
+function realRootsOf(roots: readonly string[]): string[] {
   const out: string[] = []
   for (const root of roots) {
     if (!path.isAbsolute(root)) continue
     try {
-      out.push(await realpath(root))
+      out.push(realpathSync.native(root))
     } catch {
       continue
     }

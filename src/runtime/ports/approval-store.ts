@@ -1,6 +1,7 @@
 import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { Grant } from '../../contracts/room.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 /** Who decided an approval, how and why: what its `approval_resolved` audit
  *  event records besides the approval. */
@@ -49,5 +50,5 @@ export interface ApprovalStore {
   /** Records why the automatic reviewer left the approval to the person,
    *  with its `review_escalated` event; only while the approval is pending,
    *  and never touching what the person is shown. */
-  escalate(approval: ApprovalRecord, reason: string, at: number): void
+  escalate(approval: ApprovalRecord, reason: string, at: number, message?: RuntimeMessage): void
 }

@@ -44,6 +44,14 @@ export interface McpConfigApplied {
   removed: string[]
 }
 
+/** What agents.json's refusal records: the field, why, and the agents
+ *  that stay in force. */
+export interface AgentsConfigRefusal {
+  field: string
+  message: string
+  agentsInForce: string[]
+}
+
 /**
  * The audit trail as the services outside the store see it: reading it,
  * and the events that record no state change of their own.
@@ -64,4 +72,6 @@ export interface AuditTrail {
   /** Records an `mcp_config_applied` event (a reloaded mcp.json now in
    *  force) in its own transaction. */
   recordMcpConfigApplied(applied: McpConfigApplied, at: number): void
+  /** Records an `agents_config_refused` event in its own transaction. */
+  recordAgentsConfigRefused(refusal: AgentsConfigRefusal, at: number): void
 }

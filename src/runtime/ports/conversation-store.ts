@@ -70,6 +70,15 @@ export interface ConversationStore {
     turnStatus: TurnStatus,
     at: number,
   ): void
+  /** Ends a call that a decision allowed but that was refused when it was
+   *  about to run (its target is no longer what the person was shown), with
+   *  the `execution_refused` event naming the approval and why. */
+  refuseExecution(
+    call: ToolCallRecord,
+    result: ToolCallResult,
+    approvalId: string | null,
+    at: number,
+  ): void
   /** Writes the outcome a person reported for an execution whose outcome
    *  was unknown, with its `execution_reconciled` event. */
   reconcile(

@@ -1,9 +1,9 @@
 import type { Turn } from '../../contracts/room.ts'
 
 /**
- * Where an admitted turn goes to be run by its agent (the agent runner, or a
- * future external agent backend). The turn is already stored, with the
- * policy it was admitted under.
+ * Where an admitted turn goes to be run by its agent (the offline model's
+ * agent runner, or the backend of an external agent from agents.json). The
+ * turn is already stored, with the policy it was admitted under.
  *
  * Invariant the runner keeps: `start` returns at once and never throws; the
  * turn runs in the background under the policy frozen on it, and every way

@@ -12,6 +12,7 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'GET', pattern: '/v1/events' },
   { method: 'GET', pattern: '/v1/approvals/:approvalId' },
   { method: 'POST', pattern: '/v1/approvals/:approvalId' },
+  { method: 'GET', pattern: '/v1/agents' },
   { method: 'GET', pattern: '/v1/rooms' },
   { method: 'POST', pattern: '/v1/rooms' },
   { method: 'GET', pattern: '/v1/rooms/:roomId' },

@@ -6,6 +6,8 @@ import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalStore, Resolution } from '../ports/approval-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
+import { messageJson, storedMessage } from './stored-message.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { SqliteGrantRepository } from './grant-repository.ts'
 
 type Row = Record<string, unknown>
@@ -85,9 +87,9 @@ export class SqliteApprovalRepository implements ApprovalStore {
     })
   }
 
-  escalate(approval: ApprovalRecord, reason: string, at: number): void {
+  escalate(approval: ApprovalRecord, reason: string, at: number, message?: RuntimeMessage): void {
     inTransaction(this.db, () => {
-      this.setEscalationReason(approval.id, reason)
+      this.setEscalationReason(approval.id, reason, message)
       this.options.audit.append({
         type: 'review_escalated',
         subjectId: approval.id,
@@ -119,8 +121,9 @@ export class SqliteApprovalRepository implements ApprovalStore {
       .prepare(
         `INSERT INTO approvals (id, room_id, turn_id, tool_call_id, kind, tool_name, arguments_json,
            working_directory, sandbox_mode, summary, status, decision, decided_by, reason,
-           created_at, expires_at, decided_at, mcp_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           created_at, expires_at, decided_at, mcp_json, target_json, file_change_json,
+           summary_message_json, reason_message_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         approval.id,
@@ -141,6 +144,10 @@ export class SqliteApprovalRepository implements ApprovalStore {
         approval.expiresAt,
         approval.decidedAt ?? null,
         approval.mcp === undefined ? null : canonicalJson(approval.mcp),
+        approval.target === undefined ? null : canonicalJson(approval.target),
+        approval.fileChange === undefined ? null : canonicalJson(approval.fileChange),
+        messageJson(approval.summaryMessage),
+        messageJson(approval.reasonMessage),
       )
   }
 
@@ -149,7 +156,8 @@ export class SqliteApprovalRepository implements ApprovalStore {
   private saveOutcome(approval: ApprovalRecord): void {
     const result = this.db
       .prepare(
-        `UPDATE approvals SET status = ?, decision = ?, decided_by = ?, reason = ?, decided_at = ?
+        `UPDATE approvals SET status = ?, decision = ?, decided_by = ?, reason = ?,
+           reason_message_json = ?, decided_at = ?
          WHERE id = ? AND status = 'pending'`,
       )
       .run(
@@ -157,6 +165,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
         approval.decision ?? null,
         approval.decidedBy ?? null,
         approval.reason ?? null,
+        messageJson(approval.reasonMessage),
         approval.decidedAt ?? null,
         approval.id,
       )
@@ -167,10 +176,12 @@ export class SqliteApprovalRepository implements ApprovalStore {
 
   /** Records why the reviewer escalated; only while the approval is
    *  pending, and never touching what the person is shown. */
-  private setEscalationReason(id: string, reason: string): void {
+  private setEscalationReason(id: string, reason: string, message?: RuntimeMessage): void {
     this.db
-      .prepare("UPDATE approvals SET escalation_reason = ? WHERE id = ? AND status = 'pending'")
-      .run(reason, id)
+      .prepare(
+        "UPDATE approvals SET escalation_reason = ?, escalation_message_json = ? WHERE id = ? AND status = 'pending'",
+      )
+      .run(reason, messageJson(message), id)
   }
 
   get(id: string): ApprovalRecord | undefined {
@@ -216,12 +227,19 @@ function toApproval(row: Row): ApprovalRecord {
     workingDirectory: row.working_directory,
     sandboxMode: row.sandbox_mode,
     summary: row.summary,
+    ...storedMessage('summaryMessage', row.summary_message_json),
     ...(row.mcp_json == null ? {} : { mcp: JSON.parse(String(row.mcp_json)) }),
+    ...(row.target_json == null ? {} : { target: JSON.parse(String(row.target_json)) }),
+    ...(row.file_change_json == null
+      ? {}
+      : { fileChange: JSON.parse(String(row.file_change_json)) }),
     status: row.status,
     ...optional('decision', row.decision),
     ...optional('decidedBy', row.decided_by),
     ...optional('reason', row.reason),
+    ...storedMessage('reasonMessage', row.reason_message_json),
     ...optional('escalationReason', row.escalation_reason),
+    ...storedMessage('escalationMessage', row.escalation_message_json),
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
     ...(row.decided_at == null ? {} : { decidedAt: Number(row.decided_at) }),

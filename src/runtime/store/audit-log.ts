@@ -8,6 +8,7 @@ import type {
   IntegrityProblem,
   McpConfigApplied,
   McpConfigRefusal,
+  AgentsConfigRefusal,
   NewAuditEvent,
 } from '../ports/audit-trail.ts'
 import { inTransaction } from './database.ts'
@@ -157,6 +158,21 @@ export class SqliteAuditLog implements AuditAppender, AuditTrail {
           added: applied.added,
           changed: applied.changed,
           removed: applied.removed,
+        },
+        at,
+      }),
+    )
+  }
+
+  recordAgentsConfigRefused(refusal: AgentsConfigRefusal, at: number): void {
+    inTransaction(this.db, () =>
+      this.append({
+        type: 'agents_config_refused',
+        subjectId: 'agents.json',
+        payload: {
+          field: refusal.field,
+          message: refusal.message,
+          agentsInForce: refusal.agentsInForce,
         },
         at,
       }),

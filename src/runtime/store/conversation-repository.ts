@@ -20,6 +20,7 @@ import type {
 import type { InterruptedWorkStore } from '../ports/interrupted-work-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
+import { messageJson, storedMessage } from './stored-message.ts'
 
 type Row = Record<string, unknown>
 
@@ -82,6 +83,30 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     inTransaction(this.db, () => {
       this.updateToolCall(call.id, { ...ended, at })
       this.setTurnStatus(call.turnId, turnStatus)
+    })
+  }
+
+  refuseExecution(
+    call: ToolCallRecord,
+    result: ToolCallResult,
+    approvalId: string | null,
+    at: number,
+  ): void {
+    inTransaction(this.db, () => {
+      this.updateToolCall(call.id, { status: 'refused', result, at })
+      this.audit.append({
+        type: 'execution_refused',
+        subjectId: call.id,
+        payload: {
+          roomId: call.roomId,
+          turnId: call.turnId,
+          toolName: call.toolName,
+          approvalId,
+          code: result.code ?? null,
+          reason: result.output,
+        },
+        at,
+      })
     })
   }
 
@@ -192,7 +217,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
   insertMessage(message: Message): void {
     this.db
       .prepare(
-        'INSERT INTO messages (id, room_id, turn_id, role, text, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO messages (id, room_id, turn_id, role, text, message_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         message.id,
@@ -200,6 +225,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
         message.turnId,
         message.role,
         message.text,
+        messageJson(message.message),
         message.createdAt,
       )
   }
@@ -344,6 +370,7 @@ function toMessage(row: Record<string, unknown>): Message {
     turnId: String(row.turn_id),
     role: row.role as Message['role'],
     text: String(row.text),
+    ...storedMessage('message', row.message_json),
     createdAt: Number(row.created_at),
   }
 }

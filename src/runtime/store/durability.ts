@@ -1,4 +1,5 @@
-import { open, stat, type FileHandle } from 'node:fs/promises'
+import { statSync } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 
@@ -28,6 +29,8 @@ export class WalDurability {
   /** `total_changes()` when the last successful fsync started. */
   private syncedChanges: number
   private inFlight: { startChanges: number; done: Promise<void> } | undefined
+  /** An fsync asked for in this turn of the event loop, not started yet. */
+  private scheduled: Promise<void> | undefined
   private queued: Promise<void> | undefined
   private failure: Error | undefined
   private fsyncs = 0
@@ -45,7 +48,7 @@ export class WalDurability {
     if (this.failure) return Promise.reject(this.failure)
     const changes = this.totalChanges()
     if (changes <= this.syncedChanges) return Promise.resolve()
-    if (!this.inFlight) return this.startFsync()
+    if (!this.inFlight) return this.scheduleFsync()
     // The fsync under way may have started before these changes: it covers
     // them only if it saw them.
     if (this.inFlight.startChanges >= changes) return this.inFlight.done
@@ -64,9 +67,25 @@ export class WalDurability {
   }
 
   async close(): Promise<void> {
+    await this.scheduled?.catch(() => undefined)
     await this.inFlight?.done.catch(() => undefined)
     await this.handle?.close()
     this.handle = undefined
+  }
+
+  /**
+   * Starts the fsync once the current turn of the event loop is over, so
+   * every commit made in it (a decision's answer, the tool it starts, the
+   * next request already parsed) shares that flush instead of queueing for
+   * a second one. The fsync still counts only the changes committed before
+   * it starts (`startFsync`), so nothing is declared durable early.
+   */
+  private scheduleFsync(): Promise<void> {
+    this.scheduled ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.scheduled = undefined
+      return this.startFsync()
+    })
+    return this.scheduled
   }
 
   private startFsync(): Promise<void> {
@@ -95,7 +114,9 @@ export class WalDurability {
     // The WAL file keeps its inode while the connection is open (SQLite
     // rewinds it, never replaces it); if it was replaced anyway, sync the
     // file that is there now, never a stale descriptor.
-    const { ino } = await stat(this.walPath)
+    // A stat is one quick system call; as a promise it cost a thread-pool
+    // round trip on every flush.
+    const { ino } = statSync(this.walPath)
     if (!this.handle || this.handleInode !== ino) {
       await this.handle?.close()
       this.handle = await open(this.walPath, 'r')

@@ -189,6 +189,39 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     sql: `
+      -- A file write's or delete's target as observed when the approval was
+      -- opened, and a write's preview: both part of the canonical action.
+      ALTER TABLE approvals ADD COLUMN target_json TEXT;
+      ALTER TABLE approvals ADD COLUMN file_change_json TEXT;
+    `,
+  },
+  {
+    version: 7,
+    sql: `
+      -- The agent reads a room's last messages at every step of a turn, and
+      -- a turn's tool calls before a retry: without these, each read scanned
+      -- (and sorted) the whole table, a cost that grew with every message
+      -- and tool call ever stored.
+      CREATE INDEX messages_room ON messages (room_id, created_at);
+      CREATE INDEX tool_calls_turn ON tool_calls (turn_id, seq);
+    `,
+  },
+  {
+    version: 8,
+    sql: `
+      -- What the runtime said, as a code with parameters for the person's
+      -- language (contracts/runtime-message.ts), beside the English text:
+      -- an approval's summary, its reason and the reviewer's escalation
+      -- reason, and a message the runtime or its offline agent wrote.
+      ALTER TABLE approvals ADD COLUMN summary_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN reason_message_json TEXT;
+      ALTER TABLE approvals ADD COLUMN escalation_message_json TEXT;
+      ALTER TABLE messages ADD COLUMN message_json TEXT;
+    `,
+  },
+  {
+    version: 9,
+    sql: `
       -- A server-wide MCP grant (scope 'mcp-server'): the hash of the
       -- server's whole tool list as the person saw it, which it is bound to.
       ALTER TABLE grants ADD COLUMN mcp_tool_list_hash TEXT;

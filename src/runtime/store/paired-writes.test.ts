@@ -261,6 +261,21 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
       ),
     observe: rowOf('SELECT status, result_json FROM tool_calls'),
   },
+  'refusing an allowed call whose target changed': {
+    event: 'execution_refused',
+    arrange: (stores) => {
+      seedRoomAndTurn(stores)
+      stores.conversations.insertToolCall(call())
+    },
+    act: (stores) =>
+      stores.conversations.refuseExecution(
+        call(),
+        { ok: false, output: 'notes.txt is now another file', code: 'target_changed' },
+        'approval-1',
+        AT,
+      ),
+    observe: rowOf('SELECT status, result_json FROM tool_calls'),
+  },
   'settling what a crash interrupted': {
     event: 'execution_unknown',
     arrange: (stores) => {

@@ -1,9 +1,12 @@
-import { constants } from 'node:fs'
-import { lstat, mkdir, open, realpath, rm, rmdir, unlink } from 'node:fs/promises'
+import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { NO_FOLLOW, ToolPathSchema, firstResolvedPath, fsFailure } from './tool-types.ts'
-import type { ToolDefinition, ToolResult } from './tool-types.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
+import { fileChangePreview } from './file-change-preview.ts'
+import { observeTarget } from './file-target.ts'
+import { assertReplaceable, removeEntry, replaceFile } from './safe-file-ops.ts'
+import { ToolPathSchema, firstResolvedPath, fsFailure, saidResult } from './tool-types.ts'
+import type { FileObservation, ToolDefinition, ToolResult } from './tool-types.ts'
 
 /** 10 MiB: far more than an agent should write in one call, and a bound on
  *  what one request body can make the runtime hold. */
@@ -15,9 +18,11 @@ export const WriteFileArgsSchema = z.strictObject({
 })
 export type WriteFileArgs = z.infer<typeof WriteFileArgsSchema>
 
-/** Creates missing parent directories and replaces the file's content. Not
- *  destructive by declaration: an overwrite is still a write, and every
- *  write already needs a decision under any policy that asks. */
+/** Creates missing parent directories and replaces the file's content, by
+ *  writing a new file next to it and renaming it over the name
+ *  (safe-file-ops.ts). Not destructive by declaration: an overwrite is still
+ *  a write, and every write already needs a decision under any policy that
+ *  asks. */
 export const writeFileTool: ToolDefinition<WriteFileArgs> = {
   name: 'write_file',
   effect: 'write',
@@ -25,23 +30,35 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
   argsSchema: WriteFileArgsSchema,
   destructive: () => false,
   targetPaths: (args) => [args.path],
-  summarize: (args) => `Write ${Buffer.byteLength(args.content, 'utf8')} bytes to ${args.path}`,
+  summarize: (args) => englishText(writeSummary(args)),
+  summaryMessage: (args) => writeSummary(args),
+  async observe(args, resolvedPaths): Promise<FileObservation | ToolResult> {
+    const target = resolvedPaths[0]
+    if (target === undefined) return noPath()
+    try {
+      const observed = await observeTarget(target, { readContent: true })
+      if (observed.stats !== null) assertReplaceable(observed.stats, target)
+      return {
+        target: observed.target,
+        fileChange: fileChangePreview(
+          args.path,
+          observed.stats === null ? null : observed.content,
+          args.content,
+        ),
+      }
+    } catch (error) {
+      return fsFailure('write', target, error)
+    }
+  },
   async run(args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
     try {
-      await mkdir(path.dirname(target), { recursive: true })
-      // O_NOFOLLOW: the checked path was real; if its last component is a
-      // symlink now, someone swapped it in after the check, so refuse.
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW
-      const handle = await open(target, flags, 0o644)
-      try {
-        await handle.writeFile(args.content, 'utf8')
-      } finally {
-        await handle.close()
-      }
+      await replaceFile(target, args.content, {
+        ...(ctx.boundTarget === undefined ? {} : { bound: ctx.boundTarget }),
+      })
       const bytes = Buffer.byteLength(args.content, 'utf8')
-      return { ok: true, output: `wrote ${bytes} bytes to ${target}` }
+      return saidResult(true, message('tool.wrote', { bytes, path: target }))
     } catch (error) {
       return fsFailure('write', target, error)
     }
@@ -54,9 +71,9 @@ export const DeleteFileArgsSchema = z.strictObject({
 })
 export type DeleteFileArgs = z.infer<typeof DeleteFileArgsSchema>
 
-/** Deletes a file, an empty directory, or with `recursive` a whole tree.
- *  The path is the resolved one, so a symlink is judged, and deleted, by
- *  what it points to. */
+/** Deletes a file, an empty directory, or with `recursive` a whole tree,
+ *  through directory handles (safe-file-ops.ts). The path is the resolved
+ *  one, so a symlink is judged, and deleted, by what it points to. */
 export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
   name: 'delete_file',
   effect: 'write',
@@ -64,8 +81,19 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
   argsSchema: DeleteFileArgsSchema,
   destructive: () => true,
   targetPaths: (args) => [args.path],
-  summarize: (args) =>
-    `Delete ${args.path}${args.recursive === true ? ' and everything in it' : ''}`,
+  summarize: (args) => englishText(deleteSummary(args)),
+  summaryMessage: (args) => deleteSummary(args),
+  async observe(_args, resolvedPaths): Promise<FileObservation | ToolResult> {
+    const target = resolvedPaths[0]
+    if (target === undefined) return noPath()
+    try {
+      const observed = await observeTarget(target, { readContent: false })
+      if (observed.stats?.isFile() === true) assertReplaceable(observed.stats, target)
+      return { target: observed.target }
+    } catch (error) {
+      return fsFailure('delete', target, error)
+    }
+  },
   async run(args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
@@ -73,27 +101,42 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
       if (await isProtectedRoot(target, ctx.workspace)) {
         // Removing the workspace or the file-system root is never what a
         // single tool call means; no policy can approve it through here.
-        return {
-          ok: false,
-          output: `refusing to delete ${target}: it is the workspace or the file-system root`,
+        return saidResult(false, message('tool.refusedRoot', { path: target }), {
           code: 'refused_root',
-        }
+        })
       }
-      const stats = await lstat(target)
-      if (stats.isDirectory()) {
-        if (args.recursive === true) {
-          await rm(target, { recursive: true })
-          return { ok: true, output: `deleted directory ${target} and everything in it` }
-        }
-        await rmdir(target)
-        return { ok: true, output: `deleted empty directory ${target}` }
+      const removed = await removeEntry(target, {
+        recursive: args.recursive === true,
+        ...(ctx.boundTarget === undefined ? {} : { bound: ctx.boundTarget }),
+      })
+      if (removed.kind === 'tree') {
+        return saidResult(true, message('tool.deletedTree', { path: target }))
       }
-      await unlink(target)
-      return { ok: true, output: `deleted ${target}` }
+      if (removed.kind === 'empty-directory') {
+        return saidResult(true, message('tool.deletedEmptyDirectory', { path: target }))
+      }
+      return saidResult(true, message('tool.deleted', { path: target }))
     } catch (error) {
       return fsFailure('delete', target, error)
     }
   },
+}
+
+function noPath(): ToolResult {
+  return saidResult(false, message('tool.noCheckedPath'), { code: 'no_path' })
+}
+
+function writeSummary(args: WriteFileArgs) {
+  return message('summary.write', {
+    bytes: Buffer.byteLength(args.content, 'utf8'),
+    path: args.path,
+  })
+}
+
+function deleteSummary(args: DeleteFileArgs) {
+  return message(args.recursive === true ? 'summary.deleteRecursive' : 'summary.delete', {
+    path: args.path,
+  })
 }
 
 async function isProtectedRoot(target: string, workspace: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -23,6 +23,39 @@ const ctx = (...resolvedPaths: string[]): ToolContext => ({
 })
 
 describe('read_file', () => {
+  it('refuses, as a workspace read, a file with another name, and reads it once a person allowed it', async () => {
+    const outside = await realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-read-out-')))
+    try {
+      await writeFile(path.join(outside, 'secret.txt'), 'secret')
+      await link(path.join(outside, 'secret.txt'), path.join(ws, 'hl.txt'))
+      const target = path.join(ws, 'hl.txt')
+      expect(await readFileTool.run({ path: 'hl.txt' }, ctx(target))).toMatchObject({
+        ok: false,
+        code: 'hard_linked_target',
+      })
+      expect(
+        await readFileTool.run({ path: 'hl.txt' }, { ...ctx(target), readReach: 'any' }),
+      ).toEqual({ ok: true, output: 'secret' })
+    } finally {
+      await rm(outside, { recursive: true, force: true })
+    }
+  })
+
+  it('never reads through a directory of the path that became a symbolic link', async () => {
+    const outside = await realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-read-out-')))
+    try {
+      await writeFile(path.join(outside, 'secret.txt'), 'secret')
+      await symlink(outside, path.join(ws, 'sub'))
+      const checked = path.join(ws, 'sub', 'secret.txt')
+      const read = await readFileTool.run({ path: 'sub/secret.txt' }, ctx(checked))
+      expect(read).toMatchObject({ ok: false, code: 'symlink_refused' })
+      const listed = await listDirTool.run({ path: 'sub' }, ctx(path.join(ws, 'sub')))
+      expect(listed).toMatchObject({ ok: false, code: 'symlink_refused' })
+    } finally {
+      await rm(outside, { recursive: true, force: true })
+    }
+  })
+
   it('returns the file content', async () => {
     await writeFile(path.join(ws, 'note.txt'), 'hello, 世界')
     const result = await readFileTool.run({ path: 'note.txt' }, ctx(path.join(ws, 'note.txt')))
@@ -93,7 +126,11 @@ describe('list_dir', () => {
   it('says when a directory is empty', async () => {
     await mkdir(path.join(ws, 'empty'))
     const result = await listDirTool.run({ path: 'empty' }, ctx(path.join(ws, 'empty')))
-    expect(result).toEqual({ ok: true, output: '(empty directory)' })
+    expect(result).toEqual({
+      ok: true,
+      output: '(empty directory)',
+      message: { code: 'tool.emptyDirectory' },
+    })
   })
 
   it('reports a file given as a directory without throwing', async () => {

@@ -1,13 +1,17 @@
 import { constants } from 'node:fs'
-import { open, readdir } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
 import { z } from 'zod'
+import { DirectoryHandle } from './anchored-directory.ts'
+import { FileRefusal } from './file-refusal.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
 import {
   MAX_TOOL_OUTPUT_BYTES,
-  NO_FOLLOW,
   ToolPathSchema,
   capOutput,
   firstResolvedPath,
   fsFailure,
+  saidResult,
 } from './tool-types.ts'
 import type { ToolDefinition, ToolResult } from './tool-types.ts'
 
@@ -21,26 +25,51 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = {
   argsSchema: ReadFileArgsSchema,
   destructive: () => false,
   targetPaths: (args) => [args.path],
-  summarize: (args) => `Read ${args.path}`,
+  summarize: (args) => englishText(message('summary.read', { path: args.path })),
+  summaryMessage: (args) => message('summary.read', { path: args.path }),
   async run(_args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
     try {
-      return await readCapped(target)
+      return await readCapped(target, ctx.readReach ?? 'workspace')
     } catch (error) {
       return fsFailure('read', target, error)
     }
   },
 }
 
-/** Reads at most `MAX_TOOL_OUTPUT_BYTES`, without loading the rest of a
- *  large file into memory, and says when it stopped early. */
-async function readCapped(target: string): Promise<ToolResult> {
-  const handle = await open(target, constants.O_RDONLY | NO_FOLLOW)
+/**
+ * Reads at most `MAX_TOOL_OUTPUT_BYTES`, without loading the rest of a
+ * large file into memory, and says when it stopped early. The file is
+ * opened through its directory's handle with no link followed anywhere in
+ * the path (anchored-directory.ts), so a link swapped in after the check
+ * cannot lead the read outside what was checked. A read that runs unasked
+ * as a workspace read refuses a file with several names: its other names
+ * may be anywhere, and reading it would show what lies there.
+ */
+async function readCapped(target: string, reach: 'workspace' | 'any'): Promise<ToolResult> {
+  const dir = await DirectoryHandle.open(path.dirname(target), { create: false })
+  let handle
+  try {
+    handle = await dir.openFile(path.basename(target), constants.O_RDONLY)
+  } finally {
+    await dir.close()
+  }
   try {
     const stats = await handle.stat()
     if (!stats.isFile()) {
-      return { ok: false, output: `cannot read ${target}: not a regular file`, code: 'not_a_file' }
+      const reason = message('fs.notAFile')
+      return saidResult(
+        false,
+        message('tool.cannot', { action: message('verb.read'), path: target, reason }),
+        { code: 'not_a_file' },
+      )
+    }
+    if (reach === 'workspace' && stats.nlink > 1) {
+      throw new FileRefusal(
+        'hard_linked_target',
+        `it has ${stats.nlink} names (hard links), which may lead outside the workspace; reading it needs a decision`,
+      )
     }
     const buffer = Buffer.alloc(MAX_TOOL_OUTPUT_BYTES)
     let total = 0
@@ -74,12 +103,21 @@ export const listDirTool: ToolDefinition<ListDirArgs> = {
   argsSchema: ListDirArgsSchema,
   destructive: () => false,
   targetPaths: (args) => [args.path],
-  summarize: (args) => `List ${args.path}`,
+  summarize: (args) => englishText(message('summary.list', { path: args.path })),
+  summaryMessage: (args) => message('summary.list', { path: args.path }),
   async run(_args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
     try {
-      const entries = await readdir(target, { withFileTypes: true })
+      // Listed through a handle opened with no link followed: a link
+      // swapped in after the check cannot lead the listing elsewhere.
+      const dir = await DirectoryHandle.open(target, { create: false })
+      let entries
+      try {
+        entries = await readdir(dir.selfPath(), { withFileTypes: true })
+      } finally {
+        await dir.close()
+      }
       const lines = entries
         .map((entry) => {
           if (entry.isSymbolicLink()) return `${entry.name}@`
@@ -87,7 +125,7 @@ export const listDirTool: ToolDefinition<ListDirArgs> = {
           return entry.name
         })
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-      if (lines.length === 0) return { ok: true, output: '(empty directory)' }
+      if (lines.length === 0) return saidResult(true, message('tool.emptyDirectory'))
       return { ok: true, output: capOutput(lines.join('\n')) }
     } catch (error) {
       return fsFailure('list', target, error)

@@ -3,6 +3,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { BASE_AGENT_ENVIRONMENT } from '../../contracts/agents-config.ts'
 import { runCommandTool } from './run-command.ts'
 import { MAX_TOOL_OUTPUT_BYTES } from './tool-types.ts'
 import type { ToolContext } from './tool-types.ts'
@@ -154,6 +155,69 @@ describe('run_command', () => {
     } finally {
       delete process.env.ASSENT_TEST_SECRET_DIR
     }
+  })
+
+  describe('the environment a command gets', () => {
+    // Handles a desktop session gives its processes: each lets a command
+    // script the display, the session bus (and the keychain behind it) or
+    // the SSH agent. They are set in the runtime's own environment here, as
+    // a desktop would set them, and must not reach the command.
+    const SESSION_HANDLES = {
+      DISPLAY: ':0',
+      WAYLAND_DISPLAY: 'wayland-0',
+      XAUTHORITY: '/home/ada/.Xauthority',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+      XDG_RUNTIME_DIR: '/run/user/1000',
+      SSH_AUTH_SOCK: '/run/user/1000/ssh-agent.socket',
+      GPG_AGENT_INFO: '/run/user/1000/gnupg/S.gpg-agent',
+      OPENAI_API_KEY: 'sk-test-not-for-commands',
+      ASSENT_TEST_SECRET_DIR: '/secret/store',
+    }
+    const ALLOWED = { LANG: 'C.UTF-8', TERM: 'xterm-256color', TZ: 'UTC' }
+    let saved: Record<string, string | undefined>
+
+    beforeEach(() => {
+      saved = {}
+      for (const [name, value] of Object.entries({ ...SESSION_HANDLES, ...ALLOWED })) {
+        saved[name] = process.env[name]
+        process.env[name] = value
+      }
+    })
+    afterEach(() => {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    })
+
+    /** Runs a real command that prints its whole environment. */
+    async function environmentOfCommand(shell: boolean): Promise<Record<string, string>> {
+      const script = 'process.stdout.write(JSON.stringify(process.env))'
+      const argv = shell ? [JSON.stringify(node), '-e', `'${script}'`] : [node, '-e', script]
+      const result = await runCommandTool.run({ argv, ...(shell ? { shell } : {}) }, ctx())
+      expect(result.ok, result.output).toBe(true)
+      return JSON.parse(result.output) as Record<string, string>
+    }
+
+    it('never hands a command the display, the session bus or the SSH agent', async () => {
+      for (const shell of [false, true]) {
+        const env = await environmentOfCommand(shell)
+        for (const name of Object.keys(SESSION_HANDLES)) {
+          expect(env[name], `${name} (shell: ${shell})`).toBeUndefined()
+        }
+      }
+    })
+
+    it('passes only the fixed allowlist, with the values the runtime has', async () => {
+      const env = await environmentOfCommand(false)
+      expect(env).toMatchObject({ ...ALLOWED, PATH: process.env.PATH, HOME: process.env.HOME })
+      // What node itself or the kernel adds besides the allowlist is not
+      // the runtime's to pass; nothing of the runtime's other variables is.
+      const passedThrough = Object.keys(env).filter(
+        (name) => process.env[name] === env[name] && !BASE_AGENT_ENVIRONMENT.includes(name),
+      )
+      expect(passedThrough).toEqual([])
+    })
   })
 
   it('marks obviously destructive commands', () => {

@@ -1,8 +1,15 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { z } from 'zod'
+import { commandEnvironment } from './command-environment.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
-import { MAX_TOOL_OUTPUT_BYTES, ToolPathSchema, firstResolvedPath } from './tool-types.ts'
+import {
+  MAX_TOOL_OUTPUT_BYTES,
+  ToolPathSchema,
+  firstResolvedPath,
+  saidResult,
+} from './tool-types.ts'
 import type { ToolContext, ToolDefinition, ToolResult } from './tool-types.ts'
 
 /** Ten minutes: the longest a single command may ask for. */
@@ -50,7 +57,8 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
   argsSchema: RunCommandArgsSchema,
   destructive: (args) => isDestructiveCommand(args.argv),
   targetPaths: (args) => [args.cwd ?? '.'],
-  summarize: (args) => `Run ${commandLine(args.argv)} in ${args.cwd ?? '.'}`,
+  summarize: (args) => englishText(runSummary(args)),
+  summaryMessage: (args) => runSummary(args),
   async run(args, ctx): Promise<ToolResult> {
     const cwd = firstResolvedPath(ctx)
     if (typeof cwd !== 'string') return cwd
@@ -121,7 +129,7 @@ function startChild(args: RunCommandArgs, cwd: string): ChildProcess {
   // can kill everything it started, not just the first process.
   const options: SpawnOptions = {
     cwd,
-    env: childEnv(),
+    env: commandEnvironment(),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: process.platform !== 'win32',
     windowsHide: true,
@@ -129,16 +137,6 @@ function startChild(args: RunCommandArgs, cwd: string): ChildProcess {
   if (args.shell === true) return spawn(commandLine(args.argv), { ...options, shell: true })
   const [program = '', ...rest] = args.argv
   return spawn(program, rest, { ...options, shell: false })
-}
-
-/** The runtime's environment minus its own `ASSENT_*` settings: a command
- *  the agent runs has no business learning where the store lives. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('ASSENT_')) env[key] = value
-  }
-  return env
 }
 
 function killTree(child: ChildProcess): void {
@@ -219,11 +217,13 @@ function stoppedResult(
 }
 
 function startFailure(args: RunCommandArgs, error: unknown): ToolResult {
-  const message = error instanceof Error ? error.message : String(error)
-  return {
-    ok: false,
-    output: `cannot start ${args.argv[0] ?? ''}: ${message}`,
+  const detail = error instanceof Error ? error.message : String(error)
+  return saidResult(false, message('tool.cannotStart', { program: args.argv[0] ?? '', detail }), {
     exitCode: null,
     code: 'spawn_failed',
-  }
+  })
+}
+
+function runSummary(args: RunCommandArgs) {
+  return message('summary.run', { command: commandLine(args.argv), directory: args.cwd ?? '.' })
 }

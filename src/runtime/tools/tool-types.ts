@@ -1,6 +1,14 @@
-import { constants } from 'node:fs'
 import { z } from 'zod'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import { FileRefusal } from './file-refusal.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 
 /** What a tool reports back. Tools never throw: every failure, including a
  *  missing file or a command that cannot start, is a result with `ok: false`
@@ -10,6 +18,18 @@ export interface ToolResult {
   output: string
   exitCode?: number | null
   code?: string
+  /** The result in words, for the person's language (`output` is then its
+   *  English); absent when the output is data. */
+  message?: RuntimeMessage
+}
+
+/** A result said in words: its English is the output. */
+export function saidResult(
+  ok: boolean,
+  said: RuntimeMessage,
+  fields: { code?: string; exitCode?: number | null } = {},
+): ToolResult {
+  return { ok, output: englishText(said), ...fields, message: said }
 }
 
 export interface ToolContext {
@@ -20,6 +40,25 @@ export interface ToolContext {
   resolvedPaths: string[]
   timeoutMs: number
   signal?: AbortSignal
+  /** The target observed when this call's approval was opened, bound into
+   *  its action digest. A tool that changes a file refuses
+   *  (`target_changed`) when the file is no longer that one. Absent when
+   *  no approval was opened for the call (a grant, or a policy that runs
+   *  it): the tool's other checks still hold. */
+  boundTarget?: FileTarget
+  /** How far a read may reach. `workspace`: the call runs unasked because
+   *  it was judged a read inside the workspace, so the tool refuses a file
+   *  that turns out to have other names (a hard link may lead anywhere).
+   *  `any`: a person allowed it, or the policy reads freely. */
+  readReach?: 'workspace' | 'any'
+}
+
+/** What a file tool observes when its approval is opened: the target's
+ *  identity, and for a write the preview of the change. Both go into the
+ *  canonical action, so the consent token covers them. */
+export interface FileObservation {
+  target: FileTarget
+  fileChange?: FileChange
 }
 
 export type ToolKind = 'run-command' | 'apply-changes' | 'read'
@@ -38,6 +77,13 @@ export interface ToolDefinition<A> {
   targetPaths(args: A): string[]
   /** One line for cards and audit entries. */
   summarize(args: A): string
+  /** Tools that change a file observe their target here, on the resolved
+   *  paths, before anyone is asked; a result instead means the call cannot
+   *  run as asked (a target with several names, a link in the path) and is
+   *  refused without asking. */
+  observe?(args: A, resolvedPaths: readonly string[]): Promise<FileObservation | ToolResult>
+  /** The same line as a code with parameters, for the person's language. */
+  summaryMessage?(args: A): RuntimeMessage
   run(args: A, ctx: ToolContext): Promise<ToolResult>
 }
 
@@ -54,37 +100,53 @@ export const ToolPathSchema = z
   .max(MAX_PATH_CHARS)
   .refine((p) => !p.includes('\0'), 'must not contain a NUL byte')
 
-/** `O_NOFOLLOW` makes open fail if the final component became a symlink
- *  after the sandbox check; Windows has no such flag, so it is 0 there. */
-export const NO_FOLLOW: number = constants.O_NOFOLLOW ?? 0
-
 /** The first resolved path, or a failure result when the caller passed
  *  none: a tool must never fall back to its raw argument. */
 export function firstResolvedPath(ctx: ToolContext): string | ToolResult {
   const first = ctx.resolvedPaths[0]
   if (first === undefined) {
-    return { ok: false, output: 'no checked path was supplied for this call', code: 'no_path' }
+    return saidResult(false, message('tool.noCheckedPath'), { code: 'no_path' })
   }
   return first
 }
 
+export type FsAction = 'read' | 'write' | 'delete' | 'list'
+
 /** Turns a file-system error into a result a person can read. */
-export function fsFailure(action: string, target: string, error: unknown): ToolResult {
+export function fsFailure(action: FsAction, target: string, error: unknown): ToolResult {
   const code = (error as NodeJS.ErrnoException | null)?.code
-  const known: Record<string, [string, string]> = {
-    ENOENT: ['not_found', 'does not exist'],
-    EEXIST: ['already_exists', 'already exists'],
-    EISDIR: ['is_directory', 'is a directory'],
-    ENOTDIR: ['not_directory', 'is not a directory'],
-    ENOTEMPTY: ['not_empty', 'is a directory that is not empty'],
-    EACCES: ['permission_denied', 'permission denied'],
-    EPERM: ['permission_denied', 'operation not permitted'],
-    ELOOP: ['symlink_refused', 'became a symbolic link after it was checked'],
+  if (error instanceof FileRefusal) {
+    // The refusal's own words say which check failed (a link, several names,
+    // a changed target); they are shown as they are, like a system error.
+    return saidResult(
+      false,
+      message('tool.cannot', {
+        action: message(`verb.${action}`),
+        path: target,
+        reason: error.message,
+      }),
+      { code: error.code },
+    )
+  }
+  const known: Record<string, [string, RuntimeMessageCode]> = {
+    ENOENT: ['not_found', 'fs.notFound'],
+    EEXIST: ['already_exists', 'fs.alreadyExists'],
+    EISDIR: ['is_directory', 'fs.isDirectory'],
+    ENOTDIR: ['not_directory', 'fs.notDirectory'],
+    ENOTEMPTY: ['not_empty', 'fs.notEmpty'],
+    EACCES: ['permission_denied', 'fs.permissionDenied'],
+    EPERM: ['permission_denied', 'fs.notPermitted'],
+    ELOOP: ['symlink_refused', 'fs.symlinkRefused'],
   }
   const entry = code !== undefined ? known[code] : undefined
-  if (entry) return { ok: false, output: `cannot ${action} ${target}: ${entry[1]}`, code: entry[0] }
-  const message = error instanceof Error ? error.message : String(error)
-  return { ok: false, output: `cannot ${action} ${target}: ${message}`, code: 'io_error' }
+  // An error the table does not know keeps the system's own words: they
+  // name the problem better than any guess, and are shown as they are.
+  const reason = entry ? message(entry[1]) : error instanceof Error ? error.message : String(error)
+  return saidResult(
+    false,
+    message('tool.cannot', { action: message(`verb.${action}`), path: target, reason }),
+    { code: entry?.[0] ?? 'io_error' },
+  )
 }
 
 /** Caps text at `MAX_TOOL_OUTPUT_BYTES` and says so, so nobody mistakes a

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, screen, within } from '@testing-library/react'
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ApprovalSummary } from '../../../contracts/approval.ts'
 import type { CardState } from '../state/approval-cards.ts'
@@ -125,11 +125,12 @@ describe('ApprovalCard', () => {
     expect(classes.size).toBe(outcomes.size)
   })
 
-  it('shows an open approval: heading by kind, summary, full arguments, tool and directory', () => {
+  it('shows an open approval: heading by kind and summary, full arguments, tool and directory', () => {
     const content = 'x'.repeat(20_000)
     const { article } = renderCard(card(), { path: 'notes.txt', content })
-    expect(within(article).getByRole('heading').textContent).toBe('Apply changes')
-    expect(article.textContent).toContain('Write 5 bytes to notes.txt')
+    expect(within(article).getByRole('heading').textContent).toBe(
+      'Apply changes Write 5 bytes to notes.txt',
+    )
     const args = within(article).getByTestId('approval-arguments')
     expect(args.tagName).toBe('PRE')
     expect(args.textContent).toBe(JSON.stringify({ path: 'notes.txt', content }, null, 2))
@@ -146,7 +147,7 @@ describe('ApprovalCard', () => {
     ['read', 'Read files'],
   ] as const)('titles a %s approval "%s"', (kind, title) => {
     const { article } = renderCard(card({ kind }))
-    expect(within(article).getByRole('heading').textContent).toBe(title)
+    expect(article.querySelector('.request__label')?.textContent).toBe(title)
     expect(article.querySelector('svg')?.dataset.icon).toBe(`kind-${kind}`)
   })
 
@@ -167,12 +168,11 @@ describe('ApprovalCard', () => {
       }),
       { name: 'plan.txt', text: 'ship' },
     )
-    expect(within(article).getByRole('heading').textContent).toBe('MCP tool call')
+    expect(within(article).getByRole('heading').textContent).toBe('MCP tool call Notes: write_note')
     expect(within(article).getByTestId('approval-mcp-server').textContent).toBe('Notes')
     expect(within(article).getByTestId('approval-mcp-description').textContent).toBe(
       'The server says: Writes a note to the notes folder.',
     )
-    expect(article.textContent).toContain('Notes: write_note')
     expect(within(article).getByTestId('approval-arguments').textContent).toBe(
       JSON.stringify({ name: 'plan.txt', text: 'ship' }, null, 2),
     )
@@ -256,6 +256,96 @@ describe('ApprovalCard', () => {
   it('speaks Chinese with the zh-CN catalog', () => {
     renderWithI18n(<ApprovalCard card={card()} args={{}} onReview={() => {}} />, 'zh-CN')
     expect(screen.getByTestId('approval-review').textContent).toBe('审核并允许')
-    expect(screen.getByRole('heading').textContent).toBe('应用更改')
+    expect(document.querySelector('.request__label')?.textContent).toBe('应用更改')
+    expect(screen.getByTestId('approval-ttl').textContent).toMatch(/^\d+:\d\d 后过期$/)
+  })
+
+  it('says how long the runtime still waits, from its expiry, and nothing else about waiting', () => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ['Date', 'setInterval', 'clearInterval'] })
+    try {
+      const { article } = renderCard(card({ createdAt: 900_000, expiresAt: 1_000_000 + 272_000 }))
+      const ttl = within(article).getByTestId('approval-ttl')
+      expect(ttl.textContent).toBe('Expires in 4:32')
+      expect(ttl.className).not.toContain('card__ttl--soon')
+      act(() => vi.advanceTimersByTime(213_000))
+      expect(ttl.textContent).toBe('Expires in 0:59')
+      expect(ttl.className).toContain('card__ttl--soon')
+      expect(article.textContent).not.toMatch(/waiting/i)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('folds to its title line with both buttons, and shows or hides the details on request', () => {
+    const onToggle = vi.fn()
+    renderWithI18n(
+      <ApprovalCard
+        card={card()}
+        args={{ a: 1 }}
+        onReview={() => {}}
+        expanded={false}
+        onToggle={onToggle}
+      />,
+    )
+    const article = screen.getByTestId('approval-card')
+    const toggle = within(article).getByTestId('request-toggle')
+    expect(toggle.getAttribute('aria-expanded')).toBe('false')
+    const details = document.getElementById(toggle.getAttribute('aria-controls') ?? '')
+    expect(details?.hidden).toBe(true)
+    expect(details?.contains(within(article).getByTestId('approval-arguments'))).toBe(true)
+    expect(within(article).getByTestId('approval-review')).toBeDefined()
+    expect(within(article).getByTestId('approval-deny')).toBeDefined()
+    fireEvent.click(toggle)
+    expect(onToggle).toHaveBeenCalledTimes(1)
+  })
+
+  it("words the summary and the reviewer's reason in the person's language", () => {
+    renderWithI18n(
+      <ApprovalCard
+        card={card({
+          summaryMessage: { code: 'summary.write', params: { bytes: 5, path: 'notes.txt' } },
+          status: 'allowed',
+          decision: 'allow-once',
+          decidedBy: 'agent-review',
+          reason: 'a non-destructive write inside the workspace',
+          reasonMessage: { code: 'review.writeInside' },
+        })}
+        args={{}}
+        onReview={() => {}}
+      />,
+      'zh-CN',
+    )
+    const article = screen.getByTestId('approval-card')
+    expect(article.querySelector('.card__summary')?.textContent).toBe('向 notes.txt 写入 5 字节')
+    expect(screen.getByTestId('approval-note').textContent).toBe(
+      '自动审核程序已允许：工作区内的非破坏性写入',
+    )
+  })
+
+  it('titles an open card with its summary in the person’s language', () => {
+    renderWithI18n(
+      <ApprovalCard
+        card={card({
+          summaryMessage: {
+            code: 'summary.run',
+            params: { command: 'git status', directory: '.' },
+          },
+        })}
+        args={{}}
+        onReview={() => {}}
+      />,
+      'zh-CN',
+    )
+    const heading = screen.getByRole('heading')
+    expect(heading.textContent).toBe('应用更改 在 . 中运行 git status')
+    // The command and its directory are values, drawn as code as they are;
+    // the words around them are the catalog's.
+    expect([...heading.querySelectorAll('code')].map((code) => code.textContent)).toEqual([
+      '.',
+      'git status',
+    ])
+    expect(heading.querySelector('.request__text')?.getAttribute('title')).toBe(
+      '在 . 中运行 git status',
+    )
   })
 })

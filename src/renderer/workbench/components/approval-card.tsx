@@ -1,7 +1,10 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { outcomeOf, type CardOutcome, type CardState } from '../state/approval-cards.ts'
+import { EXPIRY_WARNING_MS, formatTimeLeft, useTimeLeft } from '../state/use-time-left.ts'
 import { KindIcon, OutcomeIcon } from './icons.tsx'
+import { RequestHeader } from './request-header.tsx'
+import { RuntimeText, useRuntimeWords } from './runtime-text.tsx'
 
 export interface ApprovalCardProps {
   card: CardState
@@ -11,6 +14,10 @@ export interface ApprovalCardProps {
   error?: string | undefined
   /** Both buttons call this: the protected window decides, never the card. */
   onReview: (approvalId: string) => void
+  /** Open, in the block above the composer: whether its details show, and
+   *  how the person shows or hides them. One line with its buttons otherwise. */
+  expanded?: boolean
+  onToggle?: () => void
 }
 
 type DecidedOutcome = Exclude<CardOutcome, 'pending'>
@@ -25,17 +32,113 @@ const OUTCOME_LABEL = {
 } as const satisfies Record<DecidedOutcome, string>
 
 /**
- * One approval: what the agent wants to do, with which tool, where. While it
- * is open it offers "Review and allow" and "Deny", which both open the
- * protected window (Deny is its default focus there); once decided it shows
- * its outcome and stays in the timeline. No key on the card decides anything.
+ * One approval: what the agent wants to do, with which tool, where. Open, it
+ * sits in the block above the composer: its title line says what it is and
+ * how long the runtime still waits, and holds "Review and allow" and "Deny",
+ * which both open the protected window (Deny is its default focus there);
+ * its details show when it is the one expanded. Decided, it shows its
+ * outcome and stays in the timeline. No key on the card decides anything.
  */
-export function ApprovalCard({ card, args, reviewing, error, onReview }: ApprovalCardProps) {
+export function ApprovalCard(props: ApprovalCardProps) {
+  return outcomeOf(props.card) === 'pending' ? (
+    <OpenApproval {...props} />
+  ) : (
+    <SettledApproval {...props} />
+  )
+}
+
+function OpenApproval({
+  card,
+  args,
+  reviewing,
+  error,
+  onReview,
+  expanded = true,
+  onToggle,
+}: ApprovalCardProps) {
+  const { t } = useTranslation()
+  const words = useRuntimeWords()
+  const bodyId = useId()
+  const { approval } = card
+  const summary = words(approval.summaryMessage, approval.summary)
+  const left = useTimeLeft(approval.expiresAt)
+  return (
+    <article
+      className={`card card--pending card--request${expanded ? ' card--expanded' : ''}`}
+      data-testid="approval-card"
+      data-approval-id={approval.id}
+      data-turn-id={approval.turnId}
+      data-outcome="pending"
+      data-expanded={expanded}
+      aria-label={`${t(`consent.kind.${approval.kind}`)}: ${summary}`}
+      tabIndex={-1}
+    >
+      <RequestHeader
+        icon={<KindIcon kind={approval.kind} />}
+        label={t(`consent.kind.${approval.kind}`)}
+        title={summary}
+        shownTitle={<RuntimeText message={approval.summaryMessage} english={approval.summary} />}
+        bodyId={bodyId}
+        expanded={expanded}
+        onToggle={onToggle}
+        status={
+          <span
+            className={`card__ttl${left <= EXPIRY_WARNING_MS ? ' card__ttl--soon' : ''}`}
+            data-testid="approval-ttl"
+          >
+            {t('workbench.card.expiresIn', { time: formatTimeLeft(left) })}
+          </span>
+        }
+        actions={
+          <>
+            <button
+              type="button"
+              className="button button--primary"
+              data-testid="approval-review"
+              onClick={() => onReview(approval.id)}
+            >
+              {t('workbench.card.review')}
+            </button>
+            <button
+              type="button"
+              className="button"
+              data-testid="approval-deny"
+              onClick={() => onReview(approval.id)}
+            >
+              {t('workbench.card.deny')}
+            </button>
+          </>
+        }
+      />
+      {reviewing ? (
+        <p className="card__note card__live" role="status">
+          {t('workbench.card.reviewing')}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="card__error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div className="card__body" id={bodyId} hidden={!expanded}>
+        {approval.escalationReason ? (
+          <p className="card__note" data-testid="approval-escalation">
+            {t('workbench.card.escalated', {
+              reason: words(approval.escalationMessage, approval.escalationReason),
+            })}
+          </p>
+        ) : null}
+        <ApprovalDetails card={card} args={args} />
+      </div>
+    </article>
+  )
+}
+
+function SettledApproval({ card, args, error }: ApprovalCardProps) {
   const { t } = useTranslation()
   const headingId = useId()
   const { approval } = card
-  const outcome = outcomeOf(card)
-  const open = outcome === 'pending'
+  const outcome = outcomeOf(card) as DecidedOutcome
   return (
     <article
       className={`card card--${outcome}`}
@@ -51,17 +154,33 @@ export function ApprovalCard({ card, args, reviewing, error, onReview }: Approva
         <h3 className="card__title" id={headingId}>
           {t(`consent.kind.${approval.kind}`)}
         </h3>
-        {open ? null : <OutcomeLabel outcome={outcome} />}
+        <OutcomeLabel outcome={outcome} />
       </header>
-      <p className="card__summary">{approval.summary}</p>
-      {open && approval.escalationReason ? (
-        <p className="card__note" data-testid="approval-escalation">
-          {t('workbench.card.escalated', { reason: approval.escalationReason })}
+      <p className="card__summary">
+        <RuntimeText message={approval.summaryMessage} english={approval.summary} />
+      </p>
+      <ApprovalDetails card={card} args={args} />
+      <OutcomeNote card={card} outcome={outcome} />
+      {error ? (
+        <p className="card__error" role="alert">
+          {error}
         </p>
       ) : null}
+    </article>
+  )
+}
+
+/** What the call is: the MCP server's word on its tool, the full arguments
+ *  (scrolling inside the card), the tool and the folder it runs in. */
+function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardProps['args'] }) {
+  const { t } = useTranslation()
+  const { approval } = card
+  return (
+    <>
       {approval.mcp ? (
         <p className="card__note" data-testid="approval-mcp-description">
-          {t('workbench.card.toolDescription')}: {approval.mcp.toolDescription}
+          {t('workbench.card.toolDescription')}:{' '}
+          <span data-verbatim="">{approval.mcp.toolDescription}</span>
         </p>
       ) : null}
       {args === undefined ? (
@@ -81,7 +200,9 @@ export function ApprovalCard({ card, args, reviewing, error, onReview }: Approva
         {approval.mcp ? (
           <div className="card__fact">
             <dt>{t('workbench.card.mcpServer')}</dt>
-            <dd data-testid="approval-mcp-server">{approval.mcp.serverName}</dd>
+            <dd data-testid="approval-mcp-server" data-verbatim="">
+              {approval.mcp.serverName}
+            </dd>
           </div>
         ) : null}
         <div className="card__fact">
@@ -93,38 +214,7 @@ export function ApprovalCard({ card, args, reviewing, error, onReview }: Approva
           <dd className="mono">{approval.workingDirectory}</dd>
         </div>
       </dl>
-      <OutcomeNote card={card} outcome={outcome} />
-      {open ? (
-        <div className="card__actions">
-          <button
-            type="button"
-            className="button button--primary"
-            data-testid="approval-review"
-            onClick={() => onReview(approval.id)}
-          >
-            {t('workbench.card.review')}
-          </button>
-          <button
-            type="button"
-            className="button"
-            data-testid="approval-deny"
-            onClick={() => onReview(approval.id)}
-          >
-            {t('workbench.card.deny')}
-          </button>
-        </div>
-      ) : null}
-      {open && reviewing ? (
-        <p className="card__note" role="status">
-          {t('workbench.card.reviewing')}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="card__error" role="alert">
-          {error}
-        </p>
-      ) : null}
-    </article>
+    </>
   )
 }
 
@@ -142,9 +232,10 @@ function OutcomeLabel({ outcome }: { outcome: DecidedOutcome }) {
   )
 }
 
-function OutcomeNote({ card, outcome }: { card: CardState; outcome: CardOutcome }) {
+function OutcomeNote({ card, outcome }: { card: CardState; outcome: DecidedOutcome }) {
   const { t } = useTranslation()
-  const reason = card.approval.reason ?? ''
+  const words = useRuntimeWords()
+  const reason = words(card.approval.reasonMessage, card.approval.reason ?? '')
   let note: string | undefined
   if (outcome === 'auto-reviewed') {
     const key =

@@ -7,6 +7,10 @@ export interface ComposerProps {
   onSend: (text: string) => Promise<void>
   /** The permission picker, for direct rooms only. */
   picker?: ReactNode
+  /** The open question the text will answer, by its title, if any. */
+  answering?: string | undefined
+  /** Sends the text as a message, not as that answer. */
+  onSendAsMessage?: (text: string) => Promise<void>
 }
 
 /**
@@ -14,12 +18,15 @@ export interface ComposerProps {
  * input method is composing (Chinese, Japanese…) confirms the composition
  * and sends nothing. Nothing here can approve: what the text becomes (an
  * answer to an open question, a rejection of open approvals and then a
- * message) is the room's choice (message-routing.ts).
+ * message) is the room's choice (message-routing.ts). While a question is
+ * open, the box says the text will answer it ("Answering: Scope") and
+ * offers to send it as a message instead.
  */
-export function Composer({ onSend, picker }: ComposerProps) {
+export function Composer({ onSend, picker, answering, onSendAsMessage }: ComposerProps) {
   const { t } = useTranslation()
   const inputId = useId()
   const hintId = useId()
+  const targetId = useId()
   const [text, setText] = useState('')
   const [sending, setSending] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
@@ -27,14 +34,14 @@ export function Composer({ onSend, picker }: ComposerProps) {
   // sees the state from before the first, and would send the text twice.
   const inFlight = useRef(false)
 
-  const submit = async () => {
+  const submit = async (send: (text: string) => Promise<void> = onSend) => {
     const message = text.trim()
     if (message === '' || inFlight.current) return
     inFlight.current = true
     setSending(true)
     setError(undefined)
     try {
-      await onSend(message)
+      await send(message)
       setText('')
     } catch (failure) {
       setError(t('workbench.composer.failed', { reason: errorText(t, failure) }))
@@ -63,14 +70,36 @@ export function Composer({ onSend, picker }: ComposerProps) {
       <label className="visually-hidden" htmlFor={inputId}>
         {t('workbench.composer.label')}
       </label>
+      {answering !== undefined ? (
+        <p className="composer__target" id={targetId} data-testid="composer-answering">
+          <span className="composer__answering">
+            {t('workbench.composer.answering', { title: answering })}
+          </span>
+          {onSendAsMessage ? (
+            <button
+              type="button"
+              className="link-button composer__as-message"
+              data-testid="composer-as-message"
+              disabled={sending || text.trim() === ''}
+              onClick={() => void submit(onSendAsMessage)}
+            >
+              {t('workbench.composer.sendAsMessage')}
+            </button>
+          ) : null}
+        </p>
+      ) : null}
       <textarea
         id={inputId}
         className="composer__input"
         data-testid="composer-input"
         rows={2}
         value={text}
-        placeholder={t('workbench.composer.placeholder')}
-        aria-describedby={hintId}
+        placeholder={
+          answering !== undefined
+            ? t('workbench.composer.answerPlaceholder', { title: answering })
+            : t('workbench.composer.placeholder')
+        }
+        aria-describedby={answering !== undefined ? `${targetId} ${hintId}` : hintId}
         spellCheck={false}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}

@@ -1,5 +1,6 @@
-import { useId, useState, type FormEvent } from 'react'
+import { useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
+import type { AgentSummary } from '../../../contracts/agents-config.ts'
 import type { Room } from '../../../contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
 import type { WorkbenchApi } from '../gui/workbench-api.ts'
@@ -11,8 +12,16 @@ export const AGENT_LABEL = {
   scoped: 'workbench.agent.scoped',
 } as const
 
-type AgentId = keyof typeof AGENT_LABEL
-const AGENT_IDS = Object.keys(AGENT_LABEL) as AgentId[]
+/** What the form offers until the runtime has listed its agents, and if it
+ *  cannot: the agents every install ships with. */
+export const BUILT_IN_AGENT_SUMMARIES: readonly AgentSummary[] = Object.freeze(
+  Object.keys(AGENT_LABEL).map((id) => ({
+    id,
+    name: id,
+    kind: 'built-in' as const,
+    protocol: null,
+  })),
+)
 
 /** POSIX (`/home/…`), Windows drive (`C:\…`) or UNC (`\\server\…`). The
  *  runtime checks again that the folder exists. */
@@ -25,17 +34,32 @@ export function CreateRoomForm({
   api,
   onCreated,
 }: {
-  api: Pick<WorkbenchApi, 'createRoom'>
+  api: Pick<WorkbenchApi, 'createRoom' | 'listAgents'>
   onCreated: (room: Room) => void
 }) {
   const { t } = useTranslation()
   const headingId = useId()
   const hintId = useId()
-  const [agentId, setAgentId] = useState<AgentId>('assistant')
+  const [agents, setAgents] = useState<readonly AgentSummary[]>(BUILT_IN_AGENT_SUMMARIES)
+  const [agentId, setAgentId] = useState('assistant')
   const [workspace, setWorkspace] = useState('')
   const [title, setTitle] = useState('')
   const [creating, setCreating] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
+
+  useEffect(() => {
+    let current = true
+    api.listAgents().then(
+      (listed) => {
+        if (current && listed.length > 0) setAgents(listed)
+      },
+      // The built-in agents stay on offer; creating a room says what is wrong.
+      () => undefined,
+    )
+    return () => {
+      current = false
+    }
+  }, [api])
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
@@ -79,11 +103,11 @@ export function CreateRoomForm({
           id="create-room-agent"
           data-testid="room-agent"
           value={agentId}
-          onChange={(event) => setAgentId(event.target.value as AgentId)}
+          onChange={(event) => setAgentId(event.target.value)}
         >
-          {AGENT_IDS.map((id) => (
-            <option key={id} value={id}>
-              {t(AGENT_LABEL[id])}
+          {agents.map((agent) => (
+            <option key={agent.id} value={agent.id}>
+              {agentOptionLabel(t, agent)}
             </option>
           ))}
         </select>
@@ -134,4 +158,13 @@ export function CreateRoomForm({
       </button>
     </form>
   )
+}
+
+/** A built-in agent by its name in the catalogs; an external one by the
+ *  name its agents.json entry gives, said to be external. */
+function agentOptionLabel(t: ReturnType<typeof useTranslation>['t'], agent: AgentSummary): string {
+  if (agent.kind === 'built-in' && Object.hasOwn(AGENT_LABEL, agent.id)) {
+    return t(AGENT_LABEL[agent.id as keyof typeof AGENT_LABEL])
+  }
+  return t('workbench.agent.external', { name: agent.name })
 }

@@ -49,7 +49,10 @@ const sendButton = () => screen.getByTestId('form-send') as HTMLButtonElement
 describe('FormCard', () => {
   it('draws each field kind with its label, description and the right control', () => {
     setup(formCard(SCHEMA))
-    expect(screen.getByText('Service name').className).toBe('form__label')
+    // The server's label is its own words, shown as they are in every language.
+    const label = screen.getByText('Service name')
+    expect(label.parentElement?.className).toBe('form__label')
+    expect(label.hasAttribute('data-verbatim')).toBe(true)
     expect(screen.getByText('As in the registry')).toBeTruthy()
     const replicas = screen.getByLabelText(/Replicas/) as HTMLInputElement
     expect(replicas.type).toBe('number')

@@ -11,12 +11,18 @@ import {
 import type { FormOutcomeAction } from '../gui/workbench-api.ts'
 import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'
+import { KindIcon } from './icons.tsx'
+import { RequestHeader } from './request-header.tsx'
 
 export interface FormCardProps {
   card: InputCard
   onRespond: (action: FormOutcomeAction, content?: FormContent) => Promise<void>
   /** Opens a sensitive form in the protected window (main's job). */
   onOpenProtected?: () => void
+  /** Open, in the block above the composer: whether its fields show, and
+   *  how the person shows or hides them. */
+  expanded?: boolean
+  onToggle?: () => void
 }
 
 /** The content a form starts with: defaults, and every switch off, since a
@@ -39,13 +45,20 @@ export function formProblem(schema: RequestedSchema | undefined, content: FormCo
 }
 
 /**
- * An MCP server's form (elicitation). Send is enabled only when the content
- * fits the schema; Decline sends `decline`, the close button `cancel`.
- * Nothing is remembered. A sensitive form is never filled in here: the card
- * only offers to open it in the protected window.
+ * An MCP server's form (elicitation). Its title line holds Decline (sends
+ * `decline`), Send (enabled only when the content fits the schema) and the
+ * close button (`cancel`). Nothing is remembered. A sensitive form is never
+ * filled in here: the card only offers to open it in the protected window.
  */
-export function FormCard({ card, onRespond, onOpenProtected }: FormCardProps) {
+export function FormCard({
+  card,
+  onRespond,
+  onOpenProtected,
+  expanded = true,
+  onToggle,
+}: FormCardProps) {
   const { t } = useTranslation()
+  const bodyId = useId()
   const { request } = card
   const schema = request.form?.requestedSchema
   const [content, setContent] = useState<FormContent>(() => initialContent(schema))
@@ -79,83 +92,103 @@ export function FormCard({ card, onRespond, onOpenProtected }: FormCardProps) {
     })
 
   return (
-    <article className="card card--form" data-testid="form-card" data-request-id={request.id}>
-      <header className="card__header">
-        <p className="card__eyebrow">{t('workbench.form.heading')}</p>
-        <button
-          type="button"
-          className="link-button card__close"
-          data-testid="form-close"
-          aria-label={t('workbench.form.close')}
-          disabled={busy}
-          onClick={() => void run('cancel')}
-        >
-          ×
-        </button>
-      </header>
-      <p className="form__message">{request.form?.message}</p>
-      {request.sensitive ? (
-        <p className="card__note" data-testid="form-sensitive">
-          {t('workbench.form.sensitive')}
-        </p>
-      ) : schema ? (
-        Object.entries(schema.properties).map(([name, field]) => (
-          <FieldInput
-            key={name}
-            name={name}
-            field={field}
-            required={(schema.required ?? []).includes(name)}
-            value={content[name]}
-            disabled={busy}
-            onChange={(value) => set(name, value)}
-          />
-        ))
-      ) : (
-        <AnswerField
-          value={typeof content.answer === 'string' ? content.answer : ''}
-          disabled={busy}
-          onChange={(value) => set('answer', value)}
-        />
-      )}
-      <p className="card__note">{t('workbench.form.nothingRemembered')}</p>
-      <div className="card__actions">
-        <button
-          type="button"
-          className="button"
-          data-testid="form-decline"
-          disabled={busy}
-          onClick={() => void run('decline')}
-        >
-          {t('workbench.form.decline')}
-        </button>
-        {request.sensitive ? (
-          onOpenProtected ? (
+    <article
+      className={`card card--form card--request${expanded ? ' card--expanded' : ''}`}
+      data-testid="form-card"
+      data-request-id={request.id}
+      data-expanded={expanded}
+      aria-label={`${t('workbench.form.heading')}: ${request.form?.message ?? ''}`}
+      tabIndex={-1}
+    >
+      <RequestHeader
+        icon={<KindIcon kind="form" />}
+        label={t('workbench.form.label')}
+        title={request.form?.message ?? ''}
+        verbatimTitle
+        bodyId={bodyId}
+        expanded={expanded}
+        onToggle={onToggle}
+        actions={
+          <>
             <button
               type="button"
-              className="button button--primary"
-              data-testid="form-open-protected"
-              onClick={onOpenProtected}
+              className="button"
+              data-testid="form-decline"
+              disabled={busy}
+              onClick={() => void run('decline')}
             >
-              {t('workbench.form.openProtected')}
+              {t('workbench.form.decline')}
             </button>
-          ) : null
-        ) : (
-          <button
-            type="button"
-            className="button button--primary"
-            data-testid="form-send"
-            disabled={busy || formProblem(schema, content) !== null}
-            onClick={() => void run('accept', content)}
-          >
-            {busy ? t('workbench.form.sending') : t('workbench.form.send')}
-          </button>
-        )}
-      </div>
+            {request.sensitive ? (
+              onOpenProtected ? (
+                <button
+                  type="button"
+                  className="button button--primary"
+                  data-testid="form-open-protected"
+                  onClick={onOpenProtected}
+                >
+                  {t('workbench.form.openProtected')}
+                </button>
+              ) : null
+            ) : (
+              <button
+                type="button"
+                className="button button--primary"
+                data-testid="form-send"
+                disabled={busy || formProblem(schema, content) !== null}
+                onClick={() => void run('accept', content)}
+              >
+                {busy ? t('workbench.form.sending') : t('workbench.form.send')}
+              </button>
+            )}
+            <button
+              type="button"
+              className="button button--icon"
+              data-testid="form-close"
+              aria-label={t('workbench.form.close')}
+              title={t('workbench.form.close')}
+              disabled={busy}
+              onClick={() => void run('cancel')}
+            >
+              ×
+            </button>
+          </>
+        }
+      />
       {error ? (
         <p className="card__error" role="alert">
           {error}
         </p>
       ) : null}
+      <div className="card__body" id={bodyId} hidden={!expanded}>
+        <p className="form__message" data-verbatim="">
+          {request.form?.message}
+        </p>
+        {request.sensitive ? (
+          <p className="card__note" data-testid="form-sensitive">
+            {t('workbench.form.sensitive')}
+          </p>
+        ) : schema ? (
+          Object.entries(schema.properties).map(([name, field]) => (
+            <FieldInput
+              key={name}
+              name={name}
+              field={field}
+              required={(schema.required ?? []).includes(name)}
+              value={content[name]}
+              disabled={busy}
+              onChange={(value) => set(name, value)}
+            />
+          ))
+        ) : (
+          <AnswerField
+            value={typeof content.answer === 'string' ? content.answer : ''}
+            disabled={busy}
+            onChange={(value) => set('answer', value)}
+          />
+        )}
+        <p className="card__note">{t('workbench.form.nothingRemembered')}</p>
+      </div>
     </article>
   )
 }
@@ -200,14 +233,14 @@ function FieldInput(props: {
   const { field, value, onChange } = props
   const label = (
     <span className="form__label" id={`${id}-label`}>
-      {field.title ?? props.name}
+      <span data-verbatim="">{field.title ?? props.name}</span>
       {props.required ? (
         <span className="form__required"> ({t('workbench.form.required')})</span>
       ) : null}
     </span>
   )
   const description = field.description ? (
-    <p className="form__description" id={`${id}-description`}>
+    <p className="form__description" id={`${id}-description`} data-verbatim="">
       {field.description}
     </p>
   ) : null
@@ -260,7 +293,7 @@ function FieldInput(props: {
                 onChange(next.length > 0 ? next : undefined)
               }}
             />
-            <span>{names?.[index] ?? choice}</span>
+            <span data-verbatim="">{names?.[index] ?? choice}</span>
           </label>
         ))}
       </fieldset>
@@ -324,9 +357,11 @@ function ClosedFormCard({ card }: { card: InputCard }) {
         {t('workbench.form.heading')} ·{' '}
         <span className="card__outcome">{t(`workbench.form.outcome.${outcome}`)}</span>
       </p>
-      <p className="form__message">{request.form?.message}</p>
+      <p className="form__message" data-verbatim="">
+        {request.form?.message}
+      </p>
       {request.content ? (
-        <dl className="form__values">
+        <dl className="form__values" data-verbatim="">
           {Object.entries(request.content).map(([name, value]) => (
             <div key={name}>
               <dt>{name}</dt>

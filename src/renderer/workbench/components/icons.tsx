@@ -60,7 +60,7 @@ export function OutcomeIcon({ outcome }: { outcome: CardOutcome }) {
   return <Icon name={`outcome-${outcome}`} paths={OUTCOME_PATHS[outcome]} />
 }
 
-export type CardKind = ApprovalKind | 'permissions'
+export type CardKind = ApprovalKind | 'permissions' | 'question' | 'form'
 
 const KIND_PATHS: Readonly<Record<CardKind, readonly string[]>> = {
   // a terminal prompt
@@ -73,6 +73,10 @@ const KIND_PATHS: Readonly<Record<CardKind, readonly string[]>> = {
   permissions: ['M12 3l8 3v6c0 4.5-3.4 8-8 9c-4.6-1-8-4.5-8-9V6z'],
   // an open book
   read: ['M3 5c3-1 6-1 9 1c3-2 6-2 9-1v14c-3-1-6-1-9 1c-3-2-6-2-9-1z', 'M12 6v14'],
+  // a speech bubble with a question mark
+  question: ['M4 5h16v11H9l-5 4z', 'M10 8.5a2 2 0 1 1 2.5 1.9c-.4.2-.5.5-.5.9v.2', 'M12 13.5v.01'],
+  // a form: a sheet with lines to fill
+  form: ['M6 3h12v18H6z', 'M9 8h6', 'M9 12h6', 'M9 16h3'],
 }
 
 export function KindIcon({ kind }: { kind: CardKind }) {
@@ -89,6 +93,16 @@ export function ShieldIcon() {
 
 export function ChevronIcon() {
   return <Icon name="chevron" paths={['M6 9l6 6l6-6']} />
+}
+
+/** Points right when closed, down when open (styles/requests.css turns it). */
+export function DisclosureIcon() {
+  return <Icon name="disclosure" paths={['M9 6l6 6l-6 6']} />
+}
+
+/** A warning triangle: what full access gives up. */
+export function WarningIcon() {
+  return <Icon name="warning" paths={['M12 3l10 18H2z', 'M12 10v5', 'M12 18v.01']} />
 }
 
 export function ToolIcon() {

@@ -54,16 +54,27 @@ describe('the permissions request card', () => {
     const { gui, card, toggle } = await requestMode('full-access')
     expect(gui.callsOf('requestModeChange')).toEqual([['room-1', 'full-access']])
     expect(card.dataset.status).toBe('waiting')
-    expect(within(card).getByRole('heading').textContent).toBe('Permissions request')
+    expect(within(card).getByRole('heading').textContent).toBe(
+      'Permissions request Ask for approval → Full access',
+    )
     expect(within(card).getByTestId('mode-request-change').textContent).toBe(
       'Ask for approval → Full access',
     )
     expect(card.textContent).toContain('Waiting for confirmation in the protected window')
-    expect(within(card).queryByRole('button')).toBeNull()
-    expect(card.closest('[data-testid="pending-approvals"]')).not.toBeNull()
-    // With the open approval card, in the same block, before the composer.
-    const block = screen.getByTestId('pending-approvals')
-    expect(block.querySelector('[data-testid="approval-card"]')).not.toBeNull()
+    // Its one button shows or hides its note; nothing on it decides.
+    expect(
+      within(card)
+        .getAllByRole('button')
+        .map((button) => button.dataset.testid),
+    ).toEqual(['request-toggle'])
+    // With the open approval card, in the same block, before the composer,
+    // in order of arrival: the approval first.
+    const block = screen.getByTestId('open-requests')
+    expect(
+      [...block.querySelectorAll('.requests__item > article')].map(
+        (item) => (item as HTMLElement).dataset.testid,
+      ),
+    ).toEqual(['approval-card', 'mode-request-card'])
     expect(
       block.compareDocumentPosition(screen.getByTestId('composer')) &
         Node.DOCUMENT_POSITION_FOLLOWING,
@@ -87,7 +98,7 @@ describe('the permissions request card', () => {
     await waitFor(() => expect(toggle.dataset.mode).toBe('approve-for-me'))
   })
 
-  it('shows Cancelled, neutral, when the person closed the window, and can be dismissed', async () => {
+  it('leaves the open block for the timeline the moment its window closed, saying how', async () => {
     const { answer } = await requestMode('approve-for-me')
     await act(async () => answer.resolve({ status: 'cancelled' }))
     const outcome = await screen.findByTestId('mode-request-outcome')
@@ -96,37 +107,27 @@ describe('the permissions request card', () => {
     expect(card.className).toContain('card--mode-cancelled')
     expect(within(card).queryByRole('alert')).toBeNull()
     expect(card.textContent).toContain('Nothing changed: the room still runs as Ask for approval.')
-    fireEvent.click(within(card).getByTestId('mode-request-dismiss'))
-    expect(screen.queryByTestId('mode-request-card')).toBeNull()
+    expect(card.closest('[data-testid="timeline"]')).not.toBeNull()
+    expect(
+      within(screen.getByTestId('open-requests')).queryByTestId('mode-request-card'),
+    ).toBeNull()
+    expect(within(card).queryByRole('button')).toBeNull()
   })
 
-  it('stops saying the person is awaited once the only request left in the block has closed', async () => {
+  it('takes the open block away once the only request in it has closed', async () => {
     const { answer } = await requestMode('approve-for-me', 'en', undefined, false)
-    const block = screen.getByTestId('pending-approvals')
-    expect(within(block).getByTestId('pending-heading').textContent).toBe(
-      'Waiting for your confirmation',
-    )
-    expect(screen.getByRole('region', { name: 'Waiting for your confirmation' })).toBe(block)
+    const block = screen.getByTestId('open-requests')
+    expect(within(block).getByTestId('open-requests-heading').textContent).toBe('Open requests (1)')
+    expect(screen.getByRole('region', { name: 'Open requests (1)' })).toBe(block)
     await act(async () => answer.resolve({ status: 'cancelled' }))
     await screen.findByTestId('mode-request-outcome')
-    expect(within(block).queryByTestId('pending-heading')).toBeNull()
-    expect(block.textContent).not.toContain('Waiting for your confirmation')
-    expect(screen.getByRole('region', { name: 'Recent requests' })).toBe(block)
+    expect(screen.queryByTestId('open-requests')).toBeNull()
   })
 
-  it('keeps the heading while an approval is still open beside a closed request', async () => {
-    const { answer } = await requestMode('approve-for-me')
-    await act(async () => answer.resolve({ status: 'cancelled' }))
-    await screen.findByTestId('mode-request-outcome')
-    expect(screen.getByTestId('pending-heading').textContent).toBe('Waiting for your confirmation')
-  })
-
-  it('names the settled block in Chinese with the zh-CN catalog', async () => {
-    const { answer } = await requestMode('approve-for-me', 'zh-CN', undefined, false)
-    await act(async () => answer.resolve({ status: 'cancelled' }))
-    await screen.findByTestId('mode-request-outcome')
-    expect(screen.getByRole('region', { name: '最近的请求' })).toBe(
-      screen.getByTestId('pending-approvals'),
+  it('counts the open requests in the heading in Chinese with the zh-CN catalog', async () => {
+    await requestMode('approve-for-me', 'zh-CN')
+    expect(screen.getByRole('region', { name: '待处理的请求（2）' })).toBe(
+      screen.getByTestId('open-requests'),
     )
   })
 

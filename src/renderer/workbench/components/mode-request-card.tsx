@@ -2,6 +2,7 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { PermissionMode } from '../../../contracts/policy-axes.ts'
 import { KindIcon, OutcomeIcon } from './icons.tsx'
+import { RequestHeader } from './request-header.tsx'
 
 /**
  * A mode change asked for through the picker, as the page followed it: it
@@ -17,8 +18,9 @@ export type ModeRequest =
 
 export interface ModeRequestCardProps {
   request: ModeRequest
-  /** Hides a closed card. It decides nothing: the window already closed. */
-  onDismiss: () => void
+  /** Waiting, in the block above the composer: whether its note shows. */
+  expanded?: boolean
+  onToggle?: () => void
 }
 
 const OUTCOME = {
@@ -28,14 +30,51 @@ const OUTCOME = {
 } as const
 
 /**
- * "Permissions request": old mode → new mode. No button on it decides
- * anything; the protected window is where the change is confirmed.
+ * "Permissions request": old mode → new mode. While the protected window is
+ * open it waits in the block above the composer, with no button: the window
+ * is where the change is confirmed. Once that window closed it says how, in
+ * the timeline.
  */
-export function ModeRequestCard({ request, onDismiss }: ModeRequestCardProps) {
+export function ModeRequestCard({ request, expanded = true, onToggle }: ModeRequestCardProps) {
   const { t } = useTranslation()
   const headingId = useId()
+  const bodyId = useId()
   const name = (mode: PermissionMode | undefined) => (mode ? t(`mode.${mode}.name`) : '…')
-  const outcome = request.status === 'waiting' ? undefined : OUTCOME[request.status]
+  const change = t('workbench.modeRequest.change', {
+    from: name(request.from),
+    to: name(request.to),
+  })
+  if (request.status === 'waiting') {
+    return (
+      <article
+        className={`card card--mode card--mode-waiting card--request${expanded ? ' card--expanded' : ''}`}
+        data-testid="mode-request-card"
+        data-status="waiting"
+        data-expanded={expanded}
+        aria-label={`${t('consent.kind.permissions')}: ${change}`}
+      >
+        <RequestHeader
+          icon={<KindIcon kind="permissions" />}
+          label={t('consent.kind.permissions')}
+          title={change}
+          titleTestId="mode-request-change"
+          bodyId={bodyId}
+          expanded={expanded}
+          onToggle={onToggle}
+          actions={null}
+        />
+        <p className="card__note card__live" role="status">
+          {t('workbench.modeRequest.waiting')}
+        </p>
+        <div className="card__body" id={bodyId} hidden={!expanded}>
+          <p className="card__note">
+            {t('workbench.modeRequest.waitingNote', { mode: name(request.from) })}
+          </p>
+        </div>
+      </article>
+    )
+  }
+  const outcome = OUTCOME[request.status]
   return (
     <article
       className={`card card--mode card--mode-${request.status}`}
@@ -48,25 +87,18 @@ export function ModeRequestCard({ request, onDismiss }: ModeRequestCardProps) {
         <h3 className="card__title" id={headingId}>
           {t('consent.kind.permissions')}
         </h3>
-        {outcome ? (
-          <p
-            className={`outcome outcome--mode-${request.status}`}
-            data-testid="mode-request-outcome"
-            data-outcome={request.status}
-          >
-            <OutcomeIcon outcome={outcome.icon} />
-            <span>{t(outcome.label)}</span>
-          </p>
-        ) : null}
+        <p
+          className={`outcome outcome--mode-${request.status}`}
+          data-testid="mode-request-outcome"
+          data-outcome={request.status}
+        >
+          <OutcomeIcon outcome={outcome.icon} />
+          <span>{t(outcome.label)}</span>
+        </p>
       </header>
       <p className="card__summary" data-testid="mode-request-change">
-        {t('workbench.modeRequest.change', { from: name(request.from), to: name(request.to) })}
+        {change}
       </p>
-      {request.status === 'waiting' ? (
-        <p className="card__note" role="status">
-          {t('workbench.modeRequest.waiting')}
-        </p>
-      ) : null}
       {request.status === 'changed' ? (
         <p className="card__note">
           {t('workbench.modeRequest.changedNote', { mode: name(request.to) })}
@@ -82,18 +114,6 @@ export function ModeRequestCard({ request, onDismiss }: ModeRequestCardProps) {
           {t('workbench.modeRequest.failedNote', { reason: request.reason })}
         </p>
       ) : null}
-      {request.status === 'waiting' ? null : (
-        <div className="card__actions">
-          <button
-            type="button"
-            className="button"
-            data-testid="mode-request-dismiss"
-            onClick={onDismiss}
-          >
-            {t('workbench.modeRequest.dismiss')}
-          </button>
-        </div>
-      )}
     </article>
   )
 }

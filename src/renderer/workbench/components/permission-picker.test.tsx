@@ -39,8 +39,36 @@ describe('PermissionPicker', () => {
     expect(options.map((option) => option.textContent)).toEqual([
       'Ask for approvalAsk me before writes and commands',
       'Approve for meAn automatic reviewer decides; risky actions still come to me',
-      'Full accessRun anything the agent can reach without asking',
+      'Full accessRun anything the agent can reach without asking' +
+        'You give up being asked: the agent may write and delete anywhere your account can, run any command and reach the network.',
     ])
+  })
+
+  it('sets full access apart from the safe modes: a warning style and what the person gives up', () => {
+    const { toggle } = renderPicker(permissionsFixture({ mode: 'ask-for-approval' }))
+    expect(toggle.className).not.toContain('picker__toggle--danger')
+    fireEvent.click(toggle)
+    const full = screen.getByTestId('mode-option-full-access')
+    expect(full.className).toContain('picker__option--danger')
+    expect(full.querySelector('[data-icon="warning"]')).not.toBeNull()
+    expect(screen.getByTestId('mode-gives-up').textContent).toContain('You give up being asked')
+    for (const safe of ['ask-for-approval', 'approve-for-me']) {
+      const option = screen.getByTestId(`mode-option-${safe}`)
+      expect(option.className).not.toContain('danger')
+      expect(option.querySelector('[data-icon="warning"]')).toBeNull()
+    }
+    cleanup()
+    // While the room has full access, the picker's own button says so too.
+    const current = renderPicker(permissionsFixture({ mode: 'full-access' })).toggle
+    expect(current.className).toContain('picker__toggle--danger')
+  })
+
+  it('does not list what full access gives up where it cannot be chosen', () => {
+    const { toggle } = renderPicker(
+      permissionsFixture({ fullAccessUnavailable: 'read_only_agent' }),
+    )
+    fireEvent.click(toggle)
+    expect(screen.queryByTestId('mode-gives-up')).toBeNull()
   })
 
   it('is disabled until the runtime has answered', () => {

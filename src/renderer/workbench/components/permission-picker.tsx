@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import type { PermissionMode } from '../../../contracts/policy-axes.ts'
 import type { RoomPermissions } from '../../../contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
-import { ChevronIcon, ShieldIcon } from './icons.tsx'
+import { ChevronIcon, ShieldIcon, WarningIcon } from './icons.tsx'
 
 export const PERMISSION_MODES: readonly PermissionMode[] = [
   'ask-for-approval',
@@ -102,7 +102,7 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
       <button
         type="button"
         ref={toggle}
-        className="button picker__toggle"
+        className={`button picker__toggle${current === 'full-access' ? ' picker__toggle--danger' : ''}`}
         data-testid="mode-picker"
         data-mode={current ?? ''}
         aria-expanded={open}
@@ -127,18 +127,27 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
       >
         {PERMISSION_MODES.map((mode) => {
           const blocker = mode === 'full-access' ? permissions?.fullAccessUnavailable : null
+          const danger = mode === 'full-access'
           return (
             <button
               key={mode}
               type="button"
-              className="picker__option"
+              className={`picker__option${danger ? ' picker__option--danger' : ''}`}
               data-testid={`mode-option-${mode}`}
               aria-pressed={mode === current}
               disabled={Boolean(blocker)}
               onClick={() => void choose(mode)}
             >
-              <span className="picker__name">{t(`mode.${mode}.name`)}</span>
+              <span className="picker__name">
+                {danger ? <WarningIcon /> : null}
+                {t(`mode.${mode}.name`)}
+              </span>
               <span className="picker__description">{t(`mode.${mode}.description`)}</span>
+              {danger && !blocker ? (
+                <span className="picker__gives-up" data-testid="mode-gives-up">
+                  {t('workbench.picker.givesUp')}
+                </span>
+              ) : null}
               {blocker ? (
                 <span className="picker__reason" data-testid={`mode-reason-${mode}`}>
                   {t(`workbench.picker.blocker.${blocker}`)}

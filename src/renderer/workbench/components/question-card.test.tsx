@@ -206,4 +206,51 @@ describe('QuestionCard: closed and stale', () => {
     await advance(5 * 60_000)
     expect(onAutoResolve).not.toHaveBeenCalled()
   })
+
+  it('keeps the options of a closed question in view, the chosen one marked', () => {
+    setup({ stale: true, request: questionRequestFixture() })
+    const options = screen.getByTestId('question-options')
+    expect([...options.querySelectorAll('li')].map((item) => item.textContent)).toEqual([
+      'stagingsafe to break',
+      'production',
+    ])
+    expect(options.querySelector('.question__choice--chosen')).toBeNull()
+    cleanup()
+    setup({
+      stale: false,
+      request: questionRequestFixture({
+        status: 'answered',
+        answers: [{ questionId: 'q1', secret: false, option: 'production', text: '' }],
+      }),
+    })
+    expect(
+      screen.getByTestId('question-options').querySelector('.question__choice--chosen')
+        ?.textContent,
+    ).toBe('production')
+  })
+})
+
+describe('QuestionCard: in the block of open requests', () => {
+  it('keeps Dismiss and Send on its title line, the questions folded under it', () => {
+    const onToggle = vi.fn()
+    renderWithI18n(
+      <QuestionCard
+        card={twoQuestions()}
+        timing={TIMING}
+        onSend={async () => undefined}
+        onDismiss={async () => undefined}
+        onAutoResolve={() => undefined}
+        expanded={false}
+        onToggle={onToggle}
+      />,
+    )
+    const header = screen.getByRole('heading').closest('header')!
+    expect(within(header).getByTestId('question-dismiss')).toBeDefined()
+    expect(within(header).getByTestId('question-send')).toBeDefined()
+    expect(screen.getByRole('heading').textContent).toBe('Question Environment and 1 more')
+    const toggle = screen.getByTestId('request-toggle')
+    expect(document.getElementById(toggle.getAttribute('aria-controls') ?? '')?.hidden).toBe(true)
+    fireEvent.click(toggle)
+    expect(onToggle).toHaveBeenCalledTimes(1)
+  })
 })

@@ -4,6 +4,8 @@ import type { Question, QuestionAnswer, StoredAnswer } from '../../../contracts/
 import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 import { formatCountdown, useCountdown, type QuestionTiming } from '../state/use-countdown.ts'
+import { KindIcon } from './icons.tsx'
+import { RequestHeader } from './request-header.tsx'
 
 /** What the person has chosen or typed so far, per question id. */
 export type QuestionDrafts = Readonly<Record<string, { option?: number; text: string }>>
@@ -39,15 +41,20 @@ export interface QuestionCardProps {
   /** Reports every change, so a message typed in the composer can answer
    *  with what is already chosen here. */
   onDraft?: (drafts: QuestionDrafts) => void
+  /** Open, in the block above the composer: whether its questions show,
+   *  and how the person shows or hides them. */
+  expanded?: boolean
+  onToggle?: () => void
 }
 
 /**
- * A request with one or more questions. Open: a title in the accent colour,
- * the text, options as radio buttons with their explanations, and "Your
- * answer" (three lines at most on screen); Send only once every question
- * is answered, Dismiss, and for an ordinary question a countdown in its
- * second minute that any interaction restarts. Closed: what happened, with
- * a secret answer shown only as saved. Stale: muted, without buttons.
+ * A request with one or more questions. Open: a title line with Dismiss and
+ * Send (only once every question is answered), then each question's title
+ * in the accent colour, its text, options as radio buttons with their
+ * explanations, and "Your answer" (three lines at most on screen), and for
+ * an ordinary question a countdown in its second minute that any
+ * interaction restarts. Closed: what happened, with a secret answer shown
+ * only as saved. Stale: muted, without buttons, its options still shown.
  */
 export function QuestionCard(props: QuestionCardProps) {
   const { card } = props
@@ -62,8 +69,11 @@ function OpenQuestionCard({
   onDismiss,
   onAutoResolve,
   onDraft,
+  expanded = true,
+  onToggle,
 }: QuestionCardProps) {
   const { t } = useTranslation()
+  const bodyId = useId()
   const { request } = card
   const [drafts, setDrafts] = useState<QuestionDrafts>({})
   const [busy, setBusy] = useState(false)
@@ -104,63 +114,89 @@ function OpenQuestionCard({
   }
 
   const answered = isAnswered(request.questions, drafts)
+  const [first, ...others] = request.questions
+  const title =
+    others.length === 0
+      ? (first?.title ?? '')
+      : t('workbench.question.titleAndMore', { title: first?.title ?? '', count: others.length })
   return (
     <article
-      className="card card--question"
+      className={`card card--question card--request${expanded ? ' card--expanded' : ''}`}
       data-testid="question-card"
       data-request-id={request.id}
       data-turn-id={request.turnId ?? ''}
+      data-expanded={expanded}
+      aria-label={`${t('workbench.question.heading')}: ${title}`}
       tabIndex={-1}
       onPointerDown={countdown.restart}
       onKeyDown={countdown.restart}
       onFocus={countdown.restart}
     >
-      <p className="card__eyebrow">{t('workbench.question.heading')}</p>
-      {request.questions.map((question) => (
-        <QuestionFields
-          key={question.id}
-          question={question}
-          draft={drafts[question.id]}
-          disabled={busy}
-          onChange={(update) => change(question.id, update)}
-        />
-      ))}
-      {request.blocking ? (
-        <p className="card__note" data-testid="question-blocking">
-          {t('workbench.question.blocking')}
-        </p>
-      ) : countdown.visibleRemainingMs !== undefined ? (
-        <p className="card__note card__countdown" role="timer" data-testid="question-countdown">
-          {t('workbench.question.countdown', {
-            time: formatCountdown(countdown.visibleRemainingMs),
-          })}
-        </p>
-      ) : null}
-      <div className="card__actions">
-        <button
-          type="button"
-          className="button"
-          data-testid="question-dismiss"
-          disabled={busy}
-          onClick={() => void run(onDismiss)}
-        >
-          {t('workbench.question.dismiss')}
-        </button>
-        <button
-          type="button"
-          className="button button--primary"
-          data-testid="question-send"
-          disabled={busy || !answered}
-          onClick={() => void run(() => onSend(answersFrom(request.questions, drafts)))}
-        >
-          {busy ? t('workbench.question.sending') : t('workbench.question.send')}
-        </button>
-      </div>
+      <RequestHeader
+        icon={<KindIcon kind="question" />}
+        label={t('workbench.question.label')}
+        title={title}
+        verbatimTitle
+        bodyId={bodyId}
+        expanded={expanded}
+        onToggle={onToggle}
+        status={
+          countdown.visibleRemainingMs !== undefined ? (
+            <span
+              className="card__ttl card__ttl--soon"
+              role="timer"
+              data-testid="question-countdown"
+            >
+              {t('workbench.question.countdown', {
+                time: formatCountdown(countdown.visibleRemainingMs),
+              })}
+            </span>
+          ) : null
+        }
+        actions={
+          <>
+            <button
+              type="button"
+              className="button"
+              data-testid="question-dismiss"
+              disabled={busy}
+              onClick={() => void run(onDismiss)}
+            >
+              {t('workbench.question.dismiss')}
+            </button>
+            <button
+              type="button"
+              className="button button--primary"
+              data-testid="question-send"
+              disabled={busy || !answered}
+              onClick={() => void run(() => onSend(answersFrom(request.questions, drafts)))}
+            >
+              {busy ? t('workbench.question.sending') : t('workbench.question.send')}
+            </button>
+          </>
+        }
+      />
       {error ? (
         <p className="card__error" role="alert">
           {error}
         </p>
       ) : null}
+      <div className="card__body" id={bodyId} hidden={!expanded}>
+        {request.questions.map((question) => (
+          <QuestionFields
+            key={question.id}
+            question={question}
+            draft={drafts[question.id]}
+            disabled={busy}
+            onChange={(update) => change(question.id, update)}
+          />
+        ))}
+        {request.blocking ? (
+          <p className="card__note" data-testid="question-blocking">
+            {t('workbench.question.blocking')}
+          </p>
+        ) : null}
+      </div>
     </article>
   )
 }
@@ -181,10 +217,14 @@ function QuestionFields({
   const answerId = useId()
   return (
     <fieldset className="question" aria-labelledby={titleId} disabled={disabled}>
-      <legend className="question__title" id={titleId}>
+      <legend className="question__title" id={titleId} data-verbatim="">
         {question.title}
       </legend>
-      {question.text ? <p className="question__text">{question.text}</p> : null}
+      {question.text ? (
+        <p className="question__text" data-verbatim="">
+          {question.text}
+        </p>
+      ) : null}
       {question.options.length > 0 ? (
         <div className="question__options" role="radiogroup" aria-labelledby={titleId}>
           {question.options.map((option, index) => (
@@ -196,7 +236,7 @@ function QuestionFields({
                 checked={draft?.option === index}
                 onChange={() => onChange({ option: index })}
               />
-              <span className="question__option-text">
+              <span className="question__option-text" data-verbatim="">
                 <span className="question__option-label">{option.label}</span>
                 {option.explanation ? (
                   <span className="question__option-explanation">{option.explanation}</span>
@@ -258,13 +298,38 @@ function ClosedQuestionCard({ card }: { card: InputCard }) {
         {t('workbench.question.heading')} ·{' '}
         <span className="card__outcome">{t(`workbench.question.outcome.${outcome}`)}</span>
       </p>
-      {request.questions.map((question) => (
-        <div key={question.id} className="question question--closed">
-          <p className="question__title">{question.title}</p>
-          {question.text ? <p className="question__text">{question.text}</p> : null}
-          <AnswerLine answer={request.answers?.find((a) => a.questionId === question.id)} />
-        </div>
-      ))}
+      {request.questions.map((question) => {
+        const answer = request.answers?.find((a) => a.questionId === question.id)
+        const chosen = answer && !answer.secret ? answer.option : null
+        return (
+          <div key={question.id} className="question question--closed">
+            <p className="question__title" data-verbatim="">
+              {question.title}
+            </p>
+            {question.text ? (
+              <p className="question__text" data-verbatim="">
+                {question.text}
+              </p>
+            ) : null}
+            {question.options.length > 0 ? (
+              <ul className="question__choices" data-testid="question-options" data-verbatim="">
+                {question.options.map((option) => (
+                  <li
+                    key={option.label}
+                    className={`question__choice${option.label === chosen ? ' question__choice--chosen' : ''}`}
+                  >
+                    <span className="question__option-label">{option.label}</span>
+                    {option.explanation ? (
+                      <span className="question__option-explanation">{option.explanation}</span>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            <AnswerLine answer={answer} />
+          </div>
+        )
+      })}
       {outcome === 'dismissed' ? (
         <p className="card__note">{t('workbench.question.dismissedNote')}</p>
       ) : null}
@@ -293,5 +358,9 @@ function AnswerLine({ answer }: { answer: StoredAnswer | undefined }) {
     )
   }
   const parts = [answer.option, answer.text].filter((part) => part !== null && part !== '')
-  return <p className="question__answered">{parts.join(' — ')}</p>
+  return (
+    <p className="question__answered" data-verbatim="">
+      {parts.join(' — ')}
+    </p>
+  )
 }

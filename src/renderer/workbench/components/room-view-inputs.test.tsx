@@ -15,6 +15,7 @@ import {
 } from '../test-support/fake-gui.ts'
 import type { Language } from '../../../common/consent-view.ts'
 import { renderWithI18n } from '../test-support/render.tsx'
+import { withPending } from '../test-support/room-view-setup.tsx'
 import { RoomView } from './room-view.tsx'
 
 beforeEach(() => {
@@ -105,6 +106,49 @@ describe('RoomView: question cards', () => {
 })
 
 describe('RoomView: the composer while something is open', () => {
+  it('says the text will answer the open question, and names it', async () => {
+    setup({ requests: [questionRequestFixture()] })
+    await advance(0)
+    const target = screen.getByTestId('composer-answering')
+    expect(target.textContent).toBe('Answering: EnvironmentSend as a message instead')
+    const input = screen.getByTestId('composer-input')
+    expect(input.getAttribute('placeholder')).toBe('Your answer to “Environment”')
+    expect(input.getAttribute('aria-describedby')?.split(' ')).toContain(target.id)
+    // Nothing typed, nothing to send as a message.
+    expect((screen.getByTestId('composer-as-message') as HTMLButtonElement).disabled).toBe(true)
+  })
+
+  it('says nothing of answering while no question is open', async () => {
+    setup({ timeline: withPending() })
+    await advance(0)
+    expect(screen.queryByTestId('composer-answering')).toBeNull()
+    expect(screen.getByTestId('composer-input').getAttribute('placeholder')).toBe(
+      'One command per line, e.g. write notes.txt hello',
+    )
+  })
+
+  it('sends the text as a message instead, leaving the question open, when asked to', async () => {
+    const { gui } = setup({ requests: [questionRequestFixture()] })
+    await advance(0)
+    fireEvent.change(screen.getByTestId('composer-input'), { target: { value: 'list' } })
+    fireEvent.click(screen.getByTestId('composer-as-message'))
+    await advance(0)
+    expect(gui.callsOf('sendMessage')).toEqual([
+      ['room-1', { clientRequestId: 'request-1', text: 'list' }],
+    ])
+    expect(gui.callsOf('respondToInput')).toEqual([])
+    expect((screen.getByTestId('composer-input') as HTMLTextAreaElement).value).toBe('')
+    expect(screen.getByTestId('composer-answering')).toBeDefined()
+  })
+
+  it('names the question in Chinese with the zh-CN catalog', async () => {
+    setup({ requests: [questionRequestFixture()], lang: 'zh-CN' })
+    await advance(0)
+    expect(screen.getByTestId('composer-answering').textContent).toBe(
+      '正在回答：Environment改为作为消息发送',
+    )
+  })
+
   it('answers the open question with the text instead of sending a message', async () => {
     const { gui } = setup({ requests: [questionRequestFixture()] })
     await advance(0)

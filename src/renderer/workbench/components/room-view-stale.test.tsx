@@ -16,7 +16,7 @@ describe('RoomView: stale cards', () => {
     expect(card.dataset.outcome).toBe('stale')
     expect(within(card).queryByRole('button')).toBeNull()
     expect(card.textContent).toContain('The agent is no longer waiting for this')
-    expect(screen.queryByTestId('pending-approvals')).toBeNull()
+    expect(screen.queryByTestId('open-requests')).toBeNull()
     expect(screen.getByTestId('status-line').textContent).toBe(
       'The runtime is not running. Reconnecting…',
     )

@@ -42,15 +42,65 @@ describe('RoomView: open and decided cards', () => {
       ],
     }
     setupRoomView(roomFixture(), timeline)
-    await waitFor(() => expect(cardsIn('pending-approvals')).toEqual(['ap-1', 'ap-2']))
+    await waitFor(() => expect(cardsIn('open-requests')).toEqual(['ap-1', 'ap-2']))
     expect(cardsIn('timeline')).toEqual(['ap-0'])
-    const pending = screen.getByTestId('pending-approvals')
+    const pending = screen.getByTestId('open-requests')
     const order = (a: Element, b: Element) =>
       Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)
     expect(order(screen.getByTestId('timeline'), pending)).toBe(true)
     expect(order(pending, screen.getByTestId('composer'))).toBe(true)
-    expect(screen.getByTestId('status-line').textContent).toBe(
-      'Waiting for confirmation: write_file, run_command',
+    // Said once, by the block: the status line says it to assistive
+    // technology only, and the tool call in the timeline points at its card.
+    const status = screen.getByTestId('status-line')
+    expect(status.textContent).toBe('Waiting for confirmation: write_file, run_command')
+    expect(status.querySelector('code')?.textContent).toBe('write_file, run_command')
+    expect(status.className).toContain('visually-hidden')
+    const waiting = screen
+      .getByTestId('timeline')
+      .querySelectorAll('[data-testid="timeline-tool"][data-status="awaiting-approval"]')
+    expect(waiting).toHaveLength(2)
+    for (const call of waiting) {
+      expect(call.querySelector('.tool__status')).toBeNull()
+      expect(call.textContent).not.toMatch(/waiting/i)
+      expect(call.querySelector('[data-testid="tool-open-card"]')).not.toBeNull()
+    }
+    // The oldest shows its details; the other is one line with its buttons.
+    const cards = pending.querySelectorAll<HTMLElement>('[data-testid="approval-card"]')
+    expect([...cards].map((card) => card.dataset.expanded)).toEqual(['true', 'false'])
+  })
+
+  it('shows the details of the card the person picks, and of none when they fold it', async () => {
+    setupRoomView(roomFixture(), {
+      ...withPending(),
+      toolCalls: [toolCallFixture(), toolCallFixture({ id: 'c2', approvalId: 'ap-2', seq: 1 })],
+      approvals: [approvalFixture(), approvalFixture({ id: 'ap-2', createdAt: 2_000 })],
+    })
+    await waitFor(() => expect(cardsIn('open-requests')).toEqual(['ap-1', 'ap-2']))
+    const expanded = () =>
+      [...document.querySelectorAll<HTMLElement>('[data-testid="approval-card"]')].map(
+        (card) => card.dataset.expanded,
+      )
+    const toggles = () => screen.getAllByTestId('request-toggle')
+    fireEvent.click(toggles()[1]!)
+    expect(expanded()).toEqual(['false', 'true'])
+    fireEvent.click(toggles()[1]!)
+    expect(expanded()).toEqual(['false', 'false'])
+    fireEvent.click(toggles()[0]!)
+    expect(expanded()).toEqual(['true', 'false'])
+  })
+
+  it('expands and focuses an open card from its tool call in the timeline', async () => {
+    setupRoomView(roomFixture(), {
+      ...withPending(),
+      toolCalls: [toolCallFixture(), toolCallFixture({ id: 'c2', approvalId: 'ap-2', seq: 1 })],
+      approvals: [approvalFixture(), approvalFixture({ id: 'ap-2', createdAt: 2_000 })],
+    })
+    await waitFor(() => expect(screen.getAllByText('Show the card')).toHaveLength(2))
+    fireEvent.click(screen.getAllByText('Show the card')[1]!)
+    await waitFor(() =>
+      expect(
+        document.activeElement?.closest<HTMLElement>('[data-testid="approval-card"]')?.dataset,
+      ).toMatchObject({ approvalId: 'ap-2', expanded: 'true' }),
     )
   })
 
@@ -106,7 +156,7 @@ describe('RoomView: open and decided cards', () => {
     const outcome = await screen.findByTestId('approval-outcome')
     expect(outcome.textContent).toBe('Approved')
     expect(gui.callsOf('reviewApproval')).toEqual([['ap-1'], ['ap-1']])
-    expect(screen.queryByTestId('pending-approvals')).toBeNull()
+    expect(screen.queryByTestId('open-requests')).toBeNull()
     expect(cardsIn('timeline')).toEqual(['ap-1'])
     expect(screen.getByTestId('status-line').textContent).toBe('Ready')
   })
@@ -154,7 +204,7 @@ describe('RoomView: open and decided cards', () => {
     })
     await act(async () => refreshed.resolve())
     await waitFor(() => expect(screen.getByTestId('approval-outcome').textContent).toBe('Approved'))
-    expect(screen.queryByTestId('pending-approvals')).toBeNull()
+    expect(screen.queryByTestId('open-requests')).toBeNull()
   })
 
   it('keeps a card stale when the runtime says the approval is gone and the refresh still lists it pending', async () => {

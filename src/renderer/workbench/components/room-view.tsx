@@ -11,15 +11,21 @@ import { inputKey, openInputs, type InputCard } from '../state/input-cards.ts'
 import { answerAsMessage, createMessageRouter } from '../state/message-routing.ts'
 import { useInputRequests } from '../state/use-input-requests.ts'
 import { timelineItems } from '../state/timeline-items.ts'
+import {
+  approvalRequestKey,
+  expandedRequest,
+  openRequests,
+  type TimedModeRequest,
+} from '../state/open-requests.ts'
 import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
 import type { ModeRequest } from './mode-request-card.tsx'
 import { TamperedRoomBanner } from './integrity-banner.tsx'
-import { PendingApprovals, type CardActivity } from './pending-approvals.tsx'
-import { PendingInputs } from './pending-inputs.tsx'
+import { OpenRequests, type CardActivity } from './open-requests.tsx'
 import type { QuestionDrafts } from './question-card.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
+import { CatalogText } from './runtime-text.tsx'
 import { agentName } from './room-list.tsx'
 import { TimelineView } from './timeline-view.tsx'
 
@@ -53,7 +59,11 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   )
   const [activity, setActivity] = useState<ReadonlyMap<string, CardActivity>>(new Map())
   const [retryErrors, setRetryErrors] = useState<ReadonlyMap<string, string>>(new Map())
-  const [modeRequest, setModeRequest] = useState<ModeRequest | undefined>(undefined)
+  const [modeRequest, setModeRequest] = useState<TimedModeRequest | undefined>(undefined)
+  const [settledModes, setSettledModes] = useState<readonly TimedModeRequest[]>([])
+  // Which open request shows its details: chosen by the person (null: none),
+  // or by default the oldest (expandedRequest).
+  const [chosen, setChosen] = useState<string | null | undefined>(undefined)
   const inputs = useInputRequests(api, gui, room.id)
   const drafts = useRef(new Map<string, QuestionDrafts>())
   const latest = useRef<{ open: CardState[]; inputs: InputCard[] }>({ open: [], inputs: [] })
@@ -62,7 +72,13 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
 
   const open = openCards(state.cards)
   const openInputCards = openInputs(inputs.cards)
-  const items = timelineItems(state.timeline, state.cards, inputs.cards)
+  const requests = openRequests(open, openInputCards, modeRequest)
+  const expanded = expandedRequest(requests, chosen)
+  const items = timelineItems(state.timeline, state.cards, inputs.cards, settledModes)
+  // With nothing open, the next request starts with the default again.
+  useEffect(() => {
+    if (requests.length === 0 && chosen !== undefined) setChosen(undefined)
+  }, [requests.length, chosen])
   useEffect(() => {
     latest.current = { open, inputs: openInputCards }
   })
@@ -119,7 +135,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     [api, dispatch, noteActivity, refreshTimeline, t],
   )
 
-  const showCard = useCallback((approvalId: string) => {
+  const focusCard = useCallback((approvalId: string) => {
     const card = element.current?.querySelector<HTMLElement>(
       `[data-approval-id="${CSS.escape(approvalId)}"]`,
     )
@@ -129,9 +145,31 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     return true
   }, [])
 
+  // Showing an open card expands it first, then focuses it once drawn.
+  const [toFocus, setToFocus] = useState<string | undefined>(undefined)
+  const showCard = useCallback(
+    (approvalId: string) => {
+      const card = [...state.cards.values()].find(
+        (candidate) => candidate.approval.id === approvalId,
+      )
+      if (card) setChosen(approvalRequestKey(card))
+      setToFocus(approvalId)
+    },
+    [state.cards],
+  )
+  useEffect(() => {
+    if (toFocus !== undefined && focusCard(toFocus)) setToFocus(undefined)
+  }, [toFocus, focusCard, expanded, state.cards])
+
+  // Main's "focus this card" (a clicked notification): once the card is here.
   useEffect(() => {
     if (!focusRequest || focusRequest.nonce === focused.current) return
-    if (showCard(focusRequest.approvalId)) focused.current = focusRequest.nonce
+    const known = [...state.cards.values()].some(
+      (card) => card.approval.id === focusRequest.approvalId,
+    )
+    if (!known) return
+    focused.current = focusRequest.nonce
+    showCard(focusRequest.approvalId)
   }, [focusRequest, showCard, state.cards])
 
   const { update: updateInput, markStale: markInputStale } = inputs
@@ -191,9 +229,14 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   // permissions refresh.
   const chooseMode = async (mode: PermissionMode) => {
     const from = state.permissions?.mode
-    const ended = (next: ModeRequest) =>
-      setModeRequest((current) => (current?.to === mode ? next : current))
-    setModeRequest({ status: 'waiting', from, to: mode })
+    const at = Date.now()
+    // Once its window closed, the request leaves the open block for the
+    // timeline, where it says how it ended.
+    const ended = (next: ModeRequest) => {
+      setModeRequest((current) => (current?.at === at ? undefined : current))
+      setSettledModes((current) => [...current, { request: next, at }])
+    }
+    setModeRequest({ request: { status: 'waiting', from, to: mode }, at })
     try {
       const outcome = await api.requestModeChange(room.id, mode)
       if (outcome.status === 'changed') ended({ status: 'changed', from, to: mode })
@@ -218,19 +261,40 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     refreshGrants()
   }
 
+  // The question the composer's text will answer (the router's choice).
+  const answered = openInputCards.find((card) => card.request.kind === 'questions')
+  const [firstQuestion, ...moreQuestions] = answered?.request.questions ?? []
+  const answeringTitle = firstQuestion
+    ? moreQuestions.length === 0
+      ? firstQuestion.title
+      : t('workbench.question.titleAndMore', {
+          title: firstQuestion.title,
+          count: moreQuestions.length,
+        })
+    : undefined
+
   const working = state.timeline?.turns.some(
     (turn) => turn.status === 'running' || turn.status === 'waiting',
   )
   const waitingTools = [...new Set(open.map((card) => card.approval.toolName))].join(', ')
-  const status = state.runtimeDown
-    ? t('workbench.status.runtimeDown')
-    : waitingTools
-      ? t('workbench.status.waiting', { tool: waitingTools })
-      : openInputCards.length > 0
-        ? t('workbench.status.question')
-        : working
-          ? t('workbench.status.working')
-          : t('workbench.status.ready')
+  // The open block says what waits and for how long; the status line then
+  // says it only to assistive technology, so the page says it once.
+  const statusShown = requests.length === 0 || state.runtimeDown
+  const status = state.runtimeDown ? (
+    t('workbench.status.runtimeDown')
+  ) : waitingTools ? (
+    <CatalogText
+      catalogKey="workbench.status.waiting"
+      values={{ tool: waitingTools }}
+      english={t('workbench.status.waiting', { tool: waitingTools })}
+    />
+  ) : openInputCards.length > 0 ? (
+    t('workbench.status.question')
+  ) : working ? (
+    t('workbench.status.working')
+  ) : (
+    t('workbench.status.ready')
+  )
 
   return (
     <section
@@ -273,22 +337,19 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         onShowCard={showCard}
         onRetry={(turnId) => void retry(turnId)}
       />
-      <PendingInputs
-        cards={openInputCards}
+      <OpenRequests
+        requests={requests}
+        expanded={expanded}
+        onToggle={(key) => setChosen(key === expanded ? null : key)}
+        timeline={state.timeline}
+        activity={activity}
+        onReview={(card) => void review(card)}
         onRespond={respond}
         onDraft={(card, next) => drafts.current.set(inputKey(card.request), next)}
         onOpenProtected={(card) => void openProtectedForm(card)}
       />
-      <PendingApprovals
-        cards={open}
-        timeline={state.timeline}
-        activity={activity}
-        onReview={(card) => void review(card)}
-        modeRequest={modeRequest}
-        onDismissModeRequest={() => setModeRequest(undefined)}
-      />
       <p
-        className={`status-line${waitingTools ? ' status-line--waiting' : ''}`}
+        className={`status-line${waitingTools ? ' status-line--waiting' : ''}${statusShown ? '' : ' visually-hidden'}`}
         role="status"
         data-testid="status-line"
       >
@@ -296,6 +357,8 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
       </p>
       <Composer
         onSend={router.route}
+        answering={answeringTitle}
+        onSendAsMessage={router.routeAsMessage}
         picker={
           room.kind === 'direct' ? (
             <PermissionPicker permissions={state.permissions} onChoose={chooseMode} />

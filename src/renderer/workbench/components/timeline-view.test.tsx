@@ -163,4 +163,52 @@ describe('TimelineView: messages and tool results', () => {
     expect(tool('c-ls').querySelector('.tool__result-label')?.textContent).toBe('结果 · 退出码 0')
     expect(tool('c-write').querySelector('.tool__status')?.textContent).toBe('已拒绝执行')
   })
+
+  it("words what the runtime said in the person's language, its values drawn as code", async () => {
+    const gui = new FakeGui()
+    gui.timelines.set('room-1', {
+      ...finished,
+      messages: [
+        {
+          ...message('m-agent', 'agent', 'Writing notes.txt.', 1_100),
+          message: {
+            code: 'lines.joined',
+            params: { lines: [{ code: 'offline.writing', params: { path: 'notes.txt' } }] },
+          },
+        },
+        {
+          ...message('m-future', 'agent', 'Said by a newer runtime.', 1_150),
+          message: { code: 'offline.fromTheFuture' },
+        },
+      ],
+      toolCalls: [
+        toolCallFixture({
+          id: 'c-write',
+          arguments: { path: 'notes.txt', content: 'hi' },
+          status: 'succeeded',
+          approvalId: null,
+          result: {
+            ok: true,
+            output: 'wrote 2 bytes to /w/notes.txt',
+            message: { code: 'tool.wrote', params: { bytes: 2, path: '/w/notes.txt' } },
+          },
+        }),
+      ],
+    })
+    gui.permissionsOf.set('room-1', permissionsFixture())
+    renderWithI18n(
+      <RoomView api={workbenchApi(gui)} gui={gui} room={roomFixture()} newId={() => 'id'} />,
+      'zh-CN',
+    )
+    const said = await screen.findByTestId('tool-said')
+    expect(said.textContent).toBe('已向 /w/notes.txt 写入 2 字节')
+    expect(said.querySelector('code')?.textContent).toBe('/w/notes.txt')
+    // A result in words needs no copy of its English underneath.
+    expect(within(tool('c-write')).queryByTestId('tool-output')).toBeNull()
+    const texts = screen
+      .getAllByTestId('timeline-message')
+      .map((element) => element.querySelector('.message__text')?.textContent)
+    // An unknown code (a newer runtime): the English it came with.
+    expect(texts).toEqual(['正在写入 notes.txt。', 'Said by a newer runtime.'])
+  })
 })

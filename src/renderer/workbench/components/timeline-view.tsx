@@ -1,211 +1,296 @@
-import { useLayoutEffect, useRef, type ReactNode } from 'react'
+import {
+  memo,
+  useCallback,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+} from 'react'
 import { useTranslation } from 'react-i18next'
-import type { Message, Timeline, ToolCallRecord } from '../../../contracts/room.ts'
-import { cardKey, outcomeOf, type CardState } from '../state/approval-cards.ts'
+import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual'
+import type { Timeline } from '../../../contracts/room.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
-import { ApprovalCard } from './approval-card.tsx'
-import type { CardActivity } from './pending-approvals.tsx'
-import { ToolIcon } from './icons.tsx'
-import { FormCard } from './form-card.tsx'
-import { QuestionCard } from './question-card.tsx'
-import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
+import { TimelineEntry, type TimelineEntryProps } from './timeline-entry.tsx'
+import { timelineFindText } from './timeline-find-text.ts'
+import { useRuntimeWords } from './runtime-text.tsx'
 
-/** A closed card offers no buttons; these are never called. */
-const CLOSED_CARD = {
-  onSend: () => Promise.resolve(),
-  onDismiss: () => Promise.resolve(),
-  onAutoResolve: () => undefined,
-}
-
-export interface TimelineViewProps {
+export interface TimelineViewProps extends Omit<TimelineEntryProps, 'item'> {
   items: readonly TimelineItem[]
   timeline: Timeline | undefined
-  activity: ReadonlyMap<string, CardActivity>
-  retryErrors: ReadonlyMap<string, string>
-  onReview: (card: CardState) => void
-  onShowCard: (approvalId: string) => void
-  onRetry: (turnId: string) => void
+}
+
+/** Space between two entries; the list lays entries out itself, so the
+ *  stylesheet has no gap of its own. */
+const ITEM_GAP_PX = 10
+/** Entries mounted beyond each edge of the viewport: enough that Tab from
+ *  the last visible control lands on a mounted one, which the browser then
+ *  scrolls into view (and the list mounts the next). */
+const OVERSCAN_ITEMS = 4
+/** Within this distance of the bottom the timeline counts as following new
+ *  entries; further up, the person is reading and it stays put. */
+const FOLLOW_WITHIN_PX = 48
+/** First guesses at an entry's height, until it is measured. */
+const ESTIMATED_HEIGHT_PX: Record<TimelineItem['kind'], number> = {
+  message: 72,
+  tool: 150,
+  approval: 230,
+  input: 200,
+  mode: 120,
+  'turn-end': 56,
 }
 
 /**
  * The conversation: messages, tool calls with their results, and decided
- * cards in place. It follows new entries to the bottom, unless the person
- * has scrolled up to read.
+ * cards in place. Only the entries near the viewport are mounted, so a room
+ * with hundreds of cards opens and scrolls as fast as a short one:
+ * - it follows new entries to the bottom, unless the person has scrolled up
+ *   to read, and an entry that changes height keeps the rest in place;
+ * - every entry not mounted leaves its words in a `hidden="until-found"`
+ *   block at its place, so the browser's find bar finds it, and scrolling
+ *   there mounts the entry;
+ * - the entries form one keyboard stop (the newest, or the last one
+ *   visited): the arrow keys, Home and End on an entry, and Page Up / Page
+ *   Down anywhere inside one, move between entries, mounted or not.
  */
 export function TimelineView(props: TimelineViewProps) {
   const { t } = useTranslation()
-  const list = useRef<HTMLElement>(null)
-  const pinned = useRef(true)
+  const scroller = useRef<HTMLElement>(null)
+  const list = useRef<HTMLOListElement>(null)
   const { items } = props
+  const [activeKey, setActiveKey] = useState<string | null>(null)
+  const focusNext = useRef<string | null>(null)
+  const found = items.findIndex((item) => item.key === activeKey)
+  const active = found === -1 ? items.length - 1 : found
+
+  // The workbench is not built with React Compiler, so nothing memoizes
+  // around the virtualizer's changing functions.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: (index) => ESTIMATED_HEIGHT_PX[items[index]!.kind],
+    getItemKey: (index) => items[index]!.key,
+    gap: ITEM_GAP_PX,
+    overscan: OVERSCAN_ITEMS,
+    // The keyboard's entry stays mounted while it is scrolled away, so the
+    // focus inside it is not lost.
+    rangeExtractor: (range) => withIndex(defaultRangeExtractor(range), active),
+  })
+
+  // A room opens at its newest entry, and stays at the bottom while the
+  // person is there: when an entry arrives, or one grows as it is measured.
+  // Further up, an entry that changes height above the viewport moves the
+  // scroll position with it (the library's default), so what the person
+  // reads stays put.
+  const following = useRef(true)
+  useLayoutEffect(() => {
+    const element = scroller.current
+    if (!element) return
+    const track = () => {
+      following.current =
+        element.scrollHeight - element.scrollTop - element.clientHeight < FOLLOW_WITHIN_PX
+    }
+    // Capture: this runs before the list's own scroll listener, which
+    // re-renders at once and could otherwise follow a scroll the person
+    // just made away from the bottom.
+    element.addEventListener('scroll', track, { capture: true, passive: true })
+    return () => element.removeEventListener('scroll', track, { capture: true })
+  }, [])
+  const newestKey = items.at(-1)?.key
+  const totalPx = virtualizer.getTotalSize()
+  useLayoutEffect(() => {
+    if (following.current && items.length > 0) {
+      virtualizer.scrollToIndex(items.length - 1, { align: 'end' })
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [newestKey, totalPx])
 
   useLayoutEffect(() => {
-    const element = list.current
-    if (element && pinned.current) element.scrollTop = element.scrollHeight
-  }, [items])
+    const key = focusNext.current
+    if (key === null) return
+    const element = list.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)
+    if (!element) return
+    focusNext.current = null
+    element.focus({ preventScroll: true })
+  })
+
+  const moveTo = (index: number) => {
+    const key = items[index]!.key
+    focusNext.current = key
+    setActiveKey(key)
+    virtualizer.scrollToIndex(index, { align: 'auto' })
+  }
+
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return
+    const entry = entryOf(event.target)
+    if (!entry) return
+    const from = Number(entry.dataset.index)
+    const onEntry = entry === event.target
+    const to = target(event.key, from, items.length - 1, onEntry)
+    if (to === undefined) return
+    event.preventDefault()
+    moveTo(to)
+  }
+
+  const words = useRuntimeWords()
+  const texts = useMemo(
+    () => items.map((item) => timelineFindText(item, t, words)),
+    [items, t, words],
+  )
+  const estimatedStarts = useMemo(() => estimatedOffsets(items), [items])
+  const onFound = useCallback((key: string) => {
+    setActiveKey(key)
+    // The browser scrolls to the revealed words first; the entry then
+    // mounts at its measured place, which this scrolls to.
+    requestAnimationFrame(() => {
+      const index = itemsRef.current.findIndex((item) => item.key === key)
+      if (index !== -1) virtualizerRef.current?.scrollToIndex(index, { align: 'center' })
+    })
+  }, [])
+
+  const itemsRef = useRef(items)
+  const virtualizerRef = useRef(virtualizer)
+  useLayoutEffect(() => {
+    itemsRef.current = items
+    virtualizerRef.current = virtualizer
+  })
+
+  const virtualItems = virtualizer.getVirtualItems()
+  const mounted = new Set(virtualItems.map((virtual) => virtual.index))
 
   return (
     <section
       className="timeline"
-      ref={list}
+      ref={scroller}
       aria-label={t('workbench.timeline.label')}
       data-testid="timeline"
       tabIndex={0}
-      onScroll={(event) => {
-        const element = event.currentTarget
-        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48
+      onKeyDown={onKeyDown}
+      onFocus={(event) => {
+        const entry = entryOf(event.target)
+        if (entry?.dataset.key && entry.dataset.key !== activeKey) setActiveKey(entry.dataset.key)
       }}
     >
       {items.length === 0 ? (
         <p className="timeline__empty">{t('workbench.room.empty')}</p>
       ) : (
-        <ol className="timeline__list">
-          {items.map((item) => (
-            <li key={item.key} className="timeline__item">
-              <TimelineEntry item={item} {...props} />
-            </li>
-          ))}
-        </ol>
+        <div className="timeline__canvas" style={{ height: virtualizer.getTotalSize() }}>
+          <ol className="timeline__list" ref={list}>
+            {virtualItems.map((virtual) => {
+              const item = items[virtual.index]!
+              return (
+                <li
+                  key={item.key}
+                  ref={virtualizer.measureElement}
+                  className="timeline__item"
+                  data-index={virtual.index}
+                  data-key={item.key}
+                  aria-posinset={virtual.index + 1}
+                  aria-setsize={items.length}
+                  tabIndex={virtual.index === active ? 0 : -1}
+                  style={{ transform: `translateY(${virtual.start}px)` }}
+                >
+                  <TimelineEntry item={item} {...props} />
+                </li>
+              )
+            })}
+          </ol>
+          <div className="timeline__find">
+            {items.map((item, index) =>
+              mounted.has(index) ? null : (
+                <FindText
+                  key={item.key}
+                  itemKey={item.key}
+                  top={estimatedStarts[index]!}
+                  text={texts[index]!}
+                  onFound={onFound}
+                />
+              ),
+            )}
+          </div>
+        </div>
       )}
     </section>
   )
 }
 
-function TimelineEntry({
-  item,
-  activity,
-  retryErrors,
-  onReview,
-  onShowCard,
-  onRetry,
-}: TimelineViewProps & { item: TimelineItem }) {
-  const { t } = useTranslation()
-  switch (item.kind) {
-    case 'message':
-      return <MessageEntry message={item.message} />
-    case 'tool':
-      return (
-        <ToolEntry call={item.call} stale={item.card ? outcomeOf(item.card) === 'stale' : false}>
-          {item.card ? (
-            <ApprovalCard
-              card={item.card}
-              args={item.call.arguments}
-              error={activity.get(cardKey(item.card.approval))?.error}
-              onReview={() => item.card && onReview(item.card)}
-            />
-          ) : item.openCardKey && item.call.approvalId ? (
-            <p className="tool__waiting">
-              <span>{t('workbench.timeline.waitingBelow')}</span>{' '}
-              <button
-                type="button"
-                className="link-button"
-                onClick={() => item.call.approvalId && onShowCard(item.call.approvalId)}
-              >
-                {t('workbench.timeline.showCard')}
-              </button>
-            </p>
-          ) : (
-            <pre
-              className="tool__arguments"
-              tabIndex={0}
-              role="group"
-              aria-label={t('workbench.timeline.arguments')}
-            >
-              {JSON.stringify(item.call.arguments, null, 2)}
-            </pre>
-          )}
-        </ToolEntry>
-      )
-    case 'approval':
-      return (
-        <ApprovalCard
-          card={item.card}
-          args={undefined}
-          error={activity.get(cardKey(item.card.approval))?.error}
-          onReview={() => onReview(item.card)}
-        />
-      )
-    case 'input':
-      return item.card.request.kind === 'questions' ? (
-        <QuestionCard card={item.card} timing={DEFAULT_QUESTION_TIMING} {...CLOSED_CARD} />
-      ) : (
-        <FormCard card={item.card} onRespond={CLOSED_CARD.onDismiss} />
-      )
-    case 'turn-end': {
-      const error = retryErrors.get(item.turn.id)
-      return (
-        <div className="turn-end" data-testid="turn-end">
-          <span>{t('workbench.timeline.turnStopped')}</span>
-          <button type="button" className="button" onClick={() => onRetry(item.turn.id)}>
-            {t('workbench.timeline.retry')}
-          </button>
-          {error ? (
-            <p className="card__error" role="alert">
-              {t('workbench.timeline.retryFailed', { reason: error })}
-            </p>
-          ) : null}
-        </div>
-      )
-    }
-  }
-}
-
-function MessageEntry({ message }: { message: Message }) {
-  const { t } = useTranslation()
-  return (
-    <div className={`message message--${message.role}`} data-testid="timeline-message">
-      <p className="message__author">{t(`workbench.timeline.${message.role}`)}</p>
-      <p className="message__text">{message.text}</p>
-    </div>
-  )
-}
-
-function ToolEntry({
-  call,
-  stale,
-  children,
+/**
+ * The words of an entry that is not mounted, near its place in the list
+ * (where its estimated height puts it: a place that moves with every
+ * measurement would restyle and lay out thousands of blocks). The
+ * browser keeps `hidden="until-found"` content out of layout and out of the
+ * accessibility tree, yet its find bar searches it; on a match it fires
+ * `beforematch`, reveals the block and scrolls it into view, and the list
+ * mounts the entry there. React has no prop for that value of `hidden`, so
+ * it is set on the element itself.
+ */
+const FindText = memo(function FindText({
+  itemKey,
+  top,
+  text,
+  onFound,
 }: {
-  call: ToolCallRecord
-  /** Its approval went stale: the status the runtime last reported is
-   *  no longer news, so it is shown muted. */
-  stale: boolean
-  children: ReactNode
+  itemKey: string
+  top: number
+  text: string
+  onFound: (key: string) => void
 }) {
-  const { t } = useTranslation()
-  const exitCode = call.result?.exitCode
+  const ref = useRef<HTMLDivElement>(null)
+  useLayoutEffect(() => {
+    const element = ref.current
+    if (!element) return
+    element.setAttribute('hidden', 'until-found')
+    const reveal = () => onFound(itemKey)
+    element.addEventListener('beforematch', reveal)
+    return () => element.removeEventListener('beforematch', reveal)
+  }, [itemKey, onFound])
   return (
     <div
-      className={`tool tool--${call.status}${stale ? ' tool--stale' : ''}`}
-      data-testid="timeline-tool"
-      data-tool-call-id={call.id}
-      data-status={call.status}
+      ref={ref}
+      className="timeline__find-text"
+      data-testid="entry-find-text"
+      data-key={itemKey}
+      style={{ top }}
     >
-      <p className="tool__header">
-        <ToolIcon />
-        <span className="visually-hidden">{t('workbench.timeline.toolCall')}</span>
-        <span className="mono tool__name">{call.toolName}</span>
-        <span className={`tool__status tool__status--${call.status}`}>
-          {t(`workbench.timeline.toolStatus.${call.status}`)}
-        </span>
-      </p>
-      {children}
-      {call.result ? (
-        <div className="tool__result">
-          <p className="tool__result-label">
-            {exitCode === undefined || exitCode === null
-              ? t('workbench.timeline.result')
-              : t('workbench.timeline.resultWithExit', { code: String(exitCode) })}
-          </p>
-          <pre
-            className="tool__output"
-            data-testid="tool-output"
-            tabIndex={0}
-            role="group"
-            aria-label={t('workbench.timeline.result')}
-          >
-            {call.result.output}
-          </pre>
-        </div>
-      ) : null}
+      {text}
     </div>
   )
+})
+
+/** The timeline entry (`li`) that holds `target`, if any. */
+function entryOf(target: EventTarget): HTMLElement | null {
+  if (!(target instanceof HTMLElement)) return null
+  return target.closest<HTMLElement>('li.timeline__item')
+}
+
+/** Where a key moves the keyboard from entry `from`; arrows, Home and End
+ *  only when the entry itself has focus (inside it, they belong to its
+ *  controls and scrolling), Page Up / Page Down from anywhere inside. */
+function target(key: string, from: number, last: number, onEntry: boolean): number | undefined {
+  const moves: Record<string, number | undefined> = {
+    PageDown: from + 1,
+    PageUp: from - 1,
+    ...(onEntry ? { ArrowDown: from + 1, ArrowUp: from - 1, Home: 0, End: last } : {}),
+  }
+  const to = moves[key]
+  if (to === undefined || to < 0 || to > last || to === from) return undefined
+  return to
+}
+
+/** Each entry's offset by the estimated heights alone. */
+function estimatedOffsets(items: readonly TimelineItem[]): number[] {
+  const starts: number[] = []
+  let at = 0
+  for (const item of items) {
+    starts.push(at)
+    at += ESTIMATED_HEIGHT_PX[item.kind] + ITEM_GAP_PX
+  }
+  return starts
+}
+
+function withIndex(indexes: number[], extra: number): number[] {
+  if (extra < 0 || indexes.includes(extra)) return indexes
+  return [...indexes, extra].sort((a, b) => a - b)
 }

@@ -7,6 +7,7 @@ import {
   type WorkbenchError,
   type WorkbenchErrorCode,
 } from '../../../common/workbench-error.ts'
+import type { AgentSummary } from '../../../contracts/agents-config.ts'
 import type { ApprovalRecord, ApprovalSummary } from '../../../contracts/approval.ts'
 import type { InputRequestRecord, InputResponse } from '../../../contracts/input-request.ts'
 import type { PermissionMode } from '../../../contracts/policy-axes.ts'
@@ -60,6 +61,7 @@ export type RejectionOutcome =
  * into an error and names the body's shape. It decides nothing.
  */
 export interface WorkbenchApi {
+  listAgents(): Promise<AgentSummary[]>
   listRooms(): Promise<Room[]>
   createRoom(input: CreateRoomRequest): Promise<Room>
   timeline(roomId: string): Promise<Timeline>
@@ -79,6 +81,7 @@ export interface WorkbenchApi {
 
 export function workbenchApi(gui: AssentGui): WorkbenchApi {
   return {
+    listAgents: async () => (await body<{ agents: AgentSummary[] }>(gui.listAgents())).agents,
     listRooms: async () => (await body<{ rooms: Room[] }>(gui.listRooms())).rooms,
     createRoom: async (input) => (await body<{ room: Room }>(gui.createRoom(input))).room,
     timeline: (roomId) => body<Timeline>(gui.timeline(roomId)),

@@ -35,6 +35,8 @@ export interface MessageRoutingDeps {
  *   nothing else), then a normal message;
  * - otherwise a normal message, unless it repeats the last one within
  *   `DUPLICATE_MESSAGE_WINDOW_MS`.
+ * `routeAsMessage` skips the question: the person chose to send a message
+ * instead of answering it.
  */
 export function createMessageRouter(deps: MessageRoutingDeps) {
   const now = deps.now ?? Date.now
@@ -85,12 +87,8 @@ export function createMessageRouter(deps: MessageRoutingDeps) {
     }
   }
 
-  const route = async (text: string): Promise<void> => {
-    const question = deps.openQuestion()
-    if (question && (await answerQuestion(question, text))) return
-    // What was typed for a secret question must not land in the thread,
-    // which is history, because the question closed meanwhile.
-    if (question?.request.sensitive) throw new SecretNotSentError()
+  /** A message: the open approvals are rejected first, then it is sent. */
+  const routeAsMessage = async (text: string): Promise<void> => {
     for (const approval of deps.openApprovals()) {
       const outcome = await deps.api.rejectApprovalForMessage(approval.id)
       if (outcome.status === 'failed') {
@@ -100,7 +98,16 @@ export function createMessageRouter(deps: MessageRoutingDeps) {
     }
     await sendMessage(text)
   }
-  return { route, sendMessage }
+
+  const route = async (text: string): Promise<void> => {
+    const question = deps.openQuestion()
+    if (question && (await answerQuestion(question, text))) return
+    // What was typed for a secret question must not land in the thread,
+    // which is history, because the question closed meanwhile.
+    if (question?.request.sensitive) throw new SecretNotSentError()
+    await routeAsMessage(text)
+  }
+  return { route, routeAsMessage, sendMessage }
 }
 
 /** The composer keeps the text and shows this; nothing was sent. */

@@ -1,6 +1,7 @@
 import type { Message, Timeline, ToolCallRecord, Turn } from '../../../contracts/room.ts'
 import { cardKey, isOpen, type CardState, type Cards } from './approval-cards.ts'
 import { inputKey, isOpenInput, type InputCard, type InputCards } from './input-cards.ts'
+import type { TimedModeRequest } from './open-requests.ts'
 
 /** One entry of the conversation as the page lays it out. */
 export type TimelineItem =
@@ -14,6 +15,8 @@ export type TimelineItem =
   | { kind: 'input'; key: string; card: InputCard }
   /** A request that stopped (failed or interrupted) and may be retried. */
   | { kind: 'turn-end'; key: string; turn: Turn }
+  /** A permissions request whose protected window closed, at its time. */
+  | { kind: 'mode'; key: string; mode: TimedModeRequest }
 
 interface Placed {
   turnId: string
@@ -37,6 +40,7 @@ export function timelineItems(
   timeline: Timeline | undefined,
   cards: Cards,
   inputs: InputCards = new Map(),
+  modes: readonly TimedModeRequest[] = [],
 ): TimelineItem[] {
   const placed: Placed[] = []
   const cardsById = new Map([...cards.values()].map((card) => [card.approval.id, card]))
@@ -88,6 +92,18 @@ export function timelineItems(
       rank: RANK.end,
       seq: 0,
       item: { kind: 'turn-end', key: `turn-end:${turn.id}`, turn },
+    })
+  }
+
+  // A permissions request belongs to no turn: it takes its place by time.
+  for (const [index, mode] of modes.entries()) {
+    if (mode.request.status === 'waiting') continue
+    placed.push({
+      turnId: '',
+      at: mode.at,
+      rank: RANK.system,
+      seq: index,
+      item: { kind: 'mode', key: `mode:${mode.at}:${index}`, mode },
     })
   }
 

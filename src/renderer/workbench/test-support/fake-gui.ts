@@ -9,7 +9,9 @@ import {
   workbenchError,
   type WorkbenchErrorCode,
 } from '../../../common/workbench-error.ts'
+import type { AgentSummary } from '../../../contracts/agents-config.ts'
 import type { ApprovalSummary } from '../../../contracts/approval.ts'
+import { BUILT_IN_AGENT_SUMMARIES } from '../components/create-room-form.tsx'
 import type { InputRequestRecord } from '../../../contracts/input-request.ts'
 import type {
   Grant,
@@ -34,6 +36,7 @@ export function mainRejection(code: WorkbenchErrorCode, detail: string): Error {
  * in Chromium by tests/workbench-ui.test.ts.
  */
 export class FakeGui implements AssentGui {
+  agents: AgentSummary[] = [...BUILT_IN_AGENT_SUMMARIES]
   rooms: Room[] = []
   timelines = new Map<string, Timeline>()
   permissionsOf = new Map<string, RoomPermissions>()
@@ -69,6 +72,10 @@ export class FakeGui implements AssentGui {
     this.calls.push({ method, args })
   }
 
+  async listAgents(): Promise<RelayResponse> {
+    this.record('listAgents', [])
+    return { status: 200, body: { agents: this.agents } }
+  }
   async listRooms(): Promise<RelayResponse> {
     this.record('listRooms', [])
     return { status: 200, body: { rooms: this.rooms } }

@@ -1,0 +1,75 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
+import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
+import { AGENTS_CONFIG_FILE_NAME } from '../../src/runtime/external-agents/agents-config-loader.ts'
+import { onSearchPath, type InstalledAgents } from './agent-cache.ts'
+import { writeScriptedCodexHome } from './codex-home.ts'
+
+/** The agents.json ids the tests and the smoke scenario give the real
+ *  agents: Codex's app-server, and codex-acp. */
+export const CODEX_AGENT_ID = 'codex'
+export const ACP_AGENT_ID = 'codex-acp'
+export const CODEX_AGENT_NAME = 'Codex CLI'
+export const ACP_AGENT_NAME = 'Codex over ACP'
+
+/** This process's PATH, with Codex's `bwrap` after it when the system has
+ *  none: codex-acp's sandbox needs one, and ships none. */
+export function pathWithBwrap(agents: InstalledAgents): string {
+  const path = process.env.PATH ?? ''
+  return onSearchPath('bwrap', path) ? path : `${path}${delimiter}${agents.codexResources}`
+}
+
+/** A throwaway Codex home (HOME and CODEX_HOME) outside the temporary
+ *  folder: Codex creates no sandbox helper under it, and without one
+ *  codex-acp's read-only sandbox cannot start a command. */
+export function makeAgentHome(fallbackRoot: string): string {
+  return mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : fallbackRoot, 'assent-agent-home-'))
+}
+
+/** The agents.json that names the real agents, each run with `environment`
+ *  (the throwaway Codex home) and a PATH with a `bwrap` on it. */
+export function scriptedAgentsConfig(
+  agents: InstalledAgents,
+  environment: Record<string, string>,
+): unknown {
+  const setEnv = { ...environment, PATH: pathWithBwrap(agents) }
+  return {
+    agents: [
+      {
+        id: CODEX_AGENT_ID,
+        name: CODEX_AGENT_NAME,
+        protocol: 'codex-app-server',
+        command: agents.codex,
+        args: ['app-server'],
+        set_env: setEnv,
+      },
+      {
+        id: ACP_AGENT_ID,
+        name: ACP_AGENT_NAME,
+        protocol: 'acp',
+        command: agents.codexAcp,
+        set_env: setEnv,
+        session_modes: KNOWN_ACP_SESSION_MODES['codex-acp'],
+      },
+    ],
+  }
+}
+
+/**
+ * Makes a throwaway Codex home that points the agents at the scripted model
+ * and trusts `workspace`, and writes the agents.json that names the real
+ * agents into `dataDir`, where the runtime reads it when it starts.
+ * Returns the home, for the caller to remove.
+ */
+export function writeScriptedAgents(
+  agents: InstalledAgents,
+  options: { dataDir: string; workspace: string; modelBaseUrl: string; fallbackRoot: string },
+): string {
+  const home = makeAgentHome(options.fallbackRoot)
+  const environment = writeScriptedCodexHome(home, options.modelBaseUrl, options.workspace)
+  writeFileSync(
+    join(options.dataDir, AGENTS_CONFIG_FILE_NAME),
+    JSON.stringify(scriptedAgentsConfig(agents, environment)),
+  )
+  return home
+}

@@ -1,0 +1,49 @@
+import { realpathSync, rmSync } from 'node:fs'
+import { findInstalledAgents, INSTALL_FIX } from '../agents/agent-cache.ts'
+import { writeScriptedAgents } from '../agents/scripted-agents-config.ts'
+import {
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../agents/scripted-model-server.ts'
+
+/** Where the run's state holds the agents for the cases. */
+export const SMOKE_AGENTS_STATE = 'smokeAgents'
+
+/** The real agents the scenario's external-agent cases run, or why there
+ *  are none: those cases then fail with what to install. */
+export type SmokeAgents =
+  | { ready: true; model: ScriptedModelServer; close(): Promise<void> }
+  | { ready: false; missing: string; close(): Promise<void> }
+
+/**
+ * Before the host starts: the pinned Codex CLI and codex-acp as agents.json
+ * entries in the throwaway data dir, talking to a scripted model on
+ * loopback through a throwaway Codex home that trusts the scenario's
+ * workspace. The model is for the scenario only; what the agents run
+ * because of it really runs, in the workspace.
+ */
+export async function startSmokeAgents(dirs: {
+  root: string
+  dataDir: string
+  workspace: string
+}): Promise<SmokeAgents> {
+  const found = findInstalledAgents()
+  if ('missing' in found) {
+    return { ready: false, missing: `${found.missing}; ${INSTALL_FIX}`, close: async () => {} }
+  }
+  const model = await startScriptedModelServer([])
+  const home = writeScriptedAgents(found.agents, {
+    dataDir: dirs.dataDir,
+    workspace: realpathSync(dirs.workspace),
+    modelBaseUrl: model.baseUrl,
+    fallbackRoot: dirs.root,
+  })
+  return {
+    ready: true,
+    model,
+    async close() {
+      await model.close()
+      rmSync(home, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,266 @@
+import { z } from 'zod'
+
+/**
+ * What the runtime says to a person (a summary, a tool's result, a refusal,
+ * the offline agent's reply) as a code with parameters, so the workbench
+ * and the protected window word it in the person's language. The English
+ * `text` (or `summary`, `output`, `reason`) beside it stays, for logs, the
+ * HTTP API and the model.
+ *
+ * A parameter is a value shown as it is (a path, a command, a tool's name:
+ * a string, drawn as code), a number, or another message (a reason worded
+ * in its own right), or a list of messages (one per line).
+ */
+export interface RuntimeMessage {
+  code: string
+  params?: { [name: string]: RuntimeMessageParam }
+}
+export type RuntimeMessageParam = string | number | RuntimeMessage | RuntimeMessage[]
+
+const MAX_PARAM_CHARS = 64 * 1024
+const MAX_LIST_ITEMS = 500
+
+export const RuntimeMessageSchema: z.ZodType<RuntimeMessage> = z.lazy(() =>
+  z.strictObject({
+    code: z.string().regex(/^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/),
+    params: z
+      .record(
+        z.string().regex(/^[a-z][A-Za-z]*$/),
+        z.union([
+          z.string().max(MAX_PARAM_CHARS),
+          z.number(),
+          RuntimeMessageSchema,
+          z.array(RuntimeMessageSchema).max(MAX_LIST_ITEMS),
+        ]),
+      )
+      .optional(),
+  }),
+)
+
+/**
+ * Every message in English: the catalog `en` of src/common/i18n uses this
+ * very object, and every other language must word each one. `{{name}}` is
+ * a parameter. A line break in a template is a line break on screen.
+ */
+export const RUNTIME_MESSAGES_EN = {
+  summary: {
+    write: 'Write {{bytes}} bytes to {{path}}',
+    delete: 'Delete {{path}}',
+    deleteRecursive: 'Delete {{path}} and everything in it',
+    read: 'Read {{path}}',
+    list: 'List {{path}}',
+    run: 'Run {{command}} in {{directory}}',
+    mcp: '{{server}}: {{tool}}',
+  },
+  tool: {
+    wrote: 'wrote {{bytes}} bytes to {{path}}',
+    deleted: 'deleted {{path}}',
+    deletedTree: 'deleted directory {{path}} and everything in it',
+    deletedEmptyDirectory: 'deleted empty directory {{path}}',
+    refusedRoot: 'refusing to delete {{path}}: it is the workspace or the file-system root',
+    cannot: 'cannot {{action}} {{path}}: {{reason}}',
+    emptyDirectory: '(empty directory)',
+    noCheckedPath: 'no checked path was supplied for this call',
+    cannotStart: 'cannot start {{program}}: {{detail}}',
+  },
+  verb: {
+    read: 'read',
+    write: 'write',
+    delete: 'delete',
+    list: 'list',
+    writeFiles: 'write files',
+    runCommands: 'run commands',
+    useNetwork: 'use the network',
+  },
+  fs: {
+    notFound: 'does not exist',
+    alreadyExists: 'already exists',
+    isDirectory: 'is a directory',
+    notDirectory: 'is not a directory',
+    notEmpty: 'is a directory that is not empty',
+    permissionDenied: 'permission denied',
+    notPermitted: 'operation not permitted',
+    symlinkRefused: 'became a symbolic link after it was checked',
+    notAFile: 'not a regular file',
+  },
+  call: {
+    unknownTool: 'Unknown tool {{tool}}.',
+    toolNotAllowed: '{{agent}} may not use {{tool}}.',
+    invalidArguments: 'Invalid arguments: {{detail}}',
+    policyDenied: 'Denied by the room’s approval policy: it does not allow {{tool}}.',
+    expired: 'Nobody confirmed this action in time; it did not run.',
+    deniedByPerson: 'Denied by the person; it did not run.',
+    deniedByReview: 'Denied by the automatic review: {{reason}}; it did not run.',
+    toolFailed: 'The tool failed: {{detail}}',
+  },
+  access: {
+    readOnlyAgent: 'This agent is read-only and cannot {{action}}.',
+    readOnlyRoom: 'The room is read-only and cannot {{action}}.',
+    outsideWorkspace: '{{path}} is outside the room’s workspace.',
+    outsideAgentRoots: '{{path}} is outside the folders this agent may use.',
+    invalidPath: '{{path}} cannot be used here.',
+  },
+  mcp: {
+    unknownServer: 'No MCP server is configured for {{tool}}.',
+    readOnlyAgent: '{{agent}} is read-only and may not call {{tool}}.',
+    notAllowed: '{{tool}} is not allowed on its server; it did not run.',
+    definitionChanged: 'The server changed {{tool}} after it was approved; it did not run.',
+    previewChanged: 'What {{tool}} would do changed after it was approved; it did not run.',
+    failed: 'The MCP call failed: {{detail}}',
+  },
+  review: {
+    network: 'network calls are decided by a person',
+    recursiveDelete: 'recursive deletes are never approved automatically',
+    sensitiveChange: 'refused a change to {{path}}, which holds credentials or runs as code',
+    deletes: 'deletes are decided by a person',
+    writeOutside: 'the write is outside the workspace',
+    writeInside: 'a non-destructive write inside the workspace',
+    destructiveRead: 'a read that declares itself destructive',
+    readOutside: 'the read is outside the workspace',
+    readSensitive: 'the read would show {{path}}, which holds credentials',
+    readInside: 'a read inside the workspace',
+    unreadableCommand: 'the command line could not be read',
+    pipesDownload: 'the command pipes a download into a shell, running unreviewed code',
+    destructiveCommand:
+      'the command is destructive (recursive delete, disk format or raw disk write)',
+    commands: 'commands are decided by a person',
+    failed: 'automatic review failed: {{detail}}',
+  },
+  turn: {
+    agentNotConfigured: 'The agent {{agent}} is not configured.',
+    readOnlyAgent: 'Full access is unavailable for this agent: it is read-only.',
+    agentDirectoryLimits:
+      'Full access is unavailable for this agent: it may use only certain folders.',
+    invalidStep: 'The model answered something that is not a step ({{detail}}); nothing more runs.',
+    tooManySteps:
+      'The agent took {{steps}} steps without a final reply; the turn stopped and nothing more runs.',
+    stopped: 'The turn stopped: {{detail}}',
+  },
+  reply: {
+    questionDismissed: 'The question was dismissed; the agent went on without an answer.',
+    questionAutoResolved:
+      'Nobody answered in time: the question closed automatically and the agent went on.',
+    questionStale: 'The question was no longer waited for.',
+    answers: 'Thanks. I noted:\n{{lines}}',
+    answer: '{{title}}: {{answer}}',
+    answerSaved: '{{title}}: answer saved.',
+    formDeclined: 'The form was declined.',
+    formCancelled: 'The form was cancelled.',
+    formReceived: 'Thanks, I received: {{names}}.',
+    formValues: 'Thanks. {{message}}\n{{lines}}',
+    formValue: '{{name}} = {{value}}',
+  },
+  offline: {
+    help: 'I am the offline model and understand one command per line:\n{{grammar}}\nQuote a path with spaces: {{example}}',
+    notUnderstood: 'I did not understand line {{line}}: {{text}}\n{{help}}',
+    writing: 'Writing {{path}}.',
+    reading: 'Reading {{path}}.',
+    deleting: 'Deleting {{path}}.',
+    deletingTree: 'Deleting {{path}} and everything in it.',
+    listing: 'Listing {{path}}.',
+    running: 'Running {{command}}.',
+    callingMcp: 'Calling {{tool}} on the MCP server {{server}}.',
+    asking: 'I have a question before I go on.',
+    needDetails: 'I need a few details.',
+    report: 'What happened:\n{{lines}}',
+    callRun: 'run {{command}}',
+    callPath: '{{tool}} {{path}}',
+    done: '{{what}}: done.',
+    doneWith: '{{what}}: done: {{output}}',
+    refused: '{{what}}: refused, it did not run: {{output}}',
+    denied: '{{what}}: {{output}}',
+    expired: '{{what}}: nobody decided in time, so it did not run.',
+    failed: '{{what}}: failed: {{output}}',
+  },
+  lines: {
+    joined: '{{lines}}',
+  },
+}
+
+/** Dotted paths to every message, e.g. `'summary.write'`. */
+type Leaves<T> = {
+  [K in keyof T & string]: T[K] extends string ? K : `${K}.${Leaves<T[K]>}`
+}[keyof T & string]
+export type RuntimeMessageCode = Leaves<typeof RUNTIME_MESSAGES_EN>
+
+/** A message, checked at compile time to name a code that exists. */
+export function message(
+  code: RuntimeMessageCode,
+  params?: { [name: string]: RuntimeMessageParam },
+): RuntimeMessage {
+  return params === undefined ? { code } : { code, params }
+}
+
+/** Finds a template by its dotted code in a catalog of the same shape. */
+export function templateIn(catalog: unknown, code: string): string | undefined {
+  let node = catalog
+  for (const part of code.split('.')) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) return undefined
+    node = (node as Record<string, unknown>)[part]
+  }
+  return typeof node === 'string' ? node : undefined
+}
+
+/** A worded message, in pieces: plain text, or a value shown as it is. */
+export type MessagePiece = { text: string } | { value: string }
+
+const PLACEHOLDER = /\{\{([A-Za-z]+)\}\}/g
+
+/**
+ * A message as pieces of text and values, worded by `lookup` (a code's
+ * template in one language). Undefined when any code in it, or any
+ * parameter its template names, is missing: the caller then shows the
+ * English text the message came with, rather than half a sentence.
+ */
+export function messagePieces(
+  msg: RuntimeMessage,
+  lookup: (code: string) => string | undefined,
+  depth = 0,
+): MessagePiece[] | undefined {
+  // Messages nest only a few levels (a report line names a call and its
+  // result); a deeper one is not something the runtime sent.
+  if (depth > 8) return undefined
+  const template = lookup(msg.code)
+  if (template === undefined) return undefined
+  const pieces: MessagePiece[] = []
+  let last = 0
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    if (match.index > last) pieces.push({ text: template.slice(last, match.index) })
+    last = match.index + match[0].length
+    const name = match[1] ?? ''
+    const value =
+      msg.params !== undefined && Object.hasOwn(msg.params, name) ? msg.params[name] : undefined
+    if (value === undefined) return undefined
+    if (typeof value === 'string') pieces.push({ value })
+    else if (typeof value === 'number') pieces.push({ text: String(value) })
+    else {
+      const items = Array.isArray(value) ? value : [value]
+      for (const [index, item] of items.entries()) {
+        if (index > 0) pieces.push({ text: '\n' })
+        const inner = messagePieces(item, lookup, depth + 1)
+        if (inner === undefined) return undefined
+        pieces.push(...inner)
+      }
+    }
+  }
+  if (last < template.length) pieces.push({ text: template.slice(last) })
+  return pieces
+}
+
+/** The message as plain text in the language `lookup` words it in. */
+export function messageText(
+  msg: RuntimeMessage,
+  lookup: (code: string) => string | undefined,
+): string | undefined {
+  return messagePieces(msg, lookup)
+    ?.map((piece) => ('text' in piece ? piece.text : piece.value))
+    .join('')
+}
+
+/** The English text of a message the runtime builds itself: every code it
+ *  uses is in `RUNTIME_MESSAGES_EN` (a type error otherwise). */
+export function englishText(msg: RuntimeMessage): string {
+  const text = messageText(msg, (code) => templateIn(RUNTIME_MESSAGES_EN, code))
+  if (text === undefined) throw new Error(`no English wording for ${JSON.stringify(msg)}`)
+  return text
+}

@@ -1,0 +1,275 @@
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  AGENT_TOOL_CALL_TOOL,
+  MAX_AGENT_FILE_CHANGES,
+  type AgentFileChange,
+  type AgentIdentity,
+} from '../../contracts/agent-request.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import type { FileChange } from '../../contracts/file-change.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import { readFile, stat } from 'node:fs/promises'
+import {
+  editAsText,
+  editPreview,
+  lineOfOnlyOccurrence,
+  newFilePreview,
+  removalPreview,
+  unifiedDiffPreview,
+} from '../domain/file-change-preview.ts'
+import { sha256Hex } from '../domain/sha256.ts'
+import type { RequestedAction } from '../gate/approval-requester.ts'
+import type {
+  ExternalAction,
+  ExternalActionRequest,
+  ExternalFileChange,
+} from '../external-agents/external-agent-port.ts'
+import { isDestructiveCommand } from '../tools/command-patterns.ts'
+
+/** The most characters of file content one request may carry (all its
+ *  diffs and texts together): a change too large to show in the protected
+ *  window cannot be consented to, so it is refused without asking. */
+export const MAX_AGENT_REQUEST_TEXT_CHARS = 2 * 1024 * 1024
+
+/** An agent's request as Assent judges and shows it. */
+export interface ShownAgentRequest {
+  /** The approval's action: its arguments are what the digest binds. */
+  action: RequestedAction & { sandboxMode: ExternalActionRequest['sandboxMode'] }
+  /** The effect the room's policy table and sandbox judge. */
+  effect: ToolEffect
+  destructive: boolean
+  /** What the sandbox confines: a command's folder, or every file a change
+   *  writes, removes or moves to. */
+  paths: string[]
+}
+
+export type ShownOrRefused = { shown: ShownAgentRequest } | { refused: string }
+
+/**
+ * Describes what the agent will do if allowed, as an approval's canonical
+ * action: the command line and its folder; or each file with its change,
+ * previewed as the protected window draws it, and the SHA-256 of exactly
+ * what the agent sent; or another tool call's title and raw input. The same
+ * request always gives the same action, so its digest can be rebuilt and
+ * compared with the approval's when the decision comes back.
+ */
+export function shownAgentRequest(
+  request: ExternalActionRequest,
+  agent: AgentIdentity,
+  workspace: string,
+  currentContents: ReadonlyMap<string, string | null> = new Map(),
+): ShownOrRefused {
+  const sandboxMode = request.sandboxMode
+  const action = request.action
+  switch (action.kind) {
+    case 'command': {
+      const argv = action.argv === null || action.argv.length === 0 ? null : [...action.argv]
+      return {
+        shown: {
+          action: {
+            kind: 'run-command',
+            toolName: AGENT_COMMAND_TOOL,
+            arguments: { agent, commandLine: action.commandLine, argv, cwd: action.cwd },
+            workingDirectory: action.cwd,
+            summary: action.commandLine,
+            sandboxMode,
+          },
+          effect: 'execute',
+          destructive: isDestructiveCommand(argv ?? [action.commandLine]),
+          paths: [action.cwd],
+        },
+      }
+    }
+    case 'file-changes':
+      return fileChanges(action.changes, agent, workspace, sandboxMode, currentContents)
+    case 'tool':
+      return {
+        shown: {
+          action: {
+            kind: 'run-command',
+            toolName: AGENT_TOOL_CALL_TOOL,
+            arguments: {
+              agent,
+              toolKind: action.toolKind,
+              title: action.title,
+              input: jsonValue(action.input),
+            },
+            workingDirectory: workspace,
+            summary: action.title === '' ? action.toolKind : action.title,
+            sandboxMode,
+          },
+          // A tool Assent cannot read is judged as the most it could be: a
+          // fetch as network, anything else as a command.
+          effect: action.toolKind === 'fetch' ? 'network' : 'execute',
+          destructive: false,
+          paths: [],
+        },
+      }
+  }
+}
+
+function fileChanges(
+  changes: readonly ExternalFileChange[],
+  agent: AgentIdentity,
+  workspace: string,
+  sandboxMode: ExternalActionRequest['sandboxMode'],
+  currentContents: ReadonlyMap<string, string | null>,
+): ShownOrRefused {
+  if (changes.length === 0) return { refused: 'the request names no file' }
+  if (changes.length > MAX_AGENT_FILE_CHANGES) {
+    return { refused: `the request changes more than ${MAX_AGENT_FILE_CHANGES} files` }
+  }
+  const size = changes.reduce(
+    (sum, c) => sum + (c.diff?.length ?? 0) + (c.oldText?.length ?? 0) + (c.newText?.length ?? 0),
+    0,
+  )
+  if (size > MAX_AGENT_REQUEST_TEXT_CHARS) {
+    return { refused: 'the change is too large to show in the protected window' }
+  }
+  const shown = changes.map((change) => shownFileChange(change, currentContents.get(change.path)))
+  return {
+    shown: {
+      action: {
+        kind: 'apply-changes',
+        toolName: AGENT_FILE_CHANGE_TOOL,
+        arguments: { agent, changes: shown },
+        workingDirectory: workspace,
+        summary: shown.map((c) => `${CHANGE_VERBS[c.change]} ${c.path}`).join(', '),
+        sandboxMode,
+      },
+      effect: 'write',
+      destructive: shown.some((c) => c.change === 'delete' || c.movePath !== null),
+      paths: shown.flatMap((c) => (c.movePath === null ? [c.path] : [c.path, c.movePath])),
+    },
+  }
+}
+
+const CHANGE_VERBS: Readonly<Record<AgentFileChange['change'], string>> = {
+  add: 'Add',
+  update: 'Edit',
+  delete: 'Delete',
+}
+
+function shownFileChange(
+  change: ExternalFileChange,
+  current: string | null | undefined,
+): AgentFileChange {
+  const preview = previewOf(change, current)
+  return {
+    path: change.path,
+    change: change.change,
+    movePath: change.movePath,
+    preview,
+    // Shown as sent where the preview cannot show all of it.
+    agentDiff: preview === null || preview.truncated ? sentText(change) : null,
+    sourceSha256: sha256Hex(
+      canonicalJson({ diff: change.diff, oldText: change.oldText, newText: change.newText }),
+    ),
+  }
+}
+
+/** The agent's own text for a change, as the window shows it when there is
+ *  no preview: Codex's diff, or an ACP edit as unnumbered diff lines. */
+function sentText(change: ExternalFileChange): string | null {
+  if (change.diff !== null) return change.diff
+  if (change.oldText !== null && change.newText !== null) {
+    return editAsText(change.oldText, change.newText)
+  }
+  return change.newText ?? change.oldText
+}
+
+/**
+ * Codex sends a new file's content, an edit's unified diff, or a deleted
+ * file's content in `diff`; an ACP agent sends the old text (null for a new
+ * file) and the new text. An ACP agent may send only the lines around its
+ * edit as the old text (codex-acp does): the edit gets the file's own line
+ * numbers when those lines occur exactly once in the file as it is now
+ * (`current`), and no preview otherwise (it is then shown as sent).
+ */
+function previewOf(
+  change: ExternalFileChange,
+  current: string | null | undefined,
+): FileChange | null {
+  const { path } = change
+  if (change.diff !== null) {
+    switch (change.change) {
+      case 'add':
+        return newFilePreview(path, change.diff)
+      case 'delete':
+        return removalPreview(path, change.diff)
+      case 'update':
+        return unifiedDiffPreview(path, change.diff)
+    }
+  }
+  if (change.change === 'delete') {
+    return change.oldText === null ? null : removalPreview(path, change.oldText)
+  }
+  if (change.newText === null) return null
+  if (change.oldText === null) return newFilePreview(path, change.newText)
+  const firstLine =
+    current === null || current === undefined ? null : lineOfOnlyOccurrence(current, change.oldText)
+  return firstLine === null ? null : editPreview(path, change.oldText, change.newText, firstLine)
+}
+
+/**
+ * The current content of each file an ACP agent edits by old and new text,
+ * read when the request arrives so its preview can carry the file's line
+ * numbers; null for a file that cannot be read as text within the size a
+ * request may carry.
+ */
+export async function currentContentsFor(
+  request: ExternalActionRequest,
+): Promise<Map<string, string | null>> {
+  const contents = new Map<string, string | null>()
+  if (request.action.kind !== 'file-changes') return contents
+  for (const change of request.action.changes) {
+    if (change.diff !== null || change.oldText === null || contents.has(change.path)) continue
+    contents.set(change.path, await readTextWithin(change.path, MAX_AGENT_REQUEST_TEXT_CHARS))
+  }
+  return contents
+}
+
+async function readTextWithin(path: string, maxChars: number): Promise<string | null> {
+  try {
+    if ((await stat(path)).size > maxChars) return null
+    return await readFile(path, 'utf8')
+  } catch {
+    return null
+  }
+}
+
+/** The agent's raw input as a JSON value the digest can cover: it arrived
+ *  as JSON, so only `undefined` (no input) needs a stand-in. */
+function jsonValue(input: unknown): unknown {
+  return input === undefined ? null : input
+}
+
+/** The arguments a timeline tool call records for what the agent did: the
+ *  command and its folder, or the files and how each changes (their
+ *  content stays with the approval, if there is one). */
+export function timelineArguments(action: ExternalAction | null): {
+  toolName: string
+  arguments: Record<string, unknown>
+} {
+  if (action === null) return { toolName: AGENT_TOOL_CALL_TOOL, arguments: {} }
+  switch (action.kind) {
+    case 'command':
+      return {
+        toolName: AGENT_COMMAND_TOOL,
+        arguments: { commandLine: action.commandLine, cwd: action.cwd },
+      }
+    case 'file-changes':
+      return {
+        toolName: AGENT_FILE_CHANGE_TOOL,
+        arguments: {
+          changes: action.changes.map(({ path, change, movePath }) => ({ path, change, movePath })),
+        },
+      }
+    case 'tool':
+      return {
+        toolName: AGENT_TOOL_CALL_TOOL,
+        arguments: { toolKind: action.toolKind, title: action.title },
+      }
+  }
+}

@@ -1,0 +1,242 @@
+import type { AgentIdentity } from '../../contracts/agent-request.ts'
+import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
+import type { Turn, TurnStatus } from '../../contracts/room.ts'
+import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { ExternalAgentClientOptions } from '../external-agents/agent-connection.ts'
+import type {
+  ExternalAgentSession,
+  ExternalDecision,
+  ExternalTurnOutcome,
+} from '../external-agents/external-agent-port.ts'
+import { modeFromPolicy } from '../policy/permission-modes.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { TurnRunner } from '../ports/turn-runner.ts'
+import { ExternalTurnAsker, type ExternalTurnAskerDeps } from './external-turn-asker.ts'
+import { ExternalTurnTimeline } from './external-turn-timeline.ts'
+
+/** How long an agent process with no turn to run is kept for the room's
+ *  next message before it is stopped. */
+export const AGENT_IDLE_MS = 10 * 60_000
+
+export interface ExternalAgentBackendOptions extends ExternalTurnAskerDeps {
+  /** The agents.json entries in force. */
+  agents: readonly ExternalAgentConfig[]
+  /** Starts nothing yet: a session is started with the room's mode. */
+  openSession: (
+    options: Pick<ExternalAgentClientOptions, 'agent' | 'workspace' | 'asker' | 'onEvent'>,
+  ) => ExternalAgentSession
+  conversations: ExternalTurnAskerDeps['conversations'] &
+    Pick<
+      ConversationStore,
+      'insertMessage' | 'insertToolCall' | 'updateToolCall' | 'getToolCall' | 'setTurnStatus'
+    >
+  events: EventBus
+  newId: () => string
+  idleMs?: number
+}
+
+/** The turn an agent's session is serving, if any. */
+interface TurnContext {
+  asker: ExternalTurnAsker
+  timeline: ExternalTurnTimeline
+}
+
+/** One room's agent process and its session. */
+interface RoomSession {
+  agentId: string
+  mode: PermissionMode
+  workspace: string
+  session: ExternalAgentSession
+  current: TurnContext | null
+  idle: NodeJS.Timeout | null
+}
+
+/**
+ * Runs the turns of rooms whose agent is an external one (agents.json):
+ * one agent process per room, in the room's workspace with the minimal
+ * environment, started under the mode frozen on the turn and started again
+ * when a turn comes under another mode. Its turns run one at a time; each
+ * request the agent makes during a turn is answered by that turn's asker
+ * (the room's policy, grants, the approval requester), and what the agent
+ * says and does goes to the room's timeline.
+ *
+ * `close` (the runtime is stopping) ends every agent: pending requests are
+ * answered cancelled, the turns in progress end interrupted, and the
+ * agents' process groups are stopped.
+ */
+export class ExternalAgentBackend implements TurnRunner {
+  private readonly options: ExternalAgentBackendOptions
+  private readonly rooms = new KeyedMutex()
+  private readonly sessions = new Map<string, RoomSession>()
+  private readonly active = new Set<Promise<void>>()
+  private closing = false
+
+  constructor(options: ExternalAgentBackendOptions) {
+    this.options = options
+  }
+
+  handles(agentId: string): boolean {
+    return this.agentFor(agentId) !== undefined
+  }
+
+  start(turn: Turn, agentId: string): void {
+    const work = this.rooms
+      .run(turn.roomId, () => this.play(turn, agentId))
+      .catch((error: unknown) =>
+        this.finish(turn, 'failed', `The turn stopped: ${(error as Error).message}`),
+      )
+      .finally(() => this.active.delete(work))
+    this.active.add(work)
+  }
+
+  async settled(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active])
+  }
+
+  /** Ends every agent: see the class comment. */
+  async close(): Promise<void> {
+    this.closing = true
+    await Promise.allSettled([...this.sessions.keys()].map((roomId) => this.stop(roomId)))
+    await this.settled()
+  }
+
+  private agentFor(agentId: string): ExternalAgentConfig | undefined {
+    return this.options.agents.find((agent) => agent.id === agentId)
+  }
+
+  private async play(turn: Turn, agentId: string): Promise<void> {
+    const agent = this.agentFor(agentId)
+    if (!agent) return this.finish(turn, 'failed', `The agent ${agentId} is not configured.`)
+    if (this.closing) {
+      return this.finish(
+        turn,
+        'interrupted',
+        'The runtime stopped before the agent took this turn.',
+      )
+    }
+    const timeline = new ExternalTurnTimeline(turn, this.options)
+    const identity: AgentIdentity = { id: agent.id, name: agent.name, protocol: agent.protocol }
+    const context = {
+      timeline,
+      asker: new ExternalTurnAsker(turn, identity, timeline, this.options),
+    }
+    const room = await this.sessionFor(turn, agent, context)
+    if (!room) return
+    let outcome: ExternalTurnOutcome
+    try {
+      outcome = await room.session.runTurn(turn.text)
+    } catch (error) {
+      outcome = { status: 'failed', detail: (error as Error).message }
+    } finally {
+      room.current = null
+    }
+    // A session whose turn failed may have lost its agent: the next turn
+    // starts a fresh one rather than talk to a process in an unknown state.
+    if (outcome.status === 'failed' || outcome.status === 'refused') await this.stop(turn.roomId)
+    else if (!this.closing) this.idleLater(turn.roomId, room)
+    this.ended(turn, outcome)
+  }
+
+  /** The room's session, ready for `turn` and serving it: kept when it runs
+   *  under the turn's mode in the turn's workspace, started otherwise. */
+  private async sessionFor(
+    turn: Turn,
+    agent: ExternalAgentConfig,
+    context: TurnContext,
+  ): Promise<RoomSession | undefined> {
+    const mode = modeFromPolicy(turn.policy)
+    const existing = this.sessions.get(turn.roomId)
+    if (
+      existing &&
+      existing.agentId === agent.id &&
+      existing.mode === mode &&
+      existing.workspace === turn.workspace
+    ) {
+      if (existing.idle) clearTimeout(existing.idle)
+      existing.idle = null
+      existing.current = context
+      return existing
+    }
+    if (existing) await this.stop(turn.roomId)
+    const room: RoomSession = {
+      agentId: agent.id,
+      mode,
+      workspace: turn.workspace,
+      current: context,
+      idle: null,
+      session: this.options.openSession({
+        agent,
+        workspace: turn.workspace,
+        asker: {
+          // A request outside a turn has nobody to answer for it: no.
+          ask: (request, signal) =>
+            room.current?.asker.ask(request, signal) ?? Promise.resolve<ExternalDecision>('deny'),
+        },
+        onEvent: (event) => room.current?.timeline.record(event),
+      }),
+    }
+    this.sessions.set(turn.roomId, room)
+    try {
+      await room.session.start(mode)
+    } catch (error) {
+      this.sessions.delete(turn.roomId)
+      if (this.closing) {
+        this.finish(turn, 'interrupted', 'The runtime stopped while the agent was starting.')
+      } else {
+        this.finish(
+          turn,
+          'failed',
+          `The agent ${agent.name} could not start: ${(error as Error).message}`,
+        )
+      }
+      return undefined
+    }
+    return room
+  }
+
+  private idleLater(roomId: string, room: RoomSession): void {
+    room.idle = setTimeout(() => {
+      if (this.sessions.get(roomId) === room && room.current === null) void this.stop(roomId)
+    }, this.options.idleMs ?? AGENT_IDLE_MS)
+    room.idle.unref()
+  }
+
+  private async stop(roomId: string): Promise<void> {
+    const room = this.sessions.get(roomId)
+    if (!room) return
+    this.sessions.delete(roomId)
+    if (room.idle) clearTimeout(room.idle)
+    await room.session.close()
+  }
+
+  private ended(turn: Turn, outcome: ExternalTurnOutcome): void {
+    const detail = outcome.detail ? `: ${outcome.detail}` : ''
+    switch (outcome.status) {
+      case 'completed':
+        return this.finish(turn, 'done')
+      case 'interrupted':
+        return this.finish(turn, 'interrupted', `The agent's turn was interrupted${detail}.`)
+      case 'refused':
+        return this.finish(turn, 'failed', `The agent refused the turn${detail}.`)
+      case 'failed':
+        return this.finish(turn, 'failed', `The agent's turn failed${detail}.`)
+    }
+  }
+
+  private finish(turn: Turn, status: TurnStatus, note?: string): void {
+    if (note) {
+      this.options.conversations.insertMessage({
+        id: this.options.newId(),
+        roomId: turn.roomId,
+        turnId: turn.id,
+        role: 'system',
+        text: note,
+        createdAt: this.options.now(),
+      })
+    }
+    this.options.conversations.setTurnStatus(turn.id, status)
+    this.options.events.emit('timeline.updated', { roomId: turn.roomId })
+  }
+}

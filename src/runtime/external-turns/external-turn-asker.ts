@@ -1,0 +1,254 @@
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { AgentIdentity } from '../../contracts/agent-request.ts'
+import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { actionDigest, canonicalAction } from '../domain/approval.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import type {
+  ExternalActionRequest,
+  ExternalApprovalAsker,
+  ExternalDecision,
+} from '../external-agents/external-agent-port.ts'
+import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
+import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
+import { checkToolAccess } from '../policy/sandbox.ts'
+import type { ReviewInput } from '../policy/reviewer.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { WhenDurable } from '../ports/durability.ts'
+import type { GrantStore } from '../ports/grant-store.ts'
+import {
+  currentContentsFor,
+  shownAgentRequest,
+  type ShownAgentRequest,
+} from './agent-request-action.ts'
+import type { ExternalTurnTimeline } from './external-turn-timeline.ts'
+
+/** Why Assent closes an approval whose request the agent withdrew. */
+export const WITHDRAWN_REASON = 'the agent withdrew its request'
+
+export interface ExternalTurnAskerDeps {
+  requester: Pick<ApprovalRequester, 'open'>
+  grants: Pick<GrantStore, 'listActive'>
+  conversations: Pick<ConversationStore, 'markRunning' | 'setTurnStatus'>
+  now: () => number
+  /** Resolves once every write committed so far is on disk. */
+  durable: WhenDurable
+}
+
+/**
+ * Answers an external agent's requests during one turn, exactly as the
+ * room's frozen policy says, through the one approval requester:
+ *
+ * 1. the sandbox and its path containment: under `workspace-write` a
+ *    command outside the workspace, or a change to a file outside it, is
+ *    refused without asking anyone;
+ * 2. the approval-policy table: run (full access), refuse, or ask;
+ * 3. an active grant that covers the request exactly;
+ * 4. otherwise an approval (the reviewer under approve-for-me, or the
+ *    person in the protected window with a consent token).
+ *
+ * An allow reaches the agent only after the decision (or the grant or the
+ * policy that allowed it) and the call's "running" mark are on disk, and
+ * only if the approval that was decided still shows exactly this request:
+ * its digest must be the digest of the action built from the request.
+ */
+export class ExternalTurnAsker implements ExternalApprovalAsker {
+  private readonly deps: ExternalTurnAskerDeps
+  private readonly turn: Turn
+  private readonly agent: AgentIdentity
+  private readonly timeline: ExternalTurnTimeline
+
+  constructor(
+    turn: Turn,
+    agent: AgentIdentity,
+    timeline: ExternalTurnTimeline,
+    deps: ExternalTurnAskerDeps,
+  ) {
+    this.turn = turn
+    this.agent = agent
+    this.timeline = timeline
+    this.deps = deps
+  }
+
+  async ask(request: ExternalActionRequest, signal: AbortSignal): Promise<ExternalDecision> {
+    const described = shownAgentRequest(
+      request,
+      this.agent,
+      this.turn.workspace,
+      await currentContentsFor(request),
+    )
+    const call = this.timeline.callForRequest(
+      request.toolCallId,
+      'shown' in described ? described.shown.action.toolName : 'agent_tool',
+      'shown' in described ? described.shown.action.arguments : {},
+    )
+    if ('refused' in described) {
+      return this.refuse(call, 'refused', `Refused: ${described.refused}.`, 'unshowable_request')
+    }
+    const shown = described.shown
+    const { turn } = this
+    const access = await checkToolAccess({
+      sandboxMode: turn.policy.sandboxMode,
+      effect: shown.effect,
+      paths: shown.paths,
+      workspace: turn.workspace,
+      // External agents have no ceilings of their own (agents.json gives
+      // none); the room's sandbox is what confines them.
+      agent: { readOnly: false },
+    })
+    if (!access.allowed) return this.refuse(call, 'refused', access.reason, access.code)
+
+    const policy = turn.policy.approvalPolicy
+    const disposition = dispositionFor(policy, shown.effect, shown.destructive)
+    if (disposition === 'deny') {
+      return this.refuse(
+        call,
+        'denied',
+        `Denied by the room's approval policy (${policy}): it does not allow this.`,
+        'policy_denied',
+      )
+    }
+    if (disposition === 'run') {
+      return this.allowed(call, { type: 'tool_allowed_by_policy' }, 'allow-once')
+    }
+    if (grantsHonoured(policy)) {
+      const grant = this.deps.grants.listActive(turn.roomId).find((candidate) =>
+        agentGrantCovers(candidate, {
+          toolName: shown.action.toolName,
+          arguments: shown.action.arguments,
+          resolvedPaths: access.paths,
+        }),
+      )
+      if (grant) {
+        return this.allowed(
+          call,
+          { type: 'tool_allowed_by_grant', grantId: grant.id },
+          'allow-once',
+        )
+      }
+    }
+    return this.askFor(call, shown, access.paths, signal)
+  }
+
+  private async askFor(
+    call: ToolCallRecord,
+    shown: ShownAgentRequest,
+    resolvedPaths: string[],
+    signal: AbortSignal,
+  ): Promise<ExternalDecision> {
+    if (signal.aborted) return 'cancelled'
+    const pending = this.deps.requester.open({
+      turn: this.turn,
+      call,
+      action: shown.action,
+      review: () => this.reviewInput(shown, resolvedPaths),
+    })
+    const expectedDigest = actionDigest(canonicalAction(pending.approval))
+    const withdrawn = new Promise<'withdrawn'>((resolve) => {
+      if (signal.aborted) resolve('withdrawn')
+      signal.addEventListener('abort', () => resolve('withdrawn'), { once: true })
+    })
+    const outcome = await Promise.race([pending.outcome, withdrawn])
+    if (outcome === 'withdrawn') {
+      pending.withdraw(WITHDRAWN_REASON)
+      return 'cancelled'
+    }
+    this.deps.conversations.setTurnStatus(this.turn.id, 'running')
+    return this.decisionFrom(call, outcome, expectedDigest)
+  }
+
+  private async decisionFrom(
+    call: ToolCallRecord,
+    outcome: ApprovalRecord,
+    expectedDigest: string,
+  ): Promise<ExternalDecision> {
+    if (outcome.status === 'expired') {
+      this.timeline.settleByAssent(call, 'expired', {
+        ok: false,
+        output: 'Nobody confirmed this action in time; the agent was told no.',
+        code: 'approval_expired',
+      })
+      return 'expired'
+    }
+    if (outcome.status !== 'allowed') {
+      const who = outcome.decidedBy === 'agent-review' ? 'the automatic review' : 'the person'
+      const why = outcome.reason ? `: ${outcome.reason}` : ''
+      this.timeline.settleByAssent(call, 'denied', {
+        ok: false,
+        output: `Denied by ${who}${why}; the agent was told no.`,
+        code: 'approval_denied',
+      })
+      return 'deny'
+    }
+    // The decision was made on the approval as stored; the agent is about
+    // to act on its own request. Unless the two are the same action, the
+    // person allowed something else than what would run.
+    if (actionDigest(canonicalAction(outcome)) !== expectedDigest) {
+      return this.refuse(
+        call,
+        'refused',
+        'Refused: the approval that was decided no longer shows what the agent asked to do.',
+        'action_mismatch',
+      )
+    }
+    return this.allowed(
+      call,
+      null,
+      outcome.decision === 'allow-always' ? 'allow-always' : 'allow-once',
+    )
+  }
+
+  /** Marks the call running (with the event that allowed it, when that was
+   *  not a decision) and waits until that is on disk before the agent hears
+   *  "yes": after a crash the record shows it may have run. */
+  private async allowed(
+    call: ToolCallRecord,
+    allowedBy: Parameters<ConversationStore['markRunning']>[2],
+    decision: 'allow-once' | 'allow-always',
+  ): Promise<ExternalDecision> {
+    this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
+    await this.deps.durable()
+    return decision
+  }
+
+  private refuse(
+    call: ToolCallRecord,
+    status: 'refused' | 'denied',
+    output: string,
+    code: string,
+  ): ExternalDecision {
+    this.timeline.settleByAssent(call, status, { ok: false, output, code })
+    return 'deny'
+  }
+
+  private async reviewInput(
+    shown: ShownAgentRequest,
+    resolvedPaths: string[],
+  ): Promise<ReviewInput> {
+    const args = shown.action.arguments
+    const firstPath = resolvedPaths[0]
+    // The reviewer judges the place, not the mode: inside the workspace
+    // whatever the room's sandbox.
+    const inside = await checkToolAccess({
+      sandboxMode: 'workspace-write',
+      effect: 'write',
+      paths: shown.paths,
+      workspace: this.turn.workspace,
+      agent: { readOnly: false },
+    })
+    return {
+      toolName: shown.action.toolName,
+      effect: shown.effect,
+      destructive: shown.destructive,
+      // The reviewer reads a command's argv and a write's path.
+      arguments:
+        typeof args.commandLine === 'string'
+          ? { argv: Array.isArray(args.argv) ? args.argv : [args.commandLine] }
+          : firstPath === undefined
+            ? {}
+            : { path: firstPath },
+      workspace: this.turn.workspace,
+      resolvedPaths,
+      insideWorkspace: inside.allowed,
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import type { ToolCallRecord, ToolCallStatus, Turn } from '../../contracts/room.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type {
+  ExternalAgentEvent,
+  ExternalRefusalCode,
+} from '../external-agents/external-agent-port.ts'
+import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
+import { timelineArguments } from './agent-request-action.ts'
+
+export interface ExternalTurnTimelineDeps {
+  conversations: Pick<
+    ConversationStore,
+    'insertMessage' | 'insertToolCall' | 'updateToolCall' | 'getToolCall'
+  >
+  events: EventBus
+  now: () => number
+  newId: () => string
+}
+
+/**
+ * One turn of an external agent, as the room's timeline records it: the
+ * agent's messages, its tool calls with their status and output, the
+ * requests refused without asking and the agent's warnings (both as notes
+ * from Assent). Everything here is the agent's text, untrusted: it is
+ * stored as text and the workbench shows it display-safe.
+ *
+ * A call Assent itself refused, denied or let expire keeps the status and
+ * reason Assent gave it: what the agent reports about it afterwards (Codex
+ * says "declined" for all three) would only blur why it did not run.
+ */
+export class ExternalTurnTimeline {
+  private readonly deps: ExternalTurnTimelineDeps
+  private readonly turn: Turn
+  /** The timeline's call id for each of the agent's tool call ids. */
+  private readonly calls = new Map<string, string>()
+  /** Calls whose outcome Assent decided; the agent's later word is kept out. */
+  private readonly settled = new Set<string>()
+  private seq = 0
+
+  constructor(turn: Turn, deps: ExternalTurnTimelineDeps) {
+    this.turn = turn
+    this.deps = deps
+  }
+
+  readonly record = (event: ExternalAgentEvent): void => {
+    switch (event.type) {
+      case 'agent-message':
+        this.message('agent', event.text)
+        return
+      case 'tool-call':
+        this.toolCall(event)
+        return
+      case 'request-refused':
+        this.message(
+          'system',
+          `Assent refused a request of the agent without asking: ${REFUSAL_TEXT[event.code]}. The agent was answered "${event.answer}".`,
+        )
+        return
+      case 'agent-warning':
+        this.message('system', `The agent warned: ${event.text}`)
+        return
+      case 'approval-requested':
+      case 'approval-answered':
+      case 'turn-ended':
+        // The asker records the request and its answer on the call; the
+        // backend records how the turn ended.
+        return
+    }
+  }
+
+  /** The timeline's record of the agent's tool call, once announced. */
+  callFor(agentToolCallId: string): ToolCallRecord | undefined {
+    const id = this.calls.get(agentToolCallId)
+    return id === undefined ? undefined : this.deps.conversations.getToolCall(id)
+  }
+
+  /** The call for a request the agent never announced as a tool call (an
+   *  ACP agent may ask first): recorded now, awaiting a decision. */
+  callForRequest(
+    agentToolCallId: string,
+    toolName: string,
+    args: Record<string, unknown>,
+  ): ToolCallRecord {
+    const known = this.callFor(agentToolCallId)
+    if (known) return known
+    return this.insert(agentToolCallId, toolName, args, 'awaiting-approval', null)
+  }
+
+  /** Records how Assent ended a call that did not run, and keeps it so. */
+  settleByAssent(call: ToolCallRecord, status: ToolCallStatus, result: ToolCallResult): void {
+    this.settled.add(call.id)
+    this.deps.conversations.updateToolCall(call.id, { status, result, at: this.deps.now() })
+    this.changed()
+  }
+
+  /** A note from Assent about the turn. */
+  note(text: string): void {
+    this.message('system', text)
+  }
+
+  private toolCall(event: Extract<ExternalAgentEvent, { type: 'tool-call' }>): void {
+    const result = resultOf(event)
+    const id = this.calls.get(event.toolCallId)
+    if (id === undefined) {
+      const shown = timelineArguments(event.action)
+      const args = event.action === null ? { title: event.title } : shown.arguments
+      this.insert(event.toolCallId, shown.toolName, args, event.status, result)
+      return
+    }
+    if (this.settled.has(id)) return
+    this.deps.conversations.updateToolCall(id, {
+      status: event.status,
+      ...(result === null ? {} : { result }),
+      at: this.deps.now(),
+    })
+    this.changed()
+  }
+
+  private insert(
+    agentToolCallId: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    status: ToolCallStatus,
+    result: ToolCallResult | null,
+  ): ToolCallRecord {
+    const at = this.deps.now()
+    const call: ToolCallRecord = {
+      id: this.deps.newId(),
+      roomId: this.turn.roomId,
+      turnId: this.turn.id,
+      seq: this.seq,
+      toolName,
+      arguments: args,
+      status,
+      result,
+      approvalId: null,
+      createdAt: at,
+      updatedAt: at,
+    }
+    this.seq += 1
+    this.deps.conversations.insertToolCall(call)
+    this.calls.set(agentToolCallId, call.id)
+    this.changed()
+    return call
+  }
+
+  private message(role: 'agent' | 'system', text: string): void {
+    this.deps.conversations.insertMessage({
+      id: this.deps.newId(),
+      roomId: this.turn.roomId,
+      turnId: this.turn.id,
+      role,
+      text,
+      createdAt: this.deps.now(),
+    })
+    this.changed()
+  }
+
+  private changed(): void {
+    this.deps.events.emit('timeline.updated', { roomId: this.turn.roomId })
+  }
+}
+
+const FINISHED: ReadonlySet<ToolCallStatus> = new Set([
+  'succeeded',
+  'failed',
+  'refused',
+  'denied',
+  'expired',
+])
+
+/** What the agent reported about a call: its output and exit code, once
+ *  there is any, or once the call has finished. */
+function resultOf(
+  event: Extract<ExternalAgentEvent, { type: 'tool-call' }>,
+): ToolCallResult | null {
+  if (event.output === null && event.exitCode === null && !FINISHED.has(event.status)) return null
+  return {
+    ok: event.status === 'succeeded',
+    output: event.output ?? '',
+    ...(event.exitCode === null ? {} : { exitCode: event.exitCode }),
+  }
+}
+
+/** Why a request was refused without asking, for the timeline. */
+const REFUSAL_TEXT: Readonly<Record<ExternalRefusalCode, string>> = {
+  unreadable: 'its parameters could not be read',
+  'other-session': 'it named another session',
+  'unsupported-request': 'Assent does not serve that kind of request',
+  'unsupported-command-kind': 'it was not a plain command (terminal input or a checkpoint)',
+  'network-access': 'it asked for network access, which the command line does not show',
+  'extra-permissions': 'it asked for extra permissions besides the command',
+  'no-command-line': 'it did not name its command line and folder',
+  'unannounced-changes': 'its file changes were never announced',
+  'grant-root': 'it asked to write anywhere under a folder, not only the changes shown',
+  'no-allow-once-option': 'it offered no way to allow it just once',
+  'ambiguous-options': 'two of its answers shared one id',
+}

@@ -1,0 +1,59 @@
+import { lstat, realpath } from 'node:fs/promises'
+import { isInsideRoot } from './path-containment.ts'
+import { sensitivePathReason } from './sensitive-paths.ts'
+
+export interface ReadReachInput {
+  /** The room's workspace, as stored (resolved here). */
+  workspace: string
+  /** The paths as the tool was asked for them. */
+  requested: readonly string[]
+  /** The real paths the sandbox check resolved them to. */
+  resolved: readonly string[]
+}
+
+/**
+ * Why a read reaches beyond the room's workspace, or null when it stays
+ * inside: a path that resolves outside the workspace, a path that names a
+ * credential, a shell start-up file or a git hook (as asked or as resolved:
+ * a link can hide one behind an innocent name, and a raw name can reveal
+ * one the resolved path no longer shows), or a file with more than one
+ * name (a hard link inside the workspace may be the only way to a file
+ * outside it, and nothing tells where its other names are).
+ *
+ * Such a read is a "private read": under every policy that asks, it asks
+ * the person (approval-policy.ts), and the automatic reviewer is never
+ * given it to decide. Fails closed: a workspace that cannot be resolved
+ * makes every read private.
+ */
+export async function privateReadReason(input: ReadReachInput): Promise<string | null> {
+  let realWorkspace: string
+  try {
+    realWorkspace = await realpath(input.workspace)
+  } catch {
+    return `the workspace ${input.workspace} cannot be resolved`
+  }
+  for (const resolved of input.resolved) {
+    if (!isInsideRoot(realWorkspace, resolved)) return `${resolved} is outside the workspace`
+  }
+  for (const candidate of [...input.requested, ...input.resolved]) {
+    const sensitive = sensitivePathReason(candidate)
+    if (sensitive !== null) return `${candidate}: ${sensitive}`
+  }
+  for (const resolved of input.resolved) {
+    const links = await linksOfRegularFile(resolved)
+    if (links > 1)
+      return `${resolved} has ${links} names (hard links), which may lead outside the workspace`
+  }
+  return null
+}
+
+/** The number of names of a regular file at a real path; 0 for anything
+ *  else or anything that cannot be read (the tool reports that itself). */
+async function linksOfRegularFile(realPath: string): Promise<number> {
+  try {
+    const stats = await lstat(realPath)
+    return stats.isFile() ? stats.nlink : 0
+  } catch {
+    return 0
+  }
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { DatabaseSync } from 'node:sqlite'
+import { afterEach, expect, it } from 'vitest'
+import { SqliteAuditLog } from './audit-log.ts'
+import { SqliteConversationRepository } from './conversation-repository.ts'
+import { openDatabase } from './database.ts'
+import { IntegrityMac } from './integrity-mac.ts'
+
+// The queries a turn runs at every step must find their rows through an
+// index: a full scan's cost grows with every message ever stored, and the
+// decision rate fell with the size of the store.
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function openRepository(): { db: DatabaseSync; sql: string[]; repo: SqliteConversationRepository } {
+  const dir = mkdtempSync(join(tmpdir(), 'assent-plans-'))
+  dirs.push(dir)
+  const db = openDatabase(dir)
+  const audit = new SqliteAuditLog(db, { mac: new IntegrityMac(Buffer.alloc(32, 7)) })
+  const repo = new SqliteConversationRepository(db, { audit })
+  // Records the SQL text the repository prepares, so the plans checked are
+  // those of its own queries, not copies of them.
+  const sql: string[] = []
+  const prepare = db.prepare.bind(db)
+  db.prepare = (text: string) => {
+    sql.push(text)
+    return prepare(text)
+  }
+  return { db, sql, repo }
+}
+
+function planOf(db: DatabaseSync, text: string, parameters: number): string {
+  const rows = db
+    .prepare(`EXPLAIN QUERY PLAN ${text}`)
+    .all(...Array.from({ length: parameters }, () => 'x')) as Array<{ detail: string }>
+  return rows.map((row) => row.detail).join('; ')
+}
+
+it.each([
+  [
+    'the last messages of a room',
+    (repo: SqliteConversationRepository) => repo.listRecentMessages('room', 5),
+    2,
+    'messages',
+  ],
+  [
+    'the tool calls of a turn',
+    (repo: SqliteConversationRepository) => repo.listToolCallsOfTurn('turn'),
+    1,
+    'tool_calls',
+  ],
+] as const)(
+  'finds %s through an index, never a scan of the table',
+  (_name, query, parameters, table) => {
+    const { db, sql, repo } = openRepository()
+    try {
+      query(repo)
+      const text = sql.at(-1)!
+      expect(text).toContain(table)
+      const plan = planOf(db, text, parameters)
+      expect(plan).toMatch(new RegExp(`SEARCH ${table} USING (COVERING )?INDEX`))
+      expect(plan).not.toMatch(new RegExp(`SCAN ${table}\\b`))
+    } finally {
+      db.close()
+    }
+  },
+)

@@ -1,0 +1,150 @@
+import { constants, mkdirSync, readdirSync } from 'node:fs'
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { DirectoryHandle, errorCode } from './anchored-directory.ts'
+
+let ws: string
+
+beforeEach(async () => {
+  ws = await realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-anchored-')))
+})
+
+afterEach(async () => {
+  vi.restoreAllMocks()
+  vi.unstubAllGlobals()
+  await rm(ws, { recursive: true, force: true })
+})
+
+/** The error `act` rejects with, as code and message. */
+async function failure(act: () => Promise<unknown>): Promise<string> {
+  try {
+    await act()
+    return 'done'
+  } catch (error) {
+    return `${String(errorCode(error))}: ${(error as Error).message}`
+  }
+}
+
+describe('a directory handle', () => {
+  it('is opened only from an absolute path', async () => {
+    expect(await failure(() => DirectoryHandle.open('relative/dir', { create: false }))).toBe(
+      'undefined: not an absolute path: relative/dir',
+    )
+  })
+
+  it('makes no directory unless asked, and makes the missing ones when asked', async () => {
+    const deep = path.join(ws, 'a', 'b')
+    expect(await failure(() => DirectoryHandle.open(deep, { create: false }))).toMatch(/^ENOENT/)
+    await expect(realpath(path.join(ws, 'a'))).rejects.toMatchObject({ code: 'ENOENT' })
+    const made = await DirectoryHandle.open(deep, { create: true })
+    expect(made.shownPath).toBe(deep)
+    expect((await made.stat()).isDirectory()).toBe(true)
+    await made.close()
+  })
+
+  it('opens a directory that someone else made between its look and its own mkdir', async () => {
+    const parent = await DirectoryHandle.open(ws, { create: false })
+    const realEntry = DirectoryHandle.prototype.entry
+    let calls = 0
+    vi.spyOn(DirectoryHandle.prototype, 'entry').mockImplementation(function (
+      this: DirectoryHandle,
+      name: string,
+    ) {
+      calls += 1
+      // The second look at the name is the mkdir: someone makes it first.
+      if (name === 'raced' && calls === 2) mkdirSync(path.join(ws, 'raced'))
+      return realEntry.call(this, name)
+    })
+    const child = await parent.openChild('raced', { create: true })
+    expect(child.shownPath).toBe(path.join(ws, 'raced'))
+    await child.close()
+    await parent.close()
+  })
+
+  it('names a symbolic link in the path by its full path, and a file in the path as not a directory', async () => {
+    await mkdir(path.join(ws, 'real'))
+    await symlink(path.join(ws, 'real'), path.join(ws, 'link'))
+    await writeFile(path.join(ws, 'file'), 'x')
+    expect(
+      await failure(() => DirectoryHandle.open(path.join(ws, 'link', 'x'), { create: true })),
+    ).toBe(
+      `symlink_refused: ${path.join(ws, 'link')} is a symbolic link; Assent does not follow it`,
+    )
+    expect(
+      await failure(() => DirectoryHandle.open(path.join(ws, 'file'), { create: false })),
+    ).toMatch(/^ENOTDIR/)
+  })
+
+  it('opens no file through a symbolic link in its place', async () => {
+    await writeFile(path.join(ws, 'target'), 'x')
+    await symlink(path.join(ws, 'target'), path.join(ws, 'link'))
+    const dir = await DirectoryHandle.open(ws, { create: false })
+    try {
+      expect(await failure(() => dir.openFile('link', constants.O_RDONLY))).toMatch(/^ELOOP/)
+    } finally {
+      await dir.close()
+    }
+  })
+
+  it('reports an absent entry as null and any other failure as the failure', async () => {
+    const dir = await DirectoryHandle.open(ws, { create: false })
+    try {
+      expect(await dir.lstat('absent')).toBeNull()
+      expect(await failure(() => dir.lstat('n'.repeat(300)))).toMatch(/^ENAMETOOLONG/)
+    } finally {
+      await dir.close()
+    }
+  })
+
+  it('accepts only a single entry name', async () => {
+    const dir = await DirectoryHandle.open(ws, { create: false })
+    try {
+      for (const name of ['', '.', '..', 'a/b', 'a\0b']) {
+        expect(() => dir.entry(name), JSON.stringify(name)).toThrow(
+          `not a single directory entry: ${JSON.stringify(name)}`,
+        )
+      }
+    } finally {
+      await dir.close()
+    }
+  })
+})
+
+describe('where directory handles cannot be had', () => {
+  it('are reported unavailable, and every open is refused', async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')
+    Object.defineProperty(process, 'platform', { value: 'darwin', configurable: true })
+    try {
+      vi.resetModules()
+      const fresh = await import('./anchored-directory.ts')
+      expect(await fresh.directoryHandlesAvailable()).toBe(false)
+      expect(await failure(() => fresh.DirectoryHandle.open(ws, { create: false }))).toBe(
+        'unsupported_platform: this system offers no directory handles (Linux /proc/self/fd), so Assent does not touch the file',
+      )
+    } finally {
+      if (platform) Object.defineProperty(process, 'platform', platform)
+      vi.resetModules()
+    }
+  })
+})
+
+describe('the probe for directory handles', () => {
+  it('finds them on this Linux system and leaves no descriptor open', async () => {
+    vi.resetModules()
+    const fresh = await import('./anchored-directory.ts')
+    const before = readdirSync('/proc/self/fd').length
+    expect(await fresh.directoryHandlesAvailable()).toBe(true)
+    expect(readdirSync('/proc/self/fd').length).toBe(before)
+    vi.resetModules()
+  })
+})
+
+describe('an error code', () => {
+  it('is read from an error, and is absent from anything else', () => {
+    expect(errorCode(Object.assign(new Error('x'), { code: 'EEXIST' }))).toBe('EEXIST')
+    expect(errorCode(null)).toBeUndefined()
+    expect(errorCode(new Error('x'))).toBeUndefined()
+  })
+})
