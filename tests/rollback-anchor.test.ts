@@ -149,6 +149,7 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
         counter: (anchor ?? 0) + 1,
         roomIds: [room.id],
         revokedGrantIds: [],
+        webhookRoomIds: [],
       },
     ])
     const stream = await openEventStream(harness, { fromStart: true })

@@ -150,9 +150,10 @@ export const ReconcileRequestSchema = z.strictObject({
 export type ReconcileRequest = z.infer<typeof ReconcileRequestSchema>
 
 /** What a grant answers for, besides its room: every call of one tool
- *  (`tool`), one exact command line (`command`), one real path (`path`), or
- *  one MCP tool definition (`mcp`). */
-export const GrantScopeSchema = z.enum(['tool', 'command', 'path', 'mcp'])
+ *  (`tool`), one exact command line (`command`), one real path (`path`),
+ *  one MCP tool definition (`mcp`), or every tool of one MCP server as long
+ *  as its whole tool list is the one the person saw (`mcp-server`). */
+export const GrantScopeSchema = z.enum(['tool', 'command', 'path', 'mcp', 'mcp-server'])
 export type GrantScope = z.infer<typeof GrantScopeSchema>
 
 export const GrantSchema = z.strictObject({
@@ -166,8 +167,17 @@ export const GrantSchema = z.strictObject({
   /** For a `path` grant: the real path the person allowed the tool on. */
   path: z.string().optional(),
   /** For an MCP tool: the server and the tool definition the grant is bound
-   *  to. A changed definition has another hash, so the grant stops applying. */
-  mcp: z.strictObject({ serverId: z.string(), definitionHash: z.string() }).optional(),
+   *  to. A changed definition has another hash, so the grant stops applying.
+   *  For an `mcp-server` grant, `toolListHash` is the hash of the server's
+   *  whole tool list as the person saw it, and what the grant is bound to
+   *  (`toolName` and `definitionHash` then name the call it was given on). */
+  mcp: z
+    .strictObject({
+      serverId: z.string(),
+      definitionHash: z.string(),
+      toolListHash: z.string().optional(),
+    })
+    .optional(),
   approvalId: z.string(),
   createdAt: z.number().int(),
 })

@@ -10,8 +10,11 @@ import type { RuntimeHarness } from './runtime-harness.ts'
 import { fileRollbackAnchor } from './test-secrets.ts'
 
 /** The parts of `RuntimeOptions` a test injects: a model, a reviewer, its
- *  timeout. */
-export type InjectedParts = Pick<RuntimeOptions, 'model' | 'reviewer' | 'reviewerTimeoutMs'>
+ *  timeout, the approver webhook's timeout. */
+export type InjectedParts = Pick<
+  RuntimeOptions,
+  'model' | 'reviewer' | 'reviewerTimeoutMs' | 'approverWebhookTimeoutMs'
+>
 
 /**
  * A real runtime on a loopback port, started in this process so a test can

@@ -182,6 +182,8 @@ export class MainServices {
         return this.controller.openSensitiveForm(list)
       case 'mode':
         return this.controller.requestModeChange(list)
+      case 'webhook':
+        return this.controller.requestApproverWebhook(list)
       case 'preferences': {
         const parsed = WorkbenchPreferencesArgsSchema.safeParse(list)
         if (!parsed.success) {

@@ -72,6 +72,7 @@ function rig(dataDir: string, options: RigOptions = {}) {
       audit,
       rooms: stores.rooms,
       grants: stores.grants,
+      webhooks: stores.webhooks,
     }),
     anchor: {
       advance: async (counter) => {
@@ -272,6 +273,7 @@ describe('the rollback guard at start', () => {
         counter: counted + 4,
         roomIds: [wide, plain],
         revokedGrantIds: [grantId],
+        webhookRoomIds: [],
       },
     ])
     // Started again on the same database: current, and still rolled back
@@ -283,6 +285,37 @@ describe('the rollback guard at start', () => {
     setMode(again, wide, 'ask-for-approval')
     expect(again.stores.rooms.get(wide)).toMatchObject({ integrity: 'ok' })
     expect(again.stores.rooms.get(plain)).toMatchObject({ integrity: 'rolled-back' })
+  })
+
+  it('counts setting and removing a webhook, and keeps no webhook read from a copy put back', async () => {
+    const dataDir = join(root, 'data')
+    const r = rig(dataDir)
+    await r.guard.start(null)
+    const roomId = newRoom(r)
+    await r.guard.settled()
+    const webhook = (id: string) => ({
+      roomId,
+      webhookId: id,
+      url: 'https://approver.example/decide',
+      secret: 's'.repeat(43),
+      clientRequestId: `c-${id}`,
+      createdAt: 10,
+    })
+    const before = r.counter() as number
+    r.stores.webhooks.set(webhook('w-1'))
+    expect(r.stores.webhooks.remove(roomId, 'c-remove', 11)).toBe(true)
+    r.stores.webhooks.set(webhook('w-2'))
+    await r.guard.settled()
+    expect(r.counter()).toBe(before + 3)
+    expect(await keeper().read()).toBe(before + 3)
+    // This database is the copy; its anchor says a later change happened.
+    const restarted = rig(dataDir)
+    await restarted.guard.start(before + 5)
+    const after = rig(dataDir)
+    expect(after.stores.webhooks.get(roomId)).toBeUndefined()
+    expect(after.db.prepare('SELECT COUNT(*) AS n FROM approver_webhooks').get()).toEqual({ n: 0 })
+    const detected = after.audit.list().filter((event) => event.type === 'rollback_detected')
+    expect(detected.map((event) => event.payload.webhookRoomIds)).toEqual([[roomId]])
   })
 
   it('never reseals a room whose own seal fails: it stays tampered', async () => {

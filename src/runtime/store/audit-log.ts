@@ -6,6 +6,7 @@ import type {
   AuditEvent,
   AuditTrail,
   IntegrityProblem,
+  McpConfigApplied,
   McpConfigRefusal,
   AgentsConfigRefusal,
   NewAuditEvent,
@@ -211,6 +212,22 @@ export class SqliteAuditLog implements AuditAppender, AuditTrail {
           field: refusal.field,
           message: refusal.message,
           serversInForce: refusal.serversInForce,
+        },
+        at,
+      }),
+    )
+  }
+
+  recordMcpConfigApplied(applied: McpConfigApplied, at: number): void {
+    inTransaction(this.db, () =>
+      this.append({
+        type: 'mcp_config_applied',
+        subjectId: 'mcp.json',
+        payload: {
+          serversInForce: applied.serversInForce,
+          added: applied.added,
+          changed: applied.changed,
+          removed: applied.removed,
         },
         at,
       }),

@@ -234,4 +234,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE rooms ADD COLUMN rolled_back INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 10,
+    sql: `
+      -- A server-wide MCP grant (scope 'mcp-server'): the hash of the
+      -- server's whole tool list as the person saw it, which it is bound to.
+      ALTER TABLE grants ADD COLUMN mcp_tool_list_hash TEXT;
+
+      -- A room's approver webhook: its URL, its secret sealed under a key
+      -- derived from the integrity key (never in clear), and a MAC over the
+      -- row. One per room; removing it deletes the row.
+      CREATE TABLE approver_webhooks (
+        room_id TEXT PRIMARY KEY REFERENCES rooms(id),
+        webhook_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        sealed_secret TEXT NOT NULL,
+        client_request_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        mac TEXT
+      );
+    `,
+  },
 ]

@@ -4,7 +4,8 @@ import { sha256Hex } from '../domain/sha256.ts'
 
 /**
  * One digest of every room's and grant's permission state: each room's
- * revision and rolled-back mark, each grant's revocation. The sealed head
+ * revision and rolled-back mark, each grant's revocation, each room's
+ * approver webhook. The sealed head
  * of the audit log carries it (docs/integrity.md#rollback), so rows, or a
  * whole table, put back from an older copy of the database no longer match
  * a head the key sealed, even where each row's own MAC still verifies.
@@ -20,7 +21,11 @@ export function permissionsDigest(db: DatabaseSync): string {
     .prepare('SELECT id, revoked_at FROM grants ORDER BY id')
     .all()
     .map((row) => [String(row.id), String(row.revoked_at)])
-  return sha256Hex(canonicalJson({ rooms, grants }))
+  const webhooks = db
+    .prepare('SELECT room_id, webhook_id FROM approver_webhooks ORDER BY room_id')
+    .all()
+    .map((row) => [String(row.room_id), String(row.webhook_id)])
+  return sha256Hex(canonicalJson({ rooms, grants, webhooks }))
 }
 
 /** The SQL function the watch's triggers call. */
@@ -41,7 +46,7 @@ export class PermissionWatch {
       this.written = true
       return null
     })
-    for (const table of ['rooms', 'grants']) {
+    for (const table of ['rooms', 'grants', 'approver_webhooks']) {
       for (const operation of ['INSERT', 'UPDATE', 'DELETE']) {
         db.exec(
           `CREATE TEMP TRIGGER IF NOT EXISTS assent_${table}_${operation.toLowerCase()}_watch

@@ -8,6 +8,7 @@ import type {
 } from '../ports/rollback-store.ts'
 import type { SqliteAuditLog } from './audit-log.ts'
 import { inTransaction } from './database.ts'
+import type { SqliteApproverWebhookRepository } from './approver-webhook-repository.ts'
 import type { SqliteGrantRepository } from './grant-repository.ts'
 import type { IntegrityMac } from './integrity-mac.ts'
 import type { SqliteRoomRepository } from './room-repository.ts'
@@ -18,6 +19,7 @@ export interface RollbackRepositoryOptions {
   audit: Pick<SqliteAuditLog, 'append' | 'countFrom' | 'onCountedAppend' | 'nextRollbackCounter'>
   rooms: Pick<SqliteRoomRepository, 'markAllRolledBack'>
   grants: Pick<SqliteGrantRepository, 'revokeAllActive'>
+  webhooks: Pick<SqliteApproverWebhookRepository, 'removeAll'>
 }
 
 /** Rollback detection's side of the store (docs/integrity.md#rollback): the
@@ -52,6 +54,9 @@ export class SqliteRollbackRepository implements RollbackStore {
     return inTransaction(this.db, () => {
       const roomIds = this.options.rooms.markAllRolledBack()
       const revokedGrantIds = this.options.grants.revokeAllActive(detection.at, 'rollback')
+      // A webhook decides in the person's place: one read from an older
+      // copy may be one they removed since, so none is kept.
+      const webhookRoomIds = this.options.webhooks.removeAll()
       this.options.audit.append(
         {
           type: 'rollback_detected',
@@ -63,6 +68,7 @@ export class SqliteRollbackRepository implements RollbackStore {
             counter: detection.counter,
             roomIds,
             revokedGrantIds,
+            webhookRoomIds,
           },
           at: detection.at,
         },
