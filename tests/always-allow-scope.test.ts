@@ -7,9 +7,9 @@ import {
   type AgentFileChange,
 } from '../src/contracts/agent-request.ts'
 import type { ApprovalRecord } from '../src/contracts/approval.ts'
-import { alwaysAllowFor } from '../src/main/core/always-allow-scope.ts'
+import { alwaysAllowFor, serverAlwaysAllowFor } from '../src/main/core/always-allow-scope.ts'
 import { canonicalAction, createApproval } from '../src/runtime/domain/approval.ts'
-import { grantScopeFor } from '../src/runtime/agent/grant-scope.ts'
+import { grantScopeFor, serverGrantScopeFor } from '../src/runtime/agent/grant-scope.ts'
 
 // The protected window says what "Always allow" would remember before the
 // click (main), and the runtime decides what it does remember when it
@@ -61,6 +61,17 @@ const CASES: ReadonlyArray<readonly [string, ApprovalRecord]> = [
   ['a recursive delete', approval('delete_file', { path: 'build', recursive: true })],
   ['a tool with no grant', approval('fetch_url', { url: 'https://example.test' })],
   ['an MCP call', approval('write_note', { name: 'a' }, { kind: 'mcp-tool-call', mcp })],
+  [
+    "an MCP call that shows its server's tool list",
+    approval(
+      'write_note',
+      { name: 'a' },
+      {
+        kind: 'mcp-tool-call',
+        mcp: { ...mcp, serverTools: { names: ['read_note', 'write_note'], hash: 'c'.repeat(64) } },
+      },
+    ),
+  ],
   [
     "an external agent's command",
     approval(AGENT_COMMAND_TOOL, {
@@ -130,6 +141,32 @@ describe('what the window says Always allow remembers', () => {
   it('withholds the button whenever the runtime says no grant can cover the action', () => {
     for (const [, record] of CASES) {
       expect(alwaysAllowFor(canonicalAction(record), false).offered).toBe(false)
+    }
+  })
+})
+
+describe('what the window says "Always allow every tool of <server>" remembers', () => {
+  for (const [name, record] of CASES) {
+    it(`offers it, with the tool list the runtime would bind the grant to, only where the runtime would write one (${name})`, () => {
+      const runtime = serverGrantScopeFor(record)
+      const shown = serverAlwaysAllowFor(canonicalAction(record), runtime.ok)
+      if (runtime.ok) {
+        expect(runtime.draft).toMatchObject({
+          scope: 'mcp-server',
+          mcp: { serverId: 'notes', toolListHash: record.mcp?.serverTools?.hash },
+        })
+        expect(shown).toEqual({ offered: true, toolNames: record.mcp?.serverTools?.names })
+      } else {
+        expect(shown).toEqual({ offered: false })
+      }
+    })
+  }
+
+  it('withholds it whenever the runtime does not say it would honour it', () => {
+    const offeredSomewhere = CASES.filter(([, record]) => serverGrantScopeFor(record).ok)
+    expect(offeredSomewhere).toHaveLength(1)
+    for (const [, record] of CASES) {
+      expect(serverAlwaysAllowFor(canonicalAction(record), false)).toEqual({ offered: false })
     }
   })
 })

@@ -65,15 +65,17 @@ function rowOf(db: DatabaseSync, seq: number) {
 }
 
 describe('assent audit verify', { timeout: CLI_TEST_MS }, () => {
-  it('has six events to work with', () => {
-    expect(lastSeq).toBe(6)
+  it('has seven events to work with: three rooms created and changed, and a clean shutdown', () => {
+    expect(lastSeq).toBe(7)
   })
 
   it('passes an intact log with exit 0 and a one-line summary', async () => {
     const result = await auditVerify(intact, FILE_STORE)
     expect(result.code).toBe(0)
     expect(result.stdout.trim().split('\n')).toEqual([
-      expect.stringMatching(/^audit log intact: 6 events, seq 1–6, sealed head at seq 6 /),
+      expect.stringMatching(
+        /^audit log intact: 7 events, seq 1–7, sealed head at seq 7, not rolled back \(counter 4, anchor 4\) /,
+      ),
     ])
   })
 
@@ -153,7 +155,7 @@ describe('assent audit verify', { timeout: CLI_TEST_MS }, () => {
     const result = await auditVerify(dir, FILE_STORE)
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('audit log broken at seq 5: truncated')
-    expect(result.stderr).toContain('events 5–6 were deleted')
+    expect(result.stderr).toContain(`events 5–${lastSeq} were deleted`)
   })
 
   it('detects a truncation whose head was moved back without the key', async () => {

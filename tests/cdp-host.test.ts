@@ -15,6 +15,7 @@ import { CDP_PROTECTED_BINDING, CDP_PROTECTED_WORLD } from '../src/common/cdp-na
 import { parseWorkbenchError } from '../src/common/workbench-error.ts'
 import { CdpHost } from '../src/main/cdp/cdp-host.ts'
 import { WINDOW_LEFT_PAGE } from '../src/main/core/consent-controller.ts'
+import { testSecrets } from './support/test-secrets.ts'
 
 const run = chromiumAvailable()
 let h: HostHarness
@@ -33,7 +34,10 @@ async function status(approvalId: string): Promise<string> {
 describe.runIf(run)('the protected window on the CDP host (real Chromium)', () => {
   it('refuses a second host on the same data dir and keeps the first one working', async () => {
     await expect(
-      CdpHost.start({ dataDir: join(h.root, 'data'), integrityKey: randomBytes(32) }),
+      CdpHost.start({
+        dataDir: join(h.root, 'data'),
+        secrets: testSecrets(join(h.root, 'data'), randomBytes(32)),
+      }),
     ).rejects.toThrow(/is in use by another Assent/)
     await expect(h.gui('listRooms')).resolves.toMatchObject({ status: 200 })
   })

@@ -42,6 +42,7 @@ describe('the gateway credential: may ask, may never decide', () => {
       definitionHash: HASH,
       arguments: { name: 'x.txt', text: 'x' },
       preview: null,
+      serverTools: { names: ['write_note'], hash: HASH },
     }
     const response = await asGateway('POST', '/v1/gateway/calls', request)
     expect(response.status).toBe(201)

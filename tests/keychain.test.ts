@@ -7,19 +7,20 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  copyFileSync,
 } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SECRET_STORE_SERVICE } from '../src/main/core/secret-store.ts'
-import { loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
+import { ROLLBACK_ANCHOR_SERVICE, SECRET_STORE_SERVICE } from '../src/main/core/secret-store.ts'
+import { loadDataDirSecrets, loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
 import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
 import { auditVerify, editDatabase, runNode, RUN_RUNTIME } from './support/integrity-helpers.ts'
 import { chromiumAvailable } from './support/cdp-host-harness.ts'
 import { requireOrSkip } from './support/require-or-skip.ts'
-import { setMode } from './support/policy-helpers.ts'
+import { readPermissions, setMode } from './support/policy-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { eventually, startHarness } from './support/runtime-harness.ts'
 import { TEST_TIMEOUT_MS, WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
@@ -134,8 +135,8 @@ describe.skipIf(!secretServiceAvailable)(
       const harnessRoot = join(root, 'harness')
       mkdirSync(harnessRoot)
       const dataDir = join(harnessRoot, 'data')
-      const integrityKey = await loadIntegrityKey(dataDir, { env: {}, ...quiet })
-      const harness = await startHarness({ root: harnessRoot, integrityKey })
+      const secrets = await loadDataDirSecrets(dataDir, { env: {}, ...quiet })
+      const harness = await startHarness({ root: harnessRoot, ...secrets })
       try {
         const room = await createRoom(harness)
         await setMode(harness, room.id, 'approve-for-me')
@@ -145,7 +146,9 @@ describe.skipIf(!secretServiceAvailable)(
       const env = keychainEnv()
       const intact = await auditVerify(dataDir, env)
       expect(intact).toMatchObject({ code: 0 })
-      expect(intact.stdout).toContain('audit log intact: 2 events')
+      // Created, changed, and the clean shutdown that advanced the anchor.
+      expect(intact.stdout).toContain('audit log intact: 3 events')
+      expect(intact.stdout).toContain('not rolled back (counter 2, anchor 2)')
 
       editDatabase(dataDir, (db) =>
         db.prepare(`UPDATE audit_events SET payload_json = '{}' WHERE seq = 2`).run(),
@@ -153,6 +156,52 @@ describe.skipIf(!secretServiceAvailable)(
       const broken = await auditVerify(dataDir, env)
       expect(broken.code).toBe(1)
       expect(broken.stderr).toContain('audit log broken at seq 2')
+    })
+  },
+)
+
+describe.skipIf(!secretServiceAvailable)(
+  'the rollback anchor in a real Secret Service',
+  { timeout: CHILD_PROCESS_TEST_MS * 2 },
+  () => {
+    it('holds the counter beside the key, and catches an older database put back, as the CLI does', async () => {
+      const harnessRoot = join(root, 'anchor')
+      mkdirSync(harnessRoot)
+      const dataDir = join(harnessRoot, 'data')
+      const secrets = await loadDataDirSecrets(dataDir, { env: {}, ...quiet })
+      const harness = await startHarness({ root: harnessRoot, ...secrets })
+      const keytar = await loadKeytar()
+      try {
+        const room = await createRoom(harness)
+        await setMode(harness, room.id, 'full-access')
+        await harness.supervisor.stop()
+        const copy = join(harnessRoot, 'copy.sqlite')
+        copyFileSync(join(dataDir, DATABASE_FILE_NAME), copy)
+        await harness.supervisor.start()
+        await setMode(harness, room.id, 'ask-for-approval')
+        await harness.supervisor.stop()
+        // Counted: full access, its shutdown, the narrowing, this shutdown.
+        expect(await keytar.getPassword(ROLLBACK_ANCHOR_SERVICE, realpathSync(dataDir))).toBe('4')
+        expect(existsSync(join(dataDir, 'rollback.anchor'))).toBe(false)
+
+        for (const suffix of ['', '-wal', '-shm']) {
+          rmSync(join(dataDir, `${DATABASE_FILE_NAME}${suffix}`), { force: true })
+        }
+        copyFileSync(copy, join(dataDir, DATABASE_FILE_NAME))
+        const caught = await auditVerify(dataDir, keychainEnv())
+        expect(caught.code).toBe(1)
+        expect(caught.stderr).toMatch(
+          /database rolled back: its rollback counter is 2, the anchor in the OS keychain .* is 4/,
+        )
+
+        await harness.supervisor.start()
+        expect((await readPermissions(harness, room.id)).body).toMatchObject({
+          mode: 'ask-for-approval',
+          integrity: 'rolled-back',
+        })
+      } finally {
+        await harness.close()
+      }
     })
   },
 )

@@ -10,6 +10,7 @@ import { FakeWindows } from './support/fake-protected-windows.ts'
 import { RUNTIME_ENTRY, eventually, type RuntimeHarness } from './support/runtime-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
 import { RUNTIME_READY_TIMEOUT_MS } from '../scripts/test-timing.ts'
+import { fileRollbackAnchor } from './support/test-secrets.ts'
 
 // MainServices wired as a host wires it, with a real runtime child process
 // that the test crashes. Only the windows and the workbench are fakes (no
@@ -37,6 +38,7 @@ async function startServices() {
     launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
     dataDir: join(root, 'data'),
     integrityKey: randomBytes(32),
+    rollbackAnchor: fileRollbackAnchor(join(root, 'data')),
     scopedRoots: [workspace],
     windows,
     notifier: {

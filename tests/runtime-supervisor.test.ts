@@ -7,6 +7,7 @@ import { ChildProcessLauncher } from '../src/main/core/runtime-launcher.ts'
 import { RuntimeSupervisor, type RuntimeConnection } from '../src/main/core/runtime-supervisor.ts'
 import { RUNTIME_ENTRY, eventually } from './support/runtime-harness.ts'
 import { RUNTIME_READY_TIMEOUT_MS } from '../scripts/test-timing.ts'
+import { fileRollbackAnchor } from './support/test-secrets.ts'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -22,6 +23,7 @@ describe('the runtime supervisor', () => {
       launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
       dataDir: join(dir, 'data'),
       integrityKey: randomBytes(32),
+      rollbackAnchor: fileRollbackAnchor(join(dir, 'data')),
       readyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
       onUp: (connection) => ups.push(connection),
       onDown: (reason) => downs.push(reason),
@@ -53,6 +55,7 @@ describe('the runtime supervisor', () => {
       launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
       dataDir: join(dir, 'data'),
       integrityKey: randomBytes(32),
+      rollbackAnchor: fileRollbackAnchor(join(dir, 'data')),
       readyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
       onUp: (connection) => ups.push(connection),
       timers: {

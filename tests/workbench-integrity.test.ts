@@ -1,7 +1,11 @@
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/contracts/canonical-json.ts'
+import type { PermissionMode } from '../src/contracts/policy-axes.ts'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
+import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
 import {
   buttonsEnabled,
   chromiumAvailable,
@@ -19,6 +23,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close()
 })
+
+/** Chooses a mode in the open room's picker and confirms it in the
+ *  protected window with a trusted click. */
+async function chooseMode(mode: PermissionMode): Promise<void> {
+  await h.page.click('[data-testid="mode-picker"]')
+  await h.page.click(`[data-testid="mode-option-${mode}"]`)
+  const consent = await h.nextWindow()
+  await buttonsEnabled(consent, 'assent-confirm')
+  await consent.page.click('#assent-confirm')
+}
 
 describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chromium)', () => {
   it('shows the report and the room banner, and a mode confirmed in the protected window clears it', async () => {
@@ -54,14 +68,49 @@ describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chro
       'ask-for-approval',
     )
 
-    await page.click('[data-testid="mode-picker"]')
-    await page.click('[data-testid="mode-option-ask-for-approval"]')
-    const consent = await h.nextWindow()
-    await buttonsEnabled(consent, 'assent-confirm')
-    await consent.page.click('#assent-confirm')
+    await chooseMode('ask-for-approval')
     await banner.waitFor({ state: 'detached' })
     expect(await page.getAttribute('[data-testid="mode-picker"]', 'data-mode')).toBe(
       'ask-for-approval',
     )
+  })
+
+  it('shows a database put back from an older copy, and the room rolled back until a mode is confirmed', async () => {
+    const { page } = h
+    const dataDir = join(h.root, 'data')
+    const roomId = await h.createRoom({ title: 'Restored' })
+    const files = [DATABASE_FILE_NAME, `${DATABASE_FILE_NAME}-wal`, `${DATABASE_FILE_NAME}-shm`]
+    const copy = mkdtempSync(join(tmpdir(), 'assent-copy-'))
+    for (const name of files) {
+      if (existsSync(join(dataDir, name))) copyFileSync(join(dataDir, name), join(copy, name))
+    }
+    await page.click('[data-testid="rooms-drawer-toggle"]')
+    await page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`)
+    await page.waitForSelector('[data-testid="mode-picker"][data-mode="ask-for-approval"]')
+
+    // The person widens the room; then the older copy is put back.
+    await chooseMode('approve-for-me')
+    await page.waitForSelector('[data-testid="mode-picker"][data-mode="approve-for-me"]')
+    await h.host.services.supervisor.stop()
+    for (const name of files) {
+      rmSync(join(dataDir, name), { force: true })
+      if (existsSync(join(copy, name))) copyFileSync(join(copy, name), join(dataDir, name))
+    }
+    rmSync(copy, { recursive: true, force: true })
+    await h.host.services.supervisor.start()
+
+    const notices = page.locator('[data-testid="integrity-notices"]')
+    await notices.locator('li', { hasText: 'was replaced by an older copy' }).waitFor()
+    const banner = page.locator(
+      '[data-testid="integrity-room-banner"][data-integrity="rolled-back"]',
+    )
+    await banner.waitFor()
+    expect(await banner.textContent()).toContain('older copy of Assent’s database')
+    expect(await page.getAttribute('[data-testid="mode-picker"]', 'data-mode')).toBe(
+      'ask-for-approval',
+    )
+
+    await chooseMode('ask-for-approval')
+    await banner.waitFor({ state: 'detached' })
   })
 })

@@ -3,6 +3,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { FileSecretStore } from '../../src/main/core/file-secret-store.ts'
+import { RollbackAnchorKeeper } from '../../src/main/core/rollback-anchor-keeper.ts'
 import { RuntimeClient } from '../../src/main/core/runtime-client.ts'
 import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
 import { RuntimeSupervisor } from '../../src/main/core/runtime-supervisor.ts'
@@ -33,6 +35,7 @@ export async function startBenchRuntime(options: {
     launcher: new ChildProcessLauncher(RUNTIME_ENTRY, process.env, options.nodeFlags ?? []),
     dataDir: join(root, 'data'),
     integrityKey: randomBytes(32),
+    rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), join(root, 'data')),
     restart: false,
     approvalTtlMs: options.approvalTtlMs,
   })

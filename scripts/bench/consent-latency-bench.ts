@@ -8,7 +8,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
+import { FileSecretStore } from '../../src/main/core/file-secret-store.ts'
 import type { ProtectedWindow } from '../../src/main/core/host-port.ts'
+import { RollbackAnchorKeeper } from '../../src/main/core/rollback-anchor-keeper.ts'
 import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from '../../src/main/cdp/asset-router.ts'
 import { builtAssets } from '../../src/main/cdp/built-assets.ts'
 import { CdpHost } from '../../src/main/cdp/cdp-host.ts'
@@ -94,7 +96,10 @@ export async function startBenchHost(): Promise<BenchHost> {
   try {
     const host = await CdpHost.start({
       dataDir: join(root, 'data'),
-      integrityKey: randomBytes(32),
+      secrets: {
+        integrityKey: randomBytes(32),
+        rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), join(root, 'data')),
+      },
       scopedRoots: [workspace],
       approvalTtlMs: 60 * 60 * 1_000,
       preferences: () => ({ lang: 'en', theme: THEME }),

@@ -160,6 +160,12 @@ export const LAYERS: readonly Layer[] = [
     why: 'crash recovery settles what the store holds through its ports, and is handed the rest',
   },
   {
+    path: 'src/runtime/rollback/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, RUNTIME_PORTS, 'src/runtime/events/'],
+    refuses: NOT_IN_RUNTIME,
+    why: "rollback detection compares the store's counter with main's anchor through ports, and reaches main only over the runtime's IPC channel",
+  },
+  {
     path: 'src/runtime/agent/',
     may: [...RUNTIME_SERVICE, 'src/runtime/input/'],
     refuses: NOT_IN_RUNTIME,
@@ -178,12 +184,19 @@ export const LAYERS: readonly Layer[] = [
     why: 'rooms and turns hand turns to a runner port (never agent/ or mcp/)',
   },
   {
+    path: 'src/runtime/approver/',
+    may: RUNTIME_SERVICE,
+    refuses: NOT_IN_RUNTIME,
+    why: "a room's approver webhook: settings through its store port, decisions only as the requester's delegate; it reaches no other service",
+  },
+  {
     path: 'src/runtime/server/',
     may: [
       'src/contracts/',
       'src/consent/',
       RUNTIME_DOMAIN,
       RUNTIME_PORTS,
+      'src/runtime/approver/',
       'src/runtime/events/',
       'src/runtime/gate/',
       'src/runtime/input/',

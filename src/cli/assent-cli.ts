@@ -6,19 +6,23 @@
 import { stat } from 'node:fs/promises'
 import { integrityAccount } from '../main/core/secret-store.ts'
 import { selectStoreForReading } from '../main/core/secret-store-selection.ts'
-import { verifyAuditFile } from '../runtime/store/audit-file.ts'
+import { checkRollback } from '../runtime/domain/rollback-check.ts'
+import { readRollbackEvidence, verifyAuditFile } from '../runtime/store/audit-file.ts'
 import { IntegrityMac } from '../runtime/store/integrity-mac.ts'
 
 export const USAGE = `usage: assent audit verify [--data-dir D]
 
 Checks the audit log of an Assent data dir: every hash link, every MAC under
-the integrity key, and the sealed head (so deleting the newest events shows).
-The key comes from the OS keychain, or from the data dir's key file
-(integrity.key) when ASSENT_SECRET_STORE=file, or when that variable is unset
-and the data dir has one. The data dir is --data-dir D, else ASSENT_DATA_DIR.
+the integrity key, and the sealed head (so deleting the newest events shows);
+then the database's rollback counter against the rollback anchor kept
+outside it (so an older copy of the database put back shows), and whether
+the log records such a rollback. The key and the anchor come from the OS
+keychain, or from the data dir's files (integrity.key, rollback.anchor) when
+ASSENT_SECRET_STORE=file, or when that variable is unset and the data dir
+has a key file. The data dir is --data-dir D, else ASSENT_DATA_DIR.
 
-exit status: 0 intact, 1 broken or tampered (the message names the seq),
-2 could not check (bad usage, no database, no key)`
+exit status: 0 intact, 1 broken, tampered or rolled back (the message says
+where), 2 could not check (bad usage, no database, no key)`
 
 export const EXIT_INTACT = 0
 export const EXIT_TAMPERED = 1
@@ -116,7 +120,8 @@ async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<numb
     )
     return EXIT_UNCHECKED
   }
-  const verdict = verifyAuditFile(account, new IntegrityMac(key))
+  const mac = new IntegrityMac(key)
+  const verdict = verifyAuditFile(account, mac)
   if (!verdict.ok) {
     io.err(
       `audit log broken at seq ${verdict.seq}: ${verdict.problem} ` +
@@ -124,10 +129,62 @@ async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<numb
     )
     return EXIT_TAMPERED
   }
+  const rollback = rollbackProblem(
+    readRollbackEvidence(account, mac),
+    (await store.readAnchor(account)) ?? null,
+    store.description,
+  )
+  if (rollback.problem !== undefined) {
+    io.err(`${rollback.problem} (${account})`)
+    return EXIT_TAMPERED
+  }
   io.out(
     verdict.checked === 0
-      ? `audit log intact: no events yet (${account})`
-      : `audit log intact: ${verdict.checked} events, seq 1–${verdict.lastSeq}, sealed head at seq ${verdict.lastSeq} (${account})`,
+      ? `audit log intact: no events yet, ${rollback.summary} (${account})`
+      : `audit log intact: ${verdict.checked} events, seq 1–${verdict.lastSeq}, sealed head at seq ${verdict.lastSeq}, ${rollback.summary} (${account})`,
   )
   return EXIT_INTACT
+}
+
+/**
+ * A database older than its anchor, or a log that records such a rollback,
+ * is a failed check: in both, what happened between the copy and the
+ * anchor is not in this log. A rollback the app already found stays in the
+ * log for good, so this check keeps failing for that data dir: the log is
+ * not the whole record, and saying "intact" would claim it is.
+ */
+function rollbackProblem(
+  evidence: ReturnType<typeof readRollbackEvidence>,
+  anchor: number | null,
+  where: string,
+): { problem: string; summary?: undefined } | { problem?: undefined; summary: string } {
+  const verdict = checkRollback(evidence.counter, anchor, evidence.rowsMatch)
+  if (verdict.kind === 'rolled-back') {
+    const counted = verdict.databaseCounter ?? 0
+    const problem = {
+      older_than_anchor: `its rollback counter is ${counted}, the anchor in ${where} is ${verdict.anchor}`,
+      anchor_missing: `it has counted ${counted} changes, but ${where} holds no rollback anchor for it`,
+      counter_tampered:
+        'the sealed head that holds its rollback counter does not verify, or does not name its newest event',
+      rows_changed:
+        'its rooms and grants are not those its sealed head vouches for (rows or tables put back from an older copy)',
+    }[verdict.reason]
+    return { problem: `database rolled back: ${problem}; it is an older copy put back in place` }
+  }
+  const recorded = evidence.detections.at(-1)
+  if (recorded) {
+    const { reason, databaseCounter, anchor: found } = recorded.payload
+    return {
+      problem:
+        `audit log records a rollback at seq ${recorded.seq}: Assent found the database older than its anchor ` +
+        `(${String(reason)}: counter ${String(databaseCounter)}, anchor ${String(found)}); ` +
+        'what happened between that copy and the anchor is not in this log',
+    }
+  }
+  return {
+    summary:
+      verdict.kind === 'initialise'
+        ? 'no rollback anchor yet'
+        : `not rolled back (counter ${verdict.counter}, anchor ${verdict.anchor})`,
+  }
 }

@@ -10,13 +10,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ChildProcessLauncher } from '../main/core/runtime-launcher.ts'
 import { RuntimeSupervisor } from '../main/core/runtime-supervisor.ts'
-import { loadIntegrityKey } from '../main/core/secret-store-selection.ts'
+import { loadDataDirSecrets, type DataDirSecrets } from '../main/core/secret-store-selection.ts'
 
 const dataDir = process.env.ASSENT_DATA_DIR ?? join(homedir(), '.assent-dev')
 mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-let integrityKey: Buffer
+let secrets: DataDirSecrets
 try {
-  integrityKey = await loadIntegrityKey(dataDir, {
+  secrets = await loadDataDirSecrets(dataDir, {
     warn: (message) => console.warn(`warning: ${message}`),
   })
 } catch (error) {
@@ -26,7 +26,9 @@ try {
 const supervisor = new RuntimeSupervisor({
   launcher: new ChildProcessLauncher(fileURLToPath(new URL('../runtime/main.ts', import.meta.url))),
   dataDir,
-  integrityKey,
+  integrityKey: secrets.integrityKey,
+  rollbackAnchor: secrets.rollbackAnchor,
+  onDiagnostic: (message) => console.error(`main: ${message}`),
   onDown: (reason) => console.error(`runtime down: ${reason}; restarting`),
   onUp: (connection) => {
     const base = `http://127.0.0.1:${connection.port}`

@@ -52,6 +52,13 @@ export interface AssentGui {
    *  pass through the workbench. */
   openSensitiveForm(requestId: string, ...forbidden: unknown[]): Promise<unknown>
   requestModeChange(roomId: string, mode: PermissionMode, ...forbidden: unknown[]): Promise<unknown>
+  /** Sets (`url`) or removes (`null`) a room's approver webhook, confirmed
+   *  in the protected window; the answer never carries its secret. */
+  requestApproverWebhook(
+    roomId: string,
+    url: string | null,
+    ...forbidden: unknown[]
+  ): Promise<unknown>
   /** The page's effective language and theme, so the protected window opens
    *  in the same ones. Display only: it widens nothing. */
   setPreferences(preferences: WorkbenchPreferences, ...forbidden: unknown[]): Promise<unknown>
@@ -63,4 +70,5 @@ export interface WorkbenchPreferences {
   theme: Theme
 }
 
-export type WorkbenchChannel = 'relay' | 'review' | 'reject' | 'form' | 'mode' | 'preferences'
+export type WorkbenchChannel =
+  'relay' | 'review' | 'reject' | 'form' | 'mode' | 'webhook' | 'preferences'

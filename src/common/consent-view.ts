@@ -152,6 +152,18 @@ export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
 ])
 export type AlwaysAllow = z.infer<typeof AlwaysAllowSchema>
 
+/** Whether "Always allow every tool of <server>" is offered for an MCP
+ *  call, and the tools it would remember: the server's whole list, as the
+ *  runtime's grant is bound to it (src/runtime/agent/grant-scope.ts). */
+export const ServerAlwaysAllowSchema = z.discriminatedUnion('offered', [
+  z.strictObject({
+    offered: z.literal(true),
+    toolNames: z.array(z.string()).min(1).max(256),
+  }),
+  z.strictObject({ offered: z.literal(false) }),
+])
+export type ServerAlwaysAllow = z.infer<typeof ServerAlwaysAllowSchema>
+
 /**
  * What main sends the protected window to render: data only, every string is
  * set with `textContent` after `displaySafe`. Built by main from the
@@ -174,6 +186,8 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
     roomLabel: z.string(),
     digestPrefix: z.string().regex(/^[0-9a-f]{12}$/),
     alwaysAllow: AlwaysAllowSchema,
+    /** Absent where it is not offered (every action but an MCP call). */
+    serverAlwaysAllow: ServerAlwaysAllowSchema.optional(),
     /** Why the automatic reviewer (approve-for-me) left this action to the
      *  person, when it did. The runtime's words, shown as text. */
     escalationReason: z.string().max(2_000).optional(),
@@ -201,15 +215,45 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
     theme: ThemeSchema,
     enableDelayMs: z.number().int().min(0).max(10_000),
   }),
+  /** Setting (`url`) or removing (`url: null`) a room's approver webhook:
+   *  whoever answers at that URL decides in the person's place. */
+  z.strictObject({
+    subject: z.literal('approver-webhook'),
+    promptId: z.string().min(1).max(128),
+    roomLabel: z.string(),
+    url: z.string().max(2_048).nullable(),
+    /** The webhook in force now, which this replaces or removes. */
+    currentUrl: z.string().max(2_048).nullable(),
+    /** How long the webhook has to answer before its silence denies. */
+    timeoutSeconds: z.number().int().min(1).max(3_600),
+    lang: LanguageSchema,
+    theme: ThemeSchema,
+    enableDelayMs: z.number().int().min(0).max(10_000),
+  }),
+  /** The new webhook's secret, shown this once so the person can give it to
+   *  their approver; the only answer is closing the window. */
+  z.strictObject({
+    subject: z.literal('approver-webhook-secret'),
+    promptId: z.string().min(1).max(128),
+    roomLabel: z.string(),
+    url: z.string().max(2_048),
+    webhookId: z.string().max(64),
+    secret: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    lang: LanguageSchema,
+    theme: ThemeSchema,
+    enableDelayMs: z.number().int().min(0).max(10_000),
+  }),
 ])
 export type ConsentView = z.infer<typeof ConsentViewSchema>
 
-/** Approval prompts answer allow-once / allow-always / deny; mode-change
+/** Approval prompts answer allow-once / allow-always / deny (and, for an
+ *  MCP call, allow-always-server); mode-change
  *  prompts answer confirm; form prompts answer submit / decline; all may
  *  cancel (close, Escape). */
 export const ConsentAnswerSchema = z.enum([
   'allow-once',
   'allow-always',
+  'allow-always-server',
   'deny',
   'confirm',
   'cancel',
@@ -233,6 +277,7 @@ export type ConsentDecisionMessage = z.infer<typeof ConsentDecisionMessageSchema
 export const CONSENT_BUTTON_IDS = {
   'allow-once': 'assent-allow-once',
   'allow-always': 'assent-allow-always',
+  'allow-always-server': 'assent-allow-always-server',
   deny: 'assent-deny',
   confirm: 'assent-confirm',
   cancel: 'assent-cancel',

@@ -17,6 +17,9 @@ export const IPC = {
   openSensitiveForm: 'assent:consent:open-form',
   /** workbench → main (invoke): open the protected mode-change window. */
   requestModeChange: 'assent:consent:request-mode-change',
+  /** workbench → main (invoke): open the protected window that sets or
+   *  removes a room's approver webhook. */
+  requestApproverWebhook: 'assent:consent:request-approver-webhook',
   /** workbench → main (invoke): the page's language and theme, for the
    *  protected window. */
   setPreferences: 'assent:preferences:set',
@@ -34,5 +37,6 @@ export const WORKBENCH_CHANNELS: Readonly<Record<WorkbenchChannel, string>> = Ob
   reject: IPC.rejectApprovalForMessage,
   form: IPC.openSensitiveForm,
   mode: IPC.requestModeChange,
+  webhook: IPC.requestApproverWebhook,
   preferences: IPC.setPreferences,
 })

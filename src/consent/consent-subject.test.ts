@@ -6,6 +6,7 @@ import { DOMAIN_TAG, signingPrefix } from './consent-subject.ts'
 import {
   APPROVAL_FIELDS,
   ROOM_FIELDS,
+  WEBHOOK_FIELDS,
   SAMPLE_APPROVAL,
   SAMPLE_ROOM,
   schemaFor,
@@ -120,6 +121,7 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
   it.each([
     ['approval', APPROVAL_FIELDS],
     ['room-permission', ROOM_FIELDS],
+    ['approver-webhook', WEBHOOK_FIELDS],
   ] as const)(
     'accepts exactly what the %s schema accepts, and writes its RFC 8785 form',
     (kind, fields) => {
@@ -141,7 +143,7 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
   it('agrees with the schema and the canonicaliser on any value at all', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom<ConsentKind>('approval', 'room-permission'),
+        fc.constantFrom<ConsentKind>('approval', 'room-permission', 'approver-webhook'),
         fc.anything(),
         (kind, subject) => {
           expectSameAsSchemaAndJcs(kind, subject)

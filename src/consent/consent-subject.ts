@@ -1,11 +1,16 @@
-import { ApprovalDecisionSchema, CLIENT_REQUEST_ID_MAX_LENGTH } from '../contracts/consent.ts'
+import {
+  ApprovalDecisionSchema,
+  CLIENT_REQUEST_ID_MAX_LENGTH,
+  WEBHOOK_URL_MAX_LENGTH,
+} from '../contracts/consent.ts'
 import { PermissionModeSchema } from '../contracts/policy-axes.ts'
 
 // What a consent token's signature covers besides its expiry and nonce: the
 // binding's kind and its subject in RFC 8785 (JCS) form. Both sides (mint and
 // verify) build it on every token, so it is built by hand instead of through
 // zod and a generic canonicaliser: the checks below are exactly those of
-// ApprovalConsentSubjectSchema and RoomPermissionConsentSubjectSchema
+// ApprovalConsentSubjectSchema, RoomPermissionConsentSubjectSchema and
+// ApproverWebhookConsentSubjectSchema
 // (src/contracts/consent.ts, ACTION_DIGEST_PATTERN written as a loop), and
 // the fixed-order templates are exactly JCS
 // for the objects those schemas accept (keys in UTF-16 order, strings as
@@ -35,6 +40,12 @@ const ROOM_FIELDS: ReadonlySet<string> = new Set([
   'mode',
   'instanceId',
 ])
+const WEBHOOK_FIELDS: ReadonlySet<string> = new Set([
+  'roomId',
+  'clientRequestId',
+  'url',
+  'instanceId',
+])
 
 /**
  * `DOMAIN_TAG`, the kind and the canonical subject, each followed by a
@@ -49,7 +60,8 @@ export function signingPrefix(binding: unknown): string | BindingRefusal {
   const { kind, subject } = binding as { kind?: unknown; subject?: unknown }
   if (kind === 'approval') return approvalPrefix(subject)
   if (kind === 'room-permission') return roomPermissionPrefix(subject)
-  return { reason: 'binding.kind must be "approval" or "room-permission"' }
+  if (kind === 'approver-webhook') return approverWebhookPrefix(subject)
+  return { reason: 'binding.kind must be "approval", "room-permission" or "approver-webhook"' }
 }
 
 function approvalPrefix(subject: unknown): string | BindingRefusal {
@@ -105,6 +117,35 @@ function roomPermissionPrefix(subject: unknown): string | BindingRefusal {
     `{"clientRequestId":${jsonString(clientRequestId)},"expectedRevision":${expectedRevision},` +
     `"instanceId":${jsonString(instanceId)},"mode":"${mode as string}",` +
     `"roomId":${jsonString(roomId)}}\n`
+  )
+}
+
+function approverWebhookPrefix(subject: unknown): string | BindingRefusal {
+  const unknown = unknownField(subject, WEBHOOK_FIELDS)
+  if (unknown !== undefined) return refusal('approver-webhook', unknown)
+  const { roomId, clientRequestId, url, instanceId } = subject as Record<string, unknown>
+  if (!isNonEmptyString(roomId))
+    return refusal('approver-webhook', 'roomId must be a non-empty, well-formed string')
+  if (!isNonEmptyString(clientRequestId) || clientRequestId.length > CLIENT_REQUEST_ID_MAX_LENGTH) {
+    return refusal(
+      'approver-webhook',
+      `clientRequestId must be a well-formed string of 1..${CLIENT_REQUEST_ID_MAX_LENGTH} UTF-16 units`,
+    )
+  }
+  // null is a removal; a URL is bound exactly as the window showed it.
+  if (url !== null && (!isNonEmptyString(url) || url.length > WEBHOOK_URL_MAX_LENGTH)) {
+    return refusal(
+      'approver-webhook',
+      `url must be null or a well-formed string of 1..${WEBHOOK_URL_MAX_LENGTH} UTF-16 units`,
+    )
+  }
+  if (!isNonEmptyString(instanceId)) {
+    return refusal('approver-webhook', 'instanceId must be a non-empty, well-formed string')
+  }
+  return (
+    `${DOMAIN_TAG}\napprover-webhook\n` +
+    `{"clientRequestId":${jsonString(clientRequestId)},"instanceId":${jsonString(instanceId)},` +
+    `"roomId":${jsonString(roomId)},"url":${url === null ? 'null' : jsonString(url)}}\n`
   )
 }
 

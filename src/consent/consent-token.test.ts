@@ -293,7 +293,12 @@ describe('consent tokens: what each refusal says, and the edges it draws', () =>
       ['approval', 'binding must be an object'],
       [
         { kind: 'bogus', subject: SAMPLE_APPROVAL.subject },
-        'binding.kind must be "approval" or "room-permission"',
+        'binding.kind must be "approval", "room-permission" or "approver-webhook"',
+      ],
+      [{ kind: 'toString', subject: SAMPLE_APPROVAL.subject }, 'binding.kind must be'],
+      [
+        { kind: 'approver-webhook', subject: { roomId: 'room-1', url: 'https://a.example/' } },
+        'binding.subject is not a valid approver-webhook subject',
       ],
       [
         { kind: 'approval', subject: { approvalId: 'appr-7' } },

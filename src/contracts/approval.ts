@@ -13,7 +13,9 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
  *  workbench recognises such an expiry by this exact value. */
 export const RESTART_EXPIRY_REASON = 'the runtime restarted; the agent is no longer waiting'
 
-export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeout'])
+/** Who decided: the person (`user`), the approve-for-me reviewer, policy, the
+ *  clock, or the room's approver webhook standing in for the person. */
+export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeout', 'webhook'])
 export type DecidedBy = z.infer<typeof DecidedBySchema>
 
 /** What the card and the protected window title the request as. */
@@ -51,6 +53,18 @@ export const PermissionRequestSchema = z.strictObject({
   reason: z.string().max(2_000),
 })
 export type PermissionRequest = z.infer<typeof PermissionRequestSchema>
+/** Most tools one server's list may name in an approval: far above any
+ *  real `allowed_tools`, low enough to show whole. */
+export const MAX_SERVER_TOOLS = 256
+
+/** A server's whole tool list as the person is shown it with the offer to
+ *  allow every tool of the server: the names, and the hash of every
+ *  definition (`toolListHash`), which a server-wide grant is bound to. */
+export const McpServerToolsSchema = z.strictObject({
+  names: z.array(z.string().min(1).max(128)).min(1).max(MAX_SERVER_TOOLS),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+})
+export type McpServerTools = z.infer<typeof McpServerToolsSchema>
 
 /** What an MCP tool call adds to its approval: which server and tool
  *  definition the person is allowing, and the preview they saw. */
@@ -62,6 +76,9 @@ export const McpActionSchema = z.strictObject({
   definitionHash: z.string().regex(/^[0-9a-f]{64}$/),
   /** The text of the tool's side-effect-free preview, or null if it has none. */
   preview: z.string().nullable(),
+  /** The server's whole tool list; absent on approvals stored before it was
+   *  recorded, which can then not be allowed server-wide. */
+  serverTools: McpServerToolsSchema.optional(),
 })
 export type McpAction = z.infer<typeof McpActionSchema>
 
@@ -130,6 +147,9 @@ export const ApprovalViewSchema = z.strictObject({
    *  grant can be scoped to it); when false the runtime refuses allow-always
    *  with 409, so the window should not offer it. */
   alwaysAllowAvailable: z.boolean().optional(),
+  /** The same for `allow-always-server` (an MCP call whose server's whole
+   *  tool list the action shows). Absent means not offered. */
+  serverAlwaysAllowAvailable: z.boolean().optional(),
 })
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>
 

@@ -5,8 +5,20 @@ import { PermissionModeSchema } from './policy-axes.ts'
 export const ACTION_DIGEST_PATTERN = /^[0-9a-f]{64}$/
 /** Longest client request id a room-permission subject takes, in UTF-16 units. */
 export const CLIENT_REQUEST_ID_MAX_LENGTH = 128
+/** Longest approver webhook URL a subject takes, in UTF-16 units. */
+export const WEBHOOK_URL_MAX_LENGTH = 2_048
 
-export const ApprovalDecisionSchema = z.enum(['allow-once', 'allow-always', 'deny'])
+/** `allow-always` remembers the one MCP tool definition (or command, path,
+ *  tool) the person saw; `allow-always-server` remembers every tool of an
+ *  MCP server as its whole tool list was shown. They are two decisions,
+ *  not one with an option, so a token minted for one can never be spent
+ *  as the other (the decision is part of the token's subject). */
+export const ApprovalDecisionSchema = z.enum([
+  'allow-once',
+  'allow-always',
+  'allow-always-server',
+  'deny',
+])
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
 
 /** What an approval consent token is bound to. Travels in the request, never
@@ -28,10 +40,22 @@ export const RoomPermissionConsentSubjectSchema = z.strictObject({
 })
 export type RoomPermissionConsentSubject = z.infer<typeof RoomPermissionConsentSubjectSchema>
 
+/** What a token for setting or removing a room's approver webhook is bound
+ *  to: the room, the exact URL the protected window showed (null for a
+ *  removal) and the request's idempotency key. */
+export const ApproverWebhookConsentSubjectSchema = z.strictObject({
+  roomId: z.string().min(1),
+  clientRequestId: z.string().min(1).max(CLIENT_REQUEST_ID_MAX_LENGTH),
+  url: z.string().min(1).max(WEBHOOK_URL_MAX_LENGTH).nullable(),
+  instanceId: z.string().min(1),
+})
+export type ApproverWebhookConsentSubject = z.infer<typeof ApproverWebhookConsentSubjectSchema>
+
 /** Kinds are domain-separated inside the signature, so a token minted for one
- *  kind can never verify as the other even if the subjects looked alike. */
+ *  kind can never verify as another even if the subjects looked alike. */
 export type ConsentBinding =
   | { kind: 'approval'; subject: ApprovalConsentSubject }
   | { kind: 'room-permission'; subject: RoomPermissionConsentSubject }
+  | { kind: 'approver-webhook'; subject: ApproverWebhookConsentSubject }
 
 export type ConsentKind = ConsentBinding['kind']

@@ -45,6 +45,8 @@ export const RUNTIME_ERROR_CODES = [
   'agent_directory_limits',
   'room_tampered',
   'unknown_grant',
+  // A widening while the rollback anchor could not be advanced.
+  'rollback_anchor_unavailable',
   // Turns and executions.
   'unknown_turn',
   'turn_in_progress',

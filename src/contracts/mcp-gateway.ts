@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { McpServerToolsSchema } from './approval.ts'
+import { FormContentSchema } from './input-request.ts'
 import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
 
 const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/)
@@ -18,6 +20,8 @@ export const GatewayCallRequestSchema = z.strictObject({
   definitionHash: Sha256HexSchema,
   arguments: z.record(z.string(), z.unknown()),
   preview: z.string().max(32_768).nullable(),
+  /** Every tool the server offers now, for the offer to allow them all. */
+  serverTools: McpServerToolsSchema,
 })
 export type GatewayCallRequest = z.infer<typeof GatewayCallRequestSchema>
 
@@ -42,6 +46,28 @@ export const GatewayCallResultSchema = z.strictObject({
   output: z.string().max(65_536),
 })
 export type GatewayCallResult = z.infer<typeof GatewayCallResultSchema>
+
+/** What a form asked through the gateway came back as, in MCP's terms
+ *  (`ElicitResult`): content only with `accept`. */
+export const GatewayFormOutcomeSchema = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('accept'), content: FormContentSchema }),
+  z.strictObject({ action: z.literal('decline') }),
+  z.strictObject({ action: z.literal('cancel') }),
+])
+
+/** `POST /v1/gateway/calls/:callId/elicitations` (the body is a
+ *  `FormRequestSchema`) and `GET /v1/gateway/elicitations/:requestId`: a
+ *  server behind the gateway asking the person for input during an allowed
+ *  call, shown as a form in the gateway room; long-polled like a call. */
+export const GatewayElicitationStateSchema = z.discriminatedUnion('status', [
+  z.strictObject({ requestId: z.string(), status: z.literal('pending') }),
+  z.strictObject({
+    requestId: z.string(),
+    status: z.literal('answered'),
+    outcome: GatewayFormOutcomeSchema,
+  }),
+])
+export type GatewayElicitationState = z.infer<typeof GatewayElicitationStateSchema>
 
 /** The file the runtime writes (mode 0600) in its data dir so a gateway on
  *  the same machine and account can find it. */

@@ -40,8 +40,11 @@ export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>
 export const FullAccessBlockerSchema = z.enum(['read_only_agent', 'agent_directory_limits'])
 export type FullAccessBlocker = z.infer<typeof FullAccessBlockerSchema>
 
-/** Whether a row's MAC under the integrity key verified when it was read. */
-export const RowIntegritySchema = z.enum(['ok', 'tampered'])
+/** Whether a row's MAC under the integrity key verified when it was read
+ *  (`tampered` when not), and whether the row came from a database older
+ *  than its rollback anchor and has not been confirmed since
+ *  (`rolled-back`). */
+export const RowIntegritySchema = z.enum(['ok', 'tampered', 'rolled-back'])
 export type RowIntegrity = z.infer<typeof RowIntegritySchema>
 
 export const RoomPermissionsSchema = z.strictObject({
@@ -50,8 +53,10 @@ export const RoomPermissionsSchema = z.strictObject({
   policy: RoomPolicySchema,
   mode: PermissionModeSchema,
   fullAccessUnavailable: FullAccessBlockerSchema.nullable(),
-  /** `tampered`: the stored row was edited outside Assent; `policy` and
-   *  `mode` are then the narrowest, until the person confirms a mode. */
+  /** `tampered`: the stored row was edited outside Assent; `rolled-back`:
+   *  it comes from an older copy of the database put back in place. Either
+   *  way `policy` and `mode` are the narrowest, and the room has no grants,
+   *  until the person confirms a mode. */
   integrity: RowIntegritySchema,
 })
 export type RoomPermissions = z.infer<typeof RoomPermissionsSchema>
@@ -152,9 +157,10 @@ export const ReconcileRequestSchema = z.strictObject({
 export type ReconcileRequest = z.infer<typeof ReconcileRequestSchema>
 
 /** What a grant answers for, besides its room: every call of one tool
- *  (`tool`), one exact command line (`command`), one real path (`path`), or
- *  one MCP tool definition (`mcp`). */
-export const GrantScopeSchema = z.enum(['tool', 'command', 'path', 'mcp'])
+ *  (`tool`), one exact command line (`command`), one real path (`path`),
+ *  one MCP tool definition (`mcp`), or every tool of one MCP server as long
+ *  as its whole tool list is the one the person saw (`mcp-server`). */
+export const GrantScopeSchema = z.enum(['tool', 'command', 'path', 'mcp', 'mcp-server'])
 export type GrantScope = z.infer<typeof GrantScopeSchema>
 
 export const GrantSchema = z.strictObject({
@@ -168,8 +174,17 @@ export const GrantSchema = z.strictObject({
   /** For a `path` grant: the real path the person allowed the tool on. */
   path: z.string().optional(),
   /** For an MCP tool: the server and the tool definition the grant is bound
-   *  to. A changed definition has another hash, so the grant stops applying. */
-  mcp: z.strictObject({ serverId: z.string(), definitionHash: z.string() }).optional(),
+   *  to. A changed definition has another hash, so the grant stops applying.
+   *  For an `mcp-server` grant, `toolListHash` is the hash of the server's
+   *  whole tool list as the person saw it, and what the grant is bound to
+   *  (`toolName` and `definitionHash` then name the call it was given on). */
+  mcp: z
+    .strictObject({
+      serverId: z.string(),
+      definitionHash: z.string(),
+      toolListHash: z.string().optional(),
+    })
+    .optional(),
   approvalId: z.string(),
   createdAt: z.number().int(),
 })

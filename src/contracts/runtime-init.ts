@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RollbackCounterSchema } from './rollback-anchor.ts'
 
 export const BASE64URL_32_BYTES = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/
 
@@ -16,6 +17,11 @@ export const RuntimeInitSchema = z.strictObject({
    *  never loads the native keychain module. */
   integrityKey: z.string().regex(BASE64URL_32_BYTES),
   dataDir: z.string().min(1).max(4096),
+  /** The data dir's rollback anchor as main read it from the SecretStore
+   *  just before this launch, or null when none was ever stored (a new or
+   *  upgraded data dir). Required, so a main that forgot it cannot start a
+   *  runtime that would then take any database at its word. */
+  rollbackAnchor: RollbackCounterSchema.nullable(),
   approvalTtlMs: z.number().int().min(100).max(86_400_000).optional(),
   /** Each phase of an ordinary question's wait (silent, then counting
    *  down); 60 s unless the smoke scenario shortens it in a development

@@ -4,16 +4,25 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  type CallToolResult,
+  type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpConfig } from '../contracts/mcp-config.ts'
-import { runGatedMcpCall, type McpConsentPort } from '../runtime/mcp/gated-mcp-call.ts'
-import { McpConnection } from '../runtime/mcp/mcp-connection.ts'
+import {
+  runGatedMcpCall,
+  type McpConsentPort,
+  type McpConsentTicket,
+} from '../runtime/mcp/gated-mcp-call.ts'
+import { McpConnection, type McpServer } from '../runtime/mcp/mcp-connection.ts'
+import { McpConnectionPool, type McpConfigChange } from '../runtime/mcp/mcp-connection-pool.ts'
+import { McpElicitationRouter } from '../runtime/mcp/mcp-elicitation.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import {
   PREVIEW_SUFFIX,
   namespacedToolName,
   splitNamespacedToolName,
+  type McpToolDefinition,
 } from '../runtime/mcp/mcp-tool-definition.ts'
 
 /** Downstream requests may take this long. A downstream call starts only
@@ -21,10 +30,23 @@ import {
  *  slow tool is not cut short either. */
 export const DOWNSTREAM_REQUEST_TIMEOUT_MS = 300_000
 
+/** How often a call that waits (for the person, or for the server) tells
+ *  the agent it is still alive, when the agent asked for progress: well
+ *  inside the 60 s request timeout MCP clients default to. */
+export const GATEWAY_PROGRESS_INTERVAL_MS = 15_000
+
 export interface GatewayServerOptions {
   config: McpConfig
   consent: McpConsentPort
   log: (line: string) => void
+  /** `GATEWAY_PROGRESS_INTERVAL_MS` unless a test shortens it. */
+  progressIntervalMs?: number
+}
+
+/** The call a server's elicitation belongs to: its consent ticket, once the
+ *  person allowed it. */
+interface GatewayCall {
+  ticket: McpConsentTicket | undefined
 }
 
 /**
@@ -32,38 +54,58 @@ export interface GatewayServerOptions {
  * tools as `server__tool` and runs each call through `runGatedMcpCall`, so
  * the person is asked in Assent's protected window before any gated tool
  * runs. A refused call is a JSON-RPC error whose `data.reason` says why.
+ *
+ * While a call waits it sends `notifications/progress` to an agent that
+ * gave a progress token; a server's elicitation during an allowed call is
+ * passed on to the person as a form in the gateway room; `apply` takes a
+ * new mcp.json for the calls that start after it.
  */
 export class AssentGateway {
   private readonly options: GatewayServerOptions
-  private readonly connections = new Map<string, McpConnection>()
+  private readonly pool: McpConnectionPool
+  private readonly elicitation: McpElicitationRouter<GatewayCall>
   readonly server: Server
 
   constructor(options: GatewayServerOptions) {
     this.options = options
-    for (const config of options.config.servers) {
-      this.connections.set(
-        config.id,
+    this.elicitation = new McpElicitationRouter<GatewayCall>(
+      async (call, form) => {
+        // Before the person allowed the call (a preview asking), or through
+        // an asker that cannot reach them, nobody is asked.
+        if (!call.ticket?.elicit) return { action: 'cancel' }
+        return call.ticket.elicit(form)
+      },
+      (error) => options.log(`assent-gateway: a form was not shown: ${String(error)}`),
+    )
+    this.pool = new McpConnectionPool(
+      options.config,
+      (config) =>
         new McpConnection(config, {
           requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
           stderr: 'inherit',
+          onElicitation: this.elicitation.handle,
         }),
-      )
-    }
+    )
     this.server = new Server(
       { name: 'assent-gateway', version: '0.1.0' },
-      { capabilities: { tools: {} } },
+      { capabilities: { tools: { listChanged: true } } },
     )
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: await this.listTools(),
     }))
-    this.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args = {} } = request.params
-      return this.callTool(name, args)
+      const stopProgress = this.progress(request.params._meta?.progressToken, extra)
+      try {
+        return await this.callTool(name, args)
+      } finally {
+        stopProgress()
+      }
     })
   }
 
   async start(transport: Transport): Promise<void> {
-    for (const connection of this.connections.values()) {
+    for (const connection of this.pool.connections()) {
       await connection.connect().catch((error: unknown) => {
         this.options.log(
           `assent-gateway: ${connection.server.id} did not start: ${(error as Error).message}`,
@@ -73,16 +115,25 @@ export class AssentGateway {
     await this.server.connect(transport)
   }
 
+  /** A new mcp.json, for the calls that start from now on; the agent is
+   *  told its tool list changed. */
+  apply(config: McpConfig): McpConfigChange {
+    const change = this.pool.apply(config)
+    void this.server.sendToolListChanged().catch(() => undefined)
+    return change
+  }
+
   async close(): Promise<void> {
     await this.server.close()
-    for (const connection of this.connections.values()) await connection.close()
+    await this.pool.close()
   }
 
   /** The allowed tools of every server that answers. A server that is down
    *  is left out (and logged) rather than failing the whole list. */
   private async listTools(): Promise<Tool[]> {
     const tools: Tool[] = []
-    for (const [serverId, connection] of this.connections) {
+    for (const connection of this.pool.connections()) {
+      const serverId = connection.server.id
       try {
         for (const tool of await connection.listAllowedTools()) {
           // Previews are Assent's to call, before asking; not the agent's.
@@ -92,7 +143,7 @@ export class AssentGateway {
             ...(tool.title === undefined ? {} : { title: tool.title }),
             description: tool.description ?? '',
             inputSchema: tool.inputSchema as Tool['inputSchema'],
-            ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+            ...annotationsFor(connection.server, tool),
           })
         }
       } catch (error) {
@@ -102,17 +153,72 @@ export class AssentGateway {
     return tools
   }
 
-  private async callTool(name: string, args: Record<string, unknown>) {
+  private async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const parts = splitNamespacedToolName(name)
-    const connection = parts ? this.connections.get(parts.serverId) : undefined
+    // Held to the end of the call: a new mcp.json applies to calls that
+    // start after it, never to one the person is deciding on.
+    const lease = parts ? this.pool.lease(parts.serverId) : undefined
     try {
-      if (!parts || !connection || parts.toolName.endsWith(PREVIEW_SUFFIX)) {
+      if (!parts || !lease || parts.toolName.endsWith(PREVIEW_SUFFIX)) {
         throw new McpRefusal('not_allowed', `no allowed tool named ${name}`)
       }
-      return await runGatedMcpCall(connection, parts.toolName, args, this.options.consent)
+      const call: GatewayCall = { ticket: undefined }
+      const consent: McpConsentPort = {
+        ask: async (request) => {
+          call.ticket = await this.options.consent.ask(request)
+          return call.ticket
+        },
+      }
+      return await this.elicitation.during(parts.serverId, call, () =>
+        runGatedMcpCall(lease.connection, parts.toolName, args, consent),
+      )
     } catch (error) {
       if (error instanceof McpRefusal) throw new McpError(error.code, error.message, error.data)
       throw error
+    } finally {
+      lease?.release()
     }
   }
+
+  /** Sends `notifications/progress` for the caller's token every interval
+   *  until the returned function is called; nothing without a token (MCP
+   *  sends progress only to a caller that asked for it). */
+  private progress(
+    token: string | number | undefined,
+    extra: { sendNotification: (notification: ServerNotification) => Promise<void> },
+  ): () => void {
+    if (token === undefined) return () => undefined
+    let progress = 0
+    const timer = setInterval(() => {
+      progress += 1
+      void extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: {
+            progressToken: token,
+            progress,
+            message: 'waiting: for the person to decide in Assent, or for the server',
+          },
+        })
+        .catch(() => undefined)
+    }, this.options.progressIntervalMs ?? GATEWAY_PROGRESS_INTERVAL_MS)
+    return () => clearInterval(timer)
+  }
+}
+
+/**
+ * The annotations the agent sees. A tool that asks the person is marked
+ * destructive and not read-only whatever its server claims: an agent (or
+ * its host) that trusts `readOnlyHint` to skip its own confirmation or to
+ * run a call unattended must not be told a gated call is harmless on the
+ * server's word. A tool that runs without consent keeps the server's
+ * annotations, which are hints either way.
+ */
+function annotationsFor(
+  server: McpServer,
+  tool: McpToolDefinition,
+): { annotations?: Tool['annotations'] } {
+  const gated = server.requires_approval && server.approvalFreeTools?.includes(tool.name) !== true
+  if (!gated) return tool.annotations === undefined ? {} : { annotations: tool.annotations }
+  return { annotations: { ...tool.annotations, readOnlyHint: false, destructiveHint: true } }
 }

@@ -9,7 +9,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { AssentGateway } from './gateway-server.ts'
 import { GATEWAY_USAGE, GatewayUsageError, parseGatewayArgs } from './gateway-cli.ts'
 import { RuntimeConsentClient } from './runtime-consent-client.ts'
-import { McpConfigError, parseMcpConfigFile } from '../runtime/mcp/mcp-config-loader.ts'
+import {
+  ConfigFileError,
+  parseMcpConfigFile,
+  type LoadedMcpConfig,
+} from '../runtime/mcp/mcp-config-loader.ts'
+import { McpConfigReloader } from '../runtime/mcp/mcp-config-reloader.ts'
 
 const log = (line: string) => console.error(line)
 
@@ -19,7 +24,7 @@ try {
   args = parseGatewayArgs(process.argv.slice(2), process.env, process.cwd())
   config = parseMcpConfigFile(args.config)
 } catch (error) {
-  if (!(error instanceof GatewayUsageError) && !(error instanceof McpConfigError)) throw error
+  if (!(error instanceof GatewayUsageError) && !(error instanceof ConfigFileError)) throw error
   log(`assent-gateway: ${error.message}`)
   if (error instanceof GatewayUsageError) log(GATEWAY_USAGE)
   process.exit(2)
@@ -30,9 +35,36 @@ const gateway = new AssentGateway({
   consent: new RuntimeConsentClient({ dataDir: args.dataDir, workspace: args.workspace }),
   log,
 })
-const stop = () => void gateway.close().finally(() => process.exit(0))
+const configFile = args.config
+// Edits to mcp.json apply to calls that start after them. A file that no
+// longer parses changes nothing: the configuration in force stays.
+const reloader: McpConfigReloader = new McpConfigReloader({
+  file: configFile,
+  load: (): LoadedMcpConfig => {
+    try {
+      return { config: parseMcpConfigFile(configFile) }
+    } catch (error) {
+      if (!(error instanceof ConfigFileError)) throw error
+      return { config: reloader.inForce, refused: error }
+    }
+  },
+  initial: config,
+  apply: (next) => gateway.apply(next),
+  reports: {
+    refused: (error, inForce) =>
+      log(`assent-gateway: ${error.message}; still serving ${inForce.join(', ') || 'nothing'}`),
+    applied: (servers) =>
+      log(`assent-gateway: ${configFile} reloaded; serving ${servers.join(', ') || 'nothing'}`),
+  },
+  onError: (error) => log(`assent-gateway: ${String(error)}`),
+})
+const stop = () => {
+  reloader.close()
+  void gateway.close().finally(() => process.exit(0))
+}
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
 process.stdin.on('end', stop)
 await gateway.start(new StdioServerTransport())
+reloader.start()
 log(`assent-gateway: serving ${config.servers.length} server(s) for ${args.workspace}`)

@@ -1,8 +1,11 @@
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import {
   GatewayCallStateSchema,
+  GatewayElicitationStateSchema,
   type GatewayCallRequest,
   type GatewayCallState,
 } from '../contracts/mcp-gateway.ts'
+import type { ElicitationForm } from '../runtime/mcp/mcp-elicitation.ts'
 import { readGatewayConnectionFile } from '../runtime/mcp/gateway-connection-file.ts'
 import type {
   McpConsentPort,
@@ -41,7 +44,19 @@ export class RuntimeConsentClient implements McpConsentPort {
           output: result.output.slice(0, 65_536),
         })
       },
+      elicit: (form) => this.elicit(callId, form),
     }
+  }
+
+  /** A server's form during the allowed call `callId`: shown in the
+   *  gateway room, its answer long-polled like a call's outcome. */
+  private async elicit(callId: string, form: ElicitationForm): Promise<ElicitResult> {
+    const parse = (value: unknown) => GatewayElicitationStateSchema.parse(value)
+    let state = parse(await this.send('POST', `/v1/gateway/calls/${callId}/elicitations`, form))
+    while (state.status === 'pending') {
+      state = parse(await this.send('GET', `/v1/gateway/elicitations/${state.requestId}`))
+    }
+    return state.outcome
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<GatewayCallState> {

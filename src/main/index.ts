@@ -11,7 +11,7 @@ import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
 import { DataDirLock } from './core/data-dir-lock.ts'
 import { MainServices } from './core/main-services.ts'
 import { mcpConfigPathFromEnv } from './core/mcp-config-path.ts'
-import { loadIntegrityKey } from './core/secret-store-selection.ts'
+import { loadDataDirSecrets } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
 import { installApplicationMenu } from './electron/application-menu.ts'
 import { refusedDebugSwitches } from './electron/debug-switches.ts'
@@ -132,12 +132,15 @@ async function start(): Promise<void> {
   const mcpConfigPath = mcpConfigPathFromEnv(process.env)
   // Before any window: without its integrity key Assent does not start (the
   // error names the fix), and the file fallback's warning is said up front.
-  const integrityKey = await loadIntegrityKey(dataDir, { warn: diagnostic })
+  // The rollback anchor lives in the same store; quitting advances it
+  // (`before-quit` below stops the runtime cleanly first).
+  const { integrityKey, rollbackAnchor } = await loadDataDirSecrets(dataDir, { warn: diagnostic })
 
   const services: MainServices = new MainServices({
     launcher: new UtilityProcessLauncher(builtPath(appRoot, 'runtimeEntry')),
     dataDir,
     integrityKey,
+    rollbackAnchor,
     // The smoke scenario limits the ceiling agent to its throwaway workspace.
     ...(process.env.ASSENT_SCOPED_ROOTS
       ? { scopedRoots: process.env.ASSENT_SCOPED_ROOTS.split(':').filter(Boolean) }

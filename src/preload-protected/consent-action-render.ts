@@ -10,6 +10,16 @@ type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
  *  action below always shows the whole of it. */
 export const TITLE_VALUE_MAX_CHARS = 60
 
+/** `value` cut to `max` code points (TITLE_VALUE_MAX_CHARS by default) with
+ *  "…" where it was cut: at the end, or for a path at the start, so the
+ *  file name stays. */
+export function shortened(value: string, keepEnd: boolean, max = TITLE_VALUE_MAX_CHARS): string {
+  const chars = Array.from(value)
+  if (chars.length <= max) return value
+  const kept = max - 1
+  return keepEnd ? `…${chars.slice(-kept).join('')}` : `${chars.slice(0, kept).join('')}…`
+}
+
 /**
  * Draws the action an approval asks for, first and in full: a command line
  * and where it runs, a file and its change, a path to delete and whether

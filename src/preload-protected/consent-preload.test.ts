@@ -156,6 +156,31 @@ describe('decisions', () => {
     expect(sent).toEqual([])
   })
 
+  it('sends allow-always-server for a trusted click on "Always allow every tool of <server>", only where offered', () => {
+    const mcpView = (offered: boolean) =>
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: offered
+          ? { offered: true, toolNames: ['read_note', 'write_note'] }
+          : { offered: false },
+      })
+    ready(mcpView(false))
+    expect(buttonFor('allow-always-server').hidden).toBe(true)
+    buttonFor('allow-always-server').hidden = false
+    buttonFor('allow-always-server').disabled = false
+    click(buttonFor('allow-always-server'))
+    expect(sent).toEqual([])
+
+    freshPage()
+    ready(mcpView(true))
+    expect(buttonFor('allow-always-server').hidden).toBe(false)
+    click(buttonFor('allow-always-server'))
+    expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'allow-always-server' }])
+  })
+
   it('ignores a click on a button the current view does not offer', () => {
     ready()
     buttonFor('confirm').hidden = false

@@ -35,7 +35,11 @@ export interface ConsentPreloadHandle {
 const SAFE_ANSWERS: ReadonlySet<ConsentAnswer> = new Set(['deny', 'cancel', 'decline'])
 
 /** Answers that stay disabled until the action has been scrolled to its end. */
-const GATED_ANSWERS: ReadonlySet<ConsentAnswer> = new Set(['allow-once', 'allow-always'])
+const GATED_ANSWERS: ReadonlySet<ConsentAnswer> = new Set([
+  'allow-once',
+  'allow-always',
+  'allow-always-server',
+])
 
 /**
  * Runs the protected consent page: renders the first valid view main sends,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { translate } from '../common/i18n/index.ts'
 import { CONSENT_PAGE_IDS } from './consent-page-ids.ts'
-import { CONSEQUENCE_IDS } from './consent-render.ts'
+import { CONSEQUENCE_IDS } from './consent-consequences-render.ts'
 import {
   approvalView,
   buttonFor,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { CONSENT_BUTTON_IDS, type ConsentView } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
 import { CONSENT_CLASSES, CONSENT_PAGE_IDS } from './consent-page-ids.ts'
-import { CONSEQUENCE_IDS } from './consent-render.ts'
+import { CONSEQUENCE_IDS } from './consent-consequences-render.ts'
 import {
   DELAY_MS,
   freshPage,
@@ -366,6 +366,67 @@ describe('rendering an approval', () => {
         CONSEQUENCE_IDS.alwaysAllow,
       )
     }
+  })
+
+  it('offers "Always allow every tool of <server>" for an MCP call, naming the server and every tool it would remember', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: { offered: true, toolNames: ['read_note', 'write_note'] },
+      }),
+    )
+    const button = buttonFor('allow-always-server')
+    expect(button.hidden).toBe(false)
+    expect(button.textContent).toBe('Always allow every tool of Notes')
+    expect(button.children).toHaveLength(0)
+    expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
+    expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
+      'Always allow every tool of Notes remembers, in this room, all 2 tools it offers now: read_note, write_note. If Notes adds, removes or changes any tool, Assent asks again.',
+    )
+    const names = [...byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')]
+    expect(names.map((code) => code.textContent)).toEqual(['read_note', 'write_note'])
+  })
+
+  it('withholds the server-wide option where it is not offered, and says nothing of it', () => {
+    for (const serverAlwaysAllow of [undefined, { offered: false as const }]) {
+      freshPage()
+      start()
+      inbox.deliver(
+        approvalView({
+          kind: 'mcp-tool-call',
+          toolName: 'write_note',
+          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+          alwaysAllow: { offered: true, scope: 'mcp-tool' },
+          ...(serverAlwaysAllow ? { serverAlwaysAllow } : {}),
+        }),
+      )
+      expect(buttonFor('allow-always-server').hidden).toBe(true)
+      expect(document.getElementById(CONSEQUENCE_IDS.alwaysAllowServer)).toBeNull()
+    }
+  })
+
+  it('puts a deceptive server name in the server-wide button as visible escapes, plain text, in stored order', () => {
+    start()
+    const name = 'Notes\u202Eetirw\u202C \u05D0\u05D1 tools'
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: name, toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: { offered: true, toolNames: ['write_note'] },
+      }),
+    )
+    const button = buttonFor('allow-always-server')
+    expect(button.textContent).toContain('⟨U+202E⟩')
+    expect(button.textContent).not.toContain('\u202E')
+    expect(button.children).toHaveLength(0)
+    expect(button.classList.contains(CONSENT_CLASSES.storedOrder)).toBe(true)
+    expect(notices()).toContain(translate('en', 'consent.notice.direction'))
   })
 
   it('says what Deny does: the agent is told and goes on without it', () => {

@@ -7,10 +7,16 @@ import {
 import { commandLineDisplay } from '../common/command-line-display.ts'
 import type { DisplaySafeOptions, DisplayWarning } from '../common/display-safe-text.ts'
 import { translate, type MessageKey } from '../common/i18n/index.ts'
-import { TITLE_VALUE_MAX_CHARS, renderApprovalAction } from './consent-action-render.ts'
+import { renderApprovalAction, shortened } from './consent-action-render.ts'
+import {
+  CONSEQUENCE_IDS,
+  labelServerButton,
+  renderConsequences,
+} from './consent-consequences-render.ts'
 import { renderFormFields, type FormCollector } from './consent-form-render.ts'
 import { CONSENT_CLASSES, CONSENT_PAGE_IDS, type ConsentPageElement } from './consent-page-ids.ts'
 import { SafeTextWriter } from './safe-text-writer.ts'
+import { renderWebhookView } from './consent-webhook-render.ts'
 
 /** The consent page's elements, looked up once. */
 export interface ConsentPage {
@@ -48,17 +54,23 @@ export function answersFor(view: ConsentView): readonly ConsentAnswer[] {
   if (view.subject === 'approval') {
     // Hidden, and a click on it ignored, when the runtime would refuse it:
     // a button that can only fail invites the person to think it worked.
-    return view.alwaysAllow.offered
-      ? ['deny', 'allow-once', 'allow-always']
-      : ['deny', 'allow-once']
+    return [
+      'deny',
+      'allow-once',
+      ...(view.alwaysAllow.offered ? (['allow-always'] as const) : []),
+      ...(view.serverAlwaysAllow?.offered ? (['allow-always-server'] as const) : []),
+    ]
   }
   if (view.subject === 'form') return ['cancel', 'decline', 'submit']
+  // Shown once, decided nothing: closing it is the only answer.
+  if (view.subject === 'approver-webhook-secret') return ['cancel']
   return ['cancel', 'confirm']
 }
 
 const BUTTON_LABELS: Readonly<Record<ConsentAnswer, MessageKey>> = {
   'allow-once': 'consent.button.allowOnce',
   'allow-always': 'consent.button.allowAlways',
+  'allow-always-server': 'consent.button.allowAlwaysServer',
   deny: 'consent.button.deny',
   confirm: 'consent.button.confirm',
   cancel: 'consent.button.cancel',
@@ -165,6 +177,10 @@ export function renderConsentView(
       translate(view.lang, 'consent.form.required'),
       writer,
     )
+  } else if (view.subject === 'approver-webhook' || view.subject === 'approver-webhook-secret') {
+    titleId = 'webhookHeading'
+    title = renderWebhookView(elements, view, writer)
+    elements.consequences.replaceChildren()
   } else {
     labels(MODE_CHANGE_LABELS)
     const from = translate(view.lang, `mode.${view.fromMode}.name`)
@@ -200,6 +216,8 @@ export function renderConsentView(
   elements.approvalSection.hidden = view.subject !== 'approval'
   elements.modeChangeSection.hidden = view.subject !== 'mode-change'
   elements.formSection.hidden = view.subject !== 'form'
+  elements.webhookSection.hidden =
+    view.subject !== 'approver-webhook' && view.subject !== 'approver-webhook-secret'
   elements.content.setAttribute('aria-labelledby', CONSENT_PAGE_IDS[titleId])
   // The window's own title asks the question too, for the task switcher.
   document.title = title
@@ -217,9 +235,20 @@ export function renderConsentView(
   if (view.subject === 'mode-change' && view.toMode === 'full-access') {
     page.buttons.confirm.textContent = translate(view.lang, 'consent.button.confirmFullAccess')
   }
+  const webhookSet = view.subject === 'approver-webhook' && view.url !== null
+  if (view.subject === 'approver-webhook') {
+    page.buttons.confirm.textContent = translate(
+      view.lang,
+      webhookSet ? 'consent.button.confirmWebhook' : 'consent.button.removeWebhook',
+    )
+  }
+  if (view.subject === 'approver-webhook-secret') {
+    page.buttons.cancel.textContent = translate(view.lang, 'consent.button.secretCopied')
+  }
   if (view.subject === 'approval') {
     page.buttons.deny.setAttribute('aria-describedby', CONSEQUENCE_IDS.deny)
     page.buttons['allow-always'].setAttribute('aria-describedby', CONSEQUENCE_IDS.alwaysAllow)
+    labelServerButton(page.buttons['allow-always-server'], view)
   }
   elements.actions.hidden = false
   return { form, warnings: writer.warnings }
@@ -315,70 +344,6 @@ function approvalTitle(
     }
   }
 }
-
-/** `value` cut to TITLE_VALUE_MAX_CHARS code points with "…" where it was
- *  cut: at the end, or for a path at the start, so the file name stays. */
-export function shortened(value: string, keepEnd: boolean): string {
-  const chars = Array.from(value)
-  if (chars.length <= TITLE_VALUE_MAX_CHARS) return value
-  const kept = TITLE_VALUE_MAX_CHARS - 1
-  return keepEnd ? `…${chars.slice(-kept).join('')}` : `${chars.slice(0, kept).join('')}…`
-}
-
-/** Under the buttons: what Deny does, and what Always allow would remember
- *  or why it is not offered. */
-function renderConsequences(
-  document: Document,
-  container: HTMLElement,
-  view: ApprovalView,
-  writer: SafeTextWriter,
-): void {
-  container.replaceChildren()
-  const line = (id: string, build: (paragraph: HTMLElement) => void) => {
-    const paragraph = document.createElement('p')
-    paragraph.id = id
-    paragraph.className = 'consent-consequence'
-    build(paragraph)
-    container.append(paragraph)
-  }
-  const { lang } = view
-  line(CONSEQUENCE_IDS.deny, (paragraph) => {
-    paragraph.textContent = translate(lang, 'consent.consequence.deny')
-  })
-  const mcpServer = view.action.type === 'mcp' ? view.action.serverName : ''
-  const path =
-    view.action.type === 'delete'
-      ? view.action.absolutePath
-      : view.action.type === 'agent-file-changes'
-        ? (view.action.changes[0]?.path ?? '')
-        : ''
-  line(CONSEQUENCE_IDS.alwaysAllow, (paragraph) => {
-    const values = {
-      tool: (parent: HTMLElement) => {
-        const element = document.createElement('code')
-        const flat = writer.append(element, view.toolName, { name: true })
-        parent.append(element)
-        return flat
-      },
-      server: (parent: HTMLElement) => writer.append(parent, mcpServer, { name: true }),
-      path: (parent: HTMLElement) => writer.append(parent, path),
-    }
-    const always = view.alwaysAllow
-    if (always.offered) {
-      writer.message(paragraph, lang, `consent.consequence.alwaysAllow.${always.scope}`, values)
-    } else {
-      paragraph.classList.add('consent-consequence-absent')
-      writer.message(paragraph, lang, `consent.consequence.noAlwaysAllow.${always.reason}`, values)
-    }
-  })
-}
-
-/** Ids of the lines under the buttons, which the buttons name as their
- *  description. */
-export const CONSEQUENCE_IDS = {
-  deny: 'assent-consequence-deny',
-  alwaysAllow: 'assent-consequence-always-allow',
-} as const
 
 /** Above the buttons: one warning per kind of deceptive text shown. */
 function renderNotices(

@@ -28,13 +28,15 @@ describe('createAssentGui', () => {
     ])
   })
 
-  it('keeps reviews and mode changes on their channels', async () => {
+  it('keeps reviews, mode changes and webhook changes on their channels', async () => {
     const { gui, calls } = recording()
     await gui.reviewApproval('ap_1')
     await gui.requestModeChange('room_1', 'full-access')
+    await gui.requestApproverWebhook('room_1', 'https://approver.example/decide')
     expect(calls).toEqual([
       ['review', ['ap_1']],
       ['mode', ['room_1', 'full-access']],
+      ['webhook', ['room_1', 'https://approver.example/decide']],
     ])
   })
 

@@ -47,6 +47,7 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
     rejectApprovalForMessage: (...args: unknown[]) => transport.invoke('reject', args),
     openSensitiveForm: (...args: unknown[]) => transport.invoke('form', args),
     requestModeChange: (...args: unknown[]) => transport.invoke('mode', args),
+    requestApproverWebhook: (...args: unknown[]) => transport.invoke('webhook', args),
     setPreferences: (...args: unknown[]) => transport.invoke('preferences', args),
     onEvent: (listener) => transport.onEvent(listener),
   } satisfies AssentGui)

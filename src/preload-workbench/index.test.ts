@@ -72,6 +72,7 @@ describe('the workbench preload entry (electron mocked: no binary here)', () => 
     await gui.rejectApprovalForMessage('ap_1')
     await gui.openSensitiveForm('in_1')
     await gui.requestModeChange('room_1', 'full-access')
+    await gui.requestApproverWebhook('room_1', null)
     await gui.setPreferences({ lang: 'en', theme: 'dark' })
     expect(electron.ipcRenderer.invoke.mock.calls.map(([channel]) => channel)).toEqual([
       WORKBENCH_CHANNELS.relay,
@@ -79,6 +80,7 @@ describe('the workbench preload entry (electron mocked: no binary here)', () => 
       WORKBENCH_CHANNELS.reject,
       WORKBENCH_CHANNELS.form,
       WORKBENCH_CHANNELS.mode,
+      WORKBENCH_CHANNELS.webhook,
       WORKBENCH_CHANNELS.preferences,
     ])
     expect(electron.ipcRenderer.invoke.mock.calls[1]).toEqual([IPC.reviewApproval, ['ap_1']])

@@ -3,6 +3,7 @@ import {
   RuntimeShutdownSchema,
   type RuntimeReady,
 } from '../contracts/runtime-init.ts'
+import { IpcRollbackAnchor } from './rollback/ipc-rollback-anchor.ts'
 import { startRuntime, type RuntimeHandle } from './runtime-app.ts'
 
 /**
@@ -44,8 +45,16 @@ function parentChannel(): ParentChannel {
 const channel = parentChannel()
 let runtime: RuntimeHandle | undefined
 let starting = false
+// Main's answers to anchor requests come over the same channel.
+const rollbackAnchor = new IpcRollbackAnchor({
+  send: (message) => {
+    if (process.connected === false) throw new Error('disconnected')
+    channel.send(message)
+  },
+})
 
 channel.onMessage((message) => {
+  if (rollbackAnchor.receive(message)) return
   if (RuntimeShutdownSchema.safeParse(message).success) {
     void (runtime?.close() ?? Promise.resolve()).finally(() => process.exit(0))
     return
@@ -65,6 +74,7 @@ channel.onMessage((message) => {
     consentKey,
     integrityKey,
     dataDir,
+    rollbackAnchor: storedAnchor,
     approvalTtlMs,
     scopedRoots,
     questionPhaseMs,
@@ -75,6 +85,7 @@ channel.onMessage((message) => {
     consentKey: Buffer.from(consentKey, 'base64url'),
     integrityKey: Buffer.from(integrityKey, 'base64url'),
     dataDir,
+    rollback: { stored: storedAnchor, anchor: rollbackAnchor },
     ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
     ...(questionPhaseMs === undefined ? {} : { questionPhaseMs }),
     ...(scopedRoots === undefined ? {} : { scopedRoots }),
@@ -96,7 +107,15 @@ channel.onMessage((message) => {
   )
 })
 
+// A terminal's Ctrl+C reaches the whole process group, main included, and
+// main then stops this runtime cleanly: its shutdown advances the rollback
+// anchor, which dying here first would skip. Without main, `disconnect`
+// below closes it.
+process.on('SIGINT', () => undefined)
+
 process.on('disconnect', () => {
-  // The parent is gone: nobody can mint consent for this instance any more.
+  // The parent is gone: nobody can mint consent for this instance any more,
+  // nor store the anchor (the next start catches it up from the database).
+  rollbackAnchor.closeAll('the channel to main closed')
   void (runtime?.close() ?? Promise.resolve()).finally(() => process.exit(0))
 })

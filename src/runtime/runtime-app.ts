@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { homedir } from 'node:os'
 import type { Server } from 'node:http'
 import { AgentRunner } from './agent/agent-runner.ts'
 import { grantForDecision } from './agent/grant-issuer.ts'
-import { grantScopeFor } from './agent/grant-scope.ts'
+import { grantScopeFor, serverGrantScopeFor } from './agent/grant-scope.ts'
 import { builtInAgents, GATEWAY_AGENT_ID, type AgentPreset } from './domain/agent-preset.ts'
 import type { AgentSummary, ExternalAgentConfig } from '../contracts/agents-config.ts'
 import { AgentProcessLedger } from './external-agents/agent-process-ledger.ts'
@@ -16,6 +16,7 @@ import { OfflineModel } from './agent/offline-model.ts'
 import { ConsentTokenVerifier } from '../consent/consent-token.ts'
 import { DEFAULT_APPROVAL_TTL_MS } from './domain/approval.ts'
 import { EventBus } from './events/event-bus.ts'
+import { Refusal } from './domain/refusal.ts'
 import { ApprovalGate } from './gate/approval-gate.ts'
 import { ApprovalRequester } from './gate/approval-requester.ts'
 import { recoverFromCrash } from './recovery/crash-recovery.ts'
@@ -26,7 +27,10 @@ import { IntegrityReporter } from './rooms/integrity-reporter.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { TurnService } from './rooms/turn-service.ts'
 import { GatewayCallService } from './mcp/gateway-call-service.ts'
-import { loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
+import { GatewayElicitations } from './mcp/gateway-elicitations.ts'
+import { auditedMcpConfigReports, loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
+import { loadMcpConfig, mcpConfigFile } from './mcp/mcp-config-loader.ts'
+import { McpConfigReloader } from './mcp/mcp-config-reloader.ts'
 import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
 import { McpElicitationRouter } from './mcp/mcp-elicitation.ts'
 import { McpServerRegistry, runtimeMcpTimeoutMs } from './mcp/mcp-server-registry.ts'
@@ -52,8 +56,15 @@ import { durabilityOf } from './store/durability.ts'
 import { SqliteGrantRepository } from './store/grant-repository.ts'
 import { SqliteInputRequestRepository } from './store/input-request-repository.ts'
 import { IntegrityMac } from './store/integrity-mac.ts'
+import { SqliteRollbackRepository } from './store/rollback-repository.ts'
+import type { RollbackAnchor } from './ports/rollback-anchor.ts'
+import { RollbackGuard } from './rollback/rollback-guard.ts'
 import { SqliteRoomRepository } from './store/room-repository.ts'
 import { SqliteSettingsRepository } from './store/settings-repository.ts'
+import { SqliteApproverWebhookRepository } from './store/approver-webhook-repository.ts'
+import { SecretSealer } from './store/secret-sealer.ts'
+import { ApproverWebhooks } from './approver/approver-webhooks.ts'
+import { approverWebhookRoutes } from './server/routes/approver-webhook-routes.ts'
 
 export const EXPIRY_SWEEP_MS = 250
 
@@ -64,6 +75,10 @@ export interface RuntimeOptions {
    *  permissions and grants on disk. */
   integrityKey: Buffer
   dataDir: string
+  /** The data dir's rollback anchor as main read it before this start (null:
+   *  none stored yet), and main's side of it, which advances it
+   *  (docs/integrity.md#rollback). */
+  rollback: { stored: number | null; anchor: RollbackAnchor }
   approvalTtlMs?: number
   /** Each phase of an ordinary question's wait; `QUESTION_PHASE_MS` unless
    *  a test or the smoke scenario shortens it. */
@@ -80,6 +95,9 @@ export interface RuntimeOptions {
   /** How long the reviewer may take before it counts as a denial;
    *  `REVIEWER_TIMEOUT_MS` by default. */
   reviewerTimeoutMs?: number
+  /** How long a room's approver webhook may take before its silence counts
+   *  as a denial; `WEBHOOK_TIMEOUT_MS` by default. */
+  approverWebhookTimeoutMs?: number
   now?: () => number
   onError?: (error: unknown) => void
   /** The store can no longer make writes durable. Default: exit, so that
@@ -128,7 +146,37 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
     onTampered: integrity.report,
   })
+  const webhookStore = new SqliteApproverWebhookRepository(db, {
+    mac,
+    sealer: new SecretSealer(options.integrityKey),
+    audit,
+    roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
+    onTampered: integrity.report,
+  })
+  const rollback = new RollbackGuard({
+    store: new SqliteRollbackRepository(db, { mac, audit, rooms, grants, webhooks: webhookStore }),
+    anchor: options.rollback.anchor,
+    durable: () => durability.durable(),
+    events,
+    now,
+    onError,
+  })
+  // Before anything reads a room: a database older than its anchor has its
+  // rooms marked and its grants revoked first.
+  await rollback.start(options.rollback.stored)
   const approvals = new SqliteApprovalRepository(db, { audit, grants })
+  const approverWebhooks = new ApproverWebhooks({
+    store: webhookStore,
+    requireRoom: (roomId) => {
+      if (!rooms.get(roomId)) throw new Refusal('unknown_room', 'unknown room')
+    },
+    now,
+    randomBytes,
+    beforeWidening: () => rollback.beforeWidening(),
+    ...(options.approverWebhookTimeoutMs === undefined
+      ? {}
+      : { timeoutMs: options.approverWebhookTimeoutMs }),
+  })
   const settings = new SqliteSettingsRepository(db)
   settings.seedDefaults()
 
@@ -136,8 +184,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     approvals,
     events,
     now,
-    // An allow-always grant commits with the user's decision or not at all.
+    // An allow-always grant commits with the user's decision or not at all,
+    // and only while the rollback anchor is not behind.
     grantFor: (approval) => grantForDecision(approval, { now }),
+    beforeGrant: () => rollback.beforeWidening(),
   })
   const inputs = new InputRequestService({
     requests: new SqliteInputRequestRepository(db, { audit }),
@@ -159,17 +209,32 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       : { reviewerTimeoutMs: options.reviewerTimeoutMs }),
     now,
     approvalTtlMs,
+    // Where the room's policy would ask the person, its approver webhook (if
+    // it names one) decides in their place.
+    delegateFor: (roomId) => approverWebhooks.approverFor(roomId),
   })
   // A server asking the person for input during a call becomes a form in
   // that call's room.
   const elicitation = new McpElicitationRouter(
-    (roomId, form, formOptions) => inputs.requestForm(roomId, form, formOptions),
+    ({ roomId, turnId }, form) => inputs.requestForm(roomId, form, { turnId }),
     onError,
   )
-  const mcpServers = new McpServerRegistry(
-    loadMcpConfigAtStart(options.dataDir, options.mcpConfigPath, audit, now, onError),
-    { requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()), onElicitation: elicitation.handle },
-  )
+  const mcpReports = auditedMcpConfigReports(audit, now, onError)
+  const mcpConfig = loadMcpConfigAtStart(options.dataDir, options.mcpConfigPath, mcpReports)
+  const mcpServers = new McpServerRegistry(mcpConfig, {
+    requestTimeoutMs: runtimeMcpTimeoutMs(approvalTtlMs()),
+    onElicitation: elicitation.handle,
+  })
+  // mcp.json edits apply to calls that start after them, without a restart.
+  const mcpReloader = new McpConfigReloader({
+    file: mcpConfigFile(options.dataDir, options.mcpConfigPath),
+    load: () => loadMcpConfig(options.dataDir, options.mcpConfigPath),
+    initial: mcpConfig,
+    apply: (config) => mcpServers.apply(config),
+    reports: mcpReports,
+    onError,
+  })
+  mcpReloader.start()
   const mcp = new McpRoomCalls({
     conversations,
     grants,
@@ -229,6 +294,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     grants,
     events,
     agents,
+    rollback,
     now,
   })
   const turnService = new TurnService({
@@ -259,6 +325,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
   })
 
+  const gatewayElicitations = new GatewayElicitations({
+    openForm: (roomId, form, formOptions) => inputs.openForm(roomId, form, formOptions),
+    runningCall: (callId) => gatewayCalls.runningCall(callId),
+  })
+
   const verifier = new ConsentTokenVerifier({ key: options.consentKey, now })
   const router = new Router()
   router.add(
@@ -273,10 +344,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
         const scope = grantScopeFor(approval)
         return scope.ok ? null : scope.reason
       },
+      serverAlwaysAllowBlocker: (approval) => {
+        const scope = serverGrantScopeFor(approval)
+        return scope.ok ? null : scope.reason
+      },
     }),
     ...roomRoutes({ rooms: roomService, turns: turnService, approvals, verifier, instanceId }),
     ...inputRequestRoutes({ inputs, rooms: roomService }),
-    ...gatewayRoutes({ calls: gatewayCalls }),
+    ...approverWebhookRoutes({ webhooks: approverWebhooks, verifier, instanceId }),
+    ...gatewayRoutes({ calls: gatewayCalls, elicitations: gatewayElicitations }),
   )
   assertRoutesMatchTable(router.patterns)
   const gatewayCredential = newGatewayCredential()
@@ -310,6 +386,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     inputs,
     async close() {
       clearInterval(sweeper)
+      mcpReloader.close()
       // Turns waiting on a question would never settle otherwise.
       inputs.abandonAll()
       removeGatewayConnectionFile(options.dataDir, instanceId)
@@ -320,6 +397,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       // cancelled and its turn ends interrupted while the store still runs.
       await externalTurns.close()
       await runner.settled()
+      // Nothing changes any more: count the shutdown and anchor it.
+      await rollback.shutdown(instanceId).catch(onError)
       await durability.close()
       db.close()
     },

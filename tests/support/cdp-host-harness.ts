@@ -9,6 +9,7 @@ import { CHROMIUM_MISSING, findChromium } from '../../src/main/cdp/chromium.ts'
 import { RUNTIME_READY_TIMEOUT_MS, WAIT_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 import { eventually } from './runtime-harness.ts'
 import { requireOrSkip } from './require-or-skip.ts'
+import { testSecrets } from './test-secrets.ts'
 
 /** True when Chromium is there; fails under ASSENT_REQUIRE_ALL=1 otherwise. */
 export function chromiumAvailable(): boolean {
@@ -41,8 +42,9 @@ export async function startHostHarness(
   const host = await CdpHost.start({
     dataDir: join(root, 'data'),
     // The keychain has its own tests (tests/keychain.test.ts); here a fixed
-    // random key keeps the browser tests independent of a Secret Service.
-    integrityKey: randomBytes(32),
+    // random key and the file store's anchor keep the browser tests
+    // independent of a Secret Service.
+    secrets: testSecrets(join(root, 'data'), randomBytes(32)),
     scopedRoots: [workspace],
     runtimeReadyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
     ...options,

@@ -17,13 +17,21 @@ export interface EventStream {
 /**
  * Subscribes to the runtime's `/v1/events` over a real socket, as main does,
  * and collects events in the background. Resolves once the runtime says the
- * stream is connected, so every event emitted after that is seen.
+ * stream is connected, so every event emitted after that is seen; with
+ * `fromStart`, also every event this runtime instance emitted before (what
+ * it found at start), as main asks for a new instance's.
  */
-export async function openEventStream(harness: RuntimeHarness): Promise<EventStream> {
+export async function openEventStream(
+  harness: RuntimeHarness,
+  options: { fromStart?: boolean } = {},
+): Promise<EventStream> {
   const { port, bearerToken } = harness.connection()
   const controller = new AbortController()
   const response = await fetch(`http://127.0.0.1:${port}/v1/events`, {
-    headers: { authorization: `Bearer ${bearerToken}` },
+    headers: {
+      authorization: `Bearer ${bearerToken}`,
+      ...(options.fromStart ? { 'last-event-id': '0' } : {}),
+    },
     signal: controller.signal,
   })
   if (response.status !== 200 || !response.body) {

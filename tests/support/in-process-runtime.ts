@@ -7,10 +7,14 @@ import type { RuntimeConnection } from '../../src/main/core/runtime-supervisor.t
 import { mintConsentToken } from '../../src/consent/consent-token.ts'
 import { startRuntime, type RuntimeOptions } from '../../src/runtime/runtime-app.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
+import { fileRollbackAnchor } from './test-secrets.ts'
 
 /** The parts of `RuntimeOptions` a test injects: a model, a reviewer, its
- *  timeout. */
-export type InjectedParts = Pick<RuntimeOptions, 'model' | 'reviewer' | 'reviewerTimeoutMs'>
+ *  timeout, the approver webhook's timeout. */
+export type InjectedParts = Pick<
+  RuntimeOptions,
+  'model' | 'reviewer' | 'reviewerTimeoutMs' | 'approverWebhookTimeoutMs'
+>
 
 /**
  * A real runtime on a loopback port, started in this process so a test can
@@ -26,7 +30,14 @@ export async function startInProcessRuntime(parts: InjectedParts): Promise<Runti
   const integrityKey = randomBytes(32)
   const bearerToken = randomBytes(32).toString('base64url')
   const consentKey = randomBytes(32)
+  await mkdir(dataDir, { recursive: true })
+  // No IPC channel in one process: main's keeper is handed in directly.
+  const rollbackAnchor = fileRollbackAnchor(dataDir)
   const handle = await startRuntime({
+    rollback: {
+      stored: (await rollbackAnchor.read()) ?? null,
+      anchor: { advance: async (counter) => void (await rollbackAnchor.advance(counter)) },
+    },
     bearerToken,
     consentKey,
     integrityKey,
@@ -51,6 +62,7 @@ export async function startInProcessRuntime(parts: InjectedParts): Promise<Runti
     dataDir,
     workspace,
     integrityKey,
+    rollbackAnchor,
     get supervisor(): never {
       return noSupervisor()
     },

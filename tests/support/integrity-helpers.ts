@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
@@ -6,6 +7,7 @@ import type { RoomPolicy } from '../../src/contracts/policy-axes.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
 import { narrowestRoomPolicy } from '../../src/runtime/policy/room-policy.ts'
+import { modeFromPolicy } from '../../src/runtime/policy/permission-modes.ts'
 import { SqliteAuditLog } from '../../src/runtime/store/audit-log.ts'
 import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
@@ -91,7 +93,7 @@ export function queryDatabase(dataDir: string, sql: string, ...params: Array<str
 
 /**
  * Stores `policy` for a room the way the runtime itself would, sealed with
- * the data dir's integrity key, with the runtime stopped so nothing caches
+ * the data dir's integrity key and recorded (and counted) in the audit log, with the runtime stopped so nothing caches
  * the old row: a row from an older build, say, that only later checks stand
  * between.
  */
@@ -114,9 +116,28 @@ export async function storeSealedPolicy(
           throw new Error(`unexpected integrity problem: ${JSON.stringify(problem)}`)
         },
       })
-      if (!rooms.updatePolicy(roomId, policy, expectedRevision)) {
-        throw new Error(`room ${roomId} is not at revision ${expectedRevision}`)
-      }
+      const mode = modeFromPolicy(policy)
+      const changed = rooms.changePolicy(
+        {
+          roomId,
+          clientRequestId: randomUUID(),
+          bodyDigest: 'stored by a test',
+          policy,
+          expectedRevision,
+          fromMode: 'stored by a test',
+          toMode: mode,
+          at: Date.now(),
+        },
+        () => ({
+          roomId,
+          revision: expectedRevision + 1,
+          policy,
+          mode,
+          fullAccessUnavailable: null,
+          integrity: 'ok',
+        }),
+      )
+      if (!changed) throw new Error(`room ${roomId} is not at revision ${expectedRevision}`)
     } finally {
       db.close()
     }

@@ -15,6 +15,8 @@ import {
 import { mintConsentToken } from '../../src/consent/consent-token.ts'
 import type { ApprovalDecision } from '../../src/contracts/consent.ts'
 import type { PermissionMode } from '../../src/contracts/policy-axes.ts'
+import type { RollbackAnchorKeeper } from '../../src/main/core/rollback-anchor-keeper.ts'
+import { fileRollbackAnchor } from './test-secrets.ts'
 
 export const RUNTIME_ENTRY = fileURLToPath(new URL('../../src/runtime/main.ts', import.meta.url))
 
@@ -24,6 +26,8 @@ export interface RuntimeHarness {
   workspace: string
   /** The integrity key every start of this harness's runtime gets. */
   integrityKey: Buffer
+  /** The data dir's rollback anchor, as main keeps it. */
+  rollbackAnchor: RollbackAnchorKeeper
   supervisor: RuntimeSupervisor
   connection: () => RuntimeConnection
   client: RuntimeClient
@@ -41,7 +45,9 @@ export interface RuntimeHarness {
 /** A real runtime child process on a loopback port, with a throwaway data
  *  dir and workspace, started the way main starts it. Its integrity key is
  *  random and fixed for the harness (restarts reuse it, as the keychain
- *  would); pass `integrityKey` to use one from a real SecretStore. */
+ *  would), and its rollback anchor is in the file store beside the
+ *  database; pass `integrityKey` and `rollbackAnchor` to use a real
+ *  SecretStore's. */
 export async function startHarness(
   options: {
     approvalTtlMs?: number
@@ -49,6 +55,7 @@ export async function startHarness(
     questionPhaseMs?: number
     root?: string
     integrityKey?: Buffer
+    rollbackAnchor?: RollbackAnchorKeeper
     mcpConfigPath?: string
   } = {},
 ): Promise<RuntimeHarness> {
@@ -57,10 +64,12 @@ export async function startHarness(
   const workspace = join(root, 'workspace')
   await mkdir(workspace, { recursive: true })
   const integrityKey = options.integrityKey ?? randomBytes(32)
+  const rollbackAnchor = options.rollbackAnchor ?? fileRollbackAnchor(dataDir)
   const supervisor = new RuntimeSupervisor({
     launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
     dataDir,
     integrityKey,
+    rollbackAnchor,
     restart: false,
     readyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
     scopedRoots: [workspace],
@@ -79,6 +88,7 @@ export async function startHarness(
     dataDir,
     workspace,
     integrityKey,
+    rollbackAnchor,
     supervisor,
     connection,
     client: new RuntimeClient(() => supervisor.current),

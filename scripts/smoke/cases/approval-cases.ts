@@ -4,6 +4,7 @@ import { agentCases } from './agent-cases.ts'
 import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
+import { webhookCases } from './webhook-cases.ts'
 import { displayCases } from './display-cases.ts'
 import { fileCases } from './file-cases.ts'
 import { protectedCases } from './protected-cases.ts'
@@ -28,6 +29,7 @@ export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...forgedCases,
   ...mcpCases,
   ...permissionRequestCases,
+  ...webhookCases,
   ...agentCases,
   ...displayCases,
   ...fileCases,

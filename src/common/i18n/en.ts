@@ -15,9 +15,13 @@ export const en = {
       permissions: 'Permissions request',
       read: 'Read files',
       'permission-request': 'Permissions request',
+      webhook: 'Approver webhook',
     },
     /** The window's title: the question, in words. */
     title: {
+      webhookSet: 'Let a webhook decide for you in {{room}}?',
+      webhookRemove: 'Stop the approver webhook of {{room}}?',
+      webhookSecret: 'The approver webhook of {{room}} is set',
       command: 'Allow {{agent}} to run {{command}}?',
       write: 'Allow {{agent}} to write {{path}}?',
       delete: 'Allow {{agent}} to delete {{path}}?',
@@ -110,9 +114,13 @@ export const en = {
     button: {
       allowOnce: 'Allow once',
       allowAlways: 'Always allow',
+      allowAlwaysServer: 'Always allow every tool of {{server}}',
       deny: 'Deny',
       confirm: 'Confirm change',
       confirmFullAccess: 'Give full access',
+      confirmWebhook: 'Let it decide',
+      removeWebhook: 'Stop it',
+      secretCopied: 'Done',
       cancel: 'Cancel',
       submit: 'Send',
       decline: 'Decline',
@@ -131,6 +139,8 @@ export const en = {
         'agent-file':
           'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask.',
       },
+      alwaysAllowServer:
+        'Always allow every tool of {{server}} remembers, in this room, all {{count}} tools it offers now: {{tools}}. If {{server}} adds, removes or changes any tool, Assent asks again.',
       noAlwaysAllow: {
         'command-has-options':
           'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',
@@ -163,6 +173,21 @@ export const en = {
       required: 'required',
       invalid: 'Check the form: {{problem}}',
       nothingRemembered: 'Nothing is remembered: the next request asks again.',
+    },
+    webhook: {
+      urlLabel: 'Webhook',
+      currentLabel: 'Replaces',
+      idLabel: 'Webhook id',
+      secretLabel: 'Secret',
+      setSentence:
+        'From now on, every action {{room}} would ask you about is sent to {{url}}, and its answer decides: a signed {"approved": true} allows it once; anything else, or no answer within {{seconds}} s, denies it. If approve-for-me is on, its reviewer still answers first.',
+      setWarning:
+        'Whoever controls this address decides for you in this room. While it answers, you can still decide in this window; the first decision counts.',
+      removeSentence: 'The webhook will no longer decide: {{room}} asks you again.',
+      secretSentence:
+        'Give this secret to the approver at {{url}}. Assent signs each request with it, and the approver must sign its answers with it.',
+      secretNote:
+        'It is shown only now: Assent keeps it sealed and never shows it again. Setting the webhook again makes a new one.',
     },
     modeChange: {
       heading: 'Change permission mode',
@@ -245,6 +270,12 @@ export const en = {
         'A grant in room “{{room}}” was changed on disk outside Assent. It is ignored until you allow that command again.',
       roomBanner:
         'This room’s permission settings were changed outside Assent. Until you confirm a mode again in the protected window, it runs as Ask for approval with no grants. Choose a mode below to confirm it.',
+      rolledBack:
+        'Assent’s database was replaced by an older copy: it is older than the record Assent keeps outside it. Every room runs as Ask for approval until you confirm its mode again, and every Always allow grant was revoked.',
+      anchorLagging:
+        'Assent could not update the record it keeps outside its database (in the keychain). Until it can, widening a room’s mode and Always allow are refused.',
+      rolledBackRoomBanner:
+        'This room’s settings come from an older copy of Assent’s database. Until you confirm a mode again in the protected window, it runs as Ask for approval with no grants. Choose a mode below to confirm it.',
       dismiss: 'Dismiss',
     },
     room: {
@@ -412,6 +443,9 @@ export const en = {
       revokeLabel: 'Revoke "always allow" for {{what}}',
       revokeServer: 'Revoke all for {{server}}',
       anyCall: 'any {{tool}} call',
+      everyTool: 'every tool of {{server}}',
+      serverScope:
+        'while the server offers exactly the tools it offered then; any change asks again',
       toolScope: 'any call, inside this room’s sandbox; sensitive files still ask',
       failed: 'Could not revoke: {{reason}}',
     },
@@ -452,6 +486,8 @@ export const en = {
       roomChanged: 'the room changed meanwhile; try again',
       turnInProgress: 'the request is still running',
       fullAccessUnavailable: 'full access is not available for this agent',
+      rollbackAnchorUnavailable:
+        'Assent could not update the record it keeps in the keychain, so nothing is widened until it can; try again',
       refused: 'Assent refused the request (details: {{detail}})',
       httpStatus: 'the runtime answered with status {{status}}',
     },

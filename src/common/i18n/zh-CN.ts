@@ -11,8 +11,12 @@ export const zhCN: Catalog = {
       permissions: '权限请求',
       read: '读取文件',
       'permission-request': '权限请求',
+      webhook: '审批 Webhook',
     },
     title: {
+      webhookSet: '允许一个 Webhook 在 {{room}} 中替你做决定吗？',
+      webhookRemove: '停止 {{room}} 的审批 Webhook 吗？',
+      webhookSecret: '{{room}} 的审批 Webhook 已设置',
       command: '允许{{agent}}运行 {{command}} 吗？',
       write: '允许{{agent}}写入 {{path}} 吗？',
       delete: '允许{{agent}}删除 {{path}} 吗？',
@@ -103,9 +107,13 @@ export const zhCN: Catalog = {
     button: {
       allowOnce: '允许一次',
       allowAlways: '始终允许',
+      allowAlwaysServer: '始终允许 {{server}} 的全部工具',
       deny: '拒绝',
       confirm: '确认更改',
       confirmFullAccess: '授予完全访问权限',
+      confirmWebhook: '让它决定',
+      removeWebhook: '停止它',
+      secretCopied: '完成',
       cancel: '取消',
       submit: '发送',
       decline: '拒绝',
@@ -123,6 +131,8 @@ export const zhCN: Catalog = {
         'agent-file':
           '“始终允许”会记住本房间中对这一个文件（{{path}}）的更改。其他文件、删除和移动仍会询问。',
       },
+      alwaysAllowServer:
+        '“始终允许 {{server}} 的全部工具”会在此房间记住它现在提供的全部 {{count}} 个工具：{{tools}}。如果 {{server}} 新增、删除或更改任何工具，Assent 会再次询问。',
       noAlwaysAllow: {
         'command-has-options':
           '不提供“始终允许”：只有普通命令（不使用 shell、其他文件夹或时间限制）才能被记住。',
@@ -149,6 +159,21 @@ export const zhCN: Catalog = {
       required: '必填',
       invalid: '请检查表单：{{problem}}',
       nothingRemembered: '不会记住任何内容：下次请求会再次询问。',
+    },
+    webhook: {
+      urlLabel: 'Webhook',
+      currentLabel: '替换',
+      idLabel: 'Webhook 标识',
+      secretLabel: '密钥',
+      setSentence:
+        '从现在起，{{room}} 本会询问你的每个操作都会发送到 {{url}}，由它的回答决定：带签名的 {"approved": true} 允许一次；其他任何回答，或 {{seconds}} 秒内没有回答，都会拒绝。如果开启了“替我批准”，它的审核者仍会先回答。',
+      setWarning:
+        '控制这个地址的人会在此房间替你做决定。在它回答期间，你仍可在此窗口中决定；以先到的决定为准。',
+      removeSentence: '该 Webhook 将不再做决定：{{room}} 会重新询问你。',
+      secretSentence:
+        '把这个密钥交给 {{url}} 处的审批方。Assent 用它为每个请求签名，审批方也必须用它为回答签名。',
+      secretNote:
+        '它只显示这一次：Assent 会将其密封保存，不会再次显示。重新设置 Webhook 会生成新的密钥。',
     },
     modeChange: {
       heading: '更改权限模式',
@@ -229,6 +254,12 @@ export const zhCN: Catalog = {
         '房间“{{room}}”中的一项授权在 Assent 之外被修改。在你再次允许该命令之前，它会被忽略。',
       roomBanner:
         '此房间的权限设置在 Assent 之外被修改。在你于受保护窗口中再次确认模式之前，它按“请求批准”运行，且没有任何授权。请在下方选择一个模式以确认。',
+      rolledBack:
+        'Assent 的数据库被替换为一个较旧的副本：它比 Assent 在数据库之外保存的记录更旧。在你再次确认各房间的模式之前，所有房间都按“请求批准”运行，且所有“始终允许”授权均已撤销。',
+      anchorLagging:
+        'Assent 无法更新它在数据库之外（钥匙串中）保存的记录。在能够更新之前，放宽房间模式和“始终允许”都会被拒绝。',
+      rolledBackRoomBanner:
+        '此房间的设置来自 Assent 数据库的一个较旧副本。在你于受保护窗口中再次确认模式之前，它按“请求批准”运行，且没有任何授权。请在下方选择一个模式以确认。',
       dismiss: '关闭',
     },
     room: {
@@ -394,6 +425,8 @@ export const zhCN: Catalog = {
       revokeLabel: '撤销对 {{what}} 的“始终允许”',
       revokeServer: '撤销 {{server}} 的全部授权',
       anyCall: '任何 {{tool}} 调用',
+      everyTool: '{{server}} 的全部工具',
+      serverScope: '仅当该服务器提供的工具与当时完全相同；任何变化都会再次询问',
       toolScope: '此房间沙箱内的任何调用；敏感文件仍会询问',
       failed: '无法撤销：{{reason}}',
     },
@@ -433,6 +466,8 @@ export const zhCN: Catalog = {
       roomChanged: '房间在此期间已更改，请重试',
       turnInProgress: '该请求仍在运行',
       fullAccessUnavailable: '此智能体不能使用完全访问',
+      rollbackAnchorUnavailable:
+        'Assent 无法更新它保存在钥匙串中的记录，因此在能够更新之前不会放宽任何权限；请重试',
       refused: 'Assent 拒绝了该请求（详情：{{detail}}）',
       httpStatus: '运行时返回了状态 {{status}}',
     },

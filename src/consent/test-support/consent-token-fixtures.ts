@@ -5,10 +5,12 @@ import { expect } from 'vitest'
 import {
   ApprovalConsentSubjectSchema,
   ApprovalDecisionSchema,
+  ApproverWebhookConsentSubjectSchema,
   RoomPermissionConsentSubjectSchema,
 } from '../../contracts/consent.ts'
 import type {
   ApprovalConsentSubject,
+  ApproverWebhookConsentSubject,
   ConsentBinding,
   RoomPermissionConsentSubject,
 } from '../../contracts/consent.ts'
@@ -54,6 +56,17 @@ export const ROOM_FIELDS: { [K in keyof RoomPermissionConsentSubject]: fc.Arbitr
   instanceId: text,
 }
 
+export const WEBHOOK_FIELDS: { [K in keyof ApproverWebhookConsentSubject]: fc.Arbitrary<unknown> } =
+  {
+    roomId: text,
+    clientRequestId: fc.string({ minLength: 1, maxLength: 64, unit: 'binary' }),
+    url: fc.option(
+      fc.webUrl().filter((url) => url.length <= 2_048),
+      { nil: null },
+    ),
+    instanceId: text,
+  }
+
 export const SAMPLE_APPROVAL: ConsentBinding = {
   kind: 'approval',
   subject: {
@@ -80,7 +93,13 @@ export const approvalBinding: fc.Arbitrary<ConsentBinding> = fc
 export const roomBinding: fc.Arbitrary<ConsentBinding> = fc
   .record(ROOM_FIELDS)
   .map((subject) => ({ kind: 'room-permission', subject: subject as RoomPermissionConsentSubject }))
-export const anyBinding = fc.oneof(approvalBinding, roomBinding)
+export const webhookBinding: fc.Arbitrary<ConsentBinding> = fc
+  .record(WEBHOOK_FIELDS)
+  .map((subject) => ({
+    kind: 'approver-webhook',
+    subject: subject as ApproverWebhookConsentSubject,
+  }))
+export const anyBinding = fc.oneof(approvalBinding, roomBinding, webhookBinding)
 
 export function mint(
   binding: ConsentBinding,
@@ -133,5 +152,12 @@ export function withSubjectField(
 }
 
 export function schemaFor(kind: ConsentBinding['kind']) {
-  return kind === 'approval' ? ApprovalConsentSubjectSchema : RoomPermissionConsentSubjectSchema
+  switch (kind) {
+    case 'approval':
+      return ApprovalConsentSubjectSchema
+    case 'room-permission':
+      return RoomPermissionConsentSubjectSchema
+    case 'approver-webhook':
+      return ApproverWebhookConsentSubjectSchema
+  }
 }

@@ -5,7 +5,7 @@ import { CONSENT_WINDOW_SIZE } from '../core/consent-controller.ts'
 import { DataDirLock } from '../core/data-dir-lock.ts'
 import { MainServices } from '../core/main-services.ts'
 import { ChildProcessLauncher } from '../core/runtime-launcher.ts'
-import { loadIntegrityKey } from '../core/secret-store-selection.ts'
+import { loadDataDirSecrets, type DataDirSecrets } from '../core/secret-store-selection.ts'
 import { CHROMIUM_ARGS, CHROMIUM_MISSING, findChromium } from './chromium.ts'
 import { builtAssets, requireBuilt, type BuiltAssets } from './built-assets.ts'
 import { CdpProtectedWindowFactory, FocusTracker } from './protected-windows.ts'
@@ -20,9 +20,10 @@ export const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../../runtime/main.ts
 
 export interface CdpHostOptions {
   dataDir: string
-  /** Tests may hand in a key; otherwise it comes from the same SecretStore
-   *  as the app's (the OS keychain, or the file with ASSENT_SECRET_STORE=file). */
-  integrityKey?: Buffer
+  /** Tests may hand in the data dir's key and anchor; otherwise they come
+   *  from the same SecretStore as the app's (the OS keychain, or the files
+   *  with ASSENT_SECRET_STORE=file). */
+  secrets?: DataDirSecrets
   headless?: boolean
   preferences?: () => { lang: Language; theme: Theme }
   viewport?: { width: number; height: number }
@@ -103,9 +104,9 @@ export class CdpHost {
     assets: BuiltAssets,
     dataDirLock: DataDirLock,
   ): Promise<CdpHost> {
-    const integrityKey =
-      options.integrityKey ??
-      (await loadIntegrityKey(options.dataDir, {
+    const { integrityKey, rollbackAnchor } =
+      options.secrets ??
+      (await loadDataDirSecrets(options.dataDir, {
         warn: (message) => console.warn(`assent cdp host: ${message}`),
       }))
     const headless = options.headless ?? true
@@ -125,6 +126,7 @@ export class CdpHost {
         launcher: new ChildProcessLauncher(options.runtimeEntry ?? RUNTIME_SOURCE_ENTRY),
         dataDir: options.dataDir,
         integrityKey,
+        rollbackAnchor,
         windows,
         notifier: { send: (event) => forwarder.target?.send(event) },
         preferences: options.preferences ?? (() => ({ lang: 'en', theme: 'light' })),

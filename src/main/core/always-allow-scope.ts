@@ -1,4 +1,4 @@
-import type { AlwaysAllow } from '../../common/consent-view.ts'
+import type { AlwaysAllow, ServerAlwaysAllow } from '../../common/consent-view.ts'
 import {
   AGENT_COMMAND_TOOL,
   AGENT_FILE_CHANGE_TOOL,
@@ -70,4 +70,20 @@ function scopeOf(action: CanonicalAction): Scope {
   }
   if (TOOL_SCOPED.has(action.toolName)) return { scope: 'tool' }
   return { reason: 'tool-not-grantable' }
+}
+
+/**
+ * Whether "Always allow every tool of <server>" is offered, with the tool
+ * list it would remember: only for an MCP call whose action shows the
+ * server's whole tool list (what the runtime's server-wide grant is bound
+ * to), and only when the runtime says it would honour it
+ * (`serverAlwaysAllowAvailable`; absent means no).
+ */
+export function serverAlwaysAllowFor(
+  action: CanonicalAction,
+  runtimeOffers: boolean,
+): ServerAlwaysAllow {
+  const tools = action.kind === 'mcp-tool-call' ? action.mcp?.serverTools : undefined
+  if (!tools || !runtimeOffers) return { offered: false }
+  return { offered: true, toolNames: tools.names }
 }

@@ -3,7 +3,7 @@ import { catalogs } from '../../common/i18n/index.ts'
 import { messageText, templateIn } from '../../contracts/runtime-message.ts'
 import type { ApprovalView } from '../../contracts/approval.ts'
 import { readAgentRequest } from '../../contracts/agent-request.ts'
-import { alwaysAllowFor } from './always-allow-scope.ts'
+import { alwaysAllowFor, serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { consentAction } from './consent-action.ts'
 
 /**
@@ -47,6 +47,13 @@ export function approvalConsentView(
     // Absent means offered, as before the runtime reported it; the runtime
     // refuses an allow-always it cannot honour anyway (409).
     alwaysAllow: alwaysAllowFor(action, view.alwaysAllowAvailable !== false),
+    // Unlike the per-tool offer, absent means not offered: a runtime that
+    // does not say it can honour a server-wide grant is not asked for one.
+    ...(action.kind === 'mcp-tool-call'
+      ? {
+          serverAlwaysAllow: serverAlwaysAllowFor(action, view.serverAlwaysAllowAvailable === true),
+        }
+      : {}),
     ...escalationOf(view, display.lang),
     lang: display.lang,
     theme: display.theme,

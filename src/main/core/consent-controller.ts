@@ -1,5 +1,4 @@
 import { randomBytes as nodeRandomBytes, randomUUID } from 'node:crypto'
-import { z } from 'zod'
 import {
   BUTTON_ENABLE_DELAY_MS,
   ConsentAnswerSchema,
@@ -9,7 +8,7 @@ import {
   type Theme,
 } from '../../common/consent-view.ts'
 import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
-import { PermissionModeSchema, type PermissionMode } from '../../contracts/policy-axes.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import {
   applyAnswer,
   type ConsentOutcome,
@@ -17,8 +16,18 @@ import {
   type PromptBase,
 } from './consent-prompts.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
-import { translate } from '../../common/i18n/index.ts'
+import { serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { activeLongEnough, widens } from './decision-timing.ts'
+import { reviewApproverWebhook } from './approver-webhook-review.ts'
+import {
+  ModeChangeArgsSchema,
+  ReviewApprovalArgsSchema,
+  agentLabel,
+  answerFits,
+  parseArgs,
+  parseWebhookArgs,
+  subjectOf,
+} from './consent-prompt-rules.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
 import {
   OpenSensitiveFormArgsSchema,
@@ -31,12 +40,11 @@ import type { RuntimeConnection } from './runtime-supervisor.ts'
 import { WorkbenchRefusal, workbenchErrorOf } from './workbench-refusal.ts'
 
 export const CONSENT_WINDOW_SIZE = { width: 560, height: 680 } as const
-const ID = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/)
-
-/** The workbench may name what to review and nothing else: a decision, a
- *  source or any extra field is a forgery attempt and is refused. */
-export const ReviewApprovalArgsSchema = z.tuple([ID])
-export const ModeChangeArgsSchema = z.tuple([ID, PermissionModeSchema])
+export {
+  ApproverWebhookArgsSchema,
+  ModeChangeArgsSchema,
+  ReviewApprovalArgsSchema,
+} from './consent-prompt-rules.ts'
 
 export type { ConsentOutcome } from './consent-prompts.ts'
 
@@ -108,6 +116,10 @@ export class ConsentController {
         approvalId,
         actionDigest: view.actionDigest,
         expiresAt: view.approval.expiresAt,
+        serverWideOffered: serverAlwaysAllowFor(
+          view.action,
+          view.serverAlwaysAllowAvailable === true,
+        ).offered,
       }),
       (promptId) =>
         approvalConsentView(view, {
@@ -186,6 +198,27 @@ export class ConsentController {
         enableDelayMs: this.enableDelayMs,
       }),
     )
+  }
+
+  /** `assentGui.requestApproverWebhook(roomId, url | null)`: setting or
+   *  removing a room's approver webhook, confirmed in the protected window
+   *  (approver-webhook-review.ts). */
+  async requestApproverWebhook(args: unknown): Promise<ConsentOutcome> {
+    const [roomId, url] = parseWebhookArgs(args)
+    return this.once(`webhook:${roomId}`, (entry) => {
+      const connection = this.requireConnection()
+      return reviewApproverWebhook(
+        {
+          client: this.options.client,
+          roomLabel: (id) => this.roomLabel(id),
+          preferences: this.options.preferences(),
+          enableDelayMs: this.enableDelayMs,
+          open: (build, view) => this.openPrompt(entry, connection, build, view),
+        },
+        roomId,
+        url,
+      )
+    })
   }
 
   /** `assentGui.openSensitiveForm(requestId)`: a form asking for a password
@@ -422,44 +455,3 @@ export const WINDOW_LEFT_PAGE = workbenchError(
   'window_left_page',
   'the review window left its page, so it was closed',
 )
-
-function subjectOf(prompt: Prompt) {
-  return prompt.kind === 'mode-change'
-    ? { kind: prompt.kind, from: prompt.fromMode, to: prompt.mode }
-    : { kind: prompt.kind }
-}
-
-const AGENT_NAMES = {
-  assistant: 'agent.assistant',
-  reader: 'agent.reader',
-  scoped: 'agent.scoped',
-  'mcp-gateway': 'agent.mcpGateway',
-} as const
-
-/** The agent's name as the window says it; an agent the catalogs do not
- *  name is called by its id. */
-function agentLabel(lang: Language, agentId: string): string {
-  return Object.hasOwn(AGENT_NAMES, agentId)
-    ? translate(lang, AGENT_NAMES[agentId as keyof typeof AGENT_NAMES])
-    : agentId
-}
-
-function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
-  if (answer === 'cancel') return true
-  if (prompt.kind === 'approval') {
-    return answer === 'allow-once' || answer === 'allow-always' || answer === 'deny'
-  }
-  if (prompt.kind === 'form') return answer === 'submit' || answer === 'decline'
-  return answer === 'confirm'
-}
-
-function parseArgs<S extends z.ZodType>(schema: S, args: unknown, usage: string): z.infer<S> {
-  const parsed = schema.safeParse(args)
-  if (!parsed.success) {
-    throw new WorkbenchRefusal(
-      'invalid_arguments',
-      `${usage} takes exactly those arguments; decisions are made only in the protected window`,
-    )
-  }
-  return parsed.data
-}

@@ -4,6 +4,8 @@ import { workbenchError, type WorkbenchError } from '../../common/workbench-erro
 import type { RequestedSchema } from '../../contracts/form-content.ts'
 import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../consent/consent-token.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { ApproverWebhook } from '../../contracts/approver-webhook.ts'
+import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { InputRequestRecord } from '../../contracts/input-request.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import type { RoomPermissions } from '../../contracts/room.ts'
@@ -18,10 +20,13 @@ import { submitProtectedForm } from './sensitive-form.ts'
 export type ConsentOutcome =
   | {
       status: 'decided'
-      decision: 'allow-once' | 'allow-always' | 'deny'
+      decision: ApprovalDecision
       approval: ApprovalRecord
     }
   | { status: 'changed'; permissions: RoomPermissions }
+  /** A room's approver webhook was set or removed; never its secret, which
+   *  only the protected window shows. */
+  | { status: 'webhook-changed'; webhook: ApproverWebhook | null }
   | { status: 'submitted'; request: InputRequestRecord }
   | { status: 'unchanged'; permissions: RoomPermissions }
   | { status: 'cancelled' }
@@ -49,6 +54,9 @@ export interface ApprovalPrompt extends PromptBase {
   approvalId: string
   actionDigest: string
   expiresAt: number
+  /** Whether the window offered "Always allow every tool of <server>": an
+   *  answer for a button that was not shown is not the person's. */
+  serverWideOffered: boolean
 }
 
 export interface ModePrompt extends PromptBase {
@@ -67,7 +75,22 @@ export interface FormPrompt extends PromptBase {
   values?: unknown
 }
 
-export type Prompt = ApprovalPrompt | ModePrompt | FormPrompt
+export interface WebhookPrompt extends PromptBase {
+  kind: 'approver-webhook'
+  roomId: string
+  /** The URL the window shows, or null for a removal. */
+  url: string | null
+  /** The new webhook's secret once the runtime set it, for main to show in
+   *  the protected window: never in an outcome, which the workbench sees. */
+  secret?: { value: string; webhookId: string; url: string }
+}
+
+/** The window that shows a new webhook's secret once; it decides nothing. */
+export interface SecretPrompt extends PromptBase {
+  kind: 'webhook-secret'
+}
+
+export type Prompt = ApprovalPrompt | ModePrompt | FormPrompt | WebhookPrompt | SecretPrompt
 
 export interface ApplyDeps {
   client: RuntimeClient
@@ -106,9 +129,11 @@ export async function applyAnswer(
       prompt.values,
     )
   }
+  if (prompt.kind === 'webhook-secret') return { status: 'cancelled' }
+  if (prompt.kind === 'approver-webhook') return changeWebhook(prompt, connection, deps)
   if (prompt.kind === 'approval') {
     if (now >= prompt.expiresAt) return { status: 'expired' }
-    const decision = answer as 'allow-once' | 'allow-always' | 'deny'
+    const decision = answer as ApprovalDecision
     const token = mintConsentToken({
       key: connection.consentKey,
       now,
@@ -154,4 +179,33 @@ export async function applyAnswer(
   })
   const permissions = await deps.client.changePermissions(prompt.roomId, change, token)
   return { status: 'changed', permissions }
+}
+
+/** Mints a token bound to the room and exactly the URL the window showed
+ *  (or its removal), and applies it. */
+async function changeWebhook(
+  prompt: WebhookPrompt,
+  connection: RuntimeConnection,
+  deps: ApplyDeps,
+): Promise<ConsentOutcome> {
+  const change = { clientRequestId: randomUUID(), url: prompt.url }
+  const token = mintConsentToken({
+    key: connection.consentKey,
+    now: deps.now,
+    lifetimeMs: CONSENT_LIFETIME_MS,
+    randomBytes: deps.randomBytes,
+    binding: {
+      kind: 'approver-webhook',
+      subject: { roomId: prompt.roomId, ...change, instanceId: connection.instanceId },
+    },
+  })
+  const answer = await deps.client.changeApproverWebhook(prompt.roomId, change, token)
+  if (answer.secret !== null && answer.webhook !== null) {
+    prompt.secret = {
+      value: answer.secret,
+      webhookId: answer.webhook.webhookId,
+      url: answer.webhook.url,
+    }
+  }
+  return { status: 'webhook-changed', webhook: answer.webhook }
 }

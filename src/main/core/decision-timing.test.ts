@@ -6,6 +6,7 @@ import { activeLongEnough, widens } from './decision-timing.ts'
 const ANSWERS: readonly ConsentAnswer[] = [
   'allow-once',
   'allow-always',
+  'allow-always-server',
   'deny',
   'confirm',
   'cancel',
@@ -14,9 +15,9 @@ const ANSWERS: readonly ConsentAnswer[] = [
 ]
 
 describe('widens', () => {
-  it('counts allowing an approval, once or always, and nothing else on an approval', () => {
+  it('counts allowing an approval, once, always or for the whole server, and nothing else on an approval', () => {
     const widening = ANSWERS.filter((answer) => widens({ kind: 'approval' }, answer))
-    expect(widening).toEqual(['allow-once', 'allow-always'])
+    expect(widening).toEqual(['allow-once', 'allow-always', 'allow-always-server'])
   })
 
   it('never counts a form answer: sending a form widens no permission', () => {
@@ -53,6 +54,32 @@ describe('widens', () => {
     for (const mode of modes.filter((other) => other !== 'plan')) {
       expect(change('plan', mode)).toEqual(['confirm'])
       expect(change(mode, 'plan')).toEqual([])
+    }
+  })
+})
+
+describe('widens, for an approver webhook', () => {
+  it('counts confirming a new webhook, and only the confirm: it hands the person’s decisions to someone else', () => {
+    const setting = ANSWERS.filter((answer) =>
+      widens({ kind: 'approver-webhook', sets: true }, answer),
+    )
+    expect(setting).toEqual(['confirm'])
+  })
+
+  it('does not count removing one, nor closing the window that shows a new secret', () => {
+    expect(
+      ANSWERS.filter((answer) => widens({ kind: 'approver-webhook', sets: false }, answer)),
+    ).toEqual([])
+    expect(ANSWERS.filter((answer) => widens({ kind: 'webhook-secret' }, answer))).toEqual([])
+  })
+
+  it('reads `sets` only on a webhook prompt: a form or the secret window that carries one widens nothing', () => {
+    for (const kind of ['form', 'webhook-secret']) {
+      const odd = { kind, sets: true } as never
+      expect(
+        ANSWERS.filter((answer) => widens(odd, answer)),
+        kind,
+      ).toEqual([])
     }
   })
 })

@@ -23,19 +23,28 @@ export type PromptSubject =
   | { kind: 'approval' }
   | { kind: 'mode-change'; from: PermissionMode; to: PermissionMode }
   | { kind: 'form' }
+  /** Setting (`sets`) or removing a room's approver webhook. */
+  | { kind: 'approver-webhook'; sets: boolean }
+  | { kind: 'webhook-secret' }
 
 /**
- * Whether `answer` widens what may happen: allowing an action, or moving a
- * room to a mode that reaches as far or further. Confirming the same mode
- * counts, since that is how a room whose stored settings were tampered with
- * gets its grants back. Deny, cancel, narrowing and a form's answers do
- * not widen, and must stay quick to give.
+ * Whether `answer` widens what may happen: allowing an action, moving a
+ * room to a mode that reaches as far or further, or setting an approver
+ * webhook. Confirming the same mode counts, since that is how a room whose
+ * stored settings were tampered with gets its grants back. Deny, cancel,
+ * narrowing, removing a webhook and a form's answers do not widen, and must
+ * stay quick to give.
  */
 export function widens(subject: PromptSubject, answer: ConsentAnswer): boolean {
-  if (subject.kind === 'approval') return answer === 'allow-once' || answer === 'allow-always'
+  if (subject.kind === 'approval') {
+    return answer === 'allow-once' || answer === 'allow-always' || answer === 'allow-always-server'
+  }
   if (subject.kind === 'mode-change') {
     return answer === 'confirm' && MODE_REACH[subject.to] >= MODE_REACH[subject.from]
   }
+  // Setting a webhook hands the person's decisions to someone else;
+  // removing one gives them back.
+  if (subject.kind === 'approver-webhook') return answer === 'confirm' && subject.sets
   return false
 }
 

@@ -1,56 +1,49 @@
+import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { open, readFile, stat } from 'node:fs/promises'
+import { open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { decodeStoredKey, type SecretStore } from './secret-store.ts'
+import {
+  decodeStoredAnchor,
+  decodeStoredKey,
+  encodeAnchor,
+  type SecretStore,
+} from './secret-store.ts'
 
 export const KEY_FILE_NAME = 'integrity.key'
+export const ANCHOR_FILE_NAME = 'rollback.anchor'
 const OWNER_ONLY = 0o600
+/** O_EXCL: never replace a file; O_NOFOLLOW: never write through a symlink
+ *  someone planted there. */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
 
 /** What choosing the file store means, said every time it is chosen. */
 export function fileStoreWarning(dataDir: string): string {
   return (
     `ASSENT_SECRET_STORE=file: the integrity key is kept in ${join(dataDir, KEY_FILE_NAME)} (mode 0600), ` +
     'not in the OS keychain. Anyone who can read the data dir can forge the MACs that make ' +
-    'edits to the audit log and room permissions detectable. Use it only where no keychain exists.'
+    'edits to the audit log and room permissions detectable, and the rollback anchor beside it ' +
+    'is restored with the data dir, so a whole data dir put back from a backup is not noticed. ' +
+    'Use it only where no keychain exists.'
   )
 }
 
 /**
- * The integrity key in a file with mode 0600 beside the database: only when
- * the person asked for it with ASSENT_SECRET_STORE=file, since the key then
- * sits next to what it protects. The account is the data dir itself.
+ * The integrity key and the rollback anchor in files with mode 0600 beside
+ * the database: only when the person asked for it with
+ * ASSENT_SECRET_STORE=file, since they then sit next to what they protect.
+ * The account is the data dir itself.
  */
 export class FileSecretStore implements SecretStore {
   readonly description = 'a key file in the data dir (ASSENT_SECRET_STORE=file)'
 
   async read(dataDir: string): Promise<Buffer | undefined> {
     const path = join(dataDir, KEY_FILE_NAME)
-    let info
-    try {
-      info = await stat(path)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw error
-    }
-    // A key others could read is a key others could sign with.
-    if ((info.mode & 0o077) !== 0) {
-      throw new Error(
-        `${path} is readable by others (mode ${(info.mode & 0o777).toString(8)}): ` +
-          `run \`chmod 600 ${path}\` and check nobody copied it`,
-      )
-    }
-    if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
-      throw new Error(`${path} belongs to another user (uid ${info.uid})`)
-    }
-    return decodeStoredKey(await readFile(path, 'utf8'), path)
+    const text = await readPrivateFile(path)
+    return text === undefined ? undefined : decodeStoredKey(text, path)
   }
 
   async create(dataDir: string, key: Buffer): Promise<void> {
-    const path = join(dataDir, KEY_FILE_NAME)
-    // O_EXCL: never replace a key; O_NOFOLLOW: never write through a symlink
-    // someone planted there.
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
-    const file = await open(path, flags, OWNER_ONLY)
+    const file = await open(join(dataDir, KEY_FILE_NAME), CREATE_NEW, OWNER_ONLY)
     try {
       await file.writeFile(`${key.toString('base64url')}\n`)
       await file.chmod(OWNER_ONLY)
@@ -59,4 +52,63 @@ export class FileSecretStore implements SecretStore {
       await file.close()
     }
   }
+
+  async readAnchor(dataDir: string): Promise<number | undefined> {
+    const path = join(dataDir, ANCHOR_FILE_NAME)
+    const text = await readPrivateFile(path)
+    return text === undefined ? undefined : decodeStoredAnchor(text, path)
+  }
+
+  /**
+   * Written beside the anchor and renamed over it, then the directory is
+   * synced: a crash leaves the old anchor or the new one, never a torn
+   * file, and the rename replaces the directory entry, never a file a
+   * planted symlink points at.
+   */
+  async writeAnchor(dataDir: string, counter: number): Promise<void> {
+    const path = join(dataDir, ANCHOR_FILE_NAME)
+    const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
+    const file = await open(temporary, CREATE_NEW, OWNER_ONLY)
+    try {
+      try {
+        await file.writeFile(`${encodeAnchor(counter)}\n`)
+        await file.chmod(OWNER_ONLY)
+        await file.sync()
+      } finally {
+        await file.close()
+      }
+      await rename(temporary, path)
+    } catch (error) {
+      await rm(temporary, { force: true })
+      throw error
+    }
+    const directory = await open(dataDir, 'r')
+    try {
+      await directory.sync()
+    } finally {
+      await directory.close()
+    }
+  }
+}
+
+/** The text of a file only its owner may read, or undefined when there is
+ *  none. A file others could read is a secret others could use. */
+async function readPrivateFile(path: string): Promise<string | undefined> {
+  let info
+  try {
+    info = await stat(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  if ((info.mode & 0o077) !== 0) {
+    throw new Error(
+      `${path} is readable by others (mode ${(info.mode & 0o777).toString(8)}): ` +
+        `run \`chmod 600 ${path}\` and check nobody copied it`,
+    )
+  }
+  if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
+    throw new Error(`${path} belongs to another user (uid ${info.uid})`)
+  }
+  return readFile(path, 'utf8')
 }

@@ -1,4 +1,11 @@
-import { SECRET_STORE_SERVICE, decodeStoredKey, type SecretStore } from './secret-store.ts'
+import {
+  ROLLBACK_ANCHOR_SERVICE,
+  SECRET_STORE_SERVICE,
+  decodeStoredAnchor,
+  decodeStoredKey,
+  encodeAnchor,
+  type SecretStore,
+} from './secret-store.ts'
 
 /** The part of keytar this adapter uses. */
 export interface KeytarApi {
@@ -10,12 +17,16 @@ export interface KeytarSecretStoreOptions {
   /** Loads the native module; a test may hand in one that fails. */
   loadKeytar?: () => Promise<unknown>
   service?: string
+  /** The service of the rollback anchors (ROLLBACK_ANCHOR_SERVICE). */
+  anchorService?: string
   platform?: NodeJS.Platform
 }
 
 /**
- * The integrity key in the OS keychain through keytar: Secret Service on
- * Linux, Keychain on macOS, Credential Manager on Windows. keytar is native
+ * The integrity key and the rollback anchor in the OS keychain through
+ * keytar: Secret Service on Linux, Keychain on macOS, Credential Manager on
+ * Windows. The key lives under service `assent`, the anchor under
+ * `assent-rollback-anchor`, both with the data dir's real path as account. keytar is native
  * and built per ABI (Node for tests and scripts, Electron for the app), so it
  * is loaded here, lazily, and nowhere else: the runtime never loads it, and a
  * missing or mismatched build fails with an error that names the fix.
@@ -45,6 +56,23 @@ export class KeytarSecretStore implements SecretStore {
       throw new Error(`the keychain already holds an integrity key for ${account}`)
     }
     await this.reach(() => keytar.setPassword(this.service, account, key.toString('base64url')))
+  }
+
+  async readAnchor(account: string): Promise<number | undefined> {
+    const keytar = await this.load()
+    const stored = await this.reach(() => keytar.getPassword(this.anchorService, account))
+    if (stored === null) return undefined
+    return decodeStoredAnchor(stored, `the keychain entry "${this.anchorService}" / "${account}"`)
+  }
+
+  async writeAnchor(account: string, counter: number): Promise<void> {
+    const keytar = await this.load()
+    const text = encodeAnchor(counter)
+    await this.reach(() => keytar.setPassword(this.anchorService, account, text))
+  }
+
+  private get anchorService(): string {
+    return this.options.anchorService ?? ROLLBACK_ANCHOR_SERVICE
   }
 
   private get service(): string {

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { parseWorkbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
+import { FileSecretStore } from './file-secret-store.ts'
 import { MainServices } from './main-services.ts'
+import { RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
 import type { RuntimeLauncher } from './runtime-launcher.ts'
 
 /** Services that are never started: these tests reach only the workbench
@@ -11,6 +13,7 @@ function services() {
     launcher: {} as RuntimeLauncher,
     dataDir: '/nonexistent',
     integrityKey: randomBytes(32),
+    rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), '/nonexistent'),
     windows: { open: () => Promise.reject(new Error('no windows here')) },
     notifier: { send: () => {} },
     preferences: () => ({ lang: 'en', theme: 'light' }),

@@ -12,6 +12,7 @@ import { ConsentController } from './consent-controller.ts'
 import { rejectApprovalForMessage } from './message-rejection.ts'
 import type { ApprovalNotifier, ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
 import { RendererRelay, filterEventForRenderer } from './renderer-relay.ts'
+import type { RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
 import { RuntimeClient } from './runtime-client.ts'
 import { RuntimeEventStream } from './runtime-events.ts'
 import type { RuntimeLauncher } from './runtime-launcher.ts'
@@ -28,6 +29,8 @@ export interface MainServicesOptions {
   dataDir: string
   /** The data dir's integrity key, from the SecretStore (secret-store-selection.ts). */
   integrityKey: Buffer
+  /** The data dir's rollback anchor, from the same SecretStore. */
+  rollbackAnchor: RollbackAnchorKeeper
   windows: ProtectedWindowFactory
   notifier: WorkbenchNotifier
   /** The system's language and theme, used until the workbench reports its own. */
@@ -69,6 +72,8 @@ export class MainServices {
       launcher: options.launcher,
       dataDir: options.dataDir,
       integrityKey: options.integrityKey,
+      rollbackAnchor: options.rollbackAnchor,
+      ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),
       ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
@@ -177,6 +182,8 @@ export class MainServices {
         return this.controller.openSensitiveForm(list)
       case 'mode':
         return this.controller.requestModeChange(list)
+      case 'webhook':
+        return this.controller.requestApproverWebhook(list)
       case 'preferences': {
         const parsed = WorkbenchPreferencesArgsSchema.safeParse(list)
         if (!parsed.success) {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { FileSecretStore } from './file-secret-store.ts'
 import { MainServices } from './main-services.ts'
+import { RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
 import { mcpConfigPathFromEnv } from './mcp-config-path.ts'
 import type { RuntimeProcess } from './runtime-launcher.ts'
 
@@ -41,6 +43,7 @@ describe('MainServices with an mcp.json of its own', () => {
       launcher: { launch: () => runtime },
       dataDir: '/data',
       integrityKey: randomBytes(32),
+      rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), '/data'),
       mcpConfigPath: '/etc/assent/mcp.json',
       windows: { open: () => Promise.reject(new Error('no windows here')) },
       notifier: { send: () => {} },
@@ -51,6 +54,7 @@ describe('MainServices with an mcp.json of its own', () => {
     expect(sent[0]).toMatchObject({
       type: 'init',
       dataDir: '/data',
+      rollbackAnchor: null,
       mcpConfigPath: '/etc/assent/mcp.json',
     })
   })

@@ -39,6 +39,7 @@ describe('renderer allowlist: the classification', () => {
         'GET /v1/approvals/:approvalId',
         'POST /v1/approvals/:approvalId',
         'PUT /v1/rooms/:roomId/direct/permissions',
+        'PUT /v1/rooms/:roomId/approver-webhook',
         'GET /v1/audit/export',
         'GET /v1/events',
         'GET /v1/input-requests/:requestId',
@@ -46,6 +47,8 @@ describe('renderer allowlist: the classification', () => {
         'POST /v1/gateway/calls',
         'GET /v1/gateway/calls/:callId',
         'POST /v1/gateway/calls/:callId/result',
+        'POST /v1/gateway/calls/:callId/elicitations',
+        'GET /v1/gateway/elicitations/:requestId',
       ].sort(),
     )
   })
@@ -63,6 +66,7 @@ describe('renderer allowlist: the classification', () => {
       ['GET', '/v1/rooms/:roomId/approvals'],
       ['GET', '/v1/rooms/:roomId/direct/permissions'],
       ['GET', '/v1/rooms/:roomId/grants'],
+      ['GET', '/v1/rooms/:roomId/approver-webhook'],
       ['DELETE', '/v1/rooms/:roomId/grants/:grantId'],
       ['DELETE', '/v1/rooms/:roomId/mcp-servers/:serverId/grants'],
       ['POST', '/v1/turns/:turnId/retry'],

@@ -115,6 +115,18 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'GET',
+    pattern: '/v1/rooms/:roomId/approver-webhook',
+    access: 'renderer',
+    reason: "shows the room's approver webhook (its URL, never its secret)",
+  },
+  {
+    method: 'PUT',
+    pattern: '/v1/rooms/:roomId/approver-webhook',
+    access: 'main-only',
+    reason: 'hands decisions to someone else: needs the protected window and a consent token',
+  },
+  {
+    method: 'GET',
     pattern: '/v1/rooms/:roomId/grants',
     access: 'renderer',
     reason: 'lists standing grants so the person can revoke them',
@@ -190,6 +202,18 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
     pattern: '/v1/gateway/calls/:callId/result',
     access: 'main-only',
     reason: "the MCP gateway's route: records what an allowed call returned",
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/gateway/calls/:callId/elicitations',
+    access: 'main-only',
+    reason: "the MCP gateway's route: a server's request for input during an allowed call",
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/gateway/elicitations/:requestId',
+    access: 'main-only',
+    reason: "the MCP gateway's route: reads the answer to a server's request for input",
   },
 ]
 

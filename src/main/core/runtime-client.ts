@@ -1,3 +1,10 @@
+import {
+  ApproverWebhookChangeAnswerSchema,
+  ApproverWebhookViewSchema,
+  type ApproverWebhookChangeAnswer,
+  type ApproverWebhookChangeRequest,
+  type ApproverWebhookView,
+} from '../../contracts/approver-webhook.ts'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../contracts/http-headers.ts'
 import { z } from 'zod'
 import {
@@ -208,6 +215,30 @@ export class RuntimeClient {
       `/v1/rooms/${encodeURIComponent(roomId)}/direct/permissions`,
       change,
       consentToken === null ? {} : { [CONSENT_HEADER]: consentToken },
+    )
+  }
+
+  getApproverWebhook(roomId: string): Promise<ApproverWebhookView> {
+    return this.request(
+      ApproverWebhookViewSchema,
+      'GET',
+      `/v1/rooms/${encodeURIComponent(roomId)}/approver-webhook`,
+    )
+  }
+
+  /** Sets or removes a room's approver webhook. The answer carries the new
+   *  secret, which main shows in the protected window and keeps nowhere. */
+  changeApproverWebhook(
+    roomId: string,
+    change: ApproverWebhookChangeRequest,
+    consentToken: string,
+  ): Promise<ApproverWebhookChangeAnswer> {
+    return this.request(
+      ApproverWebhookChangeAnswerSchema,
+      'PUT',
+      `/v1/rooms/${encodeURIComponent(roomId)}/approver-webhook`,
+      change,
+      { [CONSENT_HEADER]: consentToken },
     )
   }
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
 import type { RuntimeLauncher, RuntimeProcess } from './runtime-launcher.ts'
+import type { SecretStore } from './secret-store.ts'
 import {
   RESTART_BACKOFF_MS,
   STABLE_UPTIME_MS,
@@ -57,6 +59,20 @@ class FakeRuntime implements RuntimeProcess {
     if (this.exited) return
     this.exited = true
     for (const listener of this.exitListeners) listener(code, signal)
+  }
+}
+
+/** The anchor in memory: time here is driven by hand, and a real store's
+ *  I/O would finish outside that clock. The real stores are exercised in
+ *  secret-store.test.ts, tests/keychain.test.ts and the rollback tests. */
+class MemoryAnchorStore implements SecretStore {
+  readonly description = 'memory'
+  private anchor: number | undefined
+  read = async () => undefined
+  create = async () => undefined
+  readAnchor = async () => this.anchor
+  writeAnchor = async (_account: string, counter: number) => {
+    this.anchor = counter
   }
 }
 
@@ -134,6 +150,7 @@ function supervised() {
     launcher,
     dataDir: '/nonexistent',
     integrityKey: randomBytes(32),
+    rollbackAnchor: new RollbackAnchorKeeper(new MemoryAnchorStore(), '/nonexistent'),
     readyTimeoutMs: 1_000,
     timers: clock,
     onUp: (connection) => ups.push(connection),

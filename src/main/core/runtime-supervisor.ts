@@ -4,6 +4,7 @@ import {
   RuntimeReadySchema,
   type RuntimeInit,
 } from '../../contracts/runtime-init.ts'
+import { serveAnchorRequests, type RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
 import type { RuntimeLauncher, RuntimeProcess } from './runtime-launcher.ts'
 
 export const RUNTIME_READY_TIMEOUT_MS = 15_000
@@ -47,6 +48,10 @@ export interface RuntimeSupervisorOptions {
    *  builds the supervisor: the same on every start, unlike the two secrets
    *  made here. */
   integrityKey: Buffer
+  /** The data dir's rollback anchor, in the same SecretStore as the key:
+   *  read before each launch and handed to the runtime, and advanced when
+   *  the runtime asks over its IPC channel (docs/integrity.md#rollback). */
+  rollbackAnchor: RollbackAnchorKeeper
   approvalTtlMs?: number
   questionPhaseMs?: number
   scopedRoots?: string[]
@@ -59,6 +64,8 @@ export interface RuntimeSupervisorOptions {
   timers?: SupervisorTimers
   onUp?: (connection: RuntimeConnection) => void
   onDown?: (reason: string) => void
+  /** Where main's own problems go (an anchor the keychain refused). */
+  onDiagnostic?: (message: string) => void
 }
 
 /**
@@ -120,8 +127,13 @@ export class RuntimeSupervisor {
     const consentKey = random(32)
     const child = this.options.launcher.launch()
     this.process = child
+    serveAnchorRequests(child, this.options.rollbackAnchor, this.options.onDiagnostic)
     let ready: { port: number; instanceId: string }
     try {
+      // Read afresh for each launch: the previous instance's clean shutdown
+      // advanced it. A store that cannot be read fails this start, as a
+      // missing integrity key does.
+      const rollbackAnchor = (await this.options.rollbackAnchor.read()) ?? null
       ready = await waitForReady(
         child,
         this.options.readyTimeoutMs ?? RUNTIME_READY_TIMEOUT_MS,
@@ -132,6 +144,7 @@ export class RuntimeSupervisor {
           consentKey: consentKey.toString('base64url'),
           integrityKey: this.options.integrityKey.toString('base64url'),
           dataDir: this.options.dataDir,
+          rollbackAnchor,
           ...(this.options.approvalTtlMs === undefined
             ? {}
             : { approvalTtlMs: this.options.approvalTtlMs }),

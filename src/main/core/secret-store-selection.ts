@@ -2,7 +2,8 @@ import { lstat, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileSecretStore, KEY_FILE_NAME, fileStoreWarning } from './file-secret-store.ts'
 import { KeytarSecretStore, type KeytarSecretStoreOptions } from './keytar-secret-store.ts'
-import { integrityKeyFor, type SecretStore } from './secret-store.ts'
+import { RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
+import { integrityAccount, integrityKeyFor, type SecretStore } from './secret-store.ts'
 
 export const SECRET_STORE_ENV = 'ASSENT_SECRET_STORE'
 
@@ -33,14 +34,35 @@ export function selectSecretStore(dataDir: string, selection: SecretStoreSelecti
   )
 }
 
+/** What main keeps for a data dir in its SecretStore. */
+export interface DataDirSecrets {
+  integrityKey: Buffer
+  /** The data dir's rollback anchor, in the same store as the key. */
+  rollbackAnchor: RollbackAnchorKeeper
+}
+
+/** Makes the data dir if needed, and returns its integrity key (created on
+ *  first start) and its rollback anchor, both in the selected store. */
+export async function loadDataDirSecrets(
+  dataDir: string,
+  selection: SecretStoreSelection,
+): Promise<DataDirSecrets> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  const store = selectSecretStore(dataDir, selection)
+  const integrityKey = await integrityKeyFor(store, dataDir)
+  return {
+    integrityKey,
+    rollbackAnchor: new RollbackAnchorKeeper(store, await integrityAccount(dataDir)),
+  }
+}
+
 /** Makes the data dir if needed and returns its integrity key, creating it
  *  on first start in the selected store. */
 export async function loadIntegrityKey(
   dataDir: string,
   selection: SecretStoreSelection,
 ): Promise<Buffer> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 })
-  return integrityKeyFor(selectSecretStore(dataDir, selection), dataDir)
+  return (await loadDataDirSecrets(dataDir, selection)).integrityKey
 }
 
 /**

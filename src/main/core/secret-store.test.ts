@@ -12,7 +12,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FileSecretStore, KEY_FILE_NAME } from './file-secret-store.ts'
 import { KeytarSecretStore } from './keytar-secret-store.ts'
-import { integrityKeyFor, type SecretStore } from './secret-store.ts'
+import { integrityKeyFor } from './secret-store.ts'
+import { forgetfulSecretStore } from './test-support/forgetful-secret-store.ts'
 import {
   loadIntegrityKey,
   selectSecretStore,
@@ -125,12 +126,9 @@ describe('the key file (ASSENT_SECRET_STORE=file)', () => {
 
 describe('the data dir’s key', () => {
   it('is read back after it is made, so a store that drops writes fails at start', async () => {
-    const forgetful: SecretStore = {
-      description: 'a forgetful store',
-      read: async () => undefined,
-      create: async () => undefined,
-    }
-    await expect(integrityKeyFor(forgetful, dir)).rejects.toThrow('could not be read back')
+    await expect(integrityKeyFor(forgetfulSecretStore(), dir)).rejects.toThrow(
+      'could not be read back',
+    )
   })
 })
 

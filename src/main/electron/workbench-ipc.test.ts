@@ -41,7 +41,7 @@ function setup(expectedSender?: () => ExpectedSender | undefined) {
 }
 
 describe('registerWorkbenchIpc', () => {
-  it('registers the relay, review, reject, mode-change and preferences channels', () => {
+  it('registers the relay, review, reject, form, mode-change, webhook and preferences channels', () => {
     const { handlers } = setup()
     expect([...handlers.keys()].sort()).toEqual(
       [
@@ -50,6 +50,7 @@ describe('registerWorkbenchIpc', () => {
         IPC.rejectApprovalForMessage,
         IPC.openSensitiveForm,
         IPC.requestModeChange,
+        IPC.requestApproverWebhook,
         IPC.setPreferences,
       ].sort(),
     )
@@ -62,12 +63,14 @@ describe('registerWorkbenchIpc', () => {
     await handlers.get(IPC.reviewApproval)?.(workbenchEvent, ['ap_1'])
     await handlers.get(IPC.rejectApprovalForMessage)?.(workbenchEvent, ['ap_2'])
     await handlers.get(IPC.requestModeChange)?.(workbenchEvent, ['room_1', 'full-access'])
+    await handlers.get(IPC.requestApproverWebhook)?.(workbenchEvent, ['room_1', null])
     await handlers.get(IPC.setPreferences)?.(workbenchEvent, [{ lang: 'en', theme: 'dark' }])
     expect(calls).toEqual([
       ['relay', request],
       ['review', ['ap_1']],
       ['reject', ['ap_2']],
       ['mode', ['room_1', 'full-access']],
+      ['webhook', ['room_1', null]],
       ['preferences', [{ lang: 'en', theme: 'dark' }]],
     ])
   })
@@ -85,6 +88,7 @@ describe('registerWorkbenchIpc', () => {
       IPC.rejectApprovalForMessage,
       IPC.openSensitiveForm,
       IPC.requestModeChange,
+      IPC.requestApproverWebhook,
       IPC.setPreferences,
     ]
     for (const channel of channels) {

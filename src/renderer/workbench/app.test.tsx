@@ -235,6 +235,45 @@ describe('App', () => {
     expect(screen.getByTestId('integrity-room-banner')).toBeTruthy()
   })
 
+  it('says the database was replaced by an older copy, and marks the open room rolled back until a mode is confirmed', async () => {
+    const { gui } = setup()
+    const room = roomFixture()
+    gui.rooms = [room]
+    gui.permissionsOf.set(room.id, permissionsFixture({ integrity: 'rolled-back' }))
+    gui.timelines.set(room.id, emptyTimeline(room.id))
+    act(() => gui.emit('room.created', { room }))
+    fireEvent.click(await screen.findByTestId('room-link'))
+    const banner = await screen.findByTestId('integrity-room-banner')
+    expect(banner.dataset.integrity).toBe('rolled-back')
+    expect(banner.textContent).toContain('come from an older copy of Assent’s database')
+    expect(banner.textContent).not.toContain('changed outside Assent')
+
+    const rollback = {
+      table: 'database',
+      rowId: 'rolled_back',
+      roomId: null,
+      problem: 'rolled_back',
+    }
+    const lagging = {
+      table: 'database',
+      rowId: 'anchor_lagging',
+      roomId: null,
+      problem: 'anchor_lagging',
+    }
+    act(() => gui.emit('runtime.integrity', rollback))
+    act(() => gui.emit('runtime.integrity', lagging))
+    const items = (await screen.findByTestId('integrity-notices')).querySelectorAll('li')
+    expect([...items].map((item) => item.textContent)).toEqual([
+      expect.stringContaining('was replaced by an older copy'),
+      expect.stringContaining('could not update the record it keeps outside its database'),
+    ])
+
+    // Confirmed: the runtime reads the room as intact again, and the banner goes.
+    gui.permissionsOf.set(room.id, permissionsFixture({ integrity: 'ok' }))
+    act(() => gui.emit('room.updated', { roomId: room.id }))
+    await waitFor(() => expect(screen.queryByTestId('integrity-room-banner')).toBeNull())
+  })
+
   it('reopens the room the person was in after a restart', async () => {
     const rooms = [roomFixture({ id: 'room-0', title: 'Other' }), roomFixture()]
     const start = () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { Grant } from '../../contracts/room.ts'
-import { grantScopeFor } from './grant-scope.ts'
+import { grantScopeFor, serverGrantScopeFor } from './grant-scope.ts'
 
 export interface GrantIssuerDeps {
   now: () => number
@@ -9,7 +9,8 @@ export interface GrantIssuerDeps {
 }
 
 /**
- * The grant a person's allow-always stands for, or undefined for any other
+ * The grant a person's allow-always (for one tool, or for a whole MCP
+ * server) stands for, or undefined for any other
  * decision. The gate hands it to the store, which writes it with its
  * `grant_created` event inside the decision's transaction, so the grant
  * commits with the decision or not at all. An allow-always that no grant
@@ -22,8 +23,14 @@ export function grantForDecision(
   approval: ApprovalRecord,
   deps: GrantIssuerDeps,
 ): Grant | undefined {
-  if (approval.decision !== 'allow-always' || approval.decidedBy !== 'user') return undefined
-  const scope = grantScopeFor(approval)
+  if (approval.decidedBy !== 'user') return undefined
+  if (approval.decision !== 'allow-always' && approval.decision !== 'allow-always-server') {
+    return undefined
+  }
+  const scope =
+    approval.decision === 'allow-always-server'
+      ? serverGrantScopeFor(approval)
+      : grantScopeFor(approval)
   if (!scope.ok) throw new Error(`always allow is unavailable: ${scope.reason}`)
   return {
     id: (deps.newId ?? randomUUID)(),

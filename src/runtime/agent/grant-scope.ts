@@ -88,6 +88,31 @@ export function grantScopeFor(
 }
 
 /**
+ * The grant an `allow-always-server` on this approval stands for, or why
+ * there is none: every tool of the MCP server, bound to the hash of its
+ * whole tool list as the action showed it. Only an MCP call whose action
+ * carries that list can be allowed server-wide; anything else is refused
+ * (409) rather than quietly narrowed, for the same reason as above.
+ */
+export function serverGrantScopeFor(approval: ApprovalRecord): GrantScopeResult {
+  if (approval.kind !== 'mcp-tool-call' || !approval.mcp) {
+    return unavailable('only an MCP call can be always allowed for its whole server')
+  }
+  const tools = approval.mcp.serverTools
+  if (!tools) return unavailable("the MCP call does not show its server's tool list")
+  return grant({
+    scope: 'mcp-server',
+    toolName: approval.toolName,
+    command: null,
+    mcp: {
+      serverId: approval.mcp.serverId,
+      definitionHash: approval.mcp.definitionHash,
+      toolListHash: tools.hash,
+    },
+  })
+}
+
+/**
  * Whether an active grant answers for this built-in tool call. `resolvedPaths`
  * are the real paths the sandbox check returned for the call, so a path
  * grant is compared with what would really be deleted. A row without a scope

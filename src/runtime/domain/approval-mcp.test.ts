@@ -47,6 +47,20 @@ describe('the digest of an MCP action', () => {
     }
   })
 
+  it("binds the server's whole tool list the person was shown with the server-wide offer", () => {
+    const tools = { names: ['read_note', 'write_note'], hash: 'e'.repeat(64) }
+    const original = digestOf({ mcp: { ...mcp, serverTools: tools } })
+    expect(digestOf()).not.toBe(original)
+    for (const changed of [
+      { ...tools, names: ['write_note'] },
+      { ...tools, names: ['read_note', 'write_note', 'delete_note'] },
+      { ...tools, hash: 'f'.repeat(64) },
+    ]) {
+      const digest = digestOf({ mcp: { ...mcp, serverTools: changed } })
+      expect(digest, JSON.stringify(changed)).not.toBe(original)
+    }
+  })
+
   it('leaves the canonical action of a built-in tool without an mcp key', () => {
     const { mcp: _mcp, ...builtIn } = approval()
     expect('mcp' in canonicalAction({ ...builtIn, kind: 'apply-changes' })).toBe(false)

@@ -39,6 +39,11 @@ export interface ApprovalGateOptions {
    *  decision or not at all. Runs inside the decision's transaction, so a
    *  throw rolls the decision back. */
   grantFor?: (approval: ApprovalRecord) => Grant | undefined
+  /** Awaited before an allow-always is committed, and required with
+   *  `grantFor`: a grant widens what the agent may do, so it waits until the
+   *  rollback anchor is not behind, and a rejection (the anchor cannot be
+   *  brought up to date) refuses the decision with nothing written. */
+  beforeGrant?: () => Promise<void>
   /** Test seam between reserve and commit, used to kill the process there. */
   afterReserve?: (approvalId: string) => Promise<void>
 }
@@ -61,6 +66,9 @@ export class ApprovalGate {
   private readonly waiters = new Map<string, Array<(approval: ApprovalRecord) => void>>()
 
   constructor(options: ApprovalGateOptions) {
+    if (options.grantFor && !options.beforeGrant) {
+      throw new Error('a gate that writes grants needs beforeGrant (the rollback anchor check)')
+    }
     this.options = options
   }
 
@@ -159,6 +167,7 @@ export class ApprovalGate {
     const { approvals, now } = this.options
     if (!approvals.get(input.approvalId))
       return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
+    if (input.decision === 'allow-always') await this.options.beforeGrant?.()
     await this.options.afterReserve?.(input.approvalId)
 
     const current = approvals.get(input.approvalId)

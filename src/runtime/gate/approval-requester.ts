@@ -12,8 +12,10 @@ import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
+import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { DelegatedApprover, DelegatedVerdict } from '../ports/delegated-approver.ts'
 import type { ApprovalGate } from './approval-gate.ts'
 
 /** How long the approve-for-me reviewer may take before its silence sends
@@ -73,7 +75,7 @@ export interface PendingApproval {
 
 export interface ApprovalRequesterOptions {
   gate: ApprovalGate
-  approvals: Pick<ApprovalStore, 'escalate'>
+  approvals: Pick<ApprovalStore, 'escalate' | 'get'>
   conversations: Pick<ConversationStore, 'updateToolCall' | 'setTurnStatus'>
   events: EventBus
   reviewer: ActionReviewer
@@ -82,6 +84,9 @@ export interface ApprovalRequesterOptions {
   now: () => number
   approvalTtlMs: () => number
   newId?: () => string
+  /** Who decides in the person's place in a room (its approver webhook),
+   *  if anyone. */
+  delegateFor?: (roomId: string) => DelegatedApprover | undefined
 }
 
 /**
@@ -93,10 +98,18 @@ export interface ApprovalRequesterOptions {
  *
  * `open` opens a pending approval through the gate, marks the call awaiting
  * approval and its turn waiting, announces it on the timeline, starts the
- * approve-for-me reviewer where the policy says so, and hands back the
- * outcome; `ask` also waits for it and marks the turn running again. Nothing
- * here decides: the reviewer and the person decide through the gate, which
+ * approve-for-me reviewer where the policy says so, then, if the approval
+ * is still left to the person and the room names an approver webhook, asks
+ * the webhook in the person's place; and hands back the outcome. `ask` also
+ * waits for it and marks the turn running again. Nothing here decides: the
+ * reviewer, the webhook and the person decide through the gate, which
  * records every decision before anyone hears of it.
+ *
+ * Precedence: policy first (what needs no one runs, what is refused is
+ * refused, a grant answers before anyone is asked), then the approve-for-me
+ * reviewer where the room's mode says so, then the webhook for whatever
+ * would go to the person. The protected window stays open to the person
+ * meanwhile; the first decision the gate records wins.
  */
 export class ApprovalRequester {
   private readonly options: ApprovalRequesterOptions
@@ -153,9 +166,10 @@ export class ApprovalRequester {
       request.review && turn.policy.approvalReviewer === 'agent'
         ? this.reviewAutomatically(turn, approval, request.review)
         : Promise.resolve()
+    const delegated = reviewed.then(() => this.askDelegate(turn.roomId, approval.id))
     return {
       approval,
-      outcome: reviewed.then(() => gate.waitForOutcome(approval.id)),
+      outcome: delegated.then(() => gate.waitForOutcome(approval.id)),
       withdraw: (reason) => {
         gate.withdraw(approval.id, reason)
       },
@@ -168,6 +182,40 @@ export class ApprovalRequester {
     const outcome = await this.open(request).outcome
     this.options.conversations.setTurnStatus(request.turn.id, 'running')
     return outcome
+  }
+
+  /** Where the room names someone to decide in the person's place, asks
+   *  them about an approval still left to the person, with the canonical
+   *  action and digest the protected window would show. */
+  private async askDelegate(roomId: string, approvalId: string): Promise<void> {
+    const delegate = this.options.delegateFor?.(roomId)
+    if (!delegate) return
+    const current = this.options.approvals.get(approvalId)
+    if (current?.status !== 'pending') return
+    const action = canonicalAction(current)
+    let verdict: DelegatedVerdict
+    try {
+      verdict = await delegate.decide({
+        approval: current,
+        action,
+        actionDigest: actionDigest(action),
+      })
+    } catch (error) {
+      // The port promises never to throw; if it does, that is no allow.
+      verdict = { decision: 'deny', reason: `the approver failed: ${(error as Error).message}` }
+    }
+    try {
+      // Refused (and so ignored) when the person or the clock got there first.
+      await this.options.gate.decide({
+        approvalId,
+        decision: verdict.decision,
+        decidedBy: 'webhook',
+        reason: verdict.reason,
+      })
+    } catch {
+      // Not recorded (the store rolled it back): the approval stays pending,
+      // for the person to decide in the protected window.
+    }
   }
 
   private async reviewAutomatically(

@@ -104,14 +104,30 @@ export class InputRequestService {
     form: { message: string; requestedSchema?: unknown },
     options: { turnId?: string | null } = {},
   ): Promise<FormOutcome> {
+    try {
+      return this.openForm(roomId, form, options).outcome
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+  }
+
+  /** `requestForm`, handing back the request as soon as it is shown, for an
+   *  asker that waits elsewhere (the MCP gateway's long poll). Throws, with
+   *  nothing shown, for a form the workbench cannot draw or an unknown
+   *  room. */
+  openForm(
+    roomId: string,
+    form: { message: string; requestedSchema?: unknown },
+    options: { turnId?: string | null } = {},
+  ): { request: InputRequestRecord; outcome: Promise<FormOutcome> } {
     const parsed = FormRequestSchema.safeParse(form)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       const where = issue?.path.join('.') || 'form'
-      return Promise.reject(new Error(`invalid form request: ${where}: ${issue?.message ?? ''}`))
+      throw new Error(`invalid form request: ${where}: ${issue?.message ?? ''}`)
     }
     if (!this.options.roomExists(roomId)) {
-      return Promise.reject(new Error(`invalid form request: unknown room ${roomId}`))
+      throw new Error(`invalid form request: unknown room ${roomId}`)
     }
     const request = createFormRequest({
       id: this.newId(),
@@ -120,7 +136,7 @@ export class InputRequestService {
       form: parsed.data as FormRequest,
       now: this.options.now(),
     })
-    return this.open(request) as Promise<FormOutcome>
+    return { request, outcome: this.open(request) as Promise<FormOutcome> }
   }
 
   list(roomId: string): InputRequestRecord[] {

@@ -1,13 +1,16 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { message } from '../../contracts/runtime-message.ts'
+import type { ElicitationForm } from './mcp-elicitation.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import {
   PREVIEW_SUFFIX,
   inputSchemaHash,
   toolDefinitionHash,
+  toolListHash,
   type McpToolDefinition,
 } from './mcp-tool-definition.ts'
+import { MAX_SERVER_TOOLS, type McpServerTools } from '../../contracts/approval.ts'
 
 /** What the person is asked about one MCP call. */
 export interface McpConsentRequest {
@@ -19,6 +22,9 @@ export interface McpConsentRequest {
   definitionHash: string
   arguments: Record<string, unknown>
   preview: string | null
+  /** Every allowed tool the server offers now, for "always allow every
+   *  tool of this server". */
+  serverTools: McpServerTools
 }
 
 /** What an MCP call's approval holds about it: what the person is shown,
@@ -40,6 +46,7 @@ export function mcpApprovalFields(request: McpConsentRequest) {
       inputSchemaHash: request.inputSchemaHash,
       definitionHash: request.definitionHash,
       preview: request.preview,
+      serverTools: request.serverTools,
     },
   }
 }
@@ -50,6 +57,9 @@ export interface McpConsentTicket {
   status: 'allowed' | 'denied' | 'expired'
   reason: string | null
   report(result: { ok: boolean; output: string }): Promise<void>
+  /** Asks the person to fill a form the server sent during this allowed
+   *  call (MCP elicitation), where the asker can: the gateway's tickets. */
+  elicit?(form: ElicitationForm): Promise<ElicitResult>
 }
 
 /** Port to whoever asks the person: the runtime's gate in the runtime, the
@@ -96,7 +106,7 @@ export async function runGatedMcpCall(
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
   const preview = hasPreview ? await previewText(connection, toolName, args) : null
-  const ticket = await consent.ask(consentRequest(server, tool, args, preview))
+  const ticket = await consent.ask(consentRequest(server, tool, tools, args, preview))
   if (ticket.status === 'denied') {
     const why = ticket.reason ? `: ${ticket.reason}` : ''
     throw new McpRefusal('denied', `The person denied ${server.id}__${toolName}${why}`)
@@ -142,9 +152,14 @@ export async function runGatedMcpCall(
 function consentRequest(
   server: McpConnection['server'],
   tool: McpToolDefinition,
+  tools: readonly McpToolDefinition[],
   args: Record<string, unknown>,
   preview: string | null,
 ): McpConsentRequest {
+  if (tools.length > MAX_SERVER_TOOLS) {
+    // More than a window can show whole: not what the person could read.
+    throw new McpRefusal('not_allowed', `${server.id} offers more than ${MAX_SERVER_TOOLS} tools`)
+  }
   return {
     serverId: server.id,
     serverName: server.name,
@@ -154,6 +169,10 @@ function consentRequest(
     definitionHash: toolDefinitionHash(tool),
     arguments: args,
     preview,
+    serverTools: {
+      names: tools.map((each) => each.name).sort(),
+      hash: toolListHash(tools),
+    },
   }
 }
 

@@ -186,6 +186,16 @@ export class GatewayCallService {
     }
   }
 
+  /** The gateway call `callId` if it was allowed and is running; refused
+   *  otherwise. */
+  runningCall(callId: string): ToolCallRecord {
+    const call = this.requireCall(callId)
+    if (call.status !== 'running') {
+      throw new Refusal('not_running', 'only an allowed, running call can ask for input')
+    }
+    return call
+  }
+
   private requireCall(callId: string): ToolCallRecord {
     const call = this.options.conversations.getToolCall(callId)
     const room = call ? this.options.rooms.getRoom(call.roomId) : undefined

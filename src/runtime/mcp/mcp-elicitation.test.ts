@@ -13,9 +13,9 @@ function router() {
   const asked: Array<{ roomId: string; turnId: string | null }> = []
   const errors: unknown[] = []
   const elicitation = new McpElicitationRouter(
-    async (roomId, form, options) => {
+    async ({ roomId, turnId }, form) => {
       if (form.message === 'bad') throw new Error('invalid form request')
-      asked.push({ roomId, turnId: options.turnId })
+      asked.push({ roomId, turnId })
       return { action: 'accept', content: { title: 'T' } }
     },
     (error) => errors.push(error),

@@ -1,46 +1,51 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import type { McpElicitationHandler } from './mcp-connection.ts'
 
-/** What an elicitation is turned into: a form for the person in one room
- *  (InputRequestService.requestForm). */
-export type AskPersonForForm = (
-  roomId: string,
-  form: { message: string; requestedSchema?: unknown },
-  options: { turnId: string | null },
-) => Promise<ElicitResult>
+/** What an elicitation carries to the person: its message and the schema
+ *  of the form it asks them to fill. */
+export interface ElicitationForm {
+  message: string
+  requestedSchema?: unknown
+}
 
-interface ActiveCall {
+/** Turns an elicitation into a form for the person, for the call it came
+ *  during: a form in that call's room (the runtime), or the runtime's
+ *  gateway route for that call (the gateway). */
+export type AskPersonForForm<Call> = (call: Call, form: ElicitationForm) => Promise<ElicitResult>
+
+/** A call in a room, as the runtime's own MCP calls know it. */
+export interface RoomCall {
   roomId: string
   turnId: string
 }
 
 /**
  * Routes an MCP server's elicitation (a form it asks the person to fill) to
- * the room whose tool call it came during. A connection serves every room,
- * so the room is known only while exactly one call to that server is in
- * flight; with none or several, the request is cancelled rather than shown
- * to a person who may not be the one the server is working for.
+ * the call it came during. A connection serves every call, so the call is
+ * known only while exactly one call to that server is in flight; with none
+ * or several, the request is cancelled rather than shown to a person who
+ * may not be the one the server is working for.
  */
-export class McpElicitationRouter {
-  private readonly ask: AskPersonForForm
+export class McpElicitationRouter<Call = RoomCall> {
+  private readonly ask: AskPersonForForm<Call>
   private readonly onError: (error: unknown) => void
-  private readonly active = new Map<string, ActiveCall[]>()
+  private readonly active = new Map<string, Call[]>()
 
-  constructor(ask: AskPersonForForm, onError: (error: unknown) => void) {
+  constructor(ask: AskPersonForForm<Call>, onError: (error: unknown) => void) {
     this.ask = ask
     this.onError = onError
   }
 
-  /** Runs `call`, during which elicitations from `serverId` belong to this
-   *  room and turn. */
-  async during<T>(serverId: string, at: ActiveCall, call: () => Promise<T>): Promise<T> {
+  /** Runs `run`, during which elicitations from `serverId` belong to
+   *  `call`. */
+  async during<T>(serverId: string, call: Call, run: () => Promise<T>): Promise<T> {
     const calls = this.active.get(serverId) ?? []
-    calls.push(at)
+    calls.push(call)
     this.active.set(serverId, calls)
     try {
-      return await call()
+      return await run()
     } finally {
-      calls.splice(calls.indexOf(at), 1)
+      calls.splice(calls.indexOf(call), 1)
       if (calls.length === 0) this.active.delete(serverId)
     }
   }
@@ -51,19 +56,16 @@ export class McpElicitationRouter {
   ): Promise<ElicitResult> => {
     const calls = this.active.get(serverId) ?? []
     const call = calls.length === 1 ? calls[0] : undefined
-    if (!call) return { action: 'cancel' }
+    if (call === undefined) return { action: 'cancel' }
     try {
-      return await this.ask(
-        call.roomId,
-        {
-          message: request.message,
-          ...('requestedSchema' in request ? { requestedSchema: request.requestedSchema } : {}),
-        },
-        { turnId: call.turnId },
-      )
+      return await this.ask(call, {
+        message: request.message,
+        ...('requestedSchema' in request ? { requestedSchema: request.requestedSchema } : {}),
+      })
     } catch (error) {
-      // A schema outside the subset the workbench can draw: nobody is asked,
-      // and the server hears that the request was not answered.
+      // A schema outside the subset the workbench can draw, or an asker
+      // that cannot reach the person: nobody is asked, and the server
+      // hears that the request was not answered.
       this.onError(error)
       return { action: 'cancel' }
     }

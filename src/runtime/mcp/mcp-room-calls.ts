@@ -16,7 +16,7 @@ import {
   type McpConsentRequest,
   type McpConsentTicket,
 } from './gated-mcp-call.ts'
-import { resultText } from './mcp-connection.ts'
+import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import type { McpElicitationRouter } from './mcp-elicitation.ts'
 import type { McpServerRegistry } from './mcp-server-registry.ts'
@@ -62,21 +62,36 @@ export class McpRoomCalls implements McpToolCalls {
 
   async run(turn: Turn, agent: AgentPreset, call: ToolCallRecord): Promise<McpCallOutcome> {
     const parts = splitNamespacedToolName(call.toolName)
-    const connection = parts
-      ? this.options.servers.connectionFor(parts.serverId, turn.workspace)
-      : undefined
-    if (!parts || !connection) {
+    // Held to the end of the call: a new mcp.json applies to calls that
+    // start after it, never to one the person is deciding on.
+    const lease = parts ? this.options.servers.lease(parts.serverId, turn.workspace) : undefined
+    if (!parts || !lease) {
       return refused(
         `No MCP server is configured for ${call.toolName}.`,
         'unknown_mcp_server',
         message('mcp.unknownServer', { tool: call.toolName }),
       )
     }
+    try {
+      return await this.runLeased(turn, agent, call, parts.toolName, lease.connection)
+    } finally {
+      lease.release()
+    }
+  }
+
+  private async runLeased(
+    turn: Turn,
+    agent: AgentPreset,
+    call: ToolCallRecord,
+    toolName: string,
+    connection: McpConnection,
+  ): Promise<McpCallOutcome> {
+    const serverId = connection.server.id
     // A read-only agent may use only what runs without consent: anything
     // gated would be a change it is not allowed to ask for.
     const ungated =
       !connection.server.requires_approval ||
-      connection.server.approvalFreeTools?.includes(parts.toolName) === true
+      connection.server.approvalFreeTools?.includes(toolName) === true
     if (agent.toolPolicy.readOnly && !ungated) {
       return refused(
         `${agent.name} is read-only and may not call ${call.toolName}.`,
@@ -86,10 +101,9 @@ export class McpRoomCalls implements McpToolCalls {
     }
     try {
       const result = await this.options.elicitation.during(
-        parts.serverId,
+        serverId,
         { roomId: turn.roomId, turnId: turn.id },
-        () =>
-          runGatedMcpCall(connection, parts.toolName, call.arguments, this.consentFor(turn, call)),
+        () => runGatedMcpCall(connection, toolName, call.arguments, this.consentFor(turn, call)),
       )
       const ok = result.isError !== true
       return {

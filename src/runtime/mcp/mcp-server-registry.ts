@@ -3,6 +3,11 @@ import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpConfig } from '../../contracts/m
 import { DEFAULT_APPROVAL_TTL_MS } from '../domain/approval.ts'
 import { builtInFilesystemConfig, serveBuiltInFilesystem } from './built-in-filesystem-server.ts'
 import { McpConnection, type McpElicitationHandler } from './mcp-connection.ts'
+import {
+  McpConnectionPool,
+  type McpConfigChange,
+  type McpConnectionLease,
+} from './mcp-connection-pool.ts'
 
 /** How long the runtime's own MCP requests may take: past the longest
  *  consent window it runs with, plus a minute, so the SDK never cuts a call
@@ -12,41 +17,46 @@ export function runtimeMcpTimeoutMs(approvalTtlMs: number): number {
 }
 
 /**
- * The MCP servers the runtime's agents may call: those of mcp.json, and the
- * built-in `filesystem` server, one per workspace, always on. Connections
- * open on first use and reopen after a server goes away.
+ * The MCP servers the runtime's agents may call: those of mcp.json (which
+ * `apply` replaces when the file changes), and the built-in `filesystem`
+ * server, one per workspace, always on. Connections open on first use and
+ * reopen after a server goes away.
  */
 export class McpServerRegistry {
-  private readonly configured = new Map<string, McpConnection>()
+  private readonly configured: McpConnectionPool
   private readonly builtIn = new Map<string, McpConnection>()
   private readonly timeoutMs: number
-  private readonly onElicitation: McpElicitationHandler | undefined
 
   constructor(
     config: McpConfig,
     options: { requestTimeoutMs: number; onElicitation?: McpElicitationHandler },
   ) {
     this.timeoutMs = options.requestTimeoutMs
-    this.onElicitation = options.onElicitation
-    for (const server of config.servers) {
-      this.configured.set(
-        server.id,
+    const onElicitation = options.onElicitation
+    this.configured = new McpConnectionPool(
+      config,
+      (server) =>
         new McpConnection(server, {
           requestTimeoutMs: this.timeoutMs,
-          ...(this.onElicitation ? { onElicitation: this.onElicitation } : {}),
+          ...(onElicitation ? { onElicitation } : {}),
         }),
-      )
-    }
+    )
   }
 
   get serverIds(): string[] {
-    return [BUILT_IN_FILESYSTEM_SERVER_ID, ...this.configured.keys()]
+    return [BUILT_IN_FILESYSTEM_SERVER_ID, ...this.configured.serverIds]
+  }
+
+  /** A new mcp.json, for calls that start from now on. */
+  apply(config: McpConfig): McpConfigChange {
+    return this.configured.apply(config)
   }
 
   /** The connection for `serverId` in a room whose workspace is
-   *  `workspace`, or undefined for a server nobody configured. */
-  connectionFor(serverId: string, workspace: string): McpConnection | undefined {
-    if (serverId !== BUILT_IN_FILESYSTEM_SERVER_ID) return this.configured.get(serverId)
+   *  `workspace`, held until `release`, or undefined for a server nobody
+   *  configured. */
+  lease(serverId: string, workspace: string): McpConnectionLease | undefined {
+    if (serverId !== BUILT_IN_FILESYSTEM_SERVER_ID) return this.configured.lease(serverId)
     let connection = this.builtIn.get(workspace)
     if (!connection) {
       connection = new McpConnection(builtInFilesystemConfig(), {
@@ -59,11 +69,13 @@ export class McpServerRegistry {
       })
       this.builtIn.set(workspace, connection)
     }
-    return connection
+    return { connection, release: () => undefined }
   }
 
   async close(): Promise<void> {
-    const all = [...this.configured.values(), ...this.builtIn.values()]
-    await Promise.allSettled(all.map((connection) => connection.close()))
+    await Promise.allSettled([
+      this.configured.close(),
+      ...[...this.builtIn.values()].map((connection) => connection.close()),
+    ])
   }
 }

@@ -55,6 +55,21 @@ export function toolDefinitionHash(tool: McpToolDefinition): string {
   )
 }
 
+/**
+ * What a server-wide "always allow" is bound to: every allowed tool the
+ * server offers, each by its whole definition (`toolDefinitionHash`), in
+ * name order. A server that adds a tool, drops one or changes any of them
+ * has another list hash, and the grant no longer answers for any of its
+ * tools: the person allowed the server as it was shown, not what it
+ * becomes.
+ */
+export function toolListHash(tools: readonly McpToolDefinition[]): string {
+  const entries = tools
+    .map((tool) => ({ name: tool.name, definitionHash: toolDefinitionHash(tool) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return sha256Hex(canonicalJson(entries))
+}
+
 /** Drops `undefined` (which JSON cannot hold) the way the wire would, so a
  *  definition hashes the same on both sides of a connection. */
 function toJson(value: unknown): unknown {

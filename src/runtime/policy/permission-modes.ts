@@ -38,6 +38,13 @@ const MODES_IN_ORDER: readonly PermissionMode[] = [
   'full-access',
 ]
 
+/** Whether moving from `from` to `to` lets the agent go as far or further
+ *  without asking: confirming the same mode counts, since that is how a
+ *  tampered or rolled-back room gets its reach back. */
+export function reachesAsFar(from: PermissionMode, to: PermissionMode): boolean {
+  return MODES_IN_ORDER.indexOf(to) >= MODES_IN_ORDER.indexOf(from)
+}
+
 /** A fresh, mutable copy of the preset, so a caller that edits its room
  *  policy never edits the preset every other room reads. */
 export function policyForMode(mode: PermissionMode): RoomPolicy {

@@ -19,7 +19,7 @@ export interface AuditEvent extends NewAuditEvent {
 
 /** A row whose MAC did not verify, as the store reports it. */
 export interface IntegrityProblem {
-  table: 'rooms' | 'grants'
+  table: 'rooms' | 'grants' | 'approver_webhooks'
   rowId: string
   roomId: string
   problem: 'mac_missing' | 'mac_mismatch'
@@ -33,6 +33,15 @@ export interface McpConfigRefusal {
   field: string
   message: string
   serversInForce: string[]
+}
+
+/** What a reloaded mcp.json records: the servers now in force, and which
+ *  of them it added, changed or removed. */
+export interface McpConfigApplied {
+  serversInForce: string[]
+  added: string[]
+  changed: string[]
+  removed: string[]
 }
 
 /** What agents.json's refusal records: the field, why, and the agents
@@ -60,6 +69,9 @@ export interface AuditTrail {
   recordIntegrityError(problem: IntegrityProblem, at: number): void
   /** Records an `mcp_config_refused` event in its own transaction. */
   recordMcpConfigRefused(refusal: McpConfigRefusal, at: number): void
+  /** Records an `mcp_config_applied` event (a reloaded mcp.json now in
+   *  force) in its own transaction. */
+  recordMcpConfigApplied(applied: McpConfigApplied, at: number): void
   /** Records an `agents_config_refused` event in its own transaction. */
   recordAgentsConfigRefused(refusal: AgentsConfigRefusal, at: number): void
 }

@@ -16,7 +16,9 @@ export interface RoomRow {
  * A room as read back. A row whose MAC does not verify comes back with
  * `integrity: 'tampered'` and the narrowest policy for its kind, never the
  * policy it claims: whoever edited the file must not get the wider mode
- * through any reader that forgets to look at `integrity`.
+ * through any reader that forgets to look at `integrity`. A row read from a
+ * database older than its rollback anchor, and not confirmed since, comes
+ * back the same way with `integrity: 'rolled-back'`.
  */
 export interface StoredRoom extends RoomRow {
   integrity: RowIntegrity
@@ -48,8 +50,9 @@ export interface PolicyChange {
  *
  * Invariants the adapter keeps: a room and its `room_created` event are
  * written in one transaction; a policy change is a compare-and-set on the
- * revision that writes the new sealed row, the idempotency record and the
- * `room_permission_changed` event in one transaction, or nothing.
+ * revision that writes the new sealed row (clearing a rolled-back mark),
+ * the idempotency record, the `room_permission_changed` event and one step
+ * of the rollback counter in one transaction, or nothing.
  */
 export interface RoomStore {
   get(id: string): StoredRoom | undefined

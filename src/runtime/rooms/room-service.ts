@@ -4,7 +4,7 @@ import { isAbsolute } from 'node:path'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { sha256Hex } from '../domain/sha256.ts'
 import { summarizeApproval } from '../domain/approval.ts'
-import { modeFromPolicy, policyForMode } from '../policy/permission-modes.ts'
+import { modeFromPolicy, policyForMode, reachesAsFar } from '../policy/permission-modes.ts'
 import { narrowestRoomPolicy } from '../policy/room-policy.ts'
 import type {
   CreateRoomRequest,
@@ -19,6 +19,7 @@ import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
+import type { RollbackAnchorSync } from '../ports/rollback-anchor.ts'
 import type { RoomDirectory } from '../ports/room-directory.ts'
 import type { RoomRow, RoomStore, StoredRoom } from '../ports/room-store.ts'
 import { Refusal } from '../domain/refusal.ts'
@@ -31,6 +32,8 @@ export interface RoomServiceOptions {
   grants: GrantStore
   events: EventBus
   agents: readonly AgentPreset[]
+  /** Keeps the rollback anchor in step with mode changes. */
+  rollback: RollbackAnchorSync
   now: () => number
   newId?: () => string
 }
@@ -91,8 +94,9 @@ export class RoomService implements RoomDirectory {
   }
 
   /** Reading settings never calls a model. A room whose row was edited on
-   *  disk reads as its narrowest policy with `integrity: 'tampered'` until
-   *  the person confirms a mode again. */
+   *  disk, or read from a database older than its rollback anchor, reads as
+   *  its narrowest policy with `integrity: 'tampered'` or `'rolled-back'`
+   *  until the person confirms a mode again. */
   permissions(roomId: string): RoomPermissions {
     const room = this.requireDirectRoom(roomId)
     const agent = this.agentFor(room.agentId)
@@ -117,13 +121,20 @@ export class RoomService implements RoomDirectory {
    * person vouches for it, which only the protected window may do.
    * `clientRequestId` is an idempotency key: the same id with the same body
    * returns the first result; with a different body it is a conflict.
+   *
+   * A change that reaches as far or further than the room does now is
+   * refused while the rollback anchor is behind and cannot be brought up
+   * to date: a narrowing whose anchor write failed could otherwise be
+   * undone by putting an older copy of the database back, so nothing is
+   * widened on top of it. A narrowing is never refused. Either way the
+   * answer waits until the anchor has been tried for the change.
    */
   changeMode(
     roomId: string,
     request: PermissionChangeRequest,
     options: { consented: boolean },
   ): Promise<RoomPermissions> {
-    return this.roomLocks.run(roomId, () => {
+    return this.roomLocks.run(roomId, async () => {
       const bodyDigest = sha256Hex(canonicalJson(request))
       const previous = this.options.rooms.getPermissionRequest(roomId, request.clientRequestId)
       if (previous) {
@@ -148,6 +159,9 @@ export class RoomService implements RoomDirectory {
       if (request.mode === 'full-access' && blocker) {
         throw new Refusal(blocker, `full access is unavailable for this agent: ${blocker}`)
       }
+      if (reachesAsFar(modeFromPolicy(room.policy), request.mode)) {
+        await this.options.rollback.beforeWidening()
+      }
       const policy = policyForMode(request.mode)
       const at = this.options.now()
       const result = this.options.rooms.changePolicy(
@@ -165,6 +179,7 @@ export class RoomService implements RoomDirectory {
       )
       if (!result) throw new Refusal('stale_revision', 'the room changed meanwhile')
       this.options.events.emit('room.updated', { roomId, permissions: result })
+      await this.options.rollback.settled()
       return result
     })
   }

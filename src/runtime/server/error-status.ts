@@ -42,6 +42,7 @@ export const HTTP_STATUS_OF: Readonly<Record<RuntimeErrorCode, number>> = Object
   agent_directory_limits: 409,
   room_tampered: 409,
   unknown_grant: 404,
+  rollback_anchor_unavailable: 503,
 
   unknown_turn: 404,
   turn_in_progress: 409,

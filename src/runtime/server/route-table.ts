@@ -22,6 +22,8 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'GET', pattern: '/v1/rooms/:roomId/direct/permissions' },
   { method: 'PUT', pattern: '/v1/rooms/:roomId/direct/permissions' },
   { method: 'GET', pattern: '/v1/rooms/:roomId/grants' },
+  { method: 'GET', pattern: '/v1/rooms/:roomId/approver-webhook' },
+  { method: 'PUT', pattern: '/v1/rooms/:roomId/approver-webhook' },
   { method: 'DELETE', pattern: '/v1/rooms/:roomId/grants/:grantId' },
   { method: 'DELETE', pattern: '/v1/rooms/:roomId/mcp-servers/:serverId/grants' },
   { method: 'POST', pattern: '/v1/turns/:turnId/retry' },
@@ -34,6 +36,8 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'POST', pattern: '/v1/gateway/calls' },
   { method: 'GET', pattern: '/v1/gateway/calls/:callId' },
   { method: 'POST', pattern: '/v1/gateway/calls/:callId/result' },
+  { method: 'POST', pattern: '/v1/gateway/calls/:callId/elicitations' },
+  { method: 'GET', pattern: '/v1/gateway/elicitations/:requestId' },
 ]
 
 /** Fails the start when the router and the table disagree. */

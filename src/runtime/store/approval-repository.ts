@@ -115,12 +115,10 @@ export class SqliteApprovalRepository implements ApprovalStore {
     const grants = this.options.grants
     if (!grants) throw new Error('this store cannot record a grant')
     grants.insert(grant)
-    this.options.audit.append({
-      type: 'grant_created',
-      subjectId: grant.id,
-      payload: grant,
-      at: grant.createdAt,
-    })
+    this.options.audit.append(
+      { type: 'grant_created', subjectId: grant.id, payload: grant, at: grant.createdAt },
+      { count: 'next' },
+    )
   }
 
   private insert(approval: ApprovalRecord): void {

@@ -4,6 +4,9 @@ import { DatabaseSync } from 'node:sqlite'
 import { readAuditEvents, readAuditHead, verifyAuditChain, type ChainVerdict } from './audit-log.ts'
 import { DATABASE_FILE_NAME } from './database.ts'
 import type { IntegrityMac } from './integrity-mac.ts'
+import { readSealedCounter, rowsMatchHead } from './sealed-head.ts'
+import type { AuditEvent } from '../ports/audit-trail.ts'
+import type { SealedCounter } from '../ports/rollback-store.ts'
 
 export type AuditFileVerdict =
   (ChainVerdict & { ok: true; lastSeq: number }) | (ChainVerdict & { ok: false })
@@ -35,6 +38,31 @@ export function verifyAuditFile(dataDir: string, mac: IntegrityMac): AuditFileVe
     const events = readAuditEvents(db)
     const verdict = verifyAuditChain(events, { mac, head: readAuditHead(db) })
     return verdict.ok ? { ...verdict, lastSeq: events.at(-1)?.seq ?? 0 } : verdict
+  } finally {
+    db.close()
+  }
+}
+
+/** What a data dir's database says about rollbacks. */
+export interface RollbackEvidence {
+  /** Its sealed rollback counter, to compare with the anchor. */
+  counter: SealedCounter
+  /** Whether its rooms and grants are those its sealed head vouches for. */
+  rowsMatch: boolean
+  /** The `rollback_detected` events in its log: rollbacks a start found. */
+  detections: AuditEvent[]
+}
+
+/** Reads a data dir's rollback counter and recorded rollbacks, read-only. */
+export function readRollbackEvidence(dataDir: string, mac: IntegrityMac): RollbackEvidence {
+  const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME), { readOnly: true })
+  try {
+    const counter = readSealedCounter(db, mac)
+    return {
+      counter,
+      rowsMatch: counter.state !== 'sealed' || rowsMatchHead(db),
+      detections: readAuditEvents(db).filter((event) => event.type === 'rollback_detected'),
+    }
   } finally {
     db.close()
   }

@@ -6,33 +6,41 @@ import type {
   AuditEvent,
   AuditTrail,
   IntegrityProblem,
+  McpConfigApplied,
   McpConfigRefusal,
   AgentsConfigRefusal,
   NewAuditEvent,
 } from '../ports/audit-trail.ts'
 import { inTransaction } from './database.ts'
 import type { IntegrityMac } from './integrity-mac.ts'
+import { permissionWatchOf, permissionsDigest } from './permission-digest.ts'
+import { headSealContent, readAuditHead, type AuditHead } from './sealed-head.ts'
 
 export type { AuditEvent, NewAuditEvent } from '../ports/audit-trail.ts'
+export { readAuditHead, type AuditHead } from './sealed-head.ts'
 
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** The newest event as of the last append, MAC'd: what makes deleting the
- *  newest events visible. */
-export interface AuditHead {
-  seq: number
-  hash: string
-  mac: string
+export interface AppendOptions {
+  /**
+   * The event records a change the rollback counter counts (a room's mode,
+   * a grant written or revoked, a rollback, a clean shutdown): `'next'`
+   * moves the counter one step, a number sets it (past what it was).
+   */
+  count?: 'next' | number
 }
 
 /**
  * How the store's repositories append to the audit trail. Invariant the
  * appender keeps: `append` writes inside the caller's open transaction, so
  * the event becomes durable exactly when the change it records commits, and
- * a failed append makes the caller roll the change back with it.
+ * a failed append makes the caller roll the change back with it. The sealed
+ * head it moves carries the rollback counter and the digest of the rooms
+ * and grants as they are after the change, so a change to them is
+ * followed, in its transaction, by the event that records it.
  */
 export interface AuditAppender {
-  append(event: NewAuditEvent): AuditEvent
+  append(event: NewAuditEvent, options?: AppendOptions): AuditEvent
 }
 
 /** The fields an event's hash covers, in one place so the writer and the
@@ -60,6 +68,9 @@ export class SqliteAuditLog implements AuditAppender, AuditTrail {
   private readonly db: DatabaseSync
   private readonly mac: IntegrityMac
   private readonly newId: () => string
+  /** The counter never moves to or below this (what the start check knew). */
+  private counterFloor = 0
+  private onCounted: () => void = () => undefined
 
   constructor(db: DatabaseSync, options: SqliteAuditLogOptions) {
     this.db = db
@@ -67,9 +78,24 @@ export class SqliteAuditLog implements AuditAppender, AuditTrail {
     this.newId = options.newId ?? randomUUID
   }
 
+  /** The rollback counter counts on from at least `counter`. */
+  countFrom(counter: number): void {
+    this.counterFloor = Math.max(this.counterFloor, counter)
+  }
+
+  /** The counter the next `count: 'next'` append would seal. */
+  nextRollbackCounter(): number {
+    return Math.max(this.counterFloor, readAuditHead(this.db)?.rollbackCounter ?? 0) + 1
+  }
+
+  /** Called, inside the transaction, after every counted append. */
+  onCountedAppend(listener: () => void): void {
+    this.onCounted = listener
+  }
+
   /** Appends the event and moves the sealed head to it, in the caller's
    *  transaction: the two are durable together or not at all. */
-  append(event: NewAuditEvent): AuditEvent {
+  append(event: NewAuditEvent, options: AppendOptions = {}): AuditEvent {
     if (!this.db.isTransaction) {
       throw new Error('audit events are appended only inside the transaction they record')
     }
@@ -100,13 +126,58 @@ export class SqliteAuditLog implements AuditAppender, AuditTrail {
         full.hash,
         full.mac,
       )
+    this.moveHead(full, options)
+    return full
+  }
+
+  /**
+   * The head names the new event, and carries the rollback counter (moved
+   * when the event counts) and the permissions digest (recomputed when this
+   * connection wrote rooms or grants since the last append, carried forward
+   * otherwise), all under one MAC.
+   */
+  private moveHead(event: AuditEvent, options: AppendOptions): void {
+    const previous = readAuditHead(this.db)
+    const written = permissionWatchOf(this.db).takeWritten()
+    const carried = previous?.rollbackCounter ?? null
+    let rollbackCounter = carried ?? 0
+    if (options.count === 'next') {
+      rollbackCounter = this.nextRollbackCounter()
+    } else if (options.count !== undefined) {
+      // Set by the start check from the anchor and a head it verified; the
+      // head found here may be the one it could not verify, so it decides
+      // nothing.
+      if (!Number.isSafeInteger(options.count) || options.count < 0) {
+        throw new Error(`a rollback counter is a non-negative safe integer, not ${options.count}`)
+      }
+      rollbackCounter = options.count
+    }
+    const digest =
+      written || carried === null || !previous?.permissionsDigest
+        ? permissionsDigest(this.db)
+        : previous.permissionsDigest
+    const head: Omit<AuditHead, 'mac'> = {
+      seq: event.seq,
+      hash: event.hash,
+      rollbackCounter,
+      permissionsDigest: digest,
+    }
     this.db
       .prepare(
-        `INSERT INTO audit_head (id, seq, hash, mac) VALUES (1, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac`,
+        `INSERT INTO audit_head (id, seq, hash, mac, rollback_counter, permissions_digest)
+         VALUES (1, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, mac = excluded.mac,
+           rollback_counter = excluded.rollback_counter, permissions_digest = excluded.permissions_digest`,
       )
-      .run(full.seq, full.hash, sealHead(this.mac, full.seq, full.hash))
-    return full
+      .run(
+        head.seq,
+        head.hash,
+        this.mac.sign('audit-head', headSealContent(head)),
+        rollbackCounter,
+        digest,
+      )
+    this.counterFloor = Math.max(this.counterFloor, rollbackCounter)
+    if (options.count !== undefined) this.onCounted()
   }
 
   list(options: { afterSeq?: number; limit?: number } = {}): AuditEvent[] {
@@ -141,6 +212,22 @@ export class SqliteAuditLog implements AuditAppender, AuditTrail {
           field: refusal.field,
           message: refusal.message,
           serversInForce: refusal.serversInForce,
+        },
+        at,
+      }),
+    )
+  }
+
+  recordMcpConfigApplied(applied: McpConfigApplied, at: number): void {
+    inTransaction(this.db, () =>
+      this.append({
+        type: 'mcp_config_applied',
+        subjectId: 'mcp.json',
+        payload: {
+          serversInForce: applied.serversInForce,
+          added: applied.added,
+          changed: applied.changed,
+          removed: applied.removed,
         },
         at,
       }),
@@ -217,17 +304,8 @@ function parsePayload(text: string): Record<string, unknown> {
   return { unreadablePayload: text }
 }
 
-export function readAuditHead(db: DatabaseSync): AuditHead | undefined {
-  const row = db.prepare('SELECT seq, hash, mac FROM audit_head WHERE id = 1').get()
-  return row ? { seq: Number(row.seq), hash: String(row.hash), mac: String(row.mac) } : undefined
-}
-
 function sealEvent(mac: IntegrityMac, hash: string): string {
   return mac.sign('audit-event', { hash })
-}
-
-function sealHead(mac: IntegrityMac, seq: number, hash: string): string {
-  return mac.sign('audit-head', { seq, hash })
 }
 
 export interface BrokenChain {
@@ -313,7 +391,7 @@ export function verifyAuditChain(
       }
       return { ok: true, checked: 0 }
     }
-    if (!seal.mac.verify('audit-head', { seq: head.seq, hash: head.hash }, head.mac)) {
+    if (!seal.mac.verify('audit-head', headSealContent(head), head.mac)) {
       return {
         ok: false,
         checked: events.length,

@@ -30,7 +30,7 @@ export class SqliteGrantRepository implements GrantStore {
     const commandJson = grant.command === null ? null : canonicalJson(grant.command)
     this.db
       .prepare(
-        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at, mcp_server_id, mcp_definition_hash, scope, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at, mcp_server_id, mcp_definition_hash, scope, path, mcp_tool_list_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         grant.id,
@@ -45,6 +45,7 @@ export class SqliteGrantRepository implements GrantStore {
             commandJson,
             mcpServerId: grant.mcp?.serverId ?? null,
             mcpDefinitionHash: grant.mcp?.definitionHash ?? null,
+            mcpToolListHash: grant.mcp?.toolListHash ?? null,
             scope: grant.scope ?? null,
             path: grant.path ?? null,
             revokedAt: null,
@@ -55,6 +56,7 @@ export class SqliteGrantRepository implements GrantStore {
         grant.mcp?.definitionHash ?? null,
         grant.scope ?? null,
         grant.path ?? null,
+        grant.mcp?.toolListHash ?? null,
       )
   }
 
@@ -96,7 +98,13 @@ export class SqliteGrantRepository implements GrantStore {
         ...(raw.path === null ? {} : { path: raw.path }),
         ...(raw.mcpServerId === null || raw.mcpDefinitionHash === null
           ? {}
-          : { mcp: { serverId: raw.mcpServerId, definitionHash: raw.mcpDefinitionHash } }),
+          : {
+              mcp: {
+                serverId: raw.mcpServerId,
+                definitionHash: raw.mcpDefinitionHash,
+                ...(raw.mcpToolListHash === null ? {} : { toolListHash: raw.mcpToolListHash }),
+              },
+            }),
         approvalId: raw.approvalId,
         createdAt: raw.createdAt,
       })
@@ -104,14 +112,20 @@ export class SqliteGrantRepository implements GrantStore {
     return grants
   }
 
-  /** The active, verified grant for exactly this MCP tool definition. */
+  /** The active, verified grant for exactly this MCP tool definition, or
+   *  for the whole server while its tool list hashes to what the person
+   *  saw. A server-wide grant never answers as a per-tool one, nor the
+   *  other way round: each matches on its own scope only. */
   findMcpGrant(roomId: string, key: McpGrantKey): Grant | undefined {
-    return this.listActive(roomId).find(
-      (grant) =>
-        grant.toolName === key.toolName &&
-        grant.mcp?.serverId === key.serverId &&
-        grant.mcp.definitionHash === key.definitionHash,
-    )
+    return this.listActive(roomId).find((grant) => {
+      if (grant.mcp?.serverId !== key.serverId) return false
+      if (grant.scope === 'mcp-server') {
+        return (
+          grant.mcp.toolListHash !== undefined && grant.mcp.toolListHash === key.serverTools.hash
+        )
+      }
+      return grant.toolName === key.toolName && grant.mcp.definitionHash === key.definitionHash
+    })
   }
 
   /** The ids of the room's active grants for one MCP server, verified or
@@ -131,14 +145,35 @@ export class SqliteGrantRepository implements GrantStore {
   revoke(roomId: string, grantId: string, at: number): boolean {
     return inTransaction(this.db, () => {
       if (!this.revokeRow(roomId, grantId, at)) return false
+      this.options.audit.append(
+        { type: 'grant_revoked', subjectId: grantId, payload: { roomId }, at },
+        { count: 'next' },
+      )
+      return true
+    })
+  }
+
+  /** Revokes every active grant, verified or not, each with its
+   *  `grant_revoked` event naming `reason`, inside the caller's transaction
+   *  (whose own event counts the change). */
+  revokeAllActive(at: number, reason: string): string[] {
+    const rows = this.db
+      .prepare('SELECT id, room_id FROM grants WHERE revoked_at IS NULL ORDER BY created_at, rowid')
+      .all()
+    const revoked: string[] = []
+    for (const row of rows) {
+      const grantId = String(row.id)
+      const roomId = String(row.room_id)
+      if (!this.revokeRow(roomId, grantId, at)) continue
       this.options.audit.append({
         type: 'grant_revoked',
         subjectId: grantId,
-        payload: { roomId },
+        payload: { roomId, reason },
         at,
       })
-      return true
-    })
+      revoked.push(grantId)
+    }
+    return revoked
   }
 
   private revokeRow(roomId: string, grantId: string, at: number): boolean {
@@ -168,6 +203,7 @@ interface RawGrant {
   createdAt: number
   mcpServerId: string | null
   mcpDefinitionHash: string | null
+  mcpToolListHash: string | null
   scope: GrantScope | null
   path: string | null
   revokedAt: number | null
@@ -183,6 +219,7 @@ function rawGrant(row: Record<string, unknown>): RawGrant {
     createdAt: Number(row.created_at),
     mcpServerId: row.mcp_server_id == null ? null : String(row.mcp_server_id),
     mcpDefinitionHash: row.mcp_definition_hash == null ? null : String(row.mcp_definition_hash),
+    mcpToolListHash: row.mcp_tool_list_hash == null ? null : String(row.mcp_tool_list_hash),
     scope: parseScope(row.scope),
     path: row.path == null ? null : String(row.path),
     revokedAt: row.revoked_at == null ? null : Number(row.revoked_at),
@@ -195,7 +232,8 @@ function rawGrant(row: Record<string, unknown>): RawGrant {
  *  they existed still verify, and an MCP grant's server or definition hash
  *  cannot be edited (or removed, turning it into a plain grant) unseen.
  *  The scope and path are sealed the same way: widening a path grant to a
- *  tool grant on disk breaks its MAC. */
+ *  tool grant on disk breaks its MAC. So is a server-wide grant's tool-list
+ *  hash: pointing it at another list on disk breaks its MAC too. */
 function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
   return {
     id: grant.id,
@@ -210,6 +248,7 @@ function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
       : { mcpServerId: grant.mcpServerId, mcpDefinitionHash: grant.mcpDefinitionHash }),
     ...(grant.scope === null ? {} : { scope: grant.scope }),
     ...(grant.path === null ? {} : { path: grant.path }),
+    ...(grant.mcpToolListHash === null ? {} : { mcpToolListHash: grant.mcpToolListHash }),
   }
 }
 

@@ -6,7 +6,7 @@ export const INTEGRITY_KEY_BYTES = 32
 
 /** What a MAC vouches for. Each kind signs under its own domain, so a MAC
  *  copied from one kind of row can never pass for another. */
-export type SealedKind = 'audit-event' | 'audit-head' | 'room' | 'grant'
+export type SealedKind = 'audit-event' | 'audit-head' | 'room' | 'grant' | 'approver-webhook'
 
 const MAC_PATTERN = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/
 

@@ -222,13 +222,49 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 9,
     sql: `
+      -- Rollback detection: the sealed head also carries a counter every
+      -- change of a room's permissions or grants (and every clean shutdown)
+      -- moves forward, and a digest of the rooms' and grants' permission
+      -- state; main keeps the highest counter outside the database. A
+      -- database whose counter is below that anchor is an older copy.
+      ALTER TABLE audit_head ADD COLUMN rollback_counter INTEGER;
+      ALTER TABLE audit_head ADD COLUMN permissions_digest TEXT;
+      -- A room read from an older copy: sealed as such until the person
+      -- confirms a mode again.
+      ALTER TABLE rooms ADD COLUMN rolled_back INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 10,
+    sql: `
+      -- A server-wide MCP grant (scope 'mcp-server'): the hash of the
+      -- server's whole tool list as the person saw it, which it is bound to.
+      ALTER TABLE grants ADD COLUMN mcp_tool_list_hash TEXT;
+
+      -- A room's approver webhook: its URL, its secret sealed under a key
+      -- derived from the integrity key (never in clear), and a MAC over the
+      -- row. One per room; removing it deletes the row.
+      CREATE TABLE approver_webhooks (
+        room_id TEXT PRIMARY KEY REFERENCES rooms(id),
+        webhook_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        sealed_secret TEXT NOT NULL,
+        client_request_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        mac TEXT
+      );
+    `,
+  },
+  {
+    version: 11,
+    sql: `
       -- When the runtime closes an ordinary question on its own (its timer
       -- lives in the runtime, not in a workbench that may be closed).
       ALTER TABLE input_requests ADD COLUMN auto_resolve_at INTEGER;
     `,
   },
   {
-    version: 10,
+    version: 12,
     sql: `
       -- A message the person sent in plan mode, whatever the room's mode:
       -- its turn and every retry of it run under the plan preset.

@@ -71,18 +71,21 @@ export class SqliteRoomRepository implements RoomStore {
         canonicalJson(permissions),
         change.at,
       )
-      this.options.audit.append({
-        type: 'room_permission_changed',
-        subjectId: change.roomId,
-        payload: {
-          clientRequestId: change.clientRequestId,
-          from: change.fromMode,
-          to: change.toMode,
-          revision: permissions.revision,
-          policy: change.policy,
+      this.options.audit.append(
+        {
+          type: 'room_permission_changed',
+          subjectId: change.roomId,
+          payload: {
+            clientRequestId: change.clientRequestId,
+            from: change.fromMode,
+            to: change.toMode,
+            revision: permissions.revision,
+            policy: change.policy,
+          },
+          at: change.at,
         },
-        at: change.at,
-      })
+        { count: 'next' },
+      )
       return permissions
     })
   }
@@ -106,7 +109,10 @@ export class SqliteRoomRepository implements RoomStore {
         room.title,
         policyJson,
         room.revision,
-        this.options.mac.sign('room', sealedRoomContent({ ...room, policyJson })),
+        this.options.mac.sign(
+          'room',
+          sealedRoomContent({ ...room, policyJson, rolledBack: false }),
+        ),
         room.createdAt,
       )
   }
@@ -125,8 +131,9 @@ export class SqliteRoomRepository implements RoomStore {
 
   /**
    * Compare-and-set on the revision: a stale writer changes nothing. The row
-   * is sealed again with a fresh MAC, which is how a room reported as
-   * tampered becomes trusted again: only after the person chose its mode.
+   * is sealed again with a fresh MAC and without the rolled-back mark, which
+   * is how a room reported as tampered or rolled back becomes trusted
+   * again: only after the person chose its mode.
    */
   updatePolicy(id: string, policy: RoomPolicy, expectedRevision: number): boolean {
     const row = this.db
@@ -137,14 +144,40 @@ export class SqliteRoomRepository implements RoomStore {
     const revision = expectedRevision + 1
     const mac = this.options.mac.sign(
       'room',
-      sealedRoomContent({ ...rawRoom(row), policyJson, revision }),
+      sealedRoomContent({ ...rawRoom(row), policyJson, revision, rolledBack: false }),
     )
     const result = this.db
       .prepare(
-        'UPDATE rooms SET policy_json = ?, revision = ?, mac = ? WHERE id = ? AND revision = ?',
+        'UPDATE rooms SET policy_json = ?, revision = ?, mac = ?, rolled_back = 0 WHERE id = ? AND revision = ?',
       )
       .run(policyJson, revision, mac, id, expectedRevision)
     return Number(result.changes) === 1
+  }
+
+  /**
+   * Marks every direct room read from a database older than its anchor,
+   * inside the caller's transaction: each row whose seal verifies is sealed
+   * again as rolled back (same revision, so a pending confirmation still
+   * applies). A row whose seal does not verify is left as it is: sealing it
+   * would vouch for whatever was edited into it, and it reads as tampered
+   * anyway. A group room has no mode anyone could confirm (it always runs
+   * at its narrowest), so it is not marked; its grants are revoked with
+   * everyone else's.
+   */
+  markAllRolledBack(): string[] {
+    const marked: string[] = []
+    const rows = this.db
+      .prepare("SELECT * FROM rooms WHERE kind = 'direct' ORDER BY created_at, rowid")
+      .all()
+    for (const row of rows) {
+      const raw = rawRoom(row)
+      const mac = row.mac == null ? null : String(row.mac)
+      if (!this.options.mac.verify('room', sealedRoomContent(raw), mac)) continue
+      const sealed = this.options.mac.sign('room', sealedRoomContent({ ...raw, rolledBack: true }))
+      this.db.prepare('UPDATE rooms SET rolled_back = 1, mac = ? WHERE id = ?').run(sealed, raw.id)
+      marked.push(raw.id)
+    }
+    return marked
   }
 
   getPermissionRequest(roomId: string, clientRequestId: string): PermissionRequestRow | undefined {
@@ -193,12 +226,13 @@ export class SqliteRoomRepository implements RoomStore {
       agentId: raw.agentId,
       workspace: raw.workspace,
       title: String(row.title),
-      policy: intact
-        ? parsePolicy(raw.policyJson, kind, this.options.narrowestPolicy)
-        : this.options.narrowestPolicy(kind),
+      policy:
+        intact && !raw.rolledBack
+          ? parsePolicy(raw.policyJson, kind, this.options.narrowestPolicy)
+          : this.options.narrowestPolicy(kind),
       revision: raw.revision,
       createdAt: Number(row.created_at),
-      integrity: intact ? 'ok' : 'tampered',
+      integrity: !intact ? 'tampered' : raw.rolledBack ? 'rolled-back' : 'ok',
     }
   }
 }
@@ -210,6 +244,9 @@ interface RawRoom {
   workspace: string
   policyJson: string
   revision: number
+  /** Read from a database older than its rollback anchor, not confirmed
+   *  since. */
+  rolledBack: boolean
 }
 
 function rawRoom(row: Record<string, unknown>): RawRoom {
@@ -220,13 +257,16 @@ function rawRoom(row: Record<string, unknown>): RawRoom {
     workspace: String(row.workspace),
     policyJson: String(row.policy_json),
     revision: Number(row.revision),
+    rolledBack: row.rolled_back != null && Number(row.rolled_back) !== 0,
   }
 }
 
 /** What a room's MAC covers: every field that decides what its agent may do
  *  and where, and the revision, so a MAC cannot be moved to another room.
  *  The policy is sealed as the exact text stored, so a row is verified
- *  before anything in it is parsed. */
+ *  before anything in it is parsed. The rolled-back mark is sealed when
+ *  set and left out when not, so rows sealed before it existed still
+ *  verify, and clearing it on disk breaks the seal. */
 function sealedRoomContent(room: RawRoom): Record<string, unknown> {
   return {
     id: room.id,
@@ -235,6 +275,7 @@ function sealedRoomContent(room: RawRoom): Record<string, unknown> {
     workspace: room.workspace,
     policyJson: room.policyJson,
     revision: room.revision,
+    ...(room.rolledBack ? { rolledBack: true } : {}),
   }
 }
 

@@ -7,6 +7,7 @@ import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
 import { narrowestRoomPolicy } from '../policy/room-policy.ts'
 import { SqliteApprovalRepository } from '../store/approval-repository.ts'
+import { SqliteApproverWebhookRepository } from '../store/approver-webhook-repository.ts'
 import { SqliteAuditLog, type AuditAppender } from '../store/audit-log.ts'
 import { SqliteConversationRepository } from '../store/conversation-repository.ts'
 import { openDatabase } from '../store/database.ts'
@@ -14,6 +15,7 @@ import { SqliteGrantRepository } from '../store/grant-repository.ts'
 import { SqliteInputRequestRepository } from '../store/input-request-repository.ts'
 import type { IntegrityMac, OnTampered } from '../store/integrity-mac.ts'
 import { SqliteRoomRepository } from '../store/room-repository.ts'
+import { SecretSealer } from '../store/secret-sealer.ts'
 
 /** A real SQLite store in a fresh temporary data dir, for one test. */
 export function openTempDatabase(prefix: string): { db: DatabaseSync; close: () => void } {
@@ -60,11 +62,19 @@ export function sqliteStores(db: DatabaseSync, options: StoreOptions) {
     onTampered,
   })
   return {
+    audit,
     rooms,
     grants,
     approvals: new SqliteApprovalRepository(db, { audit, grants }),
     conversations: new SqliteConversationRepository(db, { audit }),
     inputs: new SqliteInputRequestRepository(db, { audit }),
+    webhooks: new SqliteApproverWebhookRepository(db, {
+      mac,
+      sealer: new SecretSealer(Buffer.alloc(32, 7)),
+      audit,
+      roomIntact: (roomId) => rooms.get(roomId)?.integrity === 'ok',
+      onTampered,
+    }),
   }
 }
 export type SqliteStores = ReturnType<typeof sqliteStores>

@@ -78,6 +78,26 @@ describe('the grants panel says what each grant covers', () => {
     expect(screen.getByTestId('grant-revoke-server').textContent).toBe('Revoke all for notes')
   })
 
+  it('a server-wide MCP grant: every tool of the server, while its tool list stays as it was', () => {
+    const { row, what, label } = renderGrant(
+      grant({
+        scope: 'mcp-server',
+        toolName: 'write_note',
+        mcp: {
+          serverId: 'notes',
+          definitionHash: 'c'.repeat(64),
+          toolListHash: 'd'.repeat(64),
+        },
+      }),
+    )
+    expect(row.dataset.scope).toBe('mcp-server')
+    expect(what).toBe(
+      'every tool of noteswhile the server offers exactly the tools it offered then; any change asks again',
+    )
+    expect(label).toBe('Revoke "always allow" for every tool of notes')
+    expect(screen.getByTestId('grant-revoke-server').textContent).toBe('Revoke all for notes')
+  })
+
   it('a grant stored before scopes: its exact command, never "any call"', () => {
     const { row, what } = renderGrant(grant({ toolName: 'run_command', command: ['npm', 'test'] }))
     expect(row.dataset.scope).toBe('command')

@@ -48,7 +48,11 @@ export function GrantsPanel({ grants, onRevoke, onRevokeServer }: GrantsPanelPro
                   data-scope={coverage.scope}
                 >
                   <span className="grants__what" data-testid="grant-what">
-                    <span className="mono">{coverage.scope === 'mcp' ? what : grant.toolName}</span>
+                    <span className="mono">
+                      {coverage.scope === 'mcp' || coverage.scope === 'mcp-server'
+                        ? what
+                        : grant.toolName}
+                    </span>
                     <Coverage coverage={coverage} />
                   </span>
                   <button
@@ -100,10 +104,16 @@ export type GrantCoverage =
   | { scope: 'path'; path: string }
   | { scope: 'tool' }
   | { scope: 'mcp'; serverId: string }
+  | { scope: 'mcp-server'; serverId: string }
   | { scope: 'unscoped' }
 
 export function coverageOf(grant: Grant): GrantCoverage {
-  // An MCP grant is matched on its server and tool definition alone.
+  // A server-wide grant answers for every tool of its server while the
+  // server's tool list is the one the person saw; any other MCP grant for
+  // its server and tool definition alone.
+  if (grant.mcp && grant.scope === 'mcp-server') {
+    return { scope: 'mcp-server', serverId: grant.mcp.serverId }
+  }
   if (grant.mcp) return { scope: 'mcp', serverId: grant.mcp.serverId }
   switch (grant.scope) {
     case 'tool':
@@ -134,6 +144,8 @@ function describe(t: TFunction, grant: Grant, coverage: GrantCoverage): string {
     case 'mcp':
       // The same tool name on two servers is two different things to allow.
       return `${coverage.serverId}: ${grant.toolName}`
+    case 'mcp-server':
+      return t('workbench.grants.everyTool', { server: coverage.serverId })
     case 'unscoped':
       return grant.toolName
   }
@@ -148,6 +160,8 @@ function Coverage({ coverage }: { coverage: GrantCoverage }) {
       return <code className="grants__command">{coverage.path}</code>
     case 'tool':
       return <span className="grants__scope">{t('workbench.grants.toolScope')}</span>
+    case 'mcp-server':
+      return <span className="grants__scope">{t('workbench.grants.serverScope')}</span>
     case 'mcp':
     case 'unscoped':
       return null

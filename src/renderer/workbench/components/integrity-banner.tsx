@@ -1,5 +1,6 @@
+import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
-import type { Room } from '../../../contracts/room.ts'
+import type { Room, RowIntegrity } from '../../../contracts/room.ts'
 import type { IntegrityReport } from '../gui/workbench-events.ts'
 
 export interface IntegrityNoticesProps {
@@ -15,9 +16,11 @@ export function integrityKey(report: IntegrityReport): string {
 
 /**
  * The runtime's integrity reports for this session, at the top of the
- * workbench: a row edited on disk outside Assent. Dismissing a notice only
- * hides it; the runtime keeps treating the row as untrusted, and a tampered
- * room keeps its own banner until a mode is confirmed.
+ * workbench: a row edited on disk outside Assent, a database older than
+ * the record kept outside it (rolled back), or that record failing to
+ * update. Dismissing a notice only hides it; the runtime keeps treating the
+ * row as untrusted, and a tampered or rolled-back room keeps its own
+ * banner until a mode is confirmed.
  */
 export function IntegrityNotices({ reports, rooms, onDismiss }: IntegrityNoticesProps) {
   const { t } = useTranslation()
@@ -30,11 +33,7 @@ export function IntegrityNotices({ reports, rooms, onDismiss }: IntegrityNotices
       <ul className="integrity__list">
         {reports.map((report) => (
           <li key={integrityKey(report)} className="integrity__item" data-table={report.table}>
-            <span>
-              {report.table === 'grants'
-                ? t('workbench.integrity.grants', { room: roomTitle(report.roomId) })
-                : t('workbench.integrity.rooms', { room: roomTitle(report.roomId) })}
-            </span>
+            <span>{reportText(t, report, roomTitle)}</span>
             <button type="button" className="button" onClick={() => onDismiss(report)}>
               {t('workbench.integrity.dismiss')}
             </button>
@@ -45,13 +44,37 @@ export function IntegrityNotices({ reports, rooms, onDismiss }: IntegrityNotices
   )
 }
 
-/** A room whose permission row failed its check: says so until the person
- *  confirms a mode through the protected window (the picker below). */
-export function TamperedRoomBanner() {
+function reportText(
+  t: TFunction,
+  report: IntegrityReport,
+  roomTitle: (roomId: string | null) => string,
+): string {
+  if (report.table === 'database') {
+    return report.problem === 'rolled_back'
+      ? t('workbench.integrity.rolledBack')
+      : t('workbench.integrity.anchorLagging')
+  }
+  return report.table === 'grants'
+    ? t('workbench.integrity.grants', { room: roomTitle(report.roomId) })
+    : t('workbench.integrity.rooms', { room: roomTitle(report.roomId) })
+}
+
+/** A room whose permission row failed its check, or came from an older copy
+ *  of the database: says so until the person confirms a mode through the
+ *  protected window (the picker below). Nothing for a room that is intact. */
+export function RoomIntegrityBanner({ integrity }: { integrity: RowIntegrity }) {
   const { t } = useTranslation()
+  if (integrity === 'ok') return null
   return (
-    <p className="integrity integrity--room" role="alert" data-testid="integrity-room-banner">
-      {t('workbench.integrity.roomBanner')}
+    <p
+      className="integrity integrity--room"
+      role="alert"
+      data-testid="integrity-room-banner"
+      data-integrity={integrity}
+    >
+      {integrity === 'rolled-back'
+        ? t('workbench.integrity.rolledBackRoomBanner')
+        : t('workbench.integrity.roomBanner')}
     </p>
   )
 }

@@ -97,17 +97,20 @@ describe('PermissionPicker', () => {
     expect(onChoose).not.toHaveBeenCalled()
   })
 
-  it('asks nothing for the current mode, except to confirm a room edited outside Assent', () => {
-    const trusted = renderPicker(permissionsFixture())
-    fireEvent.click(trusted.toggle)
-    fireEvent.click(screen.getByTestId('mode-option-ask-for-approval'))
-    expect(trusted.onChoose).not.toHaveBeenCalled()
-    cleanup()
-    const tampered = renderPicker(permissionsFixture({ integrity: 'tampered' }))
-    fireEvent.click(tampered.toggle)
-    fireEvent.click(screen.getByTestId('mode-option-ask-for-approval'))
-    expect(tampered.onChoose).toHaveBeenCalledWith('ask-for-approval')
-  })
+  it.each(['tampered', 'rolled-back'] as const)(
+    'asks nothing for the current mode, except to confirm a room that is %s',
+    (integrity) => {
+      const trusted = renderPicker(permissionsFixture())
+      fireEvent.click(trusted.toggle)
+      fireEvent.click(screen.getByTestId('mode-option-ask-for-approval'))
+      expect(trusted.onChoose).not.toHaveBeenCalled()
+      cleanup()
+      const untrusted = renderPicker(permissionsFixture({ integrity }))
+      fireEvent.click(untrusted.toggle)
+      fireEvent.click(screen.getByTestId('mode-option-ask-for-approval'))
+      expect(untrusted.onChoose).toHaveBeenCalledWith('ask-for-approval')
+    },
+  )
 
   it('enables full access when nothing blocks it', () => {
     const { toggle } = renderPicker(permissionsFixture())

@@ -69,9 +69,9 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
   const choose = async (mode: PermissionMode) => {
     close()
     // Choosing the current mode changes nothing, unless the room's row was
-    // edited outside Assent: then confirming it is how the person vouches
-    // for the room again.
-    if (mode === current && permissions?.integrity !== 'tampered') return
+    // edited outside Assent or came from an older copy of the database:
+    // then confirming it is how the person vouches for the room again.
+    if (mode === current && permissions?.integrity === 'ok') return
     setRequesting(mode)
     setError(undefined)
     try {

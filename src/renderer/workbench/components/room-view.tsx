@@ -21,7 +21,7 @@ import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
 import type { ModeRequest } from './mode-request-card.tsx'
-import { TamperedRoomBanner } from './integrity-banner.tsx'
+import { RoomIntegrityBanner } from './integrity-banner.tsx'
 import { OpenRequests, type CardActivity } from './open-requests.tsx'
 import type { QuestionDrafts } from './question-card.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
@@ -335,7 +335,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
           onRevokeServer={revokeServerGrants}
         />
       </header>
-      {state.permissions?.integrity === 'tampered' ? <TamperedRoomBanner /> : null}
+      {state.permissions ? <RoomIntegrityBanner integrity={state.permissions.integrity} /> : null}
       {state.loadError ? (
         <p className="room__error" role="alert">
           {t('workbench.room.loadFailed', { reason: errorText(t, state.loadError.failure) })}

@@ -32,6 +32,7 @@ export type ErrorKind =
   | 'room-changed'
   | 'turn-in-progress'
   | 'full-access-unavailable'
+  | 'rollback-anchor-unavailable'
   | 'refused'
   | 'http-status'
   | 'unknown'
@@ -89,6 +90,7 @@ const KIND_OF_CODE: Readonly<Record<WorkbenchErrorCode, ErrorKind>> = {
   agent_directory_limits: 'full-access-unavailable',
   room_tampered: 'refused',
   unknown_grant: 'grant-unknown',
+  rollback_anchor_unavailable: 'rollback-anchor-unavailable',
   unknown_turn: 'refused',
   turn_in_progress: 'turn-in-progress',
   execution_unknown: 'refused',
@@ -182,6 +184,7 @@ const KEY = {
   'room-changed': 'workbench.error.roomChanged',
   'turn-in-progress': 'workbench.error.turnInProgress',
   'full-access-unavailable': 'workbench.error.fullAccessUnavailable',
+  'rollback-anchor-unavailable': 'workbench.error.rollbackAnchorUnavailable',
 } as const satisfies Partial<Record<ErrorKind, string>>
 
 /** The reason a person reads, in the page's language. */

@@ -141,7 +141,9 @@ export function outcomeOf(card: CardState): CardOutcome {
       return isRestartExpiry(approval) ? 'stale' : 'expired'
     case 'allowed':
       if (approval.decidedBy === 'agent-review') return 'auto-reviewed'
-      return approval.decision === 'allow-always' ? 'always-allowed' : 'approved'
+      return approval.decision === 'allow-always' || approval.decision === 'allow-always-server'
+        ? 'always-allowed'
+        : 'approved'
     case 'denied':
       return approval.decidedBy === 'agent-review' ? 'auto-reviewed' : 'rejected'
   }

@@ -74,7 +74,12 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
           if (signal.approval.roomId !== roomId) return
           approvalEvents += 1
           dispatch({ type: 'approval', approval: signal.approval, seenAt: approvalEvents })
-          if (signal.approval.decision === 'allow-always') grants()
+          if (
+            signal.approval.decision === 'allow-always' ||
+            signal.approval.decision === 'allow-always-server'
+          ) {
+            grants()
+          }
           return
         case 'timeline.updated':
           if (signal.roomId === roomId) timeline()

@@ -170,6 +170,10 @@ export class FakeGui implements AssentGui {
     this.record('requestModeChange', [roomId, mode, ...rest])
     return this.modeChange(roomId, mode)
   }
+  requestApproverWebhook(roomId: string, url: string | null, ...rest: unknown[]) {
+    this.record('requestApproverWebhook', [roomId, url, ...rest])
+    return Promise.resolve({ status: 'cancelled' })
+  }
   async setPreferences(preferences: WorkbenchPreferences) {
     this.record('setPreferences', [preferences])
     this.preferences.push(preferences)

@@ -18,6 +18,9 @@ export interface ApprovalRouteDeps {
   /** Why an allow-always on this approval cannot be honoured (no grant can
    *  be scoped to it), or null when it can. */
   alwaysAllowBlocker: (approval: ApprovalRecord) => string | null
+  /** The same for `allow-always-server`: why every tool of the MCP server
+   *  cannot be allowed, or null when it can. */
+  serverAlwaysAllowBlocker: (approval: ApprovalRecord) => string | null
 }
 
 const consentRequired = () => new Refusal('consent_required', 'protected approval consent required')
@@ -37,6 +40,7 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
           action,
           actionDigest: actionDigest(action),
           alwaysAllowAvailable: deps.alwaysAllowBlocker(approval) === null,
+          serverAlwaysAllowAvailable: deps.serverAlwaysAllowBlocker(approval) === null,
         })
       },
     },
@@ -71,7 +75,12 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
         if (actionDigest(canonicalAction(approval)) !== digest) throw consentRequired()
         // Refused, not downgraded to allow-once: the person chose "always",
         // and acting on less than that without saying so would mislead them.
-        const blocker = body.decision === 'allow-always' ? deps.alwaysAllowBlocker(approval) : null
+        const blocker =
+          body.decision === 'allow-always'
+            ? deps.alwaysAllowBlocker(approval)
+            : body.decision === 'allow-always-server'
+              ? deps.serverAlwaysAllowBlocker(approval)
+              : null
         if (blocker !== null) {
           throw new Refusal('always_allow_unavailable', `always allow is unavailable: ${blocker}`)
         }

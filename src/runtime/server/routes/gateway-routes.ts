@@ -1,8 +1,10 @@
+import { FormRequestSchema } from '../../../contracts/input-request.ts'
 import {
   GatewayCallRequestSchema,
   GatewayCallResultSchema,
 } from '../../../contracts/mcp-gateway.ts'
 import type { GatewayCallService } from '../../mcp/gateway-call-service.ts'
+import type { GatewayElicitations } from '../../mcp/gateway-elicitations.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 
@@ -13,9 +15,13 @@ export const GATEWAY_LONG_POLL_MS = 20_000
 /**
  * The MCP gateway's routes, the only ones its credential may call: open a
  * call (which asks the person), read its outcome, report what an allowed
- * call returned. None of them decides anything.
+ * call returned, and pass on a server's request for input during an
+ * allowed call. None of them decides anything.
  */
-export function gatewayRoutes(deps: { calls: GatewayCallService }): Route[] {
+export function gatewayRoutes(deps: {
+  calls: GatewayCallService
+  elicitations: GatewayElicitations
+}): Route[] {
   return [
     {
       method: 'POST',
@@ -43,6 +49,28 @@ export function gatewayRoutes(deps: { calls: GatewayCallService }): Route[] {
         const body = await readJsonBody(req, GatewayCallResultSchema)
         deps.calls.report(params.callId ?? '', body)
         sendJson(res, 200, { reported: params.callId })
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/gateway/calls/:callId/elicitations',
+      gatewayMayCall: true,
+      handle: async ({ req, res, params }) => {
+        const body = await readJsonBody(req, FormRequestSchema)
+        sendJson(res, 201, deps.elicitations.ask(params.callId ?? '', body))
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v1/gateway/elicitations/:requestId',
+      gatewayMayCall: true,
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        sendJson(
+          res,
+          200,
+          await deps.elicitations.state(params.requestId ?? '', GATEWAY_LONG_POLL_MS),
+        )
       },
     },
   ]

@@ -1,0 +1,81 @@
+import type { FormOutcome, InputRequestRecord } from '../../contracts/input-request.ts'
+import type { GatewayElicitationState } from '../../contracts/mcp-gateway.ts'
+import type { ToolCallRecord } from '../../contracts/room.ts'
+import { Refusal } from '../domain/refusal.ts'
+import type { ElicitationForm } from './mcp-elicitation.ts'
+
+/** Shows a form in a room and hands back the request at once, with its
+ *  outcome to wait on (InputRequestService.openForm). Throws for a form the
+ *  workbench cannot draw. */
+export type OpenForm = (
+  roomId: string,
+  form: ElicitationForm,
+  options: { turnId: string },
+) => { request: InputRequestRecord; outcome: Promise<FormOutcome> }
+
+interface OpenElicitation {
+  outcome: FormOutcome | undefined
+  settled: Promise<void>
+}
+
+/**
+ * Elicitation through the MCP gateway: a server behind the gateway asks the
+ * person for input during a call, and the gateway forwards the request
+ * here. It becomes a form in the gateway room, in the call's turn, exactly
+ * as an elicitation during an agent's own MCP call does; the gateway
+ * long-polls the answer and hands it to the server.
+ *
+ * Only a call that was allowed and is running may ask: the gateway's
+ * credential cannot put a form in front of the person for a call the
+ * person never allowed, nor for one that is over.
+ */
+export class GatewayElicitations {
+  private readonly openForm: OpenForm
+  private readonly runningCall: (callId: string) => ToolCallRecord
+  private readonly open = new Map<string, OpenElicitation>()
+
+  constructor(options: {
+    openForm: OpenForm
+    /** The gateway call, refused unless it is the gateway's and running. */
+    runningCall: (callId: string) => ToolCallRecord
+  }) {
+    this.openForm = options.openForm
+    this.runningCall = options.runningCall
+  }
+
+  ask(callId: string, form: ElicitationForm): GatewayElicitationState {
+    const call = this.runningCall(callId)
+    let opened: ReturnType<OpenForm>
+    try {
+      opened = this.openForm(call.roomId, form, { turnId: call.turnId })
+    } catch (error) {
+      throw new Refusal('invalid_body', `form: ${(error as Error).message}`)
+    }
+    const entry: OpenElicitation = { outcome: undefined, settled: Promise.resolve() }
+    entry.settled = opened.outcome.then((outcome) => {
+      entry.outcome = outcome
+    })
+    this.open.set(opened.request.id, entry)
+    return { requestId: opened.request.id, status: 'pending' }
+  }
+
+  /** The answer once the person gave it, or `pending` after `waitMs`. An
+   *  answer is handed out once, then forgotten. */
+  async state(requestId: string, waitMs: number): Promise<GatewayElicitationState> {
+    const entry = this.open.get(requestId)
+    if (!entry) throw new Refusal('unknown_request', 'unknown gateway elicitation')
+    if (entry.outcome === undefined) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        entry.settled,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, waitMs)
+        }),
+      ])
+      clearTimeout(timer)
+    }
+    if (entry.outcome === undefined) return { requestId, status: 'pending' }
+    this.open.delete(requestId)
+    return { requestId, status: 'answered', outcome: entry.outcome }
+  }
+}
