@@ -32,6 +32,8 @@ export const MUTATION_TEST_FILES = [
   'src/main/core/rollback-anchor-keeper.test.ts',
   'src/runtime/rollback/ipc-rollback-anchor.test.ts',
   'src/runtime/rollback/rollback-guard.test.ts',
+  'src/runtime/rollback/rollback-guard-running.test.ts',
+  'src/runtime/rollback/rollback-guard-history.test.ts',
   'src/consent/consent-token.test.ts',
   'src/consent/consent-subject.test.ts',
   'src/consent/consent-token-verifier.test.ts',
