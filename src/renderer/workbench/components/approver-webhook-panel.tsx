@@ -29,9 +29,9 @@ export function ApproverWebhookPanel({ roomId, api }: ApproverWebhookPanelProps)
   const [said, setSaid] = useState<Said | undefined>(undefined)
 
   useEffect(() => {
+    // One room per mount (the room view keys the panel by room), so there
+    // is nothing to reset here.
     let live = true
-    setCurrent(undefined)
-    setSaid(undefined)
     api.approverWebhook(roomId).then(
       (webhook) => live && setCurrent(webhook),
       (failure: unknown) => live && setSaid({ kind: 'failed', reason: errorText(t, failure) }),

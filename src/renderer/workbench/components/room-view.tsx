@@ -322,7 +322,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
           onRevoke={revokeGrant}
           onRevokeServer={revokeServerGrants}
         />
-        <ApproverWebhookPanel roomId={room.id} api={api} />
+        <ApproverWebhookPanel key={room.id} roomId={room.id} api={api} />
       </header>
       {state.permissions ? <RoomIntegrityBanner integrity={state.permissions.integrity} /> : null}
       {state.loadError ? (
