@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadIntegrityKey } from '../src/main/core/secret-store-selection.ts'
-import { auditEventHash } from '../src/runtime/store/audit-log.ts'
+import { auditEventHash } from '../src/runtime/store/audit-chain.ts'
 import { runAssentCli } from '../src/cli/assent-cli.ts'
 import {
   auditVerify,

@@ -2,19 +2,17 @@
 // child process), and the same consent page loaded in a bare browser context
 // as the floor. See docs/benchmarks.md for what each figure includes.
 
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { watch } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { FileSecretStore } from '../../src/main/core/file-secret-store.ts'
 import type { ProtectedWindow } from '../../src/main/core/host-port.ts'
-import { RollbackAnchorKeeper } from '../../src/main/core/rollback-anchor-keeper.ts'
 import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from '../../src/main/cdp/asset-router.ts'
 import { builtAssets } from '../../src/main/cdp/built-assets.ts'
-import { CdpHost } from '../../src/main/cdp/cdp-host.ts'
+import type { CdpHost } from '../../src/main/cdp/cdp-host.ts'
 import { CONSENT_CSP, type CdpProtectedWindow } from '../../src/main/cdp/protected-windows.ts'
+import { BENCH_THEME, BENCH_TIMEOUT_MS, openRoom, type BenchHost } from './bench-host.ts'
 import {
   CLICK_REPORT_PREFIX,
   consentRendered,
@@ -72,50 +70,10 @@ interface MainMarks {
   decideAnswered: number[]
 }
 
-const THEME = 'light'
-const TIMEOUT_MS = 20_000
-
 interface OpenTiming {
   openStartedAt: number
   openedAt: number
   renderedAt: Promise<number>
-}
-
-export interface BenchHost {
-  host: CdpHost
-  /** The host's only scoped root; each measurement works in a folder of it. */
-  workspace: string
-  close(): Promise<void>
-}
-
-/** One CDP host for the browser measurements, with a throwaway data dir. */
-export async function startBenchHost(): Promise<BenchHost> {
-  const root = await mkdtemp(join(tmpdir(), 'assent-bench-cdp-'))
-  const workspace = join(root, 'workspace')
-  await mkdir(workspace, { recursive: true })
-  try {
-    const host = await CdpHost.start({
-      dataDir: join(root, 'data'),
-      secrets: {
-        integrityKey: randomBytes(32),
-        rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), join(root, 'data')),
-      },
-      scopedRoots: [workspace],
-      approvalTtlMs: 60 * 60 * 1_000,
-      preferences: () => ({ lang: 'en', theme: THEME }),
-    })
-    return {
-      host,
-      workspace,
-      async close() {
-        await host.close()
-        await rm(root, { recursive: true, force: true })
-      },
-    }
-  } catch (error) {
-    await rm(root, { recursive: true, force: true })
-    throw error
-  }
 }
 
 export async function measureConsentLatency(
@@ -172,33 +130,6 @@ export async function measureConsentLatency(
   return result
 }
 
-/** Creates a room through the bridge and opens it in the workbench UI. */
-export async function openRoom(page: Page, workspace: string, title: string): Promise<string> {
-  const roomId = await page.evaluate(
-    async (input) => {
-      const gui = (
-        globalThis as unknown as {
-          assentGui: Record<string, (...a: unknown[]) => Promise<unknown>>
-        }
-      ).assentGui
-      const response = (await gui.createRoom!({
-        kind: 'direct',
-        agentId: 'assistant',
-        workspace: input.workspace,
-        title: input.title,
-      })) as { status: number; body: { room: { id: string } } }
-      if (response.status !== 201) throw new Error(`createRoom answered ${response.status}`)
-      return response.body.room.id
-    },
-    { workspace, title },
-  )
-  await page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`, { timeout: TIMEOUT_MS })
-  await page.waitForSelector(`[data-testid="room-view"][data-room-id="${roomId}"]`, {
-    timeout: TIMEOUT_MS,
-  })
-  return roomId
-}
-
 /**
  * Records, for each protected window the host opens, when opening started
  * and ended (Node clock) and when its view was on screen (page clock). It
@@ -222,7 +153,10 @@ function instrumentWindowOpening(host: CdpHost): OpenTiming[] {
     timings.push({ openStartedAt, openedAt, renderedAt })
     const show = window.show.bind(window)
     window.show = async (view) => {
-      const probe = window.page.evaluate(consentRendered, { theme: THEME, timeoutMs: TIMEOUT_MS })
+      const probe = window.page.evaluate(consentRendered, {
+        theme: BENCH_THEME,
+        timeoutMs: BENCH_TIMEOUT_MS,
+      })
       probe.then(rendered, failed)
       await show(view)
     }
@@ -297,7 +231,7 @@ async function consentRun(
     roomId,
     text: `write ${fileName} x`,
     clientRequestId: randomUUID(),
-    timeoutMs: TIMEOUT_MS,
+    timeoutMs: BENCH_TIMEOUT_MS,
   })
 
   // (b) "Review" clicked: the bridge call main receives from the card.
@@ -309,7 +243,9 @@ async function consentRun(
   if (!consent) throw new Error('the host lists no protected window')
 
   // (c) a trusted click on "Allow once", once the enable delay has passed.
-  await consent.page.waitForSelector('#assent-allow-once:not([disabled])', { timeout: TIMEOUT_MS })
+  await consent.page.waitForSelector('#assent-allow-once:not([disabled])', {
+    timeout: BENCH_TIMEOUT_MS,
+  })
   let clickAt: number | undefined
   consent.page.on('console', (message) => {
     const text = message.text()
@@ -357,7 +293,7 @@ function fileCreated(folder: string, name: string): Promise<number> {
     const timer = setTimeout(() => {
       watcher.close()
       reject(new Error(`${name} was never written`))
-    }, TIMEOUT_MS)
+    }, BENCH_TIMEOUT_MS)
   })
 }
 
@@ -395,7 +331,7 @@ async function barePageLoad(host: CdpHost) {
 }
 
 async function waitFor<T>(read: () => T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + TIMEOUT_MS
+  const deadline = Date.now() + BENCH_TIMEOUT_MS
   for (;;) {
     const value = read()
     if (value !== undefined) return value

@@ -26,7 +26,8 @@ import {
   workbenchFigures,
 } from './bench-figures.ts'
 import { underLoad } from './figures.ts'
-import { measureConsentLatency, startBenchHost } from './consent-latency-bench.ts'
+import { startBenchHost } from './bench-host.ts'
+import { measureConsentLatency } from './consent-latency-bench.ts'
 import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
 import { ensureBuilt } from '../build-freshness.ts'
 import {

@@ -9,7 +9,7 @@ import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
-import { openRoom, type BenchHost } from './consent-latency-bench.ts'
+import { openRoom, type BenchHost } from './bench-host.ts'
 import { awaitRoomShown, watchScrolling, type ScrollReport } from './page-probes.ts'
 import {
   createPendingApprovals,

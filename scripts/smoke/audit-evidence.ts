@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
-import { verifyAuditChain, type AuditEvent } from '../../src/runtime/store/audit-log.ts'
+import { verifyAuditChain } from '../../src/runtime/store/audit-chain.ts'
+import type { AuditEvent } from '../../src/runtime/store/audit-log.ts'
 import type { SmokeDriver } from './drivers/smoke-driver.ts'
 
 export const AUDIT_EXPORT_FILE = 'audit-export.json'

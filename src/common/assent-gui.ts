@@ -36,6 +36,8 @@ export interface AssentGui {
   approvals(roomId: string): Promise<RelayResponse>
   permissions(roomId: string): Promise<RelayResponse>
   grants(roomId: string): Promise<RelayResponse>
+  /** The room's approver webhook: its URL, never its secret. */
+  approverWebhook(roomId: string): Promise<RelayResponse>
   revokeGrant(roomId: string, grantId: string): Promise<RelayResponse>
   revokeServerGrants(roomId: string, serverId: string): Promise<RelayResponse>
   retryTurn(turnId: string): Promise<RelayResponse>

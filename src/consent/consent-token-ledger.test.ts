@@ -1,12 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ConsentTokenVerifierOptions } from './consent-token.ts'
-import {
-  EVICTIONS_PER_CALL,
-  MAX_LEDGER_CAPACITY,
-  NonceLedger,
-  readNonceKey,
-} from './nonce-ledger.ts'
+import { EVICTIONS_PER_CALL } from './nonce-ledger.ts'
 import {
   CONSENT_LIFETIME_MS,
   ConsentTokenVerifier,
@@ -17,7 +12,6 @@ import {
   RUNS,
   T0,
   KEY,
-  B64URL,
   keyBytes,
   SAMPLE_APPROVAL,
   SAMPLE_ROOM,
@@ -297,124 +291,4 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     expect(() => new ConsentTokenVerifier({ key: KEY, now: () => T0 })).not.toThrow()
     expect(() => new ConsentTokenVerifier(options)).toThrow()
   })
-})
-
-describe('NonceLedger', () => {
-  const key = (high: number) => ({ high, middle: 2 ** 47 + high, low: 2 ** 49 + high })
-
-  it('refuses a nonce it holds, and any nonce while full, changing nothing', () => {
-    const ledger = new NonceLedger(2)
-    expect(ledger.burn(key(1), T0 + 1)).toBe(true)
-    expect(ledger.burn(key(1), T0 + 2)).toBe(false)
-    expect(ledger.size).toBe(1)
-    expect(ledger.burn(key(2), T0 + 2)).toBe(true)
-    expect(ledger.full).toBe(true)
-    expect(ledger.burn(key(3), T0 + 3)).toBe(false)
-    expect([ledger.has(key(1)), ledger.has(key(2)), ledger.has(key(3))]).toEqual([
-      true,
-      true,
-      false,
-    ])
-    ledger.evictExpired(T0 + 1)
-    expect([ledger.has(key(1)), ledger.has(key(2)), ledger.full]).toEqual([false, true, false])
-  })
-
-  it('holds exactly the nonces a model holds, with keys that collide in the hash set', () => {
-    // Three home slots for eighteen keys (the first and the last two of the
-    // table, whatever its size): long probe runs, deletions in the middle of
-    // them, runs that wrap around the end, and keys that differ in only one
-    // of their three words.
-    const HOMES = [0, 2 ** 30 - 1, 2 ** 30 - 2]
-    const collidingKey = (id: number) => ({
-      high: HOMES[id % 3]!,
-      middle: Math.floor(id / 3) % 2,
-      low: Math.floor(id / 6),
-    })
-    type Op = { op: 'burn'; id: number; expiry: number } | { op: 'evict'; now: number }
-    const opArb: fc.Arbitrary<Op> = fc.oneof(
-      fc.record({
-        op: fc.constant('burn' as const),
-        id: fc.nat(17),
-        expiry: fc.integer({ min: 1, max: 50 }),
-      }),
-      fc.record({ op: fc.constant('evict' as const), now: fc.integer({ min: 0, max: 50 }) }),
-    )
-    let evictions = 0
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 12 }),
-        fc.array(opArb, { maxLength: 80 }),
-        (capacity, ops) => {
-          const ledger = new NonceLedger(capacity)
-          const model = new Map<number, number>()
-          ops.forEach((step, index) => {
-            if (step.op === 'burn') {
-              // Distinct expiries, so which entry is earliest is never a tie.
-              const expiry = step.expiry + index / 1_000
-              const takes = !model.has(step.id) && model.size < capacity
-              expect(ledger.burn(collidingKey(step.id), expiry)).toBe(takes)
-              if (takes) model.set(step.id, expiry)
-            } else {
-              ledger.evictExpired(step.now)
-              const expired = [...model].filter(([, expiry]) => expiry <= step.now)
-              expired.sort(([, a], [, b]) => a - b)
-              for (const [id] of expired.slice(0, EVICTIONS_PER_CALL)) model.delete(id)
-              evictions += Math.min(expired.length, EVICTIONS_PER_CALL)
-            }
-            expect(ledger.size).toBe(model.size)
-            for (let id = 0; id < 18; id += 1) {
-              expect(ledger.has(collidingKey(id)), `key ${id}`).toBe(model.has(id))
-            }
-          })
-        },
-      ),
-      RUNS,
-    )
-    expect(evictions).toBeGreaterThan(RUNS.numRuns / 2)
-  })
-
-  it('reads a nonce key as the 128 bits of its bytes, 30 + 48 + 50, wherever it starts', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.nat(5), (bytes, offset) => {
-        const nonce = Buffer.from(bytes)
-        const text = `${'.'.repeat(offset)}${nonce.toString('base64url')}.x`
-        const bits = BigInt(`0x${nonce.toString('hex')}`)
-        const word = (shift: bigint, width: bigint) =>
-          Number((bits >> shift) & ((1n << width) - 1n))
-        expect(readNonceKey(text, offset)).toEqual({
-          high: word(98n, 30n),
-          middle: word(50n, 48n),
-          low: word(0n, 50n),
-        })
-      }),
-      RUNS,
-    )
-  })
-
-  it('reads no key from a nonce that is not canonical base64url of 16 bytes', () => {
-    const nonce = Buffer.alloc(16, 0xa5).toString('base64url')
-    expect(readNonceKey(nonce, 0)).not.toBeNull()
-    const spare = [...B64URL].filter((_, value) => value % 16 !== 0)
-    for (const last of spare) expect(readNonceKey(nonce.slice(0, 21) + last, 0), last).toBeNull()
-    for (const char of ['.', '=', '+', '/', ' ', '\u0080', '\u00ff', 'ｗ']) {
-      for (const at of [0, 4, 5, 12, 13, 20, 21]) {
-        const changed = nonce.slice(0, at) + char + nonce.slice(at + 1)
-        expect(readNonceKey(changed, 0), `${char} at ${at}`).toBeNull()
-      }
-    }
-  })
-
-  it('takes the largest capacity, and no more', () => {
-    expect(new NonceLedger(MAX_LEDGER_CAPACITY).full).toBe(false)
-  })
-
-  it.each([0, -1, 1.5, Number.NaN, MAX_LEDGER_CAPACITY + 1])(
-    'refuses a capacity of %s',
-    (capacity) => {
-      expect(() => new NonceLedger(1)).not.toThrow()
-      expect(() => new NonceLedger(capacity)).toThrow(
-        `capacity must be an integer in 1..${MAX_LEDGER_CAPACITY}`,
-      )
-    },
-  )
 })

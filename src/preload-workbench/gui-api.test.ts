@@ -74,6 +74,14 @@ describe('createAssentGui', () => {
     ])
   })
 
+  it("reads a room's approver webhook through the relay, never setting one", async () => {
+    const { gui, calls } = recording()
+    await gui.approverWebhook('room_1')
+    expect(calls).toEqual([
+      ['relay', [{ method: 'GET', path: '/v1/rooms/room_1/approver-webhook' }]],
+    ])
+  })
+
   it("revokes one MCP server's grants through the relay with an encoded id", async () => {
     const { gui, calls } = recording()
     await gui.revokeServerGrants('room_1', 'notes/../x')

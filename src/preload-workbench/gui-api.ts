@@ -23,6 +23,8 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
     permissions: (roomId: string) =>
       relay({ method: 'GET', path: `${room(roomId)}/direct/permissions` }),
     grants: (roomId: string) => relay({ method: 'GET', path: `${room(roomId)}/grants` }),
+    approverWebhook: (roomId: string) =>
+      relay({ method: 'GET', path: `${room(roomId)}/approver-webhook` }),
     revokeGrant: (roomId: string, grantId: string) =>
       relay({ method: 'DELETE', path: `${room(roomId)}/grants/${encodeId(grantId)}` }),
     revokeServerGrants: (roomId: string, serverId: string) =>

@@ -1,5 +1,6 @@
 import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
-import { verifyAuditChain, type AuditEvent } from '../../src/runtime/store/audit-log.ts'
+import { verifyAuditChain } from '../../src/runtime/store/audit-chain.ts'
+import type { AuditEvent } from '../../src/runtime/store/audit-log.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
 
 /** The audit chain as main exports it (`GET /v1/audit/export`). */

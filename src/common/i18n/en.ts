@@ -449,6 +449,21 @@ export const en = {
       toolScope: 'any call, inside this room’s sandbox; sensitive files still ask',
       failed: 'Could not revoke: {{reason}}',
     },
+    webhook: {
+      summary: 'Approver webhook',
+      loading: 'Reading the approver webhook…',
+      none: 'No webhook decides in this room: you decide.',
+      current: 'A webhook decides where you would be asked:',
+      explain:
+        'A webhook receives each action this room would ask you about, and only its signed yes allows it. Setting or removing one opens the protected window.',
+      urlLabel: 'Webhook URL (https, or http to a loopback address)',
+      set: 'Let a webhook decide…',
+      remove: 'Remove the webhook…',
+      saidSet: 'The webhook at {{url}} now decides in this room.',
+      saidRemoved: 'The webhook was removed: you decide again.',
+      saidUnchanged: 'Nothing changed.',
+      saidFailed: 'The webhook did not change: {{reason}}',
+    },
     settings: {
       open: 'Display',
       theme: 'Theme',

@@ -430,6 +430,21 @@ export const zhCN: Catalog = {
       toolScope: '此房间沙箱内的任何调用；敏感文件仍会询问',
       failed: '无法撤销：{{reason}}',
     },
+    webhook: {
+      summary: '审批 Webhook',
+      loading: '正在读取审批 Webhook…',
+      none: '此房间没有 Webhook 代为决定：由您决定。',
+      current: '在本应询问您的地方，由此 Webhook 决定：',
+      explain:
+        'Webhook 会收到此房间本应询问您的每个操作，只有它签名的同意才会允许。设置或移除 Webhook 会打开受保护窗口。',
+      urlLabel: 'Webhook 地址（https，或指向回环地址的 http）',
+      set: '让 Webhook 决定…',
+      remove: '移除 Webhook…',
+      saidSet: '现在由 {{url}} 的 Webhook 在此房间中决定。',
+      saidRemoved: 'Webhook 已移除：重新由您决定。',
+      saidUnchanged: '没有任何更改。',
+      saidFailed: 'Webhook 未更改：{{reason}}',
+    },
     settings: {
       open: '显示',
       theme: '主题',

@@ -54,6 +54,9 @@ beforeEach(() => {
     events: new EventBus(),
     now: () => clock,
     grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
+    // The rollback anchor is current here: the gate's own tests cover a
+    // lagging one (approval-gate-anchor.test.ts).
+    beforeGrant: () => Promise.resolve(),
   })
 })
 

@@ -3,13 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  SqliteAuditLog,
-  auditEventHash,
-  readAuditHead,
-  verifyAuditChain,
-  type AuditEvent,
-} from './audit-log.ts'
+import { auditEventHash, verifyAuditChain } from './audit-chain.ts'
+import { SqliteAuditLog, readAuditHead, type AuditEvent } from './audit-log.ts'
 import { inTransaction, openDatabase } from './database.ts'
 import { IntegrityMac } from './integrity-mac.ts'
 

@@ -20,6 +20,7 @@ import {
 import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
 import { GrantsPanel } from './grants-panel.tsx'
+import { ApproverWebhookPanel } from './approver-webhook-panel.tsx'
 import type { ModeRequest } from './mode-request-card.tsx'
 import { RoomIntegrityBanner } from './integrity-banner.tsx'
 import { OpenRequests, type CardActivity } from './open-requests.tsx'
@@ -334,6 +335,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
           onRevoke={revokeGrant}
           onRevokeServer={revokeServerGrants}
         />
+        <ApproverWebhookPanel key={room.id} roomId={room.id} api={api} />
       </header>
       {state.permissions ? <RoomIntegrityBanner integrity={state.permissions.integrity} /> : null}
       {state.loadError ? (

@@ -1,4 +1,5 @@
 import type { AssentGui, RelayResponse } from '../../../common/assent-gui.ts'
+import type { ApproverWebhook } from '../../../contracts/approver-webhook.ts'
 import {
   WorkbenchErrorCodeSchema,
   WorkbenchErrorSchema,
@@ -42,6 +43,7 @@ export type ReviewOutcome =
   | { status: 'decided'; decision: string; approval: ApprovalRecord }
   | { status: 'changed' | 'unchanged'; permissions: RoomPermissions }
   | { status: 'submitted'; request: InputRequestRecord }
+  | { status: 'webhook-changed'; webhook: ApproverWebhook | null }
   | { status: 'cancelled' | 'expired' }
   | { status: 'closed'; reason: WorkbenchError }
   | { status: 'failed'; error: WorkbenchError }
@@ -78,6 +80,10 @@ export interface WorkbenchApi {
   rejectApprovalForMessage(approvalId: string): Promise<RejectionOutcome>
   openSensitiveForm(requestId: string): Promise<ReviewOutcome>
   requestModeChange(roomId: string, mode: PermissionMode): Promise<ReviewOutcome>
+  approverWebhook(roomId: string): Promise<ApproverWebhook | null>
+  /** Sets (`url`) or removes (`null`) the room's approver webhook: main
+   *  opens the protected window; the page only hears how it closed. */
+  requestApproverWebhook(roomId: string, url: string | null): Promise<ReviewOutcome>
 }
 
 export function workbenchApi(gui: AssentGui): WorkbenchApi {
@@ -111,6 +117,9 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
         (await bridgeCall(gui.rejectApprovalForMessage(approvalId))) as RejectionOutcome,
       ),
     requestModeChange: (roomId, mode) => bridge(gui.requestModeChange(roomId, mode)),
+    approverWebhook: async (roomId) =>
+      (await body<{ webhook: ApproverWebhook | null }>(gui.approverWebhook(roomId))).webhook,
+    requestApproverWebhook: (roomId, url) => bridge(gui.requestApproverWebhook(roomId, url)),
   }
 }
 

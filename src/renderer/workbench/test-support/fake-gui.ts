@@ -11,6 +11,7 @@ import {
 } from '../../../common/workbench-error.ts'
 import type { AgentSummary } from '../../../contracts/agents-config.ts'
 import type { ApprovalSummary } from '../../../contracts/approval.ts'
+import type { ApproverWebhook } from '../../../contracts/approver-webhook.ts'
 import { BUILT_IN_AGENT_SUMMARIES } from '../components/create-room-form.tsx'
 import type { InputRequestRecord } from '../../../contracts/input-request.ts'
 import type {
@@ -41,6 +42,11 @@ export class FakeGui implements AssentGui {
   timelines = new Map<string, Timeline>()
   permissionsOf = new Map<string, RoomPermissions>()
   grantsOf = new Map<string, Grant[]>()
+  webhookOf = new Map<string, ApproverWebhook>()
+  /** What `requestApproverWebhook` resolves with; a test may change it. */
+  webhookChange: (roomId: string, url: string | null) => Promise<unknown> = async () => ({
+    status: 'cancelled',
+  })
   calls: Array<{ method: string; args: unknown[] }> = []
   preferences: WorkbenchPreferences[] = []
   /** What `reviewApproval` resolves with; a test may hold it open. */
@@ -126,6 +132,10 @@ export class FakeGui implements AssentGui {
     this.record('grants', [roomId])
     return { status: 200, body: { grants: this.grantsOf.get(roomId) ?? [] } }
   }
+  async approverWebhook(roomId: string): Promise<RelayResponse> {
+    this.record('approverWebhook', [roomId])
+    return { status: 200, body: { roomId, webhook: this.webhookOf.get(roomId) ?? null } }
+  }
   async revokeGrant(roomId: string, grantId: string): Promise<RelayResponse> {
     this.record('revokeGrant', [roomId, grantId])
     return { status: 200, body: { revoked: grantId } }
@@ -172,7 +182,7 @@ export class FakeGui implements AssentGui {
   }
   requestApproverWebhook(roomId: string, url: string | null, ...rest: unknown[]) {
     this.record('requestApproverWebhook', [roomId, url, ...rest])
-    return Promise.resolve({ status: 'cancelled' })
+    return this.webhookChange(roomId, url)
   }
   async setPreferences(preferences: WorkbenchPreferences) {
     this.record('setPreferences', [preferences])

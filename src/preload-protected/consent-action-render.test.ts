@@ -1,37 +1,22 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest'
-import { CONSENT_BUTTON_IDS, type ConsentView } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
-import { CONSENT_CLASSES, CONSENT_PAGE_IDS } from './consent-page-ids.ts'
+import { CONSENT_PAGE_IDS } from './consent-page-ids.ts'
 import { CONSEQUENCE_IDS } from './consent-consequences-render.ts'
 import {
-  DELAY_MS,
   freshPage,
   approvalView,
-  modeChangeView,
-  clock,
   inbox,
-  sent,
   start,
   byId,
   buttonFor,
-  click,
-  key,
   useConsentPage,
 } from './test-support/consent-page-harness.ts'
+import { body, text } from './test-support/consent-page-queries.ts'
 
 // The happy-dom window stands in for the consent window; Chromium renders the
 // built page for real in tests/consent-page.test.ts.
 useConsentPage()
-
-const text = (id: string) => byId(id).textContent
-const body = () => byId(CONSENT_PAGE_IDS.actionBody)
-const notices = () =>
-  [...byId(CONSENT_PAGE_IDS.notices).querySelectorAll(`.${CONSENT_CLASSES.notice}`)].map(
-    (notice) => notice.textContent,
-  )
-/** Every character a person could be shown on the page, escapes included. */
-const pageText = () => document.body.textContent ?? ''
 
 describe('rendering an approval', () => {
   it('asks the question in words and shows the action first, in Chinese on a dark theme', () => {
@@ -312,130 +297,6 @@ describe('rendering an approval', () => {
     expect(body().querySelectorAll('table')).toHaveLength(2)
   })
 
-  it('says a recursive delete removes everything in it, and why it cannot be always allowed', () => {
-    start()
-    inbox.deliver(
-      approvalView({
-        kind: 'apply-changes',
-        toolName: 'delete_file',
-        action: { type: 'delete', path: 'build', absolutePath: '/p/build', recursive: true },
-        alwaysAllow: { offered: false, reason: 'recursive-delete' },
-      }),
-    )
-    expect(text(CONSENT_PAGE_IDS.title)).toBe(
-      'Allow Assistant to delete build and everything in it?',
-    )
-    expect(body().textContent).toContain(translate('en', 'consent.action.recursiveYes'))
-    expect(buttonFor('allow-always').hidden).toBe(true)
-    expect(text(CONSEQUENCE_IDS.alwaysAllow)).toBe(
-      translate('en', 'consent.consequence.noAlwaysAllow.recursive-delete'),
-    )
-  })
-
-  it('says what Always allow remembers, for each kind of grant', () => {
-    const cases: Array<[Partial<ConsentView>, string]> = [
-      [
-        { toolName: 'write_file', alwaysAllow: { offered: true, scope: 'tool' } },
-        'Always allow remembers write_file in this room: any file inside the workspace.',
-      ],
-      [{ alwaysAllow: { offered: true, scope: 'command' } }, 'this exact command'],
-      [
-        {
-          toolName: 'delete_file',
-          action: { type: 'delete', path: 'a.txt', absolutePath: '/p/a.txt', recursive: false },
-          alwaysAllow: { offered: true, scope: 'path' },
-        },
-        'deleting this one path (/p/a.txt)',
-      ],
-      [
-        {
-          toolName: 'write_note',
-          kind: 'mcp-tool-call',
-          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
-          alwaysAllow: { offered: true, scope: 'mcp-tool' },
-        },
-        'write_note on Notes',
-      ],
-    ]
-    for (const [overrides, expected] of cases) {
-      freshPage()
-      start()
-      inbox.deliver(approvalView(overrides as never))
-      expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain(expected)
-      expect(buttonFor('allow-always').getAttribute('aria-describedby')).toBe(
-        CONSEQUENCE_IDS.alwaysAllow,
-      )
-    }
-  })
-
-  it('offers "Always allow every tool of <server>" for an MCP call, naming the server and every tool it would remember', () => {
-    start()
-    inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        toolName: 'write_note',
-        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
-        alwaysAllow: { offered: true, scope: 'mcp-tool' },
-        serverAlwaysAllow: { offered: true, toolNames: ['read_note', 'write_note'] },
-      }),
-    )
-    const button = buttonFor('allow-always-server')
-    expect(button.hidden).toBe(false)
-    expect(button.textContent).toBe('Always allow every tool of Notes')
-    expect(button.children).toHaveLength(0)
-    expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
-    expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
-      'Always allow every tool of Notes remembers, in this room, all 2 tools it offers now: read_note, write_note. If Notes adds, removes or changes any tool, Assent asks again.',
-    )
-    const names = [...byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')]
-    expect(names.map((code) => code.textContent)).toEqual(['read_note', 'write_note'])
-  })
-
-  it('withholds the server-wide option where it is not offered, and says nothing of it', () => {
-    for (const serverAlwaysAllow of [undefined, { offered: false as const }]) {
-      freshPage()
-      start()
-      inbox.deliver(
-        approvalView({
-          kind: 'mcp-tool-call',
-          toolName: 'write_note',
-          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
-          alwaysAllow: { offered: true, scope: 'mcp-tool' },
-          ...(serverAlwaysAllow ? { serverAlwaysAllow } : {}),
-        }),
-      )
-      expect(buttonFor('allow-always-server').hidden).toBe(true)
-      expect(document.getElementById(CONSEQUENCE_IDS.alwaysAllowServer)).toBeNull()
-    }
-  })
-
-  it('puts a deceptive server name in the server-wide button as visible escapes, plain text, in stored order', () => {
-    start()
-    const name = 'Notes\u202Eetirw\u202C \u05D0\u05D1 tools'
-    inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        toolName: 'write_note',
-        action: { type: 'mcp', serverName: name, toolDescription: '', previewText: null },
-        alwaysAllow: { offered: true, scope: 'mcp-tool' },
-        serverAlwaysAllow: { offered: true, toolNames: ['write_note'] },
-      }),
-    )
-    const button = buttonFor('allow-always-server')
-    expect(button.textContent).toContain('⟨U+202E⟩')
-    expect(button.textContent).not.toContain('\u202E')
-    expect(button.children).toHaveLength(0)
-    expect(button.classList.contains(CONSENT_CLASSES.storedOrder)).toBe(true)
-    expect(notices()).toContain(translate('en', 'consent.notice.direction'))
-  })
-
-  it('says what Deny does: the agent is told and goes on without it', () => {
-    start()
-    inbox.deliver(approvalView())
-    expect(text(CONSEQUENCE_IDS.deny)).toBe(translate('en', 'consent.consequence.deny'))
-    expect(buttonFor('deny').getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.deny)
-  })
-
   it('shows an MCP call with its server, tool, arguments, what the server says and its preview', () => {
     start()
     const hostile = '<img src=x onerror=alert(1)>'
@@ -493,183 +354,5 @@ describe('rendering an approval', () => {
     expect(body().textContent).toContain(hostile)
     expect(text(CONSENT_PAGE_IDS.room)).toBe(hostile)
     expect(document.querySelectorAll('img, script')).toHaveLength(0)
-  })
-})
-
-describe('deceptive text', () => {
-  it('shows a direction override in a path as a visible escape and warns above the buttons', () => {
-    start()
-    inbox.deliver(
-      approvalView({
-        kind: 'apply-changes',
-        toolName: 'write_file',
-        action: {
-          type: 'write',
-          path: 'invoice\u202Etxt.exe',
-          absolutePath: '/p/invoice\u202Etxt.exe',
-          content: 'x',
-        },
-      }),
-    )
-    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow Assistant to write invoice⟨U+202E⟩txt.exe?')
-    expect(document.title).toBe('Allow Assistant to write invoice⟨U+202E⟩txt.exe?')
-    const escape = byId(CONSENT_PAGE_IDS.title).querySelector(`.${CONSENT_CLASSES.escape}`)
-    expect(escape?.textContent).toBe('⟨U+202E⟩')
-    expect(notices()).toEqual([translate('en', 'consent.notice.direction')])
-    expect(pageText()).not.toMatch(/\u202E/)
-  })
-
-  it('warns about hidden characters in arguments and content, never showing them raw', () => {
-    start()
-    inbox.deliver(
-      approvalView({
-        kind: 'apply-changes',
-        toolName: 'write_file',
-        action: {
-          type: 'write',
-          path: 'a.txt',
-          absolutePath: '/p/a.txt',
-          content: 'ok\u200B\n\u001B[2J\n',
-        },
-      }),
-    )
-    expect(notices()).toEqual([translate('en', 'consent.notice.hidden')])
-    expect(pageText()).not.toContain('\u200B')
-    expect(pageText()).not.toContain('\u001B')
-    expect(body().textContent).toContain('ok⟨U+200B⟩')
-  })
-
-  it('flags a tool and a server name that pass for others', () => {
-    start()
-    inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        toolName: 'wr\u0456te_note',
-        action: { type: 'mcp', serverName: 'N\u043Etes', toolDescription: '', previewText: null },
-      }),
-    )
-    expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow N⟨U+043E⟩tes to run wr⟨U+0456⟩te_note?')
-    expect(notices()).toEqual([translate('en', 'consent.notice.confusable')])
-  })
-
-  it('shows no warning for ordinary text', () => {
-    start()
-    inbox.deliver(approvalView())
-    expect(notices()).toEqual([])
-  })
-})
-
-describe('rendering a mode change', () => {
-  it('asks whether to give the room full access and says what the person gives up', () => {
-    start()
-    inbox.deliver(modeChangeView())
-
-    expect(byId(CONSENT_PAGE_IDS.modeChangeSection).hidden).toBe(false)
-    expect(byId(CONSENT_PAGE_IDS.approvalSection).hidden).toBe(true)
-    expect(text(CONSENT_PAGE_IDS.modeHeading)).toBe('Give Design review full access?')
-    expect(text(CONSENT_PAGE_IDS.modeSentence)).toBe(
-      'Change the mode of Design review from Ask for approval to Full access.',
-    )
-    expect(text(CONSENT_PAGE_IDS.modeFrom)).toBe('Ask for approval')
-    expect(text(CONSENT_PAGE_IDS.modeTo)).toBe('Full access')
-    expect(byId(CONSENT_PAGE_IDS.modeGivesUp).hidden).toBe(false)
-    expect(text(CONSENT_PAGE_IDS.modeGivesUpText)).toBe(
-      translate('en', 'consent.modeChange.givesUp'),
-    )
-    expect(buttonFor('confirm').classList.contains('consent-button-danger')).toBe(true)
-    expect(buttonFor('confirm').hidden).toBe(false)
-    expect(buttonFor('cancel').hidden).toBe(false)
-    for (const answer of ['allow-once', 'allow-always', 'deny'] as const) {
-      expect(buttonFor(answer).hidden).toBe(true)
-    }
-  })
-
-  it('shows no full-access warning for a safe mode', () => {
-    start()
-    inbox.deliver({ ...modeChangeView(), fromMode: 'full-access', toMode: 'ask-for-approval' })
-    expect(text(CONSENT_PAGE_IDS.modeHeading)).toBe('Change Design review to Ask for approval?')
-    expect(byId(CONSENT_PAGE_IDS.modeGivesUp).hidden).toBe(true)
-    expect(buttonFor('confirm').classList.contains('consent-button-danger')).toBe(false)
-  })
-})
-
-describe('views the page refuses', () => {
-  const invalidViews: Array<[string, unknown]> = [
-    ['a string', 'approve everything'],
-    ['null', null],
-    ['an unknown subject', { ...approvalView(), subject: 'auto-approve' }],
-    ['an unknown key', { ...approvalView(), autoApprove: true }],
-    ['a malformed digest', approvalView({ digestPrefix: 'ZZZZ' })],
-    ['a raw sandbox value it has no words for', { ...approvalView(), sandboxMode: 'yolo' }],
-    ['a delay beyond the limit', approvalView({ enableDelayMs: 60_000 })],
-    ['a missing field', { ...approvalView(), promptId: undefined }],
-    [
-      'a change preview whose counts do not add up',
-      approvalView({
-        action: {
-          type: 'write',
-          path: 'a',
-          absolutePath: '/a',
-          content: '',
-          fileChange: {
-            path: 'a',
-            kind: 'modify',
-            truncated: false,
-            hunks: [
-              {
-                oldStart: 1,
-                oldLines: 5,
-                newStart: 1,
-                newLines: 1,
-                lines: [{ op: 'add', text: 'x' }],
-              },
-            ],
-          },
-        },
-      }),
-    ],
-  ]
-  for (const [name, invalid] of invalidViews) {
-    it(`ignores ${name} as a view: nothing shown, nothing can be decided`, () => {
-      start()
-      inbox.deliver(invalid)
-      clock.advance(DELAY_MS * 10)
-
-      expect(byId(CONSENT_PAGE_IDS.approvalSection).hidden).toBe(true)
-      expect(byId(CONSENT_PAGE_IDS.actions).hidden).toBe(true)
-      expect(document.documentElement.lang).toBe('en')
-      buttonFor('allow-once').disabled = false
-      click(buttonFor('allow-once'))
-      key(document.body, 'Escape')
-      expect(sent).toEqual([])
-    })
-  }
-
-  it('keeps the first view: a later one cannot swap what the person is reading', () => {
-    start()
-    inbox.deliver(approvalView({ toolName: 'first' }))
-    inbox.deliver(approvalView({ toolName: 'second', promptId: 'prompt-9' }))
-    clock.advance(DELAY_MS)
-    click(buttonFor('deny'))
-
-    expect(text(CONSENT_PAGE_IDS.tool)).toBe('first')
-    expect(sent).toEqual([{ promptId: 'prompt-1', answer: 'deny' }])
-  })
-
-  it('renders a view that arrived before the page was ready', () => {
-    inbox.deliver(approvalView())
-    start()
-    expect(text(CONSENT_PAGE_IDS.tool)).toBe('run_command')
-  })
-
-  it('shows nothing and decides nothing on a page missing one of its elements', () => {
-    byId(CONSENT_BUTTON_IDS.deny).remove()
-    start()
-    inbox.deliver(approvalView())
-    clock.advance(DELAY_MS)
-    click(buttonFor('allow-once'))
-
-    expect(byId(CONSENT_PAGE_IDS.approvalSection).hidden).toBe(true)
-    expect(sent).toEqual([])
   })
 })

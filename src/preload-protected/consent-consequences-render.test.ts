@@ -1,0 +1,181 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest'
+import type { ConsentView } from '../common/consent-view.ts'
+import { translate } from '../common/i18n/index.ts'
+import { CONSENT_CLASSES, CONSENT_PAGE_IDS } from './consent-page-ids.ts'
+import { CONSEQUENCE_IDS } from './consent-consequences-render.ts'
+import {
+  freshPage,
+  approvalView,
+  modeChangeView,
+  inbox,
+  start,
+  byId,
+  buttonFor,
+  useConsentPage,
+} from './test-support/consent-page-harness.ts'
+import { body, notices, text } from './test-support/consent-page-queries.ts'
+
+// The happy-dom window stands in for the consent window; Chromium renders the
+// built page for real in tests/consent-page.test.ts.
+useConsentPage()
+
+describe('rendering an approval', () => {
+  it('says a recursive delete removes everything in it, and why it cannot be always allowed', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'delete_file',
+        action: { type: 'delete', path: 'build', absolutePath: '/p/build', recursive: true },
+        alwaysAllow: { offered: false, reason: 'recursive-delete' },
+      }),
+    )
+    expect(text(CONSENT_PAGE_IDS.title)).toBe(
+      'Allow Assistant to delete build and everything in it?',
+    )
+    expect(body().textContent).toContain(translate('en', 'consent.action.recursiveYes'))
+    expect(buttonFor('allow-always').hidden).toBe(true)
+    expect(text(CONSEQUENCE_IDS.alwaysAllow)).toBe(
+      translate('en', 'consent.consequence.noAlwaysAllow.recursive-delete'),
+    )
+  })
+
+  it('says what Always allow remembers, for each kind of grant', () => {
+    const cases: Array<[Partial<ConsentView>, string]> = [
+      [
+        { toolName: 'write_file', alwaysAllow: { offered: true, scope: 'tool' } },
+        'Always allow remembers write_file in this room: any file inside the workspace.',
+      ],
+      [{ alwaysAllow: { offered: true, scope: 'command' } }, 'this exact command'],
+      [
+        {
+          toolName: 'delete_file',
+          action: { type: 'delete', path: 'a.txt', absolutePath: '/p/a.txt', recursive: false },
+          alwaysAllow: { offered: true, scope: 'path' },
+        },
+        'deleting this one path (/p/a.txt)',
+      ],
+      [
+        {
+          toolName: 'write_note',
+          kind: 'mcp-tool-call',
+          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+          alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        },
+        'write_note on Notes',
+      ],
+    ]
+    for (const [overrides, expected] of cases) {
+      freshPage()
+      start()
+      inbox.deliver(approvalView(overrides as never))
+      expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain(expected)
+      expect(buttonFor('allow-always').getAttribute('aria-describedby')).toBe(
+        CONSEQUENCE_IDS.alwaysAllow,
+      )
+    }
+  })
+
+  it('offers "Always allow every tool of <server>" for an MCP call, naming the server and every tool it would remember', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: { offered: true, toolNames: ['read_note', 'write_note'] },
+      }),
+    )
+    const button = buttonFor('allow-always-server')
+    expect(button.hidden).toBe(false)
+    expect(button.textContent).toBe('Always allow every tool of Notes')
+    expect(button.children).toHaveLength(0)
+    expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
+    expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
+      'Always allow every tool of Notes remembers, in this room, all 2 tools it offers now: read_note, write_note. If Notes adds, removes or changes any tool, Assent asks again.',
+    )
+    const names = [...byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')]
+    expect(names.map((code) => code.textContent)).toEqual(['read_note', 'write_note'])
+  })
+
+  it('withholds the server-wide option where it is not offered, and says nothing of it', () => {
+    for (const serverAlwaysAllow of [undefined, { offered: false as const }]) {
+      freshPage()
+      start()
+      inbox.deliver(
+        approvalView({
+          kind: 'mcp-tool-call',
+          toolName: 'write_note',
+          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+          alwaysAllow: { offered: true, scope: 'mcp-tool' },
+          ...(serverAlwaysAllow ? { serverAlwaysAllow } : {}),
+        }),
+      )
+      expect(buttonFor('allow-always-server').hidden).toBe(true)
+      expect(document.getElementById(CONSEQUENCE_IDS.alwaysAllowServer)).toBeNull()
+    }
+  })
+
+  it('puts a deceptive server name in the server-wide button as visible escapes, plain text, in stored order', () => {
+    start()
+    const name = 'Notes\u202Eetirw\u202C \u05D0\u05D1 tools'
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: name, toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: { offered: true, toolNames: ['write_note'] },
+      }),
+    )
+    const button = buttonFor('allow-always-server')
+    expect(button.textContent).toContain('⟨U+202E⟩')
+    expect(button.textContent).not.toContain('\u202E')
+    expect(button.children).toHaveLength(0)
+    expect(button.classList.contains(CONSENT_CLASSES.storedOrder)).toBe(true)
+    expect(notices()).toContain(translate('en', 'consent.notice.direction'))
+  })
+
+  it('says what Deny does: the agent is told and goes on without it', () => {
+    start()
+    inbox.deliver(approvalView())
+    expect(text(CONSEQUENCE_IDS.deny)).toBe(translate('en', 'consent.consequence.deny'))
+    expect(buttonFor('deny').getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.deny)
+  })
+})
+
+describe('rendering a mode change', () => {
+  it('asks whether to give the room full access and says what the person gives up', () => {
+    start()
+    inbox.deliver(modeChangeView())
+
+    expect(byId(CONSENT_PAGE_IDS.modeChangeSection).hidden).toBe(false)
+    expect(byId(CONSENT_PAGE_IDS.approvalSection).hidden).toBe(true)
+    expect(text(CONSENT_PAGE_IDS.modeHeading)).toBe('Give Design review full access?')
+    expect(text(CONSENT_PAGE_IDS.modeSentence)).toBe(
+      'Change the mode of Design review from Ask for approval to Full access.',
+    )
+    expect(text(CONSENT_PAGE_IDS.modeFrom)).toBe('Ask for approval')
+    expect(text(CONSENT_PAGE_IDS.modeTo)).toBe('Full access')
+    expect(byId(CONSENT_PAGE_IDS.modeGivesUp).hidden).toBe(false)
+    expect(text(CONSENT_PAGE_IDS.modeGivesUpText)).toBe(
+      translate('en', 'consent.modeChange.givesUp'),
+    )
+    expect(buttonFor('confirm').classList.contains('consent-button-danger')).toBe(true)
+    expect(buttonFor('confirm').hidden).toBe(false)
+    expect(buttonFor('cancel').hidden).toBe(false)
+    for (const answer of ['allow-once', 'allow-always', 'deny'] as const) {
+      expect(buttonFor(answer).hidden).toBe(true)
+    }
+  })
+
+  it('shows no full-access warning for a safe mode', () => {
+    start()
+    inbox.deliver({ ...modeChangeView(), fromMode: 'full-access', toMode: 'ask-for-approval' })
+    expect(text(CONSENT_PAGE_IDS.modeHeading)).toBe('Change Design review to Ask for approval?')
+    expect(byId(CONSENT_PAGE_IDS.modeGivesUp).hidden).toBe(true)
+    expect(buttonFor('confirm').classList.contains('consent-button-danger')).toBe(false)
+  })
+})

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { Refusal } from '../domain/refusal.ts'
+import {
+  makeGate,
+  openApproval,
+  auditTypes,
+  useGateDatabase,
+} from './test-support/approval-gate-fixture.ts'
+
+useGateDatabase()
+
+describe('ApprovalGate and the rollback anchor', () => {
+  it('refuses to be built to write grants without the anchor check', () => {
+    expect(() => makeGate({ grantFor: () => undefined })).toThrow('needs beforeGrant')
+  })
+
+  it('asks before an allow-always and writes nothing when the anchor cannot be brought up to date', async () => {
+    let asked = 0
+    let anchorReachable = false
+    const { gate, approvals } = makeGate({
+      beforeGrant: async () => {
+        asked += 1
+        if (!anchorReachable) throw new Refusal('rollback_anchor_unavailable', 'keychain locked')
+      },
+    })
+    openApproval(gate)
+    await expect(
+      gate.decide({ approvalId: 'approval-1', decision: 'allow-always', decidedBy: 'user' }),
+    ).rejects.toMatchObject({ code: 'rollback_anchor_unavailable' })
+    expect(asked).toBe(1)
+    expect(approvals.get('approval-1')?.status).toBe('pending')
+    expect(auditTypes()).toEqual(['approval_requested'])
+
+    anchorReachable = true
+    const outcome = await gate.decide({
+      approvalId: 'approval-1',
+      decision: 'allow-always',
+      decidedBy: 'user',
+    })
+    expect(outcome).toMatchObject({ ok: true, approval: { decision: 'allow-always' } })
+    expect(asked).toBe(2)
+  })
+
+  it('takes an allow-always without the check in a gate that writes no grant', async () => {
+    const { gate } = makeGate()
+    openApproval(gate)
+    await expect(
+      gate.decide({ approvalId: 'approval-1', decision: 'allow-always', decidedBy: 'user' }),
+    ).resolves.toMatchObject({ ok: true, approval: { decision: 'allow-always' } })
+  })
+
+  it('never asks for a decision that widens nothing lasting (allow once, deny)', async () => {
+    let asked = 0
+    const { gate } = makeGate({
+      beforeGrant: async () => {
+        asked += 1
+      },
+    })
+    openApproval(gate, 'approval-1')
+    openApproval(gate, 'approval-2')
+    await gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'user' })
+    await gate.decide({ approvalId: 'approval-2', decision: 'deny', decidedBy: 'user' })
+    expect(asked).toBe(0)
+  })
+})
