@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core'
+import { WAIT_TIMEOUT_MS } from '../test-timing.ts'
 
 /**
  * Input that ends a protected window's prompt: the window answers on a
@@ -27,8 +28,13 @@ export async function pressSpaceToDecide(page: Page): Promise<void> {
 }
 
 /** Clicks a button of a protected window whose answer closes it, with a
- *  real mouse press and release at its centre. */
+ *  real mouse press and release at its centre, as a person would: having
+ *  read the action to its end (the window keeps Allow off until then when
+ *  the action does not fit) and once the button is on. */
 export async function clickToDecide(page: Page, selector: string): Promise<void> {
+  const end = page.locator('#assent-action-end')
+  if ((await end.count()) > 0) await end.scrollIntoViewIfNeeded()
+  await page.waitForSelector(`${selector}:not([disabled])`, { timeout: WAIT_TIMEOUT_MS })
   const button = page.locator(selector)
   await button.scrollIntoViewIfNeeded()
   const box = await button.boundingBox()
