@@ -25,6 +25,7 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/policy/path-containment.test.ts',
   'src/runtime/policy/path-containment.fs-errors.test.ts',
   'src/runtime/policy/sandbox.test.ts',
+  'src/runtime/policy/sandbox-extra-roots.test.ts',
   'src/runtime/gate/approval-gate.test.ts',
   'src/runtime/gate/approval-gate-anchor.test.ts',
   'src/runtime/gate/approval-gate-records.test.ts',

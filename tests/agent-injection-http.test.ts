@@ -6,9 +6,16 @@ import { MAX_AGENT_STEPS } from '../src/runtime/agent/agent-runner.ts'
 import type { AgentContext, AgentModel, AgentStep } from '../src/runtime/agent/agent-model.ts'
 import type { ActionReviewer } from '../src/runtime/policy/reviewer.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
-import { roomApprovals, setMode, toolCallsOf } from './support/policy-helpers.ts'
+import {
+  auditEvents,
+  decide,
+  roomApprovals,
+  setMode,
+  toolCallsOf,
+  waitForPendingApproval,
+} from './support/policy-helpers.ts'
 import { createRoom, send, turnSettled } from './support/room-helpers.ts'
-import type { RuntimeHarness } from './support/runtime-harness.ts'
+import { eventually, type RuntimeHarness } from './support/runtime-harness.ts'
 
 /** Sends a message and waits for its turn to settle. */
 async function runTurn(harness: RuntimeHarness, roomId: string, text: string) {
@@ -21,9 +28,11 @@ async function runTurn(harness: RuntimeHarness, roomId: string, text: string) {
   }
 }
 
-/** Approve-for-me with a reviewer that cannot answer: the write is denied in
- *  the reviewer's name, the reason says it failed closed, and nothing runs. */
-async function expectFailedClosed(
+/** Approve-for-me with a reviewer that cannot answer: the write goes to the
+ *  person, escalated with the failure as its reason and audited as a failed
+ *  review; nothing runs until the person decides, and it runs once they
+ *  allow it in the protected window. */
+async function expectEscalatedToPerson(
   reviewer: ActionReviewer,
   reasonPattern: RegExp,
   reviewerTimeoutMs?: number,
@@ -35,36 +44,45 @@ async function expectFailedClosed(
   try {
     const room = await createRoom(harness)
     await setMode(harness, room.id, 'approve-for-me')
-    const { calls } = await runTurn(harness, room.id, 'write reviewed.txt hi')
-    expect(calls).toMatchObject([
-      { status: 'denied', result: { ok: false, code: 'approval_denied' } },
-    ])
-    const [approval] = await roomApprovals(harness, room.id)
-    expect(approval).toMatchObject({
-      id: calls[0]?.approvalId,
-      status: 'denied',
-      decision: 'deny',
-      decidedBy: 'agent-review',
-    })
-    expect(approval?.reason).toMatch(/^automatic review failed: /)
-    expect(approval?.reason).toMatch(reasonPattern)
+    const turnId = await send(harness, room.id, 'write reviewed.txt hi')
+    const view = await waitForPendingApproval(harness, room.id, turnId)
+    const escalated = await eventually(async () => {
+      const [approval] = await roomApprovals(harness, room.id)
+      return approval?.escalationReason ? approval : undefined
+    }, 'the failed review to escalate')
+    expect(escalated).toMatchObject({ id: view.approval.id, status: 'pending' })
+    expect(escalated.decidedBy).toBeUndefined()
+    expect(escalated.escalationReason).toMatch(/^automatic review failed: /)
+    expect(escalated.escalationReason).toMatch(reasonPattern)
+    const audit = (await auditEvents(harness)).filter(
+      (event) => event.subjectId === view.approval.id,
+    )
+    expect(audit.map((event) => event.type)).toEqual(['approval_requested', 'review_escalated'])
+    expect(audit[1]?.payload).toMatchObject({ reviewFailed: true })
     expect(existsSync(join(harness.workspace, 'reviewed.txt'))).toBe(false)
+
+    expect((await decide(harness, view, 'allow-once')).status).toBe(200)
+    await turnSettled(harness, room.id, turnId)
+    expect(await toolCallsOf(harness, room.id, turnId)).toMatchObject([{ status: 'succeeded' }])
+    const [decided] = await roomApprovals(harness, room.id)
+    expect(decided).toMatchObject({ status: 'allowed', decidedBy: 'user' })
+    expect(readFileSync(join(harness.workspace, 'reviewed.txt'), 'utf8')).toBe('hi')
   } finally {
     await harness.close()
   }
 }
 
 describe('an injected reviewer that cannot answer, over HTTP', () => {
-  it('denies in approve-for-me when the reviewer throws, and the write does not run', async () => {
+  it('escalates to the person in approve-for-me when the reviewer throws; nothing runs before they allow', async () => {
     const throwing: ActionReviewer = {
       review: () => Promise.reject(new Error('the review model is unreachable')),
     }
-    await expectFailedClosed(throwing, /the review model is unreachable/)
+    await expectEscalatedToPerson(throwing, /the review model is unreachable/)
   })
 
-  it('denies in approve-for-me when the reviewer hangs past its timeout, and the write does not run', async () => {
+  it('escalates to the person in approve-for-me when the reviewer hangs past its timeout', async () => {
     const hanging: ActionReviewer = { review: () => new Promise(() => undefined) }
-    await expectFailedClosed(hanging, /no answer within 150 ms/, 150)
+    await expectEscalatedToPerson(hanging, /no answer within 150 ms/, 150)
   })
 })
 

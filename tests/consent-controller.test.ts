@@ -256,6 +256,70 @@ describe('ConsentController', () => {
     })
   })
 
+  it('enters plan mode with no window and no token, and needs the window to leave it', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    await expect(controller.requestModeChange([room.id, 'plan'])).resolves.toMatchObject({
+      status: 'changed',
+      permissions: { mode: 'plan', revision: 1, policy: MODE_PRESETS.plan },
+    })
+    expect(windows.opened).toHaveLength(0)
+
+    const leaving = controller.requestModeChange([room.id, 'ask-for-approval'])
+    const window = await windowShown(windows)
+    expect(window.views[0]).toMatchObject({
+      subject: 'mode-change',
+      fromMode: 'plan',
+      toMode: 'ask-for-approval',
+    })
+    controller.handleDecision(window.promptId, 'confirm', window)
+    await expect(leaving).resolves.toMatchObject({
+      status: 'changed',
+      permissions: { mode: 'ask-for-approval', revision: 2 },
+    })
+  })
+
+  it('refuses, with the enable delay, to let plan mode be left sooner than the person could see it', async () => {
+    const windows = new FakeWindows()
+    // Main's clock, moved by hand; it starts at the real time so the token
+    // it mints is not already expired for the runtime.
+    let now = Date.now()
+    const controller = controllerWith(windows, { enableDelayMs: 600, now: () => now })
+    const room = await createRoom(harness)
+    await controller.requestModeChange([room.id, 'plan'])
+    const leaving = controller.requestModeChange([room.id, 'full-access'])
+    const window = await windowShown(windows)
+    controller.handleDecision(window.promptId, 'confirm', window)
+    expect((await harness.client.getPermissions(room.id)).mode).toBe('plan')
+    now += 600
+    controller.handleDecision(window.promptId, 'confirm', window)
+    await expect(leaving).resolves.toMatchObject({ status: 'changed' })
+    expect((await harness.client.getPermissions(room.id)).mode).toBe('full-access')
+  })
+
+  it('opens the window to enter plan mode in a room edited outside Assent, which needs vouching for', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    await harness.supervisor.stop()
+    editDatabase(harness.dataDir, (db) => {
+      db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
+        canonicalJson(MODE_PRESETS['full-access']),
+        room.id,
+      )
+    })
+    await harness.supervisor.start()
+    const outcome = controller.requestModeChange([room.id, 'plan'])
+    const window = await windowShown(windows)
+    expect(window.views[0]).toMatchObject({ subject: 'mode-change', toMode: 'plan' })
+    controller.handleDecision(window.promptId, 'confirm', window)
+    await expect(outcome).resolves.toMatchObject({
+      status: 'changed',
+      permissions: { mode: 'plan', integrity: 'ok' },
+    })
+  })
+
   it('mints a token that lives 30 seconds', async () => {
     const windows = new FakeWindows()
     let minted: string | undefined

@@ -168,7 +168,10 @@ describe('a runtime crash', () => {
     // second sleeper starts.
     const second = await waitForPendingApproval(crashing, room.id, attempt.id)
     expect((await decide(crashing, second, 'deny')).status).toBe(200)
-    await turnSettled(crashing, room.id, attempt.id)
+    const settled = await turnSettled(crashing, room.id, attempt.id)
+    // The person asked once: the retry stores no second copy of the request.
+    const asked = settled.messages.filter((message) => message.role === 'user')
+    expect(asked).toMatchObject([{ turnId, text: attempt.text }])
   })
 
   it('expires the approvals left pending, settles their tool calls, and refuses tokens for them', async () => {

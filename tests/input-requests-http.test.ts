@@ -102,6 +102,42 @@ describe('questions over HTTP', () => {
     await respond(harness, blocking.id, { action: 'dismiss' })
   })
 
+  it("starts an ordinary question's wait again on keep-waiting, and refuses it for a blocking one", async () => {
+    const room = await createRoom(harness)
+    const turnId = await send(harness, room.id, 'ask Size | How big?')
+    const request = await pendingInputFor(harness, room.id, turnId)
+    expect(request.autoResolveAt).toBe(request.createdAt + 120_000)
+    const kept = await harness.client.raw('POST', `/v1/input-requests/${request.id}/keep-waiting`)
+    expect(kept.status).toBe(200)
+    const moved = (kept.body as { request: { autoResolveAt: number } }).request.autoResolveAt
+    expect(moved).toBeGreaterThanOrEqual(request.autoResolveAt ?? Infinity)
+    expect((await inputRequests(harness, room.id)).at(-1)?.autoResolveAt).toBe(moved)
+    const withBody = await harness.client.raw(
+      'POST',
+      `/v1/input-requests/${request.id}/keep-waiting`,
+      { action: 'answer' },
+    )
+    expect(withBody.status).toBe(400)
+    await respond(harness, request.id, { action: 'dismiss' })
+    const late = await harness.client.raw('POST', `/v1/input-requests/${request.id}/keep-waiting`)
+    expect(late.status).toBe(409)
+    expect(late.body).toMatchObject({ code: 'not_pending' })
+
+    const planTurn = await send(harness, room.id, 'ask --blocking Plan | Which plan?')
+    const blocking = await pendingInputFor(harness, room.id, planTurn)
+    expect(blocking.autoResolveAt).toBeNull()
+    const refused = await harness.client.raw(
+      'POST',
+      `/v1/input-requests/${blocking.id}/keep-waiting`,
+    )
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ code: 'blocking' })
+    expect(isAllowedForRenderer('POST', `/v1/input-requests/${blocking.id}/keep-waiting`)).toBe(
+      true,
+    )
+    await respond(harness, blocking.id, { action: 'dismiss' })
+  })
+
   it('never writes a secret answer to history, the audit log or any file', async () => {
     const room = await createRoom(harness)
     const turnId = await send(harness, room.id, 'ask --secret Token | Paste the deploy token')
@@ -235,5 +271,48 @@ describe('reconciliation across a restart', () => {
     expect(
       audit.some((event) => event.type === 'input_request_stale' && event.subjectId === request.id),
     ).toBe(true)
+  })
+})
+
+describe('the runtime keeps the question timer', () => {
+  let timed: RuntimeHarness
+
+  beforeAll(async () => {
+    // The shortest wait the runtime accepts: one second silent, one second
+    // counting down.
+    timed = await startHarness({ questionPhaseMs: 1_000 })
+  })
+  afterAll(async () => {
+    await timed?.close()
+  })
+
+  it('closes an ordinary question with an empty answer when nobody answers, with no workbench open', async () => {
+    const room = await createRoom(timed)
+    const planTurn = await send(timed, room.id, 'ask --blocking Plan | Which plan?')
+    const blocking = await pendingInputFor(timed, room.id, planTurn)
+    const turnId = await send(timed, room.id, 'ask Color | Which color?\nlist')
+    const request = await pendingInputFor(timed, room.id, turnId)
+    expect(request.autoResolveAt).toBe(request.createdAt + 2_000)
+
+    // Nobody answers, nobody sends auto-resolve: the runtime's timer does.
+    const settled = await turnSettled(timed, room.id, turnId)
+    expect(settled.toolCalls.filter((call) => call.turnId === turnId)).toMatchObject([
+      { toolName: 'list_dir', status: 'succeeded' },
+    ])
+    const texts = settled.messages.filter((m) => m.turnId === turnId).map((m) => m.text)
+    expect(texts.join('\n')).toContain('closed automatically')
+    const closed = (await inputRequests(timed, room.id)).find((entry) => entry.id === request.id)
+    expect(closed).toMatchObject({ status: 'auto-resolved' })
+    expect(closed?.resolvedAt).toBeGreaterThanOrEqual(request.autoResolveAt ?? Infinity)
+    const audit = await exportedAudit(timed)
+    const resolved = audit.find(
+      (event) => event.type === 'input_resolved' && event.subjectId === request.id,
+    )
+    expect(resolved?.payload).toMatchObject({ action: 'auto-resolve', by: 'runtime' })
+
+    // Asked before it, the blocking question still waits: it never times out.
+    const still = (await inputRequests(timed, room.id)).find((entry) => entry.id === blocking.id)
+    expect(still).toMatchObject({ status: 'pending', autoResolveAt: null })
+    expect((await respond(timed, blocking.id, { action: 'dismiss' })).status).toBe(200)
   })
 })

@@ -4,7 +4,7 @@ import { canonicalJson } from '../src/contracts/canonical-json.ts'
 import type { RoomPolicy } from '../src/contracts/policy-axes.ts'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import { openEventStream, type StreamedEvent } from './support/event-stream.ts'
-import { queryDatabase, storeSealedPolicy } from './support/integrity-helpers.ts'
+import { editDatabase, queryDatabase, storeSealedPolicy } from './support/integrity-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { auditEvents, putMode, readPermissions, setMode } from './support/policy-helpers.ts'
@@ -265,6 +265,100 @@ describe('changing a direct room’s mode', () => {
     expect(harness.connection().instanceId).not.toBe(instanceBefore)
     expect(await readPermissions(harness, room.id)).toEqual(before)
     expect(before.body).toMatchObject({ revision: 1, mode: 'full-access' })
+  })
+})
+
+describe('plan mode over HTTP', () => {
+  it('enters plan mode without a consent token: revision bumped, audited, and a resend answered once', async () => {
+    const room = await createRoom(harness)
+    const change = { mode: 'plan' as const, expectedRevision: 0, clientRequestId: randomUUID() }
+    const expected = {
+      roomId: room.id,
+      revision: 1,
+      policy: MODE_PRESETS.plan,
+      mode: 'plan',
+      fullAccessUnavailable: null,
+      integrity: 'ok',
+    }
+    expect(await putMode(harness, room.id, change, null)).toEqual({ status: 200, body: expected })
+    expect(await putMode(harness, room.id, change, null)).toEqual({ status: 200, body: expected })
+    expect(await readPermissions(harness, room.id)).toEqual({ status: 200, body: expected })
+    const changes = await permissionChanges(room.id)
+    expect(changes.map((event) => event.payload)).toEqual([
+      {
+        clientRequestId: change.clientRequestId,
+        from: 'ask-for-approval',
+        to: 'plan',
+        revision: 1,
+        policy: MODE_PRESETS.plan,
+      },
+    ])
+    const stale = await putMode(harness, room.id, { mode: 'plan', expectedRevision: 0 }, null)
+    expect(stale).toMatchObject({ status: 409, body: { code: 'stale_revision' } })
+  })
+
+  it('refuses to leave plan mode without a consent token, and leaves it with one', async () => {
+    const room = await createRoom(harness)
+    await putMode(harness, room.id, { mode: 'plan', expectedRevision: 0 }, null)
+    for (const mode of ['ask-for-approval', 'approve-for-me', 'full-access'] as const) {
+      const refused = await putMode(harness, room.id, { mode, expectedRevision: 1 }, null)
+      expect(refused, mode).toEqual({ status: 403, body: CONSENT_REQUIRED })
+    }
+    // A token for another request does not become optional for a plan body.
+    const forged = await putMode(
+      harness,
+      room.id,
+      { mode: 'plan', expectedRevision: 1 },
+      harness.mintPermission({
+        roomId: room.id,
+        clientRequestId: randomUUID(),
+        expectedRevision: 1,
+        mode: 'plan',
+      }),
+    )
+    expect(forged).toEqual({ status: 403, body: CONSENT_REQUIRED })
+    expect(await readPermissions(harness, room.id)).toMatchObject({
+      body: { mode: 'plan', revision: 1 },
+    })
+    const left = await putMode(harness, room.id, { mode: 'approve-for-me', expectedRevision: 1 })
+    expect(left).toMatchObject({ status: 200, body: { mode: 'approve-for-me', revision: 2 } })
+  })
+
+  it('lets an agent that may not have full access enter plan mode', async () => {
+    const room = await createRoom(harness, { agentId: 'reader' })
+    const entered = await putMode(harness, room.id, { mode: 'plan', expectedRevision: 0 }, null)
+    expect(entered).toMatchObject({
+      status: 200,
+      body: { mode: 'plan', fullAccessUnavailable: 'read_only_agent' },
+    })
+  })
+
+  it('refuses plan mode without a token in a room edited outside Assent, which the person must vouch for', async () => {
+    const room = await createRoom(harness)
+    await harness.supervisor.stop()
+    editDatabase(harness.dataDir, (db) => {
+      db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
+        canonicalJson(MODE_PRESETS['full-access']),
+        room.id,
+      )
+    })
+    await harness.supervisor.start()
+    const refused = await putMode(harness, room.id, { mode: 'plan', expectedRevision: 0 }, null)
+    expect(refused).toEqual({ status: 403, body: CONSENT_REQUIRED })
+    expect(await readPermissions(harness, room.id)).toMatchObject({
+      body: { integrity: 'tampered', mode: 'ask-for-approval' },
+    })
+    const vouched = await putMode(harness, room.id, { mode: 'plan', expectedRevision: 0 })
+    expect(vouched).toMatchObject({ status: 200, body: { mode: 'plan', integrity: 'ok' } })
+  })
+
+  it('refuses plan mode in a group room, as every mode', async () => {
+    const group = await createRoom(harness, { kind: 'group' })
+    const refused = await putMode(harness, group.id, { mode: 'plan', expectedRevision: 0 }, null)
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { code: 'private_conversation_required' },
+    })
   })
 })
 

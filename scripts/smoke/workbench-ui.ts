@@ -24,6 +24,8 @@ export const UI = {
   cardReview: (approvalId: string) => `${UI.card(approvalId)} [data-testid="approval-review"]`,
   cardDeny: (approvalId: string) => `${UI.card(approvalId)} [data-testid="approval-deny"]`,
   cardOutcome: (approvalId: string) => `${UI.card(approvalId)} [data-testid="approval-outcome"]`,
+  permissionCard: (approvalId: string) =>
+    `[data-testid="permission-request-card"][data-approval-id="${approvalId}"]`,
   roomLink: (roomId: string) => `[data-testid="room-link"][data-room-id="${roomId}"]`,
   drawerToggle: '[data-testid="rooms-drawer-toggle"]',
   settingsButton: '[data-testid="settings-open"]',

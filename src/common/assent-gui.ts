@@ -44,6 +44,8 @@ export interface AssentGui {
   globalSettings(): Promise<RelayResponse>
   inputRequests(roomId: string): Promise<RelayResponse>
   respondToInput(requestId: string, response: unknown): Promise<RelayResponse>
+  /** Starts an ordinary question's wait again; the runtime keeps its timer. */
+  keepWaiting(requestId: string): Promise<RelayResponse>
   reviewApproval(approvalId: string, ...forbidden: unknown[]): Promise<unknown>
   /** Closes an open approval as rejected because the person sent a message
    *  instead. Main mints a deny and nothing else for it. */

@@ -7,7 +7,7 @@ export type Language = z.infer<typeof LanguageSchema>
 export const ThemeSchema = z.enum(['light', 'dark'])
 export type Theme = z.infer<typeof ThemeSchema>
 
-export const ModeSchema = z.enum(['ask-for-approval', 'approve-for-me', 'full-access'])
+export const ModeSchema = z.enum(['plan', 'ask-for-approval', 'approve-for-me', 'full-access'])
 
 /** Time the buttons stay disabled after the window is shown and focused, so
  *  a click meant for another window cannot land on "Allow". */
@@ -85,6 +85,23 @@ export const ConsentActionSchema = z.discriminatedUnion('type', [
     /** The tool's side-effect-free preview, or null if it has none. */
     previewText: z.string().nullable(),
   }),
+  z.strictObject({
+    type: z.literal('permission'),
+    /** Exactly what widens: write access to one more directory, or
+     *  network access for one command line in one directory. */
+    widen: z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('write-directory'), path: z.string() }),
+      z.strictObject({
+        type: z.literal('network'),
+        argv: z.array(z.string()).min(1),
+        directory: z.string(),
+      }),
+    ]),
+    /** For how long: this turn only, never the room's mode. */
+    duration: z.literal('turn'),
+    /** Why the agent says it needs it: its words, shown as text. */
+    reason: z.string(),
+  }),
   /** An external agent's command line, exactly as the agent will run it
    *  (Codex: `/bin/bash -lc '…'`), and the folder it runs in. */
   z.strictObject({
@@ -128,6 +145,7 @@ export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
       'path-unresolvable',
       'tool-not-grantable',
       'runtime-refuses',
+      'turn-only',
       'agent-change-not-grantable',
     ]),
   }),
@@ -155,7 +173,7 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
   z.strictObject({
     subject: z.literal('approval'),
     promptId: z.string().min(1).max(128),
-    kind: z.enum(['run-command', 'apply-changes', 'mcp-tool-call', 'read']),
+    kind: z.enum(['run-command', 'apply-changes', 'mcp-tool-call', 'read', 'permission-request']),
     /** Who asks: the room's agent, in the person's language. */
     agentLabel: z.string(),
     toolName: z.string(),

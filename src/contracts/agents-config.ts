@@ -57,6 +57,9 @@ const ExternalAgentFieldsSchema = {
  * agents). A session whose agent does not offer the named mode is not started.
  */
 export const AcpSessionModesSchema = z.strictObject({
+  /** Plan mode; the ask-for-approval mode when absent (every request the
+   *  agent makes in plan mode is refused on Assent's side anyway). */
+  plan: z.string().min(1).max(128).optional(),
   'ask-for-approval': z.string().min(1).max(128),
   'approve-for-me': z.string().min(1).max(128),
   'full-access': z.string().min(1).max(128),

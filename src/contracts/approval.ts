@@ -19,9 +19,40 @@ export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeou
 export type DecidedBy = z.infer<typeof DecidedBySchema>
 
 /** What the card and the protected window title the request as. */
-export const ApprovalKindSchema = z.enum(['run-command', 'apply-changes', 'mcp-tool-call', 'read'])
+export const ApprovalKindSchema = z.enum([
+  'run-command',
+  'apply-changes',
+  'mcp-tool-call',
+  'read',
+  'permission-request',
+])
 export type ApprovalKind = z.infer<typeof ApprovalKindSchema>
 
+/**
+ * Exactly what a permission request widens, with its targets resolved as
+ * the runtime will enforce them: write access to one more real directory,
+ * or network access for one command line run in one directory.
+ */
+export const PermissionWideningSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('write-directory'), path: z.string().min(1).max(4_096) }),
+  z.strictObject({
+    type: z.literal('network'),
+    argv: z.array(z.string().max(131_072)).min(1).max(1_024),
+    directory: z.string().min(1).max(4_096),
+  }),
+])
+export type PermissionWidening = z.infer<typeof PermissionWideningSchema>
+
+/** An agent's request for a permission its room does not give: what
+ *  widens, for how long (this turn only: never the room's stored mode),
+ *  and why the agent says it needs it (its words, shown as text). Part of
+ *  the canonical action, so the consent token covers all of it. */
+export const PermissionRequestSchema = z.strictObject({
+  widen: PermissionWideningSchema,
+  duration: z.literal('turn'),
+  reason: z.string().max(2_000),
+})
+export type PermissionRequest = z.infer<typeof PermissionRequestSchema>
 /** Most tools one server's list may name in an approval: far above any
  *  real `allowed_tools`, low enough to show whole. */
 export const MAX_SERVER_TOOLS = 256
@@ -67,6 +98,7 @@ export const CanonicalActionSchema = z.strictObject({
   target: FileTargetSchema.optional(),
   /** What a write changes, against the content `target` was hashed over. */
   fileChange: FileChangeSchema.optional(),
+  permission: PermissionRequestSchema.optional(),
 })
 export type CanonicalAction = z.infer<typeof CanonicalActionSchema>
 
@@ -87,6 +119,8 @@ export const ApprovalRecordSchema = z.strictObject({
   mcp: McpActionSchema.optional(),
   target: FileTargetSchema.optional(),
   fileChange: FileChangeSchema.optional(),
+  /** For a `permission-request`: what widens and for how long. */
+  permission: PermissionRequestSchema.optional(),
   status: ApprovalStatusSchema,
   decision: ApprovalDecisionSchema.optional(),
   decidedBy: DecidedBySchema.optional(),

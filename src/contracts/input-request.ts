@@ -68,11 +68,17 @@ export const InputRequestRecordSchema = z.strictObject({
   kind: z.enum(['questions', 'form']),
   questions: z.array(QuestionSchema),
   form: FormRequestSchema.nullable(),
-  /** Plan mode: never times out. */
+  /** Never times out (asked so, or asked in plan mode). */
   blocking: z.boolean(),
-  /** How long the workbench waits silently, then with a countdown, before
-   *  it sends an empty answer; null for what never times out. */
+  /** How long an ordinary question waits silently, then with a countdown;
+   *  null for what never times out. */
   timing: z.strictObject({ silentMs: z.number().int(), countdownMs: z.number().int() }).nullable(),
+  /** When the runtime answers the question with an empty answer, unless
+   *  someone answers first (epoch ms): the runtime keeps the timer, so a
+   *  question never waits forever when no workbench is open, and the
+   *  workbench counts down to this same instant. Null for what never times
+   *  out (a blocking question, a form). */
+  autoResolveAt: z.number().int().nullable(),
   /** A secret question, or a form with a password or secret field. */
   sensitive: z.boolean(),
   status: InputRequestStatusSchema,
@@ -101,7 +107,8 @@ export const InputResponseSchema = z.discriminatedUnion('action', [
     answers: z.array(QuestionAnswerSchema).min(1).max(20),
   }),
   z.strictObject({ action: z.literal('dismiss') }),
-  /** The workbench's countdown ran out: the agent gets an empty answer. */
+  /** Close an ordinary question now with an empty answer, as its timer
+   *  would (the runtime does so on its own at `autoResolveAt`). */
   z.strictObject({ action: z.literal('auto-resolve') }),
   z.strictObject({ action: z.literal('accept'), content: z.record(z.string(), z.unknown()) }),
   z.strictObject({ action: z.literal('decline') }),

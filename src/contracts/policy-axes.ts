@@ -29,7 +29,14 @@ export const RoomPolicySchema = z.strictObject({
 })
 export type RoomPolicy = z.infer<typeof RoomPolicySchema>
 
-export const PermissionModeSchema = z.enum(['ask-for-approval', 'approve-for-me', 'full-access'])
+/** The product's modes, narrowest first: `plan` offers only what runs
+ *  without consent, and each mode after it lets the agent do more. */
+export const PermissionModeSchema = z.enum([
+  'plan',
+  'ask-for-approval',
+  'approve-for-me',
+  'full-access',
+])
 export type PermissionMode = z.infer<typeof PermissionModeSchema>
 
 /** What a tool declares it does; policy decides per effect. */

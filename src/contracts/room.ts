@@ -31,6 +31,9 @@ export const ClientRequestIdSchema = z.string().min(1).max(128)
 export const SendMessageRequestSchema = z.strictObject({
   clientRequestId: ClientRequestIdSchema,
   text: z.string().trim().min(1).max(32_768),
+  /** Run this message in plan mode, whatever the room's mode: it narrows,
+   *  so it needs no consent. */
+  plan: z.boolean().optional(),
 })
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>
 
@@ -77,6 +80,10 @@ export const TurnSchema = z.strictObject({
   retryOf: z.string().nullable(),
   workspace: z.string(),
   policy: RoomPolicySchema,
+  /** The person sent this message in plan mode (`plan: true`): the turn,
+   *  and any retry of it, runs under the plan preset. Absent or false when
+   *  it was sent normally (it may still run in plan mode, in a plan room). */
+  plan: z.boolean().optional(),
   status: TurnStatusSchema,
   createdAt: z.number().int(),
 })

@@ -104,6 +104,45 @@ export function renderApprovalAction(
         block(document, body, writer, translate(lang, 'consent.action.preview'), action.previewText)
       }
       return
+    case 'permission': {
+      const { widen } = action
+      if (widen.type === 'write-directory') {
+        facts.add(
+          'consent.action.permission.widens',
+          translate(lang, 'consent.action.permission.writeDirectory'),
+        )
+        facts.add('consent.action.permission.folder', widen.path, 'consent-mono')
+      } else {
+        facts.add(
+          'consent.action.permission.widens',
+          translate(lang, 'consent.action.permission.network'),
+        )
+        facts.add(
+          'consent.action.commandLine',
+          commandLineDisplay(widen.argv, false),
+          'consent-command',
+        )
+        facts.add('consent.action.directory', widen.directory, 'consent-mono')
+      }
+      facts.add(
+        'consent.action.permission.duration',
+        translate(lang, 'consent.action.permission.thisTurn'),
+      )
+      if (widen.type === 'write-directory') {
+        note(document, body, translate(lang, 'consent.action.permission.eachWriteAsks'), false)
+      }
+      if (action.reason !== '') {
+        block(
+          document,
+          body,
+          writer,
+          translate(lang, 'consent.action.permission.reason'),
+          action.reason,
+          'consent-prose',
+        )
+      }
+      return
+    }
     case 'other':
       facts.add('consent.action.tool', view.toolName, 'consent-mono', { name: true })
       block(document, body, writer, translate(lang, 'consent.action.arguments'), view.argumentsText)

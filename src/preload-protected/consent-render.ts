@@ -309,6 +309,16 @@ function approvalTitle(
         server: (parent) => writer.append(parent, action.serverName, { name: true }),
         tool: code(view.toolName, { name: true }),
       })
+    case 'permission':
+      return action.widen.type === 'write-directory'
+        ? writer.message(heading, lang, 'consent.title.permissionWrite', {
+            agent,
+            path: code(action.widen.path, { keepEnd: true }),
+          })
+        : writer.message(heading, lang, 'consent.title.permissionNetwork', {
+            agent,
+            command: code(commandLineDisplay(action.widen.argv, false), { quote: true }),
+          })
     case 'other':
       return writer.message(heading, lang, 'consent.title.other', {
         agent,

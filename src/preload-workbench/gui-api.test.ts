@@ -57,6 +57,7 @@ describe('createAssentGui', () => {
     const { gui, calls } = recording()
     await gui.inputRequests('room_1')
     await gui.respondToInput('in_1', { action: 'dismiss' })
+    await gui.keepWaiting('in_1')
     expect(calls).toEqual([
       ['relay', [{ method: 'GET', path: '/v1/rooms/room_1/input-requests' }]],
       [
@@ -69,6 +70,7 @@ describe('createAssentGui', () => {
           },
         ],
       ],
+      ['relay', [{ method: 'POST', path: '/v1/input-requests/in_1/keep-waiting' }]],
     ])
   })
 

@@ -43,6 +43,8 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
         path: `/v1/input-requests/${encodeId(requestId)}/response`,
         body: response,
       }),
+    keepWaiting: (requestId: string) =>
+      relay({ method: 'POST', path: `/v1/input-requests/${encodeId(requestId)}/keep-waiting` }),
     reviewApproval: (...args: unknown[]) => transport.invoke('review', args),
     rejectApprovalForMessage: (...args: unknown[]) => transport.invoke('reject', args),
     openSensitiveForm: (...args: unknown[]) => transport.invoke('form', args),

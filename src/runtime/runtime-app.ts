@@ -195,6 +195,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
     roomExists: (roomId) => rooms.get(roomId) !== undefined,
     questionPhaseMs: options.questionPhaseMs ?? QUESTION_PHASE_MS,
+    onError,
   })
   const approvalTtlMs = () => options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS
   const requester = new ApprovalRequester({

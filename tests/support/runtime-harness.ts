@@ -51,6 +51,8 @@ export interface RuntimeHarness {
 export async function startHarness(
   options: {
     approvalTtlMs?: number
+    /** Each phase of an ordinary question's wait (at least 1 000 ms). */
+    questionPhaseMs?: number
     root?: string
     integrityKey?: Buffer
     rollbackAnchor?: RollbackAnchorKeeper
@@ -72,6 +74,7 @@ export async function startHarness(
     readyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
     scopedRoots: [workspace],
     ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+    ...(options.questionPhaseMs === undefined ? {} : { questionPhaseMs: options.questionPhaseMs }),
     ...(options.mcpConfigPath === undefined ? {} : { mcpConfigPath: options.mcpConfigPath }),
   })
   await supervisor.start()

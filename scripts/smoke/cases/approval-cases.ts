@@ -9,6 +9,7 @@ import { displayCases } from './display-cases.ts'
 import { fileCases } from './file-cases.ts'
 import { protectedCases } from './protected-cases.ts'
 import { closingCases, permissionCases } from './permission-cases.ts'
+import { permissionRequestCases } from './permission-request-cases.ts'
 import { questionCases } from './question-cases.ts'
 
 /**
@@ -27,6 +28,7 @@ export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...manualCases,
   ...forgedCases,
   ...mcpCases,
+  ...permissionRequestCases,
   ...webhookCases,
   ...agentCases,
   ...displayCases,

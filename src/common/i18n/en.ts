@@ -14,6 +14,7 @@ export const en = {
       'mcp-tool-call': 'MCP tool call',
       permissions: 'Permissions request',
       read: 'Read files',
+      'permission-request': 'Permissions request',
       webhook: 'Approver webhook',
     },
     /** The window's title: the question, in words. */
@@ -29,6 +30,8 @@ export const en = {
       list: 'Allow {{agent}} to list {{path}}?',
       mcp: 'Allow {{server}} to run {{tool}}?',
       other: 'Allow {{agent}} to run {{tool}}?',
+      permissionWrite: 'Allow {{agent}} to write in {{path}} for this turn?',
+      permissionNetwork: 'Allow {{agent}} to use the network for {{command}} this turn?',
       changeFile: 'Allow {{agent}} to change {{path}}?',
       changeFiles: 'Allow {{agent}} to change {{count}} files?',
       modeFullAccess: 'Give {{room}} full access?',
@@ -82,6 +85,17 @@ export const en = {
       columnText: 'Text',
       columnLine: 'Line',
       end: 'End of the action',
+      permission: {
+        widens: 'What widens',
+        writeDirectory: 'Write access to one more folder',
+        network: 'Network access for one command',
+        folder: 'Folder',
+        duration: 'For how long',
+        thisTurn: 'This turn only. The room’s mode does not change.',
+        reason: 'Why the agent asks, in its own words',
+        eachWriteAsks:
+          'Writes there are no longer refused outright. Each one still asks, as the room’s mode says.',
+      },
     },
     label: {
       tool: 'Tool',
@@ -136,6 +150,8 @@ export const en = {
         'tool-not-grantable':
           'Always allow is not offered: {{tool}} can only be allowed once at a time.',
         'runtime-refuses': 'Always allow is not offered: Assent cannot remember this action.',
+        'turn-only':
+          'Always allow is not offered: a permission request widens this turn only and is never remembered.',
         'agent-change-not-grantable':
           'Always allow is not offered: only a change to one file, with no delete or move, can be remembered.',
       },
@@ -194,6 +210,11 @@ export const en = {
     mcpGateway: 'The MCP client',
   },
   mode: {
+    plan: {
+      name: 'Plan',
+      description:
+        'Read and plan only: nothing that would ask is offered, nothing is written, questions wait for me',
+    },
     'ask-for-approval': {
       name: 'Ask for approval',
       description: 'Ask me before writes and commands',
@@ -319,6 +340,11 @@ export const en = {
     requests: {
       heading: 'Open requests ({{count}})',
     },
+    permissionRequest: {
+      reason: 'The agent says: {{reason}}',
+      grantedNote: 'Granted for this turn only; the room’s mode did not change.',
+      expiredNote: 'Nobody decided in time; nothing widened.',
+    },
     modeRequest: {
       change: '{{from}} → {{to}}',
       waiting: 'Waiting for confirmation in the protected window',
@@ -400,6 +426,7 @@ export const en = {
       current: 'Permissions: {{mode}}',
       loading: 'Permissions: …',
       confirmHint: 'Confirm the change in the review window.',
+      planHint: 'Entering plan mode only narrows what the agent may do: no review is needed.',
       givesUp:
         'You give up being asked: the agent may write and delete anywhere your account can, run any command and reach the network.',
       failed: 'The mode did not change: {{reason}}',

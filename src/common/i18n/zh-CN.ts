@@ -10,6 +10,7 @@ export const zhCN: Catalog = {
       'mcp-tool-call': 'MCP 工具调用',
       permissions: '权限请求',
       read: '读取文件',
+      'permission-request': '权限请求',
       webhook: '审批 Webhook',
     },
     title: {
@@ -24,6 +25,8 @@ export const zhCN: Catalog = {
       list: '允许{{agent}}列出 {{path}} 的内容吗？',
       mcp: '允许 {{server}} 运行 {{tool}} 吗？',
       other: '允许{{agent}}运行 {{tool}} 吗？',
+      permissionWrite: '允许{{agent}}在本轮中写入 {{path}} 吗？',
+      permissionNetwork: '允许{{agent}}在本轮中为 {{command}} 使用网络吗？',
       changeFile: '允许{{agent}}更改 {{path}} 吗？',
       changeFiles: '允许{{agent}}更改 {{count}} 个文件吗？',
       modeFullAccess: '授予 {{room}} 完全访问权限吗？',
@@ -76,6 +79,16 @@ export const zhCN: Catalog = {
       columnText: '内容',
       columnLine: '行号',
       end: '操作内容到此结束',
+      permission: {
+        widens: '放宽的内容',
+        writeDirectory: '对另一个文件夹的写入权限',
+        network: '一条命令的网络访问权限',
+        folder: '文件夹',
+        duration: '有效期',
+        thisTurn: '仅限本轮。房间的模式不会改变。',
+        reason: '智能体自己说明的理由',
+        eachWriteAsks: '写入该文件夹不再被直接拒绝。每次写入仍会按房间的模式询问。',
+      },
     },
     label: {
       tool: '工具',
@@ -127,6 +140,7 @@ export const zhCN: Catalog = {
         'path-unresolvable': '不提供“始终允许”：无法解析要删除的路径。',
         'tool-not-grantable': '不提供“始终允许”：{{tool}} 每次只能允许一次。',
         'runtime-refuses': '不提供“始终允许”：Assent 无法记住此操作。',
+        'turn-only': '不提供“始终允许”：权限请求只放宽本轮，永远不会被记住。',
         'agent-change-not-grantable':
           '不提供“始终允许”：只有对单个文件的更改（不含删除或移动）才能被记住。',
       },
@@ -182,6 +196,10 @@ export const zhCN: Catalog = {
     mcpGateway: 'MCP 客户端',
   },
   mode: {
+    plan: {
+      name: '规划',
+      description: '只读取和规划：不提供任何需要询问的操作，不写入任何内容，问题会一直等我回答',
+    },
     'ask-for-approval': {
       name: '请求批准',
       description: '在写入文件和运行命令之前先询问我',
@@ -306,6 +324,11 @@ export const zhCN: Catalog = {
     requests: {
       heading: '待处理的请求（{{count}}）',
     },
+    permissionRequest: {
+      reason: '智能体说：{{reason}}',
+      grantedNote: '仅在本轮中授予；房间的模式没有改变。',
+      expiredNote: '没有人及时决定；没有放宽任何权限。',
+    },
     modeRequest: {
       change: '{{from}} → {{to}}',
       waiting: '正在受保护窗口中等待确认',
@@ -385,6 +408,7 @@ export const zhCN: Catalog = {
       current: '权限：{{mode}}',
       loading: '权限：…',
       confirmHint: '请在审核窗口中确认更改。',
+      planHint: '进入规划模式只会收窄智能体能做的事：无需审核。',
       givesUp:
         '你将不再被询问：智能体可以在你的账户能访问的任何位置写入和删除文件、运行任何命令并访问网络。',
       failed: '模式未更改：{{reason}}',
@@ -526,6 +550,27 @@ export const zhCN: Catalog = {
       deniedByPerson: '你已拒绝，它没有运行。',
       deniedByReview: '被自动审核拒绝：{{reason}}；它没有运行。',
       toolFailed: '工具出错：{{detail}}',
+      neverAsks: '房间的策略从不询问任何人（规划模式）：未经询问即被拒绝',
+      notOfferedInPlan: '规划模式只提供无需询问即可运行的工具；没有提供 {{tool}}。',
+    },
+    permission: {
+      writeSummary: '本轮中对 {{path}} 的写入权限',
+      networkSummary: '本轮中 {{command}} 的网络访问权限',
+      granted: '{{what}}：已授予。',
+      expired: '没有人及时决定此请求；没有放宽任何权限。',
+      deniedByPerson: '你已拒绝；没有放宽任何权限。',
+      deniedByPolicy: '被房间的策略拒绝；没有放宽任何权限。',
+      inPlan: '规划模式不请求任何权限；请先退出规划模式。',
+      network: '这里的命令没有与网络隔离，所以没有可放宽的；命令运行时会照常询问。',
+      readOnlyAgent: '{{agent}} 是只读的。',
+      readOnlyRoom: '此房间是只读的：不能让任何目录变为可写。',
+      fullAccess: '此房间已经允许在任何位置写入；没有可放宽的。',
+      notDirectory: '{{path}} 不是一个已存在的目录。',
+      root: '{{path}} 是文件系统的根目录：那是所有目录，而不是一个目录。',
+      gitDirectory: '{{path}}：它是 git 目录，其钩子和配置会作为代码运行',
+      sensitive: '{{path}}：{{reason}}',
+      alreadyWritable: '{{path}} 在本轮中已经可写。',
+      outsideAgentRoots: '{{path}} 在 {{agent}} 可以使用的目录之外。',
     },
     access: {
       readOnlyAgent: '此智能体是只读的，不能{{action}}。',
@@ -601,6 +646,14 @@ export const zhCN: Catalog = {
       denied: '{{what}}：{{output}}',
       expired: '{{what}}：没有人及时决定，所以没有运行。',
       failed: '{{what}}：失败：{{output}}',
+      askingWrite: '我请求在本轮中写入 {{path}} 的权限。',
+      askingNetwork: '我请求在本轮中为 {{command}} 使用网络的权限。',
+      permissionWrite: '对 {{path}} 的写入权限',
+      permissionNetwork: '{{command}} 的网络访问权限',
+      permissionGranted: '{{what}}：已在本轮中授予。',
+      permissionExpired: '{{what}}：没有人及时决定，所以没有放宽任何权限。',
+      permissionRefused: '{{what}}：未经询问即被拒绝：{{output}}',
+      permissionDenied: '{{what}}：{{output}}',
     },
     lines: {
       joined: '{{lines}}',

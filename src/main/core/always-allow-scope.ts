@@ -40,6 +40,8 @@ type Scope =
   | { reason: Extract<AlwaysAllow, { offered: false }>['reason'] }
 
 function scopeOf(action: CanonicalAction): Scope {
+  // A permission request is for this turn; the runtime never remembers it.
+  if (action.kind === 'permission-request') return { reason: 'turn-only' }
   if (action.kind === 'mcp-tool-call') {
     return action.mcp ? { scope: 'mcp-tool' } : { reason: 'tool-not-grantable' }
   }

@@ -64,6 +64,36 @@ describe('the protected view of an approval', () => {
     })
   })
 
+  it('shows a permission request as exactly what widens and for this turn, with no Always allow', () => {
+    const permission = {
+      widen: { type: 'write-directory' as const, path: '/home/ada/reports' },
+      duration: 'turn' as const,
+      reason: 'to leave the report beside the project',
+    }
+    const requestFor = (path: string) =>
+      viewOf(
+        createApproval({
+          ...base,
+          kind: 'permission-request',
+          toolName: 'request_permissions',
+          arguments: { ...permission },
+          summary: 'Write access to /home/ada/reports for this turn',
+          permission: { ...permission, widen: { type: 'write-directory', path } },
+        }),
+      )
+    const view = requestFor('/home/ada/reports')
+    expect(view.action.permission).toEqual(permission)
+    const shown = ConsentViewSchema.parse(approvalConsentView(view, display))
+    expect(shown).toMatchObject({
+      kind: 'permission-request',
+      digestPrefix: view.actionDigest.slice(0, 12),
+      action: { type: 'permission', ...permission },
+      alwaysAllow: { offered: false, reason: 'turn-only' },
+    })
+    // What widens is part of the digest the consent token is bound to.
+    expect(requestFor('/home/ada').actionDigest).not.toBe(view.actionDigest)
+  })
+
   it("shows an external agent's command line as the agent will run it, under the agent's name", () => {
     const view = viewOf(
       createApproval({

@@ -33,6 +33,10 @@ const PathArgs = z.strictObject({ path: z.string().min(1) })
  *  it sent one. */
 export function consentAction(action: CanonicalAction, fileChange?: FileChange): ConsentAction {
   const where = (target: string) => path.resolve(action.workingDirectory, target)
+  if (action.permission !== undefined) {
+    const { widen, duration, reason } = action.permission
+    return { type: 'permission', widen: { ...widen }, duration, reason }
+  }
   if (action.mcp !== undefined) {
     return {
       type: 'mcp',

@@ -134,7 +134,8 @@ export class ConsentController {
   }
 
   /** `assentGui.requestModeChange(roomId, mode)`: widening or narrowing a
-   *  room always goes through the protected window. */
+   *  room goes through the protected window, except entering plan mode,
+   *  which narrows from every mode and is applied at once. */
   async requestModeChange(args: unknown): Promise<ConsentOutcome> {
     const [roomId, mode] = parseArgs(ModeChangeArgsSchema, args, 'requestModeChange(roomId, mode)')
     return this.once(`room:${roomId}`, (entry) => this.openModeChange(roomId, mode, entry))
@@ -158,6 +159,20 @@ export class ConsentController {
         'full_access_unavailable',
         `full access is unavailable for this room: ${permissions.fullAccessUnavailable}`,
       )
+    }
+    // Plan is narrower than every mode on every axis: no window, no token.
+    // A room whose row was edited outside Assent still opens the window:
+    // confirming a mode there is how the person vouches for it again.
+    if (mode === 'plan' && permissions.integrity === 'ok') {
+      const change = {
+        clientRequestId: randomUUID(),
+        expectedRevision: permissions.revision,
+        mode,
+      }
+      return {
+        status: 'changed',
+        permissions: await this.options.client.changePermissions(roomId, change, null),
+      }
     }
     const roomLabel = await this.roomLabel(roomId)
     const preferences = this.options.preferences()

@@ -27,7 +27,12 @@ describe('widens', () => {
     expect(ANSWERS.filter((answer) => widens(oddForm, answer))).toEqual([])
   })
 
-  const modes: readonly PermissionMode[] = ['ask-for-approval', 'approve-for-me', 'full-access']
+  const modes: readonly PermissionMode[] = [
+    'plan',
+    'ask-for-approval',
+    'approve-for-me',
+    'full-access',
+  ]
   const change = (from: PermissionMode, to: PermissionMode) =>
     ANSWERS.filter((answer) => widens({ kind: 'mode-change', from, to }, answer))
 
@@ -43,6 +48,13 @@ describe('widens', () => {
     expect(change('full-access', 'approve-for-me')).toEqual([])
     expect(change('full-access', 'ask-for-approval')).toEqual([])
     expect(change('approve-for-me', 'ask-for-approval')).toEqual([])
+  })
+
+  it('counts leaving plan mode for any other mode, and never entering it', () => {
+    for (const mode of modes.filter((other) => other !== 'plan')) {
+      expect(change('plan', mode)).toEqual(['confirm'])
+      expect(change(mode, 'plan')).toEqual([])
+    }
   })
 })
 

@@ -12,6 +12,7 @@ import type { PermissionMode } from '../../contracts/policy-axes.ts'
 
 /** How far each mode lets the agent go without asking. */
 const MODE_REACH: Readonly<Record<PermissionMode, number>> = {
+  plan: -1,
   'ask-for-approval': 0,
   'approve-for-me': 1,
   'full-access': 2,

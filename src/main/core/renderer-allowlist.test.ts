@@ -73,6 +73,7 @@ describe('renderer allowlist: the classification', () => {
       ['POST', '/v1/executions/:executionId/reconcile'],
       ['GET', '/v1/rooms/:roomId/input-requests'],
       ['POST', '/v1/input-requests/:requestId/response'],
+      ['POST', '/v1/input-requests/:requestId/keep-waiting'],
     ] as const) {
       expect(isAllowedForRenderer(method, concrete(pattern)), `${method} ${pattern}`).toBe(true)
     }

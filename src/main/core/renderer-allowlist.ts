@@ -175,6 +175,12 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'POST',
+    pattern: '/v1/input-requests/:requestId/keep-waiting',
+    access: 'renderer',
+    reason: "starts an ordinary question's wait again; it answers nothing and decides nothing",
+  },
+  {
+    method: 'POST',
     pattern: '/v1/input-requests/:requestId/protected-response',
     access: 'main-only',
     reason: 'submits a sensitive form: only what the protected window collected',

@@ -202,17 +202,19 @@ export class RuntimeClient {
     )
   }
 
+  /** `consentToken` null: entering plan mode, which narrows and is sent
+   *  without one (the runtime refuses anything else without a token). */
   changePermissions(
     roomId: string,
     change: PermissionChangeRequest,
-    consentToken: string,
+    consentToken: string | null,
   ): Promise<RoomPermissions> {
     return this.request(
       RoomPermissionsSchema,
       'PUT',
       `/v1/rooms/${encodeURIComponent(roomId)}/direct/permissions`,
       change,
-      { [CONSENT_HEADER]: consentToken },
+      consentToken === null ? {} : { [CONSENT_HEADER]: consentToken },
     )
   }
 

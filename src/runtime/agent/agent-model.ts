@@ -15,8 +15,23 @@ export const AgentToolCallSchema = z.strictObject({
 })
 export type AgentToolCall = z.infer<typeof AgentToolCallSchema>
 
+/** A permission the room does not give, as the agent asks for it, for
+ *  this turn only: write access to one more directory (absolute, or
+ *  relative to the workspace), or network access for one command line. */
+export const AgentPermissionRequestSchema = z.strictObject({
+  widen: z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('write-directory'), path: z.string().min(1).max(4_096) }),
+    z.strictObject({
+      type: z.literal('network'),
+      argv: z.array(z.string().max(131_072)).min(1).max(1_024),
+    }),
+  ]),
+  reason: z.string().max(2_000),
+})
+export type AgentPermissionRequest = z.infer<typeof AgentPermissionRequestSchema>
+
 /** One thing the agent asks to do: a tool call, a request with one or more
- *  questions for the person, or a form. */
+ *  questions for the person, a form, or a permission for this turn. */
 export const AgentActionSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('tool'), call: AgentToolCallSchema }),
   z.strictObject({
@@ -25,6 +40,7 @@ export const AgentActionSchema = z.discriminatedUnion('type', [
     blocking: z.boolean(),
   }),
   z.strictObject({ type: z.literal('form'), form: FormRequestSchema }),
+  z.strictObject({ type: z.literal('permissions'), request: AgentPermissionRequestSchema }),
 ])
 export type AgentAction = z.infer<typeof AgentActionSchema>
 
@@ -59,6 +75,14 @@ export type ActionOutcome =
       result: NonNullable<ToolCallRecord['result']>
     }
   | { type: 'questions' | 'form'; reply: string; replyMessage?: RuntimeMessage }
+  /** A permission request: granted (`succeeded`: it holds for the rest of
+   *  the turn), refused without asking, denied, or left to expire. */
+  | {
+      type: 'permissions'
+      request: AgentPermissionRequest
+      status: ToolCallStatus
+      result: NonNullable<ToolCallRecord['result']>
+    }
 
 /** A built-in tool the agent may call in this room, and what it does. */
 export interface AgentToolInfo {
@@ -67,13 +91,14 @@ export interface AgentToolInfo {
 }
 
 export interface AgentContext {
-  /** The room's messages before this turn, oldest first, at most
-   *  `AGENT_HISTORY_MESSAGES` of them. */
+  /** The room's recent messages besides this request's own (of any of its
+   *  attempts), oldest first, at most `AGENT_HISTORY_MESSAGES` of them. */
   history: Pick<Message, 'role' | 'text'>[]
-  /** The person's message this turn answers. */
+  /** The person's message this turn answers: here once, also on a retry. */
   userText: string
-  /** The built-in tools this agent may call. MCP tools are named
-   *  `server__tool` and are checked when called. */
+  /** The built-in tools this agent may call: in plan mode only those that
+   *  run with nobody asked. MCP tools are named `server__tool` and are
+   *  checked when called (in plan mode, none is offered). */
   tools: AgentToolInfo[]
   /** Every action taken so far in this turn, in order, with its outcome. */
   outcomes: ActionOutcome[]

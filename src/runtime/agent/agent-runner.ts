@@ -19,8 +19,10 @@ import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
+import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { askInTurn } from './input-steps.ts'
-import { ToolCallRunner } from './tool-call-runner.ts'
+import { PermissionRequestRunner, type TurnWidenings } from './permission-request-runner.ts'
+import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
 
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
 export { REVIEWER_TIMEOUT_MS } from '../gate/approval-requester.ts'
@@ -51,19 +53,22 @@ export interface AgentRunnerOptions {
 /**
  * Runs turns of the agent: asks the model for its next step, takes the
  * actions it proposes (each tool call through `ToolCallRunner`, each
- * question or form through the input service), hands it their outcomes, and
- * repeats until it replies or `MAX_AGENT_STEPS` is reached.
+ * question or form through the input service, each permission request
+ * through `PermissionRequestRunner`), hands it their outcomes, and repeats
+ * until it replies or `MAX_AGENT_STEPS` is reached.
  */
 export class AgentRunner implements TurnRunner {
   private readonly options: AgentRunnerOptions
   private readonly newId: () => string
   private readonly tools: ToolCallRunner
+  private readonly permissions: PermissionRequestRunner
   private readonly active = new Set<Promise<void>>()
 
   constructor(options: AgentRunnerOptions) {
     this.options = options
     this.newId = options.newId ?? randomUUID
     this.tools = new ToolCallRunner({ ...options, newId: this.newId })
+    this.permissions = new PermissionRequestRunner({ ...options, newId: this.newId })
   }
 
   /** Starts the turn in the background; `settled()` waits for all of them. */
@@ -93,6 +98,9 @@ export class AgentRunner implements TurnRunner {
     }
     try {
       const context = this.contextFor(turn, agent)
+      // What the person granted this turn beyond its frozen policy; it ends
+      // with the turn.
+      const widenings: TurnWidenings = { writableRoots: [] }
       let seq = 0
       for (let step = 0; step < MAX_AGENT_STEPS; step += 1) {
         const answer = await this.options.model.next({
@@ -112,8 +120,8 @@ export class AgentRunner implements TurnRunner {
         }
         if (next.say !== '') this.message(turn, 'agent', next.say, next.sayMessage)
         for (const action of next.actions) {
-          context.outcomes.push(await this.take(turn, agent, seq, action))
-          if (action.type === 'tool') seq += 1
+          context.outcomes.push(await this.take(turn, agent, seq, action, widenings))
+          if (action.type === 'tool' || action.type === 'permissions') seq += 1
         }
       }
       // Fails closed: whatever the model meant to do next, nothing more runs.
@@ -128,23 +136,43 @@ export class AgentRunner implements TurnRunner {
     agent: AgentPreset,
     seq: number,
     action: AgentAction,
+    widenings: TurnWidenings,
   ): Promise<ActionOutcome> {
-    if (action.type === 'tool') return this.tools.run(turn, agent, seq, action.call)
-    const reply = await askInTurn(this.options.inputs, turn, action, (waiting) =>
+    if (action.type === 'tool') return this.tools.run(turn, agent, seq, action.call, widenings)
+    if (action.type === 'permissions') {
+      return this.permissions.run(turn, agent, seq, action.request, widenings)
+    }
+    // In plan mode the person is never hurried: every question waits for
+    // them, however the agent asked it.
+    const step =
+      action.type === 'questions' && isPlanPolicy(turn.policy)
+        ? { ...action, blocking: true }
+        : action
+    const reply = await askInTurn(this.options.inputs, turn, step, (waiting) =>
       this.options.conversations.setTurnStatus(turn.id, waiting ? 'waiting' : 'running'),
     )
     this.message(turn, reply.role, reply.text, reply.message)
     return { type: action.type, reply: reply.text, replyMessage: reply.message }
   }
 
+  /**
+   * What the model starts the turn with. A retry starts clean: the
+   * person's request is `userText`, once, and history leaves out every
+   * attempt of it (its message, and what the agent said and Assent noted
+   * in an attempt that was denied, failed or cut off by a crash), so the
+   * model neither reads the request twice nor sees replies to actions that
+   * never ran.
+   */
   private contextFor(turn: Turn, agent: AgentPreset): AgentContext {
-    const history = this.options.conversations
-      .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES + 1)
-      .filter((message) => message.turnId !== turn.id)
-      .slice(-AGENT_HISTORY_MESSAGES)
+    const { conversations } = this.options
+    const attempts = conversations
+      .listAttempts(turn.roomId, turn.clientRequestId)
+      .map((attempt) => attempt.id)
+    const history = conversations
+      .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES, [turn.id, ...attempts])
       .map(({ role, text }) => ({ role, text }))
     const tools = Object.values(TOOLS)
-      .filter((tool) => !agent.allowedTools || agent.allowedTools.includes(tool.name))
+      .filter((tool) => offeredTo(agent, turn, tool))
       .map((tool) => ({ name: tool.name, effect: tool.effect }))
     return { history, userText: turn.text, tools, outcomes: [] }
   }

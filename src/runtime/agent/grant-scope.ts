@@ -47,6 +47,11 @@ export function grantScopeFor(
   approval: ApprovalRecord,
   realPathOf: (absolute: string) => string | null = realPathAllowingMissing,
 ): GrantScopeResult {
+  // "For this turn" is what the person was shown: remembering it would widen
+  // later turns they never saw.
+  if (approval.kind === 'permission-request') {
+    return unavailable('a permission request widens one turn and is never remembered')
+  }
   // An external agent's request has scopes of its own (policy/agent-grant-scope.ts).
   const agentScope = agentGrantScope(approval, realPathOf)
   if (agentScope) return agentScope

@@ -301,6 +301,69 @@ describe('offline model steps', () => {
     )
   })
 
+  it('reports each permission request, granted, refused, denied or expired, in both languages', async () => {
+    const write = { widen: { type: 'write-directory' as const, path: '/home/ada/out' }, reason: '' }
+    const refusedWords = { code: 'permission.alreadyWritable', params: { path: '/home/ada/out' } }
+    const step = await model.next(
+      context('…', [
+        {
+          type: 'permissions',
+          request: write,
+          status: 'succeeded',
+          result: { ok: true, output: 'granted' },
+        },
+        {
+          type: 'permissions',
+          request: write,
+          status: 'refused',
+          result: {
+            ok: false,
+            output: '/home/ada/out is already writable in this turn.',
+            code: 'already_allowed',
+            message: refusedWords,
+          },
+        },
+        {
+          type: 'permissions',
+          request: { widen: { type: 'network', argv: ['npm', 'ci'] }, reason: '' },
+          status: 'denied',
+          result: {
+            ok: false,
+            output: 'Denied by the person; nothing widened.',
+            code: 'approval_denied',
+            message: { code: 'permission.deniedByPerson' },
+          },
+        },
+        {
+          type: 'permissions',
+          request: write,
+          status: 'expired',
+          result: { ok: false, output: 'x', code: 'approval_expired' },
+        },
+      ]),
+    )
+    expect(step).toMatchObject({
+      type: 'reply',
+      text: [
+        'What happened:',
+        'write access to /home/ada/out: granted for this turn.',
+        'write access to /home/ada/out: refused without asking: /home/ada/out is already writable in this turn.',
+        'network access for npm ci: Denied by the person; nothing widened.',
+        'write access to /home/ada/out: nobody decided in time, so nothing widened.',
+      ].join('\n'),
+    })
+    const report = step.type === 'reply' ? step.message : undefined
+    expect(messageText(report!, (code) => templateIn(catalogs['zh-CN'].runtime, code))).toBe(
+      [
+        '结果如下：',
+        '对 /home/ada/out 的写入权限：已在本轮中授予。',
+        '对 /home/ada/out 的写入权限：未经询问即被拒绝：/home/ada/out 在本轮中已经可写。',
+        'npm ci 的网络访问权限：你已拒绝；没有放宽任何权限。',
+        '对 /home/ada/out 的写入权限：没有人及时决定，所以没有放宽任何权限。',
+      ].join('\n'),
+    )
+  })
+
   it('has nothing more to say after only questions or forms', async () => {
     expect(
       await model.next(context('ask A | a?', [{ type: 'questions', reply: 'Thanks.' }])),

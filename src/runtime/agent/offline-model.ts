@@ -24,6 +24,12 @@
  *   mcp <server> <tool> <json>
  *                            the MCP tool <server>__<tool> with the JSON
  *                            object that fills the rest of the line
+ *   permit write <path> [| <reason>]
+ *   permit network <command...> [| <reason>]
+ *                            asks for a permission the room does not give,
+ *                            for this turn: write access to one more
+ *                            directory, or network access for one command;
+ *                            the first " | " starts the reason
  *
  * If any line does not fit, the whole message gets a reply explaining the
  * grammar and no tool calls: half a plan is worse than none.
@@ -60,6 +66,7 @@ const GRAMMAR = [
   '  ask [--secret] [--blocking] <title> | <question> [| <option>[ = <explanation>]]...',
   '  form <message> [:: <JSON schema>]',
   '  mcp <server> <tool> <json object>',
+  '  permit write <path> [| <reason>]   permit network <command...> [| <reason>]',
 ].join('\n')
 
 const HELP = message('offline.help', { grammar: GRAMMAR, example: 'read "my notes.txt"' })
@@ -100,7 +107,7 @@ export class OfflineModel implements AgentModel {
     })
     for (const [index, line] of lines.entries()) {
       if (line.trim() === '') continue
-      const step = parseInputLine(line, steps) ?? parseToolLine(line)
+      const step = parseInputLine(line, steps) ?? parsePermitLine(line) ?? parseToolLine(line)
       if (step === null) {
         return only(
           message('offline.notUnderstood', {
@@ -137,6 +144,10 @@ export function reportOutcomes(outcomes: readonly ActionOutcome[]): string {
 export function outcomesReport(outcomes: readonly ActionOutcome[]): RuntimeMessage | undefined {
   const lines: RuntimeMessage[] = []
   for (const outcome of outcomes) {
+    if (outcome.type === 'permissions') {
+      lines.push(describePermission(outcome))
+      continue
+    }
     if (outcome.type !== 'tool') continue
     const what = describeCall(outcome.call)
     const raw = outcome.result.output.trim()
@@ -165,6 +176,21 @@ export function outcomesReport(outcomes: readonly ActionOutcome[]): RuntimeMessa
     }
   }
   return lines.length === 0 ? undefined : message('offline.report', { lines })
+}
+
+function describePermission(
+  outcome: Extract<ActionOutcome, { type: 'permissions' }>,
+): RuntimeMessage {
+  const { widen } = outcome.request
+  const what =
+    widen.type === 'write-directory'
+      ? message('offline.permissionWrite', { path: widen.path })
+      : message('offline.permissionNetwork', { command: widen.argv.join(' ') })
+  const output = outcome.result.message ?? outcome.result.output.trim()
+  if (outcome.status === 'succeeded') return message('offline.permissionGranted', { what })
+  if (outcome.status === 'expired') return message('offline.permissionExpired', { what })
+  if (outcome.status === 'refused') return message('offline.permissionRefused', { what, output })
+  return message('offline.permissionDenied', { what, output })
 }
 
 function describeCall(call: AgentToolCall): RuntimeMessage | string {
@@ -215,6 +241,41 @@ function parseInputLine(
     },
     says: message('offline.asking'),
   }
+}
+
+/** A `permit` line, or undefined when the line is something else. */
+function parsePermitLine(line: string): ParsedStep | null | undefined {
+  const verb = /^\s*(\S+)/.exec(line)?.[1]?.toLowerCase()
+  if (verb !== 'permit') return undefined
+  const split = line.indexOf(' | ')
+  const body = split === -1 ? line : line.slice(0, split)
+  const reason =
+    split === -1
+      ? ''
+      : line
+          .slice(split + 3)
+          .trim()
+          .slice(0, 2_000)
+  const tokens = tokenize(body)
+  if (tokens === null) return null
+  const [, kind, ...rest] = tokens
+  if (kind?.toLowerCase() === 'write' && rest.length === 1 && rest[0] !== '') {
+    const target = rest[0] ?? ''
+    return {
+      step: {
+        type: 'permissions',
+        request: { widen: { type: 'write-directory', path: target }, reason },
+      },
+      says: message('offline.askingWrite', { path: target }),
+    }
+  }
+  if (kind?.toLowerCase() === 'network' && rest.length >= 1 && rest[0] !== '') {
+    return {
+      step: { type: 'permissions', request: { widen: { type: 'network', argv: rest }, reason } },
+      says: message('offline.askingNetwork', { command: rest.join(' ') }),
+    }
+  }
+  return null
 }
 
 function parseToolLine(line: string): ParsedStep | null {

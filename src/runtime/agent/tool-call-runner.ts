@@ -12,6 +12,7 @@ import {
   grantsHonoured,
   privateReadDisposition,
 } from '../policy/approval-policy.ts'
+import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
@@ -28,6 +29,7 @@ import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import { decisionFor } from './approval-wait.ts'
 import { grantMatches } from './grant-scope.ts'
+import type { TurnWidenings } from './permission-request-runner.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 
@@ -60,7 +62,13 @@ export class ToolCallRunner {
     this.deps = deps
   }
 
-  async run(turn: Turn, agent: AgentPreset, seq: number, planned: AgentToolCall) {
+  async run(
+    turn: Turn,
+    agent: AgentPreset,
+    seq: number,
+    planned: AgentToolCall,
+    widenings: TurnWidenings = { writableRoots: [] },
+  ) {
     const at = this.deps.now()
     const call: ToolCallRecord = {
       id: this.deps.newId(),
@@ -76,19 +84,30 @@ export class ToolCallRunner {
       updatedAt: at,
     }
     this.deps.conversations.insertToolCall(call)
-    return this.settle(call, planned, await this.outcomeOf(turn, agent, call, planned))
+    const scope = { turn, agent, widenings }
+    return this.settle(call, planned, await this.outcomeOf(scope, call, planned))
   }
 
   private async outcomeOf(
-    turn: Turn,
-    agent: AgentPreset,
+    scope: CallScope,
     call: ToolCallRecord,
     planned: AgentToolCall,
   ): Promise<Settled> {
-    if (this.deps.mcp?.handles(planned.tool)) {
-      return this.deps.mcp.run(turn, agent, call)
+    const { turn, agent } = scope
+    const mcp = this.deps.mcp?.handles(planned.tool) === true
+    const tool = mcp ? undefined : getTool(planned.tool)
+    // Plan mode offers only what runs without consent; a call for anything
+    // else (an MCP tool included: a server's word that it only reads is not
+    // the runtime's) is refused before any policy, grant or person is
+    // consulted, so planning never interrupts the person.
+    if (isPlanPolicy(turn.policy) && (mcp || !tool || !offeredTo(agent, turn, tool))) {
+      return said(
+        'refused',
+        message('call.notOfferedInPlan', { tool: planned.tool }),
+        'not_offered_in_plan',
+      )
     }
-    const tool = getTool(planned.tool)
+    if (mcp && this.deps.mcp) return this.deps.mcp.run(turn, agent, call)
     if (!tool)
       return said('failed', message('call.unknownTool', { tool: planned.tool }), 'unknown_tool')
     if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) {
@@ -106,19 +125,19 @@ export class ToolCallRunner {
         'invalid_arguments',
       )
     }
-    return this.decideAndRun(turn, agent, call, tool as ToolDefinition<unknown>, parsed.data)
+    return this.decideAndRun(scope, call, tool as ToolDefinition<unknown>, parsed.data)
   }
 
   private async decideAndRun(
-    turn: Turn,
-    agent: AgentPreset,
+    scope: CallScope,
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
   ): Promise<Settled> {
+    const { turn } = scope
     // The sandbox comes first: nothing below (a grant, a reviewer, a person)
     // can allow what the turn's sandbox and the agent's ceilings refuse.
-    const access = await this.checkAccess(turn, agent, tool, args)
+    const access = await this.checkAccess(scope, tool, args)
     if (!access.allowed) return refusedAccess(access, tool, args)
 
     const destructive = tool.destructive(args)
@@ -153,7 +172,7 @@ export class ToolCallRunner {
       // still stay there when the file is opened; where the policy would let
       // even a private read run, it reads freely.
       const reach = privateReadDisposition(policy) === 'run' ? 'any' : 'workspace'
-      return this.execute(turn, agent, call, tool, args, {
+      return this.execute(scope, call, tool, args, {
         allowedBy: { type: 'tool_allowed_by_policy' },
         readReach: reach,
       })
@@ -169,14 +188,16 @@ export class ToolCallRunner {
       observation = observed
     }
 
-    if (grantsHonoured(policy)) {
+    // A grant speaks for the workspace it was given in: a write let out of
+    // it by this turn's permission request asks, whatever grant there is.
+    if (grantsHonoured(policy) && access.widened !== true) {
       const grant = this.deps.grants
         .listActive(turn.roomId)
         .find((candidate) =>
           grantMatches(candidate, { toolName: tool.name, args, resolvedPaths: access.paths }),
         )
       if (grant) {
-        return this.execute(turn, agent, call, tool, args, {
+        return this.execute(scope, call, tool, args, {
           allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id },
           readReach: 'any',
         })
@@ -193,7 +214,7 @@ export class ToolCallRunner {
       privateRead,
     })
     if (decided.status === 'allowed') {
-      return this.execute(turn, agent, call, tool, args, {
+      return this.execute(scope, call, tool, args, {
         allowedBy: null,
         readReach: 'any',
         approval: decided,
@@ -212,8 +233,7 @@ export class ToolCallRunner {
   }
 
   private checkAccess(
-    turn: Turn,
-    agent: AgentPreset,
+    { turn, agent, widenings }: CallScope,
     tool: ToolDefinition<unknown>,
     args: unknown,
   ) {
@@ -228,6 +248,7 @@ export class ToolCallRunner {
           ? { allowedRepositoryRoots: agent.allowedRepositoryRoots }
           : {}),
       },
+      extraWritableRoots: widenings.writableRoots,
     })
   }
 
@@ -240,14 +261,14 @@ export class ToolCallRunner {
    * the tool checks the same once more at the last moment.
    */
   private async execute(
-    turn: Turn,
-    agent: AgentPreset,
+    scope: CallScope,
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
     how: Execution,
   ): Promise<Settled> {
-    const access = await this.checkAccess(turn, agent, tool, args)
+    const { turn } = scope
+    const access = await this.checkAccess(scope, tool, args)
     if (!access.allowed) return refusedAccess(access, tool, args)
     const bound = how.approval?.target
     if (bound !== undefined) {
@@ -361,6 +382,24 @@ async function targetChange(
       'target_changed',
     )
   }
+}
+
+/** The call's turn, its agent, and what the person widened in this turn. */
+interface CallScope {
+  turn: Turn
+  agent: AgentPreset
+  widenings: TurnWidenings
+}
+
+/** Whether the agent is offered this built-in tool in this turn: it may use
+ *  it at all, and in plan mode it runs with nobody asked. */
+export function offeredTo(
+  agent: AgentPreset,
+  turn: Turn,
+  tool: Pick<ToolDefinition<unknown>, 'name' | 'effect'>,
+): boolean {
+  if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) return false
+  return !isPlanPolicy(turn.policy) || runsWithoutConsent(turn.policy, tool.effect)
 }
 
 /** A call that ended before its tool ran, said in words (its English is

@@ -7,6 +7,7 @@ import type {
   CanonicalAction,
   McpAction,
   DecidedBy,
+  PermissionRequest,
 } from '../../contracts/approval.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
@@ -31,6 +32,7 @@ export interface NewApproval {
   mcp?: McpAction
   target?: FileTarget
   fileChange?: FileChange
+  permission?: PermissionRequest
   now: number
   ttlMs: number
 }
@@ -101,6 +103,7 @@ export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
     ...(approval.mcp === undefined ? {} : { mcp: approval.mcp }),
     ...(approval.target === undefined ? {} : { target: approval.target }),
     ...(approval.fileChange === undefined ? {} : { fileChange: approval.fileChange }),
+    ...(approval.permission === undefined ? {} : { permission: approval.permission }),
   }
 }
 

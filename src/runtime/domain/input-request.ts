@@ -20,6 +20,7 @@ export function createQuestionsRequest(input: {
   now: number
 }): InputRequestRecord {
   if (input.questions.length === 0) throw new RangeError('a question request needs a question')
+  const timing = input.blocking ? null : input.timing
   return {
     id: input.id,
     roomId: input.roomId,
@@ -28,7 +29,8 @@ export function createQuestionsRequest(input: {
     questions: input.questions,
     form: null,
     blocking: input.blocking,
-    timing: input.blocking ? null : input.timing,
+    timing,
+    autoResolveAt: timing === null ? null : deadlineFrom(input.now, timing),
     sensitive: input.questions.some((question) => question.secret),
     status: 'pending',
     answers: null,
@@ -56,6 +58,7 @@ export function createFormRequest(input: {
     // answers one on the person's behalf.
     blocking: true,
     timing: null,
+    autoResolveAt: null,
     sensitive: isSensitiveSchema(input.form.requestedSchema),
     status: 'pending',
     answers: null,
@@ -65,9 +68,36 @@ export function createFormRequest(input: {
   }
 }
 
+/** When an ordinary question asked (or last kept waiting) at `now` closes
+ *  on its own: after its silent phase and its countdown. */
+function deadlineFrom(now: number, timing: NonNullable<InputRequestRecord['timing']>): number {
+  return now + timing.silentMs + timing.countdownMs
+}
+
 /** Where a response came from. Only main's protected window may submit a
- *  sensitive form: the workbench shows model output and must never see it. */
-export type ResponseSource = 'workbench' | 'protected-window'
+ *  sensitive form: the workbench shows model output and must never see it.
+ *  `runtime` is the runtime's own timer closing an ordinary question. */
+export type ResponseSource = 'workbench' | 'protected-window' | 'runtime'
+
+export type KeepWaitingResult =
+  { ok: true; record: InputRequestRecord } | { ok: false; code: InputRefusalCode; message: string }
+
+/**
+ * Starts an ordinary question's whole wait again from `now` (the person is
+ * busy with its card). Pure: the caller stores the new deadline. Only a
+ * pending question with a timer has one to move; a blocking question never
+ * times out and a form waits for its server.
+ */
+export function keepWaiting(request: InputRequestRecord, now: number): KeepWaitingResult {
+  if (request.status !== 'pending') {
+    return refuse('not_pending', `the request is no longer waiting (${request.status})`)
+  }
+  if (request.kind !== 'questions') {
+    return refuse('wrong_action', 'a form waits for its server and has no timer')
+  }
+  if (request.timing === null) return refuse('blocking', 'a blocking question never times out')
+  return { ok: true, record: { ...request, autoResolveAt: deadlineFrom(now, request.timing) } }
+}
 
 /** Why a response was not applied; the server gives each its status. */
 export type InputRefusalCode = Extract<
@@ -191,6 +221,9 @@ function answerQuestions(
   }
 }
 
-function refuse(code: InputRefusalCode, message: string): ResponseResult {
+function refuse(
+  code: InputRefusalCode,
+  message: string,
+): { ok: false; code: InputRefusalCode; message: string } {
   return { ok: false, code, message }
 }

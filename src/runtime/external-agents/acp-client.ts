@@ -63,7 +63,8 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
   }
 
   protected async handshake(connection: AgentConnection, mode: PermissionMode): Promise<void> {
-    const modeId = this.options.agent.session_modes[mode]
+    const modes = this.options.agent.session_modes
+    const modeId = modes[mode] ?? modes['ask-for-approval']
     const initialized = await this.starting(
       connection.peer.request(
         'initialize',

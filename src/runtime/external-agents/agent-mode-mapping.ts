@@ -31,9 +31,18 @@ export interface CodexThreadSettings {
  *   Assent's side (its reviewer, escalating to the person).
  * - Full access is Codex's `never` with no sandbox: it asks for nothing, as
  *   Assent's `auto` policy runs everything.
+ * - Plan keeps Codex asking (`untrusted`) in a `read-only` sandbox: what it
+ *   runs unasked can change nothing, and every request it makes reaches
+ *   Assent, whose plan policy (`never`) refuses it without asking anyone.
+ *   Codex's own `never` would leave its sandbox the only barrier.
  */
 export const CODEX_THREAD_SETTINGS: Readonly<Record<PermissionMode, CodexThreadSettings>> =
   Object.freeze({
+    plan: Object.freeze({
+      approvalPolicy: 'untrusted',
+      sandbox: 'read-only',
+      approvalsReviewer: 'user',
+    }),
     'ask-for-approval': Object.freeze({
       approvalPolicy: 'untrusted',
       sandbox: 'workspace-write',
@@ -73,6 +82,7 @@ export const CODEX_SANDBOX_POLICY_TYPES: Readonly<Record<CodexThreadSettings['sa
  */
 export const KNOWN_ACP_SESSION_MODES = Object.freeze({
   'codex-acp': Object.freeze({
+    plan: 'read-only',
     'ask-for-approval': 'read-only',
     'approve-for-me': 'read-only',
     'full-access': 'full-access',

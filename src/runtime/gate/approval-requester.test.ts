@@ -16,7 +16,7 @@ import {
   type SqliteStores,
 } from '../test-support/sqlite-stores.ts'
 import { ApprovalGate } from './approval-gate.ts'
-import { ApprovalRequester, type ApprovalRequest } from './approval-requester.ts'
+import { ApprovalRequester, NEVER_ASKS_REASON, type ApprovalRequest } from './approval-requester.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 5))
 let db: DatabaseSync
@@ -214,10 +214,62 @@ describe('ApprovalRequester', () => {
     await expect(pending.outcome).resolves.toMatchObject({ status: 'denied', decidedBy: 'user' })
   })
 
-  it('counts a reviewer that never answers as a denial', async () => {
+  it('hands the action to the person when the reviewer never answers, audited as a failed review', async () => {
     const silent: ActionReviewer = { review: () => new Promise(() => undefined) }
-    const outcome = await requester(silent, 20).ask(request(policyForMode('approve-for-me'), {}))
-    expect(outcome).toMatchObject({ status: 'denied', decidedBy: 'agent-review' })
+    const pending = requester(silent, 20).open(request(policyForMode('approve-for-me'), {}))
+    await expect
+      .poll(() => stores.approvals.get(pending.approval.id)?.escalationReason)
+      .toBe('automatic review failed: no answer within 20 ms')
+    expect(stores.approvals.get(pending.approval.id)?.status).toBe('pending')
+    const escalated = audit.list().find((event) => event.type === 'review_escalated')
+    expect(escalated?.payload).toMatchObject({ reviewFailed: true })
+    await gate.decide({
+      approvalId: pending.approval.id,
+      decision: 'allow-once',
+      decidedBy: 'user',
+    })
+    await expect(pending.outcome).resolves.toMatchObject({ status: 'allowed', decidedBy: 'user' })
+  })
+
+  it('records an escalation the reviewer judged as not a failed review', async () => {
+    const pending = requester().open(
+      request(policyForMode('approve-for-me'), { insideWorkspace: false }),
+    )
+    await expect.poll(() => auditTypes()).toContain('review_escalated')
+    const escalated = audit.list().find((event) => event.type === 'review_escalated')
+    expect(escalated?.payload).toMatchObject({ reviewFailed: false })
+    await gate.decide({ approvalId: pending.approval.id, decision: 'deny', decidedBy: 'user' })
+  })
+
+  it('asks nobody under a policy that never asks (plan mode): the request is refused at once in the policy’s name', async () => {
+    let consulted = 0
+    const counting: ActionReviewer = {
+      review: async () => {
+        consulted += 1
+        return { verdict: 'allow', reason: 'would allow' }
+      },
+    }
+    const planned = request(policyForMode('plan'), {})
+    const outcome = await requester(counting).ask(planned)
+    expect(outcome).toMatchObject({
+      status: 'denied',
+      decision: 'deny',
+      decidedBy: 'policy',
+      reason: NEVER_ASKS_REASON,
+    })
+    expect(consulted).toBe(0)
+    expect(planned.reviewed()).toBe(0)
+    expect(auditTypes()).toEqual(
+      expect.arrayContaining(['approval_requested', 'approval_resolved']),
+    )
+    const resolved = audit.list().find((event) => event.type === 'approval_resolved')
+    expect(resolved?.payload).toMatchObject({ decidedBy: 'policy', decision: 'deny' })
+    // The turn was never shown as waiting for the person.
+    expect(seen.map((event) => event.type)).toEqual([
+      'approval.requested',
+      'timeline.updated',
+      'approval.resolved',
+    ])
   })
 
   it('sends an action without a review description to the person even under approve-for-me', async () => {

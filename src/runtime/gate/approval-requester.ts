@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import type { ApprovalKind, ApprovalRecord, McpAction } from '../../contracts/approval.ts'
+import type {
+  ApprovalKind,
+  ApprovalRecord,
+  McpAction,
+  PermissionRequest,
+} from '../../contracts/approval.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
-import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
@@ -13,9 +18,12 @@ import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { DelegatedApprover, DelegatedVerdict } from '../ports/delegated-approver.ts'
 import type { ApprovalGate } from './approval-gate.ts'
 
-/** How long the approve-for-me reviewer may take before its silence counts
- *  as a denial. */
+/** How long the approve-for-me reviewer may take before its silence sends
+ *  the action to the person. */
 export const REVIEWER_TIMEOUT_MS = 5_000
+
+/** Why a request under a policy that never asks (plan mode) was refused. */
+export const NEVER_ASKS_REASON = englishText(message('call.neverAsks'))
 
 /** The action as the person will be shown it, besides its room and the
  *  turn's sandbox, which the requester takes from the turn. */
@@ -36,6 +44,8 @@ export interface RequestedAction {
   target?: FileTarget
   /** A write's change against that file's current content. */
   fileChange?: FileChange
+  /** For a permission request: what widens and for how long. */
+  permission?: PermissionRequest
 }
 
 export interface ApprovalRequest {
@@ -128,6 +138,27 @@ export class ApprovalRequester {
       approvalId: approval.id,
       at: now(),
     })
+    if (turn.policy.approvalPolicy === 'never') {
+      // A policy that never asks never asks: the request is recorded and
+      // refused at once in the policy's name, so nobody is interrupted (plan
+      // mode's promise) and nothing runs. The agent runner never gets here
+      // in plan mode, since it offers nothing that would ask; an asker that
+      // does not know the policy (the MCP gateway, an external agent) does.
+      events.emit('timeline.updated', { roomId: turn.roomId })
+      const refused = gate.decide({
+        approvalId: approval.id,
+        decision: 'deny',
+        decidedBy: 'policy',
+        reason: NEVER_ASKS_REASON,
+        reasonMessage: message('call.neverAsks'),
+      })
+      return {
+        approval,
+        outcome: refused.then(() => gate.waitForOutcome(approval.id)),
+        // Already decided: there is nothing left open to withdraw.
+        withdraw: () => undefined,
+      }
+    }
     conversations.setTurnStatus(turn.id, 'waiting')
     events.emit('timeline.updated', { roomId: turn.roomId })
 
@@ -200,9 +231,12 @@ export class ApprovalRequester {
     )
     if (verdict.verdict === 'escalate') {
       // Escalation leaves the approval pending for the person, who decides in
-      // the protected window like any other approval; the reviewer's reason is
-      // kept on the approval and in the audit log so they can see why.
-      this.options.approvals.escalate(approval, verdict.reason, now(), verdict.message)
+      // the protected window like any other approval; the reviewer's reason
+      // (or why it failed to give one) is kept on the approval and in the
+      // audit log so they can see why.
+      this.options.approvals.escalate(approval, verdict.reason, now(), verdict.message, {
+        reviewFailed: verdict.failed,
+      })
       events.emit('timeline.updated', { roomId: turn.roomId })
       return
     }

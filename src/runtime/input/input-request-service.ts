@@ -12,6 +12,7 @@ import {
   applyResponse,
   createFormRequest,
   createQuestionsRequest,
+  keepWaiting,
   type ResponseSource,
 } from '../domain/input-request.ts'
 import { Refusal } from '../domain/refusal.ts'
@@ -26,12 +27,29 @@ export interface InputRequestServiceOptions {
   roomExists: (roomId: string) => boolean
   /** Each phase of an ordinary question's wait (see `QUESTION_PHASE_MS`). */
   questionPhaseMs?: number
+  /** Where the runtime keeps each question's timer; real timers unless a
+   *  test fires them itself. */
+  timers?: InputTimers
+  /** A timer that could not close its question (the store failed). */
+  onError?: (error: unknown) => void
   newId?: () => string
 }
 
 /** An ordinary question waits this long silently, then this long with a
- *  countdown, before the workbench sends an empty answer. */
+ *  countdown, before the runtime closes it with an empty answer. */
 export const QUESTION_PHASE_MS = 60_000
+
+/** Timers as a port, so tests can fire a question's deadline themselves. */
+export interface InputTimers {
+  set(fn: () => void, ms: number): unknown
+  clear(handle: unknown): void
+}
+
+const REAL_TIMERS: InputTimers = {
+  // Unref'd: a question nobody answers must not keep the process alive.
+  set: (fn, ms) => setTimeout(fn, ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+}
 
 type Outcome = QuestionsOutcome | FormOutcome
 
@@ -46,10 +64,14 @@ export class InputRequestService {
   private readonly options: InputRequestServiceOptions
   private readonly newId: () => string
   private readonly waiters = new Map<string, (outcome: Outcome) => void>()
+  /** The runtime's own timer of each ordinary question still waited for. */
+  private readonly deadlines = new Map<string, unknown>()
+  private readonly timers: InputTimers
 
   constructor(options: InputRequestServiceOptions) {
     this.options = options
     this.newId = options.newId ?? randomUUID
+    this.timers = options.timers ?? REAL_TIMERS
   }
 
   /** The agent asks one or more questions in a turn and waits for them. */
@@ -67,6 +89,7 @@ export class InputRequestService {
       timing: input.blocking ? null : { silentMs: phase, countdownMs: phase },
     })
     const outcome = this.open(request) as Promise<QuestionsOutcome>
+    this.schedule(request)
     return { request, outcome }
   }
 
@@ -130,16 +153,29 @@ export class InputRequestService {
    *  protected window. A request nobody in this instance waits for is stale. */
   respond(requestId: string, response: InputResponse, source: ResponseSource): InputRequestRecord {
     const request = this.get(requestId)
-    const waiter = this.waiters.get(requestId)
-    if (request.status === 'pending' && !waiter) {
-      this.markStale(request)
-      throw new Refusal('not_pending', 'the request is no longer waiting (stale)')
-    }
+    const waiter = this.waitedFor(request)
     const result = applyResponse(request, response, source, this.options.now())
     if (!result.ok) throw new Refusal(result.code, result.message)
-    this.close(result.record, response.action)
+    this.close(result.record, response.action, source)
     this.waiters.delete(requestId)
     waiter?.(result.outcome)
+    return result.record
+  }
+
+  /**
+   * Starts an ordinary question's whole wait again (the person is busy with
+   * its card): its new `autoResolveAt` is stored, audited and timed here,
+   * and the workbench counts down to it. A blocking question and a form
+   * have no timer to move.
+   */
+  keepWaiting(requestId: string): InputRequestRecord {
+    const request = this.get(requestId)
+    this.waitedFor(request)
+    const at = this.options.now()
+    const result = keepWaiting(request, at)
+    if (!result.ok) throw new Refusal(result.code, result.message)
+    this.options.requests.extendDeadline(result.record, at)
+    this.schedule(result.record)
     return result.record
   }
 
@@ -157,6 +193,7 @@ export class InputRequestService {
 
   /** Resolves every waiter as stale, e.g. when the runtime closes. */
   abandonAll(): void {
+    for (const requestId of [...this.deadlines.keys()]) this.unschedule(requestId)
     for (const [requestId, waiter] of [...this.waiters]) {
       this.waiters.delete(requestId)
       const request = this.options.requests.get(requestId)
@@ -172,14 +209,73 @@ export class InputRequestService {
     return outcome
   }
 
-  private close(record: InputRequestRecord, action: InputResponse['action']): void {
-    this.options.requests.close(record, action, record.resolvedAt ?? this.options.now())
+  /** The waiter of a request, throwing `not_pending` for a pending request
+   *  nobody in this instance waits for (it turns stale) so no answer lands
+   *  where nobody will read it. */
+  private waitedFor(request: InputRequestRecord): ((outcome: Outcome) => void) | undefined {
+    const waiter = this.waiters.get(request.id)
+    if (request.status === 'pending' && !waiter) {
+      this.markStale(request)
+      throw new Refusal('not_pending', 'the request is no longer waiting (stale)')
+    }
+    return waiter
+  }
+
+  /** (Re)arms the runtime's timer of a question that has a deadline. */
+  private schedule(request: InputRequestRecord): void {
+    this.unschedule(request.id)
+    if (request.autoResolveAt === null) return
+    const delay = Math.max(0, request.autoResolveAt - this.options.now())
+    this.deadlines.set(
+      request.id,
+      this.timers.set(() => this.autoResolve(request.id), delay),
+    )
+  }
+
+  private unschedule(requestId: string): void {
+    const handle = this.deadlines.get(requestId)
+    if (handle === undefined) return
+    this.deadlines.delete(requestId)
+    this.timers.clear(handle)
+  }
+
+  /**
+   * The question's deadline came and nobody answered: the agent gets an
+   * empty answer, exactly as when the workbench sent `auto-resolve`, and
+   * the audit event says the runtime closed it. A timer that fires before
+   * the stored deadline (it moved meanwhile) is armed again; one for a
+   * request already closed does nothing.
+   */
+  private autoResolve(requestId: string): void {
+    this.deadlines.delete(requestId)
+    const request = this.options.requests.get(requestId)
+    if (!request || request.status !== 'pending' || !this.waiters.has(requestId)) return
+    if (request.autoResolveAt !== null && this.options.now() < request.autoResolveAt) {
+      this.schedule(request)
+      return
+    }
+    try {
+      this.respond(requestId, { action: 'auto-resolve' }, 'runtime')
+    } catch (error) {
+      // Answered or closed in the same instant: whoever came first stands.
+      if (error instanceof Refusal) return
+      this.options.onError?.(error)
+    }
+  }
+
+  private close(
+    record: InputRequestRecord,
+    action: InputResponse['action'],
+    by: ResponseSource,
+  ): void {
+    this.unschedule(record.id)
+    this.options.requests.close(record, action, record.resolvedAt ?? this.options.now(), by)
     this.options.events.emit('input.resolved', { request: record })
     this.options.events.emit('timeline.updated', { roomId: record.roomId })
   }
 
   private markStale(request: InputRequestRecord): void {
     const record = { ...request, status: 'stale' as const, resolvedAt: this.options.now() }
-    this.close(record, 'cancel')
+    this.close(record, 'cancel', 'runtime')
   }
 }

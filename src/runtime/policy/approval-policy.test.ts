@@ -36,6 +36,11 @@ const key = (p: RoomPolicy): string => `${p.approvalPolicy}/${p.sandboxMode}/${p
 describe('mode presets', () => {
   it('defines each mode with the axes the architecture names', () => {
     expect(MODE_PRESETS).toEqual({
+      plan: {
+        approvalPolicy: 'never',
+        sandboxMode: 'read-only',
+        approvalReviewer: 'user',
+      },
       'ask-for-approval': {
         approvalPolicy: 'on-request',
         sandboxMode: 'workspace-write',
@@ -65,6 +70,25 @@ describe('mode presets', () => {
     expect(policyForMode('ask-for-approval').sandboxMode).toBe('workspace-write')
   })
 
+  it('makes plan narrower than every other mode on every axis', () => {
+    const plan = MODE_PRESETS.plan
+    for (const mode of PermissionModeSchema.options.filter((other) => other !== 'plan')) {
+      const other = MODE_PRESETS[mode]
+      for (const effect of ToolEffectSchema.options) {
+        for (const destructive of [false, true]) {
+          // Plan never asks and never runs more: what it runs, the other runs.
+          const inPlan = dispositionFor(plan.approvalPolicy, effect, destructive)
+          expect(inPlan).not.toBe('ask')
+          if (inPlan === 'run') {
+            expect(dispositionFor(other.approvalPolicy, effect, destructive)).toBe('run')
+          }
+        }
+      }
+      expect(plan.sandboxMode).toBe('read-only')
+      expect(plan.approvalReviewer).toBe('user')
+    }
+  })
+
   it('keeps the presets frozen against in-place edits', () => {
     expect(Object.isFrozen(MODE_PRESETS)).toBe(true)
     expect(Object.isFrozen(MODE_PRESETS['full-access'])).toBe(true)
@@ -75,9 +99,9 @@ describe('projection of every other axis combination', () => {
   const presetKeys = new Set(Object.values(MODE_PRESETS).map(key))
   const others = allPolicies().filter((p) => !presetKeys.has(key(p)))
 
-  it('enumerates all 48 combinations, three of them presets', () => {
+  it('enumerates all 48 combinations, four of them presets', () => {
     expect(allPolicies()).toHaveLength(6 * 4 * 2)
-    expect(others).toHaveLength(45)
+    expect(others).toHaveLength(44)
   })
 
   it.each(others.map((p) => [key(p), p] as const))(

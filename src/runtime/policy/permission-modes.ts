@@ -1,8 +1,19 @@
-import type { PermissionMode, RoomPolicy } from '../../contracts/policy-axes.ts'
+import type { PermissionMode, RoomPolicy, ToolEffect } from '../../contracts/policy-axes.ts'
+import { dispositionFor } from './approval-policy.ts'
 
-/** The three product modes are exact presets over the three axes
- *  (docs/architecture.md §4). Frozen so no caller can widen a preset in place. */
+/** The product modes are exact presets over the three axes
+ *  (docs/architecture.md §4). Frozen so no caller can widen a preset in place.
+ *
+ *  `plan` is `never` over a `read-only` sandbox: nothing asks anyone (what
+ *  would ask is refused, and is not even offered to the agent), nothing is
+ *  written and no command runs. It is narrower than every other mode on
+ *  every axis, which is why entering it needs no consent. */
 export const MODE_PRESETS: Readonly<Record<PermissionMode, RoomPolicy>> = Object.freeze({
+  plan: Object.freeze({
+    approvalPolicy: 'never',
+    sandboxMode: 'read-only',
+    approvalReviewer: 'user',
+  }),
   'ask-for-approval': Object.freeze({
     approvalPolicy: 'on-request',
     sandboxMode: 'workspace-write',
@@ -21,6 +32,7 @@ export const MODE_PRESETS: Readonly<Record<PermissionMode, RoomPolicy>> = Object
 })
 
 const MODES_IN_ORDER: readonly PermissionMode[] = [
+  'plan',
   'ask-for-approval',
   'approve-for-me',
   'full-access',
@@ -56,4 +68,20 @@ export function modeFromPolicy(policy: RoomPolicy): PermissionMode {
     }
   }
   return 'ask-for-approval'
+}
+
+/** Whether a turn (or a room) runs in plan mode: its policy is exactly the
+ *  plan preset. Anything else, even a mix that also never asks, is not
+ *  plan mode and gets none of its promises. */
+export function isPlanPolicy(policy: RoomPolicy): boolean {
+  return modeFromPolicy(policy) === 'plan'
+}
+
+/** Whether a call with this effect, not destructive, runs under the policy
+ *  with nobody asked and the sandbox not refusing it outright. Plan mode
+ *  offers the agent only the tools for which this holds, so planning never
+ *  interrupts the person. */
+export function runsWithoutConsent(policy: RoomPolicy, effect: ToolEffect): boolean {
+  if (policy.sandboxMode === 'read-only' && effect !== 'read') return false
+  return dispositionFor(policy.approvalPolicy, effect, false) === 'run'
 }

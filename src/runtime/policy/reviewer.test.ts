@@ -207,37 +207,42 @@ describe('RuleBasedReviewer escalates the rest', () => {
 describe('reviewFailClosed', () => {
   const routine = input({})
 
-  it('passes a well-formed verdict through', async () => {
-    expect(await reviewFailClosed(reviewer, routine, 1_000)).toEqual(
-      await reviewer.review(routine, signal),
-    )
+  it('passes a well-formed verdict through, marked as not failed', async () => {
+    expect(await reviewFailClosed(reviewer, routine, 1_000)).toEqual({
+      ...(await reviewer.review(routine, signal)),
+      failed: false,
+    })
   })
 
-  it('denies when the reviewer throws', async () => {
+  it('sends the action to the person when the reviewer throws', async () => {
     const throwing: ActionReviewer = {
       review: async () => {
         throw new Error('model unavailable')
       },
     }
-    const v = await reviewFailClosed(throwing, routine, 1_000)
-    expect(v.verdict).toBe('deny')
-    expect(v.reason).toBe(`${REVIEW_FAILED_PREFIX}model unavailable`)
+    expect(await reviewFailClosed(throwing, routine, 1_000)).toEqual({
+      verdict: 'escalate',
+      reason: `${REVIEW_FAILED_PREFIX}model unavailable`,
+      message: { code: 'review.failed', params: { detail: 'model unavailable' } },
+      failed: true,
+    })
   })
 
-  it('denies when the reviewer throws synchronously', async () => {
+  it('sends the action to the person when the reviewer throws synchronously', async () => {
     const throwing = {
       review: () => {
         throw new Error('boom')
       },
     } as unknown as ActionReviewer
     expect(await reviewFailClosed(throwing, routine, 1_000)).toEqual({
-      verdict: 'deny',
+      verdict: 'escalate',
       reason: `${REVIEW_FAILED_PREFIX}boom`,
       message: { code: 'review.failed', params: { detail: 'boom' } },
+      failed: true,
     })
   })
 
-  it('denies and aborts a reviewer that never answers', async () => {
+  it('sends the action to the person and aborts a reviewer that never answers', async () => {
     let seen: AbortSignal | undefined
     const hanging: ActionReviewer = {
       review: (_i, s) => {
@@ -247,11 +252,27 @@ describe('reviewFailClosed', () => {
     }
     const v = await reviewFailClosed(hanging, routine, 50)
     expect(v).toEqual({
-      verdict: 'deny',
+      verdict: 'escalate',
       reason: `${REVIEW_FAILED_PREFIX}no answer within 50 ms`,
       message: { code: 'review.failed', params: { detail: 'no answer within 50 ms' } },
+      failed: true,
     })
     expect(seen?.aborted).toBe(true)
+  })
+
+  it('never turns a failure into an allow, whatever the reviewer threw or answered', async () => {
+    const allowingThenThrowing: ActionReviewer = {
+      review: () => Promise.reject({ verdict: 'allow', reason: 'thrown, not answered' }),
+    }
+    const v = await reviewFailClosed(allowingThenThrowing, routine, 1_000)
+    expect(v.verdict).toBe('escalate')
+    expect(v.failed).toBe(true)
+  })
+
+  it('bounds the failure detail it records', async () => {
+    const verbose: ActionReviewer = { review: () => Promise.reject(new Error('x'.repeat(5_000))) }
+    const v = await reviewFailClosed(verbose, routine, 1_000)
+    expect(v.reason).toBe(`${REVIEW_FAILED_PREFIX}${'x'.repeat(500)}`)
   })
 
   it('times out on the injected clock, not the wall clock', async () => {
@@ -266,7 +287,7 @@ describe('reviewFailClosed', () => {
     const hanging: ActionReviewer = { review: () => new Promise<ReviewVerdict>(() => {}) }
     const pending = reviewFailClosed(hanging, routine, 60_000, timers)
     fire?.()
-    expect((await pending).verdict).toBe('deny')
+    expect(await pending).toMatchObject({ verdict: 'escalate', failed: true })
   })
 
   it('clears its timer once the reviewer answers', async () => {
@@ -283,10 +304,17 @@ describe('reviewFailClosed', () => {
     ['extra fields', { verdict: 'allow', reason: 'ok', scope: 'everything' }],
     ['a bare string', 'allow'],
     ['null', null],
-  ])('denies a malformed result: %s', async (_name, result) => {
+  ])('sends the action to the person on a malformed result: %s', async (_name, result) => {
     const malformed = { review: async () => result } as unknown as ActionReviewer
     const v = await reviewFailClosed(malformed, routine, 1_000)
-    expect(v.verdict).toBe('deny')
-    expect(v.reason.startsWith(REVIEW_FAILED_PREFIX)).toBe(true)
+    expect(v).toEqual({
+      verdict: 'escalate',
+      reason: `${REVIEW_FAILED_PREFIX}the reviewer returned something that is not a verdict`,
+      message: {
+        code: 'review.failed',
+        params: { detail: 'the reviewer returned something that is not a verdict' },
+      },
+      failed: true,
+    })
   })
 })

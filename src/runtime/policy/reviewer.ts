@@ -37,9 +37,9 @@ export const ReviewVerdictSchema = z.strictObject({
 })
 
 /** Port: a model-based reviewer can plug in here. Must never throw to allow:
- *  any failure is read as a refusal by `reviewFailClosed`, and an adapter
- *  that cannot decide should escalate to the person. It should stop work
- *  when `signal` aborts; its answer is ignored after that. */
+ *  any failure is read by `reviewFailClosed` as "ask the person", and an
+ *  adapter that cannot decide should escalate to the person itself. It
+ *  should stop work when `signal` aborts; its answer is ignored after that. */
 export interface ActionReviewer {
   review(input: ReviewInput, signal: AbortSignal): Promise<ReviewVerdict>
 }
@@ -155,23 +155,28 @@ const REAL_TIMERS: ReviewTimers = {
 
 export const REVIEW_FAILED_PREFIX = 'automatic review failed: '
 
+/** A verdict, and whether it stands for a reviewer that failed to give one
+ *  (so the audit log can tell a failure from a judgement). */
+export type ReviewOutcome = ReviewVerdict & { failed: boolean }
+
 /**
- * Runs a reviewer and turns every way it can fail into a denial: it threw,
- * it did not answer within `timeoutMs` (its signal is then aborted), or it
- * answered something that is not exactly a verdict.
+ * Runs a reviewer and turns every way it can fail into an escalation to the
+ * person: it threw, it did not answer within `timeoutMs` (its signal is then
+ * aborted), or it answered something that is not exactly a verdict.
  *
  * Fails closed because approve-for-me means the person delegated routine
  * allows, not their judgement: a reviewer that cannot give a clear answer
- * has not reviewed anything, and treating silence or garbage as consent
- * would let a broken or hung reviewer approve whatever comes next. A denial
- * is recorded with its reason, so the person can retry or ask directly.
+ * has not reviewed anything, so silence or garbage is never consent. Nor is
+ * it a refusal in the person's name: the action goes to the person, who
+ * decides it in the protected window as under ask-for-approval, with the
+ * failure as the escalation's reason.
  */
 export async function reviewFailClosed(
   reviewer: ActionReviewer,
   input: ReviewInput,
   timeoutMs: number,
   timers: ReviewTimers = REAL_TIMERS,
-): Promise<ReviewVerdict> {
+): Promise<ReviewOutcome> {
   const controller = new AbortController()
   let handle: unknown
   const timedOut = new Promise<'timeout'>((resolve) => {
@@ -188,7 +193,7 @@ export async function reviewFailClosed(
     if (answer === 'timeout') return failed(`no answer within ${timeoutMs} ms`)
     const parsed = ReviewVerdictSchema.safeParse(answer)
     if (!parsed.success) return failed('the reviewer returned something that is not a verdict')
-    return parsed.data
+    return { ...parsed.data, failed: false }
   } catch (error) {
     return failed(error instanceof Error ? error.message : String(error))
   } finally {
@@ -200,11 +205,12 @@ export async function reviewFailClosed(
  *  runaway message cannot bloat the audit log. */
 const MAX_FAILURE_DETAIL_CHARS = 500
 
-function failed(why: string): ReviewVerdict {
+function failed(why: string): ReviewOutcome {
   const detail = why.slice(0, MAX_FAILURE_DETAIL_CHARS)
   return {
-    verdict: 'deny',
+    verdict: 'escalate',
     reason: `${REVIEW_FAILED_PREFIX}${detail}`,
     message: message('review.failed', { detail }),
+    failed: true,
   }
 }

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import type { AgentCeilings } from '../domain/agent-preset.ts'
@@ -14,7 +14,14 @@ export type AccessRefusalCode =
   | 'invalid_path'
 
 export type AccessCheck =
-  { allowed: true; paths: string[] } | { allowed: false; code: AccessRefusalCode; reason: string }
+  | {
+      allowed: true
+      paths: string[]
+      /** A write was let out of the workspace by one of `extraWritableRoots`:
+       *  a grant for the workspace must not answer for it. */
+      widened?: true
+    }
+  | { allowed: false; code: AccessRefusalCode; reason: string }
 
 export interface ToolAccessInput {
   sandboxMode: SandboxMode
@@ -24,6 +31,11 @@ export interface ToolAccessInput {
   paths: readonly string[]
   workspace: string
   agent: AgentCeilings
+  /** Real directories where this turn may also write, each allowed by the
+   *  person for this turn only (a permission request). They widen the
+   *  workspace confinement of writes, nothing else: the sandbox mode, the
+   *  agent's ceilings and the approval policy still apply. */
+  extraWritableRoots?: readonly string[]
 }
 
 /**
@@ -69,12 +81,22 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
     effect !== 'read' && (sandboxMode === 'workspace-write' || sandboxMode === 'external-sandbox')
 
   const resolved: string[] = []
+  let widened = false
   for (const requested of paths) {
     if (confinedToWorkspace) {
       const inside = await resolveInside(realWorkspace, requested)
       if (!inside.ok) {
-        const code = inside.code === 'outside_root' ? 'outside_workspace' : 'invalid_path'
-        return refuse(code, inside.reason)
+        const extra =
+          inside.code === 'outside_root' && effect === 'write'
+            ? await insideExtraRoot(requested, realWorkspace, input.extraWritableRoots ?? [])
+            : null
+        if (extra === null) {
+          const code = inside.code === 'outside_root' ? 'outside_workspace' : 'invalid_path'
+          return refuse(code, inside.reason)
+        }
+        widened = true
+        resolved.push(extra)
+        continue
       }
       resolved.push(inside.path)
     } else {
@@ -93,7 +115,41 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
     }
   }
 
-  return { allowed: true, paths: resolved }
+  return widened
+    ? { allowed: true, paths: resolved, widened: true }
+    : { allowed: true, paths: resolved }
+}
+
+/**
+ * The real path `requested` names, if it lies inside one of the turn's
+ * extra writable roots, or null. The target is resolved to its real path
+ * (every part of it that exists), so a root swapped for a symlink after the
+ * person's decision, or a folder above it, contains nothing: the write
+ * resolves to where the link points, outside the root. A root that is no
+ * longer a directory (removed since) contains nothing either, rather than
+ * being created again by the write.
+ */
+async function insideExtraRoot(
+  requested: string,
+  realWorkspace: string,
+  roots: readonly string[],
+): Promise<string | null> {
+  const target = await resolveTarget(requested, realWorkspace)
+  // Fails closed: a path that cannot be resolved is inside nothing.
+  if (!target.ok) return null
+  for (const root of roots) {
+    if (isInsideRoot(root, target.path) && isDirectory(root)) return target.path
+  }
+  return null
+}
+
+function isDirectory(candidate: string): boolean {
+  try {
+    return statSync(candidate).isDirectory()
+  } catch {
+    // Fails closed: a root that cannot be looked at holds nothing.
+    return false
+  }
 }
 
 /** A root that is relative or cannot be resolved is dropped, not guessed

@@ -48,7 +48,14 @@ export interface ApprovalStore {
   /** Writes an expiry with its `approval_expired` event. */
   expire(expired: ApprovalRecord, reason: string, at: number): void
   /** Records why the automatic reviewer left the approval to the person,
-   *  with its `review_escalated` event; only while the approval is pending,
-   *  and never touching what the person is shown. */
-  escalate(approval: ApprovalRecord, reason: string, at: number, message?: RuntimeMessage): void
+   *  with its `review_escalated` event (which says whether the reviewer
+   *  failed rather than judged); only while the approval is pending, and
+   *  never touching what the person is shown. */
+  escalate(
+    approval: ApprovalRecord,
+    reason: string,
+    at: number,
+    message?: RuntimeMessage,
+    options?: { reviewFailed?: boolean },
+  ): void
 }

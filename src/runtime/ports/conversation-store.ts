@@ -1,3 +1,4 @@
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   Message,
   ReconcileRequest,
@@ -38,13 +39,19 @@ export interface ConversationStore {
   latestAttempt(roomId: string, clientRequestId: string): number
   listTurns(roomId: string): Turn[]
   setTurnStatus(id: string, status: TurnStatus): void
-  /** Writes a new turn and the message that starts it, together. */
-  startTurn(turn: Turn, message: Message): void
+  /** Every attempt of one message (the first and its retries), oldest
+   *  first. */
+  listAttempts(roomId: string, clientRequestId: string): Turn[]
+  /** Writes a new turn and the message that starts it, together. A retry
+   *  has none (`null`): the person's request is the first attempt's message,
+   *  and storing it again would put it in the room twice. */
+  startTurn(turn: Turn, message: Message | null): void
 
   insertMessage(message: Message): void
   listMessages(roomId: string): Message[]
-  /** The room's last `limit` messages, oldest first. */
-  listRecentMessages(roomId: string, limit: number): Message[]
+  /** The room's last `limit` messages, oldest first, leaving out those of
+   *  the turns in `excludeTurnIds` (they do not count towards `limit`). */
+  listRecentMessages(roomId: string, limit: number, excludeTurnIds?: readonly string[]): Message[]
 
   insertToolCall(call: ToolCallRecord): void
   updateToolCall(id: string, update: ToolCallUpdate): void
@@ -68,6 +75,15 @@ export interface ConversationStore {
     call: ToolCallRecord,
     ended: { status: ToolCallStatus; result: ToolCallResult },
     turnStatus: TurnStatus,
+    at: number,
+  ): void
+  /** Writes a permission request the person granted (`approval`, allowed)
+   *  as succeeded, with its `turn_permission_widened` event naming what
+   *  widened, for which turn and by which approval. */
+  recordWidening(
+    call: ToolCallRecord,
+    approval: ApprovalRecord,
+    result: ToolCallResult,
     at: number,
   ): void
   /** Ends a call that a decision allowed but that was refused when it was

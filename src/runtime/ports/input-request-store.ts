@@ -1,4 +1,5 @@
 import type { InputRequestRecord, InputResponse } from '../../contracts/input-request.ts'
+import type { ResponseSource } from '../domain/input-request.ts'
 
 /**
  * Questions and forms. The service redacts secret answers and sensitive
@@ -14,9 +15,19 @@ export interface InputRequestStore {
   listByRoom(roomId: string): InputRequestRecord[]
   /** Writes a new pending request with its `input_requested` event. */
   open(request: InputRequestRecord): void
-  /** Writes the (redacted) outcome with its `input_resolved` event at `at`;
-   *  throws, writing nothing, when the request was no longer pending. */
-  close(record: InputRequestRecord, action: InputResponse['action'], at: number): void
+  /** Writes the (redacted) outcome with its `input_resolved` event at `at`,
+   *  which names who closed it (`by`); throws, writing nothing, when the
+   *  request was no longer pending. */
+  close(
+    record: InputRequestRecord,
+    action: InputResponse['action'],
+    at: number,
+    by: ResponseSource,
+  ): void
+  /** Moves a pending question's `autoResolveAt` with its
+   *  `input_deadline_extended` event; throws, writing nothing, when the
+   *  request was no longer pending. */
+  extendDeadline(record: InputRequestRecord, at: number): void
   /** Marks every pending request stale, each with its `input_request_stale`
    *  event, and answers what it marked (as it was before). */
   markPendingStale(at: number): InputRequestRecord[]

@@ -112,7 +112,13 @@ export class RoomService implements RoomDirectory {
   }
 
   /**
-   * Applies a mode change whose consent token the caller already verified.
+   * Applies a mode change. `consented`: the caller verified a consent token
+   * bound to this request. Without one only entering plan mode is applied:
+   * plan is narrower than every mode on every axis, so it is like revoking
+   * a grant and the bearer token is enough; it is still revision-checked,
+   * idempotent and audited like any change. A room whose stored row was
+   * edited outside Assent is the exception: sealing it again is how the
+   * person vouches for it, which only the protected window may do.
    * `clientRequestId` is an idempotency key: the same id with the same body
    * returns the first result; with a different body it is a conflict.
    *
@@ -123,7 +129,11 @@ export class RoomService implements RoomDirectory {
    * widened on top of it. A narrowing is never refused. Either way the
    * answer waits until the anchor has been tried for the change.
    */
-  changeMode(roomId: string, request: PermissionChangeRequest): Promise<RoomPermissions> {
+  changeMode(
+    roomId: string,
+    request: PermissionChangeRequest,
+    options: { consented: boolean },
+  ): Promise<RoomPermissions> {
     return this.roomLocks.run(roomId, async () => {
       const bodyDigest = sha256Hex(canonicalJson(request))
       const previous = this.options.rooms.getPermissionRequest(roomId, request.clientRequestId)
@@ -134,6 +144,9 @@ export class RoomService implements RoomDirectory {
         return JSON.parse(previous.resultJson) as RoomPermissions
       }
       const room = this.requireDirectRoom(roomId)
+      if (!options.consented && (request.mode !== 'plan' || room.integrity !== 'ok')) {
+        throw new Refusal('consent_required', 'protected permission consent required')
+      }
       if (room.integrity === 'tampered') this.assertSealedOrigin(room)
       if (room.revision !== request.expectedRevision) {
         throw new Refusal(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ReconcileRequest, SendMessageRequest, Turn } from '../../contracts/room.ts'
 import { Refusal } from '../domain/refusal.ts'
+import { policyForMode } from '../policy/permission-modes.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
@@ -38,20 +39,31 @@ export class TurnService {
       roomId,
       request.clientRequestId,
     )
+    const plan = request.plan === true
     if (existing) {
-      if (existing.text !== request.text) {
+      if (existing.text !== request.text || existing.plan !== plan) {
         throw new Refusal('client_request_conflict', 'clientRequestId was used for another message')
       }
       return { turn: existing, created: false }
     }
-    const turn = this.newTurn(room, request.clientRequestId, request.text, 1, null, room.workspace)
+    const turn = this.newTurn(room, {
+      clientRequestId: request.clientRequestId,
+      text: request.text,
+      attempt: 1,
+      retryOf: null,
+      workspace: room.workspace,
+      plan,
+    })
     return { turn, created: true }
   }
 
   /**
    * A retry is a new attempt under the current policy and ceilings, in the
    * original workspace. An execution whose outcome is unknown must be
-   * reconciled first: retrying blindly could run a command twice.
+   * reconciled first: retrying blindly could run a command twice. The
+   * attempt stores no message of its own: the person asked once, and the
+   * agent reads the request once (see `AgentRunner`). A message sent in
+   * plan mode is retried in plan mode: the person asked for a plan.
    */
   retryTurn(turnId: string): Turn {
     const original = this.options.conversations.getTurn(turnId)
@@ -79,14 +91,14 @@ export class TurnService {
       )
     }
     const attempt = this.options.conversations.latestAttempt(room.id, original.clientRequestId) + 1
-    return this.newTurn(
-      room,
-      original.clientRequestId,
-      original.text,
+    return this.newTurn(room, {
+      clientRequestId: original.clientRequestId,
+      text: original.text,
       attempt,
-      original.id,
-      original.workspace,
-    )
+      retryOf: original.id,
+      workspace: original.workspace,
+      plan: original.plan === true,
+    })
   }
 
   reconcileExecution(toolCallId: string, request: ReconcileRequest): void {
@@ -118,18 +130,24 @@ export class TurnService {
 
   private newTurn(
     room: RoomRow,
-    clientRequestId: string,
-    text: string,
-    attempt: number,
-    retryOf: string | null,
-    workspace: string,
+    request: {
+      clientRequestId: string
+      text: string
+      attempt: number
+      retryOf: string | null
+      workspace: string
+      plan: boolean
+    },
   ): Turn {
+    const { clientRequestId, text, attempt, retryOf, workspace, plan } = request
     const at = this.options.now()
     // Frozen policy: the turn snapshots the room's policy now; a later mode
     // change affects the next turn, never this one. The snapshot is taken
     // from a verified read: a row whose MAC failed has already been narrowed
     // to its kind's narrowest policy, so a tampered row never admits a turn
-    // with more than ask-for-approval (and its grants are suspended).
+    // with more than ask-for-approval (and its grants are suspended). A
+    // message sent in plan mode takes the plan preset instead: narrower than
+    // any room policy, so it needs no consent.
     const turn: Turn = {
       id: this.newId(),
       roomId: room.id,
@@ -138,18 +156,17 @@ export class TurnService {
       attempt,
       retryOf,
       workspace,
-      policy: { ...room.policy },
+      policy: plan ? policyForMode('plan') : { ...room.policy },
+      plan,
       status: 'running',
       createdAt: at,
     }
-    this.options.conversations.startTurn(turn, {
-      id: this.newId(),
-      roomId: room.id,
-      turnId: turn.id,
-      role: 'user',
-      text,
-      createdAt: at,
-    })
+    this.options.conversations.startTurn(
+      turn,
+      retryOf === null
+        ? { id: this.newId(), roomId: room.id, turnId: turn.id, role: 'user', text, createdAt: at }
+        : null,
+    )
     this.options.events.emit('timeline.updated', { roomId: room.id })
     this.options.runner.start(turn, room.agentId)
     return turn

@@ -31,6 +31,7 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'GET', pattern: '/v1/rooms/:roomId/input-requests' },
   { method: 'GET', pattern: '/v1/input-requests/:requestId' },
   { method: 'POST', pattern: '/v1/input-requests/:requestId/response' },
+  { method: 'POST', pattern: '/v1/input-requests/:requestId/keep-waiting' },
   { method: 'POST', pattern: '/v1/input-requests/:requestId/protected-response' },
   { method: 'POST', pattern: '/v1/gateway/calls' },
   { method: 'GET', pattern: '/v1/gateway/calls/:callId' },

@@ -87,7 +87,13 @@ export class SqliteApprovalRepository implements ApprovalStore {
     })
   }
 
-  escalate(approval: ApprovalRecord, reason: string, at: number, message?: RuntimeMessage): void {
+  escalate(
+    approval: ApprovalRecord,
+    reason: string,
+    at: number,
+    message?: RuntimeMessage,
+    options: { reviewFailed?: boolean } = {},
+  ): void {
     inTransaction(this.db, () => {
       this.setEscalationReason(approval.id, reason, message)
       this.options.audit.append({
@@ -98,6 +104,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
           turnId: approval.turnId,
           toolName: approval.toolName,
           reason,
+          reviewFailed: options.reviewFailed === true,
         },
         at,
       })
@@ -120,8 +127,8 @@ export class SqliteApprovalRepository implements ApprovalStore {
         `INSERT INTO approvals (id, room_id, turn_id, tool_call_id, kind, tool_name, arguments_json,
            working_directory, sandbox_mode, summary, status, decision, decided_by, reason,
            created_at, expires_at, decided_at, mcp_json, target_json, file_change_json,
-           summary_message_json, reason_message_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           permission_json, summary_message_json, reason_message_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         approval.id,
@@ -144,6 +151,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
         approval.mcp === undefined ? null : canonicalJson(approval.mcp),
         approval.target === undefined ? null : canonicalJson(approval.target),
         approval.fileChange === undefined ? null : canonicalJson(approval.fileChange),
+        approval.permission === undefined ? null : canonicalJson(approval.permission),
         messageJson(approval.summaryMessage),
         messageJson(approval.reasonMessage),
       )
@@ -231,6 +239,7 @@ function toApproval(row: Row): ApprovalRecord {
     ...(row.file_change_json == null
       ? {}
       : { fileChange: JSON.parse(String(row.file_change_json)) }),
+    ...(row.permission_json == null ? {} : { permission: JSON.parse(String(row.permission_json)) }),
     status: row.status,
     ...optional('decision', row.decision),
     ...optional('decidedBy', row.decided_by),

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { RoomPolicySchema } from '../../contracts/policy-axes.ts'
 import {
@@ -34,10 +35,10 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     this.audit = options.audit
   }
 
-  startTurn(turn: Turn, message: Message): void {
+  startTurn(turn: Turn, message: Message | null): void {
     inTransaction(this.db, () => {
       this.insertTurn(turn)
-      this.insertMessage(message)
+      if (message) this.insertMessage(message)
     })
   }
 
@@ -83,6 +84,34 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     inTransaction(this.db, () => {
       this.updateToolCall(call.id, { ...ended, at })
       this.setTurnStatus(call.turnId, turnStatus)
+    })
+  }
+
+  recordWidening(
+    call: ToolCallRecord,
+    approval: ApprovalRecord,
+    result: ToolCallResult,
+    at: number,
+  ): void {
+    const permission = approval.permission
+    // Only an allowed permission request of this very call widens anything.
+    if (!permission || approval.status !== 'allowed' || approval.toolCallId !== call.id) {
+      throw new Error(`approval ${approval.id} grants no permission to call ${call.id}`)
+    }
+    inTransaction(this.db, () => {
+      this.updateToolCall(call.id, { status: 'succeeded', result, at })
+      this.audit.append({
+        type: 'turn_permission_widened',
+        subjectId: call.turnId,
+        payload: {
+          roomId: call.roomId,
+          toolCallId: call.id,
+          approvalId: approval.id,
+          widen: permission.widen,
+          duration: permission.duration,
+        },
+        at,
+      })
     })
   }
 
@@ -165,8 +194,8 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
   private insertTurn(turn: Turn): void {
     this.db
       .prepare(
-        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, status, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, plan, status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         turn.id,
@@ -177,6 +206,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
         turn.retryOf,
         turn.workspace,
         canonicalJson(turn.policy),
+        turn.plan === true ? 1 : 0,
         turn.status,
         turn.createdAt,
       )
@@ -192,6 +222,15 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
       .prepare('SELECT * FROM turns WHERE room_id = ? AND client_request_id = ? AND attempt = 1')
       .get(roomId, clientRequestId)
     return row ? toTurn(row) : undefined
+  }
+
+  listAttempts(roomId: string, clientRequestId: string): Turn[] {
+    return this.db
+      .prepare(
+        'SELECT * FROM turns WHERE room_id = ? AND client_request_id = ? ORDER BY attempt, rowid',
+      )
+      .all(roomId, clientRequestId)
+      .map(toTurn)
   }
 
   latestAttempt(roomId: string, clientRequestId: string): number {
@@ -237,13 +276,23 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
       .map(toMessage)
   }
 
-  /** The room's last `limit` messages, oldest first. */
-  listRecentMessages(roomId: string, limit: number): Message[] {
+  /** The room's last `limit` messages, oldest first, without those of the
+   *  excluded turns. */
+  listRecentMessages(
+    roomId: string,
+    limit: number,
+    excludeTurnIds: readonly string[] = [],
+  ): Message[] {
+    // The ids travel as one JSON parameter, so the statement is the same
+    // whatever their number and no id is ever spliced into the SQL.
     return this.db
       .prepare(
-        'SELECT * FROM (SELECT *, rowid AS seq FROM messages WHERE room_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, seq',
+        `SELECT * FROM (SELECT *, rowid AS seq FROM messages
+           WHERE room_id = ? AND turn_id NOT IN (SELECT value FROM json_each(?))
+           ORDER BY created_at DESC, rowid DESC LIMIT ?)
+         ORDER BY created_at, seq`,
       )
-      .all(roomId, limit)
+      .all(roomId, JSON.stringify(excludeTurnIds), limit)
       .map(toMessage)
   }
 
@@ -342,6 +391,7 @@ function toTurn(row: Row): Turn {
     retryOf: row.retry_of ?? null,
     workspace: row.workspace,
     policy: RoomPolicySchema.parse(JSON.parse(String(row.policy_json))),
+    plan: Number(row.plan) === 1,
     status: row.status,
     createdAt: Number(row.created_at),
   })

@@ -5,6 +5,7 @@ import {
   type InputRequestRecord,
   type InputResponse,
 } from '../../contracts/input-request.ts'
+import type { ResponseSource } from '../domain/input-request.ts'
 import type { InputRequestStore } from '../ports/input-request-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
@@ -41,7 +42,12 @@ export class SqliteInputRequestRepository implements InputRequestStore {
     })
   }
 
-  close(record: InputRequestRecord, action: InputResponse['action'], at: number): void {
+  close(
+    record: InputRequestRecord,
+    action: InputResponse['action'],
+    at: number,
+    by: ResponseSource,
+  ): void {
     inTransaction(this.db, () => {
       this.saveOutcome(record)
       // Never the answer itself: the audit log outlives every secret, and a
@@ -55,6 +61,30 @@ export class SqliteInputRequestRepository implements InputRequestStore {
           kind: record.kind,
           action,
           status: record.status,
+          by,
+        },
+        at,
+      })
+    })
+  }
+
+  extendDeadline(record: InputRequestRecord, at: number): void {
+    inTransaction(this.db, () => {
+      const result = this.db
+        .prepare(
+          "UPDATE input_requests SET auto_resolve_at = ? WHERE id = ? AND status = 'pending'",
+        )
+        .run(record.autoResolveAt, record.id)
+      if (Number(result.changes) !== 1) {
+        throw new Error(`input request ${record.id} was no longer pending`)
+      }
+      this.audit.append({
+        type: 'input_deadline_extended',
+        subjectId: record.id,
+        payload: {
+          roomId: record.roomId,
+          turnId: record.turnId,
+          autoResolveAt: record.autoResolveAt,
         },
         at,
       })
@@ -81,8 +111,9 @@ export class SqliteInputRequestRepository implements InputRequestStore {
     this.db
       .prepare(
         `INSERT INTO input_requests (id, room_id, turn_id, kind, questions_json, form_json, blocking,
-           timing_json, sensitive, status, answers_json, content_json, created_at, resolved_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           timing_json, sensitive, status, answers_json, content_json, created_at, resolved_at,
+           auto_resolve_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         request.id,
@@ -101,6 +132,7 @@ export class SqliteInputRequestRepository implements InputRequestStore {
         request.content === null ? null : canonicalJson(request.content),
         request.createdAt,
         request.resolvedAt,
+        request.autoResolveAt,
       )
   }
 
@@ -160,6 +192,7 @@ function toRecord(row: Row): InputRequestRecord {
     form: row.form_json == null ? null : JSON.parse(String(row.form_json)),
     blocking: Number(row.blocking) === 1,
     timing: row.timing_json == null ? null : JSON.parse(String(row.timing_json)),
+    autoResolveAt: row.auto_resolve_at == null ? null : Number(row.auto_resolve_at),
     sensitive: Number(row.sensitive) === 1,
     status: row.status,
     answers: row.answers_json == null ? null : JSON.parse(String(row.answers_json)),

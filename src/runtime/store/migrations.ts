@@ -255,4 +255,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    sql: `
+      -- When the runtime closes an ordinary question on its own (its timer
+      -- lives in the runtime, not in a workbench that may be closed).
+      ALTER TABLE input_requests ADD COLUMN auto_resolve_at INTEGER;
+    `,
+  },
+  {
+    version: 12,
+    sql: `
+      -- A message the person sent in plan mode, whatever the room's mode:
+      -- its turn and every retry of it run under the plan preset.
+      ALTER TABLE turns ADD COLUMN plan INTEGER NOT NULL DEFAULT 0;
+      -- A permission request: what widens and for how long (part of the
+      -- canonical action the person is shown).
+      ALTER TABLE approvals ADD COLUMN permission_json TEXT;
+    `,
+  },
 ]

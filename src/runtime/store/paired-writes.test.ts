@@ -68,8 +68,9 @@ function question(): InputRequestRecord {
     kind: 'questions',
     questions: [{ id: 'q1', title: 'Which?', text: '', options: [], secret: false }],
     form: null,
-    blocking: true,
-    timing: null,
+    blocking: false,
+    timing: { silentMs: 10, countdownMs: 10 },
+    autoResolveAt: 21,
     sensitive: false,
     status: 'pending',
     answers: null,
@@ -211,8 +212,22 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
       stores.inputs.open(question())
     },
     act: (stores) =>
-      stores.inputs.close({ ...question(), status: 'dismissed', resolvedAt: AT }, 'dismiss', AT),
+      stores.inputs.close(
+        { ...question(), status: 'dismissed', resolvedAt: AT },
+        'dismiss',
+        AT,
+        'workbench',
+      ),
     observe: rowOf('SELECT status FROM input_requests'),
+  },
+  "moving a question's deadline": {
+    event: 'input_deadline_extended',
+    arrange: (stores) => {
+      seedRoomAndTurn(stores)
+      stores.inputs.open(question())
+    },
+    act: (stores) => stores.inputs.extendDeadline({ ...question(), autoResolveAt: AT + 20 }, AT),
+    observe: rowOf('SELECT auto_resolve_at FROM input_requests'),
   },
   'marking orphaned questions stale': {
     event: 'input_request_stale',

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { outcomeOf, type CardOutcome, type CardState } from '../state/approval-cards.ts'
 import { EXPIRY_WARNING_MS, formatTimeLeft, useTimeLeft } from '../state/use-time-left.ts'
 import { KindIcon, OutcomeIcon } from './icons.tsx'
+import { PermissionRequestDetails } from './permission-request-details.tsx'
 import { RequestHeader } from './request-header.tsx'
 import { RuntimeText, useRuntimeWords } from './runtime-text.tsx'
 
@@ -38,6 +39,8 @@ const OUTCOME_LABEL = {
  * which both open the protected window (Deny is its default focus there);
  * its details show when it is the one expanded. Decided, it shows its
  * outcome and stays in the timeline. No key on the card decides anything.
+ * A permission request (the agent asks for more than its room gives, for
+ * this turn) is the same card with what widens in place of the arguments.
  */
 export function ApprovalCard(props: ApprovalCardProps) {
   return outcomeOf(props.card) === 'pending' ? (
@@ -65,7 +68,7 @@ function OpenApproval({
   return (
     <article
       className={`card card--pending card--request${expanded ? ' card--expanded' : ''}`}
-      data-testid="approval-card"
+      data-testid={cardTestId(approval)}
       data-approval-id={approval.id}
       data-turn-id={approval.turnId}
       data-outcome="pending"
@@ -142,7 +145,7 @@ function SettledApproval({ card, args, error }: ApprovalCardProps) {
   return (
     <article
       className={`card card--${outcome}`}
-      data-testid="approval-card"
+      data-testid={cardTestId(approval)}
       data-approval-id={approval.id}
       data-turn-id={approval.turnId}
       data-outcome={outcome}
@@ -170,11 +173,20 @@ function SettledApproval({ card, args, error }: ApprovalCardProps) {
   )
 }
 
+/** A permission request's card has a test id of its own, open or settled. */
+function cardTestId(approval: CardState['approval']): string {
+  return approval.permission ? 'permission-request-card' : 'approval-card'
+}
+
 /** What the call is: the MCP server's word on its tool, the full arguments
- *  (scrolling inside the card), the tool and the folder it runs in. */
+ *  (scrolling inside the card), the tool and the folder it runs in; for a
+ *  permission request, what widens and for how long. */
 function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardProps['args'] }) {
   const { t } = useTranslation()
   const { approval } = card
+  if (approval.permission) {
+    return <PermissionRequestDetails permission={approval.permission} outcome={outcomeOf(card)} />
+  }
   return (
     <>
       {approval.mcp ? (

@@ -71,6 +71,8 @@ const KIND_PATHS: Readonly<Record<CardKind, readonly string[]>> = {
   'mcp-tool-call': ['M9 3v5', 'M15 3v5', 'M6 8h12v3a6 6 0 0 1-12 0z', 'M12 17v4'],
   // a shield
   permissions: ['M12 3l8 3v6c0 4.5-3.4 8-8 9c-4.6-1-8-4.5-8-9V6z'],
+  // a shield with a plus: one permission more
+  'permission-request': ['M12 3l8 3v6c0 4.5-3.4 8-8 9c-4.6-1-8-4.5-8-9V6z', 'M12 9v6', 'M9 12h6'],
   // an open book
   read: ['M3 5c3-1 6-1 9 1c3-2 6-2 9-1v14c-3-1-6-1-9 1c-3-2-6-2-9-1z', 'M12 6v14'],
   // a speech bubble with a question mark

@@ -5,7 +5,6 @@ import type { Timeline } from '../../../contracts/room.ts'
 import type { InputCard } from '../state/input-cards.ts'
 import type { OpenRequest } from '../state/open-requests.ts'
 import { argumentsOf } from '../state/timeline-items.ts'
-import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
 import { cardKey, type CardState } from '../state/approval-cards.ts'
 import { ApprovalCard } from './approval-card.tsx'
 import { FormCard } from './form-card.tsx'
@@ -27,6 +26,8 @@ export interface OpenRequestsProps {
   activity: ReadonlyMap<string, CardActivity>
   onReview: (card: CardState) => void
   onRespond: (card: InputCard, response: InputResponse) => Promise<void>
+  /** Starts an ordinary question's wait again in the runtime. */
+  onKeepWaiting: (card: InputCard) => Promise<void>
   onDraft: (card: InputCard, drafts: QuestionDrafts) => void
   onOpenProtected?: (card: InputCard) => void
 }
@@ -75,6 +76,7 @@ function RequestCard({
   activity,
   onReview,
   onRespond,
+  onKeepWaiting,
   onDraft,
   onOpenProtected,
 }: Omit<OpenRequestsProps, 'requests' | 'expanded'> & {
@@ -104,14 +106,9 @@ function RequestCard({
     return (
       <QuestionCard
         card={card}
-        timing={card.request.timing ?? DEFAULT_QUESTION_TIMING}
         onSend={(answers) => onRespond(card, { action: 'answer', answers })}
         onDismiss={() => onRespond(card, { action: 'dismiss' })}
-        onAutoResolve={() =>
-          // A failure shows as the card staying open; the next reconcile
-          // marks it stale if the runtime moved on.
-          void onRespond(card, { action: 'auto-resolve' }).catch(() => undefined)
-        }
+        onKeepWaiting={() => onKeepWaiting(card)}
         onDraft={(drafts) => onDraft(card, drafts)}
         expanded={expanded}
         onToggle={toggle}

@@ -22,21 +22,23 @@ function renderPicker(permissions: RoomPermissions | undefined, onChoose = vi.fn
 }
 
 describe('PermissionPicker', () => {
-  it('shows the mode the runtime reports, with the three modes and their explanations', () => {
+  it('shows the mode the runtime reports, with the four modes and their explanations', () => {
     const { toggle } = renderPicker(permissionsFixture({ mode: 'approve-for-me' }))
     expect(toggle.dataset.mode).toBe('approve-for-me')
     expect(toggle.textContent).toBe('Permissions: Approve for me')
     fireEvent.click(toggle)
     expect(toggle.getAttribute('aria-expanded')).toBe('true')
-    const options = ['ask-for-approval', 'approve-for-me', 'full-access'].map((mode) =>
+    const options = ['plan', 'ask-for-approval', 'approve-for-me', 'full-access'].map((mode) =>
       screen.getByTestId(`mode-option-${mode}`),
     )
     expect(options.map((option) => option.getAttribute('aria-pressed'))).toEqual([
+      'false',
       'false',
       'true',
       'false',
     ])
     expect(options.map((option) => option.textContent)).toEqual([
+      'PlanRead and plan only: nothing that would ask is offered, nothing is written, questions wait for me',
       'Ask for approvalAsk me before writes and commands',
       'Approve for meAn automatic reviewer decides; risky actions still come to me',
       'Full accessRun anything the agent can reach without asking' +
@@ -126,8 +128,12 @@ describe('PermissionPicker', () => {
     fireEvent.click(toggle)
     const focused = () => (document.activeElement as HTMLElement | null)?.dataset.testid
     expect(focused()).toBe('mode-option-approve-for-me')
+    // Full access is disabled: down wraps past it to the first option.
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' })
+    expect(focused()).toBe('mode-option-plan')
     fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' })
     expect(focused()).toBe('mode-option-ask-for-approval')
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowUp' })
     fireEvent.keyDown(document.activeElement!, { key: 'ArrowUp' })
     expect(focused()).toBe('mode-option-approve-for-me')
   })
@@ -183,6 +189,43 @@ describe('PermissionPicker in a room', () => {
     await act(async () => change.resolve({ status: 'changed' }))
     await waitFor(() =>
       expect(document.body.textContent).not.toContain('Confirm the change in the review window.'),
+    )
+  })
+
+  it('enters plan mode without a review window, saying no review is needed, and shows the runtime mode', async () => {
+    const gui = new FakeGui()
+    gui.timelines.set('room-1', emptyTimeline('room-1'))
+    gui.permissionsOf.set('room-1', permissionsFixture())
+    const change = deferred<unknown>()
+    gui.modeChange = () => change.promise
+    renderWithI18n(
+      <RoomView api={workbenchApi(gui)} gui={gui} room={roomFixture()} newId={() => 'id'} />,
+    )
+    const toggle = await screen.findByTestId('mode-picker')
+    await waitFor(() => expect(toggle.dataset.mode).toBe('ask-for-approval'))
+    fireEvent.click(toggle)
+    fireEvent.click(screen.getByTestId('mode-option-plan'))
+    expect(gui.callsOf('requestModeChange')).toEqual([['room-1', 'plan']])
+    expect(screen.getByTestId('picker-note').textContent).toBe(
+      'Entering plan mode only narrows what the agent may do: no review is needed.',
+    )
+    expect(screen.queryByTestId('mode-request-card')).toBeNull()
+
+    gui.permissionsOf.set('room-1', permissionsFixture({ mode: 'plan', revision: 1 }))
+    await act(async () => change.resolve({ status: 'changed' }))
+    await waitFor(() => expect(toggle.dataset.mode).toBe('plan'))
+    expect(toggle.textContent).toBe('Permissions: Plan')
+    expect(screen.getByTestId('mode-request-card').dataset.status).toBe('changed')
+    expect(screen.queryByTestId('picker-note')).toBeNull()
+  })
+
+  it('still asks for the review window to leave plan mode, since that widens', async () => {
+    const { toggle, onChoose } = renderPicker(permissionsFixture({ mode: 'plan' }))
+    fireEvent.click(toggle)
+    fireEvent.click(screen.getByTestId('mode-option-ask-for-approval'))
+    expect(onChoose).toHaveBeenCalledWith('ask-for-approval')
+    expect(screen.getByTestId('picker-note').textContent).toBe(
+      'Confirm the change in the review window.',
     )
   })
 })

@@ -6,6 +6,7 @@ import { errorText } from '../gui/error-text.ts'
 import { ChevronIcon, ShieldIcon, WarningIcon } from './icons.tsx'
 
 export const PERMISSION_MODES: readonly PermissionMode[] = [
+  'plan',
   'ask-for-approval',
   'approve-for-me',
   'full-access',
@@ -14,7 +15,8 @@ export const PERMISSION_MODES: readonly PermissionMode[] = [
 export interface PermissionPickerProps {
   /** The runtime's answer to `permissions(roomId)`; undefined while loading. */
   permissions: RoomPermissions | undefined
-  /** Asks main for the protected mode-change window; resolves when it closes. */
+  /** Asks main for the protected mode-change window (none for entering
+   *  plan mode, which only narrows); resolves when the change is done. */
   onChoose: (mode: PermissionMode) => Promise<void>
 }
 
@@ -27,7 +29,7 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
   const { t } = useTranslation()
   const menuId = useId()
   const [open, setOpen] = useState(false)
-  const [requesting, setRequesting] = useState(false)
+  const [requesting, setRequesting] = useState<PermissionMode | undefined>(undefined)
   const [error, setError] = useState<string | undefined>(undefined)
   const container = useRef<HTMLDivElement>(null)
   const toggle = useRef<HTMLButtonElement>(null)
@@ -70,14 +72,14 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
     // edited outside Assent or came from an older copy of the database:
     // then confirming it is how the person vouches for the room again.
     if (mode === current && permissions?.integrity === 'ok') return
-    setRequesting(true)
+    setRequesting(mode)
     setError(undefined)
     try {
       await onChoose(mode)
     } catch (failure) {
       setError(t('workbench.picker.failed', { reason: errorText(t, failure) }))
     } finally {
-      setRequesting(false)
+      setRequesting(undefined)
     }
   }
 
@@ -158,8 +160,10 @@ export function PermissionPicker({ permissions, onChoose }: PermissionPickerProp
         })}
       </div>
       {requesting ? (
-        <p className="picker__note" role="status">
-          {t('workbench.picker.confirmHint')}
+        <p className="picker__note" role="status" data-testid="picker-note">
+          {requesting === 'plan' && permissions?.integrity !== 'tampered'
+            ? t('workbench.picker.planHint')
+            : t('workbench.picker.confirmHint')}
         </p>
       ) : null}
       {error ? (

@@ -8,12 +8,12 @@ import { questionRequestFixture } from '../test-support/fake-gui.ts'
 import { renderWithI18n } from '../test-support/render.tsx'
 import { QuestionCard } from './question-card.tsx'
 
-const TIMING = { silentMs: 60_000, countdownMs: 60_000 }
-
 beforeEach(() => {
   vi.useFakeTimers({
     toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
   })
+  // The fixture's question was asked at 3 000 and closes at 123 000.
+  vi.setSystemTime(3_000)
 })
 afterEach(() => {
   cleanup()
@@ -43,9 +43,9 @@ function setup(card: InputCard = twoQuestions(), lang: 'en' | 'zh-CN' = 'en') {
       sent.push(answers)
     }),
     onDismiss: vi.fn(async () => undefined),
-    onAutoResolve: vi.fn(),
+    onKeepWaiting: vi.fn(async () => undefined),
   }
-  const rendered = renderWithI18n(<QuestionCard card={card} timing={TIMING} {...handlers} />, lang)
+  const rendered = renderWithI18n(<QuestionCard card={card} {...handlers} />, lang)
   return { ...handlers, sent, rendered }
 }
 
@@ -118,8 +118,8 @@ describe('QuestionCard: answering', () => {
 })
 
 describe('QuestionCard: lifetime', () => {
-  it('waits a minute silently, then counts down each second, then auto-resolves once', async () => {
-    const { onAutoResolve } = setup()
+  it("stays silent, then counts down each second to the runtime's deadline, and never answers on its own", async () => {
+    const { onSend, onDismiss, onKeepWaiting } = setup()
     await advance(59_000)
     expect(countdown()).toBeUndefined()
     await advance(1_000)
@@ -128,11 +128,20 @@ describe('QuestionCard: lifetime', () => {
     expect(countdown()).toBe('Auto-resolves in 0m 55s')
     await advance(1_000)
     expect(countdown()).toBe('Auto-resolves in 0m 54s')
-    expect(onAutoResolve).not.toHaveBeenCalled()
-    await advance(54_000)
-    expect(onAutoResolve).toHaveBeenCalledTimes(1)
-    await advance(120_000)
-    expect(onAutoResolve).toHaveBeenCalledTimes(1)
+    await advance(54_000 + 120_000)
+    // The runtime closes it; until its answer arrives the card says so.
+    expect(countdown()).toBe('Auto-resolves in 0m 00s')
+    expect(onSend).not.toHaveBeenCalled()
+    expect(onDismiss).not.toHaveBeenCalled()
+    expect(onKeepWaiting).not.toHaveBeenCalled()
+  })
+
+  it('counts down to the deadline the request carries, not to when the card was drawn', async () => {
+    vi.setSystemTime(100_000)
+    setup()
+    expect(countdown()).toBe('Auto-resolves in 0m 23s')
+    await advance(1_000)
+    expect(countdown()).toBe('Auto-resolves in 0m 22s')
   })
 
   it('formats the countdown as minutes and padded seconds', () => {
@@ -142,28 +151,52 @@ describe('QuestionCard: lifetime', () => {
     expect(formatCountdown(-5)).toBe('0m 00s')
   })
 
-  it('restarts the whole wait on any interaction with the card', async () => {
-    const { onAutoResolve } = setup()
+  it('asks the runtime to start the wait again on an interaction while the countdown shows, then counts to the new deadline', async () => {
+    const card = twoQuestions()
+    const { onKeepWaiting, rendered } = setup(card)
     await advance(90_000)
     expect(countdown()).toBe('Auto-resolves in 0m 30s')
     fireEvent.pointerDown(screen.getByLabelText(/staging/))
-    await advance(1_000)
-    expect(countdown()).toBeUndefined()
-    await advance(58_000)
-    expect(countdown()).toBeUndefined()
     fireEvent.keyDown(screen.getAllByLabelText('Your answer')[1] as HTMLElement, { key: 'a' })
-    await advance(119_000)
-    expect(onAutoResolve).not.toHaveBeenCalled()
+    await advance(0)
+    expect(onKeepWaiting).toHaveBeenCalledTimes(1)
+    const moved: InputCard = {
+      ...card,
+      request: { ...card.request, autoResolveAt: Date.now() + 120_000 },
+    }
+    rendered.rerender(
+      <QuestionCard
+        card={moved}
+        onSend={async () => undefined}
+        onDismiss={async () => undefined}
+        onKeepWaiting={onKeepWaiting}
+      />,
+    )
     await advance(1_000)
-    expect(onAutoResolve).toHaveBeenCalledTimes(1)
+    expect(countdown()).toBeUndefined()
+    await advance(60_000)
+    expect(countdown()).toBe('Auto-resolves in 0m 59s')
   })
 
-  it('never times out a blocking question, and says the agent waits', async () => {
-    const card: InputCard = { stale: false, request: questionRequestFixture({ blocking: true }) }
-    const { onAutoResolve } = setup(card)
+  it('leaves the wait alone for an interaction while it is still silent', async () => {
+    const { onKeepWaiting } = setup()
+    await advance(30_000)
+    fireEvent.pointerDown(screen.getByLabelText(/staging/))
+    fireEvent.focus(screen.getByTestId('question-card'))
+    await advance(0)
+    expect(onKeepWaiting).not.toHaveBeenCalled()
+  })
+
+  it('never counts down a blocking question, and says the agent waits', async () => {
+    const card: InputCard = {
+      stale: false,
+      request: questionRequestFixture({ blocking: true, timing: null, autoResolveAt: null }),
+    }
+    const { onKeepWaiting } = setup(card)
     await advance(10 * 60_000)
+    fireEvent.pointerDown(screen.getByTestId('question-card'))
     expect(countdown()).toBeUndefined()
-    expect(onAutoResolve).not.toHaveBeenCalled()
+    expect(onKeepWaiting).not.toHaveBeenCalled()
     expect(screen.getByTestId('question-blocking').textContent).toContain('plan mode')
   })
 
@@ -198,13 +231,15 @@ describe('QuestionCard: closed and stale', () => {
   })
 
   it('mutes a stale card, offers no buttons and points to the composer', async () => {
-    const { onAutoResolve } = setup({ stale: true, request: questionRequestFixture() })
+    const { onKeepWaiting } = setup({ stale: true, request: questionRequestFixture() })
     const card = screen.getByTestId('question-card')
     expect(card.className).toContain('card--stale')
     expect(within(card).queryByRole('button')).toBeNull()
     expect(screen.getByTestId('question-stale-note').textContent).toContain('message box')
     await advance(5 * 60_000)
-    expect(onAutoResolve).not.toHaveBeenCalled()
+    fireEvent.pointerDown(card)
+    expect(countdown()).toBeUndefined()
+    expect(onKeepWaiting).not.toHaveBeenCalled()
   })
 
   it('keeps the options of a closed question in view, the chosen one marked', () => {
@@ -236,10 +271,9 @@ describe('QuestionCard: in the block of open requests', () => {
     renderWithI18n(
       <QuestionCard
         card={twoQuestions()}
-        timing={TIMING}
         onSend={async () => undefined}
         onDismiss={async () => undefined}
-        onAutoResolve={() => undefined}
+        onKeepWaiting={async () => undefined}
         expanded={false}
         onToggle={onToggle}
       />,

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import type { Question, QuestionAnswer, StoredAnswer } from '../../../contracts/input-request.ts'
 import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'
-import { formatCountdown, useCountdown, type QuestionTiming } from '../state/use-countdown.ts'
+import { formatCountdown, useCountdown } from '../state/use-countdown.ts'
 import { KindIcon } from './icons.tsx'
 import { RequestHeader } from './request-header.tsx'
 
@@ -34,10 +34,11 @@ export function answersFrom(
 
 export interface QuestionCardProps {
   card: InputCard
-  timing: QuestionTiming
   onSend: (answers: QuestionAnswer[]) => Promise<void>
   onDismiss: () => Promise<void>
-  onAutoResolve: () => void
+  /** Asks the runtime to start the question's wait again; called when the
+   *  person interacts with the card while its countdown shows. */
+  onKeepWaiting: () => Promise<void>
   /** Reports every change, so a message typed in the composer can answer
    *  with what is already chosen here. */
   onDraft?: (drafts: QuestionDrafts) => void
@@ -52,9 +53,11 @@ export interface QuestionCardProps {
  * Send (only once every question is answered), then each question's title
  * in the accent colour, its text, options as radio buttons with their
  * explanations, and "Your answer" (three lines at most on screen), and for
- * an ordinary question a countdown in its second minute that any
- * interaction restarts. Closed: what happened, with a secret answer shown
- * only as saved. Stale: muted, without buttons, its options still shown.
+ * an ordinary question a countdown to the runtime's deadline in its last
+ * phase, which any interaction with the card starts again (through the
+ * runtime, which keeps the timer). Closed: what happened, with a secret
+ * answer shown only as saved. Stale: muted, without buttons, its options
+ * still shown.
  */
 export function QuestionCard(props: QuestionCardProps) {
   const { card } = props
@@ -64,10 +67,9 @@ export function QuestionCard(props: QuestionCardProps) {
 
 function OpenQuestionCard({
   card,
-  timing,
   onSend,
   onDismiss,
-  onAutoResolve,
+  onKeepWaiting,
   onDraft,
   expanded = true,
   onToggle,
@@ -82,14 +84,20 @@ function OpenQuestionCard({
   // mark, so a double click can never send twice.
   const inFlight = useRef(false)
   const countdown = useCountdown({
-    enabled: !request.blocking,
-    timing,
-    onExpire: () => {
-      if (inFlight.current) return
-      inFlight.current = true
-      onAutoResolve()
-    },
+    deadline: request.blocking ? null : request.autoResolveAt,
+    countdownMs: request.timing?.countdownMs ?? 0,
   })
+  // One request to the runtime at a time: a burst of keys is one restart.
+  const keeping = useRef(false)
+  const keepWaiting = () => {
+    if (countdown.visibleRemainingMs === undefined || keeping.current || inFlight.current) return
+    keeping.current = true
+    void onKeepWaiting()
+      .catch(() => undefined)
+      .finally(() => {
+        keeping.current = false
+      })
+  }
 
   const change = (questionId: string, update: { option?: number; text?: string }) => {
     const current = drafts[questionId] ?? { text: '' }
@@ -128,9 +136,9 @@ function OpenQuestionCard({
       data-expanded={expanded}
       aria-label={`${t('workbench.question.heading')}: ${title}`}
       tabIndex={-1}
-      onPointerDown={countdown.restart}
-      onKeyDown={countdown.restart}
-      onFocus={countdown.restart}
+      onPointerDown={keepWaiting}
+      onKeyDown={keepWaiting}
+      onFocus={keepWaiting}
     >
       <RequestHeader
         icon={<KindIcon kind="question" />}

@@ -96,12 +96,39 @@ describe('RoomView: question cards', () => {
     expect(questionCards()[0]?.className).toContain('card--stale')
   })
 
-  it('auto-resolves through the runtime when the wait the runtime set runs out', async () => {
+  it('leaves closing a question to the runtime when its deadline passes, and shows its answer', async () => {
+    vi.setSystemTime(3_000)
     const timing = { silentMs: 1_000, countdownMs: 1_000 }
-    const { gui } = setup({ requests: [questionRequestFixture({ timing })] })
+    const request = questionRequestFixture({ timing, autoResolveAt: 5_000 })
+    const { gui } = setup({ requests: [request] })
     await advance(0)
-    await advance(2_000)
-    expect(gui.callsOf('respondToInput')).toEqual([['in-1', { action: 'auto-resolve' }]])
+    await advance(10_000)
+    expect(gui.callsOf('respondToInput')).toEqual([])
+    act(() =>
+      gui.emit('input.resolved', {
+        request: { ...request, status: 'auto-resolved', resolvedAt: 5_000 },
+      }),
+    )
+    expect(questionCards()[0]?.dataset.outcome).toBe('autoResolved')
+  })
+
+  it('moves the countdown to the deadline the runtime answers when the person works on the card', async () => {
+    vi.setSystemTime(3_000)
+    const timing = { silentMs: 10_000, countdownMs: 10_000 }
+    const request = questionRequestFixture({ timing, autoResolveAt: 23_000 })
+    const { gui } = setup({ requests: [request] })
+    gui.keep = async () => ({
+      status: 200,
+      body: { request: { ...request, autoResolveAt: Date.now() + 20_000 } },
+    })
+    await advance(15_000)
+    expect(screen.getByTestId('question-countdown').textContent).toBe('Auto-resolves in 0m 05s')
+    fireEvent.pointerDown(screen.getByLabelText(/staging/))
+    await advance(1_000)
+    expect(gui.callsOf('keepWaiting')).toEqual([['in-1']])
+    expect(screen.queryByTestId('question-countdown')).toBeNull()
+    await advance(10_000)
+    expect(screen.getByTestId('question-countdown').textContent).toBe('Auto-resolves in 0m 09s')
   })
 })
 

@@ -215,6 +215,16 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     }
   }
 
+  /** The runtime keeps the question's timer: it answers with the new
+   *  deadline, which the card counts down to. */
+  const keepWaiting = async (card: InputCard) => {
+    try {
+      updateInput(await api.keepWaiting(card.request.id))
+    } catch (failure) {
+      if (inputGone(failure)) markInputStale(inputKey(card.request))
+    }
+  }
+
   const retry = async (turnId: string) => {
     setRetryErrors((current) => withoutKey(current, turnId))
     try {
@@ -237,7 +247,10 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
       setModeRequest((current) => (current?.at === at ? undefined : current))
       setSettledModes((current) => [...current, { request: next, at }])
     }
-    setModeRequest({ request: { status: 'waiting', from, to: mode }, at })
+    // Entering plan mode opens no window (it only narrows), so nothing waits
+    // for one in the open block; the timeline says how the change ended.
+    const windowless = mode === 'plan' && state.permissions?.integrity === 'ok'
+    if (!windowless) setModeRequest({ request: { status: 'waiting', from, to: mode }, at })
     try {
       const outcome = await api.requestModeChange(room.id, mode)
       if (outcome.status === 'changed') ended({ status: 'changed', from, to: mode })
@@ -347,6 +360,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         activity={activity}
         onReview={(card) => void review(card)}
         onRespond={respond}
+        onKeepWaiting={keepWaiting}
         onDraft={(card, next) => drafts.current.set(inputKey(card.request), next)}
         onOpenProtected={(card) => void openProtectedForm(card)}
       />

@@ -7,7 +7,6 @@ import { ApprovalCard } from './approval-card.tsx'
 import { ToolIcon } from './icons.tsx'
 import { FormCard } from './form-card.tsx'
 import { QuestionCard } from './question-card.tsx'
-import { DEFAULT_QUESTION_TIMING } from '../state/use-countdown.ts'
 import type { CardActivity } from './open-requests.tsx'
 import { ModeRequestCard } from './mode-request-card.tsx'
 import { RuntimeText } from './runtime-text.tsx'
@@ -16,7 +15,7 @@ import { RuntimeText } from './runtime-text.tsx'
 const CLOSED_CARD = {
   onSend: () => Promise.resolve(),
   onDismiss: () => Promise.resolve(),
-  onAutoResolve: () => undefined,
+  onKeepWaiting: () => Promise.resolve(),
 }
 
 export interface TimelineEntryProps {
@@ -89,7 +88,7 @@ export function TimelineEntry({
       )
     case 'input':
       return item.card.request.kind === 'questions' ? (
-        <QuestionCard card={item.card} timing={DEFAULT_QUESTION_TIMING} {...CLOSED_CARD} />
+        <QuestionCard card={item.card} {...CLOSED_CARD} />
       ) : (
         <FormCard card={item.card} onRespond={CLOSED_CARD.onDismiss} />
       )

@@ -76,6 +76,7 @@ export interface WorkbenchApi {
   reviewApproval(approvalId: string): Promise<ReviewOutcome>
   inputRequests(roomId: string): Promise<InputRequestRecord[]>
   respondToInput(requestId: string, response: InputResponse): Promise<InputRequestRecord>
+  keepWaiting(requestId: string): Promise<InputRequestRecord>
   rejectApprovalForMessage(approvalId: string): Promise<RejectionOutcome>
   openSensitiveForm(requestId: string): Promise<ReviewOutcome>
   requestModeChange(roomId: string, mode: PermissionMode): Promise<ReviewOutcome>
@@ -108,6 +109,8 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
     respondToInput: async (requestId, response) =>
       (await body<{ request: InputRequestRecord }>(gui.respondToInput(requestId, response)))
         .request,
+    keepWaiting: async (requestId) =>
+      (await body<{ request: InputRequestRecord }>(gui.keepWaiting(requestId))).request,
     openSensitiveForm: (requestId) => bridge(gui.openSensitiveForm(requestId)),
     rejectApprovalForMessage: async (approvalId) =>
       withTypedError(

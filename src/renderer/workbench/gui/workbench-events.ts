@@ -32,6 +32,7 @@ const APPROVAL_KINDS: Readonly<Record<ApprovalKind, true>> = {
   'apply-changes': true,
   'mcp-tool-call': true,
   read: true,
+  'permission-request': true,
 }
 const APPROVAL_STATUSES: Readonly<Record<ApprovalStatus, true>> = {
   pending: true,

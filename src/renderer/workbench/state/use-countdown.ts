@@ -1,72 +1,36 @@
-import { useCallback, useEffect, useRef, useState } from 'react'
-
-/** An ordinary question waits this long silently… */
-export const QUESTION_SILENT_MS = 60_000
-/** …then this long with a visible countdown, then resolves with an empty answer. */
-export const QUESTION_COUNTDOWN_MS = 60_000
-
-export interface QuestionTiming {
-  silentMs: number
-  countdownMs: number
-}
-
-export const DEFAULT_QUESTION_TIMING: QuestionTiming = {
-  silentMs: QUESTION_SILENT_MS,
-  countdownMs: QUESTION_COUNTDOWN_MS,
-}
+import { useEffect, useState } from 'react'
 
 export interface Countdown {
-  /** Milliseconds left while the countdown shows, `undefined` while silent
-   *  (or when the countdown is off). */
+  /** Milliseconds left while the countdown shows (0 once the deadline has
+   *  passed and the runtime's answer is on its way), `undefined` while
+   *  silent or when there is no deadline. */
   visibleRemainingMs: number | undefined
-  /** Any interaction with the card starts the whole wait again. */
-  restart: () => void
 }
 
 /**
- * The lifetime of an ordinary question's card: silent, then a countdown
- * ticking each second, then `onExpire` once. Off (`enabled: false`) for
- * blocking questions, which never time out, and for closed cards.
+ * The countdown of an ordinary question's card, to the runtime's own
+ * deadline (`autoResolveAt`): the runtime keeps the timer and closes the
+ * question itself, so the card only shows the last `countdownMs` of the
+ * wait, ticking each second, and never answers on its own. Off (`deadline:
+ * null`) for blocking questions, which never time out, and for forms.
  */
-export function useCountdown(options: {
-  enabled: boolean
-  timing: QuestionTiming
-  onExpire: () => void
-}): Countdown {
-  const { enabled, timing } = options
-  const total = timing.silentMs + timing.countdownMs
-  const [deadline, setDeadline] = useState(() => Date.now() + total)
+export function useCountdown(options: { deadline: number | null; countdownMs: number }): Countdown {
+  const { deadline, countdownMs } = options
   const [now, setNow] = useState(() => Date.now())
-  const [expired, setExpired] = useState(false)
-  const deadlineRef = useRef(deadline)
-  const onExpire = useRef(options.onExpire)
-  useEffect(() => {
-    onExpire.current = options.onExpire
-  })
 
   useEffect(() => {
-    if (!enabled || expired) return
+    if (deadline === null) return
     const tick = setInterval(() => {
       const at = Date.now()
       setNow(at)
-      if (at < deadlineRef.current) return
-      clearInterval(tick)
-      setExpired(true)
-      onExpire.current()
+      if (at >= deadline) clearInterval(tick)
     }, 1_000)
     return () => clearInterval(tick)
-  }, [enabled, expired])
+  }, [deadline])
 
-  const restart = useCallback(() => {
-    const at = Date.now()
-    deadlineRef.current = at + total
-    setDeadline(at + total)
-    setNow(at)
-  }, [total])
-
+  if (deadline === null) return { visibleRemainingMs: undefined }
   const remaining = deadline - now
-  const visible = enabled && !expired && remaining <= timing.countdownMs
-  return { visibleRemainingMs: visible ? Math.max(0, remaining) : undefined, restart }
+  return { visibleRemainingMs: remaining <= countdownMs ? Math.max(0, remaining) : undefined }
 }
 
 /** `1m 05s`: minutes and zero-padded seconds, rounded up so the display

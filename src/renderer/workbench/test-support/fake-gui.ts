@@ -61,6 +61,11 @@ export class FakeGui implements AssentGui {
     status: 200,
     body: { request: {} },
   })
+  /** What `keepWaiting` answers; a test may move the deadline or refuse. */
+  keep: (requestId: string) => Promise<RelayResponse> = async () => ({
+    status: 200,
+    body: { request: {} },
+  })
   reject: (approvalId: string) => Promise<unknown> = async () => ({ status: 'not-pending' })
   /** Timeline answers wait for this; a test may hold them back. */
   timelineGate: Promise<void> = Promise.resolve()
@@ -155,6 +160,10 @@ export class FakeGui implements AssentGui {
     this.record('respondToInput', [requestId, response])
     return this.respond(requestId, response)
   }
+  async keepWaiting(requestId: string): Promise<RelayResponse> {
+    this.record('keepWaiting', [requestId])
+    return this.keep(requestId)
+  }
   openSensitiveForm(requestId: string, ...rest: unknown[]) {
     this.record('openSensitiveForm', [requestId, ...rest])
     return Promise.resolve({ status: 'cancelled' })
@@ -242,6 +251,7 @@ export function questionRequestFixture(
     form: null,
     blocking: false,
     timing: { silentMs: 60_000, countdownMs: 60_000 },
+    autoResolveAt: 123_000,
     sensitive: false,
     status: 'pending',
     answers: null,

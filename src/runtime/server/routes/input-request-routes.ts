@@ -1,7 +1,7 @@
 import { InputResponseSchema } from '../../../contracts/input-request.ts'
 import type { InputRequestService } from '../../input/input-request-service.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
-import { readJsonBody, sendJson } from '../http-kit.ts'
+import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
 
 export interface InputRequestRouteDeps {
@@ -37,6 +37,14 @@ export function inputRequestRoutes(deps: InputRequestRouteDeps): Route[] {
         const body = await readJsonBody(req, InputResponseSchema)
         const request = inputs.respond(params.requestId ?? '', body, 'workbench')
         sendJson(res, 200, { request })
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/input-requests/:requestId/keep-waiting',
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        sendJson(res, 200, { request: inputs.keepWaiting(params.requestId ?? '') })
       },
     },
     {

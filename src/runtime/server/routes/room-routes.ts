@@ -10,6 +10,7 @@ import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
 import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { exactHeaderValue } from '../consent-headers.ts'
+import { headerValues } from '../request-guards.ts'
 import { Refusal } from '../../domain/refusal.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import type { Route } from '../router.ts'
@@ -79,9 +80,12 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       handle: async ({ req, res, params }) => {
         const roomId = params.roomId ?? ''
         const body = await readJsonBody(req, PermissionChangeRequestSchema)
-        // The header exactly as sent and in its grammar, then verified before
-        // the room is looked up, bound to every field of the request: the
-        // same 403 whatever was wrong.
+        // Entering plan mode only narrows: it may come without a token (the
+        // room service still refuses it for a room that needs vouching for).
+        // A consent header sent in any form is verified: the header exactly
+        // as sent and in its grammar, before the room is looked up, bound to
+        // every field of the request: the same 403 whatever was wrong.
+        const narrowing = headerValues(req, CONSENT_HEADER).length === 0 && body.mode === 'plan'
         const token = exactHeaderValue(req, CONSENT_HEADER)
         const verified =
           token !== null &&
@@ -90,9 +94,9 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
             kind: 'room-permission',
             subject: { roomId, ...body, instanceId: deps.instanceId },
           })
-        if (!verified)
+        if (!verified && !narrowing)
           throw new Refusal('consent_required', 'protected permission consent required')
-        sendJson(res, 200, await rooms.changeMode(roomId, body))
+        sendJson(res, 200, await rooms.changeMode(roomId, body, { consented: verified }))
       },
     },
     {

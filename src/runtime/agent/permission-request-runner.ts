@@ -1,0 +1,239 @@
+import { realpath, stat } from 'node:fs/promises'
+import path from 'node:path'
+import type { PermissionRequest, PermissionWidening } from '../../contracts/approval.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
+import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import { isInsideRoot } from '../policy/path-containment.ts'
+import { isPlanPolicy } from '../policy/permission-modes.ts'
+import { sensitivePathReason } from '../policy/sensitive-paths.ts'
+import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
+import type { ActionOutcome, AgentPermissionRequest } from './agent-model.ts'
+
+/** The name a permission request carries in the timeline and its approval. */
+export const REQUEST_PERMISSIONS_TOOL = 'request_permissions'
+
+export interface PermissionRequestRunnerDeps {
+  conversations: ConversationStore
+  /** Where a permission request asks the person. */
+  requester: ApprovalRequester
+  events: EventBus
+  now: () => number
+  newId: () => string
+}
+
+type PermissionOutcome = Extract<ActionOutcome, { type: 'permissions' }>
+
+/** What the turn may do beyond its frozen policy, granted by the person for
+ *  this turn only. Lives with the running turn and nowhere else: the room's
+ *  stored mode never changes, and a retry starts without it. */
+export interface TurnWidenings {
+  readonly writableRoots: string[]
+}
+
+/**
+ * An agent's request for a permission its room does not give, for this
+ * turn: write access to one more directory. It is recorded as a call in the
+ * timeline, checked, and asked of the person through the gate's requester
+ * as a `permission-request` approval whose canonical action is exactly what
+ * widens and for how long; only the person decides it, in the protected
+ * window with a consent token, whatever the room's mode (no reviewer judges
+ * it). An allowed request widens the running turn's sandbox and is audited;
+ * it never touches the room's stored mode, and never becomes a grant.
+ *
+ * Refused without asking anyone (fail closed): in plan mode (it never asks);
+ * for a read-only agent or sandbox, where nothing may be written; under a
+ * sandbox that does not confine writes (nothing to widen); for a path that
+ * is not an existing directory, is a file-system root, holds credentials or
+ * start-up files, is already writable, or lies outside the agent's
+ * ceilings. Network access for a command is refused too: the runtime's
+ * commands are not cut off from the network, so there is nothing to widen,
+ * and asking the person would suggest that denying it keeps the command
+ * offline.
+ */
+export class PermissionRequestRunner {
+  private readonly deps: PermissionRequestRunnerDeps
+
+  constructor(deps: PermissionRequestRunnerDeps) {
+    this.deps = deps
+  }
+
+  async run(
+    turn: Turn,
+    agent: AgentPreset,
+    seq: number,
+    asked: AgentPermissionRequest,
+    widenings: TurnWidenings,
+  ): Promise<PermissionOutcome> {
+    const at = this.deps.now()
+    const call: ToolCallRecord = {
+      id: this.deps.newId(),
+      roomId: turn.roomId,
+      turnId: turn.id,
+      seq,
+      toolName: REQUEST_PERMISSIONS_TOOL,
+      arguments: { ...asked, duration: 'turn' },
+      status: 'awaiting-approval',
+      result: null,
+      approvalId: null,
+      createdAt: at,
+      updatedAt: at,
+    }
+    this.deps.conversations.insertToolCall(call)
+    const checked = await this.widening(turn, agent, asked, widenings)
+    if (!checked.ok) return this.settle(call, asked, 'refused', refusal(checked.why, checked.code))
+
+    const permission: PermissionRequest = {
+      widen: checked.widen,
+      duration: 'turn',
+      reason: asked.reason,
+    }
+    const decided = await this.deps.requester.ask({
+      turn,
+      call,
+      action: {
+        kind: 'permission-request',
+        toolName: REQUEST_PERMISSIONS_TOOL,
+        arguments: { ...permission },
+        workingDirectory: turn.workspace,
+        summary: summaryOf(permission.widen),
+        summaryMessage: summaryMessageOf(permission.widen),
+        permission,
+      },
+    })
+    if (decided.status === 'allowed') {
+      const words = message('permission.granted', { what: summaryMessageOf(permission.widen) })
+      const result: ToolCallResult = { ok: true, output: englishText(words), message: words }
+      // Recorded (with its audit event) before the turn relies on it.
+      this.deps.conversations.recordWidening(call, decided, result, this.deps.now())
+      if (permission.widen.type === 'write-directory') {
+        widenings.writableRoots.push(permission.widen.path)
+      }
+      this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
+      return { type: 'permissions', request: asked, status: 'succeeded', result }
+    }
+    if (decided.status === 'expired') {
+      return this.settle(
+        call,
+        asked,
+        'expired',
+        refusal(message('permission.expired'), 'approval_expired'),
+      )
+    }
+    const denied =
+      decided.decidedBy === 'policy'
+        ? message('permission.deniedByPolicy')
+        : message('permission.deniedByPerson')
+    return this.settle(call, asked, 'denied', refusal(denied, 'approval_denied'))
+  }
+
+  /** What exactly would widen, resolved as the sandbox will enforce it, or
+   *  why the request is refused without asking. */
+  private async widening(
+    turn: Turn,
+    agent: AgentPreset,
+    asked: AgentPermissionRequest,
+    widenings: TurnWidenings,
+  ): Promise<
+    { ok: true; widen: PermissionWidening } | { ok: false; code: string; why: RuntimeMessage }
+  > {
+    if (isPlanPolicy(turn.policy)) {
+      return no('not_offered_in_plan', message('permission.inPlan'))
+    }
+    if (asked.widen.type === 'network') {
+      return no('nothing_to_widen', message('permission.network'))
+    }
+    if (agent.toolPolicy.readOnly) {
+      return no('read_only_agent', message('permission.readOnlyAgent', { agent: agent.name }))
+    }
+    const { sandboxMode } = turn.policy
+    if (sandboxMode === 'read-only') {
+      return no('sandbox_read_only', message('permission.readOnlyRoom'))
+    }
+    if (sandboxMode === 'danger-full-access') {
+      return no('already_allowed', message('permission.fullAccess'))
+    }
+    const real = await realDirectory(path.resolve(turn.workspace, asked.widen.path))
+    if (real === null) {
+      return no('invalid_path', message('permission.notDirectory', { path: asked.widen.path }))
+    }
+    if (path.parse(real).root === real) {
+      return no('too_broad', message('permission.root', { path: real }))
+    }
+    if (real.split(path.sep).includes('.git')) {
+      return no('sensitive_path', message('permission.gitDirectory', { path: real }))
+    }
+    // The sensitive-path table words its reasons in English only; the
+    // reason travels as a value beside the path.
+    const sensitive = sensitivePathReason(real)
+    if (sensitive !== null) {
+      return no(
+        'sensitive_path',
+        message('permission.sensitive', { path: real, reason: sensitive }),
+      )
+    }
+    const workspace = await realDirectory(turn.workspace)
+    const writable = [workspace, ...widenings.writableRoots].filter((root) => root !== null)
+    if (writable.some((root) => isInsideRoot(root, real))) {
+      return no('already_allowed', message('permission.alreadyWritable', { path: real }))
+    }
+    const roots = agent.allowedRepositoryRoots
+    if (roots !== undefined) {
+      const realRoots = await Promise.all(roots.map((root) => realDirectory(root)))
+      if (!realRoots.some((root) => root !== null && isInsideRoot(root, real))) {
+        return no(
+          'outside_agent_roots',
+          message('permission.outsideAgentRoots', { path: real, agent: agent.name }),
+        )
+      }
+    }
+    return { ok: true, widen: { type: 'write-directory', path: real } }
+  }
+
+  private settle(
+    call: ToolCallRecord,
+    asked: AgentPermissionRequest,
+    status: 'refused' | 'denied' | 'expired',
+    result: ToolCallResult,
+  ): PermissionOutcome {
+    this.deps.conversations.updateToolCall(call.id, { status, result, at: this.deps.now() })
+    this.deps.events.emit('timeline.updated', { roomId: call.roomId })
+    return { type: 'permissions', request: asked, status, result }
+  }
+}
+
+/** What widens, in one line: the card's summary and the audit's. */
+export function summaryOf(widen: PermissionWidening): string {
+  return englishText(summaryMessageOf(widen))
+}
+
+/** `summaryOf` as a code, worded in the person's language. */
+export function summaryMessageOf(widen: PermissionWidening): RuntimeMessage {
+  return widen.type === 'write-directory'
+    ? message('permission.writeSummary', { path: widen.path })
+    : message('permission.networkSummary', { command: widen.argv.join(' ') })
+}
+
+function no(code: string, why: RuntimeMessage): { ok: false; code: string; why: RuntimeMessage } {
+  return { ok: false, code, why }
+}
+
+/** A request that widened nothing: the English for the model, the code for
+ *  the person. */
+function refusal(words: RuntimeMessage, code: string): ToolCallResult {
+  return { ok: false, output: englishText(words), code, message: words }
+}
+
+/** The real path of an existing directory, or null. Only absolute paths:
+ *  a relative one has nothing to be relative to here. */
+async function realDirectory(candidate: string): Promise<string | null> {
+  if (!path.isAbsolute(candidate)) return null
+  try {
+    const real = await realpath(candidate)
+    return (await stat(real)).isDirectory() ? real : null
+  } catch {
+    return null
+  }
+}
