@@ -164,7 +164,7 @@ describe.skipIf(!chromiumReady)(
       expect(shown.imgs).toBe(0)
       expect(shown.url).toContain('<img src=x')
       expect(shown).toMatchObject({
-        heading: '允许一个 Webhook 在 <script>x</script> 中替你做决定吗？',
+        heading: '允许一个回调地址在 <script>x</script> 中替你做决定吗？',
         confirm: translate('zh-CN', 'consent.button.confirmWebhook'),
       })
     })

@@ -8,7 +8,9 @@ const RUNTIME_DIR = fileURLToPath(new URL('.', import.meta.url))
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) return sourcesUnder(path)
+    // Test helpers run in the test process, beside main's own code, never
+    // in the runtime process.
+    if (entry.isDirectory()) return entry.name === 'test-support' ? [] : sourcesUnder(path)
     return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
   })
 }
