@@ -229,3 +229,28 @@ export function englishWordsShown(
     { skipped: [...skip], kept: [...LATIN_NAMES_KEPT] as string[] },
   )
 }
+
+/**
+ * Waits until the timeline holds an entry matching `selector`, scrolling
+ * the timeline up from its newest entry a screen at a time as a person
+ * looking for it would: the timeline mounts only the entries near its
+ * viewport, so an older one exists in the page only once scrolled to.
+ */
+export async function findInTimeline(page: Page, selector: string): Promise<void> {
+  const inTimeline = `[data-testid="timeline"] ${selector}`
+  const deadline = Date.now() + WAIT_TIMEOUT_MS
+  for (;;) {
+    if ((await page.locator(inTimeline).count()) > 0) return
+    const atTop = await page.locator('[data-testid="timeline"]').evaluate((timeline) => {
+      const top = timeline.scrollTop <= 0
+      timeline.scrollTop = top ? timeline.scrollHeight : timeline.scrollTop - timeline.clientHeight
+      return top
+    })
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the timeline holds no ${selector} (scrolled to its ${atTop ? 'top' : 'middle'})`,
+      )
+    }
+    await page.waitForTimeout(100)
+  }
+}

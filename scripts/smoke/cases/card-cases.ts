@@ -3,7 +3,15 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { CaseContext, CaseDefinition } from '../case-context.ts'
 import { clickToDecide } from '../consent-keys.ts'
-import { UI, WAIT_TIMEOUT_MS, gui, placements, sendViaComposer, waitFor } from '../workbench-ui.ts'
+import {
+  UI,
+  WAIT_TIMEOUT_MS,
+  findInTimeline,
+  gui,
+  placements,
+  sendViaComposer,
+  waitFor,
+} from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
 
 /** The block of open requests above the composer (src/renderer/workbench). */
@@ -136,12 +144,11 @@ export const cardCases: CaseDefinition[] = [
 
       // Answered one by one, each leaves the block at once.
       await sendViaComposer(page, 'docs, please')
-      await page.waitForSelector(
-        '[data-testid="timeline"] [data-testid="question-card"][data-outcome="answered"]',
-        {
-          timeout: WAIT_TIMEOUT_MS,
-        },
-      )
+      await page.waitForSelector(`${REQUESTS.block} [data-testid="question-card"]`, {
+        state: 'detached',
+        timeout: WAIT_TIMEOUT_MS,
+      })
+      await findInTimeline(page, '[data-testid="question-card"][data-outcome="answered"]')
       for (const approvalId of await page.$$eval(
         `${REQUESTS.block} [data-testid="approval-card"]`,
         (cards) => cards.map((card) => card.getAttribute('data-approval-id') ?? ''),
@@ -149,9 +156,7 @@ export const cardCases: CaseDefinition[] = [
         const consent = await openReview(context, page, approvalId, 'deny')
         await clickToDecide(consent.page, '#assent-deny')
         await closedSoon(consent)
-        await page.waitForSelector(`[data-testid="timeline"] ${UI.card(approvalId)}`, {
-          timeout: WAIT_TIMEOUT_MS,
-        })
+        await findInTimeline(page, UI.card(approvalId))
         scenario(context).known.add(approvalId)
       }
       await page.click(`${REQUESTS.block} [data-testid="form-decline"]`)
