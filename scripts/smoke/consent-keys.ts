@@ -33,7 +33,8 @@ export async function pressSpaceToDecide(page: Page): Promise<void> {
  *  the action does not fit) and once the button is on. */
 export async function clickToDecide(page: Page, selector: string): Promise<void> {
   const end = page.locator('#assent-action-end')
-  if ((await end.count()) > 0) await end.scrollIntoViewIfNeeded()
+  // Forms and mode changes keep the action's end hidden: nothing to read there.
+  if (await end.isVisible()) await end.scrollIntoViewIfNeeded()
   await page.waitForSelector(`${selector}:not([disabled])`, { timeout: WAIT_TIMEOUT_MS })
   const button = page.locator(selector)
   await button.scrollIntoViewIfNeeded()
