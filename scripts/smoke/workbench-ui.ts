@@ -234,11 +234,14 @@ export function englishWordsShown(
  * Waits until the timeline holds an entry matching `selector`, scrolling
  * the timeline up from its newest entry a screen at a time as a person
  * looking for it would: the timeline mounts only the entries near its
- * viewport, so an older one exists in the page only once scrolled to.
+ * viewport, so an older one exists in the page only once scrolled to. It
+ * leaves the timeline there, for the caller to read the entry; the caller
+ * scrolls back down (timelineToBottom) so the timeline follows new entries.
  */
 export async function findInTimeline(page: Page, selector: string): Promise<void> {
   const inTimeline = `[data-testid="timeline"] ${selector}`
   const deadline = Date.now() + WAIT_TIMEOUT_MS
+  await timelineToBottom(page)
   for (;;) {
     if ((await page.locator(inTimeline).count()) > 0) return
     const atTop = await page.locator('[data-testid="timeline"]').evaluate((timeline) => {
@@ -253,4 +256,11 @@ export async function findInTimeline(page: Page, selector: string): Promise<void
     }
     await page.waitForTimeout(100)
   }
+}
+
+/** Scrolls the timeline to its newest entry, where it follows new ones. */
+export async function timelineToBottom(page: Page): Promise<void> {
+  await page.locator('[data-testid="timeline"]').evaluate((timeline) => {
+    timeline.scrollTop = timeline.scrollHeight
+  })
 }

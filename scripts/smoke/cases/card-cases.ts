@@ -7,6 +7,7 @@ import {
   UI,
   WAIT_TIMEOUT_MS,
   findInTimeline,
+  timelineToBottom,
   gui,
   placements,
   sendViaComposer,
@@ -159,6 +160,7 @@ export const cardCases: CaseDefinition[] = [
         await findInTimeline(page, UI.card(approvalId))
         scenario(context).known.add(approvalId)
       }
+      await timelineToBottom(page)
       await page.click(`${REQUESTS.block} [data-testid="form-decline"]`)
       await page.waitForSelector(REQUESTS.block, { state: 'detached', timeout: WAIT_TIMEOUT_MS })
       context.check(

@@ -6,10 +6,12 @@ import {
   UI,
   WAIT_TIMEOUT_MS,
   approvalStatus,
+  findInTimeline,
   gui,
   openRoom,
   roomApprovals,
   sendViaComposer,
+  timelineToBottom,
   waitFor,
 } from '../workbench-ui.ts'
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
@@ -124,9 +126,10 @@ export const permissionCases: CaseDefinition[] = [
         (await context.driver.consentWindowsOpened()) === openedBefore,
       )
       for (const approval of approvals) state.known.add(approval.id)
-      await page.waitForSelector(`${UI.card(reviewed!.id)} [data-testid="approval-outcome"]`)
+      await findInTimeline(page, `${UI.card(reviewed!.id)} [data-testid="approval-outcome"]`)
       const card = (await page.textContent(UI.card(reviewed!.id))) ?? ''
       context.check("the card shows the reviewer's reason", card.includes(reviewed!.reason!), card)
+      await timelineToBottom(page)
       mkdirSync(join(context.driver.workspace, 'precious'), { recursive: true })
       await sendViaComposer(page, 'delete -r precious')
       const requested = await waitFor(
