@@ -1,12 +1,4 @@
-import type { ApprovalRecord } from '../../contracts/approval.ts'
-import type { FileTarget } from '../../contracts/file-target.ts'
-import type { ToolEffect } from '../../contracts/policy-axes.ts'
-import {
-  englishText,
-  message,
-  type RuntimeMessage,
-  type RuntimeMessageCode,
-} from '../../contracts/runtime-message.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
 import {
   dispositionFor,
   grantsHonoured,
@@ -16,17 +8,29 @@ import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import { describeTarget, observeTarget, sameTarget } from '../tools/file-target.ts'
 import { getTool } from '../tools/registry.ts'
 import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
-import type { CallAllowance, ConversationStore } from '../ports/conversation-store.ts'
+import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
+import {
+  type Execution,
+  type Settled,
+  AFTER_CONSENT_CODES,
+  refusedAfterConsent,
+  targetChange,
+  said,
+  refusedAccess,
+  refusal,
+  deniedText,
+  deniedMessage,
+  toRecordResult,
+} from './call-settlement.ts'
 import { decisionFor } from './approval-wait.ts'
 import { grantMatches } from './grant-scope.ts'
 import type { TurnWidenings } from './permission-request-runner.ts'
@@ -327,63 +331,6 @@ export class ToolCallRunner {
   }
 }
 
-type Settled = {
-  status: ToolCallRecord['status']
-  result: ToolResult
-  /** Allowed, then refused when it was about to run: audited. */
-  refusedAfterConsent?: boolean
-  /** The approval that allowed the call, where one did. */
-  approvalId?: string | null
-}
-
-/** How a call that may run is run: what let it (for the audit event), how
- *  far a read may reach, and the approval that allowed it, if one did. */
-interface Execution {
-  allowedBy: CallAllowance | null
-  readReach: 'workspace' | 'any'
-  approval?: ApprovalRecord
-}
-
-/** Codes of an allowed call refused before it acted because what it would
- *  act on is no longer what was shown or checked: each is audited as
- *  `execution_refused`. The MCP ones come from a gated MCP call. */
-const AFTER_CONSENT_CODES: ReadonlySet<string> = new Set([
-  'target_changed',
-  'definition_changed',
-  'preview_changed',
-])
-
-function refusedAfterConsent(result: ToolResult, approvalId: string | null): Settled {
-  return { status: 'refused', result, refusedAfterConsent: true, approvalId }
-}
-
-/** A refusal when the file at `realPath` is no longer `bound`, or null. */
-async function targetChange(
-  bound: FileTarget,
-  realPath: string | undefined,
-): Promise<ToolResult | null> {
-  if (realPath === undefined || realPath !== bound.path) {
-    return refusal(
-      `The path now resolves to ${realPath ?? 'nothing'}, not ${bound.path} as approved; it did not run.`,
-      'target_changed',
-    )
-  }
-  try {
-    const readContent = bound.exists && bound.contentSha256 !== undefined
-    const { target } = await observeTarget(realPath, { readContent })
-    if (sameTarget(bound, target)) return null
-    return refusal(
-      `${realPath} is now ${describeTarget(target)}; the person approved acting on ${describeTarget(bound)}. It did not run.`,
-      'target_changed',
-    )
-  } catch (error) {
-    return refusal(
-      `${realPath} could not be checked against what was approved: ${(error as Error).message}; it did not run.`,
-      'target_changed',
-    )
-  }
-}
-
 /** The call's turn, its agent, and what the person widened in this turn. */
 interface CallScope {
   turn: Turn
@@ -400,70 +347,4 @@ export function offeredTo(
 ): boolean {
   if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) return false
   return !isPlanPolicy(turn.policy) || runsWithoutConsent(turn.policy, tool.effect)
-}
-
-/** A call that ended before its tool ran, said in words (its English is
- *  the output the model reads). */
-function said(status: ToolCallRecord['status'], words: RuntimeMessage, code: string): Settled {
-  return { status, result: { ...refusal(englishText(words), code), message: words } }
-}
-
-const ACCESS_MESSAGES: Readonly<Record<string, RuntimeMessageCode>> = {
-  read_only_agent: 'access.readOnlyAgent',
-  sandbox_read_only: 'access.readOnlyRoom',
-  outside_workspace: 'access.outsideWorkspace',
-  outside_agent_roots: 'access.outsideAgentRoots',
-  invalid_path: 'access.invalidPath',
-}
-
-const EFFECT_VERBS: Readonly<Record<ToolEffect, RuntimeMessageCode>> = {
-  read: 'verb.read',
-  write: 'verb.writeFiles',
-  execute: 'verb.runCommands',
-  network: 'verb.useNetwork',
-}
-
-/** The sandbox's refusal: its reason (English, naming the resolved path)
- *  for the model, and the same in words with the path as asked for. */
-function refusedAccess(
-  access: { code: string; reason: string },
-  tool: ToolDefinition<unknown>,
-  args: unknown,
-): Settled {
-  const words = message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
-    action: message(EFFECT_VERBS[tool.effect]),
-    path: tool.targetPaths(args).join(', '),
-  })
-  return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
-}
-
-function refusal(output: string, code: string): ToolResult {
-  return { ok: false, output, code }
-}
-
-/** Names who said no, so the agent (and the person reading its reply) can
- *  tell the automatic review's refusal from their own. */
-function deniedText(approval: ApprovalRecord): string {
-  const why = approval.reason ? `: ${approval.reason}` : ''
-  const who = approval.decidedBy === 'agent-review' ? 'the automatic review' : 'the person'
-  return `Denied by ${who}${why}; it did not run.`
-}
-
-/** `deniedText` in words: the reviewer's reason as its own code where it
- *  has one, else as its words, shown as they are. */
-function deniedMessage(approval: ApprovalRecord): RuntimeMessage {
-  if (approval.decidedBy !== 'agent-review') return message('call.deniedByPerson')
-  return message('call.deniedByReview', {
-    reason: approval.reasonMessage ?? approval.reason ?? '',
-  })
-}
-
-function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['result']> {
-  return {
-    ok: result.ok,
-    output: result.output,
-    ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
-    ...(result.code === undefined ? {} : { code: result.code }),
-    ...(result.message === undefined ? {} : { message: result.message }),
-  }
 }
