@@ -1,0 +1,146 @@
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { FileTarget } from '../../contracts/file-target.ts'
+import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
+import type { ToolCallRecord } from '../../contracts/room.ts'
+import { describeTarget, observeTarget, sameTarget } from '../tools/file-target.ts'
+import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
+import type { CallAllowance } from '../ports/conversation-store.ts'
+
+/*
+ * How a tool call ends: the record the runner settles it with, and the
+ * refusals and words it carries (for the model in English, for the person
+ * as a runtime message).
+ */
+
+export type Settled = {
+  status: ToolCallRecord['status']
+  result: ToolResult
+  /** Allowed, then refused when it was about to run: audited. */
+  refusedAfterConsent?: boolean
+  /** The approval that allowed the call, where one did. */
+  approvalId?: string | null
+}
+
+/** How a call that may run is run: what let it (for the audit event), how
+ *  far a read may reach, and the approval that allowed it, if one did. */
+export interface Execution {
+  allowedBy: CallAllowance | null
+  readReach: 'workspace' | 'any'
+  approval?: ApprovalRecord
+}
+
+/** Codes of an allowed call refused before it acted because what it would
+ *  act on is no longer what was shown or checked: each is audited as
+ *  `execution_refused`. The MCP ones come from a gated MCP call. */
+export const AFTER_CONSENT_CODES: ReadonlySet<string> = new Set([
+  'target_changed',
+  'definition_changed',
+  'preview_changed',
+])
+
+export function refusedAfterConsent(result: ToolResult, approvalId: string | null): Settled {
+  return { status: 'refused', result, refusedAfterConsent: true, approvalId }
+}
+
+/** A refusal when the file at `realPath` is no longer `bound`, or null. */
+export async function targetChange(
+  bound: FileTarget,
+  realPath: string | undefined,
+): Promise<ToolResult | null> {
+  if (realPath === undefined || realPath !== bound.path) {
+    return refusal(
+      `The path now resolves to ${realPath ?? 'nothing'}, not ${bound.path} as approved; it did not run.`,
+      'target_changed',
+    )
+  }
+  try {
+    const readContent = bound.exists && bound.contentSha256 !== undefined
+    const { target } = await observeTarget(realPath, { readContent })
+    if (sameTarget(bound, target)) return null
+    return refusal(
+      `${realPath} is now ${describeTarget(target)}; the person approved acting on ${describeTarget(bound)}. It did not run.`,
+      'target_changed',
+    )
+  } catch (error) {
+    return refusal(
+      `${realPath} could not be checked against what was approved: ${(error as Error).message}; it did not run.`,
+      'target_changed',
+    )
+  }
+}
+
+/** A call that ended before its tool ran, said in words (its English is
+ *  the output the model reads). */
+export function said(
+  status: ToolCallRecord['status'],
+  words: RuntimeMessage,
+  code: string,
+): Settled {
+  return { status, result: { ...refusal(englishText(words), code), message: words } }
+}
+
+const ACCESS_MESSAGES: Readonly<Record<string, RuntimeMessageCode>> = {
+  read_only_agent: 'access.readOnlyAgent',
+  sandbox_read_only: 'access.readOnlyRoom',
+  outside_workspace: 'access.outsideWorkspace',
+  outside_agent_roots: 'access.outsideAgentRoots',
+  invalid_path: 'access.invalidPath',
+}
+
+const EFFECT_VERBS: Readonly<Record<ToolEffect, RuntimeMessageCode>> = {
+  read: 'verb.read',
+  write: 'verb.writeFiles',
+  execute: 'verb.runCommands',
+  network: 'verb.useNetwork',
+}
+
+/** The sandbox's refusal: its reason (English, naming the resolved path)
+ *  for the model, and the same in words with the path as asked for. */
+export function refusedAccess(
+  access: { code: string; reason: string },
+  tool: ToolDefinition<unknown>,
+  args: unknown,
+): Settled {
+  const words = message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
+    action: message(EFFECT_VERBS[tool.effect]),
+    path: tool.targetPaths(args).join(', '),
+  })
+  return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
+}
+
+export function refusal(output: string, code: string): ToolResult {
+  return { ok: false, output, code }
+}
+
+/** Names who said no, so the agent (and the person reading its reply) can
+ *  tell the automatic review's refusal from their own. */
+export function deniedText(approval: ApprovalRecord): string {
+  const why = approval.reason ? `: ${approval.reason}` : ''
+  const who = approval.decidedBy === 'agent-review' ? 'the automatic review' : 'the person'
+  return `Denied by ${who}${why}; it did not run.`
+}
+
+/** `deniedText` in words: the reviewer's reason as its own code where it
+ *  has one, else as its words, shown as they are. */
+export function deniedMessage(approval: ApprovalRecord): RuntimeMessage {
+  if (approval.decidedBy !== 'agent-review') return message('call.deniedByPerson')
+  return message('call.deniedByReview', {
+    reason: approval.reasonMessage ?? approval.reason ?? '',
+  })
+}
+
+export function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['result']> {
+  return {
+    ok: result.ok,
+    output: result.output,
+    ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+    ...(result.code === undefined ? {} : { code: result.code }),
+    ...(result.message === undefined ? {} : { message: result.message }),
+  }
+}
