@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ConsentTokenVerifier, MAX_FUTURE_SKEW_MS, MAX_USED_NONCES } from './consent-token.ts'
-import { deriveConsentKeys, sealedByMain } from './consent-nonces.ts'
+import { NoncePool, POOL_NONCES, deriveConsentKeys, sealedByMain } from './consent-nonces.ts'
 import {
   RUNS,
   T0,
@@ -166,5 +166,94 @@ describe('consent nonces: sealed by main, so only main’s nonces take ledger sl
     expect(sealedByMain(keys, nonce, T0 + 400 + 30_000, 29_000)).toBe(false)
     expect(sealedByMain(deriveConsentKeys(randomBytes(32)), nonce, T0 + 30_000, 60_000)).toBe(false)
     expectGenuine(token, SAMPLE_ROOM)
+  })
+})
+
+describe('NoncePool: one sealed batch per mint second, each nonce handed out once', () => {
+  const keys = deriveConsentKeys(KEY)
+  const SECOND = T0 / 1_000
+
+  /** A pool whose random parts are numbered: nonce `slot` of fill `fill`
+   *  carries the number fill * 1 000 + slot, so every nonce says which batch
+   *  and which place in it it came from. */
+  function numberedPool() {
+    const filled = { count: 0 }
+    const pool = new NoncePool(keys, (buffer) => {
+      filled.count += 1
+      for (let slot = 0; slot * 16 < buffer.length; slot += 1) {
+        buffer.writeUIntBE(filled.count * 1_000 + slot, slot * 16 + 10, 6)
+      }
+      return buffer
+    })
+    return { pool, filled }
+  }
+
+  /** The mint second and the number sealed into a pooled nonce. */
+  function opened(nonce: string) {
+    const decipher = createDecipheriv('aes-256-ecb', keys.sealing, null).setAutoPadding(false)
+    const plain = Buffer.concat([
+      decipher.update(Buffer.from(nonce, 'base64url')),
+      decipher.final(),
+    ])
+    return { second: plain.readUIntBE(2, 6), number: plain.readUIntBE(10, 6) }
+  }
+
+  /** Whether main sealed `nonce` in exactly the second starting at `secondMs`:
+   *  with no lifetime, only expiries inside that second are accepted. */
+  const sealedIn = (nonce: string, secondMs: number) =>
+    sealedByMain(keys, Buffer.from(nonce, 'base64url'), secondMs + 1, 0)
+
+  it('hands out a whole batch within one second from one fill, in order', () => {
+    const { pool, filled } = numberedPool()
+    const nonces: string[] = []
+    for (let index = 0; index < POOL_NONCES; index += 1) {
+      // Any millisecond of the same second.
+      nonces.push(pool.take(T0 + (index % 1_000)))
+      expect(filled.count, `take ${index}`).toBe(1)
+    }
+    expect(nonces.map((nonce) => opened(nonce).number)).toEqual(
+      nonces.map((_, slot) => 1_000 + slot),
+    )
+    for (const nonce of nonces) {
+      expect(nonce).toMatch(/^[A-Za-z0-9_-]{21}[AQgw]$/)
+      expect(sealedIn(nonce, T0)).toBe(true)
+    }
+    expect(new Set(nonces).size).toBe(POOL_NONCES)
+  })
+
+  it('refills when the batch is used up, and never hands out a nonce twice', () => {
+    const { pool, filled } = numberedPool()
+    const nonces = Array.from({ length: 2 * POOL_NONCES + 1 }, () => pool.take(T0 + 500))
+    expect(filled.count).toBe(3)
+    expect(opened(nonces[POOL_NONCES - 1]!).number).toBe(1_000 + POOL_NONCES - 1)
+    expect(opened(nonces[POOL_NONCES]!).number).toBe(2_000)
+    expect(opened(nonces[2 * POOL_NONCES]!).number).toBe(3_000)
+    expect(new Set(nonces).size).toBe(nonces.length)
+    for (const nonce of nonces) expect(sealedIn(nonce, T0)).toBe(true)
+  })
+
+  it('refills when the mint second changes, so no nonce is sealed for another second', () => {
+    const { pool, filled } = numberedPool()
+    // Forward one second, then back (a clock step back), each time with most
+    // of the batch unused.
+    const takes = [T0 + 999, T0 + 999, T0 + 1_000, T0 + 1_999, T0 + 999, T0 + 5_500]
+    const nonces = takes.map((now) => pool.take(now))
+    expect(filled.count).toBe(4)
+    expect(nonces.map((nonce) => opened(nonce))).toEqual([
+      { second: SECOND, number: 1_000 },
+      { second: SECOND, number: 1_001 },
+      { second: SECOND + 1, number: 2_000 },
+      { second: SECOND + 1, number: 2_001 },
+      { second: SECOND, number: 3_000 },
+      { second: SECOND + 5, number: 4_000 },
+    ])
+    takes.forEach((now, index) => {
+      const secondMs = Math.floor(now / 1_000) * 1_000
+      const nonce = nonces[index]!
+      expect(sealedIn(nonce, secondMs), `take ${index}`).toBe(true)
+      expect(sealedIn(nonce, secondMs - 1_000)).toBe(false)
+      expect(sealedIn(nonce, secondMs + 1_000)).toBe(false)
+    })
+    expect(new Set(nonces).size).toBe(nonces.length)
   })
 })

@@ -33,7 +33,7 @@ const NONCE_TAG = 0x6173 // "as"
 const SECOND_MS = 1_000
 const NONCE_KEY_LABEL = `${DOMAIN_TAG} nonce key`
 /** Nonces sealed per AES call when minting from the pool. */
-const POOL_NONCES = 256
+export const POOL_NONCES = 256
 
 /** The two keys one 32-byte consent key gives. */
 export interface ConsentKeys {
@@ -85,12 +85,16 @@ const NONCE_CHARS = 22
  */
 export class NoncePool {
   readonly #keys: ConsentKeys
+  readonly #fillRandom: (buffer: Buffer) => Buffer
   #encoded = ''
   #next = 0
   #second = Number.NaN
 
-  constructor(keys: ConsentKeys) {
+  /** `fillRandom` fills a buffer with the random parts of a batch (and
+   *  bytes the seal overwrites); only tests pass another than the CSPRNG. */
+  constructor(keys: ConsentKeys, fillRandom: (buffer: Buffer) => Buffer = randomFillSync) {
     this.#keys = keys
+    this.#fillRandom = fillRandom
   }
 
   take(nowMs: number): string {
@@ -102,7 +106,7 @@ export class NoncePool {
   }
 
   #refill(nowMs: number): void {
-    const plaintext = randomFillSync(Buffer.alloc(NONCE_BYTES * POOL_NONCES))
+    const plaintext = this.#fillRandom(Buffer.alloc(NONCE_BYTES * POOL_NONCES))
     for (let offset = 0; offset < plaintext.length; offset += NONCE_BYTES) {
       writeSealedFields(plaintext, offset, nowMs)
     }

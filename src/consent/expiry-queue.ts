@@ -30,6 +30,13 @@ export class ExpiryQueue {
     return this.#ringSize + this.#heapSize
   }
 
+  /** Entries held in the ring; the other `size - ringSize` are in the heap.
+   *  Read by no caller on the hot path: it makes the split observable, so
+   *  tests can hold the queue to its O(1) path for entries in order. */
+  get ringSize(): number {
+    return this.#ringSize
+  }
+
   /** The earliest expiry held, or +Infinity when empty. */
   earliest(): number {
     const fromRing = this.#ringSize > 0 ? this.#ring[4 * this.#ringStart]! : Infinity

@@ -82,6 +82,55 @@ describe('NonceLedger', () => {
     expect(evictions).toBeGreaterThan(RUNS.numRuns / 2)
   })
 
+  it('keeps every remaining nonce findable after deletions in probe runs that wrap around the slot table', () => {
+    // Capacity 4: eight slots (mask 7). A key's home slot is its high word's
+    // low bits, so these are chosen: homes 6, 7 and 0, probe runs that pass
+    // the table's end and continue at slot 0.
+    const ledger = new NonceLedger(4)
+    const at = (home: number, id: number) => ({ high: 8 * id + home, middle: id, low: id })
+    const a = at(6, 1) // slot 6
+    const b = at(6, 2) // slot 7
+    const c = at(6, 3) // slot 0: wrapped, home 6
+    const d = at(7, 4) // slot 1: wrapped, home 7
+    // Expiries give the deletion order: a, then b, then c.
+    expect([ledger.burn(a, 1), ledger.burn(b, 2), ledger.burn(c, 3), ledger.burn(d, 4)]).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ])
+    const held = () => [a, b, c, d].map((key) => ledger.has(key))
+    // Deleting a (hole 6): b moves back to 6, then c (home 6, at slot 0, past
+    // the end) to 7, then d (home 7, at slot 1) to 0.
+    ledger.evictExpired(1)
+    expect(held()).toEqual([false, true, true, true])
+    // Deleting b (hole 6): c and d move back across the end again.
+    ledger.evictExpired(2)
+    expect(held()).toEqual([false, false, true, true])
+    ledger.evictExpired(3)
+    expect(held()).toEqual([false, false, false, true])
+    // A key whose home is the slot a deletion emptied is found and burns once.
+    expect([ledger.burn(a, 10), ledger.burn(a, 11), ledger.has(a), ledger.size]).toEqual([
+      true,
+      false,
+      true,
+      2,
+    ])
+  })
+
+  it('keeps a key that wrapped past the end in place when its home is at or after the hole', () => {
+    // Slots 6, 7, 0, 1 hold homes 6, 6, 0, 0: deleting slot 7's key leaves
+    // the keys at 0 and 1 in their own run (home 0 is not before the hole).
+    const ledger = new NonceLedger(4)
+    const at = (home: number, id: number) => ({ high: 8 * id + home, middle: id, low: id })
+    const keys = [at(6, 1), at(6, 2), at(0, 3), at(0, 4)]
+    keys.forEach((key, index) => expect(ledger.burn(key, 10 + index)).toBe(true))
+    ledger.evictExpired(10)
+    expect(keys.map((key) => ledger.has(key))).toEqual([false, true, true, true])
+    ledger.evictExpired(11)
+    expect(keys.map((key) => ledger.has(key))).toEqual([false, false, true, true])
+  })
+
   it('reads a nonce key as the 128 bits of its bytes, 30 + 48 + 50, wherever it starts', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.nat(5), (bytes, offset) => {
