@@ -97,6 +97,37 @@ describe('ExpiryQueue', () => {
     expect(() => queue.removeEarliest(new Float64Array(3))).toThrow('the expiry queue is empty')
   })
 
+  it('moves the last heap entry down through the smaller child at every level', () => {
+    const queue = new ExpiryQueue(9)
+    // 1 000 holds the ring; the rest, each earlier, fill the heap in rising
+    // order, so its array reads as pushed: 10 | 20 30 | 50 40 60 70 | 99.
+    // Removing 10 moves 99 down from the root: past 20 (the smaller of 20
+    // and 30), then past 40 (the smaller of 50 and 40, the right child).
+    pushAll(queue, [
+      [1_000, 1],
+      [10, 2],
+      [20, 3],
+      [30, 4],
+      [50, 5],
+      [40, 6],
+      [60, 7],
+      [70, 8],
+      [99, 9],
+    ])
+    expect([queue.ringSize, queue.size]).toEqual([1, 9])
+    expect(removeSome(queue, 9)).toEqual([
+      [10, 2],
+      [20, 3],
+      [30, 4],
+      [40, 6],
+      [50, 5],
+      [60, 7],
+      [70, 8],
+      [99, 9],
+      [1_000, 1],
+    ])
+  })
+
   it('removes entries of equal expiry, split between ring and heap, before any later one', () => {
     const queue = new ExpiryQueue(8)
     pushAll(queue, [
