@@ -149,6 +149,20 @@ describe('NonceLedger', () => {
     )
   })
 
+  it('reads the key of a fixed nonce as its bits, 30 + 48 + 50', () => {
+    // 00 01 02 … 0f and fe dc ba 98 76 54 32 10 f0 e1 d2 c3 b4 a5 96 87.
+    expect(readNonceKey('AAECAwQFBgcICQoLDA0ODw', 0)).toEqual({
+      high: 16_512,
+      middle: 212_211_138_150_914,
+      low: 292_517_539_810_831,
+    })
+    expect(readNonceKey('v1.9._ty6mHZUMhDw4dLDtKWWhw.', 5)).toEqual({
+      high: 1_068_969_638,
+      middle: 32_525_997_325_368,
+      low: 513_212_967_917_191,
+    })
+  })
+
   it('reads no key from a nonce that is not canonical base64url of 16 bytes', () => {
     const nonce = Buffer.alloc(16, 0xa5).toString('base64url')
     expect(readNonceKey(nonce, 0)).not.toBeNull()
