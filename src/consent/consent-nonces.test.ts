@@ -2,7 +2,13 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ConsentTokenVerifier, MAX_FUTURE_SKEW_MS, MAX_USED_NONCES } from './consent-token.ts'
-import { NoncePool, POOL_NONCES, deriveConsentKeys, sealedByMain } from './consent-nonces.ts'
+import {
+  NoncePool,
+  POOL_NONCES,
+  deriveConsentKeys,
+  sealNonce,
+  sealedByMain,
+} from './consent-nonces.ts'
 import {
   RUNS,
   T0,
@@ -52,6 +58,20 @@ describe('consent nonces: sealed by main, so only main’s nonces take ledger sl
         })
       }),
       RUNS,
+    )
+  })
+
+  it('seals the tag, the mint second and the given random bytes of one fixed nonce', () => {
+    const keys = deriveConsentKeys(KEY)
+    const random = Buffer.from('0102030405060708', 'hex')
+    const nonce = sealNonce(keys, T0 + 1_234, random)
+    const decipher = createDecipheriv('aes-256-ecb', keys.sealing, null).setAutoPadding(false)
+    const plain = Buffer.concat([
+      decipher.update(Buffer.from(nonce, 'base64url')),
+      decipher.final(),
+    ])
+    expect(plain.toString('hex')).toBe(
+      `6173${(T0 / 1_000 + 1).toString(16).padStart(12, '0')}0102030405060708`,
     )
   })
 

@@ -128,6 +128,29 @@ describe('ExpiryQueue', () => {
     ])
   })
 
+  it('stops moving the last heap entry down where its children expire later', () => {
+    const queue = new ExpiryQueue(6)
+    // Heap after these pushes: 27 | 29 81 | 90 71. Removing 27 moves 71 down
+    // past 29, then stops above 90.
+    pushAll(queue, [
+      [1_000, 1],
+      [90, 2],
+      [81, 3],
+      [27, 4],
+      [29, 5],
+      [71, 6],
+    ])
+    expect([queue.ringSize, queue.size]).toEqual([1, 6])
+    expect(removeSome(queue, 6)).toEqual([
+      [27, 4],
+      [29, 5],
+      [71, 6],
+      [81, 3],
+      [90, 2],
+      [1_000, 1],
+    ])
+  })
+
   it('removes entries of equal expiry, split between ring and heap, before any later one', () => {
     const queue = new ExpiryQueue(8)
     pushAll(queue, [

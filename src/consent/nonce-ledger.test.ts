@@ -100,6 +100,8 @@ describe('NonceLedger', () => {
       true,
     ])
     const held = () => [a, b, c, d].map((key) => ledger.has(key))
+    // Each is refused a second time, c too, which sits in slot 0.
+    expect([a, b, c, d].map((key) => ledger.burn(key, 9))).toEqual([false, false, false, false])
     // Deleting a (hole 6): b moves back to 6, then c (home 6, at slot 0, past
     // the end) to 7, then d (home 7, at slot 1) to 0.
     ledger.evictExpired(1)
@@ -129,6 +131,47 @@ describe('NonceLedger', () => {
     expect(keys.map((key) => ledger.has(key))).toEqual([false, true, true, true])
     ledger.evictExpired(11)
     expect(keys.map((key) => ledger.has(key))).toEqual([false, false, true, true])
+  })
+
+  it('keeps a key in place when its home lies between the hole and it, across the table’s end', () => {
+    // Slots 6, 7, 0, 1 hold homes 6, 7, 7, 0.
+    const ledger = new NonceLedger(4)
+    const at = (home: number, id: number) => ({ high: 8 * id + home, middle: id, low: id })
+    const keys = [at(6, 1), at(7, 2), at(7, 3), at(0, 4)]
+    keys.forEach((key, index) => expect(ledger.burn(key, 10 + index)).toBe(true))
+    const held = () => keys.map((key) => ledger.has(key))
+    // Hole 6: every later key's home is after it, so none moves.
+    ledger.evictExpired(10)
+    expect(held()).toEqual([false, true, true, true])
+    // Hole 7: the key at 0 (home 7) moves back to 7, the key at 1 (home 0) to 0.
+    ledger.evictExpired(11)
+    expect(held()).toEqual([false, false, true, true])
+    // Hole 7 again: the key at 0 is at its home and stays.
+    ledger.evictExpired(12)
+    expect(held()).toEqual([false, false, false, true])
+    expect(ledger.burn(keys[3]!, 20)).toBe(false)
+  })
+
+  it('tells apart keys that share a home slot and differ in one word only', () => {
+    // All four keys have home 5 (capacity 4: eight slots).
+    const ledger = new NonceLedger(4)
+    const first = { high: 5, middle: 1, low: 1 }
+    const others = [
+      { high: 13, middle: 1, low: 1 },
+      { high: 5, middle: 2, low: 1 },
+      { high: 5, middle: 1, low: 2 },
+    ]
+    expect(ledger.burn(first, 10)).toBe(true)
+    expect(others.map((key) => ledger.has(key))).toEqual([false, false, false])
+    expect(others.map((key, index) => ledger.burn(key, 11 + index))).toEqual([true, true, true])
+    expect([first, ...others].map((key) => ledger.burn(key, 20))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ])
+    ledger.evictExpired(10)
+    expect([first, ...others].map((key) => ledger.has(key))).toEqual([false, true, true, true])
   })
 
   it('reads a nonce key as the 128 bits of its bytes, 30 + 48 + 50, wherever it starts', () => {
