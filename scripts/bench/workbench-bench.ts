@@ -108,7 +108,7 @@ export async function measureWorkbench(
 
 /** Creates the room's approvals through the runtime and decides most of
  *  them (alternately allowed and denied) with consent tokens. */
-async function fillRoom(
+export async function fillRoom(
   runtime: RuntimeAccess,
   roomId: string,
   workspace: string,
@@ -137,7 +137,7 @@ async function fillRoom(
 
 /** Wheels the timeline from the bottom to the top and back while the page
  *  records frame gaps and long tasks. */
-async function scrollTimeline(page: Page): Promise<ScrollReport> {
+export async function scrollTimeline(page: Page): Promise<ScrollReport> {
   const timeline = page.locator('[data-testid="timeline"]')
   const box = await timeline.boundingBox()
   if (!box) throw new Error('the timeline is not on screen')

@@ -1,17 +1,10 @@
-import {
-  memo,
-  useCallback,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-  type KeyboardEvent,
-} from 'react'
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual'
 import type { Timeline } from '../../../contracts/room.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
 import { TimelineEntry, type TimelineEntryProps } from './timeline-entry.tsx'
+import { FindLayer } from './timeline-find-layer.tsx'
 import { timelineFindText } from './timeline-find-text.ts'
 import { useRuntimeWords } from './runtime-text.tsx'
 
@@ -139,6 +132,7 @@ export function TimelineView(props: TimelineViewProps) {
     () => items.map((item) => timelineFindText(item, t, words)),
     [items, t, words],
   )
+  const keys = useMemo(() => items.map((item) => item.key), [items])
   const estimatedStarts = useMemo(() => estimatedOffsets(items), [items])
   const onFound = useCallback((key: string) => {
     setActiveKey(key)
@@ -158,7 +152,13 @@ export function TimelineView(props: TimelineViewProps) {
   })
 
   const virtualItems = virtualizer.getVirtualItems()
-  const mounted = new Set(virtualItems.map((virtual) => virtual.index))
+  // The same set while the window has not moved, so the find layer is left alone.
+  const mountedIndexes = virtualItems.map((virtual) => virtual.index).join(',')
+  const mounted = useMemo(
+    () => new Set(mountedIndexes === '' ? [] : mountedIndexes.split(',').map(Number)),
+    [mountedIndexes],
+  )
+  const { activity, retryErrors, onReview, onShowCard, onRetry } = props
 
   return (
     <section
@@ -192,72 +192,30 @@ export function TimelineView(props: TimelineViewProps) {
                   tabIndex={virtual.index === active ? 0 : -1}
                   style={{ transform: `translateY(${virtual.start}px)` }}
                 >
-                  <TimelineEntry item={item} {...props} />
+                  <TimelineEntry
+                    item={item}
+                    activity={activity}
+                    retryErrors={retryErrors}
+                    onReview={onReview}
+                    onShowCard={onShowCard}
+                    onRetry={onRetry}
+                  />
                 </li>
               )
             })}
           </ol>
-          <div className="timeline__find">
-            {items.map((item, index) =>
-              mounted.has(index) ? null : (
-                <FindText
-                  key={item.key}
-                  itemKey={item.key}
-                  top={estimatedStarts[index]!}
-                  text={texts[index]!}
-                  onFound={onFound}
-                />
-              ),
-            )}
-          </div>
+          <FindLayer
+            keys={keys}
+            texts={texts}
+            tops={estimatedStarts}
+            mounted={mounted}
+            onFound={onFound}
+          />
         </div>
       )}
     </section>
   )
 }
-
-/**
- * The words of an entry that is not mounted, near its place in the list
- * (where its estimated height puts it: a place that moves with every
- * measurement would restyle and lay out thousands of blocks). The
- * browser keeps `hidden="until-found"` content out of layout and out of the
- * accessibility tree, yet its find bar searches it; on a match it fires
- * `beforematch`, reveals the block and scrolls it into view, and the list
- * mounts the entry there. React has no prop for that value of `hidden`, so
- * it is set on the element itself.
- */
-const FindText = memo(function FindText({
-  itemKey,
-  top,
-  text,
-  onFound,
-}: {
-  itemKey: string
-  top: number
-  text: string
-  onFound: (key: string) => void
-}) {
-  const ref = useRef<HTMLDivElement>(null)
-  useLayoutEffect(() => {
-    const element = ref.current
-    if (!element) return
-    element.setAttribute('hidden', 'until-found')
-    const reveal = () => onFound(itemKey)
-    element.addEventListener('beforematch', reveal)
-    return () => element.removeEventListener('beforematch', reveal)
-  }, [itemKey, onFound])
-  return (
-    <div
-      ref={ref}
-      className="timeline__find-text"
-      data-testid="entry-find-text"
-      data-key={itemKey}
-      style={{ top }}
-    >
-      {text}
-    </div>
-  )
-})
 
 /** The timeline entry (`li`) that holds `target`, if any. */
 function entryOf(target: EventTarget): HTMLElement | null {

@@ -114,6 +114,26 @@ describe('TimelineView: a long room mounts only what is near the viewport', () =
     // Its words leave the find layer, so a match is never counted twice.
     expect(findTexts().some((text) => text.dataset.key === 'message:m1')).toBe(false)
   })
+
+  it('keeps the find layer in reading order as the window moves, so matches come in timeline order', async () => {
+    renderList(messages(ENTRIES))
+    const newest = await shown(ENTRIES)
+    act(() => newest.focus())
+    fireEvent.keyDown(newest, { key: 'Home' })
+    await shown(1)
+    const timeline = screen.getByTestId('timeline')
+    act(() => {
+      timeline.scrollTop = timeline.scrollHeight / 2
+    })
+    await waitFor(() =>
+      expect(positions().filter((at) => at > 100 && at < 400).length).toBeGreaterThan(5),
+    )
+    const order = findTexts().map((text) => Number(text.dataset.key!.replace('message:m', '')))
+    // Entries from the newest end came back into the layer after the others.
+    expect(order).toContain(ENTRIES)
+    expect(order).toEqual([...order].sort((a, b) => a - b))
+    expect(order.length + mounted().length).toBe(ENTRIES)
+  })
 })
 
 describe('TimelineView: the keyboard moves across entries, mounted or not', () => {
