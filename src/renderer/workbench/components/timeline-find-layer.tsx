@@ -5,9 +5,9 @@ export interface FindLayerProps {
   keys: readonly string[]
   texts: readonly string[]
   tops: readonly number[]
-  /** The indexes of the entries the list has mounted: their words are in
-   *  the entry itself, so their block leaves the layer. */
-  mounted: ReadonlySet<number>
+  /** The keys of the entries the list has mounted: their words are in the
+   *  entry itself, so their block leaves the layer. */
+  mounted: ReadonlySet<string>
   onFound: (key: string) => void
 }
 
@@ -15,6 +15,9 @@ export interface FindLayerProps {
  * The words of every entry that is not mounted, each in a block near its
  * place in the list (where its estimated height puts it: a place that moves
  * with every measurement would restyle and lay out thousands of blocks).
+ * The blocks are in flow, each a margin below the one before it: a
+ * positioned block would be a paint layer of its own, and thousands of
+ * those made every frame of a scroll slow.
  * The browser keeps `hidden="until-found"` content out of layout and out of
  * the accessibility tree, yet its find bar searches it; on a match it fires
  * `beforematch` (heard by the layer), reveals the block and scrolls
@@ -50,9 +53,7 @@ export const FindLayer = memo(function FindLayer({
     const blocks = keys.map((key, index) => {
       const old = state.current.made.get(key)
       const text = texts[index]!
-      const top = `${tops[index]!}px`
       const block = old && old.textContent === text ? old : makeBlock(key, text)
-      if (block.style.top !== top) block.style.top = top
       made.set(key, block)
       return block
     })
@@ -67,20 +68,31 @@ export const FindLayer = memo(function FindLayer({
     if (!element) return
     const { blocks, present } = state.current
     if (present.size === 0 && element.childElementCount === 0) {
-      const shown = blocks.filter((_, index) => !mounted.has(index))
+      const shown = blocks.filter((_, index) => !mounted.has(keys[index]!))
       element.replaceChildren(...shown)
-      blocks.forEach((_, index) => mounted.has(index) || present.add(index))
-      return
+      blocks.forEach((_, index) => mounted.has(keys[index]!) || present.add(index))
+    } else {
+      for (const index of present) {
+        if (!mounted.has(keys[index]!)) continue
+        blocks[index]!.remove()
+        present.delete(index)
+      }
+      for (let index = 0; index < blocks.length; index += 1) {
+        if (mounted.has(keys[index]!) || present.has(index)) continue
+        element.insertBefore(blocks[index]!, nextPresent(blocks, present, index))
+        present.add(index)
+      }
     }
-    for (const index of present) {
-      if (!mounted.has(index)) continue
-      blocks[index]!.remove()
-      present.delete(index)
-    }
+    // Each block sits its estimated top below the one before it in the
+    // layer (blocks have no height until revealed); written only where it
+    // changed, so a move of the window restyles a few blocks.
+    let above = 0
     for (let index = 0; index < blocks.length; index += 1) {
-      if (mounted.has(index) || present.has(index)) continue
-      element.insertBefore(blocks[index]!, nextPresent(blocks, present, index))
-      present.add(index)
+      if (!present.has(index)) continue
+      const margin = `${tops[index]! - above}px`
+      const { style } = blocks[index]!
+      if (style.marginTop !== margin) style.marginTop = margin
+      above = tops[index]!
     }
   }, [keys, texts, tops, mounted])
 

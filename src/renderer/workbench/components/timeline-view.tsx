@@ -1,4 +1,12 @@
-import { useCallback, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import {
+  useCallback,
+  useDeferredValue,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+} from 'react'
 import { useTranslation } from 'react-i18next'
 import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual'
 import type { Timeline } from '../../../contracts/room.ts'
@@ -128,12 +136,17 @@ export function TimelineView(props: TimelineViewProps) {
   }
 
   const words = useRuntimeWords()
+  // The find layer follows a render behind: a room opens (and a refresh
+  // lands) with its entries drawn first, and the words of its thousands of
+  // entries are worked out in the render React does after that one, once
+  // the browser has painted it.
+  const findItems = useDeferredValue(items)
   const texts = useMemo(
-    () => items.map((item) => timelineFindText(item, t, words)),
-    [items, t, words],
+    () => findItems.map((item) => timelineFindText(item, t, words)),
+    [findItems, t, words],
   )
-  const keys = useMemo(() => items.map((item) => item.key), [items])
-  const estimatedStarts = useMemo(() => estimatedOffsets(items), [items])
+  const keys = useMemo(() => findItems.map((item) => item.key), [findItems])
+  const estimatedStarts = useMemo(() => estimatedOffsets(findItems), [findItems])
   const onFound = useCallback((key: string) => {
     setActiveKey(key)
     // The browser scrolls to the revealed words first; the entry then
@@ -155,8 +168,13 @@ export function TimelineView(props: TimelineViewProps) {
   // The same set while the window has not moved, so the find layer is left alone.
   const mountedIndexes = virtualItems.map((virtual) => virtual.index).join(',')
   const mounted = useMemo(
-    () => new Set(mountedIndexes === '' ? [] : mountedIndexes.split(',').map(Number)),
-    [mountedIndexes],
+    () =>
+      new Set(
+        mountedIndexes === ''
+          ? []
+          : mountedIndexes.split(',').map((index) => items[Number(index)]!.key),
+      ),
+    [mountedIndexes, items],
   )
   const { activity, retryErrors, onReview, onShowCard, onRetry } = props
 
