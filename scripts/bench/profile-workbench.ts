@@ -7,23 +7,21 @@
 // functions. `--keep` leaves the traces (open them in DevTools' Performance
 // panel) and names their folder.
 
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import type { CDPSession, Page } from 'playwright-core'
 import { ensureBuilt } from '../build-freshness.ts'
-import { openRoom, startBenchHost } from './bench-host.ts'
-import { awaitRoomShown } from './page-probes.ts'
-import type { RuntimeAccess } from './runtime-fixtures.ts'
+import { startBenchHost } from './bench-host.ts'
 import {
   formatBreakdown,
   TRACE_START_MARK,
   traceBreakdown,
   type TraceEvent,
 } from './trace-breakdown.ts'
-import { fillRoom, scrollTimeline } from './workbench-bench.ts'
+import { makeLongRoom, openLongRoom, scrollTimeline } from './workbench-bench.ts'
 
 const { values: flags } = parseArgs({
   options: {
@@ -40,7 +38,6 @@ const options = {
   loads: Number(flags.loads),
   log: (line: string) => console.log(line),
 }
-const TIMEOUT_MS = 60_000
 const CATEGORIES = [
   'devtools.timeline',
   'v8.execute',
@@ -53,36 +50,11 @@ ensureBuilt(options.log)
 const traces = await mkdtemp(join(tmpdir(), 'assent-workbench-traces-'))
 const bench = await startBenchHost()
 try {
-  const { host } = bench
-  const workspace = join(bench.workspace, 'long-room')
-  await mkdir(workspace, { recursive: true })
-  const { page } = await host.workbench()
+  const { page } = await bench.host.workbench()
   const cdp = await page.context().newCDPSession(page)
-  const runtime: RuntimeAccess = {
-    client: host.services.client,
-    connection: () => {
-      const current = host.services.supervisor.current
-      if (!current) throw new Error('runtime not running')
-      return current
-    },
-  }
-  const otherRoom = await openRoom(page, workspace, 'Other room')
-  const roomId = await openRoom(page, workspace, 'Long room')
-  await fillRoom(runtime, roomId, workspace, options)
+  const rooms = await makeLongRoom(bench, page, options)
   for (let load = 1; load <= options.loads; load += 1) {
-    await page.click(`[data-testid="room-link"][data-room-id="${otherRoom}"]`)
-    await page.waitForSelector(`[data-testid="room-view"][data-room-id="${otherRoom}"]`)
-    await sleep(200)
-    const opening = await traced(page, cdp, async () => {
-      const timing = page.evaluate(awaitRoomShown, {
-        entries: options.decided,
-        openCards: options.pending,
-        timeoutMs: TIMEOUT_MS,
-      })
-      await page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`)
-      const { startedAt, renderedAt } = await timing
-      return renderedAt - startedAt
-    })
+    const opening = await traced(page, cdp, () => openLongRoom(page, rooms, options))
     await report(`open-${load}`, `opening ${Math.round(opening.result)} ms`, opening.events)
     const scrolling = await traced(page, cdp, () => scrollTimeline(page))
     const longest = Math.max(...scrolling.result.frameGapsMs)
