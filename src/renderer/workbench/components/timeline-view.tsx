@@ -48,8 +48,9 @@ const ESTIMATED_HEIGHT_PX: Record<TimelineItem['kind'], number> = {
  * - it follows new entries to the bottom, unless the person has scrolled up
  *   to read, and an entry that changes height keeps the rest in place;
  * - every entry not mounted leaves its words in a `hidden="until-found"`
- *   block at its place, so the browser's find bar finds it, and scrolling
- *   there mounts the entry;
+ *   block at its place (FindLayer, filled just after the entries are
+ *   drawn), so the browser's find bar finds it, and scrolling there mounts
+ *   the entry;
  * - the entries form one keyboard stop (the newest, or the last one
  *   visited): the arrow keys, Home and End on an entry, and Page Up / Page
  *   Down anywhere inside one, move between entries, mounted or not.
