@@ -10,6 +10,8 @@ import { RUNS, T0, B64URL } from './test-support/consent-token-fixtures.ts'
 
 describe('NonceLedger', () => {
   const key = (high: number) => ({ high, middle: 2 ** 47 + high, low: 2 ** 49 + high })
+  /** Key `id` of a ledger of capacity 4 (eight slots), whose home slot is `home`. */
+  const at = (home: number, id: number) => ({ high: 8 * id + home, middle: id, low: id })
 
   it('refuses a nonce it holds, and any nonce while full, changing nothing', () => {
     const ledger = new NonceLedger(2)
@@ -87,7 +89,6 @@ describe('NonceLedger', () => {
     // low bits, so these are chosen: homes 6, 7 and 0, probe runs that pass
     // the table's end and continue at slot 0.
     const ledger = new NonceLedger(4)
-    const at = (home: number, id: number) => ({ high: 8 * id + home, middle: id, low: id })
     const a = at(6, 1) // slot 6
     const b = at(6, 2) // slot 7
     const c = at(6, 3) // slot 0: wrapped, home 6
@@ -124,7 +125,6 @@ describe('NonceLedger', () => {
     // Slots 6, 7, 0, 1 hold homes 6, 6, 0, 0: deleting slot 7's key leaves
     // the keys at 0 and 1 in their own run (home 0 is not before the hole).
     const ledger = new NonceLedger(4)
-    const at = (home: number, id: number) => ({ high: 8 * id + home, middle: id, low: id })
     const keys = [at(6, 1), at(6, 2), at(0, 3), at(0, 4)]
     keys.forEach((key, index) => expect(ledger.burn(key, 10 + index)).toBe(true))
     ledger.evictExpired(10)
@@ -136,7 +136,6 @@ describe('NonceLedger', () => {
   it('keeps a key in place when its home lies between the hole and it, across the table’s end', () => {
     // Slots 6, 7, 0, 1 hold homes 6, 7, 7, 0.
     const ledger = new NonceLedger(4)
-    const at = (home: number, id: number) => ({ high: 8 * id + home, middle: id, low: id })
     const keys = [at(6, 1), at(7, 2), at(7, 3), at(0, 4)]
     keys.forEach((key, index) => expect(ledger.burn(key, 10 + index)).toBe(true))
     const held = () => keys.map((key) => ledger.has(key))
