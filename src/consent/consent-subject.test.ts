@@ -284,6 +284,13 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
     },
   )
 
+  it.each([63, 65])('refuses an action digest of %i hex digits', (length) => {
+    const subject = { ...SAMPLE_APPROVAL.subject, actionDigest: 'a'.repeat(length) }
+    expect(signingPrefix({ kind: 'approval', subject })).toEqual({
+      reason: expect.stringContaining('subject: actionDigest must be'),
+    })
+  })
+
   it('binds an action digest made of every edge hex digit: 0, 9, a and f', () => {
     const actionDigest = '09af'.repeat(16)
     const subject = { ...SAMPLE_APPROVAL.subject, actionDigest }

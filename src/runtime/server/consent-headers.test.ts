@@ -386,6 +386,18 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     expect(answers[1]!.chunks).toBeGreaterThanOrEqual(2)
   })
 
+  it('reads a padded line cut across reads right after a line longer than any head', async () => {
+    const first = request([], { close: false, body: 'v'.repeat(MAX_HEADER_BYTES + 10) })
+    const second = request([`${CONSENT_HEADER}: ${TOKEN} `])
+    const both = first + second
+    // The first read ends inside the long line, the second inside the padded one.
+    const cuts = [first.length - 5, first.length + second.indexOf(TOKEN) + 5]
+    const parts = [both.slice(0, cuts[0]), both.slice(cuts[0], cuts[1]), both.slice(cuts[1])]
+    const answers = await exchange(tappedPort, parts, 2, true)
+    expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
+    expect(answers[1]!.chunks).toBeGreaterThanOrEqual(3)
+  })
+
   it('never takes a bare LF after a line longer than any head for a line break', async () => {
     const start = 'w'.repeat(MAX_HEADER_BYTES + 10)
     const tail = `\n${CONSENT_HEADER}:  looks padded \r\n`
