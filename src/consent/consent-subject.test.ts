@@ -201,6 +201,7 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
     ['approval', 'approvalId', ''],
     ['approval', 'decision', 'allow'],
     ['approval', 'actionDigest', 'A'.repeat(64)],
+    ['approval', 'actionDigest', Array.from({ length: 64 }, () => 'a')],
     ['approval', 'instanceId', '\ud800'],
     ['room-permission', 'roomId', 7],
     ['room-permission', 'clientRequestId', 'c'.repeat(129)],
