@@ -89,6 +89,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // A failed test can leave a keep-alive connection open; close never
+  // finishes while one is, so the failure would show as a hang.
+  for (const server of [tapped, untapped]) server.closeAllConnections()
   await Promise.all(
     [tapped, untapped].map((server) => new Promise((resolve) => server.close(resolve))),
   )
