@@ -1,4 +1,4 @@
-import { constants, mkdirSync, readdirSync } from 'node:fs'
+import { closeSync, constants, mkdirSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -132,6 +132,19 @@ describe('a directory handle used synchronously', () => {
     expect(() => DirectoryHandle.openSync('relative', { create: false })).toThrow(
       'not an absolute path: relative',
     )
+  })
+
+  it('opens no file through a symbolic link in its place, and opens the file itself', async () => {
+    await writeFile(path.join(ws, 'target'), 'x')
+    await symlink(path.join(ws, 'target'), path.join(ws, 'link'))
+    const dir = DirectoryHandle.openSync(ws, { create: false })
+    try {
+      expect(() => dir.openFileSync('link', constants.O_RDONLY)).toThrow(/ELOOP/)
+      const fd = dir.openFileSync('target', constants.O_RDONLY)
+      closeSync(fd)
+    } finally {
+      dir.closeSync()
+    }
   })
 
   it('closes once: a second close does nothing, and a closed handle names nothing', async () => {

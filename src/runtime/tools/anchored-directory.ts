@@ -1,6 +1,15 @@
-import { closeSync, constants, fstatSync, fsync, lstatSync, mkdirSync, openSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+} from 'node:fs'
 import type { BigIntStats } from 'node:fs'
-import { open, readdir, rename, rmdir, unlink } from 'node:fs/promises'
+import { open, readdir, rmdir, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -89,7 +98,8 @@ function probe(): boolean {
   }
 }
 
-const fsyncDescriptor = promisify(fsync)
+/** Makes a descriptor's file durable, off the event loop. */
+export const fsyncDescriptor: (fd: number) => Promise<void> = promisify(fsync)
 
 /** A single directory entry name: never empty, `.`, `..` or containing a
  *  separator, so an entry path can only name something in this directory. */
@@ -197,11 +207,16 @@ export class DirectoryHandle {
     return open(this.entry(name), flags | (constants.O_NOFOLLOW ?? 0), mode)
   }
 
+  /** As `openFile`, synchronously: the descriptor, which the caller closes. */
+  openFileSync(name: string, flags: number, mode?: number): number {
+    return openSync(this.entry(name), flags | (constants.O_NOFOLLOW ?? 0), mode)
+  }
+
   /** Renames one entry of this directory over another: the name is
    *  replaced, never the file it named (a link or a hard link elsewhere
    *  keeps its content). */
-  rename(from: string, to: string): Promise<void> {
-    return rename(this.entry(from), this.entry(to))
+  async rename(from: string, to: string): Promise<void> {
+    renameSync(this.entry(from), this.entry(to))
   }
 
   /** Removes a non-directory entry: a link is removed as a link. */
