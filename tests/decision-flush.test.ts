@@ -28,30 +28,30 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
+type Method = (...args: unknown[]) => unknown
+
+/** Pushes `step` each time `method` of `prototype` has run, then returns
+ *  what it returned. */
+function recordAfter(prototype: object, method: string, step: string, steps: string[]): void {
+  const methods = prototype as Record<string, Method>
+  const original = methods[method]!
+  vi.spyOn(methods, method).mockImplementation(function (this: unknown, ...args: unknown[]) {
+    const result = original.apply(this, args)
+    steps.push(step)
+    return result
+  })
+}
+
 /** Records, in order, each decision committed, each call marked running and
- *  each fsync the group commit starts. */
+ *  each fsync the group commit starts (`startFsync` is private, and the one
+ *  place an fsync starts; it is recorded as it starts, before it runs). */
 function watchStore(): string[] {
   const steps: string[] = []
-  const resolve = SqliteApprovalRepository.prototype.resolve
-  vi.spyOn(SqliteApprovalRepository.prototype, 'resolve').mockImplementation(function (
-    this: SqliteApprovalRepository,
-    ...args: Parameters<typeof resolve>
-  ) {
-    resolve.apply(this, args)
-    steps.push('decided')
-  })
-  const markRunning = SqliteConversationRepository.prototype.markRunning
-  vi.spyOn(SqliteConversationRepository.prototype, 'markRunning').mockImplementation(function (
-    this: SqliteConversationRepository,
-    ...args: Parameters<typeof markRunning>
-  ) {
-    markRunning.apply(this, args)
-    steps.push('running')
-  })
-  // The one place an fsync starts; private, so reached through the prototype.
-  const durability = WalDurability.prototype as unknown as { startFsync: () => Promise<void> }
-  const startFsync = durability.startFsync
-  vi.spyOn(durability, 'startFsync').mockImplementation(function (this: WalDurability) {
+  recordAfter(SqliteApprovalRepository.prototype, 'resolve', 'decided', steps)
+  recordAfter(SqliteConversationRepository.prototype, 'markRunning', 'running', steps)
+  const durability = WalDurability.prototype as unknown as Record<string, Method>
+  const startFsync = durability.startFsync!
+  vi.spyOn(durability, 'startFsync').mockImplementation(function (this: unknown) {
     steps.push('fsync')
     return startFsync.call(this)
   })
