@@ -84,7 +84,11 @@ describe.runIf(run)('the long-room timeline (real Chromium on the CDP host)', ()
     })
 
   it('mounts only the entries near the viewport, opens at the newest, and leaves the rest to the find bar', async () => {
-    const state = await listState()
+    // The find layer is filled in the render after the entries are drawn.
+    const state = await eventually(async () => {
+      const current = await listState()
+      return current.mounted + current.findTexts === total ? current : undefined
+    }, 'every entry mounted or in the find layer')
     expect(state.setSize).toBe(total)
     expect(state.mounted).toBeLessThan(total / 2)
     expect(state.mounted + state.findTexts).toBe(total)

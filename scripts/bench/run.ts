@@ -1,4 +1,5 @@
-// `npm run bench [-- --quick] [-- --json <file>]`: how fast consent is, next
+// `npm run bench [-- --quick] [-- --json <file>] [-- --only <section>]`:
+// how fast consent is, next
 // to the limits it cannot beat, in one process run per figure. Prints a
 // table and writes bench-results.json (schema: results-schema.ts). Reports
 // only: no figure fails the run; a measurement that breaks does.
@@ -33,6 +34,8 @@ import { ensureBuilt } from '../build-freshness.ts'
 import {
   BENCH_RESULTS_SCHEMA_ID,
   BenchResultsSchema,
+  SECTIONS,
+  type Section,
   type BenchResults,
   type Figure,
   type MeasuredFigure,
@@ -83,9 +86,17 @@ const { values: flags } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     json: { type: 'string' },
+    // Repeatable: measure these sections alone (results-schema.ts SECTIONS).
+    only: { type: 'string', multiple: true },
   },
   strict: true,
 })
+const only = new Set(flags.only ?? SECTIONS)
+const unknown = [...only].filter((name) => !(SECTIONS as readonly string[]).includes(name))
+if (unknown.length > 0) {
+  throw new Error(`--only: unknown section ${unknown.join(', ')} (one of ${SECTIONS.join(', ')})`)
+}
+const wanted = (section: Section) => only.has(section)
 const plan = flags.quick ? QUICK : FULL
 const output = resolve(flags.json ?? join(PROJECT_ROOT, 'bench-results.json'))
 const benchStarted = performance.now()
@@ -111,48 +122,67 @@ async function measure(run: () => MeasuredFigure[] | Promise<MeasuredFigure[]>):
   figures.push(...underLoad(measured, { start, end: loadavg()[0]! }, cores))
 }
 
-log('tokens: mint + verify next to raw HMAC-SHA256, at 5 and 65 536 live nonces')
-await measure(() => tokenFigures(measureTokenThroughput(plan.tokens)))
-log('tokens: the longest verify while a full ledger expires at once')
-await measure(() => verifyPauseFigures(measureVerifyPause(plan.pauseRepeats)))
-log('memory: verifier ledger at capacity')
-await measure(() => ledgerFigures(measureLedgerMemory(plan.ledgerRepeats), MAX_USED_NONCES))
+if (wanted('tokens')) {
+  log('tokens: mint + verify next to raw HMAC-SHA256, at 5 and 65 536 live nonces')
+  await measure(() => tokenFigures(measureTokenThroughput(plan.tokens)))
+  log('tokens: the longest verify while a full ledger expires at once')
+  await measure(() => verifyPauseFigures(measureVerifyPause(plan.pauseRepeats)))
+}
+if (wanted('memory')) {
+  log('memory: verifier ledger at capacity')
+  await measure(() => ledgerFigures(measureLedgerMemory(plan.ledgerRepeats), MAX_USED_NONCES))
+}
+if (wanted('decisions')) {
+  await measure(async () =>
+    decisionFigures(await measureDecisionThroughput({ ...plan.decisions, log })),
+  )
+}
+if (wanted('memory')) {
+  await measure(async () =>
+    runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })),
+  )
+}
 
-await measure(async () =>
-  decisionFigures(await measureDecisionThroughput({ ...plan.decisions, log })),
-)
-await measure(async () => runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })))
-
-if (findChromium()) {
+if (!wanted('consent-latency') && !wanted('workbench')) {
+  // Neither browser section was asked for: no host to start.
+} else if (findChromium()) {
   ensureBuilt((line) => log(`bench: ${line}`))
   const bench = await startBenchHost()
   try {
     chromium = bench.host.chromiumVersion
-    await measure(async () =>
-      consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
-    )
-    try {
+    if (wanted('consent-latency')) {
       await measure(async () =>
-        workbenchFigures(
-          await measureWorkbench(bench, { ...plan.workbench, log }),
-          !WORKBENCH_UI_FINAL,
-        ),
+        consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
       )
-    } catch (error) {
-      // The UI is being written: a change in it must not void every other
-      // figure. The reason is recorded and printed.
-      const reason = `the workbench measurement failed: ${(error as Error).message}`
-      log(reason)
-      skipped.push({ section: 'workbench', reason })
+    }
+    if (wanted('workbench')) {
+      try {
+        await measure(async () =>
+          workbenchFigures(
+            await measureWorkbench(bench, { ...plan.workbench, log }),
+            !WORKBENCH_UI_FINAL,
+          ),
+        )
+      } catch (error) {
+        // The UI is being written: a change in it must not void every other
+        // figure. The reason is recorded and printed.
+        const reason = `the workbench measurement failed: ${(error as Error).message}`
+        log(reason)
+        skipped.push({ section: 'workbench', reason })
+      }
     }
   } finally {
     await bench.close()
   }
 } else {
   for (const section of ['consent-latency', 'workbench'] as const) {
-    skipped.push({ section, reason: CHROMIUM_MISSING })
+    if (wanted(section)) skipped.push({ section, reason: CHROMIUM_MISSING })
   }
   log(`skipped the browser figures: ${CHROMIUM_MISSING}`)
+}
+
+for (const section of SECTIONS) {
+  if (!wanted(section)) skipped.push({ section, reason: 'not asked for (--only)' })
 }
 
 const results = BenchResultsSchema.parse({

@@ -44,10 +44,7 @@ export async function measureWorkbench(
   bench: BenchHost,
   options: WorkbenchBenchOptions,
 ): Promise<WorkbenchBenchResult> {
-  const { host } = bench
-  const workspace = join(bench.workspace, 'long-room')
-  await mkdir(workspace, { recursive: true })
-  const { page } = await host.workbench()
+  const { page } = await bench.host.workbench()
   const cdp = await page.context().newCDPSession(page)
   try {
     await cdp.send('Performance.enable')
@@ -58,21 +55,9 @@ export async function measureWorkbench(
       if (value === undefined) throw new Error('Chromium reported no JSHeapUsedSize')
       return value
     }
-    const runtime: RuntimeAccess = {
-      client: host.services.client,
-      connection: () => {
-        const current = host.services.supervisor.current
-        if (!current) throw new Error('runtime not running')
-        return current
-      },
-    }
 
     const baseHeapUsedBytes = await heapUsed()
-    // An empty room to switch away to, then the long room; each is opened
-    // through the room list as a person would.
-    const otherRoom = await openRoom(page, workspace, 'Other room')
-    const roomId = await openRoom(page, workspace, 'Long room')
-    await fillRoom(runtime, roomId, workspace, options)
+    const rooms = await makeLongRoom(bench, page, options)
     const cards = options.decided + options.pending
 
     const result: WorkbenchBenchResult = {
@@ -83,27 +68,66 @@ export async function measureWorkbench(
       scroll: [],
     }
     for (let load = 1; load <= options.loads; load += 1) {
-      await page.click(`[data-testid="room-link"][data-room-id="${otherRoom}"]`)
-      await page.waitForSelector(`[data-testid="room-view"][data-room-id="${otherRoom}"]`)
-      await sleep(200)
-      const timing = page.evaluate(awaitRoomShown, {
-        entries: options.decided,
-        openCards: options.pending,
-        timeoutMs: TIMEOUT_MS,
-      })
-      await page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`)
-      const { startedAt, renderedAt } = await timing
-      result.renderMs.push(renderedAt - startedAt)
+      const renderMs = await openLongRoom(page, rooms, options)
+      result.renderMs.push(renderMs)
       result.heapUsedBytes.push(await heapUsed())
       result.scroll.push(await scrollTimeline(page))
-      options.log(
-        `workbench: load ${load}: ${cards} cards in ${Math.round(renderedAt - startedAt)} ms`,
-      )
+      options.log(`workbench: load ${load}: ${cards} cards in ${Math.round(renderMs)} ms`)
     }
     return result
   } finally {
     await cdp.detach().catch(() => undefined)
   }
+}
+
+export interface LongRoom {
+  /** An empty room to switch away to. */
+  otherRoom: string
+  roomId: string
+}
+
+/** The long room and an empty one, each opened through the room list as a
+ *  person would; the long one filled through the runtime. */
+export async function makeLongRoom(
+  bench: BenchHost,
+  page: Page,
+  options: WorkbenchBenchOptions,
+): Promise<LongRoom> {
+  const { host } = bench
+  const workspace = join(bench.workspace, 'long-room')
+  await mkdir(workspace, { recursive: true })
+  const runtime: RuntimeAccess = {
+    client: host.services.client,
+    connection: () => {
+      const current = host.services.supervisor.current
+      if (!current) throw new Error('runtime not running')
+      return current
+    },
+  }
+  const otherRoom = await openRoom(page, workspace, 'Other room')
+  const roomId = await openRoom(page, workspace, 'Long room')
+  await fillRoom(runtime, roomId, workspace, options)
+  return { otherRoom, roomId }
+}
+
+/** Switches to the other room, then opens the long one from the room list:
+ *  ms from the click until it is on screen (awaitRoomShown). */
+export async function openLongRoom(
+  page: Page,
+  rooms: LongRoom,
+  options: Pick<WorkbenchBenchOptions, 'decided' | 'pending'>,
+): Promise<number> {
+  await page.click(`[data-testid="room-link"][data-room-id="${rooms.otherRoom}"]`)
+  await page.waitForSelector(`[data-testid="room-view"][data-room-id="${rooms.otherRoom}"]`)
+  await sleep(200)
+  const timing = page.evaluate(awaitRoomShown, {
+    entries: options.decided,
+    openCards: options.pending,
+    timeoutMs: TIMEOUT_MS,
+  })
+  await page.click(`[data-testid="room-link"][data-room-id="${rooms.roomId}"]`)
+  const { startedAt, renderedAt } = await timing
+  return renderedAt - startedAt
 }
 
 /** Creates the room's approvals through the runtime and decides most of
@@ -137,7 +161,7 @@ async function fillRoom(
 
 /** Wheels the timeline from the bottom to the top and back while the page
  *  records frame gaps and long tasks. */
-async function scrollTimeline(page: Page): Promise<ScrollReport> {
+export async function scrollTimeline(page: Page): Promise<ScrollReport> {
   const timeline = page.locator('[data-testid="timeline"]')
   const box = await timeline.boundingBox()
   if (!box) throw new Error('the timeline is not on screen')

@@ -75,7 +75,12 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   const openInputCards = openInputs(inputs.cards)
   const requests = openRequests(open, openInputCards, modeRequest)
   const expanded = expandedRequest(requests, chosen)
-  const items = timelineItems(state.timeline, state.cards, inputs.cards, settledModes)
+  // Kept while nothing it is made of changes: the timeline's words and rows
+  // are worked out again only then (a 500-card room has thousands of entries).
+  const items = useMemo(
+    () => timelineItems(state.timeline, state.cards, inputs.cards, settledModes),
+    [state.timeline, state.cards, inputs.cards, settledModes],
+  )
   // With nothing open, the next request starts with the default again.
   useEffect(() => {
     if (requests.length === 0 && chosen !== undefined) setChosen(undefined)
@@ -225,15 +230,22 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
     }
   }
 
-  const retry = async (turnId: string) => {
-    setRetryErrors((current) => withoutKey(current, turnId))
-    try {
-      await api.retryTurn(turnId)
-      refreshTimeline()
-    } catch (failure) {
-      setRetryErrors((current) => new Map(current).set(turnId, errorText(t, failure)))
-    }
-  }
+  const retry = useCallback(
+    async (turnId: string) => {
+      setRetryErrors((current) => withoutKey(current, turnId))
+      try {
+        await api.retryTurn(turnId)
+        refreshTimeline()
+      } catch (failure) {
+        setRetryErrors((current) => new Map(current).set(turnId, errorText(t, failure)))
+      }
+    },
+    [api, refreshTimeline, t],
+  )
+  // Stable, so the timeline's memoized entries are drawn again only when
+  // their own record changes.
+  const reviewCard = useCallback((card: CardState) => void review(card), [review])
+  const retryTurn = useCallback((turnId: string) => void retry(turnId), [retry])
 
   // The card follows the request the picker started; what it shows after is
   // how the protected window closed. The mode itself comes only from the
@@ -348,9 +360,9 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         timeline={state.timeline}
         activity={activity}
         retryErrors={retryErrors}
-        onReview={(card) => void review(card)}
+        onReview={reviewCard}
         onShowCard={showCard}
-        onRetry={(turnId) => void retry(turnId)}
+        onRetry={retryTurn}
       />
       <OpenRequests
         requests={requests}

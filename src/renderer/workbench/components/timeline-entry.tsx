@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react'
+import { memo, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message, ToolCallRecord } from '../../../contracts/room.ts'
 import { cardKey, outcomeOf, type CardState } from '../state/approval-cards.ts'
@@ -27,8 +27,10 @@ export interface TimelineEntryProps {
   onRetry: (turnId: string) => void
 }
 
-/** One entry of the conversation, whichever kind it is. */
-export function TimelineEntry({
+/** One entry of the conversation, whichever kind it is. Memoized: the list
+ *  renders again on every move of its window, and an entry whose record and
+ *  handlers are the same draws the same. */
+export const TimelineEntry = memo(function TimelineEntry({
   item,
   activity,
   retryErrors,
@@ -111,7 +113,7 @@ export function TimelineEntry({
       )
     }
   }
-}
+})
 
 function MessageEntry({ message }: { message: Message }) {
   const { t } = useTranslation()

@@ -1,6 +1,6 @@
 import {
-  memo,
   useCallback,
+  useDeferredValue,
   useLayoutEffect,
   useMemo,
   useRef,
@@ -12,6 +12,7 @@ import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual'
 import type { Timeline } from '../../../contracts/room.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
 import { TimelineEntry, type TimelineEntryProps } from './timeline-entry.tsx'
+import { FindLayer } from './timeline-find-layer.tsx'
 import { timelineFindText } from './timeline-find-text.ts'
 import { useRuntimeWords } from './runtime-text.tsx'
 
@@ -47,8 +48,9 @@ const ESTIMATED_HEIGHT_PX: Record<TimelineItem['kind'], number> = {
  * - it follows new entries to the bottom, unless the person has scrolled up
  *   to read, and an entry that changes height keeps the rest in place;
  * - every entry not mounted leaves its words in a `hidden="until-found"`
- *   block at its place, so the browser's find bar finds it, and scrolling
- *   there mounts the entry;
+ *   block at its place (FindLayer, filled just after the entries are
+ *   drawn), so the browser's find bar finds it, and scrolling there mounts
+ *   the entry;
  * - the entries form one keyboard stop (the newest, or the last one
  *   visited): the arrow keys, Home and End on an entry, and Page Up / Page
  *   Down anywhere inside one, move between entries, mounted or not.
@@ -135,11 +137,17 @@ export function TimelineView(props: TimelineViewProps) {
   }
 
   const words = useRuntimeWords()
+  // The find layer follows a render behind: a room opens (and a refresh
+  // lands) with its entries drawn first, and the words of its thousands of
+  // entries are worked out in the render React does after that one, once
+  // the browser has painted it.
+  const findItems = useDeferredValue(items)
   const texts = useMemo(
-    () => items.map((item) => timelineFindText(item, t, words)),
-    [items, t, words],
+    () => findItems.map((item) => timelineFindText(item, t, words)),
+    [findItems, t, words],
   )
-  const estimatedStarts = useMemo(() => estimatedOffsets(items), [items])
+  const keys = useMemo(() => findItems.map((item) => item.key), [findItems])
+  const estimatedStarts = useMemo(() => estimatedOffsets(findItems), [findItems])
   const onFound = useCallback((key: string) => {
     setActiveKey(key)
     // The browser scrolls to the revealed words first; the entry then
@@ -158,7 +166,18 @@ export function TimelineView(props: TimelineViewProps) {
   })
 
   const virtualItems = virtualizer.getVirtualItems()
-  const mounted = new Set(virtualItems.map((virtual) => virtual.index))
+  // The same set while the window has not moved, so the find layer is left alone.
+  const mountedIndexes = virtualItems.map((virtual) => virtual.index).join(',')
+  const mounted = useMemo(
+    () =>
+      new Set(
+        mountedIndexes === ''
+          ? []
+          : mountedIndexes.split(',').map((index) => items[Number(index)]!.key),
+      ),
+    [mountedIndexes, items],
+  )
+  const { activity, retryErrors, onReview, onShowCard, onRetry } = props
 
   return (
     <section
@@ -192,72 +211,30 @@ export function TimelineView(props: TimelineViewProps) {
                   tabIndex={virtual.index === active ? 0 : -1}
                   style={{ transform: `translateY(${virtual.start}px)` }}
                 >
-                  <TimelineEntry item={item} {...props} />
+                  <TimelineEntry
+                    item={item}
+                    activity={activity}
+                    retryErrors={retryErrors}
+                    onReview={onReview}
+                    onShowCard={onShowCard}
+                    onRetry={onRetry}
+                  />
                 </li>
               )
             })}
           </ol>
-          <div className="timeline__find">
-            {items.map((item, index) =>
-              mounted.has(index) ? null : (
-                <FindText
-                  key={item.key}
-                  itemKey={item.key}
-                  top={estimatedStarts[index]!}
-                  text={texts[index]!}
-                  onFound={onFound}
-                />
-              ),
-            )}
-          </div>
+          <FindLayer
+            keys={keys}
+            texts={texts}
+            tops={estimatedStarts}
+            mounted={mounted}
+            onFound={onFound}
+          />
         </div>
       )}
     </section>
   )
 }
-
-/**
- * The words of an entry that is not mounted, near its place in the list
- * (where its estimated height puts it: a place that moves with every
- * measurement would restyle and lay out thousands of blocks). The
- * browser keeps `hidden="until-found"` content out of layout and out of the
- * accessibility tree, yet its find bar searches it; on a match it fires
- * `beforematch`, reveals the block and scrolls it into view, and the list
- * mounts the entry there. React has no prop for that value of `hidden`, so
- * it is set on the element itself.
- */
-const FindText = memo(function FindText({
-  itemKey,
-  top,
-  text,
-  onFound,
-}: {
-  itemKey: string
-  top: number
-  text: string
-  onFound: (key: string) => void
-}) {
-  const ref = useRef<HTMLDivElement>(null)
-  useLayoutEffect(() => {
-    const element = ref.current
-    if (!element) return
-    element.setAttribute('hidden', 'until-found')
-    const reveal = () => onFound(itemKey)
-    element.addEventListener('beforematch', reveal)
-    return () => element.removeEventListener('beforematch', reveal)
-  }, [itemKey, onFound])
-  return (
-    <div
-      ref={ref}
-      className="timeline__find-text"
-      data-testid="entry-find-text"
-      data-key={itemKey}
-      style={{ top }}
-    >
-      {text}
-    </div>
-  )
-})
 
 /** The timeline entry (`li`) that holds `target`, if any. */
 function entryOf(target: EventTarget): HTMLElement | null {

@@ -90,8 +90,9 @@ describe('TimelineView: a long room mounts only what is near the viewport', () =
   it('leaves the words of every entry it does not mount to the find bar, once each, hidden until found', async () => {
     renderList(messages(ENTRIES))
     await shown(ENTRIES)
+    // The layer is filled in the render after the entries are drawn.
+    await waitFor(() => expect(findTexts().length + mounted().length).toBe(ENTRIES))
     const texts = findTexts()
-    expect(texts.length + mounted().length).toBe(ENTRIES)
     const mountedKeys = new Set(mounted().map((element) => element.dataset.key))
     for (const text of texts) {
       expect(text.getAttribute('hidden')).toBe('until-found')
@@ -105,6 +106,7 @@ describe('TimelineView: a long room mounts only what is near the viewport', () =
     renderList(messages(ENTRIES))
     await shown(ENTRIES)
     expect(entry(1)).toBeUndefined()
+    await waitFor(() => expect(findTexts().length).toBeGreaterThan(0))
     const first = findTexts().find((text) => text.dataset.key === 'message:m1')!
     act(() => {
       first.dispatchEvent(new Event('beforematch'))
@@ -113,6 +115,36 @@ describe('TimelineView: a long room mounts only what is near the viewport', () =
     expect(found.textContent).toContain('entry number 1 says zebra')
     // Its words leave the find layer, so a match is never counted twice.
     expect(findTexts().some((text) => text.dataset.key === 'message:m1')).toBe(false)
+  })
+
+  it('gives the words of entries that arrive later to the find bar too', async () => {
+    const list = renderList(messages(ENTRIES))
+    await shown(ENTRIES)
+    list.rerender(messages(ENTRIES + 40))
+    await shown(ENTRIES + 40)
+    await waitFor(() => expect(findTexts().length + mounted().length).toBe(ENTRIES + 40))
+    const keys = new Set(findTexts().map((text) => text.dataset.key))
+    expect(keys.has(`message:m${ENTRIES + 1}`)).toBe(true)
+  })
+
+  it('keeps the find layer in reading order as the window moves, so matches come in timeline order', async () => {
+    renderList(messages(ENTRIES))
+    const newest = await shown(ENTRIES)
+    act(() => newest.focus())
+    fireEvent.keyDown(newest, { key: 'Home' })
+    await shown(1)
+    const timeline = screen.getByTestId('timeline')
+    act(() => {
+      timeline.scrollTop = timeline.scrollHeight / 2
+    })
+    await waitFor(() =>
+      expect(positions().filter((at) => at > 100 && at < 400).length).toBeGreaterThan(5),
+    )
+    const order = findTexts().map((text) => Number(text.dataset.key!.replace('message:m', '')))
+    // Entries from the newest end came back into the layer after the others.
+    expect(order).toContain(ENTRIES)
+    expect(order).toEqual([...order].sort((a, b) => a - b))
+    expect(order.length + mounted().length).toBe(ENTRIES)
   })
 })
 

@@ -50,7 +50,17 @@ export function mergeApproval(
   options: { reconcile?: boolean; seenAt?: number } = {},
 ): Cards {
   const key = cardKey(approval)
-  const existing = cards.get(key)
+  const card = mergedCard(cards.get(key), approval, options)
+  return card ? new Map(cards).set(key, card) : cards
+}
+
+/** The card `approval` makes of `existing` (see mergeApproval), or
+ *  undefined when it changes nothing. */
+function mergedCard(
+  existing: CardState | undefined,
+  approval: ApprovalSummary,
+  options: { reconcile?: boolean; seenAt?: number },
+): CardState | undefined {
   const merged = existing ? newer(existing.approval, approval) : approval
   const pending = merged.status === 'pending'
   const gone = existing?.gone === true && pending
@@ -63,15 +73,13 @@ export function mergeApproval(
     (existing.gone === true) === gone &&
     existing.seenAt === seenAt
   )
-    return cards
-  const next = new Map(cards)
-  next.set(key, {
+    return undefined
+  return {
     approval: merged,
     stale,
     ...(gone ? { gone: true as const } : {}),
     ...(seenAt === undefined ? {} : { seenAt }),
-  })
-  return next
+  }
 }
 
 /**
@@ -86,10 +94,15 @@ export function reconcileApprovals(
   approvals: readonly ApprovalSummary[],
   askedAt: number = Number.POSITIVE_INFINITY,
 ): Cards {
-  const merged = approvals.reduce(
-    (next, approval) => mergeApproval(next, approval, { reconcile: true }),
-    cards,
-  )
+  // One copy for the whole timeline, not one per approval: a long room
+  // lists hundreds.
+  let copy: Map<string, CardState> | undefined
+  for (const approval of approvals) {
+    const key = cardKey(approval)
+    const card = mergedCard((copy ?? cards).get(key), approval, { reconcile: true })
+    if (card) (copy ??= new Map(cards)).set(key, card)
+  }
+  const merged: Cards = copy ?? cards
   const listed = new Set(approvals.map(cardKey))
   const missing = [...merged].filter(
     ([key, card]) =>
