@@ -1,7 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../contracts/canonical-json.ts'
-import type { ConsentKind } from '../contracts/consent.ts'
+import {
+  CLIENT_REQUEST_ID_MAX_LENGTH,
+  WEBHOOK_URL_MAX_LENGTH,
+  type ConsentKind,
+} from '../contracts/consent.ts'
 import { DOMAIN_TAG, signingPrefix } from './consent-subject.ts'
 import {
   APPROVAL_FIELDS,
@@ -197,6 +201,7 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
     ['approval', 'approvalId', ''],
     ['approval', 'decision', 'allow'],
     ['approval', 'actionDigest', 'A'.repeat(64)],
+    ['approval', 'actionDigest', Array.from({ length: 64 }, () => 'a')],
     ['approval', 'instanceId', '\ud800'],
     ['room-permission', 'roomId', 7],
     ['room-permission', 'clientRequestId', 'c'.repeat(129)],
@@ -213,6 +218,86 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
         new RegExp(`^binding\\.subject is not a valid ${kind} subject: ${field} `),
       ),
     })
+  })
+
+  const SAMPLE_WEBHOOK_SUBJECT = {
+    roomId: 'room-1',
+    clientRequestId: 'req-1',
+    url: 'https://hooks.example/approve',
+    instanceId: 'inst-1',
+  }
+
+  it.each<[string, unknown]>([
+    ['roomId', 7],
+    ['clientRequestId', 'c'.repeat(CLIENT_REQUEST_ID_MAX_LENGTH + 1)],
+    ['url', ''],
+    ['url', `https://h.example/${'u'.repeat(WEBHOOK_URL_MAX_LENGTH)}`],
+    ['instanceId', ''],
+  ])('names the approver-webhook subject field %s when it is wrong', (field, value) => {
+    const subject = { ...SAMPLE_WEBHOOK_SUBJECT, [field]: value }
+    expect(signingPrefix({ kind: 'approver-webhook', subject })).toEqual({
+      reason: expect.stringMatching(
+        new RegExp(`^binding\\.subject is not a valid approver-webhook subject: ${field} \\S`),
+      ),
+    })
+  })
+
+  it.each<[ConsentKind, Record<string, unknown>]>([
+    ['room-permission', SAMPLE_ROOM.subject],
+    ['approver-webhook', SAMPLE_WEBHOOK_SUBJECT],
+  ])(
+    'binds a %s clientRequestId of exactly the longest length, and refuses one unit more',
+    (kind, sample) => {
+      const longest = 'c'.repeat(CLIENT_REQUEST_ID_MAX_LENGTH)
+      const subject = { ...sample, clientRequestId: longest }
+      expect(signingPrefix({ kind, subject })).toBe(
+        `${DOMAIN_TAG}\n${kind}\n${canonicalJson(subject)}\n`,
+      )
+      expect(
+        signingPrefix({ kind, subject: { ...sample, clientRequestId: `${longest}c` } }),
+      ).toEqual({ reason: expect.stringContaining(`subject: clientRequestId must be`) })
+    },
+  )
+
+  it('binds a webhook url of exactly the longest length, or null, and refuses one unit more', () => {
+    const longest = `https://h.example/${'u'.repeat(WEBHOOK_URL_MAX_LENGTH - 18)}`
+    expect(longest).toHaveLength(WEBHOOK_URL_MAX_LENGTH)
+    for (const url of [longest, null]) {
+      const subject = { ...SAMPLE_WEBHOOK_SUBJECT, url }
+      expect(signingPrefix({ kind: 'approver-webhook', subject })).toBe(
+        `${DOMAIN_TAG}\napprover-webhook\n${canonicalJson(subject)}\n`,
+      )
+    }
+    const subject = { ...SAMPLE_WEBHOOK_SUBJECT, url: `${longest}u` }
+    expect(signingPrefix({ kind: 'approver-webhook', subject })).toEqual({
+      reason: expect.stringContaining('subject: url must be null or'),
+    })
+  })
+
+  it.each(['/', ':', '`', 'g', 'G', 'A', 'F'])(
+    'refuses an action digest holding %j, next to a hex digit in the character table',
+    (char) => {
+      const actionDigest = `${'0'.repeat(63)}${char}`
+      const subject = { ...SAMPLE_APPROVAL.subject, actionDigest }
+      expect(signingPrefix({ kind: 'approval', subject })).toEqual({
+        reason: expect.stringContaining('subject: actionDigest must be'),
+      })
+    },
+  )
+
+  it.each([63, 65])('refuses an action digest of %i hex digits', (length) => {
+    const subject = { ...SAMPLE_APPROVAL.subject, actionDigest: 'a'.repeat(length) }
+    expect(signingPrefix({ kind: 'approval', subject })).toEqual({
+      reason: expect.stringContaining('subject: actionDigest must be'),
+    })
+  })
+
+  it('binds an action digest made of every edge hex digit: 0, 9, a and f', () => {
+    const actionDigest = '09af'.repeat(16)
+    const subject = { ...SAMPLE_APPROVAL.subject, actionDigest }
+    expect(signingPrefix({ kind: 'approval', subject })).toBe(
+      `${DOMAIN_TAG}\napproval\n${canonicalJson(subject)}\n`,
+    )
   })
 
   it('names an unknown subject field', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import type { ConsentBinding } from '../contracts/consent.ts'
 import type { ConsentTokenVerifierOptions } from './consent-token.ts'
-import { EVICTIONS_PER_CALL } from './nonce-ledger.ts'
+import { EVICTIONS_PER_CALL, MAX_LEDGER_CAPACITY } from './nonce-ledger.ts'
 import {
   CONSENT_LIFETIME_MS,
   ConsentTokenVerifier,
@@ -20,6 +21,21 @@ import {
   verifierAt,
   expectGenuine,
 } from './test-support/consent-token-fixtures.ts'
+
+/** `binding` behind a getter that counts how often the verifier reads its
+ *  kind: each signature it computes over the binding reads it once. */
+function countingReads(binding: ConsentBinding) {
+  let reads = 0
+  const counted = { subject: binding.subject } as ConsentBinding
+  Object.defineProperty(counted, 'kind', {
+    enumerable: true,
+    get: () => {
+      reads += 1
+      return binding.kind
+    },
+  })
+  return { binding: counted, reads: () => reads }
+}
 
 describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
   it('refuses a token at and after its expiry', () => {
@@ -280,6 +296,43 @@ describe('ConsentTokenVerifier: expiry and the nonce ledger', () => {
     now = T0 + CONSENT_LIFETIME_MS
     expect(verifier.verify(mint(binding, { now }), binding)).toBe(true)
     expect(verifier.ledgerSize).toBe(MAX_USED_NONCES - EVICTIONS_PER_CALL + 1)
+  })
+
+  it('refuses a replayed token without reading its binding or computing a signature', () => {
+    const verifier = verifierAt(T0)
+    const token = mint(SAMPLE_APPROVAL)
+    const fresh = countingReads(SAMPLE_APPROVAL)
+    expect(verifier.verify(token, fresh.binding)).toBe(true)
+    expect(fresh.reads()).toBe(1)
+    const replayed = countingReads(SAMPLE_APPROVAL)
+    expect(verifier.verify(token, replayed.binding)).toBe(false)
+    expect(replayed.reads()).toBe(0)
+  })
+
+  it('refuses every token while the ledger is full without reading its binding', () => {
+    const verifier = verifierAt(T0, { maxUsedNonces: 1 })
+    expect(verifier.verify(mint(SAMPLE_APPROVAL), SAMPLE_APPROVAL)).toBe(true)
+    const next = countingReads(SAMPLE_APPROVAL)
+    expect(verifier.verify(mint(SAMPLE_APPROVAL), next.binding)).toBe(false)
+    expect(next.reads()).toBe(0)
+    expect(verifier.ledgerSize).toBe(1)
+  })
+
+  it('starts with a ledger of exactly the largest capacity, and refuses one slot more', () => {
+    const largest = new ConsentTokenVerifier({
+      key: KEY,
+      now: () => T0,
+      maxUsedNonces: MAX_LEDGER_CAPACITY,
+    })
+    expect(largest.verify(mint(SAMPLE_ROOM), SAMPLE_ROOM)).toBe(true)
+    expect(
+      () =>
+        new ConsentTokenVerifier({
+          key: KEY,
+          now: () => T0,
+          maxUsedNonces: MAX_LEDGER_CAPACITY + 1,
+        }),
+    ).toThrow(RangeError)
   })
 
   it.each<[string, ConsentTokenVerifierOptions]>([

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { Refusal } from '../domain/refusal.ts'
 import {
+  fixture,
   makeGate,
   openApproval,
   auditTypes,
@@ -61,5 +62,44 @@ describe('ApprovalGate and the rollback anchor', () => {
     await gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'user' })
     await gate.decide({ approvalId: 'approval-2', decision: 'deny', decidedBy: 'user' })
     expect(asked).toBe(0)
+  })
+})
+
+describe('ApprovalGate reads the approval', () => {
+  it('again after bringing the anchor up to date: one gone meanwhile is unknown, nothing written', async () => {
+    const { gate } = makeGate({
+      grantFor: () => undefined,
+      beforeGrant: async () => {
+        fixture.db.prepare('DELETE FROM approvals WHERE id = ?').run('approval-1')
+      },
+    })
+    openApproval(gate)
+    await expect(
+      gate.decide({ approvalId: 'approval-1', decision: 'allow-always', decidedBy: 'user' }),
+    ).resolves.toEqual({ ok: false, code: 'unknown_approval', error: 'unknown approval' })
+    expect(auditTypes()).toEqual(['approval_requested'])
+  })
+
+  it('once for a decision that waits for nothing', async () => {
+    const { gate, approvals } = makeGate()
+    openApproval(gate)
+    const reads = vi.spyOn(approvals, 'get')
+    await expect(
+      gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'user' }),
+    ).resolves.toMatchObject({ ok: true, approval: { status: 'allowed' } })
+    expect(reads).toHaveBeenCalledTimes(1)
+  })
+
+  it('twice for an allow-always that waited for the anchor', async () => {
+    const { gate, approvals } = makeGate({
+      grantFor: () => undefined,
+      beforeGrant: async () => undefined,
+    })
+    openApproval(gate)
+    const reads = vi.spyOn(approvals, 'get')
+    await expect(
+      gate.decide({ approvalId: 'approval-1', decision: 'allow-always', decidedBy: 'user' }),
+    ).resolves.toMatchObject({ ok: true, approval: { decision: 'allow-always' } })
+    expect(reads).toHaveBeenCalledTimes(2)
   })
 })

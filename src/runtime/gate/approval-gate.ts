@@ -164,13 +164,19 @@ export class ApprovalGate {
   }
 
   private async commitDecision(input: DecisionInput): Promise<DecideOutcome> {
-    const { approvals, now } = this.options
-    if (!approvals.get(input.approvalId))
-      return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
-    if (input.decision === 'allow-always') await this.options.beforeGrant?.()
-    await this.options.afterReserve?.(input.approvalId)
-
-    const current = approvals.get(input.approvalId)
+    const { approvals, now, beforeGrant, afterReserve } = this.options
+    let current = approvals.get(input.approvalId)
+    // Read again after each wait, never otherwise: the store may have
+    // changed meanwhile, and a read (a row and its schema parse) is a fair
+    // part of what a decision costs.
+    if (current && input.decision === 'allow-always' && beforeGrant) {
+      await beforeGrant()
+      current = approvals.get(input.approvalId)
+    }
+    if (current && afterReserve) {
+      await afterReserve(input.approvalId)
+      current = approvals.get(input.approvalId)
+    }
     if (!current) return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
     const at = now()
     const transition = resolveApproval(current, { ...input, now: at })

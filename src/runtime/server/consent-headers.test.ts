@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import { connect, type Socket } from 'node:net'
+import { IncomingMessage, createServer, type Server } from 'node:http'
+import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -27,18 +27,30 @@ interface Answer {
 let tapped: Server
 let untapped: Server
 const chunksSeen = new WeakMap<object, number>()
-/** Emits 'read' with the client's port each time a server reads from it. */
+/** Emits 'read' with the client's port and the bytes the server has read
+ *  from it so far, each time a server reads from it. */
 const serverReads = new EventEmitter()
 
-/** Resolves at the server's next read from `client`'s connection. */
-function serverRead(client: Socket): Promise<void> {
+/** Resolves once the server has read `bytes` bytes in all from `client`'s
+ *  connection. */
+function serverReadUpTo(client: Socket, bytes: number): Promise<void> {
   return new Promise((resolve) => {
-    const onRead = (clientPort: number | undefined) => {
-      if (clientPort !== client.localPort) return
+    const onRead = (clientPort: number | undefined, total: number) => {
+      if (clientPort !== client.localPort || total < bytes) return
       serverReads.off('read', onRead)
       resolve()
     }
     serverReads.on('read', onRead)
+  })
+}
+
+/** Counts what a server socket has read and announces it on `serverReads`. */
+function countReads(socket: Socket): void {
+  let bytes = 0
+  socket.on('data', (chunk: Buffer) => {
+    bytes += chunk.length
+    chunksSeen.set(socket, (chunksSeen.get(socket) ?? 0) + 1)
+    serverReads.emit('read', socket.remotePort, bytes)
   })
 }
 
@@ -69,10 +81,7 @@ beforeAll(async () => {
   tapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
   tapped.on('connection', (socket: Socket) => {
     tapConsentHeaderLines(socket, MAX_HEADER_BYTES)
-    socket.on('data', () => {
-      chunksSeen.set(socket, (chunksSeen.get(socket) ?? 0) + 1)
-      serverReads.emit('read', socket.remotePort)
-    })
+    countReads(socket)
   })
   untapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
   tappedPort = await listen(tapped)
@@ -80,6 +89,9 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // A failed test can leave a keep-alive connection open; close never
+  // finishes while one is, so the failure would show as a hang.
+  for (const server of [tapped, untapped]) server.closeAllConnections()
   await Promise.all(
     [tapped, untapped].map((server) => new Promise((resolve) => server.close(resolve))),
   )
@@ -87,8 +99,8 @@ afterAll(async () => {
 
 /** Writes `parts` one after another on one connection, then reads every
  *  answer. With `readApart`, each part is written only once the server has
- *  read the one before (its 'data' event, not a pause), so the server sees
- *  the parts apart however busy the machine is. */
+ *  read every byte before it (its 'data' events, not a pause), so a read
+ *  ends exactly where each part ends however busy the machine is. */
 function exchange(
   port: number,
   parts: string[],
@@ -112,9 +124,11 @@ function exchange(
       else resolve(bodies)
     })
     void (async () => {
+      let written = 0
       for (const [index, part] of parts.entries()) {
         const last = index === parts.length - 1
-        const read = readApart && !last ? serverRead(socket) : undefined
+        written += part.length
+        const read = readApart && !last ? serverReadUpTo(socket, written) : undefined
         socket.write(Buffer.from(part, 'latin1'))
         await read
       }
@@ -308,11 +322,21 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
   })
 
-  it('never reads a body line longer than any head as a header, even one that looks padded', async () => {
+  it.each([
     // One body line: it starts like a consent header, and the part in the
     // second read does too; both end padded. Neither is a header line.
-    const start = `${CONSENT_HEADER}: ${'y'.repeat(MAX_HEADER_BYTES + 10)}`
-    const tail = `${CONSENT_HEADER}:  tail \r\n`
+    [
+      'even one that looks padded',
+      `${CONSENT_HEADER}: ${'y'.repeat(MAX_HEADER_BYTES + 10)}`,
+      `${CONSENT_HEADER}:  tail \r\n`,
+    ],
+    // A bare LF is no line break: what follows it is still the long line.
+    [
+      'nor what follows a bare LF in it',
+      'w'.repeat(MAX_HEADER_BYTES + 10),
+      `\n${CONSENT_HEADER}:  looks padded \r\n`,
+    ],
+  ])('never reads a body line longer than any head as a header, %s', async (_case, start, tail) => {
     const first = request([], { close: false, body: start + tail })
     const cut = first.length - tail.length
     const answers = await exchange(
@@ -324,8 +348,118 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     expect(answers[1]!.values[CONSENT_HEADER]).toBe(TOKEN)
   })
 
+  it('sees a line padded only after its value when a read starts at or inside that line', async () => {
+    const line = `${CONSENT_HEADER}: ${TOKEN} `
+    const bytes = request([line])
+    const lineStart = bytes.indexOf(line)
+    for (const cut of [lineStart, lineStart + 1, lineStart + 2]) {
+      const [answer] = await exchange(tappedPort, [bytes.slice(0, cut), bytes.slice(cut)], 1, true)
+      expect(answer!.values[CONSENT_HEADER], `cut at ${cut}`).toBeNull()
+      expect(answer!.chunks, `cut at ${cut}`).toBeGreaterThanOrEqual(2)
+    }
+  })
+
+  it('reads a line as long as the longest head even when a read ends just before its line break, and skips a longer one', async () => {
+    // Lines in a body that look like a padded consent header mark the
+    // connection too: how a line as long as a head is read is seen on the
+    // request that follows.
+    const outcomes: Array<string | null | undefined> = []
+    for (const length of [MAX_HEADER_BYTES, MAX_HEADER_BYTES + 1]) {
+      const line = `${CONSENT_HEADER}: ${'y'.repeat(length - CONSENT_HEADER.length - 3)} `
+      expect(line).toHaveLength(length)
+      const first = request([], { close: false, body: `${line}\r\n` })
+      const cut = first.length - 2
+      const answers = await exchange(
+        tappedPort,
+        [first.slice(0, cut), first.slice(cut) + request([`${CONSENT_HEADER}: ${TOKEN}`])],
+        2,
+        true,
+      )
+      outcomes.push(answers[1]!.values[CONSENT_HEADER])
+    }
+    expect(outcomes).toEqual([null, TOKEN])
+  })
+
+  it('ends a line longer than any head at a line break cut between reads', async () => {
+    // A body with no final line break runs into the next request line, so
+    // the tap sees one line longer than any head; its CR ends the first
+    // read and its LF starts the second, right before a padded header.
+    const body = 'z'.repeat(MAX_HEADER_BYTES + 10)
+    const first = request([], { close: false, body })
+    // The padded header straight after the request line.
+    const second = request([`${CONSENT_HEADER}: ${TOKEN} `]).replace(
+      /^(POST \/consent HTTP\/1\.1\r\n)(Host: [^\r]*\r\n)(.*?\r\n)/,
+      '$1$3$2',
+    )
+    expect(second).toContain(`HTTP/1.1\r\n${CONSENT_HEADER}: ${TOKEN} \r\nHost`)
+    const both = first + second
+    const cut = first.length + second.indexOf('\r\n') + 1
+    const answers = await exchange(tappedPort, [both.slice(0, cut), both.slice(cut)], 2, true)
+    expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
+    expect(answers[1]!.chunks).toBeGreaterThanOrEqual(2)
+  })
+
+  it('reads a padded line cut across reads right after a line longer than any head', async () => {
+    const first = request([], { close: false, body: 'v'.repeat(MAX_HEADER_BYTES + 10) })
+    const second = request([`${CONSENT_HEADER}: ${TOKEN} `])
+    const both = first + second
+    // The first read ends inside the long line, the second inside the padded one.
+    const cuts = [first.length - 5, first.length + second.indexOf(TOKEN) + 5]
+    const parts = [both.slice(0, cuts[0]), both.slice(cuts[0], cuts[1]), both.slice(cuts[1])]
+    const answers = await exchange(tappedPort, parts, 2, true)
+    expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
+    expect(answers[1]!.chunks).toBeGreaterThanOrEqual(3)
+  })
+
   it('reads nothing on a connection it never tapped: how the value arrived is unknown', async () => {
     const [answer] = await exchange(untappedPort, [request([`${CONSENT_HEADER}: ${TOKEN}`])], 1)
     expect(answer!.values[CONSENT_HEADER]).toBeNull()
+  })
+})
+
+describe('tapConsentHeaderLines: every line from the first byte of a connection', () => {
+  // A raw loopback connection, no HTTP server: the test writes the first
+  // bytes itself, so the first line can be one an HTTP parser would refuse
+  // (that is the parser's business; the tap reads every line). The request
+  // it then asks about is built on the tapped socket.
+  let raw: ReturnType<typeof createNetServer>
+  let rawPort: number
+  const accepted: Array<(socket: Socket) => void> = []
+
+  beforeAll(async () => {
+    raw = createNetServer((socket) => {
+      tapConsentHeaderLines(socket, MAX_HEADER_BYTES)
+      countReads(socket)
+      accepted.shift()?.(socket)
+    })
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
+    const address = raw.address()
+    if (address === null || typeof address === 'string') throw new Error('no port')
+    rawPort = address.port
+  })
+
+  afterAll(async () => {
+    await new Promise((resolve) => raw.close(resolve))
+  })
+
+  /** What `exactHeaderValue` reads on a connection whose first bytes are `bytes`. */
+  async function valueAfter(bytes: string): Promise<string | null> {
+    const serverSide = new Promise<Socket>((resolve) => accepted.push(resolve))
+    const client = connect({ host: '127.0.0.1', port: rawPort })
+    await new Promise<void>((resolve) => client.once('connect', resolve))
+    const read = serverReadUpTo(client, bytes.length)
+    client.write(Buffer.from(bytes, 'latin1'))
+    const [socket] = await Promise.all([serverSide, read])
+    const req = new IncomingMessage(socket)
+    req.rawHeaders = [CONSENT_HEADER, TOKEN]
+    const value = exactHeaderValue(req, CONSENT_HEADER)
+    client.destroy()
+    return value
+  }
+
+  it('marks a connection whose very first line is a padded consent line', async () => {
+    expect(await valueAfter(`${CONSENT_HEADER}: ${TOKEN}\r\n`)).toBe(TOKEN)
+    expect(await valueAfter(`${CONSENT_HEADER}:  ${TOKEN}\r\n`)).toBeNull()
+    expect(await valueAfter(`${CONSENT_HEADER}: ${TOKEN}\t\r\n`)).toBeNull()
   })
 })

@@ -23,7 +23,8 @@ import { headerValues } from './request-guards.ts'
 // header also marks the connection, which refuses, never admits.
 
 /** Per connection: whether a padded consent-carrying line was seen, and the
- *  unfinished line at the end of the last chunk. */
+ *  unfinished line at the end of the last chunk (of a line being skipped,
+ *  only its last character). */
 interface ConnectionTap {
   padded: boolean
   carry: string
@@ -76,7 +77,11 @@ function readChunk(tap: ConnectionTap, chunk: Buffer, maxHeaderBytes: number): v
   }
   const rest = text.length - start
   tap.skipping = tap.skipping || rest > maxHeaderBytes
-  tap.carry = tap.skipping ? '' : text.slice(start)
+  // A skipped line is not kept, but its last character is: a CR there and
+  // an LF opening the next read are the line break that ends it. Dropping
+  // the CR would let the skip run on over the line after, which can be a
+  // padded consent header.
+  tap.carry = text.slice(tap.skipping ? text.length - 1 : start)
 }
 
 const COLON = 0x3a

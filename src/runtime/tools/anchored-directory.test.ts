@@ -1,4 +1,4 @@
-import { constants, mkdirSync, readdirSync } from 'node:fs'
+import { closeSync, constants, mkdirSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -109,6 +109,68 @@ describe('a directory handle', () => {
     } finally {
       await dir.close()
     }
+  })
+})
+
+describe('a directory handle used synchronously', () => {
+  it('opens, looks and closes without waiting, and refuses a link in the path the same way', async () => {
+    await mkdir(path.join(ws, 'real'))
+    await writeFile(path.join(ws, 'real', 'f'), 'x')
+    await symlink(path.join(ws, 'real'), path.join(ws, 'link'))
+    const dir = DirectoryHandle.openSync(path.join(ws, 'real'), { create: false })
+    try {
+      expect(dir.shownPath).toBe(path.join(ws, 'real'))
+      expect(dir.lstatSync('f')?.isFile()).toBe(true)
+      expect(dir.lstatSync('absent')).toBeNull()
+      expect(() => dir.lstatSync('n'.repeat(300))).toThrow(/ENAMETOOLONG/)
+    } finally {
+      dir.closeSync()
+    }
+    expect(() => DirectoryHandle.openSync(path.join(ws, 'link'), { create: false })).toThrow(
+      `${path.join(ws, 'link')} is a symbolic link; Assent does not follow it`,
+    )
+    expect(() => DirectoryHandle.openSync('relative', { create: false })).toThrow(
+      'not an absolute path: relative',
+    )
+  })
+
+  it('opens no file through a symbolic link in its place, and opens the file itself', async () => {
+    await writeFile(path.join(ws, 'target'), 'x')
+    await symlink(path.join(ws, 'target'), path.join(ws, 'link'))
+    const dir = DirectoryHandle.openSync(ws, { create: false })
+    try {
+      expect(() => dir.openFileSync('link', constants.O_RDONLY)).toThrow(/ELOOP/)
+      const fd = dir.openFileSync('target', constants.O_RDONLY)
+      closeSync(fd)
+    } finally {
+      dir.closeSync()
+    }
+  })
+
+  it('closes once: a second close does nothing, and a closed handle names nothing', async () => {
+    const before = readdirSync('/proc/self/fd').length
+    const dir = DirectoryHandle.openSync(ws, { create: false })
+    expect(readdirSync('/proc/self/fd').length).toBe(before + 1)
+    await dir.close()
+    expect(readdirSync('/proc/self/fd').length).toBe(before)
+    // Another open may now hold the same number: a second close must not
+    // close it.
+    const other = DirectoryHandle.openSync(ws, { create: false })
+    dir.closeSync()
+    await dir.close()
+    expect(readdirSync('/proc/self/fd').length).toBe(before + 1)
+    expect(() => dir.entry('f')).toThrow(`${ws} is no longer open`)
+    expect(() => dir.selfPath()).toThrow(`${ws} is no longer open`)
+    other.closeSync()
+    expect(readdirSync('/proc/self/fd').length).toBe(before)
+  })
+
+  it('closes every directory it opened on the way when a component is missing', () => {
+    const before = readdirSync('/proc/self/fd').length
+    expect(() => DirectoryHandle.openSync(path.join(ws, 'no', 'such'), { create: false })).toThrow(
+      /ENOENT/,
+    )
+    expect(readdirSync('/proc/self/fd').length).toBe(before)
   })
 })
 

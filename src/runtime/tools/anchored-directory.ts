@@ -1,8 +1,18 @@
-import { constants } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+} from 'node:fs'
 import type { BigIntStats } from 'node:fs'
-import { lstat, mkdir, open, readdir, rename, rmdir, unlink } from 'node:fs/promises'
+import { open, readdir, rmdir, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import { FileRefusal } from './file-refusal.ts'
 
 /**
@@ -28,6 +38,14 @@ import { FileRefusal } from './file-refusal.ts'
  * without /proc), nothing here is attempted: the tools built on it refuse
  * rather than fall back to path
  * calls that a swapped link could redirect (`unsupported_platform`).
+ *
+ * Opening, walking, looking at and closing directories are synchronous
+ * calls: each is one quick system call on the directory cache, and as a
+ * promise each cost a round trip through libuv's thread pool, several times
+ * the call itself. That also lets the re-check of an approved file's target
+ * commit the call's "running" record in the same turn as the decision, so
+ * both share one WAL flush (store/durability.ts). What waits for the disk
+ * (fsync) or touches file content stays asynchronous.
  */
 
 const PROC_SELF_FD = '/proc/self/fd'
@@ -49,7 +67,7 @@ function symlinkInPath(at: string): FileRefusal {
   return new FileRefusal('symlink_refused', `${at} is a symbolic link; Assent does not follow it`)
 }
 
-let probed: Promise<boolean> | undefined
+let probed: boolean | undefined
 
 /**
  * Whether `/proc/self/fd/<fd>/<name>` resolves through the descriptor here:
@@ -57,24 +75,31 @@ let probed: Promise<boolean> | undefined
  * through its path. Probed once per process.
  */
 export function directoryHandlesAvailable(): Promise<boolean> {
+  return Promise.resolve(handlesAvailable())
+}
+
+function handlesAvailable(): boolean {
   probed ??= probe()
   return probed
 }
 
-async function probe(): Promise<boolean> {
+function probe(): boolean {
   if (process.platform !== 'linux') return false
-  let handle: FileHandle | undefined
+  let fd: number | undefined
   try {
-    handle = await open('/', DIRECTORY_FLAGS)
-    const direct = await handle.stat({ bigint: true })
-    const through = await lstat(`${PROC_SELF_FD}/${handle.fd}/.`, { bigint: true })
+    fd = openSync('/', DIRECTORY_FLAGS)
+    const direct = fstatSync(fd, { bigint: true })
+    const through = lstatSync(`${PROC_SELF_FD}/${fd}/.`, { bigint: true })
     return direct.ino === through.ino && direct.dev === through.dev
   } catch {
     return false
   } finally {
-    await handle?.close()
+    if (fd !== undefined) closeSync(fd)
   }
 }
+
+/** Makes a descriptor's file durable, off the event loop. */
+export const fsyncDescriptor: (fd: number) => Promise<void> = promisify(fsync)
 
 /** A single directory entry name: never empty, `.`, `..` or containing a
  *  separator, so an entry path can only name something in this directory. */
@@ -86,12 +111,14 @@ function assertEntryName(name: string): void {
 
 /** An open directory, and its entries named through it. */
 export class DirectoryHandle {
-  private readonly handle: FileHandle
+  /** The descriptor, or -1 once closed (a closed number may be reused by
+   *  another open, so it is never named again). */
+  private fd: number
   /** The path it was opened as: for messages only, never for acting. */
   readonly shownPath: string
 
-  private constructor(handle: FileHandle, shownPath: string) {
-    this.handle = handle
+  private constructor(fd: number, shownPath: string) {
+    this.fd = fd
     this.shownPath = shownPath
   }
 
@@ -101,18 +128,23 @@ export class DirectoryHandle {
    * made on the way (like `mkdir -p`), each one inside the handle above it.
    */
   static async open(realDir: string, options: { create: boolean }): Promise<DirectoryHandle> {
-    if (!(await directoryHandlesAvailable())) throw handlesUnavailable()
+    return DirectoryHandle.openSync(realDir, options)
+  }
+
+  /** As `open`, synchronously. */
+  static openSync(realDir: string, options: { create: boolean }): DirectoryHandle {
+    if (!handlesAvailable()) throw handlesUnavailable()
     if (!path.isAbsolute(realDir)) throw new Error(`not an absolute path: ${realDir}`)
-    let current = new DirectoryHandle(await open('/', DIRECTORY_FLAGS), '/')
+    let current = new DirectoryHandle(openSync('/', DIRECTORY_FLAGS), '/')
     try {
       for (const name of realDir.split('/').filter((part) => part !== '')) {
-        const next = await current.openChild(name, options)
-        await current.close()
+        const next = current.openChildSync(name, options)
+        current.closeSync()
         current = next
       }
       return current
     } catch (error) {
-      await current.close()
+      current.closeSync()
       throw error
     }
   }
@@ -120,29 +152,36 @@ export class DirectoryHandle {
   /** The path that names `name` in this very directory. */
   entry(name: string): string {
     assertEntryName(name)
-    return `${PROC_SELF_FD}/${this.handle.fd}/${name}`
+    return `${PROC_SELF_FD}/${this.descriptor()}/${name}`
   }
 
   /** The directory itself, through its handle (for listing it). */
   selfPath(): string {
-    return `${PROC_SELF_FD}/${this.handle.fd}`
+    return `${PROC_SELF_FD}/${this.descriptor()}`
   }
 
   /** Opens the subdirectory `name` as a handle, refusing a symbolic link. */
   async openChild(name: string, options: { create: boolean }): Promise<DirectoryHandle> {
+    return this.openChildSync(name, options)
+  }
+
+  /** As `openChild`, synchronously. */
+  openChildSync(name: string, options: { create: boolean }): DirectoryHandle {
     const shown = path.posix.join(this.shownPath, name)
     try {
-      return new DirectoryHandle(await open(this.entry(name), DIRECTORY_FLAGS), shown)
+      return new DirectoryHandle(openSync(this.entry(name), DIRECTORY_FLAGS), shown)
     } catch (error) {
       const code = errorCode(error)
       if (code === 'ENOENT' && options.create) {
-        await mkdir(this.entry(name), 0o777).catch((made: unknown) => {
+        try {
+          mkdirSync(this.entry(name), 0o777)
+        } catch (made) {
           if (errorCode(made) !== 'EEXIST') throw made
-        })
-        return this.openChild(name, { create: false })
+        }
+        return this.openChildSync(name, { create: false })
       }
       if (code === 'ELOOP' || code === 'ENOTDIR') {
-        if ((await this.lstat(name))?.isSymbolicLink() === true) throw symlinkInPath(shown)
+        if (this.lstatSync(name)?.isSymbolicLink() === true) throw symlinkInPath(shown)
       }
       throw error
     }
@@ -150,8 +189,13 @@ export class DirectoryHandle {
 
   /** The entry's own status (a link is not followed), or null if absent. */
   async lstat(name: string): Promise<BigIntStats | null> {
+    return this.lstatSync(name)
+  }
+
+  /** As `lstat`, synchronously. */
+  lstatSync(name: string): BigIntStats | null {
     try {
-      return await lstat(this.entry(name), { bigint: true })
+      return lstatSync(this.entry(name), { bigint: true })
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return null
       throw error
@@ -163,11 +207,16 @@ export class DirectoryHandle {
     return open(this.entry(name), flags | (constants.O_NOFOLLOW ?? 0), mode)
   }
 
+  /** As `openFile`, synchronously: the descriptor, which the caller closes. */
+  openFileSync(name: string, flags: number, mode?: number): number {
+    return openSync(this.entry(name), flags | (constants.O_NOFOLLOW ?? 0), mode)
+  }
+
   /** Renames one entry of this directory over another: the name is
    *  replaced, never the file it named (a link or a hard link elsewhere
    *  keeps its content). */
-  rename(from: string, to: string): Promise<void> {
-    return rename(this.entry(from), this.entry(to))
+  async rename(from: string, to: string): Promise<void> {
+    renameSync(this.entry(from), this.entry(to))
   }
 
   /** Removes a non-directory entry: a link is removed as a link. */
@@ -186,17 +235,30 @@ export class DirectoryHandle {
   }
 
   /** This directory's own status, through the handle. */
-  stat(): Promise<BigIntStats> {
-    return this.handle.stat({ bigint: true })
+  async stat(): Promise<BigIntStats> {
+    return fstatSync(this.descriptor(), { bigint: true })
   }
 
   /** Makes the directory's entries (a rename, an unlink) durable. */
   sync(): Promise<void> {
-    return this.handle.sync()
+    return fsyncDescriptor(this.descriptor())
   }
 
-  close(): Promise<void> {
-    return this.handle.close()
+  async close(): Promise<void> {
+    this.closeSync()
+  }
+
+  /** Closes the descriptor; a second close does nothing. */
+  closeSync(): void {
+    if (this.fd === -1) return
+    const fd = this.fd
+    this.fd = -1
+    closeSync(fd)
+  }
+
+  private descriptor(): number {
+    if (this.fd === -1) throw new Error(`${this.shownPath} is no longer open`)
+    return this.fd
   }
 }
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
+import { closeSync, constants, fchmodSync, writeFileSync } from 'node:fs'
 import type { BigIntStats } from 'node:fs'
 import path from 'node:path'
 import type { FileTarget } from '../../contracts/file-target.ts'
-import { DirectoryHandle } from './anchored-directory.ts'
+import { DirectoryHandle, fsyncDescriptor } from './anchored-directory.ts'
 import { FileRefusal } from './file-refusal.ts'
 import {
   describeTarget,
@@ -76,7 +76,7 @@ export async function replaceFile(
     if (stats !== null) assertReplaceable(stats, realPath)
 
     const candidate = temporaryName(name, options.randomName)
-    const file = await dir.openFile(
+    const file = dir.openFileSync(
       candidate,
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
       NEW_FILE_MODE,
@@ -86,11 +86,13 @@ export async function replaceFile(
     // delete.
     temporary = candidate
     try {
-      await file.writeFile(content, 'utf8')
-      if (stats !== null) await file.chmod(Number(stats.mode & PERMISSION_BITS))
-      await file.sync()
+      // Synchronous, as the content was already parsed and diffed on the
+      // event loop; only the fsync waits for the disk.
+      writeFileSync(file, content, 'utf8')
+      if (stats !== null) fchmodSync(file, Number(stats.mode & PERMISSION_BITS))
+      await fsyncDescriptor(file)
     } finally {
-      await file.close()
+      closeSync(file)
     }
     // The last look before the rename: the name must still be what was
     // checked. Past this point a swap can only replace the entry (the
