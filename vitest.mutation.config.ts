@@ -6,7 +6,8 @@ import { TEST_TIMEOUT_MS } from './scripts/test-timing.ts'
  * The unit tests Stryker runs against each mutant of the security core
  * (`mutate` in stryker.config.json): only the colocated tests of those
  * files. None spawns a process, opens a browser or needs the built pages, so
- * there is no global build step here.
+ * there is no global build step here. Property tests draw from one fixed seed
+ * (tests/support/fixed-property-seed.ts), so a verdict never rests on luck.
  */
 export const MUTATION_TEST_FILES = [
   'src/preload-protected/trusted-click.test.ts',
@@ -67,6 +68,7 @@ export default defineConfig({
   test: {
     include: MUTATION_TEST_FILES,
     environment: 'node',
+    setupFiles: ['tests/support/fixed-property-seed.ts'],
     testTimeout: TEST_TIMEOUT_MS,
     sequence: { sequencer: ListedOrderSequencer },
   },

@@ -195,14 +195,13 @@ describe('the mutation report', () => {
     })
   })
 
-  it('lists a survivor recorded as unreviewed on every run without failing, and only at its position', () => {
-    const { why: _why, ...unreviewed } = justification
-    const survivors = { equivalent: [], unreviewed: [unreviewed] }
-    const here = evaluate(report([mutant('1', 'Survived', 2)]), survivors)
-    expect(here.unjustified).toEqual([])
-    expect(here.awaiting.map((entry) => entry.mutant.id)).toEqual(['1'])
-    const elsewhere = evaluate(report([mutant('1', 'Survived', 4)]), survivors)
-    expect(elsewhere.awaiting).toEqual([])
-    expect(elsewhere.unjustified.map((entry) => entry.mutant.id)).toEqual(['1'])
+  it('fails on a survivor listed without a reason: a survivors file holds only justifications', () => {
+    const { why: _why, ...unreasoned } = justification
+    expect(() =>
+      evaluate(report([mutant('1', 'Survived', 2)]), { equivalent: [unreasoned] }),
+    ).toThrow()
+    expect(() =>
+      evaluate(report([mutant('1', 'Survived', 2)]), { equivalent: [], unreviewed: [unreasoned] }),
+    ).toThrow()
   })
 })

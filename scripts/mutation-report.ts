@@ -58,13 +58,9 @@ const JustificationSchema = z.strictObject({
   replacement: z.string(),
   why: z.string().min(20),
 })
-/** A survivor known and not yet dealt with: the same position match, no
- *  reason. It does not fail the report, which lists it on every run. */
-const UnreviewedSchema = JustificationSchema.omit({ why: true })
 const SurvivorsSchema = z.strictObject({
   $comment: z.string().optional(),
   equivalent: z.array(JustificationSchema),
-  unreviewed: z.array(UnreviewedSchema).optional(),
 })
 export type Justification = z.infer<typeof JustificationSchema>
 
@@ -109,8 +105,6 @@ export interface Evaluation {
   /** Undetected mutants no entry justifies; `stale` when an entry names the
    *  mutant's position but was written for a line that read differently. */
   unjustified: Array<{ file: string; mutant: Mutant; code: string; stale?: Justification }>
-  /** Undetected mutants listed under `unreviewed`: still to kill or justify. */
-  awaiting: Array<{ file: string; mutant: Mutant; code: string }>
   unused: Justification[]
 }
 
@@ -118,15 +112,6 @@ export function evaluate(report: unknown, survivors: unknown): Evaluation {
   const parsed = ReportSchema.parse(report)
   const parsedSurvivors = SurvivorsSchema.parse(survivors)
   const justifications = parsedSurvivors.equivalent
-  const unreviewed = new Set(
-    (parsedSurvivors.unreviewed ?? []).map((entry) =>
-      JSON.stringify([
-        keyOf(entry.file, entry.mutator, entry.location, entry.replacement),
-        entry.code,
-      ]),
-    ),
-  )
-  const awaiting: Evaluation['awaiting'] = []
   const byKey = new Map(
     justifications.map((entry) => [
       keyOf(entry.file, entry.mutator, entry.location, entry.replacement),
@@ -151,12 +136,9 @@ export function evaluate(report: unknown, survivors: unknown): Evaluation {
       const entry = byKey.get(
         keyOf(file, mutant.mutatorName, mutant.location, mutant.replacement ?? ''),
       )
-      const key = keyOf(file, mutant.mutatorName, mutant.location, mutant.replacement ?? '')
       if (entry && entry.code === code) {
         row.justified += 1
         used.add(entry)
-      } else if (unreviewed.has(JSON.stringify([key, code]))) {
-        awaiting.push({ file, mutant, code })
       } else {
         unjustified.push({ file, mutant, code, ...(entry ? { stale: entry } : {}) })
       }
@@ -166,7 +148,6 @@ export function evaluate(report: unknown, survivors: unknown): Evaluation {
   return {
     rows,
     unjustified,
-    awaiting,
     unused: justifications.filter((entry) => !used.has(entry)),
   }
 }
@@ -309,7 +290,7 @@ function main(): number {
     console.log(`${moved} justification(s) moved with their code in ${survivorsPath}`)
     return 0
   }
-  const { rows, unjustified, awaiting, unused } = evaluate(report, survivors)
+  const { rows, unjustified, unused } = evaluate(report, survivors)
   console.log(table(rows))
 
   const overall = score(
@@ -329,17 +310,6 @@ function main(): number {
     for (const entry of unused)
       console.log(
         `  ${entry.file}:${entry.location.start.line}:${entry.location.start.column} ${entry.mutator}: ${entry.code}`,
-      )
-  }
-  if (awaiting.length > 0) {
-    // Not a pass: each is a test to write or a reason to give. Listed so
-    // that they are seen on every run until then.
-    console.log(
-      `\n${awaiting.length} surviving mutant(s) await review (listed under "unreviewed" in ${survivorsPath}):`,
-    )
-    for (const { file, mutant, code } of awaiting)
-      console.log(
-        `  ${file}:${mutant.location.start.line}:${mutant.location.start.column} ${mutant.mutatorName}: ${code} → ${JSON.stringify(mutant.replacement ?? '')}`,
       )
   }
   if (unjustified.length > 0) {
