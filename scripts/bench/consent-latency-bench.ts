@@ -246,6 +246,7 @@ async function consentRun(
   await consent.page.waitForSelector('#assent-allow-once:not([disabled])', {
     timeout: BENCH_TIMEOUT_MS,
   })
+  const consentAhead = await pageClockOffsetMs(consent.page)
   let clickAt: number | undefined
   consent.page.on('console', (message) => {
     const text = message.text()
@@ -267,14 +268,22 @@ async function consentRun(
   if (!forwardedAt || !receivedAt || !sentAt || !answeredAt) {
     throw new Error('main skipped a step the bench records')
   }
+  // Times taken in the two pages, on Node's clock (see epochNow). The
+  // offsets are read outside the measured spans, so they cost them nothing;
+  // the consent page's before the click, as it closes on the decision.
+  const workbenchAhead = await pageClockOffsetMs(page)
+  const startedAtHere = card.startedAt - workbenchAhead
+  const reviewStartedAtHere = reviewStartedAt - workbenchAhead
+  const renderedAtHere = renderedAt - consentAhead
+  const clickAtHere = clickAt - consentAhead
   return {
     cardVisibleMs: card.visibleAt - card.startedAt,
-    cardEventAtMainMs: forwardedAt - card.startedAt,
-    windowRenderedMs: renderedAt - reviewStartedAt,
+    cardEventAtMainMs: forwardedAt - startedAtHere,
+    windowRenderedMs: renderedAtHere - reviewStartedAtHere,
     windowOpenMs: timing.openedAt - timing.openStartedAt,
-    viewDeliveredMs: renderedAt - timing.openedAt,
-    clickToToolMs: createdAt - clickAt,
-    clickToMainMs: receivedAt - clickAt,
+    viewDeliveredMs: renderedAtHere - timing.openedAt,
+    clickToToolMs: createdAt - clickAtHere,
+    clickToMainMs: receivedAt - clickAtHere,
     decideRequestMs: answeredAt - sentAt,
     decidedToFileMs: createdAt - answeredAt,
   }
@@ -295,6 +304,25 @@ function fileCreated(folder: string, name: string): Promise<number> {
       reject(new Error(`${name} was never written`))
     }, BENCH_TIMEOUT_MS)
   })
+}
+
+/**
+ * How far `page`'s epochNow runs ahead of this process's: of three reads,
+ * the one with the shortest round trip, against the middle of that trip
+ * (so the error is at most half of it). Page and Node clocks part whenever
+ * the wall clock is stepped between their starts.
+ */
+async function pageClockOffsetMs(page: Page): Promise<number> {
+  let best = { roundTripMs: Number.POSITIVE_INFINITY, offsetMs: 0 }
+  for (let read = 0; read < 3; read += 1) {
+    const before = epochNow()
+    const pageNow = await page.evaluate(epochNow)
+    const after = epochNow()
+    if (after - before < best.roundTripMs) {
+      best = { roundTripMs: after - before, offsetMs: pageNow - (before + after) / 2 }
+    }
+  }
+  return best.offsetMs
 }
 
 /** The floor: the consent page in a bare context with the same routing. */
@@ -318,7 +346,7 @@ async function barePageLoad(host: CdpHost) {
     const page = await context.newPage()
     const pageAt = epochNow()
     await page.goto(CONSENT_URL)
-    const frameAt = await page.evaluate(nextFrame)
+    const frameAt = (await page.evaluate(nextFrame)) - (await pageClockOffsetMs(page))
     return {
       totalMs: frameAt - startedAt,
       newContextMs: contextAt - startedAt,

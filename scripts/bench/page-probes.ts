@@ -4,8 +4,12 @@
 // library (it is a Node script), so the page globals it touches are typed
 // here, narrowly.
 
-/** Epoch milliseconds with sub-millisecond precision, comparable between
- *  Node and every page of the browser (all derive it from the system clock). */
+/** Epoch milliseconds with sub-millisecond precision: the wall clock when
+ *  this process (or page) began, plus a monotonic clock since. Two processes
+ *  agree only while the wall clock has not been stepped between their
+ *  starts (a virtual machine's clock is, by hundreds of milliseconds), so a
+ *  time taken in a page is put on Node's clock with `pageClockOffsetMs`
+ *  (consent-latency-bench.ts) before it is compared with one taken here. */
 export function epochNow(): number {
   return performance.timeOrigin + performance.now()
 }
