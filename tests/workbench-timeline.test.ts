@@ -11,7 +11,7 @@ import {
   type HostHarness,
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
-import { seriousViolations } from './support/workbench-ui-helpers.ts'
+import { ID, seriousViolations } from './support/workbench-ui-helpers.ts'
 
 // A long room in the built workbench on the CDP host (real Chromium, real
 // layout, a real runtime): the timeline mounts only the entries near its
@@ -158,5 +158,29 @@ describe.runIf(run)('the long-room timeline (real Chromium on the CDP host)', ()
 
   it('has no serious axe violation in the long room', async () => {
     expect(await seriousViolations(h.page)).toEqual([])
+  })
+
+  it('stays at the newest entry while a question opens below the timeline and closes into it', async () => {
+    const newestInView = () =>
+      eventually(async () => (await listState()).newestInView || undefined, 'the newest in view')
+    // The person goes back to the bottom, as with the End key.
+    await h.page.evaluate(() => {
+      const timeline = document.querySelector('[data-testid="timeline"]')!
+      timeline.scrollTop = timeline.scrollHeight
+    })
+    await newestInView()
+    await h.page.fill(ID.input, 'ask Notes | Anything I should know?')
+    await h.page.press(ID.input, 'Enter')
+    const open = '[data-testid="open-requests"] [data-testid="question-card"]'
+    await h.page.waitForSelector(open)
+    // The open card takes its height from the timeline's viewport.
+    await newestInView()
+    const requestId = await h.page.getAttribute(open, 'data-request-id')
+    await h.page.fill(`${open} textarea`, 'ship after lunch')
+    await h.page.click(`${open} [data-testid="question-send"]`)
+    await h.page.waitForSelector(
+      `[data-testid="timeline"] [data-testid="question-card"][data-request-id="${requestId}"][data-outcome="answered"]`,
+    )
+    await newestInView()
   })
 })

@@ -9,8 +9,10 @@ import { scenario } from './manual-cases.ts'
 const Q = {
   openCard: '[data-testid="open-requests"] [data-testid="question-card"]',
   openForm: '[data-testid="open-requests"] [data-testid="form-card"]',
-  closed: (kind: 'question' | 'form', outcome: string) =>
-    `[data-testid="timeline"] [data-testid="${kind}-card"][data-outcome="${outcome}"]`,
+  /** One request's card, closed with `outcome`. By its id: the cases share
+   *  a room, so an earlier card with the same outcome is in the timeline. */
+  closed: (kind: 'question' | 'form', outcome: string, requestId: string) =>
+    `[data-testid="timeline"] [data-testid="${kind}-card"][data-request-id="${requestId}"][data-outcome="${outcome}"]`,
   send: '[data-testid="question-send"]',
   dismiss: '[data-testid="question-dismiss"]',
   countdown: '[data-testid="question-countdown"]',
@@ -54,6 +56,14 @@ function messageContaining(page: Page, roomId: string, text: string) {
   }, `a message containing "${text}"`)
 }
 
+/** Waits for an open card and returns its request's id. */
+async function openedRequest(page: Page, selector: string): Promise<string> {
+  await page.waitForSelector(selector)
+  const requestId = await page.getAttribute(selector, 'data-request-id')
+  if (!requestId) throw new Error(`the card ${selector} names no request`)
+  return requestId
+}
+
 async function openScenarioRoom(context: CaseContext): Promise<{ page: Page; roomId: string }> {
   const { roomId } = scenario(context)
   const page = await context.driver.workbench()
@@ -77,7 +87,7 @@ export const questionCases: CaseDefinition[] = [
           'ask Notes | Anything I should know?',
         ].join('\n'),
       )
-      await page.waitForSelector(Q.openCard)
+      const requestId = await openedRequest(page, Q.openCard)
       const send = page.locator(`${Q.openCard} ${Q.send}`)
       context.check('Send starts disabled', await send.isDisabled())
       await page.getByLabel(/staging/).check()
@@ -86,7 +96,7 @@ export const questionCases: CaseDefinition[] = [
       context.check('Send is enabled once every question is answered', await send.isEnabled())
       await context.screenshot(page, 'question-card.png', 'Two questions with options and answers')
       await send.click()
-      await page.waitForSelector(Q.closed('question', 'answered'))
+      await page.waitForSelector(Q.closed('question', 'answered', requestId))
       const said = await messageContaining(page, roomId, 'Environment: staging')
       context.check(
         'the agent received the answers',
@@ -101,9 +111,9 @@ export const questionCases: CaseDefinition[] = [
     async run(context) {
       const { page, roomId } = await openScenarioRoom(context)
       await sendViaComposer(page, 'ask Name | What should I call the report?\nlist')
-      await page.waitForSelector(Q.openCard)
+      const requestId = await openedRequest(page, Q.openCard)
       await page.click(`${Q.openCard} ${Q.dismiss}`)
-      await page.waitForSelector(Q.closed('question', 'dismissed'))
+      await page.waitForSelector(Q.closed('question', 'dismissed', requestId))
       const said = await messageContaining(page, roomId, 'The question was dismissed')
       context.check('the timeline says it was dismissed', said.length > 0)
       const [latest] = (await requests(page, roomId)).slice(-1)
@@ -125,7 +135,7 @@ export const questionCases: CaseDefinition[] = [
       const page = await context.driver.reloadWorkbench()
       await openRoom(page, roomId)
       await sendViaComposer(page, 'ask Color | Which color should the button be?')
-      await page.waitForSelector(Q.openCard)
+      const requestId = await openedRequest(page, Q.openCard)
       await page.waitForSelector(Q.countdown, { timeout: WAIT_TIMEOUT_MS })
       const shown = (await page.textContent(Q.countdown)) ?? ''
       context.check(
@@ -134,7 +144,9 @@ export const questionCases: CaseDefinition[] = [
         shown,
       )
       await context.screenshot(page, 'question-countdown.png', 'A question counting down')
-      await page.waitForSelector(Q.closed('question', 'autoResolved'), { timeout: WAIT_TIMEOUT_MS })
+      await page.waitForSelector(Q.closed('question', 'autoResolved', requestId), {
+        timeout: WAIT_TIMEOUT_MS,
+      })
       const said = await messageContaining(page, roomId, 'closed automatically')
       context.check('a notice says it closed and the agent went on', said.includes('went on'), said)
       await context.driver.restartRuntime({ questionPhaseMs: QUESTION_PHASE_MS })
@@ -158,7 +170,7 @@ export const questionCases: CaseDefinition[] = [
         required: ['service', 'replicas'],
       }
       await sendViaComposer(page, `form Deploy details :: ${JSON.stringify(schema)}`)
-      await page.waitForSelector(Q.openForm)
+      const requestId = await openedRequest(page, Q.openForm)
       const send = page.locator(`${Q.openForm} ${Q.formSend}`)
       context.check('Send starts disabled', await send.isDisabled())
       await page.getByLabel(/Service/).fill('web')
@@ -167,14 +179,14 @@ export const questionCases: CaseDefinition[] = [
       context.check('Send is enabled once the required fields are filled', await send.isEnabled())
       await context.screenshot(page, 'form-card.png', 'A form built from a requested schema')
       await send.click()
-      await page.waitForSelector(Q.closed('form', 'accepted'))
+      await page.waitForSelector(Q.closed('form', 'accepted', requestId))
       const said = await messageContaining(page, roomId, 'replicas = 3')
       context.check('the agent received the values', said.includes('region = "eu"'), said)
 
       await sendViaComposer(page, 'form Anything else about the release?')
-      await page.waitForSelector(Q.openForm)
+      const declinedId = await openedRequest(page, Q.openForm)
       await page.click(`${Q.openForm} ${Q.formDecline}`)
-      await page.waitForSelector(Q.closed('form', 'declined'))
+      await page.waitForSelector(Q.closed('form', 'declined', declinedId))
       const declined = await messageContaining(page, roomId, 'The form was declined.')
       context.check('the agent heard decline', declined.length > 0)
     },
@@ -186,14 +198,14 @@ export const questionCases: CaseDefinition[] = [
     async run(context) {
       const { page, roomId } = await openScenarioRoom(context)
       await sendViaComposer(page, 'ask --secret Token | Paste the deploy token')
-      await page.waitForSelector(Q.openCard)
+      const requestId = await openedRequest(page, Q.openCard)
       const field = page.locator(`${Q.openCard} input[type="password"]`)
       context.check('the answer field is masked', (await field.count()) === 1)
       await field.fill(SECRET)
       await page.click(`${Q.openCard} ${Q.send}`)
-      await page.waitForSelector(Q.closed('question', 'answered'))
+      await page.waitForSelector(Q.closed('question', 'answered', requestId))
       const saved = await page.textContent(
-        `${Q.closed('question', 'answered')} [data-testid="question-answer-saved"]`,
+        `${Q.closed('question', 'answered', requestId)} [data-testid="question-answer-saved"]`,
       )
       context.check(
         'the card says an answer was saved',

@@ -89,9 +89,21 @@ export function TimelineView(props: TimelineViewProps) {
   useLayoutEffect(() => {
     const element = scroller.current
     if (!element) return
+    let lastTop = element.scrollTop
     const track = () => {
-      following.current =
-        element.scrollHeight - element.scrollTop - element.clientHeight < FOLLOW_WITHIN_PX
+      const top = element.scrollTop
+      if (element.scrollHeight - top - element.clientHeight < FOLLOW_WITHIN_PX) {
+        following.current = true
+      } else if (top < lastTop) {
+        // Only a move up leaves the bottom. A scroll event is also sent for
+        // the list's own scrolling, and it arrives a frame later: by then an
+        // entry may have grown past its estimate, or the viewport shrunk
+        // when a card opened below it, so the bottom is further away
+        // although nobody moved. Counting that as reading would stop the timeline
+        // following for good, and new entries would arrive unseen.
+        following.current = false
+      }
+      lastTop = top
     }
     // Capture: this runs before the list's own scroll listener, which
     // re-renders at once and could otherwise follow a scroll the person

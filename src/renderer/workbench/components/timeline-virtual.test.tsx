@@ -3,7 +3,7 @@ import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react
 import { useState } from 'react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { TimelineItem } from '../state/timeline-items.ts'
-import { resetListLayout } from '../test-support/list-layout.ts'
+import { listLayout, resetListLayout } from '../test-support/list-layout.ts'
 import { renderWithI18n } from '../test-support/render.tsx'
 import { TimelineView } from './timeline-view.tsx'
 
@@ -240,5 +240,54 @@ describe('TimelineView: it follows new entries', () => {
     await act(() => new Promise((settled) => setTimeout(settled, 50)))
     expect(timeline.scrollTop).toBe(10_000)
     expect(positions().filter((at) => at < ENTRIES)).toEqual(reading)
+  })
+
+  // A scroll event comes a frame after the scroll, for the list's own
+  // scrolling too; by then the bottom can be further away although nobody
+  // moved (an entry grew past its estimate, a card opened below and the
+  // viewport shrank). Only the person moving up stops the following.
+  it('keeps following when the bottom moves away without the person scrolling up', async () => {
+    const view = renderList(messages(ENTRIES))
+    await shown(ENTRIES)
+    const timeline = screen.getByTestId('timeline')
+    const before = timeline.scrollTop
+    listLayout.viewportPx = 300
+    act(() => {
+      timeline.dispatchEvent(new Event('scroll'))
+    })
+    listLayout.viewportPx = 600
+    view.rerender(messages(ENTRIES + 1))
+    await shown(ENTRIES + 1)
+    await waitFor(() => expect(timeline.scrollTop).toBeGreaterThan(before))
+    expect(timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight).toBeLessThan(1)
+  })
+
+  it('follows again once the person scrolls back down to the bottom', async () => {
+    const view = renderList(messages(ENTRIES))
+    await shown(ENTRIES)
+    const timeline = screen.getByTestId('timeline')
+    const bottom = timeline.scrollTop
+    act(() => {
+      timeline.scrollTop = 10_000
+    })
+    await waitFor(() => expect(Math.min(...positions())).toBeLessThan(200))
+    // Down again, but not to the bottom: still reading.
+    act(() => {
+      timeline.scrollTop = 20_000
+    })
+    await act(() => new Promise((settled) => setTimeout(settled, 50)))
+    view.rerender(messages(ENTRIES + 1))
+    await waitFor(() => expect(mounted()[0]?.getAttribute('aria-setsize')).toBe('501'))
+    await act(() => new Promise((settled) => setTimeout(settled, 50)))
+    expect(timeline.scrollTop).toBe(20_000)
+    // Within reach of the bottom: the next entry is followed.
+    act(() => {
+      timeline.scrollTop = timeline.scrollHeight - timeline.clientHeight - 20
+    })
+    await act(() => new Promise((settled) => setTimeout(settled, 50)))
+    view.rerender(messages(ENTRIES + 2))
+    await shown(ENTRIES + 2)
+    await waitFor(() => expect(timeline.scrollTop).toBeGreaterThan(bottom))
+    expect(timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight).toBeLessThan(1)
   })
 })
