@@ -11,6 +11,7 @@ import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { sensitivePathReason } from '../policy/sensitive-paths.ts'
 import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
 import type { ActionOutcome, AgentPermissionRequest } from './agent-model.ts'
+import { recordProposedCall } from './call-record.ts'
 
 /** The name a permission request carries in the timeline and its approval. */
 export const REQUEST_PERMISSIONS_TOOL = 'request_permissions'
@@ -67,21 +68,10 @@ export class PermissionRequestRunner {
     asked: AgentPermissionRequest,
     widenings: TurnWidenings,
   ): Promise<PermissionOutcome> {
-    const at = this.deps.now()
-    const call: ToolCallRecord = {
-      id: this.deps.newId(),
-      roomId: turn.roomId,
-      turnId: turn.id,
-      seq,
-      toolName: REQUEST_PERMISSIONS_TOOL,
-      arguments: { ...asked, duration: 'turn' },
-      status: 'awaiting-approval',
-      result: null,
-      approvalId: null,
-      createdAt: at,
-      updatedAt: at,
-    }
-    this.deps.conversations.insertToolCall(call)
+    const call = recordProposedCall(this.deps, turn, seq, REQUEST_PERMISSIONS_TOOL, {
+      ...asked,
+      duration: 'turn',
+    })
     const checked = await this.widening(turn, agent, asked, widenings)
     if (!checked.ok) return this.settle(call, asked, 'refused', refusal(checked.why, checked.code))
 

@@ -32,6 +32,7 @@ import {
   toRecordResult,
 } from './call-settlement.ts'
 import { decisionFor } from './approval-wait.ts'
+import { recordProposedCall } from './call-record.ts'
 import { grantMatches } from './grant-scope.ts'
 import type { TurnWidenings } from './permission-request-runner.ts'
 
@@ -73,21 +74,7 @@ export class ToolCallRunner {
     planned: AgentToolCall,
     widenings: TurnWidenings = { writableRoots: [] },
   ) {
-    const at = this.deps.now()
-    const call: ToolCallRecord = {
-      id: this.deps.newId(),
-      roomId: turn.roomId,
-      turnId: turn.id,
-      seq,
-      toolName: planned.tool,
-      arguments: planned.arguments,
-      status: 'awaiting-approval',
-      result: null,
-      approvalId: null,
-      createdAt: at,
-      updatedAt: at,
-    }
-    this.deps.conversations.insertToolCall(call)
+    const call = recordProposedCall(this.deps, turn, seq, planned.tool, planned.arguments)
     const scope = { turn, agent, widenings }
     return this.settle(call, planned, await this.outcomeOf(scope, call, planned))
   }
