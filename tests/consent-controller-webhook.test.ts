@@ -10,7 +10,7 @@ import { ApproverServer, requestSignedWith, signedReply } from './support/approv
 import { FakeWindows, type FakeWindow } from './support/fake-protected-windows.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { auditEvents, roomApprovals } from './support/policy-helpers.ts'
-import { createRoom, send, turnSettled } from './support/room-helpers.ts'
+import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
 import type { RuntimeHarness } from './support/runtime-harness.ts'
 
 const APPROVED = '{"approved": true}'
@@ -226,5 +226,50 @@ describe('ConsentController: an approver webhook is set only through the protect
     const audit = JSON.stringify(await auditEvents(harness))
     expect(audit).toContain(approver.url)
     expect(audit).not.toContain(secret)
+  })
+
+  it('refuses every review while the runtime is down, and opens the same review once it is back', async () => {
+    const windows = new FakeWindows()
+    let runtimeUp = false
+    const controller = new ConsentController({
+      client: harness.client,
+      connection: () => (runtimeUp ? harness.connection() : undefined),
+      windows,
+      preferences: () => ({ lang: 'en', theme: 'light' }),
+      now: () => now,
+      enableDelayMs: 0,
+    })
+    const room = await createRoom(harness)
+    const approval = await pendingApprovalFor(harness, room.id, 'write while-down.txt x')
+    const reviews: [string, () => Promise<unknown>][] = [
+      ['webhook', () => controller.requestApproverWebhook([room.id, approver.url])],
+      ['mode change', () => controller.requestModeChange([room.id, 'full-access'])],
+      ['approval', () => controller.reviewApproval([approval.approval.id])],
+    ]
+    for (const [name, review] of reviews) {
+      const error = await review().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      )
+      expect((error as WorkbenchRefusal).code, name).toBe('runtime_down')
+    }
+    expect(windows.opened).toEqual([])
+    // A refused review holds nothing back: each subject opens its window
+    // (and only then is cancelled) once the runtime runs again.
+    runtimeUp = true
+    for (const [name, review] of reviews) {
+      const outcome = review()
+      const shown = await windows.nextShown()
+      controller.handleDecision(shown.promptId, 'cancel', shown)
+      await expect(outcome, name).resolves.toEqual({ status: 'cancelled' })
+    }
+    expect(windows.opened).toHaveLength(reviews.length)
+    expect(await webhookOf(room.id)).toBeNull()
+    // The turn waits on its approval: deny it so the turn ends.
+    const denied = controller.reviewApproval([approval.approval.id])
+    const last = await windows.nextShown()
+    controller.handleDecision(last.promptId, 'deny', last)
+    await expect(denied).resolves.toMatchObject({ status: 'decided', decision: 'deny' })
+    await turnSettled(harness, room.id, approval.approval.turnId)
   })
 })

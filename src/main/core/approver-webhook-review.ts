@@ -1,21 +1,5 @@
-import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
 import { WEBHOOK_TIMEOUT_MS } from '../../contracts/approver-webhook.ts'
-import type { ConsentOutcome, Prompt, PromptBase, WebhookPrompt } from './consent-prompts.ts'
-import type { RuntimeClient } from './runtime-client.ts'
-
-/** What the webhook review needs of the consent controller. */
-export interface PromptKit {
-  client: RuntimeClient
-  roomLabel: (roomId: string) => Promise<string>
-  preferences: { lang: Language; theme: Theme }
-  enableDelayMs: number
-  /** Opens one protected window for the prompt `build` makes, showing
-   *  `view`, and resolves with its outcome. */
-  open: (
-    build: (base: PromptBase) => Prompt,
-    view: (promptId: string) => ConsentView,
-  ) => Promise<ConsentOutcome>
-}
+import type { ConsentOutcome, PromptKit, WebhookPrompt } from './consent-prompts.ts'
 
 /**
  * Setting a room's approver webhook hands the person's decisions to whoever
@@ -29,12 +13,12 @@ export async function reviewApproverWebhook(
   roomId: string,
   url: string | null,
 ): Promise<ConsentOutcome> {
+  const { lang, theme } = kit.preferences()
   const current = await kit.client.getApproverWebhook(roomId)
   if (url === null && current.webhook === null) {
     return { status: 'webhook-changed', webhook: null }
   }
   const roomLabel = await kit.roomLabel(roomId)
-  const { lang, theme } = kit.preferences
   let shown: WebhookPrompt | undefined
   const outcome = await kit.open(
     (base) => {

@@ -8,33 +8,26 @@ import {
   type Theme,
 } from '../../common/consent-view.ts'
 import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
-import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import {
   applyAnswer,
   type ConsentOutcome,
   type Prompt,
   type PromptBase,
+  type PromptKit,
 } from './consent-prompts.ts'
-import { approvalConsentView } from './approval-consent-view.ts'
-import { serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { activeLongEnough, widens } from './decision-timing.ts'
 import { reviewApproverWebhook } from './approver-webhook-review.ts'
 import {
   ModeChangeArgsSchema,
   ReviewApprovalArgsSchema,
-  agentLabel,
   answerFits,
   parseArgs,
   parseWebhookArgs,
   subjectOf,
 } from './consent-prompt-rules.ts'
+import { reviewApprovalRequest, reviewModeChange, reviewSensitiveForm } from './consent-reviews.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from './host-port.ts'
-import {
-  OpenSensitiveFormArgsSchema,
-  protectedFormFields,
-  readSensitiveForm,
-  submitProtectedForm,
-} from './sensitive-form.ts'
+import { OpenSensitiveFormArgsSchema, submitProtectedForm } from './sensitive-form.ts'
 import type { RuntimeClient } from './runtime-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 import { WorkbenchRefusal, workbenchErrorOf } from './workbench-refusal.ts'
@@ -90,46 +83,8 @@ export class ConsentController {
   /** `assentGui.reviewApproval(approvalId)`: both card buttons end here. */
   async reviewApproval(args: unknown): Promise<ConsentOutcome> {
     const [approvalId] = parseArgs(ReviewApprovalArgsSchema, args, 'reviewApproval(approvalId)')
-    return this.once(`approval:${approvalId}`, (entry) => this.openApproval(approvalId, entry))
-  }
-
-  private async openApproval(approvalId: string, entry: SubjectEntry): Promise<ConsentOutcome> {
-    const connection = this.requireConnection()
-    const view = await this.options.client.getApproval(approvalId)
-    if (view.approval.status !== 'pending') {
-      throw new WorkbenchRefusal(
-        view.approval.status === 'expired' ? 'approval_expired' : 'approval_decided',
-        `approval ${approvalId} is no longer pending (${view.approval.status})`,
-      )
-    }
-    if (this.now() >= view.approval.expiresAt) {
-      throw new WorkbenchRefusal('approval_expired', `approval ${approvalId} has expired`)
-    }
-    const room = await this.options.client.getRoom(view.approval.roomId)
-    const preferences = this.options.preferences()
-    return this.openPrompt(
-      entry,
-      connection,
-      (base) => ({
-        ...base,
-        kind: 'approval',
-        approvalId,
-        actionDigest: view.actionDigest,
-        expiresAt: view.approval.expiresAt,
-        serverWideOffered: serverAlwaysAllowFor(
-          view.action,
-          view.serverAlwaysAllowAvailable === true,
-        ).offered,
-      }),
-      (promptId) =>
-        approvalConsentView(view, {
-          promptId,
-          roomLabel: room.title,
-          agentLabel: agentLabel(preferences.lang, room.agentId),
-          lang: preferences.lang,
-          theme: preferences.theme,
-          enableDelayMs: this.enableDelayMs,
-        }),
+    return this.once(`approval:${approvalId}`, async (entry) =>
+      reviewApprovalRequest(this.kit(entry), approvalId),
     )
   }
 
@@ -138,65 +93,8 @@ export class ConsentController {
    *  which narrows from every mode and is applied at once. */
   async requestModeChange(args: unknown): Promise<ConsentOutcome> {
     const [roomId, mode] = parseArgs(ModeChangeArgsSchema, args, 'requestModeChange(roomId, mode)')
-    return this.once(`room:${roomId}`, (entry) => this.openModeChange(roomId, mode, entry))
-  }
-
-  private async openModeChange(
-    roomId: string,
-    mode: PermissionMode,
-    entry: SubjectEntry,
-  ): Promise<ConsentOutcome> {
-    const connection = this.requireConnection()
-    const permissions = await this.options.client.getPermissions(roomId)
-    // A room whose stored row failed its integrity check reads as
-    // ask-for-approval; confirming that same mode is how the person trusts it
-    // again, so it opens the window like any change.
-    if (permissions.mode === mode && permissions.integrity === 'ok') {
-      return { status: 'unchanged', permissions }
-    }
-    if (mode === 'full-access' && permissions.fullAccessUnavailable) {
-      throw new WorkbenchRefusal(
-        'full_access_unavailable',
-        `full access is unavailable for this room: ${permissions.fullAccessUnavailable}`,
-      )
-    }
-    // Plan is narrower than every mode on every axis: no window, no token.
-    // A room whose row was edited outside Assent still opens the window:
-    // confirming a mode there is how the person vouches for it again.
-    if (mode === 'plan' && permissions.integrity === 'ok') {
-      const change = {
-        clientRequestId: randomUUID(),
-        expectedRevision: permissions.revision,
-        mode,
-      }
-      return {
-        status: 'changed',
-        permissions: await this.options.client.changePermissions(roomId, change, null),
-      }
-    }
-    const roomLabel = await this.roomLabel(roomId)
-    const preferences = this.options.preferences()
-    return this.openPrompt(
-      entry,
-      connection,
-      (base) => ({
-        ...base,
-        kind: 'mode-change',
-        roomId,
-        fromMode: permissions.mode,
-        mode,
-        expectedRevision: permissions.revision,
-      }),
-      (promptId) => ({
-        subject: 'mode-change',
-        promptId,
-        roomLabel,
-        fromMode: permissions.mode,
-        toMode: mode,
-        lang: preferences.lang,
-        theme: preferences.theme,
-        enableDelayMs: this.enableDelayMs,
-      }),
+    return this.once(`room:${roomId}`, async (entry) =>
+      reviewModeChange(this.kit(entry), roomId, mode),
     )
   }
 
@@ -205,47 +103,33 @@ export class ConsentController {
    *  (approver-webhook-review.ts). */
   async requestApproverWebhook(args: unknown): Promise<ConsentOutcome> {
     const [roomId, url] = parseWebhookArgs(args)
-    return this.once(`webhook:${roomId}`, (entry) => {
-      const connection = this.requireConnection()
-      return reviewApproverWebhook(
-        {
-          client: this.options.client,
-          roomLabel: (id) => this.roomLabel(id),
-          preferences: this.options.preferences(),
-          enableDelayMs: this.enableDelayMs,
-          open: (build, view) => this.openPrompt(entry, connection, build, view),
-        },
-        roomId,
-        url,
-      )
-    })
+    return this.once(`webhook:${roomId}`, async (entry) =>
+      reviewApproverWebhook(this.kit(entry), roomId, url),
+    )
   }
 
   /** `assentGui.openSensitiveForm(requestId)`: a form asking for a password
    *  or a secret is filled in here, never in the workbench. */
   async openSensitiveForm(args: unknown): Promise<ConsentOutcome> {
     const [requestId] = parseArgs(OpenSensitiveFormArgsSchema, args, 'openSensitiveForm(requestId)')
-    return this.once(`form:${requestId}`, async (entry) => {
-      const connection = this.requireConnection()
-      const request = await readSensitiveForm(this.options.client, requestId)
-      const roomLabel = await this.roomLabel(request.roomId)
-      const preferences = this.options.preferences()
-      return this.openPrompt(
-        entry,
-        connection,
-        (base) => ({ ...base, kind: 'form', requestId, schema: request.form.requestedSchema }),
-        (promptId) => ({
-          subject: 'form',
-          promptId,
-          roomLabel,
-          message: request.form.message,
-          fields: protectedFormFields(request.form.requestedSchema),
-          lang: preferences.lang,
-          theme: preferences.theme,
-          enableDelayMs: this.enableDelayMs,
-        }),
-      )
-    })
+    return this.once(`form:${requestId}`, async (entry) =>
+      reviewSensitiveForm(this.kit(entry), requestId),
+    )
+  }
+
+  /** What a subject's review needs to open its window, bound to the runtime
+   *  instance running now: a review never opens while the runtime is down,
+   *  and its prompt is decided only for that instance. */
+  private kit(entry: SubjectEntry): PromptKit {
+    const connection = this.requireConnection()
+    return {
+      client: this.options.client,
+      now: this.now,
+      roomLabel: (roomId) => this.roomLabel(roomId),
+      preferences: () => this.options.preferences(),
+      enableDelayMs: this.enableDelayMs,
+      open: (build, view) => this.openPrompt(entry, connection, build, view),
+    }
   }
 
   /**

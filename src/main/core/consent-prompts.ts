@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { ConsentAnswer } from '../../common/consent-view.ts'
+import type { ConsentAnswer, ConsentView, Language, Theme } from '../../common/consent-view.ts'
 import { workbenchError, type WorkbenchError } from '../../common/workbench-error.ts'
 import type { RequestedSchema } from '../../contracts/form-content.ts'
 import { CONSENT_LIFETIME_MS, mintConsentToken } from '../../consent/consent-token.ts'
@@ -91,6 +91,23 @@ export interface SecretPrompt extends PromptBase {
 }
 
 export type Prompt = ApprovalPrompt | ModePrompt | FormPrompt | WebhookPrompt | SecretPrompt
+
+/** What a subject's review (consent-reviews.ts, approver-webhook-review.ts)
+ *  needs of the consent controller to open its protected window. */
+export interface PromptKit {
+  client: RuntimeClient
+  now: () => number
+  roomLabel: (roomId: string) => Promise<string>
+  /** Read when the review builds its view, so it shows the current choice. */
+  preferences: () => { lang: Language; theme: Theme }
+  enableDelayMs: number
+  /** Opens one protected window for the prompt `build` makes, showing
+   *  `view`, and resolves with its outcome. */
+  open: (
+    build: (base: PromptBase) => Prompt,
+    view: (promptId: string) => ConsentView,
+  ) => Promise<ConsentOutcome>
+}
 
 export interface ApplyDeps {
   client: RuntimeClient
