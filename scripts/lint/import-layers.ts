@@ -72,7 +72,7 @@ export const LAYERS: readonly Layer[] = [
     path: 'src/runtime/',
     may: ['src/contracts/', 'src/consent/'],
     refuses: [ELECTRON, BROWSER_DRIVER, NATIVE_KEYCHAIN, REACT],
-    why: 'the runtime is its own process: it reaches main over IPC and HTTP, never by import, and loads no native module; only its wiring (runtime-app.ts, main.ts) sees all of it',
+    why: 'the runtime is its own process: it reaches main over IPC and HTTP, never by import, and loads no native module; only its wiring (runtime-app.ts and its runtime-*.ts parts, main.ts) sees all of it',
   },
   // Inside the runtime (docs/architecture.md §9): services depend on ports,
   // the store implements them, and only the wiring knows both.

@@ -27,7 +27,7 @@ beforeEach(() => {
 
 afterEach(() => close())
 
-/** One runtime instance's view of the store, as runtime-app wires it. */
+/** One runtime instance's view of the store, as runtime-storage.ts wires it. */
 function instance(now: () => number) {
   const audit = new SqliteAuditLog(db, { mac: MAC })
   const events = new EventBus()

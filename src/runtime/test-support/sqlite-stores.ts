@@ -39,7 +39,7 @@ export interface StoreOptions {
   onTampered?: OnTampered
 }
 
-/** Every repository the runtime wires, over one database, as runtime-app.ts
+/** Every repository the runtime wires, over one database, as runtime-storage.ts
  *  wires them. */
 export function sqliteStores(db: DatabaseSync, options: StoreOptions) {
   const { mac } = options
