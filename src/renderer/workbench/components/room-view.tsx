@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { AssentGui } from '../../../common/assent-gui.ts'
-import type { PermissionMode } from '../../../contracts/policy-axes.ts'
 import type { Room } from '../../../contracts/room.ts'
 import type { InputResponse } from '../../../contracts/input-request.ts'
 import { approvalGone, errorText, inputGone } from '../gui/error-text.ts'
@@ -11,24 +10,17 @@ import { inputKey, openInputs, type InputCard } from '../state/input-cards.ts'
 import { answerAsMessage, createMessageRouter } from '../state/message-routing.ts'
 import { useInputRequests } from '../state/use-input-requests.ts'
 import { timelineItems } from '../state/timeline-items.ts'
-import {
-  approvalRequestKey,
-  expandedRequest,
-  openRequests,
-  type TimedModeRequest,
-} from '../state/open-requests.ts'
+import { approvalRequestKey, expandedRequest, openRequests } from '../state/open-requests.ts'
 import { useRoom } from '../state/use-room.ts'
 import { Composer } from './composer.tsx'
-import { GrantsPanel } from './grants-panel.tsx'
-import { ApproverWebhookPanel } from './approver-webhook-panel.tsx'
-import type { ModeRequest } from './mode-request-card.tsx'
 import { RoomIntegrityBanner } from './integrity-banner.tsx'
 import { OpenRequests, type CardActivity } from './open-requests.tsx'
 import type { QuestionDrafts } from './question-card.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
-import { CatalogText } from './runtime-text.tsx'
-import { agentName } from './room-list.tsx'
+import { RoomHeader } from './room-header.tsx'
+import { RoomStatusLine } from './room-status-line.tsx'
 import { TimelineView } from './timeline-view.tsx'
+import { useModeChange } from './use-mode-change.ts'
 
 export interface FocusRequest {
   approvalId: string
@@ -60,8 +52,12 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   )
   const [activity, setActivity] = useState<ReadonlyMap<string, CardActivity>>(new Map())
   const [retryErrors, setRetryErrors] = useState<ReadonlyMap<string, string>>(new Map())
-  const [modeRequest, setModeRequest] = useState<TimedModeRequest | undefined>(undefined)
-  const [settledModes, setSettledModes] = useState<readonly TimedModeRequest[]>([])
+  const { modeRequest, settledModes, chooseMode } = useModeChange(
+    api,
+    room.id,
+    state.permissions,
+    refreshPermissions,
+  )
   // Which open request shows its details: chosen by the person (null: none),
   // or by default the oldest (expandedRequest).
   const [chosen, setChosen] = useState<string | null | undefined>(undefined)
@@ -247,46 +243,6 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
   const reviewCard = useCallback((card: CardState) => void review(card), [review])
   const retryTurn = useCallback((turnId: string) => void retry(turnId), [retry])
 
-  // The card follows the request the picker started; what it shows after is
-  // how the protected window closed. The mode itself comes only from the
-  // permissions refresh.
-  const chooseMode = async (mode: PermissionMode) => {
-    const from = state.permissions?.mode
-    const at = Date.now()
-    // Once its window closed, the request leaves the open block for the
-    // timeline, where it says how it ended.
-    const ended = (next: ModeRequest) => {
-      setModeRequest((current) => (current?.at === at ? undefined : current))
-      setSettledModes((current) => [...current, { request: next, at }])
-    }
-    // Entering plan mode opens no window (it only narrows), so nothing waits
-    // for one in the open block; the timeline says how the change ended.
-    const windowless = mode === 'plan' && state.permissions?.integrity === 'ok'
-    if (!windowless) setModeRequest({ request: { status: 'waiting', from, to: mode }, at })
-    try {
-      const outcome = await api.requestModeChange(room.id, mode)
-      if (outcome.status === 'changed') ended({ status: 'changed', from, to: mode })
-      else if (outcome.status === 'failed')
-        ended({ status: 'failed', from, to: mode, reason: errorText(t, outcome.error) })
-      else if (outcome.status === 'closed')
-        ended({ status: 'failed', from, to: mode, reason: errorText(t, outcome.reason) })
-      else ended({ status: 'cancelled', from, to: mode })
-    } catch (failure) {
-      ended({ status: 'failed', from, to: mode, reason: errorText(t, failure) })
-    } finally {
-      refreshPermissions()
-    }
-  }
-
-  const revokeGrant = async (grantId: string) => {
-    await api.revokeGrant(room.id, grantId)
-    refreshGrants()
-  }
-  const revokeServerGrants = async (serverId: string) => {
-    await api.revokeServerGrants(room.id, serverId)
-    refreshGrants()
-  }
-
   // The question the composer's text will answer (the router's choice).
   const answered = openInputCards.find((card) => card.request.kind === 'questions')
   const [firstQuestion, ...moreQuestions] = answered?.request.questions ?? []
@@ -299,28 +255,13 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         })
     : undefined
 
-  const working = state.timeline?.turns.some(
-    (turn) => turn.status === 'running' || turn.status === 'waiting',
-  )
+  const working =
+    state.timeline?.turns.some((turn) => turn.status === 'running' || turn.status === 'waiting') ??
+    false
   const waitingTools = [...new Set(open.map((card) => card.approval.toolName))].join(', ')
   // The open block says what waits and for how long; the status line then
   // says it only to assistive technology, so the page says it once.
   const statusShown = requests.length === 0 || state.runtimeDown
-  const status = state.runtimeDown ? (
-    t('workbench.status.runtimeDown')
-  ) : waitingTools ? (
-    <CatalogText
-      catalogKey="workbench.status.waiting"
-      values={{ tool: waitingTools }}
-      english={t('workbench.status.waiting', { tool: waitingTools })}
-    />
-  ) : openInputCards.length > 0 ? (
-    t('workbench.status.question')
-  ) : working ? (
-    t('workbench.status.working')
-  ) : (
-    t('workbench.status.ready')
-  )
 
   return (
     <section
@@ -330,25 +271,13 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
       data-testid="room-view"
       data-room-id={room.id}
     >
-      <header className="room__header">
-        <div className="room__heading">
-          <h1 className="room__title" id={titleId}>
-            {room.title}
-          </h1>
-          <p className="room__meta">
-            <span>{t('workbench.room.agent', { agent: agentName(t, room.agentId) })}</span>
-            <span>
-              {t('workbench.room.workspace')} <span className="mono">{room.workspace}</span>
-            </span>
-          </p>
-        </div>
-        <GrantsPanel
-          grants={state.grants}
-          onRevoke={revokeGrant}
-          onRevokeServer={revokeServerGrants}
-        />
-        <ApproverWebhookPanel key={room.id} roomId={room.id} api={api} />
-      </header>
+      <RoomHeader
+        api={api}
+        room={room}
+        titleId={titleId}
+        grants={state.grants}
+        onGrantsChanged={refreshGrants}
+      />
       {state.permissions ? <RoomIntegrityBanner integrity={state.permissions.integrity} /> : null}
       {state.loadError ? (
         <p className="room__error" role="alert">
@@ -376,13 +305,13 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         onDraft={(card, next) => drafts.current.set(inputKey(card.request), next)}
         onOpenProtected={(card) => void openProtectedForm(card)}
       />
-      <p
-        className={`status-line${waitingTools ? ' status-line--waiting' : ''}${statusShown ? '' : ' visually-hidden'}`}
-        role="status"
-        data-testid="status-line"
-      >
-        {status}
-      </p>
+      <RoomStatusLine
+        runtimeDown={state.runtimeDown}
+        waitingTools={waitingTools}
+        questionOpen={openInputCards.length > 0}
+        working={working}
+        shown={statusShown}
+      />
       <Composer
         onSend={router.route}
         answering={answeringTitle}

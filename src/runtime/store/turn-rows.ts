@@ -1,0 +1,164 @@
+import type { DatabaseSync } from 'node:sqlite'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
+import { RoomPolicySchema } from '../../contracts/policy-axes.ts'
+import { TurnSchema, type Message, type Turn, type TurnStatus } from '../../contracts/room.ts'
+import { messageJson, storedMessage } from './stored-message.ts'
+
+type Row = Record<string, unknown>
+
+/** The `turns` table, row by row. It writes no audit event and opens no
+ *  transaction: `SqliteConversationRepository` does both around it, so a
+ *  change is never written without its event. */
+export class TurnRows {
+  private readonly db: DatabaseSync
+
+  constructor(db: DatabaseSync) {
+    this.db = db
+  }
+
+  insert(turn: Turn): void {
+    this.db
+      .prepare(
+        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, plan, status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        turn.id,
+        turn.roomId,
+        turn.clientRequestId,
+        turn.text,
+        turn.attempt,
+        turn.retryOf,
+        turn.workspace,
+        canonicalJson(turn.policy),
+        turn.plan === true ? 1 : 0,
+        turn.status,
+        turn.createdAt,
+      )
+  }
+
+  get(id: string): Turn | undefined {
+    const row = this.db.prepare('SELECT * FROM turns WHERE id = ?').get(id)
+    return row ? toTurn(row) : undefined
+  }
+
+  findByClientRequest(roomId: string, clientRequestId: string): Turn | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM turns WHERE room_id = ? AND client_request_id = ? AND attempt = 1')
+      .get(roomId, clientRequestId)
+    return row ? toTurn(row) : undefined
+  }
+
+  listAttempts(roomId: string, clientRequestId: string): Turn[] {
+    return this.db
+      .prepare(
+        'SELECT * FROM turns WHERE room_id = ? AND client_request_id = ? ORDER BY attempt, rowid',
+      )
+      .all(roomId, clientRequestId)
+      .map(toTurn)
+  }
+
+  latestAttempt(roomId: string, clientRequestId: string): number {
+    const row = this.db
+      .prepare(
+        'SELECT MAX(attempt) AS attempt FROM turns WHERE room_id = ? AND client_request_id = ?',
+      )
+      .get(roomId, clientRequestId)
+    return Number(row?.attempt ?? 0)
+  }
+
+  setStatus(id: string, status: TurnStatus): void {
+    this.db.prepare('UPDATE turns SET status = ? WHERE id = ?').run(status, id)
+  }
+
+  list(roomId: string): Turn[] {
+    return this.db
+      .prepare('SELECT * FROM turns WHERE room_id = ? ORDER BY created_at, rowid')
+      .all(roomId)
+      .map(toTurn)
+  }
+
+  /** Every turn that was running or waiting when the runtime stopped:
+   *  nothing runs it any more. */
+  interruptUnfinished(): void {
+    this.db
+      .prepare("UPDATE turns SET status = 'interrupted' WHERE status IN ('running', 'waiting')")
+      .run()
+  }
+}
+
+/** The `messages` table, row by row (see `TurnRows`). */
+export class MessageRows {
+  private readonly db: DatabaseSync
+
+  constructor(db: DatabaseSync) {
+    this.db = db
+  }
+
+  insert(message: Message): void {
+    this.db
+      .prepare(
+        'INSERT INTO messages (id, room_id, turn_id, role, text, message_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        message.id,
+        message.roomId,
+        message.turnId,
+        message.role,
+        message.text,
+        messageJson(message.message),
+        message.createdAt,
+      )
+  }
+
+  list(roomId: string): Message[] {
+    return this.db
+      .prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY created_at, rowid')
+      .all(roomId)
+      .map(toMessage)
+  }
+
+  /** The room's last `limit` messages, oldest first, without those of the
+   *  excluded turns. */
+  listRecent(roomId: string, limit: number, excludeTurnIds: readonly string[]): Message[] {
+    // The ids travel as one JSON parameter, so the statement is the same
+    // whatever their number and no id is ever spliced into the SQL.
+    return this.db
+      .prepare(
+        `SELECT * FROM (SELECT *, rowid AS seq FROM messages
+           WHERE room_id = ? AND turn_id NOT IN (SELECT value FROM json_each(?))
+           ORDER BY created_at DESC, rowid DESC LIMIT ?)
+         ORDER BY created_at, seq`,
+      )
+      .all(roomId, JSON.stringify(excludeTurnIds), limit)
+      .map(toMessage)
+  }
+}
+
+function toTurn(row: Row): Turn {
+  return TurnSchema.parse({
+    id: row.id,
+    roomId: row.room_id,
+    clientRequestId: row.client_request_id,
+    text: row.text,
+    attempt: Number(row.attempt),
+    retryOf: row.retry_of ?? null,
+    workspace: row.workspace,
+    policy: RoomPolicySchema.parse(JSON.parse(String(row.policy_json))),
+    plan: Number(row.plan) === 1,
+    status: row.status,
+    createdAt: Number(row.created_at),
+  })
+}
+
+function toMessage(row: Record<string, unknown>): Message {
+  return {
+    id: String(row.id),
+    roomId: String(row.room_id),
+    turnId: String(row.turn_id),
+    role: row.role as Message['role'],
+    text: String(row.text),
+    ...storedMessage('message', row.message_json),
+    createdAt: Number(row.created_at),
+  }
+}
