@@ -2,17 +2,12 @@
  *  call and permission request ended, in the agent's words. */
 
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
-import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
+import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 
-/** One line per tool call, in order; questions and forms already answered
- *  in their own messages are not repeated. Empty when there was no tool. */
-export function reportOutcomes(outcomes: readonly ActionOutcome[]): string {
-  const report = outcomesReport(outcomes)
-  return report === undefined ? '' : englishText(report)
-}
-
-/** `reportOutcomes` as a code: each line names the call and says how it
- *  ended, with the tool's own result in words where it has them. */
+/** One line per tool call, in order, each naming the call and saying how it
+ *  ended, with the tool's own result in words where it has them; questions
+ *  and forms already answered in their own messages are not repeated.
+ *  Undefined when there was no tool. */
 export function outcomesReport(outcomes: readonly ActionOutcome[]): RuntimeMessage | undefined {
   const lines: RuntimeMessage[] = []
   for (const outcome of outcomes) {
