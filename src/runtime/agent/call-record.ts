@@ -1,4 +1,5 @@
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { proposedCall } from '../domain/proposed-call.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 
 /** What recording a proposed call needs of the runner that proposes it. */
@@ -8,12 +9,7 @@ export interface CallRecordDeps {
   newId: () => string
 }
 
-/**
- * Records a call the agent proposed in the turn's timeline, before anything
- * about it is checked or asked: it starts `awaiting-approval` with no result
- * and no approval, so every way it ends afterwards (refused, denied, run) is
- * a settlement of this one record.
- */
+/** Records a call the agent proposed in the turn's timeline (`proposedCall`). */
 export function recordProposedCall(
   deps: CallRecordDeps,
   turn: Turn,
@@ -21,20 +17,9 @@ export function recordProposedCall(
   toolName: string,
   args: ToolCallRecord['arguments'],
 ): ToolCallRecord {
+  // The clock is read before the id is made, as the runners always did.
   const at = deps.now()
-  const call: ToolCallRecord = {
-    id: deps.newId(),
-    roomId: turn.roomId,
-    turnId: turn.id,
-    seq,
-    toolName,
-    arguments: args,
-    status: 'awaiting-approval',
-    result: null,
-    approvalId: null,
-    createdAt: at,
-    updatedAt: at,
-  }
+  const call = proposedCall({ id: deps.newId(), turn, seq, toolName, args, at })
   deps.conversations.insertToolCall(call)
   return call
 }

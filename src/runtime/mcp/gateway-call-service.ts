@@ -7,6 +7,7 @@ import type {
   GatewayCallState,
 } from '../../contracts/mcp-gateway.ts'
 import type { Room, ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { proposedCall } from '../domain/proposed-call.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
@@ -70,19 +71,14 @@ export class GatewayCallService {
       status: 'waiting',
       createdAt: at,
     }
-    const call: ToolCallRecord = {
+    const call = proposedCall({
       id: this.newId(),
-      roomId: room.id,
-      turnId: turn.id,
+      turn,
       seq: 0,
       toolName: fullName,
-      arguments: request.arguments,
-      status: 'awaiting-approval',
-      result: null,
-      approvalId: null,
-      createdAt: at,
-      updatedAt: at,
-    }
+      args: request.arguments,
+      at,
+    })
     conversations.openCall(turn, call)
 
     const grant = this.options.grants.findMcpGrant(room.id, request)
