@@ -24,6 +24,7 @@ import {
   type InstalledAgents,
 } from '../../scripts/agents/agent-cache.ts'
 import { writeScriptedCodexHome } from '../../scripts/agents/codex-home.ts'
+import { scaledMs } from '../../scripts/test-timing.ts'
 import { makeAgentHome, pathWithBwrap } from '../../scripts/agents/scripted-agents-config.ts'
 import {
   startScriptedModelServer,
@@ -33,8 +34,9 @@ import {
 import { requireOrSkip } from './require-or-skip.ts'
 
 /** Ceiling for anything the real agents do: start, ask, finish a turn. They
- *  take well under ten seconds on a busy two-core machine. */
-export const AGENT_WAIT_MS = 60_000
+ *  take well under ten seconds on a busy two-core machine. Scaled like every
+ *  ceiling (scripts/test-timing.ts). */
+export const AGENT_WAIT_MS = scaledMs(60_000)
 
 /** The installed real agents, or undefined after printing why the tests that
  *  need them skip (with ASSENT_REQUIRE_ALL=1, throws instead). */

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { WAIT_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 
 /** A virtual X display for headed browser tests; `display` is `:N`. */
 export interface VirtualDisplay {
@@ -7,7 +8,6 @@ export interface VirtualDisplay {
 }
 
 const XVFB = 'Xvfb'
-const START_TIMEOUT_MS = 15_000
 
 /** Why no virtual display can be started here, or undefined when it can. */
 export function xvfbMissing(): string | undefined {
@@ -28,7 +28,7 @@ export function startVirtualDisplay(): Promise<VirtualDisplay> {
     const timer = setTimeout(() => {
       child.kill()
       reject(new Error('Xvfb did not report a display in time'))
-    }, START_TIMEOUT_MS)
+    }, WAIT_TIMEOUT_MS)
     let output = ''
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
