@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { ConsentView } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
 import { CONSENT_CLASSES, CONSENT_PAGE_IDS } from './consent-page-ids.ts'
-import { CONSEQUENCE_IDS } from './consent-consequences-render.ts'
+import { CONSEQUENCE_IDS, SERVER_TOOLS_ID } from './consent-consequences-render.ts'
 import {
   freshPage,
   approvalView,
@@ -77,7 +77,7 @@ describe('rendering an approval', () => {
     }
   })
 
-  it('offers "Always allow every tool of <server>" for an MCP call, naming the server and every tool it would remember', () => {
+  it('offers "Always allow every tool of <server>" for an MCP call, naming the server and counting the tools it would remember under the buttons', () => {
     start()
     inbox.deliver(
       approvalView({
@@ -94,10 +94,77 @@ describe('rendering an approval', () => {
     expect(button.children).toHaveLength(0)
     expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
     expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
-      'Always allow every tool of Notes remembers, in this room, all 2 tools it offers now: read_note, write_note. If Notes adds, removes or changes any tool, Assent asks again.',
+      'Always allow every tool of Notes remembers, in this room, the 2 tools listed in the window. If Notes adds, removes or changes any tool, Assent asks again.',
     )
-    const names = [...byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')]
-    expect(names.map((code) => code.textContent)).toEqual(['read_note', 'write_note'])
+    expect(byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')).toHaveLength(0)
+  })
+
+  it('lists every tool the server-wide grant would remember inside the action, before its end marker, so the scroll gate covers it', () => {
+    start()
+    const tools = Array.from({ length: 60 }, (_, i) => `tool_${i}_`.padEnd(40, 'x'))
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: { offered: true, toolNames: tools },
+      }),
+    )
+    const list = byId(SERVER_TOOLS_ID)
+    expect(byId(CONSENT_PAGE_IDS.actionBody).contains(list)).toBe(true)
+    expect(
+      list.compareDocumentPosition(byId(CONSENT_PAGE_IDS.actionEnd)) &
+        Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy()
+    expect([...list.querySelectorAll('li > code')].map((code) => code.textContent)).toEqual(tools)
+    const heading = byId(list.getAttribute('aria-labelledby') ?? '')
+    expect(heading.textContent).toBe(translate('en', 'consent.action.serverTools', { count: '60' }))
+    expect(byId(CONSENT_PAGE_IDS.consequences).textContent).not.toContain(tools[0])
+  })
+
+  it('draws each listed tool name display-safe: a hidden or direction-changing character shows as its code and raises the notice', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: { offered: true, toolNames: ['read\u200Bnote', 'write\u202Eeton'] },
+      }),
+    )
+    const names = [...byId(SERVER_TOOLS_ID).querySelectorAll('code')].map(
+      (code) => code.textContent,
+    )
+    expect(names).toEqual(['read⟨U+200B⟩note', 'write⟨U+202E⟩eton'])
+    expect(byId(SERVER_TOOLS_ID).querySelectorAll(`.${CONSENT_CLASSES.escape}`)).toHaveLength(2)
+    expect(notices()).toEqual(
+      expect.arrayContaining([
+        translate('en', 'consent.notice.direction'),
+        translate('en', 'consent.notice.hidden'),
+      ]),
+    )
+  })
+
+  it('says it in Chinese too, with no raw key', () => {
+    start()
+    inbox.deliver(
+      approvalView({
+        lang: 'zh-CN',
+        kind: 'mcp-tool-call',
+        toolName: 'write_note',
+        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+        serverAlwaysAllow: { offered: true, toolNames: ['read_note', 'write_note'] },
+      }),
+    )
+    const line = text(CONSEQUENCE_IDS.alwaysAllowServer)
+    expect(line).toContain('2 个工具')
+    expect(line).not.toContain('consent.')
+    const heading = byId(byId(SERVER_TOOLS_ID).getAttribute('aria-labelledby') ?? '').textContent
+    expect(heading).toContain('2 个工具')
+    expect(heading).not.toContain('consent.')
   })
 
   it('withholds the server-wide option where it is not offered, and says nothing of it', () => {
@@ -115,6 +182,7 @@ describe('rendering an approval', () => {
       )
       expect(buttonFor('allow-always-server').hidden).toBe(true)
       expect(document.getElementById(CONSEQUENCE_IDS.alwaysAllowServer)).toBeNull()
+      expect(document.getElementById(SERVER_TOOLS_ID)).toBeNull()
     }
   })
 

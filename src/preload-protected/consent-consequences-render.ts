@@ -6,8 +6,9 @@ import { CONSENT_CLASSES } from './consent-page-ids.ts'
 import type { SafeTextWriter } from './safe-text-writer.ts'
 
 /** What the window says under its buttons of an approval: what Deny does,
- *  what each "Always allow" would remember; and the label of the
- *  server-wide one, which names the server. */
+ *  what each "Always allow" would remember; the label of the server-wide
+ *  one, which names the server; and, in the scrolled action, the tools it
+ *  would remember. */
 
 type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
 
@@ -59,6 +60,9 @@ export function renderConsequences(
   })
   const serverWide = view.serverAlwaysAllow
   if (serverWide?.offered) {
+    // Counts the tools and names none: the list is as long as the server
+    // makes it, so it lives in the scrolled action (renderServerTools),
+    // where the scroll gate makes the person pass it before any allow.
     line(CONSEQUENCE_IDS.alwaysAllowServer, (paragraph) => {
       writer.message(paragraph, lang, 'consent.consequence.alwaysAllowServer', {
         server: (parent) => writer.append(parent, mcpServer, { name: true }),
@@ -67,19 +71,42 @@ export function renderConsequences(
           parent.append(document.createTextNode(count))
           return count
         },
-        tools: (parent) => {
-          const flat: string[] = []
-          serverWide.toolNames.forEach((name, index) => {
-            if (index > 0) parent.append(document.createTextNode(', '))
-            const element = document.createElement('code')
-            flat.push(writer.append(element, name, { name: true }))
-            parent.append(element)
-          })
-          return flat.join(', ')
-        },
       })
     })
   }
+}
+
+/**
+ * At the end of an MCP call's action, before the marker the scroll gate
+ * waits for: every tool "Always allow every tool of <server>" would
+ * remember, each name display-safe. Draws nothing where that is not offered.
+ */
+export function renderServerTools(
+  document: Document,
+  body: HTMLElement,
+  view: ApprovalView,
+  writer: SafeTextWriter,
+): void {
+  const serverWide = view.serverAlwaysAllow
+  if (view.action.type !== 'mcp' || !serverWide?.offered) return
+  const heading = document.createElement('h3')
+  heading.className = 'consent-block-heading'
+  heading.id = SERVER_TOOLS_HEADING_ID
+  heading.textContent = translate(view.lang, 'consent.action.serverTools', {
+    count: String(serverWide.toolNames.length),
+  })
+  const list = document.createElement('ul')
+  list.id = SERVER_TOOLS_ID
+  list.className = 'consent-tool-list'
+  list.setAttribute('aria-labelledby', SERVER_TOOLS_HEADING_ID)
+  for (const name of serverWide.toolNames) {
+    const item = document.createElement('li')
+    const code = document.createElement('code')
+    writer.append(code, name, { name: true })
+    item.append(code)
+    list.append(item)
+  }
+  body.append(heading, list)
 }
 
 /** Ids of the lines under the buttons, which the buttons name as their
@@ -115,3 +142,8 @@ export function labelServerButton(button: HTMLButtonElement, view: ApprovalView)
   })
   button.setAttribute('aria-describedby', CONSEQUENCE_IDS.alwaysAllowServer)
 }
+
+/** Id of the list, in the scrolled action, of every tool a server-wide
+ *  "Always allow" would remember, and of its heading. */
+export const SERVER_TOOLS_ID = 'assent-server-tools'
+const SERVER_TOOLS_HEADING_ID = 'assent-server-tools-heading'

@@ -3,6 +3,7 @@ import { ConsentViewSchema, type ConsentAnswer, type ConsentView } from '../comm
 import { translate } from '../common/i18n/index.ts'
 import type { FormCollector, FormValues } from './consent-form-render.ts'
 import { ActionEndWatch } from './action-end-watch.ts'
+import { watchFooterRegions } from './footer-scroll-regions.ts'
 import { answersFor, findConsentPage, renderConsentView } from './consent-render.ts'
 import { PersonFocusLog } from './person-focus.ts'
 import type { ProtectedTransport } from './transport.ts'
@@ -242,6 +243,7 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
     if (!parsed.success) return
     view = parsed.data
     form = renderConsentView(document, page, view).form
+    watchFooterRegions(window, [page.elements.notices, page.elements.consequences], signal)
     if (view.subject === 'approval') {
       const cue = page.elements.scrollCue
       cue.textContent = translate(view.lang, 'consent.notice.scroll')

@@ -12,6 +12,7 @@ import {
   CONSEQUENCE_IDS,
   labelServerButton,
   renderConsequences,
+  renderServerTools,
 } from './consent-consequences-render.ts'
 import { renderFormFields, type FormCollector } from './consent-form-render.ts'
 import { CONSENT_CLASSES, CONSENT_PAGE_IDS, type ConsentPageElement } from './consent-page-ids.ts'
@@ -153,6 +154,7 @@ export function renderConsentView(
     }
     elements.escalation.hidden = !reason
     renderApprovalAction(document, elements.actionBody, view, writer)
+    renderServerTools(document, elements.actionBody, view, writer)
     safe('room', view.roomLabel)
     text('sandboxMode', translate(view.lang, `consent.sandbox.${view.sandboxMode}`))
     safe('tool', view.toolName, { name: true })

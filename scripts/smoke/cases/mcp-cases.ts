@@ -87,8 +87,8 @@ export const mcpCases: CaseDefinition[] = [
       )
       const consent = await openReview(context, page, approval.id)
       const button = '#assent-allow-always-server'
-      // The server-wide offer and what it remembers take room under the
-      // action: the person scrolls to the action's end before Allow enables.
+      // The tools the server-wide offer remembers end the action: the person
+      // scrolls to the action's end before Allow enables.
       await consent.page.locator('#assent-action-end').scrollIntoViewIfNeeded()
       await consent.page.waitForSelector(`${button}:not([disabled])`, { timeout: WAIT_TIMEOUT_MS })
       const label = (await consent.page.textContent(button))?.trim() ?? ''
@@ -100,9 +100,19 @@ export const mcpCases: CaseDefinition[] = [
       const scope =
         (await consent.page.textContent('#assent-consequence-always-allow-server'))?.trim() ?? ''
       context.check(
-        'it says in words what that remembers: every tool the server offers now, listed, and that a change asks again',
-        scope.includes('list_dir, read_file, write_file') && scope.includes('asks again'),
+        'under the buttons it says in words what that remembers: the tools listed, counted, and that a change asks again',
+        scope.includes('the 3 tools listed') && scope.includes('asks again'),
         scope,
+      )
+      // The list itself is in the action, which the person scrolled through
+      // before the button enabled.
+      const tools = await consent.page
+        .locator('#assent-action #assent-server-tools code')
+        .allTextContents()
+      context.check(
+        'the action lists every tool the server offers now',
+        tools.join(', ') === 'list_dir, read_file, write_file',
+        tools.join(', '),
       )
       await context.screenshot(
         consent.page,

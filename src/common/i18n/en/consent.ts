@@ -67,6 +67,8 @@ export const enConsent = {
     agentDiff: 'The change as the agent sent it',
     toolDescription: 'What the server says this tool does',
     preview: 'Preview from the server (nothing has run yet)',
+    serverTools:
+      'What “Always allow every tool” covers: the {{count}} tools this server offers now',
     hunk: 'Lines {{from}}–{{to}}',
     hunkOne: 'Line {{from}}',
     lineAdded: 'added',
@@ -133,7 +135,7 @@ export const enConsent = {
         'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask.',
     },
     alwaysAllowServer:
-      'Always allow every tool of {{server}} remembers, in this room, all {{count}} tools it offers now: {{tools}}. If {{server}} adds, removes or changes any tool, Assent asks again.',
+      'Always allow every tool of {{server}} remembers, in this room, the {{count}} tools listed in the window. If {{server}} adds, removes or changes any tool, Assent asks again.',
     noAlwaysAllow: {
       'command-has-options':
         'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',

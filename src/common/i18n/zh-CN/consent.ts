@@ -65,6 +65,7 @@ export const zhCNConsent: Catalog['consent'] = {
     agentDiff: '代理发送的更改原文',
     toolDescription: '服务器对此工具的说明',
     preview: '服务器提供的预览（尚未执行任何操作）',
+    serverTools: '“始终允许该服务器的全部工具”涵盖：它现在提供的 {{count}} 个工具',
     hunk: '第 {{from}}–{{to}} 行',
     hunkOne: '第 {{from}} 行',
     lineAdded: '新增',
@@ -129,7 +130,7 @@ export const zhCNConsent: Catalog['consent'] = {
         '“始终允许”会记住本房间中对这一个文件（{{path}}）的更改。其他文件、删除和移动仍会询问。',
     },
     alwaysAllowServer:
-      '“始终允许 {{server}} 的全部工具”会在此房间记住它现在提供的全部 {{count}} 个工具：{{tools}}。如果 {{server}} 新增、删除或更改任何工具，Assent 会再次询问。',
+      '“始终允许 {{server}} 的全部工具”会在此房间记住窗口中列出的 {{count}} 个工具。如果 {{server}} 新增、删除或更改任何工具，Assent 会再次询问。',
     noAlwaysAllow: {
       'command-has-options':
         '不提供“始终允许”：只有普通命令（不使用 shell、其他文件夹或时间限制）才能被记住。',
