@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { AxeBuilder } from '@axe-core/playwright'
 import { describe, expect, it } from 'vitest'
 import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
-import type { Theme } from '../src/common/consent-view.ts'
+import type { Language, Theme } from '../src/common/consent-view.ts'
 import { CONSENT_PAGE_IDS } from '../src/preload-protected/consent-page-ids.ts'
 import {
   CONSEQUENCE_IDS,
@@ -44,9 +44,11 @@ const mcpView = (
   tools: readonly string[],
   serverName = 'Workspace files (built in)',
   theme: Theme = 'light',
+  lang: Language = 'en',
 ) =>
   approvalView({
     theme,
+    lang,
     kind: 'mcp-tool-call',
     toolName: 'write_file',
     action: {
@@ -239,6 +241,23 @@ describe.skipIf(!chromiumReady)(
           await consent.close()
         }
       }
+    })
+
+    it('bounds the footer in Chinese too, with no raw key, and no axe violation in the dark theme', async () => {
+      const consent = await browser.open(WINDOWS[0])
+      await consent.show(mcpView(MANY_TOOLS, '工作区文件', 'dark', 'zh-CN'))
+      await waitForEnabled(consent, 'deny')
+      expectBounded(await measureFooter(consent), 4)
+      expect((await listedTools(consent)).names).toEqual(MANY_TOOLS)
+      const body = (await consent.page.evaluate('document.body.innerText')) as string
+      expect(body).not.toMatch(/consent\.[a-z]/)
+      expect(await text(consent, CONSEQUENCE_IDS.alwaysAllowServer)).toContain('60 个工具')
+      expect(await axeViolations(consent)).toEqual([])
+      await scrollToEnd(consent)
+      await waitForEnabled(consent, 'allow-always-server')
+      await consent.page.screenshot({
+        path: join(browser.screenshots, 'footer-60-tools-zh-dark.png'),
+      })
     })
 
     for (const theme of ['light', 'dark'] as const) {
