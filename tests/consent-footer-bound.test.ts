@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { AxeBuilder } from '@axe-core/playwright'
 import { describe, expect, it } from 'vitest'
 import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import type { Language, Theme } from '../src/common/consent-view.ts'
@@ -11,6 +10,7 @@ import {
 import type { ProtectedPage } from './support/cdp-protected-page.ts'
 import {
   approvalView,
+  axeViolations,
   chromiumReady,
   isDisabled,
   POLL,
@@ -143,14 +143,6 @@ const scrollToEnd = (consent: ProtectedPage) =>
   consent.page.evaluate(
     `(() => { const c = document.getElementById('${CONSENT_PAGE_IDS.content}'); c.scrollTop = c.scrollHeight })()`,
   )
-
-async function axeViolations(consent: ProtectedPage): Promise<string[]> {
-  const results = await new AxeBuilder({ page: consent.page }).analyze()
-  return results.violations.map(
-    (violation) =>
-      `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-  )
-}
 
 describe.skipIf(!chromiumReady)(
   'the protected window footer, bounded whatever the agent sends',

@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { AxeBuilder } from '@axe-core/playwright'
 import { describe, expect, it } from 'vitest'
 import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import type { ConsentView } from '../src/common/consent-view.ts'
@@ -7,6 +6,7 @@ import { CONSENT_CLASSES, CONSENT_PAGE_IDS } from '../src/preload-protected/cons
 import type { ProtectedPage } from './support/cdp-protected-page.ts'
 import {
   approvalView,
+  axeViolations,
   chromiumReady,
   useConsentBrowser,
   waitForEnabled,
@@ -211,14 +211,6 @@ const measure = (consent: ProtectedPage) =>
         getComputedStyle(e).backgroundColor !== getComputedStyle(e.parentElement).backgroundColor),
     }
   })()`) as Promise<Layout>
-
-async function axeViolations(consent: ProtectedPage): Promise<string[]> {
-  const results = await new AxeBuilder({ page: consent.page }).analyze()
-  return results.violations.map(
-    (violation) =>
-      `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-  )
-}
 
 describe.skipIf(!chromiumReady)(
   'the protected window, laid out in Chromium',

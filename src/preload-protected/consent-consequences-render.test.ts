@@ -20,6 +20,18 @@ import { body, notices, text } from './test-support/consent-page-queries.ts'
 // built page for real in tests/consent-page.test.ts.
 useConsentPage()
 
+/** An MCP call to the Notes server that offers the server-wide grant over
+ *  `toolNames`. */
+const serverWideView = (toolNames: string[], overrides: Partial<ConsentView> = {}) =>
+  approvalView({
+    kind: 'mcp-tool-call',
+    toolName: 'write_note',
+    action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+    alwaysAllow: { offered: true, scope: 'mcp-tool' },
+    serverAlwaysAllow: { offered: true, toolNames },
+    ...overrides,
+  } as never)
+
 describe('rendering an approval', () => {
   it('says a recursive delete removes everything in it, and why it cannot be always allowed', () => {
     start()
@@ -79,15 +91,7 @@ describe('rendering an approval', () => {
 
   it('offers "Always allow every tool of <server>" for an MCP call, naming the server and counting the tools it would remember under the buttons', () => {
     start()
-    inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        toolName: 'write_note',
-        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
-        alwaysAllow: { offered: true, scope: 'mcp-tool' },
-        serverAlwaysAllow: { offered: true, toolNames: ['read_note', 'write_note'] },
-      }),
-    )
+    inbox.deliver(serverWideView(['read_note', 'write_note']))
     const button = buttonFor('allow-always-server')
     expect(button.hidden).toBe(false)
     expect(button.textContent).toBe('Always allow every tool of Notes')
@@ -102,15 +106,7 @@ describe('rendering an approval', () => {
   it('lists every tool the server-wide grant would remember inside the action, before its end marker, so the scroll gate covers it', () => {
     start()
     const tools = Array.from({ length: 60 }, (_, i) => `tool_${i}_`.padEnd(40, 'x'))
-    inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        toolName: 'write_note',
-        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
-        alwaysAllow: { offered: true, scope: 'mcp-tool' },
-        serverAlwaysAllow: { offered: true, toolNames: tools },
-      }),
-    )
+    inbox.deliver(serverWideView(tools))
     const list = byId(SERVER_TOOLS_ID)
     expect(byId(CONSENT_PAGE_IDS.actionBody).contains(list)).toBe(true)
     expect(
@@ -125,15 +121,7 @@ describe('rendering an approval', () => {
 
   it('draws each listed tool name display-safe: a hidden or direction-changing character shows as its code and raises the notice', () => {
     start()
-    inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        toolName: 'write_note',
-        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
-        alwaysAllow: { offered: true, scope: 'mcp-tool' },
-        serverAlwaysAllow: { offered: true, toolNames: ['read\u200Bnote', 'write\u202Eeton'] },
-      }),
-    )
+    inbox.deliver(serverWideView(['read\u200Bnote', 'write\u202Eeton']))
     const names = [...byId(SERVER_TOOLS_ID).querySelectorAll('code')].map(
       (code) => code.textContent,
     )
@@ -149,16 +137,7 @@ describe('rendering an approval', () => {
 
   it('says it in Chinese too, with no raw key', () => {
     start()
-    inbox.deliver(
-      approvalView({
-        lang: 'zh-CN',
-        kind: 'mcp-tool-call',
-        toolName: 'write_note',
-        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
-        alwaysAllow: { offered: true, scope: 'mcp-tool' },
-        serverAlwaysAllow: { offered: true, toolNames: ['read_note', 'write_note'] },
-      }),
-    )
+    inbox.deliver(serverWideView(['read_note', 'write_note'], { lang: 'zh-CN' }))
     const line = text(CONSEQUENCE_IDS.alwaysAllowServer)
     expect(line).toContain('2 个工具')
     expect(line).not.toContain('consent.')

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { AxeBuilder } from '@axe-core/playwright'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { CONSENT_BUTTON_IDS, type ConsentAnswer } from '../../src/common/consent-view.ts'
@@ -112,3 +113,12 @@ export const parsedDecisions = (consent: ProtectedPage) =>
 /** The id of the element that has focus, as the page sees it. */
 export const focusedId = (consent: ProtectedPage) =>
   consent.page.evaluate(`document.activeElement && document.activeElement.id`)
+
+/** axe's violations on the page, one line each (id, impact, where). */
+export async function axeViolations(consent: ProtectedPage): Promise<string[]> {
+  const results = await new AxeBuilder({ page: consent.page }).analyze()
+  return results.violations.map(
+    (violation) =>
+      `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+  )
+}
