@@ -14,11 +14,9 @@ import type { CdpHost } from '../../src/main/cdp/cdp-host.ts'
 import { CONSENT_CSP, type CdpProtectedWindow } from '../../src/main/cdp/protected-windows.ts'
 import { BENCH_THEME, BENCH_TIMEOUT_MS, openRoom, type BenchHost } from './bench-host.ts'
 import {
-  CLICK_REPORT_PREFIX,
   consentRendered,
   epochNow,
   nextFrame,
-  reportNextClick,
   reviewOutcome,
   sendAndAwaitCard,
   startReview,
@@ -132,9 +130,10 @@ export async function measureConsentLatency(
 
 /**
  * Records, for each protected window the host opens, when opening started
- * and ended (Node clock) and when its view was on screen (page clock). It
- * wraps the factory's `open` and the window's `show` without changing what
- * they do; the render probe runs after `show` has delivered the view.
+ * and ended, and when the page reported its view on screen (all on this
+ * process's clock). It wraps the factory's `open` and the window's `show`
+ * without changing what they do; the render probe runs after `show` has
+ * delivered the view.
  */
 function instrumentWindowOpening(host: CdpHost): OpenTiming[] {
   const timings: OpenTiming[] = []
@@ -157,7 +156,9 @@ function instrumentWindowOpening(host: CdpHost): OpenTiming[] {
         theme: BENCH_THEME,
         timeoutMs: BENCH_TIMEOUT_MS,
       })
-      probe.then(rendered, failed)
+      // Taken here when the page's report arrives, not in the page: see
+      // consentRun on why no span mixes two processes' clocks.
+      probe.then(() => rendered(epochNow()), failed)
       await show(view)
     }
     return window
@@ -226,7 +227,16 @@ async function consentRun(
   marks: MainMarks,
   fileName: string,
 ): Promise<RunSample> {
+  // Every span that crosses processes is timed on this process's clock
+  // alone, from the call that starts it to the mark or report that ends it,
+  // so it includes the DevTools messages to and from the page (well under a
+  // millisecond on a quiet machine). Converting a page's times instead
+  // needs the clocks' offset, which is off by up to half a round trip; on a
+  // busy machine that was more than a click's few milliseconds to main, and
+  // spans came out negative.
+
   // (a) the agent asks: the message goes out from the workbench page.
+  const sendCalledAt = epochNow()
   const card = await page.evaluate(sendAndAwaitCard, {
     roomId,
     text: `write ${fileName} x`,
@@ -236,30 +246,28 @@ async function consentRun(
 
   // (b) "Review" clicked: the bridge call main receives from the card.
   const windowsBefore = timings.length
-  const reviewStartedAt = await page.evaluate(startReview, card.approvalId)
+  const reviewCalledAt = epochNow()
+  await page.evaluate(startReview, card.approvalId)
   const timing = await waitFor(() => timings[windowsBefore], 'a protected window')
   const renderedAt = await timing.renderedAt
   const consent = host.windows.opened.at(-1)
   if (!consent) throw new Error('the host lists no protected window')
 
-  // (c) a trusted click on "Allow once", once the enable delay has passed.
-  await consent.page.waitForSelector('#assent-allow-once:not([disabled])', {
-    timeout: BENCH_TIMEOUT_MS,
-  })
-  const consentAhead = await pageClockOffsetMs(consent.page)
-  let clickAt: number | undefined
-  consent.page.on('console', (message) => {
-    const text = message.text()
-    if (text.startsWith(CLICK_REPORT_PREFIX))
-      clickAt = Number(text.slice(CLICK_REPORT_PREFIX.length))
-  })
-  await consent.page.evaluate(reportNextClick, CLICK_REPORT_PREFIX)
+  // (c) a trusted click on "Allow once", once the enable delay has passed:
+  // the pointer goes down on the button, and the click is the release.
+  const allow = consent.page.locator('#assent-allow-once:not([disabled])')
+  await allow.waitFor({ timeout: BENCH_TIMEOUT_MS })
+  await allow.scrollIntoViewIfNeeded()
+  const box = await allow.boundingBox()
+  if (!box) throw new Error('"Allow once" has no box on screen')
+  await consent.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+  await consent.page.mouse.down()
   const created = fileCreated(workspace, fileName)
-  await consent.page.click('#assent-allow-once')
+  const clickAt = epochNow()
+  await consent.page.mouse.up()
   const createdAt = await created
   const outcome = (await page.evaluate(reviewOutcome)) as { status?: string } | undefined
   if (outcome?.status !== 'decided') throw new Error(`the review ended ${JSON.stringify(outcome)}`)
-  if (clickAt === undefined) throw new Error('the click was not seen by the consent page')
 
   const forwardedAt = marks.eventForwarded.get(card.approvalId)
   const receivedAt = marks.decisionReceived.at(-1)
@@ -268,22 +276,15 @@ async function consentRun(
   if (!forwardedAt || !receivedAt || !sentAt || !answeredAt) {
     throw new Error('main skipped a step the bench records')
   }
-  // Times taken in the two pages, on Node's clock (see epochNow). The
-  // offsets are read outside the measured spans, so they cost them nothing;
-  // the consent page's before the click, as it closes on the decision.
-  const workbenchAhead = await pageClockOffsetMs(page)
-  const startedAtHere = card.startedAt - workbenchAhead
-  const reviewStartedAtHere = reviewStartedAt - workbenchAhead
-  const renderedAtHere = renderedAt - consentAhead
-  const clickAtHere = clickAt - consentAhead
   return {
+    // Within the workbench page, on its own clock.
     cardVisibleMs: card.visibleAt - card.startedAt,
-    cardEventAtMainMs: forwardedAt - startedAtHere,
-    windowRenderedMs: renderedAtHere - reviewStartedAtHere,
+    cardEventAtMainMs: forwardedAt - sendCalledAt,
+    windowRenderedMs: renderedAt - reviewCalledAt,
     windowOpenMs: timing.openedAt - timing.openStartedAt,
-    viewDeliveredMs: renderedAtHere - timing.openedAt,
-    clickToToolMs: createdAt - clickAtHere,
-    clickToMainMs: receivedAt - clickAtHere,
+    viewDeliveredMs: renderedAt - timing.openedAt,
+    clickToToolMs: createdAt - clickAt,
+    clickToMainMs: receivedAt - clickAt,
     decideRequestMs: answeredAt - sentAt,
     decidedToFileMs: createdAt - answeredAt,
   }
@@ -304,25 +305,6 @@ function fileCreated(folder: string, name: string): Promise<number> {
       reject(new Error(`${name} was never written`))
     }, BENCH_TIMEOUT_MS)
   })
-}
-
-/**
- * How far `page`'s epochNow runs ahead of this process's: of three reads,
- * the one with the shortest round trip, against the middle of that trip
- * (so the error is at most half of it). Page and Node clocks part whenever
- * the wall clock is stepped between their starts.
- */
-async function pageClockOffsetMs(page: Page): Promise<number> {
-  let best = { roundTripMs: Number.POSITIVE_INFINITY, offsetMs: 0 }
-  for (let read = 0; read < 3; read += 1) {
-    const before = epochNow()
-    const pageNow = await page.evaluate(epochNow)
-    const after = epochNow()
-    if (after - before < best.roundTripMs) {
-      best = { roundTripMs: after - before, offsetMs: pageNow - (before + after) / 2 }
-    }
-  }
-  return best.offsetMs
 }
 
 /** The floor: the consent page in a bare context with the same routing. */
@@ -346,7 +328,9 @@ async function barePageLoad(host: CdpHost) {
     const page = await context.newPage()
     const pageAt = epochNow()
     await page.goto(CONSENT_URL)
-    const frameAt = (await page.evaluate(nextFrame)) - (await pageClockOffsetMs(page))
+    await page.evaluate(nextFrame)
+    // When the page's report of its first frame arrives (see consentRun).
+    const frameAt = epochNow()
     return {
       totalMs: frameAt - startedAt,
       newContextMs: contextAt - startedAt,

@@ -8,8 +8,8 @@
  *  this process (or page) began, plus a monotonic clock since. Two processes
  *  agree only while the wall clock has not been stepped between their
  *  starts (a virtual machine's clock is, by hundreds of milliseconds), so a
- *  time taken in a page is put on Node's clock with `pageClockOffsetMs`
- *  (consent-latency-bench.ts) before it is compared with one taken here. */
+ *  span is timed on one clock: within a page, or in Node from the call
+ *  that starts it to the report that ends it (consent-latency-bench.ts). */
 export function epochNow(): number {
   return performance.timeOrigin + performance.now()
 }
@@ -109,14 +109,12 @@ export function sendAndAwaitCard(input: {
   })
 }
 
-/** In the workbench: asks main to open the review and returns when it was
- *  asked; the outcome is kept in the page for `reviewOutcome`. */
-export function startReview(approvalId: string): number {
+/** In the workbench: asks main to open the review; the outcome is kept in
+ *  the page for `reviewOutcome`. */
+export function startReview(approvalId: string): void {
   const page = globalThis as unknown as PageGlobals
   const bench = (page.assentBench ??= {})
-  const startedAt = page.performance.timeOrigin + page.performance.now()
   bench.review = page.assentGui.reviewApproval(approvalId)
-  return startedAt
 }
 
 /** In the workbench: the outcome of the last `startReview`. */
@@ -128,9 +126,9 @@ export function reviewOutcome(): Promise<unknown> {
 /**
  * In a consent page: resolves at the first animation frame once the view is
  * on screen (the approval section and the Deny button visible, the theme
- * set), with that frame's time; rejects after `timeoutMs`.
+ * set); rejects after `timeoutMs`.
  */
-export function consentRendered(input: { theme: string; timeoutMs: number }): Promise<number> {
+export function consentRendered(input: { theme: string; timeoutMs: number }): Promise<void> {
   const page = globalThis as unknown as PageGlobals
   const now = () => page.performance.timeOrigin + page.performance.now()
   const rendered = () => {
@@ -147,7 +145,7 @@ export function consentRendered(input: { theme: string; timeoutMs: number }): Pr
   return new Promise((resolve, reject) => {
     const started = now()
     const check = () => {
-      if (rendered()) resolve(now())
+      if (rendered()) resolve()
       else if (now() - started > input.timeoutMs)
         reject(new Error('the consent view never rendered'))
       else page.requestAnimationFrame(check)
@@ -156,32 +154,10 @@ export function consentRendered(input: { theme: string; timeoutMs: number }): Pr
   })
 }
 
-/** Prefix of the console line `reportNextClick` writes. */
-export const CLICK_REPORT_PREFIX = 'assent-bench:click-at '
-
-/** In a consent page: reports the time of the next click anywhere in the
- *  page (capture phase, before the preload's own listener sees it) on the
- *  console, since the window closes as soon as the decision is taken. */
-export function reportNextClick(prefix: string): void {
+/** Resolves at the next animation frame in this page. */
+export function nextFrame(): Promise<void> {
   const page = globalThis as unknown as PageGlobals
-  let reported = false
-  page.document.documentElement.addEventListener(
-    'click',
-    (event) => {
-      if (reported) return
-      reported = true
-      console.debug(`${prefix}${page.performance.timeOrigin + event.timeStamp}`)
-    },
-    true,
-  )
-}
-
-/** The time of the next animation frame in this page. */
-export function nextFrame(): Promise<number> {
-  const page = globalThis as unknown as PageGlobals
-  return new Promise((resolve) =>
-    page.requestAnimationFrame(() => resolve(page.performance.timeOrigin + page.performance.now())),
-  )
+  return new Promise((resolve) => page.requestAnimationFrame(() => resolve()))
 }
 
 /**
