@@ -8,9 +8,16 @@ import {
   lockfileDigest,
   pinnedVersion,
 } from './agent-cache.ts'
+import { requireOrSkip } from '../../tests/support/require-or-skip.ts'
 
 const platform = `${process.platform}-${process.arch}`
-const supported = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64'].includes(platform)
+const supported = requireOrSkip(
+  'an agent build for this platform',
+  ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64'].includes(platform)
+    ? undefined
+    : `none is published for ${platform}`,
+  'run these tests on Linux or macOS (x64 or arm64)',
+)
 
 describe.skipIf(!supported)('finding the installed agents', () => {
   let cache: string

@@ -10,6 +10,7 @@ import {
   type ProcessTable,
 } from './agent-process-ledger.ts'
 import { WAIT_TIMEOUT_MS } from '../../../scripts/test-timing.ts'
+import { requireOrSkip } from '../../../tests/support/require-or-skip.ts'
 import { processRunning as running } from '../test-support/processes.ts'
 import { startAgentProcess, type AgentProcess } from './agent-process.ts'
 
@@ -18,7 +19,14 @@ const tables: Array<[string, () => ProcessTable]> = [
   ['ps', () => systemProcessTable('/no/proc/here')],
 ]
 
-describe.skipIf(process.platform !== 'linux').each(tables)(
+/** The ledger reads Linux's process table; elsewhere these tests say why they skip. */
+const ON_LINUX = requireOrSkip(
+  'a Linux process table',
+  process.platform === 'linux' ? undefined : `this is ${process.platform}`,
+  'run these tests on Linux',
+)
+
+describe.runIf(ON_LINUX).each(tables)(
   'AgentProcessLedger (processes read through %s)',
   (_name, table) => {
     let dataDir: string
