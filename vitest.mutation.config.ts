@@ -42,6 +42,7 @@ export const MUTATION_TEST_FILES = [
   'src/consent/consent-token-grammar.test.ts',
   'src/consent/expiry-queue.test.ts',
   'src/runtime/server/consent-headers.test.ts',
+  'src/runtime/server/consent-headers-tap.test.ts',
   'src/consent/nonce-ledger.test.ts',
   'src/consent/consent-nonces.test.ts',
   'src/consent/consent-token-ledger.test.ts',

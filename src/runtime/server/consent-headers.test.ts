@@ -1,178 +1,30 @@
-import { EventEmitter } from 'node:events'
-import { IncomingMessage, createServer, type Server } from 'node:http'
-import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ACTION_DIGEST_HEADER,
   CONSENT_CARRYING_HEADERS,
   CONSENT_HEADER,
 } from '../../contracts/http-headers.ts'
-import { exactHeaderValue, tapConsentHeaderLines } from './consent-headers.ts'
+import {
+  DIGEST,
+  MAX_HEADER_BYTES,
+  TOKEN,
+  exchange,
+  isExactSpacing,
+  nameArb,
+  request,
+  servers,
+  spacingArb,
+  useConsentHeaderServers,
+  valueArb,
+} from '../test-support/consent-header-server.ts'
 
-// A real HTTP server on loopback with the tap attached as the runtime
-// attaches it, answering with what `exactHeaderValue` read for each
-// consent-carrying header. Requests are written as raw bytes, so the tests
-// choose every space, tab and line break, and how the bytes are split
-// across writes.
+// Requests are written as raw bytes to real loopback servers (one tapped as
+// the runtime taps, one not), so the tests choose every space, tab and line
+// break, and how the bytes are split across writes. The tap on a connection
+// whose first bytes are not HTTP: consent-headers-tap.test.ts.
 
-const MAX_HEADER_BYTES = 16 * 1024
-
-interface Answer {
-  values: Record<string, string | null>
-  /** 'data' events the server's connection had seen when it answered. */
-  chunks: number
-}
-
-let tapped: Server
-let untapped: Server
-const chunksSeen = new WeakMap<object, number>()
-/** Emits 'read' with the client's port and the bytes the server has read
- *  from it so far, each time a server reads from it. */
-const serverReads = new EventEmitter()
-
-/** Resolves once the server has read `bytes` bytes in all from `client`'s
- *  connection. */
-function serverReadUpTo(client: Socket, bytes: number): Promise<void> {
-  return new Promise((resolve) => {
-    const onRead = (clientPort: number | undefined, total: number) => {
-      if (clientPort !== client.localPort || total < bytes) return
-      serverReads.off('read', onRead)
-      resolve()
-    }
-    serverReads.on('read', onRead)
-  })
-}
-
-/** Counts what a server socket has read and announces it on `serverReads`. */
-function countReads(socket: Socket): void {
-  let bytes = 0
-  socket.on('data', (chunk: Buffer) => {
-    bytes += chunk.length
-    chunksSeen.set(socket, (chunksSeen.get(socket) ?? 0) + 1)
-    serverReads.emit('read', socket.remotePort, bytes)
-  })
-}
-
-function answering(server: Server): Server {
-  server.on('request', (req, res) => {
-    const values = Object.fromEntries(
-      CONSENT_CARRYING_HEADERS.map((name) => [name, exactHeaderValue(req, name)]),
-    )
-    req.resume()
-    req.on('end', () =>
-      res.end(JSON.stringify({ values, chunks: chunksSeen.get(req.socket) ?? 0 } satisfies Answer)),
-    )
-  })
-  return server
-}
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
-
-let tappedPort: number
-let untappedPort: number
-
-beforeAll(async () => {
-  tapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
-  tapped.on('connection', (socket: Socket) => {
-    tapConsentHeaderLines(socket, MAX_HEADER_BYTES)
-    countReads(socket)
-  })
-  untapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
-  tappedPort = await listen(tapped)
-  untappedPort = await listen(untapped)
-})
-
-afterAll(async () => {
-  // A failed test can leave a keep-alive connection open; close never
-  // finishes while one is, so the failure would show as a hang.
-  for (const server of [tapped, untapped]) server.closeAllConnections()
-  await Promise.all(
-    [tapped, untapped].map((server) => new Promise((resolve) => server.close(resolve))),
-  )
-})
-
-/** Writes `parts` one after another on one connection, then reads every
- *  answer. With `readApart`, each part is written only once the server has
- *  read every byte before it (its 'data' events, not a pause), so a read
- *  ends exactly where each part ends however busy the machine is. */
-function exchange(
-  port: number,
-  parts: string[],
-  answers: number,
-  readApart = false,
-): Promise<Answer[]> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port })
-    const received: Buffer[] = []
-    socket.setNoDelay(true)
-    socket.on('data', (chunk: Buffer) => received.push(chunk))
-    socket.on('error', reject)
-    socket.on('close', () => {
-      // Heads are ASCII; the JSON bodies are UTF-8.
-      const text = Buffer.concat(received).toString('utf8')
-      const bodies = text
-        .split('HTTP/1.1 ')
-        .slice(1)
-        .map((response) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Answer)
-      if (bodies.length !== answers) reject(new Error(`expected ${answers} answers: ${text}`))
-      else resolve(bodies)
-    })
-    void (async () => {
-      let written = 0
-      for (const [index, part] of parts.entries()) {
-        const last = index === parts.length - 1
-        written += part.length
-        const read = readApart && !last ? serverReadUpTo(socket, written) : undefined
-        socket.write(Buffer.from(part, 'latin1'))
-        await read
-      }
-    })()
-  })
-}
-
-function request(headerLines: string[], options: { close?: boolean; body?: string } = {}) {
-  const body = options.body ?? ''
-  return (
-    'POST /consent HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-    headerLines.map((line) => `${line}\r\n`).join('') +
-    `Content-Length: ${body.length}\r\n` +
-    (options.close === false ? '' : 'Connection: close\r\n') +
-    `\r\n${body}`
-  )
-}
-
-const TOKEN = `v1.1700000030000.${'A'.repeat(21)}Q.${'B'.repeat(42)}A`
-const DIGEST = 'ab'.repeat(32)
-
-/** Values with no space or tab at either end: tokens, digests, and any
- *  other bytes Node passes through. */
-const valueArb = fc.oneof(
-  fc.constantFrom(TOKEN, DIGEST),
-  fc
-    .string({ unit: fc.integer({ min: 0x21, max: 0xff }).map((code) => String.fromCharCode(code)) })
-    .filter((value) => value.length > 0 && !value.includes('\x7f'))
-    .map((value) => value.replace(/\s/g, 'x')),
-)
-const nameArb = fc
-  .constantFrom(...CONSENT_CARRYING_HEADERS)
-  .chain((name) => fc.constantFrom(name, name.toUpperCase(), name.replace(/(^|-)x/g, '$1X')))
-const whitespace = fc.stringMatching(/^[ \t]{0,3}$/)
-const isExactSpacing = (before: string, after: string) =>
-  (before === '' || before === ' ') && after === ''
-/** Exact and padded spellings drawn half and half, so both counts below
- *  are well above their floor in every run, not only in most. */
-const spacingArb = fc.oneof(
-  fc.record({ before: fc.constantFrom('', ' '), after: fc.constant('') }),
-  fc
-    .record({ before: whitespace, after: whitespace })
-    .filter(({ before, after }) => !isExactSpacing(before, after)),
-)
+useConsentHeaderServers()
 
 describe('exactHeaderValue: consent-carrying headers exactly as they arrived', () => {
   it('reads `name:value` and `name: value`, and refuses any other space or tab around the value', async () => {
@@ -182,7 +34,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
       fc.asyncProperty(nameArb, valueArb, spacingArb, async (name, value, { before, after }) => {
         const isExact = isExactSpacing(before, after)
         const [answer] = await exchange(
-          tappedPort,
+          servers.tapped,
           [request([`${name}:${before}${value}${after}`])],
           1,
         )
@@ -200,19 +52,19 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
   it('refuses a header sent twice, even with the same value', async () => {
     for (const name of CONSENT_CARRYING_HEADERS) {
       const [twice] = await exchange(
-        tappedPort,
+        servers.tapped,
         [request([`${name}: ${TOKEN}`, `${name.toUpperCase()}: ${TOKEN}`])],
         1,
       )
       expect(twice!.values[name]).toBeNull()
-      const [once] = await exchange(tappedPort, [request([`${name}: ${TOKEN}`])], 1)
+      const [once] = await exchange(servers.tapped, [request([`${name}: ${TOKEN}`])], 1)
       expect(once!.values[name]).toBe(TOKEN)
     }
   })
 
   it('hands a comma-joined or inner-space value over whole, for the grammar to refuse', async () => {
     const [answer] = await exchange(
-      tappedPort,
+      servers.tapped,
       [request([`${CONSENT_HEADER}: ${TOKEN}, ${TOKEN}`, `${ACTION_DIGEST_HEADER}: ab cd`])],
       1,
     )
@@ -227,19 +79,24 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     const bytes = request([line])
     const lineStart = bytes.indexOf(line)
     for (let cut = lineStart; cut <= lineStart + line.length + 2; cut += 7) {
-      const [answer] = await exchange(tappedPort, [bytes.slice(0, cut), bytes.slice(cut)], 1, true)
+      const [answer] = await exchange(
+        servers.tapped,
+        [bytes.slice(0, cut), bytes.slice(cut)],
+        1,
+        true,
+      )
       expect(answer!.values[CONSENT_HEADER], `cut at ${cut}`).toBeNull()
       // The server read the two parts apart, so the split was exercised.
       expect(answer!.chunks, `cut at ${cut}`).toBeGreaterThanOrEqual(2)
     }
     const exact = request([`${CONSENT_HEADER}: ${TOKEN}`])
-    const [answer] = await exchange(tappedPort, [exact.slice(0, 40), exact.slice(40)], 1, true)
+    const [answer] = await exchange(servers.tapped, [exact.slice(0, 40), exact.slice(40)], 1, true)
     expect(answer!.values[CONSENT_HEADER]).toBe(TOKEN)
   })
 
   it('keeps refusing on a connection that once carried a padded line, and no other', async () => {
     const answers = await exchange(
-      tappedPort,
+      servers.tapped,
       [
         request([`${ACTION_DIGEST_HEADER}: ${DIGEST} `], { close: false }),
         request([`${ACTION_DIGEST_HEADER}: ${DIGEST}`]),
@@ -248,23 +105,35 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
       true,
     )
     expect(answers.map((answer) => answer.values[ACTION_DIGEST_HEADER])).toEqual([null, null])
-    const [fresh] = await exchange(tappedPort, [request([`${ACTION_DIGEST_HEADER}: ${DIGEST}`])], 1)
+    const [fresh] = await exchange(
+      servers.tapped,
+      [request([`${ACTION_DIGEST_HEADER}: ${DIGEST}`])],
+      1,
+    )
     expect(fresh!.values[ACTION_DIGEST_HEADER]).toBe(DIGEST)
   })
 
   it('reads on after a body line longer than any head, and still sees a padded line', async () => {
     const longLine = 'x'.repeat(3 * MAX_HEADER_BYTES)
     const first = request([], { close: false, body: `${longLine}\r\n` })
-    const exact = await exchange(tappedPort, [first, request([`${CONSENT_HEADER}: ${TOKEN}`])], 2)
+    const exact = await exchange(
+      servers.tapped,
+      [first, request([`${CONSENT_HEADER}: ${TOKEN}`])],
+      2,
+    )
     expect(exact[1]!.values[CONSENT_HEADER]).toBe(TOKEN)
-    const padded = await exchange(tappedPort, [first, request([`${CONSENT_HEADER}: ${TOKEN} `])], 2)
+    const padded = await exchange(
+      servers.tapped,
+      [first, request([`${CONSENT_HEADER}: ${TOKEN} `])],
+      2,
+    )
     expect(padded[1]!.values[CONSENT_HEADER]).toBeNull()
   })
 
   it('reads an empty value as empty, and a lone space after the colon as padding', async () => {
-    const [empty] = await exchange(tappedPort, [request([`${CONSENT_HEADER}:`])], 1)
+    const [empty] = await exchange(servers.tapped, [request([`${CONSENT_HEADER}:`])], 1)
     expect(empty!.values[CONSENT_HEADER]).toBe('')
-    const [spaced] = await exchange(tappedPort, [request([`${CONSENT_HEADER}: `])], 1)
+    const [spaced] = await exchange(servers.tapped, [request([`${CONSENT_HEADER}: `])], 1)
     expect(spaced!.values[CONSENT_HEADER]).toBeNull()
   })
 
@@ -276,7 +145,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
       `x-other:  ${TOKEN} `,
     ]
     const [answer] = await exchange(
-      tappedPort,
+      servers.tapped,
       [request([...others, `${CONSENT_HEADER}: ${TOKEN}`, `${ACTION_DIGEST_HEADER}:${DIGEST}`])],
       1,
     )
@@ -289,7 +158,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     // The first request's final CRLF starts the second read.
     const cut = first.length - 2
     const answers = await exchange(
-      tappedPort,
+      servers.tapped,
       [first.slice(0, cut), first.slice(cut) + second],
       2,
       true,
@@ -305,7 +174,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     const second = request([`${CONSENT_HEADER}:  ${TOKEN}`])
     const cut = first.length + second.indexOf(TOKEN) + 10
     const both = first + second
-    const answers = await exchange(tappedPort, [both.slice(0, cut), both.slice(cut)], 2, true)
+    const answers = await exchange(servers.tapped, [both.slice(0, cut), both.slice(cut)], 2, true)
     expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
   })
 
@@ -314,7 +183,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     const first = request([], { close: false, body: longLine })
     const cut = first.length - MAX_HEADER_BYTES / 2
     const answers = await exchange(
-      tappedPort,
+      servers.tapped,
       [first.slice(0, cut), first.slice(cut), request([`${CONSENT_HEADER}: ${TOKEN}\t`])],
       2,
       true,
@@ -340,7 +209,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     const first = request([], { close: false, body: start + tail })
     const cut = first.length - tail.length
     const answers = await exchange(
-      tappedPort,
+      servers.tapped,
       [first.slice(0, cut), first.slice(cut), request([`${CONSENT_HEADER}: ${TOKEN}`])],
       2,
       true,
@@ -353,7 +222,12 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     const bytes = request([line])
     const lineStart = bytes.indexOf(line)
     for (const cut of [lineStart, lineStart + 1, lineStart + 2]) {
-      const [answer] = await exchange(tappedPort, [bytes.slice(0, cut), bytes.slice(cut)], 1, true)
+      const [answer] = await exchange(
+        servers.tapped,
+        [bytes.slice(0, cut), bytes.slice(cut)],
+        1,
+        true,
+      )
       expect(answer!.values[CONSENT_HEADER], `cut at ${cut}`).toBeNull()
       expect(answer!.chunks, `cut at ${cut}`).toBeGreaterThanOrEqual(2)
     }
@@ -370,7 +244,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
       const first = request([], { close: false, body: `${line}\r\n` })
       const cut = first.length - 2
       const answers = await exchange(
-        tappedPort,
+        servers.tapped,
         [first.slice(0, cut), first.slice(cut) + request([`${CONSENT_HEADER}: ${TOKEN}`])],
         2,
         true,
@@ -394,7 +268,7 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     expect(second).toContain(`HTTP/1.1\r\n${CONSENT_HEADER}: ${TOKEN} \r\nHost`)
     const both = first + second
     const cut = first.length + second.indexOf('\r\n') + 1
-    const answers = await exchange(tappedPort, [both.slice(0, cut), both.slice(cut)], 2, true)
+    const answers = await exchange(servers.tapped, [both.slice(0, cut), both.slice(cut)], 2, true)
     expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
     expect(answers[1]!.chunks).toBeGreaterThanOrEqual(2)
   })
@@ -406,60 +280,13 @@ describe('exactHeaderValue: consent-carrying headers exactly as they arrived', (
     // The first read ends inside the long line, the second inside the padded one.
     const cuts = [first.length - 5, first.length + second.indexOf(TOKEN) + 5]
     const parts = [both.slice(0, cuts[0]), both.slice(cuts[0], cuts[1]), both.slice(cuts[1])]
-    const answers = await exchange(tappedPort, parts, 2, true)
+    const answers = await exchange(servers.tapped, parts, 2, true)
     expect(answers[1]!.values[CONSENT_HEADER]).toBeNull()
     expect(answers[1]!.chunks).toBeGreaterThanOrEqual(3)
   })
 
   it('reads nothing on a connection it never tapped: how the value arrived is unknown', async () => {
-    const [answer] = await exchange(untappedPort, [request([`${CONSENT_HEADER}: ${TOKEN}`])], 1)
+    const [answer] = await exchange(servers.untapped, [request([`${CONSENT_HEADER}: ${TOKEN}`])], 1)
     expect(answer!.values[CONSENT_HEADER]).toBeNull()
-  })
-})
-
-describe('tapConsentHeaderLines: every line from the first byte of a connection', () => {
-  // A raw loopback connection, no HTTP server: the test writes the first
-  // bytes itself, so the first line can be one an HTTP parser would refuse
-  // (that is the parser's business; the tap reads every line). The request
-  // it then asks about is built on the tapped socket.
-  let raw: ReturnType<typeof createNetServer>
-  let rawPort: number
-  const accepted: Array<(socket: Socket) => void> = []
-
-  beforeAll(async () => {
-    raw = createNetServer((socket) => {
-      tapConsentHeaderLines(socket, MAX_HEADER_BYTES)
-      countReads(socket)
-      accepted.shift()?.(socket)
-    })
-    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
-    const address = raw.address()
-    if (address === null || typeof address === 'string') throw new Error('no port')
-    rawPort = address.port
-  })
-
-  afterAll(async () => {
-    await new Promise((resolve) => raw.close(resolve))
-  })
-
-  /** What `exactHeaderValue` reads on a connection whose first bytes are `bytes`. */
-  async function valueAfter(bytes: string): Promise<string | null> {
-    const serverSide = new Promise<Socket>((resolve) => accepted.push(resolve))
-    const client = connect({ host: '127.0.0.1', port: rawPort })
-    await new Promise<void>((resolve) => client.once('connect', resolve))
-    const read = serverReadUpTo(client, bytes.length)
-    client.write(Buffer.from(bytes, 'latin1'))
-    const [socket] = await Promise.all([serverSide, read])
-    const req = new IncomingMessage(socket)
-    req.rawHeaders = [CONSENT_HEADER, TOKEN]
-    const value = exactHeaderValue(req, CONSENT_HEADER)
-    client.destroy()
-    return value
-  }
-
-  it('marks a connection whose very first line is a padded consent line', async () => {
-    expect(await valueAfter(`${CONSENT_HEADER}: ${TOKEN}\r\n`)).toBe(TOKEN)
-    expect(await valueAfter(`${CONSENT_HEADER}:  ${TOKEN}\r\n`)).toBeNull()
-    expect(await valueAfter(`${CONSENT_HEADER}: ${TOKEN}\t\r\n`)).toBeNull()
   })
 })
