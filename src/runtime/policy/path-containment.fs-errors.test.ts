@@ -66,16 +66,42 @@ function refuse(fn: typeof realpathNative | typeof lstatSync, target: string, co
   }) as never)
 }
 
+/** Makes every look at `target` throw `code`, as the kernel refuses
+ *  anything below a directory that may not be searched. */
+function refuseEveryLook(target: string, code: string): void {
+  refuse(realpathNative, target, code)
+  const real = actual.lstatSync
+  vi.mocked(lstatSync).mockImplementation(((p: string, ...rest: unknown[]) => {
+    if (p === target) throw fsError(code)
+    return (real as (...args: unknown[]) => unknown)(p, ...rest)
+  }) as never)
+}
+
 describe('a file system that refuses to resolve a path', () => {
-  it.each(['EACCES', 'EPERM'])('fails closed on %s from realpath, saying so', async (code) => {
-    const target = path.join(ws, 'a', 'locked', 'x.txt')
-    refuse(realpathNative, target, code)
-    expect(await resolveInside(ws, 'a/locked/x.txt')).toEqual({
-      ok: false,
-      code: 'invalid_path',
-      reason: 'permission denied while resolving it',
-    })
-  })
+  it.each(['EACCES', 'EPERM'])(
+    'fails closed on %s from the file system, saying so',
+    async (code) => {
+      const target = path.join(ws, 'a', 'locked', 'x.txt')
+      refuseEveryLook(target, code)
+      expect(await resolveInside(ws, 'a/locked/x.txt')).toEqual({
+        ok: false,
+        code: 'invalid_path',
+        reason: 'permission denied while resolving it',
+      })
+    },
+  )
+
+  it.each(['EACCES', 'EPERM'])(
+    'fails closed on %s from realpath of a name that exists',
+    async (code) => {
+      refuse(realpathNative, path.join(ws, 'a', 'note.txt'), code)
+      expect(await resolveInside(ws, 'a/note.txt')).toEqual({
+        ok: false,
+        code: 'invalid_path',
+        reason: 'permission denied while resolving it',
+      })
+    },
+  )
 
   it('fails closed when lstat refuses while looking for a dangling link', async () => {
     const target = path.join(ws, 'a', 'hidden.txt')
@@ -88,8 +114,14 @@ describe('a file system that refuses to resolve a path', () => {
   })
 
   it('passes any other error on as it is', async () => {
-    refuse(realpathNative, path.join(ws, 'a', 'odd'), 'EIO')
+    refuseEveryLook(path.join(ws, 'a', 'odd'), 'EIO')
     expect(await resolveInside(ws, 'a/odd')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: 'EIO: refused by the file system',
+    })
+    refuse(realpathNative, path.join(ws, 'a', 'note.txt'), 'EIO')
+    expect(await resolveInside(ws, 'a/note.txt')).toEqual({
       ok: false,
       code: 'invalid_path',
       reason: 'EIO: refused by the file system',

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs'
 import path from 'node:path'
 
 /**
@@ -85,6 +85,15 @@ export async function resolveInside(root: string, requested: string): Promise<Co
       reason: `the root ${root} cannot be resolved: ${describeError(error)}`,
     }
   }
+  return resolveInsideRealRoot(realRoot, requested)
+}
+
+/** As `resolveInside`, for a root its caller has just resolved to its real
+ *  path (the sandbox's workspace), so it is not resolved a second time. */
+export async function resolveInsideRealRoot(
+  realRoot: string,
+  requested: string,
+): Promise<Containment> {
   const target = await resolveTarget(requested, realRoot)
   if (!target.ok) return target
   if (!isInsideRoot(realRoot, target.path)) {
@@ -102,12 +111,17 @@ function realpathAllowingMissing(absolute: string): string {
   const missing: string[] = []
   let hops = 0
   for (;;) {
-    try {
-      return path.join(realpathSync.native(current), ...missing)
-    } catch (error) {
-      if (!isMissing(error)) throw error
+    // Looked at first, so a name that does not exist yet (every new file)
+    // costs one status call, not a failed realpath and a thrown error.
+    const stats = entryStatus(current)
+    if (stats !== undefined) {
+      try {
+        return path.join(realpathSync.native(current), ...missing)
+      } catch (error) {
+        if (!isMissing(error)) throw error
+      }
     }
-    const danglingLink = readDanglingLink(current)
+    const danglingLink = stats?.isSymbolicLink() === true ? readDanglingLink(current) : null
     if (danglingLink !== null) {
       hops += 1
       if (hops > MAX_SYMLINK_HOPS) throw new Error('too many levels of symbolic links')
@@ -125,6 +139,18 @@ function realpathAllowingMissing(absolute: string): string {
     if (parent === current) throw new Error(`no part of ${absolute} exists`)
     missing.unshift(path.basename(current))
     current = parent
+  }
+}
+
+/** The entry's own status (a link is not followed), or undefined when no
+ *  entry has that name. */
+function entryStatus(p: string): Stats | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false })
+  } catch (error) {
+    // ENOTDIR: a name below a file, which cannot exist either.
+    if (isMissing(error)) return undefined
+    throw error
   }
 }
 

@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import type { AgentCeilings } from '../domain/agent-preset.ts'
-import { isInsideRoot, resolveInside, resolveTarget } from './path-containment.ts'
+import { isInsideRoot, resolveInsideRealRoot, resolveTarget } from './path-containment.ts'
 
 export type { AgentCeilings } from '../domain/agent-preset.ts'
 
@@ -84,7 +84,7 @@ export async function checkToolAccess(input: ToolAccessInput): Promise<AccessChe
   let widened = false
   for (const requested of paths) {
     if (confinedToWorkspace) {
-      const inside = await resolveInside(realWorkspace, requested)
+      const inside = await resolveInsideRealRoot(realWorkspace, requested)
       if (!inside.ok) {
         const extra =
           inside.code === 'outside_root' && effect === 'write'
