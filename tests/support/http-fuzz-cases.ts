@@ -369,7 +369,7 @@ function edgeHeaders(plan: EdgePlan, targets: FuzzTargets): Array<[string, strin
 }
 
 /** The status the edge must answer, whatever the route, or undefined when
- *  the edge lets the request through. Order matches `checkRequestEdge`. */
+ *  the edge lets the request through. Order matches `requestEdgeCheck`. */
 function edgeStatus(plan: EdgePlan): number | undefined {
   // Node's own parser refuses an HTTP/1.1 request without Host before the
   // runtime sees it.

@@ -24,29 +24,66 @@ export interface RuntimeCredentials {
   gatewayCredential?: string
 }
 
-export function checkRequestEdge(
-  req: IncomingMessage,
-  boundHost: string,
+/** Checks a request's edge for a server holding `credentials`. Their
+ *  digests are made here, once: only the presented secret is hashed per
+ *  request. */
+export function requestEdgeCheck(
   credentials: RuntimeCredentials,
-): Caller {
-  const hosts = headerValues(req, 'host')
-  if (hosts.length !== 1 || hosts[0] !== boundHost) {
-    throw new Refusal('wrong_host', `Host must be ${boundHost}`)
+): (req: IncomingMessage, boundHost: string) => Caller {
+  const main = secretDigest(credentials.bearerToken)
+  const gateway =
+    credentials.gatewayCredential === undefined
+      ? undefined
+      : secretDigest(credentials.gatewayCredential)
+  return (req, boundHost) => {
+    const edge = edgeHeadersOf(req)
+    if (edge.hosts.length !== 1 || edge.hosts[0] !== boundHost) {
+      throw new Refusal('wrong_host', `Host must be ${boundHost}`)
+    }
+    if (edge.fromBrowser) {
+      throw new Refusal('browser_origin', 'requests from browsers are refused')
+    }
+    const presented =
+      edge.authorizations.length === 1
+        ? /^Bearer (\S+)$/.exec(edge.authorizations[0] ?? '')?.[1]
+        : undefined
+    if (!presented) throw new Refusal('unauthorized', 'a valid bearer token is required')
+    // Hashed first, so the comparison is constant-time whatever the lengths
+    // (timingSafeEqual itself throws on a length mismatch).
+    const digest = secretDigest(presented)
+    const isMain = timingSafeEqual(digest, main)
+    const isGateway = gateway !== undefined && timingSafeEqual(digest, gateway)
+    if (isMain) return 'main'
+    if (isGateway) return 'gateway'
+    throw new Refusal('unauthorized', 'a valid bearer token is required')
   }
-  if (headerValues(req, 'origin').length > 0 || hasBrowserFetchMetadata(req)) {
-    throw new Refusal('browser_origin', 'requests from browsers are refused')
+}
+
+/** The headers the edge checks, read in one pass over the raw headers. */
+interface EdgeHeaders {
+  hosts: string[]
+  authorizations: string[]
+  /** An Origin, Sec-Fetch-Site or Sec-Fetch-Dest header was sent. */
+  fromBrowser: boolean
+}
+
+function edgeHeadersOf(req: IncomingMessage): EdgeHeaders {
+  const edge: EdgeHeaders = { hosts: [], authorizations: [], fromBrowser: false }
+  const raw = req.rawHeaders
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index]?.toLowerCase()
+    const value = raw[index + 1] ?? ''
+    if (name === 'host') edge.hosts.push(value)
+    else if (name === 'authorization') edge.authorizations.push(value)
+    else if (name === 'origin' || name === 'sec-fetch-site' || name === 'sec-fetch-dest') {
+      edge.fromBrowser = true
+    }
   }
-  const authorizations = headerValues(req, 'authorization')
-  const presented =
-    authorizations.length === 1 ? /^Bearer (\S+)$/.exec(authorizations[0] ?? '')?.[1] : undefined
-  if (!presented) throw new Refusal('unauthorized', 'a valid bearer token is required')
-  const isMain = sameSecret(presented, credentials.bearerToken)
-  const isGateway =
-    credentials.gatewayCredential !== undefined &&
-    sameSecret(presented, credentials.gatewayCredential)
-  if (isMain) return 'main'
-  if (isGateway) return 'gateway'
-  throw new Refusal('unauthorized', 'a valid bearer token is required')
+  return edge
+}
+
+function secretDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest()
 }
 
 export function headerValues(req: IncomingMessage, name: string): string[] {
@@ -55,18 +92,4 @@ export function headerValues(req: IncomingMessage, name: string): string[] {
     if (req.rawHeaders[index]?.toLowerCase() === name) values.push(req.rawHeaders[index + 1] ?? '')
   }
   return values
-}
-
-function hasBrowserFetchMetadata(req: IncomingMessage): boolean {
-  return (
-    headerValues(req, 'sec-fetch-site').length > 0 || headerValues(req, 'sec-fetch-dest').length > 0
-  )
-}
-
-/** Hash both sides first so the comparison is constant-time whatever the
- *  lengths: `timingSafeEqual` itself throws on a length mismatch. */
-export function sameSecret(presented: string, expected: string): boolean {
-  const a = createHash('sha256').update(presented).digest()
-  const b = createHash('sha256').update(expected).digest()
-  return timingSafeEqual(a, b)
 }

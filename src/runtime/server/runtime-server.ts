@@ -6,7 +6,7 @@ import { Refusal } from '../domain/refusal.ts'
 import { httpStatusOf } from './error-status.ts'
 import { answered, holdUntilDurable, sendError } from './http-kit.ts'
 import { tapConsentHeaderLines } from './consent-headers.ts'
-import { checkRequestEdge, type RuntimeCredentials } from './request-guards.ts'
+import { requestEdgeCheck, type Caller, type RuntimeCredentials } from './request-guards.ts'
 import type { Router } from './router.ts'
 
 export const RUNTIME_HOST = '127.0.0.1'
@@ -24,10 +24,11 @@ export async function startRuntimeServer(
   durable: () => Promise<void>,
 ): Promise<{ server: Server; port: number }> {
   let boundHost = ''
+  const checkEdge = requestEdgeCheck(credentials)
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     holdUntilDurable(res, durable)
     latestResponse.set(req.socket, res)
-    void handle(router, boundHost, credentials, req, res, onError)
+    void handle(router, boundHost, checkEdge, req, res, onError)
   })
   server.on('connection', (socket: Socket) => tapConsentHeaderLines(socket, MAX_HEADER_BYTES))
   server.on('clientError', answerClientError)
@@ -47,13 +48,13 @@ export async function startRuntimeServer(
 async function handle(
   router: Router,
   boundHost: string,
-  credentials: RuntimeCredentials,
+  checkEdge: (req: IncomingMessage, boundHost: string) => Caller,
   req: IncomingMessage,
   res: ServerResponse,
   onError: (error: unknown) => void,
 ): Promise<void> {
   try {
-    const caller = checkRequestEdge(req, boundHost, credentials)
+    const caller = checkEdge(req, boundHost)
     const url = new URL(req.url ?? '/', `http://${boundHost}`)
     if (url.search !== '') throw new Refusal('unexpected_query', 'this API takes no query string')
     const { route, params } = router.match(req.method ?? '', url.pathname)
