@@ -4,6 +4,8 @@ import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import type { Grant } from '../../contracts/room.ts'
 import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 import {
+  actionDigest,
+  canonicalAction,
   createApproval,
   expireApproval,
   resolveApproval,
@@ -16,7 +18,12 @@ import type { ApprovalStore } from '../ports/approval-store.ts'
 /** Why a decision was not applied; the server gives each its status. */
 export type DecisionRefusalCode = Extract<
   RuntimeErrorCode,
-  'unknown_approval' | 'approval_decided' | 'approval_expired' | 'decision_in_progress'
+  | 'unknown_approval'
+  | 'approval_decided'
+  | 'approval_expired'
+  | 'decision_in_progress'
+  | 'consent_required'
+  | 'always_allow_unavailable'
 >
 
 export type DecideOutcome =
@@ -29,6 +36,14 @@ export interface DecisionInput {
   reason?: string
   /** `reason` as a code, for the person's language (the built-in reviewer). */
   reasonMessage?: RuntimeMessage
+  /** The digest of the action the decider was shown, which a person's
+   *  consent token binds: the decision applies only while the approval
+   *  shows exactly that action, and is refused as `consent_required`
+   *  otherwise. */
+  shownActionDigest?: string
+  /** Why this decision cannot be honoured on the approval as it stands (an
+   *  allow-always no grant can be scoped to), or null. */
+  unavailable?: (approval: ApprovalRecord) => string | null
 }
 
 export interface ApprovalGateOptions {
@@ -89,12 +104,18 @@ export class ApprovalGate {
   decide(input: DecisionInput): Promise<DecideOutcome> {
     const existing = this.reservations.get(input.approvalId)
     if (existing) {
-      if (existing.decision === input.decision) return existing.outcome
-      return Promise.resolve({
-        ok: false,
-        code: 'decision_in_progress',
-        error: 'a different decision is in progress',
-      })
+      if (existing.decision !== input.decision) {
+        return Promise.resolve({
+          ok: false,
+          code: 'decision_in_progress',
+          error: 'a different decision is in progress',
+        })
+      }
+      // A decision that joins one in flight must hold on its own terms: the
+      // same action shown, and a decision that can be honoured.
+      const current = this.options.approvals.get(input.approvalId)
+      const refused = current && refusedAsShown(input, current, digestOf(current))
+      return refused ? Promise.resolve(refused) : existing.outcome
     }
     const outcome = this.commitDecision(input).finally(() => {
       this.reservations.delete(input.approvalId)
@@ -178,6 +199,10 @@ export class ApprovalGate {
       current = approvals.get(input.approvalId)
     }
     if (!current) return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
+    // Judged on the very read the decision commits from, after every wait.
+    const digest = digestOf(current)
+    const refused = refusedAsShown(input, current, digest)
+    if (refused) return refused
     const at = now()
     const transition = resolveApproval(current, { ...input, now: at })
     if (!transition.ok) {
@@ -191,7 +216,7 @@ export class ApprovalGate {
     // If the audit append (or the grant) throws, the store rolls the whole
     // decision back: the approval stays pending and nothing downstream
     // learns of a decision.
-    approvals.resolve(decided, input, at, this.options.grantFor)
+    approvals.resolve(decided, { ...input, actionDigest: digest }, at, this.options.grantFor)
     this.settle(decided)
     return { ok: true, approval: decided }
   }
@@ -202,4 +227,28 @@ export class ApprovalGate {
     this.waiters.delete(approval.id)
     for (const resolve of list) resolve(approval)
   }
+}
+
+function digestOf(approval: ApprovalRecord): string {
+  return actionDigest(canonicalAction(approval))
+}
+
+/** Why `input` cannot decide `approval` as it now stands, or null. */
+function refusedAsShown(
+  input: DecisionInput,
+  approval: ApprovalRecord,
+  digest: string,
+): Extract<DecideOutcome, { ok: false }> | null {
+  if (input.shownActionDigest !== undefined && input.shownActionDigest !== digest) {
+    return { ok: false, code: 'consent_required', error: 'protected approval consent required' }
+  }
+  const blocker = input.unavailable?.(approval) ?? null
+  if (blocker !== null) {
+    return {
+      ok: false,
+      code: 'always_allow_unavailable',
+      error: `always allow is unavailable: ${blocker}`,
+    }
+  }
+  return null
 }

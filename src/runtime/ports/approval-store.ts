@@ -9,6 +9,8 @@ export interface Resolution {
   decision: ApprovalDecision
   decidedBy: DecidedBy
   reason?: string
+  /** The digest of the canonical action decided, as the gate read it. */
+  actionDigest: string
 }
 
 /**

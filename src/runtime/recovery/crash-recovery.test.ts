@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite'
+import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { RESTART_EXPIRY_REASON, type ApprovalRecord } from '../../contracts/approval.ts'
 import { EventBus, type RuntimeEvent } from '../events/event-bus.ts'
@@ -102,7 +103,11 @@ function crashMidWork(): { approval: ApprovalRecord } {
       decidedBy: 'user',
       decidedAt: 2_000,
     },
-    { decision: 'allow-always', decidedBy: 'user' },
+    {
+      decision: 'allow-always',
+      decidedBy: 'user',
+      actionDigest: actionDigest(canonicalAction(approval)),
+    },
     2_000,
     () => ({
       id: 'grant-1',

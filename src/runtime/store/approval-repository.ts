@@ -66,7 +66,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
           decision: resolution.decision,
           decidedBy: resolution.decidedBy,
           reason: resolution.reason ?? null,
-          actionDigest: actionDigest(canonicalAction(decided)),
+          actionDigest: resolution.actionDigest,
         },
         at,
       })

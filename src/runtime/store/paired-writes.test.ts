@@ -23,6 +23,8 @@ import { IntegrityMac } from './integrity-mac.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 3))
 const AT = 5_000
+/** What the gate hands the store with a decision: the decided action's digest. */
+const DIGEST = 'd'.repeat(64)
 let db: DatabaseSync
 let close: () => void
 
@@ -96,7 +98,7 @@ function seedOpenApproval(stores: Stores): void {
 function allowAlways(stores: Stores): void {
   stores.approvals.resolve(
     approval({ status: 'allowed', decision: 'allow-always', decidedBy: 'user', decidedAt: AT }),
-    { decision: 'allow-always', decidedBy: 'user' },
+    { decision: 'allow-always', decidedBy: 'user', actionDigest: DIGEST },
     AT,
     () => grant,
   )
@@ -125,7 +127,7 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
     act: (stores) =>
       stores.approvals.resolve(
         approval({ status: 'allowed', decision: 'allow-once', decidedBy: 'user', decidedAt: AT }),
-        { decision: 'allow-once', decidedBy: 'user' },
+        { decision: 'allow-once', decidedBy: 'user', actionDigest: DIGEST },
         AT,
       ),
     observe: rowOf('SELECT status, decision FROM approvals'),

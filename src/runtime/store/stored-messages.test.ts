@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite'
+import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   approvalFixture,
@@ -55,7 +56,12 @@ describe('message codes in the store', () => {
     }
     stores.approvals.resolve(
       decided,
-      { decision: 'allow-once', decidedBy: 'agent-review', reason: decided.reason },
+      {
+        decision: 'allow-once',
+        decidedBy: 'agent-review',
+        reason: decided.reason,
+        actionDigest: actionDigest(canonicalAction(decided)),
+      },
       7_000,
     )
     expect(stores.approvals.get(approval.id)).toMatchObject({ reasonMessage: reviewed })

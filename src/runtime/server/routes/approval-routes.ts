@@ -69,25 +69,22 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
           },
         })
         if (!verified) throw consentRequired()
-        const approval = deps.approvals.get(approvalId)
-        if (!approval) throw new Refusal('unknown_approval', 'unknown approval')
-        // The token named a digest; the approval must still show exactly that.
-        if (actionDigest(canonicalAction(approval)) !== digest) throw consentRequired()
-        // Refused, not downgraded to allow-once: the person chose "always",
-        // and acting on less than that without saying so would mislead them.
-        const blocker =
-          body.decision === 'allow-always'
-            ? deps.alwaysAllowBlocker(approval)
-            : body.decision === 'allow-always-server'
-              ? deps.serverAlwaysAllowBlocker(approval)
-              : null
-        if (blocker !== null) {
-          throw new Refusal('always_allow_unavailable', `always allow is unavailable: ${blocker}`)
-        }
+        // The gate refuses the decision unless the approval still shows
+        // exactly the action the token named (the same 403), and refuses an
+        // "always" it cannot honour rather than downgrading it to allow-once:
+        // the person chose "always", and acting on less than that without
+        // saying so would mislead them.
         const outcome = await deps.gate.decide({
           approvalId,
           decision: body.decision,
           decidedBy: 'user',
+          shownActionDigest: digest,
+          unavailable: (approval) =>
+            body.decision === 'allow-always'
+              ? deps.alwaysAllowBlocker(approval)
+              : body.decision === 'allow-always-server'
+                ? deps.serverAlwaysAllowBlocker(approval)
+                : null,
         })
         if (!outcome.ok) throw new Refusal(outcome.code, outcome.error)
         sendJson(res, 200, { approval: outcome.approval })
