@@ -119,3 +119,89 @@ describe('RuntimeClient against a runtime that answers off-contract (loopback se
     expect(error).toMatchObject({ status: 404, message: 'unknown room', code: 'unknown_room' })
   })
 })
+
+describe('RuntimeClient on the wire (loopback server)', () => {
+  let server: Server | undefined
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+    server = undefined
+  })
+
+  async function listen(handler: Parameters<typeof createServer>[1]): Promise<number> {
+    server = createServer(handler)
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
+    return (server.address() as AddressInfo).port
+  }
+
+  const clientOn = (port: number) =>
+    new RuntimeClient(() => ({
+      port,
+      instanceId: 'instance-1',
+      bearerToken: 'bearer',
+      consentKey: Buffer.alloc(32),
+    }))
+
+  it('sends the bearer token, its headers and a JSON body, over one kept-alive connection', async () => {
+    const seen: Array<{ method?: string; url?: string; headers: unknown; body: string }> = []
+    const sockets = new Set<unknown>()
+    const port = await listen((req, res) => {
+      sockets.add(req.socket)
+      let body = ''
+      req.setEncoding('utf8')
+      req.on('data', (chunk: string) => (body += chunk))
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body })
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ echo: body.length }))
+      })
+    })
+    const client = clientOn(port)
+    const first = await client.raw(
+      'POST',
+      '/v1/x',
+      { decision: 'deny', note: 'é' },
+      { 'x-one': '1' },
+    )
+    const second = await client.raw('GET', '/v1/y')
+    expect(first).toEqual({ status: 200, body: { echo: 30 } })
+    expect(second).toEqual({ status: 200, body: { echo: 0 } })
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/x',
+      body: '{"decision":"deny","note":"é"}',
+      headers: {
+        authorization: 'Bearer bearer',
+        'content-type': 'application/json',
+        'content-length': '31',
+        'x-one': '1',
+      },
+    })
+    expect(seen[1]).toMatchObject({ method: 'GET', url: '/v1/y', body: '' })
+    expect(seen[1]?.headers).not.toHaveProperty('content-type')
+    expect(sockets.size).toBe(1)
+  })
+
+  it('reads an empty answer as no body', async () => {
+    const port = await listen((_req, res) => {
+      res.writeHead(204)
+      res.end()
+    })
+    expect(await clientOn(port).raw('GET', '/v1/x')).toEqual({ status: 204, body: null })
+  })
+
+  it('rejects an answer the runtime cut off, rather than reading part of it', async () => {
+    const port = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"approval":')
+      setImmediate(() => res.socket?.destroy())
+    })
+    await expect(clientOn(port).raw('GET', '/v1/x')).rejects.toThrow()
+  })
+
+  it('rejects when nothing listens on the port', async () => {
+    const port = await listen((_req, res) => res.end())
+    await new Promise<void>((resolve) => server?.close(() => resolve()))
+    server = undefined
+    await expect(clientOn(port).raw('GET', '/v1/x')).rejects.toThrow(/ECONNREFUSED/)
+  })
+})
