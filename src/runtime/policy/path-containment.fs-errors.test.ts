@@ -1,5 +1,5 @@
 import type * as Fs from 'node:fs'
-import { lstatSync, realpathSync } from 'node:fs'
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -19,6 +19,7 @@ vi.mock('node:fs', async (importOriginal) => {
       native: vi.fn(actual.realpathSync.native),
     }),
     lstatSync: vi.fn(actual.lstatSync),
+    readlinkSync: vi.fn(actual.readlinkSync),
   }
 })
 
@@ -47,6 +48,7 @@ beforeAll(async () => {
 afterEach(() => {
   vi.mocked(realpathNative).mockImplementation(actual.realpathSync.native)
   vi.mocked(lstatSync).mockImplementation(actual.lstatSync)
+  vi.mocked(readlinkSync).mockImplementation(actual.readlinkSync)
 })
 
 afterAll(async () => {
@@ -103,7 +105,7 @@ describe('a file system that refuses to resolve a path', () => {
     },
   )
 
-  it('fails closed when lstat refuses while looking for a dangling link', async () => {
+  it('fails closed when lstat refuses to look at the name', async () => {
     const target = path.join(ws, 'a', 'hidden.txt')
     refuse(lstatSync, target, 'EACCES')
     expect(await resolveInside(ws, 'a/hidden.txt')).toEqual({
@@ -111,6 +113,24 @@ describe('a file system that refuses to resolve a path', () => {
       code: 'invalid_path',
       reason: 'permission denied while resolving it',
     })
+  })
+
+  it('fails closed when a dangling link cannot be read, and takes one gone since as missing', async () => {
+    const link = path.join(ws, 'chain-40')
+    vi.mocked(readlinkSync).mockImplementation(((p: string, ...rest: unknown[]) => {
+      if (p === link) throw fsError('EACCES')
+      return (actual.readlinkSync as (...args: unknown[]) => unknown)(p, ...rest)
+    }) as never)
+    expect(await resolveInside(ws, 'chain-40')).toEqual({
+      ok: false,
+      code: 'invalid_path',
+      reason: 'permission denied while resolving it',
+    })
+    vi.mocked(readlinkSync).mockImplementation(((p: string, ...rest: unknown[]) => {
+      if (p === link) throw fsError('ENOENT')
+      return (actual.readlinkSync as (...args: unknown[]) => unknown)(p, ...rest)
+    }) as never)
+    expect(await resolveInside(ws, 'chain-40')).toEqual({ ok: true, path: link })
   })
 
   it('passes any other error on as it is', async () => {
@@ -126,6 +146,26 @@ describe('a file system that refuses to resolve a path', () => {
       code: 'invalid_path',
       reason: 'EIO: refused by the file system',
     })
+  })
+})
+
+describe('a name that does not exist yet', () => {
+  it('costs status calls only: no failed realpath and no thrown error', async () => {
+    vi.mocked(realpathNative).mockClear()
+    vi.mocked(lstatSync).mockClear()
+    vi.mocked(readlinkSync).mockClear()
+    const missing = path.join(ws, 'a', 'new', 'file.txt')
+    expect(await resolveInside(ws, 'a/new/file.txt')).toEqual({ ok: true, path: missing })
+    const realpathed = vi.mocked(realpathNative).mock.calls.map(([p]) => String(p))
+    expect(realpathed).not.toContain(missing)
+    expect(realpathed).not.toContain(path.dirname(missing))
+    expect(vi.mocked(lstatSync).mock.results.every((result) => result.type === 'return')).toBe(true)
+    expect(readlinkSync).not.toHaveBeenCalled()
+    expect(vi.mocked(lstatSync).mock.calls.map(([p]) => String(p))).toEqual([
+      missing,
+      path.dirname(missing),
+      path.join(ws, 'a'),
+    ])
   })
 })
 

@@ -121,7 +121,8 @@ function realpathAllowingMissing(absolute: string): string {
         if (!isMissing(error)) throw error
       }
     }
-    const danglingLink = stats?.isSymbolicLink() === true ? readDanglingLink(current) : null
+    // A link that exists but does not resolve: it dangles.
+    const danglingLink = stats?.isSymbolicLink() === true ? linkTarget(current) : null
     if (danglingLink !== null) {
       hops += 1
       if (hops > MAX_SYMLINK_HOPS) throw new Error('too many levels of symbolic links')
@@ -154,11 +155,10 @@ function entryStatus(p: string): Stats | undefined {
   }
 }
 
-/** The target of `p` when `p` is a symlink whose target does not exist. */
-function readDanglingLink(p: string): string | null {
+/** Where the link `p` points, or null when it is gone since it was seen. */
+function linkTarget(p: string): string | null {
   try {
-    const stats = lstatSync(p)
-    return stats.isSymbolicLink() ? readlinkSync(p) : null
+    return readlinkSync(p)
   } catch (error) {
     if (isMissing(error)) return null
     throw error
