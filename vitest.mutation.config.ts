@@ -30,6 +30,7 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/gate/approval-gate.test.ts',
   'src/runtime/gate/approval-gate-anchor.test.ts',
   'src/runtime/gate/approval-gate-records.test.ts',
+  'src/runtime/gate/approval-gate-shown-action.test.ts',
   'src/runtime/domain/rollback-check.test.ts',
   'src/main/core/rollback-anchor-keeper.test.ts',
   'src/runtime/rollback/ipc-rollback-anchor.test.ts',
