@@ -14,6 +14,8 @@ const RUNTIME_ENTRY = fileURLToPath(new URL('../../src/runtime/main.ts', import.
 
 export interface BenchRuntime extends RuntimeAccess {
   root: string
+  /** The runtime's data dir (its SQLite file), under `root`. */
+  dataDir: string
   workspace: string
   pid: () => number | undefined
   close(): Promise<void>
@@ -30,18 +32,20 @@ export async function startBenchRuntime(options: {
 }): Promise<BenchRuntime> {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-bench-')))
   const workspace = join(root, 'workspace')
+  const dataDir = join(root, 'data')
   await mkdir(workspace, { recursive: true })
   const supervisor = new RuntimeSupervisor({
     launcher: new ChildProcessLauncher(RUNTIME_ENTRY, process.env, options.nodeFlags ?? []),
-    dataDir: join(root, 'data'),
+    dataDir,
     integrityKey: randomBytes(32),
-    rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), join(root, 'data')),
+    rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), dataDir),
     restart: false,
     approvalTtlMs: options.approvalTtlMs,
   })
   await supervisor.start()
   return {
     root,
+    dataDir,
     workspace,
     client: new RuntimeClient(() => supervisor.current),
     connection: () => {

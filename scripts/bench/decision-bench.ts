@@ -1,6 +1,6 @@
-// Runtime decisions per second over real loopback sockets, next to the same
-// SQLite setup doing bare INSERTs, and the runtime's resident memory with
-// many approvals stored.
+// Runtime decisions per second over real loopback sockets, next to bare
+// node:sqlite writing the same decisions' rows (same-rows-limit.ts), and the
+// runtime's resident memory with many approvals stored.
 //
 // One runtime child process (startBenchRuntime, as main starts it). Pending
 // approvals are created first through messages in several rooms; each round
@@ -20,9 +20,13 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { openDatabase } from '../../src/runtime/store/database.ts'
-import { durabilityOf } from '../../src/runtime/store/durability.ts'
 import { startBenchRuntime } from './bench-runtime.ts'
+import {
+  openSameRowsLimit,
+  readDecisionRows,
+  turnsDone,
+  type SameRowsLimit,
+} from './same-rows-limit.ts'
 import {
   createPendingApprovals,
   createRoom,
@@ -48,12 +52,12 @@ export interface DecisionBenchOptions {
 export interface DecisionBenchResult {
   /** Decisions per second by client count, one sample per round. */
   decisionsPerSec: Map<number, number[]>
-  /** Bare INSERT transactions per second under the store's own durability
-   *  policy (WAL, synchronous=NORMAL, group commit) from 10 concurrent
-   *  clients, one round after each decision round at 10 clients, so both see
-   *  the same machine load. */
-  samePolicyInsertsPerSec: number[]
-  /** Paired per round: decisions/s at 10 clients ÷ the same-policy limit. */
+  /** The limit (same-rows-limit.ts): the rows of each 10-client round's
+   *  decisions written again by bare node:sqlite in the same transactions,
+   *  under the store's durability policy, from 10 clients, right after that
+   *  round, so both see the same machine load. Decisions' rows per second. */
+  sameRowsPerSec: number[]
+  /** Paired per round: decisions/s at 10 clients ÷ the same-rows limit. */
   perSamePolicyLimit: number[]
   perRound: number
 }
@@ -82,7 +86,7 @@ export async function measureDecisionThroughput(
 ): Promise<DecisionBenchResult> {
   const bench = await startBenchRuntime({ approvalTtlMs: BENCH_APPROVAL_TTL_MS })
   const bare = openBareStore(bench.root)
-  const samePolicy = openSamePolicyStore(bench.root)
+  let limit: SameRowsLimit | undefined
   try {
     const probe = bare.insertsPerSecond(options.bareInsertMs)
     const expected = probe / COMMITS_PER_ALLOWED_WRITE
@@ -104,9 +108,12 @@ export async function measureDecisionThroughput(
       `decisions: ${queue.length} approvals pending in ${roomIds.length} rooms ` +
         `(${Math.round(performance.now() - created)} ms to create)`,
     )
+    // Copied while every approval is pending, so the limit can write the
+    // same decisions' rows into it after each round.
+    limit = openSameRowsLimit(bench.dataDir, join(bench.root, 'same-rows'))
 
     const decisionsPerSec = new Map<number, number[]>()
-    const samePolicyInsertsPerSec: number[] = []
+    const sameRowsPerSec: number[] = []
     const perSamePolicyLimit: number[] = []
     let taken = 0
     for (let round = 1; round <= options.rounds; round += 1) {
@@ -117,16 +124,21 @@ export async function measureDecisionThroughput(
         decisionsPerSec.set(clients, [...(decisionsPerSec.get(clients) ?? []), rate])
         await toolsFinished(bench.workspace, taken)
         if (clients === SAME_POLICY_CLIENTS) {
-          const inserts = await samePolicy.insertsPerSecond(options.bareInsertMs)
-          samePolicyInsertsPerSec.push(inserts)
-          perSamePolicyLimit.push(rate / inserts)
+          const ids = slice.map((approval) => approval.id)
+          await turnsDone(bench.dataDir, ids, 60_000 + ids.length * 20)
+          const same = await limit.decisionsPerSecond(
+            readDecisionRows(bench.dataDir, ids),
+            SAME_POLICY_CLIENTS,
+          )
+          sameRowsPerSec.push(same)
+          perSamePolicyLimit.push(rate / same)
         }
         options.log(`decisions: round ${round}, ${clients} clients: ${Math.round(rate)}/s`)
       }
     }
-    return { decisionsPerSec, samePolicyInsertsPerSec, perSamePolicyLimit, perRound }
+    return { decisionsPerSec, sameRowsPerSec, perSamePolicyLimit, perRound }
   } finally {
-    await samePolicy.close()
+    await limit?.close()
     bare.close()
     await bench.close()
   }
@@ -227,55 +239,10 @@ export async function toolsFinished(workspace: string, allowed: number): Promise
   }
 }
 
-interface SamePolicyStore {
-  insertsPerSecond(durationMs: number): Promise<number>
-  close(): Promise<void>
-}
-
 // About the size of an approval_resolved event's payload and hashes.
 const AUDIT_EVENT_PAYLOAD = randomBytes(192).toString('hex')
 const BARE_EVENTS_TABLE =
   'CREATE TABLE bench_events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, payload TEXT NOT NULL, at INTEGER NOT NULL)'
-
-/**
- * The limit a decision is measured against: a store opened by the runtime's
- * own `openDatabase` (WAL, `synchronous = NORMAL`, its group-commit barrier),
- * and `SAME_POLICY_CLIENTS` concurrent loops in this process, each
- * `BEGIN IMMEDIATE; INSERT` of a row the size of an audit event`; COMMIT`,
- * then waiting for `durable()` before its next row, as each decision waits
- * for its flush before it is answered. Commits made while a flush runs share
- * the next one, exactly as the runtime's do.
- */
-function openSamePolicyStore(root: string): SamePolicyStore {
-  const folder = mkdtempSync(join(root, 'same-policy-'))
-  const db = openDatabase(folder)
-  db.exec(BARE_EVENTS_TABLE)
-  const insert = db.prepare('INSERT INTO bench_events (id, payload, at) VALUES (?, ?, ?)')
-  const durability = durabilityOf(db)
-  let count = 0
-  return {
-    async insertsPerSecond(durationMs) {
-      const start = performance.now()
-      let committed = 0
-      const client = async () => {
-        while (performance.now() - start < durationMs) {
-          db.exec('BEGIN IMMEDIATE')
-          insert.run(`evt_${count++}`, AUDIT_EVENT_PAYLOAD, Date.now())
-          db.exec('COMMIT')
-          await durability.durable()
-          committed += 1
-        }
-      }
-      await Promise.all(Array.from({ length: SAME_POLICY_CLIENTS }, client))
-      return committed / ((performance.now() - start) / 1_000)
-    },
-    async close() {
-      await durability.close()
-      db.close()
-      rmSync(folder, { recursive: true, force: true })
-    },
-  }
-}
 
 interface BareStore {
   insertsPerSecond(durationMs: number): number
