@@ -16,7 +16,7 @@ const measured = (median: number) =>
   })
 
 describe('bench figures under load', () => {
-  it('judges a goal only when the load stayed within the core count, at start and end', () => {
+  it('judges a goal only when other processes kept the load within the core count', () => {
     const load = fc.double({ min: 0, max: 64, noNaN: true })
     let judged = 0
     let unjudged = 0
@@ -25,12 +25,18 @@ describe('bench figures under load', () => {
         fc.double({ min: 0.1, max: 10, noNaN: true }),
         load,
         load,
+        // The others' demand as a multiple of the core count, so both
+        // verdicts are drawn often.
+        fc.integer({ min: 0, max: 30 }).map((tenths) => tenths / 10),
         fc.integer({ min: 1, max: 32 }),
-        (median, start, end, cores) => {
-          const [stamped] = underLoad([measured(median)], { start, end }, cores)
-          const unreliable = start > cores || end > cores
+        (median, start, end, perCore, cores) => {
+          const others = perCore * cores
+          const [stamped] = underLoad([measured(median)], { start, end, others }, cores)
+          // The load average (the bench's own processes included) decides
+          // nothing when the others' demand is known.
+          const unreliable = others > cores
           expect(stamped!.unreliable).toBe(unreliable)
-          expect(stamped!.load).toEqual({ start, end })
+          expect(stamped!.load).toEqual({ start, end, others })
           expect(stamped!.goal!.met).toBe(unreliable ? null : median <= 2.5)
           if (unreliable) unjudged += 1
           else judged += 1
@@ -41,9 +47,22 @@ describe('bench figures under load', () => {
     expect(unjudged).toBeGreaterThan(10)
   })
 
+  it('falls back to the load average, at start and end, where the others cannot be read', () => {
+    const judge = (start: number, end: number) =>
+      underLoad([measured(2)], { start, end, others: null }, 2)[0]!
+    expect(judge(1.5, 1.9)).toMatchObject({ unreliable: false, goal: { met: true } })
+    expect(judge(2.1, 1.0)).toMatchObject({ unreliable: true, goal: { met: null } })
+    expect(judge(1.0, 2.1)).toMatchObject({ unreliable: true, goal: { met: null } })
+  })
+
+  it('keeps a section reliable however high the load average, when the others stay low', () => {
+    const [stamped] = underLoad([measured(2)], { start: 9, end: 12, others: 0.4 }, 2)
+    expect(stamped).toMatchObject({ unreliable: false, goal: { met: true } })
+  })
+
   it('leaves a figure without a goal without one', () => {
     const plain = figure({ id: 'a', section: 'memory', label: 'a', unit: 'B', samples: [1, 2] })
-    const [stamped] = underLoad([plain], { start: 9, end: 9 }, 2)
+    const [stamped] = underLoad([plain], { start: 9, end: 9, others: 9 }, 2)
     expect(stamped!.goal).toBeUndefined()
     expect(stamped!.unreliable).toBe(true)
   })

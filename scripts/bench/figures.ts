@@ -55,18 +55,32 @@ export function ratios(a: readonly number[], b: readonly number[]): number[] {
   return a.map((value, index) => value / b[index]!)
 }
 
+/** What a section was measured under: the 1-minute load average when it
+ *  started and ended, and the mean demand of other processes meanwhile
+ *  (others-load.ts), or null where it cannot be read. */
+export interface SectionLoad {
+  start: number
+  end: number
+  others: number | null
+}
+
 /**
- * Stamps the load average a section was measured under on its figures. A
- * figure taken while the load exceeded the core count (at its start or its
- * end) is marked unreliable and its goal is not judged: other processes
- * were competing for the cores, so the figure says more about them.
+ * Stamps the load a section was measured under on its figures. A figure is
+ * unreliable, and its goal is not judged, when other processes kept more
+ * threads runnable than the machine has cores, on average, while it was
+ * measured: they were competing for the cores, so the figure says more
+ * about them. The bench's own processes are part of what it measures and do
+ * not count. Where the others' demand cannot be read, the load average
+ * stands in for it (start or end above the core count), which also counts
+ * the bench's own processes and so errs towards unreliable.
  */
 export function underLoad(
   figures: readonly MeasuredFigure[],
-  load: { start: number; end: number },
+  load: SectionLoad,
   cores: number,
 ): Figure[] {
-  const unreliable = Math.max(load.start, load.end) > cores
+  const unreliable =
+    load.others === null ? Math.max(load.start, load.end) > cores : load.others > cores
   return figures.map((measured) => ({
     ...measured,
     ...(measured.goal && unreliable ? { goal: { ...measured.goal, met: null } } : {}),

@@ -48,10 +48,17 @@ export const FigureSchema = z.strictObject({
   provisional: z.boolean().optional(),
   /** What exactly was measured, where the label cannot say it all. */
   note: z.string().optional(),
-  /** The 1-minute load average when its measurement started and ended. */
-  load: z.strictObject({ start: z.number().nonnegative(), end: z.number().nonnegative() }),
-  /** Taken while the load average exceeded the core count: the machine, not
-   *  the product, set the figure, so its goal is not judged (`met` null). */
+  /** The 1-minute load average when its measurement started and ended, and
+   *  the mean runnable and blocked threads of other processes meanwhile
+   *  (scripts/bench/others-load.ts; null where /proc cannot be read). */
+  load: z.strictObject({
+    start: z.number().nonnegative(),
+    end: z.number().nonnegative(),
+    others: z.number().nonnegative().nullable(),
+  }),
+  /** Taken while other processes' load exceeded the core count (or, where
+   *  it cannot be read, the load average did): the machine, not the
+   *  product, set the figure, so its goal is not judged (`met` null). */
   unreliable: z.boolean(),
 })
 export type Figure = z.infer<typeof FigureSchema>

@@ -6,7 +6,8 @@
 //
 // Figures from a loaded machine are not the product's numbers: the load
 // average at start and end is recorded, and every figure carries the load
-// its section ran under; one taken while the load exceeded the core count
+// its section ran under, with the demand other processes put on the cores
+// meanwhile (others-load.ts); one taken while that exceeded the core count
 // is marked unreliable and its goal is not judged.
 
 import { writeFileSync } from 'node:fs'
@@ -26,7 +27,7 @@ import {
   verifyPauseFigures,
   workbenchFigures,
 } from './bench-figures.ts'
-import { underLoad } from './figures.ts'
+import { measureUnderLoad, othersLoadMeasurable } from './others-load.ts'
 import { startBenchHost } from './bench-host.ts'
 import { measureConsentLatency } from './consent-latency-bench.ts'
 import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
@@ -115,11 +116,16 @@ log(
 )
 
 const cores = availableParallelism()
+if (!othersLoadMeasurable()) {
+  log(
+    'load: /proc cannot be read here, so figures are judged by the load average, which counts the bench too',
+  )
+}
 /** Measures one section and keeps its figures with the load it ran under. */
 async function measure(run: () => MeasuredFigure[] | Promise<MeasuredFigure[]>): Promise<void> {
-  const start = loadavg()[0]!
-  const measured = await run()
-  figures.push(...underLoad(measured, { start, end: loadavg()[0]! }, cores))
+  const { figures: stamped, others } = await measureUnderLoad(run, cores)
+  figures.push(...stamped)
+  if (others) log(`load: other processes' mean ${others.mean.toFixed(2)}, max ${others.max}`)
 }
 
 if (wanted('tokens')) {

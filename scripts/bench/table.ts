@@ -11,8 +11,12 @@ export function formatNumber(value: number): string {
 function goalCell(figure: Figure, cores: number): string {
   if (!figure.goal) return ''
   if (figure.goal.met === null) {
-    const load = Math.max(figure.load.start, figure.load.end).toFixed(1)
-    return `unreliable (load ${load} > ${cores} cores): ${figure.goal.text}`
+    const { others } = figure.load
+    const load =
+      others === null
+        ? `load average ${Math.max(figure.load.start, figure.load.end).toFixed(1)}`
+        : `other processes' load ${others.toFixed(1)}`
+    return `unreliable (${load} > ${cores} cores): ${figure.goal.text}`
   }
   return `${figure.goal.met ? 'met' : 'MISSED'}: ${figure.goal.text}`
 }

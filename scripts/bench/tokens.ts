@@ -13,7 +13,7 @@ import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { MAX_USED_NONCES } from '../../src/consent/consent-token.ts'
 import { ledgerFigures, tokenFigures, verifyPauseFigures } from './bench-figures.ts'
-import { underLoad } from './figures.ts'
+import { measureUnderLoad } from './others-load.ts'
 import type { Figure, MeasuredFigure } from './results-schema.ts'
 import { formatNumber } from './table.ts'
 import { measureLedgerMemory, measureTokenThroughput, measureVerifyPause } from './token-bench.ts'
@@ -33,13 +33,11 @@ console.log(
 )
 
 const figures: Figure[] = []
-function measure(run: () => MeasuredFigure[]): void {
-  const start = loadavg()[0]!
-  const measured = run()
-  figures.push(...underLoad(measured, { start, end: loadavg()[0]! }, cores))
+async function measure(run: () => MeasuredFigure[]): Promise<void> {
+  figures.push(...(await measureUnderLoad(run, cores)).figures)
 }
 
-measure(() =>
+await measure(() =>
   tokenFigures(
     measureTokenThroughput({
       rounds: ROUNDS,
@@ -54,8 +52,8 @@ measure(() =>
     }),
   ),
 )
-measure(() => verifyPauseFigures(measureVerifyPause(3)))
-measure(() => ledgerFigures(measureLedgerMemory(3), MAX_USED_NONCES))
+await measure(() => verifyPauseFigures(measureVerifyPause(3)))
+await measure(() => ledgerFigures(measureLedgerMemory(3), MAX_USED_NONCES))
 
 for (const figure of figures) {
   const goal = figure.goal
