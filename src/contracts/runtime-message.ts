@@ -20,22 +20,37 @@ export type RuntimeMessageParam = string | number | RuntimeMessage | RuntimeMess
 const MAX_PARAM_CHARS = 64 * 1024
 const MAX_LIST_ITEMS = 500
 
-export const RuntimeMessageSchema: z.ZodType<RuntimeMessage> = z.lazy(() =>
-  z.strictObject({
-    code: z.string().regex(/^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/),
-    params: z
-      .record(
-        z.string().regex(/^[a-z][A-Za-z]*$/),
-        z.union([
+/** How deep messages nest: a message may name messages eight levels down
+ *  at most. The workbench draws no deeper (`messagePieces`), and a bound
+ *  keeps a hostile row or body from driving the parser down without end. */
+export const MAX_MESSAGE_DEPTH = 8
+
+const MESSAGE_CODE = z.string().regex(/^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/)
+const PARAM_NAME = z.string().regex(/^[a-z][A-Za-z]*$/)
+
+/** A message whose parameters nest `depth` more levels of messages at most.
+ *  Written out level by level rather than as one recursive schema: zod
+ *  guards every recursive schema against cyclic input on each parse, which
+ *  cost more than the parse itself on the decision path (docs/benchmarks.md),
+ *  and a JSON value is never cyclic. */
+function messageNesting(depth: number): z.ZodType<RuntimeMessage> {
+  const inner = depth === 0 ? undefined : messageNesting(depth - 1)
+  const value =
+    inner === undefined
+      ? z.union([z.string().max(MAX_PARAM_CHARS), z.number()])
+      : z.union([
           z.string().max(MAX_PARAM_CHARS),
           z.number(),
-          RuntimeMessageSchema,
-          z.array(RuntimeMessageSchema).max(MAX_LIST_ITEMS),
-        ]),
-      )
-      .optional(),
-  }),
-)
+          inner,
+          z.array(inner).max(MAX_LIST_ITEMS),
+        ])
+  return z.strictObject({
+    code: MESSAGE_CODE,
+    params: z.record(PARAM_NAME, value).optional(),
+  }) as z.ZodType<RuntimeMessage>
+}
+
+export const RuntimeMessageSchema: z.ZodType<RuntimeMessage> = messageNesting(MAX_MESSAGE_DEPTH)
 
 /**
  * Every message in English: the catalog `en` of src/common/i18n uses this
