@@ -24,9 +24,13 @@ const { values: flags } = parseArgs({
     clients: { type: 'string', default: '10' },
     // Leaves the data dir and the .cpuprofile (open it in Chrome DevTools).
     keep: { type: 'boolean', default: false },
+    // Only the CPU per decision and its threads, without the profiler's
+    // own cost (for before/after comparisons).
+    'no-profile': { type: 'boolean', default: false },
   },
   strict: true,
 })
+const profiling = !flags['no-profile']
 const decisions = Number(flags.decisions)
 const clients = Number(flags.clients)
 const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'assent-profile-'))
@@ -34,10 +38,10 @@ const profiles = join(root, 'profiles')
 const bench = await startBenchRuntime({
   approvalTtlMs: 6 * 60 * 60 * 1_000,
   root,
-  nodeFlags: ['--cpu-prof', '--cpu-prof-dir', profiles],
+  nodeFlags: profiling ? ['--cpu-prof', '--cpu-prof-dir', profiles] : [],
 })
-let window: { from: number; to: number; rate: number; cpuMs: number }
-let result: ReturnType<typeof breakdown>
+let window: { from: number; to: number; rate: number; cpuMs: number; threads: Map<string, number> }
+let result: ReturnType<typeof breakdown> | undefined
 try {
   try {
     const runtime: RuntimeAccess = bench
@@ -46,22 +50,29 @@ try {
     const pid = bench.pid()
     if (pid === undefined) throw new Error('the runtime has no pid')
     const cpuBefore = cpuMs(pid)
+    const threadsBefore = threadCpuMs(pid)
     const from = microseconds()
     const rate = await decideConcurrently(runtime, queue, clients)
     await toolsFinished(bench.workspace, queue.length)
-    window = { from, to: microseconds(), rate, cpuMs: cpuMs(pid) - cpuBefore }
+    const threads = new Map<string, number>()
+    for (const [name, ms] of threadCpuMs(pid)) {
+      threads.set(name, ms - (threadsBefore.get(name) ?? 0))
+    }
+    window = { from, to: microseconds(), rate, cpuMs: cpuMs(pid) - cpuBefore, threads }
   } finally {
     // The profile is written when the runtime exits.
     await bench.close()
   }
-  const file = readdirSync(profiles).find((name) => name.endsWith('.cpuprofile'))
-  if (!file) throw new Error(`the runtime wrote no profile in ${profiles}`)
-  const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile
-  result = breakdown(profile, window.from, window.to)
-  if (flags.keep) {
-    console.log(
-      `profile kept: ${join(profiles, file)} (deciding from ${window.from} to ${window.to} µs)`,
-    )
+  if (profiling) {
+    const file = readdirSync(profiles).find((name) => name.endsWith('.cpuprofile'))
+    if (!file) throw new Error(`the runtime wrote no profile in ${profiles}`)
+    const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile
+    result = breakdown(profile, window.from, window.to)
+    if (flags.keep) {
+      console.log(
+        `profile kept: ${join(profiles, file)} (deciding from ${window.from} to ${window.to} µs)`,
+      )
+    }
   }
 } finally {
   if (!flags.keep) rmSync(root, { recursive: true, force: true })
@@ -76,13 +87,22 @@ console.log(
     `${Math.round(window.rate)}/s; runtime CPU ${cpuPerDecisionMs.toFixed(3)} ms per decision ` +
     `(user + system, all threads, /proc)`,
 )
-console.log('| part | ms CPU per decision | share of samples |')
-console.log('| --- | ---: | ---: |')
-for (const category of CATEGORIES) {
-  const share = result.busyUs[category] / result.totalBusyUs
-  console.log(
-    `| ${category} | ${(share * cpuPerDecisionMs).toFixed(3)} | ${(100 * share).toFixed(1)} % |`,
-  )
+console.log(
+  'by thread (ms CPU per decision): ' +
+    [...window.threads]
+      .filter(([, ms]) => ms > 0)
+      .map(([name, ms]) => `${name} ${(ms / decisions).toFixed(3)}`)
+      .join(', '),
+)
+if (result) {
+  console.log('| part | ms CPU per decision | share of samples |')
+  console.log('| --- | ---: | ---: |')
+  for (const category of CATEGORIES) {
+    const share = result.busyUs[category] / result.totalBusyUs
+    console.log(
+      `| ${category} | ${(share * cpuPerDecisionMs).toFixed(3)} | ${(100 * share).toFixed(1)} % |`,
+    )
+  }
 }
 
 /** User + system CPU of a process so far, all its threads (Linux /proc). */
@@ -93,6 +113,25 @@ function cpuMs(pid: number): number {
   // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name.
   const ticks = Number(fields[11]) + Number(fields[12])
   return (ticks * 1_000) / CLOCK_TICKS_PER_SEC
+}
+
+/** User + system CPU per thread name (the main thread, V8's helpers,
+ *  libuv's pool), summed over threads of one name. */
+function threadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+    } catch {
+      continue
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_SEC
+    byName.set(name, (byName.get(name) ?? 0) + ms)
+  }
+  return byName
 }
 
 function microseconds(): number {
