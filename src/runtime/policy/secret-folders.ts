@@ -1,0 +1,24 @@
+/**
+ * The person's folders that hold credentials, relative to their home
+ * folder. One list, read by two rules: the sensitive-path rule
+ * (sensitive-paths.ts), under which any change inside one needs a person
+ * every time and any read asks, and the command sandbox, which hides each
+ * of them behind an empty folder so an allowed command cannot read a key.
+ * A folder added here is covered by both at once.
+ *
+ * Each entry is a relative path of one or more segments, written with `/`.
+ */
+export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config/gh',
+  '.config/gcloud',
+  '.password-store',
+  // The Secret Service's keyrings (gnome-keyring): the person's stored
+  // passwords, Assent's integrity key among them.
+  '.local/share/keyrings',
+])
