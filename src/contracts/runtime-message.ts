@@ -146,6 +146,13 @@ export const RUNTIME_MESSAGES_EN = {
     previewChanged: 'What {{tool}} would do changed after it was approved; it did not run.',
     failed: 'The MCP call failed: {{detail}}',
   },
+  personOnly: {
+    credentials: '{{path}} holds credentials: a person decides every change to it.',
+    shellStartup: 'The shell runs {{path}} at start-up: a person decides every change to it.',
+    git: 'Git keeps what it runs in {{path}}: a person decides every change to it.',
+    runsLater:
+      '{{path}} makes code run later without anyone being asked: a person decides every change to it.',
+  },
   review: {
     network: 'network calls are decided by a person',
     recursiveDelete: 'recursive deletes are never approved automatically',

@@ -53,7 +53,10 @@ describe('rendering an approval', () => {
     )
   })
 
-  it('says what Always allow remembers, for each kind of grant', () => {
+  const PERSON_ONLY_SENTENCE =
+    'Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.'
+
+  it('says what Always allow remembers, and what it never covers, for each kind of grant', () => {
     const cases: Array<[Partial<ConsentView>, string]> = [
       [
         { toolName: 'write_file', alwaysAllow: { offered: true, scope: 'tool' } },
@@ -77,12 +80,19 @@ describe('rendering an approval', () => {
         },
         'write_note on Notes',
       ],
+      [
+        { alwaysAllow: { offered: true, scope: 'agent-command' } },
+        'this exact command line in this folder',
+      ],
+      [{ alwaysAllow: { offered: true, scope: 'agent-file' } }, 'changes to this one file'],
     ]
     for (const [overrides, expected] of cases) {
       freshPage()
       start()
       inbox.deliver(approvalView(overrides as never))
       expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain(expected)
+      // Every grant kind names what it never covers.
+      expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain(PERSON_ONLY_SENTENCE)
       expect(buttonFor('allow-always').getAttribute('aria-describedby')).toBe(
         CONSEQUENCE_IDS.alwaysAllow,
       )
@@ -98,7 +108,8 @@ describe('rendering an approval', () => {
     expect(button.children).toHaveLength(0)
     expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
     expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
-      'Always allow every tool of Notes remembers, in this room, the 2 tools listed in the window. If Notes adds, removes or changes any tool, Assent asks again.',
+      'Always allow every tool of Notes remembers, in this room, the 2 tools listed in the window. If Notes adds, removes or changes any tool, Assent asks again. ' +
+        PERSON_ONLY_SENTENCE,
     )
     expect(byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')).toHaveLength(0)
   })

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { Grant } from '../../contracts/room.ts'
 import { agentGrantScope } from '../policy/agent-grant-scope.ts'
-import { sensitivePathReason } from '../policy/sensitive-paths.ts'
+import { personOnlyReason, touchOfApproval } from '../policy/person-only.ts'
 
 /** What an allow-always decision turns into: the grant's fields besides its
  *  id, room, approval and time. */
@@ -37,8 +37,8 @@ const TOOL_SCOPED = new Set(['write_file'])
  *   anything in the workspace unasked. A recursive delete has no grant at
  *   all: what it removes depends on what the directory holds next time,
  *   which the person never saw;
- * - `write_file`: the tool in this room, except for sensitive paths
- *   (credentials, shell start-up files, git hooks), which always ask;
+ * - `write_file`: the tool in this room, except for what always needs a
+ *   person (person-only.ts), which asks whatever grant there is;
  * - `read_file`, `list_dir`: nothing. A read asks only when it leaves the
  *   workspace, names a credential or has several names, and "always" for
  *   one of those would hand the agent everything of the kind unasked.
@@ -51,6 +51,12 @@ export function grantScopeFor(
   // later turns they never saw.
   if (approval.kind === 'permission-request') {
     return unavailable('a permission request widens one turn and is never remembered')
+  }
+  // An action that always needs a person cannot be remembered: the grant
+  // would never answer for it, so "always" would be a promise not kept.
+  const personOnly = personOnlyReason(touchOfApproval(approval))
+  if (personOnly !== null) {
+    return unavailable(`${personOnly.path} always asks: ${personOnly.reason}`)
   }
   // An external agent's request has scopes of its own (policy/agent-grant-scope.ts).
   const agentScope = agentGrantScope(approval, realPathOf)
@@ -98,6 +104,10 @@ export function serverGrantScopeFor(approval: ApprovalRecord): GrantScopeResult 
   if (approval.kind !== 'mcp-tool-call' || !approval.mcp) {
     return unavailable('only an MCP call can be always allowed for its whole server')
   }
+  const personOnly = personOnlyReason(touchOfApproval(approval))
+  if (personOnly !== null) {
+    return unavailable(`${personOnly.path} always asks: ${personOnly.reason}`)
+  }
   const tools = approval.mcp.serverTools
   if (!tools) return unavailable("the MCP call does not show its server's tool list")
   return grant({
@@ -113,10 +123,12 @@ export function serverGrantScopeFor(approval: ApprovalRecord): GrantScopeResult 
 }
 
 /**
- * Whether an active grant answers for this built-in tool call. `resolvedPaths`
- * are the real paths the sandbox check returned for the call, so a path
- * grant is compared with what would really be deleted. A row without a scope
- * (written before scopes were stored) answers for its exact command only.
+ * Whether an active grant's scope covers this built-in tool call.
+ * `resolvedPaths` are the real paths the sandbox check returned for the
+ * call, so a path grant is compared with what would really be deleted. A
+ * row without a scope (written before scopes were stored) answers for its
+ * exact command only. The door that honours it (tool-call-runner.ts) asks
+ * person-only.ts first: no scope covers what always needs a person.
  */
 export function grantMatches(
   grant: Grant,
@@ -125,7 +137,7 @@ export function grantMatches(
   if (grant.toolName !== call.toolName || grant.mcp !== undefined) return false
   switch (grant.scope) {
     case 'tool':
-      return TOOL_SCOPED.has(call.toolName) && !touchesSensitivePath(call)
+      return TOOL_SCOPED.has(call.toolName)
     case 'path': {
       const args = call.args as { recursive?: unknown } | null
       return (
@@ -148,16 +160,6 @@ export function grantMatches(
     default:
       return false
   }
-}
-
-/** A tool grant never covers credentials, shell start-up files or git hooks:
- *  allowing "writes" after seeing one harmless note must not let the agent
- *  plant a hook or read a key unasked. Such a call asks again. Both the raw
- *  and the resolved path count, as in the reviewer. */
-function touchesSensitivePath(call: { args: unknown; resolvedPaths: readonly string[] }): boolean {
-  const raw = (call.args as { path?: unknown } | null)?.path
-  const candidates = typeof raw === 'string' ? [raw, ...call.resolvedPaths] : call.resolvedPaths
-  return candidates.some((candidate) => sensitivePathReason(candidate) !== null)
 }
 
 /**

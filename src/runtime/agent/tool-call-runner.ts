@@ -34,6 +34,7 @@ import {
 import { decisionFor } from './approval-wait.ts'
 import { recordProposedCall } from './call-record.ts'
 import { grantMatches } from './grant-scope.ts'
+import { grantThatMayAnswer } from '../policy/person-only.ts'
 import type { TurnWidenings } from './permission-request-runner.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
@@ -182,11 +183,20 @@ export class ToolCallRunner {
     // A grant speaks for the workspace it was given in: a write let out of
     // it by this turn's permission request asks, whatever grant there is.
     if (grantsHonoured(policy) && access.widened !== true) {
-      const grant = this.deps.grants
-        .listActive(turn.roomId)
-        .find((candidate) =>
-          grantMatches(candidate, { toolName: tool.name, args, resolvedPaths: access.paths }),
-        )
+      const grant = grantThatMayAnswer(
+        {
+          toolName: tool.name,
+          arguments: args,
+          workspace: turn.workspace,
+          resolvedPaths: access.paths,
+        },
+        () =>
+          this.deps.grants
+            .listActive(turn.roomId)
+            .find((candidate) =>
+              grantMatches(candidate, { toolName: tool.name, args, resolvedPaths: access.paths }),
+            ),
+      )
       if (grant) {
         return this.execute(scope, call, tool, args, {
           allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id },

@@ -9,6 +9,7 @@ import type {
   ExternalDecision,
 } from '../external-agents/external-agent-port.ts'
 import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
+import { grantThatMayAnswer } from '../policy/person-only.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
@@ -111,12 +112,21 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       return this.allowed(call, { type: 'tool_allowed_by_policy' }, 'allow-once')
     }
     if (grantsHonoured(policy)) {
-      const grant = this.deps.grants.listActive(turn.roomId).find((candidate) =>
-        agentGrantCovers(candidate, {
+      const grant = grantThatMayAnswer(
+        {
           toolName: shown.action.toolName,
           arguments: shown.action.arguments,
+          workspace: turn.workspace,
           resolvedPaths: access.paths,
-        }),
+        },
+        () =>
+          this.deps.grants.listActive(turn.roomId).find((candidate) =>
+            agentGrantCovers(candidate, {
+              toolName: shown.action.toolName,
+              arguments: shown.action.arguments,
+              resolvedPaths: access.paths,
+            }),
+          ),
       )
       if (grant) {
         return this.allowed(

@@ -11,6 +11,12 @@ import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
+import {
+  personOnlyMessage,
+  personOnlyReason,
+  touchOfApproval,
+  type PersonOnly,
+} from '../policy/person-only.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -166,7 +172,7 @@ export class ApprovalRequester {
       request.review && turn.policy.approvalReviewer === 'agent'
         ? this.reviewAutomatically(turn, approval, request.review)
         : Promise.resolve()
-    const delegated = reviewed.then(() => this.askDelegate(turn.roomId, approval.id))
+    const delegated = reviewed.then(() => this.askDelegate(turn, approval.id))
     return {
       approval,
       outcome: delegated.then(() => gate.waitForOutcome(approval.id)),
@@ -187,11 +193,19 @@ export class ApprovalRequester {
   /** Where the room names someone to decide in the person's place, asks
    *  them about an approval still left to the person, with the canonical
    *  action and digest the protected window would show. */
-  private async askDelegate(roomId: string, approvalId: string): Promise<void> {
-    const delegate = this.options.delegateFor?.(roomId)
+  private async askDelegate(turn: Turn, approvalId: string): Promise<void> {
+    const delegate = this.options.delegateFor?.(turn.roomId)
     if (!delegate) return
     const current = this.options.approvals.get(approvalId)
     if (current?.status !== 'pending') return
+    // The webhook decides what the room would ask the person, except what
+    // always needs the person: it is never sent, so its answer cannot allow
+    // a change to .git or a credential in their place.
+    const personOnly = personOnlyReason(touchOfApproval(current, turn.workspace))
+    if (personOnly !== null) {
+      this.leaveToPerson(turn, current, 'the approver webhook is not asked', personOnly)
+      return
+    }
     const action = canonicalAction(current)
     let verdict: DelegatedVerdict
     try {
@@ -224,11 +238,22 @@ export class ApprovalRequester {
     describe: () => Promise<ReviewInput>,
   ): Promise<void> {
     const { gate, events, now } = this.options
+    const reviewed = await describe()
     const verdict = await reviewFailClosed(
       this.options.reviewer,
-      await describe(),
+      reviewed,
       this.options.reviewerTimeoutMs ?? REVIEWER_TIMEOUT_MS,
     )
+    // The reviewer may refuse what always needs a person, never allow it:
+    // whichever reviewer is plugged in, its allow of such an action goes
+    // to the person instead.
+    if (verdict.verdict === 'allow') {
+      const personOnly = personOnlyReason(reviewed)
+      if (personOnly !== null) {
+        this.leaveToPerson(turn, approval, 'the automatic review may not allow it', personOnly)
+        return
+      }
+    }
     if (verdict.verdict === 'escalate') {
       // Escalation leaves the approval pending for the person, who decides in
       // the protected window like any other approval; the reviewer's reason
@@ -247,5 +272,19 @@ export class ApprovalRequester {
       reason: verdict.reason,
       ...(verdict.message ? { reasonMessage: verdict.message } : {}),
     })
+  }
+
+  /** Leaves an approval that always needs a person to them, with why on the
+   *  approval and in the audit log (its `review_escalated` event). */
+  private leaveToPerson(
+    turn: Turn,
+    approval: ApprovalRecord,
+    who: string,
+    found: PersonOnly,
+  ): void {
+    const { now, events } = this.options
+    const reason = `${who}: ${found.path}: ${found.reason}`
+    this.options.approvals.escalate(approval, reason, now(), personOnlyMessage(found))
+    events.emit('timeline.updated', { roomId: turn.roomId })
   }
 }

@@ -19,6 +19,7 @@ import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { RoomDirectory } from '../ports/room-directory.ts'
+import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
 import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
 
@@ -81,7 +82,9 @@ export class GatewayCallService {
     })
     conversations.openCall(turn, call)
 
-    const grant = this.options.grants.findMcpGrant(room.id, request)
+    const grant = grantThatMayAnswer(mcpTouch(request, room.workspace), () =>
+      this.options.grants.findMcpGrant(room.id, request),
+    )
     if (grant) {
       conversations.startAllowedByGrant(call, grant.id, at)
       events.emit('timeline.updated', { roomId: room.id })

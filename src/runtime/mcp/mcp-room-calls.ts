@@ -9,6 +9,7 @@ import type { McpToolCalls, ToolCallOutcome } from '../ports/mcp-tool-calls.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { capOutput } from '../tools/tool-types.ts'
+import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
 import {
   mcpApprovalFields,
   runGatedMcpCall,
@@ -151,7 +152,9 @@ export class McpRoomCalls implements McpToolCalls {
     const { conversations, requester, now } = this.options
     const report = async () => undefined
     if (grantsHonoured(turn.policy.approvalPolicy)) {
-      const grant = this.options.grants.findMcpGrant(turn.roomId, request)
+      const grant = grantThatMayAnswer(mcpTouch(request, turn.workspace), () =>
+        this.options.grants.findMcpGrant(turn.roomId, request),
+      )
       if (grant) {
         conversations.recordAllowedByGrant(call, grant.id, now())
         return { status: 'allowed', reason: null, report }

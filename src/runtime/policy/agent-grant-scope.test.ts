@@ -67,13 +67,11 @@ describe('agentGrantScope', () => {
     }
   })
 
-  it('remembers no delete, move, change to several files, sensitive file or other tool call', () => {
+  it('remembers no delete, move, change to several files or other tool call', () => {
     const refused = [
       files(fileChange('/ws/a.txt', { change: 'delete' })),
       files(fileChange('/ws/a.txt', { movePath: '/ws/b.txt' })),
       files(fileChange('/ws/a.txt'), fileChange('/ws/b.txt')),
-      files(fileChange('/ws/.git/hooks/pre-commit')),
-      files(fileChange('/ws/.bashrc')),
       {
         toolName: AGENT_TOOL_CALL_TOOL,
         arguments: { agent, toolKind: 'fetch', title: 'get', input: null },

@@ -5,7 +5,6 @@ import {
   type AgentFileChangesArguments,
 } from '../../contracts/agent-request.ts'
 import type { Grant } from '../../contracts/room.ts'
-import { sensitivePathReason } from './sensitive-paths.ts'
 
 /** What an allow-always on an external agent's request turns into. */
 export type AgentGrantDraft = Pick<Grant, 'toolName' | 'command'> &
@@ -24,10 +23,11 @@ export type AgentGrantScope = { ok: true; draft: AgentGrantDraft } | { ok: false
  *   wider (no prefix, no "commands like this");
  * - a file change: one file, added or edited in place, by its real path:
  *   later requests that add or edit exactly that file, and nothing else,
- *   are covered. A change to several files, a delete, a move or a
- *   credential, shell start-up file or git hook asks every time: "always"
- *   after seeing one set of files must not stretch to another, and a delete
- *   or a move cannot be undone;
+ *   are covered. A change to several files, a delete or a move asks every
+ *   time: "always" after seeing one set of files must not stretch to
+ *   another, and a delete or a move cannot be undone. What always needs a
+ *   person (person-only.ts) is refused a grant by grantScopeFor before
+ *   this is asked, and no grant answers for it at the door;
  * - any other tool call: none.
  */
 export function agentGrantScope(
@@ -60,9 +60,6 @@ export function agentGrantScope(
       if ('reason' in single) return { ok: false, reason: single.reason }
       const real = realPathOf(single.path)
       if (real === null) return { ok: false, reason: 'the file cannot be resolved' }
-      if (sensitivePathReason(real) !== null) {
-        return { ok: false, reason: 'a change to this file always asks' }
-      }
       return {
         ok: true,
         draft: { scope: 'path', toolName: AGENT_FILE_CHANGE_TOOL, command: null, path: real },
@@ -74,7 +71,8 @@ export function agentGrantScope(
 }
 
 /**
- * Whether `grant` answers for an external agent's request. `resolvedPaths`
+ * Whether `grant`'s scope covers an external agent's request; the door
+ * (external-turn-asker.ts) asks person-only.ts first. `resolvedPaths`
  * are the real paths the sandbox check returned for it: the command's folder,
  * or each changed file (and move target) in order.
  */
@@ -106,9 +104,7 @@ export function agentGrantCovers(
         !('reason' in single) &&
         grant.path !== undefined &&
         request.resolvedPaths.length === 1 &&
-        request.resolvedPaths[0] === grant.path &&
-        sensitivePathReason(single.path) === null &&
-        sensitivePathReason(grant.path) === null
+        request.resolvedPaths[0] === grant.path
       )
     }
     default:

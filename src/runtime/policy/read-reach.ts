@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises'
 import { isInsideRoot } from './path-containment.ts'
-import { sensitivePathReason } from './sensitive-paths.ts'
+import { sensitivePath } from './sensitive-paths.ts'
 
 export interface ReadReachInput {
   /** The room's workspace, as stored (resolved here). */
@@ -13,8 +13,9 @@ export interface ReadReachInput {
 
 /**
  * Why a read reaches beyond the room's workspace, or null when it stays
- * inside: a path that resolves outside the workspace, a path that names a
- * credential, a shell start-up file or a git hook (as asked or as resolved:
+ * inside: a path that resolves outside the workspace, a path whose reading
+ * shows a secret (a credential, a shell start-up file, a git config; as
+ * asked or as resolved:
  * a link can hide one behind an innocent name, and a raw name can reveal
  * one the resolved path no longer shows), or a file with more than one
  * name (a hard link inside the workspace may be the only way to a file
@@ -36,8 +37,8 @@ export async function privateReadReason(input: ReadReachInput): Promise<string |
     if (!isInsideRoot(realWorkspace, resolved)) return `${resolved} is outside the workspace`
   }
   for (const candidate of [...input.requested, ...input.resolved]) {
-    const sensitive = sensitivePathReason(candidate)
-    if (sensitive !== null) return `${candidate}: ${sensitive}`
+    const sensitive = sensitivePath(candidate)
+    if (sensitive?.readAsks === true) return `${candidate}: ${sensitive.reason}`
   }
   for (const resolved of input.resolved) {
     const links = await linksOfRegularFile(resolved)

@@ -7,7 +7,8 @@ import {
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
 import { isDestructiveCommand, pipesDownloadToShell } from '../tools/command-patterns.ts'
-import { sensitivePathReason } from './sensitive-paths.ts'
+import { personOnlyReason } from './person-only.ts'
+import { sensitivePath } from './sensitive-paths.ts'
 
 /** What the approve-for-me reviewer sees: the call as the runtime will run
  *  it, after the sandbox check resolved its paths. */
@@ -50,8 +51,9 @@ export interface ActionReviewer {
  * and hands everything else to the person.
  *
  * - deny: recursive deletes; `rm -rf` and other destructive commands;
- *   downloads piped into a shell; any write or delete touching credentials,
- *   shell start-up files or git hooks;
+ *   downloads piped into a shell; any write or delete of what always needs
+ *   a person (person-only.ts: credentials, shell start-up files, all of
+ *   .git, files that run code later);
  * - allow: non-destructive reads and writes inside the workspace (a read of
  *   a credential file is escalated, not allowed: it would put a secret in
  *   front of the model);
@@ -117,15 +119,21 @@ function reviewCommand(input: ReviewInput): ReviewVerdict {
   return escalate('commands are decided by a person', 'review.commands')
 }
 
-/** Checks the path as asked for and as resolved: a symlink can hide a
+/** For a write: what always needs a person (person-only.ts), which this
+ *  reviewer refuses. For a read: a path whose reading shows a secret. Both
+ *  the path as asked for and as resolved count: a symlink can hide a
  *  credential file behind an innocent name, and a raw name can reveal one
  *  the resolved path no longer shows. */
 function firstSensitive(input: ReviewInput): { path: string; why: string } | null {
+  if (input.effect === 'write') {
+    const found = personOnlyReason(input)
+    return found === null ? null : { path: found.path, why: `${found.path}: ${found.reason}` }
+  }
   const raw = input.arguments.path
   const candidates = typeof raw === 'string' ? [raw, ...input.resolvedPaths] : input.resolvedPaths
   for (const candidate of candidates) {
-    const reason = sensitivePathReason(candidate)
-    if (reason !== null) return { path: candidate, why: `${candidate}: ${reason}` }
+    const found = sensitivePath(candidate)
+    if (found?.readAsks === true) return { path: candidate, why: `${candidate}: ${found.reason}` }
   }
   return null
 }

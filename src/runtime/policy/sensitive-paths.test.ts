@@ -36,7 +36,6 @@ describe('sensitivePathReason', () => {
     'src/env.ts',
     'docs/.environment.md',
     'src/profile.ts',
-    'repo/.git/HEAD',
     'repo/config',
     'keys/id_rsa_notes_are_here.md.bak/readme',
     'bashrc-examples/readme.md',

@@ -124,18 +124,19 @@ export const enConsent = {
     deny: 'Deny: the agent is told you said no, and goes on without it.',
     allowOnce: 'Allow once: this action runs once, exactly as shown.',
     alwaysAllow: {
-      tool: 'Always allow remembers {{tool}} in this room: any file inside the workspace. Credentials, shell start-up files and git hooks still ask.',
-      command: 'Always allow remembers this exact command, with these exact words and no shell.',
-      path: 'Always allow remembers deleting this one path ({{path}}), not the tool.',
+      tool: 'Always allow remembers {{tool}} in this room: any file inside the workspace. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+      command:
+        'Always allow remembers this exact command, with these exact words and no shell. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+      path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
       'mcp-tool':
-        'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition.',
+        'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
       'agent-command':
-        'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks.',
+        'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
       'agent-file':
-        'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask.',
+        'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
     },
     alwaysAllowServer:
-      'Always allow every tool of {{server}} remembers, in this room, the {{count}} tools listed in the window. If {{server}} adds, removes or changes any tool, Assent asks again.',
+      'Always allow every tool of {{server}} remembers, in this room, the {{count}} tools listed in the window. If {{server}} adds, removes or changes any tool, Assent asks again. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
     noAlwaysAllow: {
       'command-has-options':
         'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',

@@ -89,6 +89,12 @@ export const zhCNRuntime: Catalog['runtime'] = {
     previewChanged: '{{tool}} 将要执行的内容在批准之后发生了变化，它没有运行。',
     failed: 'MCP 调用出错：{{detail}}',
   },
+  personOnly: {
+    credentials: '{{path}} 保存凭据：对它的每次修改都由人来决定。',
+    shellStartup: 'shell 启动时会运行 {{path}}：对它的每次修改都由人来决定。',
+    git: 'Git 在 {{path}} 中保存它会运行的内容：对它的每次修改都由人来决定。',
+    runsLater: '{{path}} 会让代码在之后无人询问地运行：对它的每次修改都由人来决定。',
+  },
   review: {
     network: '网络调用由人来决定',
     recursiveDelete: '递归删除从不自动批准',

@@ -1,0 +1,354 @@
+import { readdirSync, readFileSync, realpathSync, type Dirent } from 'node:fs'
+import { homedir } from 'node:os'
+import path from 'node:path'
+import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
+import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
+import {
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
+import { isInsideRoot } from './path-containment.ts'
+import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
+
+/**
+ * "Needs a person every time": the one rule every door that allows without
+ * a person applies, at the moment of use. The doors are each grant kind
+ * (a built-in tool, command or path grant; an MCP tool or MCP server
+ * grant; an external agent's command or file grant), the approve-for-me
+ * reviewer and the approver webhook; the command sandbox keeps the same
+ * paths read-only inside the workspace (`personOnlyPathsIn`). A door that
+ * finds a reason here leaves the action to the person in the protected
+ * window. What the rule covers is the table in sensitive-paths.ts.
+ */
+
+/** One action as a door sees it. */
+export interface ActionTouch {
+  /** A built-in tool (`write_file`), an external agent's request
+   *  (`agent_command`), or an MCP server's own name for its tool. */
+  toolName: string
+  /** For an MCP call, the server it goes to. */
+  mcpServerId?: string
+  arguments: unknown
+  /** The folder relative paths are taken from: the room's workspace, or
+   *  for an MCP call, the folder its server works in. */
+  workspace: string
+  /** Real paths a sandbox check already resolved for the call. */
+  resolvedPaths?: readonly string[]
+}
+
+export interface PersonOnly {
+  /** The path as found (an argument, a word of a command, or a real path). */
+  path: string
+  class: SensitiveClass
+  /** In English, finishing "<path>: …". */
+  reason: string
+}
+
+/** More candidate paths than this in one action: the action asks. Checking
+ *  each costs a realpath; an action built to be too costly to check is not
+ *  one any door should answer for. */
+export const MAX_CHECKED_CANDIDATES = 512
+
+/**
+ * Why this action needs a person, or null when a door may answer for it.
+ *
+ * Every path the action names is checked as written, as resolved against
+ * the workspace (a link inside the workspace can lead to .git/hooks under
+ * an innocent name), and as the sandbox resolved it. Which arguments name
+ * paths: for Assent's own tools and external agents' requests, the fields
+ * that do (a file's content and a diff are text, not places); for an MCP
+ * tool Assent does not know, every string in its arguments, as a whole and
+ * word by word, since any of them may be a path the server acts on.
+ * Commands are read word by word too (`cp x .git/hooks/pre-commit`).
+ *
+ * Fails closed: an action with more candidates than can be checked asks.
+ */
+export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
+  const candidates = candidatePaths(touch)
+  if (candidates.length > MAX_CHECKED_CANDIDATES) {
+    return {
+      path: touch.toolName,
+      class: 'runs-later',
+      reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
+    }
+  }
+  const hooks = hooksFolderOf(touch.workspace)
+  const resolved = [...(touch.resolvedPaths ?? [])]
+  for (const candidate of candidates) {
+    const real = realPathAllowingMissing(path.resolve(touch.workspace, candidate))
+    if (real !== null) resolved.push(real)
+  }
+  for (const candidate of [...candidates, ...resolved]) {
+    const finding = sensitivePath(candidate)
+    if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
+  }
+  if (hooks !== null) {
+    const inHooks = resolved.find((real) => isInsideRoot(hooks, real))
+    if (inHooks !== undefined) {
+      return {
+        path: inHooks,
+        class: 'git',
+        reason: 'git runs the hooks in it (core.hooksPath)',
+      }
+    }
+  }
+  return null
+}
+
+/** Fields that hold text, never a place, for the tools Assent knows. */
+const CONTENT = new Set(['content'])
+const BUILT_IN_TEXT_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  write_file: CONTENT,
+  [AGENT_FILE_CHANGE_TOOL]: new Set(['preview', 'agentDiff', 'sourceSha256', 'agent']),
+  [AGENT_COMMAND_TOOL]: new Set(['agent']),
+}
+const FILESYSTEM_SERVER_TEXT_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  write_file: CONTENT,
+  'write_file.preview': CONTENT,
+}
+
+function textFieldsOf(touch: ActionTouch): ReadonlySet<string> {
+  const table =
+    touch.mcpServerId === undefined
+      ? BUILT_IN_TEXT_FIELDS
+      : touch.mcpServerId === BUILT_IN_FILESYSTEM_SERVER_ID
+        ? FILESYSTEM_SERVER_TEXT_FIELDS
+        : {}
+  return Object.hasOwn(table, touch.toolName) ? (table[touch.toolName] ?? NONE) : NONE
+}
+const NONE: ReadonlySet<string> = new Set()
+
+function isAgentFileChange(touch: ActionTouch): boolean {
+  return touch.mcpServerId === undefined && touch.toolName === AGENT_FILE_CHANGE_TOOL
+}
+
+/** How deep into an argument object the search goes; deeper asks. */
+const MAX_DEPTH = 16
+
+function candidatePaths(touch: ActionTouch): string[] {
+  const skip = textFieldsOf(touch)
+  const out: string[] = []
+  const visit = (value: unknown, depth: number): void => {
+    if (out.length > MAX_CHECKED_CANDIDATES) return
+    if (typeof value === 'string') {
+      addPathAndWords(value, out)
+      return
+    }
+    if (typeof value !== 'object' || value === null) return
+    if (depth >= MAX_DEPTH) {
+      // Too deep to read: count it as uncheckable, which makes it ask.
+      out.length = MAX_CHECKED_CANDIDATES + 1
+      return
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1)
+      return
+    }
+    for (const [key, inner] of Object.entries(value)) {
+      if (depth === 0 && skip.has(key)) continue
+      // An external agent's file changes: each change's own text fields.
+      if (depth === 2 && isAgentFileChange(touch) && skip.has(key)) continue
+      visit(inner, depth + 1)
+    }
+  }
+  visit(touch.arguments, 0)
+  return out
+}
+
+/** Splits a command line or free text into the words that may be paths:
+ *  on white space, quotes, shell operators and `=` (`--out=.git/x`). */
+const WORD_SEPARATORS = /[\s'"`;|&<>()=,]+/
+
+function addPathAndWords(value: string, out: string[]): void {
+  if (value === '' || value.includes('\0')) return
+  out.push(value)
+  const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
+  if (words.length === 1 && words[0] === value) return
+  for (const word of words) out.push(word)
+}
+
+/**
+ * The real folder git runs hooks from when the workspace's repository sets
+ * `core.hooksPath`, or null. Read from `.git/config` (or the git folder a
+ * `.git` file points to). A config that cannot be read names no folder:
+ * the default hooks folder is inside .git, which the table covers anyway.
+ */
+function hooksFolderOf(workspace: string): string | null {
+  const gitFolder = gitFolderOf(workspace)
+  if (gitFolder === null) return null
+  let config: string
+  try {
+    config = readFileSync(path.join(gitFolder, 'config'), 'utf8')
+  } catch {
+    return null
+  }
+  const value = coreHooksPath(config)
+  if (value === null) return null
+  const expanded = value.startsWith('~/') ? path.join(homeFolder(), value.slice(2)) : value
+  return realPathAllowingMissing(path.resolve(workspace, expanded))
+}
+
+function gitFolderOf(workspace: string): string | null {
+  const dotGit = path.join(workspace, '.git')
+  try {
+    const pointer = readFileSync(dotGit, 'utf8')
+    const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(pointer)?.[1]
+    return gitdir === undefined ? null : path.resolve(workspace, gitdir)
+  } catch (error) {
+    // EISDIR: the usual case, a .git folder.
+    return (error as NodeJS.ErrnoException).code === 'EISDIR' ? dotGit : null
+  }
+}
+
+/** `hooksPath` in the `[core]` section of a git config, or null. Git's
+ *  keys are case-insensitive; its values may be quoted. */
+export function coreHooksPath(config: string): string | null {
+  let inCore = false
+  let found: string | null = null
+  for (const raw of config.split(/\r?\n/)) {
+    const line = raw.trim()
+    const section = /^\[\s*([^\]\s]+)[^\]]*\]/.exec(line)
+    if (section) {
+      inCore = section[1]?.toLowerCase() === 'core'
+      continue
+    }
+    if (!inCore) continue
+    const entry = /^hookspath\s*=\s*(.*?)\s*$/i.exec(line)
+    if (entry?.[1]) found = entry[1].replace(/^"(.*)"$/, '$1')
+  }
+  return found
+}
+
+function homeFolder(): string {
+  return homedir()
+}
+
+/** How far `personOnlyPathsIn` looks below the workspace, and how many
+ *  entries it reads at most. */
+export const READ_ONLY_WALK_DEPTH = 3
+export const READ_ONLY_WALK_ENTRIES = 4_000
+
+/**
+ * The paths inside `workspace` that the command sandbox keeps read-only:
+ * every file or folder the table covers, found by a walk of the workspace
+ * to `READ_ONLY_WALK_DEPTH` levels (a match is not descended into), and the
+ * hooks folder git is told to use. Real paths, so the sandbox binds what
+ * is really there; links are not followed, so the walk stays inside.
+ * `truncated` says the walk stopped at `READ_ONLY_WALK_ENTRIES` entries.
+ */
+export function personOnlyPathsIn(workspace: string): { paths: string[]; truncated: boolean } {
+  let real: string
+  try {
+    real = realpathSync.native(workspace)
+  } catch {
+    return { paths: [], truncated: false }
+  }
+  const out = new Set<string>()
+  let seen = 0
+  let truncated = false
+  let level: string[] = ['']
+  for (let depth = 0; depth < READ_ONLY_WALK_DEPTH && level.length > 0; depth += 1) {
+    const next: string[] = []
+    for (const relative of level) {
+      let entries: Dirent[]
+      try {
+        entries = readdirSync(path.join(real, relative), { withFileTypes: true })
+      } catch {
+        continue
+      }
+      for (const entry of entries) {
+        seen += 1
+        if (seen > READ_ONLY_WALK_ENTRIES) {
+          truncated = true
+          break
+        }
+        const child = relative === '' ? entry.name : path.join(relative, entry.name)
+        if (sensitivePath(child) !== null) out.add(path.join(real, child))
+        else if (entry.isDirectory()) next.push(child)
+      }
+      if (truncated) break
+    }
+    if (truncated) break
+    level = next
+  }
+  const hooks = hooksFolderOf(real)
+  if (hooks !== null && isInsideRoot(real, hooks)) out.add(hooks)
+  return { paths: [...out].sort(), truncated }
+}
+
+/** The real path of `absolute`, following links, with a missing tail
+ *  appended as written; null if not even its folder resolves. */
+function realPathAllowingMissing(absolute: string): string | null {
+  let tail = ''
+  let current = absolute
+  for (let i = 0; i < 64; i += 1) {
+    try {
+      const real = realpathSync.native(current)
+      return tail === '' ? real : path.join(real, tail)
+    } catch {
+      const parent = path.dirname(current)
+      if (parent === current) return null
+      tail = tail === '' ? path.basename(current) : path.join(path.basename(current), tail)
+      current = parent
+    }
+  }
+  return null
+}
+
+/**
+ * The grant `find` gives, unless the action needs a person: the one way
+ * each door honours a grant of any kind, at the moment of use, so a grant
+ * made before a file became person-only (or made for a tool, a server or
+ * a command that later names one) never answers for it.
+ */
+export function grantThatMayAnswer<G>(
+  touch: ActionTouch,
+  find: () => G | undefined,
+): G | undefined {
+  if (personOnlyReason(touch) !== null) return undefined
+  return find()
+}
+
+/** The touch of a stored approval: its tool, arguments and folder. */
+export function touchOfApproval(
+  approval: {
+    toolName: string
+    arguments: unknown
+    workingDirectory: string
+    mcp?: { serverId: string } | undefined
+  },
+  workspace: string = approval.workingDirectory,
+): ActionTouch {
+  return {
+    toolName: approval.toolName,
+    ...(approval.mcp ? { mcpServerId: approval.mcp.serverId } : {}),
+    arguments: approval.arguments,
+    workspace,
+  }
+}
+
+/** The reason as a message code, for the person's language. */
+export function personOnlyMessage(found: PersonOnly): RuntimeMessage {
+  return message(PERSON_ONLY_CODES[found.class], { path: found.path })
+}
+
+const PERSON_ONLY_CODES = {
+  credentials: 'personOnly.credentials',
+  'shell-startup': 'personOnly.shellStartup',
+  git: 'personOnly.git',
+  'runs-later': 'personOnly.runsLater',
+} as const satisfies Record<SensitiveClass, RuntimeMessageCode>
+
+/** The touch of an MCP call on `serverId`, run for `workspace`. */
+export function mcpTouch(
+  call: { serverId: string; toolName: string; arguments: unknown },
+  workspace: string,
+): ActionTouch {
+  return {
+    toolName: call.toolName,
+    mcpServerId: call.serverId,
+    arguments: call.arguments,
+    workspace,
+  }
+}
