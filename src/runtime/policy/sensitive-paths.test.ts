@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sensitivePathReason } from './sensitive-paths.ts'
+import { sensitivePath, sensitivePathReason } from './sensitive-paths.ts'
 
 describe('sensitivePathReason', () => {
   it.each([
@@ -27,6 +27,29 @@ describe('sensitivePathReason', () => {
     'repo/.git/hooks/pre-commit',
     'repo/.git/config',
     'C:\\Users\\u\\.ssh\\id_rsa',
+    // All of .git, at any depth: a submodule's hooks and config run like
+    // the repository's own; a worktree's too; and a .git pointer file.
+    'repo/.git/HEAD',
+    'repo/.git/modules/x/hooks/pre-commit',
+    'repo/.git/modules/sub/config',
+    'repo/.git/worktrees/w/config',
+    'repo/sub/.git',
+    'repo/.gitmodules',
+    'repo/.husky/pre-commit',
+    'repo/.githooks/pre-push',
+    'repo/.pre-commit-config.yaml',
+    // Code that runs later without anyone asked.
+    'repo/.envrc',
+    'repo/.vscode/tasks.json',
+    'repo/.vscode/launch.json',
+    'repo/.github/workflows/ci.yml',
+    'repo/.gitlab-ci.yml',
+    'repo/Jenkinsfile',
+    'repo/team.code-workspace',
+    '/home/u/.config/autostart/x.desktop',
+    // The shared list of credential folders.
+    '/home/u/.config/gh/hosts.yml',
+    '/home/u/.local/share/keyrings/login.keyring',
   ])('recognises %s', (p) => {
     expect(sensitivePathReason(p)).not.toBeNull()
   })
@@ -37,11 +60,34 @@ describe('sensitivePathReason', () => {
     'docs/.environment.md',
     'src/profile.ts',
     'repo/config',
+    'repo/.github/ISSUE_TEMPLATE/bug.md',
+    'repo/.vscode/extensions.json',
+    'repo/.gitignore',
+    'src/git.ts',
+    'docs/git/hooks.md',
     'keys/id_rsa_notes_are_here.md.bak/readme',
     'bashrc-examples/readme.md',
     '',
     '/',
   ])('leaves %j alone', (p) => {
     expect(sensitivePathReason(p)).toBeNull()
+  })
+
+  it('asks for a read only of what would show a secret', () => {
+    expect(sensitivePath('/home/u/.ssh/id_ed25519')?.readAsks).toBe(true)
+    expect(sensitivePath('repo/.bashrc')?.readAsks).toBe(true)
+    // A remote's URL in a git config can carry a token.
+    expect(sensitivePath('repo/.git/config')?.readAsks).toBe(true)
+    expect(sensitivePath('repo/.git/modules/sub/config')?.readAsks).toBe(true)
+    expect(sensitivePath('repo/.git/HEAD')?.readAsks).toBe(false)
+    expect(sensitivePath('repo/.envrc')?.readAsks).toBe(false)
+    expect(sensitivePath('repo/.github/workflows/ci.yml')?.readAsks).toBe(false)
+  })
+
+  it('names the class of each match', () => {
+    expect(sensitivePath('repo/.git/hooks/x')?.class).toBe('git')
+    expect(sensitivePath('repo/.envrc')?.class).toBe('runs-later')
+    expect(sensitivePath('/h/.zshrc')?.class).toBe('shell-startup')
+    expect(sensitivePath('/h/.aws/credentials')?.class).toBe('credentials')
   })
 })
