@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
@@ -120,6 +121,30 @@ describe.each(GRANT_DOORS)('$name', (door) => {
       expect((await roomGrants(harness, roomId)).map((each) => each.id)).toEqual([grant.id])
     },
   )
+})
+
+describe('a write_file tool grant in a repository whose config moves its hooks', () => {
+  it.each([
+    ['after a comment', '[core]\n\thooksPath = tools/hooks ; moved by the team\n'],
+    ["on the section's own line", '[core] hooksPath = tools/hooks\n'],
+  ])('never answers for the hooks folder git runs, named %s', async (_, config) => {
+    const workspace = await doorWorkspace()
+    await writeFile(join(workspace, '.git/config'), config)
+    const roomId = (await createRoom(harness, { workspace })).id
+    const view = await pendingApprovalFor(harness, roomId, 'write docs/first.txt harmless')
+    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, roomId, view.approval.turnId)
+    expect(await turnOutcome(harness, roomId, `write ${CONTROL_PATH} ${EVIL}`)).toMatchObject({
+      call: { status: 'succeeded', approvalId: null },
+    })
+    const hook = 'tools/hooks/pre-commit'
+    const outcome = await turnOutcome(harness, roomId, `write ${hook} ${EVIL}`)
+    expect(outcome.asked?.approval.status).toBe('pending')
+    expect(await contentOf(workspace, hook)).toBe(ORIGINAL)
+    if (outcome.asked) {
+      await denyAndSettle(harness, roomId, outcome.turnId, outcome.asked.approval.id)
+    }
+  })
 })
 
 /** Doors that make a grant for exactly one command or one path: for what

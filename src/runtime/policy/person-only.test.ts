@@ -128,6 +128,26 @@ describe('personOnlyReason: the paths an action names', () => {
     expect(personOnlyReason(write('tools/hooks/pre-commit'))).toBeNull()
   })
 
+  it('needs a person in the hooks folder git really runs when its config line ends in a comment', () => {
+    writeFileSync(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks ; moved\n')
+    expect(personOnlyReason(write('tools/hooks/pre-commit'))).toMatchObject({
+      path: join(workspace, 'tools/hooks/pre-commit'),
+      class: 'git',
+    })
+    expect(personOnlyPathsIn(workspace).paths).toContain(join(workspace, 'tools/hooks'))
+  })
+
+  it("reads core.hooksPath from the repository's top when the workspace is a folder inside it", () => {
+    const inner = join(workspace, 'packages/app')
+    mkdirSync(join(inner, 'hooks'), { recursive: true })
+    writeFileSync(join(workspace, '.git/config'), '[core]\n\thooksPath = packages/app/hooks\n')
+    expect(personOnlyReason({ ...write('hooks/pre-commit'), workspace: inner })).toMatchObject({
+      path: join(inner, 'hooks/pre-commit'),
+      reason: expect.stringContaining('core.hooksPath'),
+    })
+    expect(personOnlyReason({ ...write('src/index.ts'), workspace: inner })).toBeNull()
+  })
+
   it('asks when an action names more paths than can be checked, and not at the bound', () => {
     const names = (count: number) => Array.from({ length: count }, (_, i) => `docs/n${i}`)
     expect(personOnlyReason(mcp('notes', 'put', { names: names(MAX_CHECKED_CANDIDATES) }))).toBe(
@@ -154,12 +174,21 @@ describe('coreHooksPath', () => {
     ['[core]\n\thooksPath = "my hooks"\n', 'my hooks'],
     ['[CORE]\n\tHOOKSPATH=.hooks\n', '.hooks'],
     ['[core]\n\thooksPath = a\n[core]\n\thooksPath = b\n', 'b'],
+    // As git reads them: a comment after the value, a key on the section's
+    // line, quotes around part of a value and escapes inside them.
+    ['[core]\n\thooksPath = tools/hooks ; moved by the team\n', 'tools/hooks'],
+    ['[core]\n\thooksPath = tools/hooks # moved\n', 'tools/hooks'],
+    ['[core] hooksPath = inline/hooks\n', 'inline/hooks'],
+    ['[core]\n\thooksPath = "a;b #c" ; comment\n', 'a;b #c'],
+    ['[core]\n\thooksPath = my" "hooks\n', 'my hooks'],
+    ['[core]\n\thooksPath = "say \\"hi\\""\n', 'say "hi"'],
   ])('reads %j as %s', (config, expected) => {
     expect(coreHooksPath(config)).toBe(expected)
   })
 
   it('reads no hooksPath outside the [core] section', () => {
     expect(coreHooksPath('[alias]\n\thooksPath = x\n')).toBeNull()
+    expect(coreHooksPath('[alias] hooksPath = x\n')).toBeNull()
     expect(coreHooksPath('[core]\n\tbare = false\n[user]\n\thooksPath = x\n')).toBeNull()
   })
 })
