@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { ActionReviewer } from '../src/runtime/policy/reviewer.ts'
@@ -80,20 +81,22 @@ describe.each([
   )
 })
 
+const WRITES = [
+  { name: 'a built-in write', write },
+  {
+    name: "a write through the built-in filesystem server's MCP tool",
+    write: (path: string) => `mcp filesystem write_file ${JSON.stringify({ path, content: EVIL })}`,
+  },
+]
+
 describe('a room whose approver webhook always approves', () => {
   let harness: RuntimeHarness
   let approver: ApproverServer
-  let workspace: string
-  let roomId: string
+  let secret: string
 
   beforeAll(async () => {
     harness = await startInProcessRuntime({})
     approver = await ApproverServer.start()
-    workspace = await layPersonOnlyWorkspace(join(harness.root, 'webhook'))
-    roomId = (await createRoom(harness, { workspace })).id
-    const set = await putApproverWebhook(harness, roomId, approver.url)
-    expect(set.status).toBe(200)
-    const secret = (set.body as { secret?: string }).secret ?? ''
     approver.behaviour = (request) => signedReply(secret, request, '{"approved": true}')
   })
   afterAll(async () => {
@@ -104,25 +107,38 @@ describe('a room whose approver webhook always approves', () => {
     approver.requests.length = 0
   })
 
-  it('lets the webhook decide the write to the control path, and it lands', async () => {
-    const { turnId, approval } = await reviewedApproval(harness, roomId, write(CONTROL_PATH))
-    expect(approval).toMatchObject({ status: 'allowed', decidedBy: 'webhook' })
-    expect(approver.requests.map((request) => request.body.approvalId)).toEqual([approval.id])
-    await turnSettled(harness, roomId, turnId)
-    expect(await contentOf(workspace, CONTROL_PATH)).toBe(EVIL)
-  })
+  describe.each(WRITES)('$name', (form) => {
+    let workspace: string
+    let roomId: string
 
-  it.each(PERSON_ONLY_PATHS)(
-    'never asks the webhook about a write to %s: it stays pending for the person, unwritten',
-    async (path) => {
-      const { turnId, approval } = await reviewedApproval(harness, roomId, write(path))
-      expect(approval.status).toBe('pending')
-      expect(approval.escalationReason).toMatch(/approver webhook is not asked/)
-      expect(approver.requests).toEqual([])
-      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
-      await denyAndSettle(harness, roomId, turnId, approval.id)
-      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
-      expect(approver.requests).toEqual([])
-    },
-  )
+    beforeAll(async () => {
+      workspace = await layPersonOnlyWorkspace(join(harness.root, `webhook-${randomUUID()}`))
+      roomId = (await createRoom(harness, { workspace })).id
+      const set = await putApproverWebhook(harness, roomId, approver.url)
+      expect(set.status).toBe(200)
+      secret = (set.body as { secret?: string }).secret ?? ''
+    })
+
+    it('is decided by the webhook for the control path, and lands', async () => {
+      const { turnId, approval } = await reviewedApproval(harness, roomId, form.write(CONTROL_PATH))
+      expect(approval).toMatchObject({ status: 'allowed', decidedBy: 'webhook' })
+      expect(approver.requests.map((request) => request.body.approvalId)).toEqual([approval.id])
+      await turnSettled(harness, roomId, turnId)
+      expect(await contentOf(workspace, CONTROL_PATH)).toBe(EVIL)
+    })
+
+    it.each(PERSON_ONLY_PATHS)(
+      'is never sent to the webhook for %s: it stays pending for the person, unwritten',
+      async (path) => {
+        const { turnId, approval } = await reviewedApproval(harness, roomId, form.write(path))
+        expect(approval.status).toBe('pending')
+        expect(approval.escalationReason).toMatch(/approver webhook is not asked/)
+        expect(approver.requests).toEqual([])
+        expect(await contentOf(workspace, path)).toBe(ORIGINAL)
+        await denyAndSettle(harness, roomId, turnId, approval.id)
+        expect(await contentOf(workspace, path)).toBe(ORIGINAL)
+        expect(approver.requests).toEqual([])
+      },
+    )
+  })
 })
