@@ -8,6 +8,7 @@ import {
   AGENT_FILE_CHANGE_TOOL,
   type AgentIdentity,
 } from '../src/contracts/agent-request.ts'
+import type { RoomPolicy } from '../src/contracts/policy-axes.ts'
 import type { Grant } from '../src/contracts/room.ts'
 import { EventBus } from '../src/runtime/events/event-bus.ts'
 import type { ExternalActionRequest } from '../src/runtime/external-agents/external-agent-port.ts'
@@ -17,7 +18,7 @@ import { ApprovalGate } from '../src/runtime/gate/approval-gate.ts'
 import { ApprovalRequester } from '../src/runtime/gate/approval-requester.ts'
 import { agentGrantScope } from '../src/runtime/policy/agent-grant-scope.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
-import { RuleBasedReviewer } from '../src/runtime/policy/reviewer.ts'
+import { RuleBasedReviewer, type ActionReviewer } from '../src/runtime/policy/reviewer.ts'
 import { SqliteAuditLog } from '../src/runtime/store/audit-log.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import {
@@ -87,28 +88,33 @@ beforeEach(async () => {
   workspace = realpathSync(await layPersonOnlyWorkspace(join(root, 'ws')))
   audit = new SqliteAuditLog(db.db, { mac: MAC })
   stores = sqliteStores(db.db, { mac: MAC, audit })
-  const events = new EventBus()
-  const now = () => 1_000
-  const newId = () => `id-${(ids += 1)}`
   gate = new ApprovalGate({
     approvals: stores.approvals,
-    events,
-    now,
+    events: new EventBus(),
+    now: () => 1_000,
     grantFor: grantBeforeTheRule,
     beforeGrant: () => Promise.resolve(),
   })
-  const policy = policyForMode('ask-for-approval')
   stores.rooms.create({
     id: ROOM_ID,
     kind: 'direct',
     agentId: AGENT.id,
     workspace,
     title: 'Codex room',
-    policy,
+    policy: policyForMode('ask-for-approval'),
     revision: 0,
     createdAt: 1,
   })
-  const turn = turnFixture({ id: 'turn-1', policy, workspace })
+  asker = askerUnder(policyForMode('ask-for-approval'), new RuleBasedReviewer())
+})
+
+/** An asker for a new turn of the room under `policy`, whose approve-for-me
+ *  reviewer is `reviewer`. */
+function askerUnder(policy: RoomPolicy, reviewer: ActionReviewer): ExternalTurnAsker {
+  const events = new EventBus()
+  const now = () => 1_000
+  const newId = () => `id-${(ids += 1)}`
+  const turn = turnFixture({ id: newId(), policy, workspace })
   startTurn(stores, turn)
   const timeline = new ExternalTurnTimeline(turn, {
     conversations: stores.conversations,
@@ -121,19 +127,19 @@ beforeEach(async () => {
     approvals: stores.approvals,
     conversations: stores.conversations,
     events,
-    reviewer: new RuleBasedReviewer(),
+    reviewer,
     now,
     approvalTtlMs: () => 60_000,
     newId,
   })
-  asker = new ExternalTurnAsker(turn, AGENT, timeline, {
+  return new ExternalTurnAsker(turn, AGENT, timeline, {
     requester,
     grants: stores.grants,
     conversations: stores.conversations,
     now,
     durable: async () => undefined,
   })
-})
+}
 
 afterEach(() => {
   db.close()
@@ -219,4 +225,31 @@ describe.each(DOORS)('$name', (door) => {
       expect(await contentOf(workspace, path)).toBe(ORIGINAL)
     },
   )
+})
+
+describe("an external agent's request in approve-for-me, under a reviewer that allows everything", () => {
+  const allowsEverything: ActionReviewer = {
+    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
+  }
+  const reviewed = () => askerUnder(policyForMode('approve-for-me'), allowsEverything)
+
+  it.each(DOORS)('lets the reviewer allow $name for the control path', async (door) => {
+    await expect(reviewed().ask(door.ask(CONTROL_PATH), live())).resolves.toBe('allow-once')
+    expect(approvals()).toMatchObject([{ status: 'allowed', decidedBy: 'agent-review' }])
+  })
+
+  describe.each(DOORS)('$name', (door) => {
+    it.each(PERSON_ONLY_PATHS)(
+      'leaves %s to the person: the allow becomes an escalation',
+      async (path) => {
+        const answer = reviewed().ask(door.ask(path), live())
+        await expect
+          .poll(() => approvals()[0]?.escalationReason)
+          .toMatch(/automatic review may not allow it/)
+        expect(approvals()).toMatchObject([{ status: 'pending' }])
+        await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+        await expect(answer).resolves.toBe('deny')
+      },
+    )
+  })
 })
