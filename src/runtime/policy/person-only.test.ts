@@ -1,0 +1,247 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
+import {
+  coreHooksPath,
+  grantThatMayAnswer,
+  MAX_CHECKED_CANDIDATES,
+  personOnlyPathsIn,
+  personOnlyReason,
+  READ_ONLY_WALK_ENTRIES,
+  type ActionTouch,
+} from './person-only.ts'
+
+let root: string
+/** A real workspace: a git folder whose config moves the hooks to
+ *  tools/hooks, and a link `notes -> .git/hooks`. */
+let workspace: string
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-person-only-')))
+  workspace = join(root, 'ws')
+  mkdirSync(join(workspace, '.git/hooks'), { recursive: true })
+  mkdirSync(join(workspace, 'tools/hooks'), { recursive: true })
+  writeFileSync(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks\n')
+  symlinkSync('.git/hooks', join(workspace, 'notes'))
+})
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true })
+})
+
+const write = (path: string): ActionTouch => ({
+  toolName: 'write_file',
+  arguments: { path, content: 'x' },
+  workspace,
+})
+const command = (argv: string[]): ActionTouch => ({
+  toolName: 'run_command',
+  arguments: { argv },
+  workspace,
+})
+const mcp = (serverId: string, toolName: string, args: unknown): ActionTouch => ({
+  toolName,
+  mcpServerId: serverId,
+  arguments: args,
+  workspace,
+})
+
+describe('personOnlyReason: the paths an action names', () => {
+  it.each([
+    ['.git/hooks/post-merge', 'git'],
+    ['.git/modules/sub/hooks/pre-commit', 'git'],
+    ['.git/modules/sub/config', 'git'],
+    ['.git/worktrees/w/config', 'git'],
+    ['.gitmodules', 'git'],
+    ['.husky/pre-commit', 'git'],
+    ['.bashrc', 'shell-startup'],
+    ['.ssh/authorized_keys', 'credentials'],
+    ['.env', 'credentials'],
+    ['.envrc', 'runs-later'],
+    ['.vscode/tasks.json', 'runs-later'],
+    ['.github/workflows/ci.yml', 'runs-later'],
+  ])('needs a person for a write to %s, as written (%s)', (path, klass) => {
+    expect(personOnlyReason(write(path))).toMatchObject({ path, class: klass })
+  })
+
+  it('lets a door answer for a write to an ordinary file', () => {
+    expect(personOnlyReason(write('docs/ok.txt'))).toBeNull()
+    expect(personOnlyReason(write('notes-about-git-hooks.md'))).toBeNull()
+  })
+
+  it('reads a command line word by word, and splits an option at its `=`', () => {
+    expect(personOnlyReason(command(['cp', 'x', '.git/hooks/a']))).toMatchObject({
+      path: '.git/hooks/a',
+      class: 'git',
+    })
+    expect(personOnlyReason(command(['tool', '--out=.git/config']))).toMatchObject({
+      path: '.git/config',
+    })
+    expect(
+      personOnlyReason({
+        toolName: AGENT_COMMAND_TOOL,
+        arguments: { commandLine: "sh -c 'echo x > .envrc'", argv: null, cwd: workspace },
+        workspace,
+      }),
+    ).toMatchObject({ path: '.envrc', class: 'runs-later' })
+    expect(personOnlyReason(command(['cp', 'x', 'docs/y', '--out=build/z']))).toBeNull()
+  })
+
+  it("reads every string of an unknown MCP tool's arguments, however nested, whole and by word", () => {
+    expect(
+      personOnlyReason(mcp('notes', 'put', { options: { targets: ['docs/a', '.git/hooks/x'] } })),
+    ).toMatchObject({ path: '.git/hooks/x' })
+    expect(
+      personOnlyReason(mcp('notes', 'put', { note: 'copy it to .bashrc please' })),
+    ).toMatchObject({ path: '.bashrc', class: 'shell-startup' })
+    expect(personOnlyReason(mcp('notes', 'put', { options: { targets: ['docs/a'] } }))).toBeNull()
+  })
+
+  it('finds the git folder behind a link with an innocent name', () => {
+    const real = join(workspace, '.git/hooks/post-merge')
+    expect(personOnlyReason(write('notes/post-merge'))).toMatchObject({ path: real, class: 'git' })
+    symlinkSync('.git', join(workspace, 'g'))
+    expect(personOnlyReason(write('g/config'))).toMatchObject({
+      path: join(workspace, '.git/config'),
+    })
+  })
+
+  it('needs a person inside the folder core.hooksPath names, and nowhere else for it', () => {
+    expect(personOnlyReason(write('tools/hooks/pre-commit'))).toMatchObject({
+      path: join(workspace, 'tools/hooks/pre-commit'),
+      class: 'git',
+      reason: expect.stringContaining('core.hooksPath'),
+    })
+    expect(personOnlyReason(write('tools/build.sh'))).toBeNull()
+  })
+
+  it('reads core.hooksPath quoted, in a [Core] section of any case, and from a .git file pointer', () => {
+    rmSync(join(workspace, '.git'), { recursive: true })
+    mkdirSync(join(root, 'gitdir'))
+    writeFileSync(join(workspace, '.git'), `gitdir: ${join(root, 'gitdir')}\n`)
+    writeFileSync(join(root, 'gitdir/config'), '[Core]\n\tHooksPath = "my hooks"\n')
+    mkdirSync(join(workspace, 'my hooks'))
+    expect(personOnlyReason(write('my hooks/pre-push'))).toMatchObject({
+      reason: expect.stringContaining('core.hooksPath'),
+    })
+    expect(personOnlyReason(write('tools/hooks/pre-commit'))).toBeNull()
+  })
+
+  it('needs a person in the hooks folder git really runs when its config line ends in a comment', () => {
+    writeFileSync(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks ; moved\n')
+    expect(personOnlyReason(write('tools/hooks/pre-commit'))).toMatchObject({
+      path: join(workspace, 'tools/hooks/pre-commit'),
+      class: 'git',
+    })
+    expect(personOnlyPathsIn(workspace).paths).toContain(join(workspace, 'tools/hooks'))
+  })
+
+  it("reads core.hooksPath from the repository's top when the workspace is a folder inside it", () => {
+    const inner = join(workspace, 'packages/app')
+    mkdirSync(join(inner, 'hooks'), { recursive: true })
+    writeFileSync(join(workspace, '.git/config'), '[core]\n\thooksPath = packages/app/hooks\n')
+    expect(personOnlyReason({ ...write('hooks/pre-commit'), workspace: inner })).toMatchObject({
+      path: join(inner, 'hooks/pre-commit'),
+      reason: expect.stringContaining('core.hooksPath'),
+    })
+    expect(personOnlyReason({ ...write('src/index.ts'), workspace: inner })).toBeNull()
+  })
+
+  it('asks when an action names more paths than can be checked, and not at the bound', () => {
+    const names = (count: number) => Array.from({ length: count }, (_, i) => `docs/n${i}`)
+    expect(personOnlyReason(mcp('notes', 'put', { names: names(MAX_CHECKED_CANDIDATES) }))).toBe(
+      null,
+    )
+    expect(
+      personOnlyReason(mcp('notes', 'put', { names: names(MAX_CHECKED_CANDIDATES + 1) })),
+    ).toMatchObject({ path: 'put', reason: expect.stringContaining(`${MAX_CHECKED_CANDIDATES}`) })
+  })
+
+  it("skips the text fields of tools Assent knows, never an unknown server's", () => {
+    const args = { path: 'docs/a.txt', content: 'remember to chmod .git/hooks/pre-commit' }
+    expect(personOnlyReason({ toolName: 'write_file', arguments: args, workspace })).toBeNull()
+    expect(personOnlyReason(mcp('filesystem', 'write_file', args))).toBeNull()
+    expect(personOnlyReason(mcp('notes', 'write_file', args))).toMatchObject({
+      path: '.git/hooks/pre-commit',
+    })
+  })
+})
+
+describe('coreHooksPath', () => {
+  it.each([
+    ['[core]\n\thooksPath = tools/hooks\n', 'tools/hooks'],
+    ['[core]\n\thooksPath = "my hooks"\n', 'my hooks'],
+    ['[CORE]\n\tHOOKSPATH=.hooks\n', '.hooks'],
+    ['[core]\n\thooksPath = a\n[core]\n\thooksPath = b\n', 'b'],
+    // As git reads them: a comment after the value, a key on the section's
+    // line, quotes around part of a value and escapes inside them.
+    ['[core]\n\thooksPath = tools/hooks ; moved by the team\n', 'tools/hooks'],
+    ['[core]\n\thooksPath = tools/hooks # moved\n', 'tools/hooks'],
+    ['[core] hooksPath = inline/hooks\n', 'inline/hooks'],
+    ['[core]\n\thooksPath = "a;b #c" ; comment\n', 'a;b #c'],
+    ['[core]\n\thooksPath = my" "hooks\n', 'my hooks'],
+    ['[core]\n\thooksPath = "say \\"hi\\""\n', 'say "hi"'],
+  ])('reads %j as %s', (config, expected) => {
+    expect(coreHooksPath(config)).toBe(expected)
+  })
+
+  it('reads no hooksPath outside the [core] section', () => {
+    expect(coreHooksPath('[alias]\n\thooksPath = x\n')).toBeNull()
+    expect(coreHooksPath('[alias] hooksPath = x\n')).toBeNull()
+    expect(coreHooksPath('[core]\n\tbare = false\n[user]\n\thooksPath = x\n')).toBeNull()
+  })
+})
+
+describe('grantThatMayAnswer', () => {
+  it('does not even look for a grant when the action needs a person, and gives it otherwise', () => {
+    let looked = 0
+    const find = () => {
+      looked += 1
+      return 'grant'
+    }
+    expect(grantThatMayAnswer(write('.git/hooks/a'), find)).toBeUndefined()
+    expect(looked).toBe(0)
+    expect(grantThatMayAnswer(write('docs/a'), find)).toBe('grant')
+    expect(looked).toBe(1)
+  })
+})
+
+describe('personOnlyPathsIn: what the command sandbox keeps read-only', () => {
+  it('finds .git, a nested .git, editor tasks, a Jenkinsfile of any case and the hooks folder', () => {
+    mkdirSync(join(workspace, 'sub/.git'), { recursive: true })
+    mkdirSync(join(workspace, '.vscode'))
+    writeFileSync(join(workspace, '.vscode/tasks.json'), '{}')
+    writeFileSync(join(workspace, '.vscode/extensions.json'), '{}')
+    writeFileSync(join(workspace, 'JENKINSFILE'), 'pipeline {}')
+    writeFileSync(join(workspace, 'README.md'), 'hello')
+    expect(personOnlyPathsIn(workspace)).toEqual({
+      paths: [
+        join(workspace, '.git'),
+        join(workspace, '.vscode/tasks.json'),
+        join(workspace, 'JENKINSFILE'),
+        join(workspace, 'sub/.git'),
+        join(workspace, 'tools/hooks'),
+      ].sort(),
+      truncated: false,
+    })
+  })
+
+  it('does not follow a link out of the workspace', () => {
+    const outside = join(root, 'outside')
+    mkdirSync(join(outside, '.git'), { recursive: true })
+    mkdirSync(join(outside, 'deeper/.husky'), { recursive: true })
+    symlinkSync(outside, join(workspace, 'linked'))
+    const { paths } = personOnlyPathsIn(workspace)
+    expect(paths.filter((path) => path.startsWith(outside) || path.includes('linked'))).toEqual([])
+    expect(paths).toContain(join(workspace, '.git'))
+  })
+
+  it('reports a walk it had to stop', () => {
+    mkdirSync(join(workspace, 'many'))
+    for (let i = 0; i < READ_ONLY_WALK_ENTRIES; i += 1) {
+      writeFileSync(join(workspace, 'many', `f${i}`), '')
+    }
+    expect(personOnlyPathsIn(workspace).truncated).toBe(true)
+  })
+})

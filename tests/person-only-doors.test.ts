@@ -1,0 +1,249 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ApprovalDecision } from '../src/contracts/consent.ts'
+import {
+  GatewayCallStateSchema,
+  type GatewayCallRequest,
+  type GatewayCallState,
+} from '../src/contracts/mcp-gateway.ts'
+import type { Grant } from '../src/contracts/room.ts'
+import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
+import { decide, roomGrants } from './support/policy-helpers.ts'
+import {
+  CONTROL_PATH,
+  contentOf,
+  denyAndSettle,
+  EVIL,
+  layPersonOnlyWorkspace,
+  ORIGINAL,
+  PERSON_ONLY_PATHS,
+  turnOutcome,
+} from './support/person-only-table.ts'
+import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
+import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+
+/**
+ * The grant doors, against a real runtime: one table of paths that always
+ * need a person (support/person-only-table.ts), walked through each kind of
+ * grant. Each door first proves it answers for the control path, so a
+ * sensitive path that asks is asked because of the rule, not because the
+ * door never answers at all.
+ */
+
+let harness: RuntimeHarness
+let workspaces = 0
+
+beforeAll(async () => {
+  harness = await startHarness()
+})
+afterAll(async () => {
+  await harness?.close()
+})
+
+/** A fresh repository-like workspace for one door, beside the harness's. */
+function doorWorkspace(): Promise<string> {
+  workspaces += 1
+  return layPersonOnlyWorkspace(join(harness.root, `door-${workspaces}`))
+}
+
+interface GrantDoor {
+  name: string
+  /** The harmless call the person allows always, which makes the grant. */
+  first: string
+  decision: ApprovalDecision
+  scope: Grant['scope']
+  /** The call that would write `EVIL` to `path` under that grant. */
+  write: (path: string) => string
+}
+
+const filesystemWrite = (path: string, content: string) =>
+  `mcp filesystem write_file ${JSON.stringify({ path, content })}`
+
+const GRANT_DOORS: GrantDoor[] = [
+  {
+    name: 'a write_file tool grant',
+    first: 'write docs/first.txt harmless',
+    decision: 'allow-always',
+    scope: 'tool',
+    write: (path) => `write ${path} ${EVIL}`,
+  },
+  {
+    name: "an MCP tool grant on the built-in filesystem server's write_file",
+    first: filesystemWrite('docs/first.txt', 'harmless'),
+    decision: 'allow-always',
+    scope: 'mcp',
+    write: (path) => filesystemWrite(path, EVIL),
+  },
+  {
+    name: 'an MCP server grant on the built-in filesystem server',
+    first: filesystemWrite('docs/first.txt', 'harmless'),
+    decision: 'allow-always-server',
+    scope: 'mcp-server',
+    write: (path) => filesystemWrite(path, EVIL),
+  },
+]
+
+describe.each(GRANT_DOORS)('$name', (door) => {
+  let workspace: string
+  let roomId: string
+  let grant: Grant
+
+  beforeAll(async () => {
+    workspace = await doorWorkspace()
+    roomId = (await createRoom(harness, { workspace })).id
+    const view = await pendingApprovalFor(harness, roomId, door.first)
+    expect((await decide(harness, view, door.decision)).status).toBe(200)
+    await turnSettled(harness, roomId, view.approval.turnId)
+    const grants = await roomGrants(harness, roomId)
+    expect(grants.map((each) => each.scope)).toEqual([door.scope])
+    grant = grants[0]!
+  })
+
+  it('answers for the control path without asking, and the write lands', async () => {
+    const outcome = await turnOutcome(harness, roomId, door.write(CONTROL_PATH))
+    expect(outcome.asked).toBeUndefined()
+    expect(outcome.call).toMatchObject({ status: 'succeeded', approvalId: null })
+    expect(await contentOf(workspace, CONTROL_PATH)).toBe(EVIL)
+  })
+
+  it.each(PERSON_ONLY_PATHS)(
+    'never answers for %s: the person is asked, and nothing is written',
+    async (path) => {
+      const outcome = await turnOutcome(harness, roomId, door.write(path))
+      expect(outcome.asked?.approval.status).toBe('pending')
+      expect(outcome.asked?.alwaysAllowAvailable).toBe(false)
+      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
+      if (outcome.asked) {
+        await denyAndSettle(harness, roomId, outcome.turnId, outcome.asked.approval.id)
+      }
+      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
+      expect((await roomGrants(harness, roomId)).map((each) => each.id)).toEqual([grant.id])
+    },
+  )
+})
+
+describe('a write_file tool grant in a repository whose config moves its hooks', () => {
+  it.each([
+    ['after a comment', '[core]\n\thooksPath = tools/hooks ; moved by the team\n'],
+    ["on the section's own line", '[core] hooksPath = tools/hooks\n'],
+  ])('never answers for the hooks folder git runs, named %s', async (_, config) => {
+    const workspace = await doorWorkspace()
+    await writeFile(join(workspace, '.git/config'), config)
+    const roomId = (await createRoom(harness, { workspace })).id
+    const view = await pendingApprovalFor(harness, roomId, 'write docs/first.txt harmless')
+    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, roomId, view.approval.turnId)
+    expect(await turnOutcome(harness, roomId, `write ${CONTROL_PATH} ${EVIL}`)).toMatchObject({
+      call: { status: 'succeeded', approvalId: null },
+    })
+    const hook = 'tools/hooks/pre-commit'
+    const outcome = await turnOutcome(harness, roomId, `write ${hook} ${EVIL}`)
+    expect(outcome.asked?.approval.status).toBe('pending')
+    expect(await contentOf(workspace, hook)).toBe(ORIGINAL)
+    if (outcome.asked) {
+      await denyAndSettle(harness, roomId, outcome.turnId, outcome.asked.approval.id)
+    }
+  })
+})
+
+/** Doors that make a grant for exactly one command or one path: for what
+ *  always needs a person, the allow-always itself is refused. */
+const MADE_GRANT_DOORS = [
+  { name: 'a command grant', ask: (path: string) => `run cp x ${path}`, scope: 'command' },
+  { name: 'a delete-path grant', ask: (path: string) => `delete ${path}`, scope: 'path' },
+] as const
+
+describe.each(MADE_GRANT_DOORS)('$name', (door) => {
+  let workspace: string
+
+  beforeAll(async () => {
+    workspace = await doorWorkspace()
+  })
+
+  it('is made for the control path when the person allows it always', async () => {
+    const roomId = (await createRoom(harness, { workspace })).id
+    const view = await pendingApprovalFor(harness, roomId, door.ask(CONTROL_PATH))
+    expect(view.alwaysAllowAvailable).toBe(true)
+    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, roomId, view.approval.turnId)
+    expect((await roomGrants(harness, roomId)).map((each) => each.scope)).toEqual([door.scope])
+  })
+
+  it.each(PERSON_ONLY_PATHS)(
+    'is refused for %s (409, no grant), and the approval stays pending for the person',
+    async (path) => {
+      const roomId = (await createRoom(harness, { workspace })).id
+      const view = await pendingApprovalFor(harness, roomId, door.ask(path))
+      expect(view.alwaysAllowAvailable).toBe(false)
+      const refused = await decide(harness, view, 'allow-always')
+      expect(refused).toMatchObject({ status: 409, body: { code: 'always_allow_unavailable' } })
+      expect(await roomGrants(harness, roomId)).toEqual([])
+      expect((await harness.client.getApproval(view.approval.id)).approval.status).toBe('pending')
+      await denyAndSettle(harness, roomId, view.approval.turnId, view.approval.id)
+      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
+    },
+  )
+})
+
+describe('a grant for a tool called through the MCP gateway', () => {
+  const HASH = 'b'.repeat(64)
+  let workspace: string
+  let grantId: string
+
+  /** Opens a call the way assent-gateway does, with its own credential. */
+  async function openCall(args: Record<string, unknown>): Promise<GatewayCallState> {
+    const file = readGatewayConnectionFile(harness.dataDir)
+    const request: GatewayCallRequest = {
+      workspace,
+      serverId: 'files',
+      serverName: 'Files',
+      toolName: 'put_file',
+      toolDescription: 'Writes a file.',
+      inputSchemaHash: HASH,
+      definitionHash: HASH,
+      arguments: args,
+      preview: null,
+      serverTools: { names: ['put_file'], hash: HASH },
+    }
+    const response = await rawHttp({
+      port: file.port,
+      method: 'POST',
+      path: '/v1/gateway/calls',
+      headers: [
+        ['Authorization', `Bearer ${file.gatewayCredential}`],
+        ['Content-Type', 'application/json'],
+      ],
+      body: JSON.stringify(request),
+    })
+    expect(response.status).toBe(201)
+    return GatewayCallStateSchema.parse(JSON.parse(response.body))
+  }
+
+  beforeAll(async () => {
+    workspace = await doorWorkspace()
+    const first = await openCall({ target: 'docs/first.txt', body: 'harmless' })
+    const view = await harness.client.getApproval(first.approvalId ?? '')
+    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    const [grant] = await roomGrants(harness, first.roomId)
+    expect(grant?.scope).toBe('mcp')
+    grantId = grant?.id ?? ''
+  })
+
+  it('answers for the control path: the call is allowed by the grant', async () => {
+    const state = await openCall({ target: CONTROL_PATH, body: EVIL })
+    expect(state).toMatchObject({ status: 'allowed', grantId, approvalId: null })
+  })
+
+  it.each(PERSON_ONLY_PATHS)(
+    'never answers for %s in any argument: the call waits for the person',
+    async (path) => {
+      const state = await openCall({ options: { target: path }, body: EVIL })
+      expect(state).toMatchObject({ status: 'pending', grantId: null })
+      const view = await harness.client.getApproval(state.approvalId ?? '')
+      expect(view.approval.status).toBe('pending')
+      expect(view.alwaysAllowAvailable).toBe(false)
+      expect((await decide(harness, view, 'deny')).status).toBe(200)
+    },
+  )
+})

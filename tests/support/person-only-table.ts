@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto'
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { mintConsentToken } from '../../src/consent/consent-token.ts'
+import type { ApprovalSummary, ApprovalView } from '../../src/contracts/approval.ts'
+import { CONSENT_HEADER } from '../../src/contracts/http-headers.ts'
+import type { RawResponse } from '../../src/main/core/runtime-client.ts'
+import type { ToolCallRecord } from '../../src/contracts/room.ts'
+import { decide, roomApprovals, toolCallsOf } from './policy-helpers.ts'
+import { send, timeline, turnSettled } from './room-helpers.ts'
+import { eventually, type RuntimeHarness } from './runtime-harness.ts'
+
+/**
+ * One table of what always needs a person, walked through every door that
+ * may allow without one (tests/person-only-doors.test.ts and
+ * tests/person-only-reviewers.test.ts). Paths are relative to a workspace
+ * laid out by `layPersonOnlyWorkspace`: a git folder with a submodule's and
+ * a worktree's git folders, a config that moves the hooks with
+ * `core.hooksPath`, and a link `notes -> .git/hooks`.
+ */
+export const PERSON_ONLY_PATHS: readonly string[] = [
+  '.git/hooks/post-merge',
+  '.git/modules/sub/hooks/pre-commit',
+  '.git/modules/sub/config',
+  '.git/worktrees/w/config',
+  '.bashrc',
+  '.ssh/authorized_keys',
+  '.env',
+  '.envrc',
+  '.husky/pre-commit',
+  '.vscode/tasks.json',
+  '.github/workflows/ci.yml',
+  // The hooks folder under an innocent name, through the link.
+  'notes/post-merge',
+  // The folder the repository's config names as core.hooksPath.
+  'tools/hooks/pre-commit',
+]
+
+/** A path no rule covers: every door answers for it. A door that does not
+ *  answer for this one would pass the table without applying any rule. */
+export const CONTROL_PATH = 'docs/ok.txt'
+
+/** What every file of the table holds before a test, and after a door
+ *  that asked the person. */
+export const ORIGINAL = 'original\n'
+
+/** What an agent tries to write. */
+export const EVIL = 'evil'
+
+const FOLDERS = [
+  '.git/hooks',
+  '.git/modules/sub/hooks',
+  '.git/worktrees/w',
+  '.ssh',
+  '.husky',
+  '.vscode',
+  '.github/workflows',
+  'tools/hooks',
+  'docs',
+]
+
+/** Makes `workspace` (created if missing) a repository whose every path of
+ *  the table exists and holds `ORIGINAL`, and a file `x` to copy. */
+export async function layPersonOnlyWorkspace(workspace: string): Promise<string> {
+  for (const folder of FOLDERS) await mkdir(join(workspace, folder), { recursive: true })
+  await writeFile(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks\n')
+  await symlink('.git/hooks', join(workspace, 'notes'))
+  for (const path of [...PERSON_ONLY_PATHS, CONTROL_PATH]) {
+    await writeFile(join(workspace, path), ORIGINAL)
+  }
+  await writeFile(join(workspace, 'x'), 'copied\n')
+  return workspace
+}
+
+/** What the file at `path` holds now, through links; null if there is none. */
+export async function contentOf(workspace: string, path: string): Promise<string | null> {
+  try {
+    return await readFile(join(workspace, path), 'utf8')
+  } catch {
+    return null
+  }
+}
+
+/** How a turn's one tool call went: the person was asked (the approval
+ *  still pending), or the turn settled without asking anyone. */
+export type TurnOutcome =
+  | { turnId: string; asked: ApprovalView; call?: undefined }
+  | { turnId: string; asked?: undefined; call: ToolCallRecord | undefined }
+
+/** Sends `text` and waits until its call either waits for the person or
+ *  has settled unasked. For rooms where no reviewer or webhook looks at an
+ *  approval first (a pending approval is the person's question). */
+export async function turnOutcome(
+  harness: RuntimeHarness,
+  roomId: string,
+  text: string,
+): Promise<TurnOutcome> {
+  const turnId = await send(harness, roomId, text)
+  return eventually<TurnOutcome>(async () => {
+    const pending = (await roomApprovals(harness, roomId)).find(
+      (approval) => approval.turnId === turnId && approval.status === 'pending',
+    )
+    if (pending) return { turnId, asked: await harness.client.getApproval(pending.id) }
+    const turn = (await timeline(harness, roomId)).turns.find((each) => each.id === turnId)
+    if (turn?.status !== 'done' && turn?.status !== 'failed') return undefined
+    return { turnId, call: (await toolCallsOf(harness, roomId, turnId))[0] }
+  }, `"${text}" to ask or to settle`)
+}
+
+/** Sends `text` in a room where something decides before the person (a
+ *  reviewer, a webhook), and waits for its approval to be decided or left
+ *  to the person (pending, with the reason it was escalated). */
+export async function reviewedApproval(
+  harness: RuntimeHarness,
+  roomId: string,
+  text: string,
+): Promise<{ turnId: string; approval: ApprovalSummary }> {
+  const turnId = await send(harness, roomId, text)
+  const approval = await eventually(async () => {
+    const found = (await roomApprovals(harness, roomId)).find((each) => each.turnId === turnId)
+    if (found === undefined) return undefined
+    return found.status !== 'pending' || found.escalationReason !== undefined ? found : undefined
+  }, `the approval of "${text}" to be decided or left to the person`)
+  return { turnId, approval }
+}
+
+/** The person denies `approvalId`; the turn is waited for. */
+export async function denyAndSettle(
+  harness: RuntimeHarness,
+  roomId: string,
+  turnId: string,
+  approvalId: string,
+): Promise<void> {
+  const view = await harness.client.getApproval(approvalId)
+  const denied = await decide(harness, view, 'deny')
+  if (denied.status !== 200) throw new Error(`deny answered ${denied.status}`)
+  await turnSettled(harness, roomId, turnId)
+}
+
+/** Sets the room's approver webhook the way main does once the person
+ *  confirmed it in the protected window: with a token bound to it. */
+export function putApproverWebhook(
+  harness: RuntimeHarness,
+  roomId: string,
+  url: string,
+): Promise<RawResponse> {
+  const clientRequestId = randomUUID()
+  const connection = harness.connection()
+  const token = mintConsentToken({
+    key: connection.consentKey,
+    now: Date.now(),
+    binding: {
+      kind: 'approver-webhook',
+      subject: { roomId, clientRequestId, url, instanceId: connection.instanceId },
+    },
+  })
+  return harness.client.raw(
+    'PUT',
+    `/v1/rooms/${roomId}/approver-webhook`,
+    { clientRequestId, url },
+    { [CONSENT_HEADER]: token },
+  )
+}
