@@ -29,7 +29,7 @@ export function commandSandboxAtStart(start: CommandSandboxStart): CommandSandbo
       `[runtime] WARNING: ${ALLOW_UNCONTAINED_ENV}=1: where no sandbox can start, commands run NOT CONTAINED, with all the rights of this account; the consent window says so on each one.`,
     )
   }
-  return new CommandSandbox({
+  const sandbox = new CommandSandbox({
     env: start.env,
     assentPrivate: [
       start.dataDir,
@@ -38,4 +38,15 @@ export function commandSandboxAtStart(start: CommandSandboxStart): CommandSandbo
     ],
     allowUncontained,
   })
+  // Tried now, before any agent has run a command: bubblewrap is found on
+  // the PATH the runtime started with, before a command could put a program
+  // of that name in a folder on it, and the person learns at start, not at
+  // the first refusal, that commands will be refused here.
+  void sandbox.available().then((availability) => {
+    if (availability.available) return
+    start.log(
+      `[runtime] no command sandbox: ${availability.missing}. Commands in rooms that are not in full access will be ${allowUncontained ? 'run NOT CONTAINED' : 'refused'}. To fix it, ${availability.fix}.`,
+    )
+  })
+  return sandbox
 }
