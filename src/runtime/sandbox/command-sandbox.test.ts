@@ -204,6 +204,28 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
   })
 })
 
+describe.runIf(HAS_BWRAP)('a sandboxed command’s process', () => {
+  it('reports a program that cannot start as a start failure, as outside the sandbox', async () => {
+    const result = await runCommandTool.run(
+      { argv: ['assent-no-such-program-xyz'] },
+      ctx('workspace-write'),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'spawn_failed', exitCode: null })
+  })
+
+  it('ends with everything it started when it times out', async () => {
+    const late = path.join(ws, 'late.txt')
+    const result = await runCommandTool.run(
+      { argv: ['sh', '-c', 'sleep 2; echo late > late.txt'], timeoutMs: 300 },
+      ctx('workspace-write'),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'timeout' })
+    // Had the shell outlived bubblewrap, it would write this after 2 s.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    expect(existsSync(late)).toBe(false)
+  })
+})
+
 describe.runIf(HAS_BWRAP)('a command in a read-only room', () => {
   it('cannot write even inside the workspace', async () => {
     stoppedBySandbox(await sh('echo y > read-only.txt', 'read-only'))
