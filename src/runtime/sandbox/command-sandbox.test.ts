@@ -317,6 +317,33 @@ describe('where no sandbox can start', () => {
     ).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
   })
 
+  it('refuses when bubblewrap is there but cannot make the namespaces', async () => {
+    // A bwrap that fails the way bubblewrap does where unprivileged user
+    // namespaces are off: the probe runs it and finds out.
+    const bin = path.join(base, 'bin-without-userns')
+    await mkdir(bin, { recursive: true })
+    await writeFile(
+      path.join(bin, 'bwrap'),
+      '#!/bin/sh\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n',
+      { mode: 0o755 },
+    )
+    const noNamespaces = new CommandSandbox({
+      env: { ...process.env, PATH: bin },
+      assentPrivate: [],
+      platform: 'linux',
+    })
+    const decided = await noNamespaces.containmentFor({
+      sandboxMode: 'workspace-write',
+      workspace: ws,
+      extraWritableRoots: [],
+    })
+    expect(decided).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+    if (!decided.ok) {
+      expect(englishText(decided.message)).toContain('No permissions to creating new namespace')
+      expect(englishText(decided.message)).toContain('unprivileged user namespaces')
+    }
+  })
+
   it('refuses on a platform it has no sandbox for', async () => {
     const windows = new CommandSandbox({ assentPrivate: [], platform: 'win32' })
     const decided = await windows.containmentFor({
