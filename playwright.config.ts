@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { defineConfig } from '@playwright/test'
 import { PROJECT_ROOT } from './src/main/cdp/built-assets.ts'
-import { CHROMIUM_ARGS, findChromium } from './src/main/cdp/chromium.ts'
+import { chromiumArgs, findChromium } from './src/main/cdp/chromium.ts'
 import { SMOKE_CASE_TIMEOUT_MS } from './scripts/test-timing.ts'
 import {
   HTML_REPORT_FOLDER,
@@ -45,7 +45,7 @@ export default defineConfig<{ hostKind: SmokeHost }>({
   use: {
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
-    launchOptions: { executablePath: findChromium(), args: [...CHROMIUM_ARGS] },
+    launchOptions: { executablePath: findChromium(), args: chromiumArgs() },
   },
   projects: [
     { name: 'cdp', use: { hostKind: 'cdp' } },

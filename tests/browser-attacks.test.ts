@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
-import { CHROMIUM_ARGS, findChromium } from '../src/main/cdp/chromium.ts'
+import { chromiumArgs, findChromium } from '../src/main/cdp/chromium.ts'
 import { chromiumAvailable } from './support/cdp-host-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
@@ -191,7 +191,7 @@ describe.skipIf(!run)('a hostile page in Chromium', () => {
     browser = await chromium.launch({
       executablePath: findChromium() ?? '/usr/bin/chromium',
       args: [
-        ...CHROMIUM_ARGS,
+        ...chromiumArgs(),
         `--host-resolver-rules=MAP ${REBIND_HOST} 127.0.0.1`,
         // Chromium's own private-network checks would stop the rebinding page
         // before it reached the runtime; other browsers have none, so they

@@ -1,6 +1,6 @@
 import { chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM_ARGS, findChromium } from '../src/main/cdp/chromium.ts'
+import { chromiumArgs, findChromium } from '../src/main/cdp/chromium.ts'
 import { SPARE_PREPARE_DELAY_MS } from '../src/main/core/spare-window.ts'
 import { buttonsEnabled, startHostHarness, type HostHarness } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
@@ -58,7 +58,7 @@ describe.skipIf(!ready)(
       const browser = await chromium.launch({
         executablePath: chromiumPath,
         headless: false,
-        args: [...CHROMIUM_ARGS],
+        args: chromiumArgs(),
       })
       try {
         const tabbed = await (await browser.newContext({ viewport: null })).newPage()

@@ -247,7 +247,7 @@ describe('a permission request refused without asking anyone', () => {
     expect(await roomApprovals(harness, room.id), line).toEqual([])
   }
 
-  it('refuses network access for a command: commands here are not cut off from the network', async () => {
+  it('refuses network access for a command: no turn can give a sandboxed command a network', async () => {
     await refusedWithoutAsking('permit network npm install', 'nothing_to_widen')
   })
 

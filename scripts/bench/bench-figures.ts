@@ -1,6 +1,7 @@
 // Turns each measurement's raw samples into the figures of
 // bench-results.json: units, goals, and the ratios to their limits.
 
+import type { CommandSandboxBenchResult } from './command-sandbox-bench.ts'
 import type { ConsentLatencyResult } from './consent-latency-bench.ts'
 import {
   SAME_POLICY_CLIENTS,
@@ -290,6 +291,34 @@ export function workbenchFigures(
       label: 'scrolling the timeline: frame gap p95',
       unit: 'ms',
       samples: result.scroll.map((scroll) => percentile(scroll.frameGapsMs, 95)),
+    }),
+  ]
+}
+
+export function commandFigures(result: CommandSandboxBenchResult): MeasuredFigure[] {
+  return [
+    figure({
+      id: 'commands.sandbox-start-overhead-ms',
+      section: 'commands',
+      label: '`true` through run_command: p50 in the sandbox (bubblewrap) − p50 outside it',
+      unit: 'ms',
+      samples: result.overheadMs,
+      goal: { comparison: 'at-most', target: 15, text: '≤ 15 ms per command' },
+      note: `per round, ${result.pairsPerRound} of each, alternating, in one process`,
+    }),
+    figure({
+      id: 'commands.sandboxed-true-p50-ms',
+      section: 'commands',
+      label: '`true` through run_command in the sandbox, p50',
+      unit: 'ms',
+      samples: result.sandboxedP50Ms,
+    }),
+    figure({
+      id: 'commands.bare-true-p50-ms',
+      section: 'commands',
+      label: '`true` through run_command outside the sandbox (full access), p50',
+      unit: 'ms',
+      samples: result.bareP50Ms,
     }),
   ]
 }

@@ -8,7 +8,14 @@ import { z } from 'zod'
 
 export const BENCH_RESULTS_SCHEMA_ID = 'assent-bench/1'
 
-export const SECTIONS = ['tokens', 'decisions', 'consent-latency', 'workbench', 'memory'] as const
+export const SECTIONS = [
+  'tokens',
+  'decisions',
+  'consent-latency',
+  'workbench',
+  'memory',
+  'commands',
+] as const
 export const SectionSchema = z.enum(SECTIONS)
 export type Section = z.infer<typeof SectionSchema>
 

@@ -19,6 +19,7 @@ import { MAX_USED_NONCES } from '../../src/consent/consent-token.ts'
 import { CHROMIUM_MISSING, findChromium } from '../../src/main/cdp/chromium.ts'
 import { PROJECT_ROOT } from '../../src/main/cdp/built-assets.ts'
 import {
+  commandFigures,
   consentFigures,
   decisionFigures,
   ledgerFigures,
@@ -29,7 +30,9 @@ import {
 } from './bench-figures.ts'
 import { measureUnderLoad, othersLoadMeasurable } from './others-load.ts'
 import { startBenchHost } from './bench-host.ts'
+import { measureCommandSandbox } from './command-sandbox-bench.ts'
 import { measureConsentLatency } from './consent-latency-bench.ts'
+import { probeSandbox } from '../../src/runtime/sandbox/sandbox-probe.ts'
 import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
 import { ensureBuilt } from '../build-freshness.ts'
 import {
@@ -60,6 +63,7 @@ const FULL = {
   memory: { approvals: 10_000, rooms: 10, perRound: 1_000 },
   consentRuns: 30,
   workbench: { decided: 500, pending: 20, loads: 3 },
+  commands: { rounds: 3, pairsPerRound: 30 },
 }
 
 const QUICK: typeof FULL = {
@@ -77,6 +81,7 @@ const QUICK: typeof FULL = {
   memory: { approvals: 2_000, rooms: 10, perRound: 500 },
   consentRuns: 5,
   workbench: { decided: 100, pending: 10, loads: 2 },
+  commands: { rounds: 2, pairsPerRound: 8 },
 }
 
 // The room UI is final (rooms, cards, picker); set to false while it is
@@ -147,6 +152,22 @@ if (wanted('memory')) {
   await measure(async () =>
     runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })),
   )
+}
+
+if (wanted('commands')) {
+  const sandbox = await probeSandbox()
+  if (sandbox.available && sandbox.kind === 'bubblewrap') {
+    log('commands: `true` in the sandbox and outside it, alternating')
+    await measure(async () =>
+      commandFigures(await measureCommandSandbox({ ...plan.commands, log })),
+    )
+  } else {
+    const reason = sandbox.available
+      ? `the figure is bubblewrap's, and this machine has ${sandbox.kind}`
+      : `no command sandbox here: ${sandbox.missing}`
+    log(`skipped the command figures: ${reason}`)
+    skipped.push({ section: 'commands', reason })
+  }
 }
 
 if (!wanted('consent-latency') && !wanted('workbench')) {

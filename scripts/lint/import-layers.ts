@@ -136,6 +136,12 @@ export const LAYERS: readonly Layer[] = [
     why: 'policy is pure decisions over the domain and tool descriptions: no store, no service',
   },
   {
+    path: 'src/runtime/sandbox/',
+    may: ['src/contracts/', RUNTIME_DOMAIN, 'src/runtime/policy/', 'src/runtime/tools/'],
+    refuses: NOT_IN_RUNTIME,
+    why: "the command sandbox turns one policy value into bubblewrap's or Seatbelt's arguments; it implements the tools' command launcher and reaches no service",
+  },
+  {
     path: 'src/runtime/gate/',
     may: [
       'src/contracts/',

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CommandContainmentSchema } from '../contracts/command-containment.ts'
 import { FileChangeSchema } from '../contracts/file-change.ts'
 import { SandboxModeSchema } from '../contracts/policy-axes.ts'
 
@@ -183,6 +184,9 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
     argumentsText: z.string(),
     workingDirectory: z.string(),
     sandboxMode: SandboxModeSchema,
+    /** For a command the runtime runs: what the OS lets it do, from the
+     *  canonical action (so the digest covers it). */
+    containment: CommandContainmentSchema.optional(),
     roomLabel: z.string(),
     digestPrefix: z.string().regex(/^[0-9a-f]{12}$/),
     alwaysAllow: AlwaysAllowSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CommandContainmentSchema } from './command-containment.ts'
 import { ApprovalDecisionSchema } from './consent.ts'
 import { FileChangeSchema } from './file-change.ts'
 import { FileTargetSchema } from './file-target.ts'
@@ -99,6 +100,8 @@ export const CanonicalActionSchema = z.strictObject({
   /** What a write changes, against the content `target` was hashed over. */
   fileChange: FileChangeSchema.optional(),
   permission: PermissionRequestSchema.optional(),
+  /** For a command the runtime runs: what the OS lets it do. */
+  containment: CommandContainmentSchema.optional(),
 })
 export type CanonicalAction = z.infer<typeof CanonicalActionSchema>
 
@@ -121,6 +124,9 @@ export const ApprovalRecordSchema = z.strictObject({
   fileChange: FileChangeSchema.optional(),
   /** For a `permission-request`: what widens and for how long. */
   permission: PermissionRequestSchema.optional(),
+  /** For a command the runtime runs: what the OS lets it do (part of the
+   *  canonical action). */
+  containment: CommandContainmentSchema.optional(),
   status: ApprovalStatusSchema,
   decision: ApprovalDecisionSchema.optional(),
   decidedBy: DecidedBySchema.optional(),

@@ -120,7 +120,7 @@ export const RUNTIME_MESSAGES_EN = {
     deniedByPolicy: 'Denied by the room’s policy; nothing widened.',
     inPlan: 'Plan mode asks for no permission; leave plan mode first.',
     network:
-      'Commands here are not cut off from the network, so there is nothing to widen; the command asks as usual when it runs.',
+      'Commands here run without network in Assent’s sandbox, and no room or turn can give them one; nothing was widened.',
     readOnlyAgent: '{{agent}} is read-only.',
     readOnlyRoom: 'The room is read-only: no directory can be made writable.',
     fullAccess: 'The room already lets writes go anywhere; nothing to widen.',
@@ -137,6 +137,15 @@ export const RUNTIME_MESSAGES_EN = {
     outsideWorkspace: '{{path}} is outside the room’s workspace.',
     outsideAgentRoots: '{{path}} is outside the folders this agent may use.',
     invalidPath: '{{path}} cannot be used here.',
+  },
+  sandbox: {
+    unavailable:
+      'Refused: this room promises that commands run contained, and no sandbox can start here: {{missing}}. To fix it, {{fix}}. The command did not run.',
+    workspaceChanged:
+      'Refused: the workspace {{path}} is no longer the folder this room was made with; the command did not run.',
+    containmentChanged:
+      'Refused: the sandbox this command would run in is no longer the one the person was shown; the command did not run.',
+    notDecided: 'Refused: no sandbox was decided for this command; it did not run.',
   },
   mcp: {
     unknownServer: 'No MCP server is configured for {{tool}}.',

@@ -15,6 +15,7 @@ export const CONSENT_PAGE_IDS = {
   actionHeading: 'assent-action-heading',
   actionBody: 'assent-action-body',
   actionEnd: 'assent-action-end',
+  containment: 'assent-containment',
   detailsHeading: 'assent-details-heading',
   roomLabel: 'assent-room-label',
   room: 'assent-room',
@@ -91,4 +92,7 @@ export const CONSENT_CLASSES = {
   storedOrder: 'consent-stored-order',
   /** One warning above the buttons. */
   notice: 'consent-notice',
+  /** The containment line of a command that runs with all the person's
+   *  rights: the danger style. */
+  uncontained: 'consent-containment-uncontained',
 } as const

@@ -154,6 +154,7 @@ export function renderConsentView(
     }
     elements.escalation.hidden = !reason
     renderApprovalAction(document, elements.actionBody, view, writer)
+    renderContainment(elements.containment, view, writer)
     renderServerTools(document, elements.actionBody, view, writer)
     safe('room', view.roomLabel)
     text('sandboxMode', translate(view.lang, `consent.sandbox.${view.sandboxMode}`))
@@ -345,6 +346,39 @@ function approvalTitle(
       })
     }
   }
+}
+
+/**
+ * The containment line of a command the runtime runs, in words: where it
+ * can change files, that it has no network, that the person's keys are
+ * hidden; or, in the danger style, that it runs with all their rights.
+ * Drawn only from the view's `containment`, which comes from the canonical
+ * action; hidden for every other action.
+ */
+function renderContainment(element: HTMLElement, view: ApprovalView, writer: SafeTextWriter): void {
+  const containment = view.containment
+  element.replaceChildren()
+  element.hidden = containment === undefined
+  element.classList.toggle(
+    CONSENT_CLASSES.uncontained,
+    containment !== undefined && !containment.contained,
+  )
+  if (containment === undefined) return
+  if (!containment.contained) {
+    const key =
+      containment.why === 'full-access'
+        ? 'consent.containment.fullAccess'
+        : 'consent.containment.uncontainedSetting'
+    writer.message(element, view.lang, key, {})
+    return
+  }
+  if (containment.writableRoots.length === 0) {
+    writer.message(element, view.lang, 'consent.containment.containedReadOnly', {})
+    return
+  }
+  writer.message(element, view.lang, 'consent.containment.contained', {
+    roots: (parent) => writer.append(parent, containment.writableRoots.join(', ')),
+  })
 }
 
 /** Above the buttons: one warning per kind of deceptive text shown. */

@@ -84,6 +84,7 @@ export function startAgents(options: RuntimeAgentsOptions): RuntimeAgents {
     now,
     durable,
     mcp: options.mcp,
+    commands: options.commands,
   })
   return { agents, external, runner, externalTurns }
 }

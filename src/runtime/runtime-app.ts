@@ -26,6 +26,8 @@ import { recoverFromCrash } from './recovery/crash-recovery.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { TurnService } from './rooms/turn-service.ts'
 import { startAgents } from './runtime-agents.ts'
+import { commandSandboxAtStart } from './sandbox/command-sandbox-at-start.ts'
+import type { CommandSandbox } from './sandbox/command-sandbox.ts'
 import { runtimeRouter, serveRuntime } from './runtime-http.ts'
 import { openRuntimeStorage } from './runtime-storage.ts'
 
@@ -60,6 +62,10 @@ export interface RuntimeOptions {
   scopedRoots?: readonly string[]
   /** What decides the agent's steps; the offline model by default. */
   model?: AgentModel
+  /** What every command an agent runs is started through; by default one
+   *  that hides the data dir and config files, with the person's HOME and
+   *  the uncontained setting read from this process's environment. */
+  commandSandbox?: CommandSandbox
   /** The approve-for-me reviewer; the rule-based one by default. */
   reviewer?: ActionReviewer
   /** How long the reviewer may take before it counts as a denial;
@@ -180,7 +186,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
     durable,
   })
+  const commands =
+    options.commandSandbox ??
+    commandSandboxAtStart({
+      dataDir: options.dataDir,
+      mcpConfigPath: mcpConfigFile(options.dataDir, options.mcpConfigPath),
+      agentsConfigPath: options.agentsConfigPath,
+      env: process.env,
+      log: (line) => console.warn(line),
+    })
   const agents = startAgents({
+    commands,
     dataDir: options.dataDir,
     agentsConfigPath: options.agentsConfigPath,
     scopedRoots: options.scopedRoots,

@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs'
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import { chromium } from 'playwright-core'
 import { waitFor } from '../../scripts/smoke/wait.ts'
+import { chromiumArgs } from '../../src/main/cdp/chromium.ts'
 import {
   CDP_PROTECTED_BINDING,
   CDP_PROTECTED_RECEIVE,
@@ -24,14 +25,7 @@ export function chromiumMissing(): string | undefined {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: chromiumArgs(),
   })
 }
 

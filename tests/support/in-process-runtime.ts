@@ -10,10 +10,10 @@ import type { RuntimeHarness } from './runtime-harness.ts'
 import { fileRollbackAnchor } from './test-secrets.ts'
 
 /** The parts of `RuntimeOptions` a test injects: a model, a reviewer, its
- *  timeout, the approver webhook's timeout. */
+ *  timeout, the approver webhook's timeout, the command sandbox. */
 export type InjectedParts = Pick<
   RuntimeOptions,
-  'model' | 'reviewer' | 'reviewerTimeoutMs' | 'approverWebhookTimeoutMs'
+  'model' | 'reviewer' | 'reviewerTimeoutMs' | 'approverWebhookTimeoutMs' | 'commandSandbox'
 >
 
 /**

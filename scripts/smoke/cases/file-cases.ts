@@ -109,4 +109,56 @@ export const fileCases: CaseDefinition[] = [
       context.check('the file holds exactly the allowed content', written === 'step 1', written)
     },
   },
+  {
+    id: 'sandboxed-command',
+    title:
+      'An allowed command runs in the OS sandbox: the window says what it can do, and it writes only inside the workspace',
+    screenshots: ['sandboxed-command.png'],
+    async run(context) {
+      const page = await context.driver.workbench()
+      const workspace = context.driver.workspace
+      const escape = join(workspace, '..', 'escape.txt')
+      const inside = join(workspace, 'inside.txt')
+      const approval = await askFor(
+        context,
+        page,
+        `run sh -c 'echo x > ../escape.txt; echo y > inside.txt'`,
+      )
+      const consent = await openReview(context, page, approval.id)
+      const line = await consent.page.evaluate(() => {
+        const element = document.getElementById('assent-containment')
+        return {
+          text: element?.textContent ?? '',
+          hidden: element?.hidden ?? true,
+          danger: element?.classList.contains('consent-containment-uncontained') ?? true,
+        }
+      })
+      context.check(
+        'the window shows the sandbox line: changes only in the workspace, no network, keys hidden',
+        !line.hidden &&
+          !line.danger &&
+          line.text.includes(workspace) &&
+          line.text.includes('no network') &&
+          line.text.includes('keys'),
+        line.text,
+      )
+      await context.screenshot(
+        consent.page,
+        'sandboxed-command.png',
+        "Allowing sh -c 'echo x > ../escape.txt; echo y > inside.txt': the window's sandbox line says where it can change files",
+      )
+      await consent.page.click('#assent-allow-once')
+      context.check('the window closes after Allow', await closedSoon(consent))
+      const written = await waitFor(
+        async () => (existsSync(inside) ? readFile(inside, 'utf8') : undefined),
+        'inside.txt written by the allowed command',
+      ).catch(() => '(missing)')
+      context.check('inside.txt was written in the workspace', written === 'y\n', written)
+      context.check(
+        '../escape.txt, outside the workspace, was not written',
+        !existsSync(escape),
+        escape,
+      )
+    },
+  },
 ]

@@ -6,7 +6,7 @@ import { DataDirLock } from '../core/data-dir-lock.ts'
 import { MainServices } from '../core/main-services.ts'
 import { ChildProcessLauncher } from '../core/runtime-launcher.ts'
 import { loadDataDirSecrets, type DataDirSecrets } from '../core/secret-store-selection.ts'
-import { CHROMIUM_ARGS, CHROMIUM_MISSING, findChromium } from './chromium.ts'
+import { CHROMIUM_MISSING, chromiumArgs, chromiumSandboxNote, findChromium } from './chromium.ts'
 import { builtAssets, requireBuilt, type BuiltAssets } from './built-assets.ts'
 import { CdpProtectedWindowFactory, FocusTracker } from './protected-windows.ts'
 import { CdpWorkbench } from './workbench-page.ts'
@@ -110,7 +110,9 @@ export class CdpHost {
         warn: (message) => console.warn(`assent cdp host: ${message}`),
       }))
     const headless = options.headless ?? true
-    const browser = await chromium.launch({ executablePath, headless, args: [...CHROMIUM_ARGS] })
+    const sandboxNote = chromiumSandboxNote()
+    if (sandboxNote !== null) console.warn(sandboxNote)
+    const browser = await chromium.launch({ executablePath, headless, args: chromiumArgs() })
     try {
       const focus = new FocusTracker()
       // Headed, each window is an app window of its own, without browser

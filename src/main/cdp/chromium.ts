@@ -6,10 +6,9 @@ export const CHROMIUM_CANDIDATES = [
   '/usr/bin/google-chrome',
 ] as const
 
-/** Flags for Chromium on these machines: running as root needs no-sandbox;
- *  the rest keep it from reaching for the network it does not have. */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
+/** Flags for every Chromium the CDP host starts: they keep it from
+ *  reaching for a GPU or a network it does not have. */
+const COMMON_CHROMIUM_ARGS = [
   '--disable-gpu',
   '--disable-background-networking',
   '--disable-component-update',
@@ -17,6 +16,28 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ] as const
+
+/**
+ * The flags for a Chromium started by a process running as `uid` (this
+ * process's by default). Chromium's own sandbox stays on for everyone but
+ * root: it refuses to start as root with it, so only there is
+ * `--no-sandbox` passed, and the host says so once when it starts
+ * (`chromiumSandboxNote`). Where there are no user ids (Windows: null) the
+ * sandbox stays on.
+ */
+export function chromiumArgs(uid: number | null = process.getuid?.() ?? null): string[] {
+  return [...(uid === 0 ? ['--no-sandbox'] : []), ...COMMON_CHROMIUM_ARGS]
+}
+
+/** The one line the host logs at start when Chromium runs without its
+ *  sandbox, or null when it keeps it. */
+export function chromiumSandboxNote(
+  uid: number | null = process.getuid?.() ?? null,
+): string | null {
+  return uid === 0
+    ? 'assent cdp host: running as root, so Chromium starts without its own sandbox (--no-sandbox); run as an ordinary user to keep it'
+    : null
+}
 
 /** The system Chromium, or undefined with the reason to show the person. */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {

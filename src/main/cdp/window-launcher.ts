@@ -8,7 +8,7 @@ import {
   type BrowserContextOptions,
   type Page,
 } from 'playwright-core'
-import { CHROMIUM_ARGS } from './chromium.ts'
+import { chromiumArgs } from './chromium.ts'
 
 /** Where a prepared window waits: far outside any screen, so it covers
  *  nothing and cannot be clicked, until a prompt claims it. */
@@ -91,7 +91,7 @@ export class AppWindowLauncher implements CdpWindowLauncher {
         // The page takes the window's size, as an app window's does.
         viewport: null,
         args: [
-          ...CHROMIUM_ARGS,
+          ...chromiumArgs(),
           '--app=data:text/html,',
           `--window-size=${width},${height}`,
           `--window-position=${position.left},${position.top}`,

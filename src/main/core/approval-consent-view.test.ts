@@ -30,6 +30,40 @@ const display = {
 }
 
 describe('the protected view of an approval', () => {
+  it('carries a command’s containment from the canonical action, whose digest covers it', () => {
+    const command = {
+      ...base,
+      kind: 'run-command' as const,
+      toolName: 'run_command',
+      arguments: { argv: ['make'] },
+      summary: 'Run make in .',
+    }
+    const contained = viewOf(
+      createApproval({
+        ...command,
+        containment: {
+          contained: true,
+          writableRoots: ['/home/ada/project'],
+          network: false,
+          secretsHidden: true,
+        },
+      }),
+    )
+    const uncontained = viewOf(
+      createApproval({ ...command, containment: { contained: false, why: 'uncontained-setting' } }),
+    )
+    expect(ConsentViewSchema.parse(approvalConsentView(contained, display))).toMatchObject({
+      containment: { contained: true, writableRoots: ['/home/ada/project'] },
+    })
+    expect(approvalConsentView(uncontained, display)).toMatchObject({
+      containment: { contained: false, why: 'uncontained-setting' },
+    })
+    expect(contained.actionDigest).not.toBe(uncontained.actionDigest)
+    expect(approvalConsentView(viewOf(createApproval(command)), display)).not.toHaveProperty(
+      'containment',
+    )
+  })
+
   it('shows an MCP call with its server, description, preview and full arguments', () => {
     const text = 'y'.repeat(50_000)
     const view = viewOf(

@@ -11,8 +11,9 @@ import { consentAction } from './consent-action.ts'
  * runtime's canonical action: the action itself first (a command line, a
  * file and its change, a path to delete, an MCP call), the full arguments
  * (never cut), for an MCP tool call the server, what it says the tool does
- * and its preview, all of which the action digest covers; and what "Always
- * allow" would remember.
+ * and its preview, all of which the action digest covers; for a command
+ * the runtime runs, what the OS lets it do (its containment, also in the
+ * digest); and what "Always allow" would remember.
  *
  * A write's `fileChange` is the runtime's preview of it against the file's
  * current content, part of the canonical action (so the digest covers it);
@@ -42,6 +43,7 @@ export function approvalConsentView(
     argumentsText: JSON.stringify(action.arguments, null, 2),
     workingDirectory: action.workingDirectory,
     sandboxMode: action.sandboxMode,
+    ...(action.containment === undefined ? {} : { containment: action.containment }),
     roomLabel: display.roomLabel,
     digestPrefix: view.actionDigest.slice(0, 12),
     // Absent means offered, as before the runtime reported it; the runtime

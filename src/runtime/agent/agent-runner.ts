@@ -17,6 +17,7 @@ import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
+import type { CommandLauncher } from '../tools/command-launcher.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
@@ -47,6 +48,8 @@ export interface AgentRunnerOptions {
   durable: WhenDurable
   /** MCP tool calls (`server__tool`); without it, such a name is unknown. */
   mcp?: McpToolCalls
+  /** What every command the agent runs is started through. */
+  commands: CommandLauncher
   newId?: () => string
 }
 

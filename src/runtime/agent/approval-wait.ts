@@ -1,4 +1,5 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
@@ -18,6 +19,9 @@ export interface CallNeedingDecision {
   observation?: FileObservation
   /** Why a read reaches beyond the workspace (read-reach.ts), or null. */
   privateRead: string | null
+  /** For a command: what the OS lets it do, shown to the person and bound
+   *  into the action digest. */
+  containment?: CommandContainment
 }
 
 /**
@@ -45,6 +49,7 @@ export function decisionFor(
       workingDirectory: workingDirectoryOf(turn, args),
       summary: tool.summarize(args),
       ...(pending.observation === undefined ? {} : pending.observation),
+      ...(pending.containment === undefined ? {} : { containment: pending.containment }),
       ...(tool.summaryMessage ? { summaryMessage: tool.summaryMessage(args) } : {}),
     },
     ...(pending.privateRead !== null ? {} : { review: reviewOf(turn, pending) }),

@@ -42,6 +42,8 @@ export const AFTER_CONSENT_CODES: ReadonlySet<string> = new Set([
   'target_changed',
   'definition_changed',
   'preview_changed',
+  'containment_changed',
+  'workspace_changed',
 ])
 
 export function refusedAfterConsent(result: ToolResult, approvalId: string | null): Settled {

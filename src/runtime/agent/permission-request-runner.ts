@@ -49,10 +49,10 @@ export interface TurnWidenings {
  * sandbox that does not confine writes (nothing to widen); for a path that
  * is not an existing directory, is a file-system root, holds credentials or
  * start-up files, is already writable, or lies outside the agent's
- * ceilings. Network access for a command is refused too: the runtime's
- * commands are not cut off from the network, so there is nothing to widen,
- * and asking the person would suggest that denying it keeps the command
- * offline.
+ * ceilings. Network access for a command is refused too: the command
+ * sandbox gives no command a network under any room mode but full access,
+ * and no turn can widen it, so asking the person would suggest that
+ * allowing it gives the command one.
  */
 export class PermissionRequestRunner {
   private readonly deps: PermissionRequestRunnerDeps

@@ -18,6 +18,8 @@ import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
+import type { CommandLauncher } from '../tools/command-launcher.ts'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
 import {
   type Execution,
   type Settled,
@@ -50,6 +52,9 @@ export interface ToolCallRunnerDeps {
   /** Resolves once every write committed so far is on disk. */
   durable: WhenDurable
   mcp?: McpToolCalls
+  /** What every command is started through, contained as the turn's
+   *  sandbox mode promises. */
+  commands: CommandLauncher
 }
 
 type ToolOutcome = Extract<ActionOutcome, { type: 'tool' }>
@@ -131,6 +136,19 @@ export class ToolCallRunner {
     // can allow what the turn's sandbox and the agent's ceilings refuse.
     const access = await this.checkAccess(scope, tool, args)
     if (!access.allowed) return refusedAccess(access, tool, args)
+    // What contains a command is decided before anyone is asked: a command
+    // no sandbox could contain is refused now rather than allowed and then
+    // refused, and the person is shown what the allowed command can do.
+    let containment: CommandContainment | undefined
+    if (tool.kind === 'run-command') {
+      const contained = await this.deps.commands.containmentFor({
+        sandboxMode: turn.policy.sandboxMode,
+        workspace: turn.workspace,
+        extraWritableRoots: scope.widenings.writableRoots,
+      })
+      if (!contained.ok) return said('refused', contained.message, contained.code)
+      containment = contained.containment
+    }
 
     const destructive = tool.destructive(args)
     const policy = turn.policy.approvalPolicy
@@ -212,6 +230,7 @@ export class ToolCallRunner {
       resolvedPaths: access.paths,
       destructive,
       ...(observation === undefined ? {} : { observation }),
+      ...(containment === undefined ? {} : { containment }),
       privateRead,
     })
     if (decided.status === 'allowed') {
@@ -290,6 +309,12 @@ export class ToolCallRunner {
         timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
         readReach: how.readReach,
         ...(bound === undefined ? {} : { boundTarget: bound }),
+        command: {
+          sandbox: this.deps.commands,
+          sandboxMode: turn.policy.sandboxMode,
+          extraWritableRoots: scope.widenings.writableRoots,
+          ...(how.approval?.containment === undefined ? {} : { shown: how.approval.containment }),
+        },
       })
     } catch (error) {
       const said = message('call.toolFailed', { detail: (error as Error).message })

@@ -9,6 +9,7 @@ import type {
   DecidedBy,
   PermissionRequest,
 } from '../../contracts/approval.ts'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import type { ApprovalDecision } from '../../contracts/consent.ts'
@@ -33,6 +34,7 @@ export interface NewApproval {
   target?: FileTarget
   fileChange?: FileChange
   permission?: PermissionRequest
+  containment?: CommandContainment
   now: number
   ttlMs: number
 }
@@ -104,6 +106,7 @@ export function canonicalAction(approval: ApprovalRecord): CanonicalAction {
     ...(approval.target === undefined ? {} : { target: approval.target }),
     ...(approval.fileChange === undefined ? {} : { fileChange: approval.fileChange }),
     ...(approval.permission === undefined ? {} : { permission: approval.permission }),
+    ...(approval.containment === undefined ? {} : { containment: approval.containment }),
   }
 }
 

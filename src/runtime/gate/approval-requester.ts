@@ -5,6 +5,7 @@ import type {
   McpAction,
   PermissionRequest,
 } from '../../contracts/approval.ts'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
@@ -52,6 +53,8 @@ export interface RequestedAction {
   fileChange?: FileChange
   /** For a permission request: what widens and for how long. */
   permission?: PermissionRequest
+  /** For a command the runtime runs: what the OS lets it do. */
+  containment?: CommandContainment
 }
 
 export interface ApprovalRequest {

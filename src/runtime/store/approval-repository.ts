@@ -127,8 +127,8 @@ export class SqliteApprovalRepository implements ApprovalStore {
         `INSERT INTO approvals (id, room_id, turn_id, tool_call_id, kind, tool_name, arguments_json,
            working_directory, sandbox_mode, summary, status, decision, decided_by, reason,
            created_at, expires_at, decided_at, mcp_json, target_json, file_change_json,
-           permission_json, summary_message_json, reason_message_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           permission_json, summary_message_json, reason_message_json, containment_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         approval.id,
@@ -154,6 +154,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
         approval.permission === undefined ? null : canonicalJson(approval.permission),
         messageJson(approval.summaryMessage),
         messageJson(approval.reasonMessage),
+        approval.containment === undefined ? null : canonicalJson(approval.containment),
       )
   }
 
@@ -240,6 +241,9 @@ function toApproval(row: Row): ApprovalRecord {
       ? {}
       : { fileChange: JSON.parse(String(row.file_change_json)) }),
     ...(row.permission_json == null ? {} : { permission: JSON.parse(String(row.permission_json)) }),
+    ...(row.containment_json == null
+      ? {}
+      : { containment: JSON.parse(String(row.containment_json)) }),
     status: row.status,
     ...optional('decision', row.decision),
     ...optional('decidedBy', row.decided_by),

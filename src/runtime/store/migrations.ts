@@ -274,4 +274,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN permission_json TEXT;
     `,
   },
+  {
+    version: 13,
+    sql: `
+      -- A command's containment: what the OS sandbox lets it do (part of
+      -- the canonical action the person is shown).
+      ALTER TABLE approvals ADD COLUMN containment_json TEXT;
+    `,
+  },
 ]

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BASE_AGENT_ENVIRONMENT } from '../../contracts/agents-config.ts'
+import { CommandSandbox } from '../sandbox/command-sandbox.ts'
 import { runCommandTool } from './run-command.ts'
 import { MAX_TOOL_OUTPUT_BYTES } from './tool-types.ts'
 import type { ToolContext } from './tool-types.ts'
@@ -20,12 +21,19 @@ afterEach(async () => {
   await rm(ws, { recursive: true, force: true })
 })
 
+// The process handling (output, timeouts, the whole tree killed, the
+// environment) is the same in and out of the sandbox; it is tested here in
+// full access, where the test can see the command's processes by their
+// pids. command-sandbox.test.ts runs commands in the sandbox.
+const fullAccess = new CommandSandbox({ assentPrivate: [] })
+
 const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({
   workspace: ws,
   resolvedPaths: [ws],
   // The runtime's limit in these tests: a ceiling no test command should
   // reach, even when starting `node` takes seconds on a busy machine.
   timeoutMs: scaledMs(60_000),
+  command: { sandbox: fullAccess, sandboxMode: 'danger-full-access', extraWritableRoots: [] },
   ...extra,
 })
 
@@ -218,6 +226,16 @@ describe('run_command', () => {
       )
       expect(passedThrough).toEqual([])
     })
+  })
+
+  it('refuses to start a command when nothing decided what contains it', async () => {
+    const marker = path.join(ws, 'ran.txt')
+    const result = await runCommandTool.run(
+      { argv: ['touch', marker] },
+      { workspace: ws, resolvedPaths: [ws], timeoutMs: 5_000 },
+    )
+    expect(result).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+    expect(existsSync(marker)).toBe(false)
   })
 
   it('marks obviously destructive commands', () => {

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { z } from 'zod'
-import { commandEnvironment } from './command-environment.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
+import type { PreparedCommand } from './command-launcher.ts'
+import { sandboxStopNote } from './sandbox-stop-note.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
 import {
   MAX_TOOL_OUTPUT_BYTES,
@@ -40,10 +43,13 @@ export const RunCommandArgsSchema = z.strictObject({
 export type RunCommandArgs = z.infer<typeof RunCommandArgsSchema>
 
 /**
- * Runs a program with `spawn`. Without `shell: true` there is no shell: argv
- * goes to the program as is, so `$HOME` or `;` in an argument is just text.
- * With `shell: true` the argv is joined with spaces and handed to the system
- * shell, quoting and all.
+ * Runs a program, contained as the room's sandbox mode promises: the start
+ * is prepared by the runtime's one command sandbox (`ctx.command`), which
+ * wraps it in bubblewrap or Seatbelt, or refuses it where none can start.
+ * Without `shell: true` there is no shell: argv goes to the program as is,
+ * so `$HOME` or `;` in an argument is just text. With `shell: true` the
+ * argv is joined with spaces and handed to the system shell (`/bin/sh -c`),
+ * quoting and all.
  *
  * The working directory is the checked `ctx.resolvedPaths[0]` (the `cwd`
  * argument, or the workspace). The timeout is the smaller of the argument
@@ -63,13 +69,82 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     const cwd = firstResolvedPath(ctx)
     if (typeof cwd !== 'string') return cwd
     const timeoutMs = Math.min(args.timeoutMs ?? ctx.timeoutMs, ctx.timeoutMs)
-    return runProcess(args, cwd, timeoutMs, ctx)
+    const prepared = await prepareStart(args, cwd, ctx)
+    if (!prepared.ok) return prepared.result
+    const ran = await runProcess(args, prepared.start, timeoutMs, ctx)
+    const result = notStartedInSandbox(args, ran) ?? ran
+    const note = sandboxStopNote(
+      prepared.start.containment,
+      prepared.start.hidden,
+      result.ok,
+      result.output,
+    )
+    if (note === null) return result
+    return { ...result, output: `${result.output}\n${note}`, code: 'sandbox_denied' }
   },
+}
+
+/** The command's start as the sandbox prepared it, or the refusal to give
+ *  the model. Fails closed: no scope, no sandbox that can start, a
+ *  workspace swapped since, or containment other than the person was
+ *  shown, and nothing starts. */
+async function prepareStart(
+  args: RunCommandArgs,
+  cwd: string,
+  ctx: ToolContext,
+): Promise<{ ok: true; start: PreparedCommand } | { ok: false; result: ToolResult }> {
+  const scope = ctx.command
+  if (scope === undefined) {
+    return refused(message('sandbox.notDecided'), 'sandbox_unavailable')
+  }
+  const prepared = await scope.sandbox.prepare({
+    sandboxMode: scope.sandboxMode,
+    workspace: ctx.workspace,
+    extraWritableRoots: scope.extraWritableRoots,
+    ...(scope.readOnlyInside === undefined ? {} : { readOnlyInside: scope.readOnlyInside }),
+    ...(scope.expectedWorkspace === undefined
+      ? {}
+      : { expectedWorkspace: scope.expectedWorkspace }),
+    cwd,
+    argv: args.shell === true ? shellArgv(commandLine(args.argv)) : args.argv,
+  })
+  if (!prepared.ok) return refused(prepared.message, prepared.code)
+  if (scope.shown !== undefined && !sameContainment(scope.shown, prepared.containment)) {
+    return refused(message('sandbox.containmentChanged'), 'containment_changed')
+  }
+  return { ok: true, start: prepared }
+}
+
+/** The system shell, as `spawn(line, { shell: true })` would pick it. */
+function shellArgv(line: string): string[] {
+  if (process.platform === 'win32')
+    return [process.env.ComSpec ?? 'cmd.exe', '/d', '/s', '/c', line]
+  return ['/bin/sh', '-c', line]
+}
+
+/** bubblewrap reports a program it cannot start as its own failure
+ *  ("bwrap: execvp …"): that is the same result as a program `spawn`
+ *  cannot start, not a command that ran and failed. */
+function notStartedInSandbox(args: RunCommandArgs, result: ToolResult): ToolResult | null {
+  const said = /^bwrap: execvp [^\n]*: ([^\n]+)\n?$/.exec(result.output)
+  if (result.exitCode !== 1 || said === null) return null
+  return startFailure(args, new Error(said[1]))
+}
+
+function refused(
+  said: ReturnType<typeof message>,
+  code: string,
+): { ok: false; result: ToolResult } {
+  return { ok: false, result: saidResult(false, said, { exitCode: null, code }) }
+}
+
+function sameContainment(a: CommandContainment, b: CommandContainment): boolean {
+  return canonicalJson(a) === canonicalJson(b)
 }
 
 function runProcess(
   args: RunCommandArgs,
-  cwd: string,
+  start: PreparedCommand,
   timeoutMs: number,
   ctx: ToolContext,
 ): Promise<ToolResult> {
@@ -77,7 +152,7 @@ function runProcess(
     const output = new CappedOutput()
     let child: ChildProcess
     try {
-      child = startChild(args, cwd)
+      child = startChild(start)
     } catch (error) {
       resolve(startFailure(args, error))
       return
@@ -124,19 +199,20 @@ function runProcess(
   })
 }
 
-function startChild(args: RunCommandArgs, cwd: string): ChildProcess {
+function startChild(start: PreparedCommand): ChildProcess {
   // detached on POSIX makes the child a process-group leader, so a timeout
-  // can kill everything it started, not just the first process.
+  // can kill everything it started, not just the first process. In the
+  // sandbox that leader is bubblewrap, and killing it ends the command's
+  // whole PID namespace (--die-with-parent).
   const options: SpawnOptions = {
-    cwd,
-    env: commandEnvironment(),
+    cwd: start.cwd,
+    env: start.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: process.platform !== 'win32',
     windowsHide: true,
+    shell: false,
   }
-  if (args.shell === true) return spawn(commandLine(args.argv), { ...options, shell: true })
-  const [program = '', ...rest] = args.argv
-  return spawn(program, rest, { ...options, shell: false })
+  return spawn(start.file, start.args, options)
 }
 
 function killTree(child: ChildProcess): void {

@@ -1,7 +1,9 @@
 import { z } from 'zod'
 import type { FileChange } from '../../contracts/file-change.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
-import type { ToolEffect } from '../../contracts/policy-axes.ts'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
+import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
+import type { CommandLauncher, PinnedWorkspace } from './command-launcher.ts'
 import { FileRefusal } from './file-refusal.ts'
 import {
   englishText,
@@ -51,6 +53,27 @@ export interface ToolContext {
    *  that turns out to have other names (a hard link may lead anywhere).
    *  `any`: a person allowed it, or the policy reads freely. */
   readReach?: 'workspace' | 'any'
+  /** How a command is started, for `run_command`: without it a command
+   *  refuses to start, since nothing decided what contains it. */
+  command?: CommandScope
+}
+
+/** What contains a command this call starts: the runtime's one sandbox and
+ *  what the turn lets the command reach. */
+export interface CommandScope {
+  sandbox: CommandLauncher
+  sandboxMode: SandboxMode
+  /** Real folders the person let this turn write in besides the workspace. */
+  extraWritableRoots: readonly string[]
+  /** Paths inside the writable roots kept read-only; `<workspace>/.git`
+   *  when absent. */
+  readOnlyInside?: readonly string[]
+  /** The workspace as its room pinned it; a command refuses to start when
+   *  it is another folder by then. */
+  expectedWorkspace?: PinnedWorkspace
+  /** What the person was shown the command could do, when they were
+   *  asked: it starts in exactly that, or not at all. */
+  shown?: CommandContainment
 }
 
 /** What a file tool observes when its approval is opened: the target's

@@ -100,6 +100,16 @@ export const enConsent = {
     actionDigest: 'Action digest',
     details: 'Where it runs',
   },
+  containment: {
+    contained:
+      'Contained by the operating system: can change files only in {{roots}}; no network; your keys and Assent’s data are hidden.',
+    containedReadOnly:
+      'Contained by the operating system: cannot change any file; no network; your keys and Assent’s data are hidden.',
+    fullAccess:
+      'Not contained: this command runs with all your rights (the room is in full access).',
+    uncontainedSetting:
+      'Not contained: this command runs with all your rights (no sandbox can start here, and Assent was set to run commands anyway).',
+  },
   sandbox: {
     'read-only': 'Read only: the agent may read, and change nothing',
     'workspace-write': 'Workspace: changes only inside the room’s folder',

@@ -96,6 +96,15 @@ export const zhCNConsent: Catalog['consent'] = {
     actionDigest: '操作摘要值',
     details: '运行环境',
   },
+  containment: {
+    contained:
+      '由操作系统隔离：只能更改 {{roots}} 中的文件；没有网络；你的密钥和 Assent 的数据被隐藏。',
+    containedReadOnly:
+      '由操作系统隔离：不能更改任何文件；没有网络；你的密钥和 Assent 的数据被隐藏。',
+    fullAccess: '未隔离：此命令以你的全部权限运行（房间处于完全访问模式）。',
+    uncontainedSetting:
+      '未隔离：此命令以你的全部权限运行（这里无法启动沙盒，而 Assent 被设置为仍然运行命令）。',
+  },
   sandbox: {
     'read-only': '只读：智能体只能读取，不能更改任何内容',
     'workspace-write': '工作区：只能在房间的文件夹内进行更改',

@@ -63,7 +63,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     deniedByPerson: '你已拒绝；没有放宽任何权限。',
     deniedByPolicy: '被房间的策略拒绝；没有放宽任何权限。',
     inPlan: '规划模式不请求任何权限；请先退出规划模式。',
-    network: '这里的命令没有与网络隔离，所以没有可放宽的；命令运行时会照常询问。',
+    network:
+      '这里的命令在 Assent 的沙盒中运行，没有网络，任何房间或本轮都无法为其开放网络；没有放宽任何权限。',
     readOnlyAgent: '{{agent}} 是只读的。',
     readOnlyRoom: '此房间是只读的：不能让任何目录变为可写。',
     fullAccess: '此房间已经允许在任何位置写入；没有可放宽的。',
@@ -80,6 +81,13 @@ export const zhCNRuntime: Catalog['runtime'] = {
     outsideWorkspace: '{{path}} 在房间的工作区之外。',
     outsideAgentRoots: '{{path}} 在此智能体可以使用的文件夹之外。',
     invalidPath: '{{path}} 不能在这里使用。',
+  },
+  sandbox: {
+    unavailable:
+      '已拒绝：此房间承诺命令在沙盒中运行，但这里无法启动沙盒：{{missing}}。解决方法：{{fix}}。命令没有运行。',
+    workspaceChanged: '已拒绝：工作区 {{path}} 已不再是创建此房间时的那个文件夹；命令没有运行。',
+    containmentChanged: '已拒绝：此命令将运行的沙盒已不是向此人展示的那一个；命令没有运行。',
+    notDecided: '已拒绝：没有为此命令确定沙盒；命令没有运行。',
   },
   mcp: {
     unknownServer: '没有为 {{tool}} 配置 MCP 服务器。',

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest'
+import { bwrapArgs } from './bwrap-args.ts'
+import type { CommandSandboxPolicy } from './sandbox-policy.ts'
+
+const policy: CommandSandboxPolicy = {
+  writableRoots: ['/home/ada/project'],
+  readOnlyInside: ['/home/ada/project/.git'],
+  hidden: [
+    { path: '/home/ada/.ssh', kind: 'folder' },
+    { path: '/home/ada/mcp.json', kind: 'file' },
+  ],
+  privateScratch: ['/tmp', '/run'],
+  network: false,
+}
+const launch = {
+  argv: ['sh', '-c', 'echo hi'],
+  env: { PATH: '/usr/bin:/bin', HOME: '/home/ada' },
+  cwd: '/home/ada/project/src',
+}
+
+/** Where `flag value…` first appears in `args`, or -1. */
+function at(args: string[], ...run: string[]): number {
+  return args.findIndex((_, i) => run.every((part, j) => args[i + j] === part))
+}
+
+describe('bwrapArgs', () => {
+  const args = bwrapArgs(policy, launch)
+
+  it('mounts the root read-only first and the workspace writable over it', () => {
+    expect(at(args, '--ro-bind', '/', '/')).toBeGreaterThan(-1)
+    expect(at(args, '--bind', '/home/ada/project', '/home/ada/project')).toBeGreaterThan(
+      at(args, '--ro-bind', '/', '/'),
+    )
+  })
+
+  it('gives private scratch folders before the workspace, so a workspace under /tmp stays real', () => {
+    expect(at(args, '--tmpfs', '/tmp')).toBeGreaterThan(at(args, '--ro-bind', '/', '/'))
+    expect(at(args, '--tmpfs', '/tmp')).toBeLessThan(at(args, '--bind', '/home/ada/project'))
+    expect(at(args, '--tmpfs', '/run')).toBeLessThan(at(args, '--bind', '/home/ada/project'))
+  })
+
+  it('keeps .git read-only over the writable workspace', () => {
+    const git = at(args, '--ro-bind', '/home/ada/project/.git', '/home/ada/project/.git')
+    expect(git).toBeGreaterThan(at(args, '--bind', '/home/ada/project'))
+  })
+
+  it('hides secrets last, as an empty read-only folder or an empty file', () => {
+    const ssh = at(args, '--tmpfs', '/home/ada/.ssh', '--remount-ro', '/home/ada/.ssh')
+    expect(ssh).toBeGreaterThan(at(args, '--ro-bind', '/home/ada/project/.git'))
+    expect(at(args, '--ro-bind', '/dev/null', '/home/ada/mcp.json')).toBeGreaterThan(ssh)
+  })
+
+  it('cuts the network and every namespace it can', () => {
+    for (const flag of [
+      '--unshare-net',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--unshare-user-try',
+      '--die-with-parent',
+      '--new-session',
+    ]) {
+      expect(args, flag).toContain(flag)
+    }
+  })
+
+  it('starts the command with exactly the given environment, in the checked folder', () => {
+    const clear = at(args, '--clearenv')
+    expect(clear).toBeGreaterThan(-1)
+    expect(at(args, '--setenv', 'PATH', '/usr/bin:/bin')).toBeGreaterThan(clear)
+    expect(at(args, '--setenv', 'HOME', '/home/ada')).toBeGreaterThan(clear)
+    expect(args.filter((arg) => arg === '--setenv')).toHaveLength(2)
+    expect(args.slice(-6)).toEqual([
+      '--chdir',
+      '/home/ada/project/src',
+      '--',
+      'sh',
+      '-c',
+      'echo hi',
+    ])
+  })
+
+  it('mounts nothing writable in a read-only room', () => {
+    const readOnly = bwrapArgs({ ...policy, writableRoots: [], readOnlyInside: [] }, launch)
+    expect(readOnly).not.toContain('--bind')
+  })
+})

@@ -1,0 +1,59 @@
+import type { CommandSandboxPolicy } from './sandbox-policy.ts'
+
+/** What is started inside the sandbox: the program and its arguments, the
+ *  exact environment it gets, and the folder it starts in. */
+export interface SandboxedLaunch {
+  argv: readonly string[]
+  env: Readonly<Record<string, string>>
+  cwd: string
+}
+
+/**
+ * The namespaces every sandboxed command gets, each checked to work here as
+ * root and as an ordinary user: its own PIDs (it can neither see nor signal
+ * the person's processes), IPC, host name, and cgroup and user namespaces
+ * where the kernel allows them (`-try`: root needs no user namespace, and
+ * an ordinary user's bubblewrap makes one anyway). `--new-session` keeps it
+ * from pushing keystrokes into a terminal it shares with the runtime
+ * (TIOCSTI); `--die-with-parent` ends it when the runtime dies.
+ */
+export const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
+  '--die-with-parent',
+  '--new-session',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-cgroup-try',
+  '--unshare-user-try',
+])
+
+/**
+ * bubblewrap's argument list for one command under `policy`. Mounts apply
+ * in order, a later one over an earlier one, which is what the order below
+ * relies on:
+ *
+ * 1. the whole root read-only, then a minimal `/dev`, a fresh `/proc` (of
+ *    the command's own PID namespace), and the private scratch folders
+ *    (`/tmp`, `/run`) as empty ones of its own;
+ * 2. each writable root bound read-write over that, so a workspace under
+ *    `/tmp` is the real one;
+ * 3. the read-only paths inside them bound read-only over themselves;
+ * 4. the hidden paths last, so a credential folder or Assent's data inside
+ *    the workspace is hidden too.
+ */
+export function bwrapArgs(policy: CommandSandboxPolicy, launch: SandboxedLaunch): string[] {
+  const args = [...BWRAP_ISOLATION_ARGS]
+  if (!policy.network) args.push('--unshare-net')
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
+  for (const scratch of policy.privateScratch) args.push('--tmpfs', scratch)
+  for (const root of policy.writableRoots) args.push('--bind', root, root)
+  for (const inside of policy.readOnlyInside) args.push('--ro-bind', inside, inside)
+  for (const hidden of policy.hidden) {
+    if (hidden.kind === 'folder') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path)
+    else args.push('--ro-bind', '/dev/null', hidden.path)
+  }
+  args.push('--clearenv')
+  for (const [name, value] of Object.entries(launch.env)) args.push('--setenv', name, value)
+  args.push('--chdir', launch.cwd, '--', ...launch.argv)
+  return args
+}

@@ -1,0 +1,103 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requireOrSkip } from '../../../tests/support/require-or-skip.ts'
+import { runCommandTool } from '../tools/run-command.ts'
+import { commandSandboxAtStart } from './command-sandbox-at-start.ts'
+import { probeSandbox } from './sandbox-probe.ts'
+
+const probe = await probeSandbox()
+const HAS_BWRAP = requireOrSkip(
+  'bubblewrap',
+  probe.available ? undefined : probe.missing,
+  'install it with `apt-get install bubblewrap`',
+)
+
+let base: string
+let ws: string
+let dataDir: string
+let mcpConfig: string
+
+beforeAll(async () => {
+  // Under /var/tmp: the sandbox's own /tmp would hide these anyway.
+  base = await realpath(await mkdtemp('/var/tmp/assent-at-start-'))
+  ws = path.join(base, 'workspace')
+  dataDir = path.join(base, 'data')
+  mcpConfig = path.join(base, 'config', 'mcp.json')
+  await mkdir(ws)
+  await mkdir(dataDir)
+  await mkdir(path.dirname(mcpConfig))
+  await writeFile(path.join(dataDir, 'gateway.json'), 'GATEWAY-CREDENTIAL')
+  await writeFile(mcpConfig, 'MCP-SERVER-TOKEN')
+})
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true })
+})
+
+describe.runIf(HAS_BWRAP)('the runtime’s command sandbox', () => {
+  it('hides the data dir and a config file kept elsewhere from every command', async () => {
+    const logged: string[] = []
+    const sandbox = commandSandboxAtStart({
+      dataDir,
+      mcpConfigPath: mcpConfig,
+      agentsConfigPath: undefined,
+      env: process.env,
+      log: (line) => logged.push(line),
+    })
+    const result = await runCommandTool.run(
+      { argv: ['sh', '-c', `cat ${dataDir}/gateway.json; cat ${mcpConfig}`] },
+      {
+        workspace: ws,
+        resolvedPaths: [ws],
+        timeoutMs: 30_000,
+        command: { sandbox, sandboxMode: 'workspace-write', extraWritableRoots: [] },
+      },
+    )
+    expect(result.ok).toBe(false)
+    expect(result.output).not.toContain('GATEWAY-CREDENTIAL')
+    expect(result.output).not.toContain('MCP-SERVER-TOKEN')
+    expect(logged).toEqual([])
+  })
+})
+
+describe('the uncontained setting', () => {
+  const withoutBwrap = { ...process.env, PATH: '/nonexistent-assent-bin' }
+
+  it('is off unless set to 1, and then commands are refused and the start log says so', async () => {
+    const logged: string[] = []
+    const sandbox = commandSandboxAtStart({
+      dataDir,
+      mcpConfigPath: mcpConfig,
+      agentsConfigPath: undefined,
+      env: { ...withoutBwrap, ASSENT_ALLOW_UNCONTAINED_COMMANDS: 'yes' },
+      log: (line) => logged.push(line),
+    })
+    const decided = await sandbox.containmentFor({
+      sandboxMode: 'workspace-write',
+      workspace: ws,
+      extraWritableRoots: [],
+    })
+    expect(decided).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+    await expect.poll(() => logged.join('\n')).toContain('will be refused')
+    expect(logged.join('\n')).not.toContain('WARNING')
+  })
+
+  it('when set, lets commands run uncontained, said loudly at start', async () => {
+    const logged: string[] = []
+    const sandbox = commandSandboxAtStart({
+      dataDir,
+      mcpConfigPath: mcpConfig,
+      agentsConfigPath: undefined,
+      env: { ...withoutBwrap, ASSENT_ALLOW_UNCONTAINED_COMMANDS: '1' },
+      log: (line) => logged.push(line),
+    })
+    expect(logged[0]).toContain('NOT CONTAINED')
+    expect(
+      await sandbox.containmentFor({
+        sandboxMode: 'workspace-write',
+        workspace: ws,
+        extraWritableRoots: [],
+      }),
+    ).toEqual({ ok: true, containment: { contained: false, why: 'uncontained-setting' } })
+  })
+})

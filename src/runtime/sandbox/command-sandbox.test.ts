@@ -1,0 +1,406 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import path from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { englishText } from '../../contracts/runtime-message.ts'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import { runCommandTool } from '../tools/run-command.ts'
+import type { ToolContext, ToolResult } from '../tools/tool-types.ts'
+import { requireOrSkip } from '../../../tests/support/require-or-skip.ts'
+import { CommandSandbox } from './command-sandbox.ts'
+import { findOnPath, probeSandbox } from './sandbox-probe.ts'
+
+// Everything here runs real commands in a real bubblewrap. The folders live
+// under /var/tmp, not /tmp: the sandbox gives a command a /tmp of its own,
+// and a write outside the workspace must meet the read-only host, not that.
+
+const probe = await probeSandbox()
+const HAS_BWRAP = requireOrSkip(
+  'bubblewrap',
+  probe.available ? undefined : `${probe.missing}`,
+  'install it with `apt-get install bubblewrap`',
+)
+
+let base: string
+let ws: string
+let outside: string
+let home: string
+let dataDir: string
+let sandbox: CommandSandbox
+const KEY_TEXT = 'FIXTURE-PRIVATE-KEY-not-a-real-key'
+const DATA_TEXT = 'assent-database-fixture'
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp('/var/tmp/assent-sandbox-'))
+  ws = path.join(base, 'workspace')
+  outside = path.join(base, 'outside')
+  home = path.join(base, 'home')
+  dataDir = path.join(base, 'data')
+  for (const dir of [ws, outside, path.join(home, '.ssh'), dataDir]) {
+    await mkdir(dir, { recursive: true })
+  }
+  await writeFile(path.join(home, '.ssh', 'id_ed25519'), KEY_TEXT)
+  await writeFile(path.join(dataDir, 'assent.sqlite'), DATA_TEXT)
+  await mkdir(path.join(ws, '.git'))
+  await writeFile(path.join(ws, '.git', 'config'), '[core]\n')
+  await symlink(outside, path.join(ws, 'out-link'))
+  sandbox = new CommandSandbox({
+    home,
+    env: { ...process.env, HOME: home },
+    assentPrivate: [dataDir],
+  })
+})
+
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true })
+})
+
+function ctx(sandboxMode: SandboxMode, extra: Partial<ToolContext> = {}): ToolContext {
+  return {
+    workspace: ws,
+    resolvedPaths: [ws],
+    timeoutMs: 60_000,
+    command: { sandbox, sandboxMode, extraWritableRoots: [] },
+    ...extra,
+  }
+}
+
+const sh = (line: string, mode: SandboxMode, extra: Partial<ToolContext> = {}) =>
+  runCommandTool.run({ argv: ['sh', '-c', line] }, ctx(mode, extra))
+
+/** The sandbox stopped it, and the result says so to the model. */
+function stoppedBySandbox(result: ToolResult): void {
+  expect(result.ok, result.output).toBe(false)
+  expect(result.code).toBe('sandbox_denied')
+  expect(result.output).toContain("ran in Assent's sandbox")
+}
+
+describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
+  it('writes inside the workspace', async () => {
+    const result = await sh('echo y > inside.txt', 'workspace-write')
+    expect(result.ok, result.output).toBe(true)
+    expect(await readFile(path.join(ws, 'inside.txt'), 'utf8')).toBe('y\n')
+  })
+
+  it('cannot write outside the workspace', async () => {
+    const target = path.join(outside, 'escape.txt')
+    stoppedBySandbox(await sh(`echo x > ${target}`, 'workspace-write'))
+    expect(existsSync(target)).toBe(false)
+  })
+
+  it('cannot write outside through a symbolic link in the workspace', async () => {
+    stoppedBySandbox(await sh('echo x > out-link/via-link.txt', 'workspace-write'))
+    expect(existsSync(path.join(outside, 'via-link.txt'))).toBe(false)
+  })
+
+  it('keeps .git inside the workspace read-only', async () => {
+    stoppedBySandbox(await sh('echo "[alias] x = !id" >> .git/config', 'workspace-write'))
+    expect(await readFile(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n')
+  })
+
+  it('writes /tmp only in a /tmp of its own, never the host’s', async () => {
+    const name = `assent-sandbox-tmp-${process.pid}-${Date.now()}`
+    const result = await sh(`echo x > /tmp/${name} && cat /tmp/${name}`, 'workspace-write')
+    expect(result.ok, result.output).toBe(true)
+    expect(existsSync(path.join('/tmp', name))).toBe(false)
+  })
+
+  it('cannot read a key in the person’s ~/.ssh', async () => {
+    const result = await sh('cat ~/.ssh/id_ed25519', 'workspace-write')
+    stoppedBySandbox(result)
+    expect(result.output).not.toContain(KEY_TEXT)
+  })
+
+  it('cannot read Assent’s data dir', async () => {
+    const result = await sh(`cat ${path.join(dataDir, 'assent.sqlite')}`, 'workspace-write')
+    stoppedBySandbox(result)
+    expect(result.output).not.toContain(DATA_TEXT)
+  })
+
+  describe('with a loopback server and a process of the person’s', () => {
+    let server: Server
+    let port: number
+    let connections = 0
+    let sleeper: ChildProcess
+
+    beforeAll(async () => {
+      server = createServer((socket) => {
+        connections += 1
+        socket.end()
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      port = (server.address() as { port: number }).port
+    })
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+    afterEach(() => {
+      sleeper?.kill('SIGKILL')
+    })
+
+    const connect = (mode: SandboxMode) =>
+      runCommandTool.run(
+        {
+          argv: [
+            process.execPath,
+            '-e',
+            `require('net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.message); process.exit(3) })`,
+          ],
+        },
+        ctx(mode),
+      )
+
+    it('cannot open a TCP connection, not even to loopback', async () => {
+      const before = connections
+      stoppedBySandbox(await connect('workspace-write'))
+      expect(connections).toBe(before)
+    })
+
+    it('cannot see or signal a process outside its own namespace', async () => {
+      sleeper = spawn('sleep', ['60'], { stdio: 'ignore' })
+      const pid = sleeper.pid ?? 0
+      stoppedBySandbox(await sh(`kill ${pid}`, 'workspace-write'))
+      expect(sleeper.exitCode).toBeNull()
+      expect(sleeper.signalCode).toBeNull()
+      expect(() => process.kill(pid, 0)).not.toThrow()
+    })
+
+    it('does all of that in full access, where nothing contains it', async () => {
+      const before = connections
+      expect((await connect('danger-full-access')).ok).toBe(true)
+      await expect.poll(() => connections).toBe(before + 1)
+
+      sleeper = spawn('sleep', ['60'], { stdio: 'ignore' })
+      const exited = new Promise((resolve) => sleeper.once('exit', resolve))
+      expect((await sh(`kill ${sleeper.pid ?? 0}`, 'danger-full-access')).ok).toBe(true)
+      await exited
+    })
+  })
+
+  it('does every other of those things in full access', async () => {
+    const escape = path.join(outside, 'escape-full.txt')
+    expect((await sh(`echo x > ${escape}`, 'danger-full-access')).ok).toBe(true)
+    expect(existsSync(escape)).toBe(true)
+    expect((await sh('echo x > out-link/via-link-full.txt', 'danger-full-access')).ok).toBe(true)
+    expect(existsSync(path.join(outside, 'via-link-full.txt'))).toBe(true)
+    const key = await sh('cat ~/.ssh/id_ed25519', 'danger-full-access')
+    expect(key.output).toContain(KEY_TEXT)
+    const data = await sh(`cat ${path.join(dataDir, 'assent.sqlite')}`, 'danger-full-access')
+    expect(data.output).toContain(DATA_TEXT)
+    const name = `assent-sandbox-tmp-full-${process.pid}-${Date.now()}`
+    expect((await sh(`echo x > /tmp/${name}`, 'danger-full-access')).ok).toBe(true)
+    expect(existsSync(path.join('/tmp', name))).toBe(true)
+    await rm(path.join('/tmp', name), { force: true })
+  })
+
+  it('writes in a folder the person widened the turn to, and nowhere else', async () => {
+    const widened = path.join(base, 'widened')
+    await mkdir(widened, { recursive: true })
+    const result = await sh(`echo w > ${widened}/ok.txt`, 'workspace-write', {
+      command: { sandbox, sandboxMode: 'workspace-write', extraWritableRoots: [widened] },
+    })
+    expect(result.ok, result.output).toBe(true)
+    expect(existsSync(path.join(widened, 'ok.txt'))).toBe(true)
+  })
+})
+
+describe.runIf(HAS_BWRAP)('a sandboxed command’s process', () => {
+  it('reports a program that cannot start as a start failure, as outside the sandbox', async () => {
+    const result = await runCommandTool.run(
+      { argv: ['assent-no-such-program-xyz'] },
+      ctx('workspace-write'),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'spawn_failed', exitCode: null })
+  })
+
+  it('ends with everything it started when it times out', async () => {
+    const late = path.join(ws, 'late.txt')
+    const result = await runCommandTool.run(
+      { argv: ['sh', '-c', 'sleep 2; echo late > late.txt'], timeoutMs: 300 },
+      ctx('workspace-write'),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'timeout' })
+    // Had the shell outlived bubblewrap, it would write this after 2 s.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    expect(existsSync(late)).toBe(false)
+  })
+})
+
+describe.runIf(HAS_BWRAP)('a command in a read-only room', () => {
+  it('cannot write even inside the workspace', async () => {
+    stoppedBySandbox(await sh('echo y > read-only.txt', 'read-only'))
+    expect(existsSync(path.join(ws, 'read-only.txt'))).toBe(false)
+  })
+})
+
+describe.runIf(HAS_BWRAP)('before a command starts', () => {
+  it('refuses when the workspace is no longer the pinned folder', async () => {
+    const pinned = statSync(ws)
+    const marker = path.join(ws, 'after-swap.txt')
+    const result = await runCommandTool.run(
+      { argv: ['touch', marker] },
+      ctx('workspace-write', {
+        command: {
+          sandbox,
+          sandboxMode: 'workspace-write',
+          extraWritableRoots: [],
+          expectedWorkspace: { realPath: ws, dev: pinned.dev, ino: pinned.ino + 1 },
+        },
+      }),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'workspace_changed' })
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('starts when the workspace is the pinned folder', async () => {
+    const pinned = statSync(ws)
+    const result = await runCommandTool.run(
+      { argv: ['true'] },
+      ctx('workspace-write', {
+        command: {
+          sandbox,
+          sandboxMode: 'workspace-write',
+          extraWritableRoots: [],
+          expectedWorkspace: { realPath: ws, dev: pinned.dev, ino: pinned.ino },
+        },
+      }),
+    )
+    expect(result.ok, result.output).toBe(true)
+  })
+
+  it('refuses a command whose containment is not the one the person was shown', async () => {
+    const marker = path.join(ws, 'not-shown.txt')
+    const result = await runCommandTool.run(
+      { argv: ['touch', marker] },
+      ctx('workspace-write', {
+        command: {
+          sandbox,
+          sandboxMode: 'workspace-write',
+          extraWritableRoots: [],
+          shown: { contained: false, why: 'full-access' },
+        },
+      }),
+    )
+    expect(result).toMatchObject({ ok: false, code: 'containment_changed' })
+    expect(existsSync(marker)).toBe(false)
+  })
+})
+
+describe('where no sandbox can start', () => {
+  // A PATH without bwrap stands for a machine without bubblewrap: the real
+  // probe looks there and finds nothing.
+  const withoutBwrap = { ...process.env, PATH: '/nonexistent-assent-bin' }
+
+  it('refuses a command under workspace-write, naming what to install', async () => {
+    expect(findOnPath('bwrap', withoutBwrap.PATH)).toBeNull()
+    const bare = new CommandSandbox({ env: withoutBwrap, assentPrivate: [], platform: 'linux' })
+    const marker = path.join(ws, 'uncontained.txt')
+    const result = await runCommandTool.run(
+      { argv: ['/usr/bin/touch', marker] },
+      {
+        workspace: ws,
+        resolvedPaths: [ws],
+        timeoutMs: 10_000,
+        command: { sandbox: bare, sandboxMode: 'workspace-write', extraWritableRoots: [] },
+      },
+    )
+    expect(result).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+    expect(result.output).toContain('apt-get install bubblewrap')
+    expect(result.message?.code).toBe('sandbox.unavailable')
+    expect(existsSync(marker)).toBe(false)
+    expect(
+      await bare.containmentFor({
+        sandboxMode: 'read-only',
+        workspace: ws,
+        extraWritableRoots: [],
+      }),
+    ).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+  })
+
+  it('refuses when bubblewrap is there but cannot make the namespaces', async () => {
+    // A bwrap that fails the way bubblewrap does where unprivileged user
+    // namespaces are off: the probe runs it and finds out.
+    const bin = path.join(base, 'bin-without-userns')
+    await mkdir(bin, { recursive: true })
+    await writeFile(
+      path.join(bin, 'bwrap'),
+      '#!/bin/sh\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n',
+      { mode: 0o755 },
+    )
+    const noNamespaces = new CommandSandbox({
+      env: { ...process.env, PATH: bin },
+      assentPrivate: [],
+      platform: 'linux',
+    })
+    const decided = await noNamespaces.containmentFor({
+      sandboxMode: 'workspace-write',
+      workspace: ws,
+      extraWritableRoots: [],
+    })
+    expect(decided).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+    if (!decided.ok) {
+      expect(englishText(decided.message)).toContain('No permissions to creating new namespace')
+      expect(englishText(decided.message)).toContain('unprivileged user namespaces')
+    }
+  })
+
+  it('refuses on a platform it has no sandbox for', async () => {
+    const windows = new CommandSandbox({ assentPrivate: [], platform: 'win32' })
+    const decided = await windows.containmentFor({
+      sandboxMode: 'workspace-write',
+      workspace: ws,
+      extraWritableRoots: [],
+    })
+    expect(decided).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+    if (!decided.ok) expect(englishText(decided.message)).toContain('no command sandbox for win32')
+  })
+
+  it('runs it uncontained only with the explicit setting, and says so', async () => {
+    const allowed = new CommandSandbox({
+      env: withoutBwrap,
+      assentPrivate: [],
+      platform: 'linux',
+      allowUncontained: true,
+    })
+    const marker = path.join(ws, 'uncontained-allowed.txt')
+    const decided = await allowed.containmentFor({
+      sandboxMode: 'workspace-write',
+      workspace: ws,
+      extraWritableRoots: [],
+    })
+    expect(decided).toEqual({
+      ok: true,
+      containment: { contained: false, why: 'uncontained-setting' },
+    })
+    const result = await runCommandTool.run(
+      { argv: ['/usr/bin/touch', marker] },
+      {
+        workspace: ws,
+        resolvedPaths: [ws],
+        timeoutMs: 10_000,
+        command: { sandbox: allowed, sandboxMode: 'workspace-write', extraWritableRoots: [] },
+      },
+    )
+    expect(result.ok, result.output).toBe(true)
+    expect(readFileSync(marker, 'utf8')).toBe('')
+  })
+
+  it('tries the sandbox once and remembers the answer', async () => {
+    let probes = 0
+    const counted = new CommandSandbox({
+      assentPrivate: [],
+      probe: () => {
+        probes += 1
+        return Promise.resolve({ available: false, missing: 'nothing here', fix: 'none' })
+      },
+    })
+    for (let i = 0; i < 3; i += 1) {
+      await counted.containmentFor({
+        sandboxMode: 'workspace-write',
+        workspace: ws,
+        extraWritableRoots: [],
+      })
+    }
+    expect(probes).toBe(1)
+  })
+})

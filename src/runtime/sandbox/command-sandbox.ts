@@ -1,0 +1,227 @@
+import { realpathSync, statSync } from 'node:fs'
+import os from 'node:os'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
+import { message } from '../../contracts/runtime-message.ts'
+import { commandEnvironment } from '../tools/command-environment.ts'
+import type {
+  CommandLauncher,
+  CommandRefusal,
+  CommandRequest,
+  PinnedWorkspace,
+  PreparedCommand,
+} from '../tools/command-launcher.ts'
+import { bwrapArgs } from './bwrap-args.ts'
+import { sandboxPolicyFor, type CommandSandboxPolicy } from './sandbox-policy.ts'
+import { probeSandbox, type SandboxAvailability } from './sandbox-probe.ts'
+import { seatbeltProfile } from './seatbelt-profile.ts'
+
+/** The env var that lets commands under `workspace-write` or `read-only`
+ *  run uncontained where no sandbox can start. Read once, at start. */
+export const ALLOW_UNCONTAINED_ENV = 'ASSENT_ALLOW_UNCONTAINED_COMMANDS'
+
+export interface CommandSandboxOptions {
+  /** The home folder whose credential folders are hidden; the runtime's
+   *  HOME by default. */
+  home?: string
+  /** The runtime's environment, the source of the command's own (see
+   *  command-environment.ts). */
+  env?: NodeJS.ProcessEnv
+  /** Assent's own files a command must not read: the data dir (the
+   *  database, the gateway connection file), its config files. */
+  assentPrivate: readonly string[]
+  /** The explicit setting: commands may run uncontained where no sandbox
+   *  can start. Off unless the person turned it on. */
+  allowUncontained?: boolean
+  platform?: NodeJS.Platform
+  /** Whether a sandbox can start here; tried once, on first use. */
+  probe?: () => Promise<SandboxAvailability>
+}
+
+/**
+ * The one way the runtime starts a command for an agent, contained by the
+ * operating system as the room's sandbox mode promises:
+ *
+ * - `workspace-write` (and `external-sandbox`, enforced as it): bubblewrap
+ *   on Linux, Seatbelt on macOS, built from one policy value
+ *   (sandbox-policy.ts): the workspace and the turn's widened folders
+ *   writable, everything else read-only, a private `/tmp`, no network, the
+ *   person's credential folders and Assent's own data hidden;
+ * - `read-only`: the same with nothing writable;
+ * - `danger-full-access`: no sandbox; the window says so.
+ *
+ * Fails closed: where no sandbox can start, a command under a mode that
+ * promises one is refused with what is missing and how to install it. Only
+ * the explicit setting (`ASSENT_ALLOW_UNCONTAINED_COMMANDS=1`) lets it run
+ * uncontained, and the person is told so before they allow it.
+ */
+export class CommandSandbox implements CommandLauncher {
+  private readonly home: string
+  private readonly env: NodeJS.ProcessEnv
+  private readonly assentPrivate: readonly string[]
+  private readonly allowUncontained: boolean
+  private readonly platform: NodeJS.Platform
+  private readonly probe: () => Promise<SandboxAvailability>
+  private availability: Promise<SandboxAvailability> | undefined
+
+  constructor(options: CommandSandboxOptions) {
+    this.env = options.env ?? process.env
+    this.home = options.home ?? this.env.HOME ?? os.homedir()
+    this.assentPrivate = options.assentPrivate
+    this.allowUncontained = options.allowUncontained === true
+    this.platform = options.platform ?? process.platform
+    const platform = this.platform
+    const searchPath = this.env.PATH
+    this.probe = options.probe ?? (() => probeSandbox(platform, searchPath))
+  }
+
+  /** Whether a sandbox can start here, tried once and remembered: a
+   *  machine does not gain or lose user namespaces between two commands,
+   *  and a probe per command would double its start. */
+  available(): Promise<SandboxAvailability> {
+    this.availability ??= this.probe()
+    return this.availability
+  }
+
+  /**
+   * What the person is told about a command before they allow it: contained
+   * (and where it may write), or not, and why; or why it would be refused.
+   * The same decision `prepare` takes when the command starts.
+   */
+  async containmentFor(
+    request: Pick<CommandRequest, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,
+  ): Promise<{ ok: true; containment: CommandContainment } | CommandRefusal> {
+    if (request.sandboxMode === 'danger-full-access') {
+      return { ok: true, containment: { contained: false, why: 'full-access' } }
+    }
+    const availability = await this.available()
+    if (!availability.available) {
+      if (this.allowUncontained) {
+        return { ok: true, containment: { contained: false, why: 'uncontained-setting' } }
+      }
+      return unavailable(availability)
+    }
+    const policy = this.policyFor({ ...request, cwd: request.workspace, argv: [] })
+    return { ok: true, containment: containmentOf(policy) }
+  }
+
+  /** How to start `request.argv`, contained as its room's mode promises, or
+   *  why it must not start at all. */
+  async prepare(request: CommandRequest): Promise<PreparedCommand | CommandRefusal> {
+    if (request.expectedWorkspace !== undefined) {
+      const moved = workspaceMoved(request.workspace, request.expectedWorkspace)
+      if (moved) {
+        return {
+          ok: false,
+          code: 'workspace_changed',
+          message: message('sandbox.workspaceChanged', { path: request.workspace }),
+        }
+      }
+    }
+    const env = stringEnvironment(commandEnvironment(this.env))
+    const [program = '', ...rest] = request.argv
+    if (request.sandboxMode === 'danger-full-access') {
+      return {
+        ok: true,
+        file: program,
+        args: rest,
+        env,
+        cwd: request.cwd,
+        containment: { contained: false, why: 'full-access' },
+        hidden: [],
+      }
+    }
+    const availability = await this.available()
+    if (!availability.available) {
+      if (!this.allowUncontained) return unavailable(availability)
+      return {
+        ok: true,
+        file: program,
+        args: rest,
+        env,
+        cwd: request.cwd,
+        containment: { contained: false, why: 'uncontained-setting' },
+        hidden: [],
+      }
+    }
+    const policy = this.policyFor(request)
+    const containment = containmentOf(policy)
+    const hidden = policy.hidden.map((entry) => entry.path)
+    if (availability.kind === 'seatbelt') {
+      return {
+        ok: true,
+        file: availability.program,
+        args: ['-p', seatbeltProfile(policy), '--', ...request.argv],
+        env,
+        cwd: request.cwd,
+        containment,
+        hidden,
+      }
+    }
+    return {
+      ok: true,
+      file: availability.program,
+      args: bwrapArgs(policy, { argv: request.argv, env, cwd: request.cwd }),
+      // bubblewrap clears its own environment before the command starts;
+      // it gets the command's, never the runtime's, all the same.
+      env,
+      cwd: request.cwd,
+      containment,
+      hidden,
+    }
+  }
+
+  private policyFor(request: CommandRequest): CommandSandboxPolicy {
+    const mode = request.sandboxMode === 'read-only' ? 'read-only' : 'workspace-write'
+    return sandboxPolicyFor({
+      sandboxMode: mode,
+      workspace: request.workspace,
+      extraWritableRoots: request.extraWritableRoots,
+      ...(request.readOnlyInside === undefined ? {} : { readOnlyInside: request.readOnlyInside }),
+      home: this.home,
+      assentPrivate: this.assentPrivate,
+    })
+  }
+}
+
+/** What the window says of a policy: where the command may write, that
+ *  it has no network, that secrets are hidden. */
+function containmentOf(policy: CommandSandboxPolicy): CommandContainment {
+  return {
+    contained: true,
+    writableRoots: policy.writableRoots,
+    network: policy.network,
+    secretsHidden: true,
+  }
+}
+
+function unavailable(availability: { missing: string; fix: string }): CommandRefusal {
+  return {
+    ok: false,
+    code: 'sandbox_unavailable',
+    message: message('sandbox.unavailable', {
+      missing: availability.missing,
+      fix: availability.fix,
+    }),
+  }
+}
+
+/** Whether the workspace is no longer the pinned folder: another real
+ *  path, or the same path now naming another directory (removed and made
+ *  again, or swapped for a link). Fails closed: a workspace that cannot be
+ *  looked at has moved. */
+function workspaceMoved(workspace: string, pinned: PinnedWorkspace): boolean {
+  try {
+    const real = realpathSync.native(workspace)
+    if (real !== pinned.realPath) return true
+    const stats = statSync(real)
+    return !stats.isDirectory() || stats.dev !== pinned.dev || stats.ino !== pinned.ino
+  } catch {
+    return true
+  }
+}
+
+function stringEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value
+  return out
+}

@@ -1,0 +1,119 @@
+import { lstatSync, realpathSync } from 'node:fs'
+import path from 'node:path'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import { HOME_SECRET_FOLDERS } from '../policy/secret-folders.ts'
+
+/** Something the command must see as empty: a folder as an empty folder, a
+ *  file as an empty file. */
+export interface HiddenPath {
+  path: string
+  kind: 'folder' | 'file'
+}
+
+/**
+ * What an allowed command may touch, decided once as a value that every
+ * way of starting a command (bubblewrap on Linux, Seatbelt on macOS) is
+ * built from: there is no second list to forget.
+ *
+ * Everything outside `writableRoots` is read-only; inside them,
+ * `readOnlyInside` stays read-only; every `hidden` path shows as empty.
+ * There is no network.
+ */
+export interface CommandSandboxPolicy {
+  /** Real, existing folders the command may change files in; none under a
+   *  read-only room. */
+  writableRoots: string[]
+  /** Real, existing paths inside a writable root that stay read-only. */
+  readOnlyInside: string[]
+  /** Real, existing paths the command sees as empty. */
+  hidden: HiddenPath[]
+  /** Folders replaced by empty, writable ones of the command's own, under
+   *  everything else: `/tmp`, so nothing written there reaches the host and
+   *  nothing of the host's is seen, and `/run`, whose sockets (the session
+   *  bus, a container daemon) accept connections whatever a read-only
+   *  mount says. */
+  privateScratch: string[]
+  /** Always false: no policy field lets an Assent command reach the
+   *  network, so the sandbox never gives one. */
+  network: false
+}
+
+export interface SandboxPolicyInput {
+  sandboxMode: Exclude<SandboxMode, 'danger-full-access'>
+  /** The workspace's real path. */
+  workspace: string
+  /** Real folders this turn's person let it write in besides the workspace. */
+  extraWritableRoots: readonly string[]
+  /** Paths inside the writable roots that stay read-only, absolute. Empty
+   *  or absent: `<workspace>/.git` when it exists. */
+  readOnlyInside?: readonly string[]
+  /** The home folder whose credential folders (HOME_SECRET_FOLDERS) are
+   *  hidden. */
+  home: string
+  /** Assent's own files: its data dir (database, sealed keys, the gateway
+   *  connection file), its config files and any folder holding them. */
+  assentPrivate: readonly string[]
+}
+
+/**
+ * The policy for one command, read from the file system at the moment the
+ * command starts, never cached: a credential folder created after the
+ * runtime started is hidden from the next command, and a `.git` made since
+ * is read-only for it.
+ *
+ * Only what exists can be hidden or kept read-only (a mount needs a place
+ * to land). A credential folder that does not exist holds no secret to
+ * read; one the person creates while a command is still running is not
+ * hidden from that command, but is from every later one.
+ */
+export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolicy {
+  const writable =
+    input.sandboxMode === 'read-only'
+      ? []
+      : unique([input.workspace, ...input.extraWritableRoots].map(realOrNull))
+  const readOnlyAsked =
+    input.readOnlyInside === undefined || input.readOnlyInside.length === 0
+      ? [path.join(input.workspace, '.git')]
+      : input.readOnlyInside
+  const hidden: HiddenPath[] = []
+  const seen = new Set<string>()
+  const hide = (candidate: string) => {
+    const found = existing(candidate)
+    if (found === null || seen.has(found.path)) return
+    seen.add(found.path)
+    hidden.push(found)
+  }
+  for (const folder of HOME_SECRET_FOLDERS) hide(path.join(input.home, ...folder.split('/')))
+  for (const own of input.assentPrivate) hide(own)
+  return {
+    writableRoots: writable,
+    readOnlyInside: unique(readOnlyAsked.map(realOrNull)).filter((inside) =>
+      writable.some((root) => inside !== root && inside.startsWith(root + path.sep)),
+    ),
+    hidden,
+    privateScratch: ['/tmp', '/run'].filter((scratch) => existing(scratch)?.kind === 'folder'),
+    network: false,
+  }
+}
+
+function realOrNull(candidate: string): string | null {
+  try {
+    return realpathSync.native(candidate)
+  } catch {
+    return null
+  }
+}
+
+function existing(candidate: string): HiddenPath | null {
+  const real = realOrNull(candidate)
+  if (real === null) return null
+  try {
+    return { path: real, kind: lstatSync(real).isDirectory() ? 'folder' : 'file' }
+  } catch {
+    return null
+  }
+}
+
+function unique(paths: ReadonlyArray<string | null>): string[] {
+  return [...new Set(paths.filter((p): p is string => p !== null))]
+}

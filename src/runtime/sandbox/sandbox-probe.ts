@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process'
+import { accessSync, constants, statSync } from 'node:fs'
+import path from 'node:path'
+import { BWRAP_ISOLATION_ARGS } from './bwrap-args.ts'
+
+/** Where commands can be contained on this machine, or why they cannot. */
+export type SandboxAvailability =
+  | { available: true; kind: 'bubblewrap' | 'seatbelt'; program: string }
+  | {
+      available: false
+      /** What is missing, in words: "bubblewrap (bwrap) is not on PATH". */
+      missing: string
+      /** What would make it available: "install it: apt-get install bubblewrap". */
+      fix: string
+    }
+
+/** Where macOS keeps `sandbox-exec`; never looked up on PATH, where a
+ *  folder the person controls could put another program first. */
+export const SANDBOX_EXEC_PATH = '/usr/bin/sandbox-exec'
+
+/** A probe gets this long to start a sandbox and run `true` in it. */
+export const PROBE_TIMEOUT_MS = 10_000
+
+const BWRAP_FIX =
+  'install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)'
+
+/** The first executable file called `name` in the folders of `searchPath`. */
+export function findOnPath(name: string, searchPath: string | undefined): string | null {
+  for (const folder of (searchPath ?? '').split(path.delimiter)) {
+    if (folder === '' || !path.isAbsolute(folder)) continue
+    const candidate = path.join(folder, name)
+    try {
+      if (!statSync(candidate).isFile()) continue
+      accessSync(candidate, constants.X_OK)
+      return candidate
+    } catch {
+      continue
+    }
+  }
+  return null
+}
+
+/**
+ * Finds out, by trying, whether commands can be contained here: on Linux,
+ * bubblewrap on PATH that can start the very namespaces a command gets (it
+ * fails where unprivileged user namespaces are off, and then says so); on
+ * macOS, `sandbox-exec`. Anywhere else there is no sandbox.
+ */
+export async function probeSandbox(
+  platform: NodeJS.Platform = process.platform,
+  searchPath: string | undefined = process.env.PATH,
+): Promise<SandboxAvailability> {
+  if (platform === 'darwin') {
+    try {
+      accessSync(SANDBOX_EXEC_PATH, constants.X_OK)
+      return { available: true, kind: 'seatbelt', program: SANDBOX_EXEC_PATH }
+    } catch {
+      return {
+        available: false,
+        missing: `${SANDBOX_EXEC_PATH} is not there`,
+        fix: 'use a macOS that ships sandbox-exec',
+      }
+    }
+  }
+  if (platform !== 'linux') {
+    return {
+      available: false,
+      missing: `Assent has no command sandbox for ${platform} yet`,
+      fix: 'use full access for this room only if you accept that commands run with all your rights, or set ASSENT_ALLOW_UNCONTAINED_COMMANDS=1',
+    }
+  }
+  const bwrap = findOnPath('bwrap', searchPath)
+  if (bwrap === null) {
+    return { available: false, missing: 'bubblewrap (bwrap) is not on PATH', fix: BWRAP_FIX }
+  }
+  const failure = await tryBubblewrap(bwrap)
+  if (failure === null) return { available: true, kind: 'bubblewrap', program: bwrap }
+  return {
+    available: false,
+    missing: `${bwrap} cannot start a sandbox here (${failure})`,
+    fix: 'enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or allow bwrap in AppArmor: kernel.apparmor_restrict_unprivileged_userns), or install bubblewrap setuid',
+  }
+}
+
+/** Runs `true` in a sandbox with every namespace a command gets; null when
+ *  it worked, else what bubblewrap said. */
+function tryBubblewrap(bwrap: string): Promise<string | null> {
+  const args = [
+    ...BWRAP_ISOLATION_ARGS,
+    '--unshare-net',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--clearenv',
+    '--',
+    'true',
+  ]
+  return new Promise((resolve) => {
+    let said = ''
+    const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: {} })
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      resolve(`it did not finish within ${PROBE_TIMEOUT_MS} ms`)
+    }, PROBE_TIMEOUT_MS)
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (said.length < 2_000) said += chunk.toString('utf8')
+    })
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      resolve(error.message)
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      if (code === 0) resolve(null)
+      else resolve(said.trim().split('\n')[0] || `exit ${code ?? signal}`)
+    })
+  })
+}

@@ -1,0 +1,67 @@
+import type { CommandContainment } from '../../contracts/command-containment.ts'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
+
+/** A workspace as the room pinned it: its real path and its identity. */
+export interface PinnedWorkspace {
+  realPath: string
+  dev: number
+  ino: number
+}
+
+/** One command the runtime is about to start for an agent. */
+export interface CommandRequest {
+  sandboxMode: SandboxMode
+  /** The room's workspace, as the turn names it. */
+  workspace: string
+  /** Real folders the person let this turn write in besides the workspace. */
+  extraWritableRoots: readonly string[]
+  /** Paths inside the writable roots kept read-only; `<workspace>/.git`
+   *  when empty or absent. */
+  readOnlyInside?: readonly string[]
+  /** When given, the workspace must still be this folder when the command
+   *  starts, or the command is refused. */
+  expectedWorkspace?: PinnedWorkspace
+  /** The checked working folder. */
+  cwd: string
+  /** What to run, the program first. */
+  argv: readonly string[]
+}
+
+/** How to start the command: `spawn(file, args, { env, cwd })`. */
+export interface PreparedCommand {
+  ok: true
+  file: string
+  args: string[]
+  env: NodeJS.ProcessEnv
+  cwd: string
+  containment: CommandContainment
+  /** The paths the command sees as empty, to explain a failure that names
+   *  one; empty when it is not contained. */
+  hidden: readonly string[]
+}
+
+export interface CommandRefusal {
+  ok: false
+  code: 'sandbox_unavailable' | 'workspace_changed'
+  message: RuntimeMessage
+}
+
+/**
+ * How the runtime starts every command it runs for an agent: the command
+ * sandbox (src/runtime/sandbox/) implements it, `run_command` and the
+ * agent runner only call it. The invariant an implementation keeps: a
+ * command under a sandbox mode that promises containment is either
+ * prepared contained, or refused (unless the runtime was explicitly told
+ * to run commands uncontained where no sandbox exists, and then its
+ * containment says so); and `containmentFor` answers what `prepare` would
+ * do for the same room and turn.
+ */
+export interface CommandLauncher {
+  /** What the person is told about a command before they allow it. */
+  containmentFor(
+    request: Pick<CommandRequest, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,
+  ): Promise<{ ok: true; containment: CommandContainment } | CommandRefusal>
+  /** How to start `request.argv`, or why it must not start at all. */
+  prepare(request: CommandRequest): Promise<PreparedCommand | CommandRefusal>
+}
