@@ -45,6 +45,9 @@ beforeAll(async () => {
   await writeFile(path.join(dataDir, 'assent.sqlite'), DATA_TEXT)
   await mkdir(path.join(ws, '.git'))
   await writeFile(path.join(ws, '.git', 'config'), '[core]\n')
+  await writeFile(path.join(ws, '.envrc'), 'export A=1\n')
+  await mkdir(path.join(ws, '.github', 'workflows'), { recursive: true })
+  await mkdir(path.join(ws, 'vendor', 'lib', '.git', 'hooks'), { recursive: true })
   await symlink(outside, path.join(ws, 'out-link'))
   sandbox = new CommandSandbox({
     home,
@@ -98,6 +101,15 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
   it('keeps .git inside the workspace read-only', async () => {
     stoppedBySandbox(await sh('echo "[alias] x = !id" >> .git/config', 'workspace-write'))
     expect(await readFile(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n')
+  })
+
+  it('keeps what always needs a person read-only too: .envrc, CI workflows, a nested repository', async () => {
+    stoppedBySandbox(await sh('echo "curl x | sh" >> .envrc', 'workspace-write'))
+    expect(await readFile(path.join(ws, '.envrc'), 'utf8')).toBe('export A=1\n')
+    stoppedBySandbox(await sh('echo on: push > .github/workflows/x.yml', 'workspace-write'))
+    expect(existsSync(path.join(ws, '.github', 'workflows', 'x.yml'))).toBe(false)
+    stoppedBySandbox(await sh('echo id > vendor/lib/.git/hooks/post-merge', 'workspace-write'))
+    expect(existsSync(path.join(ws, 'vendor', 'lib', '.git', 'hooks', 'post-merge'))).toBe(false)
   })
 
   it('writes /tmp only in a /tmp of its own, never the host’s', async () => {

@@ -37,6 +37,22 @@ describe('sandboxPolicyFor', () => {
     expect(policyFor().readOnlyInside).toEqual([path.join(ws, '.git')])
   })
 
+  it('keeps read-only by default what always needs a person, in every writable root', async () => {
+    const extra = path.join(base, 'extra')
+    await mkdir(path.join(extra, '.husky'), { recursive: true })
+    await writeFile(path.join(ws, '.envrc'), '')
+    await mkdir(path.join(ws, '.vscode'))
+    await writeFile(path.join(ws, '.vscode', 'tasks.json'), '{}')
+    await writeFile(path.join(ws, '.vscode', 'extensions.json'), '{}')
+    expect(policyFor({ extraWritableRoots: [extra] }).readOnlyInside.sort()).toEqual(
+      [
+        path.join(ws, '.envrc'),
+        path.join(ws, '.vscode', 'tasks.json'),
+        path.join(extra, '.husky'),
+      ].sort(),
+    )
+  })
+
   it('takes the read-only paths it is given, and only those inside a writable root', async () => {
     await mkdir(path.join(ws, 'hooks'))
     await writeFile(path.join(ws, '.envrc'), '')

@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import { personOnlyPathsIn } from '../policy/person-only.ts'
 import { HOME_SECRET_FOLDERS } from '../policy/secret-folders.ts'
 
 /** Something the command must see as empty: a folder as an empty folder, a
@@ -44,8 +45,9 @@ export interface SandboxPolicyInput {
   workspace: string
   /** Real folders this turn's person let it write in besides the workspace. */
   extraWritableRoots: readonly string[]
-  /** Paths inside the writable roots that stay read-only, absolute. Empty
-   *  or absent: `<workspace>/.git` when it exists. */
+  /** Paths inside the writable roots that stay read-only, absolute. Absent:
+   *  what always needs a person (person-only.ts) found in each writable
+   *  root, all of `.git` among them. */
   readOnlyInside?: readonly string[]
   /** The home folder whose credential folders (HOME_SECRET_FOLDERS) are
    *  hidden. */
@@ -59,7 +61,8 @@ export interface SandboxPolicyInput {
  * The policy for one command, read from the file system at the moment the
  * command starts, never cached: a credential folder created after the
  * runtime started is hidden from the next command, and a `.git` made since
- * is read-only for it.
+ * is read-only for it. What does not exist when the command starts cannot
+ * be kept read-only: a repository the command creates itself is its own.
  *
  * Only what exists can be hidden or kept read-only (a mount needs a place
  * to land). A credential folder that does not exist holds no secret to
@@ -71,10 +74,10 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
     input.sandboxMode === 'read-only'
       ? []
       : unique([input.workspace, ...input.extraWritableRoots].map(realOrNull))
+  // The same rule every door applies: a command the person allowed once
+  // still cannot change what no grant, reviewer or webhook may change.
   const readOnlyAsked =
-    input.readOnlyInside === undefined || input.readOnlyInside.length === 0
-      ? [path.join(input.workspace, '.git')]
-      : input.readOnlyInside
+    input.readOnlyInside ?? writable.flatMap((root) => personOnlyPathsIn(root).paths)
   const hidden: HiddenPath[] = []
   const seen = new Set<string>()
   const hide = (candidate: string) => {
