@@ -68,6 +68,20 @@ export const PermissionChangeRequestSchema = z.strictObject({
 })
 export type PermissionChangeRequest = z.infer<typeof PermissionChangeRequestSchema>
 
+/**
+ * What a room's workspace is, beyond its name: its real path when the room
+ * was made, and the device and inode of the folder there (decimal text, as
+ * the numbers may exceed a double). A folder renamed away and replaced by a
+ * link, or by another folder of the same name, keeps the path and loses the
+ * identity.
+ */
+export const WorkspaceIdentitySchema = z.strictObject({
+  realPath: z.string().min(1),
+  dev: z.string().regex(/^\d+$/),
+  ino: z.string().regex(/^\d+$/),
+})
+export type WorkspaceIdentity = z.infer<typeof WorkspaceIdentitySchema>
+
 export const TurnStatusSchema = z.enum(['running', 'waiting', 'done', 'failed', 'interrupted'])
 export type TurnStatus = z.infer<typeof TurnStatusSchema>
 
@@ -79,6 +93,10 @@ export const TurnSchema = z.strictObject({
   attempt: z.number().int(),
   retryOf: z.string().nullable(),
   workspace: z.string(),
+  /** The room's workspace identity, frozen with the turn like its policy:
+   *  every door the turn acts through checks the folder is still this one.
+   *  Absent on turns started before identities were kept. */
+  workspaceIdentity: WorkspaceIdentitySchema.optional(),
   policy: RoomPolicySchema,
   /** The person sent this message in plan mode (`plan: true`): the turn,
    *  and any retry of it, runs under the plan preset. Absent or false when
