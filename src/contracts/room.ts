@@ -58,6 +58,11 @@ export const RoomPermissionsSchema = z.strictObject({
    *  way `policy` and `mode` are the narrowest, and the room has no grants,
    *  until the person confirms a mode. */
   integrity: RowIntegritySchema,
+  /** Present when the folder at the room's workspace path is no longer the
+   *  one the room was made for: its turns are refused until the person
+   *  confirms a mode again in the protected window (which accepts a folder
+   *  replaced under the same real path) or makes a new room. */
+  workspaceMoved: z.literal(true).optional(),
 })
 export type RoomPermissions = z.infer<typeof RoomPermissionsSchema>
 

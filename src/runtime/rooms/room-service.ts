@@ -116,7 +116,16 @@ export class RoomService implements RoomDirectory {
       // An unknown agent gets no full access: fail closed.
       fullAccessUnavailable: agent ? fullAccessBlocker(agent) : 'read_only_agent',
       integrity: room.integrity,
+      ...(this.workspaceMoved(room) ? { workspaceMoved: true } : {}),
     }
+  }
+
+  /** Whether the room's pinned workspace is no longer the folder at its
+   *  path. A room not pinned yet is judged at its next turn, which pins it
+   *  or refuses. */
+  private workspaceMoved(room: StoredRoom): boolean {
+    const pinned = this.trustedIdentity(room)
+    return pinned !== undefined && !checkWorkspaceIdentity(pinned).ok
   }
 
   /**
