@@ -71,7 +71,7 @@ function backend(): ExternalAgentBackend {
         start: async () => undefined,
         runTurn: async () => {
           turnsRun += 1
-          return { status: 'completed' }
+          return { status: 'completed', detail: null }
         },
         interrupt: async () => undefined,
         close: async () => {
