@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
+import { mkdir, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -254,6 +256,35 @@ describe('ConsentController', () => {
       status: 'changed',
       permissions: { mode: 'ask-for-approval', revision: 1, integrity: 'ok' },
     })
+  })
+
+  it('shows the workspace folder and lets the person accept one replaced under the same name by confirming the same mode', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const workspace = join(harness.root, `replaced-${randomUUID()}`)
+    await mkdir(workspace)
+    const room = await createRoom(harness, { workspace })
+    await rename(workspace, `${workspace}.old`)
+    await mkdir(workspace)
+    expect(await harness.client.getPermissions(room.id)).toMatchObject({
+      mode: 'ask-for-approval',
+      workspaceMoved: true,
+    })
+
+    const outcome = controller.requestModeChange([room.id, 'ask-for-approval'])
+    const window = await windowShown(windows)
+    expect(window.views[0]).toMatchObject({
+      subject: 'mode-change',
+      toMode: 'ask-for-approval',
+      workspace,
+    })
+    controller.handleDecision(window.promptId, 'confirm', window)
+    const changed = await outcome
+    expect(changed).toMatchObject({ status: 'changed', permissions: { revision: 1 } })
+    expect(changed.status === 'changed' && 'workspaceMoved' in changed.permissions).toBe(false)
+    await expect(
+      controller.requestModeChange([room.id, 'ask-for-approval']),
+    ).resolves.toMatchObject({ status: 'unchanged' })
   })
 
   it('enters plan mode with no window and no token, and needs the window to leave it', async () => {

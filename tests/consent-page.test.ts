@@ -153,12 +153,13 @@ describe.skipIf(!chromiumReady)(
       })
     })
 
-    it('fits a mode change at 480 px, with Cancel focused', async () => {
+    it('fits a mode change at 480 px, with Cancel focused and the workspace folder named', async () => {
       const consent = await browser.open({ width: 480, height: 640 })
       await consent.show({
         subject: 'mode-change',
         promptId: 'mode-prompt-1',
         roomLabel: 'Design review',
+        workspace: '/home/ada/src/design-review',
         fromMode: 'ask-for-approval',
         toMode: 'full-access',
         lang: 'en',
@@ -171,8 +172,16 @@ describe.skipIf(!chromiumReady)(
         fits: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
         focused: document.activeElement && document.activeElement.id,
         to: document.getElementById('${CONSENT_PAGE_IDS.modeTo}').textContent,
-      })`)) as { fits: boolean; focused: string; to: string }
-      expect(layout).toEqual({ fits: true, focused: CONSENT_BUTTON_IDS.cancel, to: 'Full access' })
+        workspaceShown: !document.getElementById('${CONSENT_PAGE_IDS.modeWorkspaceFact}').hidden,
+        workspace: document.getElementById('${CONSENT_PAGE_IDS.modeWorkspace}').textContent,
+      })`)) as Record<string, unknown>
+      expect(layout).toEqual({
+        fits: true,
+        focused: CONSENT_BUTTON_IDS.cancel,
+        to: 'Full access',
+        workspaceShown: true,
+        workspace: '/home/ada/src/design-review',
+      })
       await consent.page.screenshot({
         path: join(browser.screenshots, 'protected-mode-change-480.png'),
       })

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto'
 import { statSync } from 'node:fs'
+import { mkdir, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
@@ -31,19 +33,21 @@ describe('the gateway credential: may ask, may never decide', () => {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
 
+  const callRequest = (workspace: string): GatewayCallRequest => ({
+    workspace,
+    serverId: 'notes',
+    serverName: 'Notes',
+    toolName: 'write_note',
+    toolDescription: 'Writes a note.',
+    inputSchemaHash: HASH,
+    definitionHash: HASH,
+    arguments: { name: 'x.txt', text: 'x' },
+    preview: null,
+    serverTools: { names: ['write_note'], hash: HASH },
+  })
+
   const openCall = async () => {
-    const request: GatewayCallRequest = {
-      workspace: harness.workspace,
-      serverId: 'notes',
-      serverName: 'Notes',
-      toolName: 'write_note',
-      toolDescription: 'Writes a note.',
-      inputSchemaHash: HASH,
-      definitionHash: HASH,
-      arguments: { name: 'x.txt', text: 'x' },
-      preview: null,
-      serverTools: { names: ['write_note'], hash: HASH },
-    }
+    const request = callRequest(harness.workspace)
     const response = await asGateway('POST', '/v1/gateway/calls', request)
     expect(response.status).toBe(201)
     return GatewayCallStateSchema.parse(JSON.parse(response.body))
@@ -73,6 +77,18 @@ describe('the gateway credential: may ask, may never decide', () => {
     const view = await harness.client.getApproval(state.approvalId ?? '')
     expect(view.approval.kind).toBe('mcp-tool-call')
     expect(view.approval.status).toBe('pending')
+  })
+
+  it('opens no call in a gateway room whose folder was replaced by another of the same name', async () => {
+    const folder = join(harness.root, `gateway-${randomUUID()}`)
+    await mkdir(folder)
+    const first = await asGateway('POST', '/v1/gateway/calls', callRequest(folder))
+    expect(first.status).toBe(201)
+    await rename(folder, `${folder}.old`)
+    await mkdir(folder)
+    const second = await asGateway('POST', '/v1/gateway/calls', callRequest(folder))
+    expect(second.status).toBe(409)
+    expect(JSON.parse(second.body)).toMatchObject({ code: 'workspace_moved' })
   })
 
   it('cannot decide an approval, even with a valid consent token in hand', async () => {

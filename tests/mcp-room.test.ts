@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -127,6 +128,33 @@ describe("the runtime as an MCP client: an agent's MCP calls in a room", () => {
     const settled = await turnSettled(harness, room.id, view.approval.turnId)
     expect(settled.toolCalls[0]?.status).toBe('denied')
     expect(existsSync(join(harness.workspace, 'made.txt'))).toBe(false)
+  })
+
+  it('starts, asks and runs nothing for an MCP call once the workspace folder was swapped for a link', async () => {
+    const a = join(harness.root, `A-${randomUUID()}`)
+    const b = join(harness.root, `B-${randomUUID()}`)
+    await mkdir(a)
+    await mkdir(b)
+    const room = await createRoom(harness, { workspace: a })
+    // The turn is admitted, and waits on its first call, before the swap.
+    const view = await pendingApprovalFor(
+      harness,
+      room.id,
+      'write first.txt x\nmcp filesystem write_file {"path": "made.txt", "content": "ok"}',
+    )
+    await rename(a, `${a}.old`)
+    await symlink(b, a)
+    const token = harness.mintApproval(view.approval.id, 'allow-once', view.actionDigest)
+    await harness.client.decideApproval(view.approval.id, 'allow-once', token, view.actionDigest)
+    const settled = await turnSettled(harness, room.id, view.approval.turnId)
+    expect(
+      settled.toolCalls.map((call) => [call.toolName, call.status, call.result?.code]),
+    ).toEqual([
+      ['write_file', 'refused', 'workspace_moved'],
+      ['filesystem__write_file', 'refused', 'workspace_moved'],
+    ])
+    expect(settled.approvals).toHaveLength(1)
+    expect(await readdir(b)).toEqual([])
   })
 
   it('keeps the last good mcp.json when a bad one is found at start, and names the field', async () => {

@@ -213,6 +213,10 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
     subject: z.literal('mode-change'),
     promptId: z.string().min(1).max(128),
     roomLabel: z.string(),
+    /** The room's workspace folder: confirming a mode also accepts the
+     *  folder now at this path when the one the room was made for was
+     *  replaced. */
+    workspace: z.string().max(4_096).optional(),
     fromMode: ModeSchema,
     toMode: ModeSchema,
     lang: LanguageSchema,

@@ -52,6 +52,9 @@ export const RUNTIME_ERROR_CODES = [
   'turn_in_progress',
   'execution_unknown',
   'workspace_mismatch',
+  // The folder at the room's workspace path is not the one the room was
+  // made for (runtime/policy/workspace-identity.ts).
+  'workspace_moved',
   'unknown_execution',
   'not_unknown',
   // Questions and forms.

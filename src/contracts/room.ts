@@ -58,6 +58,11 @@ export const RoomPermissionsSchema = z.strictObject({
    *  way `policy` and `mode` are the narrowest, and the room has no grants,
    *  until the person confirms a mode. */
   integrity: RowIntegritySchema,
+  /** Present when the folder at the room's workspace path is no longer the
+   *  one the room was made for: its turns are refused until the person
+   *  confirms a mode again in the protected window (which accepts a folder
+   *  replaced under the same real path) or makes a new room. */
+  workspaceMoved: z.literal(true).optional(),
 })
 export type RoomPermissions = z.infer<typeof RoomPermissionsSchema>
 
@@ -67,6 +72,20 @@ export const PermissionChangeRequestSchema = z.strictObject({
   mode: PermissionModeSchema,
 })
 export type PermissionChangeRequest = z.infer<typeof PermissionChangeRequestSchema>
+
+/**
+ * What a room's workspace is, beyond its name: its real path when the room
+ * was made, and the device and inode of the folder there (decimal text, as
+ * the numbers may exceed a double). A folder renamed away and replaced by a
+ * link, or by another folder of the same name, keeps the path and loses the
+ * identity.
+ */
+export const WorkspaceIdentitySchema = z.strictObject({
+  realPath: z.string().min(1),
+  dev: z.string().regex(/^\d+$/),
+  ino: z.string().regex(/^\d+$/),
+})
+export type WorkspaceIdentity = z.infer<typeof WorkspaceIdentitySchema>
 
 export const TurnStatusSchema = z.enum(['running', 'waiting', 'done', 'failed', 'interrupted'])
 export type TurnStatus = z.infer<typeof TurnStatusSchema>
@@ -79,6 +98,10 @@ export const TurnSchema = z.strictObject({
   attempt: z.number().int(),
   retryOf: z.string().nullable(),
   workspace: z.string(),
+  /** The room's workspace identity, frozen with the turn like its policy:
+   *  every door the turn acts through checks the folder is still this one.
+   *  Absent on turns started before identities were kept. */
+  workspaceIdentity: WorkspaceIdentitySchema.optional(),
   policy: RoomPolicySchema,
   /** The person sent this message in plan mode (`plan: true`): the turn,
    *  and any retry of it, runs under the plan preset. Absent or false when

@@ -147,6 +147,14 @@ export const RUNTIME_MESSAGES_EN = {
       'Refused: the sandbox this command would run in is no longer the one the person was shown; the command did not run.',
     notDecided: 'Refused: no sandbox was decided for this command; it did not run.',
   },
+  workspace: {
+    missing:
+      'The room’s workspace {{path}} cannot be found; nothing runs until it is back. Create a new room if it moved.',
+    replaced:
+      'The folder at {{path}} is no longer the one this room was made for: it was replaced. Nothing runs there until you confirm the room’s mode again in Assent’s window, which accepts the folder now at that path, or create a new room.',
+    redirected:
+      'The room’s workspace {{path}} now leads to {{target}}, not the folder the room was made for; nothing runs there. Create a new room for the folder you mean.',
+  },
   mcp: {
     unknownServer: 'No MCP server is configured for {{tool}}.',
     readOnlyAgent: '{{agent}} is read-only and may not call {{tool}}.',

@@ -43,6 +43,9 @@ export const CONSENT_PAGE_IDS = {
   modeGivesUpText: 'assent-mode-gives-up-text',
   modeRoomLabel: 'assent-mode-room-label',
   modeRoom: 'assent-mode-room',
+  modeWorkspaceFact: 'assent-mode-workspace-fact',
+  modeWorkspaceLabel: 'assent-mode-workspace-label',
+  modeWorkspace: 'assent-mode-workspace',
 
   formSection: 'assent-form',
   formHeading: 'assent-form-heading',

@@ -87,6 +87,7 @@ const MODE_CHANGE_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey
   ['modeGivesUpLabel', 'consent.modeChange.givesUpLabel'],
   ['modeGivesUpText', 'consent.modeChange.givesUp'],
   ['modeRoomLabel', 'consent.label.room'],
+  ['modeWorkspaceLabel', 'consent.label.workspace'],
 ]
 
 const APPROVAL_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey]> = [
@@ -214,6 +215,8 @@ export function renderConsentView(
     page.buttons.confirm.classList.toggle('consent-button-danger', fullAccess)
     elements.modeChangeSection.classList.toggle('consent-full-access', fullAccess)
     safe('modeRoom', view.roomLabel)
+    elements.modeWorkspaceFact.hidden = view.workspace === undefined
+    safe('modeWorkspace', view.workspace ?? '')
     elements.consequences.replaceChildren()
   }
   elements.approvalSection.hidden = view.subject !== 'approval'

@@ -64,8 +64,13 @@ export async function reviewModeChange(
   const permissions = await kit.client.getPermissions(roomId)
   // A room whose stored row failed its integrity check reads as
   // ask-for-approval; confirming that same mode is how the person trusts it
-  // again, so it opens the window like any change.
-  if (permissions.mode === mode && permissions.integrity === 'ok') {
+  // again, so it opens the window like any change. So does a room whose
+  // workspace folder was replaced: confirming accepts the folder there now.
+  if (
+    permissions.mode === mode &&
+    permissions.integrity === 'ok' &&
+    permissions.workspaceMoved !== true
+  ) {
     return { status: 'unchanged', permissions }
   }
   if (mode === 'full-access' && permissions.fullAccessUnavailable) {
@@ -88,7 +93,9 @@ export async function reviewModeChange(
       permissions: await kit.client.changePermissions(roomId, change, null),
     }
   }
-  const roomLabel = await kit.roomLabel(roomId)
+  // The window names the workspace: confirming a mode for a room whose
+  // folder was replaced accepts the folder now at that path.
+  const room = await kit.client.getRoom(roomId)
   const preferences = kit.preferences()
   return kit.open(
     (base) => ({
@@ -102,7 +109,8 @@ export async function reviewModeChange(
     (promptId) => ({
       subject: 'mode-change',
       promptId,
-      roomLabel,
+      roomLabel: room.title,
+      workspace: room.workspace,
       fromMode: permissions.mode,
       toMode: mode,
       lang: preferences.lang,

@@ -129,7 +129,7 @@ describe('App', () => {
     fireEvent.change(screen.getByTestId('room-title'), { target: { value: 'Notes' } })
     fireEvent.click(screen.getByTestId('room-create'))
     expect((await screen.findByTestId('room-create-error')).textContent).toBe(
-      'The room was not created: the workspace folder does not exist',
+      'The room was not created: the workspace folder does not exist, or cannot be one (the file-system root, your home folder itself or a system folder)',
     )
   })
 

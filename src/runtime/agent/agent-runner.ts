@@ -21,6 +21,7 @@ import type { CommandLauncher } from '../tools/command-launcher.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
+import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { askInTurn } from './input-steps.ts'
 import { PermissionRequestRunner, type TurnWidenings } from './permission-request-runner.ts'
 import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
@@ -98,6 +99,13 @@ export class AgentRunner implements TurnRunner {
         'failed',
         message(blocker === 'read_only_agent' ? 'turn.readOnlyAgent' : 'turn.agentDirectoryLimits'),
       )
+    }
+    // Checked again when the turn starts (it was at admission too): every
+    // tool call checks it as well, but a turn in a folder that is not the
+    // room's has nothing to do at all.
+    if (turn.workspaceIdentity !== undefined) {
+      const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
+      if (!identity.ok) return this.finishTurn(turn, 'failed', identity.message)
     }
     try {
       const context = this.contextFor(turn, agent)

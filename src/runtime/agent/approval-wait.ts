@@ -4,6 +4,7 @@ import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
+import { pinnedWorkspaceOf } from '../policy/workspace-identity.ts'
 import type { FileObservation, ToolDefinition } from '../tools/tool-types.ts'
 
 /** One call that needs a decision: the tool, its parsed arguments, the real
@@ -82,6 +83,7 @@ async function insideWorkspace(
     paths: tool.targetPaths(args),
     workspace: turn.workspace,
     agent: { readOnly: false },
+    ...pinnedWorkspaceOf(turn),
   })
   return check.allowed
 }

@@ -105,14 +105,16 @@ const EFFECT_VERBS: Readonly<Record<ToolEffect, RuntimeMessageCode>> = {
 /** The sandbox's refusal: its reason (English, naming the resolved path)
  *  for the model, and the same in words with the path as asked for. */
 export function refusedAccess(
-  access: { code: string; reason: string },
+  access: { code: string; reason: string; message?: RuntimeMessage },
   tool: ToolDefinition<unknown>,
   args: unknown,
 ): Settled {
-  const words = message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
-    action: message(EFFECT_VERBS[tool.effect]),
-    path: tool.targetPaths(args).join(', '),
-  })
+  const words =
+    access.message ??
+    message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
+      action: message(EFFECT_VERBS[tool.effect]),
+      path: tool.targetPaths(args).join(', '),
+    })
   return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
 }
 

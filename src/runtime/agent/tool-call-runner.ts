@@ -8,6 +8,7 @@ import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
+import { pinnedWorkspaceOf } from '../policy/workspace-identity.ts'
 import { getTool } from '../tools/registry.ts'
 import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
@@ -269,6 +270,7 @@ export class ToolCallRunner {
           : {}),
       },
       extraWritableRoots: widenings.writableRoots,
+      ...pinnedWorkspaceOf(turn),
     })
   }
 

@@ -11,6 +11,7 @@ import type {
   ExternalTurnOutcome,
 } from '../external-agents/external-agent-port.ts'
 import { modeFromPolicy } from '../policy/permission-modes.ts'
+import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import { ExternalTurnAsker, type ExternalTurnAskerDeps } from './external-turn-asker.ts'
@@ -115,6 +116,16 @@ export class ExternalAgentBackend implements TurnRunner {
         'interrupted',
         'The runtime stopped before the agent took this turn.',
       )
+    }
+    // The agent's process is started in the workspace and keeps running
+    // between turns: in a folder that is no longer the room's, none is
+    // started or handed another turn, and the one there is stopped.
+    if (turn.workspaceIdentity !== undefined) {
+      const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
+      if (!identity.ok) {
+        await this.stop(turn.roomId)
+        return this.finish(turn, 'failed', identity.reason)
+      }
     }
     const timeline = new ExternalTurnTimeline(turn, this.options)
     const identity: AgentIdentity = { id: agent.id, name: agent.name, protocol: agent.protocol }

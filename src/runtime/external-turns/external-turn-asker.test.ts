@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
@@ -12,6 +12,7 @@ import type { ExternalActionRequest } from '../external-agents/external-agent-po
 import { ApprovalGate } from '../gate/approval-gate.ts'
 import { ApprovalRequester } from '../gate/approval-requester.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
+import { pinWorkspace } from '../policy/workspace-identity.ts'
 import { RuleBasedReviewer } from '../policy/reviewer.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
 import { IntegrityMac } from '../store/integrity-mac.ts'
@@ -66,7 +67,10 @@ afterEach(() => {
 })
 
 /** A turn of a room whose agent is Codex, under `policy`, and its asker. */
-function askerUnder(policy: RoomPolicy): { asker: ExternalTurnAsker; turn: Turn } {
+function askerUnder(
+  policy: RoomPolicy,
+  overrides: Partial<Turn> = {},
+): { asker: ExternalTurnAsker; turn: Turn } {
   if (!stores.rooms.get(ROOM_ID)) {
     stores.rooms.create({
       id: ROOM_ID,
@@ -79,7 +83,7 @@ function askerUnder(policy: RoomPolicy): { asker: ExternalTurnAsker; turn: Turn 
       createdAt: 1,
     })
   }
-  const turn = turnFixture({ id: `turn-${(ids += 1)}`, policy, workspace })
+  const turn = turnFixture({ id: `turn-${(ids += 1)}`, policy, workspace, ...overrides })
   startTurn(stores, turn)
   const events = new EventBus()
   const newId = () => `id-${(ids += 1)}`
@@ -154,6 +158,28 @@ describe('ExternalTurnAsker: what it answers without asking anyone', () => {
       status: 'refused',
       result: { ok: false, code: 'outside_workspace' },
     })
+  })
+
+  it('refuses even under full access once the workspace folder was swapped for a link elsewhere', async () => {
+    const workspaceIdentity = await pinWorkspace(workspace)
+    const { asker, turn } = askerUnder(policyForMode('full-access'), { workspaceIdentity })
+    const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'assent-external-elsewhere-')))
+    try {
+      renameSync(workspace, `${workspace}.old`)
+      symlinkSync(elsewhere, workspace)
+      await expect(asker.ask(newFile(join(workspace, 'a.txt')), live())).resolves.toBe('deny')
+      await expect(asker.ask(command('touch b.txt'), live())).resolves.toBe('deny')
+      expect(approvals()).toEqual([])
+      expect(callOf(turn)).toMatchObject({
+        status: 'refused',
+        result: { ok: false, code: 'workspace_moved' },
+      })
+      expect(readdirSync(elsewhere)).toEqual([])
+    } finally {
+      rmSync(workspace, { force: true })
+      renameSync(`${workspace}.old`, workspace)
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
   })
 
   it('refuses a command in a folder outside the workspace', async () => {

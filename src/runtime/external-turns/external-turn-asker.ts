@@ -12,6 +12,7 @@ import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
+import { pinnedWorkspaceOf } from '../policy/workspace-identity.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
@@ -95,6 +96,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       // External agents have no ceilings of their own (agents.json gives
       // none); the room's sandbox is what confines them.
       agent: { readOnly: false },
+      ...pinnedWorkspaceOf(turn),
     })
     if (!access.allowed) return this.refuse(call, 'refused', access.reason, access.code)
 
@@ -244,6 +246,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       paths: shown.paths,
       workspace: this.turn.workspace,
       agent: { readOnly: false },
+      ...pinnedWorkspaceOf(this.turn),
     })
     return {
       toolName: shown.action.toolName,

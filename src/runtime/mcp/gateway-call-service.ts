@@ -58,6 +58,9 @@ export class GatewayCallService {
   async open(request: GatewayCallRequest): Promise<GatewayCallState> {
     const { conversations, events, now } = this.options
     const room = await this.gatewayRoom(request.workspace)
+    // The gateway's folder replaced since its room was made: the call is
+    // refused rather than opened in a room that trusts another folder.
+    const workspaceIdentity = this.options.rooms.admitRoomWorkspace(room.id)
     const at = now()
     const fullName = namespacedToolName(request.serverId, request.toolName)
     const turn: Turn = {
@@ -68,6 +71,7 @@ export class GatewayCallService {
       attempt: 1,
       retryOf: null,
       workspace: room.workspace,
+      workspaceIdentity,
       policy: { ...this.options.rooms.permissions(room.id).policy },
       status: 'waiting',
       createdAt: at,

@@ -10,6 +10,7 @@ import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
+import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import {
   mcpApprovalFields,
   runGatedMcpCall,
@@ -62,6 +63,12 @@ export class McpRoomCalls implements McpToolCalls {
   }
 
   async run(turn: Turn, agent: AgentPreset, call: ToolCallRecord): Promise<McpCallOutcome> {
+    // A server is started in, and leased by, the turn's workspace: in a
+    // folder that is no longer the room's, nothing is started or asked.
+    if (turn.workspaceIdentity !== undefined) {
+      const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
+      if (!identity.ok) return refused(identity.reason, identity.code, identity.message)
+    }
     const parts = splitNamespacedToolName(call.toolName)
     // Held to the end of the call: a new mcp.json applies to calls that
     // start after it, never to one the person is deciding on.

@@ -2,7 +2,9 @@ import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import type { AgentCeilings } from '../domain/agent-preset.ts'
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { isInsideRoot, resolveInsideRealRoot, resolveTarget } from './path-containment.ts'
+import { checkWorkspaceIdentity, type WorkspaceIdentity } from './workspace-identity.ts'
 
 export type { AgentCeilings } from '../domain/agent-preset.ts'
 
@@ -12,6 +14,7 @@ export type AccessRefusalCode =
   | 'outside_agent_roots'
   | 'read_only_agent'
   | 'invalid_path'
+  | 'workspace_moved'
 
 export type AccessCheck =
   | {
@@ -21,7 +24,13 @@ export type AccessCheck =
        *  a grant for the workspace must not answer for it. */
       widened?: true
     }
-  | { allowed: false; code: AccessRefusalCode; reason: string }
+  | {
+      allowed: false
+      code: AccessRefusalCode
+      reason: string
+      /** The reason in words, where the code alone does not say it. */
+      message?: RuntimeMessage
+    }
 
 export interface ToolAccessInput {
   sandboxMode: SandboxMode
@@ -36,6 +45,9 @@ export interface ToolAccessInput {
    *  workspace confinement of writes, nothing else: the sandbox mode, the
    *  agent's ceilings and the approval policy still apply. */
   extraWritableRoots?: readonly string[]
+  /** The identity of the folder `workspace` must still be (the turn's
+   *  frozen `workspaceIdentity`): checked before anything else. */
+  pinnedWorkspace?: WorkspaceIdentity
 }
 
 /**
@@ -60,6 +72,21 @@ export interface ToolAccessInput {
  */
 export async function checkToolAccess(input: ToolAccessInput): Promise<AccessCheck> {
   const { sandboxMode, effect, paths, workspace, agent } = input
+
+  // A workspace swapped for a link, or for another folder of the same name,
+  // since the room was made confines nothing: every path below would be
+  // judged against a folder the person never chose.
+  if (input.pinnedWorkspace !== undefined) {
+    const identity = checkWorkspaceIdentity(input.pinnedWorkspace)
+    if (!identity.ok) {
+      return {
+        allowed: false,
+        code: identity.code,
+        reason: identity.reason,
+        message: identity.message,
+      }
+    }
+  }
 
   if (agent.readOnly && effect !== 'read') {
     return refuse('read_only_agent', `this agent is read-only and cannot ${verb(effect)}`)

@@ -1,4 +1,9 @@
-import type { CreateRoomRequest, Room, RoomPermissions } from '../../contracts/room.ts'
+import type {
+  CreateRoomRequest,
+  Room,
+  RoomPermissions,
+  WorkspaceIdentity,
+} from '../../contracts/room.ts'
 
 /**
  * The rooms as a service outside `rooms/` sees them (the MCP gateway's calls
@@ -15,4 +20,7 @@ export interface RoomDirectory {
   listRooms(): Room[]
   createRoom(request: CreateRoomRequest): Promise<Room>
   permissions(roomId: string): RoomPermissions
+  /** The room's workspace identity, checked now; a refusal
+   *  (`workspace_moved`) when the folder at its path is not the room's. */
+  admitRoomWorkspace(roomId: string): WorkspaceIdentity
 }

@@ -1,11 +1,21 @@
 import type { RoomPolicy } from '../../contracts/policy-axes.ts'
-import type { RoomKind, RoomPermissions, RowIntegrity } from '../../contracts/room.ts'
+import type {
+  RoomKind,
+  RoomPermissions,
+  RowIntegrity,
+  WorkspaceIdentity,
+} from '../../contracts/room.ts'
 
 export interface RoomRow {
   id: string
   kind: RoomKind
   agentId: string
+  /** The workspace's real path when the room was made. */
   workspace: string
+  /** The folder's identity at `workspace`, taken when the room was made
+   *  (its `realPath` is `workspace`). Absent on a room made before
+   *  identities were kept, until it is pinned (`pinWorkspace`). */
+  workspaceIdentity?: WorkspaceIdentity
   title: string
   policy: RoomPolicy
   revision: number
@@ -43,6 +53,11 @@ export interface PolicyChange {
   fromMode: string
   toMode: string
   at: number
+  /** The identity sealed into the row with the change, when it is not the
+   *  row's own: the folder now at the workspace path, which the person's
+   *  confirmation accepts, or, for a row edited on disk, the identity its
+   *  creation record vouches for (null: none, to be pinned at first use). */
+  repinWorkspace?: WorkspaceIdentity | null
 }
 
 /**
@@ -71,6 +86,13 @@ export interface RoomStore {
     change: PolicyChange,
     permissionsAfter: () => RoomPermissions,
   ): RoomPermissions | undefined
+  /**
+   * Pins a room made before identities were kept: seals `identity` into its
+   * row with a `room_workspace_pinned` event, in one transaction. Only a row
+   * with no identity yet, whose seal verifies, and whose workspace is
+   * `identity.realPath`: false, with nothing written, otherwise.
+   */
+  pinWorkspace(roomId: string, identity: WorkspaceIdentity, at: number): boolean
   /** The payload of the room's `room_created` audit event, only if that
    *  event's hash and MAC verify: what its agent and workspace really were. */
   sealedCreation(roomId: string): Record<string, unknown> | undefined

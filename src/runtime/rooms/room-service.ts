@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto'
-import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { sha256Hex } from '../domain/sha256.ts'
 import { summarizeApproval } from '../domain/approval.ts'
 import { modeFromPolicy, policyForMode, reachesAsFar } from '../policy/permission-modes.ts'
 import { narrowestRoomPolicy } from '../policy/room-policy.ts'
+import { workspaceRefusal, workspaceRuleContext } from '../policy/workspace-rule.ts'
+import {
+  checkWorkspaceIdentity,
+  pinWorkspace,
+  workspaceIdentityNow,
+} from '../policy/workspace-identity.ts'
 import type {
   CreateRoomRequest,
   Grant,
@@ -13,7 +18,9 @@ import type {
   Room,
   RoomPermissions,
   Timeline,
+  WorkspaceIdentity,
 } from '../../contracts/room.ts'
+import { WorkspaceIdentitySchema } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -57,12 +64,13 @@ export class RoomService implements RoomDirectory {
     if (!this.agentFor(request.agentId)) {
       throw new Refusal('unknown_agent', `agentId: no agent named ${request.agentId}`)
     }
-    const workspace = await realWorkspace(request.workspace)
+    const workspaceIdentity = await realWorkspace(request.workspace)
     const row: RoomRow = {
       id: this.newId(),
       kind: request.kind,
       agentId: request.agentId,
-      workspace,
+      workspace: workspaceIdentity.realPath,
+      workspaceIdentity,
       title: request.title,
       policy: narrowestRoomPolicy(request.kind),
       revision: 0,
@@ -108,7 +116,16 @@ export class RoomService implements RoomDirectory {
       // An unknown agent gets no full access: fail closed.
       fullAccessUnavailable: agent ? fullAccessBlocker(agent) : 'read_only_agent',
       integrity: room.integrity,
+      ...(this.workspaceMoved(room) ? { workspaceMoved: true } : {}),
     }
+  }
+
+  /** Whether the room's pinned workspace is no longer the folder at its
+   *  path. A room not pinned yet is judged at its next turn, which pins it
+   *  or refuses. */
+  private workspaceMoved(room: StoredRoom): boolean {
+    const pinned = this.trustedIdentity(room)
+    return pinned !== undefined && !checkWorkspaceIdentity(pinned).ok
   }
 
   /**
@@ -148,6 +165,8 @@ export class RoomService implements RoomDirectory {
         throw new Refusal('consent_required', 'protected permission consent required')
       }
       if (room.integrity === 'tampered') this.assertSealedOrigin(room)
+      const widens = reachesAsFar(modeFromPolicy(room.policy), request.mode)
+      const repinWorkspace = options.consented ? this.confirmedWorkspace(room, widens) : undefined
       if (room.revision !== request.expectedRevision) {
         throw new Refusal(
           'stale_revision',
@@ -159,7 +178,7 @@ export class RoomService implements RoomDirectory {
       if (request.mode === 'full-access' && blocker) {
         throw new Refusal(blocker, `full access is unavailable for this agent: ${blocker}`)
       }
-      if (reachesAsFar(modeFromPolicy(room.policy), request.mode)) {
+      if (widens) {
         await this.options.rollback.beforeWidening()
       }
       const policy = policyForMode(request.mode)
@@ -174,6 +193,7 @@ export class RoomService implements RoomDirectory {
           fromMode: modeFromPolicy(room.policy),
           toMode: request.mode,
           at,
+          ...(repinWorkspace === undefined ? {} : { repinWorkspace }),
         },
         () => this.permissions(roomId),
       )
@@ -228,6 +248,95 @@ export class RoomService implements RoomDirectory {
     }
   }
 
+  /**
+   * The room's workspace identity, checked now: what a turn is admitted
+   * with and every door it acts through checks again. Refused
+   * (`workspace_moved`) when the folder at the workspace's path is not the
+   * pinned one.
+   *
+   * A room made before identities were kept is pinned here, once, to the
+   * folder its path resolves to now, and only if that path still resolves
+   * to itself: a workspace swapped for a link since is refused, never
+   * followed. Pinning then narrows what the room trusted (its name) to one
+   * folder; a folder replaced under the same name before the upgrade cannot
+   * be told apart by anything Assent kept, and asking the person would show
+   * them the same path. A row edited on disk is not pinned this way:
+   * sealing it would vouch for the edit.
+   */
+  admitWorkspace(room: StoredRoom): WorkspaceIdentity {
+    let pinned = this.trustedIdentity(room)
+    if (pinned === undefined) {
+      if (room.integrity === 'tampered') {
+        throw new Refusal(
+          'room_tampered',
+          "this room was changed outside Assent and its workspace cannot be verified; confirm the room's mode again in Assent's window",
+        )
+      }
+      const now = workspaceIdentityNow(room.workspace)
+      if (now === null || now.realPath !== room.workspace) {
+        throw new Refusal('workspace_moved', movedReason(room.workspace, now))
+      }
+      if (!this.options.rooms.pinWorkspace(room.id, now, this.options.now())) {
+        // Pinned meanwhile (or the row changed): judge by what is stored.
+        const again = this.requireRoom(room.id)
+        if (again.workspaceIdentity === undefined) {
+          throw new Refusal('workspace_moved', movedReason(room.workspace, null))
+        }
+        return this.admitWorkspace(again)
+      }
+      pinned = now
+    }
+    const check = checkWorkspaceIdentity(pinned)
+    if (!check.ok) throw new Refusal('workspace_moved', check.reason)
+    return pinned
+  }
+
+  admitRoomWorkspace(roomId: string): WorkspaceIdentity {
+    return this.admitWorkspace(this.requireRoom(roomId))
+  }
+
+  /**
+   * The identity a consented mode change seals into the row: undefined to
+   * keep the row's own. The person confirming a mode in the protected
+   * window is how a replaced workspace is accepted: the folder now at the
+   * same real path is pinned. A workspace whose path now leads elsewhere
+   * (or nowhere) is refused: the person chose a folder, not whatever a link
+   * points to, and only a new room can choose another. An edited row is
+   * sealed with the identity its creation record vouches for, never the
+   * one in the row. A narrowing is never refused for it: it is applied and
+   * the workspace stays as it was (its turns still refused).
+   */
+  private confirmedWorkspace(
+    room: StoredRoom,
+    widens: boolean,
+  ): WorkspaceIdentity | null | undefined {
+    const pinned = this.trustedIdentity(room)
+    // What an unchanged workspace is sealed with: the row's own, unless the
+    // row was edited, whose identity columns may be the editor's.
+    const kept = room.integrity === 'tampered' ? (pinned ?? null) : undefined
+    const check = pinned === undefined ? undefined : checkWorkspaceIdentity(pinned)
+    if (check?.ok === true) return kept
+    const now = workspaceIdentityNow(room.workspace)
+    const samePath = now !== null && now.realPath === room.workspace
+    if (samePath && (check === undefined || check.change === 'replaced')) return now
+    if (!widens) return kept
+    throw new Refusal(
+      'workspace_moved',
+      check !== undefined && !check.ok ? check.reason : movedReason(room.workspace, now),
+    )
+  }
+
+  /** The identity a room's workspace is held to: its row's when the row's
+   *  seal verifies; for an edited row, the one its sealed creation record
+   *  names, and only if the row still names that workspace. */
+  private trustedIdentity(room: StoredRoom): WorkspaceIdentity | undefined {
+    if (room.integrity !== 'tampered') return room.workspaceIdentity
+    const created = this.options.rooms.sealedCreation(room.id)
+    if (created?.workspace !== room.workspace) return undefined
+    const identity = WorkspaceIdentitySchema.safeParse(created.workspaceIdentity)
+    return identity.success && identity.data.realPath === room.workspace ? identity.data : undefined
+  }
+
   /** The stored row of a room, or a 404: for the turn service, which
    *  admits turns under the row's (verified) policy. */
   storedRoom(roomId: string): StoredRoom {
@@ -262,14 +371,24 @@ function toRoom(row: RoomRow): Room {
   }
 }
 
-async function realWorkspace(workspace: string): Promise<string> {
+/** The workspace's real path and identity, taken now: the room is pinned
+ *  to that folder for good (see `admitWorkspace`). */
+async function realWorkspace(workspace: string): Promise<WorkspaceIdentity> {
   if (!isAbsolute(workspace))
     throw new Refusal('invalid_workspace', 'workspace: must be an absolute path')
+  let identity: WorkspaceIdentity
   try {
-    const real = await realpath(workspace)
-    if (!(await stat(real)).isDirectory()) throw new Error('not a directory')
-    return real
+    identity = await pinWorkspace(workspace)
   } catch {
     throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
   }
+  const refusal = workspaceRefusal(workspace, identity.realPath, workspaceRuleContext())
+  if (refusal !== null) throw new Refusal('invalid_workspace', `workspace: ${refusal.reason}`)
+  return identity
+}
+
+function movedReason(workspace: string, now: WorkspaceIdentity | null): string {
+  return now === null
+    ? `the room's workspace ${workspace} cannot be found; create a new room if it moved`
+    : `the room's workspace ${workspace} now leads to ${now.realPath}, not the folder the room was made for; create a new room for the folder you mean`
 }

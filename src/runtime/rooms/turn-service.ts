@@ -5,12 +5,13 @@ import { policyForMode } from '../policy/permission-modes.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
-import type { RoomRow } from '../ports/room-store.ts'
+import type { StoredRoom } from '../ports/room-store.ts'
 import type { RoomService } from './room-service.ts'
 
 export interface TurnServiceOptions {
-  /** Where turns find their room's verified row (404 for an unknown room). */
-  rooms: Pick<RoomService, 'storedRoom'>
+  /** Where turns find their room's verified row (404 for an unknown room)
+   *  and its workspace's identity, checked at admission. */
+  rooms: Pick<RoomService, 'storedRoom' | 'admitWorkspace'>
   conversations: ConversationStore
   events: EventBus
   runner: TurnRunner
@@ -129,7 +130,7 @@ export class TurnService {
   }
 
   private newTurn(
-    room: RoomRow,
+    room: StoredRoom,
     request: {
       clientRequestId: string
       text: string
@@ -140,6 +141,11 @@ export class TurnService {
     },
   ): Turn {
     const { clientRequestId, text, attempt, retryOf, workspace, plan } = request
+    // Refused before anything is stored when the folder at the workspace's
+    // path is not the room's: a turn there would act on a folder the person
+    // never chose. The identity is frozen with the turn, and each door the
+    // turn acts through checks it again.
+    const workspaceIdentity = this.options.rooms.admitWorkspace(room)
     const at = this.options.now()
     // Frozen policy: the turn snapshots the room's policy now; a later mode
     // change affects the next turn, never this one. The snapshot is taken
@@ -156,6 +162,7 @@ export class TurnService {
       attempt,
       retryOf,
       workspace,
+      workspaceIdentity,
       policy: plan ? policyForMode('plan') : { ...room.policy },
       plan,
       status: 'running',

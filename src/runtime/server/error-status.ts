@@ -48,6 +48,7 @@ export const HTTP_STATUS_OF: Readonly<Record<RuntimeErrorCode, number>> = Object
   turn_in_progress: 409,
   execution_unknown: 409,
   workspace_mismatch: 409,
+  workspace_moved: 409,
   unknown_execution: 404,
   not_unknown: 409,
 

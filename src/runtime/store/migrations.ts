@@ -277,9 +277,15 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 13,
     sql: `
-      -- A command's containment: what the OS sandbox lets it do (part of
-      -- the canonical action the person is shown).
-      ALTER TABLE approvals ADD COLUMN containment_json TEXT;
+      -- A room's workspace by identity: the device and inode of the folder
+      -- at its real path (the workspace column) when the room was made,
+      -- sealed with the row. NULL on rooms made before this: such a room
+      -- is pinned at its next turn if its path still resolves to itself.
+      ALTER TABLE rooms ADD COLUMN workspace_dev TEXT;
+      ALTER TABLE rooms ADD COLUMN workspace_ino TEXT;
+      -- The identity a turn was admitted with, frozen like its policy.
+      ALTER TABLE turns ADD COLUMN workspace_identity_json TEXT;
+>>>>>>> ws-identity
     `,
   },
 ]

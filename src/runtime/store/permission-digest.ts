@@ -11,6 +11,11 @@ import { sha256Hex } from '../domain/sha256.ts'
  * a head the key sealed, even where each row's own MAC still verifies.
  * Values are read as text: a row edited into something odd must change the
  * digest, never stop it from being computed.
+ *
+ * A room's workspace identity is left out, so a database from before it was
+ * kept still matches the head it sealed. Putting an older copy back gains
+ * nothing there: a re-pin comes with a consented mode change, whose revision
+ * is in the digest, and a pin at first use is only ever taken again.
  */
 export function permissionsDigest(db: DatabaseSync): string {
   const rooms = db

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { RoomPolicySchema, type RoomPolicy } from '../../contracts/policy-axes.ts'
-import type { RoomKind, RoomPermissions } from '../../contracts/room.ts'
+import type { RoomKind, RoomPermissions, WorkspaceIdentity } from '../../contracts/room.ts'
 import type {
   PermissionRequestRow,
   PolicyChange,
@@ -48,6 +48,11 @@ export class SqliteRoomRepository implements RoomStore {
           kind: row.kind,
           agentId: row.agentId,
           workspace: row.workspace,
+          // Sealed with the event: what the workspace was, for a row that
+          // is later edited on disk (see RoomService's trusted identity).
+          ...(row.workspaceIdentity === undefined
+            ? {}
+            : { workspaceIdentity: row.workspaceIdentity }),
           policy: row.policy,
         },
         at: row.createdAt,
@@ -60,7 +65,14 @@ export class SqliteRoomRepository implements RoomStore {
     permissionsAfter: () => RoomPermissions,
   ): RoomPermissions | undefined {
     return inTransaction(this.db, () => {
-      if (!this.updatePolicy(change.roomId, change.policy, change.expectedRevision)) {
+      if (
+        !this.updatePolicy(
+          change.roomId,
+          change.policy,
+          change.expectedRevision,
+          change.repinWorkspace,
+        )
+      ) {
         return undefined
       }
       const permissions = permissionsAfter()
@@ -81,6 +93,7 @@ export class SqliteRoomRepository implements RoomStore {
             to: change.toMode,
             revision: permissions.revision,
             policy: change.policy,
+            ...(change.repinWorkspace == null ? {} : { workspaceIdentity: change.repinWorkspace }),
           },
           at: change.at,
         },
@@ -94,18 +107,46 @@ export class SqliteRoomRepository implements RoomStore {
     return this.options.audit.firstSealed('room_created', roomId)?.payload
   }
 
+  pinWorkspace(roomId: string, identity: WorkspaceIdentity, at: number): boolean {
+    return inTransaction(this.db, () => {
+      const row = this.db.prepare('SELECT * FROM rooms WHERE id = ?').get(roomId)
+      if (!row) return false
+      const raw = rawRoom(row)
+      const mac = row.mac == null ? null : String(row.mac)
+      // Sealing an edited row would vouch for whatever was edited into it.
+      if (!this.options.mac.verify('room', sealedRoomContent(raw), mac)) return false
+      if (raw.workspaceIdentity !== undefined || raw.workspace !== identity.realPath) return false
+      const sealed = this.options.mac.sign(
+        'room',
+        sealedRoomContent({ ...raw, workspaceIdentity: identity }),
+      )
+      this.db
+        .prepare('UPDATE rooms SET workspace_dev = ?, workspace_ino = ?, mac = ? WHERE id = ?')
+        .run(identity.dev, identity.ino, sealed, roomId)
+      this.options.audit.append({
+        type: 'room_workspace_pinned',
+        subjectId: roomId,
+        payload: { workspaceIdentity: identity },
+        at,
+      })
+      return true
+    })
+  }
+
   private insert(room: RoomRow): void {
     const policyJson = canonicalJson(room.policy)
     this.db
       .prepare(
-        `INSERT INTO rooms (id, kind, agent_id, workspace, title, policy_json, revision, mac, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO rooms (id, kind, agent_id, workspace, workspace_dev, workspace_ino, title, policy_json, revision, mac, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         room.id,
         room.kind,
         room.agentId,
         room.workspace,
+        room.workspaceIdentity?.dev ?? null,
+        room.workspaceIdentity?.ino ?? null,
         room.title,
         policyJson,
         room.revision,
@@ -135,22 +176,40 @@ export class SqliteRoomRepository implements RoomStore {
    * is how a room reported as tampered or rolled back becomes trusted
    * again: only after the person chose its mode.
    */
-  updatePolicy(id: string, policy: RoomPolicy, expectedRevision: number): boolean {
+  updatePolicy(
+    id: string,
+    policy: RoomPolicy,
+    expectedRevision: number,
+    repinWorkspace?: WorkspaceIdentity | null,
+  ): boolean {
     const row = this.db
       .prepare('SELECT * FROM rooms WHERE id = ? AND revision = ?')
       .get(id, expectedRevision)
     if (!row) return false
+    const raw = rawRoom(row)
+    const workspaceIdentity =
+      repinWorkspace === undefined ? raw.workspaceIdentity : (repinWorkspace ?? undefined)
     const policyJson = canonicalJson(policy)
     const revision = expectedRevision + 1
     const mac = this.options.mac.sign(
       'room',
-      sealedRoomContent({ ...rawRoom(row), policyJson, revision, rolledBack: false }),
+      sealedRoomContent({ ...raw, workspaceIdentity, policyJson, revision, rolledBack: false }),
     )
     const result = this.db
       .prepare(
-        'UPDATE rooms SET policy_json = ?, revision = ?, mac = ?, rolled_back = 0 WHERE id = ? AND revision = ?',
+        `UPDATE rooms SET policy_json = ?, revision = ?, mac = ?, rolled_back = 0,
+           workspace_dev = ?, workspace_ino = ?
+         WHERE id = ? AND revision = ?`,
       )
-      .run(policyJson, revision, mac, id, expectedRevision)
+      .run(
+        policyJson,
+        revision,
+        mac,
+        workspaceIdentity?.dev ?? null,
+        workspaceIdentity?.ino ?? null,
+        id,
+        expectedRevision,
+      )
     return Number(result.changes) === 1
   }
 
@@ -225,6 +284,11 @@ export class SqliteRoomRepository implements RoomStore {
       kind,
       agentId: raw.agentId,
       workspace: raw.workspace,
+      // An edited row's identity may be the editor's: such a room's
+      // identity is taken from its sealed creation record instead.
+      ...(intact && raw.workspaceIdentity !== undefined
+        ? { workspaceIdentity: raw.workspaceIdentity }
+        : {}),
       title: String(row.title),
       policy:
         intact && !raw.rolledBack
@@ -242,6 +306,9 @@ interface RawRoom {
   kind: string
   agentId: string
   workspace: string
+  /** Absent on a row made before identities were kept and not pinned
+   *  since. */
+  workspaceIdentity: WorkspaceIdentity | undefined
   policyJson: string
   revision: number
   /** Read from a database older than its rollback anchor, not confirmed
@@ -255,6 +322,14 @@ function rawRoom(row: Record<string, unknown>): RawRoom {
     kind: String(row.kind),
     agentId: String(row.agent_id),
     workspace: String(row.workspace),
+    workspaceIdentity:
+      row.workspace_dev == null || row.workspace_ino == null
+        ? undefined
+        : {
+            realPath: String(row.workspace),
+            dev: String(row.workspace_dev),
+            ino: String(row.workspace_ino),
+          },
     policyJson: String(row.policy_json),
     revision: Number(row.revision),
     rolledBack: row.rolled_back != null && Number(row.rolled_back) !== 0,
@@ -264,15 +339,21 @@ function rawRoom(row: Record<string, unknown>): RawRoom {
 /** What a room's MAC covers: every field that decides what its agent may do
  *  and where, and the revision, so a MAC cannot be moved to another room.
  *  The policy is sealed as the exact text stored, so a row is verified
- *  before anything in it is parsed. The rolled-back mark is sealed when
- *  set and left out when not, so rows sealed before it existed still
- *  verify, and clearing it on disk breaks the seal. */
-function sealedRoomContent(room: RawRoom): Record<string, unknown> {
+ *  before anything in it is parsed. The rolled-back mark and the
+ *  workspace's device and inode are sealed when set and left out when not,
+ *  so rows sealed before they existed still verify, and clearing either on
+ *  disk breaks the seal. */
+function sealedRoomContent(
+  room: Omit<RawRoom, 'workspaceIdentity'> & { workspaceIdentity?: WorkspaceIdentity | undefined },
+): Record<string, unknown> {
   return {
     id: room.id,
     kind: room.kind,
     agentId: room.agentId,
     workspace: room.workspace,
+    ...(room.workspaceIdentity === undefined
+      ? {}
+      : { workspaceDev: room.workspaceIdentity.dev, workspaceIno: room.workspaceIdentity.ino }),
     policyJson: room.policyJson,
     revision: room.revision,
     ...(room.rolledBack ? { rolledBack: true } : {}),

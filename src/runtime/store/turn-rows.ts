@@ -19,8 +19,8 @@ export class TurnRows {
   insert(turn: Turn): void {
     this.db
       .prepare(
-        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, policy_json, plan, status, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, room_id, client_request_id, text, attempt, retry_of, workspace, workspace_identity_json, policy_json, plan, status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         turn.id,
@@ -30,6 +30,7 @@ export class TurnRows {
         turn.attempt,
         turn.retryOf,
         turn.workspace,
+        turn.workspaceIdentity === undefined ? null : canonicalJson(turn.workspaceIdentity),
         canonicalJson(turn.policy),
         turn.plan === true ? 1 : 0,
         turn.status,
@@ -144,6 +145,9 @@ function toTurn(row: Row): Turn {
     attempt: Number(row.attempt),
     retryOf: row.retry_of ?? null,
     workspace: row.workspace,
+    ...(row.workspace_identity_json == null
+      ? {}
+      : { workspaceIdentity: JSON.parse(String(row.workspace_identity_json)) as unknown }),
     policy: RoomPolicySchema.parse(JSON.parse(String(row.policy_json))),
     plan: Number(row.plan) === 1,
     status: row.status,

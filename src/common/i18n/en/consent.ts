@@ -97,6 +97,7 @@ export const enConsent = {
     workingDirectory: 'Working directory',
     sandboxMode: 'Sandbox',
     room: 'Room',
+    workspace: 'Workspace folder',
     actionDigest: 'Action digest',
     details: 'Where it runs',
   },

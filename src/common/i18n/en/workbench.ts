@@ -263,7 +263,10 @@ export const enWorkbench = {
     reviewBusy: 'another review of this is already open',
     windowNotShown: 'the review window could not be shown',
     windowLeftPage: 'the review window left its page, so it closed: review it again',
-    workspaceMissing: 'the workspace folder does not exist',
+    workspaceMissing:
+      'the workspace folder does not exist, or cannot be one (the file-system root, your home folder itself or a system folder)',
+    workspaceMoved:
+      'the folder at this room’s workspace path is not the one the room was made for: confirm the room’s mode again to accept it, or create a new room',
     agentUnknown: 'there is no such agent',
     roomUnknown: 'the runtime does not know this room',
     grantUnknown: 'that grant was already revoked',

@@ -93,6 +93,7 @@ export const zhCNConsent: Catalog['consent'] = {
     workingDirectory: '工作目录',
     sandboxMode: '沙盒',
     room: '房间',
+    workspace: '工作区文件夹',
     actionDigest: '操作摘要值',
     details: '运行环境',
   },

@@ -89,6 +89,14 @@ export const zhCNRuntime: Catalog['runtime'] = {
     containmentChanged: '已拒绝：此命令将运行的沙盒已不是向此人展示的那一个；命令没有运行。',
     notDecided: '已拒绝：没有为此命令确定沙盒；命令没有运行。',
   },
+  workspace: {
+    missing:
+      '找不到房间的工作区 {{path}}；在它恢复之前不会运行任何操作。如果它已移动，请新建一个房间。',
+    replaced:
+      '{{path}} 处的文件夹已不是创建此房间时的那个：它被替换了。在你于 Assent 的窗口中再次确认房间的模式（即接受该路径下现在的文件夹）之前，不会在那里运行任何操作；也可以新建一个房间。',
+    redirected:
+      '房间的工作区 {{path}} 现在指向 {{target}}，而不是创建房间时的文件夹；不会在那里运行任何操作。请为你要使用的文件夹新建一个房间。',
+  },
   mcp: {
     unknownServer: '没有为 {{tool}} 配置 MCP 服务器。',
     readOnlyAgent: '{{agent}} 是只读的，不能调用 {{tool}}。',

@@ -261,7 +261,10 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     reviewBusy: '对此项的另一个审核已经打开',
     windowNotShown: '无法显示审核窗口',
     windowLeftPage: '审核窗口离开了它的页面，因此已关闭：请重新审核',
-    workspaceMissing: '工作区文件夹不存在',
+    workspaceMissing:
+      '工作区文件夹不存在，或不能作为工作区（文件系统根目录、你的主文件夹本身或系统文件夹）',
+    workspaceMoved:
+      '此房间工作区路径下的文件夹已不是创建房间时的那个：再次确认房间的模式以接受它，或新建一个房间',
     agentUnknown: '没有这个智能体',
     roomUnknown: '运行时不知道这个房间',
     grantUnknown: '该授权已被撤销',

@@ -26,6 +26,7 @@ export type ErrorKind =
   | 'window-not-shown'
   | 'window-left-page'
   | 'workspace-missing'
+  | 'workspace-moved'
   | 'agent-unknown'
   | 'room-unknown'
   | 'grant-unknown'
@@ -95,6 +96,7 @@ const KIND_OF_CODE: Readonly<Record<WorkbenchErrorCode, ErrorKind>> = {
   turn_in_progress: 'turn-in-progress',
   execution_unknown: 'refused',
   workspace_mismatch: 'refused',
+  workspace_moved: 'workspace-moved',
   unknown_execution: 'refused',
   not_unknown: 'refused',
   unknown_request: 'input-not-waiting',
@@ -178,6 +180,7 @@ const KEY = {
   'window-not-shown': 'workbench.error.windowNotShown',
   'window-left-page': 'workbench.error.windowLeftPage',
   'workspace-missing': 'workbench.error.workspaceMissing',
+  'workspace-moved': 'workbench.error.workspaceMoved',
   'agent-unknown': 'workbench.error.agentUnknown',
   'room-unknown': 'workbench.error.roomUnknown',
   'grant-unknown': 'workbench.error.grantUnknown',

@@ -1,0 +1,135 @@
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { DatabaseSync } from 'node:sqlite'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
+import { EventBus } from '../events/event-bus.ts'
+import type { ExternalAgentSession } from '../external-agents/external-agent-port.ts'
+import { policyForMode } from '../policy/permission-modes.ts'
+import { pinWorkspace } from '../policy/workspace-identity.ts'
+import { SqliteAuditLog } from '../store/audit-log.ts'
+import { IntegrityMac } from '../store/integrity-mac.ts'
+import {
+  openTempDatabase,
+  ROOM_ID,
+  sqliteStores,
+  startTurn,
+  turnFixture,
+  type SqliteStores,
+} from '../test-support/sqlite-stores.ts'
+import { ExternalAgentBackend } from './external-agent-backend.ts'
+
+// The agent process is the one part that stands in here: the pinned real
+// agents are not installed on every machine (the runtime tests with them
+// skip without them). What is judged is whether the backend starts or hands
+// a turn to a process at all.
+
+const MAC = new IntegrityMac(Buffer.alloc(32, 9))
+const AGENT: ExternalAgentConfig = {
+  id: 'codex',
+  name: 'Codex CLI',
+  protocol: 'codex-app-server',
+  command: 'codex',
+  args: ['app-server'],
+  pass_env: [],
+  set_env: {},
+}
+
+let db: DatabaseSync
+let close: () => void
+let root: string
+let workspace: string
+let stores: SqliteStores
+let sessionsOpened: number
+let turnsRun: number
+let sessionsClosed: number
+
+beforeEach(() => {
+  ;({ db, close } = openTempDatabase('assent-external-backend-'))
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-external-backend-ws-')))
+  workspace = join(root, 'A')
+  mkdirSync(workspace)
+  stores = sqliteStores(db, { mac: MAC, audit: new SqliteAuditLog(db, { mac: MAC }) })
+  sessionsOpened = 0
+  turnsRun = 0
+  sessionsClosed = 0
+})
+
+afterEach(() => {
+  close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+function backend(): ExternalAgentBackend {
+  let ids = 0
+  return new ExternalAgentBackend({
+    agents: [AGENT],
+    openSession: (): ExternalAgentSession => {
+      sessionsOpened += 1
+      return {
+        start: async () => undefined,
+        runTurn: async () => {
+          turnsRun += 1
+          return { status: 'completed', detail: null }
+        },
+        interrupt: async () => undefined,
+        close: async () => {
+          sessionsClosed += 1
+        },
+      }
+    },
+    requester: {
+      open: () => {
+        throw new Error('nothing is asked here')
+      },
+    },
+    grants: stores.grants,
+    conversations: stores.conversations,
+    events: new EventBus(),
+    now: () => 1_000,
+    durable: async () => undefined,
+    newId: () => `id-${(ids += 1)}`,
+  })
+}
+
+describe('ExternalAgentBackend and the room’s workspace', () => {
+  it('hands no turn to its agent, and stops the one running there, once the folder was swapped for a link', async () => {
+    const workspaceIdentity = await pinWorkspace(workspace)
+    stores.rooms.create({
+      id: ROOM_ID,
+      kind: 'direct',
+      agentId: AGENT.id,
+      workspace,
+      workspaceIdentity,
+      title: 'Codex room',
+      policy: policyForMode('ask-for-approval'),
+      revision: 0,
+      createdAt: 1,
+    })
+    const runner = backend()
+    const first = turnFixture({ id: 'turn-1', workspace, workspaceIdentity })
+    startTurn(stores, first)
+    runner.start(first, AGENT.id)
+    await runner.settled()
+    expect({ sessionsOpened, turnsRun }).toEqual({ sessionsOpened: 1, turnsRun: 1 })
+    expect(stores.conversations.getTurn('turn-1')?.status).toBe('done')
+
+    const elsewhere = realpathSync(mkdtempSync(join(root, 'B-')))
+    renameSync(workspace, `${workspace}.old`)
+    symlinkSync(elsewhere, workspace)
+    const second = turnFixture({ id: 'turn-2', workspace, workspaceIdentity })
+    startTurn(stores, second)
+    runner.start(second, AGENT.id)
+    await runner.settled()
+    expect({ sessionsOpened, turnsRun, sessionsClosed }).toEqual({
+      sessionsOpened: 1,
+      turnsRun: 1,
+      sessionsClosed: 1,
+    })
+    expect(stores.conversations.getTurn('turn-2')?.status).toBe('failed')
+    const said = stores.conversations.listMessages(ROOM_ID).at(-1)
+    expect(said).toMatchObject({ role: 'system', text: expect.stringContaining(elsewhere) })
+    await runner.close()
+  })
+})
