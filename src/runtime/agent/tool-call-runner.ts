@@ -315,6 +315,9 @@ export class ToolCallRunner {
           sandbox: this.deps.commands,
           sandboxMode: turn.policy.sandboxMode,
           extraWritableRoots: scope.widenings.writableRoots,
+          ...(turn.workspaceIdentity === undefined
+            ? {}
+            : { expectedWorkspace: turn.workspaceIdentity }),
           ...(how.approval?.containment === undefined ? {} : { shown: how.approval.containment }),
         },
       })

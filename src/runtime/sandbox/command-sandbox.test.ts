@@ -247,7 +247,7 @@ describe.runIf(HAS_BWRAP)('a command in a read-only room', () => {
 
 describe.runIf(HAS_BWRAP)('before a command starts', () => {
   it('refuses when the workspace is no longer the pinned folder', async () => {
-    const pinned = statSync(ws)
+    const pinned = statSync(ws, { bigint: true })
     const marker = path.join(ws, 'after-swap.txt')
     const result = await runCommandTool.run(
       { argv: ['touch', marker] },
@@ -256,7 +256,11 @@ describe.runIf(HAS_BWRAP)('before a command starts', () => {
           sandbox,
           sandboxMode: 'workspace-write',
           extraWritableRoots: [],
-          expectedWorkspace: { realPath: ws, dev: pinned.dev, ino: pinned.ino + 1 },
+          expectedWorkspace: {
+            realPath: ws,
+            dev: String(pinned.dev),
+            ino: String(pinned.ino + 1n),
+          },
         },
       }),
     )
@@ -265,7 +269,7 @@ describe.runIf(HAS_BWRAP)('before a command starts', () => {
   })
 
   it('starts when the workspace is the pinned folder', async () => {
-    const pinned = statSync(ws)
+    const pinned = statSync(ws, { bigint: true })
     const result = await runCommandTool.run(
       { argv: ['true'] },
       ctx('workspace-write', {
@@ -273,7 +277,7 @@ describe.runIf(HAS_BWRAP)('before a command starts', () => {
           sandbox,
           sandboxMode: 'workspace-write',
           extraWritableRoots: [],
-          expectedWorkspace: { realPath: ws, dev: pinned.dev, ino: pinned.ino },
+          expectedWorkspace: { realPath: ws, dev: String(pinned.dev), ino: String(pinned.ino) },
         },
       }),
     )

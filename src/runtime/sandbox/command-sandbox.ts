@@ -1,4 +1,3 @@
-import { realpathSync, statSync } from 'node:fs'
 import os from 'node:os'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
 import { message } from '../../contracts/runtime-message.ts'
@@ -7,9 +6,9 @@ import type {
   CommandLauncher,
   CommandRefusal,
   CommandRequest,
-  PinnedWorkspace,
   PreparedCommand,
 } from '../tools/command-launcher.ts'
+import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { bwrapArgs } from './bwrap-args.ts'
 import { sandboxPolicyFor, type CommandSandboxPolicy } from './sandbox-policy.ts'
 import { probeSandbox, type SandboxAvailability } from './sandbox-probe.ts'
@@ -108,7 +107,9 @@ export class CommandSandbox implements CommandLauncher {
    *  why it must not start at all. */
   async prepare(request: CommandRequest): Promise<PreparedCommand | CommandRefusal> {
     if (request.expectedWorkspace !== undefined) {
-      const moved = workspaceMoved(request.workspace, request.expectedWorkspace)
+      // The same check every door makes (workspace-identity.ts), synchronous
+      // so nothing can be swapped between it and the spawn's await-free start.
+      const moved = !checkWorkspaceIdentity(request.expectedWorkspace).ok
       if (moved) {
         return {
           ok: false,
@@ -202,21 +203,6 @@ function unavailable(availability: { missing: string; fix: string }): CommandRef
       missing: availability.missing,
       fix: availability.fix,
     }),
-  }
-}
-
-/** Whether the workspace is no longer the pinned folder: another real
- *  path, or the same path now naming another directory (removed and made
- *  again, or swapped for a link). Fails closed: a workspace that cannot be
- *  looked at has moved. */
-function workspaceMoved(workspace: string, pinned: PinnedWorkspace): boolean {
-  try {
-    const real = realpathSync.native(workspace)
-    if (real !== pinned.realPath) return true
-    const stats = statSync(real)
-    return !stats.isDirectory() || stats.dev !== pinned.dev || stats.ino !== pinned.ino
-  } catch {
-    return true
   }
 }
 

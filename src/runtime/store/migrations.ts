@@ -285,7 +285,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE rooms ADD COLUMN workspace_ino TEXT;
       -- The identity a turn was admitted with, frozen like its policy.
       ALTER TABLE turns ADD COLUMN workspace_identity_json TEXT;
->>>>>>> ws-identity
+    `,
+  },
+  {
+    version: 14,
+    sql: `
+      -- A command's containment: what the OS sandbox lets it do (part of
+      -- the canonical action the person is shown).
+      ALTER TABLE approvals ADD COLUMN containment_json TEXT;
     `,
   },
 ]

@@ -1,13 +1,11 @@
+import type { WorkspaceIdentity } from '../../contracts/room.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 /** A workspace as the room pinned it: its real path and its identity. */
-export interface PinnedWorkspace {
-  realPath: string
-  dev: number
-  ino: number
-}
+/** The workspace as its room pinned it (real path, device, inode). */
+export type PinnedWorkspace = WorkspaceIdentity
 
 /** One command the runtime is about to start for an agent. */
 export interface CommandRequest {
