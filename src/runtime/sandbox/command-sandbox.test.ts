@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -299,6 +299,25 @@ describe.runIf(HAS_BWRAP)('before a command starts', () => {
     )
     expect(result).toMatchObject({ ok: false, code: 'containment_changed' })
     expect(existsSync(marker)).toBe(false)
+  })
+})
+
+describe('finding bubblewrap', () => {
+  it('passes over a bwrap in a folder others can write to, and takes one only the system can change', async () => {
+    const open = path.join(base, 'open-bin')
+    const closed = path.join(base, 'closed-bin')
+    for (const folder of [open, closed]) {
+      await mkdir(folder)
+      await writeFile(path.join(folder, 'bwrap'), '#!/bin/sh\n', { mode: 0o755 })
+    }
+    await chmod(open, 0o777)
+    await chmod(closed, 0o755)
+    // Where the test does not run as root nothing it made is system-owned.
+    const root = process.getuid?.() === 0
+    expect(findOnPath('bwrap', `${open}${path.delimiter}${closed}`)).toBe(
+      root ? path.join(closed, 'bwrap') : null,
+    )
+    expect(findOnPath('bwrap', open)).toBeNull()
   })
 })
 

@@ -24,13 +24,21 @@ export const PROBE_TIMEOUT_MS = 10_000
 const BWRAP_FIX =
   'install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)'
 
-/** The first executable file called `name` in the folders of `searchPath`. */
+/**
+ * The first executable file called `name` in the folders of `searchPath`
+ * that only the system can change: the folder and the file owned by root
+ * and writable by no group or other user. A folder the person owns (or an
+ * agent's command could write to) is passed over: a program left there by
+ * an earlier command would otherwise be taken for the sandbox itself.
+ */
 export function findOnPath(name: string, searchPath: string | undefined): string | null {
   for (const folder of (searchPath ?? '').split(path.delimiter)) {
     if (folder === '' || !path.isAbsolute(folder)) continue
     const candidate = path.join(folder, name)
     try {
-      if (!statSync(candidate).isFile()) continue
+      if (!systemOwned(folder)) continue
+      const stats = statSync(candidate)
+      if (!stats.isFile() || !systemOwned(candidate)) continue
       accessSync(candidate, constants.X_OK)
       return candidate
     } catch {
@@ -40,9 +48,16 @@ export function findOnPath(name: string, searchPath: string | undefined): string
   return null
 }
 
+/** Owned by root and writable by no group or other user (stat follows a
+ *  link, so a link is judged by what it leads to). */
+function systemOwned(p: string): boolean {
+  const stats = statSync(p)
+  return stats.uid === 0 && (stats.mode & 0o022) === 0
+}
+
 /**
  * Finds out, by trying, whether commands can be contained here: on Linux,
- * bubblewrap on PATH that can start the very namespaces a command gets (it
+ * bubblewrap on PATH (in a folder only the system can change) that can start the very namespaces a command gets (it
  * fails where unprivileged user namespaces are off, and then says so); on
  * macOS, `sandbox-exec`. Anywhere else there is no sandbox.
  */
