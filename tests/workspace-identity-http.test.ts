@@ -139,6 +139,11 @@ describe('a room whose workspace folder is replaced by another folder of the sam
   it('refuses every turn until the person confirms the room’s mode again, which accepts the new folder', async () => {
     const { a } = await folders()
     const room = await createRoom(harness, { workspace: a })
+    const first = await send(harness, room.id, 'write first.txt 1')
+    const granted = await waitForPendingApproval(harness, room.id, first)
+    expect((await decide(harness, granted, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, room.id, first)
+    expect(await roomGrants(harness, room.id)).toHaveLength(1)
     await rename(a, `${a}.old`)
     await mkdir(a)
 
@@ -162,6 +167,8 @@ describe('a room whose workspace folder is replaced by another folder of the sam
       (event) => event.type === 'room_permission_changed' && event.subjectId === room.id,
     )
     expect(repinned).toMatchObject([{ payload: { workspaceIdentity: { realPath: a } } }])
+    // The grant was given for the old folder: accepting the new one revokes it.
+    expect(await roomGrants(harness, room.id)).toEqual([])
 
     // A restart reads the re-pinned identity back from the sealed row.
     await harness.restart()
@@ -170,7 +177,7 @@ describe('a room whose workspace folder is replaced by another folder of the sam
     expect((await decide(harness, pending, 'allow-once')).status).toBe(200)
     await turnSettled(harness, room.id, turnId)
     expect(await readdir(a)).toEqual(['notes.txt'])
-    expect(await readdir(`${a}.old`)).toEqual([])
+    expect(await readdir(`${a}.old`)).toEqual(['first.txt'])
   })
 })
 

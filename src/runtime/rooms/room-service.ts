@@ -183,6 +183,15 @@ export class RoomService implements RoomDirectory {
       }
       const policy = policyForMode(request.mode)
       const at = this.options.now()
+      if (repinWorkspace) {
+        // Every "always" was given for the folder the room was made for, not
+        // the one the person now accepts at its path: what they allowed must
+        // not reach a folder they never saw. Revoked first, so no moment
+        // exists where the new folder is accepted and an old grant answers.
+        for (const grant of this.options.grants.listActive(roomId)) {
+          this.options.grants.revoke(roomId, grant.id, at)
+        }
+      }
       const result = this.options.rooms.changePolicy(
         {
           roomId,
