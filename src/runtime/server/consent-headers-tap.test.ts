@@ -1,7 +1,10 @@
-import { connect } from 'node:net'
+import { createServer } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { CONSENT_HEADER } from '../../contracts/http-headers.ts'
+import { MAX_HEADS_AHEAD, exactHeaderValue, tapConsentHeaders } from './consent-headers.ts'
 import {
+  MAX_HEADER_BYTES,
   TOKEN,
   request,
   servers,
@@ -67,5 +70,44 @@ describe('tapConsentHeaders: framing it cannot follow', () => {
     expect(statuses(text)).toEqual(['100', '200', '200'])
     expect(text.split(`"${CONSENT_HEADER}":"${TOKEN}"`)).toHaveLength(3)
     expect(closed).toBe(false)
+  })
+
+  it('queues no head from a read that would put more than MAX_HEADS_AHEAD waiting, and closes after one refusal', async () => {
+    const answered = async (heads: number) => {
+      const server = createServer((req, res) => {
+        res.end(String(exactHeaderValue(req, CONSENT_HEADER)))
+      })
+      tapConsentHeaders(server, MAX_HEADER_BYTES)
+      const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve))
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const address = server.address()
+      if (address === null || typeof address === 'string') throw new Error('no port')
+      const client = connect({ host: '127.0.0.1', port: address.port })
+      const received: Buffer[] = []
+      client.on('data', (chunk: Buffer) => received.push(chunk))
+      const ended = new Promise<void>((resolve) => client.on('close', () => resolve()))
+      const socket = await accepted
+      // Every head in one read, as a 64 KiB read of tiny pipelined requests
+      // would bring them: handed to the socket's readers directly, so the
+      // split does not depend on how the kernel delivers them.
+      const one = `GET / HTTP/1.1\r\nHost: x\r\n${CONSENT_HEADER}: ${TOKEN}\r\n\r\n`
+      socket.emit(
+        'data',
+        Buffer.from(
+          one.repeat(heads - 1) + one.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'),
+        ),
+      )
+      await ended
+      server.close()
+      return [
+        ...Buffer.concat(received)
+          .toString('latin1')
+          .matchAll(/\r\n\r\n(v1\.[^H]*?|null)(?=HTTP|$)/g),
+      ].map((match) => (match[1] === 'null' ? null : 'token'))
+    }
+    const atCap = await answered(MAX_HEADS_AHEAD)
+    expect(atCap).toHaveLength(MAX_HEADS_AHEAD)
+    expect(atCap.every((value) => value === 'token')).toBe(true)
+    expect(await answered(MAX_HEADS_AHEAD + 1)).toEqual([null])
   })
 })
