@@ -90,11 +90,11 @@ function takeHead(req: IncomingMessage, res: ServerResponse): void {
 export function exactHeaderValue(req: IncomingMessage, name: ConsentCarryingHeader): string | null {
   const head = headOf.get(req)
   if (head === undefined) return null
-  const read = head.get(name) ?? []
-  const parsed = headerValues(req, name)
-  // A head that was not this request's would differ here, whatever it
-  // carried: the reader's value must be the one the parser handed over.
-  const [value] = read
-  if (read.length !== 1 || value === undefined || value === null) return null
-  return parsed.length === 1 && parsed[0] === value ? value : null
+  const read = head.get(name)
+  if (read?.length !== 1) return null
+  const value = read[0]!
+  // A padded value was read as null, which equals no value the parser hands
+  // over; a value that differs from the parser's would mean the head is not
+  // this request's: refused alike.
+  return value === headerValues(req, name)[0] ? value : null
 }
