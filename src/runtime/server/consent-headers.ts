@@ -29,8 +29,6 @@ import { readRequestStream, type HeadReading, type StreamReader } from './reques
 interface ConnectionTap {
   heads: HeadReading[]
   reader: StreamReader
-  /** More heads were waiting than MAX_HEADS_AHEAD: none is queued again. */
-  full: boolean
 }
 
 /** Node's parser takes a read's heads as soon as it has parsed the read, so
@@ -48,20 +46,17 @@ const headOf = new WeakMap<IncomingMessage, HeadReading>()
  */
 export function tapConsentHeaders(server: Server, maxHeaderBytes: number): void {
   server.on('connection', (socket: Socket) => {
-    const tap: ConnectionTap = {
-      heads: [],
-      reader: readRequestStream(maxHeaderBytes),
-      full: false,
-    }
+    const tap: ConnectionTap = { heads: [], reader: readRequestStream(maxHeaderBytes) }
     taps.set(socket, tap)
     // prependListener: this runs before the parser's own 'data' listener, and
     // Node's HTTP server feeds its parser from 'data' events once one is added.
     socket.prependListener('data', (chunk: Buffer) => {
-      if (tap.full) return
       const heads = tap.reader.read(chunk)
-      // Dropping a head would hand the next request the wrong one: stop
-      // queuing for good, so every request past those queued finds none.
-      if (tap.heads.length + heads.length > MAX_HEADS_AHEAD) tap.full = true
+      // A flood of pipelined requests. Dropping a head would hand a later
+      // request the wrong one, so none of these is queued and the connection
+      // ends now: the requests the parser still makes of this read find no
+      // head and are refused, and no later read is judged at all.
+      if (tap.heads.length + heads.length > MAX_HEADS_AHEAD) socket.destroy()
       else tap.heads.push(...heads)
     })
   })
