@@ -141,6 +141,21 @@ describe('the mutation report', () => {
     expect(result.status).toBe(0)
   })
 
+  it('fails on a justification that matches no surviving mutant, and names it', () => {
+    const killed = Array.from({ length: 19 }, (_, i) => mutant(`k${i}`, 'Killed', 1))
+    const stale = {
+      ...justification,
+      location: { start: { line: 4, column: 5 }, end: { line: 4, column: 10 } },
+    }
+    const result = runReport(report([...killed, mutant('s', 'Survived', 2)]), {
+      equivalent: [justification, stale],
+    })
+    expect(result.stdout).toContain('1 justification(s) match no surviving mutant any more')
+    expect(result.stdout).toContain('src/x.ts:4:5 ConditionalExpression: if (a > 0) grant()')
+    expect(result.stdout).toContain('mutation report: FAILED')
+    expect(result.status).toBe(1)
+  })
+
   describe('--relocate', () => {
     // The same two lines, one line further down: code that moved and did not change.
     const MOVED = `// a comment\n${SOURCE}`

@@ -1,8 +1,9 @@
 /**
  * Reads Stryker's JSON report (reports/mutation/mutation.json) and prints one
  * line per mutated file. Fails (exit 1) when the overall mutation score is
- * below MIN_SCORE, or when a mutant that survived (or that no test covers)
- * is not justified in mutation/survivors.json.
+ * below MIN_SCORE, when a mutant that survived (or that no test covers) is
+ * not justified in mutation/survivors.json, or when a justification there
+ * matches no surviving mutant (a stale one).
  *
  * A justification names one mutant: its file, mutator, location (start and
  * end, line and column, as Stryker reports them) and replacement, with the
@@ -305,8 +306,14 @@ function main(): number {
     ),
   )
   let failed = false
+  // A stale justification is a reason nobody checks any more: the mutant it
+  // was written for was killed, moved or changed. Left in place, it would
+  // silently excuse a later survivor that happens to land at its position.
   if (unused.length > 0) {
-    console.log(`\n${unused.length} justification(s) match no surviving mutant any more:`)
+    failed = true
+    console.log(
+      `\n${unused.length} justification(s) match no surviving mutant any more: remove each from ${survivorsPath}, or move it with its code (--relocate):`,
+    )
     for (const entry of unused)
       console.log(
         `  ${entry.file}:${entry.location.start.line}:${entry.location.start.column} ${entry.mutator}: ${entry.code}`,

@@ -122,18 +122,55 @@ const AGENT_RUNTIME_SCOPE: Readonly<Record<string, string>> = {
   path: 'agent-file',
 }
 
+/** What each case's Always allow remembers, as the window words it, or null
+ *  where no grant can cover it and the button is withheld. Written out, so
+ *  a runtime that refused every grant (or granted every one) fails here. */
+const EXPECTED_SCOPE: Readonly<Record<string, string | null>> = {
+  'a plain command': 'command',
+  'a command through the shell': null,
+  'a command in another folder': null,
+  'a command with a time limit': null,
+  'a file write': 'tool',
+  'a file read': null,
+  'a folder listing': null,
+  'a delete': 'path',
+  'a recursive delete': null,
+  'a tool with no grant': null,
+  'an MCP call': 'mcp-tool',
+  "an MCP call that shows its server's tool list": 'mcp-tool',
+  "an external agent's command": 'agent-command',
+  "an external agent's new file": 'agent-file',
+  "an external agent's edit": 'agent-file',
+  "an external agent's delete": null,
+  "an external agent's move": null,
+  "an external agent's two files": null,
+  "an external agent's git hook": null,
+  "an external agent's other tool call": null,
+}
+
 describe('what the window says Always allow remembers', () => {
+  it('has an expected outcome for every case, and both outcomes among them', () => {
+    expect(Object.keys(EXPECTED_SCOPE).sort()).toEqual(CASES.map(([name]) => name).sort())
+    expect(Object.values(EXPECTED_SCOPE)).toContain(null)
+    expect(Object.values(EXPECTED_SCOPE).filter((scope) => scope !== null).length).toBeGreaterThan(
+      0,
+    )
+  })
+
   for (const [name, record] of CASES) {
-    it(`names the grant the runtime would write for ${name}, or withholds the button`, () => {
+    const expected = EXPECTED_SCOPE[name] ?? null
+    it(`${expected === null ? 'withholds the button' : `names the ${expected} grant the runtime writes`} for ${name}`, () => {
       const runtime = grantScopeFor(record, (absolute) => absolute)
       const shown = alwaysAllowFor(canonicalAction(record), runtime.ok)
-      if (runtime.ok) {
-        const scopes = AGENT_REQUEST_TOOLS.includes(record.toolName)
-          ? AGENT_RUNTIME_SCOPE
-          : RUNTIME_SCOPE
-        expect(shown).toEqual({ offered: true, scope: scopes[runtime.draft.scope] })
-      } else {
+      const scopes = AGENT_REQUEST_TOOLS.includes(record.toolName)
+        ? AGENT_RUNTIME_SCOPE
+        : RUNTIME_SCOPE
+      if (expected === null) {
+        expect(runtime.ok).toBe(false)
         expect(shown.offered).toBe(false)
+      } else {
+        expect(runtime.ok && scopes[runtime.draft.scope]).toBe(expected)
+        expect(shown).toEqual({ offered: true, scope: expected })
       }
     })
   }

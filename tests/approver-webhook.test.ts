@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -353,8 +353,24 @@ describe('configuring an approver webhook', () => {
       audit.find((event) => event.type === 'approver_webhook_set' && event.subjectId === roomId)
         ?.payload,
     ).toMatchObject({ url: 'https://approver.example/hook' })
-    const database = readFileSync(join(harness.dataDir, DATABASE_FILE_NAME))
-    expect(database.includes(Buffer.from(secret))).toBe(false)
+    // Every file of the data dir: a committed row can sit in the WAL (or any
+    // other file) long before it reaches the database file.
+    const files = filesUnder(harness.dataDir)
+    expect(files).toContain(join(harness.dataDir, `${DATABASE_FILE_NAME}-wal`))
+    const raw = Buffer.from(secret, 'base64url')
+    expect(raw).toHaveLength(32)
+    const spellings = [
+      Buffer.from(secret),
+      raw,
+      Buffer.from(raw.toString('hex')),
+      Buffer.from(raw.toString('base64')),
+    ]
+    for (const file of files) {
+      const bytes = readFileSync(file)
+      for (const spelling of spellings) {
+        expect(bytes.includes(spelling), `${file} holds the secret`).toBe(false)
+      }
+    }
     // A second change makes a new secret: the old one signs nothing any more.
     const again = ApproverWebhookChangeAnswerSchema.parse(
       (await putWebhook(harness, roomId, 'https://approver.example/hook')).body,
@@ -438,4 +454,11 @@ function putWebhook(harness: RuntimeHarness, roomId: string, url: string | null)
   const clientRequestId = randomUUID()
   const token = mintWebhook(harness, { roomId, clientRequestId, url })
   return putWith(harness, `/v1/rooms/${roomId}/approver-webhook`, { clientRequestId, url }, token)
+}
+
+/** Every regular file under `dir`, at any depth. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
 }

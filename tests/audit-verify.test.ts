@@ -231,7 +231,7 @@ describe('assent audit verify flags', { timeout: CLI_TEST_MS }, () => {
     rmSync(join(keyless, 'integrity.key'))
     const noKey = await run(['audit', 'verify', '--data-dir', keyless])
     expect(noKey.code).toBe(2)
-    expect(noKey.stderr).toContain('no integrity key for')
+    expect(noKey.stderr).toContain('no integrity key file at')
     expect(noKey.stdout).toBe('')
   })
 
@@ -241,7 +241,7 @@ describe('assent audit verify flags', { timeout: CLI_TEST_MS }, () => {
     rmSync(join(keyless, 'integrity.key'))
     await run(['audit', 'verify', '--data-dir', keyless])
     const again = await run(['audit', 'verify', '--data-dir', keyless])
-    expect(again.stderr).toContain('no integrity key for')
+    expect(again.stderr).toContain('no integrity key file at')
   })
 
   it('refuses a log checked under another key', async () => {

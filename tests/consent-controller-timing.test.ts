@@ -57,25 +57,40 @@ async function approvalStatus(approvalId: string) {
 async function openApproval(text: string) {
   const clock = testClock()
   const windows = new FakeWindows()
-  const controller = controllerWith(windows, { now: clock.now })
+  const diagnostics: string[] = []
+  const controller = controllerWith(windows, {
+    now: clock.now,
+    onDiagnostic: (message) => diagnostics.push(message),
+  })
   const room = await createRoom(harness)
   const view = await pendingApprovalFor(harness, room.id, text)
   const outcome = controller.reviewApproval([view.approval.id])
   const window: FakeWindow = await windows.nextShown()
   // Main records the show only once show() resolved and it focused the window.
   await settle()
-  return { clock, controller, view, outcome, window }
+  // What main said about opening it is not what the tests below look at.
+  diagnostics.splice(0)
+  return { clock, controller, view, outcome, window, diagnostics }
 }
+
+/** What main says when it refuses `answer` on `promptId` for coming early. */
+const tooEarly = (answer: string, promptId: string) =>
+  `ignored ${answer} before the enable delay had passed (${promptId})`
 
 describe('main refuses a widening answer that comes sooner than the enable delay', () => {
   it('refuses allow-once a millisecond early and takes it on time, whatever the preload says', async () => {
-    const { clock, controller, view, outcome, window } = await openApproval('write early.txt x')
+    const { clock, controller, view, outcome, window, diagnostics } =
+      await openApproval('write early.txt x')
     clock.at(DELAY_MS - 1)
+    // Refused as it arrives: nothing waits to see whether a decision lands.
     controller.handleDecision(window.promptId, 'allow-once', window)
     controller.handleDecision(window.promptId, 'allow-always', window)
-    await settle()
-    expect(await approvalStatus(view.approval.id)).toBe('pending')
+    expect(diagnostics).toEqual([
+      tooEarly('allow-once', window.promptId),
+      tooEarly('allow-always', window.promptId),
+    ])
     expect(window.closed).toBe(false)
+    expect(await approvalStatus(view.approval.id)).toBe('pending')
 
     clock.at(DELAY_MS)
     controller.handleDecision(window.promptId, 'allow-once', window)
@@ -89,12 +104,13 @@ describe('main refuses a widening answer that comes sooner than the enable delay
   })
 
   it('times the delay again from the latest focus of the window', async () => {
-    const { clock, controller, view, outcome, window } = await openApproval('write refocus.txt x')
+    const { clock, controller, view, outcome, window, diagnostics } =
+      await openApproval('write refocus.txt x')
     clock.at(5_000)
     window.regainFocus()
     clock.at(5_000 + DELAY_MS - 1)
     controller.handleDecision(window.promptId, 'allow-once', window)
-    await settle()
+    expect(diagnostics).toEqual([tooEarly('allow-once', window.promptId)])
     expect(await approvalStatus(view.approval.id)).toBe('pending')
     clock.at(5_000 + DELAY_MS)
     controller.handleDecision(window.promptId, 'allow-once', window)
@@ -104,13 +120,18 @@ describe('main refuses a widening answer that comes sooner than the enable delay
   it('refuses widening a room early, and takes narrowing it at once', async () => {
     const clock = testClock()
     const windows = new FakeWindows()
-    const controller = controllerWith(windows, { now: clock.now })
+    const diagnostics: string[] = []
+    const controller = controllerWith(windows, {
+      now: clock.now,
+      onDiagnostic: (message) => diagnostics.push(message),
+    })
     const room = await createRoom(harness)
     const widen = controller.requestModeChange([room.id, 'full-access'])
     const window = await windows.nextShown()
     await settle()
+    diagnostics.splice(0)
     controller.handleDecision(window.promptId, 'confirm', window)
-    await settle()
+    expect(diagnostics).toEqual([tooEarly('confirm', window.promptId)])
     expect((await harness.client.getPermissions(room.id)).mode).toBe('ask-for-approval')
     clock.at(DELAY_MS)
     controller.handleDecision(window.promptId, 'confirm', window)

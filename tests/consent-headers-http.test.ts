@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import type { Agent } from 'node:http'
+import type { Socket } from 'node:net'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
@@ -86,17 +88,29 @@ function headerLines(name: string, value: string, variant: Variant): string[] {
   }
 }
 
-async function send(method: string, path: string, lines: string[], body: object) {
+/** One request's bytes: `lines` as written, a body (an object as JSON, a
+ *  string as written), and the connection kept open after it unless `close`. */
+function requestBytes(
+  method: string,
+  path: string,
+  lines: string[],
+  body: object | string,
+  close = true,
+) {
   const { port, bearerToken } = harness.connection()
-  const json = JSON.stringify(body)
+  const json = typeof body === 'string' ? body : JSON.stringify(body)
   const head =
     `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
     `Authorization: Bearer ${bearerToken}\r\nContent-Type: application/json\r\n` +
     lines.map((line) => `${line}\r\n`).join('') +
-    `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n`
+    `Content-Length: ${Buffer.byteLength(json)}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`
+  return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(json)])
+}
+
+async function send(method: string, path: string, lines: string[], body: object) {
   const result = await rawExchange({
-    port,
-    bytes: Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(json)]),
+    port: harness.connection().port,
+    bytes: requestBytes(method, path, lines, body),
     methods: [method],
     timeoutMs: 15_000,
   })
@@ -180,5 +194,81 @@ describe('consent-carrying headers on the runtime’s consent routes', () => {
       { decision: 'deny' },
     )
     expect(response.status).toBe(200)
+  })
+})
+
+describe('a refused consent header leaves nothing behind on its kept-alive connection', () => {
+  it('counts a genuine token main’s runtime client sends on the connection a padded one was refused on', async () => {
+    const room = await createRoom(harness)
+    // The client's own keep-alive agent: every socket it hands back for reuse.
+    const agent = (harness.client as unknown as { agent: Agent }).agent
+    const reused = new Set<Socket>()
+    const onFree = (socket: Socket) => reused.add(socket)
+    agent.on('free', onFree)
+    try {
+      for (const [index, spoil] of [
+        (token: string) => ` ${token}`,
+        (token: string) => `${token}\t`,
+      ].entries()) {
+        const view = await pendingApprovalFor(harness, room.id, `write kept-alive-${index}.txt x`)
+        const token = harness.mintApproval(view.approval.id, 'deny', view.actionDigest)
+        reused.clear()
+        const decide = (consent: string) =>
+          harness.client.decideApproval(view.approval.id, 'deny', consent, view.actionDigest)
+        const refused = await decide(spoil(token))
+        expect(refused).toEqual({
+          status: 403,
+          body: expect.objectContaining({ code: 'consent_required' }),
+        })
+        const accepted = await decide(token)
+        expect(accepted.status).toBe(200)
+        // Both went over one connection: the refusal did not close it.
+        expect(reused.size).toBe(1)
+      }
+    } finally {
+      agent.off('free', onFree)
+    }
+  })
+
+  it('judges pipelined decisions each by its own headers', async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write pipelined.txt x')
+    const path = `/v1/approvals/${view.approval.id}`
+    const token = harness.mintApproval(view.approval.id, 'deny', view.actionDigest)
+    const digest = `${ACTION_DIGEST_HEADER}: ${view.actionDigest}`
+    const body = { decision: 'deny' }
+    const result = await rawExchange({
+      port: harness.connection().port,
+      bytes: Buffer.concat([
+        requestBytes('POST', path, [`${CONSENT_HEADER}:\t${token}`, digest], body, false),
+        requestBytes('POST', path, [`${CONSENT_HEADER}: ${token}`, digest], body),
+      ]),
+      methods: ['POST', 'POST'],
+      timeoutMs: 15_000,
+    })
+    expect(result.responses.map((response) => response.status)).toEqual([403, 200])
+  })
+
+  it('never takes a body line that looks like a padded consent header for the next request’s', async () => {
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write body-line.txt x')
+    const path = `/v1/approvals/${view.approval.id}`
+    const token = harness.mintApproval(view.approval.id, 'deny', view.actionDigest)
+    const digest = `${ACTION_DIGEST_HEADER}: ${view.actionDigest}`
+    // The body carries a line that reads as a padded consent header (and a
+    // blank line after it), and is refused for not being JSON alone.
+    const bodyLine = `{"decision":"deny"}\r\n${CONSENT_HEADER}:  ${token} \r\n\r\n`
+    const firstBytes = requestBytes('POST', path, [digest], bodyLine, false)
+    expect(firstBytes.toString('latin1')).toContain(`\r\n${CONSENT_HEADER}:  ${token} \r\n`)
+    const result = await rawExchange({
+      port: harness.connection().port,
+      bytes: Buffer.concat([
+        firstBytes,
+        requestBytes('POST', path, [`${CONSENT_HEADER}: ${token}`, digest], { decision: 'deny' }),
+      ]),
+      methods: ['POST', 'POST'],
+      timeoutMs: 15_000,
+    })
+    expect(result.responses.map((response) => response.status)).toEqual([400, 200])
   })
 })

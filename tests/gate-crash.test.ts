@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +24,7 @@ afterEach(() => {
 function seed(): string {
   const dir = mkdtempSync(join(tmpdir(), 'assent-crash-'))
   dirs.push(dir)
+  mkdirSync(workspaceOf(dir))
   const db = openDatabase(dir)
   db.prepare(
     `INSERT INTO rooms (id, kind, agent_id, workspace, title, policy_json, revision, created_at)
@@ -47,13 +48,24 @@ function seed(): string {
     kind: 'apply-changes',
     toolName: 'write_file',
     arguments: { path: 'a', content: 'b' },
-    workingDirectory: '/ws',
+    workingDirectory: workspaceOf(dir),
     sandboxMode: 'workspace-write',
     summary: 'Write a',
     ttlMs: 60_000,
   })
   db.close()
   return dir
+}
+
+/** The approval's workspace, where the approved write_file writes `a`. */
+const workspaceOf = (dir: string) => join(dir, 'workspace')
+
+/** Runs the child to its end, nothing killed. */
+function runToEnd(dir: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = fork(CHILD, [dir, 'none'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    child.on('exit', (code) => resolve(code))
+  })
 }
 
 function killAt(dir: string, stage: string): Promise<void> {
@@ -82,7 +94,8 @@ function inspect(dir: string) {
       // MACs and the sealed head too: the head moves in the decision's
       // transaction, so a kill at any point leaves it naming the last event.
       chain: verifyAuditChain(events, { mac: TEST_MAC, head: readAuditHead(db) }).ok,
-      toolRan: existsSync(join(dir, 'tool-ran')),
+      // What the product's write_file tool leaves when it ran.
+      toolRan: existsSync(join(workspaceOf(dir), 'a')),
     }
   } finally {
     db.close()
@@ -90,6 +103,18 @@ function inspect(dir: string) {
 }
 
 describe('a decision killed mid-way (SIGKILL)', () => {
+  it('runs the approved tool when nothing kills it: the write it was shown lands', async () => {
+    const dir = seed()
+    expect(await runToEnd(dir)).toBe(0)
+    expect(inspect(dir)).toEqual({
+      status: 'allowed',
+      types: ['approval_requested', 'approval_resolved'],
+      chain: true,
+      toolRan: true,
+    })
+    expect(readFileSync(join(workspaceOf(dir), 'a'), 'utf8')).toBe('b')
+  })
+
   it('between reserve and commit leaves the approval pending, unaudited and the tool unrun', async () => {
     const dir = seed()
     await killAt(dir, 'after-reserve')

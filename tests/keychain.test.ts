@@ -161,6 +161,84 @@ describe.skipIf(!secretServiceAvailable)(
 )
 
 describe.skipIf(!secretServiceAvailable)(
+  'a key file planted in a data dir whose key is in a real Secret Service',
+  { timeout: CHILD_PROCESS_TEST_MS * 2 },
+  () => {
+    /** Whoever can write the data dir, not the keychain: they seal a database
+     *  of their own under a key of their own (a data dir started with the
+     *  file store), and put it, its key file and its anchor file in place of
+     *  the victim's. */
+    async function plantedDataDir(name: string) {
+      const victimRoot = join(root, `${name}-victim`)
+      const forgerRoot = join(root, `${name}-forger`)
+      mkdirSync(victimRoot)
+      mkdirSync(forgerRoot)
+      const dataDir = join(victimRoot, 'data')
+      const secrets = await loadDataDirSecrets(dataDir, { env: {}, ...quiet })
+      const victim = await startHarness({ root: victimRoot, ...secrets })
+      try {
+        await setMode(victim, (await createRoom(victim)).id, 'ask-for-approval')
+      } finally {
+        await victim.close()
+      }
+      const forgedDir = join(forgerRoot, 'data')
+      const fileEnv = { ASSENT_SECRET_STORE: 'file' }
+      const forged = await loadDataDirSecrets(forgedDir, { env: fileEnv, ...quiet })
+      const forger = await startHarness({ root: forgerRoot, ...forged })
+      try {
+        await setMode(forger, (await createRoom(forger)).id, 'full-access')
+      } finally {
+        await forger.close()
+      }
+      for (const suffix of ['', '-wal', '-shm']) {
+        rmSync(join(dataDir, `${DATABASE_FILE_NAME}${suffix}`), { force: true })
+      }
+      for (const file of [DATABASE_FILE_NAME, 'integrity.key', 'rollback.anchor']) {
+        copyFileSync(join(forgedDir, file), join(dataDir, file))
+      }
+      // The forged database verifies under its own key: the plant is sound.
+      expect(await auditVerify(forgedDir, keychainEnv(fileEnv))).toMatchObject({ code: 0 })
+      return dataDir
+    }
+
+    it('is never what verifies without ASSENT_SECRET_STORE=file: the keychain key finds the forgery', async () => {
+      const dataDir = await plantedDataDir('planted')
+      const result = await auditVerify(dataDir, keychainEnv())
+      expect(result.code).toBe(1)
+      expect(result.stdout).not.toContain('intact')
+      expect(result.stderr).toContain('audit log broken at seq 1')
+      expect(result.stderr).toMatch(/checked with the OS keychain \(/)
+      expect(result.stderr).toContain(
+        `warning: ${join(realpathSync(dataDir), 'integrity.key')} is not the integrity key in the OS keychain`,
+      )
+    })
+
+    it('verifies with the key file only when ASSENT_SECRET_STORE=file names it, naming the file and the keychain’s other key', async () => {
+      const dataDir = await plantedDataDir('named')
+      const keyFile = join(realpathSync(dataDir), 'integrity.key')
+      const result = await auditVerify(dataDir, keychainEnv({ ASSENT_SECRET_STORE: 'file' }))
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(`verified with the key file ${keyFile}`)
+      expect(result.stderr).toMatch(
+        /warning: the OS keychain \([^)]*\) holds another integrity key for /,
+      )
+      expect(result.stderr).toContain(`than ${keyFile}: this check used the key file`)
+    })
+
+    it('says it could not check, naming the fix, where only the data dir holds a key', async () => {
+      const dataDir = join(root, 'file-only')
+      await loadIntegrityKey(dataDir, { env: { ASSENT_SECRET_STORE: 'file' }, ...quiet })
+      const result = await auditVerify(dataDir, keychainEnv())
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(
+        `no integrity key for ${realpathSync(dataDir)} in the OS keychain`,
+      )
+      expect(result.stderr).toContain('run the check again with ASSENT_SECRET_STORE=file')
+    })
+  },
+)
+
+describe.skipIf(!secretServiceAvailable)(
   'the rollback anchor in a real Secret Service',
   { timeout: CHILD_PROCESS_TEST_MS * 2 },
   () => {
@@ -256,19 +334,23 @@ describe(
       expect(statSync(join(dataDir, 'integrity.key')).mode & 0o777).toBe(0o600)
       expect(stdout).toContain(`Assent runtime stopped (data dir: ${dataDir}).`)
 
-      // The data dir it left has its key file: `assent audit verify` finds
-      // it there without being told, and says which key it used.
-      const verified = await auditVerify(dataDir, deadBusEnv(dataDir))
-      expect(verified.stderr).toContain('verifying with that key file')
+      // The data dir it left has its key file, and `assent audit verify`
+      // still takes the keychain unless told otherwise (here it cannot reach
+      // one): a key file found in a data dir is no evidence of whose it is.
+      const unnamed = await auditVerify(dataDir, deadBusEnv(dataDir))
+      expect(unnamed.code).toBe(2)
+      expect(unnamed.stderr).toContain('No OS keychain is reachable')
+      expect(unnamed.stdout).toBe('')
+      // Told to use the key file, it does, and says which key verified.
+      const verified = await auditVerify(
+        dataDir,
+        deadBusEnv(dataDir, { ASSENT_SECRET_STORE: 'file' }),
+      )
       expect(verified).toMatchObject({ code: 0 })
       expect(verified.stdout).toContain('audit log intact')
-      // Told to use the keychain, it does, and cannot reach it here.
-      const keychain = await auditVerify(
-        dataDir,
-        deadBusEnv(dataDir, { ASSENT_SECRET_STORE: 'keychain' }),
+      expect(verified.stdout).toContain(
+        `verified with the key file ${join(realpathSync(dataDir), 'integrity.key')}`,
       )
-      expect(keychain.code).toBe(2)
-      expect(keychain.stderr).toContain('No OS keychain is reachable')
     })
 
     it.runIf(chromiumAvailable())(

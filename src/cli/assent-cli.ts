@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises'
 import { integrityAccount } from '../main/core/secret-store.ts'
-import { selectStoreForReading } from '../main/core/secret-store-selection.ts'
+import { readKeyForVerifying } from '../main/core/secret-store-selection.ts'
 import { checkRollback } from '../runtime/domain/rollback-check.ts'
 import { readRollbackEvidence, verifyAuditFile } from '../runtime/store/audit-file.ts'
 import { IntegrityMac } from '../runtime/store/integrity-mac.ts'
@@ -17,9 +17,11 @@ the integrity key, and the sealed head (so deleting the newest events shows);
 then the database's rollback counter against the rollback anchor kept
 outside it (so an older copy of the database put back shows), and whether
 the log records such a rollback. The key and the anchor come from the OS
-keychain, or from the data dir's files (integrity.key, rollback.anchor) when
-ASSENT_SECRET_STORE=file, or when that variable is unset and the data dir
-has a key file. The data dir is --data-dir D, else ASSENT_DATA_DIR.
+keychain, or from the data dir's files (integrity.key, rollback.anchor) only
+when ASSENT_SECRET_STORE=file names that store: a key file found in the data
+dir is never used on its own, since whoever can write the data dir can put
+one there. The answer says which key verified. The data dir is
+--data-dir D, else ASSENT_DATA_DIR.
 
 exit status: 0 intact, 1 broken, tampered or rolled back (the message says
 where), 2 could not check (bad usage, no database, no key)`
@@ -106,26 +108,23 @@ async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<numb
     return EXIT_UNCHECKED
   }
   const account = await integrityAccount(dataDir)
-  const store = await selectStoreForReading(account, {
+  // Read only: verifying must never create a key (a new key would make every
+  // MAC on disk look forged).
+  const reading = await readKeyForVerifying(account, {
     env: io.env,
     warn: (message) => io.err(`warning: ${message}`),
   })
-  // Read only: verifying must never create a key (a new key would make every
-  // MAC on disk look forged).
-  const key = await store.read(account)
-  if (!key) {
-    io.err(
-      `assent audit verify: no integrity key for ${account} in ${store.description}; ` +
-        'Assent makes it on first start, and without it nothing can be verified',
-    )
+  if (!reading.ok) {
+    io.err(`assent audit verify: ${reading.problem}`)
     return EXIT_UNCHECKED
   }
+  const { key, store, source } = reading
   const mac = new IntegrityMac(key)
   const verdict = verifyAuditFile(account, mac)
   if (!verdict.ok) {
     io.err(
       `audit log broken at seq ${verdict.seq}: ${verdict.problem} ` +
-        `(${verdict.checked} event${verdict.checked === 1 ? '' : 's'} before it verified; ${account})`,
+        `(${verdict.checked} event${verdict.checked === 1 ? '' : 's'} before it verified; ${account}); checked with ${source}`,
     )
     return EXIT_TAMPERED
   }
@@ -135,13 +134,13 @@ async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<numb
     store.description,
   )
   if (rollback.problem !== undefined) {
-    io.err(`${rollback.problem} (${account})`)
+    io.err(`${rollback.problem} (${account}); checked with ${source}`)
     return EXIT_TAMPERED
   }
   io.out(
     verdict.checked === 0
-      ? `audit log intact: no events yet, ${rollback.summary} (${account})`
-      : `audit log intact: ${verdict.checked} events, seq 1–${verdict.lastSeq}, sealed head at seq ${verdict.lastSeq}, ${rollback.summary} (${account})`,
+      ? `audit log intact: no events yet, ${rollback.summary} (${account}); verified with ${source}`
+      : `audit log intact: ${verdict.checked} events, seq 1–${verdict.lastSeq}, sealed head at seq ${verdict.lastSeq}, ${rollback.summary} (${account}); verified with ${source}`,
   )
   return EXIT_INTACT
 }

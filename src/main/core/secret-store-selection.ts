@@ -65,27 +65,80 @@ export async function loadIntegrityKey(
   return (await loadDataDirSecrets(dataDir, selection)).integrityKey
 }
 
+/** An existing data dir's key, read for checking what it sealed. */
+export type KeyForReading =
+  | {
+      ok: true
+      key: Buffer
+      /** The store the key came from; the rollback anchor is read there too. */
+      store: SecretStore
+      /** Which key verified, for the person: the keychain, or the key file's path. */
+      source: string
+    }
+  | { ok: false; problem: string }
+
 /**
- * The store that holds an existing data dir's key, for reading it
- * (`assent audit verify`): what ASSENT_SECRET_STORE says when it is set;
- * unset, the data dir's own key file when it has one (the data dir was
- * started with ASSENT_SECRET_STORE=file, and the keychain would hold no key
- * for it), otherwise the OS keychain. Only reading may guess: a store that
- * creates keys never picks the file on its own.
+ * The key that holds an existing data dir's MACs, for `assent audit verify`:
+ * the OS keychain's, or the data dir's key file only when ASSENT_SECRET_STORE=file
+ * names that store. Whoever can write the data dir can put a key file there
+ * and re-seal a database they edited with it, so a key file found in the
+ * data dir is never taken on its own. Where both hold a key and they differ,
+ * `warn` says so: one of them is not the key Assent made. Reads only: a
+ * missing key is a problem that names the fix, never a key made now.
  */
-export async function selectStoreForReading(
+export async function readKeyForVerifying(
   dataDir: string,
   selection: SecretStoreSelection,
-): Promise<SecretStore> {
-  const value = (selection.env ?? process.env)[SECRET_STORE_ENV]
-  if (value === undefined || value === '') {
-    const keyFile = await lstat(join(dataDir, KEY_FILE_NAME)).catch(() => undefined)
-    if (keyFile?.isFile()) {
+): Promise<KeyForReading> {
+  const store = selectSecretStore(dataDir, selection)
+  const keyFile = join(dataDir, KEY_FILE_NAME)
+  if (store instanceof FileSecretStore) {
+    const key = await store.read(dataDir)
+    if (!key) {
+      return {
+        ok: false,
+        problem: `no integrity key file at ${keyFile} (ASSENT_SECRET_STORE=file names it); unset ASSENT_SECRET_STORE if this data dir keeps its key in the OS keychain`,
+      }
+    }
+    // Best effort: where no keychain is reachable (the reason to name the
+    // file store), there is nothing to compare with.
+    const keychain = new KeytarSecretStore(selection.keytar)
+    const inKeychain = await keychain.read(dataDir).catch(() => undefined)
+    if (inKeychain && !inKeychain.equals(key)) {
       selection.warn(
-        `${SECRET_STORE_ENV} is not set and ${join(dataDir, KEY_FILE_NAME)} exists: verifying with that key file (set ${SECRET_STORE_ENV}=keychain to use the OS keychain instead)`,
+        `${keychain.description} holds another integrity key for ${dataDir} than ${keyFile}: ` +
+          'this check used the key file, as ASSENT_SECRET_STORE=file asks; if Assent made the key in the keychain, ' +
+          'someone else wrote the key file, and only a check without ASSENT_SECRET_STORE=file says whether the log is intact',
       )
-      return new FileSecretStore()
+    }
+    return { ok: true, key, store, source: `the key file ${keyFile}` }
+  }
+  const key = await store.read(dataDir)
+  const fileKey = await readKeyFileIfAny(dataDir)
+  if (!key) {
+    return {
+      ok: false,
+      problem:
+        `no integrity key for ${dataDir} in ${store.description}` +
+        (fileKey === 'absent'
+          ? '; Assent makes it on first start, and without it nothing can be verified'
+          : `; the data dir holds ${keyFile}, which is used only when named, since whoever can write the data dir can put one there: ` +
+            'if this data dir was started with ASSENT_SECRET_STORE=file, run the check again with ASSENT_SECRET_STORE=file'),
     }
   }
-  return selectSecretStore(dataDir, selection)
+  if (fileKey !== 'absent' && !(fileKey instanceof Buffer && fileKey.equals(key))) {
+    selection.warn(
+      `${keyFile} is not the integrity key in ${store.description}; it was not used (a key file is used only with ASSENT_SECRET_STORE=file), ` +
+        'and Assent never writes one beside a keychain key: someone else put it there',
+    )
+  }
+  return { ok: true, key, store, source: store.description }
+}
+
+/** The data dir's key file as a key, 'absent' when there is none (a symbolic
+ *  link named like it is none), 'unreadable' when it cannot be read as one. */
+async function readKeyFileIfAny(dataDir: string): Promise<Buffer | 'absent' | 'unreadable'> {
+  const entry = await lstat(join(dataDir, KEY_FILE_NAME)).catch(() => undefined)
+  if (!entry?.isFile()) return 'absent'
+  return (await new FileSecretStore().read(dataDir).catch(() => undefined)) ?? 'unreadable'
 }

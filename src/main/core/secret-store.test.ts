@@ -1,12 +1,4 @@
-import {
-  chmodSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -17,7 +9,7 @@ import { forgetfulSecretStore } from './test-support/forgetful-secret-store.ts'
 import {
   loadIntegrityKey,
   selectSecretStore,
-  selectStoreForReading,
+  readKeyForVerifying,
 } from './secret-store-selection.ts'
 
 let dir: string
@@ -56,36 +48,48 @@ describe('choosing where the integrity key lives', () => {
   })
 })
 
-describe('choosing where an existing data dir’s key is read from', () => {
-  it('reads the data dir’s own key file when ASSENT_SECRET_STORE is unset, and says so', async () => {
-    writeFileSync(join(dir, KEY_FILE_NAME), 'x', { mode: 0o600 })
-    const warnings: string[] = []
-    const store = await selectStoreForReading(dir, {
-      env: {},
-      warn: (message) => warnings.push(message),
+describe('choosing where an existing data dir’s key is read from', () => {})
+
+describe('the key `assent audit verify` checks with', () => {
+  // No keychain is reachable in these cases, as where the file store is
+  // used for real; the keychain cases run against a real Secret Service in
+  // tests/keychain.test.ts.
+  const noKeychain = {
+    loadKeytar: () => Promise.reject(new Error('no keychain on this machine')),
+  }
+
+  it('is the key file only when ASSENT_SECRET_STORE=file names it, and the answer names the file', async () => {
+    const key = await loadIntegrityKey(dir, { env: FILE, ...quiet })
+    const reading = await readKeyForVerifying(dir, { env: FILE, keytar: noKeychain, ...quiet })
+    expect(reading).toMatchObject({
+      ok: true,
+      source: `the key file ${join(dir, KEY_FILE_NAME)}`,
     })
-    expect(store).toBeInstanceOf(FileSecretStore)
-    expect(warnings).toEqual([expect.stringContaining('verifying with that key file')])
+    expect(reading.ok && reading.key.equals(key)).toBe(true)
+    expect(reading.ok && reading.store).toBeInstanceOf(FileSecretStore)
   })
 
-  it('reads the keychain when the data dir has no key file, or when told to', async () => {
-    expect(await selectStoreForReading(dir, { env: {}, ...quiet })).toBeInstanceOf(
-      KeytarSecretStore,
-    )
-    writeFileSync(join(dir, KEY_FILE_NAME), 'x', { mode: 0o600 })
-    expect(
-      await selectStoreForReading(dir, { env: { ASSENT_SECRET_STORE: 'keychain' }, ...quiet }),
-    ).toBeInstanceOf(KeytarSecretStore)
-    expect(await selectStoreForReading(dir, { env: FILE, ...quiet })).toBeInstanceOf(
-      FileSecretStore,
-    )
+  it('never falls back to a key file in the data dir when no store is named', async () => {
+    await loadIntegrityKey(dir, { env: FILE, ...quiet })
+    await expect(
+      readKeyForVerifying(dir, { env: {}, keytar: noKeychain, ...quiet }),
+    ).rejects.toThrow('no keychain on this machine')
+    await expect(
+      readKeyForVerifying(dir, {
+        env: { ASSENT_SECRET_STORE: 'keychain' },
+        keytar: noKeychain,
+        ...quiet,
+      }),
+    ).rejects.toThrow('no keychain on this machine')
   })
 
-  it('never takes a symbolic link named like the key file for one', async () => {
-    symlinkSync(join(dir, 'elsewhere'), join(dir, KEY_FILE_NAME))
-    expect(await selectStoreForReading(dir, { env: {}, ...quiet })).toBeInstanceOf(
-      KeytarSecretStore,
-    )
+  it('names the fix when ASSENT_SECRET_STORE=file finds no key file', async () => {
+    expect(await readKeyForVerifying(dir, { env: FILE, keytar: noKeychain, ...quiet })).toEqual({
+      ok: false,
+      problem: expect.stringContaining(
+        `no integrity key file at ${join(dir, KEY_FILE_NAME)} (ASSENT_SECRET_STORE=file names it); unset ASSENT_SECRET_STORE`,
+      ),
+    })
   })
 })
 

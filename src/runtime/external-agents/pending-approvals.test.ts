@@ -62,13 +62,23 @@ describe('pending approvals', () => {
   })
 
   it('does not let an allow that lost the race against a withdrawal through', async () => {
+    // What the asker saw is kept and checked here, after it answered: an
+    // assertion inside the asker would throw into the desk, which takes a
+    // failing asker as an answer and never fails the test.
+    const seen: { abortedWhenAnswering?: boolean } = {}
+    let answered: () => void = () => {}
+    const answeredAllow = new Promise<void>((resolve) => (answered = resolve))
     const { approvals } = desk(async (signal) => {
       await new Promise((resolve) => setImmediate(resolve))
-      expect(signal.aborted).toBe(true)
+      seen.abortedWhenAnswering = signal.aborted
+      answered()
       return 'allow-always'
     })
     const decided = approvals.decide('k', request)
     approvals.withdrawAll()
+    await answeredAllow
+    expect(seen.abortedWhenAnswering).toBe(true)
     await expect(decided).resolves.toBe('cancelled')
+    expect(approvals.size).toBe(0)
   })
 })

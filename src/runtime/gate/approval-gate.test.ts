@@ -136,6 +136,33 @@ describe('ApprovalGate', () => {
     await expect(waiting).resolves.toMatchObject({ status: 'expired' })
   })
 
+  it('expires nothing in a sweep when the clock steps back between the listing and the expiry', () => {
+    // Readings of the clock, in order: the listing sees the approval due, the
+    // expiry a moment before it was. The gate reads each afresh, so the
+    // approval stays pending and the sweep reports nothing for it.
+    const readings: number[] = []
+    const { gate, approvals } = makeGate({ now: () => readings.shift() ?? fixture.clock })
+    openApproval(gate, 'approval-1', 1_000)
+    const due = fixture.clock + 1_000
+    readings.push(due, due - 1)
+    expect(gate.expireDue()).toEqual([])
+    expect(readings).toEqual([])
+    expect(approvals.get('approval-1')?.status).toBe('pending')
+    expect(auditTypes()).toEqual(['approval_requested'])
+  })
+
+  it('expires no orphan whose expiry the clock stepped back before', () => {
+    const readings: number[] = []
+    const { gate, approvals } = makeGate({ now: () => readings.shift() ?? fixture.clock })
+    openApproval(gate, 'approval-1', 60_000)
+    // The orphan's expiry is moved to the first reading; the expiry itself
+    // reads the clock a moment earlier.
+    readings.push(fixture.clock, fixture.clock - 1)
+    expect(gate.expireOrphans('runtime restarted')).toEqual([])
+    expect(readings).toEqual([])
+    expect(approvals.get('approval-1')?.status).toBe('pending')
+  })
+
   it('answers unknown_approval for an unknown approval', async () => {
     const { gate } = makeGate()
     expect(

@@ -1,10 +1,8 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import {
-  CONSENT_CARRYING_HEADERS,
-  type ConsentCarryingHeader,
-} from '../../contracts/http-headers.ts'
+import type { ConsentCarryingHeader } from '../../contracts/http-headers.ts'
 import { headerValues } from './request-guards.ts'
+import { readRequestStream, type HeadReading, type StreamReader } from './request-stream-reader.ts'
 
 // Consent-carrying headers are taken exactly as they arrived.
 //
@@ -14,96 +12,84 @@ import { headerValues } from './request-guards.ts'
 // It keeps duplicates apart in `rawHeaders` (and joins them with ", " in
 // `headers`), and it refuses control characters and obsolete line folding
 // itself. What it hides is the whitespace, so each connection's bytes are
-// read before the parser reads them, and a connection that ever carries a
-// consent-carrying header line with anything but `name:value` or
-// `name: value` (no other space or tab before or after the value) is refused
-// consent from then on. The tap reads ahead of the parser, so it has seen a
-// request's header lines before the request reaches a route. It does not
-// follow message framing: a body line that looks like a padded consent
-// header also marks the connection, which refuses, never admits.
+// read before the parser reads them (request-stream-reader.ts), head by
+// head: what stood between `name:` (and one space) and the line break.
+//
+// The judgement is per request. Each head the reader finishes waits in a
+// queue until the parser makes a request of it; that request takes it, so
+// nothing one request sent is left for the next on the same kept-alive
+// connection to be judged by. The reader follows the framing (Content-Length,
+// chunked), so a body line that looks like a padded header is never read as
+// one. Where it cannot follow the framing it stops: later requests on the
+// connection find no head, are refused consent, and the connection closes
+// after the answer.
 
-/** Per connection: whether a padded consent-carrying line was seen, and the
- *  unfinished line at the end of the last chunk (of a line being skipped,
- *  only its last character). */
+/** Heads read ahead of the parser and not yet taken, oldest first. The parser
+ *  takes one per request, in order, so the first is the next request's. */
 interface ConnectionTap {
-  padded: boolean
-  carry: string
-  /** The unfinished line was longer than any head Node accepts: the rest of
-   *  it is body bytes and is not read. */
-  skipping: boolean
+  heads: HeadReading[]
+  reader: StreamReader
 }
+
+/** Node's parser takes a read's heads as soon as it has parsed the read, so
+ *  only a flood of pipelined requests keeps this many waiting. */
+export const MAX_HEADS_AHEAD = 1024
 
 const taps = new WeakMap<Socket, ConnectionTap>()
+const headOf = new WeakMap<IncomingMessage, HeadReading>()
 
 /**
- * Reads each chunk of `socket` before Node's HTTP parser does. Attach it in
- * the server's 'connection' event. `maxHeaderBytes` is the server's limit
- * for a whole head: no header line it accepts is longer.
+ * Reads every connection of `server` before Node's HTTP parser does, and
+ * hands each request the head it was made of. Call it before listening, after
+ * the request handler is added: the head is handed over ahead of every
+ * 'request' listener. `maxHeaderBytes` is the server's limit for a whole head.
  */
-export function tapConsentHeaderLines(socket: Socket, maxHeaderBytes: number): void {
-  const tap: ConnectionTap = { padded: false, carry: '', skipping: false }
-  taps.set(socket, tap)
-  // prependListener: this runs before the parser's own 'data' listener, and
-  // Node's HTTP server feeds its parser from 'data' events once one is added.
-  socket.prependListener('data', (chunk: Buffer) => readChunk(tap, chunk, maxHeaderBytes))
+export function tapConsentHeaders(server: Server, maxHeaderBytes: number): void {
+  server.on('connection', (socket: Socket) => {
+    const tap: ConnectionTap = { heads: [], reader: readRequestStream(maxHeaderBytes) }
+    taps.set(socket, tap)
+    // prependListener: this runs before the parser's own 'data' listener, and
+    // Node's HTTP server feeds its parser from 'data' events once one is added.
+    socket.prependListener('data', (chunk: Buffer) => {
+      const heads = tap.reader.read(chunk)
+      // A flood of pipelined requests. Dropping a head would hand a later
+      // request the wrong one, so none of these is queued and the connection
+      // ends now: the requests the parser still makes of this read find no
+      // head and are refused, and no later read is judged at all.
+      if (tap.heads.length + heads.length > MAX_HEADS_AHEAD) socket.destroy()
+      else tap.heads.push(...heads)
+    })
+  })
+  server.prependListener('request', takeHead)
+}
+
+function takeHead(req: IncomingMessage, res: ServerResponse): void {
+  const head = taps.get(req.socket)?.heads.shift()
+  if (head !== undefined) {
+    headOf.set(req, head)
+    return
+  }
+  // The reader lost the framing (or never read this connection): nothing
+  // says how this request's headers arrived, nor where the next one starts.
+  // Refuse consent to this one and end the connection after its answer, so
+  // no later request is judged by a head that is not its own.
+  res.shouldKeepAlive = false
 }
 
 /**
- * The one value of `name` exactly as it arrived, or null when it is
- * missing, sent more than once, or arrived padded (on this connection). The
- * caller still checks the value against its grammar. Null too when the
- * connection was never tapped: then nothing says how the value arrived.
+ * The one value of `name` exactly as it arrived, or null when it is missing,
+ * sent more than once, or arrived padded. The caller still checks the value
+ * against its grammar. Null too when no head was read for this request: then
+ * nothing says how the value arrived.
  */
 export function exactHeaderValue(req: IncomingMessage, name: ConsentCarryingHeader): string | null {
-  const tap = taps.get(req.socket)
-  if (tap === undefined || tap.padded) return null
-  const values = headerValues(req, name)
-  return values.length === 1 ? values[0]! : null
-}
-
-function readChunk(tap: ConnectionTap, chunk: Buffer, maxHeaderBytes: number): void {
-  // Marked for good: reading on would change nothing.
-  if (tap.padded) return
-  // latin1: one character per byte, whatever the bytes are.
-  const text = tap.carry + chunk.toString('latin1')
-  let start = 0
-  for (let end = text.indexOf('\r\n'); end >= 0; end = text.indexOf('\r\n', start)) {
-    if (tap.skipping) tap.skipping = false
-    else if (isPaddedConsentLine(text, start, end)) {
-      tap.padded = true
-      return
-    }
-    start = end + 2
-  }
-  const rest = text.length - start
-  tap.skipping = tap.skipping || rest > maxHeaderBytes
-  // A skipped line is not kept, but its last character is: a CR there and
-  // an LF opening the next read are the line break that ends it. Dropping
-  // the CR would let the skip run on over the line after, which can be a
-  // padded consent header.
-  tap.carry = text.slice(tap.skipping ? text.length - 1 : start)
-}
-
-const COLON = 0x3a
-const SPACE = 0x20
-const TAB = 0x09
-
-/** Whether the line text[start, end) is a consent-carrying header with any
- *  space or tab around its value other than one space after the colon. */
-function isPaddedConsentLine(text: string, start: number, end: number): boolean {
-  for (const name of CONSENT_CARRYING_HEADERS) {
-    const colon = start + name.length
-    // A colon at or past the line's end is not this line's: the slice then
-    // holds the line break and matches no name.
-    if (text.charCodeAt(colon) !== COLON || text.slice(start, colon).toLowerCase() !== name) {
-      continue
-    }
-    // One space after the colon is how every client writes a header; the
-    // value follows it directly and ends the line.
-    const valueStart = text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1
-    const first = text.charCodeAt(valueStart)
-    const last = text.charCodeAt(end - 1)
-    return first === SPACE || first === TAB || last === SPACE || last === TAB
-  }
-  return false
+  const head = headOf.get(req)
+  if (head === undefined) return null
+  const read = head.get(name)
+  if (read?.length !== 1) return null
+  const value = read[0]!
+  // A padded value was read as null, which equals no value the parser hands
+  // over; a value that differs from the parser's would mean the head is not
+  // this request's: refused alike.
+  return value === headerValues(req, name)[0] ? value : null
 }

@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { httpStatusOf } from './error-status.ts'
 import { answered, holdUntilDurable, sendError } from './http-kit.ts'
-import { tapConsentHeaderLines } from './consent-headers.ts'
+import { tapConsentHeaders } from './consent-headers.ts'
 import { requestEdgeCheck, type Caller, type RuntimeCredentials } from './request-guards.ts'
 import type { Router } from './router.ts'
 
@@ -30,7 +29,7 @@ export async function startRuntimeServer(
     latestResponse.set(req.socket, res)
     void handle(router, boundHost, checkEdge, req, res, onError)
   })
-  server.on('connection', (socket: Socket) => tapConsentHeaderLines(socket, MAX_HEADER_BYTES))
+  tapConsentHeaders(server, MAX_HEADER_BYTES)
   server.on('clientError', answerClientError)
   server.headersTimeout = 10_000
   server.requestTimeout = 30_000

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net'
 import fc from 'fast-check'
 import { afterAll, beforeAll } from 'vitest'
 import { CONSENT_CARRYING_HEADERS } from '../../contracts/http-headers.ts'
-import { exactHeaderValue, tapConsentHeaderLines } from '../server/consent-headers.ts'
+import { exactHeaderValue, tapConsentHeaders } from '../server/consent-headers.ts'
 
 // For the consent-header tests (src/runtime/server/consent-headers*.test.ts):
 // a real HTTP server on loopback with the tap attached as the runtime
@@ -79,10 +79,8 @@ export function useConsentHeaderServers(): void {
   let untapped: Server
   beforeAll(async () => {
     tapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
-    tapped.on('connection', (socket: Socket) => {
-      tapConsentHeaderLines(socket, MAX_HEADER_BYTES)
-      countReads(socket)
-    })
+    tapConsentHeaders(tapped, MAX_HEADER_BYTES)
+    tapped.on('connection', countReads)
     untapped = answering(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
     servers.tapped = await listen(tapped)
     servers.untapped = await listen(untapped)

@@ -1,4 +1,5 @@
-import { closeSync, constants, mkdirSync, readdirSync } from 'node:fs'
+import type * as fs from 'node:fs'
+import { closeSync, constants, existsSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -60,6 +61,31 @@ describe('a directory handle', () => {
     const child = await parent.openChild('raced', { create: true })
     expect(child.shownPath).toBe(path.join(ws, 'raced'))
     await child.close()
+    await parent.close()
+  })
+
+  it('makes a directory once: one removed between its mkdir and its open is not made again', async () => {
+    const parent = await DirectoryHandle.open(ws, { create: true })
+    const realEntry = DirectoryHandle.prototype.entry
+    const looks: string[] = []
+    vi.spyOn(DirectoryHandle.prototype, 'entry').mockImplementation(function (
+      this: DirectoryHandle,
+      name: string,
+    ) {
+      looks.push(name)
+      // The second look is the mkdir: someone makes the directory first, so
+      // it finds it made. The third is the open after it: by then someone
+      // has removed it. Making it again would open a directory nobody chose.
+      if (looks.length === 2) mkdirSync(path.join(ws, 'flicker'))
+      if (looks.length === 3) rmdirSync(path.join(ws, 'flicker'))
+      return realEntry.call(this, name)
+    })
+    expect(() => parent.openChildSync('flicker', { create: true })).toThrow(
+      expect.objectContaining({ code: 'ENOENT' }),
+    )
+    expect(looks).toEqual(['flicker', 'flicker', 'flicker'])
+    expect(existsSync(path.join(ws, 'flicker'))).toBe(false)
+    vi.restoreAllMocks()
     await parent.close()
   })
 
@@ -200,6 +226,37 @@ describe('the probe for directory handles', () => {
     expect(await fresh.directoryHandlesAvailable()).toBe(true)
     expect(readdirSync('/proc/self/fd').length).toBe(before)
     vi.resetModules()
+  })
+})
+
+describe('the probe where the descriptor shows another directory', () => {
+  it('finds no handles when the same inode number sits on another device', async () => {
+    // /proc cannot be made to report another directory here, so node:fs is
+    // replaced for this import only: the look through the descriptor shows
+    // the root's inode number on another device.
+    vi.resetModules()
+    vi.doMock('node:fs', async (importOriginal) => {
+      const real = await importOriginal<typeof fs>()
+      const lstatSync: typeof real.lstatSync = ((target: string, options?: object) => {
+        const stats = real.lstatSync(target, options as never)
+        if (typeof target !== 'string' || !target.startsWith('/proc/self/fd/')) return stats
+        return Object.assign(
+          Object.create(Object.getPrototypeOf(stats) as object) as object,
+          stats,
+          {
+            dev: (stats as unknown as { dev: bigint }).dev + 1n,
+          },
+        )
+      }) as typeof real.lstatSync
+      return { ...real, default: { ...real, lstatSync }, lstatSync }
+    })
+    try {
+      const fresh = await import('./anchored-directory.ts')
+      expect(await fresh.directoryHandlesAvailable()).toBe(false)
+    } finally {
+      vi.doUnmock('node:fs')
+      vi.resetModules()
+    }
   })
 })
 
