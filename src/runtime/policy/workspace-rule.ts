@@ -39,6 +39,11 @@ export const SYSTEM_FOLDERS: readonly string[] = Object.freeze([
  *  processes and devices. Nothing inside them is a workspace. */
 export const KERNEL_TREES: readonly string[] = Object.freeze(['/proc', '/sys', '/dev'])
 
+/** The one tree inside `/dev` that holds ordinary folders: the shared-memory
+ *  file system (a tmpfs). A folder made inside it can be a workspace; the
+ *  tree itself, shared by every user, cannot. */
+export const SHARED_MEMORY_TREE = '/dev/shm'
+
 export type WorkspaceRefusalKind =
   'filesystem_root' | 'home_folder' | 'system_folder' | 'kernel_tree'
 
@@ -103,6 +108,13 @@ function refusalOf(candidate: string, context: WorkspaceRuleContext): WorkspaceR
   const tree = context.kernelTrees.find(
     (root) => candidate === root || candidate.startsWith(root + path.sep),
   )
+  if (candidate.startsWith(SHARED_MEMORY_TREE + path.sep)) return null
+  if (candidate === SHARED_MEMORY_TREE) {
+    return {
+      kind: 'system_folder',
+      reason: `${candidate} is shared memory for every user: choose a folder inside it`,
+    }
+  }
   if (tree !== undefined) {
     return {
       kind: 'kernel_tree',
