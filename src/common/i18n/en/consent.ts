@@ -135,19 +135,19 @@ export const enConsent = {
     deny: 'Deny: the agent is told you said no, and goes on without it.',
     allowOnce: 'Allow once: this action runs once, exactly as shown.',
     alwaysAllow: {
-      tool: 'Always allow remembers {{tool}} in this room: any file inside the workspace. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+      tool: 'Always allow remembers {{tool}} in this room: any file inside the workspace. Git’s files, credentials and files that run code on their own always ask.',
       command:
-        'Always allow remembers this exact command, with these exact words and no shell. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
-      path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+        'Always allow remembers this exact command, with these exact words and no shell. Git’s files, credentials and files that run code on their own always ask.',
+      path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Git’s files, credentials and files that run code on their own always ask.',
       'mcp-tool':
-        'Always allow remembers {{tool}} on {{server}}, as long as the server keeps this tool definition. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+        'Always allow remembers {{tool}} on {{server}} while it keeps this definition; git’s files, credentials and files that run code on their own ask.',
       'agent-command':
-        'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+        'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks. Git’s files, credentials and files that run code on their own always ask.',
       'agent-file':
-        'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+        'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Git’s files, credentials and files that run code on their own always ask.',
     },
     alwaysAllowServer:
-      'Always allow every tool of {{server}} remembers, in this room, the {{count}} tools listed in the window. If {{server}} adds, removes or changes any tool, Assent asks again. Changes to git’s files (all of .git), credentials, shell start-up files and files that run code later (.envrc, CI workflows, editor tasks) still ask every time.',
+      'Always allow every tool of {{server}} remembers the {{count}} tools listed, in this room; any change asks again, as do the files above.',
     noAlwaysAllow: {
       'command-has-options':
         'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',
