@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -366,4 +366,50 @@ describe('agent roots that are relative', () => {
       allowed: true,
     })
   })
+})
+
+describe('the workspace its room pinned', () => {
+  const pinnedNow = async () => {
+    const stats = await stat(ws, { bigint: true })
+    return { realPath: ws, dev: String(stats.dev), ino: String(stats.ino) }
+  }
+
+  it('checks paths as usual while the workspace is still the pinned folder', async () => {
+    expect(
+      await checkToolAccess({
+        sandboxMode: 'workspace-write',
+        effect: 'write',
+        paths: ['a/new.txt'],
+        workspace: ws,
+        agent: fullAgent,
+        pinnedWorkspace: await pinnedNow(),
+      }),
+    ).toEqual({ allowed: true, paths: [path.join(ws, 'a/new.txt')] })
+  })
+
+  it.each<[string, (pinned: { realPath: string; dev: string; ino: string }) => object]>([
+    ['another folder at the same path', (pinned) => ({ ...pinned, ino: `${pinned.ino}0` })],
+    ['a path that leads elsewhere', (pinned) => ({ ...pinned, realPath: outside })],
+  ])(
+    'refuses every effect, before any path is judged, when the workspace is %s',
+    async (_name, moved) => {
+      const pinnedWorkspace = moved(await pinnedNow()) as {
+        realPath: string
+        dev: string
+        ino: string
+      }
+      for (const effect of ['read', 'write', 'execute'] as const) {
+        const refused = await checkToolAccess({
+          sandboxMode: 'danger-full-access',
+          effect,
+          paths: ['a/file.txt'],
+          workspace: ws,
+          agent: fullAgent,
+          pinnedWorkspace,
+        })
+        expect(refused).toMatchObject({ allowed: false, code: 'workspace_moved' })
+        expect(refused.allowed === false && refused.message?.code).toMatch(/^workspace\./)
+      }
+    },
+  )
 })
