@@ -43,6 +43,9 @@ beforeAll(async () => {
   }
   await writeFile(path.join(home, '.ssh', 'id_ed25519'), KEY_TEXT)
   await writeFile(path.join(dataDir, 'assent.sqlite'), DATA_TEXT)
+  // Config kept inside the data dir, as the smoke keeps agents.json: hidden
+  // with the folder, which must not stop commands from starting.
+  await writeFile(path.join(dataDir, 'agents.json'), '{}')
   await mkdir(path.join(ws, '.git'))
   await writeFile(path.join(ws, '.git', 'config'), '[core]\n')
   await writeFile(path.join(ws, '.envrc'), 'export A=1\n')
@@ -52,7 +55,7 @@ beforeAll(async () => {
   sandbox = new CommandSandbox({
     home,
     env: { ...process.env, HOME: home },
-    assentPrivate: [dataDir],
+    assentPrivate: [dataDir, path.join(dataDir, 'agents.json')],
   })
 })
 

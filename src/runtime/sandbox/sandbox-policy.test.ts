@@ -62,6 +62,14 @@ describe('sandboxPolicyFor', () => {
     expect(policy.readOnlyInside).toEqual([path.join(ws, 'hooks'), path.join(ws, '.envrc')])
   })
 
+  it('hides a file inside a hidden folder with the folder, not by a mount of its own', async () => {
+    const data = path.join(base, 'data')
+    await mkdir(data)
+    await writeFile(path.join(data, 'agents.json'), '{}')
+    const policy = policyFor({ assentPrivate: [data, path.join(data, 'agents.json')] })
+    expect(policy.hidden).toEqual([{ path: data, kind: 'folder' }])
+  })
+
   it('hides every credential folder of the home that exists, by its real path', async () => {
     await mkdir(path.join(home, '.ssh'))
     await mkdir(path.join(base, 'real-aws'))

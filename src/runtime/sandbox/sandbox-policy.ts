@@ -93,7 +93,18 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
     readOnlyInside: unique(readOnlyAsked.map(realOrNull)).filter((inside) =>
       writable.some((root) => inside !== root && inside.startsWith(root + path.sep)),
     ),
-    hidden,
+    // A path inside a folder that is hidden already is hidden with it; a
+    // mount over it would have to be made inside the empty folder, which
+    // bubblewrap cannot do (and which would refuse every command).
+    hidden: hidden.filter(
+      (inner) =>
+        !hidden.some(
+          (outer) =>
+            outer !== inner &&
+            outer.kind === 'folder' &&
+            inner.path.startsWith(outer.path + path.sep),
+        ),
+    ),
     privateScratch: ['/tmp', '/run'].filter((scratch) => existing(scratch)?.kind === 'folder'),
     network: false,
   }
