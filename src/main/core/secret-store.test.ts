@@ -48,8 +48,6 @@ describe('choosing where the integrity key lives', () => {
   })
 })
 
-describe('choosing where an existing data dir’s key is read from', () => {})
-
 describe('the key `assent audit verify` checks with', () => {
   // No keychain is reachable in these cases, as where the file store is
   // used for real; the keychain cases run against a real Secret Service in
