@@ -58,8 +58,9 @@ afterAll(async () => {
 
 /** A command that leaves `marker` the moment it starts, then sleeps. */
 function markerCommand(marker: string): string {
-  const script = `require('node:fs').writeFileSync('${marker}', String(process.pid)); setTimeout(() => {}, ${COMMAND_SLEEP_MS})`
-  return `run ${process.execPath} -e "${script}"`
+  // System programs only: a sandboxed command has its own /tmp, where a Node
+  // kept under the host's /tmp would not be.
+  return `run sh -c 'echo started > ${marker}; exec sleep ${COMMAND_SLEEP_MS / 1000}'`
 }
 
 /** Three turns, each two tool calls that need a person: file writes (the
@@ -85,7 +86,7 @@ function markerOfCall(toolName: string, args: Record<string, unknown>): string |
   }
   if (toolName === 'run_command' && Array.isArray(args.argv)) {
     const script = String(args.argv[2] ?? '')
-    return /writeFileSync\('([^']+)'/.exec(script)?.[1]
+    return /^echo started > (\S+);/.exec(script)?.[1]
   }
   return undefined
 }

@@ -1,15 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs'
 
-/** A message that makes the agent run a Node process which records its pid
- *  in `pidFile` and then idles for 30 s: long enough to still be running
- *  when a test kills the runtime under it. */
+/** A message that makes the agent run a shell which leaves `pidFile` (its
+ *  word that it started) and then sleeps for 30 s: long enough to still be
+ *  running when a test kills the runtime under it. System programs only: a
+ *  sandboxed command has its own /tmp, so a Node kept under the host's /tmp
+ *  (a checkout there) is not there for it. Inside the sandbox's own PID
+ *  namespace its pid would mean nothing here, so none is written: the
+ *  sandbox ends it with the runtime. */
 export function sleeperCommand(pidFile: string): string {
-  const script = `require('node:fs').writeFileSync('${pidFile}', String(process.pid)); setTimeout(() => {}, 30000)`
-  return `run ${process.execPath} -e "${script}"`
+  return `run sh -c 'echo started > ${pidFile}; exec sleep 30'`
 }
 
-/** Ends the sleeper by the pid it recorded. A command runs in its own
- *  process group, so killing the runtime leaves it behind. */
+/** Ends a sleeper that recorded a pid (one run outside a sandbox, in its
+ *  own process group, outlives the runtime); a file without one is left. */
 export function killOrphan(pidFile: string): void {
   if (!existsSync(pidFile)) return
   const pid = Number(readFileSync(pidFile, 'utf8'))

@@ -156,11 +156,9 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     const connect = (mode: SandboxMode) =>
       runCommandTool.run(
         {
-          argv: [
-            process.execPath,
-            '-e',
-            `require('net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', (e) => { console.error(e.message); process.exit(3) })`,
-          ],
+          // bash's own /dev/tcp, a system program: a Node kept under the
+          // host's /tmp (a checkout there) is not in the sandbox's /tmp.
+          argv: ['bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`],
         },
         ctx(mode),
       )
