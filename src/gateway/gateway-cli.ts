@@ -29,6 +29,9 @@ export function callerFolder(env: NodeJS.ProcessEnv, cwd: string): string {
   return ownScript && initCwd !== undefined && isAbsolute(initCwd) ? initCwd : cwd
 }
 
+/** Every flag the gateway takes; each needs a value. */
+export const GATEWAY_FLAGS = ['--config', '--data-dir', '--workspace'] as const
+
 export interface GatewayArgs {
   config: string
   dataDir: string
@@ -47,7 +50,7 @@ export function parseGatewayArgs(
   const values = new Map<string, string>()
   for (let index = 0; index < argv.length; index += 2) {
     const flag = argv[index] ?? ''
-    if (!['--config', '--data-dir', '--workspace'].includes(flag)) {
+    if (!(GATEWAY_FLAGS as readonly string[]).includes(flag)) {
       throw new GatewayUsageError(`unknown argument ${JSON.stringify(flag)}`)
     }
     const value = argv[index + 1]
