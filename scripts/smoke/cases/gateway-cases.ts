@@ -9,10 +9,10 @@ import {
 import { makeAgentHome } from '../../agents/scripted-agents-config.ts'
 import { RUNTIME_READY_TIMEOUT_MS } from '../../test-timing.ts'
 import { GATEWAY_AGENT_ID } from '../../../src/runtime/domain/agent-preset.ts'
-import type { CaseContext, CaseDefinition } from '../case-context.ts'
+import type { CaseDefinition } from '../case-context.ts'
 import { clickToDecide } from '../consent-keys.ts'
-import { SMOKE_AGENTS_STATE, type SmokeAgents } from '../smoke-agents.ts'
 import { UI, WAIT_TIMEOUT_MS, gui, openRoom, roomApprovals, waitFor } from '../workbench-ui.ts'
+import { readyAgents } from './agent-cases.ts'
 import { closedSoon, openReview, scenario } from './manual-cases.ts'
 
 const GATEWAY_FILE = 'codex-through-gateway.txt'
@@ -20,18 +20,6 @@ const GATEWAY_CONTENT = 'written by Codex through assent-gateway after a person 
 const CODEX_REPLY = 'Codex wrote the file through Assent.'
 
 type Rooms = { body: { rooms: Array<{ id: string; agentId: string }> } }
-
-/** The run's agents, or a failed check that says what to install. */
-function readyAgents(context: CaseContext) {
-  const agents = context.state[SMOKE_AGENTS_STATE] as SmokeAgents | undefined
-  context.check(
-    'the pinned real agents (Codex CLI, codex-acp) are installed',
-    agents?.ready === true,
-    agents ? (agents.ready ? '' : agents.missing) : 'the run set up no agents',
-  )
-  if (!agents?.ready) throw new Error('unreachable: the check above failed')
-  return agents
-}
 
 /**
  * The pinned Codex CLI as an MCP client no one here wrote: its config.toml
