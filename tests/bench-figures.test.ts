@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { gatewayFigures } from '../scripts/bench/bench-figures.ts'
 import { figure, underLoad } from '../scripts/bench/figures.ts'
 
 // How a figure's goal is judged, and how the load it was taken under turns
@@ -65,5 +66,36 @@ describe('bench figures under load', () => {
     const [stamped] = underLoad([plain], { start: 9, end: 9, others: 9 }, 2)
     expect(stamped!.goal).toBeUndefined()
     expect(stamped!.unreliable).toBe(true)
+  })
+})
+
+describe('the gateway figures', () => {
+  const result = {
+    unaskedAddedP50Ms: [0.6, -0.2, 0.9],
+    unaskedAddedP99Ms: [4, 6, 3],
+    grantedAddedP50Ms: [2, 4, 5],
+    directP50Ms: [0.7, 0.8, 0.7],
+    idleRssBytes: [64 * 1024 * 1024],
+    callsPerRound: 100,
+  }
+
+  it('counts a round where the gateway measured no slower than direct as 1 µs, never as a negative figure', () => {
+    const [added] = gatewayFigures(result)
+    expect(added!.samples).toEqual([0.6, 0.001, 0.9])
+    expect(added!.goal).toMatchObject({ target: 1, met: true })
+  })
+
+  it('states the three latency goals and judges each on its median', () => {
+    const goals = Object.fromEntries(
+      gatewayFigures(result)
+        .filter((each) => each.goal)
+        .map((each) => [each.id, [each.goal!.target, each.goal!.met]]),
+    )
+    expect(goals).toEqual({
+      'gateway.added-latency-ms': [1, true],
+      'gateway.added-latency-p99-ms': [5, true],
+      'gateway.granted-added-latency-ms': [3, false],
+    })
+    expect(gatewayFigures(result).find((each) => each.id === 'gateway.rss-mib')!.median).toBe(64)
   })
 })

@@ -75,6 +75,9 @@ describe('npm run bench -- --quick', () => {
       target: 0.8,
     })
     expect(goals['decisions.memory-backed-per-sec.10-clients']).toMatchObject({ target: 1_000 })
+    expect(goals['gateway.added-latency-ms']).toMatchObject({ target: 1 })
+    expect(goals['gateway.added-latency-p99-ms']).toMatchObject({ target: 5 })
+    expect(goals['gateway.granted-added-latency-ms']).toMatchObject({ target: 3 })
     for (const [id, target] of [
       ['consent.card-visible-ms', 100],
       ['consent.window-rendered-ms', 300],

@@ -25,6 +25,9 @@ export type ScriptedModelStep =
    *  `apply_patch` with the patch as a here-document, which the agent
    *  intercepts and turns into a file change of its own. */
   | { type: 'patch'; patch: string }
+  /** Call one of the agent's other tools by name: an MCP tool Codex lists
+   *  in the namespace of its server (`mcp__<server>`), with these arguments. */
+  | { type: 'tool'; namespace?: string; name: string; arguments: Record<string, unknown> }
   /** Answer with text: the agent's final reply, which ends its turn. */
   | { type: 'reply'; text: string }
 
@@ -213,6 +216,15 @@ function outputItem(step: ScriptedModelStep | null, callId: string | null, n: nu
       role: 'assistant',
       id: `msg_scripted_${n}`,
       content: [{ type: 'output_text', text }],
+    }
+  }
+  if (step.type === 'tool') {
+    return {
+      type: 'function_call',
+      call_id: callId,
+      ...(step.namespace === undefined ? {} : { namespace: step.namespace }),
+      name: step.name,
+      arguments: JSON.stringify(step.arguments),
     }
   }
   const args =

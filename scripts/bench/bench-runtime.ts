@@ -29,6 +29,8 @@ export async function startBenchRuntime(options: {
   root?: string
   /** Node flags for the runtime child, e.g. `--cpu-prof` (profile-decisions.ts). */
   nodeFlags?: readonly string[]
+  /** How long its start may take (the supervisor's default unless given). */
+  readyTimeoutMs?: number
 }): Promise<BenchRuntime> {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-bench-')))
   const workspace = join(root, 'workspace')
@@ -41,6 +43,7 @@ export async function startBenchRuntime(options: {
     rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), dataDir),
     restart: false,
     approvalTtlMs: options.approvalTtlMs,
+    ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
   })
   await supervisor.start()
   return {

@@ -15,6 +15,7 @@ export const SECTIONS = [
   'workbench',
   'memory',
   'commands',
+  'gateway',
 ] as const
 export const SectionSchema = z.enum(SECTIONS)
 export type Section = z.infer<typeof SectionSchema>

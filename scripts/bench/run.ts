@@ -21,6 +21,7 @@ import { PROJECT_ROOT } from '../../src/main/cdp/built-assets.ts'
 import {
   commandFigures,
   consentFigures,
+  gatewayFigures,
   decisionFigures,
   ledgerFigures,
   runtimeMemoryFigures,
@@ -31,6 +32,7 @@ import {
 import { measureUnderLoad, othersLoadMeasurable } from './others-load.ts'
 import { startBenchHost } from './bench-host.ts'
 import { measureCommandSandbox } from './command-sandbox-bench.ts'
+import { measureGatewayOverhead } from './gateway-bench.ts'
 import { measureConsentLatency } from './consent-latency-bench.ts'
 import { probeSandbox } from '../../src/runtime/sandbox/sandbox-probe.ts'
 import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
@@ -64,6 +66,7 @@ const FULL = {
   consentRuns: 30,
   workbench: { decided: 500, pending: 20, loads: 3 },
   commands: { rounds: 3, pairsPerRound: 30 },
+  gateway: { rounds: 3, callsPerRound: 100 },
 }
 
 const QUICK: typeof FULL = {
@@ -82,6 +85,7 @@ const QUICK: typeof FULL = {
   consentRuns: 5,
   workbench: { decided: 100, pending: 10, loads: 2 },
   commands: { rounds: 2, pairsPerRound: 8 },
+  gateway: { rounds: 2, callsPerRound: 20 },
 }
 
 // The room UI is final (rooms, cards, picker); set to false while it is
@@ -168,6 +172,11 @@ if (wanted('commands')) {
     log(`skipped the command figures: ${reason}`)
     skipped.push({ section: 'commands', reason })
   }
+}
+
+if (wanted('gateway')) {
+  log('gateway: the same MCP calls direct and through assent-gateway, alternating')
+  await measure(async () => gatewayFigures(await measureGatewayOverhead({ ...plan.gateway, log })))
 }
 
 if (!wanted('consent-latency') && !wanted('workbench')) {

@@ -1,5 +1,5 @@
 import { realpathSync, rmSync } from 'node:fs'
-import { findInstalledAgents, INSTALL_FIX } from '../agents/agent-cache.ts'
+import { findInstalledAgents, INSTALL_FIX, type InstalledAgents } from '../agents/agent-cache.ts'
 import { writeScriptedAgents } from '../agents/scripted-agents-config.ts'
 import {
   startScriptedModelServer,
@@ -12,7 +12,15 @@ export const SMOKE_AGENTS_STATE = 'smokeAgents'
 /** The real agents the scenario's external-agent cases run, or why there
  *  are none: those cases then fail with what to install. */
 export type SmokeAgents =
-  | { ready: true; model: ScriptedModelServer; close(): Promise<void> }
+  | {
+      ready: true
+      model: ScriptedModelServer
+      /** The installed agents, and the run's folders, for a case that starts
+       *  an agent itself (Codex as an MCP client of the gateway). */
+      installed: InstalledAgents
+      dirs: { root: string; dataDir: string; workspace: string }
+      close(): Promise<void>
+    }
   | { ready: false; missing: string; close(): Promise<void> }
 
 /**
@@ -41,6 +49,8 @@ export async function startSmokeAgents(dirs: {
   return {
     ready: true,
     model,
+    installed: found.agents,
+    dirs,
     async close() {
       await model.close()
       rmSync(home, { recursive: true, force: true })

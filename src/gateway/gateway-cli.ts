@@ -1,16 +1,36 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 
 export const GATEWAY_USAGE = [
   'usage: assent-gateway --config <mcp.json> [--data-dir <dir>] [--workspace <dir>]',
-  '  (npm run gateway -- --config mcp.json)',
+  '  (npm run --silent gateway -- --config mcp.json)',
   '',
   'Runs an MCP server on stdio that exposes the allowed tools of the servers in',
   '<mcp.json> as server__tool, and asks the person in Assent before each gated call.',
   '  --data-dir   the running Assent data dir (default: $ASSENT_DATA_DIR or ~/.assent-dev)',
   '  --workspace  the folder this gateway serves (default: the current directory)',
+  'Relative paths are taken from the folder it was started in, also through npm run.',
 ].join('\n')
+
+/**
+ * The folder the person started the gateway in, which relative flags are
+ * taken from. `npm run gateway` runs this package's script in the package's
+ * own folder and names the caller's folder in `INIT_CWD`: without it, `npm
+ * run gateway -- --config mcp.json` typed in a project would read the
+ * package's mcp.json and serve the package's folder as the workspace.
+ * Only that script is believed: `INIT_CWD` is inherited by every process
+ * an npm script starts, so a client started from some other script would
+ * otherwise hand its gateway that script's folder instead of its own.
+ */
+export function callerFolder(env: NodeJS.ProcessEnv, cwd: string): string {
+  const ownScript = env.npm_package_name === 'assent' && env.npm_lifecycle_event === 'gateway'
+  const initCwd = env.INIT_CWD
+  return ownScript && initCwd !== undefined && isAbsolute(initCwd) ? initCwd : cwd
+}
+
+/** Every flag the gateway takes; each needs a value. */
+export const GATEWAY_FLAGS = ['--config', '--data-dir', '--workspace'] as const
 
 export interface GatewayArgs {
   config: string
@@ -30,7 +50,7 @@ export function parseGatewayArgs(
   const values = new Map<string, string>()
   for (let index = 0; index < argv.length; index += 2) {
     const flag = argv[index] ?? ''
-    if (!['--config', '--data-dir', '--workspace'].includes(flag)) {
+    if (!(GATEWAY_FLAGS as readonly string[]).includes(flag)) {
       throw new GatewayUsageError(`unknown argument ${JSON.stringify(flag)}`)
     }
     const value = argv[index + 1]

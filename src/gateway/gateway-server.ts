@@ -105,13 +105,18 @@ export class AssentGateway {
   }
 
   async start(transport: Transport): Promise<void> {
-    for (const connection of this.pool.connections()) {
-      await connection.connect().catch((error: unknown) => {
-        this.options.log(
-          `assent-gateway: ${connection.server.id} did not start: ${(error as Error).message}`,
-        )
-      })
-    }
+    // Started together: each is a process start the agent's `initialize`
+    // waits for, and one after another they add up past a client's
+    // timeout on a busy machine.
+    await Promise.all(
+      this.pool.connections().map((connection) =>
+        connection.connect().catch((error: unknown) => {
+          this.options.log(
+            `assent-gateway: ${connection.server.id} did not start: ${(error as Error).message}`,
+          )
+        }),
+      ),
+    )
     await this.server.connect(transport)
   }
 

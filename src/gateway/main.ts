@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * `assent-gateway` (npm run gateway -- --config mcp.json): an MCP server on
+ * `assent-gateway` (npm run --silent gateway -- --config mcp.json): an MCP server on
  * stdio in front of the servers in mcp.json, asking the person in the
  * running Assent before each gated call. stdout carries MCP; everything
  * this process says goes to stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { AssentGateway } from './gateway-server.ts'
-import { GATEWAY_USAGE, GatewayUsageError, parseGatewayArgs } from './gateway-cli.ts'
+import { GATEWAY_USAGE, GatewayUsageError, callerFolder, parseGatewayArgs } from './gateway-cli.ts'
 import { RuntimeConsentClient } from './runtime-consent-client.ts'
 import {
   ConfigFileError,
@@ -21,7 +21,11 @@ const log = (line: string) => console.error(line)
 let args
 let config
 try {
-  args = parseGatewayArgs(process.argv.slice(2), process.env, process.cwd())
+  args = parseGatewayArgs(
+    process.argv.slice(2),
+    process.env,
+    callerFolder(process.env, process.cwd()),
+  )
   config = parseMcpConfigFile(args.config)
 } catch (error) {
   if (!(error instanceof GatewayUsageError) && !(error instanceof ConfigFileError)) throw error

@@ -8,6 +8,7 @@ import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/ap
 import type { ApprovalDecision } from '../../src/contracts/consent.ts'
 import { RoomSchema, type Room } from '../../src/contracts/room.ts'
 import { GATEWAY_AGENT_ID } from '../../src/runtime/domain/agent-preset.ts'
+import { WAIT_TIMEOUT_MS } from '../../scripts/test-timing.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 
 export const GATEWAY_ENTRY = fileURLToPath(new URL('../../src/gateway/main.ts', import.meta.url))
@@ -88,31 +89,45 @@ export async function connectThroughGateway(
   return { client, stderr: () => stderr }
 }
 
-export async function gatewayRoom(harness: RuntimeHarness): Promise<Room> {
-  return eventually(async () => {
-    const { rooms } = await harness.client.request(
-      z.object({ rooms: z.array(RoomSchema) }),
-      'GET',
-      '/v1/rooms',
-    )
-    return rooms.find((room) => room.agentId === GATEWAY_AGENT_ID)
-  }, 'the gateway room')
+export async function gatewayRoom(
+  harness: RuntimeHarness,
+  timeoutMs = WAIT_TIMEOUT_MS,
+): Promise<Room> {
+  return eventually(
+    async () => {
+      const { rooms } = await harness.client.request(
+        z.object({ rooms: z.array(RoomSchema) }),
+        'GET',
+        '/v1/rooms',
+      )
+      return rooms.find((room) => room.agentId === GATEWAY_AGENT_ID)
+    },
+    'the gateway room',
+    timeoutMs,
+  )
 }
 
-/** Waits for a pending approval in the gateway room not among `seen`. */
+/** Waits for a pending approval in the gateway room not among `seen`. A
+ *  client that starts the gateway first (a real one, in a process of its
+ *  own) may need the ceiling of a process start: `RUNTIME_READY_TIMEOUT_MS`. */
 export async function nextPendingApproval(
   harness: RuntimeHarness,
   seen: ReadonlySet<string> = new Set(),
+  timeoutMs = WAIT_TIMEOUT_MS,
 ): Promise<ApprovalView> {
-  const room = await gatewayRoom(harness)
-  const summary = await eventually(async () => {
-    const { approvals } = await harness.client.request(
-      z.object({ approvals: z.array(ApprovalSummarySchema) }),
-      'GET',
-      `/v1/rooms/${room.id}/approvals`,
-    )
-    return approvals.find((approval) => approval.status === 'pending' && !seen.has(approval.id))
-  }, 'a pending MCP approval')
+  const room = await gatewayRoom(harness, timeoutMs)
+  const summary = await eventually(
+    async () => {
+      const { approvals } = await harness.client.request(
+        z.object({ approvals: z.array(ApprovalSummarySchema) }),
+        'GET',
+        `/v1/rooms/${room.id}/approvals`,
+      )
+      return approvals.find((approval) => approval.status === 'pending' && !seen.has(approval.id))
+    },
+    'a pending MCP approval',
+    timeoutMs,
+  )
   return harness.client.getApproval(summary.id)
 }
 

@@ -29,17 +29,22 @@ const ACP_CONTENT = 'written by codex-acp after a person allowed it\n'
 type Rooms = { body: { rooms: Array<{ id: string; title: string; agentId: string }> } }
 type Messages = { body: { messages: Array<{ role: string; text: string }> } }
 
-/** The scripted model the real agents talk to, or a failed check that says
- *  what to install. */
-function scriptedModel(context: CaseContext) {
+/** The run's real agents and their scripted model, or a failed check that
+ *  says what to install. */
+export function readyAgents(context: CaseContext) {
   const agents = context.state[SMOKE_AGENTS_STATE] as SmokeAgents | undefined
   context.check(
     'the pinned real agents (Codex CLI, codex-acp) are installed',
     agents?.ready === true,
-    agents && !agents.ready ? agents.missing : 'the run set up no agents',
+    agents ? (agents.ready ? '' : agents.missing) : 'the run set up no agents',
   )
   if (!agents?.ready) throw new Error('unreachable: the check above failed')
-  return agents.model
+  return agents
+}
+
+/** The scripted model the real agents talk to. */
+function scriptedModel(context: CaseContext) {
+  return readyAgents(context).model
 }
 
 /**
