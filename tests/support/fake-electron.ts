@@ -104,6 +104,8 @@ export class FakeWebContents extends Emitter {
    *  new document gets a new RenderFrameHost (and WebFrameMain). */
   private frame: FakeFrame = { url: '', parent: null }
   private crashed = false
+  /** How many documents finished loading ('did-finish-load'). */
+  finishedLoads = 0
   readonly sent: Array<[string, unknown]> = []
   /** Called with each message main sends the page (a test plays the page). */
   onSend: ((channel: string, payload: unknown) => void) | undefined
@@ -162,7 +164,10 @@ export class FakeWebContents extends Emitter {
     const steps: Array<() => void> = [
       () => this.emit('did-navigate', fakeEvent(), url, 200, 'OK'),
       () => this.emit('dom-ready', fakeEvent()),
-      () => this.emit('did-finish-load', fakeEvent()),
+      () => {
+        this.finishedLoads += 1
+        this.emit('did-finish-load', fakeEvent())
+      },
     ]
     for (const step of steps) {
       await new Promise<void>((resolve) => soon(resolve))
