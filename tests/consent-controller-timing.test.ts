@@ -60,6 +60,7 @@ async function openApproval(text: string) {
   const diagnostics: string[] = []
   const controller = controllerWith(windows, {
     now: clock.now,
+    monotonicNow: clock.now,
     onDiagnostic: (message) => diagnostics.push(message),
   })
   const room = await createRoom(harness)
@@ -97,6 +98,66 @@ describe('main refuses a widening answer that comes sooner than the enable delay
     await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
   })
 
+  it('tells the window each time it refuses, so the page re-arms its buttons', async () => {
+    const { clock, controller, outcome, window } = await openApproval('write rearm.txt x')
+    clock.at(DELAY_MS - 1)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    expect(window.refusedCount).toBe(1)
+    window.focused = false
+    clock.at(DELAY_MS)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    expect(window.refusedCount).toBe(2)
+    window.focused = true
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(window.refusedCount).toBe(2)
+  })
+
+  it('times the delay on the monotonic clock: a wall clock set forward does not shorten it', async () => {
+    const monotonic = testClock()
+    const wall = testClock()
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows, { now: wall.now, monotonicNow: monotonic.now })
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write wall-clock.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windows.nextShown()
+    await settle()
+    // The system clock jumps an hour ahead (NTP, the person, a resume).
+    wall.at(60 * 60 * 1_000)
+    monotonic.at(DELAY_MS - 1)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    expect(await approvalStatus(view.approval.id)).toBe('pending')
+    monotonic.at(DELAY_MS)
+    wall.at(0)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+  })
+
+  it('starts the delay when the page reported it drew the view, not when the view was sent', async () => {
+    const clock = testClock()
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows, { now: clock.now, monotonicNow: clock.now })
+    const drawnAfterMs = 400
+    const open = windows.open.bind(windows)
+    windows.open = async (promptId: string) => {
+      const window = await open(promptId)
+      window.drawnAt = () => clock.now() + drawnAfterMs
+      return window
+    }
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write drawn.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windows.nextShown()
+    await settle()
+    clock.at(drawnAfterMs + DELAY_MS - 1)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    expect(await approvalStatus(view.approval.id)).toBe('pending')
+    clock.at(drawnAfterMs + DELAY_MS)
+    controller.handleDecision(window.promptId, 'allow-once', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
+  })
+
   it('takes a deny at once: it widens nothing', async () => {
     const { controller, outcome, window } = await openApproval('write deny-now.txt x')
     controller.handleDecision(window.promptId, 'deny', window)
@@ -123,6 +184,7 @@ describe('main refuses a widening answer that comes sooner than the enable delay
     const diagnostics: string[] = []
     const controller = controllerWith(windows, {
       now: clock.now,
+      monotonicNow: clock.now,
       onDiagnostic: (message) => diagnostics.push(message),
     })
     const room = await createRoom(harness)
@@ -145,6 +207,44 @@ describe('main refuses a widening answer that comes sooner than the enable delay
       status: 'changed',
       permissions: { mode: 'ask-for-approval' },
     })
+  })
+})
+
+describe('a review the workbench asks for without a press just before', () => {
+  it('is shown without focus and asks for attention, and focused only after a press', async () => {
+    let pressed = false
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows, { mayTakeFocus: () => pressed })
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write unfocused.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windows.nextShown()
+    await settle()
+    expect(window.shownHow).toEqual([{ activate: false }])
+    expect(window.focusCount).toBe(0)
+    // Asked for again, still without a press: attention, never focus.
+    void controller.reviewApproval([view.approval.id])
+    expect(window.attentionCount).toBe(1)
+    expect(window.focusCount).toBe(0)
+    pressed = true
+    void controller.reviewApproval([view.approval.id])
+    expect(window.focusCount).toBe(1)
+    controller.handleDecision(window.promptId, 'deny', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'deny' })
+  })
+
+  it('is shown focused when the press came just before', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows, { mayTakeFocus: () => true })
+    const room = await createRoom(harness)
+    const view = await pendingApprovalFor(harness, room.id, 'write focused.txt x')
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windows.nextShown()
+    await settle()
+    expect(window.shownHow).toEqual([{ activate: true }])
+    expect(window.focusCount).toBe(1)
+    controller.handleDecision(window.promptId, 'deny', window)
+    await outcome
   })
 })
 

@@ -43,6 +43,7 @@ describe('ConsentController: an approver webhook is set only through the protect
       windows,
       preferences: () => ({ lang: 'en', theme: 'light' }),
       now: () => now,
+      monotonicNow: () => now,
       enableDelayMs,
     })
 
@@ -237,6 +238,7 @@ describe('ConsentController: an approver webhook is set only through the protect
       windows,
       preferences: () => ({ lang: 'en', theme: 'light' }),
       now: () => now,
+      monotonicNow: () => now,
       enableDelayMs: 0,
     })
     const room = await createRoom(harness)

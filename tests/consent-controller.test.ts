@@ -316,7 +316,11 @@ describe('ConsentController', () => {
     // Main's clock, moved by hand; it starts at the real time so the token
     // it mints is not already expired for the runtime.
     let now = Date.now()
-    const controller = controllerWith(windows, { enableDelayMs: 600, now: () => now })
+    const controller = controllerWith(windows, {
+      enableDelayMs: 600,
+      now: () => now,
+      monotonicNow: () => now,
+    })
     const room = await createRoom(harness)
     await controller.requestModeChange([room.id, 'plan'])
     const leaving = controller.requestModeChange([room.id, 'full-access'])

@@ -3,15 +3,21 @@ import { IPC } from '../src/common/ipc-channels.ts'
 import { CONSENT_SITE, WORKBENCH_SITE } from '../src/main/core/page-sites.ts'
 import { approvalView } from '../src/preload-protected/test-support/consent-views.ts'
 import { ElectronProtectedWindowFactory } from '../src/main/electron/protected-window.ts'
-import { openWorkbenchWindow } from '../src/main/electron/workbench-window.ts'
+import {
+  MAX_WORKBENCH_RELOADS,
+  openWorkbenchWindow,
+} from '../src/main/electron/workbench-window.ts'
 import {
   FakeBrowserWindow,
+  fakeDisplays,
   fakeEvent,
   openedExternally,
   resetFakeElectron,
   sessions,
+  settled,
   type FakeSession,
 } from './support/fake-electron.ts'
+import { drawViews, mainFrameEvent } from './support/electron-consent-page.ts'
 
 // No Electron binary exists here, so a recording double of `electron`
 // (tests/support/fake-electron.ts) stands in for it. The window and session
@@ -226,12 +232,12 @@ describe('what the protected window tells main on Electron (electron mocked: no 
     factory.close()
     const win = FakeBrowserWindow.created[0]
     if (!win) throw new Error('no consent window was created')
+    drawViews(win)
     const decide = (answer: string) =>
-      win.webContents.ipc.emit(
-        IPC.consentDecide,
-        { sender: { id: win.webContents.id }, senderFrame: win.webContents.mainFrame },
-        { promptId: 'prompt-1', answer },
-      )
+      win.webContents.ipc.emit(IPC.consentDecide, mainFrameEvent(win), {
+        promptId: 'prompt-1',
+        answer,
+      })
     const tick = (ms: number) => {
       clock += ms
     }
@@ -251,13 +257,20 @@ describe('what the protected window tells main on Electron (electron mocked: no 
     const { window, win } = await prompted()
     const resets: boolean[] = []
     window.onPageReset?.((onConsentPage) => resets.push(onConsentPage))
-    // The spare's own first load, before any prompt was shown, is no reset.
+    // A load before any prompt was shown is no reset.
     win.webContents.reload()
+    await settled()
     expect(resets).toEqual([])
     await window.show(approvalView())
-    win.webContents.emit('did-navigate', fakeEvent(), CONSENT_SITE.pageUrl, 200, 'OK')
-    expect(resets).toEqual([])
-    win.webContents.emit('did-finish-load', fakeEvent())
+    let navigated = false
+    win.webContents.once('did-navigate', () => {
+      navigated = true
+      // Committed, not loaded yet: the view would not reach the preload.
+      expect(resets).toEqual([])
+    })
+    win.webContents.reload()
+    await settled()
+    expect(navigated).toBe(true)
     expect(resets).toEqual([true])
   })
 
@@ -281,8 +294,7 @@ describe('what the protected window tells main on Electron (electron mocked: no 
   it('passes on an allow after a Space key as Electron reports it, and refuses one after Enter', async () => {
     const { window, win, decisions, decide, tick } = await prompted()
     await window.show(approvalView())
-    const key = (key: string, code: string) =>
-      win.webContents.emit('input-event', fakeEvent(), { type: 'keyUp', key, code })
+    const key = (key: string, code: string) => win.webContents.input({ type: 'keyUp', key, code })
     key('Enter', 'Enter')
     tick(50)
     decide('allow-once')
@@ -291,6 +303,157 @@ describe('what the protected window tells main on Electron (electron mocked: no 
     tick(50)
     decide('allow-once')
     expect(decisions).toEqual(['allow-once'])
+  })
+
+  it('passes on an allow after a touch tap, and a decline with no press at all', async () => {
+    const { window, win, decisions, decide, tick } = await prompted()
+    await window.show(approvalView())
+    tick(5_000)
+    decide('decline')
+    win.webContents.input({ type: 'gestureTap' })
+    tick(50)
+    decide('allow-once')
+    expect(decisions).toEqual(['decline', 'allow-once'])
+  })
+
+  it('tells the page when it refuses a decision, so the page re-arms its buttons', async () => {
+    const { window, win, decisions, decide } = await prompted()
+    await window.show(approvalView())
+    decide('allow-once')
+    expect(decisions).toEqual([])
+    expect(win.webContents.sent.filter(([channel]) => channel === IPC.consentRefused)).toEqual([
+      [IPC.consentRefused, { promptId: 'prompt-1' }],
+    ])
+  })
+
+  it('keeps the window hidden until the page reports the view drawn, and times from that report', async () => {
+    const { window, win, tick } = await prompted()
+    win.webContents.onSend = undefined
+    const showing = window.show(approvalView())
+    await settled()
+    expect(win.isVisible()).toBe(false)
+    tick(120)
+    // A report from another prompt, or not from the main frame, is no report.
+    win.webContents.ipc.emit(IPC.consentDrawn, mainFrameEvent(win), { promptId: 'another' })
+    win.webContents.ipc.emit(
+      IPC.consentDrawn,
+      {
+        sender: { id: win.webContents.id },
+        senderFrame: { url: CONSENT_SITE.pageUrl, parent: {} },
+      },
+      { promptId: 'prompt-1' },
+    )
+    await settled()
+    expect(win.isVisible()).toBe(false)
+    win.webContents.ipc.emit(IPC.consentDrawn, mainFrameEvent(win), { promptId: 'prompt-1' })
+    await expect(showing).resolves.toEqual({ drawnAtMs: 10_120 })
+    expect([win.isVisible(), win.isFocused()]).toEqual([true, true])
+  })
+
+  it('shows the window anyway, without waiting for ever, when the page never reports', async () => {
+    const factory = new ElectronProtectedWindowFactory({
+      appRoot: '/app',
+      developmentBuild: false,
+      now: () => 7,
+      onDecision: () => {},
+      viewDrawnTimeoutMs: 1,
+    })
+    const window = await factory.open('prompt-1', SIZE)
+    factory.close()
+    await expect(window.show(approvalView())).resolves.toEqual({ drawnAtMs: 7 })
+    expect(FakeBrowserWindow.created[0]?.isVisible()).toBe(true)
+  })
+
+  it('shows a review that may not take focus inactive, flashing, and focus stays where it was', async () => {
+    const { window, win } = await prompted()
+    const front = new FakeBrowserWindow({ webPreferences: {} })
+    await window.show(approvalView(), { activate: false })
+    expect([win.isVisible(), win.isFocused(), front.isFocused()]).toEqual([true, false, true])
+    expect(win.flashes).toEqual([true])
+    window.requestAttention?.()
+    expect(win.flashes).toEqual([true, true])
+    win.focus()
+    await settled()
+    expect(win.flashes).toEqual([true, true, false])
+  })
+})
+
+describe('where a protected window opens (electron mocked: no binary here)', () => {
+  it("is the workbench's child, on the workbench's display, sized to fit its work area", async () => {
+    fakeDisplays.push(
+      {
+        id: 1,
+        bounds: { x: 0, y: 0, width: 1920, height: 1080 },
+        workArea: { x: 0, y: 0, width: 1920, height: 1040 },
+      },
+      {
+        id: 2,
+        bounds: { x: 1920, y: 0, width: 1366, height: 768 },
+        workArea: { x: 1920, y: 0, width: 1366, height: 620 },
+      },
+    )
+    const workbench = new FakeBrowserWindow({ webPreferences: {} })
+    workbench.setBounds({ x: 2000, y: 50, width: 1200, height: 560 })
+    const factory = new ElectronProtectedWindowFactory({
+      appRoot: '/app',
+      developmentBuild: false,
+      now: () => 0,
+      onDecision: () => {},
+      parent: () => workbench as never,
+    })
+    const window = await factory.open('prompt-1', SIZE)
+    factory.close()
+    const win = FakeBrowserWindow.created.at(-1)!
+    drawViews(win)
+    await window.show(approvalView())
+    expect(win.getParentWindow()).toBe(workbench)
+    const bounds = win.getBounds()
+    expect(bounds.height).toBe(620)
+    expect(bounds.x).toBeGreaterThanOrEqual(1920)
+    expect(bounds.x + bounds.width).toBeLessThanOrEqual(1920 + 1366)
+    expect(bounds.y + bounds.height).toBeLessThanOrEqual(620)
+  })
+
+  it('keeps its content out of screen capture', async () => {
+    const { win } = await openConsentWindow()
+    expect(win.contentProtected).toBe(true)
+  })
+})
+
+describe('spare consent windows on Electron (electron mocked: no binary here)', () => {
+  it('closes a spare whose renderer crashed before any prompt, and never hands it out', async () => {
+    const factory = protectedFactory(false)
+    factory.warm(SIZE)
+    await settled(20)
+    const spare = FakeBrowserWindow.created[0]!
+    let allClosed = 0
+    const { app } = await import('./support/fake-electron.ts')
+    app.on('window-all-closed', () => (allClosed += 1))
+    await spare.webContents.crash()
+    await settled()
+    expect(spare.isDestroyed()).toBe(true)
+    // Nothing else was open: the app may quit now.
+    expect(allClosed).toBe(1)
+    await factory.open('prompt-1', SIZE)
+    factory.close()
+    expect(FakeBrowserWindow.created).toHaveLength(2)
+  })
+
+  it('prepares no spare while a prompt is open, and one once it has closed', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const factory = protectedFactory(false)
+      const window = await factory.open('prompt-1', SIZE)
+      await vi.advanceTimersByTimeAsync(5_000)
+      expect(FakeBrowserWindow.created).toHaveLength(1)
+      window.close()
+      await settled()
+      await vi.advanceTimersByTimeAsync(0)
+      expect(FakeBrowserWindow.created).toHaveLength(2)
+      factory.close()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 
@@ -337,6 +500,63 @@ describe('the workbench window on Electron (electron mocked: no binary here)', (
   it('keeps WebRTC off the direct UDP path', () => {
     const { win } = open()
     expect(win.webContents.getWebRTCIPHandlingPolicy()).toBe('disable_non_proxied_udp')
+  })
+
+  it('has no spellchecker in its session', () => {
+    const { workbenchSession } = open()
+    expect(workbenchSession.spellChecker).toBe(false)
+  })
+
+  it('stays hidden until its page is ready to show', async () => {
+    const { win } = open()
+    expect(win.isVisible()).toBe(false)
+    await settled(10)
+    expect(win.isVisible()).toBe(true)
+  })
+
+  it('loads its page again when its renderer is gone, a bounded number of times in a row', async () => {
+    const { workbench, win } = open()
+    await settled(10)
+    const firstFrame = win.webContents.mainFrame
+    await win.webContents.crash()
+    await settled(10)
+    expect(win.webContents.isCrashed()).toBe(false)
+    expect(win.webContents.mainFrame).not.toBe(firstFrame)
+    expect(win.webContents.mainFrame.url).toBe(WORKBENCH_SITE.pageUrl)
+    // A page that crashes every time it loads is not loaded for ever...
+    let loads = 0
+    const crashOnLoad = () => {
+      loads += 1
+      void win.webContents.crash()
+    }
+    win.webContents.on('did-navigate', crashOnLoad)
+    await win.webContents.crash()
+    await settled(40)
+    expect(loads).toBe(MAX_WORKBENCH_RELOADS)
+    expect(win.webContents.isCrashed()).toBe(true)
+    // ...and bringing the window forward tries again.
+    win.webContents.off('did-navigate', crashOnLoad)
+    workbench.revive()
+    await settled(10)
+    expect(win.webContents.isCrashed()).toBe(false)
+  })
+
+  it('records a pointer press or tap as the time of the last press, and no key', () => {
+    let clock = 100
+    const workbench = openWorkbenchWindow({
+      appRoot: '/app',
+      developmentBuild: false,
+      now: () => clock,
+    })
+    const win = FakeBrowserWindow.created.at(-1)!
+    win.webContents.input({ type: 'keyUp', key: ' ', code: 'Space' })
+    expect(workbench.lastPressAtMs()).toBeUndefined()
+    clock = 200
+    win.webContents.input({ type: 'gestureTap' })
+    expect(workbench.lastPressAtMs()).toBe(200)
+    clock = 300
+    win.webContents.input({ type: 'mouseDown', button: 'left' })
+    expect(workbench.lastPressAtMs()).toBe(300)
   })
 
   it('denies every permission and cancels every request but its own files', () => {

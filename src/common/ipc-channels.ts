@@ -6,6 +6,12 @@ export const IPC = {
   consentShow: 'assent:consent:show',
   /** protected preload → main: the person's decision on its own buttons. */
   consentDecide: 'assent:consent:decide',
+  /** protected preload → main: the view has been drawn; main shows the
+   *  hidden window only then. */
+  consentDrawn: 'assent:consent:drawn',
+  /** main → protected preload: main refused the decision just sent; the
+   *  page re-arms its buttons. */
+  consentRefused: 'assent:consent:refused',
   /** workbench → main (invoke): a call through the renderer relay. */
   relayCall: 'assent:relay:call',
   /** workbench → main (invoke): open the protected review of an approval. */

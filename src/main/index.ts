@@ -7,9 +7,11 @@
 import { Menu, Notification, app, dialog, ipcMain, nativeTheme, protocol, session } from 'electron'
 import type { Language, Theme } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
+import { workbenchError } from '../common/workbench-error.ts'
 import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
 import { DataDirLock } from './core/data-dir-lock.ts'
 import { MainServices } from './core/main-services.ts'
+import { inputPrecedesDecision } from './core/input-recency.ts'
 import { mcpConfigPathFromEnv } from './core/mcp-config-path.ts'
 import { loadDataDirSecrets } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
@@ -123,6 +125,7 @@ async function start(): Promise<void> {
     now,
     onDiagnostic: diagnostic,
     ...(smokeLog ? { onOpened: smokeLog.record } : {}),
+    parent: () => workbench?.window,
     // Hook: a decision that passed the host's checks (sender, shape, prompt,
     // recent click) goes to the consent controller, which checks the rest.
     onDecision: (promptId, answer, window, values) =>
@@ -165,6 +168,9 @@ async function start(): Promise<void> {
         notification.show()
       },
     },
+    // A review takes focus only right after a press in the workbench: a
+    // compromised workbench cannot move someone's typing into it.
+    mayTakeFocus: () => inputPrecedesDecision(workbench?.lastPressAtMs(), now()),
     onDiagnostic: diagnostic,
   })
 
@@ -178,16 +184,26 @@ async function start(): Promise<void> {
     onRefused: (channel, reason) => diagnostic(`refused ${channel}: ${reason}`),
   })
 
+  let started = false
   const showWorkbench = () => {
     if (workbench && !workbench.window.isDestroyed()) {
+      // A workbench whose renderer died is loaded again, never focused blank.
+      workbench.revive()
       if (workbench.window.isMinimized()) workbench.window.restore()
       workbench.window.focus()
       return
     }
-    workbench = openWorkbenchWindow({ appRoot, developmentBuild })
-    // The prepared consent window is hidden: it must not keep the app alive
-    // once the person closed the workbench.
-    workbench.window.once('closed', () => windows.discardSpare())
+    workbench = openWorkbenchWindow({ appRoot, developmentBuild, now, onDiagnostic: diagnostic })
+    workbench.window.once('closed', () => {
+      // The prepared consent window is hidden: it must not keep the app
+      // alive once the person closed the workbench. An open prompt closes
+      // too (nothing minted): its card is gone, and it must not outlive
+      // the window it belongs to.
+      windows.discardSpare()
+      services.controller.closeAll(workbenchError('app_closing', 'the workbench closed'))
+    })
+    // A workbench opened again (macOS: the dock) prepares spares again.
+    if (started) windows.warm(CONSENT_WINDOW_SIZE)
   }
 
   app.on('second-instance', showWorkbench)
@@ -213,6 +229,7 @@ async function start(): Promise<void> {
   }
   showWorkbench()
   await services.start()
+  started = true
   windows.warm(CONSENT_WINDOW_SIZE)
 }
 

@@ -20,17 +20,21 @@ export function createCdpTransport(scope: object): ProtectedTransport {
   const stringify = JSON.stringify
   const parse = JSON.parse
   const inbox = new ViewInbox()
+  let refused: ((message: unknown) => void) | undefined
 
   Object.defineProperty(scope, CDP_PROTECTED_RECEIVE, {
     value: (json: unknown) => {
       if (typeof json !== 'string') return
-      let view: unknown
+      let message: unknown
       try {
-        view = parse(json)
+        message = parse(json)
       } catch {
         return
       }
-      inbox.deliver(view)
+      // Main's refusal of a decision comes the same way, marked as such;
+      // anything else is a view candidate (the preload parses both).
+      if (isRefusal(message)) refused?.(message)
+      else inbox.deliver(message)
     },
     writable: false,
     configurable: false,
@@ -39,10 +43,18 @@ export function createCdpTransport(scope: object): ProtectedTransport {
 
   return {
     onShow: (listener) => inbox.onShow(listener),
+    onRefused: (listener) => {
+      refused = listener
+    },
     sendDecision: (message: ConsentDecisionMessage) => {
       // Fail closed: without the host's binding there is no trusted way out.
       if (!send) return
       Reflect.apply(send, undefined, [stringify(message)])
     },
   }
+}
+
+/** The CDP host's refusal message: `{ refused: true, promptId }`. */
+function isRefusal(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && Reflect.get(message, 'refused') === true
 }

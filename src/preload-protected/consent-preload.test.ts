@@ -7,7 +7,9 @@ import {
   approvalView,
   modeChangeView,
   clock,
+  drawn,
   inbox,
+  refuse,
   sent,
   start,
   buttonFor,
@@ -23,6 +25,55 @@ import {
 // by hand and its clicks are made with each trust rule spoiled in turn;
 // Chromium runs the real thing in tests/cdp-host.test.ts.
 useConsentPage()
+
+describe('what main says back', () => {
+  it('reports the view drawn once it has rendered it, for its own prompt', () => {
+    start()
+    expect(drawn).toEqual([])
+    inbox.deliver(approvalView())
+    expect(drawn).toEqual([])
+    clock.advance(0)
+    expect(drawn).toEqual([approvalView().promptId])
+  })
+
+  it('re-arms the buttons after main refused the decision, with a line saying so, and Escape works again', () => {
+    start()
+    const view = approvalView()
+    inbox.deliver(view)
+    clock.advance(DELAY_MS)
+    click(buttonFor('allow-once'))
+    expect(sent).toHaveLength(1)
+    expect(buttonFor('deny').disabled).toBe(true)
+    // A refusal for another prompt, or of another shape, changes nothing.
+    refuse({ promptId: 'another-prompt' })
+    refuse('refused')
+    clock.advance(DELAY_MS)
+    expect(buttonFor('deny').disabled).toBe(true)
+    refuse({ promptId: view.promptId })
+    expect(document.getElementById('assent-notices')?.textContent).toContain(
+      'did not take that choice',
+    )
+    // The buttons come back only after a fresh delay.
+    clock.advance(DELAY_MS - 1)
+    expect(buttonFor('deny').disabled).toBe(true)
+    clock.advance(1)
+    expect(buttonFor('deny').disabled).toBe(false)
+    key(document.body, 'Escape')
+    expect(sent.map((message) => message.answer)).toEqual(['allow-once', 'cancel'])
+  })
+
+  it('ignores a refusal when no decision is waiting on main', () => {
+    start()
+    const view = approvalView()
+    inbox.deliver(view)
+    clock.advance(DELAY_MS)
+    refuse({ promptId: view.promptId })
+    expect(document.getElementById('assent-notices')?.textContent).not.toContain(
+      'did not take that choice',
+    )
+    expect(buttonFor('deny').disabled).toBe(false)
+  })
+})
 
 describe('enable delay', () => {
   it('keeps the buttons disabled for the whole delay and enables them after it', () => {

@@ -4,6 +4,7 @@ import { translate } from '../common/i18n/index.ts'
 import type { FormCollector, FormValues } from './consent-form-render.ts'
 import { ActionEndWatch } from './action-end-watch.ts'
 import { watchFooterRegions } from './footer-scroll-regions.ts'
+import { CONSENT_CLASSES } from './consent-page-ids.ts'
 import { answersFor, findConsentPage, renderConsentView } from './consent-render.ts'
 import { PersonFocusLog } from './person-focus.ts'
 import type { ProtectedTransport } from './transport.ts'
@@ -23,7 +24,13 @@ export interface ConsentPreloadOptions {
   readonly now: () => number
   readonly setTimeout: (callback: () => void, ms: number) => number
   readonly clearTimeout: (handle: number) => void
+  /** Calls back once the view just rendered has been drawn (the Electron
+   *  entry waits for a frame); a timer of 0 ms otherwise. */
+  readonly afterDraw?: (callback: () => void) => void
 }
+
+/** Main's refusal of the decision this page sent for `promptId`. */
+const RefusalSchema = z.object({ promptId: z.string().min(1).max(128) })
 
 /** Stops a running preload: removes its listeners and timer. The entries
  *  never call it (the window lives for one prompt); tests do. */
@@ -234,6 +241,25 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
     { signal },
   )
 
+  // Main refused the decision just sent (it came too early for main's own
+  // delay, the window was not in front, or main saw no press): the buttons
+  // come back after a fresh delay, with a line saying why, rather than
+  // leave a window with nothing left to press.
+  let refusedNotice: HTMLElement | undefined
+  transport.onRefused?.((message) => {
+    if (signal.aborted || !view || !decided) return
+    const parsed = RefusalSchema.safeParse(message)
+    if (!parsed.success || parsed.data.promptId !== view.promptId) return
+    decided = false
+    if (!refusedNotice) {
+      refusedNotice = document.createElement('p')
+      refusedNotice.className = `${CONSENT_CLASSES.notice} ${CONSENT_CLASSES.notice}-refused`
+      refusedNotice.textContent = translate(view.lang, 'consent.notice.refused')
+      page.elements.notices.append(refusedNotice)
+    }
+    armDelay()
+  })
+
   transport.onShow((candidate) => {
     if (signal.aborted) return
     // One window, one prompt: swapping the view under the person's cursor
@@ -263,6 +289,11 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
       cue.hidden = actionSeen
     }
     armDelay()
+    const promptId = view.promptId
+    const afterDraw = options.afterDraw ?? ((callback) => void options.setTimeout(callback, 0))
+    afterDraw(() => {
+      if (!signal.aborted) transport.viewDrawn?.(promptId)
+    })
   })
 
   return {

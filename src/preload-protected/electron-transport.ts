@@ -17,9 +17,15 @@ export interface RendererIpc {
  */
 export function createElectronTransport(ipc: RendererIpc): ProtectedTransport {
   const inbox = new ViewInbox()
+  let refused: ((message: unknown) => void) | undefined
   ipc.on(IPC.consentShow, (_event, view) => inbox.deliver(view))
+  ipc.on(IPC.consentRefused, (_event, message) => refused?.(message))
   return {
     onShow: (listener) => inbox.onShow(listener),
     sendDecision: (message: ConsentDecisionMessage) => ipc.send(IPC.consentDecide, message),
+    onRefused: (listener) => {
+      refused = listener
+    },
+    viewDrawn: (promptId) => ipc.send(IPC.consentDrawn, { promptId }),
   }
 }

@@ -16,7 +16,7 @@ afterEach(() => {
 })
 
 describe('the protected preload entry (electron mocked: no binary here)', () => {
-  it('exposes nothing to the main world and listens only for the view', async () => {
+  it("exposes nothing to the main world and listens only for the view and main's refusals", async () => {
     const page = { readyState: 'loading', addEventListener: vi.fn() }
     const window = {}
     vi.stubGlobal('document', page)
@@ -26,6 +26,7 @@ describe('the protected preload entry (electron mocked: no binary here)', () => 
     expect(electron.contextBridge.exposeInIsolatedWorld).not.toHaveBeenCalled()
     expect(electron.ipcRenderer.on.mock.calls.map(([channel]) => channel)).toEqual([
       IPC.consentShow,
+      IPC.consentRefused,
     ])
     expect(electron.ipcRenderer.send).not.toHaveBeenCalled()
     expect(electron.ipcRenderer.invoke).not.toHaveBeenCalled()

@@ -17,7 +17,21 @@ const start = () =>
     now: () => performance.now(),
     setTimeout: (callback, ms) => window.setTimeout(callback, ms),
     clearTimeout: (handle) => window.clearTimeout(handle),
+    afterDraw: afterNextFrame,
   })
+
+/** After the next frame, or a short while if frames are held back (a
+ *  hidden window may get none): main bounds its own wait as well. */
+function afterNextFrame(callback: () => void): void {
+  let called = false
+  const once = () => {
+    if (called) return
+    called = true
+    callback()
+  }
+  window.requestAnimationFrame(() => window.setTimeout(once, 0))
+  window.setTimeout(once, 250)
+}
 
 if (document.readyState === 'loading') {
   document.addEventListener('DOMContentLoaded', start, { once: true })

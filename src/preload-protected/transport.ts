@@ -11,8 +11,14 @@ export interface ProtectedTransport {
    *  before the listener was registered is handed to it at once. Views are
    *  untrusted input until the preload has parsed them. */
   onShow(listener: (view: unknown) => void): void
-  /** Sends the person's decision to main. Called at most once per window. */
+  /** Sends the person's decision to main. Called once per window, or again
+   *  after main refused the one before. */
   sendDecision(message: ConsentDecisionMessage): void
+  /** Registers the listener for main's refusals of a decision (untrusted
+   *  until parsed). A transport without it never hears one. */
+  onRefused?(listener: (message: unknown) => void): void
+  /** Tells main the view has been drawn (it shows the window then). */
+  viewDrawn?(promptId: string): void
 }
 
 /** Only the first valid view is ever shown, so a few queued messages are

@@ -39,12 +39,21 @@ describe('Electron transport', () => {
     const views: unknown[] = []
     transport.onShow((view) => views.push(view))
 
-    listeners.get(IPC.consentShow)?.({ sender: 'ignored' }, { subject: 'approval' })
-    transport.sendDecision({ promptId: 'p', answer: 'deny' })
+    const refusals: unknown[] = []
+    transport.onRefused?.((message) => refusals.push(message))
 
-    expect([...listeners.keys()]).toEqual([IPC.consentShow])
+    listeners.get(IPC.consentShow)?.({ sender: 'ignored' }, { subject: 'approval' })
+    transport.viewDrawn?.('p')
+    transport.sendDecision({ promptId: 'p', answer: 'deny' })
+    listeners.get(IPC.consentRefused)?.({ sender: 'ignored' }, { promptId: 'p' })
+
+    expect([...listeners.keys()]).toEqual([IPC.consentShow, IPC.consentRefused])
     expect(views).toEqual([{ subject: 'approval' }])
-    expect(sent).toEqual([[IPC.consentDecide, { promptId: 'p', answer: 'deny' }]])
+    expect(refusals).toEqual([{ promptId: 'p' }])
+    expect(sent).toEqual([
+      [IPC.consentDrawn, { promptId: 'p' }],
+      [IPC.consentDecide, { promptId: 'p', answer: 'deny' }],
+    ])
   })
 })
 
@@ -80,10 +89,14 @@ describe('CDP transport', () => {
     transport.onShow((view) => views.push(view))
     const receive = receiveOf(scope)
 
+    const refusals: unknown[] = []
+    transport.onRefused?.((message) => refusals.push(message))
     receive('{"subject":"approval"}')
     receive('{not json')
     receive({ subject: 'approval' })
+    receive('{"refused":true,"promptId":"p"}')
     expect(views).toEqual([{ subject: 'approval' }])
+    expect(refusals).toEqual([{ refused: true, promptId: 'p' }])
   })
 
   it('defines the receive function so it cannot be replaced', () => {

@@ -4,8 +4,32 @@
 // as Electron would. Where Electron's own behaviour decides whether our code
 // works (the order of navigation events, what preventDefault cancels, what
 // `Menu.setApplicationMenu(null)` does on macOS, how a page moves its
-// window), the double follows Electron 45's source, cited at each place;
-// tests/fake-electron.test.ts pins those behaviours.
+// window, when a window is visible or focused, when events come and what a
+// destroyed object does), the double follows Electron's source, cited at
+// each place; tests/fake-electron.test.ts pins those behaviours.
+//
+// Events Electron posts to a later task (a window's 'focus' and 'blur',
+// 'render-process-gone', a load's events, a window's 'closed') come from
+// `soon`, after the caller's own code has run: a test awaits `settled()`.
+
+/** Runs `task` after the current task, as Electron's PostTask does. */
+function soon(task: () => void): void {
+  setImmediate(task)
+}
+
+/** Resolves once every task posted so far (and those they post) has run. */
+export async function settled(rounds = 5): Promise<void> {
+  for (let round = 0; round < rounds; round += 1) {
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+/** What a method of a destroyed window or webContents throws: gin_helper's
+ *  check before every native method (shell/common/gin_helper/
+ *  function_template.h: "Object has been destroyed"). */
+function assertAlive(target: { isDestroyed(): boolean }): void {
+  if (target.isDestroyed()) throw new TypeError('Object has been destroyed')
+}
 
 type Listener = (...args: unknown[]) => unknown
 
@@ -66,13 +90,25 @@ export interface FakeRectangle {
   height: number
 }
 
+/** Shaped like Electron's WebFrameMain as the sender check reads it. */
+export interface FakeFrame {
+  url: string
+  parent: null
+}
+
 export class FakeWebContents extends Emitter {
   static nextId = 1
   readonly id = FakeWebContents.nextId++
   readonly ipc = new Emitter()
-  /** Shaped like Electron's WebFrameMain as the sender check reads it. */
-  readonly mainFrame: { url: string; parent: null } = { url: '', parent: null }
+  /** The main frame now; a reload or a new renderer makes a new one, as a
+   *  new document gets a new RenderFrameHost (and WebFrameMain). */
+  private frame: FakeFrame = { url: '', parent: null }
+  private crashed = false
+  /** How many documents finished loading ('did-finish-load'). */
+  finishedLoads = 0
   readonly sent: Array<[string, unknown]> = []
+  /** Called with each message main sends the page (a test plays the page). */
+  onSend: ((channel: string, payload: unknown) => void) | undefined
   /** Every navigation that was not cancelled, in order. */
   readonly navigated: string[] = []
   windowOpenHandler: ((details: { url: string }) => unknown) | undefined
@@ -87,36 +123,105 @@ export class FakeWebContents extends Emitter {
     app.emit('web-contents-created', fakeEvent(), this)
   }
 
+  get mainFrame(): FakeFrame {
+    assertAlive(this)
+    return this.frame
+  }
+
   setWindowOpenHandler(handler: (details: { url: string }) => unknown): void {
+    assertAlive(this)
     this.windowOpenHandler = handler
   }
   send(channel: string, payload: unknown): void {
+    assertAlive(this)
     this.sent.push([channel, payload])
+    this.onSend?.(channel, payload)
   }
+  /** docs/api/web-contents.md `contents.isCrashed()`: whether the renderer
+   *  process has crashed; true from the crash until a new one loads. */
   isCrashed(): boolean {
-    return false
+    assertAlive(this)
+    return this.crashed
   }
   getURL(): string {
-    return this.mainFrame.url
+    assertAlive(this)
+    return this.frame.url
   }
 
   /**
-   * The page reloads (a shortcut, or the renderer restarting it): Electron
-   * reports the main frame's navigation when it commits ('did-navigate',
-   * WebContents::DidFinishNavigation) and 'did-finish-load' once the new
-   * document has loaded (WebContents::DidFinishLoad, main frame only).
+   * Loads `url` in a new document, as Electron reports it: the main frame's
+   * navigation when it commits ('did-navigate', WebContents::
+   * DidFinishNavigation), 'dom-ready' (DOMContentLoaded), then
+   * 'did-finish-load' (WebContents::DidFinishLoad, main frame only), each a
+   * task later; `loadURL`'s promise settles on 'did-finish-load'
+   * (lib/browser/api/web-contents.ts). The first paint of a window that was
+   * not shown yet is its 'ready-to-show' (WebContents::OnFirstNonEmptyLayout).
    */
-  reload(): void {
-    this.emit('did-navigate', fakeEvent(), this.mainFrame.url, 200, 'OK')
-    this.emit('did-finish-load', fakeEvent())
+  async load(url: string): Promise<void> {
+    assertAlive(this)
+    this.frame = { url, parent: null }
+    this.crashed = false
+    const steps: Array<() => void> = [
+      () => this.emit('did-navigate', fakeEvent(), url, 200, 'OK'),
+      () => this.emit('dom-ready', fakeEvent()),
+      () => {
+        this.finishedLoads += 1
+        this.emit('did-finish-load', fakeEvent())
+      },
+    ]
+    for (const step of steps) {
+      await new Promise<void>((resolve) => soon(resolve))
+      // A window closed mid-load: Electron rejects the load ('destroyed'
+      // ends it with ERR_FAILED).
+      if (this.destroyed) throw new Error('ERR_FAILED (-2) loading ' + url)
+      // A renderer that died mid-load finishes nothing.
+      if (this.crashed) throw new Error('ERR_FAILED (-2) renderer gone loading ' + url)
+      step()
+    }
+    soon(() => this.owner?.firstPaint())
   }
+
+  async loadURL(url: string): Promise<void> {
+    return this.load(url)
+  }
+
+  /** The page reloads (a shortcut, DevTools, or main after a crash): a new
+   *  document, in a new renderer if the old one is gone. */
+  reload(): void {
+    void this.load(this.frame.url).catch(() => undefined)
+  }
+
+  /**
+   * The renderer process dies: WebContents::PrimaryMainFrameRenderProcessGone
+   * posts 'render-process-gone' with `details.reason` and `exitCode` to a
+   * later task (electron_api_web_contents.cc); `isCrashed()` is true from
+   * then on. Resolves once the event was emitted.
+   */
+  async crash(reason = 'crashed', exitCode = 139): Promise<void> {
+    assertAlive(this)
+    this.crashed = true
+    await new Promise<void>((resolve) =>
+      soon(() => {
+        if (!this.destroyed) this.emit('render-process-gone', fakeEvent(), { reason, exitCode })
+        resolve()
+      }),
+    )
+  }
+
+  /** Input the browser process saw (`input-event`): a press, a key, a tap. */
+  input(details: Record<string, unknown>): void {
+    this.emit('input-event', fakeEvent(), details)
+  }
+
   isDestroyed(): boolean {
     return this.destroyed
   }
   setWebRTCIPHandlingPolicy(policy: string): void {
+    assertAlive(this)
     this.webRTCIPHandlingPolicy = policy
   }
   getWebRTCIPHandlingPolicy(): string {
+    assertAlive(this)
     return this.webRTCIPHandlingPolicy
   }
 
@@ -129,6 +234,7 @@ export class FakeWebContents extends Emitter {
    * main frame, and a prevented one cancels it too.
    */
   navigate(url: string, options: { isMainFrame?: boolean } = {}): 'cancelled' | 'proceeded' {
+    assertAlive(this)
     const isMainFrame = options.isMainFrame ?? true
     const frameEvent = fakeEvent({ url, isMainFrame })
     this.emit('will-frame-navigate', frameEvent)
@@ -177,6 +283,8 @@ export class FakeWebContents extends Emitter {
 export class FakeBrowserWindow extends Emitter {
   static readonly created: FakeBrowserWindow[] = []
   static nextId = 1
+  /** The one window with OS focus, as the window system keeps it. */
+  static focused: FakeBrowserWindow | undefined
   readonly id = FakeBrowserWindow.nextId++
   readonly options: { webPreferences: Record<string, unknown> } & Record<string, unknown>
   readonly webContents = new FakeWebContents()
@@ -184,6 +292,14 @@ export class FakeBrowserWindow extends Emitter {
   menuRemoved = false
   destroyed = false
   bounds: FakeRectangle
+  minimumSize: [number, number] | undefined
+  parent: FakeBrowserWindow | undefined
+  contentProtected = false
+  /** Each `flashFrame` call, in order. */
+  readonly flashes: boolean[] = []
+  private visible = false
+  private minimized = false
+  private painted = false
 
   constructor(options: FakeBrowserWindow['options']) {
     super()
@@ -196,31 +312,167 @@ export class FakeBrowserWindow extends Emitter {
       height: Number(options.height ?? 600),
     }
     FakeBrowserWindow.created.push(this)
+    // docs/api/browser-window.md: `show` defaults to true.
+    if (options.show !== false) this.show()
+  }
+  static getFocusedWindow(): FakeBrowserWindow | null {
+    return FakeBrowserWindow.focused ?? null
   }
   removeMenu(): void {
+    assertAlive(this)
     this.menuRemoved = true
   }
   async loadURL(url: string): Promise<void> {
+    assertAlive(this)
     this.loadedUrl = url
-    this.webContents.mainFrame.url = url
+    return this.webContents.load(url)
   }
-  show(): void {}
-  focus(): void {}
-  /** The window closes, then its webContents is destroyed. */
-  close(): void {
+  /** The first paint after a load: 'ready-to-show' if the window is hidden
+   *  then (docs/api/browser-window.md, "Using the ready-to-show event"). */
+  firstPaint(): void {
+    if (this.painted || this.destroyed) return
+    this.painted = true
+    if (!this.visible) this.emit('ready-to-show')
+  }
+
+  /** NativeWindowViews::Show: shows the window and activates it; 'show'
+   *  at once (BaseWindow::OnWindowShow), 'focus' a task later
+   *  (OnWindowFocus uses EmitEventSoon). */
+  show(): void {
+    assertAlive(this)
+    const wasVisible = this.visible
+    this.visible = true
+    this.minimized = false
+    if (!wasVisible) this.emit('show')
+    this.activate()
+  }
+  /** NativeWindowViews::ShowInactive: shown, focus stays where it was. */
+  showInactive(): void {
+    assertAlive(this)
+    if (this.visible) return
+    this.visible = true
+    this.emit('show')
+  }
+  hide(): void {
+    assertAlive(this)
+    if (!this.visible) return
+    this.visible = false
+    this.deactivate()
+    this.emit('hide')
+  }
+  /** NativeWindowViews::Focus: "For hidden window focus() should do
+   *  nothing". */
+  focus(): void {
+    assertAlive(this)
+    if (this.visible && !this.minimized) this.activate()
+  }
+  blur(): void {
+    assertAlive(this)
+    this.deactivate()
+  }
+  isVisible(): boolean {
+    assertAlive(this)
+    return this.visible
+  }
+  isFocused(): boolean {
+    assertAlive(this)
+    return FakeBrowserWindow.focused === this
+  }
+  isMinimized(): boolean {
+    assertAlive(this)
+    return this.minimized
+  }
+  minimize(): void {
+    assertAlive(this)
+    this.minimized = true
+    this.deactivate()
+  }
+  restore(): void {
+    assertAlive(this)
+    this.minimized = false
+  }
+  flashFrame(flag: boolean): void {
+    assertAlive(this)
+    this.flashes.push(flag)
+  }
+  setContentProtection(enable: boolean): void {
+    assertAlive(this)
+    this.contentProtected = enable
+  }
+  setParentWindow(parent: FakeBrowserWindow | null): void {
+    assertAlive(this)
+    this.parent = parent ?? undefined
+  }
+  getParentWindow(): FakeBrowserWindow | null {
+    assertAlive(this)
+    return this.parent ?? null
+  }
+  setMinimumSize(width: number, height: number): void {
+    assertAlive(this)
+    this.minimumSize = [width, height]
+  }
+  getBounds(): FakeRectangle {
+    assertAlive(this)
+    return { ...this.bounds }
+  }
+  setBounds(bounds: Partial<FakeRectangle>): void {
+    assertAlive(this)
+    this.bounds = { ...this.bounds, ...bounds }
+  }
+
+  /**
+   * BaseWindow::Close asks first: 'close' (WillCloseWindow), which a
+   * listener may prevent, and then nothing happens. Otherwise the window
+   * closes a task later: marked destroyed, then 'closed'
+   * (BaseWindow::OnWindowClosed), then its webContents is destroyed.
+   * Resolves once it has closed (or at once, when prevented).
+   */
+  close(): Promise<void> {
+    assertAlive(this)
+    const event = fakeEvent()
+    this.emit('close', event)
+    if (event.defaultPrevented) return Promise.resolve()
+    return new Promise((resolve) =>
+      soon(() => {
+        this.destroy()
+        resolve()
+      }),
+    )
+  }
+  /** Closes at once, with no 'close' event (`win.destroy()`). */
+  destroy(): void {
     if (this.destroyed) return
+    this.deactivate()
+    this.visible = false
+    // MarkDestroyed comes before Emit("closed"): a 'closed' listener already
+    // sees isDestroyed() true.
     this.destroyed = true
     this.emit('closed')
     this.webContents.destroy()
+    // WindowList::RemoveWindow: the last window gone is 'window-all-closed'.
+    if (FakeBrowserWindow.created.every((win) => win.destroyed) && !app.quitting) {
+      app.emit('window-all-closed')
+    }
   }
   isDestroyed(): boolean {
     return this.destroyed
   }
-  isVisible(): boolean {
-    return !this.destroyed
+
+  private activate(): void {
+    const previous = FakeBrowserWindow.focused
+    if (previous === this) return
+    FakeBrowserWindow.focused = this
+    if (previous && !previous.destroyed) soon(() => previous.emit('blur'))
+    soon(() => {
+      if (!this.destroyed) this.emit('focus')
+    })
   }
-  isFocused(): boolean {
-    return !this.destroyed
+  private deactivate(): void {
+    if (FakeBrowserWindow.focused !== this) return
+    FakeBrowserWindow.focused = undefined
+    soon(() => {
+      if (!this.destroyed) this.emit('blur')
+    })
   }
 }
 
@@ -351,12 +603,156 @@ export const Menu = {
   },
 }
 
+/** How the fake app was started and what it did (the parts of `app` main
+ *  reads before and after 'ready'). */
 class FakeApp extends Emitter {
   name = 'Assent'
+  ready = false
+  quitting = false
+  sandboxEnabled = false
+  /** Command-line switches Chromium was given (`app.commandLine`). */
+  readonly switches = new Set<string>()
+  /** False when another instance holds Electron's single-instance lock. */
+  singleInstanceLock = true
+  exitCode: number | undefined
+  quitCalls = 0
+  appPath = '/app'
+  userData = '/nonexistent/userData'
+  readonly commandLine = {
+    hasSwitch: (name: string) => this.switches.has(name),
+  }
+  private readyWaiters: Array<() => void> = []
+
+  /** App::EnableSandbox: "can only be called before app is ready". */
+  enableSandbox(): void {
+    if (this.ready) throw new Error('app.enableSandbox() can only be called before app is ready')
+    this.sandboxEnabled = true
+  }
+  requestSingleInstanceLock(): boolean {
+    return this.singleInstanceLock
+  }
+  isReady(): boolean {
+    return this.ready
+  }
+  whenReady(): Promise<void> {
+    if (this.ready) return Promise.resolve()
+    return new Promise((resolve) => this.readyWaiters.push(resolve))
+  }
+  /** Electron's 'ready': `whenReady()` resolves and 'ready' is emitted. */
+  becomeReady(): void {
+    this.ready = true
+    this.emit('ready', fakeEvent())
+    for (const resolve of this.readyWaiters.splice(0)) resolve()
+  }
+  getAppPath(): string {
+    return this.appPath
+  }
+  getPath(name: string): string {
+    if (name === 'userData') return this.userData
+    throw new Error(`the fake has no path ${name}`)
+  }
+  getPreferredSystemLanguages(): string[] {
+    return ['en-US']
+  }
+  getLocale(): string {
+    return 'en-US'
+  }
+  /** Browser::Quit: 'before-quit', which a listener may prevent; then every
+   *  window closes and the app ends ('will-quit', 'quit'). */
+  quit(): void {
+    this.quitCalls += 1
+    const event = fakeEvent()
+    this.emit('before-quit', event)
+    if (event.defaultPrevented) return
+    this.quitting = true
+    for (const win of FakeBrowserWindow.created) win.destroy()
+    this.emit('will-quit', fakeEvent())
+    this.emit('quit', fakeEvent(), 0)
+  }
+  /** Ends at once: no 'before-quit', no window asked. */
+  exit(code = 0): void {
+    this.exitCode = code
+    this.quitting = true
+  }
 }
 export const app = new FakeApp()
 
 export const BrowserWindow = FakeBrowserWindow
+
+/** The displays the fake screen reports; the first is the primary. */
+export const fakeDisplays: Array<{ id: number; bounds: FakeRectangle; workArea: FakeRectangle }> =
+  []
+const DEFAULT_DISPLAY = {
+  id: 1,
+  bounds: { x: 0, y: 0, width: 1920, height: 1080 },
+  workArea: { x: 0, y: 0, width: 1920, height: 1040 },
+}
+
+function overlap(a: FakeRectangle, b: FakeRectangle): number {
+  const width = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x)
+  const height = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y)
+  return Math.max(0, width) * Math.max(0, height)
+}
+
+export const screen = {
+  getPrimaryDisplay() {
+    return fakeDisplays[0] ?? DEFAULT_DISPLAY
+  },
+  /** docs/api/screen.md: the display that most closely intersects `rect`. */
+  getDisplayMatching(rect: FakeRectangle) {
+    const displays = fakeDisplays.length > 0 ? fakeDisplays : [DEFAULT_DISPLAY]
+    return displays.reduce((best, each) =>
+      overlap(each.bounds, rect) > overlap(best.bounds, rect) ? each : best,
+    )
+  },
+}
+
+export const errorBoxes: Array<[string, string]> = []
+export const dialog = {
+  showErrorBox(title: string, content: string): void {
+    errorBoxes.push([title, content])
+  },
+}
+
+export const privilegedSchemes: unknown[] = []
+export const protocol = {
+  /** "This method can only be used before the ready event of the app gets
+   *  emitted" (docs/api/protocol.md). */
+  registerSchemesAsPrivileged(schemes: unknown[]): void {
+    if (app.ready) throw new Error('registerSchemesAsPrivileged must be called before ready')
+    privilegedSchemes.push(...schemes)
+  },
+}
+
+/** ipcMain.handle: one handler per channel (a second one throws, as in
+ *  lib/browser/ipc-main-impl.ts); `invoke` plays a renderer's call. */
+class FakeIpcMain extends Emitter {
+  readonly handlers = new Map<string, Listener>()
+  handle(channel: string, handler: Listener): void {
+    if (this.handlers.has(channel)) {
+      throw new Error(`Attempted to register a second handler for '${channel}'`)
+    }
+    this.handlers.set(channel, handler)
+  }
+  removeHandler(channel: string): void {
+    this.handlers.delete(channel)
+  }
+  async invoke(channel: string, event: unknown, ...args: unknown[]): Promise<unknown> {
+    const handler = this.handlers.get(channel)
+    if (!handler) throw new Error(`No handler registered for '${channel}'`)
+    return handler(event, ...args)
+  }
+}
+export const ipcMain = new FakeIpcMain()
+
+export const nativeTheme = { shouldUseDarkColors: false }
+
+export class Notification extends Emitter {
+  static isSupported(): boolean {
+    return false
+  }
+  show(): void {}
+}
 
 /** Forgets every session, window and menu, so the next `fromPartition`
  *  makes a new session (as a fresh app launch would). */
@@ -364,8 +760,23 @@ export function resetFakeElectron(): void {
   byPartition.clear()
   sessions.length = 0
   FakeBrowserWindow.created.length = 0
+  FakeBrowserWindow.focused = undefined
   openedExternally.length = 0
   app.listeners.clear()
+  Object.assign(app, {
+    ready: false,
+    quitting: false,
+    sandboxEnabled: false,
+    singleInstanceLock: true,
+    exitCode: undefined,
+    quitCalls: 0,
+  })
+  app.switches.clear()
+  fakeDisplays.length = 0
+  errorBoxes.length = 0
+  privilegedSchemes.length = 0
+  ipcMain.handlers.clear()
+  ipcMain.listeners.clear()
   Menu.applicationMenu = DEFAULT_APPLICATION_MENU
   fakePlatform.current = 'linux'
 }

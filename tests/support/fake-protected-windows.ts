@@ -1,5 +1,10 @@
 import type { ConsentView } from '../../src/common/consent-view.ts'
-import type { ProtectedWindow, ProtectedWindowFactory } from '../../src/main/core/host-port.ts'
+import type {
+  ProtectedWindow,
+  ProtectedWindowFactory,
+  ShowHow,
+  ViewShown,
+} from '../../src/main/core/host-port.ts'
 import { eventually } from './runtime-harness.ts'
 
 // The host (a window system) is what main's core cannot bring along into a
@@ -13,6 +18,12 @@ export class FakeWindow implements ProtectedWindow {
   focused = true
   closed = false
   focusCount = 0
+  /** How each `show` was asked to show the window. */
+  readonly shownHow: Array<ShowHow | undefined> = []
+  attentionCount = 0
+  refusedCount = 0
+  /** When set, `show` reports the page drew the view at this time. */
+  drawnAt: (() => number) | undefined
   private readonly closedListeners: Array<() => void> = []
   private readonly focusListeners: Array<() => void> = []
   private readonly resetListeners: Array<(onConsentPage: boolean) => void> = []
@@ -20,11 +31,19 @@ export class FakeWindow implements ProtectedWindow {
   constructor(promptId: string) {
     this.promptId = promptId
   }
-  async show(view: ConsentView) {
+  async show(view: ConsentView, how?: ShowHow): Promise<ViewShown | void> {
     this.views.push(view)
+    this.shownHow.push(how)
+    if (this.drawnAt) return { drawnAtMs: this.drawnAt() }
   }
   focus() {
     this.focusCount += 1
+  }
+  requestAttention() {
+    this.attentionCount += 1
+  }
+  decisionRefused() {
+    this.refusedCount += 1
   }
   close() {
     if (this.closed) return

@@ -154,6 +154,13 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
     this.resetListeners.push(listener)
   }
 
+  /** Main refused the decision just sent: the page re-arms its buttons. */
+  decisionRefused(): void {
+    const promptId = this.promptId
+    if (this.closed || promptId === undefined) return
+    void this.channel.deliver({ refused: true, promptId }).catch(() => undefined)
+  }
+
   /** Closes the window's browser context once, however the window ended. */
   private releaseWindow(): void {
     if (this.released) return

@@ -46,6 +46,8 @@ export type { ConsentOutcome } from './consent-prompts.ts'
 interface SubjectEntry {
   outcome: Promise<ConsentOutcome>
   window?: ProtectedWindow
+  /** Whether its window may take focus (`mayTakeFocus` at the request). */
+  activate: boolean
 }
 
 export interface ConsentControllerOptions {
@@ -53,7 +55,17 @@ export interface ConsentControllerOptions {
   connection: () => RuntimeConnection | undefined
   windows: ProtectedWindowFactory
   preferences: () => { lang: Language; theme: Theme }
+  /** The wall clock (`Date.now`): approvals expire by it. */
   now?: () => number
+  /** A monotonic clock (`performance.now`) for the enable delay: a wall
+   *  clock set forward (NTP, the person, a suspend) must not shorten it. */
+  monotonicNow?: () => number
+  /** Whether a review asked for now may take focus: the host saw a
+   *  trusted press in the workbench just before (input-recency.ts). A
+   *  review asked for without one is shown without focus and asks for
+   *  attention, so a compromised workbench cannot move someone's typing
+   *  into it. Without it, every review takes focus. */
+  mayTakeFocus?: () => boolean
   randomBytes?: (size: number) => Buffer
   enableDelayMs?: number
   onDiagnostic?: (message: string) => void
@@ -68,12 +80,14 @@ export interface ConsentControllerOptions {
 export class ConsentController {
   private readonly options: ConsentControllerOptions
   private readonly now: () => number
+  private readonly monotonicNow: () => number
   private readonly prompts = new Map<string, Prompt>()
   private readonly bySubject = new Map<string, SubjectEntry>()
 
   constructor(options: ConsentControllerOptions) {
     this.options = options
     this.now = options.now ?? Date.now
+    this.monotonicNow = options.monotonicNow ?? (() => performance.now())
   }
 
   private get enableDelayMs(): number {
@@ -152,20 +166,20 @@ export class ConsentController {
     }
     const parsed = ConsentAnswerSchema.safeParse(answer)
     if (!parsed.success || !answerFits(prompt, parsed.data)) {
-      this.diagnostic(`ignored an answer that does not fit prompt ${promptId}`)
+      this.refuse(window, `ignored an answer that does not fit prompt ${promptId}`)
       return
     }
     if (parsed.data !== 'cancel' && (!window.isVisible() || !window.isFocused())) {
-      this.diagnostic(`ignored a decision from a hidden or unfocused window (${promptId})`)
+      this.refuse(window, `ignored a decision from a hidden or unfocused window (${promptId})`)
       return
     }
     if (
       widens(subjectOf(prompt), parsed.data) &&
-      !activeLongEnough(prompt.activeSinceMs, this.now(), this.enableDelayMs)
+      !activeLongEnough(prompt.activeSinceMs, this.monotonicNow(), this.enableDelayMs)
     ) {
       // Sooner than the person could have seen the window for the whole
       // delay: the preload's own timer said otherwise, so it is not trusted.
-      this.diagnostic(`ignored ${parsed.data} before the enable delay had passed (${promptId})`)
+      this.refuse(window, `ignored ${parsed.data} before the enable delay had passed (${promptId})`)
       return
     }
     prompt.used = true
@@ -222,6 +236,7 @@ export class ConsentController {
       outcome,
       finish,
     })
+    prompt.activate = entry.activate
     this.prompts.set(promptId, prompt)
     // Closing the window is a cancel, unless a decision is already being
     // applied: then the outcome is that decision's.
@@ -237,7 +252,7 @@ export class ConsentController {
       )
     }
     window.onFocused?.(() => {
-      if (prompt.activeSinceMs !== undefined) prompt.activeSinceMs = this.now()
+      if (prompt.activeSinceMs !== undefined) prompt.activeSinceMs = this.monotonicNow()
     })
     const shown = view(promptId)
     window.onPageReset?.((onConsentPage) => {
@@ -255,17 +270,25 @@ export class ConsentController {
     return outcome
   }
 
-  /** Shows the view and focuses the window. The enable delay main enforces
-   *  runs from just before the view is sent: the page cannot start its own
-   *  delay any sooner, so main's deadline is never later than the page's,
-   *  and a person who clicks the moment Allow enables is never refused. */
+  /**
+   * Shows the view, focusing the window only if the review may take focus.
+   * The enable delay main enforces runs from when the page reported it had
+   * drawn the view, which a host that can tell reports (the window stays
+   * hidden until then, so the person cannot have seen it sooner); from
+   * just before the view was sent otherwise. Either way the page cannot
+   * start its own delay any sooner (it starts once the window is shown and
+   * focused), so main's deadline is never later than the page's, and a
+   * person who clicks the moment Allow enables is never refused. A drawn
+   * time before the send is not believed.
+   */
   private async present(prompt: Prompt, view: ConsentView): Promise<void> {
     prompt.activeSinceMs = undefined
-    const sentAtMs = this.now()
+    const activate = prompt.activate ?? true
+    const sentAtMs = this.monotonicNow()
     try {
-      await prompt.window.show(view)
-      prompt.window.focus()
-      if (!prompt.finished) prompt.activeSinceMs = sentAtMs
+      const shown = await prompt.window.show(view, { activate })
+      if (activate) prompt.window.focus()
+      if (!prompt.finished) prompt.activeSinceMs = Math.max(sentAtMs, shown?.drawnAtMs ?? sentAtMs)
     } catch (error) {
       this.end(prompt, {
         status: 'failed',
@@ -304,12 +327,15 @@ export class ConsentController {
     subjectKey: string,
     open: (entry: SubjectEntry) => Promise<ConsentOutcome>,
   ): Promise<ConsentOutcome> {
+    // Asked now, before any await: the press must precede the request.
+    const activate = this.options.mayTakeFocus?.() ?? true
     const existing = this.bySubject.get(subjectKey)
     if (existing) {
-      existing.window?.focus()
+      if (activate) existing.window?.focus()
+      else existing.window?.requestAttention?.()
       return existing.outcome
     }
-    const entry: SubjectEntry = { outcome: Promise.resolve({ status: 'cancelled' }) }
+    const entry: SubjectEntry = { activate, outcome: Promise.resolve({ status: 'cancelled' }) }
     this.bySubject.set(subjectKey, entry)
     entry.outcome = open(entry).finally(() => {
       if (this.bySubject.get(subjectKey) === entry) this.bySubject.delete(subjectKey)
@@ -327,6 +353,14 @@ export class ConsentController {
    *  answer for (or answers for in a shape main cannot read) opens no window. */
   private async roomLabel(roomId: string): Promise<string> {
     return (await this.options.client.getRoom(roomId)).title
+  }
+
+  /** A decision refused on an open prompt: the page disabled its buttons
+   *  when it sent it, so it is told, and re-arms them; otherwise the
+   *  window would sit there with nothing left to press. */
+  private refuse(window: ProtectedWindow, message: string): void {
+    this.diagnostic(message)
+    window.decisionRefused?.()
   }
 
   private diagnostic(message: string): void {

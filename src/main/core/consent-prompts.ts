@@ -44,9 +44,13 @@ export interface PromptBase {
   outcome: Promise<ConsentOutcome>
   finish: (outcome: ConsentOutcome) => void
   timer?: ReturnType<typeof setTimeout>
-  /** When main last finished showing and focusing the window, or the
-   *  window last gained focus; undefined while it is being shown. */
+  /** When the page drew the view (or, with a host that does not say,
+   *  when the view was sent), or the window last gained focus; undefined
+   *  while it is being shown. On the controller's monotonic clock. */
   activeSinceMs?: number
+  /** Whether this review may take focus: the person pressed something in
+   *  the workbench just before asking for it. */
+  activate?: boolean
 }
 
 export interface ApprovalPrompt extends PromptBase {

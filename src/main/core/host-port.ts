@@ -9,9 +9,21 @@ export interface ProtectedWindow {
   /** The prompt this window serves; undefined only while it is a prepared
    *  spare (main/core/spare-window.ts), which decides nothing. */
   readonly promptId: string | undefined
-  /** Sends the canonical view to the window's protected preload. */
-  show(view: ConsentView): Promise<void>
+  /** Sends the canonical view to the window's protected preload and shows
+   *  the window: focused when `how.activate` (the default), otherwise
+   *  without taking focus from whatever the person is in, drawing their
+   *  attention instead. A host that learns when the page has drawn the
+   *  view reports that time, on the controller's monotonic clock. */
+  show(view: ConsentView, how?: ShowHow): Promise<ViewShown | void>
   focus(): void
+  /** Asks for the person's attention without taking focus (a flashing
+   *  taskbar entry): a review asked for again while the person was not
+   *  pressing anything in the workbench. */
+  requestAttention?(): void
+  /** Main refused a decision from this window (too early, hidden,
+   *  unfocused, no press just before it): the page re-arms its buttons,
+   *  so a person whose click came too late can still decide. */
+  decisionRefused?(): void
   close(): void
   isVisible(): boolean
   isFocused(): boolean
@@ -26,6 +38,17 @@ export interface ProtectedWindow {
    *  again or closes it, so a window never sits blank while its card says
    *  "decide there". */
   onPageReset?(listener: (onConsentPage: boolean) => void): void
+}
+
+export interface ShowHow {
+  /** Whether the window may take focus as it is shown. */
+  activate: boolean
+}
+
+export interface ViewShown {
+  /** When the page reported it had drawn the view, just before the window
+   *  was shown (the controller's monotonic clock). */
+  drawnAtMs: number
 }
 
 /**

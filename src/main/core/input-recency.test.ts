@@ -6,6 +6,7 @@ import {
   inputPrecedesDecision,
   isPrimaryMouseInput,
   isSpaceKeyInput,
+  isTouchTapInput,
 } from './input-recency.ts'
 
 describe('isPrimaryMouseInput', () => {
@@ -31,6 +32,56 @@ describe('isPrimaryMouseInput', () => {
     ]) {
       expect(isPrimaryMouseInput(event), JSON.stringify(event)).toBe(false)
     }
+  })
+})
+
+describe('isTouchTapInput', () => {
+  // Electron reports a tap as touchStart, gestureTapDown, touchEnd and
+  // gestureTap ('input-event'; the type names of blink_converter.cc).
+  it('counts the end of a tap and the tap gesture', () => {
+    expect(isTouchTapInput({ type: 'touchEnd' })).toBe(true)
+    expect(isTouchTapInput({ type: 'gestureTap' })).toBe(true)
+  })
+
+  it('does not count a touch that starts, moves, scrolls or is held, or a mouse event', () => {
+    for (const event of [
+      { type: 'touchStart' },
+      { type: 'touchMove' },
+      { type: 'gestureTapDown' },
+      { type: 'gestureScrollBegin' },
+      { type: 'gestureLongPress' },
+      { type: 'mouseDown', button: 'left' },
+      null,
+      'gestureTap',
+    ]) {
+      expect(isTouchTapInput(event), JSON.stringify(event)).toBe(false)
+    }
+  })
+})
+
+describe('TrustedInputLog kinds', () => {
+  it('counts a touch tap in every window, so a tap can allow', () => {
+    for (const kinds of ['pointer', 'pointer-and-space'] as const) {
+      const log = new TrustedInputLog(kinds)
+      log.record({ type: 'gestureTap' }, 40)
+      expect(log.lastInputAtMs, kinds).toBe(40)
+      expect(
+        decisionHasRecentInput({
+          answer: 'allow-once',
+          lastInputAtMs: log.lastInputAtMs,
+          decisionAtMs: 90,
+        }),
+      ).toBe(true)
+    }
+  })
+
+  it('counts no key where only pointer presses count (the workbench, where people type)', () => {
+    const log = new TrustedInputLog('pointer')
+    log.record({ type: 'keyUp', key: ' ', code: 'Space' }, 10)
+    log.record({ type: 'keyDown', key: 'Enter', code: 'Enter' }, 11)
+    expect(log.lastInputAtMs).toBeUndefined()
+    log.record({ type: 'mouseUp', button: 'left' }, 12)
+    expect(log.lastInputAtMs).toBe(12)
   })
 })
 
@@ -148,8 +199,8 @@ describe('decisionHasRecentInput', () => {
     }
   })
 
-  it('lets deny and cancel through without a click: they never widen anything', () => {
-    for (const answer of ['deny', 'cancel']) {
+  it('lets deny, decline and cancel through without a click: they never widen anything', () => {
+    for (const answer of ['deny', 'decline', 'cancel']) {
       expect(
         decisionHasRecentInput({ answer, lastInputAtMs: undefined, decisionAtMs: 5_000 }),
         answer,

@@ -1,9 +1,15 @@
 /**
  * Defense in depth for the protected window, on top of the preload's trusted
  * click check: main accepts a widening decision only if the window received
- * a real mouse press, or a Space key (a keyboard activation), shortly
- * before. The host records input it sees from the browser process (Electron's `webContents.on('input-event')`), which a
- * script in the page cannot produce. Pure: the host supplies the clock.
+ * a real mouse press, a touch tap, or a Space key (a keyboard activation)
+ * shortly before. The host records input it sees from the browser process
+ * (Electron's `webContents.on('input-event')`), which a script in the page
+ * cannot produce. Pure: the host supplies the clock.
+ *
+ * Assistive technology that activates a button through the accessibility
+ * tree (a screen reader's "default action") produces no input event at all:
+ * it may give every narrowing answer, and widens only through a Space key
+ * or a press main sees (docs/security-model.md, "Assistive technology").
  */
 
 /** A click reaches main a few milliseconds after the mouse button is
@@ -11,9 +17,10 @@
  *  to reuse an unrelated click. */
 export const MAX_INPUT_TO_DECISION_MS = 1_000
 
-/** Answers that never widen anything: a deny, or closing the prompt. They
- *  must work from the keyboard (Escape) and need no recent click. */
-const NARROWING_ANSWERS: ReadonlySet<string> = new Set(['deny', 'cancel'])
+/** Answers that never widen anything: a deny, declining a form, or closing
+ *  the prompt. They must work from the keyboard (Escape) and from assistive
+ *  technology, and need no recent press. */
+const NARROWING_ANSWERS: ReadonlySet<string> = new Set(['deny', 'cancel', 'decline'])
 
 /**
  * True for a mouse press or release of the primary button, as the browser
@@ -44,15 +51,41 @@ export function isSpaceKeyInput(inputEvent: unknown): boolean {
   return key === ' ' || code === 'Space'
 }
 
-/** The time of the last primary mouse press or release, or Space key, in
- *  one window. */
+/**
+ * True for the end of a touch tap as the browser process reports it: the
+ * finger lifting (`touchEnd`) or the tap gesture Chromium makes of it
+ * (`gestureTap`), the names Electron gives `blink::WebInputEvent::Type`
+ * (shell/common/gin_converters/blink_converter.cc). A touch that starts,
+ * moves, scrolls or is held does not count.
+ */
+export function isTouchTapInput(inputEvent: unknown): boolean {
+  if (typeof inputEvent !== 'object' || inputEvent === null) return false
+  const { type } = inputEvent as { type?: unknown }
+  return type === 'touchEnd' || type === 'gestureTap'
+}
+
+/** What counts as a press in a window: pointer input always (a primary
+ *  mouse press or release, a touch tap); a Space key only where `keys` is
+ *  'space' (the protected window, whose buttons the keyboard activates with
+ *  Space). The workbench counts no key at all: a person typing there types
+ *  spaces, and a review must not take focus from someone typing. */
+export type PressKinds = 'pointer' | 'pointer-and-space'
+
+/** The time of the last press (`PressKinds`) in one window. */
 export class TrustedInputLog {
   private lastAtMs: number | undefined
+  private readonly kinds: PressKinds
 
-  /** Records `inputEvent` if it is a primary mouse press or release or a
-   *  Space key. */
+  constructor(kinds: PressKinds = 'pointer-and-space') {
+    this.kinds = kinds
+  }
+
+  /** Records `inputEvent` if it is a press of the kinds this log counts. */
   record(inputEvent: unknown, atMs: number): void {
-    const activates = isPrimaryMouseInput(inputEvent) || isSpaceKeyInput(inputEvent)
+    const activates =
+      isPrimaryMouseInput(inputEvent) ||
+      isTouchTapInput(inputEvent) ||
+      (this.kinds === 'pointer-and-space' && isSpaceKeyInput(inputEvent))
     if (activates && Number.isFinite(atMs)) this.lastAtMs = atMs
   }
 
@@ -78,10 +111,10 @@ export function inputPrecedesDecision(
 }
 
 /**
- * The host's check for one decision: deny and cancel always pass (they never
- * widen anything and must work without a mouse); every other answer needs a
- * recent primary mouse press or Space key. An answer that is not a string is
- * refused.
+ * The host's check for one decision: deny, decline and cancel always pass
+ * (they never widen anything and must work without a mouse); every other
+ * answer needs a recent primary mouse press, touch tap or Space key. An
+ * answer that is not a string is refused.
  */
 export function decisionHasRecentInput(input: {
   answer: unknown

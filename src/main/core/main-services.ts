@@ -44,6 +44,8 @@ export interface MainServicesOptions {
   /** mcp.json, when not the one in the data dir. */
   mcpConfigPath?: string
   enableDelayMs?: number
+  /** Whether a review asked for now may take focus (ConsentController). */
+  mayTakeFocus?: () => boolean
   /** How long a start waits for the runtime's ready message before it
    *  kills it and tries again (RUNTIME_READY_TIMEOUT_MS unless given). */
   runtimeReadyTimeoutMs?: number
@@ -92,6 +94,7 @@ export class MainServices {
       windows: options.windows,
       preferences: () => this.preferences,
       ...(options.enableDelayMs === undefined ? {} : { enableDelayMs: options.enableDelayMs }),
+      ...(options.mayTakeFocus ? { mayTakeFocus: options.mayTakeFocus } : {}),
       ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
     })
     this.events = new RuntimeEventStream(connection, (event) => {

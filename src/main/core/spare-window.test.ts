@@ -72,13 +72,15 @@ describe('SparePool', () => {
     expect(a).not.toBe(b)
   })
 
-  it('drops a spare that closed or crashed and prepares a fresh window', async () => {
+  it('closes a spare that crashed, rather than leave it hidden, and prepares a fresh window', async () => {
     const { spares, prepared } = pool()
     spares.warm(SIZE)
     prepared[0]!.alive = false
     const window = await spares.take(SIZE)
     expect(window).toBe(prepared[1])
     expect(window.isAlive()).toBe(true)
+    // A hidden window left open keeps its session leased and the app alive.
+    expect(prepared[0]!.discarded).toBe(true)
   })
 
   it('discards a spare of another size', async () => {
@@ -111,6 +113,23 @@ describe('SparePool', () => {
     await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 2)
     expect(prepared).toHaveLength(2)
     await expect(spares.take(SIZE)).rejects.toThrow(/closing/)
+  })
+
+  it('prepares no spare after discardSpare, not even behind a prompt, until warmed again', async () => {
+    const { spares, prepared } = pool()
+    spares.warm(SIZE)
+    await spares.take(SIZE)
+    spares.discardSpare()
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 2)
+    expect(prepared).toHaveLength(1)
+    // A prompt after the workbench closed still gets its window, alone.
+    await spares.take(SIZE)
+    spares.idle()
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 2)
+    expect(prepared).toHaveLength(2)
+    expect(spares.holdsSpare).toBe(false)
+    spares.warm(SIZE)
+    expect(prepared).toHaveLength(3)
   })
 })
 

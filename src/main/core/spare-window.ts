@@ -24,7 +24,7 @@ export const SPARE_PREPARE_DELAY_MS = 500
  * What makes this safe: a prepared window has shown nothing and holds no
  * prompt, so nothing can be decided in it (the host refuses decisions from
  * an unclaimed window); each one is handed out once and never comes back;
- * a spare that closed or crashed is dropped, never shown.
+ * a spare that closed or crashed is closed, never shown.
  */
 export class SparePool<W extends SpareCandidate> {
   private readonly prepare: (size: WindowSize) => Promise<W>
@@ -35,6 +35,9 @@ export class SparePool<W extends SpareCandidate> {
   /** The size of a spare held back by `mayPrepare`, prepared on `idle()`. */
   private deferred: WindowSize | undefined
   private closed = false
+  /** Set by `discardSpare`: no spare is prepared behind a `take` or on
+   *  `idle()` until the host asks for one again with `warm`. */
+  private dormant = false
 
   /** `mayPrepare` says whether a spare may be prepared now; when it says no
    *  (a window the person is deciding in is open, and preparing another
@@ -62,7 +65,7 @@ export class SparePool<W extends SpareCandidate> {
   /** Prepares a spare held back until now, if the host may prepare one. */
   idle(): void {
     const size = this.deferred
-    if (size === undefined || this.closed || !this.mayPrepare()) return
+    if (size === undefined || this.closed || this.dormant || !this.mayPrepare()) return
     this.deferred = undefined
     this.warm(size)
   }
@@ -78,7 +81,12 @@ export class SparePool<W extends SpareCandidate> {
     if (spare?.key === key) {
       // A spare that failed to prepare was reported when it failed.
       window = await spare.window.catch(() => undefined)
-      if (window && !window.isAlive()) window = undefined
+      if (window && !window.isAlive()) {
+        // Closed for good, not merely dropped: a crashed spare left hidden
+        // would keep its session leased and the app from quitting.
+        window.discard()
+        window = undefined
+      }
     } else if (spare) {
       void spare.window.then(
         (stale) => stale.discard(),
@@ -90,9 +98,12 @@ export class SparePool<W extends SpareCandidate> {
     return window
   }
 
-  /** Prepares a spare of `size` now, unless there is one. */
+  /** Prepares a spare of `size` now, unless there is one; after
+   *  `discardSpare`, spares are prepared again from here on. */
   warm(size: WindowSize): void {
-    if (this.closed || this.spare) return
+    if (this.closed) return
+    this.dormant = false
+    if (this.spare) return
     const window = this.prepare(size)
     const entry = { key: sizeKey(size), window }
     this.spare = entry
@@ -113,9 +124,11 @@ export class SparePool<W extends SpareCandidate> {
     await this.spare?.window.catch(() => undefined)
   }
 
-  /** Discards the spare and any planned one; the next `take` prepares
-   *  afresh. */
+  /** Discards the spare and any planned one, and prepares no other until
+   *  the next `warm`: the next `take` prepares its own window, and none
+   *  behind it. */
   discardSpare(): void {
+    this.dormant = true
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
     this.deferred = undefined
@@ -134,6 +147,7 @@ export class SparePool<W extends SpareCandidate> {
   }
 
   private warmLater(size: WindowSize): void {
+    if (this.dormant) return
     if (this.timer) clearTimeout(this.timer)
     this.timer = setTimeout(() => {
       this.timer = undefined

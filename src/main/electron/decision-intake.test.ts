@@ -75,7 +75,7 @@ describe('takeDecision', () => {
       )
       expect(verdict, answer).toEqual({
         ok: false,
-        reason: 'no mouse press or Space key in this window just before the decision',
+        reason: 'no mouse press, touch tap or Space key in this window just before the decision',
       })
       expect(
         takeDecision(input({ message: { promptId: 'p-1', answer }, lastInputAtMs: 8_000 })).ok,

@@ -44,7 +44,7 @@ export function takeDecision(input: DecisionIntakeInput): DecisionIntake {
   if (!recent) {
     return {
       ok: false,
-      reason: 'no mouse press or Space key in this window just before the decision',
+      reason: 'no mouse press, touch tap or Space key in this window just before the decision',
     }
   }
   return {

@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto'
-import { BrowserWindow, session, type Session } from 'electron'
+import { BrowserWindow, screen, session, type Session } from 'electron'
+import { z } from 'zod'
 import type { ConsentAnswer, ConsentView } from '../../common/consent-view.ts'
 import { IPC } from '../../common/ipc-channels.ts'
-import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
+import type {
+  ProtectedWindow,
+  ProtectedWindowFactory,
+  ShowHow,
+  ViewShown,
+} from '../core/host-port.ts'
 import { TrustedInputLog } from '../core/input-recency.ts'
-import { isExactPage, pageOf } from '../core/sender-validator.ts'
+import { isExactPage, pageOf, validateSender } from '../core/sender-validator.ts'
 import { SparePool, type SpareCandidate, type WindowSize } from '../core/spare-window.ts'
 import { CONSENT_SITE } from '../core/page-sites.ts'
 import { builtPath } from './app-layout.ts'
@@ -16,6 +22,16 @@ import {
 import { takeDecision } from './decision-intake.ts'
 import { isSiteUrl, servePageFile } from './page-files.ts'
 import { WEBRTC_IP_HANDLING_POLICY, grantNothing } from './web-contents-guard.ts'
+import { minimumSizeIn, placeInWorkArea, type Rect } from './window-placement.ts'
+
+/** How long main waits for the page to report the view drawn before it
+ *  shows the window anyway: a slow renderer delays a prompt, it does not
+ *  block it. The page's own delay starts only once the window is shown and
+ *  focused, so showing late never lets an answer through early. */
+export const VIEW_DRAWN_TIMEOUT_MS = 1_500
+
+/** The page's report that it drew the view of its prompt. */
+const ViewDrawnSchema = z.strictObject({ promptId: z.string().min(1).max(128) })
 
 export interface ElectronProtectedWindowFactoryOptions {
   /** `app.getAppPath()`: where `out/` lives. */
@@ -36,6 +52,11 @@ export interface ElectronProtectedWindowFactoryOptions {
   onDiagnostic?: (message: string) => void
   /** Told which BrowserWindow a prompt was handed (the smoke port only). */
   onOpened?: (promptId: string, windowId: number) => void
+  /** The workbench, while it is open: each protected window is its child
+   *  and opens on its display. */
+  parent?: () => BrowserWindow | undefined
+  /** How long to wait for the page to draw the view (VIEW_DRAWN_TIMEOUT_MS). */
+  viewDrawnTimeoutMs?: number
 }
 
 /**
@@ -49,6 +70,8 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
   private readonly options: ElectronProtectedWindowFactoryOptions
   private readonly spares: SparePool<ElectronProtectedWindow>
   private readonly sessions: ConsentSessionPool<Session>
+  /** Windows handed to a prompt and not closed yet. */
+  private readonly claimed = new Set<ElectronProtectedWindow>()
 
   constructor(options: ElectronProtectedWindowFactoryOptions) {
     this.options = options
@@ -63,14 +86,22 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
       clear: clearConsentSession,
       ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
     })
+    // No spare is prepared while a prompt's window is open: a new window
+    // could draw the eye or take focus from the one being decided in.
     this.spares = new SparePool(
       (size) => this.prepare(size),
       (error) => options.onDiagnostic?.(`a spare consent window failed: ${String(error)}`),
+      { mayPrepare: () => this.claimed.size === 0 },
     )
   }
 
   async open(promptId: string, size: WindowSize): Promise<ProtectedWindow> {
     const window = (await this.spares.take(size)).claim(promptId)
+    this.claimed.add(window)
+    window.onClosed(() => {
+      this.claimed.delete(window)
+      this.spares.idle()
+    })
     this.options.onOpened?.(promptId, window.windowId)
     return window
   }
@@ -147,6 +178,9 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
     // No window menu on Windows and Linux (macOS has only the application
     // menu, which application-menu.ts keeps free of Reload and DevTools).
     win.removeMenu()
+    // Screen capture and screen sharing get a blank window (macOS, Windows):
+    // a webhook secret or a form's password is not recorded or streamed.
+    win.setContentProtection(true)
     return win
   }
 }
@@ -185,6 +219,9 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
   private readonly closedListeners: Array<() => void> = []
   private readonly focusListeners: Array<() => void> = []
   private readonly resetListeners: Array<(onConsentPage: boolean) => void> = []
+  private readonly options: ElectronProtectedWindowFactoryOptions
+  /** Resolves the wait for the page's report that it drew the view. */
+  private drawnWaiter: ((atMs: number) => void) | undefined
   private closed = false
   /** Set once a prompt's view was first sent: a later document in the main
    *  frame is a reset (a reload, a crash), the first load is not. */
@@ -196,8 +233,14 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
     options: ElectronProtectedWindowFactoryOptions,
   ) {
     this.win = win
+    this.options = options
     const contents = win.webContents
     const webContentsId = contents.id
+    const expected = {
+      webContentsId,
+      mainFrame: () => win.webContents.mainFrame,
+      ...pageOf(CONSENT_SITE.pageUrl),
+    }
     // The session goes back to the pool (to be cleared) only once no page
     // of this window can use it any more.
     contents.once('destroyed', () => lease.release())
@@ -229,22 +272,30 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
         event,
         message,
         promptId,
-        expected: {
-          webContentsId,
-          mainFrame: () => win.webContents.mainFrame,
-          ...pageOf(CONSENT_SITE.pageUrl),
-        },
+        expected,
         lastInputAtMs: this.inputs.lastInputAtMs,
         nowMs: options.now(),
       })
       if (!intake.ok) {
         options.onDiagnostic?.(`refused a consent decision for ${promptId}: ${intake.reason}`)
+        // Whoever sent it, the page is told: a real page re-arms its
+        // buttons; anything else learns only that nothing was taken.
+        this.decisionRefused()
         return
       }
       options.onDecision(promptId, intake.answer, this, intake.values)
     })
 
+    // The page drew the prompt's view: main shows the window only now.
+    contents.ipc.on(IPC.consentDrawn, (event, message: unknown) => {
+      if (!validateSender({ event, expected }).ok) return
+      const parsed = ViewDrawnSchema.safeParse(message)
+      if (!parsed.success || parsed.data.promptId !== this.promptId) return
+      this.drawnWaiter?.(options.now())
+    })
+
     win.on('focus', () => {
+      if (this.isOpen()) win.flashFrame(false)
       for (const listener of this.focusListeners) listener()
     })
     // A reload shows an empty consent page: it says so only once the page
@@ -259,7 +310,13 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
     contents.on('did-navigate', (_event, url: string) => {
       if (!isExactPage(url, consentPage)) this.pageReset(false)
     })
-    contents.on('render-process-gone', () => this.pageReset(false))
+    contents.on('render-process-gone', () => {
+      // A spare whose renderer died can never serve a prompt: closed now,
+      // or it would sit hidden with its session leased, keeping the app
+      // from quitting.
+      if (this.promptId === undefined) this.close()
+      else this.pageReset(false)
+    })
 
     win.once('closed', () => {
       this.closed = true
@@ -292,17 +349,70 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
     await this.win.loadURL(CONSENT_SITE.pageUrl)
   }
 
-  async show(view: ConsentView): Promise<void> {
+  /**
+   * Sends the view, waits (bounded) for the page to report it drawn, and
+   * only then places and shows the window: a person never sees a blank or
+   * half-drawn prompt, and main's enable delay starts no sooner than the
+   * view could be seen. Shown without focus (and flashing) unless `how`
+   * lets it take focus.
+   */
+  async show(view: ConsentView, how: ShowHow = { activate: true }): Promise<ViewShown> {
     if (!this.isOpen()) throw new Error('the consent window was closed before it was shown')
+    const drawn = new Promise<number>((resolve) => {
+      const timer = setTimeout(
+        () => resolve(this.options.now()),
+        this.options.viewDrawnTimeoutMs ?? VIEW_DRAWN_TIMEOUT_MS,
+      )
+      this.drawnWaiter = (atMs) => {
+        clearTimeout(timer)
+        resolve(atMs)
+      }
+    })
     this.win.webContents.send(IPC.consentShow, view)
     this.shown = true
-    this.win.show()
+    const drawnAtMs = await drawn
+    this.drawnWaiter = undefined
+    if (!this.isOpen()) throw new Error('the consent window was closed before it was shown')
+    this.place()
+    if (how.activate) {
+      this.win.show()
+    } else {
+      this.win.showInactive()
+      this.win.flashFrame(true)
+    }
+    return { drawnAtMs }
   }
 
   focus(): void {
     if (!this.isOpen()) return
     this.win.show()
     this.win.focus()
+  }
+
+  requestAttention(): void {
+    if (this.isOpen() && !this.win.isFocused()) this.win.flashFrame(true)
+  }
+
+  decisionRefused(): void {
+    const promptId = this.promptId
+    if (promptId === undefined || !this.isOpen()) return
+    this.win.webContents.send(IPC.consentRefused, { promptId })
+  }
+
+  /** A child of the workbench, on the workbench's display, sized to fit its
+   *  work area; on the primary display when there is no workbench. */
+  private place(): void {
+    const parent = this.options.parent?.()
+    const liveParent = parent && !parent.isDestroyed() ? parent : undefined
+    const parentBounds: Rect | undefined = liveParent?.getBounds()
+    if (liveParent) this.win.setParentWindow(liveParent)
+    const display = parentBounds
+      ? screen.getDisplayMatching(parentBounds)
+      : screen.getPrimaryDisplay()
+    const requested = this.win.getBounds()
+    const minimum = minimumSizeIn(display.workArea)
+    this.win.setMinimumSize(minimum.width, minimum.height)
+    this.win.setBounds(placeInWorkArea(requested, display.workArea, parentBounds))
   }
 
   close(): void {

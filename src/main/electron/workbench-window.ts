@@ -1,6 +1,7 @@
 import { BrowserWindow, session, type Session } from 'electron'
 import type { WorkbenchEvent } from '../../common/assent-gui.ts'
 import { IPC } from '../../common/ipc-channels.ts'
+import { TrustedInputLog } from '../core/input-recency.ts'
 import { pageOf, type ExpectedSender } from '../core/sender-validator.ts'
 import { WORKBENCH_SITE } from '../core/page-sites.ts'
 import { builtPath } from './app-layout.ts'
@@ -11,11 +12,20 @@ import { WEBRTC_IP_HANDLING_POLICY, grantNothing } from './web-contents-guard.ts
  *  separate from the default session, which nothing of ours uses. */
 const WORKBENCH_PARTITION = 'persist:assent-workbench'
 
+/** How many times in a row a crashed workbench page is loaded again before
+ *  main gives up on it (a page that crashes as it loads would otherwise
+ *  loop); a load that finishes resets the count, and bringing the window
+ *  forward (`revive`) tries again. */
+export const MAX_WORKBENCH_RELOADS = 3
+
 export interface WorkbenchWindowOptions {
   appRoot: string
   /** The build-time flavour (see electron.vite.config.ts): DevTools and
    *  their pages only in a development build. */
   developmentBuild: boolean
+  /** A monotonic clock (`performance.now`) for the time of its presses. */
+  now?: () => number
+  onDiagnostic?: (message: string) => void
 }
 
 export interface WorkbenchWindow {
@@ -24,6 +34,14 @@ export interface WorkbenchWindow {
   expectedSender(): ExpectedSender | undefined
   /** Forwards an already-filtered runtime event or status to the page. */
   send(event: WorkbenchEvent): void
+  /** When the person last pressed something in the workbench (a primary
+   *  mouse press or release, a touch tap), as the browser process saw it;
+   *  a script in the page cannot make one. Keys do not count: people type
+   *  here. */
+  lastPressAtMs(): number | undefined
+  /** Loads the page again if its renderer is gone (before the window is
+   *  brought forward: a dead window must not be focused as it is). */
+  revive(): void
 }
 
 /**
@@ -86,10 +104,39 @@ export function openWorkbenchWindow(options: WorkbenchWindowOptions): WorkbenchW
   // WebRTC could reach the network around the session's request filter.
   contents.setWebRTCIPHandlingPolicy(WEBRTC_IP_HANDLING_POLICY)
 
+  const now = options.now ?? (() => performance.now())
+  const presses = new TrustedInputLog('pointer')
+  contents.on('input-event', (_event, input) => presses.record(input, now()))
+
+  // A renderer that crashed (or was killed) leaves a blank window for good:
+  // its page is loaded afresh, a bounded number of times in a row.
+  let reloads = 0
+  const load = () => {
+    void win.loadURL(WORKBENCH_SITE.pageUrl).catch((error: unknown) => {
+      options.onDiagnostic?.(`the workbench page did not load: ${String(error)}`)
+    })
+  }
+  contents.on('did-finish-load', () => {
+    reloads = 0
+  })
+  contents.on('render-process-gone', (_event, details: { reason?: string }) => {
+    if (win.isDestroyed()) return
+    options.onDiagnostic?.(`the workbench renderer is gone (${details?.reason ?? 'unknown'})`)
+    if (reloads >= MAX_WORKBENCH_RELOADS) return
+    reloads += 1
+    load()
+  })
+
   win.once('ready-to-show', () => win.show())
-  void win.loadURL(WORKBENCH_SITE.pageUrl)
+  load()
 
   return {
+    lastPressAtMs: () => presses.lastInputAtMs,
+    revive: () => {
+      if (win.isDestroyed() || !contents.isCrashed()) return
+      reloads = 0
+      load()
+    },
     window: win,
     expectedSender: () =>
       win.isDestroyed()
@@ -114,6 +161,9 @@ function prepareWorkbenchSession(rendererDir: string, developmentBuild: boolean)
   if (preparedSessions.has(workbenchSession)) return workbenchSession
   preparedSessions.add(workbenchSession)
   grantNothing(workbenchSession)
+  // No spelling service: what the person types stays on the machine, and
+  // no dictionary is downloaded for the session.
+  workbenchSession.setSpellCheckerEnabled(false)
   // The workbench talks to main over IPC only; it has no reason to fetch
   // anything from anywhere else, and model output must not make it try.
   workbenchSession.webRequest.onBeforeRequest((details, callback) => {

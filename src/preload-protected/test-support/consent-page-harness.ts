@@ -71,14 +71,24 @@ function fakeClock() {
 export let clock: ReturnType<typeof fakeClock>
 export let inbox: ViewInbox
 export let sent: ConsentDecisionMessage[]
+/** The prompt ids the preload reported drawn, in order. */
+export let drawn: string[]
+let refusedListener: ((message: unknown) => void) | undefined
+/** Main refuses a decision: what it sends the page. */
+export const refuse = (message: unknown) => refusedListener?.(message)
 const running: Array<{ stop(): void }> = []
 
 export function start() {
   const decisions = sent
+  const reported = drawn
   const preload = startConsentPreload({
     transport: {
       onShow: (listener) => inbox.onShow(listener),
       sendDecision: (message) => decisions.push(message),
+      onRefused: (listener) => {
+        refusedListener = listener
+      },
+      viewDrawn: (promptId) => reported.push(promptId),
     },
     document,
     window,
@@ -169,6 +179,8 @@ export function useConsentPage(): void {
     clock = fakeClock()
     inbox = new ViewInbox()
     sent = []
+    drawn = []
+    refusedListener = undefined
   })
 
   afterEach(() => {

@@ -171,6 +171,8 @@ export const enConsent = {
     confusable:
       'A tool or server name mixes scripts or uses letters that look like others. Those letters are shown as ⟨U+…⟩.',
     scroll: 'The action continues below. Allow stays off until you have scrolled to its end.',
+    refused:
+      'Assent did not take that choice (it came too early, or the window was not in front). Choose again.',
     escapeTitle: 'A hidden or special character, shown by its code',
   },
   form: {

@@ -161,6 +161,7 @@ export const zhCNConsent: Catalog['consent'] = {
     confusable:
       '某个工具或服务器名称混用了多种文字，或使用了与其他字母相似的字母。这些字母显示为 ⟨U+…⟩。',
     scroll: '操作内容在下方继续。滚动到末尾之前，“允许”按钮保持停用。',
+    refused: '刚才的选择未被采纳（太早，或窗口不在最前）。请重新选择。',
     escapeTitle: '隐藏字符或特殊字符，按其编码显示',
   },
   form: {
