@@ -3,11 +3,7 @@
 
 import type { CommandSandboxBenchResult } from './command-sandbox-bench.ts'
 import type { ConsentLatencyResult } from './consent-latency-bench.ts'
-import {
-  SAME_POLICY_CLIENTS,
-  type DecisionBenchResult,
-  type RuntimeMemoryResult,
-} from './decision-bench.ts'
+import { SAME_POLICY_CLIENTS, type DecisionBenchResult } from './decision-bench.ts'
 import { figure, ratios } from './figures.ts'
 import { DECISION_STEPS } from './same-rows-limit.ts'
 import type { MeasuredFigure } from './results-schema.ts'
@@ -146,46 +142,6 @@ export function decisionFigures(result: DecisionBenchResult): MeasuredFigure[] {
         target: 0.8,
         text: '≥ 0.8 of bare node:sqlite writing the same rows under the same durability policy',
       },
-    }),
-  ]
-}
-
-export function runtimeMemoryFigures(result: RuntimeMemoryResult): MeasuredFigure[] {
-  const where = result.dataDirOnTmpfs ? 'data dir on tmpfs' : 'data dir on disk'
-  return [
-    figure({
-      id: 'decisions.memory-backed-per-sec.10-clients',
-      section: 'decisions',
-      label: `allow-once decisions, 10 clients, ${where} (no fsync wait)`,
-      unit: 'decisions/s',
-      samples: result.memoryBackedDecisionsPerSec,
-      goal: {
-        comparison: 'at-least',
-        target: 1_000,
-        text: '≥ 1 000 decisions/s with no disk wait',
-      },
-      note: 'the runtime’s own cost per decision: the ceiling a faster disk could approach',
-    }),
-    figure({
-      id: 'memory.runtime-rss-idle-mib',
-      section: 'memory',
-      label: 'runtime resident memory, idle',
-      unit: 'MiB',
-      samples: result.rss.idle.map((bytes) => bytes / MIB),
-    }),
-    figure({
-      id: 'memory.runtime-rss-pending-mib',
-      section: 'memory',
-      label: `runtime resident memory, ${result.approvals} approvals pending`,
-      unit: 'MiB',
-      samples: result.rss.pending.map((bytes) => bytes / MIB),
-    }),
-    figure({
-      id: 'memory.runtime-rss-stored-mib',
-      section: 'memory',
-      label: `runtime resident memory, ${result.approvals} approvals decided and stored`,
-      unit: 'MiB',
-      samples: result.rss.stored.map((bytes) => bytes / MIB),
     }),
   ]
 }

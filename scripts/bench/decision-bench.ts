@@ -1,6 +1,5 @@
 // Runtime decisions per second over real loopback sockets, next to bare
-// node:sqlite writing the same decisions' rows (same-rows-limit.ts), and the
-// runtime's resident memory with many approvals stored.
+// node:sqlite writing the same decisions' rows (same-rows-limit.ts).
 //
 // One runtime child process (startBenchRuntime, as main starts it). Pending
 // approvals are created first through messages in several rooms; each round
@@ -14,8 +13,7 @@
 // bench waits for them to finish between rounds so rounds do not overlap.
 
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
@@ -32,7 +30,6 @@ import {
   createRoom,
   decide,
   mapLimit,
-  residentSamples,
   type PendingApproval,
   type RuntimeAccess,
 } from './runtime-fixtures.ts'
@@ -141,70 +138,6 @@ export async function measureDecisionThroughput(
     await limit?.close()
     bare.close()
     await bench.close()
-  }
-}
-
-export interface RuntimeMemoryOptions {
-  /** Approvals created and stored in all (10 000, or 2 000 in --quick). */
-  approvals: number
-  rooms: number
-  /** Decisions per round when deciding them all at 10 clients. */
-  perRound: number
-  log: (line: string) => void
-}
-
-export interface RuntimeMemoryResult {
-  rss: { idle: number[]; pending: number[]; stored: number[] }
-  /** Decisions/s at 10 clients with fsync taking no time: the runtime's own
-   *  cost per decision, the ceiling a faster disk could approach. */
-  memoryBackedDecisionsPerSec: number[]
-  approvals: number
-  dataDirOnTmpfs: boolean
-}
-
-/**
- * The runtime's resident memory idle, with `approvals` pending and with all
- * of them decided and stored. The data dir is on tmpfs (/dev/shm) when
- * there is one: memory is the point here, and it keeps creating thousands
- * of approvals from taking minutes of fsync. The same run decides them all
- * at 10 clients, which gives the decision rate without disk waits.
- */
-export async function measureRuntimeMemory(
-  options: RuntimeMemoryOptions,
-): Promise<RuntimeMemoryResult> {
-  const dataDirOnTmpfs = existsSync('/dev/shm')
-  const root = mkdtempSync(join(dataDirOnTmpfs ? '/dev/shm' : tmpdir(), 'assent-bench-'))
-  const bench = await startBenchRuntime({ approvalTtlMs: BENCH_APPROVAL_TTL_MS, root })
-  try {
-    const pid = bench.pid()
-    if (pid === undefined) throw new Error('the runtime has no pid')
-    const runtime: RuntimeAccess = bench
-    const idle = await residentSamples(pid)
-    const roomIds = await createRooms(runtime, bench.workspace, options.rooms)
-    const created = performance.now()
-    const queue = await createPendingApprovals(runtime, roomIds, options.approvals, 'm')
-    options.log(
-      `memory: ${queue.length} approvals pending ` +
-        `(${Math.round(performance.now() - created)} ms to create)`,
-    )
-    const pending = await residentSamples(pid)
-    const memoryBackedDecisionsPerSec: number[] = []
-    for (let taken = 0; taken < queue.length; taken += options.perRound) {
-      const slice = queue.slice(taken, taken + options.perRound)
-      memoryBackedDecisionsPerSec.push(await decideConcurrently(runtime, slice, 10))
-      await toolsFinished(bench.workspace, taken + slice.length)
-    }
-    options.log(`memory: all ${queue.length} approvals decided`)
-    const stored = await residentSamples(pid)
-    return {
-      rss: { idle, pending, stored },
-      memoryBackedDecisionsPerSec,
-      approvals: queue.length,
-      dataDirOnTmpfs,
-    }
-  } finally {
-    await bench.close()
-    rmSync(root, { recursive: true, force: true })
   }
 }
 

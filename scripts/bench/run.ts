@@ -23,7 +23,6 @@ import {
   consentFigures,
   decisionFigures,
   ledgerFigures,
-  runtimeMemoryFigures,
   tokenFigures,
   verifyPauseFigures,
   workbenchFigures,
@@ -33,7 +32,9 @@ import { startBenchHost } from './bench-host.ts'
 import { measureCommandSandbox } from './command-sandbox-bench.ts'
 import { measureConsentLatency } from './consent-latency-bench.ts'
 import { probeSandbox } from '../../src/runtime/sandbox/sandbox-probe.ts'
-import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
+import { measureDecisionThroughput } from './decision-bench.ts'
+import { measureFootprint } from './footprint-bench.ts'
+import { footprintFigures } from './footprint-figures.ts'
 import { ensureBuilt } from '../build-freshness.ts'
 import {
   BENCH_RESULTS_SCHEMA_ID,
@@ -49,7 +50,7 @@ import { measureLedgerMemory, measureTokenThroughput, measureVerifyPause } from 
 import { measureWorkbench } from './workbench-bench.ts'
 
 const FULL = {
-  tokens: { rounds: 5, roundMs: 1_000, warmupMs: 300 },
+  tokens: { rounds: 9, roundMs: 700, warmupMs: 300 },
   pauseRepeats: 3,
   ledgerRepeats: 3,
   decisions: {
@@ -60,7 +61,7 @@ const FULL = {
     maxPerRound: 1_000,
     bareInsertMs: 1_000,
   },
-  memory: { approvals: 10_000, rooms: 10, perRound: 1_000 },
+  memory: { approvals: 10_000, rooms: 10, perRound: 1_000, starts: 5 },
   consentRuns: 30,
   workbench: { decided: 500, pending: 20, loads: 3 },
   commands: { rounds: 3, pairsPerRound: 30 },
@@ -78,7 +79,7 @@ const QUICK: typeof FULL = {
     maxPerRound: 200,
     bareInsertMs: 250,
   },
-  memory: { approvals: 2_000, rooms: 10, perRound: 500 },
+  memory: { approvals: 2_000, rooms: 10, perRound: 500, starts: 2 },
   consentRuns: 5,
   workbench: { decided: 100, pending: 10, loads: 2 },
   commands: { rounds: 2, pairsPerRound: 8 },
@@ -148,9 +149,13 @@ if (wanted('decisions')) {
     decisionFigures(await measureDecisionThroughput({ ...plan.decisions, log })),
   )
 }
-if (wanted('memory')) {
+if (wanted('memory') || wanted('startup')) {
+  // The built runtime, as main forks it.
+  ensureBuilt((line) => log(`bench: ${line}`))
   await measure(async () =>
-    runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })),
+    footprintFigures(await measureFootprint({ ...plan.memory, log })).filter(
+      (measured) => measured.section === 'decisions' || wanted(measured.section),
+    ),
   )
 }
 
