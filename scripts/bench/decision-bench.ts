@@ -18,7 +18,15 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { mintConsentToken } from '../../src/consent/consent-token.ts'
 import { startBenchRuntime } from './bench-runtime.ts'
+import {
+  combinedRate,
+  openBareExchange,
+  openBareFileWrites,
+  type BareExchange,
+  type BareFileWrites,
+} from './decision-floor.ts'
 import {
   openSameRowsLimit,
   readDecisionRows,
@@ -54,13 +62,21 @@ export interface DecisionBenchResult {
    *  under the store's durability policy, from 10 clients, right after that
    *  round, so both see the same machine load. Decisions' rows per second. */
   sameRowsPerSec: number[]
-  /** Paired per round: decisions/s at 10 clients ÷ the same-rows limit. */
-  perSamePolicyLimit: number[]
+  /** The floor's other parts (decision-floor.ts), right after the same
+   *  rounds at the same client count: main's client and a bare node:http
+   *  server exchanging a decision's request and answer; the write tool's
+   *  file write with its fsyncs. Per second. */
+  httpExchangesPerSec: number[]
+  fileWritesPerSec: number[]
+  /** All three parts one after the other, per decision. */
+  floorPerSec: number[]
+  /** Paired per round: decisions/s at 10 clients ÷ that floor. */
+  perDecisionFloor: number[]
   perRound: number
 }
 
 export const CLIENT_COUNTS = [1, 10, 100] as const
-/** The client count the decisions are compared with their limit at. */
+/** The client count the decisions are compared with their floor at. */
 export const SAME_POLICY_CLIENTS = 10
 
 // Long enough that nothing expires while thousands are being created on a
@@ -84,6 +100,8 @@ export async function measureDecisionThroughput(
   const bench = await startBenchRuntime({ approvalTtlMs: BENCH_APPROVAL_TTL_MS })
   const bare = openBareStore(bench.root)
   let limit: SameRowsLimit | undefined
+  let exchange: BareExchange | undefined
+  let writes: BareFileWrites | undefined
   try {
     const probe = bare.insertsPerSecond(options.bareInsertMs)
     const expected = probe / COMMITS_PER_ALLOWED_WRITE
@@ -109,9 +127,33 @@ export async function measureDecisionThroughput(
     // same decisions' rows into it after each round.
     limit = openSameRowsLimit(bench.dataDir, join(bench.root, 'same-rows'))
 
+    // The floor's other parts, sized as the real thing: the runtime's
+    // answer to a decision (its approval view) and a consent token.
+    const sampleAnswer = JSON.stringify({
+      approval: await runtime.client.getApproval(queue[0]!.id),
+    })
+    const sampleToken = mintConsentToken({
+      key: bench.connection().consentKey,
+      now: Date.now(),
+      binding: {
+        kind: 'approval',
+        subject: {
+          approvalId: queue[0]!.id,
+          decision: 'allow-once',
+          actionDigest: queue[0]!.actionDigest,
+          instanceId: bench.connection().instanceId,
+        },
+      },
+    })
+    exchange = await openBareExchange(sampleAnswer, sampleToken.length)
+    writes = openBareFileWrites(join(bench.root, 'bare-writes'), 'x')
+
     const decisionsPerSec = new Map<number, number[]>()
     const sameRowsPerSec: number[] = []
-    const perSamePolicyLimit: number[] = []
+    const httpExchangesPerSec: number[] = []
+    const fileWritesPerSec: number[] = []
+    const floorPerSec: number[] = []
+    const perDecisionFloor: number[] = []
     let taken = 0
     for (let round = 1; round <= options.rounds; round += 1) {
       for (const clients of CLIENT_COUNTS) {
@@ -127,14 +169,30 @@ export async function measureDecisionThroughput(
             readDecisionRows(bench.dataDir, ids),
             SAME_POLICY_CLIENTS,
           )
+          const http = await exchange.perSecond(ids.length, SAME_POLICY_CLIENTS)
+          const write = await writes.perSecond(ids.length, SAME_POLICY_CLIENTS)
+          const floor = combinedRate([same, http, write])
           sameRowsPerSec.push(same)
-          perSamePolicyLimit.push(rate / same)
+          httpExchangesPerSec.push(http)
+          fileWritesPerSec.push(write)
+          floorPerSec.push(floor)
+          perDecisionFloor.push(rate / floor)
         }
         options.log(`decisions: round ${round}, ${clients} clients: ${Math.round(rate)}/s`)
       }
     }
-    return { decisionsPerSec, sameRowsPerSec, perSamePolicyLimit, perRound }
+    return {
+      decisionsPerSec,
+      sameRowsPerSec,
+      httpExchangesPerSec,
+      fileWritesPerSec,
+      floorPerSec,
+      perDecisionFloor,
+      perRound,
+    }
   } finally {
+    await exchange?.close()
+    writes?.close()
     await limit?.close()
     bare.close()
     await bench.close()

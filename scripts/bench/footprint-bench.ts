@@ -208,7 +208,7 @@ function mib(bytes: number): string {
 }
 
 /** A free loopback TCP port, for the child's inspector. */
-async function freeLoopbackPort(): Promise<number> {
+export async function freeLoopbackPort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
