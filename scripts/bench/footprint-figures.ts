@@ -86,3 +86,20 @@ export function footprintFigures(result: FootprintResult): MeasuredFigure[] {
     }),
   ]
 }
+
+export function firstRoomFigures(samples: readonly number[]): MeasuredFigure[] {
+  return [
+    figure({
+      id: 'startup.workbench-first-room-ms',
+      section: 'startup',
+      label: 'CDP host start (core, runtime, Chromium) → a room opened and drawn in the workbench',
+      unit: 'ms',
+      samples,
+      goal: {
+        comparison: 'at-most',
+        target: 1_500,
+        text: 'a room on screen ≤ 1 500 ms after start',
+      },
+    }),
+  ]
+}

@@ -34,7 +34,8 @@ import { measureConsentLatency } from './consent-latency-bench.ts'
 import { probeSandbox } from '../../src/runtime/sandbox/sandbox-probe.ts'
 import { measureDecisionThroughput } from './decision-bench.ts'
 import { measureFootprint } from './footprint-bench.ts'
-import { footprintFigures } from './footprint-figures.ts'
+import { firstRoomFigures, footprintFigures } from './footprint-figures.ts'
+import { measureFirstRoom } from './first-room-bench.ts'
 import { ensureBuilt } from '../build-freshness.ts'
 import {
   BENCH_RESULTS_SCHEMA_ID,
@@ -175,39 +176,48 @@ if (wanted('commands')) {
   }
 }
 
-if (!wanted('consent-latency') && !wanted('workbench')) {
+if (!wanted('consent-latency') && !wanted('workbench') && !wanted('startup')) {
   // Neither browser section was asked for: no host to start.
 } else if (findChromium()) {
   ensureBuilt((line) => log(`bench: ${line}`))
-  const bench = await startBenchHost()
-  try {
-    chromium = bench.host.chromiumVersion
-    if (wanted('consent-latency')) {
-      await measure(async () =>
-        consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
-      )
-    }
-    if (wanted('workbench')) {
-      try {
+  if (wanted('startup')) {
+    // Before the shared host starts, so no other host runs meanwhile.
+    log('startup: the CDP host started afresh until a room is drawn')
+    await measure(async () =>
+      firstRoomFigures(await measureFirstRoom({ starts: plan.memory.starts, log })),
+    )
+  }
+  if (wanted('consent-latency') || wanted('workbench')) {
+    const bench = await startBenchHost()
+    try {
+      chromium = bench.host.chromiumVersion
+      if (wanted('consent-latency')) {
         await measure(async () =>
-          workbenchFigures(
-            await measureWorkbench(bench, { ...plan.workbench, log }),
-            !WORKBENCH_UI_FINAL,
-          ),
+          consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
         )
-      } catch (error) {
-        // The UI is being written: a change in it must not void every other
-        // figure. The reason is recorded and printed.
-        const reason = `the workbench measurement failed: ${(error as Error).message}`
-        log(reason)
-        skipped.push({ section: 'workbench', reason })
       }
+      if (wanted('workbench')) {
+        try {
+          await measure(async () =>
+            workbenchFigures(
+              await measureWorkbench(bench, { ...plan.workbench, log }),
+              !WORKBENCH_UI_FINAL,
+            ),
+          )
+        } catch (error) {
+          // The UI is being written: a change in it must not void every other
+          // figure. The reason is recorded and printed.
+          const reason = `the workbench measurement failed: ${(error as Error).message}`
+          log(reason)
+          skipped.push({ section: 'workbench', reason })
+        }
+      }
+    } finally {
+      await bench.close()
     }
-  } finally {
-    await bench.close()
   }
 } else {
-  for (const section of ['consent-latency', 'workbench'] as const) {
+  for (const section of ['consent-latency', 'workbench', 'startup'] as const) {
     if (wanted(section)) skipped.push({ section, reason: CHROMIUM_MISSING })
   }
   log(`skipped the browser figures: ${CHROMIUM_MISSING}`)
