@@ -70,14 +70,22 @@ describe('npm run bench -- --quick', () => {
     expect(goals['tokens.cost-flatness']).toMatchObject({ target: 1.1 })
     expect(goals['tokens.verify-pause-max-ms']).toMatchObject({ target: 5 })
     expect(goals['memory.ledger-bytes-per-nonce']).toMatchObject({ target: 160 })
-    expect(goals['decisions.per-same-policy-limit']).toMatchObject({
+    expect(goals['decisions.per-decision-floor']).toMatchObject({
       comparison: 'at-least',
-      target: 0.8,
+      target: 0.6,
     })
     expect(goals['decisions.memory-backed-per-sec.10-clients']).toMatchObject({ target: 1_000 })
     expect(goals['gateway.added-latency-ms']).toMatchObject({ target: 1 })
     expect(goals['gateway.added-latency-p99-ms']).toMatchObject({ target: 5 })
     expect(goals['gateway.granted-added-latency-ms']).toMatchObject({ target: 3 })
+    for (const [id, comparison, target] of [
+      ['memory.runtime-rss-idle-mib', 'at-most', 80],
+      ['memory.per-pending-approval-kib', 'at-most', 4],
+      ['memory.retained-after-decided-mib', 'at-most', 5],
+      ['startup.runtime-ready-ms', 'at-most', 300],
+    ] as const) {
+      expect(goals[id], id).toMatchObject({ comparison, target })
+    }
     for (const [id, target] of [
       ['consent.card-visible-ms', 100],
       ['consent.window-rendered-ms', 300],

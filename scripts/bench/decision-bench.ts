@@ -1,6 +1,5 @@
 // Runtime decisions per second over real loopback sockets, next to bare
-// node:sqlite writing the same decisions' rows (same-rows-limit.ts), and the
-// runtime's resident memory with many approvals stored.
+// node:sqlite writing the same decisions' rows (same-rows-limit.ts).
 //
 // One runtime child process (startBenchRuntime, as main starts it). Pending
 // approvals are created first through messages in several rooms; each round
@@ -14,13 +13,20 @@
 // bench waits for them to finish between rounds so rounds do not overlap.
 
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { mintConsentToken } from '../../src/consent/consent-token.ts'
 import { startBenchRuntime } from './bench-runtime.ts'
+import {
+  combinedRate,
+  openBareExchange,
+  openBareFileWrites,
+  type BareExchange,
+  type BareFileWrites,
+} from './decision-floor.ts'
 import {
   openSameRowsLimit,
   readDecisionRows,
@@ -32,7 +38,6 @@ import {
   createRoom,
   decide,
   mapLimit,
-  residentSamples,
   type PendingApproval,
   type RuntimeAccess,
 } from './runtime-fixtures.ts'
@@ -57,13 +62,21 @@ export interface DecisionBenchResult {
    *  under the store's durability policy, from 10 clients, right after that
    *  round, so both see the same machine load. Decisions' rows per second. */
   sameRowsPerSec: number[]
-  /** Paired per round: decisions/s at 10 clients ÷ the same-rows limit. */
-  perSamePolicyLimit: number[]
+  /** The floor's other parts (decision-floor.ts), right after the same
+   *  rounds at the same client count: main's client and a bare node:http
+   *  server exchanging a decision's request and answer; the write tool's
+   *  file write with its fsyncs. Per second. */
+  httpExchangesPerSec: number[]
+  fileWritesPerSec: number[]
+  /** All three parts one after the other, per decision. */
+  floorPerSec: number[]
+  /** Paired per round: decisions/s at 10 clients ÷ that floor. */
+  perDecisionFloor: number[]
   perRound: number
 }
 
 export const CLIENT_COUNTS = [1, 10, 100] as const
-/** The client count the decisions are compared with their limit at. */
+/** The client count the decisions are compared with their floor at. */
 export const SAME_POLICY_CLIENTS = 10
 
 // Long enough that nothing expires while thousands are being created on a
@@ -87,6 +100,8 @@ export async function measureDecisionThroughput(
   const bench = await startBenchRuntime({ approvalTtlMs: BENCH_APPROVAL_TTL_MS })
   const bare = openBareStore(bench.root)
   let limit: SameRowsLimit | undefined
+  let exchange: BareExchange | undefined
+  let writes: BareFileWrites | undefined
   try {
     const probe = bare.insertsPerSecond(options.bareInsertMs)
     const expected = probe / COMMITS_PER_ALLOWED_WRITE
@@ -112,9 +127,33 @@ export async function measureDecisionThroughput(
     // same decisions' rows into it after each round.
     limit = openSameRowsLimit(bench.dataDir, join(bench.root, 'same-rows'))
 
+    // The floor's other parts, sized as the real thing: the runtime's
+    // answer to a decision (its approval view) and a consent token.
+    const sampleAnswer = JSON.stringify({
+      approval: await runtime.client.getApproval(queue[0]!.id),
+    })
+    const sampleToken = mintConsentToken({
+      key: bench.connection().consentKey,
+      now: Date.now(),
+      binding: {
+        kind: 'approval',
+        subject: {
+          approvalId: queue[0]!.id,
+          decision: 'allow-once',
+          actionDigest: queue[0]!.actionDigest,
+          instanceId: bench.connection().instanceId,
+        },
+      },
+    })
+    exchange = await openBareExchange(sampleAnswer, sampleToken.length)
+    writes = openBareFileWrites(join(bench.root, 'bare-writes'), 'x')
+
     const decisionsPerSec = new Map<number, number[]>()
     const sameRowsPerSec: number[] = []
-    const perSamePolicyLimit: number[] = []
+    const httpExchangesPerSec: number[] = []
+    const fileWritesPerSec: number[] = []
+    const floorPerSec: number[] = []
+    const perDecisionFloor: number[] = []
     let taken = 0
     for (let round = 1; round <= options.rounds; round += 1) {
       for (const clients of CLIENT_COUNTS) {
@@ -130,81 +169,33 @@ export async function measureDecisionThroughput(
             readDecisionRows(bench.dataDir, ids),
             SAME_POLICY_CLIENTS,
           )
+          const http = await exchange.perSecond(ids.length, SAME_POLICY_CLIENTS)
+          const write = await writes.perSecond(ids.length, SAME_POLICY_CLIENTS)
+          const floor = combinedRate([same, http, write])
           sameRowsPerSec.push(same)
-          perSamePolicyLimit.push(rate / same)
+          httpExchangesPerSec.push(http)
+          fileWritesPerSec.push(write)
+          floorPerSec.push(floor)
+          perDecisionFloor.push(rate / floor)
         }
         options.log(`decisions: round ${round}, ${clients} clients: ${Math.round(rate)}/s`)
       }
     }
-    return { decisionsPerSec, sameRowsPerSec, perSamePolicyLimit, perRound }
+    return {
+      decisionsPerSec,
+      sameRowsPerSec,
+      httpExchangesPerSec,
+      fileWritesPerSec,
+      floorPerSec,
+      perDecisionFloor,
+      perRound,
+    }
   } finally {
+    await exchange?.close()
+    writes?.close()
     await limit?.close()
     bare.close()
     await bench.close()
-  }
-}
-
-export interface RuntimeMemoryOptions {
-  /** Approvals created and stored in all (10 000, or 2 000 in --quick). */
-  approvals: number
-  rooms: number
-  /** Decisions per round when deciding them all at 10 clients. */
-  perRound: number
-  log: (line: string) => void
-}
-
-export interface RuntimeMemoryResult {
-  rss: { idle: number[]; pending: number[]; stored: number[] }
-  /** Decisions/s at 10 clients with fsync taking no time: the runtime's own
-   *  cost per decision, the ceiling a faster disk could approach. */
-  memoryBackedDecisionsPerSec: number[]
-  approvals: number
-  dataDirOnTmpfs: boolean
-}
-
-/**
- * The runtime's resident memory idle, with `approvals` pending and with all
- * of them decided and stored. The data dir is on tmpfs (/dev/shm) when
- * there is one: memory is the point here, and it keeps creating thousands
- * of approvals from taking minutes of fsync. The same run decides them all
- * at 10 clients, which gives the decision rate without disk waits.
- */
-export async function measureRuntimeMemory(
-  options: RuntimeMemoryOptions,
-): Promise<RuntimeMemoryResult> {
-  const dataDirOnTmpfs = existsSync('/dev/shm')
-  const root = mkdtempSync(join(dataDirOnTmpfs ? '/dev/shm' : tmpdir(), 'assent-bench-'))
-  const bench = await startBenchRuntime({ approvalTtlMs: BENCH_APPROVAL_TTL_MS, root })
-  try {
-    const pid = bench.pid()
-    if (pid === undefined) throw new Error('the runtime has no pid')
-    const runtime: RuntimeAccess = bench
-    const idle = await residentSamples(pid)
-    const roomIds = await createRooms(runtime, bench.workspace, options.rooms)
-    const created = performance.now()
-    const queue = await createPendingApprovals(runtime, roomIds, options.approvals, 'm')
-    options.log(
-      `memory: ${queue.length} approvals pending ` +
-        `(${Math.round(performance.now() - created)} ms to create)`,
-    )
-    const pending = await residentSamples(pid)
-    const memoryBackedDecisionsPerSec: number[] = []
-    for (let taken = 0; taken < queue.length; taken += options.perRound) {
-      const slice = queue.slice(taken, taken + options.perRound)
-      memoryBackedDecisionsPerSec.push(await decideConcurrently(runtime, slice, 10))
-      await toolsFinished(bench.workspace, taken + slice.length)
-    }
-    options.log(`memory: all ${queue.length} approvals decided`)
-    const stored = await residentSamples(pid)
-    return {
-      rss: { idle, pending, stored },
-      memoryBackedDecisionsPerSec,
-      approvals: queue.length,
-      dataDirOnTmpfs,
-    }
-  } finally {
-    await bench.close()
-    rmSync(root, { recursive: true, force: true })
   }
 }
 

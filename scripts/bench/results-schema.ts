@@ -14,6 +14,7 @@ export const SECTIONS = [
   'consent-latency',
   'workbench',
   'memory',
+  'startup',
   'commands',
   'gateway',
 ] as const

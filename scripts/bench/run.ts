@@ -24,7 +24,6 @@ import {
   gatewayFigures,
   decisionFigures,
   ledgerFigures,
-  runtimeMemoryFigures,
   tokenFigures,
   verifyPauseFigures,
   workbenchFigures,
@@ -35,7 +34,10 @@ import { measureCommandSandbox } from './command-sandbox-bench.ts'
 import { measureGatewayOverhead } from './gateway-bench.ts'
 import { measureConsentLatency } from './consent-latency-bench.ts'
 import { probeSandbox } from '../../src/runtime/sandbox/sandbox-probe.ts'
-import { measureDecisionThroughput, measureRuntimeMemory } from './decision-bench.ts'
+import { measureDecisionThroughput } from './decision-bench.ts'
+import { measureFootprint } from './footprint-bench.ts'
+import { firstRoomFigures, footprintFigures } from './footprint-figures.ts'
+import { measureFirstRoom } from './first-room-bench.ts'
 import { ensureBuilt } from '../build-freshness.ts'
 import {
   BENCH_RESULTS_SCHEMA_ID,
@@ -51,7 +53,7 @@ import { measureLedgerMemory, measureTokenThroughput, measureVerifyPause } from 
 import { measureWorkbench } from './workbench-bench.ts'
 
 const FULL = {
-  tokens: { rounds: 5, roundMs: 1_000, warmupMs: 300 },
+  tokens: { rounds: 9, roundMs: 700, warmupMs: 300 },
   pauseRepeats: 3,
   ledgerRepeats: 3,
   decisions: {
@@ -62,7 +64,7 @@ const FULL = {
     maxPerRound: 1_000,
     bareInsertMs: 1_000,
   },
-  memory: { approvals: 10_000, rooms: 10, perRound: 1_000 },
+  memory: { approvals: 10_000, rooms: 10, perRound: 1_000, starts: 5 },
   consentRuns: 30,
   workbench: { decided: 500, pending: 20, loads: 3 },
   commands: { rounds: 3, pairsPerRound: 30 },
@@ -81,7 +83,7 @@ const QUICK: typeof FULL = {
     maxPerRound: 200,
     bareInsertMs: 250,
   },
-  memory: { approvals: 2_000, rooms: 10, perRound: 500 },
+  memory: { approvals: 2_000, rooms: 10, perRound: 500, starts: 2 },
   consentRuns: 5,
   workbench: { decided: 100, pending: 10, loads: 2 },
   commands: { rounds: 2, pairsPerRound: 8 },
@@ -152,9 +154,13 @@ if (wanted('decisions')) {
     decisionFigures(await measureDecisionThroughput({ ...plan.decisions, log })),
   )
 }
-if (wanted('memory')) {
+if (wanted('memory') || wanted('startup')) {
+  // The built runtime, as main forks it.
+  ensureBuilt((line) => log(`bench: ${line}`))
   await measure(async () =>
-    runtimeMemoryFigures(await measureRuntimeMemory({ ...plan.memory, log })),
+    footprintFigures(await measureFootprint({ ...plan.memory, log })).filter(
+      (measured) => measured.section === 'decisions' || wanted(measured.section),
+    ),
   )
 }
 
@@ -179,39 +185,48 @@ if (wanted('gateway')) {
   await measure(async () => gatewayFigures(await measureGatewayOverhead({ ...plan.gateway, log })))
 }
 
-if (!wanted('consent-latency') && !wanted('workbench')) {
+if (!wanted('consent-latency') && !wanted('workbench') && !wanted('startup')) {
   // Neither browser section was asked for: no host to start.
 } else if (findChromium()) {
   ensureBuilt((line) => log(`bench: ${line}`))
-  const bench = await startBenchHost()
-  try {
-    chromium = bench.host.chromiumVersion
-    if (wanted('consent-latency')) {
-      await measure(async () =>
-        consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
-      )
-    }
-    if (wanted('workbench')) {
-      try {
+  if (wanted('startup')) {
+    // Before the shared host starts, so no other host runs meanwhile.
+    log('startup: the CDP host started afresh until a room is drawn')
+    await measure(async () =>
+      firstRoomFigures(await measureFirstRoom({ starts: plan.memory.starts, log })),
+    )
+  }
+  if (wanted('consent-latency') || wanted('workbench')) {
+    const bench = await startBenchHost()
+    try {
+      chromium = bench.host.chromiumVersion
+      if (wanted('consent-latency')) {
         await measure(async () =>
-          workbenchFigures(
-            await measureWorkbench(bench, { ...plan.workbench, log }),
-            !WORKBENCH_UI_FINAL,
-          ),
+          consentFigures(await measureConsentLatency(bench, { runs: plan.consentRuns, log })),
         )
-      } catch (error) {
-        // The UI is being written: a change in it must not void every other
-        // figure. The reason is recorded and printed.
-        const reason = `the workbench measurement failed: ${(error as Error).message}`
-        log(reason)
-        skipped.push({ section: 'workbench', reason })
       }
+      if (wanted('workbench')) {
+        try {
+          await measure(async () =>
+            workbenchFigures(
+              await measureWorkbench(bench, { ...plan.workbench, log }),
+              !WORKBENCH_UI_FINAL,
+            ),
+          )
+        } catch (error) {
+          // The UI is being written: a change in it must not void every other
+          // figure. The reason is recorded and printed.
+          const reason = `the workbench measurement failed: ${(error as Error).message}`
+          log(reason)
+          skipped.push({ section: 'workbench', reason })
+        }
+      }
+    } finally {
+      await bench.close()
     }
-  } finally {
-    await bench.close()
   }
 } else {
-  for (const section of ['consent-latency', 'workbench'] as const) {
+  for (const section of ['consent-latency', 'workbench', 'startup'] as const) {
     if (wanted(section)) skipped.push({ section, reason: CHROMIUM_MISSING })
   }
   log(`skipped the browser figures: ${CHROMIUM_MISSING}`)

@@ -3,8 +3,9 @@
 // once, and the ledger's memory at capacity. Used by `npm run bench` and
 // `npm run bench:tokens`.
 //
-// Throughput: rounds of every timed operation are interleaved, so a change
-// in machine load hits them alike, and each figure is a ratio within a round.
+// Throughput: within each round every timed operation takes turns in slices
+// of a few milliseconds (interleavedRates), so a change in machine load hits
+// them alike, and each figure is a ratio within a round.
 // - The main verifier keeps its default capacity (MAX_USED_NONCES) for the
 //   whole run. Its injected clock advances 1 ms per pair (a virtual 1 000
 //   decisions/s), so about 30 000 nonces are live and one expires per pair.
@@ -84,6 +85,39 @@ export function opsPerSecond(operation: () => void, durationMs: number): number 
     if (elapsed >= durationMs) return operations / (elapsed / 1_000)
   }
 }
+
+/** A slice of one operation before the next takes its turn. */
+const SLICE_MS = 5
+
+/**
+ * Ops/s of each operation over one round in which they take turns in slices
+ * of SLICE_MS, each for about `durationMs` in all: a change in the
+ * machine's load during the round falls on all of them alike, so the ratio
+ * of two (mint + verify in raw HMACs) moves far less between runs than
+ * when each runs for its whole span in turn.
+ */
+export function interleavedRates(
+  operations: readonly (() => void)[],
+  durationMs: number,
+): number[] {
+  const counts = operations.map(() => 0)
+  const spent = operations.map(() => 0)
+  while (spent.some((ms) => ms < durationMs)) {
+    operations.forEach((operation, index) => {
+      if (spent[index]! >= durationMs) return
+      const start = performance.now()
+      let elapsed = 0
+      while (elapsed < SLICE_MS) {
+        for (let repeat = 0; repeat < SLICE_BATCH; repeat += 1) operation()
+        counts[index]! += SLICE_BATCH
+        elapsed = performance.now() - start
+      }
+      spent[index]! += elapsed
+    })
+  }
+  return counts.map((count, index) => count / (spent[index]! / 1_000))
+}
+const SLICE_BATCH = 32
 
 /**
  * Mint + verify pairs against one verifier whose clock moves 1 ms every
@@ -169,14 +203,18 @@ export function measureTokenThroughput(options: TokenBenchOptions): TokenBenchRe
 
   const rounds: TokenRound[] = []
   for (let round = 1; round <= options.rounds; round += 1) {
+    const [pairs, hmac, hmacBase64url, hmacBufferKey, smallPairs, largePairs] = interleavedRates(
+      operations,
+      options.roundMs,
+    )
     const result: TokenRound = {
       round,
-      tokenPairsPerSec: opsPerSecond(main.pair, options.roundMs),
-      hmacOpsPerSec: opsPerSecond(rawHmac, options.roundMs),
-      hmacBase64urlOpsPerSec: opsPerSecond(rawHmacBase64url, options.roundMs),
-      hmacBufferKeyOpsPerSec: opsPerSecond(rawHmacBufferKey, options.roundMs),
-      smallLedgerPairsPerSec: opsPerSecond(small.pair, options.roundMs),
-      largeLedgerPairsPerSec: opsPerSecond(large.pair, options.roundMs),
+      tokenPairsPerSec: pairs!,
+      hmacOpsPerSec: hmac!,
+      hmacBase64urlOpsPerSec: hmacBase64url!,
+      hmacBufferKeyOpsPerSec: hmacBufferKey!,
+      smallLedgerPairsPerSec: smallPairs!,
+      largeLedgerPairsPerSec: largePairs!,
     }
     rounds.push(result)
     options.onRound?.(result)

@@ -18,8 +18,8 @@ import type { Figure, MeasuredFigure } from './results-schema.ts'
 import { formatNumber } from './table.ts'
 import { measureLedgerMemory, measureTokenThroughput, measureVerifyPause } from './token-bench.ts'
 
-const ROUNDS = 5
-const ROUND_MS = 1_000
+const ROUNDS = 9
+const ROUND_MS = 700
 const WARMUP_MS = 300
 
 const { values: flags } = parseArgs({ options: { json: { type: 'string' } }, strict: true })

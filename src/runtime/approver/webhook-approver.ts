@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import type { IncomingMessage } from 'node:http'
 import {
   APPROVED_BODY_PATTERN,
   WEBHOOK_TIMEOUT_MS,
@@ -156,7 +155,11 @@ function post(
       clearTimeout(timer)
       resolve(value)
     }
-    const send = new URL(url).protocol === 'https:' ? httpsRequest : httpRequest
+    // Node's own modules, not imported: see runtime-server.ts on node:http.
+    const send =
+      new URL(url).protocol === 'https:'
+        ? process.getBuiltinModule('node:https').request
+        : process.getBuiltinModule('node:http').request
     const request = send(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },

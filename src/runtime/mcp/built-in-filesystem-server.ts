@@ -1,10 +1,6 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpServerConfig } from '../../contracts/mcp-config.ts'
@@ -111,6 +107,12 @@ export async function serveBuiltInFilesystem(
   workspace: string,
   transport: Transport,
 ): Promise<Server> {
+  // Loaded with the first MCP call, not at start: the SDK and its schemas
+  // are a fifth of what the runtime would otherwise load and keep.
+  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ])
   const server = new Server(
     { name: 'assent-filesystem', version: '0.1.0' },
     { capabilities: { tools: {} } },

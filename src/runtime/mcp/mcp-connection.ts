@@ -1,12 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import {
-  ElicitRequestSchema,
-  type CallToolResult,
-  type ElicitRequest,
-  type ElicitResult,
+import type {
+  CallToolResult,
+  ElicitRequest,
+  ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../../contracts/mcp-config.ts'
 import type { McpToolDefinition } from './mcp-tool-definition.ts'
@@ -37,7 +34,31 @@ export interface McpConnectionOptions {
   stderr?: 'inherit' | 'ignore'
   /** Replaces the configured transport (the built-in server runs in
    *  process, over an in-memory pair). */
-  transportFactory?: () => Transport
+  transportFactory?: () => Transport | Promise<Transport>
+}
+
+/**
+ * The SDK's client side, loaded when the first connection opens rather
+ * than when the runtime starts: it (with its schemas and its JSON Schema
+ * validator) is a large part of what a runtime that never calls an MCP
+ * server would load and keep. Loaded once.
+ */
+let clientSdk: Promise<ClientSdk> | undefined
+type ClientSdk = Awaited<ReturnType<typeof importClientSdk>>
+async function importClientSdk() {
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }, types] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ])
+  return {
+    Client,
+    StdioClientTransport,
+    StreamableHTTPClientTransport,
+    ElicitRequestSchema: types.ElicitRequestSchema,
+  }
 }
 
 /**
@@ -57,20 +78,21 @@ export class McpConnection {
   }
 
   async connect(): Promise<void> {
-    const client = new Client(
+    const sdk = await (clientSdk ??= importClientSdk())
+    const client = new sdk.Client(
       { name: 'assent', version: '0.1.0' },
       { capabilities: this.options.onElicitation ? { elicitation: {} } : {} },
     )
     const onElicitation = this.options.onElicitation
     if (onElicitation) {
-      client.setRequestHandler(ElicitRequestSchema, (request) =>
+      client.setRequestHandler(sdk.ElicitRequestSchema, (request) =>
         onElicitation(this.server.id, request.params),
       )
     }
     client.onclose = () => {
       this.client = undefined
     }
-    await client.connect(this.transport(), { timeout: this.options.requestTimeoutMs })
+    await client.connect(await this.transport(sdk), { timeout: this.options.requestTimeoutMs })
     this.client = client
   }
 
@@ -137,13 +159,13 @@ export class McpConnection {
     await client?.close()
   }
 
-  private transport(): Transport {
+  private async transport(sdk: ClientSdk): Promise<Transport> {
     if (this.options.transportFactory) return this.options.transportFactory()
     const transport = this.server.transport
     if (transport.type === 'streamable-http') {
-      return new StreamableHTTPClientTransport(new URL(transport.url))
+      return new sdk.StreamableHTTPClientTransport(new URL(transport.url))
     }
-    return new StdioClientTransport({
+    return new sdk.StdioClientTransport({
       command: transport.command,
       args: transport.args,
       env: transport.env,

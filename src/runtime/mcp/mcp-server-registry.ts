@@ -1,4 +1,3 @@
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpConfig } from '../../contracts/mcp-config.ts'
 import { DEFAULT_APPROVAL_TTL_MS } from '../domain/approval.ts'
 import { builtInFilesystemConfig, serveBuiltInFilesystem } from './built-in-filesystem-server.ts'
@@ -61,7 +60,9 @@ export class McpServerRegistry {
     if (!connection) {
       connection = new McpConnection(builtInFilesystemConfig(), {
         requestTimeoutMs: this.timeoutMs,
-        transportFactory: () => {
+        transportFactory: async () => {
+          // Loaded with the first call, as the client is (mcp-connection.ts).
+          const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js')
           const [client, server] = InMemoryTransport.createLinkedPair()
           void serveBuiltInFilesystem(workspace, server)
           return client

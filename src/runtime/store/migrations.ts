@@ -295,4 +295,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN containment_json TEXT;
     `,
   },
+  {
+    version: 15,
+    sql: `
+      -- What a start settles (recovery/crash-recovery.ts: calls still
+      -- running or awaiting a decision, turns still running or waiting,
+      -- questions still pending) is found through these, not by reading
+      -- every row a long history has left: a start must not grow slower
+      -- with the history.
+      CREATE INDEX tool_calls_status ON tool_calls (status);
+      CREATE INDEX turns_status ON turns (status);
+      CREATE INDEX input_requests_status ON input_requests (status);
+    `,
+  },
 ]

@@ -70,3 +70,19 @@ it.each([
     }
   },
 )
+
+it('settles what a stopped runtime left unfinished through indexes, never a scan of the history', () => {
+  const { db, sql, repo } = openRepository()
+  try {
+    repo.settleInterrupted(0, { ok: false, output: 'restarted', code: 'approval_expired' })
+    const settling = sql.filter((text) => /\b(tool_calls|turns)\b[\s\S]*WHERE status/.test(text))
+    expect(settling.length).toBeGreaterThanOrEqual(3)
+    for (const text of settling) {
+      const plan = planOf(db, text, (text.match(/\?/g) ?? []).length)
+      expect(plan, text).toMatch(/SEARCH (tool_calls|turns) USING (COVERING )?INDEX/)
+      expect(plan, text).not.toMatch(/SCAN (tool_calls|turns)\b/)
+    }
+  } finally {
+    db.close()
+  }
+})
