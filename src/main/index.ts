@@ -4,14 +4,24 @@
  * process launcher and IPC, and nothing more. Every decision lives in pure,
  * tested functions under src/main/core/ and src/main/electron/.
  */
-import { Menu, Notification, app, dialog, ipcMain, nativeTheme, protocol, session } from 'electron'
+import {
+  Menu,
+  Notification,
+  app,
+  dialog,
+  ipcMain,
+  nativeTheme,
+  protocol,
+  safeStorage,
+  session,
+} from 'electron'
 import type { Language, Theme } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
+import { loadAppDataDirSecrets } from './core/app-secret-store.ts'
 import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
 import { DataDirLock } from './core/data-dir-lock.ts'
 import { MainServices } from './core/main-services.ts'
 import { mcpConfigPathFromEnv } from './core/mcp-config-path.ts'
-import { loadDataDirSecrets } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
 import { installApplicationMenu } from './electron/application-menu.ts'
 import { refusedDebugSwitches } from './electron/debug-switches.ts'
@@ -132,9 +142,14 @@ async function start(): Promise<void> {
   const mcpConfigPath = mcpConfigPathFromEnv(process.env)
   // Before any window: without its integrity key Assent does not start (the
   // error names the fix), and the file fallback's warning is said up front.
-  // The rollback anchor lives in the same store; quitting advances it
+  // Electron's safeStorage seals it (no native module to rebuild), after
+  // moving a key the keychain already held (app-secret-store.ts). The
+  // rollback anchor lives in the same store; quitting advances it
   // (`before-quit` below stops the runtime cleanly first).
-  const { integrityKey, rollbackAnchor } = await loadDataDirSecrets(dataDir, { warn: diagnostic })
+  const { integrityKey, rollbackAnchor } = await loadAppDataDirSecrets(dataDir, {
+    safeStorage,
+    warn: diagnostic,
+  })
 
   const services: MainServices = new MainServices({
     launcher: new UtilityProcessLauncher(builtPath(appRoot, 'runtimeEntry')),
