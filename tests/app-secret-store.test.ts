@@ -82,6 +82,7 @@ describe("the Electron host's secret store", () => {
     expect(sealed).not.toContain(first.integrityKey.toString('base64url'))
     const second = await loadAppDataDirSecrets(dir, selection())
     expect(second.integrityKey.equals(first.integrityKey)).toBe(true)
+    expect(second.keyInDataDirFile).toBe(false)
     await first.rollbackAnchor.advance(7)
     expect(await second.rollbackAnchor.read()).toBe(7)
     expect(warnings).toEqual([])
@@ -103,6 +104,12 @@ describe("the Electron host's secret store", () => {
     )
     expect(store).toBeInstanceOf(FileSecretStore)
     expect(warnings.join('\n')).toContain(join(dir, KEY_FILE_NAME))
+    const secrets = await loadAppDataDirSecrets(
+      dir,
+      selection({ env: { ASSENT_SECRET_STORE: 'file' } }),
+    )
+    // The workbench shows its warning from this (main-services.ts).
+    expect(secrets.keyInDataDirFile).toBe(true)
   })
 
   it('refuses to start when safeStorage cannot seal, and never falls back by itself', async () => {

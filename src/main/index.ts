@@ -33,9 +33,11 @@ import { openWorkbenchWindow, type WorkbenchWindow } from './electron/workbench-
 
 /**
  * The build's flavour, fixed when it is built (electron.vite.config.ts):
- * true for `npm run build` and `npm run dev`, false for the release build
- * `npm run package` packs. It alone decides DevTools, whether debugging
- * switches are refused, and whether the smoke port exists at all; never
+ * true only for `--mode development` (`npm run build`, `npm start`,
+ * `npm run dev`), false for any other build, the one `npm run package` packs
+ * included. It alone decides DevTools, whether debugging switches are
+ * refused, whether ASSENT_SCOPED_ROOTS is read, and whether the smoke port
+ * exists at all; never
  * `app.isPackaged`, which Electron derives from the executable's name.
  */
 declare const __ASSENT_DEVELOPMENT_BUILD__: boolean
@@ -146,7 +148,7 @@ async function start(): Promise<void> {
   // moving a key the keychain already held (app-secret-store.ts). The
   // rollback anchor lives in the same store; quitting advances it
   // (`before-quit` below stops the runtime cleanly first).
-  const { integrityKey, rollbackAnchor } = await loadAppDataDirSecrets(dataDir, {
+  const { integrityKey, rollbackAnchor, keyInDataDirFile } = await loadAppDataDirSecrets(dataDir, {
     safeStorage,
     warn: diagnostic,
   })
@@ -156,8 +158,11 @@ async function start(): Promise<void> {
     dataDir,
     integrityKey,
     rollbackAnchor,
+    keyInDataDirFile,
     // The smoke scenario limits the ceiling agent to its throwaway workspace.
-    ...(process.env.ASSENT_SCOPED_ROOTS
+    // Development builds only: a release build folds this away, so nothing
+    // in a person's environment can reshape what the agent may reach.
+    ...(__ASSENT_DEVELOPMENT_BUILD__ && process.env.ASSENT_SCOPED_ROOTS
       ? { scopedRoots: process.env.ASSENT_SCOPED_ROOTS.split(':').filter(Boolean) }
       : {}),
     ...(mcpConfigPath === undefined ? {} : { mcpConfigPath }),

@@ -88,7 +88,11 @@ export async function loadAppDataDirSecrets(
     await adoptKeychainKey(store, account, selection)
   }
   const integrityKey = await integrityKeyFor(store, dataDir)
-  return { integrityKey, rollbackAnchor: new RollbackAnchorKeeper(store, account) }
+  return {
+    integrityKey,
+    rollbackAnchor: new RollbackAnchorKeeper(store, account),
+    keyInDataDirFile: store instanceof FileSecretStore,
+  }
 }
 
 async function adoptKeychainKey(

@@ -40,6 +40,9 @@ export interface DataDirSecrets {
   integrityKey: Buffer
   /** The data dir's rollback anchor, in the same store as the key. */
   rollbackAnchor: RollbackAnchorKeeper
+  /** The key sits in a plain file in the data dir (ASSENT_SECRET_STORE=file):
+   *  the workbench says so for as long as the app runs. */
+  keyInDataDirFile?: boolean
 }
 
 /** Makes the data dir if needed, and returns its integrity key (created on
@@ -57,7 +60,11 @@ export async function loadDataDirSecrets(
     throw new Error(sealedKeyProblem(account, store.description))
   }
   const integrityKey = await integrityKeyFor(store, dataDir)
-  return { integrityKey, rollbackAnchor: new RollbackAnchorKeeper(store, account) }
+  return {
+    integrityKey,
+    rollbackAnchor: new RollbackAnchorKeeper(store, account),
+    keyInDataDirFile: store instanceof FileSecretStore,
+  }
 }
 
 async function sealedKeyIn(dataDir: string): Promise<boolean> {
