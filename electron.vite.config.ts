@@ -14,20 +14,23 @@ import { defineConfig } from 'electron-vite'
  * scripts/build-cdp-preloads.ts (electron-vite only emits CJS or ESM).
  *
  * Two flavours, fixed at build time in main as `__ASSENT_DEVELOPMENT_BUILD__`
- * (src/main/index.ts): `--mode release` (what `npm run package` builds)
- * makes a release build, with no DevTools, debugging switches refused and no
- * smoke port compiled in; any other mode (`npm run build`, `npm run dev`,
- * the tests and the smoke scenario) a development build.
+ * (src/main/index.ts). A development build (DevTools, debugging switches
+ * accepted, the smoke port compiled in, ASSENT_SCOPED_ROOTS honoured) is
+ * opt-in: only `--mode development`, which `npm run build`, `npm start` and
+ * `npm run dev` (electron-vite's dev default) ask for, and with them the
+ * tests and the smoke scenario. Any other mode, a plain `electron-vite
+ * build` included, makes a release build: a build nobody marked is never the
+ * weaker one. `npm run package` builds `--mode release`, and
  * scripts/release-build-check.ts refuses to package anything else.
  */
 const fromRoot = (path: string) => resolve(import.meta.dirname, path)
 
-export const RELEASE_MODE = 'release'
+export const DEVELOPMENT_MODE = 'development'
 
 export default defineConfig(({ mode }) => ({
   main: {
     define: {
-      __ASSENT_DEVELOPMENT_BUILD__: JSON.stringify(mode !== RELEASE_MODE),
+      __ASSENT_DEVELOPMENT_BUILD__: JSON.stringify(mode === DEVELOPMENT_MODE),
     },
     build: {
       outDir: fromRoot('out/main'),

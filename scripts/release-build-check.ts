@@ -43,10 +43,31 @@ export function releaseBuildProblems(mainOutDir: string): string[] {
     )
 }
 
-function assertReleaseBuild(mainOutDir: string): void {
-  const problems = releaseBuildProblems(mainOutDir)
+/** Every part the app loads, relative to the release build's folder: a
+ *  build that lost one (the renderer once landed under its own root when
+ *  the output folder was given relative) would pack an app that opens blank. */
+export const RELEASE_PARTS = [
+  'main/index.js',
+  'main/runtime.js',
+  'preload/workbench.cjs',
+  'preload/protected.cjs',
+  'renderer/workbench/index.html',
+  'renderer/consent/index.html',
+]
+
+/** What makes `releaseDir` (out/release) unfit to package: a missing part,
+ *  or a development build's main. */
+export function releaseDirProblems(releaseDir: string): string[] {
+  const missing = RELEASE_PARTS.filter(
+    (part) => !statSync(join(releaseDir, part), { throwIfNoEntry: false })?.isFile(),
+  ).map((part) => `no ${part} in ${releaseDir}`)
+  return [...missing, ...releaseBuildProblems(join(releaseDir, 'main'))]
+}
+
+export function assertReleaseBuild(releaseDir: string): void {
+  const problems = releaseDirProblems(releaseDir)
   if (problems.length > 0) {
-    throw new Error(`refusing to package ${mainOutDir}:\n${problems.join('\n')}`)
+    throw new Error(`refusing to package ${releaseDir}:\n${problems.join('\n')}`)
   }
 }
 
@@ -55,16 +76,14 @@ function assertReleaseBuild(mainOutDir: string): void {
 export async function beforePack(context: {
   packager: { info: { appDir: string } }
 }): Promise<void> {
-  assertReleaseBuild(join(context.packager.info.appDir, RELEASE_OUT_DIR, 'main'))
+  assertReleaseBuild(join(context.packager.info.appDir, RELEASE_OUT_DIR))
 }
 
 if (import.meta.main) {
-  const mainOutDir = resolve(
-    process.argv[2] ?? join(import.meta.dirname, '..', RELEASE_OUT_DIR, 'main'),
-  )
+  const releaseDir = resolve(process.argv[2] ?? join(import.meta.dirname, '..', RELEASE_OUT_DIR))
   try {
-    assertReleaseBuild(mainOutDir)
-    console.log(`release-build-check: ${mainOutDir} is a release build`)
+    assertReleaseBuild(releaseDir)
+    console.log(`release-build-check: ${releaseDir} is a release build`)
   } catch (error) {
     console.error(`release-build-check: ${(error as Error).message}`)
     process.exitCode = 1

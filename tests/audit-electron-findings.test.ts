@@ -201,3 +201,18 @@ describe('formatVerdict', () => {
     expect(text).toMatch(/FAILED \(1 findings, 1 parse failures, 1 stale baseline entries\)$/)
   })
 })
+
+describe('the baseline’s reasons', () => {
+  it('name as many workbench channels as the workbench preload exposes', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { WORKBENCH_CHANNELS } = await import('../src/common/ipc-channels.ts')
+    const baseline = parseBaseline(
+      readFileSync(new URL('../electronegativity-baseline.json', import.meta.url), 'utf8'),
+    )
+    const workbench = baseline.find((entry) => entry.file.endsWith('workbench-window.ts'))
+    const words = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine']
+    expect(workbench?.why).toContain(
+      `${words[Object.keys(WORKBENCH_CHANNELS).length]} invoke channels`,
+    )
+  })
+})

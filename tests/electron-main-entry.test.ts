@@ -27,13 +27,14 @@ vi.mock('../src/main/electron/utility-launcher.ts', async () => {
     },
   }
 })
-vi.mock('../src/main/core/secret-store-selection.ts', async () => {
+vi.mock('../src/main/core/app-secret-store.ts', async () => {
   const { RollbackAnchorKeeper } = await import('../src/main/core/rollback-anchor-keeper.ts')
   const { FileSecretStore } = await import('../src/main/core/file-secret-store.ts')
   return {
-    loadDataDirSecrets: async (dataDir: string) => ({
+    loadAppDataDirSecrets: async (dataDir: string) => ({
       integrityKey: randomBytes(32),
       rollbackAnchor: new RollbackAnchorKeeper(new FileSecretStore(), dataDir),
+      keyInDataDirFile: false,
     }),
   }
 })

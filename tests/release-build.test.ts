@@ -65,6 +65,26 @@ describe('the release build (what npm run package packs)', () => {
     expect(readFileSync(join(mainDir, 'index.js'), 'utf8')).not.toContain(SMOKE_PORT_EVENT)
   })
 
+  it('reads no ASSENT_SCOPED_ROOTS: nothing in the environment narrows or widens the agent', () => {
+    const mainDir = join(releaseApp, RELEASE_OUT_DIR, 'main')
+    expect(readFileSync(join(mainDir, 'index.js'), 'utf8')).not.toContain('ASSENT_SCOPED_ROOTS')
+    expect(readFileSync(join(ROOT, 'out', 'main', 'index.js'), 'utf8')).toContain(
+      'ASSENT_SCOPED_ROOTS',
+    )
+  })
+
+  it('is what any build makes unless it asks for --mode development', async () => {
+    const { default: config } = await import('../electron.vite.config.ts')
+    const flavour = (mode: string) =>
+      (config as (env: { mode: string; command: 'build' }) => { main: { define: object } })({
+        mode,
+        command: 'build',
+      }).main.define
+    expect(flavour('production')).toEqual({ __ASSENT_DEVELOPMENT_BUILD__: 'false' })
+    expect(flavour('release')).toEqual({ __ASSENT_DEVELOPMENT_BUILD__: 'false' })
+    expect(flavour('development')).toEqual({ __ASSENT_DEVELOPMENT_BUILD__: 'true' })
+  })
+
   it('is told apart from the development build, whose main has the smoke port', () => {
     const problems = releaseBuildProblems(join(ROOT, 'out', 'main'))
     expect(problems).toHaveLength(1)

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SMOKE_CASES } from '../scripts/smoke/cases/approval-cases.ts'
+import { sourceCommit } from '../scripts/smoke/source-commit.ts'
 import { verifyEvidenceFolder } from '../scripts/smoke/verify-evidence.ts'
 import { SMOKE_RUN_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import { chromiumAvailable } from './support/cdp-host-harness.ts'
@@ -159,7 +160,11 @@ describe('the approvals smoke scenario', () => {
       // The per-case lines are the scenario's own progress report.
       console.log(result.output)
       expect(result.code, result.output).toBe(0)
-      const verdict = verifyEvidenceFolder(evidence, { requireAll: true })
+      const verdict = verifyEvidenceFolder(evidence, {
+        requireAll: true,
+        hosts: ['cdp'],
+        commit: sourceCommit(ROOT).commit,
+      })
       expect(verdict.problems).toEqual([])
       expect(verdict.hosts.map((host) => host.host)).toEqual(['cdp'])
       const report = reportIn(join(evidence, 'cdp'))

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-export const REPORT_SCHEMA_VERSION = 2
+export const REPORT_SCHEMA_VERSION = 3
 
 export const AssertionSchema = z.strictObject({
   name: z.string().min(1),
@@ -42,6 +42,11 @@ export const ReportSchema = z
       app: z.string(),
     }),
     platform: z.string(),
+    /** The git commit the run was made from (scripts/smoke/source-commit.ts):
+     *  `smoke:verify` refuses evidence from any other commit. */
+    commit: z.string().regex(/^[0-9a-f]{40}$/),
+    /** Tracked files differed from `commit` when the run started. */
+    uncommittedChanges: z.boolean(),
     startedAt: z.iso.datetime(),
     finishedAt: z.iso.datetime().optional(),
     cases: z.array(CaseSchema),

@@ -20,6 +20,7 @@ import { REPORT_SCHEMA_VERSION, reportChecksPassed } from './report-schema.ts'
 import { ReportWriter } from './report-writer.ts'
 import { EVIDENCE_VARIABLE, FAIL_CASE_VARIABLE, KEEP_VARIABLE } from './smoke-settings.ts'
 import { throwawayEnvironment } from './throwaway-env.ts'
+import { sourceCommit } from './source-commit.ts'
 import { hostEvidenceFolder, type SmokeHost } from './verify-evidence.ts'
 
 /** One host's run: started once per Playwright worker, shared by its cases
@@ -186,6 +187,7 @@ export const test = base.extend<
         hostReason: reason,
         versions: { node: process.version, app: app.version },
         platform: `${process.platform}-${process.arch}`,
+        ...sourceCommit(PROJECT_ROOT),
         startedAt: new Date().toISOString(),
         environment: { home: dirs.home, secretStore: 'file' },
       })

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import type { CaseDefinition } from './case-context.ts'
 import { SMOKE_CASES } from './cases/approval-cases.ts'
 import { ReportWriter, markReportFailed } from './report-writer.ts'
-import type { SmokeCase } from './report-schema.ts'
+import { REPORT_SCHEMA_VERSION, type SmokeCase } from './report-schema.ts'
+import { parseVerifyArgs } from './verify-cli.ts'
 import { tinyPng } from './test-support/tiny-png.ts'
 import { requirements, verifyEvidence, verifyEvidenceFolder } from './verify-evidence.ts'
 import { scratchFolders } from './test-support/scratch.ts'
@@ -20,13 +21,17 @@ const define = (id: string, screenshots: string[] = []): CaseDefinition => ({
 /** A scenario of two cases, the first declaring one screenshot. */
 const TWO_CASES = [define('one', ['card.png']), define('two')]
 
-function newWriter(folder: string) {
+const COMMIT = 'a'.repeat(40)
+
+function newWriter(folder: string, host: 'cdp' | 'electron' = 'cdp') {
   return new ReportWriter(folder, {
-    schemaVersion: 2,
-    host: 'cdp',
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    host,
     hostReason: 'test',
     versions: { chromium: '1', node: 'v24', app: '0.1.0' },
     platform: 'linux-x64',
+    commit: COMMIT,
+    uncommittedChanges: false,
     startedAt: new Date(0).toISOString(),
     environment: { home: '/tmp/home', secretStore: 'file' },
   })
@@ -52,12 +57,13 @@ function writeRun(
     keyFile?: boolean
     cases?: readonly string[]
     shotOf?: string
+    host?: 'cdp' | 'electron'
   } = {},
 ) {
   mkdirSync(folder, { recursive: true })
   writeFileSync(join(folder, 'card.png'), tinyPng(...(options.shotSize ?? [2, 3])))
   writeFileSync(join(folder, 'audit-export.json'), '{}')
-  const writer = newWriter(folder)
+  const writer = newWriter(folder, options.host)
   writer.addCase({
     ...passing(options.shotOf ?? 'one', options.caseOk ?? true),
     screenshots: [{ file: 'card.png', width: 2, height: 3, caption: 'a card' }],
@@ -190,12 +196,56 @@ describe('evidence verification', () => {
     const one = verifyEvidenceFolder(evidence, { requireAll: true, cases: TWO_CASES })
     expect(one.ok).toBe(true)
     expect(one.hosts.map((host) => host.host)).toEqual(['cdp'])
-    writeRun(join(evidence, 'electron'))
+    writeRun(join(evidence, 'electron'), { host: 'electron' })
     const both = verifyEvidenceFolder(evidence, { requireAll: true, cases: TWO_CASES })
     expect(both.problems).toEqual(['electron: the case two did not run'])
     // A host's folder given directly is verified as it is.
     expect(
       verifyEvidenceFolder(join(evidence, 'cdp'), { requireAll: true, cases: TWO_CASES }).ok,
     ).toBe(true)
+  })
+
+  it("refuses a report whose host is not its folder's", () => {
+    const evidence = scratch()
+    writeRun(join(evidence, 'electron'), { cases: ['two'] })
+    expect(verifyEvidenceFolder(evidence, { requireAll: true, cases: TWO_CASES }).problems).toEqual(
+      ['electron: the report is for host cdp, in the electron folder'],
+    )
+  })
+
+  it('refuses evidence made from another commit', () => {
+    const evidence = scratch()
+    writeRun(join(evidence, 'cdp'), { cases: ['two'] })
+    const options = { requireAll: true, cases: TWO_CASES }
+    expect(verifyEvidenceFolder(evidence, { ...options, commit: COMMIT }).ok).toBe(true)
+    expect(verifyEvidenceFolder(evidence, { ...options, commit: 'b'.repeat(40) }).problems).toEqual(
+      [`cdp: the run was made from commit ${COMMIT}, not from this checkout's ${'b'.repeat(40)}`],
+    )
+  })
+
+  it('fails when a host named in --hosts left no evidence', () => {
+    const evidence = scratch()
+    writeRun(join(evidence, 'cdp'), { cases: ['two'] })
+    const options = { requireAll: true, cases: TWO_CASES }
+    expect(verifyEvidenceFolder(evidence, { ...options, hosts: ['cdp'] }).ok).toBe(true)
+    expect(
+      verifyEvidenceFolder(evidence, { ...options, hosts: ['cdp', 'electron'] }).problems,
+    ).toEqual([expect.stringMatching(/^no evidence for host electron/)])
+    // One host's folder given directly counts as the host its report names.
+    expect(
+      verifyEvidenceFolder(join(evidence, 'cdp'), { ...options, hosts: ['electron'] }).ok,
+    ).toBe(false)
+  })
+})
+
+describe('smoke:verify arguments', () => {
+  it('reads --hosts as a list of known hosts and refuses any other', () => {
+    expect(parseVerifyArgs(['/ev', '--hosts', 'cdp,electron'])).toEqual({
+      folder: '/ev',
+      hosts: ['cdp', 'electron'],
+      partial: false,
+    })
+    expect(() => parseVerifyArgs(['/ev', '--hosts', 'cdp,chrome'])).toThrow(/hosts/)
+    expect(() => parseVerifyArgs(['ev'])).toThrow('absolute')
   })
 })

@@ -27,6 +27,17 @@ export function requirements(cases: readonly CaseDefinition[] = SMOKE_CASES) {
 
 export type Verdict = { ok: true; report: SmokeReport } | { ok: false; problems: string[] }
 
+export interface VerifyOptions {
+  requireAll: boolean
+  cases?: readonly CaseDefinition[]
+  /** The commit the evidence must have been made from (the checkout's
+   *  HEAD, scripts/smoke/source-commit.ts); evidence from another commit
+   *  shows other code. */
+  commit?: string
+  /** The hosts whose evidence must be there (`--hosts cdp,electron`). */
+  hosts?: readonly SmokeHost[]
+}
+
 /**
  * Checks one host's evidence folder: `report.json` matches the schema, every
  * screenshot it lists exists and is a PNG of the recorded size, and (with
@@ -35,7 +46,10 @@ export type Verdict = { ok: true; report: SmokeReport } | { ok: false; problems:
  */
 export function verifyEvidence(
   folder: string,
-  options: { requireAll: boolean; cases?: readonly CaseDefinition[] },
+  options: VerifyOptions & {
+    /** The host the folder is for; its report must name that host. */
+    host?: SmokeHost
+  },
 ): Verdict {
   const file = join(folder, REPORT_FILE)
   if (!existsSync(file)) return { ok: false, problems: [`${file} does not exist`] }
@@ -55,6 +69,14 @@ export function verifyEvidence(
     }
   }
   const problems: string[] = []
+  if (options.host !== undefined && parsed.data.host !== options.host) {
+    problems.push(`the report is for host ${parsed.data.host}, in the ${options.host} folder`)
+  }
+  if (options.commit !== undefined && parsed.data.commit !== options.commit) {
+    problems.push(
+      `the run was made from commit ${parsed.data.commit}, not from this checkout's ${options.commit}`,
+    )
+  }
   for (const entry of parsed.data.cases) {
     for (const shot of entry.screenshots) {
       const path = join(folder, shot.file)
@@ -112,23 +134,36 @@ export interface FolderVerdict {
 
 /**
  * Checks an evidence folder as `npm run smoke` leaves it: each host folder
- * that holds a report (`cdp/`, `electron/`), or the folder itself when it
- * is one host's folder. A folder with no report at all fails.
+ * that holds a report (`cdp/`, `electron/`), whose report must name that
+ * host, or the folder itself when it is one host's folder. A folder with no
+ * report at all fails, and so does one without a host `options.hosts`
+ * requires.
  */
-export function verifyEvidenceFolder(
-  evidence: string,
-  options: { requireAll: boolean; cases?: readonly CaseDefinition[] },
-): FolderVerdict {
-  const targets: FolderVerdict['hosts'] = existsSync(join(evidence, REPORT_FILE))
+export function verifyEvidenceFolder(evidence: string, options: VerifyOptions): FolderVerdict {
+  const single = existsSync(join(evidence, REPORT_FILE))
+  const targets: FolderVerdict['hosts'] = single
     ? [{ host: undefined, folder: evidence, verdict: verifyEvidence(evidence, options) }]
     : SMOKE_HOSTS.map((host) => ({ host, folder: hostEvidenceFolder(evidence, host) }))
         .filter(({ folder }) => existsSync(join(folder, REPORT_FILE)))
-        .map((target) => ({ ...target, verdict: verifyEvidence(target.folder, options) }))
+        .map((target) => ({
+          ...target,
+          verdict: verifyEvidence(target.folder, { ...options, host: target.host }),
+        }))
   const problems =
     targets.length === 0
       ? [`no ${REPORT_FILE} in ${evidence} or its host folders (${SMOKE_HOSTS.join('/, ')}/)`]
       : targets.flatMap(({ host, verdict }) =>
           verdict.ok ? [] : verdict.problems.map((problem) => `${host ?? '.'}: ${problem}`),
         )
+  const found = targets.flatMap(({ host, verdict }) =>
+    host !== undefined ? [host] : verdict.ok ? [verdict.report.host] : [],
+  )
+  for (const required of options.hosts ?? []) {
+    if (!found.includes(required)) {
+      problems.push(
+        `no evidence for host ${required} (${join(hostEvidenceFolder(evidence, required), REPORT_FILE)})`,
+      )
+    }
+  }
   return { ok: problems.length === 0, hosts: targets, problems }
 }

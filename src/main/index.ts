@@ -4,16 +4,26 @@
  * process launcher and IPC, and nothing more. Every decision lives in pure,
  * tested functions under src/main/core/ and src/main/electron/.
  */
-import { Menu, Notification, app, dialog, ipcMain, nativeTheme, protocol, session } from 'electron'
+import {
+  Menu,
+  Notification,
+  app,
+  dialog,
+  ipcMain,
+  nativeTheme,
+  protocol,
+  safeStorage,
+  session,
+} from 'electron'
 import type { Language, Theme } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
 import { workbenchError } from '../common/workbench-error.ts'
+import { loadAppDataDirSecrets } from './core/app-secret-store.ts'
 import { CONSENT_WINDOW_SIZE } from './core/consent-controller.ts'
 import { DataDirLock } from './core/data-dir-lock.ts'
 import { MainServices } from './core/main-services.ts'
 import { inputPrecedesDecision } from './core/input-recency.ts'
 import { mcpConfigPathFromEnv } from './core/mcp-config-path.ts'
-import { loadDataDirSecrets } from './core/secret-store-selection.ts'
 import { PRIVILEGED_SCHEMES, builtPath } from './electron/app-layout.ts'
 import { installApplicationMenu } from './electron/application-menu.ts'
 import { refusedDebugSwitches } from './electron/debug-switches.ts'
@@ -25,9 +35,11 @@ import { openWorkbenchWindow, type WorkbenchWindow } from './electron/workbench-
 
 /**
  * The build's flavour, fixed when it is built (electron.vite.config.ts):
- * true for `npm run build` and `npm run dev`, false for the release build
- * `npm run package` packs. It alone decides DevTools, whether debugging
- * switches are refused, and whether the smoke port exists at all; never
+ * true only for `--mode development` (`npm run build`, `npm start`,
+ * `npm run dev`), false for any other build, the one `npm run package` packs
+ * included. It alone decides DevTools, whether debugging switches are
+ * refused, whether ASSENT_SCOPED_ROOTS is read, and whether the smoke port
+ * exists at all; never
  * `app.isPackaged`, which Electron derives from the executable's name.
  */
 declare const __ASSENT_DEVELOPMENT_BUILD__: boolean
@@ -135,17 +147,25 @@ async function start(): Promise<void> {
   const mcpConfigPath = mcpConfigPathFromEnv(process.env)
   // Before any window: without its integrity key Assent does not start (the
   // error names the fix), and the file fallback's warning is said up front.
-  // The rollback anchor lives in the same store; quitting advances it
+  // Electron's safeStorage seals it (no native module to rebuild), after
+  // moving a key the keychain already held (app-secret-store.ts). The
+  // rollback anchor lives in the same store; quitting advances it
   // (`before-quit` below stops the runtime cleanly first).
-  const { integrityKey, rollbackAnchor } = await loadDataDirSecrets(dataDir, { warn: diagnostic })
+  const { integrityKey, rollbackAnchor, keyInDataDirFile } = await loadAppDataDirSecrets(dataDir, {
+    safeStorage,
+    warn: diagnostic,
+  })
 
   const services: MainServices = new MainServices({
     launcher: new UtilityProcessLauncher(builtPath(appRoot, 'runtimeEntry')),
     dataDir,
     integrityKey,
     rollbackAnchor,
+    keyInDataDirFile,
     // The smoke scenario limits the ceiling agent to its throwaway workspace.
-    ...(process.env.ASSENT_SCOPED_ROOTS
+    // Development builds only: a release build folds this away, so nothing
+    // in a person's environment can reshape what the agent may reach.
+    ...(__ASSENT_DEVELOPMENT_BUILD__ && process.env.ASSENT_SCOPED_ROOTS
       ? { scopedRoots: process.env.ASSENT_SCOPED_ROOTS.split(':').filter(Boolean) }
       : {}),
     ...(mcpConfigPath === undefined ? {} : { mcpConfigPath }),

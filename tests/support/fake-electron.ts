@@ -31,6 +31,8 @@ function assertAlive(target: { isDestroyed(): boolean }): void {
   if (target.isDestroyed()) throw new TypeError('Object has been destroyed')
 }
 
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+
 type Listener = (...args: unknown[]) => unknown
 
 class Emitter {
@@ -780,3 +782,81 @@ export function resetFakeElectron(): void {
   Menu.applicationMenu = DEFAULT_APPLICATION_MENU
   fakePlatform.current = 'linux'
 }
+
+// ---- safeStorage (begin) ------------------------------------------------
+// Electron's docs/api/safe-storage.md (Electron 45), asynchronous API: the
+// text is sealed with a key the OS keeps (a keychain entry on Linux and
+// macOS, DPAPI on Windows), so the ciphertext opens only for this user on
+// this machine; opening ciphertext made with another key, or altered,
+// rejects; `getSelectedStorageBackend()` names the Linux keychain in use,
+// `basic_text` when there is none (then the seal is a password built into
+// Chromium). The fake seals with AES-256-GCM under a key of its own, so a
+// test sees ciphertext on disk, a failed open, and a changed key.
+
+export class FakeSafeStorage {
+  available = true
+  backend: 'basic_text' | 'gnome_libsecret' | 'kwallet6' | 'unknown' = 'gnome_libsecret'
+  private key = randomBytes(32)
+  /** Set by `rotateKey`: older ciphertext still opens, with shouldReEncrypt. */
+  private previousKey: Buffer | undefined
+
+  async isAsyncEncryptionAvailable(): Promise<boolean> {
+    return this.available
+  }
+
+  async encryptStringAsync(plainText: string): Promise<Buffer> {
+    if (!this.available) throw new Error('Encryption is not available.')
+    const iv = randomBytes(12)
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv)
+    const sealed = Buffer.concat([cipher.update(plainText, 'utf8'), cipher.final()])
+    return Buffer.concat([Buffer.from('v11'), iv, cipher.getAuthTag(), sealed])
+  }
+
+  async decryptStringAsync(
+    encrypted: Buffer,
+  ): Promise<{ shouldReEncrypt: boolean; result: string }> {
+    for (const [key, shouldReEncrypt] of [
+      [this.key, false],
+      [this.previousKey, true],
+    ] as const) {
+      if (key === undefined) continue
+      try {
+        return { shouldReEncrypt, result: open(key, encrypted) }
+      } catch {
+        // try the next key
+      }
+    }
+    throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.')
+  }
+
+  getSelectedStorageBackend(): string {
+    return this.backend
+  }
+
+  /** The OS's sealing key changed (a new keychain entry). */
+  rotateKey(): void {
+    this.previousKey = this.key
+    this.key = randomBytes(32)
+  }
+
+  /** Another user, another machine, or the keychain entry removed. */
+  loseKey(): void {
+    this.previousKey = undefined
+    this.key = randomBytes(32)
+  }
+}
+
+function open(key: Buffer, encrypted: Buffer): string {
+  if (encrypted.subarray(0, 3).toString() !== 'v11') throw new Error('not sealed')
+  const decipher = createDecipheriv('aes-256-gcm', key, encrypted.subarray(3, 15))
+  decipher.setAuthTag(encrypted.subarray(15, 31))
+  return Buffer.concat([decipher.update(encrypted.subarray(31)), decipher.final()]).toString('utf8')
+}
+
+export let safeStorage = new FakeSafeStorage()
+
+/** A fresh safeStorage: a new OS key, available, on a keychain. */
+export function resetFakeSafeStorage(): void {
+  safeStorage = new FakeSafeStorage()
+}
+// ---- safeStorage (end) --------------------------------------------------

@@ -104,7 +104,7 @@ export class CdpHost {
     assets: BuiltAssets,
     dataDirLock: DataDirLock,
   ): Promise<CdpHost> {
-    const { integrityKey, rollbackAnchor } =
+    const { integrityKey, rollbackAnchor, keyInDataDirFile } =
       options.secrets ??
       (await loadDataDirSecrets(options.dataDir, {
         warn: (message) => console.warn(`assent cdp host: ${message}`),
@@ -129,6 +129,7 @@ export class CdpHost {
         dataDir: options.dataDir,
         integrityKey,
         rollbackAnchor,
+        ...(keyInDataDirFile === undefined ? {} : { keyInDataDirFile }),
         windows,
         notifier: { send: (event) => forwarder.target?.send(event) },
         preferences: options.preferences ?? (() => ({ lang: 'en', theme: 'light' })),

@@ -43,14 +43,7 @@ export class FileSecretStore implements SecretStore {
   }
 
   async create(dataDir: string, key: Buffer): Promise<void> {
-    const file = await open(join(dataDir, KEY_FILE_NAME), CREATE_NEW, OWNER_ONLY)
-    try {
-      await file.writeFile(`${key.toString('base64url')}\n`)
-      await file.chmod(OWNER_ONLY)
-      await file.sync()
-    } finally {
-      await file.close()
-    }
+    await writeNewPrivateFile(join(dataDir, KEY_FILE_NAME), `${key.toString('base64url')}\n`)
   }
 
   async readAnchor(dataDir: string): Promise<number | undefined> {
@@ -59,41 +52,50 @@ export class FileSecretStore implements SecretStore {
     return text === undefined ? undefined : decodeStoredAnchor(text, path)
   }
 
-  /**
-   * Written beside the anchor and renamed over it, then the directory is
-   * synced: a crash leaves the old anchor or the new one, never a torn
-   * file, and the rename replaces the directory entry, never a file a
-   * planted symlink points at.
-   */
   async writeAnchor(dataDir: string, counter: number): Promise<void> {
-    const path = join(dataDir, ANCHOR_FILE_NAME)
-    const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
-    const file = await open(temporary, CREATE_NEW, OWNER_ONLY)
-    try {
-      try {
-        await file.writeFile(`${encodeAnchor(counter)}\n`)
-        await file.chmod(OWNER_ONLY)
-        await file.sync()
-      } finally {
-        await file.close()
-      }
-      await rename(temporary, path)
-    } catch (error) {
-      await rm(temporary, { force: true })
-      throw error
-    }
-    const directory = await open(dataDir, 'r')
-    try {
-      await directory.sync()
-    } finally {
-      await directory.close()
-    }
+    await replacePrivateFile(dataDir, join(dataDir, ANCHOR_FILE_NAME), `${encodeAnchor(counter)}\n`)
+  }
+}
+
+/** Creates `path` with mode 0600 and `text`, synced; never replaces a file
+ *  and never writes through a symlink planted at `path`. */
+export async function writeNewPrivateFile(path: string, text: string): Promise<void> {
+  const file = await open(path, CREATE_NEW, OWNER_ONLY)
+  try {
+    await file.writeFile(text)
+    await file.chmod(OWNER_ONLY)
+    await file.sync()
+  } finally {
+    await file.close()
+  }
+}
+
+/**
+ * Writes `text` beside `path` and renames it over it, then syncs `dir`: a
+ * crash leaves the old content or the new, never a torn file, and the
+ * rename replaces the directory entry, never a file a planted symlink
+ * points at.
+ */
+export async function replacePrivateFile(dir: string, path: string, text: string): Promise<void> {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    await writeNewPrivateFile(temporary, text)
+    await rename(temporary, path)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+  const directory = await open(dir, 'r')
+  try {
+    await directory.sync()
+  } finally {
+    await directory.close()
   }
 }
 
 /** The text of a file only its owner may read, or undefined when there is
  *  none. A file others could read is a secret others could use. */
-async function readPrivateFile(path: string): Promise<string | undefined> {
+export async function readPrivateFile(path: string): Promise<string | undefined> {
   let info
   try {
     info = await stat(path)

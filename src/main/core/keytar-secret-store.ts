@@ -27,7 +27,8 @@ export interface KeytarSecretStoreOptions {
  * keytar: Secret Service on Linux, Keychain on macOS, Credential Manager on
  * Windows. The key lives under service `assent`, the anchor under
  * `assent-rollback-anchor`, both with the data dir's real path as account. keytar is native
- * and built per ABI (Node for tests and scripts, Electron for the app), so it
+ * and built per ABI (Node for tests, scripts and the CDP host; the Electron
+ * app uses safeStorage and needs keytar only to move an older key), so it
  * is loaded here, lazily, and nowhere else: the runtime never loads it, and a
  * missing or mismatched build fails with an error that names the fix.
  */
@@ -115,8 +116,9 @@ export function keytarLoadFailure(error: unknown): string {
     `keytar, the OS keychain binding, ${abi ? 'was built for another Node.js or Electron ABI' : 'could not be loaded'} (${reason.split('\n')[0]}).`,
     'Under Node (tests, npm scripts) rebuild it with `npm rebuild keytar`',
     '(it compiles against libsecret: `apt-get install libsecret-1-dev python3 make g++`);',
-    'the Electron app needs it rebuilt for Electron, which the packaging step does',
-    '(`npm run package`: electron-builder rebuilds native modules).',
+    "the Electron app seals its key with Electron's safeStorage and loads keytar only to move a key an earlier version kept in the keychain",
+    '(or with ASSENT_SECRET_STORE=keychain): for that, rebuild it for Electron with `npx electron-builder install-app-deps`',
+    '(`npm run package` does it for the package).',
   ].join(' ')
 }
 

@@ -31,6 +31,9 @@ export interface MainServicesOptions {
   integrityKey: Buffer
   /** The data dir's rollback anchor, from the same SecretStore. */
   rollbackAnchor: RollbackAnchorKeeper
+  /** The key is in a plain file in the data dir: every `runtime.status` up
+   *  tells the workbench, which shows a warning (DataDirSecrets). */
+  keyInDataDirFile?: boolean
   windows: ProtectedWindowFactory
   notifier: WorkbenchNotifier
   /** The system's language and theme, used until the workbench reports its own. */
@@ -207,7 +210,11 @@ export class MainServices {
   private runtimeUp(connection: RuntimeConnection): void {
     this.options.notifier.send({
       type: 'runtime.status',
-      data: { state: 'up', instanceId: connection.instanceId },
+      data: {
+        state: 'up',
+        instanceId: connection.instanceId,
+        ...(this.options.keyInDataDirFile === true ? { keyFile: true } : {}),
+      },
     })
   }
 

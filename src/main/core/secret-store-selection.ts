@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { FileSecretStore, KEY_FILE_NAME, fileStoreWarning } from './file-secret-store.ts'
 import { KeytarSecretStore, type KeytarSecretStoreOptions } from './keytar-secret-store.ts'
 import { RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
+import { SEALED_KEY_FILE_NAME } from './safe-storage-secret-store.ts'
 import { integrityAccount, integrityKeyFor, type SecretStore } from './secret-store.ts'
 
 export const SECRET_STORE_ENV = 'ASSENT_SECRET_STORE'
@@ -39,6 +40,9 @@ export interface DataDirSecrets {
   integrityKey: Buffer
   /** The data dir's rollback anchor, in the same store as the key. */
   rollbackAnchor: RollbackAnchorKeeper
+  /** The key sits in a plain file in the data dir (ASSENT_SECRET_STORE=file):
+   *  the workbench says so for as long as the app runs. */
+  keyInDataDirFile?: boolean
 }
 
 /** Makes the data dir if needed, and returns its integrity key (created on
@@ -49,11 +53,29 @@ export async function loadDataDirSecrets(
 ): Promise<DataDirSecrets> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
   const store = selectSecretStore(dataDir, selection)
+  const account = await integrityAccount(dataDir)
+  if ((await store.read(account)) === undefined && (await sealedKeyIn(account))) {
+    // The app made this data dir's key with Electron's safeStorage, which
+    // no Node process can open; a new key here would disown all it sealed.
+    throw new Error(sealedKeyProblem(account, store.description))
+  }
   const integrityKey = await integrityKeyFor(store, dataDir)
   return {
     integrityKey,
-    rollbackAnchor: new RollbackAnchorKeeper(store, await integrityAccount(dataDir)),
+    rollbackAnchor: new RollbackAnchorKeeper(store, account),
+    keyInDataDirFile: store instanceof FileSecretStore,
   }
+}
+
+async function sealedKeyIn(dataDir: string): Promise<boolean> {
+  return (await lstat(join(dataDir, SEALED_KEY_FILE_NAME)).catch(() => undefined)) !== undefined
+}
+
+function sealedKeyProblem(dataDir: string, where: string): string {
+  return (
+    `the integrity key of ${dataDir} is sealed with Electron's safeStorage (${join(dataDir, SEALED_KEY_FILE_NAME)}), ` +
+    `which only the Assent app can open, and ${where} holds none: use this data dir with the app, or start here with a new data dir`
+  )
 }
 
 /** Makes the data dir if needed and returns its integrity key, creating it
@@ -115,6 +137,9 @@ export async function readKeyForVerifying(
   }
   const key = await store.read(dataDir)
   const fileKey = await readKeyFileIfAny(dataDir)
+  if (!key && (await sealedKeyIn(dataDir))) {
+    return { ok: false, problem: sealedKeyProblem(dataDir, store.description) }
+  }
   if (!key) {
     return {
       ok: false,

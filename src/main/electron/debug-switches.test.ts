@@ -84,6 +84,23 @@ describe('refusedDebugSwitches', () => {
     ).toEqual(['--remote-debugging-port=9222', '--inspect=0'])
   })
 
+  it('stops a release build started outside the sandbox or with V8 flags, whatever the form', () => {
+    expect(
+      refusedDebugSwitches({
+        ...facts(['--no-sandbox', '-disable-gpu-sandbox', '--js-flags=--no-opt']),
+        developmentBuild: false,
+      }),
+    ).toEqual(['--no-sandbox', '-disable-gpu-sandbox', '--js-flags=--no-opt'])
+    expect(
+      refusedDebugSwitches({
+        argv: [],
+        hasSwitch: (name) => name === 'no-sandbox',
+        platform: 'linux',
+        developmentBuild: false,
+      }),
+    ).toEqual(['--no-sandbox'])
+  })
+
   it('lets a release build without debugging switches start', () => {
     expect(refusedDebugSwitches({ ...facts(['--lang=en']), developmentBuild: false })).toEqual([])
   })

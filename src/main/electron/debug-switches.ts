@@ -1,6 +1,7 @@
 /**
  * Switches that would let another process drive or inspect the app: a
- * DevTools remote debugging endpoint (Chromium) or the Node inspector. Either
+ * DevTools remote debugging endpoint (Chromium) or the Node inspector; and
+ * switches that weaken it (WEAKENING_SWITCHES). The first two
  * could click "Allow" in the protected window or read the consent key from
  * main's memory, so a release build refuses to start with any of them,
  * packaged or not. The fuses (`enableNodeCliInspectArguments` off) disable
@@ -16,6 +17,17 @@
 
 const CHROMIUM_DEBUG_SWITCHES = ['remote-debugging-port', 'remote-debugging-pipe'] as const
 
+/**
+ * Switches that take a release build's defences down rather than attach to
+ * it: `--no-sandbox` and `--disable-gpu-sandbox` run the renderers or the
+ * GPU process outside Chromium's sandbox (a compromised page is then a
+ * process of the person's), and `--js-flags` hands V8 options to every
+ * process (V8 flags can turn off its own hardening). Refused like the
+ * debugging switches: a shortcut with one of them must not start quietly
+ * weaker.
+ */
+const WEAKENING_SWITCHES = ['no-sandbox', 'disable-gpu-sandbox', 'js-flags'] as const
+
 /** Chromium reads `--name`, `-name` and (on Windows) `/name`, with or without
  *  `=value`, and matches names case-insensitively on Windows. */
 function switchName(arg: string, platform: NodeJS.Platform): string | undefined {
@@ -27,7 +39,11 @@ function switchName(arg: string, platform: NodeJS.Platform): string | undefined 
 }
 
 function isDebugSwitch(name: string): boolean {
-  return (CHROMIUM_DEBUG_SWITCHES as readonly string[]).includes(name) || name.startsWith('inspect')
+  return (
+    (CHROMIUM_DEBUG_SWITCHES as readonly string[]).includes(name) ||
+    (WEAKENING_SWITCHES as readonly string[]).includes(name) ||
+    name.startsWith('inspect')
+  )
 }
 
 export interface CommandLineFacts {
@@ -48,7 +64,13 @@ export function findDebugSwitches(facts: CommandLineFacts): string[] {
     const name = switchName(arg, facts.platform)
     return name !== undefined && isDebugSwitch(name)
   })
-  for (const name of [...CHROMIUM_DEBUG_SWITCHES, 'inspect', 'inspect-brk', 'inspect-port']) {
+  for (const name of [
+    ...CHROMIUM_DEBUG_SWITCHES,
+    ...WEAKENING_SWITCHES,
+    'inspect',
+    'inspect-brk',
+    'inspect-port',
+  ]) {
     if (facts.hasSwitch(name) && !found.some((arg) => switchName(arg, facts.platform) === name)) {
       found.push(`--${name}`)
     }

@@ -4,6 +4,7 @@ import type { AssentGui } from '../../common/assent-gui.ts'
 import type { Room } from '../../contracts/room.ts'
 import { CreateRoomForm } from './components/create-room-form.tsx'
 import { IntegrityNotices, integrityKey } from './components/integrity-banner.tsx'
+import { KeyFileNotice } from './components/key-file-notice.tsx'
 import { MenuIcon } from './components/icons.tsx'
 import { RoomList } from './components/room-list.tsx'
 import { RoomView, type FocusRequest } from './components/room-view.tsx'
@@ -45,6 +46,7 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
   const [drawerOpen, setDrawerOpen] = useState(false)
   const [focusRequest, setFocusRequest] = useState<FocusRequest | undefined>(undefined)
   const [integrity, setIntegrity] = useState<readonly IntegrityReport[]>([])
+  const [keyFile, setKeyFile] = useState(false)
   const drawerToggle = useRef<HTMLButtonElement>(null)
   const approvalRooms = useRef(new Map<string, string>())
   const focusCount = useRef(0)
@@ -136,6 +138,8 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
         approvalRooms.current.set(signal.approval.id, signal.approval.roomId)
       } else if (signal?.type === 'approval.focus') {
         focusApproval(signal.approvalId, signal.roomId)
+      } else if (signal?.type === 'runtime.status' && signal.state === 'up') {
+        setKeyFile(signal.keyFile === true)
       } else if (signal?.type === 'runtime.integrity') {
         const report = signal.report
         setIntegrity((current) =>
@@ -180,6 +184,7 @@ export function App({ gui, newId = () => crypto.randomUUID() }: AppProps) {
         <p className="topbar__brand">{t('workbench.appName')}</p>
         <SettingsControl choices={choices} onChange={setChoices} />
       </header>
+      <KeyFileNotice shown={keyFile} />
       <IntegrityNotices
         reports={integrity}
         rooms={rooms}

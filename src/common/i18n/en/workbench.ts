@@ -32,6 +32,10 @@ export const enWorkbench = {
     scoped: 'Scoped assistant (limited folders)',
     external: '{{name}} (external agent)',
   },
+  keyFile: {
+    heading: 'Integrity key kept in a file',
+    body: 'Assent keeps the key that protects its audit log and room permissions in a plain file in its data folder, not in the system keychain. Anyone who can read that folder could forge changes that Assent would not notice. Use this only where no keychain exists.',
+  },
   integrity: {
     heading: 'Changed outside Assent',
     rooms:

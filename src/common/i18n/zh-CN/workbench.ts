@@ -34,6 +34,10 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     scoped: '受限助手（限定文件夹）',
     external: '{{name}}（外部代理）',
   },
+  keyFile: {
+    heading: '完整性密钥保存在文件中',
+    body: 'Assent 把保护审计日志和房间权限的密钥保存在数据文件夹里的一个普通文件中，而不是系统钥匙串中。任何能读取该文件夹的人都能伪造 Assent 无法察觉的修改。请只在没有钥匙串的地方这样使用。',
+  },
   integrity: {
     heading: '在 Assent 之外被修改',
     rooms:

@@ -19,6 +19,12 @@ describe('readWorkbenchEvent', () => {
       type: 'runtime.status',
       state: 'down',
     })
+    expect(
+      readWorkbenchEvent({ type: 'runtime.status', data: { state: 'up', keyFile: true } }),
+    ).toEqual({ type: 'runtime.status', state: 'up', keyFile: true })
+    expect(
+      readWorkbenchEvent({ type: 'runtime.status', data: { state: 'up', keyFile: 'yes' } }),
+    ).toEqual({ type: 'runtime.status', state: 'up' })
     expect(readWorkbenchEvent({ type: 'runtime.reset', data: {} })).toEqual({
       type: 'runtime.reset',
     })

@@ -8,7 +8,8 @@ export type WorkbenchSignal =
   | { type: 'approval.requested' | 'approval.resolved'; approval: ApprovalSummary }
   | { type: 'room.created'; room: Room }
   | { type: 'room.updated' | 'timeline.updated' | 'grant.changed'; roomId: string }
-  | { type: 'runtime.status'; state: 'up' | 'down' }
+  /** `keyFile`: main keeps the integrity key in a plain file in the data dir. */
+  | { type: 'runtime.status'; state: 'up' | 'down'; keyFile?: true }
   | { type: 'runtime.reset' }
   /** A stored row failed its integrity check (edited outside Assent). */
   | { type: 'runtime.integrity'; report: IntegrityReport }
@@ -63,9 +64,10 @@ export function readWorkbenchEvent(event: WorkbenchEvent): WorkbenchSignal | und
     case 'grant.changed':
       return typeof data.roomId === 'string' ? { type: event.type, roomId: data.roomId } : undefined
     case 'runtime.status':
-      return data.state === 'up' || data.state === 'down'
-        ? { type: 'runtime.status', state: data.state }
-        : undefined
+      if (data.state !== 'up' && data.state !== 'down') return undefined
+      return data.keyFile === true
+        ? { type: 'runtime.status', state: data.state, keyFile: true }
+        : { type: 'runtime.status', state: data.state }
     case 'runtime.reset':
       return { type: 'runtime.reset' }
     case 'runtime.integrity': {
