@@ -61,10 +61,12 @@ export async function writeNotesConfig(
   return { notesDir, descriptionFile, configPath }
 }
 
-/** The SDK's own client, talking to `assent-gateway` over stdio. */
+/** The SDK's own client, talking to `assent-gateway` over stdio; `client`
+ *  when a test declares capabilities (sampling, roots) of its own. */
 export async function connectThroughGateway(
   harness: RuntimeHarness,
   configPath: string,
+  client: Client = new Client({ name: 'test-agent', version: '1.0.0' }),
 ): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -83,7 +85,6 @@ export async function connectThroughGateway(
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8')
   })
-  const client = new Client({ name: 'test-agent', version: '1.0.0' })
   await client.connect(transport)
   return { client, stderr: () => stderr }
 }
