@@ -13,11 +13,11 @@ import {
   connectThroughGateway,
   decide,
   gatewayRoom,
-  nextPendingApproval,
+  pendingApprovals,
+  refusalOf,
 } from './support/mcp-gateway-harness.ts'
 import {
   MODEL_ANSWER,
-  refusalOf,
   samplingClient,
   writeRealServersConfig,
   type RealServersFixture,
@@ -40,10 +40,11 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
   let agent: Client
   let sampled: SamplingLog
   let stderr: () => string
-  const seen = new Set<string>()
+  let pending: ReturnType<typeof pendingApprovals>
 
   beforeAll(async () => {
     harness = await startHarness()
+    pending = pendingApprovals(harness)
     fixture = await writeRealServersConfig(harness.root, harness.workspace)
     const host = samplingClient(harness.workspace)
     sampled = host.sampled
@@ -57,12 +58,6 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     await agent?.close()
     await harness?.close()
   })
-
-  async function pending() {
-    const view = await nextPendingApproval(harness, seen)
-    seen.add(view.approval.id)
-    return view
-  }
 
   it('asks the person before reading a resource of a gated server, showing its URI', async () => {
     const read = agent.readResource({ uri: `everything__${FEATURES_DOC}` }, callOptions)
@@ -197,7 +192,7 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     const changed = new Promise<PromptListChangedNotification>((resolve) =>
       agent.setNotificationHandler(PromptListChangedNotificationSchema, resolve),
     )
-    await agent.callTool({ name: 'odd__add_prompt', arguments: {} }, undefined, callOptions)
+    await agent.callTool({ name: 'odd__grow', arguments: {} }, undefined, callOptions)
     expect((await changed).method).toBe('notifications/prompts/list_changed')
     const { prompts } = await agent.listPrompts()
     expect(prompts.map((prompt) => prompt.name)).toContain('odd__added-1')

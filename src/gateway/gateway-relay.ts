@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -11,12 +12,18 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
+  type ClientNotification,
   type CreateMessageRequest,
   type CreateMessageResult,
+  type Progress,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpConsentPort } from '../runtime/mcp/gated-mcp-call.ts'
-import type { McpClientRelay, McpServer } from '../runtime/mcp/mcp-connection.ts'
+import type {
+  McpClientRelay,
+  McpElicitationHandler,
+  McpServer,
+} from '../runtime/mcp/mcp-connection.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
@@ -29,6 +36,9 @@ export interface GatewayRelayOptions {
   /** How long the agent's client may take to answer a server's request. */
   requestTimeoutMs: number
   log: (line: string) => void
+  /** Where a server's elicitation goes: the person, as a form in the
+   *  gateway room, during the allowed call it came from. */
+  elicit: McpElicitationHandler
 }
 
 /**
@@ -37,11 +47,17 @@ export interface GatewayRelayOptions {
  * updates, list changes), relayed to the agent's client, the one client
  * this gateway serves. Each connection to a server declares sampling and
  * roots on the agent's behalf; a request the agent's client does not
- * support is answered with an error saying so. Elicitation is not relayed
- * here: it goes to the person (McpElicitationRouter in gateway-server.ts).
+ * support is answered with an error saying so. Elicitation is the one
+ * request that does not go to the agent: a form asks the person, so it goes
+ * to the person (`elicit`, McpElicitationRouter in gateway-server.ts),
+ * never to a model that could fill it in for them.
  */
 export class GatewayRelay implements McpClientRelay {
-  readonly capabilities: ClientCapabilities = { sampling: {}, roots: { listChanged: true } }
+  readonly capabilities: ClientCapabilities = {
+    sampling: {},
+    roots: { listChanged: true },
+    elicitation: {},
+  }
   private readonly options: GatewayRelayOptions
 
   constructor(options: GatewayRelayOptions) {
@@ -51,7 +67,10 @@ export class GatewayRelay implements McpClientRelay {
   install(client: Client, server: McpServer): void {
     const { upstream } = this.options
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      this.sample(server, request.params, extra.signal),
+      this.sample(server, request.params, extra),
+    )
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      this.options.elicit(server.id, request.params),
     )
     client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
       this.requireClient('roots', 'roots/list')
@@ -93,8 +112,25 @@ export class GatewayRelay implements McpClientRelay {
   private async sample(
     server: McpServer,
     params: CreateMessageRequest['params'],
-    signal: AbortSignal,
+    extra: {
+      signal: AbortSignal
+      sendNotification: (notification: ClientNotification) => Promise<void>
+    },
   ): Promise<CreateMessageResult> {
+    // The agent's progress on the request goes back under the server's
+    // own token; without one the agent is given none to report on.
+    const token = params._meta?.progressToken
+    const onprogress =
+      token === undefined
+        ? undefined
+        : (progress: Progress) => {
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { ...progress, progressToken: token },
+              })
+              .catch(() => undefined)
+          }
     this.requireClient('sampling', 'sampling/createMessage')
     try {
       return await runGoverned({
@@ -105,8 +141,9 @@ export class GatewayRelay implements McpClientRelay {
         workspace: this.options.workspace,
         run: () =>
           this.options.upstream.createMessage(params, {
-            signal,
+            signal: extra.signal,
             timeout: this.options.requestTimeoutMs,
+            ...(onprogress === undefined ? {} : { onprogress, resetTimeoutOnProgress: true }),
           }) as Promise<CreateMessageResult>,
         outcome: (result) =>
           result.content.type === 'text' ? result.content.text : `[${result.content.type}]`,

@@ -90,13 +90,6 @@ export class AssentGateway {
       { name: 'assent-gateway', version: '0.1.0' },
       { capabilities: { tools: { listChanged: true } } },
     )
-    const relay = new GatewayRelay({
-      upstream: this.server,
-      consent: options.consent,
-      workspace: this.workspace,
-      requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
-      log: options.log,
-    })
     this.elicitation = new McpElicitationRouter<GatewayCall>(
       async (call, form) => {
         // Before the person allowed the call (a preview asking), or through
@@ -106,13 +99,20 @@ export class AssentGateway {
       },
       (error) => options.log(`assent-gateway: a form was not shown: ${String(error)}`),
     )
+    const relay = new GatewayRelay({
+      upstream: this.server,
+      consent: options.consent,
+      workspace: this.workspace,
+      requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
+      log: options.log,
+      elicit: this.elicitation.handle,
+    })
     this.pool = new McpConnectionPool(
       options.config,
       (config) =>
         new McpConnection(config, {
           requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
           stderr: 'inherit',
-          onElicitation: this.elicitation.handle,
           relay,
         }),
     )

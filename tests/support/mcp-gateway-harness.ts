@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
@@ -115,6 +116,26 @@ export async function nextPendingApproval(
     return approvals.find((approval) => approval.status === 'pending' && !seen.has(approval.id))
   }, 'a pending MCP approval')
   return harness.client.getApproval(summary.id)
+}
+
+/** Each call waits for the next pending approval not seen before. */
+export function pendingApprovals(harness: RuntimeHarness): () => Promise<ApprovalView> {
+  const seen = new Set<string>()
+  return async () => {
+    const view = await nextPendingApproval(harness, seen)
+    seen.add(view.approval.id)
+    return view
+  }
+}
+
+/** The McpError a refused request rejects with. */
+export async function refusalOf(call: Promise<unknown>): Promise<McpError> {
+  const error = await call.then(
+    () => undefined,
+    (failure: unknown) => failure,
+  )
+  if (!(error instanceof McpError)) throw new Error(`expected an McpError, got ${String(error)}`)
+  return error
 }
 
 /** The person's decision, given the way main gives it: a consent token

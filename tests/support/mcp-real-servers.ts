@@ -6,7 +6,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import {
   CreateMessageRequestSchema,
   ListRootsRequestSchema,
-  McpError,
   type CreateMessageRequest,
 } from '@modelcontextprotocol/sdk/types.js'
 
@@ -89,7 +88,7 @@ export async function writeRealServersConfig(
           id: 'odd',
           name: 'Odd names',
           transport: stdio([ODD_NAMES_SERVER], { ODD_DIR: oddDir }),
-          allowed_tools: ['wait_for_cancel', 'add_prompt'],
+          allowed_tools: ['wait_for_cancel', 'grow', 'sample_until_cancelled', 'ping_client'],
           manifest: { readonly: true },
         },
       ],
@@ -127,14 +126,4 @@ export function samplingClient(workspace: string): { client: Client; sampled: Sa
     roots: [{ uri: pathToFileURL(workspace).href, name: 'workspace' }],
   }))
   return { client, sampled }
-}
-
-/** The McpError a refused request rejects with. */
-export async function refusalOf(call: Promise<unknown>): Promise<McpError> {
-  const error = await call.then(
-    () => undefined,
-    (failure: unknown) => failure,
-  )
-  if (!(error instanceof McpError)) throw new Error(`expected an McpError, got ${String(error)}`)
-  return error
 }
