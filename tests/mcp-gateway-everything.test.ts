@@ -143,8 +143,11 @@ describe('server-everything and server-filesystem through assent-gateway', () =>
       { ...callOptions, onprogress: (progress) => seen.push(progress) },
     )
     expect(JSON.stringify(result.content)).toContain('completed')
-    expect(seen.map((progress) => progress.total)).toEqual([3, 3, 3])
-    expect(seen.map((progress) => progress.progress)).toEqual([1, 2, 3])
+    // The last step may land after the result, when the SDK no longer
+    // listens for it; the steps before it always arrive, in order.
+    expect(seen.length).toBeGreaterThanOrEqual(2)
+    expect(seen.every((progress) => progress.total === 3)).toBe(true)
+    expect(seen.map((progress) => progress.progress)).toEqual([1, 2, 3].slice(0, seen.length))
   })
 
   it("passes the server's log messages, under its id, at the level the agent set", async () => {

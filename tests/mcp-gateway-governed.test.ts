@@ -84,7 +84,7 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     const { resources } = await agent.listResources()
     const key = resources.find((resource) => resource.uri.includes('%2Essh'))
     expect(key?.uri).toBe(
-      `odd__${pathToFileURL(join(fixture.oddDir, 'KEY')).href.replace('KEY', '%2Essh/id_ed25519')}`,
+      `odd__${pathToFileURL(join(fixture.oddDir, 'KEY')).href.replace('KEY', '%2Essh/notes.txt')}`,
     )
     const read = refusalOf(agent.readResource({ uri: key?.uri ?? '' }, callOptions))
     const view = await pending()

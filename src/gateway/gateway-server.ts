@@ -142,13 +142,17 @@ export class AssentGateway {
   }
 
   async start(transport: Transport): Promise<void> {
-    for (const connection of this.pool.connections()) {
-      await connection.connect().catch((error: unknown) => {
-        this.options.log(
-          `assent-gateway: ${connection.server.id} did not start: ${(error as Error).message}`,
-        )
-      })
-    }
+    // All at once: the agent's `initialize` waits for the slowest server,
+    // not for the sum of them.
+    await Promise.all(
+      this.pool.connections().map((connection) =>
+        connection.connect().catch((error: unknown) => {
+          this.options.log(
+            `assent-gateway: ${connection.server.id} did not start: ${(error as Error).message}`,
+          )
+        }),
+      ),
+    )
     // What the agent is offered is what the servers offered as they
     // started: MCP fixes capabilities at initialisation.
     const offered = []

@@ -86,7 +86,9 @@ export async function connectThroughGateway(
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8')
   })
-  await client.connect(transport)
+  // The gateway answers `initialize` once every server behind it started,
+  // which on a loaded machine can outlast the SDK's 60 s default.
+  await client.connect(transport, { timeout: AGENT_REQUEST_TIMEOUT_MS })
   return { client, stderr: () => stderr }
 }
 
