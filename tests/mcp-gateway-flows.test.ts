@@ -21,6 +21,7 @@ import {
   decide,
   gatewayRoom,
   nextPendingApproval,
+  pendingApprovals,
   writeNotesConfig,
   type NotesFixture,
 } from './support/mcp-gateway-harness.ts'
@@ -47,10 +48,11 @@ describe('the MCP gateway: annotations, elicitation, progress and mcp.json reloa
   let fixture: NotesFixture
   let agent: Client
   let stderr: () => string
-  const seen = new Set<string>()
+  let pending: ReturnType<typeof pendingApprovals>
 
   beforeAll(async () => {
     harness = await startHarness()
+    pending = pendingApprovals(harness)
     fixture = await writeNotesConfig(harness.root, [
       {
         ...ASKER_SERVER,
@@ -63,12 +65,6 @@ describe('the MCP gateway: annotations, elicitation, progress and mcp.json reloa
     await agent?.close()
     await harness?.close()
   })
-
-  async function pending() {
-    const view = await nextPendingApproval(harness, seen)
-    seen.add(view.approval.id)
-    return view
-  }
 
   it('marks every gated tool destructive and not read-only, whatever its server claims', async () => {
     const { tools } = await agent.listTools()

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
 import {
@@ -11,6 +10,7 @@ import {
   decide,
   gatewayRoom,
   nextPendingApproval,
+  refusalOf,
   writeNotesConfig,
   type NotesFixture,
 } from './support/mcp-gateway-harness.ts'
@@ -19,15 +19,6 @@ import { timeline } from './support/room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 const callOptions = { timeout: AGENT_REQUEST_TIMEOUT_MS }
-
-async function refusalOf(call: Promise<unknown>): Promise<McpError> {
-  const error = await call.then(
-    () => undefined,
-    (failure: unknown) => failure,
-  )
-  if (!(error instanceof McpError)) throw new Error(`expected an McpError, got ${String(error)}`)
-  return error
-}
 
 async function runsOf(fixture: NotesFixture): Promise<string[]> {
   const log = join(fixture.notesDir, 'runs.log')

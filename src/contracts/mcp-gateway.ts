@@ -5,6 +5,13 @@ import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
 
 const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/)
 
+/** What the gateway asks the person about besides tool calls: a resource
+ *  read and a server's sampling request, named by their MCP method. A tool
+ *  name cannot contain `/`, so no server's tool can pass for one of these
+ *  (nor a grant for one answer for a tool). */
+export const GOVERNED_MCP_METHODS = ['resources/read', 'sampling/createMessage'] as const
+export type GovernedMcpMethod = (typeof GOVERNED_MCP_METHODS)[number]
+
 /** `POST /v1/gateway/calls`: the gateway asks for consent to one MCP call.
  *  Everything the person will be shown travels here, so it is what the
  *  approval's canonical action (and so its digest) is built from. */
@@ -14,7 +21,7 @@ export const GatewayCallRequestSchema = z.strictObject({
   workspace: z.string().min(1).max(4096),
   serverId: McpServerIdSchema,
   serverName: z.string().min(1).max(80),
-  toolName: McpToolNameSchema,
+  toolName: z.union([McpToolNameSchema, z.enum(GOVERNED_MCP_METHODS)]),
   toolDescription: z.string().max(8_192),
   inputSchemaHash: Sha256HexSchema,
   definitionHash: Sha256HexSchema,

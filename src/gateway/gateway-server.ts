@@ -1,10 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  RootsListChangedNotificationSchema,
   type CallToolResult,
+  type Progress,
+  type ServerCapabilities,
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
@@ -24,6 +28,9 @@ import {
   splitNamespacedToolName,
   type McpToolDefinition,
 } from '../runtime/mcp/mcp-tool-definition.ts'
+import { namespacedContent } from './gateway-content.ts'
+import { installForwarding, upstreamCapabilities } from './gateway-forwarding.ts'
+import { GatewayRelay } from './gateway-relay.ts'
 
 /** Downstream requests may take this long. A downstream call starts only
  *  after consent, so this never races the consent window; it is long so a
@@ -39,6 +46,9 @@ export interface GatewayServerOptions {
   config: McpConfig
   consent: McpConsentPort
   log: (line: string) => void
+  /** The folder the gateway serves (the person-only rule reads paths
+   *  against it); the current directory if not given. */
+  workspace?: string
   /** `GATEWAY_PROGRESS_INTERVAL_MS` unless a test shortens it. */
   progressIntervalMs?: number
 }
@@ -54,6 +64,10 @@ interface GatewayCall {
  * tools as `server__tool` and runs each call through `runGatedMcpCall`, so
  * the person is asked in Assent's protected window before any gated tool
  * runs. A refused call is a JSON-RPC error whose `data.reason` says why.
+ * Resources, prompts, completions and logging are forwarded
+ * (gateway-forwarding.ts), the servers' own requests and notifications
+ * relayed back (gateway-relay.ts); docs/mcp.md's conformance table lists
+ * each method and what the policy does with it.
  *
  * While a call waits it sends `notifications/progress` to an agent that
  * gave a progress token; a server's elicitation during an allowed call is
@@ -64,10 +78,18 @@ export class AssentGateway {
   private readonly options: GatewayServerOptions
   private readonly pool: McpConnectionPool
   private readonly elicitation: McpElicitationRouter<GatewayCall>
+  private readonly workspace: string
+  /** What the agent was offered at initialisation. */
+  private offered: ServerCapabilities = {}
   readonly server: Server
 
   constructor(options: GatewayServerOptions) {
     this.options = options
+    this.workspace = options.workspace ?? process.cwd()
+    this.server = new Server(
+      { name: 'assent-gateway', version: '0.1.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    )
     this.elicitation = new McpElicitationRouter<GatewayCall>(
       async (call, form) => {
         // Before the person allowed the call (a preview asking), or through
@@ -77,37 +99,51 @@ export class AssentGateway {
       },
       (error) => options.log(`assent-gateway: a form was not shown: ${String(error)}`),
     )
+    const relay = new GatewayRelay({
+      upstream: this.server,
+      consent: options.consent,
+      workspace: this.workspace,
+      requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
+      log: options.log,
+      elicit: this.elicitation.handle,
+    })
     this.pool = new McpConnectionPool(
       options.config,
       (config) =>
         new McpConnection(config, {
           requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
           stderr: 'inherit',
-          onElicitation: this.elicitation.handle,
+          relay,
         }),
-    )
-    this.server = new Server(
-      { name: 'assent-gateway', version: '0.1.0' },
-      { capabilities: { tools: { listChanged: true } } },
     )
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: await this.listTools(),
     }))
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args = {} } = request.params
-      const stopProgress = this.progress(request.params._meta?.progressToken, extra)
+      const progress = this.progress(request.params._meta?.progressToken, extra)
       try {
-        return await this.callTool(name, args)
+        return await this.callTool(name, args, {
+          signal: extra.signal,
+          ...(progress.relay === undefined
+            ? {}
+            : { onprogress: progress.relay, resetTimeoutOnProgress: true }),
+        })
       } finally {
-        stopProgress()
+        progress.stop()
+      }
+    })
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      for (const connection of this.pool.connections()) {
+        if (!connection.connected) continue
+        await (await connection.downstream()).sendRootsListChanged().catch(() => undefined)
       }
     })
   }
 
   async start(transport: Transport): Promise<void> {
-    // Started together: each is a process start the agent's `initialize`
-    // waits for, and one after another they add up past a client's
-    // timeout on a busy machine.
+    // All at once: the agent's `initialize` waits for the slowest server,
+    // not for the sum of them.
     await Promise.all(
       this.pool.connections().map((connection) =>
         connection.connect().catch((error: unknown) => {
@@ -117,6 +153,27 @@ export class AssentGateway {
         }),
       ),
     )
+    // What the agent is offered is what the servers offered as they
+    // started: MCP fixes capabilities at initialisation.
+    const offered = []
+    for (const connection of this.pool.connections()) {
+      if (!connection.connected) continue
+      offered.push((await connection.downstream()).getServerCapabilities())
+    }
+    const capabilities = upstreamCapabilities(offered)
+    this.offered = capabilities
+    this.server.registerCapabilities(capabilities)
+    installForwarding(
+      {
+        server: this.server,
+        pool: this.pool,
+        consent: this.options.consent,
+        workspace: this.workspace,
+        requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
+        log: this.options.log,
+      },
+      capabilities,
+    )
     await this.server.connect(transport)
   }
 
@@ -125,6 +182,9 @@ export class AssentGateway {
   apply(config: McpConfig): McpConfigChange {
     const change = this.pool.apply(config)
     void this.server.sendToolListChanged().catch(() => undefined)
+    const capabilities = this.offered
+    if (capabilities.prompts) void this.server.sendPromptListChanged().catch(() => undefined)
+    if (capabilities.resources) void this.server.sendResourceListChanged().catch(() => undefined)
     return change
   }
 
@@ -158,7 +218,11 @@ export class AssentGateway {
     return tools
   }
 
-  private async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  private async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    run: RequestOptions,
+  ): Promise<CallToolResult> {
     const parts = splitNamespacedToolName(name)
     // Held to the end of the call: a new mcp.json applies to calls that
     // start after it, never to one the person is deciding on.
@@ -174,9 +238,10 @@ export class AssentGateway {
           return call.ticket
         },
       }
-      return await this.elicitation.during(parts.serverId, call, () =>
-        runGatedMcpCall(lease.connection, parts.toolName, args, consent),
+      const result = await this.elicitation.during(parts.serverId, call, () =>
+        runGatedMcpCall(lease.connection, parts.toolName, args, consent, run),
       )
+      return { ...result, content: namespacedContent(parts.serverId, result.content) }
     } catch (error) {
       if (error instanceof McpRefusal) throw new McpError(error.code, error.message, error.data)
       throw error
@@ -185,29 +250,48 @@ export class AssentGateway {
     }
   }
 
-  /** Sends `notifications/progress` for the caller's token every interval
-   *  until the returned function is called; nothing without a token (MCP
-   *  sends progress only to a caller that asked for it). */
+  /**
+   * Progress for the caller's token: every interval while the call waits
+   * (for the person, or for the server), then the server's own progress
+   * passed on once it reports some, which stops the gateway's. The
+   * server's values are offset past the gateway's so the agent sees them
+   * increase, as MCP requires. Nothing without a token (MCP sends progress
+   * only to a caller that asked for it).
+   */
   private progress(
     token: string | number | undefined,
     extra: { sendNotification: (notification: ServerNotification) => Promise<void> },
-  ): () => void {
-    if (token === undefined) return () => undefined
-    let progress = 0
-    const timer = setInterval(() => {
-      progress += 1
+  ): { relay?: (progress: Progress) => void; stop: () => void } {
+    if (token === undefined) return { stop: () => undefined }
+    let sent = 0
+    let offset: number | undefined
+    const send = (params: Omit<Progress, 'progressToken'>) => {
       void extra
         .sendNotification({
           method: 'notifications/progress',
-          params: {
-            progressToken: token,
-            progress,
-            message: 'waiting: for the person to decide in Assent, or for the server',
-          },
+          params: { ...params, progressToken: token },
         })
         .catch(() => undefined)
+    }
+    const timer = setInterval(() => {
+      sent += 1
+      send({
+        progress: sent,
+        message: 'waiting: for the person to decide in Assent, or for the server',
+      })
     }, this.options.progressIntervalMs ?? GATEWAY_PROGRESS_INTERVAL_MS)
-    return () => clearInterval(timer)
+    return {
+      relay: (progress) => {
+        clearInterval(timer)
+        offset ??= sent
+        send({
+          progress: offset + progress.progress,
+          ...(progress.total === undefined ? {} : { total: offset + progress.total }),
+          ...(progress.message === undefined ? {} : { message: progress.message }),
+        })
+      },
+      stop: () => clearInterval(timer),
+    }
   }
 }
 

@@ -37,6 +37,7 @@ try {
 const gateway = new AssentGateway({
   config,
   consent: new RuntimeConsentClient({ dataDir: args.dataDir, workspace: args.workspace }),
+  workspace: args.workspace,
   log,
 })
 const configFile = args.config

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
@@ -62,10 +63,12 @@ export async function writeNotesConfig(
   return { notesDir, descriptionFile, configPath }
 }
 
-/** The SDK's own client, talking to `assent-gateway` over stdio. */
+/** The SDK's own client, talking to `assent-gateway` over stdio; `client`
+ *  when a test declares capabilities (sampling, roots) of its own. */
 export async function connectThroughGateway(
   harness: RuntimeHarness,
   configPath: string,
+  client: Client = new Client({ name: 'test-agent', version: '1.0.0' }),
 ): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -84,8 +87,9 @@ export async function connectThroughGateway(
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8')
   })
-  const client = new Client({ name: 'test-agent', version: '1.0.0' })
-  await client.connect(transport)
+  // The gateway answers `initialize` once every server behind it started,
+  // which on a loaded machine can outlast the SDK's 60 s default.
+  await client.connect(transport, { timeout: AGENT_REQUEST_TIMEOUT_MS })
   return { client, stderr: () => stderr }
 }
 
@@ -129,6 +133,26 @@ export async function nextPendingApproval(
     timeoutMs,
   )
   return harness.client.getApproval(summary.id)
+}
+
+/** Each call waits for the next pending approval not seen before. */
+export function pendingApprovals(harness: RuntimeHarness): () => Promise<ApprovalView> {
+  const seen = new Set<string>()
+  return async () => {
+    const view = await nextPendingApproval(harness, seen)
+    seen.add(view.approval.id)
+    return view
+  }
+}
+
+/** The McpError a refused request rejects with. */
+export async function refusalOf(call: Promise<unknown>): Promise<McpError> {
+  const error = await call.then(
+    () => undefined,
+    (failure: unknown) => failure,
+  )
+  if (!(error instanceof McpError)) throw new Error(`expected an McpError, got ${String(error)}`)
+  return error
 }
 
 /** The person's decision, given the way main gives it: a consent token

@@ -1,3 +1,4 @@
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { message } from '../../contracts/runtime-message.ts'
 import type { ElicitationForm } from './mcp-elicitation.ts'
@@ -83,12 +84,15 @@ export interface McpConsentPort {
  *   if the server offers an allowed `<tool>.preview`, the preview's result;
  * - after an allow, the definition and the preview are fetched again and
  *   must be what the person saw, or the call is refused.
+ * `run` goes with the call itself (never the preview): the caller's
+ * progress handler and cancellation signal.
  */
 export async function runGatedMcpCall(
   connection: McpConnection,
   toolName: string,
   args: Record<string, unknown>,
   consent: McpConsentPort,
+  run: RequestOptions = {},
 ): Promise<CallToolResult> {
   const server = connection.server
   if (!server.allowed_tools.includes(toolName)) {
@@ -101,7 +105,7 @@ export async function runGatedMcpCall(
   }
   if (!server.requires_approval || server.approvalFreeTools?.includes(toolName)) {
     await consent.beforeRun?.()
-    return connection.callTool(toolName, args)
+    return connection.callTool(toolName, args, run)
   }
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
@@ -139,7 +143,7 @@ export async function runGatedMcpCall(
   let result: CallToolResult
   await consent.beforeRun?.()
   try {
-    result = await connection.callTool(toolName, args)
+    result = await connection.callTool(toolName, args, run)
   } catch (error) {
     const message = `${server.id} failed during ${toolName}: ${(error as Error).message}`
     await ticket.report({ ok: false, output: message })

@@ -1,7 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type {
   CallToolResult,
+  ClientCapabilities,
   ElicitRequest,
   ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js'
@@ -24,12 +26,24 @@ export type McpElicitationHandler = (
  *  built-in server that run without consent. mcp.json cannot set this. */
 export type McpServer = McpServerConfig & { approvalFreeTools?: readonly string[] }
 
+/**
+ * What a front for many servers (the gateway) adds to each connection: the
+ * client capabilities it declares on its agent's behalf, and the handlers
+ * it installs for the server's requests and notifications. Installed on
+ * every (re)connect, so a restarted server is relayed too.
+ */
+export interface McpClientRelay {
+  capabilities: ClientCapabilities
+  install(client: Client, server: McpServer): void
+}
+
 export interface McpConnectionOptions {
   /** How long one downstream request may take. Must outlast the consent
    *  window: a call the person is still reading must never be cut short by
    *  the SDK (its default is 60 s, the consent window's 120 s). */
   requestTimeoutMs: number
   onElicitation?: McpElicitationHandler
+  relay?: McpClientRelay
   /** Where a stdio server's stderr goes; `inherit` by default. */
   stderr?: 'inherit' | 'ignore'
   /** Replaces the configured transport (the built-in server runs in
@@ -81,8 +95,14 @@ export class McpConnection {
     const sdk = await (clientSdk ??= importClientSdk())
     const client = new sdk.Client(
       { name: 'assent', version: '0.1.0' },
-      { capabilities: this.options.onElicitation ? { elicitation: {} } : {} },
+      {
+        capabilities: {
+          ...this.options.relay?.capabilities,
+          ...(this.options.onElicitation ? { elicitation: {} } : {}),
+        },
+      },
     )
+    this.options.relay?.install(client, this.server)
     const onElicitation = this.options.onElicitation
     if (onElicitation) {
       client.setRequestHandler(sdk.ElicitRequestSchema, (request) =>
@@ -106,6 +126,12 @@ export class McpConnection {
     if (!this.client) await this.connect()
     if (!this.client) throw new Error(`the MCP server ${this.server.id} is not connected`)
     return this.client
+  }
+
+  /** The connected client, for what a relay forwards as it is (resources,
+   *  prompts, completions, logging); tools go through `callTool`. */
+  async downstream(): Promise<Client> {
+    return this.ready()
   }
 
   /** The server's current definitions of the allowed tools, fetched afresh
@@ -142,13 +168,18 @@ export class McpConnection {
 
   /** Calls an allowed tool. Refuses a name outside `allowed_tools` here too,
    *  whatever the caller checked, so no path reaches a hidden tool. */
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: RequestOptions = {},
+  ): Promise<CallToolResult> {
     if (!this.server.allowed_tools.includes(name)) {
       throw new Error(`${name} is not in allowed_tools of ${this.server.id}`)
     }
     const client = await this.ready()
     return (await client.callTool({ name, arguments: args }, undefined, {
       timeout: this.options.requestTimeoutMs,
+      ...options,
     })) as CallToolResult
   }
 

@@ -98,6 +98,18 @@ describe('personOnlyReason: the paths an action names', () => {
     expect(personOnlyReason(mcp('notes', 'put', { options: { targets: ['docs/a'] } }))).toBeNull()
   })
 
+  it('reads a file: URI as the path it names, percent-encoding decoded', () => {
+    const key = `file://${join(root, '%2Essh', 'notes.txt')}`
+    expect(personOnlyReason(mcp('odd', 'resources/read', { uri: key }))).toMatchObject({
+      path: join(root, '.ssh', 'notes.txt'),
+      class: 'credentials',
+    })
+    const note = `file://${join(root, 'notes', 'plan.txt')}`
+    expect(personOnlyReason(mcp('odd', 'resources/read', { uri: note }))).toBeNull()
+    // Not a file URI: checked as written, and nothing in it is a place.
+    expect(personOnlyReason(mcp('odd', 'resources/read', { uri: 'demo://%2Essh/x' }))).toBeNull()
+  })
+
   it('finds the git folder behind a link with an innocent name', () => {
     const real = join(workspace, '.git/hooks/post-merge')
     expect(personOnlyReason(write('notes/post-merge'))).toMatchObject({ path: real, class: 'git' })

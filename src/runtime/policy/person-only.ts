@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, realpathSync, type Dirent } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import {
@@ -163,9 +164,22 @@ const WORD_SEPARATORS = /[\s'"`;|&<>()=,]+/
 function addPathAndWords(value: string, out: string[]): void {
   if (value === '' || value.includes('\0')) return
   out.push(value)
+  // A file: URI (an MCP resource, or any argument written as one) names
+  // the path it points to; one that does not parse is checked as written.
+  const filePath = pathOfFileUri(value)
+  if (filePath !== null) out.push(filePath)
   const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
   if (words.length === 1 && words[0] === value) return
   for (const word of words) out.push(word)
+}
+
+function pathOfFileUri(value: string): string | null {
+  if (!/^file:/i.test(value)) return null
+  try {
+    return fileURLToPath(value)
+  } catch {
+    return null
+  }
 }
 
 /**

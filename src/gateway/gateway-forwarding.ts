@@ -1,0 +1,299 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import {
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { McpConsentPort } from '../runtime/mcp/gated-mcp-call.ts'
+import type { McpConnection } from '../runtime/mcp/mcp-connection.ts'
+import type { McpConnectionPool } from '../runtime/mcp/mcp-connection-pool.ts'
+import { isPlainMcpName } from '../runtime/mcp/mcp-plain-names.ts'
+import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
+import { namespacedContent, namespacedContents } from './gateway-content.ts'
+import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+
+/**
+ * What the gateway offers the agent besides tools: the union of what the
+ * servers behind it offered when it started. A capability no server has is
+ * not advertised, so the agent's client never asks for it.
+ */
+export function upstreamCapabilities(
+  servers: ReadonlyArray<ServerCapabilities | undefined>,
+): ServerCapabilities {
+  const has = (key: keyof ServerCapabilities) => servers.some((caps) => caps?.[key] !== undefined)
+  const subscribe = servers.some((caps) => caps?.resources?.subscribe === true)
+  return {
+    tools: { listChanged: true },
+    ...(has('resources') ? { resources: { listChanged: true, subscribe } } : {}),
+    ...(has('prompts') ? { prompts: { listChanged: true } } : {}),
+    ...(has('completions') ? { completions: {} } : {}),
+    ...(has('logging') ? { logging: {} } : {}),
+  }
+}
+
+export interface ForwardingOptions {
+  server: Server
+  pool: McpConnectionPool
+  consent: McpConsentPort
+  workspace: string
+  requestTimeoutMs: number
+  log: (line: string) => void
+}
+
+type Extra = {
+  signal: AbortSignal
+  sendNotification: (notification: ServerNotification) => Promise<void>
+}
+type Meta = { _meta?: { progressToken?: string | number } } | undefined
+
+/**
+ * Installs the gateway's handlers for resources, prompts, completions and
+ * logging, for each capability `upstreamCapabilities` advertised. Names and
+ * URIs are `server__name` both ways; what is not plain (mcp-plain-names.ts)
+ * is left out of lists and refused by name. Only a resource read is
+ * governed (gateway-governed.ts); the rest changes nothing and passes.
+ * The agent's progress token and cancellation go with each forwarded
+ * request.
+ */
+export function installForwarding(options: ForwardingOptions, caps: ServerCapabilities): void {
+  const { server } = options
+  const forward = new Forwarder(options)
+  if (caps.resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+      resources: await forward.listAll('resources', (client, cursor) =>
+        client.listResources(cursor === undefined ? {} : { cursor }).then((page) => ({
+          items: page.resources,
+          next: page.nextCursor,
+        })),
+      ),
+    }))
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: await forward.listAll('resources', (client, cursor) =>
+        client.listResourceTemplates(cursor === undefined ? {} : { cursor }).then((page) => ({
+          items: page.resourceTemplates,
+          next: page.nextCursor,
+        })),
+      ),
+    }))
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+      forward.to('uri', request.params.uri, async (connection, uri) => {
+        const result = await runGoverned({
+          consent: options.consent,
+          server: connection.server,
+          method: 'resources/read',
+          args: { uri },
+          workspace: options.workspace,
+          run: async () =>
+            (await connection.downstream()).readResource(
+              { uri },
+              forward.requestOptions(request.params, extra),
+            ),
+          outcome: (read) => `read ${uri} (${read.contents.length} part(s))`,
+        })
+        return { ...result, contents: namespacedContents(connection.server.id, result.contents) }
+      }),
+    )
+    if (caps.resources.subscribe === true) {
+      server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
+        forward.to('uri', request.params.uri, async (connection, uri) =>
+          (await forward.subscriber(connection)).subscribeResource(
+            { uri },
+            forward.requestOptions(request.params, extra),
+          ),
+        ),
+      )
+      server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
+        forward.to('uri', request.params.uri, async (connection, uri) =>
+          (await forward.subscriber(connection)).unsubscribeResource(
+            { uri },
+            forward.requestOptions(request.params, extra),
+          ),
+        ),
+      )
+    }
+  }
+  if (caps.prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: await forward.listAll('prompts', (client, cursor) =>
+        client.listPrompts(cursor === undefined ? {} : { cursor }).then((page) => ({
+          items: page.prompts,
+          next: page.nextCursor,
+        })),
+      ),
+    }))
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+      forward.to('prompt', request.params.name, async (connection, name) => {
+        const result = await (
+          await connection.downstream()
+        ).getPrompt({ ...request.params, name }, forward.requestOptions(request.params, extra))
+        const id = connection.server.id
+        return {
+          ...result,
+          messages: result.messages.map((message) => ({
+            ...message,
+            content: namespacedContent(id, [message.content])[0] ?? message.content,
+          })),
+        }
+      }),
+    )
+  }
+  if (caps.completions) {
+    server.setRequestHandler(CompleteRequestSchema, (request, extra) => {
+      const { ref } = request.params
+      const [kind, name] =
+        ref.type === 'ref/prompt' ? (['prompt', ref.name] as const) : (['uri', ref.uri] as const)
+      return forward.to(kind, name, async (connection, inner) =>
+        (await connection.downstream()).complete(
+          {
+            ...request.params,
+            ref: ref.type === 'ref/prompt' ? { ...ref, name: inner } : { ...ref, uri: inner },
+          },
+          forward.requestOptions(request.params, extra),
+        ),
+      )
+    })
+  }
+  if (caps.logging) {
+    server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+      for (const connection of options.pool.connections()) {
+        try {
+          const client = await connection.downstream()
+          if (client.getServerCapabilities()?.logging === undefined) continue
+          await client.setLoggingLevel(request.params.level, { signal: extra.signal })
+        } catch (error) {
+          options.log(
+            `assent-gateway: ${connection.server.id} kept its log level: ${String(error)}`,
+          )
+        }
+      }
+      return {}
+    })
+  }
+}
+
+type Listed = Resource | ResourceTemplate | Prompt
+
+class Forwarder {
+  private readonly options: ForwardingOptions
+
+  constructor(options: ForwardingOptions) {
+    this.options = options
+  }
+
+  /** Every page of one list from every server that offers `capability`,
+   *  each name namespaced; a server that is down is left out (and
+   *  logged) rather than failing the whole list. */
+  async listAll<T extends Listed>(
+    capability: 'resources' | 'prompts',
+    page: (client: Client, cursor: string | undefined) => Promise<{ items: T[]; next?: string }>,
+  ): Promise<T[]> {
+    const out: T[] = []
+    for (const connection of this.options.pool.connections()) {
+      const id = connection.server.id
+      try {
+        const client = await connection.downstream()
+        if (client.getServerCapabilities()?.[capability] === undefined) continue
+        let cursor: string | undefined
+        do {
+          const { items, next } = await page(client, cursor)
+          for (const item of items) {
+            const named = namespacedItem(id, item)
+            if (named !== undefined) out.push(named)
+          }
+          cursor = next
+        } while (cursor !== undefined)
+      } catch (error) {
+        this.options.log(`assent-gateway: ${id} did not list ${capability}: ${String(error)}`)
+      }
+    }
+    return out
+  }
+
+  /** Runs `run` on the server a namespaced name belongs to, holding its
+   *  connection to the end; a name of no server, or one that is not
+   *  plain, is refused as `not_allowed`. */
+  async to<T>(
+    kind: 'prompt' | 'uri',
+    name: string,
+    run: (connection: McpConnection, inner: string) => Promise<T>,
+  ): Promise<T> {
+    const parts = splitNamespacedToolName(name)
+    const lease = parts ? this.options.pool.lease(parts.serverId) : undefined
+    try {
+      if (!parts || !lease || !isPlainMcpName(kind, parts.toolName)) {
+        const what = kind === 'uri' ? 'resource' : 'prompt'
+        throw new McpRefusal('not_allowed', `no ${what} named ${name} behind assent-gateway`)
+      }
+      return await run(lease.connection, parts.toolName)
+    } catch (error) {
+      if (error instanceof McpRefusal) throw new McpError(error.code, error.message, error.data)
+      throw error
+    } finally {
+      lease?.release()
+    }
+  }
+
+  /** The server's client, if it offers subscriptions; refused otherwise. */
+  async subscriber(connection: McpConnection): Promise<Client> {
+    const client = await connection.downstream()
+    if (client.getServerCapabilities()?.resources?.subscribe !== true) {
+      throw new McpRefusal(
+        'not_allowed',
+        `${connection.server.id} does not offer resource subscriptions`,
+      )
+    }
+    return client
+  }
+
+  /** The agent's cancellation and progress token, carried to the server. */
+  requestOptions(params: Meta, extra: Extra): RequestOptions {
+    const token = params?._meta?.progressToken
+    return {
+      signal: extra.signal,
+      timeout: this.options.requestTimeoutMs,
+      ...(token === undefined
+        ? {}
+        : {
+            resetTimeoutOnProgress: true,
+            onprogress: (progress) => {
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { ...progress, progressToken: token },
+                })
+                .catch(() => undefined)
+            },
+          }),
+    }
+  }
+}
+
+/** A listed item under its namespaced name, or undefined when its name is
+ *  not plain (it is then left out). */
+function namespacedItem<T extends Listed>(serverId: string, item: T): T | undefined {
+  if ('uriTemplate' in item) {
+    if (!isPlainMcpName('uri', item.uriTemplate)) return undefined
+    return { ...item, uriTemplate: namespacedToolName(serverId, item.uriTemplate) }
+  }
+  if ('uri' in item) {
+    if (!isPlainMcpName('uri', item.uri)) return undefined
+    return { ...item, uri: namespacedToolName(serverId, item.uri) }
+  }
+  if (!isPlainMcpName('prompt', item.name)) return undefined
+  return { ...item, name: namespacedToolName(serverId, item.name) }
+}

@@ -1,0 +1,175 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type ClientNotification,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type Progress,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { McpConsentPort } from '../runtime/mcp/gated-mcp-call.ts'
+import type {
+  McpClientRelay,
+  McpElicitationHandler,
+  McpServer,
+} from '../runtime/mcp/mcp-connection.ts'
+import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
+import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+
+export interface GatewayRelayOptions {
+  /** The gateway's own server, facing the agent. */
+  upstream: Server
+  consent: McpConsentPort
+  workspace: string
+  /** How long the agent's client may take to answer a server's request. */
+  requestTimeoutMs: number
+  log: (line: string) => void
+  /** Where a server's elicitation goes: the person, as a form in the
+   *  gateway room, during the allowed call it came from. */
+  elicit: McpElicitationHandler
+}
+
+/**
+ * What the servers behind the gateway send towards the agent: their
+ * requests (sampling, roots) and notifications (log messages, resource
+ * updates, list changes), relayed to the agent's client, the one client
+ * this gateway serves. Each connection to a server declares sampling and
+ * roots on the agent's behalf; a request the agent's client does not
+ * support is answered with an error saying so. Elicitation is the one
+ * request that does not go to the agent: a form asks the person, so it goes
+ * to the person (`elicit`, McpElicitationRouter in gateway-server.ts),
+ * never to a model that could fill it in for them.
+ */
+export class GatewayRelay implements McpClientRelay {
+  readonly capabilities: ClientCapabilities = {
+    sampling: {},
+    roots: { listChanged: true },
+    elicitation: {},
+  }
+  private readonly options: GatewayRelayOptions
+
+  constructor(options: GatewayRelayOptions) {
+    this.options = options
+  }
+
+  install(client: Client, server: McpServer): void {
+    const { upstream } = this.options
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      this.sample(server, request.params, extra),
+    )
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      this.options.elicit(server.id, request.params),
+    )
+    client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
+      this.requireClient('roots', 'roots/list')
+      return upstream.listRoots(undefined, {
+        signal: extra.signal,
+        timeout: this.options.requestTimeoutMs,
+      })
+    })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const { logger } = notification.params
+      this.notify({
+        method: 'notifications/message',
+        params: {
+          ...notification.params,
+          logger: logger === undefined ? server.id : namespacedToolName(server.id, logger),
+        },
+      })
+    })
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      this.notify({
+        method: 'notifications/resources/updated',
+        params: { uri: namespacedToolName(server.id, notification.params.uri) },
+      })
+    })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+      this.notify({ method: 'notifications/tools/list_changed' }),
+    )
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+      this.notify({ method: 'notifications/prompts/list_changed' }),
+    )
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      this.notify({ method: 'notifications/resources/list_changed' }),
+    )
+  }
+
+  /** A server's sampling request: governed like a read of that server
+   *  (the person sees the whole request before the agent's model does),
+   *  then sent to the agent's client. */
+  private async sample(
+    server: McpServer,
+    params: CreateMessageRequest['params'],
+    extra: {
+      signal: AbortSignal
+      sendNotification: (notification: ClientNotification) => Promise<void>
+    },
+  ): Promise<CreateMessageResult> {
+    // The agent's progress on the request goes back under the server's
+    // own token; without one the agent is given none to report on.
+    const token = params._meta?.progressToken
+    const onprogress =
+      token === undefined
+        ? undefined
+        : (progress: Progress) => {
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { ...progress, progressToken: token },
+              })
+              .catch(() => undefined)
+          }
+    this.requireClient('sampling', 'sampling/createMessage')
+    try {
+      return await runGoverned({
+        consent: this.options.consent,
+        server,
+        method: 'sampling/createMessage',
+        args: params as Record<string, unknown>,
+        workspace: this.options.workspace,
+        run: () =>
+          this.options.upstream.createMessage(params, {
+            signal: extra.signal,
+            timeout: this.options.requestTimeoutMs,
+            ...(onprogress === undefined ? {} : { onprogress, resetTimeoutOnProgress: true }),
+          }) as Promise<CreateMessageResult>,
+        outcome: (result) =>
+          result.content.type === 'text' ? result.content.text : `[${result.content.type}]`,
+      })
+    } catch (error) {
+      if (error instanceof McpRefusal) throw new McpError(error.code, error.message, error.data)
+      throw error
+    }
+  }
+
+  /** Refuses a server's request the agent's client did not declare, with
+   *  a reason the server can pass on. */
+  private requireClient(capability: 'sampling' | 'roots', method: string): void {
+    if (this.options.upstream.getClientCapabilities()?.[capability] === undefined) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `the agent's client behind assent-gateway does not support ${method}`,
+      )
+    }
+  }
+
+  /** A notification to the agent; one the agent's session was not set up
+   *  for (a capability no server had when it connected) is dropped. */
+  private notify(notification: ServerNotification): void {
+    void this.options.upstream.notification(notification).catch((error: unknown) => {
+      this.options.log(`assent-gateway: ${notification.method} not passed on: ${String(error)}`)
+    })
+  }
+}

@@ -1,0 +1,94 @@
+import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
+import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
+import type { McpConsentPort, McpConsentRequest } from './gated-mcp-call.ts'
+import type { McpServer } from './mcp-connection.ts'
+import { McpRefusal } from './mcp-refusal.ts'
+import {
+  inputSchemaHash,
+  namespacedToolName,
+  toolDefinitionHash,
+  toolListHash,
+  type McpToolDefinition,
+} from './mcp-tool-definition.ts'
+
+/** One resource read or sampling request, as the gateway governs it. */
+export interface GovernedAction<T> {
+  consent: McpConsentPort
+  server: McpServer
+  method: GovernedMcpMethod
+  /** What the person is shown whole: `{ uri }` for a read, the request's
+   *  params (messages, system prompt, limits) for sampling. */
+  args: Record<string, unknown>
+  /** The folder the gateway serves, for the person-only rule. */
+  workspace: string
+  run: () => Promise<T>
+  /** What the room's timeline records of an allowed action's result. */
+  outcome: (result: T) => string
+}
+
+/**
+ * Runs a resource read or a server's sampling request under the room's
+ * policy, the way a call of a read tool on the same server runs:
+ * - on a server whose manifest is read-only it passes, unless what it
+ *   names is person-only (a `file:` URI under ~/.ssh, .git, ...), which
+ *   asks, as no door may answer for it without the person;
+ * - on any other server the person is asked in the protected window (or
+ *   an "always allow" the person gave for this kind on this server
+ *   answers, never for a person-only path), and only an allow runs it.
+ * A refusal is an `McpRefusal`, which the client gets as a JSON-RPC error
+ * whose `data.reason` says why.
+ */
+export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
+  const { server, method, args } = action
+  const touch = mcpTouch(
+    { serverId: server.id, toolName: method, arguments: args },
+    action.workspace,
+  )
+  if (!server.requires_approval && personOnlyReason(touch) === null) return action.run()
+  const name = namespacedToolName(server.id, method)
+  const ticket = await action.consent.ask(governedRequest(server, method, args))
+  if (ticket.status === 'denied') {
+    const why = ticket.reason ? `: ${ticket.reason}` : ''
+    throw new McpRefusal('denied', `The person denied ${name}${why}`)
+  }
+  if (ticket.status === 'expired') {
+    throw new McpRefusal('expired', `Nobody confirmed ${name} in time; it did not run`)
+  }
+  let result: T
+  try {
+    result = await action.run()
+  } catch (error) {
+    await ticket.report({ ok: false, output: `${name} failed: ${(error as Error).message}` })
+    throw error
+  }
+  await ticket.report({ ok: true, output: action.outcome(result) })
+  return result
+}
+
+/**
+ * What the person is asked about a governed action. Its "definition" is
+ * the method itself (the same for every server), so an "always allow" the
+ * person gives answers for this kind on this server only, and, named with
+ * a `/` no tool name may hold, never for a tool.
+ */
+export function governedRequest(
+  server: McpServer,
+  method: GovernedMcpMethod,
+  args: Record<string, unknown>,
+): McpConsentRequest {
+  const definition: McpToolDefinition = {
+    name: method,
+    inputSchema: { type: 'object' },
+  }
+  return {
+    serverId: server.id,
+    serverName: server.name,
+    toolName: method,
+    toolDescription: '',
+    inputSchemaHash: inputSchemaHash(definition),
+    definitionHash: toolDefinitionHash(definition),
+    arguments: args,
+    preview: null,
+    serverTools: { names: [method], hash: toolListHash([definition]) },
+  }
+}

@@ -1,0 +1,200 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import {
+  PromptListChangedNotificationSchema,
+  type PromptListChangedNotification,
+} from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
+import { inputRequests } from './support/input-helpers.ts'
+import {
+  connectThroughGateway,
+  decide,
+  gatewayRoom,
+  pendingApprovals,
+  refusalOf,
+} from './support/mcp-gateway-harness.ts'
+import {
+  MODEL_ANSWER,
+  samplingClient,
+  writeRealServersConfig,
+  type RealServersFixture,
+  type SamplingLog,
+} from './support/mcp-real-servers.ts'
+import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+
+const callOptions = { timeout: 300_000 }
+const FEATURES_DOC = 'demo://resource/static/document/features.md'
+
+/**
+ * What the room's policy does with each kind of MCP request through
+ * assent-gateway, against the pinned server-everything (`everything`
+ * gated, `library` read-only) and a fixture for odd names, a person-only
+ * file: URI, cancellation and list changes.
+ */
+describe('assent-gateway governs resource reads and sampling, and names stay plain', () => {
+  let harness: RuntimeHarness
+  let fixture: RealServersFixture
+  let agent: Client
+  let sampled: SamplingLog
+  let stderr: () => string
+  let pending: ReturnType<typeof pendingApprovals>
+
+  beforeAll(async () => {
+    harness = await startHarness()
+    pending = pendingApprovals(harness)
+    fixture = await writeRealServersConfig(harness.root, harness.workspace)
+    const host = samplingClient(harness.workspace)
+    sampled = host.sampled
+    ;({ client: agent, stderr } = await connectThroughGateway(
+      harness,
+      fixture.configPath,
+      host.client,
+    ))
+  })
+  afterAll(async () => {
+    await agent?.close()
+    await harness?.close()
+  })
+
+  it('asks the person before reading a resource of a gated server, showing its URI', async () => {
+    const read = agent.readResource({ uri: `everything__${FEATURES_DOC}` }, callOptions)
+    const view = await pending()
+    expect(view.approval.kind).toBe('mcp-tool-call')
+    expect(view.action.toolName).toBe('resources/read')
+    expect(view.action.arguments).toEqual({ uri: FEATURES_DOC })
+    expect(view.action.mcp).toMatchObject({ serverId: 'everything', serverName: 'Everything' })
+    expect(await decide(harness, view, 'allow-once')).toBe(200)
+    const result = await read
+    expect(result.contents[0]?.uri).toBe(`everything__${FEATURES_DOC}`)
+  })
+
+  it('answers a denied read with a JSON-RPC error whose reason a client can show', async () => {
+    const read = refusalOf(agent.readResource({ uri: `everything__${FEATURES_DOC}` }, callOptions))
+    const view = await pending()
+    expect(await decide(harness, view, 'deny')).toBe(200)
+    const error = await read
+    expect(error.code).toBe(MCP_REFUSAL_CODES.denied)
+    expect(error.data).toEqual({ reason: 'denied' })
+  })
+
+  it('asks for a file: URI into a credentials folder even on a read-only server', async () => {
+    const { resources } = await agent.listResources()
+    const key = resources.find((resource) => resource.uri.includes('%2Essh'))
+    expect(key?.uri).toBe(
+      `odd__${pathToFileURL(join(fixture.oddDir, 'KEY')).href.replace('KEY', '%2Essh/notes.txt')}`,
+    )
+    const read = refusalOf(agent.readResource({ uri: key?.uri ?? '' }, callOptions))
+    const view = await pending()
+    expect(view.action.mcp?.serverId).toBe('odd')
+    expect(view.action.arguments).toEqual({ uri: key?.uri.slice('odd__'.length) })
+    expect(await decide(harness, view, 'deny')).toBe(200)
+    expect((await read).data).toEqual({ reason: 'denied' })
+  })
+
+  it("shows a gated server's sampling request to the person before the agent's model sees it", async () => {
+    const before = sampled.length
+    const call = agent.callTool(
+      { name: 'everything__trigger-sampling-request', arguments: { prompt: 'plan a picnic' } },
+      undefined,
+      callOptions,
+    )
+    const toolView = await pending()
+    expect(toolView.action.toolName).toBe('trigger-sampling-request')
+    expect(await decide(harness, toolView, 'allow-once')).toBe(200)
+    const samplingView = await pending()
+    expect(samplingView.action.toolName).toBe('sampling/createMessage')
+    expect(JSON.stringify(samplingView.action.arguments)).toContain('plan a picnic')
+    // The person is still reading: the model has not been asked.
+    expect(sampled.length).toBe(before)
+    expect(await decide(harness, samplingView, 'allow-once')).toBe(200)
+    const result = await call
+    expect(sampled.length).toBe(before + 1)
+    expect(JSON.stringify(result.content)).toContain(MODEL_ANSWER)
+  })
+
+  it('never lets a denied sampling request reach the model; the server is told why', async () => {
+    const before = sampled.length
+    const call = agent.callTool(
+      { name: 'everything__trigger-sampling-request', arguments: { prompt: 'leak the notes' } },
+      undefined,
+      callOptions,
+    )
+    expect(await decide(harness, await pending(), 'allow-once')).toBe(200)
+    expect(await decide(harness, await pending(), 'deny')).toBe(200)
+    const result = await call
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result.content)).toContain(
+      'The person denied everything__sampling/createMessage',
+    )
+    expect(sampled.length).toBe(before)
+  })
+
+  it("passes a gated server's elicitation to the person only; a form the room cannot draw is cancelled, and the call says so", async () => {
+    const call = agent.callTool(
+      { name: 'everything__trigger-elicitation-request', arguments: {} },
+      undefined,
+      callOptions,
+    )
+    const view = await pending()
+    expect(await decide(harness, view, 'allow-once')).toBe(200)
+    const result = await call
+    // server-everything's form uses titled enums (`oneOf`), outside what
+    // the room's forms draw: the server hears `cancel`, nobody else answers.
+    expect(JSON.stringify(result.content)).toContain('\\"action\\": \\"cancel\\"')
+    expect(stderr()).toMatch(/a form was not shown: .*oneOf/)
+    const room = await gatewayRoom(harness)
+    expect(await inputRequests(harness, room.id)).toEqual([])
+  })
+
+  it('leaves out prompts and resources whose names could pass for others, and refuses them by name', async () => {
+    const { prompts } = await agent.listPrompts()
+    const oddPrompts = prompts
+      .map((prompt) => prompt.name)
+      .filter((name) => name.startsWith('odd__'))
+    expect(oddPrompts).toEqual(['odd__plain-prompt'])
+    const { resources } = await agent.listResources()
+    const oddNotes = resources
+      .map((resource) => resource.uri)
+      .filter((uri) => uri.startsWith('odd__note:'))
+    expect(oddNotes).toEqual(['odd__note://plain'])
+
+    const prompt = await refusalOf(agent.getPrompt({ name: 'odd__\u0455ecret' }))
+    expect(prompt.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+    expect(prompt.data).toEqual({ reason: 'not_allowed' })
+    const note = await refusalOf(agent.readResource({ uri: 'odd__note://p\u0430ypal' }))
+    expect(note.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+    const unknown = await refusalOf(agent.readResource({ uri: 'nobody__note://plain' }))
+    expect(unknown.data).toEqual({ reason: 'not_allowed' })
+  })
+
+  it("carries the agent's cancellation to the server", async () => {
+    const controller = new AbortController()
+    const call = agent.callTool({ name: 'odd__wait_for_cancel', arguments: {} }, undefined, {
+      ...callOptions,
+      signal: controller.signal,
+    })
+    await eventually(
+      () => existsSync(join(fixture.oddDir, 'started')) || undefined,
+      'the call to start',
+    )
+    controller.abort('the agent changed its mind')
+    await expect(call).rejects.toThrow()
+    await eventually(
+      () => existsSync(join(fixture.oddDir, 'cancelled')) || undefined,
+      'the server to see the cancellation',
+    )
+  })
+
+  it("passes a server's list change on, and the new prompt is listed", async () => {
+    const changed = new Promise<PromptListChangedNotification>((resolve) =>
+      agent.setNotificationHandler(PromptListChangedNotificationSchema, resolve),
+    )
+    await agent.callTool({ name: 'odd__grow', arguments: {} }, undefined, callOptions)
+    expect((await changed).method).toBe('notifications/prompts/list_changed')
+    const { prompts } = await agent.listPrompts()
+    expect(prompts.map((prompt) => prompt.name)).toContain('odd__added-1')
+  })
+})
