@@ -14,6 +14,7 @@ import { modeFromPolicy } from '../policy/permission-modes.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
+import { carriedHistory, promptWithHistory, type HistoryConversations } from './carried-history.ts'
 import { ExternalTurnAsker, type ExternalTurnAskerDeps } from './external-turn-asker.ts'
 import { ExternalTurnTimeline } from './external-turn-timeline.ts'
 
@@ -29,6 +30,7 @@ export interface ExternalAgentBackendOptions extends ExternalTurnAskerDeps {
     options: Pick<ExternalAgentClientOptions, 'agent' | 'workspace' | 'asker' | 'onEvent'>,
   ) => ExternalAgentSession
   conversations: ExternalTurnAskerDeps['conversations'] &
+    HistoryConversations &
     Pick<
       ConversationStore,
       'insertMessage' | 'insertToolCall' | 'updateToolCall' | 'getToolCall' | 'setTurnStatus'
@@ -133,11 +135,17 @@ export class ExternalAgentBackend implements TurnRunner {
       timeline,
       asker: new ExternalTurnAsker(turn, identity, timeline, this.options),
     }
-    const room = await this.sessionFor(turn, agent, context)
-    if (!room) return
+    const started = await this.sessionFor(turn, agent, context)
+    if (!started) return
+    const { room, fresh } = started
+    // A new session knows nothing of the room: its first prompt carries
+    // the room's recent conversation, marked as history.
+    const prompt = fresh
+      ? promptWithHistory(carriedHistory(this.options.conversations, turn), turn.text)
+      : turn.text
     let outcome: ExternalTurnOutcome
     try {
-      outcome = await room.session.runTurn(turn.text)
+      outcome = await room.session.runTurn(prompt)
     } catch (error) {
       outcome = { status: 'failed', detail: (error as Error).message }
     } finally {
@@ -151,16 +159,20 @@ export class ExternalAgentBackend implements TurnRunner {
   }
 
   /** The room's session, ready for `turn` and serving it: kept when it runs
-   *  under the turn's mode in the turn's workspace, started otherwise. */
+   *  under the turn's mode in the turn's workspace, started otherwise
+   *  (`fresh`). A retry always starts a new one: the live session holds
+   *  the attempt that was denied, expired or failed, and an agent that
+   *  still saw it could try the same thing again. */
   private async sessionFor(
     turn: Turn,
     agent: ExternalAgentConfig,
     context: TurnContext,
-  ): Promise<RoomSession | undefined> {
+  ): Promise<{ room: RoomSession; fresh: boolean } | undefined> {
     const mode = modeFromPolicy(turn.policy)
     const existing = this.sessions.get(turn.roomId)
     if (
       existing &&
+      turn.retryOf === null &&
       existing.agentId === agent.id &&
       existing.mode === mode &&
       existing.workspace === turn.workspace
@@ -168,7 +180,7 @@ export class ExternalAgentBackend implements TurnRunner {
       if (existing.idle) clearTimeout(existing.idle)
       existing.idle = null
       existing.current = context
-      return existing
+      return { room: existing, fresh: false }
     }
     if (existing) await this.stop(turn.roomId)
     const room: RoomSession = {
@@ -204,7 +216,7 @@ export class ExternalAgentBackend implements TurnRunner {
       }
       return undefined
     }
-    return room
+    return { room, fresh: true }
   }
 
   private idleLater(roomId: string, room: RoomSession): void {
