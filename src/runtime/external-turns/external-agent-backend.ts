@@ -2,6 +2,12 @@ import type { AgentIdentity } from '../../contracts/agent-request.ts'
 import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import type { Turn, TurnStatus } from '../../contracts/room.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ExternalAgentClientOptions } from '../external-agents/agent-connection.ts'
@@ -88,7 +94,7 @@ export class ExternalAgentBackend implements TurnRunner {
     const work = this.rooms
       .run(turn.roomId, () => this.play(turn, agentId))
       .catch((error: unknown) =>
-        this.finish(turn, 'failed', `The turn stopped: ${(error as Error).message}`),
+        this.finish(turn, 'failed', message('turn.stopped', { detail: (error as Error).message })),
       )
       .finally(() => this.active.delete(work))
     this.active.add(work)
@@ -111,13 +117,11 @@ export class ExternalAgentBackend implements TurnRunner {
 
   private async play(turn: Turn, agentId: string): Promise<void> {
     const agent = this.agentFor(agentId)
-    if (!agent) return this.finish(turn, 'failed', `The agent ${agentId} is not configured.`)
+    if (!agent) {
+      return this.finish(turn, 'failed', message('turn.agentNotConfigured', { agent: agentId }))
+    }
     if (this.closing) {
-      return this.finish(
-        turn,
-        'interrupted',
-        'The runtime stopped before the agent took this turn.',
-      )
+      return this.finish(turn, 'interrupted', message('external.runtimeStoppedBefore'))
     }
     // The agent's process is started in the workspace and keeps running
     // between turns: in a folder that is no longer the room's, none is
@@ -126,7 +130,7 @@ export class ExternalAgentBackend implements TurnRunner {
       const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
       if (!identity.ok) {
         await this.stop(turn.roomId)
-        return this.finish(turn, 'failed', identity.reason)
+        return this.finish(turn, 'failed', identity.message)
       }
     }
     const timeline = new ExternalTurnTimeline(turn, this.options)
@@ -206,12 +210,15 @@ export class ExternalAgentBackend implements TurnRunner {
     } catch (error) {
       this.sessions.delete(turn.roomId)
       if (this.closing) {
-        this.finish(turn, 'interrupted', 'The runtime stopped while the agent was starting.')
+        this.finish(turn, 'interrupted', message('external.runtimeStoppedStarting'))
       } else {
         this.finish(
           turn,
           'failed',
-          `The agent ${agent.name} could not start: ${(error as Error).message}`,
+          message('external.couldNotStart', {
+            agent: agent.name,
+            detail: (error as Error).message,
+          }),
         )
       }
       return undefined
@@ -235,27 +242,34 @@ export class ExternalAgentBackend implements TurnRunner {
   }
 
   private ended(turn: Turn, outcome: ExternalTurnOutcome): void {
-    const detail = outcome.detail ? `: ${outcome.detail}` : ''
+    // The detail is the agent's own text, shown as it is.
+    const said = (bare: RuntimeMessageCode, withDetail: RuntimeMessageCode): RuntimeMessage =>
+      outcome.detail ? message(withDetail, { detail: outcome.detail }) : message(bare)
     switch (outcome.status) {
       case 'completed':
         return this.finish(turn, 'done')
       case 'interrupted':
-        return this.finish(turn, 'interrupted', `The agent's turn was interrupted${detail}.`)
+        return this.finish(
+          turn,
+          'interrupted',
+          said('external.interrupted', 'external.interruptedWith'),
+        )
       case 'refused':
-        return this.finish(turn, 'failed', `The agent refused the turn${detail}.`)
+        return this.finish(turn, 'failed', said('external.refusedTurn', 'external.refusedTurnWith'))
       case 'failed':
-        return this.finish(turn, 'failed', `The agent's turn failed${detail}.`)
+        return this.finish(turn, 'failed', said('external.failed', 'external.failedWith'))
     }
   }
 
-  private finish(turn: Turn, status: TurnStatus, note?: string): void {
+  private finish(turn: Turn, status: TurnStatus, note?: RuntimeMessage): void {
     if (note) {
       this.options.conversations.insertMessage({
         id: this.options.newId(),
         roomId: turn.roomId,
         turnId: turn.id,
         role: 'system',
-        text: note,
+        text: englishText(note),
+        message: note,
         createdAt: this.options.now(),
       })
     }
