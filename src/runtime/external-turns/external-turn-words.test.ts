@@ -199,7 +199,7 @@ describe('an external agent’s timeline in Chinese', () => {
           signal,
         )
       },
-      (approval) => ({ ...approval, status: 'denied', decidedBy: 'person', decidedAt: 2 }),
+      (approval) => ({ ...approval, status: 'denied', decidedBy: 'user', decidedAt: 2 }),
     )
     const words = assentsWords()
     // A warning, each refusal, three calls ended, and how the turn ended.
