@@ -180,6 +180,7 @@ async function start(): Promise<void> {
         const notification = new Notification({ title, body })
         notification.on('click', () => {
           showWorkbench()
+          if (approvalId === undefined) return
           workbench?.send({
             type: 'approval.focus',
             data: { approvalId, ...(roomId === undefined ? {} : { roomId }) },

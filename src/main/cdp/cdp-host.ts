@@ -1,3 +1,5 @@
+import type { WaitNotifier } from '../core/host-port.ts'
+import { DesktopNotifier } from './desktop-notifier.ts'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
 import type { Language, Theme } from '../../common/consent-view.ts'
@@ -19,6 +21,9 @@ import {
 export const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../../runtime/main.ts', import.meta.url))
 
 export interface CdpHostOptions {
+  /** Where notices of what waits for the person go; the desktop's
+   *  notification service by default. */
+  waitNotifier?: WaitNotifier
   dataDir: string
   /** Tests may hand in the data dir's key and anchor; otherwise they come
    *  from the same SecretStore as the app's (the OS keychain, or the files
@@ -132,6 +137,11 @@ export class CdpHost {
         ...(keyInDataDirFile === undefined ? {} : { keyInDataDirFile }),
         windows,
         notifier: { send: (event) => forwarder.target?.send(event) },
+        // What waits for the person reaches the desktop's notification
+        // service, where one runs (desktop-notifier.ts).
+        approvalNotifier:
+          options.waitNotifier ??
+          new DesktopNotifier({ warn: (message) => console.warn(`assent cdp host: ${message}`) }),
         preferences: options.preferences ?? (() => ({ lang: 'en', theme: 'light' })),
         ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
         ...(options.scopedRoots === undefined ? {} : { scopedRoots: options.scopedRoots }),

@@ -66,15 +66,24 @@ export interface WorkbenchNotifier {
   send(event: { type: string; data: unknown }): void
 }
 
+/** A notice of something that waits for the person, in their language. */
+export interface WaitNotice {
+  /** The approval it is about, if any: a click focuses its card. */
+  approvalId?: string
+  /** Lets the workbench open the room even if it never saw the event. */
+  roomId?: string
+  title: string
+  body: string
+}
+
 /**
- * Port: a system notification that an approval is waiting. Invariant the
- * adapter must keep: it shows nothing while the workbench has focus (the
- * card is already in view), it shows only the text it is given (the tool's
- * name, never its arguments), and a click brings the workbench forward and
- * tells it which card to focus.
+ * Port: a system notification that something waits for the person (what
+ * and when is decided once, in wait-notices.ts). Invariant the adapter must
+ * keep: it shows nothing while the workbench has focus (the card is already
+ * in view), it shows only the text it is given (a tool's name or a
+ * question's title, never arguments or answers), and a click brings the
+ * workbench forward and, for an approval, tells it which card to focus.
  */
-export interface ApprovalNotifier {
-  /** `roomId`, when the event named it, lets the workbench open the card's
-   *  room even if it never saw the approval's event. */
-  notify(notice: { approvalId: string; roomId?: string; title: string; body: string }): void
+export interface WaitNotifier {
+  notify(notice: WaitNotice): void
 }

@@ -7,10 +7,10 @@ import {
 } from '../../common/consent-view.ts'
 import type { WorkbenchChannel, WorkbenchPreferences } from '../../common/assent-gui.ts'
 import { encodeWorkbenchError, workbenchError } from '../../common/workbench-error.ts'
-import { PendingApprovalNotices } from './approval-notices.ts'
+import { WaitNotices } from './wait-notices.ts'
 import { ConsentController } from './consent-controller.ts'
 import { rejectApprovalForMessage } from './message-rejection.ts'
-import type { ApprovalNotifier, ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
+import type { WaitNotifier, ProtectedWindowFactory, WorkbenchNotifier } from './host-port.ts'
 import { RendererRelay, filterEventForRenderer } from './renderer-relay.ts'
 import type { RollbackAnchorKeeper } from './rollback-anchor-keeper.ts'
 import { RuntimeClient } from './runtime-client.ts'
@@ -38,10 +38,10 @@ export interface MainServicesOptions {
   notifier: WorkbenchNotifier
   /** The system's language and theme, used until the workbench reports its own. */
   preferences: () => { lang: Language; theme: Theme }
-  /** Shows a system notification for an approval still pending after
-   *  NOTIFY_AFTER_MS (approval-notices.ts); the host decides whether the
-   *  workbench has focus. */
-  approvalNotifier?: ApprovalNotifier
+  /** Shows a system notification for what waits for the person (what and
+   *  when: wait-notices.ts); the host decides whether the workbench has
+   *  focus. */
+  approvalNotifier?: WaitNotifier
   approvalTtlMs?: number
   scopedRoots?: string[]
   /** mcp.json, when not the one in the data dir. */
@@ -69,7 +69,7 @@ export class MainServices {
   private readonly events: RuntimeEventStream
   private readonly options: MainServicesOptions
   private workbenchPreferences: WorkbenchPreferences | undefined
-  private readonly notices: PendingApprovalNotices | undefined
+  private readonly notices: WaitNotices | undefined
 
   constructor(options: MainServicesOptions) {
     this.options = options
@@ -111,7 +111,7 @@ export class MainServices {
       this.notices?.onEvent(allowed)
     })
     this.notices = options.approvalNotifier
-      ? new PendingApprovalNotices({
+      ? new WaitNotices({
           notifier: options.approvalNotifier,
           language: () => this.preferences.lang,
         })

@@ -29,7 +29,7 @@ export interface AppProps {
  * main only through `window.assentGui`, and shows the language and theme it
  * uses to main so the protected window matches.
  *
- * System notifications are main's (PendingApprovalNotices): both hosts deny
+ * System notifications are main’s (WaitNotices): both hosts deny
  * the page the web Notification permission. The page only answers main's
  * `approval.focus` when one is clicked.
  */

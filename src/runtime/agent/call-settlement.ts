@@ -1,13 +1,8 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
-import type { ToolEffect } from '../../contracts/policy-axes.ts'
-import {
-  englishText,
-  message,
-  type RuntimeMessage,
-  type RuntimeMessageCode,
-} from '../../contracts/runtime-message.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { ToolCallRecord } from '../../contracts/room.ts'
+import { refusedAccessWords } from '../policy/access-words.ts'
 import { describeTarget, observeTarget, sameTarget } from '../tools/file-target.ts'
 import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { CallAllowance } from '../ports/conversation-store.ts'
@@ -87,21 +82,6 @@ export function said(
   return { status, result: { ...refusal(englishText(words), code), message: words } }
 }
 
-const ACCESS_MESSAGES: Readonly<Record<string, RuntimeMessageCode>> = {
-  read_only_agent: 'access.readOnlyAgent',
-  sandbox_read_only: 'access.readOnlyRoom',
-  outside_workspace: 'access.outsideWorkspace',
-  outside_agent_roots: 'access.outsideAgentRoots',
-  invalid_path: 'access.invalidPath',
-}
-
-const EFFECT_VERBS: Readonly<Record<ToolEffect, RuntimeMessageCode>> = {
-  read: 'verb.read',
-  write: 'verb.writeFiles',
-  execute: 'verb.runCommands',
-  network: 'verb.useNetwork',
-}
-
 /** The sandbox's refusal: its reason (English, naming the resolved path)
  *  for the model, and the same in words with the path as asked for. */
 export function refusedAccess(
@@ -109,12 +89,7 @@ export function refusedAccess(
   tool: ToolDefinition<unknown>,
   args: unknown,
 ): Settled {
-  const words =
-    access.message ??
-    message(ACCESS_MESSAGES[access.code] ?? 'access.invalidPath', {
-      action: message(EFFECT_VERBS[tool.effect]),
-      path: tool.targetPaths(args).join(', '),
-    })
+  const words = refusedAccessWords(access, tool.effect, tool.targetPaths(args))
   return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
 }
 

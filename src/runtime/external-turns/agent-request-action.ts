@@ -8,6 +8,11 @@ import {
 } from '../../contracts/agent-request.ts'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import type { FileChange } from '../../contracts/file-change.ts'
+import {
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
 import { readFile, stat } from 'node:fs/promises'
 import {
@@ -44,7 +49,7 @@ export interface ShownAgentRequest {
   paths: string[]
 }
 
-export type ShownOrRefused = { shown: ShownAgentRequest } | { refused: string }
+export type ShownOrRefused = { shown: ShownAgentRequest } | { refused: RuntimeMessage }
 
 /**
  * Describes what the agent will do if allowed, as an approval's canonical
@@ -116,18 +121,23 @@ function fileChanges(
   sandboxMode: ExternalActionRequest['sandboxMode'],
   currentContents: ReadonlyMap<string, string | null>,
 ): ShownOrRefused {
-  if (changes.length === 0) return { refused: 'the request names no file' }
+  if (changes.length === 0) return { refused: message('external.noFile') }
   if (changes.length > MAX_AGENT_FILE_CHANGES) {
-    return { refused: `the request changes more than ${MAX_AGENT_FILE_CHANGES} files` }
+    return { refused: message('external.tooManyFiles', { count: MAX_AGENT_FILE_CHANGES }) }
   }
   const size = changes.reduce(
     (sum, c) => sum + (c.diff?.length ?? 0) + (c.oldText?.length ?? 0) + (c.newText?.length ?? 0),
     0,
   )
   if (size > MAX_AGENT_REQUEST_TEXT_CHARS) {
-    return { refused: 'the change is too large to show in the protected window' }
+    return { refused: message('external.tooLarge') }
   }
-  const shown = changes.map((change) => shownFileChange(change, currentContents.get(change.path)))
+  const [first, ...rest] = changes.map((change) =>
+    shownFileChange(change, currentContents.get(change.path)),
+  )
+  // The request names at least one file (checked above).
+  if (first === undefined) return { refused: message('external.noFile') }
+  const shown = [first, ...rest]
   return {
     shown: {
       action: {
@@ -136,6 +146,7 @@ function fileChanges(
         arguments: { agent, changes: shown },
         workingDirectory: workspace,
         summary: shown.map((c) => `${CHANGE_VERBS[c.change]} ${c.path}`).join(', '),
+        summaryMessage: changesSummary(first, shown),
         sandboxMode,
       },
       effect: 'write',
@@ -149,6 +160,21 @@ const CHANGE_VERBS: Readonly<Record<AgentFileChange['change'], string>> = {
   add: 'Add',
   update: 'Edit',
   delete: 'Delete',
+}
+
+const CHANGE_MESSAGES: Readonly<Record<AgentFileChange['change'], RuntimeMessageCode>> = {
+  add: 'external.add',
+  update: 'external.update',
+  delete: 'external.delete',
+}
+
+/** The summary in words: the first file and its change, and how many
+ *  more there are (the protected window lists each of them). */
+function changesSummary(first: AgentFileChange, shown: readonly AgentFileChange[]): RuntimeMessage {
+  const words = message(CHANGE_MESSAGES[first.change], { path: first.path })
+  return shown.length === 1
+    ? words
+    : message('external.changesMore', { first: words, count: shown.length - 1 })
 }
 
 function shownFileChange(

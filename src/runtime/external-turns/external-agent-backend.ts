@@ -2,6 +2,12 @@ import type { AgentIdentity } from '../../contracts/agent-request.ts'
 import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import type { Turn, TurnStatus } from '../../contracts/room.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ExternalAgentClientOptions } from '../external-agents/agent-connection.ts'
@@ -14,6 +20,7 @@ import { modeFromPolicy } from '../policy/permission-modes.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
+import { carriedHistory, promptWithHistory, type HistoryConversations } from './carried-history.ts'
 import { ExternalTurnAsker, type ExternalTurnAskerDeps } from './external-turn-asker.ts'
 import { ExternalTurnTimeline } from './external-turn-timeline.ts'
 
@@ -29,6 +36,7 @@ export interface ExternalAgentBackendOptions extends ExternalTurnAskerDeps {
     options: Pick<ExternalAgentClientOptions, 'agent' | 'workspace' | 'asker' | 'onEvent'>,
   ) => ExternalAgentSession
   conversations: ExternalTurnAskerDeps['conversations'] &
+    HistoryConversations &
     Pick<
       ConversationStore,
       'insertMessage' | 'insertToolCall' | 'updateToolCall' | 'getToolCall' | 'setTurnStatus'
@@ -86,7 +94,7 @@ export class ExternalAgentBackend implements TurnRunner {
     const work = this.rooms
       .run(turn.roomId, () => this.play(turn, agentId))
       .catch((error: unknown) =>
-        this.finish(turn, 'failed', `The turn stopped: ${(error as Error).message}`),
+        this.finish(turn, 'failed', message('turn.stopped', { detail: (error as Error).message })),
       )
       .finally(() => this.active.delete(work))
     this.active.add(work)
@@ -109,13 +117,11 @@ export class ExternalAgentBackend implements TurnRunner {
 
   private async play(turn: Turn, agentId: string): Promise<void> {
     const agent = this.agentFor(agentId)
-    if (!agent) return this.finish(turn, 'failed', `The agent ${agentId} is not configured.`)
+    if (!agent) {
+      return this.finish(turn, 'failed', message('turn.agentNotConfigured', { agent: agentId }))
+    }
     if (this.closing) {
-      return this.finish(
-        turn,
-        'interrupted',
-        'The runtime stopped before the agent took this turn.',
-      )
+      return this.finish(turn, 'interrupted', message('external.runtimeStoppedBefore'))
     }
     // The agent's process is started in the workspace and keeps running
     // between turns: in a folder that is no longer the room's, none is
@@ -124,7 +130,7 @@ export class ExternalAgentBackend implements TurnRunner {
       const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
       if (!identity.ok) {
         await this.stop(turn.roomId)
-        return this.finish(turn, 'failed', identity.reason)
+        return this.finish(turn, 'failed', identity.message)
       }
     }
     const timeline = new ExternalTurnTimeline(turn, this.options)
@@ -133,11 +139,17 @@ export class ExternalAgentBackend implements TurnRunner {
       timeline,
       asker: new ExternalTurnAsker(turn, identity, timeline, this.options),
     }
-    const room = await this.sessionFor(turn, agent, context)
-    if (!room) return
+    const started = await this.sessionFor(turn, agent, context)
+    if (!started) return
+    const { room, fresh } = started
+    // A new session knows nothing of the room: its first prompt carries
+    // the room's recent conversation, marked as history.
+    const prompt = fresh
+      ? promptWithHistory(carriedHistory(this.options.conversations, turn), turn.text)
+      : turn.text
     let outcome: ExternalTurnOutcome
     try {
-      outcome = await room.session.runTurn(turn.text)
+      outcome = await room.session.runTurn(prompt)
     } catch (error) {
       outcome = { status: 'failed', detail: (error as Error).message }
     } finally {
@@ -151,16 +163,20 @@ export class ExternalAgentBackend implements TurnRunner {
   }
 
   /** The room's session, ready for `turn` and serving it: kept when it runs
-   *  under the turn's mode in the turn's workspace, started otherwise. */
+   *  under the turn's mode in the turn's workspace, started otherwise
+   *  (`fresh`). A retry always starts a new one: the live session holds
+   *  the attempt that was denied, expired or failed, and an agent that
+   *  still saw it could try the same thing again. */
   private async sessionFor(
     turn: Turn,
     agent: ExternalAgentConfig,
     context: TurnContext,
-  ): Promise<RoomSession | undefined> {
+  ): Promise<{ room: RoomSession; fresh: boolean } | undefined> {
     const mode = modeFromPolicy(turn.policy)
     const existing = this.sessions.get(turn.roomId)
     if (
       existing &&
+      turn.retryOf === null &&
       existing.agentId === agent.id &&
       existing.mode === mode &&
       existing.workspace === turn.workspace
@@ -168,7 +184,7 @@ export class ExternalAgentBackend implements TurnRunner {
       if (existing.idle) clearTimeout(existing.idle)
       existing.idle = null
       existing.current = context
-      return existing
+      return { room: existing, fresh: false }
     }
     if (existing) await this.stop(turn.roomId)
     const room: RoomSession = {
@@ -194,17 +210,20 @@ export class ExternalAgentBackend implements TurnRunner {
     } catch (error) {
       this.sessions.delete(turn.roomId)
       if (this.closing) {
-        this.finish(turn, 'interrupted', 'The runtime stopped while the agent was starting.')
+        this.finish(turn, 'interrupted', message('external.runtimeStoppedStarting'))
       } else {
         this.finish(
           turn,
           'failed',
-          `The agent ${agent.name} could not start: ${(error as Error).message}`,
+          message('external.couldNotStart', {
+            agent: agent.name,
+            detail: (error as Error).message,
+          }),
         )
       }
       return undefined
     }
-    return room
+    return { room, fresh: true }
   }
 
   private idleLater(roomId: string, room: RoomSession): void {
@@ -223,27 +242,34 @@ export class ExternalAgentBackend implements TurnRunner {
   }
 
   private ended(turn: Turn, outcome: ExternalTurnOutcome): void {
-    const detail = outcome.detail ? `: ${outcome.detail}` : ''
+    // The detail is the agent's own text, shown as it is.
+    const said = (bare: RuntimeMessageCode, withDetail: RuntimeMessageCode): RuntimeMessage =>
+      outcome.detail ? message(withDetail, { detail: outcome.detail }) : message(bare)
     switch (outcome.status) {
       case 'completed':
         return this.finish(turn, 'done')
       case 'interrupted':
-        return this.finish(turn, 'interrupted', `The agent's turn was interrupted${detail}.`)
+        return this.finish(
+          turn,
+          'interrupted',
+          said('external.interrupted', 'external.interruptedWith'),
+        )
       case 'refused':
-        return this.finish(turn, 'failed', `The agent refused the turn${detail}.`)
+        return this.finish(turn, 'failed', said('external.refusedTurn', 'external.refusedTurnWith'))
       case 'failed':
-        return this.finish(turn, 'failed', `The agent's turn failed${detail}.`)
+        return this.finish(turn, 'failed', said('external.failed', 'external.failedWith'))
     }
   }
 
-  private finish(turn: Turn, status: TurnStatus, note?: string): void {
+  private finish(turn: Turn, status: TurnStatus, note?: RuntimeMessage): void {
     if (note) {
       this.options.conversations.insertMessage({
         id: this.options.newId(),
         roomId: turn.roomId,
         turnId: turn.id,
         role: 'system',
-        text: note,
+        text: englishText(note),
+        message: note,
         createdAt: this.options.now(),
       })
     }

@@ -1,6 +1,7 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { AgentIdentity } from '../../contracts/agent-request.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import type {
@@ -8,6 +9,7 @@ import type {
   ExternalApprovalAsker,
   ExternalDecision,
 } from '../external-agents/external-agent-port.ts'
+import { refusedAccessWords } from '../policy/access-words.ts'
 import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
@@ -84,7 +86,12 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       'shown' in described ? described.shown.action.arguments : {},
     )
     if ('refused' in described) {
-      return this.refuse(call, 'refused', `Refused: ${described.refused}.`, 'unshowable_request')
+      return this.refuse(
+        call,
+        'refused',
+        message('external.refusedRequest', { reason: described.refused }),
+        'unshowable_request',
+      )
     }
     const shown = described.shown
     const { turn } = this
@@ -98,7 +105,15 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       agent: { readOnly: false },
       ...pinnedWorkspaceOf(turn),
     })
-    if (!access.allowed) return this.refuse(call, 'refused', access.reason, access.code)
+    if (!access.allowed) {
+      return this.refuse(
+        call,
+        'refused',
+        refusedAccessWords(access, shown.effect, shown.paths),
+        access.code,
+        access.reason,
+      )
+    }
 
     const policy = turn.policy.approvalPolicy
     const disposition = dispositionFor(policy, shown.effect, shown.destructive)
@@ -106,7 +121,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       return this.refuse(
         call,
         'denied',
-        `Denied by the room's approval policy (${policy}): it does not allow this.`,
+        message('external.policyDenied', { policy }),
         'policy_denied',
       )
     }
@@ -174,20 +189,22 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     expectedDigest: string,
   ): Promise<ExternalDecision> {
     if (outcome.status === 'expired') {
+      const words = message('external.expired')
       this.timeline.settleByAssent(call, 'expired', {
         ok: false,
-        output: 'Nobody confirmed this action in time; the agent was told no.',
+        output: englishText(words),
         code: 'approval_expired',
+        message: words,
       })
       return 'expired'
     }
     if (outcome.status !== 'allowed') {
-      const who = outcome.decidedBy === 'agent-review' ? 'the automatic review' : 'the person'
-      const why = outcome.reason ? `: ${outcome.reason}` : ''
+      const words = deniedWords(outcome)
       this.timeline.settleByAssent(call, 'denied', {
         ok: false,
-        output: `Denied by ${who}${why}; the agent was told no.`,
+        output: englishText(words),
         code: 'approval_denied',
+        message: words,
       })
       return 'deny'
     }
@@ -195,12 +212,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     // to act on its own request. Unless the two are the same action, the
     // person allowed something else than what would run.
     if (actionDigest(canonicalAction(outcome)) !== expectedDigest) {
-      return this.refuse(
-        call,
-        'refused',
-        'Refused: the approval that was decided no longer shows what the agent asked to do.',
-        'action_mismatch',
-      )
+      return this.refuse(call, 'refused', message('external.actionMismatch'), 'action_mismatch')
     }
     return this.allowed(
       call,
@@ -222,13 +234,16 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     return decision
   }
 
+  /** Ends the call with Assent's words; `output` (the English the API
+   *  and logs read) is those words unless a more exact one is given. */
   private refuse(
     call: ToolCallRecord,
     status: 'refused' | 'denied',
-    output: string,
+    words: RuntimeMessage,
     code: string,
+    output = englishText(words),
   ): ExternalDecision {
-    this.timeline.settleByAssent(call, status, { ok: false, output, code })
+    this.timeline.settleByAssent(call, status, { ok: false, output, code, message: words })
     return 'deny'
   }
 
@@ -264,4 +279,16 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       insideWorkspace: inside.allowed,
     }
   }
+}
+
+/** Who said no and why: the automatic review names its reason (its own
+ *  code where it has one), a person's reason is shown as they wrote it. */
+function deniedWords(outcome: ApprovalRecord): RuntimeMessage {
+  const reason = outcome.reasonMessage ?? outcome.reason
+  if (outcome.decidedBy === 'agent-review') {
+    return message('external.deniedByReview', { reason: reason ?? '' })
+  }
+  return reason
+    ? message('external.deniedByPersonBecause', { reason })
+    : message('external.deniedByPerson')
 }

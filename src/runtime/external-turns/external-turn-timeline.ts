@@ -1,4 +1,10 @@
 import type { ToolCallRecord, ToolCallStatus, Turn } from '../../contracts/room.ts'
+import {
+  englishText,
+  message,
+  type RuntimeMessage,
+  type RuntimeMessageCode,
+} from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type {
   ExternalAgentEvent,
@@ -51,13 +57,15 @@ export class ExternalTurnTimeline {
         this.toolCall(event)
         return
       case 'request-refused':
-        this.message(
-          'system',
-          `Assent refused a request of the agent without asking: ${REFUSAL_TEXT[event.code]}. The agent was answered "${event.answer}".`,
+        this.note(
+          message('external.requestRefused', {
+            reason: message(REFUSAL_MESSAGES[event.code]),
+            answer: event.answer,
+          }),
         )
         return
       case 'agent-warning':
-        this.message('system', `The agent warned: ${event.text}`)
+        this.note(message('external.warned', { text: event.text }))
         return
       case 'approval-requested':
       case 'approval-answered':
@@ -93,9 +101,10 @@ export class ExternalTurnTimeline {
     this.changed()
   }
 
-  /** A note from Assent about the turn. */
-  note(text: string): void {
-    this.message('system', text)
+  /** A note from Assent about the turn, in words (its English is the
+   *  text stored beside them). */
+  note(words: RuntimeMessage): void {
+    this.message('system', englishText(words), words)
   }
 
   private toolCall(event: Extract<ExternalAgentEvent, { type: 'tool-call' }>): void {
@@ -144,13 +153,14 @@ export class ExternalTurnTimeline {
     return call
   }
 
-  private message(role: 'agent' | 'system', text: string): void {
+  private message(role: 'agent' | 'system', text: string, words?: RuntimeMessage): void {
     this.deps.conversations.insertMessage({
       id: this.deps.newId(),
       roomId: this.turn.roomId,
       turnId: this.turn.id,
       role,
       text,
+      ...(words === undefined ? {} : { message: words }),
       createdAt: this.deps.now(),
     })
     this.changed()
@@ -182,17 +192,17 @@ function resultOf(
   }
 }
 
-/** Why a request was refused without asking, for the timeline. */
-const REFUSAL_TEXT: Readonly<Record<ExternalRefusalCode, string>> = {
-  unreadable: 'its parameters could not be read',
-  'other-session': 'it named another session',
-  'unsupported-request': 'Assent does not serve that kind of request',
-  'unsupported-command-kind': 'it was not a plain command (terminal input or a checkpoint)',
-  'network-access': 'it asked for network access, which the command line does not show',
-  'extra-permissions': 'it asked for extra permissions besides the command',
-  'no-command-line': 'it did not name its command line and folder',
-  'unannounced-changes': 'its file changes were never announced',
-  'grant-root': 'it asked to write anywhere under a folder, not only the changes shown',
-  'no-allow-once-option': 'it offered no way to allow it just once',
-  'ambiguous-options': 'two of its answers shared one id',
+/** Why a request was refused without asking, in the person's words. */
+const REFUSAL_MESSAGES: Readonly<Record<ExternalRefusalCode, RuntimeMessageCode>> = {
+  unreadable: 'external.refusal.unreadable',
+  'other-session': 'external.refusal.otherSession',
+  'unsupported-request': 'external.refusal.unsupportedRequest',
+  'unsupported-command-kind': 'external.refusal.unsupportedCommandKind',
+  'network-access': 'external.refusal.networkAccess',
+  'extra-permissions': 'external.refusal.extraPermissions',
+  'no-command-line': 'external.refusal.noCommandLine',
+  'unannounced-changes': 'external.refusal.unannouncedChanges',
+  'grant-root': 'external.refusal.grantRoot',
+  'no-allow-once-option': 'external.refusal.noAllowOnceOption',
+  'ambiguous-options': 'external.refusal.ambiguousOptions',
 }

@@ -250,6 +250,16 @@ export const enWorkbench = {
   notification: {
     title: 'Assent: confirmation needed',
     body: '{{tool}} is waiting for your confirmation.',
+    expiringTitle: 'Assent: a confirmation is about to expire',
+    expiring: '{{tool}} expires in a minute unless you decide.',
+    webhookTitle: 'Assent: the approver webhook decided',
+    webhook: {
+      allowed: 'The approver webhook allowed {{tool}}.',
+      denied: 'The approver webhook denied {{tool}}.',
+    },
+    inputTitle: 'Assent: the agent is waiting for you',
+    question: 'The agent asks: {{title}}',
+    form: 'The agent asks you to fill in a form.',
   },
   error: {
     unknown: 'unknown error',

@@ -249,6 +249,16 @@ export const zhCNWorkbench: Catalog['workbench'] = {
   notification: {
     title: 'Assent：需要确认',
     body: '{{tool}} 正在等待你的确认。',
+    expiringTitle: 'Assent：一项确认即将过期',
+    expiring: '除非你作出决定，{{tool}} 将在一分钟后过期。',
+    webhookTitle: 'Assent：审批回调已作出决定',
+    webhook: {
+      allowed: '审批回调允许了 {{tool}}。',
+      denied: '审批回调拒绝了 {{tool}}。',
+    },
+    inputTitle: 'Assent：智能体正在等你',
+    question: '智能体问：{{title}}',
+    form: '智能体请你填写一份表单。',
   },
   error: {
     unknown: '未知错误',
