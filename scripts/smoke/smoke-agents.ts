@@ -5,6 +5,10 @@ import {
   startScriptedModelServer,
   type ScriptedModelServer,
 } from '../agents/scripted-model-server.ts'
+import {
+  startScriptedMessagesServer,
+  type ScriptedMessagesServer,
+} from '../agents/scripted-messages-server.ts'
 
 /** Where the run's state holds the agents for the cases. */
 export const SMOKE_AGENTS_STATE = 'smokeAgents'
@@ -12,7 +16,12 @@ export const SMOKE_AGENTS_STATE = 'smokeAgents'
 /** The real agents the scenario's external-agent cases run, or why there
  *  are none: those cases then fail with what to install. */
 export type SmokeAgents =
-  | { ready: true; model: ScriptedModelServer; close(): Promise<void> }
+  | {
+      ready: true
+      model: ScriptedModelServer
+      messages: ScriptedMessagesServer
+      close(): Promise<void>
+    }
   | { ready: false; missing: string; close(): Promise<void> }
 
 /**
@@ -32,17 +41,21 @@ export async function startSmokeAgents(dirs: {
     return { ready: false, missing: `${found.missing}; ${INSTALL_FIX}`, close: async () => {} }
   }
   const model = await startScriptedModelServer([])
+  const messages = await startScriptedMessagesServer([])
   const home = writeScriptedAgents(found.agents, {
     dataDir: dirs.dataDir,
     workspace: realpathSync(dirs.workspace),
     modelBaseUrl: model.baseUrl,
+    messagesBaseUrl: messages.baseUrl,
     fallbackRoot: dirs.root,
   })
   return {
     ready: true,
     model,
+    messages,
     async close() {
       await model.close()
+      await messages.close()
       rmSync(home, { recursive: true, force: true })
     },
   }

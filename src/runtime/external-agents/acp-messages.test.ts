@@ -95,6 +95,20 @@ describe('ACP tool calls as Assent actions', () => {
     ).toEqual({ kind: 'command', commandLine: 'ls', argv: null, cwd: '/w' })
   })
 
+  it('reads a command line without a directory (claude-agent-acp’s Bash) in the session’s', () => {
+    expect(
+      acpAction(
+        {
+          toolCallId: 't',
+          kind: 'execute',
+          title: 'echo hi > a.txt',
+          rawInput: { command: 'echo hi > a.txt', description: 'Write a file' },
+        },
+        '/w',
+      ),
+    ).toEqual({ kind: 'command', commandLine: 'echo hi > a.txt', argv: null, cwd: '/w' })
+  })
+
   it('reads diffs as file changes with absolute paths', () => {
     const action = acpAction(
       {

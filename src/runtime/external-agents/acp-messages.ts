@@ -144,7 +144,7 @@ export function shellQuote(argv: readonly string[]): string {
  */
 export function acpAction(toolCall: AcpToolCall, sessionCwd: string): ExternalAction {
   const input = z
-    .looseObject({ command: z.unknown(), cwd: z.unknown() })
+    .looseObject({ command: z.unknown().optional(), cwd: z.unknown().optional() })
     .safeParse(toolCall.rawInput)
   if (toolCall.kind === 'execute' && input.success) {
     const { command, cwd } = input.data
