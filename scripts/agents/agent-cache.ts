@@ -127,7 +127,8 @@ export function findInstalledAgents(
   for (const binary of [agents.codex, agents.codexAcp]) {
     if (!executable(binary)) return { missing: `${binary} is missing or not executable` }
   }
-  if (!accessible(agents.claudeAcp, constants.R_OK)) return { missing: `${agents.claudeAcp} is missing` }
+  if (!accessible(agents.claudeAcp, constants.R_OK))
+    return { missing: `${agents.claudeAcp} is missing` }
   return { agents }
 }
 

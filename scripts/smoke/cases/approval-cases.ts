@@ -1,6 +1,7 @@
 import type { CaseDefinition } from '../case-context.ts'
 import { cardCases } from './card-cases.ts'
 import { agentCases } from './agent-cases.ts'
+import { claudeCases } from './claude-cases.ts'
 import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
@@ -31,6 +32,7 @@ export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...permissionRequestCases,
   ...webhookCases,
   ...agentCases,
+  ...claudeCases,
   ...displayCases,
   ...fileCases,
   ...protectedCases,
