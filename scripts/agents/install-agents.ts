@@ -50,15 +50,21 @@ export async function ensureAgentsInstalled(): Promise<string | undefined> {
   }
   console.log(`agents: ${found.missing}`)
   console.log(`agents: installing ${describe()} into ${cacheDir} (about 720 MB, once)`)
-  rmSync(join(cacheDir, LOCK_STAMP_FILE), { force: true })
-  mkdirSync(cacheDir, { recursive: true })
-  for (const file of ['package.json', 'package-lock.json']) {
-    copyFileSync(join(AGENTS_MANIFEST_DIR, file), join(cacheDir, file))
+  let realDir: string
+  try {
+    rmSync(join(cacheDir, LOCK_STAMP_FILE), { force: true })
+    mkdirSync(cacheDir, { recursive: true })
+    for (const file of ['package.json', 'package-lock.json']) {
+      copyFileSync(join(AGENTS_MANIFEST_DIR, file), join(cacheDir, file))
+    }
+    // npm ci on a folder reached through a symbolic link reads the link as
+    // a package of its own and refuses the lockfile: give it the real path.
+    realDir = realpathSync(cacheDir)
+  } catch (error) {
+    return `${cacheDir} cannot be prepared (${(error as Error).message}); ${INSTALL_FIX}`
   }
   const started = Date.now()
-  // npm ci on a folder reached through a symbolic link reads the link as a
-  // package of its own and refuses the lockfile: give it the real path.
-  const code = await runNpmCi(realpathSync(cacheDir))
+  const code = await runNpmCi(realDir)
   if (code !== 0) return `npm ci exited with code ${code}; ${INSTALL_FIX}`
   writeFileSync(join(cacheDir, LOCK_STAMP_FILE), `${lockfileDigest()}\n`)
   const after = findInstalledAgents(cacheDir)
