@@ -51,6 +51,10 @@ describe.skipIf(!supported)('finding the installed agents', () => {
     install('@openai/codex', pinnedVersion('@openai/codex'))
     install('@zed-industries/codex-acp', pinnedVersion('@zed-industries/codex-acp'))
     expect(findInstalledAgents(cache)).toMatchObject({
+      missing: expect.stringContaining('@zed-industries/claude-agent-acp'),
+    })
+    install('@zed-industries/claude-agent-acp', pinnedVersion('@zed-industries/claude-agent-acp'))
+    expect(findInstalledAgents(cache)).toMatchObject({
       missing: expect.stringContaining(
         'was not installed from the current agents/package-lock.json',
       ),
@@ -71,8 +75,17 @@ describe.skipIf(!supported)('finding the installed agents', () => {
     }[platform] as string
     const codex = binary('@openai', `codex-${platform}`, 'vendor', triple, 'bin', 'codex')
     const codexAcp = binary('@zed-industries', `codex-acp-${platform}`, 'bin', 'codex-acp')
+    expect(findInstalledAgents(cache)).toMatchObject({
+      missing: expect.stringContaining('claude-agent-acp/dist/index.js is missing'),
+    })
+    const claudeAcp = binary('@zed-industries', 'claude-agent-acp', 'dist', 'index.js')
     expect(findInstalledAgents(cache)).toEqual({
-      agents: { codex, codexAcp, codexResources: join(dirname(dirname(codex)), 'codex-resources') },
+      agents: {
+        codex,
+        codexAcp,
+        codexResources: join(dirname(dirname(codex)), 'codex-resources'),
+        claudeAcp,
+      },
     })
   })
 })

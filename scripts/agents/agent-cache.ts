@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url'
  * Where the real agents the external-agent tests run are installed, and
  * whether the installed ones are the pinned ones. The versions are pinned in
  * agents/package.json and agents/package-lock.json, a manifest of their own
- * so that `npm install` never downloads them (the two packages weigh about
- * 630 MB); `npm run agents:install` (and so `npm test`) installs them into
+ * so that `npm install` never downloads them (the three packages weigh about
+ * 720 MB); `npm run agents:install` (and so `npm test`) installs them into
  * an ignored cache folder.
  */
 
@@ -34,7 +34,16 @@ export interface InstalledAgents {
   /** The folder of the `bwrap` Codex ships, which codex-acp needs on PATH
    *  when the system has none. */
   codexResources: string
+  /** claude-agent-acp's entry point, a JavaScript file run with Node. */
+  claudeAcp: string
 }
+
+/** The packages agents/package.json pins, each checked by version. */
+export const PINNED_AGENT_PACKAGES: readonly string[] = Object.freeze([
+  '@openai/codex',
+  '@zed-industries/codex-acp',
+  '@zed-industries/claude-agent-acp',
+])
 
 /** Codex's name for this machine's build (its vendor folder). */
 const CODEX_TARGETS: Readonly<Record<string, string>> = {
@@ -68,14 +77,16 @@ function installedVersion(cacheDir: string, name: string): string | undefined {
   }
 }
 
-function executable(path: string): boolean {
+function accessible(path: string, mode: number): boolean {
   try {
-    accessSync(path, constants.X_OK)
+    accessSync(path, mode)
     return true
   } catch {
     return false
   }
 }
+
+const executable = (path: string): boolean => accessible(path, constants.X_OK)
 
 /**
  * The installed agents, or why they cannot be used: not installed, another
@@ -87,7 +98,7 @@ export function findInstalledAgents(
   const platform = `${process.platform}-${process.arch}`
   const target = CODEX_TARGETS[platform]
   if (!target) return { missing: `no pinned agent build for ${platform}` }
-  for (const name of ['@openai/codex', '@zed-industries/codex-acp']) {
+  for (const name of PINNED_AGENT_PACKAGES) {
     const installed = installedVersion(cacheDir, name)
     const pinned = pinnedVersion(name)
     if (installed !== pinned) {
@@ -111,10 +122,13 @@ export function findInstalledAgents(
     codex: join(vendor, 'bin', 'codex'),
     codexAcp: join(modules, '@zed-industries', `codex-acp-${platform}`, 'bin', 'codex-acp'),
     codexResources: join(vendor, 'codex-resources'),
+    claudeAcp: join(modules, '@zed-industries', 'claude-agent-acp', 'dist', 'index.js'),
   }
   for (const binary of [agents.codex, agents.codexAcp]) {
     if (!executable(binary)) return { missing: `${binary} is missing or not executable` }
   }
+  if (!accessible(agents.claudeAcp, constants.R_OK))
+    return { missing: `${agents.claudeAcp} is missing` }
   return { agents }
 }
 

@@ -1,11 +1,11 @@
 /**
- * `npm run agents:install`: installs the pinned real agents (Codex CLI and
- * codex-acp, agents/package-lock.json) into the cache folder with
+ * `npm run agents:install`: installs the pinned real agents (Codex CLI,
+ * codex-acp and claude-agent-acp, agents/package-lock.json) into the cache folder with
  * `npm ci --prefix`, unless the ones there already match. `npm test` runs it
  * first. Prints what it does; on failure exits 1 with the fix.
  */
 import { spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
@@ -15,13 +15,12 @@ import {
   INSTALL_FIX,
   LOCK_STAMP_FILE,
   lockfileDigest,
+  PINNED_AGENT_PACKAGES,
   pinnedVersion,
 } from './agent-cache.ts'
 
-const PACKAGES = ['@openai/codex', '@zed-industries/codex-acp']
-
 function describe(): string {
-  return PACKAGES.map((name) => `${name}@${pinnedVersion(name)}`).join(' and ')
+  return PINNED_AGENT_PACKAGES.map((name) => `${name}@${pinnedVersion(name)}`).join(', ')
 }
 
 function runNpmCi(cacheDir: string): Promise<number> {
@@ -50,14 +49,22 @@ export async function ensureAgentsInstalled(): Promise<string | undefined> {
     return undefined
   }
   console.log(`agents: ${found.missing}`)
-  console.log(`agents: installing ${describe()} into ${cacheDir} (about 630 MB, once)`)
-  rmSync(join(cacheDir, LOCK_STAMP_FILE), { force: true })
-  mkdirSync(cacheDir, { recursive: true })
-  for (const file of ['package.json', 'package-lock.json']) {
-    copyFileSync(join(AGENTS_MANIFEST_DIR, file), join(cacheDir, file))
+  console.log(`agents: installing ${describe()} into ${cacheDir} (about 720 MB, once)`)
+  let realDir: string
+  try {
+    rmSync(join(cacheDir, LOCK_STAMP_FILE), { force: true })
+    mkdirSync(cacheDir, { recursive: true })
+    for (const file of ['package.json', 'package-lock.json']) {
+      copyFileSync(join(AGENTS_MANIFEST_DIR, file), join(cacheDir, file))
+    }
+    // npm ci on a folder reached through a symbolic link reads the link as
+    // a package of its own and refuses the lockfile: give it the real path.
+    realDir = realpathSync(cacheDir)
+  } catch (error) {
+    return `${cacheDir} cannot be prepared (${(error as Error).message}); ${INSTALL_FIX}`
   }
   const started = Date.now()
-  const code = await runNpmCi(cacheDir)
+  const code = await runNpmCi(realDir)
   if (code !== 0) return `npm ci exited with code ${code}; ${INSTALL_FIX}`
   writeFileSync(join(cacheDir, LOCK_STAMP_FILE), `${lockfileDigest()}\n`)
   const after = findInstalledAgents(cacheDir)

@@ -3,14 +3,17 @@ import { delimiter, join } from 'node:path'
 import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
 import { AGENTS_CONFIG_FILE_NAME } from '../../src/runtime/external-agents/agents-config-loader.ts'
 import { onSearchPath, type InstalledAgents } from './agent-cache.ts'
+import { scriptedClaudeEnvironment } from './claude-environment.ts'
 import { writeScriptedCodexHome } from './codex-home.ts'
 
 /** The agents.json ids the tests and the smoke scenario give the real
- *  agents: Codex's app-server, and codex-acp. */
+ *  agents: Codex's app-server, codex-acp, and claude-agent-acp. */
 export const CODEX_AGENT_ID = 'codex'
 export const ACP_AGENT_ID = 'codex-acp'
+export const CLAUDE_AGENT_ID = 'claude-acp'
 export const CODEX_AGENT_NAME = 'Codex CLI'
 export const ACP_AGENT_NAME = 'Codex over ACP'
+export const CLAUDE_AGENT_NAME = 'Claude over ACP'
 
 /** This process's PATH, with Codex's `bwrap` after it when the system has
  *  none: codex-acp's sandbox needs one, and ships none. */
@@ -26,11 +29,30 @@ export function makeAgentHome(fallbackRoot: string): string {
   return mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : fallbackRoot, 'assent-agent-home-'))
 }
 
+/** The agents.json entry for claude-agent-acp: its entry point run with the
+ *  Node that runs this (an absolute path), with `environment`. */
+export function claudeAgentEntry(
+  agents: InstalledAgents,
+  environment: Record<string, string>,
+): Record<string, unknown> {
+  return {
+    id: CLAUDE_AGENT_ID,
+    name: CLAUDE_AGENT_NAME,
+    protocol: 'acp',
+    command: process.execPath,
+    args: [agents.claudeAcp],
+    set_env: environment,
+    session_modes: KNOWN_ACP_SESSION_MODES['claude-agent-acp'],
+  }
+}
+
 /** The agents.json that names the real agents, each run with `environment`
- *  (the throwaway Codex home) and a PATH with a `bwrap` on it. */
+ *  (the throwaway Codex home) and a PATH with a `bwrap` on it; Claude with
+ *  `claudeEnvironment`, which points it at the scripted Messages API. */
 export function scriptedAgentsConfig(
   agents: InstalledAgents,
   environment: Record<string, string>,
+  claudeEnvironment: Record<string, string>,
 ): unknown {
   const setEnv = { ...environment, PATH: pathWithBwrap(agents) }
   return {
@@ -51,25 +73,34 @@ export function scriptedAgentsConfig(
         set_env: setEnv,
         session_modes: KNOWN_ACP_SESSION_MODES['codex-acp'],
       },
+      claudeAgentEntry(agents, { ...claudeEnvironment, PATH: setEnv.PATH }),
     ],
   }
 }
 
 /**
- * Makes a throwaway Codex home that points the agents at the scripted model
- * and trusts `workspace`, and writes the agents.json that names the real
- * agents into `dataDir`, where the runtime reads it when it starts.
- * Returns the home, for the caller to remove.
+ * Makes a throwaway home that points the Codex agents at the scripted
+ * Responses model (trusting `workspace`) and Claude at the scripted
+ * Messages API, and writes the agents.json that names the real agents into
+ * `dataDir`, where the runtime reads it when it starts. Returns the home,
+ * for the caller to remove.
  */
 export function writeScriptedAgents(
   agents: InstalledAgents,
-  options: { dataDir: string; workspace: string; modelBaseUrl: string; fallbackRoot: string },
+  options: {
+    dataDir: string
+    workspace: string
+    modelBaseUrl: string
+    messagesBaseUrl: string
+    fallbackRoot: string
+  },
 ): string {
   const home = makeAgentHome(options.fallbackRoot)
   const environment = writeScriptedCodexHome(home, options.modelBaseUrl, options.workspace)
+  const claude = scriptedClaudeEnvironment(home, options.messagesBaseUrl)
   writeFileSync(
     join(options.dataDir, AGENTS_CONFIG_FILE_NAME),
-    JSON.stringify(scriptedAgentsConfig(agents, environment)),
+    JSON.stringify(scriptedAgentsConfig(agents, environment, claude)),
   )
   return home
 }

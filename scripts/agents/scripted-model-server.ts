@@ -1,6 +1,10 @@
-import { once } from 'node:events'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import {
+  isRecord,
+  sseEvent,
+  SSE_HEADERS,
+  startScriptedHttpServer,
+  type RecordedRequestBase,
+} from './scripted-server-core.ts'
 
 /**
  * A model for tests and the smoke scenario: the OpenAI Responses API
@@ -32,10 +36,7 @@ export type ScriptedModelStep =
   | { type: 'reply'; text: string }
 
 /** What the agent sent the model, as received. */
-export interface RecordedModelRequest {
-  path: string
-  headers: Record<string, string | string[] | undefined>
-  body: unknown
+export interface RecordedModelRequest extends RecordedRequestBase {
   /** The step this request was answered with, or null once the script had
    *  run out (then the model answered with `SCRIPT_EXHAUSTED_TEXT`). */
   step: ScriptedModelStep | null
@@ -68,103 +69,44 @@ export interface ScriptedModelServer {
   close(): Promise<void>
 }
 
-const MAX_REQUEST_BYTES = 16 * 1024 * 1024
-
 export async function startScriptedModelServer(
   steps: readonly ScriptedModelStep[] = [],
 ): Promise<ScriptedModelServer> {
   let pending = [...steps]
   let callCount = 0
-  const requests: RecordedModelRequest[] = []
-  const waiters = new Set<() => void>()
-
-  const server = createServer((request, response) => {
-    void readBody(request).then(
-      (text) => answer(request, response, text),
-      () => response.writeHead(413).end(),
-    )
-  })
-
-  function answer(request: IncomingMessage, response: ServerResponse, text: string): void {
-    const path = request.url ?? ''
-    if (request.method !== 'POST' || !path.endsWith('/responses')) {
-      response.writeHead(404, { 'content-type': 'application/json' })
-      response.end(JSON.stringify({ error: { message: `no route ${request.method} ${path}` } }))
-      return
-    }
-    let body: unknown = null
-    try {
-      body = JSON.parse(text)
-    } catch {
-      // Recorded as null: a test that reads it will say what it expected.
-    }
-    const step = pending.shift() ?? null
-    const callId = step && step.type !== 'reply' ? `call_scripted_${++callCount}` : null
-    requests.push({ path, headers: request.headers, body, step, callId })
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-    response.end(sseFor(step, callId, requests.length))
-    for (const wake of [...waiters]) wake()
-  }
-
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-
+  const server = await startScriptedHttpServer<RecordedModelRequest>(
+    (request, response, recorded) => {
+      if (request.method !== 'POST' || !recorded.path.endsWith('/responses')) {
+        response.writeHead(404, { 'content-type': 'application/json' })
+        response.end(
+          JSON.stringify({ error: { message: `no route ${request.method} ${recorded.path}` } }),
+        )
+        return null
+      }
+      const step = pending.shift() ?? null
+      const callId = step && step.type !== 'reply' ? `call_scripted_${++callCount}` : null
+      const n = server.requests.length + 1
+      response.writeHead(200, SSE_HEADERS)
+      response.end(sseFor(step, callId, n))
+      return { ...recorded, step, callId }
+    },
+  )
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
+    baseUrl: `${server.origin}/v1`,
+    requests: server.requests,
     script(next) {
       pending = [...next]
     },
-    waitForRequests(count, timeoutMs) {
-      return new Promise((resolve, reject) => {
-        const check = (): void => {
-          if (requests.length < count) return
-          clearTimeout(timer)
-          waiters.delete(check)
-          resolve()
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(
-            new Error(`the model got ${requests.length} of ${count} requests in ${timeoutMs} ms`),
-          )
-        }, timeoutMs)
-        waiters.add(check)
-        check()
-      })
-    },
+    waitForRequests: (count, timeoutMs) => server.waitForRequests(count, timeoutMs),
     toolOutputFor(callId) {
-      for (const recorded of [...requests].reverse()) {
+      for (const recorded of [...server.requests].reverse()) {
         const output = findToolOutput(recorded.body, callId)
         if (output !== undefined) return output
       }
       return undefined
     },
-    async close() {
-      server.closeAllConnections()
-      server.close()
-      await once(server, 'close')
-    },
+    close: () => server.close(),
   }
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_REQUEST_BYTES) {
-        request.destroy()
-        reject(new Error('request too large'))
-        return
-      }
-      chunks.push(chunk)
-    })
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    request.on('error', reject)
-  })
 }
 
 /** The agent sends each earlier tool result back as a `function_call_output`
@@ -182,10 +124,6 @@ function findToolOutput(body: unknown, callId: string): string | undefined {
     return JSON.stringify(item.output)
   }
   return undefined
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function sseFor(step: ScriptedModelStep | null, callId: string | null, n: number): string {
@@ -243,8 +181,4 @@ function outputItem(step: ScriptedModelStep | null, callId: string | null, n: nu
     name: 'exec_command',
     arguments: JSON.stringify(args),
   }
-}
-
-function sseEvent(name: string, data: unknown): string {
-  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
 }

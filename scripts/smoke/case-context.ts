@@ -25,6 +25,10 @@ export interface CaseDefinition {
   /** The case creates the scenario's room itself; every other case gets one
    *  made for it when it runs first (`--grep` runs one case alone). */
   createsRoom?: true
+  /** The case runs the pinned real agents: the smoke installs them first,
+   *  and when they cannot be had the case is not run (reported, and a
+   *  failure under ASSENT_REQUIRE_ALL=1) while the others run. */
+  needs?: 'real-agents'
   run(context: CaseContext): Promise<void>
 }
 

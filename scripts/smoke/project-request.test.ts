@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { namesProject, requestedProjects, skippedProjectFails } from './project-request.ts'
+import {
+  namesProject,
+  requestedGrep,
+  requestedProjects,
+  runNeedsRealAgents,
+  skippedProjectFails,
+} from './project-request.ts'
 
 describe('which projects a command line names', () => {
   it('reads --project in each of its forms, and nothing from other flags', () => {
@@ -31,5 +37,25 @@ describe('when a skipped project fails the run', () => {
     [['cdp'], true, false],
   ])('requested %j, ASSENT_REQUIRE_ALL=%s: fails %s', (requested, requireAll, fails) => {
     expect(skippedProjectFails({ project: 'electron', requested, requireAll })).toBe(fails)
+  })
+})
+
+describe('whether a run needs the real agents installed', () => {
+  const cases = [
+    { id: 'approve-write', title: 'a write asks' },
+    { id: 'claude-acp-edit', title: 'Claude asks', needs: 'real-agents' as const },
+  ]
+
+  it('reads the last --grep in each of its forms', () => {
+    expect(requestedGrep(['test'])).toBeUndefined()
+    expect(requestedGrep(['test', '--grep', 'a', '-g', 'b'])?.source).toBe('b')
+    expect(requestedGrep(['test', '--grep=claude'])?.source).toBe('claude')
+  })
+
+  it('installs them only when a selected case needs them', () => {
+    expect(runNeedsRealAgents(['test'], cases)).toBe(true)
+    expect(runNeedsRealAgents(['test', '--grep', 'claude-acp-edit'], cases)).toBe(true)
+    expect(runNeedsRealAgents(['test', '--grep', 'approve-write'], cases)).toBe(false)
+    expect(runNeedsRealAgents(['test'], cases.slice(0, 1))).toBe(false)
   })
 })

@@ -46,3 +46,29 @@ export function skippedProjectFails(options: {
 }): boolean {
   return options.requireAll && options.requested.some((name) => namesProject(name, options.project))
 }
+
+/** The patterns of `--grep`/`-g` on the runner's argv (Playwright keeps
+ *  the last one); none when the run takes every case. */
+export function requestedGrep(argv: readonly string[]): RegExp | undefined {
+  let pattern: string | undefined
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index] ?? ''
+    if (arg.startsWith('--grep=')) pattern = arg.slice('--grep='.length)
+    else if ((arg === '--grep' || arg === '-g') && index + 1 < argv.length) pattern = argv[++index]
+  }
+  return pattern === undefined ? undefined : new RegExp(pattern)
+}
+
+/** Whether a run selects a case that needs the real agents: then the
+ *  smoke installs them before the host starts. */
+export function runNeedsRealAgents(
+  argv: readonly string[],
+  cases: ReadonlyArray<{ id: string; title: string; needs?: 'real-agents' }>,
+): boolean {
+  const grep = requestedGrep(argv)
+  return cases.some(
+    (definition) =>
+      definition.needs === 'real-agents' &&
+      (grep === undefined || grep.test(`${definition.id}: ${definition.title}`)),
+  )
+}

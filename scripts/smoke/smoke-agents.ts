@@ -5,6 +5,10 @@ import {
   startScriptedModelServer,
   type ScriptedModelServer,
 } from '../agents/scripted-model-server.ts'
+import {
+  startScriptedMessagesServer,
+  type ScriptedMessagesServer,
+} from '../agents/scripted-messages-server.ts'
 
 /** Where the run's state holds the agents for the cases. */
 export const SMOKE_AGENTS_STATE = 'smokeAgents'
@@ -19,6 +23,7 @@ export type SmokeAgents =
        *  an agent itself (Codex as an MCP client of the gateway). */
       installed: InstalledAgents
       dirs: { root: string; dataDir: string; workspace: string }
+      messages: ScriptedMessagesServer
       close(): Promise<void>
     }
   | { ready: false; missing: string; close(): Promise<void> }
@@ -40,10 +45,12 @@ export async function startSmokeAgents(dirs: {
     return { ready: false, missing: `${found.missing}; ${INSTALL_FIX}`, close: async () => {} }
   }
   const model = await startScriptedModelServer([])
+  const messages = await startScriptedMessagesServer([])
   const home = writeScriptedAgents(found.agents, {
     dataDir: dirs.dataDir,
     workspace: realpathSync(dirs.workspace),
     modelBaseUrl: model.baseUrl,
+    messagesBaseUrl: messages.baseUrl,
     fallbackRoot: dirs.root,
   })
   return {
@@ -51,8 +58,10 @@ export async function startSmokeAgents(dirs: {
     model,
     installed: found.agents,
     dirs,
+    messages,
     async close() {
       await model.close()
+      await messages.close()
       rmSync(home, { recursive: true, force: true })
     },
   }

@@ -34,6 +34,8 @@ export interface SmokeRun {
   /** The real agents of the external-agent cases, and their model. */
   agents: SmokeAgents
   failedAt: string | undefined
+  /** The cases not run because a part they need could not be had. */
+  notRun: string[]
 }
 
 export interface SmokeCaseRunner {
@@ -126,6 +128,14 @@ async function finishRun(run: SmokeRun, dirs: ScratchDirs): Promise<void> {
     ...writer.current.environment,
     keyFileInDataDir: existsSync(join(dirs.dataDir, KEY_FILE_NAME)),
   })
+  if (run.notRun.length > 0) {
+    log(`not run, for want of the real agents: ${run.notRun.join(', ')}`)
+    // Under ASSENT_REQUIRE_ALL=1 a case that could not run fails the run,
+    // after every other case has run.
+    if (process.env.ASSENT_REQUIRE_ALL === '1') {
+      error ??= `ASSENT_REQUIRE_ALL=1 and ${run.notRun.join(', ')} could not run`
+    }
+  }
   const report = writer.finish({
     finishedAt: new Date().toISOString(),
     ...(run.failedAt ? { failedAt: run.failedAt } : {}),
@@ -139,6 +149,7 @@ async function finishRun(run: SmokeRun, dirs: ScratchDirs): Promise<void> {
       `the closing checks failed (audit chain, \`assent audit verify\`, key file or cleanup): see ${join(evidence, 'report.json')}`,
     )
   }
+  if (error !== undefined) throw new Error(`${error}: see ${join(evidence, 'report.json')}`)
 }
 
 function removeScratch(dirs: ScratchDirs): void {
@@ -216,6 +227,7 @@ export const test = base.extend<
         evidence,
         agents,
         failedAt: undefined,
+        notRun: [],
       }
       await use(run)
       try {
@@ -233,6 +245,25 @@ export const test = base.extend<
     const started = Date.now()
     await use({
       async run(definition) {
+        const agents = smokeRun.agents
+        if (definition.needs === 'real-agents' && !agents.ready) {
+          // Not a failure of the session: the case never starts, so the
+          // cases after it run as usual. It is reported as not run, with
+          // what to install.
+          smokeRun.notRun.push(definition.id)
+          smokeRun.failedAt ??= definition.id
+          smokeRun.writer.addCase({
+            id: definition.id,
+            title: definition.title,
+            ok: false,
+            durationMs: 0,
+            assertions: [],
+            screenshots: [],
+            error: `not run: ${agents.missing}`,
+          })
+          testInfo.skip(true, `the pinned real agents are not available: ${agents.missing}`)
+          return
+        }
         recorder = new CaseRecorder(definition, smokeRun.evidence, {
           onCheck: (name, ok, detail) =>
             expect(ok, detail ? `${name}: ${detail}` : name).toBe(true),

@@ -12,22 +12,32 @@ import {
   startScriptedModelServer,
   type ScriptedModelServer,
 } from '../../scripts/agents/scripted-model-server.ts'
+import {
+  startScriptedMessagesServer,
+  type ScriptedMessagesServer,
+} from '../../scripts/agents/scripted-messages-server.ts'
 import { writeScriptedAgents } from '../../scripts/agents/scripted-agents-config.ts'
 import { createRoom, send, timeline } from './room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './runtime-harness.ts'
 import { AGENT_WAIT_MS, realAgentsOrSkip } from './external-agent-testbed.ts'
 
-export { ACP_AGENT_ID, CODEX_AGENT_ID } from '../../scripts/agents/scripted-agents-config.ts'
+export {
+  ACP_AGENT_ID,
+  CLAUDE_AGENT_ID,
+  CODEX_AGENT_ID,
+} from '../../scripts/agents/scripted-agents-config.ts'
 
 /**
  * A real runtime process whose agents.json names the real agents (the
- * pinned Codex CLI and codex-acp), which talk to a scripted model on
- * loopback through a throwaway Codex home. Only the model is scripted:
+ * pinned Codex CLI, codex-acp and claude-agent-acp), which talk to scripted
+ * models on loopback through a throwaway home. Only the model is scripted:
  * what the agent runs in the workspace really runs.
  */
 export interface AgentRuntime {
   harness: RuntimeHarness
   model: ScriptedModelServer
+  /** The Messages API model claude-agent-acp talks to. */
+  messages: ScriptedMessagesServer
   /** The Codex home the agents run with (HOME and CODEX_HOME). */
   home: string
   close(): Promise<void>
@@ -43,20 +53,24 @@ export async function startAgentRuntime(
   mkdirSync(join(root, 'data'), { recursive: true })
   mkdirSync(workspace, { recursive: true })
   const model = await startScriptedModelServer([])
+  const messages = await startScriptedMessagesServer([])
   const home = writeScriptedAgents(agents, {
     dataDir: join(root, 'data'),
     workspace,
     modelBaseUrl: model.baseUrl,
+    messagesBaseUrl: messages.baseUrl,
     fallbackRoot: root,
   })
   const harness = await startHarness({ root, ...options })
   return {
     harness,
     model,
+    messages,
     home,
     async close() {
       await harness.close()
       await model.close()
+      await messages.close()
       rmSync(home, { recursive: true, force: true })
       rmSync(root, { recursive: true, force: true })
     },

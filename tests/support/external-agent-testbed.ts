@@ -31,6 +31,12 @@ import {
   type ScriptedModelServer,
   type ScriptedModelStep,
 } from '../../scripts/agents/scripted-model-server.ts'
+import {
+  startScriptedMessagesServer,
+  type ScriptedMessagesServer,
+} from '../../scripts/agents/scripted-messages-server.ts'
+import { scriptedClaudeEnvironment } from '../../scripts/agents/claude-environment.ts'
+import { claudeAgentEntry } from '../../scripts/agents/scripted-agents-config.ts'
 import { requireOrSkip } from './require-or-skip.ts'
 
 /** Ceiling for anything the real agents do: start, ask, finish a turn. They
@@ -43,7 +49,13 @@ export const AGENT_WAIT_MS = scaledMs(60_000)
 export function realAgentsOrSkip(): InstalledAgents | undefined {
   const found = findInstalledAgents()
   const missing = 'missing' in found ? found.missing : undefined
-  if (!requireOrSkip('the pinned real agents (Codex CLI, codex-acp)', missing, INSTALL_FIX)) {
+  if (
+    !requireOrSkip(
+      'the pinned real agents (Codex CLI, codex-acp, claude-agent-acp)',
+      missing,
+      INSTALL_FIX,
+    )
+  ) {
     return undefined
   }
   return 'agents' in found ? found.agents : undefined
@@ -75,7 +87,8 @@ export class ScriptedAsker implements ExternalApprovalAsker {
 /**
  * A throwaway world for one real agent: a workspace, a home (HOME and
  * CODEX_HOME) whose Codex configuration points at a scripted model on
- * loopback, the events the adapter emitted, and helpers to wait for them.
+ * loopback, a scripted Messages API for Claude, the events the adapter
+ * emitted, and helpers to wait for them.
  */
 export class ExternalAgentTestbed {
   readonly root: string
@@ -86,10 +99,17 @@ export class ExternalAgentTestbed {
   private readonly agents: InstalledAgents
   private readonly environment: Record<string, string>
   readonly model: ScriptedModelServer
+  /** The model behind claude-agent-acp; script it before the turn. */
+  readonly messages: ScriptedMessagesServer
 
-  private constructor(agents: InstalledAgents, model: ScriptedModelServer) {
+  private constructor(
+    agents: InstalledAgents,
+    model: ScriptedModelServer,
+    messages: ScriptedMessagesServer,
+  ) {
     this.agents = agents
     this.model = model
+    this.messages = messages
     // realpath: the agents report the resolved path (/tmp may be a link).
     this.root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-')))
     this.workspace = join(this.root, 'workspace')
@@ -102,7 +122,11 @@ export class ExternalAgentTestbed {
     agents: InstalledAgents,
     steps: readonly ScriptedModelStep[],
   ): Promise<ExternalAgentTestbed> {
-    return new ExternalAgentTestbed(agents, await startScriptedModelServer(steps))
+    return new ExternalAgentTestbed(
+      agents,
+      await startScriptedModelServer(steps),
+      await startScriptedMessagesServer(),
+    )
   }
 
   readonly onEvent = (event: ExternalAgentEvent): void => {
@@ -132,6 +156,18 @@ export class ExternalAgentTestbed {
       set_env: this.agentEnvironment(),
       session_modes: sessionModes,
     })
+    if (config.protocol !== 'acp') throw new Error('not an ACP entry')
+    return config
+  }
+
+  /** The agents.json entry for claude-agent-acp, with the suggested session
+   *  modes, pointed at this testbed's scripted Messages API. */
+  claudeConfig(): AcpAgentConfig {
+    const environment = {
+      ...scriptedClaudeEnvironment(this.home, this.messages.baseUrl),
+      PATH: pathWithBwrap(this.agents),
+    }
+    const config = ExternalAgentConfigSchema.parse(claudeAgentEntry(this.agents, environment))
     if (config.protocol !== 'acp') throw new Error('not an ACP entry')
     return config
   }
@@ -181,6 +217,7 @@ export class ExternalAgentTestbed {
 
   async dispose(): Promise<void> {
     await this.model.close()
+    await this.messages.close()
     rmSync(this.root, { recursive: true, force: true })
     rmSync(this.home, { recursive: true, force: true })
   }

@@ -29,12 +29,13 @@ const ACP_CONTENT = 'written by codex-acp after a person allowed it\n'
 type Rooms = { body: { rooms: Array<{ id: string; title: string; agentId: string }> } }
 type Messages = { body: { messages: Array<{ role: string; text: string }> } }
 
-/** The run's real agents and their scripted model, or a failed check that
- *  says what to install. */
+/** The run's real agents and their scripted models, or a failed check that
+ *  says what to install (a case that needs the agents is not even started
+ *  without them, smoke-fixtures.ts). */
 export function readyAgents(context: CaseContext) {
   const agents = context.state[SMOKE_AGENTS_STATE] as SmokeAgents | undefined
   context.check(
-    'the pinned real agents (Codex CLI, codex-acp) are installed',
+    'the pinned real agents (Codex CLI, codex-acp, claude-agent-acp) are installed',
     agents?.ready === true,
     agents ? (agents.ready ? '' : agents.missing) : 'the run set up no agents',
   )
@@ -42,24 +43,22 @@ export function readyAgents(context: CaseContext) {
   return agents
 }
 
-/** The scripted model the real agents talk to. */
-function scriptedModel(context: CaseContext) {
-  return readyAgents(context).model
-}
+type ReadyAgents = Extract<SmokeAgents, { ready: true }>
 
 /**
  * Creates a room whose agent is a real external agent, in the workbench as
- * a person does (the agent picked from the runtime's list), has the model
- * script its steps, and sends a message; returns the room and the approval
- * the agent's request became.
+ * a person does (the agent picked from the runtime's list), scripts the
+ * agent's model (`play`: the Responses model's steps, or a function that
+ * scripts either model), and sends a message; returns the room and the
+ * approval the agent's request became.
  */
-async function askAgent(
+export async function askAgent(
   context: CaseContext,
   page: Page,
   agent: { id: string; title: string },
-  steps: ScriptedModelStep[],
+  play: ScriptedModelStep[] | ((agents: ReadyAgents) => void),
 ) {
-  const model = scriptedModel(context)
+  const agents = readyAgents(context)
   await createRoomViaUi(page, {
     agent: agent.id,
     workspace: context.driver.workspace,
@@ -70,7 +69,8 @@ async function askAgent(
     return body.rooms.find((candidate) => candidate.title === agent.title)
   }, `the ${agent.title} room`)
   context.check('the room names the external agent', room.agentId === agent.id, room.agentId)
-  model.script(steps)
+  if (typeof play === 'function') play(agents)
+  else agents.model.script(play)
   await sendViaComposer(page, 'Please do what the scripted model says.')
   const approval = await newPendingApproval(page, room.id, new Set())
   await page.waitForSelector(UI.card(approval.id), { timeout: WAIT_TIMEOUT_MS })
@@ -78,14 +78,14 @@ async function askAgent(
 }
 
 /** Waits for the agent's reply in the room's timeline. */
-function agentReplied(page: Page, roomId: string, text: string) {
+export function agentReplied(page: Page, roomId: string, text: string) {
   return waitFor(async () => {
     const { body } = await gui<Messages>(page, 'timeline', roomId)
     return body.messages.some((m) => m.role === 'agent' && m.text.includes(text)) ? true : undefined
   }, `the agent's reply "${text}"`).catch(() => false)
 }
 
-async function cardOutcome(page: Page, approvalId: string): Promise<string> {
+export async function cardOutcome(page: Page, approvalId: string): Promise<string> {
   await page.waitForSelector(UI.cardOutcome(approvalId), { timeout: WAIT_TIMEOUT_MS })
   return (await page.textContent(UI.cardOutcome(approvalId)))?.trim() ?? ''
 }
@@ -100,6 +100,7 @@ async function cardOutcome(page: Page, approvalId: string): Promise<string> {
 export const agentCases: CaseDefinition[] = [
   {
     id: 'codex-command',
+    needs: 'real-agents',
     title:
       'Codex CLI as a room’s agent asks to run a command: the protected window shows its command line, allow runs it',
     screenshots: ['codex-command-card.png', 'protected-codex-command.png'],
@@ -155,6 +156,7 @@ export const agentCases: CaseDefinition[] = [
   },
   {
     id: 'acp-file-change',
+    needs: 'real-agents',
     title:
       'An ACP agent (codex-acp) asks to write a file: the protected window shows the diff, allow writes exactly that',
     screenshots: ['protected-acp-file-change.png'],

@@ -2,6 +2,7 @@ import type { CaseDefinition } from '../case-context.ts'
 import { cardCases } from './card-cases.ts'
 import { agentCases } from './agent-cases.ts'
 import { gatewayCases } from './gateway-cases.ts'
+import { claudeCases } from './claude-cases.ts'
 import { forgedCases } from './forged-cases.ts'
 import { manualCases } from './manual-cases.ts'
 import { mcpCases } from './mcp-cases.ts'
@@ -33,6 +34,7 @@ export const SMOKE_CASES: readonly CaseDefinition[] = [
   ...webhookCases,
   ...agentCases,
   ...gatewayCases,
+  ...claudeCases,
   ...displayCases,
   ...fileCases,
   ...protectedCases,

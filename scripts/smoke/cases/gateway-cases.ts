@@ -35,6 +35,7 @@ export const gatewayCases: CaseDefinition[] = [
     title:
       'Codex CLI calls an MCP tool through assent-gateway: the approval opens in Assent, allow in the protected window, Codex gets the result',
     screenshots: ['codex-mcp-gateway-card.png', 'protected-codex-mcp-gateway.png'],
+    needs: 'real-agents',
     async run(context) {
       const agents = readyAgents(context)
       const page = await context.driver.workbench()

@@ -1,3 +1,11 @@
+import type {
+  CancelNotification,
+  InitializeRequest,
+  NewSessionRequest,
+  PromptRequest,
+  RequestPermissionResponse,
+  SetSessionModeRequest,
+} from '@agentclientprotocol/sdk'
 import type { AcpAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import {
@@ -6,6 +14,7 @@ import {
   type ExternalAgentClientOptions,
 } from './agent-connection.ts'
 import {
+  ACP_METHODS,
   ACP_PROTOCOL_VERSION,
   acpAction,
   acpAnswerText,
@@ -34,9 +43,9 @@ import {
 import { ExternalAgentClient } from './external-agent-client.ts'
 import type { RpcId } from './ndjson-rpc-peer.ts'
 
-type Answer = { outcome: AcpPermissionOutcome }
+type Answer = RequestPermissionResponse
 
-const PERMISSION_REQUEST = 'session/request_permission'
+const PERMISSION_REQUEST = ACP_METHODS.requestPermission
 
 /**
  * Assent as the client of any agent speaking the Agent Client Protocol
@@ -67,7 +76,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     const modeId = modes[mode] ?? modes['ask-for-approval']
     const initialized = await this.starting(
       connection.peer.request(
-        'initialize',
+        ACP_METHODS.initialize,
         {
           protocolVersion: ACP_PROTOCOL_VERSION,
           clientCapabilities: {
@@ -75,7 +84,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
             terminal: false,
           },
           clientInfo: { name: ASSENT_CLIENT_INFO.name, version: ASSENT_CLIENT_INFO.version },
-        },
+        } satisfies InitializeRequest,
         AcpInitializeResultSchema,
       ),
       'ACP initialize',
@@ -85,8 +94,8 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     }
     const session = await this.starting(
       connection.peer.request(
-        'session/new',
-        { cwd: this.options.workspace, mcpServers: [] },
+        ACP_METHODS.newSession,
+        { cwd: this.options.workspace, mcpServers: [] } satisfies NewSessionRequest,
         AcpNewSessionResultSchema,
       ),
       'ACP session/new',
@@ -102,8 +111,8 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     }
     await this.starting(
       connection.peer.request(
-        'session/set_mode',
-        { sessionId: session.sessionId, modeId },
+        ACP_METHODS.setMode,
+        { sessionId: session.sessionId, modeId } satisfies SetSessionModeRequest,
         AcpEmptyResultSchema,
       ),
       'ACP session/set_mode',
@@ -122,8 +131,8 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     return this.playTurn((turn) => {
       connection.peer
         .request(
-          'session/prompt',
-          { sessionId, prompt: [{ type: 'text', text }] },
+          ACP_METHODS.prompt,
+          { sessionId, prompt: [{ type: 'text', text }] } satisfies PromptRequest,
           AcpPromptResultSchema,
         )
         .then(
@@ -142,7 +151,9 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     // request with `cancelled`; withdrawing them does exactly that.
     this.approvals.withdrawAll()
     if (this.connection && this.sessionId !== null && this.turn) {
-      this.connection.peer.notify('session/cancel', { sessionId: this.sessionId })
+      this.connection.peer.notify(ACP_METHODS.cancel, {
+        sessionId: this.sessionId,
+      } satisfies CancelNotification)
     }
   }
 
@@ -219,7 +230,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
   }
 
   protected onNotification(method: string, params: unknown): void {
-    if (method !== 'session/update') return
+    if (method !== ACP_METHODS.sessionUpdate) return
     const parsed = AcpSessionUpdateSchema.safeParse(params)
     if (!parsed.success || parsed.data.sessionId !== this.sessionId) return
     const update = parsed.data.update

@@ -1,6 +1,14 @@
+import { AGENT_METHODS, CLIENT_METHODS, PROTOCOL_VERSION } from '@agentclientprotocol/sdk'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { acpAction, acpOutcomeFor, shellQuote, type AcpPermissionOption } from './acp-messages.ts'
+import {
+  ACP_METHODS,
+  ACP_PROTOCOL_VERSION,
+  acpAction,
+  acpOutcomeFor,
+  shellQuote,
+  type AcpPermissionOption,
+} from './acp-messages.ts'
 import { ExternalDecisionSchema, type ExternalDecision } from './external-agent-port.ts'
 
 const KINDS = ['allow_once', 'allow_always', 'reject_once', 'reject_always', 'something_else']
@@ -95,6 +103,20 @@ describe('ACP tool calls as Assent actions', () => {
     ).toEqual({ kind: 'command', commandLine: 'ls', argv: null, cwd: '/w' })
   })
 
+  it('reads a command line without a directory (claude-agent-acp’s Bash) in the session’s', () => {
+    expect(
+      acpAction(
+        {
+          toolCallId: 't',
+          kind: 'execute',
+          title: 'echo hi > a.txt',
+          rawInput: { command: 'echo hi > a.txt', description: 'Write a file' },
+        },
+        '/w',
+      ),
+    ).toEqual({ kind: 'command', commandLine: 'echo hi > a.txt', argv: null, cwd: '/w' })
+  })
+
   it('reads diffs as file changes with absolute paths', () => {
     const action = acpAction(
       {
@@ -158,5 +180,18 @@ describe('ACP tool calls as Assent actions', () => {
         }
       }),
     )
+  })
+})
+
+describe('ACP names from the official SDK', () => {
+  it('speaks the protocol version and method names the SDK defines', () => {
+    expect(ACP_PROTOCOL_VERSION).toBe(PROTOCOL_VERSION)
+    const sdkMethods = new Set<string>([
+      ...Object.values(AGENT_METHODS),
+      ...Object.values(CLIENT_METHODS),
+    ])
+    for (const method of Object.values(ACP_METHODS)) expect(sdkMethods).toContain(method)
+    expect(ACP_METHODS.requestPermission).toBe(CLIENT_METHODS.session_request_permission)
+    expect(ACP_METHODS.prompt).toBe(AGENT_METHODS.session_prompt)
   })
 })

@@ -1,3 +1,12 @@
+import type {
+  AGENT_METHODS,
+  CLIENT_METHODS,
+  PermissionOptionKind,
+  ProtocolVersion,
+  RequestPermissionOutcome,
+  StopReason,
+  ToolCallStatus as AcpToolCallStatus,
+} from '@agentclientprotocol/sdk'
 import { isAbsolute, resolve } from 'node:path'
 import { z } from 'zod'
 import type { ToolCallStatus } from '../../contracts/room.ts'
@@ -8,9 +17,32 @@ import type { ExternalAction, ExternalDecision, ExternalFileChange } from './ext
  * client reads. Agents add fields, so objects are loose: unknown keys are
  * tolerated and never read. A message without a field the client uses does
  * not parse and is never acted on.
+ *
+ * The protocol's names and shapes come from the official SDK
+ * (`@agentclientprotocol/sdk`, as types only): what the client sends is
+ * checked against the SDK's request types, and what it parses must fit the
+ * SDK's types. The parsing itself stays Assent's own zod schemas
+ * (docs/agents-external.md says why): they bound every string and list, and
+ * read only what the client uses.
  */
 
-export const ACP_PROTOCOL_VERSION = 1
+export const ACP_PROTOCOL_VERSION = 1 satisfies ProtocolVersion
+
+/** The methods the client calls, and those it answers, by the SDK's names
+ *  (acp-messages.test.ts checks them against the SDK's own tables). */
+export const ACP_METHODS = Object.freeze({
+  initialize: 'initialize',
+  newSession: 'session/new',
+  setMode: 'session/set_mode',
+  prompt: 'session/prompt',
+  cancel: 'session/cancel',
+  requestPermission: 'session/request_permission',
+  sessionUpdate: 'session/update',
+} as const satisfies Record<
+  string,
+  | (typeof AGENT_METHODS)[keyof typeof AGENT_METHODS]
+  | (typeof CLIENT_METHODS)[keyof typeof CLIENT_METHODS]
+>)
 
 const Text = z.string().max(16 * 1024 * 1024)
 const Id = z.string().min(1).max(512)
@@ -31,10 +63,15 @@ export const AcpNewSessionResultSchema = z.looseObject({
 /** Answers whose content the client does not use (`session/set_mode`). */
 export const AcpEmptyResultSchema = z.looseObject({}).nullable()
 
-export const AcpPromptResultSchema = z.looseObject({
-  stopReason: z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']),
-})
-export type AcpStopReason = z.infer<typeof AcpPromptResultSchema>['stopReason']
+const STOP_REASONS = [
+  'end_turn',
+  'max_tokens',
+  'max_turn_requests',
+  'refusal',
+  'cancelled',
+] as const satisfies readonly StopReason[]
+export const AcpPromptResultSchema = z.looseObject({ stopReason: z.enum(STOP_REASONS) })
+export type AcpStopReason = StopReason
 
 /** One item of a tool call's content. Only text and diffs are read. */
 const ContentItemSchema = z.looseObject({ type: z.string() })
@@ -73,8 +110,8 @@ export const AcpModeUpdateSchema = z.looseObject({ currentModeId: z.string() })
 const PermissionOptionSchema = z.looseObject({
   optionId: Id,
   name: Text.optional(),
-  /** `allow_once`, `allow_always`, `reject_once`, `reject_always`; any other
-   *  kind is never chosen. */
+  /** `allow_once`, `allow_always`, `reject_once`, `reject_always`
+   *  (`PermissionOptionKind`); any other kind is never chosen. */
   kind: z.string().max(64),
 })
 export type AcpPermissionOption = z.infer<typeof PermissionOptionSchema>
@@ -85,8 +122,11 @@ export const AcpPermissionRequestSchema = z.looseObject({
   options: z.array(PermissionOptionSchema).min(1).max(64),
 })
 
-export type AcpPermissionOutcome =
-  { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' }
+/** The answer to a permission request: exactly the SDK's outcome type. */
+export type AcpPermissionOutcome = RequestPermissionOutcome
+
+const ALLOW_ONCE: PermissionOptionKind = 'allow_once'
+const REJECT_ONCE: PermissionOptionKind = 'reject_once'
 
 /**
  * Assent's decision as an ACP permission outcome. An allow, allow-always
@@ -103,10 +143,10 @@ export function acpOutcomeFor(
 ): AcpPermissionOutcome {
   const wanted =
     decision === 'allow-once' || decision === 'allow-always'
-      ? 'allow_once'
+      ? ALLOW_ONCE
       : decision === 'cancelled'
         ? null
-        : 'reject_once'
+        : REJECT_ONCE
   const option = wanted === null ? undefined : options.find((o) => o.kind === wanted)
   // Checked here too, not only when the request is parsed: an id that also
   // names an option of another kind is never sent.
@@ -144,7 +184,7 @@ export function shellQuote(argv: readonly string[]): string {
  */
 export function acpAction(toolCall: AcpToolCall, sessionCwd: string): ExternalAction {
   const input = z
-    .looseObject({ command: z.unknown(), cwd: z.unknown() })
+    .looseObject({ command: z.unknown().optional(), cwd: z.unknown().optional() })
     .safeParse(toolCall.rawInput)
   if (toolCall.kind === 'execute' && input.success) {
     const { command, cwd } = input.data
@@ -193,7 +233,7 @@ export function acpToolOutput(toolCall: AcpToolCall): string | null {
 }
 
 /** An ACP tool-call status as a timeline tool-call status. */
-export function acpToolStatus(status: string | undefined): ToolCallStatus {
+export function acpToolStatus(status: AcpToolCallStatus | string | undefined): ToolCallStatus {
   switch (status) {
     case 'completed':
       return 'succeeded'

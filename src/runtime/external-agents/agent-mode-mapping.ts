@@ -87,4 +87,23 @@ export const KNOWN_ACP_SESSION_MODES = Object.freeze({
     'approve-for-me': 'read-only',
     'full-access': 'full-access',
   }),
+  /**
+   * claude-agent-acp 0.23 offers `default`, `acceptEdits`, `plan` and
+   * `dontAsk` (no bypass mode when run as root). `default` asks before every
+   * file change and every command it does not consider read-only (`ls` ran
+   * unasked). `acceptEdits` is never used: it wrote a file and ran a command
+   * that writes (`echo ran > ran.txt`) without asking. `dontAsk` refuses every
+   * such request itself, without asking anyone, so a room in it could do
+   * nothing. Full access keeps `default` too: every request still reaches
+   * Assent, whose full-access policy allows it without asking and audits it,
+   * where `acceptEdits` would leave the writes out of the audit log. Plan uses
+   * the agent's own `plan`, in which it still asks before acting, and Assent's
+   * plan policy refuses what it asks.
+   */
+  'claude-agent-acp': Object.freeze({
+    plan: 'plan',
+    'ask-for-approval': 'default',
+    'approve-for-me': 'default',
+    'full-access': 'default',
+  }),
 }) satisfies Readonly<Record<string, Readonly<AcpSessionModes>>>

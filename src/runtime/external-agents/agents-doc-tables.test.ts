@@ -33,7 +33,8 @@ describe.each([
       PermissionModeSchema.options.map((mode) => {
         const codex = CODEX_THREAD_SETTINGS[mode]
         const acp = KNOWN_ACP_SESSION_MODES['codex-acp'][mode]
-        return [mode, [codex.approvalPolicy, codex.sandbox, codex.approvalsReviewer, acp]]
+        const claude = KNOWN_ACP_SESSION_MODES['claude-agent-acp'][mode]
+        return [mode, [codex.approvalPolicy, codex.sandbox, codex.approvalsReviewer, acp, claude]]
       }),
     )
     expect(
