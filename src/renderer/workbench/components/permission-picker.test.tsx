@@ -188,7 +188,9 @@ describe('PermissionPicker in a room', () => {
     await waitFor(() => expect(toggle.dataset.mode).toBe('full-access'))
     await act(async () => change.resolve({ status: 'changed' }))
     await waitFor(() =>
-      expect(document.body.textContent).not.toContain('Confirm the change in the protected window.'),
+      expect(document.body.textContent).not.toContain(
+        'Confirm the change in the protected window.',
+      ),
     )
   })
 
