@@ -20,8 +20,8 @@ import { createRoom, send, timeline, turnSettled } from './support/room-helpers.
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 // What runs is what the person saw: a write or delete acts only on the file
-// the approval showed (issue 14 §1), and a read that reaches beyond the
-// workspace asks the person (§4). Everything here goes through a real
+// the approval showed, and a read that reaches beyond the workspace asks the
+// person. Everything here goes through a real
 // runtime: HTTP, the SQLite store, consent tokens and the real file tools.
 
 let harness: RuntimeHarness

@@ -129,11 +129,12 @@ export function brokenLinks(root: string, files: readonly string[]): BrokenLink[
   return broken
 }
 
-/** README.md and every Markdown file in docs/, relative to `root`. */
+/** README.md and every Markdown file in docs/ and its language folders
+ *  (docs/zh-CN/), relative to `root`. */
 export function projectDocs(root: string): string[] {
-  const docs = readdirSync(join(root, 'docs'))
+  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name.split(sep).join('/')}`)
     .sort()
-    .map((name) => `docs/${name}`)
   return ['README.md', ...docs]
 }

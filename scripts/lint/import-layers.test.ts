@@ -53,7 +53,7 @@ describe('import layers', () => {
   })
 
   it.each([
-    // The loop issue 19 broke: MCP, rooms and the agent runner meet only in ports.
+    // MCP, rooms and the agent runner meet only in ports, so none closes a loop.
     ['src/runtime/mcp/gateway-call-service.ts', 'src/runtime/rooms/room-service.ts'],
     ['src/runtime/mcp/mcp-room-calls.ts', 'src/runtime/agent/agent-runner.ts'],
     ['src/runtime/agent/tool-call-runner.ts', 'src/runtime/mcp/mcp-room-calls.ts'],
@@ -126,6 +126,13 @@ describe('import layers', () => {
     ['src/runtime/agent/agent-runner.ts', 'tests/support/runtime-harness.ts'],
     ['src/main/core/consent-controller.ts', 'src/consent/test-support/consent-token-fixtures.ts'],
     ['scripts/bench/decision-bench.ts', 'tests/support/runtime-harness.ts'],
+    // The smoke drives the product from outside: never the runtime's internals.
+    ['scripts/smoke/audit-evidence.ts', 'src/runtime/store/audit-chain.ts'],
+    ['scripts/smoke/cases/permission-cases.ts', 'src/runtime/domain/approval.ts'],
+    ['scripts/smoke/cases/question-cases.ts', 'src/runtime/input/input-request-service.ts'],
+    // A helper beside the runtime's tests stays in the runtime's process.
+    ['src/runtime/rollback/test-support/rig.ts', 'src/main/core/rollback-anchor-keeper.ts'],
+    ['src/runtime/test-support/sqlite-stores.ts', 'src/main/core/file-secret-store.ts'],
   ])('refuses %s → %s', (from, target) => {
     expect(refusalFor(from, target)).toMatch(/may not import/)
   })
@@ -142,6 +149,12 @@ describe('import layers', () => {
     ['src/consent/consent-token.test.ts', 'src/consent/test-support/consent-token-fixtures.ts'],
     ['tests/cdp-host.test.ts', 'src/main/cdp/cdp-host.ts'],
     ['scripts/smoke/run.ts', 'src/main/cdp/cdp-host.ts'],
+    ['scripts/smoke/cases/permission-cases.ts', 'src/contracts/approval.ts'],
+    ['scripts/smoke/smoke-agents.ts', 'scripts/agents/agent-cache.ts'],
+    // A runtime helper may wire the real store for a service's tests.
+    ['src/runtime/gate/test-support/approval-gate-fixture.ts', 'src/runtime/store/database.ts'],
+    ['src/runtime/gate/test-support/approval-gate-fixture.ts', 'tests/support/test-secrets.ts'],
+    ['tests/support/rollback-rig.ts', 'src/main/core/rollback-anchor-keeper.ts'],
   ])('allows %s → %s', (from, target) => {
     expect(refusalFor(from, target)).toBeUndefined()
   })

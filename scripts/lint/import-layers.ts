@@ -271,23 +271,37 @@ export const LAYERS: readonly Layer[] = [
     may: ['src/'],
     why: 'scripts build, audit and drive the product',
   },
+  {
+    path: 'scripts/smoke/',
+    may: ['scripts/', 'src/contracts/', 'src/consent/', 'src/common/', 'src/main/'],
+    why: "the smoke drives the product from outside, as a person and a host do: it starts a host, reaches the runtime over HTTP and the `assent` command, and never imports the runtime's internals (what it checks must not rest on the code it checks)",
+  },
 ]
 
 const TEST_FILE = /\.test\.tsx?$/
 const TEST_SUPPORT = /(^|\/)test-support\//
 
-/** The layer a project-relative path belongs to: the longest matching one. */
-export function layerOf(path: string): Layer | undefined {
+/** The layer a project-relative path belongs to: the longest matching one,
+ *  or with `outermost` the shortest (the process it runs in). */
+export function layerOf(path: string, outermost = false): Layer | undefined {
   let best: Layer | undefined
   for (const layer of LAYERS) {
     const matches = layer.path.endsWith('/') ? path.startsWith(layer.path) : path === layer.path
-    if (matches && (!best || layer.path.length > best.path.length)) best = layer
+    const better = outermost
+      ? layer.path.length < (best?.path.length ?? Infinity)
+      : layer.path.length > (best?.path.length ?? -1)
+    if (matches && better) best = layer
   }
   return best
 }
 
+/** A test file, or a cross-process helper in tests/: free to import what
+ *  it tests. A `test-support/` helper is not: it serves the tests of the
+ *  process it sits in and is held to that process's layer (a runtime helper
+ *  may wire the real store for the gate's tests, but never reach main), so a
+ *  helper that ties processes together belongs in tests/support/. */
 function isTestCode(path: string): boolean {
-  return TEST_FILE.test(path) || TEST_SUPPORT.test(path) || path.startsWith('tests/')
+  return TEST_FILE.test(path) || path.startsWith('tests/')
 }
 
 /**
@@ -297,13 +311,15 @@ function isTestCode(path: string): boolean {
  */
 export function refusalFor(from: string, target: string): string | undefined {
   if (isTestCode(from)) return undefined
-  if (TEST_SUPPORT.test(target) || target.startsWith('tests/')) {
+  const helper = TEST_SUPPORT.test(from)
+  if (!helper && (TEST_SUPPORT.test(target) || target.startsWith('tests/'))) {
     return `${from} is product code and may not import test code (${target})`
   }
+  if (helper && (TEST_SUPPORT.test(target) || target.startsWith('tests/'))) return undefined
   if (from.startsWith('src/') && target.startsWith('scripts/')) {
     return `${from} is product code and may not import scripts/ (${target})`
   }
-  const layer = layerOf(from)
+  const layer = layerOf(from, helper)
   if (!layer) return undefined
   const own = layer.path.endsWith('/') ? target.startsWith(layer.path) : target === layer.path
   if (own || layer.may.some((allowed) => target.startsWith(allowed))) return undefined
@@ -312,7 +328,9 @@ export function refusalFor(from: string, target: string): string | undefined {
 
 /** Why `from` may not import the package `specifier`, or undefined. */
 export function packageRefusalFor(from: string, specifier: string): string | undefined {
-  if (isTestCode(from)) return undefined
+  // A helper runs in the test runner, never in the process it serves, so
+  // which packages it loads is not that process's boundary.
+  if (isTestCode(from) || TEST_SUPPORT.test(from)) return undefined
   const layer = layerOf(from)
   const refused = layer?.refuses?.find((pattern) => pattern.test(specifier))
   if (!layer || !refused) return undefined

@@ -6,6 +6,11 @@ import { FileTargetSchema } from './file-target.ts'
 import { SandboxModeSchema } from './policy-axes.ts'
 import { RuntimeMessageSchema } from './runtime-message.ts'
 
+/** How long an approval waits for the person before it expires, unless the
+ *  runtime was started with another lifetime. Part of the contract: the
+ *  workbench, the smoke and the docs all state it. */
+export const DEFAULT_APPROVAL_TTL_MS = 120_000
+
 export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
 

@@ -7,6 +7,10 @@ import { RequestedSchemaSchema } from './form-schema.ts'
  * action; what they carry back is data for the agent.
  */
 
+/** An ordinary question waits this long silently, then this long with a
+ *  countdown, before the runtime closes it with an empty answer. */
+export const QUESTION_PHASE_MS = 60_000
+
 export const QuestionOptionSchema = z.strictObject({
   label: z.string().min(1).max(200),
   explanation: z.string().max(1_000).optional(),

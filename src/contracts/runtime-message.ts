@@ -31,7 +31,7 @@ const PARAM_NAME = z.string().regex(/^[a-z][A-Za-z]*$/)
 /** A message whose parameters nest `depth` more levels of messages at most.
  *  Written out level by level rather than as one recursive schema: zod
  *  guards every recursive schema against cyclic input on each parse, which
- *  cost more than the parse itself on the decision path (docs/benchmarks.md),
+ *  cost more than the parse itself on the decision path (docs/benchmarks-history.md),
  *  and a JSON value is never cyclic. */
 function messageNesting(depth: number): z.ZodType<RuntimeMessage> {
   const inner = depth === 0 ? undefined : messageNesting(depth - 1)

@@ -17,7 +17,7 @@ import {
 import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
 import { clickToDecide, pressEscapeToCancel } from '../consent-keys.ts'
 import { auditTrail } from '../audit-evidence.ts'
-import { DEFAULT_APPROVAL_TTL_MS } from '../../../src/runtime/domain/approval.ts'
+import { DEFAULT_APPROVAL_TTL_MS } from '../../../src/contracts/approval.ts'
 import { scaledMs } from '../../test-timing.ts'
 
 /** The shortened approval lifetime of the expiry case: long enough for a

@@ -66,7 +66,7 @@ export const protectedCases: CaseDefinition[] = [
         const reviewing = `${UI.card(approval.id)} .card__live`
         await page.waitForSelector(reviewing, { timeout: WAIT_TIMEOUT_MS })
         context.check(
-          'the card says the review window is open',
+          'the card says the protected window is open',
           ((await page.textContent(reviewing)) ?? '').includes('Decide there'),
         )
         context.check(
@@ -91,7 +91,7 @@ export const protectedCases: CaseDefinition[] = [
         await context.screenshot(
           page,
           'approval-review-open-narrow.png',
-          'The workbench at 760×600 while its review window is open',
+          'The workbench at 760×600 while its protected window is open',
         )
         await clickToDecide(consent.page, '#assent-deny')
         context.check('the window closes after the decision', await closedSoon(consent))

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import type { CaseContext, CaseDefinition } from '../case-context.ts'
-import { QUESTION_PHASE_MS } from '../../../src/runtime/input/input-request-service.ts'
+import { QUESTION_PHASE_MS } from '../../../src/contracts/input-request.ts'
 import { scaledMs } from '../../test-timing.ts'
 import { WAIT_TIMEOUT_MS, gui, openRoom, sendViaComposer, waitFor } from '../workbench-ui.ts'
 import { scenario } from './manual-cases.ts'

@@ -40,7 +40,7 @@ export const en = {
     startFailed: 'Assent could not start',
     notStarted: 'Assent did not start',
     debugSwitches:
-      'Assent does not start with debugging or sandbox-weakening switches ({{switches}}): they would let another program control the consent window, or take down the walls around its pages.',
+      'Assent does not start with debugging or sandbox-weakening switches ({{switches}}): they would let another program control the protected window, or take down the walls around its pages.',
     dataDirInUse:
       'Another Assent is already using the data folder {{dir}}. Close it first, or start this one with another ASSENT_DATA_DIR.',
     menu: {

@@ -36,7 +36,7 @@ export const zhCN: Catalog = {
     startFailed: 'Assent 无法启动',
     notStarted: 'Assent 未启动',
     debugSwitches:
-      'Assent 不会带着调试开关或削弱沙箱的开关（{{switches}}）启动：这些开关会让其他程序控制确认窗口，或拆掉隔离页面的防护。',
+      'Assent 不会带着调试开关或削弱沙箱的开关（{{switches}}）启动：这些开关会让其他程序控制受保护窗口，或拆掉隔离页面的防护。',
     dataDirInUse:
       '另一个 Assent 正在使用数据文件夹 {{dir}}。请先关闭它，或用另一个 ASSENT_DATA_DIR 启动这一个。',
     menu: {

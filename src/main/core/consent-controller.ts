@@ -371,5 +371,5 @@ export class ConsentController {
 /** The reason a prompt closes when its window left the consent page. */
 export const WINDOW_LEFT_PAGE = workbenchError(
   'window_left_page',
-  'the review window left its page, so it was closed',
+  'the protected window left its page, so it was closed',
 )

@@ -111,7 +111,7 @@ export class RuntimeClient {
   private readonly connection: () => RuntimeConnection | undefined
   /** Keeps connections to the runtime open between requests. node:http, not
    *  fetch: on this path fetch cost main about four times the CPU per
-   *  request (docs/benchmarks.md). */
+   *  request (docs/benchmarks-history.md). */
   private readonly agent = new Agent({ keepAlive: true })
 
   constructor(connection: () => RuntimeConnection | undefined) {

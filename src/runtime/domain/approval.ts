@@ -16,8 +16,6 @@ import type { ApprovalDecision } from '../../contracts/consent.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
 
-export const DEFAULT_APPROVAL_TTL_MS = 120_000
-
 export interface NewApproval {
   id: string
   roomId: string

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   FormRequestSchema,
+  QUESTION_PHASE_MS,
   type FormOutcome,
   type FormRequest,
   type InputRequestRecord,
@@ -34,10 +35,6 @@ export interface InputRequestServiceOptions {
   onError?: (error: unknown) => void
   newId?: () => string
 }
-
-/** An ordinary question waits this long silently, then this long with a
- *  countdown, before the runtime closes it with an empty answer. */
-export const QUESTION_PHASE_MS = 60_000
 
 /** Timers as a port, so tests can fire a question's deadline themselves. */
 export interface InputTimers {

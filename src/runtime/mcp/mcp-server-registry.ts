@@ -1,5 +1,5 @@
 import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpConfig } from '../../contracts/mcp-config.ts'
-import { DEFAULT_APPROVAL_TTL_MS } from '../domain/approval.ts'
+import { DEFAULT_APPROVAL_TTL_MS } from '../../contracts/approval.ts'
 import { builtInFilesystemConfig, serveBuiltInFilesystem } from './built-in-filesystem-server.ts'
 import { McpConnection, type McpElicitationHandler } from './mcp-connection.ts'
 import {

@@ -13,7 +13,7 @@ import path from 'node:path'
  *
  * The calls are synchronous: each is one system call on the workspace's
  * disk, and as a promise it cost a thread-pool round trip several times
- * that, twice per tool call (docs/benchmarks.md).
+ * that, twice per tool call (docs/benchmarks-history.md).
  */
 
 export type ContainmentFailureCode = 'invalid_path' | 'outside_root' | 'root_unavailable'

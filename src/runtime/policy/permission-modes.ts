@@ -53,8 +53,9 @@ export function policyForMode(mode: PermissionMode): RoomPolicy {
 
 /** Projects a stored policy onto the mode picker. Only an exact match of all
  *  three axes names a mode; anything else (a legacy value, a hand-edited row,
- *  a mix of axes) is shown as `ask-for-approval`, the narrowest mode, reviewed
- *  by the user. The projection is display only: it is never written back to
+ *  a mix of axes) is shown as `ask-for-approval`, reviewed by the user: the
+ *  narrowest a room's stored policy is ever read as (plan, narrower still, is
+ *  only ever the person's choice). The projection is display only: it is never written back to
  *  the room unless the person chose that mode in the protected window. */
 export function modeFromPolicy(policy: RoomPolicy): PermissionMode {
   for (const mode of MODES_IN_ORDER) {

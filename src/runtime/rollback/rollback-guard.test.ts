@@ -13,10 +13,10 @@ import {
   newGrant,
   setMode,
   useRollbackRig,
-} from './test-support/rollback-rig.ts'
+} from '../../../tests/support/rollback-rig.ts'
 
 // Real parts throughout: a SQLite file, the counter in its sealed head, and the
-// anchor in the file store (test-support/rollback-rig.ts).
+// anchor in the file store (tests/support/rollback-rig.ts).
 useRollbackRig()
 
 describe('the rollback guard at start', () => {

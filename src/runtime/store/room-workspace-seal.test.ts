@@ -10,7 +10,7 @@ import { permissionsDigest } from './permission-digest.ts'
 import { openTempDatabase, sqliteStores, type SqliteStores } from '../test-support/sqlite-stores.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 3))
-const IDENTITY: WorkspaceIdentity = { realPath: '/work/project', dev: '2049', ino: '131073' }
+const IDENTITY: WorkspaceIdentity = { realPath: '/home/ada/project', dev: '2049', ino: '131073' }
 
 let db: DatabaseSync
 let close: () => void
@@ -34,7 +34,7 @@ function room(id: string, identity?: WorkspaceIdentity): RoomRow {
     id,
     kind: 'direct',
     agentId: 'assistant',
-    workspace: '/work/project',
+    workspace: '/home/ada/project',
     ...(identity === undefined ? {} : { workspaceIdentity: identity }),
     title: 'Room',
     policy: policyForMode('ask-for-approval'),

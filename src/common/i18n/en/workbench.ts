@@ -92,7 +92,7 @@ export const enWorkbench = {
     argumentsPending: 'The full arguments appear when the conversation refreshes.',
     review: 'Review and allow',
     deny: 'Deny',
-    reviewing: 'The review window is open. Decide there.',
+    reviewing: 'The protected window is open. Decide there.',
     expiresIn: 'Expires in {{time}}',
     outcome: {
       approved: 'Approved',
@@ -109,7 +109,7 @@ export const enWorkbench = {
     staleNote: 'The agent is no longer waiting for this: the runtime stopped or restarted.',
     goneNote: 'The agent is no longer waiting for this: the runtime no longer has it pending.',
     reviewFailed: 'The review did not open: {{reason}}',
-    reviewClosed: 'The review window closed: {{reason}}',
+    reviewClosed: 'The protected window closed: {{reason}}',
   },
   requests: {
     heading: 'Open requests ({{count}})',
@@ -199,7 +199,7 @@ export const enWorkbench = {
     label: 'Permission mode',
     current: 'Permissions: {{mode}}',
     loading: 'Permissions: …',
-    confirmHint: 'Confirm the change in the review window.',
+    confirmHint: 'Confirm the change in the protected window.',
     planHint: 'Entering plan mode only narrows what the agent may do: no review is needed.',
     givesUp:
       'You give up being asked: the agent may write and delete anywhere your account can, run any command and reach the network.',
@@ -275,8 +275,8 @@ export const enWorkbench = {
     rejectedByMessage: 'a new message rejected it',
     inputNotWaiting: 'the agent is no longer waiting for this answer',
     reviewBusy: 'another review of this is already open',
-    windowNotShown: 'the review window could not be shown',
-    windowLeftPage: 'the review window left its page, so it closed: review it again',
+    windowNotShown: 'the protected window could not be shown',
+    windowLeftPage: 'the protected window left its page, so it closed: review it again',
     workspaceMissing:
       'the workspace folder does not exist, or cannot be one (the file-system root, your home folder itself or a system folder)',
     workspaceMoved:

@@ -93,7 +93,7 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     argumentsPending: '对话刷新后会显示完整参数。',
     review: '审核并允许',
     deny: '拒绝',
-    reviewing: '审核窗口已打开，请在那里决定。',
+    reviewing: '受保护窗口已打开，请在那里决定。',
     expiresIn: '{{time}} 后过期',
     outcome: {
       approved: '已批准',
@@ -108,8 +108,8 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     autoDenied: '自动审核程序已拒绝：{{reason}}',
     expiredNote: '没有人及时确认，操作未运行。',
     staleNote: '智能体已不再等待此操作：运行时已停止或重新启动。',
-    reviewFailed: '审核窗口未打开：{{reason}}',
-    reviewClosed: '审核窗口已关闭：{{reason}}',
+    reviewFailed: '受保护窗口未打开：{{reason}}',
+    reviewClosed: '受保护窗口已关闭：{{reason}}',
     goneNote: '智能体已不再等待此操作：运行时中它已不再待确认。',
   },
   requests: {
@@ -166,7 +166,7 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     close: '关闭表单',
     required: '必填',
     nothingRemembered: '不会记住任何内容：下次请求会再次询问。',
-    sensitive: '此表单涉及敏感信息，因此会在受保护的窗口中打开。',
+    sensitive: '此表单涉及敏感信息，因此会在受保护窗口中打开。',
     openProtected: '打开受保护的表单',
     outcome: {
       accepted: '已发送',
@@ -198,7 +198,7 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     label: '权限模式',
     current: '权限：{{mode}}',
     loading: '权限：…',
-    confirmHint: '请在审核窗口中确认更改。',
+    confirmHint: '请在受保护窗口中确认更改。',
     planHint: '进入规划模式只会收窄智能体能做的事：无需审核。',
     givesUp:
       '你将不再被询问：智能体可以在你的账户能访问的任何位置写入和删除文件、运行任何命令并访问网络。',
@@ -273,8 +273,8 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     rejectedByMessage: '一条新消息拒绝了它',
     inputNotWaiting: '智能体已不再等待此回答',
     reviewBusy: '对此项的另一个审核已经打开',
-    windowNotShown: '无法显示审核窗口',
-    windowLeftPage: '审核窗口离开了它的页面，因此已关闭：请重新审核',
+    windowNotShown: '无法显示受保护窗口',
+    windowLeftPage: '受保护窗口离开了它的页面，因此已关闭：请重新审核',
     workspaceMissing:
       '工作区文件夹不存在，或不能作为工作区（文件系统根目录、你的主文件夹本身或系统文件夹）',
     workspaceMoved:

@@ -180,7 +180,7 @@ describe('PermissionPicker in a room', () => {
     fireEvent.click(screen.getByTestId('mode-option-full-access'))
     expect(gui.callsOf('requestModeChange')).toEqual([['room-1', 'full-access']])
     expect(toggle.dataset.mode).toBe('ask-for-approval')
-    expect(document.body.textContent).toContain('Confirm the change in the review window.')
+    expect(document.body.textContent).toContain('Confirm the change in the protected window.')
 
     // The runtime applied it: room.updated makes the picker ask again.
     gui.permissionsOf.set('room-1', permissionsFixture({ mode: 'full-access', revision: 1 }))
@@ -188,11 +188,13 @@ describe('PermissionPicker in a room', () => {
     await waitFor(() => expect(toggle.dataset.mode).toBe('full-access'))
     await act(async () => change.resolve({ status: 'changed' }))
     await waitFor(() =>
-      expect(document.body.textContent).not.toContain('Confirm the change in the review window.'),
+      expect(document.body.textContent).not.toContain(
+        'Confirm the change in the protected window.',
+      ),
     )
   })
 
-  it('enters plan mode without a review window, saying no review is needed, and shows the runtime mode', async () => {
+  it('enters plan mode without a protected window, saying no review is needed, and shows the runtime mode', async () => {
     const gui = new FakeGui()
     gui.timelines.set('room-1', emptyTimeline('room-1'))
     gui.permissionsOf.set('room-1', permissionsFixture())
@@ -219,13 +221,13 @@ describe('PermissionPicker in a room', () => {
     expect(screen.queryByTestId('picker-note')).toBeNull()
   })
 
-  it('still asks for the review window to leave plan mode, since that widens', async () => {
+  it('still asks for the protected window to leave plan mode, since that widens', async () => {
     const { toggle, onChoose } = renderPicker(permissionsFixture({ mode: 'plan' }))
     fireEvent.click(toggle)
     fireEvent.click(screen.getByTestId('mode-option-ask-for-approval'))
     expect(onChoose).toHaveBeenCalledWith('ask-for-approval')
     expect(screen.getByTestId('picker-note').textContent).toBe(
-      'Confirm the change in the review window.',
+      'Confirm the change in the protected window.',
     )
   })
 })

@@ -168,7 +168,7 @@ describe('RoomView: open and decided cards', () => {
     }
     fireEvent.click(await screen.findByTestId('approval-review'))
     expect((await screen.findByRole('alert')).textContent).toBe(
-      '审核窗口未打开：未知错误（详情：disk on fire）',
+      '受保护窗口未打开：未知错误（详情：disk on fire）',
     )
     expect(screen.getByTestId('approval-card').dataset.outcome).toBe('pending')
     gui.review = async () => ({
@@ -177,7 +177,7 @@ describe('RoomView: open and decided cards', () => {
     })
     fireEvent.click(screen.getByTestId('approval-review'))
     await waitFor(() =>
-      expect(screen.getByRole('alert').textContent).toBe('审核窗口已关闭：运行时已重启'),
+      expect(screen.getByRole('alert').textContent).toBe('受保护窗口已关闭：运行时已重启'),
     )
   })
 

@@ -77,9 +77,9 @@ describe('errorText: what a person reads when something fails', () => {
       '一条新消息拒绝了它',
     ],
     [
-      workbenchError('window_left_page', 'the review window left its page, so it was closed'),
-      'the review window left its page, so it closed: review it again',
-      '审核窗口离开了它的页面，因此已关闭：请重新审核',
+      workbenchError('window_left_page', 'the protected window left its page, so it was closed'),
+      'the protected window left its page, so it closed: review it again',
+      '受保护窗口离开了它的页面，因此已关闭：请重新审核',
     ],
     [
       new WorkbenchCallError('the request is no longer waiting (stale)', 409, 'not_pending'),
@@ -98,8 +98,8 @@ describe('errorText: what a person reads when something fails', () => {
     ],
     [
       workbenchError('window_not_shown', 'the consent window was closed before it was shown'),
-      'the review window could not be shown',
-      '无法显示审核窗口',
+      'the protected window could not be shown',
+      '无法显示受保护窗口',
     ],
     [
       new WorkbenchCallError('', 502),
