@@ -3,6 +3,11 @@ import { McpServerToolsSchema } from './approval.ts'
 import { FormContentSchema } from './input-request.ts'
 import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
 
+/** The agent behind an MCP gateway room: another program, speaking MCP. It
+ *  gets none of Assent's built-in tools; its calls arrive through the
+ *  gateway, each gated on its own. */
+export const GATEWAY_AGENT_ID = 'mcp-gateway'
+
 const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/)
 
 /** What the gateway asks the person about besides tool calls: a resource

@@ -8,7 +8,7 @@ import {
 } from '../../agents/codex-mcp-client.ts'
 import { makeAgentHome } from '../../agents/scripted-agents-config.ts'
 import { RUNTIME_READY_TIMEOUT_MS } from '../../test-timing.ts'
-import { GATEWAY_AGENT_ID } from '../../../src/runtime/domain/agent-preset.ts'
+import { GATEWAY_AGENT_ID } from '../../../src/contracts/mcp-gateway.ts'
 import type { CaseDefinition } from '../case-context.ts'
 import { clickToDecide } from '../consent-keys.ts'
 import { UI, WAIT_TIMEOUT_MS, gui, openRoom, roomApprovals, waitFor } from '../workbench-ui.ts'

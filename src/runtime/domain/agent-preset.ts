@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { GATEWAY_AGENT_ID } from '../../contracts/mcp-gateway.ts'
 
 /** What an agent may never exceed, whatever the room's mode says. */
 export interface AgentCeilings {
@@ -24,10 +25,7 @@ export type AgentPreset = z.infer<typeof AgentPresetSchema>
 
 export const DEFAULT_AGENT_ID = 'assistant'
 
-/** The agent behind an MCP gateway room: another program, speaking MCP. It
- *  gets none of Assent's built-in tools; its calls arrive through the
- *  gateway, each gated on its own. */
-export const GATEWAY_AGENT_ID = 'mcp-gateway'
+export { GATEWAY_AGENT_ID }
 
 /** The tools that only read, for agents that may do nothing else. */
 export const READ_ONLY_TOOLS: readonly string[] = Object.freeze(['read_file', 'list_dir'])
