@@ -24,6 +24,12 @@ import {
   type SamplingLog,
 } from './support/mcp-real-servers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import {
+  CONTROL_PATH,
+  ORIGINAL,
+  PERSON_ONLY_PATHS,
+  layPersonOnlyWorkspace,
+} from './support/person-only-table.ts'
 
 const callOptions = { timeout: 300_000 }
 const FEATURES_DOC = 'demo://resource/static/document/features.md'
@@ -44,6 +50,7 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
 
   beforeAll(async () => {
     harness = await startHarness()
+    await layPersonOnlyWorkspace(harness.workspace)
     pending = pendingApprovals(harness)
     fixture = await writeRealServersConfig(harness.root, harness.workspace)
     const host = samplingClient(harness.workspace)
@@ -93,6 +100,36 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     expect(await decide(harness, view, 'deny')).toBe(200)
     expect((await read).data).toEqual({ reason: 'denied' })
   })
+
+  it('reads the control path on a read-only server without asking', async () => {
+    const result = await agent.callTool(
+      { name: 'files__read_text_file', arguments: { path: join(harness.workspace, CONTROL_PATH) } },
+      undefined,
+      callOptions,
+    )
+    expect(result.content).toEqual([{ type: 'text', text: ORIGINAL }])
+  })
+
+  // The person-only table (support/person-only-table.ts), walked through the
+  // door a read-only manifest opens: the manifest is the server's own word,
+  // so a call naming any of these asks like every other door.
+  it.each(PERSON_ONLY_PATHS)(
+    "asks before a read-only server's tool reads %s, which no manifest answers for",
+    async (path) => {
+      const read = refusalOf(
+        agent.callTool(
+          { name: 'files__read_text_file', arguments: { path: join(harness.workspace, path) } },
+          undefined,
+          callOptions,
+        ),
+      )
+      const view = await pending()
+      expect(view.action.mcp?.serverId).toBe('files')
+      expect(view.action.arguments).toEqual({ path: join(harness.workspace, path) })
+      expect(await decide(harness, view, 'deny')).toBe(200)
+      expect((await read).data).toEqual({ reason: 'denied' })
+    },
+  )
 
   it("shows a gated server's sampling request to the person before the agent's model sees it", async () => {
     const before = sampled.length

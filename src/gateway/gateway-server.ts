@@ -239,7 +239,7 @@ export class AssentGateway {
         },
       }
       const result = await this.elicitation.during(parts.serverId, call, () =>
-        runGatedMcpCall(lease.connection, parts.toolName, args, consent, run),
+        runGatedMcpCall(lease.connection, parts.toolName, args, consent, this.workspace, run),
       )
       return { ...result, content: namespacedContent(parts.serverId, result.content) }
     } catch (error) {

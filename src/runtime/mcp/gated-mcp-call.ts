@@ -12,6 +12,7 @@ import {
   type McpToolDefinition,
 } from './mcp-tool-definition.ts'
 import { MAX_SERVER_TOOLS, type McpServerTools } from '../../contracts/approval.ts'
+import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
 
 /** What the person is asked about one MCP call. */
 export interface McpConsentRequest {
@@ -78,8 +79,10 @@ export interface McpConsentPort {
  * - a tool outside `allowed_tools`, or one the server no longer offers, is
  *   refused (`not_allowed`) without asking anyone;
  * - a server whose manifest is read-only (the only kind with
- *   `requires_approval: false`) runs without asking; tool annotations never
- *   get a call past consent;
+ *   `requires_approval: false`) runs without asking, unless what the call
+ *   names is person-only (a path under ~/.ssh, in .git, ...): that asks,
+ *   as at every other door, since a manifest is the server's own word;
+ *   tool annotations never get a call past consent;
  * - otherwise the person is asked, with the tool's current definition and,
  *   if the server offers an allowed `<tool>.preview`, the preview's result;
  * - after an allow, the definition and the preview are fetched again and
@@ -92,6 +95,7 @@ export async function runGatedMcpCall(
   toolName: string,
   args: Record<string, unknown>,
   consent: McpConsentPort,
+  workspace: string,
   run: RequestOptions = {},
 ): Promise<CallToolResult> {
   const server = connection.server
@@ -103,7 +107,15 @@ export async function runGatedMcpCall(
   if (!tool) {
     throw new McpRefusal('not_allowed', `${server.id} does not offer ${toolName}`)
   }
-  if (!server.requires_approval || server.approvalFreeTools?.includes(toolName)) {
+  // Assent's own read tools judge their paths themselves (read-reach.ts);
+  // another server's read-only manifest is only its word, so what its call
+  // names is judged here by the one person-only rule.
+  const unasked =
+    server.approvalFreeTools?.includes(toolName) === true ||
+    (!server.requires_approval &&
+      personOnlyReason(mcpTouch({ serverId: server.id, toolName, arguments: args }, workspace)) ===
+        null)
+  if (unasked) {
     await consent.beforeRun?.()
     return connection.callTool(toolName, args, run)
   }

@@ -111,7 +111,14 @@ export class McpRoomCalls implements McpToolCalls {
       const result = await this.options.elicitation.during(
         serverId,
         { roomId: turn.roomId, turnId: turn.id },
-        () => runGatedMcpCall(connection, toolName, call.arguments, this.consentFor(turn, call)),
+        () =>
+          runGatedMcpCall(
+            connection,
+            toolName,
+            call.arguments,
+            this.consentFor(turn, call),
+            turn.workspace,
+          ),
       )
       const ok = result.isError !== true
       return {
