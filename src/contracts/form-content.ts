@@ -33,6 +33,8 @@ export interface BooleanField extends Described {
   default?: boolean | undefined
 }
 
+/** A single choice. Titled forms (`oneOf: [{ const, title }]`) arrive
+ *  read into `enum` (the values) and `enumNames` (what the person sees). */
 export interface EnumField extends Described {
   type: 'string'
   enum: string[]
@@ -42,7 +44,7 @@ export interface EnumField extends Described {
 
 export interface MultiChoiceField extends Described {
   type: 'array'
-  items: { type: 'string'; enum: string[] }
+  items: { type: 'string'; enum: string[]; enumNames?: string[] | undefined }
   minItems?: number | undefined
   maxItems?: number | undefined
   default?: string[] | undefined

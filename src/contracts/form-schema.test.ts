@@ -76,3 +76,93 @@ describe('checking form content against the schema', () => {
     expect(formContentProblem(schema, [])).toBe('content: must be an object')
   })
 })
+
+describe("MCP's titled enums", () => {
+  const titled = RequestedSchemaSchema.parse({
+    type: 'object',
+    properties: {
+      hero: {
+        type: 'string',
+        title: 'Hero',
+        oneOf: [
+          { const: 'hero-1', title: 'Superman' },
+          { const: 'hero-2', title: 'Wonder Woman' },
+        ],
+        default: 'hero-1',
+      },
+      fish: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 2,
+        items: {
+          anyOf: [
+            { const: 'fish-1', title: 'Tuna' },
+            { const: 'fish-2', title: 'Salmon' },
+            { const: 'fish-3', title: 'Trout' },
+          ],
+        },
+      },
+      pet: { type: 'string', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'] },
+    },
+    required: ['hero'],
+  })
+
+  it('reads single and multiple titled choices into values the answer carries and titles the person sees', () => {
+    expect(titled.properties['hero']).toMatchObject({
+      enum: ['hero-1', 'hero-2'],
+      enumNames: ['Superman', 'Wonder Woman'],
+    })
+    expect(titled.properties['hero']).not.toHaveProperty('oneOf')
+    expect(titled.properties['fish']).toMatchObject({
+      items: {
+        type: 'string',
+        enum: ['fish-1', 'fish-2', 'fish-3'],
+        enumNames: ['Tuna', 'Salmon', 'Trout'],
+      },
+    })
+    expect(titled.properties['pet']).toMatchObject({ enumNames: ['Cats', 'Dogs'] })
+  })
+
+  it('takes the const values as answers and refuses a title or a value not offered', () => {
+    expect(formContentProblem(titled, { hero: 'hero-2', fish: ['fish-1', 'fish-3'] })).toBeNull()
+    expect(formContentProblem(titled, { hero: 'Superman' })).toBe('hero: is not one of the choices')
+    expect(formContentProblem(titled, { hero: 'hero-1', fish: ['Tuna'] })).toBe(
+      'fish: has a choice not offered',
+    )
+    expect(
+      formContentProblem(titled, { hero: 'hero-1', fish: ['fish-1', 'fish-2', 'fish-3'] }),
+    ).toBe('fish: choose at most 2')
+  })
+
+  it('reads a schema it produced again to the same schema', () => {
+    expect(RequestedSchemaSchema.parse(titled)).toEqual(titled)
+  })
+
+  it('refuses repeated values, display names that do not match the choices, and shapes outside the spec', () => {
+    const field = (property: unknown) =>
+      RequestedSchemaSchema.safeParse({ type: 'object', properties: { f: property } }).success
+    const twice = [
+      { const: 'a', title: 'A' },
+      { const: 'a', title: 'Also A' },
+    ]
+    expect(field({ type: 'string', oneOf: twice })).toBe(false)
+    expect(field({ type: 'array', items: { anyOf: twice } })).toBe(false)
+    expect(field({ type: 'string', enum: ['a', 'a'] })).toBe(false)
+    expect(field({ type: 'string', enum: ['a', 'b'], enumNames: ['A'] })).toBe(false)
+    expect(field({ type: 'string', oneOf: [] })).toBe(false)
+    expect(field({ type: 'string', oneOf: [{ const: 'a' }] })).toBe(false)
+    expect(field({ type: 'string', oneOf: [{ const: 1, title: 'One' }] })).toBe(false)
+    expect(field({ type: 'string', oneOf: [{ const: 'a', title: 'A', extra: true }] })).toBe(false)
+    expect(field({ type: 'string', oneOf: [{ const: 'a', title: 'A' }], enum: ['a'] })).toBe(false)
+    expect(
+      field({ type: 'array', items: { type: 'string', anyOf: [{ const: 'a', title: 'A' }] } }),
+    ).toBe(false)
+    const many = Array.from({ length: 101 }, (_, index) => ({
+      const: `v${index}`,
+      title: `V${index}`,
+    }))
+    expect(field({ type: 'string', oneOf: many })).toBe(false)
+    expect(field({ type: 'string', oneOf: [{ const: 'a', title: 'x'.repeat(201) }] })).toBe(false)
+    expect(field({ type: 'string', oneOf: many.slice(0, 100) })).toBe(true)
+  })
+})

@@ -50,23 +50,79 @@ export const BooleanFieldSchema = z.strictObject({
   default: z.boolean().optional(),
 })
 
-/** Single choice: a string with an enum (and optional display names). */
-export const EnumFieldSchema = z.strictObject({
+const Choices = z.array(z.string().max(200)).min(1).max(100)
+
+/** One titled choice, as MCP's titled enums list them: the person sees
+ *  `title`, the answer carries `const`. */
+const TitledChoices = z
+  .array(z.strictObject({ const: z.string().max(200), title: z.string().max(200) }))
+  .min(1)
+  .max(100)
+
+/** Values are the answer a server gets back: two alike would make the
+ *  person's choice ambiguous, so such a form is refused. */
+function distinct(values: string[]): boolean {
+  return new Set(values).size === values.length
+}
+
+/** Display names, when given, name every value and no more. */
+function namesFit(values: string[], names: string[] | undefined): boolean {
+  return names === undefined || names.length === values.length
+}
+
+/** Single choice: a string with an enum and optional display names
+ *  (`enumNames`, MCP's legacy titled enum). */
+const UntitledOrLegacyEnumFieldSchema = z.strictObject({
   type: z.literal('string'),
   ...Described,
-  enum: z.array(z.string()).min(1).max(100),
-  enumNames: z.array(z.string()).optional(),
+  enum: Choices,
+  enumNames: z.array(z.string().max(200)).max(100).optional(),
   default: z.string().optional(),
 })
+
+/** Single choice with titles (`oneOf: [{ const, title }]`), read into the
+ *  same shape as the legacy form, so one drawing and one check serve all. */
+const TitledEnumFieldSchema = z
+  .strictObject({
+    type: z.literal('string'),
+    ...Described,
+    oneOf: TitledChoices,
+    default: z.string().optional(),
+  })
+  .transform(({ oneOf, ...field }) => ({
+    ...field,
+    enum: oneOf.map((choice) => choice.const),
+    enumNames: oneOf.map((choice) => choice.title),
+  }))
+
+export const EnumFieldSchema = z
+  .union([UntitledOrLegacyEnumFieldSchema, TitledEnumFieldSchema])
+  .refine((field) => distinct(field.enum), 'choices must be distinct')
+  .refine((field) => namesFit(field.enum, field.enumNames), 'one display name per choice')
+
+/** The items of a multiple choice: an enum of strings, or titled choices
+ *  (`anyOf: [{ const, title }]`) read into values and display names. */
+const ChoiceItemsSchema = z
+  .union([
+    z.strictObject({
+      type: z.literal('string'),
+      enum: Choices,
+      enumNames: z.array(z.string().max(200)).max(100).optional(),
+    }),
+    z.strictObject({ anyOf: TitledChoices }).transform(({ anyOf }) => ({
+      type: 'string' as const,
+      enum: anyOf.map((choice) => choice.const),
+      enumNames: anyOf.map((choice) => choice.title),
+    })),
+  ])
+  .refine((items) => distinct(items.enum), 'choices must be distinct')
+  .refine((items) => namesFit(items.enum, items.enumNames), 'one display name per choice')
 
 /** Multiple choice: an array whose items are an enum of strings. */
 export const MultiChoiceFieldSchema = z.strictObject({
   type: z.literal('array'),
   ...Described,
-  items: z.strictObject({
-    type: z.literal('string'),
-    enum: z.array(z.string()).min(1).max(100),
-  }),
+  items: ChoiceItemsSchema,
   minItems: z.number().int().min(0).optional(),
   maxItems: z.number().int().min(0).optional(),
   default: z.array(z.string()).optional(),

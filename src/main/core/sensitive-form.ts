@@ -56,7 +56,10 @@ export function protectedFormFields(schema: RequestedSchema): ProtectedFormField
       return { ...base, control: 'number' as const, integer: field.type === 'integer' }
     }
     if (field.type === 'array') {
-      const choices = field.items.enum.map((value) => ({ value, label: value }))
+      const choices = field.items.enum.map((value, index) => ({
+        value,
+        label: field.items.enumNames?.[index] ?? value,
+      }))
       return { ...base, control: 'multi' as const, choices }
     }
     if (isEnumField(field)) {

@@ -271,7 +271,7 @@ function FieldInput(props: {
   if (field.type === 'array' || isEnumField(field)) {
     const multiple = field.type === 'array'
     const choices = field.type === 'array' ? field.items.enum : field.enum
-    const names = field.type === 'array' ? undefined : field.enumNames
+    const names = field.type === 'array' ? field.items.enumNames : field.enumNames
     const chosen = Array.isArray(value) ? value : []
     return (
       <fieldset className="form__field" aria-labelledby={`${id}-label`} disabled={props.disabled}>
