@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
-import { inputRequests } from './support/input-helpers.ts'
+import { pendingInputFor, respond } from './support/input-helpers.ts'
 import {
   connectThroughGateway,
   decide,
@@ -45,7 +45,6 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
   let fixture: RealServersFixture
   let agent: Client
   let sampled: SamplingLog
-  let stderr: () => string
   let pending: ReturnType<typeof pendingApprovals>
 
   beforeAll(async () => {
@@ -55,11 +54,7 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     fixture = await writeRealServersConfig(harness.root, harness.workspace)
     const host = samplingClient(harness.workspace)
     sampled = host.sampled
-    ;({ client: agent, stderr } = await connectThroughGateway(
-      harness,
-      fixture.configPath,
-      host.client,
-    ))
+    ;({ client: agent } = await connectThroughGateway(harness, fixture.configPath, host.client))
   })
   afterAll(async () => {
     await agent?.close()
@@ -169,7 +164,7 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     expect(sampled.length).toBe(before)
   })
 
-  it("passes a gated server's elicitation to the person only; a form the room cannot draw is cancelled, and the call says so", async () => {
+  it("passes a gated server's elicitation to the person only, titled choices shown by title and answered by value", async () => {
     const call = agent.callTool(
       { name: 'everything__trigger-elicitation-request', arguments: {} },
       undefined,
@@ -177,13 +172,38 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     )
     const view = await pending()
     expect(await decide(harness, view, 'allow-once')).toBe(200)
-    const result = await call
-    // server-everything's form uses titled enums (`oneOf`), outside what
-    // the room's forms draw: the server hears `cancel`, nobody else answers.
-    expect(JSON.stringify(result.content)).toContain('\\"action\\": \\"cancel\\"')
-    expect(stderr()).toMatch(/a form was not shown: .*oneOf/)
     const room = await gatewayRoom(harness)
-    expect(await inputRequests(harness, room.id)).toEqual([])
+    const form = await pendingInputFor(harness, room.id, view.approval.turnId)
+    // server-everything's form has titled choices (`oneOf` for one,
+    // `anyOf` for several): the room draws their titles.
+    const fields = form.form?.requestedSchema?.properties ?? {}
+    expect(fields['titledSingleSelectEnum']).toMatchObject({
+      enum: ['hero-1', 'hero-2', 'hero-3'],
+      enumNames: ['Superman', 'Green Lantern', 'Wonder Woman'],
+    })
+    expect(fields['titledMultipleSelectEnum']).toMatchObject({
+      items: { enum: ['fish-1', 'fish-2', 'fish-3'], enumNames: ['Tuna', 'Salmon', 'Trout'] },
+    })
+    const title = await respond(harness, form.id, {
+      action: 'accept',
+      content: { name: 'Ada', titledSingleSelectEnum: 'Superman' },
+    })
+    expect(title.status).toBe(400)
+    const answered = await respond(harness, form.id, {
+      action: 'accept',
+      content: {
+        name: 'Ada',
+        titledSingleSelectEnum: 'hero-3',
+        titledMultipleSelectEnum: ['fish-1', 'fish-3'],
+        legacyTitledEnum: 'pet-2',
+      },
+    })
+    expect(answered.status).toBe(200)
+    const result = await call
+    const text = JSON.stringify(result.content)
+    expect(text).toContain('User provided the requested information')
+    expect(text).toContain('\\"titledSingleSelectEnum\\": \\"hero-3\\"')
+    expect(text).toContain('\\"fish-3\\"')
   })
 
   it('leaves out prompts and resources whose names could pass for others, and refuses them by name', async () => {
