@@ -82,6 +82,25 @@ describe('FormCard', () => {
     ])
   })
 
+  it('shows titled multiple choices by title and answers with their values', async () => {
+    const titled: RequestedSchema = {
+      type: 'object',
+      properties: {
+        fish: {
+          type: 'array',
+          title: 'Fish',
+          items: { type: 'string', enum: ['fish-1', 'fish-2'], enumNames: ['Tuna', 'Salmon'] },
+        },
+      },
+    }
+    const { responses } = setup(formCard(titled))
+    expect(screen.queryByLabelText('fish-2')).toBeNull()
+    fireEvent.click(screen.getByLabelText('Salmon'))
+    fireEvent.click(sendButton())
+    await flush()
+    expect(responses).toEqual([['accept', { fish: ['fish-2'] }]])
+  })
+
   it('declines with Decline and cancels with the close button', async () => {
     const first = setup(formCard(SCHEMA))
     fireEvent.click(screen.getByTestId('form-decline'))
