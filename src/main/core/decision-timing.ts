@@ -5,9 +5,8 @@ import type { PermissionMode } from '../../contracts/policy-axes.ts'
  * Main's own half of the enable delay (docs/architecture.md §3): the
  * preload keeps the buttons disabled until its window has been shown and
  * focused for the delay, but a preload is code in a renderer. Main times
- * the same delay on a monotonic clock from what it saw itself (the page
- * reporting the view drawn, just before main showed the window, or main
- * sending it) and from the window's focus events, and refuses an answer
+ * the same delay on a monotonic clock from what it saw itself (the view
+ * drawn, or sent) and from the window's focus events, and refuses an answer
  * that widens anything if it arrives sooner, whatever the preload says.
  */
 
