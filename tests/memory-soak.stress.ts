@@ -24,7 +24,6 @@ import { scaledMs } from '../scripts/test-timing.ts'
 // It runs in `npm run test:stress` only (ASSENT_STRESS=1): at about 100
 // decisions a second on a busy two-core machine it takes 15 to 30 minutes.
 
-const STRESS = process.env.ASSENT_STRESS === '1'
 const BATCHES = 10
 const PER_BATCH = 5_000
 const ROOMS = 10
@@ -52,7 +51,7 @@ function slopeOf(points: readonly { x: number; y: number }[]): { slope: number; 
   return { slope, error: Math.sqrt(residuals / (n - 2) / sxx) }
 }
 
-describe.skipIf(!STRESS)('a runtime deciding 50 000 approvals', () => {
+describe('a runtime deciding 50 000 approvals', () => {
   beforeAll(async () => {
     // tmpfs where there is one: the soak is about memory, not fsync.
     root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'assent-soak-'))
