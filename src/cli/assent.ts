@@ -4,7 +4,7 @@
  *
  *   assent audit verify [--data-dir D]     (npm run audit:verify -- --data-dir D)
  *
- * Runs from source with Node's type stripping (Node 22.18 or newer), so the
+ * Runs from source with Node's type stripping (Node 22.19 or newer), so the
  * package's `bin` works without a build.
  */
 import { runAssentCli } from './assent-cli.ts'

@@ -204,4 +204,59 @@ describe('RuntimeClient on the wire (loopback server)', () => {
     server = undefined
     await expect(clientOn(port).raw('GET', '/v1/x')).rejects.toThrow(/ECONNREFUSED/)
   })
+
+  it('sends a request again, once and on a new connection, when a reused connection resets before any answer', async () => {
+    const requests: Array<{ url?: string; socket: number }> = []
+    const sockets: unknown[] = []
+    const port = await listen((req, res) => {
+      if (!sockets.includes(req.socket)) sockets.push(req.socket)
+      const socket = sockets.indexOf(req.socket)
+      requests.push({ url: req.url, socket })
+      // The runtime closing an idle connection as the client reuses it: the
+      // second request on the first connection gets a reset, no answer.
+      if (socket === 0 && requests.length === 2) {
+        req.socket.destroy()
+        return
+      }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ n: requests.length }))
+    })
+    const client = clientOn(port)
+    expect(await client.raw('GET', '/v1/first')).toEqual({ status: 200, body: { n: 1 } })
+    expect(await client.raw('POST', '/v1/second', { decision: 'deny' })).toEqual({
+      status: 200,
+      body: { n: 3 },
+    })
+    expect(requests).toEqual([
+      { url: '/v1/first', socket: 0 },
+      { url: '/v1/second', socket: 0 },
+      { url: '/v1/second', socket: 1 },
+    ])
+  })
+
+  it('does not send again once the answer began, or after a reset on a new connection', async () => {
+    const urls: Array<string | undefined> = []
+    const port = await listen((req, res) => {
+      urls.push(req.url)
+      if (req.url === '/v1/reset') {
+        req.socket.destroy()
+        return
+      }
+      if (req.url === '/v1/ok') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end('{}')
+        return
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"n":')
+      setImmediate(() => res.socket?.destroy())
+    })
+    const client = clientOn(port)
+    await client.raw('GET', '/v1/ok')
+    // Reused connection, cut off mid-answer: the runtime saw this one.
+    await expect(client.raw('POST', '/v1/cut', {})).rejects.toThrow()
+    // That connection is gone, so this reset is on a new one.
+    await expect(client.raw('GET', '/v1/reset')).rejects.toMatchObject({ code: 'ECONNRESET' })
+    expect(urls).toEqual(['/v1/ok', '/v1/cut', '/v1/reset'])
+  })
 })

@@ -262,13 +262,37 @@ interface LoopbackRequest {
 }
 
 /** One request to the runtime on 127.0.0.1: its status and its whole body
- *  as text. Rejects when the connection fails or the answer is cut off. */
-function loopbackRequest(
+ *  as text. Rejects when the connection fails or the answer is cut off.
+ *
+ *  A kept-alive connection the runtime closed as idle in the instant it was
+ *  reused resets before the runtime read a byte of the request; that one
+ *  case is sent again, once, on a new connection. Sending it again cannot
+ *  apply a decision twice: the runtime never saw the first, and a consent
+ *  token is single-use, so a second arrival of the same token is refused. */
+async function loopbackRequest(
   agent: Agent,
   port: number,
   request: LoopbackRequest,
 ): Promise<{ status: number; text: string }> {
+  try {
+    return await loopbackAttempt(agent, port, request)
+  } catch (error) {
+    if (!(error instanceof StaleConnectionError)) throw error
+    // On a connection of its own: the pool may hold another stale one.
+    return loopbackAttempt(false, port, request)
+  }
+}
+
+/** A reset on a reused keep-alive connection before any answer arrived. */
+class StaleConnectionError extends Error {}
+
+function loopbackAttempt(
+  agent: Agent | false,
+  port: number,
+  request: LoopbackRequest,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
+    let answerStarted = false
     const outgoing = httpRequest(
       {
         host: '127.0.0.1',
@@ -279,6 +303,7 @@ function loopbackRequest(
         agent,
       },
       (response) => {
+        answerStarted = true
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))
         response.on('error', reject)
@@ -295,7 +320,10 @@ function loopbackRequest(
         })
       },
     )
-    outgoing.on('error', reject)
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = outgoing.reusedSocket && error.code === 'ECONNRESET' && !answerStarted
+      reject(stale ? new StaleConnectionError(error.message, { cause: error }) : error)
+    })
     outgoing.end(request.body)
   })
 }

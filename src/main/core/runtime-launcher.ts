@@ -20,7 +20,7 @@ export interface RuntimeLauncher {
  * Decided by the child's Node version alone: the child gets its own execArgv,
  * so a parent that was itself started with `--experimental-strip-types` does
  * not pass that on. Node 22.18+ and 23.6+ strip types by default and ship
- * `node:sqlite` unflagged (the supported floor is 22.18).
+ * `node:sqlite` unflagged (the supported floor is 22.19).
  */
 export function nodeFlagsFor(entry: string, nodeVersion: string): string[] {
   const [major = 0, minor = 0] = nodeVersion.replace(/^v/, '').split('.').map(Number)

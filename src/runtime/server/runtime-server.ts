@@ -15,6 +15,16 @@ export const RUNTIME_HOST = '127.0.0.1'
 // runtime's start on a quiet machine, for nothing the runtime uses.
 const { createServer } = process.getBuiltinModule('node:http')
 const MAX_HEADER_BYTES = 16 * 1024
+/** What the server tells clients (`Keep-Alive: timeout=5`): Node's agent
+ *  and fetch stop reusing an idle connection a second before that. */
+export const KEEP_ALIVE_HINT_MS = 5_000
+/** How much longer than its hint the server really keeps an idle connection.
+ *  A client reusing a connection in the same instant the server closes it
+ *  gets a reset instead of an answer; on a loaded machine, where timers fire
+ *  seconds late, Node's own one-second margin was not enough (Node 22.19
+ *  and 24.6 on, the floor scripts/require-node.cjs enforces). Main's client
+ *  also sends again a request reset on a reused connection. */
+export const KEEP_ALIVE_MARGIN_MS = 10_000
 
 /**
  * Starts the HTTP server on 127.0.0.1 with a random port. Every answer and
@@ -29,11 +39,18 @@ export async function startRuntimeServer(
 ): Promise<{ server: Server; port: number }> {
   let boundHost = ''
   const checkEdge = requestEdgeCheck(credentials)
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
-    holdUntilDurable(res, durable)
-    latestResponse.set(req.socket, res)
-    void handle(router, boundHost, checkEdge, req, res, onError)
-  })
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      keepAliveTimeout: KEEP_ALIVE_HINT_MS,
+      keepAliveTimeoutBuffer: KEEP_ALIVE_MARGIN_MS,
+    },
+    (req, res) => {
+      holdUntilDurable(res, durable)
+      latestResponse.set(req.socket, res)
+      void handle(router, boundHost, checkEdge, req, res, onError)
+    },
+  )
   tapConsentHeaders(server, MAX_HEADER_BYTES)
   server.on('clientError', answerClientError)
   server.headersTimeout = 10_000
