@@ -191,7 +191,11 @@ describe('the MCP gateway keeps an agent with a short request timeout waiting', 
     const fixture = await writeNotesConfig(harness.root)
     gateway = new AssentGateway({
       config: parseMcpConfigFile(fixture.configPath),
-      consent: new RuntimeConsentClient({ dataDir: harness.dataDir, workspace: harness.workspace }),
+      consent: new RuntimeConsentClient({
+        dataDir: harness.dataDir,
+        workspace: harness.workspace,
+        log: () => undefined,
+      }),
       log: () => undefined,
       progressIntervalMs: Math.round(AGENT_TIMEOUT_MS / 8),
     })

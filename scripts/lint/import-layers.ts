@@ -57,6 +57,12 @@ export const LAYERS: readonly Layer[] = [
     why: 'common is what the UI sides share; it runs in pages and sandboxed preloads',
   },
   {
+    path: 'src/loopback/',
+    may: [],
+    refuses: [ELECTRON, BROWSER_DRIVER, NATIVE_KEYCHAIN, REACT],
+    why: 'the loopback HTTP client is how main and the MCP gateway reach the runtime; it knows nothing of either',
+  },
+  {
     path: 'src/consent/',
     may: ['src/contracts/'],
     refuses: [ELECTRON, BROWSER_DRIVER, REACT],
@@ -214,7 +220,7 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     path: 'src/main/core/',
-    may: ['src/contracts/', 'src/consent/', 'src/common/'],
+    may: ['src/contracts/', 'src/consent/', 'src/common/', 'src/loopback/'],
     refuses: [ELECTRON, BROWSER_DRIVER, REACT],
     why: "main's core is host-agnostic: hosts plug in through its ports, and the runtime is reached over HTTP",
   },
@@ -262,7 +268,7 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     path: 'src/gateway/',
-    may: ['src/contracts/', 'src/runtime/mcp/'],
+    may: ['src/contracts/', 'src/runtime/mcp/', 'src/loopback/'],
     refuses: [ELECTRON, REACT, NATIVE_KEYCHAIN],
     why: "the MCP gateway is its own process: it shares the runtime's MCP client code and reaches the runtime over HTTP",
   },

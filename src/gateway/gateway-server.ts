@@ -191,6 +191,7 @@ export class AssentGateway {
   async close(): Promise<void> {
     await this.server.close()
     await this.pool.close()
+    await this.options.consent.drain?.()
   }
 
   /** The allowed tools of every server that answers. A server that is down

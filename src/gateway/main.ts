@@ -36,7 +36,7 @@ try {
 
 const gateway = new AssentGateway({
   config,
-  consent: new RuntimeConsentClient({ dataDir: args.dataDir, workspace: args.workspace }),
+  consent: new RuntimeConsentClient({ dataDir: args.dataDir, workspace: args.workspace, log }),
   workspace: args.workspace,
   log,
 })

@@ -7,6 +7,7 @@ import {
 } from '../contracts/mcp-gateway.ts'
 import type { ElicitationForm } from '../runtime/mcp/mcp-elicitation.ts'
 import { readGatewayConnectionFile } from '../runtime/mcp/gateway-connection-file.ts'
+import { LoopbackClient } from '../loopback/loopback-client.ts'
 import type {
   McpConsentPort,
   McpConsentRequest,
@@ -18,14 +19,24 @@ import type {
  * found through the connection file in the data dir. It opens a call, then
  * long-polls its outcome. The credential it reads can do nothing else: the
  * runtime refuses it on every route that decides.
+ *
+ * What an allowed call returned is reported after the agent has its result,
+ * in order, so the agent never waits for the timeline's entry; the runtime
+ * recorded (durably) that the call was allowed before it ran. `drain` waits
+ * for the reports still on their way, and the gateway calls it before it
+ * exits, so none is lost.
  */
 export class RuntimeConsentClient implements McpConsentPort {
   private readonly dataDir: string
   private readonly workspace: string
+  private readonly log: (line: string) => void
+  private readonly loopback = new LoopbackClient()
+  private reports: Promise<void> = Promise.resolve()
 
-  constructor(options: { dataDir: string; workspace: string }) {
+  constructor(options: { dataDir: string; workspace: string; log: (line: string) => void }) {
     this.dataDir = options.dataDir
     this.workspace = options.workspace
+    this.log = options.log
   }
 
   async ask(request: McpConsentRequest): Promise<McpConsentTicket> {
@@ -38,14 +49,29 @@ export class RuntimeConsentClient implements McpConsentPort {
     return {
       status: state.status,
       reason: state.reason,
-      report: async (result) => {
-        await this.send('POST', `/v1/gateway/calls/${callId}/result`, {
-          ok: result.ok,
-          output: result.output.slice(0, 65_536),
-        })
+      ...(state.grantId === null ? {} : { byGrant: true as const }),
+      report: (result) => {
+        const body = { ok: result.ok, output: result.output.slice(0, 65_536) }
+        this.reports = this.reports.then(() =>
+          this.send('POST', `/v1/gateway/calls/${callId}/result`, body).then(
+            () => undefined,
+            (error: unknown) =>
+              this.log(
+                `assent-gateway: what ${callId} returned was not recorded: ${(error as Error).message}`,
+              ),
+          ),
+        )
+        return Promise.resolve()
       },
       elicit: (form) => this.elicit(callId, form),
     }
+  }
+
+  /** Resolves once every report made so far has reached the runtime (or
+   *  failed, and said so). */
+  async drain(): Promise<void> {
+    await this.reports
+    this.loopback.close()
   }
 
   /** A server's form during the allowed call `callId`: shown in the
@@ -67,18 +93,24 @@ export class RuntimeConsentClient implements McpConsentPort {
    *  port, new credential) is found without restarting the gateway. */
   private async send(method: string, path: string, body?: unknown): Promise<unknown> {
     const connection = readGatewayConnectionFile(this.dataDir)
-    const response = await fetch(`http://127.0.0.1:${connection.port}${path}`, {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const answer = await this.loopback.request(connection.port, {
       method,
+      path,
       headers: {
         authorization: `Bearer ${connection.gatewayCredential}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(payload === undefined
+          ? {}
+          : {
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(payload)),
+            }),
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(payload === undefined ? {} : { body: payload }),
     })
-    const text = await response.text()
-    const value: unknown = text === '' ? null : JSON.parse(text)
-    if (!response.ok) {
-      const detail = (value as { error?: string } | null)?.error ?? `status ${response.status}`
+    const value: unknown = answer.text === '' ? null : JSON.parse(answer.text)
+    if (answer.status < 200 || answer.status > 299) {
+      const detail = (value as { error?: string } | null)?.error ?? `status ${answer.status}`
       throw new Error(`the Assent runtime refused ${method} ${path}: ${detail}`)
     }
     return value

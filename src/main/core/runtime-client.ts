@@ -5,7 +5,6 @@ import {
   type ApproverWebhookChangeRequest,
   type ApproverWebhookView,
 } from '../../contracts/approver-webhook.ts'
-import { Agent, request as httpRequest } from 'node:http'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../contracts/http-headers.ts'
 import { z } from 'zod'
 import {
@@ -23,6 +22,7 @@ import {
   type Room,
   type RoomPermissions,
 } from '../../contracts/room.ts'
+import { LoopbackClient } from '../../loopback/loopback-client.ts'
 import type { RuntimeConnection } from './runtime-supervisor.ts'
 
 /** A non-2xx answer from the runtime, with its status and message. */
@@ -109,10 +109,7 @@ function describeIssue(error: z.ZodError): string {
  *  to a renderer. */
 export class RuntimeClient {
   private readonly connection: () => RuntimeConnection | undefined
-  /** Keeps connections to the runtime open between requests. node:http, not
-   *  fetch: on this path fetch cost main about four times the CPU per
-   *  request (docs/benchmarks-history.md). */
-  private readonly agent = new Agent({ keepAlive: true })
+  private readonly loopback = new LoopbackClient()
 
   constructor(connection: () => RuntimeConnection | undefined) {
     this.connection = connection
@@ -127,7 +124,7 @@ export class RuntimeClient {
     const connection = this.connection()
     if (!connection) throw new RuntimeRequestError(503, 'the runtime is not running')
     const payload = body === undefined ? undefined : JSON.stringify(body)
-    const { status, text } = await loopbackRequest(this.agent, connection.port, {
+    const { status, text } = await this.loopback.request(connection.port, {
       method,
       path,
       headers: {
@@ -252,78 +249,4 @@ export class RuntimeClient {
       { [CONSENT_HEADER]: consentToken },
     )
   }
-}
-
-interface LoopbackRequest {
-  method: string
-  path: string
-  headers: Record<string, string>
-  body?: string
-}
-
-/** One request to the runtime on 127.0.0.1: its status and its whole body
- *  as text. Rejects when the connection fails or the answer is cut off.
- *
- *  A kept-alive connection the runtime closed as idle in the instant it was
- *  reused resets before the runtime read a byte of the request; that one
- *  case is sent again, once, on a new connection. Sending it again cannot
- *  apply a decision twice: the runtime never saw the first, and a consent
- *  token is single-use, so a second arrival of the same token is refused. */
-async function loopbackRequest(
-  agent: Agent,
-  port: number,
-  request: LoopbackRequest,
-): Promise<{ status: number; text: string }> {
-  try {
-    return await loopbackAttempt(agent, port, request)
-  } catch (error) {
-    if (!(error instanceof StaleConnectionError)) throw error
-    // On a connection of its own: the pool may hold another stale one.
-    return loopbackAttempt(false, port, request)
-  }
-}
-
-/** A reset on a reused keep-alive connection before any answer arrived. */
-class StaleConnectionError extends Error {}
-
-function loopbackAttempt(
-  agent: Agent | false,
-  port: number,
-  request: LoopbackRequest,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    let answerStarted = false
-    const outgoing = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: request.method,
-        path: request.path,
-        headers: request.headers,
-        agent,
-      },
-      (response) => {
-        answerStarted = true
-        const chunks: Buffer[] = []
-        response.on('data', (chunk: Buffer) => chunks.push(chunk))
-        response.on('error', reject)
-        response.on('aborted', () => reject(new Error('the runtime cut its answer off')))
-        response.on('end', () => {
-          if (!response.complete) {
-            reject(new Error('the runtime cut its answer off'))
-            return
-          }
-          resolve({
-            status: response.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-          })
-        })
-      },
-    )
-    outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      const stale = outgoing.reusedSocket && error.code === 'ECONNRESET' && !answerStarted
-      reject(stale ? new StaleConnectionError(error.message, { cause: error }) : error)
-    })
-    outgoing.end(request.body)
-  })
 }

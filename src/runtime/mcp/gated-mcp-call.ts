@@ -58,6 +58,10 @@ export function mcpApprovalFields(request: McpConsentRequest) {
 export interface McpConsentTicket {
   status: 'allowed' | 'denied' | 'expired'
   reason: string | null
+  /** Set when a grant answered at once, matched against the definition
+   *  sent with the request: nobody read anything in between, so there is no
+   *  wait during which the definition could have changed under a reader. */
+  byGrant?: true
   report(result: { ok: boolean; output: string }): Promise<void>
   /** Asks the person to fill a form the server sent during this allowed
    *  call (MCP elicitation), where the asker can: the gateway's tickets. */
@@ -72,6 +76,9 @@ export interface McpConsentPort {
   /** Called right before the tool itself is called, allowed or ungated, so
    *  the caller can durably mark the call as running first. */
   beforeRun?(): Promise<void> | void
+  /** Resolves once what the tickets reported has reached the asker; called
+   *  before the process that holds the port exits. */
+  drain?(): Promise<void>
 }
 
 /**
@@ -138,18 +145,23 @@ export async function runGatedMcpCall(
     await ticket.report({ ok: false, output: message })
     throw new McpRefusal('not_allowed', message, detail)
   }
-  const current = await connection.findTool(toolName)
-  if (!current || toolDefinitionHash(current) !== toolDefinitionHash(tool)) {
-    return refuseAfterAllow(
-      'definition_changed',
-      `${server.id} changed ${toolName} after it was approved; it did not run`,
-    )
-  }
-  if (preview !== null && (await previewText(connection, toolName, args)) !== preview) {
-    return refuseAfterAllow(
-      'preview_changed',
-      `what ${toolName} would do changed after it was approved; it did not run`,
-    )
+  // A person took time to read: what they read must still be what runs.
+  // A grant answered at once, against this very definition (grant-scope.ts
+  // binds it), with no wait for a change to hide in.
+  if (ticket.byGrant !== true) {
+    const current = await connection.findTool(toolName)
+    if (!current || toolDefinitionHash(current) !== toolDefinitionHash(tool)) {
+      return refuseAfterAllow(
+        'definition_changed',
+        `${server.id} changed ${toolName} after it was approved; it did not run`,
+      )
+    }
+    if (preview !== null && (await previewText(connection, toolName, args)) !== preview) {
+      return refuseAfterAllow(
+        'preview_changed',
+        `what ${toolName} would do changed after it was approved; it did not run`,
+      )
+    }
   }
 
   let result: CallToolResult

@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { GatewayCallState } from '../contracts/mcp-gateway.ts'
+import { writeGatewayConnectionFile } from '../runtime/mcp/gateway-connection-file.ts'
+import type { McpConsentRequest } from '../runtime/mcp/gated-mcp-call.ts'
+import { RuntimeConsentClient } from './runtime-consent-client.ts'
+
+// The gateway's client against a stand-in runtime on a loopback port: what
+// it sends, what a grant's answer makes of the ticket, and that reports go
+// out after the agent has its result without any being lost.
+
+const CREDENTIAL = 'gateway-credential-for-the-test-0123456789'
+const REQUEST: McpConsentRequest = {
+  serverId: 'notes',
+  serverName: 'Notes',
+  toolName: 'write_note',
+  toolDescription: 'Writes a note',
+  inputSchemaHash: 'a'.repeat(64),
+  definitionHash: 'b'.repeat(64),
+  arguments: { name: 'a.txt' },
+  preview: null,
+  serverTools: { names: ['write_note'], hash: 'c'.repeat(64) },
+}
+
+let server: Server | undefined
+const folders: string[] = []
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+  server = undefined
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
+})
+
+interface Seen {
+  method?: string
+  url?: string
+  authorization?: string
+  body: string
+}
+
+async function standInRuntime(
+  answer: (req: IncomingMessage, body: string) => Promise<[number, unknown]>,
+) {
+  const seen: Seen[] = []
+  server = createServer((req, res) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => (body += chunk))
+    req.on('end', () => {
+      seen.push({
+        method: req.method,
+        url: req.url,
+        authorization: req.headers.authorization,
+        body,
+      })
+      void answer(req, body).then(([status, value]) => {
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(value))
+      })
+    })
+  })
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
+  const dataDir = mkdtempSync(join(tmpdir(), 'assent-gateway-client-'))
+  folders.push(dataDir)
+  writeGatewayConnectionFile(dataDir, {
+    version: 1,
+    port: (server.address() as AddressInfo).port,
+    instanceId: 'instance-1',
+    gatewayCredential: CREDENTIAL,
+    pid: process.pid,
+  })
+  const logged: string[] = []
+  const client = new RuntimeConsentClient({
+    dataDir,
+    workspace: '/home/person/project',
+    log: (line) => logged.push(line),
+  })
+  return { client, seen, logged }
+}
+
+const state = (overrides: Partial<GatewayCallState>): GatewayCallState => ({
+  callId: 'call_1',
+  roomId: 'room_1',
+  approvalId: 'ap_1',
+  status: 'allowed',
+  grantId: null,
+  reason: null,
+  ...overrides,
+})
+
+describe('RuntimeConsentClient', () => {
+  it('marks a ticket a grant answered, and only that one', async () => {
+    const answers = [state({ grantId: 'grant_1', approvalId: null }), state({})]
+    const { client, seen } = await standInRuntime(() =>
+      Promise.resolve([201, answers.shift()] as [number, unknown]),
+    )
+    const granted = await client.ask(REQUEST)
+    const asked = await client.ask(REQUEST)
+    expect(granted).toMatchObject({ status: 'allowed', byGrant: true })
+    expect(asked.status).toBe('allowed')
+    expect(asked).not.toHaveProperty('byGrant')
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/gateway/calls',
+      authorization: `Bearer ${CREDENTIAL}`,
+    })
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ workspace: '/home/person/project', ...REQUEST })
+  })
+
+  it('long-polls a pending call until it is decided', async () => {
+    const answers: Array<[number, unknown]> = [
+      [201, state({ status: 'pending' })],
+      [200, state({ status: 'pending' })],
+      [200, state({ status: 'denied', reason: 'not now' })],
+    ]
+    const { client, seen } = await standInRuntime(() =>
+      Promise.resolve(answers.shift() ?? [500, {}]),
+    )
+    expect(await client.ask(REQUEST)).toMatchObject({ status: 'denied', reason: 'not now' })
+    expect(seen.map((each) => `${each.method} ${each.url}`)).toEqual([
+      'POST /v1/gateway/calls',
+      'GET /v1/gateway/calls/call_1',
+      'GET /v1/gateway/calls/call_1',
+    ])
+  })
+
+  it('reports after the agent has its result, in order, and drains every report before it is done', async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let arrived: () => void = () => undefined
+    const firstArrived = new Promise<void>((resolve) => (arrived = resolve))
+    const { client, seen } = await standInRuntime(async (req) => {
+      if (req.url === '/v1/gateway/calls') return [201, state({ grantId: 'grant_1' })]
+      // The runtime is slow to record the first result.
+      if (seen.filter((each) => each.url?.endsWith('/result')).length === 1) {
+        arrived()
+        await held
+      }
+      return [200, { reported: 'call_1' }]
+    })
+    const ticket = await client.ask(REQUEST)
+    await ticket.report({ ok: true, output: 'first' })
+    await ticket.report({ ok: false, output: 'second' })
+    let drained = false
+    const draining = client.drain().then(() => (drained = true))
+    await firstArrived
+    expect(drained).toBe(false)
+    expect(seen.filter((each) => each.url?.endsWith('/result'))).toHaveLength(1)
+    release()
+    await draining
+    const results = seen.filter((each) => each.url === '/v1/gateway/calls/call_1/result')
+    expect(results.map((each) => JSON.parse(each.body) as unknown)).toEqual([
+      { ok: true, output: 'first' },
+      { ok: false, output: 'second' },
+    ])
+  })
+
+  it('says so when a report could not be recorded, and still drains', async () => {
+    const { client, logged } = await standInRuntime((req) =>
+      Promise.resolve(
+        (req.url === '/v1/gateway/calls'
+          ? [201, state({})]
+          : [409, { error: 'the call is not running' }]) as [number, unknown],
+      ),
+    )
+    const ticket = await client.ask(REQUEST)
+    await ticket.report({ ok: true, output: 'done' })
+    await client.drain()
+    expect(logged).toEqual([
+      'assent-gateway: what call_1 returned was not recorded: the Assent runtime refused POST /v1/gateway/calls/call_1/result: the call is not running',
+    ])
+  })
+})
