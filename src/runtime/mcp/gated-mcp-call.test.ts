@@ -25,7 +25,7 @@ const PREVIEW: McpToolDefinition = {
   inputSchema: { type: 'object' },
 }
 
-function standInConnection(listings: Array<McpToolDefinition[]>) {
+function standInConnection(listings: Array<McpToolDefinition[]>, readOnly = false) {
   const counts = { listings: 0, previews: 0, runs: 0 }
   const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] })
   const listed = () => {
@@ -39,8 +39,8 @@ function standInConnection(listings: Array<McpToolDefinition[]>) {
       name: 'Notes',
       transport: { type: 'stdio', command: 'notes', args: [] },
       allowed_tools: ['write_note', 'write_note.preview'],
-      requires_approval: true,
-      manifest: { readonly: false },
+      requires_approval: !readOnly,
+      manifest: { readonly: readOnly },
     },
     listAllowedTools: () => Promise.resolve(listed()),
     findTool: (name: string) => Promise.resolve(listed().find((tool) => tool.name === name)),
@@ -112,5 +112,23 @@ describe('runGatedMcpCall after an allow', () => {
     await call(connection, port)
     expect(counts).toEqual({ listings: 1, previews: 1, runs: 1 })
     expect(asked[0]?.definitionHash).toMatch(/^[0-9a-f]{64}$/)
+  })
+})
+
+describe('runGatedMcpCall on a read-only server', () => {
+  it('runs a call that names nothing person-only without listing or asking', async () => {
+    const { connection, counts } = standInConnection([[WRITE, PREVIEW]], true)
+    const { port, asked } = answering({})
+    await call(connection, port)
+    expect(counts).toEqual({ listings: 0, previews: 0, runs: 1 })
+    expect(asked).toEqual([])
+  })
+
+  it('asks, with the definition, for a call that names a person-only path', async () => {
+    const { connection, counts } = standInConnection([[WRITE, PREVIEW]], true)
+    const { port, asked } = answering({})
+    await runGatedMcpCall(connection, 'write_note', { path: '/w/.git/config' }, port, '/w')
+    expect(asked).toHaveLength(1)
+    expect(counts.listings).toBe(2)
   })
 })

@@ -83,8 +83,8 @@ export interface McpConsentPort {
 
 /**
  * Runs one MCP tool call behind consent:
- * - a tool outside `allowed_tools`, or one the server no longer offers, is
- *   refused (`not_allowed`) without asking anyone;
+ * - a tool outside `allowed_tools` is refused (`not_allowed`) without
+ *   asking anyone, and so is a gated one the server no longer offers;
  * - a server whose manifest is read-only (the only kind with
  *   `requires_approval: false`) runs without asking, unless what the call
  *   names is person-only (a path under ~/.ssh, in .git, ...): that asks,
@@ -109,14 +109,11 @@ export async function runGatedMcpCall(
   if (!server.allowed_tools.includes(toolName)) {
     throw new McpRefusal('not_allowed', `${server.id} has no allowed tool named ${toolName}`)
   }
-  const tools = await connection.listAllowedTools()
-  const tool = tools.find((candidate) => candidate.name === toolName)
-  if (!tool) {
-    throw new McpRefusal('not_allowed', `${server.id} does not offer ${toolName}`)
-  }
   // Assent's own read tools judge their paths themselves (read-reach.ts);
   // another server's read-only manifest is only its word, so what its call
-  // names is judged here by the one person-only rule.
+  // names is judged here by the one person-only rule. Nobody is shown the
+  // definition of a call that runs unasked, so it is not fetched for one:
+  // a tool the server stopped offering fails at the server.
   const unasked =
     server.approvalFreeTools?.includes(toolName) === true ||
     (!server.requires_approval &&
@@ -125,6 +122,11 @@ export async function runGatedMcpCall(
   if (unasked) {
     await consent.beforeRun?.()
     return connection.callTool(toolName, args, run)
+  }
+  const tools = await connection.listAllowedTools()
+  const tool = tools.find((candidate) => candidate.name === toolName)
+  if (!tool) {
+    throw new McpRefusal('not_allowed', `${server.id} does not offer ${toolName}`)
   }
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
