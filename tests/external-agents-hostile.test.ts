@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   ExternalAgentConfigSchema,
@@ -13,6 +12,7 @@ import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-s
 import type { ExternalAgentEvent } from '../src/runtime/external-agents/external-agent-port.ts'
 import type { ScriptedAgentPlan } from './support/scripted-agent.ts'
 import { ScriptedAsker } from './support/external-agent-testbed.ts'
+import { scriptedAgentEntry, scriptedAnswers } from './support/scripted-agent-config.ts'
 
 /**
  * What the adapters do with requests no real agent sends on demand: each
@@ -20,7 +20,6 @@ import { ScriptedAsker } from './support/external-agent-testbed.ts'
  * that sends exactly the hostile message under test and records the answer
  * it got. Nothing here may ever be answered with an allow.
  */
-const SCRIPTED_AGENT = fileURLToPath(new URL('./support/scripted-agent.ts', import.meta.url))
 const SESSION = 'scripted-session'
 const TURN = 'scripted-turn'
 
@@ -39,34 +38,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function agentEntry(protocol: 'codex-app-server' | 'acp', plan: ScriptedAgentPlan): unknown {
-  writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan))
-  return {
-    id: 'scripted',
-    protocol,
-    command: process.execPath,
-    args: [SCRIPTED_AGENT, protocol, join(dir, 'plan.json'), join(dir, 'answers.jsonl')],
-    ...(protocol === 'acp'
-      ? {
-          session_modes: {
-            'ask-for-approval': 'read-only',
-            'approve-for-me': 'read-only',
-            'full-access': 'auto',
-          },
-        }
-      : {}),
-  }
-}
-
-/** What the scripted agent received for each request it sent. */
-function answers(): Array<{ method: string; answer: Record<string, unknown> }> {
-  const file = join(dir, 'answers.jsonl')
-  if (!existsSync(file)) return []
-  return readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { method: string; answer: Record<string, unknown> })
-}
+const agentEntry = (protocol: 'codex-app-server' | 'acp', plan: ScriptedAgentPlan) =>
+  scriptedAgentEntry(dir, protocol, plan)
+const answers = () => scriptedAnswers(dir)
 
 function codex(
   plan: ScriptedAgentPlan,

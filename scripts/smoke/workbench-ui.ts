@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core'
+import { LATIN_NAMES_KEPT } from '../../src/common/i18n/latin-words.ts'
 import { WAIT_TIMEOUT_MS } from '../test-timing.ts'
 import { waitFor } from './wait.ts'
 
@@ -174,22 +175,6 @@ export function placements(page: Page, selectors: readonly string[]): Promise<Pl
 }
 
 /**
- * Words Chinese UIs keep in Latin letters: the product's and protocols'
- * names, key names, and the shell and git, which are tools' names.
- */
-export const LATIN_NAMES_KEPT = [
-  'Assent',
-  'MCP',
-  'Enter',
-  'Shift',
-  'Tab',
-  'Esc',
-  'shell',
-  'sh',
-  'git',
-] as const
-
-/**
  * The English words a person reading Chinese would find on the page: every
  * visible text, except values shown as they are (code, paths, arguments,
  * file content: `pre`, `code`, tables of lines, the page's monospace
@@ -226,7 +211,7 @@ export function englishWordsShown(
       }
       return found
     },
-    { skipped: [...skip], kept: [...LATIN_NAMES_KEPT] as string[] },
+    { skipped: [...skip], kept: [...LATIN_NAMES_KEPT] },
   )
 }
 

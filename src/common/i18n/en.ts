@@ -1,5 +1,6 @@
 import { RUNTIME_MESSAGES_EN } from '../../contracts/runtime-message.ts'
 import { enConsent } from './en/consent.ts'
+import { enErrorCodes } from './en/error-codes.ts'
 import { enWorkbench } from './en/workbench.ts'
 
 /**
@@ -36,6 +37,8 @@ export const en = {
     },
   },
   workbench: enWorkbench,
+  /** Why a call failed, by its code (src/common/workbench-error.ts). */
+  errorCode: enErrorCodes,
   app: {
     startFailed: 'Assent could not start',
     notStarted: 'Assent did not start',

@@ -1,5 +1,6 @@
 import type { Catalog } from './index.ts'
 import { zhCNConsent } from './zh-CN/consent.ts'
+import { zhCNErrorCodes } from './zh-CN/error-codes.ts'
 import { zhCNRuntime } from './zh-CN/runtime.ts'
 import { zhCNWorkbench } from './zh-CN/workbench.ts'
 
@@ -32,6 +33,7 @@ export const zhCN: Catalog = {
     },
   },
   workbench: zhCNWorkbench,
+  errorCode: zhCNErrorCodes,
   app: {
     startFailed: 'Assent 无法启动',
     notStarted: 'Assent 未启动',

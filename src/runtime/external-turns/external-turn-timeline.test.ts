@@ -1,6 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  AGENT_TOOL_CALL_TOOL,
+} from '../../contracts/agent-request.ts'
 import { EventBus, type RuntimeEvent } from '../events/event-bus.ts'
 import type { ExternalAgentEvent } from '../external-agents/external-agent-port.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
@@ -145,5 +149,49 @@ describe('ExternalTurnTimeline', () => {
     expect(calls()).toMatchObject([
       { status: 'awaiting-approval', arguments: { commandLine: 'ls' } },
     ])
+  })
+
+  describe('a call the agent names only after announcing it', () => {
+    const vague = (toolKind: string, title: string, toolCallId = 'call_1') =>
+      toolCall({ toolCallId, title, action: { kind: 'tool', toolKind, title, input: {} } })
+
+    it('takes the command a later update names, in place of the generic tool', () => {
+      timeline.record(vague('other', 'Terminal'))
+      timeline.record(toolCall({ title: 'ls' }))
+      timeline.record(toolCall({ status: 'succeeded', output: 'a.txt\n', exitCode: 0 }))
+      expect(calls()).toMatchObject([
+        {
+          toolName: AGENT_COMMAND_TOOL,
+          arguments: { commandLine: "/bin/bash -lc 'ls'", cwd: '/ws' },
+          status: 'succeeded',
+          seq: 0,
+        },
+      ])
+    })
+
+    it('takes a kind and title a later update adds, and never gives them up again', () => {
+      timeline.record(vague('other', ''))
+      timeline.record(vague('read', 'Read /ws/a.txt'))
+      timeline.record(vague('other', ''))
+      timeline.record(vague('search', ''))
+      expect(calls()).toMatchObject([
+        {
+          toolName: AGENT_TOOL_CALL_TOOL,
+          arguments: { toolKind: 'read', title: 'Read /ws/a.txt' },
+        },
+      ])
+    })
+
+    it('never redescribes a call once it names itself, or once a person is asked about it', () => {
+      timeline.record(toolCall({}))
+      timeline.record(vague('fetch', 'Fetch'))
+      timeline.record(vague('other', 'Write', 'call_2'))
+      timeline.callForRequest('call_2', AGENT_TOOL_CALL_TOOL, { toolKind: 'other', title: 'Write' })
+      timeline.record(toolCall({ toolCallId: 'call_2' }))
+      expect(calls().map((call) => [call.toolName, call.arguments])).toEqual([
+        [AGENT_COMMAND_TOOL, { commandLine: "/bin/bash -lc 'ls'", cwd: '/ws' }],
+        [AGENT_TOOL_CALL_TOOL, { toolKind: 'other', title: 'Write' }],
+      ])
+    })
   })
 })

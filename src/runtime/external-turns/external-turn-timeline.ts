@@ -1,3 +1,4 @@
+import { AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
 import type { ToolCallRecord, ToolCallStatus, Turn } from '../../contracts/room.ts'
 import {
   englishText,
@@ -41,6 +42,10 @@ export class ExternalTurnTimeline {
   private readonly calls = new Map<string, string>()
   /** Calls whose outcome Assent decided; the agent's later word is kept out. */
   private readonly settled = new Set<string>()
+  /** What each call was recorded as, while that is only the generic
+   *  `agent_tool` (see `namesMore`); a call leaves once it names itself or
+   *  once Assent asks a person about it. */
+  private readonly generic = new Map<string, Described>()
   private seq = 0
 
   constructor(turn: Turn, deps: ExternalTurnTimelineDeps) {
@@ -90,7 +95,12 @@ export class ExternalTurnTimeline {
     args: Record<string, unknown>,
   ): ToolCallRecord {
     const known = this.callFor(agentToolCallId)
-    if (known) return known
+    if (known) {
+      // From here on the call is what the person is asked about: a later
+      // update from the agent never redescribes it.
+      this.generic.delete(known.id)
+      return known
+    }
     return this.insert(agentToolCallId, toolName, args, 'awaiting-approval', null)
   }
 
@@ -109,17 +119,30 @@ export class ExternalTurnTimeline {
 
   private toolCall(event: Extract<ExternalAgentEvent, { type: 'tool-call' }>): void {
     const result = resultOf(event)
+    const described = describedOf(event)
     const id = this.calls.get(event.toolCallId)
     if (id === undefined) {
-      const shown = timelineArguments(event.action)
-      const args = event.action === null ? { title: event.title } : shown.arguments
-      this.insert(event.toolCallId, shown.toolName, args, event.status, result)
+      const call = this.insert(
+        event.toolCallId,
+        described.toolName,
+        described.arguments,
+        event.status,
+        result,
+      )
+      if (described.toolName === AGENT_TOOL_CALL_TOOL) this.generic.set(call.id, described)
       return
     }
     if (this.settled.has(id)) return
+    const recorded = this.generic.get(id)
+    const named = recorded !== undefined && namesMore(described, recorded)
+    if (named) {
+      if (described.toolName === AGENT_TOOL_CALL_TOOL) this.generic.set(id, described)
+      else this.generic.delete(id)
+    }
     this.deps.conversations.updateToolCall(id, {
       status: event.status,
       ...(result === null ? {} : { result }),
+      ...(named ? { described } : {}),
       at: this.deps.now(),
     })
     this.changed()
@@ -169,6 +192,42 @@ export class ExternalTurnTimeline {
   private changed(): void {
     this.deps.events.emit('timeline.updated', { roomId: this.turn.roomId })
   }
+}
+
+type Described = Pick<ToolCallRecord, 'toolName' | 'arguments'>
+
+/** How the timeline records what an agent's call does. */
+function describedOf(event: Extract<ExternalAgentEvent, { type: 'tool-call' }>): Described {
+  const shown = timelineArguments(event.action)
+  return event.action === null
+    ? { toolName: shown.toolName, arguments: { title: event.title } }
+    : { toolName: shown.toolName, arguments: shown.arguments }
+}
+
+/**
+ * Whether `next` says more about a call first recorded as the generic
+ * `agent_tool` than `recorded` does. An ACP agent may announce a call
+ * before it knows what the call is (Claude's first `tool_call` can lack
+ * its kind and input), and name it in a later `tool_call_update`: a
+ * command or file changes always say more; another generic description
+ * says more only if it keeps the kind and title already known and adds
+ * one of them.
+ */
+function namesMore(next: Described, recorded: Described): boolean {
+  if (next.toolName !== AGENT_TOOL_CALL_TOOL) return true
+  const kind = (described: Described) => {
+    const value = described.arguments.toolKind
+    return typeof value === 'string' && value !== 'other' ? value : ''
+  }
+  const title = (described: Described) => {
+    const value = described.arguments.title
+    return typeof value === 'string' ? value : ''
+  }
+  const keeps =
+    (kind(recorded) === '' || kind(next) !== '') && (title(recorded) === '' || title(next) !== '')
+  const adds =
+    (kind(recorded) === '' && kind(next) !== '') || (title(recorded) === '' && title(next) !== '')
+  return keeps && adds
 }
 
 const FINISHED: ReadonlySet<ToolCallStatus> = new Set([

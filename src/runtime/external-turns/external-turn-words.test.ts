@@ -13,6 +13,7 @@ import {
   type RuntimeMessage,
 } from '../../contracts/runtime-message.ts'
 import { catalogs } from '../../common/i18n/index.ts'
+import { englishWordsIn } from '../../common/i18n/latin-words.ts'
 import { EventBus } from '../events/event-bus.ts'
 import type {
   ExternalActionRequest,
@@ -49,9 +50,6 @@ const AGENT: ExternalAgentConfig = {
   set_env: {},
 }
 
-/** Words that may stay Latin in Chinese: product names. */
-const PRODUCT_NAMES = /\bAssent\b/g
-
 const zh = (code: string) => templateIn(catalogs['zh-CN'].runtime, code)
 
 /** A message's own words in zh-CN, its values (paths, commands, the
@@ -60,10 +58,6 @@ function zhWords(words: RuntimeMessage): string | undefined {
   return messagePieces(words, zh)
     ?.map((piece) => ('text' in piece ? piece.text : ' '))
     .join('')
-}
-
-function latinIn(text: string): string[] {
-  return text.replace(PRODUCT_NAMES, '').match(/[A-Za-z]+/g) ?? []
 }
 
 const ALL_REFUSALS: ExternalRefusalCode[] = [
@@ -208,7 +202,7 @@ describe('an external agent’s timeline in Chinese', () => {
       expect(message, english).toBeDefined()
       const chinese = zhWords(message as RuntimeMessage)
       expect(chinese, english).toBeDefined()
-      expect(latinIn(chinese ?? ''), `${english} → ${chinese}`).toEqual([])
+      expect(englishWordsIn(chinese ?? ''), `${english} → ${chinese}`).toEqual([])
     }
   })
 
@@ -272,9 +266,7 @@ describe('an external agent’s timeline in Chinese', () => {
         ? Object.keys(RUNTIME_MESSAGES_EN.external.refusal).map((r) => `external.refusal.${r}`)
         : [`external.${key}`],
     )
-    const latin = codes.filter(
-      (code) => latinIn((zh(code) ?? 'missing').replace(/\{\{\w+\}\}/g, '')).length > 0,
-    )
+    const latin = codes.filter((code) => englishWordsIn(zh(code) ?? 'missing').length > 0)
     expect(latin).toEqual([])
   })
 })

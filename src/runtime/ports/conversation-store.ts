@@ -19,6 +19,10 @@ export interface ToolCallUpdate {
   status: ToolCallStatus
   result?: ToolCallRecord['result']
   approvalId?: string
+  /** What the call does, when an external agent named it only after
+   *  announcing it (an ACP `tool_call` without its kind, completed by a
+   *  later `tool_call_update`). */
+  described?: Pick<ToolCallRecord, 'toolName' | 'arguments'>
   at: number
 }
 

@@ -40,12 +40,15 @@ export class ToolCallRows {
     this.db
       .prepare(
         `UPDATE tool_calls SET status = ?, result_json = COALESCE(?, result_json),
-           approval_id = COALESCE(?, approval_id), updated_at = ? WHERE id = ?`,
+           approval_id = COALESCE(?, approval_id), tool_name = COALESCE(?, tool_name),
+           arguments_json = COALESCE(?, arguments_json), updated_at = ? WHERE id = ?`,
       )
       .run(
         update.status,
         update.result ? canonicalJson(update.result) : null,
         update.approvalId ?? null,
+        update.described?.toolName ?? null,
+        update.described ? canonicalJson(update.described.arguments) : null,
         update.at,
         id,
       )

@@ -266,30 +266,6 @@ export const enWorkbench = {
     unknownWithDetail: 'unknown error (details: {{detail}})',
     secretNotSent:
       'the question closed, and an answer to a secret question is never sent as a message',
-    approvalNotPending: 'the agent is no longer waiting for this approval',
-    approvalExpired: 'the approval expired before it was decided',
-    approvalUnknown: 'the runtime no longer knows this approval',
-    runtimeRestarted: 'the runtime restarted',
-    runtimeDown: 'the runtime is not running',
-    appClosing: 'Assent is closing',
-    rejectedByMessage: 'a new message rejected it',
-    inputNotWaiting: 'the agent is no longer waiting for this answer',
-    reviewBusy: 'another review of this is already open',
-    windowNotShown: 'the protected window could not be shown',
-    windowLeftPage: 'the protected window left its page, so it closed: review it again',
-    workspaceMissing:
-      'the workspace folder does not exist, or cannot be one (the file-system root, your home folder itself or a system folder)',
-    workspaceMoved:
-      'the folder at this room’s workspace path is not the one the room was made for: confirm the room’s mode again to accept it, or create a new room',
-    agentUnknown: 'there is no such agent',
-    roomUnknown: 'the runtime does not know this room',
-    grantUnknown: 'that grant was already revoked',
-    roomChanged: 'the room changed meanwhile; try again',
-    turnInProgress: 'the request is still running',
-    fullAccessUnavailable: 'full access is not available for this agent',
-    rollbackAnchorUnavailable:
-      'Assent could not update the record it keeps in the keychain, so nothing is widened until it can; try again',
-    refused: 'Assent refused the request (details: {{detail}})',
     httpStatus: 'the runtime answered with status {{status}}',
   },
 }

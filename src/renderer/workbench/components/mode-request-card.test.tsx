@@ -154,7 +154,7 @@ describe('the permissions request card', () => {
     const outcome = await screen.findByTestId('mode-request-outcome')
     expect(outcome.dataset.outcome).toBe('failed')
     expect(screen.getByRole('alert').textContent).toBe(
-      'The mode did not change: Assent refused the request (details: requestModeChange takes (roomId, mode))',
+      'The mode did not change: Assent refused a request with values it does not take',
     )
   })
 })

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { act, fireEvent, screen, waitFor, cleanup } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
+import { englishWordsIn } from '../../../common/i18n/latin-words.ts'
 import { workbenchError } from '../../../common/workbench-error.ts'
 import type { Timeline } from '../../../contracts/room.ts'
 import {
@@ -258,6 +259,24 @@ describe('RoomView: composer and picker', () => {
         .callsOf('sendMessage')
         .map((call) => (call[1] as { clientRequestId: string }).clientRequestId),
     ).toEqual(['request-1', 'request-1'])
+  })
+
+  it('words a runtime refusal in Chinese, leaving out its English detail', async () => {
+    const { gui } = setupRoomView(roomFixture(), emptyTimeline('room-1'), 'zh-CN')
+    gui.sendAnswer = {
+      status: 409,
+      body: {
+        error:
+          "this room's agent or workspace was changed outside Assent and cannot be confirmed; create a new room",
+        code: 'room_tampered',
+      },
+    }
+    const input = await screen.findByTestId('composer-input')
+    fireEvent.change(input, { target: { value: 'list' } })
+    fireEvent.keyDown(input, { key: 'Enter' })
+    const shown = (await screen.findByTestId('composer-error')).textContent ?? ''
+    expect(shown).toMatch(/^未发送：.*房间/)
+    expect(englishWordsIn(shown)).toEqual([])
   })
 
   it('hides the permission picker in group rooms and never asks for their permissions', async () => {

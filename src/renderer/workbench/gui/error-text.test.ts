@@ -108,8 +108,13 @@ describe('errorText: what a person reads when something fails', () => {
     ],
     [
       rejected('unknown_channel', 'unknown workbench channel'),
-      'Assent refused the request (details: unknown workbench channel)',
-      'Assent 拒绝了该请求（详情：unknown workbench channel）',
+      'Assent does not know this request',
+      'Assent 不认识此请求',
+    ],
+    [
+      new WorkbenchCallError('workspace: must be an existing directory', 400, 'invalid_workspace'),
+      'the workspace folder does not exist, or cannot be one (the file-system root, your home folder itself or a system folder)',
+      '工作区文件夹不存在，或不能作为工作区（文件系统根目录、你的主文件夹本身或系统文件夹）',
     ],
     [
       new Error('disk on fire'),
@@ -126,20 +131,21 @@ describe('errorText: what a person reads when something fails', () => {
   it('words a failure by its code, whatever its English says', () => {
     const misleading = 'approval ap-1 has expired; the runtime restarted; rejected by a new message'
     expect(errorText(en, workbenchError('app_closing', misleading))).toBe('Assent is closing')
-    expect(describeError(new WorkbenchCallError(misleading, 409, 'stale_revision')).kind).toBe(
-      'room-changed',
+    expect(describeError(new WorkbenchCallError(misleading, 409, 'stale_revision')).code).toBe(
+      'stale_revision',
     )
-    expect(describeError(new Error(misleading)).kind).toBe('unknown')
+    expect(describeError(new Error(misleading)).code).toBeUndefined()
   })
 
-  it('has words chosen for every code main and the runtime can send', () => {
-    const kinds = WORKBENCH_ERROR_CODES.map(
-      (code) => [code, describeError(workbenchError(code, 'x')).kind] as const,
-    )
-    expect(kinds.filter(([, kind]) => kind === undefined)).toEqual([])
-    for (const [code] of kinds) {
-      expect(errorText(en, workbenchError(code, 'x')), code).not.toMatch(/workbench\.error/)
-      expect(errorText(zh, workbenchError(code, 'x')), code).not.toMatch(/workbench\.error/)
+  it('shows a code by its own words, never with the English detail beside it', () => {
+    for (const code of WORKBENCH_ERROR_CODES) {
+      const failure = workbenchError(code, 'sentinel detail from main')
+      for (const t of [en, zh]) {
+        const text = errorText(t, failure)
+        expect(text, code).toBe(t(`errorCode.${code}`))
+        expect(text, code).not.toContain('sentinel')
+        expect(text, code).not.toContain('errorCode.')
+      }
     }
   })
 
