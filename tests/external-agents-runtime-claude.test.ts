@@ -92,6 +92,14 @@ describe.skipIf(!agents)(
         expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
           status: 'succeeded',
         })
+        // Claude announces each call before it names its kind (a later
+        // tool_call_update does): the timeline shows what each call was.
+        expect(timeline.toolCalls.map((c) => [c.toolName, c.status])).toEqual([
+          ['agent_tool', 'succeeded'],
+          [AGENT_FILE_CHANGE_TOOL, 'succeeded'],
+          [AGENT_COMMAND_TOOL, 'denied'],
+        ])
+        expect(timeline.toolCalls[0]?.arguments).toMatchObject({ toolKind: 'read' })
       },
     )
   },
