@@ -107,7 +107,10 @@ describe('RuntimeConsentClient', () => {
       url: '/v1/gateway/calls',
       authorization: `Bearer ${CREDENTIAL}`,
     })
-    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ workspace: '/home/person/project', ...REQUEST })
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
+      workspace: '/home/person/project',
+      ...REQUEST,
+    })
   })
 
   it('long-polls a pending call until it is decided', async () => {
