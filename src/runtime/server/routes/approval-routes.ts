@@ -2,7 +2,7 @@ import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../contracts/http-he
 import { ApprovalDecisionRequestSchema, type ApprovalRecord } from '../../../contracts/approval.ts'
 import { actionDigest, canonicalAction } from '../../domain/approval.ts'
 import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
-import { ACTION_DIGEST_PATTERN } from '../../../contracts/consent.ts'
+import { ActionDigestSchema } from '../../../contracts/consent.ts'
 import type { ApprovalGate } from '../../gate/approval-gate.ts'
 import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { exactHeaderValue } from '../consent-headers.ts'
@@ -56,8 +56,8 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
         // would burn the person's consent. (A token out of grammar spends
         // nothing: the verifier refuses it before its ledger.)
         const token = exactHeaderValue(req, CONSENT_HEADER)
-        const digest = exactHeaderValue(req, ACTION_DIGEST_HEADER)
-        if (digest === null || !ACTION_DIGEST_PATTERN.test(digest)) throw consentRequired()
+        const digest = ActionDigestSchema.safeParse(exactHeaderValue(req, ACTION_DIGEST_HEADER))
+        if (!digest.success) throw consentRequired()
         // The token is verified before the approval is looked up, against the
         // subject rebuilt from this request, and every failure is the same
         // 403: a caller without consent learns nothing about the approval.
@@ -66,7 +66,7 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
           subject: {
             approvalId,
             decision: body.decision,
-            actionDigest: digest,
+            actionDigest: digest.data,
             instanceId: deps.instanceId,
           },
         })
@@ -80,7 +80,7 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
           approvalId,
           decision: body.decision,
           decidedBy: 'user',
-          shownActionDigest: digest,
+          shownActionDigest: digest.data,
           unavailable: (approval) =>
             body.decision === 'allow-always'
               ? deps.alwaysAllowBlocker(approval)
