@@ -10,6 +10,12 @@ import { TEST_TIMEOUT_MS } from './scripts/test-timing.ts'
  * (tests/support/fixed-property-seed.ts), so a verdict never rests on luck.
  */
 export const MUTATION_TEST_FILES = [
+  'src/runtime/external-agents/codex-app-server-messages.test.ts',
+  'src/runtime/external-agents/codex-app-server-messages.schemas.test.ts',
+  'src/runtime/external-agents/acp-messages.test.ts',
+  'src/runtime/external-agents/acp-messages.schemas.test.ts',
+  'src/runtime/server/routes/approval-routes.test.ts',
+  'src/runtime/server/routes/room-routes.test.ts',
   'src/preload-protected/trusted-click.test.ts',
   'src/main/core/decision-timing.test.ts',
   'src/main/core/sender-validator.test.ts',

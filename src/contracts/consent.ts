@@ -21,12 +21,15 @@ export const ApprovalDecisionSchema = z.enum([
 ])
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
 
+/** The digest of the canonical action a person was shown. */
+export const ActionDigestSchema = z.string().regex(ACTION_DIGEST_PATTERN)
+
 /** What an approval consent token is bound to. Travels in the request, never
  *  in the token: the runtime rebuilds it from what it is asked to do. */
 export const ApprovalConsentSubjectSchema = z.strictObject({
   approvalId: z.string().min(1),
   decision: ApprovalDecisionSchema,
-  actionDigest: z.string().regex(ACTION_DIGEST_PATTERN),
+  actionDigest: ActionDigestSchema,
   instanceId: z.string().min(1),
 })
 export type ApprovalConsentSubject = z.infer<typeof ApprovalConsentSubjectSchema>

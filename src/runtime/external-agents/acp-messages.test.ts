@@ -5,7 +5,10 @@ import {
   ACP_METHODS,
   ACP_PROTOCOL_VERSION,
   acpAction,
+  acpAnswerText,
   acpOutcomeFor,
+  acpToolOutput,
+  acpToolStatus,
   shellQuote,
   type AcpPermissionOption,
 } from './acp-messages.ts'
@@ -169,6 +172,69 @@ describe('ACP tool calls as Assent actions', () => {
     ).toMatchObject({ kind: 'tool', toolKind: 'execute' })
   })
 
+  it('reads a command only from an execute call whose raw input has a readable one', () => {
+    const tool = (call: Record<string, unknown>) => acpAction({ toolCallId: 't', ...call }, '/w')
+    expect(tool({ kind: 'read', title: 'ls', rawInput: { command: 'ls' } })).toEqual({
+      kind: 'tool',
+      toolKind: 'read',
+      title: 'ls',
+      input: { command: 'ls' },
+    })
+    expect(tool({ kind: 'execute', rawInput: 'ls' })).toMatchObject({ kind: 'tool', input: 'ls' })
+    expect(tool({ kind: 'execute', rawInput: { command: '' } })).toMatchObject({ kind: 'tool' })
+    expect(tool({ kind: 'execute', rawInput: { command: ['ls', 5] } })).toMatchObject({
+      kind: 'tool',
+    })
+    // A directory that is not an absolute path string is the session's.
+    expect(tool({ kind: 'execute', rawInput: { command: ['ls'], cwd: 5 } })).toEqual({
+      kind: 'command',
+      commandLine: 'ls',
+      argv: ['ls'],
+      cwd: '/w',
+    })
+  })
+
+  it('shows a call with nothing of its own as an untitled tool of kind other', () => {
+    expect(acpAction({ toolCallId: 't' }, '/w')).toEqual({
+      kind: 'tool',
+      toolKind: 'other',
+      title: '',
+      input: null,
+    })
+  })
+
+  it('reads a diff of a delete call as a deletion, and skips a diff without a path', () => {
+    const action = acpAction(
+      {
+        toolCallId: 't',
+        kind: 'delete',
+        content: [
+          { type: 'diff', path: '', newText: '' },
+          { type: 'diff', path: 'gone.txt', oldText: 'x', newText: '' },
+        ],
+      },
+      '/w',
+    )
+    expect(action).toEqual({
+      kind: 'file-changes',
+      changes: [
+        {
+          path: '/w/gone.txt',
+          change: 'delete',
+          movePath: null,
+          diff: null,
+          oldText: 'x',
+          newText: '',
+        },
+      ],
+    })
+  })
+
+  it('leaves arguments a shell reads as they are bare', () => {
+    expect(shellQuote(['ls', '-la', 'AZaz09_@%+=:,./-'])).toBe('ls -la AZaz09_@%+=:,./-')
+    expect(shellQuote(['a b', 'x$', '', "it's"])).toBe(`'a b' 'x$' '' 'it'\\''s'`)
+  })
+
   it('quotes every argument a shell would split or expand', () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (argv) => {
@@ -180,6 +246,42 @@ describe('ACP tool calls as Assent actions', () => {
         }
       }),
     )
+  })
+})
+
+describe('ACP tool results', () => {
+  it('reads a tool call’s text content, else its raw output as sent or as JSON', () => {
+    const call = (fields: Record<string, unknown>) => acpToolOutput({ toolCallId: 't', ...fields })
+    expect(
+      call({
+        content: [
+          { type: 'content', content: { type: 'text', text: 'one' } },
+          { type: 'diff', path: 'a', newText: 'b' },
+          { type: 'content', content: { type: 'image', data: 'x' } },
+          { type: 'content', content: { type: 'text', text: 'two' } },
+        ],
+        rawOutput: 'ignored',
+      }),
+    ).toBe('one\ntwo')
+    expect(call({ content: [], rawOutput: 'plain' })).toBe('plain')
+    expect(call({ rawOutput: { exit: 0 } })).toBe('{"exit":0}')
+    expect(call({ rawOutput: 0 })).toBe('0')
+    expect(call({ rawOutput: null })).toBeNull()
+    expect(call({ content: null })).toBeNull()
+  })
+
+  it('shows each tool-call status, and any other as unknown', () => {
+    expect(acpToolStatus('completed')).toBe('succeeded')
+    expect(acpToolStatus('failed')).toBe('failed')
+    expect(acpToolStatus('pending')).toBe('running')
+    expect(acpToolStatus('in_progress')).toBe('running')
+    expect(acpToolStatus('paused')).toBe('unknown')
+    expect(acpToolStatus(undefined)).toBe('unknown')
+  })
+
+  it('shows an answer as the option chosen, or cancelled', () => {
+    expect(acpAnswerText({ outcome: 'selected', optionId: 'once' })).toBe('once')
+    expect(acpAnswerText({ outcome: 'cancelled' })).toBe('cancelled')
   })
 })
 

@@ -147,7 +147,8 @@ export function acpOutcomeFor(
       : decision === 'cancelled'
         ? null
         : REJECT_ONCE
-  const option = wanted === null ? undefined : options.find((o) => o.kind === wanted)
+  // Cancelled wants none: no option's kind is null.
+  const option = options.find((o) => o.kind === wanted)
   // Checked here too, not only when the request is parsed: an id that also
   // names an option of another kind is never sent.
   const ambiguous = options.some((o) => o.optionId === option?.optionId && o.kind !== wanted)

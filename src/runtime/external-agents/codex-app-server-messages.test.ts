@@ -3,6 +3,7 @@ import {
   codexAnswerFor,
   codexCommandAction,
   codexFileChanges,
+  codexItemStatus,
   CodexCommandApprovalSchema,
   CodexFileChangeItemSchema,
 } from './codex-app-server-messages.ts'
@@ -29,6 +30,34 @@ describe('Codex command requests as Assent actions', () => {
   it('shows a plain command request as its command line and directory', () => {
     const params = CodexCommandApprovalSchema.parse({ ...base, extraFieldCodexAdded: true })
     expect(codexCommandAction(params)).toEqual({
+      action: { kind: 'command', commandLine: 'ls', argv: null, cwd: '/w' },
+    })
+  })
+
+  it('names why each request that would allow more than its command line is refused', () => {
+    const refusal = (fields: Record<string, unknown>) =>
+      codexCommandAction(CodexCommandApprovalSchema.parse({ ...base, ...fields }))
+    expect(refusal({ kind: 'writeStdin' })).toEqual({
+      refused: 'unsupported-command-kind',
+      detail: 'a command approval of kind writeStdin',
+    })
+    expect(refusal({ networkApprovalContext: { host: 'example.com' } })).toEqual({
+      refused: 'network-access',
+      detail: 'a network-access approval',
+    })
+    expect(refusal({ additionalPermissions: {} })).toEqual({
+      refused: 'extra-permissions',
+      detail: 'a command that asks for extra permissions',
+    })
+    const noCommandLine = {
+      refused: 'no-command-line',
+      detail: 'a command approval without its command line or directory',
+    }
+    expect(refusal({ command: null })).toEqual(noCommandLine)
+    expect(refusal({ cwd: null })).toEqual(noCommandLine)
+    expect(refusal({ command: undefined })).toEqual(noCommandLine)
+    // Null is how Codex says "none": no network context, no extra permissions.
+    expect(refusal({ networkApprovalContext: null, additionalPermissions: null })).toEqual({
       action: { kind: 'command', commandLine: 'ls', argv: null, cwd: '/w' },
     })
   })
@@ -66,5 +95,49 @@ describe('Codex file changes', () => {
       ['/abs/b.txt', 'update', '/w/c.txt'],
       ['/w/d.txt', 'delete', null],
     ])
+  })
+
+  it('keeps the diff as sent, moves only an update, and has no before and after texts', () => {
+    const item = CodexFileChangeItemSchema.parse({
+      type: 'fileChange',
+      id: 'i',
+      status: 'completed',
+      changes: [
+        // A stray move_path on another kind is not a move.
+        { path: 'a.txt', kind: { type: 'add', move_path: 'elsewhere.txt' }, diff: 'x\n' },
+        { path: 'b.txt', kind: { type: 'update', move_path: null }, diff: '@@' },
+      ],
+    })
+    expect(codexFileChanges(item, '/w')).toEqual([
+      {
+        path: '/w/a.txt',
+        change: 'add',
+        movePath: null,
+        diff: 'x\n',
+        oldText: null,
+        newText: null,
+      },
+      {
+        path: '/w/b.txt',
+        change: 'update',
+        movePath: null,
+        diff: '@@',
+        oldText: null,
+        newText: null,
+      },
+    ])
+  })
+})
+
+describe('Codex item statuses', () => {
+  it('shows each status, and a completed command that exited non-zero as failed', () => {
+    expect(codexItemStatus('inProgress', undefined)).toBe('running')
+    expect(codexItemStatus('failed', undefined)).toBe('failed')
+    expect(codexItemStatus('declined', undefined)).toBe('denied')
+    expect(codexItemStatus('completed', undefined)).toBe('succeeded')
+    expect(codexItemStatus('completed', null)).toBe('succeeded')
+    expect(codexItemStatus('completed', 0)).toBe('succeeded')
+    expect(codexItemStatus('completed', 2)).toBe('failed')
+    expect(codexItemStatus('completed', -1)).toBe('failed')
   })
 })

@@ -58,3 +58,15 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
   }
   return params
 }
+
+/**
+ * The path parameter `name` of the route that matched. The router sets every
+ * `:param` of the pattern it matched, so a missing one is a handler asking
+ * for a name its own pattern lacks: a bug, answered as an internal error
+ * instead of being read as an empty id.
+ */
+export function routeParam(params: Readonly<Record<string, string>>, name: string): string {
+  const value = params[name]
+  if (value === undefined) throw new Error(`the route has no :${name} parameter`)
+  return value
+}

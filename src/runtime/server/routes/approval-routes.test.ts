@@ -246,11 +246,16 @@ describe('POST /v1/approvals/:approvalId', () => {
     },
   )
 
-  it('spends no token on a digest header out of grammar: the same token then decides', async () => {
+  it.each([
+    ['missing', () => undefined],
+    ['with a trailing space', (digest: string) => `${digest} `],
+    ['in upper case', (digest: string) => digest.toUpperCase()],
+  ])('spends no token on a digest header %s: the same token then decides', async (_case, spell) => {
     const { server, digest } = await serve()
     const token = tokenFor({ decision: 'allow-once', actionDigest: digest })
+    const spelled = spell(digest)
     const malformed = await server.send('POST', '/v1/approvals/approval-1', {
-      headers: consentHeaders(token, `${digest} `),
+      headers: spelled === undefined ? { [CONSENT_HEADER]: token } : consentHeaders(token, spelled),
       body: { decision: 'allow-once' },
     })
     expect(malformed.status).toBe(403)

@@ -1,14 +1,14 @@
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../../../contracts/http-headers.ts'
 import { ApprovalDecisionRequestSchema, type ApprovalRecord } from '../../../contracts/approval.ts'
 import { actionDigest, canonicalAction } from '../../domain/approval.ts'
-import { parseConsentToken, type ConsentTokenVerifier } from '../../../consent/consent-token.ts'
-import { ACTION_DIGEST_PATTERN } from '../../../contracts/consent.ts'
+import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
+import { ActionDigestSchema } from '../../../contracts/consent.ts'
 import type { ApprovalGate } from '../../gate/approval-gate.ts'
 import type { ApprovalStore } from '../../ports/approval-store.ts'
 import { exactHeaderValue } from '../consent-headers.ts'
 import { Refusal } from '../../domain/refusal.ts'
 import { readJsonBody, sendJson } from '../http-kit.ts'
-import type { Route } from '../router.ts'
+import { routeParam, type Route } from '../router.ts'
 
 export interface ApprovalRouteDeps {
   approvals: Pick<ApprovalStore, 'get'>
@@ -32,7 +32,7 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
       method: 'GET',
       pattern: '/v1/approvals/:approvalId',
       handle: async ({ res, params }) => {
-        const approval = deps.approvals.get(params.approvalId ?? '')
+        const approval = deps.approvals.get(routeParam(params, 'approvalId'))
         if (!approval) throw new Refusal('unknown_approval', 'unknown approval')
         const action = canonicalAction(approval)
         sendJson(res, 200, {
@@ -48,14 +48,16 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
       method: 'POST',
       pattern: '/v1/approvals/:approvalId',
       handle: async ({ req, res, params }) => {
-        const approvalId = params.approvalId ?? ''
+        const approvalId = routeParam(params, 'approvalId')
         const body = await readJsonBody(req, ApprovalDecisionRequestSchema)
-        // Both headers exactly as sent and in their grammar, or the same 403
-        // before any verification, so a malformed header spends no token.
+        // Both headers exactly as sent, or the same 403. The digest must be in
+        // its grammar before the token is tried: the verifier spends a genuine
+        // token presented with a subject it cannot sign, so a malformed digest
+        // would burn the person's consent. (A token out of grammar spends
+        // nothing: the verifier refuses it before its ledger.)
         const token = exactHeaderValue(req, CONSENT_HEADER)
-        const digest = exactHeaderValue(req, ACTION_DIGEST_HEADER)
-        if (token === null || parseConsentToken(token) === null) throw consentRequired()
-        if (digest === null || !ACTION_DIGEST_PATTERN.test(digest)) throw consentRequired()
+        const digest = ActionDigestSchema.safeParse(exactHeaderValue(req, ACTION_DIGEST_HEADER))
+        if (!digest.success) throw consentRequired()
         // The token is verified before the approval is looked up, against the
         // subject rebuilt from this request, and every failure is the same
         // 403: a caller without consent learns nothing about the approval.
@@ -64,7 +66,7 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
           subject: {
             approvalId,
             decision: body.decision,
-            actionDigest: digest,
+            actionDigest: digest.data,
             instanceId: deps.instanceId,
           },
         })
@@ -78,7 +80,7 @@ export function approvalRoutes(deps: ApprovalRouteDeps): Route[] {
           approvalId,
           decision: body.decision,
           decidedBy: 'user',
-          shownActionDigest: digest,
+          shownActionDigest: digest.data,
           unavailable: (approval) =>
             body.decision === 'allow-always'
               ? deps.alwaysAllowBlocker(approval)

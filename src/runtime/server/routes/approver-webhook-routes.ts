@@ -5,7 +5,7 @@ import type { ApproverWebhooks } from '../../approver/approver-webhooks.ts'
 import { Refusal } from '../../domain/refusal.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import { exactHeaderValue } from '../consent-headers.ts'
-import type { Route } from '../router.ts'
+import { routeParam, type Route } from '../router.ts'
 
 export interface ApproverWebhookRouteDeps {
   webhooks: ApproverWebhooks
@@ -23,14 +23,14 @@ export function approverWebhookRoutes(deps: ApproverWebhookRouteDeps): Route[] {
       pattern: '/v1/rooms/:roomId/approver-webhook',
       handle: async ({ req, res, params }) => {
         await expectNoBody(req)
-        sendJson(res, 200, deps.webhooks.view(params.roomId ?? ''))
+        sendJson(res, 200, deps.webhooks.view(routeParam(params, 'roomId')))
       },
     },
     {
       method: 'PUT',
       pattern: '/v1/rooms/:roomId/approver-webhook',
       handle: async ({ req, res, params }) => {
-        const roomId = params.roomId ?? ''
+        const roomId = routeParam(params, 'roomId')
         const body = await readJsonBody(req, ApproverWebhookChangeRequestSchema)
         // Taken exactly as sent: padded, repeated or joined is the same 403.
         const token = exactHeaderValue(req, CONSENT_HEADER)

@@ -6,7 +6,7 @@ import {
 import type { GatewayCallService } from '../../mcp/gateway-call-service.ts'
 import type { GatewayElicitations } from '../../mcp/gateway-elicitations.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
-import type { Route } from '../router.ts'
+import { routeParam, type Route } from '../router.ts'
 
 /** How long one outcome request waits for a decision before answering
  *  `pending`: well inside the server's 30 s request timeout. */
@@ -38,7 +38,11 @@ export function gatewayRoutes(deps: {
       gatewayMayCall: true,
       handle: async ({ req, res, params }) => {
         await expectNoBody(req)
-        sendJson(res, 200, await deps.calls.outcome(params.callId ?? '', GATEWAY_LONG_POLL_MS))
+        sendJson(
+          res,
+          200,
+          await deps.calls.outcome(routeParam(params, 'callId'), GATEWAY_LONG_POLL_MS),
+        )
       },
     },
     {
@@ -47,7 +51,7 @@ export function gatewayRoutes(deps: {
       gatewayMayCall: true,
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, GatewayCallResultSchema)
-        deps.calls.report(params.callId ?? '', body)
+        deps.calls.report(routeParam(params, 'callId'), body)
         sendJson(res, 200, { reported: params.callId })
       },
     },
@@ -57,7 +61,7 @@ export function gatewayRoutes(deps: {
       gatewayMayCall: true,
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, FormRequestSchema)
-        sendJson(res, 201, deps.elicitations.ask(params.callId ?? '', body))
+        sendJson(res, 201, deps.elicitations.ask(routeParam(params, 'callId'), body))
       },
     },
     {
@@ -69,7 +73,7 @@ export function gatewayRoutes(deps: {
         sendJson(
           res,
           200,
-          await deps.elicitations.state(params.requestId ?? '', GATEWAY_LONG_POLL_MS),
+          await deps.elicitations.state(routeParam(params, 'requestId'), GATEWAY_LONG_POLL_MS),
         )
       },
     },

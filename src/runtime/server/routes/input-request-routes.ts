@@ -2,7 +2,7 @@ import { InputResponseSchema } from '../../../contracts/input-request.ts'
 import type { InputRequestService } from '../../input/input-request-service.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
-import type { Route } from '../router.ts'
+import { routeParam, type Route } from '../router.ts'
 
 export interface InputRequestRouteDeps {
   inputs: InputRequestService
@@ -19,7 +19,7 @@ export function inputRequestRoutes(deps: InputRequestRouteDeps): Route[] {
       method: 'GET',
       pattern: '/v1/rooms/:roomId/input-requests',
       handle: async ({ res, params }) => {
-        const roomId = params.roomId ?? ''
+        const roomId = routeParam(params, 'roomId')
         deps.rooms.getRoom(roomId)
         sendJson(res, 200, { requests: inputs.list(roomId) })
       },
@@ -28,14 +28,14 @@ export function inputRequestRoutes(deps: InputRequestRouteDeps): Route[] {
       method: 'GET',
       pattern: '/v1/input-requests/:requestId',
       handle: async ({ res, params }) =>
-        sendJson(res, 200, { request: inputs.get(params.requestId ?? '') }),
+        sendJson(res, 200, { request: inputs.get(routeParam(params, 'requestId')) }),
     },
     {
       method: 'POST',
       pattern: '/v1/input-requests/:requestId/response',
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, InputResponseSchema)
-        const request = inputs.respond(params.requestId ?? '', body, 'workbench')
+        const request = inputs.respond(routeParam(params, 'requestId'), body, 'workbench')
         sendJson(res, 200, { request })
       },
     },
@@ -44,7 +44,7 @@ export function inputRequestRoutes(deps: InputRequestRouteDeps): Route[] {
       pattern: '/v1/input-requests/:requestId/keep-waiting',
       handle: async ({ req, res, params }) => {
         await expectNoBody(req)
-        sendJson(res, 200, { request: inputs.keepWaiting(params.requestId ?? '') })
+        sendJson(res, 200, { request: inputs.keepWaiting(routeParam(params, 'requestId')) })
       },
     },
     {
@@ -52,7 +52,7 @@ export function inputRequestRoutes(deps: InputRequestRouteDeps): Route[] {
       pattern: '/v1/input-requests/:requestId/protected-response',
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, InputResponseSchema)
-        const request = inputs.respond(params.requestId ?? '', body, 'protected-window')
+        const request = inputs.respond(routeParam(params, 'requestId'), body, 'protected-window')
         sendJson(res, 200, { request })
       },
     },

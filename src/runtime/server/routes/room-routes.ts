@@ -4,7 +4,7 @@ import {
   ReconcileRequestSchema,
   SendMessageRequestSchema,
 } from '../../../contracts/room.ts'
-import { parseConsentToken, type ConsentTokenVerifier } from '../../../consent/consent-token.ts'
+import type { ConsentTokenVerifier } from '../../../consent/consent-token.ts'
 import type { RoomService } from '../../rooms/room-service.ts'
 import type { TurnService } from '../../rooms/turn-service.ts'
 import { summarizeApproval } from '../../domain/approval.ts'
@@ -13,7 +13,7 @@ import { exactHeaderValue } from '../consent-headers.ts'
 import { headerValues } from '../request-guards.ts'
 import { Refusal } from '../../domain/refusal.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
-import type { Route } from '../router.ts'
+import { routeParam, type Route } from '../router.ts'
 import { CONSENT_HEADER } from '../../../contracts/http-headers.ts'
 
 export interface RoomRouteDeps {
@@ -44,27 +44,28 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       method: 'GET',
       pattern: '/v1/rooms/:roomId',
       handle: async ({ res, params }) =>
-        sendJson(res, 200, { room: rooms.getRoom(params.roomId ?? '') }),
+        sendJson(res, 200, { room: rooms.getRoom(routeParam(params, 'roomId')) }),
     },
     {
       method: 'POST',
       pattern: '/v1/rooms/:roomId/messages',
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, SendMessageRequestSchema)
-        const { turn, created } = turns.sendMessage(params.roomId ?? '', body)
+        const { turn, created } = turns.sendMessage(routeParam(params, 'roomId'), body)
         sendJson(res, created ? 202 : 200, { turn })
       },
     },
     {
       method: 'GET',
       pattern: '/v1/rooms/:roomId/timeline',
-      handle: async ({ res, params }) => sendJson(res, 200, rooms.timeline(params.roomId ?? '')),
+      handle: async ({ res, params }) =>
+        sendJson(res, 200, rooms.timeline(routeParam(params, 'roomId'))),
     },
     {
       method: 'GET',
       pattern: '/v1/rooms/:roomId/approvals',
       handle: async ({ res, params }) => {
-        const roomId = params.roomId ?? ''
+        const roomId = routeParam(params, 'roomId')
         rooms.getRoom(roomId)
         sendJson(res, 200, { approvals: deps.approvals.listByRoom(roomId).map(summarizeApproval) })
       },
@@ -72,28 +73,26 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
     {
       method: 'GET',
       pattern: '/v1/rooms/:roomId/direct/permissions',
-      handle: async ({ res, params }) => sendJson(res, 200, rooms.permissions(params.roomId ?? '')),
+      handle: async ({ res, params }) =>
+        sendJson(res, 200, rooms.permissions(routeParam(params, 'roomId'))),
     },
     {
       method: 'PUT',
       pattern: '/v1/rooms/:roomId/direct/permissions',
       handle: async ({ req, res, params }) => {
-        const roomId = params.roomId ?? ''
+        const roomId = routeParam(params, 'roomId')
         const body = await readJsonBody(req, PermissionChangeRequestSchema)
         // Entering plan mode only narrows: it may come without a token (the
         // room service still refuses it for a room that needs vouching for).
         // A consent header sent in any form is verified: the header exactly
-        // as sent and in its grammar, before the room is looked up, bound to
-        // every field of the request: the same 403 whatever was wrong.
+        // as sent (the verifier refuses anything else, a missing header
+        // included), before the room is looked up, bound to every field of
+        // the request: the same 403 whatever was wrong.
         const narrowing = headerValues(req, CONSENT_HEADER).length === 0 && body.mode === 'plan'
-        const token = exactHeaderValue(req, CONSENT_HEADER)
-        const verified =
-          token !== null &&
-          parseConsentToken(token) !== null &&
-          deps.verifier.verify(token, {
-            kind: 'room-permission',
-            subject: { roomId, ...body, instanceId: deps.instanceId },
-          })
+        const verified = deps.verifier.verify(exactHeaderValue(req, CONSENT_HEADER), {
+          kind: 'room-permission',
+          subject: { roomId, ...body, instanceId: deps.instanceId },
+        })
         if (!verified && !narrowing)
           throw new Refusal('consent_required', 'protected permission consent required')
         sendJson(res, 200, await rooms.changeMode(roomId, body, { consented: verified }))
@@ -103,14 +102,14 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       method: 'GET',
       pattern: '/v1/rooms/:roomId/grants',
       handle: async ({ res, params }) =>
-        sendJson(res, 200, { grants: rooms.listGrants(params.roomId ?? '') }),
+        sendJson(res, 200, { grants: rooms.listGrants(routeParam(params, 'roomId')) }),
     },
     {
       method: 'DELETE',
       pattern: '/v1/rooms/:roomId/grants/:grantId',
       handle: async ({ req, res, params }) => {
         await expectNoBody(req)
-        rooms.revokeGrant(params.roomId ?? '', params.grantId ?? '')
+        rooms.revokeGrant(routeParam(params, 'roomId'), routeParam(params, 'grantId'))
         sendJson(res, 200, { revoked: params.grantId })
       },
     },
@@ -119,7 +118,10 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       pattern: '/v1/rooms/:roomId/mcp-servers/:serverId/grants',
       handle: async ({ req, res, params }) => {
         await expectNoBody(req)
-        const revoked = rooms.revokeMcpServerGrants(params.roomId ?? '', params.serverId ?? '')
+        const revoked = rooms.revokeMcpServerGrants(
+          routeParam(params, 'roomId'),
+          routeParam(params, 'serverId'),
+        )
         sendJson(res, 200, { revoked })
       },
     },
@@ -128,7 +130,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       pattern: '/v1/turns/:turnId/retry',
       handle: async ({ req, res, params }) => {
         await expectNoBody(req)
-        sendJson(res, 202, { turn: turns.retryTurn(params.turnId ?? '') })
+        sendJson(res, 202, { turn: turns.retryTurn(routeParam(params, 'turnId')) })
       },
     },
     {
@@ -136,7 +138,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       pattern: '/v1/executions/:executionId/reconcile',
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, ReconcileRequestSchema)
-        turns.reconcileExecution(params.executionId ?? '', body)
+        turns.reconcileExecution(routeParam(params, 'executionId'), body)
         sendJson(res, 200, { reconciled: params.executionId })
       },
     },
