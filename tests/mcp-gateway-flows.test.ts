@@ -12,8 +12,10 @@ import { GatewayElicitationStateSchema } from '../src/contracts/mcp-gateway.ts'
 import { AssentGateway } from '../src/gateway/gateway-server.ts'
 import { RuntimeConsentClient } from '../src/gateway/runtime-consent-client.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
+import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
 import { parseMcpConfigFile } from '../src/runtime/mcp/mcp-config-loader.ts'
 import { pendingInputFor, respond } from './support/input-helpers.ts'
+import { timeline } from './support/room-helpers.ts'
 import {
   AGENT_REQUEST_TIMEOUT_MS,
   NOTES_SERVER,
@@ -244,7 +246,14 @@ describe('the MCP gateway keeps an agent with a short request timeout waiting', 
     const error = await call
     expect(error).toBeInstanceOf(McpError)
     expect((error as McpError).code).toBe(ErrorCode.RequestTimeout)
-    const view = await nextPendingApproval(harness)
-    expect(await decide(harness, view, 'deny')).toBe(200)
+    // The SDK cancels the request it gave up on, and the gateway withdraws
+    // its question: the person is not left deciding on it.
+    const room = await gatewayRoom(harness)
+    const record = await eventually(async () => {
+      const { toolCalls } = await timeline(harness, room.id)
+      const call = toolCalls.find((each) => each.arguments['name'] === 'impatient.txt')
+      return call?.status === 'expired' ? call : undefined
+    }, 'the question to be withdrawn')
+    expect(record.result?.message).toEqual(CLIENT_CANCELLED)
   })
 })

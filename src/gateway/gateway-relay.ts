@@ -139,6 +139,7 @@ export class GatewayRelay implements McpClientRelay {
         method: 'sampling/createMessage',
         args: params as Record<string, unknown>,
         workspace: this.options.workspace,
+        signal: extra.signal,
         run: () =>
           this.options.upstream.createMessage(params, {
             signal: extra.signal,

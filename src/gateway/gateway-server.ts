@@ -188,8 +188,11 @@ export class AssentGateway {
     return change
   }
 
+  /** Closing the agent's side aborts every call still in flight; their
+   *  questions to the person are withdrawn before the servers close. */
   async close(): Promise<void> {
     await this.server.close()
+    await this.options.consent.settled?.()
     await this.pool.close()
   }
 
@@ -233,8 +236,8 @@ export class AssentGateway {
       }
       const call: GatewayCall = { ticket: undefined }
       const consent: McpConsentPort = {
-        ask: async (request) => {
-          call.ticket = await this.options.consent.ask(request)
+        ask: async (request, signal) => {
+          call.ticket = await this.options.consent.ask(request, signal)
           return call.ticket
         },
       }
