@@ -7,8 +7,11 @@ import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-head
 import {
   GATEWAY_CONNECTION_FILE_NAME,
   GatewayCallStateSchema,
+  GatewayOpenedCallSchema,
   type GatewayCallRequest,
 } from '../src/contracts/mcp-gateway.ts'
+import { englishText } from '../src/contracts/runtime-message.ts'
+import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
@@ -50,7 +53,7 @@ describe('the gateway credential: may ask, may never decide', () => {
     const request = callRequest(harness.workspace)
     const response = await asGateway('POST', '/v1/gateway/calls', request)
     expect(response.status).toBe(201)
-    return GatewayCallStateSchema.parse(JSON.parse(response.body))
+    return GatewayOpenedCallSchema.parse(JSON.parse(response.body))
   }
 
   beforeAll(async () => {
@@ -137,6 +140,30 @@ describe('the gateway credential: may ask, may never decide', () => {
       output: 'pretend it ran',
     })
     expect(response.status).toBe(409)
+  })
+
+  it("withdraws a call only with the key it was opened with, never another gateway's", async () => {
+    const mine = await openCall()
+    const theirs = await openCall()
+    const status = async (call: { approvalId: string | null }) =>
+      (await harness.client.getApproval(call.approvalId ?? '')).approval.status
+    const cancel = (call: { callId: string }, cancelKey: string) =>
+      asGateway('POST', `/v1/gateway/calls/${call.callId}/cancel`, { cancelKey })
+
+    // The same credential with another call's key: as if the call did not exist.
+    const wrong = await cancel(theirs, mine.cancelKey)
+    expect(wrong.status).toBe(404)
+    expect(JSON.parse(wrong.body)).toMatchObject({ code: 'unknown_call' })
+    expect(await status(theirs)).toBe('pending')
+
+    const right = await cancel(mine, mine.cancelKey)
+    expect(right.status).toBe(200)
+    expect(GatewayCallStateSchema.parse(JSON.parse(right.body))).toMatchObject({
+      status: 'expired',
+      reason: englishText(CLIENT_CANCELLED),
+    })
+    expect(await status(mine)).toBe('expired')
+    expect(await status(theirs)).toBe('pending')
   })
 
   it('a wrong credential gets nothing at all', async () => {

@@ -1,67 +1,21 @@
-import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MainServices } from '../src/main/core/main-services.ts'
-import { ChildProcessLauncher } from '../src/main/core/runtime-launcher.ts'
-import { FakeWindows } from './support/fake-protected-windows.ts'
-import { RUNTIME_ENTRY, eventually, type RuntimeHarness } from './support/runtime-harness.ts'
+import { startServices } from './support/main-services-rig.ts'
+import { eventually } from './support/runtime-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
-import { RUNTIME_READY_TIMEOUT_MS } from '../scripts/test-timing.ts'
-import { fileRollbackAnchor } from './support/test-secrets.ts'
 
-// MainServices wired as a host wires it, with a real runtime child process
-// that the test crashes. Only the windows and the workbench are fakes (no
-// window system here); they record what main does to them.
+// MainServices wired as a host wires it (support/main-services-rig.ts),
+// with a real runtime child process that the test crashes.
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
-interface Notice {
-  type: string
-  data: unknown
-  /** Whether every window opened so far was already closed when it arrived. */
-  windowsClosed: boolean
-}
-
-async function startServices() {
-  const root = await mkdtemp(join(tmpdir(), 'assent-main-restart-'))
-  const workspace = join(root, 'workspace')
-  await mkdir(workspace, { recursive: true })
-  const windows = new FakeWindows()
-  const notices: Notice[] = []
-  const main = new MainServices({
-    launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
-    dataDir: join(root, 'data'),
-    integrityKey: randomBytes(32),
-    rollbackAnchor: fileRollbackAnchor(join(root, 'data')),
-    scopedRoots: [workspace],
-    windows,
-    notifier: {
-      send: (event) =>
-        notices.push({ ...event, windowsClosed: windows.opened.every((window) => window.closed) }),
-    },
-    preferences: () => ({ lang: 'en', theme: 'light' }),
-    enableDelayMs: 0,
-    runtimeReadyTimeoutMs: RUNTIME_READY_TIMEOUT_MS,
-  })
-  cleanups.push(async () => {
-    await main.stop()
-    await rm(root, { recursive: true, force: true })
-  })
-  const first = await main.start()
-  // The room helpers need only a client and a workspace.
-  const runtime = { client: main.client, workspace } as unknown as RuntimeHarness
-  return { main, windows, notices, workspace, runtime, first }
-}
-
 describe('MainServices when the runtime crashes', () => {
   it('closes open consent windows, tells the workbench down then up, and mints nothing for the old instance', async () => {
-    const { main, windows, notices, workspace, runtime, first } = await startServices()
+    const { main, windows, notices, workspace, runtime, first } = await startServices(cleanups)
     const decided: string[] = []
     const decideApproval = main.client.decideApproval.bind(main.client)
     main.client.decideApproval = (approvalId, decision, token, digest) => {

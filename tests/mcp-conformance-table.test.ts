@@ -20,6 +20,7 @@ import { EMPTY_MCP_CONFIG, McpConfigSchema } from '../src/contracts/mcp-config.t
 import { installForwarding, upstreamCapabilities } from '../src/gateway/gateway-forwarding.ts'
 import { GatewayRelay } from '../src/gateway/gateway-relay.ts'
 import { AssentGateway } from '../src/gateway/gateway-server.ts'
+import { RAW_REQUEST_METHODS } from '../src/runtime/mcp/mcp-elicitation.ts'
 import { refusalOf } from './support/mcp-gateway-harness.ts'
 import { ODD_NAMES_SERVER } from './support/mcp-real-servers.ts'
 import { eventually } from './support/runtime-harness.ts'
@@ -50,10 +51,17 @@ const RowSchema = z.strictObject({
 type Handlers = {
   _requestHandlers: Map<string, unknown>
   _notificationHandlers: Map<string, unknown>
+  fallbackRequestHandler?: unknown
 }
 const methodsOf = (protocol: unknown) => {
   const handlers = protocol as Handlers
-  return [...handlers._requestHandlers.keys(), ...handlers._notificationHandlers.keys()].sort()
+  // Elicitation is answered by the fallback, reading the request raw.
+  const raw = handlers.fallbackRequestHandler === undefined ? [] : RAW_REQUEST_METHODS
+  return [
+    ...handlers._requestHandlers.keys(),
+    ...raw,
+    ...handlers._notificationHandlers.keys(),
+  ].sort()
 }
 
 /** What the gateway answers from the agent with every capability a server

@@ -12,8 +12,10 @@ import { GatewayElicitationStateSchema } from '../src/contracts/mcp-gateway.ts'
 import { AssentGateway } from '../src/gateway/gateway-server.ts'
 import { RuntimeConsentClient } from '../src/gateway/runtime-consent-client.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
+import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
 import { parseMcpConfigFile } from '../src/runtime/mcp/mcp-config-loader.ts'
-import { pendingInputFor, respond } from './support/input-helpers.ts'
+import { inputRequests, pendingInputFor, respond } from './support/input-helpers.ts'
+import { timeline } from './support/room-helpers.ts'
 import {
   AGENT_REQUEST_TIMEOUT_MS,
   NOTES_SERVER,
@@ -40,8 +42,33 @@ const ASKER_SERVER = {
   id: 'asker',
   name: 'Asker',
   transport: { type: 'stdio', command: process.execPath, args: [NOTES_SERVER], env: {} },
-  allowed_tools: ['ask_title'],
+  allowed_tools: ['ask_title', 'ask_form'],
 }
+
+/** Forms no room can draw, and the reason the server is given for each:
+ *  the first three the SDK's own parser refuses, the last it lets by. */
+const UNDRAWABLE_FORMS = [
+  {
+    what: 'a nested object',
+    properties: { address: { type: 'object', properties: { street: { type: 'string' } } } },
+    reason: 'field "address" is a nested object',
+  },
+  {
+    what: 'a list of objects',
+    properties: { people: { type: 'array', items: { type: 'object' } } },
+    reason: 'field "people" is a list of objects',
+  },
+  {
+    what: 'a type no field has',
+    properties: { when: { type: 'datetime' } },
+    reason: 'field "when" has type "datetime"',
+  },
+  {
+    what: 'two choices alike',
+    properties: { size: { type: 'string', enum: ['s', 's'] } },
+    reason: 'field "size" cannot be drawn: choices must be distinct',
+  },
+]
 
 describe('the MCP gateway: annotations, elicitation, progress and mcp.json reloads', () => {
   let harness: RuntimeHarness
@@ -105,6 +132,35 @@ describe('the MCP gateway: annotations, elicitation, progress and mcp.json reloa
     expect((await respond(harness, form.id, { action: 'decline' })).status).toBe(200)
     expect((await call).content).toEqual([{ type: 'text', text: 'decline: null' }])
   })
+
+  it.each(UNDRAWABLE_FORMS)(
+    'answers a form with $what with invalid params and its reason, showing no one anything',
+    async ({ properties, reason }) => {
+      const call = agent.callTool(
+        { name: 'asker__ask_form', arguments: { requestedSchema: { type: 'object', properties } } },
+        undefined,
+        callOptions,
+      )
+      const view = await pending()
+      expect(await decide(harness, view, 'allow-once')).toBe(200)
+      const result = await call
+      // The server hears the reason, as the JSON-RPC error of its request.
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: expect.stringContaining(
+            `error: MCP error -32602: Assent cannot show this form to the person: ${reason}`,
+          ) as string,
+        },
+      ])
+      const room = await gatewayRoom(harness)
+      const forms = (await inputRequests(harness, room.id)).filter(
+        (request) => request.turnId === view.approval.turnId,
+      )
+      expect(forms).toEqual([])
+      expect(stderr()).toContain(reason)
+    },
+  )
 
   it('refuses a form for a gateway call the person has not allowed', async () => {
     const call = agent
@@ -248,7 +304,14 @@ describe('the MCP gateway keeps an agent with a short request timeout waiting', 
     const error = await call
     expect(error).toBeInstanceOf(McpError)
     expect((error as McpError).code).toBe(ErrorCode.RequestTimeout)
-    const view = await nextPendingApproval(harness)
-    expect(await decide(harness, view, 'deny')).toBe(200)
+    // The SDK cancels the request it gave up on, and the gateway withdraws
+    // its question: the person is not left deciding on it.
+    const room = await gatewayRoom(harness)
+    const record = await eventually(async () => {
+      const { toolCalls } = await timeline(harness, room.id)
+      const call = toolCalls.find((each) => each.arguments['name'] === 'impatient.txt')
+      return call?.status === 'expired' ? call : undefined
+    }, 'the question to be withdrawn')
+    expect(record.result?.message).toEqual(CLIENT_CANCELLED)
   })
 })

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
 import {
-  GatewayCallStateSchema,
+  GatewayOpenedCallSchema,
   type GatewayCallRequest,
   type GatewayCallState,
 } from '../src/contracts/mcp-gateway.ts'
@@ -217,7 +217,7 @@ describe('a grant for a tool called through the MCP gateway', () => {
       body: JSON.stringify(request),
     })
     expect(response.status).toBe(201)
-    return GatewayCallStateSchema.parse(JSON.parse(response.body))
+    return GatewayOpenedCallSchema.parse(JSON.parse(response.body))
   }
 
   beforeAll(async () => {

@@ -3,6 +3,7 @@ import {
   RequestedSchemaSchema,
   formContentProblem,
   isSensitiveSchema,
+  requestedSchemaProblem,
   type RequestedSchema,
 } from './form-schema.ts'
 
@@ -36,6 +37,30 @@ describe('the elicitation schema subset', () => {
     expect(isSensitiveSchema(RequestedSchemaSchema.parse(password))).toBe(true)
     expect(isSensitiveSchema(RequestedSchemaSchema.parse(secret))).toBe(true)
     expect(isSensitiveSchema(undefined)).toBe(false)
+  })
+})
+
+describe('why a schema cannot be drawn', () => {
+  const form = (properties: Record<string, unknown>) => ({ type: 'object', properties })
+
+  it.each([
+    [{ a: { type: 'object', properties: {} } }, 'field "a" is a nested object'],
+    [{ a: { type: 'array', items: { type: 'object' } } }, 'field "a" is a list of objects'],
+    [{ a: { type: 'array', items: { type: 'string' } } }, 'field "a" is a list of free values'],
+    [{ a: { type: 'date' } }, 'field "a" has type "date"'],
+    [{ a: { $ref: '#/x' } }, 'field "a" has type null'],
+    [{ a: { type: 'string', enum: ['s', 's'] } }, 'field "a" cannot be drawn: choices must be'],
+    [{ a: { type: 'string', pattern: '^x' } }, 'field "a" cannot be drawn: Unrecognized key'],
+  ])('names the field and what it is: %j', (properties, reason) => {
+    expect(requestedSchemaProblem(form(properties))).toContain(reason)
+  })
+
+  it('names what is wrong beside the fields, and nothing for a form it draws', () => {
+    expect(requestedSchemaProblem({ type: 'array' })).toContain('requestedSchema.type')
+    expect(requestedSchemaProblem({ ...form({ a: { type: 'string' } }), required: ['b'] })).toBe(
+      'requestedSchema: required names a field that does not exist',
+    )
+    expect(requestedSchemaProblem(schema)).toBeUndefined()
   })
 })
 

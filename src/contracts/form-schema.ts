@@ -161,3 +161,57 @@ const fieldTypesAgree: Same<z.infer<typeof FormFieldSchema>, FormField> = true
 const schemaTypesAgree: Same<z.infer<typeof RequestedSchemaSchema>, RequestedSchema> = true
 void fieldTypesAgree
 void schemaTypesAgree
+
+/**
+ * Why a `requestedSchema` is outside what a form draws, in words a
+ * server's author can act on (a nested object, a list of objects, a type
+ * no field has, two choices alike); undefined when it can be drawn. The
+ * first problem only, named by its field.
+ */
+export function requestedSchemaProblem(schema: unknown): string | undefined {
+  const parsed = RequestedSchemaSchema.safeParse(schema)
+  if (parsed.success) return undefined
+  const issue = parsed.error.issues[0]
+  const path = issue?.path ?? []
+  const properties = (schema as { properties?: unknown } | null)?.properties
+  if (path[0] === 'properties' && path.length >= 2 && typeof properties === 'object') {
+    const name = String(path[1])
+    const problem = fieldProblem((properties as Record<string, unknown>)[name])
+    if (problem !== undefined) return `field ${JSON.stringify(name)} ${problem}`
+  }
+  return `requestedSchema${path.map((part) => `.${String(part)}`).join('')}: ${issue?.message}`
+}
+
+/** What makes one field undrawable. A field is read by the one kind its
+ *  `type` names, so the reason is that kind's, not "matches no kind". */
+function fieldProblem(field: unknown): string | undefined {
+  if (typeof field !== 'object' || field === null) return 'is not a field'
+  const { type, items, enum: choices, oneOf } = field as Record<string, unknown>
+  if (type === 'object') return 'is a nested object; a form holds no objects'
+  if (type === 'array') {
+    const item = (items ?? {}) as Record<string, unknown>
+    if (item.type === 'object') return 'is a list of objects; a list holds fixed choices only'
+    if (item.enum === undefined && item.anyOf === undefined) {
+      return 'is a list of free values; a list holds fixed choices only'
+    }
+  }
+  const kind =
+    type === 'string'
+      ? choices !== undefined || oneOf !== undefined
+        ? EnumFieldSchema
+        : StringFieldSchema
+      : type === 'number' || type === 'integer'
+        ? NumberFieldSchema
+        : type === 'boolean'
+          ? BooleanFieldSchema
+          : type === 'array'
+            ? MultiChoiceFieldSchema
+            : undefined
+  if (kind === undefined) {
+    return `has type ${JSON.stringify(type ?? null)}; a field is text, a number, yes or no, or a choice`
+  }
+  const issue = kind.safeParse(field).error?.issues[0]
+  if (issue === undefined) return undefined
+  const within = issue.path.length > 0 ? ` (${issue.path.join('.')})` : ''
+  return `cannot be drawn${within}: ${issue.message}`
+}

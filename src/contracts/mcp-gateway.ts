@@ -51,6 +51,22 @@ export const GatewayCallStateSchema = z.strictObject({
 })
 export type GatewayCallState = z.infer<typeof GatewayCallStateSchema>
 
+/** What `POST /v1/gateway/calls` answers: the call's state, and a key that
+ *  withdraws it. Every gateway shares one credential, so the key is what
+ *  makes a call the opener's own: it travels only in this answer, and the
+ *  runtime keeps only its digest. */
+export const GatewayOpenedCallSchema = GatewayCallStateSchema.extend({
+  cancelKey: z.string().min(32).max(128),
+})
+export type GatewayOpenedCall = z.infer<typeof GatewayOpenedCallSchema>
+
+/** `POST /v1/gateway/calls/:callId/cancel`: the gateway's client cancelled
+ *  the call (or went away) while the person was being asked. */
+export const GatewayCallCancelSchema = z.strictObject({
+  cancelKey: z.string().min(32).max(128),
+})
+export type GatewayCallCancel = z.infer<typeof GatewayCallCancelSchema>
+
 /** `POST /v1/gateway/calls/:callId/result`: what the allowed call returned,
  *  for the timeline. It can only settle a call that was allowed. */
 export const GatewayCallResultSchema = z.strictObject({

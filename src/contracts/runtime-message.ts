@@ -162,6 +162,8 @@ export const RUNTIME_MESSAGES_EN = {
     definitionChanged: 'The server changed {{tool}} after it was approved; it did not run.',
     previewChanged: 'What {{tool}} would do changed after it was approved; it did not run.',
     failed: 'The MCP call failed: {{detail}}',
+    cancelledByClient:
+      'The MCP client cancelled this call while it waited for a decision; it did not run.',
   },
   personOnly: {
     credentials: '{{path}} holds credentials: a person decides every change to it.',

@@ -98,6 +98,7 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
           method: 'resources/read',
           args: { uri },
           workspace: options.workspace,
+          signal: extra.signal,
           run: async () =>
             (await connection.downstream()).readResource(
               { uri },

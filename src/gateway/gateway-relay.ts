@@ -2,7 +2,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   CreateMessageRequestSchema,
-  ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
@@ -24,6 +23,7 @@ import type {
   McpElicitationHandler,
   McpServer,
 } from '../runtime/mcp/mcp-connection.ts'
+import { installElicitation } from '../runtime/mcp/mcp-elicitation.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
@@ -69,9 +69,7 @@ export class GatewayRelay implements McpClientRelay {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
       this.sample(server, request.params, extra),
     )
-    client.setRequestHandler(ElicitRequestSchema, (request) =>
-      this.options.elicit(server.id, request.params),
-    )
+    installElicitation(client, (params) => this.options.elicit(server.id, params))
     client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
       this.requireClient('roots', 'roots/list')
       return upstream.listRoots(undefined, {
@@ -139,6 +137,7 @@ export class GatewayRelay implements McpClientRelay {
         method: 'sampling/createMessage',
         args: params as Record<string, unknown>,
         workspace: this.options.workspace,
+        signal: extra.signal,
         run: () =>
           this.options.upstream.createMessage(params, {
             signal: extra.signal,

@@ -188,6 +188,9 @@ export class AssentGateway {
     return change
   }
 
+  /** Closing the agent's side aborts every call still in flight; the
+   *  gateway then waits until their questions to the person are withdrawn
+   *  and every outcome is recorded. */
   async close(): Promise<void> {
     await this.server.close()
     await this.pool.close()
@@ -234,8 +237,8 @@ export class AssentGateway {
       }
       const call: GatewayCall = { ticket: undefined }
       const consent: McpConsentPort = {
-        ask: async (request) => {
-          call.ticket = await this.options.consent.ask(request)
+        ask: async (request, signal) => {
+          call.ticket = await this.options.consent.ask(request, signal)
           return call.ticket
         },
       }

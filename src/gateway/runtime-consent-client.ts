@@ -2,6 +2,7 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import {
   GatewayCallStateSchema,
   GatewayElicitationStateSchema,
+  GatewayOpenedCallSchema,
   type GatewayCallRequest,
   type GatewayCallState,
 } from '../contracts/mcp-gateway.ts'
@@ -14,11 +15,16 @@ import type {
   McpConsentTicket,
 } from '../runtime/mcp/gated-mcp-call.ts'
 
+/** How long a withdrawal may take: a gateway that is closing waits for its
+ *  withdrawals, but not on a runtime that stopped answering. */
+const WITHDRAW_TIMEOUT_MS = 5_000
+
 /**
  * The gateway's way to ask the person: the running runtime's gateway routes,
  * found through the connection file in the data dir. It opens a call, then
- * long-polls its outcome. The credential it reads can do nothing else: the
- * runtime refuses it on every route that decides.
+ * long-polls its outcome, and withdraws it with the call's own key when the
+ * agent's client cancels the call or goes away. The credential it reads can
+ * do nothing else: the runtime refuses it on every route that decides.
  *
  * What an allowed call returned is reported after the agent has its result,
  * in order, so the agent never waits for the timeline's entry; the runtime
@@ -32,6 +38,7 @@ export class RuntimeConsentClient implements McpConsentPort {
   private readonly log: (line: string) => void
   private readonly loopback = new LoopbackClient()
   private reports: Promise<void> = Promise.resolve()
+  private readonly withdrawals = new Set<Promise<unknown>>()
 
   constructor(options: { dataDir: string; workspace: string; log: (line: string) => void }) {
     this.dataDir = options.dataDir
@@ -39,13 +46,42 @@ export class RuntimeConsentClient implements McpConsentPort {
     this.log = options.log
   }
 
-  async ask(request: McpConsentRequest): Promise<McpConsentTicket> {
+  async ask(request: McpConsentRequest, signal?: AbortSignal): Promise<McpConsentTicket> {
+    // Cancelled before anyone was asked (during the preview): nobody is.
+    signal?.throwIfAborted()
     const body: GatewayCallRequest = { workspace: this.workspace, ...request }
-    let state = await this.call('POST', '/v1/gateway/calls', body)
-    while (state.status === 'pending') {
-      state = await this.call('GET', `/v1/gateway/calls/${state.callId}`)
+    const opened = GatewayOpenedCallSchema.parse(await this.send('POST', '/v1/gateway/calls', body))
+    const { cancelKey, ...first } = opened
+    const callId = first.callId
+    const path = `/v1/gateway/calls/${callId}`
+    // Started from the abort itself, not after the wait it interrupts: a
+    // gateway closing because its client left aborts every call at once,
+    // and must see each withdrawal under way before it exits.
+    let withdrawal: Promise<GatewayCallState> | undefined
+    const onAbort = () => {
+      withdrawal ??= this.withdraw(callId, cancelKey)
     }
-    const callId = state.callId
+    const next = async (): Promise<GatewayCallState> => {
+      if (withdrawal === undefined) {
+        try {
+          return await this.call('GET', path, undefined, signal)
+        } catch (error) {
+          if (withdrawal === undefined) throw error
+        }
+      }
+      // The answer says how the call ended, unless a decision was being
+      // committed as the withdrawal came: then the next read has it.
+      const after = await withdrawal
+      return after.status === 'pending' ? this.call('GET', path) : after
+    }
+    let state: GatewayCallState = first
+    try {
+      if (signal?.aborted === true) onAbort()
+      else signal?.addEventListener('abort', onAbort, { once: true })
+      while (state.status === 'pending') state = await next()
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
     return {
       status: state.status,
       reason: state.reason,
@@ -67,9 +103,11 @@ export class RuntimeConsentClient implements McpConsentPort {
     }
   }
 
-  /** Resolves once every report made so far has reached the runtime (or
-   *  failed, and said so). */
+  /** Resolves once every withdrawal started so far has been answered and
+   *  every report made so far has reached the runtime (or failed, and said
+   *  so). */
   async drain(): Promise<void> {
+    await Promise.allSettled([...this.withdrawals])
     await this.reports
     this.loopback.close()
   }
@@ -85,18 +123,43 @@ export class RuntimeConsentClient implements McpConsentPort {
     return state.outcome
   }
 
-  private async call(method: string, path: string, body?: unknown): Promise<GatewayCallState> {
-    return GatewayCallStateSchema.parse(await this.send(method, path, body))
+  /** Withdraws the call's approval in the runtime; kept until answered, so
+   *  `drain` can wait for it. */
+  private withdraw(callId: string, cancelKey: string): Promise<GatewayCallState> {
+    const sent = this.call(
+      'POST',
+      `/v1/gateway/calls/${callId}/cancel`,
+      { cancelKey },
+      AbortSignal.timeout(WITHDRAW_TIMEOUT_MS),
+    )
+    this.withdrawals.add(sent)
+    void sent.catch(() => undefined).finally(() => this.withdrawals.delete(sent))
+    return sent
+  }
+
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<GatewayCallState> {
+    return GatewayCallStateSchema.parse(await this.send(method, path, body, signal))
   }
 
   /** Re-reads the connection file each time, so a restarted runtime (new
    *  port, new credential) is found without restarting the gateway. */
-  private async send(method: string, path: string, body?: unknown): Promise<unknown> {
+  private async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const connection = readGatewayConnectionFile(this.dataDir)
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const answer = await this.loopback.request(connection.port, {
       method,
       path,
+      ...(signal === undefined ? {} : { signal }),
       headers: {
         authorization: `Bearer ${connection.gatewayCredential}`,
         ...(payload === undefined

@@ -5,6 +5,8 @@ export interface LoopbackRequest {
   path: string
   headers: Record<string, string>
   body?: string
+  /** Gives up on the request (it rejects with the signal's reason). */
+  signal?: AbortSignal
 }
 
 export interface LoopbackAnswer {
@@ -65,6 +67,7 @@ function attempt(
         path: request.path,
         headers: request.headers,
         agent,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
       },
       (response) => {
         answerStarted = true

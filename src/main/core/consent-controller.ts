@@ -210,6 +210,17 @@ export class ConsentController {
     }
   }
 
+  /** An approval that expired early (withdrawn: whoever asked stopped
+   *  waiting) closes its open window as its timer would have; nothing is
+   *  minted for it. A window already applying a decision is left to it. */
+  approvalExpired(approvalId: string): void {
+    for (const prompt of [...this.prompts.values()]) {
+      if (prompt.kind === 'approval' && prompt.approvalId === approvalId && !prompt.used) {
+        this.end(prompt, { status: 'expired' })
+      }
+    }
+  }
+
   get openPromptCount(): number {
     return this.prompts.size
   }

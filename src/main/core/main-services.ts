@@ -107,6 +107,7 @@ export class MainServices {
       }
       const allowed = filterEventForRenderer({ type: event.type, data: event.data })
       if (!allowed) return
+      this.closeExpiredReview(allowed)
       options.notifier.send(allowed)
       this.notices?.onEvent(allowed)
     })
@@ -116,6 +117,15 @@ export class MainServices {
           language: () => this.preferences.lang,
         })
       : undefined
+  }
+
+  /** An approval the runtime expired before its time (withdrawn) must not
+   *  stay open in a protected window, asking a question nobody waits for. */
+  private closeExpiredReview(event: { type: string; data: Record<string, unknown> }): void {
+    if (event.type !== 'approval.resolved') return
+    const approval = event.data.approval as { id?: unknown; status?: unknown } | undefined
+    if (approval?.status !== 'expired' || typeof approval.id !== 'string') return
+    this.controller.approvalExpired(approval.id)
   }
 
   /** The language and theme the protected window opens in: the workbench's

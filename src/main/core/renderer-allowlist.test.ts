@@ -46,6 +46,7 @@ describe('renderer allowlist: the classification', () => {
         'POST /v1/input-requests/:requestId/protected-response',
         'POST /v1/gateway/calls',
         'GET /v1/gateway/calls/:callId',
+        'POST /v1/gateway/calls/:callId/cancel',
         'POST /v1/gateway/calls/:callId/result',
         'POST /v1/gateway/calls/:callId/elicitations',
         'GET /v1/gateway/elicitations/:requestId',

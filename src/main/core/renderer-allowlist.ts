@@ -199,6 +199,12 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'POST',
+    pattern: '/v1/gateway/calls/:callId/cancel',
+    access: 'main-only',
+    reason: "the MCP gateway's route: withdraws the approval of a call its client cancelled",
+  },
+  {
+    method: 'POST',
     pattern: '/v1/gateway/calls/:callId/result',
     access: 'main-only',
     reason: "the MCP gateway's route: records what an allowed call returned",

@@ -164,21 +164,35 @@ export class ApprovalGate {
 
   /** Expires one pending approval now, whatever its TTL: whoever asked for
    *  it no longer waits, and a token minted for it must decide nothing. A
-   *  decision already being committed is left to finish. */
-  withdraw(approvalId: string, reason: string): ApprovalRecord | undefined {
+   *  decision already being committed is left to finish. `reasonMessage`
+   *  words the reason for the person, where they are shown it. */
+  withdraw(
+    approvalId: string,
+    reason: string,
+    reasonMessage?: RuntimeMessage,
+  ): ApprovalRecord | undefined {
     const approval = this.options.approvals.get(approvalId)
     if (!approval || this.reservations.has(approvalId)) return undefined
     return this.expireOne(
       { ...approval, expiresAt: Math.min(approval.expiresAt, this.options.now()) },
       reason,
+      reasonMessage,
     )
   }
 
-  private expireOne(approval: ApprovalRecord, reason: string): ApprovalRecord | undefined {
+  private expireOne(
+    approval: ApprovalRecord,
+    reason: string,
+    reasonMessage?: RuntimeMessage,
+  ): ApprovalRecord | undefined {
     const { approvals, now } = this.options
     const transition = expireApproval(approval, now())
     if (!transition.ok) return undefined
-    const expired = { ...transition.approval, reason }
+    const expired = {
+      ...transition.approval,
+      reason,
+      ...(reasonMessage === undefined ? {} : { reasonMessage }),
+    }
     approvals.expire(expired, reason, expired.decidedAt ?? now())
     this.settle(expired)
     return expired

@@ -79,7 +79,7 @@ export interface PendingApproval {
   /** Expires the approval now, if it is still pending: whoever asked no
    *  longer waits for it (an external agent withdrew its request), so a
    *  token minted for it must decide nothing. */
-  withdraw(reason: string): void
+  withdraw(reason: string, reasonMessage?: RuntimeMessage): void
 }
 
 export interface ApprovalRequesterOptions {
@@ -179,8 +179,8 @@ export class ApprovalRequester {
     return {
       approval,
       outcome: delegated.then(() => gate.waitForOutcome(approval.id)),
-      withdraw: (reason) => {
-        gate.withdraw(approval.id, reason)
+      withdraw: (reason, reasonMessage) => {
+        gate.withdraw(approval.id, reason, reasonMessage)
       },
     }
   }

@@ -70,14 +70,19 @@ export interface McpConsentTicket {
 
 /** Port to whoever asks the person: the runtime's gate in the runtime, the
  *  runtime's gateway routes in the gateway. Implementations must resolve
- *  only with a decision that was really taken (or a timeout), never guess. */
+ *  only with a decision that was really taken (or a timeout), never guess.
+ *  `signal` aborts when the caller cancels the request (or goes away):
+ *  an asker that can withdraw the question does, at once, so the person
+ *  is not left deciding on a call nobody waits for. */
 export interface McpConsentPort {
-  ask(request: McpConsentRequest): Promise<McpConsentTicket>
+  ask(request: McpConsentRequest, signal?: AbortSignal): Promise<McpConsentTicket>
   /** Called right before the tool itself is called, allowed or ungated, so
    *  the caller can durably mark the call as running first. */
   beforeRun?(): Promise<void> | void
-  /** Resolves once what the tickets reported has reached the asker; called
-   *  before the process that holds the port exits. */
+  /** Resolves once every withdrawal started so far has been answered and
+   *  what the tickets reported has reached the asker; called before the
+   *  process that holds the port exits, so it leaves no question open and
+   *  no outcome unrecorded behind it. */
   drain?(): Promise<void>
 }
 
@@ -131,7 +136,8 @@ export async function runGatedMcpCall(
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
   const preview = hasPreview ? await previewText(connection, toolName, args) : null
-  const ticket = await consent.ask(consentRequest(server, tool, tools, args, preview))
+  const ticket = await consent.ask(consentRequest(server, tool, tools, args, preview), run.signal)
+  await refuseIfCancelled(ticket, run.signal, `${server.id}__${toolName}`)
   if (ticket.status === 'denied') {
     const why = ticket.reason ? `: ${ticket.reason}` : ''
     throw new McpRefusal('denied', `The person denied ${server.id}__${toolName}${why}`)
@@ -177,6 +183,23 @@ export async function runGatedMcpCall(
   }
   await ticket.report({ ok: result.isError !== true, output: resultText(result) })
   return result
+}
+
+/**
+ * The caller cancelled while the person was asked: nothing runs, even when
+ * an allow crossed the cancellation on its way (the call is then recorded
+ * as not run). The caller hears nothing of it (MCP answers no cancelled
+ * request); the refusal only ends the call here.
+ */
+export async function refuseIfCancelled(
+  ticket: McpConsentTicket,
+  signal: AbortSignal | undefined,
+  name: string,
+): Promise<void> {
+  if (signal?.aborted !== true) return
+  const message = `the client cancelled ${name} while the person was asked; it did not run`
+  if (ticket.status === 'allowed') await ticket.report({ ok: false, output: message })
+  throw new McpRefusal('not_allowed', message, 'cancelled')
 }
 
 function consentRequest(

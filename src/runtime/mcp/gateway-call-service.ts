@@ -1,17 +1,19 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { realpath } from 'node:fs/promises'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   GatewayCallRequest,
   GatewayCallResult,
   GatewayCallState,
+  GatewayOpenedCall,
 } from '../../contracts/mcp-gateway.ts'
 import type { Room, ToolCallRecord, Turn } from '../../contracts/room.ts'
+import { englishText, message } from '../../contracts/runtime-message.ts'
 import { proposedCall } from '../domain/proposed-call.ts'
 import { Refusal } from '../domain/refusal.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
-import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import type { ApprovalRequester, PendingApproval } from '../gate/approval-requester.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import { GATEWAY_AGENT_ID } from '../domain/agent-preset.ts'
@@ -35,6 +37,21 @@ export interface GatewayCallServiceOptions {
   events: EventBus
   now: () => number
   newId?: () => string
+  /** The key that withdraws one call; 32 random bytes unless a test
+   *  fixes it. */
+  newCancelKey?: () => string
+}
+
+/** Why a gateway call's approval closed without a decision: the agent's
+ *  client cancelled the call, or went away, while the person was asked. */
+export const CLIENT_CANCELLED = message('mcp.cancelledByClient')
+
+/** A call that waits for the person, and the digest of the key its opener
+ *  holds to withdraw it. Kept in memory only: a runtime that restarts
+ *  expires every pending approval anyway. */
+interface WaitingCall {
+  pending: PendingApproval
+  cancelKeyDigest: Buffer
 }
 
 /**
@@ -49,13 +66,16 @@ export class GatewayCallService {
   private readonly newId: () => string
   /** Two first calls at once must find one room, not make two. */
   private readonly roomCreation = new KeyedMutex()
+  private readonly newCancelKey: () => string
+  private readonly waiting = new Map<string, WaitingCall>()
 
   constructor(options: GatewayCallServiceOptions) {
     this.options = options
     this.newId = options.newId ?? randomUUID
+    this.newCancelKey = options.newCancelKey ?? (() => randomBytes(32).toString('base64url'))
   }
 
-  async open(request: GatewayCallRequest): Promise<GatewayCallState> {
+  async open(request: GatewayCallRequest): Promise<GatewayOpenedCall> {
     const { conversations, events, now } = this.options
     const room = await this.gatewayRoom(request.workspace)
     // The gateway's folder replaced since its room was made: the call is
@@ -85,6 +105,7 @@ export class GatewayCallService {
       at,
     })
     conversations.openCall(turn, call)
+    const cancelKey = this.newCancelKey()
 
     const grant = grantThatMayAnswer(mcpTouch(request, room.workspace), () =>
       this.options.grants.findMcpGrant(room.id, request),
@@ -92,7 +113,7 @@ export class GatewayCallService {
     if (grant) {
       conversations.startAllowedByGrant(call, grant.id, at)
       events.emit('timeline.updated', { roomId: room.id })
-      return this.state(call.id, grant.id)
+      return { ...this.state(call.id, grant.id), cancelKey }
     }
 
     // Only the person decides a gateway call: no review description.
@@ -101,7 +122,31 @@ export class GatewayCallService {
       call,
       action: { ...mcpApprovalFields(request), workingDirectory: room.workspace },
     })
-    void pending.outcome.then((outcome) => this.settleDecision(call.id, outcome))
+    this.waiting.set(call.id, { pending, cancelKeyDigest: keyDigest(cancelKey) })
+    void pending.outcome.then((outcome) => {
+      this.waiting.delete(call.id)
+      this.settleDecision(call.id, outcome)
+    })
+    return { ...this.state(call.id, null), cancelKey }
+  }
+
+  /**
+   * The agent's client cancelled the call, or went away, while the person
+   * was asked: its approval is withdrawn (it expires now, so a decision or
+   * a token minted for it decides nothing, and the protected window
+   * closes). Only with the key the call was opened with: every gateway
+   * holds the same credential, and none may withdraw another's call. A
+   * call no longer waiting is left as it is.
+   */
+  cancel(callId: string, cancelKey: string): GatewayCallState {
+    const call = this.requireCall(callId)
+    const waiting = this.waiting.get(call.id)
+    if (waiting === undefined) return this.state(call.id, null)
+    // A wrong key reads as an unknown call, so it tells a guesser nothing.
+    if (!timingSafeEqual(keyDigest(cancelKey), waiting.cancelKeyDigest)) {
+      throw new Refusal('unknown_call', 'unknown gateway call')
+    }
+    waiting.pending.withdraw(englishText(CLIENT_CANCELLED), CLIENT_CANCELLED)
     return this.state(call.id, null)
   }
 
@@ -152,15 +197,25 @@ export class GatewayCallService {
       conversations.setTurnStatus(approval.turnId, 'running')
     } else {
       const expired = approval.status === 'expired'
+      // A withdrawn approval says why it closed; one that ran out of time
+      // or was denied says so.
+      const withdrawn = expired ? approval.reasonMessage : undefined
       conversations.updateToolCall(callId, {
         status: expired ? 'expired' : 'denied',
-        result: {
-          ok: false,
-          output: expired
-            ? 'Nobody confirmed this MCP call in time; it did not run.'
-            : 'Denied; the MCP call did not run.',
-          code: expired ? 'approval_expired' : 'approval_denied',
-        },
+        result: withdrawn
+          ? {
+              ok: false,
+              output: englishText(withdrawn),
+              code: 'approval_withdrawn',
+              message: withdrawn,
+            }
+          : {
+              ok: false,
+              output: expired
+                ? 'Nobody confirmed this MCP call in time; it did not run.'
+                : 'Denied; the MCP call did not run.',
+              code: expired ? 'approval_expired' : 'approval_denied',
+            },
         at,
       })
       conversations.setTurnStatus(approval.turnId, 'done')
@@ -227,4 +282,9 @@ export class GatewayCallService {
       })
     })
   }
+}
+
+function keyDigest(key: string): Buffer {
+  // Hashed, so the comparison is constant-time whatever the key's length.
+  return createHash('sha256').update(key, 'utf8').digest()
 }

@@ -1,6 +1,6 @@
 import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
-import type { McpConsentPort, McpConsentRequest } from './gated-mcp-call.ts'
+import { refuseIfCancelled, type McpConsentPort, type McpConsentRequest } from './gated-mcp-call.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import {
@@ -24,6 +24,9 @@ export interface GovernedAction<T> {
   run: () => Promise<T>
   /** What the room's timeline records of an allowed action's result. */
   outcome: (result: T) => string
+  /** Aborts when whoever sent the request cancels it: the person's
+   *  question is withdrawn, and nothing runs. */
+  signal?: AbortSignal
 }
 
 /**
@@ -46,7 +49,8 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
   )
   if (!server.requires_approval && personOnlyReason(touch) === null) return action.run()
   const name = namespacedToolName(server.id, method)
-  const ticket = await action.consent.ask(governedRequest(server, method, args))
+  const ticket = await action.consent.ask(governedRequest(server, method, args), action.signal)
+  await refuseIfCancelled(ticket, action.signal, name)
   if (ticket.status === 'denied') {
     const why = ticket.reason ? `: ${ticket.reason}` : ''
     throw new McpRefusal('denied', `The person denied ${name}${why}`)

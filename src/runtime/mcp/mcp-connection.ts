@@ -4,23 +4,21 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type {
   CallToolResult,
   ClientCapabilities,
-  ElicitRequest,
   ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../../contracts/mcp-config.ts'
+import { installElicitation } from './mcp-elicitation.ts'
 import type { McpToolDefinition } from './mcp-tool-definition.ts'
 
 /**
  * Where MCP elicitation (a server asking the person for input through a
- * form) plugs in: the runtime supplies McpElicitationRouter's. Without a
- * handler (the gateway's connections) the client does not declare the
- * capability, so a conforming server never asks, and one that asks anyway
- * gets the SDK's "method not found".
+ * form) plugs in: McpElicitationRouter's, in the runtime and in the
+ * gateway. It gets the request's params as they arrived, unparsed
+ * (`installElicitation`). Without a handler or a relay the client does not
+ * declare the capability, so a conforming server never asks, and one that
+ * asks anyway gets "method not found".
  */
-export type McpElicitationHandler = (
-  serverId: string,
-  request: ElicitRequest['params'],
-) => Promise<ElicitResult>
+export type McpElicitationHandler = (serverId: string, params: unknown) => Promise<ElicitResult>
 
 /** A configured server, plus what only Assent itself may add: tools of its
  *  built-in server that run without consent. mcp.json cannot set this. */
@@ -60,19 +58,13 @@ export interface McpConnectionOptions {
 let clientSdk: Promise<ClientSdk> | undefined
 type ClientSdk = Awaited<ReturnType<typeof importClientSdk>>
 async function importClientSdk() {
-  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }, types] =
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] =
     await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
       import('@modelcontextprotocol/sdk/client/stdio.js'),
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-      import('@modelcontextprotocol/sdk/types.js'),
     ])
-  return {
-    Client,
-    StdioClientTransport,
-    StreamableHTTPClientTransport,
-    ElicitRequestSchema: types.ElicitRequestSchema,
-  }
+  return { Client, StdioClientTransport, StreamableHTTPClientTransport }
 }
 
 /**
@@ -105,9 +97,7 @@ export class McpConnection {
     this.options.relay?.install(client, this.server)
     const onElicitation = this.options.onElicitation
     if (onElicitation) {
-      client.setRequestHandler(sdk.ElicitRequestSchema, (request) =>
-        onElicitation(this.server.id, request.params),
-      )
+      installElicitation(client, (params) => onElicitation(this.server.id, params))
     }
     client.onclose = () => {
       this.client = undefined

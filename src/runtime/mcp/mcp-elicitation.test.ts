@@ -53,7 +53,7 @@ describe('McpElicitationRouter', () => {
     expect(asked).toEqual([])
   })
 
-  it('cancels a form the workbench cannot draw, and reports it', async () => {
+  it('cancels when the asker cannot reach the person, and reports it', async () => {
     const { elicitation, errors } = router()
     const result = await elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () =>
       elicitation.handle('notes', { ...REQUEST, message: 'bad' }),
@@ -61,4 +61,50 @@ describe('McpElicitationRouter', () => {
     expect(result).toEqual({ action: 'cancel' })
     expect(errors).toHaveLength(1)
   })
+
+  it('passes on a schema whose top level only describes the form, without those words', async () => {
+    const asked: unknown[] = []
+    const elicitation = new McpElicitationRouter(
+      async (_call, form) => {
+        asked.push(form.requestedSchema)
+        return { action: 'decline' }
+      },
+      () => undefined,
+    )
+    const described = {
+      ...REQUEST.requestedSchema,
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      title: 'Note',
+      additionalProperties: false,
+    }
+    const result = await elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () =>
+      elicitation.handle('notes', { ...REQUEST, requestedSchema: described }),
+    )
+    expect(result).toEqual({ action: 'decline' })
+    expect(asked).toEqual([REQUEST.requestedSchema])
+  })
+
+  it.each([
+    [
+      { ...REQUEST, requestedSchema: { type: 'object', properties: { a: { type: 'object' } } } },
+      'field "a" is a nested object',
+    ],
+    [{ ...REQUEST, mode: 'url', url: 'https://example.com' }, 'only form elicitation is offered'],
+    [{ requestedSchema: REQUEST.requestedSchema }, 'message: Invalid input'],
+  ])(
+    'refuses what no form can show with invalid params and its reason, asking nobody: %j',
+    async (params, reason) => {
+      const { elicitation, asked, errors } = router()
+      const refused = await elicitation
+        .during('notes', { roomId: 'r1', turnId: 't1' }, () => elicitation.handle('notes', params))
+        .then(
+          () => undefined,
+          (error: unknown) => error as { code: number; message: string },
+        )
+      expect(refused?.code).toBe(-32602)
+      expect(refused?.message).toContain(`Assent cannot show this form to the person: ${reason}`)
+      expect(asked).toEqual([])
+      expect(errors).toEqual([refused])
+    },
+  )
 })

@@ -1,5 +1,83 @@
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { requestedSchemaProblem } from '../../contracts/form-schema.ts'
+import { FormRequestSchema } from '../../contracts/input-request.ts'
 import type { McpElicitationHandler } from './mcp-connection.ts'
+
+/** JSON-RPC's codes for what the elicitation door answers with an error.
+ *  The SDK sends any thrown error's numeric `code` as the error's code. */
+const INVALID_PARAMS = -32602
+const METHOD_NOT_FOUND = -32601
+
+/** A JSON-RPC error as the SDK answers a request with it, made without
+ *  loading the SDK (the runtime loads it with its first connection). */
+class JsonRpcError extends Error {
+  readonly code: number
+
+  constructor(code: number, message: string) {
+    super(message)
+    this.code = code
+  }
+}
+
+/** The methods a connection answers through `installElicitation` rather
+ *  than a handler of its own. */
+export const RAW_REQUEST_METHODS = ['elicitation/create'] as const
+
+/**
+ * Answers a server's `elicitation/create` on `client` with `answer`, the
+ * request's params read as they arrived. The SDK's own handler parses it with the
+ * SDK's schema first, and answers one outside it (a nested object, a list
+ * of objects, a type no field has) with an internal error whose message is
+ * the parser's dump, before Assent sees it; read here, every schema a form
+ * cannot draw is refused the same way, with its reason in words
+ * (`elicitationForm`). Any other request no handler serves is "method not
+ * found", as the SDK would answer it.
+ */
+export function installElicitation(
+  client: Client,
+  answer: (params: unknown) => Promise<ElicitResult>,
+): void {
+  client.fallbackRequestHandler = async (request) => {
+    if (request.method !== 'elicitation/create') {
+      throw new JsonRpcError(METHOD_NOT_FOUND, 'Method not found')
+    }
+    return answer(request.params)
+  }
+}
+
+/**
+ * The form an elicitation asks for, or a JSON-RPC "invalid params" error
+ * saying why no form can show it: a mode other than a form (URL
+ * elicitation is not offered), no message (or one too long), or a `requestedSchema` outside
+ * the subset the room's forms and the protected window draw
+ * (form-schema.ts). The server hears the reason; nobody is asked.
+ */
+export function elicitationForm(params: unknown): ElicitationForm {
+  const { mode, message, requestedSchema } = (params ?? {}) as Record<string, unknown>
+  const refuse = (why: string) =>
+    new JsonRpcError(INVALID_PARAMS, `Assent cannot show this form to the person: ${why}`)
+  if (mode !== undefined && mode !== 'form') {
+    throw refuse(`only form elicitation is offered, not ${JSON.stringify(mode)}`)
+  }
+  const text = FormRequestSchema.shape.message.safeParse(message)
+  if (!text.success) throw refuse(`message: ${text.error.issues[0]?.message}`)
+  if (requestedSchema === undefined) return { message: text.data }
+  const schema = withoutAnnotations(requestedSchema)
+  const problem = requestedSchemaProblem(schema)
+  if (problem !== undefined) throw refuse(problem)
+  return { message: text.data, requestedSchema: schema }
+}
+
+/** Top-level keys that describe the whole form and change nothing a form
+ *  draws or sends: schema generators add them, and the SDK's parsing used
+ *  to drop them. Anything else stays, to be drawn or refused. */
+const FORM_ANNOTATIONS = new Set(['$schema', 'title', 'description', 'additionalProperties'])
+
+function withoutAnnotations(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => !FORM_ANNOTATIONS.has(key)))
+}
 
 /** What an elicitation carries to the person: its message and the schema
  *  of the form it asks them to fill. */
@@ -50,22 +128,28 @@ export class McpElicitationRouter<Call = RoomCall> {
     }
   }
 
+  /** A server's elicitation, as it arrived. A form no one can draw is
+   *  refused with its reason (and reported), whoever would have been
+   *  asked. */
   readonly handle: McpElicitationHandler = async (
     serverId: string,
-    request: ElicitRequest['params'],
+    params: unknown,
   ): Promise<ElicitResult> => {
+    let form: ElicitationForm
+    try {
+      form = elicitationForm(params)
+    } catch (error) {
+      this.onError(error)
+      throw error
+    }
     const calls = this.active.get(serverId) ?? []
     const call = calls.length === 1 ? calls[0] : undefined
     if (call === undefined) return { action: 'cancel' }
     try {
-      return await this.ask(call, {
-        message: request.message,
-        ...('requestedSchema' in request ? { requestedSchema: request.requestedSchema } : {}),
-      })
+      return await this.ask(call, form)
     } catch (error) {
-      // A schema outside the subset the workbench can draw, or an asker
-      // that cannot reach the person: nobody is asked, and the server
-      // hears that the request was not answered.
+      // An asker that cannot reach the person: nobody is asked, and the
+      // server hears that the request was not answered.
       this.onError(error)
       return { action: 'cancel' }
     }

@@ -35,6 +35,7 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'POST', pattern: '/v1/input-requests/:requestId/protected-response' },
   { method: 'POST', pattern: '/v1/gateway/calls' },
   { method: 'GET', pattern: '/v1/gateway/calls/:callId' },
+  { method: 'POST', pattern: '/v1/gateway/calls/:callId/cancel' },
   { method: 'POST', pattern: '/v1/gateway/calls/:callId/result' },
   { method: 'POST', pattern: '/v1/gateway/calls/:callId/elicitations' },
   { method: 'GET', pattern: '/v1/gateway/elicitations/:requestId' },

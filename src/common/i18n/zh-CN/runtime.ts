@@ -104,6 +104,7 @@ export const zhCNRuntime: Catalog['runtime'] = {
     definitionChanged: '服务器在批准之后更改了 {{tool}}，它没有运行。',
     previewChanged: '{{tool}} 将要执行的内容在批准之后发生了变化，它没有运行。',
     failed: 'MCP 调用出错：{{detail}}',
+    cancelledByClient: 'MCP 客户端在等待决定时取消了这次调用，它没有运行。',
   },
   personOnly: {
     credentials: '{{path}} 保存凭据：对它的每次修改都由人来决定。',

@@ -50,6 +50,18 @@ const DECIDED = [
     note: 'Nobody confirmed it in time; it did not run.',
   },
   {
+    name: 'withdrawn because the MCP client cancelled the call',
+    state: card({
+      status: 'expired',
+      decidedBy: 'timeout',
+      reason: 'the client cancelled',
+      reasonMessage: { code: 'mcp.cancelledByClient' },
+    }),
+    outcome: 'expired',
+    label: 'Expired',
+    note: 'The MCP client cancelled this call while it waited for a decision; it did not run.',
+  },
+  {
     name: 'allowed by the automatic reviewer',
     state: card({
       status: 'allowed',

@@ -256,7 +256,9 @@ function OutcomeNote({ card, outcome }: { card: CardState; outcome: DecidedOutco
         : 'workbench.card.autoDenied'
     note = t(key, { reason })
   } else if (outcome === 'expired') {
-    note = t('workbench.card.expiredNote')
+    // Withdrawn (whoever asked stopped waiting) rather than run out of
+    // time: the approval says why.
+    note = card.approval.reasonMessage ? reason : t('workbench.card.expiredNote')
   } else if (outcome === 'stale') {
     note = t(card.gone ? 'workbench.card.goneNote' : 'workbench.card.staleNote')
   }

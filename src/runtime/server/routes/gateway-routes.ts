@@ -1,5 +1,6 @@
 import { FormRequestSchema } from '../../../contracts/input-request.ts'
 import {
+  GatewayCallCancelSchema,
   GatewayCallRequestSchema,
   GatewayCallResultSchema,
 } from '../../../contracts/mcp-gateway.ts'
@@ -14,9 +15,10 @@ export const GATEWAY_LONG_POLL_MS = 20_000
 
 /**
  * The MCP gateway's routes, the only ones its credential may call: open a
- * call (which asks the person), read its outcome, report what an allowed
- * call returned, and pass on a server's request for input during an
- * allowed call. None of them decides anything.
+ * call (which asks the person), read its outcome, withdraw it when the
+ * agent's client cancels it (with the key only its opener holds), report
+ * what an allowed call returned, and pass on a server's request for input
+ * during an allowed call. None of them allows anything.
  */
 export function gatewayRoutes(deps: {
   calls: GatewayCallService
@@ -43,6 +45,15 @@ export function gatewayRoutes(deps: {
           200,
           await deps.calls.outcome(routeParam(params, 'callId'), GATEWAY_LONG_POLL_MS),
         )
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/gateway/calls/:callId/cancel',
+      gatewayMayCall: true,
+      handle: async ({ req, res, params }) => {
+        const body = await readJsonBody(req, GatewayCallCancelSchema)
+        sendJson(res, 200, deps.calls.cancel(params.callId ?? '', body.cancelKey))
       },
     },
     {
