@@ -81,6 +81,9 @@ async function standInRuntime(
   return { client, seen, logged }
 }
 
+const CANCEL_KEY = 'k'.repeat(43)
+
+/** What the runtime answers a read of the call. */
 const state = (overrides: Partial<GatewayCallState>): GatewayCallState => ({
   callId: 'call_1',
   roomId: 'room_1',
@@ -91,9 +94,15 @@ const state = (overrides: Partial<GatewayCallState>): GatewayCallState => ({
   ...overrides,
 })
 
+/** What the runtime answers the call's opening: the state and its key. */
+const opened = (overrides: Partial<GatewayCallState>) => ({
+  ...state(overrides),
+  cancelKey: CANCEL_KEY,
+})
+
 describe('RuntimeConsentClient', () => {
   it('marks a ticket a grant answered, and only that one', async () => {
-    const answers = [state({ grantId: 'grant_1', approvalId: null }), state({})]
+    const answers = [opened({ grantId: 'grant_1', approvalId: null }), opened({})]
     const { client, seen } = await standInRuntime(() =>
       Promise.resolve([201, answers.shift()] as [number, unknown]),
     )
@@ -115,7 +124,7 @@ describe('RuntimeConsentClient', () => {
 
   it('long-polls a pending call until it is decided', async () => {
     const answers: Array<[number, unknown]> = [
-      [201, state({ status: 'pending' })],
+      [201, opened({ status: 'pending' })],
       [200, state({ status: 'pending' })],
       [200, state({ status: 'denied', reason: 'not now' })],
     ]
@@ -136,7 +145,7 @@ describe('RuntimeConsentClient', () => {
     let arrived: () => void = () => undefined
     const firstArrived = new Promise<void>((resolve) => (arrived = resolve))
     const { client, seen } = await standInRuntime(async (req) => {
-      if (req.url === '/v1/gateway/calls') return [201, state({ grantId: 'grant_1' })]
+      if (req.url === '/v1/gateway/calls') return [201, opened({ grantId: 'grant_1' })]
       // The runtime is slow to record the first result.
       if (seen.filter((each) => each.url?.endsWith('/result')).length === 1) {
         arrived()
@@ -165,7 +174,7 @@ describe('RuntimeConsentClient', () => {
     const { client, logged } = await standInRuntime((req) =>
       Promise.resolve(
         (req.url === '/v1/gateway/calls'
-          ? [201, state({})]
+          ? [201, opened({})]
           : [409, { error: 'the call is not running' }]) as [number, unknown],
       ),
     )

@@ -97,8 +97,9 @@ export interface McpConsentPort {
  *   tool annotations never get a call past consent;
  * - otherwise the person is asked, with the tool's current definition and,
  *   if the server offers an allowed `<tool>.preview`, the preview's result;
- * - after an allow, the definition and the preview are fetched again and
- *   must be what the person saw, or the call is refused.
+ * - after a person's allow, the definition and the preview are fetched
+ *   again and must be what the person saw, or the call is refused (a grant
+ *   answers at once, against the definition it was sent).
  * `run` goes with the call itself (never the preview): the caller's
  * progress handler and cancellation signal.
  */
