@@ -88,7 +88,7 @@ describe("the Electron host's secret store", () => {
     expect(warnings).toEqual([])
   })
 
-  it('needs no keytar at all: a Node build of it (npm start) does not stop a fresh data dir', async () => {
+  it('needs no keytar at all: a Node build of it (npm start) does not stop a fresh data folder', async () => {
     const { integrityKey } = await loadAppDataDirSecrets(dir, selection())
     expect(integrityKey).toHaveLength(32)
   })
@@ -167,7 +167,7 @@ describe('moving a key the keychain already holds', () => {
     expect(again.integrityKey.equals(KEY)).toBe(true)
   })
 
-  it('refuses to make a new key for a data dir with a database when the keychain cannot be asked', async () => {
+  it('refuses to make a new key for a data folder with a database when the keychain cannot be asked', async () => {
     writeFileSync(join(dir, DATABASE_FILE_NAME), '')
     await expect(loadAppDataDirSecrets(dir, selection())).rejects.toThrow(
       /holds a database.*install-app-deps/,
@@ -180,7 +180,7 @@ describe('moving a key the keychain already holds', () => {
   })
 })
 
-describe('a data dir the app sealed, met where Node runs (CDP host, CLI)', () => {
+describe('a data folder the app sealed, met where Node runs (CDP host, CLI)', () => {
   it('is never given a second key, and the CLI says only the app can open it', async () => {
     await loadAppDataDirSecrets(dir, selection())
     const empty = keychain()

@@ -353,7 +353,7 @@ describe('configuring an approver webhook', () => {
       audit.find((event) => event.type === 'approver_webhook_set' && event.subjectId === roomId)
         ?.payload,
     ).toMatchObject({ url: 'https://approver.example/hook' })
-    // Every file of the data dir: a committed row can sit in the WAL (or any
+    // Every file of the data folder: a committed row can sit in the WAL (or any
     // other file) long before it reaches the database file.
     const files = filesUnder(harness.dataDir)
     expect(files).toContain(join(harness.dataDir, `${DATABASE_FILE_NAME}-wal`))

@@ -18,7 +18,7 @@ import { createRoom } from './support/room-helpers.ts'
 import { startHarness } from './support/runtime-harness.ts'
 import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 
-// The key lives in the data dir's key file here (ASSENT_SECRET_STORE=file), so
+// The key lives in the data folder's key file here (ASSENT_SECRET_STORE=file), so
 // these run on any machine; tests/keychain.test.ts runs the CLI against the
 // OS keychain.
 const FILE_STORE = { ...process.env, ASSENT_SECRET_STORE: 'file' }
@@ -49,7 +49,7 @@ afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true })
 })
 
-/** A copy of the intact data dir (database and key file), edited by `edit`. */
+/** A copy of the intact data folder (database and key file), edited by `edit`. */
 function tampered(edit: (db: DatabaseSync) => void): string {
   copies += 1
   const copy = join(root, `copy-${copies}`)
@@ -182,7 +182,7 @@ describe('assent audit verify flags', { timeout: CLI_TEST_MS }, () => {
   const run = (args: string[], env: NodeJS.ProcessEnv = FILE_STORE) =>
     runNode(ASSENT_CLI, args, env)
 
-  it('takes the data dir from ASSENT_DATA_DIR when no flag names it', async () => {
+  it('takes the data folder from ASSENT_DATA_DIR when no flag names it', async () => {
     const result = await run(['audit', 'verify'], { ...FILE_STORE, ASSENT_DATA_DIR: intact })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('audit log intact')
@@ -222,7 +222,7 @@ describe('assent audit verify flags', { timeout: CLI_TEST_MS }, () => {
     expect(result.stdout).toContain('usage: assent audit verify [--data-dir D]')
   })
 
-  it('says it could not check, with exit 2, when there is no data dir or no key', async () => {
+  it('says it could not check, with exit 2, when there is no data folder or no key', async () => {
     const noDir = await run(['audit', 'verify', '--data-dir', join(root, 'nowhere')])
     expect(noDir.code).toBe(2)
     expect(noDir.stderr).toContain('is not a directory')

@@ -9,7 +9,7 @@ import { TEST_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import { startVirtualDisplay, xvfbMissing, type VirtualDisplay } from './support/xvfb.ts'
 
 // `npm run dev:cdp` on a desktop, on a virtual X display: every window is
-// an app window, a prepared consent window waits out of sight, and the
+// an app window, a prepared protected window waits out of sight, and the
 // next one is not prepared while the person decides in the live one.
 
 const chromiumPath = findChromium()
@@ -54,7 +54,7 @@ describe.skipIf(!ready)(
       else process.env.DISPLAY = savedDisplay
     })
 
-    it('opens the workbench and consent windows as app windows, without browser chrome', async () => {
+    it('opens the workbench and protected windows as app windows, without browser chrome', async () => {
       const browser = await chromium.launch({
         executablePath: chromiumPath,
         headless: false,

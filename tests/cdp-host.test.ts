@@ -32,7 +32,7 @@ async function status(approvalId: string): Promise<string> {
 }
 
 describe.runIf(run)('the protected window on the CDP host (real Chromium)', () => {
-  it('refuses a second host on the same data dir and keeps the first one working', async () => {
+  it('refuses a second host on the same data folder and keeps the first one working', async () => {
     await expect(
       CdpHost.start({
         dataDir: join(h.root, 'data'),
@@ -59,7 +59,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     expect(consent.channel.refusals).toEqual([])
   })
 
-  it('has no assentGui and no binding in the consent window main world', async () => {
+  it('has no assentGui and no binding in the protected window main world', async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write probe.txt x')
     const review = h.gui('reviewApproval', approvalId)
@@ -150,7 +150,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     await review
   })
 
-  it('blocks navigation and window.open from the consent window', async () => {
+  it('blocks navigation and window.open from the protected window', async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write nav.txt x')
     const review = h.gui('reviewApproval', approvalId)
@@ -177,7 +177,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     await expect(review).resolves.toEqual({ status: 'cancelled' })
   })
 
-  it('shows the prompt again in a reloaded consent window, which then decides as before', async () => {
+  it('shows the prompt again in a reloaded protected window, which then decides as before', async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write reloaded.txt again')
     const review = h.gui('reviewApproval', approvalId)
@@ -197,7 +197,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     await expect(review).resolves.toMatchObject({ status: 'decided', decision: 'allow-once' })
   })
 
-  it('closes a consent window that left its page, and says so to the card', async () => {
+  it('closes a protected window that left its page, and says so to the card', async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write navigated.txt away')
     const review = h.gui('reviewApproval', approvalId)
@@ -212,7 +212,7 @@ describe.runIf(run)('the protected window on the CDP host (real Chromium)', () =
     expect(await status(approvalId)).toBe('pending')
   })
 
-  it('closes the browser context of a consent window the person closed', async () => {
+  it('closes the browser context of a protected window the person closed', async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write closed.txt by-hand')
     const review = h.gui('reviewApproval', approvalId)

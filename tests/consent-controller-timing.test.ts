@@ -248,7 +248,7 @@ describe('a review the workbench asks for without a press just before', () => {
   })
 })
 
-describe('a consent window whose page was reset', () => {
+describe('a protected window whose page was reset', () => {
   it('shows its prompt again after a reload, timed afresh', async () => {
     const { clock, controller, outcome, window, view } = await openApproval('write reload.txt x')
     clock.at(10_000)

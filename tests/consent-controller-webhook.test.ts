@@ -127,7 +127,7 @@ describe('ConsentController: an approver webhook is set only through the protect
     second.close()
     await expect(closed).resolves.toEqual({ status: 'cancelled' })
     expect(await webhookOf(room.id)).toBeNull()
-    // Only the two review windows opened: no secret was ever shown.
+    // Only the two protected windows opened: no secret was ever shown.
     expect(windows.opened).toHaveLength(2)
   })
 

@@ -201,7 +201,7 @@ describe('a refused consent header leaves nothing behind on its kept-alive conne
   it('counts a genuine token main’s runtime client sends on the connection a padded one was refused on', async () => {
     const room = await createRoom(harness)
     // The client's own keep-alive agent: every socket it hands back for reuse.
-    const agent = (harness.client as unknown as { agent: Agent }).agent
+    const agent = (harness.client as unknown as { loopback: { agent: Agent } }).loopback.agent
     const reused = new Set<Socket>()
     const onFree = (socket: Socket) => reused.add(socket)
     agent.on('free', onFree)

@@ -11,7 +11,7 @@ import { eventually, startHarness, type RuntimeHarness } from './support/runtime
 import { scaledMs } from '../scripts/test-timing.ts'
 
 // SIGKILLs the runtime at random points while people decide and tools run,
-// restarts it on the same data dir, and checks what must survive any crash:
+// restarts it on the same data folder, and checks what must survive any crash:
 // the audit chain verifies; a tool's effect exists only with a durable
 // `approval_resolved` allow for it; no approval is decided twice or both
 // ways; an execution cut off mid-run is `unknown` and blocks a retry until
@@ -201,7 +201,7 @@ async function crashOnce(crash: number, mode: KillMode, stats: Stats): Promise<v
 }
 
 /**
- * Starts the runtime again on the same data dir. On a machine loaded past
+ * Starts the runtime again on the same data folder. On a machine loaded past
  * what the harness's ready ceiling allows (RUNTIME_READY_TIMEOUT_MS) the
  * supervisor kills the slow start; it is tried again, at most twice, and
  * counted. A runtime that cannot start at all after a crash still fails.

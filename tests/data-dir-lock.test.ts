@@ -71,8 +71,8 @@ function exited(child: ChildProcessWithoutNullStreams): Promise<void> {
   })
 }
 
-describe('the data dir lock (one Assent per ASSENT_DATA_DIR)', () => {
-  it('refuses a second process while the first holds the data dir', async () => {
+describe('the data folder lock (one Assent per ASSENT_DATA_DIR)', () => {
+  it('refuses a second process while the first holds the data folder', async () => {
     const dataDir = scratchDir()
     await holder(dataDir)
     expect(await tryInAnotherProcess(dataDir)).toBe('refused')
@@ -98,7 +98,7 @@ describe('the data dir lock (one Assent per ASSENT_DATA_DIR)', () => {
     expect(await tryInAnotherProcess(alias)).toBe('refused')
   })
 
-  it('does not tie two different data dirs together', async () => {
+  it('does not tie two different data folders together', async () => {
     await holder(scratchDir())
     expect(await tryInAnotherProcess(scratchDir())).toBe('held')
   })

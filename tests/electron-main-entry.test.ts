@@ -78,7 +78,7 @@ async function workbenchWindow(): Promise<FakeBrowserWindow> {
   }, 'the workbench window')
 }
 
-/** The prepared consent window, once main has warmed one. */
+/** The prepared protected window, once main has warmed one. */
 async function spareWindow(): Promise<FakeBrowserWindow> {
   return eventually(() => {
     const win = fake.FakeBrowserWindow.created.find(
@@ -88,7 +88,7 @@ async function spareWindow(): Promise<FakeBrowserWindow> {
         !each.isVisible(),
     )
     return win && win.webContents.finishedLoads > 0 ? win : undefined
-  }, 'a prepared consent window')
+  }, 'a prepared protected window')
 }
 
 /** A workbench call from its own page, as its preload makes it. */
@@ -112,7 +112,7 @@ describe('src/main/index.ts, ready to before-quit (electron mocked: no binary he
     const { sandboxBeforeReady } = await startMain()
     expect(sandboxBeforeReady).toBe(true)
     expect(fake.privilegedSchemes.length).toBeGreaterThan(0)
-    // Every consent window's page plays its part: it reports views drawn.
+    // Every protected window's page plays its part: it reports views drawn.
     fake.app.on('web-contents-created', (_event, contents) =>
       setImmediate(() => {
         const owner = (contents as FakeWebContents).owner
@@ -183,7 +183,7 @@ describe('src/main/index.ts, ready to before-quit (electron mocked: no binary he
     await eventually(() => focused.isDestroyed() || undefined, 'the prompt window closed')
     await eventually(() => fake.app.quitting || undefined, 'the app to quit')
     expect(fake.FakeBrowserWindow.created.every((each) => each.isDestroyed())).toBe(true)
-    // The data dir is free again: another instance may take it.
+    // The data folder is free again: another instance may take it.
     const lock = DataDirLock.acquire(dataDir)
     expect(lock).toBeDefined()
     lock?.release()

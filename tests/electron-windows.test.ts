@@ -47,14 +47,14 @@ function protectedFactory(developmentBuild: boolean) {
   })
 }
 
-/** The first consent window and its session, once it has loaded. */
+/** The first protected window and its session, once it has loaded. */
 async function openConsentWindow(developmentBuild = false) {
   const factory = protectedFactory(developmentBuild)
   await factory.open('prompt-1', SIZE)
   factory.close()
   const win = FakeBrowserWindow.created[0]
   const consentSession = sessions[0]
-  if (!win || !consentSession) throw new Error('no consent window was created')
+  if (!win || !consentSession) throw new Error('no protected window was created')
   return { win, consentSession }
 }
 
@@ -111,7 +111,7 @@ function grantsNothing(target: FakeSession) {
   }
 }
 
-describe('the protected consent window on Electron (electron mocked: no binary here)', () => {
+describe('the protected window on Electron (electron mocked: no binary here)', () => {
   it('gives live windows distinct in-memory sessions with random, non-persist names', async () => {
     const factory = protectedFactory(false)
     await factory.open('prompt-1', SIZE)
@@ -217,7 +217,7 @@ describe('the protected consent window on Electron (electron mocked: no binary h
 })
 
 describe('what the protected window tells main on Electron (electron mocked: no binary here)', () => {
-  /** A consent window handed to a prompt, its BrowserWindow, and the
+  /** A protected window handed to a prompt, its BrowserWindow, and the
    *  decisions it passed on to main's controller. */
   async function prompted() {
     const decisions: string[] = []
@@ -231,7 +231,7 @@ describe('what the protected window tells main on Electron (electron mocked: no 
     const window = await factory.open('prompt-1', SIZE)
     factory.close()
     const win = FakeBrowserWindow.created[0]
-    if (!win) throw new Error('no consent window was created')
+    if (!win) throw new Error('no protected window was created')
     drawViews(win)
     const decide = (answer: string) =>
       win.webContents.ipc.emit(IPC.consentDecide, mainFrameEvent(win), {
@@ -420,7 +420,7 @@ describe('where a protected window opens (electron mocked: no binary here)', () 
   })
 })
 
-describe('spare consent windows on Electron (electron mocked: no binary here)', () => {
+describe('spare protected windows on Electron (electron mocked: no binary here)', () => {
   it('closes a spare whose renderer crashed before any prompt, and never hands it out', async () => {
     const factory = protectedFactory(false)
     factory.warm(SIZE)

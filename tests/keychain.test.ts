@@ -93,7 +93,7 @@ afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true })
 })
 
-/** The keychain entries Assent holds for one data dir. */
+/** The keychain entries Assent holds for one data folder. */
 async function entriesFor(dataDir: string) {
   const account = realpathSync(dataDir)
   const keytar = await loadKeytar()
@@ -119,7 +119,7 @@ describe.skipIf(!secretServiceAvailable)(
       expect(existsSync(join(dataDir, 'integrity.key'))).toBe(false)
     })
 
-    it('gives each data dir its own key, and two spellings of one dir the same key', async () => {
+    it('gives each data folder its own key, and two spellings of one dir the same key', async () => {
       const one = join(root, 'one')
       const other = join(root, 'other')
       const keyOne = await loadIntegrityKey(one, { env: {}, ...quiet })
@@ -161,11 +161,11 @@ describe.skipIf(!secretServiceAvailable)(
 )
 
 describe.skipIf(!secretServiceAvailable)(
-  'a key file planted in a data dir whose key is in a real Secret Service',
+  'a key file planted in a data folder whose key is in a real Secret Service',
   { timeout: CHILD_PROCESS_TEST_MS * 2 },
   () => {
-    /** Whoever can write the data dir, not the keychain: they seal a database
-     *  of their own under a key of their own (a data dir started with the
+    /** Whoever can write the data folder, not the keychain: they seal a database
+     *  of their own under a key of their own (a data folder started with the
      *  file store), and put it, its key file and its anchor file in place of
      *  the victim's. */
     async function plantedDataDir(name: string) {
@@ -225,7 +225,7 @@ describe.skipIf(!secretServiceAvailable)(
       expect(result.stderr).toContain(`than ${keyFile}: this check used the key file`)
     })
 
-    it('says it could not check, naming the fix, where only the data dir holds a key', async () => {
+    it('says it could not check, naming the fix, where only the data folder holds a key', async () => {
       const dataDir = join(root, 'file-only')
       await loadIntegrityKey(dataDir, { env: { ASSENT_SECRET_STORE: 'file' }, ...quiet })
       const result = await auditVerify(dataDir, keychainEnv())
@@ -302,7 +302,7 @@ describe(
       expect(result.code).toBe(1)
       expect(result.stderr).toContain('Assent did not start: No OS keychain is reachable')
       expect(result.stderr).toContain('set ASSENT_SECRET_STORE=file')
-      expect(result.stderr).toContain('anyone who can read the data dir can forge')
+      expect(result.stderr).toContain('anyone who can read the data folder can forge')
       expect(result.stdout).not.toContain('listening')
       expect(existsSync(join(dataDir, DATABASE_FILE_NAME))).toBe(false)
       expect(existsSync(join(dataDir, 'integrity.key'))).toBe(false)
@@ -330,13 +330,13 @@ describe(
       }
       expect(await exited).toBe(0)
       expect(stderr).toContain('warning: ASSENT_SECRET_STORE=file')
-      expect(stderr).toContain('Anyone who can read the data dir can forge the MACs')
+      expect(stderr).toContain('Anyone who can read the data folder can forge the MACs')
       expect(statSync(join(dataDir, 'integrity.key')).mode & 0o777).toBe(0o600)
-      expect(stdout).toContain(`Assent runtime stopped (data dir: ${dataDir}).`)
+      expect(stdout).toContain(`Assent runtime stopped (data folder: ${dataDir}).`)
 
-      // The data dir it left has its key file, and `assent audit verify`
+      // The data folder it left has its key file, and `assent audit verify`
       // still takes the keychain unless told otherwise (here it cannot reach
-      // one): a key file found in a data dir is no evidence of whose it is.
+      // one): a key file found in a data folder is no evidence of whose it is.
       const unnamed = await auditVerify(dataDir, deadBusEnv(dataDir))
       expect(unnamed.code).toBe(2)
       expect(unnamed.stderr).toContain('No OS keychain is reachable')

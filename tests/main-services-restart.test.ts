@@ -14,7 +14,7 @@ afterEach(async () => {
 })
 
 describe('MainServices when the runtime crashes', () => {
-  it('closes open consent windows, tells the workbench down then up, and mints nothing for the old instance', async () => {
+  it('closes open protected windows, tells the workbench down then up, and mints nothing for the old instance', async () => {
     const { main, windows, notices, workspace, runtime, first } = await startServices(cleanups)
     const decided: string[] = []
     const decideApproval = main.client.decideApproval.bind(main.client)

@@ -43,7 +43,7 @@ const JSON_CLIENTS: Record<string, (config: Record<string, unknown>) => unknown>
 
 /** An entry starts this checkout's gateway with a Node given by absolute
  *  path, and only flags the gateway accepts, each with an absolute value:
- *  the config, the data dir and the workspace. */
+ *  the config, the data folder and the workspace. */
 function expectGatewayEntry(entry: Entry) {
   expect(isAbsolute(entry.command)).toBe(true)
   expect(entry.args[0]).toBe(`${CHECKOUT}/src/gateway/main.ts`)

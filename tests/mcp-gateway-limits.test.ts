@@ -84,7 +84,7 @@ describe('assent-gateway refuses a configuration it cannot trust', () => {
 describe('a pending MCP approval nobody decides', () => {
   let harness: RuntimeHarness
   beforeAll(async () => {
-    // A short consent window for the test; the product's is 120 s.
+    // A short protected window for the test; the product's is 120 s.
     harness = await startHarness({ approvalTtlMs: 1_500 })
   })
   afterAll(async () => harness?.close())

@@ -25,7 +25,7 @@ async function runsOf(fixture: NotesFixture): Promise<string[]> {
   return existsSync(log) ? (await readFile(log, 'utf8')).split('\n').filter(Boolean) : []
 }
 
-describe('MCP tools behind the consent window, through assent-gateway', () => {
+describe('MCP tools behind the protected window, through assent-gateway', () => {
   let harness: RuntimeHarness
   let fixture: NotesFixture
   let agent: Client

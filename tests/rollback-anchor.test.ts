@@ -82,7 +82,7 @@ function copyDatabase(harness: RuntimeHarness): string {
   return copy
 }
 
-/** Replaces the data dir's database with a copy, the runtime stopped. */
+/** Replaces the data folder's database with a copy, the runtime stopped. */
 function putBack(harness: RuntimeHarness, copy: string): void {
   for (const name of DATABASE_FILES) {
     rmSync(join(harness.dataDir, name), { force: true })
@@ -261,7 +261,7 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
     ).toEqual(['older_than_anchor'])
   })
 
-  it('calls a database from another data dir rolled back and tampered: the key does not match', async () => {
+  it('calls a database from another data folder rolled back and tampered: the key does not match', async () => {
     const harness = await start()
     const other = await start()
     const room = await createRoom(other)
@@ -401,7 +401,7 @@ describe('the anchor as the runtime keeps it', { timeout: CASE_MS }, () => {
     expect(await anchorOf(harness)).toBeGreaterThan(Number(saved))
   })
 
-  it('initialises on a data dir from before the anchor existed, keeping every room as it was', async () => {
+  it('initialises on a data folder from before the anchor existed, keeping every room as it was', async () => {
     const harness = await start()
     const room = await createRoom(harness)
     await setMode(harness, room.id, 'full-access')

@@ -87,7 +87,7 @@ describe.runIf(chromiumAvailable())('the CDP host sends the policies it names', 
     for (const script of await Promise.all(scripts)) expect(script).toBe(csp)
   })
 
-  it("answers a consent window's page with the Electron host's consent header", async () => {
+  it("answers a protected window's page with the Electron host's consent header", async () => {
     const roomId = await h.createRoom()
     const approvalId = await h.pendingApproval(roomId, 'write csp.txt x')
     const review = h.gui('reviewApproval', approvalId)

@@ -6,7 +6,7 @@ import { requireOrSkip } from './support/require-or-skip.ts'
 
 // The smoke's click on a button that ends a protected window, in real
 // Chromium: the window answers on the click and closes, as main closes a
-// consent window once it has the decision. The release's round trip may
+// protected window once it has the decision. The release's round trip may
 // then find the page gone; only that is forgiven.
 
 const ready = requireOrSkip(
@@ -20,7 +20,7 @@ const PAGE = `<!doctype html><button id="decide" style="margin:40px">Deny</butto
 <script>
   // The click's handler holds the page after it answers, so the page is
   // closed while the release that made the click is still being dispatched:
-  // the race a consent window's close makes, made certain.
+  // the race a protected window's close makes, made certain.
   document.getElementById('decide').addEventListener('click', () => {
     window.decided()
     const until = Date.now() + 3000
@@ -45,7 +45,7 @@ describe.runIf(ready)('clickToDecide (real Chromium)', () => {
     await page.exposeFunction('decided', () => {
       clicks += 1
       // Not awaited: the page goes away while the click's input is still
-      // being answered, as a consent window does.
+      // being answered, as a protected window does.
       void page.close().catch(() => undefined)
     })
     await page.setContent(PAGE)

@@ -177,7 +177,7 @@ describe('window settings in the source, as static audits read them', () => {
     })
   })
 
-  it('gives each consent window a session named at random, never persist:', () => {
+  it('gives each protected window a session named at random, never persist:', () => {
     const source = parse(PROTECTED)
     const calls = findAll(
       source,

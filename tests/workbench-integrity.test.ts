@@ -47,7 +47,7 @@ describe.runIf(run)('a room edited on disk, as the workbench shows it (real Chro
     await page.waitForSelector('[data-testid="mode-picker"][data-mode="ask-for-approval"]')
     expect(await page.locator('[data-testid="integrity-room-banner"]').count()).toBe(0)
 
-    // Someone with write access to the data dir, but not the key, widens the
+    // Someone with write access to the data folder, but not the key, widens the
     // room to full access. The runtime's next read of the row reports it.
     editDatabase(join(h.root, 'data'), (db) => {
       const changed = db

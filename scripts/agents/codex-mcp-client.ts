@@ -55,11 +55,11 @@ export function writeFilesystemGatewayConfig(configDir: string, folder: string):
 
 /**
  * The `[mcp_servers.assent]` table a person adds to Codex's config.toml:
- * the gateway on stdio, with its config, the data dir of the running Assent
+ * the gateway on stdio, with its config, the data folder of the running Assent
  * and the workspace. Codex's own approval of MCP calls is off for it
  * (`default_tools_approval_mode = "approve"`): the gateway asks the person
  * in Assent's protected window, so Codex asking again would only ask twice.
- * A call may wait for the person up to the consent window (120 s), so the
+ * A call may wait for the person up to an approval's lifetime (120 s), so the
  * tool timeout is longer than that.
  */
 export function codexGatewayToml(options: {

@@ -1,5 +1,5 @@
 // The CDP host the browser benchmarks share (real Chromium, main's core,
-// the runtime child process), with a throwaway data dir, and how a bench
+// the runtime child process), with a throwaway data folder, and how a bench
 // opens a room in its workbench.
 
 import { randomBytes } from 'node:crypto'
@@ -21,7 +21,7 @@ export interface BenchHost {
   close(): Promise<void>
 }
 
-/** One CDP host for the browser measurements, with a throwaway data dir. */
+/** One CDP host for the browser measurements, with a throwaway data folder. */
 export async function startBenchHost(): Promise<BenchHost> {
   const root = await mkdtemp(join(tmpdir(), 'assent-bench-cdp-'))
   const workspace = join(root, 'workspace')

@@ -14,7 +14,7 @@ const RUNTIME_ENTRY = fileURLToPath(new URL('../../src/runtime/main.ts', import.
 
 export interface BenchRuntime extends RuntimeAccess {
   root: string
-  /** The runtime's data dir (its SQLite file), under `root`. */
+  /** The runtime's data folder (its SQLite file), under `root`. */
   dataDir: string
   workspace: string
   pid: () => number | undefined
@@ -22,7 +22,7 @@ export interface BenchRuntime extends RuntimeAccess {
 }
 
 /** One runtime child process started the way main starts it, with a
- *  throwaway data dir and workspace under `root` (a fresh temp folder unless
+ *  throwaway data folder and workspace under `root` (a fresh temp folder unless
  *  given, and then removed on close) and a random integrity key. */
 export async function startBenchRuntime(options: {
   approvalTtlMs: number

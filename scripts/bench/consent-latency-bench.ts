@@ -168,7 +168,7 @@ function instrumentWindowOpening(host: CdpHost): OpenTiming[] {
 
 /**
  * Records when main forwards approval.requested to the workbench, receives
- * a decision from a consent window, and sends and gets the answer to the
+ * a decision from a protected window, and sends and gets the answer to the
  * decision request. Each wrapper calls through unchanged.
  */
 function instrumentMain(

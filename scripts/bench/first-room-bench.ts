@@ -1,6 +1,6 @@
 // The workbench's start as a person meets it: from the CDP host's start
 // (main's core, the built runtime child, Chromium) to a room drawn in the
-// workbench, on a data dir that already holds that room.
+// workbench, on a data folder that already holds that room.
 
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'

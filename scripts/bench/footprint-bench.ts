@@ -110,7 +110,7 @@ export async function measureFootprint(options: FootprintOptions): Promise<Footp
     await fresh.stop()
     options.log(`footprint: fresh runtime idle at ${mib(idleRss[0]!)} MiB resident`)
 
-    // 2. The same data dir under the inspector: heap after GC idle, with
+    // 2. The same data folder under the inspector: heap after GC idle, with
     //    every approval pending, and once all of them are decided.
     const port = await freeLoopbackPort()
     const inspected = supervisorWith([`--inspect=127.0.0.1:${port}`])

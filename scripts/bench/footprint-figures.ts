@@ -12,7 +12,7 @@ const KIB = 1024
 const AT_OR_BELOW_IDLE_MIB = 0.01
 
 export function footprintFigures(result: FootprintResult): MeasuredFigure[] {
-  const where = result.dataDirOnTmpfs ? 'data dir on tmpfs' : 'data dir on disk'
+  const where = result.dataDirOnTmpfs ? 'data folder on tmpfs' : 'data folder on disk'
   const { idle, pending, stored } = result.heap
   const retainedMib = (stored.bytes - idle.bytes) / MIB
   return [
@@ -74,7 +74,7 @@ export function footprintFigures(result: FootprintResult): MeasuredFigure[] {
       unit: 'ms',
       samples: result.readyMs,
       goal: { comparison: 'at-most', target: 300, text: 'ready ≤ 300 ms p50 with a long history' },
-      note: 'the built runtime forked as main forks it, until its ready message; the data dir as the run above left it',
+      note: 'the built runtime forked as main forks it, until its ready message; the data folder as the run above left it',
     }),
     figure({
       id: 'startup.runtime-ready-cpu-ms',

@@ -1,6 +1,6 @@
 // `node scripts/bench/profile-decisions.ts [--decisions N] [--clients N] [--keep]`:
 // where the runtime's CPU goes per decision. Starts the runtime child under
-// `--cpu-prof` with its data dir on tmpfs (so the disk never waits), creates
+// `--cpu-prof` with its data folder on tmpfs (so the disk never waits), creates
 // N pending approvals, decides them from N concurrent clients, and charges
 // the runtime's samples taken while deciding to the categories of
 // profile-categories.ts. The allowed writes run meanwhile and are counted:
@@ -22,7 +22,7 @@ const { values: flags } = parseArgs({
   options: {
     decisions: { type: 'string', default: '3000' },
     clients: { type: 'string', default: '10' },
-    // Leaves the data dir and the .cpuprofile (open it in Chrome DevTools).
+    // Leaves the data folder and the .cpuprofile (open it in Chrome DevTools).
     keep: { type: 'boolean', default: false },
     // Only the CPU per decision and its threads, without the profiler's
     // own cost (for before/after comparisons).
@@ -83,7 +83,7 @@ try {
 // time for the process (/proc) is the cost; the samples only split it.
 const cpuPerDecisionMs = window.cpuMs / decisions
 console.log(
-  `${decisions} allow-once decisions at ${clients} clients, data dir on tmpfs: ` +
+  `${decisions} allow-once decisions at ${clients} clients, data folder on tmpfs: ` +
     `${Math.round(window.rate)}/s; runtime CPU ${cpuPerDecisionMs.toFixed(3)} ms per decision ` +
     `(user + system, all threads, /proc)`,
 )

@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import type { SmokeReport } from './report-schema.ts'
 
 /**
- * Runs the real `assent audit verify` on the scenario's data dir, as the
- * person who owns a data dir would: a separate Node process, the same key
+ * Runs the real `assent audit verify` on the scenario's data folder, as the
+ * person who owns a data folder would: a separate Node process, the same key
  * store selection (the environment says which), exit code 0 only when every
  * link, MAC and the sealed head verify. Run after the runtime stopped, so
  * the database is no longer being written.

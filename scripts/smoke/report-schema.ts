@@ -58,7 +58,7 @@ export const ReportSchema = z
         detail: z.string(),
       })
       .optional(),
-    /** `assent audit verify --data-dir <the scenario's data dir>`, the real
+    /** `assent audit verify --data-dir <the scenario's data folder>`, the real
      *  CLI, run after the runtime stopped: its exit code and what it said. */
     auditCli: z
       .strictObject({
@@ -69,11 +69,11 @@ export const ReportSchema = z
       })
       .optional(),
     /** Where the run kept its secrets: a throwaway home and the key file in
-     *  the throwaway data dir, never the person's keychain. */
+     *  the throwaway data folder, never the person's keychain. */
     environment: z.strictObject({
       home: z.string(),
       secretStore: z.enum(['file', 'keychain']),
-      /** Whether the integrity key ended up in the data dir's key file. */
+      /** Whether the integrity key ended up in the data folder's key file. */
       keyFileInDataDir: z.boolean().optional(),
     }),
     /** What stopping everything left behind (processes, listening ports). */

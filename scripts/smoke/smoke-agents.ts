@@ -30,7 +30,7 @@ export type SmokeAgents =
 
 /**
  * Before the host starts: the pinned Codex CLI and codex-acp as agents.json
- * entries in the throwaway data dir, talking to a scripted model on
+ * entries in the throwaway data folder, talking to a scripted model on
  * loopback through a throwaway Codex home that trusts the scenario's
  * workspace. The model is for the scenario only; what the agents run
  * because of it really runs, in the workspace.

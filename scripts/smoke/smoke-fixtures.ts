@@ -105,7 +105,7 @@ async function closeAndCheck(driver: SmokeDriver, writer: ReportWriter): Promise
  * The closing checks, after the last case (or the failure, or the
  * interruption): export and verify the audit chain while the runtime runs,
  * stop everything and check nothing is left, run the real `assent audit
- * verify` on the stopped runtime's data dir, then write the final report.
+ * verify` on the stopped runtime's data folder, then write the final report.
  * Throws when a closing check failed, so the run fails even if every case
  * passed.
  */
@@ -204,7 +204,7 @@ export const test = base.extend<
       })
       let driver: SmokeDriver
       const state: Record<string, unknown> = {}
-      // agents.json must be in the data dir before the runtime starts.
+      // agents.json must be in the data folder before the runtime starts.
       const agents = await startSmokeAgents(dirs)
       state[SMOKE_AGENTS_STATE] = agents
       try {

@@ -104,7 +104,7 @@ describe('cleanup checks', () => {
 })
 
 describe('the throwaway environment', () => {
-  it('puts HOME and the XDG folders in the scratch home and the key in the data dir', () => {
+  it('puts HOME and the XDG folders in the scratch home and the key in the data folder', () => {
     const env = throwawayEnvironment('/tmp/run/home')
     expect(env).toMatchObject({ HOME: '/tmp/run/home', ASSENT_SECRET_STORE: 'file' })
     for (const name of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME'])

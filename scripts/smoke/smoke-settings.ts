@@ -9,7 +9,7 @@ import { checkEvidencePath } from './evidence-path.ts'
  * its workers with the runner's environment, and only that.
  */
 export const EVIDENCE_VARIABLE = 'ASSENT_APPROVAL_EVIDENCE'
-/** `--keep`: leave the scratch folder (data dir, home, workspace). */
+/** `--keep`: leave the scratch folder (data folder, home, workspace). */
 export const KEEP_VARIABLE = 'ASSENT_SMOKE_KEEP'
 /** `--force`: write into an evidence folder that is not empty. */
 export const FORCE_VARIABLE = 'ASSENT_SMOKE_FORCE'

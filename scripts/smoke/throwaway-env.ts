@@ -3,7 +3,7 @@ import { join } from 'node:path'
 /**
  * The environment every process of the scenario runs with: HOME and the XDG
  * folders inside the run's scratch folder, and the integrity key in the
- * throwaway data dir's key file (ASSENT_SECRET_STORE=file, which the product
+ * throwaway data folder's key file (ASSENT_SECRET_STORE=file, which the product
  * honours only when asked explicitly). So nothing the scenario does lands in
  * the person's home or keychain, and deleting the scratch folder removes it.
  */

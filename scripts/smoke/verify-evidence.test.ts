@@ -118,7 +118,7 @@ describe('report writing', () => {
   it.each([
     ['`assent audit verify` failed', { cliExit: 1 }],
     ['a process was left running', { leftovers: ['process 42'] }],
-    ['the key was not in the data dir', { keyFile: false }],
+    ['the key was not in the data folder', { keyFile: false }],
   ])('is not ok when %s, even with every case passing', (_what, options) => {
     const folder = scratch()
     expect(writeRun(folder, { ...options, cases: ['two'] }).ok).toBe(false)

@@ -1,6 +1,6 @@
 /**
  * The `assent` command line (src/cli/assent.ts is its entry): tools for the
- * person who owns a data dir. Flags are parsed strictly: anything unknown,
+ * person who owns a data folder. Flags are parsed strictly: anything unknown,
  * repeated or missing a value is refused with a message naming it.
  */
 import { stat } from 'node:fs/promises'
@@ -12,15 +12,15 @@ import { IntegrityMac } from '../runtime/store/integrity-mac.ts'
 
 export const USAGE = `usage: assent audit verify [--data-dir D]
 
-Checks the audit log of an Assent data dir: every hash link, every MAC under
+Checks the audit log of an Assent data folder: every hash link, every MAC under
 the integrity key, and the sealed head (so deleting the newest events shows);
 then the database's rollback counter against the rollback anchor kept
 outside it (so an older copy of the database put back shows), and whether
 the log records such a rollback. The key and the anchor come from the OS
-keychain, or from the data dir's files (integrity.key, rollback.anchor) only
+keychain, or from the data folder's files (integrity.key, rollback.anchor) only
 when ASSENT_SECRET_STORE=file names that store: a key file found in the data
-dir is never used on its own, since whoever can write the data dir can put
-one there. The answer says which key verified. The data dir is
+dir is never used on its own, since whoever can write the data folder can put
+one there. The answer says which key verified. The data folder is
 --data-dir D, else ASSENT_DATA_DIR.
 
 exit status: 0 intact, 1 broken, tampered or rolled back (the message says
@@ -59,7 +59,7 @@ export function parseAssentArgs(argv: readonly string[]): AssentCommand {
     } else if (arg.startsWith('-')) {
       throw new UsageError(`unknown option "${arg}" for assent audit verify`)
     } else {
-      throw new UsageError(`unexpected argument "${arg}": name the data dir with --data-dir D`)
+      throw new UsageError(`unexpected argument "${arg}": name the data folder with --data-dir D`)
     }
     if (value === '') throw new UsageError('--data-dir needs a directory: --data-dir D')
     if (dataDir !== undefined) throw new UsageError('--data-dir given twice')
@@ -99,7 +99,7 @@ export async function runAssentCli(argv: readonly string[], io: CliIo): Promise<
 
 async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<number> {
   if (dataDir === undefined || dataDir === '') {
-    io.err('assent audit verify: name the data dir with --data-dir D (or set ASSENT_DATA_DIR)')
+    io.err('assent audit verify: name the data folder with --data-dir D (or set ASSENT_DATA_DIR)')
     return EXIT_UNCHECKED
   }
   const info = await stat(dataDir).catch(() => undefined)
@@ -149,7 +149,7 @@ async function auditVerify(dataDir: string | undefined, io: CliIo): Promise<numb
  * A database older than its anchor, or a log that records such a rollback,
  * is a failed check: in both, what happened between the copy and the
  * anchor is not in this log. A rollback the app already found stays in the
- * log for good, so this check keeps failing for that data dir: the log is
+ * log for good, so this check keeps failing for that data folder: the log is
  * not the whole record, and saying "intact" would claim it is.
  */
 function rollbackProblem(

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `assent`: the command line for the person who owns a data dir.
+ * `assent`: the command line for the person who owns a data folder.
  *
  *   assent audit verify [--data-dir D]     (npm run audit:verify -- --data-dir D)
  *

@@ -33,7 +33,7 @@ const supervisor = new RuntimeSupervisor({
   onUp: (connection) => {
     const base = `http://127.0.0.1:${connection.port}`
     console.log(`Assent runtime ${connection.instanceId} is listening on ${base}`)
-    console.log(`  data dir: ${dataDir}`)
+    console.log(`  data folder: ${dataDir}`)
     console.log(
       `  try: curl -s -H 'Authorization: Bearer ${connection.bearerToken}' ${base}/v1/health`,
     )
@@ -45,7 +45,7 @@ const supervisor = new RuntimeSupervisor({
 })
 const stop = async () => {
   await supervisor.stop()
-  console.log(`Assent runtime stopped (data dir: ${dataDir}).`)
+  console.log(`Assent runtime stopped (data folder: ${dataDir}).`)
   process.exit(0)
 }
 process.on('SIGINT', () => void stop())

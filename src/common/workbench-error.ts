@@ -24,7 +24,7 @@ export const MAIN_ERROR_CODES = [
   /** The protected window's values do not fit the form's schema. */
   'form_invalid',
   'window_not_shown',
-  /** The review window left the consent page (a navigation), so it closed. */
+  /** The protected window left the consent page (a navigation), so it closed. */
   'window_left_page',
   /** The runtime answered in a shape main cannot read: nothing is assumed. */
   'runtime_unreadable',

@@ -97,7 +97,7 @@ export const GatewayElicitationStateSchema = z.discriminatedUnion('status', [
 ])
 export type GatewayElicitationState = z.infer<typeof GatewayElicitationStateSchema>
 
-/** The file the runtime writes (mode 0600) in its data dir so a gateway on
+/** The file the runtime writes (mode 0600) in its data folder so a gateway on
  *  the same machine and account can find it. */
 export const GatewayConnectionFileSchema = z.strictObject({
   version: z.literal(1),

@@ -13,13 +13,13 @@ export const RuntimeInitSchema = z.strictObject({
   /** 32 random bytes, base64url: made by main at each launch. */
   consentKey: z.string().regex(BASE64URL_32_BYTES),
   /** 32 bytes, base64url: the integrity key main reads from the OS keychain
-   *  (the same for every launch on one data dir), so the runtime itself
+   *  (the same for every launch on one data folder), so the runtime itself
    *  never loads the native keychain module. */
   integrityKey: z.string().regex(BASE64URL_32_BYTES),
   dataDir: z.string().min(1).max(4096),
-  /** The data dir's rollback anchor as main read it from the SecretStore
+  /** The data folder's rollback anchor as main read it from the SecretStore
    *  just before this launch, or null when none was ever stored (a new or
-   *  upgraded data dir). Required, so a main that forgot it cannot start a
+   *  upgraded data folder). Required, so a main that forgot it cannot start a
    *  runtime that would then take any database at its word. */
   rollbackAnchor: RollbackCounterSchema.nullable(),
   approvalTtlMs: z.number().int().min(100).max(86_400_000).optional(),
@@ -28,7 +28,7 @@ export const RuntimeInitSchema = z.strictObject({
    *  build. */
   questionPhaseMs: z.number().int().min(1_000).max(3_600_000).optional(),
   scopedRoots: z.array(z.string().min(1)).max(32).optional(),
-  /** mcp.json, when not the one in the data dir. */
+  /** mcp.json, when not the one in the data folder. */
   mcpConfigPath: z.string().min(1).max(4096).optional(),
 })
 export type RuntimeInit = z.infer<typeof RuntimeInitSchema>

@@ -8,7 +8,7 @@ export const GATEWAY_USAGE = [
   '',
   'Runs an MCP server on stdio that exposes the allowed tools of the servers in',
   '<mcp.json> as server__tool, and asks the person in Assent before each gated call.',
-  '  --data-dir   the running Assent data dir (default: $ASSENT_DATA_DIR or ~/.assent-dev)',
+  '  --data-dir   the running Assent data folder (default: $ASSENT_DATA_DIR or ~/.assent-dev)',
   '  --workspace  the folder this gateway serves (default: the current directory)',
   'Relative paths are taken from the folder it was started in, also through npm run.',
 ].join('\n')

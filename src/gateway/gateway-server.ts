@@ -33,7 +33,7 @@ import { installForwarding, upstreamCapabilities } from './gateway-forwarding.ts
 import { GatewayRelay } from './gateway-relay.ts'
 
 /** Downstream requests may take this long. A downstream call starts only
- *  after consent, so this never races the consent window; it is long so a
+ *  after consent, so this never races an approval's lifetime; it is long so a
  *  slow tool is not cut short either. */
 export const DOWNSTREAM_REQUEST_TIMEOUT_MS = 300_000
 

@@ -21,7 +21,7 @@ const WITHDRAW_TIMEOUT_MS = 5_000
 
 /**
  * The gateway's way to ask the person: the running runtime's gateway routes,
- * found through the connection file in the data dir. It opens a call, then
+ * found through the connection file in the data folder. It opens a call, then
  * long-polls its outcome, and withdraws it with the call's own key when the
  * agent's client cancels the call or goes away. The credential it reads can
  * do nothing else: the runtime refuses it on every route that decides.

@@ -64,7 +64,7 @@ const ANOTHER_INSTANCE = Symbol('another instance')
 const refusal = startupRefusal()
 
 if (refusal === ANOTHER_INSTANCE) {
-  // Another instance with this userData owns the runtime and the data dir;
+  // Another instance with this userData owns the runtime and the data folder;
   // it focuses its own workbench on 'second-instance'.
   app.quit()
 } else if (refusal !== undefined) {
@@ -85,7 +85,7 @@ if (refusal === ANOTHER_INSTANCE) {
 
 /** Why this process must not go on, checked before `ready`: a debugging
  *  switch on a release build, another instance on this userData (Electron's
- *  lock), or another instance on this data dir (ours; the first cannot see
+ *  lock), or another instance on this data folder (ours; the first cannot see
  *  an instance with another userData). */
 function startupRefusal(): string | typeof ANOTHER_INSTANCE | undefined {
   const language = systemLanguage()
@@ -216,7 +216,7 @@ async function start(): Promise<void> {
     }
     workbench = openWorkbenchWindow({ appRoot, developmentBuild, now, onDiagnostic: diagnostic })
     workbench.window.once('closed', () => {
-      // The prepared consent window is hidden: it must not keep the app
+      // The prepared protected window is hidden: it must not keep the app
       // alive once the person closed the workbench. An open prompt closes
       // too (nothing minted): its card is gone, and it must not outlive
       // the window it belongs to.
@@ -235,7 +235,7 @@ async function start(): Promise<void> {
   app.on('before-quit', (event) => {
     if (stopped) return
     // Close every prompt (nothing minted) and stop the runtime cleanly
-    // first; only then may another instance take the data dir.
+    // first; only then may another instance take the data folder.
     event.preventDefault()
     windows.close()
     void services.stop().finally(() => {

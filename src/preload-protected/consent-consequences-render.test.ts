@@ -16,7 +16,7 @@ import {
 } from './test-support/consent-page-harness.ts'
 import { body, notices, text } from './test-support/consent-page-queries.ts'
 
-// The happy-dom window stands in for the consent window; Chromium renders the
+// The happy-dom window stands in for the protected window; Chromium renders the
 // built page for real in tests/consent-page.test.ts.
 useConsentPage()
 

@@ -21,7 +21,7 @@ import {
   useConsentPage,
 } from './test-support/consent-page-harness.ts'
 
-// The happy-dom window stands in for the consent window: its clock is moved
+// The happy-dom window stands in for the protected window: its clock is moved
 // by hand and its clicks are made with each trust rule spoiled in turn;
 // Chromium runs the real thing in tests/cdp-host.test.ts.
 useConsentPage()

@@ -12,7 +12,7 @@ import {
 // A command's containment in the protected window: what the OS lets it do,
 // drawn from the view (built from the canonical action), in the person's
 // language, and in the danger style when nothing contains it. The happy-dom
-// window stands in for the consent window, as in consent-render.test.ts.
+// window stands in for the protected window, as in consent-render.test.ts.
 useConsentPage()
 
 const line = () => byId(CONSENT_PAGE_IDS.containment)

@@ -15,7 +15,7 @@ import {
 
 // A permission request in the protected window: what widens, for how long,
 // and why the agent says it needs it. The happy-dom window stands in for the
-// consent window, as in consent-render.test.ts.
+// protected window, as in consent-render.test.ts.
 useConsentPage()
 
 const text = (id: string) => byId(id).textContent

@@ -4,7 +4,7 @@ import { translate, type MessageKey } from '../common/i18n/index.ts'
 import type { FileChange, FileChangeLine } from '../contracts/file-change.ts'
 import type { SafeTextWriter } from './safe-text-writer.ts'
 
-/** More lines than anyone reads in a consent window; past it the window
+/** More lines than anyone reads in a protected window; past it the window
  *  says how many it left out rather than build an endless page. */
 export const MAX_SHOWN_LINES = 3_000
 

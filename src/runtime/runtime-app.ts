@@ -48,7 +48,7 @@ export interface RuntimeOptions {
    *  permissions and grants on disk. */
   integrityKey: Buffer
   dataDir: string
-  /** The data dir's rollback anchor as main read it before this start (null:
+  /** The data folder's rollback anchor as main read it before this start (null:
    *  none stored yet), and main's side of it, which advances it
    *  (docs/integrity.md#rollback). */
   rollback: { stored: number | null; anchor: RollbackAnchor }
@@ -64,7 +64,7 @@ export interface RuntimeOptions {
   /** What decides the agent's steps; the offline model by default. */
   model?: AgentModel
   /** What every command an agent runs is started through; by default one
-   *  that hides the data dir and config files, with the person's HOME and
+   *  that hides the data folder and config files, with the person's HOME and
    *  the uncontained setting read from this process's environment. */
   commandSandbox?: CommandSandbox
   /** The approve-for-me reviewer; the rule-based one by default. */

@@ -53,7 +53,7 @@ function defaultOnFatal(error: Error): void {
 }
 
 /**
- * Opens the data dir's database and wires its repositories, sealed with
+ * Opens the data folder's database and wires its repositories, sealed with
  * the integrity key; a row whose seal fails is reported as tampered. The
  * rollback check runs before this resolves, so nothing reads a room of a
  * database older than its anchor before its rooms are marked and its grants

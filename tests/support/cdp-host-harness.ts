@@ -32,7 +32,7 @@ export interface HostHarness {
   close(): Promise<void>
 }
 
-/** A CDP host with a throwaway data dir and workspace, workbench open. */
+/** A CDP host with a throwaway data folder and workspace, workbench open. */
 export async function startHostHarness(
   options: Partial<CdpHostOptions> = {},
 ): Promise<HostHarness> {

@@ -165,7 +165,7 @@ export function messagesOf(
 
 /**
  * Rewrites an open approval's stored arguments on disk, as someone with
- * write access to the data dir could: the runtime then shows (and a token
+ * write access to the data folder could: the runtime then shows (and a token
  * is minted for) something other than what the agent asked.
  */
 export function rewriteApprovalArguments(

@@ -93,7 +93,7 @@ export function queryDatabase(dataDir: string, sql: string, ...params: Array<str
 
 /**
  * Stores `policy` for a room the way the runtime itself would, sealed with
- * the data dir's integrity key and recorded (and counted) in the audit log, with the runtime stopped so nothing caches
+ * the data folder's integrity key and recorded (and counted) in the audit log, with the runtime stopped so nothing caches
  * the old row: a row from an older build, say, that only later checks stand
  * between.
  */

@@ -20,7 +20,7 @@ export interface Notice {
   windowsClosed: boolean
 }
 
-/** Started services on a throwaway data dir; `cleanups` gets what stops
+/** Started services on a throwaway data folder; `cleanups` gets what stops
  *  them and removes the folder. */
 export async function startServices(cleanups: Array<() => Promise<void>>) {
   const root = await mkdtemp(join(tmpdir(), 'assent-main-services-'))

@@ -17,7 +17,7 @@ export const NOTES_SERVER = fileURLToPath(
   new URL('../fixtures/mcp-notes-server.ts', import.meta.url),
 )
 
-/** Longer than any consent window in these tests, so the SDK never cuts a
+/** Longer than any protected window in these tests, so the SDK never cuts a
  *  pending consent short on the agent's side. */
 export const AGENT_REQUEST_TIMEOUT_MS = 300_000
 

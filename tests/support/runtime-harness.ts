@@ -26,7 +26,7 @@ export interface RuntimeHarness {
   workspace: string
   /** The integrity key every start of this harness's runtime gets. */
   integrityKey: Buffer
-  /** The data dir's rollback anchor, as main keeps it. */
+  /** The data folder's rollback anchor, as main keeps it. */
   rollbackAnchor: RollbackAnchorKeeper
   supervisor: RuntimeSupervisor
   connection: () => RuntimeConnection

@@ -91,7 +91,7 @@ export async function cardOutcome(page: Page, approvalId: string): Promise<strin
 }
 
 /**
- * The real agents behind the consent window: Codex CLI's app-server and an
+ * The real agents behind the protected window: Codex CLI's app-server and an
  * ACP agent (codex-acp), pinned and installed by `npm run agents:install`,
  * each a room's agent. Only their model is scripted; the command really
  * runs and the file is really written, once a person allowed it in the

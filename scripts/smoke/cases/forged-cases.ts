@@ -223,7 +223,7 @@ export const forgedCases: CaseDefinition[] = [
       )
       const openedAfter = await context.driver.consentWindowsOpened()
       context.check(
-        'no consent window opened for any of it',
+        'no protected window opened for any of it',
         openedAfter === openedBefore,
         `${openedBefore} before, ${openedAfter} after`,
       )

@@ -24,7 +24,7 @@ type Rooms = { body: { rooms: Array<{ id: string; agentId: string }> } }
 /**
  * The pinned Codex CLI as an MCP client no one here wrote: its config.toml
  * names `assent-gateway` (`[mcp_servers.assent]`) in front of the pinned
- * filesystem server, on the run's data dir. Codex's model is scripted to
+ * filesystem server, on the run's data folder. Codex's model is scripted to
  * write a file through the gateway; the call opens an approval in the
  * gateway room, the person allows it in the protected window, and Codex
  * gets the server's result.

@@ -201,7 +201,7 @@ export const manualCases: CaseDefinition[] = [
   {
     id: 'scripted-activation-refused',
     title:
-      'Scripted activation in the consent window is ignored; the real click that follows decides',
+      'Scripted activation in the protected window is ignored; the real click that follows decides',
     async run(context) {
       const page = await context.driver.workbench()
       const state = scenario(context)
@@ -210,7 +210,7 @@ export const manualCases: CaseDefinition[] = [
       const bridge = await consent.page.evaluate(
         () => typeof (window as unknown as Record<string, unknown>).assentGui,
       )
-      context.check('the consent window has no window.assentGui', bridge === 'undefined', bridge)
+      context.check('the protected window has no window.assentGui', bridge === 'undefined', bridge)
       // A script's click() on Allow, then a person's click on Deny. Both
       // reach main through the same channel in this order, so had the
       // scripted Allow been taken it would have decided first (allowed) and

@@ -8,7 +8,7 @@ import { askFor, closedSoon, openReview, scenario } from './manual-cases.ts'
 const MCP_CONTENT = 'written by an MCP tool after a person allowed it'
 
 /**
- * An MCP tool call behind the consent window: the offline agent calls the
+ * An MCP tool call behind the protected window: the offline agent calls the
  * write tool of Assent's built-in filesystem server, which is gated like any
  * MCP tool that can change something.
  */

@@ -92,11 +92,11 @@ export class CdpSmokeDriver implements SmokeDriver {
   }
 
   async settle(): Promise<void> {
-    // A consent window closes its browser context without waiting for it
+    // A protected window closes its browser context without waiting for it
     // (protected-windows.ts): wait until no context is half closed.
     await waitFor(
       () => (this.cdp.browser.contexts().some((context) => context.isClosed()) ? undefined : true),
-      'the closing consent windows to finish closing',
+      'the closing protected windows to finish closing',
     )
   }
 

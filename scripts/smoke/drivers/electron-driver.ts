@@ -181,7 +181,7 @@ export class ElectronSmokeDriver implements SmokeDriver {
         const window = promptWindowAt(now.opened, index, now.windows)
         return window.state === 'shown' || window.state === 'closed' ? window : undefined
       },
-      'a consent window shown for the next prompt',
+      'a protected window shown for the next prompt',
       timeoutMs,
     )
     this.seen += 1
@@ -235,7 +235,7 @@ export class ElectronSmokeDriver implements SmokeDriver {
     await this.remember()
   }
 
-  /** Resizes the workbench's content (never a consent window or the spare). */
+  /** Resizes the workbench's content (never a protected window or the spare). */
   async setViewport(size: { width: number; height: number }): Promise<void> {
     const { workbenchId, opened, windows } = await this.facts()
     const target = workbenchWindow(workbenchId, opened, windows)

@@ -55,7 +55,7 @@ describe("the Electron driver's window selection", () => {
     expect(promptWindowAt(opened, 1, windows)).toMatchObject({ window: { windowId: 3 } })
   })
 
-  it('counts only consent windows handed to a prompt and visible, never the spare', () => {
+  it('counts only protected windows handed to a prompt and visible, never the spare', () => {
     const opened = [{ promptId: 'p1', windowId: 2 }]
     expect(visibleConsentWindows(opened, [workbench, shownSpare, nextSpare])).toEqual([shownSpare])
     // A spare that somehow became visible is still no prompt's window.
@@ -65,7 +65,7 @@ describe("the Electron driver's window selection", () => {
     )
   })
 
-  it('identifies the workbench by the id main gives, never by order or a consent window', () => {
+  it('identifies the workbench by the id main gives, never by order or a protected window', () => {
     const windows = [nextSpare, shownSpare, workbench]
     expect(workbenchWindow(1, [], windows)).toBe(workbench)
     expect(workbenchWindow(undefined, [], windows)).toBeUndefined()

@@ -1,10 +1,10 @@
 /**
  * Which Electron window is which, decided from facts main reports (pure, so
  * it is unit-tested without an Electron binary). Main keeps a prepared,
- * hidden consent window ready; on a review it shows that one and prepares
+ * hidden protected window ready; on a review it shows that one and prepares
  * the next about 500 ms later. So "the next new window" is the spare, not
  * the prompt's window: the prompt's window is the one the smoke port says
- * the prompt was handed, and only shown consent windows count as open.
+ * the prompt was handed, and only shown protected windows count as open.
  */
 
 /** One BrowserWindow as main sees it (`BrowserWindow.getAllWindows()`). */
@@ -55,7 +55,7 @@ function promptWindowOf(record: OpenedRecord, windows: readonly WindowFacts[]): 
   return { state: window.visible ? 'shown' : 'hidden', record, window }
 }
 
-/** Consent windows a person can see: handed to a prompt, still there and
+/** Protected windows a person can see: handed to a prompt, still there and
  *  visible. A spare (never handed out) is not one, visible or not. */
 export function visibleConsentWindows(
   opened: readonly OpenedRecord[],

@@ -24,10 +24,10 @@ export interface SmokeDriver {
   readonly outsideDir: string
   workbench(): Promise<Page>
   nextConsentWindow(timeoutMs?: number): Promise<SmokeConsentWindow>
-  /** Consent windows shown to the person and still open (a prepared,
+  /** Protected windows shown to the person and still open (a prepared,
    *  hidden spare is not one). */
   openConsentWindows(): Promise<SmokeConsentWindow[]>
-  /** How many consent windows were handed to prompts since the start: a
+  /** How many protected windows were handed to prompts since the start: a
    *  window that opened and closed again between two looks still counts. */
   consentWindowsOpened(): Promise<number>
   runtime(): Promise<{ client: RuntimeClient; connection: RuntimeConnection }>

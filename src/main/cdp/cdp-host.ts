@@ -25,7 +25,7 @@ export interface CdpHostOptions {
    *  notification service by default. */
   waitNotifier?: WaitNotifier
   dataDir: string
-  /** Tests may hand in the data dir's key and anchor; otherwise they come
+  /** Tests may hand in the data folder's key and anchor; otherwise they come
    *  from the same SecretStore as the app's (the OS keychain, or the files
    *  with ASSENT_SECRET_STORE=file). */
   secrets?: DataDirSecrets
@@ -36,7 +36,7 @@ export interface CdpHostOptions {
   colorScheme?: 'light' | 'dark'
   approvalTtlMs?: number
   scopedRoots?: string[]
-  /** mcp.json, when not the one in the data dir. */
+  /** mcp.json, when not the one in the data folder. */
   mcpConfigPath?: string
   enableDelayMs?: number
   /** See MainServicesOptions.runtimeReadyTimeoutMs. */
@@ -89,7 +89,7 @@ export class CdpHost {
     const executablePath = findChromium()
     if (!executablePath) throw new Error(CHROMIUM_MISSING)
     const assets = requireBuilt(options.assets ?? builtAssets())
-    // One Assent per data dir, whichever host runs it: two would run two
+    // One Assent per data folder, whichever host runs it: two would run two
     // runtimes on one database and one audit chain.
     const dataDirLock = DataDirLock.acquire(options.dataDir)
     if (!dataDirLock) {

@@ -21,7 +21,7 @@ try {
 } catch (error) {
   // What `npm run runtime` says too: the reason, and what to do, without a
   // stack trace (the reasons are written for a person: no keychain, no
-  // Chromium, the data dir in use).
+  // Chromium, the data folder in use).
   console.error(`Assent did not start: ${(error as Error).message}`)
   process.exit(1)
 }
@@ -30,7 +30,7 @@ const stop = async (code: number) => {
   if (stopping) return
   stopping = true
   await host.close()
-  console.log(`Assent stopped (data dir: ${dataDir}).`)
+  console.log(`Assent stopped (data folder: ${dataDir}).`)
   process.exit(code)
 }
 process.on('SIGINT', () => void stop(0))
@@ -39,13 +39,13 @@ process.on('SIGTERM', () => void stop(0))
 try {
   const workbench = await host.workbench()
   console.log(`Assent is running on the CDP host (Chromium ${host.chromiumVersion}).`)
-  console.log(`  data dir: ${dataDir}`)
+  console.log(`  data folder: ${dataDir}`)
   if (headless) {
     const shot = join(tmpdir(), 'assent-dev-workbench.png')
     await workbench.page.screenshot({ path: shot })
     console.log(`  no display: running headless; the workbench is pictured in ${shot}`)
   } else {
-    console.log('  the workbench window is open; consent windows open beside it')
+    console.log('  the workbench window is open; protected windows open beside it')
   }
   console.log('Press Ctrl+C to stop.')
 } catch (error) {

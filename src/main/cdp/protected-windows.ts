@@ -110,7 +110,7 @@ export class CdpProtectedWindow implements ProtectedWindow, SpareCandidate {
 
   /** Binds this prepared window to its one prompt. */
   claim(promptId: string): this {
-    if (this.promptId !== undefined) throw new Error('this consent window already has a prompt')
+    if (this.promptId !== undefined) throw new Error('this protected window already has a prompt')
     this.promptId = promptId
     return this
   }
@@ -203,7 +203,7 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
     const headed = options.headed === true
     this.spares = new SparePool(
       (size) => this.prepare(size),
-      (error) => console.warn(`assent cdp host: a spare consent window failed: ${String(error)}`),
+      (error) => console.warn(`assent cdp host: a spare protected window failed: ${String(error)}`),
       { mayPrepare: () => !headed || !this.opened.some((window) => window.isAlive()) },
     )
   }

@@ -28,7 +28,7 @@ export interface CdpWindow {
 
 export interface CdpWindowOptions {
   size: { width: number; height: number }
-  /** Prepared out of sight (a spare consent window). */
+  /** Prepared out of sight (a spare protected window). */
   hidden: boolean
   contextOptions: BrowserContextOptions
 }

@@ -7,7 +7,7 @@ import { SafeStorageSecretStore, type SafeStorageApi } from './safe-storage-secr
 import { SECRET_STORE_ENV, type DataDirSecrets } from './secret-store-selection.ts'
 import { integrityAccount, integrityKeyFor, type SecretStore } from './secret-store.ts'
 
-/** The runtime's database in a data dir (src/runtime/store/database.ts's
+/** The runtime's database in a data folder (src/runtime/store/database.ts's
  *  DATABASE_FILE_NAME; main's core does not import the runtime, and
  *  app-secret-store.test.ts holds the two names equal). */
 export const DATABASE_FILE_NAME = 'assent.sqlite'
@@ -43,7 +43,7 @@ export async function selectAppSecretStore(
   if (value === 'keychain') return new KeytarSecretStore(selection.keytar)
   if (value !== undefined && value !== '') {
     throw new Error(
-      `${SECRET_STORE_ENV} must be "file" (keep the integrity key in the data dir), "keychain" (keytar, built for Electron) or unset (Electron's safeStorage); got "${value}"`,
+      `${SECRET_STORE_ENV} must be "file" (keep the integrity key in the data folder), "keychain" (keytar, built for Electron) or unset (Electron's safeStorage); got "${value}"`,
     )
   }
   const available = await selection.safeStorage.isAsyncEncryptionAvailable()
@@ -59,8 +59,8 @@ export async function selectAppSecretStore(
           : "No OS keychain is reachable: Electron's safeStorage cannot seal anything here.",
         'Assent keeps its integrity key sealed by the keychain and does not start without it.',
         'Start a keychain in this session (e.g. GNOME Keyring or KWallet),',
-        `or set ${SECRET_STORE_ENV}=file to keep the key in a 0600 file in the data dir instead;`,
-        'then anyone who can read the data dir can forge the integrity MACs.',
+        `or set ${SECRET_STORE_ENV}=file to keep the key in a 0600 file in the data folder instead;`,
+        'then anyone who can read the data folder can forge the integrity MACs.',
       ].join(' '),
     )
   }
@@ -68,14 +68,14 @@ export async function selectAppSecretStore(
 }
 
 /**
- * The app's data dir secrets. Before safeStorage makes a key, a key the
- * keychain already holds for this data dir (made by an earlier version, the
+ * The app's data folder secrets. Before safeStorage makes a key, a key the
+ * keychain already holds for this data folder (made by an earlier version, the
  * CDP host or `npm run runtime`) is moved into it, with its rollback
  * anchor, and read back; the keychain entries stay, so `assent audit verify`
  * keeps finding the key. Where keytar cannot be loaded (its Node build, as
- * under `npm start`) and the data dir already holds a database, the app
+ * under `npm start`) and the data folder already holds a database, the app
  * refuses: its key may be in the keychain, and a new one would disown
- * everything sealed. A data dir with no database has nothing to disown.
+ * everything sealed. A data folder with no database has nothing to disown.
  */
 export async function loadAppDataDirSecrets(
   dataDir: string,
@@ -113,7 +113,7 @@ async function adoptKeychainKey(
       `${account} holds a database but no key sealed with Electron's safeStorage, and the OS keychain, where its key may be, could not be asked: ` +
         `${(error as Error)?.message ?? String(error)} ` +
         'Assent will not make a new key for it (that would disown everything sealed): start the app once with keytar built for Electron ' +
-        '(`npx electron-builder install-app-deps`) so the key moves, or start it with a new data dir.',
+        '(`npx electron-builder install-app-deps`) so the key moves, or start it with a new data folder.',
       { cause: error },
     )
   }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 
-/** The file in the data dir whose lock says "an Assent owns this folder". */
+/** The file in the data folder whose lock says "an Assent owns this folder". */
 export const DATA_DIR_LOCK_FILE = 'assent-instance.lock'
 
 /** SQLite's primary result code for "another connection holds the lock";
@@ -10,14 +10,14 @@ export const DATA_DIR_LOCK_FILE = 'assent-instance.lock'
 const SQLITE_BUSY = 5
 
 /**
- * One Assent per data dir. Two mains on one folder would run two runtimes
+ * One Assent per data folder. Two mains on one folder would run two runtimes
  * on one database, each with its own consent key and nonce ledger, and
  * append to one audit chain from two writers.
  *
  * Electron's single-instance lock cannot say this: it is keyed by `userData`
  * (Chromium's process singleton lives there), and ASSENT_DATA_DIR may point
- * two differently named apps, or two `userData` folders, at one data dir.
- * So main also holds an exclusive SQLite lock on a file in the data dir.
+ * two differently named apps, or two `userData` folders, at one data folder.
+ * So main also holds an exclusive SQLite lock on a file in the data folder.
  * SQLite takes it with the operating system's own file locks (fcntl on
  * POSIX, LockFileEx on Windows), which the kernel drops when the holder
  * exits, however it exits: a crashed Assent leaves no stale lock behind,
@@ -33,7 +33,7 @@ export class DataDirLock {
   }
 
   /**
-   * Takes the data dir's lock, creating the folder (0700) and the lock file
+   * Takes the data folder's lock, creating the folder (0700) and the lock file
    * if needed; `undefined` when another process, or another lock in this
    * one, holds it. Any other failure throws: a lock that could not be
    * checked must stop the start, not be assumed free.

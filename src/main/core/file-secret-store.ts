@@ -20,9 +20,9 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | c
 export function fileStoreWarning(dataDir: string): string {
   return (
     `ASSENT_SECRET_STORE=file: the integrity key is kept in ${join(dataDir, KEY_FILE_NAME)} (mode 0600), ` +
-    'not in the OS keychain. Anyone who can read the data dir can forge the MACs that make ' +
+    'not in the OS keychain. Anyone who can read the data folder can forge the MACs that make ' +
     'edits to the audit log and room permissions detectable, and the rollback anchor beside it ' +
-    'is restored with the data dir, so a whole data dir put back from a backup is not noticed. ' +
+    'is restored with the data folder, so a whole data folder put back from a backup is not noticed. ' +
     'Use it only where no keychain exists.'
   )
 }
@@ -31,10 +31,10 @@ export function fileStoreWarning(dataDir: string): string {
  * The integrity key and the rollback anchor in files with mode 0600 beside
  * the database: only when the person asked for it with
  * ASSENT_SECRET_STORE=file, since they then sit next to what they protect.
- * The account is the data dir itself.
+ * The account is the data folder itself.
  */
 export class FileSecretStore implements SecretStore {
-  readonly description = 'a key file in the data dir (ASSENT_SECRET_STORE=file)'
+  readonly description = 'a key file in the data folder (ASSENT_SECRET_STORE=file)'
 
   async read(dataDir: string): Promise<Buffer | undefined> {
     const path = join(dataDir, KEY_FILE_NAME)

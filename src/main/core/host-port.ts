@@ -1,7 +1,7 @@
 import type { ConsentView } from '../../common/consent-view.ts'
 
 /**
- * One protected consent window, as a host (Electron or CDP) provides it.
+ * One protected window, as a host (Electron or CDP) provides it.
  * Invariant the adapter must keep: `isVisible`/`isFocused` report the real
  * window state, and `onClosed` fires exactly once however it closes.
  */

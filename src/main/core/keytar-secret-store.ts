@@ -26,7 +26,7 @@ export interface KeytarSecretStoreOptions {
  * The integrity key and the rollback anchor in the OS keychain through
  * keytar: Secret Service on Linux, Keychain on macOS, Credential Manager on
  * Windows. The key lives under service `assent`, the anchor under
- * `assent-rollback-anchor`, both with the data dir's real path as account. keytar is native
+ * `assent-rollback-anchor`, both with the data folder's real path as account. keytar is native
  * and built per ABI (Node for tests, scripts and the CDP host; the Electron
  * app uses safeStorage and needs keytar only to move an older key), so it
  * is loaded here, lazily, and nowhere else: the runtime never loads it, and a
@@ -52,7 +52,7 @@ export class KeytarSecretStore implements SecretStore {
   async create(account: string, key: Buffer): Promise<void> {
     const keytar = await this.load()
     // keytar's set overwrites; the port promises never to. Assent holds a
-    // single-instance lock per data dir, so nothing races between the two.
+    // single-instance lock per data folder, so nothing races between the two.
     if ((await this.reach(() => keytar.getPassword(this.service, account))) !== null) {
       throw new Error(`the keychain already holds an integrity key for ${account}`)
     }
@@ -128,8 +128,8 @@ export function keychainUnreachable(description: string, error: unknown): string
     `No OS keychain is reachable: ${description} answered "${reason}".`,
     'Assent keeps its integrity key there and does not start without it.',
     'Start a keychain in this session (e.g. GNOME Keyring or KWallet),',
-    'or set ASSENT_SECRET_STORE=file to keep the key in a 0600 file in the data dir instead;',
-    'then anyone who can read the data dir can forge the integrity MACs.',
+    'or set ASSENT_SECRET_STORE=file to keep the key in a 0600 file in the data folder instead;',
+    'then anyone who can read the data folder can forge the integrity MACs.',
   ].join(' ')
 }
 

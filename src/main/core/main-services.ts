@@ -27,11 +27,11 @@ export const WorkbenchPreferencesArgsSchema = z.tuple([
 export interface MainServicesOptions {
   launcher: RuntimeLauncher
   dataDir: string
-  /** The data dir's integrity key, from the SecretStore (secret-store-selection.ts). */
+  /** The data folder's integrity key, from the SecretStore (secret-store-selection.ts). */
   integrityKey: Buffer
-  /** The data dir's rollback anchor, from the same SecretStore. */
+  /** The data folder's rollback anchor, from the same SecretStore. */
   rollbackAnchor: RollbackAnchorKeeper
-  /** The key is in a plain file in the data dir: every `runtime.status` up
+  /** The key is in a plain file in the data folder: every `runtime.status` up
    *  tells the workbench, which shows a warning (DataDirSecrets). */
   keyInDataDirFile?: boolean
   windows: ProtectedWindowFactory
@@ -44,7 +44,7 @@ export interface MainServicesOptions {
   approvalNotifier?: WaitNotifier
   approvalTtlMs?: number
   scopedRoots?: string[]
-  /** mcp.json, when not the one in the data dir. */
+  /** mcp.json, when not the one in the data folder. */
   mcpConfigPath?: string
   enableDelayMs?: number
   /** Whether a review asked for now may take focus (ConsentController). */

@@ -2,7 +2,7 @@ import { isAbsolute } from 'node:path'
 
 /**
  * The mcp.json main hands to the runtime: `ASSENT_MCP_CONFIG` when set, or
- * undefined for the data dir's own `mcp.json`. A relative path is refused
+ * undefined for the data folder's own `mcp.json`. A relative path is refused
  * rather than resolved against wherever the app happened to start: which
  * servers an agent may reach must not depend on the working directory.
  */

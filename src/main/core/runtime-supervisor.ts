@@ -44,18 +44,18 @@ export interface RuntimeConnection {
 export interface RuntimeSupervisorOptions {
   launcher: RuntimeLauncher
   dataDir: string
-  /** The data dir's integrity key, read from the SecretStore by whoever
+  /** The data folder's integrity key, read from the SecretStore by whoever
    *  builds the supervisor: the same on every start, unlike the two secrets
    *  made here. */
   integrityKey: Buffer
-  /** The data dir's rollback anchor, in the same SecretStore as the key:
+  /** The data folder's rollback anchor, in the same SecretStore as the key:
    *  read before each launch and handed to the runtime, and advanced when
    *  the runtime asks over its IPC channel (docs/integrity.md#rollback). */
   rollbackAnchor: RollbackAnchorKeeper
   approvalTtlMs?: number
   questionPhaseMs?: number
   scopedRoots?: string[]
-  /** mcp.json, when not the one in the data dir. */
+  /** mcp.json, when not the one in the data folder. */
   mcpConfigPath?: string
   randomBytes?: (size: number) => Buffer
   readyTimeoutMs?: number

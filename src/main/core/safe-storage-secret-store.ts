@@ -24,20 +24,20 @@ export interface SafeStorageApi {
 
 /**
  * The integrity key and the rollback anchor sealed with Electron's
- * safeStorage, in 0600 files in the data dir (`integrity.key.sealed`,
+ * safeStorage, in 0600 files in the data folder (`integrity.key.sealed`,
  * `rollback.anchor.sealed`). The sealing key is the OS's: the Keychain on
  * macOS, DPAPI on Windows, the desktop's keychain on Linux; whoever can
- * read the data dir but cannot ask the OS as this user gets ciphertext.
+ * read the data folder but cannot ask the OS as this user gets ciphertext.
  * It is the Electron host's store because it needs no native module of
  * our own (keytar is built per ABI; Electron's main cannot load the Node
- * build the tests and the CLI use). The account is the data dir itself.
+ * build the tests and the CLI use). The account is the data folder itself.
  *
  * Only Electron can open these files: `assent audit verify` (Node) cannot,
  * docs/security-model.md says what that means and how a key that was in the
  * keychain stays checkable.
  */
 export class SafeStorageSecretStore implements SecretStore {
-  readonly description = "Electron's safeStorage (a sealed file in the data dir)"
+  readonly description = "Electron's safeStorage (a sealed file in the data folder)"
   private readonly safeStorage: SafeStorageApi
 
   constructor(safeStorage: SafeStorageApi) {
@@ -88,7 +88,7 @@ export class SafeStorageSecretStore implements SecretStore {
       throw new Error(
         `${path} could not be opened with Electron's safeStorage (${(error as Error)?.message ?? String(error)}): ` +
           'it was sealed by another user, on another machine, or the keychain entry that seals it was removed; ' +
-          'Assent will not replace it (that would disown everything sealed with it): restore the keychain, or start from a new data dir',
+          'Assent will not replace it (that would disown everything sealed with it): restore the keychain, or start from a new data folder',
         { cause: error },
       )
     }

@@ -31,21 +31,21 @@ export function selectSecretStore(dataDir: string, selection: SecretStoreSelecti
     return new FileSecretStore()
   }
   throw new Error(
-    `${SECRET_STORE_ENV} must be "file" (keep the integrity key in the data dir) or unset (the OS keychain); got "${value}"`,
+    `${SECRET_STORE_ENV} must be "file" (keep the integrity key in the data folder) or unset (the OS keychain); got "${value}"`,
   )
 }
 
-/** What main keeps for a data dir in its SecretStore. */
+/** What main keeps for a data folder in its SecretStore. */
 export interface DataDirSecrets {
   integrityKey: Buffer
-  /** The data dir's rollback anchor, in the same store as the key. */
+  /** The data folder's rollback anchor, in the same store as the key. */
   rollbackAnchor: RollbackAnchorKeeper
-  /** The key sits in a plain file in the data dir (ASSENT_SECRET_STORE=file):
+  /** The key sits in a plain file in the data folder (ASSENT_SECRET_STORE=file):
    *  the workbench says so for as long as the app runs. */
   keyInDataDirFile?: boolean
 }
 
-/** Makes the data dir if needed, and returns its integrity key (created on
+/** Makes the data folder if needed, and returns its integrity key (created on
  *  first start) and its rollback anchor, both in the selected store. */
 export async function loadDataDirSecrets(
   dataDir: string,
@@ -55,7 +55,7 @@ export async function loadDataDirSecrets(
   const store = selectSecretStore(dataDir, selection)
   const account = await integrityAccount(dataDir)
   if ((await store.read(account)) === undefined && (await sealedKeyIn(account))) {
-    // The app made this data dir's key with Electron's safeStorage, which
+    // The app made this data folder's key with Electron's safeStorage, which
     // no Node process can open; a new key here would disown all it sealed.
     throw new Error(sealedKeyProblem(account, store.description))
   }
@@ -74,11 +74,11 @@ async function sealedKeyIn(dataDir: string): Promise<boolean> {
 function sealedKeyProblem(dataDir: string, where: string): string {
   return (
     `the integrity key of ${dataDir} is sealed with Electron's safeStorage (${join(dataDir, SEALED_KEY_FILE_NAME)}), ` +
-    `which only the Assent app can open, and ${where} holds none: use this data dir with the app, or start here with a new data dir`
+    `which only the Assent app can open, and ${where} holds none: use this data folder with the app, or start here with a new data folder`
   )
 }
 
-/** Makes the data dir if needed and returns its integrity key, creating it
+/** Makes the data folder if needed and returns its integrity key, creating it
  *  on first start in the selected store. */
 export async function loadIntegrityKey(
   dataDir: string,
@@ -87,7 +87,7 @@ export async function loadIntegrityKey(
   return (await loadDataDirSecrets(dataDir, selection)).integrityKey
 }
 
-/** An existing data dir's key, read for checking what it sealed. */
+/** An existing data folder's key, read for checking what it sealed. */
 export type KeyForReading =
   | {
       ok: true
@@ -100,11 +100,11 @@ export type KeyForReading =
   | { ok: false; problem: string }
 
 /**
- * The key that holds an existing data dir's MACs, for `assent audit verify`:
- * the OS keychain's, or the data dir's key file only when ASSENT_SECRET_STORE=file
- * names that store. Whoever can write the data dir can put a key file there
+ * The key that holds an existing data folder's MACs, for `assent audit verify`:
+ * the OS keychain's, or the data folder's key file only when ASSENT_SECRET_STORE=file
+ * names that store. Whoever can write the data folder can put a key file there
  * and re-seal a database they edited with it, so a key file found in the
- * data dir is never taken on its own. Where both hold a key and they differ,
+ * data folder is never taken on its own. Where both hold a key and they differ,
  * `warn` says so: one of them is not the key Assent made. Reads only: a
  * missing key is a problem that names the fix, never a key made now.
  */
@@ -119,7 +119,7 @@ export async function readKeyForVerifying(
     if (!key) {
       return {
         ok: false,
-        problem: `no integrity key file at ${keyFile} (ASSENT_SECRET_STORE=file names it); unset ASSENT_SECRET_STORE if this data dir keeps its key in the OS keychain`,
+        problem: `no integrity key file at ${keyFile} (ASSENT_SECRET_STORE=file names it); unset ASSENT_SECRET_STORE if this data folder keeps its key in the OS keychain`,
       }
     }
     // Best effort: where no keychain is reachable (the reason to name the
@@ -147,8 +147,8 @@ export async function readKeyForVerifying(
         `no integrity key for ${dataDir} in ${store.description}` +
         (fileKey === 'absent'
           ? '; Assent makes it on first start, and without it nothing can be verified'
-          : `; the data dir holds ${keyFile}, which is used only when named, since whoever can write the data dir can put one there: ` +
-            'if this data dir was started with ASSENT_SECRET_STORE=file, run the check again with ASSENT_SECRET_STORE=file'),
+          : `; the data folder holds ${keyFile}, which is used only when named, since whoever can write the data folder can put one there: ` +
+            'if this data folder was started with ASSENT_SECRET_STORE=file, run the check again with ASSENT_SECRET_STORE=file'),
     }
   }
   if (fileKey !== 'absent' && !(fileKey instanceof Buffer && fileKey.equals(key))) {
@@ -160,7 +160,7 @@ export async function readKeyForVerifying(
   return { ok: true, key, store, source: store.description }
 }
 
-/** The data dir's key file as a key, 'absent' when there is none (a symbolic
+/** The data folder's key file as a key, 'absent' when there is none (a symbolic
  *  link named like it is none), 'unreadable' when it cannot be read as one. */
 async function readKeyFileIfAny(dataDir: string): Promise<Buffer | 'absent' | 'unreadable'> {
   const entry = await lstat(join(dataDir, KEY_FILE_NAME)).catch(() => undefined)

@@ -38,7 +38,7 @@ describe('choosing where the integrity key lives', () => {
     selectSecretStore(dir, { env: FILE, warn: (message) => warnings.push(message) })
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toContain(join(dir, KEY_FILE_NAME))
-    expect(warnings[0]).toContain('Anyone who can read the data dir can forge the MACs')
+    expect(warnings[0]).toContain('Anyone who can read the data folder can forge the MACs')
   })
 
   it('refuses any other value instead of guessing', () => {
@@ -67,7 +67,7 @@ describe('the key `assent audit verify` checks with', () => {
     expect(reading.ok && reading.store).toBeInstanceOf(FileSecretStore)
   })
 
-  it('never falls back to a key file in the data dir when no store is named', async () => {
+  it('never falls back to a key file in the data folder when no store is named', async () => {
     await loadIntegrityKey(dir, { env: FILE, ...quiet })
     await expect(
       readKeyForVerifying(dir, { env: {}, keytar: noKeychain, ...quiet }),
@@ -126,7 +126,7 @@ describe('the key file (ASSENT_SECRET_STORE=file)', () => {
   })
 })
 
-describe('the data dir’s key', () => {
+describe('the data folder’s key', () => {
   it('is read back after it is made, so a store that drops writes fails at start', async () => {
     await expect(integrityKeyFor(forgetfulSecretStore(), dir)).rejects.toThrow(
       'could not be read back',

@@ -5,11 +5,11 @@ export const INTEGRITY_KEY_BYTES = 32
 /** The keychain service every Assent entry lives under. */
 export const SECRET_STORE_SERVICE = 'assent'
 /** The keychain service of the rollback anchors: a service of their own, so
- *  no data dir's path can ever name another data dir's anchor entry. */
+ *  no data folder's path can ever name another data folder's anchor entry. */
 export const ROLLBACK_ANCHOR_SERVICE = 'assent-rollback-anchor'
 
 /**
- * Port: where main keeps the integrity key of a data dir (the key that seals
+ * Port: where main keeps the integrity key of a data folder (the key that seals
  * the audit log, room permissions and grants on disk) and its rollback
  * anchor (the highest rollback counter the database reached,
  * docs/integrity.md#rollback).
@@ -37,14 +37,14 @@ export interface SecretStore {
   writeAnchor(account: string, counter: number): Promise<void>
 }
 
-/** A data dir's account: its real path, so two spellings of one directory
+/** A data folder's account: its real path, so two spellings of one directory
  *  share one key and the CLI finds the key the app made. */
 export function integrityAccount(dataDir: string): Promise<string> {
   return realpath(dataDir)
 }
 
 /**
- * The data dir's integrity key: the stored one, or a new one made and stored
+ * The data folder's integrity key: the stored one, or a new one made and stored
  * on first start. Read back after creating, so a store that silently drops
  * writes fails here instead of sealing rows with a key nobody kept.
  */
@@ -75,7 +75,7 @@ export function decodeStoredKey(text: string, where: string): Buffer {
     throw new Error(
       `${where} does not hold a ${INTEGRITY_KEY_BYTES}-byte integrity key; ` +
         'Assent will not replace it (that would disown everything sealed with it): ' +
-        'restore it, or remove it and start from a new data dir',
+        'restore it, or remove it and start from a new data folder',
     )
   }
   return key
@@ -99,7 +99,7 @@ export function decodeStoredAnchor(text: string, where: string): number {
   if (!ANCHOR_TEXT.test(trimmed) || !Number.isSafeInteger(counter)) {
     throw new Error(
       `${where} does not hold a rollback anchor (a decimal counter); ` +
-        'Assent will not guess what it held: restore it, or remove it and start from a new data dir',
+        'Assent will not guess what it held: restore it, or remove it and start from a new data folder',
     )
   }
   return counter

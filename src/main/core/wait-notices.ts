@@ -9,7 +9,7 @@ export const NOTIFY_AFTER_MS = 1_000
 
 /** An approval still pending this long before it expires is "expiring":
  *  the person is told once more, with time left to open the card and
- *  decide (the consent window asks for a deliberate pause before a click
+ *  decide (the protected window asks for a deliberate pause before a click
  *  counts). An approval whose whole lifetime is shorter gets no second
  *  notice: the first one came moments before. */
 export const EXPIRING_NOTICE_MS = 60_000

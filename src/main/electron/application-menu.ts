@@ -12,7 +12,7 @@ export interface ApplicationMenuFacts {
  * The application menu, spelled out item by item. Electron installs a
  * default one at 'will-finish-launching' (lib/browser/default-menu.ts) whose
  * View menu has Reload, Force Reload and Toggle DevTools, with their
- * accelerators. Reloading a consent window strands its prompt (the view is
+ * accelerators. Reloading a protected window strands its prompt (the view is
  * sent once), and DevTools would let anyone at the keyboard script it. On
  * Windows and Linux `removeMenu()` and a null application menu remove it;
  * on macOS neither does (`Menu.setApplicationMenu(null)` returns early

@@ -1,5 +1,5 @@
 /**
- * Consent windows reuse a few sessions instead of making one per prompt.
+ * Protected windows reuse a few sessions instead of making one per prompt.
  *
  * Electron keeps every session it ever made, in-memory ones included, until
  * the app quits: `session.fromPartition` files each partition in a static
@@ -72,7 +72,7 @@ export class ConsentSessionPool<S> {
       }
       if (this.clearing.size === 0) {
         throw new Error(
-          `no consent session is free: ${this.leased.size} consent windows are open at once`,
+          `no consent session is free: ${this.leased.size} protected windows are open at once`,
         )
       }
       await Promise.race(this.clearing.values())

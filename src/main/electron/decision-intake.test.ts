@@ -47,7 +47,7 @@ describe('takeDecision', () => {
     expect(payloadRead).toBe(false)
   })
 
-  it('refuses a subframe of the consent window', () => {
+  it('refuses a subframe of the protected window', () => {
     const subframe = { url: CONSENT_SITE.pageUrl, parent: mainFrame }
     const verdict = takeDecision(input({ event: { sender: { id: 3 }, senderFrame: subframe } }))
     expect(verdict.ok).toBe(false)

@@ -60,7 +60,7 @@ export interface ElectronProtectedWindowFactoryOptions {
 }
 
 /**
- * Opens each protected consent window in an in-memory session (random
+ * Opens each protected window in an in-memory session (random
  * partition name, no `persist:`) that no other live window uses and that
  * was cleared since its last window closed, so no cookie, cache, permission
  * or storage is shared with the workbench or with an earlier prompt. The
@@ -90,7 +90,7 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
     // could draw the eye or take focus from the one being decided in.
     this.spares = new SparePool(
       (size) => this.prepare(size),
-      (error) => options.onDiagnostic?.(`a spare consent window failed: ${String(error)}`),
+      (error) => options.onDiagnostic?.(`a spare protected window failed: ${String(error)}`),
       { mayPrepare: () => this.claimed.size === 0 },
     )
   }
@@ -331,7 +331,7 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
 
   /** Binds this prepared window to its one prompt. */
   claim(promptId: string): this {
-    if (this.promptId !== undefined) throw new Error('this consent window already has a prompt')
+    if (this.promptId !== undefined) throw new Error('this protected window already has a prompt')
     this.promptId = promptId
     return this
   }
@@ -357,7 +357,7 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
    * lets it take focus.
    */
   async show(view: ConsentView, how: ShowHow = { activate: true }): Promise<ViewShown> {
-    if (!this.isOpen()) throw new Error('the consent window was closed before it was shown')
+    if (!this.isOpen()) throw new Error('the protected window was closed before it was shown')
     const drawn = new Promise<number>((resolve) => {
       const timer = setTimeout(
         () => resolve(this.options.now()),
@@ -372,7 +372,7 @@ class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate {
     this.shown = true
     const drawnAtMs = await drawn
     this.drawnWaiter = undefined
-    if (!this.isOpen()) throw new Error('the consent window was closed before it was shown')
+    if (!this.isOpen()) throw new Error('the protected window was closed before it was shown')
     this.place()
     if (how.activate) {
       this.win.show()

@@ -5,7 +5,7 @@ import type { RuntimeLauncher, RuntimeProcess } from '../core/runtime-launcher.t
  * Starts the runtime as an Electron utility process (a Node process managed
  * by Chromium's service framework, so no `ELECTRON_RUN_AS_NODE`, which the
  * fuses turn off). Nothing secret is on its argv or environment: the
- * supervisor sends the bearer token, consent key and data dir over the
+ * supervisor sends the bearer token, consent key and data folder over the
  * message port once it is up.
  */
 export class UtilityProcessLauncher implements RuntimeLauncher {

@@ -15,7 +15,7 @@ export const WEBRTC_IP_HANDLING_POLICY = 'disable_non_proxied_udp' as const
  * Defaults for every webContents, including ones we never meant to create
  * (and DevTools' in a development build): no webviews, no new windows, no
  * navigation in any frame, no moving its own window, no WebRTC around the
- * proxy. The workbench and consent windows add their own handlers on top.
+ * proxy. The workbench and protected windows add their own handlers on top.
  */
 export function guardEveryWebContents(app: Pick<App, 'on'>): void {
   app.on('web-contents-created', (_event, contents) => guardWebContents(contents))
@@ -47,7 +47,7 @@ export function grantNothing(target: Session): void {
 
 /**
  * Nothing of Assent uses the default session (the workbench and each
- * consent window have their own), but Electron creates it, and a webContents
+ * protected window have their own), but Electron creates it, and a webContents
  * made without a session would land in it. So it grants nothing either, no
  * spellchecker dictionary is fetched for it, and every request is cancelled.
  */

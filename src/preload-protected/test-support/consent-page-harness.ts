@@ -16,7 +16,7 @@ import {
 import { startConsentPreload } from '../consent-preload.ts'
 import { ViewInbox } from '../transport.ts'
 
-// The happy-dom window stands in for the consent window; Chromium runs the
+// The happy-dom window stands in for the protected window; Chromium runs the
 // built page for real in tests/consent-page.test.ts. happy-dom replaces the
 // global URL, so the file's URL is built with Node's.
 const pageHtml = readFileSync(

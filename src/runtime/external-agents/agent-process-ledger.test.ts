@@ -62,7 +62,7 @@ describe.runIf(ON_LINUX).each(tables)(
       const command = await commandPid
       expect(running(command)).toBe(true)
 
-      // The next runtime, on the same data dir.
+      // The next runtime, on the same data folder.
       const ended = new AgentProcessLedger(dataDir, table()).reapLeftovers()
       expect(ended).toEqual([agent.pid])
       expect(await agent.exited).toEqual({ code: null, signal: 'SIGKILL' })

@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { writePrivately } from '../config/private-file.ts'
 import type { AgentProcess } from './agent-process.ts'
 
-/** The file in the data dir that names the agent processes running now. */
+/** The file in the data folder that names the agent processes running now. */
 export const AGENT_PROCESSES_FILE_NAME = 'agent-processes.json'
 
 const LedgerSchema = z.strictObject({
@@ -34,7 +34,7 @@ export interface ProcessTable {
 }
 
 /**
- * The agent processes the runtime started, written to the data dir while
+ * The agent processes the runtime started, written to the data folder while
  * they run. An agent outlives a runtime that crashes (it runs in its own
  * process group, and codex-acp does not exit when its stdin closes), so
  * the next runtime ends what the last one left, before it starts anything:

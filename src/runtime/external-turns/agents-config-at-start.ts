@@ -6,7 +6,7 @@ import type { AuditTrail } from '../ports/audit-trail.ts'
  * Loads agents.json when the runtime starts. A refused file is reported (an
  * `agents_config_refused` audit event and the runtime's error log, both
  * naming the field) and the last good list stays in force; the runtime
- * still starts, so rooms with the offline agent and every consent window
+ * still starts, so rooms with the offline agent and every protected window
  * keep working.
  */
 export function loadAgentsConfigAtStart(

@@ -33,7 +33,7 @@ export function readGatewayConnectionFile(dataDir: string): GatewayConnectionFil
     text = readFileSync(path, 'utf8')
   } catch {
     throw new Error(
-      `no running Assent runtime found: ${path} does not exist (start the app, npm run dev:cdp or npm run runtime with this data dir)`,
+      `no running Assent runtime found: ${path} does not exist (start the app, npm run dev:cdp or npm run runtime with this data folder)`,
     )
   }
   const parsed = GatewayConnectionFileSchema.safeParse(JSON.parse(text))

@@ -30,7 +30,7 @@ export function auditedMcpConfigReports(
 /**
  * Loads mcp.json when the runtime starts. A refused file is reported and
  * the last good configuration stays in force; the runtime still starts,
- * because refusing to start would also take away every consent window for
+ * because refusing to start would also take away every protected window for
  * the tools that were fine.
  */
 export function loadMcpConfigAtStart(

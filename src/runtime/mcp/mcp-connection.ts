@@ -38,7 +38,7 @@ export interface McpClientRelay {
 export interface McpConnectionOptions {
   /** How long one downstream request may take. Must outlast the consent
    *  window: a call the person is still reading must never be cut short by
-   *  the SDK (its default is 60 s, the consent window's 120 s). */
+   *  the SDK (its default is 60 s, an approval's lifetime, 120 s). */
   requestTimeoutMs: number
   onElicitation?: McpElicitationHandler
   relay?: McpClientRelay

@@ -9,7 +9,7 @@ import {
 } from './mcp-connection-pool.ts'
 
 /** How long the runtime's own MCP requests may take: past the longest
- *  consent window it runs with, plus a minute, so the SDK never cuts a call
+ *  approval lifetime it runs with, plus a minute, so the SDK never cuts a call
  *  short while the person is still deciding. */
 export function runtimeMcpTimeoutMs(approvalTtlMs: number): number {
   return Math.max(approvalTtlMs, DEFAULT_APPROVAL_TTL_MS) + 60_000

@@ -35,7 +35,7 @@ afterAll(async () => {
 })
 
 describe.runIf(HAS_BWRAP)('the runtime’s command sandbox', () => {
-  it('hides the data dir and a config file kept elsewhere from every command', async () => {
+  it('hides the data folder and a config file kept elsewhere from every command', async () => {
     const logged: string[] = []
     const sandbox = commandSandboxAtStart({
       dataDir,

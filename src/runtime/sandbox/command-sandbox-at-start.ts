@@ -5,7 +5,7 @@ export interface CommandSandboxStart {
   dataDir: string
   /** mcp.json as the runtime reads it. */
   mcpConfigPath: string
-  /** agents.json, when not the data dir's. */
+  /** agents.json, when not the data folder's. */
   agentsConfigPath: string | undefined
   /** The runtime's environment: HOME, PATH, the uncontained setting. */
   env: NodeJS.ProcessEnv
@@ -14,7 +14,7 @@ export interface CommandSandboxStart {
 
 /**
  * The runtime's one command sandbox. Assent's own files are hidden from
- * every command: the data dir (the database, sealed keys, the gateway
+ * every command: the data folder (the database, sealed keys, the gateway
  * connection file, which lives in it) and the config files, which may lie
  * elsewhere and may hold an MCP server's credentials.
  *
@@ -26,7 +26,7 @@ export function commandSandboxAtStart(start: CommandSandboxStart): CommandSandbo
   const allowUncontained = start.env[ALLOW_UNCONTAINED_ENV] === '1'
   if (allowUncontained) {
     start.log(
-      `[runtime] WARNING: ${ALLOW_UNCONTAINED_ENV}=1: where no sandbox can start, commands run NOT CONTAINED, with all the rights of this account; the consent window says so on each one.`,
+      `[runtime] WARNING: ${ALLOW_UNCONTAINED_ENV}=1: where no sandbox can start, commands run NOT CONTAINED, with all the rights of this account; the protected window says so on each one.`,
     )
   }
   const sandbox = new CommandSandbox({

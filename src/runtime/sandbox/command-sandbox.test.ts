@@ -43,7 +43,7 @@ beforeAll(async () => {
   }
   await writeFile(path.join(home, '.ssh', 'id_ed25519'), KEY_TEXT)
   await writeFile(path.join(dataDir, 'assent.sqlite'), DATA_TEXT)
-  // Config kept inside the data dir, as the smoke keeps agents.json: hidden
+  // Config kept inside the data folder, as the smoke keeps agents.json: hidden
   // with the folder, which must not stop commands from starting.
   await writeFile(path.join(dataDir, 'agents.json'), '{}')
   await mkdir(path.join(ws, '.git'))
@@ -128,7 +128,7 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     expect(result.output).not.toContain(KEY_TEXT)
   })
 
-  it('cannot read Assent’s data dir', async () => {
+  it('cannot read Assent’s data folder', async () => {
     const result = await sh(`cat ${path.join(dataDir, 'assent.sqlite')}`, 'workspace-write')
     stoppedBySandbox(result)
     expect(result.output).not.toContain(DATA_TEXT)

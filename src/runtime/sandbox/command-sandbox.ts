@@ -25,7 +25,7 @@ export interface CommandSandboxOptions {
   /** The runtime's environment, the source of the command's own (see
    *  command-environment.ts). */
   env?: NodeJS.ProcessEnv
-  /** Assent's own files a command must not read: the data dir (the
+  /** Assent's own files a command must not read: the data folder (the
    *  database, the gateway connection file), its config files. */
   assentPrivate: readonly string[]
   /** The explicit setting: commands may run uncontained where no sandbox

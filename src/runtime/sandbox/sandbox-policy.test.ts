@@ -88,7 +88,7 @@ describe('sandboxPolicyFor', () => {
     expect(policyFor().hidden).toEqual([{ path: path.join(home, '.gnupg'), kind: 'folder' }])
   })
 
-  it('hides Assent’s data dir and a config file elsewhere', async () => {
+  it('hides Assent’s data folder and a config file elsewhere', async () => {
     const data = path.join(base, 'data')
     await mkdir(data)
     await writeFile(path.join(base, 'mcp.json'), '{}')

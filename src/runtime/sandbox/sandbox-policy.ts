@@ -52,7 +52,7 @@ export interface SandboxPolicyInput {
   /** The home folder whose credential folders (HOME_SECRET_FOLDERS) are
    *  hidden. */
   home: string
-  /** Assent's own files: its data dir (database, sealed keys, the gateway
+  /** Assent's own files: its data folder (database, sealed keys, the gateway
    *  connection file), its config files and any folder holding them. */
   assentPrivate: readonly string[]
 }

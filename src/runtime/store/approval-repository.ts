@@ -222,7 +222,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
 
 function toApproval(row: Row): ApprovalRecord {
   // Parsed through the schema: a row that does not fit is an error, never a
-  // half-typed value that could reach a consent window.
+  // half-typed value that could reach a protected window.
   return ApprovalRecordSchema.parse({
     id: row.id,
     roomId: row.room_id,

@@ -13,7 +13,7 @@ export type AuditFileVerdict =
   (ChainVerdict & { ok: true; lastSeq: number }) | (ChainVerdict & { ok: false })
 
 /**
- * Verifies the audit log of a data dir as it is on disk, read-only (it
+ * Verifies the audit log of a data folder as it is on disk, read-only (it
  * never migrates, repairs or appends): every hash link, every MAC under the
  * integrity key, and the sealed head. Throws, rather than answering, when
  * there is nothing to verify (no database, a database from before sealed
@@ -44,7 +44,7 @@ export function verifyAuditFile(dataDir: string, mac: IntegrityMac): AuditFileVe
   }
 }
 
-/** What a data dir's database says about rollbacks. */
+/** What a data folder's database says about rollbacks. */
 export interface RollbackEvidence {
   /** Its sealed rollback counter, to compare with the anchor. */
   counter: SealedCounter
@@ -54,7 +54,7 @@ export interface RollbackEvidence {
   detections: AuditEvent[]
 }
 
-/** Reads a data dir's rollback counter and recorded rollbacks, read-only. */
+/** Reads a data folder's rollback counter and recorded rollbacks, read-only. */
 export function readRollbackEvidence(dataDir: string, mac: IntegrityMac): RollbackEvidence {
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME), { readOnly: true })
   try {

@@ -13,7 +13,7 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * One SQLite file per data dir, WAL mode. Commits do not wait for the disk
+ * One SQLite file per data folder, WAL mode. Commits do not wait for the disk
  * (`synchronous = NORMAL`); durability comes from the connection's group
  * commit barrier (`durabilityOf(db).durable()`), which everything that acts
  * on a write awaits first. So a decision and its audit event are on disk

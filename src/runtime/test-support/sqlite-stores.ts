@@ -17,7 +17,7 @@ import type { IntegrityMac, OnTampered } from '../store/integrity-mac.ts'
 import { SqliteRoomRepository } from '../store/room-repository.ts'
 import { SecretSealer } from '../store/secret-sealer.ts'
 
-/** A real SQLite store in a fresh temporary data dir, for one test. */
+/** A real SQLite store in a fresh temporary data folder, for one test. */
 export function openTempDatabase(prefix: string): { db: DatabaseSync; close: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   const db = openDatabase(dir)

@@ -1,4 +1,4 @@
-/** The protected consent window's words: what it asks, what each action
+/** The protected window's words: what it asks, what each action
  *  and answer is called, and what every part of an action's view says. */
 export const enConsent = {
   kind: {

@@ -7,7 +7,7 @@ import { KeyFileNotice } from './key-file-notice.tsx'
 afterEach(cleanup)
 
 describe('the key file warning', () => {
-  it('says the key is in a file in the data dir, in English', () => {
+  it('says the key is in a file in the data folder, in English', () => {
     renderWithI18n(<KeyFileNotice shown />, 'en')
     expect(screen.getByTestId('key-file-notice').textContent).toMatch(
       /plain file in its data folder.*forge/,

@@ -2,8 +2,8 @@ import { useTranslation } from 'react-i18next'
 
 /**
  * Shown for as long as the app runs when main keeps the integrity key in a
- * plain file in the data dir (ASSENT_SECRET_STORE=file, or no keychain):
- * whoever can read the data dir could then forge what the key protects. Not
+ * plain file in the data folder (ASSENT_SECRET_STORE=file, or no keychain):
+ * whoever can read the data folder could then forge what the key protects. Not
  * dismissable: the person chose a weaker store, and it stays weaker.
  */
 export function KeyFileNotice({ shown }: { shown: boolean }) {

@@ -97,7 +97,7 @@ describe('errorText: what a person reads when something fails', () => {
       '此智能体不能使用完全访问',
     ],
     [
-      workbenchError('window_not_shown', 'the consent window was closed before it was shown'),
+      workbenchError('window_not_shown', 'the protected window was closed before it was shown'),
       'the protected window could not be shown',
       '无法显示受保护窗口',
     ],

@@ -8,7 +8,7 @@ export type WorkbenchSignal =
   | { type: 'approval.requested' | 'approval.resolved'; approval: ApprovalSummary }
   | { type: 'room.created'; room: Room }
   | { type: 'room.updated' | 'timeline.updated' | 'grant.changed'; roomId: string }
-  /** `keyFile`: main keeps the integrity key in a plain file in the data dir. */
+  /** `keyFile`: main keeps the integrity key in a plain file in the data folder. */
   | { type: 'runtime.status'; state: 'up' | 'down'; keyFile?: true }
   | { type: 'runtime.reset' }
   /** A stored row failed its integrity check (edited outside Assent). */
