@@ -6,7 +6,9 @@
 // the page, by its navigation and resource timings; with the CPU each
 // process spent by then (from /proc: comparable on a loaded machine, where
 // wall time is not). `--renderer <dir>` loads the pages from another
-// build's renderer folder (e.g. a release build's). Linux only.
+// build's renderer folder (e.g. a release build's); `--chromium-arg <flag>`
+// (repeatable) adds a flag to Chromium's launch, to try one; `--no-spare`
+// leaves out the consent window prepared ahead. Linux only.
 
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -37,6 +39,8 @@ const { values: flags } = parseArgs({
     starts: { type: 'string', default: '5' },
     renderer: { type: 'string' },
     trace: { type: 'boolean', default: false },
+    'chromium-arg': { type: 'string', multiple: true },
+    'no-spare': { type: 'boolean', default: false },
   },
   strict: true,
 })
@@ -71,10 +75,19 @@ function describeCall(args: unknown[]): string {
   return `call ${channel}${route}`
 }
 
+const extraArgs = flags['chromium-arg'] ?? []
+if (extraArgs.length > 0) {
+  const launch = chromium.launch.bind(chromium)
+  chromium.launch = (options) =>
+    launch({ ...options, args: [...(options?.args ?? []), ...extraArgs] })
+}
 timed(chromium, 'launch', 'chromium.launch')
 timed(ChildProcessLauncher.prototype, 'launch', 'runtime fork')
 timed(MainServices.prototype, 'start', 'services.start (runtime ready)')
 timed(MainServices.prototype, 'handleWorkbenchCall', 'call')
+// Without the consent window the host prepares ahead: what it costs the
+// first room, which it competes with for the CPU.
+if (flags['no-spare']) CdpProtectedWindowFactory.prototype.warm = () => undefined
 timed(CdpProtectedWindowFactory.prototype, 'warm', 'consent spare warm')
 timed(SharedBrowserLauncher.prototype, 'open', 'window open (context, page)')
 timed(CdpWorkbench, 'open', 'workbench open')
