@@ -117,13 +117,16 @@ export class CdpHost {
     const headless = options.headless ?? true
     const sandboxNote = chromiumSandboxNote()
     if (sandboxNote !== null) console.warn(sandboxNote)
-    const browser = await chromium.launch({ executablePath, headless, args: chromiumArgs() })
+    // Chromium's launch and the runtime's start do not depend on each
+    // other, so they run at once; a consent window can only be asked for
+    // once the runtime is up, and its launcher waits for the browser.
+    const launching = chromium.launch({ executablePath, headless, args: chromiumArgs() })
     try {
       const focus = new FocusTracker()
       // Headed, each window is an app window of its own, without browser
       // chrome; headless, contexts of the one browser are cheaper.
       const launcher = headless
-        ? new SharedBrowserLauncher(browser)
+        ? new SharedBrowserLauncher(launching)
         : new AppWindowLauncher(executablePath)
       const windows = new CdpProtectedWindowFactory(launcher, assets, focus, {
         headed: !headless,
@@ -154,10 +157,15 @@ export class CdpHost {
       windows.onDecision((promptId, answer, window, values) =>
         services.controller.handleDecision(promptId, answer, window, values),
       )
-      await services.start()
+      const [launched, started] = await Promise.allSettled([launching, services.start()])
+      if (started.status === 'rejected') throw started.reason
+      if (launched.status === 'rejected') {
+        await services.stop().catch(() => undefined)
+        throw launched.reason
+      }
       windows.warm(CONSENT_WINDOW_SIZE)
       return new CdpHost(
-        browser,
+        launched.value,
         services,
         windows,
         focus,
@@ -168,7 +176,8 @@ export class CdpHost {
         launcher,
       )
     } catch (error) {
-      await browser.close().catch(() => undefined)
+      // No browser outlives a failed start (a failed launch left none).
+      await launching.then((browser) => browser.close()).catch(() => undefined)
       throw error
     }
   }

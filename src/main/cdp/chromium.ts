@@ -6,8 +6,40 @@ export const CHROMIUM_CANDIDATES = [
   '/usr/bin/google-chrome',
 ] as const
 
+/** The features Playwright turns off whenever it launches Chromium
+ *  (playwright-core's chromium switches). Chromium keeps only the last
+ *  `--disable-features` it is given, so the one below repeats them all;
+ *  tests/chromium-flags.test.ts compares this list with what the
+ *  installed Playwright passes. */
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+] as const
+
+/** Browser UI that every window builds and nobody sees here: the address
+ *  bar's WebUI popups, two pages of their own a window (one with the AI
+ *  mode composebox), loaded at once. Headless there is no address bar, and
+ *  an app window has none either; without them Chromium uses its native
+ *  popup, if one were ever opened. */
+export const UNSEEN_BROWSER_UI_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'] as const
+
 /** Flags for every Chromium the CDP host starts: they keep it from
- *  reaching for a GPU or a network it does not have. */
+ *  reaching for a GPU or a network it does not have, and from building
+ *  browser UI nobody sees. */
 const COMMON_CHROMIUM_ARGS = [
   '--disable-gpu',
   '--disable-background-networking',
@@ -15,6 +47,7 @@ const COMMON_CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...UNSEEN_BROWSER_UI_FEATURES].join(',')}`,
 ] as const
 
 /**

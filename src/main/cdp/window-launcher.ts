@@ -45,13 +45,17 @@ export interface CdpWindowLauncher {
 }
 
 export class SharedBrowserLauncher implements CdpWindowLauncher {
-  private readonly browser: Browser
-  constructor(browser: Browser) {
-    this.browser = browser
+  private readonly browser: Promise<Browser>
+  /** Takes the browser while it may still be launching: the host starts
+   *  the runtime meanwhile, and a window asked for before the launch ends
+   *  waits for it. */
+  constructor(browser: Browser | Promise<Browser>) {
+    this.browser = Promise.resolve(browser)
   }
 
   async open(options: CdpWindowOptions): Promise<CdpWindow> {
-    const context = await this.browser.newContext({
+    const browser = await this.browser
+    const context = await browser.newContext({
       ...options.contextOptions,
       viewport: options.size,
     })
