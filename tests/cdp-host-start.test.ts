@@ -77,14 +77,14 @@ describe.runIf(run)('the CDP host start (real Chromium, the runtime child)', () 
     }
   })
 
-  it('stops the runtime and frees the data dir when Chromium fails to launch', async () => {
+  it('stops the runtime and frees the data folder when Chromium fails to launch', async () => {
     const forked = watchRuntimeFork([])
     vi.spyOn(chromium, 'launch').mockRejectedValueOnce(new Error('no display for Chromium'))
     const options = await hostOptions()
     await expect(CdpHost.start(options)).rejects.toThrow('no display for Chromium')
     expect(forked.pid).toBeTypeOf('number')
     await eventually(() => !alive(forked.pid!) || undefined, 'the runtime child to exit')
-    // Nothing holds the data dir: the next start takes it.
+    // Nothing holds the data folder: the next start takes it.
     const host = await CdpHost.start(options)
     await host.close()
   })

@@ -8,7 +8,7 @@
 // wall time is not). `--renderer <dir>` loads the pages from another
 // build's renderer folder (e.g. a release build's); `--chromium-arg <flag>`
 // (repeatable) adds a flag to Chromium's launch, to try one; `--no-spare`
-// leaves out the consent window prepared ahead. Linux only.
+// leaves out the protected window prepared ahead. Linux only.
 
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -85,7 +85,7 @@ timed(chromium, 'launch', 'chromium.launch')
 timed(ChildProcessLauncher.prototype, 'launch', 'runtime fork')
 timed(MainServices.prototype, 'start', 'services.start (runtime ready)')
 timed(MainServices.prototype, 'handleWorkbenchCall', 'call')
-// Without the consent window the host prepares ahead: what it costs the
+// Without the protected window the host prepares ahead: what it costs the
 // first room, which it competes with for the CPU.
 if (flags['no-spare']) CdpProtectedWindowFactory.prototype.warm = () => undefined
 timed(CdpProtectedWindowFactory.prototype, 'warm', 'consent spare warm')

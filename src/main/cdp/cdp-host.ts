@@ -118,7 +118,7 @@ export class CdpHost {
     const sandboxNote = chromiumSandboxNote()
     if (sandboxNote !== null) console.warn(sandboxNote)
     // Chromium's launch and the runtime's start do not depend on each
-    // other, so they run at once; a consent window can only be asked for
+    // other, so they run at once; a protected window can only be asked for
     // once the runtime is up, and its launcher waits for the browser.
     const launching = chromium.launch({ executablePath, headless, args: chromiumArgs() })
     try {
