@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs'
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import { chromium } from 'playwright-core'
 import { waitFor } from '../../scripts/smoke/wait.ts'
-import { chromiumArgs } from '../../src/main/cdp/chromium.ts'
+import { chromiumLaunchOptions } from '../../src/main/cdp/chromium.ts'
 import {
   CDP_PROTECTED_BINDING,
   CDP_PROTECTED_RECEIVE,
@@ -25,7 +25,7 @@ export function chromiumMissing(): string | undefined {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: chromiumArgs(),
+    ...chromiumLaunchOptions(),
   })
 }
 

@@ -8,7 +8,12 @@ import { DataDirLock } from '../core/data-dir-lock.ts'
 import { MainServices } from '../core/main-services.ts'
 import { ChildProcessLauncher } from '../core/runtime-launcher.ts'
 import { loadDataDirSecrets, type DataDirSecrets } from '../core/secret-store-selection.ts'
-import { CHROMIUM_MISSING, chromiumArgs, chromiumSandboxNote, findChromium } from './chromium.ts'
+import {
+  CHROMIUM_MISSING,
+  chromiumLaunchOptions,
+  chromiumSandboxNote,
+  findChromium,
+} from './chromium.ts'
 import { builtAssets, requireBuilt, type BuiltAssets } from './built-assets.ts'
 import { CdpProtectedWindowFactory, FocusTracker } from './protected-windows.ts'
 import { CdpWorkbench } from './workbench-page.ts'
@@ -120,7 +125,7 @@ export class CdpHost {
     // Chromium's launch and the runtime's start do not depend on each
     // other, so they run at once; a protected window can only be asked for
     // once the runtime is up, and its launcher waits for the browser.
-    const launching = chromium.launch({ executablePath, headless, args: chromiumArgs() })
+    const launching = chromium.launch({ executablePath, headless, ...chromiumLaunchOptions() })
     try {
       const focus = new FocusTracker()
       // Headed, each window is an app window of its own, without browser

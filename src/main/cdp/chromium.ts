@@ -62,6 +62,22 @@ export function chromiumArgs(uid: number | null = process.getuid?.() ?? null): s
   return [...(uid === 0 ? ['--no-sandbox'] : []), ...COMMON_CHROMIUM_ARGS]
 }
 
+/**
+ * What every launch of the CDP host's Chromium passes to Playwright: the
+ * flags, and whether Chromium keeps its sandbox. Playwright adds
+ * `--no-sandbox` itself to every Chromium it starts unless told
+ * `chromiumSandbox: true`, so without this the sandbox would be off for
+ * every user, not only for root. Launching through this keeps the two in
+ * step: the sandbox is kept wherever `chromiumArgs` does not turn it off.
+ */
+export function chromiumLaunchOptions(uid: number | null = process.getuid?.() ?? null): {
+  args: string[]
+  chromiumSandbox: boolean
+} {
+  const args = chromiumArgs(uid)
+  return { args, chromiumSandbox: !args.includes('--no-sandbox') }
+}
+
 /** The one line the host logs at start when Chromium runs without its
  *  sandbox, or null when it keeps it. */
 export function chromiumSandboxNote(

@@ -8,7 +8,7 @@ import {
   type BrowserContextOptions,
   type Page,
 } from 'playwright-core'
-import { chromiumArgs } from './chromium.ts'
+import { chromiumLaunchOptions } from './chromium.ts'
 
 /** Where a prepared window waits: far outside any screen, so it covers
  *  nothing and cannot be clicked, until a prompt claims it. */
@@ -88,14 +88,16 @@ export class AppWindowLauncher implements CdpWindowLauncher {
       : { left: ON_SCREEN_MARGIN_PX, top: ON_SCREEN_MARGIN_PX }
     let context: BrowserContext | undefined
     try {
+      const launch = chromiumLaunchOptions()
       context = await chromium.launchPersistentContext(profile, {
         ...options.contextOptions,
         executablePath: this.executablePath,
         headless: false,
+        chromiumSandbox: launch.chromiumSandbox,
         // The page takes the window's size, as an app window's does.
         viewport: null,
         args: [
-          ...chromiumArgs(),
+          ...launch.args,
           '--app=data:text/html,',
           `--window-size=${width},${height}`,
           `--window-position=${position.left},${position.top}`,
