@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { gatewayFigures } from '../scripts/bench/bench-figures.ts'
+import { commandFigures, gatewayFigures } from '../scripts/bench/bench-figures.ts'
 import { figure, underLoad } from '../scripts/bench/figures.ts'
 
 // How a figure's goal is judged, and how the load it was taken under turns
@@ -97,5 +97,18 @@ describe('the gateway figures', () => {
       'gateway.granted-added-latency-ms': [3, false],
     })
     expect(gatewayFigures(result).find((each) => each.id === 'gateway.rss-mib')!.median).toBe(64)
+  })
+})
+
+describe('the command sandbox figures', () => {
+  it('counts a round where the sandbox measured no slower than none as 1 µs, never as a negative figure', () => {
+    const [overhead] = commandFigures({
+      overheadMs: [13, -104.7, 12],
+      sandboxedP50Ms: [27, 20, 26],
+      bareP50Ms: [14, 124.7, 14],
+      pairsPerRound: 20,
+    })
+    expect(overhead!.samples).toEqual([13, 0.001, 12])
+    expect(overhead!.note).toContain('at or below 0 counts as 0.001')
   })
 })
