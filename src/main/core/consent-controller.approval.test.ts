@@ -65,7 +65,7 @@ describe('the consent controller deciding an approval', () => {
     })
     harness.clock.wall += 250
     harness.controller.handleDecision(window.promptId, 'allow-always', window)
-    expect(await outcome).toMatchObject({
+    expect(await stateOf(outcome)).toMatchObject({
       status: 'decided',
       decision: 'allow-always',
       approval: { id: 'ap-1', status: 'allowed' },
@@ -95,14 +95,14 @@ describe('the consent controller deciding an approval', () => {
     const harness = consentHarness()
     const denied = await review(harness, 'ap-deny')
     harness.controller.handleDecision(denied.window.promptId, 'deny', denied.window)
-    expect(await denied.outcome).toMatchObject({ status: 'decided', decision: 'deny' })
+    expect(await stateOf(denied.outcome)).toMatchObject({ status: 'decided', decision: 'deny' })
     const token = harness.runtime.decisions[0]?.token ?? null
     const binding = bindingOf('ap-deny', 'deny', denied.view.actionDigest)
     expect(tokenFits(token, binding, harness.clock.wall)).toBe(true)
 
     const cancelled = await review(harness, 'ap-cancel')
     harness.controller.handleDecision(cancelled.window.promptId, 'cancel', cancelled.window)
-    expect(await cancelled.outcome).toEqual({ status: 'cancelled' })
+    expect(await stateOf(cancelled.outcome)).toEqual({ status: 'cancelled' })
     expect(cancelled.window.closed).toBe(true)
     await settle()
     expect(harness.runtime.decisions).toHaveLength(1)
@@ -117,7 +117,7 @@ describe('the consent controller deciding an approval', () => {
     })
     const refused = await review(harness)
     harness.controller.handleDecision(refused.window.promptId, 'allow-once', refused.window)
-    expect(await refused.outcome).toEqual({
+    expect(await stateOf(refused.outcome)).toEqual({
       status: 'failed',
       error: { code: 'approval_decided', detail: 'approval ap-1 was already decided' },
     })
@@ -129,7 +129,7 @@ describe('the consent controller deciding an approval', () => {
     })
     const late = await review(harness, 'ap-2')
     harness.controller.handleDecision(late.window.promptId, 'allow-once', late.window)
-    expect(await late.outcome).toEqual({ status: 'expired' })
+    expect(await stateOf(late.outcome)).toEqual({ status: 'expired' })
   })
 
   it('ends the prompt failed, with the error’s code, when sending the decision throws', async () => {
@@ -139,7 +139,7 @@ describe('the consent controller deciding an approval', () => {
     }
     const { outcome, window } = await review(harness)
     harness.controller.handleDecision(window.promptId, 'allow-once', window)
-    expect(await outcome).toEqual({
+    expect(await stateOf(outcome)).toEqual({
       status: 'failed',
       error: { code: 'runtime_down', detail: 'the runtime is not running' },
     })
@@ -152,14 +152,14 @@ describe('the consent controller deciding an approval', () => {
     const restarted = await review(harness, 'ap-1')
     harness.connection = { ...harness.connection!, instanceId: 'instance-2' }
     harness.controller.handleDecision(restarted.window.promptId, 'allow-once', restarted.window)
-    expect(await restarted.outcome).toMatchObject({
+    expect(await stateOf(restarted.outcome)).toMatchObject({
       status: 'closed',
       reason: { code: 'runtime_restarted' },
     })
     const stopped = await review(harness, 'ap-2')
     harness.connection = undefined
     harness.controller.handleDecision(stopped.window.promptId, 'allow-once', stopped.window)
-    expect(await stopped.outcome).toMatchObject({
+    expect(await stateOf(stopped.outcome)).toMatchObject({
       status: 'closed',
       reason: { code: 'runtime_restarted' },
     })
@@ -192,7 +192,7 @@ describe('the consent controller deciding an approval', () => {
     expect(await stateOf(outcome)).toBe('pending')
     expect(window.views).toHaveLength(1)
     answer.release()
-    expect(await outcome).toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided', decision: 'allow-once' })
     expect(harness.runtime.decisions.map((sent) => sent.decision)).toEqual(['allow-once'])
   })
 
@@ -224,7 +224,7 @@ describe('the consent controller deciding an approval', () => {
     )
     expect(await stateOf(outcome)).toBe('pending')
     harness.controller.handleDecision(window.promptId, 'allow-once', window)
-    expect(await outcome).toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided', decision: 'allow-once' })
   })
 
   it('refuses any decision but cancel from a hidden or unfocused window', async () => {
@@ -242,7 +242,7 @@ describe('the consent controller deciding an approval', () => {
     ])
     expect(await stateOf(outcome)).toBe('pending')
     harness.controller.handleDecision(window.promptId, 'cancel', window)
-    expect(await outcome).toEqual({ status: 'cancelled' })
+    expect(await stateOf(outcome)).toEqual({ status: 'cancelled' })
     expect(harness.runtime.decisions).toEqual([])
   })
 
@@ -255,7 +255,7 @@ describe('the consent controller deciding an approval', () => {
     await settle()
     const reason = { code: 'rejected_by_message', detail: 'the person sent a message' } as const
     harness.controller.closeApprovalReview('ap-1', reason)
-    expect(await first.outcome).toEqual({ status: 'closed', reason })
+    expect(await stateOf(first.outcome)).toEqual({ status: 'closed', reason })
     expect(first.window.closed).toBe(true)
     expect(second.window.closed).toBe(false)
     expect(await stateOf(second.outcome)).toBe('pending')
@@ -285,7 +285,7 @@ describe('an approval’s expiry while its window is open', () => {
     const { outcome, window } = await review(harness)
     expect(vi.getTimerCount()).toBe(1)
     harness.controller.handleDecision(window.promptId, 'deny', window)
-    await outcome
+    await stateOf(outcome)
     expect(vi.getTimerCount()).toBe(0)
     const mode = harness.controller.requestModeChange(['room-1', 'approve-for-me'])
     await settle()

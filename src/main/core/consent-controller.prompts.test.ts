@@ -36,7 +36,7 @@ describe('the consent controller changing a room’s mode', () => {
       }),
     ])
     harness.controller.handleDecision(window.promptId, 'confirm', window)
-    expect(await outcome).toMatchObject({
+    expect(await stateOf(outcome)).toMatchObject({
       status: 'changed',
       permissions: { mode: 'approve-for-me', revision: 5 },
     })
@@ -56,11 +56,11 @@ describe('the consent controller changing a room’s mode', () => {
     await settle()
     const window = harness.windows.last()
     harness.controller.handleDecision(window.promptId, 'cancel', window)
-    expect(await cancelled).toEqual({ status: 'cancelled' })
+    expect(await stateOf(cancelled)).toEqual({ status: 'cancelled' })
     const closed = harness.controller.requestModeChange(['room-1', 'full-access'])
     await settle()
     harness.windows.last().close()
-    expect(await closed).toEqual({ status: 'cancelled' })
+    expect(await stateOf(closed)).toEqual({ status: 'cancelled' })
     await settle()
     expect(harness.runtime.permissionChanges).toEqual([])
   })
@@ -103,7 +103,7 @@ describe('the consent controller setting an approver webhook', () => {
     harness.controller.handleDecision(secretWindow.promptId, 'confirm', secretWindow)
     expect(secretWindow.refusedCount).toBe(1)
     secretWindow.close()
-    const changed = await outcome
+    const changed = await stateOf(outcome)
     expect(changed).toMatchObject({ status: 'webhook-changed', webhook: { url: HOOK } })
     expect(JSON.stringify(changed)).not.toContain('s'.repeat(43))
   })
@@ -122,7 +122,10 @@ describe('the consent controller with a sensitive form', () => {
     })
     const values = { user: 'ada', password: 'pa55' }
     harness.controller.handleDecision(window.promptId, 'submit', window, values)
-    expect(await outcome).toMatchObject({ status: 'submitted', request: { status: 'accepted' } })
+    expect(await stateOf(outcome)).toMatchObject({
+      status: 'submitted',
+      request: { status: 'accepted' },
+    })
     expect(harness.runtime.raws).toEqual([
       { method: 'POST', path: FORM_ANSWER_PATH, body: { action: 'accept', content: values } },
     ])
@@ -132,13 +135,13 @@ describe('the consent controller with a sensitive form', () => {
     const harness = consentHarness()
     const declined = await openForm(harness)
     harness.controller.handleDecision(declined.window.promptId, 'decline', declined.window, {})
-    expect(await declined.outcome).toMatchObject({ status: 'submitted' })
+    expect(await stateOf(declined.outcome)).toMatchObject({ status: 'submitted' })
     const cancelled = await openForm(harness)
     harness.controller.handleDecision(cancelled.window.promptId, 'cancel', cancelled.window)
-    expect(await cancelled.outcome).toEqual({ status: 'cancelled' })
+    expect(await stateOf(cancelled.outcome)).toEqual({ status: 'cancelled' })
     const closed = await openForm(harness)
     closed.window.close()
-    expect(await closed.outcome).toEqual({ status: 'cancelled' })
+    expect(await stateOf(closed.outcome)).toEqual({ status: 'cancelled' })
     await settle()
     expect(harness.runtime.raws.map((sent) => sent.body)).toEqual([
       { action: 'decline' },
@@ -153,7 +156,7 @@ describe('the consent controller with a sensitive form', () => {
     const { outcome } = await openForm(harness)
     const reason = { code: 'app_closing', detail: 'Assent is closing' } as const
     harness.controller.closeAll(reason)
-    expect(await outcome).toEqual({ status: 'closed', reason })
+    expect(await stateOf(outcome)).toEqual({ status: 'closed', reason })
     await settle()
     expect(harness.runtime.raws).toEqual([])
   })
@@ -166,7 +169,7 @@ describe('the consent controller with a sensitive form', () => {
     })
     const refused = await openForm(harness)
     refused.window.close()
-    expect(await refused.outcome).toEqual({ status: 'cancelled' })
+    expect(await stateOf(refused.outcome)).toEqual({ status: 'cancelled' })
     await settle()
     harness.runtime.answerRaw = async () => {
       throw new RuntimeRequestError(503, 'the runtime is not running')

@@ -72,7 +72,9 @@ describe('one review per subject', () => {
     expect(harness.windows.opened).toHaveLength(1)
     expect(harness.controller.openPromptCount).toBe(1)
     window.close()
-    expect(await Promise.all([first, early, later])).toEqual(Array(3).fill({ status: 'cancelled' }))
+    expect(await stateOf(Promise.all([first, early, later]))).toEqual(
+      Array(3).fill({ status: 'cancelled' }),
+    )
     expect(harness.controller.openPromptCount).toBe(0)
     // Once it ended, the subject can be reviewed afresh.
     void harness.controller.reviewApproval(['ap-1'])
@@ -95,7 +97,7 @@ describe('one review per subject', () => {
     asked.push(harness.controller.reviewApproval(['ap-1']))
     expect([window.focusCount, window.attentionCount]).toEqual([1, 1])
     harness.controller.handleDecision(window.promptId, 'deny', window)
-    const outcomes = await Promise.all(asked)
+    const outcomes = await stateOf(Promise.all(asked))
     expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(4).fill('decided'))
     expect(harness.windows.opened).toHaveLength(1)
   })
@@ -120,7 +122,8 @@ describe('one review per subject', () => {
     expect(controller.openPromptCount).toBe(8)
     const reason = { code: 'runtime_restarted', detail: 'the runtime restarted' } as const
     controller.closeAll(reason)
-    for (const outcome of outcomes) expect(await outcome).toEqual({ status: 'closed', reason })
+    for (const outcome of outcomes)
+      expect(await stateOf(outcome)).toEqual({ status: 'closed', reason })
     expect(harness.windows.opened.every((window) => window.closed)).toBe(true)
     expect(controller.openPromptCount).toBe(0)
   })
@@ -133,7 +136,7 @@ describe('the protected window’s own life', () => {
     await settle()
     const window = harness.windows.last()
     window.close()
-    expect(await outcome).toEqual({ status: 'cancelled' })
+    expect(await stateOf(outcome)).toEqual({ status: 'cancelled' })
     harness.controller.handleDecision(window.promptId, 'allow-once', window)
     await settle()
     expect(harness.runtime.decisions).toEqual([])
@@ -151,7 +154,7 @@ describe('the protected window’s own life', () => {
     expect(first!.views[1]).toEqual(first!.views[0])
     expect(await stateOf(reloaded)).toBe('pending')
     second!.resetPage(false)
-    expect(await left).toEqual({ status: 'closed', reason: WINDOW_LEFT_PAGE })
+    expect(await stateOf(left)).toEqual({ status: 'closed', reason: WINDOW_LEFT_PAGE })
     expect(WINDOW_LEFT_PAGE).toEqual({
       code: 'window_left_page',
       detail: 'the protected window left its page, so it was closed',
@@ -163,7 +166,7 @@ describe('the protected window’s own life', () => {
     second!.resetPage(true)
     await settle()
     expect([first!.views.length, second!.views.length]).toEqual([2, 1])
-    expect(await reloaded).toEqual({ status: 'cancelled' })
+    expect(await stateOf(reloaded)).toEqual({ status: 'cancelled' })
   })
 
   it('ends the review failed when the window cannot show the view', async () => {
@@ -172,7 +175,7 @@ describe('the protected window’s own life', () => {
       window.beforeShown = () => Promise.reject(new Error('the window was destroyed'))
     }
     const outcome = harness.controller.reviewApproval(['ap-1'])
-    expect(await outcome).toEqual({
+    expect(await stateOf(outcome)).toEqual({
       status: 'failed',
       error: { code: 'window_not_shown', detail: 'the window was destroyed' },
     })
@@ -199,8 +202,8 @@ describe('the protected window’s own life', () => {
       `ignored an answer that does not fit prompt ${window!.promptId}`,
     ])
     harness.controller.handleDecision(window!.promptId, 'allow-once', window!)
-    expect(await outcome).toMatchObject({ status: 'decided', decision: 'allow-once' })
-    expect(await again).toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(await stateOf(again)).toMatchObject({ status: 'decided', decision: 'allow-once' })
     expect(window!.closed).toBe(true)
   })
 
@@ -213,6 +216,6 @@ describe('the protected window’s own life', () => {
     harness.controller.handleDecision(window.promptId, 'confirm', window)
     expect(window.refusedCount).toBe(1)
     harness.controller.handleDecision(window.promptId, 'deny', window)
-    expect(await outcome).toMatchObject({ status: 'decided', decision: 'deny' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided', decision: 'deny' })
   })
 })

@@ -39,20 +39,20 @@ describe('main’s own enable delay', () => {
     expect(await stateOf(outcome)).toBe('pending')
     harness.clock.monotonic += 1
     harness.controller.handleDecision(window.promptId, 'allow-once', window)
-    expect(await outcome).toMatchObject({ status: 'decided', decision: 'allow-once' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided', decision: 'allow-once' })
   })
 
   it('takes a deny or a cancel at once, however early', async () => {
     const denied = await reviewing(10_000)
     denied.harness.controller.handleDecision(denied.window.promptId, 'deny', denied.window)
-    expect(await denied.outcome).toMatchObject({ status: 'decided', decision: 'deny' })
+    expect(await stateOf(denied.outcome)).toMatchObject({ status: 'decided', decision: 'deny' })
     const cancelled = await reviewing(10_000)
     cancelled.harness.controller.handleDecision(
       cancelled.window.promptId,
       'cancel',
       cancelled.window,
     )
-    expect(await cancelled.outcome).toEqual({ status: 'cancelled' })
+    expect(await stateOf(cancelled.outcome)).toEqual({ status: 'cancelled' })
   })
 
   it('times a widening mode change, but not a narrowing one', async () => {
@@ -67,7 +67,7 @@ describe('main’s own enable delay', () => {
     harness.controller.handleDecision(narrow!.promptId, 'confirm', narrow!)
     expect(harness.diagnostics).toEqual([tooEarly(harness, wide!.promptId, 'confirm')])
     expect(await stateOf(widening)).toBe('pending')
-    expect(await narrowing).toMatchObject({ status: 'changed' })
+    expect(await stateOf(narrowing)).toMatchObject({ status: 'changed' })
   })
 
   it('restarts the delay when the window regains focus', async () => {
@@ -79,7 +79,7 @@ describe('main’s own enable delay', () => {
     expect(window.refusedCount).toBe(1)
     harness.clock.monotonic += 30
     harness.controller.handleDecision(window.promptId, 'allow-once', window)
-    expect(await outcome).toMatchObject({ status: 'decided' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided' })
   })
 
   it('times a reloaded page afresh from its drawing, not from a focus while it draws', async () => {
@@ -101,7 +101,7 @@ describe('main’s own enable delay', () => {
     expect(window.refusedCount).toBe(2)
     harness.clock.monotonic += 100
     harness.controller.handleDecision(window.promptId, 'allow-once', window)
-    expect(await outcome).toMatchObject({ status: 'decided' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided' })
   })
 
   it('times from when the page drew the view, but never from before it was sent', async () => {
@@ -125,7 +125,8 @@ describe('main’s own enable delay', () => {
     late.clock.monotonic += 1
     early.clock.monotonic += 1
     expect([decide(late), decide(early)]).toEqual([1, 1])
-    for (const outcome of reviews) expect(await outcome).toMatchObject({ status: 'decided' })
+    for (const outcome of reviews)
+      expect(await stateOf(outcome)).toMatchObject({ status: 'decided' })
   })
 
   it('runs on the real clocks when given none', async () => {
@@ -136,7 +137,7 @@ describe('main’s own enable delay', () => {
     )
     const before = Date.now()
     harness.controller.handleDecision(window.promptId, 'allow-once', window)
-    expect(await outcome).toMatchObject({ status: 'decided' })
+    expect(await stateOf(outcome)).toMatchObject({ status: 'decided' })
     const token = harness.runtime.decisions[0]?.token ?? null
     const subject = {
       approvalId: 'ap-1',
