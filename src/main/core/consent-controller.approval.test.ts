@@ -279,6 +279,31 @@ describe('an approval’s expiry while its window is open', () => {
     expect(harness.controller.openPromptCount).toBe(0)
   })
 
+  it('closes the window of an approval withdrawn early, minting nothing; a decision on its way and other reviews stay', async () => {
+    const harness = consentHarness()
+    harness.runtime.permissions.set('room-1', permissionsOf('room-1', 'ask-for-approval'))
+    const answer = held<void>()
+    const answerDecision = harness.runtime.answerDecision
+    harness.runtime.answerDecision = async (sent) => {
+      await answer.promise
+      return answerDecision(sent)
+    }
+    const withdrawn = await review(harness, 'ap-1')
+    const deciding = await review(harness, 'ap-2')
+    const mode = harness.controller.requestModeChange(['room-1', 'approve-for-me'])
+    await settle()
+    harness.controller.approvalExpired('ap-1')
+    expect(await stateOf(withdrawn.outcome)).toEqual({ status: 'expired' })
+    expect(withdrawn.window.closed).toBe(true)
+    harness.controller.handleDecision(deciding.window.promptId, 'allow-once', deciding.window)
+    harness.controller.approvalExpired('ap-2')
+    expect(deciding.window.closed).toBe(false)
+    expect(await stateOf(mode)).toBe('pending')
+    answer.release()
+    expect(await stateOf(deciding.outcome)).toMatchObject({ status: 'decided' })
+    expect(harness.runtime.decisions.map((sent) => sent.approvalId)).toEqual(['ap-2'])
+  })
+
   it('stops the expiry timer when the review ends first, and sets none for a mode change', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const harness = consentHarness()
