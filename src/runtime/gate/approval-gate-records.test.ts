@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { message } from '../../contracts/runtime-message.ts'
 import { EventBus } from '../events/event-bus.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
 import type { ApprovalGate } from './approval-gate.ts'
@@ -220,5 +221,18 @@ describe('ApprovalGate records and announces what it did', () => {
       gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'user' }),
     ).resolves.toEqual({ ok: false, code: 'unknown_approval', error: 'unknown approval' })
     expect(auditTypes()).toEqual(['approval_requested'])
+  })
+
+  it('keeps the words of a withdrawal for the person with the expired approval, and none where none were given', async () => {
+    const { gate, approvals } = makeGate()
+    openApproval(gate, 'approval-1', 60_000)
+    openApproval(gate, 'approval-2', 60_000)
+    const words = message('mcp.cancelledByClient')
+    const worded = gate.withdraw('approval-1', 'the client cancelled', words)
+    const plain = gate.withdraw('approval-2', 'the agent withdrew its request')
+    expect(worded).toMatchObject({ status: 'expired', reasonMessage: words })
+    expect(approvals.get('approval-1')).toMatchObject({ reasonMessage: words })
+    expect(plain?.status).toBe('expired')
+    expect(plain).not.toHaveProperty('reasonMessage')
   })
 })
