@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs'
-import { chromium, type BrowserServer } from 'playwright-core'
+import { chromium, type Browser } from 'playwright-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   chromiumArgs,
@@ -10,21 +9,28 @@ import {
 import { chromiumAvailable } from './support/cdp-host-harness.ts'
 
 // The flags the CDP host gives Chromium, read back from a real Chromium:
-// its command line (Linux's /proc) and the pages it opened.
+// its command line (as the browser itself reports it over DevTools) and the
+// pages it opened.
 
 const run = chromiumAvailable() && process.platform === 'linux'
-let server: BrowserServer | undefined
+let browser: Browser | undefined
 
 afterEach(async () => {
-  await server?.close()
-  server = undefined
+  await browser?.close()
+  browser = undefined
 })
 
 /** The features a Chromium started with these flags turns off: the last
  *  `--disable-features` on its command line, the only one it reads. */
 async function disabledFeatures(args: string[]): Promise<string[]> {
-  server = await chromium.launchServer({ executablePath: findChromium()!, args })
-  const commandLine = readFileSync(`/proc/${server.process().pid}/cmdline`, 'utf8').split('\0')
+  await browser?.close()
+  // Chromium tells its command line over DevTools only to automation.
+  browser = await chromium.launch({
+    executablePath: findChromium()!,
+    args: [...args, '--enable-automation'],
+  })
+  const cdp = await browser.newBrowserCDPSession()
+  const { arguments: commandLine } = await cdp.send('Browser.getBrowserCommandLine')
   const last = commandLine.filter((arg) => arg.startsWith('--disable-features=')).at(-1)
   return last?.slice('--disable-features='.length).split(',') ?? []
 }
@@ -34,22 +40,17 @@ describe.runIf(run)('the features Chromium runs without (real Chromium)', () => 
     const playwrights = await disabledFeatures([])
     expect(playwrights.length).toBeGreaterThan(0)
     expect([...PLAYWRIGHT_DISABLED_FEATURES].sort()).toEqual([...playwrights].sort())
-    await server?.close()
     expect(await disabledFeatures(chromiumArgs())).toEqual(
       expect.arrayContaining([...playwrights, ...UNSEEN_BROWSER_UI_FEATURES]),
     )
   })
 
   it("builds none of the address bar's WebUI pages for a window", async () => {
-    const browser = await chromium.launch({ executablePath: findChromium()!, args: chromiumArgs() })
-    try {
-      const context = await browser.newContext()
-      await context.newPage()
-      const cdp = await browser.newBrowserCDPSession()
-      const { targetInfos } = await cdp.send('Target.getTargets')
-      expect(targetInfos.map((target) => target.url)).toEqual(['about:blank'])
-    } finally {
-      await browser.close()
-    }
+    browser = await chromium.launch({ executablePath: findChromium()!, args: chromiumArgs() })
+    const context = await browser.newContext()
+    await context.newPage()
+    const cdp = await browser.newBrowserCDPSession()
+    const { targetInfos } = await cdp.send('Target.getTargets')
+    expect(targetInfos.map((target) => target.url)).toEqual(['about:blank'])
   })
 })
