@@ -34,7 +34,11 @@ function parentChannel(): ParentChannel {
   if (process.send) {
     return {
       onMessage: (listener) => process.on('message', listener),
-      send: (message) => process.send?.(message),
+      // Main can go away between a check and the write. Without a callback
+      // Node would raise that as an uncaught 'error' and kill the runtime
+      // before `disconnect` below closes it cleanly; the message had no
+      // reader left, so the write error is dropped.
+      send: (message) => process.send?.(message, undefined, undefined, () => undefined),
     }
   }
   // Without an IPC channel there is no safe way to receive secrets: refuse.

@@ -71,11 +71,18 @@ function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return copy
 }
 
+function ignoreClosedChannel(): void {}
+
 function childRuntimeProcess(child: ChildProcess): RuntimeProcess {
   return {
     pid: child.pid,
     send: (message) => {
-      if (child.connected) child.send(message as object)
+      // The runtime can die between the `connected` check and the write
+      // (a crash, a kill). Without a callback Node reports that failed write
+      // as an 'error' event nobody listens to, which would crash main. The
+      // message had no one left to act on it, and the death itself reaches
+      // the supervisor through `onExit`, so the write error is dropped here.
+      if (child.connected) child.send(message as object, ignoreClosedChannel)
     },
     onMessage: (listener) => child.on('message', listener),
     onExit: (listener) => child.on('exit', listener),
