@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const PROTECTED = 'src/main/electron/protected-window.ts'
+/** Where the protected window's page guards are set, once it is made. */
+const PROTECTED_GUARDS = 'src/main/electron/protected-window-handle.ts'
 const WORKBENCH = 'src/main/electron/workbench-window.ts'
 
 function parse(path: string): ts.SourceFile {
@@ -195,9 +197,15 @@ describe('window settings in the source, as static audits read them', () => {
     expect(name.templateSpans.at(-1)?.literal.text).toBe('')
   })
 
-  for (const path of [PROTECTED, WORKBENCH]) {
-    it(`prevents navigation, redirects, frame navigation and webviews first thing (${path})`, () => {
-      const source = parse(path)
+  // Each window: the file that makes it (its session) and the file that
+  // guards its web contents (the same file for the workbench).
+  const windows = [
+    { path: PROTECTED, guards: PROTECTED_GUARDS, session: 'consentSession' },
+    { path: WORKBENCH, guards: WORKBENCH, session: 'workbenchSession' },
+  ]
+  for (const { path, guards, session } of windows) {
+    it(`prevents navigation, redirects, frame navigation and webviews first thing (${guards})`, () => {
+      const source = parse(guards)
       for (const event of [
         'will-navigate',
         'will-redirect',
@@ -212,19 +220,17 @@ describe('window settings in the source, as static audits read them', () => {
     })
 
     it(`grants its session nothing through grantNothing (${path})`, () => {
-      expect(argumentsOf(parse(path), 'grantNothing')).toEqual([
-        [path === PROTECTED ? 'consentSession' : 'workbenchSession'],
-      ])
+      expect(argumentsOf(parse(path), 'grantNothing')).toEqual([[session]])
     })
 
-    it(`sets the WebRTC IP handling policy on its webContents (${path})`, () => {
-      expect(argumentsOf(parse(path), 'setWebRTCIPHandlingPolicy')).toEqual([
+    it(`sets the WebRTC IP handling policy on its webContents (${guards})`, () => {
+      expect(argumentsOf(parse(guards), 'setWebRTCIPHandlingPolicy')).toEqual([
         ['WEBRTC_IP_HANDLING_POLICY'],
       ])
     })
 
-    it(`answers every window.open with deny (${path})`, () => {
-      const answers = windowOpenAnswers(parse(path))
+    it(`answers every window.open with deny (${guards})`, () => {
+      const answers = windowOpenAnswers(parse(guards))
       expect(answers.length).toBeGreaterThan(0)
       for (const answer of answers) expect(answer).toBe("{ action: 'deny' }")
     })
@@ -244,7 +250,9 @@ describe("main's source, as a reviewer reads it", () => {
   const files = productFiles('src/main')
 
   it('reads the files it vouches for', () => {
-    expect(files).toEqual(expect.arrayContaining([PROTECTED, WORKBENCH, 'src/main/index.ts']))
+    expect(files).toEqual(
+      expect.arrayContaining([PROTECTED, PROTECTED_GUARDS, WORKBENCH, 'src/main/index.ts']),
+    )
   })
 
   /** Where any of `names` appears as an identifier in main's source. */
