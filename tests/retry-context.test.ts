@@ -117,3 +117,30 @@ describe('a retried turn starts clean', () => {
     expect(context.history.map((message) => message.text)).not.toContain('list .')
   })
 })
+
+describe("a turn's history", () => {
+  it('is the same at every step: what another turn stores while this one waits for a person is not in it', async () => {
+    const room = await createRoom(harness)
+    const earlier = await send(harness, room.id, 'list')
+    await turnSettled(harness, room.id, earlier)
+    const before = model.contexts.length
+    const waiting = await send(harness, room.id, 'write history.txt kept')
+    const approval = await waitForPendingApproval(harness, room.id, waiting)
+
+    // Another turn in the room runs to its end while this one waits.
+    const other = await send(harness, room.id, 'list .')
+    await turnSettled(harness, room.id, other)
+    expect((await decide(harness, approval, 'allow-once')).status).toBe(200)
+    await turnSettled(harness, room.id, waiting)
+
+    const steps = model.contexts
+      .slice(before)
+      .filter((context) => context.userText === 'write history.txt kept')
+    expect(steps).toHaveLength(2)
+    const [first, second] = steps.map((step) => step!.history.map((message) => message.text))
+    expect(first).toContain('list')
+    expect(second).toEqual(first)
+    expect(second).not.toContain('list .')
+    expect(steps[1]!.outcomes).toMatchObject([{ type: 'tool', status: 'succeeded' }])
+  })
+})

@@ -26,6 +26,13 @@ import { askInTurn } from './input-steps.ts'
 import { PermissionRequestRunner, type TurnWidenings } from './permission-request-runner.ts'
 import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
 
+/** Where a turn's history ends: the turns whose messages it leaves out and
+ *  the store's mark when it started. */
+interface TurnHistory {
+  excluded: string[]
+  upTo: number
+}
+
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
 export { REVIEWER_TIMEOUT_MS } from '../gate/approval-requester.ts'
 
@@ -108,15 +115,19 @@ export class AgentRunner implements TurnRunner {
       if (!identity.ok) return this.finishTurn(turn, 'failed', identity.message)
     }
     try {
-      const context = this.contextFor(turn, agent)
+      const history = this.historyOf(turn)
+      const outcomes: ActionOutcome[] = []
       // What the person granted this turn beyond its frozen policy; it ends
       // with the turn.
       const widenings: TurnWidenings = { writableRoots: [] }
       let seq = 0
       for (let step = 0; step < MAX_AGENT_STEPS; step += 1) {
+        // Built afresh at each step and dropped once the model answered: a
+        // turn waiting for a person holds its outcomes and where its history
+        // ends, not the history itself.
         const answer = await this.options.model.next({
-          ...context,
-          outcomes: [...context.outcomes],
+          ...this.contextAt(turn, agent, history),
+          outcomes: [...outcomes],
         })
         const parsed = AgentStepSchema.safeParse(answer)
         if (!parsed.success) {
@@ -131,7 +142,7 @@ export class AgentRunner implements TurnRunner {
         }
         if (next.say !== '') this.message(turn, 'agent', next.say, next.sayMessage)
         for (const action of next.actions) {
-          context.outcomes.push(await this.take(turn, agent, seq, action, widenings))
+          outcomes.push(await this.take(turn, agent, seq, action, widenings))
           if (action.type === 'tool' || action.type === 'permissions') seq += 1
         }
       }
@@ -167,25 +178,36 @@ export class AgentRunner implements TurnRunner {
   }
 
   /**
-   * What the model starts the turn with. A retry starts clean: the
-   * person's request is `userText`, once, and history leaves out every
-   * attempt of it (its message, and what the agent said and Assent noted
-   * in an attempt that was denied, failed or cut off by a crash), so the
-   * model neither reads the request twice nor sees replies to actions that
-   * never ran.
+   * Which messages the model reads as history, fixed when the turn starts.
+   * A retry starts clean: the person's request is `userText`, once, and
+   * history leaves out every attempt of it (its message, and what the agent
+   * said and Assent noted in an attempt that was denied, failed or cut off
+   * by a crash), so the model neither reads the request twice nor sees
+   * replies to actions that never ran.
    */
-  private contextFor(turn: Turn, agent: AgentPreset): AgentContext {
+  private historyOf(turn: Turn): TurnHistory {
     const { conversations } = this.options
     const attempts = conversations
       .listAttempts(turn.roomId, turn.clientRequestId)
       .map((attempt) => attempt.id)
-    const history = conversations
-      .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES, [turn.id, ...attempts])
+    return { excluded: [turn.id, ...attempts], upTo: conversations.messagesMark() }
+  }
+
+  /** What the model reads at a step, besides the turn's outcomes: the same
+   *  history at every step (messages stored after the turn started are not
+   *  in it), the request, and the tools it may call. */
+  private contextAt(
+    turn: Turn,
+    agent: AgentPreset,
+    { excluded, upTo }: TurnHistory,
+  ): Omit<AgentContext, 'outcomes'> {
+    const history = this.options.conversations
+      .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES, excluded, upTo)
       .map(({ role, text }) => ({ role, text }))
     const tools = Object.values(TOOLS)
       .filter((tool) => offeredTo(agent, turn, tool))
       .map((tool) => ({ name: tool.name, effect: tool.effect }))
-    return { history, userText: turn.text, tools, outcomes: [] }
+    return { history, userText: turn.text, tools }
   }
 
   private message(

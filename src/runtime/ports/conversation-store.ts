@@ -54,8 +54,16 @@ export interface ConversationStore {
   insertMessage(message: Message): void
   listMessages(roomId: string): Message[]
   /** The room's last `limit` messages, oldest first, leaving out those of
-   *  the turns in `excludeTurnIds` (they do not count towards `limit`). */
-  listRecentMessages(roomId: string, limit: number, excludeTurnIds?: readonly string[]): Message[]
+   *  the turns in `excludeTurnIds` (they do not count towards `limit`) and,
+   *  given `upTo` (from `messagesMark`), those stored after that mark. */
+  listRecentMessages(
+    roomId: string,
+    limit: number,
+    excludeTurnIds?: readonly string[],
+    upTo?: number,
+  ): Message[]
+  /** A mark for "the messages stored so far", for `listRecentMessages`. */
+  messagesMark(): number
 
   insertToolCall(call: ToolCallRecord): void
   updateToolCall(id: string, update: ToolCallUpdate): void

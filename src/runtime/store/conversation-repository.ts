@@ -229,13 +229,18 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
   }
 
   /** The room's last `limit` messages, oldest first, without those of the
-   *  excluded turns. */
+   *  excluded turns nor any stored after the mark `upTo`. */
   listRecentMessages(
     roomId: string,
     limit: number,
     excludeTurnIds: readonly string[] = [],
+    upTo = Number.MAX_SAFE_INTEGER,
   ): Message[] {
-    return this.messages.listRecent(roomId, limit, excludeTurnIds)
+    return this.messages.listRecent(roomId, limit, excludeTurnIds, upTo)
+  }
+
+  messagesMark(): number {
+    return this.messages.mark()
   }
 
   insertToolCall(call: ToolCallRecord): void {

@@ -121,18 +121,33 @@ export class MessageRows {
 
   /** The room's last `limit` messages, oldest first, without those of the
    *  excluded turns. */
-  listRecent(roomId: string, limit: number, excludeTurnIds: readonly string[]): Message[] {
+  listRecent(
+    roomId: string,
+    limit: number,
+    excludeTurnIds: readonly string[],
+    upTo: number,
+  ): Message[] {
     // The ids travel as one JSON parameter, so the statement is the same
     // whatever their number and no id is ever spliced into the SQL.
     return this.db
       .prepare(
         `SELECT * FROM (SELECT *, rowid AS seq FROM messages
-           WHERE room_id = ? AND turn_id NOT IN (SELECT value FROM json_each(?))
+           WHERE room_id = ? AND rowid <= ? AND turn_id NOT IN (SELECT value FROM json_each(?))
            ORDER BY created_at DESC, rowid DESC LIMIT ?)
          ORDER BY created_at, seq`,
       )
-      .all(roomId, JSON.stringify(excludeTurnIds), limit)
+      .all(roomId, upTo, JSON.stringify(excludeTurnIds), limit)
       .map(toMessage)
+  }
+
+  /** The highest rowid stored so far. SQLite gives a new row the highest
+   *  rowid plus one, so a message stored later has a higher one, unless the
+   *  newest rows were deleted in between (a room deleted): that can only let
+   *  a later message under the mark, never put an earlier one above it. The
+   *  store never runs VACUUM, the one thing that renumbers rowids. */
+  mark(): number {
+    const row = this.db.prepare('SELECT max(rowid) AS mark FROM messages').get()
+    return Number(row?.mark ?? 0)
   }
 }
 
