@@ -32,6 +32,9 @@ describe('internalText', () => {
       'the development machine',
       'no machine here',
     ])
+    expect(reasons('All taken on the shared two-core development machine')).toEqual([
+      'the shared two-core development machine',
+    ])
   })
 
   it("finds the checkout's own folder, a work machine's root and a test's throwaway folder", () => {

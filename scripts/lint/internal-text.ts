@@ -20,7 +20,7 @@ export interface InternalText {
 }
 
 const ISSUE_NUMBER = /\bissues? #?\d+(\s*§\s*\d+)?/gi
-const NOTEBOOK = /\b(this round|the (shared )?development machine|no machine here)\b/gi
+const NOTEBOOK = /\b(this round|the ([\w-]+ ){0,3}development machine|no machine here)\b/gi
 /** A folder `mkdtemp` made (six random characters after the last dash):
  *  only a run on one machine ever had it. */
 const THROWAWAY_FOLDER = /\/tmp\/[\w.-]+-[A-Za-z0-9]{6}(?![\w-])/g
