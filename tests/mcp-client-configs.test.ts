@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { codexGatewayToml } from '../scripts/agents/codex-mcp-client.ts'
-import { findInstalledAgents } from '../scripts/agents/agent-cache.ts'
 import { GATEWAY_FLAGS, parseGatewayArgs } from '../src/gateway/gateway-cli.ts'
+import { realAgentsOrSkip } from './support/external-agent-testbed.ts'
 
 const DOC = fileURLToPath(new URL('../docs/mcp.md', import.meta.url))
 const CHECKOUT = '/home/ada/assent'
@@ -97,17 +97,18 @@ describe('the client configs in docs/mcp.md start the real gateway', () => {
     expect(text).toBe(codexGatewayToml({ command, args }))
   })
 
-  const found = findInstalledAgents()
-  it.skipIf(!('agents' in found))(
+  // Prints why it skips, and fails instead under ASSENT_REQUIRE_ALL=1.
+  const agents = realAgentsOrSkip()
+  it.skipIf(!agents)(
     'Codex: the pinned Codex CLI reads the documented table as the gateway',
     async () => {
-      if (!('agents' in found)) return
+      if (!agents) return
       const block = (await documentedConfigs()).get('Codex')!
       const home = await mkdtemp(join(tmpdir(), 'assent-codex-config-'))
       try {
         await writeFile(join(home, 'config.toml'), block.text)
         const { stdout } = await promisify(execFile)(
-          found.agents.codex,
+          agents.codex,
           ['mcp', 'get', 'assent', '--json'],
           { env: { ...process.env, HOME: home, CODEX_HOME: home } },
         )
