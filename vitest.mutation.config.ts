@@ -32,6 +32,7 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/policy/path-containment.test.ts',
   'src/runtime/policy/path-containment.fs-errors.test.ts',
   'src/runtime/policy/sandbox.test.ts',
+  'src/runtime/policy/sandbox-pinned-workspace.test.ts',
   'src/runtime/policy/sandbox-extra-roots.test.ts',
   'src/runtime/gate/approval-gate.test.ts',
   'src/runtime/gate/approval-gate-anchor.test.ts',

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises'
-import os from 'node:os'
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxMode, ToolEffect } from '../../contracts/policy-axes.ts'
 import { checkToolAccess } from './sandbox.ts'
 import type { AccessCheck, AgentCeilings } from './sandbox.ts'
+import { makeSandboxTree } from './test-support/sandbox-tree.ts'
 
 let base: string
 let ws: string
@@ -13,18 +13,7 @@ let repo: string
 const fullAgent: AgentCeilings = { readOnly: false }
 
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-sandbox-')))
-  ws = path.join(base, 'ws')
-  outside = path.join(base, 'outside')
-  repo = path.join(base, 'repo')
-  await mkdir(path.join(ws, 'a'), { recursive: true })
-  await mkdir(outside)
-  await mkdir(repo)
-  await writeFile(path.join(ws, 'a', 'file.txt'), 'in')
-  await writeFile(path.join(outside, 'secret.txt'), 'out')
-  await writeFile(path.join(repo, 'readme.md'), 'repo')
-  await symlink(outside, path.join(ws, 'link-out'))
-  await symlink(outside, path.join(repo, 'link-out'))
+  ;({ base, ws, outside, repo } = await makeSandboxTree())
 })
 
 afterAll(async () => {
@@ -366,50 +355,4 @@ describe('agent roots that are relative', () => {
       allowed: true,
     })
   })
-})
-
-describe('the workspace its room pinned', () => {
-  const pinnedNow = async () => {
-    const stats = await stat(ws, { bigint: true })
-    return { realPath: ws, dev: String(stats.dev), ino: String(stats.ino) }
-  }
-
-  it('checks paths as usual while the workspace is still the pinned folder', async () => {
-    expect(
-      await checkToolAccess({
-        sandboxMode: 'workspace-write',
-        effect: 'write',
-        paths: ['a/new.txt'],
-        workspace: ws,
-        agent: fullAgent,
-        pinnedWorkspace: await pinnedNow(),
-      }),
-    ).toEqual({ allowed: true, paths: [path.join(ws, 'a/new.txt')] })
-  })
-
-  it.each<[string, (pinned: { realPath: string; dev: string; ino: string }) => object]>([
-    ['another folder at the same path', (pinned) => ({ ...pinned, ino: `${pinned.ino}0` })],
-    ['a path that leads elsewhere', (pinned) => ({ ...pinned, realPath: outside })],
-  ])(
-    'refuses every effect, before any path is judged, when the workspace is %s',
-    async (_name, moved) => {
-      const pinnedWorkspace = moved(await pinnedNow()) as {
-        realPath: string
-        dev: string
-        ino: string
-      }
-      for (const effect of ['read', 'write', 'execute'] as const) {
-        const refused = await checkToolAccess({
-          sandboxMode: 'danger-full-access',
-          effect,
-          paths: ['a/file.txt'],
-          workspace: ws,
-          agent: fullAgent,
-          pinnedWorkspace,
-        })
-        expect(refused).toMatchObject({ allowed: false, code: 'workspace_moved' })
-        expect(refused.allowed === false && refused.message?.code).toMatch(/^workspace\./)
-      }
-    },
-  )
 })
