@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { isAbsolute } from 'node:path'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { sha256Hex } from '../domain/sha256.ts'
 import { summarizeApproval } from '../domain/approval.ts'
 import { modeFromPolicy, policyForMode, reachesAsFar } from '../policy/permission-modes.ts'
 import { narrowestRoomPolicy } from '../policy/room-policy.ts'
-import { workspaceRefusal, workspaceRuleContext } from '../policy/workspace-rule.ts'
-import {
-  checkWorkspaceIdentity,
-  pinWorkspace,
-  workspaceIdentityNow,
-} from '../policy/workspace-identity.ts'
+import { checkWorkspaceIdentity, workspaceIdentityNow } from '../policy/workspace-identity.ts'
 import type {
   CreateRoomRequest,
   Grant,
@@ -20,7 +14,6 @@ import type {
   Timeline,
   WorkspaceIdentity,
 } from '../../contracts/room.ts'
-import { WorkspaceIdentitySchema } from '../../contracts/room.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -31,6 +24,7 @@ import type { RoomDirectory } from '../ports/room-directory.ts'
 import type { RoomRow, RoomStore, StoredRoom } from '../ports/room-store.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
+import { movedReason, realWorkspace, trustedIdentity } from './room-workspace.ts'
 
 export interface RoomServiceOptions {
   rooms: RoomStore
@@ -124,7 +118,7 @@ export class RoomService implements RoomDirectory {
    *  path. A room not pinned yet is judged at its next turn, which pins it
    *  or refuses. */
   private workspaceMoved(room: StoredRoom): boolean {
-    const pinned = this.trustedIdentity(room)
+    const pinned = trustedIdentity(this.options.rooms, room)
     return pinned !== undefined && !checkWorkspaceIdentity(pinned).ok
   }
 
@@ -273,7 +267,7 @@ export class RoomService implements RoomDirectory {
    * sealing it would vouch for the edit.
    */
   admitWorkspace(room: StoredRoom): WorkspaceIdentity {
-    let pinned = this.trustedIdentity(room)
+    let pinned = trustedIdentity(this.options.rooms, room)
     if (pinned === undefined) {
       if (room.integrity === 'tampered') {
         throw new Refusal(
@@ -319,7 +313,7 @@ export class RoomService implements RoomDirectory {
     room: StoredRoom,
     widens: boolean,
   ): WorkspaceIdentity | null | undefined {
-    const pinned = this.trustedIdentity(room)
+    const pinned = trustedIdentity(this.options.rooms, room)
     // What an unchanged workspace is sealed with: the row's own, unless the
     // row was edited, whose identity columns may be the editor's.
     const kept = room.integrity === 'tampered' ? (pinned ?? null) : undefined
@@ -333,17 +327,6 @@ export class RoomService implements RoomDirectory {
       'workspace_moved',
       check !== undefined && !check.ok ? check.reason : movedReason(room.workspace, now),
     )
-  }
-
-  /** The identity a room's workspace is held to: its row's when the row's
-   *  seal verifies; for an edited row, the one its sealed creation record
-   *  names, and only if the row still names that workspace. */
-  private trustedIdentity(room: StoredRoom): WorkspaceIdentity | undefined {
-    if (room.integrity !== 'tampered') return room.workspaceIdentity
-    const created = this.options.rooms.sealedCreation(room.id)
-    if (created?.workspace !== room.workspace) return undefined
-    const identity = WorkspaceIdentitySchema.safeParse(created.workspaceIdentity)
-    return identity.success && identity.data.realPath === room.workspace ? identity.data : undefined
   }
 
   /** The stored row of a room, or a 404: for the turn service, which
@@ -378,26 +361,4 @@ function toRoom(row: RoomRow): Room {
     revision: row.revision,
     createdAt: row.createdAt,
   }
-}
-
-/** The workspace's real path and identity, taken now: the room is pinned
- *  to that folder for good (see `admitWorkspace`). */
-async function realWorkspace(workspace: string): Promise<WorkspaceIdentity> {
-  if (!isAbsolute(workspace))
-    throw new Refusal('invalid_workspace', 'workspace: must be an absolute path')
-  let identity: WorkspaceIdentity
-  try {
-    identity = await pinWorkspace(workspace)
-  } catch {
-    throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
-  }
-  const refusal = workspaceRefusal(workspace, identity.realPath, workspaceRuleContext())
-  if (refusal !== null) throw new Refusal('invalid_workspace', `workspace: ${refusal.reason}`)
-  return identity
-}
-
-function movedReason(workspace: string, now: WorkspaceIdentity | null): string {
-  return now === null
-    ? `the room's workspace ${workspace} cannot be found; create a new room if it moved`
-    : `the room's workspace ${workspace} now leads to ${now.realPath}, not the folder the room was made for; create a new room for the folder you mean`
 }
