@@ -253,6 +253,9 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
   }),
 ])
 export type ConsentView = z.infer<typeof ConsentViewSchema>
+/** The view of one approval (the other subjects are a mode change, a form
+ *  and the approver webhook). */
+export type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
 
 /** Approval prompts answer allow-once / allow-always / deny (and, for an
  *  MCP call, allow-always-server); mode-change

@@ -1,10 +1,8 @@
 import { commandLineDisplay } from '../common/command-line-display.ts'
-import type { ConsentView, Language } from '../common/consent-view.ts'
+import type { ApprovalView, Language } from '../common/consent-view.ts'
 import { translate, type MessageKey } from '../common/i18n/index.ts'
 import { renderFileContent, renderFileChange } from './file-lines-render.ts'
 import type { SafeTextWriter } from './safe-text-writer.ts'
-
-type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
 
 /** Longest command, path or name the title shows before it says "…"; the
  *  action below always shows the whole of it. */

@@ -1,5 +1,5 @@
 import { displaySafe, flatDisplay } from '../common/display-safe-text.ts'
-import type { ConsentView } from '../common/consent-view.ts'
+import type { ApprovalView } from '../common/consent-view.ts'
 import { translate } from '../common/i18n/index.ts'
 import { shortened } from './consent-action-render.ts'
 import { CONSENT_CLASSES } from './consent-page-ids.ts'
@@ -9,8 +9,6 @@ import type { SafeTextWriter } from './safe-text-writer.ts'
  *  what each "Always allow" would remember; the label of the server-wide
  *  one, which names the server; and, in the scrolled action, the tools it
  *  would remember. */
-
-type ApprovalView = Extract<ConsentView, { subject: 'approval' }>
 
 /** Under the buttons: what Deny does, and what Always allow (per tool, or
  *  for the whole MCP server) would remember or why it is not offered. */
