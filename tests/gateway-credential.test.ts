@@ -8,15 +8,13 @@ import {
   GATEWAY_CONNECTION_FILE_NAME,
   GatewayCallStateSchema,
   GatewayOpenedCallSchema,
-  type GatewayCallRequest,
 } from '../src/contracts/mcp-gateway.ts'
 import { englishText } from '../src/contracts/runtime-message.ts'
 import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
+import { noteCallRequest } from './support/gateway-call-request.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
-
-const HASH = 'a'.repeat(64)
 
 describe('the gateway credential: may ask, may never decide', () => {
   let harness: RuntimeHarness
@@ -36,21 +34,8 @@ describe('the gateway credential: may ask, may never decide', () => {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
 
-  const callRequest = (workspace: string): GatewayCallRequest => ({
-    workspace,
-    serverId: 'notes',
-    serverName: 'Notes',
-    toolName: 'write_note',
-    toolDescription: 'Writes a note.',
-    inputSchemaHash: HASH,
-    definitionHash: HASH,
-    arguments: { name: 'x.txt', text: 'x' },
-    preview: null,
-    serverTools: { names: ['write_note'], hash: HASH },
-  })
-
   const openCall = async () => {
-    const request = callRequest(harness.workspace)
+    const request = noteCallRequest(harness.workspace)
     const response = await asGateway('POST', '/v1/gateway/calls', request)
     expect(response.status).toBe(201)
     return GatewayOpenedCallSchema.parse(JSON.parse(response.body))
@@ -85,11 +70,11 @@ describe('the gateway credential: may ask, may never decide', () => {
   it('opens no call in a gateway room whose folder was replaced by another of the same name', async () => {
     const folder = join(harness.root, `gateway-${randomUUID()}`)
     await mkdir(folder)
-    const first = await asGateway('POST', '/v1/gateway/calls', callRequest(folder))
+    const first = await asGateway('POST', '/v1/gateway/calls', noteCallRequest(folder))
     expect(first.status).toBe(201)
     await rename(folder, `${folder}.old`)
     await mkdir(folder)
-    const second = await asGateway('POST', '/v1/gateway/calls', callRequest(folder))
+    const second = await asGateway('POST', '/v1/gateway/calls', noteCallRequest(folder))
     expect(second.status).toBe(409)
     expect(JSON.parse(second.body)).toMatchObject({ code: 'workspace_moved' })
   })

@@ -1,14 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { GatewayOpenedCallSchema, type GatewayCallRequest } from '../src/contracts/mcp-gateway.ts'
+import { GatewayOpenedCallSchema } from '../src/contracts/mcp-gateway.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
+import { noteCallRequest } from './support/gateway-call-request.ts'
 import { startServices } from './support/main-services-rig.ts'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
 })
-
-const HASH = 'a'.repeat(64)
 
 /** The gateway's side, over its own credential, as the gateway calls it. */
 function gatewayOf(dataDir: string) {
@@ -26,18 +25,7 @@ function gatewayOf(dataDir: string) {
   }
   return {
     open: async (workspace: string) => {
-      const request: GatewayCallRequest = {
-        workspace,
-        serverId: 'notes',
-        serverName: 'Notes',
-        toolName: 'write_note',
-        toolDescription: 'Writes a note.',
-        inputSchemaHash: HASH,
-        definitionHash: HASH,
-        arguments: { name: 'x.txt', text: 'x' },
-        preview: null,
-        serverTools: { names: ['write_note'], hash: HASH },
-      }
+      const request = noteCallRequest(workspace)
       return GatewayOpenedCallSchema.parse((await send('/v1/gateway/calls', request)).body)
     },
     cancel: (callId: string, cancelKey: string) =>
