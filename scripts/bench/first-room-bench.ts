@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { FileSecretStore } from '../../src/main/core/file-secret-store.ts'
 import { RollbackAnchorKeeper } from '../../src/main/core/rollback-anchor-keeper.ts'
+import type { BuiltAssets } from '../../src/main/cdp/built-assets.ts'
 import { CdpHost } from '../../src/main/cdp/cdp-host.ts'
 import { BENCH_THEME, BENCH_TIMEOUT_MS, openRoom } from './bench-host.ts'
 import { BUILT_RUNTIME_ENTRY } from './footprint-bench.ts'
@@ -27,27 +28,9 @@ export async function measureFirstRoom(options: FirstRoomOptions): Promise<numbe
   const workspace = join(root, 'workspace')
   const dataDir = join(root, 'data')
   await mkdir(workspace, { recursive: true })
-  const integrityKey = randomBytes(32)
-  const rollbackAnchor = new RollbackAnchorKeeper(new FileSecretStore(), dataDir)
-  const startHost = () =>
-    CdpHost.start({
-      dataDir,
-      secrets: { integrityKey, rollbackAnchor },
-      scopedRoots: [workspace],
-      // What the app forks, not the TypeScript source the CDP host runs
-      // by default (stripping its types is a start of its own).
-      runtimeEntry: BUILT_RUNTIME_ENTRY,
-      approvalTtlMs: 60 * 60 * 1_000,
-      preferences: () => ({ lang: 'en', theme: BENCH_THEME }),
-    })
+  const startHost = firstRoomHost(dataDir, workspace)
   try {
-    const first = await startHost()
-    let roomId: string
-    try {
-      roomId = await openRoom((await first.workbench()).page, workspace, 'First room')
-    } finally {
-      await first.close()
-    }
+    const roomId = await roomMadeOnce(startHost, workspace)
     const samples: number[] = []
     for (let start = 1; start <= options.starts; start += 1) {
       const began = performance.now()
@@ -70,5 +53,41 @@ export async function measureFirstRoom(options: FirstRoomOptions): Promise<numbe
     return samples
   } finally {
     await rm(root, { recursive: true, force: true })
+  }
+}
+
+/** Starts the CDP host as these figures time it, each time on the same
+ *  data folder: the built runtime (what the app forks, not the TypeScript
+ *  source the CDP host runs by default, whose type stripping is a start of
+ *  its own), and `assets` when another build's pages are profiled. */
+export function firstRoomHost(
+  dataDir: string,
+  workspace: string,
+  assets?: BuiltAssets,
+): () => Promise<CdpHost> {
+  const integrityKey = randomBytes(32)
+  const rollbackAnchor = new RollbackAnchorKeeper(new FileSecretStore(), dataDir)
+  return () =>
+    CdpHost.start({
+      dataDir,
+      secrets: { integrityKey, rollbackAnchor },
+      scopedRoots: [workspace],
+      runtimeEntry: BUILT_RUNTIME_ENTRY,
+      ...(assets === undefined ? {} : { assets }),
+      approvalTtlMs: 60 * 60 * 1_000,
+      preferences: () => ({ lang: 'en', theme: BENCH_THEME }),
+    })
+}
+
+/** Makes the room every timed start opens, in an untimed first start. */
+export async function roomMadeOnce(
+  startHost: () => Promise<CdpHost>,
+  workspace: string,
+): Promise<string> {
+  const first = await startHost()
+  try {
+    return await openRoom((await first.workbench()).page, workspace, 'First room')
+  } finally {
+    await first.close()
   }
 }

@@ -10,7 +10,6 @@
 // (repeatable) adds a flag to Chromium's launch, to try one; `--no-spare`
 // leaves out the protected window prepared ahead. Linux only.
 
-import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -19,18 +18,16 @@ import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
 import { ensureBuilt } from '../build-freshness.ts'
-import { FileSecretStore } from '../../src/main/core/file-secret-store.ts'
 import { MainServices } from '../../src/main/core/main-services.ts'
-import { RollbackAnchorKeeper } from '../../src/main/core/rollback-anchor-keeper.ts'
 import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
 import { builtAssets } from '../../src/main/cdp/built-assets.ts'
-import { CdpHost } from '../../src/main/cdp/cdp-host.ts'
+import type { CdpHost } from '../../src/main/cdp/cdp-host.ts'
 import { CdpProtectedWindowFactory } from '../../src/main/cdp/protected-windows.ts'
 import { CdpPageChannel } from '../../src/main/cdp/page-channel.ts'
 import { SharedBrowserLauncher } from '../../src/main/cdp/window-launcher.ts'
 import { CdpWorkbench } from '../../src/main/cdp/workbench-page.ts'
-import { BENCH_THEME, BENCH_TIMEOUT_MS, openRoom } from './bench-host.ts'
-import { BUILT_RUNTIME_ENTRY } from './footprint-bench.ts'
+import { BENCH_TIMEOUT_MS } from './bench-host.ts'
+import { firstRoomHost, roomMadeOnce } from './first-room-bench.ts'
 import { epochNow, nextFrame } from './page-probes.ts'
 import { formatBreakdown, traceBreakdown, type TraceEvent } from './trace-breakdown.ts'
 
@@ -185,26 +182,13 @@ const workspace = join(root, 'workspace')
 const dataDir = join(root, 'data')
 await mkdir(workspace, { recursive: true })
 ensureBuilt(log)
-const integrityKey = randomBytes(32)
-const rollbackAnchor = new RollbackAnchorKeeper(new FileSecretStore(), dataDir)
-const startHost = () =>
-  CdpHost.start({
-    dataDir,
-    secrets: { integrityKey, rollbackAnchor },
-    scopedRoots: [workspace],
-    runtimeEntry: BUILT_RUNTIME_ENTRY,
-    ...(flags.renderer === undefined ? {} : { assets: pagesFrom(flags.renderer) }),
-    approvalTtlMs: 60 * 60 * 1_000,
-    preferences: () => ({ lang: 'en', theme: BENCH_THEME }),
-  })
+const startHost = firstRoomHost(
+  dataDir,
+  workspace,
+  flags.renderer === undefined ? undefined : pagesFrom(flags.renderer),
+)
 try {
-  const first = await startHost()
-  let roomId: string
-  try {
-    roomId = await openRoom((await first.workbench()).page, workspace, 'First room')
-  } finally {
-    await first.close()
-  }
+  const roomId = await roomMadeOnce(startHost, workspace)
   for (let start = 1; start <= starts; start += 1) {
     marks = []
     const cpuBefore = cpuByRole()
