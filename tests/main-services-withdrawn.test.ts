@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { GatewayOpenedCallSchema } from '../src/contracts/mcp-gateway.ts'
+import { rejectApprovalForMessage } from '../src/main/core/message-rejection.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { noteCallRequest } from './support/gateway-call-request.ts'
 import { startServices } from './support/main-services-rig.ts'
@@ -56,5 +57,26 @@ describe('MainServices when a question is withdrawn', () => {
     // A click that arrives now decides nothing: the prompt is gone.
     main.controller.handleDecision(window.promptId, 'allow-once', window)
     expect(minted).toEqual([])
+  })
+
+  it('closes an open review when the approval is decided without its window', async () => {
+    const { main, windows, dataDir, workspace } = await startServices(cleanups)
+    const call = await gatewayOf(dataDir).open(workspace)
+    const review = main.handleWorkbenchCall('review', [call.approvalId])
+    const window = await windows.nextShown()
+    // Denied elsewhere (here a rejection by message told nothing about this
+    // window): only the runtime's event can close it.
+    const rejected = await rejectApprovalForMessage(
+      { client: main.client, connection: () => main.supervisor.current },
+      [call.approvalId],
+    )
+    expect(rejected).toMatchObject({ status: 'rejected' })
+
+    await expect(review).resolves.toMatchObject({
+      status: 'closed',
+      reason: { code: 'approval_decided' },
+    })
+    expect(window.closed).toBe(true)
+    expect(main.controller.openPromptCount).toBe(0)
   })
 })

@@ -105,9 +105,11 @@ export class MainServices {
         options.notifier.send({ type: 'runtime.reset', data: {} })
         return
       }
+      // Main's own windows follow the runtime's event itself, whatever the
+      // renderer's allowlist passes on to the workbench.
+      this.closeSettledReview(event)
       const allowed = filterEventForRenderer({ type: event.type, data: event.data })
       if (!allowed) return
-      this.closeExpiredReview(allowed)
       options.notifier.send(allowed)
       this.notices?.onEvent(allowed)
     })
@@ -119,13 +121,28 @@ export class MainServices {
       : undefined
   }
 
-  /** An approval the runtime expired before its time (withdrawn) must not
-   *  stay open in a protected window, asking a question nobody waits for. */
-  private closeExpiredReview(event: { type: string; data: Record<string, unknown> }): void {
+  /** An approval that is no longer pending must not stay open in a
+   *  protected window, asking a question nobody waits for: one the runtime
+   *  expired before its time (withdrawn) ends as expired; one decided
+   *  without this window (the reviewer, the approver webhook, a rejection
+   *  by message) closes saying so. A window whose decision is being applied
+   *  is left to finish (the controller skips it). */
+  private closeSettledReview(event: { type: string; data: unknown }): void {
     if (event.type !== 'approval.resolved') return
-    const approval = event.data.approval as { id?: unknown; status?: unknown } | undefined
-    if (approval?.status !== 'expired' || typeof approval.id !== 'string') return
-    this.controller.approvalExpired(approval.id)
+    const approval = (event.data as { approval?: { id?: unknown; status?: unknown } } | null)
+      ?.approval
+    if (typeof approval?.id !== 'string') return
+    if (approval.status === 'expired') {
+      this.controller.approvalExpired(approval.id)
+    } else if (approval.status === 'allowed' || approval.status === 'denied') {
+      this.controller.closeApprovalReview(
+        approval.id,
+        workbenchError(
+          'approval_decided',
+          `approval ${approval.id} was decided without this window`,
+        ),
+      )
+    }
   }
 
   /** The language and theme the protected window opens in: the workbench's
