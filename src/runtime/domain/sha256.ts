@@ -5,3 +5,10 @@ import { createHash } from 'node:crypto'
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex')
 }
+
+/** A secret hashed for comparison: `timingSafeEqual` on two digests takes
+ *  the same time whatever the secrets' lengths and contents (a bearer
+ *  credential, a gateway call's cancel key). */
+export function secretDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest()
+}

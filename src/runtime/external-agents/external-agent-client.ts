@@ -8,7 +8,8 @@ import {
   type ExternalAgentClientOptions,
 } from './agent-connection.ts'
 import { boundedText, type ExternalTurnOutcome } from './external-agent-port.ts'
-import { RpcError, RPC_METHOD_NOT_FOUND, type RpcId } from './ndjson-rpc-peer.ts'
+import { RpcError, RPC_METHOD_NOT_FOUND } from '../domain/json-rpc-error.ts'
+import type { RpcId } from './ndjson-rpc-peer.ts'
 import { PendingApprovals, withTimeout } from './pending-approvals.ts'
 
 /**

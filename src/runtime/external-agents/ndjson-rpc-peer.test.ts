@@ -1,12 +1,8 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import {
-  MAX_AGENT_LINE_BYTES,
-  NdjsonRpcPeer,
-  RpcError,
-  type RpcPeerHandlers,
-} from './ndjson-rpc-peer.ts'
+import { RpcError } from '../domain/json-rpc-error.ts'
+import { MAX_AGENT_LINE_BYTES, NdjsonRpcPeer, type RpcPeerHandlers } from './ndjson-rpc-peer.ts'
 
 function peerWith(jsonrpc: '2.0' | null, onRequest?: RpcPeerHandlers['onRequest']) {
   const fromAgent = new PassThrough()

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RpcError, RPC_INTERNAL_ERROR } from '../domain/json-rpc-error.ts'
 
 /** The longest line an agent may send: far above any real message (a large
  *  diff is a few megabytes), small enough that a runaway agent cannot make
@@ -19,19 +20,6 @@ const RpcEnvelopeSchema = z.looseObject({
   result: z.unknown().optional(),
   error: z.looseObject({ code: z.number().int(), message: z.string().max(64 * 1024) }).optional(),
 })
-
-/** A JSON-RPC error to answer a request with. */
-export class RpcError extends Error {
-  readonly code: number
-
-  constructor(code: number, message: string) {
-    super(message)
-    this.code = code
-  }
-}
-
-export const RPC_METHOD_NOT_FOUND = -32601
-export const RPC_INTERNAL_ERROR = -32603
 
 export interface RpcPeerHandlers {
   /** Answers a request from the agent: the value is sent as the result; an

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { realpath } from 'node:fs/promises'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
@@ -11,6 +11,7 @@ import type { Room, ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
 import { proposedCall } from '../domain/proposed-call.ts'
 import { Refusal } from '../domain/refusal.ts'
+import { secretDigest } from '../domain/sha256.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalGate } from '../gate/approval-gate.ts'
 import type { ApprovalRequester, PendingApproval } from '../gate/approval-requester.ts'
@@ -122,7 +123,7 @@ export class GatewayCallService {
       call,
       action: { ...mcpApprovalFields(request), workingDirectory: room.workspace },
     })
-    this.waiting.set(call.id, { pending, cancelKeyDigest: keyDigest(cancelKey) })
+    this.waiting.set(call.id, { pending, cancelKeyDigest: secretDigest(cancelKey) })
     void pending.outcome.then((outcome) => {
       this.waiting.delete(call.id)
       this.settleDecision(call.id, outcome)
@@ -143,7 +144,7 @@ export class GatewayCallService {
     const waiting = this.waiting.get(call.id)
     if (waiting === undefined) return this.state(call.id, null)
     // A wrong key reads as an unknown call, so it tells a guesser nothing.
-    if (!timingSafeEqual(keyDigest(cancelKey), waiting.cancelKeyDigest)) {
+    if (!timingSafeEqual(secretDigest(cancelKey), waiting.cancelKeyDigest)) {
       throw new Refusal('unknown_call', 'unknown gateway call')
     }
     waiting.pending.withdraw(englishText(CLIENT_CANCELLED), CLIENT_CANCELLED)
@@ -197,9 +198,12 @@ export class GatewayCallService {
       conversations.setTurnStatus(approval.turnId, 'running')
     } else {
       const expired = approval.status === 'expired'
-      // A withdrawn approval says why it closed; one that ran out of time
-      // or was denied says so.
-      const withdrawn = expired ? approval.reasonMessage : undefined
+      // An approval this service withdrew (its client cancelled) says so;
+      // one that ran out of time or was denied says that.
+      const withdrawn =
+        expired && approval.reasonMessage?.code === CLIENT_CANCELLED.code
+          ? approval.reasonMessage
+          : undefined
       conversations.updateToolCall(callId, {
         status: expired ? 'expired' : 'denied',
         result: withdrawn
@@ -282,9 +286,4 @@ export class GatewayCallService {
       })
     })
   }
-}
-
-function keyDigest(key: string): Buffer {
-  // Hashed, so the comparison is constant-time whatever the key's length.
-  return createHash('sha256').update(key, 'utf8').digest()
 }

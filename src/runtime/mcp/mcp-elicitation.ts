@@ -2,23 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { requestedSchemaProblem } from '../../contracts/form-schema.ts'
 import { FormRequestSchema } from '../../contracts/input-request.ts'
+import { RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, RpcError } from '../domain/json-rpc-error.ts'
 import type { McpElicitationHandler } from './mcp-connection.ts'
-
-/** JSON-RPC's codes for what the elicitation door answers with an error.
- *  The SDK sends any thrown error's numeric `code` as the error's code. */
-const INVALID_PARAMS = -32602
-const METHOD_NOT_FOUND = -32601
-
-/** A JSON-RPC error as the SDK answers a request with it, made without
- *  loading the SDK (the runtime loads it with its first connection). */
-class JsonRpcError extends Error {
-  readonly code: number
-
-  constructor(code: number, message: string) {
-    super(message)
-    this.code = code
-  }
-}
 
 /** The methods a connection answers through `installElicitation` rather
  *  than a handler of its own. */
@@ -40,7 +25,7 @@ export function installElicitation(
 ): void {
   client.fallbackRequestHandler = async (request) => {
     if (request.method !== 'elicitation/create') {
-      throw new JsonRpcError(METHOD_NOT_FOUND, 'Method not found')
+      throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found')
     }
     return answer(request.params)
   }
@@ -56,7 +41,7 @@ export function installElicitation(
 export function elicitationForm(params: unknown): ElicitationForm {
   const { mode, message, requestedSchema } = (params ?? {}) as Record<string, unknown>
   const refuse = (why: string) =>
-    new JsonRpcError(INVALID_PARAMS, `Assent cannot show this form to the person: ${why}`)
+    new RpcError(RPC_INVALID_PARAMS, `Assent cannot show this form to the person: ${why}`)
   if (mode !== undefined && mode !== 'form') {
     throw refuse(`only form elicitation is offered, not ${JSON.stringify(mode)}`)
   }

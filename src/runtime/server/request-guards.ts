@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { Refusal } from '../domain/refusal.ts'
+import { secretDigest } from '../domain/sha256.ts'
 
 /**
  * Edge checks every request passes before routing. Each fails closed:
@@ -80,10 +81,6 @@ function edgeHeadersOf(req: IncomingMessage): EdgeHeaders {
     }
   }
   return edge
-}
-
-function secretDigest(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest()
 }
 
 export function headerValues(req: IncomingMessage, name: string): string[] {

@@ -53,7 +53,7 @@ export function gatewayRoutes(deps: {
       gatewayMayCall: true,
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, GatewayCallCancelSchema)
-        sendJson(res, 200, deps.calls.cancel(params.callId ?? '', body.cancelKey))
+        sendJson(res, 200, deps.calls.cancel(routeParam(params, 'callId'), body.cancelKey))
       },
     },
     {
@@ -63,7 +63,7 @@ export function gatewayRoutes(deps: {
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, GatewayCallResultSchema)
         deps.calls.report(routeParam(params, 'callId'), body)
-        sendJson(res, 200, { reported: params.callId })
+        sendJson(res, 200, { reported: routeParam(params, 'callId') })
       },
     },
     {
