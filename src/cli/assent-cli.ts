@@ -19,7 +19,7 @@ outside it (so an older copy of the database put back shows), and whether
 the log records such a rollback. The key and the anchor come from the OS
 keychain, or from the data folder's files (integrity.key, rollback.anchor) only
 when ASSENT_SECRET_STORE=file names that store: a key file found in the data
-dir is never used on its own, since whoever can write the data folder can put
+folder is never used on its own, since whoever can write the data folder can put
 one there. The answer says which key verified. The data folder is
 --data-dir D, else ASSENT_DATA_DIR.
 
