@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GatewayCallState } from '../contracts/mcp-gateway.ts'
 import { writeGatewayConnectionFile } from '../runtime/mcp/gateway-connection-file.ts'
-import type { McpConsentRequest } from '../runtime/mcp/gated-mcp-call.ts'
+import { refuseIfCancelled, type McpConsentRequest } from '../runtime/mcp/gated-mcp-call.ts'
+import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { RuntimeConsentClient } from './runtime-consent-client.ts'
 
 // The gateway's client against a stand-in runtime on a loopback port: what
@@ -183,6 +184,44 @@ describe('RuntimeConsentClient', () => {
     await client.drain()
     expect(logged).toEqual([
       'assent-gateway: what call_1 returned was not recorded: the Assent runtime refused POST /v1/gateway/calls/call_1/result: the call is not running',
+    ])
+  })
+})
+
+describe('RuntimeConsentClient.drain after a withdrawal', () => {
+  it('waits for a withdrawn call allowed meanwhile to be reported as not run', async () => {
+    let getArrived: () => void = () => undefined
+    const firstGet = new Promise<void>((resolve) => (getArrived = resolve))
+    const { client, seen } = await standInRuntime(async (req) => {
+      if (req.url === '/v1/gateway/calls') return [201, opened({ status: 'pending' })]
+      if (req.url === '/v1/gateway/calls/call_1/cancel') {
+        // A decision was being committed as the withdrawal came.
+        return [200, state({ status: 'pending' })]
+      }
+      if (req.url === '/v1/gateway/calls/call_1/result') return [200, { reported: 'call_1' }]
+      const gets = seen.filter((each) => each.method === 'GET').length
+      if (gets === 1) {
+        getArrived()
+        return new Promise<[number, unknown]>(() => undefined)
+      }
+      return [200, state({ status: 'allowed' })]
+    })
+    const cancel = new AbortController()
+    const asked = client
+      .ask(REQUEST, cancel.signal)
+      .then((ticket) => refuseIfCancelled(ticket, cancel.signal, 'notes__write_note'))
+      .catch((error: unknown) => error)
+    await firstGet
+    cancel.abort()
+    await client.drain()
+
+    expect(await asked).toBeInstanceOf(McpRefusal)
+    const results = seen.filter((each) => each.url === '/v1/gateway/calls/call_1/result')
+    expect(results.map((each) => JSON.parse(each.body) as unknown)).toEqual([
+      {
+        ok: false,
+        output: 'the client cancelled notes__write_note while the person was asked; it did not run',
+      },
     ])
   })
 })

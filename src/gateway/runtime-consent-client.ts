@@ -15,8 +15,9 @@ import type {
   McpConsentTicket,
 } from '../runtime/mcp/gated-mcp-call.ts'
 
-/** How long a withdrawal may take: a gateway that is closing waits for its
- *  withdrawals, but not on a runtime that stopped answering. */
+/** How long a withdrawal, and the read that may follow it, may take: a
+ *  gateway that is closing waits for them, but not on a runtime that
+ *  stopped answering. */
 const WITHDRAW_TIMEOUT_MS = 5_000
 
 /**
@@ -58,8 +59,14 @@ export class RuntimeConsentClient implements McpConsentPort {
     // gateway closing because its client left aborts every call at once,
     // and must see each withdrawal under way before it exits.
     let withdrawal: Promise<GatewayCallState> | undefined
+    // Once withdrawn, this ask is work `drain` must wait for: the answer
+    // may still be "allowed" (a decision was being committed as the
+    // withdrawal came), and its caller then reports that it did not run.
+    let asked: () => void = () => undefined
     const onAbort = () => {
-      withdrawal ??= this.withdraw(callId, cancelKey)
+      if (withdrawal !== undefined) return
+      withdrawal = this.withdraw(callId, cancelKey)
+      this.track(new Promise<void>((resolve) => (asked = resolve)))
     }
     const next = async (): Promise<GatewayCallState> => {
       if (withdrawal === undefined) {
@@ -71,8 +78,13 @@ export class RuntimeConsentClient implements McpConsentPort {
       }
       // The answer says how the call ended, unless a decision was being
       // committed as the withdrawal came: then the next read has it.
+      // Bounded like the withdrawal: a closing gateway waits for this
+      // read, but not on a runtime that stopped answering (the call then
+      // fails, and nothing runs).
       const after = await withdrawal
-      return after.status === 'pending' ? this.call('GET', path) : after
+      return after.status === 'pending'
+        ? this.call('GET', path, undefined, AbortSignal.timeout(WITHDRAW_TIMEOUT_MS))
+        : after
     }
     let state: GatewayCallState = first
     try {
@@ -81,6 +93,7 @@ export class RuntimeConsentClient implements McpConsentPort {
       while (state.status === 'pending') state = await next()
     } finally {
       signal?.removeEventListener('abort', onAbort)
+      asked()
     }
     return {
       status: state.status,
@@ -103,12 +116,22 @@ export class RuntimeConsentClient implements McpConsentPort {
     }
   }
 
-  /** Resolves once every withdrawal started so far has been answered and
-   *  every report made so far has reached the runtime (or failed, and said
-   *  so). */
+  /** Resolves once every withdrawal started so far has been answered, its
+   *  ask has ended, and every report made so far has reached the runtime (or
+   *  failed, and said so). */
   async drain(): Promise<void> {
-    await Promise.allSettled([...this.withdrawals])
-    await this.reports
+    // A withdrawn ask hands its caller a ticket, and the caller's report
+    // comes only after: each round waits for the asks and withdrawals under
+    // way, lets their callers run (a turn of the event loop), and waits for
+    // the reports; it ends once a round found nothing new, so no outcome is
+    // lost to the connection closing.
+    for (;;) {
+      await Promise.allSettled([...this.withdrawals])
+      await new Promise((resolve) => setImmediate(resolve))
+      const reports = this.reports
+      await reports
+      if (this.withdrawals.size === 0 && reports === this.reports) break
+    }
     this.loopback.close()
   }
 
@@ -132,9 +155,14 @@ export class RuntimeConsentClient implements McpConsentPort {
       { cancelKey },
       AbortSignal.timeout(WITHDRAW_TIMEOUT_MS),
     )
-    this.withdrawals.add(sent)
-    void sent.catch(() => undefined).finally(() => this.withdrawals.delete(sent))
+    this.track(sent)
     return sent
+  }
+
+  /** Work `drain` waits for, kept until it settles. */
+  private track(work: Promise<unknown>): void {
+    this.withdrawals.add(work)
+    void work.catch(() => undefined).finally(() => this.withdrawals.delete(work))
   }
 
   private async call(
