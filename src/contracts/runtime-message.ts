@@ -261,6 +261,7 @@ export const RUNTIME_MESSAGES_EN = {
     refusedRequest: 'Refused: {{reason}}.',
     policyDenied: 'Denied by the room’s approval policy ({{policy}}): it does not allow this.',
     expired: 'Nobody confirmed this action in time; the agent was told no.',
+    withdrawn: 'The agent withdrew its request while it waited for a decision; it did not run.',
     deniedByPerson: 'Denied by the person; the agent was told no.',
     deniedByPersonBecause: 'Denied by the person: {{reason}}; the agent was told no.',
     deniedByReview: 'Denied by the automatic review: {{reason}}; the agent was told no.',

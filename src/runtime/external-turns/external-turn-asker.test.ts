@@ -286,6 +286,7 @@ describe('ExternalTurnAsker: asking through the requester', () => {
     expect(stores.approvals.get(approval.id)).toMatchObject({
       status: 'expired',
       reason: WITHDRAWN_REASON,
+      reasonMessage: { code: 'external.withdrawn' },
     })
   })
 

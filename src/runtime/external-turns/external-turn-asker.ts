@@ -26,8 +26,10 @@ import {
 } from './agent-request-action.ts'
 import type { ExternalTurnTimeline } from './external-turn-timeline.ts'
 
-/** Why Assent closes an approval whose request the agent withdrew. */
-export const WITHDRAWN_REASON = 'the agent withdrew its request'
+/** Why Assent closes an approval whose request the agent withdrew, in
+ *  the person's words (the card and the protected window show it). */
+export const AGENT_WITHDRAWN = message('external.withdrawn')
+export const WITHDRAWN_REASON = englishText(AGENT_WITHDRAWN)
 
 export interface ExternalTurnAskerDeps {
   requester: Pick<ApprovalRequester, 'open'>
@@ -176,7 +178,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     })
     const outcome = await Promise.race([pending.outcome, withdrawn])
     if (outcome === 'withdrawn') {
-      pending.withdraw(WITHDRAWN_REASON)
+      pending.withdraw(WITHDRAWN_REASON, AGENT_WITHDRAWN)
       return 'cancelled'
     }
     this.deps.conversations.setTurnStatus(this.turn.id, 'running')

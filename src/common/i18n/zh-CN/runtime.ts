@@ -193,6 +193,7 @@ export const zhCNRuntime: Catalog['runtime'] = {
     requestRefused:
       'Assent 未经询问就拒绝了智能体的一个请求：{{reason}}。给智能体的回答是“{{answer}}”。',
     warned: '智能体发出警告：{{text}}',
+    withdrawn: '智能体在等待决定时撤回了它的请求，它没有运行。',
     refusedRequest: '已拒绝：{{reason}}。',
     policyDenied: '被房间的批准策略（{{policy}}）拒绝：它不允许此操作。',
     expired: '没有人及时确认此操作；已告诉智能体不行。',
