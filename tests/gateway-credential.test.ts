@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { statSync } from 'node:fs'
-import { mkdir, rename } from 'node:fs/promises'
+import { mkdir, rename, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
@@ -65,6 +65,27 @@ describe('the gateway credential: may ask, may never decide', () => {
     const view = await harness.client.getApproval(state.approvalId ?? '')
     expect(view.approval.kind).toBe('mcp-tool-call')
     expect(view.approval.status).toBe('pending')
+  })
+
+  it("opens a folder's calls in its one gateway room, by its real path, and another folder's in another", async () => {
+    const roomOf = async (folder: string) => {
+      const response = await asGateway('POST', '/v1/gateway/calls', noteCallRequest(folder))
+      expect(response.status).toBe(201)
+      return GatewayOpenedCallSchema.parse(JSON.parse(response.body)).roomId
+    }
+    const folder = join(harness.root, `gateway-${randomUUID()}`)
+    const other = join(harness.root, `gateway-${randomUUID()}`)
+    await mkdir(folder)
+    await mkdir(other)
+    await symlink(folder, `${folder}.link`)
+    const first = await roomOf(folder)
+    expect(await roomOf(folder)).toBe(first)
+    expect(await roomOf(`${folder}.link`)).toBe(first)
+    expect(await roomOf(other)).not.toBe(first)
+    const { rooms } = (await harness.client.raw('GET', '/v1/rooms')).body as {
+      rooms: Array<{ workspace: string }>
+    }
+    expect(rooms.filter((room) => [folder, other].includes(room.workspace))).toHaveLength(2)
   })
 
   it('opens no call in a gateway room whose folder was replaced by another of the same name', async () => {

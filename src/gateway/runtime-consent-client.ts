@@ -7,7 +7,7 @@ import {
   type GatewayCallState,
 } from '../contracts/mcp-gateway.ts'
 import type { ElicitationForm } from '../runtime/mcp/mcp-elicitation.ts'
-import { readGatewayConnectionFile } from '../runtime/mcp/gateway-connection-file.ts'
+import { GatewayConnectionFileReader } from '../runtime/mcp/gateway-connection-file.ts'
 import { LoopbackClient } from '../loopback/loopback-client.ts'
 import type {
   McpConsentPort,
@@ -34,7 +34,7 @@ const WITHDRAW_TIMEOUT_MS = 5_000
  * exits, so none is lost.
  */
 export class RuntimeConsentClient implements McpConsentPort {
-  private readonly dataDir: string
+  private readonly connectionFile: GatewayConnectionFileReader
   private readonly workspace: string
   private readonly log: (line: string) => void
   private readonly loopback = new LoopbackClient()
@@ -42,7 +42,7 @@ export class RuntimeConsentClient implements McpConsentPort {
   private readonly withdrawals = new Set<Promise<unknown>>()
 
   constructor(options: { dataDir: string; workspace: string; log: (line: string) => void }) {
-    this.dataDir = options.dataDir
+    this.connectionFile = new GatewayConnectionFileReader(options.dataDir)
     this.workspace = options.workspace
     this.log = options.log
   }
@@ -174,7 +174,7 @@ export class RuntimeConsentClient implements McpConsentPort {
     return GatewayCallStateSchema.parse(await this.send(method, path, body, signal))
   }
 
-  /** Re-reads the connection file each time, so a restarted runtime (new
+  /** Checks the connection file each time, so a restarted runtime (new
    *  port, new credential) is found without restarting the gateway. */
   private async send(
     method: string,
@@ -182,7 +182,7 @@ export class RuntimeConsentClient implements McpConsentPort {
     body?: unknown,
     signal?: AbortSignal,
   ): Promise<unknown> {
-    const connection = readGatewayConnectionFile(this.dataDir)
+    const connection = this.connectionFile.read()
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const answer = await this.loopback.request(connection.port, {
       method,

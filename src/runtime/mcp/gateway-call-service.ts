@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { realpath } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   GatewayCallRequest,
@@ -81,7 +81,7 @@ export class GatewayCallService {
     const room = await this.gatewayRoom(request.workspace)
     // The gateway's folder replaced since its room was made: the call is
     // refused rather than opened in a room that trusts another folder.
-    const workspaceIdentity = this.options.rooms.admitRoomWorkspace(room.id)
+    const { workspaceIdentity, policy } = this.options.rooms.admitRoom(room.id)
     const at = now()
     const fullName = namespacedToolName(request.serverId, request.toolName)
     const turn: Turn = {
@@ -93,7 +93,7 @@ export class GatewayCallService {
       retryOf: null,
       workspace: room.workspace,
       workspaceIdentity,
-      policy: { ...this.options.rooms.permissions(room.id).policy },
+      policy: { ...policy },
       status: 'waiting',
       createdAt: at,
     }
@@ -105,18 +105,27 @@ export class GatewayCallService {
       args: request.arguments,
       at,
     })
-    conversations.openCall(turn, call)
     const cancelKey = this.newCancelKey()
 
     const grant = grantThatMayAnswer(mcpTouch(request, room.workspace), () =>
       this.options.grants.findMcpGrant(room.id, request),
     )
     if (grant) {
-      conversations.startAllowedByGrant(call, grant.id, at)
+      conversations.openCallAllowedByGrant(turn, call, grant.id, at)
       events.emit('timeline.updated', { roomId: room.id })
-      return { ...this.state(call.id, grant.id), cancelKey }
+      // What was just written, not read back: no approval, allowed.
+      return {
+        callId: call.id,
+        roomId: room.id,
+        approvalId: null,
+        status: 'allowed',
+        grantId: grant.id,
+        reason: null,
+        cancelKey,
+      }
     }
 
+    conversations.openCall(turn, call)
     // Only the person decides a gateway call: no review description.
     const pending = this.options.requester.open({
       turn,
@@ -271,12 +280,8 @@ export class GatewayCallService {
   /** The folder's gateway room, created on its first call. */
   private gatewayRoom(workspace: string): Promise<Room> {
     return this.roomCreation.run(workspace, async () => {
-      const real = await realpath(workspace).catch(() => {
-        throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
-      })
-      const existing = this.options.rooms
-        .listRooms()
-        .find((room) => room.agentId === GATEWAY_AGENT_ID && room.workspace === real)
+      const real = realGatewayFolder(workspace)
+      const existing = this.options.rooms.findRoom(GATEWAY_AGENT_ID, real)
       if (existing) return existing
       return this.options.rooms.createRoom({
         kind: 'direct',
@@ -285,5 +290,15 @@ export class GatewayCallService {
         title: 'MCP gateway',
       })
     })
+  }
+}
+
+/** The real path of the gateway's folder: one system call, not a trip
+ *  through the thread pool on every call. */
+function realGatewayFolder(workspace: string): string {
+  try {
+    return realpathSync.native(workspace)
+  } catch {
+    throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   GATEWAY_CONNECTION_FILE_NAME,
@@ -39,6 +39,39 @@ export function readGatewayConnectionFile(dataDir: string): GatewayConnectionFil
   const parsed = GatewayConnectionFileSchema.safeParse(JSON.parse(text))
   if (!parsed.success) throw new Error(`${path} is not a valid gateway connection file`)
   return parsed.data
+}
+
+/**
+ * The connection file as a gateway reads it before each request: read and
+ * checked again only when the file at its path is another one (the runtime
+ * writes it through a new file, so a restarted runtime's has a new inode)
+ * or was changed in place; otherwise a stat, not a read and a parse, on
+ * every request. A file that is gone is never answered from memory.
+ */
+export class GatewayConnectionFileReader {
+  private readonly dataDir: string
+  private last: { key: string; file: GatewayConnectionFile } | undefined
+
+  constructor(dataDir: string) {
+    this.dataDir = dataDir
+  }
+
+  read(): GatewayConnectionFile {
+    const found = statSync(join(this.dataDir, GATEWAY_CONNECTION_FILE_NAME), {
+      bigint: true,
+      throwIfNoEntry: false,
+    })
+    const key =
+      found === undefined
+        ? undefined
+        : `${found.dev}:${found.ino}:${found.size}:${found.mtimeNs}:${found.ctimeNs}`
+    if (key !== undefined && this.last?.key === key) return this.last.file
+    this.last = undefined
+    // Read even when the stat found nothing: the read says why, clearly.
+    const file = readGatewayConnectionFile(this.dataDir)
+    if (key !== undefined) this.last = { key, file }
+    return file
+  }
 }
 
 /** Removes the file if it is still this instance's, so a runtime shutting

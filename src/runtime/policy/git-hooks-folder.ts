@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 
@@ -48,13 +48,24 @@ function repositoryOf(workspace: string): { top: string; gitFolder: string } | n
  *  is no `.git` there, null when there is one that cannot be read. */
 function gitFolderAt(top: string): string | null | undefined {
   const dotGit = path.join(top, '.git')
+  // Every door asks this on every action, for each folder up to the root,
+  // and most have no .git: a stat that reports "none" without throwing
+  // costs a fraction of a read that fails.
+  let found: Stats | undefined
+  try {
+    found = statSync(dotGit, { throwIfNoEntry: false })
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? undefined : null
+  }
+  if (found === undefined) return undefined
+  if (found.isDirectory()) return dotGit
   try {
     const pointer = readFileSync(dotGit, 'utf8')
     const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(pointer)?.[1]
     return gitdir === undefined ? null : path.resolve(top, gitdir)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    // EISDIR: the usual case, a .git folder.
+    // EISDIR: a .git folder made since the stat.
     if (code === 'EISDIR') return dotGit
     return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null
   }
@@ -123,15 +134,20 @@ export function realPathAllowingMissing(absolute: string): string | null {
   let tail = ''
   let current = absolute
   for (let i = 0; i < 64; i += 1) {
-    try {
-      const real = realpathSync.native(current)
-      return tail === '' ? real : path.join(real, tail)
-    } catch {
-      const parent = path.dirname(current)
-      if (parent === current) return null
-      tail = tail === '' ? path.basename(current) : path.join(path.basename(current), tail)
-      current = parent
+    // A missing path (a file the action would create) is the common case:
+    // asked without an exception first, which costs more than the lookup.
+    if (existsSync(current)) {
+      try {
+        const real = realpathSync.native(current)
+        return tail === '' ? real : path.join(real, tail)
+      } catch {
+        // Gone since it was found: judged as missing, as it now is.
+      }
     }
+    const parent = path.dirname(current)
+    if (parent === current) return null
+    tail = tail === '' ? path.basename(current) : path.join(path.basename(current), tail)
+    current = parent
   }
   return null
 }

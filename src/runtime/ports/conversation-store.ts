@@ -79,9 +79,10 @@ export interface ConversationStore {
   /** Records that a grant answered for the call (`tool_allowed_by_grant`),
    *  before the call itself is marked running. */
   recordAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void
-  /** Marks the call and its turn running with the `tool_allowed_by_grant`
-   *  event of the grant that answered for it. */
-  startAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void
+  /** Writes a new turn and its one tool call (an MCP gateway call) as
+   *  running, with the `tool_allowed_by_grant` event of the grant that
+   *  answered for it: one commit, so one flush to wait for. */
+  openCallAllowedByGrant(turn: Turn, call: ToolCallRecord, grantId: string, at: number): void
   /** Writes how the call ended and its turn's status together. */
   settleCall(
     call: ToolCallRecord,

@@ -73,6 +73,9 @@ export interface RoomStore {
   get(id: string): StoredRoom | undefined
   /** Every room, oldest first. */
   list(): StoredRoom[]
+  /** The oldest room of `agentId` whose workspace is `workspace`, as
+   *  `list` would find it first. */
+  findByAgentWorkspace(agentId: string, workspace: string): StoredRoom | undefined
   getPermissionRequest(roomId: string, clientRequestId: string): PermissionRequestRow | undefined
   /** Writes a new room with its `room_created` event. */
   create(row: RoomRow): void

@@ -14,6 +14,7 @@ import type {
   Timeline,
   WorkspaceIdentity,
 } from '../../contracts/room.ts'
+import type { RoomPolicy } from '../../contracts/policy-axes.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -82,6 +83,11 @@ export class RoomService implements RoomDirectory {
 
   listRooms(): Room[] {
     return this.options.rooms.list().map(toRoom)
+  }
+
+  findRoom(agentId: string, workspace: string): Room | undefined {
+    const row = this.options.rooms.findByAgentWorkspace(agentId, workspace)
+    return row ? toRoom(row) : undefined
   }
 
   timeline(roomId: string): Timeline {
@@ -294,8 +300,11 @@ export class RoomService implements RoomDirectory {
     return pinned
   }
 
-  admitRoomWorkspace(roomId: string): WorkspaceIdentity {
-    return this.admitWorkspace(this.requireRoom(roomId))
+  admitRoom(roomId: string): { workspaceIdentity: WorkspaceIdentity; policy: RoomPolicy } {
+    // One read: the identity admitted and the policy granted are of the
+    // same row, never of two reads a write could fall between.
+    const room = this.requireDirectRoom(roomId)
+    return { workspaceIdentity: this.admitWorkspace(room), policy: room.policy }
   }
 
   /**

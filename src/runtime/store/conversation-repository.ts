@@ -71,8 +71,10 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     inTransaction(this.db, () => this.appendAllowed(call, 'tool_allowed_by_grant', grantId, at))
   }
 
-  startAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void {
+  openCallAllowedByGrant(turn: Turn, call: ToolCallRecord, grantId: string, at: number): void {
     inTransaction(this.db, () => {
+      this.turns.insert(turn)
+      this.calls.insert(call)
       this.appendAllowed(call, 'tool_allowed_by_grant', grantId, at)
       this.calls.update(call.id, { status: 'running', at })
       this.turns.setStatus(call.turnId, 'running')

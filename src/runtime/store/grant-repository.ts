@@ -68,12 +68,18 @@ export class SqliteGrantRepository implements GrantStore {
    */
   listActive(roomId: string): Grant[] {
     if (!this.options.roomIntact(roomId)) return []
+    return this.verified(
+      this.db
+        .prepare(
+          'SELECT * FROM grants WHERE room_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
+        )
+        .all(roomId),
+    )
+  }
+
+  /** The rows whose MACs verify, as grants; each other row is reported. */
+  private verified(rows: ReadonlyArray<Record<string, unknown>>): Grant[] {
     const grants: Grant[] = []
-    const rows = this.db
-      .prepare(
-        'SELECT * FROM grants WHERE room_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
-      )
-      .all(roomId)
     for (const row of rows) {
       const raw = rawGrant(row)
       const mac = row.mac == null ? null : String(row.mac)
@@ -117,7 +123,16 @@ export class SqliteGrantRepository implements GrantStore {
    *  saw. A server-wide grant never answers as a per-tool one, nor the
    *  other way round: each matches on its own scope only. */
   findMcpGrant(roomId: string, key: McpGrantKey): Grant | undefined {
-    return this.listActive(roomId).find((grant) => {
+    if (!this.options.roomIntact(roomId)) return undefined
+    // Only this server's rows are read and verified: a room with many
+    // grants pays for the ones that could answer. A row edited to name
+    // another server fails its MAC wherever it is read.
+    const rows = this.db
+      .prepare(
+        'SELECT * FROM grants WHERE room_id = ? AND mcp_server_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
+      )
+      .all(roomId, key.serverId)
+    return this.verified(rows).find((grant) => {
       if (grant.mcp?.serverId !== key.serverId) return false
       if (grant.scope === 'mcp-server') {
         return (

@@ -250,14 +250,16 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
       stores.conversations.markRunning(call(), AT, { type: 'tool_allowed_by_policy' }),
     observe: rowOf('SELECT status FROM tool_calls'),
   },
-  'running a gateway call a grant answers for': {
+  'opening a gateway call a grant answers for': {
     event: 'tool_allowed_by_grant',
-    arrange: (stores) => {
-      seedRoomAndTurn(stores)
-      stores.conversations.insertToolCall(call())
-      stores.conversations.setTurnStatus('turn-1', 'waiting')
-    },
-    act: (stores) => stores.conversations.startAllowedByGrant(call(), 'grant-1', AT),
+    arrange: createRoom,
+    act: (stores) =>
+      stores.conversations.openCallAllowedByGrant(
+        turnFixture({ status: 'waiting' }),
+        call(),
+        'grant-1',
+        AT,
+      ),
     observe: () => [
       db.prepare('SELECT status FROM tool_calls').all(),
       db.prepare('SELECT status FROM turns').all(),

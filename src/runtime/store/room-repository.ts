@@ -163,6 +163,15 @@ export class SqliteRoomRepository implements RoomStore {
     return row ? this.toRoom(row) : undefined
   }
 
+  findByAgentWorkspace(agentId: string, workspace: string): StoredRoom | undefined {
+    const row = this.db
+      .prepare(
+        'SELECT * FROM rooms WHERE agent_id = ? AND workspace = ? ORDER BY created_at, rowid LIMIT 1',
+      )
+      .get(agentId, workspace)
+    return row ? this.toRoom(row) : undefined
+  }
+
   list(): StoredRoom[] {
     return this.db
       .prepare('SELECT * FROM rooms ORDER BY created_at, rowid')
