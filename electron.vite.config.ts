@@ -34,6 +34,12 @@ export default defineConfig(({ mode }) => ({
     },
     build: {
       outDir: fromRoot('out/main'),
+      // Bundled, not loaded from node_modules at start: resolving and
+      // compiling zod's many modules was a third of the runtime's start, and
+      // only what is used is kept (docs/benchmarks.md, "Where the start's
+      // time goes"). The MCP SDK stays external: the runtime loads it with
+      // its first MCP connection; keytar is native and main's alone.
+      externalizeDeps: { exclude: ['zod', 'canonicalize', 'diff'] },
       rolldownOptions: {
         input: {
           index: fromRoot('src/main/index.ts'),

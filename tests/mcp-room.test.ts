@@ -8,7 +8,13 @@ import { NOTES_SERVER, writeNotesConfig, type NotesFixture } from './support/mcp
 import { pendingInputFor, respond } from './support/input-helpers.ts'
 import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
 import { z } from 'zod'
-import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import {
+  BUILT_RUNTIME_ENTRY,
+  RUNTIME_ENTRY,
+  eventually,
+  startHarness,
+  type RuntimeHarness,
+} from './support/runtime-harness.ts'
 
 async function auditTypes(harness: RuntimeHarness): Promise<Array<Record<string, unknown>>> {
   const exported = await harness.client.request(
@@ -34,14 +40,20 @@ const ASKER_SERVER = {
   manifest: { readonly: true },
 }
 
-describe("the runtime as an MCP client: an agent's MCP calls in a room", () => {
+// The source, as the tests and the CDP host run it, and the bundle the app
+// forks (out/main/runtime.js, built for the tests by build-once.ts), whose
+// zod is bundled while the MCP SDK it loads brings its own.
+describe.each([
+  ['source', RUNTIME_ENTRY],
+  ['built', BUILT_RUNTIME_ENTRY],
+])("the runtime (%s) as an MCP client: an agent's MCP calls in a room", (_kind, runtimeEntry) => {
   let harness: RuntimeHarness
   let fixture: NotesFixture
 
   beforeAll(async () => {
     const root = await mkdtemp(join(tmpdir(), 'assent-mcp-room-'))
     fixture = await writeNotesConfig(root, [ASKER_SERVER])
-    harness = await startHarness({ root, mcpConfigPath: fixture.configPath })
+    harness = await startHarness({ root, mcpConfigPath: fixture.configPath, runtimeEntry })
   })
   afterAll(async () => {
     await harness?.close()

@@ -24,6 +24,7 @@ import { RuntimeClient } from '../../src/main/core/runtime-client.ts'
 import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
 import { RuntimeSupervisor } from '../../src/main/core/runtime-supervisor.ts'
 import { PROJECT_ROOT } from '../../src/main/cdp/built-assets.ts'
+import { builtPath } from '../../src/main/electron/app-layout.ts'
 import { createRooms, decideConcurrently, toolsFinished } from './decision-bench.ts'
 import { turnsDone } from './same-rows-limit.ts'
 import {
@@ -34,7 +35,7 @@ import {
 } from './runtime-fixtures.ts'
 
 /** What main forks in the app (src/main/electron/app-layout.ts). */
-export const BUILT_RUNTIME_ENTRY = join(PROJECT_ROOT, 'out/main/runtime.js')
+export const BUILT_RUNTIME_ENTRY = builtPath(PROJECT_ROOT, 'runtimeEntry')
 
 // Long enough that nothing expires while thousands are created on a slow
 // machine: an expired approval would take a shorter path.

@@ -17,8 +17,12 @@ import type { ApprovalDecision } from '../../src/contracts/consent.ts'
 import type { PermissionMode } from '../../src/contracts/policy-axes.ts'
 import type { RollbackAnchorKeeper } from '../../src/main/core/rollback-anchor-keeper.ts'
 import { fileRollbackAnchor } from './test-secrets.ts'
+import { PROJECT_ROOT } from '../../src/main/cdp/built-assets.ts'
+import { builtPath } from '../../src/main/electron/app-layout.ts'
 
 export const RUNTIME_ENTRY = fileURLToPath(new URL('../../src/runtime/main.ts', import.meta.url))
+/** The bundle the app forks, as the Electron host finds it. */
+export const BUILT_RUNTIME_ENTRY = builtPath(PROJECT_ROOT, 'runtimeEntry')
 
 export interface RuntimeHarness {
   root: string
@@ -57,6 +61,8 @@ export async function startHarness(
     integrityKey?: Buffer
     rollbackAnchor?: RollbackAnchorKeeper
     mcpConfigPath?: string
+    /** The runtime's entry: its source unless a test runs the built one. */
+    runtimeEntry?: string
   } = {},
 ): Promise<RuntimeHarness> {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'assent-it-')))
@@ -66,7 +72,7 @@ export async function startHarness(
   const integrityKey = options.integrityKey ?? randomBytes(32)
   const rollbackAnchor = options.rollbackAnchor ?? fileRollbackAnchor(dataDir)
   const supervisor = new RuntimeSupervisor({
-    launcher: new ChildProcessLauncher(RUNTIME_ENTRY),
+    launcher: new ChildProcessLauncher(options.runtimeEntry ?? RUNTIME_ENTRY),
     dataDir,
     integrityKey,
     rollbackAnchor,
