@@ -14,7 +14,7 @@ import {
   type AgentModel,
 } from './agent-model.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
-import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { ConversationStore, MessagesMark } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { CommandLauncher } from '../tools/command-launcher.ts'
@@ -30,7 +30,7 @@ import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
  *  the store's mark when it started. */
 interface TurnHistory {
   excluded: string[]
-  upTo: number
+  upTo: MessagesMark
 }
 
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
@@ -190,7 +190,7 @@ export class AgentRunner implements TurnRunner {
     const attempts = conversations
       .listAttempts(turn.roomId, turn.clientRequestId)
       .map((attempt) => attempt.id)
-    return { excluded: [turn.id, ...attempts], upTo: conversations.messagesMark() }
+    return { excluded: [turn.id, ...attempts], upTo: conversations.messagesMark(turn.roomId) }
   }
 
   /** What the model reads at a step, besides the turn's outcomes: the same

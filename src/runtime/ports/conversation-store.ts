@@ -35,6 +35,19 @@ export interface ToolCallUpdate {
  * half of a change; a call is marked `running` only together with the
  * event that allowed it (when something other than a decision did).
  */
+/**
+ * The messages stored so far, as `listRecentMessages` reads them later:
+ * the highest rowid (a message stored later has a higher one), and the
+ * newest `created_at` among the room's messages then, which every message
+ * under the mark has at most. The second adds no condition of its own: it
+ * lets the read start in the room's index at the mark instead of walking
+ * back over every message stored since.
+ */
+export interface MessagesMark {
+  seq: number
+  newest: number
+}
+
 export interface ConversationStore {
   getTurn(id: string): Turn | undefined
   /** The first attempt of a message, by its idempotency key. */
@@ -60,10 +73,11 @@ export interface ConversationStore {
     roomId: string,
     limit: number,
     excludeTurnIds?: readonly string[],
-    upTo?: number,
+    upTo?: MessagesMark,
   ): Message[]
-  /** A mark for "the messages stored so far", for `listRecentMessages`. */
-  messagesMark(): number
+  /** A mark for "the room's messages stored so far", for
+   *  `listRecentMessages`. */
+  messagesMark(roomId: string): MessagesMark
 
   insertToolCall(call: ToolCallRecord): void
   updateToolCall(id: string, update: ToolCallUpdate): void

@@ -11,9 +11,11 @@ import type {
 import type {
   CallAllowance,
   ConversationStore,
+  MessagesMark,
   ToolCallResult,
   ToolCallUpdate,
 } from '../ports/conversation-store.ts'
+import { EVERY_MESSAGE } from './turn-rows.ts'
 import type { InterruptedWorkStore } from '../ports/interrupted-work-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
@@ -236,13 +238,13 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     roomId: string,
     limit: number,
     excludeTurnIds: readonly string[] = [],
-    upTo = Number.MAX_SAFE_INTEGER,
+    upTo: MessagesMark = EVERY_MESSAGE,
   ): Message[] {
     return this.messages.listRecent(roomId, limit, excludeTurnIds, upTo)
   }
 
-  messagesMark(): number {
-    return this.messages.mark()
+  messagesMark(roomId: string): MessagesMark {
+    return this.messages.mark(roomId)
   }
 
   insertToolCall(call: ToolCallRecord): void {

@@ -71,6 +71,21 @@ it.each([
   },
 )
 
+it("reads a turn's history from its mark back, not past every message stored since", () => {
+  const { db, sql, repo } = openRepository()
+  try {
+    repo.listRecentMessages('room', 5, ['turn'], repo.messagesMark('room'))
+    const text = sql.at(-1)!
+    // Entered at the mark's time in the room's index: the messages of the
+    // turns started after this one are never walked.
+    expect(planOf(db, text, 5)).toMatch(
+      /SEARCH messages USING INDEX messages_room \(room_id=\? AND created_at<\?\)/,
+    )
+  } finally {
+    db.close()
+  }
+})
+
 it('settles what a stopped runtime left unfinished through indexes, never a scan of the history', () => {
   const { db, sql, repo } = openRepository()
   try {

@@ -2,7 +2,14 @@ import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { RoomPolicySchema } from '../../contracts/policy-axes.ts'
 import { TurnSchema, type Message, type Turn, type TurnStatus } from '../../contracts/room.ts'
+import type { MessagesMark } from '../ports/conversation-store.ts'
 import { messageJson, storedMessage } from './stored-message.ts'
+
+/** No mark: every message stored. */
+export const EVERY_MESSAGE: MessagesMark = {
+  seq: Number.MAX_SAFE_INTEGER,
+  newest: Number.MAX_SAFE_INTEGER,
+}
 
 type Row = Record<string, unknown>
 
@@ -125,29 +132,38 @@ export class MessageRows {
     roomId: string,
     limit: number,
     excludeTurnIds: readonly string[],
-    upTo: number,
+    upTo: MessagesMark,
   ): Message[] {
     // The ids travel as one JSON parameter, so the statement is the same
     // whatever their number and no id is ever spliced into the SQL.
+    // `created_at <= newest` leaves out nothing `rowid <= seq` keeps (see
+    // MessagesMark): it is there so the index is entered at the mark.
     return this.db
       .prepare(
         `SELECT * FROM (SELECT *, rowid AS seq FROM messages
-           WHERE room_id = ? AND rowid <= ? AND turn_id NOT IN (SELECT value FROM json_each(?))
+           WHERE room_id = ? AND created_at <= ? AND rowid <= ?
+             AND turn_id NOT IN (SELECT value FROM json_each(?))
            ORDER BY created_at DESC, rowid DESC LIMIT ?)
          ORDER BY created_at, seq`,
       )
-      .all(roomId, upTo, JSON.stringify(excludeTurnIds), limit)
+      .all(roomId, upTo.newest, upTo.seq, JSON.stringify(excludeTurnIds), limit)
       .map(toMessage)
   }
 
-  /** The highest rowid stored so far. SQLite gives a new row the highest
-   *  rowid plus one, so a message stored later has a higher one, unless the
-   *  newest rows were deleted in between (a room deleted): that can only let
-   *  a later message under the mark, never put an earlier one above it. The
-   *  store never runs VACUUM, the one thing that renumbers rowids. */
-  mark(): number {
-    const row = this.db.prepare('SELECT max(rowid) AS mark FROM messages').get()
-    return Number(row?.mark ?? 0)
+  /** The highest rowid stored so far, and the newest `created_at` of the
+   *  room's messages now. SQLite gives a new row the highest rowid plus
+   *  one, so a message stored later has a higher one, unless the newest
+   *  rows were deleted in between (a room deleted): that can only let a
+   *  later message under the mark, never put an earlier one above it. The
+   *  store never runs VACUUM, the one thing that renumbers rowids. Both are
+   *  read in one synchronous call, so no message is stored between them. */
+  mark(roomId: string): MessagesMark {
+    const seq = this.db.prepare('SELECT max(rowid) AS seq FROM messages').get()?.seq
+    const newest = this.db
+      .prepare('SELECT max(created_at) AS newest FROM messages WHERE room_id = ?')
+      .get(roomId)?.newest
+    // A room with no message yet: nothing of it is under the mark.
+    return { seq: Number(seq ?? 0), newest: newest == null ? -1 : Number(newest) }
   }
 }
 
