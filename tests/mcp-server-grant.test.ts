@@ -153,21 +153,39 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
     ).toBe(true)
   })
 
-  it('does not let a per-tool grant answer for the rest of the server', async () => {
+  /** A room where the person allowed `write_note` always (that tool only). */
+  async function roomWithToolGrant(name: string) {
     const room = await createRoom(harness)
     const view = await pendingApprovalFor(
       harness,
       room.id,
-      'mcp notes write_note {"name": "one-tool.txt", "text": "x"}',
+      `mcp notes write_note {"name": "${name}", "text": "x"}`,
     )
     expect((await decide(harness, view, 'allow-always')).status).toBe(200)
     await turnSettled(harness, room.id, view.approval.turnId)
+    return room
+  }
+
+  it('does not let a per-tool grant answer for the rest of the server', async () => {
+    const room = await roomWithToolGrant('one-tool.txt')
     expect((await roomGrants(harness, room.id)).map((grant) => grant.scope)).toEqual(['mcp'])
     await writeFile(join(fixture.notesDir, 'other-tool.txt'), 'x')
     expect(await ranUnasked(room.id, 'mcp notes read_note {"name": "other-tool.txt"}')).toBe(false)
     expect(
       await ranUnasked(room.id, 'mcp notes write_note {"name": "same-tool.txt", "text": "y"}'),
     ).toBe(true)
+  })
+
+  it('runs a call a grant answers against the tool list it fetched, as the gateway does: listed once, not again', async () => {
+    const room = await roomWithToolGrant('listed-once.txt')
+    const listings = async () =>
+      (await readFile(join(fixture.notesDir, 'lists.log'), 'utf8')).split('\n').length
+    const before = await listings()
+    expect(
+      await ranUnasked(room.id, 'mcp notes write_note {"name": "listed-once.txt", "text": "y"}'),
+    ).toBe(true)
+    expect((await listings()) - before).toBe(1)
+    expect(await readFile(join(fixture.notesDir, 'listed-once.txt'), 'utf8')).toBe('y')
   })
 
   it('refuses a token minted for one scope of always allow when spent as the other', async () => {

@@ -171,7 +171,11 @@ export class McpRoomCalls implements McpToolCalls {
       )
       if (grant) {
         conversations.recordAllowedByGrant(call, grant.id, now())
-        return { status: 'allowed', reason: null, report }
+        // Answered at once, against the definition and preview this call
+        // just fetched (the grant binds the definition): as at the
+        // gateway's door, nobody read anything a change could hide behind,
+        // so they are not fetched again before it runs.
+        return { status: 'allowed', reason: null, byGrant: true, report }
       }
     }
     // No review description: the automatic reviewer cannot judge what an
