@@ -57,6 +57,7 @@ export const MUTATION_TEST_FILES = [
   'src/main/core/consent-controller.timing.test.ts',
   'src/consent/nonce-ledger.test.ts',
   'src/consent/consent-nonces.test.ts',
+  'src/consent/hmac-sha256.test.ts',
   'src/consent/consent-token-ledger.test.ts',
 ]
 

@@ -8,6 +8,7 @@ import {
   type KeyObject,
 } from 'node:crypto'
 import { DOMAIN_TAG } from './consent-subject.ts'
+import { HmacSha256 } from './hmac-sha256.ts'
 
 // Nonces main can vouch for without the binding (docs/architecture.md §5).
 //
@@ -37,18 +38,17 @@ export const POOL_NONCES = 256
 
 /** The two keys one 32-byte consent key gives. */
 export interface ConsentKeys {
-  /** HMAC-SHA256 key for token signatures: the consent key itself. */
-  signing: KeyObject
+  /** HMAC-SHA256 under the consent key itself: token signatures. */
+  signing: HmacSha256
   /** AES-256 key that seals nonces, derived so it never signs anything. */
   sealing: KeyObject
 }
 
 export function deriveConsentKeys(key: Buffer): ConsentKeys {
-  const signing = createSecretKey(key)
   // Signed strings all start with DOMAIN_TAG and a newline; the label has a
   // space there, so no signed string is ever the derivation input.
-  const sealing = createSecretKey(createHmac('sha256', signing).update(NONCE_KEY_LABEL).digest())
-  return { signing, sealing }
+  const sealing = createSecretKey(createHmac('sha256', key).update(NONCE_KEY_LABEL).digest())
+  return { signing: new HmacSha256(key), sealing }
 }
 
 /** Writes the plaintext of a nonce minted at `nowMs` into `block` (16

@@ -1,6 +1,7 @@
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import type { ConsentBinding } from '../contracts/consent.ts'
 import { signingPrefix } from './consent-subject.ts'
+import type { HmacSha256 } from './hmac-sha256.ts'
 import {
   NONCE_RANDOM_BYTES,
   NoncePool,
@@ -108,7 +109,7 @@ export function mintConsentToken(options: MintOptions): string {
     }
     nonce = sealNonce(minting.keys, now, random)
   }
-  const signature = hmacBase64url(minting.keys.signing, `${prefix}${expiresAtMs}\n${nonce}`)
+  const signature = minting.keys.signing.base64url(`${prefix}${expiresAtMs}\n${nonce}`)
   return `v1.${expiresAtMs}.${nonce}.${signature}`
 }
 
@@ -157,7 +158,7 @@ export class ConsentTokenVerifier {
     ) {
       throw new RangeError(`maxUsedNonces must be an integer in 1..${MAX_LEDGER_CAPACITY}`)
     }
-    // KeyObjects hold their own copy of the bytes, so a caller reusing its
+    // The keys hold their own copy of the bytes, so a caller reusing its
     // buffer cannot change the key under us.
     this.#keys = deriveConsentKeys(key)
     this.#now = now
@@ -261,10 +262,10 @@ function nonceBytes(parts: TokenParts): Buffer {
  * how much of a forgery was right. Both are canonical base64url of 32 bytes
  * (the token's by its grammar), so equal strings mean equal bytes.
  */
-function signatureMatches(signing: KeyObject, binding: unknown, parts: TokenParts): boolean {
+function signatureMatches(signing: HmacSha256, binding: unknown, parts: TokenParts): boolean {
   const prefix = signingPrefix(binding)
   if (typeof prefix !== 'string') return false
-  const expected = hmacBase64url(signing, `${prefix}${parts.expiresAtMs}\n${nonceText(parts)}`)
+  const expected = signing.base64url(`${prefix}${parts.expiresAtMs}\n${nonceText(parts)}`)
   const { token } = parts
   const signatureStart = parts.nonceStart + NONCE_CHARS + 1
   let difference = expected.length ^ SIGNATURE_CHARS
@@ -280,14 +281,6 @@ function assertConsentKey(key: unknown): asserts key is Buffer {
   if (!Buffer.isBuffer(key) || key.length !== CONSENT_KEY_BYTES) {
     throw new TypeError(`consent key must be a ${CONSENT_KEY_BYTES}-byte Buffer`)
   }
-}
-
-// createHmac with a Buffer key re-imports the key on every call, which costs
-// several times the HMAC itself (Node 24); a KeyObject is imported once. The
-// digest is taken as base64url directly: both sides need that text, and a
-// Buffer result costs more to allocate than the encoding.
-function hmacBase64url(key: KeyObject, input: string): string {
-  return createHmac('sha256', key).update(input, 'utf8').digest('base64url')
 }
 
 interface MintingState {
