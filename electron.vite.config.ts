@@ -74,6 +74,11 @@ export default defineConfig(({ mode }) => ({
     plugins: [react()],
     build: {
       outDir: fromRoot('out/renderer'),
+      // Minified in both modes: the workbench's script is read, compiled
+      // and (on the CDP host) carried over the DevTools connection at
+      // every start, 0.56 MB instead of 1.18 (docs/benchmarks-history.md,
+      // "2026-12-02 night: the first room").
+      minify: true,
       rolldownOptions: {
         input: {
           workbench: fromRoot('src/renderer/workbench/index.html'),

@@ -22,7 +22,7 @@ import { MainServices } from '../../src/main/core/main-services.ts'
 import { ChildProcessLauncher } from '../../src/main/core/runtime-launcher.ts'
 import { builtAssets } from '../../src/main/cdp/built-assets.ts'
 import type { CdpHost } from '../../src/main/cdp/cdp-host.ts'
-import { CdpProtectedWindowFactory } from '../../src/main/cdp/protected-windows.ts'
+import { SparePool } from '../../src/main/core/spare-window.ts'
 import { CdpPageChannel } from '../../src/main/cdp/page-channel.ts'
 import { SharedBrowserLauncher } from '../../src/main/cdp/window-launcher.ts'
 import { CdpWorkbench } from '../../src/main/cdp/workbench-page.ts'
@@ -84,8 +84,8 @@ timed(MainServices.prototype, 'start', 'services.start (runtime ready)')
 timed(MainServices.prototype, 'handleWorkbenchCall', 'call')
 // Without the protected window the host prepares ahead: what it costs the
 // first room, which it competes with for the CPU.
-if (flags['no-spare']) CdpProtectedWindowFactory.prototype.warm = () => undefined
-timed(CdpProtectedWindowFactory.prototype, 'warm', 'consent spare warm')
+if (flags['no-spare']) SparePool.prototype.warmWhenQuiet = () => undefined
+timed(SparePool.prototype, 'warm', 'consent spare warm')
 timed(SharedBrowserLauncher.prototype, 'open', 'window open (context, page)')
 timed(CdpWorkbench, 'open', 'workbench open')
 timed(CdpPageChannel, 'attach', 'page channel attach')
@@ -139,8 +139,8 @@ function roleOf(cmdline: string): string {
   return 'chromium browser'
 }
 
-/** The built pages from another build's renderer folder (a release build's:
- *  minified, React's production build), with this build's preloads. */
+/** The built pages from another build's renderer folder, with this
+ *  build's preloads. */
 function pagesFrom(rendererRoot: string) {
   return {
     ...builtAssets(),

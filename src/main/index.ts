@@ -201,7 +201,10 @@ async function start(): Promise<void> {
   registerWorkbenchIpc({
     ipc: ipcMain,
     expectedSender: () => workbench?.expectedSender(),
-    handle: (channel, args) => services.handleWorkbenchCall(channel, args),
+    handle: (channel, args) => {
+      windows.spareTiming.busy()
+      return services.handleWorkbenchCall(channel, args)
+    },
     onRefused: (channel, reason) => diagnostic(`refused ${channel}: ${reason}`),
   })
 
@@ -251,7 +254,9 @@ async function start(): Promise<void> {
   showWorkbench()
   await services.start()
   started = true
-  windows.warm(CONSENT_WINDOW_SIZE)
+  // Once the workbench is quiet: a spare prepared beside its first view
+  // would slow both (SparePool.warmWhenQuiet).
+  windows.spareTiming.warmWhenQuiet(CONSENT_WINDOW_SIZE)
 }
 
 /** The first preferred system language, as far as Assent speaks it; also

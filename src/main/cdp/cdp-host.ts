@@ -168,7 +168,9 @@ export class CdpHost {
         await services.stop().catch(() => undefined)
         throw launched.reason
       }
-      windows.warm(CONSENT_WINDOW_SIZE)
+      // Once the workbench is quiet: a spare prepared beside the workbench's
+      // window and first view would slow both (SparePool.warmWhenQuiet).
+      windows.spareTiming.warmWhenQuiet(CONSENT_WINDOW_SIZE)
       return new CdpHost(
         launched.value,
         services,
@@ -190,15 +192,20 @@ export class CdpHost {
   /** Opens (or returns) the workbench window and gives it focus. */
   async workbench(): Promise<CdpWorkbench> {
     if (!this.workbenchPage) {
-      this.workbenchPage = await CdpWorkbench.open(
-        this.launcher,
-        this.assets,
-        (channel, args) => this.services.handleWorkbenchCall(channel, args),
-        this.options.viewport ?? { width: 1280, height: 800 },
-        {
-          ...(this.options.locale ? { locale: this.options.locale } : {}),
-          ...(this.options.colorScheme ? { colorScheme: this.options.colorScheme } : {}),
-        },
+      this.workbenchPage = await this.windows.spareTiming.busyWhile(
+        CdpWorkbench.open(
+          this.launcher,
+          this.assets,
+          (channel, args) => {
+            this.windows.spareTiming.busy()
+            return this.services.handleWorkbenchCall(channel, args)
+          },
+          this.options.viewport ?? { width: 1280, height: 800 },
+          {
+            ...(this.options.locale ? { locale: this.options.locale } : {}),
+            ...(this.options.colorScheme ? { colorScheme: this.options.colorScheme } : {}),
+          },
+        ),
       )
       this.forwarder.target = this.workbenchPage
     }

@@ -8,7 +8,12 @@ import type { BrowserContext } from 'playwright-core'
 import type { ConsentView } from '../../common/consent-view.ts'
 import { ConsentDecisionMessageSchema } from '../../common/consent-view.ts'
 import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
-import { SparePool, type SpareCandidate, type WindowSize } from '../core/spare-window.ts'
+import {
+  SparePool,
+  type SpareTiming,
+  type SpareCandidate,
+  type WindowSize,
+} from '../core/spare-window.ts'
 import { CONSENT_SITE } from '../core/page-sites.ts'
 import { CONSENT_ORIGIN, CONSENT_URL, routeOnly } from './asset-router.ts'
 import type { BuiltAssets } from './built-assets.ts'
@@ -211,6 +216,11 @@ export class CdpProtectedWindowFactory implements ProtectedWindowFactory {
   /** Prepares the first spare, so even the first prompt finds one. */
   warm(size: WindowSize): void {
     this.spares.warm(size)
+  }
+
+  /** When the first spare is prepared: once the workbench is quiet. */
+  get spareTiming(): SpareTiming {
+    return this.spares
   }
 
   /** Whether a spare is prepared or on its way (the tests read it). */

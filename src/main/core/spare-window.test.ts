@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { SPARE_PREPARE_DELAY_MS, SparePool, type WindowSize } from './spare-window.ts'
+import {
+  FIRST_SPARE_LATEST_MS,
+  SPARE_PREPARE_DELAY_MS,
+  SparePool,
+  type WindowSize,
+} from './spare-window.ts'
 
 class FakeWindow {
   alive = true
@@ -156,5 +161,115 @@ describe('SparePool while a window is being decided in', () => {
     const { spares, prepared } = pool(() => false)
     const window = await spares.take(SIZE)
     expect(prepared).toEqual([window])
+  })
+})
+
+describe('SparePool: the first spare, once the workbench is quiet', () => {
+  it('prepares it only after a quiet pause, and each workbench call starts the pause again', async () => {
+    const { spares, prepared } = pool()
+    spares.warmWhenQuiet(SIZE)
+    expect(spares.holdsSpare).toBe(false)
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS - 1)
+    spares.busy()
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS - 1)
+    expect(prepared).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(prepared).toHaveLength(1)
+    expect(await spares.take(SIZE)).toBe(prepared[0])
+  })
+
+  it('waits while the workbench window opens, and a pause after it', async () => {
+    const { spares, prepared } = pool()
+    spares.warmWhenQuiet(SIZE)
+    let opened: (value: string) => void = () => undefined
+    const opening = spares.busyWhile(new Promise<string>((resolve) => (opened = resolve)))
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 3)
+    expect(prepared).toHaveLength(0)
+    opened('workbench')
+    await expect(opening).resolves.toBe('workbench')
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS - 1)
+    expect(prepared).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(prepared).toHaveLength(1)
+  })
+
+  it('counts a window that failed to open as settled, and passes its error on', async () => {
+    const { spares, prepared } = pool()
+    spares.warmWhenQuiet(SIZE)
+    await expect(spares.busyWhile(Promise.reject(new Error('no page')))).rejects.toThrow('no page')
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS)
+    expect(prepared).toHaveLength(1)
+  })
+
+  it.each([
+    [
+      'calls that never pause',
+      (spares: SparePool<FakeWindow>) => setInterval(() => spares.busy(), 100),
+    ],
+    [
+      'a window that never opens',
+      (spares: SparePool<FakeWindow>) => void spares.busyWhile(new Promise(() => undefined)),
+    ],
+  ])(
+    'prepares it at the latest FIRST_SPARE_LATEST_MS after it was asked, through %s',
+    async (_, keepBusy) => {
+      const { spares, prepared } = pool()
+      spares.warmWhenQuiet(SIZE)
+      const timer = keepBusy(spares)
+      await vi.advanceTimersByTimeAsync(FIRST_SPARE_LATEST_MS - 100)
+      expect(prepared).toHaveLength(0)
+      await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS)
+      expect(prepared).toHaveLength(1)
+      if (timer) clearInterval(timer)
+    },
+  )
+
+  it('lets spareReady wait for it', async () => {
+    const { spares, prepared } = pool()
+    spares.warmWhenQuiet(SIZE)
+    let ready = false
+    void spares.spareReady().then(() => (ready = true))
+    await vi.advanceTimersByTimeAsync(SPARE_PREPARE_DELAY_MS * 3)
+    expect(prepared).toHaveLength(1)
+    expect(ready).toBe(true)
+  })
+
+  it('opens its own window for a prompt that comes first, and only one spare behind it', async () => {
+    const { spares, prepared } = pool()
+    spares.warmWhenQuiet(SIZE)
+    const window = await spares.take(SIZE)
+    expect(prepared).toEqual([window])
+    await vi.advanceTimersByTimeAsync(FIRST_SPARE_LATEST_MS * 2)
+    expect(prepared).toHaveLength(2)
+    expect(spares.holdsSpare).toBe(true)
+  })
+
+  it('prepares at once when warmed meanwhile, and nothing once discarded or closed', async () => {
+    const warmed = pool()
+    warmed.spares.warmWhenQuiet(SIZE)
+    warmed.spares.warm(SIZE)
+    expect(warmed.prepared).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(FIRST_SPARE_LATEST_MS * 2)
+    expect(warmed.prepared).toHaveLength(1)
+
+    for (const end of ['discardSpare', 'close'] as const) {
+      const { spares, prepared } = pool()
+      spares.warmWhenQuiet(SIZE)
+      spares[end]()
+      spares.busy()
+      await vi.advanceTimersByTimeAsync(FIRST_SPARE_LATEST_MS * 2)
+      expect(prepared).toHaveLength(0)
+    }
+  })
+
+  it('holds it back while a window is being decided in, until the host says it may prepare', async () => {
+    let deciding = true
+    const { spares, prepared } = pool(() => !deciding)
+    spares.warmWhenQuiet(SIZE)
+    await vi.advanceTimersByTimeAsync(FIRST_SPARE_LATEST_MS * 2)
+    expect(prepared).toHaveLength(0)
+    deciding = false
+    spares.idle()
+    expect(prepared).toHaveLength(1)
   })
 })

@@ -16,6 +16,18 @@ export interface SpareCandidate {
  *  the two do not compete for the CPU while the person's window renders. */
 export const SPARE_PREPARE_DELAY_MS = 500
 
+/** `warmWhenQuiet` prepares its spare this long after it was asked at the
+ *  latest, however busy the workbench stays. */
+export const FIRST_SPARE_LATEST_MS = 5_000
+
+/** When the first spare is prepared (SparePool.warmWhenQuiet): what a
+ *  host's factory hands its host. */
+export interface SpareTiming {
+  warmWhenQuiet(size: WindowSize): void
+  busy(): void
+  busyWhile<T>(work: Promise<T>): Promise<T>
+}
+
 /**
  * Keeps one protected window prepared ahead, so a consent request only
  * binds it to its prompt and delivers the view: the cost of a new browser
@@ -26,7 +38,7 @@ export const SPARE_PREPARE_DELAY_MS = 500
  * an unclaimed window); each one is handed out once and never comes back;
  * a spare that closed or crashed is closed, never shown.
  */
-export class SparePool<W extends SpareCandidate> {
+export class SparePool<W extends SpareCandidate> implements SpareTiming {
   private readonly prepare: (size: WindowSize) => Promise<W>
   private readonly onError: (error: unknown) => void
   private readonly mayPrepare: () => boolean
@@ -38,6 +50,11 @@ export class SparePool<W extends SpareCandidate> {
   /** Set by `discardSpare`: no spare is prepared behind a `take` or on
    *  `idle()` until the host asks for one again with `warm`. */
   private dormant = false
+  /** While `warmWhenQuiet` waits: its size, and when it prepares at the
+   *  latest. */
+  private quiet: { size: WindowSize; latestAt: number } | undefined
+  /** Work under way that `busyWhile` was given. */
+  private busyWork = 0
 
   /** `mayPrepare` says whether a spare may be prepared now; when it says no
    *  (a window the person is deciding in is open, and preparing another
@@ -103,6 +120,7 @@ export class SparePool<W extends SpareCandidate> {
   warm(size: WindowSize): void {
     if (this.closed) return
     this.dormant = false
+    this.cancelQuiet()
     if (this.spare) return
     const window = this.prepare(size)
     const entry = { key: sizeKey(size), window }
@@ -112,6 +130,59 @@ export class SparePool<W extends SpareCandidate> {
       // A spare cut short by the host closing is no news.
       if (!this.closed) this.onError(error)
     })
+  }
+
+  /**
+   * Prepares a spare once the host has been quiet (no `busy()`) for
+   * SPARE_PREPARE_DELAY_MS, and FIRST_SPARE_LATEST_MS after this call at
+   * the latest. For the first spare at the host's start: preparing it is a
+   * browser process, a session and a page, which would otherwise compete
+   * for the CPU with the workbench's own window, page and first view
+   * (docs/benchmarks-history.md, "2026-12-02 night: the first room"). A
+   * prompt that comes sooner prepares its own window, as without a spare.
+   */
+  warmWhenQuiet(size: WindowSize): void {
+    if (this.closed || this.spare) return
+    this.dormant = false
+    this.quiet = { size, latestAt: Date.now() + FIRST_SPARE_LATEST_MS }
+    this.armQuietTimer()
+  }
+
+  /** The workbench asked main for something: a spare `warmWhenQuiet`
+   *  waits for waits longer. */
+  busy(): void {
+    if (this.quiet !== undefined) this.armQuietTimer()
+  }
+
+  /** `work` (the workbench's window opening) counts as busy until it
+   *  settles, and the quiet wait starts again from then. */
+  async busyWhile<T>(work: Promise<T>): Promise<T> {
+    this.busyWork += 1
+    try {
+      return await work
+    } finally {
+      this.busyWork -= 1
+      this.busy()
+    }
+  }
+
+  private armQuietTimer(): void {
+    const quiet = this.quiet
+    if (quiet === undefined) return
+    if (this.timer) clearTimeout(this.timer)
+    const delay = Math.min(SPARE_PREPARE_DELAY_MS, Math.max(0, quiet.latestAt - Date.now()))
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      if (this.busyWork > 0 && Date.now() < quiet.latestAt) {
+        this.armQuietTimer()
+        return
+      }
+      this.quiet = undefined
+      if (this.dormant || this.closed) return
+      if (this.mayPrepare()) this.warm(quiet.size)
+      else this.deferred = quiet.size
+    }, delay)
+    this.timer.unref?.()
   }
 
   /** Resolves when the spare (the one there, or the one planned after a
@@ -131,6 +202,7 @@ export class SparePool<W extends SpareCandidate> {
     this.dormant = true
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
+    this.quiet = undefined
     this.deferred = undefined
     const spare = this.spare
     this.spare = undefined
@@ -146,8 +218,18 @@ export class SparePool<W extends SpareCandidate> {
     this.discardSpare()
   }
 
+  /** A quiet wait is over: `warm` prepares now, or `take` prepares one
+   *  behind the window it hands out. */
+  private cancelQuiet(): void {
+    if (this.quiet === undefined) return
+    this.quiet = undefined
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
   private warmLater(size: WindowSize): void {
     if (this.dormant) return
+    this.quiet = undefined
     if (this.timer) clearTimeout(this.timer)
     this.timer = setTimeout(() => {
       this.timer = undefined

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { BrowserWindow, session, type Session } from 'electron'
 import type { ProtectedWindow, ProtectedWindowFactory } from '../core/host-port.ts'
-import { SparePool, type WindowSize } from '../core/spare-window.ts'
+import { SparePool, type SpareTiming, type WindowSize } from '../core/spare-window.ts'
 import { CONSENT_SITE } from '../core/page-sites.ts'
 import { builtPath } from './app-layout.ts'
 import { ConsentSessionPool, MAX_CONSENT_SESSIONS } from './consent-session-pool.ts'
@@ -62,6 +62,11 @@ export class ElectronProtectedWindowFactory implements ProtectedWindowFactory {
   /** Prepares the first spare, so even the first prompt finds one. */
   warm(size: WindowSize): void {
     this.spares.warm(size)
+  }
+
+  /** When the first spare is prepared: once the workbench is quiet. */
+  get spareTiming(): SpareTiming {
+    return this.spares
   }
 
   /** Closes the spare: a hidden window must not keep the app running once
