@@ -218,6 +218,15 @@ async function start(): Promise<void> {
       return
     }
     workbench = openWorkbenchWindow({ appRoot, developmentBuild, now, onDiagnostic: diagnostic })
+    // The first spare waits for the workbench's page (a load that never
+    // ends holds it only until SparePool's latest time).
+    const contents = workbench.window.webContents
+    void windows.spareTiming.busyWhile(
+      new Promise<void>((loaded) => {
+        contents.once('did-finish-load', () => loaded())
+        contents.once('did-fail-load', () => loaded())
+      }),
+    )
     workbench.window.once('closed', () => {
       // The prepared protected window is hidden: it must not keep the app
       // alive once the person closed the workbench. An open prompt closes
