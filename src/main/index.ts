@@ -218,13 +218,15 @@ async function start(): Promise<void> {
       return
     }
     workbench = openWorkbenchWindow({ appRoot, developmentBuild, now, onDiagnostic: diagnostic })
-    // The first spare waits for the workbench's page (a load that never
-    // ends holds it only until SparePool's latest time).
+    // The first spare waits for the workbench's page: loaded, failed, or
+    // gone with its window (a load that never ends holds it only until
+    // SparePool's latest time).
     const contents = workbench.window.webContents
     void windows.spareTiming.busyWhile(
-      new Promise<void>((loaded) => {
-        contents.once('did-finish-load', () => loaded())
-        contents.once('did-fail-load', () => loaded())
+      new Promise<void>((settled) => {
+        contents.once('did-finish-load', () => settled())
+        contents.once('did-fail-load', () => settled())
+        contents.once('destroyed', () => settled())
       }),
     )
     workbench.window.once('closed', () => {
