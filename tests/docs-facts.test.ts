@@ -1,3 +1,4 @@
+import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-service.ts'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -70,6 +71,7 @@ const LIMITS: Record<string, string> = {
   MAX_AGENT_TEXT_CHARS: `${grouped(MAX_AGENT_TEXT_CHARS)} characters`,
   MAX_EXTERNAL_TEXT_CHARS: `${grouped(MAX_EXTERNAL_TEXT_CHARS)} characters`,
   MAX_AGENT_STEPS: String(MAX_AGENT_STEPS),
+  TIMELINE_PAGE_TURNS: `${TIMELINE_PAGE_TURNS} turns`,
   MAX_ACTIONS_PER_STEP: String(MAX_ACTIONS_PER_STEP),
   DEFAULT_TOOL_TIMEOUT_MS: seconds(DEFAULT_TOOL_TIMEOUT_MS),
   MAX_COMMAND_TIMEOUT_MS: seconds(MAX_COMMAND_TIMEOUT_MS),

@@ -11,6 +11,7 @@ import { verifyAuditChain } from '../src/runtime/store/audit-chain.ts'
 import { SqliteAuditLog, readAuditHead } from '../src/runtime/store/audit-log.ts'
 import { openDatabase } from '../src/runtime/store/database.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { seedRoomAndTurn } from '../src/runtime/gate/test-support/approval-gate-fixture.ts'
 
 /** The fixed key tests/fixtures/gate-crash-child.ts seals with. */
 const TEST_MAC = new IntegrityMac(Buffer.alloc(32, 7))
@@ -26,14 +27,7 @@ function seed(): string {
   dirs.push(dir)
   mkdirSync(workspaceOf(dir))
   const db = openDatabase(dir)
-  db.prepare(
-    `INSERT INTO rooms (id, kind, agent_id, workspace, title, policy_json, revision, created_at)
-     VALUES ('room-1', 'direct', 'assistant', '/ws', 'Room', '{}', 0, 0)`,
-  ).run()
-  db.prepare(
-    `INSERT INTO turns (id, room_id, client_request_id, text, workspace, policy_json, status, created_at)
-     VALUES ('turn-1', 'room-1', 'c1', 'write a b', '/ws', '{}', 'waiting', 0)`,
-  ).run()
+  seedRoomAndTurn(db)
   new ApprovalGate({
     approvals: new SqliteApprovalRepository(db, {
       audit: new SqliteAuditLog(db, { mac: TEST_MAC }),

@@ -173,6 +173,21 @@ export const TimelineSchema = z.strictObject({
 })
 export type Timeline = z.infer<typeof TimelineSchema>
 
+/** Part of a room's timeline: some of its turns (the newest, or those from
+ *  or before one turn), with their messages, tool calls and approvals, and
+ *  every approval of the room still pending whatever its turn. */
+export const TimelinePageSchema = TimelineSchema.extend({
+  /** How many of the room's turns come before this page's first one. */
+  earlierTurns: z.number().int().nonnegative(),
+})
+export type TimelinePage = z.infer<typeof TimelinePageSchema>
+
+/** Which turns of a room's timeline to read: the newest page, every turn
+ *  from one on (what a reader has loaded so far, brought up to date), or
+ *  the page just before one. */
+export type TimelinePageRequest =
+  { kind: 'recent' } | { kind: 'from'; turnId: string } | { kind: 'before'; turnId: string }
+
 export const ReconcileRequestSchema = z.strictObject({
   outcome: z.enum(['succeeded', 'failed', 'not-run']),
   note: z.string().max(2000).optional(),

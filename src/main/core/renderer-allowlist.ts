@@ -97,6 +97,24 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'GET',
+    pattern: '/v1/rooms/:roomId/timeline/recent',
+    access: 'renderer',
+    reason: 'reads the newest page of the conversation and every card still open',
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/rooms/:roomId/timeline/from/:turnId',
+    access: 'renderer',
+    reason: 'reads the conversation from a turn on, as the timeline has loaded it',
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/rooms/:roomId/timeline/before/:turnId',
+    access: 'renderer',
+    reason: 'reads the page of the conversation before a turn',
+  },
+  {
+    method: 'GET',
     pattern: '/v1/rooms/:roomId/approvals',
     access: 'renderer',
     reason: 'reads approval summaries, never the canonical action',

@@ -28,6 +28,10 @@ export interface ApprovalStore {
   get(id: string): ApprovalRecord | undefined
   /** The room's approvals, oldest first. */
   listByRoom(roomId: string): ApprovalRecord[]
+  /** The room's approvals of the turns `turnIds` and every one of its
+   *  pending approvals whatever its turn, oldest first: what a page of the
+   *  timeline lists, so an open card is never missing from one. */
+  listForTurns(roomId: string, turnIds: readonly string[]): ApprovalRecord[]
   /** Pending approvals whose expiry is at or before `now`, soonest first. */
   listPendingDue(now: number): ApprovalRecord[]
   /** Every pending approval, oldest first. */

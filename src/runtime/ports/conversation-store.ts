@@ -4,6 +4,7 @@ import type {
   ReconcileRequest,
   ToolCallRecord,
   ToolCallStatus,
+  TimelinePageRequest,
   Turn,
   TurnStatus,
 } from '../../contracts/room.ts'
@@ -48,6 +49,14 @@ export interface MessagesMark {
   newest: number
 }
 
+export type { TimelinePageRequest }
+
+export interface TurnPage {
+  turns: Turn[]
+  /** How many of the room's turns come before the first of `turns`. */
+  earlierTurns: number
+}
+
 export interface ConversationStore {
   getTurn(id: string): Turn | undefined
   /** The first attempt of a message, by its idempotency key. */
@@ -55,6 +64,15 @@ export interface ConversationStore {
   /** The highest attempt number of a message (0 when there is none). */
   latestAttempt(roomId: string, clientRequestId: string): number
   listTurns(roomId: string): Turn[]
+  /** The turns `request` names, at most `size` of them for `recent` and
+   *  `before`, oldest first; undefined when its turn is not one of this
+   *  room's. */
+  turnPage(roomId: string, request: TimelinePageRequest, size: number): TurnPage | undefined
+  /** The messages and tool calls of the room's turns `turnIds`. */
+  listOfTurns(
+    roomId: string,
+    turnIds: readonly string[],
+  ): { messages: Message[]; toolCalls: ToolCallRecord[] }
   setTurnStatus(id: string, status: TurnStatus): void
   /** Every attempt of one message (the first and its retries), oldest
    *  first. */

@@ -12,13 +12,14 @@ import type {
   Room,
   RoomPermissions,
   Timeline,
+  TimelinePage,
   WorkspaceIdentity,
 } from '../../contracts/room.ts'
 import type { RoomPolicy } from '../../contracts/policy-axes.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import { fullAccessBlocker, type AgentPreset } from '../domain/agent-preset.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
-import type { ConversationStore } from '../ports/conversation-store.ts'
+import type { ConversationStore, TimelinePageRequest } from '../ports/conversation-store.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { RollbackAnchorSync } from '../ports/rollback-anchor.ts'
 import type { RoomDirectory } from '../ports/room-directory.ts'
@@ -26,6 +27,12 @@ import type { RoomRow, RoomStore, StoredRoom } from '../ports/room-store.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import { movedReason, realWorkspace, trustedIdentity } from './room-workspace.ts'
+
+/** Turns in one page of a timeline: enough to fill a tall window several
+ *  times over, few enough that the newest page of a room with hundreds of
+ *  decided cards is drawn in a fraction of the time the whole one takes
+ *  (docs/benchmarks.md, the 520-card room). */
+export const TIMELINE_PAGE_TURNS = 60
 
 export interface RoomServiceOptions {
   rooms: RoomStore
@@ -98,6 +105,27 @@ export class RoomService implements RoomDirectory {
       messages: this.options.conversations.listMessages(roomId),
       toolCalls: this.options.conversations.listToolCalls(roomId),
       approvals: this.options.approvals.listByRoom(roomId).map(summarizeApproval),
+    }
+  }
+
+  /**
+   * A page of the room's timeline (see `TimelinePage`): what the workbench
+   * draws first is the newest `TIMELINE_PAGE_TURNS` turns, so a long room
+   * opens as fast as a short one, and it reads earlier pages after that.
+   * A turn that is not this room's is refused, never read as an empty page.
+   */
+  timelinePage(roomId: string, request: TimelinePageRequest): TimelinePage {
+    this.requireRoom(roomId)
+    const { conversations, approvals } = this.options
+    const page = conversations.turnPage(roomId, request, TIMELINE_PAGE_TURNS)
+    if (!page) throw new Refusal('not_found', `turnId: no turn of this room`)
+    const turnIds = page.turns.map((turn) => turn.id)
+    return {
+      roomId,
+      turns: page.turns,
+      ...conversations.listOfTurns(roomId, turnIds),
+      approvals: approvals.listForTurns(roomId, turnIds).map(summarizeApproval),
+      earlierTurns: page.earlierTurns,
     }
   }
 

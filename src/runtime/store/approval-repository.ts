@@ -203,6 +203,17 @@ export class SqliteApprovalRepository implements ApprovalStore {
       .map(toApproval)
   }
 
+  listForTurns(roomId: string, turnIds: readonly string[]): ApprovalRecord[] {
+    return this.db
+      .prepare(
+        `SELECT * FROM approvals
+         WHERE room_id = ? AND (status = 'pending' OR turn_id IN (SELECT value FROM json_each(?)))
+         ORDER BY created_at, rowid`,
+      )
+      .all(roomId, JSON.stringify(turnIds))
+      .map(toApproval)
+  }
+
   listPendingDue(now: number): ApprovalRecord[] {
     return this.db
       .prepare(

@@ -12,7 +12,9 @@ import type {
   CallAllowance,
   ConversationStore,
   MessagesMark,
+  TimelinePageRequest,
   ToolCallResult,
+  TurnPage,
   ToolCallUpdate,
 } from '../ports/conversation-store.ts'
 import { EVERY_MESSAGE } from './turn-rows.ts'
@@ -222,6 +224,20 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
 
   listTurns(roomId: string): Turn[] {
     return this.turns.list(roomId)
+  }
+
+  turnPage(roomId: string, request: TimelinePageRequest, size: number): TurnPage | undefined {
+    return this.turns.page(roomId, request, size)
+  }
+
+  listOfTurns(
+    roomId: string,
+    turnIds: readonly string[],
+  ): { messages: Message[]; toolCalls: ToolCallRecord[] } {
+    return {
+      messages: this.messages.listOfTurns(roomId, turnIds),
+      toolCalls: this.calls.listOfTurns(roomId, turnIds),
+    }
   }
 
   insertMessage(message: Message): void {

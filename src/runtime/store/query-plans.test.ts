@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, expect, it } from 'vitest'
+import { seedRoomAndTurn } from '../gate/test-support/approval-gate-fixture.ts'
+import { narrowestRoomPolicy } from '../policy/room-policy.ts'
+import { SqliteApprovalRepository } from './approval-repository.ts'
 import { SqliteAuditLog } from './audit-log.ts'
 import { SqliteConversationRepository } from './conversation-repository.ts'
 import { openDatabase } from './database.ts'
@@ -96,6 +99,37 @@ it('settles what a stopped runtime left unfinished through indexes, never a scan
       const plan = planOf(db, text, (text.match(/\?/g) ?? []).length)
       expect(plan, text).toMatch(/SEARCH (tool_calls|turns) USING (COVERING )?INDEX/)
       expect(plan, text).not.toMatch(/SCAN (tool_calls|turns)\b/)
+    }
+  } finally {
+    db.close()
+  }
+})
+
+it('reads a page of a long timeline through indexes, never a scan of every room’s rows', () => {
+  const { db, sql, repo } = openRepository()
+  try {
+    seedRoomAndTurn(db, {
+      status: 'done',
+      policyJson: JSON.stringify(narrowestRoomPolicy('direct')),
+    })
+    const audit = new SqliteAuditLog(db, { mac: new IntegrityMac(Buffer.alloc(32, 7)) })
+    const approvals = new SqliteApprovalRepository(db, { audit })
+    const start = sql.length
+    for (const request of [
+      { kind: 'recent' },
+      { kind: 'from', turnId: 'turn-1' },
+      { kind: 'before', turnId: 'turn-1' },
+    ] as const) {
+      expect(repo.turnPage('room-1', request, 5)).toBeDefined()
+    }
+    repo.listOfTurns('room-1', ['turn-1'])
+    approvals.listForTurns('room-1', ['turn-1'])
+    const reads = sql.slice(start)
+    expect(reads.length).toBeGreaterThanOrEqual(6)
+    for (const text of reads) {
+      const plan = planOf(db, text, (text.match(/\?/g) ?? []).length)
+      expect(plan, text).toMatch(/SEARCH (turns|messages|tool_calls|approvals) USING /)
+      expect(plan, text).not.toMatch(/SCAN (turns|messages|tool_calls|approvals)\b/)
     }
   } finally {
     db.close()

@@ -66,6 +66,18 @@ export class ToolCallRows {
       .map(toToolCall)
   }
 
+  /** The tool calls of the room's turns `turnIds`, in `list`'s order. */
+  listOfTurns(roomId: string, turnIds: readonly string[]): ToolCallRecord[] {
+    return this.db
+      .prepare(
+        `SELECT * FROM tool_calls
+         WHERE turn_id IN (SELECT value FROM json_each(?)) AND room_id = ?
+         ORDER BY created_at, seq, rowid`,
+      )
+      .all(JSON.stringify(turnIds), roomId)
+      .map(toToolCall)
+  }
+
   listOfTurn(turnId: string): ToolCallRecord[] {
     return this.db
       .prepare('SELECT * FROM tool_calls WHERE turn_id = ? ORDER BY seq')

@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { RoomPolicySchema } from '../../contracts/policy-axes.ts'
 import { TurnSchema, type Message, type Turn, type TurnStatus } from '../../contracts/room.ts'
-import type { MessagesMark } from '../ports/conversation-store.ts'
+import type { MessagesMark, TimelinePageRequest, TurnPage } from '../ports/conversation-store.ts'
 import { messageJson, storedMessage } from './stored-message.ts'
 
 /** No mark: every message stored. */
@@ -86,6 +86,68 @@ export class TurnRows {
       .map(toTurn)
   }
 
+  /**
+   * One page of the room's turns, oldest first (see `TimelinePageRequest`),
+   * and how many turns come before it. Turns are ordered as `list` orders
+   * them, by `created_at` then rowid; a page's bound is the position of the
+   * turn it names, read first, so a turn of another room (or none) names no
+   * position and the answer is undefined.
+   */
+  page(roomId: string, request: TimelinePageRequest, size: number): TurnPage | undefined {
+    let turns: Turn[]
+    if (request.kind === 'recent') {
+      turns = this.db
+        .prepare(
+          `SELECT * FROM (SELECT *, rowid AS seq FROM turns WHERE room_id = ?
+             ORDER BY created_at DESC, rowid DESC LIMIT ?)
+           ORDER BY created_at, seq`,
+        )
+        .all(roomId, size)
+        .map(toTurn)
+    } else {
+      const at = this.position(roomId, request.turnId)
+      if (!at) return undefined
+      turns =
+        request.kind === 'from'
+          ? this.db
+              .prepare(
+                `SELECT * FROM turns WHERE room_id = ? AND (created_at, rowid) >= (?, ?)
+                 ORDER BY created_at, rowid`,
+              )
+              .all(roomId, at.createdAt, at.seq)
+              .map(toTurn)
+          : this.db
+              .prepare(
+                `SELECT * FROM (SELECT *, rowid AS seq FROM turns
+                   WHERE room_id = ? AND (created_at, rowid) < (?, ?)
+                   ORDER BY created_at DESC, rowid DESC LIMIT ?)
+                 ORDER BY created_at, seq`,
+              )
+              .all(roomId, at.createdAt, at.seq, size)
+              .map(toTurn)
+    }
+    const first = turns[0]
+    const start = first ? this.position(roomId, first.id) : undefined
+    const earlierTurns = start
+      ? Number(
+          this.db
+            .prepare(
+              'SELECT COUNT(*) AS n FROM turns WHERE room_id = ? AND (created_at, rowid) < (?, ?)',
+            )
+            .get(roomId, start.createdAt, start.seq)?.n ?? 0,
+        )
+      : 0
+    return { turns, earlierTurns }
+  }
+
+  /** Where turn `id` of room `roomId` stands in the room's order. */
+  private position(roomId: string, id: string): { createdAt: number; seq: number } | undefined {
+    const row = this.db
+      .prepare('SELECT created_at, rowid AS seq FROM turns WHERE id = ? AND room_id = ?')
+      .get(id, roomId)
+    return row ? { createdAt: Number(row.created_at), seq: Number(row.seq) } : undefined
+  }
+
   /** Every turn that was running or waiting when the runtime stopped:
    *  nothing runs it any more. */
   interruptUnfinished(): void {
@@ -123,6 +185,18 @@ export class MessageRows {
     return this.db
       .prepare('SELECT * FROM messages WHERE room_id = ? ORDER BY created_at, rowid')
       .all(roomId)
+      .map(toMessage)
+  }
+
+  /** The messages of the room's turns `turnIds`, oldest first. */
+  listOfTurns(roomId: string, turnIds: readonly string[]): Message[] {
+    return this.db
+      .prepare(
+        `SELECT * FROM messages
+         WHERE room_id = ? AND turn_id IN (SELECT value FROM json_each(?))
+         ORDER BY created_at, rowid`,
+      )
+      .all(roomId, JSON.stringify(turnIds))
       .map(toMessage)
   }
 

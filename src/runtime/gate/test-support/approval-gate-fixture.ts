@@ -25,24 +25,29 @@ export function useGateDatabase(): void {
     fixture.dir = mkdtempSync(join(tmpdir(), 'assent-gate-'))
     fixture.db = openDatabase(fixture.dir)
     fixture.clock = 1_000_000
-    fixture.db
-      .prepare(
-        `INSERT INTO rooms (id, kind, agent_id, workspace, title, policy_json, revision, created_at)
-     VALUES ('room-1', 'direct', 'assistant', '/ws', 'Room', '{}', 0, 0)`,
-      )
-      .run()
-    fixture.db
-      .prepare(
-        `INSERT INTO turns (id, room_id, client_request_id, text, workspace, policy_json, status, created_at)
-     VALUES ('turn-1', 'room-1', 'c1', 'write a b', '/ws', '{}', 'waiting', 0)`,
-      )
-      .run()
+    seedRoomAndTurn(fixture.db)
   })
 
   afterEach(() => {
     fixture.db.close()
     rmSync(fixture.dir, { recursive: true, force: true })
   })
+}
+
+/** Writes room `room-1` and its turn `turn-1` as bare rows; `policyJson`
+ *  is the turn's policy as stored (`{}` unless a test reads the turn back). */
+export function seedRoomAndTurn(
+  db: DatabaseSync,
+  turn: { status?: string; policyJson?: string } = {},
+): void {
+  db.prepare(
+    `INSERT INTO rooms (id, kind, agent_id, workspace, title, policy_json, revision, created_at)
+     VALUES ('room-1', 'direct', 'assistant', '/ws', 'Room', '{}', 0, 0)`,
+  ).run()
+  db.prepare(
+    `INSERT INTO turns (id, room_id, client_request_id, text, workspace, policy_json, status, created_at)
+     VALUES ('turn-1', 'room-1', 'c1', 'write a b', '/ws', ?, ?, 0)`,
+  ).run(turn.policyJson ?? '{}', turn.status ?? 'waiting')
 }
 
 export function makeGate(overrides: Partial<ApprovalGateOptions> & { audit?: AuditAppender } = {}) {

@@ -63,6 +63,25 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
     },
     {
       method: 'GET',
+      pattern: '/v1/rooms/:roomId/timeline/recent',
+      handle: async ({ res, params }) =>
+        sendJson(res, 200, rooms.timelinePage(routeParam(params, 'roomId'), { kind: 'recent' })),
+    },
+    ...(['from', 'before'] as const).map((kind): Route => ({
+      method: 'GET',
+      pattern: `/v1/rooms/:roomId/timeline/${kind}/:turnId`,
+      handle: async ({ res, params }) =>
+        sendJson(
+          res,
+          200,
+          rooms.timelinePage(routeParam(params, 'roomId'), {
+            kind,
+            turnId: routeParam(params, 'turnId'),
+          }),
+        ),
+    })),
+    {
+      method: 'GET',
       pattern: '/v1/rooms/:roomId/approvals',
       handle: async ({ res, params }) => {
         const roomId = routeParam(params, 'roomId')
