@@ -3,6 +3,7 @@ import {
   createPendingApprovals,
   decide,
   mapLimit,
+  sendMessage,
   type RuntimeAccess,
 } from '../scripts/bench/runtime-fixtures.ts'
 import {
@@ -11,6 +12,10 @@ import {
   type HostHarness,
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
+import { TimelineSchema } from '../src/contracts/room.ts'
+import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-service.ts'
+import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
+import { RECENT } from '../scripts/smoke/workbench-ui.ts'
 import { ID, seriousViolations } from './support/workbench-ui-helpers.ts'
 
 // A long room in the built workbench on the CDP host (real Chromium, real
@@ -30,12 +35,13 @@ interface ListState {
 describe.runIf(run)('the long-room timeline (real Chromium on the CDP host)', () => {
   let h: HostHarness
   let total = 0
+  let runtime: RuntimeAccess
 
   beforeAll(async () => {
     h = await startHostHarness({ viewport: { width: 1280, height: 760 } })
     const roomId = await h.createRoom({ title: 'Long room' })
     await h.page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`)
-    const runtime: RuntimeAccess = {
+    runtime = {
       client: h.host.services.client,
       connection: () => {
         const current = h.host.services.supervisor.current
@@ -50,7 +56,7 @@ describe.runIf(run)('the long-room timeline (real Chromium on the CDP host)', ()
     const expected = await eventually(async () => {
       const timeline = await h.gui<{
         body: { turns: Array<{ status: string }>; messages: unknown[]; toolCalls: unknown[] }
-      }>('timeline', roomId)
+      }>('timelinePage', roomId, RECENT)
       const { turns, messages, toolCalls } = timeline.body
       const done = turns.length === DECIDED && turns.every((turn) => turn.status === 'done')
       return done ? messages.length + toolCalls.length : undefined
@@ -182,5 +188,51 @@ describe.runIf(run)('the long-room timeline (real Chromium on the CDP host)', ()
       `[data-testid="timeline"] [data-testid="question-card"][data-request-id="${requestId}"][data-outcome="answered"]`,
     )
     await newestInView()
+  })
+
+  it('opens a room longer than a page at its newest turns, and loads the earlier ones through main', async () => {
+    const roomId = await h.createRoom({ title: 'Paged room' })
+    const turns = TIMELINE_PAGE_TURNS + 5
+    for (let index = 0; index < turns; index += 1) await sendMessage(runtime, roomId, 'list')
+    const whole = await eventually(async () => {
+      const current = await runtime.client.request(
+        TimelineSchema,
+        'GET',
+        `/v1/rooms/${roomId}/timeline`,
+      )
+      const done = current.turns.filter((turn) => turn.status === 'done').length === turns
+      return done ? current : undefined
+    }, 'every turn of the paged room finished')
+    // Watches every frame from the click on: what the timeline said of its
+    // earlier turns, until it holds them all.
+    const watched = h.page.evaluate(
+      ({ room, ceilingMs }) =>
+        new Promise<{ earlier: number[]; setSize: number }>((resolve, reject) => {
+          const started = performance.now()
+          const earlier: number[] = []
+          const check = () => {
+            const timeline = document.querySelector(
+              `[data-testid="room-view"][data-room-id="${room}"] [data-testid="timeline"]`,
+            )
+            const value = timeline?.getAttribute('data-earlier-turns')
+            if (value !== null && value !== undefined && Number(value) !== earlier.at(-1)) {
+              earlier.push(Number(value))
+            }
+            if (earlier.length > 1 && earlier.at(-1) === 0) {
+              const entry = document.querySelector('.timeline__list > li')
+              resolve({ earlier, setSize: Number(entry?.getAttribute('aria-setsize') ?? 0) })
+            } else if (performance.now() - started > ceilingMs) {
+              reject(new Error(`the paged room never loaded whole: ${earlier.join(', ')}`))
+            } else requestAnimationFrame(check)
+          }
+          requestAnimationFrame(check)
+        }),
+      { room: roomId, ceilingMs: WAIT_TIMEOUT_MS },
+    )
+    await h.page.click(`[data-testid="room-link"][data-room-id="${roomId}"]`)
+    const seen = await watched
+    expect(seen.earlier).toEqual([5, 0])
+    expect(seen.setSize).toBe(whole.messages.length + whole.toolCalls.length)
+    expect(await h.page.locator('[data-testid="timeline-earlier"]').count()).toBe(0)
   })
 })

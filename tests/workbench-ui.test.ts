@@ -9,6 +9,7 @@ import {
   type HostHarness,
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
+import { RECENT } from '../scripts/smoke/workbench-ui.ts'
 import {
   ID,
   createRoomViaForm,
@@ -289,8 +290,9 @@ describe.runIf(run)('the workbench at 760 px: long actions, the drawer, the keyb
     await h.page.press(ID.input, 'Enter')
     await eventually(async () => {
       const timeline = await h.gui<{ body: { messages: Array<{ text: string }> } }>(
-        'timeline',
+        'timelinePage',
         roomId,
+        RECENT,
       )
       return timeline.body.messages.some((message) => message.text === 'list') || undefined
     }, 'the message "list"')

@@ -253,6 +253,14 @@ export function workbenchFigures(
     }),
     figure({
       ...common,
+      id: 'workbench.whole-room-ms',
+      label: `the same room: click → every earlier turn loaded too`,
+      unit: 'ms',
+      samples: result.wholeMs,
+      note: 'the room opens at its newest turns; the pages above load while the page is idle',
+    }),
+    figure({
+      ...common,
       id: 'workbench.js-heap-mib',
       label: `workbench JS heap with that room open (after GC)`,
       unit: 'MiB',

@@ -162,12 +162,14 @@ export function nextFrame(): Promise<void> {
 
 /**
  * In the workbench: resolves at the first animation frame once the room is
- * on screen as a person sees it on opening: its timeline holds at least
- * `entries` entries (the list's `aria-setsize`) and shows the newest one
- * inside the timeline's viewport, and at least `openCards` open approval
- * cards are visible; with the time this was called. The timeline mounts
- * only the entries near its viewport, so counting cards in the page would
- * measure the wrong thing.
+ * on screen as a person sees it on opening: its timeline shows its newest
+ * entry inside the timeline's viewport, and holds at least `entries`
+ * entries (the list's `aria-setsize`) unless it says earlier turns are
+ * still to load (`data-earlier-turns`: the room opens at its newest page
+ * and loads the pages above it next), and at least `openCards` open
+ * approval cards are visible; with the time this was called. The timeline
+ * mounts only the entries near its viewport, so counting cards in the page
+ * would measure the wrong thing.
  */
 export function awaitRoomShown(input: {
   entries: number
@@ -183,6 +185,7 @@ export function awaitRoomShown(input: {
       page.document.querySelectorAll('[data-testid="timeline"] li[aria-setsize]'),
     ).find((entry) => entry.getAttribute('aria-posinset') === entry.getAttribute('aria-setsize'))
     const size = Number(newest?.getAttribute('aria-setsize') ?? 0)
+    const earlier = Number(timeline?.getAttribute('data-earlier-turns') ?? 0)
     let newestShown = false
     if (timeline && newest && newest.checkVisibility()) {
       const view = timeline.getBoundingClientRect()
@@ -192,19 +195,20 @@ export function awaitRoomShown(input: {
     const open = Array.from(
       page.document.querySelectorAll('[data-testid="approval-card"][data-outcome="pending"]'),
     ).filter((card) => card.checkVisibility()).length
-    return { size, newestShown, open }
+    return { size, earlier, newestShown, open }
   }
   return new Promise((resolve, reject) => {
     const check = () => {
-      const { size, newestShown, open } = state()
-      if (size >= input.entries && newestShown && open >= input.openCards) {
+      const { size, earlier, newestShown, open } = state()
+      if ((size >= input.entries || earlier > 0) && newestShown && open >= input.openCards) {
         resolve({ startedAt, renderedAt: now() })
         return
       }
       if (now() - startedAt > input.timeoutMs) {
         reject(
           new Error(
-            `the room never showed: ${size} of ${input.entries} entries, newest shown ` +
+            `the room never showed: ${size} of ${input.entries} entries ` +
+              `(${earlier} earlier turns to load), newest shown ` +
               `${newestShown}, ${open} of ${input.openCards} open cards`,
           ),
         )

@@ -36,6 +36,11 @@ export const UI = {
 
 type Gui = Record<string, (...args: unknown[]) => Promise<{ status: number; body: unknown }>>
 
+/** The newest page of a room's timeline (`assentGui.timelinePage`): the
+ *  whole of a room with fewer turns than a page, as every room a smoke case
+ *  or a workbench test reads this way is. */
+export const RECENT = { kind: 'recent' } as const
+
 /** Calls `window.assentGui` in the workbench, as the page itself would. */
 export function gui<T = { status: number; body: unknown }>(
   page: Page,

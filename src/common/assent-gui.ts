@@ -1,4 +1,5 @@
 import type { PermissionMode } from '../contracts/policy-axes.ts'
+import type { TimelinePageRequest } from '../contracts/room.ts'
 import type { Language, Theme } from './consent-view.ts'
 
 /** A call through main's renderer relay: main forwards it to the runtime
@@ -32,7 +33,9 @@ export interface AssentGui {
   createRoom(input: unknown): Promise<RelayResponse>
   getRoom(roomId: string): Promise<RelayResponse>
   sendMessage(roomId: string, input: unknown): Promise<RelayResponse>
-  timeline(roomId: string): Promise<RelayResponse>
+  /** A page of the room's timeline (`TimelinePageRequest`): its newest
+   *  turns, every turn from one on, or the turns before one. */
+  timelinePage(roomId: string, page: TimelinePageRequest): Promise<RelayResponse>
   approvals(roomId: string): Promise<RelayResponse>
   permissions(roomId: string): Promise<RelayResponse>
   grants(roomId: string): Promise<RelayResponse>

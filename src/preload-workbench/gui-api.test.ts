@@ -89,4 +89,23 @@ describe('createAssentGui', () => {
       ['relay', [{ method: 'DELETE', path: '/v1/rooms/room_1/mcp-servers/notes%2F..%2Fx/grants' }]],
     ])
   })
+
+  it('reads a page of the timeline through the relay, every part of its path encoded', async () => {
+    const { gui, calls } = recording()
+    await gui.timelinePage('room_1', { kind: 'recent' })
+    await gui.timelinePage('room_1', { kind: 'from', turnId: 'turn_1' })
+    await gui.timelinePage('room_1', { kind: 'before', turnId: '../../approvals/ap_1' })
+    const forged = { kind: '../../../approvals', turnId: 'ap_1' } as unknown as {
+      kind: 'before'
+      turnId: string
+    }
+    await gui.timelinePage('room_1', forged)
+    expect(calls.map(([, [request]]) => (request as { path: string }).path)).toEqual([
+      '/v1/rooms/room_1/timeline/recent',
+      '/v1/rooms/room_1/timeline/from/turn_1',
+      '/v1/rooms/room_1/timeline/before/..%2F..%2Fapprovals%2Fap_1',
+      '/v1/rooms/room_1/timeline/..%2F..%2F..%2Fapprovals/ap_1',
+    ])
+    expect(calls.every(([channel]) => channel === 'relay')).toBe(true)
+  })
 })

@@ -1,4 +1,5 @@
 import type { AssentGui, RelayRequest, RelayResponse } from '../common/assent-gui.ts'
+import type { TimelinePageRequest } from '../contracts/room.ts'
 import type { WorkbenchTransport } from './transport.ts'
 
 /**
@@ -18,7 +19,14 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
     getRoom: (roomId: string) => relay({ method: 'GET', path: room(roomId) }),
     sendMessage: (roomId: string, input: unknown) =>
       relay({ method: 'POST', path: `${room(roomId)}/messages`, body: input }),
-    timeline: (roomId: string) => relay({ method: 'GET', path: `${room(roomId)}/timeline` }),
+    timelinePage: (roomId: string, page: TimelinePageRequest) =>
+      relay({
+        method: 'GET',
+        path:
+          page.kind === 'recent'
+            ? `${room(roomId)}/timeline/recent`
+            : `${room(roomId)}/timeline/${encodeId(page.kind)}/${encodeId(page.turnId)}`,
+      }),
     approvals: (roomId: string) => relay({ method: 'GET', path: `${room(roomId)}/approvals` }),
     permissions: (roomId: string) =>
       relay({ method: 'GET', path: `${room(roomId)}/direct/permissions` }),

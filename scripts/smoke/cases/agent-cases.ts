@@ -14,6 +14,7 @@ import {
   UI,
   WAIT_TIMEOUT_MS,
   createRoomViaUi,
+  RECENT,
   gui,
   newPendingApproval,
   openRoom,
@@ -80,7 +81,7 @@ export async function askAgent(
 /** Waits for the agent's reply in the room's timeline. */
 export function agentReplied(page: Page, roomId: string, text: string) {
   return waitFor(async () => {
-    const { body } = await gui<Messages>(page, 'timeline', roomId)
+    const { body } = await gui<Messages>(page, 'timelinePage', roomId, RECENT)
     return body.messages.some((m) => m.role === 'agent' && m.text.includes(text)) ? true : undefined
   }, `the agent's reply "${text}"`).catch(() => false)
 }

@@ -7,6 +7,7 @@ import {
   WAIT_TIMEOUT_MS,
   approvalStatus,
   findInTimeline,
+  RECENT,
   gui,
   openRoom,
   roomApprovals,
@@ -84,7 +85,7 @@ async function toolCallStatus(
   return waitFor(async () => {
     const timeline = await gui<{
       body: { toolCalls: Array<{ status: string; arguments: Record<string, unknown> }> }
-    }>(page, 'timeline', roomId)
+    }>(page, 'timelinePage', roomId, RECENT)
     const call = timeline.body.toolCalls
       .filter((candidate) => predicate(candidate.arguments))
       .at(-1)

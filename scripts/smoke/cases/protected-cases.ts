@@ -8,6 +8,7 @@ import {
   UI,
   WAIT_TIMEOUT_MS,
   approvalStatus,
+  RECENT,
   gui,
   placements,
   sendViaComposer,
@@ -138,7 +139,8 @@ export const protectedCases: CaseDefinition[] = [
         JSON.stringify(remembered),
       )
       type Calls = { body: { toolCalls: Array<{ status: string; approvalId: string | null }> } }
-      const calls = async () => (await gui<Calls>(page, 'timeline', roomId)).body.toolCalls
+      const calls = async () =>
+        (await gui<Calls>(page, 'timelinePage', roomId, RECENT)).body.toolCalls
       const before = (await calls()).length
       const opened = await context.driver.consentWindowsOpened()
       // Straight to the runtime: the composer drops the same text sent again
@@ -321,8 +323,9 @@ export const protectedCases: CaseDefinition[] = [
       const said = await waitFor(async () => {
         const timeline = await gui<{ body: { messages: Array<{ text: string }> } }>(
           page,
-          'timeline',
+          'timelinePage',
           roomId,
+          RECENT,
         )
         const text = timeline.body.messages.map((message) => message.text).join('\n')
         return text.includes('Thanks, I received: token.') ? text : undefined

@@ -2,7 +2,14 @@ import type { Page } from 'playwright-core'
 import type { CaseContext, CaseDefinition } from '../case-context.ts'
 import { QUESTION_PHASE_MS } from '../../../src/contracts/input-request.ts'
 import { scaledMs } from '../../test-timing.ts'
-import { WAIT_TIMEOUT_MS, gui, openRoom, sendViaComposer, waitFor } from '../workbench-ui.ts'
+import {
+  RECENT,
+  WAIT_TIMEOUT_MS,
+  gui,
+  openRoom,
+  sendViaComposer,
+  waitFor,
+} from '../workbench-ui.ts'
 import { scenario } from './manual-cases.ts'
 
 /** Selectors of the question and form cards (src/renderer/workbench). */
@@ -42,8 +49,9 @@ async function requests(page: Page, roomId: string): Promise<InputRequest[]> {
 async function timelineText(page: Page, roomId: string): Promise<string> {
   const response = await gui<{ body: { messages: Array<{ text: string }> } }>(
     page,
-    'timeline',
+    'timelinePage',
     roomId,
+    RECENT,
   )
   return response.body.messages.map((message) => message.text).join('\n')
 }

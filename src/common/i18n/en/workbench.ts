@@ -60,6 +60,7 @@ export const enWorkbench = {
   },
   timeline: {
     label: 'Conversation',
+    earlier: 'Loading earlier turns: {{count}} to go',
     user: 'You',
     agent: 'Agent',
     system: 'Assent',

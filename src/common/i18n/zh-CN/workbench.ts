@@ -61,6 +61,7 @@ export const zhCNWorkbench: Catalog['workbench'] = {
   },
   timeline: {
     label: '对话',
+    earlier: '正在加载更早的对话：还有 {{count}} 轮',
     user: '你',
     agent: '智能体',
     system: 'Assent',

@@ -9,7 +9,7 @@ import {
 } from 'react'
 import { useTranslation } from 'react-i18next'
 import { defaultRangeExtractor, useVirtualizer } from '@tanstack/react-virtual'
-import type { Timeline } from '../../../contracts/room.ts'
+import type { TimelinePage } from '../../../contracts/room.ts'
 import type { TimelineItem } from '../state/timeline-items.ts'
 import { TimelineEntry, type TimelineEntryProps } from './timeline-entry.tsx'
 import { FindLayer } from './timeline-find-layer.tsx'
@@ -18,7 +18,7 @@ import { useRuntimeWords } from './runtime-text.tsx'
 
 export interface TimelineViewProps extends Omit<TimelineEntryProps, 'item'> {
   items: readonly TimelineItem[]
-  timeline: Timeline | undefined
+  timeline: TimelinePage | undefined
 }
 
 /** Space between two entries; the list lays entries out itself, so the
@@ -53,7 +53,10 @@ const ESTIMATED_HEIGHT_PX: Record<TimelineItem['kind'], number> = {
  *   the entry;
  * - the entries form one keyboard stop (the newest, or the last one
  *   visited): the arrow keys, Home and End on an entry, and Page Up / Page
- *   Down anywhere inside one, move between entries, mounted or not.
+ *   Down anywhere inside one, move between entries, mounted or not;
+ * - a long room arrives newest page first (use-room.ts): while earlier
+ *   turns are loading a note at the top says so, and entries that arrive
+ *   above the viewport leave what the person reads where it was.
  */
 export function TimelineView(props: TimelineViewProps) {
   const { t } = useTranslation()
@@ -111,6 +114,28 @@ export function TimelineView(props: TimelineViewProps) {
     element.addEventListener('scroll', track, { capture: true, passive: true })
     return () => element.removeEventListener('scroll', track, { capture: true })
   }, [])
+  // Entries that arrive above the viewport (an earlier page) push the rest
+  // down by their height: the scroll position moves with the entry that was
+  // at the top of the viewport, so the person goes on reading where they
+  // were. At the bottom, following the newest entry does this already.
+  const anchor = useRef<{ key: string; start: number } | null>(null)
+  const firstKey = items[0]?.key
+  useLayoutEffect(() => {
+    const element = scroller.current
+    const held = anchor.current
+    if (!element || !held || following.current) return
+    const index = items.findIndex((item) => item.key === held.key)
+    const start = index === -1 ? undefined : virtualizer.measurementsCache[index]?.start
+    if (start !== undefined && start !== held.start) element.scrollTop += start - held.start
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [firstKey])
+  useLayoutEffect(() => {
+    const top = scroller.current?.scrollTop ?? 0
+    const first = virtualizer.getVirtualItems().find((virtual) => virtual.end > top)
+    const item = first ? items[first.index] : undefined
+    anchor.current = first && item ? { key: item.key, start: first.start } : null
+  })
+
   const newestKey = items.at(-1)?.key
   const totalPx = virtualizer.getTotalSize()
   useLayoutEffect(() => {
@@ -190,6 +215,7 @@ export function TimelineView(props: TimelineViewProps) {
     [mountedIndexes, items],
   )
   const { activity, retryErrors, onReview, onShowCard, onRetry } = props
+  const earlierTurns = props.timeline?.earlierTurns ?? 0
 
   return (
     <section
@@ -197,6 +223,8 @@ export function TimelineView(props: TimelineViewProps) {
       ref={scroller}
       aria-label={t('workbench.timeline.label')}
       data-testid="timeline"
+      // Absent until the first page is in: only then is "0" a fact.
+      data-earlier-turns={props.timeline ? earlierTurns : undefined}
       tabIndex={0}
       onKeyDown={onKeyDown}
       onFocus={(event) => {
@@ -204,6 +232,11 @@ export function TimelineView(props: TimelineViewProps) {
         if (entry?.dataset.key && entry.dataset.key !== activeKey) setActiveKey(entry.dataset.key)
       }}
     >
+      {earlierTurns > 0 ? (
+        <p className="timeline__earlier" role="status" data-testid="timeline-earlier">
+          {t('workbench.timeline.earlier', { count: earlierTurns })}
+        </p>
+      ) : null}
       {items.length === 0 ? (
         <p className="timeline__empty">{t('workbench.room.empty')}</p>
       ) : (

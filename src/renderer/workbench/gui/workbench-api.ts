@@ -17,7 +17,8 @@ import type {
   Grant,
   Room,
   RoomPermissions,
-  Timeline,
+  TimelinePage,
+  TimelinePageRequest,
   Turn,
 } from '../../../contracts/room.ts'
 
@@ -66,7 +67,7 @@ export interface WorkbenchApi {
   listAgents(): Promise<AgentSummary[]>
   listRooms(): Promise<Room[]>
   createRoom(input: CreateRoomRequest): Promise<Room>
-  timeline(roomId: string): Promise<Timeline>
+  timelinePage(roomId: string, page: TimelinePageRequest): Promise<TimelinePage>
   permissions(roomId: string): Promise<RoomPermissions>
   grants(roomId: string): Promise<Grant[]>
   revokeGrant(roomId: string, grantId: string): Promise<void>
@@ -91,7 +92,7 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
     listAgents: async () => (await body<{ agents: AgentSummary[] }>(gui.listAgents())).agents,
     listRooms: async () => (await body<{ rooms: Room[] }>(gui.listRooms())).rooms,
     createRoom: async (input) => (await body<{ room: Room }>(gui.createRoom(input))).room,
-    timeline: (roomId) => body<Timeline>(gui.timeline(roomId)),
+    timelinePage: (roomId, page) => body<TimelinePage>(gui.timelinePage(roomId, page)),
     permissions: (roomId) => body<RoomPermissions>(gui.permissions(roomId)),
     grants: async (roomId) => (await body<{ grants: Grant[] }>(gui.grants(roomId))).grants,
     revokeGrant: async (roomId, grantId) => {

@@ -1,5 +1,5 @@
 import type { ApprovalSummary } from '../../../contracts/approval.ts'
-import type { Grant, RoomPermissions, Timeline } from '../../../contracts/room.ts'
+import type { Grant, RoomPermissions, TimelinePage } from '../../../contracts/room.ts'
 import {
   markApprovalGone,
   markOpenCardsStale,
@@ -10,7 +10,8 @@ import {
 
 /** What the page knows of one room; every field is the runtime's answer. */
 export interface RoomState {
-  timeline: Timeline | undefined
+  /** The turns loaded so far, from the oldest on (timeline-pages.ts). */
+  timeline: TimelinePage | undefined
   cards: Cards
   permissions: RoomPermissions | undefined
   grants: readonly Grant[]
@@ -29,8 +30,15 @@ export const EMPTY_ROOM_STATE: RoomState = {
 }
 
 export type RoomAction =
-  /** `askedAt`: how many approval events had arrived when it was asked for. */
-  | { type: 'timeline'; timeline: Timeline; askedAt?: number }
+  /** The timeline as held now (timeline-pages.ts), with the approvals of
+   *  the answer that made it so. `askedAt`: how many approval events had
+   *  arrived when that answer was asked for. */
+  | {
+      type: 'timeline'
+      timeline: TimelinePage
+      approvals: readonly ApprovalSummary[]
+      askedAt?: number
+    }
   /** `seenAt`: this event's number, counted from 1 per room view. */
   | { type: 'approval'; approval: ApprovalSummary; seenAt?: number }
   /** The runtime said it no longer waits on this approval. */
@@ -49,7 +57,9 @@ export function roomReducer(state: RoomState, action: RoomAction): RoomState {
       return {
         ...state,
         timeline: action.timeline,
-        cards: reconcileApprovals(state.cards, action.timeline.approvals, action.askedAt),
+        // Every page lists every approval still pending, so an answer
+        // settles cards as a whole timeline does.
+        cards: reconcileApprovals(state.cards, action.approvals, action.askedAt),
         loadError: undefined,
       }
     case 'approval':

@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useReducer, useRef } from 'react'
 import type { AssentGui } from '../../../common/assent-gui.ts'
-import type { Room } from '../../../contracts/room.ts'
+import type { Room, TimelinePage, TimelinePageRequest } from '../../../contracts/room.ts'
 import type { WorkbenchApi } from '../gui/workbench-api.ts'
 import { readWorkbenchEvent } from '../gui/workbench-events.ts'
 import { EMPTY_ROOM_STATE, roomReducer, type RoomAction, type RoomState } from './room-state.ts'
+import { earlierRequest, foldTimelinePage, refreshRequest } from './timeline-pages.ts'
 
 export interface RoomData {
   state: RoomState
@@ -49,10 +50,30 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
         }
         if (active && askedAt === epoch && action) dispatch(action)
       })
-    const timeline = load(async () => {
-      const askedAt = approvalEvents
-      return { type: 'timeline', timeline: await api.timeline(roomId), askedAt }
-    })
+    // What the room view holds of the timeline: the newest page first, and
+    // the pages above it while the page is idle, so a long room is drawn as
+    // fast as a short one and is whole a moment later (timeline-pages.ts).
+    let held: TimelinePage | undefined
+    const pages = (ask: () => TimelinePageRequest | undefined) =>
+      serial(async () => {
+        const request = ask()
+        if (!request || !active) return
+        const askedAt = epoch
+        const eventsAt = approvalEvents
+        let page: TimelinePage
+        try {
+          page = await api.timelinePage(roomId, request)
+        } catch (failure) {
+          if (active && askedAt === epoch) dispatch({ type: 'load-failed', failure })
+          return
+        }
+        if (!active || askedAt !== epoch) return
+        held = foldTimelinePage(held, request, page)
+        dispatch({ type: 'timeline', timeline: held, approvals: page.approvals, askedAt: eventsAt })
+        if (held.earlierTurns > 0) whenIdle(earlier)
+      })
+    const timeline = pages(() => refreshRequest(held))
+    const earlier = pages(() => earlierRequest(held))
     const permissions = load(async () =>
       direct ? { type: 'permissions', permissions: await api.permissions(roomId) } : undefined,
     )
@@ -109,6 +130,8 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
           return
         case 'runtime.reset':
           epoch += 1
+          // A new store: the turns held may not be in it.
+          held = undefined
           dispatch({ type: 'runtime-gone', down: false })
           everything()
           return
@@ -130,6 +153,14 @@ export function useRoom(api: WorkbenchApi, gui: Pick<AssentGui, 'onEvent'>, room
     refreshPermissions: useCallback(() => refreshers.current?.permissions(), []),
     refreshGrants: useCallback(() => refreshers.current?.grants(), []),
   }
+}
+
+/** Runs `task` once the page has nothing else to do (a second at most):
+ *  earlier turns load after the room is drawn, and between the frames of a
+ *  person's scrolling rather than during them. */
+function whenIdle(task: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 1000 })
+  else setTimeout(task, 0)
 }
 
 /** Runs `task` one at a time; calls that arrive meanwhile fold into one more

@@ -19,6 +19,8 @@ import type {
   Room,
   RoomPermissions,
   Timeline,
+  TimelinePage,
+  TimelinePageRequest,
   ToolCallRecord,
 } from '../../../contracts/room.ts'
 
@@ -67,6 +69,8 @@ export class FakeGui implements AssentGui {
     body: { request: {} },
   })
   reject: (approvalId: string) => Promise<unknown> = async () => ({ status: 'not-pending' })
+  /** Turns in one page of a timeline, as the runtime's TIMELINE_PAGE_TURNS. */
+  pageTurns = 60
   /** Timeline answers wait for this; a test may hold them back. */
   timelineGate: Promise<void> = Promise.resolve()
   private readonly listeners = new Set<(event: WorkbenchEvent) => void>()
@@ -109,10 +113,11 @@ export class FakeGui implements AssentGui {
     this.record('sendMessage', [roomId, input])
     return this.sendAnswer
   }
-  async timeline(roomId: string): Promise<RelayResponse> {
-    this.record('timeline', [roomId])
+  async timelinePage(roomId: string, page: TimelinePageRequest): Promise<RelayResponse> {
+    this.record('timeline', [roomId, page])
     await this.timelineGate
-    return { status: 200, body: this.timelines.get(roomId) ?? emptyTimeline(roomId) }
+    const answer = pageOf(this.timelines.get(roomId) ?? emptyTimeline(roomId), page, this.pageTurns)
+    return answer ? { status: 200, body: answer } : { status: 404, body: NO_SUCH_TURN }
   }
   async approvals(roomId: string): Promise<RelayResponse> {
     this.record('approvals', [roomId])
@@ -211,6 +216,46 @@ export function roomFixture(overrides: Partial<Room> = {}): Room {
   }
 }
 
+const NO_SUCH_TURN = { error: 'turnId: no turn of this room', code: 'not_found' }
+
+/**
+ * The page of `timeline` that `request` names, as the runtime answers it
+ * (RoomService.timelinePage): turns in order, at most `size` of them for
+ * `recent` and `before`, with their rows, and every pending approval. A
+ * timeline whose turns all fit one page is answered whole, rows without a
+ * turn included, so a fixture need not list the turns of its rows.
+ */
+function pageOf(
+  timeline: Timeline,
+  request: TimelinePageRequest,
+  size: number,
+): TimelinePage | undefined {
+  const { turns } = timeline
+  const at =
+    request.kind === 'recent' ? turns.length : turns.findIndex((turn) => turn.id === request.turnId)
+  if (at === -1) return undefined
+  const [start, end] =
+    request.kind === 'recent'
+      ? [Math.max(0, turns.length - size), turns.length]
+      : request.kind === 'from'
+        ? [at, turns.length]
+        : [Math.max(0, at - size), at]
+  if (start === 0 && end === turns.length) return { ...timeline, earlierTurns: 0 }
+  const ids = new Set(turns.slice(start, end).map((turn) => turn.id))
+  const ofPage = <Row extends { turnId: string }>(rows: readonly Row[]) =>
+    rows.filter((row) => ids.has(row.turnId))
+  return {
+    roomId: timeline.roomId,
+    turns: turns.slice(start, end),
+    messages: ofPage(timeline.messages),
+    toolCalls: ofPage(timeline.toolCalls),
+    approvals: timeline.approvals.filter(
+      (approval) => approval.status === 'pending' || ids.has(approval.turnId),
+    ),
+    earlierTurns: start,
+  }
+}
+
 export function emptyTimeline(roomId: string): Timeline {
   return { roomId, turns: [], messages: [], toolCalls: [], approvals: [] }
 }
@@ -293,6 +338,69 @@ export function permissionsFixture(overrides: Partial<RoomPermissions> = {}): Ro
     integrity: 'ok',
     ...overrides,
   }
+}
+
+/**
+ * A room of `turns` finished turns, `t0` the oldest, each the person's
+ * message and one write whose approval was denied; the turns numbered in
+ * `pending` still wait on theirs.
+ */
+export function longTimeline(
+  turns: number,
+  pending: readonly number[] = [],
+  roomId = 'room-1',
+): Timeline {
+  const timeline: Timeline = emptyTimeline(roomId)
+  for (let index = 0; index < turns; index += 1) {
+    const id = `t${index}`
+    const at = 1_000 * (index + 1)
+    const waiting = pending.includes(index)
+    timeline.turns.push({
+      id,
+      roomId,
+      clientRequestId: `c${index}`,
+      text: `write f${index}.txt x`,
+      attempt: 1,
+      retryOf: null,
+      workspace: '/home/ada/project',
+      policy: permissionsFixture().policy,
+      status: waiting ? 'waiting' : 'done',
+      createdAt: at,
+    })
+    timeline.messages.push({
+      id: `m${index}`,
+      roomId,
+      turnId: id,
+      role: 'user',
+      text: `write f${index}.txt x`,
+      createdAt: at,
+    })
+    timeline.toolCalls.push(
+      toolCallFixture({
+        id: `call${index}`,
+        roomId,
+        turnId: id,
+        arguments: { path: `f${index}.txt`, content: 'x' },
+        status: waiting ? 'awaiting-approval' : 'denied',
+        approvalId: `ap${index}`,
+        createdAt: at + 1,
+        updatedAt: at + 1,
+      }),
+    )
+    timeline.approvals.push(
+      approvalFixture({
+        id: `ap${index}`,
+        roomId,
+        turnId: id,
+        summary: `Write 1 byte to f${index}.txt`,
+        createdAt: at + 2,
+        ...(waiting
+          ? {}
+          : { status: 'denied', decision: 'deny', decidedBy: 'user', decidedAt: at + 3 }),
+      }),
+    )
+  }
+  return timeline
 }
 
 /** A promise the test resolves when it chooses. */
