@@ -11,7 +11,7 @@ export interface CardState {
    *  was open, and has not confirmed since that the agent is still waiting. */
   stale: boolean
   /** The runtime said it no longer waits on this approval (a review found
-   *  it decided, expired or unknown, or a full timeline no longer lists it).
+   *  it decided, expired or unknown, or a timeline page no longer lists it).
    *  Only the runtime reporting it decided ends this. */
   gone?: true
   /** Which approval event last reported it (see `mergeApproval`). */
@@ -83,11 +83,12 @@ function mergedCard(
 }
 
 /**
- * Merges a full timeline the runtime answered after it was last seen going
- * away. A pending card the timeline does not list is gone: the runtime lists
- * every approval of the room, so nobody waits on it. Unless an event reported
- * it after the timeline was asked for (`askedAt`, in the event numbering of
- * `seenAt`): then the timeline is simply older than the card.
+ * Merges the approvals of a timeline page the runtime answered after it was
+ * last seen going away. A pending card the page does not list is gone:
+ * every page lists every approval of the room still pending, so nobody
+ * waits on it. Unless an event reported it after the page was asked for
+ * (`askedAt`, in the event numbering of `seenAt`): then the page is simply
+ * older than the card.
  */
 export function reconcileApprovals(
   cards: Cards,
