@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Turn } from '../../contracts/room.ts'
+import type { Message, Turn } from '../../contracts/room.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
@@ -137,8 +137,8 @@ export class AgentRunner implements TurnRunner {
         }
         const next = parsed.data
         if (next.type === 'reply') {
-          if (next.text !== '') this.message(turn, 'agent', next.text, next.message)
-          return this.finishTurn(turn, 'done')
+          const reply = next.text === '' ? [] : [this.said(turn, 'agent', next.text, next.message)]
+          return this.finishTurn(turn, 'done', undefined, reply)
         }
         if (next.say !== '') this.message(turn, 'agent', next.say, next.sayMessage)
         for (const action of next.actions) {
@@ -216,7 +216,17 @@ export class AgentRunner implements TurnRunner {
     text: string,
     words?: RuntimeMessage,
   ): void {
-    this.options.conversations.insertMessage({
+    this.options.conversations.insertMessage(this.said(turn, role, text, words))
+    this.options.events.emit('timeline.updated', { roomId: turn.roomId })
+  }
+
+  private said(
+    turn: Turn,
+    role: 'agent' | 'system',
+    text: string,
+    words?: RuntimeMessage,
+  ): Message {
+    return {
       id: this.newId(),
       roomId: turn.roomId,
       turnId: turn.id,
@@ -224,13 +234,19 @@ export class AgentRunner implements TurnRunner {
       text,
       ...(words === undefined ? {} : { message: words }),
       createdAt: this.options.now(),
-    })
-    this.options.events.emit('timeline.updated', { roomId: turn.roomId })
+    }
   }
 
-  private finishTurn(turn: Turn, status: 'done' | 'failed', note?: RuntimeMessage): void {
-    if (note) this.message(turn, 'system', englishText(note), note)
-    this.options.conversations.setTurnStatus(turn.id, status)
+  /** Ends the turn: its reply, if any, then Assent's note, if any, and its
+   *  status, written in one commit. */
+  private finishTurn(
+    turn: Turn,
+    status: 'done' | 'failed',
+    note?: RuntimeMessage,
+    reply: readonly Message[] = [],
+  ): void {
+    const messages = note ? [...reply, this.said(turn, 'system', englishText(note), note)] : reply
+    this.options.conversations.finishTurn(turn.id, status, messages)
     this.options.events.emit('timeline.updated', { roomId: turn.roomId })
   }
 }

@@ -57,6 +57,9 @@ export interface TurnPage {
   earlierTurns: number
 }
 
+/** A message as a history carries it: who said what, and when. */
+export type RecentMessage = Pick<Message, 'id' | 'role' | 'text' | 'createdAt'>
+
 export interface ConversationStore {
   getTurn(id: string): Turn | undefined
   /** The first attempt of a message, by its idempotency key. */
@@ -74,6 +77,10 @@ export interface ConversationStore {
     turnIds: readonly string[],
   ): { messages: Message[]; toolCalls: ToolCallRecord[] }
   setTurnStatus(id: string, status: TurnStatus): void
+  /** Writes the turn's last messages (the agent's reply, Assent's note)
+   *  and its final status together: one commit, and never a finished turn
+   *  without its reply. */
+  finishTurn(id: string, status: TurnStatus, messages: readonly Message[]): void
   /** Every attempt of one message (the first and its retries), oldest
    *  first. */
   listAttempts(roomId: string, clientRequestId: string): Turn[]
@@ -92,7 +99,7 @@ export interface ConversationStore {
     limit: number,
     excludeTurnIds?: readonly string[],
     upTo?: MessagesMark,
-  ): Message[]
+  ): RecentMessage[]
   /** A mark for "the room's messages stored so far", for
    *  `listRecentMessages`. */
   messagesMark(roomId: string): MessagesMark

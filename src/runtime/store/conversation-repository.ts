@@ -12,6 +12,7 @@ import type {
   CallAllowance,
   ConversationStore,
   MessagesMark,
+  RecentMessage,
   TimelinePageRequest,
   ToolCallResult,
   TurnPage,
@@ -222,6 +223,13 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     this.turns.setStatus(id, status)
   }
 
+  finishTurn(id: string, status: TurnStatus, messages: readonly Message[]): void {
+    inTransaction(this.db, () => {
+      for (const message of messages) this.messages.insert(message)
+      this.turns.setStatus(id, status)
+    })
+  }
+
   listTurns(roomId: string): Turn[] {
     return this.turns.list(roomId)
   }
@@ -255,7 +263,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     limit: number,
     excludeTurnIds: readonly string[] = [],
     upTo: MessagesMark = EVERY_MESSAGE,
-  ): Message[] {
+  ): RecentMessage[] {
     return this.messages.listRecent(roomId, limit, excludeTurnIds, upTo)
   }
 

@@ -50,7 +50,7 @@ function say(id: string, createdAt: number): void {
   stores.conversations.insertMessage(message)
 }
 
-const ids = (messages: Message[]) => messages.map((message) => message.id)
+const ids = (messages: ReadonlyArray<Pick<Message, 'id'>>) => messages.map((message) => message.id)
 
 it('leaves out what was stored after the mark: later, at the same time, or with an older clock', () => {
   say('first', 100)

@@ -2,7 +2,12 @@ import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { RoomPolicySchema } from '../../contracts/policy-axes.ts'
 import { TurnSchema, type Message, type Turn, type TurnStatus } from '../../contracts/room.ts'
-import type { MessagesMark, TimelinePageRequest, TurnPage } from '../ports/conversation-store.ts'
+import type {
+  MessagesMark,
+  RecentMessage,
+  TimelinePageRequest,
+  TurnPage,
+} from '../ports/conversation-store.ts'
 import { messageJson, storedMessage } from './stored-message.ts'
 
 /** No mark: every message stored. */
@@ -201,27 +206,35 @@ export class MessageRows {
   }
 
   /** The room's last `limit` messages, oldest first, without those of the
-   *  excluded turns. */
+   *  excluded turns: only what a history is made of (`RecentMessage`). A
+   *  turn reads this at every step, so neither the rest of each row nor its
+   *  message code is read or parsed. */
   listRecent(
     roomId: string,
     limit: number,
     excludeTurnIds: readonly string[],
     upTo: MessagesMark,
-  ): Message[] {
+  ): RecentMessage[] {
     // The ids travel as one JSON parameter, so the statement is the same
     // whatever their number and no id is ever spliced into the SQL.
     // `created_at <= newest` leaves out nothing `rowid <= seq` keeps (see
     // MessagesMark): it is there so the index is entered at the mark.
     return this.db
       .prepare(
-        `SELECT * FROM (SELECT *, rowid AS seq FROM messages
+        `SELECT id, role, text, created_at FROM (
+           SELECT id, role, text, created_at, rowid AS seq FROM messages
            WHERE room_id = ? AND created_at <= ? AND rowid <= ?
              AND turn_id NOT IN (SELECT value FROM json_each(?))
            ORDER BY created_at DESC, rowid DESC LIMIT ?)
          ORDER BY created_at, seq`,
       )
       .all(roomId, upTo.newest, upTo.seq, JSON.stringify(excludeTurnIds), limit)
-      .map(toMessage)
+      .map((row) => ({
+        id: String(row.id),
+        role: row.role as Message['role'],
+        text: String(row.text),
+        createdAt: Number(row.created_at),
+      }))
   }
 
   /** The highest rowid stored so far, and the newest `created_at` of the
