@@ -219,22 +219,25 @@ export class MessageRows {
     // whatever their number and no id is ever spliced into the SQL.
     // `created_at <= newest` leaves out nothing `rowid <= seq` keeps (see
     // MessagesMark): it is there so the index is entered at the mark.
-    return this.db
-      .prepare(
-        `SELECT id, role, text, created_at FROM (
-           SELECT id, role, text, created_at, rowid AS seq FROM messages
-           WHERE room_id = ? AND created_at <= ? AND rowid <= ?
-             AND turn_id NOT IN (SELECT value FROM json_each(?))
-           ORDER BY created_at DESC, rowid DESC LIMIT ?)
-         ORDER BY created_at, seq`,
-      )
-      .all(roomId, upTo.newest, upTo.seq, JSON.stringify(excludeTurnIds), limit)
-      .map((row) => ({
-        id: String(row.id),
-        role: row.role as Message['role'],
-        text: String(row.text),
-        createdAt: Number(row.created_at),
-      }))
+    return (
+      this.db
+        .prepare(
+          `SELECT id, role, text, created_at FROM messages
+         WHERE room_id = ? AND created_at <= ? AND rowid <= ?
+           AND turn_id NOT IN (SELECT value FROM json_each(?))
+         ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+        )
+        .all(roomId, upTo.newest, upTo.seq, JSON.stringify(excludeTurnIds), limit)
+        .map((row) => ({
+          id: String(row.id),
+          role: row.role as Message['role'],
+          text: String(row.text),
+          createdAt: Number(row.created_at),
+        }))
+        // Read newest first, as the index runs, and turned here: sorting them
+        // again in SQL cost more than the read.
+        .reverse()
+    )
   }
 
   /** The highest rowid stored so far, and the newest `created_at` of the
