@@ -131,9 +131,9 @@ export const DECISION_STEPS: readonly DecisionStep[] = [
       },
     ],
   },
-  // The agent's reply.
+  // The turn's end: the agent's reply and the turn done, in one commit.
   {
-    explicit: false,
+    explicit: true,
     writes: [
       {
         sql: `INSERT INTO messages (id, room_id, turn_id, role, text, message_json, created_at)
@@ -148,12 +148,6 @@ export const DECISION_STEPS: readonly DecisionStep[] = [
           reply.created_at!,
         ],
       },
-    ],
-  },
-  // The turn done.
-  {
-    explicit: false,
-    writes: [
       {
         sql: 'UPDATE turns SET status = ? WHERE id = ?',
         params: ({ turn }) => [turn.status!, turn.id!],
