@@ -1,3 +1,4 @@
+import type { TimelinePage } from '../../src/contracts/room.ts'
 import type { Page } from 'playwright-core'
 import { LATIN_NAMES_KEPT } from '../../src/common/i18n/latin-words.ts'
 import { WAIT_TIMEOUT_MS } from '../test-timing.ts'
@@ -40,6 +41,11 @@ type Gui = Record<string, (...args: unknown[]) => Promise<{ status: number; body
  *  whole of a room with fewer turns than a page, as every room a smoke case
  *  or a workbench test reads this way is. */
 export const RECENT = { kind: 'recent' } as const
+
+/** A room's timeline as the workbench reads it first (`RECENT`). */
+export async function roomTimeline(page: Page, roomId: string): Promise<TimelinePage> {
+  return (await gui<{ body: TimelinePage }>(page, 'timelinePage', roomId, RECENT)).body
+}
 
 /** Calls `window.assentGui` in the workbench, as the page itself would. */
 export function gui<T = { status: number; body: unknown }>(

@@ -14,10 +14,10 @@ import {
   UI,
   WAIT_TIMEOUT_MS,
   createRoomViaUi,
-  RECENT,
   gui,
   newPendingApproval,
   openRoom,
+  roomTimeline,
   sendViaComposer,
   waitFor,
 } from '../workbench-ui.ts'
@@ -28,7 +28,6 @@ const ACP_FILE = 'acp-smoke.txt'
 const ACP_CONTENT = 'written by codex-acp after a person allowed it\n'
 
 type Rooms = { body: { rooms: Array<{ id: string; title: string; agentId: string }> } }
-type Messages = { body: { messages: Array<{ role: string; text: string }> } }
 
 /** The run's real agents and their scripted models, or a failed check that
  *  says what to install (a case that needs the agents is not even started
@@ -81,8 +80,8 @@ export async function askAgent(
 /** Waits for the agent's reply in the room's timeline. */
 export function agentReplied(page: Page, roomId: string, text: string) {
   return waitFor(async () => {
-    const { body } = await gui<Messages>(page, 'timelinePage', roomId, RECENT)
-    return body.messages.some((m) => m.role === 'agent' && m.text.includes(text)) ? true : undefined
+    const { messages } = await roomTimeline(page, roomId)
+    return messages.some((m) => m.role === 'agent' && m.text.includes(text)) ? true : undefined
   }, `the agent's reply "${text}"`).catch(() => false)
 }
 

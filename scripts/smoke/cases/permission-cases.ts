@@ -7,10 +7,10 @@ import {
   WAIT_TIMEOUT_MS,
   approvalStatus,
   findInTimeline,
-  RECENT,
   gui,
   openRoom,
   roomApprovals,
+  roomTimeline,
   sendViaComposer,
   timelineToBottom,
   waitFor,
@@ -83,10 +83,7 @@ async function toolCallStatus(
   predicate: (args: Record<string, unknown>) => boolean,
 ) {
   return waitFor(async () => {
-    const timeline = await gui<{
-      body: { toolCalls: Array<{ status: string; arguments: Record<string, unknown> }> }
-    }>(page, 'timelinePage', roomId, RECENT)
-    const call = timeline.body.toolCalls
+    const call = (await roomTimeline(page, roomId)).toolCalls
       .filter((candidate) => predicate(candidate.arguments))
       .at(-1)
     return call && !['awaiting-approval', 'running'].includes(call.status) ? call.status : undefined

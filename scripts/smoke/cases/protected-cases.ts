@@ -8,9 +8,9 @@ import {
   UI,
   WAIT_TIMEOUT_MS,
   approvalStatus,
-  RECENT,
   gui,
   placements,
+  roomTimeline,
   sendViaComposer,
   waitFor,
 } from '../workbench-ui.ts'
@@ -138,9 +138,7 @@ export const protectedCases: CaseDefinition[] = [
         JSON.stringify(remembered) === JSON.stringify([['command', ['echo', 'always-allowed']]]),
         JSON.stringify(remembered),
       )
-      type Calls = { body: { toolCalls: Array<{ status: string; approvalId: string | null }> } }
-      const calls = async () =>
-        (await gui<Calls>(page, 'timelinePage', roomId, RECENT)).body.toolCalls
+      const calls = async () => (await roomTimeline(page, roomId)).toolCalls
       const before = (await calls()).length
       const opened = await context.driver.consentWindowsOpened()
       // Straight to the runtime: the composer drops the same text sent again
@@ -321,13 +319,9 @@ export const protectedCases: CaseDefinition[] = [
       await clickToDecide(consent.page, '#assent-submit')
       context.check('the window closes after Send', await closedSoon(consent))
       const said = await waitFor(async () => {
-        const timeline = await gui<{ body: { messages: Array<{ text: string }> } }>(
-          page,
-          'timelinePage',
-          roomId,
-          RECENT,
-        )
-        const text = timeline.body.messages.map((message) => message.text).join('\n')
+        const text = (await roomTimeline(page, roomId)).messages
+          .map((message) => message.text)
+          .join('\n')
         return text.includes('Thanks, I received: token.') ? text : undefined
       }, "the agent's receipt")
       context.check('the agent received the field, named only', !said.includes(secret))

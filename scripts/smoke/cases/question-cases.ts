@@ -3,10 +3,10 @@ import type { CaseContext, CaseDefinition } from '../case-context.ts'
 import { QUESTION_PHASE_MS } from '../../../src/contracts/input-request.ts'
 import { scaledMs } from '../../test-timing.ts'
 import {
-  RECENT,
   WAIT_TIMEOUT_MS,
   gui,
   openRoom,
+  roomTimeline,
   sendViaComposer,
   waitFor,
 } from '../workbench-ui.ts'
@@ -47,13 +47,8 @@ async function requests(page: Page, roomId: string): Promise<InputRequest[]> {
 }
 
 async function timelineText(page: Page, roomId: string): Promise<string> {
-  const response = await gui<{ body: { messages: Array<{ text: string }> } }>(
-    page,
-    'timelinePage',
-    roomId,
-    RECENT,
-  )
-  return response.body.messages.map((message) => message.text).join('\n')
+  const { messages } = await roomTimeline(page, roomId)
+  return messages.map((message) => message.text).join('\n')
 }
 
 /** Waits for a message in the room containing `text`. */
