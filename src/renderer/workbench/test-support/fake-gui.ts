@@ -14,12 +14,12 @@ import type { ApprovalSummary } from '../../../contracts/approval.ts'
 import type { ApproverWebhook } from '../../../contracts/approver-webhook.ts'
 import { BUILT_IN_AGENT_SUMMARIES } from '../components/create-room-form.tsx'
 import type { InputRequestRecord } from '../../../contracts/input-request.ts'
+import { NO_SUCH_TURN, timelinePageOf } from './fake-timeline-pages.ts'
 import type {
   Grant,
   Room,
   RoomPermissions,
   Timeline,
-  TimelinePage,
   TimelinePageRequest,
   ToolCallRecord,
 } from '../../../contracts/room.ts'
@@ -116,7 +116,11 @@ export class FakeGui implements AssentGui {
   async timelinePage(roomId: string, page: TimelinePageRequest): Promise<RelayResponse> {
     this.record('timeline', [roomId, page])
     await this.timelineGate
-    const answer = pageOf(this.timelines.get(roomId) ?? emptyTimeline(roomId), page, this.pageTurns)
+    const answer = timelinePageOf(
+      this.timelines.get(roomId) ?? emptyTimeline(roomId),
+      page,
+      this.pageTurns,
+    )
     return answer ? { status: 200, body: answer } : { status: 404, body: NO_SUCH_TURN }
   }
   async approvals(roomId: string): Promise<RelayResponse> {
@@ -213,46 +217,6 @@ export function roomFixture(overrides: Partial<Room> = {}): Room {
     revision: 0,
     createdAt: 1_000,
     ...overrides,
-  }
-}
-
-const NO_SUCH_TURN = { error: 'turnId: no turn of this room', code: 'not_found' }
-
-/**
- * The page of `timeline` that `request` names, as the runtime answers it
- * (RoomService.timelinePage): turns in order, at most `size` of them for
- * `recent` and `before`, with their rows, and every pending approval. A
- * timeline whose turns all fit one page is answered whole, rows without a
- * turn included, so a fixture need not list the turns of its rows.
- */
-function pageOf(
-  timeline: Timeline,
-  request: TimelinePageRequest,
-  size: number,
-): TimelinePage | undefined {
-  const { turns } = timeline
-  const at =
-    request.kind === 'recent' ? turns.length : turns.findIndex((turn) => turn.id === request.turnId)
-  if (at === -1) return undefined
-  const [start, end] =
-    request.kind === 'recent'
-      ? [Math.max(0, turns.length - size), turns.length]
-      : request.kind === 'from'
-        ? [at, turns.length]
-        : [Math.max(0, at - size), at]
-  if (start === 0 && end === turns.length) return { ...timeline, earlierTurns: 0 }
-  const ids = new Set(turns.slice(start, end).map((turn) => turn.id))
-  const ofPage = <Row extends { turnId: string }>(rows: readonly Row[]) =>
-    rows.filter((row) => ids.has(row.turnId))
-  return {
-    roomId: timeline.roomId,
-    turns: turns.slice(start, end),
-    messages: ofPage(timeline.messages),
-    toolCalls: ofPage(timeline.toolCalls),
-    approvals: timeline.approvals.filter(
-      (approval) => approval.status === 'pending' || ids.has(approval.turnId),
-    ),
-    earlierTurns: start,
   }
 }
 
