@@ -1,4 +1,4 @@
-import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-service.ts'
+import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-timeline.ts'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'

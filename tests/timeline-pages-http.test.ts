@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TimelinePageSchema, type Timeline, type TimelinePage } from '../src/contracts/room.ts'
-import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-service.ts'
+import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-timeline.ts'
 import { createRoom, pendingApprovalFor, send, timeline } from './support/room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 

@@ -13,7 +13,7 @@ import {
 } from './support/cdp-host-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
 import { TimelineSchema } from '../src/contracts/room.ts'
-import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-service.ts'
+import { TIMELINE_PAGE_TURNS } from '../src/runtime/rooms/room-timeline.ts'
 import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import { RECENT } from '../scripts/smoke/workbench-ui.ts'
 import { ID, seriousViolations } from './support/workbench-ui-helpers.ts'

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { sha256Hex } from '../domain/sha256.ts'
-import { summarizeApproval } from '../domain/approval.ts'
 import { modeFromPolicy, policyForMode, reachesAsFar } from '../policy/permission-modes.ts'
 import { narrowestRoomPolicy } from '../policy/room-policy.ts'
 import { checkWorkspaceIdentity, workspaceIdentityNow } from '../policy/workspace-identity.ts'
@@ -27,12 +26,7 @@ import type { RoomRow, RoomStore, StoredRoom } from '../ports/room-store.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import { movedReason, realWorkspace, trustedIdentity } from './room-workspace.ts'
-
-/** Turns in one page of a timeline: enough to fill a tall window several
- *  times over, few enough that the newest page of a room with hundreds of
- *  decided cards is drawn in a fraction of the time the whole one takes
- *  (docs/benchmarks.md, the 520-card room). */
-export const TIMELINE_PAGE_TURNS = 60
+import { readTimeline, readTimelinePage } from './room-timeline.ts'
 
 export interface RoomServiceOptions {
   rooms: RoomStore
@@ -99,34 +93,16 @@ export class RoomService implements RoomDirectory {
 
   timeline(roomId: string): Timeline {
     this.requireRoom(roomId)
-    return {
-      roomId,
-      turns: this.options.conversations.listTurns(roomId),
-      messages: this.options.conversations.listMessages(roomId),
-      toolCalls: this.options.conversations.listToolCalls(roomId),
-      approvals: this.options.approvals.listByRoom(roomId).map(summarizeApproval),
-    }
+    return readTimeline(this.options, roomId)
   }
 
-  /**
-   * A page of the room's timeline (see `TimelinePage`): what the workbench
-   * draws first is the newest `TIMELINE_PAGE_TURNS` turns, so a long room
-   * opens as fast as a short one, and it reads earlier pages after that.
-   * A turn that is not this room's is refused, never read as an empty page.
-   */
+  /** A page of the room's timeline (room-timeline.ts). A turn that is not
+   *  this room's is refused, never read as an empty page. */
   timelinePage(roomId: string, request: TimelinePageRequest): TimelinePage {
     this.requireRoom(roomId)
-    const { conversations, approvals } = this.options
-    const page = conversations.turnPage(roomId, request, TIMELINE_PAGE_TURNS)
+    const page = readTimelinePage(this.options, roomId, request)
     if (!page) throw new Refusal('not_found', `turnId: no turn of this room`)
-    const turnIds = page.turns.map((turn) => turn.id)
-    return {
-      roomId,
-      turns: page.turns,
-      ...conversations.listOfTurns(roomId, turnIds),
-      approvals: approvals.listForTurns(roomId, turnIds).map(summarizeApproval),
-      earlierTurns: page.earlierTurns,
-    }
+    return page
   }
 
   /** Reading settings never calls a model. A room whose row was edited on
