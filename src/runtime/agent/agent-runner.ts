@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { Message, Turn } from '../../contracts/room.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
@@ -24,13 +25,35 @@ import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { askInTurn } from './input-steps.ts'
 import { PermissionRequestRunner, type TurnWidenings } from './permission-request-runner.ts'
-import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
+import {
+  offeredTo,
+  ToolCallRunner,
+  type AskingForDecision,
+  type WaitingCall,
+} from './tool-call-runner.ts'
 
 /** Where a turn's history ends: the turns whose messages it leaves out and
  *  the store's mark when it started. */
 interface TurnHistory {
   excluded: string[]
   upTo: MessagesMark
+}
+
+/** How far a turn has got: all it needs to go on, kept as data while one of
+ *  its calls waits for a decision. */
+interface TurnProgress {
+  turn: Turn
+  agent: AgentPreset
+  history: TurnHistory
+  /** What each action taken so far came to, for the model's next step. */
+  outcomes: ActionOutcome[]
+  widenings: TurnWidenings
+  /** The next call's sequence number in the turn. */
+  seq: number
+  /** Steps the model has taken. */
+  steps: number
+  /** The current step's actions not yet taken. */
+  actions: AgentAction[]
 }
 
 export { DEFAULT_TOOL_TIMEOUT_MS } from './tool-call-runner.ts'
@@ -66,7 +89,9 @@ export interface AgentRunnerOptions {
  * actions it proposes (each tool call through `ToolCallRunner`, each
  * question or form through the input service, each permission request
  * through `PermissionRequestRunner`), hands it their outcomes, and repeats
- * until it replies or `MAX_AGENT_STEPS` is reached.
+ * until it replies or `MAX_AGENT_STEPS` is reached. A tool call that waits
+ * for a decision leaves the turn as data (`TurnProgress`) with the gate's
+ * listener; a question or a permission request waits in its own frame.
  */
 export class AgentRunner implements TurnRunner {
   private readonly options: AgentRunnerOptions
@@ -82,14 +107,19 @@ export class AgentRunner implements TurnRunner {
     this.permissions = new PermissionRequestRunner({ ...options, newId: this.newId })
   }
 
-  /** Starts the turn in the background; `settled()` waits for all of them. */
+  /** Starts the turn in the background; `settled()` waits for every turn
+   *  that is running (not one waiting for a decision). */
   start(turn: Turn, agentId: string): void {
-    const work = this.runTurn(turn, agentId).finally(() => this.active.delete(work))
-    this.active.add(work)
+    this.track(this.runTurn(turn, agentId))
   }
 
   async settled(): Promise<void> {
     while (this.active.size > 0) await Promise.allSettled([...this.active])
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.active.delete(tracked))
+    this.active.add(tracked)
   }
 
   private async runTurn(turn: Turn, agentId: string): Promise<void> {
@@ -114,20 +144,63 @@ export class AgentRunner implements TurnRunner {
       const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
       if (!identity.ok) return this.finishTurn(turn, 'failed', identity.message)
     }
+    let progress: TurnProgress
     try {
-      const history = this.historyOf(turn)
-      const outcomes: ActionOutcome[] = []
-      // What the person granted this turn beyond its frozen policy; it ends
-      // with the turn.
-      const widenings: TurnWidenings = { writableRoots: [] }
-      let seq = 0
-      for (let step = 0; step < MAX_AGENT_STEPS; step += 1) {
+      progress = {
+        turn,
+        agent,
+        history: this.historyOf(turn),
+        outcomes: [],
+        // What the person granted this turn beyond its frozen policy; it
+        // ends with the turn.
+        widenings: { writableRoots: [] },
+        seq: 0,
+        steps: 0,
+        actions: [],
+      }
+    } catch (error) {
+      return this.stopped(turn, error)
+    }
+    return this.advance(progress)
+  }
+
+  /**
+   * Takes the turn's next actions and steps until it replies, fails, or a
+   * tool call waits for a decision. Such a call waits as data: the turn's
+   * progress and the call are handed to the requester's listener and this
+   * function returns, so a turn waiting for a person holds no suspended
+   * functions or promises; the decision resumes it (`resume`).
+   */
+  private async advance(progress: TurnProgress): Promise<void> {
+    const { turn, agent, widenings } = progress
+    try {
+      for (;;) {
+        for (let action = progress.actions.shift(); action; action = progress.actions.shift()) {
+          if (action.type === 'tool') {
+            const taken = await this.tools.run(turn, agent, progress.seq, action.call, widenings)
+            if (taken.type === 'asking') return this.waitFor(progress, taken)
+            progress.outcomes.push(taken)
+            progress.seq += 1
+            continue
+          }
+          progress.outcomes.push(await this.take(turn, agent, progress.seq, action, widenings))
+          if (action.type === 'permissions') progress.seq += 1
+        }
+        if (progress.steps === MAX_AGENT_STEPS) {
+          // Fails closed: whatever the model meant to do next, nothing more runs.
+          return this.finishTurn(
+            turn,
+            'failed',
+            message('turn.tooManySteps', { steps: MAX_AGENT_STEPS }),
+          )
+        }
+        progress.steps += 1
         // Built afresh at each step and dropped once the model answered: a
         // turn waiting for a person holds its outcomes and where its history
         // ends, not the history itself.
         const answer = await this.options.model.next({
-          ...this.contextAt(turn, agent, history),
-          outcomes: [...outcomes],
+          ...this.contextAt(turn, agent, progress.history),
+          outcomes: [...progress.outcomes],
         })
         const parsed = AgentStepSchema.safeParse(answer)
         if (!parsed.success) {
@@ -141,26 +214,48 @@ export class AgentRunner implements TurnRunner {
           return this.finishTurn(turn, 'done', undefined, reply)
         }
         if (next.say !== '') this.message(turn, 'agent', next.say, next.sayMessage)
-        for (const action of next.actions) {
-          outcomes.push(await this.take(turn, agent, seq, action, widenings))
-          if (action.type === 'tool' || action.type === 'permissions') seq += 1
-        }
+        progress.actions = [...next.actions]
       }
-      // Fails closed: whatever the model meant to do next, nothing more runs.
-      this.finishTurn(turn, 'failed', message('turn.tooManySteps', { steps: MAX_AGENT_STEPS }))
     } catch (error) {
-      this.finishTurn(turn, 'failed', message('turn.stopped', { detail: (error as Error).message }))
+      this.stopped(turn, error)
     }
+  }
+
+  /** Leaves the turn waiting for the call's decision, keeping only its
+   *  progress and the call as data until the decision comes. */
+  private waitFor(progress: TurnProgress, { request, waiting }: AskingForDecision): void {
+    this.options.requester.whenDecided(request, (outcome) => {
+      this.track(this.resume(progress, waiting, outcome))
+    })
+  }
+
+  /** Goes on with a turn whose call was decided (or whose asking failed). */
+  private async resume(
+    progress: TurnProgress,
+    waiting: WaitingCall,
+    outcome: { approval: ApprovalRecord } | { error: Error },
+  ): Promise<void> {
+    try {
+      if ('error' in outcome) throw outcome.error
+      progress.outcomes.push(await this.tools.afterDecision(waiting, outcome.approval))
+      progress.seq += 1
+    } catch (error) {
+      return this.stopped(progress.turn, error)
+    }
+    return this.advance(progress)
+  }
+
+  private stopped(turn: Turn, error: unknown): void {
+    this.finishTurn(turn, 'failed', message('turn.stopped', { detail: (error as Error).message }))
   }
 
   private async take(
     turn: Turn,
     agent: AgentPreset,
     seq: number,
-    action: AgentAction,
+    action: Exclude<AgentAction, { type: 'tool' }>,
     widenings: TurnWidenings,
   ): Promise<ActionOutcome> {
-    if (action.type === 'tool') return this.tools.run(turn, agent, seq, action.call, widenings)
     if (action.type === 'permissions') {
       return this.permissions.run(turn, agent, seq, action.request, widenings)
     }

@@ -1,7 +1,6 @@
-import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
-import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import type { ApprovalRequest } from '../gate/approval-requester.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { pinnedWorkspaceOf } from '../policy/workspace-identity.ts'
@@ -26,21 +25,17 @@ export interface CallNeedingDecision {
 }
 
 /**
- * Asks for a decision on one built-in tool call through the gate's
- * requester, describing the call to the approve-for-me reviewer as the
- * runtime will run it, and waits until it is decided or expires.
+ * What the gate's requester is asked for one built-in tool call: the
+ * action as the runtime will run it, and its description for the
+ * approve-for-me reviewer.
  *
  * A private read is never handed to the reviewer, whichever reviewer is
  * plugged in: it would put what lies outside the workspace (or a
  * credential) in front of the model, and the person alone may decide that.
  */
-export function decisionFor(
-  requester: ApprovalRequester,
-  turn: Turn,
-  pending: CallNeedingDecision,
-): Promise<ApprovalRecord> {
+export function decisionRequest(turn: Turn, pending: CallNeedingDecision): ApprovalRequest {
   const { call, tool, args } = pending
-  return requester.ask({
+  return {
     turn,
     call,
     action: {
@@ -54,7 +49,7 @@ export function decisionFor(
       ...(tool.summaryMessage ? { summaryMessage: tool.summaryMessage(args) } : {}),
     },
     ...(pending.privateRead !== null ? {} : { review: reviewOf(turn, pending) }),
-  })
+  }
 }
 
 function reviewOf(turn: Turn, pending: CallNeedingDecision): () => Promise<ReviewInput> {

@@ -14,7 +14,8 @@ import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-
 import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { ApprovalRequester } from '../gate/approval-requester.ts'
+import type { ApprovalRequest } from '../gate/approval-requester.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
@@ -34,7 +35,7 @@ import {
   deniedMessage,
   toRecordResult,
 } from './call-settlement.ts'
-import { decisionFor } from './approval-wait.ts'
+import { decisionRequest, type CallNeedingDecision } from './approval-wait.ts'
 import { recordProposedCall } from './call-record.ts'
 import { grantMatches } from './grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
@@ -45,8 +46,6 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 export interface ToolCallRunnerDeps {
   conversations: ConversationStore
   grants: GrantStore
-  /** Where a call that needs a decision asks for one. */
-  requester: ApprovalRequester
   events: EventBus
   now: () => number
   newId: () => string
@@ -74,23 +73,45 @@ export class ToolCallRunner {
     this.deps = deps
   }
 
+  /**
+   * Runs the call as far as it goes without a decision: to its end, or to
+   * the request a person (or whoever decides in their place) must answer.
+   * The caller asks the requester and, once the decision comes, finishes
+   * the call with `afterDecision`; what that needs is kept as data.
+   */
   async run(
     turn: Turn,
     agent: AgentPreset,
     seq: number,
     planned: AgentToolCall,
     widenings: TurnWidenings = { writableRoots: [] },
-  ) {
+  ): Promise<ToolOutcome | AskingForDecision> {
     const call = recordProposedCall(this.deps, turn, seq, planned.tool, planned.arguments)
     const scope = { turn, agent, widenings }
-    return this.settle(call, planned, await this.outcomeOf(scope, call, planned))
+    const outcome = await this.outcomeOf(scope, call, planned)
+    if ('asking' in outcome) {
+      const { tool, args } = outcome.asking
+      return {
+        type: 'asking',
+        request: decisionRequest(turn, outcome.asking),
+        waiting: { scope, call, planned, tool, args },
+      }
+    }
+    return this.settle(call, planned, outcome)
+  }
+
+  /** Finishes a call once its decision has come: runs it if it was
+   *  allowed, and records how it ended. */
+  async afterDecision(waiting: WaitingCall, decided: ApprovalRecord): Promise<ToolOutcome> {
+    const { scope, call, planned, tool, args } = waiting
+    return this.settle(call, planned, await this.decided(scope, call, tool, args, decided))
   }
 
   private async outcomeOf(
     scope: CallScope,
     call: ToolCallRecord,
     planned: AgentToolCall,
-  ): Promise<Settled> {
+  ): Promise<Settled | Asking> {
     const { turn, agent } = scope
     const mcp = this.deps.mcp?.handles(planned.tool) === true
     const tool = mcp ? undefined : getTool(planned.tool)
@@ -131,7 +152,7 @@ export class ToolCallRunner {
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
-  ): Promise<Settled> {
+  ): Promise<Settled | Asking> {
     const { turn } = scope
     // The sandbox comes first: nothing below (a grant, a reviewer, a person)
     // can allow what the turn's sandbox and the agent's ceilings refuse.
@@ -224,16 +245,29 @@ export class ToolCallRunner {
       }
     }
 
-    const decided = await decisionFor(this.deps.requester, turn, {
-      call,
-      tool,
-      args,
-      resolvedPaths: access.paths,
-      destructive,
-      ...(observation === undefined ? {} : { observation }),
-      ...(containment === undefined ? {} : { containment }),
-      privateRead,
-    })
+    return {
+      asking: {
+        call,
+        tool,
+        args,
+        resolvedPaths: access.paths,
+        destructive,
+        ...(observation === undefined ? {} : { observation }),
+        ...(containment === undefined ? {} : { containment }),
+        privateRead,
+      },
+    }
+  }
+
+  /** What a decided call comes to: run where it was allowed (the file it
+   *  acts on being the one the approval bound), refused otherwise. */
+  private async decided(
+    scope: CallScope,
+    call: ToolCallRecord,
+    tool: ToolDefinition<unknown>,
+    args: unknown,
+    decided: ApprovalRecord,
+  ): Promise<Settled> {
     if (decided.status === 'allowed') {
       return this.execute(scope, call, tool, args, {
         allowedBy: null,
@@ -358,8 +392,33 @@ export class ToolCallRunner {
   }
 }
 
+/** A call that stopped where it needs a decision: what the requester is
+ *  asked, and what finishing the call needs once the decision comes. */
+export interface AskingForDecision {
+  type: 'asking'
+  request: ApprovalRequest
+  waiting: WaitingCall
+}
+
+/** A call waiting for its decision, as data: its record, the step the
+ *  model planned, the tool and its parsed arguments. What the approval
+ *  shows (a write's preview among it) is stored with the approval and is
+ *  not kept here. */
+export interface WaitingCall {
+  scope: CallScope
+  call: ToolCallRecord
+  planned: AgentToolCall
+  tool: ToolDefinition<unknown>
+  args: unknown
+}
+
+/** Where a call needs a decision, what it needs one on. */
+interface Asking {
+  asking: CallNeedingDecision
+}
+
 /** The call's turn, its agent, and what the person widened in this turn. */
-interface CallScope {
+export interface CallScope {
   turn: Turn
   agent: AgentPreset
   widenings: TurnWidenings

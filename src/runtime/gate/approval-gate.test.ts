@@ -174,6 +174,24 @@ describe('ApprovalGate', () => {
     })
   })
 
+  it('calls an outcome listener once, when the decision commits, or at once if it already has', async () => {
+    const { gate } = makeGate()
+    openApproval(gate)
+    const heard: string[] = []
+    gate.onOutcome('approval-1', (approval) => heard.push(`first ${approval.status}`))
+    gate.onOutcome('approval-1', (approval) => heard.push(`second ${approval.status}`))
+    expect(heard).toEqual([])
+    await gate.decide({ approvalId: 'approval-1', decision: 'deny', decidedBy: 'user' })
+    expect(heard).toEqual(['first denied', 'second denied'])
+    // A second decision is refused and wakes nobody again.
+    await gate.decide({ approvalId: 'approval-1', decision: 'deny', decidedBy: 'user' })
+    expect(heard).toHaveLength(2)
+    gate.onOutcome('approval-1', (approval) => heard.push(`late ${approval.status}`))
+    expect(heard).toEqual(['first denied', 'second denied', 'late denied'])
+    expect(() => gate.onOutcome('missing', () => undefined)).toThrow('unknown approval missing')
+    await expect(gate.waitForOutcome('missing')).rejects.toThrow('unknown approval missing')
+  })
+
   it('refuses to edit or delete audit rows in the database itself', () => {
     const { gate } = makeGate()
     openApproval(gate)

@@ -126,14 +126,32 @@ export class ApprovalGate {
 
   /** Resolves when the approval leaves `pending` (decided or expired). */
   waitForOutcome(approvalId: string): Promise<ApprovalRecord> {
-    const current = this.options.approvals.get(approvalId)
-    if (!current) return Promise.reject(new Error(`unknown approval ${approvalId}`))
-    if (current.status !== 'pending') return Promise.resolve(current)
-    return new Promise((resolve) => {
-      const list = this.waiters.get(approvalId) ?? []
-      list.push(resolve)
-      this.waiters.set(approvalId, list)
+    return new Promise((resolve, reject) => {
+      try {
+        this.onOutcome(approvalId, resolve)
+      } catch (error) {
+        reject(error as Error)
+      }
     })
+  }
+
+  /**
+   * Calls `listener` once, when the approval leaves `pending` (decided or
+   * expired), or at once if it already has; throws for an unknown approval.
+   * A waiter that keeps only its listener holds no promise and no suspended
+   * function while the person takes their time. The listener runs inside
+   * the decision's settling and must not throw.
+   */
+  onOutcome(approvalId: string, listener: (approval: ApprovalRecord) => void): void {
+    const current = this.options.approvals.get(approvalId)
+    if (!current) throw new Error(`unknown approval ${approvalId}`)
+    if (current.status !== 'pending') {
+      listener(current)
+      return
+    }
+    const list = this.waiters.get(approvalId)
+    if (list) list.push(listener)
+    else this.waiters.set(approvalId, [listener])
   }
 
   /** Expires every pending approval whose TTL has passed. */

@@ -171,6 +171,47 @@ describe('ApprovalRequester', () => {
     expect(turnStatus()).toBe('running')
   })
 
+  it('hands a listener the decision once, after marking the turn running again', async () => {
+    const heard: { status: string; turn: string | undefined }[] = []
+    requester().whenDecided(request(policyForMode('ask-for-approval')), (outcome) => {
+      if ('error' in outcome) throw outcome.error
+      heard.push({ status: outcome.approval.status, turn: turnStatus() })
+    })
+    const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
+    expect(stores.approvals.get(approvalId)?.status).toBe('pending')
+    expect(turnStatus()).toBe('waiting')
+    await gate.decide({ approvalId, decision: 'allow-once', decidedBy: 'user' })
+    await expect.poll(() => heard).toEqual([{ status: 'allowed', turn: 'running' }])
+    gate.withdraw(approvalId, 'too late')
+    await Promise.resolve()
+    expect(heard).toHaveLength(1)
+  })
+
+  it('hands a listener an approval that expired while it waited', async () => {
+    const heard: string[] = []
+    requester().whenDecided(request(policyForMode('ask-for-approval')), (outcome) => {
+      heard.push('error' in outcome ? outcome.error.message : outcome.approval.status)
+    })
+    const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
+    gate.withdraw(approvalId, 'the agent withdrew its request')
+    await expect.poll(() => heard).toEqual(['expired'])
+  })
+
+  it('hands a listener the error that stopped the asking, and asks nobody more', async () => {
+    const heard: string[] = []
+    const asked = request(policyForMode('approve-for-me'), {})
+    requester().whenDecided(
+      {
+        ...asked,
+        review: () => Promise.reject(new Error('the call could not be described')),
+      },
+      (outcome) => heard.push('error' in outcome ? outcome.error.message : 'decided'),
+    )
+    await expect.poll(() => heard).toEqual(['the call could not be described'])
+    const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
+    expect(stores.approvals.get(approvalId)?.status).toBe('pending')
+  })
+
   it('never consults the reviewer when the policy leaves decisions to the person', async () => {
     const described = request(policyForMode('ask-for-approval'), {})
     const pending = requester().open(described)

@@ -82,6 +82,10 @@ export interface PendingApproval {
   withdraw(reason: string, reasonMessage?: RuntimeMessage): void
 }
 
+/** What `whenDecided` hands on: the approval once it is decided or
+ *  expired, or why asking stopped. */
+export type DecisionListener = (outcome: { approval: ApprovalRecord } | { error: Error }) => void
+
 export interface ApprovalRequesterOptions {
   gate: ApprovalGate
   approvals: Pick<ApprovalStore, 'escalate' | 'get'>
@@ -130,6 +134,70 @@ export class ApprovalRequester {
   }
 
   open(request: ApprovalRequest): PendingApproval {
+    const { approval, asked, withdraw } = this.start(request)
+    const { gate } = this.options
+    return { approval, outcome: asked.then(() => gate.waitForOutcome(approval.id)), withdraw }
+  }
+
+  /** Opens the approval and waits until it is decided or expires; the turn
+   *  shows as waiting meanwhile. */
+  ask(request: ApprovalRequest): Promise<ApprovalRecord> {
+    return new Promise((resolve, reject) => {
+      this.whenDecided(request, (outcome) => {
+        if ('error' in outcome) reject(outcome.error)
+        else resolve(outcome.approval)
+      })
+    })
+  }
+
+  /**
+   * `ask` for a caller that keeps what it needs as data: opens the
+   * approval, and once it is decided or expires marks the turn running
+   * again and hands `listener` the approval, or the error that stopped the
+   * asking. Nothing waits in between but the listener, so a turn waiting
+   * for a person holds no suspended functions or promises
+   * (agent-runner.ts). Throws, like `open`, if the approval cannot be
+   * opened. The listener must not throw.
+   */
+  whenDecided(request: ApprovalRequest, listener: DecisionListener): void {
+    const { approval, asked } = this.start(request)
+    const { gate } = this.options
+    // Only these are kept while it waits: not the request, whose action may
+    // carry a file's whole new content, nor the approval, which is stored.
+    const { turn } = request
+    const approvalId = approval.id
+    asked.then(
+      () => {
+        try {
+          gate.onOutcome(approvalId, (decided) => {
+            // After the gate has settled the decision, as a promise's
+            // waiter would run: the listener goes on with the turn.
+            queueMicrotask(() => this.resumeTurn(turn, decided, listener))
+          })
+        } catch (error) {
+          listener({ error: error as Error })
+        }
+      },
+      (error: unknown) =>
+        listener({ error: error instanceof Error ? error : new Error(String(error)) }),
+    )
+  }
+
+  private resumeTurn(turn: Turn, decided: ApprovalRecord, listener: DecisionListener): void {
+    try {
+      this.options.conversations.setTurnStatus(turn.id, 'running')
+    } catch (error) {
+      listener({ error: error as Error })
+      return
+    }
+    listener({ approval: decided })
+  }
+
+  /** Opens the approval, marks the call and turn, and starts whoever decides
+   *  in the person's place; `asked` settles once they have had their say. */
+  private start(request: ApprovalRequest): Omit<PendingApproval, 'outcome'> & {
+    asked: Promise<unknown>
+  } {
     const { gate, conversations, events, now } = this.options
     const { turn, call, action } = request
     const { sandboxMode = turn.policy.sandboxMode, ...shown } = action
@@ -163,7 +231,7 @@ export class ApprovalRequester {
       })
       return {
         approval,
-        outcome: refused.then(() => gate.waitForOutcome(approval.id)),
+        asked: refused,
         // Already decided: there is nothing left open to withdraw.
         withdraw: () => undefined,
       }
@@ -178,19 +246,11 @@ export class ApprovalRequester {
     const delegated = reviewed.then(() => this.askDelegate(turn, approval.id))
     return {
       approval,
-      outcome: delegated.then(() => gate.waitForOutcome(approval.id)),
+      asked: delegated,
       withdraw: (reason, reasonMessage) => {
         gate.withdraw(approval.id, reason, reasonMessage)
       },
     }
-  }
-
-  /** Opens the approval and waits until it is decided or expires; the turn
-   *  shows as waiting meanwhile. */
-  async ask(request: ApprovalRequest): Promise<ApprovalRecord> {
-    const outcome = await this.open(request).outcome
-    this.options.conversations.setTurnStatus(request.turn.id, 'running')
-    return outcome
   }
 
   /** Where the room names someone to decide in the person's place, asks
