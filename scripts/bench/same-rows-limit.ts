@@ -100,18 +100,9 @@ export const DECISION_STEPS: readonly DecisionStep[] = [
       },
     ],
   },
-  // The turn runs again (the requester, once the decision is known).
-  {
-    explicit: false,
-    writes: [
-      {
-        sql: "UPDATE turns SET status = 'running' WHERE id = ?",
-        params: ({ turn }) => [turn.id!],
-      },
-    ],
-  },
-  // The call marked running after the sandbox's re-check; the tool waits
-  // for its flush.
+  // The call marked running after the sandbox's re-check, and its turn,
+  // which waited for the decision, running again; the tool waits for its
+  // flush.
   {
     explicit: true,
     writes: [
@@ -119,15 +110,24 @@ export const DECISION_STEPS: readonly DecisionStep[] = [
         sql: "UPDATE tool_calls SET status = 'running', updated_at = ? WHERE id = ?",
         params: ({ approval, call }) => [approval.decided_at!, call.id!],
       },
+      {
+        sql: 'UPDATE turns SET status = ? WHERE id = ?',
+        params: ({ turn }) => ['running', turn.id!],
+      },
     ],
   },
-  // The call's result, once the tool is done.
+  // The call's result, once the tool is done, with its turn still running
+  // (the same write ends the wait of a call that never ran).
   {
-    explicit: false,
+    explicit: true,
     writes: [
       {
         sql: 'UPDATE tool_calls SET status = ?, result_json = ?, updated_at = ? WHERE id = ?',
         params: ({ call }) => [call.status!, call.result_json!, call.updated_at!, call.id!],
+      },
+      {
+        sql: 'UPDATE turns SET status = ? WHERE id = ?',
+        params: ({ turn }) => ['running', turn.id!],
       },
     ],
   },

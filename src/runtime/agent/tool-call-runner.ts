@@ -101,10 +101,13 @@ export class ToolCallRunner {
   }
 
   /** Finishes a call once its decision has come: runs it if it was
-   *  allowed, and records how it ended. */
+   *  allowed, and records how it ended. The turn, shown waiting until then,
+   *  is written running again with the call's first write (marked running,
+   *  or its end). */
   async afterDecision(waiting: WaitingCall, decided: ApprovalRecord): Promise<ToolOutcome> {
     const { scope, call, planned, tool, args } = waiting
-    return this.settle(call, planned, await this.decided(scope, call, tool, args, decided))
+    const settled = await this.decided(scope, call, tool, args, decided)
+    return this.settle(call, planned, settled, { turnWaited: true })
   }
 
   private async outcomeOf(
@@ -331,7 +334,9 @@ export class ToolCallRunner {
       const changed = await targetChange(bound, access.paths[0])
       if (changed !== null) return refusedAfterConsent(changed, how.approval?.id ?? null)
     }
-    this.deps.conversations.markRunning(call, this.deps.now(), how.allowedBy)
+    // A call run after a decision ends its turn's wait in the same write.
+    const turnStatus = how.approval === undefined ? undefined : 'running'
+    this.deps.conversations.markRunning(call, this.deps.now(), how.allowedBy, turnStatus)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
     try {
@@ -370,22 +375,29 @@ export class ToolCallRunner {
    *  because what it would act on is no longer what was shown (by the
    *  runtime's check or the tool's own last check), ends `refused` with an
    *  `execution_refused` audit event. */
-  private settle(call: ToolCallRecord, planned: AgentToolCall, settled: Settled): ToolOutcome {
+  private settle(
+    call: ToolCallRecord,
+    planned: AgentToolCall,
+    settled: Settled,
+    { turnWaited = false } = {},
+  ): ToolOutcome {
     const { result } = settled
+    const { conversations, now } = this.deps
     const recorded = toRecordResult(result)
     const audited =
       settled.refusedAfterConsent === true || AFTER_CONSENT_CODES.has(result.code ?? '')
     const status = audited ? 'refused' : settled.status
     if (audited) {
       const approvalId =
-        settled.approvalId ?? this.deps.conversations.getToolCall(call.id)?.approvalId ?? null
-      this.deps.conversations.refuseExecution(call, recorded, approvalId, this.deps.now())
+        settled.approvalId ?? conversations.getToolCall(call.id)?.approvalId ?? null
+      conversations.refuseExecution(call, recorded, approvalId, now())
+      if (turnWaited) conversations.setTurnStatus(call.turnId, 'running')
+    } else if (turnWaited) {
+      // The turn may never have been marked running since its decision (a
+      // denial, or a call refused before it ran): it is, with the call's end.
+      conversations.settleCall(call, { status, result: recorded }, 'running', now())
     } else {
-      this.deps.conversations.updateToolCall(call.id, {
-        status,
-        result: recorded,
-        at: this.deps.now(),
-      })
+      conversations.updateToolCall(call.id, { status, result: recorded, at: now() })
     }
     this.deps.events.emit('timeline.updated', { roomId: call.roomId })
     return { type: 'tool', call: planned, status, result: recorded }

@@ -171,7 +171,7 @@ describe('ApprovalRequester', () => {
     expect(turnStatus()).toBe('running')
   })
 
-  it('hands a listener the decision once, after marking the turn running again', async () => {
+  it('hands a listener the decision once, and leaves the turn waiting until its caller writes it running', async () => {
     const heard: { status: string; turn: string | undefined }[] = []
     requester().whenDecided(request(policyForMode('ask-for-approval')), (outcome) => {
       if ('error' in outcome) throw outcome.error
@@ -181,7 +181,7 @@ describe('ApprovalRequester', () => {
     expect(stores.approvals.get(approvalId)?.status).toBe('pending')
     expect(turnStatus()).toBe('waiting')
     await gate.decide({ approvalId, decision: 'allow-once', decidedBy: 'user' })
-    await expect.poll(() => heard).toEqual([{ status: 'allowed', turn: 'running' }])
+    await expect.poll(() => heard).toEqual([{ status: 'allowed', turn: 'waiting' }])
     gate.withdraw(approvalId, 'too late')
     await Promise.resolve()
     expect(heard).toHaveLength(1)

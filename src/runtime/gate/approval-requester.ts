@@ -144,27 +144,35 @@ export class ApprovalRequester {
   ask(request: ApprovalRequest): Promise<ApprovalRecord> {
     return new Promise((resolve, reject) => {
       this.whenDecided(request, (outcome) => {
-        if ('error' in outcome) reject(outcome.error)
-        else resolve(outcome.approval)
+        if ('error' in outcome) {
+          reject(outcome.error)
+          return
+        }
+        try {
+          this.options.conversations.setTurnStatus(request.turn.id, 'running')
+          resolve(outcome.approval)
+        } catch (error) {
+          reject(error as Error)
+        }
       })
     })
   }
 
   /**
    * `ask` for a caller that keeps what it needs as data: opens the
-   * approval, and once it is decided or expires marks the turn running
-   * again and hands `listener` the approval, or the error that stopped the
-   * asking. Nothing waits in between but the listener, so a turn waiting
-   * for a person holds no suspended functions or promises
-   * (agent-runner.ts). Throws, like `open`, if the approval cannot be
-   * opened. The listener must not throw.
+   * approval, and once it is decided or expires hands `listener` the
+   * approval, or the error that stopped the asking. Nothing waits in
+   * between but the listener, so a turn waiting for a person holds no
+   * suspended functions or promises (agent-runner.ts). The turn shows as
+   * waiting until the caller writes it running again, with the first write
+   * it makes after the decision. Throws, like `open`, if the approval
+   * cannot be opened. The listener must not throw.
    */
   whenDecided(request: ApprovalRequest, listener: DecisionListener): void {
     const { approval, asked } = this.start(request)
     const { gate } = this.options
-    // Only these are kept while it waits: not the request, whose action may
+    // Only its id is kept while it waits: not the request, whose action may
     // carry a file's whole new content, nor the approval, which is stored.
-    const { turn } = request
     const approvalId = approval.id
     asked.then(
       () => {
@@ -172,7 +180,7 @@ export class ApprovalRequester {
           gate.onOutcome(approvalId, (decided) => {
             // After the gate has settled the decision, as a promise's
             // waiter would run: the listener goes on with the turn.
-            queueMicrotask(() => this.resumeTurn(turn, decided, listener))
+            queueMicrotask(() => listener({ approval: decided }))
           })
         } catch (error) {
           listener({ error: error as Error })
@@ -181,16 +189,6 @@ export class ApprovalRequester {
       (error: unknown) =>
         listener({ error: error instanceof Error ? error : new Error(String(error)) }),
     )
-  }
-
-  private resumeTurn(turn: Turn, decided: ApprovalRecord, listener: DecisionListener): void {
-    try {
-      this.options.conversations.setTurnStatus(turn.id, 'running')
-    } catch (error) {
-      listener({ error: error as Error })
-      return
-    }
-    listener({ approval: decided })
   }
 
   /** Opens the approval, marks the call and turn, and starts whoever decides

@@ -113,8 +113,14 @@ export interface ConversationStore {
   openCall(turn: Turn, call: ToolCallRecord): void
 
   /** Marks the call running, with the `tool_allowed_by_*` event when the
-   *  policy or a grant (not a decision) allowed it. */
-  markRunning(call: ToolCallRecord, at: number, allowedBy: CallAllowance | null): void
+   *  policy or a grant (not a decision) allowed it, and its turn's status
+   *  with it when given (a turn that waited for the decision runs again). */
+  markRunning(
+    call: ToolCallRecord,
+    at: number,
+    allowedBy: CallAllowance | null,
+    turnStatus?: TurnStatus,
+  ): void
   /** Records that a grant answered for the call (`tool_allowed_by_grant`),
    *  before the call itself is marked running. */
   recordAllowedByGrant(call: ToolCallRecord, grantId: string, at: number): void

@@ -58,7 +58,12 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     })
   }
 
-  markRunning(call: ToolCallRecord, at: number, allowedBy: CallAllowance | null): void {
+  markRunning(
+    call: ToolCallRecord,
+    at: number,
+    allowedBy: CallAllowance | null,
+    turnStatus?: TurnStatus,
+  ): void {
     inTransaction(this.db, () => {
       if (allowedBy) {
         this.appendAllowed(
@@ -69,6 +74,7 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
         )
       }
       this.calls.update(call.id, { status: 'running', at })
+      if (turnStatus !== undefined) this.turns.setStatus(call.turnId, turnStatus)
     })
   }
 

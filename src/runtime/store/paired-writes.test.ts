@@ -250,6 +250,20 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
       stores.conversations.markRunning(call(), AT, { type: 'tool_allowed_by_policy' }),
     observe: rowOf('SELECT status FROM tool_calls'),
   },
+  'running a call in a turn that waited, with the turn running again': {
+    event: 'tool_allowed_by_policy',
+    arrange: (stores) => {
+      seedRoomAndTurn(stores)
+      stores.conversations.setTurnStatus('turn-1', 'waiting')
+      stores.conversations.insertToolCall(call())
+    },
+    act: (stores) =>
+      stores.conversations.markRunning(call(), AT, { type: 'tool_allowed_by_policy' }, 'running'),
+    observe: () => [
+      db.prepare('SELECT status FROM tool_calls').all(),
+      db.prepare('SELECT status FROM turns').all(),
+    ],
+  },
   'opening a gateway call a grant answers for': {
     event: 'tool_allowed_by_grant',
     arrange: createRoom,
