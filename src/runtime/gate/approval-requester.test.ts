@@ -197,7 +197,7 @@ describe('ApprovalRequester', () => {
     await expect.poll(() => heard).toEqual(['expired'])
   })
 
-  it('hands a listener the error that stopped the asking, and asks nobody more', async () => {
+  it('hands a listener the error that stopped the asking, and expires the approval nobody waits for', async () => {
     const heard: string[] = []
     const asked = request(policyForMode('approve-for-me'), {})
     requester().whenDecided(
@@ -209,7 +209,12 @@ describe('ApprovalRequester', () => {
     )
     await expect.poll(() => heard).toEqual(['the call could not be described'])
     const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
-    expect(stores.approvals.get(approvalId)?.status).toBe('pending')
+    expect(stores.approvals.get(approvalId)).toMatchObject({
+      status: 'expired',
+      reason: 'The turn stopped: the call could not be described',
+    })
+    const late = await gate.decide({ approvalId, decision: 'allow-once', decidedBy: 'user' })
+    expect(late).toMatchObject({ ok: false, code: 'approval_expired' })
   })
 
   it('never consults the reviewer when the policy leaves decisions to the person', async () => {

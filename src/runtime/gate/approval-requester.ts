@@ -186,8 +186,23 @@ export class ApprovalRequester {
           listener({ error: error as Error })
         }
       },
-      (error: unknown) =>
-        listener({ error: error instanceof Error ? error : new Error(String(error)) }),
+      (failure: unknown) => {
+        const error = failure instanceof Error ? failure : new Error(String(failure))
+        // Whoever asked stops waiting: the approval is expired rather than
+        // left open, so nobody is shown a request that nothing would act
+        // on, and a token minted for it decides nothing.
+        try {
+          gate.withdraw(
+            approvalId,
+            englishText(message('turn.stopped', { detail: error.message })),
+            message('turn.stopped', { detail: error.message }),
+          )
+        } catch {
+          // Not expired (the store refused the write): it stays pending,
+          // and a decision on it still wakes nobody.
+        }
+        listener({ error })
+      },
     )
   }
 
