@@ -25,12 +25,8 @@ import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { askInTurn } from './input-steps.ts'
 import { PermissionRequestRunner, type TurnWidenings } from './permission-request-runner.ts'
-import {
-  offeredTo,
-  ToolCallRunner,
-  type AskingForDecision,
-  type WaitingCall,
-} from './tool-call-runner.ts'
+import type { AskingForDecision, WaitingCall } from './approval-wait.ts'
+import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
 
 /** Where a turn's history ends: the turns whose messages it leaves out and
  *  the store's mark when it started. */

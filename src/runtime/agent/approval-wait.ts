@@ -1,5 +1,8 @@
 import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import type { AgentPreset } from '../domain/agent-preset.ts'
+import type { AgentToolCall } from './agent-model.ts'
+import type { TurnWidenings } from './permission-request-runner.ts'
 import type { ApprovalRequest } from '../gate/approval-requester.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
@@ -88,4 +91,36 @@ function workingDirectoryOf(turn: Turn, args: unknown): string {
     return args.cwd
   }
   return turn.workspace
+}
+
+/** A call that stopped where it needs a decision: what the requester is
+ *  asked, and what finishing the call needs once the decision comes. */
+export interface AskingForDecision {
+  type: 'asking'
+  request: ApprovalRequest
+  waiting: WaitingCall
+}
+
+/** A call waiting for its decision, as data: its record, the step the
+ *  model planned, the tool and its parsed arguments. What the approval
+ *  shows (a write's preview among it) is stored with the approval and is
+ *  not kept here. */
+export interface WaitingCall {
+  scope: CallScope
+  call: ToolCallRecord
+  planned: AgentToolCall
+  tool: ToolDefinition<unknown>
+  args: unknown
+}
+
+/** Where a call needs a decision, what it needs one on. */
+export interface Asking {
+  asking: CallNeedingDecision
+}
+
+/** The call's turn, its agent, and what the person widened in this turn. */
+export interface CallScope {
+  turn: Turn
+  agent: AgentPreset
+  widenings: TurnWidenings
 }

@@ -5,7 +5,9 @@ import type { ToolCallRecord } from '../../contracts/room.ts'
 import { refusedAccessWords } from '../policy/access-words.ts'
 import { describeTarget, observeTarget, sameTarget } from '../tools/file-target.ts'
 import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
-import type { CallAllowance } from '../ports/conversation-store.ts'
+import type { CallAllowance, ConversationStore } from '../ports/conversation-store.ts'
+import type { EventBus } from '../events/event-bus.ts'
+import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
 
 /*
  * How a tool call ends: the record the runner settles it with, and the
@@ -122,4 +124,46 @@ export function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['
     ...(result.code === undefined ? {} : { code: result.code }),
     ...(result.message === undefined ? {} : { message: result.message }),
   }
+}
+
+/** What recording a call's end needs of the runner. */
+export interface OutcomeDeps {
+  conversations: ConversationStore
+  events: EventBus
+  now: () => number
+}
+
+/** How a tool call ended, as the model is told. */
+export type ToolOutcome = Extract<ActionOutcome, { type: 'tool' }>
+
+/** Records how the call ended. A call refused when it was about to act,
+ *  because what it would act on is no longer what was shown (by the
+ *  runtime's check or the tool's own last check), ends `refused` with an
+ *  `execution_refused` audit event. After a decision (`turnWaited`), the
+ *  turn is written running again with the call's end. */
+export function recordOutcome(
+  deps: OutcomeDeps,
+  call: ToolCallRecord,
+  planned: AgentToolCall,
+  settled: Settled,
+  { turnWaited = false } = {},
+): ToolOutcome {
+  const { result } = settled
+  const { conversations, events, now } = deps
+  const recorded = toRecordResult(result)
+  const audited = settled.refusedAfterConsent === true || AFTER_CONSENT_CODES.has(result.code ?? '')
+  const status = audited ? 'refused' : settled.status
+  if (audited) {
+    const approvalId = settled.approvalId ?? conversations.getToolCall(call.id)?.approvalId ?? null
+    conversations.refuseExecution(call, recorded, approvalId, now())
+    if (turnWaited) conversations.setTurnStatus(call.turnId, 'running')
+  } else if (turnWaited) {
+    // The turn may never have been marked running since its decision (a
+    // denial, or a call refused before it ran): it is, with the call's end.
+    conversations.settleCall(call, { status, result: recorded }, 'running', now())
+  } else {
+    conversations.updateToolCall(call.id, { status, result: recorded, at: now() })
+  }
+  events.emit('timeline.updated', { roomId: call.roomId })
+  return { type: 'tool', call: planned, status, result: recorded }
 }

@@ -11,10 +11,9 @@ import { checkToolAccess } from '../policy/sandbox.ts'
 import { pinnedWorkspaceOf } from '../policy/workspace-identity.ts'
 import { getTool } from '../tools/registry.ts'
 import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
-import type { ActionOutcome, AgentToolCall } from './agent-model.ts'
+import type { AgentToolCall } from './agent-model.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import type { ApprovalRequest } from '../gate/approval-requester.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
@@ -25,7 +24,6 @@ import type { CommandContainment } from '../../contracts/command-containment.ts'
 import {
   type Execution,
   type Settled,
-  AFTER_CONSENT_CODES,
   refusedAfterConsent,
   targetChange,
   said,
@@ -33,9 +31,16 @@ import {
   refusal,
   deniedText,
   deniedMessage,
-  toRecordResult,
+  recordOutcome,
+  type ToolOutcome,
 } from './call-settlement.ts'
-import { decisionRequest, type CallNeedingDecision } from './approval-wait.ts'
+import {
+  decisionRequest,
+  type Asking,
+  type AskingForDecision,
+  type CallScope,
+  type WaitingCall,
+} from './approval-wait.ts'
 import { recordProposedCall } from './call-record.ts'
 import { grantMatches } from './grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
@@ -56,8 +61,6 @@ export interface ToolCallRunnerDeps {
    *  sandbox mode promises. */
   commands: CommandLauncher
 }
-
-type ToolOutcome = Extract<ActionOutcome, { type: 'tool' }>
 
 /**
  * Runs one tool call the model proposed: through the turn's frozen policy,
@@ -97,7 +100,7 @@ export class ToolCallRunner {
         waiting: { scope, call, planned, tool, args },
       }
     }
-    return this.settle(call, planned, outcome)
+    return recordOutcome(this.deps, call, planned, outcome)
   }
 
   /** Finishes a call once its decision has come: runs it if it was
@@ -107,7 +110,7 @@ export class ToolCallRunner {
   async afterDecision(waiting: WaitingCall, decided: ApprovalRecord): Promise<ToolOutcome> {
     const { scope, call, planned, tool, args } = waiting
     const settled = await this.decided(scope, call, tool, args, decided)
-    return this.settle(call, planned, settled, { turnWaited: true })
+    return recordOutcome(this.deps, call, planned, settled, { turnWaited: true })
   }
 
   private async outcomeOf(
@@ -370,70 +373,6 @@ export class ToolCallRunner {
       approvalId: how.approval?.id ?? null,
     }
   }
-
-  /** Records how the call ended. A call refused when it was about to act,
-   *  because what it would act on is no longer what was shown (by the
-   *  runtime's check or the tool's own last check), ends `refused` with an
-   *  `execution_refused` audit event. */
-  private settle(
-    call: ToolCallRecord,
-    planned: AgentToolCall,
-    settled: Settled,
-    { turnWaited = false } = {},
-  ): ToolOutcome {
-    const { result } = settled
-    const { conversations, now } = this.deps
-    const recorded = toRecordResult(result)
-    const audited =
-      settled.refusedAfterConsent === true || AFTER_CONSENT_CODES.has(result.code ?? '')
-    const status = audited ? 'refused' : settled.status
-    if (audited) {
-      const approvalId =
-        settled.approvalId ?? conversations.getToolCall(call.id)?.approvalId ?? null
-      conversations.refuseExecution(call, recorded, approvalId, now())
-      if (turnWaited) conversations.setTurnStatus(call.turnId, 'running')
-    } else if (turnWaited) {
-      // The turn may never have been marked running since its decision (a
-      // denial, or a call refused before it ran): it is, with the call's end.
-      conversations.settleCall(call, { status, result: recorded }, 'running', now())
-    } else {
-      conversations.updateToolCall(call.id, { status, result: recorded, at: now() })
-    }
-    this.deps.events.emit('timeline.updated', { roomId: call.roomId })
-    return { type: 'tool', call: planned, status, result: recorded }
-  }
-}
-
-/** A call that stopped where it needs a decision: what the requester is
- *  asked, and what finishing the call needs once the decision comes. */
-export interface AskingForDecision {
-  type: 'asking'
-  request: ApprovalRequest
-  waiting: WaitingCall
-}
-
-/** A call waiting for its decision, as data: its record, the step the
- *  model planned, the tool and its parsed arguments. What the approval
- *  shows (a write's preview among it) is stored with the approval and is
- *  not kept here. */
-export interface WaitingCall {
-  scope: CallScope
-  call: ToolCallRecord
-  planned: AgentToolCall
-  tool: ToolDefinition<unknown>
-  args: unknown
-}
-
-/** Where a call needs a decision, what it needs one on. */
-interface Asking {
-  asking: CallNeedingDecision
-}
-
-/** The call's turn, its agent, and what the person widened in this turn. */
-export interface CallScope {
-  turn: Turn
-  agent: AgentPreset
-  widenings: TurnWidenings
 }
 
 /** Whether the agent is offered this built-in tool in this turn: it may use
