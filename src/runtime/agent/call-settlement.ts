@@ -155,8 +155,8 @@ export function recordOutcome(
   const status = audited ? 'refused' : settled.status
   if (audited) {
     const approvalId = settled.approvalId ?? conversations.getToolCall(call.id)?.approvalId ?? null
-    conversations.refuseExecution(call, recorded, approvalId, now())
-    if (turnWaited) conversations.setTurnStatus(call.turnId, 'running')
+    const turnStatus = turnWaited ? 'running' : undefined
+    conversations.refuseExecution(call, recorded, approvalId, now(), turnStatus)
   } else if (turnWaited) {
     // The turn may never have been marked running since its decision (a
     // denial, or a call refused before it ran): it is, with the call's end.

@@ -146,12 +146,14 @@ export interface ConversationStore {
   ): void
   /** Ends a call that a decision allowed but that was refused when it was
    *  about to run (its target is no longer what the person was shown), with
-   *  the `execution_refused` event naming the approval and why. */
+   *  the `execution_refused` event naming the approval and why, and its
+   *  turn's status with it when given. */
   refuseExecution(
     call: ToolCallRecord,
     result: ToolCallResult,
     approvalId: string | null,
     at: number,
+    turnStatus?: TurnStatus,
   ): void
   /** Writes the outcome a person reported for an execution whose outcome
    *  was unknown, with its `execution_reconciled` event. */

@@ -137,9 +137,11 @@ export class SqliteConversationRepository implements ConversationStore, Interrup
     result: ToolCallResult,
     approvalId: string | null,
     at: number,
+    turnStatus?: TurnStatus,
   ): void {
     inTransaction(this.db, () => {
       this.calls.update(call.id, { status: 'refused', result, at })
+      if (turnStatus !== undefined) this.turns.setStatus(call.turnId, turnStatus)
       this.audit.append({
         type: 'execution_refused',
         subjectId: call.id,

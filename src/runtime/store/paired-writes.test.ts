@@ -88,6 +88,28 @@ function seedRoomAndTurn(stores: Stores): void {
   startTurn(stores, turnFixture())
 }
 
+/** Why an allowed call was refused when it was about to run. */
+const TARGET_CHANGED = {
+  ok: false,
+  output: 'notes.txt is now another file',
+  code: 'target_changed',
+}
+
+/** The room, its turn waiting for a decision, and the call it waits on. */
+function seedWaitingCall(stores: Stores): void {
+  seedRoomAndTurn(stores)
+  stores.conversations.setTurnStatus('turn-1', 'waiting')
+  stores.conversations.insertToolCall(call())
+}
+
+/** The call's status and result, and its turn's status. */
+function callAndTurn(): unknown[] {
+  return [
+    db.prepare('SELECT status, result_json FROM tool_calls').all(),
+    db.prepare('SELECT status FROM turns').all(),
+  ]
+}
+
 /** The room and turn with one open approval. */
 function seedOpenApproval(stores: Stores): void {
   seedRoomAndTurn(stores)
@@ -252,17 +274,10 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
   },
   'running a call in a turn that waited, with the turn running again': {
     event: 'tool_allowed_by_policy',
-    arrange: (stores) => {
-      seedRoomAndTurn(stores)
-      stores.conversations.setTurnStatus('turn-1', 'waiting')
-      stores.conversations.insertToolCall(call())
-    },
+    arrange: seedWaitingCall,
     act: (stores) =>
       stores.conversations.markRunning(call(), AT, { type: 'tool_allowed_by_policy' }, 'running'),
-    observe: () => [
-      db.prepare('SELECT status FROM tool_calls').all(),
-      db.prepare('SELECT status FROM turns').all(),
-    ],
+    observe: callAndTurn,
   },
   'opening a gateway call a grant answers for': {
     event: 'tool_allowed_by_grant',
@@ -300,14 +315,15 @@ const PAIRED_WRITES: Record<string, PairedWrite> = {
       seedRoomAndTurn(stores)
       stores.conversations.insertToolCall(call())
     },
-    act: (stores) =>
-      stores.conversations.refuseExecution(
-        call(),
-        { ok: false, output: 'notes.txt is now another file', code: 'target_changed' },
-        'approval-1',
-        AT,
-      ),
+    act: (stores) => stores.conversations.refuseExecution(call(), TARGET_CHANGED, 'approval-1', AT),
     observe: rowOf('SELECT status, result_json FROM tool_calls'),
+  },
+  'refusing an allowed call in a turn that waited, with the turn running again': {
+    event: 'execution_refused',
+    arrange: seedWaitingCall,
+    act: (stores) =>
+      stores.conversations.refuseExecution(call(), TARGET_CHANGED, 'approval-1', AT, 'running'),
+    observe: callAndTurn,
   },
   'settling what a crash interrupted': {
     event: 'execution_unknown',
