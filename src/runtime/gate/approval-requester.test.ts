@@ -197,25 +197,47 @@ describe('ApprovalRequester', () => {
     await expect.poll(() => heard).toEqual(['expired'])
   })
 
-  it('hands a listener the error that stopped the asking, and expires the approval nobody waits for', async () => {
-    const heard: string[] = []
-    const asked = request(policyForMode('approve-for-me'), {})
-    requester().whenDecided(
-      {
+  // Every way of asking (the agent runner's listener, an external agent's
+  // and the MCP gateway's `open`, everyone else's `ask`) ends the same way
+  // when asking fails: the error reaches the asker, the approval expires.
+  const failedAskings: Record<
+    string,
+    (asker: ApprovalRequester, asked: ApprovalRequest) => Promise<string>
+  > = {
+    whenDecided: (asker, asked) =>
+      new Promise((resolve) =>
+        asker.whenDecided(asked, (outcome) =>
+          resolve('error' in outcome ? outcome.error.message : 'decided'),
+        ),
+      ),
+    open: (asker, asked) =>
+      asker.open(asked).outcome.then(
+        () => 'decided',
+        (error: Error) => error.message,
+      ),
+    ask: (asker, asked) =>
+      asker.ask(asked).then(
+        () => 'decided',
+        (error: Error) => error.message,
+      ),
+  }
+  for (const [way, askThrough] of Object.entries(failedAskings)) {
+    it(`hands the error that stopped the asking to ${way}'s asker, and expires the approval nobody waits for`, async () => {
+      const asked = request(policyForMode('approve-for-me'), {})
+      const heard = await askThrough(requester(), {
         ...asked,
         review: () => Promise.reject(new Error('the call could not be described')),
-      },
-      (outcome) => heard.push('error' in outcome ? outcome.error.message : 'decided'),
-    )
-    await expect.poll(() => heard).toEqual(['the call could not be described'])
-    const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
-    expect(stores.approvals.get(approvalId)).toMatchObject({
-      status: 'expired',
-      reason: 'The turn stopped: the call could not be described',
+      })
+      expect(heard).toBe('the call could not be described')
+      const approvalId = stores.conversations.getToolCall('call-1')?.approvalId ?? ''
+      expect(stores.approvals.get(approvalId)).toMatchObject({
+        status: 'expired',
+        reason: 'The turn stopped: the call could not be described',
+      })
+      const late = await gate.decide({ approvalId, decision: 'allow-once', decidedBy: 'user' })
+      expect(late).toMatchObject({ ok: false, code: 'approval_expired' })
     })
-    const late = await gate.decide({ approvalId, decision: 'allow-once', decidedBy: 'user' })
-    expect(late).toMatchObject({ ok: false, code: 'approval_expired' })
-  })
+  }
 
   it('never consults the reviewer when the policy leaves decisions to the person', async () => {
     const described = request(policyForMode('ask-for-approval'), {})

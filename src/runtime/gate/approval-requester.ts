@@ -186,24 +186,30 @@ export class ApprovalRequester {
           listener({ error: error as Error })
         }
       },
-      (failure: unknown) => {
-        const error = failure instanceof Error ? failure : new Error(String(failure))
-        // Whoever asked stops waiting: the approval is expired rather than
-        // left open, so nobody is shown a request that nothing would act
-        // on, and a token minted for it decides nothing.
-        try {
-          gate.withdraw(
-            approvalId,
-            englishText(message('turn.stopped', { detail: error.message })),
-            message('turn.stopped', { detail: error.message }),
-          )
-        } catch {
-          // Not expired (the store refused the write): it stays pending,
-          // and a decision on it still wakes nobody.
-        }
-        listener({ error })
-      },
+      (failure: unknown) =>
+        listener({ error: failure instanceof Error ? failure : new Error(String(failure)) }),
     )
+  }
+
+  /**
+   * `asked`, but when it fails (a reviewer whose description throws, a
+   * decision the store refused) the approval is expired before the failure
+   * is passed on: whoever asked stops waiting, for every asker (`open`,
+   * `ask`, `whenDecided`), so nobody is shown a request nothing would act
+   * on, and a token minted for it decides nothing.
+   */
+  private expiredIfFailed(asked: Promise<unknown>, approvalId: string): Promise<unknown> {
+    return asked.catch((failure: unknown) => {
+      const detail = failure instanceof Error ? failure.message : String(failure)
+      try {
+        const reason = message('turn.stopped', { detail })
+        this.options.gate.withdraw(approvalId, englishText(reason), reason)
+      } catch {
+        // Not expired (the store refused the write): it stays pending, and
+        // a decision on it still wakes nobody; the failure goes on.
+      }
+      throw failure
+    })
   }
 
   /** Opens the approval, marks the call and turn, and starts whoever decides
@@ -244,7 +250,7 @@ export class ApprovalRequester {
       })
       return {
         approval,
-        asked: refused,
+        asked: this.expiredIfFailed(refused, approval.id),
         // Already decided: there is nothing left open to withdraw.
         withdraw: () => undefined,
       }
@@ -259,7 +265,7 @@ export class ApprovalRequester {
     const delegated = reviewed.then(() => this.askDelegate(turn, approval.id))
     return {
       approval,
-      asked: delegated,
+      asked: this.expiredIfFailed(delegated, approval.id),
       withdraw: (reason, reasonMessage) => {
         gate.withdraw(approval.id, reason, reasonMessage)
       },
