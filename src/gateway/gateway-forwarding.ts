@@ -23,6 +23,7 @@ import type { McpConnection } from '../runtime/mcp/mcp-connection.ts'
 import type { McpConnectionPool } from '../runtime/mcp/mcp-connection-pool.ts'
 import { isPlainMcpName } from '../runtime/mcp/mcp-plain-names.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContent, namespacedContents } from './gateway-content.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
@@ -75,7 +76,7 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
   const forward = new Forwarder(options)
   if (caps.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-      resources: await forward.listAll('resources', (client, cursor) =>
+      resources: await forward.listAll('resources', 'resources', (client, cursor) =>
         client.listResources(cursor === undefined ? {} : { cursor }).then((page) => ({
           items: page.resources,
           next: page.nextCursor,
@@ -83,11 +84,14 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
       ),
     }))
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-      resourceTemplates: await forward.listAll('resources', (client, cursor) =>
-        client.listResourceTemplates(cursor === undefined ? {} : { cursor }).then((page) => ({
-          items: page.resourceTemplates,
-          next: page.nextCursor,
-        })),
+      resourceTemplates: await forward.listAll(
+        'resources',
+        'resource templates',
+        (client, cursor) =>
+          client.listResourceTemplates(cursor === undefined ? {} : { cursor }).then((page) => ({
+            items: page.resourceTemplates,
+            next: page.nextCursor,
+          })),
       ),
     }))
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
@@ -130,7 +134,7 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
   }
   if (caps.prompts) {
     server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-      prompts: await forward.listAll('prompts', (client, cursor) =>
+      prompts: await forward.listAll('prompts', 'prompts', (client, cursor) =>
         client.listPrompts(cursor === undefined ? {} : { cursor }).then((page) => ({
           items: page.prompts,
           next: page.nextCursor,
@@ -196,12 +200,14 @@ class Forwarder {
     this.options = options
   }
 
-  /** Every page of one list from every server that offers `capability`,
-   *  each name namespaced; a server that is down is left out (and
-   *  logged) rather than failing the whole list. */
+  /** Every page of one list (`what`) from every server that offers
+   *  `capability`, each name namespaced; a server that is down, or whose
+   *  list is refused (mcp-pages.ts), is left out (and logged) rather than
+   *  failing the whole list. */
   async listAll<T extends Listed>(
     capability: 'resources' | 'prompts',
-    page: (client: Client, cursor: string | undefined) => Promise<{ items: T[]; next?: string }>,
+    what: string,
+    page: (client: Client, cursor: string | undefined) => Promise<ListPage<T>>,
   ): Promise<T[]> {
     const out: T[] = []
     for (const connection of this.options.pool.connections()) {
@@ -209,17 +215,13 @@ class Forwarder {
       try {
         const client = await connection.downstream()
         if (client.getServerCapabilities()?.[capability] === undefined) continue
-        let cursor: string | undefined
-        do {
-          const { items, next } = await page(client, cursor)
-          for (const item of items) {
-            const named = namespacedItem(id, item)
-            if (named !== undefined) out.push(named)
-          }
-          cursor = next
-        } while (cursor !== undefined)
+        const listed = await everyPage(id, what, (cursor) => page(client, cursor))
+        for (const item of listed) {
+          const named = namespacedItem(id, item)
+          if (named !== undefined) out.push(named)
+        }
       } catch (error) {
-        this.options.log(`assent-gateway: ${id} did not list ${capability}: ${String(error)}`)
+        this.options.log(`assent-gateway: ${id} did not list ${what}: ${String(error)}`)
       }
     }
     return out

@@ -8,6 +8,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../../contracts/mcp-config.ts'
 import { installElicitation } from './mcp-elicitation.ts'
+import { everyPage } from './mcp-pages.ts'
 import type { McpToolDefinition } from './mcp-tool-definition.ts'
 
 /**
@@ -129,26 +130,25 @@ export class McpConnection {
   async listAllowedTools(): Promise<McpToolDefinition[]> {
     const client = await this.ready()
     const allowed = new Set(this.server.allowed_tools)
-    const tools: McpToolDefinition[] = []
-    let cursor: string | undefined
-    do {
+    const listed = await everyPage(this.server.id, 'tools', async (cursor) => {
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
         timeout: this.options.requestTimeoutMs,
       })
-      for (const tool of page.tools) {
-        if (!allowed.has(tool.name)) continue
-        tools.push({
-          name: tool.name,
-          ...(tool.title === undefined ? {} : { title: tool.title }),
-          ...(tool.description === undefined ? {} : { description: tool.description }),
-          inputSchema: tool.inputSchema as Record<string, unknown>,
-          ...(tool.annotations === undefined
-            ? {}
-            : { annotations: tool.annotations as Record<string, unknown> }),
-        })
-      }
-      cursor = page.nextCursor
-    } while (cursor !== undefined)
+      return { items: page.tools, next: page.nextCursor }
+    })
+    const tools: McpToolDefinition[] = []
+    for (const tool of listed) {
+      if (!allowed.has(tool.name)) continue
+      tools.push({
+        name: tool.name,
+        ...(tool.title === undefined ? {} : { title: tool.title }),
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        ...(tool.annotations === undefined
+          ? {}
+          : { annotations: tool.annotations as Record<string, unknown> }),
+      })
+    }
     return tools
   }
 
