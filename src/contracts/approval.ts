@@ -62,6 +62,11 @@ export type PermissionRequest = z.infer<typeof PermissionRequestSchema>
 /** Most tools one server's list may name in an approval: far above any
  *  real `allowed_tools`, low enough to show whole. */
 export const MAX_SERVER_TOOLS = 256
+/** The longest tool description and preview (UTF-16 units) an MCP call's
+ *  approval may show: a person reads them whole, and a call whose server
+ *  sends longer is refused, at every door (gated-mcp-call.ts). */
+export const MAX_MCP_DESCRIPTION_CHARS = 8_192
+export const MAX_MCP_PREVIEW_CHARS = 32_768
 
 /** A server's whole tool list as the person is shown it with the offer to
  *  allow every tool of the server: the names, and the hash of every

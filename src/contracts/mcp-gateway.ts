@@ -1,5 +1,9 @@
 import { z } from 'zod'
-import { McpServerToolsSchema } from './approval.ts'
+import {
+  MAX_MCP_DESCRIPTION_CHARS,
+  MAX_MCP_PREVIEW_CHARS,
+  McpServerToolsSchema,
+} from './approval.ts'
 import { FormContentSchema } from './input-request.ts'
 import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
 
@@ -27,11 +31,11 @@ export const GatewayCallRequestSchema = z.strictObject({
   serverId: McpServerIdSchema,
   serverName: z.string().min(1).max(80),
   toolName: z.union([McpToolNameSchema, z.enum(GOVERNED_MCP_METHODS)]),
-  toolDescription: z.string().max(8_192),
+  toolDescription: z.string().max(MAX_MCP_DESCRIPTION_CHARS),
   inputSchemaHash: Sha256HexSchema,
   definitionHash: Sha256HexSchema,
   arguments: z.record(z.string(), z.unknown()),
-  preview: z.string().max(32_768).nullable(),
+  preview: z.string().max(MAX_MCP_PREVIEW_CHARS).nullable(),
   /** Every tool the server offers now, for the offer to allow them all. */
   serverTools: McpServerToolsSchema,
 })

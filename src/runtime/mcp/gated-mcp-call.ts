@@ -11,7 +11,12 @@ import {
   toolListHash,
   type McpToolDefinition,
 } from './mcp-tool-definition.ts'
-import { MAX_SERVER_TOOLS, type McpServerTools } from '../../contracts/approval.ts'
+import {
+  MAX_MCP_DESCRIPTION_CHARS,
+  MAX_MCP_PREVIEW_CHARS,
+  MAX_SERVER_TOOLS,
+  type McpServerTools,
+} from '../../contracts/approval.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
 
 /** What the person is asked about one MCP call. */
@@ -214,11 +219,28 @@ function consentRequest(
     // More than a window can show whole: not what the person could read.
     throw new McpRefusal('not_allowed', `${server.id} offers more than ${MAX_SERVER_TOOLS} tools`)
   }
+  // What the person would be asked about must fit what they are shown
+  // whole; longer, the call is refused rather than asked about in part.
+  const description = tool.description ?? ''
+  if (description.length > MAX_MCP_DESCRIPTION_CHARS) {
+    throw new McpRefusal(
+      'not_allowed',
+      `${server.id} describes ${tool.name} in ${description.length} characters, more than the ${MAX_MCP_DESCRIPTION_CHARS} a person is shown; it did not run`,
+      'too_long_to_show',
+    )
+  }
+  if (preview !== null && preview.length > MAX_MCP_PREVIEW_CHARS) {
+    throw new McpRefusal(
+      'not_allowed',
+      `the preview of ${tool.name} is ${preview.length} characters, more than the ${MAX_MCP_PREVIEW_CHARS} a person is shown; it did not run`,
+      'too_long_to_show',
+    )
+  }
   return {
     serverId: server.id,
     serverName: server.name,
     toolName: tool.name,
-    toolDescription: tool.description ?? '',
+    toolDescription: description,
     inputSchemaHash: inputSchemaHash(tool),
     definitionHash: toolDefinitionHash(tool),
     arguments: args,

@@ -228,6 +228,8 @@ function outcomeOfRefusal(refusal: McpRefusal, tool: string): McpCallOutcome {
       ? message('mcp.definitionChanged', { tool })
       : refusal.detail === 'preview_changed'
         ? message('mcp.previewChanged', { tool })
-        : message('mcp.notAllowed', { tool })
+        : refusal.detail === 'too_long_to_show'
+          ? message('mcp.tooLongToShow', { tool })
+          : message('mcp.notAllowed', { tool })
   return refused(refusal.message, refusal.detail ?? 'mcp_not_allowed', words)
 }
