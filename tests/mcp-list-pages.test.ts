@@ -24,7 +24,7 @@ import { MAX_LIST_ENTRIES, MAX_LIST_PAGES } from '../src/runtime/mcp/mcp-pages.t
 // number of pages, and a well-behaved list of many pages is read whole.
 
 /** How a server pages: each answer to the page after `cursor`. */
-type Paging = (cursor: string | undefined) => { count: number; next?: string }
+type Paging = (cursor: string | undefined) => { count: number; next?: string; names?: string[] }
 
 const SERVERS: Array<{ name: string; paging: Paging; refused: RegExp | null; pages: number }> = [
   {
@@ -68,13 +68,16 @@ function pagingServer(paging: Paging) {
     { name: 'pager', version: '1.0.0' },
     { capabilities: { tools: {}, resources: {}, prompts: {} } },
   )
+  let names: string[] | undefined
   const page = <T>(cursor: string | undefined, item: (index: number) => T) => {
     asked.pages += 1
-    const { count, next } = paging(cursor)
-    const items = Array.from({ length: count }, (_, index) => item(index))
-    return { items, ...(next === undefined ? {} : { nextCursor: next }) }
+    const answer = paging(cursor)
+    names = answer.names
+    const items = Array.from({ length: answer.count }, (_, index) => item(index))
+    return { items, ...(answer.next === undefined ? {} : { nextCursor: answer.next }) }
   }
-  const name = (cursor: string | undefined, index: number) => `p${cursor ?? 0}_${index}`
+  const name = (cursor: string | undefined, index: number) =>
+    names?.[index] ?? `p${cursor ?? 0}_${index}`
   sdk.setRequestHandler(ListToolsRequestSchema, ({ params }) => {
     const { items, ...rest } = page(params?.cursor, (index) => ({
       name: name(params?.cursor, index),
@@ -174,6 +177,20 @@ async function readThrough(door: Door, paging: Paging) {
   const refusal = logged.find((line) => line.includes('the list was refused'))
   return { length, refused: refusal ?? null, pages: asked.pages }
 }
+
+describe("a server's tool list, read by every door that calls a tool", () => {
+  it('refuses a list that names an allowed tool twice, on one page or across two', async () => {
+    const onePage: Paging = () => ({ count: 2, names: ['p0_0', 'p0_0'] })
+    const twoPages: Paging = (cursor) =>
+      cursor === undefined
+        ? { count: 1, names: ['p0_0'], next: 'second' }
+        : { count: 1, names: ['p0_0'] }
+    for (const paging of [onePage, twoPages]) {
+      const read = await readThrough('tools', paging)
+      expect(read.refused).toMatch(/^pager lists p0_0 twice; the list was refused$/)
+    }
+  })
+})
 
 describe("a server's paged lists, at every door that reads one whole", () => {
   for (const door of DOORS) {

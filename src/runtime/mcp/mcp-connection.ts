@@ -137,8 +137,15 @@ export class McpConnection {
       return { items: page.tools, next: page.nextCursor }
     })
     const tools: McpToolDefinition[] = []
+    const named = new Set<string>()
     for (const tool of listed) {
       if (!allowed.has(tool.name)) continue
+      // Two definitions under one name: which one a call runs is the
+      // server's choice, and the person is shown one. Refused, not guessed.
+      if (named.has(tool.name)) {
+        throw new Error(`${this.server.id} lists ${tool.name} twice; the list was refused`)
+      }
+      named.add(tool.name)
       tools.push({
         name: tool.name,
         ...(tool.title === undefined ? {} : { title: tool.title }),
