@@ -130,8 +130,8 @@ async function finishRun(run: SmokeRun, dirs: ScratchDirs): Promise<void> {
   })
   if (run.notRun.length > 0) {
     log(`not run, for want of the real agents: ${run.notRun.join(', ')}`)
-    // Under ASSENT_REQUIRE_ALL=1 a case that could not run fails the run,
-    // after every other case has run.
+    // Under ASSENT_REQUIRE_ALL=1 such a case has failed already; the run
+    // says so here too, so its report cannot read as passed.
     if (process.env.ASSENT_REQUIRE_ALL === '1') {
       error ??= `ASSENT_REQUIRE_ALL=1 and ${run.notRun.join(', ')} could not run`
     }
@@ -247,9 +247,9 @@ export const test = base.extend<
       async run(definition) {
         const agents = smokeRun.agents
         if (definition.needs === 'real-agents' && !agents.ready) {
-          // Not a failure of the session: the case never starts, so the
-          // cases after it run as usual. It is reported as not run, with
-          // what to install.
+          // The case never starts and is reported as not run, with what
+          // to install. Without ASSENT_REQUIRE_ALL=1 it is skipped, not a
+          // failure of the session, so the cases after it run as usual.
           smokeRun.notRun.push(definition.id)
           smokeRun.failedAt ??= definition.id
           smokeRun.writer.addCase({
@@ -261,7 +261,14 @@ export const test = base.extend<
             screenshots: [],
             error: `not run: ${agents.missing}`,
           })
-          testInfo.skip(true, `the pinned real agents are not available: ${agents.missing}`)
+          const why = `the pinned real agents are not available: ${agents.missing}`
+          // Under ASSENT_REQUIRE_ALL=1 nothing may be skipped: the case
+          // fails, saying what to install (in this serial session the cases
+          // after it are then not run; the run has failed anyway).
+          if (process.env.ASSENT_REQUIRE_ALL === '1') {
+            throw new Error(`ASSENT_REQUIRE_ALL=1 forbids skipping ${definition.id}: ${why}`)
+          }
+          testInfo.skip(true, why)
           return
         }
         recorder = new CaseRecorder(definition, smokeRun.evidence, {
