@@ -7,6 +7,7 @@ import {
   type PromptListChangedNotification,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { argumentsText, MAX_MCP_ARGUMENTS_CHARS } from '../src/contracts/approval.ts'
 import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
 import { pendingInputFor, respond } from './support/input-helpers.ts'
 import {
@@ -160,6 +161,29 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toContain(
       'The person denied everything__sampling/createMessage',
+    )
+    expect(sampled.length).toBe(before)
+  })
+
+  // What the person is shown of a sampling request is shown whole, under
+  // the rule every MCP call is under (mcp-shown-whole.test.ts): past it
+  // nobody is asked and nothing runs. (A read's URI is shorter still: no
+  // URI over 2 048 characters is passed on, mcp-plain-names.ts.)
+  it('refuses a sampling request longer than a person is shown before the model sees it; the server is told why', async () => {
+    const before = sampled.length
+    // The tool's own arguments are as long as a person is shown; the
+    // sampling request the server makes of the prompt holds more.
+    const prompt = 'p'.repeat(MAX_MCP_ARGUMENTS_CHARS - argumentsText({ prompt: '' }).length)
+    const call = agent.callTool(
+      { name: 'everything__trigger-sampling-request', arguments: { prompt } },
+      undefined,
+      callOptions,
+    )
+    expect(await decide(harness, await pending(), 'allow-once')).toBe(200)
+    const result = await call
+    expect(result.isError).toBe(true)
+    expect(JSON.stringify(result.content)).toContain(
+      `more than the ${MAX_MCP_ARGUMENTS_CHARS} a person is shown`,
     )
     expect(sampled.length).toBe(before)
   })

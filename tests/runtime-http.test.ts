@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
 import { mintConsentToken } from '../src/consent/consent-token.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
+import { MAX_BODY_BYTES } from '../src/runtime/server/http-kit.ts'
 import { rawExchange } from './support/raw-http-exchange.ts'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
@@ -194,7 +195,7 @@ describe('the runtime HTTP edge', () => {
           kind: 'direct',
           agentId: 'assistant',
           workspace: harness.workspace,
-          title: 'x'.repeat(70_000),
+          title: 'x'.repeat(MAX_BODY_BYTES),
         }),
         'body_too_large',
       ],

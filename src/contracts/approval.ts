@@ -67,6 +67,15 @@ export const MAX_SERVER_TOOLS = 256
  *  sends longer is refused, at every door (gated-mcp-call.ts). */
 export const MAX_MCP_DESCRIPTION_CHARS = 8_192
 export const MAX_MCP_PREVIEW_CHARS = 32_768
+/** The longest an MCP call's arguments may be as the approval shows them
+ *  (`argumentsText`, UTF-16 units), under the same rule: a resource read's
+ *  URI and a server's sampling request are arguments too. */
+export const MAX_MCP_ARGUMENTS_CHARS = 32_768
+
+/** An action's arguments as the protected window shows them. */
+export function argumentsText(args: unknown): string {
+  return JSON.stringify(args, null, 2)
+}
 
 /** A server's whole tool list as the person is shown it with the offer to
  *  allow every tool of the server: the names, and the hash of every

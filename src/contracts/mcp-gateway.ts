@@ -1,10 +1,12 @@
 import { z } from 'zod'
 import {
+  argumentsText,
+  MAX_MCP_ARGUMENTS_CHARS,
   MAX_MCP_DESCRIPTION_CHARS,
   MAX_MCP_PREVIEW_CHARS,
   McpServerToolsSchema,
 } from './approval.ts'
-import { FormContentSchema } from './input-request.ts'
+import { FormContentSchema, FormRequestSchema } from './input-request.ts'
 import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
 
 /** The agent behind an MCP gateway room: another program, speaking MCP. It
@@ -34,7 +36,12 @@ export const GatewayCallRequestSchema = z.strictObject({
   toolDescription: z.string().max(MAX_MCP_DESCRIPTION_CHARS),
   inputSchemaHash: Sha256HexSchema,
   definitionHash: Sha256HexSchema,
-  arguments: z.record(z.string(), z.unknown()),
+  arguments: z
+    .record(z.string(), z.unknown())
+    .refine(
+      (args) => argumentsText(args).length <= MAX_MCP_ARGUMENTS_CHARS,
+      `longer than the ${MAX_MCP_ARGUMENTS_CHARS} characters a person is shown`,
+    ),
   preview: z.string().max(MAX_MCP_PREVIEW_CHARS).nullable(),
   /** Every tool the server offers now, for the offer to allow them all. */
   serverTools: McpServerToolsSchema,
@@ -71,13 +78,27 @@ export const GatewayCallCancelSchema = z.strictObject({
 })
 export type GatewayCallCancel = z.infer<typeof GatewayCallCancelSchema>
 
+/** The most of an allowed call's output the timeline keeps. */
+export const MAX_GATEWAY_RESULT_CHARS = 65_536
+
 /** `POST /v1/gateway/calls/:callId/result`: what the allowed call returned,
  *  for the timeline. It can only settle a call that was allowed. */
 export const GatewayCallResultSchema = z.strictObject({
   ok: z.boolean(),
-  output: z.string().max(65_536),
+  output: z.string().max(MAX_GATEWAY_RESULT_CHARS),
 })
 export type GatewayCallResult = z.infer<typeof GatewayCallResultSchema>
+
+/** The longest a form a server asks for may be, as JSON (UTF-16 units):
+ *  the person reads it whole in the room, and the gateway sends it whole
+ *  to the runtime (`elicitationForm` refuses a longer one, at both doors). */
+export const MAX_FORM_JSON_CHARS = 65_536
+
+/** `POST /v1/gateway/calls/:callId/elicitations`: a server's form. */
+export const GatewayFormRequestSchema = FormRequestSchema.refine(
+  (form) => JSON.stringify(form).length <= MAX_FORM_JSON_CHARS,
+  `longer than the ${MAX_FORM_JSON_CHARS} characters a person is shown`,
+)
 
 /** What a form asked through the gateway came back as, in MCP's terms
  *  (`ElicitResult`): content only with `accept`. */

@@ -162,7 +162,7 @@ export const RUNTIME_MESSAGES_EN = {
     definitionChanged: 'The server changed {{tool}} after it was approved; it did not run.',
     previewChanged: 'What {{tool}} would do changed after it was approved; it did not run.',
     tooLongToShow:
-      'What {{tool}} would show you (its description or its preview) is too long to read whole; it did not run.',
+      'What {{tool}} would show you (its description, its preview or its arguments) is too long to read whole; it did not run.',
     failed: 'The MCP call failed: {{detail}}',
     cancelledByClient:
       'The MCP client cancelled this call while it waited for a decision; it did not run.',

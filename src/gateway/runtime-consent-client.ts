@@ -3,6 +3,7 @@ import {
   GatewayCallStateSchema,
   GatewayElicitationStateSchema,
   GatewayOpenedCallSchema,
+  MAX_GATEWAY_RESULT_CHARS,
   type GatewayCallRequest,
   type GatewayCallState,
 } from '../contracts/mcp-gateway.ts'
@@ -100,7 +101,7 @@ export class RuntimeConsentClient implements McpConsentPort {
       reason: state.reason,
       ...(state.grantId === null ? {} : { byGrant: true as const }),
       report: (result) => {
-        const body = { ok: result.ok, output: result.output.slice(0, 65_536) }
+        const body = { ok: result.ok, output: result.output.slice(0, MAX_GATEWAY_RESULT_CHARS) }
         this.reports = this.reports.then(() =>
           this.send('POST', `/v1/gateway/calls/${callId}/result`, body).then(
             () => undefined,

@@ -1,7 +1,7 @@
 import type { ConsentView, Language, Theme } from '../../common/consent-view.ts'
 import { catalogs } from '../../common/i18n/index.ts'
 import { messageText, templateIn } from '../../contracts/runtime-message.ts'
-import type { ApprovalView } from '../../contracts/approval.ts'
+import { argumentsText, type ApprovalView } from '../../contracts/approval.ts'
 import { readAgentRequest } from '../../contracts/agent-request.ts'
 import { alwaysAllowFor, serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { consentAction } from './consent-action.ts'
@@ -40,7 +40,7 @@ export function approvalConsentView(
       readAgentRequest(action.toolName, action.arguments)?.args.agent.name ?? display.agentLabel,
     toolName: action.toolName,
     action: consentAction(action, action.fileChange),
-    argumentsText: JSON.stringify(action.arguments, null, 2),
+    argumentsText: argumentsText(action.arguments),
     workingDirectory: action.workingDirectory,
     sandboxMode: action.sandboxMode,
     ...(action.containment === undefined ? {} : { containment: action.containment }),

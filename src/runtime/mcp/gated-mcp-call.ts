@@ -12,6 +12,8 @@ import {
   type McpToolDefinition,
 } from './mcp-tool-definition.ts'
 import {
+  argumentsText,
+  MAX_MCP_ARGUMENTS_CHARS,
   MAX_MCP_DESCRIPTION_CHARS,
   MAX_MCP_PREVIEW_CHARS,
   MAX_SERVER_TOOLS,
@@ -219,28 +221,11 @@ function consentRequest(
     // More than a window can show whole: not what the person could read.
     throw new McpRefusal('not_allowed', `${server.id} offers more than ${MAX_SERVER_TOOLS} tools`)
   }
-  // What the person would be asked about must fit what they are shown
-  // whole; longer, the call is refused rather than asked about in part.
-  const description = tool.description ?? ''
-  if (description.length > MAX_MCP_DESCRIPTION_CHARS) {
-    throw new McpRefusal(
-      'not_allowed',
-      `${server.id} describes ${tool.name} in ${description.length} characters, more than the ${MAX_MCP_DESCRIPTION_CHARS} a person is shown; it did not run`,
-      'too_long_to_show',
-    )
-  }
-  if (preview !== null && preview.length > MAX_MCP_PREVIEW_CHARS) {
-    throw new McpRefusal(
-      'not_allowed',
-      `the preview of ${tool.name} is ${preview.length} characters, more than the ${MAX_MCP_PREVIEW_CHARS} a person is shown; it did not run`,
-      'too_long_to_show',
-    )
-  }
-  return {
+  return shownWhole({
     serverId: server.id,
     serverName: server.name,
     toolName: tool.name,
-    toolDescription: description,
+    toolDescription: tool.description ?? '',
     inputSchemaHash: inputSchemaHash(tool),
     definitionHash: toolDefinitionHash(tool),
     arguments: args,
@@ -249,7 +234,43 @@ function consentRequest(
       names: tools.map((each) => each.name).sort(),
       hash: toolListHash(tools),
     },
+  })
+}
+
+/**
+ * `request`, if what the person would be asked about fits what they are
+ * shown whole: the tool's description, its preview and its arguments as
+ * the protected window shows them. Longer, the call is refused
+ * (`too_long_to_show`) rather than asked about in part: a person cannot
+ * allow what they were not shown. The one rule for every MCP door: a
+ * room's calls, the gateway's calls, and the resource reads and sampling
+ * requests the gateway governs (`governedRequest`).
+ */
+export function shownWhole(request: McpConsentRequest): McpConsentRequest {
+  const { serverId, toolName } = request
+  const tooLong = (what: string, length: number, limit: number) =>
+    new McpRefusal(
+      'not_allowed',
+      `${what} is ${length} characters, more than the ${limit} a person is shown; ${toolName} did not run`,
+      'too_long_to_show',
+    )
+  const description = request.toolDescription.length
+  if (description > MAX_MCP_DESCRIPTION_CHARS) {
+    throw tooLong(
+      `${serverId}'s description of ${toolName}`,
+      description,
+      MAX_MCP_DESCRIPTION_CHARS,
+    )
   }
+  const preview = request.preview?.length ?? 0
+  if (preview > MAX_MCP_PREVIEW_CHARS) {
+    throw tooLong(`the preview of ${toolName}`, preview, MAX_MCP_PREVIEW_CHARS)
+  }
+  const shown = argumentsText(request.arguments).length
+  if (shown > MAX_MCP_ARGUMENTS_CHARS) {
+    throw tooLong(`the text of ${toolName}'s arguments`, shown, MAX_MCP_ARGUMENTS_CHARS)
+  }
+  return request
 }
 
 /** The preview's text. A preview that fails is shown as its error: the

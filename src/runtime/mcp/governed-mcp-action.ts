@@ -1,6 +1,11 @@
 import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
-import { refuseIfCancelled, type McpConsentPort, type McpConsentRequest } from './gated-mcp-call.ts'
+import {
+  refuseIfCancelled,
+  shownWhole,
+  type McpConsentPort,
+  type McpConsentRequest,
+} from './gated-mcp-call.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import {
@@ -84,7 +89,9 @@ export function governedRequest(
     name: method,
     inputSchema: { type: 'object' },
   }
-  return {
+  // A read's URI and a sampling request are shown whole like a call's
+  // arguments, under the same rule.
+  return shownWhole({
     serverId: server.id,
     serverName: server.name,
     toolName: method,
@@ -94,5 +101,5 @@ export function governedRequest(
     arguments: args,
     preview: null,
     serverTools: { names: [method], hash: toolListHash([definition]) },
-  }
+  })
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { MAX_FORM_JSON_CHARS } from '../../contracts/mcp-gateway.ts'
 import { McpElicitationRouter } from './mcp-elicitation.ts'
 
 const REQUEST = {
@@ -7,6 +8,18 @@ const REQUEST = {
     type: 'object' as const,
     properties: { title: { type: 'string' as const } },
   },
+}
+
+/** A form of `fields` fields, each described at the most a field may be:
+ *  32 fit in MAX_FORM_JSON_CHARS, 33 do not. */
+function describedForm(fields: number) {
+  const properties = Object.fromEntries(
+    Array.from({ length: fields }, (_, n) => [
+      `f${n}`,
+      { type: 'string' as const, description: 'd'.repeat(2_000) },
+    ]),
+  )
+  return { message: 'Fill it all', requestedSchema: { type: 'object' as const, properties } }
 }
 
 function router() {
@@ -60,6 +73,32 @@ describe('McpElicitationRouter', () => {
     )
     expect(result).toEqual({ action: 'cancel' })
     expect(errors).toHaveLength(1)
+  })
+
+  it('asks about a form as long as a person is shown, and refuses one field more with the reason', async () => {
+    const fits = describedForm(32)
+    expect(JSON.stringify(fits).length).toBeLessThanOrEqual(MAX_FORM_JSON_CHARS)
+    const { elicitation, asked, errors } = router()
+    const during = (params: unknown) =>
+      elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () =>
+        elicitation.handle('notes', params),
+      )
+    expect(await during(fits)).toEqual({ action: 'accept', content: { title: 'T' } })
+    expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
+
+    const tooLong = describedForm(33)
+    const length = JSON.stringify(tooLong).length
+    expect(length).toBeGreaterThan(MAX_FORM_JSON_CHARS)
+    const refused = await during(tooLong).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; message: string },
+    )
+    expect(refused?.code).toBe(-32602)
+    expect(refused?.message).toContain(
+      `Assent cannot show this form to the person: the form is ${length} characters, more than the ${MAX_FORM_JSON_CHARS} a person is shown`,
+    )
+    expect(asked).toHaveLength(1)
+    expect(errors).toEqual([refused])
   })
 
   it('passes on a schema whose top level only describes the form, without those words', async () => {

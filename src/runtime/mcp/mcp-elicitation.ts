@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { requestedSchemaProblem } from '../../contracts/form-schema.ts'
 import { FormRequestSchema } from '../../contracts/input-request.ts'
+import { MAX_FORM_JSON_CHARS } from '../../contracts/mcp-gateway.ts'
 import { RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, RpcError } from '../domain/json-rpc-error.ts'
 import type { McpElicitationHandler } from './mcp-connection.ts'
 
@@ -51,7 +52,16 @@ export function elicitationForm(params: unknown): ElicitationForm {
   const schema = withoutAnnotations(requestedSchema)
   const problem = requestedSchemaProblem(schema)
   if (problem !== undefined) throw refuse(problem)
-  return { message: text.data, requestedSchema: schema }
+  const form = { message: text.data, requestedSchema: schema }
+  // Each field has its limits, but fifty fields at their limits are
+  // megabytes: more than anyone reads whole.
+  const length = JSON.stringify(form).length
+  if (length > MAX_FORM_JSON_CHARS) {
+    throw refuse(
+      `the form is ${length} characters, more than the ${MAX_FORM_JSON_CHARS} a person is shown`,
+    )
+  }
+  return form
 }
 
 /** Top-level keys that describe the whole form and change nothing a form

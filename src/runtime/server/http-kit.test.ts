@@ -4,7 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { Refusal } from '../domain/refusal.ts'
 import { httpStatusOf } from './error-status.ts'
-import { expectNoBody, holdUntilDurable, readJsonBody, sendJson } from './http-kit.ts'
+import {
+  expectNoBody,
+  holdUntilDurable,
+  MAX_BODY_BYTES,
+  readJsonBody,
+  sendJson,
+} from './http-kit.ts'
 
 let server: Server | undefined
 
@@ -74,10 +80,12 @@ describe('reading a request body', () => {
   })
 
   it('keeps the over-limit refusal for a body that is too large', async () => {
+    // One 16 KiB chunk more than MAX_BODY_BYTES holds.
     const chunk = 'x'.repeat(16 * 1024)
+    const chunks = MAX_BODY_BYTES / chunk.length + 1
     const error = await outcomeOfReading(
       (req) => readJsonBody(req, z.strictObject({})),
-      `POST / HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${`4000\r\n${chunk}\r\n`.repeat(5)}0\r\n\r\n`,
+      `POST / HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${`4000\r\n${chunk}\r\n`.repeat(chunks)}0\r\n\r\n`,
     )
     expect(error).toMatchObject({ code: 'body_too_large' })
     expect(httpStatusOf((error as Refusal).code)).toBe(400)

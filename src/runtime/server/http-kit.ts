@@ -1,7 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { z } from 'zod'
 
-export const MAX_BODY_BYTES = 64 * 1024
+/**
+ * The most bytes of a request body the runtime reads. Every route's schema
+ * bounds its text in characters (UTF-16 units), and a unit takes at most 6
+ * bytes of JSON (a control character's `\u00XX`; any other at most 3 of
+ * UTF-8): the largest a contract allows (a gateway call, under 600 KiB; a
+ * person's message of 32 768 characters, under 200 KiB) fits. A request
+ * its contract allows is never refused for its bytes: that refusal would
+ * reach a Chinese message's writer, or an agent behind the gateway, as
+ * the runtime failing instead of the contract's reason
+ * (tests/request-size.test.ts builds the largest).
+ */
+export const MAX_BODY_BYTES = 1024 * 1024
 
 import { Refusal } from '../domain/refusal.ts'
 import { httpStatusOf } from './error-status.ts'

@@ -103,7 +103,7 @@ export const zhCNRuntime: Catalog['runtime'] = {
     notAllowed: '{{tool}} 在其服务器上不被允许，它没有运行。',
     definitionChanged: '服务器在批准之后更改了 {{tool}}，它没有运行。',
     previewChanged: '{{tool}} 将要执行的内容在批准之后发生了变化，它没有运行。',
-    tooLongToShow: '{{tool}} 要向你展示的内容（说明或预览）太长，无法完整阅读，它没有运行。',
+    tooLongToShow: '{{tool}} 要向你展示的内容（说明、预览或参数）太长，无法完整阅读，它没有运行。',
     failed: 'MCP 调用出错：{{detail}}',
     cancelledByClient: 'MCP 客户端在等待决定时取消了这次调用，它没有运行。',
   },

@@ -1,8 +1,8 @@
-import { FormRequestSchema } from '../../../contracts/input-request.ts'
 import {
   GatewayCallCancelSchema,
   GatewayCallRequestSchema,
   GatewayCallResultSchema,
+  GatewayFormRequestSchema,
 } from '../../../contracts/mcp-gateway.ts'
 import type { GatewayCallService } from '../../mcp/gateway-call-service.ts'
 import type { GatewayElicitations } from '../../mcp/gateway-elicitations.ts'
@@ -71,7 +71,7 @@ export function gatewayRoutes(deps: {
       pattern: '/v1/gateway/calls/:callId/elicitations',
       gatewayMayCall: true,
       handle: async ({ req, res, params }) => {
-        const body = await readJsonBody(req, FormRequestSchema)
+        const body = await readJsonBody(req, GatewayFormRequestSchema)
         sendJson(res, 201, deps.elicitations.ask(routeParam(params, 'callId'), body))
       },
     },
