@@ -292,6 +292,33 @@ describe('the ACP client against a hostile agent', () => {
     expect(refusals()).toEqual(['unsupported-request -> error: method not found'])
   })
 
+  it('keeps no call of a finished turn: an update of it in a later turn stands alone', async () => {
+    // Each turn plays the same two updates: one of a call not yet
+    // described, then the call described. Kept past its turn, the second
+    // turn's first update would have read the first turn's description
+    // (and a session kept every call it ever made in memory).
+    const update = (fields: Record<string, unknown>) => ({
+      notification: {
+        method: 'session/update',
+        params: {
+          sessionId: SESSION,
+          update: { sessionUpdate: 'tool_call_update', toolCallId: 'call-1', ...fields },
+        },
+      },
+    })
+    const client = acp({
+      onTurn: [
+        update({ status: 'completed' }),
+        update({ sessionUpdate: 'tool_call', title: 'edit notes.txt', kind: 'edit' }),
+      ],
+    })
+    await client.start('ask-for-approval')
+    await client.runTurn('first')
+    await client.runTurn('second')
+    const titles = events.flatMap((e) => (e.type === 'tool-call' ? [e.title] : []))
+    expect(titles).toEqual(['', 'edit notes.txt', '', 'edit notes.txt'])
+  })
+
   it('ends the turn and runs no other when the agent leaves the session mode', async () => {
     const client = acp({
       onTurn: [

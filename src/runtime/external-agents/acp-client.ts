@@ -36,6 +36,7 @@ import {
 } from './acp-messages.ts'
 import {
   boundedText,
+  BoundedTextBuilder,
   type ExternalAgentSession,
   type ExternalRefusalCode,
   type ExternalTurnOutcome,
@@ -61,10 +62,13 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
   /** Set once the agent left the session mode Assent chose: no further turn
    *  runs, because the agent may no longer ask before it acts. */
   private leftMode: string | null = null
-  /** Every tool call of the session as the agent last described it: a
-   *  permission request may carry only the fields that changed. */
+  /** Every tool call of the turn as the agent last described it: a
+   *  permission request may carry only the fields that changed. Emptied
+   *  when the turn ends: kept for the session, every call it ever made
+   *  (an edit's whole old and new text among them) stayed in memory until
+   *  the agent stopped. */
   private readonly toolCalls = new Map<string, AcpToolCall>()
-  private message: { id: string; text: string } | null = null
+  private message: { id: string; text: BoundedTextBuilder } | null = null
   private messageCount = 0
 
   constructor(options: ExternalAgentClientOptions<AcpAgentConfig>) {
@@ -144,6 +148,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
 
   protected override afterTurn(): void {
     this.flushMessage()
+    this.toolCalls.clear()
   }
 
   async interrupt(): Promise<void> {
@@ -290,19 +295,21 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
   }
 
   private appendMessage(text: string): void {
-    if (!this.message)
-      this.message = { id: `${this.sessionId}:message:${++this.messageCount}`, text: '' }
-    this.message.text += text
+    if (!this.message) {
+      const id = `${this.sessionId}:message:${++this.messageCount}`
+      this.message = { id, text: new BoundedTextBuilder() }
+    }
+    this.message.text.append(text)
   }
 
   private flushMessage(): void {
     const message = this.message
     this.message = null
-    if (!message || message.text === '') return
+    if (!message || message.text.empty) return
     this.options.onEvent({
       type: 'agent-message',
       messageId: message.id,
-      text: boundedText(message.text),
+      text: message.text.text(),
     })
   }
 }

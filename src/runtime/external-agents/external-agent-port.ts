@@ -164,11 +164,44 @@ export type ExternalAgentEventSink = (event: ExternalAgentEvent) => void
 /** The most characters of agent text one event carries. */
 export const MAX_EXTERNAL_TEXT_CHARS = 64 * 1024
 
-/** `text`, cut to `MAX_EXTERNAL_TEXT_CHARS` with a marker saying so. */
-export function boundedText(text: string): string {
-  if (text.length <= MAX_EXTERNAL_TEXT_CHARS) return text
-  const dropped = text.length - MAX_EXTERNAL_TEXT_CHARS
+/** `text`, cut to `MAX_EXTERNAL_TEXT_CHARS` with a marker saying so;
+ *  `length` is the whole text's when `text` is only its head. */
+export function boundedText(text: string, length = text.length): string {
+  if (length <= MAX_EXTERNAL_TEXT_CHARS) return text
+  const dropped = length - MAX_EXTERNAL_TEXT_CHARS
   return `${text.slice(0, MAX_EXTERNAL_TEXT_CHARS)}\n[… ${dropped} more characters]`
+}
+
+/**
+ * A text that arrives in pieces (an ACP agent's message chunks), kept as
+ * `boundedText` would show it: only its first MAX_EXTERNAL_TEXT_CHARS
+ * characters are held, and the rest only counted. An agent that streams
+ * without end costs a count, not memory.
+ */
+export class BoundedTextBuilder {
+  private head = ''
+  private length = 0
+
+  append(piece: string): void {
+    if (this.head.length < MAX_EXTERNAL_TEXT_CHARS) {
+      this.head += piece.slice(0, MAX_EXTERNAL_TEXT_CHARS - this.head.length)
+    }
+    this.length += piece.length
+  }
+
+  /** How many characters are held (never more than MAX_EXTERNAL_TEXT_CHARS). */
+  get held(): number {
+    return this.head.length
+  }
+
+  get empty(): boolean {
+    return this.length === 0
+  }
+
+  /** The text as `boundedText` shows the whole of it. */
+  text(): string {
+    return boundedText(this.head, this.length)
+  }
 }
 
 /**
