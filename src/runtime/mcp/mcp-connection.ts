@@ -7,6 +7,7 @@ import type {
   ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../../contracts/mcp-config.ts'
+import { boundedFetch } from './bounded-fetch.ts'
 import { installElicitation } from './mcp-elicitation.ts'
 import { everyPage } from './mcp-pages.ts'
 import type { McpToolDefinition } from './mcp-tool-definition.ts'
@@ -191,7 +192,10 @@ export class McpConnection {
     if (this.options.transportFactory) return this.options.transportFactory()
     const transport = this.server.transport
     if (transport.type === 'streamable-http') {
-      return new sdk.StreamableHTTPClientTransport(new URL(transport.url))
+      // Each answer read within a bound, as stdio's lines are (bounded-fetch.ts).
+      return new sdk.StreamableHTTPClientTransport(new URL(transport.url), {
+        fetch: boundedFetch(),
+      })
     }
     return new sdk.StdioClientTransport({
       command: transport.command,
