@@ -75,20 +75,40 @@ describe('the approvals smoke scenario', () => {
     expect(result.output).toMatch(/outside the git worktree/)
   })
 
+  /** A smoke run under ASSENT_REQUIRE_ALL=1 on a machine with no Electron
+   *  binary, whatever this one has (the override names a folder without
+   *  an `electron` file): it fails, saying what to install. */
+  async function withoutElectron(name: string, args: string[]) {
+    const target = join(folder, name)
+    const result = await smoke(['--evidence', target, ...args], {
+      env: { ELECTRON_OVERRIDE_DIST_PATH: target, ASSENT_REQUIRE_ALL: '1' },
+    })
+    expect(result.code, result.output).toBe(1)
+    expect(result.output).toMatch(/electron project skipped: no Electron binary.*npm install/s)
+    return { target, output: result.output }
+  }
+
   it(
     'skips the electron project without a binary, saying what to install, and under ASSENT_REQUIRE_ALL fails when it was asked for',
     async () => {
-      const target = join(folder, 'skipped-electron')
-      const result = await smoke(['--evidence', target, '--host', 'electron'], {
-        // A folder without an `electron` file: no binary, whatever this
-        // machine has.
-        env: { ELECTRON_OVERRIDE_DIST_PATH: target, ASSENT_REQUIRE_ALL: '1' },
-      })
-      expect(result.code, result.output).toBe(1)
-      expect(result.output).toMatch(/electron project skipped: no Electron binary.*npm install/s)
-      expect(result.output).toMatch(/requested by name and ASSENT_REQUIRE_ALL=1/)
-      expect(result.output).toMatch(new RegExp(`${SMOKE_CASES.length} skipped`))
+      const { target, output } = await withoutElectron('skipped-electron', ['--host', 'electron'])
+      expect(output).toMatch(/requested by name and ASSENT_REQUIRE_ALL=1/)
+      expect(output).toMatch(new RegExp(`${SMOKE_CASES.length} skipped`))
       expect(existsSync(join(target, 'electron', 'report.json'))).toBe(false)
+    },
+    SMOKE_RUN_TIMEOUT_MS,
+  )
+
+  it.runIf(run)(
+    'under ASSENT_REQUIRE_ALL fails a run that took every project and had to skip the electron one, having run the rest',
+    async () => {
+      const { target, output } = await withoutElectron('every-project', ['--grep', 'manual-deny'])
+      expect(output).toMatch(
+        /ASSENT_REQUIRE_ALL=1 forbids skipping the electron project; name the projects to run/,
+      )
+      expect(output).toMatch(/1 skipped/)
+      expect(output).toMatch(/1 passed/)
+      expect(reportIn(join(target, 'cdp'))).toMatchObject({ ok: true })
     },
     SMOKE_RUN_TIMEOUT_MS,
   )

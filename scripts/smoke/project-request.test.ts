@@ -4,7 +4,7 @@ import {
   requestedGrep,
   requestedProjects,
   runNeedsRealAgents,
-  skippedProjectFails,
+  skippedProjectFailure,
 } from './project-request.ts'
 
 describe('which projects a command line names', () => {
@@ -29,14 +29,19 @@ describe('which projects a command line names', () => {
 })
 
 describe('when a skipped project fails the run', () => {
+  const named = /requested by name and ASSENT_REQUIRE_ALL=1 forbids skipping it/
+  const unnamed = /ASSENT_REQUIRE_ALL=1 forbids skipping the electron project; name the projects/
   it.each([
-    [['electron'], true, true],
-    [['cdp', 'electron'], true, true],
-    [['electron'], false, false],
-    [[], true, false],
-    [['cdp'], true, false],
-  ])('requested %j, ASSENT_REQUIRE_ALL=%s: fails %s', (requested, requireAll, fails) => {
-    expect(skippedProjectFails({ project: 'electron', requested, requireAll })).toBe(fails)
+    [['electron'], true, named],
+    [['cdp', 'electron'], true, named],
+    [['electron'], false, undefined],
+    [[], true, unnamed],
+    [['cdp'], true, unnamed],
+    [[], false, undefined],
+  ])('requested %j, ASSENT_REQUIRE_ALL=%s: fails with %s', (requested, requireAll, failure) => {
+    const verdict = skippedProjectFailure({ project: 'electron', requested, requireAll })
+    if (failure === undefined) expect(verdict).toBeUndefined()
+    else expect(verdict).toMatch(failure)
   })
 })
 

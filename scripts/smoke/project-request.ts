@@ -33,18 +33,25 @@ export function namesProject(requested: string, project: string): boolean {
 }
 
 /**
- * A skipped project fails the run only when the person asked for it by name
- * and asked for every check (`ASSENT_REQUIRE_ALL=1`): `npx playwright test`
- * on a machine without Electron runs the cdp project and skips the electron
- * one with its reason; `--project=electron` there, under ASSENT_REQUIRE_ALL,
- * is a run that could not do what it was asked.
+ * Why a skipped project fails the run, or undefined when it may be
+ * skipped. Under ASSENT_REQUIRE_ALL=1 nothing may be skipped: a run asked
+ * for every check that leaves a project out did not do what it was asked,
+ * whether it named the project (`--project=electron`) or took every
+ * project (`npx playwright test` on a machine without Electron). A run
+ * that wants only the cdp project names it (`--host cdp`, as `npm test`
+ * does), and then the electron project is not skipped but not run.
+ * Without the variable a skip is allowed, and its reason is printed.
  */
-export function skippedProjectFails(options: {
+export function skippedProjectFailure(options: {
   project: string
   requested: readonly string[]
   requireAll: boolean
-}): boolean {
-  return options.requireAll && options.requested.some((name) => namesProject(name, options.project))
+}): string | undefined {
+  if (!options.requireAll) return undefined
+  const named = options.requested.some((name) => namesProject(name, options.project))
+  return named
+    ? `the ${options.project} project was requested by name and ASSENT_REQUIRE_ALL=1 forbids skipping it`
+    : `ASSENT_REQUIRE_ALL=1 forbids skipping the ${options.project} project; name the projects to run (--host cdp) to leave it out`
 }
 
 /** The patterns of `--grep`/`-g` on the runner's argv (Playwright keeps

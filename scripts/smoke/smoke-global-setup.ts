@@ -12,7 +12,8 @@ import { EVIDENCE_VARIABLE } from './smoke-settings.ts'
  * any host starts: makes the evidence folder (checked when the config was
  * loaded, smoke-settings.ts), then builds the app when its build is missing
  * or older than its sources (the hosts load the built pages and preloads),
- * and, when the electron project was asked for by name, fetches the
+ * and, when the electron project was asked for by name (or with every
+ * project under ASSENT_REQUIRE_ALL=1), fetches the
  * Electron binary if there is none yet (host-choice.ts). When a selected
  * case runs the real agents, it installs the pinned ones if they are not
  * there yet (scripts/agents/install-agents.ts, with npm's progress); if that
@@ -23,9 +24,12 @@ export default async function globalSetup(): Promise<void> {
   if (!evidence) throw new Error(`${EVIDENCE_VARIABLE} is not set (playwright.config.ts sets it)`)
   mkdirSync(evidence, { recursive: true })
   ensureBuilt((line) => console.log(`smoke: ${line}`))
-  const electronAskedFor = requestedProjects(process.argv).some((name) =>
-    namesProject(name, 'electron'),
-  )
+  // Named, or taken with every project by a run that may skip nothing
+  // (ASSENT_REQUIRE_ALL=1, project-request.ts): then it is fetched first.
+  const requested = requestedProjects(process.argv)
+  const electronAskedFor =
+    requested.some((name) => namesProject(name, 'electron')) ||
+    (requested.length === 0 && process.env.ASSENT_REQUIRE_ALL === '1')
   provideElectronBinary(electronAskedFor, PROJECT_ROOT, process.env)
   if (runNeedsRealAgents(process.argv, SMOKE_CASES)) {
     const failure = await ensureAgentsInstalled()

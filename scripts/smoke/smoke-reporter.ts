@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import type { FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter'
-import { requestedProjects, skippedProjectFails } from './project-request.ts'
+import { requestedProjects, skippedProjectFailure } from './project-request.ts'
 import { markReportFailed } from './report-writer.ts'
 import { EVIDENCE_VARIABLE, HTML_REPORT_FOLDER, TEST_RESULTS_FOLDER } from './smoke-settings.ts'
 import { SMOKE_HOSTS, hostEvidenceFolder } from './verify-evidence.ts'
@@ -9,8 +9,7 @@ import { SMOKE_HOSTS, hostEvidenceFolder } from './verify-evidence.ts'
  * Prints what Playwright's list reporter leaves out of a smoke run: why a
  * project was skipped (once, with what to install), and where the evidence,
  * the HTML report and the traces of failed cases are. Fails the run when a
- * project named on the command line was skipped under ASSENT_REQUIRE_ALL=1
- * (project-request.ts). After an interrupted run it marks every host's
+ * project was skipped under ASSENT_REQUIRE_ALL=1 (project-request.ts). After an interrupted run it marks every host's
  * report failed: the run ended before all its cases, wherever the signal
  * fell.
  */
@@ -48,10 +47,9 @@ export default class SmokeReporter implements Reporter {
     let status = result.status
     for (const [project, reasons] of this.skipped) {
       console.log(`smoke: ${project} project skipped: ${[...reasons].join('; ')}`)
-      if (skippedProjectFails({ project, requested, requireAll })) {
-        console.error(
-          `smoke: the ${project} project was requested by name and ASSENT_REQUIRE_ALL=1 forbids skipping it`,
-        )
+      const failure = skippedProjectFailure({ project, requested, requireAll })
+      if (failure !== undefined) {
+        console.error(`smoke: ${failure}`)
         status = 'failed'
       }
     }
