@@ -15,9 +15,14 @@ function releaseClosing(page: Page, release: () => Promise<void>): Promise<void>
   })
 }
 
-/** Presses Escape in a protected window: it cancels and closes on the keydown. */
+/** Presses Escape in a protected window: it cancels and closes on the
+ *  keydown, so the keydown's own round trip, like a release's, may find
+ *  the page already gone. The window must be there before it: a window
+ *  gone before the input is a failure, never an answer (and the caller
+ *  checks the answer the window gave). */
 export async function pressEscapeToCancel(page: Page): Promise<void> {
-  await page.keyboard.down('Escape')
+  if (page.isClosed()) throw new Error('the protected window was gone before Escape was pressed')
+  await releaseClosing(page, () => page.keyboard.down('Escape'))
   await releaseClosing(page, () => page.keyboard.up('Escape'))
 }
 
