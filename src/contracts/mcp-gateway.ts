@@ -94,11 +94,24 @@ export type GatewayCallResult = z.infer<typeof GatewayCallResultSchema>
  *  to the runtime (`elicitationForm` refuses a longer one, at both doors). */
 export const MAX_FORM_JSON_CHARS = 65_536
 
+/** Why a form is too long to be shown whole, or null when it is not. Each
+ *  field has its limits, but fifty fields at their limits are megabytes:
+ *  more than anyone reads whole. */
+export function formLengthProblem(form: {
+  message: string
+  requestedSchema?: unknown
+}): string | null {
+  const length = JSON.stringify(form).length
+  return length > MAX_FORM_JSON_CHARS
+    ? `the form is ${length} characters, more than the ${MAX_FORM_JSON_CHARS} a person is shown`
+    : null
+}
+
 /** `POST /v1/gateway/calls/:callId/elicitations`: a server's form. */
-export const GatewayFormRequestSchema = FormRequestSchema.refine(
-  (form) => JSON.stringify(form).length <= MAX_FORM_JSON_CHARS,
-  `longer than the ${MAX_FORM_JSON_CHARS} characters a person is shown`,
-)
+export const GatewayFormRequestSchema = FormRequestSchema.superRefine((form, context) => {
+  const problem = formLengthProblem(form)
+  if (problem !== null) context.addIssue({ code: 'custom', message: problem })
+})
 
 /** What a form asked through the gateway came back as, in MCP's terms
  *  (`ElicitResult`): content only with `accept`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_FORM_JSON_CHARS } from '../../contracts/mcp-gateway.ts'
+import { GatewayFormRequestSchema, MAX_FORM_JSON_CHARS } from '../../contracts/mcp-gateway.ts'
 import { McpElicitationRouter } from './mcp-elicitation.ts'
 
 const REQUEST = {
@@ -99,6 +99,15 @@ describe('McpElicitationRouter', () => {
     )
     expect(asked).toHaveLength(1)
     expect(errors).toEqual([refused])
+
+    // The runtime's gateway door (a server behind assent-gateway) reads the
+    // same rule: the form that fits passes, the one field more is refused
+    // with the same reason.
+    expect(GatewayFormRequestSchema.safeParse(fits).success).toBe(true)
+    const atTheGateway = GatewayFormRequestSchema.safeParse(tooLong)
+    expect(atTheGateway.error?.issues.map((issue) => issue.message)).toEqual([
+      `the form is ${length} characters, more than the ${MAX_FORM_JSON_CHARS} a person is shown`,
+    ])
   })
 
   it('passes on a schema whose top level only describes the form, without those words', async () => {

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { requestedSchemaProblem } from '../../contracts/form-schema.ts'
 import { FormRequestSchema } from '../../contracts/input-request.ts'
-import { MAX_FORM_JSON_CHARS } from '../../contracts/mcp-gateway.ts'
+import { formLengthProblem } from '../../contracts/mcp-gateway.ts'
 import { RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, RpcError } from '../domain/json-rpc-error.ts'
 import type { McpElicitationHandler } from './mcp-connection.ts'
 
@@ -53,14 +53,8 @@ export function elicitationForm(params: unknown): ElicitationForm {
   const problem = requestedSchemaProblem(schema)
   if (problem !== undefined) throw refuse(problem)
   const form = { message: text.data, requestedSchema: schema }
-  // Each field has its limits, but fifty fields at their limits are
-  // megabytes: more than anyone reads whole.
-  const length = JSON.stringify(form).length
-  if (length > MAX_FORM_JSON_CHARS) {
-    throw refuse(
-      `the form is ${length} characters, more than the ${MAX_FORM_JSON_CHARS} a person is shown`,
-    )
-  }
+  const tooLong = formLengthProblem(form)
+  if (tooLong !== null) throw refuse(tooLong)
   return form
 }
 
