@@ -29,6 +29,7 @@ import {
   CONTROL_PATH,
   ORIGINAL,
   PERSON_ONLY_PATHS,
+  PERSON_ONLY_SPELLINGS,
   layPersonOnlyWorkspace,
 } from './support/person-only-table.ts'
 
@@ -124,6 +125,30 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
       expect(view.action.arguments).toEqual({ path: join(harness.workspace, path) })
       expect(await decide(harness, view, 'deny')).toBe(200)
       expect((await read).data).toEqual({ reason: 'denied' })
+    },
+  )
+
+  // The spellings of a person-only path a server may read as that path
+  // (support/person-only-table.ts), through the same read-only door: as a
+  // resource's URI, and as a tool's arguments.
+  it.each(PERSON_ONLY_SPELLINGS)(
+    'asks before a read-only server reads a person-only path written as %s',
+    async (_name, spelled) => {
+      const args = spelled(harness.workspace)
+      const asked = async (request: Promise<unknown>, shown: Record<string, unknown>) => {
+        const refused = refusalOf(request)
+        const view = await pending()
+        expect(view.action.arguments).toEqual(shown)
+        expect(await decide(harness, view, 'deny')).toBe(200)
+        expect((await refused).data).toEqual({ reason: 'denied' })
+      }
+      if (typeof args.uri === 'string') {
+        await asked(agent.readResource({ uri: `odd__${args.uri}` }, callOptions), args)
+      }
+      await asked(
+        agent.callTool({ name: 'files__read_text_file', arguments: args }, undefined, callOptions),
+        args,
+      )
     },
   )
 

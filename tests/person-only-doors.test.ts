@@ -9,6 +9,7 @@ import {
 } from '../src/contracts/mcp-gateway.ts'
 import type { Grant } from '../src/contracts/room.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
+import { mcpTouch, personOnlyReason } from '../src/runtime/policy/person-only.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import {
   CONTROL_PATH,
@@ -18,6 +19,7 @@ import {
   layPersonOnlyWorkspace,
   ORIGINAL,
   PERSON_ONLY_PATHS,
+  PERSON_ONLY_SPELLINGS,
   turnOutcome,
 } from './support/person-only-table.ts'
 import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
@@ -235,15 +237,41 @@ describe('a grant for a tool called through the MCP gateway', () => {
     expect(state).toMatchObject({ status: 'allowed', grantId, approvalId: null })
   })
 
+  async function waitsForThePerson(args: Record<string, unknown>): Promise<void> {
+    const state = await openCall(args)
+    expect(state).toMatchObject({ status: 'pending', grantId: null })
+    const view = await harness.client.getApproval(state.approvalId ?? '')
+    expect(view.approval.status).toBe('pending')
+    expect(view.alwaysAllowAvailable).toBe(false)
+    expect(view.serverAlwaysAllowAvailable).toBe(false)
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
+  }
+
   it.each(PERSON_ONLY_PATHS)(
     'never answers for %s in any argument: the call waits for the person',
-    async (path) => {
-      const state = await openCall({ options: { target: path }, body: EVIL })
-      expect(state).toMatchObject({ status: 'pending', grantId: null })
-      const view = await harness.client.getApproval(state.approvalId ?? '')
-      expect(view.approval.status).toBe('pending')
-      expect(view.alwaysAllowAvailable).toBe(false)
-      expect((await decide(harness, view, 'deny')).status).toBe(200)
-    },
+    (path) => waitsForThePerson({ options: { target: path }, body: EVIL }),
   )
+
+  it.each(PERSON_ONLY_SPELLINGS)(
+    'never answers for a person-only path written as %s: the call waits for the person',
+    (_name, args) => waitsForThePerson(args(workspace)),
+  )
+})
+
+describe('the rule every door applies reads each spelling as the path it could be', () => {
+  const workspace = '/home/ada/project'
+  it.each(PERSON_ONLY_SPELLINGS)('%s', (_name, args) => {
+    const touch = mcpTouch(
+      { serverId: 'files', toolName: 'put_file', arguments: args(workspace) },
+      workspace,
+    )
+    expect(personOnlyReason(touch)?.class).toMatch(/^(git|credentials)$/)
+    // And Assent's own tools, where the same strings sit in their fields.
+    const write = {
+      toolName: 'write_file',
+      arguments: { ...args(workspace), content: 'x' },
+      workspace,
+    }
+    expect(personOnlyReason(write)?.class).toMatch(/^(git|credentials)$/)
+  })
 })

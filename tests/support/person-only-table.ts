@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { mintConsentToken } from '../../src/consent/consent-token.ts'
 import type { ApprovalSummary, ApprovalView } from '../../src/contracts/approval.ts'
 import { CONSENT_HEADER } from '../../src/contracts/http-headers.ts'
@@ -35,6 +36,31 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   // The folder the repository's config names as core.hooksPath.
   'tools/hooks/pre-commit',
 ]
+
+/**
+ * Spellings of a person-only path that a server may read as that path, as
+ * an MCP call's arguments (`workspace` is the workspace's absolute path):
+ * a server that decodes percent-escapes, takes a `file:` URI's path
+ * whatever its host, stops at a NUL or takes paths as keys reaches `.git`
+ * through each. The rule reads every one as the path it could be.
+ */
+export const PERSON_ONLY_SPELLINGS: ReadonlyArray<
+  readonly [string, (workspace: string) => Record<string, unknown>]
+> = [
+  ['a file: URI with an escaped slash', (ws) => ({ uri: `${fileUri(ws)}/.git%2Fconfig` })],
+  ['a file: URI escaped dot and slash', (ws) => ({ uri: `${fileUri(ws)}/%2egit%2fhooks` })],
+  ['a file: URI with a host', (ws) => ({ uri: `file://files.example${ws}/%2egit/config` })],
+  ['a path with an escaped slash', () => ({ path: '.git%2Fhooks%2Fpre-commit' })],
+  ['a path escaped twice', () => ({ path: '%252egit/config' })],
+  ['a path cut short by a NUL', () => ({ path: '.git/config\0.txt' })],
+  ['a path split by a NUL', () => ({ path: '.g\0it/config' })],
+  ['a path as a key', () => ({ files: { '.git/hooks/pre-commit': 'x' } })],
+  ['a path as a nested key', () => ({ ops: [{ set: { '.ssh/authorized_keys': 'x' } }] })],
+]
+
+function fileUri(path: string): string {
+  return pathToFileURL(path).href
+}
 
 /** A path no rule covers: every door answers for it. A door that does not
  *  answer for this one would pass the table without applying any rule. */

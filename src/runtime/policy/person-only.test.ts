@@ -105,8 +105,12 @@ describe('personOnlyReason: the paths an action names', () => {
     })
     const note = `file://${join(root, 'notes', 'plan.txt')}`
     expect(personOnlyReason(mcp('odd', 'resources/read', { uri: note }))).toBeNull()
-    // Not a file URI: checked as written, and nothing in it is a place.
-    expect(personOnlyReason(mcp('odd', 'resources/read', { uri: 'demo://%2Essh/x' }))).toBeNull()
+    // Not a file URI: checked as written and decoded (a server may map
+    // its own scheme onto files), and nothing in it is a place.
+    expect(personOnlyReason(mcp('odd', 'resources/read', { uri: 'demo://notes%2Fx' }))).toBeNull()
+    expect(
+      personOnlyReason(mcp('odd', 'resources/read', { uri: 'demo://%2Essh/x' })),
+    ).toMatchObject({ path: 'demo://.ssh/x', class: 'credentials' })
   })
 
   it('finds the git folder behind a link with an innocent name', () => {
@@ -160,7 +164,8 @@ describe('personOnlyReason: the paths an action names', () => {
   })
 
   it('asks when an action names more paths than can be checked, and not at the bound', () => {
-    const names = (count: number) => Array.from({ length: count }, (_, i) => `docs/n${i}`)
+    // The key `names` is a candidate too (a key may be a path).
+    const names = (count: number) => Array.from({ length: count - 1 }, (_, i) => `docs/n${i}`)
     expect(personOnlyReason(mcp('notes', 'put', { names: names(MAX_CHECKED_CANDIDATES) }))).toBe(
       null,
     )

@@ -150,6 +150,9 @@ function candidatePaths(touch: ActionTouch): string[] {
       if (depth === 0 && skip.has(key)) continue
       // An external agent's file changes: each change's own text fields.
       if (depth === 2 && isAgentFileChange(touch) && skip.has(key)) continue
+      // A key can be a place too: a server's "write these files" tool may
+      // take `{ files: { "<path>": "<content>" } }`.
+      addPathAndWords(key, out)
       visit(inner, depth + 1)
     }
   }
@@ -161,25 +164,69 @@ function candidatePaths(touch: ActionTouch): string[] {
  *  on white space, quotes, shell operators and `=` (`--out=.git/x`). */
 const WORD_SEPARATORS = /[\s'"`;|&<>()=,]+/
 
-function addPathAndWords(value: string, out: string[]): void {
-  if (value === '' || value.includes('\0')) return
+/** How many times a percent-encoded string is decoded again: a value
+ *  encoded twice (`%252e`) is read as a server that decodes twice would. */
+const MAX_DECODINGS = 3
+
+function addPathAndWords(value: string, out: string[], decodings = 0): void {
+  if (value === '') return
+  if (value.includes('\0')) {
+    // No path holds a NUL, but a server may stop reading at one, or drop
+    // it: each part, and the whole without them, is checked.
+    for (const part of [...value.split('\0'), value.replaceAll('\0', '')]) {
+      addPathAndWords(part, out, decodings)
+    }
+    return
+  }
   out.push(value)
   // A file: URI (an MCP resource, or any argument written as one) names
-  // the path it points to; one that does not parse is checked as written.
+  // the path it points to, whatever its host and however it is escaped.
   const filePath = pathOfFileUri(value)
   if (filePath !== null) out.push(filePath)
   const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
-  if (words.length === 1 && words[0] === value) return
-  for (const word of words) out.push(word)
+  if (words.length > 1 || words[0] !== value) {
+    for (const word of words) out.push(word)
+  }
+  // A server may decode percent-escapes in what it is given, a URI or a
+  // plain path alike (`.git%2Fconfig`, `%2egit/config`): what it would
+  // read is checked too. Checking more candidates can only make an action
+  // ask, never let one through.
+  const decoded = percentDecoded(value)
+  if (decoded !== value && decodings < MAX_DECODINGS) addPathAndWords(decoded, out, decodings + 1)
 }
 
+/** The path a `file:` URI names, or null for anything else. `fileURLToPath`
+ *  refuses a host other than localhost and an escaped `/`; the URI's path
+ *  is still where a server that reads it would look, so it is taken
+ *  decoded. A URI that does not parse at all is checked as written (and,
+ *  decoded, by the caller). */
 function pathOfFileUri(value: string): string | null {
   if (!/^file:/i.test(value)) return null
   try {
     return fileURLToPath(value)
   } catch {
-    return null
+    try {
+      return percentDecoded(new URL(value).pathname)
+    } catch {
+      return null
+    }
   }
+}
+
+/** `value` with every run of percent-escapes decoded as UTF-8; in a run
+ *  that is not valid UTF-8, the ASCII escapes (`%2e`, `%2F`) are decoded
+ *  and the rest left as written. */
+function percentDecoded(value: string): string {
+  if (!value.includes('%')) return value
+  return value.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run.replace(/%([0-7][0-9A-Fa-f])/g, (_escape, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      )
+    }
+  })
 }
 
 /** How far `personOnlyPathsIn` looks below the workspace, and how many
