@@ -173,6 +173,49 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     expect(JSON.stringify(result.content)).toContain(MODEL_ANSWER)
   })
 
+  // What the person judges in a sampling request is the request itself: a
+  // grant would pass the server's later requests, whatever they say, to the
+  // model unseen. So neither "always" is offered, nor taken, and each
+  // request is shown.
+  it('never remembers a sampling request: "always" is neither offered nor taken, and the next is shown too', async () => {
+    const before = sampled.length
+    const ask = (prompt: string) =>
+      agent.callTool(
+        { name: 'everything__trigger-sampling-request', arguments: { prompt } },
+        undefined,
+        callOptions,
+      )
+    const first = ask('plan a picnic')
+    expect(await decide(harness, await pending(), 'allow-once')).toBe(200)
+    const samplingView = await pending()
+    expect(samplingView.action.toolName).toBe('sampling/createMessage')
+    expect(samplingView.alwaysAllowAvailable).toBe(false)
+    expect(samplingView.serverAlwaysAllowAvailable).toBe(false)
+    expect(await decide(harness, samplingView, 'allow-always')).toBe(409)
+    expect(await decide(harness, samplingView, 'allow-always-server')).toBe(409)
+    expect(await decide(harness, samplingView, 'allow-once')).toBe(200)
+    await first
+    const second = ask('something the person has not seen')
+    expect(await decide(harness, await pending(), 'allow-once')).toBe(200)
+    const next = await pending()
+    expect(next.action.toolName).toBe('sampling/createMessage')
+    expect(JSON.stringify(next.action.arguments)).toContain('something the person has not seen')
+    expect(sampled.length).toBe(before + 1)
+    expect(await decide(harness, next, 'deny')).toBe(200)
+    await second
+    expect(sampled.length).toBe(before + 1)
+  })
+
+  it('offers "always" for a resource read of a gated server, never "every tool" (a read shows no tool list)', async () => {
+    const read = agent.readResource({ uri: `everything__${FEATURES_DOC}` }, callOptions)
+    const view = await pending()
+    expect(view.alwaysAllowAvailable).toBe(true)
+    expect(view.serverAlwaysAllowAvailable).toBe(false)
+    expect(await decide(harness, view, 'allow-always-server')).toBe(409)
+    expect(await decide(harness, view, 'allow-once')).toBe(200)
+    await read
+  })
+
   it('never lets a denied sampling request reach the model; the server is told why', async () => {
     const before = sampled.length
     const call = agent.callTool(

@@ -23,6 +23,20 @@ const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/)
 export const GOVERNED_MCP_METHODS = ['resources/read', 'sampling/createMessage'] as const
 export type GovernedMcpMethod = (typeof GOVERNED_MCP_METHODS)[number]
 
+/** Whether "always allow" may remember an MCP action named `toolName`. A
+ *  server's sampling request never: what the person judges is the request
+ *  itself (its messages, its system prompt), and a grant would pass later
+ *  requests, written by the server as it likes, to the model unseen. */
+export function mcpActionRememberable(toolName: string): boolean {
+  return toolName !== 'sampling/createMessage'
+}
+
+/** Whether an MCP action is one of the governed methods, which show no
+ *  tool list: "every tool of this server" is never offered from one. */
+export function isGovernedMcpMethod(toolName: string): toolName is GovernedMcpMethod {
+  return (GOVERNED_MCP_METHODS as readonly string[]).includes(toolName)
+}
+
 /** `POST /v1/gateway/calls`: the gateway asks for consent to one MCP call.
  *  Everything the person will be shown travels here, so it is what the
  *  approval's canonical action (and so its digest) is built from. */

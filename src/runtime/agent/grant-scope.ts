@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
+import { isGovernedMcpMethod, mcpActionRememberable } from '../../contracts/mcp-gateway.ts'
 import type { Grant } from '../../contracts/room.ts'
 import { agentGrantScope } from '../policy/agent-grant-scope.ts'
 import { personOnlyReason, touchOfApproval } from '../policy/person-only.ts'
@@ -63,6 +64,9 @@ export function grantScopeFor(
   if (agentScope) return agentScope
   if (approval.kind === 'mcp-tool-call') {
     if (!approval.mcp) return unavailable('the MCP call names no tool definition')
+    if (!mcpActionRememberable(approval.toolName)) {
+      return unavailable("a server's sampling request is shown to the person every time")
+    }
     return grant({
       scope: 'mcp',
       toolName: approval.toolName,
@@ -109,7 +113,11 @@ export function serverGrantScopeFor(approval: ApprovalRecord): GrantScopeResult 
     return unavailable(`${personOnly.path} always asks: ${personOnly.reason}`)
   }
   const tools = approval.mcp.serverTools
-  if (!tools) return unavailable("the MCP call does not show its server's tool list")
+  // A resource read or a sampling request lists only its own method, not
+  // the server's tools: "every tool" would be a promise about nothing shown.
+  if (!tools || isGovernedMcpMethod(approval.toolName)) {
+    return unavailable("the MCP call does not show its server's tool list")
+  }
   return grant({
     scope: 'mcp-server',
     toolName: approval.toolName,

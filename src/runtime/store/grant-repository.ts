@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { GrantScopeSchema, type Grant, type GrantScope } from '../../contracts/room.ts'
+import { mcpActionRememberable } from '../../contracts/mcp-gateway.ts'
 import type { GrantStore, McpGrantKey } from '../ports/grant-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
@@ -124,6 +125,9 @@ export class SqliteGrantRepository implements GrantStore {
    *  other way round: each matches on its own scope only. */
   findMcpGrant(roomId: string, key: McpGrantKey): Grant | undefined {
     if (!this.options.roomIntact(roomId)) return undefined
+    // No grant is made for such an action (grant-scope.ts); a row that
+    // claims to be one answers for nothing either.
+    if (!mcpActionRememberable(key.toolName)) return undefined
     // Only this server's rows are read and verified: a room with many
     // grants pays for the ones that could answer. A row edited to name
     // another server fails its MAC wherever it is read.

@@ -1,0 +1,68 @@
+import type { DatabaseSync } from 'node:sqlite'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Grant } from '../../contracts/room.ts'
+import {
+  createRoom,
+  openTempDatabase,
+  ROOM_ID,
+  sqliteStores,
+  type SqliteStores,
+} from '../test-support/sqlite-stores.ts'
+import { IntegrityMac } from './integrity-mac.ts'
+
+const MAC = new IntegrityMac(Buffer.alloc(32, 9))
+const HASH = 'a'.repeat(64)
+let db: DatabaseSync
+let close: () => void
+let stores: SqliteStores
+
+beforeEach(() => {
+  ;({ db, close } = openTempDatabase('assent-grants-'))
+  stores = sqliteStores(db, { mac: MAC })
+  createRoom(stores)
+})
+afterEach(() => close())
+
+/** A sealed row as the store writes it, for `toolName` on server `everything`. */
+function storedGrant(id: string, toolName: string, scope: Grant['scope']): Grant {
+  const grant: Grant = {
+    id,
+    roomId: ROOM_ID,
+    toolName,
+    scope,
+    command: null,
+    mcp: {
+      serverId: 'everything',
+      definitionHash: HASH,
+      ...(scope === 'mcp-server' ? { toolListHash: HASH } : {}),
+    },
+    approvalId: `approval-${id}`,
+    createdAt: 1,
+  }
+  stores.grants.insert(grant)
+  return grant
+}
+
+const key = (toolName: string) => ({
+  serverId: 'everything',
+  toolName,
+  definitionHash: HASH,
+  serverTools: { hash: HASH },
+})
+
+describe('findMcpGrant', () => {
+  it('answers for the exact definition a grant was given on', () => {
+    const grant = storedGrant('g1', 'resources/read', 'mcp')
+    expect(stores.grants.findMcpGrant(ROOM_ID, key('resources/read'))?.id).toBe(grant.id)
+  })
+
+  // No grant is made for a server's sampling request (grant-scope.ts); a
+  // sealed row that says otherwise, of either scope, answers for nothing.
+  it.each(['mcp', 'mcp-server'] as const)(
+    'never answers for a sampling request, even from a sealed %s row',
+    (scope) => {
+      storedGrant('g2', 'sampling/createMessage', scope)
+      expect(stores.grants.findMcpGrant(ROOM_ID, key('sampling/createMessage'))).toBeUndefined()
+    },
+  )
+})
