@@ -152,6 +152,62 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     },
   )
 
+  // A prompt may embed a resource's content and read what its arguments
+  // name: it is a read, governed as one.
+  it("asks the person before getting a gated server's prompt, showing its name and arguments", async () => {
+    const args = { resourceType: 'Text', resourceId: '3' }
+    const denied = refusalOf(
+      agent.getPrompt({ name: 'everything__resource-prompt', arguments: args }, callOptions),
+    )
+    const view = await pending()
+    expect(view.action.toolName).toBe('prompts/get')
+    expect(view.action.arguments).toEqual({ name: 'resource-prompt', arguments: args })
+    expect(view.action.mcp?.serverId).toBe('everything')
+    expect(await decide(harness, view, 'deny')).toBe(200)
+    expect((await denied).data).toEqual({ reason: 'denied' })
+
+    const allowed = agent.getPrompt(
+      { name: 'everything__resource-prompt', arguments: args },
+      callOptions,
+    )
+    expect(await decide(harness, await pending(), 'allow-once')).toBe(200)
+    expect(JSON.stringify((await allowed).messages)).toContain(
+      'everything__demo://resource/dynamic/text/3',
+    )
+  })
+
+  it.each(PERSON_ONLY_PATHS)(
+    "asks before a read-only server's prompt is given %s as an argument",
+    async (path) => {
+      const got = refusalOf(
+        agent.getPrompt(
+          { name: 'library__args-prompt', arguments: { city: join(harness.workspace, path) } },
+          callOptions,
+        ),
+      )
+      const view = await pending()
+      expect(view.action).toMatchObject({
+        toolName: 'prompts/get',
+        arguments: { name: 'args-prompt', arguments: { city: join(harness.workspace, path) } },
+      })
+      expect(view.alwaysAllowAvailable).toBe(false)
+      expect(await decide(harness, view, 'deny')).toBe(200)
+      expect((await got).data).toEqual({ reason: 'denied' })
+    },
+  )
+
+  it('refuses to complete a person-only path, and completes the control path', async () => {
+    const complete = (value: string) =>
+      agent.complete({
+        ref: { type: 'ref/prompt', name: 'library__completable-prompt' },
+        argument: { name: 'department', value },
+      })
+    expect((await complete('Eng')).completion.values).toEqual(['Engineering'])
+    const refused = await refusalOf(complete(join(harness.workspace, '.git/hoo')))
+    expect(refused.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+    expect(refused.message).toContain(`does not complete ${join(harness.workspace, '.git/hoo')}`)
+  })
+
   it("shows a gated server's sampling request to the person before the agent's model sees it", async () => {
     const before = sampled.length
     const call = agent.callTool(

@@ -17,10 +17,15 @@ export const GATEWAY_AGENT_ID = 'mcp-gateway'
 const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/)
 
 /** What the gateway asks the person about besides tool calls: a resource
- *  read and a server's sampling request, named by their MCP method. A tool
- *  name cannot contain `/`, so no server's tool can pass for one of these
- *  (nor a grant for one answer for a tool). */
-export const GOVERNED_MCP_METHODS = ['resources/read', 'sampling/createMessage'] as const
+ *  read, a prompt (which may embed a resource's content, and whose
+ *  arguments may name any path) and a server's sampling request, named by
+ *  their MCP method. A tool name cannot contain `/`, so no server's tool
+ *  can pass for one of these (nor a grant for one answer for a tool). */
+export const GOVERNED_MCP_METHODS = [
+  'resources/read',
+  'prompts/get',
+  'sampling/createMessage',
+] as const
 export type GovernedMcpMethod = (typeof GOVERNED_MCP_METHODS)[number]
 
 /** Whether "always allow" may remember an MCP action named `toolName`. A

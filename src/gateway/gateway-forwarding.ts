@@ -27,6 +27,7 @@ import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContent, namespacedContents } from './gateway-content.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+import { mcpTouch, personOnlyReason } from '../runtime/policy/person-only.ts'
 
 /**
  * What the gateway offers the agent besides tools: the union of what the
@@ -66,8 +67,9 @@ type Meta = { _meta?: { progressToken?: string | number } } | undefined
  * Installs the gateway's handlers for resources, prompts, completions and
  * logging, for each capability `upstreamCapabilities` advertised. Names and
  * URIs are `server__name` both ways; what is not plain (mcp-plain-names.ts)
- * is left out of lists and refused by name. Only a resource read is
- * governed (gateway-governed.ts); the rest changes nothing and passes.
+ * is left out of lists and refused by name. A resource read and a prompt
+ * are governed (runGoverned); a completion naming a person-only path is
+ * refused; the rest changes nothing and passes.
  * The agent's progress token and cancellation go with each forwarded
  * request.
  */
@@ -141,11 +143,26 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
         })),
       ),
     }))
+    // A prompt is a read: it may embed a resource's content, and a server
+    // may read any path its arguments name. So it runs as a resource read
+    // does (runGoverned): unasked on a read-only server unless it names a
+    // person-only path, asked on a gated one.
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
       forward.to('prompt', request.params.name, async (connection, name) => {
-        const result = await (
-          await connection.downstream()
-        ).getPrompt({ ...request.params, name }, forward.requestOptions(request.params, extra))
+        const result = await runGoverned({
+          consent: options.consent,
+          server: connection.server,
+          method: 'prompts/get',
+          args: { name, arguments: request.params.arguments ?? {} },
+          workspace: options.workspace,
+          signal: extra.signal,
+          run: async () =>
+            (await connection.downstream()).getPrompt(
+              { ...request.params, name },
+              forward.requestOptions(request.params, extra),
+            ),
+          outcome: (prompt) => `got prompt ${name} (${prompt.messages.length} message(s))`,
+        })
         const id = connection.server.id
         return {
           ...result,
@@ -162,15 +179,34 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
       const { ref } = request.params
       const [kind, name] =
         ref.type === 'ref/prompt' ? (['prompt', ref.name] as const) : (['uri', ref.uri] as const)
-      return forward.to(kind, name, async (connection, inner) =>
-        (await connection.downstream()).complete(
+      return forward.to(kind, name, async (connection, inner) => {
+        // A completion changes nothing and is asked for at each keystroke,
+        // so nobody is asked; but one that names a person-only path (a
+        // server completing `.git/` lists what is in it) is refused.
+        const { argument, context } = request.params
+        const touch = mcpTouch(
+          {
+            serverId: connection.server.id,
+            toolName: 'completion/complete',
+            arguments: { argument, context },
+          },
+          options.workspace,
+        )
+        const personOnly = personOnlyReason(touch)
+        if (personOnly !== null) {
+          throw new McpRefusal(
+            'not_allowed',
+            `assent-gateway does not complete ${personOnly.path}: ${personOnly.reason}`,
+          )
+        }
+        return (await connection.downstream()).complete(
           {
             ...request.params,
             ref: ref.type === 'ref/prompt' ? { ...ref, name: inner } : { ...ref, uri: inner },
           },
           forward.requestOptions(request.params, extra),
-        ),
-      )
+        )
+      })
     })
   }
   if (caps.logging) {
