@@ -205,7 +205,9 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     expect((await complete('Eng')).completion.values).toEqual(['Engineering'])
     const refused = await refusalOf(complete(join(harness.workspace, '.git/hoo')))
     expect(refused.code).toBe(MCP_REFUSAL_CODES.not_allowed)
-    expect(refused.message).toContain(`does not complete ${join(harness.workspace, '.git/hoo')}`)
+    expect(refused.message).toContain(
+      `does not pass completion/complete for ${join(harness.workspace, '.git/hoo')}`,
+    )
   })
 
   it("shows a gated server's sampling request to the person before the agent's model sees it", async () => {

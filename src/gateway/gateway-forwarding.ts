@@ -26,8 +26,7 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContent, namespacedContents } from './gateway-content.ts'
-import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
-import { mcpTouch, personOnlyReason } from '../runtime/policy/person-only.ts'
+import { refuseIfPersonOnly, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
 
 /**
  * What the gateway offers the agent besides tools: the union of what the
@@ -184,21 +183,12 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
         // so nobody is asked; but one that names a person-only path (a
         // server completing `.git/` lists what is in it) is refused.
         const { argument, context } = request.params
-        const touch = mcpTouch(
-          {
-            serverId: connection.server.id,
-            toolName: 'completion/complete',
-            arguments: { argument, context },
-          },
+        refuseIfPersonOnly(
+          connection.server,
+          'completion/complete',
+          { argument, context },
           options.workspace,
         )
-        const personOnly = personOnlyReason(touch)
-        if (personOnly !== null) {
-          throw new McpRefusal(
-            'not_allowed',
-            `assent-gateway does not complete ${personOnly.path}: ${personOnly.reason}`,
-          )
-        }
         return (await connection.downstream()).complete(
           {
             ...request.params,

@@ -75,6 +75,27 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
 }
 
 /**
+ * Refuses an MCP request that nobody is asked about (a completion, asked
+ * for at each keystroke) when what it names is person-only: a server
+ * completing `.git/` would list what is in it.
+ */
+export function refuseIfPersonOnly(
+  server: McpServer,
+  method: string,
+  args: Record<string, unknown>,
+  workspace: string,
+): void {
+  const touch = mcpTouch({ serverId: server.id, toolName: method, arguments: args }, workspace)
+  const personOnly = personOnlyReason(touch)
+  if (personOnly !== null) {
+    throw new McpRefusal(
+      'not_allowed',
+      `assent-gateway does not pass ${method} for ${personOnly.path}: ${personOnly.reason}`,
+    )
+  }
+}
+
+/**
  * What the person is asked about a governed action. Its "definition" is
  * the method itself (the same for every server), so an "always allow" the
  * person gives answers for this kind on this server only, and, named with
