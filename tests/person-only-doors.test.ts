@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
@@ -9,7 +9,8 @@ import {
 } from '../src/contracts/mcp-gateway.ts'
 import type { Grant } from '../src/contracts/room.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
-import { mcpTouch, personOnlyReason } from '../src/runtime/policy/person-only.ts'
+import { isInsideRoot } from '../src/runtime/policy/path-containment.ts'
+import { mcpTouch, personOnlyPathsIn, personOnlyReason } from '../src/runtime/policy/person-only.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import {
   CONTROL_PATH,
@@ -20,6 +21,7 @@ import {
   ORIGINAL,
   PERSON_ONLY_PATHS,
   PERSON_ONLY_SPELLINGS,
+  GIT_LAYOUTS,
   turnOutcome,
 } from './support/person-only-table.ts'
 import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
@@ -47,6 +49,26 @@ afterAll(async () => {
 function doorWorkspace(): Promise<string> {
   workspaces += 1
   return layPersonOnlyWorkspace(join(harness.root, `door-${workspaces}`))
+}
+
+/** Sends `text`, which would write `path`: the person is asked (no
+ *  "always" offered), the file still holds `before` while they are and
+ *  after they deny. */
+async function askedAndUnwritten(
+  roomId: string,
+  workspace: string,
+  text: string,
+  path: string,
+  before: string | null,
+): Promise<void> {
+  const outcome = await turnOutcome(harness, roomId, text)
+  expect(outcome.asked?.approval.status).toBe('pending')
+  expect(outcome.asked?.alwaysAllowAvailable).toBe(false)
+  expect(await contentOf(workspace, path)).toBe(before)
+  if (outcome.asked) {
+    await denyAndSettle(harness, roomId, outcome.turnId, outcome.asked.approval.id)
+  }
+  expect(await contentOf(workspace, path)).toBe(before)
 }
 
 interface GrantDoor {
@@ -112,17 +134,48 @@ describe.each(GRANT_DOORS)('$name', (door) => {
   it.each(PERSON_ONLY_PATHS)(
     'never answers for %s: the person is asked, and nothing is written',
     async (path) => {
-      const outcome = await turnOutcome(harness, roomId, door.write(path))
-      expect(outcome.asked?.approval.status).toBe('pending')
-      expect(outcome.asked?.alwaysAllowAvailable).toBe(false)
-      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
-      if (outcome.asked) {
-        await denyAndSettle(harness, roomId, outcome.turnId, outcome.asked.approval.id)
-      }
-      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
+      await askedAndUnwritten(roomId, workspace, door.write(path), path, ORIGINAL)
       expect((await roomGrants(harness, roomId)).map((each) => each.id)).toEqual([grant.id])
     },
   )
+})
+
+describe.each(GIT_LAYOUTS)('in a repository with %s', (_name, layout, protectedPaths) => {
+  let workspace: string
+  let roomId: string
+
+  beforeAll(async () => {
+    workspace = await doorWorkspace()
+    await layout(workspace)
+    roomId = (await createRoom(harness, { workspace })).id
+    const view = await pendingApprovalFor(harness, roomId, 'write docs/first.txt harmless')
+    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    await turnSettled(harness, roomId, view.approval.turnId)
+  })
+
+  it('a write_file tool grant answers for the control path', async () => {
+    expect(await turnOutcome(harness, roomId, `write ${CONTROL_PATH} ${EVIL}`)).toMatchObject({
+      call: { status: 'succeeded', approvalId: null },
+    })
+  })
+
+  it.each(protectedPaths)('the grant never answers for %s: the person is asked', async (path) => {
+    const before = await contentOf(workspace, path)
+    expect(before).not.toBeNull()
+    await askedAndUnwritten(roomId, workspace, `write ${path} ${EVIL}`, path, before)
+  })
+
+  it('the command sandbox keeps each of them read-only', async () => {
+    const real = await realpath(workspace)
+    const { paths } = personOnlyPathsIn(workspace)
+    for (const path of protectedPaths) {
+      expect(
+        paths.some((kept) => isInsideRoot(kept, join(real, path))),
+        path,
+      ).toBe(true)
+    }
+    expect(paths.some((kept) => isInsideRoot(kept, join(real, CONTROL_PATH)))).toBe(false)
+  })
 })
 
 describe('a write_file tool grant in a repository whose config moves its hooks', () => {

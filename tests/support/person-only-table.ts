@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { mintConsentToken } from '../../src/consent/consent-token.ts'
@@ -60,6 +60,68 @@ export const PERSON_ONLY_SPELLINGS: ReadonlyArray<
 
 function fileUri(path: string): string {
   return pathToFileURL(path).href
+}
+
+/**
+ * Repositories where git keeps or runs something under a name the table
+ * does not hold, laid over a workspace from `layPersonOnlyWorkspace`: each
+ * sets the repository up and gives the paths (relative to the workspace,
+ * each existing) that no grant may write and the sandbox keeps read-only.
+ */
+export const GIT_LAYOUTS: ReadonlyArray<
+  readonly [string, (workspace: string) => Promise<void>, readonly string[]]
+> = [
+  [
+    'a .git file naming a git folder under another name',
+    async (ws) => {
+      await rm(join(ws, '.git'), { recursive: true })
+      await writeFile(join(ws, '.git'), 'gitdir: .repo/projects/app.git\n')
+      await mkdir(join(ws, '.repo/projects/app.git/hooks'), { recursive: true })
+      await writeFile(join(ws, '.repo/projects/app.git/config'), ORIGINAL)
+      await writeFile(join(ws, '.repo/projects/app.git/hooks/pre-commit'), ORIGINAL)
+    },
+    ['.repo/projects/app.git/hooks/pre-commit', '.repo/projects/app.git/config'],
+  ],
+  [
+    'core.hooksPath in a file the config includes',
+    includingHooksConfig('[include]\n\tpath = ../conf/git.config\n'),
+    ['conf/hooks/pre-commit', 'conf/git.config'],
+  ],
+  [
+    'core.hooksPath in a file the config includes on a condition',
+    includingHooksConfig('[includeIf "onbranch:release/**"]\n\tpath = ../conf/git.config\n'),
+    ['conf/hooks/pre-commit', 'conf/git.config'],
+  ],
+  [
+    "core.hooksPath in the worktree's own config",
+    async (ws) => {
+      await writeFile(join(ws, '.git/config'), '[extensions]\n\tworktreeConfig = true\n')
+      await writeFile(join(ws, '.git/config.worktree'), '[core]\n\thooksPath = conf/hooks\n')
+      await mkdir(join(ws, 'conf/hooks'), { recursive: true })
+      await writeFile(join(ws, 'conf/hooks/pre-commit'), ORIGINAL)
+    },
+    ['conf/hooks/pre-commit'],
+  ],
+  [
+    'core.hooksPath continued on the next line',
+    async (ws) => {
+      await writeFile(join(ws, '.git/config'), '[core]\n\thooksPath = co\\\nnf/hooks\n')
+      await mkdir(join(ws, 'conf/hooks'), { recursive: true })
+      await writeFile(join(ws, 'conf/hooks/pre-commit'), ORIGINAL)
+    },
+    ['conf/hooks/pre-commit'],
+  ],
+]
+
+/** A layout whose `.git/config` is `config`, which includes
+ *  `conf/git.config`, which moves the hooks to `conf/hooks`. */
+function includingHooksConfig(config: string): (workspace: string) => Promise<void> {
+  return async (ws) => {
+    await writeFile(join(ws, '.git/config'), config)
+    await mkdir(join(ws, 'conf/hooks'), { recursive: true })
+    await writeFile(join(ws, 'conf/git.config'), '[core]\n\thooksPath = conf/hooks\n')
+    await writeFile(join(ws, 'conf/hooks/pre-commit'), ORIGINAL)
+  }
 }
 
 /** A path no rule covers: every door answers for it. A door that does not

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { coreHooksPath } from './git-hooks-folder.ts'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { coreHooksPath, gitPlacesOf } from './git-hooks-folder.ts'
 
 describe('coreHooksPath', () => {
   it.each([
@@ -23,5 +26,50 @@ describe('coreHooksPath', () => {
     expect(coreHooksPath('[alias]\n\thooksPath = x\n')).toBeNull()
     expect(coreHooksPath('[alias] hooksPath = x\n')).toBeNull()
     expect(coreHooksPath('[core]\n\tbare = false\n[user]\n\thooksPath = x\n')).toBeNull()
+  })
+})
+
+describe('gitPlacesOf', () => {
+  let root: string
+  const xdg = process.env.XDG_CONFIG_HOME
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-git-places-')))
+    mkdirSync(join(root, 'ws/.git'), { recursive: true })
+    mkdirSync(join(root, 'xdg/git'), { recursive: true })
+    process.env.XDG_CONFIG_HOME = join(root, 'xdg')
+  })
+  afterEach(() => {
+    if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+    else process.env.XDG_CONFIG_HOME = xdg
+    rmSync(root, { recursive: true, force: true })
+  })
+
+  it("reads core.hooksPath from the person's own config, the repository's overriding it", () => {
+    writeFileSync(join(root, 'xdg/git/config'), '[core]\n\thooksPath = team-hooks\n')
+    expect(gitPlacesOf(join(root, 'ws'))?.hooksFolder).toBe(join(root, 'ws/team-hooks'))
+    writeFileSync(join(root, 'ws/.git/config'), '[core]\n\thooksPath = own-hooks\n')
+    expect(gitPlacesOf(join(root, 'ws'))?.hooksFolder).toBe(join(root, 'ws/own-hooks'))
+  })
+
+  it('follows includes from the including file, and ends a loop of them', () => {
+    writeFileSync(join(root, 'ws/.git/config'), '[include]\n\tpath = ../a.config\n')
+    writeFileSync(join(root, 'ws/a.config'), '[include]\n\tpath = b.config\n')
+    writeFileSync(
+      join(root, 'ws/b.config'),
+      '[core]\n\thooksPath = h\n[include]\n\tpath = a.config\n',
+    )
+    const places = gitPlacesOf(join(root, 'ws'))
+    expect(places?.hooksFolder).toBe(join(root, 'ws/h'))
+    expect(new Set(places?.configFiles)).toEqual(
+      new Set([join(root, 'ws/a.config'), join(root, 'ws/b.config')]),
+    )
+  })
+
+  it('names the git folder a .git file points to, and none without a repository', () => {
+    rmSync(join(root, 'ws/.git'), { recursive: true })
+    mkdirSync(join(root, 'ws/.store/app.git'), { recursive: true })
+    writeFileSync(join(root, 'ws/.git'), 'gitdir: .store/app.git\n')
+    expect(gitPlacesOf(join(root, 'ws'))?.gitFolder).toBe(join(root, 'ws/.store/app.git'))
+    expect(gitPlacesOf(join(root, 'xdg'))).toBeNull()
   })
 })

@@ -2,32 +2,89 @@ import { existsSync, readFileSync, realpathSync, statSync, type Stats } from 'no
 import { homedir } from 'node:os'
 import path from 'node:path'
 
-// Where git runs a repository's hooks from when its config moves them
-// (`core.hooksPath`): a folder no grant or automatic allow may write to
-// (person-only.ts), found as git itself finds and reads it.
+// What git keeps and runs for a repository, wherever it really is: its git
+// folder (which a `.git` file may name under any other name), the folder
+// its config moves the hooks to (`core.hooksPath`), and the config files
+// that config includes. No grant or automatic allow may write to any of
+// them (person-only.ts), and the command sandbox keeps them read-only.
+
+/** How many config files are read for one repository, includes and all;
+ *  past it, the ones not read name no hooks folder (and a repository
+ *  whose configs include each other in a loop ends here). */
+const MAX_CONFIG_FILES = 16
+
+export interface GitPlaces {
+  /** The repository's real git folder: `.git`, or where a `.git` file
+   *  points (`git init --separate-git-dir`, a worktree, a submodule). */
+  gitFolder: string
+  /** The real folder git runs hooks from when a config moves them. */
+  hooksFolder: string | null
+  /** Every config file git reads for the repository besides its own
+   *  `config`: the worktree's, and each one included (`[include]`,
+   *  `[includeIf]`, whatever the condition), as real paths. */
+  configFiles: string[]
+}
 
 /**
- * The real folder git runs hooks from when the workspace's repository sets
- * `core.hooksPath`, or null. The repository is the one git finds: the
- * nearest `.git` at the workspace or above it (a workspace may be a folder
- * inside a repository), read from its config (or the git folder a `.git`
- * file points to). A relative value is taken from the repository's top,
- * where git runs its hooks. A config that cannot be read names no folder:
- * the default hooks folder is inside .git, which the table covers anyway.
+ * What git keeps and runs for the repository git finds from `workspace`
+ * (the nearest `.git` at the workspace or above it: a workspace may be a
+ * folder inside a repository), or null when there is none or its `.git`
+ * cannot be read. The hooks folder is read as git reads it, from the
+ * person's own configs (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`),
+ * then the repository's (`config`, `config.worktree`), each with what it
+ * includes; the last value wins. A relative value is taken from the
+ * repository's top, where git runs its hooks. A config that cannot be read
+ * names nothing: the default hooks folder is inside the git folder, which
+ * is covered anyway.
  */
-export function hooksFolderOf(workspace: string): string | null {
+export function gitPlacesOf(workspace: string): GitPlaces | null {
   const repository = repositoryOf(workspace)
   if (repository === null) return null
-  let config: string
-  try {
-    config = readFileSync(path.join(repository.gitFolder, 'config'), 'utf8')
-  } catch {
-    return null
+  const gitFolder = realPathAllowingMissing(repository.gitFolder) ?? repository.gitFolder
+  const configFiles: string[] = []
+  let hooksPath: string | null = null
+  let budget = MAX_CONFIG_FILES
+  const read = (file: string, included: boolean): void => {
+    if (budget <= 0) return
+    budget -= 1
+    // Most of these files do not exist: a stat that says so without
+    // throwing costs a fraction of a read that fails.
+    if (!existsSync(file)) return
+    let config: string
+    try {
+      config = readFileSync(file, 'utf8')
+    } catch {
+      return
+    }
+    if (included) configFiles.push(realPathAllowingMissing(file) ?? file)
+    const { hooksPath: value, includes } = readConfig(config)
+    if (value !== null) hooksPath = value
+    for (const include of includes) read(resolveConfigPath(path.dirname(file), include), true)
   }
-  const value = coreHooksPath(config)
-  if (value === null) return null
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(homeFolder(), '.config')
+  read(path.join(xdg, 'git', 'config'), false)
+  read(path.join(homeFolder(), '.gitconfig'), false)
+  read(path.join(gitFolder, 'config'), false)
+  read(path.join(gitFolder, 'config.worktree'), false)
+  const value: string | null = hooksPath
+  return {
+    gitFolder,
+    hooksFolder:
+      value === null ? null : realPathAllowingMissing(resolveConfigPath(repository.top, value)),
+    configFiles,
+  }
+}
+
+/** The real folder git runs hooks from when the workspace's repository
+ *  moves them (`core.hooksPath`), or null. */
+export function hooksFolderOf(workspace: string): string | null {
+  return gitPlacesOf(workspace)?.hooksFolder ?? null
+}
+
+/** A path as git config reads one: `~/` is the person's home. */
+function resolveConfigPath(from: string, value: string): string {
   const expanded = value.startsWith('~/') ? path.join(homeFolder(), value.slice(2)) : value
-  return realPathAllowingMissing(path.resolve(repository.top, expanded))
+  return path.resolve(from, expanded)
 }
 
 /** The repository git would find from `workspace`: the nearest folder at
@@ -71,27 +128,43 @@ function gitFolderAt(top: string): string | null | undefined {
   }
 }
 
-/** `hooksPath` in the `[core]` section of a git config, or null, read as
- *  git reads it: keys and section names are case-insensitive, a key may
- *  follow its section header on the same line, and the value is read by
- *  `configValue`. Reading it otherwise would name a folder git does not
- *  use, and leave the one it does use to any door. */
+/** `hooksPath` in the `[core]` section of a git config, or null. */
 export function coreHooksPath(config: string): string | null {
-  let inCore = false
-  let found: string | null = null
-  for (const raw of config.split(/\r?\n/)) {
+  return readConfig(config).hooksPath
+}
+
+/** What a git config says that matters here, read as git reads it: the
+ *  last `core.hooksPath`, and the `path` of every `[include]` and
+ *  `[includeIf …]` section (whatever the condition: one that holds later,
+ *  on another branch, would hand git the file then). Keys and section
+ *  names are case-insensitive, a key may follow its section header on the
+ *  same line, a line ending in a backslash goes on on the next one, and a
+ *  value is read by `configValue`. Reading it otherwise would name a
+ *  folder git does not use, and leave the one it does use to any door. */
+function readConfig(config: string): { hooksPath: string | null; includes: string[] } {
+  let section = ''
+  let hooksPath: string | null = null
+  const includes: string[] = []
+  // An odd number of backslashes before the line's end continues it.
+  const joined = config.replace(/(?<!\\)((?:\\\\)*)\\\r?\n/g, '$1')
+  for (const raw of joined.split(/\r?\n/)) {
     let line = raw.trim()
-    const section = /^\[\s*([^\]\s]+)[^\]]*\](.*)$/.exec(line)
-    if (section) {
-      inCore = section[1]?.toLowerCase() === 'core'
-      line = (section[2] ?? '').trim()
+    const header = /^\[\s*([^\]\s]+)[^\]]*\](.*)$/.exec(line)
+    if (header) {
+      section = header[1]?.toLowerCase() ?? ''
+      line = (header[2] ?? '').trim()
     }
-    if (!inCore) continue
-    const entry = /^hookspath\s*=(.*)$/i.exec(line)
-    const value = entry ? configValue(entry[1] ?? '') : ''
-    if (value !== '') found = value
+    if (section === 'core') {
+      const entry = /^hookspath\s*=(.*)$/i.exec(line)
+      const value = entry ? configValue(entry[1] ?? '') : ''
+      if (value !== '') hooksPath = value
+    } else if (section === 'include' || section === 'includeif') {
+      const entry = /^path\s*=(.*)$/i.exec(line)
+      const value = entry ? configValue(entry[1] ?? '') : ''
+      if (value !== '') includes.push(value)
+    }
   }
-  return found
+  return { hooksPath, includes }
 }
 
 /** A git config value as git reads it: `;` or `#` outside double quotes

@@ -8,7 +8,7 @@ import {
   type RuntimeMessage,
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
-import { hooksFolderOf, realPathAllowingMissing } from './git-hooks-folder.ts'
+import { gitPlacesOf, realPathAllowingMissing, type GitPlaces } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 
@@ -74,7 +74,7 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
       reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
     }
   }
-  const hooks = hooksFolderOf(touch.workspace)
+  const git = gitPlacesOf(touch.workspace)
   const resolved = [...(touch.resolvedPaths ?? [])]
   for (const candidate of candidates) {
     const real = realPathAllowingMissing(path.resolve(touch.workspace, candidate))
@@ -84,15 +84,26 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     const finding = sensitivePath(candidate)
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
   }
-  if (hooks !== null) {
-    const inHooks = resolved.find((real) => isInsideRoot(hooks, real))
-    if (inHooks !== undefined) {
-      return {
-        path: inHooks,
-        class: 'git',
-        reason: 'git runs the hooks in it (core.hooksPath)',
-      }
-    }
+  return git === null ? null : inGitPlaces(git, resolved)
+}
+
+/** The first of `resolved` (real paths) that is one of git's places
+ *  inside the repository git finds, with why; null if none is. */
+function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | null {
+  const { gitFolder, hooksFolder, configFiles } = git
+  const places: Array<[(real: string) => boolean, string]> = [
+    // Named `.git`, the table has it already; under another name (a
+    // `.git` file's `gitdir:`), only this finds it.
+    [(real) => isInsideRoot(gitFolder, real), "it is in the repository's git folder"],
+    [
+      (real) => hooksFolder !== null && isInsideRoot(hooksFolder, real),
+      'git runs the hooks in it (core.hooksPath)',
+    ],
+    [(real) => configFiles.includes(real), 'git reads it as configuration (an include)'],
+  ]
+  for (const [holds, reason] of places) {
+    const found = resolved.find(holds)
+    if (found !== undefined) return { path: found, class: 'git', reason }
   }
   return null
 }
@@ -277,8 +288,13 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
     if (truncated) break
     level = next
   }
-  const hooks = hooksFolderOf(real)
-  if (hooks !== null && isInsideRoot(real, hooks)) out.add(hooks)
+  const git = gitPlacesOf(real)
+  if (git !== null) {
+    const places = [git.gitFolder, git.hooksFolder, ...git.configFiles]
+    for (const place of places) {
+      if (place !== null && place !== real && isInsideRoot(real, place)) out.add(place)
+    }
+  }
   return { paths: [...out].sort(), truncated }
 }
 
