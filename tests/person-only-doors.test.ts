@@ -1,6 +1,7 @@
 import { realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AGENT_COMMAND_TOOL } from '../src/contracts/agent-request.ts'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
 import {
   GatewayOpenedCallSchema,
@@ -22,6 +23,8 @@ import {
   PERSON_ONLY_PATHS,
   PERSON_ONLY_SPELLINGS,
   GIT_LAYOUTS,
+  COMMAND_CONTROLS,
+  COMMAND_SPELLINGS,
   turnOutcome,
 } from './support/person-only-table.ts'
 import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
@@ -309,6 +312,33 @@ describe('a grant for a tool called through the MCP gateway', () => {
     'never answers for a person-only path written as %s: the call waits for the person',
     (_name, args) => waitsForThePerson(args(workspace)),
   )
+})
+
+describe('the rule every door applies reads a command as a shell would', () => {
+  let workspace: string
+  beforeAll(async () => {
+    workspace = await doorWorkspace()
+  })
+  const asAgent = (commandLine: string) => ({
+    toolName: AGENT_COMMAND_TOOL,
+    arguments: { commandLine, argv: null, cwd: workspace },
+    workspace,
+  })
+  const asRunCommand = (commandLine: string) => ({
+    toolName: 'run_command',
+    arguments: { argv: ['/bin/sh', '-c', commandLine] },
+    workspace,
+  })
+
+  it.each(COMMAND_SPELLINGS)('needs the person for %s: %s', (_name, line) => {
+    expect(personOnlyReason(asAgent(line))).not.toBeNull()
+    expect(personOnlyReason(asRunCommand(line))).not.toBeNull()
+  })
+
+  it.each(COMMAND_CONTROLS)('lets a door answer for %s', (line) => {
+    expect(personOnlyReason(asAgent(line))).toBeNull()
+    expect(personOnlyReason(asRunCommand(line))).toBeNull()
+  })
 })
 
 describe('the rule every door applies reads each spelling as the path it could be', () => {

@@ -35,6 +35,8 @@ import {
   layPersonOnlyWorkspace,
   ORIGINAL,
   PERSON_ONLY_PATHS,
+  COMMAND_CONTROLS,
+  COMMAND_SPELLINGS,
 } from './support/person-only-table.ts'
 
 /**
@@ -252,4 +254,44 @@ describe("an external agent's request in approve-for-me, under a reviewer that a
       },
     )
   })
+})
+
+describe("an external agent's command a shell reads, at each door", () => {
+  const command = (line: string) =>
+    request({ kind: 'command', commandLine: line, argv: null, cwd: workspace })
+  const allowsEverything: ActionReviewer = {
+    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
+  }
+
+  it.each(COMMAND_CONTROLS)('a grant answers for %s', async (line) => {
+    await grantFor(command, line)
+    await expect(asker.ask(command(line), live())).resolves.toBe('allow-once')
+    expect(approvals()).toHaveLength(1)
+  })
+
+  it.each(COMMAND_SPELLINGS)(
+    'a grant never answers for %s (%s): the request is asked again',
+    async (_name, line) => {
+      await grantFor(command, line)
+      const again = asker.ask(command(line), live())
+      await expect.poll(() => approvals().length).toBe(2)
+      const asked = approvals().find((approval) => approval.status === 'pending')!
+      await gate.decide({ approvalId: asked.id, decision: 'deny', decidedBy: 'user' })
+      await expect(again).resolves.toBe('deny')
+      expect(audit.list().map((event) => event.type)).not.toContain('tool_allowed_by_grant')
+    },
+  )
+
+  it.each(COMMAND_SPELLINGS)(
+    "a reviewer's allow of %s (%s) is left to the person",
+    async (_name, line) => {
+      const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+      const answer = reviewed.ask(command(line), live())
+      await expect
+        .poll(() => approvals()[0]?.escalationReason)
+        .toMatch(/automatic review may not allow it/)
+      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+      await expect(answer).resolves.toBe('deny')
+    },
+  )
 })

@@ -173,6 +173,9 @@ export const RUNTIME_MESSAGES_EN = {
     git: 'Git keeps what it runs in {{path}}: a person decides every change to it.',
     runsLater:
       '{{path}} makes code run later without anyone being asked: a person decides every change to it.',
+    builtAtRunTime:
+      'The command builds what it touches only when it runs ({{path}}), which cannot be checked: a person decides it.',
+    gitSettings: '{{path}} changes what git runs: a person decides it.',
   },
   review: {
     network: 'network calls are decided by a person',

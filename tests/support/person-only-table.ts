@@ -124,6 +124,44 @@ function includingHooksConfig(config: string): (workspace: string) => Promise<vo
   }
 }
 
+/**
+ * Command lines that write git's hooks or change what git runs without
+ * writing `.git/hooks` as such (in a workspace from
+ * `layPersonOnlyWorkspace`, where `.git/hooks/post-merge` exists): a shell
+ * makes the name from braces, globs, quotes or escapes, builds it at run
+ * time, or git is told where its hooks are. No door answers for any.
+ */
+export const COMMAND_SPELLINGS: ReadonlyArray<readonly [string, string]> = [
+  ['braces', 'cp x {.git/hooks/post-merge,}'],
+  ['braces inside a name', 'cp x .g{i,}t/hooks/post-merge'],
+  ['a brace sequence', 'cp x .gi{s..u}/hooks/post-merge'],
+  ['a glob class', 'cp x .gi[t]/hooks/post-merge'],
+  ['a glob', 'cp x .g?t/hooks/post-m*'],
+  ['quotes inside a name', 'cp x .g""it/hooks/post-merge'],
+  ['a backslash inside a name', 'cp x .gi\\t/hooks/post-merge'],
+  ['a shell script', "/bin/bash -lc 'cp x {.git/hooks/post-merge,}'"],
+  ['a mount', 'docker run -v ./x:.git/hooks/post-merge img'],
+  ['command substitution', 'cp x "$(printf .gi)t/hooks/post-merge"'],
+  ['backquotes', 'cp x `printf .git`/hooks/post-merge'],
+  ['ANSI-C quoting', "cp x $'\\x2egit'/hooks/post-merge"],
+  ['eval', 'eval "$SCRIPT"'],
+  ['git config', 'git config core.hooksPath /tmp/evil-hooks'],
+  ["git's -c", 'git -c core.fsmonitor="touch /tmp/pwned" status'],
+  ["git's --exec-path", 'git --exec-path=/tmp/evil status'],
+  ['GIT_CONFIG_* variables', 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath git commit'],
+]
+
+/** Command lines no rule covers, spelled with the same shell features:
+ *  every door answers for them. */
+export const COMMAND_CONTROLS: readonly string[] = [
+  'cp x {docs,tmp}/ok.txt',
+  'ls *.md docs/*',
+  'git status',
+  'git commit -c HEAD',
+  'git -C docs log --oneline',
+  'echo "$HOME"',
+]
+
 /** A path no rule covers: every door answers for it. A door that does not
  *  answer for this one would pass the table without applying any rule. */
 export const CONTROL_PATH = 'docs/ok.txt'

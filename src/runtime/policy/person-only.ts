@@ -11,6 +11,13 @@ import {
 import { gitPlacesOf, realPathAllowingMissing, type GitPlaces } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
+import {
+  builtAtRunTime,
+  changesGitSettings,
+  globMatches,
+  hasGlob,
+  shellSpellings,
+} from './shell-words.ts'
 
 /**
  * "Needs a person every time": the one rule every door that allows without
@@ -38,10 +45,15 @@ export interface ActionTouch {
   resolvedPaths?: readonly string[]
 }
 
+/** Why an action needs a person: a class of the table, or what a command
+ *  does that no path of it shows. */
+export type PersonOnlyClass = SensitiveClass | 'built-at-run-time' | 'git-settings'
+
 export interface PersonOnly {
-  /** The path as found (an argument, a word of a command, or a real path). */
+  /** The path as found (an argument, a word of a command, or a real path),
+   *  or the words of a command that need the person. */
   path: string
-  class: SensitiveClass
+  class: PersonOnlyClass
   /** In English, finishing "<path>: …". */
   reason: string
 }
@@ -66,19 +78,30 @@ export const MAX_CHECKED_CANDIDATES = 512
  * Fails closed: an action with more candidates than can be checked asks.
  */
 export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
+  const command = commandReason(touch)
+  if (command !== null) return command
   const candidates = candidatePaths(touch)
-  if (candidates.length > MAX_CHECKED_CANDIDATES) {
-    return {
-      path: touch.toolName,
-      class: 'runs-later',
-      reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
-    }
+  const tooMany: PersonOnly = {
+    path: touch.toolName,
+    class: 'runs-later',
+    reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
   }
+  if (candidates.length > MAX_CHECKED_CANDIDATES) return tooMany
   const git = gitPlacesOf(touch.workspace)
   const resolved = [...(touch.resolvedPaths ?? [])]
+  const globBudget = { entries: MAX_GLOB_ENTRIES }
   for (const candidate of candidates) {
     const real = realPathAllowingMissing(path.resolve(touch.workspace, candidate))
     if (real !== null) resolved.push(real)
+    // A glob names what it matches when the shell expands it (`.gi?` is
+    // `.git`): each match is judged too.
+    if (!hasGlob(candidate)) continue
+    const matches = globMatches(candidate, touch.workspace, globBudget)
+    if (matches === null) return tooMany
+    for (const match of matches) {
+      const matched = realPathAllowingMissing(match)
+      if (matched !== null) resolved.push(matched)
+    }
   }
   for (const candidate of [...candidates, ...resolved]) {
     const finding = sensitivePath(candidate)
@@ -171,9 +194,53 @@ function candidatePaths(touch: ActionTouch): string[] {
   return out
 }
 
+/** How many folder entries the globs of one action may read; past it the
+ *  action asks. */
+const MAX_GLOB_ENTRIES = 4_096
+
 /** Splits a command line or free text into the words that may be paths:
- *  on white space, quotes, shell operators and `=` (`--out=.git/x`). */
-const WORD_SEPARATORS = /[\s'"`;|&<>()=,]+/
+ *  on white space, quotes, shell operators, `=` (`--out=.git/x`) and `:`
+ *  (`src:.git/hooks`, a mount or a copy's `host:path`). */
+const WORD_SEPARATORS = /[\s'"`;|&<>()=,:]+/
+
+/**
+ * What a command does that no path of it shows: a name built only when it
+ * runs (`$(…)`, backquotes, `$'…'`, `eval`), which no rule can read, or a
+ * change to what git runs (`git config`, `git -c`, `GIT_CONFIG_*`). For
+ * Assent's `run_command` and an external agent's command; null otherwise.
+ */
+function commandReason(touch: ActionTouch): PersonOnly | null {
+  const line = commandLineOf(touch)
+  if (line === null) return null
+  const built = builtAtRunTime(line)
+  if (built !== null) {
+    return {
+      path: built,
+      class: 'built-at-run-time',
+      reason: 'the command builds what it touches only when it runs, which cannot be checked',
+    }
+  }
+  const words = line
+    .replace(/["'\\]/g, '')
+    .replace(/([;&|()])/g, ' $1 ')
+    .split(/\s+/)
+    .filter((word) => word !== '')
+  const git = changesGitSettings(words)
+  if (git === null) return null
+  return { path: git, class: 'git-settings', reason: 'it changes what git runs (its settings)' }
+}
+
+/** The command line of Assent's `run_command` or an external agent's
+ *  command (as the agent asked, or as the reviewer is shown it: its argv
+ *  alone); null for any other action. */
+function commandLineOf(touch: ActionTouch): string | null {
+  if (touch.mcpServerId !== undefined) return null
+  if (touch.toolName !== AGENT_COMMAND_TOOL && touch.toolName !== 'run_command') return null
+  const args = (touch.arguments ?? {}) as { argv?: unknown; commandLine?: unknown }
+  if (typeof args.commandLine === 'string') return args.commandLine
+  if (!Array.isArray(args.argv)) return null
+  return args.argv.filter((word) => typeof word === 'string').join(' ')
+}
 
 /** How many times a percent-encoded string is decoded again: a value
  *  encoded twice (`%252e`) is read as a server that decodes twice would. */
@@ -197,6 +264,17 @@ function addPathAndWords(value: string, out: string[], decodings = 0): void {
   const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
   if (words.length > 1 || words[0] !== value) {
     for (const word of words) out.push(word)
+  }
+  // What a shell would make of it: quotes and backslashes dropped, braces
+  // expanded (`.g""it`, `{.git,x}`, `.g{i,}t` are `.git`).
+  const spellings = shellSpellings(value)
+  if (spellings === null) {
+    out.length = MAX_CHECKED_CANDIDATES + 1
+    return
+  }
+  for (const spelling of spellings) {
+    out.push(spelling)
+    for (const word of spelling.split(WORD_SEPARATORS)) if (word !== '') out.push(word)
   }
   // A server may decode percent-escapes in what it is given, a URI or a
   // plain path alike (`.git%2Fconfig`, `%2egit/config`): what it would
@@ -340,7 +418,9 @@ const PERSON_ONLY_CODES = {
   'shell-startup': 'personOnly.shellStartup',
   git: 'personOnly.git',
   'runs-later': 'personOnly.runsLater',
-} as const satisfies Record<SensitiveClass, RuntimeMessageCode>
+  'built-at-run-time': 'personOnly.builtAtRunTime',
+  'git-settings': 'personOnly.gitSettings',
+} as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>
 
 /** The touch of an MCP call on `serverId`, run for `workspace`. */
 export function mcpTouch(

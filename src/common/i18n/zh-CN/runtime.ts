@@ -112,6 +112,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     shellStartup: 'shell 启动时会运行 {{path}}：对它的每次修改都由人来决定。',
     git: 'Git 在 {{path}} 中保存它会运行的内容：对它的每次修改都由人来决定。',
     runsLater: '{{path}} 会让代码在之后无人询问地运行：对它的每次修改都由人来决定。',
+    builtAtRunTime: '该命令要到运行时才构造它所操作的内容（{{path}}），无法检查：由人来决定。',
+    gitSettings: '{{path}} 会改变 git 运行的内容：由人来决定。',
   },
   review: {
     network: '网络调用由人来决定',
