@@ -12,6 +12,8 @@ import {
   layPersonOnlyWorkspace,
   ORIGINAL,
   PERSON_ONLY_PATHS,
+  COMMAND_CONTROLS,
+  COMMAND_SPELLINGS,
   putApproverWebhook,
   reviewedApproval,
 } from './support/person-only-table.ts'
@@ -140,5 +142,38 @@ describe('a room whose approver webhook always approves', () => {
         expect(approver.requests).toEqual([])
       },
     )
+  })
+
+  // Commands as a shell reads them (support/person-only-table.ts): the
+  // scripted agent's `run` splits on white space, and the rule reads the
+  // argv joined back into the line. Its own tokenizer drops quotes first,
+  // so `$'\x2egit'` reaches the runtime as the literal argument
+  // `$\x2egit`, which no shell reads and which the webhook may decide: that
+  // spelling is walked through the other doors only.
+  const throughRun = COMMAND_SPELLINGS.filter(([name]) => name !== 'ANSI-C quoting')
+  describe('a command', () => {
+    let roomId: string
+
+    beforeAll(async () => {
+      const workspace = await layPersonOnlyWorkspace(join(harness.root, `webhook-${randomUUID()}`))
+      roomId = (await createRoom(harness, { workspace })).id
+      const set = await putApproverWebhook(harness, roomId, approver.url)
+      expect(set.status).toBe(200)
+      secret = (set.body as { secret?: string }).secret ?? ''
+    })
+
+    it.each(COMMAND_CONTROLS)('is decided by the webhook: %s', async (line) => {
+      const { turnId, approval } = await reviewedApproval(harness, roomId, `run ${line}`)
+      expect(approval).toMatchObject({ status: 'allowed', decidedBy: 'webhook' })
+      await turnSettled(harness, roomId, turnId)
+    })
+
+    it.each(throughRun)('is never sent to the webhook for %s: %s', async (_name, line) => {
+      const { turnId, approval } = await reviewedApproval(harness, roomId, `run ${line}`)
+      expect(approval.status).toBe('pending')
+      expect(approval.escalationReason).toMatch(/approver webhook is not asked/)
+      expect(approver.requests).toEqual([])
+      await denyAndSettle(harness, roomId, turnId, approval.id)
+    })
   })
 })
