@@ -176,6 +176,8 @@ export const RUNTIME_MESSAGES_EN = {
     builtAtRunTime:
       'The command builds what it touches only when it runs ({{path}}), which cannot be checked: a person decides it.',
     gitSettings: '{{path}} changes what git runs: a person decides it.',
+    unwalked:
+      '{{path}} holds more than the sandbox checks for git folders and files that run code, so not all of them are kept read-only: a person decides each command.',
   },
   review: {
     network: 'network calls are decided by a person',

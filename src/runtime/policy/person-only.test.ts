@@ -228,11 +228,27 @@ describe('personOnlyPathsIn: what the command sandbox keeps read-only', () => {
     expect(paths).toContain(join(workspace, '.git'))
   })
 
-  it('reports a walk it had to stop', () => {
+  it('finds a git folder at any depth, but none inside node_modules', () => {
+    mkdirSync(join(workspace, 'src/github.com/org/repo/.git/hooks'), { recursive: true })
+    mkdirSync(join(workspace, 'a/b/c/d/e/f/.envrc'), { recursive: true })
+    mkdirSync(join(workspace, 'node_modules/dep/.git'), { recursive: true })
+    const { paths, truncated } = personOnlyPathsIn(workspace)
+    expect(truncated).toBe(false)
+    expect(paths).toContain(join(workspace, 'src/github.com/org/repo/.git'))
+    expect(paths).toContain(join(workspace, 'a/b/c/d/e/f/.envrc'))
+    expect(paths.filter((kept) => kept.includes('node_modules'))).toEqual([])
+  })
+
+  it('reports a walk it had to stop, and then no door answers for a command there', () => {
     mkdirSync(join(workspace, 'many'))
+    const command = { toolName: 'run_command', arguments: { argv: ['ls'] }, workspace }
+    expect(personOnlyReason(command)).toBeNull()
     for (let i = 0; i < READ_ONLY_WALK_ENTRIES; i += 1) {
       writeFileSync(join(workspace, 'many', `f${i}`), '')
     }
     expect(personOnlyPathsIn(workspace).truncated).toBe(true)
+    expect(personOnlyReason(command)).toMatchObject({ class: 'unwalked', path: workspace })
+    // A write names its own path, which the rule reads whatever the walk.
+    expect(personOnlyReason(write('docs/ok.txt'))).toBeNull()
   })
 })

@@ -47,7 +47,7 @@ export interface ActionTouch {
 
 /** Why an action needs a person: a class of the table, or what a command
  *  does that no path of it shows. */
-export type PersonOnlyClass = SensitiveClass | 'built-at-run-time' | 'git-settings'
+export type PersonOnlyClass = SensitiveClass | 'built-at-run-time' | 'git-settings' | 'unwalked'
 
 export interface PersonOnly {
   /** The path as found (an argument, a word of a command, or a real path),
@@ -212,6 +212,17 @@ const WORD_SEPARATORS = /[\s'"`;|&<>()=,:]+/
 function commandReason(touch: ActionTouch): PersonOnly | null {
   const line = commandLineOf(touch)
   if (line === null) return null
+  // Assent's own command runs in the sandbox, which keeps read-only what
+  // its walk of the workspace found: in a workspace too large to walk
+  // whole, what lies past the walk is not, and no door may answer for
+  // that. (An external agent's command is not run in Assent's sandbox.)
+  if (touch.toolName === 'run_command' && personOnlyPathsIn(touch.workspace).truncated) {
+    return {
+      path: touch.workspace,
+      class: 'unwalked',
+      reason: `the workspace holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than the sandbox checks for git folders and files that run code`,
+    }
+  }
   const built = builtAtRunTime(line)
   if (built !== null) {
     return {
@@ -318,18 +329,25 @@ function percentDecoded(value: string): string {
   })
 }
 
-/** How far `personOnlyPathsIn` looks below the workspace, and how many
- *  entries it reads at most. */
-export const READ_ONLY_WALK_DEPTH = 3
-export const READ_ONLY_WALK_ENTRIES = 4_000
+/** How many folder entries `personOnlyPathsIn` reads at most. */
+export const READ_ONLY_WALK_ENTRIES = 20_000
+
+/** Folders the walk does not go into: package managers' install folders,
+ *  large, rebuilt at will, and never given a git folder of their own (a
+ *  dependency from git is installed packed). A `.git` an agent makes in
+ *  one is not one the person runs git in. */
+const NOT_WALKED = new Set(['node_modules'])
 
 /**
  * The paths inside `workspace` that the command sandbox keeps read-only:
- * every file or folder the table covers, found by a walk of the workspace
- * to `READ_ONLY_WALK_DEPTH` levels (a match is not descended into), and the
- * hooks folder git is told to use. Real paths, so the sandbox binds what
- * is really there; links are not followed, so the walk stays inside.
- * `truncated` says the walk stopped at `READ_ONLY_WALK_ENTRIES` entries.
+ * every file or folder the table covers, found at any depth by a walk of
+ * the workspace (a match is not descended into, nor `node_modules`), and
+ * what git keeps and runs for the repository (`gitPlacesOf`). Real paths,
+ * so the sandbox binds what is really there; links are not followed, so
+ * the walk stays inside. `truncated` says the walk stopped at
+ * `READ_ONLY_WALK_ENTRIES` entries: what lies past it is not kept
+ * read-only, so a command in such a workspace always needs the person
+ * (`personOnlyReason`), who is told why.
  */
 export function personOnlyPathsIn(workspace: string): { paths: string[]; truncated: boolean } {
   let real: string
@@ -342,7 +360,7 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
   let seen = 0
   let truncated = false
   let level: string[] = ['']
-  for (let depth = 0; depth < READ_ONLY_WALK_DEPTH && level.length > 0; depth += 1) {
+  while (level.length > 0 && !truncated) {
     const next: string[] = []
     for (const relative of level) {
       let entries: Dirent[]
@@ -351,19 +369,17 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
       } catch {
         continue
       }
+      seen += entries.length
+      if (seen > READ_ONLY_WALK_ENTRIES) {
+        truncated = true
+        break
+      }
       for (const entry of entries) {
-        seen += 1
-        if (seen > READ_ONLY_WALK_ENTRIES) {
-          truncated = true
-          break
-        }
         const child = relative === '' ? entry.name : path.join(relative, entry.name)
         if (sensitivePath(child) !== null) out.add(path.join(real, child))
-        else if (entry.isDirectory()) next.push(child)
+        else if (entry.isDirectory() && !NOT_WALKED.has(entry.name)) next.push(child)
       }
-      if (truncated) break
     }
-    if (truncated) break
     level = next
   }
   const git = gitPlacesOf(real)
@@ -420,6 +436,7 @@ const PERSON_ONLY_CODES = {
   'runs-later': 'personOnly.runsLater',
   'built-at-run-time': 'personOnly.builtAtRunTime',
   'git-settings': 'personOnly.gitSettings',
+  unwalked: 'personOnly.unwalked',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>
 
 /** The touch of an MCP call on `serverId`, run for `workspace`. */

@@ -50,6 +50,10 @@ beforeAll(async () => {
   await writeFile(path.join(ws, '.envrc'), 'export A=1\n')
   await mkdir(path.join(ws, '.github', 'workflows'), { recursive: true })
   await mkdir(path.join(ws, 'vendor', 'lib', '.git', 'hooks'), { recursive: true })
+  // A nested clone deeper than any fixed depth (a Go-style source tree).
+  await mkdir(path.join(ws, 'src', 'github.com', 'org', 'repo', '.git', 'hooks'), {
+    recursive: true,
+  })
   await symlink(outside, path.join(ws, 'out-link'))
   sandbox = new CommandSandbox({
     home,
@@ -112,6 +116,9 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     expect(existsSync(path.join(ws, '.github', 'workflows', 'x.yml'))).toBe(false)
     stoppedBySandbox(await sh('echo id > vendor/lib/.git/hooks/post-merge', 'workspace-write'))
     expect(existsSync(path.join(ws, 'vendor', 'lib', '.git', 'hooks', 'post-merge'))).toBe(false)
+    const deep = 'src/github.com/org/repo/.git/hooks/post-merge'
+    stoppedBySandbox(await sh(`echo id > ${deep}`, 'workspace-write'))
+    expect(existsSync(path.join(ws, deep))).toBe(false)
   })
 
   it('writes /tmp only in a /tmp of its own, never the host’s', async () => {

@@ -114,6 +114,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     runsLater: '{{path}} 会让代码在之后无人询问地运行：对它的每次修改都由人来决定。',
     builtAtRunTime: '该命令要到运行时才构造它所操作的内容（{{path}}），无法检查：由人来决定。',
     gitSettings: '{{path}} 会改变 git 运行的内容：由人来决定。',
+    unwalked:
+      '{{path}} 中的内容超出了沙箱检查 git 文件夹和会运行代码的文件的范围，并非全部都能保持只读：每条命令都由人来决定。',
   },
   review: {
     network: '网络调用由人来决定',
