@@ -256,6 +256,39 @@ describe("an external agent's request in approve-for-me, under a reviewer that a
   })
 })
 
+describe("an external agent's other tool call, whose files only its locations name", () => {
+  const edit = (path: string) =>
+    request({
+      kind: 'tool',
+      toolKind: 'edit',
+      title: 'Edit',
+      input: {},
+      locations: [join(workspace, path)],
+    })
+  const allowsEverything: ActionReviewer = {
+    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
+  }
+
+  it('lets the reviewer allow it for the control path', async () => {
+    const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+    await expect(reviewed.ask(edit(CONTROL_PATH), live())).resolves.toBe('allow-once')
+  })
+
+  it.each(PERSON_ONLY_PATHS)(
+    'leaves it to the person when a location is %s, and shows the location',
+    async (path) => {
+      const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+      const answer = reviewed.ask(edit(path), live())
+      await expect
+        .poll(() => approvals()[0]?.escalationReason)
+        .toMatch(/automatic review may not allow it/)
+      expect(approvals()[0]?.arguments).toMatchObject({ locations: [join(workspace, path)] })
+      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+      await expect(answer).resolves.toBe('deny')
+    },
+  )
+})
+
 describe("an external agent's command a shell reads, at each door", () => {
   const command = (line: string) =>
     request({ kind: 'command', commandLine: line, argv: null, cwd: workspace })

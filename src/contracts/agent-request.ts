@@ -82,6 +82,8 @@ export const AgentToolCallArgumentsSchema = z.strictObject({
   title: z.string(),
   /** Its raw input as the agent sent it. */
   input: z.unknown(),
+  /** The files the agent says the call touches (ACP's `locations`). */
+  locations: z.array(z.string()).optional(),
 })
 export type AgentToolCallArguments = z.infer<typeof AgentToolCallArgumentsSchema>
 

@@ -113,7 +113,14 @@ describe('ACP notifications and requests', () => {
       'a status past 64 characters': withField(call, 'status', 's'.repeat(65)),
       'content without a type': withField(call, 'content', [{}]),
       'more than 4 096 content items': withField(call, 'content', Array(4097).fill({ type: 'x' })),
+      'a location without a path': withField(call, 'locations', [{ line: 1 }]),
+      'more than 4 096 locations': withField(call, 'locations', Array(4097).fill({ path: 'a' })),
     })
+    expect(
+      AcpToolCallSchema.safeParse(withField(call, 'locations', Array(4096).fill({ path: 'a' })))
+        .success,
+    ).toBe(true)
+    expect(AcpToolCallSchema.safeParse(withField(call, 'locations', null)).success).toBe(true)
     expect(
       AcpToolCallSchema.safeParse(withField(call, 'content', Array(4096).fill({ type: 'x' })))
         .success,

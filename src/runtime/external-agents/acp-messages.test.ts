@@ -162,7 +162,26 @@ describe('ACP tool calls as Assent actions', () => {
         { toolCallId: 't', kind: 'fetch', title: 'GET example', rawInput: { url: 'u' } },
         '/w',
       ),
-    ).toEqual({ kind: 'tool', toolKind: 'fetch', title: 'GET example', input: { url: 'u' } })
+    ).toEqual({
+      kind: 'tool',
+      toolKind: 'fetch',
+      title: 'GET example',
+      input: { url: 'u' },
+      locations: [],
+    })
+    // Where the call acts, when only its locations say: absolute, shown.
+    expect(
+      acpAction(
+        {
+          toolCallId: 't',
+          kind: 'edit',
+          title: 'Edit',
+          rawInput: {},
+          locations: [{ path: '.git/config', line: 3 }, { path: '/w/a.txt' }],
+        },
+        '/w',
+      ),
+    ).toMatchObject({ kind: 'tool', locations: ['/w/.git/config', '/w/a.txt'] })
     // An execute call without a readable command is not shown as one.
     expect(
       acpAction(
@@ -179,6 +198,7 @@ describe('ACP tool calls as Assent actions', () => {
       toolKind: 'read',
       title: 'ls',
       input: { command: 'ls' },
+      locations: [],
     })
     expect(tool({ kind: 'execute', rawInput: 'ls' })).toMatchObject({ kind: 'tool', input: 'ls' })
     expect(tool({ kind: 'execute', rawInput: { command: '' } })).toMatchObject({ kind: 'tool' })
@@ -200,6 +220,7 @@ describe('ACP tool calls as Assent actions', () => {
       toolKind: 'other',
       title: '',
       input: null,
+      locations: [],
     })
   })
 

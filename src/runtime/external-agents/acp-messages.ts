@@ -95,6 +95,12 @@ export const AcpToolCallSchema = z.looseObject({
   content: z.array(ContentItemSchema).max(4096).nullable().optional(),
   rawInput: z.unknown().optional(),
   rawOutput: z.unknown().optional(),
+  /** The files the call touches, as the agent names them. */
+  locations: z
+    .array(z.looseObject({ path: Text }))
+    .max(4096)
+    .nullable()
+    .optional(),
 })
 export type AcpToolCall = z.infer<typeof AcpToolCallSchema>
 
@@ -217,6 +223,11 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): ExternalAc
     toolKind: toolCall.kind ?? 'other',
     title: toolCall.title ?? '',
     input: toolCall.rawInput ?? null,
+    // Where the call acts may be said only here (an edit without a diff):
+    // shown to the person, and read by the rule every door applies.
+    locations: (toolCall.locations ?? []).map(({ path }) =>
+      isAbsolute(path) ? path : resolve(sessionCwd, path),
+    ),
   }
 }
 

@@ -31,8 +31,9 @@ export type ExternalAction =
   | { kind: 'file-changes'; changes: ExternalFileChange[] }
   /** An ACP tool call that is neither a command nor a file change the
    *  client can read (a fetch, an MCP tool, ...): the agent's own title, its
-   *  tool kind, and its raw input as sent. */
-  | { kind: 'tool'; toolKind: string; title: string; input: unknown }
+   *  tool kind, its raw input as sent, and the files it names as touched
+   *  (absolute). */
+  | { kind: 'tool'; toolKind: string; title: string; input: unknown; locations: string[] }
 
 /** An agent's request for approval, normalized across protocols. */
 export interface ExternalActionRequest {

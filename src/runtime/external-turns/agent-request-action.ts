@@ -99,6 +99,7 @@ export function shownAgentRequest(
               toolKind: action.toolKind,
               title: action.title,
               input: jsonValue(action.input),
+              ...(action.locations.length > 0 ? { locations: action.locations } : {}),
             },
             workingDirectory: workspace,
             summary: action.title === '' ? action.toolKind : action.title,

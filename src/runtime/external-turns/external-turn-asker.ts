@@ -269,13 +269,16 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       toolName: shown.action.toolName,
       effect: shown.effect,
       destructive: shown.destructive,
-      // The reviewer reads a command's argv and a write's path.
+      // The reviewer reads a command's argv, a write's path, and the files
+      // another tool call names as touched (ACP's locations).
       arguments:
         typeof args.commandLine === 'string'
           ? { argv: Array.isArray(args.argv) ? args.argv : [args.commandLine] }
-          : firstPath === undefined
-            ? {}
-            : { path: firstPath },
+          : Array.isArray(args.locations)
+            ? { locations: args.locations }
+            : firstPath === undefined
+              ? {}
+              : { path: firstPath },
       workspace: this.turn.workspace,
       resolvedPaths,
       insideWorkspace: inside.allowed,

@@ -153,7 +153,11 @@ describe('ExternalTurnTimeline', () => {
 
   describe('a call the agent names only after announcing it', () => {
     const vague = (toolKind: string, title: string, toolCallId = 'call_1') =>
-      toolCall({ toolCallId, title, action: { kind: 'tool', toolKind, title, input: {} } })
+      toolCall({
+        toolCallId,
+        title,
+        action: { kind: 'tool', toolKind, title, input: {}, locations: [] },
+      })
 
     it('takes the command a later update names, in place of the generic tool', () => {
       timeline.record(vague('other', 'Terminal'))
