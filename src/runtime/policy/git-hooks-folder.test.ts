@@ -65,6 +65,11 @@ describe('gitPlacesOf', () => {
     )
   })
 
+  it('names an included file that does not exist yet: git reads it once it does', () => {
+    writeFileSync(join(root, 'ws/.git/config'), '[include]\n\tpath = ../local.config\n')
+    expect(gitPlacesOf(join(root, 'ws'))?.configFiles).toEqual([join(root, 'ws/local.config')])
+  })
+
   it('names the git folder a .git file points to, and none without a repository', () => {
     rmSync(join(root, 'ws/.git'), { recursive: true })
     mkdirSync(join(root, 'ws/.store/app.git'), { recursive: true })

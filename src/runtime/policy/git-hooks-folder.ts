@@ -47,6 +47,9 @@ export function gitPlacesOf(workspace: string): GitPlaces | null {
   const read = (file: string, included: boolean): void => {
     if (budget <= 0) return
     budget -= 1
+    // An included file git reads once it exists (`~/.gitconfig.local`):
+    // making it is changing git's settings too.
+    if (included) configFiles.push(realPathAllowingMissing(file) ?? file)
     // Most of these files do not exist: a stat that says so without
     // throwing costs a fraction of a read that fails.
     if (!existsSync(file)) return
@@ -56,7 +59,6 @@ export function gitPlacesOf(workspace: string): GitPlaces | null {
     } catch {
       return
     }
-    if (included) configFiles.push(realPathAllowingMissing(file) ?? file)
     const { hooksPath: value, includes } = readConfig(config)
     if (value !== null) hooksPath = value
     for (const include of includes) read(resolveConfigPath(path.dirname(file), include), true)

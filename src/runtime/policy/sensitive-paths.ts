@@ -112,6 +112,9 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   // and worktrees/<name>/ for each worktree; and a `.git` file (a
   // worktree's or submodule's pointer to its git folder).
   ...rules('git', 'folder', ['.git'], false, GIT_WHY),
+  // The person's own git settings where git also looks for them
+  // (`$XDG_CONFIG_HOME/git/config`, `attributes`, `ignore`).
+  ...rules('git', 'folder', ['.config/git'], false, GIT_WHY),
   ...rules('git', 'name', ['.gitmodules', '.gitattributes'], false, GIT_WHY),
   // Where hook managers keep the hooks git runs through them.
   ...rules('git', 'folder', ['.husky', '.githooks', '.lefthook'], false, GIT_WHY),
