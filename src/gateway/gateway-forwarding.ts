@@ -182,11 +182,14 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
         // A completion changes nothing and is asked for at each keystroke,
         // so nobody is asked; but one that names a person-only path (a
         // server completing `.git/` lists what is in it) is refused.
+        // What it completes: the argument so far, the other arguments, and
+        // for a resource template its URI (`file:///w/.git/{name}`).
         const { argument, context } = request.params
+        const template = ref.type === 'ref/resource' ? { uri: inner } : {}
         refuseIfPersonOnly(
           connection.server,
           'completion/complete',
-          { argument, context },
+          { argument, context, ...template },
           options.workspace,
         )
         return (await connection.downstream()).complete(
