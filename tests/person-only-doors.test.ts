@@ -330,14 +330,20 @@ describe('the rule every door applies reads a command as a shell would', () => {
     workspace,
   })
 
+  // A server's shell tool: its command argument is a command line too.
+  const asMcpShell = (line: string) =>
+    mcpTouch({ serverId: 'shell', toolName: 'execute', arguments: { command: line } }, workspace)
+
   it.each(COMMAND_SPELLINGS)('needs the person for %s: %s', (_name, line) => {
     expect(personOnlyReason(asAgent(line))).not.toBeNull()
     expect(personOnlyReason(asRunCommand(line))).not.toBeNull()
+    expect(personOnlyReason(asMcpShell(line))).not.toBeNull()
   })
 
   it.each(COMMAND_CONTROLS)('lets a door answer for %s', (line) => {
     expect(personOnlyReason(asAgent(line))).toBeNull()
     expect(personOnlyReason(asRunCommand(line))).toBeNull()
+    expect(personOnlyReason(asMcpShell(line))).toBeNull()
   })
 })
 

@@ -14,6 +14,7 @@ import {
   PERSON_ONLY_PATHS,
   COMMAND_CONTROLS,
   COMMAND_SPELLINGS,
+  SHELL_ONLY_SPELLINGS,
   putApproverWebhook,
   reviewedApproval,
 } from './support/person-only-table.ts'
@@ -145,12 +146,13 @@ describe('a room whose approver webhook always approves', () => {
   })
 
   // Commands as a shell reads them (support/person-only-table.ts): the
-  // scripted agent's `run` splits on white space, and the rule reads the
-  // argv joined back into the line. Its own tokenizer drops quotes first,
-  // so `$'\x2egit'` reaches the runtime as the literal argument
-  // `$\x2egit`, which no shell reads and which the webhook may decide: that
-  // spelling is walked through the other doors only.
-  const throughRun = COMMAND_SPELLINGS.filter(([name]) => name !== 'ANSI-C quoting')
+  // scripted agent's `run` splits on white space and drops quotes, and
+  // runs the words with no shell: a spelling that only a shell turns into
+  // `.git` or a git command (SHELL_ONLY_SPELLINGS) reaches the program as
+  // a harmless literal there, which the webhook may decide. Those are
+  // walked through the doors that run a shell (an external agent's
+  // command, and the rule with `sh -c`), the rest through this one.
+  const throughRun = COMMAND_SPELLINGS.filter(([name]) => !SHELL_ONLY_SPELLINGS.has(name))
   describe('a command', () => {
     let roomId: string
 

@@ -149,7 +149,33 @@ export const COMMAND_SPELLINGS: ReadonlyArray<readonly [string, string]> = [
   ["git's -c", 'git -c core.fsmonitor="touch /tmp/pwned" status'],
   ["git's --exec-path", 'git --exec-path=/tmp/evil status'],
   ['GIT_CONFIG_* variables', 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath git commit'],
+  ['a default value', 'cp x ${X:-.git}/hooks/post-merge'],
+  ['a variable inside a name', 'cp x .g${X}it/hooks/post-merge'],
+  ['a brace sequence with a step', 'cp x .gi{t..t..1}/hooks/post-merge'],
+  ['a POSIX class', 'cp x .g[[:alpha:]]t/hooks/post-merge'],
+  ['a line continued', 'cp x .gi\\\nt/hooks/post-merge'],
+  ['a second line', 'echo hi\ngit config core.hooksPath /tmp/h'],
+  ['a wrapper with options', 'sudo -u me timeout 10 git config core.hooksPath /tmp/h'],
+  ['a redirection first', '>/dev/null git config core.hooksPath /tmp/h'],
+  ['a command from a variable', 'G=git; $G config core.hooksPath /tmp/h'],
+  ['a template', 'git init --template=/tmp/tpl'],
+  ['a folder changed first', 'cd docs && cp x ../.g?t/hooks/post-merge'],
+  ["find's -exec", 'find . -name x -exec git config core.hooksPath /tmp/h ;'],
 ]
+
+/** The spellings of `COMMAND_SPELLINGS` only a shell makes `.git` or a
+ *  git command of: run as words with no shell (the scripted agent's
+ *  `run`), each reaches the program as a harmless literal argument. */
+export const SHELL_ONLY_SPELLINGS: ReadonlySet<string> = new Set([
+  'a backslash inside a name',
+  'command substitution',
+  'ANSI-C quoting',
+  'a default value',
+  'a variable inside a name',
+  'a line continued',
+  'a second line',
+  'a redirection first',
+])
 
 /** Command lines no rule covers, spelled with the same shell features:
  *  every door answers for them. */
@@ -160,6 +186,14 @@ export const COMMAND_CONTROLS: readonly string[] = [
   'git commit -c HEAD',
   'git -C docs log --oneline',
   'echo "$HOME"',
+  "rg -n 'TODO$' docs",
+  'grep -c "git config" docs',
+  'rg -n eval docs',
+  'npm run eval',
+  'rg -n GIT_CONFIG docs',
+  'bash -lc "rg -n foo docs"',
+  "sed -n '1,200p' docs/ok.txt",
+  'for i in {1..100}; do echo $i; done',
 ]
 
 /** A path no rule covers: every door answers for it. A door that does not

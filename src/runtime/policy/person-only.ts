@@ -12,11 +12,12 @@ import { gitPlacesOf, realPathAllowingMissing, type GitPlaces } from './git-hook
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 import {
-  builtAtRunTime,
-  changesGitSettings,
+  commandFinding,
   globMatches,
   hasGlob,
-  shellSpellings,
+  readShell,
+  withShellScripts,
+  wordSpellings,
 } from './shell-words.ts'
 
 /**
@@ -78,29 +79,39 @@ export const MAX_CHECKED_CANDIDATES = 512
  * Fails closed: an action with more candidates than can be checked asks.
  */
 export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
-  const command = commandReason(touch)
+  const lines = withShellScripts(commandLinesOf(touch))
+  const command = commandReason(touch, lines)
   if (command !== null) return command
-  const candidates = candidatePaths(touch)
   const tooMany: PersonOnly = {
     path: touch.toolName,
     class: 'runs-later',
     reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
   }
-  if (candidates.length > MAX_CHECKED_CANDIDATES) return tooMany
+  const found = candidatePaths(touch, lines)
+  if (found === null) return tooMany
+  const { candidates, globs } = found
   const git = gitPlacesOf(touch.workspace)
   const resolved = [...(touch.resolvedPaths ?? [])]
-  const globBudget = { entries: MAX_GLOB_ENTRIES }
+  // Relative paths are taken from the workspace, and for a command from
+  // its folder and every folder it `cd`s to as well.
+  const bases = baseFolders(touch, lines)
   for (const candidate of candidates) {
-    const real = realPathAllowingMissing(path.resolve(touch.workspace, candidate))
-    if (real !== null) resolved.push(real)
-    // A glob names what it matches when the shell expands it (`.gi?` is
-    // `.git`): each match is judged too.
-    if (!hasGlob(candidate)) continue
-    const matches = globMatches(candidate, touch.workspace, globBudget)
-    if (matches === null) return tooMany
-    for (const match of matches) {
-      const matched = realPathAllowingMissing(match)
-      if (matched !== null) resolved.push(matched)
+    for (const base of bases) {
+      const real = realPathAllowingMissing(path.resolve(base, candidate))
+      if (real !== null) resolved.push(real)
+    }
+  }
+  // A command's glob names what it matches when the shell expands it
+  // (`.gi?` is `.git`): each match is judged too.
+  const globBudget = { entries: MAX_GLOB_ENTRIES }
+  for (const glob of globs) {
+    for (const base of bases) {
+      const matches = globMatches(glob, base, globBudget)
+      if (matches === null) return tooMany
+      for (const match of matches) {
+        const matched = realPathAllowingMissing(match)
+        if (matched !== null) resolved.push(matched)
+      }
     }
   }
   for (const candidate of [...candidates, ...resolved]) {
@@ -161,19 +172,28 @@ function isAgentFileChange(touch: ActionTouch): boolean {
 /** How deep into an argument object the search goes; deeper asks. */
 const MAX_DEPTH = 16
 
-function candidatePaths(touch: ActionTouch): string[] {
+/** The candidate paths an action names, and the globs among its command
+ *  words; null when there are more than can be checked. */
+function candidatePaths(
+  touch: ActionTouch,
+  lines: readonly string[],
+): { candidates: string[]; globs: string[] } | null {
   const skip = textFieldsOf(touch)
-  const out: string[] = []
+  const out = new Set<string>()
+  let tooMany = false
+  const add = (value: string) => {
+    if (!tooMany && !addPathAndWords(value, out)) tooMany = true
+  }
   const visit = (value: unknown, depth: number): void => {
-    if (out.length > MAX_CHECKED_CANDIDATES) return
+    if (tooMany || out.size > MAX_CHECKED_CANDIDATES) return
     if (typeof value === 'string') {
-      addPathAndWords(value, out)
+      add(value)
       return
     }
     if (typeof value !== 'object' || value === null) return
     if (depth >= MAX_DEPTH) {
-      // Too deep to read: count it as uncheckable, which makes it ask.
-      out.length = MAX_CHECKED_CANDIDATES + 1
+      // Too deep to read: uncheckable, which makes it ask.
+      tooMany = true
       return
     }
     if (Array.isArray(value)) {
@@ -186,12 +206,28 @@ function candidatePaths(touch: ActionTouch): string[] {
       if (depth === 2 && isAgentFileChange(touch) && skip.has(key)) continue
       // A key can be a place too: a server's "write these files" tool may
       // take `{ files: { "<path>": "<content>" } }`.
-      addPathAndWords(key, out)
+      add(key)
       visit(inner, depth + 1)
     }
   }
   visit(touch.arguments, 0)
-  return out
+  // A command's words as the shell passes them, each with the names its
+  // braces and `~` make, split further where a program may (`--out=x`,
+  // `src:.git/hooks`).
+  const globs = new Set<string>()
+  for (const line of lines) {
+    for (const word of readShell(line).words) {
+      const spellings = wordSpellings(word)
+      if (spellings === null) return null
+      for (const name of [word, ...spellings]) {
+        out.add(name)
+        for (const part of name.split(WORD_SEPARATORS)) if (part !== '') out.add(part)
+        if (hasGlob(name)) globs.add(name)
+      }
+    }
+  }
+  if (tooMany || out.size > MAX_CHECKED_CANDIDATES) return null
+  return { candidates: [...out], globs: [...globs] }
 }
 
 /** How many folder entries the globs of one action may read; past it the
@@ -204,95 +240,147 @@ const MAX_GLOB_ENTRIES = 4_096
 const WORD_SEPARATORS = /[\s'"`;|&<>()=,:]+/
 
 /**
- * What a command does that no path of it shows: a name built only when it
- * runs (`$(…)`, backquotes, `$'…'`, `eval`), which no rule can read, or a
- * change to what git runs (`git config`, `git -c`, `GIT_CONFIG_*`). For
- * Assent's `run_command` and an external agent's command; null otherwise.
+ * What a command does that no path of it shows (shell-words.ts): a name
+ * built only when it runs (`$(…)`, `${X:-.git}`, `eval`), which no rule
+ * can read, or a change to what git runs (`git config`, `git -c`,
+ * `GIT_CONFIG_*`); and for Assent's own command, a workspace too large
+ * for its sandbox's walk. Null when there is none.
  */
-function commandReason(touch: ActionTouch): PersonOnly | null {
-  const line = commandLineOf(touch)
-  if (line === null) return null
+function commandReason(touch: ActionTouch, lines: readonly string[]): PersonOnly | null {
+  if (lines.length === 0) return null
   // Assent's own command runs in the sandbox, which keeps read-only what
   // its walk of the workspace found: in a workspace too large to walk
   // whole, what lies past the walk is not, and no door may answer for
   // that. (An external agent's command is not run in Assent's sandbox.)
-  if (touch.toolName === 'run_command' && personOnlyPathsIn(touch.workspace).truncated) {
-    return {
-      path: touch.workspace,
-      class: 'unwalked',
-      reason: `the workspace holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than the sandbox checks for git folders and files that run code`,
+  if (touch.toolName === 'run_command' && touch.mcpServerId === undefined) {
+    if (personOnlyPathsIn(touch.workspace).truncated) {
+      return {
+        path: touch.workspace,
+        class: 'unwalked',
+        reason: `the workspace holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than the sandbox checks for git folders and files that run code`,
+      }
     }
   }
-  const built = builtAtRunTime(line)
-  if (built !== null) {
-    return {
-      path: built,
-      class: 'built-at-run-time',
-      reason: 'the command builds what it touches only when it runs, which cannot be checked',
-    }
+  for (const line of lines) {
+    const finding = commandFinding(line)
+    if (finding === null) continue
+    return finding.kind === 'built-at-run-time'
+      ? {
+          path: finding.what,
+          class: 'built-at-run-time',
+          reason: 'the command builds what it touches only when it runs, which cannot be checked',
+        }
+      : {
+          path: finding.what,
+          class: 'git-settings',
+          reason: 'it changes what git runs (its settings)',
+        }
   }
-  const words = line
-    .replace(/["'\\]/g, '')
-    .replace(/([;&|()])/g, ' $1 ')
-    .split(/\s+/)
-    .filter((word) => word !== '')
-  const git = changesGitSettings(words)
-  if (git === null) return null
-  return { path: git, class: 'git-settings', reason: 'it changes what git runs (its settings)' }
+  return null
 }
 
-/** The command line of Assent's `run_command` or an external agent's
- *  command (as the agent asked, or as the reviewer is shown it: its argv
- *  alone); null for any other action. */
-function commandLineOf(touch: ActionTouch): string | null {
-  if (touch.mcpServerId !== undefined) return null
-  if (touch.toolName !== AGENT_COMMAND_TOOL && touch.toolName !== 'run_command') return null
-  const args = (touch.arguments ?? {}) as { argv?: unknown; commandLine?: unknown }
-  if (typeof args.commandLine === 'string') return args.commandLine
-  if (!Array.isArray(args.argv)) return null
-  return args.argv.filter((word) => typeof word === 'string').join(' ')
+/** Keys under which an MCP tool takes a command line to run: a server's
+ *  shell tool is a command too. */
+const COMMAND_KEYS = /^(?:command|cmd|command_?line|script|shell_?command|bash|sh)$/i
+
+/**
+ * The command lines an action runs: Assent's `run_command` (its argv,
+ * quoted as a shell would need it; a lone argument holding white space is
+ * a line as the reviewer is shown one), an external agent's command line,
+ * and any MCP argument under a command key (with the `args` or `argv`
+ * beside it, if any).
+ */
+function commandLinesOf(touch: ActionTouch): string[] {
+  const args = (touch.arguments ?? {}) as Record<string, unknown>
+  if (touch.mcpServerId === undefined) {
+    if (touch.toolName !== AGENT_COMMAND_TOOL && touch.toolName !== 'run_command') return []
+    if (typeof args.commandLine === 'string') return [args.commandLine]
+    const argv = stringsOf(args.argv)
+    if (argv === null) return []
+    return [argv.length === 1 ? (argv[0] ?? '') : quotedLine(argv)]
+  }
+  const lines: string[] = []
+  const visit = (value: unknown, depth: number): void => {
+    if (typeof value !== 'object' || value === null || depth >= MAX_DEPTH) return
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1)
+      return
+    }
+    const record = value as Record<string, unknown>
+    for (const [key, inner] of Object.entries(record)) {
+      if (COMMAND_KEYS.test(key) && typeof inner === 'string') {
+        const rest = stringsOf(record.args) ?? stringsOf(record.argv) ?? []
+        lines.push(rest.length === 0 ? inner : quotedLine([inner, ...rest]))
+      }
+      visit(inner, depth + 1)
+    }
+  }
+  visit(args, 0)
+  return lines
+}
+
+function stringsOf(value: unknown): string[] | null {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
+    ? (value as string[])
+    : null
+}
+
+/** An argument vector as one shell line: each argument single-quoted
+ *  unless it holds nothing a shell reads. */
+function quotedLine(argv: readonly string[]): string {
+  return argv
+    .map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`))
+    .join(' ')
+}
+
+/** The folders relative paths are taken from: the workspace, the
+ *  command's own folder (`cwd`), and every folder it `cd`s or `pushd`s
+ *  to from either. */
+function baseFolders(touch: ActionTouch, lines: readonly string[]): string[] {
+  const bases = new Set([touch.workspace])
+  const cwd = (touch.arguments as { cwd?: unknown } | null)?.cwd
+  if (lines.length > 0 && typeof cwd === 'string') bases.add(path.resolve(touch.workspace, cwd))
+  for (const line of lines) {
+    const words = readShell(line).words
+    words.forEach((word, i) => {
+      const target = words[i + 1]
+      if ((word === 'cd' || word === 'pushd') && target !== undefined) {
+        for (const base of [...bases]) bases.add(path.resolve(base, target))
+      }
+    })
+  }
+  return [...bases]
 }
 
 /** How many times a percent-encoded string is decoded again: a value
  *  encoded twice (`%252e`) is read as a server that decodes twice would. */
 const MAX_DECODINGS = 3
 
-function addPathAndWords(value: string, out: string[], decodings = 0): void {
-  if (value === '') return
+/** Adds what `value` may name to `out`; false when it cannot be read. */
+function addPathAndWords(value: string, out: Set<string>, decodings = 0): boolean {
+  if (value === '') return true
   if (value.includes('\0')) {
     // No path holds a NUL, but a server may stop reading at one, or drop
     // it: each part, and the whole without them, is checked.
-    for (const part of [...value.split('\0'), value.replaceAll('\0', '')]) {
-      addPathAndWords(part, out, decodings)
-    }
-    return
+    return [...value.split('\0'), value.replaceAll('\0', '')].every((part) =>
+      addPathAndWords(part, out, decodings),
+    )
   }
-  out.push(value)
+  out.add(value)
   // A file: URI (an MCP resource, or any argument written as one) names
   // the path it points to, whatever its host and however it is escaped.
   const filePath = pathOfFileUri(value)
-  if (filePath !== null) out.push(filePath)
-  const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
-  if (words.length > 1 || words[0] !== value) {
-    for (const word of words) out.push(word)
-  }
-  // What a shell would make of it: quotes and backslashes dropped, braces
-  // expanded (`.g""it`, `{.git,x}`, `.g{i,}t` are `.git`).
-  const spellings = shellSpellings(value)
-  if (spellings === null) {
-    out.length = MAX_CHECKED_CANDIDATES + 1
-    return
-  }
-  for (const spelling of spellings) {
-    out.push(spelling)
-    for (const word of spelling.split(WORD_SEPARATORS)) if (word !== '') out.push(word)
-  }
+  if (filePath !== null) out.add(filePath)
+  for (const word of value.split(WORD_SEPARATORS)) if (word !== '') out.add(word)
   // A server may decode percent-escapes in what it is given, a URI or a
   // plain path alike (`.git%2Fconfig`, `%2egit/config`): what it would
   // read is checked too. Checking more candidates can only make an action
   // ask, never let one through.
   const decoded = percentDecoded(value)
-  if (decoded !== value && decodings < MAX_DECODINGS) addPathAndWords(decoded, out, decodings + 1)
+  if (decoded !== value && decodings < MAX_DECODINGS) {
+    return addPathAndWords(decoded, out, decodings + 1)
+  }
+  return true
 }
 
 /** The path a `file:` URI names, or null for anything else. `fileURLToPath`
