@@ -77,12 +77,6 @@ export function gitPlacesOf(workspace: string): GitPlaces | null {
   }
 }
 
-/** The real folder git runs hooks from when the workspace's repository
- *  moves them (`core.hooksPath`), or null. */
-export function hooksFolderOf(workspace: string): string | null {
-  return gitPlacesOf(workspace)?.hooksFolder ?? null
-}
-
 /** A path as git config reads one: `~/` is the person's home. */
 function resolveConfigPath(from: string, value: string): string {
   const expanded = value.startsWith('~/') ? path.join(homeFolder(), value.slice(2)) : value
