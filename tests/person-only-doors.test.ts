@@ -11,7 +11,8 @@ import {
 import type { Grant } from '../src/contracts/room.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { isInsideRoot } from '../src/runtime/policy/path-containment.ts'
-import { mcpTouch, personOnlyPathsIn, personOnlyReason } from '../src/runtime/policy/person-only.ts'
+import { mcpTouch, personOnlyReason } from '../src/runtime/policy/person-only.ts'
+import { personOnlyPathsIn } from '../src/runtime/policy/read-only-walk.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import {
   CONTROL_PATH,

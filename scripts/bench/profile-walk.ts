@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
-import { personOnlyPathsIn } from '../../src/runtime/policy/person-only.ts'
+import { personOnlyPathsIn } from '../../src/runtime/policy/read-only-walk.ts'
 
 const { values: flags, positionals: folders } = parseArgs({
   options: { times: { type: 'string', default: '5' } },

@@ -6,11 +6,10 @@ import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
 import {
   grantThatMayAnswer,
   MAX_CHECKED_CANDIDATES,
-  personOnlyPathsIn,
   personOnlyReason,
-  READ_ONLY_WALK_ENTRIES,
   type ActionTouch,
 } from './person-only.ts'
+import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 
 let root: string
 /** A real workspace: a git folder whose config moves the hooks to

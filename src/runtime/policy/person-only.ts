@@ -1,6 +1,4 @@
-import { readdirSync, realpathSync, type Dirent } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import {
@@ -11,14 +9,12 @@ import {
 import { gitPlacesOf, realPathAllowingMissing, type GitPlaces } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
-import {
-  commandFinding,
-  globMatches,
-  hasGlob,
-  readShell,
-  withShellScripts,
-  wordSpellings,
-} from './shell-words.ts'
+import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
+import { baseFolders, commandLinesOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
+import { READ_ONLY_WALK_ENTRIES, personOnlyPathsIn } from './read-only-walk.ts'
+import { commandFinding, readCommandLines } from './shell-commands.ts'
+import { globMatches, hasGlob } from './shell-glob.ts'
+import { wordSpellings, type ShellReading } from './shell-words.ts'
 
 /**
  * "Needs a person every time": the one rule every door that allows without
@@ -79,22 +75,22 @@ export const MAX_CHECKED_CANDIDATES = 512
  * Fails closed: an action with more candidates than can be checked asks.
  */
 export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
-  const lines = withShellScripts(commandLinesOf(touch))
-  const command = commandReason(touch, lines)
+  const readings = readCommandLines(commandLinesOf(touch))
+  const command = commandReason(touch, readings)
   if (command !== null) return command
   const tooMany: PersonOnly = {
     path: touch.toolName,
     class: 'runs-later',
     reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
   }
-  const found = candidatePaths(touch, lines)
+  const found = candidatePaths(touch, readings)
   if (found === null) return tooMany
   const { candidates, globs } = found
   const git = gitPlacesOf(touch.workspace)
   const resolved = [...(touch.resolvedPaths ?? [])]
   // Relative paths are taken from the workspace, and for a command from
   // its folder and every folder it `cd`s to as well.
-  const bases = baseFolders(touch, lines)
+  const bases = baseFolders(touch, readings)
   for (const candidate of candidates) {
     for (const base of bases) {
       const real = realPathAllowingMissing(path.resolve(base, candidate))
@@ -169,14 +165,11 @@ function isAgentFileChange(touch: ActionTouch): boolean {
   return touch.mcpServerId === undefined && touch.toolName === AGENT_FILE_CHANGE_TOOL
 }
 
-/** How deep into an argument object the search goes; deeper asks. */
-const MAX_DEPTH = 16
-
 /** The candidate paths an action names, and the globs among its command
  *  words; null when there are more than can be checked. */
 function candidatePaths(
   touch: ActionTouch,
-  lines: readonly string[],
+  readings: readonly ShellReading[],
 ): { candidates: string[]; globs: string[] } | null {
   const skip = textFieldsOf(touch)
   const out = new Set<string>()
@@ -191,7 +184,7 @@ function candidatePaths(
       return
     }
     if (typeof value !== 'object' || value === null) return
-    if (depth >= MAX_DEPTH) {
+    if (depth >= MAX_ARGUMENT_DEPTH) {
       // Too deep to read: uncheckable, which makes it ask.
       tooMany = true
       return
@@ -215,8 +208,8 @@ function candidatePaths(
   // braces and `~` make, split further where a program may (`--out=x`,
   // `src:.git/hooks`).
   const globs = new Set<string>()
-  for (const line of lines) {
-    for (const word of readShell(line).words) {
+  for (const { words } of readings) {
+    for (const word of words) {
       const spellings = wordSpellings(word)
       if (spellings === null) return null
       for (const name of [word, ...spellings]) {
@@ -234,11 +227,6 @@ function candidatePaths(
  *  action asks. */
 const MAX_GLOB_ENTRIES = 4_096
 
-/** Splits a command line or free text into the words that may be paths:
- *  on white space, quotes, shell operators, `=` (`--out=.git/x`) and `:`
- *  (`src:.git/hooks`, a mount or a copy's `host:path`). */
-const WORD_SEPARATORS = /[\s'"`;|&<>()=,:]+/
-
 /**
  * What a command does that no path of it shows (shell-words.ts): a name
  * built only when it runs (`$(…)`, `${X:-.git}`, `eval`), which no rule
@@ -246,8 +234,8 @@ const WORD_SEPARATORS = /[\s'"`;|&<>()=,:]+/
  * `GIT_CONFIG_*`); and for Assent's own command, a workspace too large
  * for its sandbox's walk. Null when there is none.
  */
-function commandReason(touch: ActionTouch, lines: readonly string[]): PersonOnly | null {
-  if (lines.length === 0) return null
+function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): PersonOnly | null {
+  if (readings.length === 0) return null
   // Assent's own command runs in the sandbox, which keeps read-only what
   // its walk of the workspace found: in a workspace too large to walk
   // whole, what lies past the walk is not, and no door may answer for
@@ -261,223 +249,19 @@ function commandReason(touch: ActionTouch, lines: readonly string[]): PersonOnly
       }
     }
   }
-  for (const line of lines) {
-    const finding = commandFinding(line)
-    if (finding === null) continue
-    return finding.kind === 'built-at-run-time'
-      ? {
-          path: finding.what,
-          class: 'built-at-run-time',
-          reason: 'the command builds what it touches only when it runs, which cannot be checked',
-        }
-      : {
-          path: finding.what,
-          class: 'git-settings',
-          reason: 'it changes what git runs (its settings)',
-        }
-  }
-  return null
-}
-
-/** Keys under which an MCP tool takes a command line to run: a server's
- *  shell tool is a command too. */
-const COMMAND_KEYS = /^(?:command|cmd|command_?line|script|shell_?command|bash|sh)$/i
-
-/**
- * The command lines an action runs: Assent's `run_command` (its argv,
- * quoted as a shell would need it; a lone argument holding white space is
- * a line as the reviewer is shown one), an external agent's command line,
- * and any MCP argument under a command key (with the `args` or `argv`
- * beside it, if any).
- */
-function commandLinesOf(touch: ActionTouch): string[] {
-  const args = (touch.arguments ?? {}) as Record<string, unknown>
-  if (touch.mcpServerId === undefined) {
-    if (touch.toolName !== AGENT_COMMAND_TOOL && touch.toolName !== 'run_command') return []
-    if (typeof args.commandLine === 'string') return [args.commandLine]
-    const argv = stringsOf(args.argv)
-    if (argv === null) return []
-    return [argv.length === 1 ? (argv[0] ?? '') : quotedLine(argv)]
-  }
-  const lines: string[] = []
-  const visit = (value: unknown, depth: number): void => {
-    if (typeof value !== 'object' || value === null || depth >= MAX_DEPTH) return
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item, depth + 1)
-      return
-    }
-    const record = value as Record<string, unknown>
-    for (const [key, inner] of Object.entries(record)) {
-      if (COMMAND_KEYS.test(key) && typeof inner === 'string') {
-        const rest = stringsOf(record.args) ?? stringsOf(record.argv) ?? []
-        lines.push(rest.length === 0 ? inner : quotedLine([inner, ...rest]))
+  const finding = commandFinding(readings)
+  if (finding === null) return null
+  return finding.kind === 'built-at-run-time'
+    ? {
+        path: finding.what,
+        class: 'built-at-run-time',
+        reason: 'the command builds what it touches only when it runs, which cannot be checked',
       }
-      visit(inner, depth + 1)
-    }
-  }
-  visit(args, 0)
-  return lines
-}
-
-function stringsOf(value: unknown): string[] | null {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string')
-    ? (value as string[])
-    : null
-}
-
-/** An argument vector as one shell line: each argument single-quoted
- *  unless it holds nothing a shell reads. */
-function quotedLine(argv: readonly string[]): string {
-  return argv
-    .map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`))
-    .join(' ')
-}
-
-/** The folders relative paths are taken from: the workspace, the
- *  command's own folder (`cwd`), and every folder it `cd`s or `pushd`s
- *  to from either. */
-function baseFolders(touch: ActionTouch, lines: readonly string[]): string[] {
-  const bases = new Set([touch.workspace])
-  const cwd = (touch.arguments as { cwd?: unknown } | null)?.cwd
-  if (lines.length > 0 && typeof cwd === 'string') bases.add(path.resolve(touch.workspace, cwd))
-  for (const line of lines) {
-    const words = readShell(line).words
-    words.forEach((word, i) => {
-      const target = words[i + 1]
-      if ((word === 'cd' || word === 'pushd') && target !== undefined) {
-        for (const base of [...bases]) bases.add(path.resolve(base, target))
+    : {
+        path: finding.what,
+        class: 'git-settings',
+        reason: 'it changes what git runs (its settings)',
       }
-    })
-  }
-  return [...bases]
-}
-
-/** How many times a percent-encoded string is decoded again: a value
- *  encoded twice (`%252e`) is read as a server that decodes twice would. */
-const MAX_DECODINGS = 3
-
-/** Adds what `value` may name to `out`; false when it cannot be read. */
-function addPathAndWords(value: string, out: Set<string>, decodings = 0): boolean {
-  if (value === '') return true
-  if (value.includes('\0')) {
-    // No path holds a NUL, but a server may stop reading at one, or drop
-    // it: each part, and the whole without them, is checked.
-    return [...value.split('\0'), value.replaceAll('\0', '')].every((part) =>
-      addPathAndWords(part, out, decodings),
-    )
-  }
-  out.add(value)
-  // A file: URI (an MCP resource, or any argument written as one) names
-  // the path it points to, whatever its host and however it is escaped.
-  const filePath = pathOfFileUri(value)
-  if (filePath !== null) out.add(filePath)
-  for (const word of value.split(WORD_SEPARATORS)) if (word !== '') out.add(word)
-  // A server may decode percent-escapes in what it is given, a URI or a
-  // plain path alike (`.git%2Fconfig`, `%2egit/config`): what it would
-  // read is checked too. Checking more candidates can only make an action
-  // ask, never let one through.
-  const decoded = percentDecoded(value)
-  if (decoded !== value && decodings < MAX_DECODINGS) {
-    return addPathAndWords(decoded, out, decodings + 1)
-  }
-  return true
-}
-
-/** The path a `file:` URI names, or null for anything else. `fileURLToPath`
- *  refuses a host other than localhost and an escaped `/`; the URI's path
- *  is still where a server that reads it would look, so it is taken
- *  decoded. A URI that does not parse at all is checked as written (and,
- *  decoded, by the caller). */
-function pathOfFileUri(value: string): string | null {
-  if (!/^file:/i.test(value)) return null
-  try {
-    return fileURLToPath(value)
-  } catch {
-    try {
-      return percentDecoded(new URL(value).pathname)
-    } catch {
-      return null
-    }
-  }
-}
-
-/** `value` with every run of percent-escapes decoded as UTF-8; in a run
- *  that is not valid UTF-8, the ASCII escapes (`%2e`, `%2F`) are decoded
- *  and the rest left as written. */
-function percentDecoded(value: string): string {
-  if (!value.includes('%')) return value
-  return value.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
-    try {
-      return decodeURIComponent(run)
-    } catch {
-      return run.replace(/%([0-7][0-9A-Fa-f])/g, (_escape, hex: string) =>
-        String.fromCharCode(Number.parseInt(hex, 16)),
-      )
-    }
-  })
-}
-
-/** How many folder entries `personOnlyPathsIn` reads at most. */
-export const READ_ONLY_WALK_ENTRIES = 20_000
-
-/** Folders the walk does not go into: package managers' install folders,
- *  large, rebuilt at will, and never given a git folder of their own (a
- *  dependency from git is installed packed). A `.git` an agent makes in
- *  one is not one the person runs git in. */
-const NOT_WALKED = new Set(['node_modules'])
-
-/**
- * The paths inside `workspace` that the command sandbox keeps read-only:
- * every file or folder the table covers, found at any depth by a walk of
- * the workspace (a match is not descended into, nor `node_modules`), and
- * what git keeps and runs for the repository (`gitPlacesOf`). Real paths,
- * so the sandbox binds what is really there; links are not followed, so
- * the walk stays inside. `truncated` says the walk stopped at
- * `READ_ONLY_WALK_ENTRIES` entries: what lies past it is not kept
- * read-only, so a command in such a workspace always needs the person
- * (`personOnlyReason`), who is told why.
- */
-export function personOnlyPathsIn(workspace: string): { paths: string[]; truncated: boolean } {
-  let real: string
-  try {
-    real = realpathSync.native(workspace)
-  } catch {
-    return { paths: [], truncated: false }
-  }
-  const out = new Set<string>()
-  let seen = 0
-  let truncated = false
-  let level: string[] = ['']
-  while (level.length > 0 && !truncated) {
-    const next: string[] = []
-    for (const relative of level) {
-      let entries: Dirent[]
-      try {
-        entries = readdirSync(path.join(real, relative), { withFileTypes: true })
-      } catch {
-        continue
-      }
-      seen += entries.length
-      if (seen > READ_ONLY_WALK_ENTRIES) {
-        truncated = true
-        break
-      }
-      for (const entry of entries) {
-        const child = relative === '' ? entry.name : path.join(relative, entry.name)
-        if (sensitivePath(child) !== null) out.add(path.join(real, child))
-        else if (entry.isDirectory() && !NOT_WALKED.has(entry.name)) next.push(child)
-      }
-    }
-    level = next
-  }
-  const git = gitPlacesOf(real)
-  if (git !== null) {
-    const places = [git.gitFolder, git.hooksFolder, ...git.configFiles]
-    for (const place of places) {
-      if (place !== null && place !== real && isInsideRoot(real, place)) out.add(place)
-    }
-  }
-  return { paths: [...out].sort(), truncated }
 }
 
 /**

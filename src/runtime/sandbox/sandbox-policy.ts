@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
-import { personOnlyPathsIn } from '../policy/person-only.ts'
+import { personOnlyPathsIn } from '../policy/read-only-walk.ts'
 import { HOME_SECRET_FOLDERS } from '../policy/secret-folders.ts'
 
 /** Something the command must see as empty: a folder as an empty folder, a
