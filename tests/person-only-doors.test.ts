@@ -331,6 +331,13 @@ describe('the rule every door applies reads a command as a shell would', () => {
     workspace,
   })
 
+  // `run_command` with `shell: true`: the argv joined is what the shell
+  // runs, however it was split.
+  const asShellArgv = (line: string) => ({
+    toolName: 'run_command',
+    arguments: { argv: line.split(' '), shell: true },
+    workspace,
+  })
   // A server's shell tool: its command argument is a command line too.
   const asMcpShell = (line: string) =>
     mcpTouch({ serverId: 'shell', toolName: 'execute', arguments: { command: line } }, workspace)
@@ -338,12 +345,14 @@ describe('the rule every door applies reads a command as a shell would', () => {
   it.each(COMMAND_SPELLINGS)('needs the person for %s: %s', (_name, line) => {
     expect(personOnlyReason(asAgent(line))).not.toBeNull()
     expect(personOnlyReason(asRunCommand(line))).not.toBeNull()
+    expect(personOnlyReason(asShellArgv(line))).not.toBeNull()
     expect(personOnlyReason(asMcpShell(line))).not.toBeNull()
   })
 
   it.each(COMMAND_CONTROLS)('lets a door answer for %s', (line) => {
     expect(personOnlyReason(asAgent(line))).toBeNull()
     expect(personOnlyReason(asRunCommand(line))).toBeNull()
+    expect(personOnlyReason(asShellArgv(line))).toBeNull()
     expect(personOnlyReason(asMcpShell(line))).toBeNull()
   })
 })

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
+import { commandLine } from '../tools/command-patterns.ts'
 import type { ActionTouch } from './person-only.ts'
 import type { ShellReading } from './shell-words.ts'
 
@@ -14,11 +15,13 @@ export const MAX_ARGUMENT_DEPTH = 16
 const COMMAND_KEYS = /^(?:command|cmd|command_?line|script|shell_?command|bash|sh)$/i
 
 /**
- * The command lines an action runs: Assent's `run_command` (its argv,
- * quoted as a shell would need it; a lone argument holding white space is
- * a line as the reviewer is shown one), an external agent's command line,
- * and any MCP argument under a command key (with the `args` or `argv`
- * beside it, if any).
+ * The command lines an action runs: Assent's `run_command` as the tool
+ * runs it (with `shell: true` the argv joined, as `/bin/sh -c` receives
+ * it, `commandLine`; otherwise each argument quoted, since no shell reads
+ * it), a lone argument read as a
+ * line (an external agent's command as the reviewer is shown it: its
+ * argv alone), an external agent's command line, and any MCP argument
+ * under a command key (with the `args` or `argv` beside it, if any).
  */
 export function commandLinesOf(touch: ActionTouch): string[] {
   const args = (touch.arguments ?? {}) as Record<string, unknown>
@@ -27,7 +30,8 @@ export function commandLinesOf(touch: ActionTouch): string[] {
     if (typeof args.commandLine === 'string') return [args.commandLine]
     const argv = stringsOf(args.argv)
     if (argv === null) return []
-    return [argv.length === 1 ? (argv[0] ?? '') : quotedLine(argv)]
+    if (argv.length === 1) return [argv[0] ?? '']
+    return [args.shell === true ? commandLine(argv) : quotedLine(argv)]
   }
   const lines: string[] = []
   const visit = (value: unknown, depth: number): void => {
@@ -49,18 +53,19 @@ export function commandLinesOf(touch: ActionTouch): string[] {
   return lines
 }
 
-function stringsOf(value: unknown): string[] | null {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string')
-    ? (value as string[])
-    : null
-}
-
 /** An argument vector as one shell line: each argument single-quoted
- *  unless it holds nothing a shell reads. */
+ *  unless it holds nothing a shell reads (as the person is shown it in
+ *  src/common/command-line-display.ts, which the runtime may not import). */
 function quotedLine(argv: readonly string[]): string {
   return argv
     .map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`))
     .join(' ')
+}
+
+function stringsOf(value: unknown): string[] | null {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
+    ? (value as string[])
+    : null
 }
 
 /** The folders relative paths are taken from: the workspace, the
