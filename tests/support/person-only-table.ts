@@ -35,6 +35,14 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   'notes/post-merge',
   // The folder the repository's config names as core.hooksPath.
   'tools/hooks/pre-commit',
+  // `.git` as another file system opens it (here, on Linux, each is a
+  // folder of its own): Windows drops a trailing dot, reads `::$…` as a
+  // stream of the folder and gives it the short name GIT~1; HFS+ ignores a
+  // zero-width joiner.
+  '.git./hooks/pre-commit',
+  '.git::$INDEX_ALLOCATION/hooks/pre-commit',
+  'GIT~1/hooks/pre-commit',
+  '.g\u200cit/hooks/pre-commit',
 ]
 
 /**
@@ -209,6 +217,10 @@ export const EVIL = 'evil'
 
 const FOLDERS = [
   '.git/hooks',
+  '.git./hooks',
+  '.git::$INDEX_ALLOCATION/hooks',
+  'GIT~1/hooks',
+  '.g\u200cit/hooks',
   '.git/modules/sub/hooks',
   '.git/worktrees/w',
   '.ssh',

@@ -73,6 +73,35 @@ describe('sensitivePathReason', () => {
     expect(sensitivePathReason(p)).toBeNull()
   })
 
+  // What a file system opens under another spelling (git refuses each of
+  // these on every platform): Windows drops trailing dots and spaces and
+  // reads `:` as a stream, NTFS gives short names, HFS+ ignores joiners.
+  it.each([
+    ['repo/.git./hooks/pre-commit', 'git'],
+    ['repo/.git . ./config', 'git'],
+    ['repo/.GIT::$INDEX_ALLOCATION/hooks/pre-commit', 'git'],
+    ['repo\\.git:stream\\config', 'git'],
+    ['repo/GIT~1/hooks/pre-commit', 'git'],
+    ['repo/gi7eba~1/config', 'git'],
+    ['repo/.g\u200cit/config', 'git'],
+    ['repo/.git\ufeff/hooks/x', 'git'],
+    ['repo/GITHUB~1/WORKFL~1/ci.yml', 'runs-later'],
+    ['repo/GITMOD~1', 'git'],
+    ['/home/u/SSH~1/authorized_keys', 'credentials'],
+    ['/home/u/.bashrc.', 'shell-startup'],
+    ['/home/u/BASHRC~1', 'shell-startup'],
+    ['repo/.envrc::$DATA', 'runs-later'],
+  ])('reads %j as the file system opens it (%s)', (p, kind) => {
+    expect(sensitivePath(p)?.class).toBe(kind)
+  })
+
+  it.each(['repo/..', 'repo/../x.txt', 'src/docs~/readme', 'src/git~x/readme', 'notes~1/todo'])(
+    'leaves %j alone: no spelling of a table entry',
+    (p) => {
+      expect(sensitivePathReason(p)).toBeNull()
+    },
+  )
+
   it('asks for a read only of what would show a secret', () => {
     expect(sensitivePath('/home/u/.ssh/id_ed25519')?.readAsks).toBe(true)
     expect(sensitivePath('repo/.bashrc')?.readAsks).toBe(true)

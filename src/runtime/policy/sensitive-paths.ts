@@ -12,7 +12,10 @@ import { HOME_SECRET_FOLDERS } from './secret-folders.ts'
  * Matching is on path segments and the base name, lower-cased, so
  * `/home/a/.SSH/config` matches on a case-insensitive file system and
  * `notes/ssh-tips.md` does not. Both separators split segments, so the
- * answer is the same for a path written on either platform.
+ * answer is the same for a path written on either platform. A segment is
+ * also read as the file systems Assent runs on read it (`segmentAsStored`,
+ * `mayBeShortName`): `.git.`, `.git::$INDEX_ALLOCATION`, `GIT~1` and
+ * `.git` with an invisible character in it all name `.git` somewhere.
  *
  * The table is data so docs/security-model.md can print it
  * (sensitive-paths-doc.test.ts holds the two equal).
@@ -188,9 +191,8 @@ const FOLDER_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'folder').m
   rule,
   segments: rule.value.split('/'),
 }))
-const NAME_RULES = new Map(
-  SENSITIVE_RULES.filter((rule) => rule.match === 'name').map((rule) => [rule.value, rule]),
-)
+const NAME_RULE_LIST = SENSITIVE_RULES.filter((rule) => rule.match === 'name')
+const NAME_RULES = new Map(NAME_RULE_LIST.map((rule) => [rule.value, rule]))
 const PATTERN_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'pattern').map((rule) => ({
   rule,
   pattern: new RegExp(rule.value),
@@ -202,6 +204,7 @@ export function sensitivePath(p: string): SensitiveFinding | null {
     .toLowerCase()
     .split(/[\\/]+/)
     .filter((s) => s !== '')
+    .map(segmentAsStored)
   const base = segments.at(-1)
   if (base === undefined) return null
 
@@ -210,7 +213,8 @@ export function sensitivePath(p: string): SensitiveFinding | null {
       return found(rule, rule.readAsks || (rule.class === 'git' && base === 'config'))
     }
   }
-  const named = NAME_RULES.get(base)
+  const named =
+    NAME_RULES.get(base) ?? NAME_RULE_LIST.find((rule) => mayBeShortName(base, rule.value))
   if (named) return found(named, named.readAsks)
   for (const { rule, pattern } of PATTERN_RULES) {
     if (pattern.test(base)) return found(rule, rule.readAsks)
@@ -226,9 +230,56 @@ export function sensitivePathReason(p: string): string | null {
 /** Whether `segments` holds `run` as consecutive segments, anywhere. */
 function containsRun(segments: readonly string[], run: readonly string[]): boolean {
   for (let start = 0; start + run.length <= segments.length; start += 1) {
-    if (run.every((segment, i) => segments[start + i] === segment)) return true
+    if (run.every((segment, i) => sameSegment(segments[start + i] ?? '', segment))) return true
   }
   return false
+}
+
+function sameSegment(written: string, ruled: string): boolean {
+  return written === ruled || mayBeShortName(written, ruled)
+}
+
+/** Characters HFS+ leaves out of a name when it compares two (joiners,
+ *  direction marks, the byte-order mark): `.g\u200cit` opens `.git` there. */
+const IGNORED_BY_HFS = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu
+
+/**
+ * A lower-cased segment as the file system stores the name it opens,
+ * wherever Assent runs: NFC (macOS keeps names decomposed), without what
+ * HFS+ ignores, without an NTFS stream (`.git::$INDEX_ALLOCATION` is the
+ * folder `.git`) and without the trailing dots and spaces Windows drops
+ * (`.git.` and `.git ` are `.git`). Git refuses these spellings on every
+ * platform for the same reason. `.` and `..` stay as they are.
+ */
+export function segmentAsStored(segment: string): string {
+  if (segment === '.' || segment === '..') return segment
+  let stored = segment.normalize('NFC').replace(IGNORED_BY_HFS, '')
+  const stream = stored.indexOf(':')
+  if (stream > 0) stored = stored.slice(0, stream)
+  const trimmed = stored.replace(/[. ]+$/u, '')
+  return trimmed === '' ? stored : trimmed
+}
+
+/** An NTFS short (8.3) name: up to six characters, `~`, a number, and
+ *  up to three of an extension. */
+const SHORT_NAME = /^([^~]{1,6})~[1-9][0-9]{0,5}(?:\.[^.]{0,3})?$/u
+
+/**
+ * Whether the lower-cased segment `written` may be the NTFS short name
+ * Windows gave `long` (`git~1` for `.git`, `github~1` for `.github`):
+ * its stem begins what is left of the long name without dots and spaces,
+ * or is the hashed form (the long name's first two characters and four
+ * hexadecimal digits). A short name could stand for several long ones;
+ * the rule takes the one that needs the person, failing closed.
+ */
+export function mayBeShortName(written: string, long: string): boolean {
+  const stem = SHORT_NAME.exec(written)?.[1]
+  if (stem === undefined) return false
+  const kept = long.replace(/[. ]/gu, '')
+  if (kept.startsWith(stem)) return true
+  return (
+    stem.length === 6 && kept.startsWith(stem.slice(0, 2)) && /^[0-9a-f]{4}$/u.test(stem.slice(2))
+  )
 }
 
 function found(rule: SensitiveRule, readAsks: boolean): SensitiveFinding {
