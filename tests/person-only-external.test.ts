@@ -315,11 +315,61 @@ describe("an external agent's command a shell reads, at each door", () => {
     },
   )
 
+  it("a reviewer's allow is judged on the command's own folder, which the reviewer is not shown", async () => {
+    const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+    // From docs/, ../tools/hooks is the folder the repository's config
+    // names as core.hooksPath; from the workspace it is nothing.
+    const inDocs = request({
+      kind: 'command',
+      commandLine: 'cp x ../tools/hooks/pre-commit',
+      argv: null,
+      cwd: join(workspace, 'docs'),
+    })
+    const answer = reviewed.ask(inDocs, live())
+    await expect
+      .poll(() => approvals()[0]?.escalationReason)
+      .toMatch(/automatic review may not allow it/)
+    await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+    await expect(answer).resolves.toBe('deny')
+  })
+
   it.each(COMMAND_SPELLINGS)(
     "a reviewer's allow of %s (%s) is left to the person",
     async (_name, line) => {
       const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
       const answer = reviewed.ask(command(line), live())
+      await expect
+        .poll(() => approvals()[0]?.escalationReason)
+        .toMatch(/automatic review may not allow it/)
+      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+      await expect(answer).resolves.toBe('deny')
+    },
+  )
+})
+
+describe("an external agent's other tool call that carries a command (codex-acp's `search`, `read`)", () => {
+  const search = (line: string) =>
+    request({
+      kind: 'tool',
+      toolKind: 'search',
+      title: 'Search',
+      input: { command: line, cwd: workspace },
+      locations: [],
+    })
+  const allowsEverything: ActionReviewer = {
+    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
+  }
+
+  it.each(COMMAND_CONTROLS)('lets the reviewer allow %s', async (line) => {
+    const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+    await expect(reviewed.ask(search(line), live())).resolves.toBe('allow-once')
+  })
+
+  it.each(COMMAND_SPELLINGS)(
+    "reads it as the shell does: a reviewer's allow of %s (%s) is left to the person",
+    async (_name, line) => {
+      const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+      const answer = reviewed.ask(search(line), live())
       await expect
         .poll(() => approvals()[0]?.escalationReason)
         .toMatch(/automatic review may not allow it/)

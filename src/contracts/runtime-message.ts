@@ -178,6 +178,7 @@ export const RUNTIME_MESSAGES_EN = {
     gitSettings: '{{path}} changes what git runs: a person decides it.',
     unwalked:
       '{{path}} holds more than the sandbox checks for git folders and files that run code, so not all of them are kept read-only: a person decides each command.',
+    tooManyPaths: '{{path}} names more paths than can be checked: a person decides it.',
   },
   review: {
     network: 'network calls are decided by a person',

@@ -328,9 +328,12 @@ export class ApprovalRequester {
     )
     // The reviewer may refuse what always needs a person, never allow it:
     // whichever reviewer is plugged in, its allow of such an action goes
-    // to the person instead.
+    // to the person instead. The rule reads the stored action whole (a
+    // command's folder, an agent's raw input) as well as what the reviewer
+    // was shown, which leaves parts of it out.
     if (verdict.verdict === 'allow') {
-      const personOnly = personOnlyReason(reviewed)
+      const personOnly =
+        personOnlyReason(touchOfApproval(approval, turn.workspace)) ?? personOnlyReason(reviewed)
       if (personOnly !== null) {
         this.leaveToPerson(turn, approval, 'the automatic review may not allow it', personOnly)
         return

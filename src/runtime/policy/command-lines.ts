@@ -10,28 +10,45 @@ import type { ShellReading } from './shell-words.ts'
 /** How deep into an argument object the search goes; deeper asks. */
 export const MAX_ARGUMENT_DEPTH = 16
 
-/** Keys under which an MCP tool takes a command line to run: a server's
- *  shell tool is a command too. */
+/** Keys under which a tool Assent does not know takes a command line to
+ *  run: an MCP server's shell tool is a command too, and so is an ACP
+ *  agent's tool call of any kind that carries one (codex-acp sends a
+ *  command that only reads or searches as kind `read` or `search`). */
 const COMMAND_KEYS = /^(?:command|cmd|command_?line|script|shell_?command|bash|sh)$/i
+
+/** Keys beside a command that name the folder it runs in. */
+const FOLDER_KEYS = /^(?:cwd|workdir|work_?dir|working_?dir(?:ectory)?|dir(?:ectory)?)$/i
+
+/** The command lines an action runs, and the folders they run in. */
+export interface ActionCommands {
+  lines: string[]
+  /** Folders the commands run in, as given (relative to the workspace
+   *  when not absolute). */
+  folders: string[]
+}
 
 /**
  * The command lines an action runs: Assent's `run_command` as the tool
  * runs it (with `shell: true` the argv joined, as `/bin/sh -c` receives
  * it, `commandLine`; otherwise each argument quoted, since no shell reads
- * it), a lone argument read as a
- * line (an external agent's command as the reviewer is shown it: its
- * argv alone), an external agent's command line, and any MCP argument
- * under a command key (with the `args` or `argv` beside it, if any).
+ * it), a lone argument read as a line (an external agent's command as the
+ * reviewer is shown it: its argv alone), an external agent's command
+ * line; and for any other tool, Assent's file tools aside, every argument
+ * under a command key (with the `args` or `argv` beside it, if any), with
+ * the folder a key beside it names.
  */
-export function commandLinesOf(touch: ActionTouch): string[] {
+export function commandsOf(touch: ActionTouch): ActionCommands {
   const args = (touch.arguments ?? {}) as Record<string, unknown>
-  if (touch.mcpServerId === undefined) {
-    if (touch.toolName !== AGENT_COMMAND_TOOL && touch.toolName !== 'run_command') return []
-    if (typeof args.commandLine === 'string') return [args.commandLine]
+  const folders = typeof args.cwd === 'string' ? [args.cwd] : []
+  if (
+    touch.mcpServerId === undefined &&
+    (touch.toolName === AGENT_COMMAND_TOOL || touch.toolName === 'run_command')
+  ) {
+    if (typeof args.commandLine === 'string') return { lines: [args.commandLine], folders }
     const argv = stringsOf(args.argv)
-    if (argv === null) return []
-    if (argv.length === 1) return [argv[0] ?? '']
-    return [args.shell === true ? commandLine(argv) : quotedLine(argv)]
+    if (argv === null) return { lines: [], folders }
+    if (argv.length === 1) return { lines: [argv[0] ?? ''], folders }
+    return { lines: [args.shell === true ? commandLine(argv) : quotedLine(argv)], folders }
   }
   const lines: string[] = []
   const visit = (value: unknown, depth: number): void => {
@@ -41,16 +58,25 @@ export function commandLinesOf(touch: ActionTouch): string[] {
       return
     }
     const record = value as Record<string, unknown>
-    for (const [key, inner] of Object.entries(record)) {
-      if (COMMAND_KEYS.test(key) && typeof inner === 'string') {
-        const rest = stringsOf(record.args) ?? stringsOf(record.argv) ?? []
-        lines.push(rest.length === 0 ? inner : quotedLine([inner, ...rest]))
-      }
-      visit(inner, depth + 1)
+    const entries = Object.entries(record)
+    const command = entries.filter(([key]) => COMMAND_KEYS.test(key))
+    for (const [, inner] of command) {
+      const rest = stringsOf(record.args) ?? stringsOf(record.argv) ?? []
+      // A command given as an argv is run without a shell: each word is
+      // quoted, as the shell reading must take it whole.
+      const words = typeof inner === 'string' ? [inner, ...rest] : stringsOf(inner)
+      if (words === null || words.length === 0) continue
+      lines.push(words.length === 1 ? (words[0] ?? '') : quotedLine(words))
     }
+    if (command.length > 0) {
+      for (const [key, inner] of entries) {
+        if (FOLDER_KEYS.test(key) && typeof inner === 'string') folders.push(inner)
+      }
+    }
+    for (const [, inner] of entries) visit(inner, depth + 1)
   }
   visit(args, 0)
-  return lines
+  return { lines, folders: lines.length === 0 ? [] : folders }
 }
 
 /** An argument vector as one shell line: each argument single-quoted
@@ -68,14 +94,17 @@ function stringsOf(value: unknown): string[] | null {
     : null
 }
 
-/** The folders relative paths are taken from: the workspace, the
- *  command's own folder (`cwd`), and every folder it `cd`s or `pushd`s
- *  to from either. */
-export function baseFolders(touch: ActionTouch, readings: readonly ShellReading[]): string[] {
+/** The folders relative paths are taken from: the workspace, each
+ *  folder a command runs in, and every folder it `cd`s or `pushd`s to from
+ *  either. */
+export function baseFolders(
+  touch: ActionTouch,
+  commands: ActionCommands,
+  readings: readonly ShellReading[],
+): string[] {
   const bases = new Set([touch.workspace])
-  const cwd = (touch.arguments as { cwd?: unknown } | null)?.cwd
-  if (readings.length > 0 && typeof cwd === 'string') {
-    bases.add(path.resolve(touch.workspace, cwd))
+  if (readings.length > 0) {
+    for (const folder of commands.folders) bases.add(path.resolve(touch.workspace, folder))
   }
   for (const { words } of readings) {
     words.forEach((word, i) => {

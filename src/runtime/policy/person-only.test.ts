@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
+import { AGENT_COMMAND_TOOL, AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
 import {
   grantThatMayAnswer,
   MAX_CHECKED_CANDIDATES,
@@ -170,7 +170,33 @@ describe('personOnlyReason: the paths an action names', () => {
     )
     expect(
       personOnlyReason(mcp('notes', 'put', { names: names(MAX_CHECKED_CANDIDATES + 1) })),
-    ).toMatchObject({ path: 'put', reason: expect.stringContaining(`${MAX_CHECKED_CANDIDATES}`) })
+    ).toMatchObject({
+      path: 'put',
+      class: 'too-many-paths',
+      reason: expect.stringContaining(`${MAX_CHECKED_CANDIDATES}`),
+    })
+  })
+
+  it('reads a command under a command key of any tool it does not know, given as a line or an argv, from the folder beside it', () => {
+    // From docs/, ../tools/hooks is the folder core.hooksPath names.
+    const fromDocs = { cmd: 'cp x ../tools/hooks/pre-commit', cwd: 'docs' }
+    expect(personOnlyReason(mcp('shell', 'run', fromDocs))).toMatchObject({ class: 'git' })
+    expect(personOnlyReason(mcp('shell', 'run', { ...fromDocs, cwd: '.' }))).toBeNull()
+    const agentTool = (input: unknown): ActionTouch => ({
+      toolName: AGENT_TOOL_CALL_TOOL,
+      arguments: { kind: 'search', title: 'Search', input },
+      workspace,
+    })
+    expect(
+      personOnlyReason(agentTool({ command: ['sh', '-c', 'cp x .g?t/config'] })),
+    ).toMatchObject({ class: 'git' })
+    expect(
+      personOnlyReason(agentTool({ command: 'rg -l x docs | xargs git config a b' })),
+    ).toMatchObject({ class: 'git-settings' })
+    expect(
+      personOnlyReason(agentTool({ workdir: join(workspace, 'docs'), command: 'cp x ../notes/x' })),
+    ).toMatchObject({ class: 'git' })
+    expect(personOnlyReason(agentTool({ command: ['rg', '-n', 'TODO', 'docs'] }))).toBeNull()
   })
 
   it("skips the text fields of tools Assent knows, never an unknown server's", () => {

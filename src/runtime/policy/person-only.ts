@@ -10,7 +10,7 @@ import { gitPlacesOf, realPathAllowingMissing, type GitPlaces } from './git-hook
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
-import { baseFolders, commandLinesOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
+import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
 import { READ_ONLY_WALK_ENTRIES, personOnlyPathsIn } from './read-only-walk.ts'
 import { commandFinding, readCommandLines } from './shell-commands.ts'
 import { globMatches, hasGlob } from './shell-glob.ts'
@@ -44,7 +44,8 @@ export interface ActionTouch {
 
 /** Why an action needs a person: a class of the table, or what a command
  *  does that no path of it shows. */
-export type PersonOnlyClass = SensitiveClass | 'built-at-run-time' | 'git-settings' | 'unwalked'
+export type PersonOnlyClass =
+  SensitiveClass | 'built-at-run-time' | 'git-settings' | 'unwalked' | 'too-many-paths'
 
 export interface PersonOnly {
   /** The path as found (an argument, a word of a command, or a real path),
@@ -75,12 +76,13 @@ export const MAX_CHECKED_CANDIDATES = 512
  * Fails closed: an action with more candidates than can be checked asks.
  */
 export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
-  const readings = readCommandLines(commandLinesOf(touch))
+  const commands = commandsOf(touch)
+  const readings = readCommandLines(commands.lines)
   const command = commandReason(touch, readings)
   if (command !== null) return command
   const tooMany: PersonOnly = {
     path: touch.toolName,
-    class: 'runs-later',
+    class: 'too-many-paths',
     reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
   }
   const found = candidatePaths(touch, readings)
@@ -90,7 +92,7 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   const resolved = [...(touch.resolvedPaths ?? [])]
   // Relative paths are taken from the workspace, and for a command from
   // its folder and every folder it `cd`s to as well.
-  const bases = baseFolders(touch, readings)
+  const bases = baseFolders(touch, commands, readings)
   for (const candidate of candidates) {
     for (const base of bases) {
       const real = realPathAllowingMissing(path.resolve(base, candidate))
@@ -309,6 +311,7 @@ const PERSON_ONLY_CODES = {
   'built-at-run-time': 'personOnly.builtAtRunTime',
   'git-settings': 'personOnly.gitSettings',
   unwalked: 'personOnly.unwalked',
+  'too-many-paths': 'personOnly.tooManyPaths',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>
 
 /** The touch of an MCP call on `serverId`, run for `workspace`. */
