@@ -203,6 +203,27 @@ async function grantFor(ask: (path: string) => ExternalActionRequest, path: stri
   return grants[0]!
 }
 
+/** Asks `request` in approve-for-me under a reviewer that allows
+ *  everything, and checks that its allow went to the person instead; the
+ *  person then denies. */
+async function reviewerAllowIsLeftToPerson(
+  request: ExternalActionRequest,
+  shown?: () => void,
+): Promise<void> {
+  const reviewed = askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
+  const answer = reviewed.ask(request, live())
+  await expect
+    .poll(() => approvals()[0]?.escalationReason)
+    .toMatch(/automatic review may not allow it/)
+  shown?.()
+  await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+  await expect(answer).resolves.toBe('deny')
+}
+
+const ALLOWS_EVERYTHING: ActionReviewer = {
+  review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
+}
+
 describe.each(DOORS)('$name', (door) => {
   it('answers the same request for the control path again without asking', async () => {
     const grant = await grantFor(door.ask, CONTROL_PATH)
@@ -230,10 +251,7 @@ describe.each(DOORS)('$name', (door) => {
 })
 
 describe("an external agent's request in approve-for-me, under a reviewer that allows everything", () => {
-  const allowsEverything: ActionReviewer = {
-    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
-  }
-  const reviewed = () => askerUnder(policyForMode('approve-for-me'), allowsEverything)
+  const reviewed = () => askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
 
   it.each(DOORS)('lets the reviewer allow $name for the control path', async (door) => {
     await expect(reviewed().ask(door.ask(CONTROL_PATH), live())).resolves.toBe('allow-once')
@@ -265,26 +283,18 @@ describe("an external agent's other tool call, whose files only its locations na
       input: {},
       locations: [join(workspace, path)],
     })
-  const allowsEverything: ActionReviewer = {
-    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
-  }
 
   it('lets the reviewer allow it for the control path', async () => {
-    const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+    const reviewed = askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
     await expect(reviewed.ask(edit(CONTROL_PATH), live())).resolves.toBe('allow-once')
   })
 
   it.each(PERSON_ONLY_PATHS)(
     'leaves it to the person when a location is %s, and shows the location',
     async (path) => {
-      const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
-      const answer = reviewed.ask(edit(path), live())
-      await expect
-        .poll(() => approvals()[0]?.escalationReason)
-        .toMatch(/automatic review may not allow it/)
-      expect(approvals()[0]?.arguments).toMatchObject({ locations: [join(workspace, path)] })
-      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
-      await expect(answer).resolves.toBe('deny')
+      await reviewerAllowIsLeftToPerson(edit(path), () => {
+        expect(approvals()[0]?.arguments).toMatchObject({ locations: [join(workspace, path)] })
+      })
     },
   )
 })
@@ -292,9 +302,6 @@ describe("an external agent's other tool call, whose files only its locations na
 describe("an external agent's command a shell reads, at each door", () => {
   const command = (line: string) =>
     request({ kind: 'command', commandLine: line, argv: null, cwd: workspace })
-  const allowsEverything: ActionReviewer = {
-    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
-  }
 
   it.each(COMMAND_CONTROLS)('a grant answers for %s', async (line) => {
     await grantFor(command, line)
@@ -316,7 +323,6 @@ describe("an external agent's command a shell reads, at each door", () => {
   )
 
   it("a reviewer's allow is judged on the command's own folder, which the reviewer is not shown", async () => {
-    const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
     // From docs/, ../tools/hooks is the folder the repository's config
     // names as core.hooksPath; from the workspace it is nothing.
     const inDocs = request({
@@ -325,24 +331,13 @@ describe("an external agent's command a shell reads, at each door", () => {
       argv: null,
       cwd: join(workspace, 'docs'),
     })
-    const answer = reviewed.ask(inDocs, live())
-    await expect
-      .poll(() => approvals()[0]?.escalationReason)
-      .toMatch(/automatic review may not allow it/)
-    await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
-    await expect(answer).resolves.toBe('deny')
+    await reviewerAllowIsLeftToPerson(inDocs)
   })
 
   it.each(COMMAND_SPELLINGS)(
     "a reviewer's allow of %s (%s) is left to the person",
     async (_name, line) => {
-      const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
-      const answer = reviewed.ask(command(line), live())
-      await expect
-        .poll(() => approvals()[0]?.escalationReason)
-        .toMatch(/automatic review may not allow it/)
-      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
-      await expect(answer).resolves.toBe('deny')
+      await reviewerAllowIsLeftToPerson(command(line))
     },
   )
 })
@@ -356,25 +351,16 @@ describe("an external agent's other tool call that carries a command (codex-acp'
       input: { command: line, cwd: workspace },
       locations: [],
     })
-  const allowsEverything: ActionReviewer = {
-    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
-  }
 
   it.each(COMMAND_CONTROLS)('lets the reviewer allow %s', async (line) => {
-    const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+    const reviewed = askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
     await expect(reviewed.ask(search(line), live())).resolves.toBe('allow-once')
   })
 
   it.each(COMMAND_SPELLINGS)(
     "reads it as the shell does: a reviewer's allow of %s (%s) is left to the person",
     async (_name, line) => {
-      const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
-      const answer = reviewed.ask(search(line), live())
-      await expect
-        .poll(() => approvals()[0]?.escalationReason)
-        .toMatch(/automatic review may not allow it/)
-      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
-      await expect(answer).resolves.toBe('deny')
+      await reviewerAllowIsLeftToPerson(search(line))
     },
   )
 })
