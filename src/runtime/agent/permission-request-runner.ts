@@ -9,6 +9,11 @@ import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { isInsideRoot } from '../policy/path-containment.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { sensitivePathReason } from '../policy/sensitive-paths.ts'
+import {
+  checkWorkspaceIdentity,
+  workspaceIdentityNow,
+  type WorkspaceIdentity,
+} from '../policy/workspace-identity.ts'
 import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
 import type { ActionOutcome, AgentPermissionRequest } from './agent-model.ts'
 import { recordProposedCall } from './call-record.ts'
@@ -31,7 +36,23 @@ type PermissionOutcome = Extract<ActionOutcome, { type: 'permissions' }>
  *  this turn only. Lives with the running turn and nowhere else: the room's
  *  stored mode never changes, and a retry starts without it. */
 export interface TurnWidenings {
-  readonly writableRoots: string[]
+  /** The folders the person let this turn write, each pinned as the real
+   *  directory they were shown (`widenedRoots` reads them). */
+  readonly writableRoots: WorkspaceIdentity[]
+}
+
+/**
+ * The real paths of the turn's widened folders that are still the folders
+ * the person was shown. One renamed away and replaced by a link, by
+ * another folder of the same name, or removed holds nothing: a command
+ * or a write let into it would otherwise land where the link leads, which
+ * no one was asked about. Every use reads this, so the check is made
+ * again at each call and right before a command starts.
+ */
+export function widenedRoots(widenings: TurnWidenings): string[] {
+  return widenings.writableRoots
+    .filter((pinned) => checkWorkspaceIdentity(pinned).ok)
+    .map((pinned) => pinned.realPath)
 }
 
 /**
@@ -98,9 +119,9 @@ export class PermissionRequestRunner {
       const result: ToolCallResult = { ok: true, output: englishText(words), message: words }
       // Recorded (with its audit event) before the turn relies on it.
       this.deps.conversations.recordWidening(call, decided, result, this.deps.now())
-      if (permission.widen.type === 'write-directory') {
-        widenings.writableRoots.push(permission.widen.path)
-      }
+      // Pinned as the folder checked before the person was asked: if it
+      // was swapped while they decided, it holds nothing from the start.
+      widenings.writableRoots.push(checked.pinned)
       this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
       return { type: 'permissions', request: asked, status: 'succeeded', result }
     }
@@ -127,7 +148,8 @@ export class PermissionRequestRunner {
     asked: AgentPermissionRequest,
     widenings: TurnWidenings,
   ): Promise<
-    { ok: true; widen: PermissionWidening } | { ok: false; code: string; why: RuntimeMessage }
+    | { ok: true; widen: PermissionWidening; pinned: WorkspaceIdentity }
+    | { ok: false; code: string; why: RuntimeMessage }
   > {
     if (isPlanPolicy(turn.policy)) {
       return no('not_offered_in_plan', message('permission.inPlan'))
@@ -165,7 +187,7 @@ export class PermissionRequestRunner {
       )
     }
     const workspace = await realDirectory(turn.workspace)
-    const writable = [workspace, ...widenings.writableRoots].filter((root) => root !== null)
+    const writable = [workspace, ...widenedRoots(widenings)].filter((root) => root !== null)
     if (writable.some((root) => isInsideRoot(root, real))) {
       return no('already_allowed', message('permission.alreadyWritable', { path: real }))
     }
@@ -179,7 +201,11 @@ export class PermissionRequestRunner {
         )
       }
     }
-    return { ok: true, widen: { type: 'write-directory', path: real } }
+    const pinned = workspaceIdentityNow(real)
+    if (pinned === null || pinned.realPath !== real) {
+      return no('invalid_path', message('permission.notDirectory', { path: asked.widen.path }))
+    }
+    return { ok: true, widen: { type: 'write-directory', path: real }, pinned }
   }
 
   private settle(

@@ -44,7 +44,7 @@ import {
 import { recordProposedCall } from './call-record.ts'
 import { grantMatches } from './grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
-import type { TurnWidenings } from './permission-request-runner.ts'
+import { widenedRoots, type TurnWidenings } from './permission-request-runner.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 
@@ -172,7 +172,7 @@ export class ToolCallRunner {
       const contained = await this.deps.commands.containmentFor({
         sandboxMode: turn.policy.sandboxMode,
         workspace: turn.workspace,
-        extraWritableRoots: scope.widenings.writableRoots,
+        extraWritableRoots: widenedRoots(scope.widenings),
       })
       if (!contained.ok) return said('refused', contained.message, contained.code)
       containment = contained.containment
@@ -227,8 +227,12 @@ export class ToolCallRunner {
     }
 
     // A grant speaks for the workspace it was given in: a write let out of
-    // it by this turn's permission request asks, whatever grant there is.
-    if (grantsHonoured(policy) && access.widened !== true) {
+    // it by this turn's permission request asks, whatever grant there is,
+    // and so does a command while the turn has a widened folder, since
+    // the sandbox would let it write there too, which the grant's maker
+    // never saw (a person allowing it is shown every folder it may write).
+    const widenedCommand = tool.kind === 'run-command' && widenedRoots(scope.widenings).length > 0
+    if (grantsHonoured(policy) && access.widened !== true && !widenedCommand) {
       const grant = grantThatMayAnswer(
         {
           toolName: tool.name,
@@ -309,7 +313,7 @@ export class ToolCallRunner {
           ? { allowedRepositoryRoots: agent.allowedRepositoryRoots }
           : {}),
       },
-      extraWritableRoots: widenings.writableRoots,
+      extraWritableRoots: widenedRoots(widenings),
       ...pinnedWorkspaceOf(turn),
     })
   }
@@ -356,7 +360,7 @@ export class ToolCallRunner {
         command: {
           sandbox: this.deps.commands,
           sandboxMode: turn.policy.sandboxMode,
-          extraWritableRoots: scope.widenings.writableRoots,
+          extraWritableRoots: widenedRoots(scope.widenings),
           ...(turn.workspaceIdentity === undefined
             ? {}
             : { expectedWorkspace: turn.workspaceIdentity }),

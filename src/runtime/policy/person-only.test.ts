@@ -7,6 +7,7 @@ import {
   grantThatMayAnswer,
   MAX_CHECKED_CANDIDATES,
   personOnlyReason,
+  touchOfApproval,
   type ActionTouch,
 } from './person-only.ts'
 import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
@@ -275,5 +276,29 @@ describe('personOnlyPathsIn: what the command sandbox keeps read-only', () => {
     expect(personOnlyReason(command)).toMatchObject({ class: 'unwalked', path: workspace })
     // A write names its own path, which the rule reads whatever the walk.
     expect(personOnlyReason(write('docs/ok.txt'))).toBeNull()
+  })
+
+  it('walks every folder the command may write, as its approval shows them', () => {
+    const widened = join(root, 'widened')
+    mkdirSync(join(widened, 'many'), { recursive: true })
+    for (let i = 0; i <= READ_ONLY_WALK_ENTRIES; i += 1) {
+      writeFileSync(join(widened, 'many', `f${i}`), '')
+    }
+    const approval = (writableRoots: string[]) => ({
+      toolName: 'run_command',
+      arguments: { argv: ['ls'] },
+      workingDirectory: workspace,
+      containment: {
+        contained: true as const,
+        writableRoots,
+        network: false as const,
+        secretsHidden: true as const,
+      },
+    })
+    expect(personOnlyReason(touchOfApproval(approval([workspace])))).toBeNull()
+    expect(personOnlyReason(touchOfApproval(approval([workspace, widened])))).toMatchObject({
+      class: 'unwalked',
+      path: widened,
+    })
   })
 })

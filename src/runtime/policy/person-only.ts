@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
+import type { CommandContainment } from '../../contracts/command-containment.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import {
   message,
@@ -40,6 +41,10 @@ export interface ActionTouch {
   workspace: string
   /** Real paths a sandbox check already resolved for the call. */
   resolvedPaths?: readonly string[]
+  /** For Assent's own command, every folder its sandbox lets it write
+   *  (the workspace and any the turn widened), as the person is shown
+   *  them; the workspace alone when not given. */
+  writableRoots?: readonly string[]
 }
 
 /** Why an action needs a person: a class of the table, or what a command
@@ -243,11 +248,13 @@ function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): P
   // whole, what lies past the walk is not, and no door may answer for
   // that. (An external agent's command is not run in Assent's sandbox.)
   if (touch.toolName === 'run_command' && touch.mcpServerId === undefined) {
-    if (personOnlyPathsIn(touch.workspace).truncated) {
+    const roots = touch.writableRoots ?? [touch.workspace]
+    const unwalked = roots.find((root) => personOnlyPathsIn(root).truncated)
+    if (unwalked !== undefined) {
       return {
-        path: touch.workspace,
+        path: unwalked,
         class: 'unwalked',
-        reason: `the workspace holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than the sandbox checks for git folders and files that run code`,
+        reason: `it holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than the sandbox checks for git folders and files that run code`,
       }
     }
   }
@@ -280,21 +287,25 @@ export function grantThatMayAnswer<G>(
   return find()
 }
 
-/** The touch of a stored approval: its tool, arguments and folder. */
+/** The touch of a stored approval: its tool, arguments and folder, and
+ *  for a contained command every folder it may write, as shown. */
 export function touchOfApproval(
   approval: {
     toolName: string
     arguments: unknown
     workingDirectory: string
     mcp?: { serverId: string } | undefined
+    containment?: CommandContainment | undefined
   },
   workspace: string = approval.workingDirectory,
 ): ActionTouch {
+  const containment = approval.containment
   return {
     toolName: approval.toolName,
     ...(approval.mcp ? { mcpServerId: approval.mcp.serverId } : {}),
     arguments: approval.arguments,
     workspace,
+    ...(containment?.contained === true ? { writableRoots: containment.writableRoots } : {}),
   }
 }
 
