@@ -3,7 +3,6 @@ import { readFile, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CommandSandbox } from '../src/runtime/sandbox/command-sandbox.ts'
-import { probeSandbox } from '../src/runtime/sandbox/sandbox-probe.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import {
   decide,
@@ -12,20 +11,15 @@ import {
   toolCallsOf,
   waitForPendingApproval,
 } from './support/policy-helpers.ts'
-import { requireOrSkip } from './support/require-or-skip.ts'
 import { createRoom, send, turnSettled } from './support/room-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { bubblewrapRequired } from './support/bubblewrap.ts'
 
 // A command the person allows runs contained by the OS, and the approval
 // they decide on says how: through a real runtime (HTTP, the SQLite store,
 // consent tokens) and a real bubblewrap.
 
-const probe = await probeSandbox()
-const HAS_BWRAP = requireOrSkip(
-  'bubblewrap',
-  probe.available ? undefined : probe.missing,
-  'install it with `apt-get install bubblewrap`',
-)
+const HAS_BWRAP = await bubblewrapRequired()
 
 const ESCAPING_COMMAND = `run sh -c 'echo x > ../escape.txt; echo y > inside.txt'`
 

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, realpath, rename, rm, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { probeSandbox } from '../src/runtime/sandbox/sandbox-probe.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import {
   decide,
@@ -11,21 +10,16 @@ import {
   waitForPendingApproval,
 } from './support/policy-helpers.ts'
 import { RecordingModel } from './support/recording-model.ts'
-import { requireOrSkip } from './support/require-or-skip.ts'
 import { createRoom, send, timeline, turnSettled } from './support/room-helpers.ts'
 import { eventually, type RuntimeHarness } from './support/runtime-harness.ts'
+import { bubblewrapRequired } from './support/bubblewrap.ts'
 
 // A folder a permission request let a turn write counts only while it is
 // the real directory the person was shown, and no grant speaks for a
 // command that could write there: through a real runtime and a real
 // bubblewrap, which is what would bind the folder for a command.
 
-const probe = await probeSandbox()
-const HAS_BWRAP = requireOrSkip(
-  'bubblewrap',
-  probe.available ? undefined : probe.missing,
-  'install it with `apt-get install bubblewrap`',
-)
+const HAS_BWRAP = await bubblewrapRequired()
 
 let harness: RuntimeHarness
 const made: string[] = []

@@ -1,17 +1,11 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireOrSkip } from '../../../tests/support/require-or-skip.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import { commandSandboxAtStart } from './command-sandbox-at-start.ts'
-import { probeSandbox } from './sandbox-probe.ts'
+import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 
-const probe = await probeSandbox()
-const HAS_BWRAP = requireOrSkip(
-  'bubblewrap',
-  probe.available ? undefined : probe.missing,
-  'install it with `apt-get install bubblewrap`',
-)
+const HAS_BWRAP = await bubblewrapRequired()
 
 let base: string
 let ws: string

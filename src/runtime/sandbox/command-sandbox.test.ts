@@ -7,20 +7,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import type { ToolContext, ToolResult } from '../tools/tool-types.ts'
-import { requireOrSkip } from '../../../tests/support/require-or-skip.ts'
 import { CommandSandbox } from './command-sandbox.ts'
-import { probeSandbox } from './sandbox-probe.ts'
+import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 
 // Everything here runs real commands in a real bubblewrap. The folders live
 // under /var/tmp, not /tmp: the sandbox gives a command a /tmp of its own,
 // and a write outside the workspace must meet the read-only host, not that.
 
-const probe = await probeSandbox()
-const HAS_BWRAP = requireOrSkip(
-  'bubblewrap',
-  probe.available ? undefined : `${probe.missing}`,
-  'install it with `apt-get install bubblewrap`',
-)
+const HAS_BWRAP = await bubblewrapRequired()
 
 let base: string
 let ws: string
