@@ -119,6 +119,16 @@ export const GIT_LAYOUTS: ReadonlyArray<
     },
     ['conf/hooks/pre-commit'],
   ],
+  [
+    'a repository nested in the workspace whose own config moves its hooks',
+    async (ws) => {
+      await mkdir(join(ws, 'vendor/lib/.git'), { recursive: true })
+      await writeFile(join(ws, 'vendor/lib/.git/config'), '[core]\n\thooksPath = githooks\n')
+      await mkdir(join(ws, 'vendor/lib/githooks'), { recursive: true })
+      await writeFile(join(ws, 'vendor/lib/githooks/pre-commit'), ORIGINAL)
+    },
+    ['vendor/lib/githooks/pre-commit'],
+  ],
 ]
 
 /** A layout whose `.git/config` is `config`, which includes

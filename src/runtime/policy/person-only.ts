@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
@@ -93,7 +94,6 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   const found = candidatePaths(touch, readings)
   if (found === null) return tooMany
   const { candidates, globs } = found
-  const git = gitPlacesOf(touch.workspace)
   const resolved = [...(touch.resolvedPaths ?? [])]
   // Relative paths are taken from the workspace, and for a command from
   // its folder and every folder it `cd`s to as well.
@@ -121,7 +121,38 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     const finding = sensitivePath(candidate)
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
   }
-  return git === null ? null : inGitPlaces(git, resolved)
+  for (const git of repositoriesHolding(touch.workspace, resolved)) {
+    const inGit = inGitPlaces(git, resolved)
+    if (inGit !== null) return inGit
+  }
+  return null
+}
+
+/**
+ * What git keeps and runs for the repository the workspace is in, and for
+ * every repository nested inside the workspace that holds one of
+ * `resolved` (a vendored checkout with a `.git` of its own, whose config
+ * may name a hooks folder of its own): git runs those hooks when the
+ * person commits there.
+ */
+function repositoriesHolding(workspace: string, resolved: readonly string[]): GitPlaces[] {
+  const out: GitPlaces[] = []
+  const outer = gitPlacesOf(workspace)
+  if (outer !== null) out.push(outer)
+  const real = realPathAllowingMissing(workspace)
+  if (real === null) return out
+  const looked = new Set<string>()
+  for (const target of resolved) {
+    if (!isInsideRoot(real, target)) continue
+    for (let folder = path.dirname(target); folder !== real; folder = path.dirname(folder)) {
+      if (looked.has(folder) || !isInsideRoot(real, folder)) break
+      looked.add(folder)
+      if (!existsSync(path.join(folder, '.git'))) continue
+      const nested = gitPlacesOf(folder)
+      if (nested !== null) out.push(nested)
+    }
+  }
+  return out
 }
 
 /** The first of `resolved` (real paths) that is one of git's places

@@ -17,7 +17,8 @@ const NOT_WALKED = new Set(['node_modules'])
  * The paths inside `workspace` that the command sandbox keeps read-only:
  * every file or folder the table covers, found at any depth by a walk of
  * the workspace (a match is not descended into, nor `node_modules`), and
- * what git keeps and runs for the repository (`gitPlacesOf`). Real paths,
+ * what git keeps and runs for the repository and for every repository
+ * nested in it (`gitPlacesOf`). Real paths,
  * so the sandbox binds what is really there; links are not followed, so
  * the walk stays inside. `truncated` says the walk stopped at
  * `READ_ONLY_WALK_ENTRIES` entries: what lies past it is not kept
@@ -34,6 +35,7 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
   const out = new Set<string>()
   let seen = 0
   let truncated = false
+  const nested: string[] = []
   let level: string[] = ['']
   while (level.length > 0 && !truncated) {
     const next: string[] = []
@@ -53,12 +55,16 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
         const child = relative === '' ? entry.name : path.join(relative, entry.name)
         if (sensitivePath(child) !== null) out.add(path.join(real, child))
         else if (entry.isDirectory() && !NOT_WALKED.has(entry.name)) next.push(child)
+        // A repository nested in the workspace has git places of its own
+        // (a hooks folder its config names under an innocent name).
+        if (relative !== '' && entry.name === '.git') nested.push(path.join(real, relative))
       }
     }
     level = next
   }
-  const git = gitPlacesOf(real)
-  if (git !== null) {
+  for (const top of [real, ...nested]) {
+    const git = gitPlacesOf(top)
+    if (git === null) continue
     const places = [git.gitFolder, git.hooksFolder, ...git.configFiles]
     for (const place of places) {
       if (place !== null && place !== real && isInsideRoot(real, place)) out.add(place)
