@@ -57,7 +57,10 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
         else if (entry.isDirectory() && !NOT_WALKED.has(entry.name)) next.push(child)
         // A repository nested in the workspace has git places of its own
         // (a hooks folder its config names under an innocent name).
-        if (relative !== '' && entry.name === '.git') nested.push(path.join(real, relative))
+        // Lower-cased: a case-insensitive file system opens `.GIT` as `.git`.
+        if (relative !== '' && entry.name.toLowerCase() === '.git') {
+          nested.push(path.join(real, relative))
+        }
       }
     }
     level = next

@@ -200,21 +200,28 @@ const PATTERN_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'pattern')
 
 /** The rule `p` falls under, or null. */
 export function sensitivePath(p: string): SensitiveFinding | null {
-  const segments = p
+  const split = p
     .toLowerCase()
     .split(/[\\/]+/)
     .filter((s) => s !== '')
-    .map(segmentAsStored)
+  // Most paths have no segment stored otherwise than written: one test of
+  // the whole path spares reading each segment again.
+  const segments = STORED_OTHERWISE.test(p) ? split.map(segmentAsStored) : split
   const base = segments.at(-1)
   if (base === undefined) return null
+  // Only a path with a `~` can hold a short name: the rest compare as
+  // they are, which keeps the sandbox's walk of every name cheap.
+  const short = p.includes('~')
+  const same = short ? sameSegment : (written: string, ruled: string) => written === ruled
 
   for (const { rule, segments: folder } of FOLDER_RULES) {
-    if (containsRun(segments, folder)) {
+    if (containsRun(segments, folder, same)) {
       return found(rule, rule.readAsks || (rule.class === 'git' && base === 'config'))
     }
   }
   const named =
-    NAME_RULES.get(base) ?? NAME_RULE_LIST.find((rule) => mayBeShortName(base, rule.value))
+    NAME_RULES.get(base) ??
+    (short ? NAME_RULE_LIST.find((rule) => mayBeShortName(base, rule.value)) : undefined)
   if (named) return found(named, named.readAsks)
   for (const { rule, pattern } of PATTERN_RULES) {
     if (pattern.test(base)) return found(rule, rule.readAsks)
@@ -228,9 +235,13 @@ export function sensitivePathReason(p: string): string | null {
 }
 
 /** Whether `segments` holds `run` as consecutive segments, anywhere. */
-function containsRun(segments: readonly string[], run: readonly string[]): boolean {
+function containsRun(
+  segments: readonly string[],
+  run: readonly string[],
+  same: (written: string, ruled: string) => boolean,
+): boolean {
   for (let start = 0; start + run.length <= segments.length; start += 1) {
-    if (run.every((segment, i) => sameSegment(segments[start + i] ?? '', segment))) return true
+    if (run.every((segment, i) => same(segments[start + i] ?? '', segment))) return true
   }
   return false
 }
@@ -260,6 +271,11 @@ export function segmentAsStored(segment: string): string {
   return trimmed === '' ? stored : trimmed
 }
 
+/** What may make a path's segment stored otherwise than written: a
+ *  character outside printable ASCII, a colon, a dot or space that ends a
+ *  segment. */
+const STORED_OTHERWISE = /[^\x20-\x7e]|:|[. ](?:[\\/]|$)/u
+
 /** An NTFS short (8.3) name: up to six characters, `~`, a number, and
  *  up to three of an extension. */
 const SHORT_NAME = /^([^~]{1,6})~[1-9][0-9]{0,5}(?:\.[^.]{0,3})?$/u
@@ -273,6 +289,8 @@ const SHORT_NAME = /^([^~]{1,6})~[1-9][0-9]{0,5}(?:\.[^.]{0,3})?$/u
  * the rule takes the one that needs the person, failing closed.
  */
 export function mayBeShortName(written: string, long: string): boolean {
+  // Checked first: this runs for every segment against every entry.
+  if (!written.includes('~')) return false
   const stem = SHORT_NAME.exec(written)?.[1]
   if (stem === undefined) return false
   const kept = long.replace(/[. ]/gu, '')
