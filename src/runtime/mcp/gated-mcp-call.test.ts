@@ -7,7 +7,9 @@ import {
   type McpConsentTicket,
 } from './gated-mcp-call.ts'
 import type { McpConnection } from './mcp-connection.ts'
+import { message } from '../../contracts/runtime-message.ts'
 import { McpRefusal } from './mcp-refusal.ts'
+import { workspaceMovedRefusal } from './mcp-workspace.ts'
 import type { McpToolDefinition } from './mcp-tool-definition.ts'
 
 // runGatedMcpCall against a stand-in connection that counts what it is
@@ -130,5 +132,67 @@ describe('runGatedMcpCall on a read-only server', () => {
     await runGatedMcpCall(connection, 'write_note', { path: '/w/.git/config' }, port, '/w')
     expect(asked).toHaveLength(1)
     expect(counts.listings).toBe(2)
+  })
+})
+
+describe('runGatedMcpCall when the workspace moves', () => {
+  const moved = () => {
+    throw workspaceMovedRefusal({
+      ok: false,
+      code: 'workspace_moved',
+      change: 'replaced',
+      reason: 'the folder at /w was replaced',
+      message: message('workspace.replaced', { path: '/w' }),
+    })
+  }
+
+  /** A port whose workspace check starts failing after its `calls`-th use. */
+  function movingAfter(calls: number, ticket: Partial<McpConsentTicket> = {}) {
+    const answered = answering(ticket)
+    let checks = 0
+    const port: McpConsentPort = {
+      ...answered.port,
+      checkWorkspace: () => {
+        checks += 1
+        if (checks > calls) moved()
+      },
+    }
+    return { ...answered, port, checks: () => checks }
+  }
+
+  it.each([
+    ['before the server is asked anything', 0, { listings: 0, previews: 0, runs: 0 }, []],
+    [
+      'while the person decided: nothing is fetched again',
+      1,
+      { listings: 1, previews: 1, runs: 0 },
+      [{ ok: false, output: 'the folder at /w was replaced' }],
+    ],
+    [
+      'after the definition and preview were checked again',
+      2,
+      { listings: 2, previews: 2, runs: 0 },
+      [{ ok: false, output: 'the folder at /w was replaced' }],
+    ],
+  ])('refuses a folder that moved %s', async (_when, calls, counted, reports) => {
+    const { connection, counts } = standInConnection([[WRITE, PREVIEW]])
+    const { port, reported } = movingAfter(calls)
+    const refusal = await call(connection, port).catch((error: unknown) => error)
+    expect(refusal).toMatchObject({ reason: 'not_allowed', detail: 'workspace_moved' })
+    expect(counts).toEqual(counted)
+    expect(reported).toEqual(reports)
+  })
+
+  it('runs neither a grant-answered call nor an unasked one once the folder moved after the first check', async () => {
+    const granted = standInConnection([[WRITE, PREVIEW]])
+    const byGrant = movingAfter(1, { byGrant: true })
+    await expect(call(granted.connection, byGrant.port)).rejects.toBeInstanceOf(McpRefusal)
+    expect(granted.counts.runs).toBe(0)
+
+    const readOnly = standInConnection([[WRITE, PREVIEW]], true)
+    const unasked = movingAfter(1)
+    await expect(call(readOnly.connection, unasked.port)).rejects.toBeInstanceOf(McpRefusal)
+    expect(readOnly.counts.runs).toBe(0)
+    expect(unasked.checks()).toBe(2)
   })
 })

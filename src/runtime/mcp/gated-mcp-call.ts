@@ -83,6 +83,12 @@ export interface McpConsentTicket {
  *  is not left deciding on a call nobody waits for. */
 export interface McpConsentPort {
   ask(request: McpConsentRequest, signal?: AbortSignal): Promise<McpConsentTicket>
+  /** Throws `workspaceMovedRefusal` once the folder the caller was pinned
+   *  to (its turn's, the gateway's) is no longer the one at its path.
+   *  Called before the server is asked anything, after every answer, and
+   *  right before the tool itself is called: an allow answers for the
+   *  folder it was given for, never for what is at the path later. */
+  checkWorkspace?(): void
   /** Called right before the tool itself is called, allowed or ungated, so
    *  the caller can durably mark the call as running first. */
   beforeRun?(): Promise<void> | void
@@ -106,7 +112,9 @@ export interface McpConsentPort {
  *   if the server offers an allowed `<tool>.preview`, the preview's result;
  * - after a person's allow, the definition and the preview are fetched
  *   again and must be what the person saw, or the call is refused (a grant
- *   answers at once, against the definition it was sent).
+ *   answers at once, against the definition it was sent);
+ * - the workspace is checked (`consent.checkWorkspace`) before the server
+ *   is asked anything, once the answer comes, and right before the call.
  * `run` goes with the call itself (never the preview): the caller's
  * progress handler and cancellation signal.
  */
@@ -119,6 +127,9 @@ export async function runGatedMcpCall(
   run: RequestOptions = {},
 ): Promise<CallToolResult> {
   const server = connection.server
+  // Nothing is listed, previewed or run by a server in a folder that is
+  // not the caller's any more.
+  consent.checkWorkspace?.()
   if (!server.allowed_tools.includes(toolName)) {
     throw new McpRefusal('not_allowed', `${server.id} has no allowed tool named ${toolName}`)
   }
@@ -134,6 +145,7 @@ export async function runGatedMcpCall(
         null)
   if (unasked) {
     await consent.beforeRun?.()
+    consent.checkWorkspace?.()
     return connection.callTool(toolName, args, run)
   }
   const tools = await connection.listAllowedTools()
@@ -161,6 +173,19 @@ export async function runGatedMcpCall(
     await ticket.report({ ok: false, output: message })
     throw new McpRefusal('not_allowed', message, detail)
   }
+  /** The workspace checked again; refused, the asker hears the call did
+   *  not run, so its record does not stay "running". */
+  const refuseIfMoved = async (): Promise<void> => {
+    try {
+      consent.checkWorkspace?.()
+    } catch (error) {
+      await ticket.report({ ok: false, output: (error as Error).message })
+      throw error
+    }
+  }
+  // The answer may have taken minutes: before the definition and preview
+  // are fetched again (the server acting in whatever folder is there now).
+  await refuseIfMoved()
   // A person took time to read: what they read must still be what runs.
   // A grant answered at once, against this very definition (grant-scope.ts
   // binds it), with no wait for a change to hide in.
@@ -182,6 +207,8 @@ export async function runGatedMcpCall(
 
   let result: CallToolResult
   await consent.beforeRun?.()
+  // Last, after the wait for the disk: nothing but this call follows it.
+  await refuseIfMoved()
   try {
     result = await connection.callTool(toolName, args, run)
   } catch (error) {

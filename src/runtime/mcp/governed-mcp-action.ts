@@ -52,6 +52,9 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
     { serverId: server.id, toolName: method, arguments: args },
     action.workspace,
   )
+  // As for a tool call: nothing is asked or run for a folder that is not
+  // the gateway's any more, and it is checked again after the answer.
+  action.consent.checkWorkspace?.()
   if (!server.requires_approval && personOnlyReason(touch) === null) return action.run()
   const name = namespacedToolName(server.id, method)
   const ticket = await action.consent.ask(governedRequest(server, method, args), action.signal)
@@ -64,6 +67,12 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
     throw new McpRefusal('expired', `Nobody confirmed ${name} in time; it did not run`)
   }
   let result: T
+  try {
+    action.consent.checkWorkspace?.()
+  } catch (error) {
+    await ticket.report({ ok: false, output: (error as Error).message })
+    throw error
+  }
   try {
     result = await action.run()
   } catch (error) {

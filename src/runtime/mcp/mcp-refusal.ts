@@ -1,3 +1,5 @@
+import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
+
 /**
  * Why a gated MCP call did not run, as the agent sees it in `error.data`.
  * The codes sit in JSON-RPC's implementation-defined range (-32000 to
@@ -16,11 +18,15 @@ export type McpRefusalReason = keyof typeof MCP_REFUSAL_CODES
 export class McpRefusal extends Error {
   readonly reason: McpRefusalReason
   readonly detail: string | undefined
+  /** The same, in the person's words, when the refusal has its own (a
+   *  moved workspace names the folder and what happened to it). */
+  readonly words: RuntimeMessage | undefined
 
-  constructor(reason: McpRefusalReason, message: string, detail?: string) {
+  constructor(reason: McpRefusalReason, message: string, detail?: string, words?: RuntimeMessage) {
     super(message)
     this.reason = reason
     this.detail = detail
+    this.words = words
   }
 
   get code(): number {

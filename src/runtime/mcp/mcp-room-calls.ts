@@ -10,7 +10,7 @@ import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
-import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
+import { workspaceMovedSince } from '../policy/workspace-identity.ts'
 import {
   mcpApprovalFields,
   runGatedMcpCall,
@@ -20,6 +20,7 @@ import {
 } from './gated-mcp-call.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
+import { refuseIfWorkspaceMoved } from './mcp-workspace.ts'
 import type { McpElicitationRouter } from './mcp-elicitation.ts'
 import type { McpServerRegistry } from './mcp-server-registry.ts'
 import { splitNamespacedToolName } from './mcp-tool-definition.ts'
@@ -65,10 +66,9 @@ export class McpRoomCalls implements McpToolCalls {
   async run(turn: Turn, agent: AgentPreset, call: ToolCallRecord): Promise<McpCallOutcome> {
     // A server is started in, and leased by, the turn's workspace: in a
     // folder that is no longer the room's, nothing is started or asked.
-    if (turn.workspaceIdentity !== undefined) {
-      const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
-      if (!identity.ok) return refused(identity.reason, identity.code, identity.message)
-    }
+    // (runGatedMcpCall checks again after the answer and before the call.)
+    const moved = workspaceMovedSince(turn)
+    if (moved) return refused(moved.reason, moved.code, moved.message)
     const parts = splitNamespacedToolName(call.toolName)
     // Held to the end of the call: a new mcp.json applies to calls that
     // start after it, never to one the person is deciding on.
@@ -148,6 +148,10 @@ export class McpRoomCalls implements McpToolCalls {
     const { conversations, events, now, durable } = this.options
     return {
       ask: (request) => this.ask(turn, call, request),
+      // After the person, a grant or nobody answered, and right before the
+      // call: an allow answers for the folder the turn was admitted for,
+      // not for what is at its path now.
+      checkWorkspace: () => refuseIfWorkspaceMoved(turn),
       beforeRun: async () => {
         conversations.updateToolCall(call.id, { status: 'running', at: now() })
         events.emit('timeline.updated', { roomId: turn.roomId })
@@ -222,6 +226,9 @@ function outcomeOfRefusal(refusal: McpRefusal, tool: string): McpCallOutcome {
         message: message('call.expired'),
       },
     }
+  }
+  if (refusal.words !== undefined) {
+    return refused(refusal.message, refusal.detail ?? 'mcp_not_allowed', refusal.words)
   }
   const words =
     refusal.detail === 'definition_changed'

@@ -90,6 +90,28 @@ export function checkWorkspaceIdentity(pinned: WorkspaceIdentity): WorkspaceIden
   return { ok: true }
 }
 
+/** A failed identity check: why the workspace is not the pinned folder. */
+export type WorkspaceMoved = Extract<WorkspaceIdentityCheck, { ok: false }>
+
+/**
+ * The one check every door makes right before it acts for a turn, after
+ * any wait for a person, a grant or the reviewer: null while the turn's
+ * pinned workspace is still the folder it was admitted for, and why not
+ * otherwise. An allow answers for one folder; one that lands after the
+ * folder was swapped, replaced or removed must not act on whatever is at
+ * the path now. Every turn is admitted with an identity (a room made
+ * before identities were kept is pinned at admission); a turn stored
+ * without one predates that, and nothing it could be checked against was
+ * kept.
+ */
+export function workspaceMovedSince(turn: {
+  workspaceIdentity?: WorkspaceIdentity | undefined
+}): WorkspaceMoved | null {
+  if (turn.workspaceIdentity === undefined) return null
+  const check = checkWorkspaceIdentity(turn.workspaceIdentity)
+  return check.ok ? null : check
+}
+
 function moved(
   change: WorkspaceChange,
   pinned: WorkspaceIdentity,

@@ -1,0 +1,34 @@
+import type { WorkspaceIdentity } from '../../contracts/room.ts'
+import {
+  workspaceIdentityNow,
+  workspaceMovedSince,
+  type WorkspaceMoved,
+} from '../policy/workspace-identity.ts'
+import { McpRefusal } from './mcp-refusal.ts'
+
+// The workspace rule (policy/workspace-identity.ts) as MCP calls keep it,
+// in a room and at the gateway alike. Here, among the MCP code the gateway
+// shares, so its process pins and checks its folder with the one rule
+// rather than a copy of it.
+
+/** The folder at `path` now, pinned, or null when it is no directory: what
+ *  the gateway holds its `--workspace` to from its start. */
+export function pinMcpWorkspace(path: string): WorkspaceIdentity | null {
+  return workspaceIdentityNow(path)
+}
+
+/** A call refused because its workspace is no longer the folder its turn
+ *  (or its gateway) was pinned to: `detail` is `workspace_moved`, the
+ *  agent's code, and `words` say which folder and what became of it. */
+export function workspaceMovedRefusal(moved: WorkspaceMoved): McpRefusal {
+  return new McpRefusal('not_allowed', moved.reason, moved.code, moved.message)
+}
+
+/** Throws `workspaceMovedRefusal` once the folder `pinned` holds is no
+ *  longer the one at its path: the consent port's `checkWorkspace`. */
+export function refuseIfWorkspaceMoved(pinned: {
+  workspaceIdentity?: WorkspaceIdentity | undefined
+}): void {
+  const moved = workspaceMovedSince(pinned)
+  if (moved) throw workspaceMovedRefusal(moved)
+}
