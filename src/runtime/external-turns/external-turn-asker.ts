@@ -14,7 +14,7 @@ import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import { pinnedWorkspaceOf } from '../policy/workspace-identity.ts'
+import { pinnedWorkspaceOf, workspaceMovedSince } from '../policy/workspace-identity.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
@@ -54,8 +54,9 @@ export interface ExternalTurnAskerDeps {
  *
  * An allow reaches the agent only after the decision (or the grant or the
  * policy that allowed it) and the call's "running" mark are on disk, and
- * only if the approval that was decided still shows exactly this request:
- * its digest must be the digest of the action built from the request.
+ * only if the approval that was decided still shows exactly this request
+ * (its digest must be the digest of the action built from the request) and
+ * the workspace is still the folder the turn was admitted for.
  */
 export class ExternalTurnAsker implements ExternalApprovalAsker {
   private readonly deps: ExternalTurnAskerDeps
@@ -225,12 +226,21 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
 
   /** Marks the call running (with the event that allowed it, when that was
    *  not a decision) and waits until that is on disk before the agent hears
-   *  "yes": after a crash the record shows it may have run. */
+   *  "yes": after a crash the record shows it may have run.
+   *
+   *  Every allow passes here (the policy's, a grant's, the reviewer's, the
+   *  person's), so the workspace is checked again here, after the wait:
+   *  an allow answers for the folder the turn was admitted for, and the
+   *  agent acts on whatever is at the path when it hears "yes". A folder
+   *  swapped, replaced or removed meanwhile gets the agent a denial and the
+   *  room the reason. */
   private async allowed(
     call: ToolCallRecord,
     allowedBy: Parameters<ConversationStore['markRunning']>[2],
     decision: 'allow-once' | 'allow-always',
   ): Promise<ExternalDecision> {
+    const moved = workspaceMovedSince(this.turn)
+    if (moved) return this.refuse(call, 'refused', moved.message, moved.code, moved.reason)
     this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
     await this.deps.durable()
     return decision
