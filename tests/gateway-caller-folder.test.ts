@@ -38,6 +38,8 @@ describe('the gateway takes relative flags from the folder it was started in', (
         config: join(folder, 'mcp.json'),
         dataDir: join(folder, 'data'),
         workspace: folder,
+        // Pinned at start: every call is checked against this folder.
+        workspaceIdentity: { realPath: folder, dev: expect.any(String), ino: expect.any(String) },
       })
     } finally {
       await rm(folder, { recursive: true, force: true })

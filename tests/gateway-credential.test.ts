@@ -13,7 +13,8 @@ import { englishText } from '../src/contracts/runtime-message.ts'
 import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
-import { noteCallRequest } from './support/gateway-call-request.ts'
+import { noteCallRequest, pinnedFolder } from './support/gateway-call-request.ts'
+import { toolCallsOf } from './support/policy-helpers.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 describe('the gateway credential: may ask, may never decide', () => {
@@ -98,6 +99,55 @@ describe('the gateway credential: may ask, may never decide', () => {
     const second = await asGateway('POST', '/v1/gateway/calls', noteCallRequest(folder))
     expect(second.status).toBe(409)
     expect(JSON.parse(second.body)).toMatchObject({ code: 'workspace_moved' })
+  })
+
+  it('opens no call for a folder swapped for a link, not even in the room of the folder it leads to', async () => {
+    const folder = join(harness.root, `gateway-${randomUUID()}`)
+    const other = join(harness.root, `gateway-${randomUUID()}`)
+    await mkdir(folder)
+    await mkdir(other)
+    const pinned = pinnedFolder(folder)
+    // The other folder's own gateway room exists already.
+    const ofOther = await asGateway('POST', '/v1/gateway/calls', noteCallRequest(other))
+    expect(ofOther.status).toBe(201)
+    const otherRoom = GatewayOpenedCallSchema.parse(JSON.parse(ofOther.body)).roomId
+    await rename(folder, `${folder}.old`)
+    await symlink(other, folder)
+    const refused = await asGateway('POST', '/v1/gateway/calls', noteCallRequest(pinned))
+    expect(refused.status).toBe(409)
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'workspace_moved' })
+    const calls = (await harness.client.raw('GET', `/v1/rooms/${otherRoom}/timeline`)).body as {
+      toolCalls: unknown[]
+    }
+    expect(calls.toolCalls).toHaveLength(1)
+  })
+
+  it('reads an allow given after the folder moved as refused, and records why in the room', async () => {
+    const folder = join(harness.root, `gateway-${randomUUID()}`)
+    await mkdir(folder)
+    const opened = await asGateway('POST', '/v1/gateway/calls', noteCallRequest(folder))
+    const state = GatewayOpenedCallSchema.parse(JSON.parse(opened.body))
+    const view = await harness.client.getApproval(state.approvalId ?? '')
+    await rename(folder, `${folder}.old`)
+    await mkdir(folder)
+    const token = harness.mintApproval(view.approval.id, 'allow-once', view.actionDigest)
+    await harness.client.decideApproval(view.approval.id, 'allow-once', token, view.actionDigest)
+    const read = await asGateway('GET', `/v1/gateway/calls/${state.callId}`)
+    expect(GatewayCallStateSchema.parse(JSON.parse(read.body))).toMatchObject({
+      status: 'refused',
+      code: 'workspace_moved',
+    })
+    const [call] = await toolCallsOf(harness, state.roomId, view.approval.turnId)
+    expect(call).toMatchObject({
+      status: 'refused',
+      result: { code: 'workspace_moved', message: { code: 'workspace.replaced' } },
+    })
+    // Nothing to report for a call that did not run.
+    const report = await asGateway('POST', `/v1/gateway/calls/${state.callId}/result`, {
+      ok: true,
+      output: 'ran anyway',
+    })
+    expect(report.status).toBe(409)
   })
 
   it('cannot decide an approval, even with a valid consent token in hand', async () => {

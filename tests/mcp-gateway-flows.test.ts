@@ -14,6 +14,7 @@ import { RuntimeConsentClient } from '../src/gateway/runtime-consent-client.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
 import { parseMcpConfigFile } from '../src/runtime/mcp/mcp-config-loader.ts'
+import { pinnedFolder } from './support/gateway-call-request.ts'
 import { inputRequests, pendingInputFor, respond } from './support/input-helpers.ts'
 import { timeline } from './support/room-helpers.ts'
 import {
@@ -249,7 +250,7 @@ describe('the MCP gateway keeps an agent with a short request timeout waiting', 
       config: parseMcpConfigFile(fixture.configPath),
       consent: new RuntimeConsentClient({
         dataDir: harness.dataDir,
-        workspace: harness.workspace,
+        workspaceIdentity: pinnedFolder(harness.workspace),
         log: () => undefined,
       }),
       log: () => undefined,

@@ -13,6 +13,7 @@ import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection
 import { isInsideRoot } from '../src/runtime/policy/path-containment.ts'
 import { mcpTouch, personOnlyReason } from '../src/runtime/policy/person-only.ts'
 import { personOnlyPathsIn } from '../src/runtime/policy/read-only-walk.ts'
+import { pinnedFolder } from './support/gateway-call-request.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import {
   CONTROL_PATH,
@@ -254,7 +255,7 @@ describe('a grant for a tool called through the MCP gateway', () => {
   async function openCall(args: Record<string, unknown>): Promise<GatewayCallState> {
     const file = readGatewayConnectionFile(harness.dataDir)
     const request: GatewayCallRequest = {
-      workspace,
+      workspaceIdentity: pinnedFolder(workspace),
       serverId: 'files',
       serverName: 'Files',
       toolName: 'put_file',

@@ -60,7 +60,11 @@ const LARGEST: Array<[string, z.ZodType, unknown]> = [
     'a call through the gateway',
     GatewayCallRequestSchema,
     {
-      workspace: ESCAPED.repeat(4_096),
+      workspaceIdentity: {
+        realPath: ESCAPED.repeat(4_096),
+        dev: '9'.repeat(20),
+        ino: '9'.repeat(20),
+      },
       serverId: 'a'.repeat(32),
       serverName: ESCAPED.repeat(80),
       toolName: 'a'.repeat(128),

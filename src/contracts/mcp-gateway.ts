@@ -42,13 +42,27 @@ export function isGovernedMcpMethod(toolName: string): toolName is GovernedMcpMe
   return (GOVERNED_MCP_METHODS as readonly string[]).includes(toolName)
 }
 
+/** A folder as the gateway pinned it (`WorkspaceIdentity`), bounded so the
+ *  largest request fits the body the runtime reads: a path as long as
+ *  Linux allows, and a device and inode of at most 64 bits. */
+const GatewayWorkspaceSchema = z.strictObject({
+  realPath: z.string().min(1).max(4096),
+  dev: z.string().regex(/^\d{1,20}$/),
+  ino: z.string().regex(/^\d{1,20}$/),
+})
+
 /** `POST /v1/gateway/calls`: the gateway asks for consent to one MCP call.
  *  Everything the person will be shown travels here, so it is what the
  *  approval's canonical action (and so its digest) is built from. */
 export const GatewayCallRequestSchema = z.strictObject({
-  /** The folder the gateway serves; its calls land in that folder's gateway
-   *  room, so the workbench shows them beside nothing else. */
-  workspace: z.string().min(1).max(4096),
+  /** The folder the gateway serves, as it pinned it when it started (its
+   *  real path, device and inode); its calls land in that folder's gateway
+   *  room, so the workbench shows them beside nothing else. The runtime
+   *  finds the room by this real path, never by what the path resolves to
+   *  now, and refuses the call once the folder there is not this one: a
+   *  folder swapped for a link must not lead the gateway's calls to the
+   *  room (and the grants) of the folder the link points to. */
+  workspaceIdentity: GatewayWorkspaceSchema,
   serverId: McpServerIdSchema,
   serverName: z.string().min(1).max(80),
   toolName: z.union([McpToolNameSchema, z.enum(GOVERNED_MCP_METHODS)]),
@@ -67,7 +81,15 @@ export const GatewayCallRequestSchema = z.strictObject({
 })
 export type GatewayCallRequest = z.infer<typeof GatewayCallRequestSchema>
 
-export const GatewayCallStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired'])
+/** `refused`: allowed, then refused by Assent before it ran (`code` says
+ *  why); the gateway must not run it. */
+export const GatewayCallStatusSchema = z.enum([
+  'pending',
+  'allowed',
+  'denied',
+  'expired',
+  'refused',
+])
 export type GatewayCallStatus = z.infer<typeof GatewayCallStatusSchema>
 
 export const GatewayCallStateSchema = z.strictObject({
@@ -78,6 +100,9 @@ export const GatewayCallStateSchema = z.strictObject({
   /** Set when a grant answered instead of the person. */
   grantId: z.string().nullable(),
   reason: z.string().nullable(),
+  /** Why Assent refused the call, with `refused` (`workspace_moved`); null
+   *  otherwise. */
+  code: z.string().max(64).nullable(),
 })
 export type GatewayCallState = z.infer<typeof GatewayCallStateSchema>
 

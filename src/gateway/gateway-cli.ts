@@ -1,6 +1,7 @@
-import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
+import type { WorkspaceIdentity } from '../contracts/room.ts'
+import { pinMcpWorkspace } from '../runtime/mcp/mcp-workspace.ts'
 
 export const GATEWAY_USAGE = [
   'usage: assent-gateway --config <mcp.json> [--data-dir <dir>] [--workspace <dir>]',
@@ -35,7 +36,11 @@ export const GATEWAY_FLAGS = ['--config', '--data-dir', '--workspace'] as const
 export interface GatewayArgs {
   config: string
   dataDir: string
+  /** The real path of the folder served. */
   workspace: string
+  /** That folder pinned as it was at start: every call is checked against
+   *  it, so a folder swapped or replaced later is refused, not followed. */
+  workspaceIdentity: WorkspaceIdentity
 }
 
 export class GatewayUsageError extends Error {}
@@ -62,10 +67,8 @@ export function parseGatewayArgs(
   const config = values.get('--config')
   if (config === undefined) throw new GatewayUsageError('--config <mcp.json> is required')
   const workspace = values.get('--workspace') ?? cwd
-  let realWorkspace: string
-  try {
-    realWorkspace = realpathSync(resolve(cwd, workspace))
-  } catch {
+  const workspaceIdentity = pinMcpWorkspace(resolve(cwd, workspace))
+  if (workspaceIdentity === null) {
     throw new GatewayUsageError(`--workspace ${workspace} is not an existing directory`)
   }
   return {
@@ -74,6 +77,7 @@ export function parseGatewayArgs(
       cwd,
       values.get('--data-dir') ?? env.ASSENT_DATA_DIR ?? join(homedir(), '.assent-dev'),
     ),
-    workspace: realWorkspace,
+    workspace: workspaceIdentity.realPath,
+    workspaceIdentity,
   }
 }

@@ -241,6 +241,7 @@ export class AssentGateway {
           call.ticket = await this.options.consent.ask(request, signal)
           return call.ticket
         },
+        checkWorkspace: () => this.options.consent.checkWorkspace?.(),
       }
       const result = await this.elicitation.during(parts.serverId, call, () =>
         runGatedMcpCall(lease.connection, parts.toolName, args, consent, this.workspace, run),

@@ -36,7 +36,11 @@ try {
 
 const gateway = new AssentGateway({
   config,
-  consent: new RuntimeConsentClient({ dataDir: args.dataDir, workspace: args.workspace, log }),
+  consent: new RuntimeConsentClient({
+    dataDir: args.dataDir,
+    workspaceIdentity: args.workspaceIdentity,
+    log,
+  }),
   workspace: args.workspace,
   log,
 })

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -8,6 +8,7 @@ import type { GatewayCallState } from '../contracts/mcp-gateway.ts'
 import { writeGatewayConnectionFile } from '../runtime/mcp/gateway-connection-file.ts'
 import { refuseIfCancelled, type McpConsentRequest } from '../runtime/mcp/gated-mcp-call.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { pinWorkspace } from '../runtime/policy/workspace-identity.ts'
 import { RuntimeConsentClient } from './runtime-consent-client.ts'
 
 // The gateway's client against a stand-in runtime on a loopback port: what
@@ -76,13 +77,17 @@ async function standInRuntime(
   const logged: string[] = []
   const client = new RuntimeConsentClient({
     dataDir,
-    workspace: '/home/person/project',
+    workspaceIdentity: PROJECT,
     log: (line) => logged.push(line),
   })
   return { client, seen, logged }
 }
 
 const CANCEL_KEY = 'k'.repeat(43)
+
+/** The folder the client's gateway pinned at start (a stand-in runtime
+ *  never looks at the disk). */
+const PROJECT = { realPath: '/home/person/project', dev: '1', ino: '2' }
 
 /** What the runtime answers a read of the call. */
 const state = (overrides: Partial<GatewayCallState>): GatewayCallState => ({
@@ -92,6 +97,7 @@ const state = (overrides: Partial<GatewayCallState>): GatewayCallState => ({
   status: 'allowed',
   grantId: null,
   reason: null,
+  code: null,
   ...overrides,
 })
 
@@ -118,7 +124,7 @@ describe('RuntimeConsentClient', () => {
       authorization: `Bearer ${CREDENTIAL}`,
     })
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
-      workspace: '/home/person/project',
+      workspaceIdentity: PROJECT,
       ...REQUEST,
     })
   })
@@ -223,5 +229,49 @@ describe('RuntimeConsentClient.drain after a withdrawal', () => {
         output: 'the client cancelled notes__write_note while the person was asked; it did not run',
       },
     ])
+  })
+
+  it('refuses a call the runtime read as refused after its allow, and reports nothing for it', async () => {
+    const answers: Array<[number, unknown]> = [
+      [201, opened({ status: 'pending' })],
+      [200, state({ status: 'refused', code: 'workspace_moved', reason: 'the folder moved' })],
+    ]
+    const { client, seen } = await standInRuntime(() =>
+      Promise.resolve(answers.shift() ?? [500, {}]),
+    )
+    const refusal = await client.ask(REQUEST).catch((error: unknown) => error)
+    expect(refusal).toBeInstanceOf(McpRefusal)
+    expect((refusal as McpRefusal).data).toEqual({
+      reason: 'not_allowed',
+      detail: 'workspace_moved',
+    })
+    await client.drain()
+    expect(seen.map((each) => each.url)).not.toContain('/v1/gateway/calls/call_1/result')
+  })
+
+  it('refuses to run anything once the folder it was started for is not the one at its path', async () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'assent-gateway-folder-')))
+    folders.push(folder, `${folder}.old`)
+    const client = new RuntimeConsentClient({
+      dataDir: folder,
+      workspaceIdentity: await pinWorkspace(folder),
+      log: () => undefined,
+    })
+    expect(() => client.checkWorkspace()).not.toThrow()
+    renameSync(folder, `${folder}.old`)
+    mkdirSync(folder)
+    const refusal = (() => {
+      try {
+        client.checkWorkspace()
+      } catch (error) {
+        return error
+      }
+      return undefined
+    })()
+    expect(refusal).toBeInstanceOf(McpRefusal)
+    expect(refusal).toMatchObject({
+      data: { reason: 'not_allowed', detail: 'workspace_moved' },
+      words: { code: 'workspace.replaced' },
+    })
   })
 })

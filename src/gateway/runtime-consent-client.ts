@@ -10,6 +10,9 @@ import {
 import type { ElicitationForm } from '../runtime/mcp/mcp-elicitation.ts'
 import { GatewayConnectionFileReader } from '../runtime/mcp/gateway-connection-file.ts'
 import { LoopbackClient } from '../loopback/loopback-client.ts'
+import type { WorkspaceIdentity } from '../contracts/room.ts'
+import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { refuseIfWorkspaceMoved } from '../runtime/mcp/mcp-workspace.ts'
 import type {
   McpConsentPort,
   McpConsentRequest,
@@ -36,22 +39,36 @@ const WITHDRAW_TIMEOUT_MS = 5_000
  */
 export class RuntimeConsentClient implements McpConsentPort {
   private readonly connectionFile: GatewayConnectionFileReader
-  private readonly workspace: string
+  private readonly workspaceIdentity: WorkspaceIdentity
   private readonly log: (line: string) => void
   private readonly loopback = new LoopbackClient()
   private reports: Promise<void> = Promise.resolve()
   private readonly withdrawals = new Set<Promise<unknown>>()
 
-  constructor(options: { dataDir: string; workspace: string; log: (line: string) => void }) {
+  constructor(options: {
+    dataDir: string
+    /** The folder the gateway serves, as pinned when it started. */
+    workspaceIdentity: WorkspaceIdentity
+    log: (line: string) => void
+  }) {
     this.connectionFile = new GatewayConnectionFileReader(options.dataDir)
-    this.workspace = options.workspace
+    this.workspaceIdentity = options.workspaceIdentity
     this.log = options.log
+  }
+
+  /** In this process, where the servers run: the folder the gateway was
+   *  started for must still be the folder at its path, before a server is
+   *  asked anything, once the answer comes and right before the call. The
+   *  runtime checks too when it hands out an allow; this closes the gap
+   *  between its answer and the server's call. */
+  checkWorkspace(): void {
+    refuseIfWorkspaceMoved({ workspaceIdentity: this.workspaceIdentity })
   }
 
   async ask(request: McpConsentRequest, signal?: AbortSignal): Promise<McpConsentTicket> {
     // Cancelled before anyone was asked (during the preview): nobody is.
     signal?.throwIfAborted()
-    const body: GatewayCallRequest = { workspace: this.workspace, ...request }
+    const body: GatewayCallRequest = { workspaceIdentity: this.workspaceIdentity, ...request }
     const opened = GatewayOpenedCallSchema.parse(await this.send('POST', '/v1/gateway/calls', body))
     const { cancelKey, ...first } = opened
     const callId = first.callId
@@ -95,6 +112,15 @@ export class RuntimeConsentClient implements McpConsentPort {
     } finally {
       signal?.removeEventListener('abort', onAbort)
       asked()
+    }
+    if (state.status === 'refused') {
+      // Allowed, then refused by the runtime before it ran (its workspace
+      // moved): nothing runs, and there is nothing to report.
+      throw new McpRefusal(
+        'not_allowed',
+        state.reason ?? 'refused by Assent',
+        state.code ?? undefined,
+      )
     }
     return {
       status: state.status,

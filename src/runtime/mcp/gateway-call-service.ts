@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { realpathSync } from 'node:fs'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type {
   GatewayCallRequest,
@@ -23,6 +22,11 @@ import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { RoomDirectory } from '../ports/room-directory.ts'
 import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
+import {
+  checkWorkspaceIdentity,
+  workspaceMovedSince,
+  type WorkspaceIdentity,
+} from '../policy/workspace-identity.ts'
 import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
 
@@ -78,10 +82,24 @@ export class GatewayCallService {
 
   async open(request: GatewayCallRequest): Promise<GatewayOpenedCall> {
     const { conversations, events, now } = this.options
-    const room = await this.gatewayRoom(request.workspace)
+    // The folder the gateway was started for, as it pinned it: swapped for
+    // a link, replaced or removed since, it is refused here, before any
+    // room is looked up by its name.
+    const started = checkWorkspaceIdentity(request.workspaceIdentity)
+    if (!started.ok) throw new Refusal('workspace_moved', started.reason)
+    const room = await this.gatewayRoom(request.workspaceIdentity.realPath)
     // The gateway's folder replaced since its room was made: the call is
     // refused rather than opened in a room that trusts another folder.
     const { workspaceIdentity, policy } = this.options.rooms.admitRoom(room.id)
+    // Both were checked against the folder there now, so they differ only
+    // if it changed between the two checks; the room's grants answer for
+    // its own folder, never for the gateway's.
+    if (!sameFolder(workspaceIdentity, request.workspaceIdentity)) {
+      throw new Refusal(
+        'workspace_moved',
+        englishText(message('workspace.replaced', { path: request.workspaceIdentity.realPath })),
+      )
+    }
     const at = now()
     const fullName = namespacedToolName(request.serverId, request.toolName)
     const turn: Turn = {
@@ -121,6 +139,7 @@ export class GatewayCallService {
         status: 'allowed',
         grantId: grant.id,
         reason: null,
+        code: null,
         cancelKey,
       }
     }
@@ -163,7 +182,7 @@ export class GatewayCallService {
   /** The call's state now, or once it leaves `pending`, whichever comes
    *  first within `waitMs` (a long poll, so the gateway never spins). */
   async outcome(callId: string, waitMs: number): Promise<GatewayCallState> {
-    const current = this.state(callId, null)
+    const current = this.handedOut(callId)
     if (current.status !== 'pending' || current.approvalId === null) return current
     let timer: NodeJS.Timeout | undefined
     await Promise.race([
@@ -173,7 +192,7 @@ export class GatewayCallService {
       }),
     ])
     clearTimeout(timer)
-    return this.state(callId, null)
+    return this.handedOut(callId)
   }
 
   /** Records what an allowed call returned. Refused for any call that was
@@ -203,8 +222,12 @@ export class GatewayCallService {
     const { conversations, now, events } = this.options
     const at = now()
     if (approval.status === 'allowed') {
-      conversations.updateToolCall(callId, { status: 'running', at })
-      conversations.setTurnStatus(approval.turnId, 'running')
+      // The gateway may have read the allow first, and been refused.
+      if (conversations.getToolCall(callId)?.status !== 'awaiting-approval') return
+      if (!this.refusedIfMoved(callId, approval.turnId)) {
+        conversations.updateToolCall(callId, { status: 'running', at })
+        conversations.setTurnStatus(approval.turnId, 'running')
+      }
     } else {
       const expired = approval.status === 'expired'
       // An approval this service withdrew (its client cancelled) says so;
@@ -236,9 +259,37 @@ export class GatewayCallService {
     events.emit('timeline.updated', { roomId: approval.roomId })
   }
 
+  /**
+   * The call's state as the gateway's long poll hands it out. The gateway
+   * runs an allowed call as soon as it reads "allowed" (and reads no more),
+   * so that is when the workspace is checked again, whoever allowed: an
+   * allow given while the folder was swapped, replaced or removed is read
+   * as `refused` (`workspace_moved`), recorded so in the room, and never
+   * runs. Only here: a cancellation's read of a call already running
+   * changes nothing.
+   */
+  private handedOut(callId: string): GatewayCallState {
+    const call = this.requireCall(callId)
+    const approval = call.approvalId ? this.options.approvals.get(call.approvalId) : undefined
+    const notYetRun = call.status === 'awaiting-approval' || call.status === 'running'
+    if (approval?.status === 'allowed' && notYetRun) this.refusedIfMoved(callId, call.turnId)
+    return this.state(callId, null)
+  }
+
   private state(callId: string, grantId: string | null): GatewayCallState {
     const call = this.requireCall(callId)
     const approval = call.approvalId ? this.options.approvals.get(call.approvalId) : undefined
+    if (call.status === 'refused') {
+      return {
+        callId,
+        roomId: call.roomId,
+        approvalId: call.approvalId,
+        status: 'refused',
+        grantId,
+        reason: call.result?.output ?? null,
+        code: call.result?.code ?? null,
+      }
+    }
     const ran = call.status === 'running' || call.status === 'succeeded' || call.status === 'failed'
     const status = approval
       ? approval.status === 'allowed'
@@ -254,7 +305,28 @@ export class GatewayCallService {
       status,
       grantId,
       reason: approval?.reason ?? null,
+      code: null,
     }
+  }
+
+  /** Refuses the allowed call `callId`, and ends its turn, if its turn's
+   *  workspace is no longer the folder it was admitted for; true if so. */
+  private refusedIfMoved(callId: string, turnId: string): boolean {
+    const { conversations, now, events } = this.options
+    const turn = conversations.getTurn(turnId)
+    // Opened with the call, so always there; if it cannot be read back,
+    // the gateway hears an error and runs nothing rather than run unchecked.
+    if (turn === undefined) throw new Refusal('unknown_call', 'unknown gateway call')
+    const moved = workspaceMovedSince(turn)
+    if (moved === null) return false
+    conversations.updateToolCall(callId, {
+      status: 'refused',
+      result: { ok: false, output: moved.reason, code: moved.code, message: moved.message },
+      at: now(),
+    })
+    conversations.setTurnStatus(turnId, 'done')
+    events.emit('timeline.updated', { roomId: turn.roomId })
+    return true
   }
 
   /** The gateway call `callId` if it was allowed and is running; refused
@@ -277,28 +349,24 @@ export class GatewayCallService {
     return call
   }
 
-  /** The folder's gateway room, created on its first call. */
-  private gatewayRoom(workspace: string): Promise<Room> {
-    return this.roomCreation.run(workspace, async () => {
-      const real = realGatewayFolder(workspace)
-      const existing = this.options.rooms.findRoom(GATEWAY_AGENT_ID, real)
+  /** The gateway room of the folder whose real path the gateway pinned,
+   *  created on its first call. Found by that path as pinned, never by
+   *  what it resolves to now: resolving it again would follow a link put
+   *  in its place to the other folder's room. */
+  private gatewayRoom(realPath: string): Promise<Room> {
+    return this.roomCreation.run(realPath, async () => {
+      const existing = this.options.rooms.findRoom(GATEWAY_AGENT_ID, realPath)
       if (existing) return existing
       return this.options.rooms.createRoom({
         kind: 'direct',
         agentId: GATEWAY_AGENT_ID,
-        workspace: real,
+        workspace: realPath,
         title: 'MCP gateway',
       })
     })
   }
 }
 
-/** The real path of the gateway's folder: one system call, not a trip
- *  through the thread pool on every call. */
-function realGatewayFolder(workspace: string): string {
-  try {
-    return realpathSync.native(workspace)
-  } catch {
-    throw new Refusal('invalid_workspace', 'workspace: must be an existing directory')
-  }
+function sameFolder(a: WorkspaceIdentity, b: WorkspaceIdentity): boolean {
+  return a.realPath === b.realPath && a.dev === b.dev && a.ino === b.ino
 }
