@@ -280,6 +280,32 @@ describe('the ACP client against a hostile agent', () => {
     ])
   })
 
+  it('refuses, without asking, a command whose folder is not an absolute path', async () => {
+    const asker = new ScriptedAsker('allow-once')
+    const client = acp(
+      {
+        onTurn: [
+          permission({
+            toolCall: {
+              toolCallId: 'call-1',
+              kind: 'execute',
+              title: 'cp',
+              rawInput: { command: 'cp x post-merge', cwd: '.git/hooks' },
+            },
+          }),
+        ],
+      },
+      asker,
+    )
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    expect(asker.asked).toHaveLength(0)
+    expect(answers().map((a) => a.answer.result)).toEqual([
+      { outcome: { outcome: 'selected', optionId: 'no' } },
+    ])
+    expect(refusals()).toEqual(['command-folder-not-absolute -> no'])
+  })
+
   it('offers no file system or terminal: such requests get an error', async () => {
     const client = acp({
       onTurn: [

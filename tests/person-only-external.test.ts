@@ -11,6 +11,7 @@ import {
 import type { RoomPolicy } from '../src/contracts/policy-axes.ts'
 import type { Grant } from '../src/contracts/room.ts'
 import { EventBus } from '../src/runtime/events/event-bus.ts'
+import { acpAction, AcpToolCallSchema } from '../src/runtime/external-agents/acp-messages.ts'
 import type { ExternalActionRequest } from '../src/runtime/external-agents/external-agent-port.ts'
 import { ExternalTurnAsker } from '../src/runtime/external-turns/external-turn-asker.ts'
 import { ExternalTurnTimeline } from '../src/runtime/external-turns/external-turn-timeline.ts'
@@ -19,6 +20,7 @@ import { ApprovalRequester } from '../src/runtime/gate/approval-requester.ts'
 import { agentGrantScope } from '../src/runtime/policy/agent-grant-scope.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { RuleBasedReviewer, type ActionReviewer } from '../src/runtime/policy/reviewer.ts'
+import type { DelegatedApprover } from '../src/runtime/ports/delegated-approver.ts'
 import { SqliteAuditLog } from '../src/runtime/store/audit-log.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import {
@@ -111,8 +113,12 @@ beforeEach(async () => {
 })
 
 /** An asker for a new turn of the room under `policy`, whose approve-for-me
- *  reviewer is `reviewer`. */
-function askerUnder(policy: RoomPolicy, reviewer: ActionReviewer): ExternalTurnAsker {
+ *  reviewer is `reviewer`, and whose approver webhook, if any, `delegate`. */
+function askerUnder(
+  policy: RoomPolicy,
+  reviewer: ActionReviewer,
+  delegate?: DelegatedApprover,
+): ExternalTurnAsker {
   const events = new EventBus()
   const now = () => 1_000
   const newId = () => `id-${(ids += 1)}`
@@ -133,6 +139,7 @@ function askerUnder(policy: RoomPolicy, reviewer: ActionReviewer): ExternalTurnA
     now,
     approvalTtlMs: () => 60_000,
     newId,
+    ...(delegate ? { delegateFor: () => delegate } : {}),
   })
   return new ExternalTurnAsker(turn, AGENT, timeline, {
     requester,
@@ -363,4 +370,214 @@ describe("an external agent's other tool call that carries a command (codex-acp'
       await reviewerAllowIsLeftToPerson(search(line))
     },
   )
+})
+
+/**
+ * An ACP agent's tool call as the client reads it (acpAction), at each door.
+ * codex-acp sends a patch as an `edit` whose diffs and locations name each
+ * file after the change: a moved file by where it moves to, its source only
+ * in the raw input's `changes`; a delete as an edit that empties the file.
+ * Another agent may name a place only in its locations or raw input.
+ */
+describe("an ACP agent's file changes, read with every place they name, at each door", () => {
+  const at = (path: string) => join(workspace, path)
+  function acp(toolCall: unknown): ExternalActionRequest {
+    const reading = acpAction(AcpToolCallSchema.parse(toolCall), workspace)
+    if ('refused' in reading) throw new Error(`refused: ${reading.detail}`)
+    return { ...request(reading.action), protocol: 'acp' }
+  }
+  const patch = (
+    diff: { path: string; oldText: string; newText: string },
+    changes: Record<string, Record<string, unknown>>,
+  ) =>
+    acp({
+      toolCallId: `call-${(ids += 1)}`,
+      kind: 'edit',
+      title: `Edit ${diff.path}`,
+      status: 'pending',
+      locations: [{ path: at(diff.path) }],
+      content: [{ type: 'diff', ...diff, path: at(diff.path) }],
+      rawInput: { call_id: 'c', changes, reason: null, grant_root: null },
+    })
+  /** codex-acp's edit of `path` in place. */
+  const edit = (path: string) =>
+    patch(
+      { path, oldText: ORIGINAL, newText: 'evil\n' },
+      { [at(path)]: { type: 'update', unified_diff: '-original\n+evil\n', move_path: null } },
+    )
+  /** codex-acp's "Update File: source / Move to: destination". */
+  const codexMove = (source: string, destination = CONTROL_PATH) =>
+    patch(
+      { path: destination, oldText: ORIGINAL, newText: 'evil\n' },
+      {
+        [at(source)]: {
+          type: 'update',
+          unified_diff: '-original\n+evil\n',
+          move_path: at(destination),
+        },
+      },
+    )
+  /** codex-acp's delete: an edit to nothing. */
+  const codexDelete = (path: string) =>
+    patch(
+      { path, oldText: ORIGINAL, newText: '' },
+      { [at(path)]: { type: 'delete', content: ORIGINAL } },
+    )
+  /** Another agent's move, whose diff names only the file it leaves. */
+  const genericMove = (destination: string) =>
+    acp({
+      toolCallId: `call-${(ids += 1)}`,
+      kind: 'move',
+      title: 'Move',
+      locations: [{ path: at(CONTROL_PATH) }, { path: at(destination) }],
+      content: [{ type: 'diff', path: at(CONTROL_PATH), oldText: ORIGINAL, newText: ORIGINAL }],
+      rawInput: { source: at(CONTROL_PATH), destination: at(destination) },
+    })
+  const SHAPES = [
+    ['a codex-acp move away from', codexMove],
+    ['a move whose destination only its locations and raw input name,', genericMove],
+    ['a codex-acp delete of', codexDelete],
+  ] as const
+  const allowsEverything: ActionReviewer = {
+    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
+  }
+  const webhookAllows: DelegatedApprover = {
+    decide: () => Promise.resolve({ decision: 'allow-once', reason: 'webhook ok' }),
+  }
+
+  it('stores and shows a codex-acp move from its source, and a delete as a delete', async () => {
+    const answer = asker.ask(codexMove('.git/hooks/post-merge'), live())
+    await expect.poll(() => approvals().length).toBe(1)
+    expect(approvals()[0]).toMatchObject({
+      toolName: AGENT_FILE_CHANGE_TOOL,
+      arguments: {
+        changes: [
+          { path: at('.git/hooks/post-merge'), change: 'update', movePath: at(CONTROL_PATH) },
+        ],
+      },
+    })
+    await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+    await expect(answer).resolves.toBe('deny')
+    const deleted = asker.ask(codexDelete(CONTROL_PATH), live())
+    await expect.poll(() => approvals().length).toBe(2)
+    const asked = approvals().find((approval) => approval.status === 'pending')!
+    expect(asked.arguments).toMatchObject({
+      changes: [{ path: at(CONTROL_PATH), change: 'delete' }],
+    })
+    await gate.decide({ approvalId: asked.id, decision: 'deny', decidedBy: 'user' })
+    await expect(deleted).resolves.toBe('deny')
+  })
+
+  describe('a grant for one file', () => {
+    it('answers the same in-place edit of the control path again', async () => {
+      await grantFor(edit, CONTROL_PATH)
+      await expect(asker.ask(edit(CONTROL_PATH), live())).resolves.toBe('allow-once')
+      expect(audit.list().map((event) => event.type)).toContain('tool_allowed_by_grant')
+    })
+
+    const others: ReadonlyArray<readonly [string, () => ExternalActionRequest]> = [
+      ...PERSON_ONLY_PATHS.flatMap((path) =>
+        SHAPES.filter(([, shape]) => shape !== codexDelete).map(
+          ([name, shape]) => [`${name} ${path}`, () => shape(path)] as const,
+        ),
+      ),
+      // Places no rule holds: still not the one file the grant is for.
+      ['a codex-acp move onto it from docs/other.txt', () => codexMove('docs/other.txt')],
+      [
+        'a move whose destination only its raw input names, docs/other.txt',
+        () => genericMove('docs/other.txt'),
+      ],
+      ['a codex-acp delete of it', () => codexDelete(CONTROL_PATH)],
+    ]
+    it.each(others)('never answers for %s: it is asked', async (_name, ask) => {
+      await grantFor(edit, CONTROL_PATH)
+      const again = asker.ask(ask(), live())
+      await expect.poll(() => approvals().length).toBe(2)
+      const asked = approvals().find((approval) => approval.status === 'pending')!
+      await gate.decide({ approvalId: asked.id, decision: 'deny', decidedBy: 'user' })
+      await expect(again).resolves.toBe('deny')
+      expect(audit.list().map((event) => event.type)).not.toContain('tool_allowed_by_grant')
+    })
+  })
+
+  describe('the built-in reviewer', () => {
+    it('allows an in-place edit of the control path', async () => {
+      const reviewed = askerUnder(policyForMode('approve-for-me'), new RuleBasedReviewer())
+      await expect(reviewed.ask(edit(CONTROL_PATH), live())).resolves.toBe('allow-once')
+      expect(approvals()).toMatchObject([{ status: 'allowed', decidedBy: 'agent-review' }])
+    })
+
+    it.each([
+      ['a codex-acp move onto it', () => codexMove('docs/other.txt')],
+      ['a codex-acp delete of it', () => codexDelete(CONTROL_PATH)],
+      ['a move whose destination only its raw input names', () => genericMove('docs/other.txt')],
+    ] as const)('leaves %s to the person', async (_name, ask) => {
+      const reviewed = askerUnder(policyForMode('approve-for-me'), new RuleBasedReviewer())
+      const answer = reviewed.ask(ask(), live())
+      await expect.poll(() => approvals()[0]?.escalationReason).toBeTruthy()
+      expect(approvals()).toMatchObject([{ status: 'pending' }])
+      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+      await expect(answer).resolves.toBe('deny')
+    })
+  })
+
+  describe.each(SHAPES)('%s a person-only path', (_name, shape) => {
+    it.each(PERSON_ONLY_PATHS)(
+      'a reviewer that allows everything is overruled for %s',
+      async (path) => {
+        const reviewed = askerUnder(policyForMode('approve-for-me'), allowsEverything)
+        const answer = reviewed.ask(shape(path), live())
+        await expect
+          .poll(() => approvals()[0]?.escalationReason)
+          .toMatch(/automatic review may not allow it/)
+        await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+        await expect(answer).resolves.toBe('deny')
+      },
+    )
+
+    it.each(PERSON_ONLY_PATHS)('the approver webhook is not asked for %s', async (path) => {
+      const hooked = askerUnder(
+        policyForMode('ask-for-approval'),
+        new RuleBasedReviewer(),
+        webhookAllows,
+      )
+      const answer = hooked.ask(shape(path), live())
+      await expect.poll(() => approvals()[0]?.escalationReason).toMatch(/webhook is not asked/)
+      await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
+      await expect(answer).resolves.toBe('deny')
+    })
+  })
+
+  it.each(SHAPES)('the approver webhook decides %s a path no rule holds', async (_name, shape) => {
+    const hooked = askerUnder(
+      policyForMode('ask-for-approval'),
+      new RuleBasedReviewer(),
+      webhookAllows,
+    )
+    await expect(hooked.ask(shape('docs/other.txt'), live())).resolves.toBe('allow-once')
+    expect(approvals()).toMatchObject([{ status: 'allowed', decidedBy: 'webhook' }])
+  })
+
+  it('refuses, before any door, a command in a relative folder a grant for the line would answer', async () => {
+    const run = (cwd: string) =>
+      acpAction(
+        AcpToolCallSchema.parse({
+          toolCallId: `call-${(ids += 1)}`,
+          kind: 'execute',
+          title: 'cp',
+          rawInput: { command: 'cp x post-merge', cwd },
+        }),
+        workspace,
+      )
+    await grantFor(
+      () =>
+        acp({
+          toolCallId: 'r',
+          kind: 'execute',
+          rawInput: { command: 'cp x post-merge', cwd: workspace },
+        }),
+      '',
+    )
+    expect(run('.git/hooks')).toMatchObject({ refused: 'command-folder-not-absolute' })
+  })
 })

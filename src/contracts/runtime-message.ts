@@ -292,6 +292,8 @@ export const RUNTIME_MESSAGES_EN = {
       noCommandLine: 'it did not name its command line and folder',
       unannouncedChanges: 'its file changes were never announced',
       grantRoot: 'it asked to write anywhere under a folder, not only the changes shown',
+      commandFolderNotAbsolute:
+        'it named the folder its command runs in by a relative path, so where it runs cannot be shown',
       noAllowOnceOption: 'it offered no way to allow it just once',
       ambiguousOptions: 'two of its answers shared one id',
     },

@@ -193,6 +193,10 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
         acpOutcomeFor('deny', options),
       )
     }
+    const reading = acpAction(toolCall, this.options.workspace)
+    if ('refused' in reading) {
+      return this.refuse(reading.refused, reading.detail, acpOutcomeFor('deny', options))
+    }
     const request = {
       requestId: `acp:${sessionId}:${toolCall.toolCallId}:${String(id)}`,
       protocol: 'acp' as const,
@@ -200,7 +204,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
       toolCallId: toolCall.toolCallId,
       reason: null,
       sandboxMode: 'danger-full-access' as const,
-      action: acpAction(toolCall, this.options.workspace),
+      action: reading.action,
     }
     this.emitToolCall(toolCall, 'awaiting-approval')
     const decision = await this.approvals.decide(`${typeof id}:${String(id)}`, request)
@@ -281,7 +285,9 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
   }
 
   private emitToolCall(toolCall: AcpToolCall, status = acpToolStatus(toolCall.status)): void {
-    const action = acpAction(toolCall, this.options.workspace)
+    const reading = acpAction(toolCall, this.options.workspace)
+    // A call whose request would be refused is shown by its title alone.
+    const action = 'action' in reading ? reading.action : null
     const output = acpToolOutput(toolCall)
     this.options.onEvent({
       type: 'tool-call',

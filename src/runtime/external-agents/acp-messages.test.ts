@@ -85,10 +85,17 @@ describe('ACP permission outcomes', () => {
 })
 
 describe('ACP tool calls as Assent actions', () => {
+  /** The action a call reads as; a refusal fails the test. */
+  const actionOf = (...args: Parameters<typeof acpAction>) => {
+    const reading = acpAction(...args)
+    if ('refused' in reading) throw new Error(`refused: ${reading.detail}`)
+    return reading.action
+  }
+
   it('reads an argument vector as a command line, in its own or the session’s directory', () => {
     const argv = ['/bin/bash', '-lc', "echo 'hi' > out.txt"]
     expect(
-      acpAction(
+      actionOf(
         { toolCallId: 't', kind: 'execute', rawInput: { command: argv, cwd: '/w/sub' } },
         '/w',
       ),
@@ -98,17 +105,38 @@ describe('ACP tool calls as Assent actions', () => {
       argv,
       cwd: '/w/sub',
     })
+  })
+
+  it('refuses a command whose folder is not an absolute path, and never shows it in another', () => {
+    // The agent takes a relative folder from its own: Assent cannot know
+    // which, and showing the session's would let a grant for the same line
+    // there answer for `cp x post-merge` run in .git/hooks.
+    for (const cwd of ['.git/hooks', 'relative', '', './', 5, ['/w'], { path: '/w' }]) {
+      expect(
+        acpAction(
+          { toolCallId: 't', kind: 'execute', rawInput: { command: 'cp x post-merge', cwd } },
+          '/w',
+        ),
+      ).toMatchObject({ refused: 'command-folder-not-absolute' })
+    }
     expect(
       acpAction(
-        { toolCallId: 't', kind: 'execute', rawInput: { command: 'ls', cwd: 'relative' } },
+        { toolCallId: 't', kind: 'execute', rawInput: { command: ['ls'], cwd: '.git/hooks' } },
         '/w',
       ),
+    ).toEqual({
+      refused: 'command-folder-not-absolute',
+      detail: 'a command whose folder is ".git/hooks"',
+    })
+    // No folder at all (claude-agent-acp's Bash) is the session's.
+    expect(
+      actionOf({ toolCallId: 't', kind: 'execute', rawInput: { command: 'ls', cwd: null } }, '/w'),
     ).toEqual({ kind: 'command', commandLine: 'ls', argv: null, cwd: '/w' })
   })
 
   it('reads a command line without a directory (claude-agent-acp’s Bash) in the session’s', () => {
     expect(
-      acpAction(
+      actionOf(
         {
           toolCallId: 't',
           kind: 'execute',
@@ -121,7 +149,7 @@ describe('ACP tool calls as Assent actions', () => {
   })
 
   it('reads diffs as file changes with absolute paths', () => {
-    const action = acpAction(
+    const action = actionOf(
       {
         toolCallId: 't',
         kind: 'edit',
@@ -158,7 +186,7 @@ describe('ACP tool calls as Assent actions', () => {
 
   it('shows anything else as the agent’s own title, kind and raw input', () => {
     expect(
-      acpAction(
+      actionOf(
         { toolCallId: 't', kind: 'fetch', title: 'GET example', rawInput: { url: 'u' } },
         '/w',
       ),
@@ -171,7 +199,7 @@ describe('ACP tool calls as Assent actions', () => {
     })
     // Where the call acts, when only its locations say: absolute, shown.
     expect(
-      acpAction(
+      actionOf(
         {
           toolCallId: 't',
           kind: 'edit',
@@ -184,15 +212,12 @@ describe('ACP tool calls as Assent actions', () => {
     ).toMatchObject({ kind: 'tool', locations: ['/w/.git/config', '/w/a.txt'] })
     // An execute call without a readable command is not shown as one.
     expect(
-      acpAction(
-        { toolCallId: 't', kind: 'execute', title: 'run', rawInput: { command: [] } },
-        '/w',
-      ),
+      actionOf({ toolCallId: 't', kind: 'execute', title: 'run', rawInput: { command: [] } }, '/w'),
     ).toMatchObject({ kind: 'tool', toolKind: 'execute' })
   })
 
   it('reads a command only from an execute call whose raw input has a readable one', () => {
-    const tool = (call: Record<string, unknown>) => acpAction({ toolCallId: 't', ...call }, '/w')
+    const tool = (call: Record<string, unknown>) => actionOf({ toolCallId: 't', ...call }, '/w')
     expect(tool({ kind: 'read', title: 'ls', rawInput: { command: 'ls' } })).toEqual({
       kind: 'tool',
       toolKind: 'read',
@@ -205,17 +230,10 @@ describe('ACP tool calls as Assent actions', () => {
     expect(tool({ kind: 'execute', rawInput: { command: ['ls', 5] } })).toMatchObject({
       kind: 'tool',
     })
-    // A directory that is not an absolute path string is the session's.
-    expect(tool({ kind: 'execute', rawInput: { command: ['ls'], cwd: 5 } })).toEqual({
-      kind: 'command',
-      commandLine: 'ls',
-      argv: ['ls'],
-      cwd: '/w',
-    })
   })
 
   it('shows a call with nothing of its own as an untitled tool of kind other', () => {
-    expect(acpAction({ toolCallId: 't' }, '/w')).toEqual({
+    expect(actionOf({ toolCallId: 't' }, '/w')).toEqual({
       kind: 'tool',
       toolKind: 'other',
       title: '',
@@ -225,7 +243,7 @@ describe('ACP tool calls as Assent actions', () => {
   })
 
   it('reads a diff of a delete call as a deletion, and skips a diff without a path', () => {
-    const action = acpAction(
+    const action = actionOf(
       {
         toolCallId: 't',
         kind: 'delete',
@@ -249,6 +267,150 @@ describe('ACP tool calls as Assent actions', () => {
         },
       ],
     })
+  })
+
+  /** A codex-acp patch as it sends one: each diff and location names the
+   *  file after the change (a moved file by where it moves to); the raw
+   *  input's `changes` name each file before it, with what happens to it. */
+  const codexAcpPatch = (
+    diffs: Array<{ path: string; oldText: string | null; newText: string }>,
+    changes: Record<string, Record<string, unknown>>,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    toolCallId: 't',
+    kind: 'edit',
+    title: 'Edit',
+    locations: diffs.map(({ path }) => ({ path })),
+    content: diffs.map((diff) => ({ type: 'diff', ...diff })),
+    rawInput: { call_id: 'c', changes, reason: null, grant_root: null, ...extra },
+  })
+
+  it('reads a codex-acp move as a move from its source, which only the raw input names', () => {
+    const call = codexAcpPatch([{ path: '/w/docs/ok.txt', oldText: 'original', newText: 'evil' }], {
+      '/w/.git/hooks/post-merge': {
+        type: 'update',
+        unified_diff: '@@ -1 +1 @@\n-original\n+evil\n',
+        move_path: '/w/docs/ok.txt',
+      },
+    })
+    expect(actionOf(call, '/w')).toEqual({
+      kind: 'file-changes',
+      changes: [
+        {
+          path: '/w/.git/hooks/post-merge',
+          change: 'update',
+          movePath: '/w/docs/ok.txt',
+          diff: null,
+          oldText: 'original',
+          newText: 'evil',
+        },
+      ],
+    })
+    // Relative names in the patch are the session's, as the agent's are.
+    const relative = codexAcpPatch([{ path: 'b.txt', oldText: 'x', newText: 'y' }], {
+      'a.txt': { type: 'update', move_path: 'b.txt' },
+    })
+    expect(actionOf(relative, '/w')).toMatchObject({
+      changes: [{ path: '/w/a.txt', change: 'update', movePath: '/w/b.txt' }],
+    })
+  })
+
+  it('reads a codex-acp delete (an edit that empties the file) as a delete', () => {
+    const call = codexAcpPatch([{ path: '/w/docs/ok.txt', oldText: 'original\n', newText: '' }], {
+      '/w/docs/ok.txt': { type: 'delete', content: 'original\n' },
+    })
+    expect(actionOf(call, '/w')).toMatchObject({
+      kind: 'file-changes',
+      changes: [
+        { path: '/w/docs/ok.txt', change: 'delete', movePath: null, oldText: 'original\n' },
+      ],
+    })
+  })
+
+  it('reads a codex-acp in-place edit and an added file as they are', () => {
+    const call = codexAcpPatch(
+      [
+        { path: '/w/a.txt', oldText: 'x', newText: 'y' },
+        { path: '/w/new.txt', oldText: null, newText: 'n' },
+      ],
+      {
+        '/w/a.txt': { type: 'update', unified_diff: '-x\n+y\n', move_path: null },
+        '/w/new.txt': { type: 'add', content: 'n' },
+      },
+    )
+    expect(actionOf(call, '/w')).toMatchObject({
+      kind: 'file-changes',
+      changes: [
+        { path: '/w/a.txt', change: 'update', movePath: null },
+        { path: '/w/new.txt', change: 'add', movePath: null },
+      ],
+    })
+  })
+
+  it('keeps a claude-agent-acp edit, whose raw input names only its file, as a file change', () => {
+    const call = {
+      toolCallId: 't',
+      kind: 'edit',
+      title: 'Edit a.txt',
+      locations: [{ path: '/w/a.txt', line: 3 }],
+      content: [{ type: 'diff', path: '/w/a.txt', oldText: 'x', newText: 'y' }],
+      rawInput: { file_path: '/w/a.txt', old_string: 'x', new_string: 'y', replace_all: false },
+    }
+    expect(actionOf(call, '/w')).toMatchObject({
+      kind: 'file-changes',
+      changes: [{ path: '/w/a.txt', change: 'update' }],
+    })
+  })
+
+  it('shows a call with diffs that names any other place as a tool call naming every place', () => {
+    const diff = { type: 'diff', path: '/w/docs/ok.txt', oldText: 'original', newText: 'original' }
+    const notChanges = [
+      // A generic move whose other end only its locations and raw input name.
+      {
+        kind: 'move',
+        locations: [{ path: '/w/docs/ok.txt' }, { path: '/w/.git/hooks/post-merge' }],
+        rawInput: { source: '/w/docs/ok.txt', destination: '/w/.git/hooks/post-merge' },
+      },
+      // A location alone, relative.
+      { kind: 'edit', locations: [{ path: '.git/hooks/post-merge' }] },
+      // A raw input field Assent cannot tell from a place.
+      { kind: 'edit', rawInput: { file_path: '/w/docs/ok.txt', target: 'elsewhere.txt' } },
+      // A raw input nested deeper than Assent reads.
+      { kind: 'edit', rawInput: JSON.parse(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`) },
+      // A move whose source and destination nothing says.
+      { kind: 'move' },
+    ]
+    for (const fields of notChanges) {
+      const action = actionOf({ toolCallId: 't', title: 'Move', content: [diff], ...fields }, '/w')
+      expect(action).toMatchObject({ kind: 'tool', toolKind: fields.kind, title: 'Move' })
+      expect(action).toHaveProperty('input', fields.rawInput ?? null)
+      const locations = (action as { locations: string[] }).locations
+      expect(locations).toContain('/w/docs/ok.txt')
+      for (const { path } of fields.locations ?? [])
+        expect(locations).toContain(`/w/${path.replace(/^\/w\//, '')}`)
+    }
+  })
+
+  it('shows a codex-acp patch that names a file no diff shows, or a grant root, as a tool call', () => {
+    const diffs = [{ path: '/w/docs/ok.txt', oldText: 'original', newText: 'evil' }]
+    const unshown = codexAcpPatch(diffs, {
+      '/w/docs/ok.txt': { type: 'update', move_path: null },
+      '/w/.env': { type: 'delete', content: 'SECRET=1' },
+    })
+    const grantRoot = codexAcpPatch(
+      diffs,
+      { '/w/docs/ok.txt': { type: 'update', move_path: null } },
+      { grant_root: '/w' },
+    )
+    // Two files moved onto one: the one no diff shows is named all the same.
+    const twoOntoOne = codexAcpPatch(diffs, {
+      '/w/a.txt': { type: 'update', move_path: '/w/docs/ok.txt' },
+      '/w/.git/config': { type: 'update', move_path: '/w/docs/ok.txt' },
+    })
+    for (const call of [unshown, grantRoot, twoOntoOne]) {
+      expect(actionOf(call, '/w')).toMatchObject({ kind: 'tool', toolKind: 'edit' })
+    }
+    expect(actionOf(unshown, '/w')).toMatchObject({ input: unshown.rawInput })
   })
 
   it('leaves arguments a shell reads as they are bare', () => {

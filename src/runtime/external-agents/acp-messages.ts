@@ -10,7 +10,12 @@ import type {
 import { isAbsolute, resolve } from 'node:path'
 import { z } from 'zod'
 import type { ToolCallStatus } from '../../contracts/room.ts'
-import type { ExternalAction, ExternalDecision, ExternalFileChange } from './external-agent-port.ts'
+import type {
+  ExternalAction,
+  ExternalDecision,
+  ExternalFileChange,
+  ExternalRefusalCode,
+} from './external-agent-port.ts'
 
 /**
  * The parts of the Agent Client Protocol (ACP, protocol version 1) that the
@@ -181,54 +186,199 @@ export function shellQuote(argv: readonly string[]): string {
     .join(' ')
 }
 
+/** What a tool call does, or why Assent refuses it without asking anyone. */
+export type AcpActionReading =
+  { action: ExternalAction } | { refused: ExternalRefusalCode; detail: string }
+
 /**
  * What a tool call does, as Assent shows it:
  * - `execute` with a command in its raw input (a string, or an argument
- *   vector as codex-acp sends): the command, in the raw input's `cwd` or
- *   the session's;
- * - any call whose content carries diffs: those file changes;
- * - anything else: the agent's title, kind and raw input, as sent.
+ *   vector as codex-acp sends): the command, in the raw input's `cwd` or,
+ *   when it names none, the session's. A `cwd` that is not an absolute
+ *   path is refused: the agent takes it from its own folder, which Assent
+ *   cannot know, and showing any other folder would let the person allow a
+ *   command somewhere they were not shown;
+ * - a call whose content carries diffs, when every place the call names is
+ *   a file those changes add, edit, delete or move (`acpFileChanges`): those
+ *   file changes;
+ * - anything else, a call with diffs that names other places too among
+ *   them: the agent's title, kind and raw input, as sent, and every place it
+ *   names (its locations and its diffs' files).
  */
-export function acpAction(toolCall: AcpToolCall, sessionCwd: string): ExternalAction {
+export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionReading {
+  const absolute = (path: string): string => (isAbsolute(path) ? path : resolve(sessionCwd, path))
   const input = z
     .looseObject({ command: z.unknown().optional(), cwd: z.unknown().optional() })
     .safeParse(toolCall.rawInput)
   if (toolCall.kind === 'execute' && input.success) {
     const { command, cwd } = input.data
-    const where = typeof cwd === 'string' && isAbsolute(cwd) ? cwd : sessionCwd
-    if (isStringArray(command)) {
-      return { kind: 'command', commandLine: shellQuote(command), argv: [...command], cwd: where }
-    }
-    if (typeof command === 'string' && command !== '') {
-      return { kind: 'command', commandLine: command, argv: null, cwd: where }
+    const line = isStringArray(command)
+      ? { commandLine: shellQuote(command), argv: [...command] }
+      : typeof command === 'string' && command !== ''
+        ? { commandLine: command, argv: null }
+        : null
+    if (line !== null) {
+      if (cwd === undefined || cwd === null) {
+        return { action: { kind: 'command', ...line, cwd: sessionCwd } }
+      }
+      if (typeof cwd !== 'string' || !isAbsolute(cwd)) {
+        return {
+          refused: 'command-folder-not-absolute',
+          detail: `a command whose folder is ${typeof cwd === 'string' ? JSON.stringify(cwd.slice(0, 256)) : `a ${typeof cwd}`}`,
+        }
+      }
+      return { action: { kind: 'command', ...line, cwd } }
     }
   }
+  const locations = (toolCall.locations ?? []).map(({ path }) => absolute(path))
+  const changes = acpFileChanges(toolCall, absolute)
+  if (changes.length > 0 && namesOnlyItsChanges(toolCall, changes, locations, absolute)) {
+    return { action: { kind: 'file-changes', changes } }
+  }
+  const changed = changes.flatMap((c) => (c.movePath === null ? [c.path] : [c.path, c.movePath]))
+  return {
+    action: {
+      kind: 'tool',
+      toolKind: toolCall.kind ?? 'other',
+      title: toolCall.title ?? '',
+      input: toolCall.rawInput ?? null,
+      // Where the call acts may be said only here (an edit without a diff,
+      // a move whose other end only its raw input names): shown to the
+      // person, and read by the rule every door applies.
+      locations: [...new Set([...locations, ...changed])],
+    },
+  }
+}
+
+/** codex-acp's raw input for a patch: each file it changes, by the path it
+ *  has before the change, with what happens to it (an update may move it:
+ *  `move_path`). codex-acp names a moved file's diff and location by where
+ *  it moves to, so the source is only here. */
+const CodexAcpChangesSchema = z.looseObject({
+  changes: z.record(
+    Text.min(1),
+    z.looseObject({
+      type: z.enum(['add', 'update', 'delete']),
+      move_path: Text.min(1).nullable().optional(),
+    }),
+  ),
+})
+type CodexAcpChange = z.infer<typeof CodexAcpChangesSchema>['changes'][string]
+
+/**
+ * A tool call's diffs as file changes. Where the raw input is codex-acp's
+ * patch, it says what each diff does: a file moved onto the diff's path is
+ * a move from its source, a `delete` is a delete (codex-acp sends it as an
+ * `edit` whose new text is empty, which would otherwise read as an update
+ * that empties the file), an `add` is an add. Otherwise the call's kind
+ * says: a `delete` call deletes, a diff without old text adds a file, any
+ * other diff edits it in place.
+ */
+function acpFileChanges(
+  toolCall: AcpToolCall,
+  absolute: (path: string) => string,
+): ExternalFileChange[] {
+  const patch = CodexAcpChangesSchema.safeParse(toolCall.rawInput)
+  const entries = patch.success
+    ? Object.entries(patch.data.changes).map(([source, entry]) => ({
+        source: absolute(source),
+        target: entry.move_path == null ? null : absolute(entry.move_path),
+        type: entry.type,
+      }))
+    : []
   const changes: ExternalFileChange[] = []
   for (const item of toolCall.content ?? []) {
     const diff = DiffContentSchema.safeParse(item)
     if (!diff.success) continue
+    const path = absolute(diff.data.path)
     const oldText = diff.data.oldText ?? null
+    const entry =
+      entries.find((e) => e.type === 'update' && e.target === path) ??
+      entries.find((e) => e.source === path)
+    const fromEntry = entry === undefined ? null : changeOf(entry)
     changes.push({
-      path: isAbsolute(diff.data.path) ? diff.data.path : resolve(sessionCwd, diff.data.path),
-      change: toolCall.kind === 'delete' ? 'delete' : oldText === null ? 'add' : 'update',
-      movePath: null,
+      path: fromEntry?.path ?? path,
+      change:
+        fromEntry?.change ??
+        (toolCall.kind === 'delete' ? 'delete' : oldText === null ? 'add' : 'update'),
+      movePath: fromEntry?.movePath ?? null,
       diff: null,
       oldText,
       newText: diff.data.newText,
     })
   }
-  if (changes.length > 0) return { kind: 'file-changes', changes }
-  return {
-    kind: 'tool',
-    toolKind: toolCall.kind ?? 'other',
-    title: toolCall.title ?? '',
-    input: toolCall.rawInput ?? null,
-    // Where the call acts may be said only here (an edit without a diff):
-    // shown to the person, and read by the rule every door applies.
-    locations: (toolCall.locations ?? []).map(({ path }) =>
-      isAbsolute(path) ? path : resolve(sessionCwd, path),
-    ),
+  return changes
+}
+
+function changeOf(entry: {
+  source: string
+  target: string | null
+  type: CodexAcpChange['type']
+}): Pick<ExternalFileChange, 'path' | 'change' | 'movePath'> {
+  const moves = entry.type === 'update' && entry.target !== null && entry.target !== entry.source
+  return { path: entry.source, change: entry.type, movePath: moves ? entry.target : null }
+}
+
+/** Fields of a raw input that hold text the agent writes or says, never a
+ *  place: codex-acp's patch (`unified_diff`, an added or deleted file's
+ *  `content`, `call_id`, `reason`) and claude-agent-acp's edits
+ *  (`old_string`, `new_string`, a written file's `content`). */
+const RAW_INPUT_TEXT_FIELDS: ReadonlySet<string> = new Set([
+  'content',
+  'unified_diff',
+  'call_id',
+  'reason',
+  'old_string',
+  'new_string',
+  'description',
+])
+
+/** Deeper than this, a raw input is not read, and names a place unread. */
+const MAX_RAW_INPUT_DEPTH = 16
+
+/**
+ * Whether every place the call names is a file its changes add, edit,
+ * delete or move from or to: each of its locations, each file and move
+ * target of codex-acp's patch, and every other string of its raw input
+ * outside the fields that hold text. Fails closed: a string Assent cannot
+ * tell from a place (an unknown field, a `grant_root`), a patch entry no
+ * diff shows, or a `move` call whose source and destination its changes do
+ * not say, makes the call not one of file changes, so it is shown with
+ * every place it names, a one-file grant never answers for it, and the
+ * reviewer leaves it to the person.
+ */
+function namesOnlyItsChanges(
+  toolCall: AcpToolCall,
+  changes: readonly ExternalFileChange[],
+  locations: readonly string[],
+  absolute: (path: string) => string,
+): boolean {
+  if (toolCall.kind === 'move' && !changes.some((c) => c.movePath !== null)) return false
+  const places = new Set(
+    changes.flatMap((c) => (c.movePath === null ? [c.path] : [c.path, c.movePath])),
+  )
+  const named = (path: string) => places.has(absolute(path))
+  if (!locations.every(named)) return false
+  const raw = toolCall.rawInput
+  const patch = CodexAcpChangesSchema.safeParse(raw)
+  if (patch.success) {
+    for (const [source, entry] of Object.entries(patch.data.changes)) {
+      if (!named(source) || (entry.move_path != null && !named(entry.move_path))) return false
+    }
   }
+  const readable = (value: unknown, depth: number): boolean => {
+    if (typeof value === 'string') return named(value)
+    if (typeof value !== 'object' || value === null) return true
+    if (depth >= MAX_RAW_INPUT_DEPTH) return false
+    if (Array.isArray(value)) return value.every((item) => readable(item, depth + 1))
+    return Object.entries(value).every(
+      ([key, inner]) =>
+        RAW_INPUT_TEXT_FIELDS.has(key) ||
+        (depth === 0 && patch.success && key === 'changes') ||
+        readable(inner, depth + 1),
+    )
+  }
+  return readable(raw, 0)
 }
 
 /** The text a tool call reported: its text content, or its raw output. */

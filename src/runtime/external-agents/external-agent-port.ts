@@ -109,6 +109,10 @@ export type ExternalRefusalCode =
   | 'unannounced-changes'
   /** Codex: a file change that asks for every later write under a folder. */
   | 'grant-root'
+  /** ACP: a command whose folder is not an absolute path: the agent takes
+   *  it from a folder of its own, so where the command runs cannot be
+   *  shown. */
+  | 'command-folder-not-absolute'
   /** ACP: no option allows just this once. */
   | 'no-allow-once-option'
   /** ACP: two options share an id, so an answer could be read either way. */

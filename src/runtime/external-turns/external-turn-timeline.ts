@@ -262,6 +262,7 @@ const REFUSAL_MESSAGES: Readonly<Record<ExternalRefusalCode, RuntimeMessageCode>
   'no-command-line': 'external.refusal.noCommandLine',
   'unannounced-changes': 'external.refusal.unannouncedChanges',
   'grant-root': 'external.refusal.grantRoot',
+  'command-folder-not-absolute': 'external.refusal.commandFolderNotAbsolute',
   'no-allow-once-option': 'external.refusal.noAllowOnceOption',
   'ambiguous-options': 'external.refusal.ambiguousOptions',
 }

@@ -70,6 +70,7 @@ const ALL_REFUSALS: ExternalRefusalCode[] = [
   'no-command-line',
   'unannounced-changes',
   'grant-root',
+  'command-folder-not-absolute',
   'no-allow-once-option',
   'ambiguous-options',
 ]

@@ -224,6 +224,7 @@ export const zhCNRuntime: Catalog['runtime'] = {
       noCommandLine: '它没有说明自己的命令行和文件夹',
       unannouncedChanges: '它的文件修改从未事先告知',
       grantRoot: '它请求在某个文件夹下任意写入，而不只是所显示的修改',
+      commandFolderNotAbsolute: '它用相对路径指明命令运行的文件夹，因此无法显示命令在哪里运行',
       noAllowOnceOption: '它没有提供只允许一次的选项',
       ambiguousOptions: '它的两个回答使用了同一个标识',
     },
