@@ -282,7 +282,16 @@ describe('ACP tool calls as Assent actions', () => {
     title: 'Edit',
     locations: diffs.map(({ path }) => ({ path })),
     content: diffs.map((diff) => ({ type: 'diff', ...diff })),
-    rawInput: { call_id: 'c', changes, reason: null, grant_root: null, ...extra },
+    // As codex-acp 0.x sends it: the patch's ids and start time beside it.
+    rawInput: {
+      call_id: 'c',
+      turn_id: '01a23d74-bd3b-7a70-b269-e6c4068e120a',
+      started_at_ms: 1796327391124,
+      changes,
+      reason: null,
+      grant_root: null,
+      ...extra,
+    },
   })
 
   it('reads a codex-acp move as a move from its source, which only the raw input names', () => {

@@ -321,12 +321,13 @@ function changeOf(entry: {
 
 /** Fields of a raw input that hold text the agent writes or says, never a
  *  place: codex-acp's patch (`unified_diff`, an added or deleted file's
- *  `content`, `call_id`, `reason`) and claude-agent-acp's edits
+ *  `content`, `call_id`, `turn_id`, `reason`) and claude-agent-acp's edits
  *  (`old_string`, `new_string`, a written file's `content`). */
 const RAW_INPUT_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'content',
   'unified_diff',
   'call_id',
+  'turn_id',
   'reason',
   'old_string',
   'new_string',
