@@ -423,6 +423,16 @@ describe("an ACP agent's file changes, read with every place they name, at each 
       { path, oldText: ORIGINAL, newText: '' },
       { [at(path)]: { type: 'delete', content: ORIGINAL } },
     )
+  /** codex-acp's in-place edit of the control path whose patch also
+   *  deletes `path`, a file no diff or location shows. */
+  const unshownDelete = (path: string) =>
+    patch(
+      { path: CONTROL_PATH, oldText: ORIGINAL, newText: 'evil\n' },
+      {
+        [at(CONTROL_PATH)]: { type: 'update', unified_diff: '-original\n+evil\n', move_path: null },
+        [at(path)]: { type: 'delete', content: ORIGINAL },
+      },
+    )
   /** Another agent's move, whose diff names only the file it leaves. */
   const genericMove = (destination: string) =>
     acp({
@@ -437,6 +447,7 @@ describe("an ACP agent's file changes, read with every place they name, at each 
     ['a codex-acp move away from', codexMove],
     ['a move whose destination only its locations and raw input name,', genericMove],
     ['a codex-acp delete of', codexDelete],
+    ['a codex-acp edit whose patch also deletes, unshown,', unshownDelete],
   ] as const
   const allowsEverything: ActionReviewer = {
     review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),

@@ -128,6 +128,20 @@ describe('ACP tool calls as Assent actions', () => {
       refused: 'command-folder-not-absolute',
       detail: 'a command whose folder is ".git/hooks"',
     })
+    // The detail names the folder, cut to 256 characters, or its type.
+    const long = `${'d/'.repeat(200)}hooks`
+    expect(
+      acpAction({ toolCallId: 't', kind: 'execute', rawInput: { command: 'ls', cwd: long } }, '/w'),
+    ).toEqual({
+      refused: 'command-folder-not-absolute',
+      detail: `a command whose folder is "${'d/'.repeat(128)}"`,
+    })
+    expect(
+      acpAction({ toolCallId: 't', kind: 'execute', rawInput: { command: 'ls', cwd: 5 } }, '/w'),
+    ).toEqual({
+      refused: 'command-folder-not-absolute',
+      detail: 'a command whose folder is a number',
+    })
     // No folder at all (claude-agent-acp's Bash) is the session's.
     expect(
       actionOf({ toolCallId: 't', kind: 'execute', rawInput: { command: 'ls', cwd: null } }, '/w'),
@@ -420,6 +434,158 @@ describe('ACP tool calls as Assent actions', () => {
       expect(actionOf(call, '/w')).toMatchObject({ kind: 'tool', toolKind: 'edit' })
     }
     expect(actionOf(unshown, '/w')).toMatchObject({ input: unshown.rawInput })
+  })
+
+  it('lists every place a tool call names, its patch’s files included, in the order named', () => {
+    const diffs = [{ path: '/w/docs/ok.txt', oldText: 'original', newText: 'evil' }]
+    const placesOf = (call: Parameters<typeof acpAction>[0]) =>
+      (actionOf(call, '/w') as { kind: string; locations?: string[] }).locations
+    // A file the patch deletes that no diff shows, shown all the same.
+    expect(
+      placesOf(
+        codexAcpPatch(diffs, {
+          '/w/docs/ok.txt': { type: 'update', move_path: null },
+          '/w/.env': { type: 'delete', content: 'SECRET=1' },
+        }),
+      ),
+    ).toEqual(['/w/docs/ok.txt', '/w/.env'])
+    // Two files moved onto one: the diff is read as the first one's move.
+    expect(
+      placesOf(
+        codexAcpPatch(diffs, {
+          '/w/a.txt': { type: 'update', move_path: '/w/docs/ok.txt' },
+          '/w/.git/config': { type: 'update', move_path: '/w/docs/ok.txt' },
+        }),
+      ),
+    ).toEqual(['/w/docs/ok.txt', '/w/a.txt', '/w/.git/config'])
+    // No locations: the move's both ends and the in-place edit come from
+    // the diffs and the patch alone (a grant root keeps it a tool call).
+    const unlocated = codexAcpPatch(
+      [
+        { path: 'b.txt', oldText: 'x', newText: 'y' },
+        { path: 'c.txt', oldText: 'x', newText: 'y' },
+      ],
+      { 'a.txt': { type: 'update', move_path: 'b.txt' }, 'c.txt': { type: 'update' } },
+      { grant_root: '/w' },
+    )
+    expect(placesOf({ ...unlocated, locations: [] })).toEqual(['/w/a.txt', '/w/b.txt', '/w/c.txt'])
+  })
+
+  it('reads a move call as file changes when its patch moves a file, with its other edits', () => {
+    const call = codexAcpPatch(
+      [
+        { path: '/w/b.txt', oldText: 'x', newText: 'x' },
+        { path: '/w/c.txt', oldText: 'x', newText: 'y' },
+      ],
+      {
+        '/w/a.txt': { type: 'update', move_path: '/w/b.txt' },
+        '/w/c.txt': { type: 'update', move_path: null },
+      },
+    )
+    expect(actionOf({ ...call, kind: 'move' }, '/w')).toMatchObject({
+      kind: 'file-changes',
+      changes: [
+        { path: '/w/a.txt', change: 'update', movePath: '/w/b.txt' },
+        { path: '/w/c.txt', change: 'update', movePath: null },
+      ],
+    })
+  })
+
+  it('never reads a patch entry’s target as a move unless it is an update to another file', () => {
+    // An update "moved" onto its own path edits it in place.
+    const inPlace = codexAcpPatch([{ path: '/w/a.txt', oldText: 'x', newText: 'y' }], {
+      '/w/a.txt': { type: 'update', move_path: '/w/a.txt' },
+    })
+    expect(actionOf(inPlace, '/w')).toMatchObject({
+      kind: 'file-changes',
+      changes: [{ path: '/w/a.txt', change: 'update', movePath: null }],
+    })
+    // A delete or an add with a target names a place no change has: shown
+    // as a tool call naming both, whichever end its diff names.
+    for (const type of ['delete', 'add']) {
+      for (const diffPath of ['/w/a.txt', '/w/.git/hooks/post-merge']) {
+        const call = codexAcpPatch([{ path: diffPath, oldText: 'x', newText: '' }], {
+          '/w/a.txt': { type, move_path: '/w/.git/hooks/post-merge' },
+        })
+        const action = actionOf(call, '/w')
+        expect(action).toMatchObject({ kind: 'tool', toolKind: 'edit' })
+        expect(new Set((action as { locations: string[] }).locations)).toEqual(
+          new Set(['/w/a.txt', '/w/.git/hooks/post-merge']),
+        )
+      }
+    }
+    // An entry of a kind codex-acp does not send: the raw input is not its
+    // patch, so the call is read as any other call's, its strings as places.
+    const unknownType = codexAcpPatch([{ path: '/w/a.txt', oldText: 'x', newText: 'y' }], {
+      '/w/a.txt': { type: 'rename', move_path: null },
+    })
+    expect(actionOf(unknownType, '/w')).toMatchObject({ kind: 'tool', locations: ['/w/a.txt'] })
+  })
+
+  it('reads every string of a raw input as a place but the fields that hold text', () => {
+    const editOf = (rawInput: unknown) => ({
+      toolCallId: 't',
+      kind: 'edit',
+      locations: [{ path: '/w/a.txt' }],
+      content: [{ type: 'diff', path: '/w/a.txt', oldText: 'x', newText: 'y' }],
+      rawInput,
+    })
+    const texts = [
+      'content',
+      'unified_diff',
+      'call_id',
+      'turn_id',
+      'reason',
+      'old_string',
+      'new_string',
+      'description',
+    ]
+    for (const field of texts) {
+      expect(actionOf(editOf({ file_path: '/w/a.txt', [field]: 'fix it' }), '/w')).toMatchObject({
+        kind: 'file-changes',
+      })
+      expect(actionOf(editOf({ file_path: '/w/a.txt', other: 'fix it' }), '/w')).toMatchObject({
+        kind: 'tool',
+      })
+    }
+    // `changes` is skipped only where it is codex-acp's patch: at the top of
+    // a raw input that is one.
+    const patch = codexAcpPatch([{ path: '/w/a.txt', oldText: 'x', newText: 'y' }], {
+      '/w/a.txt': { type: 'update', move_path: null },
+    })
+    expect(actionOf(patch, '/w')).toMatchObject({ kind: 'file-changes' })
+    const nested = {
+      ...patch,
+      rawInput: { ...patch.rawInput, meta: { changes: '/w/.git/config' } },
+    }
+    expect(actionOf(nested, '/w')).toMatchObject({ kind: 'tool' })
+    expect(
+      actionOf(editOf({ file_path: '/w/a.txt', changes: '/w/.git/config' }), '/w'),
+    ).toMatchObject({ kind: 'tool' })
+    // Arrays are read item by item, to the same depth as objects.
+    const arraysOf = (depth: number, items: unknown[]): unknown =>
+      depth === 1 ? items : [arraysOf(depth - 1, items)]
+    expect(
+      actionOf(editOf({ file_path: '/w/a.txt', all: arraysOf(15, ['/w/a.txt']) }), '/w'),
+    ).toMatchObject({ kind: 'file-changes' })
+    expect(
+      actionOf(editOf({ file_path: '/w/a.txt', all: arraysOf(16, ['/w/a.txt']) }), '/w'),
+    ).toMatchObject({ kind: 'tool' })
+    expect(
+      actionOf(editOf({ file_path: '/w/a.txt', all: ['/w/a.txt', '/w/.git/config'] }), '/w'),
+    ).toMatchObject({ kind: 'tool' })
+    // A key that is not a field name is a place too (a record keyed by file).
+    expect(
+      actionOf(editOf({ edits: { '/w/a.txt': { old_string: 'x', new_string: 'y' } } }), '/w'),
+    ).toMatchObject({ kind: 'file-changes' })
+    expect(actionOf(editOf({ edits: { 'a.txt': { new_string: 'y' } } }), '/w')).toMatchObject({
+      kind: 'file-changes',
+    })
+    for (const key of ['/w/.git/config', '.git', '0', 'a b']) {
+      expect(actionOf(editOf({ edits: { [key]: { new_string: 'y' } } }), '/w')).toMatchObject({
+        kind: 'tool',
+      })
+    }
   })
 
   it('leaves arguments a shell reads as they are bare', () => {

@@ -231,11 +231,14 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
     }
   }
   const locations = (toolCall.locations ?? []).map(({ path }) => absolute(path))
-  const changes = acpFileChanges(toolCall, absolute)
-  if (changes.length > 0 && namesOnlyItsChanges(toolCall, changes, locations, absolute)) {
+  const entries = codexAcpPatchEntries(toolCall, absolute)
+  const changes = acpFileChanges(toolCall, entries, absolute)
+  // Every file the patch names, before and after: one no diff shows is
+  // named all the same, so the person and the rule see it.
+  const patched = entries.flatMap((e) => endsOf({ path: e.source, movePath: e.target }))
+  if (changes.length > 0 && namesOnlyItsChanges(toolCall, changes, locations, patched, absolute)) {
     return { action: { kind: 'file-changes', changes } }
   }
-  const changed = changes.flatMap((c) => (c.movePath === null ? [c.path] : [c.path, c.movePath]))
   return {
     action: {
       kind: 'tool',
@@ -244,10 +247,17 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
       input: toolCall.rawInput ?? null,
       // Where the call acts may be said only here (an edit without a diff,
       // a move whose other end only its raw input names): shown to the
-      // person, and read by the rule every door applies.
-      locations: [...new Set([...locations, ...changed])],
+      // person, and read by the rule every door applies. Listed in the
+      // order the call names them: its locations, its diffs' files, then
+      // its patch's.
+      locations: [...new Set([...locations, ...changes.flatMap(endsOf), ...patched])],
     },
   }
+}
+
+/** The files a change touches: its file, and where it moves the file to. */
+function endsOf(change: { path: string; movePath: string | null }): string[] {
+  return change.movePath === null ? [change.path] : [change.path, change.movePath]
 }
 
 /** codex-acp's raw input for a patch: each file it changes, by the path it
@@ -265,6 +275,29 @@ const CodexAcpChangesSchema = z.looseObject({
 })
 type CodexAcpChange = z.infer<typeof CodexAcpChangesSchema>['changes'][string]
 
+/** One file of codex-acp's patch: its path before the change, where an
+ *  update moves it (`target`), and what happens to it. */
+interface CodexAcpPatchEntry {
+  source: string
+  target: string | null
+  type: CodexAcpChange['type']
+}
+
+/** The files of a codex-acp patch, by absolute path; none when the raw
+ *  input is not one. */
+function codexAcpPatchEntries(
+  toolCall: AcpToolCall,
+  absolute: (path: string) => string,
+): CodexAcpPatchEntry[] {
+  const patch = CodexAcpChangesSchema.safeParse(toolCall.rawInput)
+  if (!patch.success) return []
+  return Object.entries(patch.data.changes).map(([source, entry]) => ({
+    source: absolute(source),
+    target: entry.move_path == null ? null : absolute(entry.move_path),
+    type: entry.type,
+  }))
+}
+
 /**
  * A tool call's diffs as file changes. Where the raw input is codex-acp's
  * patch, it says what each diff does: a file moved onto the diff's path is
@@ -276,16 +309,9 @@ type CodexAcpChange = z.infer<typeof CodexAcpChangesSchema>['changes'][string]
  */
 function acpFileChanges(
   toolCall: AcpToolCall,
+  entries: readonly CodexAcpPatchEntry[],
   absolute: (path: string) => string,
 ): ExternalFileChange[] {
-  const patch = CodexAcpChangesSchema.safeParse(toolCall.rawInput)
-  const entries = patch.success
-    ? Object.entries(patch.data.changes).map(([source, entry]) => ({
-        source: absolute(source),
-        target: entry.move_path == null ? null : absolute(entry.move_path),
-        type: entry.type,
-      }))
-    : []
   const changes: ExternalFileChange[] = []
   for (const item of toolCall.content ?? []) {
     const diff = DiffContentSchema.safeParse(item)
@@ -293,8 +319,9 @@ function acpFileChanges(
     const path = absolute(diff.data.path)
     const oldText = diff.data.oldText ?? null
     const entry =
-      entries.find((e) => e.type === 'update' && e.target === path) ??
-      entries.find((e) => e.source === path)
+      // Only an update moves a file; an add or a delete with a target names
+      // a place no change has, so the call is never read as file changes.
+      entries.find((e) => e.target === path) ?? entries.find((e) => e.source === path)
     const fromEntry = entry === undefined ? null : changeOf(entry)
     changes.push({
       path: fromEntry?.path ?? path,
@@ -310,11 +337,9 @@ function acpFileChanges(
   return changes
 }
 
-function changeOf(entry: {
-  source: string
-  target: string | null
-  type: CodexAcpChange['type']
-}): Pick<ExternalFileChange, 'path' | 'change' | 'movePath'> {
+function changeOf(
+  entry: CodexAcpPatchEntry,
+): Pick<ExternalFileChange, 'path' | 'change' | 'movePath'> {
   const moves = entry.type === 'update' && entry.target !== null && entry.target !== entry.source
   return { path: entry.source, change: entry.type, movePath: moves ? entry.target : null }
 }
@@ -341,32 +366,28 @@ const MAX_RAW_INPUT_DEPTH = 16
  * Whether every place the call names is a file its changes add, edit,
  * delete or move from or to: each of its locations, each file and move
  * target of codex-acp's patch, and every other string of its raw input
- * outside the fields that hold text. Fails closed: a string Assent cannot
- * tell from a place (an unknown field, a `grant_root`), a patch entry no
- * diff shows, or a `move` call whose source and destination its changes do
- * not say, makes the call not one of file changes, so it is shown with
- * every place it names, a one-file grant never answers for it, and the
- * reviewer leaves it to the person.
+ * outside the fields that hold text, and every key that is not a plain
+ * field name (a record keyed by file, as codex-acp's patch is). Fails
+ * closed: a string Assent cannot tell from a place (an unknown field, a
+ * `grant_root`), a patch entry no diff shows, or a `move` call whose source
+ * and destination its changes do not say, makes the call not one of file
+ * changes, so it is shown with every place it names, a one-file grant never
+ * answers for it, and the reviewer leaves it to the person.
  */
 function namesOnlyItsChanges(
   toolCall: AcpToolCall,
   changes: readonly ExternalFileChange[],
   locations: readonly string[],
+  patched: readonly string[],
   absolute: (path: string) => string,
 ): boolean {
   if (toolCall.kind === 'move' && !changes.some((c) => c.movePath !== null)) return false
-  const places = new Set(
-    changes.flatMap((c) => (c.movePath === null ? [c.path] : [c.path, c.movePath])),
-  )
+  const places = new Set(changes.flatMap(endsOf))
   const named = (path: string) => places.has(absolute(path))
-  if (!locations.every(named)) return false
+  if (!locations.every(named) || !patched.every(named)) return false
   const raw = toolCall.rawInput
-  const patch = CodexAcpChangesSchema.safeParse(raw)
-  if (patch.success) {
-    for (const [source, entry] of Object.entries(patch.data.changes)) {
-      if (!named(source) || (entry.move_path != null && !named(entry.move_path))) return false
-    }
-  }
+  // The patch's own record is read above, entry by entry.
+  const patch = CodexAcpChangesSchema.safeParse(raw).success
   const readable = (value: unknown, depth: number): boolean => {
     if (typeof value === 'string') return named(value)
     if (typeof value !== 'object' || value === null) return true
@@ -374,13 +395,18 @@ function namesOnlyItsChanges(
     if (Array.isArray(value)) return value.every((item) => readable(item, depth + 1))
     return Object.entries(value).every(
       ([key, inner]) =>
-        RAW_INPUT_TEXT_FIELDS.has(key) ||
-        (depth === 0 && patch.success && key === 'changes') ||
-        readable(inner, depth + 1),
+        (FIELD_NAME.test(key) || named(key)) &&
+        (RAW_INPUT_TEXT_FIELDS.has(key) ||
+          (depth === 0 && patch && key === 'changes') ||
+          readable(inner, depth + 1)),
     )
   }
   return readable(raw, 0)
 }
+
+/** A key that names a field, not a place: letters, digits and `_` or `-`,
+ *  not starting with a digit or `-`. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
 /** The text a tool call reported: its text content, or its raw output. */
 export function acpToolOutput(toolCall: AcpToolCall): string | null {
