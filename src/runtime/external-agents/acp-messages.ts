@@ -340,7 +340,8 @@ function acpFileChanges(
 function changeOf(
   entry: CodexAcpPatchEntry,
 ): Pick<ExternalFileChange, 'path' | 'change' | 'movePath'> {
-  const moves = entry.type === 'update' && entry.target !== null && entry.target !== entry.source
+  // A target of null is no move either way: movePath is the target.
+  const moves = entry.type === 'update' && entry.target !== entry.source
   return { path: entry.source, change: entry.type, movePath: moves ? entry.target : null }
 }
 
