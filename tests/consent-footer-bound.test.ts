@@ -56,6 +56,7 @@ const mcpView = (
       serverName,
       toolDescription: 'Writes a file in the workspace.',
       previewText: null,
+      serverFolder: null,
     },
     argumentsText: JSON.stringify({ path: 'server-wide-1.txt', content: 'first' }, null, 2),
     alwaysAllow: { offered: true, scope: 'mcp-tool' },

@@ -119,6 +119,7 @@ describe.skipIf(!chromiumReady)(
             serverName: 'Notes',
             toolDescription: 'Writes.',
             previewText: null,
+            serverFolder: null,
           },
           argumentsText: JSON.stringify({ name: 'plan.txt', lines: text.split('\n') }, null, 2),
           alwaysAllow: { offered: true, scope: 'mcp-tool' },

@@ -37,6 +37,7 @@ const CASES: ReadonlyArray<{
         serverName: 'Notes',
         toolDescription: 'Writes a note to the notes folder.',
         previewText: 'plan.txt: absent -> 80 lines',
+        serverFolder: null,
       },
       argumentsText: JSON.stringify({ name: 'plan.txt', lines: noteLines }, null, 2),
       alwaysAllow: { offered: true, scope: 'mcp-tool' },

@@ -1,4 +1,4 @@
-import { realpath, writeFile } from 'node:fs/promises'
+import { mkdir, realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AGENT_COMMAND_TOOL } from '../src/contracts/agent-request.ts'
@@ -252,7 +252,10 @@ describe('a grant for a tool called through the MCP gateway', () => {
   let grantId: string
 
   /** Opens a call the way assent-gateway does, with its own credential. */
-  async function openCall(args: Record<string, unknown>): Promise<GatewayCallState> {
+  async function openCall(
+    args: Record<string, unknown>,
+    serverFolder?: string,
+  ): Promise<GatewayCallState> {
     const file = readGatewayConnectionFile(harness.dataDir)
     const request: GatewayCallRequest = {
       workspaceIdentity: pinnedFolder(workspace),
@@ -265,6 +268,7 @@ describe('a grant for a tool called through the MCP gateway', () => {
       arguments: args,
       preview: null,
       serverTools: { names: ['put_file'], hash: HASH },
+      ...(serverFolder === undefined ? {} : { serverFolder }),
     }
     const response = await rawHttp({
       port: file.port,
@@ -314,6 +318,23 @@ describe('a grant for a tool called through the MCP gateway', () => {
     'never answers for a person-only path written as %s: the call waits for the person',
     (_name, args) => waitsForThePerson(args(workspace)),
   )
+
+  // The gateway's server works in a folder of its own: a repository whose
+  // config moves its hooks to conf/hooks (tests/mcp-server-folder.test.ts
+  // walks the same place through the other doors).
+  it('never answers for a relative path to the hooks of the folder the server works in', async () => {
+    const serverFolder = await doorWorkspace()
+    await mkdir(join(serverFolder, 'conf/hooks'), { recursive: true })
+    await writeFile(join(serverFolder, '.git/config'), '[core]\n\thooksPath = conf/hooks\n')
+    // From the workspace alone the grant answers for the same arguments.
+    const args = { target: 'conf/hooks/pre-commit', body: EVIL }
+    expect(await openCall(args)).toMatchObject({ status: 'allowed', grantId })
+    const state = await openCall(args, serverFolder)
+    expect(state).toMatchObject({ status: 'pending', grantId: null })
+    const view = await harness.client.getApproval(state.approvalId ?? '')
+    expect(view.approval.mcp?.serverFolder).toBe(serverFolder)
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
+  })
 })
 
 describe('the rule every door applies reads a command as a shell would', () => {

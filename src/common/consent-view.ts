@@ -85,6 +85,9 @@ export const ConsentActionSchema = z.discriminatedUnion('type', [
     toolDescription: z.string(),
     /** The tool's side-effect-free preview, or null if it has none. */
     previewText: z.string().nullable(),
+    /** The folder the server works in, where its relative arguments lead;
+     *  null when Assent does not start it (over HTTP) or it is built in. */
+    serverFolder: z.string().nullable(),
   }),
   z.strictObject({
     type: z.literal('permission'),

@@ -99,6 +99,11 @@ export const McpActionSchema = z.strictObject({
   /** The server's whole tool list; absent on approvals stored before it was
    *  recorded, which can then not be allowed server-wide. */
   serverTools: McpServerToolsSchema.optional(),
+  /** The folder the server works in, for one Assent started as a process:
+   *  its relative arguments mean places there. Absent for a server whose
+   *  folder Assent cannot know (over HTTP) and for the built-in one, which
+   *  works in the workspace. */
+  serverFolder: z.string().optional(),
 })
 export type McpAction = z.infer<typeof McpActionSchema>
 

@@ -78,6 +78,14 @@ export const GatewayCallRequestSchema = z.strictObject({
   preview: z.string().max(MAX_MCP_PREVIEW_CHARS).nullable(),
   /** Every tool the server offers now, for the offer to allow them all. */
   serverTools: McpServerToolsSchema,
+  /** The folder the server works in, when the gateway started it: the
+   *  runtime judges relative arguments from it as well as from the
+   *  workspace. An absolute path: a relative one would be the runtime's. */
+  serverFolder: z
+    .string()
+    .max(4096)
+    .regex(/^(\/|[A-Za-z]:[\\/])/, 'must be an absolute path')
+    .optional(),
 })
 export type GatewayCallRequest = z.infer<typeof GatewayCallRequestSchema>
 

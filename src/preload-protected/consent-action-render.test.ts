@@ -297,21 +297,28 @@ describe('rendering an approval', () => {
     expect(body().querySelectorAll('table')).toHaveLength(2)
   })
 
+  /** An MCP call on Notes, with `action` fields as given. */
+  const mcpCall = (action: {
+    toolDescription: string
+    previewText: string | null
+    serverFolder: string | null
+  }) =>
+    approvalView({
+      kind: 'mcp-tool-call',
+      toolName: 'write_note',
+      action: { type: 'mcp', serverName: 'Notes', ...action },
+      argumentsText: '{\n  "name": "plan.txt"\n}',
+      alwaysAllow: { offered: true, scope: 'mcp-tool' },
+    })
+
   it('shows an MCP call with its server, tool, arguments, what the server says and its preview', () => {
     start()
     const hostile = '<img src=x onerror=alert(1)>'
     inbox.deliver(
-      approvalView({
-        kind: 'mcp-tool-call',
-        toolName: 'write_note',
-        action: {
-          type: 'mcp',
-          serverName: 'Notes',
-          toolDescription: `Writes a note ${hostile}`,
-          previewText: 'plan.txt: absent -> "ship"',
-        },
-        argumentsText: '{\n  "name": "plan.txt"\n}',
-        alwaysAllow: { offered: true, scope: 'mcp-tool' },
+      mcpCall({
+        toolDescription: `Writes a note ${hostile}`,
+        previewText: 'plan.txt: absent -> "ship"',
+        serverFolder: null,
       }),
     )
     expect(text(CONSENT_PAGE_IDS.kind)).toBe('MCP tool call')
@@ -321,6 +328,16 @@ describe('rendering an approval', () => {
       expect(shown).toContain(part)
     }
     expect(document.querySelectorAll('img')).toHaveLength(0)
+    // No folder (a server over HTTP, or the built-in one): none is shown.
+    expect(shown).not.toContain('Server works in')
+  })
+
+  it('shows the folder an MCP server works in, where its relative arguments lead', () => {
+    start()
+    inbox.deliver(
+      mcpCall({ toolDescription: 'Writes a note', previewText: null, serverFolder: '/srv/notes' }),
+    )
+    expect(body().textContent).toContain('Server works in/srv/notes')
   })
 
   it('says why the automatic reviewer left the action to the person, as text, and only then', () => {

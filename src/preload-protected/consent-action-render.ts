@@ -89,6 +89,9 @@ export function renderApprovalAction(
     case 'mcp':
       facts.add('consent.action.server', action.serverName, '', { name: true })
       facts.add('consent.action.tool', view.toolName, 'consent-mono', { name: true })
+      if (action.serverFolder !== null) {
+        facts.add('consent.action.serverFolder', action.serverFolder, 'consent-mono')
+      }
       block(document, body, writer, translate(lang, 'consent.action.arguments'), view.argumentsText)
       block(
         document,

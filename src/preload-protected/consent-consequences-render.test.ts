@@ -26,7 +26,13 @@ const serverWideView = (toolNames: string[], overrides: Partial<ConsentView> = {
   approvalView({
     kind: 'mcp-tool-call',
     toolName: 'write_note',
-    action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+    action: {
+      type: 'mcp',
+      serverName: 'Notes',
+      toolDescription: '',
+      previewText: null,
+      serverFolder: null,
+    },
     alwaysAllow: { offered: true, scope: 'mcp-tool' },
     serverAlwaysAllow: { offered: true, toolNames },
     ...overrides,
@@ -74,7 +80,13 @@ describe('rendering an approval', () => {
         {
           toolName: 'write_note',
           kind: 'mcp-tool-call',
-          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+          action: {
+            type: 'mcp',
+            serverName: 'Notes',
+            toolDescription: '',
+            previewText: null,
+            serverFolder: null,
+          },
           alwaysAllow: { offered: true, scope: 'mcp-tool' },
         },
         'write_note on Notes',
@@ -163,7 +175,13 @@ describe('rendering an approval', () => {
         approvalView({
           kind: 'mcp-tool-call',
           toolName: 'write_note',
-          action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+          action: {
+            type: 'mcp',
+            serverName: 'Notes',
+            toolDescription: '',
+            previewText: null,
+            serverFolder: null,
+          },
           alwaysAllow: { offered: true, scope: 'mcp-tool' },
           ...(serverAlwaysAllow ? { serverAlwaysAllow } : {}),
         }),
@@ -181,7 +199,13 @@ describe('rendering an approval', () => {
       approvalView({
         kind: 'mcp-tool-call',
         toolName: 'write_note',
-        action: { type: 'mcp', serverName: name, toolDescription: '', previewText: null },
+        action: {
+          type: 'mcp',
+          serverName: name,
+          toolDescription: '',
+          previewText: null,
+          serverFolder: null,
+        },
         alwaysAllow: { offered: true, scope: 'mcp-tool' },
         serverAlwaysAllow: { offered: true, toolNames: ['write_note'] },
       }),

@@ -212,7 +212,13 @@ describe('decisions', () => {
       approvalView({
         kind: 'mcp-tool-call',
         toolName: 'write_note',
-        action: { type: 'mcp', serverName: 'Notes', toolDescription: '', previewText: null },
+        action: {
+          type: 'mcp',
+          serverName: 'Notes',
+          toolDescription: '',
+          previewText: null,
+          serverFolder: null,
+        },
         alwaysAllow: { offered: true, scope: 'mcp-tool' },
         serverAlwaysAllow: offered
           ? { offered: true, toolNames: ['read_note', 'write_note'] }

@@ -71,7 +71,13 @@ describe('deceptive text', () => {
       approvalView({
         kind: 'mcp-tool-call',
         toolName: 'wr\u0456te_note',
-        action: { type: 'mcp', serverName: 'N\u043Etes', toolDescription: '', previewText: null },
+        action: {
+          type: 'mcp',
+          serverName: 'N\u043Etes',
+          toolDescription: '',
+          previewText: null,
+          serverFolder: null,
+        },
       }),
     )
     expect(text(CONSENT_PAGE_IDS.title)).toBe('Allow N⟨U+043E⟩tes to run wr⟨U+0456⟩te_note?')

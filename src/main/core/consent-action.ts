@@ -43,6 +43,7 @@ export function consentAction(action: CanonicalAction, fileChange?: FileChange):
       serverName: action.mcp.serverName,
       toolDescription: action.mcp.toolDescription,
       previewText: action.mcp.preview,
+      serverFolder: action.mcp.serverFolder ?? null,
     }
   }
   // An external agent's request is read with its own strict schemas; its

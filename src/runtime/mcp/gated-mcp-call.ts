@@ -4,6 +4,7 @@ import { message } from '../../contracts/runtime-message.ts'
 import type { ElicitationForm } from './mcp-elicitation.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
+import { serverFolderOf } from './mcp-workspace.ts'
 import {
   PREVIEW_SUFFIX,
   inputSchemaHash,
@@ -34,6 +35,8 @@ export interface McpConsentRequest {
   /** Every allowed tool the server offers now, for "always allow every
    *  tool of this server". */
   serverTools: McpServerTools
+  /** The folder the server works in, when Assent started it (`serverFolderOf`). */
+  serverFolder?: string | undefined
 }
 
 /** What an MCP call's approval holds about it: what the person is shown,
@@ -56,6 +59,7 @@ export function mcpApprovalFields(request: McpConsentRequest) {
       definitionHash: request.definitionHash,
       preview: request.preview,
       serverTools: request.serverTools,
+      ...(request.serverFolder === undefined ? {} : { serverFolder: request.serverFolder }),
     },
   }
 }
@@ -141,8 +145,12 @@ export async function runGatedMcpCall(
   const unasked =
     server.approvalFreeTools?.includes(toolName) === true ||
     (!server.requires_approval &&
-      personOnlyReason(mcpTouch({ serverId: server.id, toolName, arguments: args }, workspace)) ===
-        null)
+      personOnlyReason(
+        mcpTouch(
+          { serverId: server.id, toolName, arguments: args, serverFolder: serverFolderOf(server) },
+          workspace,
+        ),
+      ) === null)
   if (unasked) {
     await consent.beforeRun?.()
     consent.checkWorkspace?.()
@@ -261,6 +269,7 @@ function consentRequest(
       names: tools.map((each) => each.name).sort(),
       hash: toolListHash(tools),
     },
+    serverFolder: serverFolderOf(server),
   })
 }
 

@@ -8,6 +8,7 @@ import {
 } from './gated-mcp-call.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
+import { serverFolderOf } from './mcp-workspace.ts'
 import {
   inputSchemaHash,
   namespacedToolName,
@@ -49,7 +50,12 @@ export interface GovernedAction<T> {
 export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
   const { server, method, args } = action
   const touch = mcpTouch(
-    { serverId: server.id, toolName: method, arguments: args },
+    {
+      serverId: server.id,
+      toolName: method,
+      arguments: args,
+      serverFolder: serverFolderOf(server),
+    },
     action.workspace,
   )
   // As for a tool call: nothing is asked or run for a folder that is not
@@ -94,7 +100,15 @@ export function refuseIfPersonOnly(
   args: Record<string, unknown>,
   workspace: string,
 ): void {
-  const touch = mcpTouch({ serverId: server.id, toolName: method, arguments: args }, workspace)
+  const touch = mcpTouch(
+    {
+      serverId: server.id,
+      toolName: method,
+      arguments: args,
+      serverFolder: serverFolderOf(server),
+    },
+    workspace,
+  )
   const personOnly = personOnlyReason(touch)
   if (personOnly !== null) {
     throw new McpRefusal(
@@ -131,5 +145,6 @@ export function governedRequest(
     arguments: args,
     preview: null,
     serverTools: { names: [method], hash: toolListHash([definition]) },
+    serverFolder: serverFolderOf(server),
   })
 }

@@ -1,3 +1,5 @@
+import path from 'node:path'
+import { BUILT_IN_FILESYSTEM_SERVER_ID, type McpServerConfig } from '../../contracts/mcp-config.ts'
 import type { WorkspaceIdentity } from '../../contracts/room.ts'
 import {
   workspaceIdentityNow,
@@ -31,4 +33,22 @@ export function refuseIfWorkspaceMoved(pinned: {
 }): void {
   const moved = workspaceMovedSince(pinned)
   if (moved) throw workspaceMovedRefusal(moved)
+}
+
+/**
+ * The folder a server this process starts works in: its configured `cwd`,
+ * taken from this process's folder as the operating system takes it, or
+ * this process's folder. A relative path in its arguments means a place
+ * there, which need not be the workspace (a room's servers are shared by
+ * every room), so the rule judges it from both. Undefined for a server
+ * over HTTP, whose folder is its own, and for the built-in server, which
+ * works in the workspace.
+ */
+export function serverFolderOf(
+  server: Pick<McpServerConfig, 'id' | 'transport'>,
+): string | undefined {
+  if (server.id === BUILT_IN_FILESYSTEM_SERVER_ID || server.transport.type !== 'stdio') {
+    return undefined
+  }
+  return path.resolve(server.transport.cwd ?? '.')
 }

@@ -102,7 +102,10 @@ export function baseFolders(
   commands: ActionCommands,
   readings: readonly ShellReading[],
 ): string[] {
+  // An MCP server Assent started takes relative paths from its own folder,
+  // which need not be the workspace: judged from both (person-only.ts).
   const bases = new Set([touch.workspace])
+  if (touch.serverFolder !== undefined) bases.add(touch.serverFolder)
   if (readings.length > 0) {
     for (const folder of commands.folders) bases.add(path.resolve(touch.workspace, folder))
   }

@@ -37,9 +37,11 @@ export interface ActionTouch {
   /** For an MCP call, the server it goes to. */
   mcpServerId?: string
   arguments: unknown
-  /** The folder relative paths are taken from: the room's workspace, or
-   *  for an MCP call, the folder its server works in. */
+  /** The folder relative paths are taken from: the room's workspace. */
   workspace: string
+  /** For an MCP call on a server Assent started, the folder the server
+   *  works in: its relative paths are taken from there as well. */
+  serverFolder?: string | undefined
   /** Real paths a sandbox check already resolved for the call. */
   resolvedPaths?: readonly string[]
   /** For Assent's own command, every folder its sandbox lets it write
@@ -121,7 +123,9 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     const finding = sensitivePath(candidate)
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
   }
-  for (const git of repositoriesHolding(touch.workspace, resolved)) {
+  const folders =
+    touch.serverFolder === undefined ? [touch.workspace] : [touch.workspace, touch.serverFolder]
+  for (const git of folders.flatMap((folder) => repositoriesHolding(folder, resolved))) {
     const inGit = inGitPlaces(git, resolved)
     if (inGit !== null) return inGit
   }
@@ -325,7 +329,7 @@ export function touchOfApproval(
     toolName: string
     arguments: unknown
     workingDirectory: string
-    mcp?: { serverId: string } | undefined
+    mcp?: { serverId: string; serverFolder?: string | undefined } | undefined
     containment?: CommandContainment | undefined
   },
   workspace: string = approval.workingDirectory,
@@ -334,6 +338,9 @@ export function touchOfApproval(
   return {
     toolName: approval.toolName,
     ...(approval.mcp ? { mcpServerId: approval.mcp.serverId } : {}),
+    ...(approval.mcp?.serverFolder === undefined
+      ? {}
+      : { serverFolder: approval.mcp.serverFolder }),
     arguments: approval.arguments,
     workspace,
     ...(containment?.contained === true ? { writableRoots: containment.writableRoots } : {}),
@@ -356,9 +363,15 @@ const PERSON_ONLY_CODES = {
   'too-many-paths': 'personOnly.tooManyPaths',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>
 
-/** The touch of an MCP call on `serverId`, run for `workspace`. */
+/** The touch of an MCP call on `serverId`, run for `workspace` by a server
+ *  working in `serverFolder` when Assent started it. */
 export function mcpTouch(
-  call: { serverId: string; toolName: string; arguments: unknown },
+  call: {
+    serverId: string
+    toolName: string
+    arguments: unknown
+    serverFolder?: string | undefined
+  },
   workspace: string,
 ): ActionTouch {
   return {
@@ -366,5 +379,6 @@ export function mcpTouch(
     mcpServerId: call.serverId,
     arguments: call.arguments,
     workspace,
+    ...(call.serverFolder === undefined ? {} : { serverFolder: call.serverFolder }),
   }
 }

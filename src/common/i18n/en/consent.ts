@@ -55,6 +55,7 @@ export const enConsent = {
     readPath: 'Read',
     listPath: 'List the folder',
     server: 'MCP server',
+    serverFolder: 'Server works in',
     tool: 'Tool',
     arguments: 'Arguments',
     argumentsAsSent: 'Arguments as sent',

@@ -54,6 +54,7 @@ export const zhCNConsent: Catalog['consent'] = {
     readPath: '读取',
     listPath: '列出文件夹',
     server: 'MCP 服务器',
+    serverFolder: '服务器工作目录',
     tool: '工具',
     arguments: '参数',
     argumentsAsSent: '发送的参数',
