@@ -87,6 +87,7 @@ export const enWorkbench = {
   card: {
     tool: 'Tool',
     mcpServer: 'MCP server',
+    mcpServerFolder: 'Server works in',
     toolDescription: 'The server says',
     workingDirectory: 'Working directory',
     arguments: 'Arguments',

@@ -88,6 +88,7 @@ export const zhCNWorkbench: Catalog['workbench'] = {
   card: {
     tool: '工具',
     mcpServer: 'MCP 服务器',
+    mcpServerFolder: '服务器工作目录',
     toolDescription: '服务器的说明',
     workingDirectory: '工作目录',
     arguments: '参数',

@@ -176,12 +176,14 @@ describe('ApprovalCard', () => {
           inputSchemaHash: 'a'.repeat(64),
           definitionHash: 'b'.repeat(64),
           preview: null,
+          serverFolder: '/srv/notes',
         },
       }),
       { name: 'plan.txt', text: 'ship' },
     )
     expect(within(article).getByRole('heading').textContent).toBe('MCP tool call Notes: write_note')
     expect(within(article).getByTestId('approval-mcp-server').textContent).toBe('Notes')
+    expect(within(article).getByTestId('approval-mcp-server-folder').textContent).toBe('/srv/notes')
     expect(within(article).getByTestId('approval-mcp-description').textContent).toBe(
       'The server says: Writes a note to the notes folder.',
     )
@@ -194,6 +196,7 @@ describe('ApprovalCard', () => {
     const { article } = renderCard(card())
     expect(within(article).queryByTestId('approval-mcp-server')).toBeNull()
     expect(within(article).queryByTestId('approval-mcp-description')).toBeNull()
+    expect(within(article).queryByTestId('approval-mcp-server-folder')).toBeNull()
   })
 
   it('says why the automatic reviewer left an open approval to the person, as secondary text', () => {

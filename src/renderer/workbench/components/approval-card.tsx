@@ -217,6 +217,14 @@ function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardPr
             </dd>
           </div>
         ) : null}
+        {approval.mcp?.serverFolder !== undefined ? (
+          <div className="card__fact">
+            <dt>{t('workbench.card.mcpServerFolder')}</dt>
+            <dd className="mono" data-testid="approval-mcp-server-folder">
+              {approval.mcp.serverFolder}
+            </dd>
+          </div>
+        ) : null}
         <div className="card__fact">
           <dt>{t('workbench.card.tool')}</dt>
           <dd className="mono">{approval.toolName}</dd>
