@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe('npm run bench -- --only', () => {
   it(
-    'measures the named section alone and lists every other one as skipped',
+    'measures the named section alone and lists every other one as left out, with why',
     async () => {
       const json = join(folder, 'tokens.json')
       const run = await bench(['--only', 'tokens', '--json', json])
