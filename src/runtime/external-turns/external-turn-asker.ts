@@ -229,11 +229,12 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
    *  "yes": after a crash the record shows it may have run.
    *
    *  Every allow passes here (the policy's, a grant's, the reviewer's, the
-   *  person's), so the workspace is checked again here, after the wait:
-   *  an allow answers for the folder the turn was admitted for, and the
-   *  agent acts on whatever is at the path when it hears "yes". A folder
-   *  swapped, replaced or removed meanwhile gets the agent a denial and the
-   *  room the reason. */
+   *  person's), so the workspace is checked again here, once the answer
+   *  came and before the running mark is written: an allow answers for the
+   *  folder the turn was admitted for, and the agent acts on whatever is at
+   *  the path when it hears "yes". A folder swapped, replaced or removed
+   *  while the person read gets the agent a denial and the room the reason.
+   *  A move after "yes" is the agent's to meet: it acts on its own. */
   private async allowed(
     call: ToolCallRecord,
     allowedBy: Parameters<ConversationStore['markRunning']>[2],
