@@ -1,3 +1,5 @@
+import { quotedCommandLine } from '../contracts/shell-quoting.ts'
+
 /**
  * A command as the person reads it: one line that says exactly which
  * arguments the program receives. Without a shell the argv goes to the
@@ -11,16 +13,8 @@
  * boundaries visible, escapes make hidden characters visible.
  */
 
-/** Characters an argument may hold and still be shown without quotes. */
-const PLAIN_ARGUMENT = /^[A-Za-z0-9_@%+=:,./-]+$/
-
-export function quoteArgument(argument: string): string {
-  if (PLAIN_ARGUMENT.test(argument)) return argument
-  return `'${argument.replaceAll("'", `'\\''`)}'`
-}
-
 export function commandLineDisplay(argv: readonly string[], shell: boolean): string {
-  return shell ? argv.join(' ') : argv.map(quoteArgument).join(' ')
+  return shell ? argv.join(' ') : quotedCommandLine(argv)
 }
 
 /** Splits a line made by `commandLineDisplay(argv, false)` back into its

@@ -16,7 +16,6 @@ import {
 import {
   ACP_METHODS,
   ACP_PROTOCOL_VERSION,
-  acpAction,
   acpAnswerText,
   acpOutcomeFor,
   acpToolOutput,
@@ -34,6 +33,7 @@ import {
   type AcpStopReason,
   type AcpToolCall,
 } from './acp-messages.ts'
+import { acpAction } from './acp-tool-call-reading.ts'
 import {
   boundedText,
   BoundedTextBuilder,

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
+import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
 import { commandLine } from '../tools/command-patterns.ts'
 import type { ActionTouch } from './person-only.ts'
 import type { ShellReading } from './shell-words.ts'
@@ -48,7 +49,7 @@ export function commandsOf(touch: ActionTouch): ActionCommands {
     const argv = stringsOf(args.argv)
     if (argv === null) return { lines: [], folders }
     if (argv.length === 1) return { lines: [argv[0] ?? ''], folders }
-    return { lines: [args.shell === true ? commandLine(argv) : quotedLine(argv)], folders }
+    return { lines: [args.shell === true ? commandLine(argv) : quotedCommandLine(argv)], folders }
   }
   const lines: string[] = []
   const visit = (value: unknown, depth: number): void => {
@@ -66,7 +67,7 @@ export function commandsOf(touch: ActionTouch): ActionCommands {
       // quoted, as the shell reading must take it whole.
       const words = typeof inner === 'string' ? [inner, ...rest] : stringsOf(inner)
       if (words === null || words.length === 0) continue
-      lines.push(words.length === 1 ? (words[0] ?? '') : quotedLine(words))
+      lines.push(words.length === 1 ? (words[0] ?? '') : quotedCommandLine(words))
     }
     if (command.length > 0) {
       for (const [key, inner] of entries) {
@@ -77,15 +78,6 @@ export function commandsOf(touch: ActionTouch): ActionCommands {
   }
   visit(args, 0)
   return { lines, folders: lines.length === 0 ? [] : folders }
-}
-
-/** An argument vector as one shell line: each argument single-quoted
- *  unless it holds nothing a shell reads (as the person is shown it in
- *  src/common/command-line-display.ts, which the runtime may not import). */
-function quotedLine(argv: readonly string[]): string {
-  return argv
-    .map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`))
-    .join(' ')
 }
 
 function stringsOf(value: unknown): string[] | null {
