@@ -210,6 +210,28 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     )
   })
 
+  // The person-only table, and its spellings as URIs, walked through the
+  // subscription door: an update would say when the path changes.
+  it.each([
+    ...PERSON_ONLY_PATHS.map((path) => [path, (ws: string) => pathToFileURL(join(ws, path)).href]),
+    ...PERSON_ONLY_SPELLINGS.flatMap(([name, spelled]) => {
+      const uri = spelled('/w').uri
+      return typeof uri === 'string' ? [[name, (ws: string) => String(spelled(ws).uri)]] : []
+    }),
+  ] as Array<[string, (workspace: string) => string]>)(
+    'refuses a subscription to %s, asking nobody, and lets it be unsubscribed',
+    async (_name, uriOf) => {
+      const uri = uriOf(harness.workspace)
+      const refused = await refusalOf(agent.subscribeResource({ uri: `library__${uri}` }))
+      expect(refused.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+      expect(refused.message).toContain('does not pass resources/subscribe for ')
+      await agent.unsubscribeResource({ uri: `library__${uri}` })
+      const control = `library__${pathToFileURL(join(harness.workspace, CONTROL_PATH)).href}`
+      await agent.subscribeResource({ uri: control })
+      await agent.unsubscribeResource({ uri: control })
+    },
+  )
+
   it("shows a gated server's sampling request to the person before the agent's model sees it", async () => {
     const before = sampled.length
     const call = agent.callTool(

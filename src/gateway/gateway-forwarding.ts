@@ -67,8 +67,8 @@ type Meta = { _meta?: { progressToken?: string | number } } | undefined
  * logging, for each capability `upstreamCapabilities` advertised. Names and
  * URIs are `server__name` both ways; what is not plain (mcp-plain-names.ts)
  * is left out of lists and refused by name. A resource read and a prompt
- * are governed (runGoverned); a completion naming a person-only path is
- * refused; the rest changes nothing and passes.
+ * are governed (runGoverned); a completion or a subscription naming a
+ * person-only path is refused; the rest changes nothing and passes.
  * The agent's progress token and cancellation go with each forwarded
  * request.
  */
@@ -115,13 +115,19 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
       }),
     )
     if (caps.resources.subscribe === true) {
+      // A subscription reads nothing, so nobody is asked; but its updates
+      // say when the resource changes, and for a person-only path (a
+      // repository's `.git/HEAD`, a key) that is already more than any door
+      // passes unasked, so one naming such a path is refused, as a
+      // completion is. Unsubscribing is never refused.
       server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
-        forward.to('uri', request.params.uri, async (connection, uri) =>
-          (await forward.subscriber(connection)).subscribeResource(
+        forward.to('uri', request.params.uri, async (connection, uri) => {
+          refuseIfPersonOnly(connection.server, 'resources/subscribe', { uri }, options.workspace)
+          return (await forward.subscriber(connection)).subscribeResource(
             { uri },
             forward.requestOptions(request.params, extra),
-          ),
-        ),
+          )
+        }),
       )
       server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
         forward.to('uri', request.params.uri, async (connection, uri) =>
