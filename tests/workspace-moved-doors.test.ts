@@ -20,25 +20,30 @@ import {
   toolCallsOf,
   waitForPendingApproval,
 } from './support/policy-helpers.ts'
+import { ApproverServer, signedReply } from './support/approver-server.ts'
+import { putApproverWebhook, reviewedApproval } from './support/person-only-table.ts'
 import { createRoom, send, turnSettled } from './support/room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { WORKSPACE_MOVES, type WorkspaceMove } from './support/workspace-moves.ts'
 
 // An allow answers for the folder it was given for. Each door that acts
 // for a room or a gateway checks the workspace again right before it acts,
-// so an allow (or a grant) that lands after the folder was swapped for a
-// link, replaced by another of the same name, or removed runs nothing
-// anywhere. One table of moves, walked through every door; the external
+// so an allow (the person's, the approver webhook's, or a grant) that
+// lands after the folder was swapped for a link, replaced by another of
+// the same name, or removed runs nothing anywhere. One table of moves, walked through every door; the external
 // agents' door walks the same table in external-turn-asker.test.ts.
 
 let harness: RuntimeHarness
+let approver: ApproverServer
 const gateways: Client[] = []
 
 beforeAll(async () => {
   harness = await startHarness()
+  approver = await ApproverServer.start()
 })
 afterAll(async () => {
   await Promise.all(gateways.map((client) => client.close()))
+  await approver?.close()
   await harness?.close()
 })
 
@@ -159,6 +164,32 @@ const doors: Array<[string, (move: WorkspaceMove) => Promise<Outcome>]> = [
   [
     'a built-in tool allowed by the person',
     (move) => allowedAfterMoveInRoom('write notes.txt x', move),
+  ],
+  [
+    'a built-in tool the approver webhook allows',
+    async (move) => {
+      const { w, e } = await folders()
+      const room = await createRoom(harness, { workspace: w })
+      const set = await putApproverWebhook(harness, room.id, approver.url)
+      expect(set.status).toBe(200)
+      const secret = (set.body as { secret?: string }).secret ?? ''
+      // The folder moves while the webhook decides: its allow lands after.
+      approver.behaviour = (request) => {
+        move.apply(w, e)
+        return signedReply(secret, request, '{"approved": true}')
+      }
+      const { turnId, approval } = await reviewedApproval(harness, room.id, 'write notes.txt x')
+      expect(approval).toMatchObject({ status: 'allowed', decidedBy: 'webhook' })
+      await turnSettled(harness, room.id, turnId)
+      const [call] = await toolCallsOf(harness, room.id, turnId)
+      // Recorded, so the table below reads the words it was refused with.
+      expect(call).toBeDefined()
+      return {
+        call,
+        inElsewhere: await everything(e),
+        inMovedAway: await everything(`${w}.old`),
+      }
+    },
   ],
   [
     'an MCP tool call in a room allowed by the person',
