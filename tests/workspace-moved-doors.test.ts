@@ -17,10 +17,13 @@ import {
 import {
   decide,
   roomGrants,
+  setMode,
   toolCallsOf,
   waitForPendingApproval,
 } from './support/policy-helpers.ts'
+import type { ActionReviewer } from '../src/runtime/policy/reviewer.ts'
 import { ApproverServer, signedReply } from './support/approver-server.ts'
+import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { putApproverWebhook, reviewedApproval } from './support/person-only-table.ts'
 import { createRoom, send, turnSettled } from './support/room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
@@ -28,22 +31,38 @@ import { WORKSPACE_MOVES, type WorkspaceMove } from './support/workspace-moves.t
 
 // An allow answers for the folder it was given for. Each door that acts
 // for a room or a gateway checks the workspace again right before it acts,
-// so an allow (the person's, the approver webhook's, or a grant) that
-// lands after the folder was swapped for a link, replaced by another of
-// the same name, or removed runs nothing anywhere. One table of moves, walked through every door; the external
+// so an allow (the person's, a reviewer's, the approver webhook's, or a
+// grant) that lands after the folder was swapped for a link, replaced by
+// another of the same name, or removed runs nothing anywhere. One table of moves, walked through every door; the external
 // agents' door walks the same table in external-turn-asker.test.ts.
 
 let harness: RuntimeHarness
 let approver: ApproverServer
+/** A runtime in this process, so a reviewer can be plugged in. */
+let reviewed: RuntimeHarness
+/** What the plugged-in reviewer does while it reviews, once. */
+let duringReview: (() => void) | undefined
 const gateways: Client[] = []
+
+/** A plugged-in reviewer that allows what it is shown, after
+ *  `duringReview` ran. */
+const ALLOWS_AFTER: ActionReviewer = {
+  review: () => {
+    duringReview?.()
+    duringReview = undefined
+    return Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' })
+  },
+}
 
 beforeAll(async () => {
   harness = await startHarness()
+  reviewed = await startInProcessRuntime({ reviewer: ALLOWS_AFTER })
   approver = await ApproverServer.start()
 })
 afterAll(async () => {
   await Promise.all(gateways.map((client) => client.close()))
   await approver?.close()
+  await reviewed?.close()
   await harness?.close()
 })
 
@@ -84,6 +103,19 @@ async function allowedAfterMoveInRoom(text: string, move: WorkspaceMove): Promis
     inElsewhere: await everything(e),
     inMovedAway: await everything(`${w}.old`),
   }
+}
+
+/** The outcome of a room's turn once it settled: its one call, recorded
+ *  (so the table reads the words it was refused with), and the files. */
+async function settledOutcome(
+  on: RuntimeHarness,
+  turn: { roomId: string; turnId: string },
+  { w, e }: { w: string; e: string },
+): Promise<Outcome> {
+  await turnSettled(on, turn.roomId, turn.turnId)
+  const [call] = await toolCallsOf(on, turn.roomId, turn.turnId)
+  expect(call).toBeDefined()
+  return { call, inElsewhere: await everything(e), inMovedAway: await everything(`${w}.old`) }
 }
 
 /** `assent-gateway` started in its own process with `--workspace w`, over
@@ -180,15 +212,21 @@ const doors: Array<[string, (move: WorkspaceMove) => Promise<Outcome>]> = [
       }
       const { turnId, approval } = await reviewedApproval(harness, room.id, 'write notes.txt x')
       expect(approval).toMatchObject({ status: 'allowed', decidedBy: 'webhook' })
-      await turnSettled(harness, room.id, turnId)
-      const [call] = await toolCallsOf(harness, room.id, turnId)
-      // Recorded, so the table below reads the words it was refused with.
-      expect(call).toBeDefined()
-      return {
-        call,
-        inElsewhere: await everything(e),
-        inMovedAway: await everything(`${w}.old`),
-      }
+      return settledOutcome(harness, { roomId: room.id, turnId }, { w, e })
+    },
+  ],
+  [
+    'a built-in tool a plugged-in reviewer allows',
+    async (move) => {
+      const { w, e } = await folders()
+      const room = await createRoom(reviewed, { workspace: w })
+      await setMode(reviewed, room.id, 'approve-for-me')
+      // The folder moves while the reviewer reviews: its allow lands after.
+      duringReview = () => move.apply(w, e)
+      const { turnId, approval } = await reviewedApproval(reviewed, room.id, 'write notes.txt x')
+      expect(approval).toMatchObject({ status: 'allowed', decidedBy: 'agent-review' })
+      expect(duringReview).toBeUndefined()
+      return settledOutcome(reviewed, { roomId: room.id, turnId }, { w, e })
     },
   ],
   [
