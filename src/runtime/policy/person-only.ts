@@ -123,9 +123,10 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     const finding = sensitivePath(candidate)
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
   }
-  const folders =
-    touch.serverFolder === undefined ? [touch.workspace] : [touch.workspace, touch.serverFolder]
-  for (const git of folders.flatMap((folder) => repositoriesHolding(folder, resolved))) {
+  // A server started in the workspace itself (the usual case) has one
+  // folder, not two: its repositories are read once.
+  const folders = new Set([touch.workspace, touch.serverFolder ?? touch.workspace])
+  for (const git of [...folders].flatMap((folder) => repositoriesHolding(folder, resolved))) {
     const inGit = inGitPlaces(git, resolved)
     if (inGit !== null) return inGit
   }
