@@ -14,6 +14,7 @@ export const MUTATION_TEST_FILES = [
   'src/runtime/external-agents/codex-app-server-messages.schemas.test.ts',
   'src/runtime/external-agents/acp-messages.test.ts',
   'src/runtime/external-agents/acp-messages.schemas.test.ts',
+  'src/runtime/external-agents/acp-tool-call-files.test.ts',
   'src/runtime/external-agents/acp-tool-call-reading.test.ts',
   'src/runtime/server/routes/approval-routes.test.ts',
   'src/runtime/server/routes/room-routes.test.ts',
