@@ -10,7 +10,12 @@ import type {
 } from '../tools/command-launcher.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { bwrapArgs } from './bwrap-args.ts'
-import { sandboxPolicyFor, type CommandSandboxPolicy } from './sandbox-policy.ts'
+import {
+  personOnlyAtStart,
+  settleMadePersonOnly,
+  type PersonOnlyAtStart,
+} from './made-person-only.ts'
+import { sandboxPolicyFor, writableRootsOf, type CommandSandboxPolicy } from './sandbox-policy.ts'
 import { probeSandbox, type SandboxAvailability } from './sandbox-probe.ts'
 import { seatbeltProfile } from './seatbelt-profile.ts'
 
@@ -99,7 +104,7 @@ export class CommandSandbox implements CommandLauncher {
       }
       return unavailable(availability)
     }
-    const policy = this.policyFor({ ...request, cwd: request.workspace, argv: [] })
+    const { policy } = this.policyFor(request)
     return { ok: true, containment: containmentOf(policy) }
   }
 
@@ -144,9 +149,10 @@ export class CommandSandbox implements CommandLauncher {
         hidden: [],
       }
     }
-    const policy = this.policyFor(request)
+    const { policy, atStart } = this.policyFor(request)
     const containment = containmentOf(policy)
     const hidden = policy.hidden.map((entry) => entry.path)
+    const afterExit = () => settleMadePersonOnly(atStart)
     if (availability.kind === 'seatbelt') {
       return {
         ok: true,
@@ -156,6 +162,7 @@ export class CommandSandbox implements CommandLauncher {
         cwd: request.cwd,
         containment,
         hidden,
+        afterExit,
       }
     }
     return {
@@ -168,19 +175,25 @@ export class CommandSandbox implements CommandLauncher {
       cwd: request.cwd,
       containment,
       hidden,
+      afterExit,
     }
   }
 
-  private policyFor(request: CommandRequest): CommandSandboxPolicy {
-    const mode = request.sandboxMode === 'read-only' ? 'read-only' : 'workspace-write'
-    return sandboxPolicyFor({
-      sandboxMode: mode,
+  /** The policy, and what of the table exists in its writable roots: one
+   *  walk gives both, so what is bound read-only and what `afterExit`
+   *  compares with are the same. */
+  private policyFor(
+    request: Pick<CommandRequest, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,
+  ): { policy: CommandSandboxPolicy; atStart: PersonOnlyAtStart } {
+    const input = {
+      sandboxMode: request.sandboxMode === 'read-only' ? 'read-only' : 'workspace-write',
       workspace: request.workspace,
       extraWritableRoots: request.extraWritableRoots,
-      ...(request.readOnlyInside === undefined ? {} : { readOnlyInside: request.readOnlyInside }),
       home: this.home,
       assentPrivate: this.assentPrivate,
-    })
+    } as const
+    const atStart = personOnlyAtStart(writableRootsOf(input))
+    return { policy: sandboxPolicyFor({ ...input, readOnlyInside: atStart.found }), atStart }
   }
 }
 

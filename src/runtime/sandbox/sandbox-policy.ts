@@ -62,7 +62,8 @@ export interface SandboxPolicyInput {
  * command starts, never cached: a credential folder created after the
  * runtime started is hidden from the next command, and a `.git` made since
  * is read-only for it. What does not exist when the command starts cannot
- * be kept read-only: a repository the command creates itself is its own.
+ * be kept read-only: what the command makes of the table's paths is moved
+ * aside once it ends (made-person-only.ts).
  *
  * Only what exists can be hidden or kept read-only (a mount needs a place
  * to land). A credential folder that does not exist holds no secret to
@@ -70,10 +71,7 @@ export interface SandboxPolicyInput {
  * hidden from that command, but is from every later one.
  */
 export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolicy {
-  const writable =
-    input.sandboxMode === 'read-only'
-      ? []
-      : unique([input.workspace, ...input.extraWritableRoots].map(realOrNull))
+  const writable = writableRootsOf(input)
   // The same rule every door applies: a command the person allowed once
   // still cannot change what no grant, reviewer or webhook may change.
   const readOnlyAsked =
@@ -108,6 +106,16 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
     privateScratch: ['/tmp', '/run'].filter((scratch) => existing(scratch)?.kind === 'folder'),
     network: false,
   }
+}
+
+/** The real, existing folders a command under `input` may change files
+ *  in: none in a read-only room. */
+export function writableRootsOf(
+  input: Pick<SandboxPolicyInput, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,
+): string[] {
+  return input.sandboxMode === 'read-only'
+    ? []
+    : unique([input.workspace, ...input.extraWritableRoots].map(realOrNull))
 }
 
 function realOrNull(candidate: string): string | null {

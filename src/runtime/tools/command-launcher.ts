@@ -14,9 +14,6 @@ export interface CommandRequest {
   workspace: string
   /** Real folders the person let this turn write in besides the workspace. */
   extraWritableRoots: readonly string[]
-  /** Paths inside the writable roots kept read-only; `<workspace>/.git`
-   *  when empty or absent. */
-  readOnlyInside?: readonly string[]
   /** When given, the workspace must still be this folder when the command
    *  starts, or the command is refused. */
   expectedWorkspace?: PinnedWorkspace
@@ -24,6 +21,21 @@ export interface CommandRequest {
   cwd: string
   /** What to run, the program first. */
   argv: readonly string[]
+}
+
+/** One path the command made that only a person may make. */
+export interface MadePersonOnly {
+  path: string
+  /** Where it was moved, or null when it could not be. */
+  movedTo: string | null
+  /** Why it could not be moved; null when it was. */
+  failure: string | null
+}
+
+export interface PersonOnlyAfterRun {
+  made: MadePersonOnly[]
+  /** The walk stopped at its limit: what lies past it was not checked. */
+  unchecked: boolean
 }
 
 /** How to start the command: `spawn(file, args, { env, cwd })`. */
@@ -37,6 +49,10 @@ export interface PreparedCommand {
   /** The paths the command sees as empty, to explain a failure that names
    *  one; empty when it is not contained. */
   hidden: readonly string[]
+  /** For a contained command, called once it has ended (whatever the
+   *  way): moves aside what it made that only a person may make
+   *  (sandbox/made-person-only.ts). Absent when nothing contains it. */
+  afterExit?: () => PersonOnlyAfterRun
 }
 
 export interface CommandRefusal {

@@ -4,8 +4,8 @@ import { z } from 'zod'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
-import type { PreparedCommand } from './command-launcher.ts'
-import { sandboxStopNote } from './sandbox-stop-note.ts'
+import type { PersonOnlyAfterRun, PreparedCommand } from './command-launcher.ts'
+import { madePersonOnlyNote, sandboxStopNote } from './sandbox-stop-note.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
 import {
   MAX_TOOL_OUTPUT_BYTES,
@@ -72,6 +72,10 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     const prepared = await prepareStart(args, cwd, ctx)
     if (!prepared.ok) return prepared.result
     const ran = await runProcess(args, prepared.start, timeoutMs, ctx)
+    // Before anyone hears the command ended, what it made that only a
+    // person may make is moved aside; a command stopped early is checked
+    // too, since it may have made something before it was.
+    const after = prepared.start.afterExit?.()
     const result = notStartedInSandbox(args, ran) ?? ran
     const note = sandboxStopNote(
       prepared.start.containment,
@@ -79,9 +83,29 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
       result.ok,
       result.output,
     )
-    if (note === null) return result
-    return { ...result, output: `${result.output}\n${note}`, code: 'sandbox_denied' }
+    const stopped: ToolResult =
+      note === null
+        ? result
+        : { ...result, output: `${result.output}\n${note}`, code: 'sandbox_denied' }
+    return after === undefined ? stopped : withMadeNote(stopped, after)
   },
+}
+
+/** The result with what the command made of the table said after its
+ *  output: a command that made any of it did not do only what it was
+ *  allowed to, so it did not succeed. */
+function withMadeNote(result: ToolResult, after: PersonOnlyAfterRun): ToolResult {
+  const note = madePersonOnlyNote(after)
+  if (note === null) return result
+  // The output with the note is what is shown: a result said in words
+  // (`message`) would show its words without it.
+  const shown: ToolResult = {
+    ok: result.ok,
+    output: result.output === '' ? note : `${result.output}\n${note}`,
+    ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+    ...(result.code === undefined ? {} : { code: result.code }),
+  }
+  return after.made.length === 0 ? shown : { ...shown, ok: false, code: 'person_only_made' }
 }
 
 /** The command's start as the sandbox prepared it, or the refusal to give
@@ -101,7 +125,6 @@ async function prepareStart(
     sandboxMode: scope.sandboxMode,
     workspace: ctx.workspace,
     extraWritableRoots: scope.extraWritableRoots,
-    ...(scope.readOnlyInside === undefined ? {} : { readOnlyInside: scope.readOnlyInside }),
     ...(scope.expectedWorkspace === undefined
       ? {}
       : { expectedWorkspace: scope.expectedWorkspace }),

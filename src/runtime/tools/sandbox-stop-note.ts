@@ -1,4 +1,5 @@
 import type { CommandContainment } from '../../contracts/command-containment.ts'
+import type { PersonOnlyAfterRun } from './command-launcher.ts'
 
 /** What a command says, in the C library's words, when the sandbox stopped
  *  it: a write to a read-only place, a hidden file, a refused connection
@@ -39,4 +40,28 @@ export function sandboxStopNote(
       ? 'it cannot change any file'
       : `it can change files only in ${containment.writableRoots.join(', ')}`
   return `[ran in Assent's sandbox: ${where}; it has no network; the person's credential folders, Assent's data and the host's /tmp are hidden from it; it cannot see or signal processes outside it. What failed above may have been stopped by the sandbox.]`
+}
+
+/** The lines a contained command's output ends with when something only a
+ *  person may make appeared where it may write while it ran (so the model
+ *  does not retry blindly, and the person reads what happened), or when
+ *  the check could not cover the whole workspace; null otherwise. */
+export function madePersonOnlyNote(after: PersonOnlyAfterRun): string | null {
+  const lines = after.made.map((each) =>
+    each.movedTo === null
+      ? `${each.path}: could not be moved aside (${each.failure}); remove it before running git or opening the folder in an editor`
+      : `${each.path}: moved to ${each.movedTo}`,
+  )
+  if (after.made.length > 0) {
+    lines.unshift(
+      "[while the command ran, what only a person may make appeared where it may write (git's folders and hooks, editor tasks, CI workflows, shell start-up files, credential files); no allow of a command covers that, so Assent moved it aside:",
+    )
+    lines.push('A person can put it back after reading it.]')
+  }
+  if (after.unchecked) {
+    lines.push(
+      '[the workspace is larger than Assent walks after a command: what the command made past the first entries was not checked]',
+    )
+  }
+  return lines.length === 0 ? null : lines.join('\n')
 }

@@ -65,9 +65,6 @@ export interface CommandScope {
   sandboxMode: SandboxMode
   /** Real folders the person let this turn write in besides the workspace. */
   extraWritableRoots: readonly string[]
-  /** Paths inside the writable roots kept read-only; absent, what always
-   *  needs a person found in them (person-only.ts). */
-  readOnlyInside?: readonly string[]
   /** The workspace as its room pinned it; a command refuses to start when
    *  it is another folder by then. */
   expectedWorkspace?: PinnedWorkspace

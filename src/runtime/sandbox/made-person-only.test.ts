@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import { runCommandTool } from '../tools/run-command.ts'
+import type { ToolResult } from '../tools/tool-types.ts'
+import { CommandSandbox } from './command-sandbox.ts'
+import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
+import {
+  expectMovedAside,
+  layMadeWorkspace,
+  MADE_CONTROL,
+  MADE_SCRIPT,
+  madeScript,
+  PERSON_ONLY_MADE,
+} from '../../../tests/support/person-only-made.ts'
+
+// Real commands in a real bubblewrap, as command-sandbox.test.ts runs them
+// (under /var/tmp: a command's /tmp is its own).
+
+const HAS_BWRAP = await bubblewrapRequired()
+
+let base: string
+let sandbox: CommandSandbox
+let workspaces = 0
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp('/var/tmp/assent-made-'))
+  const home = path.join(base, 'home')
+  await mkdir(home)
+  sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
+})
+
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true })
+})
+
+async function freshWorkspace(script: string): Promise<string> {
+  workspaces += 1
+  const workspace = await layMadeWorkspace(path.join(base, `ws-${workspaces}`))
+  await writeFile(path.join(workspace, MADE_SCRIPT), script)
+  return workspace
+}
+
+function runScript(workspace: string, sandboxMode: SandboxMode): Promise<ToolResult> {
+  return runCommandTool.run(
+    { argv: ['sh', MADE_SCRIPT] },
+    {
+      workspace,
+      resolvedPaths: [workspace],
+      timeoutMs: 60_000,
+      command: { sandbox, sandboxMode, extraWritableRoots: [] },
+    },
+  )
+}
+
+describe.runIf(HAS_BWRAP)('what a contained command made that only a person may make', () => {
+  it.each(PERSON_ONLY_MADE)('%s: moved aside once it ends', async (_name, line, moved) => {
+    const workspace = await freshWorkspace(madeScript(line))
+    const result = await runScript(workspace, 'workspace-write')
+    expect(result).toMatchObject({ ok: false, code: 'person_only_made', exitCode: 0 })
+    await expectMovedAside(workspace, moved, result.output)
+  })
+
+  it('leaves what existed when it started where it is, and says nothing', async () => {
+    const workspace = await freshWorkspace(madeScript('true'))
+    await mkdir(path.join(workspace, 'sub', '.git'), { recursive: true })
+    await writeFile(path.join(workspace, '.envrc'), 'export A=1\n')
+    const result = await runScript(workspace, 'workspace-write')
+    expect(result).toEqual({ ok: true, output: '', exitCode: 0 })
+    expect(existsSync(path.join(workspace, 'sub', '.git'))).toBe(true)
+    expect(await readFile(path.join(workspace, '.envrc'), 'utf8')).toBe('export A=1\n')
+    expect(await readFile(path.join(workspace, MADE_CONTROL), 'utf8')).toBe('built\n')
+  })
+
+  it('is checked when the command fails, and when it is stopped early', async () => {
+    const failing = await freshWorkspace(madeScript('mkdir -p sub/.git; exit 3'))
+    const failed = await runScript(failing, 'workspace-write')
+    expect(failed).toMatchObject({ ok: false, code: 'person_only_made', exitCode: 3 })
+    expect(existsSync(path.join(failing, 'sub', '.git'))).toBe(false)
+
+    const slow = await freshWorkspace('mkdir -p sub/.git && sleep 30\n')
+    const stopped = await runCommandTool.run(
+      { argv: ['sh', MADE_SCRIPT], timeoutMs: 1_000 },
+      {
+        workspace: slow,
+        resolvedPaths: [slow],
+        timeoutMs: 60_000,
+        command: { sandbox, sandboxMode: 'workspace-write', extraWritableRoots: [] },
+      },
+    )
+    expect(stopped).toMatchObject({ ok: false, code: 'person_only_made' })
+    expect(stopped.output).toContain('[timed out after 1000 ms')
+    expect(existsSync(path.join(slow, 'sub', '.git'))).toBe(false)
+  })
+
+  it('moves nothing in full access, where nothing contains the command', async () => {
+    const workspace = await freshWorkspace(madeScript('mkdir -p sub/.git'))
+    const result = await runScript(workspace, 'danger-full-access')
+    expect(result).toMatchObject({ ok: true, exitCode: 0 })
+    expect(existsSync(path.join(workspace, 'sub', '.git'))).toBe(true)
+  })
+})

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto'
+import { lstatSync, realpathSync, renameSync } from 'node:fs'
+import path from 'node:path'
+import { personOnlyPathsIn } from '../policy/read-only-walk.ts'
+import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
+
+/** The name a path a command made, and only a person may make, is moved
+ *  to: its own name, this, and a random tag, beside it. No rule of the
+ *  table reads the new name as what it was (`.git.assent-refused-…` is no
+ *  git folder, `tasks.json.assent-refused-…` no editor's task file), so
+ *  nothing runs it, and nothing the command wrote is lost. */
+export const REFUSED_SUFFIX = '.assent-refused-'
+
+/**
+ * What always needs a person that already exists in a command's writable
+ * roots when it starts: what the sandbox keeps read-only for it, and what
+ * `madeSince` compares with once it has ended.
+ */
+export interface PersonOnlyAtStart {
+  /** The writable roots, real paths. */
+  roots: readonly string[]
+  /** Each existing person-only path the walk found, as it found it. */
+  existing: ReadonlySet<string>
+  /** Every path the walk found, existing or not (a hooks folder a config
+   *  names may not exist yet), for the sandbox's read-only binds. */
+  found: readonly string[]
+}
+
+/** The person-only paths in `roots` now (personOnlyPathsIn, the walk the
+ *  sandbox's read-only binds come from). */
+export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
+  const found = roots.flatMap((root) => personOnlyPathsIn(root).paths)
+  return { roots, existing: new Set(found.filter(exists)), found }
+}
+
+/**
+ * After a contained command has ended: every person-only path in its
+ * writable roots that did not exist when it started, moved aside.
+ *
+ * The sandbox keeps what exists read-only, but a mount needs a place to
+ * land, so a command can make what was not there: a repository of its own
+ * in a subfolder (`sub/.git/config` naming a program git runs, which the
+ * person's git or editor then runs outside any sandbox), editor tasks that
+ * run when the folder opens, a CI workflow, an `.envrc`. No grant,
+ * reviewer, webhook or person's allow of a command answers for that (the
+ * same rule as every door), so what the command made is moved aside before
+ * anyone, the agent included, is told the command ended.
+ *
+ * Only the outermost new path is moved: moving `sub/.git` takes its hooks
+ * and config with it. The walk is the one the sandbox starts from, so what
+ * it counts as person-only is the same table.
+ */
+export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterRun {
+  let unchecked = false
+  const now: string[] = []
+  for (const root of start.roots) {
+    const walked = personOnlyPathsIn(root)
+    unchecked ||= walked.truncated
+    now.push(...walked.paths)
+  }
+  const made = [...new Set(now)].filter((found) => !start.existing.has(found) && exists(found))
+  const outermost = made
+    .filter((inner) => !made.some((outer) => outer !== inner && isBeneath(outer, inner)))
+    .sort()
+  return { made: outermost.map(moveAside), unchecked }
+}
+
+function moveAside(found: string): MadePersonOnly {
+  const folder = path.dirname(found)
+  try {
+    // The walk found it through real folders. If its folder is no longer
+    // that one (another command swapped a link in meanwhile), renaming
+    // would act somewhere else: it is left, and said.
+    if (realpathSync.native(folder) !== folder) {
+      return { path: found, movedTo: null, failure: 'its folder changed after the command ended' }
+    }
+    const movedTo = `${found}${REFUSED_SUFFIX}${randomBytes(4).toString('hex')}`
+    // A rename replaces what is at its target: nothing there is replaced.
+    if (exists(movedTo)) return { path: found, movedTo: null, failure: `${movedTo} exists` }
+    renameSync(found, movedTo)
+    return { path: found, movedTo, failure: null }
+  } catch (error) {
+    return { path: found, movedTo: null, failure: (error as Error).message }
+  }
+}
+
+function exists(candidate: string): boolean {
+  try {
+    lstatSync(candidate)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function isBeneath(outer: string, inner: string): boolean {
+  return inner.startsWith(outer + path.sep)
+}

@@ -1,0 +1,106 @@
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { expect } from 'vitest'
+import { REFUSED_SUFFIX } from '../../src/runtime/sandbox/made-person-only.ts'
+
+/**
+ * One table of what a command can make that only a person may make, where
+ * none of it was when the command started, walked through every door that
+ * lets a command run (src/runtime/sandbox/made-person-only.test.ts for the
+ * sandbox itself, tests/person-only-made-doors.test.ts for the person's
+ * allow, a grant, a reviewer and the approver webhook). Each row: a shell
+ * line, run by the script `MADE_SCRIPT` in a workspace from
+ * `layMadeWorkspace`, and the paths (relative to the workspace) that must
+ * be moved aside once the command ends.
+ */
+export const PERSON_ONLY_MADE: ReadonlyArray<
+  readonly [name: string, line: string, moved: readonly string[]]
+> = [
+  [
+    'a repository in a subfolder, whose config names a program git runs',
+    `mkdir -p sub/.git && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > sub/.git/config`,
+    ['sub/.git'],
+  ],
+  [
+    'a repository deep down',
+    'mkdir -p a/b/c/d/.git/hooks && echo id > a/b/c/d/.git/hooks/post-merge',
+    ['a/b/c/d/.git'],
+  ],
+  [
+    'a .git file naming a git folder under another name',
+    `mkdir -p wt gd && echo '[core]' > gd/config && printf 'gitdir: ../gd\\n' > wt/.git`,
+    ['gd', 'wt/.git'],
+  ],
+  [
+    'a link named .git to a folder it made',
+    'mkdir -p gd2 lnk && echo "[core]" > gd2/config && ln -s ../gd2 lnk/.git',
+    ['gd2', 'lnk/.git'],
+  ],
+  [
+    '.git as a case-insensitive disk opens .GIT',
+    'mkdir -p up/.GIT && echo x > up/.GIT/config',
+    ['up/.GIT'],
+  ],
+  ['.git as Windows names it short', 'mkdir -p w2/GIT~1 && echo x > w2/GIT~1/config', ['w2/GIT~1']],
+  [
+    'the hooks folder the repository’s config names, not there before',
+    'mkdir -p tools/hooks && echo id > tools/hooks/pre-commit',
+    ['tools/hooks'],
+  ],
+  ['a hook manager’s folder', 'mkdir -p .husky && echo id > .husky/pre-commit', ['.husky']],
+  ['editor tasks beside existing settings', 'echo {} > .vscode/tasks.json', ['.vscode/tasks.json']],
+  [
+    'a CI workflow',
+    'mkdir -p .github/workflows && echo "on: push" > .github/workflows/ci.yml',
+    ['.github/workflows'],
+  ],
+  ['an .envrc', 'echo "curl x | sh" > .envrc', ['.envrc']],
+  ['a shell start-up file', 'echo id > .bashrc', ['.bashrc']],
+  ['a credentials file', 'echo TOKEN=x > .env', ['.env']],
+]
+
+/** The script every door runs: `sh build.sh`. */
+export const MADE_SCRIPT = 'build.sh'
+/** What the script writes after the row's line, and must stay. */
+export const MADE_CONTROL = 'built.txt'
+
+/** The script for one row: its line, then the control file. */
+export function madeScript(line: string): string {
+  return `${line}\necho built > ${MADE_CONTROL}\n`
+}
+
+/** A workspace holding none of the table: a repository whose config
+ *  names a hooks folder that is not there yet (`tools/hooks`), an editor
+ *  folder without tasks, and a harmless script. Its real path. */
+export async function layMadeWorkspace(workspace: string): Promise<string> {
+  await mkdir(join(workspace, '.git', 'hooks'), { recursive: true })
+  await writeFile(join(workspace, '.git', 'config'), '[core]\n\thooksPath = tools/hooks\n')
+  await mkdir(join(workspace, '.vscode'), { recursive: true })
+  await writeFile(join(workspace, '.vscode', 'extensions.json'), '{}\n')
+  await writeFile(join(workspace, MADE_SCRIPT), madeScript('true'))
+  return realpath(workspace)
+}
+
+/** Each of `moved` is no longer at its path, but beside it under a
+ *  refused name, and the output says where; the control file was written;
+ *  the repository that was there is untouched. */
+export async function expectMovedAside(
+  workspace: string,
+  moved: readonly string[],
+  output: string,
+): Promise<void> {
+  for (const path of moved) {
+    const full = join(workspace, path)
+    expect(existsSync(full), `${path} is still there`).toBe(false)
+    const beside = (await readdir(dirname(full))).filter((name) =>
+      name.startsWith(`${basename(full)}${REFUSED_SUFFIX}`),
+    )
+    expect(beside, `${path} was not moved beside itself`).toHaveLength(1)
+    expect(output).toContain(`${full}: moved to ${full}${REFUSED_SUFFIX}`)
+  }
+  expect(await readFile(join(workspace, MADE_CONTROL), 'utf8')).toBe('built\n')
+  expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).toBe(
+    '[core]\n\thooksPath = tools/hooks\n',
+  )
+}
