@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -6,6 +7,7 @@ import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import type { ToolResult } from '../tools/tool-types.ts'
 import { CommandSandbox } from './command-sandbox.ts'
+import { REFUSED_HEAD_SUFFIX, REFUSED_SUFFIX } from './made-person-only.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 import {
   expectMovedAside,
@@ -63,6 +65,33 @@ describe.runIf(HAS_BWRAP)('what a contained command made that only a person may 
     await expectMovedAside(workspace, moved, result.output)
   })
 
+  it('moves a git folder it made aside as no repository: git run inside it finds none', async () => {
+    const gitFolder =
+      "mkdir -p sub/.git/objects sub/.git/refs && echo 'ref: refs/heads/main' > sub/.git/HEAD" +
+      " && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > sub/.git/config"
+    // The same folder laid outside any workspace is one to git: a bare
+    // repository when git runs inside it.
+    const control = await freshWorkspace(madeScript(gitFolder))
+    execFileSync('sh', [MADE_SCRIPT], { cwd: control })
+    expect(gitDirFrom(path.join(control, 'sub', '.git'))).toBe('.')
+
+    const workspace = await freshWorkspace(madeScript(gitFolder))
+    const result = await runScript(workspace, 'workspace-write')
+    expect(result).toMatchObject({ ok: false, code: 'person_only_made' })
+    const [moved] = readdirSync(path.join(workspace, 'sub')).filter((name) =>
+      name.startsWith(`.git${REFUSED_SUFFIX}`),
+    )
+    const refused = path.join(workspace, 'sub', moved ?? '.git-not-moved')
+    expect(readdirSync(refused).sort()).toEqual([
+      'HEAD' + REFUSED_HEAD_SUFFIX,
+      'config',
+      'objects',
+      'refs',
+    ])
+    expect(gitDirFrom(refused)).toBeNull()
+    expect(existsSync(path.join(refused, 'pwned'))).toBe(false)
+  })
+
   it('leaves what existed when it started where it is, and says nothing', async () => {
     const workspace = await freshWorkspace(madeScript('true'))
     await mkdir(path.join(workspace, 'sub', '.git'), { recursive: true })
@@ -102,3 +131,19 @@ describe.runIf(HAS_BWRAP)('what a contained command made that only a person may 
     expect(existsSync(path.join(workspace, 'sub', '.git'))).toBe(true)
   })
 })
+
+/** The git folder git finds from `folder`, looking no higher than it; null
+ *  when it finds none. */
+function gitDirFrom(folder: string): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--git-dir'], {
+      cwd: folder,
+      env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(folder) },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim()
+  } catch {
+    return null
+  }
+}

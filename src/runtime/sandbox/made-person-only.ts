@@ -7,9 +7,13 @@ import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launch
 /** The name a path a command made, and only a person may make, is moved
  *  to: its own name, this, and a random tag, beside it. No rule of the
  *  table reads the new name as what it was (`.git.assent-refused-…` is no
- *  git folder, `tasks.json.assent-refused-…` no editor's task file), so
- *  nothing runs it, and nothing the command wrote is lost. */
+ *  git folder's name, `tasks.json.assent-refused-…` no editor's task
+ *  file), and a git folder also loses its `HEAD` (`noLongerGitFolder`),
+ *  so nothing runs it, and nothing the command wrote is lost. */
 export const REFUSED_SUFFIX = '.assent-refused-'
+
+/** What the `HEAD` of a git folder moved aside is renamed to. */
+export const REFUSED_HEAD_SUFFIX = '.assent-refused'
 
 /**
  * What always needs a person that already exists in a command's writable
@@ -78,9 +82,27 @@ function moveAside(found: string): MadePersonOnly {
     // A rename replaces what is at its target: nothing there is replaced.
     if (exists(movedTo)) return { path: found, movedTo: null, failure: `${movedTo} exists` }
     renameSync(found, movedTo)
-    return { path: found, movedTo, failure: null }
+    return { path: found, movedTo, failure: noLongerGitFolder(movedTo) }
   } catch (error) {
     return { path: found, movedTo: null, failure: (error as Error).message }
+  }
+}
+
+/**
+ * A git folder keeps its shape under any name: git run inside it takes it
+ * for a bare repository, whose config and hooks then apply. Without a
+ * `HEAD` it is no git folder at all, so a person who goes in to read what
+ * was moved runs nothing. Null once it is none (or never was), else why it
+ * still is.
+ */
+function noLongerGitFolder(moved: string): string | null {
+  const head = path.join(moved, 'HEAD')
+  try {
+    if (!lstatSync(moved).isDirectory() || !exists(head)) return null
+    renameSync(head, `${head}${REFUSED_HEAD_SUFFIX}`)
+    return null
+  } catch (error) {
+    return `its HEAD could not be renamed (${(error as Error).message}), so git still takes it for a repository; remove it`
   }
 }
 

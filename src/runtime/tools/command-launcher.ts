@@ -28,7 +28,8 @@ export interface MadePersonOnly {
   path: string
   /** Where it was moved, or null when it could not be. */
   movedTo: string | null
-  /** Why it could not be moved; null when it was. */
+  /** Why it could not be moved, or, moved, why git still takes it for a
+   *  repository; null when neither. */
   failure: string | null
 }
 

@@ -50,7 +50,7 @@ export function madePersonOnlyNote(after: PersonOnlyAfterRun): string | null {
   const lines = after.made.map((each) =>
     each.movedTo === null
       ? `${each.path}: could not be moved aside (${each.failure}); remove it before running git or opening the folder in an editor`
-      : `${each.path}: moved to ${each.movedTo}`,
+      : `${each.path}: moved to ${each.movedTo}${each.failure === null ? '' : `, but ${each.failure}`}`,
   )
   if (after.made.length > 0) {
     lines.unshift(
