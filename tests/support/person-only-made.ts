@@ -48,6 +48,11 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
     'mkdir -p tools/hooks && echo id > tools/hooks/pre-commit',
     ['tools/hooks'],
   ],
+  [
+    'a git folder under an innocent name (a bare repository)',
+    "mkdir -p mirror/objects mirror/refs && echo 'ref: refs/heads/main' > mirror/HEAD && echo '[core]' > mirror/config",
+    ['mirror'],
+  ],
   ['a hook manager’s folder', 'mkdir -p .husky && echo id > .husky/pre-commit', ['.husky']],
   ['editor tasks beside existing settings', 'echo {} > .vscode/tasks.json', ['.vscode/tasks.json']],
   [

@@ -17,7 +17,8 @@ import { eventually, type RuntimeHarness } from './runtime-harness.ts'
  * tests/person-only-reviewers.test.ts). Paths are relative to a workspace
  * laid out by `layPersonOnlyWorkspace`: a git folder with a submodule's and
  * a worktree's git folders, a config that moves the hooks with
- * `core.hooksPath`, and a link `notes -> .git/hooks`.
+ * `core.hooksPath`, a link `notes -> .git/hooks`, and a git folder under
+ * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`).
  */
 export const PERSON_ONLY_PATHS: readonly string[] = [
   '.git/hooks/post-merge',
@@ -35,6 +36,10 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   'notes/post-merge',
   // The folder the repository's config names as core.hooksPath.
   'tools/hooks/pre-commit',
+  // A git folder by its shape under an innocent name (HEAD, objects/,
+  // refs/): a bare repository to git run inside it.
+  'mirror/config',
+  'mirror/hooks/post-update',
   // `.git` as another file system opens it (here, on Linux, each is a
   // folder of its own): Windows drops a trailing dot, reads `::$…` as a
   // stream of the folder and gives it the short name GIT~1; HFS+ ignores a
@@ -238,6 +243,9 @@ const FOLDERS = [
   '.vscode',
   '.github/workflows',
   'tools/hooks',
+  'mirror/hooks',
+  'mirror/objects',
+  'mirror/refs',
   'docs',
 ]
 
@@ -247,6 +255,7 @@ export async function layPersonOnlyWorkspace(workspace: string): Promise<string>
   for (const folder of FOLDERS) await mkdir(join(workspace, folder), { recursive: true })
   await writeFile(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks\n')
   await symlink('.git/hooks', join(workspace, 'notes'))
+  await writeFile(join(workspace, 'mirror/HEAD'), 'ref: refs/heads/main\n')
   for (const path of [...PERSON_ONLY_PATHS, CONTROL_PATH]) {
     await writeFile(join(workspace, path), ORIGINAL)
   }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 
@@ -219,4 +219,32 @@ export function realPathAllowingMissing(absolute: string): string | null {
     current = parent
   }
   return null
+}
+
+/** What git looks for in a folder to take it for a git folder
+ *  (`is_git_directory`): `HEAD`, and the `objects` and `refs` folders. */
+export const GIT_FOLDER_PARTS: ReadonlyArray<{ name: string; folder: boolean }> = [
+  { name: 'HEAD', folder: false },
+  { name: 'objects', folder: true },
+  { name: 'refs', folder: true },
+]
+
+/** Whether `folder` holds what makes git take it for a git folder, with
+ *  `target` (a path about to be written) counted as there. A link counts
+ *  as whatever it may point to. */
+export function gitFolderShaped(folder: string, target: string | null = null): boolean {
+  return GIT_FOLDER_PARTS.every(({ name, folder: isFolder }) => {
+    const part = path.join(folder, name)
+    if (target !== null && (target === part || target.startsWith(part + path.sep))) return true
+    let found: Stats | undefined
+    try {
+      found = lstatSync(part, { throwIfNoEntry: false })
+    } catch {
+      // Not there for git either (a file where a folder would be, no
+      // permission to look).
+      return false
+    }
+    if (found === undefined) return false
+    return found.isSymbolicLink() || found.isDirectory() === isFolder
+  })
 }

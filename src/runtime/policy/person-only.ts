@@ -8,7 +8,12 @@ import {
   type RuntimeMessage,
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
-import { gitPlacesOf, realPathAllowingMissing, type GitPlaces } from './git-hooks-folder.ts'
+import {
+  gitFolderShaped,
+  gitPlacesOf,
+  realPathAllowingMissing,
+  type GitPlaces,
+} from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
@@ -129,6 +134,40 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   for (const git of [...folders].flatMap((folder) => repositoriesHolding(folder, resolved))) {
     const inGit = inGitPlaces(git, resolved)
     if (inGit !== null) return inGit
+  }
+  for (const folder of folders) {
+    const shaped = inGitFolderByShape(folder, resolved)
+    if (shaped !== null) return shaped
+  }
+  return null
+}
+
+/**
+ * The first of `resolved` (real paths) inside `workspace` that lies in a
+ * git folder under a name the table does not know, or that makes one of
+ * a folder it is written in; null if none does. Git run inside a folder
+ * holding `HEAD`, `objects/` and `refs/` takes it for a bare repository
+ * and runs what its config names (`core.fsmonitor`, its hooks), whatever
+ * the folder is called. A path counts as the part it is or is in, so the
+ * write that would complete the three is the one that asks, in whatever
+ * order they come.
+ */
+function inGitFolderByShape(workspace: string, resolved: readonly string[]): PersonOnly | null {
+  const real = realPathAllowingMissing(workspace)
+  if (real === null) return null
+  for (const target of resolved) {
+    if (target === real || !isInsideRoot(real, target)) continue
+    for (let folder = path.dirname(target); isInsideRoot(real, folder);) {
+      if (gitFolderShaped(folder, target)) {
+        return {
+          path: target,
+          class: 'git',
+          reason: `${folder} is a git folder with it (a bare repository): git run there reads its config and runs its hooks`,
+        }
+      }
+      if (folder === real) break
+      folder = path.dirname(folder)
+    }
   }
   return null
 }

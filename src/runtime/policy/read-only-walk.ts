@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, type Dirent } from 'node:fs'
 import path from 'node:path'
-import { gitPlacesOf } from './git-hooks-folder.ts'
+import { GIT_FOLDER_PARTS, gitPlacesOf } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
@@ -51,6 +51,13 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
         truncated = true
         break
       }
+      // A git folder under a name the table does not know (a bare
+      // repository): git run inside it runs what its config names. It is
+      // kept whole, as `.git` is, and not gone into.
+      if (relative !== '' && shapedLikeGitFolder(entries)) {
+        out.add(path.join(real, relative))
+        continue
+      }
       for (const entry of entries) {
         const child = relative === '' ? entry.name : path.join(relative, entry.name)
         if (sensitivePath(child) !== null) out.add(path.join(real, child))
@@ -74,4 +81,14 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
     }
   }
   return { paths: [...out].sort(), truncated }
+}
+
+/** Whether a folder's entries are what git takes for a git folder
+ *  (GIT_FOLDER_PARTS); a link counts as whatever it may point to. */
+function shapedLikeGitFolder(entries: readonly Dirent[]): boolean {
+  return GIT_FOLDER_PARTS.every(({ name, folder }) =>
+    entries.some(
+      (entry) => entry.name === name && (entry.isSymbolicLink() || entry.isDirectory() === folder),
+    ),
+  )
 }

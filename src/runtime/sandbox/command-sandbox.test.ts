@@ -48,6 +48,11 @@ beforeAll(async () => {
   await mkdir(path.join(ws, 'src', 'github.com', 'org', 'repo', '.git', 'hooks'), {
     recursive: true,
   })
+  // A git folder under an innocent name: a bare repository to git.
+  await mkdir(path.join(ws, 'mirror', 'objects'), { recursive: true })
+  await mkdir(path.join(ws, 'mirror', 'refs'))
+  await writeFile(path.join(ws, 'mirror', 'HEAD'), 'ref: refs/heads/main\n')
+  await writeFile(path.join(ws, 'mirror', 'config'), '[core]\n')
   await symlink(outside, path.join(ws, 'out-link'))
   sandbox = new CommandSandbox({
     home,
@@ -103,7 +108,7 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     expect(await readFile(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n')
   })
 
-  it('keeps what always needs a person read-only too: .envrc, CI workflows, a nested repository', async () => {
+  it('keeps what always needs a person read-only too: .envrc, CI workflows, a nested repository, a git folder by its shape', async () => {
     stoppedBySandbox(await sh('echo "curl x | sh" >> .envrc', 'workspace-write'))
     expect(await readFile(path.join(ws, '.envrc'), 'utf8')).toBe('export A=1\n')
     stoppedBySandbox(await sh('echo on: push > .github/workflows/x.yml', 'workspace-write'))
@@ -113,6 +118,8 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     const deep = 'src/github.com/org/repo/.git/hooks/post-merge'
     stoppedBySandbox(await sh(`echo id > ${deep}`, 'workspace-write'))
     expect(existsSync(path.join(ws, deep))).toBe(false)
+    stoppedBySandbox(await sh('echo "[core] fsmonitor = id" >> mirror/config', 'workspace-write'))
+    expect(await readFile(path.join(ws, 'mirror', 'config'), 'utf8')).toBe('[core]\n')
   })
 
   it('writes /tmp only in a /tmp of its own, never the host’s', async () => {

@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { GIT_FOLDER_PARTS } from './git-hooks-folder.ts'
+import { personOnlyReason, type ActionTouch } from './person-only.ts'
+import { personOnlyPathsIn } from './read-only-walk.ts'
+
+// A git folder is known to git by what it holds, not by its name: git run
+// inside a folder with HEAD, objects/ and refs/ takes it for a bare
+// repository and runs what its config names. The rule knows it the same
+// way, at the doors and in the sandbox's walk.
+
+let root: string
+let workspace: string
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-git-shape-')))
+  workspace = join(root, 'ws')
+  mkdirSync(workspace)
+})
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true })
+})
+
+const write = (path: string): ActionTouch => ({
+  toolName: 'write_file',
+  arguments: { path, content: 'x' },
+  workspace,
+})
+
+/** Lays the parts of a git folder at `folder` (relative), all or some. */
+function lay(folder: string, parts: readonly string[] = ['HEAD', 'objects', 'refs']): void {
+  mkdirSync(join(workspace, folder), { recursive: true })
+  for (const part of parts) {
+    if (part === 'HEAD') writeFileSync(join(workspace, folder, 'HEAD'), 'ref: refs/heads/main\n')
+    else mkdirSync(join(workspace, folder, part))
+  }
+}
+
+describe('a git folder under a name the table does not know', () => {
+  it('is one to git: git run inside it finds it', () => {
+    lay('mirror')
+    const found = execFileSync('git', ['rev-parse', '--git-dir'], {
+      cwd: join(workspace, 'mirror'),
+      env: { ...process.env, GIT_CEILING_DIRECTORIES: workspace },
+    })
+    expect(found.toString().trim()).toBe('.')
+  })
+
+  it.each(['mirror/config', 'mirror/hooks/post-update', 'mirror/HEAD', 'mirror/refs/heads/x'])(
+    'needs a person for a write to %s',
+    (path) => {
+      lay('mirror')
+      expect(personOnlyReason(write(path))).toMatchObject({
+        path: join(workspace, path),
+        class: 'git',
+        reason: expect.stringContaining('bare repository'),
+      })
+    },
+  )
+
+  it.each(GIT_FOLDER_PARTS.map(({ name }) => name))(
+    'needs a person for the write that makes one, %s last, and not before',
+    (last) => {
+      const others = GIT_FOLDER_PARTS.map(({ name }) => name).filter((name) => name !== last)
+      lay('half', others)
+      writeFileSync(join(workspace, 'half', 'config'), '[core]\n')
+      const making = last === 'HEAD' ? 'half/HEAD' : `half/${last}/x`
+      expect(personOnlyReason(write(making))).toMatchObject({ class: 'git' })
+      // Two of the three make no git folder: writing beside them is free.
+      expect(personOnlyReason(write('half/notes.txt'))).toBeNull()
+      expect(personOnlyReason(write('half/config'))).toBeNull()
+    },
+  )
+
+  it('is found however deep it lies, and counts the workspace itself', () => {
+    lay('a/b/c/mirror')
+    expect(personOnlyReason(write('a/b/c/mirror/config'))).toMatchObject({ class: 'git' })
+    lay('.', ['objects', 'refs'])
+    expect(personOnlyReason(write('HEAD'))).toMatchObject({ class: 'git' })
+  })
+
+  it('counts a part that is a link as what it may point to', () => {
+    lay('linked', ['HEAD', 'refs'])
+    mkdirSync(join(root, 'elsewhere'))
+    symlinkSync(join(root, 'elsewhere'), join(workspace, 'linked', 'objects'))
+    expect(personOnlyReason(write('linked/config'))).toMatchObject({ class: 'git' })
+  })
+
+  it('lets a door answer for a file beside one, or in a folder holding files of those names', () => {
+    lay('mirror')
+    writeFileSync(join(workspace, 'notes.txt'), 'x')
+    expect(personOnlyReason(write('notes.txt'))).toBeNull()
+    expect(personOnlyReason(write('docs/readme.md'))).toBeNull()
+    // objects and refs as files, not folders: no git folder.
+    mkdirSync(join(workspace, 'plain'))
+    for (const name of ['HEAD', 'objects', 'refs'])
+      writeFileSync(join(workspace, 'plain', name), '')
+    expect(personOnlyReason(write('plain/config'))).toBeNull()
+  })
+
+  it('is kept whole by the sandbox’s walk, not gone into', () => {
+    lay('vendor/mirror')
+    writeFileSync(join(workspace, 'vendor/mirror/config'), '[core]\n')
+    mkdirSync(join(workspace, 'vendor/mirror/hooks/.husky'), { recursive: true })
+    lay('half', ['HEAD', 'refs'])
+    const { paths } = personOnlyPathsIn(workspace)
+    expect(paths).toEqual([join(workspace, 'vendor/mirror')])
+  })
+})
