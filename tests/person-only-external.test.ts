@@ -24,6 +24,7 @@ import { RuleBasedReviewer, type ActionReviewer } from '../src/runtime/policy/re
 import type { DelegatedApprover } from '../src/runtime/ports/delegated-approver.ts'
 import { SqliteAuditLog } from '../src/runtime/store/audit-log.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { codexRequest } from '../src/runtime/test-support/external-asker.ts'
 import {
   openTempDatabase,
   ROOM_ID,
@@ -156,18 +157,7 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true })
 })
 
-function request(action: ExternalActionRequest['action']): ExternalActionRequest {
-  ids += 1
-  return {
-    requestId: `request-${ids}`,
-    protocol: 'codex-app-server',
-    sessionId: 'thread-1',
-    toolCallId: `agent-call-${ids}`,
-    reason: null,
-    sandboxMode: 'danger-full-access',
-    action,
-  }
-}
+const request = codexRequest
 
 const DOORS = [
   {

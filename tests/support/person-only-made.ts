@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { expect } from 'vitest'
-import { REFUSED_SUFFIX } from '../../src/runtime/sandbox/made-person-only.ts'
+import { REFUSED_SUFFIX } from '../../src/runtime/policy/made-person-only.ts'
 
 /**
  * One table of what a command can make that only a person may make, where
  * none of it was when the command started, walked through every door that
- * lets a command run (src/runtime/sandbox/made-person-only.test.ts for the
+ * lets a command run (src/runtime/sandbox/made-person-only-sandbox.test.ts for the
  * sandbox itself, tests/person-only-made-doors.test.ts for the person's
  * allow, a grant, a reviewer and the approver webhook). Each row: a shell
  * line, run by the script `MADE_SCRIPT` in a workspace from

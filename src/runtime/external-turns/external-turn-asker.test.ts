@@ -8,7 +8,6 @@ import type { RoomPolicy } from '../../contracts/policy-axes.ts'
 import type { Turn } from '../../contracts/room.ts'
 import { grantForDecision } from '../agent/grant-issuer.ts'
 import { EventBus } from '../events/event-bus.ts'
-import type { ExternalActionRequest } from '../external-agents/external-agent-port.ts'
 import { ApprovalGate } from '../gate/approval-gate.ts'
 import { ApprovalRequester } from '../gate/approval-requester.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
@@ -24,6 +23,7 @@ import {
   turnFixture,
   type SqliteStores,
 } from '../test-support/sqlite-stores.ts'
+import { codexRequest } from '../test-support/external-asker.ts'
 import { undoMove, WORKSPACE_MOVES } from '../../../tests/support/workspace-moves.ts'
 import { MAX_AGENT_REQUEST_TEXT_CHARS } from './agent-request-action.ts'
 import { ExternalTurnAsker, WITHDRAWN_REASON } from './external-turn-asker.ts'
@@ -41,7 +41,6 @@ let audit: SqliteAuditLog
 let gate: ApprovalGate
 let clock: number
 let ids: number
-let requests: number
 
 beforeEach(() => {
   ;({ db, close } = openTempDatabase('assent-external-asker-'))
@@ -50,7 +49,6 @@ beforeEach(() => {
   stores = sqliteStores(db, { mac: MAC, audit })
   clock = 1_000
   ids = 0
-  requests = 0
   gate = new ApprovalGate({
     approvals: stores.approvals,
     events: new EventBus(),
@@ -114,18 +112,7 @@ function askerUnder(
   return { asker, turn }
 }
 
-function request(action: ExternalActionRequest['action']): ExternalActionRequest {
-  requests += 1
-  return {
-    requestId: `request-${requests}`,
-    protocol: 'codex-app-server',
-    sessionId: 'thread-1',
-    toolCallId: `agent-call-${requests}`,
-    reason: null,
-    sandboxMode: 'danger-full-access',
-    action,
-  }
-}
+const request = codexRequest
 
 const command = (commandLine: string, cwd = workspace) =>
   request({ kind: 'command', commandLine, argv: null, cwd })

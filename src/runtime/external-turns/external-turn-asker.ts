@@ -1,5 +1,5 @@
 import type { ApprovalRecord } from '../../contracts/approval.ts'
-import type { AgentIdentity } from '../../contracts/agent-request.ts'
+import { AGENT_FILE_CHANGE_TOOL, type AgentIdentity } from '../../contracts/agent-request.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
@@ -11,6 +11,7 @@ import type {
 } from '../external-agents/external-agent-port.ts'
 import { refusedAccessWords } from '../policy/access-words.ts'
 import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
+import { personOnlyAtStart } from '../policy/made-person-only.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
 import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
@@ -242,6 +243,15 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   ): Promise<ExternalDecision> {
     const moved = workspaceMovedSince(this.turn)
     if (moved) return this.refuse(call, 'refused', moved.message, moved.code, moved.reason)
+    // A file change names its paths, each judged by the rule; what a
+    // command or the agent's own tool makes is known only once it ends.
+    // Full access asks for nothing, as for Assent's own commands.
+    if (
+      call.toolName !== AGENT_FILE_CHANGE_TOOL &&
+      this.turn.policy.sandboxMode !== 'danger-full-access'
+    ) {
+      this.timeline.watchMade(call, personOnlyAtStart([this.turn.workspace]))
+    }
     this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
     await this.deps.durable()
     return decision

@@ -12,6 +12,8 @@ import type {
   ExternalRefusalCode,
 } from '../external-agents/external-agent-port.ts'
 import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
+import { settleMadePersonOnly, type PersonOnlyAtStart } from '../policy/made-person-only.ts'
+import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 import { timelineArguments } from './agent-request-action.ts'
 
 export interface ExternalTurnTimelineDeps {
@@ -46,6 +48,9 @@ export class ExternalTurnTimeline {
    *  `agent_tool` (see `namesMore`); a call leaves once it names itself or
    *  once Assent asks a person about it. */
   private readonly generic = new Map<string, Described>()
+  /** Allowed calls whose end is awaited, with what of the person-only
+   *  table existed in the workspace when the agent heard "yes". */
+  private readonly watched = new Map<string, PersonOnlyAtStart>()
   private seq = 0
 
   constructor(turn: Turn, deps: ExternalTurnTimelineDeps) {
@@ -72,9 +77,13 @@ export class ExternalTurnTimeline {
       case 'agent-warning':
         this.note(message('external.warned', { text: event.text }))
         return
+      case 'turn-ended':
+        // A call the agent never reported ended (cut off, cancelled) may
+        // still have made something.
+        for (const id of [...this.watched.keys()]) this.settleMade(id)
+        return
       case 'approval-requested':
       case 'approval-answered':
-      case 'turn-ended':
         // The asker records the request and its answer on the call; the
         // backend records how the turn ended.
         return
@@ -102,6 +111,17 @@ export class ExternalTurnTimeline {
       return known
     }
     return this.insert(agentToolCallId, toolName, args, 'awaiting-approval', null)
+  }
+
+  /**
+   * Watches an allowed call the agent runs itself: once it ends, what of
+   * the person-only table appeared in the workspace meanwhile is moved
+   * aside (policy/made-person-only.ts) and the call fails, saying so. The
+   * agent's own sandbox, if any, keeps none of it from being made, and no
+   * allow of a command covers it, as for Assent's own commands.
+   */
+  watchMade(call: ToolCallRecord, atStart: PersonOnlyAtStart): void {
+    this.watched.set(call.id, atStart)
   }
 
   /** Records how Assent ended a call that did not run, and keeps it so. */
@@ -145,6 +165,33 @@ export class ExternalTurnTimeline {
       ...(named ? { described } : {}),
       at: this.deps.now(),
     })
+    this.changed()
+    if (FINISHED.has(event.status)) this.settleMade(id)
+  }
+
+  /** Moves aside what a watched call made of the person-only table and
+   *  says so on the call, which then fails and keeps Assent's word. */
+  private settleMade(id: string): void {
+    const atStart = this.watched.get(id)
+    if (atStart === undefined) return
+    this.watched.delete(id)
+    const after = settleMadePersonOnly(atStart)
+    const note = madePersonOnlyNote(after)
+    const call = this.deps.conversations.getToolCall(id)
+    if (note === null || call === undefined) return
+    const made = after.made.length > 0
+    const said = call.result?.output ?? ''
+    this.deps.conversations.updateToolCall(id, {
+      status: made ? 'failed' : call.status,
+      result: {
+        ok: made ? false : (call.result?.ok ?? false),
+        output: said === '' ? note : `${said}\n${note}`,
+        ...(call.result?.exitCode === undefined ? {} : { exitCode: call.result.exitCode }),
+        ...(made ? { code: 'person_only_made' } : {}),
+      },
+      at: this.deps.now(),
+    })
+    if (made) this.settled.add(id)
     this.changed()
   }
 

@@ -16,7 +16,6 @@ import { catalogs } from '../../common/i18n/index.ts'
 import { englishWordsIn } from '../../common/i18n/latin-words.ts'
 import { EventBus } from '../events/event-bus.ts'
 import type {
-  ExternalActionRequest,
   ExternalAgentEvent,
   ExternalApprovalAsker,
   ExternalRefusalCode,
@@ -32,6 +31,7 @@ import {
   turnFixture,
   type SqliteStores,
 } from '../test-support/sqlite-stores.ts'
+import { codexRequest } from '../test-support/external-asker.ts'
 import { shownAgentRequest } from './agent-request-action.ts'
 import { ExternalAgentBackend } from './external-agent-backend.ts'
 
@@ -91,19 +91,7 @@ afterEach(() => {
   rmSync(workspace, { recursive: true, force: true })
 })
 
-let requests = 0
-function request(action: ExternalActionRequest['action']): ExternalActionRequest {
-  requests += 1
-  return {
-    requestId: `request-${requests}`,
-    protocol: 'codex-app-server',
-    sessionId: 'thread-1',
-    toolCallId: `agent-call-${requests}`,
-    reason: null,
-    sandboxMode: 'danger-full-access',
-    action,
-  }
-}
+const request = codexRequest
 
 /**
  * Runs one turn of the room's agent through the real backend, asker and

@@ -14,7 +14,7 @@ import {
   personOnlyAtStart,
   settleMadePersonOnly,
   type PersonOnlyAtStart,
-} from './made-person-only.ts'
+} from '../policy/made-person-only.ts'
 import { sandboxPolicyFor, writableRootsOf, type CommandSandboxPolicy } from './sandbox-policy.ts'
 import { probeSandbox, type SandboxAvailability } from './sandbox-probe.ts'
 import { seatbeltProfile } from './seatbelt-profile.ts'

@@ -63,7 +63,7 @@ export interface SandboxPolicyInput {
  * runtime started is hidden from the next command, and a `.git` made since
  * is read-only for it. What does not exist when the command starts cannot
  * be kept read-only: what the command makes of the table's paths is moved
- * aside once it ends (made-person-only.ts).
+ * aside once it ends (policy/made-person-only.ts).
  *
  * Only what exists can be hidden or kept read-only (a mount needs a place
  * to land). A credential folder that does not exist holds no secret to

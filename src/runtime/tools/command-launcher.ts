@@ -52,7 +52,7 @@ export interface PreparedCommand {
   hidden: readonly string[]
   /** For a contained command, called once it has ended (whatever the
    *  way): moves aside what it made that only a person may make
-   *  (sandbox/made-person-only.ts). Absent when nothing contains it. */
+   *  (policy/made-person-only.ts). Absent when nothing contains it. */
   afterExit?: () => PersonOnlyAfterRun
 }
 

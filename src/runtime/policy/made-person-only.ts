@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { lstatSync, realpathSync, renameSync } from 'node:fs'
 import path from 'node:path'
-import { personOnlyPathsIn } from '../policy/read-only-walk.ts'
+import { personOnlyPathsIn } from './read-only-walk.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
 
 /** The name a path a command made, and only a person may make, is moved

@@ -7,7 +7,7 @@ import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import type { ToolResult } from '../tools/tool-types.ts'
 import { CommandSandbox } from './command-sandbox.ts'
-import { REFUSED_HEAD_SUFFIX, REFUSED_SUFFIX } from './made-person-only.ts'
+import { REFUSED_HEAD_SUFFIX, REFUSED_SUFFIX } from '../policy/made-person-only.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 import {
   expectMovedAside,
