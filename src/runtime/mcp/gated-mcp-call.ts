@@ -20,7 +20,10 @@ import {
   MAX_SERVER_TOOLS,
   type McpServerTools,
 } from '../../contracts/approval.ts'
+import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
+import { personOnlyAtStart, settleMadePersonOnly } from '../policy/made-person-only.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
+import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 
 /** What the person is asked about one MCP call. */
 export interface McpConsentRequest {
@@ -118,7 +121,10 @@ export interface McpConsentPort {
  *   again and must be what the person saw, or the call is refused (a grant
  *   answers at once, against the definition it was sent);
  * - the workspace is checked (`consent.checkWorkspace`) before the server
- *   is asked anything, once the answer comes, and right before the call.
+ *   is asked anything, once the answer comes, and right before the call;
+ * - once an allowed call of any server but the built-in filesystem server
+ *   ends, what of the person-only table appeared where the server may act
+ *   is moved aside, and the call's result is an error that says so.
  * `run` goes with the call itself (never the preview): the caller's
  * progress handler and cancellation signal.
  */
@@ -217,15 +223,45 @@ export async function runGatedMcpCall(
   await consent.beforeRun?.()
   // Last, after the wait for the disk: nothing but this call follows it.
   await refuseIfMoved()
+  const watched = watchedFolders(server, workspace)
   try {
     result = await connection.callTool(toolName, args, run)
   } catch (error) {
     const message = `${server.id} failed during ${toolName}: ${(error as Error).message}`
-    await ticket.report({ ok: false, output: message })
-    return { content: [{ type: 'text', text: message }], isError: true }
+    result = { content: [{ type: 'text', text: message }], isError: true }
   }
+  result = withMadeSettled(result, watched)
   await ticket.report({ ok: result.isError !== true, output: resultText(result) })
   return result
+}
+
+/**
+ * What of the person-only table exists where an allowed call's server may
+ * act (the workspace, and the folder the server works in), or null for the
+ * built-in filesystem server, whose every path is named in the call and
+ * judged before it runs. Any other server's tool may make what its call
+ * does not name (a shell tool's script making `sub/.git`), as a command
+ * may; no allow covers that (policy/made-person-only.ts).
+ */
+function watchedFolders(server: McpConnection['server'], workspace: string) {
+  if (server.id === BUILT_IN_FILESYSTEM_SERVER_ID) return null
+  const folders = new Set([workspace, serverFolderOf(server) ?? workspace])
+  return personOnlyAtStart([...folders])
+}
+
+/** The result once what appeared of the table while the call ran is moved
+ *  aside: an error that says what moved where, so the agent does not call
+ *  again blindly and the record says it. */
+function withMadeSettled(
+  result: CallToolResult,
+  watched: ReturnType<typeof watchedFolders>,
+): CallToolResult {
+  if (watched === null) return result
+  const after = settleMadePersonOnly(watched)
+  const note = madePersonOnlyNote(after)
+  if (note === null) return result
+  const content = [...result.content, { type: 'text' as const, text: note }]
+  return after.made.length > 0 ? { ...result, content, isError: true } : { ...result, content }
 }
 
 /**
