@@ -123,8 +123,8 @@ export interface McpConsentPort {
  * - the workspace is checked (`consent.checkWorkspace`) before the server
  *   is asked anything, once the answer comes, and right before the call;
  * - once an allowed call of any server but the built-in filesystem server
- *   ends, what of the person-only table appeared where the server may act
- *   is moved aside, and the call's result is an error that says so.
+ *   ends, what of the person-only table appeared in the workspace is moved
+ *   aside, and the call's result is an error that says so.
  * `run` goes with the call itself (never the preview): the caller's
  * progress handler and cancellation signal.
  */
@@ -236,17 +236,19 @@ export async function runGatedMcpCall(
 }
 
 /**
- * What of the person-only table exists where an allowed call's server may
- * act (the workspace, and the folder the server works in), or null for the
- * built-in filesystem server, whose every path is named in the call and
- * judged before it runs. Any other server's tool may make what its call
- * does not name (a shell tool's script making `sub/.git`), as a command
- * may; no allow covers that (policy/made-person-only.ts).
+ * What of the person-only table exists in the workspace when an allowed
+ * call starts, or null for the built-in filesystem server, whose every
+ * path is named in the call and judged before it runs. Any other server's
+ * tool may make what its call does not name (a shell tool's script making
+ * `sub/.git`), as a command may; no allow covers that
+ * (policy/made-person-only.ts). The workspace is what the person's git and
+ * editor open; the folder a server works in, when another (by default
+ * wherever Assent was started, a home folder, say), is not walked: twice a
+ * call, past the walk's limit, it would cost every call and prove nothing.
  */
 function watchedFolders(server: McpConnection['server'], workspace: string) {
   if (server.id === BUILT_IN_FILESYSTEM_SERVER_ID) return null
-  const folders = new Set([workspace, serverFolderOf(server) ?? workspace])
-  return personOnlyAtStart([...folders])
+  return personOnlyAtStart([workspace])
 }
 
 /** The result once what appeared of the table while the call ran is moved
