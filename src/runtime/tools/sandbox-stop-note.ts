@@ -42,7 +42,8 @@ export function sandboxStopNote(
   return `[ran in Assent's sandbox: ${where}; it has no network; the person's credential folders, Assent's data and the host's /tmp are hidden from it; it cannot see or signal processes outside it. What failed above may have been stopped by the sandbox.]`
 }
 
-/** The lines a contained command's output ends with when something only a
+/** The lines the output of a contained command (or of an external
+ *  agent's command, or an MCP tool call) ends with when something only a
  *  person may make appeared where it may write while it ran (so the model
  *  does not retry blindly, and the person reads what happened), or when
  *  the check could not cover the whole workspace; null otherwise. */
@@ -54,13 +55,13 @@ export function madePersonOnlyNote(after: PersonOnlyAfterRun): string | null {
   )
   if (after.made.length > 0) {
     lines.unshift(
-      "[while the command ran, what only a person may make appeared where it may write (git's folders and hooks, editor tasks, CI workflows, shell start-up files, credential files); no allow of a command covers that, so Assent moved it aside:",
+      "[while it ran, what only a person may make appeared where it may write (git's folders and hooks, editor tasks, CI workflows, shell start-up files, credential files); no allow of a command or a tool covers that, so Assent moved it aside:",
     )
     lines.push('A person can put it back after reading it.]')
   }
   if (after.unchecked) {
     lines.push(
-      '[the workspace is larger than Assent walks after a command: what the command made past the first entries was not checked]',
+      '[the workspace is larger than Assent walks after a call: what was made past the first entries was not checked]',
     )
   }
   return lines.length === 0 ? null : lines.join('\n')
