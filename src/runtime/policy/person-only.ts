@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
@@ -8,13 +7,8 @@ import {
   type RuntimeMessage,
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
-import {
-  gitFolderShaped,
-  gitPlacesOf,
-  realPathAllowingMissing,
-  type GitPlaces,
-} from './git-hooks-folder.ts'
-import { isInsideRoot } from './path-containment.ts'
+import { realPathAllowingMissing } from './git-hooks-folder.ts'
+import { inGitPlacesOf } from './git-places-touched.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
@@ -131,93 +125,7 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // A server started in the workspace itself (the usual case) has one
   // folder, not two: its repositories are read once.
   const folders = new Set([touch.workspace, touch.serverFolder ?? touch.workspace])
-  for (const git of [...folders].flatMap((folder) => repositoriesHolding(folder, resolved))) {
-    const inGit = inGitPlaces(git, resolved)
-    if (inGit !== null) return inGit
-  }
-  for (const folder of folders) {
-    const shaped = inGitFolderByShape(folder, resolved)
-    if (shaped !== null) return shaped
-  }
-  return null
-}
-
-/**
- * The first of `resolved` (real paths) inside `workspace` that lies in a
- * git folder under a name the table does not know, or that makes one of
- * a folder it is written in; null if none does. Git run inside a folder
- * holding `HEAD`, `objects/` and `refs/` takes it for a bare repository
- * and runs what its config names (`core.fsmonitor`, its hooks), whatever
- * the folder is called. A path counts as the part it is or is in, so the
- * write that would complete the three is the one that asks, in whatever
- * order they come.
- */
-function inGitFolderByShape(workspace: string, resolved: readonly string[]): PersonOnly | null {
-  const real = realPathAllowingMissing(workspace)
-  if (real === null) return null
-  for (const target of resolved) {
-    if (target === real || !isInsideRoot(real, target)) continue
-    for (let folder = path.dirname(target); isInsideRoot(real, folder);) {
-      if (gitFolderShaped(folder, target)) {
-        return {
-          path: target,
-          class: 'git',
-          reason: `${folder} is a git folder with it (a bare repository): git run there reads its config and runs its hooks`,
-        }
-      }
-      if (folder === real) break
-      folder = path.dirname(folder)
-    }
-  }
-  return null
-}
-
-/**
- * What git keeps and runs for the repository the workspace is in, and for
- * every repository nested inside the workspace that holds one of
- * `resolved` (a vendored checkout with a `.git` of its own, whose config
- * may name a hooks folder of its own): git runs those hooks when the
- * person commits there.
- */
-function repositoriesHolding(workspace: string, resolved: readonly string[]): GitPlaces[] {
-  const out: GitPlaces[] = []
-  const outer = gitPlacesOf(workspace)
-  if (outer !== null) out.push(outer)
-  const real = realPathAllowingMissing(workspace)
-  if (real === null) return out
-  const looked = new Set<string>()
-  for (const target of resolved) {
-    if (!isInsideRoot(real, target)) continue
-    for (let folder = path.dirname(target); folder !== real; folder = path.dirname(folder)) {
-      if (looked.has(folder) || !isInsideRoot(real, folder)) break
-      looked.add(folder)
-      if (!existsSync(path.join(folder, '.git'))) continue
-      const nested = gitPlacesOf(folder)
-      if (nested !== null) out.push(nested)
-    }
-  }
-  return out
-}
-
-/** The first of `resolved` (real paths) that is one of git's places
- *  inside the repository git finds, with why; null if none is. */
-function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | null {
-  const { gitFolder, hooksFolder, configFiles } = git
-  const places: Array<[(real: string) => boolean, string]> = [
-    // Named `.git`, the table has it already; under another name (a
-    // `.git` file's `gitdir:`), only this finds it.
-    [(real) => isInsideRoot(gitFolder, real), "it is in the repository's git folder"],
-    [
-      (real) => hooksFolder !== null && isInsideRoot(hooksFolder, real),
-      'git runs the hooks in it (core.hooksPath)',
-    ],
-    [(real) => configFiles.includes(real), 'git reads it as configuration (an include)'],
-  ]
-  for (const [holds, reason] of places) {
-    const found = resolved.find(holds)
-    if (found !== undefined) return { path: found, class: 'git', reason }
-  }
-  return null
+  return inGitPlacesOf([...folders], resolved)
 }
 
 /** Fields that hold text, never a place, for the tools Assent knows. */

@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import {
+  gitFolderShaped,
+  gitPlacesOf,
+  realPathAllowingMissing,
+  type GitPlaces,
+} from './git-hooks-folder.ts'
+import { isInsideRoot } from './path-containment.ts'
+import type { PersonOnly } from './person-only.ts'
+
+// The person-only rule's git half (person-only.ts): whether an action's
+// real paths lie where git keeps or runs something under a name the
+// table (sensitive-paths.ts) does not hold.
+
+/** The first of `resolved` (real paths) in one of git's places for the
+ *  repositories of `folders` (the workspace, and the folder an MCP server
+ *  works in), or in a git folder known by its shape inside them; null if
+ *  none is. */
+export function inGitPlacesOf(
+  folders: readonly string[],
+  resolved: readonly string[],
+): PersonOnly | null {
+  for (const git of folders.flatMap((folder) => repositoriesHolding(folder, resolved))) {
+    const inGit = inGitPlaces(git, resolved)
+    if (inGit !== null) return inGit
+  }
+  for (const folder of folders) {
+    const shaped = inGitFolderByShape(folder, resolved)
+    if (shaped !== null) return shaped
+  }
+  return null
+}
+
+/**
+ * The first of `resolved` (real paths) inside `workspace` that lies in a
+ * git folder under a name the table does not know, or that makes one of
+ * a folder it is written in; null if none does. Git run inside a folder
+ * holding `HEAD`, `objects/` and `refs/` takes it for a bare repository
+ * and runs what its config names (`core.fsmonitor`, its hooks), whatever
+ * the folder is called. A path counts as the part it is or is in, so the
+ * write that would complete the three is the one that asks, in whatever
+ * order they come.
+ */
+function inGitFolderByShape(workspace: string, resolved: readonly string[]): PersonOnly | null {
+  const real = realPathAllowingMissing(workspace)
+  if (real === null) return null
+  for (const target of resolved) {
+    if (target === real || !isInsideRoot(real, target)) continue
+    for (let folder = path.dirname(target); isInsideRoot(real, folder);) {
+      if (gitFolderShaped(folder, target)) {
+        return {
+          path: target,
+          class: 'git',
+          reason: `${folder} is a git folder with it (a bare repository): git run there reads its config and runs its hooks`,
+        }
+      }
+      if (folder === real) break
+      folder = path.dirname(folder)
+    }
+  }
+  return null
+}
+
+/**
+ * What git keeps and runs for the repository the workspace is in, and for
+ * every repository nested inside the workspace that holds one of
+ * `resolved` (a vendored checkout with a `.git` of its own, whose config
+ * may name a hooks folder of its own): git runs those hooks when the
+ * person commits there.
+ */
+function repositoriesHolding(workspace: string, resolved: readonly string[]): GitPlaces[] {
+  const out: GitPlaces[] = []
+  const outer = gitPlacesOf(workspace)
+  if (outer !== null) out.push(outer)
+  const real = realPathAllowingMissing(workspace)
+  if (real === null) return out
+  const looked = new Set<string>()
+  for (const target of resolved) {
+    if (!isInsideRoot(real, target)) continue
+    for (let folder = path.dirname(target); folder !== real; folder = path.dirname(folder)) {
+      if (looked.has(folder) || !isInsideRoot(real, folder)) break
+      looked.add(folder)
+      if (!existsSync(path.join(folder, '.git'))) continue
+      const nested = gitPlacesOf(folder)
+      if (nested !== null) out.push(nested)
+    }
+  }
+  return out
+}
+
+/** The first of `resolved` (real paths) that is one of git's places
+ *  inside the repository git finds, with why; null if none is. */
+function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | null {
+  const { gitFolder, hooksFolder, configFiles } = git
+  const places: Array<[(real: string) => boolean, string]> = [
+    // Named `.git`, the table has it already; under another name (a
+    // `.git` file's `gitdir:`), only this finds it.
+    [(real) => isInsideRoot(gitFolder, real), "it is in the repository's git folder"],
+    [
+      (real) => hooksFolder !== null && isInsideRoot(hooksFolder, real),
+      'git runs the hooks in it (core.hooksPath)',
+    ],
+    [(real) => configFiles.includes(real), 'git reads it as configuration (an include)'],
+  ]
+  for (const [holds, reason] of places) {
+    const found = resolved.find(holds)
+    if (found !== undefined) return { path: found, class: 'git', reason }
+  }
+  return null
+}
