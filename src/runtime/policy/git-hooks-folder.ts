@@ -197,28 +197,46 @@ function homeFolder(): string {
   return homedir()
 }
 
+/** Real paths already looked up in one judgment: a path, and its real
+ *  path or null when it was not there. */
+export type RealPathsSeen = Map<string, string | null>
+
 /** The real path of `absolute`, following links, with a missing tail
- *  appended as written; null if not even its folder resolves. */
-export function realPathAllowingMissing(absolute: string): string | null {
+ *  appended as written; null if not even its folder resolves. `seen`
+ *  keeps what one judgment looked up, so the paths it names (which share
+ *  their folders) look each folder up once. */
+export function realPathAllowingMissing(
+  absolute: string,
+  seen: RealPathsSeen = new Map(),
+): string | null {
   let tail = ''
   let current = absolute
   for (let i = 0; i < 64; i += 1) {
-    // A missing path (a file the action would create) is the common case:
-    // asked without an exception first, which costs more than the lookup.
-    if (existsSync(current)) {
-      try {
-        const real = realpathSync.native(current)
-        return tail === '' ? real : path.join(real, tail)
-      } catch {
-        // Gone since it was found: judged as missing, as it now is.
-      }
+    let real = seen.get(current)
+    if (real === undefined) {
+      real = realPathIfThere(current)
+      seen.set(current, real)
     }
+    if (real !== null) return tail === '' ? real : path.join(real, tail)
     const parent = path.dirname(current)
     if (parent === current) return null
     tail = tail === '' ? path.basename(current) : path.join(path.basename(current), tail)
     current = parent
   }
   return null
+}
+
+/** The real path of `absolute`, or null when nothing is there. */
+function realPathIfThere(absolute: string): string | null {
+  // A missing path (a file the action would create) is the common case:
+  // asked without an exception first, which costs more than the lookup.
+  if (!existsSync(absolute)) return null
+  try {
+    return realpathSync.native(absolute)
+  } catch {
+    // Gone since it was found: judged as missing, as it now is.
+    return null
+  }
 }
 
 /** What git looks for in a folder to take it for a git folder
@@ -232,19 +250,29 @@ export const GIT_FOLDER_PARTS: ReadonlyArray<{ name: string; folder: boolean }> 
 /** Whether `folder` holds what makes git take it for a git folder, with
  *  `target` (a path about to be written) counted as there. A link counts
  *  as whatever it may point to. */
-export function gitFolderShaped(folder: string, target: string | null = null): boolean {
+export function gitFolderShaped(
+  folder: string,
+  target: string | null = null,
+  present: (part: string, isFolder: boolean) => boolean = gitFolderPartPresent,
+): boolean {
   return GIT_FOLDER_PARTS.every(({ name, folder: isFolder }) => {
     const part = path.join(folder, name)
     if (target !== null && (target === part || target.startsWith(part + path.sep))) return true
-    let found: Stats | undefined
-    try {
-      found = lstatSync(part, { throwIfNoEntry: false })
-    } catch {
-      // Not there for git either (a file where a folder would be, no
-      // permission to look).
-      return false
-    }
-    if (found === undefined) return false
-    return found.isSymbolicLink() || found.isDirectory() === isFolder
+    return present(part, isFolder)
   })
+}
+
+/** Whether one part of a git folder's shape is there, as a folder
+ *  (`isFolder`) or a file; a link counts as whatever it may point to. */
+export function gitFolderPartPresent(part: string, isFolder: boolean): boolean {
+  let found: Stats | undefined
+  try {
+    found = lstatSync(part, { throwIfNoEntry: false })
+  } catch {
+    // Not there for git either (a file where a folder would be, no
+    // permission to look).
+    return false
+  }
+  if (found === undefined) return false
+  return found.isSymbolicLink() || found.isDirectory() === isFolder
 }

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import {
+  gitFolderPartPresent,
   gitFolderShaped,
   gitPlacesOf,
   realPathAllowingMissing,
   type GitPlaces,
+  type RealPathsSeen,
 } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import type { PersonOnly } from './person-only.ts'
@@ -20,13 +22,19 @@ import type { PersonOnly } from './person-only.ts'
 export function inGitPlacesOf(
   folders: readonly string[],
   resolved: readonly string[],
+  seen: RealPathsSeen = new Map(),
 ): PersonOnly | null {
-  for (const git of folders.flatMap((folder) => repositoriesHolding(folder, resolved))) {
+  // Each folder's real path once: both halves below start from it.
+  const reals = folders.map((folder) => ({ folder, real: realPathAllowingMissing(folder, seen) }))
+  for (const git of reals.flatMap(({ folder, real }) =>
+    repositoriesHolding(folder, real, resolved),
+  )) {
     const inGit = inGitPlaces(git, resolved)
     if (inGit !== null) return inGit
   }
-  for (const folder of folders) {
-    const shaped = inGitFolderByShape(folder, resolved)
+  for (const { real } of reals) {
+    if (real === null) continue
+    const shaped = inGitFolderByShape(real, resolved)
     if (shaped !== null) return shaped
   }
   return null
@@ -42,13 +50,22 @@ export function inGitPlacesOf(
  * write that would complete the three is the one that asks, in whatever
  * order they come.
  */
-function inGitFolderByShape(workspace: string, resolved: readonly string[]): PersonOnly | null {
-  const real = realPathAllowingMissing(workspace)
-  if (real === null) return null
+function inGitFolderByShape(real: string, resolved: readonly string[]): PersonOnly | null {
+  // Targets in one folder share its ancestors: each part is looked at once
+  // in this judgment.
+  const present = new Map<string, boolean>()
+  const partPresent = (part: string, isFolder: boolean) => {
+    let found = present.get(part)
+    if (found === undefined) {
+      found = gitFolderPartPresent(part, isFolder)
+      present.set(part, found)
+    }
+    return found
+  }
   for (const target of resolved) {
     if (target === real || !isInsideRoot(real, target)) continue
     for (let folder = path.dirname(target); isInsideRoot(real, folder);) {
-      if (gitFolderShaped(folder, target)) {
+      if (gitFolderShaped(folder, target, partPresent)) {
         return {
           path: target,
           class: 'git',
@@ -69,11 +86,14 @@ function inGitFolderByShape(workspace: string, resolved: readonly string[]): Per
  * may name a hooks folder of its own): git runs those hooks when the
  * person commits there.
  */
-function repositoriesHolding(workspace: string, resolved: readonly string[]): GitPlaces[] {
+function repositoriesHolding(
+  workspace: string,
+  real: string | null,
+  resolved: readonly string[],
+): GitPlaces[] {
   const out: GitPlaces[] = []
   const outer = gitPlacesOf(workspace)
   if (outer !== null) out.push(outer)
-  const real = realPathAllowingMissing(workspace)
   if (real === null) return out
   const looked = new Set<string>()
   for (const target of resolved) {

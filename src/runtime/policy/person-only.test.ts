@@ -211,16 +211,17 @@ describe('personOnlyReason: the paths an action names', () => {
 })
 
 describe('grantThatMayAnswer', () => {
-  it('does not even look for a grant when the action needs a person, and gives it otherwise', () => {
+  it('gives the grant found, unless the action needs a person; with none found, nothing', () => {
     let looked = 0
     const find = () => {
       looked += 1
       return 'grant'
     }
     expect(grantThatMayAnswer(write('.git/hooks/a'), find)).toBeUndefined()
-    expect(looked).toBe(0)
     expect(grantThatMayAnswer(write('docs/a'), find)).toBe('grant')
-    expect(looked).toBe(1)
+    expect(looked).toBe(2)
+    expect(grantThatMayAnswer(write('.git/hooks/a'), () => undefined)).toBeUndefined()
+    expect(grantThatMayAnswer(write('docs/a'), () => undefined)).toBeUndefined()
   })
 })
 

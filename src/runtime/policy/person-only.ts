@@ -7,7 +7,7 @@ import {
   type RuntimeMessage,
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
-import { realPathAllowingMissing } from './git-hooks-folder.ts'
+import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
@@ -99,9 +99,11 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // Relative paths are taken from the workspace, and for a command from
   // its folder and every folder it `cd`s to as well.
   const bases = baseFolders(touch, commands, readings)
+  // What this judgment looked up: the paths it names share their folders.
+  const seen: RealPathsSeen = new Map()
   for (const candidate of candidates) {
     for (const base of bases) {
-      const real = realPathAllowingMissing(path.resolve(base, candidate))
+      const real = realPathAllowingMissing(path.resolve(base, candidate), seen)
       if (real !== null) resolved.push(real)
     }
   }
@@ -113,7 +115,7 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
       const matches = globMatches(glob, base, globBudget)
       if (matches === null) return tooMany
       for (const match of matches) {
-        const matched = realPathAllowingMissing(match)
+        const matched = realPathAllowingMissing(match, seen)
         if (matched !== null) resolved.push(matched)
       }
     }
@@ -123,9 +125,10 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
   }
   // A server started in the workspace itself (the usual case) has one
-  // folder, not two: its repositories are read once.
+  // folder, not two: its repositories are read once. A real path found
+  // twice (as written and as the sandbox resolved it) is looked at once.
   const folders = new Set([touch.workspace, touch.serverFolder ?? touch.workspace])
-  return inGitPlacesOf([...folders], resolved)
+  return inGitPlacesOf([...folders], [...new Set(resolved)], seen)
 }
 
 /** Fields that hold text, never a place, for the tools Assent knows. */
@@ -260,14 +263,18 @@ function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): P
  * The grant `find` gives, unless the action needs a person: the one way
  * each door honours a grant of any kind, at the moment of use, so a grant
  * made before a file became person-only (or made for a tool, a server or
- * a command that later names one) never answers for it.
+ * a command that later names one) never answers for it. The grant is
+ * looked up first: most actions have none, and then there is nothing to
+ * judge (the rule reads the file system, the lookup one indexed query);
+ * either way no grant answers for an action the rule leaves to the person.
  */
 export function grantThatMayAnswer<G>(
   touch: ActionTouch,
   find: () => G | undefined,
 ): G | undefined {
-  if (personOnlyReason(touch) !== null) return undefined
-  return find()
+  const grant = find()
+  if (grant === undefined) return undefined
+  return personOnlyReason(touch) === null ? grant : undefined
 }
 
 /** The touch of a stored approval: its tool, arguments and folder, and
