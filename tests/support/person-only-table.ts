@@ -17,8 +17,10 @@ import { eventually, type RuntimeHarness } from './runtime-harness.ts'
  * tests/person-only-reviewers.test.ts). Paths are relative to a workspace
  * laid out by `layPersonOnlyWorkspace`: a git folder with a submodule's and
  * a worktree's git folders, a config that moves the hooks with
- * `core.hooksPath`, a link `notes -> .git/hooks`, and a git folder under
- * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`).
+ * `core.hooksPath`, a link `notes -> .git/hooks`, a git folder under
+ * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`), and
+ * a nested and a bare repository whose configs name hooks folders outside
+ * them (`shared-hooks`, `backup-hooks`).
  */
 export const PERSON_ONLY_PATHS: readonly string[] = [
   '.git/hooks/post-merge',
@@ -40,6 +42,10 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   // refs/): a bare repository to git run inside it.
   'mirror/config',
   'mirror/hooks/post-update',
+  // Hooks folders outside the repository whose config names them: a
+  // nested repository's (`third_party/tool`) and a bare one's (`backup`).
+  'shared-hooks/pre-commit',
+  'backup-hooks/post-update',
   // `.git` as another file system opens it (here, on Linux, each is a
   // folder of its own): Windows drops a trailing dot, reads `::$…` as a
   // stream of the folder and gives it the short name GIT~1; HFS+ ignores a
@@ -246,6 +252,11 @@ const FOLDERS = [
   'mirror/hooks',
   'mirror/objects',
   'mirror/refs',
+  'third_party/tool/.git',
+  'shared-hooks',
+  'backup/objects',
+  'backup/refs',
+  'backup-hooks',
   'docs',
 ]
 
@@ -256,6 +267,12 @@ export async function layPersonOnlyWorkspace(workspace: string): Promise<string>
   await writeFile(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks\n')
   await symlink('.git/hooks', join(workspace, 'notes'))
   await writeFile(join(workspace, 'mirror/HEAD'), 'ref: refs/heads/main\n')
+  await writeFile(
+    join(workspace, 'third_party/tool/.git/config'),
+    '[core]\n\thooksPath = ../../shared-hooks\n',
+  )
+  await writeFile(join(workspace, 'backup/HEAD'), 'ref: refs/heads/main\n')
+  await writeFile(join(workspace, 'backup/config'), '[core]\n\thooksPath = ../backup-hooks\n')
   for (const path of [...PERSON_ONLY_PATHS, CONTROL_PATH]) {
     await writeFile(join(workspace, path), ORIGINAL)
   }

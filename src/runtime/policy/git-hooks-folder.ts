@@ -40,6 +40,19 @@ export interface GitPlaces {
 export function gitPlacesOf(workspace: string): GitPlaces | null {
   const repository = repositoryOf(workspace)
   if (repository === null) return null
+  return placesOf(repository)
+}
+
+/** What git keeps and runs for a bare repository, a git folder known by
+ *  its shape (`gitFolderShaped`): git runs its hooks there, so a relative
+ *  `core.hooksPath` in its config is taken from the folder itself. */
+export function bareGitPlacesOf(folder: string): GitPlaces {
+  return placesOf({ top: folder, gitFolder: folder })
+}
+
+/** The git places of a repository whose hooks run in `top` and whose git
+ *  folder is `gitFolder`. */
+function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   const gitFolder = realPathAllowingMissing(repository.gitFolder) ?? repository.gitFolder
   const configFiles: string[] = []
   let hooksPath: string | null = null
@@ -238,6 +251,40 @@ function realPathIfThere(absolute: string): string | null {
     return null
   }
 }
+
+/** The names git runs as hooks (githooks(5)), lower-cased: a file of one
+ *  of these names in a folder some repository's config names as its hooks
+ *  folder runs when the person uses git there. */
+export const GIT_HOOK_NAMES: ReadonlySet<string> = new Set([
+  'applypatch-msg',
+  'pre-applypatch',
+  'post-applypatch',
+  'pre-commit',
+  'pre-merge-commit',
+  'prepare-commit-msg',
+  'commit-msg',
+  'post-commit',
+  'pre-rebase',
+  'post-checkout',
+  'post-merge',
+  'pre-push',
+  'pre-receive',
+  'update',
+  'proc-receive',
+  'post-receive',
+  'post-update',
+  'reference-transaction',
+  'push-to-checkout',
+  'pre-auto-gc',
+  'post-rewrite',
+  'sendemail-validate',
+  'fsmonitor-watchman',
+  'p4-changelist',
+  'p4-prepare-changelist',
+  'p4-post-changelist',
+  'p4-pre-submit',
+  'post-index-change',
+])
 
 /** What git looks for in a folder to take it for a git folder
  *  (`is_git_directory`): `HEAD`, and the `objects` and `refs` folders. */

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import {
+  GIT_HOOK_NAMES,
   gitFolderPartPresent,
   gitFolderShaped,
   gitPlacesOf,
@@ -10,6 +11,7 @@ import {
 } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import type { PersonOnly } from './person-only.ts'
+import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 
 // The person-only rule's git half (person-only.ts): whether an action's
 // real paths lie where git keeps or runs something under a name the
@@ -36,6 +38,53 @@ export function inGitPlacesOf(
     if (real === null) continue
     const shaped = inGitFolderByShape(real, resolved)
     if (shaped !== null) return shaped
+  }
+  for (const { real } of reals) {
+    if (real === null) continue
+    const walked = inWalkedGitPlaces(real, resolved)
+    if (walked !== null) return walked
+  }
+  return null
+}
+
+/**
+ * For an action that names a file by a hook's name (`pre-commit`), the
+ * first of `resolved` in a place git keeps or runs for any repository in
+ * `real`, found by the walk the command sandbox keeps read-only
+ * (`personOnlyPathsIn`); null if none is. The cheaper checks above know
+ * the repository the folder is in and those that hold a path; a nested or
+ * bare repository elsewhere in it may name a hooks folder outside itself
+ * (`core.hooksPath = ../shared-hooks`), which only a walk finds. A hook
+ * file is what such a folder is for, so only an action naming one pays
+ * for the walk, and every path it names is then checked (`cp pre-commit
+ * shared-hooks/`, the hook named where it is copied from). A folder too large to walk whole asks: what lies past
+ * the walk is unknown.
+ */
+function inWalkedGitPlaces(real: string, resolved: readonly string[]): PersonOnly | null {
+  // Named anywhere: a hook copied in from outside (`cp /tmp/pre-commit
+  // shared-hooks/`) is named only where it comes from.
+  const namesHook = resolved.some((target) =>
+    GIT_HOOK_NAMES.has(path.basename(target).toLowerCase()),
+  )
+  if (!namesHook) return null
+  const inside = resolved.filter((target) => isInsideRoot(real, target))
+  const walked = personOnlyPathsIn(real)
+  if (walked.truncated) {
+    return {
+      path: real,
+      class: 'unwalked',
+      reason: `it holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than are checked for a repository whose config names a hooks folder`,
+    }
+  }
+  for (const target of inside) {
+    const place = walked.paths.find((each) => isInsideRoot(each, target))
+    if (place !== undefined) {
+      return {
+        path: target,
+        class: 'git',
+        reason: `git keeps or runs ${place} for a repository in the workspace (a hooks folder or a config its config names)`,
+      }
+    }
   }
   return null
 }

@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, type Dirent } from 'node:fs'
 import path from 'node:path'
-import { GIT_FOLDER_PARTS, gitPlacesOf } from './git-hooks-folder.ts'
+import { bareGitPlacesOf, GIT_FOLDER_PARTS, gitPlacesOf } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
@@ -17,8 +17,8 @@ const NOT_WALKED = new Set(['node_modules'])
  * The paths inside `workspace` that the command sandbox keeps read-only:
  * every file or folder the table covers, found at any depth by a walk of
  * the workspace (a match is not descended into, nor `node_modules`), and
- * what git keeps and runs for the repository and for every repository
- * nested in it (`gitPlacesOf`). Real paths,
+ * what git keeps and runs for the repository, for every repository
+ * nested in it (`gitPlacesOf`) and for every bare one (`bareGitPlacesOf`). Real paths,
  * so the sandbox binds what is really there; links are not followed, so
  * the walk stays inside. `truncated` says the walk stopped at
  * `READ_ONLY_WALK_ENTRIES` entries: what lies past it is not kept
@@ -36,6 +36,7 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
   let seen = 0
   let truncated = false
   const nested: string[] = []
+  const bare: string[] = []
   let level: string[] = ['']
   while (level.length > 0 && !truncated) {
     const next: string[] = []
@@ -56,6 +57,7 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
       // kept whole, as `.git` is, and not gone into.
       if (relative !== '' && shapedLikeGitFolder(entries)) {
         out.add(path.join(real, relative))
+        bare.push(path.join(real, relative))
         continue
       }
       for (const entry of entries) {
@@ -72,8 +74,13 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
     }
     level = next
   }
-  for (const top of [real, ...nested]) {
-    const git = gitPlacesOf(top)
+  // A bare repository's config may name a hooks folder (or include a
+  // file) outside it, as a nested repository's may.
+  const repositories = [
+    ...[real, ...nested].map((top) => gitPlacesOf(top)),
+    ...bare.map((folder) => bareGitPlacesOf(folder)),
+  ]
+  for (const git of repositories) {
     if (git === null) continue
     const places = [git.gitFolder, git.hooksFolder, ...git.configFiles]
     for (const place of places) {
