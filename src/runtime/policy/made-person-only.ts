@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { lstatSync, realpathSync, renameSync } from 'node:fs'
+import { lstatSync, readdirSync, realpathSync, renameSync, type Dirent } from 'node:fs'
 import path from 'node:path'
 import { personOnlyPathsIn } from './read-only-walk.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
@@ -88,22 +88,55 @@ function moveAside(found: string): MadePersonOnly {
   }
 }
 
+/** How many entries of a moved folder are read for the `HEAD`s in it. */
+const MOVED_FOLDER_ENTRIES = 10_000
+
 /**
  * A git folder keeps its shape under any name: git run inside it takes it
  * for a bare repository, whose config and hooks then apply. Without a
  * `HEAD` it is no git folder at all, so a person who goes in to read what
- * was moved runs nothing. Null once it is none (or never was), else why it
- * still is.
+ * was moved runs nothing. A git folder may hold others (a submodule's in
+ * `modules/<name>`, a worktree's in `worktrees/<name>`, whose `commondir`
+ * leads back to the objects and refs), each a repository to git run
+ * inside it: every `HEAD` in the moved folder is renamed, at any depth.
+ * Null once none is left (or there never was one), else why one may be.
  */
 function noLongerGitFolder(moved: string): string | null {
-  const head = path.join(moved, 'HEAD')
   try {
-    if (!lstatSync(moved).isDirectory() || !exists(head)) return null
-    renameSync(head, `${head}${REFUSED_HEAD_SUFFIX}`)
-    return null
+    if (!lstatSync(moved).isDirectory()) return null
   } catch (error) {
-    return `its HEAD could not be renamed (${(error as Error).message}), so git still takes it for a repository; remove it`
+    return `it could not be read (${(error as Error).message}); remove it`
   }
+  const folders = [moved]
+  let read = 0
+  const failures: string[] = []
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(folder, { withFileTypes: true })
+    } catch (error) {
+      failures.push(`${folder} could not be read (${(error as Error).message})`)
+      continue
+    }
+    read += entries.length
+    if (read > MOVED_FOLDER_ENTRIES) {
+      return `it holds more than ${MOVED_FOLDER_ENTRIES} entries, so a git folder in it may still be one; remove it`
+    }
+    for (const entry of entries) {
+      const inside = path.join(folder, entry.name)
+      // Links are not followed: what they lead to was not moved.
+      if (entry.isDirectory()) folders.push(inside)
+      else if (entry.name === 'HEAD') {
+        try {
+          renameSync(inside, `${inside}${REFUSED_HEAD_SUFFIX}`)
+        } catch (error) {
+          failures.push(`${inside} could not be renamed (${(error as Error).message})`)
+        }
+      }
+    }
+  }
+  if (failures.length === 0) return null
+  return `${failures.join('; ')}, so git may still take it for a repository; remove it`
 }
 
 function exists(candidate: string): boolean {

@@ -92,6 +92,36 @@ describe.runIf(HAS_BWRAP)('what a contained command made that only a person may 
     expect(existsSync(path.join(refused, 'pwned'))).toBe(false)
   })
 
+  it("renames the HEAD of every git folder inside one it moved: a submodule's, a worktree's", async () => {
+    const head = (folder: string) => `echo 'ref: refs/heads/main' > ${folder}/HEAD`
+    const nested =
+      'mkdir -p sub/.git/objects sub/.git/refs sub/.git/modules/lib/objects' +
+      ` sub/.git/modules/lib/refs sub/.git/worktrees/w && ${head('sub/.git')}` +
+      ` && ${head('sub/.git/modules/lib')} && ${head('sub/.git/worktrees/w')}` +
+      ' && echo ../.. > sub/.git/worktrees/w/commondir' +
+      " && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > sub/.git/modules/lib/config"
+    const inner = ['modules/lib', 'worktrees/w']
+    // Laid outside any workspace, each is one to git.
+    const control = await freshWorkspace(madeScript(nested))
+    execFileSync('sh', [MADE_SCRIPT], { cwd: control })
+    for (const folder of inner) {
+      expect(gitDirFrom(path.join(control, 'sub', '.git', folder))).toBe('.')
+    }
+
+    const workspace = await freshWorkspace(madeScript(nested))
+    const result = await runScript(workspace, 'workspace-write')
+    expect(result).toMatchObject({ ok: false, code: 'person_only_made' })
+    expect(result.output).not.toContain('remove it')
+    const [moved] = readdirSync(path.join(workspace, 'sub')).filter((name) =>
+      name.startsWith(`.git${REFUSED_SUFFIX}`),
+    )
+    const refused = path.join(workspace, 'sub', moved ?? '.git-not-moved')
+    for (const folder of ['', ...inner]) {
+      expect(existsSync(path.join(refused, folder, 'HEAD' + REFUSED_HEAD_SUFFIX))).toBe(true)
+      expect(gitDirFrom(path.join(refused, folder))).toBeNull()
+    }
+  })
+
   it('leaves what existed when it started where it is, and says nothing', async () => {
     const workspace = await freshWorkspace(madeScript('true'))
     await mkdir(path.join(workspace, 'sub', '.git'), { recursive: true })
