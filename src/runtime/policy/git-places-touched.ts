@@ -57,11 +57,11 @@ export function inGitPlacesOf(
  * (`core.hooksPath = ../shared-hooks`), which only a walk finds. A hook
  * file is what such a folder is for, so only an action naming one pays
  * for the walk, and every path it names is then checked (`cp pre-commit
- * shared-hooks/`, the hook named where it is copied from). A folder too large to walk whole asks: what lies past
- * the walk is unknown.
+ * shared-hooks/`, the hook named where it is copied from). A folder too
+ * large to walk whole asks: what lies past the walk is unknown.
  */
 function inWalkedGitPlaces(real: string, resolved: readonly string[]): PersonOnly | null {
-  // Named anywhere: a hook copied in from outside (`cp /tmp/pre-commit
+  // Named anywhere: a hook copied in from outside (`cp ../pre-commit
   // shared-hooks/`) is named only where it comes from.
   const namesHook = resolved.some((target) =>
     GIT_HOOK_NAMES.has(path.basename(target).toLowerCase()),

@@ -75,7 +75,7 @@ describe('a hooks folder a nested or bare repository names outside itself', () =
     ['a write of a hook there', write('shared-hooks/pre-commit')],
     ["a write of the bare repository's hook", write('backup-hooks/post-update')],
     ['a hook name of another case', write('shared-hooks/PRE-COMMIT')],
-    ['a copy of a hook into the folder', command('cp /tmp/pre-commit shared-hooks/')],
+    ['a copy of a hook into the folder', command('cp ../pre-commit shared-hooks/')],
     ['a copy into the bare one', command('cp x backup-hooks/post-update')],
   ])('needs a person: %s', (_name, touch) => {
     expect(personOnlyReason(touch())).toMatchObject({ class: 'git' })
