@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
 import type { RoomPolicy } from '../src/contracts/policy-axes.ts'
@@ -22,8 +23,10 @@ import {
   expectMovedAside,
   layMadeWorkspace,
   MADE_SCRIPT,
+  MADE_WHILE_RUNNING,
   madeScript,
   PERSON_ONLY_MADE,
+  WHILE_RUNNING_SEEN,
 } from './support/person-only-made.ts'
 
 /**
@@ -131,7 +134,7 @@ const DOORS: Door[] = [
       // The person allows the harmless script always; the agent then
       // changes it (a file change, or another command) and runs it again.
       const first = await personDecides(world, workspace, 'allow-always')
-      agentRuns(workspace, first.timeline, first.request)
+      await agentRuns(workspace, first.timeline, first.request)
       expect(world.stores.grants.listActive(ROOM_ID)).toHaveLength(1)
       return allowedBy(world, workspace, policyForMode('ask-for-approval'), {})
     },
@@ -154,12 +157,13 @@ const DOORS: Door[] = [
 
 /** What the agent does once allowed: runs the script where it was asked
  *  to, and reports the call ended. */
-function agentRuns(
+async function agentRuns(
   workspace: string,
   timeline: ExternalTurnTimeline,
   request: ExternalActionRequest,
-): void {
-  execFileSync('sh', [MADE_SCRIPT], { cwd: workspace })
+): Promise<void> {
+  // As the agent's own process runs it: Assent goes on meanwhile.
+  await promisify(execFile)('sh', [MADE_SCRIPT], { cwd: workspace })
   timeline.record({
     type: 'tool-call',
     toolCallId: request.toolCallId,
@@ -176,7 +180,7 @@ describe.each(DOORS)('$name', (door) => {
     const { world, workspace } = await room()
     const { timeline, request } = await door.allow(world, workspace)
     await writeFile(join(workspace, MADE_SCRIPT), madeScript(line))
-    agentRuns(workspace, timeline, request)
+    await agentRuns(workspace, timeline, request)
     const call = timeline.callFor(request.toolCallId)
     expect(call).toMatchObject({
       toolName: 'agent_command',
@@ -201,12 +205,23 @@ describe("an external agent's command", () => {
     })
   })
 
+  it('has what it made moved aside while it still runs, not only once it ends', async () => {
+    const { world, workspace } = await room()
+    const { timeline, request } = await DOORS[0]!.allow(world, workspace)
+    await writeFile(join(workspace, MADE_SCRIPT), madeScript(MADE_WHILE_RUNNING))
+    await agentRuns(workspace, timeline, request)
+    expect(await readFile(join(workspace, WHILE_RUNNING_SEEN), 'utf8')).toBe('gone\n')
+    const call = timeline.callFor(request.toolCallId)
+    expect(call).toMatchObject({ status: 'failed', result: { code: 'person_only_made' } })
+    await expectMovedAside(workspace, ['sub/.git'], call?.result?.output ?? '')
+  })
+
   it('keeps the call failed whatever the agent reports after', async () => {
     const { world, workspace } = await room()
     const { timeline, request } = await DOORS[0]!.allow(world, workspace)
     await writeFile(join(workspace, MADE_SCRIPT), madeScript('mkdir -p sub/.git'))
-    agentRuns(workspace, timeline, request)
-    agentRuns(workspace, timeline, request)
+    await agentRuns(workspace, timeline, request)
+    await agentRuns(workspace, timeline, request)
     expect(timeline.callFor(request.toolCallId)).toMatchObject({
       status: 'failed',
       result: { code: 'person_only_made' },
@@ -222,7 +237,7 @@ describe("an external agent's command", () => {
       {},
     )
     await writeFile(join(workspace, MADE_SCRIPT), madeScript('mkdir -p sub/.git'))
-    agentRuns(workspace, timeline, request)
+    await agentRuns(workspace, timeline, request)
     expect(existsSync(join(workspace, 'sub', '.git'))).toBe(true)
     expect(timeline.callFor(request.toolCallId)).toMatchObject({ status: 'succeeded' })
   })

@@ -70,6 +70,20 @@ export const MADE_SCRIPT = 'build.sh'
 /** What the script writes after the row's line, and must stay. */
 export const MADE_CONTROL = 'built.txt'
 
+/** Where `MADE_WHILE_RUNNING` writes what it saw: `gone` once what it
+ *  made was moved aside while it still ran, `there` if a minute passed
+ *  without that. */
+export const WHILE_RUNNING_SEEN = 'seen-while-running.txt'
+
+/** A line that makes a repository in a subfolder, then waits (for the
+ *  event, up to a minute) until it is gone, as a long build or a dev
+ *  server keeps running after it made something. */
+export const MADE_WHILE_RUNNING = [
+  "mkdir -p sub/.git && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > sub/.git/config",
+  'i=0; while [ -e sub/.git ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done',
+  `if [ -e sub/.git ]; then echo there > ${WHILE_RUNNING_SEEN}; else echo gone > ${WHILE_RUNNING_SEEN}; fi`,
+].join('\n')
+
 /** The script for one row: its line, then the control file. */
 export function madeScript(line: string): string {
   return `${line}\necho built > ${MADE_CONTROL}\n`

@@ -12,7 +12,7 @@ import type {
   ExternalRefusalCode,
 } from '../external-agents/external-agent-port.ts'
 import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
-import { settleMadePersonOnly, type PersonOnlyAtStart } from '../policy/made-person-only.ts'
+import { MadePersonOnlyWatch, type PersonOnlyAtStart } from '../policy/made-person-only.ts'
 import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 import { timelineArguments } from './agent-request-action.ts'
 
@@ -50,7 +50,7 @@ export class ExternalTurnTimeline {
   private readonly generic = new Map<string, Described>()
   /** Allowed calls whose end is awaited, with what of the person-only
    *  table existed in the workspace when the agent heard "yes". */
-  private readonly watched = new Map<string, PersonOnlyAtStart>()
+  private readonly watched = new Map<string, MadePersonOnlyWatch>()
   private seq = 0
 
   constructor(turn: Turn, deps: ExternalTurnTimelineDeps) {
@@ -121,7 +121,8 @@ export class ExternalTurnTimeline {
    * allow of a command covers it, as for Assent's own commands.
    */
   watchMade(call: ToolCallRecord, atStart: PersonOnlyAtStart): void {
-    this.watched.set(call.id, atStart)
+    this.watched.get(call.id)?.stop()
+    this.watched.set(call.id, new MadePersonOnlyWatch(atStart))
   }
 
   /** Records how Assent ended a call that did not run, and keeps it so. */
@@ -172,10 +173,10 @@ export class ExternalTurnTimeline {
   /** Moves aside what a watched call made of the person-only table and
    *  says so on the call, which then fails and keeps Assent's word. */
   private settleMade(id: string): void {
-    const atStart = this.watched.get(id)
-    if (atStart === undefined) return
+    const watch = this.watched.get(id)
+    if (watch === undefined) return
     this.watched.delete(id)
-    const after = settleMadePersonOnly(atStart)
+    const after = watch.stop()
     const note = madePersonOnlyNote(after)
     const call = this.deps.conversations.getToolCall(id)
     if (note === null || call === undefined) return

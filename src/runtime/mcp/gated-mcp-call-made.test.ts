@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
@@ -10,8 +11,10 @@ import {
   expectMovedAside,
   layMadeWorkspace,
   MADE_SCRIPT,
+  MADE_WHILE_RUNNING,
   madeScript,
   PERSON_ONLY_MADE,
+  WHILE_RUNNING_SEEN,
 } from '../../../tests/support/person-only-made.ts'
 import { runGatedMcpCall, type McpConsentPort } from './gated-mcp-call.ts'
 import type { McpConnection } from './mcp-connection.ts'
@@ -58,9 +61,10 @@ function scriptServer(workspace: string, options: { id?: string; readOnly?: bool
     },
     listAllowedTools: () => Promise.resolve([RUN]),
     findTool: () => Promise.resolve(RUN),
-    callTool: (): Promise<CallToolResult> => {
-      execFileSync('sh', [MADE_SCRIPT], { cwd: workspace })
-      return Promise.resolve({ content: [{ type: 'text', text: 'ran' }] })
+    // Run as a server runs it: the runtime goes on while the tool runs.
+    callTool: async (): Promise<CallToolResult> => {
+      await promisify(execFile)('sh', [MADE_SCRIPT], { cwd: workspace })
+      return { content: [{ type: 'text', text: 'ran' }] }
     },
   } as unknown as McpConnection
 }
@@ -95,6 +99,17 @@ describe.each([
     expect(said).toMatch(/^ran\n/)
     expect(reported).toEqual([{ ok: false, output: said }])
     await expectMovedAside(workspace, moved, said)
+  })
+})
+
+describe('an MCP call that is still running', () => {
+  it('has what it made moved aside while it runs, not only once it ends', async () => {
+    const workspace = await workspaceWith(MADE_WHILE_RUNNING)
+    const { port } = allowing(true)
+    const result = await runGatedMcpCall(scriptServer(workspace), 'run_script', {}, port, workspace)
+    expect(result.isError).toBe(true)
+    expect(await readFile(join(workspace, WHILE_RUNNING_SEEN), 'utf8')).toBe('gone\n')
+    await expectMovedAside(workspace, ['sub/.git'], resultText(result))
   })
 })
 

@@ -21,7 +21,7 @@ import {
   type McpServerTools,
 } from '../../contracts/approval.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
-import { personOnlyAtStart, settleMadePersonOnly } from '../policy/made-person-only.ts'
+import { MadePersonOnlyWatch, personOnlyAtStart } from '../policy/made-person-only.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
 import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 
@@ -223,32 +223,34 @@ export async function runGatedMcpCall(
   await consent.beforeRun?.()
   // Last, after the wait for the disk: nothing but this call follows it.
   await refuseIfMoved()
-  const watched = watchedFolders(server, workspace)
+  const watch = madeWatch(server, workspace)
   try {
     result = await connection.callTool(toolName, args, run)
   } catch (error) {
     const message = `${server.id} failed during ${toolName}: ${(error as Error).message}`
     result = { content: [{ type: 'text', text: message }], isError: true }
   }
-  result = withMadeSettled(result, watched)
+  result = withMadeSettled(result, watch)
   await ticket.report({ ok: result.isError !== true, output: resultText(result) })
   return result
 }
 
 /**
- * What of the person-only table exists in the workspace when an allowed
- * call starts, or null for the built-in filesystem server, whose every
+ * A watch of what the call makes of the person-only table in the
+ * workspace, from what exists when an allowed call starts (made-person-only.ts),
+ * or null for the built-in filesystem server, whose every
  * path is named in the call and judged before it runs. Any other server's
  * tool may make what its call does not name (a shell tool's script making
  * `sub/.git`), as a command may; no allow covers that
  * (policy/made-person-only.ts). The workspace is what the person's git and
  * editor open; the folder a server works in, when another (by default
- * wherever Assent was started, a home folder, say), is not walked: twice a
- * call, past the walk's limit, it would cost every call and prove nothing.
+ * wherever Assent was started, a home folder, say), is not walked: at
+ * every call, past the walk's limit, it would cost every call and prove
+ * nothing.
  */
-function watchedFolders(server: McpConnection['server'], workspace: string) {
+function madeWatch(server: McpConnection['server'], workspace: string): MadePersonOnlyWatch | null {
   if (server.id === BUILT_IN_FILESYSTEM_SERVER_ID) return null
-  return personOnlyAtStart([workspace])
+  return new MadePersonOnlyWatch(personOnlyAtStart([workspace]))
 }
 
 /** The result once what appeared of the table while the call ran is moved
@@ -256,10 +258,10 @@ function watchedFolders(server: McpConnection['server'], workspace: string) {
  *  again blindly and the record says it. */
 function withMadeSettled(
   result: CallToolResult,
-  watched: ReturnType<typeof watchedFolders>,
+  watch: MadePersonOnlyWatch | null,
 ): CallToolResult {
-  if (watched === null) return result
-  const after = settleMadePersonOnly(watched)
+  if (watch === null) return result
+  const after = watch.stop()
   const note = madePersonOnlyNote(after)
   if (note === null) return result
   const content = [...result.content, { type: 'text' as const, text: note }]

@@ -69,6 +69,65 @@ export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterR
   return { made: outermost.map(moveAside), unchecked }
 }
 
+/** How often a watched call's roots are walked again while it runs: what
+ *  it makes of the table is there for about this long, not until it ends
+ *  (a long build, a dev server), while the person's own git or editor may
+ *  open it. */
+export const MADE_WATCH_INTERVAL_MS = 1_000
+
+/** A walk takes at most this share of the runtime's thread while a call
+ *  runs: a large workspace (up to `READ_ONLY_WALK_ENTRIES` entries, some
+ *  90 ms a walk) is walked less often, so the rest of the runtime (a
+ *  person's click, another agent) is not held up. */
+const MADE_WATCH_SHARE = 0.1
+
+/**
+ * What a running call (a contained command, an external agent's command,
+ * an MCP tool) makes of the person-only table, moved aside while it runs,
+ * every `MADE_WATCH_INTERVAL_MS` (or less often, so a walk takes at most
+ * a tenth of the runtime's thread), and once more when it has ended
+ * (`stop`).
+ */
+export class MadePersonOnlyWatch {
+  private readonly start: PersonOnlyAtStart
+  private readonly intervalMs: number
+  private readonly made: MadePersonOnly[] = []
+  private unchecked = false
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(start: PersonOnlyAtStart, intervalMs: number = MADE_WATCH_INTERVAL_MS) {
+    this.start = start
+    this.intervalMs = intervalMs
+    this.next(intervalMs)
+  }
+
+  /** Ends the watch with a last walk: everything moved aside since it
+   *  began, in the order it was. */
+  stop(): PersonOnlyAfterRun {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    this.settle()
+    return { made: [...this.made], unchecked: this.unchecked }
+  }
+
+  private next(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      const began = performance.now()
+      this.settle()
+      const took = performance.now() - began
+      if (this.timer !== undefined) this.next(Math.max(this.intervalMs, took / MADE_WATCH_SHARE))
+    }, delayMs)
+    // A call's watch never keeps the runtime alive on its own.
+    this.timer.unref()
+  }
+
+  private settle(): void {
+    const after = settleMadePersonOnly(this.start)
+    this.made.push(...after.made)
+    this.unchecked ||= after.unchecked
+  }
+}
+
 function moveAside(found: string): MadePersonOnly {
   const folder = path.dirname(found)
   try {

@@ -12,7 +12,7 @@ import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { bwrapArgs } from './bwrap-args.ts'
 import {
   personOnlyAtStart,
-  settleMadePersonOnly,
+  MadePersonOnlyWatch,
   type PersonOnlyAtStart,
 } from '../policy/made-person-only.ts'
 import { sandboxPolicyFor, writableRootsOf, type CommandSandboxPolicy } from './sandbox-policy.ts'
@@ -152,7 +152,7 @@ export class CommandSandbox implements CommandLauncher {
     const { policy, atStart } = this.policyFor(request)
     const containment = containmentOf(policy)
     const hidden = policy.hidden.map((entry) => entry.path)
-    const afterExit = () => settleMadePersonOnly(atStart)
+    const watchMade = () => new MadePersonOnlyWatch(atStart)
     if (availability.kind === 'seatbelt') {
       return {
         ok: true,
@@ -162,7 +162,7 @@ export class CommandSandbox implements CommandLauncher {
         cwd: request.cwd,
         containment,
         hidden,
-        afterExit,
+        watchMade,
       }
     }
     return {
@@ -175,12 +175,12 @@ export class CommandSandbox implements CommandLauncher {
       cwd: request.cwd,
       containment,
       hidden,
-      afterExit,
+      watchMade,
     }
   }
 
   /** The policy, and what of the table exists in its writable roots: one
-   *  walk gives both, so what is bound read-only and what `afterExit`
+   *  walk gives both, so what is bound read-only and what `watchMade`
    *  compares with are the same. */
   private policyFor(
     request: Pick<CommandRequest, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,

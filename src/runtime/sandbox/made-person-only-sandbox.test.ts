@@ -14,8 +14,10 @@ import {
   layMadeWorkspace,
   MADE_CONTROL,
   MADE_SCRIPT,
+  MADE_WHILE_RUNNING,
   madeScript,
   PERSON_ONLY_MADE,
+  WHILE_RUNNING_SEEN,
 } from '../../../tests/support/person-only-made.ts'
 
 // Real commands in a real bubblewrap, as command-sandbox.test.ts runs them
@@ -120,6 +122,14 @@ describe.runIf(HAS_BWRAP)('what a contained command made that only a person may 
       expect(existsSync(path.join(refused, folder, 'HEAD' + REFUSED_HEAD_SUFFIX))).toBe(true)
       expect(gitDirFrom(path.join(refused, folder))).toBeNull()
     }
+  })
+
+  it('moves what it made aside while it still runs, not only once it ends', async () => {
+    const workspace = await freshWorkspace(madeScript(MADE_WHILE_RUNNING))
+    const result = await runScript(workspace, 'workspace-write')
+    expect(result).toMatchObject({ ok: false, code: 'person_only_made', exitCode: 0 })
+    expect(await readFile(path.join(workspace, WHILE_RUNNING_SEEN), 'utf8')).toBe('gone\n')
+    await expectMovedAside(workspace, ['sub/.git'], result.output)
   })
 
   it('leaves what existed when it started where it is, and says nothing', async () => {

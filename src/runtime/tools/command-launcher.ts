@@ -50,10 +50,11 @@ export interface PreparedCommand {
   /** The paths the command sees as empty, to explain a failure that names
    *  one; empty when it is not contained. */
   hidden: readonly string[]
-  /** For a contained command, called once it has ended (whatever the
-   *  way): moves aside what it made that only a person may make
-   *  (policy/made-person-only.ts). Absent when nothing contains it. */
-  afterExit?: () => PersonOnlyAfterRun
+  /** For a contained command, started as it starts and stopped once it
+   *  has ended (whatever the way): moves aside what it makes that only a
+   *  person may make, while it runs and after (policy/made-person-only.ts).
+   *  Absent when nothing contains it. */
+  watchMade?: () => { stop(): PersonOnlyAfterRun }
 }
 
 export interface CommandRefusal {

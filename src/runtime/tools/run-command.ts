@@ -71,11 +71,18 @@ export const runCommandTool: ToolDefinition<RunCommandArgs> = {
     const timeoutMs = Math.min(args.timeoutMs ?? ctx.timeoutMs, ctx.timeoutMs)
     const prepared = await prepareStart(args, cwd, ctx)
     if (!prepared.ok) return prepared.result
-    const ran = await runProcess(args, prepared.start, timeoutMs, ctx)
-    // Before anyone hears the command ended, what it made that only a
-    // person may make is moved aside; a command stopped early is checked
-    // too, since it may have made something before it was.
-    const after = prepared.start.afterExit?.()
+    // What it makes that only a person may make is moved aside while it
+    // runs, and once more before anyone hears it ended; a command stopped
+    // early is checked too, since it may have made something before it was.
+    const watch = prepared.start.watchMade?.()
+    let ran: ToolResult
+    try {
+      ran = await runProcess(args, prepared.start, timeoutMs, ctx)
+    } catch (error) {
+      watch?.stop()
+      throw error
+    }
+    const after = watch?.stop()
     const result = notStartedInSandbox(args, ran) ?? ran
     const note = sandboxStopNote(
       prepared.start.containment,
