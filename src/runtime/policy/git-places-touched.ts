@@ -39,16 +39,33 @@ export function inGitPlacesOf(
     const shaped = inGitFolderByShape(real, resolved)
     if (shaped !== null) return shaped
   }
-  for (const { real } of reals) {
-    if (real === null) continue
-    const walked = inWalkedGitPlaces(real, resolved)
+  const tops = new Set(reals.flatMap(({ real }) => (real === null ? [] : [real])))
+  if (!namesHook(resolved, tops)) return null
+  for (const top of tops) {
+    const walked = inWalkedGitPlaces(top, resolved)
     if (walked !== null) return walked
   }
   return null
 }
 
 /**
- * For an action that names a file by a hook's name (`pre-commit`), the
+ * Whether one of `resolved` is a file by a hook's name (`pre-commit`) in
+ * a folder other than `tops` themselves. Named anywhere: a hook copied in
+ * from outside (`cp ../pre-commit shared-hooks/`) is named only where it
+ * comes from. A name right in the workspace (or the server's folder) is
+ * not one: that is where a word of the action lands (`apt-get update`,
+ * `{ "op": "update" }`), and a config naming the workspace itself as a
+ * hooks folder would make every file at its top a hook.
+ */
+function namesHook(resolved: readonly string[], tops: ReadonlySet<string>): boolean {
+  return resolved.some(
+    (target) =>
+      GIT_HOOK_NAMES.has(path.basename(target).toLowerCase()) && !tops.has(path.dirname(target)),
+  )
+}
+
+/**
+ * For an action that names a file by a hook's name (`namesHook`), the
  * first of `resolved` in a place git keeps or runs for any repository in
  * `real`, found by the walk the command sandbox keeps read-only
  * (`personOnlyPathsIn`); null if none is. The cheaper checks above know
@@ -61,12 +78,6 @@ export function inGitPlacesOf(
  * large to walk whole asks: what lies past the walk is unknown.
  */
 function inWalkedGitPlaces(real: string, resolved: readonly string[]): PersonOnly | null {
-  // Named anywhere: a hook copied in from outside (`cp ../pre-commit
-  // shared-hooks/`) is named only where it comes from.
-  const namesHook = resolved.some((target) =>
-    GIT_HOOK_NAMES.has(path.basename(target).toLowerCase()),
-  )
-  if (!namesHook) return null
   const inside = resolved.filter((target) => isInsideRoot(real, target))
   const walked = personOnlyPathsIn(real)
   if (walked.truncated) {

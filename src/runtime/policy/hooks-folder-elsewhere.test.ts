@@ -108,6 +108,12 @@ describe('a hooks folder a nested or bare repository names outside itself', () =
       writeFileSync(join(workspace, 'many', `f${index}`), '')
     }
     expect(personOnlyReason(write('scripts/pre-commit')())).toMatchObject({ class: 'unwalked' })
+    expect(personOnlyReason(command('cp x scripts/update')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(write('scripts/build.sh')())).toBeNull()
+    // A hook's name right in the workspace is where a word lands, and no
+    // hooks folder: not walked for.
+    expect(personOnlyReason(command('apt-get update')())).toBeNull()
+    expect(personOnlyReason(command('git submodule update --init')())).toBeNull()
+    expect(personOnlyReason(write('update')())).toBeNull()
   })
 })
