@@ -113,7 +113,13 @@ export class MadePersonOnlyWatch {
   private next(delayMs: number): void {
     this.timer = setTimeout(() => {
       const began = performance.now()
-      this.settle()
+      try {
+        this.settle()
+      } catch {
+        // Never expected (each walk and rename catches its own failures),
+        // and never the runtime's end: the next walk, and the last one at
+        // `stop`, whose failure the call's result carries, try again.
+      }
       const took = performance.now() - began
       if (this.timer !== undefined) this.next(Math.max(this.intervalMs, took / MADE_WATCH_SHARE))
     }, delayMs)
