@@ -121,7 +121,7 @@ export class MadePersonOnlyWatch {
         // `stop`, whose failure the call's result carries, try again.
       }
       const took = performance.now() - began
-      if (this.timer !== undefined) this.next(Math.max(this.intervalMs, took / MADE_WATCH_SHARE))
+      this.next(Math.max(this.intervalMs, took / MADE_WATCH_SHARE))
     }, delayMs)
     // A call's watch never keeps the runtime alive on its own.
     this.timer.unref()
