@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalView } from '../src/contracts/approval.ts'
@@ -251,7 +251,7 @@ describe('a permission request refused without asking anyone', () => {
     await refusedWithoutAsking('permit network npm install', 'nothing_to_widen')
   })
 
-  it('refuses the file-system root, a credentials folder, a git folder, a missing folder and the workspace', async () => {
+  it('refuses the file-system root, a credentials folder, a git folder by any name, a missing folder and the workspace', async () => {
     const ssh = join(harness.root, 'home', '.ssh')
     const git = join(harness.root, 'repo', '.git')
     await mkdir(ssh, { recursive: true })
@@ -259,6 +259,14 @@ describe('a permission request refused without asking anyone', () => {
     await refusedWithoutAsking('permit write /', 'too_broad')
     await refusedWithoutAsking(`permit write ${ssh}`, 'sensitive_path')
     await refusedWithoutAsking(`permit write ${git}`, 'sensitive_path')
+    // A git folder under another name (a bare repository, a separate git
+    // folder), and a folder inside one, by its shape: HEAD, objects/, refs/.
+    const bare = join(harness.root, 'backup')
+    for (const part of ['objects', 'refs', 'hooks'])
+      await mkdir(join(bare, part), { recursive: true })
+    await writeFile(join(bare, 'HEAD'), 'ref: refs/heads/main\n')
+    await refusedWithoutAsking(`permit write ${bare}`, 'sensitive_path')
+    await refusedWithoutAsking(`permit write ${join(bare, 'hooks')}`, 'sensitive_path')
     await refusedWithoutAsking(`permit write ${join(harness.root, 'missing')}`, 'invalid_path')
     await refusedWithoutAsking('permit write .', 'already_allowed')
     await refusedWithoutAsking(`permit write ${join(harness.workspace, 'sub')}`, 'invalid_path')

@@ -54,6 +54,11 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
     ['mirror'],
   ],
   ['a hook manager’s folder', 'mkdir -p .husky && echo id > .husky/pre-commit', ['.husky']],
+  [
+    'a hook at the top, where a nested repository’s config runs its hooks',
+    'echo id > post-merge',
+    ['post-merge'],
+  ],
   ['editor tasks beside existing settings', 'echo {} > .vscode/tasks.json', ['.vscode/tasks.json']],
   [
     'a CI workflow',
@@ -90,11 +95,17 @@ export function madeScript(line: string): string {
 }
 
 /** A workspace holding none of the table: a repository whose config
- *  names a hooks folder that is not there yet (`tools/hooks`), an editor
+ *  names a hooks folder that is not there yet (`tools/hooks`), a nested
+ *  one whose config names the workspace itself (`vendor/lib`), an editor
  *  folder without tasks, and a harmless script. Its real path. */
 export async function layMadeWorkspace(workspace: string): Promise<string> {
   await mkdir(join(workspace, '.git', 'hooks'), { recursive: true })
   await writeFile(join(workspace, '.git', 'config'), '[core]\n\thooksPath = tools/hooks\n')
+  await mkdir(join(workspace, 'vendor', 'lib', '.git'), { recursive: true })
+  await writeFile(
+    join(workspace, 'vendor', 'lib', '.git', 'config'),
+    '[core]\n\thooksPath = ../..\n',
+  )
   await mkdir(join(workspace, '.vscode'), { recursive: true })
   await writeFile(join(workspace, '.vscode', 'extensions.json'), '{}\n')
   await writeFile(join(workspace, MADE_SCRIPT), madeScript('true'))

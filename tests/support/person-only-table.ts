@@ -20,7 +20,8 @@ import { eventually, type RuntimeHarness } from './runtime-harness.ts'
  * `core.hooksPath`, a link `notes -> .git/hooks`, a git folder under
  * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`), and
  * a nested and a bare repository whose configs name hooks folders outside
- * them (`shared-hooks`, `backup-hooks`).
+ * them (`shared-hooks`, `backup-hooks`), and one that names the workspace
+ * itself (`vendor/lib`).
  */
 export const PERSON_ONLY_PATHS: readonly string[] = [
   '.git/hooks/post-merge',
@@ -46,6 +47,9 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   // nested repository's (`third_party/tool`) and a bare one's (`backup`).
   'shared-hooks/pre-commit',
   'backup-hooks/post-update',
+  // A hook right at the workspace's top: a nested repository
+  // (`vendor/lib`) names the workspace itself as its hooks folder.
+  'post-checkout',
   // `.git` as another file system opens it (here, on Linux, each is a
   // folder of its own): Windows drops a trailing dot, reads `::$…` as a
   // stream of the folder and gives it the short name GIT~1; HFS+ ignores a
@@ -253,6 +257,7 @@ const FOLDERS = [
   'mirror/objects',
   'mirror/refs',
   'third_party/tool/.git',
+  'vendor/lib/.git',
   'shared-hooks',
   'backup/objects',
   'backup/refs',
@@ -271,6 +276,7 @@ export async function layPersonOnlyWorkspace(workspace: string): Promise<string>
     join(workspace, 'third_party/tool/.git/config'),
     '[core]\n\thooksPath = ../../shared-hooks\n',
   )
+  await writeFile(join(workspace, 'vendor/lib/.git/config'), '[core]\n\thooksPath = ../..\n')
   await writeFile(join(workspace, 'backup/HEAD'), 'ref: refs/heads/main\n')
   await writeFile(join(workspace, 'backup/config'), '[core]\n\thooksPath = ../backup-hooks\n')
   for (const path of [...PERSON_ONLY_PATHS, CONTROL_PATH]) {

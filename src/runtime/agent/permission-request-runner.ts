@@ -8,6 +8,7 @@ import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { isInsideRoot } from '../policy/path-containment.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
+import { inGitFolder } from '../policy/read-only-walk.ts'
 import { sensitivePathReason } from '../policy/sensitive-paths.ts'
 import {
   checkWorkspaceIdentity,
@@ -174,7 +175,10 @@ export class PermissionRequestRunner {
     if (path.parse(real).root === real) {
       return no('too_broad', message('permission.root', { path: real }))
     }
-    if (real.split(path.sep).includes('.git')) {
+    // A git folder under any name (a bare repository, `git init
+    // --separate-git-dir`) is git's as much as `.git` is: a turn widened
+    // to it would let commands the person never sees change its hooks.
+    if (real.split(path.sep).includes('.git') || inGitFolder(real)) {
       return no('sensitive_path', message('permission.gitDirectory', { path: real }))
     }
     // The sensitive-path table words its reasons in English only; the

@@ -49,20 +49,27 @@ export function inGitPlacesOf(
 }
 
 /**
- * Whether one of `resolved` is a file by a hook's name (`pre-commit`) in
- * a folder other than `tops` themselves. Named anywhere: a hook copied in
- * from outside (`cp ../pre-commit shared-hooks/`) is named only where it
- * comes from. A name right in the workspace (or the server's folder) is
- * not one: that is where a word of the action lands (`apt-get update`,
- * `{ "op": "update" }`), and a config naming the workspace itself as a
- * hooks folder would make every file at its top a hook.
+ * Whether one of `resolved` is a file by a hook's name (`pre-commit`).
+ * Named anywhere: a hook copied in from outside (`cp ../pre-commit
+ * shared-hooks/`) is named only where it comes from. Right in the
+ * workspace (or the server's folder) too, since a nested repository's
+ * config may name the workspace itself as its hooks folder
+ * (`core.hooksPath = ../..`); except `update`, which is where an everyday
+ * word of an action lands (`apt-get update`, `{ "op": "update" }`) and
+ * which git runs only in a repository that receives a push: walking for
+ * it would cost most such actions a walk, and in a workspace too large to
+ * walk, the person's answer.
  */
 function namesHook(resolved: readonly string[], tops: ReadonlySet<string>): boolean {
-  return resolved.some(
-    (target) =>
-      GIT_HOOK_NAMES.has(path.basename(target).toLowerCase()) && !tops.has(path.dirname(target)),
-  )
+  return resolved.some((target) => {
+    const name = path.basename(target).toLowerCase()
+    if (!GIT_HOOK_NAMES.has(name)) return false
+    return name !== EVERYDAY_HOOK_NAME || !tops.has(path.dirname(target))
+  })
 }
+
+/** The one hook name that is also an everyday word (`namesHook`). */
+const EVERYDAY_HOOK_NAME = 'update'
 
 /**
  * For an action that names a file by a hook's name (`namesHook`), the
@@ -87,8 +94,21 @@ function inWalkedGitPlaces(real: string, resolved: readonly string[]): PersonOnl
       reason: `it holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than are checked for a repository whose config names a hooks folder`,
     }
   }
-  for (const target of inside) {
-    const place = walked.paths.find((each) => isInsideRoot(each, target))
+  if (walked.inGitFolder !== null && inside.length > 0) {
+    return {
+      path: inside[0] ?? real,
+      class: 'git',
+      reason: `${walked.inGitFolder} is in a git folder, whose config and hooks git runs`,
+    }
+  }
+  // Places outside the folder too: a nested repository's hooks folder
+  // may lie anywhere its config names.
+  const places = [...walked.paths, ...walked.elsewhere]
+  for (const target of resolved) {
+    // A hook's name in any case: a file system that ignores case (macOS,
+    // Windows) opens `PRE-COMMIT` as the `pre-commit` git runs.
+    const lowered = path.join(path.dirname(target), path.basename(target).toLowerCase())
+    const place = places.find((each) => isInsideRoot(each, target) || each === lowered)
     if (place !== undefined) {
       return {
         path: target,

@@ -12,7 +12,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { personOnlyReason, type ActionTouch } from './person-only.ts'
-import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
+import {
+  inGitFolder,
+  personOnlyPathsIn,
+  personOnlyPathsInRoots,
+  READ_ONLY_WALK_ENTRIES,
+} from './read-only-walk.ts'
 
 // A repository nested in the workspace, or a bare one, may name a hooks
 // folder outside itself (`core.hooksPath = ../../shared-hooks`): git then
@@ -115,5 +120,78 @@ describe('a hooks folder a nested or bare repository names outside itself', () =
     expect(personOnlyReason(command('apt-get update')())).toBeNull()
     expect(personOnlyReason(command('git submodule update --init')())).toBeNull()
     expect(personOnlyReason(write('update')())).toBeNull()
+  })
+})
+
+describe('a hooks folder that is a folder a command may write, or a folder in a git folder', () => {
+  const run = (argv: string[], writableRoots: string[]) => (): ActionTouch => ({
+    toolName: 'run_command',
+    arguments: { argv },
+    workspace,
+    writableRoots,
+  })
+
+  it('a nested repository naming the workspace itself: git runs the hooks at its top', () => {
+    git(join(workspace, 'third_party/tool'), 'config', 'core.hooksPath', '../..')
+    const ran = join(root, 'ran-top')
+    writeFileSync(join(workspace, 'pre-commit'), `#!/bin/sh\ntouch ${ran}\n`)
+    chmodSync(join(workspace, 'pre-commit'), 0o755)
+    git(join(workspace, 'third_party/tool'), 'hook', 'run', 'pre-commit')
+    expect(existsSync(ran)).toBe(true)
+    // Every door: a write of it, a copy onto it, however it is spelled.
+    expect(personOnlyReason(write('pre-commit')())).toMatchObject({ class: 'git' })
+    expect(personOnlyReason(write('POST-CHECKOUT')())).toMatchObject({ class: 'git' })
+    expect(personOnlyReason(command('cp x post-checkout')())).toMatchObject({ class: 'git' })
+    // The sandbox keeps each hook's name at the top read-only, made or not,
+    // and nothing else there.
+    const { paths } = personOnlyPathsIn(workspace)
+    expect(paths).toEqual(
+      expect.arrayContaining([join(workspace, 'pre-commit'), join(workspace, 'post-checkout')]),
+    )
+    expect(paths).not.toContain(workspace)
+    expect(personOnlyReason(write('README.md')())).toBeNull()
+    // `update`, an everyday word, is not walked for at the top (it runs
+    // only in a repository that receives a push).
+    expect(personOnlyReason(command('apt-get update')())).toBeNull()
+  })
+
+  it('a hook name at the top asks nothing where no config names the top', () => {
+    expect(personOnlyReason(write('pre-commit')())).toBeNull()
+    expect(personOnlyReason(command('pre-commit run --all-files')())).toBeNull()
+    expect(personOnlyPathsIn(workspace).paths).not.toContain(join(workspace, 'pre-commit'))
+  })
+
+  it("another writable root holding a nested repository's hooks folder keeps it read-only", () => {
+    const other = join(root, 'other')
+    mkdirSync(join(other, 'hooks'), { recursive: true })
+    git(join(workspace, 'third_party/tool'), 'config', 'core.hooksPath', join(other, 'hooks'))
+    expect(personOnlyPathsIn(workspace).elsewhere).toContain(join(other, 'hooks'))
+    expect(personOnlyPathsInRoots([workspace, other]).paths).toContain(join(other, 'hooks'))
+    // The other root itself as the hooks folder: its hooks' names.
+    git(join(workspace, 'third_party/tool'), 'config', 'core.hooksPath', other)
+    const { paths } = personOnlyPathsInRoots([workspace, other])
+    expect(paths).toContain(join(other, 'pre-commit'))
+    expect(paths).not.toContain(other)
+    // A door sees a path there as git's too.
+    git(join(workspace, 'third_party/tool'), 'config', 'core.hooksPath', join(other, 'hooks'))
+    expect(personOnlyReason(command(`cp x ${join(other, 'hooks/pre-commit')}`)())).toMatchObject({
+      class: 'git',
+    })
+  })
+
+  it('a folder in a git folder, by any name, cannot be kept and needs a person', () => {
+    const bareHooks = join(workspace, 'backup/hooks')
+    mkdirSync(bareHooks, { recursive: true })
+    mkdirSync(join(root, 'gitdirs'))
+    git(root, 'init', '-q', '--separate-git-dir', join(root, 'gitdirs/app'), join(root, 'app'))
+    for (const folder of [bareHooks, join(root, 'gitdirs/app'), join(workspace, '.git')]) {
+      if (!existsSync(folder)) git(workspace, 'init', '-q')
+      expect(inGitFolder(folder)).toBe(true)
+      expect(personOnlyPathsInRoots([workspace, folder]).inGitFolder).toBe(folder)
+      expect(personOnlyReason(run(['make'], [workspace, folder])())).toMatchObject({ class: 'git' })
+    }
+    expect(inGitFolder(join(root, 'app'))).toBe(false)
+    expect(inGitFolder(workspace)).toBe(false)
+    expect(personOnlyReason(run(['make'], [workspace])())).toBeNull()
   })
 })

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { lstatSync, readdirSync, realpathSync, renameSync, type Dirent } from 'node:fs'
 import path from 'node:path'
-import { personOnlyPathsIn } from './read-only-walk.ts'
+import { personOnlyPathsInRoots } from './read-only-walk.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
 
 /** The name a path a command made, and only a person may make, is moved
@@ -30,10 +30,10 @@ export interface PersonOnlyAtStart {
   found: readonly string[]
 }
 
-/** The person-only paths in `roots` now (personOnlyPathsIn, the walk the
- *  sandbox's read-only binds come from). */
+/** The person-only paths in `roots` now (personOnlyPathsInRoots, the walk
+ *  the sandbox's read-only binds come from). */
 export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
-  const found = roots.flatMap((root) => personOnlyPathsIn(root).paths)
+  const found = personOnlyPathsInRoots(roots).paths
   return { roots, existing: new Set(found.filter(exists)), found }
 }
 
@@ -55,14 +55,9 @@ export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
  * it counts as person-only is the same table.
  */
 export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterRun {
-  let unchecked = false
-  const now: string[] = []
-  for (const root of start.roots) {
-    const walked = personOnlyPathsIn(root)
-    unchecked ||= walked.truncated
-    now.push(...walked.paths)
-  }
-  const made = [...new Set(now)].filter((found) => !start.existing.has(found) && exists(found))
+  const walked = personOnlyPathsInRoots(start.roots)
+  const unchecked = walked.truncated !== null
+  const made = walked.paths.filter((found) => !start.existing.has(found) && exists(found))
   const outermost = made
     .filter((inner) => !made.some((outer) => outer !== inner && isBeneath(outer, inner)))
     .sort()

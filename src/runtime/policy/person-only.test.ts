@@ -242,6 +242,8 @@ describe('personOnlyPathsIn: what the command sandbox keeps read-only', () => {
         join(workspace, 'tools/hooks'),
       ].sort(),
       truncated: false,
+      inGitFolder: null,
+      elsewhere: [],
     })
   })
 

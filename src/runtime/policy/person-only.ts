@@ -12,7 +12,7 @@ import { inGitPlacesOf } from './git-places-touched.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
-import { READ_ONLY_WALK_ENTRIES, personOnlyPathsIn } from './read-only-walk.ts'
+import { READ_ONLY_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
 import { commandFinding, readCommandLines } from './shell-commands.ts'
 import { globMatches, hasGlob } from './shell-glob.ts'
 import { wordSpellings, type ShellReading } from './shell-words.ts'
@@ -234,13 +234,23 @@ function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): P
   // whole, what lies past the walk is not, and no door may answer for
   // that. (An external agent's command is not run in Assent's sandbox.)
   if (touch.toolName === 'run_command' && touch.mcpServerId === undefined) {
-    const roots = touch.writableRoots ?? [touch.workspace]
-    const unwalked = roots.find((root) => personOnlyPathsIn(root).truncated)
-    if (unwalked !== undefined) {
+    const walked = personOnlyPathsInRoots(touch.writableRoots ?? [touch.workspace])
+    if (walked.truncated !== null) {
       return {
-        path: unwalked,
+        path: walked.truncated,
         class: 'unwalked',
         reason: `it holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than the sandbox checks for git folders and files that run code`,
+      }
+    }
+    // A folder the command may write that is a git folder or lies in one
+    // (a workspace in `.git`, or in a bare repository): the sandbox can
+    // keep nothing in it read-only but the whole folder.
+    if (walked.inGitFolder !== null) {
+      return {
+        path: walked.inGitFolder,
+        class: 'git',
+        reason:
+          'it is in a git folder, whose config and hooks git runs; the sandbox would let the command change them',
       }
     }
   }

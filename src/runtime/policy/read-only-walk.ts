@@ -1,6 +1,12 @@
 import { readdirSync, realpathSync, type Dirent } from 'node:fs'
 import path from 'node:path'
-import { bareGitPlacesOf, GIT_FOLDER_PARTS, gitPlacesOf } from './git-hooks-folder.ts'
+import {
+  bareGitPlacesOf,
+  GIT_FOLDER_PARTS,
+  GIT_HOOK_NAMES,
+  gitFolderShaped,
+  gitPlacesOf,
+} from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
@@ -13,6 +19,37 @@ export const READ_ONLY_WALK_ENTRIES = 20_000
  *  one is not one the person runs git in. */
 const NOT_WALKED = new Set(['node_modules'])
 
+/** One of git's places a walk found: a repository's git folder, the
+ *  folder its config names for hooks, or a config file it reads. */
+interface GitPlace {
+  path: string
+  kind: 'git-folder' | 'hooks-folder' | 'config'
+}
+
+/** What one walk of a folder found (`walkFolder`). */
+interface FolderWalk {
+  /** The folder's real path. */
+  root: string
+  /** Paths inside it that the table covers, and bare repositories. */
+  table: string[]
+  /** Git's places of every repository found: the one the folder is in,
+   *  each nested one and each bare one, wherever those places are. */
+  places: GitPlace[]
+  truncated: boolean
+}
+
+/** What the sandbox keeps read-only in writable roots, from their walks. */
+export interface ReadOnlyWalk {
+  /** Real paths inside the roots that stay read-only. */
+  paths: string[]
+  /** A root whose walk stopped at `READ_ONLY_WALK_ENTRIES` entries, or
+   *  null: what lies past it is not kept read-only. */
+  truncated: string | null
+  /** A root that is a git folder or lies in one, or null: nothing inside
+   *  it can be kept read-only without the whole root. */
+  inGitFolder: string | null
+}
+
 /**
  * The paths inside `workspace` that the command sandbox keeps read-only:
  * every file or folder the table covers, found at any depth by a walk of
@@ -23,16 +60,79 @@ const NOT_WALKED = new Set(['node_modules'])
  * the walk stays inside. `truncated` says the walk stopped at
  * `READ_ONLY_WALK_ENTRIES` entries: what lies past it is not kept
  * read-only, so a command in such a workspace always needs the person
- * (`personOnlyReason`), who is told why.
+ * (`personOnlyReason`), who is told why. `elsewhere` holds git's places
+ * those repositories have outside the workspace.
  */
-export function personOnlyPathsIn(workspace: string): { paths: string[]; truncated: boolean } {
+export function personOnlyPathsIn(workspace: string): {
+  paths: string[]
+  truncated: boolean
+  inGitFolder: string | null
+  elsewhere: string[]
+} {
+  const walk = walkFolder(workspace)
+  if (walk === null) return { paths: [], truncated: false, inGitFolder: null, elsewhere: [] }
+  const { paths, inGitFolder } = keptReadOnly([walk])
+  const elsewhere = walk.places
+    .filter((place) => !isInsideRoot(walk.root, place.path))
+    .map((place) => place.path)
+  return { paths, truncated: walk.truncated, inGitFolder, elsewhere }
+}
+
+/**
+ * What the sandbox keeps read-only in every one of `roots` (the folders a
+ * command may write), each walked as `personOnlyPathsIn` walks one. A
+ * repository found in one root may keep its places in another (a nested
+ * repository whose hooks folder is a folder the person let the turn
+ * write besides the workspace): each root keeps what any walk found in it.
+ */
+export function personOnlyPathsInRoots(roots: readonly string[]): ReadOnlyWalk {
+  const walks = roots.flatMap((root) => walkFolder(root) ?? [])
+  return keptReadOnly(walks)
+}
+
+/** What `walks` keep read-only in their roots. */
+function keptReadOnly(walks: readonly FolderWalk[]): ReadOnlyWalk {
+  const out = new Set<string>()
+  let inGitFolder: string | null = null
+  for (const walk of walks) for (const found of walk.table) out.add(found)
+  const places = walks.flatMap((walk) => walk.places)
+  for (const { root } of walks) {
+    if (inGitFolder === null && gitFolderByShapeHolding(root)) inGitFolder = root
+    for (const place of places) {
+      if (place.path !== root) {
+        if (isInsideRoot(root, place.path)) out.add(place.path)
+        // A root inside a git folder (a workspace in `.git`, or in a
+        // repository's git folder under any other name): all of it is
+        // git's, and a command may write all of it.
+        else if (place.kind === 'git-folder' && isInsideRoot(place.path, root)) {
+          inGitFolder ??= root
+        }
+        continue
+      }
+      if (place.kind === 'git-folder') inGitFolder ??= root
+      // A config naming the root itself as its hooks folder
+      // (`core.hooksPath = ../..` in a nested repository): git runs the
+      // files by hooks' names at its top, which stay read-only; the rest
+      // of the root is the person's to let a command write.
+      if (place.kind === 'hooks-folder') {
+        for (const hook of GIT_HOOK_NAMES) out.add(path.join(root, hook))
+      }
+    }
+  }
+  const truncated = walks.find((walk) => walk.truncated)?.root ?? null
+  return { paths: [...out].sort(), truncated, inGitFolder }
+}
+
+/** One walk of `folder` (`personOnlyPathsIn`); null when it cannot be
+ *  resolved. */
+function walkFolder(folder: string): FolderWalk | null {
   let real: string
   try {
-    real = realpathSync.native(workspace)
+    real = realpathSync.native(folder)
   } catch {
-    return { paths: [], truncated: false }
+    return null
   }
-  const out = new Set<string>()
+  const table: string[] = []
   let seen = 0
   let truncated = false
   const nested: string[] = []
@@ -56,13 +156,13 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
       // repository): git run inside it runs what its config names. It is
       // kept whole, as `.git` is, and not gone into.
       if (relative !== '' && shapedLikeGitFolder(entries)) {
-        out.add(path.join(real, relative))
+        table.push(path.join(real, relative))
         bare.push(path.join(real, relative))
         continue
       }
       for (const entry of entries) {
         const child = relative === '' ? entry.name : path.join(relative, entry.name)
-        if (sensitivePath(child) !== null) out.add(path.join(real, child))
+        if (sensitivePath(child) !== null) table.push(path.join(real, child))
         else if (entry.isDirectory() && !NOT_WALKED.has(entry.name)) next.push(child)
         // A repository nested in the workspace has git places of its own
         // (a hooks folder its config names under an innocent name).
@@ -78,16 +178,34 @@ export function personOnlyPathsIn(workspace: string): { paths: string[]; truncat
   // file) outside it, as a nested repository's may.
   const repositories = [
     ...[real, ...nested].map((top) => gitPlacesOf(top)),
-    ...bare.map((folder) => bareGitPlacesOf(folder)),
+    ...bare.map((bareFolder) => bareGitPlacesOf(bareFolder)),
   ]
+  const places: GitPlace[] = []
   for (const git of repositories) {
     if (git === null) continue
-    const places = [git.gitFolder, git.hooksFolder, ...git.configFiles]
-    for (const place of places) {
-      if (place !== null && place !== real && isInsideRoot(real, place)) out.add(place)
-    }
+    places.push({ path: git.gitFolder, kind: 'git-folder' })
+    if (git.hooksFolder !== null) places.push({ path: git.hooksFolder, kind: 'hooks-folder' })
+    for (const file of git.configFiles) places.push({ path: file, kind: 'config' })
   }
-  return { paths: [...out].sort(), truncated }
+  return { root: real, table, places, truncated }
+}
+
+/** Whether the folder `real` (a real path) is a git folder or lies in
+ *  one: the git folder of the repository it is in, or a folder shaped
+ *  like one (`gitFolderByShapeHolding`). */
+export function inGitFolder(real: string): boolean {
+  const outer = gitPlacesOf(real)
+  return (outer !== null && isInsideRoot(outer.gitFolder, real)) || gitFolderByShapeHolding(real)
+}
+
+/** Whether `root` or a folder above it is shaped like a git folder (a
+ *  bare repository under any name, which no `.git` names): git run there
+ *  takes it for one. */
+function gitFolderByShapeHolding(root: string): boolean {
+  for (let folder = root; ; folder = path.dirname(folder)) {
+    if (gitFolderShaped(folder)) return true
+    if (path.dirname(folder) === folder) return false
+  }
 }
 
 /** Whether a folder's entries are what git takes for a git folder

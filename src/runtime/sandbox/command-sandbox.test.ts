@@ -222,6 +222,38 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     expect(result.ok, result.output).toBe(true)
     expect(existsSync(path.join(widened, 'ok.txt'))).toBe(true)
   })
+
+  it("keeps a nested repository's hooks in a folder the turn was widened to read-only", async () => {
+    // The workspace's vendored repository names a hooks folder in the
+    // widened folder, and another names that folder itself: git runs
+    // both's hooks when the person commits there.
+    const widened = path.join(base, 'widened-hooks')
+    await mkdir(path.join(widened, 'hooks'), { recursive: true })
+    await writeFile(path.join(widened, 'hooks', 'pre-commit'), 'original\n')
+    await writeFile(path.join(widened, 'post-merge'), 'original\n')
+    const configs = [path.join(ws, 'vendor/lib/.git/config'), path.join(ws, 'other/.git/config')]
+    await mkdir(path.dirname(configs[1]!), { recursive: true })
+    await writeFile(configs[0]!, `[core]\n\thooksPath = ${widened}/hooks\n`)
+    await writeFile(configs[1]!, `[core]\n\thooksPath = ${widened}\n`)
+    try {
+      const extra = {
+        command: {
+          sandbox,
+          sandboxMode: 'workspace-write' as const,
+          extraWritableRoots: [widened],
+        },
+      }
+      for (const hook of ['hooks/pre-commit', 'post-merge']) {
+        stoppedBySandbox(await sh(`echo id >> ${widened}/${hook}`, 'workspace-write', extra))
+        expect(await readFile(path.join(widened, hook), 'utf8')).toBe('original\n')
+      }
+      const result = await sh(`echo w > ${widened}/notes.txt`, 'workspace-write', extra)
+      expect(result.ok, result.output).toBe(true)
+    } finally {
+      await rm(configs[0]!)
+      await rm(path.join(ws, 'other'), { recursive: true })
+    }
+  })
 })
 
 describe.runIf(HAS_BWRAP)('a sandboxed command’s process', () => {

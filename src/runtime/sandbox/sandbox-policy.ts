@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
-import { personOnlyPathsIn } from '../policy/read-only-walk.ts'
+import { personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
 import { HOME_SECRET_FOLDERS } from '../policy/secret-folders.ts'
 
 /** Something the command must see as empty: a folder as an empty folder, a
@@ -74,8 +74,7 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
   const writable = writableRootsOf(input)
   // The same rule every door applies: a command the person allowed once
   // still cannot change what no grant, reviewer or webhook may change.
-  const readOnlyAsked =
-    input.readOnlyInside ?? writable.flatMap((root) => personOnlyPathsIn(root).paths)
+  const readOnlyAsked = input.readOnlyInside ?? personOnlyPathsInRoots(writable).paths
   const hidden: HiddenPath[] = []
   const seen = new Set<string>()
   const hide = (candidate: string) => {
