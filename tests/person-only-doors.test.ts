@@ -335,6 +335,17 @@ describe('a grant for a tool called through the MCP gateway', () => {
     expect(view.approval.mcp?.serverFolder).toBe(serverFolder)
     expect((await decide(harness, view, 'deny')).status).toBe(200)
   })
+
+  // Another checkout, neither the workspace nor the server's folder, whose
+  // config moves its hooks: a server may write wherever a path leads.
+  it("never answers for the hooks folder of another checkout's config, named by its full path", async () => {
+    const other = await doorWorkspace()
+    await mkdir(join(other, 'conf/hooks'), { recursive: true })
+    await writeFile(join(other, '.git/config'), '[core]\n\thooksPath = conf/hooks\n')
+    await waitsForThePerson({ target: join(other, 'conf/hooks/pre-commit'), body: EVIL })
+    const control = { target: join(other, 'docs/notes.txt'), body: EVIL }
+    expect(await openCall(control)).toMatchObject({ status: 'allowed', grantId })
+  })
 })
 
 describe('the rule every door applies reads a command as a shell would', () => {

@@ -39,6 +39,8 @@ export function inGitPlacesOf(
     const shaped = inGitFolderByShape(real, resolved)
     if (shaped !== null) return shaped
   }
+  const elsewhere = inGitPlacesElsewhere(reals, resolved)
+  if (elsewhere !== null) return elsewhere
   const tops = new Set(reals.flatMap(({ real }) => (real === null ? [] : [real])))
   if (!namesHook(resolved, tops)) return null
   for (const top of tops) {
@@ -133,15 +135,7 @@ function inWalkedGitPlaces(real: string, resolved: readonly string[]): PersonOnl
 function inGitFolderByShape(real: string, resolved: readonly string[]): PersonOnly | null {
   // Targets in one folder share its ancestors: each part is looked at once
   // in this judgment.
-  const present = new Map<string, boolean>()
-  const partPresent = (part: string, isFolder: boolean) => {
-    let found = present.get(part)
-    if (found === undefined) {
-      found = gitFolderPartPresent(part, isFolder)
-      present.set(part, found)
-    }
-    return found
-  }
+  const partPresent = partPresentOnce()
   for (const target of resolved) {
     if (target === real || !isInsideRoot(real, target)) continue
     for (let folder = path.dirname(target); isInsideRoot(real, folder);) {
@@ -154,6 +148,49 @@ function inGitFolderByShape(real: string, resolved: readonly string[]): PersonOn
       }
       if (folder === real) break
       folder = path.dirname(folder)
+    }
+  }
+  return null
+}
+
+/**
+ * The first of `resolved` outside every one of `reals` that lies in one of
+ * git's places for the repository holding it, or in a git folder known by
+ * its shape; null if none does. A write tool may reach a folder the person
+ * widened the turn to, a webhook may allow a write outside the workspace,
+ * and a command or an MCP call may name any path: another checkout's hooks
+ * folder (`~/src/app/tools/hooks`, named by its own config) is as much
+ * git's as the workspace's own.
+ */
+function inGitPlacesElsewhere(
+  reals: ReadonlyArray<{ real: string | null }>,
+  resolved: readonly string[],
+): PersonOnly | null {
+  const tops = reals.flatMap(({ real }) => (real === null ? [] : [real]))
+  const outside = resolved.filter((target) => !tops.some((top) => isInsideRoot(top, target)))
+  if (outside.length === 0) return null
+  // Targets in one folder share its repository and its ancestors: each is
+  // looked up once in this judgment.
+  const partPresent = partPresentOnce()
+  const repositories = new Map<string, GitPlaces | null>()
+  for (const target of outside) {
+    const folder = path.dirname(target)
+    let git = repositories.get(folder)
+    if (git === undefined) {
+      git = gitPlacesOf(folder)
+      repositories.set(folder, git)
+    }
+    const inGit = git === null ? null : inGitPlaces(git, [target])
+    if (inGit !== null) return inGit
+    for (let above = folder; ; above = path.dirname(above)) {
+      if (gitFolderShaped(above, target, partPresent)) {
+        return {
+          path: target,
+          class: 'git',
+          reason: `${above} is a git folder with it (a bare repository): git run there reads its config and runs its hooks`,
+        }
+      }
+      if (path.dirname(above) === above) break
     }
   }
   return null
@@ -208,4 +245,18 @@ function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | 
     if (found !== undefined) return { path: found, class: 'git', reason }
   }
   return null
+}
+
+/** `gitFolderPartPresent`, each part looked at once in one judgment:
+ *  targets in one folder share its ancestors. */
+function partPresentOnce(): (part: string, isFolder: boolean) => boolean {
+  const present = new Map<string, boolean>()
+  return (part, isFolder) => {
+    let found = present.get(part)
+    if (found === undefined) {
+      found = gitFolderPartPresent(part, isFolder)
+      present.set(part, found)
+    }
+    return found
+  }
 }

@@ -195,3 +195,31 @@ describe('a hooks folder that is a folder a command may write, or a folder in a 
     expect(personOnlyReason(run(['make'], [workspace])())).toBeNull()
   })
 })
+
+describe("another repository's git places, outside the workspace", () => {
+  it('are git’s at every door, as the workspace’s own are', () => {
+    // A checkout beside the workspace whose config moves its hooks, a bare
+    // repository and a separate git folder: a widened folder, a webhook's
+    // allow or a command may reach each.
+    const other = join(root, 'other')
+    mkdirSync(join(other, 'tools/hooks'), { recursive: true })
+    git(other, 'init', '-q')
+    git(other, 'config', 'core.hooksPath', 'tools/hooks')
+    git(root, 'init', '-q', '--bare', 'remote.git')
+    mkdirSync(join(root, 'gitdirs'))
+    git(root, 'init', '-q', '--separate-git-dir', join(root, 'gitdirs/app'), join(root, 'app'))
+    for (const target of [
+      join(other, 'tools/hooks/pre-commit'),
+      join(other, 'tools/hooks/build.sh'),
+      join(root, 'remote.git/hooks/post-update'),
+      join(root, 'remote.git/config'),
+      join(root, 'gitdirs/app/config'),
+    ]) {
+      expect(personOnlyReason(write(target)()), target).toMatchObject({ class: 'git' })
+      expect(personOnlyReason(command(`cp x ${target}`)()), target).toMatchObject({ class: 'git' })
+    }
+    for (const target of [join(other, 'README.md'), join(root, 'app/main.c'), '/dev/null']) {
+      expect(personOnlyReason(write(target)()), target).toBeNull()
+    }
+  })
+})
