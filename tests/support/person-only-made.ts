@@ -53,6 +53,11 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
     "mkdir -p mirror/objects mirror/refs && echo 'ref: refs/heads/main' > mirror/HEAD && echo '[core]' > mirror/config",
     ['mirror'],
   ],
+  [
+    'a worktree’s git folder under an innocent name, and the folder it names',
+    "mkdir -p cd/objects cd/refs wt && echo '[core]' > cd/config && echo 'ref: refs/heads/main' > wt/HEAD && echo ../cd > wt/commondir",
+    ['cd', 'wt'],
+  ],
   ['a hook manager’s folder', 'mkdir -p .husky && echo id > .husky/pre-commit', ['.husky']],
   [
     'a hook at the top, where a nested repository’s config runs its hooks',

@@ -18,7 +18,8 @@ import { eventually, type RuntimeHarness } from './runtime-harness.ts'
  * laid out by `layPersonOnlyWorkspace`: a git folder with a submodule's and
  * a worktree's git folders, a config that moves the hooks with
  * `core.hooksPath`, a link `notes -> .git/hooks`, a git folder under
- * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`), and
+ * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`), a
+ * worktree's git folder naming it (`linked-wt`, `HEAD` and `commondir`), and
  * a nested and a bare repository whose configs name hooks folders outside
  * them (`shared-hooks`, `backup-hooks`), and one that names the workspace
  * itself (`vendor/lib`).
@@ -43,6 +44,9 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   // refs/): a bare repository to git run inside it.
   'mirror/config',
   'mirror/hooks/post-update',
+  // A worktree's git folder by its shape (HEAD, and a commondir naming
+  // the folder with the objects, refs and config).
+  'linked-wt/config.worktree',
   // Hooks folders outside the repository whose config names them: a
   // nested repository's (`third_party/tool`) and a bare one's (`backup`).
   'shared-hooks/pre-commit',
@@ -256,6 +260,7 @@ const FOLDERS = [
   'mirror/hooks',
   'mirror/objects',
   'mirror/refs',
+  'linked-wt',
   'third_party/tool/.git',
   'vendor/lib/.git',
   'shared-hooks',
@@ -272,6 +277,8 @@ export async function layPersonOnlyWorkspace(workspace: string): Promise<string>
   await writeFile(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks\n')
   await symlink('.git/hooks', join(workspace, 'notes'))
   await writeFile(join(workspace, 'mirror/HEAD'), 'ref: refs/heads/main\n')
+  await writeFile(join(workspace, 'linked-wt/HEAD'), 'ref: refs/heads/main\n')
+  await writeFile(join(workspace, 'linked-wt/commondir'), '../mirror\n')
   await writeFile(
     join(workspace, 'third_party/tool/.git/config'),
     '[core]\n\thooksPath = ../../shared-hooks\n',

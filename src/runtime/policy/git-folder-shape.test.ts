@@ -110,3 +110,51 @@ describe('a git folder under a name the table does not know', () => {
     expect(paths).toEqual([join(workspace, 'vendor/mirror')])
   })
 })
+
+describe("a worktree's git folder under a name the table does not know", () => {
+  /** `wt` with HEAD and a commondir naming `cd`, which holds the objects,
+   *  the refs and the config, but no HEAD of its own. */
+  function layWorktree(parts: readonly string[] = ['HEAD', 'commondir']): void {
+    mkdirSync(join(workspace, 'cd/objects'), { recursive: true })
+    mkdirSync(join(workspace, 'cd/refs'))
+    writeFileSync(join(workspace, 'cd/config'), '[core]\n\tbare = false\n')
+    mkdirSync(join(workspace, 'wt'))
+    if (parts.includes('HEAD')) writeFileSync(join(workspace, 'wt/HEAD'), 'ref: refs/heads/main\n')
+    if (parts.includes('commondir')) writeFileSync(join(workspace, 'wt/commondir'), '../cd\n')
+  }
+
+  it('is one to git, which reads the config of the folder it names', () => {
+    layWorktree()
+    const run = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: join(workspace, 'wt'),
+        env: { ...process.env, GIT_CEILING_DIRECTORIES: workspace },
+      })
+        .toString()
+        .trim()
+    expect(run('rev-parse', '--git-dir')).toBe('.')
+    writeFileSync(
+      join(workspace, 'cd/config'),
+      '[core]\n\tbare = false\n[assent]\n\tprobe = read\n',
+    )
+    expect(run('config', 'assent.probe')).toBe('read')
+  })
+
+  it.each(['HEAD', 'commondir'])(
+    'needs a person for the write that makes one, %s last, and not before',
+    (last) => {
+      layWorktree(last === 'HEAD' ? ['commondir'] : ['HEAD'])
+      expect(personOnlyReason(write(`wt/${last}`))).toMatchObject({ class: 'git' })
+      expect(personOnlyReason(write('wt/notes.txt'))).toBeNull()
+    },
+  )
+
+  it('needs a person for a write in it, and is kept read-only with the folder it names', () => {
+    layWorktree()
+    expect(personOnlyReason(write('wt/config.worktree'))).toMatchObject({ class: 'git' })
+    expect(personOnlyPathsIn(workspace).paths).toEqual([
+      join(workspace, 'cd'),
+      join(workspace, 'wt'),
+    ])
+  })
+})

@@ -294,6 +294,18 @@ export const GIT_FOLDER_PARTS: ReadonlyArray<{ name: string; folder: boolean }> 
   { name: 'refs', folder: true },
 ]
 
+/** A worktree's git folder: `HEAD` and a `commondir` file naming the
+ *  folder that holds the objects, the refs and the config. git looks for
+ *  `objects` and `refs` there, wherever it is, so a folder with these two
+ *  is taken for a git folder whatever the one it names holds. */
+export const WORKTREE_GIT_FOLDER_PARTS: ReadonlyArray<{ name: string; folder: boolean }> = [
+  { name: 'HEAD', folder: false },
+  { name: 'commondir', folder: false },
+]
+
+/** Either set of parts makes a git folder. */
+export const GIT_FOLDER_SHAPES = [GIT_FOLDER_PARTS, WORKTREE_GIT_FOLDER_PARTS] as const
+
 /** Whether `folder` holds what makes git take it for a git folder, with
  *  `target` (a path about to be written) counted as there. A link counts
  *  as whatever it may point to. */
@@ -302,11 +314,26 @@ export function gitFolderShaped(
   target: string | null = null,
   present: (part: string, isFolder: boolean) => boolean = gitFolderPartPresent,
 ): boolean {
-  return GIT_FOLDER_PARTS.every(({ name, folder: isFolder }) => {
-    const part = path.join(folder, name)
-    if (target !== null && (target === part || target.startsWith(part + path.sep))) return true
-    return present(part, isFolder)
-  })
+  return GIT_FOLDER_SHAPES.some((parts) =>
+    parts.every(({ name, folder: isFolder }) => {
+      const part = path.join(folder, name)
+      if (target !== null && (target === part || target.startsWith(part + path.sep))) return true
+      return present(part, isFolder)
+    }),
+  )
+}
+
+/** The folder a worktree's git folder names in its `commondir` (its
+ *  config, hooks, objects and refs), or null when it names none. */
+export function commonFolderOf(folder: string): string | null {
+  const file = path.join(folder, 'commondir')
+  if (!existsSync(file)) return null
+  try {
+    const named = readFileSync(file, 'utf8').trim()
+    return named === '' ? null : path.resolve(folder, named)
+  } catch {
+    return null
+  }
 }
 
 /** Whether one part of a git folder's shape is there, as a folder

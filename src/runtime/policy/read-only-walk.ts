@@ -2,7 +2,8 @@ import { readdirSync, realpathSync, type Dirent } from 'node:fs'
 import path from 'node:path'
 import {
   bareGitPlacesOf,
-  GIT_FOLDER_PARTS,
+  commonFolderOf,
+  GIT_FOLDER_SHAPES,
   GIT_HOOK_NAMES,
   gitFolderShaped,
   gitPlacesOf,
@@ -176,9 +177,12 @@ function walkFolder(folder: string): FolderWalk | null {
   }
   // A bare repository's config may name a hooks folder (or include a
   // file) outside it, as a nested repository's may.
+  // A worktree's git folder reads the config (and runs the hooks) of the
+  // folder its `commondir` names, wherever that is.
+  const commons = bare.flatMap((bareFolder) => commonFolderOf(bareFolder) ?? [])
   const repositories = [
     ...[real, ...nested].map((top) => gitPlacesOf(top)),
-    ...bare.map((bareFolder) => bareGitPlacesOf(bareFolder)),
+    ...[...bare, ...commons].map((bareFolder) => bareGitPlacesOf(bareFolder)),
   ]
   const places: GitPlace[] = []
   for (const git of repositories) {
@@ -209,11 +213,14 @@ function gitFolderByShapeHolding(root: string): boolean {
 }
 
 /** Whether a folder's entries are what git takes for a git folder
- *  (GIT_FOLDER_PARTS); a link counts as whatever it may point to. */
+ *  (GIT_FOLDER_SHAPES); a link counts as whatever it may point to. */
 function shapedLikeGitFolder(entries: readonly Dirent[]): boolean {
-  return GIT_FOLDER_PARTS.every(({ name, folder }) =>
-    entries.some(
-      (entry) => entry.name === name && (entry.isSymbolicLink() || entry.isDirectory() === folder),
+  return GIT_FOLDER_SHAPES.some((parts) =>
+    parts.every(({ name, folder }) =>
+      entries.some(
+        (entry) =>
+          entry.name === name && (entry.isSymbolicLink() || entry.isDirectory() === folder),
+      ),
     ),
   )
 }
