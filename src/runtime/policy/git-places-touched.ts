@@ -25,6 +25,7 @@ export function inGitPlacesOf(
   folders: readonly string[],
   resolved: readonly string[],
   seen: RealPathsSeen = new Map(),
+  namesFiles = false,
 ): PersonOnly | null {
   // Each folder's real path once: both halves below start from it.
   const reals = folders.map((folder) => ({ folder, real: realPathAllowingMissing(folder, seen) }))
@@ -42,7 +43,7 @@ export function inGitPlacesOf(
   const elsewhere = inGitPlacesElsewhere(reals, resolved)
   if (elsewhere !== null) return elsewhere
   const tops = new Set(reals.flatMap(({ real }) => (real === null ? [] : [real])))
-  if (!namesHook(resolved, tops)) return null
+  if (!namesHook(resolved, tops, namesFiles)) return null
   for (const top of tops) {
     const walked = inWalkedGitPlaces(top, resolved)
     if (walked !== null) return walked
@@ -56,17 +57,23 @@ export function inGitPlacesOf(
  * shared-hooks/`) is named only where it comes from. Right in the
  * workspace (or the server's folder) too, since a nested repository's
  * config may name the workspace itself as its hooks folder
- * (`core.hooksPath = ../..`); except `update`, which is where an everyday
- * word of an action lands (`apt-get update`, `{ "op": "update" }`) and
- * which git runs only in a repository that receives a push: walking for
- * it would cost most such actions a walk, and in a workspace too large to
- * walk, the person's answer.
+ * (`core.hooksPath = ../..`); except `update` as a word of a command or an
+ * MCP argument (`apt-get update`, `{ "op": "update" }`), where an everyday
+ * word lands and which git runs only in a repository that receives a push:
+ * walking for it would cost most such actions a walk, and in a workspace
+ * too large to walk, the person's answer. A tool that names the file it
+ * writes in a field of its own (`namesFiles`: Assent's `write_file`) is
+ * walked for whatever the name.
  */
-function namesHook(resolved: readonly string[], tops: ReadonlySet<string>): boolean {
+function namesHook(
+  resolved: readonly string[],
+  tops: ReadonlySet<string>,
+  namesFiles: boolean,
+): boolean {
   return resolved.some((target) => {
     const name = path.basename(target).toLowerCase()
     if (!GIT_HOOK_NAMES.has(name)) return false
-    return name !== EVERYDAY_HOOK_NAME || !tops.has(path.dirname(target))
+    return name !== EVERYDAY_HOOK_NAME || namesFiles || !tops.has(path.dirname(target))
   })
 }
 

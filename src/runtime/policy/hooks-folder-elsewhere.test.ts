@@ -115,11 +115,12 @@ describe('a hooks folder a nested or bare repository names outside itself', () =
     expect(personOnlyReason(write('scripts/pre-commit')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(command('cp x scripts/update')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(write('scripts/build.sh')())).toBeNull()
-    // A hook's name right in the workspace is where a word lands, and no
-    // hooks folder: not walked for.
+    // `update` right in the workspace, as a word, is not walked for; as
+    // the file a write names, or any other hook's name there, it is.
     expect(personOnlyReason(command('apt-get update')())).toBeNull()
     expect(personOnlyReason(command('git submodule update --init')())).toBeNull()
-    expect(personOnlyReason(write('update')())).toBeNull()
+    expect(personOnlyReason(write('update')())).toMatchObject({ class: 'unwalked' })
+    expect(personOnlyReason(write('pre-commit')())).toMatchObject({ class: 'unwalked' })
   })
 })
 
@@ -150,9 +151,11 @@ describe('a hooks folder that is a folder a command may write, or a folder in a 
     )
     expect(paths).not.toContain(workspace)
     expect(personOnlyReason(write('README.md')())).toBeNull()
-    // `update`, an everyday word, is not walked for at the top (it runs
-    // only in a repository that receives a push).
+    // `update`, an everyday word, is not walked for at the top as a word
+    // (it runs only in a repository that receives a push), but is as the
+    // file a write tool names.
     expect(personOnlyReason(command('apt-get update')())).toBeNull()
+    expect(personOnlyReason(write('update')())).toMatchObject({ class: 'git' })
   })
 
   it('a hook name at the top asks nothing where no config names the top', () => {

@@ -128,7 +128,11 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // folder, not two: its repositories are read once. A real path found
   // twice (as written and as the sandbox resolved it) is looked at once.
   const folders = new Set([touch.workspace, touch.serverFolder ?? touch.workspace])
-  return inGitPlacesOf([...folders], [...new Set(resolved)], seen)
+  // Assent's own write tool names the one file it writes in a field of
+  // its own, never a word. (An external agent's file change is read whole,
+  // words and all: its `kind` of change may be `update`.)
+  const namesFiles = touch.mcpServerId === undefined && touch.toolName === 'write_file'
+  return inGitPlacesOf([...folders], [...new Set(resolved)], seen, namesFiles)
 }
 
 /** Fields that hold text, never a place, for the tools Assent knows. */
