@@ -58,6 +58,11 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
     "mkdir -p cd/objects cd/refs wt && echo '[core]' > cd/config && echo 'ref: refs/heads/main' > wt/HEAD && echo ../cd > wt/commondir",
     ['cd', 'wt'],
   ],
+  [
+    'the hooks folder the main checkout’s config names, in a linked worktree',
+    'mkdir -p agent-wt/tools/hooks && echo id > agent-wt/tools/hooks/pre-commit',
+    ['agent-wt/tools/hooks'],
+  ],
   ['a hook manager’s folder', 'mkdir -p .husky && echo id > .husky/pre-commit', ['.husky']],
   [
     'a hook at the top, where a nested repository’s config runs its hooks',
@@ -100,12 +105,18 @@ export function madeScript(line: string): string {
 }
 
 /** A workspace holding none of the table: a repository whose config
- *  names a hooks folder that is not there yet (`tools/hooks`), a nested
- *  one whose config names the workspace itself (`vendor/lib`), an editor
- *  folder without tasks, and a harmless script. Its real path. */
+ *  names a hooks folder that is not there yet (`tools/hooks`), a linked
+ *  worktree of it (`agent-wt`, whose hooks that config moves too), a
+ *  nested one whose config names the workspace itself (`vendor/lib`), an
+ *  editor folder without tasks, and a harmless script. Its real path. */
 export async function layMadeWorkspace(workspace: string): Promise<string> {
   await mkdir(join(workspace, '.git', 'hooks'), { recursive: true })
   await writeFile(join(workspace, '.git', 'config'), '[core]\n\thooksPath = tools/hooks\n')
+  await mkdir(join(workspace, '.git', 'worktrees', 'w'), { recursive: true })
+  await writeFile(join(workspace, '.git', 'worktrees', 'w', 'HEAD'), 'ref: refs/heads/task\n')
+  await writeFile(join(workspace, '.git', 'worktrees', 'w', 'commondir'), '../..\n')
+  await mkdir(join(workspace, 'agent-wt'))
+  await writeFile(join(workspace, 'agent-wt', '.git'), 'gitdir: ../.git/worktrees/w\n')
   await mkdir(join(workspace, 'vendor', 'lib', '.git'), { recursive: true })
   await writeFile(
     join(workspace, 'vendor', 'lib', '.git', 'config'),

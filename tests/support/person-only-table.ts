@@ -21,8 +21,9 @@ import { eventually, type RuntimeHarness } from './runtime-harness.ts'
  * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`), a
  * worktree's git folder naming it (`linked-wt`, `HEAD` and `commondir`), and
  * a nested and a bare repository whose configs name hooks folders outside
- * them (`shared-hooks`, `backup-hooks`), and one that names the workspace
- * itself (`vendor/lib`).
+ * them (`shared-hooks`, `backup-hooks`), one that names the workspace
+ * itself (`vendor/lib`), and a linked worktree of the workspace's own
+ * repository (`agent-wt`, whose git folder is `.git/worktrees/w`).
  */
 export const PERSON_ONLY_PATHS: readonly string[] = [
   '.git/hooks/post-merge',
@@ -51,6 +52,9 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   // nested repository's (`third_party/tool`) and a bare one's (`backup`).
   'shared-hooks/pre-commit',
   'backup-hooks/post-update',
+  // A linked worktree's hooks folder: the repository's config moves the
+  // hooks of each of its worktrees, to a folder in the worktree's own top.
+  'agent-wt/tools/hooks/pre-push',
   // A hook right at the workspace's top: a nested repository
   // (`vendor/lib`) names the workspace itself as its hooks folder.
   'post-checkout',
@@ -118,6 +122,20 @@ export const GIT_LAYOUTS: ReadonlyArray<
     'core.hooksPath in a file the config includes on a condition',
     includingHooksConfig('[includeIf "onbranch:release/**"]\n\tpath = ../conf/git.config\n'),
     ['conf/hooks/pre-commit', 'conf/git.config'],
+  ],
+  [
+    'core.hooksPath that an include on a condition which does not hold seems to replace',
+    async (ws) => {
+      // git runs conf/hooks: the condition names another folder.
+      await writeFile(
+        join(ws, '.git/config'),
+        '[core]\n\thooksPath = conf/hooks\n[includeIf "gitdir:/elsewhere/"]\n\tpath = ../conf/decoy.config\n',
+      )
+      await mkdir(join(ws, 'conf/hooks'), { recursive: true })
+      await writeFile(join(ws, 'conf/decoy.config'), '[core]\n\thooksPath = decoy-hooks\n')
+      await writeFile(join(ws, 'conf/hooks/pre-commit'), ORIGINAL)
+    },
+    ['conf/hooks/pre-commit'],
   ],
   [
     "core.hooksPath in the worktree's own config",
@@ -261,6 +279,7 @@ const FOLDERS = [
   'mirror/objects',
   'mirror/refs',
   'linked-wt',
+  'agent-wt/tools/hooks',
   'third_party/tool/.git',
   'vendor/lib/.git',
   'shared-hooks',
@@ -279,6 +298,9 @@ export async function layPersonOnlyWorkspace(workspace: string): Promise<string>
   await writeFile(join(workspace, 'mirror/HEAD'), 'ref: refs/heads/main\n')
   await writeFile(join(workspace, 'linked-wt/HEAD'), 'ref: refs/heads/main\n')
   await writeFile(join(workspace, 'linked-wt/commondir'), '../mirror\n')
+  await writeFile(join(workspace, '.git/worktrees/w/HEAD'), 'ref: refs/heads/task\n')
+  await writeFile(join(workspace, '.git/worktrees/w/commondir'), '../..\n')
+  await writeFile(join(workspace, 'agent-wt/.git'), 'gitdir: ../.git/worktrees/w\n')
   await writeFile(
     join(workspace, 'third_party/tool/.git/config'),
     '[core]\n\thooksPath = ../../shared-hooks\n',

@@ -44,11 +44,30 @@ describe('gitPlacesOf', () => {
     rmSync(root, { recursive: true, force: true })
   })
 
-  it("reads core.hooksPath from the person's own config, the repository's overriding it", () => {
+  it("reads core.hooksPath from the person's own config and the repository's, keeping both", () => {
     writeFileSync(join(root, 'xdg/git/config'), '[core]\n\thooksPath = team-hooks\n')
-    expect(gitPlacesOf(join(root, 'ws'))?.hooksFolder).toBe(join(root, 'ws/team-hooks'))
+    expect(gitPlacesOf(join(root, 'ws'))?.hooksFolders).toEqual([join(root, 'ws/team-hooks')])
     writeFileSync(join(root, 'ws/.git/config'), '[core]\n\thooksPath = own-hooks\n')
-    expect(gitPlacesOf(join(root, 'ws'))?.hooksFolder).toBe(join(root, 'ws/own-hooks'))
+    // git runs the repository's; the person's is kept too, as is every
+    // value read (see the next test).
+    expect(gitPlacesOf(join(root, 'ws'))?.hooksFolders).toEqual([
+      join(root, 'ws/team-hooks'),
+      join(root, 'ws/own-hooks'),
+    ])
+  })
+
+  it('keeps the hooks folder an include on a condition that does not hold would seem to replace', () => {
+    // git runs `real-hooks` here (the condition names another folder);
+    // taking the last value read as git's would leave it to any door.
+    writeFileSync(
+      join(root, 'ws/.git/config'),
+      '[core]\n\thooksPath = real-hooks\n[includeIf "gitdir:/elsewhere/"]\n\tpath = ../decoy.config\n',
+    )
+    writeFileSync(join(root, 'ws/decoy.config'), '[core]\n\thooksPath = decoy-hooks\n')
+    expect(gitPlacesOf(join(root, 'ws'))?.hooksFolders).toEqual([
+      join(root, 'ws/real-hooks'),
+      join(root, 'ws/decoy-hooks'),
+    ])
   })
 
   it('follows includes from the including file, and ends a loop of them', () => {
@@ -59,7 +78,7 @@ describe('gitPlacesOf', () => {
       '[core]\n\thooksPath = h\n[include]\n\tpath = a.config\n',
     )
     const places = gitPlacesOf(join(root, 'ws'))
-    expect(places?.hooksFolder).toBe(join(root, 'ws/h'))
+    expect(places?.hooksFolders).toEqual([join(root, 'ws/h')])
     expect(new Set(places?.configFiles)).toEqual(
       new Set([join(root, 'ws/a.config'), join(root, 'ws/b.config')]),
     )

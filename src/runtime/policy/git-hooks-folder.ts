@@ -17,8 +17,17 @@ export interface GitPlaces {
   /** The repository's real git folder: `.git`, or where a `.git` file
    *  points (`git init --separate-git-dir`, a worktree, a submodule). */
   gitFolder: string
-  /** The real folder git runs hooks from when a config moves them. */
-  hooksFolder: string | null
+  /** For a linked worktree (`git worktree add`), the real folder its git
+   *  folder's `commondir` names: the main checkout's git folder, whose
+   *  config, hooks, objects and refs every worktree shares; null for a
+   *  git folder that names none. */
+  commonFolder: string | null
+  /** Every real folder a config git reads for the repository names as
+   *  `core.hooksPath`. git runs the hooks of the last one it reads; every
+   *  one is kept, since which is last depends on conditions
+   *  (`[includeIf]`) this reading does not weigh: one left out could be
+   *  the folder git runs. */
+  hooksFolders: string[]
   /** Every config file git reads for the repository besides its own
    *  `config`: the worktree's, and each one included (`[include]`,
    *  `[includeIf]`, whatever the condition), as real paths. */
@@ -29,13 +38,13 @@ export interface GitPlaces {
  * What git keeps and runs for the repository git finds from `workspace`
  * (the nearest `.git` at the workspace or above it: a workspace may be a
  * folder inside a repository), or null when there is none or its `.git`
- * cannot be read. The hooks folder is read as git reads it, from the
- * person's own configs (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`),
- * then the repository's (`config`, `config.worktree`), each with what it
- * includes; the last value wins. A relative value is taken from the
- * repository's top, where git runs its hooks. A config that cannot be read
- * names nothing: the default hooks folder is inside the git folder, which
- * is covered anyway.
+ * cannot be read. The hooks folders are read from the configs git reads:
+ * the person's own (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), then
+ * the repository's (`config`, in a linked worktree the main checkout's,
+ * and `config.worktree`), each with what it includes. A relative value is
+ * taken from the repository's top (a worktree's own), where git runs its
+ * hooks. A config that cannot be read names nothing: the default hooks
+ * folder is inside the git folder, which is covered anyway.
  */
 export function gitPlacesOf(workspace: string): GitPlaces | null {
   const repository = repositoryOf(workspace)
@@ -54,8 +63,14 @@ export function bareGitPlacesOf(folder: string): GitPlaces {
  *  folder is `gitFolder`. */
 function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   const gitFolder = realPathAllowingMissing(repository.gitFolder) ?? repository.gitFolder
+  // A linked worktree's git folder holds its own HEAD and index; git reads
+  // the repository's config (and runs its hooks) from the folder its
+  // `commondir` names. A worktree is where agents are commonly run, and
+  // the main checkout's `core.hooksPath` applies in it, from its own top.
+  const named = commonFolderOf(gitFolder)
+  const commonFolder = named === null ? null : (realPathAllowingMissing(named) ?? named)
   const configFiles: string[] = []
-  let hooksPath: string | null = null
+  const hooksPaths: string[] = []
   let budget = MAX_CONFIG_FILES
   const read = (file: string, included: boolean): void => {
     if (budget <= 0) return
@@ -72,22 +87,21 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
     } catch {
       return
     }
-    const { hooksPath: value, includes } = readConfig(config)
-    if (value !== null) hooksPath = value
+    const { hooksPaths: values, includes } = readConfig(config)
+    hooksPaths.push(...values)
     for (const include of includes) read(resolveConfigPath(path.dirname(file), include), true)
   }
   const xdg = process.env.XDG_CONFIG_HOME || path.join(homeFolder(), '.config')
   read(path.join(xdg, 'git', 'config'), false)
   read(path.join(homeFolder(), '.gitconfig'), false)
-  read(path.join(gitFolder, 'config'), false)
+  read(path.join(commonFolder ?? gitFolder, 'config'), false)
   read(path.join(gitFolder, 'config.worktree'), false)
-  const value: string | null = hooksPath
-  return {
-    gitFolder,
-    hooksFolder:
-      value === null ? null : realPathAllowingMissing(resolveConfigPath(repository.top, value)),
-    configFiles,
+  const hooksFolders = new Set<string>()
+  for (const value of hooksPaths) {
+    const real = realPathAllowingMissing(resolveConfigPath(repository.top, value))
+    if (real !== null) hooksFolders.add(real)
   }
+  return { gitFolder, commonFolder, hooksFolders: [...hooksFolders], configFiles }
 }
 
 /** A path as git config reads one: `~/` is the person's home. */
@@ -137,22 +151,23 @@ function gitFolderAt(top: string): string | null | undefined {
   }
 }
 
-/** `hooksPath` in the `[core]` section of a git config, or null. */
+/** The `hooksPath` git takes from the `[core]` section of one git config
+ *  (the last), or null. */
 export function coreHooksPath(config: string): string | null {
-  return readConfig(config).hooksPath
+  return readConfig(config).hooksPaths.at(-1) ?? null
 }
 
-/** What a git config says that matters here, read as git reads it: the
- *  last `core.hooksPath`, and the `path` of every `[include]` and
+/** What a git config says that matters here, read as git reads it: each
+ *  `core.hooksPath` in order, and the `path` of every `[include]` and
  *  `[includeIf …]` section (whatever the condition: one that holds later,
  *  on another branch, would hand git the file then). Keys and section
  *  names are case-insensitive, a key may follow its section header on the
  *  same line, a line ending in a backslash goes on on the next one, and a
  *  value is read by `configValue`. Reading it otherwise would name a
  *  folder git does not use, and leave the one it does use to any door. */
-function readConfig(config: string): { hooksPath: string | null; includes: string[] } {
+function readConfig(config: string): { hooksPaths: string[]; includes: string[] } {
   let section = ''
-  let hooksPath: string | null = null
+  const hooksPaths: string[] = []
   const includes: string[] = []
   // An odd number of backslashes before the line's end continues it.
   const joined = config.replace(/(?<!\\)((?:\\\\)*)\\\r?\n/g, '$1')
@@ -166,14 +181,14 @@ function readConfig(config: string): { hooksPath: string | null; includes: strin
     if (section === 'core') {
       const entry = /^hookspath\s*=(.*)$/i.exec(line)
       const value = entry ? configValue(entry[1] ?? '') : ''
-      if (value !== '') hooksPath = value
+      if (value !== '') hooksPaths.push(value)
     } else if (section === 'include' || section === 'includeif') {
       const entry = /^path\s*=(.*)$/i.exec(line)
       const value = entry ? configValue(entry[1] ?? '') : ''
       if (value !== '') includes.push(value)
     }
   }
-  return { hooksPath, includes }
+  return { hooksPaths, includes }
 }
 
 /** A git config value as git reads it: `;` or `#` outside double quotes

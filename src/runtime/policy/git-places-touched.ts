@@ -236,13 +236,17 @@ function repositoriesHolding(
 /** The first of `resolved` (real paths) that is one of git's places
  *  inside the repository git finds, with why; null if none is. */
 function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | null {
-  const { gitFolder, hooksFolder, configFiles } = git
+  const { gitFolder, commonFolder, hooksFolders, configFiles } = git
   const places: Array<[(real: string) => boolean, string]> = [
     // Named `.git`, the table has it already; under another name (a
     // `.git` file's `gitdir:`), only this finds it.
     [(real) => isInsideRoot(gitFolder, real), "it is in the repository's git folder"],
     [
-      (real) => hooksFolder !== null && isInsideRoot(hooksFolder, real),
+      (real) => commonFolder !== null && isInsideRoot(commonFolder, real),
+      "it is in the git folder the repository's worktrees share",
+    ],
+    [
+      (real) => hooksFolders.some((folder) => isInsideRoot(folder, real)),
       'git runs the hooks in it (core.hooksPath)',
     ],
     [(real) => configFiles.includes(real), 'git reads it as configuration (an include)'],

@@ -188,7 +188,8 @@ function walkFolder(folder: string): FolderWalk | null {
   for (const git of repositories) {
     if (git === null) continue
     places.push({ path: git.gitFolder, kind: 'git-folder' })
-    if (git.hooksFolder !== null) places.push({ path: git.hooksFolder, kind: 'hooks-folder' })
+    if (git.commonFolder !== null) places.push({ path: git.commonFolder, kind: 'git-folder' })
+    for (const folder of git.hooksFolders) places.push({ path: folder, kind: 'hooks-folder' })
     for (const file of git.configFiles) places.push({ path: file, kind: 'config' })
   }
   return { root: real, table, places, truncated }
@@ -199,7 +200,8 @@ function walkFolder(folder: string): FolderWalk | null {
  *  like one (`gitFolderByShapeHolding`). */
 export function inGitFolder(real: string): boolean {
   const outer = gitPlacesOf(real)
-  return (outer !== null && isInsideRoot(outer.gitFolder, real)) || gitFolderByShapeHolding(real)
+  const gitFolders = outer === null ? [] : [outer.gitFolder, outer.commonFolder ?? []].flat()
+  return gitFolders.some((folder) => isInsideRoot(folder, real)) || gitFolderByShapeHolding(real)
 }
 
 /** Whether `root` or a folder above it is shaped like a git folder (a

@@ -254,6 +254,45 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
       await rm(path.join(ws, 'other'), { recursive: true })
     }
   })
+
+  it('keeps the hooks folder of a linked worktree read-only where the main checkout moved it', async () => {
+    // An agent run in a worktree of its own (`git worktree add`): the
+    // repository's config, in the main checkout's git folder, moves the
+    // hooks of every worktree to `scripts/hooks` in its own top.
+    const main = path.join(base, 'main-checkout')
+    const worktree = path.join(base, 'task-worktree')
+    await mkdir(main)
+    const git = (cwd: string, ...args: string[]) =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn('git', args, {
+          cwd,
+          stdio: 'ignore',
+          env: {
+            ...process.env,
+            GIT_CONFIG_GLOBAL: '/dev/null',
+            GIT_AUTHOR_NAME: 'a',
+            GIT_AUTHOR_EMAIL: 'a@example.com',
+            GIT_COMMITTER_NAME: 'a',
+            GIT_COMMITTER_EMAIL: 'a@example.com',
+          },
+        })
+        child.on('error', reject)
+        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git ${code}`))))
+      })
+    await git(main, 'init', '-q')
+    await git(main, 'config', 'core.hooksPath', 'scripts/hooks')
+    await git(main, 'commit', '-q', '--allow-empty', '-m', 'first')
+    await git(main, 'worktree', 'add', '-q', worktree)
+    await mkdir(path.join(worktree, 'scripts', 'hooks'), { recursive: true })
+    await writeFile(path.join(worktree, 'scripts', 'hooks', 'pre-commit'), 'original\n')
+    const inWorktree = { workspace: worktree, resolvedPaths: [worktree] }
+    stoppedBySandbox(await sh('echo id >> scripts/hooks/pre-commit', 'workspace-write', inWorktree))
+    expect(await readFile(path.join(worktree, 'scripts/hooks/pre-commit'), 'utf8')).toBe(
+      'original\n',
+    )
+    const result = await sh('echo w > scripts/notes.txt', 'workspace-write', inWorktree)
+    expect(result.ok, result.output).toBe(true)
+  })
 })
 
 describe.runIf(HAS_BWRAP)('a sandboxed command’s process', () => {
