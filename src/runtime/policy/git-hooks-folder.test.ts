@@ -84,6 +84,28 @@ describe('gitPlacesOf', () => {
     )
   })
 
+  it('reads the configs the environment names in place of the system and the person', () => {
+    const saved = { system: process.env.GIT_CONFIG_SYSTEM, global: process.env.GIT_CONFIG_GLOBAL }
+    try {
+      writeFileSync(join(root, 'system.config'), '[core]\n\thooksPath = site-hooks\n')
+      writeFileSync(join(root, 'global.config'), '[core]\n\thooksPath = my-hooks\n')
+      process.env.GIT_CONFIG_SYSTEM = join(root, 'system.config')
+      process.env.GIT_CONFIG_GLOBAL = join(root, 'global.config')
+      expect(gitPlacesOf(join(root, 'ws'))?.hooksFolders).toEqual([
+        join(root, 'ws/site-hooks'),
+        join(root, 'ws/my-hooks'),
+      ])
+    } finally {
+      for (const [name, value] of [
+        ['GIT_CONFIG_SYSTEM', saved.system],
+        ['GIT_CONFIG_GLOBAL', saved.global],
+      ] as const) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    }
+  })
+
   it('names an included file that does not exist yet: git reads it once it does', () => {
     writeFileSync(join(root, 'ws/.git/config'), '[include]\n\tpath = ../local.config\n')
     expect(gitPlacesOf(join(root, 'ws'))?.configFiles).toEqual([join(root, 'ws/local.config')])

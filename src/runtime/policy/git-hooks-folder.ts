@@ -13,6 +13,9 @@ import path from 'node:path'
  *  whose configs include each other in a loop ends here). */
 const MAX_CONFIG_FILES = 16
 
+/** Where git, as distributions build it, keeps the system's config. */
+const SYSTEM_GIT_CONFIG = '/etc/gitconfig'
+
 export interface GitPlaces {
   /** The repository's real git folder: `.git`, or where a `.git` file
    *  points (`git init --separate-git-dir`, a worktree, a submodule). */
@@ -39,7 +42,9 @@ export interface GitPlaces {
  * (the nearest `.git` at the workspace or above it: a workspace may be a
  * folder inside a repository), or null when there is none or its `.git`
  * cannot be read. The hooks folders are read from the configs git reads:
- * the person's own (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), then
+ * the system's (`/etc/gitconfig`, or `$GIT_CONFIG_SYSTEM`), the person's
+ * own (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`, or
+ * `$GIT_CONFIG_GLOBAL`), then
  * the repository's (`config`, in a linked worktree the main checkout's,
  * and `config.worktree`), each with what it includes. A relative value is
  * taken from the repository's top (a worktree's own), where git runs its
@@ -91,6 +96,13 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
     hooksPaths.push(...values)
     for (const include of includes) read(resolveConfigPath(path.dirname(file), include), true)
   }
+  // The system's config, and those the environment names in place of the
+  // system's and the person's (git reads the named one instead; both are
+  // read here, which can only keep more).
+  for (const named of [process.env.GIT_CONFIG_SYSTEM, process.env.GIT_CONFIG_GLOBAL]) {
+    if (named) read(path.resolve(named), false)
+  }
+  read(SYSTEM_GIT_CONFIG, false)
   const xdg = process.env.XDG_CONFIG_HOME || path.join(homeFolder(), '.config')
   read(path.join(xdg, 'git', 'config'), false)
   read(path.join(homeFolder(), '.gitconfig'), false)
