@@ -63,6 +63,11 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
     'mkdir -p agent-wt/tools/hooks && echo id > agent-wt/tools/hooks/pre-commit',
     ['agent-wt/tools/hooks'],
   ],
+  [
+    'a script the repository’s config names as a program git runs',
+    'mkdir -p tools && echo id > tools/lint.sh',
+    ['tools/lint.sh'],
+  ],
   ['a hook manager’s folder', 'mkdir -p .husky && echo id > .husky/pre-commit', ['.husky']],
   [
     'a hook at the top, where a nested repository’s config runs its hooks',
@@ -104,14 +109,19 @@ export function madeScript(line: string): string {
   return `${line}\necho built > ${MADE_CONTROL}\n`
 }
 
+/** The config of `layMadeWorkspace`'s repository: a hooks folder and a
+ *  program git runs, neither there yet. */
+const MADE_GIT_CONFIG = '[core]\n\thooksPath = tools/hooks\n[alias]\n\tlint = !tools/lint.sh\n'
+
 /** A workspace holding none of the table: a repository whose config
- *  names a hooks folder that is not there yet (`tools/hooks`), a linked
+ *  names a hooks folder that is not there yet (`tools/hooks`) and a
+ *  program git runs (`tools/lint.sh`), a linked
  *  worktree of it (`agent-wt`, whose hooks that config moves too), a
  *  nested one whose config names the workspace itself (`vendor/lib`), an
  *  editor folder without tasks, and a harmless script. Its real path. */
 export async function layMadeWorkspace(workspace: string): Promise<string> {
   await mkdir(join(workspace, '.git', 'hooks'), { recursive: true })
-  await writeFile(join(workspace, '.git', 'config'), '[core]\n\thooksPath = tools/hooks\n')
+  await writeFile(join(workspace, '.git', 'config'), MADE_GIT_CONFIG)
   await mkdir(join(workspace, '.git', 'worktrees', 'w'), { recursive: true })
   await writeFile(join(workspace, '.git', 'worktrees', 'w', 'HEAD'), 'ref: refs/heads/task\n')
   await writeFile(join(workspace, '.git', 'worktrees', 'w', 'commondir'), '../..\n')
@@ -146,7 +156,5 @@ export async function expectMovedAside(
     expect(output).toContain(`${full}: moved to ${full}${REFUSED_SUFFIX}`)
   }
   expect(await readFile(join(workspace, MADE_CONTROL), 'utf8')).toBe('built\n')
-  expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).toBe(
-    '[core]\n\thooksPath = tools/hooks\n',
-  )
+  expect(await readFile(join(workspace, '.git', 'config'), 'utf8')).toBe(MADE_GIT_CONFIG)
 }

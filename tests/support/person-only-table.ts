@@ -17,7 +17,7 @@ import { eventually, type RuntimeHarness } from './runtime-harness.ts'
  * tests/person-only-reviewers.test.ts). Paths are relative to a workspace
  * laid out by `layPersonOnlyWorkspace`: a git folder with a submodule's and
  * a worktree's git folders, a config that moves the hooks with
- * `core.hooksPath`, a link `notes -> .git/hooks`, a git folder under
+ * `core.hooksPath` and names a script as a program git runs, a link `notes -> .git/hooks`, a git folder under
  * an innocent name (`mirror`, holding `HEAD`, `objects/` and `refs/`), a
  * worktree's git folder naming it (`linked-wt`, `HEAD` and `commondir`), and
  * a nested and a bare repository whose configs name hooks folders outside
@@ -41,6 +41,9 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   'notes/post-merge',
   // The folder the repository's config names as core.hooksPath.
   'tools/hooks/pre-commit',
+  // A script the repository's config names as a program git runs (an
+  // alias `!tools/lint.sh`).
+  'tools/lint.sh',
   // A git folder by its shape under an innocent name (HEAD, objects/,
   // refs/): a bare repository to git run inside it.
   'mirror/config',
@@ -293,7 +296,10 @@ const FOLDERS = [
  *  the table exists and holds `ORIGINAL`, and a file `x` to copy. */
 export async function layPersonOnlyWorkspace(workspace: string): Promise<string> {
   for (const folder of FOLDERS) await mkdir(join(workspace, folder), { recursive: true })
-  await writeFile(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/hooks\n')
+  await writeFile(
+    join(workspace, '.git/config'),
+    '[core]\n\thooksPath = tools/hooks\n[alias]\n\tlint = !tools/lint.sh\n',
+  )
   await symlink('.git/hooks', join(workspace, 'notes'))
   await writeFile(join(workspace, 'mirror/HEAD'), 'ref: refs/heads/main\n')
   await writeFile(join(workspace, 'linked-wt/HEAD'), 'ref: refs/heads/main\n')

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
+import { filesNamedByProgram, runsProgram } from './git-config-programs.ts'
 
 // What git keeps and runs for a repository, wherever it really is: its git
 // folder (which a `.git` file may name under any other name), the folder
@@ -31,6 +32,11 @@ export interface GitPlaces {
    *  (`[includeIf]`) this reading does not weigh: one left out could be
    *  the folder git runs. */
   hooksFolders: string[]
+  /** Every real file a config git reads names in a setting whose value
+   *  git runs (`core.fsmonitor = tools/fsmonitor.sh`, a filter, an alias
+   *  starting with `!`), relative ones taken from the repository's top,
+   *  with the setting. */
+  programs: Array<{ path: string; setting: string }>
   /** Every config file git reads for the repository besides its own
    *  `config`: the worktree's, and each one included (`[include]`,
    *  `[includeIf]`, whatever the condition), as real paths. */
@@ -76,6 +82,7 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   const commonFolder = named === null ? null : (realPathAllowingMissing(named) ?? named)
   const configFiles: string[] = []
   const hooksPaths: string[] = []
+  const programs: ConfigRead['programs'] = []
   let budget = MAX_CONFIG_FILES
   const read = (file: string, included: boolean): void => {
     if (budget <= 0) return
@@ -92,8 +99,9 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
     } catch {
       return
     }
-    const { hooksPaths: values, includes } = readConfig(config)
+    const { hooksPaths: values, includes, programs: named } = readConfig(config)
     hooksPaths.push(...values)
+    programs.push(...named)
     for (const include of includes) read(resolveConfigPath(path.dirname(file), include), true)
   }
   // The system's config, and those the environment names in place of the
@@ -113,7 +121,20 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
     const real = realPathAllowingMissing(resolveConfigPath(repository.top, value))
     if (real !== null) hooksFolders.add(real)
   }
-  return { gitFolder, commonFolder, hooksFolders: [...hooksFolders], configFiles }
+  const programFiles = new Map<string, string>()
+  for (const { setting, value } of programs) {
+    for (const file of filesNamedByProgram(value)) {
+      const real = realPathAllowingMissing(resolveConfigPath(repository.top, file))
+      if (real !== null && !programFiles.has(real)) programFiles.set(real, setting)
+    }
+  }
+  return {
+    gitFolder,
+    commonFolder,
+    hooksFolders: [...hooksFolders],
+    programs: [...programFiles].map(([file, setting]) => ({ path: file, setting })),
+    configFiles,
+  }
 }
 
 /** A path as git config reads one: `~/` is the person's home. */
@@ -170,37 +191,47 @@ export function coreHooksPath(config: string): string | null {
 }
 
 /** What a git config says that matters here, read as git reads it: each
- *  `core.hooksPath` in order, and the `path` of every `[include]` and
+ *  `core.hooksPath` in order, the `path` of every `[include]` and
  *  `[includeIf …]` section (whatever the condition: one that holds later,
- *  on another branch, would hand git the file then). Keys and section
+ *  on another branch, would hand git the file then), and every setting
+ *  whose value git runs (git-config-programs.ts). Keys and section
  *  names are case-insensitive, a key may follow its section header on the
  *  same line, a line ending in a backslash goes on on the next one, and a
  *  value is read by `configValue`. Reading it otherwise would name a
  *  folder git does not use, and leave the one it does use to any door. */
-function readConfig(config: string): { hooksPaths: string[]; includes: string[] } {
+function readConfig(config: string): ConfigRead {
   let section = ''
-  const hooksPaths: string[] = []
-  const includes: string[] = []
+  const read: ConfigRead = { hooksPaths: [], includes: [], programs: [] }
   // An odd number of backslashes before the line's end continues it.
   const joined = config.replace(/(?<!\\)((?:\\\\)*)\\\r?\n/g, '$1')
   for (const raw of joined.split(/\r?\n/)) {
     let line = raw.trim()
     const header = /^\[\s*([^\]\s]+)[^\]]*\](.*)$/.exec(line)
     if (header) {
-      section = header[1]?.toLowerCase() ?? ''
+      // `[diff "x"]`, or as older configs write it, `[diff.x]`.
+      section = (header[1] ?? '').toLowerCase().split('.')[0] ?? ''
       line = (header[2] ?? '').trim()
     }
-    if (section === 'core') {
-      const entry = /^hookspath\s*=(.*)$/i.exec(line)
-      const value = entry ? configValue(entry[1] ?? '') : ''
-      if (value !== '') hooksPaths.push(value)
-    } else if (section === 'include' || section === 'includeif') {
-      const entry = /^path\s*=(.*)$/i.exec(line)
-      const value = entry ? configValue(entry[1] ?? '') : ''
-      if (value !== '') includes.push(value)
+    const entry = /^([a-z][a-z0-9-]*)\s*=(.*)$/i.exec(line)
+    if (!entry) continue
+    const key = (entry[1] ?? '').toLowerCase()
+    const value = configValue(entry[2] ?? '')
+    if (value === '') continue
+    if (section === 'core' && key === 'hookspath') read.hooksPaths.push(value)
+    else if ((section === 'include' || section === 'includeif') && key === 'path') {
+      read.includes.push(value)
     }
+    if (runsProgram(section, key)) read.programs.push({ setting: `${section}.${key}`, value })
   }
-  return { hooksPaths, includes }
+  return read
+}
+
+/** What one config says that matters here (`readConfig`). */
+interface ConfigRead {
+  hooksPaths: string[]
+  includes: string[]
+  /** Each setting whose value git runs, with its value. */
+  programs: Array<{ setting: string; value: string }>
 }
 
 /** A git config value as git reads it: `;` or `#` outside double quotes

@@ -236,7 +236,7 @@ function repositoriesHolding(
 /** The first of `resolved` (real paths) that is one of git's places
  *  inside the repository git finds, with why; null if none is. */
 function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | null {
-  const { gitFolder, commonFolder, hooksFolders, configFiles } = git
+  const { gitFolder, commonFolder, hooksFolders, programs, configFiles } = git
   const places: Array<[(real: string) => boolean, string]> = [
     // Named `.git`, the table has it already; under another name (a
     // `.git` file's `gitdir:`), only this finds it.
@@ -254,6 +254,14 @@ function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | 
   for (const [holds, reason] of places) {
     const found = resolved.find(holds)
     if (found !== undefined) return { path: found, class: 'git', reason }
+  }
+  // The file itself: a value also names folders (`!cd tools && make`,
+  // `--file=~/.creds`), and everything in one is not what git runs.
+  for (const program of programs) {
+    const found = resolved.find((real) => real === program.path)
+    if (found !== undefined) {
+      return { path: found, class: 'git', reason: `git runs it (${program.setting} names it)` }
+    }
   }
   return null
 }

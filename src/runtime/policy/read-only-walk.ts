@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, type Dirent } from 'node:fs'
+import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs'
 import path from 'node:path'
 import {
   bareGitPlacesOf,
@@ -21,10 +21,11 @@ export const READ_ONLY_WALK_ENTRIES = 20_000
 const NOT_WALKED = new Set(['node_modules'])
 
 /** One of git's places a walk found: a repository's git folder, the
- *  folder its config names for hooks, or a config file it reads. */
+ *  folder its config names for hooks, a config file it reads, or a file
+ *  a config names as a program git runs. */
 interface GitPlace {
   path: string
-  kind: 'git-folder' | 'hooks-folder' | 'config'
+  kind: 'git-folder' | 'hooks-folder' | 'config' | 'program'
 }
 
 /** What one walk of a folder found (`walkFolder`). */
@@ -190,6 +191,12 @@ function walkFolder(folder: string): FolderWalk | null {
     places.push({ path: git.gitFolder, kind: 'git-folder' })
     if (git.commonFolder !== null) places.push({ path: git.commonFolder, kind: 'git-folder' })
     for (const folder of git.hooksFolders) places.push({ path: folder, kind: 'hooks-folder' })
+    // A file git runs, or one not there yet; a folder a value names
+    // (`!cd tools && make`) is not what git runs, and keeping it whole
+    // would keep from the person's commands what is theirs.
+    for (const program of git.programs) {
+      if (!isFolder(program.path)) places.push({ path: program.path, kind: 'program' })
+    }
     for (const file of git.configFiles) places.push({ path: file, kind: 'config' })
   }
   return { root: real, table, places, truncated }
@@ -225,4 +232,14 @@ function shapedLikeGitFolder(entries: readonly Dirent[]): boolean {
       ),
     ),
   )
+}
+
+/** Whether `candidate` is a folder now (a link followed). One that
+ *  cannot be looked at is not: it stays among what is kept. */
+function isFolder(candidate: string): boolean {
+  try {
+    return statSync(candidate, { throwIfNoEntry: false })?.isDirectory() === true
+  } catch {
+    return false
+  }
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { gitPlacesOf } from './git-hooks-folder.ts'
 import { personOnlyReason, type ActionTouch } from './person-only.ts'
 import { personOnlyPathsIn } from './read-only-walk.ts'
+import { realGit } from '../../../tests/support/real-git.ts'
 
 // A linked worktree (`git worktree add`) is where agents are commonly run,
 // one per task. Its git folder (`.git/worktrees/<name>`) holds only its
@@ -18,19 +18,7 @@ let root: string
 let repo: string
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    env: {
-      ...process.env,
-      GIT_CEILING_DIRECTORIES: root,
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_AUTHOR_NAME: 'a',
-      GIT_AUTHOR_EMAIL: 'a@example.com',
-      GIT_COMMITTER_NAME: 'a',
-      GIT_COMMITTER_EMAIL: 'a@example.com',
-    },
-  }).toString()
+  return realGit(root, cwd, ...args)
 }
 
 /** A hook at `hooks` (relative to `checkout`) that leaves a mark when git

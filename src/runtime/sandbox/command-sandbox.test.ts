@@ -9,6 +9,7 @@ import { runCommandTool } from '../tools/run-command.ts'
 import type { ToolContext, ToolResult } from '../tools/tool-types.ts'
 import { CommandSandbox } from './command-sandbox.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
+import { realGit } from '../../../tests/support/real-git.ts'
 
 // Everything here runs real commands in a real bubblewrap. The folders live
 // under /var/tmp, not /tmp: the sandbox gives a command a /tmp of its own,
@@ -262,27 +263,11 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     const main = path.join(base, 'main-checkout')
     const worktree = path.join(base, 'task-worktree')
     await mkdir(main)
-    const git = (cwd: string, ...args: string[]) =>
-      new Promise<void>((resolve, reject) => {
-        const child = spawn('git', args, {
-          cwd,
-          stdio: 'ignore',
-          env: {
-            ...process.env,
-            GIT_CONFIG_GLOBAL: '/dev/null',
-            GIT_AUTHOR_NAME: 'a',
-            GIT_AUTHOR_EMAIL: 'a@example.com',
-            GIT_COMMITTER_NAME: 'a',
-            GIT_COMMITTER_EMAIL: 'a@example.com',
-          },
-        })
-        child.on('error', reject)
-        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git ${code}`))))
-      })
-    await git(main, 'init', '-q')
-    await git(main, 'config', 'core.hooksPath', 'scripts/hooks')
-    await git(main, 'commit', '-q', '--allow-empty', '-m', 'first')
-    await git(main, 'worktree', 'add', '-q', worktree)
+    const git = (cwd: string, ...args: string[]) => realGit(base, cwd, ...args)
+    git(main, 'init', '-q')
+    git(main, 'config', 'core.hooksPath', 'scripts/hooks')
+    git(main, 'commit', '-q', '--allow-empty', '-m', 'first')
+    git(main, 'worktree', 'add', '-q', worktree)
     await mkdir(path.join(worktree, 'scripts', 'hooks'), { recursive: true })
     await writeFile(path.join(worktree, 'scripts', 'hooks', 'pre-commit'), 'original\n')
     const inWorktree = { workspace: worktree, resolvedPaths: [worktree] }
