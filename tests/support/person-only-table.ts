@@ -37,6 +37,10 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   '.husky/pre-commit',
   '.vscode/tasks.json',
   '.github/workflows/ci.yml',
+  // What AI agents start and allow without asking.
+  '.vscode/mcp.json',
+  '.claude/settings.json',
+  '.mcp.json',
   // The hooks folder under an innocent name, through the link.
   'notes/post-merge',
   // The folder the repository's config names as core.hooksPath.
@@ -276,6 +280,7 @@ const FOLDERS = [
   '.ssh',
   '.husky',
   '.vscode',
+  '.claude',
   '.github/workflows',
   'tools/hooks',
   'mirror/hooks',

@@ -45,6 +45,8 @@ const CREDENTIAL_WHY = 'it holds credentials'
 const SHELL_WHY = 'the shell runs it at start-up'
 const GIT_WHY = 'git keeps what it runs there (hooks, config, filters)'
 const RUNS_LATER_WHY = 'it makes code run later without anyone being asked'
+const AGENT_CONFIG_WHY =
+  'an AI agent or editor starts what it names (MCP servers, hooks) and allows what it lists without anyone being asked'
 
 function rules(
   klass: SensitiveClass,
@@ -170,9 +172,47 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       'bitbucket-pipelines.yml',
       '.drone.yml',
       'jenkinsfile',
+      // mise runs its hooks and tasks, and sets what it names, on entering
+      // the folder, as direnv does.
+      'mise.toml',
+      '.mise.toml',
+      'mise.local.toml',
+      '.mise.local.toml',
+      '.gitpod.yml',
     ],
     false,
     RUNS_LATER_WHY,
+  ),
+  // Where AI agents and editors read the MCP servers they start, the hooks
+  // they run and the tools they let run unasked: an agent that writes one
+  // reaches past every later question, its own or another agent's. They
+  // often hold servers' tokens too, so a read asks.
+  ...rules(
+    'runs-later',
+    'folder',
+    [
+      '.vscode/mcp.json',
+      '.cursor/mcp.json',
+      '.cursor/hooks.json',
+      '.claude/settings.json',
+      '.claude/settings.local.json',
+      '.codex/config.toml',
+      '.gemini/settings.json',
+      '.zed/settings.json',
+      '.zed/tasks.json',
+      '.config/zed',
+      '.continue',
+      '.codeium/windsurf',
+    ],
+    true,
+    AGENT_CONFIG_WHY,
+  ),
+  ...rules(
+    'runs-later',
+    'name',
+    ['.mcp.json', 'claude_desktop_config.json', '.claude.json', '.aider.conf.yml'],
+    true,
+    AGENT_CONFIG_WHY,
   ),
   ...rules('runs-later', 'pattern', ['\\.code-workspace$'], false, RUNS_LATER_WHY),
 ])
