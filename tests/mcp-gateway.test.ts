@@ -6,17 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
 import {
   AGENT_REQUEST_TIMEOUT_MS,
-  connectThroughGateway,
+  allowedAlways,
   decide,
   gatewayRoom,
   nextPendingApproval,
   refusalOf,
-  writeNotesConfig,
+  startNotesGateway,
   type NotesFixture,
 } from './support/mcp-gateway-harness.ts'
 import { roomGrants } from './support/policy-helpers.ts'
 import { timeline } from './support/room-helpers.ts'
-import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { eventually, type RuntimeHarness } from './support/runtime-harness.ts'
 
 const callOptions = { timeout: AGENT_REQUEST_TIMEOUT_MS }
 
@@ -31,9 +31,7 @@ describe('MCP tools behind the protected window, through assent-gateway', () => 
   let agent: Client
 
   beforeAll(async () => {
-    harness = await startHarness()
-    fixture = await writeNotesConfig(harness.root)
-    agent = (await connectThroughGateway(harness, fixture.configPath)).client
+    ;({ harness, fixture, agent } = await startNotesGateway())
   })
   afterAll(async () => {
     await agent?.close()
@@ -125,14 +123,10 @@ describe('MCP tools behind the protected window, through assent-gateway', () => 
   })
 
   it('binds "always allow" to the tool definition: a changed definition asks again', async () => {
-    const first = agent.callTool(
-      { name: 'notes__write_note', arguments: { name: 'a.txt', text: 'one' } },
-      undefined,
-      callOptions,
-    )
-    const view = await nextPendingApproval(harness)
-    expect(await decide(harness, view, 'allow-always')).toBe(200)
-    await first
+    const { view } = await allowedAlways(harness, agent, 'notes__write_note', {
+      name: 'a.txt',
+      text: 'one',
+    })
     const room = await gatewayRoom(harness)
     const grants = await roomGrants(harness, room.id)
     expect(grants).toHaveLength(1)

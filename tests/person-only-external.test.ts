@@ -1,4 +1,5 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -19,6 +20,7 @@ import { ExternalTurnTimeline } from '../src/runtime/external-turns/external-tur
 import { ApprovalGate } from '../src/runtime/gate/approval-gate.ts'
 import { ApprovalRequester } from '../src/runtime/gate/approval-requester.ts'
 import { agentGrantScope } from '../src/runtime/policy/agent-grant-scope.ts'
+import { keepAsAssentOwn } from '../src/runtime/policy/assent-own-paths.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { RuleBasedReviewer, type ActionReviewer } from '../src/runtime/policy/reviewer.ts'
 import type { DelegatedApprover } from '../src/runtime/ports/delegated-approver.ts'
@@ -222,6 +224,21 @@ const ALLOWS_EVERYTHING: ActionReviewer = {
   review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
 }
 
+/** `door` under a grant the person made for `path`: its request for
+ *  `path` is asked again, and the person's deny is the answer. */
+async function askedAgainThoughGranted(door: (typeof DOORS)[number], path: string): Promise<void> {
+  await grantFor(door.ask, path)
+  const again = asker.ask(door.ask(path), live())
+  await expect.poll(() => approvals().length).toBe(2)
+  const asked = approvals().find((approval) => approval.status === 'pending')!
+  expect(asked).toMatchObject({ status: 'pending', toolName: door.tool })
+  await gate.decide({ approvalId: asked.id, decision: 'deny', decidedBy: 'user' })
+  await expect(again).resolves.toBe('deny')
+  expect(audit.list().map((event) => event.type)).not.toContain('tool_allowed_by_grant')
+  // The asker only answers; nothing here writes, and nothing was written.
+  expect(await contentOf(workspace, path)).toBe(ORIGINAL)
+}
+
 describe.each(DOORS)('$name', (door) => {
   it('answers the same request for the control path again without asking', async () => {
     const grant = await grantFor(door.ask, CONTROL_PATH)
@@ -233,18 +250,24 @@ describe.each(DOORS)('$name', (door) => {
 
   it.each(PERSON_ONLY_PATHS)(
     'never answers for %s though a grant covers it: the request is asked again',
-    async (path) => {
-      await grantFor(door.ask, path)
-      const again = asker.ask(door.ask(path), live())
-      await expect.poll(() => approvals().length).toBe(2)
-      const asked = approvals().find((approval) => approval.status === 'pending')!
-      expect(asked).toMatchObject({ status: 'pending', toolName: door.tool })
-      await gate.decide({ approvalId: asked.id, decision: 'deny', decidedBy: 'user' })
-      await expect(again).resolves.toBe('deny')
-      expect(audit.list().map((event) => event.type)).not.toContain('tool_allowed_by_grant')
-      // The asker only answers; nothing here writes, and nothing was written.
-      expect(await contentOf(workspace, path)).toBe(ORIGINAL)
-    },
+    (path) => askedAgainThoughGranted(door, path),
+  )
+})
+
+describe.each(DOORS)("$name, for Assent's own files", (door) => {
+  // A data folder in the workspace (a checkout's development data): what
+  // decides which servers run and what runs unasked.
+  beforeEach(async () => {
+    await mkdir(join(workspace, 'assent-data'))
+    for (const file of ['mcp.json', 'agents.json']) {
+      await writeFile(join(workspace, 'assent-data', file), ORIGINAL)
+    }
+    keepAsAssentOwn([join(workspace, 'assent-data')])
+  })
+
+  it.each(['assent-data/mcp.json', 'assent-data/agents.json'])(
+    'never answers for %s though a grant covers it: the request is asked again',
+    (path) => askedAgainThoughGranted(door, path),
   )
 })
 

@@ -179,6 +179,8 @@ export const RUNTIME_MESSAGES_EN = {
     unwalked:
       '{{path}} holds more than the sandbox checks for git folders and files that run code, so not all of them are kept read-only: a person decides each command.',
     tooManyPaths: '{{path}} names more paths than can be checked: a person decides it.',
+    assentOwn:
+      "{{path}} is Assent's own (its data, or the configuration it decides what runs unasked from): a person decides every change to it.",
   },
   review: {
     network: 'network calls are decided by a person',

@@ -15,6 +15,7 @@ import {
   type LoadedMcpConfig,
 } from '../runtime/mcp/mcp-config-loader.ts'
 import { McpConfigReloader } from '../runtime/mcp/mcp-config-reloader.ts'
+import { refuseMcpCallsNaming } from '../runtime/mcp/gated-mcp-call.ts'
 
 const log = (line: string) => console.error(line)
 
@@ -34,6 +35,9 @@ try {
   process.exit(2)
 }
 
+// No MCP call through the gateway may read or change what decides which
+// servers run and what runs unasked (gated-mcp-call.ts refuses it).
+refuseMcpCallsNaming([args.config, args.dataDir])
 const gateway = new AssentGateway({
   config,
   consent: new RuntimeConsentClient({

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
+import { join } from 'node:path'
 import type { AgentRunner } from './agent/agent-runner.ts'
 import { grantForDecision } from './agent/grant-issuer.ts'
 import type { AgentModel } from './agent/agent-model.ts'
@@ -22,6 +23,7 @@ import { McpElicitationRouter } from './mcp/mcp-elicitation.ts'
 import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
 import { McpServerRegistry, runtimeMcpTimeoutMs } from './mcp/mcp-server-registry.ts'
 import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
+import { keepAsAssentOwn } from './policy/assent-own-paths.ts'
 import type { RollbackAnchor } from './ports/rollback-anchor.ts'
 import { recoverFromCrash } from './recovery/crash-recovery.ts'
 import { RoomService } from './rooms/room-service.ts'
@@ -187,6 +189,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
     durable,
   })
+  // Every door leaves a change to Assent's own files to the person
+  // (policy/assent-own-paths.ts), as the sandbox hides them.
+  keepAsAssentOwn([
+    options.dataDir,
+    mcpConfigFile(options.dataDir, options.mcpConfigPath),
+    options.agentsConfigPath ?? join(options.dataDir, 'agents.json'),
+  ])
   const commands =
     options.commandSandbox ??
     commandSandboxAtStart({

@@ -10,7 +10,7 @@ import type { ApprovalDecision } from '../../src/contracts/consent.ts'
 import { RoomSchema, type Room } from '../../src/contracts/room.ts'
 import { GATEWAY_AGENT_ID } from '../../src/runtime/domain/agent-preset.ts'
 import { WAIT_TIMEOUT_MS } from '../../scripts/test-timing.ts'
-import { eventually, type RuntimeHarness } from './runtime-harness.ts'
+import { eventually, startHarness, type RuntimeHarness } from './runtime-harness.ts'
 
 export const GATEWAY_ENTRY = fileURLToPath(new URL('../../src/gateway/main.ts', import.meta.url))
 export const NOTES_SERVER = fileURLToPath(
@@ -61,6 +61,36 @@ export async function writeNotesConfig(
     }),
   )
   return { notesDir, descriptionFile, configPath }
+}
+
+/** A runtime, the notes config (`writeNotesConfig`) in its folder, and
+ *  the SDK's client talking to the gateway in front of it. */
+export async function startNotesGateway(): Promise<{
+  harness: RuntimeHarness
+  fixture: NotesFixture
+  agent: Client
+}> {
+  const harness = await startHarness()
+  const fixture = await writeNotesConfig(harness.root)
+  const agent = (await connectThroughGateway(harness, fixture.configPath)).client
+  return { harness, fixture, agent }
+}
+
+/** `agent` calls `name` with `args` through the gateway and the person
+ *  allows it always: the call's result, and the approval they were shown. */
+export async function allowedAlways(
+  harness: RuntimeHarness,
+  agent: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ result: Awaited<ReturnType<Client['callTool']>>; view: ApprovalView }> {
+  const call = agent.callTool({ name, arguments: args }, undefined, {
+    timeout: AGENT_REQUEST_TIMEOUT_MS,
+  })
+  const view = await nextPendingApproval(harness)
+  const status = await decide(harness, view, 'allow-always')
+  if (status !== 200) throw new Error(`allow-always answered ${status}`)
+  return { result: await call, view }
 }
 
 /** The SDK's own client, talking to `assent-gateway` over stdio; `client`

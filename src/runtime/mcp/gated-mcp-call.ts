@@ -21,8 +21,14 @@ import {
   type McpServerTools,
 } from '../../contracts/approval.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
+import { keepAsAssentOwn } from '../policy/assent-own-paths.ts'
 import { MadePersonOnlyWatch, personOnlyAtStart } from '../policy/made-person-only.ts'
-import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
+import {
+  assentOwnNamedBy,
+  mcpTouch,
+  personOnlyReason,
+  type ActionTouch,
+} from '../policy/person-only.ts'
 import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 
 /** What the person is asked about one MCP call. */
@@ -143,6 +149,11 @@ export async function runGatedMcpCall(
   if (!server.allowed_tools.includes(toolName)) {
     throw new McpRefusal('not_allowed', `${server.id} has no allowed tool named ${toolName}`)
   }
+  const touch = mcpTouch(
+    { serverId: server.id, toolName, arguments: args, serverFolder: serverFolderOf(server) },
+    workspace,
+  )
+  refuseIfAssentOwn(touch, `${server.id}__${toolName}`)
   // Assent's own read tools judge their paths themselves (read-reach.ts);
   // another server's read-only manifest is only its word, so what its call
   // names is judged here by the one person-only rule. Nobody is shown the
@@ -150,13 +161,7 @@ export async function runGatedMcpCall(
   // a tool the server stopped offering fails at the server.
   const unasked =
     server.approvalFreeTools?.includes(toolName) === true ||
-    (!server.requires_approval &&
-      personOnlyReason(
-        mcpTouch(
-          { serverId: server.id, toolName, arguments: args, serverFolder: serverFolderOf(server) },
-          workspace,
-        ),
-      ) === null)
+    (!server.requires_approval && personOnlyReason(touch) === null)
   if (unasked) {
     await consent.beforeRun?.()
     consent.checkWorkspace?.()
@@ -233,6 +238,29 @@ export async function runGatedMcpCall(
   result = withMadeSettled(result, watch)
   await ticket.report({ ok: result.isError !== true, output: resultText(result) })
   return result
+}
+
+/** Adds `paths` (the gateway's config and data folder) to what no MCP
+ *  call in this process may name (`refuseIfAssentOwn`). */
+export function refuseMcpCallsNaming(paths: readonly string[]): void {
+  keepAsAssentOwn(paths)
+}
+
+/**
+ * Refuses, before anything is asked or run, an MCP call that names one of
+ * Assent's own files (its data folder, mcp.json, agents.json, the
+ * gateway's config): a server that writes one changes which servers run
+ * and what runs unasked, which only the person may change, by hand. Not
+ * asked but refused: the gateway's config is known only to the gateway,
+ * so the runtime's grants could not leave the call to the person.
+ */
+export function refuseIfAssentOwn(touch: ActionTouch, name: string): void {
+  const own = assentOwnNamedBy(touch)
+  if (own === null) return
+  throw new McpRefusal(
+    'not_allowed',
+    `${name} names ${own.path}: ${own.reason}; no MCP call may read or change it. Change it yourself.`,
+  )
 }
 
 /**

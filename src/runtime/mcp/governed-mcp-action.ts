@@ -1,6 +1,7 @@
 import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
 import {
+  refuseIfAssentOwn,
   refuseIfCancelled,
   shownWhole,
   type McpConsentPort,
@@ -61,8 +62,9 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
   // As for a tool call: nothing is asked or run for a folder that is not
   // the gateway's any more, and it is checked again after the answer.
   action.consent.checkWorkspace?.()
-  if (!server.requires_approval && personOnlyReason(touch) === null) return action.run()
   const name = namespacedToolName(server.id, method)
+  refuseIfAssentOwn(touch, name)
+  if (!server.requires_approval && personOnlyReason(touch) === null) return action.run()
   const ticket = await action.consent.ask(governedRequest(server, method, args), action.signal)
   await refuseIfCancelled(ticket, action.signal, name)
   if (ticket.status === 'denied') {

@@ -9,6 +9,7 @@ import {
 } from '../../contracts/runtime-message.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
+import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
@@ -52,7 +53,12 @@ export interface ActionTouch {
 /** Why an action needs a person: a class of the table, or what a command
  *  does that no path of it shows. */
 export type PersonOnlyClass =
-  SensitiveClass | 'built-at-run-time' | 'git-settings' | 'unwalked' | 'too-many-paths'
+  | SensitiveClass
+  | 'assent-own'
+  | 'built-at-run-time'
+  | 'git-settings'
+  | 'unwalked'
+  | 'too-many-paths'
 
 export interface PersonOnly {
   /** The path as found (an argument, a word of a command, or a real path),
@@ -87,13 +93,48 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   const readings = readCommandLines(commands.lines)
   const command = commandReason(touch, readings)
   if (command !== null) return command
-  const tooMany: PersonOnly = {
+  const named = namedPaths(touch, commands, readings)
+  if (named === null) return tooManyPaths(touch)
+  const { candidates, resolved, seen } = named
+  for (const candidate of [...candidates, ...resolved]) {
+    const finding = sensitivePath(candidate)
+    if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
+  }
+  const own = assentOwnPathIn(resolved)
+  if (own !== null) return { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
+  // A server started in the workspace itself (the usual case) has one
+  // folder, not two: its repositories are read once. A real path found
+  // twice (as written and as the sandbox resolved it) is looked at once.
+  const folders = new Set([touch.workspace, touch.serverFolder ?? touch.workspace])
+  // Assent's own write tool names the one file it writes in a field of
+  // its own, never a word. (An external agent's file change is read whole,
+  // words and all: its `kind` of change may be `update`.)
+  const namesFiles = touch.mcpServerId === undefined && touch.toolName === 'write_file'
+  return inGitPlacesOf([...folders], [...new Set(resolved)], seen, namesFiles)
+}
+
+/** The person-only reason of an action that names more paths than can be
+ *  checked. */
+function tooManyPaths(touch: ActionTouch): PersonOnly {
+  return {
     path: touch.toolName,
     class: 'too-many-paths',
     reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
   }
+}
+
+/**
+ * The paths an action names (`candidatePaths`) and their real paths, each
+ * taken from every folder relative paths are taken from, globs expanded;
+ * null when there are more than can be checked.
+ */
+function namedPaths(
+  touch: ActionTouch,
+  commands: ReturnType<typeof commandsOf>,
+  readings: readonly ShellReading[],
+): { candidates: string[]; resolved: string[]; seen: RealPathsSeen } | null {
   const found = candidatePaths(touch, readings)
-  if (found === null) return tooMany
+  if (found === null) return null
   const { candidates, globs } = found
   const resolved = [...(touch.resolvedPaths ?? [])]
   // Relative paths are taken from the workspace, and for a command from
@@ -113,26 +154,29 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   for (const glob of globs) {
     for (const base of bases) {
       const matches = globMatches(glob, base, globBudget)
-      if (matches === null) return tooMany
+      if (matches === null) return null
       for (const match of matches) {
         const matched = realPathAllowingMissing(match, seen)
         if (matched !== null) resolved.push(matched)
       }
     }
   }
-  for (const candidate of [...candidates, ...resolved]) {
-    const finding = sensitivePath(candidate)
-    if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
-  }
-  // A server started in the workspace itself (the usual case) has one
-  // folder, not two: its repositories are read once. A real path found
-  // twice (as written and as the sandbox resolved it) is looked at once.
-  const folders = new Set([touch.workspace, touch.serverFolder ?? touch.workspace])
-  // Assent's own write tool names the one file it writes in a field of
-  // its own, never a word. (An external agent's file change is read whole,
-  // words and all: its `kind` of change may be `update`.)
-  const namesFiles = touch.mcpServerId === undefined && touch.toolName === 'write_file'
-  return inGitPlacesOf([...folders], [...new Set(resolved)], seen, namesFiles)
+  return { candidates, resolved, seen }
+}
+
+/**
+ * Whether the action names one of Assent's own files (assent-own-paths.ts),
+ * without the rest of the judgment: an MCP call that does is refused
+ * outright, since the gateway's own config is known only to the gateway,
+ * and the runtime's grants could not leave it to the person. An action
+ * naming more paths than can be checked is left to `personOnlyReason`,
+ * which has every door ask.
+ */
+export function assentOwnNamedBy(touch: ActionTouch): PersonOnly | null {
+  const commands = commandsOf(touch)
+  const named = namedPaths(touch, commands, readCommandLines(commands.lines))
+  const own = named === null ? null : assentOwnPathIn(named.resolved)
+  return own === null ? null : { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
 }
 
 /** Fields that hold text, never a place, for the tools Assent knows. */
@@ -330,6 +374,7 @@ const PERSON_ONLY_CODES = {
   'git-settings': 'personOnly.gitSettings',
   unwalked: 'personOnly.unwalked',
   'too-many-paths': 'personOnly.tooManyPaths',
+  'assent-own': 'personOnly.assentOwn',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>
 
 /** The touch of an MCP call on `serverId`, run for `workspace` by a server

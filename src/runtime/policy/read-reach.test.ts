@@ -2,6 +2,7 @@ import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ASSENT_OWN_WHY, keepAsAssentOwn } from './assent-own-paths.ts'
 import { privateReadReason } from './read-reach.ts'
 
 let root: string
@@ -45,6 +46,19 @@ describe('whether a read reaches beyond the workspace', () => {
     expect(await reach('.env', path.join(ws, '.env'))).toMatch(/^\.env: /)
     expect(await reach('innocent.txt', path.join(ws, '.ssh', 'id_ed25519'))).toMatch(/\.ssh/)
     expect(await reach('.ssh/id_ed25519', path.join(ws, 'elsewhere.txt'))).toMatch(/^\.ssh/)
+  })
+
+  it("calls Assent's own files private, in the workspace too", async () => {
+    // A data folder kept in the workspace (a checkout's development data).
+    const data = path.join(ws, 'assent-data')
+    await mkdir(data)
+    await writeFile(path.join(data, 'mcp.json'), '{}')
+    expect(await reach('assent-data/mcp.json', path.join(data, 'mcp.json'))).toBeNull()
+    keepAsAssentOwn([data])
+    expect(await reach('assent-data/mcp.json', path.join(data, 'mcp.json'))).toBe(
+      `${path.join(data, 'mcp.json')}: ${ASSENT_OWN_WHY}`,
+    )
+    expect(await reach('notes.txt', path.join(ws, 'notes.txt'))).toBeNull()
   })
 
   it('calls a file with another name (a hard link) private, wherever the other name is', async () => {

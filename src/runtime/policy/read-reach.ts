@@ -1,4 +1,5 @@
 import { lstat, realpath } from 'node:fs/promises'
+import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
@@ -36,6 +37,8 @@ export async function privateReadReason(input: ReadReachInput): Promise<string |
   for (const resolved of input.resolved) {
     if (!isInsideRoot(realWorkspace, resolved)) return `${resolved} is outside the workspace`
   }
+  const own = assentOwnPathIn(input.resolved)
+  if (own !== null) return `${own}: ${ASSENT_OWN_WHY}`
   for (const candidate of [...input.requested, ...input.resolved]) {
     const sensitive = sensitivePath(candidate)
     if (sensitive?.readAsks === true) return `${candidate}: ${sensitive.reason}`
