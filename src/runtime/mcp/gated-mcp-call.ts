@@ -28,6 +28,7 @@ import {
   mcpTouch,
   personOnlyReason,
   type ActionTouch,
+  type PersonOnly,
 } from '../policy/person-only.ts'
 import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 
@@ -153,16 +154,13 @@ export async function runGatedMcpCall(
     { serverId: server.id, toolName, arguments: args, serverFolder: serverFolderOf(server) },
     workspace,
   )
-  refuseIfAssentOwn(touch, `${server.id}__${toolName}`)
   // Assent's own read tools judge their paths themselves (read-reach.ts);
   // another server's read-only manifest is only its word, so what its call
   // names is judged here by the one person-only rule. Nobody is shown the
   // definition of a call that runs unasked, so it is not fetched for one:
   // a tool the server stopped offering fails at the server.
-  const unasked =
-    server.approvalFreeTools?.includes(toolName) === true ||
-    (!server.requires_approval && personOnlyReason(touch) === null)
-  if (unasked) {
+  const approvalFree = server.approvalFreeTools?.includes(toolName) === true
+  if (runsUnasked(server, touch, `${server.id}__${toolName}`, approvalFree)) {
     await consent.beforeRun?.()
     consent.checkWorkspace?.()
     return connection.callTool(toolName, args, run)
@@ -254,13 +252,34 @@ export function refuseMcpCallsNaming(paths: readonly string[]): void {
  * asked but refused: the gateway's config is known only to the gateway,
  * so the runtime's grants could not leave the call to the person.
  */
-export function refuseIfAssentOwn(touch: ActionTouch, name: string): void {
-  const own = assentOwnNamedBy(touch)
-  if (own === null) return
+function refuseIfAssentOwn(own: PersonOnly | null, name: string): void {
+  if (own?.class !== 'assent-own') return
   throw new McpRefusal(
     'not_allowed',
     `${name} names ${own.path}: ${own.reason}; no MCP call may read or change it. Change it yourself.`,
   )
+}
+
+/**
+ * Whether the MCP call `touch` (named `name`) runs without asking: a tool
+ * Assent runs unasked (`approvalFree`), or a call to a server whose
+ * manifest is read-only that names nothing person-only. Refuses one naming
+ * Assent's own files first (`refuseIfAssentOwn`); a read-only server's call
+ * is judged whole once, which finds those too.
+ */
+export function runsUnasked(
+  server: Pick<McpConnection['server'], 'requires_approval'>,
+  touch: ActionTouch,
+  name: string,
+  approvalFree: boolean,
+): boolean {
+  if (approvalFree || server.requires_approval) {
+    refuseIfAssentOwn(assentOwnNamedBy(touch), name)
+    return approvalFree
+  }
+  const personOnly = personOnlyReason(touch)
+  refuseIfAssentOwn(personOnly, name)
+  return personOnly === null
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
 import {
-  refuseIfAssentOwn,
   refuseIfCancelled,
+  runsUnasked,
   shownWhole,
   type McpConsentPort,
   type McpConsentRequest,
@@ -63,8 +63,7 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
   // the gateway's any more, and it is checked again after the answer.
   action.consent.checkWorkspace?.()
   const name = namespacedToolName(server.id, method)
-  refuseIfAssentOwn(touch, name)
-  if (!server.requires_approval && personOnlyReason(touch) === null) return action.run()
+  if (runsUnasked(server, touch, name, false)) return action.run()
   const ticket = await action.consent.ask(governedRequest(server, method, args), action.signal)
   await refuseIfCancelled(ticket, action.signal, name)
   if (ticket.status === 'denied') {
