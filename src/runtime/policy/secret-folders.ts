@@ -6,7 +6,9 @@
  * of them behind an empty folder so an allowed command cannot read a key.
  * A folder added here is covered by both at once.
  *
- * Each entry is a relative path of one or more segments, written with `/`.
+ * Each entry is a relative path of one or more segments, written with `/`:
+ * a folder, or a file where a tool keeps its secret beside what is not
+ * (the sandbox shows a hidden file as an empty one).
  */
 export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.ssh',
@@ -21,4 +23,14 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   // The Secret Service's keyrings (gnome-keyring): the person's stored
   // passwords, Assent's integrity key among them.
   '.local/share/keyrings',
+  // Where AI agents and their tools keep the person's sign-in: one file
+  // each, beside settings and history that are not secret.
+  '.codex/auth.json',
+  '.claude/.credentials.json',
+  '.gemini/oauth_creds.json',
+  '.config/github-copilot',
+  '.cache/huggingface/token',
+  // Other tools' sign-ins kept in the home folder.
+  '.config/op',
+  '.vault-token',
 ])

@@ -58,6 +58,10 @@ describe('sensitivePathReason', () => {
     '/home/u/.config/Claude/claude_desktop_config.json',
     '/home/u/.config/zed/settings.json',
     '/home/u/.config/autostart/x.desktop',
+    // Agents' sign-ins.
+    '/home/u/.codex/auth.json',
+    '/home/u/.claude/.credentials.json',
+    '/home/u/.config/github-copilot/apps.json',
     // The shared list of credential folders.
     '/home/u/.config/gh/hosts.yml',
     '/home/u/.local/share/keyrings/login.keyring',
@@ -75,6 +79,7 @@ describe('sensitivePathReason', () => {
     'repo/.vscode/extensions.json',
     'repo/.claude/worktrees/task/src/app.ts',
     'repo/.claude/agents/reviewer.md',
+    '/home/u/.codex/sessions/2026/12/05/rollout.jsonl',
     'repo/.gitignore',
     'src/git.ts',
     'docs/git/hooks.md',

@@ -36,6 +36,9 @@ beforeAll(async () => {
     await mkdir(dir, { recursive: true })
   }
   await writeFile(path.join(home, '.ssh', 'id_ed25519'), KEY_TEXT)
+  await mkdir(path.join(home, '.codex'))
+  await writeFile(path.join(home, '.codex', 'config.toml'), 'model = "local"\n')
+  await writeFile(path.join(home, '.codex', 'auth.json'), KEY_TEXT)
   await writeFile(path.join(dataDir, 'assent.sqlite'), DATA_TEXT)
   // Config kept inside the data folder, as the smoke keeps agents.json: hidden
   // with the folder, which must not stop commands from starting.
@@ -133,6 +136,12 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
   it('cannot read a key in the person’s ~/.ssh', async () => {
     const result = await sh('cat ~/.ssh/id_ed25519', 'workspace-write')
     stoppedBySandbox(result)
+    expect(result.output).not.toContain(KEY_TEXT)
+  })
+
+  it('cannot read an agent’s sign-in kept beside its settings, which it can read', async () => {
+    const result = await sh('cat ~/.codex/config.toml ~/.codex/auth.json', 'workspace-write')
+    expect(result.output).toContain('model = "local"')
     expect(result.output).not.toContain(KEY_TEXT)
   })
 
