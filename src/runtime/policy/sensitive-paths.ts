@@ -108,6 +108,31 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.xprofile',
       '.xsessionrc',
       'config.fish',
+      // Sourced by Debian's and Ubuntu's .bashrc; run by startx and the
+      // display manager at the session's start.
+      '.bash_aliases',
+      '.xinitrc',
+      '.xsession',
+    ],
+    true,
+    SHELL_WHY,
+  ),
+  // Folders whose every file a shell (or the session) reads at start-up:
+  // fish's conf.d and its functions (a `ls.fish` there is `ls`), the
+  // snippets a .bashrc sources, oh-my-zsh's custom scripts, the session's
+  // environment (LD_PRELOAD there reaches every program), nushell's and
+  // PowerShell's profiles.
+  ...rules(
+    'shell-startup',
+    'folder',
+    [
+      '.config/fish/conf.d',
+      '.config/fish/functions',
+      '.bashrc.d',
+      '.oh-my-zsh/custom',
+      '.config/environment.d',
+      '.config/nushell',
+      '.config/powershell',
     ],
     true,
     SHELL_WHY,
@@ -156,6 +181,10 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       // The desktop runs these at the next login.
       '.config/autostart',
       '.config/systemd',
+      // Editors and the terminal multiplexer run these when they start.
+      '.config/nvim',
+      '.emacs.d',
+      '.config/tmux',
     ],
     false,
     RUNS_LATER_WHY,
@@ -179,6 +208,13 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       'mise.local.toml',
       '.mise.local.toml',
       '.gitpod.yml',
+      '.vimrc',
+      '.gvimrc',
+      '.exrc',
+      '.nvim.lua',
+      '.nvimrc',
+      '.emacs',
+      '.tmux.conf',
     ],
     false,
     RUNS_LATER_WHY,
