@@ -17,7 +17,7 @@ const MAX_CONFIG_FILES = 16
 /** Where git, as distributions build it, keeps the system's config. */
 const SYSTEM_GIT_CONFIG = '/etc/gitconfig'
 
-export interface GitPlaces {
+export interface GitPlaces extends ConfigPlaces {
   /** The repository's real git folder: `.git`, or where a `.git` file
    *  points (`git init --separate-git-dir`, a worktree, a submodule). */
   gitFolder: string
@@ -26,12 +26,19 @@ export interface GitPlaces {
    *  config, hooks, objects and refs every worktree shares; null for a
    *  git folder that names none. */
   commonFolder: string | null
+}
+
+/** What the configs git reads make git's, besides its folders. */
+export interface ConfigPlaces {
   /** Every real folder a config git reads for the repository names as
    *  `core.hooksPath`. git runs the hooks of the last one it reads; every
    *  one is kept, since which is last depends on conditions
    *  (`[includeIf]`) this reading does not weigh: one left out could be
    *  the folder git runs. */
   hooksFolders: string[]
+  /** Every real folder a config names as `init.templateDir`: git copies
+   *  it (its hooks among it) into each repository it makes or clones. */
+  templateFolders: string[]
   /** Every real file a config git reads names in a setting whose value
    *  git runs (`core.fsmonitor = tools/fsmonitor.sh`, a filter, an alias
    *  starting with `!`), relative ones taken from the repository's top,
@@ -80,9 +87,49 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   // the main checkout's `core.hooksPath` applies in it, from its own top.
   const named = commonFolderOf(gitFolder)
   const commonFolder = named === null ? null : (realPathAllowingMissing(named) ?? named)
+  const files = [
+    ...personalConfigFiles(),
+    path.join(commonFolder ?? gitFolder, 'config'),
+    path.join(gitFolder, 'config.worktree'),
+  ]
+  return { gitFolder, commonFolder, ...configPlaces(files, repository.top) }
+}
+
+/**
+ * What the person's own configs (the system's, theirs, those the
+ * environment names) make git's wherever they use git, with no repository
+ * at hand: a hooks folder, a template folder, a program or an included
+ * file each config names by an absolute path (or from `~/`). A relative
+ * one is taken from a repository's top, which `gitPlacesOf` does. A
+ * global `core.hooksPath = ~/.githooks` runs in every repository of the
+ * person's, so it is git's from any workspace, in a repository or not.
+ */
+export function personalGitPlaces(): ConfigPlaces {
+  return configPlaces(personalConfigFiles(), null)
+}
+
+/** The config files git reads for every repository, before the
+ *  repository's own: the environment's (git reads the named one instead
+ *  of the system's or the person's; both are read here, which can only
+ *  keep more), the system's and the person's. */
+function personalConfigFiles(): string[] {
+  const named = [process.env.GIT_CONFIG_SYSTEM, process.env.GIT_CONFIG_GLOBAL].flatMap((file) =>
+    file ? [path.resolve(file)] : [],
+  )
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(homeFolder(), '.config')
+  return [
+    ...named,
+    SYSTEM_GIT_CONFIG,
+    path.join(xdg, 'git', 'config'),
+    path.join(homeFolder(), '.gitconfig'),
+  ]
+}
+
+/** What the settings in `files` (and what they include) make git's: real
+ *  paths, relative values taken from `top`, or left out without one. */
+function configPlaces(files: readonly string[], top: string | null): ConfigPlaces {
   const configFiles: string[] = []
-  const hooksPaths: string[] = []
-  const programs: ConfigRead['programs'] = []
+  const settings: ConfigRead = { hooksPaths: [], includes: [], programs: [], templates: [] }
   let budget = MAX_CONFIG_FILES
   const read = (file: string, included: boolean): void => {
     if (budget <= 0) return
@@ -99,39 +146,32 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
     } catch {
       return
     }
-    const { hooksPaths: values, includes, programs: named } = readConfig(config)
-    hooksPaths.push(...values)
-    programs.push(...named)
-    for (const include of includes) read(resolveConfigPath(path.dirname(file), include), true)
+    const found = readConfig(config)
+    settings.hooksPaths.push(...found.hooksPaths)
+    settings.programs.push(...found.programs)
+    settings.templates.push(...found.templates)
+    for (const include of found.includes) {
+      read(resolveConfigPath(path.dirname(file), include), true)
+    }
   }
-  // The system's config, and those the environment names in place of the
-  // system's and the person's (git reads the named one instead; both are
-  // read here, which can only keep more).
-  for (const named of [process.env.GIT_CONFIG_SYSTEM, process.env.GIT_CONFIG_GLOBAL]) {
-    if (named) read(path.resolve(named), false)
-  }
-  read(SYSTEM_GIT_CONFIG, false)
-  const xdg = process.env.XDG_CONFIG_HOME || path.join(homeFolder(), '.config')
-  read(path.join(xdg, 'git', 'config'), false)
-  read(path.join(homeFolder(), '.gitconfig'), false)
-  read(path.join(commonFolder ?? gitFolder, 'config'), false)
-  read(path.join(gitFolder, 'config.worktree'), false)
-  const hooksFolders = new Set<string>()
-  for (const value of hooksPaths) {
-    const real = realPathAllowingMissing(resolveConfigPath(repository.top, value))
-    if (real !== null) hooksFolders.add(real)
-  }
+  for (const file of files) read(file, false)
+  const real = (value: string): string | null =>
+    top === null && !path.isAbsolute(value) && !value.startsWith('~/')
+      ? null
+      : realPathAllowingMissing(resolveConfigPath(top ?? '/', value))
+  const folders = (values: readonly string[]) => [
+    ...new Set(values.flatMap((value) => real(value) ?? [])),
+  ]
   const programFiles = new Map<string, string>()
-  for (const { setting, value } of programs) {
+  for (const { setting, value } of settings.programs) {
     for (const file of filesNamedByProgram(value)) {
-      const real = realPathAllowingMissing(resolveConfigPath(repository.top, file))
-      if (real !== null && !programFiles.has(real)) programFiles.set(real, setting)
+      const found = real(file)
+      if (found !== null && !programFiles.has(found)) programFiles.set(found, setting)
     }
   }
   return {
-    gitFolder,
-    commonFolder,
-    hooksFolders: [...hooksFolders],
+    hooksFolders: folders(settings.hooksPaths),
+    templateFolders: folders(settings.templates),
     programs: [...programFiles].map(([file, setting]) => ({ path: file, setting })),
     configFiles,
   }
@@ -201,7 +241,7 @@ export function coreHooksPath(config: string): string | null {
  *  folder git does not use, and leave the one it does use to any door. */
 function readConfig(config: string): ConfigRead {
   let section = ''
-  const read: ConfigRead = { hooksPaths: [], includes: [], programs: [] }
+  const read: ConfigRead = { hooksPaths: [], includes: [], programs: [], templates: [] }
   // An odd number of backslashes before the line's end continues it.
   const joined = config.replace(/(?<!\\)((?:\\\\)*)\\\r?\n/g, '$1')
   for (const raw of joined.split(/\r?\n/)) {
@@ -218,7 +258,12 @@ function readConfig(config: string): ConfigRead {
     const value = configValue(entry[2] ?? '')
     if (value === '') continue
     if (section === 'core' && key === 'hookspath') read.hooksPaths.push(value)
+    else if (section === 'init' && key === 'templatedir') read.templates.push(value)
     else if ((section === 'include' || section === 'includeif') && key === 'path') {
+      read.includes.push(value)
+    } else if (section === 'core' && key === 'attributesfile') {
+      // Attributes under another name than `.gitattributes`: which files
+      // each filter and diff driver runs on. Read like an include.
       read.includes.push(value)
     }
     if (runsProgram(section, key)) read.programs.push({ setting: `${section}.${key}`, value })
@@ -230,6 +275,7 @@ function readConfig(config: string): ConfigRead {
 interface ConfigRead {
   hooksPaths: string[]
   includes: string[]
+  templates: string[]
   /** Each setting whose value git runs, with its value. */
   programs: Array<{ setting: string; value: string }>
 }

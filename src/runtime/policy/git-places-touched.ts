@@ -5,7 +5,9 @@ import {
   gitFolderPartPresent,
   gitFolderShaped,
   gitPlacesOf,
+  personalGitPlaces,
   realPathAllowingMissing,
+  type ConfigPlaces,
   type GitPlaces,
   type RealPathsSeen,
 } from './git-hooks-folder.ts'
@@ -29,11 +31,19 @@ export function inGitPlacesOf(
 ): PersonOnly | null {
   // Each folder's real path once: both halves below start from it.
   const reals = folders.map((folder) => ({ folder, real: realPathAllowingMissing(folder, seen) }))
-  for (const git of reals.flatMap(({ folder, real }) =>
+  const repositories = reals.flatMap(({ folder, real }) =>
     repositoriesHolding(folder, real, resolved),
-  )) {
+  )
+  for (const git of repositories) {
     const inGit = inGitPlaces(git, resolved)
     if (inGit !== null) return inGit
+  }
+  // No repository here: the person's own configs still name places git
+  // uses in every repository of theirs (a global `~/.githooks`). With a
+  // repository, its places were read with those configs.
+  if (repositories.length === 0) {
+    const personal = inConfigPlaces(personalGitPlaces(), resolved)
+    if (personal !== null) return personal
   }
   for (const { real } of reals) {
     if (real === null) continue
@@ -236,7 +246,7 @@ function repositoriesHolding(
 /** The first of `resolved` (real paths) that is one of git's places
  *  inside the repository git finds, with why; null if none is. */
 function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | null {
-  const { gitFolder, commonFolder, hooksFolders, programs, configFiles } = git
+  const { gitFolder, commonFolder } = git
   const places: Array<[(real: string) => boolean, string]> = [
     // Named `.git`, the table has it already; under another name (a
     // `.git` file's `gitdir:`), only this finds it.
@@ -245,13 +255,34 @@ function inGitPlaces(git: GitPlaces, resolved: readonly string[]): PersonOnly | 
       (real) => commonFolder !== null && isInsideRoot(commonFolder, real),
       "it is in the git folder the repository's worktrees share",
     ],
+  ]
+  for (const [holds, reason] of places) {
+    const found = resolved.find(holds)
+    if (found !== undefined) return { path: found, class: 'git', reason }
+  }
+  return inConfigPlaces(git, resolved)
+}
+
+/** The first of `resolved` (real paths) that is one of the places git's
+ *  configs name (a hooks folder, a template folder, an included file, a
+ *  program), with why; null if none is. */
+function inConfigPlaces(places: ConfigPlaces, resolved: readonly string[]): PersonOnly | null {
+  const { hooksFolders, templateFolders, programs, configFiles } = places
+  const named: Array<[(real: string) => boolean, string]> = [
     [
       (real) => hooksFolders.some((folder) => isInsideRoot(folder, real)),
       'git runs the hooks in it (core.hooksPath)',
     ],
-    [(real) => configFiles.includes(real), 'git reads it as configuration (an include)'],
+    [
+      (real) => templateFolders.some((folder) => isInsideRoot(folder, real)),
+      'git copies it, hooks and all, into every repository it makes (init.templateDir)',
+    ],
+    [
+      (real) => configFiles.includes(real),
+      'git reads it as configuration (an include, or core.attributesFile)',
+    ],
   ]
-  for (const [holds, reason] of places) {
+  for (const [holds, reason] of named) {
     const found = resolved.find(holds)
     if (found !== undefined) return { path: found, class: 'git', reason }
   }

@@ -7,6 +7,8 @@ import {
   GIT_HOOK_NAMES,
   gitFolderShaped,
   gitPlacesOf,
+  personalGitPlaces,
+  type ConfigPlaces,
 } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
@@ -185,21 +187,34 @@ function walkFolder(folder: string): FolderWalk | null {
     ...[real, ...nested].map((top) => gitPlacesOf(top)),
     ...[...bare, ...commons].map((bareFolder) => bareGitPlacesOf(bareFolder)),
   ]
+  const found = repositories.filter((git) => git !== null)
   const places: GitPlace[] = []
-  for (const git of repositories) {
-    if (git === null) continue
+  for (const git of found) {
     places.push({ path: git.gitFolder, kind: 'git-folder' })
     if (git.commonFolder !== null) places.push({ path: git.commonFolder, kind: 'git-folder' })
-    for (const folder of git.hooksFolders) places.push({ path: folder, kind: 'hooks-folder' })
-    // A file git runs, or one not there yet; a folder a value names
-    // (`!cd tools && make`) is not what git runs, and keeping it whole
-    // would keep from the person's commands what is theirs.
-    for (const program of git.programs) {
-      if (!isFolder(program.path)) places.push({ path: program.path, kind: 'program' })
-    }
-    for (const file of git.configFiles) places.push({ path: file, kind: 'config' })
+    places.push(...configPlacesOf(git))
   }
+  // No repository: the person's own configs still name places git uses in
+  // every repository of theirs (a global `~/.githooks`), which a command
+  // may reach through a folder the turn was widened to.
+  if (found.length === 0) places.push(...configPlacesOf(personalGitPlaces()))
   return { root: real, table, places, truncated }
+}
+
+/** The places the configs git reads name, as the walk keeps them. */
+function configPlacesOf(git: ConfigPlaces): GitPlace[] {
+  const places: GitPlace[] = []
+  for (const folder of git.hooksFolders) places.push({ path: folder, kind: 'hooks-folder' })
+  // A template git copies into every git folder it makes is kept as one.
+  for (const folder of git.templateFolders) places.push({ path: folder, kind: 'git-folder' })
+  // A file git runs, or one not there yet; a folder a value names
+  // (`!cd tools && make`) is not what git runs, and keeping it whole
+  // would keep from the person's commands what is theirs.
+  for (const program of git.programs) {
+    if (!isFolder(program.path)) places.push({ path: program.path, kind: 'program' })
+  }
+  for (const file of git.configFiles) places.push({ path: file, kind: 'config' })
+  return places
 }
 
 /** Whether the folder `real` (a real path) is a git folder or lies in
