@@ -11,8 +11,10 @@ import { filesNamedByProgram, runsProgram } from './git-config-programs.ts'
 
 /** How many config files are read for one repository, includes and all;
  *  past it, the ones not read name no hooks folder (and a repository
- *  whose configs include each other in a loop ends here). */
-const MAX_CONFIG_FILES = 16
+ *  whose configs include each other in a loop ends here). The seven git
+ *  may read before any include (the environment's two, the system's, the
+ *  person's two, the repository's two) leave seventeen for includes. */
+const MAX_CONFIG_FILES = 24
 
 /** Where git, as distributions build it, keeps the system's config. */
 const SYSTEM_GIT_CONFIG = '/etc/gitconfig'
