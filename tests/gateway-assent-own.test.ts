@@ -59,6 +59,17 @@ describe("assent-gateway refuses every call naming Assent's own files", () => {
     expect(JSON.stringify(read.content)).toContain('a note')
   })
 
+  it('refuses a read-only server naming a credential and its config in one call', async () => {
+    const refused = await refusalOf(
+      agent.callTool(
+        { name: 'docs__read_note', arguments: { name: '.env', also: fixture.configPath } },
+        undefined,
+        callOptions,
+      ),
+    )
+    expect(refused.message).toContain("Assent's own")
+  })
+
   it.each([
     ['a write under the grant to its config', 'notes__write_note', 'config'],
     ['a read-only server reading its config', 'docs__read_note', 'config'],

@@ -265,7 +265,8 @@ function refuseIfAssentOwn(own: PersonOnly | null, name: string): void {
  * Assent runs unasked (`approvalFree`), or a call to a server whose
  * manifest is read-only that names nothing person-only. Refuses one naming
  * Assent's own files first (`refuseIfAssentOwn`); a read-only server's call
- * is judged whole once, which finds those too.
+ * is judged whole once, which finds those too when nothing else is found
+ * before them.
  */
 export function runsUnasked(
   server: Pick<McpConnection['server'], 'requires_approval'>,
@@ -278,7 +279,12 @@ export function runsUnasked(
     return approvalFree
   }
   const personOnly = personOnlyReason(touch)
-  refuseIfAssentOwn(personOnly, name)
+  // The judgment stops at the first reason: a call naming a credential
+  // and Assent's own files too is still refused, not asked.
+  refuseIfAssentOwn(
+    personOnly === null || personOnly.class === 'assent-own' ? personOnly : assentOwnNamedBy(touch),
+    name,
+  )
   return personOnly === null
 }
 
