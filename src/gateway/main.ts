@@ -15,7 +15,7 @@ import {
   type LoadedMcpConfig,
 } from '../runtime/mcp/mcp-config-loader.ts'
 import { McpConfigReloader } from '../runtime/mcp/mcp-config-reloader.ts'
-import { refuseMcpCallsNaming } from '../runtime/mcp/gated-mcp-call.ts'
+import { refuseMcpCallsNaming } from '../runtime/mcp/mcp-call-judgment.ts'
 
 const log = (line: string) => console.error(line)
 

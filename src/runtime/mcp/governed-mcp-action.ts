@@ -2,11 +2,11 @@ import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
 import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
 import {
   refuseIfCancelled,
-  runsUnasked,
   shownWhole,
   type McpConsentPort,
   type McpConsentRequest,
 } from './gated-mcp-call.ts'
+import { runsUnasked } from './mcp-call-judgment.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import { serverFolderOf } from './mcp-workspace.ts'

@@ -1,23 +1,16 @@
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs'
-import { homedir } from 'node:os'
+import { existsSync, lstatSync, readFileSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
-import { filesNamedByProgram, runsProgram } from './git-config-programs.ts'
+import { configPlaces, personalConfigFiles, type ConfigPlaces } from './git-config-places.ts'
+import { realPathAllowingMissing } from './real-paths.ts'
+
+export { coreHooksPath, personalGitPlaces, type ConfigPlaces } from './git-config-places.ts'
+export { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 
 // What git keeps and runs for a repository, wherever it really is: its git
 // folder (which a `.git` file may name under any other name), the folder
 // its config moves the hooks to (`core.hooksPath`), and the config files
 // that config includes. No grant or automatic allow may write to any of
 // them (person-only.ts), and the command sandbox keeps them read-only.
-
-/** How many config files are read for one repository, includes and all;
- *  past it, the ones not read name no hooks folder (and a repository
- *  whose configs include each other in a loop ends here). The seven git
- *  may read before any include (the environment's two, the system's, the
- *  person's two, the repository's two) leave seventeen for includes. */
-const MAX_CONFIG_FILES = 24
-
-/** Where git, as distributions build it, keeps the system's config. */
-const SYSTEM_GIT_CONFIG = '/etc/gitconfig'
 
 export interface GitPlaces extends ConfigPlaces {
   /** The repository's real git folder: `.git`, or where a `.git` file
@@ -28,28 +21,6 @@ export interface GitPlaces extends ConfigPlaces {
    *  config, hooks, objects and refs every worktree shares; null for a
    *  git folder that names none. */
   commonFolder: string | null
-}
-
-/** What the configs git reads make git's, besides its folders. */
-export interface ConfigPlaces {
-  /** Every real folder a config git reads for the repository names as
-   *  `core.hooksPath`. git runs the hooks of the last one it reads; every
-   *  one is kept, since which is last depends on conditions
-   *  (`[includeIf]`) this reading does not weigh: one left out could be
-   *  the folder git runs. */
-  hooksFolders: string[]
-  /** Every real folder a config names as `init.templateDir`: git copies
-   *  it (its hooks among it) into each repository it makes or clones. */
-  templateFolders: string[]
-  /** Every real file a config git reads names in a setting whose value
-   *  git runs (`core.fsmonitor = tools/fsmonitor.sh`, a filter, an alias
-   *  starting with `!`), relative ones taken from the repository's top,
-   *  with the setting. */
-  programs: Array<{ path: string; setting: string }>
-  /** Every config file git reads for the repository besides its own
-   *  `config`: the worktree's, and each one included (`[include]`,
-   *  `[includeIf]`, whatever the condition), as real paths. */
-  configFiles: string[]
 }
 
 /**
@@ -97,94 +68,6 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   return { gitFolder, commonFolder, ...configPlaces(files, repository.top) }
 }
 
-/**
- * What the person's own configs (the system's, theirs, those the
- * environment names) make git's wherever they use git, with no repository
- * at hand: a hooks folder, a template folder, a program or an included
- * file each config names by an absolute path (or from `~/`). A relative
- * one is taken from a repository's top, which `gitPlacesOf` does. A
- * global `core.hooksPath = ~/.githooks` runs in every repository of the
- * person's, so it is git's from any workspace, in a repository or not.
- */
-export function personalGitPlaces(): ConfigPlaces {
-  return configPlaces(personalConfigFiles(), null)
-}
-
-/** The config files git reads for every repository, before the
- *  repository's own: the environment's (git reads the named one instead
- *  of the system's or the person's; both are read here, which can only
- *  keep more), the system's and the person's. */
-function personalConfigFiles(): string[] {
-  const named = [process.env.GIT_CONFIG_SYSTEM, process.env.GIT_CONFIG_GLOBAL].flatMap((file) =>
-    file ? [path.resolve(file)] : [],
-  )
-  const xdg = process.env.XDG_CONFIG_HOME || path.join(homeFolder(), '.config')
-  return [
-    ...named,
-    SYSTEM_GIT_CONFIG,
-    path.join(xdg, 'git', 'config'),
-    path.join(homeFolder(), '.gitconfig'),
-  ]
-}
-
-/** What the settings in `files` (and what they include) make git's: real
- *  paths, relative values taken from `top`, or left out without one. */
-function configPlaces(files: readonly string[], top: string | null): ConfigPlaces {
-  const configFiles: string[] = []
-  const settings: ConfigRead = { hooksPaths: [], includes: [], programs: [], templates: [] }
-  let budget = MAX_CONFIG_FILES
-  const read = (file: string, included: boolean): void => {
-    if (budget <= 0) return
-    budget -= 1
-    // An included file git reads once it exists (`~/.gitconfig.local`):
-    // making it is changing git's settings too.
-    if (included) configFiles.push(realPathAllowingMissing(file) ?? file)
-    // Most of these files do not exist: a stat that says so without
-    // throwing costs a fraction of a read that fails.
-    if (!existsSync(file)) return
-    let config: string
-    try {
-      config = readFileSync(file, 'utf8')
-    } catch {
-      return
-    }
-    const found = readConfig(config)
-    settings.hooksPaths.push(...found.hooksPaths)
-    settings.programs.push(...found.programs)
-    settings.templates.push(...found.templates)
-    for (const include of found.includes) {
-      read(resolveConfigPath(path.dirname(file), include), true)
-    }
-  }
-  for (const file of files) read(file, false)
-  const real = (value: string): string | null =>
-    top === null && !path.isAbsolute(value) && !value.startsWith('~/')
-      ? null
-      : realPathAllowingMissing(resolveConfigPath(top ?? '/', value))
-  const folders = (values: readonly string[]) => [
-    ...new Set(values.flatMap((value) => real(value) ?? [])),
-  ]
-  const programFiles = new Map<string, string>()
-  for (const { setting, value } of settings.programs) {
-    for (const file of filesNamedByProgram(value)) {
-      const found = real(file)
-      if (found !== null && !programFiles.has(found)) programFiles.set(found, setting)
-    }
-  }
-  return {
-    hooksFolders: folders(settings.hooksPaths),
-    templateFolders: folders(settings.templates),
-    programs: [...programFiles].map(([file, setting]) => ({ path: file, setting })),
-    configFiles,
-  }
-}
-
-/** A path as git config reads one: `~/` is the person's home. */
-function resolveConfigPath(from: string, value: string): string {
-  const expanded = value.startsWith('~/') ? path.join(homeFolder(), value.slice(2)) : value
-  return path.resolve(from, expanded)
-}
-
 /** The repository git would find from `workspace`: the nearest folder at
  *  or above it holding `.git`, and its git folder; null if none, or if the
  *  nearest `.git` cannot be read. */
@@ -223,138 +106,6 @@ function gitFolderAt(top: string): string | null | undefined {
     // EISDIR: a .git folder made since the stat.
     if (code === 'EISDIR') return dotGit
     return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null
-  }
-}
-
-/** The `hooksPath` git takes from the `[core]` section of one git config
- *  (the last), or null. */
-export function coreHooksPath(config: string): string | null {
-  return readConfig(config).hooksPaths.at(-1) ?? null
-}
-
-/** What a git config says that matters here, read as git reads it: each
- *  `core.hooksPath` in order, the `path` of every `[include]` and
- *  `[includeIf …]` section (whatever the condition: one that holds later,
- *  on another branch, would hand git the file then), and every setting
- *  whose value git runs (git-config-programs.ts). Keys and section
- *  names are case-insensitive, a key may follow its section header on the
- *  same line, a line ending in a backslash goes on on the next one, and a
- *  value is read by `configValue`. Reading it otherwise would name a
- *  folder git does not use, and leave the one it does use to any door. */
-function readConfig(config: string): ConfigRead {
-  let section = ''
-  const read: ConfigRead = { hooksPaths: [], includes: [], programs: [], templates: [] }
-  // An odd number of backslashes before the line's end continues it.
-  const joined = config.replace(/(?<!\\)((?:\\\\)*)\\\r?\n/g, '$1')
-  for (const raw of joined.split(/\r?\n/)) {
-    let line = raw.trim()
-    const header = /^\[\s*([^\]\s]+)[^\]]*\](.*)$/.exec(line)
-    if (header) {
-      // `[diff "x"]`, or as older configs write it, `[diff.x]`.
-      section = (header[1] ?? '').toLowerCase().split('.')[0] ?? ''
-      line = (header[2] ?? '').trim()
-    }
-    const entry = /^([a-z][a-z0-9-]*)\s*=(.*)$/i.exec(line)
-    if (!entry) continue
-    const key = (entry[1] ?? '').toLowerCase()
-    const value = configValue(entry[2] ?? '')
-    if (value === '') continue
-    if (section === 'core' && key === 'hookspath') read.hooksPaths.push(value)
-    else if (section === 'init' && key === 'templatedir') read.templates.push(value)
-    else if ((section === 'include' || section === 'includeif') && key === 'path') {
-      read.includes.push(value)
-    } else if (section === 'core' && key === 'attributesfile') {
-      // Attributes under another name than `.gitattributes`: which files
-      // each filter and diff driver runs on. Read like an include.
-      read.includes.push(value)
-    }
-    if (runsProgram(section, key)) read.programs.push({ setting: `${section}.${key}`, value })
-  }
-  return read
-}
-
-/** What one config says that matters here (`readConfig`). */
-interface ConfigRead {
-  hooksPaths: string[]
-  includes: string[]
-  templates: string[]
-  /** Each setting whose value git runs, with its value. */
-  programs: Array<{ setting: string; value: string }>
-}
-
-/** A git config value as git reads it: `;` or `#` outside double quotes
- *  starts a comment, the quotes themselves are dropped, a backslash
- *  escapes the next character (n, t and b as in C), and white space
- *  outside quotes is trimmed at both ends. */
-function configValue(raw: string): string {
-  let value = ''
-  let kept = 0
-  let quoted = false
-  for (let i = 0; i < raw.length; i += 1) {
-    const char = raw[i] ?? ''
-    if (char === '\\') {
-      i += 1
-      const next = raw[i] ?? ''
-      value += next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : next
-      kept = value.length
-      continue
-    }
-    if (char === '"') {
-      quoted = !quoted
-      kept = value.length
-      continue
-    }
-    if (!quoted && (char === ';' || char === '#')) break
-    if (!quoted && value === '' && /\s/.test(char)) continue
-    value += char
-    if (quoted || !/\s/.test(char)) kept = value.length
-  }
-  return value.slice(0, kept)
-}
-
-function homeFolder(): string {
-  return homedir()
-}
-
-/** Real paths already looked up in one judgment: a path, and its real
- *  path or null when it was not there. */
-export type RealPathsSeen = Map<string, string | null>
-
-/** The real path of `absolute`, following links, with a missing tail
- *  appended as written; null if not even its folder resolves. `seen`
- *  keeps what one judgment looked up, so the paths it names (which share
- *  their folders) look each folder up once. */
-export function realPathAllowingMissing(
-  absolute: string,
-  seen: RealPathsSeen = new Map(),
-): string | null {
-  let tail = ''
-  let current = absolute
-  for (let i = 0; i < 64; i += 1) {
-    let real = seen.get(current)
-    if (real === undefined) {
-      real = realPathIfThere(current)
-      seen.set(current, real)
-    }
-    if (real !== null) return tail === '' ? real : path.join(real, tail)
-    const parent = path.dirname(current)
-    if (parent === current) return null
-    tail = tail === '' ? path.basename(current) : path.join(path.basename(current), tail)
-    current = parent
-  }
-  return null
-}
-
-/** The real path of `absolute`, or null when nothing is there. */
-function realPathIfThere(absolute: string): string | null {
-  // A missing path (a file the action would create) is the common case:
-  // asked without an exception first, which costs more than the lookup.
-  if (!existsSync(absolute)) return null
-  try {
-    return realpathSync.native(absolute)
-  } catch {
-    // Gone since it was found: judged as missing, as it now is.
-    return null
   }
 }
 

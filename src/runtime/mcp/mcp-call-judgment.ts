@@ -1,0 +1,63 @@
+import { keepAsAssentOwn } from '../policy/assent-own-paths.ts'
+import {
+  assentOwnNamedBy,
+  personOnlyReason,
+  type ActionTouch,
+  type PersonOnly,
+} from '../policy/person-only.ts'
+import type { McpConnection } from './mcp-connection.ts'
+import { McpRefusal } from './mcp-refusal.ts'
+
+// Whether an MCP call (a tool call, a resource read, a prompt) runs
+// without asking, and the calls no one may make: those naming Assent's own
+// files. Shared by gated-mcp-call.ts and governed-mcp-action.ts.
+
+/** Adds `paths` (the gateway's config and data folder) to what no MCP
+ *  call in this process may name (`refuseIfAssentOwn`). */
+export function refuseMcpCallsNaming(paths: readonly string[]): void {
+  keepAsAssentOwn(paths)
+}
+
+/**
+ * Refuses, before anything is asked or run, an MCP call that names one of
+ * Assent's own files (its data folder, mcp.json, agents.json, the
+ * gateway's config): a server that writes one changes which servers run
+ * and what runs unasked, which only the person may change, by hand. Not
+ * asked but refused: the gateway's config is known only to the gateway,
+ * so the runtime's grants could not leave the call to the person.
+ */
+function refuseIfAssentOwn(own: PersonOnly | null, name: string): void {
+  if (own?.class !== 'assent-own') return
+  throw new McpRefusal(
+    'not_allowed',
+    `${name} names ${own.path}: ${own.reason}; no MCP call may read or change it. Change it yourself.`,
+  )
+}
+
+/**
+ * Whether the MCP call `touch` (named `name`) runs without asking: a tool
+ * Assent runs unasked (`approvalFree`), or a call to a server whose
+ * manifest is read-only that names nothing person-only. Refuses one naming
+ * Assent's own files first (`refuseIfAssentOwn`); a read-only server's call
+ * is judged whole once, which finds those too when nothing else is found
+ * before them.
+ */
+export function runsUnasked(
+  server: Pick<McpConnection['server'], 'requires_approval'>,
+  touch: ActionTouch,
+  name: string,
+  approvalFree: boolean,
+): boolean {
+  if (approvalFree || server.requires_approval) {
+    refuseIfAssentOwn(assentOwnNamedBy(touch), name)
+    return approvalFree
+  }
+  const personOnly = personOnlyReason(touch)
+  // The judgment stops at the first reason: a call naming a credential
+  // and Assent's own files too is still refused, not asked.
+  refuseIfAssentOwn(
+    personOnly === null || personOnly.class === 'assent-own' ? personOnly : assentOwnNamedBy(touch),
+    name,
+  )
+  return personOnly === null
+}
