@@ -43,6 +43,11 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   '.vscode/mcp.json',
   '.claude/settings.json',
   '.mcp.json',
+  // Found before what is installed: the person's next `git`, and a `.pth`
+  // file Python runs at each start. An editor's extension, run as it starts.
+  '.local/bin/git',
+  '.local/lib/python3.12/site-packages/zz.pth',
+  '.vscode/extensions/me.tool-1.0.0/extension.js',
   // The hooks folder under an innocent name, through the link.
   'notes/post-merge',
   // The folder the repository's config names as core.hooksPath.
@@ -283,7 +288,9 @@ const FOLDERS = [
   '.config/fish/conf.d',
   '.codex',
   '.husky',
-  '.vscode',
+  '.vscode/extensions/me.tool-1.0.0',
+  '.local/bin',
+  '.local/lib/python3.12/site-packages',
   '.claude',
   '.github/workflows',
   'tools/hooks',

@@ -74,6 +74,34 @@ describe('sensitivePathReason', () => {
     // The shared list of credential folders.
     '/home/u/.config/gh/hosts.yml',
     '/home/u/.local/share/keyrings/login.keyring',
+    // Found before what is installed: the person's next `git`, the user
+    // site's `.pth` files Python runs at each start, version managers'
+    // shims.
+    '/home/u/.local/bin/git',
+    '/home/u/.local/lib/python3.12/site-packages/zz.pth',
+    '/home/u/.cargo/bin/cargo',
+    '/home/u/.nvm/nvm.sh',
+    '/home/u/.pyenv/shims/python',
+    '/home/u/.oh-my-zsh/plugins/git/git.plugin.zsh',
+    // What editors, interpreters and tools load when they start.
+    '/home/u/.vscode/extensions/me.tool-1.0.0/extension.js',
+    '/home/u/.vscode-server/data/Machine/settings.json',
+    '/home/u/.config/Code/User/settings.json',
+    '/Users/u/Library/Application Support/Code/User/tasks.json',
+    'C:\\Users\\u\\AppData\\Roaming\\Code\\User\\settings.json',
+    '/home/u/.vim/plugin/x.vim',
+    '/home/u/.local/share/nvim/lazy/x/plugin/x.lua',
+    '/home/u/.config/emacs/init.el',
+    '/home/u/.tmux/plugins/tpm/tpm',
+    '/home/u/.ipython/profile_default/startup/00.py',
+    '/home/u/.jupyter/jupyter_server_config.py',
+    'repo/.cargo/config.toml',
+    'repo/.Rprofile',
+    '/home/u/.psqlrc',
+    '/home/u/.sqliterc',
+    '/home/u/.gdbinit',
+    '/home/u/.lessfilter',
+    '/usr/lib/python3/dist-packages/sitecustomize.py',
   ])('recognises %s', (p) => {
     expect(sensitivePathReason(p)).not.toBeNull()
   })
@@ -96,6 +124,15 @@ describe('sensitivePathReason', () => {
     'docs/git/hooks.md',
     'keys/id_rsa_notes_are_here.md.bak/readme',
     'bashrc-examples/readme.md',
+    // A project's own code and data under names near the table's: a
+    // model's weights, a virtual environment's packages (the project's
+    // code, run when the person runs it), a `bin` or `code/user` folder.
+    'models/resnet50.pth',
+    'repo/.venv/lib/python3.12/site-packages/pkg/__init__.py',
+    'repo/bin/build.sh',
+    'repo/src/code/user/profile.ts',
+    'repo/.cargo-cache/readme',
+    'repo/local/bin/tool',
     '',
     '/',
   ])('leaves %j alone', (p) => {

@@ -45,6 +45,8 @@ const CREDENTIAL_WHY = 'it holds credentials'
 const SHELL_WHY = 'the shell runs it at start-up'
 const GIT_WHY = 'git keeps what it runs there (hooks, config, filters)'
 const RUNS_LATER_WHY = 'it makes code run later without anyone being asked'
+const FOUND_FIRST_WHY =
+  'what it holds runs in place of the programs the person calls, or as their shell starts, without anyone being asked'
 const AGENT_CONFIG_WHY =
   'an AI agent or editor starts what it names (MCP servers, hooks) and allows what it lists without anyone being asked'
 
@@ -119,9 +121,10 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   ),
   // Folders whose every file a shell (or the session) reads at start-up:
   // fish's conf.d and its functions (a `ls.fish` there is `ls`), the
-  // snippets a .bashrc sources, oh-my-zsh's custom scripts, the session's
-  // environment (LD_PRELOAD there reaches every program), nushell's and
-  // PowerShell's profiles.
+  // snippets a .bashrc sources, the frameworks a .zshrc or .bashrc
+  // sources whole (oh-my-zsh, prezto, bash-it: their plugins and themes
+  // are shell code), the session's environment (LD_PRELOAD there reaches
+  // every program), nushell's and PowerShell's profiles.
   ...rules(
     'shell-startup',
     'folder',
@@ -129,7 +132,9 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.config/fish/conf.d',
       '.config/fish/functions',
       '.bashrc.d',
-      '.oh-my-zsh/custom',
+      '.oh-my-zsh',
+      '.zprezto',
+      '.bash_it',
       '.config/environment.d',
       '.config/nushell',
       '.config/powershell',
@@ -215,6 +220,91 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.nvimrc',
       '.emacs',
       '.tmux.conf',
+    ],
+    false,
+    RUNS_LATER_WHY,
+  ),
+  // Where the programs the person runs are found before the installed
+  // ones: Debian's and Ubuntu's .profile put ~/.local/bin first on PATH,
+  // rustup ~/.cargo/bin, and so on, so a `git` there is the person's next
+  // `git`. Python puts the user site (~/.local/lib/pythonX.Y/site-packages)
+  // ahead of the system's packages and runs every `.pth` file in it at
+  // each start. Version managers a .bashrc sources at start-up and whose
+  // shims come first on PATH. (A workspace's own virtual environment is
+  // the project's code, run when the person runs the project: not here.)
+  ...rules(
+    'runs-later',
+    'folder',
+    [
+      '.local/bin',
+      '.local/lib',
+      '.cargo/bin',
+      '.deno/bin',
+      '.bun/bin',
+      '.volta',
+      '.nvm',
+      '.pyenv',
+      '.rbenv',
+      '.sdkman',
+      '.asdf',
+    ],
+    false,
+    FOUND_FIRST_WHY,
+  ),
+  // What editors, interpreters and tools load as code when they start,
+  // wherever they are started: editors' extensions and plugins and their
+  // user settings (which name programs to run: a terminal's shell, a
+  // formatter), an interactive Python's start-up scripts, and the rc files
+  // of debuggers, database shells and pagers that run shell commands
+  // (`\!` in psql, `.shell` in sqlite, `shell` in gdb); Cargo's config
+  // names a `rustc-wrapper` run at each build.
+  ...rules(
+    'runs-later',
+    'folder',
+    [
+      '.vscode/extensions',
+      '.vscode-server',
+      '.cursor/extensions',
+      '.cursor-server',
+      '.windsurf/extensions',
+      '.config/code',
+      '.config/code - insiders',
+      '.config/cursor',
+      '.config/vscodium',
+      '.config/windsurf',
+      'application support/code/user',
+      'application support/cursor/user',
+      'appdata/roaming/code/user',
+      'appdata/roaming/cursor/user',
+      '.vim',
+      '.local/share/nvim',
+      '.config/emacs',
+      '.doom.d',
+      '.config/doom',
+      '.tmux',
+      '.ipython',
+      '.jupyter',
+      '.cargo/config.toml',
+      '.cargo/config',
+    ],
+    false,
+    RUNS_LATER_WHY,
+  ),
+  ...rules(
+    'runs-later',
+    'name',
+    [
+      '.spacemacs',
+      'sitecustomize.py',
+      'usercustomize.py',
+      '.rprofile',
+      '.irbrc',
+      '.pryrc',
+      '.psqlrc',
+      '.sqliterc',
+      '.gdbinit',
+      '.lldbinit',
+      '.lessfilter',
     ],
     false,
     RUNS_LATER_WHY,
