@@ -102,6 +102,11 @@ describe('sensitivePathReason', () => {
     '/home/u/.gdbinit',
     '/home/u/.lessfilter',
     '/usr/lib/python3/dist-packages/sitecustomize.py',
+    // The same on macOS and Windows: what runs at the next login, and
+    // PowerShell's profile.
+    '/Users/u/Library/LaunchAgents/com.x.agent.plist',
+    'C:\\Users\\u\\AppData\\Roaming\\Microsoft\\Windows\\Start Menu\\Programs\\Startup\\x.lnk',
+    'C:\\Users\\u\\Documents\\PowerShell\\Microsoft.PowerShell_profile.ps1',
   ])('recognises %s', (p) => {
     expect(sensitivePathReason(p)).not.toBeNull()
   })

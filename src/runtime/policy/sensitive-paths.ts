@@ -138,6 +138,9 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.config/environment.d',
       '.config/nushell',
       '.config/powershell',
+      // PowerShell's profiles on Windows.
+      'documents/powershell',
+      'documents/windowspowershell',
     ],
     true,
     SHELL_WHY,
@@ -183,9 +186,12 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.idea/runconfigurations',
       '.idea/workspace.xml',
       '.devcontainer',
-      // The desktop runs these at the next login.
+      // The desktop runs these at the next login (on macOS, launchd's
+      // agents; on Windows, the Startup folder).
       '.config/autostart',
       '.config/systemd',
+      'library/launchagents',
+      'start menu/programs/startup',
       // Editors and the terminal multiplexer run these when they start.
       '.config/nvim',
       '.emacs.d',
