@@ -43,6 +43,8 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   '.vscode/mcp.json',
   '.claude/settings.json',
   '.mcp.json',
+  // Mercurial's hooks live in its repository's config.
+  '.hg/hgrc',
   // Found before what is installed: the person's next `git`, and a `.pth`
   // file Python runs at each start. An editor's extension, run as it starts.
   '.local/bin/git',
@@ -290,6 +292,7 @@ const FOLDERS = [
   '.husky',
   '.vscode/extensions/me.tool-1.0.0',
   '.local/bin',
+  '.hg',
   '.local/lib/python3.12/site-packages',
   '.claude',
   '.github/workflows',

@@ -102,6 +102,12 @@ describe('sensitivePathReason', () => {
     '/home/u/.gdbinit',
     '/home/u/.lessfilter',
     '/usr/lib/python3/dist-packages/sitecustomize.py',
+    // Other version control systems' folders and configs.
+    'repo/.hg/hgrc',
+    'repo/.hg/store/data/x.i',
+    'repo/.jj/repo/config.toml',
+    '/home/u/.hgrc',
+    '/home/u/.config/jj/config.toml',
     // The same on macOS and Windows: what runs at the next login, and
     // PowerShell's profile.
     '/Users/u/Library/LaunchAgents/com.x.agent.plist',
@@ -179,6 +185,10 @@ describe('sensitivePathReason', () => {
     // A remote's URL in a git config can carry a token.
     expect(sensitivePath('repo/.git/config')?.readAsks).toBe(true)
     expect(sensitivePath('repo/.git/modules/sub/config')?.readAsks).toBe(true)
+    expect(sensitivePath('repo/.hg/hgrc')?.readAsks).toBe(true)
+    expect(sensitivePath('repo/.jj/repo/config.toml')?.readAsks).toBe(true)
+    expect(sensitivePath('/home/u/.hgrc')?.readAsks).toBe(true)
+    expect(sensitivePath('repo/.hg/store/00changelog.i')?.readAsks).toBe(false)
     expect(sensitivePath('repo/.git/HEAD')?.readAsks).toBe(false)
     expect(sensitivePath('repo/.envrc')?.readAsks).toBe(false)
     expect(sensitivePath('repo/.github/workflows/ci.yml')?.readAsks).toBe(false)

@@ -44,6 +44,7 @@ const CREDENTIAL_FOLDER_WHY = 'it is in a folder that holds credentials'
 const CREDENTIAL_WHY = 'it holds credentials'
 const SHELL_WHY = 'the shell runs it at start-up'
 const GIT_WHY = 'git keeps what it runs there (hooks, config, filters)'
+const VCS_WHY = 'the version control system keeps what it runs there (hooks, config)'
 const RUNS_LATER_WHY = 'it makes code run later without anyone being asked'
 const FOUND_FIRST_WHY =
   'what it holds runs in place of the programs the person calls, or as their shell starts, without anyone being asked'
@@ -154,6 +155,11 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   // (`$XDG_CONFIG_HOME/git/config`, `attributes`, `ignore`).
   ...rules('git', 'folder', ['.config/git'], false, GIT_WHY),
   ...rules('git', 'name', ['.gitmodules', '.gitattributes'], false, GIT_WHY),
+  // Mercurial, Jujutsu and Sapling keep the same in their own folders:
+  // `[hooks]` in `.hg/hgrc` run at the next `hg` command, and a jj or sl
+  // config names the programs they run (aliases, a pager, fix tools).
+  ...rules('git', 'folder', ['.hg', '.jj', '.sl', '.config/jj', '.config/sapling'], false, VCS_WHY),
+  ...rules('git', 'name', ['.hgrc', '.sapling.conf'], true, VCS_WHY),
   // Where hook managers keep the hooks git runs through them.
   ...rules('git', 'folder', ['.husky', '.githooks', '.lefthook'], false, GIT_WHY),
   ...rules(
@@ -370,6 +376,10 @@ const PATTERN_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'pattern')
   pattern: new RegExp(rule.value),
 }))
 
+/** A version control system's config in its folder: a remote's URL there
+ *  can carry a token (`.git/config`, `.hg/hgrc`, `.jj/repo/config.toml`). */
+const VCS_CONFIGS: ReadonlySet<string> = new Set(['config', 'hgrc', 'config.toml'])
+
 /** The rule `p` falls under, or null. */
 export function sensitivePath(p: string): SensitiveFinding | null {
   const split = p
@@ -388,7 +398,7 @@ export function sensitivePath(p: string): SensitiveFinding | null {
 
   for (const { rule, segments: folder } of FOLDER_RULES) {
     if (containsRun(segments, folder, same)) {
-      return found(rule, rule.readAsks || (rule.class === 'git' && base === 'config'))
+      return found(rule, rule.readAsks || (rule.class === 'git' && VCS_CONFIGS.has(base)))
     }
   }
   const named =
