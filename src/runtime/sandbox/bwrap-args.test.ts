@@ -26,6 +26,11 @@ function at(args: string[], ...run: string[]): number {
 describe('bwrapArgs', () => {
   const args = bwrapArgs(policy, launch)
 
+  it('drops every capability, which root would otherwise keep in the sandbox', () => {
+    expect(at(args, '--cap-drop', 'ALL')).toBeGreaterThan(-1)
+    expect(args.indexOf('--cap-add')).toBe(-1)
+  })
+
   it('mounts the root read-only first and the workspace writable over it', () => {
     expect(at(args, '--ro-bind', '/', '/')).toBeGreaterThan(-1)
     expect(at(args, '--bind', '/home/ada/project', '/home/ada/project')).toBeGreaterThan(

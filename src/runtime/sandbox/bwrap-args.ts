@@ -16,8 +16,17 @@ export interface SandboxedLaunch {
  * an ordinary user's bubblewrap makes one anyway). `--new-session` keeps it
  * from pushing keystrokes into a terminal it shares with the runtime
  * (TIOCSTI); `--die-with-parent` ends it when the runtime dies.
+ *
+ * `--cap-drop ALL`: run by root (in a container, a CI job, a root shell),
+ * bubblewrap makes no user namespace and otherwise leaves the command
+ * every capability root has, and with CAP_SYS_ADMIN it could remount the
+ * read-only root, or `.git`, read-write and write through to the host.
+ * Dropped, the command has none, whoever started it; an ordinary user's
+ * command had none to begin with. The probe checks it (sandbox-probe.ts).
  */
 export const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
+  '--cap-drop',
+  'ALL',
   '--die-with-parent',
   '--new-session',
   '--unshare-pid',

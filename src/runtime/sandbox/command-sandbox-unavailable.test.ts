@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { englishText } from '../../contracts/runtime-message.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import { CommandSandbox } from './command-sandbox.ts'
-import { findOnPath } from './sandbox-probe.ts'
+import { capabilitiesHeld, findOnPath } from './sandbox-probe.ts'
 
 // Where the command sandbox cannot start, or is not there: which bubblewrap
 // it trusts, what it refuses and says, and the one explicit setting that
@@ -74,31 +74,63 @@ describe('where no sandbox can start', () => {
     ).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
   })
 
-  it('refuses when bubblewrap is there but cannot make the namespaces', async () => {
-    // A bwrap that fails the way bubblewrap does where unprivileged user
-    // namespaces are off: the probe runs it and finds out.
-    const bin = path.join(base, 'bin-without-userns')
+  /** What a sandbox whose bwrap is `script` (in a folder only the system
+   *  can change, when the test runs as root) decides for a command, in
+   *  English when it refuses. */
+  async function refusalWithBwrap(name: string, script: string): Promise<string> {
+    const bin = path.join(base, name)
     await mkdir(bin, { recursive: true })
-    await writeFile(
-      path.join(bin, 'bwrap'),
-      '#!/bin/sh\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n',
-      { mode: 0o755 },
-    )
-    const noNamespaces = new CommandSandbox({
+    await writeFile(path.join(bin, 'bwrap'), script, { mode: 0o755 })
+    const sandbox = new CommandSandbox({
       env: { ...process.env, PATH: bin },
       assentPrivate: [],
       platform: 'linux',
     })
-    const decided = await noNamespaces.containmentFor({
+    const decided = await sandbox.containmentFor({
       sandboxMode: 'workspace-write',
       workspace: ws,
       extraWritableRoots: [],
     })
     expect(decided).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
-    if (!decided.ok) {
-      expect(englishText(decided.message)).toContain('No permissions to creating new namespace')
-      expect(englishText(decided.message)).toContain('unprivileged user namespaces')
-    }
+    return decided.ok ? '' : englishText(decided.message)
+  }
+
+  it('refuses when bubblewrap is there but cannot make the namespaces', async () => {
+    // A bwrap that fails the way bubblewrap does where unprivileged user
+    // namespaces are off: the probe runs it and finds out.
+    const said = await refusalWithBwrap(
+      'bin-without-userns',
+      '#!/bin/sh\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n',
+    )
+    expect(said).toContain('No permissions to creating new namespace')
+    expect(said).toContain('unprivileged user namespaces')
+  })
+
+  it('refuses when a command in the sandbox would keep capabilities', async () => {
+    // A bwrap that starts the command but leaves it root's capabilities,
+    // as bubblewrap run by root does unless told to drop them: with them a
+    // command could remount its read-only root read-write.
+    const said = await refusalWithBwrap(
+      'bin-keeping-capabilities',
+      "#!/bin/sh\nprintf 'Name:\\tcat\\nCapInh:\\t0000000000000000\\nCapPrm:\\t000001ffffffffff\\nCapEff:\\t000001ffffffffff\\nCapBnd:\\t000001ffffffffff\\nCapAmb:\\t0000000000000000\\n'\n",
+    )
+    expect(said).toContain(
+      'would keep capabilities (CapPrm=000001ffffffffff, CapEff=000001ffffffffff, CapBnd=000001ffffffffff)',
+    )
+  })
+
+  it('reads every capability set, and takes one it cannot read as held', () => {
+    const empty = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']
+      .map((set) => `${set}:\t0000000000000000`)
+      .join('\n')
+    expect(capabilitiesHeld(`Name:\tcat\n${empty}\nSeccomp:\t0\n`)).toBeNull()
+    expect(
+      capabilitiesHeld(empty.replace('CapAmb:\t0000000000000000', 'CapAmb:\t0000000000000400')),
+    ).toBe('CapAmb=0000000000000400')
+    expect(capabilitiesHeld(empty.replace(/^CapBnd.*$/m, ''))).toBe('CapBnd unreadable')
+    expect(capabilitiesHeld('')).toBe(
+      'CapInh unreadable, CapPrm unreadable, CapEff unreadable, CapBnd unreadable, CapAmb unreadable',
+    )
   })
 
   it('refuses on a platform it has no sandbox for', async () => {

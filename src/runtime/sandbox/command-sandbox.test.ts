@@ -126,6 +126,37 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     expect(await readFile(path.join(ws, 'mirror', 'config'), 'utf8')).toBe('[core]\n')
   })
 
+  // Run as root (a container, a CI job), bubblewrap keeps every capability
+  // unless told otherwise: a command could remount the read-only root or
+  // `.git` read-write and write through to the host.
+  it('holds no capability, so it cannot make what is read-only writable again, even as root', async () => {
+    const caps = await sh(
+      "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status",
+      'workspace-write',
+    )
+    expect(caps.ok, caps.output).toBe(true)
+    const values = [...caps.output.matchAll(/^Cap(\w+):\s*([0-9a-f]+)$/gm)]
+    expect(values.map(([, name]) => name)).toEqual(['Inh', 'Prm', 'Eff', 'Bnd', 'Amb'])
+    for (const [line, , value] of values) expect(BigInt(`0x${value}`), line).toBe(0n)
+
+    const target = path.join(outside, 'remounted.txt')
+    await sh(`mount -o remount,bind,rw / ; echo x > ${target}`, 'workspace-write')
+    expect(existsSync(target)).toBe(false)
+    await sh(
+      'mount -o remount,bind,rw .git ; echo "[alias] x = !id" >> .git/config',
+      'workspace-write',
+    )
+    expect(await readFile(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n')
+    // Nor in a namespace of its own, where it would hold every capability:
+    // the mounts it was given stay locked read-only there.
+    const nested = path.join(outside, 'nested.txt')
+    await sh(
+      `unshare --user --map-root-user --mount sh -c 'mount -o remount,bind,rw / ; echo x > ${nested}'`,
+      'workspace-write',
+    )
+    expect(existsSync(nested)).toBe(false)
+  })
+
   it('writes /tmp only in a /tmp of its own, never the host’s', async () => {
     const name = `assent-sandbox-tmp-${process.pid}-${Date.now()}`
     const result = await sh(`echo x > /tmp/${name} && cat /tmp/${name}`, 'workspace-write')

@@ -57,9 +57,11 @@ function systemOwned(p: string): boolean {
 
 /**
  * Finds out, by trying, whether commands can be contained here: on Linux,
- * bubblewrap on PATH (in a folder only the system can change) that can start the very namespaces a command gets (it
- * fails where unprivileged user namespaces are off, and then says so); on
- * macOS, `sandbox-exec`. Anywhere else there is no sandbox.
+ * bubblewrap on PATH (in a folder only the system can change) that can
+ * start the very namespaces a command gets (it fails where unprivileged
+ * user namespaces are off, and then says so), with a command in it that
+ * holds no capability (read from its `/proc/self/status`); on macOS,
+ * `sandbox-exec`. Anywhere else there is no sandbox.
  */
 export async function probeSandbox(
   platform: NodeJS.Platform = process.platform,
@@ -88,18 +90,63 @@ export async function probeSandbox(
   if (bwrap === null) {
     return { available: false, missing: 'bubblewrap (bwrap) is not on PATH', fix: BWRAP_FIX }
   }
-  const failure = await tryBubblewrap(bwrap)
-  if (failure === null) return { available: true, kind: 'bubblewrap', program: bwrap }
+  // What reads the command's capabilities inside: from a folder only the
+  // system can change, as bwrap itself is.
+  const cat = findOnPath('cat', [searchPath, ...SYSTEM_BIN].join(path.delimiter))
+  if (cat === null) {
+    return {
+      available: false,
+      missing: 'no cat in a folder only the system can change, to check the sandbox with',
+      fix: 'install coreutils',
+    }
+  }
+  const tried = await tryBubblewrap(bwrap, cat)
+  if (tried.ok) {
+    const held = capabilitiesHeld(tried.status)
+    if (held === null) return { available: true, kind: 'bubblewrap', program: bwrap }
+    // Fails closed: a command holding a capability could remount what it
+    // was given read-only and write through to the host.
+    return {
+      available: false,
+      missing: `a command in ${bwrap}'s sandbox would keep capabilities (${held})`,
+      fix: 'install a bubblewrap that drops them (0.1.8 or later: --cap-drop ALL)',
+    }
+  }
   return {
     available: false,
-    missing: `${bwrap} cannot start a sandbox here (${failure})`,
+    missing: `${bwrap} cannot start a sandbox here (${tried.failure})`,
     fix: 'enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or allow bwrap in AppArmor: kernel.apparmor_restrict_unprivileged_userns), or install bubblewrap setuid',
   }
 }
 
-/** Runs `true` in a sandbox with every namespace a command gets; null when
- *  it worked, else what bubblewrap said. */
-function tryBubblewrap(bwrap: string): Promise<string | null> {
+/** Folders where every Linux keeps `cat`, looked in after PATH's. */
+const SYSTEM_BIN = ['/usr/bin', '/bin']
+
+/** The capability sets of `/proc/<pid>/status` a process can use or gain. */
+const CAPABILITY_SETS = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']
+
+/**
+ * The capability sets in a process's status that are not empty, as
+ * `CapEff=…`, or null when every one is there and empty. A set missing
+ * from the status counts as held: what cannot be read is not taken as
+ * empty.
+ */
+export function capabilitiesHeld(status: string): string | null {
+  const held: string[] = []
+  for (const set of CAPABILITY_SETS) {
+    const value = new RegExp(`^${set}:\\s*([0-9a-f]+)\\s*$`, 'm').exec(status)?.[1]
+    if (value === undefined) held.push(`${set} unreadable`)
+    else if (!/^0+$/.test(value)) held.push(`${set}=${value}`)
+  }
+  return held.length === 0 ? null : held.join(', ')
+}
+
+/** Runs `cat /proc/self/status` in a sandbox with every namespace and
+ *  setting a command gets: what it printed, or what bubblewrap said. */
+function tryBubblewrap(
+  bwrap: string,
+  cat: string,
+): Promise<{ ok: true; status: string } | { ok: false; failure: string }> {
   const args = [
     ...BWRAP_ISOLATION_ARGS,
     '--unshare-net',
@@ -114,26 +161,31 @@ function tryBubblewrap(bwrap: string): Promise<string | null> {
     '/tmp',
     '--clearenv',
     '--',
-    'true',
+    cat,
+    '/proc/self/status',
   ]
   return new Promise((resolve) => {
     let said = ''
-    const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: {} })
+    let status = ''
+    const child = spawn(bwrap, args, { stdio: ['ignore', 'pipe', 'pipe'], env: {} })
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      resolve(`it did not finish within ${PROBE_TIMEOUT_MS} ms`)
+      resolve({ ok: false, failure: `it did not finish within ${PROBE_TIMEOUT_MS} ms` })
     }, PROBE_TIMEOUT_MS)
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (status.length < 64_000) status += chunk.toString('utf8')
+    })
     child.stderr.on('data', (chunk: Buffer) => {
       if (said.length < 2_000) said += chunk.toString('utf8')
     })
     child.on('error', (error) => {
       clearTimeout(timer)
-      resolve(error.message)
+      resolve({ ok: false, failure: error.message })
     })
     child.on('close', (code, signal) => {
       clearTimeout(timer)
-      if (code === 0) resolve(null)
-      else resolve(said.trim().split('\n')[0] || `exit ${code ?? signal}`)
+      if (code === 0) resolve({ ok: true, status })
+      else resolve({ ok: false, failure: said.trim().split('\n')[0] || `exit ${code ?? signal}` })
     })
   })
 }
