@@ -31,6 +31,12 @@ describe('bwrapArgs', () => {
     expect(args.indexOf('--cap-add')).toBe(-1)
   })
 
+  it("keeps the new /proc's kernel settings read-only", () => {
+    expect(at(args, '--ro-bind', '/proc/sys', '/proc/sys')).toBeGreaterThan(
+      at(args, '--proc', '/proc'),
+    )
+  })
+
   it('mounts the root read-only first and the workspace writable over it', () => {
     expect(at(args, '--ro-bind', '/', '/')).toBeGreaterThan(-1)
     expect(at(args, '--bind', '/home/ada/project', '/home/ada/project')).toBeGreaterThan(

@@ -24,7 +24,7 @@ export interface SandboxedLaunch {
  * Dropped, the command has none, whoever started it; an ordinary user's
  * command had none to begin with. The probe checks it (sandbox-probe.ts).
  */
-export const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
+const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
   '--cap-drop',
   'ALL',
   '--die-with-parent',
@@ -42,8 +42,8 @@ export const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
  * relies on:
  *
  * 1. the whole root read-only, then a minimal `/dev`, a fresh `/proc` (of
- *    the command's own PID namespace), and the private scratch folders
- *    (`/tmp`, `/run`) as empty ones of its own;
+ *    the command's own PID namespace) with its `sys` read-only, and the
+ *    private scratch folders (`/tmp`, `/run`) as empty ones of its own;
  * 2. each writable root bound read-write over that, so a workspace under
  *    `/tmp` is the real one;
  * 3. the read-only paths inside them bound read-only over themselves;
@@ -53,7 +53,15 @@ export const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
 export function bwrapArgs(policy: CommandSandboxPolicy, launch: SandboxedLaunch): string[] {
   const args = [...BWRAP_ISOLATION_ARGS]
   if (!policy.network) args.push('--unshare-net')
+  // The new /proc's `sys` read-only (the host's, bound over it: the same
+  // kernel settings, none writable). Run by root, the command is uid 0 to
+  // the kernel, and a sysctl takes its owner's write bit whatever the
+  // capabilities: `kernel/core_pattern` names a program the kernel runs as
+  // root, outside every namespace, at the next crash. bubblewrap covers
+  // /proc/sys itself only where it finds it writable, which it does not
+  // always (checked: a write reached the host's sysctl).
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
+  args.push('--ro-bind', '/proc/sys', '/proc/sys')
   for (const scratch of policy.privateScratch) args.push('--tmpfs', scratch)
   for (const root of policy.writableRoots) args.push('--bind', root, root)
   for (const inside of policy.readOnlyInside) args.push('--ro-bind', inside, inside)

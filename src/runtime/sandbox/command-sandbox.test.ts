@@ -157,6 +157,23 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     expect(existsSync(nested)).toBe(false)
   })
 
+  // The kernel's settings take their owner's write bit, and the command
+  // is that owner when root started Assent: `kernel/core_pattern` names a
+  // program the kernel runs as root outside every namespace. A harmless
+  // setting stands for it here, put back if the sandbox ever lets it by.
+  it('cannot change a kernel setting through /proc/sys', async () => {
+    const setting = '/proc/sys/kernel/printk_ratelimit'
+    const before = (await readFile(setting, 'utf8')).trim()
+    const other = String(Number(before) + 1)
+    try {
+      const result = await sh(`echo ${other} > ${setting}`, 'workspace-write')
+      expect(result.ok, result.output).toBe(false)
+      expect((await readFile(setting, 'utf8')).trim()).toBe(before)
+    } finally {
+      if ((await readFile(setting, 'utf8')).trim() !== before) await writeFile(setting, before)
+    }
+  })
+
   it('writes /tmp only in a /tmp of its own, never the host’s', async () => {
     const name = `assent-sandbox-tmp-${process.pid}-${Date.now()}`
     const result = await sh(`echo x > /tmp/${name} && cat /tmp/${name}`, 'workspace-write')

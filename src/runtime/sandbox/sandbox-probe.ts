@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { accessSync, constants, statSync } from 'node:fs'
 import path from 'node:path'
-import { BWRAP_ISOLATION_ARGS } from './bwrap-args.ts'
+import { bwrapArgs } from './bwrap-args.ts'
 
 /** Where commands can be contained on this machine, or why they cannot. */
 export type SandboxAvailability =
@@ -147,23 +147,12 @@ function tryBubblewrap(
   bwrap: string,
   cat: string,
 ): Promise<{ ok: true; status: string } | { ok: false; failure: string }> {
-  const args = [
-    ...BWRAP_ISOLATION_ARGS,
-    '--unshare-net',
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--tmpfs',
-    '/tmp',
-    '--clearenv',
-    '--',
-    cat,
-    '/proc/self/status',
-  ]
+  // Exactly what a command gets, under the narrowest policy: what is
+  // checked is what runs.
+  const args = bwrapArgs(
+    { writableRoots: [], readOnlyInside: [], hidden: [], privateScratch: ['/tmp'], network: false },
+    { argv: [cat, '/proc/self/status'], env: {}, cwd: '/' },
+  )
   return new Promise((resolve) => {
     let said = ''
     let status = ''
