@@ -1,4 +1,5 @@
 import type { CommandSandboxPolicy } from './sandbox-policy.ts'
+import { SECCOMP_FD } from './seccomp-filter.ts'
 
 /** What is started inside the sandbox: the program and its arguments, the
  *  exact environment it gets, and the folder it starts in. */
@@ -49,7 +50,9 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
  * 3. the read-only paths inside them bound read-only over themselves;
  * 4. the hidden paths last, so a credential folder or Assent's data inside
  *    the workspace is hidden too.
- */
+ *
+ * Then the seccomp filter, read from descriptor 3 (seccomp-filter.ts: no
+ * Unix-domain socket), which whoever starts bubblewrap must give it. */
 export function bwrapArgs(policy: CommandSandboxPolicy, launch: SandboxedLaunch): string[] {
   const args = [...BWRAP_ISOLATION_ARGS]
   if (!policy.network) args.push('--unshare-net')
@@ -69,6 +72,8 @@ export function bwrapArgs(policy: CommandSandboxPolicy, launch: SandboxedLaunch)
     if (hidden.kind === 'folder') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path)
     else args.push('--ro-bind', '/dev/null', hidden.path)
   }
+  // The filter (seccomp-filter.ts) the launcher writes to this descriptor.
+  args.push('--seccomp', String(SECCOMP_FD))
   args.push('--clearenv')
   for (const [name, value] of Object.entries(launch.env)) args.push('--setenv', name, value)
   args.push('--chdir', launch.cwd, '--', ...launch.argv)

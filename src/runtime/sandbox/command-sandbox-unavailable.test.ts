@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { englishText } from '../../contracts/runtime-message.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import { CommandSandbox } from './command-sandbox.ts'
-import { capabilitiesHeld, findOnPath } from './sandbox-probe.ts'
+import { capabilitiesHeld, findOnPath, probeSandbox } from './sandbox-probe.ts'
 
 // Where the command sandbox cannot start, or is not there: which bubblewrap
 // it trusts, what it refuses and says, and the one explicit setting that
@@ -131,6 +131,12 @@ describe('where no sandbox can start', () => {
     expect(capabilitiesHeld('')).toBe(
       'CapInh unreadable, CapPrm unreadable, CapEff unreadable, CapBnd unreadable, CapAmb unreadable',
     )
+  })
+
+  it('refuses on a machine it has no seccomp filter for, bubblewrap or not', async () => {
+    const probed = await probeSandbox('linux', process.env.PATH, 'riscv64')
+    expect(probed).toMatchObject({ available: false })
+    if (!probed.available) expect(probed.missing).toContain('no seccomp filter for riscv64')
   })
 
   it('refuses on a platform it has no sandbox for', async () => {

@@ -255,6 +255,70 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     })
   })
 
+  // A daemon's socket bound to a path outside /tmp and /run (LXD's under
+  // /var/snap, a password manager's SSH agent in the home folder): the
+  // network namespace does not cover it, and a read-only mount does not
+  // stop a connect. The command is the runtime's own Node, which the
+  // read-only root shows it.
+  describe('with a Unix socket of a daemon outside', () => {
+    let daemon: Server
+    let socketPath: string
+    let accepted = 0
+
+    beforeAll(async () => {
+      socketPath = path.join(outside, 'daemon.sock')
+      daemon = createServer((socket) => {
+        accepted += 1
+        socket.end()
+      })
+      await new Promise<void>((resolve) => daemon.listen(socketPath, resolve))
+    })
+    afterAll(() => new Promise<void>((resolve) => daemon.close(() => resolve())))
+
+    const connectUnix = (mode: SandboxMode) =>
+      runCommandTool.run(
+        {
+          argv: [
+            process.execPath,
+            '-e',
+            `require('node:net').connect(${JSON.stringify(socketPath)})` +
+              `.on('connect', () => { console.log('CONNECTED'); process.exit(0) })` +
+              `.on('error', (e) => { console.log(e.code); process.exit(1) })`,
+          ],
+        },
+        ctx(mode),
+      )
+
+    it('cannot connect to it, and can still talk to its own children', async () => {
+      const before = accepted
+      const result = await connectUnix('workspace-write')
+      expect(result.ok, result.output).toBe(false)
+      expect(result.output).toContain('EACCES')
+      expect(result.output).not.toContain('CONNECTED')
+      expect(accepted).toBe(before)
+      // A socket pair, what a program and its children talk through, is
+      // not a socket to anyone else.
+      const child = await runCommandTool.run(
+        {
+          argv: [
+            process.execPath,
+            '-e',
+            "const c = require('node:child_process').fork('-e', ['process.send(7)'], { execArgv: [] }); c.on('message', (m) => { console.log('CHILD', m); c.kill() })",
+          ],
+        },
+        ctx('workspace-write'),
+      )
+      expect(child.output).toContain('CHILD 7')
+    })
+
+    it('connects in full access, where nothing contains it', async () => {
+      const before = accepted
+      const result = await connectUnix('danger-full-access')
+      expect(result.output).toContain('CONNECTED')
+      await expect.poll(() => accepted).toBe(before + 1)
+    })
+  })
+
   it('does every other of those things in full access', async () => {
     const escape = path.join(outside, 'escape-full.txt')
     expect((await sh(`echo x > ${escape}`, 'danger-full-access')).ok).toBe(true)

@@ -176,6 +176,7 @@ export class CommandSandbox implements CommandLauncher {
       containment,
       hidden,
       watchMade,
+      onDescriptor3: availability.seccompFilter,
     }
   }
 

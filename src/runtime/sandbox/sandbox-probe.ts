@@ -1,11 +1,20 @@
 import { spawn } from 'node:child_process'
 import { accessSync, constants, statSync } from 'node:fs'
 import path from 'node:path'
+import { giveDescriptor3 } from '../tools/command-launcher.ts'
 import { bwrapArgs } from './bwrap-args.ts'
+import { sandboxSeccompFilter } from './seccomp-filter.ts'
 
 /** Where commands can be contained on this machine, or why they cannot. */
 export type SandboxAvailability =
-  | { available: true; kind: 'bubblewrap' | 'seatbelt'; program: string }
+  | {
+      available: true
+      kind: 'bubblewrap'
+      program: string
+      /** What bubblewrap reads on descriptor 3 (seccomp-filter.ts). */
+      seccompFilter: Buffer
+    }
+  | { available: true; kind: 'seatbelt'; program: string }
   | {
       available: false
       /** What is missing, in words: "bubblewrap (bwrap) is not on PATH". */
@@ -66,6 +75,7 @@ function systemOwned(p: string): boolean {
 export async function probeSandbox(
   platform: NodeJS.Platform = process.platform,
   searchPath: string | undefined = process.env.PATH,
+  arch: string = process.arch,
 ): Promise<SandboxAvailability> {
   if (platform === 'darwin') {
     try {
@@ -86,6 +96,14 @@ export async function probeSandbox(
       fix: 'use full access for this room only if you accept that commands run with all your rights, or set ASSENT_ALLOW_UNCONTAINED_COMMANDS=1',
     }
   }
+  const seccompFilter = sandboxSeccompFilter(arch)
+  if (seccompFilter === null) {
+    return {
+      available: false,
+      missing: `Assent has no seccomp filter for ${arch} machines, which its sandbox needs`,
+      fix: 'use an x64 or arm64 machine, or set ASSENT_ALLOW_UNCONTAINED_COMMANDS=1 if you accept that commands run with all your rights',
+    }
+  }
   const bwrap = findOnPath('bwrap', searchPath)
   if (bwrap === null) {
     return { available: false, missing: 'bubblewrap (bwrap) is not on PATH', fix: BWRAP_FIX }
@@ -100,10 +118,10 @@ export async function probeSandbox(
       fix: 'install coreutils',
     }
   }
-  const tried = await tryBubblewrap(bwrap, cat)
+  const tried = await tryBubblewrap(bwrap, cat, seccompFilter)
   if (tried.ok) {
     const held = capabilitiesHeld(tried.status)
-    if (held === null) return { available: true, kind: 'bubblewrap', program: bwrap }
+    if (held === null) return { available: true, kind: 'bubblewrap', program: bwrap, seccompFilter }
     // Fails closed: a command holding a capability could remount what it
     // was given read-only and write through to the host.
     return {
@@ -146,6 +164,7 @@ export function capabilitiesHeld(status: string): string | null {
 function tryBubblewrap(
   bwrap: string,
   cat: string,
+  seccompFilter: Buffer,
 ): Promise<{ ok: true; status: string } | { ok: false; failure: string }> {
   // Exactly what a command gets, under the narrowest policy: what is
   // checked is what runs.
@@ -156,15 +175,17 @@ function tryBubblewrap(
   return new Promise((resolve) => {
     let said = ''
     let status = ''
-    const child = spawn(bwrap, args, { stdio: ['ignore', 'pipe', 'pipe'], env: {} })
+    const child = spawn(bwrap, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: {} })
+    giveDescriptor3(child, seccompFilter)
+    const [, stdout, stderr] = child.stdio
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       resolve({ ok: false, failure: `it did not finish within ${PROBE_TIMEOUT_MS} ms` })
     }, PROBE_TIMEOUT_MS)
-    child.stdout.on('data', (chunk: Buffer) => {
+    stdout?.on('data', (chunk: Buffer) => {
       if (status.length < 64_000) status += chunk.toString('utf8')
     })
-    child.stderr.on('data', (chunk: Buffer) => {
+    stderr?.on('data', (chunk: Buffer) => {
       if (said.length < 2_000) said += chunk.toString('utf8')
     })
     child.on('error', (error) => {

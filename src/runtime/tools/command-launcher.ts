@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import type { WorkspaceIdentity } from '../../contracts/room.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
@@ -55,6 +56,9 @@ export interface PreparedCommand {
    *  person may make, while it runs and after (policy/made-person-only.ts).
    *  Absent when nothing contains it. */
   watchMade?: () => { stop(): PersonOnlyAfterRun }
+  /** What the process reads on descriptor 3 as it starts: bubblewrap's
+   *  seccomp filter. Absent when nothing contains it. */
+  onDescriptor3?: Buffer
 }
 
 export interface CommandRefusal {
@@ -80,4 +84,19 @@ export interface CommandLauncher {
   ): Promise<{ ok: true; containment: CommandContainment } | CommandRefusal>
   /** How to start `request.argv`, or why it must not start at all. */
   prepare(request: CommandRequest): Promise<PreparedCommand | CommandRefusal>
+}
+
+/** Writes what the process reads on descriptor 3 and closes it. A process
+ *  that ends before reading it (bubblewrap refusing its arguments) closes
+ *  the pipe: that failure is the process's own, reported by its exit. */
+export function giveDescriptor3(child: ChildProcess, bytes: Buffer): void {
+  const pipe = child.stdio[3]
+  if (pipe === null || pipe === undefined || !('end' in pipe)) {
+    // Fails closed: bubblewrap without its filter would wait for it, then
+    // refuse to start; it is not left waiting.
+    child.kill('SIGKILL')
+    return
+  }
+  pipe.on('error', () => undefined)
+  pipe.end(bytes)
 }

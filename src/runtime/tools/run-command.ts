@@ -4,7 +4,11 @@ import { z } from 'zod'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
-import type { PersonOnlyAfterRun, PreparedCommand } from './command-launcher.ts'
+import {
+  giveDescriptor3,
+  type PersonOnlyAfterRun,
+  type PreparedCommand,
+} from './command-launcher.ts'
 import { madePersonOnlyNote, sandboxStopNote } from './sandbox-stop-note.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
 import {
@@ -237,12 +241,17 @@ function startChild(start: PreparedCommand): ChildProcess {
   const options: SpawnOptions = {
     cwd: start.cwd,
     env: start.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio:
+      start.onDescriptor3 === undefined
+        ? ['ignore', 'pipe', 'pipe']
+        : ['ignore', 'pipe', 'pipe', 'pipe'],
     detached: process.platform !== 'win32',
     windowsHide: true,
     shell: false,
   }
-  return spawn(start.file, start.args, options)
+  const child = spawn(start.file, start.args, options)
+  if (start.onDescriptor3 !== undefined) giveDescriptor3(child, start.onDescriptor3)
+  return child
 }
 
 function killTree(child: ChildProcess): void {

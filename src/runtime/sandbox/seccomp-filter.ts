@@ -1,0 +1,98 @@
+/**
+ * The seccomp filter bubblewrap installs on every sandboxed command
+ * (`--seccomp 3`), as the classic BPF program the kernel takes: a command
+ * cannot make a Unix-domain socket.
+ *
+ * Why: its own network namespace keeps a command off every network and
+ * every abstract socket, but a socket bound to a path is reached through
+ * the file system, and a read-only mount does not stop a `connect` (the
+ * kernel exempts sockets from it). Outside the private `/tmp` and `/run`,
+ * such sockets stand wherever daemons put them: LXD's under /var/snap
+ * (root on the host to its group), a password manager's SSH agent in the
+ * home folder, a container engine a person started. A socket pair
+ * (`socketpair`, how programs talk to their own children) is a separate
+ * call and stays allowed.
+ *
+ * io_uring is refused too: it makes sockets and connects them without the
+ * calls the filter reads. A foreign system-call ABI (32-bit calls on
+ * x86-64, whose `socketcall` hides the family, and the x32 ABI) ends the
+ * process: the filter cannot read those calls, so it does not let them by.
+ *
+ * Only the machines Assent's sandbox is built for have a filter; on any
+ * other the sandbox is unavailable (sandbox-probe.ts), never run without.
+ */
+
+/** `struct seccomp_data`: where the call's number, its ABI and its first
+ *  argument's low 32 bits (little-endian) are. */
+const NR_OFFSET = 0
+const ARCH_OFFSET = 4
+const FIRST_ARGUMENT_OFFSET = 16
+
+const BPF_LD_W_ABS = 0x20
+const BPF_JMP_JEQ_K = 0x15
+const BPF_JMP_JGE_K = 0x35
+const BPF_RET_K = 0x06
+
+const SECCOMP_RET_KILL_PROCESS = 0x80000000
+const SECCOMP_RET_ERRNO = 0x00050000
+const SECCOMP_RET_ALLOW = 0x7fff0000
+const EACCES = 13
+const EPERM = 1
+const AF_UNIX = 1
+
+interface Abi {
+  /** `AUDIT_ARCH_*` of the native ABI. */
+  arch: number
+  socket: number
+  ioUringSetup: number
+  /** Call numbers at or above this belong to another ABI on the same
+   *  arch value (x32 on x86-64). */
+  foreignFrom?: number
+}
+
+/** By Node's `process.arch`. */
+const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
+  x64: { arch: 0xc000003e, socket: 41, ioUringSetup: 425, foreignFrom: 0x40000000 },
+  arm64: { arch: 0xc00000b7, socket: 198, ioUringSetup: 425 },
+})
+
+type Instruction = readonly [code: number, jt: number, jf: number, k: number]
+
+/** The filter for `arch` (Node's `process.arch`), as the bytes of its
+ *  `struct sock_filter` array; null where Assent has none. */
+export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null {
+  const abi = ABIS[arch]
+  if (abi === undefined) return null
+  const program: Instruction[] = [
+    [BPF_LD_W_ABS, 0, 0, ARCH_OFFSET],
+    [BPF_JMP_JEQ_K, 1, 0, abi.arch],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS],
+    [BPF_LD_W_ABS, 0, 0, NR_OFFSET],
+    ...(abi.foreignFrom === undefined
+      ? []
+      : ([
+          [BPF_JMP_JGE_K, 0, 1, abi.foreignFrom],
+          [BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS],
+        ] as const)),
+    [BPF_JMP_JEQ_K, 0, 1, abi.ioUringSetup],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
+    [BPF_JMP_JEQ_K, 0, 3, abi.socket],
+    [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
+    [BPF_JMP_JEQ_K, 0, 1, AF_UNIX],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EACCES],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW],
+  ]
+  // struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }, in the
+  // machine's byte order (little-endian on both).
+  const bytes = Buffer.alloc(program.length * 8)
+  program.forEach(([code, jt, jf, k], i) => {
+    bytes.writeUInt16LE(code, i * 8)
+    bytes.writeUInt8(jt, i * 8 + 2)
+    bytes.writeUInt8(jf, i * 8 + 3)
+    bytes.writeUInt32LE(k, i * 8 + 4)
+  })
+  return bytes
+}
+
+/** The file descriptor bubblewrap reads the filter from. */
+export const SECCOMP_FD = 3
