@@ -174,6 +174,21 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     }
   })
 
+  // The kernel's keyrings are not namespaced: the person's user keyring
+  // would be the command's. keyctl(KEYCTL_GET_KEYRING_ID, user keyring)
+  // through perl's syscall, which Debian's base system has.
+  it("cannot reach the person's kernel keyring", async () => {
+    const keyctl = { x64: 250, arm64: 219 }[process.arch as 'x64' | 'arm64']
+    const call = `my $r = syscall(${keyctl}, 0, -4, 0); print $r < 0 ? "refused: " . ($! + 0) : "keyring $r"`
+    const outsideResult = await runCommandTool.run(
+      { argv: ['perl', '-e', call] },
+      ctx('danger-full-access'),
+    )
+    expect(outsideResult.output).toMatch(/^keyring \d+/)
+    const inside = await runCommandTool.run({ argv: ['perl', '-e', call] }, ctx('workspace-write'))
+    expect(inside.output).toBe('refused: 1')
+  })
+
   it('writes /tmp only in a /tmp of its own, never the host’s', async () => {
     const name = `assent-sandbox-tmp-${process.pid}-${Date.now()}`
     const result = await sh(`echo x > /tmp/${name} && cat /tmp/${name}`, 'workspace-write')

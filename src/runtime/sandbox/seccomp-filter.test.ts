@@ -34,14 +34,14 @@ function decide(filter: Buffer, call: { arch: number; nr: number; first?: number
 }
 
 const MACHINES = [
-  // [process.arch, AUDIT_ARCH, socket, io_uring_setup, socketpair, openat]
-  ['x64', 0xc000003e, 41, 425, 53, 257],
-  ['arm64', 0xc00000b7, 198, 425, 199, 56],
+  // [process.arch, AUDIT_ARCH, socket, io_uring_setup, socketpair, openat, keyctl]
+  ['x64', 0xc000003e, 41, 425, 53, 257, 250],
+  ['arm64', 0xc00000b7, 198, 425, 199, 56, 219],
 ] as const
 
 describe.each(MACHINES)(
   'the seccomp filter on %s',
-  (arch, audit, socket, ioUring, pair, openat) => {
+  (arch, audit, socket, ioUring, pair, openat, keyctl) => {
     const filter = sandboxSeccompFilter(arch)
     if (filter === null) throw new Error(`no filter for ${arch}`)
 
@@ -55,6 +55,9 @@ describe.each(MACHINES)(
       ['an IPv6 socket', { nr: socket, first: 10 }, ALLOW],
       ['a socket pair, to its own children', { nr: pair, first: 1 }, ALLOW],
       ['io_uring, which connects without the calls the filter reads', { nr: ioUring }, 'errno 1'],
+      ["the kernel's keyrings, which no namespace separates: keyctl", { nr: keyctl }, 'errno 1'],
+      ['add_key', { nr: keyctl - 2 }, 'errno 1'],
+      ['request_key', { nr: keyctl - 1 }, 'errno 1'],
       ['any other call', { nr: openat }, ALLOW],
     ])('%s: %s', (_what, call, expected) => {
       expect(decide(filter, { arch: audit, ...call })).toBe(expected)

@@ -14,7 +14,10 @@
  * call and stays allowed.
  *
  * io_uring is refused too: it makes sockets and connects them without the
- * calls the filter reads. A foreign system-call ABI (32-bit calls on
+ * calls the filter reads. So are the kernel's keyrings (`add_key`,
+ * `request_key`, `keyctl`), which no namespace separates: the person's
+ * user keyring (a Kerberos ticket cache, a file system's key) is the
+ * command's otherwise, as container runtimes' default filters say too. A foreign system-call ABI (32-bit calls on
  * x86-64, whose `socketcall` hides the family, and the x32 ABI) ends the
  * process: the filter cannot read those calls, so it does not let them by.
  *
@@ -44,7 +47,9 @@ interface Abi {
   /** `AUDIT_ARCH_*` of the native ABI. */
   arch: number
   socket: number
-  ioUringSetup: number
+  /** Calls refused whatever their arguments: io_uring_setup, add_key,
+   *  request_key, keyctl. */
+  refused: readonly number[]
   /** Call numbers at or above this belong to another ABI on the same
    *  arch value (x32 on x86-64). */
   foreignFrom?: number
@@ -52,8 +57,8 @@ interface Abi {
 
 /** By Node's `process.arch`. */
 const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
-  x64: { arch: 0xc000003e, socket: 41, ioUringSetup: 425, foreignFrom: 0x40000000 },
-  arm64: { arch: 0xc00000b7, socket: 198, ioUringSetup: 425 },
+  x64: { arch: 0xc000003e, socket: 41, refused: [425, 248, 249, 250], foreignFrom: 0x40000000 },
+  arm64: { arch: 0xc00000b7, socket: 198, refused: [425, 217, 218, 219] },
 })
 
 type Instruction = readonly [code: number, jt: number, jf: number, k: number]
@@ -74,8 +79,13 @@ export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null
           [BPF_JMP_JGE_K, 0, 1, abi.foreignFrom],
           [BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS],
         ] as const)),
-    [BPF_JMP_JEQ_K, 0, 1, abi.ioUringSetup],
-    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
+    ...abi.refused.flatMap(
+      (nr) =>
+        [
+          [BPF_JMP_JEQ_K, 0, 1, nr],
+          [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
+        ] as const,
+    ),
     [BPF_JMP_JEQ_K, 0, 3, abi.socket],
     [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
     [BPF_JMP_JEQ_K, 0, 1, AF_UNIX],
