@@ -365,10 +365,17 @@ export interface SensitiveFinding {
   readAsks: boolean
 }
 
-const FOLDER_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'folder').map((rule) => ({
-  rule,
-  segments: rule.value.split('/'),
-}))
+const FOLDER_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'folder').map(
+  (rule, order) => ({ rule, segments: rule.value.split('/'), order }),
+)
+/** The folder rules by their first segment: a path is looked up once per
+ *  segment, not matched against every rule (the sandbox's walk asks for
+ *  every name in the workspace). */
+const FOLDER_RULES_BY_FIRST = new Map<string, (typeof FOLDER_RULES)[number][]>()
+for (const entry of FOLDER_RULES) {
+  const first = entry.segments[0] ?? ''
+  FOLDER_RULES_BY_FIRST.set(first, [...(FOLDER_RULES_BY_FIRST.get(first) ?? []), entry])
+}
 const NAME_RULE_LIST = SENSITIVE_RULES.filter((rule) => rule.match === 'name')
 const NAME_RULES = new Map(NAME_RULE_LIST.map((rule) => [rule.value, rule]))
 const PATTERN_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'pattern').map((rule) => ({
@@ -396,10 +403,12 @@ export function sensitivePath(p: string): SensitiveFinding | null {
   const short = p.includes('~')
   const same = short ? sameSegment : (written: string, ruled: string) => written === ruled
 
-  for (const { rule, segments: folder } of FOLDER_RULES) {
-    if (containsRun(segments, folder, same)) {
-      return found(rule, rule.readAsks || (rule.class === 'git' && VCS_CONFIGS.has(base)))
-    }
+  const folderRule = short ? firstFolderRuleByScan(segments, same) : firstFolderRule(segments)
+  if (folderRule !== null) {
+    return found(
+      folderRule,
+      folderRule.readAsks || (folderRule.class === 'git' && VCS_CONFIGS.has(base)),
+    )
   }
   const named =
     NAME_RULES.get(base) ??
@@ -414,6 +423,31 @@ export function sensitivePath(p: string): SensitiveFinding | null {
 /** Why a change to `p` needs a person every time, or null. */
 export function sensitivePathReason(p: string): string | null {
   return sensitivePath(p)?.reason ?? null
+}
+
+/** The first folder rule, in the table's order, whose segments stand in
+ *  `segments` consecutively anywhere; each compared as written. */
+function firstFolderRule(segments: readonly string[]): SensitiveRule | null {
+  let best: (typeof FOLDER_RULES)[number] | null = null
+  for (let start = 0; start < segments.length; start += 1) {
+    for (const entry of FOLDER_RULES_BY_FIRST.get(segments[start] ?? '') ?? []) {
+      if (best !== null && entry.order >= best.order) continue
+      if (entry.segments.every((segment, i) => segments[start + i] === segment)) best = entry
+    }
+  }
+  return best?.rule ?? null
+}
+
+/** The same, each rule tried in turn, for segments that may be short
+ *  names of the rule's (`GIT~1`), which no lookup by name finds. */
+function firstFolderRuleByScan(
+  segments: readonly string[],
+  same: (written: string, ruled: string) => boolean,
+): SensitiveRule | null {
+  for (const { rule, segments: folder } of FOLDER_RULES) {
+    if (containsRun(segments, folder, same)) return rule
+  }
+  return null
 }
 
 /** Whether `segments` holds `run` as consecutive segments, anywhere. */
