@@ -6,9 +6,11 @@
  * of them behind an empty folder so an allowed command cannot read a key.
  * A folder added here is covered by both at once.
  *
- * Each entry is a relative path of one or more segments, written with `/`:
- * a folder, or a file where a tool keeps its secret beside what is not
- * (the sandbox shows a hidden file as an empty one).
+ * Each entry is a relative path of one or more segments, written with `/`
+ * and in the case the tool writes it (the sandbox hides that path; the
+ * rule matches it in any case): a folder, or a file where a tool keeps its
+ * secret beside what is not (the sandbox shows a hidden file as an empty
+ * one).
  */
 export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.ssh',
@@ -33,4 +35,32 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   // Other tools' sign-ins kept in the home folder.
   '.config/op',
   '.vault-token',
+  // Cloud and deployment command lines' tokens and keys.
+  '.config/glab-cli',
+  '.config/doctl',
+  '.oci',
+  '.config/rclone',
+  '.fly',
+  '.pulumi',
+  '.netlify',
+  '.local/share/com.vercel.cli',
+  '.config/configstore',
+  '.config/solana',
+  // Build tools' repository passwords and signing keys.
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  '.gem/credentials',
+  // Browsers' and mail clients' profiles: their cookies are the person's
+  // sessions, their logins stored passwords.
+  '.mozilla',
+  '.thunderbird',
+  '.config/google-chrome',
+  '.config/chromium',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  'Library/Keychains',
+  // Wallets' keys.
+  '.bitcoin',
+  '.ethereum',
+  '.electrum',
 ])

@@ -102,6 +102,17 @@ describe('sensitivePathReason', () => {
     '/home/u/.gdbinit',
     '/home/u/.lessfilter',
     '/usr/lib/python3/dist-packages/sitecustomize.py',
+    // More tools' sign-ins, browsers' sessions, wallets' keys.
+    '/home/u/.config/rclone/rclone.conf',
+    '/home/u/.config/glab-cli/config.yml',
+    '/home/u/.m2/settings.xml',
+    '/home/u/.s3cfg',
+    '/home/u/.config/solana/id.json',
+    '/home/u/.mozilla/firefox/x.default/logins.json',
+    '/home/u/.config/google-chrome/Default/Cookies',
+    '/home/u/.config/BraveSoftware/Brave-Browser/Default/Cookies',
+    '/Users/u/Library/Keychains/login.keychain-db',
+    '/home/u/.ethereum/keystore/UTC--x',
     // Other version control systems' folders and configs.
     'repo/.hg/hgrc',
     'repo/.hg/store/data/x.i',
@@ -144,6 +155,8 @@ describe('sensitivePathReason', () => {
     'repo/src/code/user/profile.ts',
     'repo/.cargo-cache/readme',
     'repo/local/bin/tool',
+    'repo/.m2/repository/org/x/x.jar',
+    'src/mozilla.ts',
     '',
     '/',
   ])('leaves %j alone', (p) => {
@@ -185,6 +198,11 @@ describe('sensitivePathReason', () => {
     // A remote's URL in a git config can carry a token.
     expect(sensitivePath('repo/.git/config')?.readAsks).toBe(true)
     expect(sensitivePath('repo/.git/modules/sub/config')?.readAsks).toBe(true)
+    expect(
+      sensitivePath('/home/u/.config/BraveSoftware/Brave-Browser/Default/Cookies')?.readAsks,
+    ).toBe(true)
+    expect(sensitivePath('/Users/u/Library/Keychains/login.keychain-db')?.readAsks).toBe(true)
+    expect(sensitivePath('/home/u/.s3cfg')?.readAsks).toBe(true)
     expect(sensitivePath('repo/.hg/hgrc')?.readAsks).toBe(true)
     expect(sensitivePath('repo/.jj/repo/config.toml')?.readAsks).toBe(true)
     expect(sensitivePath('/home/u/.hgrc')?.readAsks).toBe(true)

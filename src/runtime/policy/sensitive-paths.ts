@@ -80,6 +80,11 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       'authorized_keys',
       'credentials.toml',
       'credentials.tfrc.json',
+      // Cloud command lines' keys kept at the home folder's top.
+      '.s3cfg',
+      '.boto',
+      '.databrickscfg',
+      '.dockercfg',
     ],
     true,
     CREDENTIAL_WHY,
@@ -366,7 +371,9 @@ export interface SensitiveFinding {
 }
 
 const FOLDER_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'folder').map(
-  (rule, order) => ({ rule, segments: rule.value.split('/'), order }),
+  // Paths are compared lower-cased; so are the entries, some written in
+  // the case their tool uses (`Library/Keychains`).
+  (rule, order) => ({ rule, segments: rule.value.toLowerCase().split('/'), order }),
 )
 /** The folder rules by their first segment: a path is looked up once per
  *  segment, not matched against every rule (the sandbox's walk asks for
