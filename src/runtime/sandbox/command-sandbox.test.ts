@@ -39,6 +39,10 @@ beforeAll(async () => {
   await mkdir(path.join(home, '.codex'))
   await writeFile(path.join(home, '.codex', 'config.toml'), 'model = "local"\n')
   await writeFile(path.join(home, '.codex', 'auth.json'), KEY_TEXT)
+  await writeFile(path.join(home, '.netrc'), `machine example.com password ${KEY_TEXT}\n`)
+  await writeFile(path.join(home, '.git-credentials'), `https://u:${KEY_TEXT}@example.com\n`)
+  await writeFile(path.join(home, '.hgrc'), `[auth]\nx.password = ${KEY_TEXT}\n`)
+  await writeFile(path.join(home, '.bashrc'), 'alias ll="ls -l"\n')
   await writeFile(path.join(dataDir, 'assent.sqlite'), DATA_TEXT)
   // Config kept inside the data folder, as the smoke keeps agents.json: hidden
   // with the folder, which must not stop commands from starting.
@@ -206,6 +210,19 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     const result = await sh('cat ~/.codex/config.toml ~/.codex/auth.json', 'workspace-write')
     expect(result.output).toContain('model = "local"')
     expect(result.output).not.toContain(KEY_TEXT)
+  })
+
+  it('cannot read the credential files at the top of the person’s home folder', async () => {
+    const result = await sh(
+      'cat ~/.netrc ~/.git-credentials ~/.hgrc; cat ~/.bashrc',
+      'workspace-write',
+    )
+    expect(result.output).not.toContain(KEY_TEXT)
+    // The shell's start-up files stay readable: a shell started there
+    // needs them.
+    expect(result.output).toContain('alias ll=')
+    const full = await sh('cat ~/.netrc', 'danger-full-access')
+    expect(full.output).toContain(KEY_TEXT)
   })
 
   it('cannot read Assent’s data folder', async () => {

@@ -1,8 +1,9 @@
-import { lstatSync, realpathSync } from 'node:fs'
+import { lstatSync, readdirSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
 import { HOME_SECRET_FOLDERS } from '../policy/secret-folders.ts'
+import { sensitivePath } from '../policy/sensitive-paths.ts'
 
 /** Something the command must see as empty: a folder as an empty folder, a
  *  file as an empty file. */
@@ -84,6 +85,7 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
     hidden.push(found)
   }
   for (const folder of HOME_SECRET_FOLDERS) hide(path.join(input.home, ...folder.split('/')))
+  for (const name of homeCredentialFiles(input.home)) hide(path.join(input.home, name))
   for (const own of input.assentPrivate) hide(own)
   return {
     writableRoots: writable,
@@ -123,6 +125,31 @@ function realOrNull(candidate: string): string | null {
   } catch {
     return null
   }
+}
+
+/**
+ * The entries at the top of the home folder a read of which asks at every
+ * door because they hold a secret: credential files the table names
+ * (`.netrc`, `.git-credentials`, `.npmrc`, `.pgpass`, an `id_ed25519`
+ * left there) and version control configs that may carry a remote's token
+ * (`.hgrc`). One read of the folder, so an entry made later is hidden from
+ * the next command. The shell's start-up files, which a read asks for
+ * too, stay readable: a shell started in the sandbox needs them (see
+ * docs/security-model.md, the sandbox's limits).
+ */
+function homeCredentialFiles(home: string): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(home)
+  } catch {
+    return []
+  }
+  return names.filter((name) => {
+    const found = sensitivePath(name)
+    return (
+      found !== null && found.readAsks && (found.class === 'credentials' || found.class === 'git')
+    )
+  })
 }
 
 function existing(candidate: string): HiddenPath | null {
