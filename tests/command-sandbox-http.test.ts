@@ -67,6 +67,7 @@ describe('where no sandbox can start', () => {
         env: { ...process.env, PATH: '/nonexistent-assent-bin' },
         assentPrivate: [],
         platform: 'linux',
+        systemBinFolders: [],
       }),
     })
   })

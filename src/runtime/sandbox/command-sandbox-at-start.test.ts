@@ -64,6 +64,7 @@ describe('the uncontained setting', () => {
       mcpConfigPath: mcpConfig,
       agentsConfigPath: undefined,
       env: { ...withoutBwrap, ASSENT_ALLOW_UNCONTAINED_COMMANDS: 'yes' },
+      systemBinFolders: [],
       log: (line) => logged.push(line),
     })
     const decided = await sandbox.containmentFor({
@@ -83,6 +84,7 @@ describe('the uncontained setting', () => {
       mcpConfigPath: mcpConfig,
       agentsConfigPath: undefined,
       env: { ...withoutBwrap, ASSENT_ALLOW_UNCONTAINED_COMMANDS: '1' },
+      systemBinFolders: [],
       log: (line) => logged.push(line),
     })
     expect(logged[0]).toContain('NOT CONTAINED')

@@ -10,6 +10,8 @@ export interface CommandSandboxStart {
   /** The runtime's environment: HOME, PATH, the uncontained setting. */
   env: NodeJS.ProcessEnv
   log: (line: string) => void
+  /** Where bubblewrap is looked for before PATH (CommandSandboxOptions). */
+  systemBinFolders?: readonly string[]
 }
 
 /**
@@ -37,11 +39,13 @@ export function commandSandboxAtStart(start: CommandSandboxStart): CommandSandbo
       start.agentsConfigPath ?? join(start.dataDir, 'agents.json'),
     ],
     allowUncontained,
+    ...(start.systemBinFolders === undefined ? {} : { systemBinFolders: start.systemBinFolders }),
   })
-  // Tried now, before any agent has run a command: bubblewrap is found on
-  // the PATH the runtime started with, before a command could put a program
-  // of that name in a folder on it, and the person learns at start, not at
-  // the first refusal, that commands will be refused here.
+  // Tried now, before any agent has run a command: bubblewrap is found in
+  // the system's folders or on the PATH the runtime started with, before a
+  // command could put a program of that name in a folder on it, and the
+  // person learns at start, not at the first refusal, that commands will
+  // be refused here.
   void sandbox.available().then((availability) => {
     if (availability.available) return
     start.log(

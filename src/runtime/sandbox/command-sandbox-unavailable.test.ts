@@ -43,6 +43,21 @@ describe('finding bubblewrap', () => {
   })
 })
 
+describe('finding bubblewrap before PATH', () => {
+  // Run by root, every folder root made passes for one only the system can
+  // change: a bwrap in one put first on PATH is passed over for the
+  // system's own (as any other user, that folder was never trusted).
+  it("takes the system's bubblewrap before one in a folder first on PATH", async () => {
+    const planted = path.join(base, 'planted-bin')
+    await mkdir(planted, { recursive: true })
+    await writeFile(path.join(planted, 'bwrap'), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 })
+    const probed = await probeSandbox('linux', `${planted}${path.delimiter}/usr/bin`)
+    const taken = probed.available ? probed.program : null
+    expect(taken).not.toBe(path.join(planted, 'bwrap'))
+    if (existsSync('/usr/bin/bwrap')) expect(taken).toBe('/usr/bin/bwrap')
+  })
+})
+
 describe('where no sandbox can start', () => {
   // A PATH without bwrap stands for a machine without bubblewrap: the real
   // probe looks there and finds nothing.
@@ -50,7 +65,12 @@ describe('where no sandbox can start', () => {
 
   it('refuses a command under workspace-write, naming what to install', async () => {
     expect(findOnPath('bwrap', withoutBwrap.PATH)).toBeNull()
-    const bare = new CommandSandbox({ env: withoutBwrap, assentPrivate: [], platform: 'linux' })
+    const bare = new CommandSandbox({
+      env: withoutBwrap,
+      assentPrivate: [],
+      platform: 'linux',
+      systemBinFolders: [],
+    })
     const marker = path.join(ws, 'uncontained.txt')
     const result = await runCommandTool.run(
       { argv: ['/usr/bin/touch', marker] },
@@ -85,6 +105,7 @@ describe('where no sandbox can start', () => {
       env: { ...process.env, PATH: bin },
       assentPrivate: [],
       platform: 'linux',
+      systemBinFolders: [],
     })
     const decided = await sandbox.containmentFor({
       sandboxMode: 'workspace-write',
@@ -155,6 +176,7 @@ describe('where no sandbox can start', () => {
       env: withoutBwrap,
       assentPrivate: [],
       platform: 'linux',
+      systemBinFolders: [],
       allowUncontained: true,
     })
     const marker = path.join(ws, 'uncontained-allowed.txt')

@@ -16,7 +16,7 @@ import {
   type PersonOnlyAtStart,
 } from '../policy/made-person-only.ts'
 import { sandboxPolicyFor, writableRootsOf, type CommandSandboxPolicy } from './sandbox-policy.ts'
-import { probeSandbox, type SandboxAvailability } from './sandbox-probe.ts'
+import { probeSandbox, SYSTEM_BIN_FOLDERS, type SandboxAvailability } from './sandbox-probe.ts'
 import { seatbeltProfile } from './seatbelt-profile.ts'
 
 /** The env var that lets commands under `workspace-write` or `read-only`
@@ -39,6 +39,9 @@ export interface CommandSandboxOptions {
   platform?: NodeJS.Platform
   /** Whether a sandbox can start here; tried once, on first use. */
   probe?: () => Promise<SandboxAvailability>
+  /** Where bubblewrap is looked for before PATH: the system's folders by
+   *  default; none stands for a machine without it. */
+  systemBinFolders?: readonly string[]
 }
 
 /**
@@ -75,7 +78,9 @@ export class CommandSandbox implements CommandLauncher {
     this.platform = options.platform ?? process.platform
     const platform = this.platform
     const searchPath = this.env.PATH
-    this.probe = options.probe ?? (() => probeSandbox(platform, searchPath))
+    const systemFolders = options.systemBinFolders ?? SYSTEM_BIN_FOLDERS
+    this.probe =
+      options.probe ?? (() => probeSandbox(platform, searchPath, process.arch, systemFolders))
   }
 
   /** Whether a sandbox can start here, tried once and remembered: a

@@ -76,6 +76,7 @@ export async function probeSandbox(
   platform: NodeJS.Platform = process.platform,
   searchPath: string | undefined = process.env.PATH,
   arch: string = process.arch,
+  systemFolders: readonly string[] = SYSTEM_BIN_FOLDERS,
 ): Promise<SandboxAvailability> {
   if (platform === 'darwin') {
     try {
@@ -104,13 +105,18 @@ export async function probeSandbox(
       fix: 'use an x64 or arm64 machine, or set ASSENT_ALLOW_UNCONTAINED_COMMANDS=1 if you accept that commands run with all your rights',
     }
   }
-  const bwrap = findOnPath('bwrap', searchPath)
+  // The system's own folders first: run by root, every folder root made
+  // passes for one only the system can change, and a `bwrap` a command
+  // left in one on PATH (a project's `node_modules/.bin`, which `npm
+  // start` puts first) would otherwise be taken at the next start.
+  const lookIn = [...systemFolders, searchPath ?? ''].join(path.delimiter)
+  const bwrap = findOnPath('bwrap', lookIn)
   if (bwrap === null) {
     return { available: false, missing: 'bubblewrap (bwrap) is not on PATH', fix: BWRAP_FIX }
   }
   // What reads the command's capabilities inside: from a folder only the
   // system can change, as bwrap itself is.
-  const cat = findOnPath('cat', [searchPath, ...SYSTEM_BIN].join(path.delimiter))
+  const cat = findOnPath('cat', [...SYSTEM_BIN_FOLDERS, searchPath ?? ''].join(path.delimiter))
   if (cat === null) {
     return {
       available: false,
@@ -137,8 +143,8 @@ export async function probeSandbox(
   }
 }
 
-/** Folders where every Linux keeps `cat`, looked in after PATH's. */
-const SYSTEM_BIN = ['/usr/bin', '/bin']
+/** Where the system keeps its programs, looked in before PATH. */
+export const SYSTEM_BIN_FOLDERS: readonly string[] = Object.freeze(['/usr/bin', '/bin'])
 
 /** The capability sets of `/proc/<pid>/status` a process can use or gain. */
 const CAPABILITY_SETS = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']
