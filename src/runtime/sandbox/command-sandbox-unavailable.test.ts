@@ -82,6 +82,7 @@ describe('where no sandbox can start', () => {
       },
     )
     expect(result).toMatchObject({ ok: false, code: 'sandbox_unavailable' })
+    expect(result.output).toContain('bubblewrap (bwrap) is not on PATH')
     expect(result.output).toContain('apt-get install bubblewrap')
     expect(result.message?.code).toBe('sandbox.unavailable')
     expect(existsSync(marker)).toBe(false)

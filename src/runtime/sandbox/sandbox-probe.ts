@@ -17,7 +17,8 @@ export type SandboxAvailability =
   | { available: true; kind: 'seatbelt'; program: string }
   | {
       available: false
-      /** What is missing, in words: "bubblewrap (bwrap) is not on PATH". */
+      /** What is missing, in words: "bubblewrap (bwrap) is not in
+       *  /usr/bin, /bin or on PATH". */
       missing: string
       /** What would make it available: "install it: apt-get install bubblewrap". */
       fix: string
@@ -66,7 +67,8 @@ function systemOwned(p: string): boolean {
 
 /**
  * Finds out, by trying, whether commands can be contained here: on Linux,
- * bubblewrap on PATH (in a folder only the system can change) that can
+ * bubblewrap in the system's folders or on PATH (in a folder only the
+ * system can change), with Assent's seccomp filter for this machine, that can
  * start the very namespaces a command gets (it fails where unprivileged
  * user namespaces are off, and then says so), with a command in it that
  * holds no capability (read from its `/proc/self/status`); on macOS,
@@ -112,7 +114,12 @@ export async function probeSandbox(
   const lookIn = [...systemFolders, searchPath ?? ''].join(path.delimiter)
   const bwrap = findOnPath('bwrap', lookIn)
   if (bwrap === null) {
-    return { available: false, missing: 'bubblewrap (bwrap) is not on PATH', fix: BWRAP_FIX }
+    const where = systemFolders.length === 0 ? '' : `in ${systemFolders.join(', ')} or `
+    return {
+      available: false,
+      missing: `bubblewrap (bwrap) is not ${where}on PATH`,
+      fix: BWRAP_FIX,
+    }
   }
   // What reads the command's capabilities inside: from a folder only the
   // system can change, as bwrap itself is.
