@@ -17,7 +17,7 @@ import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 
 // The person-only rule's git half (person-only.ts): whether an action's
 // real paths lie where git keeps or runs something under a name the
-// table (sensitive-paths.ts) does not hold.
+// table (sensitive-path-rules.ts) does not hold.
 
 /** The first of `resolved` (real paths) in one of git's places for the
  *  repositories of `folders` (the workspace, and the folder an MCP server

@@ -10,7 +10,8 @@ import {
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
-import { sensitivePath, type SensitiveClass } from './sensitive-paths.ts'
+import type { SensitiveClass } from './sensitive-path-rules.ts'
+import { sensitivePath } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
 import { READ_ONLY_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
@@ -26,7 +27,7 @@ import { wordSpellings, type ShellReading } from './shell-words.ts'
  * reviewer and the approver webhook; the command sandbox keeps the same
  * paths read-only inside the workspace (`personOnlyPathsIn`). A door that
  * finds a reason here leaves the action to the person in the protected
- * window. What the rule covers is the table in sensitive-paths.ts.
+ * window. What the rule covers is the table in sensitive-path-rules.ts.
  */
 
 /** One action as a door sees it. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { SENSITIVE_RULES } from './sensitive-paths.ts'
+import { SENSITIVE_RULES } from './sensitive-path-rules.ts'
 
 const DOC = readFileSync(new URL('../../../docs/security-model.md', import.meta.url), 'utf8')
 
