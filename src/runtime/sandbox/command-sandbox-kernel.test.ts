@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SandboxMode } from '../../contracts/policy-axes.ts'
+import { runCommandTool } from '../tools/run-command.ts'
+import { CommandSandbox } from './command-sandbox.ts'
+import { sandboxedRun } from './test-support/sandboxed-run.ts'
+import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
+
+// What the kernel would give a contained command beyond its mounts: root's
+// capabilities, its settings, its keyrings, a socket bound to a path. Each
+// runs in a real bubblewrap; CI runs them as root, where the first two
+// matter most. The folders live under /var/tmp, not /tmp: the command's
+// /tmp is its own, and a write outside must meet the read-only host.
+
+const HAS_BWRAP = await bubblewrapRequired()
+
+let base: string
+let ws: string
+let outside: string
+let sandbox: CommandSandbox
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp('/var/tmp/assent-sandbox-kernel-'))
+  ws = path.join(base, 'workspace')
+  outside = path.join(base, 'outside')
+  const home = path.join(base, 'home')
+  for (const dir of [path.join(ws, '.git'), outside, home]) await mkdir(dir, { recursive: true })
+  await writeFile(path.join(ws, '.git', 'config'), '[core]\n')
+  sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
+})
+
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true })
+})
+
+const { ctx, sh } = sandboxedRun(() => ({ workspace: ws, sandbox }))
+
+describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspace-write', () => {
+  // Run as root (a container, a CI job), bubblewrap keeps every capability
+  // unless told otherwise: a command could remount the read-only root or
+  // `.git` read-write and write through to the host.
+  it('holds no capability, so it cannot make what is read-only writable again, even as root', async () => {
+    const caps = await sh(
+      "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status",
+      'workspace-write',
+    )
+    expect(caps.ok, caps.output).toBe(true)
+    const values = [...caps.output.matchAll(/^Cap(\w+):\s*([0-9a-f]+)$/gm)]
+    expect(values.map(([, name]) => name)).toEqual(['Inh', 'Prm', 'Eff', 'Bnd', 'Amb'])
+    for (const [line, , value] of values) expect(BigInt(`0x${value}`), line).toBe(0n)
+
+    const target = path.join(outside, 'remounted.txt')
+    await sh(`mount -o remount,bind,rw / ; echo x > ${target}`, 'workspace-write')
+    expect(existsSync(target)).toBe(false)
+    await sh(
+      'mount -o remount,bind,rw .git ; echo "[alias] x = !id" >> .git/config',
+      'workspace-write',
+    )
+    expect(await readFile(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n')
+    // Nor in a namespace of its own, where it would hold every capability:
+    // the mounts it was given stay locked read-only there.
+    const nested = path.join(outside, 'nested.txt')
+    await sh(
+      `unshare --user --map-root-user --mount sh -c 'mount -o remount,bind,rw / ; echo x > ${nested}'`,
+      'workspace-write',
+    )
+    expect(existsSync(nested)).toBe(false)
+  })
+
+  // The kernel's settings take their owner's write bit, and the command
+  // is that owner when root started Assent: `kernel/core_pattern` names a
+  // program the kernel runs as root outside every namespace. A harmless
+  // setting stands for it here, put back if the sandbox ever lets it by.
+  it('cannot change a kernel setting through /proc/sys', async () => {
+    const setting = '/proc/sys/kernel/printk_ratelimit'
+    const before = (await readFile(setting, 'utf8')).trim()
+    const other = String(Number(before) + 1)
+    try {
+      const result = await sh(`echo ${other} > ${setting}`, 'workspace-write')
+      expect(result.ok, result.output).toBe(false)
+      expect((await readFile(setting, 'utf8')).trim()).toBe(before)
+    } finally {
+      if ((await readFile(setting, 'utf8')).trim() !== before) await writeFile(setting, before)
+    }
+  })
+
+  // The kernel's keyrings are not namespaced: the person's user keyring
+  // would be the command's. keyctl(KEYCTL_GET_KEYRING_ID, user keyring)
+  // through perl's syscall, which Debian's base system has.
+  it("cannot reach the person's kernel keyring", async () => {
+    const keyctl = { x64: 250, arm64: 219 }[process.arch as 'x64' | 'arm64']
+    const call = `my $r = syscall(${keyctl}, 0, -4, 0); print $r < 0 ? "refused: " . ($! + 0) : "keyring $r"`
+    const outsideResult = await runCommandTool.run(
+      { argv: ['perl', '-e', call] },
+      ctx('danger-full-access'),
+    )
+    expect(outsideResult.output).toMatch(/^keyring \d+/)
+    const inside = await runCommandTool.run({ argv: ['perl', '-e', call] }, ctx('workspace-write'))
+    expect(inside.output).toBe('refused: 1')
+  })
+
+  // /var/snap, a password manager's SSH agent in the home folder): the
+  // network namespace does not cover it, and a read-only mount does not
+  // stop a connect. The command is the runtime's own Node, which the
+  // read-only root shows it.
+  describe('with a Unix socket of a daemon outside', () => {
+    let daemon: Server
+    let socketPath: string
+    let accepted = 0
+
+    beforeAll(async () => {
+      socketPath = path.join(outside, 'daemon.sock')
+      daemon = createServer((socket) => {
+        accepted += 1
+        socket.end()
+      })
+      await new Promise<void>((resolve) => daemon.listen(socketPath, resolve))
+    })
+    afterAll(() => new Promise<void>((resolve) => daemon.close(() => resolve())))
+
+    const connectUnix = (mode: SandboxMode) =>
+      runCommandTool.run(
+        {
+          argv: [
+            process.execPath,
+            '-e',
+            `require('node:net').connect(${JSON.stringify(socketPath)})` +
+              `.on('connect', () => { console.log('CONNECTED'); process.exit(0) })` +
+              `.on('error', (e) => { console.log(e.code); process.exit(1) })`,
+          ],
+        },
+        ctx(mode),
+      )
+
+    it('cannot connect to it, and can still talk to its own children', async () => {
+      const before = accepted
+      const result = await connectUnix('workspace-write')
+      expect(result.ok, result.output).toBe(false)
+      expect(result.output).toContain('EACCES')
+      expect(result.output).not.toContain('CONNECTED')
+      expect(accepted).toBe(before)
+      // A socket pair, what a program and its children talk through, is
+      // not a socket to anyone else.
+      const child = await runCommandTool.run(
+        {
+          argv: [
+            process.execPath,
+            '-e',
+            "const c = require('node:child_process').fork('-e', ['process.send(7)'], { execArgv: [] }); c.on('message', (m) => { console.log('CHILD', m); c.kill() })",
+          ],
+        },
+        ctx('workspace-write'),
+      )
+      expect(child.output).toContain('CHILD 7')
+    })
+
+    it('connects in full access, where nothing contains it', async () => {
+      const before = accepted
+      const result = await connectUnix('danger-full-access')
+      expect(result.output).toContain('CONNECTED')
+      await expect.poll(() => accepted).toBe(before + 1)
+    })
+  })
+})
