@@ -43,8 +43,9 @@ export { NONCE_RANDOM_BYTES }
 // (43 characters, the last carrying 4 bits and 2 zero bits): the last
 // character may hold only zero spare bits, so each byte string has exactly
 // one spelling. `tokenParts` reads it in one pass and turns the nonce into
-// its ledger key on the way (`readNonceKey`); consent-token-grammar.test.ts
-// holds it to the regular expression above.
+// its ledger key on the way (`readNonceKey`), `signatureWellFormed` reads the
+// signature; consent-token-grammar.test.ts holds both to the regular
+// expression above.
 const SIGNATURE_CHARS = 43
 /** Every character but the expiry's: `v1.`, two dots, nonce, signature. */
 const FIXED_CHARS = 3 + 1 + NONCE_CHARS + 1 + SIGNATURE_CHARS
@@ -120,7 +121,7 @@ export function mintConsentToken(options: MintOptions): string {
  */
 export function parseConsentToken(token: string): ParsedConsentToken | null {
   const parts = tokenParts(token)
-  if (parts === null) return null
+  if (parts === null || !signatureWellFormed(parts)) return null
   return {
     expiresAtMs: parts.expiresAtMs,
     nonce: nonceText(parts),
@@ -190,8 +191,13 @@ export class ConsentTokenVerifier {
     if (ledger.full) return false
 
     const signed = signatureMatches(this.#keys.signing, binding, parts)
-    if (!signed && !sealedByMain(this.#keys, nonceBytes(parts), expiresAtMs, MAX_FUTURE_SKEW_MS)) {
-      return false
+    if (!signed) {
+      // A signature the grammar refuses is refused as any such string is,
+      // burning nothing: only a canonical one is a token's.
+      if (!signatureWellFormed(parts)) return false
+      if (!sealedByMain(this.#keys, nonceBytes(parts), expiresAtMs, MAX_FUTURE_SKEW_MS)) {
+        return false
+      }
     }
     // Spent even when the binding was wrong; accepted only once it is spent.
     return ledger.burn(parts.key, expiresAtMs) && signed
@@ -213,7 +219,8 @@ interface TokenParts {
   key: NonceKey
 }
 
-/** One pass over `token`: null unless it matches the grammar exactly. */
+/** One pass over `token`: null unless it matches the grammar exactly, but
+ *  for the signature's characters (`signatureWellFormed`). */
 function tokenParts(token: unknown): TokenParts | null {
   if (typeof token !== 'string') return null
   const digits = token.length - FIXED_CHARS
@@ -238,14 +245,24 @@ function tokenParts(token: unknown): TokenParts | null {
   }
   const key = readNonceKey(token, nonceStart)
   if (key === null) return null
+  return { token, expiresAtMs, nonceStart, key }
+}
+
+/**
+ * The rest of the grammar: the signature is canonical base64url of 32
+ * bytes. Apart from `tokenParts` because a signature equal to the one
+ * recomputed is canonical already (that one is), so `verify` reads the
+ * characters again only for a signature that did not match.
+ */
+function signatureWellFormed(parts: TokenParts): boolean {
+  const signatureStart = parts.nonceStart + NONCE_CHARS + 1
   let value = 0
   for (let index = 0; index < SIGNATURE_CHARS; index += 1) {
-    value = base64urlValue(token, signatureStart + index)
-    if (value < 0) return null
+    value = base64urlValue(parts.token, signatureStart + index)
+    if (value < 0) return false
   }
   // The last character carries 4 bits and 2 that must be zero.
-  if (value % 4 !== 0) return null
-  return { token, expiresAtMs, nonceStart, key }
+  return value % 4 === 0
 }
 
 function nonceText(parts: TokenParts): string {
@@ -259,8 +276,9 @@ function nonceBytes(parts: TokenParts): Buffer {
 /**
  * Recomputes the signature over `binding` and compares it with the token's,
  * every character and no early exit, so the time taken says nothing about
- * how much of a forgery was right. Both are canonical base64url of 32 bytes
- * (the token's by its grammar), so equal strings mean equal bytes.
+ * how much of a forgery was right. The recomputed one is canonical
+ * base64url of 32 bytes, so a token's equal to it is canonical too, and
+ * equal strings mean equal bytes.
  */
 function signatureMatches(signing: HmacSha256, binding: unknown, parts: TokenParts): boolean {
   const prefix = signingPrefix(binding)
