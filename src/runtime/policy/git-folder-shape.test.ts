@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { GIT_FOLDER_PARTS } from './git-hooks-folder.ts'
+import { GIT_FOLDER_PARTS, gitFolderShaped } from './git-hooks-folder.ts'
 import { personOnlyReason, type ActionTouch } from './person-only.ts'
 import { personOnlyPathsIn } from './read-only-walk.ts'
 
@@ -156,5 +156,25 @@ describe("a worktree's git folder under a name the table does not know", () => {
       join(workspace, 'cd'),
       join(workspace, 'wt'),
     ])
+  })
+})
+
+describe('gitFolderShaped', () => {
+  it('looks at each part once, though both shapes start with HEAD', () => {
+    const looked: string[] = []
+    const present = (part: string) => {
+      looked.push(part)
+      return false
+    }
+    expect(gitFolderShaped(workspace, null, present)).toBe(false)
+    expect(looked).toEqual([join(workspace, 'HEAD')])
+  })
+
+  it('still tells a worktree’s git folder (HEAD and commondir) from a bare one', () => {
+    lay('worktree-git', ['HEAD'])
+    writeFileSync(join(workspace, 'worktree-git', 'commondir'), '../main-git\n')
+    expect(gitFolderShaped(join(workspace, 'worktree-git'))).toBe(true)
+    lay('half', ['HEAD', 'objects'])
+    expect(gitFolderShaped(join(workspace, 'half'))).toBe(false)
   })
 })

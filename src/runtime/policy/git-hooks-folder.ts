@@ -171,11 +171,18 @@ export function gitFolderShaped(
   target: string | null = null,
   present: (part: string, isFolder: boolean) => boolean = gitFolderPartPresent,
 ): boolean {
+  // Both shapes start with `HEAD`: each part is looked at once.
+  const looked = new Map<string, boolean>()
   return GIT_FOLDER_SHAPES.some((parts) =>
     parts.every(({ name, folder: isFolder }) => {
       const part = path.join(folder, name)
       if (target !== null && (target === part || target.startsWith(part + path.sep))) return true
-      return present(part, isFolder)
+      let found = looked.get(name)
+      if (found === undefined) {
+        found = present(part, isFolder)
+        looked.set(name, found)
+      }
+      return found
     }),
   )
 }
