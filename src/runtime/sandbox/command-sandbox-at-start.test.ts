@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { runCommandTool } from '../tools/run-command.ts'
 import { commandSandboxAtStart } from './command-sandbox-at-start.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
+import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 
 const HAS_BWRAP = await bubblewrapRequired()
 
@@ -12,9 +13,10 @@ let ws: string
 let dataDir: string
 let mcpConfig: string
 
+const scratch = varTmpFolder('assent-at-start-')
+
 beforeAll(async () => {
-  // Under /var/tmp: the sandbox's own /tmp would hide these anyway.
-  base = await realpath(await mkdtemp('/var/tmp/assent-at-start-'))
+  base = scratch()
   ws = path.join(base, 'workspace')
   dataDir = path.join(base, 'data')
   mcpConfig = path.join(base, 'config', 'mcp.json')
@@ -23,9 +25,6 @@ beforeAll(async () => {
   await mkdir(path.dirname(mcpConfig))
   await writeFile(path.join(dataDir, 'gateway.json'), 'GATEWAY-CREDENTIAL')
   await writeFile(mcpConfig, 'MCP-SERVER-TOKEN')
-})
-afterAll(async () => {
-  if (base) await rm(base, { recursive: true, force: true })
 })
 
 describe.runIf(HAS_BWRAP)('the runtime’s command sandbox', () => {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,6 +8,7 @@ import { runCommandTool } from '../tools/run-command.ts'
 import { CommandSandbox } from './command-sandbox.ts'
 import { sandboxedRun } from './test-support/sandboxed-run.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
+import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 
 // What the kernel would give a contained command beyond its mounts: root's
 // capabilities, its settings, its keyrings, a socket bound to a path. Each
@@ -22,18 +23,16 @@ let ws: string
 let outside: string
 let sandbox: CommandSandbox
 
+const scratch = varTmpFolder('assent-sandbox-kernel-')
+
 beforeAll(async () => {
-  base = await realpath(await mkdtemp('/var/tmp/assent-sandbox-kernel-'))
+  base = scratch()
   ws = path.join(base, 'workspace')
   outside = path.join(base, 'outside')
   const home = path.join(base, 'home')
   for (const dir of [path.join(ws, '.git'), outside, home]) await mkdir(dir, { recursive: true })
   await writeFile(path.join(ws, '.git', 'config'), '[core]\n')
   sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
-})
-
-afterAll(async () => {
-  if (base) await rm(base, { recursive: true, force: true })
 })
 
 const { ctx, sh } = sandboxedRun(() => ({ workspace: ws, sandbox }))

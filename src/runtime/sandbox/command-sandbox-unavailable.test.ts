@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { englishText } from '../../contracts/runtime-message.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import { CommandSandbox } from './command-sandbox.ts'
 import { capabilitiesHeld, findOnPath, probeSandbox } from './sandbox-probe.ts'
+import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 
 // Where the command sandbox cannot start, or is not there: which bubblewrap
 // it trusts, what it refuses and says, and the one explicit setting that
@@ -14,14 +15,12 @@ import { capabilitiesHeld, findOnPath, probeSandbox } from './sandbox-probe.ts'
 let base: string
 let ws: string
 
+const scratch = varTmpFolder('assent-sandbox-none-')
+
 beforeAll(async () => {
-  base = await realpath(await mkdtemp('/var/tmp/assent-sandbox-none-'))
+  base = scratch()
   ws = path.join(base, 'workspace')
   await mkdir(ws, { recursive: true })
-})
-
-afterAll(async () => {
-  if (base) await rm(base, { recursive: true, force: true })
 })
 
 describe('finding bubblewrap', () => {

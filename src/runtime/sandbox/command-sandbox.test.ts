@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -11,6 +11,7 @@ import { CommandSandbox } from './command-sandbox.ts'
 import { sandboxedRun } from './test-support/sandboxed-run.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 import { realGit } from '../../../tests/support/real-git.ts'
+import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 
 // Everything here runs real commands in a real bubblewrap. The folders live
 // under /var/tmp, not /tmp: the sandbox gives a command a /tmp of its own,
@@ -27,8 +28,10 @@ let sandbox: CommandSandbox
 const KEY_TEXT = 'FIXTURE-PRIVATE-KEY-not-a-real-key'
 const DATA_TEXT = 'assent-database-fixture'
 
+const scratch = varTmpFolder('assent-sandbox-')
+
 beforeAll(async () => {
-  base = await realpath(await mkdtemp('/var/tmp/assent-sandbox-'))
+  base = scratch()
   ws = path.join(base, 'workspace')
   outside = path.join(base, 'outside')
   home = path.join(base, 'home')
@@ -68,10 +71,6 @@ beforeAll(async () => {
     env: { ...process.env, HOME: home },
     assentPrivate: [dataDir, path.join(dataDir, 'agents.json')],
   })
-})
-
-afterAll(async () => {
-  if (base) await rm(base, { recursive: true, force: true })
 })
 
 const { ctx, sh } = sandboxedRun(() => ({ workspace: ws, sandbox }))

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import type { ToolResult } from '../tools/tool-types.ts'
@@ -19,6 +19,7 @@ import {
   PERSON_ONLY_MADE,
   WHILE_RUNNING_SEEN,
 } from '../../../tests/support/person-only-made.ts'
+import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 
 // Real commands in a real bubblewrap, as command-sandbox.test.ts runs them
 // (under /var/tmp: a command's /tmp is its own).
@@ -29,15 +30,13 @@ let base: string
 let sandbox: CommandSandbox
 let workspaces = 0
 
+const scratch = varTmpFolder('assent-made-')
+
 beforeAll(async () => {
-  base = await realpath(await mkdtemp('/var/tmp/assent-made-'))
+  base = scratch()
   const home = path.join(base, 'home')
   await mkdir(home)
   sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
-})
-
-afterAll(async () => {
-  if (base) await rm(base, { recursive: true, force: true })
 })
 
 async function freshWorkspace(script: string): Promise<string> {
