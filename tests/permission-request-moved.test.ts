@@ -29,7 +29,10 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await harness?.close()
-  for (const folder of made) await rm(folder, { recursive: true, force: true })
+  // A case that renames the folder away leaves it at `<folder>.old`.
+  for (const folder of made) {
+    for (const left of [folder, `${folder}.old`]) await rm(left, { recursive: true, force: true })
+  }
 })
 
 /** A folder outside /tmp: every contained command gets an empty /tmp of
