@@ -52,7 +52,8 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
  *    the workspace is hidden too.
  *
  * Then the seccomp filter, read from descriptor 3 (seccomp-filter.ts: no
- * Unix-domain socket), which whoever starts bubblewrap must give it. */
+ * Unix-domain socket, no user namespace of its own), which whoever starts
+ * bubblewrap must give it. */
 export function bwrapArgs(policy: CommandSandboxPolicy, launch: SandboxedLaunch): string[] {
   const args = [...BWRAP_ISOLATION_ARGS]
   if (!policy.network) args.push('--unshare-net')

@@ -60,13 +60,49 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
     )
     expect(await readFile(path.join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n')
     // Nor in a namespace of its own, where it would hold every capability:
-    // the mounts it was given stay locked read-only there.
+    // it cannot make one (the next case), and the kernel would keep the
+    // mounts it was given locked read-only there.
     const nested = path.join(outside, 'nested.txt')
     await sh(
       `unshare --user --map-root-user --mount sh -c 'mount -o remount,bind,rw / ; echo x > ${nested}'`,
       'workspace-write',
     )
     expect(existsSync(nested)).toBe(false)
+  })
+
+  // In a user namespace of its own a command holds every capability over
+  // what it makes there, and reaches the kernel code behind them (the
+  // firewall's tables, new mounts) where most local privilege escalations
+  // were found. unshare(CLONE_NEWUSER) through perl's syscall, clone3 (whose
+  // flags the filter cannot read) answered as a kernel without it would,
+  // and the threads and processes a program makes, which must still work.
+  it('cannot make a user namespace of its own, and still makes threads and processes', async () => {
+    const numbers = { x64: { unshare: 272 }, arm64: { unshare: 97 } }
+    const { unshare } = numbers[process.arch as 'x64' | 'arm64']
+    const perl = (code: string) =>
+      runCommandTool.run({ argv: ['perl', '-e', code] }, ctx('workspace-write'))
+    const newUser = `my $r = syscall(${unshare}, 0x10000000); print $r < 0 ? "refused: " . ($! + 0) : "made"`
+    expect((await perl(newUser)).output).toBe('refused: 1')
+    const clone3 = `my $r = syscall(435, 0, 0); print $r < 0 ? "refused: " . ($! + 0) : "made"`
+    expect((await perl(clone3)).output).toBe('refused: 38')
+    const tool = await sh('unshare --user --map-root-user id -u', 'workspace-write')
+    expect(tool.ok, tool.output).toBe(false)
+    expect(tool.output).toContain('Operation not permitted')
+
+    const made = await runCommandTool.run(
+      {
+        argv: [
+          process.execPath,
+          '-e',
+          "const { Worker } = require('node:worker_threads'); " +
+            "const child = require('node:child_process').spawnSync('sh', ['-c', 'echo PROCESS']); " +
+            'new Worker(\'require("node:worker_threads").parentPort.postMessage(1)\', { eval: true })' +
+            ".on('message', () => console.log(String(child.stdout).trim(), 'THREAD'))",
+        ],
+      },
+      ctx('workspace-write'),
+    )
+    expect(made.output.trim()).toBe('PROCESS THREAD')
   })
 
   // The kernel's settings take their owner's write bit, and the command

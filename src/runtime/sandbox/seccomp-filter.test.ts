@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { sandboxSeccompFilter } from './seccomp-filter.ts'
 
 // The filter's decisions, read by a small interpreter of the classic BPF
-// the kernel runs (the four instructions the filter uses; any other fails
+// the kernel runs (the five instructions the filter uses; any other fails
 // the test), for each machine it is built for: arm64's cannot run here.
 // The x64 filter also runs in a real bubblewrap in command-sandbox.test.ts.
 
@@ -23,6 +23,7 @@ function decide(filter: Buffer, call: { arch: number; nr: number; first?: number
     if (code === 0x20) accumulator = data.readUInt32LE(k)
     else if (code === 0x15) pc += accumulator === k ? jt : jf
     else if (code === 0x35) pc += accumulator >= k ? jt : jf
+    else if (code === 0x45) pc += (accumulator & k) !== 0 ? jt : jf
     else if (code === 0x06) {
       if (k === 0x80000000) return KILL
       if (k === 0x7fff0000) return ALLOW
@@ -34,14 +35,20 @@ function decide(filter: Buffer, call: { arch: number; nr: number; first?: number
 }
 
 const MACHINES = [
-  // [process.arch, AUDIT_ARCH, socket, io_uring_setup, socketpair, openat, keyctl]
-  ['x64', 0xc000003e, 41, 425, 53, 257, 250],
-  ['arm64', 0xc00000b7, 198, 425, 199, 56, 219],
+  // [process.arch, AUDIT_ARCH, socket, io_uring_setup, socketpair, openat,
+  //  keyctl, clone, unshare, clone3]
+  ['x64', 0xc000003e, 41, 425, 53, 257, 250, 56, 272, 435],
+  ['arm64', 0xc00000b7, 198, 425, 199, 56, 219, 220, 97, 435],
 ] as const
+
+// CLONE_NEWUSER, and the flags glibc's pthread_create and fork pass.
+const NEWUSER = 0x10000000
+const THREAD_FLAGS = 0x003d0f00
+const FORK_FLAGS = 0x01200011
 
 describe.each(MACHINES)(
   'the seccomp filter on %s',
-  (arch, audit, socket, ioUring, pair, openat, keyctl) => {
+  (arch, audit, socket, ioUring, pair, openat, keyctl, clone, unshare, clone3) => {
     const filter = sandboxSeccompFilter(arch)
     if (filter === null) throw new Error(`no filter for ${arch}`)
 
@@ -58,6 +65,25 @@ describe.each(MACHINES)(
       ["the kernel's keyrings, which no namespace separates: keyctl", { nr: keyctl }, 'errno 1'],
       ['add_key', { nr: keyctl - 2 }, 'errno 1'],
       ['request_key', { nr: keyctl - 1 }, 'errno 1'],
+      ['a user namespace of its own: unshare', { nr: unshare, first: NEWUSER }, 'errno 1'],
+      [
+        'unshare with other namespaces beside it',
+        { nr: unshare, first: NEWUSER | 0x00020000 },
+        'errno 1',
+      ],
+      ['clone into a new user namespace', { nr: clone, first: NEWUSER | 17 }, 'errno 1'],
+      ['clone of a thread', { nr: clone, first: THREAD_FLAGS }, ALLOW],
+      ['clone of a process (fork)', { nr: clone, first: FORK_FLAGS }, ALLOW],
+      [
+        'unshare of what needs no capability (its files, its folder)',
+        { nr: unshare, first: 0x00000600 },
+        ALLOW,
+      ],
+      [
+        'clone3, whose flags it cannot read: "not here", so libc uses clone',
+        { nr: clone3, first: 0 },
+        'errno 38',
+      ],
       ['any other call', { nr: openat }, ALLOW],
     ])('%s: %s', (_what, call, expected) => {
       expect(decide(filter, { arch: audit, ...call })).toBe(expected)

@@ -17,7 +17,21 @@
  * calls the filter reads. So are the kernel's keyrings (`add_key`,
  * `request_key`, `keyctl`), which no namespace separates: the person's
  * user keyring (a Kerberos ticket cache, a file system's key) is the
- * command's otherwise, as container runtimes' default filters say too. A foreign system-call ABI (32-bit calls on
+ * command's otherwise, as container runtimes' default filters say too.
+ *
+ * No user namespace of the command's own (`unshare` or `clone` with
+ * CLONE_NEWUSER): in one it holds every capability over what it then
+ * creates, and the kernel code those capabilities reach (netfilter, new
+ * mounts, the other namespaces) is where most local privilege escalations
+ * of recent years were found. The mounts it was given stay locked
+ * read-only there (command-sandbox-kernel.test.ts), so this is not what
+ * keeps them; it keeps the kernel surface a contained command can reach
+ * to what an unprivileged process has, as Flatpak's filter does. `clone3`
+ * passes its flags in memory the filter cannot read, so it answers
+ * ENOSYS, the answer of a kernel older than the call: C libraries then
+ * make the same thread or process with `clone`, whose flags it reads.
+ *
+ * A foreign system-call ABI (32-bit calls on
  * x86-64, whose `socketcall` hides the family, and the x32 ABI) ends the
  * process: the filter cannot read those calls, so it does not let them by.
  *
@@ -39,14 +53,23 @@ const BPF_RET_K = 0x06
 const SECCOMP_RET_KILL_PROCESS = 0x80000000
 const SECCOMP_RET_ERRNO = 0x00050000
 const SECCOMP_RET_ALLOW = 0x7fff0000
+const BPF_JMP_JSET_K = 0x45
+
 const EACCES = 13
 const EPERM = 1
+const ENOSYS = 38
 const AF_UNIX = 1
+const CLONE_NEWUSER = 0x10000000
 
 interface Abi {
   /** `AUDIT_ARCH_*` of the native ABI. */
   arch: number
   socket: number
+  /** Calls that make a process or namespace, their flags first; clone3,
+   *  whose flags are in memory. */
+  clone: number
+  unshare: number
+  clone3: number
   /** Calls refused whatever their arguments: io_uring_setup, add_key,
    *  request_key, keyctl. */
   refused: readonly number[]
@@ -57,8 +80,23 @@ interface Abi {
 
 /** By Node's `process.arch`. */
 const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
-  x64: { arch: 0xc000003e, socket: 41, refused: [425, 248, 249, 250], foreignFrom: 0x40000000 },
-  arm64: { arch: 0xc00000b7, socket: 198, refused: [425, 217, 218, 219] },
+  x64: {
+    arch: 0xc000003e,
+    socket: 41,
+    clone: 56,
+    unshare: 272,
+    clone3: 435,
+    refused: [425, 248, 249, 250],
+    foreignFrom: 0x40000000,
+  },
+  arm64: {
+    arch: 0xc00000b7,
+    socket: 198,
+    clone: 220,
+    unshare: 97,
+    clone3: 435,
+    refused: [425, 217, 218, 219],
+  },
 })
 
 type Instruction = readonly [code: number, jt: number, jf: number, k: number]
@@ -86,6 +124,16 @@ export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null
           [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
         ] as const,
     ),
+    [BPF_JMP_JEQ_K, 0, 1, abi.clone3],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS],
+    // clone or unshare: refused only with CLONE_NEWUSER among the flags
+    // (the flags' low 32 bits, where it is), so threads and processes
+    // are made as before.
+    [BPF_JMP_JEQ_K, 1, 0, abi.clone],
+    [BPF_JMP_JEQ_K, 0, 3, abi.unshare],
+    [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
+    [BPF_JMP_JSET_K, 0, 5, CLONE_NEWUSER],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
     [BPF_JMP_JEQ_K, 0, 3, abi.socket],
     [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
     [BPF_JMP_JEQ_K, 0, 1, AF_UNIX],
