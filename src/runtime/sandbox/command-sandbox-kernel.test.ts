@@ -85,6 +85,18 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
     expect((await perl(newUser)).output).toBe('refused: 1')
     const clone3 = `my $r = syscall(435, 0, 0); print $r < 0 ? "refused: " . ($! + 0) : "made"`
     expect((await perl(clone3)).output).toBe('refused: 38')
+    // userfaultfd in user mode, which the kernel gives anyone
+    // (UFFD_USER_MODE_ONLY), so only the filter refuses it.
+    const userfaultfd = { x64: 323, arm64: 282 }[process.arch as 'x64' | 'arm64']
+    const uffd = `my $r = syscall(${userfaultfd}, 1); print $r < 0 ? "refused: " . ($! + 0) : "made"`
+    expect((await perl(uffd)).output).toBe('refused: 1')
+    const uffdOutside = await runCommandTool.run(
+      { argv: ['perl', '-e', uffd] },
+      ctx('danger-full-access'),
+    )
+    // Outside, the kernel makes it (or, older than 5.11, refuses the flag
+    // with EINVAL): the refusal inside is the filter's.
+    expect(uffdOutside.output).not.toBe('refused: 1')
     const tool = await sh('unshare --user --map-root-user id -u', 'workspace-write')
     expect(tool.ok, tool.output).toBe(false)
     expect(tool.output).toContain('Operation not permitted')

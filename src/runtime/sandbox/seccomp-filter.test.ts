@@ -41,6 +41,12 @@ const MACHINES = [
   ['arm64', 0xc00000b7, 198, 425, 199, 56, 219, 220, 97, 435],
 ] as const
 
+// bpf, userfaultfd and perf_event_open, by machine.
+const EXPLOIT_AIDS = {
+  x64: { bpf: 321, uffd: 323, perf: 298 },
+  arm64: { bpf: 280, uffd: 282, perf: 241 },
+} as const
+
 // CLONE_NEWUSER, and the flags glibc's pthread_create and fork pass.
 const NEWUSER = 0x10000000
 const THREAD_FLAGS = 0x003d0f00
@@ -50,6 +56,7 @@ describe.each(MACHINES)(
   'the seccomp filter on %s',
   (arch, audit, socket, ioUring, pair, openat, keyctl, clone, unshare, clone3) => {
     const filter = sandboxSeccompFilter(arch)
+    const { bpf, uffd, perf } = EXPLOIT_AIDS[arch]
     if (filter === null) throw new Error(`no filter for ${arch}`)
 
     it.each([
@@ -65,6 +72,9 @@ describe.each(MACHINES)(
       ["the kernel's keyrings, which no namespace separates: keyctl", { nr: keyctl }, 'errno 1'],
       ['add_key', { nr: keyctl - 2 }, 'errno 1'],
       ['request_key', { nr: keyctl - 1 }, 'errno 1'],
+      ["bpf, the kernel's verified programs", { nr: bpf }, 'errno 1'],
+      ['userfaultfd, which pauses the kernel mid-copy', { nr: uffd }, 'errno 1'],
+      ["perf_event_open, the kernel's counters", { nr: perf }, 'errno 1'],
       ['a user namespace of its own: unshare', { nr: unshare, first: NEWUSER }, 'errno 1'],
       [
         'unshare with other namespaces beside it',

@@ -18,6 +18,12 @@
  * `request_key`, `keyctl`), which no namespace separates: the person's
  * user keyring (a Kerberos ticket cache, a file system's key) is the
  * command's otherwise, as container runtimes' default filters say too.
+ * And three calls no command an agent runs needs, each a kernel interface
+ * that exploits lean on, which Docker's default filter refuses as well:
+ * `bpf` (programs the kernel verifies and compiles), `userfaultfd` (it lets
+ * a process pause the kernel mid-copy, the usual way to win a kernel race)
+ * and `perf_event_open` (the kernel's counters, and its addresses through
+ * them).
  *
  * No user namespace of the command's own (`unshare` or `clone` with
  * CLONE_NEWUSER): in one it holds every capability over what it then
@@ -71,7 +77,7 @@ interface Abi {
   unshare: number
   clone3: number
   /** Calls refused whatever their arguments: io_uring_setup, add_key,
-   *  request_key, keyctl. */
+   *  request_key, keyctl, bpf, userfaultfd, perf_event_open. */
   refused: readonly number[]
   /** Call numbers at or above this belong to another ABI on the same
    *  arch value (x32 on x86-64). */
@@ -86,7 +92,7 @@ const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
     clone: 56,
     unshare: 272,
     clone3: 435,
-    refused: [425, 248, 249, 250],
+    refused: [425, 248, 249, 250, 321, 323, 298],
     foreignFrom: 0x40000000,
   },
   arm64: {
@@ -95,7 +101,7 @@ const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
     clone: 220,
     unshare: 97,
     clone3: 435,
-    refused: [425, 217, 218, 219],
+    refused: [425, 217, 218, 219, 280, 282, 241],
   },
 })
 
