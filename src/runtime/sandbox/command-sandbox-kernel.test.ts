@@ -100,6 +100,9 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
     const tool = await sh('unshare --user --map-root-user id -u', 'workspace-write')
     expect(tool.ok, tool.output).toBe(false)
     expect(tool.output).toContain('Operation not permitted')
+    // The result tells the model why, so it does not retry blindly.
+    expect(tool.code).toBe('sandbox_denied')
+    expect(tool.output).toContain('nor make namespaces of its own')
 
     const made = await runCommandTool.run(
       {

@@ -3,7 +3,8 @@ import type { PersonOnlyAfterRun } from './command-launcher.ts'
 
 /** What a command says, in the C library's words, when the sandbox stopped
  *  it: a write to a read-only place, a hidden file, a refused connection
- *  without a network, a process it cannot see. */
+ *  without a network, a process it cannot see; and Chromium's words when it
+ *  cannot make the namespaces of its own sandbox. */
 const STOPPED_BY_SANDBOX = [
   /read-only file system/i,
   /permission denied/i,
@@ -13,6 +14,7 @@ const STOPPED_BY_SANDBOX = [
   /could not resolve host/i,
   /temporary failure in name resolution/i,
   /no such process/i,
+  /no usable sandbox/i,
 ]
 
 /**
@@ -39,7 +41,7 @@ export function sandboxStopNote(
     containment.writableRoots.length === 0
       ? 'it cannot change any file'
       : `it can change files only in ${containment.writableRoots.join(', ')}`
-  return `[ran in Assent's sandbox: ${where}; it has no network; the person's credential folders, Assent's data and the host's /tmp are hidden from it; it cannot see or signal processes outside it. What failed above may have been stopped by the sandbox.]`
+  return `[ran in Assent's sandbox: ${where}; it has no network; the person's credential folders, Assent's data and the host's /tmp are hidden from it; it cannot see or signal processes outside it, nor make namespaces of its own (a nested sandbox, a container). What failed above may have been stopped by the sandbox.]`
 }
 
 /** The lines the output of a contained command (or of an external
