@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { runCommandTool } from '../tools/run-command.ts'
@@ -17,6 +19,7 @@ import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 // /tmp is its own, and a write outside must meet the read-only host.
 
 const HAS_BWRAP = await bubblewrapRequired()
+const execFileAsync = promisify(execFile)
 
 let base: string
 let ws: string
@@ -118,6 +121,36 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
       ctx('workspace-write'),
     )
     expect(made.output.trim()).toBe('PROCESS THREAD')
+  })
+
+  // A descriptor is a file already open: written through, it reaches the
+  // file whatever the mounts say. What started the runtime may have left
+  // some open without close-on-exec (a shell's `exec 30>>~/.bashrc`), and
+  // spawn passes those on. The runtime here is a child that a shell started
+  // with 30 open for appending outside and 31 open on a file outside.
+  it('is not given the descriptors whatever started the runtime left open', async () => {
+    const target = path.join(outside, 'appended-through-30.txt')
+    const key = path.join(outside, 'key-on-31.txt')
+    await writeFile(target, '')
+    await writeFile(key, 'SECRET-ON-31')
+    const child = path.join(import.meta.dirname, 'test-support', 'inherited-descriptor-child.ts')
+    const { stdout } = await execFileAsync('bash', [
+      '-c',
+      'exec 30>>"$1" 31<"$2"; shift 2; exec "$@"',
+      'bash',
+      target,
+      key,
+      process.execPath,
+      child,
+      ws,
+      path.join(base, 'home'),
+    ])
+    const { contained, full } = JSON.parse(stdout) as { contained: string; full: string }
+    expect(contained).toContain('read: \n')
+    expect(contained).not.toContain('SECRET-ON-31')
+    // In full access nothing contains it, and both descriptors work.
+    expect(full).toContain('read: SECRET-ON-31')
+    expect(await readFile(target, 'utf8')).toBe('written-through-30\n')
   })
 
   // The kernel's settings take their owner's write bit, and the command

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
+import { closeSync, openSync } from 'node:fs'
 import { z } from 'zod'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
@@ -9,6 +10,7 @@ import {
   type PersonOnlyAfterRun,
   type PreparedCommand,
 } from './command-launcher.ts'
+import { inheritedDescriptors, stdioWithout, type StdioEntry } from './inherited-descriptors.ts'
 import { madePersonOnlyNote, sandboxStopNote } from './sandbox-stop-note.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
 import {
@@ -234,24 +236,34 @@ function runProcess(
 }
 
 function startChild(start: PreparedCommand): ChildProcess {
-  // detached on POSIX makes the child a process-group leader, so a timeout
-  // can kill everything it started, not just the first process. In the
-  // sandbox that leader is bubblewrap, and killing it ends the command's
-  // whole PID namespace (--die-with-parent).
-  const options: SpawnOptions = {
-    cwd: start.cwd,
-    env: start.env,
-    stdio:
-      start.onDescriptor3 === undefined
-        ? ['ignore', 'pipe', 'pipe']
-        : ['ignore', 'pipe', 'pipe', 'pipe'],
-    detached: process.platform !== 'win32',
-    windowsHide: true,
-    shell: false,
+  const base: StdioEntry[] =
+    start.onDescriptor3 === undefined
+      ? ['ignore', 'pipe', 'pipe']
+      : ['ignore', 'pipe', 'pipe', 'pipe']
+  // A contained command gets no descriptor the runtime was handed by
+  // whatever started it (inherited-descriptors.ts); reading which there are
+  // fails the start rather than passing them on.
+  const nullFd = start.containment.contained ? openSync('/dev/null', 'r') : undefined
+  try {
+    // detached on POSIX makes the child a process-group leader, so a timeout
+    // can kill everything it started, not just the first process. In the
+    // sandbox that leader is bubblewrap, and killing it ends the command's
+    // whole PID namespace (--die-with-parent).
+    const options: SpawnOptions = {
+      cwd: start.cwd,
+      env: start.env,
+      stdio:
+        nullFd === undefined ? base : stdioWithout(base, inheritedDescriptors(base.length), nullFd),
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+      shell: false,
+    }
+    const child = spawn(start.file, start.args, options)
+    if (start.onDescriptor3 !== undefined) giveDescriptor3(child, start.onDescriptor3)
+    return child
+  } finally {
+    if (nullFd !== undefined) closeSync(nullFd)
   }
-  const child = spawn(start.file, start.args, options)
-  if (start.onDescriptor3 !== undefined) giveDescriptor3(child, start.onDescriptor3)
-  return child
 }
 
 function killTree(child: ChildProcess): void {

@@ -1,0 +1,33 @@
+// `node inherited-descriptor-child.ts <workspace> <home>`, started by a
+// shell that left descriptor 30 open for appending to a file outside the
+// workspace and 31 open for reading a file the sandbox hides: a runtime
+// started that way. (Node marks a few low inherited descriptors
+// close-on-exec as it starts, not these.) Runs one command through `run_command` in each mode
+// and prints their outputs as JSON, `{ contained, full }`.
+
+import { CommandSandbox } from '../command-sandbox.ts'
+import { runCommandTool } from '../../tools/run-command.ts'
+import type { SandboxMode } from '../../../contracts/policy-axes.ts'
+
+const [workspace, home] = process.argv.slice(2)
+if (workspace === undefined || home === undefined) throw new Error('workspace and home, please')
+const sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
+const line = 'echo written-through-30 >&30; echo "read: $(cat <&31)"'
+const run = async (sandboxMode: SandboxMode) =>
+  (
+    await runCommandTool.run(
+      { argv: ['bash', '-c', line] },
+      {
+        workspace,
+        resolvedPaths: [workspace],
+        timeoutMs: 60_000,
+        command: { sandbox, sandboxMode, extraWritableRoots: [] },
+      },
+    )
+  ).output
+process.stdout.write(
+  JSON.stringify({
+    contained: await run('workspace-write'),
+    full: await run('danger-full-access'),
+  }),
+)

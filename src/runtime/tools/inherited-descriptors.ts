@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync } from 'node:fs'
+
+/** What one of a child's descriptors is given: a new pipe, nothing, or a
+ *  descriptor of this process. */
+export type StdioEntry = 'pipe' | 'ignore' | number
+
+/** `O_CLOEXEC` as `/proc/<pid>/fdinfo` prints a descriptor's flags (octal). */
+const O_CLOEXEC = 0o2000000
+
+/**
+ * The descriptors from `from` up that a child of this process would be
+ * given as they are: those without close-on-exec. Node, libuv and SQLite
+ * open everything close-on-exec; what is left is what started the runtime
+ * left open (a shell's `exec 7>>~/.bashrc`, a supervisor's pipe, a socket),
+ * and `spawn` passes it on, whatever the child's sandbox. Linux says which
+ * are close-on-exec (`/proc/self/fdinfo`); elsewhere (macOS) every open
+ * descriptor counts. Throws when the list cannot be read, so the caller
+ * does not start a contained command it cannot say this of.
+ */
+export function inheritedDescriptors(from: number): number[] {
+  const linux = process.platform === 'linux'
+  const found: number[] = []
+  for (const entry of readdirSync(linux ? '/proc/self/fd' : '/dev/fd')) {
+    const fd = Number(entry)
+    if (!Number.isSafeInteger(fd) || fd < from) continue
+    if (!linux) {
+      found.push(fd)
+      continue
+    }
+    let info: string
+    try {
+      info = readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1')
+    } catch (error) {
+      // The listing's own descriptor, closed once it was read.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw error
+    }
+    const flags = /^flags:\s*([0-7]+)$/m.exec(info)
+    if (flags === null) throw new Error(`no flags for descriptor ${fd} in /proc/self/fdinfo`)
+    if ((parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) found.push(fd)
+  }
+  return found.sort((a, b) => a - b)
+}
+
+/**
+ * `stdio` for a contained command: `base` for its first descriptors, and
+ * every other descriptor it would be given (`inherited`) replaced by
+ * `nullFd` (open on /dev/null), so none of them reaches past its sandbox:
+ * a file already open for writing is written through its descriptor
+ * whatever the mounts say, and a pipe or socket leads to a process
+ * outside. The rest stay unset, closed as the command starts.
+ */
+export function stdioWithout(
+  base: readonly StdioEntry[],
+  inherited: readonly number[],
+  nullFd: number,
+): StdioEntry[] {
+  const stdio: StdioEntry[] = [...base]
+  for (const fd of inherited) {
+    if (fd < base.length) continue
+    while (stdio.length < fd) stdio.push('ignore')
+    stdio[fd] = nullFd
+  }
+  return stdio
+}
