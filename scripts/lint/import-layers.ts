@@ -101,6 +101,12 @@ export const LAYERS: readonly Layer[] = [
     why: 'concurrency helpers are leaves every service may share',
   },
   {
+    path: 'src/runtime/child-processes/',
+    may: [],
+    refuses: NOT_IN_RUNTIME,
+    why: 'how the runtime hands a child process only what it means to: leaves the tools and the external agents share',
+  },
+  {
     path: 'src/runtime/config/',
     may: ['src/contracts/'],
     refuses: NOT_IN_RUNTIME,
@@ -108,7 +114,7 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     path: 'src/runtime/external-agents/',
-    may: ['src/contracts/', RUNTIME_DOMAIN, 'src/runtime/config/'],
+    may: ['src/contracts/', RUNTIME_DOMAIN, 'src/runtime/config/', 'src/runtime/child-processes/'],
     refuses: NOT_IN_RUNTIME,
     why: "an external agent's process and protocol: it asks the person through its asker port and never reaches the gate, the store or another service itself",
   },
@@ -131,7 +137,7 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     path: 'src/runtime/tools/',
-    may: ['src/contracts/', RUNTIME_DOMAIN],
+    may: ['src/contracts/', RUNTIME_DOMAIN, 'src/runtime/child-processes/'],
     refuses: NOT_IN_RUNTIME,
     why: 'tools act on what the sandbox resolved; they decide nothing and reach no service',
   },

@@ -1,8 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BASE_AGENT_ENVIRONMENT } from '../../contracts/agents-config.ts'
+import { runWithDescriptorsLeftOpen } from '../child-processes/test-support/left-open.ts'
 import { agentEnvironment, startAgentProcess } from './agent-process.ts'
 
 const source = {
@@ -96,3 +97,22 @@ function isAlive(pid: number): boolean {
     return false
   }
 }
+
+// The commands an agent runs in its own sandbox get what the agent has; a
+// descriptor whatever started the runtime left open (a shell's
+// `exec 30>>~/.bashrc`) would let one write through it whatever that
+// sandbox says. The runtime here is a child that bash started with 30 open
+// for appending and 31 open for reading.
+describe('the descriptors an agent is handed', () => {
+  it('are its three pipes, not one the runtime was left', async () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-fds-')))
+    try {
+      const child = join(import.meta.dirname, 'test-support', 'agent-descriptors-child.ts')
+      const { stdout, appended } = await runWithDescriptorsLeftOpen(folder, child, [folder])
+      expect(stdout).toBe('read: \n')
+      expect(readFileSync(appended, 'utf8')).toBe('')
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { BASE_AGENT_ENVIRONMENT, type ExternalAgentConfig } from '../../contracts/agents-config.ts'
+import { onlyTheseDescriptors } from '../child-processes/inherited-descriptors.ts'
 
 /** How much of the agent's stderr is kept for diagnostics: its last words,
  *  not a log that grows with every turn. */
@@ -45,7 +46,8 @@ export interface AgentProcess {
 }
 
 /**
- * Starts the agent in the room's workspace with the minimal environment.
+ * Starts the agent in the room's workspace with the minimal environment,
+ * and no descriptor but its three pipes.
  * It runs in its own process group, so ending it also ends the commands it
  * started. `command` is looked up on the agent's PATH, not the runtime's.
  */
@@ -54,12 +56,22 @@ export function startAgentProcess(
   workspace: string,
   source: NodeJS.ProcessEnv = process.env,
 ): AgentProcess {
-  const child: ChildProcessWithoutNullStreams = spawn(agent.command, agent.args, {
-    cwd: workspace,
-    env: agentEnvironment(agent, source),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  })
+  // Nor a descriptor whatever started the runtime left open: the agent's
+  // own sandbox, which its allowed commands run in, would not stop a
+  // command writing through one (inherited-descriptors.ts).
+  const given = onlyTheseDescriptors(['pipe', 'pipe', 'pipe'])
+  let child: ChildProcessWithoutNullStreams
+  try {
+    // Its first three are pipes, so its streams are there.
+    child = spawn(agent.command, agent.args, {
+      cwd: workspace,
+      env: agentEnvironment(agent, source),
+      stdio: given.stdio,
+      detached: true,
+    }) as ChildProcessWithoutNullStreams
+  } finally {
+    given.close()
+  }
   let stderr = Buffer.alloc(0)
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = Buffer.concat([stderr, chunk])

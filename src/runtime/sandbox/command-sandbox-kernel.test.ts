@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { runCommandTool } from '../tools/run-command.ts'
@@ -11,6 +9,11 @@ import { CommandSandbox } from './command-sandbox.ts'
 import { sandboxedRun } from './test-support/sandboxed-run.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 import { varTmpFolder } from './test-support/var-tmp-folder.ts'
+import {
+  runWithDescriptorsLeftOpen,
+  SECRET_ON_31,
+  WRITTEN_THROUGH_30,
+} from '../child-processes/test-support/left-open.ts'
 
 // What the kernel would give a contained command beyond its mounts: root's
 // capabilities, its settings, its keyrings, a socket bound to a path. Each
@@ -19,7 +22,6 @@ import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 // /tmp is its own, and a write outside must meet the read-only host.
 
 const HAS_BWRAP = await bubblewrapRequired()
-const execFileAsync = promisify(execFile)
 
 let base: string
 let ws: string
@@ -129,28 +131,17 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
   // spawn passes those on. The runtime here is a child that a shell started
   // with 30 open for appending outside and 31 open on a file outside.
   it('is not given the descriptors whatever started the runtime left open', async () => {
-    const target = path.join(outside, 'appended-through-30.txt')
-    const key = path.join(outside, 'key-on-31.txt')
-    await writeFile(target, '')
-    await writeFile(key, 'SECRET-ON-31')
     const child = path.join(import.meta.dirname, 'test-support', 'inherited-descriptor-child.ts')
-    const { stdout } = await execFileAsync('bash', [
-      '-c',
-      'exec 30>>"$1" 31<"$2"; shift 2; exec "$@"',
-      'bash',
-      target,
-      key,
-      process.execPath,
-      child,
+    const { stdout, appended } = await runWithDescriptorsLeftOpen(outside, child, [
       ws,
       path.join(base, 'home'),
     ])
     const { contained, full } = JSON.parse(stdout) as { contained: string; full: string }
     expect(contained).toContain('read: \n')
-    expect(contained).not.toContain('SECRET-ON-31')
+    expect(contained).not.toContain(SECRET_ON_31)
     // In full access nothing contains it, and both descriptors work.
-    expect(full).toContain('read: SECRET-ON-31')
-    expect(await readFile(target, 'utf8')).toBe('written-through-30\n')
+    expect(full).toContain(`read: ${SECRET_ON_31}`)
+    expect(await readFile(appended, 'utf8')).toBe(`${WRITTEN_THROUGH_30}\n`)
   })
 
   // The kernel's settings take their owner's write bit, and the command

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
-import { closeSync, openSync } from 'node:fs'
 import { z } from 'zod'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
@@ -10,7 +9,7 @@ import {
   type PersonOnlyAfterRun,
   type PreparedCommand,
 } from './command-launcher.ts'
-import { inheritedDescriptors, stdioWithout, type StdioEntry } from './inherited-descriptors.ts'
+import { onlyTheseDescriptors, type StdioEntry } from '../child-processes/inherited-descriptors.ts'
 import { madePersonOnlyNote, sandboxStopNote } from './sandbox-stop-note.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
 import {
@@ -243,7 +242,9 @@ function startChild(start: PreparedCommand): ChildProcess {
   // A contained command gets no descriptor the runtime was handed by
   // whatever started it (inherited-descriptors.ts); reading which there are
   // fails the start rather than passing them on.
-  const nullFd = start.containment.contained ? openSync('/dev/null', 'r') : undefined
+  const given = start.containment.contained
+    ? onlyTheseDescriptors(base)
+    : { stdio: base, close: () => undefined }
   try {
     // detached on POSIX makes the child a process-group leader, so a timeout
     // can kill everything it started, not just the first process. In the
@@ -252,8 +253,7 @@ function startChild(start: PreparedCommand): ChildProcess {
     const options: SpawnOptions = {
       cwd: start.cwd,
       env: start.env,
-      stdio:
-        nullFd === undefined ? base : stdioWithout(base, inheritedDescriptors(base.length), nullFd),
+      stdio: given.stdio,
       detached: process.platform !== 'win32',
       windowsHide: true,
       shell: false,
@@ -262,7 +262,7 @@ function startChild(start: PreparedCommand): ChildProcess {
     if (start.onDescriptor3 !== undefined) giveDescriptor3(child, start.onDescriptor3)
     return child
   } finally {
-    if (nullFd !== undefined) closeSync(nullFd)
+    given.close()
   }
 }
 

@@ -8,15 +8,15 @@
 import { CommandSandbox } from '../command-sandbox.ts'
 import { runCommandTool } from '../../tools/run-command.ts'
 import type { SandboxMode } from '../../../contracts/policy-axes.ts'
+import { USE_30_AND_31 } from '../../child-processes/test-support/left-open.ts'
 
 const [workspace, home] = process.argv.slice(2)
 if (workspace === undefined || home === undefined) throw new Error('workspace and home, please')
 const sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
-const line = 'echo written-through-30 >&30; echo "read: $(cat <&31)"'
 const run = async (sandboxMode: SandboxMode) =>
   (
     await runCommandTool.run(
-      { argv: ['bash', '-c', line] },
+      { argv: ['bash', '-c', USE_30_AND_31] },
       {
         workspace,
         resolvedPaths: [workspace],

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs'
 
 /** What one of a child's descriptors is given: a new pipe, nothing, or a
  *  descriptor of this process. */
@@ -14,10 +14,13 @@ const O_CLOEXEC = 0o2000000
  * left open (a shell's `exec 7>>~/.bashrc`, a supervisor's pipe, a socket),
  * and `spawn` passes it on, whatever the child's sandbox. Linux says which
  * are close-on-exec (`/proc/self/fdinfo`); elsewhere (macOS) every open
- * descriptor counts. Throws when the list cannot be read, so the caller
- * does not start a contained command it cannot say this of.
+ * descriptor counts. Windows passes a child only the handles it is given
+ * (libuv makes none inheritable), so there are none. Throws when the list
+ * cannot be read, so the caller does not start a child it cannot say this
+ * of.
  */
 export function inheritedDescriptors(from: number): number[] {
+  if (process.platform === 'win32') return []
   const linux = process.platform === 'linux'
   const found: number[] = []
   for (const entry of readdirSync(linux ? '/proc/self/fd' : '/dev/fd')) {
@@ -43,12 +46,13 @@ export function inheritedDescriptors(from: number): number[] {
 }
 
 /**
- * `stdio` for a contained command: `base` for its first descriptors, and
- * every other descriptor it would be given (`inherited`) replaced by
- * `nullFd` (open on /dev/null), so none of them reaches past its sandbox:
- * a file already open for writing is written through its descriptor
- * whatever the mounts say, and a pipe or socket leads to a process
- * outside. The rest stay unset, closed as the command starts.
+ * `stdio` for a child that must get no descriptor but its own (a contained
+ * command; an external agent, whose commands run in its sandbox): `base`
+ * for its first descriptors, and every other descriptor it would be given
+ * (`inherited`) replaced by `nullFd` (open on /dev/null), so none of them
+ * reaches past a sandbox: a file already open for writing is written
+ * through its descriptor whatever the mounts say, and a pipe or socket
+ * leads to a process outside. The rest stay unset, closed as it starts.
  */
 export function stdioWithout(
   base: readonly StdioEntry[],
@@ -62,4 +66,18 @@ export function stdioWithout(
     stdio[fd] = nullFd
   }
   return stdio
+}
+
+/**
+ * `spawn`'s `stdio` for a child that gets `base` and nothing else this
+ * process holds, and a way to close what it opened for it once spawned.
+ */
+export function onlyTheseDescriptors(base: readonly StdioEntry[]): {
+  stdio: StdioEntry[]
+  close: () => void
+} {
+  const inherited = inheritedDescriptors(base.length)
+  if (inherited.length === 0) return { stdio: [...base], close: () => undefined }
+  const nullFd = openSync('/dev/null', 'r')
+  return { stdio: stdioWithout(base, inherited, nullFd), close: () => closeSync(nullFd) }
 }
