@@ -10,8 +10,9 @@ const O_CLOEXEC = 0o2000000
 /**
  * The descriptors from `from` up that a child of this process would be
  * given as they are: those without close-on-exec. Node, libuv and SQLite
- * open everything close-on-exec; what is left is what started the runtime
- * left open (a shell's `exec 7>>~/.bashrc`, a supervisor's pipe, a socket),
+ * open everything close-on-exec, and Node marks a few low inherited ones
+ * so as it starts; what is left is what started the runtime
+ * left open (a shell's `exec 30>>~/.bashrc`, a supervisor's pipe, a socket),
  * and `spawn` passes it on, whatever the child's sandbox. Linux says which
  * are close-on-exec (`/proc/self/fdinfo`); elsewhere (macOS) every open
  * descriptor counts. Windows passes a child only the handles it is given
