@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { englishText } from '../../contracts/runtime-message.ts'
 import { runCommandTool } from '../tools/run-command.ts'
 import { CommandSandbox } from './command-sandbox.ts'
-import { capabilitiesHeld, findOnPath, probeSandbox } from './sandbox-probe.ts'
+import { capabilitiesHeld, filterMissing, findOnPath, probeSandbox } from './sandbox-probe.ts'
 import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 
 // Where the command sandbox cannot start, or is not there: which bubblewrap
@@ -138,6 +138,25 @@ describe('where no sandbox can start', () => {
     expect(said).toContain(
       'would keep capabilities (CapPrm=000001ffffffffff, CapEff=000001ffffffffff, CapBnd=000001ffffffffff)',
     )
+  })
+
+  it('refuses when a command in the sandbox would run without the seccomp filter', async () => {
+    // A bwrap that drops every capability but installs no filter (one
+    // that ignores --seccomp): the command would reach a daemon's socket.
+    const said = await refusalWithBwrap(
+      'bin-without-filter',
+      "#!/bin/sh\nprintf 'Name:\\tcat\\nCapInh:\\t0000000000000000\\nCapPrm:\\t0000000000000000\\nCapEff:\\t0000000000000000\\nCapBnd:\\t0000000000000000\\nCapAmb:\\t0000000000000000\\nNoNewPrivs:\\t0\\nSeccomp:\\t0\\n'\n",
+    )
+    expect(said).toContain("would run without Assent's seccomp filter (Seccomp=0, NoNewPrivs=0)")
+  })
+
+  it('reads the filter and no new privileges, and takes what it cannot read as missing', () => {
+    expect(
+      filterMissing('Name:\tcat\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n'),
+    ).toBeNull()
+    expect(filterMissing('NoNewPrivs:\t1\nSeccomp:\t1\n')).toBe('Seccomp=1')
+    expect(filterMissing('Seccomp:\t2\n')).toBe('NoNewPrivs unreadable')
+    expect(filterMissing('')).toBe('Seccomp unreadable, NoNewPrivs unreadable')
   })
 
   it('reads every capability set, and takes one it cannot read as held', () => {

@@ -71,7 +71,8 @@ function systemOwned(p: string): boolean {
  * system can change), with Assent's seccomp filter for this machine, that can
  * start the very namespaces a command gets (it fails where unprivileged
  * user namespaces are off, and then says so), with a command in it that
- * holds no capability (read from its `/proc/self/status`); on macOS,
+ * holds no capability and runs under the filter (read from its
+ * `/proc/self/status`); on macOS,
  * `sandbox-exec`. Anywhere else there is no sandbox.
  */
 export async function probeSandbox(
@@ -134,20 +135,51 @@ export async function probeSandbox(
   const tried = await tryBubblewrap(bwrap, cat, seccompFilter)
   if (tried.ok) {
     const held = capabilitiesHeld(tried.status)
-    if (held === null) return { available: true, kind: 'bubblewrap', program: bwrap, seccompFilter }
     // Fails closed: a command holding a capability could remount what it
     // was given read-only and write through to the host.
-    return {
-      available: false,
-      missing: `a command in ${bwrap}'s sandbox would keep capabilities (${held})`,
-      fix: 'install a bubblewrap that drops them (0.1.8 or later: --cap-drop ALL)',
+    if (held !== null) {
+      return {
+        available: false,
+        missing: `a command in ${bwrap}'s sandbox would keep capabilities (${held})`,
+        fix: 'install a bubblewrap that drops them (0.1.8 or later: --cap-drop ALL)',
+      }
     }
+    // Fails closed too: without the filter a command reaches a daemon's
+    // Unix socket, the kernel's keyrings, a user namespace of its own.
+    const unfiltered = filterMissing(tried.status)
+    if (unfiltered !== null) {
+      return {
+        available: false,
+        missing: `a command in ${bwrap}'s sandbox would run without Assent's seccomp filter (${unfiltered})`,
+        fix: 'install a bubblewrap that installs one (--seccomp, 0.1.8 or later) on a kernel with seccomp filters',
+      }
+    }
+    return { available: true, kind: 'bubblewrap', program: bwrap, seccompFilter }
   }
   return {
     available: false,
     missing: `${bwrap} cannot start a sandbox here (${tried.failure})`,
     fix: 'enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or allow bwrap in AppArmor: kernel.apparmor_restrict_unprivileged_userns), or install bubblewrap setuid',
   }
+}
+
+/**
+ * Why a process's status says it does not run under a seccomp filter with
+ * no new privileges (`Seccomp: 2`, `NoNewPrivs: 1`, as bubblewrap leaves
+ * a command it gave `--seccomp`), or null when it does. What cannot be
+ * read is not taken as there.
+ */
+export function filterMissing(status: string): string | null {
+  const mode = /^Seccomp:\s*(\d+)\s*$/m.exec(status)?.[1]
+  const noNewPrivileges = /^NoNewPrivs:\s*(\d+)\s*$/m.exec(status)?.[1]
+  const missing: string[] = []
+  if (mode !== '2') missing.push(mode === undefined ? 'Seccomp unreadable' : `Seccomp=${mode}`)
+  if (noNewPrivileges !== '1') {
+    missing.push(
+      noNewPrivileges === undefined ? 'NoNewPrivs unreadable' : `NoNewPrivs=${noNewPrivileges}`,
+    )
+  }
+  return missing.length === 0 ? null : missing.join(', ')
 }
 
 /** Where the system keeps its programs, looked in before PATH. */
