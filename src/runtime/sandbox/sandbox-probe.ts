@@ -163,22 +163,25 @@ export async function probeSandbox(
   }
 }
 
+/** What the filter leaves in a process's status: `Seccomp: 2` (filter
+ *  mode) and `NoNewPrivs: 1`, as bubblewrap leaves a command it gave
+ *  `--seccomp`. */
+const FILTERED_STATUS: ReadonlyArray<readonly [field: string, value: string]> = [
+  ['Seccomp', '2'],
+  ['NoNewPrivs', '1'],
+]
+
 /**
  * Why a process's status says it does not run under a seccomp filter with
- * no new privileges (`Seccomp: 2`, `NoNewPrivs: 1`, as bubblewrap leaves
- * a command it gave `--seccomp`), or null when it does. What cannot be
- * read is not taken as there.
+ * no new privileges, or null when it does. What cannot be read is not
+ * taken as there.
  */
 export function filterMissing(status: string): string | null {
-  const mode = /^Seccomp:\s*(\d+)\s*$/m.exec(status)?.[1]
-  const noNewPrivileges = /^NoNewPrivs:\s*(\d+)\s*$/m.exec(status)?.[1]
-  const missing: string[] = []
-  if (mode !== '2') missing.push(mode === undefined ? 'Seccomp unreadable' : `Seccomp=${mode}`)
-  if (noNewPrivileges !== '1') {
-    missing.push(
-      noNewPrivileges === undefined ? 'NoNewPrivs unreadable' : `NoNewPrivs=${noNewPrivileges}`,
-    )
-  }
+  const missing = FILTERED_STATUS.flatMap(([field, wanted]) => {
+    const value = statusField(status, field)
+    if (value === undefined) return [`${field} unreadable`]
+    return value === wanted ? [] : [`${field}=${value}`]
+  })
   return missing.length === 0 ? null : missing.join(', ')
 }
 
@@ -197,11 +200,16 @@ const CAPABILITY_SETS = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']
 export function capabilitiesHeld(status: string): string | null {
   const held: string[] = []
   for (const set of CAPABILITY_SETS) {
-    const value = new RegExp(`^${set}:\\s*([0-9a-f]+)\\s*$`, 'm').exec(status)?.[1]
-    if (value === undefined) held.push(`${set} unreadable`)
+    const value = statusField(status, set)
+    if (value === undefined || !/^[0-9a-f]+$/.test(value)) held.push(`${set} unreadable`)
     else if (!/^0+$/.test(value)) held.push(`${set}=${value}`)
   }
   return held.length === 0 ? null : held.join(', ')
+}
+
+/** One field of a `/proc/<pid>/status`, or undefined when it is not there. */
+function statusField(status: string, field: string): string | undefined {
+  return new RegExp(`^${field}:\\s*(\\S+)\\s*$`, 'm').exec(status)?.[1]
 }
 
 /** Runs `cat /proc/self/status` in a sandbox with every namespace and

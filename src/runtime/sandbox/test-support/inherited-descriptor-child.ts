@@ -1,9 +1,9 @@
-// `node inherited-descriptor-child.ts <workspace> <home>`, started by a
-// shell that left descriptor 30 open for appending to a file outside the
-// workspace and 31 open for reading a file the sandbox hides: a runtime
-// started that way. (Node marks a few low inherited descriptors
-// close-on-exec as it starts, not these.) Runs one command through `run_command` in each mode
-// and prints their outputs as JSON, `{ contained, full }`.
+// `node inherited-descriptor-child.ts <workspace> <home>`, started by
+// runWithDescriptorsLeftOpen (child-processes/test-support/left-open.ts):
+// a runtime that a shell left descriptor 30 open to, appending to a file
+// outside the workspace, and 31, reading another. Runs one command that
+// uses both through `run_command` in each mode and prints their outputs
+// as JSON, `{ contained, full }`.
 
 import { CommandSandbox } from '../command-sandbox.ts'
 import { runCommandTool } from '../../tools/run-command.ts'
