@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -198,7 +199,10 @@ describe('server-everything and server-filesystem through assent-gateway', () =>
       undefined,
       callOptions,
     )
-    expect(JSON.stringify(result.content)).toContain(pathToFileURL(harness.workspace).href)
+    // The workspace as its real folder: the gateway names no other.
+    expect(JSON.stringify(result.content)).toContain(
+      pathToFileURL(realpathSync(harness.workspace)).href,
+    )
   })
 
   it('passes images, annotations and resource links (namespaced, readable back)', async () => {

@@ -14,6 +14,7 @@ import {
   type ClientNotification,
   type CreateMessageRequest,
   type CreateMessageResult,
+  type ListRootsResult,
   type Progress,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js'
@@ -25,6 +26,7 @@ import type {
 } from '../runtime/mcp/mcp-connection.ts'
 import { installElicitation } from '../runtime/mcp/mcp-elicitation.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { rootsInWorkspace } from '../runtime/mcp/mcp-roots.ts'
 import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
 
@@ -65,18 +67,13 @@ export class GatewayRelay implements McpClientRelay {
   }
 
   install(client: Client, server: McpServer): void {
-    const { upstream } = this.options
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
       this.sample(server, request.params, extra),
     )
     installElicitation(client, (params) => this.options.elicit(server.id, params))
-    client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
-      this.requireClient('roots', 'roots/list')
-      return upstream.listRoots(undefined, {
-        signal: extra.signal,
-        timeout: this.options.requestTimeoutMs,
-      })
-    })
+    client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
+      this.roots(server, extra.signal),
+    )
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { logger } = notification.params
       this.notify({
@@ -102,6 +99,36 @@ export class GatewayRelay implements McpClientRelay {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
       this.notify({ method: 'notifications/resources/list_changed' }),
     )
+  }
+
+  /**
+   * A server's `roots/list`: the agent's roots, each narrowed to the
+   * workspace (mcp-roots.ts), since a server takes them as the folders it
+   * may work in. While the workspace is not the folder the gateway pinned,
+   * none is named: the server gets an error saying why.
+   */
+  private async roots(server: McpServer, signal: AbortSignal): Promise<ListRootsResult> {
+    this.requireClient('roots', 'roots/list')
+    try {
+      this.options.consent.checkWorkspace?.()
+      const given = await this.options.upstream.listRoots(undefined, {
+        signal,
+        timeout: this.options.requestTimeoutMs,
+      })
+      // Again: the folder may have moved while the agent answered.
+      this.options.consent.checkWorkspace?.()
+      const { roots, dropped } = rootsInWorkspace(this.options.workspace, given.roots)
+      for (const root of dropped) {
+        this.options.log(
+          `assent-gateway: ${server.id} is not shown the root ${root.uri}: ${root.why} (the workspace is ${this.options.workspace})`,
+        )
+      }
+      return { roots }
+    } catch (error) {
+      if (!(error instanceof McpRefusal)) throw error
+      this.options.log(`assent-gateway: ${server.id} is shown no roots: ${error.message}`)
+      throw new McpError(error.code, error.message, error.data)
+    }
   }
 
   /** A server's sampling request: governed like a read of that server

@@ -99,6 +99,7 @@ export async function connectThroughGateway(
   harness: RuntimeHarness,
   configPath: string,
   client: Client = new Client({ name: 'test-agent', version: '1.0.0' }),
+  workspace: string = harness.workspace,
 ): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -109,7 +110,7 @@ export async function connectThroughGateway(
       '--data-dir',
       harness.dataDir,
       '--workspace',
-      harness.workspace,
+      workspace,
     ],
     stderr: 'pipe',
   })
