@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
@@ -32,6 +32,25 @@ const codex = useAgentSessions(
     }),
 )
 const runCodex = codex.run
+
+/** A person's config.toml that widens Codex's workspace-write sandbox
+ *  without renaming it: another folder to write in, and the network. */
+const WIDENING_CONFIG = [
+  '',
+  '[sandbox_workspace_write]',
+  'writable_roots = ["/opt"]',
+  'network_access = true',
+  '',
+].join('\n')
+const widenedCodex = useAgentSessions(agents, (bed, asker) => {
+  appendFileSync(join(bed.home, 'config.toml'), WIDENING_CONFIG)
+  return new CodexAppServerClient({
+    agent: bed.codexConfig(),
+    workspace: bed.workspace,
+    asker,
+    onEvent: bed.onEvent,
+  })
+})
 
 describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () => {
   it(
@@ -262,6 +281,18 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
       expect(outcome.status).toBe('completed')
       expect(asker.asked).toHaveLength(0)
       expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(true)
+    },
+  )
+
+  it(
+    "uses no thread whose sandbox the person's config.toml widened",
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('allow-once')
+      await expect(widenedCodex.start([], asker)).rejects.toThrow(
+        /did not take the room's settings: .*"writableRoots":\["\/opt"\],"networkAccess":true/,
+      )
+      expect(asker.asked).toHaveLength(0)
     },
   )
 })

@@ -88,6 +88,43 @@ describe('the Codex client against a hostile agent', () => {
     )
   })
 
+  it.each([
+    ['writes in another folder', () => ({ writableRoots: ['/opt'] })],
+    ['writes in the workspace and another folder', () => ({ writableRoots: [dir, '/'] })],
+    ['reaches the network', () => ({ networkAccess: true })],
+    ['does not say whether it reaches the network', () => ({ networkAccess: undefined })],
+    ['does not say where it writes', () => ({ writableRoots: undefined })],
+  ])(
+    "does not use a thread whose workspace-write sandbox Codex's config widened: it %s",
+    async (_label, widened) => {
+      const sandbox = {
+        type: 'workspaceWrite',
+        writableRoots: [],
+        networkAccess: false,
+        ...widened(),
+      }
+      await expect(
+        codex({ threadStart: { sandbox }, onTurn: [] }).start('ask-for-approval'),
+      ).rejects.toThrow(/did not take the room's settings/)
+    },
+  )
+
+  it("does not use a plan room's read-only thread that reaches the network", async () => {
+    await expect(
+      codex({
+        threadStart: { sandbox: { type: 'readOnly', networkAccess: true } },
+        onTurn: [],
+      }).start('plan'),
+    ).rejects.toThrow(/did not take the room's settings/)
+  })
+
+  it('uses a thread whose workspace-write sandbox names only the workspace', async () => {
+    const sandbox = { type: 'workspaceWrite', writableRoots: [dir], networkAccess: false }
+    await expect(
+      codex({ threadStart: { sandbox }, onTurn: [] }).start('ask-for-approval'),
+    ).resolves.toBeUndefined()
+  })
+
   it('does not use a thread whose sandbox or reviewer Codex changed', async () => {
     await expect(
       codex({ threadStart: { sandbox: { type: 'dangerFullAccess' } }, onTurn: [] }).start(

@@ -75,11 +75,18 @@ function answer(message: Record<string, unknown>): void {
           thread: { id: SESSION },
           approvalPolicy: params.approvalPolicy,
           approvalsReviewer: params.approvalsReviewer,
+          // What Codex 0.169 reports for each sandbox it was asked for.
           sandbox: {
-            type: { 'workspace-write': 'workspaceWrite', 'danger-full-access': 'dangerFullAccess' }[
-              String(params.sandbox)
-            ],
-          },
+            'read-only': { type: 'readOnly', networkAccess: false },
+            'workspace-write': {
+              type: 'workspaceWrite',
+              writableRoots: [],
+              networkAccess: false,
+              excludeTmpdirEnvVar: false,
+              excludeSlashTmp: false,
+            },
+            'danger-full-access': { type: 'dangerFullAccess' },
+          }[String(params.sandbox)],
           cwd: params.cwd,
           ...plan.threadStart,
         },

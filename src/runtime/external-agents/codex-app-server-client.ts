@@ -14,6 +14,7 @@ import {
   codexCommandAction,
   codexFileChanges,
   codexItemStatus,
+  codexSandboxAsAsked,
   CodexAgentMessageItemSchema,
   CodexCommandApprovalSchema,
   CodexCommandItemSchema,
@@ -101,13 +102,13 @@ export class CodexAppServerClient
     if (
       thread.approvalPolicy !== settings.approvalPolicy ||
       thread.approvalsReviewer !== settings.approvalsReviewer ||
-      thread.sandbox.type !== sandboxType ||
+      !codexSandboxAsAsked(thread.sandbox, sandboxType, this.options.workspace) ||
       resolve(thread.cwd) !== resolve(this.options.workspace)
     ) {
       throw new Error(
         `Codex did not take the room's settings: asked for ${settings.approvalPolicy}, ` +
           `${sandboxType}, reviewer ${settings.approvalsReviewer} in ${this.options.workspace}; ` +
-          `got ${JSON.stringify(thread.approvalPolicy)}, ${thread.sandbox.type}, ` +
+          `got ${JSON.stringify(thread.approvalPolicy)}, ${JSON.stringify(thread.sandbox)}, ` +
           `reviewer ${thread.approvalsReviewer} in ${thread.cwd}`,
       )
     }

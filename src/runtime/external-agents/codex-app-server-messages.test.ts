@@ -4,8 +4,10 @@ import {
   codexCommandAction,
   codexFileChanges,
   codexItemStatus,
+  codexSandboxAsAsked,
   CodexCommandApprovalSchema,
   CodexFileChangeItemSchema,
+  CodexThreadStartResultSchema,
 } from './codex-app-server-messages.ts'
 import { ExternalDecisionSchema } from './external-agent-port.ts'
 
@@ -139,5 +141,100 @@ describe('Codex item statuses', () => {
     expect(codexItemStatus('completed', 0)).toBe('succeeded')
     expect(codexItemStatus('completed', 2)).toBe('failed')
     expect(codexItemStatus('completed', -1)).toBe('failed')
+  })
+})
+
+describe("the sandbox Codex reports for a thread, against the room's", () => {
+  const W = '/home/me/project'
+  // Each row: the sandbox reported, the kind the room asked for, whether the
+  // thread may be used.
+  const table: Array<[string, Record<string, unknown>, string, boolean]> = [
+    [
+      'workspace-write as asked',
+      { type: 'workspaceWrite', writableRoots: [], networkAccess: false },
+      'workspaceWrite',
+      true,
+    ],
+    [
+      'workspace-write naming the workspace',
+      { type: 'workspaceWrite', writableRoots: [W, `${W}/`], networkAccess: false },
+      'workspaceWrite',
+      true,
+    ],
+    [
+      'workspace-write with another folder',
+      { type: 'workspaceWrite', writableRoots: ['/opt'], networkAccess: false },
+      'workspaceWrite',
+      false,
+    ],
+    [
+      'workspace-write with the workspace and its parent',
+      { type: 'workspaceWrite', writableRoots: [W, '/home/me'], networkAccess: false },
+      'workspaceWrite',
+      false,
+    ],
+    [
+      'workspace-write with a path that climbs out',
+      { type: 'workspaceWrite', writableRoots: [`${W}/..`], networkAccess: false },
+      'workspaceWrite',
+      false,
+    ],
+    [
+      'workspace-write with the network',
+      { type: 'workspaceWrite', writableRoots: [], networkAccess: true },
+      'workspaceWrite',
+      false,
+    ],
+    [
+      'workspace-write silent on the network',
+      { type: 'workspaceWrite', writableRoots: [] },
+      'workspaceWrite',
+      false,
+    ],
+    [
+      'workspace-write silent on its folders',
+      { type: 'workspaceWrite', networkAccess: false },
+      'workspaceWrite',
+      false,
+    ],
+    ['read-only as asked', { type: 'readOnly', networkAccess: false }, 'readOnly', true],
+    ['read-only with the network', { type: 'readOnly', networkAccess: true }, 'readOnly', false],
+    ['read-only silent on the network', { type: 'readOnly' }, 'readOnly', false],
+    [
+      'read-only where workspace-write was asked',
+      { type: 'readOnly', networkAccess: false },
+      'workspaceWrite',
+      false,
+    ],
+    [
+      'workspace-write where read-only was asked',
+      { type: 'workspaceWrite', writableRoots: [], networkAccess: false },
+      'readOnly',
+      false,
+    ],
+    [
+      'no sandbox where workspace-write was asked',
+      { type: 'dangerFullAccess' },
+      'workspaceWrite',
+      false,
+    ],
+    ['no sandbox in a full-access room', { type: 'dangerFullAccess' }, 'dangerFullAccess', true],
+    [
+      'a sandbox in a full-access room',
+      { type: 'workspaceWrite', writableRoots: [], networkAccess: false },
+      'dangerFullAccess',
+      false,
+    ],
+  ]
+
+  it.each(table)('%s', (_label, sandbox, asked, usable) => {
+    const reported = CodexThreadStartResultSchema.parse({
+      thread: { id: 't' },
+      approvalPolicy: 'untrusted',
+      approvalsReviewer: 'user',
+      sandbox,
+      cwd: W,
+    }).sandbox
+    expect(codexSandboxAsAsked(reported, asked, W)).toBe(usable)
   })
 })

@@ -25,9 +25,36 @@ export const CodexThreadStartResultSchema = z.looseObject({
   thread: z.looseObject({ id: Id }),
   approvalPolicy: z.unknown(),
   approvalsReviewer: z.string(),
-  sandbox: z.looseObject({ type: z.string() }),
+  sandbox: z.looseObject({
+    type: z.string(),
+    writableRoots: z.array(Text).max(4096).optional(),
+    networkAccess: z.boolean().optional(),
+  }),
   cwd: Text,
 })
+
+/**
+ * Whether the sandbox Codex reports for a thread is the kind the room
+ * asked for (`type`) and no wider. The person's own `config.toml` widens a
+ * kind without changing its name: `[sandbox_workspace_write]`
+ * `writable_roots` adds folders to write in, `network_access` the network
+ * (0.169 reports both back, as `writableRoots` and `networkAccess`). What
+ * Codex runs without asking runs in this sandbox, so outside a full-access
+ * room it must hold no network and no folder to write in but the
+ * workspace. A field it stops reporting reads as wider, never as narrower.
+ */
+export function codexSandboxAsAsked(
+  reported: z.infer<typeof CodexThreadStartResultSchema>['sandbox'],
+  type: string,
+  workspace: string,
+): boolean {
+  if (reported.type !== type) return false
+  if (type === 'dangerFullAccess') return true
+  if (reported.networkAccess !== false) return false
+  if (type !== 'workspaceWrite') return true
+  const roots = reported.writableRoots
+  return roots !== undefined && roots.every((root) => resolve(root) === resolve(workspace))
+}
 
 /** An answer whose content the client does not use (`turn/interrupt`). */
 export const CodexEmptyResultSchema = z.looseObject({})
