@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callerFolder, parseGatewayArgs } from '../src/gateway/gateway-cli.ts'
+import { callerFolder, GatewayUsageError, parseGatewayArgs } from '../src/gateway/gateway-cli.ts'
 import { writeNotesConfig } from './support/mcp-gateway-harness.ts'
 import { eventually } from './support/runtime-harness.ts'
 
@@ -44,6 +44,37 @@ describe('the gateway takes relative flags from the folder it was started in', (
     } finally {
       await rm(folder, { recursive: true, force: true })
     }
+  })
+})
+
+describe('the gateway serves no folder a room could not have', () => {
+  // An MCP client that starts the gateway in `/` (Claude Desktop does)
+  // without --workspace would otherwise serve the whole disk.
+  it.each([
+    [
+      'the file-system root, as the folder it was started in',
+      [],
+      '/',
+      /--workspace \/ \(the current directory: give --workspace\) cannot be a workspace: \/ is the file-system root/,
+    ],
+    [
+      'the file-system root, given',
+      ['--workspace', '/'],
+      '/tmp',
+      /--workspace \/ cannot be a workspace: \/ is the file-system root/,
+    ],
+    ['the home folder itself', ['--workspace', homedir()], '/tmp', /cannot be a workspace: .*home/],
+    ['a system folder', ['--workspace', '/etc'], '/tmp', /--workspace \/etc cannot be a workspace/],
+    [
+      'a folder that is not there',
+      ['--workspace', '/no/such/folder'],
+      '/tmp',
+      /--workspace \/no\/such\/folder is not an existing directory/,
+    ],
+  ])('refuses %s', (_label, flags, cwd, message) => {
+    const parse = () => parseGatewayArgs(['--config', 'mcp.json', ...flags], {}, cwd)
+    expect(parse).toThrow(GatewayUsageError)
+    expect(parse).toThrow(message)
   })
 })
 

@@ -68,8 +68,9 @@ export function parseGatewayArgs(
   if (config === undefined) throw new GatewayUsageError('--config <mcp.json> is required')
   const workspace = values.get('--workspace') ?? cwd
   const workspaceIdentity = pinMcpWorkspace(resolve(cwd, workspace))
-  if (workspaceIdentity === null) {
-    throw new GatewayUsageError(`--workspace ${workspace} is not an existing directory`)
+  if ('refused' in workspaceIdentity) {
+    const given = values.has('--workspace') ? '' : ' (the current directory: give --workspace)'
+    throw new GatewayUsageError(`--workspace ${workspace}${given} ${workspaceIdentity.refused}`)
   }
   return {
     config: resolve(cwd, config),

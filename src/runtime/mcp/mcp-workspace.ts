@@ -6,6 +6,7 @@ import {
   workspaceMovedSince,
   type WorkspaceMoved,
 } from '../policy/workspace-identity.ts'
+import { workspaceRefusal, workspaceRuleContext } from '../policy/workspace-rule.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 
 // The workspace rule (policy/workspace-identity.ts) as MCP calls keep it,
@@ -13,10 +14,21 @@ import { McpRefusal } from './mcp-refusal.ts'
 // shares, so its process pins and checks its folder with the one rule
 // rather than a copy of it.
 
-/** The folder at `path` now, pinned, or null when it is no directory: what
- *  the gateway holds its `--workspace` to from its start. */
-export function pinMcpWorkspace(path: string): WorkspaceIdentity | null {
-  return workspaceIdentityNow(path)
+/**
+ * The folder at `requested` (absolute) now, pinned: what the gateway holds
+ * its `--workspace` to from its start. Or why it cannot be one: no
+ * directory there, or a folder no room may have (policy/workspace-rule.ts:
+ * `/`, the home folder itself, a system folder). The runtime would refuse
+ * the gateway's room for it at the first call asked about, while calls
+ * that run unasked went on: a server's roots are narrowed to the
+ * workspace (mcp-roots.ts), which narrows nothing when it is `/`. An MCP
+ * client that starts the gateway in `/` without `--workspace` is told so.
+ */
+export function pinMcpWorkspace(requested: string): WorkspaceIdentity | { refused: string } {
+  const identity = workspaceIdentityNow(requested)
+  if (identity === null) return { refused: 'is not an existing directory' }
+  const refusal = workspaceRefusal(requested, identity.realPath, workspaceRuleContext())
+  return refusal === null ? identity : { refused: `cannot be a workspace: ${refusal.reason}` }
 }
 
 /** A call refused because its workspace is no longer the folder its turn
