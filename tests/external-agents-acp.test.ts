@@ -11,6 +11,7 @@ import {
   realAgentsOrSkip,
   ScriptedAsker,
   useAgentSessions,
+  writeCodexAllowRules,
 } from './support/external-agent-testbed.ts'
 
 /**
@@ -44,6 +45,16 @@ const acpSessions = (sessionModes?: AcpSessionModes) =>
       }),
   )
 const acp = acpSessions()
+/** codex-acp whose Codex home holds rules allowing what the model runs. */
+const acpWithRules = useAgentSessions(agents, (bed, asker) => {
+  writeCodexAllowRules(bed.home)
+  return new AcpClient({
+    agent: bed.acpConfig(),
+    workspace: bed.workspace,
+    asker,
+    onEvent: bed.onEvent,
+  })
+})
 const planOnly = acpSessions(PLAN_ONLY)
 const runAcp = acp.run
 
@@ -221,6 +232,19 @@ describe.skipIf(!agents)('an ACP agent behind the asker (real codex-acp)', () =>
       await expect(planOnly.start([PATCH], new ScriptedAsker('allow-once'))).rejects.toThrow(
         'the agent offers no session mode "plan" (it offers: read-only, auto, full-access)',
       )
+    },
+  )
+
+  it(
+    "does not start a session while Codex's own rules would run commands without asking Assent",
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('allow-once')
+      const touch: ScriptedModelStep = { type: 'exec', command: 'touch made-by-acp.txt' }
+      await expect(acpWithRules.start([touch], asker)).rejects.toThrow(
+        /^Codex's own rules or hooks would let it act without asking Assent: .*\/rules\/default\.rules\./,
+      )
+      expect(asker.asked).toHaveLength(0)
     },
   )
 })

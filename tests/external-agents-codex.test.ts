@@ -10,6 +10,7 @@ import {
   realAgentsOrSkip,
   ScriptedAsker,
   useAgentSessions,
+  writeCodexAllowRules,
 } from './support/external-agent-testbed.ts'
 
 /**
@@ -42,6 +43,21 @@ const WIDENING_CONFIG = [
   'network_access = true',
   '',
 ].join('\n')
+/** Codex whose own rules allow what the model runs: in its home
+ *  (CODEX_HOME), or shipped in the workspace's `.codex`. */
+const codexWithRulesIn = (where: 'home' | 'workspace') =>
+  useAgentSessions(agents, (bed, asker) => {
+    writeCodexAllowRules(where === 'home' ? bed.home : join(bed.workspace, '.codex'))
+    return new CodexAppServerClient({
+      agent: bed.codexConfig(),
+      workspace: bed.workspace,
+      asker,
+      onEvent: bed.onEvent,
+    })
+  })
+const rulesInHome = codexWithRulesIn('home')
+const rulesInWorkspace = codexWithRulesIn('workspace')
+
 const widenedCodex = useAgentSessions(agents, (bed, asker) => {
   appendFileSync(join(bed.home, 'config.toml'), WIDENING_CONFIG)
   return new CodexAppServerClient({
@@ -295,4 +311,36 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
       expect(asker.asked).toHaveLength(0)
     },
   )
+
+  for (const [where, sessions] of [
+    ['its home', rulesInHome],
+    ['the workspace', rulesInWorkspace],
+  ] as const) {
+    it(
+      `does not start while rules of its own in ${where} would run commands without asking Assent`,
+      { timeout: AGENT_WAIT_MS },
+      async () => {
+        const asker = new ScriptedAsker('allow-once')
+        for (const mode of ['ask-for-approval', 'plan'] as const) {
+          await expect(
+            sessions.start([{ type: 'exec', command: TOUCH }], asker, mode),
+          ).rejects.toThrow(
+            /^Codex's own rules or hooks would let it act without asking Assent: .*\/rules\/default\.rules\. Move them aside/,
+          )
+        }
+        expect(asker.asked).toHaveLength(0)
+        // In full access Codex asks nothing anyway: it starts.
+        const { bed, session } = await sessions.start(
+          [
+            { type: 'exec', command: TOUCH },
+            { type: 'reply', text: 'ok' },
+          ],
+          asker,
+          'full-access',
+        )
+        expect(await session.runTurn('go')).toEqual({ status: 'completed', detail: null })
+        expect(existsSync(join(bed.workspace, 'made-by-codex.txt'))).toBe(true)
+      },
+    )
+  }
 })

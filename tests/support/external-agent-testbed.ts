@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { afterEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -274,4 +274,22 @@ export function useAgentSessions<C extends ExternalAgentSession>(
       return { bed, session, outcome }
     },
   }
+}
+
+/** A Codex rules file in `folder`'s `rules/` that allows `touch` and any
+ *  `bash -lc` script, as Codex writes when someone picks "don't ask again"
+ *  for them; its path. */
+export function writeCodexAllowRules(folder: string): string {
+  mkdirSync(join(folder, 'rules'), { recursive: true })
+  const file = join(folder, 'rules', 'default.rules')
+  writeFileSync(
+    file,
+    [
+      'prefix_rule(pattern=["touch"], decision="allow")',
+      'prefix_rule(pattern=["/bin/bash", "-lc"], decision="allow")',
+      'prefix_rule(pattern=["bash", "-lc"], decision="allow")',
+      '',
+    ].join('\n'),
+  )
+  return file
 }

@@ -43,6 +43,10 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   '.vscode/mcp.json',
   '.claude/settings.json',
   '.mcp.json',
+  // An agent's own rules and hooks: what Codex runs unasked, what Claude's
+  // hooks run.
+  '.codex/rules/default.rules',
+  '.claude/hooks/format.sh',
   // Mercurial's hooks live in its repository's config.
   '.hg/hgrc',
   // Found before what is installed: the person's next `git`, and a `.pth`
@@ -288,13 +292,13 @@ const FOLDERS = [
   '.git/worktrees/w',
   '.ssh',
   '.config/fish/conf.d',
-  '.codex',
+  '.codex/rules',
   '.husky',
   '.vscode/extensions/me.tool-1.0.0',
   '.local/bin',
   '.hg',
   '.local/lib/python3.12/site-packages',
-  '.claude',
+  '.claude/hooks',
   '.github/workflows',
   'tools/hooks',
   'mirror/hooks',

@@ -42,6 +42,7 @@ import {
   type ExternalTurnOutcome,
 } from './external-agent-port.ts'
 import { ExternalAgentClient } from './external-agent-client.ts'
+import { refuseCodexOwnAllowances } from './codex-own-allowances.ts'
 import type { RpcId } from './ndjson-rpc-peer.ts'
 
 type Answer = RequestPermissionResponse
@@ -56,6 +57,25 @@ const PERMISSION_REQUEST = ACP_METHODS.requestPermission
  * goes to the asker, and the agent gets back the matching option id or
  * `cancelled`.
  */
+/**
+ * Sent with every `session/new`: claude-agent-acp reads the Claude Agent
+ * SDK's options from `_meta.claudeCode.options`, over its own, and other
+ * agents ignore what they do not know (ACP reserves `_meta` for such
+ * extensions). By default claude-agent-acp loads the person's and the
+ * workspace's Claude settings files, whose permission rules let a command
+ * or an edit run without the agent asking anyone, and whose hooks run
+ * commands at its events: a repository that ships `.claude/settings.json`
+ * allowing `Bash` had its commands run, and its hook, with Assent never
+ * asked (0.23.1, tests/external-agents-claude-acp.test.ts). With no setting
+ * source the agent asks before each action as its session mode says. It
+ * loses what else those files give (CLAUDE.md, its model preference):
+ * docs/agents-external.md says so.
+ */
+/** The name an ACP agent built on Codex gives itself (codex-acp). */
+const CODEX_BASED = /codex/i
+
+const AGENT_SETTINGS_OFF = { claudeCode: { options: { settingSources: [] } } }
+
 export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements ExternalAgentSession {
   private sessionId: string | null = null
   private modeId: string | null = null
@@ -96,10 +116,20 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     if (initialized.protocolVersion !== ACP_PROTOCOL_VERSION) {
       throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
     }
+    // An agent built on Codex (codex-acp names itself so) reads Codex's
+    // own rules and hooks, which would answer in Assent's place.
+    if (CODEX_BASED.test(initialized.agentInfo?.name ?? '')) {
+      const { agent, workspace, environment = process.env } = this.options
+      refuseCodexOwnAllowances(agent, workspace, environment, mode)
+    }
     const session = await this.starting(
       connection.peer.request(
         ACP_METHODS.newSession,
-        { cwd: this.options.workspace, mcpServers: [] } satisfies NewSessionRequest,
+        {
+          cwd: this.options.workspace,
+          mcpServers: [],
+          _meta: AGENT_SETTINGS_OFF,
+        } satisfies NewSessionRequest,
         AcpNewSessionResultSchema,
       ),
       'ACP session/new',

@@ -8,6 +8,7 @@ import {
   acpOutcomeFor,
   acpToolOutput,
   acpToolStatus,
+  AcpInitializeResultSchema,
   type AcpPermissionOption,
 } from './acp-messages.ts'
 import { ExternalDecisionSchema, type ExternalDecision } from './external-agent-port.ts'
@@ -128,5 +129,30 @@ describe('ACP names from the official SDK', () => {
     for (const method of Object.values(ACP_METHODS)) expect(sdkMethods).toContain(method)
     expect(ACP_METHODS.requestPermission).toBe(CLIENT_METHODS.session_request_permission)
     expect(ACP_METHODS.prompt).toBe(AGENT_METHODS.session_prompt)
+  })
+})
+
+describe('who an ACP agent says it is', () => {
+  it('reads the name it gives, and nothing else of it', () => {
+    const initialized = AcpInitializeResultSchema.parse({
+      protocolVersion: 1,
+      agentInfo: { name: 'codex-acp', title: 'Codex', version: '0.16.0' },
+    })
+    expect(initialized.agentInfo?.name).toBe('codex-acp')
+    expect(AcpInitializeResultSchema.parse({ protocolVersion: 1 }).agentInfo).toBeUndefined()
+  })
+
+  it('refuses an answer whose agent info has no name, or one past 256 characters', () => {
+    for (const agentInfo of [{ title: 'Codex' }, { name: 7 }, { name: 'x'.repeat(257) }, 'codex']) {
+      expect(AcpInitializeResultSchema.safeParse({ protocolVersion: 1, agentInfo }).success).toBe(
+        false,
+      )
+    }
+    expect(
+      AcpInitializeResultSchema.safeParse({
+        protocolVersion: 1,
+        agentInfo: { name: 'x'.repeat(256) },
+      }).success,
+    ).toBe(true)
   })
 })

@@ -47,7 +47,11 @@ export const ACP_METHODS = Object.freeze({
 export const AcpText = z.string().max(16 * 1024 * 1024)
 const Id = z.string().min(1).max(512)
 
-export const AcpInitializeResultSchema = z.looseObject({ protocolVersion: z.number().int() })
+export const AcpInitializeResultSchema = z.looseObject({
+  protocolVersion: z.number().int(),
+  /** Who the agent says it is; read only to tell one built on Codex. */
+  agentInfo: z.looseObject({ name: z.string().max(256) }).optional(),
+})
 
 export const AcpNewSessionResultSchema = z.looseObject({
   sessionId: Id,

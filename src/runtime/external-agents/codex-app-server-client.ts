@@ -40,6 +40,7 @@ import {
   type ExternalTurnOutcome,
 } from './external-agent-port.ts'
 import { ExternalAgentClient } from './external-agent-client.ts'
+import { refuseCodexOwnAllowances } from './codex-own-allowances.ts'
 import type { RpcId } from './ndjson-rpc-peer.ts'
 
 type FileChangeItem = z.infer<typeof CodexFileChangeItemSchema>
@@ -70,6 +71,12 @@ export class CodexAppServerClient
 
   constructor(options: ExternalAgentClientOptions<CodexAgentConfig>) {
     super(options, null, 'Codex')
+  }
+
+  /** Codex's own rules and hooks would answer in Assent's place. */
+  protected override refuseToStart(mode: PermissionMode): void {
+    const { agent, workspace, environment = process.env } = this.options
+    refuseCodexOwnAllowances(agent, workspace, environment, mode)
   }
 
   protected async handshake(connection: AgentConnection, mode: PermissionMode): Promise<void> {

@@ -39,6 +39,7 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
    *  stopped and the session cannot be used. */
   async start(mode: PermissionMode): Promise<void> {
     if (this.connection) throw new Error(`this ${this.who} session has started already`)
+    this.refuseToStart(mode)
     this.connection = openAgentConnection(this.options, this.jsonrpc, {
       onRequest: (method, params, id) => this.onRequest(method, params, id),
       onNotification: (method, params) => this.onNotification(method, params),
@@ -52,6 +53,10 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
       throw error
     }
   }
+
+  /** Throws when the agent must not even be started for `mode`, before
+   *  its process exists; nothing by default. */
+  protected refuseToStart(_mode: PermissionMode): void {}
 
   /** Ends the agent process. Pending requests are answered as cancelled
    *  first, while the agent can still read the answer. */

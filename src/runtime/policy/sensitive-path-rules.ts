@@ -350,5 +350,16 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
     true,
     AGENT_CONFIG_WHY,
   ),
+  // An agent's own rules and hooks: Codex runs a command its rules allow
+  // unasked and outside its sandbox, and runs its hooks' commands at its
+  // events; Claude runs the scripts its settings' hooks name (kept, by
+  // convention, in .claude/hooks). Nothing secret in them: a read passes.
+  ...rules(
+    'runs-later',
+    'folder',
+    ['.codex/rules', '.codex/hooks.json', '.codex/hooks', '.claude/hooks'],
+    false,
+    AGENT_CONFIG_WHY,
+  ),
   ...rules('runs-later', 'pattern', ['\\.code-workspace$'], false, RUNS_LATER_WHY),
 ])

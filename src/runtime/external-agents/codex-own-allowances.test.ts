@@ -1,0 +1,125 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { codexOwnAllowances, refuseCodexOwnAllowances } from './codex-own-allowances.ts'
+
+let root: string
+let home: string
+let workspace: string
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-codex-own-')))
+  home = join(root, 'home')
+  workspace = join(root, 'projects', 'app', 'workspace')
+  mkdirSync(home, { recursive: true })
+  mkdirSync(workspace, { recursive: true })
+})
+afterEach(() => rmSync(root, { recursive: true, force: true }))
+
+function write(file: string, text = ''): string {
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, text)
+  return file
+}
+
+describe("Codex's own files that would let it act unasked", () => {
+  // Each row: what is on disk, and what is found (paths under `root`).
+  const table: Array<[string, () => string[], Record<string, string>?]> = [
+    ['a rules file in ~/.codex', () => [write(join(home, '.codex', 'rules', 'default.rules'))]],
+    [
+      'a rules file in CODEX_HOME, not ~/.codex',
+      () => {
+        write(join(home, '.codex', 'config.toml'), 'model = "x"\n')
+        return [write(join(root, 'codex-home', 'rules', 'mine.rules'))]
+      },
+      { CODEX_HOME: 'CODEX_HOME' },
+    ],
+    ['rules the workspace ships', () => [write(join(workspace, '.codex', 'rules', 'x.rules'))]],
+    [
+      'rules in a folder above it, inside the repository it is in',
+      () => {
+        mkdirSync(join(root, 'projects', '.git'))
+        return [write(join(root, 'projects', '.codex', 'rules', 'y.rules'))]
+      },
+    ],
+    [
+      'nothing: rules above the repository the workspace is in',
+      () => {
+        mkdirSync(join(root, 'projects', 'app', '.git'))
+        write(join(root, 'projects', '.codex', 'rules', 'y.rules'))
+        return []
+      },
+    ],
+    [
+      'nothing: rules above a workspace that is in no repository',
+      () => {
+        write(join(root, 'projects', '.codex', 'rules', 'y.rules'))
+        return []
+      },
+    ],
+    ['hooks.json in ~/.codex', () => [write(join(home, '.codex', 'hooks.json'), '{}')]],
+    [
+      'hooks.json the workspace ships',
+      () => [write(join(workspace, '.codex', 'hooks.json'), '{}')],
+    ],
+    [
+      'a [hooks] table in config.toml',
+      () => [write(join(home, '.codex', 'config.toml'), 'model = "x"\n\n[hooks]\nstop = []\n')],
+    ],
+    [
+      'an array of hooks tables in config.toml',
+      () => [write(join(workspace, '.codex', 'config.toml'), '[[hooks.session_start]]\n')],
+    ],
+    [
+      'a rules folder that cannot be read',
+      () => {
+        const rules = join(home, '.codex', 'rules')
+        mkdirSync(dirname(rules), { recursive: true })
+        symlinkSync(rules, rules)
+        return [rules]
+      },
+    ],
+    ['nothing: no .codex anywhere', () => []],
+    [
+      'nothing: a config.toml without hooks, other files in rules/',
+      () => {
+        write(
+          join(home, '.codex', 'config.toml'),
+          'model = "x"\n[projects."/a"]\ntrust_level = "trusted"\n',
+        )
+        write(join(home, '.codex', 'rules', 'README.md'))
+        write(join(home, '.codex', 'sessions', 'x.jsonl'))
+        return []
+      },
+    ],
+  ]
+
+  it.each(table)('finds %s', (_label, arrange, extra = {}) => {
+    const expected = arrange()
+    const environment: Record<string, string> = { HOME: home }
+    if (extra.CODEX_HOME) environment.CODEX_HOME = join(root, 'codex-home')
+    expect(codexOwnAllowances(environment, workspace).sort()).toEqual(expected.sort())
+  })
+
+  it('refuses an asking room, naming each file and what to do, and lets a full-access room start', () => {
+    const rules = write(join(home, '.codex', 'rules', 'default.rules'))
+    const agent = { pass_env: [], set_env: { HOME: home } }
+    for (const mode of ['ask-for-approval', 'approve-for-me', 'plan'] as const) {
+      expect(() => refuseCodexOwnAllowances(agent, workspace, {}, mode)).toThrow(
+        `Codex's own rules or hooks would let it act without asking Assent: ${rules}. Move them aside, or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)`,
+      )
+    }
+    expect(() => refuseCodexOwnAllowances(agent, workspace, {}, 'full-access')).not.toThrow()
+  })
+
+  it("reads the agent's own environment: its set_env and pass_env, not the runtime's", () => {
+    write(join(root, 'elsewhere', 'rules', 'default.rules'))
+    const agent = { pass_env: ['CODEX_HOME'], set_env: { HOME: home } }
+    const source = { CODEX_HOME: join(root, 'elsewhere') }
+    expect(() => refuseCodexOwnAllowances(agent, workspace, source, 'plan')).toThrow(/elsewhere/)
+    expect(() =>
+      refuseCodexOwnAllowances({ ...agent, pass_env: [] }, workspace, source, 'plan'),
+    ).not.toThrow()
+  })
+})
