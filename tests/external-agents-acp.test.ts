@@ -242,7 +242,7 @@ describe.skipIf(!agents)('an ACP agent behind the asker (real codex-acp)', () =>
       const asker = new ScriptedAsker('allow-once')
       const touch: ScriptedModelStep = { type: 'exec', command: 'touch made-by-acp.txt' }
       await expect(acpWithRules.start([touch], asker)).rejects.toThrow(
-        /^Codex's own rules or hooks would let it act without asking Assent: .*\/rules\/default\.rules\./,
+        /^Codex's own rules, hooks or MCP servers would let it act without asking Assent: .*\/rules\/default\.rules\./,
       )
       expect(asker.asked).toHaveLength(0)
     },

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
 import type { ExternalDecision } from '../src/runtime/external-agents/external-agent-port.ts'
 import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
+import { NOTES_SERVER } from './support/mcp-gateway-harness.ts'
 import {
   AGENT_WAIT_MS,
   answered,
@@ -55,6 +56,26 @@ const codexWithRulesIn = (where: 'home' | 'workspace') =>
       onEvent: bed.onEvent,
     })
   })
+/** Codex whose config.toml names an MCP server of the person's, one whose
+ *  read tool says it only reads: Codex calls that one without asking. */
+const codexWithMcpServer = useAgentSessions(agents, (bed, asker) => {
+  appendFileSync(
+    join(bed.home, 'config.toml'),
+    [
+      '',
+      '[mcp_servers.notes]',
+      `command = ${JSON.stringify(process.execPath)}`,
+      `args = [${JSON.stringify(NOTES_SERVER)}]`,
+      '',
+    ].join('\n'),
+  )
+  return new CodexAppServerClient({
+    agent: bed.codexConfig(),
+    workspace: bed.workspace,
+    asker,
+    onEvent: bed.onEvent,
+  })
+})
 const rulesInHome = codexWithRulesIn('home')
 const rulesInWorkspace = codexWithRulesIn('workspace')
 
@@ -325,7 +346,7 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
           await expect(
             sessions.start([{ type: 'exec', command: TOUCH }], asker, mode),
           ).rejects.toThrow(
-            /^Codex's own rules or hooks would let it act without asking Assent: .*\/rules\/default\.rules\. Move them aside/,
+            /^Codex's own rules, hooks or MCP servers would let it act without asking Assent: .*\/rules\/default\.rules\. Move them aside/,
           )
         }
         expect(asker.asked).toHaveLength(0)
@@ -343,4 +364,22 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
       },
     )
   }
+
+  it(
+    "does not start while Codex's config names an MCP server it would call itself",
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('allow-once')
+      const read = {
+        type: 'tool',
+        namespace: 'mcp__notes',
+        name: 'read_note',
+        arguments: { name: 'a.txt' },
+      } as const
+      await expect(codexWithMcpServer.start([read], asker)).rejects.toThrow(
+        /MCP servers would let it act without asking Assent: .*config\.toml \(MCP server "notes"\)\. Move them aside \(an MCP server can go behind assent-gateway\)/,
+      )
+      expect(asker.asked).toHaveLength(0)
+    },
+  )
 })

@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { codexOwnAllowances, refuseCodexOwnAllowances } from './codex-own-allowances.ts'
+import {
+  codexOwnAllowances,
+  configAllowances,
+  refuseCodexOwnAllowances,
+} from './codex-own-allowances.ts'
 
 let root: string
 let home: string
@@ -65,11 +69,15 @@ describe("Codex's own files that would let it act unasked", () => {
     ],
     [
       'a [hooks] table in config.toml',
-      () => [write(join(home, '.codex', 'config.toml'), 'model = "x"\n\n[hooks]\nstop = []\n')],
+      () => [
+        `${write(join(home, '.codex', 'config.toml'), 'model = "x"\n\n[hooks]\nstop = []\n')} (its hooks)`,
+      ],
     ],
     [
       'an array of hooks tables in config.toml',
-      () => [write(join(workspace, '.codex', 'config.toml'), '[[hooks.session_start]]\n')],
+      () => [
+        `${write(join(workspace, '.codex', 'config.toml'), '[[hooks.session_start]]\n')} (its hooks)`,
+      ],
     ],
     [
       'a rules folder that cannot be read',
@@ -107,7 +115,7 @@ describe("Codex's own files that would let it act unasked", () => {
     const agent = { pass_env: [], set_env: { HOME: home } }
     for (const mode of ['ask-for-approval', 'approve-for-me', 'plan'] as const) {
       expect(() => refuseCodexOwnAllowances(agent, workspace, {}, mode)).toThrow(
-        `Codex's own rules or hooks would let it act without asking Assent: ${rules}. Move them aside, or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)`,
+        `Codex's own rules, hooks or MCP servers would let it act without asking Assent: ${rules}. Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)`,
       )
     }
     expect(() => refuseCodexOwnAllowances(agent, workspace, {}, 'full-access')).not.toThrow()
@@ -121,5 +129,58 @@ describe("Codex's own files that would let it act unasked", () => {
     expect(() =>
       refuseCodexOwnAllowances({ ...agent, pass_env: [] }, workspace, source, 'plan'),
     ).not.toThrow()
+  })
+})
+
+describe('what in a Codex config.toml acts without asking', () => {
+  const GATEWAY = '/home/ada/assent/src/gateway/main.ts'
+  const table: Array<[string, string, string[]]> = [
+    ['a model and a provider', 'model = "o"\n[model_providers.x]\nname = "x"\n', []],
+    [
+      'an MCP server',
+      '[mcp_servers.github]\ncommand = "npx"\nargs = ["gh"]\n',
+      ['MCP server "github"'],
+    ],
+    [
+      'an MCP server set to approve, by a tool of its own',
+      '[mcp_servers.notes.tools.write]\napproval_mode = "approve"\n',
+      ['MCP server "notes"'],
+    ],
+    [
+      'an MCP server with its env, and a quoted name',
+      '[mcp_servers."my.db"]\ncommand = "db"\n[mcp_servers."my.db".env]\nTOKEN = "x"\n',
+      ['MCP server "my.db"'],
+    ],
+    ['an MCP server turned off', '[mcp_servers.old]\ncommand = "x"\nenabled = false\n', []],
+    [
+      "Assent's gateway, by its entry point",
+      `[mcp_servers.assent]\ncommand = "/usr/bin/node"\nargs = ["${GATEWAY}", "--config", "m.json"]\n`,
+      [],
+    ],
+    [
+      "Assent's gateway, its arguments over several lines",
+      `[mcp_servers.assent]\ncommand = "node"\nargs = [\n  "${GATEWAY}",\n]\n[mcp_servers.assent.env]\nX = "1"\n`,
+      [],
+    ],
+    ["Assent's gateway, by its bin", '[mcp_servers.assent]\ncommand = "assent-gateway"\n', []],
+    [
+      'the gateway named only in a server’s env, which says nothing',
+      '[mcp_servers.other]\ncommand = "x"\n[mcp_servers.other.env]\nNOTE = "assent-gateway"\n',
+      ['MCP server "other"'],
+    ],
+    [
+      'servers as an inline table',
+      'mcp_servers = { a = { command = "x" } }\n',
+      ['its MCP servers'],
+    ],
+    ['servers by dotted keys', '[mcp_servers]\nb.command = "x"\n', ['its MCP servers']],
+    ['servers by dotted keys at the top', 'mcp_servers.c.command = "x"\n', ['its MCP servers']],
+    ['hooks as a table', '[hooks]\nstop = []\n', ['its hooks']],
+    ['hooks as a key', 'hooks = { stop = [] }\n', ['its hooks']],
+    ['a comment that names them', '# [mcp_servers.x]\n# hooks = 1\nmodel = "o"\n', []],
+  ]
+
+  it.each(table)('%s', (_label, text, found) => {
+    expect(configAllowances(text)).toEqual(found)
   })
 })

@@ -17,7 +17,8 @@ import { agentEnvironment } from './agent-process.ts'
  *   and codex-acp 0.16 in its read-only mode write a file in the workspace,
  *   which that mode's sandbox lets no command do;
  * - its hooks (`hooks.json`, a `[hooks]` table in `config.toml`): commands
- *   it runs at its own events.
+ *   it runs at its own events;
+ * - the MCP servers its `config.toml` names (`configAllowances`).
  *
  * Codex reads them from its home (`CODEX_HOME`, or `~/.codex`) and from the
  * `.codex` folders of the project the workspace is in (a repository can
@@ -67,13 +68,64 @@ function allowancesIn(place: string): string[] {
   if (exists(hooks)) found.push(hooks)
   const config = path.join(place, 'config.toml')
   const text = textOf(config)
-  if (text === 'unreadable' || (text !== null && HOOKS_TABLE.test(text))) found.push(config)
+  if (text === 'unreadable') found.push(config)
+  else if (text !== null) found.push(...configAllowances(text).map((what) => `${config} (${what})`))
   return found
 }
 
-/** A `[hooks]` table (or `[hooks.…]`, `[[hooks…]]`) or a `hooks =` key at
- *  the top of a TOML file. */
-const HOOKS_TABLE = /^\s*(\[\[?\s*"?hooks"?\s*[.\]]|"?hooks"?\s*=)/m
+/**
+ * What in a Codex `config.toml` acts without asking: its hooks, and each
+ * MCP server Codex calls itself. Codex 0.169 called a server's tool that
+ * says it only reads (`readOnlyHint`, the server's word) with nobody asked,
+ * and any tool of a server set to `approve`. A server that is Assent's own
+ * gateway is left out: it asks the person itself, in its room. A server
+ * turned off (`enabled = false`) is left out too. Read line by line, table
+ * by table, which is all a config this needs to judge uses; anything
+ * written otherwise (an inline `mcp_servers = {…}`, dotted keys) counts.
+ */
+export function configAllowances(text: string): string[] {
+  const found = new Set<string>()
+  /** Each server by name, with the lines of its own table. */
+  const servers = new Map<string, string[]>()
+  let table: string[] = []
+  for (const line of text.split(/\r?\n/)) {
+    const header = /^\s*\[\[?([^\]]*)\]\]?\s*(#.*)?$/.exec(line)
+    if (header) {
+      table = keyPath(header[1] ?? '')
+      if (table[0] === 'hooks') found.add('its hooks')
+      else if (table[0] === 'mcp_servers' && table.length === 1) found.add('its MCP servers')
+      else if (table[0] === 'mcp_servers' && !servers.has(table[1]!)) servers.set(table[1]!, [])
+      continue
+    }
+    if (table[0] === 'mcp_servers' && table.length >= 2) {
+      // The server's own table; its `env`, `tools` and the like say
+      // nothing of whether it is Assent's gateway.
+      if (table.length === 2) servers.get(table[1]!)!.push(line)
+      continue
+    }
+    const key = /^\s*([^=#]+?)\s*=/.exec(line)
+    if (!key) continue
+    const keyAt = [...table, ...keyPath(key[1] ?? '')]
+    if (keyAt[0] === 'hooks') found.add('its hooks')
+    else if (keyAt[0] === 'mcp_servers') found.add('its MCP servers')
+  }
+  for (const [name, lines] of servers) {
+    if (lines.some((line) => /^\s*enabled\s*=\s*false\b/.test(line))) continue
+    if (lines.some((line) => ASSENT_GATEWAY.test(line))) continue
+    found.add(`MCP server ${JSON.stringify(name)}`)
+  }
+  return [...found]
+}
+
+/** How a config names Assent's gateway: its bin, or its entry point. */
+const ASSENT_GATEWAY = /assent-gateway|src\/gateway\/main\.ts/
+
+/** A TOML key path (`a."b.c".d`) as its keys. */
+function keyPath(text: string): string[] {
+  return [...text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+)/g)].map(
+    (match) => match[1] ?? match[2] ?? match[3] ?? '',
+  )
+}
 
 function entriesOf(folder: string): string[] | 'unreadable' {
   try {
@@ -119,7 +171,7 @@ export function refuseCodexOwnAllowances(
   const found = codexOwnAllowances(agentEnvironment(agent, source), workspace)
   if (found.length === 0) return
   throw new Error(
-    `Codex's own rules or hooks would let it act without asking Assent: ${found.join(', ')}. ` +
-      'Move them aside, or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)',
+    `Codex's own rules, hooks or MCP servers would let it act without asking Assent: ${found.join(', ')}. ` +
+      'Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)',
   )
 }
