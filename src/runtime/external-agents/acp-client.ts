@@ -57,6 +57,9 @@ const PERMISSION_REQUEST = ACP_METHODS.requestPermission
  * goes to the asker, and the agent gets back the matching option id or
  * `cancelled`.
  */
+/** The name an ACP agent built on Codex gives itself (codex-acp). */
+const CODEX_BASED = /codex/i
+
 /**
  * Sent with every `session/new`: claude-agent-acp reads the Claude Agent
  * SDK's options from `_meta.claudeCode.options`, over its own, and other
@@ -71,9 +74,6 @@ const PERMISSION_REQUEST = ACP_METHODS.requestPermission
  * loses what else those files give (CLAUDE.md, its model preference):
  * docs/agents-external.md says so.
  */
-/** The name an ACP agent built on Codex gives itself (codex-acp). */
-const CODEX_BASED = /codex/i
-
 const AGENT_SETTINGS_OFF = { claudeCode: { options: { settingSources: [] } } }
 
 export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements ExternalAgentSession {
@@ -117,7 +117,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
       throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
     }
     // An agent built on Codex (codex-acp names itself so) reads Codex's
-    // own rules and hooks, which would answer in Assent's place.
+    // own rules, hooks and MCP servers, which would answer in Assent's place.
     if (CODEX_BASED.test(initialized.agentInfo?.name ?? '')) {
       const { agent, workspace, environment = process.env } = this.options
       refuseCodexOwnAllowances(agent, workspace, environment, mode)

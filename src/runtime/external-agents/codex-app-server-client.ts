@@ -73,7 +73,8 @@ export class CodexAppServerClient
     super(options, null, 'Codex')
   }
 
-  /** Codex's own rules and hooks would answer in Assent's place. */
+  /** Not started while Codex's own rules, hooks or MCP servers would
+   *  answer in Assent's place (codex-own-allowances.ts). */
   protected override refuseToStart(mode: PermissionMode): void {
     const { agent, workspace, environment = process.env } = this.options
     refuseCodexOwnAllowances(agent, workspace, environment, mode)
