@@ -43,6 +43,9 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   '.vscode/mcp.json',
   '.claude/settings.json',
   '.mcp.json',
+  // What an assent-gateway started on this folder serves, reloaded as it
+  // changes.
+  'config/mcp.json',
   // An agent's own rules and hooks: what Codex runs unasked, what Claude's
   // hooks run.
   '.codex/rules/default.rules',
@@ -299,6 +302,7 @@ const FOLDERS = [
   '.hg',
   '.local/lib/python3.12/site-packages',
   '.claude/hooks',
+  'config',
   '.github/workflows',
   'tools/hooks',
   'mirror/hooks',

@@ -52,11 +52,11 @@ describe('whether a read reaches beyond the workspace', () => {
     // A data folder kept in the workspace (a checkout's development data).
     const data = path.join(ws, 'assent-data')
     await mkdir(data)
-    await writeFile(path.join(data, 'mcp.json'), '{}')
-    expect(await reach('assent-data/mcp.json', path.join(data, 'mcp.json'))).toBeNull()
+    await writeFile(path.join(data, 'agents.json'), '{}')
+    expect(await reach('assent-data/agents.json', path.join(data, 'agents.json'))).toBeNull()
     keepAsAssentOwn([data])
-    expect(await reach('assent-data/mcp.json', path.join(data, 'mcp.json'))).toBe(
-      `${path.join(data, 'mcp.json')}: ${ASSENT_OWN_WHY}`,
+    expect(await reach('assent-data/agents.json', path.join(data, 'agents.json'))).toBe(
+      `${path.join(data, 'agents.json')}: ${ASSENT_OWN_WHY}`,
     )
     expect(await reach('notes.txt', path.join(ws, 'notes.txt'))).toBeNull()
   })

@@ -346,7 +346,9 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   ...rules(
     'runs-later',
     'name',
-    ['.mcp.json', 'claude_desktop_config.json', '.claude.json', '.aider.conf.yml'],
+    // `mcp.json`: what assent-gateway serves is named so in docs/mcp.md; a
+    // gateway reloads it, and starts what it names, as it changes.
+    ['.mcp.json', 'mcp.json', 'claude_desktop_config.json', '.claude.json', '.aider.conf.yml'],
     true,
     AGENT_CONFIG_WHY,
   ),
