@@ -12,6 +12,7 @@ import {
   ScriptedAsker,
   useAgentSessions,
   writeCodexAllowRules,
+  type ExternalAgentTestbed,
 } from './support/external-agent-testbed.ts'
 
 /**
@@ -33,28 +34,24 @@ const ESCALATED_TOUCH: ScriptedModelStep = {
 
 const PLAN_ONLY = { 'ask-for-approval': 'plan', 'approve-for-me': 'plan', 'full-access': 'plan' }
 
-const acpSessions = (sessionModes?: AcpSessionModes) =>
-  useAgentSessions(
-    agents,
-    (bed, asker) =>
-      new AcpClient({
-        agent: bed.acpConfig(sessionModes),
-        workspace: bed.workspace,
-        asker,
-        onEvent: bed.onEvent,
-      }),
-  )
+/** Sessions of the real codex-acp on fresh testbeds, with `sessionModes`;
+ *  `prepare` writes what its Codex home holds before it starts. */
+const acpSessions = (
+  sessionModes?: AcpSessionModes,
+  prepare: (bed: ExternalAgentTestbed) => void = () => undefined,
+) =>
+  useAgentSessions(agents, (bed, asker) => {
+    prepare(bed)
+    return new AcpClient({
+      agent: bed.acpConfig(sessionModes),
+      workspace: bed.workspace,
+      asker,
+      onEvent: bed.onEvent,
+    })
+  })
 const acp = acpSessions()
 /** codex-acp whose Codex home holds rules allowing what the model runs. */
-const acpWithRules = useAgentSessions(agents, (bed, asker) => {
-  writeCodexAllowRules(bed.home)
-  return new AcpClient({
-    agent: bed.acpConfig(),
-    workspace: bed.workspace,
-    asker,
-    onEvent: bed.onEvent,
-  })
-})
+const acpWithRules = acpSessions(undefined, (bed) => writeCodexAllowRules(bed.home))
 const planOnly = acpSessions(PLAN_ONLY)
 const runAcp = acp.run
 

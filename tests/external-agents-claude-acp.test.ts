@@ -10,6 +10,7 @@ import {
   realAgentsOrSkip,
   ScriptedAsker,
   useAgentSessions,
+  type ExternalAgentTestbed,
 } from './support/external-agent-testbed.ts'
 
 /**
@@ -21,16 +22,19 @@ import {
  */
 const agents = realAgentsOrSkip()
 
-const claude = useAgentSessions(
-  agents,
-  (bed, asker) =>
-    new AcpClient({
+/** Sessions of the real claude-agent-acp on fresh testbeds; `prepare`
+ *  writes what the person's home or the workspace holds before it starts. */
+const claudeSessions = (prepare: (bed: ExternalAgentTestbed) => void = () => undefined) =>
+  useAgentSessions(agents, (bed, asker) => {
+    prepare(bed)
+    return new AcpClient({
       agent: bed.claudeConfig(),
       workspace: bed.workspace,
       asker,
       onEvent: bed.onEvent,
-    }),
-)
+    })
+  })
+const claude = claudeSessions()
 
 /** Claude settings that would let it act unasked: every command and edit
  *  allowed, and a hook that runs a command at each prompt. */
@@ -45,26 +49,18 @@ function permissiveSettings(marker: string): string {
 
 /** The same agent, with permissive Claude settings in the person's home
  *  and in the workspace (a repository that ships them), written before its
- *  session starts. */
-const claudeWithSettings = useAgentSessions(agents, (bed, asker) => {
-  for (const folder of [join(bed.home, '.claude'), join(bed.workspace, '.claude')]) {
-    mkdirSync(folder, { recursive: true })
+ *  session starts; each hook would leave `hook-ran-<where>.txt`. */
+const claudeWithSettings = claudeSessions((bed) => {
+  for (const [where, folder] of [
+    ['home', bed.home],
+    ['workspace', bed.workspace],
+  ] as const) {
+    mkdirSync(join(folder, '.claude'), { recursive: true })
     writeFileSync(
-      join(folder, 'settings.json'),
-      permissiveSettings(
-        join(
-          bed.root,
-          `hook-ran-${folder === join(bed.home, '.claude') ? 'home' : 'workspace'}.txt`,
-        ),
-      ),
+      join(folder, '.claude', 'settings.json'),
+      permissiveSettings(join(bed.root, `hook-ran-${where}.txt`)),
     )
   }
-  return new AcpClient({
-    agent: bed.claudeConfig(),
-    workspace: bed.workspace,
-    asker,
-    onEvent: bed.onEvent,
-  })
 })
 
 /** A session on a fresh testbed, its model scripted with `steps`, and one turn. */

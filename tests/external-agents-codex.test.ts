@@ -12,6 +12,7 @@ import {
   ScriptedAsker,
   useAgentSessions,
   writeCodexAllowRules,
+  type ExternalAgentTestbed,
 } from './support/external-agent-testbed.ts'
 
 /**
@@ -23,16 +24,19 @@ const agents = realAgentsOrSkip()
 
 const TOUCH = 'touch made-by-codex.txt && echo touched'
 
-const codex = useAgentSessions(
-  agents,
-  (bed, asker) =>
-    new CodexAppServerClient({
+/** Sessions of the real Codex on fresh testbeds; `prepare` writes what the
+ *  person's Codex home or the workspace holds before Codex starts. */
+const codexSessions = (prepare: (bed: ExternalAgentTestbed) => void = () => undefined) =>
+  useAgentSessions(agents, (bed, asker) => {
+    prepare(bed)
+    return new CodexAppServerClient({
       agent: bed.codexConfig(),
       workspace: bed.workspace,
       asker,
       onEvent: bed.onEvent,
-    }),
-)
+    })
+  })
+const codex = codexSessions()
 const runCodex = codex.run
 
 /** A person's config.toml that widens Codex's workspace-write sandbox
@@ -46,19 +50,11 @@ const WIDENING_CONFIG = [
 ].join('\n')
 /** Codex whose own rules allow what the model runs: in its home
  *  (CODEX_HOME), or shipped in the workspace's `.codex`. */
-const codexWithRulesIn = (where: 'home' | 'workspace') =>
-  useAgentSessions(agents, (bed, asker) => {
-    writeCodexAllowRules(where === 'home' ? bed.home : join(bed.workspace, '.codex'))
-    return new CodexAppServerClient({
-      agent: bed.codexConfig(),
-      workspace: bed.workspace,
-      asker,
-      onEvent: bed.onEvent,
-    })
-  })
+const rulesInHome = codexSessions((bed) => writeCodexAllowRules(bed.home))
+const rulesInWorkspace = codexSessions((bed) => writeCodexAllowRules(join(bed.workspace, '.codex')))
 /** Codex whose config.toml names an MCP server of the person's, one whose
  *  read tool says it only reads: Codex calls that one without asking. */
-const codexWithMcpServer = useAgentSessions(agents, (bed, asker) => {
+const codexWithMcpServer = codexSessions((bed) =>
   appendFileSync(
     join(bed.home, 'config.toml'),
     [
@@ -68,26 +64,11 @@ const codexWithMcpServer = useAgentSessions(agents, (bed, asker) => {
       `args = [${JSON.stringify(NOTES_SERVER)}]`,
       '',
     ].join('\n'),
-  )
-  return new CodexAppServerClient({
-    agent: bed.codexConfig(),
-    workspace: bed.workspace,
-    asker,
-    onEvent: bed.onEvent,
-  })
-})
-const rulesInHome = codexWithRulesIn('home')
-const rulesInWorkspace = codexWithRulesIn('workspace')
-
-const widenedCodex = useAgentSessions(agents, (bed, asker) => {
-  appendFileSync(join(bed.home, 'config.toml'), WIDENING_CONFIG)
-  return new CodexAppServerClient({
-    agent: bed.codexConfig(),
-    workspace: bed.workspace,
-    asker,
-    onEvent: bed.onEvent,
-  })
-})
+  ),
+)
+const widenedCodex = codexSessions((bed) =>
+  appendFileSync(join(bed.home, 'config.toml'), WIDENING_CONFIG),
+)
 
 describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () => {
   it(
