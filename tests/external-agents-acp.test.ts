@@ -12,6 +12,8 @@ import {
   ScriptedAsker,
   useAgentSessions,
   writeCodexAllowRules,
+  writeCodexNotify,
+  expectNotifyRefusedUnlessFullAccess,
   type ExternalAgentTestbed,
 } from './support/external-agent-testbed.ts'
 
@@ -52,6 +54,7 @@ const acpSessions = (
 const acp = acpSessions()
 /** codex-acp whose Codex home holds rules allowing what the model runs. */
 const acpWithRules = acpSessions(undefined, (bed) => writeCodexAllowRules(bed.home))
+const acpWithNotify = acpSessions(undefined, writeCodexNotify)
 const planOnly = acpSessions(PLAN_ONLY)
 const runAcp = acp.run
 
@@ -239,9 +242,15 @@ describe.skipIf(!agents)('an ACP agent behind the asker (real codex-acp)', () =>
       const asker = new ScriptedAsker('allow-once')
       const touch: ScriptedModelStep = { type: 'exec', command: 'touch made-by-acp.txt' }
       await expect(acpWithRules.start([touch], asker)).rejects.toThrow(
-        /^Codex's own rules, hooks or MCP servers would let it act without asking Assent: .*\/rules\/default\.rules\./,
+        /^Codex's own settings would let it act without asking Assent: .*\/rules\/default\.rules\./,
       )
       expect(asker.asked).toHaveLength(0)
     },
+  )
+
+  it(
+    "does not start a session while Codex's config has a notify command, which runs outside every sandbox",
+    { timeout: AGENT_WAIT_MS },
+    () => expectNotifyRefusedUnlessFullAccess(acpWithNotify),
   )
 })

@@ -12,6 +12,8 @@ import {
   ScriptedAsker,
   useAgentSessions,
   writeCodexAllowRules,
+  writeCodexNotify,
+  expectNotifyRefusedUnlessFullAccess,
   type ExternalAgentTestbed,
 } from './support/external-agent-testbed.ts'
 
@@ -66,6 +68,8 @@ const codexWithMcpServer = codexSessions((bed) =>
     ].join('\n'),
   ),
 )
+/** Codex whose config.toml has a notify command (writeCodexNotify). */
+const codexWithNotify = codexSessions(writeCodexNotify)
 const widenedCodex = codexSessions((bed) =>
   appendFileSync(join(bed.home, 'config.toml'), WIDENING_CONFIG),
 )
@@ -327,7 +331,7 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
           await expect(
             sessions.start([{ type: 'exec', command: TOUCH }], asker, mode),
           ).rejects.toThrow(
-            /^Codex's own rules, hooks or MCP servers would let it act without asking Assent: .*\/rules\/default\.rules\. Move them aside/,
+            /^Codex's own settings would let it act without asking Assent: .*\/rules\/default\.rules\. Move them aside/,
           )
         }
         expect(asker.asked).toHaveLength(0)
@@ -358,9 +362,15 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
         arguments: { name: 'a.txt' },
       } as const
       await expect(codexWithMcpServer.start([read], asker)).rejects.toThrow(
-        /MCP servers would let it act without asking Assent: .*config\.toml \(MCP server "notes"\)\. Move them aside \(an MCP server can go behind assent-gateway\)/,
+        /settings would let it act without asking Assent: .*config\.toml \(MCP server "notes"\)\. Move them aside \(an MCP server can go behind assent-gateway\)/,
       )
       expect(asker.asked).toHaveLength(0)
     },
+  )
+
+  it(
+    "does not start while Codex's config has a notify command, which runs outside every sandbox",
+    { timeout: AGENT_WAIT_MS },
+    () => expectNotifyRefusedUnlessFullAccess(codexWithNotify),
   )
 })

@@ -1,5 +1,13 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { afterEach } from 'vitest'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { afterEach, expect } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -274,6 +282,46 @@ export function useAgentSessions<C extends ExternalAgentSession>(
       return { bed, session, outcome }
     },
   }
+}
+
+/** The file writeCodexNotify's command touches: beside the workspace,
+ *  where no sandbox Codex gives a thread lets a command write. */
+export const codexNotifyMarker = (bed: ExternalAgentTestbed) => join(bed.root, 'notified')
+
+/** A `notify` command at the top of the Codex config in the testbed's home,
+ *  which Codex runs itself after every turn: it touches codexNotifyMarker. */
+export function writeCodexNotify(bed: ExternalAgentTestbed): void {
+  const marker = codexNotifyMarker(bed)
+  const config = join(bed.home, 'config.toml')
+  // A top-level key: before the config's first table, or it would be that
+  // table's.
+  const notify = `notify = ["sh", "-c", ${JSON.stringify(`touch ${marker}`)}, "sh"]\n`
+  writeFileSync(config, notify + readFileSync(config, 'utf8'))
+}
+
+/**
+ * Sessions prepared with writeCodexNotify: none starts in an asking room,
+ * each refusal naming the notify command, and nobody is asked; in full
+ * access (which asks nothing anyway) one starts, and after its turn the
+ * agent has run the command itself, where no sandbox lets a command write.
+ */
+export async function expectNotifyRefusedUnlessFullAccess(
+  sessions: AgentSessions<ExternalAgentSession>,
+): Promise<void> {
+  const asker = new ScriptedAsker('allow-once')
+  for (const mode of ['ask-for-approval', 'plan'] as const) {
+    await expect(sessions.start([], asker, mode)).rejects.toThrow(
+      /^Codex's own settings would let it act without asking Assent: .*config\.toml \(its notify command\)\./,
+    )
+  }
+  const { bed, session } = await sessions.start(
+    [{ type: 'reply', text: 'ok' }],
+    asker,
+    'full-access',
+  )
+  expect(await session.runTurn('go')).toEqual({ status: 'completed', detail: null })
+  await expect.poll(() => existsSync(codexNotifyMarker(bed)), { timeout: AGENT_WAIT_MS }).toBe(true)
+  expect(asker.asked).toHaveLength(0)
 }
 
 /** A Codex rules file in `folder`'s `rules/` that allows `touch` and any

@@ -117,7 +117,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
       throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
     }
     // An agent built on Codex (codex-acp names itself so) reads Codex's
-    // own rules, hooks and MCP servers, which would answer in Assent's place.
+    // own rules, hooks, notify command, MCP servers and plugins, which would answer in Assent's place.
     if (CODEX_BASED.test(initialized.agentInfo?.name ?? '')) {
       const { agent, workspace, environment = process.env } = this.options
       refuseCodexOwnAllowances(agent, workspace, environment, mode)

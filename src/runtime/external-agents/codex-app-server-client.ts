@@ -73,7 +73,7 @@ export class CodexAppServerClient
     super(options, null, 'Codex')
   }
 
-  /** Not started while Codex's own rules, hooks or MCP servers would
+  /** Not started while Codex's own rules, hooks, notify command, MCP servers or plugins would
    *  answer in Assent's place (codex-own-allowances.ts). */
   protected override refuseToStart(mode: PermissionMode): void {
     const { agent, workspace, environment = process.env } = this.options

@@ -80,6 +80,18 @@ describe("Codex's own files that would let it act unasked", () => {
       ],
     ],
     [
+      'a notify command in ~/.codex/config.toml',
+      () => [
+        `${write(join(home, '.codex', 'config.toml'), 'notify = ["notify-send"]\n')} (its notify command)`,
+      ],
+    ],
+    [
+      'a plugin in the config.toml the workspace ships',
+      () => [
+        `${write(join(workspace, '.codex', 'config.toml'), '[plugins."x@y"]\n')} (plugin "x@y")`,
+      ],
+    ],
+    [
       'a rules folder that cannot be read',
       () => {
         const rules = join(home, '.codex', 'rules')
@@ -115,7 +127,7 @@ describe("Codex's own files that would let it act unasked", () => {
     const agent = { pass_env: [], set_env: { HOME: home } }
     for (const mode of ['ask-for-approval', 'approve-for-me', 'plan'] as const) {
       expect(() => refuseCodexOwnAllowances(agent, workspace, {}, mode)).toThrow(
-        `Codex's own rules, hooks or MCP servers would let it act without asking Assent: ${rules}. Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)`,
+        `Codex's own settings would let it act without asking Assent: ${rules}. Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)`,
       )
     }
     expect(() => refuseCodexOwnAllowances(agent, workspace, {}, 'full-access')).not.toThrow()
@@ -178,6 +190,33 @@ describe('what in a Codex config.toml acts without asking', () => {
     ['hooks as a table', '[hooks]\nstop = []\n', ['its hooks']],
     ['hooks as a key', 'hooks = { stop = [] }\n', ['its hooks']],
     ['a comment that names them', '# [mcp_servers.x]\n# hooks = 1\nmodel = "o"\n', []],
+    ['a notify command', 'notify = ["notify-send", "Codex"]\n', ['its notify command']],
+    ['an empty notify command', 'notify = []\n', ['its notify command']],
+    [
+      'notify among the top keys, before any table',
+      'model = "o"\nnotify = [\n  "sh",\n]\n[tui]\nnotifications = true\n',
+      ['its notify command'],
+    ],
+    ['a key named notify inside another table', '[projects."/a"]\nnotify = "x"\n', []],
+    [
+      'a plugin',
+      '[plugins."github@openai-curated"]\nenabled = true\n',
+      ['plugin "github@openai-curated"'],
+    ],
+    ['a plugin with nothing but its name', '[plugins.notes]\n', ['plugin "notes"']],
+    ['a plugin turned off', '[plugins."slack@openai-curated"]\nenabled = false\n', []],
+    [
+      'a plugin and a server of the same name, one of them turned off',
+      '[plugins.x]\nenabled = false\n[mcp_servers.x]\ncommand = "x"\n',
+      ['MCP server "x"'],
+    ],
+    [
+      'a plugin naming the gateway, which is no gateway',
+      '[plugins.assent]\nnote = "assent-gateway"\n',
+      ['plugin "assent"'],
+    ],
+    ['plugins as an inline table', 'plugins = { a = { enabled = true } }\n', ['its plugins']],
+    ['plugins by dotted keys', '[plugins]\n"a@b".enabled = true\n', ['its plugins']],
   ]
 
   it.each(table)('%s', (_label, text, found) => {

@@ -74,47 +74,70 @@ function allowancesIn(place: string): string[] {
 }
 
 /**
- * What in a Codex `config.toml` acts without asking: its hooks, and each
- * MCP server Codex calls itself. Codex 0.169 called a server's tool that
- * says it only reads (`readOnlyHint`, the server's word) with nobody asked,
- * and any tool of a server set to `approve`. A server that is Assent's own
- * gateway is left out: it asks the person itself, in its room. A server
- * turned off (`enabled = false`) is left out too. Read line by line, table
- * by table, which is all a config this needs to judge uses; anything
- * written otherwise (an inline `mcp_servers = {…}`, dotted keys) counts.
+ * What in a Codex `config.toml` acts without asking: its hooks; its
+ * `notify` command, which Codex 0.169 ran after every turn, outside its
+ * sandbox (it wrote outside the workspace of a read-only thread), with the
+ * agent's last message as an argument; each MCP server Codex calls itself
+ * (it called a server's tool that says it only reads, `readOnlyHint`, the
+ * server's word, with nobody asked, and any tool of a server set to
+ * `approve`); and each plugin, which brings MCP servers and hooks of its
+ * own. A server that is Assent's own gateway is left out: it asks the
+ * person itself, in its room. A server or plugin turned off
+ * (`enabled = false`) is left out too. Read line by line, table by table,
+ * which is all a config this needs to judge uses; anything written
+ * otherwise (an inline `mcp_servers = {…}`, dotted keys) counts.
  */
 export function configAllowances(text: string): string[] {
   const found = new Set<string>()
-  /** Each server by name, with the lines of its own table. */
-  const servers = new Map<string, string[]>()
+  /** Each server or plugin, by its kind and name, with the lines of its
+   *  own table. */
+  const named = new Map<string, { kind: NamedKind; name: string; lines: string[] }>()
   let table: string[] = []
   for (const line of text.split(/\r?\n/)) {
     const header = /^\s*\[\[?([^\]]*)\]\]?\s*(#.*)?$/.exec(line)
     if (header) {
       table = keyPath(header[1] ?? '')
+      const kind = namedKind(table[0])
       if (table[0] === 'hooks') found.add('its hooks')
-      else if (table[0] === 'mcp_servers' && table.length === 1) found.add('its MCP servers')
-      else if (table[0] === 'mcp_servers' && !servers.has(table[1]!)) servers.set(table[1]!, [])
+      else if (kind && table.length === 1) found.add(`its ${NAMED[kind].plural}`)
+      else if (kind) {
+        const id = JSON.stringify([kind, table[1]])
+        if (!named.has(id)) named.set(id, { kind, name: table[1]!, lines: [] })
+      }
       continue
     }
-    if (table[0] === 'mcp_servers' && table.length >= 2) {
-      // The server's own table; its `env`, `tools` and the like say
-      // nothing of whether it is Assent's gateway.
-      if (table.length === 2) servers.get(table[1]!)!.push(line)
+    const kind = namedKind(table[0])
+    if (kind && table.length >= 2) {
+      // The entry's own table; its `env`, `tools` and the like say nothing
+      // of whether it is turned off or is Assent's gateway.
+      if (table.length === 2) named.get(JSON.stringify([kind, table[1]]))!.lines.push(line)
       continue
     }
     const key = /^\s*([^=#]+?)\s*=/.exec(line)
     if (!key) continue
     const keyAt = [...table, ...keyPath(key[1] ?? '')]
+    const keyKind = namedKind(keyAt[0])
     if (keyAt[0] === 'hooks') found.add('its hooks')
-    else if (keyAt[0] === 'mcp_servers') found.add('its MCP servers')
+    else if (keyAt[0] === 'notify' && keyAt.length === 1) found.add('its notify command')
+    else if (keyKind) found.add(`its ${NAMED[keyKind].plural}`)
   }
-  for (const [name, lines] of servers) {
+  for (const { kind, name, lines } of named.values()) {
     if (lines.some((line) => /^\s*enabled\s*=\s*false\b/.test(line))) continue
-    if (lines.some((line) => ASSENT_GATEWAY.test(line))) continue
-    found.add(`MCP server ${JSON.stringify(name)}`)
+    if (kind === 'mcp_servers' && lines.some((line) => ASSENT_GATEWAY.test(line))) continue
+    found.add(`${NAMED[kind].one} ${JSON.stringify(name)}`)
   }
   return [...found]
+}
+
+/** The tables of named entries that act unasked unless turned off. */
+const NAMED = {
+  mcp_servers: { one: 'MCP server', plural: 'MCP servers' },
+  plugins: { one: 'plugin', plural: 'plugins' },
+} as const
+type NamedKind = keyof typeof NAMED
+
+function namedKind(key: string | undefined): NamedKind | null {
+  return key === 'mcp_servers' || key === 'plugins' ? key : null
 }
 
 /** How a config names Assent's gateway: its bin, or its entry point. */
@@ -171,7 +194,7 @@ export function refuseCodexOwnAllowances(
   const found = codexOwnAllowances(agentEnvironment(agent, source), workspace)
   if (found.length === 0) return
   throw new Error(
-    `Codex's own rules, hooks or MCP servers would let it act without asking Assent: ${found.join(', ')}. ` +
+    `Codex's own settings would let it act without asking Assent: ${found.join(', ')}. ` +
       'Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)',
   )
 }
