@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -75,6 +75,68 @@ describe('the gateway serves no folder a room could not have', () => {
     const parse = () => parseGatewayArgs(['--config', 'mcp.json', ...flags], {}, cwd)
     expect(parse).toThrow(GatewayUsageError)
     expect(parse).toThrow(message)
+  })
+})
+
+describe('the gateway serves only a config every door keeps for the person', () => {
+  let folder: string
+  beforeAll(async () => {
+    folder = await realpath(await mkdtemp(join(tmpdir(), 'assent-gateway-config-')))
+    await mkdir(join(folder, 'other'))
+    await mkdir(join(folder, '.vscode'))
+    for (const name of ['servers.json', 'other/mcp.json', 'mcp.json']) {
+      await writeFile(join(folder, name), '{"servers": []}')
+    }
+  })
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true })
+  })
+
+  // Each row: the config given, what is on disk first (links), and what the
+  // refusal says, or null where it is served.
+  const table: Array<[string, string, Array<[string, string]>, RegExp | null]> = [
+    ['a file named mcp.json', 'mcp.json', [], null],
+    ['one not there yet, named mcp.json', 'new/mcp.json', [], null],
+    ['one named so in capitals', 'MCP.JSON', [], null],
+    ["an editor's MCP config", '.vscode/mcp.json', [], null],
+    ['a link named mcp.json to another mcp.json', 'link/mcp.json', [['link', 'other']], null],
+    [
+      'a file under another name',
+      'servers.json',
+      [],
+      /^--config servers\.json: the gateway starts whatever its config names, so it serves only a file every door of Assent keeps for the person to change\. Name it mcp\.json$/,
+    ],
+    [
+      'a name that only starts like it',
+      'mcp.json.bak',
+      [],
+      /keeps for the person to change\. Name/,
+    ],
+    [
+      'a link named mcp.json to a file under another name',
+      'linked/mcp.json',
+      [['linked/mcp.json', 'servers.json']],
+      /to change \(it is .*\/servers\.json\)\. Name it mcp\.json$/,
+    ],
+    [
+      'a link named mcp.json to nothing, which any file made there would become',
+      'dangling/mcp.json',
+      [['dangling/mcp.json', 'later.json']],
+      /to change \(it is a link to nothing\)\. Name it mcp\.json$/,
+    ],
+  ]
+
+  it.each(table)('%s', async (_label, config, links, refusal) => {
+    for (const [link, target] of links) {
+      await mkdir(dirname(join(folder, link)), { recursive: true })
+      await symlink(join(folder, target), join(folder, link))
+    }
+    const parse = () => parseGatewayArgs(['--config', config], {}, folder)
+    if (refusal === null) expect(parse().config).toBe(join(folder, config))
+    else {
+      expect(parse).toThrow(GatewayUsageError)
+      expect(parse).toThrow(refusal)
+    }
   })
 })
 

@@ -11,6 +11,7 @@ import {
   NOTES_SERVER,
   connectThroughGateway,
   decide,
+  gatewayConfigIn,
   gatewayRoom,
   pendingApprovals,
 } from './support/mcp-gateway-harness.ts'
@@ -37,7 +38,7 @@ describe('assent-gateway withdraws the question when its client stops waiting', 
     harness = await startHarness()
     pending = pendingApprovals(harness)
     notesDir = join(harness.root, 'notes')
-    configPath = join(harness.root, 'mcp-cancel.json')
+    configPath = await gatewayConfigIn(harness.root, 'cancel')
     const stdio = (args: string[], env: Record<string, string> = {}) => ({
       type: 'stdio',
       command: process.execPath,

@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises'
+import { readFile, realpath, rename, symlink, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import {
@@ -230,6 +231,24 @@ describe('the MCP gateway: annotations, elicitation, progress and mcp.json reloa
       )
       const after = await agent.listTools()
       expect(after.tools.map((tool) => tool.name)).toContain('extra__write_note')
+
+      // mcp.json made a link to a file under another name, which no door
+      // keeps for the person: what that file names is not started.
+      const elsewhere = join(dirname(fixture.configPath), 'servers.json')
+      await writeFile(
+        elsewhere,
+        JSON.stringify({ servers: [...config.servers, { ...config.servers[0], id: 'planted' }] }),
+      )
+      const link = `${fixture.configPath}.link`
+      await symlink(elsewhere, link)
+      await rename(link, fixture.configPath)
+      const refused = `(it is ${await realpath(elsewhere)}). Name it mcp.json; still serving`
+      await eventually(
+        () => (stderr().includes(refused) ? true : undefined),
+        'the refusal of the link in the gateway log',
+      )
+      const linked = await agent.listTools()
+      expect(linked.tools.map((tool) => tool.name)).not.toContain('planted__write_note')
     } finally {
       await save(original)
     }

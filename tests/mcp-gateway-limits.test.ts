@@ -9,6 +9,7 @@ import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
 import {
   AGENT_REQUEST_TIMEOUT_MS,
   GATEWAY_ENTRY,
+  gatewayConfigIn,
   NOTES_SERVER,
   connectThroughGateway,
   decide,
@@ -42,7 +43,7 @@ describe('assent-gateway refuses a configuration it cannot trust', () => {
   afterAll(async () => harness?.close())
 
   it('refuses "*" in allowed_tools at load, naming the field, and serves nothing', async () => {
-    const config = join(harness.root, 'wildcard.json')
+    const config = await gatewayConfigIn(harness.root, 'wildcard')
     await writeFile(
       config,
       JSON.stringify({
@@ -61,7 +62,7 @@ describe('assent-gateway refuses a configuration it cannot trust', () => {
   })
 
   it('refuses requires_approval: false for a server whose manifest is not read-only', async () => {
-    const config = join(harness.root, 'unsafe.json')
+    const config = await gatewayConfigIn(harness.root, 'unsafe')
     await writeFile(
       config,
       JSON.stringify({
@@ -135,7 +136,7 @@ describe('assent-gateway in front of @modelcontextprotocol/server-filesystem', (
       command: process.execPath,
       args: [FILESYSTEM_SERVER, harness.workspace],
     }
-    const config = join(harness.root, 'fs.json')
+    const config = await gatewayConfigIn(harness.root, 'fs')
     await writeFile(
       config,
       JSON.stringify({

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectThroughGateway } from './support/mcp-gateway-harness.ts'
+import { connectThroughGateway, gatewayConfigIn } from './support/mcp-gateway-harness.ts'
 import { FILESYSTEM_SERVER } from './support/mcp-real-servers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { WORKSPACE_MOVES } from './support/workspace-moves.ts'
@@ -73,7 +73,7 @@ describe('assent-gateway: the roots a server behind it is shown', () => {
   /** assent-gateway serving `folder`, over server-filesystem started on
    *  it, for an agent whose roots are `roots()`. */
   async function gatewayOver(folder: string, roots: () => Root[]) {
-    const configPath = join(harness.root, `mcp-roots-${randomUUID()}.json`)
+    const configPath = await gatewayConfigIn(harness.root, `roots-${randomUUID()}`)
     await writeFile(
       configPath,
       JSON.stringify({

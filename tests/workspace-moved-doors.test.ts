@@ -10,6 +10,7 @@ import { GATEWAY_AGENT_ID } from '../src/contracts/mcp-gateway.ts'
 import {
   AGENT_REQUEST_TIMEOUT_MS,
   GATEWAY_ENTRY,
+  gatewayConfigIn,
   NOTES_SERVER,
   decide as decideAtGateway,
   refusalOf,
@@ -121,7 +122,7 @@ async function settledOutcome(
 /** `assent-gateway` started in its own process with `--workspace w`, over
  *  the note server keeping its notes in `w/notes`. */
 async function startGateway(w: string): Promise<Client> {
-  const configPath = join(harness.root, `mcp-${randomUUID()}.json`)
+  const configPath = await gatewayConfigIn(harness.root, randomUUID())
   await writeFile(
     configPath,
     JSON.stringify({

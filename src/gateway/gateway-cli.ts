@@ -2,6 +2,7 @@ import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { WorkspaceIdentity } from '../contracts/room.ts'
 import { pinMcpWorkspace } from '../runtime/mcp/mcp-workspace.ts'
+import { unkeptConfig } from '../runtime/mcp/gateway-config-kept.ts'
 
 export const GATEWAY_USAGE = [
   'usage: assent-gateway --config <mcp.json> [--data-dir <dir>] [--workspace <dir>]',
@@ -66,6 +67,9 @@ export function parseGatewayArgs(
   }
   const config = values.get('--config')
   if (config === undefined) throw new GatewayUsageError('--config <mcp.json> is required')
+  const configPath = resolve(cwd, config)
+  const unkept = unkeptConfig(configPath)
+  if (unkept !== null) throw new GatewayUsageError(`--config ${config}: ${unkept}`)
   const workspace = values.get('--workspace') ?? cwd
   const workspaceIdentity = pinMcpWorkspace(resolve(cwd, workspace))
   if ('refused' in workspaceIdentity) {
@@ -73,7 +77,7 @@ export function parseGatewayArgs(
     throw new GatewayUsageError(`--workspace ${workspace}${given} ${workspaceIdentity.refused}`)
   }
   return {
-    config: resolve(cwd, config),
+    config: configPath,
     dataDir: resolve(
       cwd,
       values.get('--data-dir') ?? env.ASSENT_DATA_DIR ?? join(homedir(), '.assent-dev'),

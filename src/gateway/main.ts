@@ -16,6 +16,7 @@ import {
 } from '../runtime/mcp/mcp-config-loader.ts'
 import { McpConfigReloader } from '../runtime/mcp/mcp-config-reloader.ts'
 import { refuseMcpCallsNaming } from '../runtime/mcp/mcp-call-judgment.ts'
+import { unkeptConfig } from '../runtime/mcp/gateway-config-kept.ts'
 
 const log = (line: string) => console.error(line)
 
@@ -55,6 +56,11 @@ const reloader: McpConfigReloader = new McpConfigReloader({
   file: configFile,
   load: (): LoadedMcpConfig => {
     try {
+      // Judged again at each change, as at the start: a
+      // config that has become a link to a file under another name, which
+      // no door keeps for the person, is not followed.
+      const unkept = unkeptConfig(configFile)
+      if (unkept !== null) throw new ConfigFileError(configFile, '(file)', unkept)
       return { config: parseMcpConfigFile(configFile) }
     } catch (error) {
       if (!(error instanceof ConfigFileError)) throw error

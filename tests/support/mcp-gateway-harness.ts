@@ -27,6 +27,14 @@ export interface NotesFixture {
   configPath: string
 }
 
+/** Where a test's own gateway config goes: `mcp.json`, the one name the
+ *  gateway serves (gateway-config-kept.ts), in a folder of `root`
+ *  named `name`. */
+export async function gatewayConfigIn(root: string, name: string): Promise<string> {
+  await mkdir(join(root, name), { recursive: true })
+  return join(root, name, 'mcp.json')
+}
+
 /** An mcp.json with the notes server twice: `notes` (gated, write and read
  *  tools and the preview) and `docs` (a read-only manifest, read only). */
 export async function writeNotesConfig(

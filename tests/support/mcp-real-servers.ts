@@ -9,6 +9,8 @@ import {
   type CreateMessageRequest,
 } from '@modelcontextprotocol/sdk/types.js'
 
+import { gatewayConfigIn } from './mcp-gateway-harness.ts'
+
 const require = createRequire(import.meta.url)
 
 /** The pinned servers' stdio entries, as installed in node_modules. */
@@ -59,7 +61,7 @@ export async function writeRealServersConfig(
 ): Promise<RealServersFixture> {
   const oddDir = join(root, 'odd')
   await mkdir(oddDir, { recursive: true })
-  const configPath = join(root, 'mcp-real.json')
+  const configPath = await gatewayConfigIn(root, 'real')
   await writeFile(
     configPath,
     JSON.stringify({

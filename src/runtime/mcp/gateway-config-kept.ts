@@ -1,0 +1,45 @@
+import { lstatSync, realpathSync } from 'node:fs'
+import { realPathAllowingMissing } from '../policy/real-paths.ts'
+import { sensitivePath } from '../policy/sensitive-paths.ts'
+
+/**
+ * Why the gateway will not serve the config `file`, or null. It starts
+ * whatever its config names, and reloads the file as it changes, so the
+ * file must be one every door of Assent leaves to the person to change:
+ * one the shared table of what always needs a person names (a file named
+ * `mcp.json`, wherever it is), by the path given and by its real path. A
+ * config under another name would be Assent's own only to the gateway's
+ * process: the runtime's tools, grants, reviewer, webhook and command
+ * sandbox do not know it, so an agent could rewrite it unasked and the
+ * gateway would start what it wrote.
+ */
+export function unkeptConfig(file: string): string | null {
+  const real = realConfigPath(file)
+  const unkept = real === null ? file : [file, real].find((path) => sensitivePath(path) === null)
+  if (unkept === undefined) return null
+  const through =
+    real === null ? ' (it is a link to nothing)' : unkept === file ? '' : ` (it is ${real})`
+  return (
+    `the gateway starts whatever its config names, so it serves only a file every door of Assent keeps for the person to change${through}. ` +
+    'Name it mcp.json'
+  )
+}
+
+/** `file`'s real path; where it is not there, where it would be made; null
+ *  for a link to nothing, which becomes whatever file is later made where
+ *  it points, under any name. */
+function realConfigPath(file: string): string | null {
+  try {
+    return realpathSync(file)
+  } catch {
+    return isLink(file) ? null : (realPathAllowingMissing(file) ?? file)
+  }
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
