@@ -21,6 +21,9 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(root, { recursive: true, force: true }))
 
+/** The machine's Codex folder, `/etc/codex` outside these tests. */
+const machine = () => join(root, 'etc', 'codex')
+
 function write(file: string, text = ''): string {
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, text)
@@ -91,6 +94,22 @@ describe("Codex's own files that would let it act unasked", () => {
         `${write(join(workspace, '.codex', 'config.toml'), '[plugins."x@y"]\n')} (plugin "x@y")`,
       ],
     ],
+    ["rules in the machine's folder", () => [write(join(machine(), 'rules', 'default.rules'))]],
+    ["hooks.json in the machine's folder", () => [write(join(machine(), 'hooks.json'), '{}')]],
+    [
+      "a notify command in the machine's config.toml",
+      () => [`${write(join(machine(), 'config.toml'), 'notify = ["x"]\n')} (its notify command)`],
+    ],
+    [
+      "an MCP server in the machine's managed_config.toml",
+      () => [
+        `${write(join(machine(), 'managed_config.toml'), '[mcp_servers.db]\ncommand = "db"\n')} (MCP server "db")`,
+      ],
+    ],
+    [
+      'hooks in a managed_config.toml in ~/.codex',
+      () => [`${write(join(home, '.codex', 'managed_config.toml'), '[hooks]\n')} (its hooks)`],
+    ],
     [
       'a rules folder that cannot be read',
       () => {
@@ -119,7 +138,7 @@ describe("Codex's own files that would let it act unasked", () => {
     const expected = arrange()
     const environment: Record<string, string> = { HOME: home }
     if (extra.CODEX_HOME) environment.CODEX_HOME = join(root, 'codex-home')
-    expect(codexOwnAllowances(environment, workspace).sort()).toEqual(expected.sort())
+    expect(codexOwnAllowances(environment, workspace, machine()).sort()).toEqual(expected.sort())
   })
 
   it('refuses an asking room, naming each file and what to do, and lets a full-access room start', () => {
@@ -131,6 +150,14 @@ describe("Codex's own files that would let it act unasked", () => {
       )
     }
     expect(() => refuseCodexOwnAllowances(agent, workspace, {}, 'full-access')).not.toThrow()
+  })
+
+  it("says that a Codex home of the agent's own leaves the machine's folder in force", () => {
+    const rules = write(join(machine(), 'rules', 'default.rules'))
+    const agent = { pass_env: [], set_env: { HOME: home, CODEX_HOME: join(root, 'own') } }
+    expect(() => refuseCodexOwnAllowances(agent, workspace, {}, 'plan', machine())).toThrow(
+      `Codex's own settings would let it act without asking Assent: ${rules}. Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json); those in ${machine()} apply to every Codex on this machine`,
+    )
   })
 
   it("reads the agent's own environment: its set_env and pass_env, not the runtime's", () => {

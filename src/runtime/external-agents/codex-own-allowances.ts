@@ -20,24 +20,38 @@ import { agentEnvironment } from './agent-process.ts'
  *   it runs at its own events;
  * - the MCP servers its `config.toml` names (`configAllowances`).
  *
- * Codex reads them from its home (`CODEX_HOME`, or `~/.codex`) and from the
- * `.codex` folders of the project the workspace is in (a repository can
- * ship one). Each place found is returned, as a path; one that cannot
- * be read is returned too, since Codex might read what Assent could not.
- * `environment` is the agent's own (agent-process.ts `agentEnvironment`).
+ * Codex reads them from its home (`CODEX_HOME`, or `~/.codex`), from the
+ * machine's (`/etc/codex`, its `config.toml` and its administrator's
+ * `managed_config.toml`: 0.169 ran a notify command from either, and a
+ * command its rules allowed in a read-only thread with nobody asked) and
+ * from the `.codex` folders of the project the workspace is in (a
+ * repository can ship one). Each place found is returned, as a path; one
+ * that cannot be read is returned too, since Codex might read what Assent
+ * could not. `environment` is the agent's own (agent-process.ts
+ * `agentEnvironment`); `machineFolder` is `/etc/codex` but in tests.
  */
 export function codexOwnAllowances(
   environment: Readonly<Record<string, string | undefined>>,
   workspace: string,
+  machineFolder = CODEX_MACHINE_FOLDER,
 ): string[] {
   const home = environment.HOME ?? homedir()
   const codexHome = environment.CODEX_HOME ?? path.join(home, '.codex')
   const places = [
     path.resolve(workspace, codexHome),
+    machineFolder,
     ...projectFolders(path.resolve(workspace)).map((folder) => path.join(folder, '.codex')),
   ]
   return [...new Set(places)].flatMap(allowancesIn)
 }
+
+/** Where Codex reads the machine's own config, rules and hooks. */
+export const CODEX_MACHINE_FOLDER = '/etc/codex'
+
+/** The config files Codex reads in a place: its own, and the one an
+ *  administrator manages (read from the machine's folder; counted in
+ *  every place, since reading one more file can only refuse more). */
+const CONFIG_FILES = ['config.toml', 'managed_config.toml']
 
 /**
  * The folders whose `.codex` Codex reads as its project's: the workspace
@@ -66,10 +80,14 @@ function allowancesIn(place: string): string[] {
     )
   const hooks = path.join(place, 'hooks.json')
   if (exists(hooks)) found.push(hooks)
-  const config = path.join(place, 'config.toml')
-  const text = textOf(config)
-  if (text === 'unreadable') found.push(config)
-  else if (text !== null) found.push(...configAllowances(text).map((what) => `${config} (${what})`))
+  for (const name of CONFIG_FILES) {
+    const config = path.join(place, name)
+    const text = textOf(config)
+    if (text === 'unreadable') found.push(config)
+    else if (text !== null) {
+      found.push(...configAllowances(text).map((what) => `${config} (${what})`))
+    }
+  }
   return found
 }
 
@@ -188,13 +206,18 @@ export function refuseCodexOwnAllowances(
   workspace: string,
   source: NodeJS.ProcessEnv,
   mode: PermissionMode,
+  machineFolder = CODEX_MACHINE_FOLDER,
 ): void {
   // Full access asks nothing anyway: Assent's policy runs everything.
   if (mode === 'full-access') return
-  const found = codexOwnAllowances(agentEnvironment(agent, source), workspace)
+  const found = codexOwnAllowances(agentEnvironment(agent, source), workspace, machineFolder)
   if (found.length === 0) return
+  // A Codex home of its own leaves the machine's folder in force.
+  const machine = found.some((place) => place.startsWith(`${machineFolder}/`))
+    ? `; those in ${machineFolder} apply to every Codex on this machine`
+    : ''
   throw new Error(
     `Codex's own settings would let it act without asking Assent: ${found.join(', ')}. ` +
-      'Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)',
+      `Move them aside (an MCP server can go behind assent-gateway), or give the agent a Codex home of its own (CODEX_HOME in its set_env in agents.json)${machine}`,
   )
 }
