@@ -49,6 +49,7 @@ const acpSessions = (
       workspace: bed.workspace,
       asker,
       onEvent: bed.onEvent,
+      machineSettings: bed.machineSettings,
     })
   })
 const acp = acpSessions()

@@ -32,6 +32,7 @@ const claudeSessions = (prepare: (bed: ExternalAgentTestbed) => void = () => und
       workspace: bed.workspace,
       asker,
       onEvent: bed.onEvent,
+      machineSettings: bed.machineSettings,
     })
   })
 const claude = claudeSessions()
@@ -61,6 +62,16 @@ const claudeWithSettings = claudeSessions((bed) => {
       permissiveSettings(join(bed.root, `hook-ran-${where}.txt`)),
     )
   }
+})
+
+/** The same agent, with managed settings (as an administrator keeps in
+ *  /etc/claude-code) that allow every command and name a hook. */
+const claudeWithManagedSettings = claudeSessions((bed) => {
+  mkdirSync(bed.machineSettings.claude, { recursive: true })
+  writeFileSync(
+    join(bed.machineSettings.claude, 'managed-settings.json'),
+    permissiveSettings(join(bed.root, 'hook-ran-managed.txt')),
+  )
 })
 
 /** A session on a fresh testbed, its model scripted with `steps`, and one turn. */
@@ -254,6 +265,20 @@ describe.skipIf(!agents)('a second ACP agent behind the asker (real claude-agent
       expect(existsSync(join(bed.workspace, 'ran.txt'))).toBe(false)
       expect(existsSync(join(bed.root, 'hook-ran-home.txt'))).toBe(false)
       expect(existsSync(join(bed.root, 'hook-ran-workspace.txt'))).toBe(false)
+    },
+  )
+
+  it(
+    'does not start while managed settings, which no session turns off, would let it act unasked',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('deny')
+      for (const mode of ['ask-for-approval', 'plan'] as const) {
+        await expect(claudeWithManagedSettings.start([], asker, mode)).rejects.toThrow(
+          /^Claude's managed settings would let it act without asking Assent: .*managed-settings\.json \(permissions\.allow\), .*managed-settings\.json \(hooks\)\. Claude reads them for every session on this machine/,
+        )
+      }
+      expect(asker.asked).toHaveLength(0)
     },
   )
 })

@@ -36,6 +36,7 @@ const codexSessions = (prepare: (bed: ExternalAgentTestbed) => void = () => unde
       workspace: bed.workspace,
       asker,
       onEvent: bed.onEvent,
+      machineSettings: bed.machineSettings,
     })
   })
 const codex = codexSessions()
@@ -54,6 +55,8 @@ const WIDENING_CONFIG = [
  *  (CODEX_HOME), or shipped in the workspace's `.codex`. */
 const rulesInHome = codexSessions((bed) => writeCodexAllowRules(bed.home))
 const rulesInWorkspace = codexSessions((bed) => writeCodexAllowRules(join(bed.workspace, '.codex')))
+/** Or in the machine's folder (/etc/codex), which every Codex reads. */
+const rulesOnMachine = codexSessions((bed) => writeCodexAllowRules(bed.machineSettings.codex))
 /** Codex whose config.toml names an MCP server of the person's, one whose
  *  read tool says it only reads: Codex calls that one without asking. */
 const codexWithMcpServer = codexSessions((bed) =>
@@ -321,6 +324,7 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
   for (const [where, sessions] of [
     ['its home', rulesInHome],
     ['the workspace', rulesInWorkspace],
+    ["the machine's folder", rulesOnMachine],
   ] as const) {
     it(
       `does not start while rules of its own in ${where} would run commands without asking Assent`,

@@ -109,6 +109,10 @@ export class ExternalAgentTestbed {
   readonly model: ScriptedModelServer
   /** The model behind claude-agent-acp; script it before the turn. */
   readonly messages: ScriptedMessagesServer
+  /** Where Assent looks for the machine's Codex and Claude settings in
+   *  these tests (in place of `/etc/codex` and `/etc/claude-code`), so a
+   *  test can put some there; the agents still read the real ones. */
+  readonly machineSettings: { codex: string; claude: string }
 
   private constructor(
     agents: InstalledAgents,
@@ -122,6 +126,10 @@ export class ExternalAgentTestbed {
     this.root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-')))
     this.workspace = join(this.root, 'workspace')
     mkdirSync(this.workspace)
+    this.machineSettings = {
+      codex: join(this.root, 'etc', 'codex'),
+      claude: join(this.root, 'etc', 'claude-code'),
+    }
     this.home = makeAgentHome(this.root)
     this.environment = writeScriptedCodexHome(this.home, model.baseUrl, this.workspace)
   }

@@ -43,6 +43,7 @@ import {
 } from './external-agent-port.ts'
 import { ExternalAgentClient } from './external-agent-client.ts'
 import { refuseCodexOwnAllowances } from './codex-own-allowances.ts'
+import { refuseClaudeManagedSettings } from './claude-managed-settings.ts'
 import type { RpcId } from './ndjson-rpc-peer.ts'
 
 type Answer = RequestPermissionResponse
@@ -59,6 +60,8 @@ const PERMISSION_REQUEST = ACP_METHODS.requestPermission
  */
 /** The name an ACP agent built on Codex gives itself (codex-acp). */
 const CODEX_BASED = /codex/i
+/** The name an ACP agent built on Claude gives itself (claude-agent-acp). */
+const CLAUDE_BASED = /claude/i
 
 /**
  * Sent with every `session/new`: claude-agent-acp reads the Claude Agent
@@ -117,10 +120,16 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
       throw new Error(`the agent speaks ACP version ${initialized.protocolVersion}, not 1`)
     }
     // An agent built on Codex (codex-acp names itself so) reads Codex's
-    // own rules, hooks, notify command, MCP servers and plugins, which would answer in Assent's place.
+    // own rules, hooks, notify command, MCP servers and plugins, which
+    // would answer in Assent's place.
+    const { agent, workspace, environment = process.env, machineSettings } = this.options
     if (CODEX_BASED.test(initialized.agentInfo?.name ?? '')) {
-      const { agent, workspace, environment = process.env } = this.options
-      refuseCodexOwnAllowances(agent, workspace, environment, mode)
+      refuseCodexOwnAllowances(agent, workspace, environment, mode, machineSettings?.codex)
+    }
+    // One built on Claude (claude-agent-acp names itself so) reads the
+    // settings an administrator manages, which no session turns off.
+    if (CLAUDE_BASED.test(initialized.agentInfo?.name ?? '')) {
+      refuseClaudeManagedSettings(mode, machineSettings?.claude)
     }
     const session = await this.starting(
       connection.peer.request(

@@ -27,6 +27,10 @@ export interface ExternalAgentClientOptions<A extends ExternalAgentConfig = Exte
   onEvent: ExternalAgentEventSink
   /** Where passed-through variables come from; `process.env` by default. */
   environment?: NodeJS.ProcessEnv
+  /** Where Codex and Claude read the machine's own settings, which may let
+   *  them act unasked (`/etc/codex`, and claudeManagedFolder() by default);
+   *  tests give folders of their own. */
+  machineSettings?: { codex: string; claude: string }
   startTimeoutMs?: number
   /** Told of the agent process as soon as it is spawned, before it can do
    *  anything (the runtime notes it, to end it after a crash). */

@@ -76,8 +76,8 @@ export class CodexAppServerClient
   /** Not started while Codex's own rules, hooks, notify command, MCP servers or plugins would
    *  answer in Assent's place (codex-own-allowances.ts). */
   protected override refuseToStart(mode: PermissionMode): void {
-    const { agent, workspace, environment = process.env } = this.options
-    refuseCodexOwnAllowances(agent, workspace, environment, mode)
+    const { agent, workspace, environment = process.env, machineSettings } = this.options
+    refuseCodexOwnAllowances(agent, workspace, environment, mode, machineSettings?.codex)
   }
 
   protected async handshake(connection: AgentConnection, mode: PermissionMode): Promise<void> {

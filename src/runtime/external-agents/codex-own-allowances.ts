@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import { agentEnvironment } from './agent-process.ts'
+import { entriesOf, exists, textOf } from './agent-own-files.ts'
 
 /**
  * Codex's own files that let a Codex-based agent (Codex app-server,
@@ -166,37 +166,6 @@ function keyPath(text: string): string[] {
   return [...text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+)/g)].map(
     (match) => match[1] ?? match[2] ?? match[3] ?? '',
   )
-}
-
-function entriesOf(folder: string): string[] | 'unreadable' {
-  try {
-    return readdirSync(folder)
-  } catch (error) {
-    return missing(error) ? [] : 'unreadable'
-  }
-}
-
-function textOf(file: string): string | null | 'unreadable' {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch (error) {
-    return missing(error) ? null : 'unreadable'
-  }
-}
-
-function exists(file: string): boolean {
-  try {
-    statSync(file)
-    return true
-  } catch (error) {
-    // Something there that cannot be looked at counts as there.
-    return !missing(error)
-  }
-}
-
-function missing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code
-  return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
 /** Throws, naming what was found, when Codex's own files would let an
