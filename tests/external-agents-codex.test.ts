@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
@@ -57,6 +57,19 @@ const rulesInHome = codexSessions((bed) => writeCodexAllowRules(bed.home))
 const rulesInWorkspace = codexSessions((bed) => writeCodexAllowRules(join(bed.workspace, '.codex')))
 /** Or in the machine's folder (/etc/codex), which every Codex reads. */
 const rulesOnMachine = codexSessions((bed) => writeCodexAllowRules(bed.machineSettings.codex))
+/** Or above the repository the workspace is, in a folder the person's
+ *  config makes the project's root by its own marker (and trusts). */
+const rulesAboveRepository = codexSessions((bed) => {
+  mkdirSync(join(bed.workspace, '.git'))
+  writeFileSync(join(bed.root, 'project-root'), '')
+  writeCodexAllowRules(join(bed.root, '.codex'))
+  const config = join(bed.home, 'config.toml')
+  writeFileSync(
+    config,
+    `project_root_markers = ["project-root"]\n${readFileSync(config, 'utf8')}` +
+      `\n[projects.${JSON.stringify(bed.root)}]\ntrust_level = "trusted"\n`,
+  )
+})
 /** Codex whose config.toml names an MCP server of the person's, one whose
  *  read tool says it only reads: Codex calls that one without asking. */
 const codexWithMcpServer = codexSessions((bed) =>
@@ -325,6 +338,7 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
     ['its home', rulesInHome],
     ['the workspace', rulesInWorkspace],
     ["the machine's folder", rulesOnMachine],
+    ['a folder above the repository that its own root marker names', rulesAboveRepository],
   ] as const) {
     it(
       `does not start while rules of its own in ${where} would run commands without asking Assent`,

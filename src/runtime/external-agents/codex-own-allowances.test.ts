@@ -65,6 +65,21 @@ describe("Codex's own files that would let it act unasked", () => {
         return []
       },
     ],
+    [
+      'rules above the repository, where the home config names other root markers',
+      () => {
+        mkdirSync(join(root, 'projects', 'app', '.git'))
+        write(join(home, '.codex', 'config.toml'), 'project_root_markers = ["x"]\n')
+        return [write(join(root, 'projects', '.codex', 'rules', 'y.rules'))]
+      },
+    ],
+    [
+      "rules above a workspace in no repository, where the machine's config names markers",
+      () => {
+        write(join(machine(), 'managed_config.toml'), 'project_root_markers = []\n')
+        return [write(join(root, '.codex', 'rules', 'z.rules'))]
+      },
+    ],
     ['hooks.json in ~/.codex', () => [write(join(home, '.codex', 'hooks.json'), '{}')]],
     [
       'hooks.json the workspace ships',

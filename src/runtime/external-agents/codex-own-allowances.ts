@@ -36,13 +36,29 @@ export function codexOwnAllowances(
   machineFolder = CODEX_MACHINE_FOLDER,
 ): string[] {
   const home = environment.HOME ?? homedir()
-  const codexHome = environment.CODEX_HOME ?? path.join(home, '.codex')
+  const codexHome = path.resolve(workspace, environment.CODEX_HOME ?? path.join(home, '.codex'))
+  const ownMarkers = [codexHome, machineFolder].some(setsRootMarkers)
   const places = [
-    path.resolve(workspace, codexHome),
+    codexHome,
     machineFolder,
-    ...projectFolders(path.resolve(workspace)).map((folder) => path.join(folder, '.codex')),
+    ...projectFolders(path.resolve(workspace), ownMarkers).map((folder) =>
+      path.join(folder, '.codex'),
+    ),
   ]
   return [...new Set(places)].flatMap(allowancesIn)
+}
+
+/**
+ * Whether a config in `place` names the markers of a project's root
+ * (`project_root_markers`) in place of `.git`: with `["x"]` and an `x` in
+ * a folder above the repository, 0.169 followed the rules in that
+ * folder's `.codex`. Written anywhere in the file, it counts.
+ */
+function setsRootMarkers(place: string): boolean {
+  return CONFIG_FILES.some((name) => {
+    const text = textOf(path.join(place, name))
+    return typeof text === 'string' && /^\s*project_root_markers\s*=/m.test(text)
+  })
 }
 
 /** Where Codex reads the machine's own config, rules and hooks. */
@@ -59,13 +75,15 @@ const CONFIG_FILES = ['config.toml', 'managed_config.toml']
  * holds `.git` (Codex's default root marker); the workspace alone when
  * none does. Checked with 0.169: rules in the workspace's `.codex` were
  * followed, in a folder above a workspace that is no repository's were not.
+ * Where a config names other markers (`ownMarkers`), every folder above
+ * the workspace, since its root may be any of them.
  */
-function projectFolders(workspace: string): string[] {
+function projectFolders(workspace: string, ownMarkers: boolean): string[] {
   const chain: string[] = []
   for (let folder = workspace; ; folder = path.dirname(folder)) {
     chain.push(folder)
-    if (exists(path.join(folder, '.git'))) return chain
-    if (path.dirname(folder) === folder) return [workspace]
+    if (!ownMarkers && exists(path.join(folder, '.git'))) return chain
+    if (path.dirname(folder) === folder) return ownMarkers ? chain : [workspace]
   }
 }
 
