@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { CodexAppServerClient } from '../src/runtime/external-agents/codex-app-server-client.ts'
 import type { ExternalDecision } from '../src/runtime/external-agents/external-agent-port.ts'
 import { addFilePatch } from '../scripts/agents/scripted-model-server.ts'
-import { NOTES_SERVER } from './support/mcp-gateway-harness.ts'
+import { GATEWAY_ENTRY, NOTES_SERVER } from './support/mcp-gateway-harness.ts'
 import {
   AGENT_WAIT_MS,
   answered,
@@ -86,6 +86,27 @@ const codexWithMcpServer = codexSessions((bed) =>
 )
 /** Codex whose config.toml has a notify command (writeCodexNotify). */
 const codexWithNotify = codexSessions(writeCodexNotify)
+/** Codex whose config.toml names Assent's own gateway as an MCP server
+ *  (it asks the person itself), or a server that only names it among its
+ *  arguments and runs a command of its own. */
+const gatewayServer = (command: string, args: string[]) =>
+  codexSessions((bed) =>
+    appendFileSync(
+      join(bed.home, 'config.toml'),
+      `\n[mcp_servers.assent]\ncommand = ${JSON.stringify(command)}\nargs = ${JSON.stringify(args)}\n`,
+    ),
+  )
+const codexWithGateway = gatewayServer(process.execPath, [
+  GATEWAY_ENTRY,
+  '--config',
+  '/nonexistent/mcp.json',
+])
+const FAKE_GATEWAY_MARK = 'fake-gateway-ran'
+const codexWithFakeGateway = gatewayServer('sh', [
+  '-c',
+  `touch ${FAKE_GATEWAY_MARK}; sleep 30`,
+  'assent-gateway',
+])
 const widenedCodex = codexSessions((bed) =>
   appendFileSync(join(bed.home, 'config.toml'), WIDENING_CONFIG),
 )
@@ -381,6 +402,20 @@ describe.skipIf(!agents)('Codex app-server behind the asker (real binary)', () =
       } as const
       await expect(codexWithMcpServer.start([read], asker)).rejects.toThrow(
         /settings would let it act without asking Assent: .*config\.toml \(MCP server "notes"\)\. Move them aside \(an MCP server can go behind assent-gateway\)/,
+      )
+      expect(asker.asked).toHaveLength(0)
+    },
+  )
+
+  it(
+    "starts beside Assent's own gateway in Codex's config, but not beside a server that only names it",
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('deny')
+      const { outcome } = await codexWithGateway.run([{ type: 'reply', text: 'ok' }], asker, 'plan')
+      expect(outcome).toEqual({ status: 'completed', detail: null })
+      await expect(codexWithFakeGateway.start([], asker, 'plan')).rejects.toThrow(
+        /settings would let it act without asking Assent: .*config\.toml \(MCP server "assent"\)\./,
       )
       expect(asker.asked).toHaveLength(0)
     },

@@ -7,6 +7,7 @@ import {
   configAllowances,
   refuseCodexOwnAllowances,
 } from './codex-own-allowances.ts'
+import { GATEWAY_ENTRY, type GatewayCheck } from './assent-gateway-launch.ts'
 
 let root: string
 let home: string
@@ -187,7 +188,6 @@ describe("Codex's own files that would let it act unasked", () => {
 })
 
 describe('what in a Codex config.toml acts without asking', () => {
-  const GATEWAY = '/home/ada/assent/src/gateway/main.ts'
   const table: Array<[string, string, string[]]> = [
     ['a model and a provider', 'model = "o"\n[model_providers.x]\nname = "x"\n', []],
     [
@@ -206,22 +206,6 @@ describe('what in a Codex config.toml acts without asking', () => {
       ['MCP server "my.db"'],
     ],
     ['an MCP server turned off', '[mcp_servers.old]\ncommand = "x"\nenabled = false\n', []],
-    [
-      "Assent's gateway, by its entry point",
-      `[mcp_servers.assent]\ncommand = "/usr/bin/node"\nargs = ["${GATEWAY}", "--config", "m.json"]\n`,
-      [],
-    ],
-    [
-      "Assent's gateway, its arguments over several lines",
-      `[mcp_servers.assent]\ncommand = "node"\nargs = [\n  "${GATEWAY}",\n]\n[mcp_servers.assent.env]\nX = "1"\n`,
-      [],
-    ],
-    ["Assent's gateway, by its bin", '[mcp_servers.assent]\ncommand = "assent-gateway"\n', []],
-    [
-      'the gateway named only in a server’s env, which says nothing',
-      '[mcp_servers.other]\ncommand = "x"\n[mcp_servers.other.env]\nNOTE = "assent-gateway"\n',
-      ['MCP server "other"'],
-    ],
     [
       'servers as an inline table',
       'mcp_servers = { a = { command = "x" } }\n',
@@ -263,5 +247,116 @@ describe('what in a Codex config.toml acts without asking', () => {
 
   it.each(table)('%s', (_label, text, found) => {
     expect(configAllowances(text)).toEqual(found)
+  })
+})
+
+describe("a server that starts Assent's own gateway, and nothing else", () => {
+  const node = process.execPath
+  const entry = GATEWAY_ENTRY
+  /** A PATH folder with `assent-gateway` linked to the entry, and one
+   *  inside the workspace with a `node` of the repository's. */
+  const check = (workspaceFirst = false): GatewayCheck => {
+    const bin = join(root, 'bin')
+    mkdirSync(bin, { recursive: true })
+    symlinkSync(entry, join(bin, 'assent-gateway'))
+    write(join(workspace, 'node'), '#!/bin/sh\n')
+    const folders = [bin, dirname(node)]
+    return {
+      searchPath: (workspaceFirst ? [workspace, ...folders] : folders).join(':'),
+      writable: [workspace],
+    }
+  }
+  const server = (lines: string) => `[mcp_servers.assent]\n${lines}\n`
+  const table: Array<[string, () => string, boolean, boolean?]> = [
+    [
+      'node and the entry, with its flags',
+      () =>
+        server(
+          `command = ${JSON.stringify(node)}\nargs = [${JSON.stringify(entry)}, "--config", "m.json"]`,
+        ),
+      true,
+    ],
+    [
+      'node found on PATH, its arguments over several lines, a tool set to approve',
+      () =>
+        server(
+          `command = "node"\nargs = [\n  ${JSON.stringify(entry)}, # the gateway\n  "--workspace", "/w",\n]\nrequired = true`,
+        ) + '[mcp_servers.assent.tools.notes__write_note]\napproval_mode = "approve"\n',
+      true,
+    ],
+    [
+      'its bin, found on PATH',
+      () => server('command = "assent-gateway"\nargs = ["--config", "/m.json"]'),
+      true,
+    ],
+    ['its entry, named as the command', () => server(`command = ${JSON.stringify(entry)}`), true],
+    [
+      'a command that only names the gateway among its arguments',
+      () => server('command = "sh"\nargs = ["-c", "touch x", "assent-gateway"]'),
+      false,
+    ],
+    [
+      'a shell given the entry after its script',
+      () => server(`command = "sh"\nargs = ["-c", "evil", ${JSON.stringify(entry)}]`),
+      false,
+    ],
+    [
+      'node given a flag before the entry, which runs another file first',
+      () => server(`command = "node"\nargs = ["--require", "/tmp/x.js", ${JSON.stringify(entry)}]`),
+      false,
+    ],
+    [
+      'a node the workspace holds, found first on PATH',
+      () => server(`command = "node"\nargs = [${JSON.stringify(entry)}]`),
+      false,
+      true,
+    ],
+    [
+      'a node the workspace holds, by its absolute path',
+      () =>
+        server(
+          `command = ${JSON.stringify(join(workspace, 'node'))}\nargs = [${JSON.stringify(entry)}]`,
+        ),
+      false,
+    ],
+    [
+      'the gateway with an env of its own (NODE_OPTIONS runs code first)',
+      () =>
+        server(`command = "node"\nargs = [${JSON.stringify(entry)}]`) +
+        '[mcp_servers.assent.env]\nNODE_OPTIONS = "--require /tmp/x.js"\n',
+      false,
+    ],
+    [
+      'the gateway with env as a key',
+      () => server(`command = "node"\nargs = [${JSON.stringify(entry)}]\nenv = { A = "1" }`),
+      false,
+    ],
+    [
+      'another copy of the gateway, not this one',
+      () =>
+        server(
+          `command = "node"\nargs = [${JSON.stringify(write(join(root, 'other', 'src', 'gateway', 'main.ts')))}]`,
+        ),
+      false,
+    ],
+    ['a relative entry', () => server('command = "node"\nargs = ["src/gateway/main.ts"]'), false],
+    ['a command by a relative path', () => server('command = "./assent-gateway"'), false],
+    [
+      'arguments that are not all plain strings',
+      () => server(`command = "node"\nargs = [${JSON.stringify(entry)}, 3]`),
+      false,
+    ],
+  ]
+
+  it.each(table)('%s', (_label, config, isGateway, workspaceFirst) => {
+    const gateway = check(workspaceFirst)
+    expect(configAllowances(config(), gateway)).toEqual(isGateway ? [] : ['MCP server "assent"'])
+  })
+
+  it('takes no server for the gateway without a check, or where the entry is not found', () => {
+    const text = server(`command = "node"\nargs = [${JSON.stringify(entry)}]`)
+    expect(configAllowances(text)).toEqual(['MCP server "assent"'])
+    const missing = { ...check(), entry: join(root, 'no', 'main.ts') }
+    expect(configAllowances(text, missing)).toEqual(['MCP server "assent"'])
   })
 })

@@ -4,6 +4,11 @@ import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import { agentEnvironment } from './agent-process.ts'
 import { entriesOf, exists, textOf } from './agent-own-files.ts'
+import {
+  launchesAssentGateway,
+  type GatewayCheck,
+  type ServerLaunch,
+} from './assent-gateway-launch.ts'
 
 /**
  * Codex's own files that let a Codex-based agent (Codex app-server,
@@ -38,14 +43,12 @@ export function codexOwnAllowances(
   const home = environment.HOME ?? homedir()
   const codexHome = path.resolve(workspace, environment.CODEX_HOME ?? path.join(home, '.codex'))
   const ownMarkers = [codexHome, machineFolder].some(setsRootMarkers)
-  const places = [
-    codexHome,
-    machineFolder,
-    ...projectFolders(path.resolve(workspace), ownMarkers).map((folder) =>
-      path.join(folder, '.codex'),
-    ),
-  ]
-  return [...new Set(places)].flatMap(allowancesIn)
+  const project = projectFolders(path.resolve(workspace), ownMarkers)
+  const places = [codexHome, machineFolder, ...project.map((folder) => path.join(folder, '.codex'))]
+  // Assent's gateway is known by the program it starts, which must not be
+  // one the agent, or the repository it works on, could have put there.
+  const gateway: GatewayCheck = { searchPath: environment.PATH, writable: project }
+  return [...new Set(places)].flatMap((place) => allowancesIn(place, gateway))
 }
 
 /**
@@ -87,7 +90,7 @@ function projectFolders(workspace: string, ownMarkers: boolean): string[] {
   }
 }
 
-function allowancesIn(place: string): string[] {
+function allowancesIn(place: string, gateway: GatewayCheck): string[] {
   const found: string[] = []
   const rules = path.join(place, 'rules')
   const ruleFiles = entriesOf(rules)
@@ -103,7 +106,7 @@ function allowancesIn(place: string): string[] {
     const text = textOf(config)
     if (text === 'unreadable') found.push(config)
     else if (text !== null) {
-      found.push(...configAllowances(text).map((what) => `${config} (${what})`))
+      found.push(...configAllowances(text, gateway).map((what) => `${config} (${what})`))
     }
   }
   return found
@@ -117,17 +120,21 @@ function allowancesIn(place: string): string[] {
  * (it called a server's tool that says it only reads, `readOnlyHint`, the
  * server's word, with nobody asked, and any tool of a server set to
  * `approve`); and each plugin, which brings MCP servers and hooks of its
- * own. A server that is Assent's own gateway is left out: it asks the
- * person itself, in its room. A server or plugin turned off
+ * own. A server that starts Assent's own gateway and nothing else
+ * (assent-gateway-launch.ts, judged with `gateway`; without it none is) is
+ * left out: it asks the person itself, in its room. A server or plugin turned off
  * (`enabled = false`) is left out too. Read line by line, table by table,
  * which is all a config this needs to judge uses; anything written
  * otherwise (an inline `mcp_servers = {…}`, dotted keys) counts.
  */
-export function configAllowances(text: string): string[] {
+export function configAllowances(text: string, gateway?: GatewayCheck): string[] {
   const found = new Set<string>()
   /** Each server or plugin, by its kind and name, with the lines of its
-   *  own table. */
-  const named = new Map<string, { kind: NamedKind; name: string; lines: string[] }>()
+   *  own table and the names of the tables under it. */
+  const named = new Map<
+    string,
+    { kind: NamedKind; name: string; lines: string[]; subtables: Set<string> }
+  >()
   let table: string[] = []
   for (const line of text.split(/\r?\n/)) {
     const header = /^\s*\[\[?([^\]]*)\]\]?\s*(#.*)?$/.exec(line)
@@ -138,14 +145,14 @@ export function configAllowances(text: string): string[] {
       else if (kind && table.length === 1) found.add(`its ${NAMED[kind].plural}`)
       else if (kind) {
         const id = JSON.stringify([kind, table[1]])
-        if (!named.has(id)) named.set(id, { kind, name: table[1]!, lines: [] })
+        const entry = named.get(id) ?? { kind, name: table[1]!, lines: [], subtables: new Set() }
+        named.set(id, entry)
+        if (table.length > 2) entry.subtables.add(table[2]!)
       }
       continue
     }
     const kind = namedKind(table[0])
     if (kind && table.length >= 2) {
-      // The entry's own table; its `env`, `tools` and the like say nothing
-      // of whether it is turned off or is Assent's gateway.
       if (table.length === 2) named.get(JSON.stringify([kind, table[1]]))!.lines.push(line)
       continue
     }
@@ -157,9 +164,12 @@ export function configAllowances(text: string): string[] {
     else if (keyAt[0] === 'notify' && keyAt.length === 1) found.add('its notify command')
     else if (keyKind) found.add(`its ${NAMED[keyKind].plural}`)
   }
-  for (const { kind, name, lines } of named.values()) {
+  for (const { kind, name, lines, subtables } of named.values()) {
     if (lines.some((line) => /^\s*enabled\s*=\s*false\b/.test(line))) continue
-    if (kind === 'mcp_servers' && lines.some((line) => ASSENT_GATEWAY.test(line))) continue
+    if (kind === 'mcp_servers' && gateway !== undefined) {
+      const launch = serverLaunch(lines, subtables)
+      if (launch !== null && launchesAssentGateway(launch, gateway)) continue
+    }
     found.add(`${NAMED[kind].one} ${JSON.stringify(name)}`)
   }
   return [...found]
@@ -176,8 +186,78 @@ function namedKind(key: string | undefined): NamedKind | null {
   return key === 'mcp_servers' || key === 'plugins' ? key : null
 }
 
-/** How a config names Assent's gateway: its bin, or its entry point. */
-const ASSENT_GATEWAY = /assent-gateway|src\/gateway\/main\.ts/
+/** What a server's table may hold beside its launch without changing what
+ *  runs: turning it off, timeouts, which of its tools are offered and how
+ *  Codex treats them. */
+const LAUNCH_NEUTRAL = new Set([
+  'command',
+  'args',
+  'enabled',
+  'required',
+  'startup_timeout_sec',
+  'startup_timeout_ms',
+  'tool_timeout_sec',
+  'enabled_tools',
+  'disabled_tools',
+  'tools',
+])
+
+/**
+ * A server's `command` and `args` as Codex reads them from its table's
+ * lines, and every other key it sets (an `env`, a `cwd`, a table under it
+ * but `tools`); null where they are not written as plain strings, which
+ * this reading does not judge.
+ */
+function serverLaunch(
+  lines: readonly string[],
+  subtables: ReadonlySet<string>,
+): ServerLaunch | null {
+  const text = lines.join('\n')
+  const keys = lines.flatMap((line) => {
+    const key = /^\s*([A-Za-z0-9_"'.-]+?)\s*=/.exec(line)
+    return key ? [keyPath(key[1] ?? '')[0] ?? ''] : []
+  })
+  const otherKeys = [...keys, ...subtables].filter((key) => !LAUNCH_NEUTRAL.has(key))
+  const command = /^\s*command\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*')\s*(#.*)?$/m.exec(text)
+  const args = /^\s*args\s*=\s*\[/m.exec(text)
+  const commandValue = command ? tomlString(command[1]!) : null
+  if (commandValue === null) return null
+  if (!args) return { command: commandValue, args: [], otherKeys }
+  const list = tomlStringArray(text.slice(args.index + args[0].length))
+  return list === null ? null : { command: commandValue, args: list, otherKeys }
+}
+
+/** A TOML string as written, or null for one this reading does not take
+ *  (an escape JSON does not share). */
+function tomlString(written: string): string | null {
+  if (written.startsWith("'")) return written.slice(1, -1)
+  try {
+    return JSON.parse(written) as string
+  } catch {
+    return null
+  }
+}
+
+/** The strings of an array whose `[` came just before `rest`, up to its
+ *  `]`, across lines and comments; null for anything but strings. */
+function tomlStringArray(rest: string): string[] | null {
+  const items: string[] = []
+  const token = /\s+|,|#[^\n]*|"(?:[^"\\]|\\.)*"|'[^']*'|\]/y
+  for (let at = 0; at < rest.length;) {
+    token.lastIndex = at
+    const match = token.exec(rest)
+    if (match === null) return null
+    at = token.lastIndex
+    const [written] = match
+    if (written === ']') return items
+    if (written.startsWith('"') || written.startsWith("'")) {
+      const value = tomlString(written)
+      if (value === null) return null
+      items.push(value)
+    }
+  }
+  return null
+}
 
 /** A TOML key path (`a."b.c".d`) as its keys. */
 function keyPath(text: string): string[] {
