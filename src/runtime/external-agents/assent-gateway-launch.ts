@@ -39,12 +39,15 @@ export interface GatewayCheck {
 export function launchesAssentGateway(launch: ServerLaunch, check: GatewayCheck): boolean {
   const own = realPath(check.entry ?? GATEWAY_ENTRY)
   if (own === null || launch.otherKeys.length > 0) return false
+  const writable = (file: string) => check.writable.some((folder) => inside(folder, file))
+  // A gateway the agent can edit (an Assent checkout as the workspace)
+  // runs whatever it was made to.
+  if (writable(own)) return false
   const program = located(launch.command, check.searchPath)
   const real = program === null ? null : realPath(program)
   if (program === null || real === null) return false
   // By its name and by where it leads: a link outside to a program inside
   // is the program inside.
-  const writable = (file: string) => check.writable.some((folder) => inside(folder, file))
   if (writable(program) || writable(real)) return false
   const name = path.basename(program)
   if (name !== 'node' && name !== 'node.exe') return real === own

@@ -353,10 +353,15 @@ describe("a server that starts Assent's own gateway, and nothing else", () => {
     expect(configAllowances(config(), gateway)).toEqual(isGateway ? [] : ['MCP server "assent"'])
   })
 
-  it('takes no server for the gateway without a check, or where the entry is not found', () => {
+  it('takes no server for the gateway without a check, where the entry is not found, or where the agent can edit it', () => {
     const text = server(`command = "node"\nargs = [${JSON.stringify(entry)}]`)
     expect(configAllowances(text)).toEqual(['MCP server "assent"'])
-    const missing = { ...check(), entry: join(root, 'no', 'main.ts') }
+    const gateway = check()
+    const missing = { ...gateway, entry: join(root, 'no', 'main.ts') }
     expect(configAllowances(text, missing)).toEqual(['MCP server "assent"'])
+    // A gateway in the workspace (an Assent checkout) is one the agent can edit.
+    const editable = { ...gateway, writable: [dirname(dirname(realpathSync(entry)))] }
+    expect(configAllowances(text, editable)).toEqual(['MCP server "assent"'])
+    expect(configAllowances(text, { ...editable, writable: [workspace] })).toEqual([])
   })
 })
