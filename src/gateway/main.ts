@@ -56,9 +56,9 @@ const reloader: McpConfigReloader = new McpConfigReloader({
   file: configFile,
   load: (): LoadedMcpConfig => {
     try {
-      // Judged again at each change, as at the start: a
-      // config that has become a link to a file under another name, which
-      // no door keeps for the person, is not followed.
+      // Judged again at each change, as at the start: a config that has
+      // become a link to a file under another name, which no door keeps
+      // for the person, is not followed.
       const unkept = unkeptConfig(configFile)
       if (unkept !== null) throw new ConfigFileError(configFile, '(file)', unkept)
       return { config: parseMcpConfigFile(configFile) }
