@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Timeline } from '../src/contracts/room.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeNotesConfig, type NotesFixture } from './support/mcp-gateway-harness.ts'
@@ -131,5 +131,49 @@ describe('mcp.json edits reach the running runtime without a restart', () => {
     const refused = await turnSettled(harness, room.id, next)
     expect(callOf(refused, next)?.result?.code).toBe('unknown_mcp_server')
     expect(existsSync(join(fixture.notesDir, 'b.txt'))).toBe(false)
+  })
+
+  it('does not follow mcp.json once it is a link to a file under another name', async () => {
+    const elsewhere = join(dirname(fixture.configPath), 'servers.json')
+    const config = JSON.parse(original) as { servers: ServerEntry[] }
+    await writeFile(
+      elsewhere,
+      JSON.stringify({ servers: [...config.servers, { ...config.servers[0], id: 'planted' }] }),
+    )
+    const after = await auditCount()
+    try {
+      await symlink(elsewhere, `${fixture.configPath}.link`)
+      await rename(`${fixture.configPath}.link`, fixture.configPath)
+      const refused = await nextAudit('mcp_config_refused', after)
+      expect(refused.payload).toMatchObject({
+        field: '(file)',
+        serversInForce: expect.not.arrayContaining(['planted']),
+      })
+      expect(String((refused.payload as { message: string }).message)).toContain(
+        `Assent starts whatever its MCP config names, so it reads one only from a file every door of Assent keeps for the person to change (it is ${await realpath(elsewhere)}). Name it mcp.json`,
+      )
+    } finally {
+      await saveConfig((servers) => servers)
+    }
+  })
+})
+
+describe('an MCP config under another name', () => {
+  it('is not read at start: the refusal is audited, and no server it names is served', async () => {
+    const root = await realpath(await mkdtemp(join(tmpdir(), 'assent-mcp-named-')))
+    const fixture = await writeNotesConfig(root)
+    const servers = join(root, 'servers.json')
+    await rename(fixture.configPath, servers)
+    const harness = await startHarness({ root, mcpConfigPath: servers })
+    try {
+      const refused = (await auditEvents(harness)).find((e) => e.type === 'mcp_config_refused')
+      expect(refused?.payload).toMatchObject({ field: '(file)', serversInForce: [] })
+      expect(String((refused?.payload as { message: string }).message)).toBe(
+        `${servers}: (file): Assent starts whatever its MCP config names, so it reads one only from a file every door of Assent keeps for the person to change. Name it mcp.json`,
+      )
+    } finally {
+      await harness.close()
+      await rm(root, { recursive: true, force: true })
+    }
   })
 })

@@ -61,8 +61,12 @@ export function loadConfigKeepingLastGood<S extends z.ZodType>(
   lastGood: string,
   schema: S,
   empty: z.output<S>,
+  /** Why `file` is not to be read at all, whatever it holds, or null. */
+  unreadable: () => string | null = () => null,
 ): LoadedConfig<z.output<S>> {
   try {
+    const why = unreadable()
+    if (why !== null) throw new ConfigFileError(file, '(file)', why)
     const config = parseConfigFile(file, schema, empty)
     writePrivately(lastGood, `${JSON.stringify(config, null, 2)}\n`)
     return { config }

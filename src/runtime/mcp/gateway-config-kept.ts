@@ -2,8 +2,14 @@ import { lstatSync, realpathSync } from 'node:fs'
 import { realPathAllowingMissing } from '../policy/real-paths.ts'
 import { sensitivePath } from '../policy/sensitive-paths.ts'
 
+/** How the refusal starts, for the gateway's `--config` and for the
+ *  runtime's own MCP config (`ASSENT_MCP_CONFIG`), which it reloads too. */
+export const GATEWAY_LEAD = 'the gateway starts whatever its config names, so it serves only'
+export const RUNTIME_LEAD = 'Assent starts whatever its MCP config names, so it reads one only from'
+
 /**
- * Why the gateway will not serve the config `file`, or null. It starts
+ * Why the gateway (or the runtime, with RUNTIME_LEAD) will not take the
+ * MCP config `file`, or null. It starts
  * whatever its config names, and reloads the file as it changes, so the
  * file must be one every door of Assent leaves to the person to change:
  * one the shared table of what always needs a person names (a file named
@@ -13,16 +19,13 @@ import { sensitivePath } from '../policy/sensitive-paths.ts'
  * sandbox do not know it, so an agent could rewrite it unasked and the
  * gateway would start what it wrote.
  */
-export function unkeptConfig(file: string): string | null {
+export function unkeptConfig(file: string, lead = GATEWAY_LEAD): string | null {
   const real = realConfigPath(file)
   const unkept = real === null ? file : [file, real].find((path) => sensitivePath(path) === null)
   if (unkept === undefined) return null
   const through =
     real === null ? ' (it is a link to nothing)' : unkept === file ? '' : ` (it is ${real})`
-  return (
-    `the gateway starts whatever its config names, so it serves only a file every door of Assent keeps for the person to change${through}. ` +
-    'Name it mcp.json'
-  )
+  return `${lead} a file every door of Assent keeps for the person to change${through}. Name it mcp.json`
 }
 
 /** `file`'s real path; where it is not there, where it would be made; null

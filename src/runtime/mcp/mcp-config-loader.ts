@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { RUNTIME_LEAD, unkeptConfig } from './gateway-config-kept.ts'
 import { EMPTY_MCP_CONFIG, McpConfigSchema, type McpConfig } from '../../contracts/mcp-config.ts'
 import {
   loadConfigKeepingLastGood,
@@ -37,10 +38,15 @@ export type LoadedMcpConfig = LoadedConfig<McpConfig>
  * were, or (on a first start) with no servers at all.
  */
 export function loadMcpConfig(dataDir: string, path?: string): LoadedMcpConfig {
+  const file = mcpConfigFile(dataDir, path)
   return loadConfigKeepingLastGood(
-    mcpConfigFile(dataDir, path),
+    file,
     join(dataDir, MCP_LAST_GOOD_FILE_NAME),
     McpConfigSchema,
     EMPTY_MCP_CONFIG,
+    // Only a file every door keeps for the person, by its name and where
+    // it leads: the runtime starts what it names and reloads it as it
+    // changes, and a gateway knows nothing of a name the runtime chose.
+    () => unkeptConfig(file, RUNTIME_LEAD),
   )
 }
