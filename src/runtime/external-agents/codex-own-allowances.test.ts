@@ -216,6 +216,33 @@ describe('what in a Codex config.toml acts without asking', () => {
     ['hooks as a table', '[hooks]\nstop = []\n', ['its hooks']],
     ['hooks as a key', 'hooks = { stop = [] }\n', ['its hooks']],
     ['a comment that names them', '# [mcp_servers.x]\n# hooks = 1\nmodel = "o"\n', []],
+    [
+      'a server turned off only inside a multi-line string of its arguments',
+      '[mcp_servers.x]\ncommand = "sh"\nargs = ["-c", """touch y\nenabled = false\n"""]\n',
+      ['MCP server "x"'],
+    ],
+    [
+      'notify after a multi-line string that holds a table header',
+      'a = """\n[tui]\n"""\nnotify = ["x"]\n',
+      ['its notify command'],
+    ],
+    [
+      'the same in a multi-line literal string, with a quote that closes it',
+      "a = '''\n[tui]\n''''\nnotify = ['x']\n",
+      ['its notify command'],
+    ],
+    [
+      'an escaped quote inside a multi-line string',
+      'a = """x\\"""\n[tui]\n"""\nnotify = ["x"]\n',
+      ['its notify command'],
+    ],
+    [
+      'quotes in a comment, and a string with a hash',
+      '# it\'s "x\nmodel = "a#b"\nnotify = ["x"]\n',
+      ['its notify command'],
+    ],
+    ['a string left open', 'a = """\nnotify = 1\n', ['strings this reading cannot follow']],
+    ['a one-line string left open', 'a = "x\nnotify = 1\n', ['strings this reading cannot follow']],
     ['a notify command', 'notify = ["notify-send", "Codex"]\n', ['its notify command']],
     ['an empty notify command', 'notify = []\n', ['its notify command']],
     [

@@ -122,12 +122,17 @@ function allowancesIn(place: string, gateway: GatewayCheck): string[] {
  * `approve`); and each plugin, which brings MCP servers and hooks of its
  * own. A server that starts Assent's own gateway and nothing else
  * (assent-gateway-launch.ts, judged with `gateway`; without it none is) is
- * left out: it asks the person itself, in its room. A server or plugin turned off
- * (`enabled = false`) is left out too. Read line by line, table by table,
+ * left out: it asks the person itself, in its room. A server or plugin
+ * turned off (`enabled = false`) is left out too. Read line by line, table
+ * by table, once every multi-line string is one line (withOneLineStrings),
  * which is all a config this needs to judge uses; anything written
  * otherwise (an inline `mcp_servers = {…}`, dotted keys) counts.
  */
-export function configAllowances(text: string, gateway?: GatewayCheck): string[] {
+export function configAllowances(written: string, gateway?: GatewayCheck): string[] {
+  const text = withOneLineStrings(written)
+  // A string left open: Codex reads none of the file, but it is not this
+  // reading's to judge what it would make of it, so the file counts.
+  if (text === null) return ['strings this reading cannot follow']
   const found = new Set<string>()
   /** Each server or plugin, by its kind and name, with the lines of its
    *  own table and the names of the tables under it. */
@@ -257,6 +262,64 @@ function tomlStringArray(rest: string): string[] | null {
     }
   }
   return null
+}
+
+/**
+ * `text` with each multi-line string (`"""…"""`, `'''…'''`) written as an
+ * empty one-line string, or null where a string is not closed. Read line by
+ * line, a line inside one would pass for a key or a table: `enabled =
+ * false` there turned a server off, and `[tui]` there put the `notify` key
+ * after it in a table it is not in. A comment is kept as written, quotes
+ * and all.
+ */
+function withOneLineStrings(text: string): string | null {
+  let out = ''
+  let at = 0
+  while (at < text.length) {
+    const char = text[at]!
+    if (char === '#') {
+      const end = text.indexOf('\n', at)
+      const stop = end === -1 ? text.length : end
+      out += text.slice(at, stop)
+      at = stop
+    } else if (text.startsWith('"""', at) || text.startsWith("'''", at)) {
+      const quote = text.slice(at, at + 3)
+      let end = at + 3
+      for (;;) {
+        end = text.indexOf(quote, end)
+        if (end === -1) return null
+        if (quote === "'''" || !escaped(text, end)) break
+        end += 1
+      }
+      // Up to two more quotes close it too: they belong to its content.
+      let close = end + 3
+      while (close < end + 5 && text[close] === quote[0]) close += 1
+      out += quote[0]!.repeat(2)
+      at = close
+    } else if (char === '"' || char === "'") {
+      let end = at + 1
+      for (;;) {
+        end = text.indexOf(char, end)
+        if (end === -1 || text.slice(at, end).includes('\n')) return null
+        if (char === "'" || !escaped(text, end)) break
+        end += 1
+      }
+      out += text.slice(at, end + 1)
+      at = end + 1
+    } else {
+      out += char
+      at += 1
+    }
+  }
+  return out
+}
+
+/** Whether the character at `index` is escaped: an odd run of
+ *  backslashes before it. */
+function escaped(text: string, index: number): boolean {
+  let backslashes = 0
+  while (text[index - 1 - backslashes] === '\\') backslashes += 1
+  return backslashes % 2 === 1
 }
 
 /** A TOML key path (`a."b.c".d`) as its keys. */
