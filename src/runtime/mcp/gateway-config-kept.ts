@@ -9,15 +9,15 @@ export const RUNTIME_LEAD = 'Assent starts whatever its MCP config names, so it 
 
 /**
  * Why the gateway (or the runtime, with RUNTIME_LEAD) will not take the
- * MCP config `file`, or null. It starts
- * whatever its config names, and reloads the file as it changes, so the
- * file must be one every door of Assent leaves to the person to change:
- * one the shared table of what always needs a person names (a file named
- * `mcp.json`, wherever it is), by the path given and by its real path. A
- * config under another name would be Assent's own only to the gateway's
- * process: the runtime's tools, grants, reviewer, webhook and command
- * sandbox do not know it, so an agent could rewrite it unasked and the
- * gateway would start what it wrote.
+ * MCP config `file`, or null. Each starts whatever its config names and
+ * reloads the file as it changes, so the file must be one every door of
+ * Assent leaves to the person to change: one the shared table of what
+ * always needs a person names (a file named `mcp.json`, wherever it is),
+ * by the path given and by its real path. A config under another name
+ * would be Assent's own only to the process that reads it: the gateway's
+ * is unknown to the runtime's tools, grants, reviewer, webhook and command
+ * sandbox, the runtime's to every gateway, so an agent could rewrite or
+ * read it unasked.
  */
 export function unkeptConfig(file: string, lead = GATEWAY_LEAD): string | null {
   const real = realConfigPath(file)
