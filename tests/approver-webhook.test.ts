@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -21,7 +22,7 @@ import {
 } from './support/approver-server.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { editDatabase } from './support/integrity-helpers.ts'
-import { auditEvents, roomApprovals, setMode } from './support/policy-helpers.ts'
+import { auditEvents, outsideDir, roomApprovals, setMode } from './support/policy-helpers.ts'
 import { createRoom, send, turnSettled } from './support/room-helpers.ts'
 import { eventually, rawHttp, type RuntimeHarness } from './support/runtime-harness.ts'
 
@@ -250,6 +251,55 @@ describe('a room whose approver webhook decides in the person’s place', () => 
     expect(approver.requests.map((request) => request.body.escalationReason)).toEqual([
       'commands are decided by a person',
     ])
+  })
+
+  // What only the person decides, in every mode: the webhook is never
+  // sent it, whatever it would answer, and nothing runs until the person
+  // has decided in the protected window.
+  const PERSON_DECIDES: ReadonlyArray<
+    readonly [string, (outside: string) => string, (outside: string) => boolean]
+  > = [
+    [
+      'a permission request (writing one more folder)',
+      (outside) => `permit write ${outside} | just because\nwrite ${outside}/pwned.txt x`,
+      (outside) => existsSync(join(outside, 'pwned.txt')),
+    ],
+    [
+      'a private read (a file outside the workspace)',
+      (outside) => `read ${outside}/secret.txt`,
+      () => false,
+    ],
+  ]
+  it.each(
+    PERSON_DECIDES.flatMap((row) =>
+      (['ask-for-approval', 'approve-for-me'] as const).map(
+        (mode) => [row[0], mode, row[1], row[2]] as const,
+      ),
+    ),
+  )('never sends it %s (%s): it waits for the person', async (_name, mode, text, acted) => {
+    const room = (await createRoom(harness)).id
+    const set = await putWebhook(harness, room, approver.url)
+    const ownSecret = (set.body as ApproverWebhookChangeAnswer).secret ?? ''
+    await setMode(harness, room, mode)
+    approver.behaviour = (request) => signedReply(ownSecret, request, APPROVED)
+    const outside = await outsideDir(harness)
+    await writeFile(join(outside, 'secret.txt'), 'TOP-SECRET')
+    const turnId = await send(harness, room, text(outside))
+    const pending = await eventually(async () => {
+      const approvals = await roomApprovals(harness, room)
+      return approvals.find((each) => each.turnId === turnId && each.status === 'pending')
+    }, 'an approval left to the person')
+    // The webhook's timeout passes with the approval still pending.
+    await new Promise((resolve) => setTimeout(resolve, WEBHOOK_TIMEOUT_MS))
+    const still = (await roomApprovals(harness, room)).find((each) => each.id === pending.id)
+    expect(still).toMatchObject({ status: 'pending' })
+    expect(still?.decidedBy).toBeUndefined()
+    expect(approver.requests).toEqual([])
+    const view = await harness.client.getApproval(pending.id)
+    const token = harness.mintApproval(pending.id, 'deny', view.actionDigest)
+    await harness.client.decideApproval(pending.id, 'deny', token, view.actionDigest)
+    await turnSettled(harness, room, turnId)
+    expect(acted(outside)).toBe(false)
   })
 
   it('leaves the person deciding once the webhook is removed', async () => {

@@ -33,8 +33,9 @@ export interface CallNeedingDecision {
  * approve-for-me reviewer.
  *
  * A private read is never handed to the reviewer, whichever reviewer is
- * plugged in: it would put what lies outside the workspace (or a
- * credential) in front of the model, and the person alone may decide that.
+ * plugged in, nor to the room's approver webhook: it would put what lies
+ * outside the workspace (or a credential) in front of whoever decides, and
+ * the person alone may decide that.
  */
 export function decisionRequest(turn: Turn, pending: CallNeedingDecision): ApprovalRequest {
   const { call, tool, args } = pending
@@ -51,7 +52,9 @@ export function decisionRequest(turn: Turn, pending: CallNeedingDecision): Appro
       ...(pending.containment === undefined ? {} : { containment: pending.containment }),
       ...(tool.summaryMessage ? { summaryMessage: tool.summaryMessage(args) } : {}),
     },
-    ...(pending.privateRead !== null ? {} : { review: reviewOf(turn, pending) }),
+    ...(pending.privateRead !== null
+      ? { personDecides: true }
+      : { review: reviewOf(turn, pending) }),
   }
 }
 

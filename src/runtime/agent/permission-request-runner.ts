@@ -114,6 +114,9 @@ export class PermissionRequestRunner {
         summaryMessage: summaryMessageOf(permission.widen),
         permission,
       },
+      // It widens what the turn may do: the person's to give, never the
+      // reviewer's or a webhook's.
+      personDecides: true,
     })
     if (decided.status === 'allowed') {
       const words = message('permission.granted', { what: summaryMessageOf(permission.widen) })

@@ -70,6 +70,14 @@ export interface ApprovalRequest {
    * server the reviewer cannot judge, never skips the person.
    */
   review?: () => Promise<ReviewInput>
+  /**
+   * Only the person decides it: neither the reviewer nor the room's
+   * approver webhook is asked, whatever the room says. A permission
+   * request (it widens what the turn may do, which only the person may
+   * give) and a private read (it would put what lies outside the workspace
+   * in front of whoever decides) are such.
+   */
+  personDecides?: true
 }
 
 /** An open approval, and its outcome once it is decided or expires. */
@@ -258,6 +266,18 @@ export class ApprovalRequester {
     conversations.setTurnStatus(turn.id, 'waiting')
     events.emit('timeline.updated', { roomId: turn.roomId })
 
+    // Left to the person alone: nobody decides in their place. The
+    // approval stays pending for the protected window, as under
+    // ask-for-approval.
+    if (request.personDecides) {
+      return {
+        approval,
+        asked: Promise.resolve(),
+        withdraw: (reason, reasonMessage) => {
+          gate.withdraw(approval.id, reason, reasonMessage)
+        },
+      }
+    }
     const reviewed =
       request.review && turn.policy.approvalReviewer === 'agent'
         ? this.reviewAutomatically(turn, approval, request.review)
