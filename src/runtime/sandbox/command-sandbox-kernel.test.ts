@@ -176,6 +176,37 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
     expect(inside.output).toBe('refused: 1')
   })
 
+  // A network namespace does not separate every socket family: AF_VSOCK
+  // reaches a virtual machine's host with the network gone. Only IPv4,
+  // IPv6 and netlink are made inside; vsock and packet sockets are made
+  // here outside (as root, a raw packet socket), so the refusal is the
+  // filter's, not the machine's.
+  it('makes sockets of no family but IPv4, IPv6 and netlink', async () => {
+    const families = [40, 17]
+    const call =
+      `for my $f (${families.join(', ')}) { ` +
+      `socket(my $s, $f, 1, 0) or socket($s, $f, 3, 0) ` +
+      `or do { print "$f refused: " . ($! + 0) . "\n"; next }; print "$f made\n" }`
+    const outsideResult = await runCommandTool.run(
+      { argv: ['perl', '-e', call] },
+      ctx('danger-full-access'),
+    )
+    expect(outsideResult.output).toMatch(/^\d+ made$/m)
+    const inside = await runCommandTool.run({ argv: ['perl', '-e', call] }, ctx('workspace-write'))
+    expect(inside.output.trim().split('\n')).toEqual(families.map((f) => `${f} refused: 97`))
+    const allowed = await runCommandTool.run(
+      {
+        argv: [
+          'perl',
+          '-e',
+          'for my $f (2, 10, 16) { socket(my $s, $f, 2, 0) or socket($s, $f, 3, 0) or print "$f refused\n" }',
+        ],
+      },
+      ctx('workspace-write'),
+    )
+    expect(allowed.output).toBe('')
+  })
+
   // /var/snap, a password manager's SSH agent in the home folder): the
   // network namespace does not cover it, and a read-only mount does not
   // stop a connect. The command is the runtime's own Node, which the

@@ -1,7 +1,9 @@
 /**
  * The seccomp filter bubblewrap installs on every sandboxed command
  * (`--seccomp 3`), as the classic BPF program the kernel takes: a command
- * cannot make a Unix-domain socket.
+ * makes sockets of three families only, IPv4, IPv6 and netlink (what
+ * programs use to reach a network, and to read their own network
+ * namespace's addresses), and never a Unix-domain one.
  *
  * Why: its own network namespace keeps a command off every network and
  * every abstract socket, but a socket bound to a path is reached through
@@ -12,6 +14,16 @@
  * home folder, a container engine a person started. A socket pair
  * (`socketpair`, how programs talk to their own children) is a separate
  * call and stays allowed.
+ *
+ * Every other family is refused (EAFNOSUPPORT, "not on this machine"), not
+ * only Unix's: a network namespace does not separate them all. AF_VSOCK
+ * reaches the hypervisor's host from a virtual machine (Firecracker, WSL2,
+ * Kata, Lima) with the namespace's network gone (checked: a contained
+ * command bound a vsock port the host then could not); others (Bluetooth,
+ * the kernel's crypto sockets, RDS, TIPC) are kernel code no command an
+ * agent runs needs, and where exploits were found. A list of what is
+ * allowed, not of what is refused, so a family no one thought of is
+ * refused too.
  *
  * io_uring is refused too: it makes sockets and connects them without the
  * calls the filter reads. So are the kernel's keyrings (`add_key`,
@@ -64,7 +76,10 @@ const BPF_JMP_JSET_K = 0x45
 const EACCES = 13
 const EPERM = 1
 const ENOSYS = 38
+const EAFNOSUPPORT = 97
 const AF_UNIX = 1
+/** The socket families a command may make: IPv4, IPv6, netlink. */
+const ALLOWED_FAMILIES: readonly number[] = [2, 10, 16]
 const CLONE_NEWUSER = 0x10000000
 
 interface Abi {
@@ -107,6 +122,29 @@ const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
 
 type Instruction = readonly [code: number, jt: number, jf: number, k: number]
 
+/**
+ * `socket`, after the test for its number (which skips this block):
+ * its family read, each allowed one jumps past the refusals to the allow
+ * that follows the block; a Unix-domain socket is refused as "no access"
+ * (a program then says it could not reach the daemon), any other family
+ * as "not on this machine". Its first entry stands for the test of the
+ * call's number, which is per machine, so the block's length is the
+ * test's skip.
+ */
+const SOCKET_CHECK: readonly Instruction[] = [
+  [BPF_JMP_JEQ_K, 0, 0, 0],
+  [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
+  ...ALLOWED_FAMILIES.map((family, i): Instruction => [
+    BPF_JMP_JEQ_K,
+    ALLOWED_FAMILIES.length - i + 2,
+    0,
+    family,
+  ]),
+  [BPF_JMP_JEQ_K, 0, 1, AF_UNIX],
+  [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EACCES],
+  [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EAFNOSUPPORT],
+]
+
 /** The filter for `arch` (Node's `process.arch`), as the bytes of its
  *  `struct sock_filter` array; null where Assent has none. */
 export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null {
@@ -138,12 +176,10 @@ export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null
     [BPF_JMP_JEQ_K, 1, 0, abi.clone],
     [BPF_JMP_JEQ_K, 0, 3, abi.unshare],
     [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
-    [BPF_JMP_JSET_K, 0, 5, CLONE_NEWUSER],
+    [BPF_JMP_JSET_K, 0, 1 + SOCKET_CHECK.length, CLONE_NEWUSER],
     [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
-    [BPF_JMP_JEQ_K, 0, 3, abi.socket],
-    [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
-    [BPF_JMP_JEQ_K, 0, 1, AF_UNIX],
-    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EACCES],
+    [BPF_JMP_JEQ_K, 0, SOCKET_CHECK.length - 1, abi.socket],
+    ...SOCKET_CHECK.slice(1),
     [BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW],
   ]
   // struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }, in the
