@@ -319,6 +319,18 @@ describe('a grant for a tool called through the MCP gateway', () => {
     (_name, args) => waitsForThePerson(args(workspace)),
   )
 
+  // A folder and a name in arguments of their own, which a server joins:
+  // the hooks folder the repository's config names, a bare repository
+  // under an innocent name, and a git folder named as the folder itself.
+  it.each([
+    ['the hooks folder by its parent', { directory: 'tools', filename: 'hooks/pre-commit' }],
+    ['a bare repository', { directory: 'mirror', filename: 'config' }],
+    ['a bare repository as the folder written', { into: 'mirror', files: 'x' }],
+  ])(
+    'never answers for %s in arguments of their own: the call waits for the person',
+    (_name, args) => waitsForThePerson({ ...args, body: EVIL }),
+  )
+
   // The gateway's server works in a folder of its own: a repository whose
   // config moves its hooks to conf/hooks (tests/mcp-server-folder.test.ts
   // walks the same place through the other doors).

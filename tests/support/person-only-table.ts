@@ -239,6 +239,24 @@ export const COMMAND_SPELLINGS: ReadonlyArray<readonly [string, string]> = [
   ['a template', 'git init --template=/tmp/tpl'],
   ['a folder changed first', 'cd docs && cp x ../.g?t/hooks/post-merge'],
   ["find's -exec", 'find . -name x -exec git config core.hooksPath /tmp/h ;'],
+  ['a quoted variable glued to a name', 'D=.gi; cp x "$D"t/hooks/post-merge'],
+  ['quoted variables glued together', 'A=.g B=it; cp x "$A""$B"/hooks/post-merge'],
+  ["git's command in braces", 'git {config,} core.hooksPath /tmp/h'],
+  ["git's command from a variable", 'C=config; git $C core.hooksPath /tmp/h'],
+  ["git's folder from a variable", 'git --git-dir=$D status'],
+  ['a command from a variable past a wrapper', 'G=git; timeout 10 $G config core.hooksPath /tmp/h'],
+  ["git's words from its input", 'echo config core.hooksPath /tmp/h | xargs git'],
+  ['a glob that matches a leading dot', 'shopt -s dotglob; cp x *it/hooks/post-merge'],
+  ['a glob with names ignored', 'GLOBIGNORE=q; cp x ?git/hooks/post-merge'],
+  ['an extended glob', 'shopt -s extglob\ncp x .@(g)it/hooks/post-merge'],
+  ['a glob in any case', 'shopt -s nocaseglob; cp x .GI?/hooks/post-merge'],
+  ['a shell started with a glob option', "bash -O dotglob -c 'cp x *it/hooks/post-merge'"],
+  ['a zsh glob qualifier', "zsh -c 'cp x *(D)/hooks/post-merge'"],
+  ['options set for the shell it starts', "BASHOPTS=dotglob bash -c 'cp x *it/hooks/post-merge'"],
+  ['a folder a glob names', 'cd tool? && cp ../x hooks/pre-commit'],
+  ['a folder an option names', 'env -C tools cp ../x hooks/pre-commit'],
+  ['a folder from a variable', 'cd $D && cp ../x hooks/pre-commit'],
+  ['the folder before', 'cd docs; cd - && cp x .git/hooks/post-merge'],
 ]
 
 /** The spellings of `COMMAND_SPELLINGS` only a shell makes `.git` or a
@@ -253,6 +271,20 @@ export const SHELL_ONLY_SPELLINGS: ReadonlySet<string> = new Set([
   'a line continued',
   'a second line',
   'a redirection first',
+  'a quoted variable glued to a name',
+  'quoted variables glued together',
+  "git's command in braces",
+  "git's command from a variable",
+  "git's folder from a variable",
+  'a command from a variable past a wrapper',
+  "git's words from its input",
+  'a glob that matches a leading dot',
+  'a glob with names ignored',
+  'an extended glob',
+  'a glob in any case',
+  'a folder a glob names',
+  'a folder from a variable',
+  'the folder before',
 ])
 
 /** Command lines no rule covers, spelled with the same shell features:
@@ -272,6 +304,13 @@ export const COMMAND_CONTROLS: readonly string[] = [
   'bash -lc "rg -n foo docs"',
   "sed -n '1,200p' docs/ok.txt",
   'for i in {1..100}; do echo $i; done',
+  'set -euo pipefail; ls docs',
+  'bash -euo pipefail -c "rg -n foo docs"',
+  'timeout 10 rg -n "TODO.*" docs',
+  'cd docs && ls *.md',
+  'make -C docs',
+  'f() { ls docs; }; f',
+  'x=(a b); ls docs',
 ]
 
 /** A path no rule covers: every door answers for it. A door that does not

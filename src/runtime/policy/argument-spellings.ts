@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url'
+import { homeSpelling } from './shell-words.ts'
 
 // What one string of an action's arguments may name, read as a server
 // may read it, for the person-only rule (person-only.ts): as written,
-// word by word, as the path a `file:` URI names, percent-decoded, and cut
-// at a NUL. Each reading only adds candidates, so an action can only come
+// word by word, as the path a `file:` URI names, percent-decoded, cut at
+// a NUL, and with a leading `~` or `$HOME` as the person's home. Each reading only adds candidates, so an action can only come
 // to ask more, never less.
 
 /** Splits a command line or free text into the words that may be paths:
@@ -26,11 +27,20 @@ export function addPathAndWords(value: string, out: Set<string>, decodings = 0):
     )
   }
   out.add(value)
+  // `~/x` or `$HOME/x`, which a server may expand (server-filesystem
+  // does): the file in the person's home folder.
+  const home = homeSpelling(value)
+  if (home !== null) out.add(home)
   // A file: URI (an MCP resource, or any argument written as one) names
   // the path it points to, whatever its host and however it is escaped.
   const filePath = pathOfFileUri(value)
   if (filePath !== null) out.add(filePath)
-  for (const word of value.split(WORD_SEPARATORS)) if (word !== '') out.add(word)
+  for (const word of value.split(WORD_SEPARATORS)) {
+    if (word === '') continue
+    out.add(word)
+    const wordHome = homeSpelling(word)
+    if (wordHome !== null) out.add(wordHome)
+  }
   // A server may decode percent-escapes in what it is given, a URI or a
   // plain path alike (`.git%2Fconfig`, `%2egit/config`): what it would
   // read is checked too. Checking more candidates can only make an action

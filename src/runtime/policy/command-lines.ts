@@ -1,3 +1,4 @@
+import { homedir } from 'node:os'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
 import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
@@ -86,9 +87,14 @@ function stringsOf(value: unknown): string[] | null {
     : null
 }
 
+/** What `readShell` makes of the shell's operators: a `cd` followed by one
+ *  has no folder of its own. */
+const OPERATOR_WORDS = new Set([';', '&', '&&', '|', '||', '(', ')', '>'])
+
 /** The folders relative paths are taken from: the workspace, each
- *  folder a command runs in, and every folder it `cd`s or `pushd`s to from
- *  either. */
+ *  folder a command runs in, every folder it `cd`s or `pushd`s to from
+ *  either, and the person's home for a `cd` with no folder. (Every folder
+ *  the action names is one too: person-only.ts.) */
 export function baseFolders(
   touch: ActionTouch,
   commands: ActionCommands,
@@ -104,9 +110,9 @@ export function baseFolders(
   for (const { words } of readings) {
     words.forEach((word, i) => {
       const target = words[i + 1]
-      if ((word === 'cd' || word === 'pushd') && target !== undefined) {
-        for (const base of [...bases]) bases.add(path.resolve(base, target))
-      }
+      if (word !== 'cd' && word !== 'pushd') return
+      const named = target === undefined || OPERATOR_WORDS.has(target) ? homedir() : target
+      for (const base of [...bases]) bases.add(path.resolve(base, named))
     })
   }
   return [...bases]

@@ -147,7 +147,7 @@ function inWalkedGitPlaces(real: string, resolved: readonly string[]): PersonOnl
  * and runs what its config names (`core.fsmonitor`, its hooks), whatever
  * the folder is called. A path counts as the part it is or is in, so the
  * write that would complete the three is the one that asks, in whatever
- * order they come.
+ * order they come. A path that is such a folder counts too.
  */
 function inGitFolderByShape(real: string, resolved: readonly string[]): PersonOnly | null {
   // Targets in one folder share its ancestors: each part is looked at once
@@ -155,7 +155,8 @@ function inGitFolderByShape(real: string, resolved: readonly string[]): PersonOn
   const partPresent = partPresentOnce()
   for (const target of resolved) {
     if (target === real || !isInsideRoot(real, target)) continue
-    for (let folder = path.dirname(target); isInsideRoot(real, folder);) {
+    // The target itself may be the git folder (`tar -C mirror -x`).
+    for (let folder = target; isInsideRoot(real, folder);) {
       if (gitFolderShaped(folder, target, partPresent)) {
         return {
           path: target,

@@ -1,15 +1,17 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { AGENT_COMMAND_TOOL, AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
 import {
   grantThatMayAnswer,
   MAX_CHECKED_CANDIDATES,
+  mcpTouch,
   personOnlyReason,
   touchOfApproval,
   type ActionTouch,
 } from './person-only.ts'
+import { keepAsAssentOwn } from './assent-own-paths.ts'
 import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 
 let root: string
@@ -207,6 +209,49 @@ describe('personOnlyReason: the paths an action names', () => {
     expect(personOnlyReason(mcp('notes', 'write_file', args))).toMatchObject({
       path: '.git/hooks/pre-commit',
     })
+  })
+})
+
+describe("personOnlyReason: the person's home as an argument spells it", () => {
+  let savedHome: string | undefined
+  beforeEach(() => {
+    savedHome = process.env.HOME
+    process.env.HOME = join(root, 'home')
+    mkdirSync(join(root, 'home', 'data'), { recursive: true })
+    keepAsAssentOwn([join(root, 'home', 'data')])
+  })
+  afterEach(() => {
+    if (savedHome === undefined) delete process.env.HOME
+    else process.env.HOME = savedHome
+  })
+
+  // A server that expands `~` (server-filesystem does) opens the file in
+  // the home folder: Assent's data folder under it is Assent's own.
+  it.each([
+    '~/data/gateway-connection.json',
+    '$HOME/data/gateway-connection.json',
+    '${HOME}/data/gateway-connection.json',
+    `~${userInfo().username}/data/gateway-connection.json`,
+    'see ~/data/gateway-connection.json',
+  ])('reads %s as the file in the home folder, at every door', (spelled) => {
+    const mcp = mcpTouch(
+      { serverId: 'files', toolName: 'read_text_file', arguments: { path: spelled } },
+      workspace,
+    )
+    expect(personOnlyReason(mcp)?.class).toBe('assent-own')
+    const line = spelled.startsWith('see ') ? spelled.replace('see', 'cat') : `cat ${spelled}`
+    const agent = { toolName: AGENT_COMMAND_TOOL, arguments: { commandLine: line }, workspace }
+    expect(personOnlyReason(agent)?.class).toBe('assent-own')
+  })
+
+  it("leaves another person's home and a folder named ~ in the workspace as written", () => {
+    for (const spelled of ['~nobody-else/data/x', 'docs/~/data/x', '$HOMEWORK/data/x']) {
+      const mcp = mcpTouch(
+        { serverId: 'files', toolName: 'read_text_file', arguments: { path: spelled } },
+        workspace,
+      )
+      expect(personOnlyReason(mcp)).toBeNull()
+    }
   })
 })
 

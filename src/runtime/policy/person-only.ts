@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
@@ -162,7 +163,47 @@ function namedPaths(
       }
     }
   }
+  // Every folder the action names is a folder its relative paths may be
+  // taken from: `env -C tools cp x hooks/pre-commit`, `make -C`, `tar -C`,
+  // `cd tool?`, an MCP tool's `{ directory, filename }`. Which option of
+  // which program changes its folder is not read; any named folder is.
+  const folders = namedFolders(resolved)
+  if (folders === null) return null
+  const relative = candidates.filter((candidate) => !path.isAbsolute(candidate))
+  for (const folder of folders) {
+    if (bases.includes(folder)) continue
+    for (const candidate of relative) {
+      const real = realPathAllowingMissing(path.resolve(folder, candidate), seen)
+      if (real !== null) resolved.push(real)
+    }
+  }
   return { candidates, resolved, seen }
+}
+
+/** Whether `real` is a folder now; a name too long or unreadable is not
+ *  one (it is still judged as a path). */
+function isFolder(real: string): boolean {
+  try {
+    return statSync(real, { throwIfNoEntry: false })?.isDirectory() === true
+  } catch {
+    return false
+  }
+}
+
+/** More folders than this named by one action: it asks (each is another
+ *  folder every relative path of the action is judged from). */
+const MAX_NAMED_FOLDERS = 64
+
+/** The existing folders among `resolved`; null when there are more than
+ *  `MAX_NAMED_FOLDERS`. */
+function namedFolders(resolved: readonly string[]): string[] | null {
+  const folders = new Set<string>()
+  for (const real of new Set(resolved)) {
+    if (!isFolder(real)) continue
+    folders.add(real)
+    if (folders.size > MAX_NAMED_FOLDERS) return null
+  }
+  return [...folders]
 }
 
 /**

@@ -1,14 +1,15 @@
 import path from 'node:path'
-import { readShell, type ShellReading } from './shell-words.ts'
+import { globMatchesName, hasGlob } from './shell-glob.ts'
+import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 
 // What a command line does that no path of it shows, for the person-only
 // rule: a name built only when it runs, or a change to what git runs. The
 // line is tokenized once (shell-words.ts).
 
 /** Words after which the next word is still a command: wrappers that run
- *  the rest (`sudo git …`, `env X=1 git …`, `timeout 10 git …`) and the
- *  shell's keywords. After a wrapper, any later `git` or `eval` of the same
- *  command counts as the command: its options are not read. */
+ *  the rest (`sudo git …`, `env X=1 git …`, `timeout 10 git …`). After a
+ *  wrapper, any later `git` or `eval` of the same command counts as the
+ *  command: its options are not read. */
 const WRAPPERS = new Set([
   'sudo',
   'doas',
@@ -23,22 +24,62 @@ const WRAPPERS = new Set([
   'timeout',
   'stdbuf',
   'xargs',
+  'parallel',
   'chronic',
-  'then',
-  'do',
-  'else',
-  'elif',
-  'if',
-  'while',
-  'until',
-  '!',
-  '{',
 ])
+
+/** The shell's keywords after which the next word is a command. */
+const KEYWORDS = new Set(['then', 'do', 'else', 'elif', 'if', 'while', 'until', '!', '{'])
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox'])
 const OPERATORS = new Set([';', '&', '&&', '|', '||', '(', ')'])
 
 /** The variables that change what git runs or where it reads its settings. */
 const GIT_SETTING_VARIABLES = /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)=/i
+
+/** The variables that change how a shell makes names from a pattern
+ *  (`GLOBIGNORE` lets `*` match `.git`), or set its options or run a file
+ *  of its own as it starts (`BASHOPTS=dotglob`, `BASH_ENV`, zsh's
+ *  `ZDOTDIR`): what the command then touches is not what the reading of
+ *  its words says. */
+const SHELL_SETTING_VARIABLES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)=/
+
+/** The commands that set a shell's options, and the options (bash's,
+ *  zsh's, ksh's; zsh ignores case and underscores) that change which names
+ *  a pattern matches: a leading dot, case, extended patterns. */
+const SHELL_OPTION_COMMANDS = new Set(['shopt', 'setopt', 'unsetopt', 'set'])
+const PATTERN_OPTIONS = /glob|case|dot|ksh|extended|markdirs|magicequalsubst/
+
+/** Whether a shell's option `name` changes how it matches patterns. */
+function patternOption(name: string): boolean {
+  return PATTERN_OPTIONS.test(name.toLowerCase().replaceAll('_', ''))
+}
+
+/** The commands a word past a wrapper is read for. */
+const READ_COMMANDS = ['git', 'eval', ...SHELLS]
+
+/** Whether a word past a wrapper's options may be made into one of
+ *  `READ_COMMANDS` by the shell: a variable (its value is not known), a
+ *  glob or braces one of whose names is one. */
+function mayBeCommand(word: string): boolean {
+  if (word.includes('$')) return true
+  const names = [word, ...(wordSpellings(word) ?? [word])].map((name) => path.basename(name))
+  return names.some((name) =>
+    hasGlob(name)
+      ? READ_COMMANDS.some((command) => globMatchesName(name, command))
+      : name !== path.basename(word) && READ_COMMANDS.includes(name),
+  )
+}
+
+/** Whether the shell makes more of `word` than it says: a variable, a
+ *  glob, braces that expand. Where the command or git's own command is
+ *  such a word (`$G config`, `{git,} config`, `gi? config`), what runs is
+ *  not known here. */
+function shellMakes(word: string): boolean {
+  if (word.includes('$') || hasGlob(word)) return true
+  if (!word.includes('{')) return false
+  const spellings = wordSpellings(word)
+  return spellings === null || spellings.some((name) => name !== word)
+}
 
 /** git's options before its command that take their value as the next
  *  word. */
@@ -117,14 +158,34 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
   // Past a wrapper: its options are not read, so any later word may be
   // the command it runs.
   let wrapped = false
+  // Past `xargs` (or `parallel`): the command's words come from its input.
+  let fromInput = false
+  const settings = shellSettingsFinding(command)
+  if (settings !== null) return settings
   for (let i = 0; i < command.length; i += 1) {
     const word = command[i] ?? ''
     const name = path.basename(word)
     if (GIT_SETTING_VARIABLES.test(word)) return { kind: 'git-settings', what: word }
     if (expectCommand && /^[A-Za-z_]\w*=/.test(word)) continue
-    if (expectCommand && word.startsWith('$')) return { kind: 'built-at-run-time', what: word }
+    // The command itself made by the shell; past a wrapper's options,
+    // any word that may be made into git, eval or a shell.
+    if (expectCommand ? shellMakes(word) : wrapped && mayBeCommand(word)) {
+      return { kind: 'built-at-run-time', what: word }
+    }
     if (!expectCommand && !wrapped) return null
     if (name === 'eval') return { kind: 'built-at-run-time', what: 'eval' }
+    // The folder a `cd` goes to decides what every relative path after it
+    // names: one the shell makes from a variable, or the last one (`-`),
+    // is not known here.
+    if (name === 'cd' || name === 'pushd') {
+      const target = command.slice(i + 1).find((arg) => !/^-[LPe@]+$/.test(arg))
+      if (target !== undefined && (target === '-' || target.includes('$'))) {
+        return { kind: 'built-at-run-time', what: `${word} ${target}` }
+      }
+      return null
+    }
+    // git's command and options read from input: any of them.
+    if (name === 'git' && fromInput) return { kind: 'git-settings', what: `xargs ${word}` }
     if (name === 'git') return gitFinding(command.slice(i + 1))
     if (name === 'find') {
       // `-exec`, `-execdir`, `-ok`, `-okdir` run a command of their own.
@@ -133,12 +194,52 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
     }
     // A shell's `-c` script is read as a line of its own (readCommandLines).
     if (SHELLS.has(name)) return null
-    if (WRAPPERS.has(name)) {
-      wrapped = true
+    if (KEYWORDS.has(word)) {
       expectCommand = true
       continue
     }
+    if (WRAPPERS.has(name)) {
+      wrapped = true
+      expectCommand = true
+      if (name === 'xargs' || name === 'parallel') fromInput = true
+      continue
+    }
     expectCommand = false
+  }
+  return null
+}
+
+/**
+ * A change to how the shell makes names that this reading assumes:
+ * `shopt -s dotglob`, `setopt globdots`, `set -o …`, a shell started with
+ * such an option (`bash -O extglob -c …`), or a variable that sets one
+ * (`GLOBIGNORE`, `BASHOPTS`, `BASH_ENV`). Patterns are matched as a shell
+ * with its default options does (shell-glob.ts); with any of these, a `*`
+ * may be `.git`.
+ */
+function shellSettingsFinding(command: readonly string[]): CommandFinding | null {
+  const found = (what: string): CommandFinding => ({ kind: 'built-at-run-time', what })
+  for (const word of command) {
+    const assigned = SHELL_SETTING_VARIABLES.exec(word)
+    if (assigned !== null) return found(word)
+  }
+  const at = command.findIndex(
+    (word) => SHELL_OPTION_COMMANDS.has(word) || SHELLS.has(path.basename(word)),
+  )
+  if (at === -1) return null
+  const head = command[at] ?? ''
+  const rest = command.slice(at + 1)
+  // `shopt`, `setopt`, `unsetopt`: every word after is an option or a
+  // flag; `set` and a shell: the word after `-o`/`+o`/`-O`/`+O`.
+  if (head === 'shopt' || head === 'setopt' || head === 'unsetopt') {
+    const option = rest.find(patternOption)
+    return option === undefined ? null : found(`${head} ${option}`)
+  }
+  for (let i = 0; i < rest.length; i += 1) {
+    const flag = rest[i] ?? ''
+    if (!/^[-+][A-Za-z]*[oO]$/.test(flag)) continue
+    const option = rest[i + 1] ?? ''
+    if (patternOption(option)) return found(`${head} ${flag} ${option}`)
   }
   return null
 }
@@ -149,6 +250,9 @@ function gitFinding(args: readonly string[]): CommandFinding | null {
   const found = (what: string): CommandFinding => ({ kind: 'git-settings', what: `git ${what}` })
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i] ?? ''
+    // An option or git's command the shell makes (`git $C …`, `git
+    // {config,} …`): which one runs is not known here.
+    if (shellMakes(word)) return found(word)
     if (/^-c/.test(word) || /^--(?:config-env|exec-path)/.test(word)) return found(word)
     if (GIT_OPTIONS_WITH_VALUE.has(word)) {
       i += 1

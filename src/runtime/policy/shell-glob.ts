@@ -57,6 +57,12 @@ export function globMatches(
 
 /** One piece of a glob segment: a literal character, `?`, `*`, or a
  *  bracket class as a test of one character. */
+/** Whether the one-segment glob `pattern` matches `name`, as bash
+ *  matches it. */
+export function globMatchesName(pattern: string, name: string): boolean {
+  return segmentMatcher(pattern)(name)
+}
+
 type GlobPiece = { any: true } | { star: true } | { test: (char: string) => boolean }
 
 /** One glob segment as a test of a name, with bash's rule for a leading

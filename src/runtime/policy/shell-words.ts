@@ -1,4 +1,4 @@
-import { homedir } from 'node:os'
+import { homedir, userInfo } from 'node:os'
 import path from 'node:path'
 
 /**
@@ -42,7 +42,7 @@ const OPERATOR_CHARS = new Set([';', '&', '|', '(', ')'])
  * name at run time: command substitution (`$(…)`, backquotes), ANSI-C and
  * locale quoting (`$'…'`, `$"…"`), a parameter expansion with an operator
  * (`${X:-.git}`), and a variable glued to other text in one path segment
- * (`.g${X}it`, `${X}t`). A variable that is a whole segment (`$HOME/x`,
+ * (`.g${X}it`, `${X}t`, `"$X"t`). A variable that is a whole segment (`$DIR/x`,
  * `"$dir"`) is not: its value is not known here, and is left as written.
  */
 export function readShell(line: string): ShellReading {
@@ -85,7 +85,7 @@ export function readShell(line: string): ShellReading {
       continue
     }
     if (char === '$') {
-      const expansion = readExpansion(text, i, quote)
+      const expansion = readExpansion(text, i, quote, word)
       if (expansion.runTime !== null) found(expansion.runTime)
       // A whole-segment variable stays as written: it names nothing.
       word += text.slice(i, expansion.end)
@@ -107,6 +107,12 @@ export function readShell(line: string): ShellReading {
       end()
       words.push(';')
     } else if (OPERATOR_CHARS.has(char)) {
+      // A `(` glued to a word is a pattern of the shell's own, not a
+      // subshell: bash's extended globs (`.@(g)it`, `!(x)`) and zsh's
+      // glob qualifiers (`*(D)` matches names with a leading dot), whose
+      // matches no reading here follows. An array (`a=(…)`) and a
+      // function (`f()`) are not patterns.
+      if (char === '(' && inWord && !word.endsWith('=') && next !== ')') found(`${word}(`)
       end()
       const double = (char === '&' || char === '|') && next === char
       words.push(double ? char + next : char)
@@ -130,11 +136,13 @@ export function readShell(line: string): ShellReading {
 }
 
 /** The `$` expansion at `text[at]`: where it ends, and what it builds at
- *  run time (null for a variable that is a whole path segment). */
+ *  run time (null for a variable that is a whole path segment). `before`
+ *  is the word so far, quotes removed. */
 function readExpansion(
   text: string,
   at: number,
   quote: '' | '"',
+  before: string,
 ): { end: number; runTime: string | null } {
   const next = text[at + 1] ?? ''
   if (next === '(') return { end: at + 2, runTime: '$(' }
@@ -155,11 +163,25 @@ function readExpansion(
     if (name === null) return { end: at + 1, runTime: null }
     end = at + 1 + name[0].length
   }
-  const before = text[at - 1] ?? ' '
-  const after = text[end] ?? ' '
-  const boundary = (char: string) => /[\s/"';&|()<>]/.test(char)
-  const whole = boundary(before) && boundary(after)
+  const whole = (before === '' || before.endsWith('/')) && segmentEndsAt(text, end, quote)
   return { end, runTime: whole ? null : text.slice(at, end) }
+}
+
+/**
+ * Whether the path segment a variable ends at `text[at]` ends there: a
+ * `/`, or the end of the word. Quotes do not end a word (`"$D"t` is the
+ * value glued to `t`), so a closing quote is looked past, and an opening
+ * one, or anything else, is taken as more of the same segment.
+ */
+function segmentEndsAt(text: string, at: number, quote: '' | '"'): boolean {
+  let next = at
+  if (quote === '"') {
+    if (text[next] === '/') return true
+    if (text[next] !== '"') return false
+    next += 1
+  }
+  const char = text[next]
+  return char === undefined || /[\s/;&|()<>]/.test(char)
 }
 
 /**
@@ -170,8 +192,7 @@ function readExpansion(
  */
 export function wordSpellings(word: string): string[] | null {
   const names = new Set<string>()
-  const tilde = (name: string) =>
-    name === '~' || name.startsWith('~/') ? path.join(homedir(), name.slice(1)) : name
+  const tilde = (name: string) => homeSpelling(name) ?? name
   if (word.includes('{')) {
     if (word.length > MAX_BRACE_WORD_CHARS) return null
     if (word.split('{').length - 1 > MAX_BRACE_GROUPS) return null
@@ -183,6 +204,30 @@ export function wordSpellings(word: string): string[] | null {
   }
   names.delete(word)
   return [...names]
+}
+
+/**
+ * The path `name` stands for when it starts with the person's home as a
+ * shell, or a server that expands it, writes it: `~`, `~<their name>`,
+ * `$HOME`, `${HOME}`, alone or followed by `/…`; null otherwise. A
+ * program that takes `~/x` from an argument (server-filesystem does) opens
+ * the file in the home folder, not a folder named `~`.
+ */
+export function homeSpelling(name: string): string | null {
+  const match = HOME_PREFIX.exec(name)
+  if (match === null) return null
+  const user = match[1]
+  if (user !== undefined && user !== '' && user !== personName()) return null
+  return path.join(homedir(), name.slice(match[0].length))
+}
+const HOME_PREFIX = /^(?:~([^/]*)|\$HOME|\$\{HOME\})(?=\/|$)/
+
+function personName(): string {
+  try {
+    return userInfo().username
+  } catch {
+    return ''
+  }
 }
 
 /** Brace expansion as bash does it: `a{b,c}d`, nested, and sequences
