@@ -15,8 +15,8 @@ const callOptions = { timeout: 300_000 }
 /**
  * server-filesystem takes the roots its client lists as the folders it may
  * read, in place of those it was started with. Behind the gateway its
- * client is the gateway, which lists the agent's roots narrowed to the
- * workspace: an agent that lists the whole disk cannot widen a read-only
+ * client is the gateway, which lists the agent's roots as the workspace
+ * (a folder inside it too, or one holding it): an agent that lists the whole disk cannot widen a read-only
  * server it reaches unasked past the folder the gateway serves.
  */
 describe('assent-gateway: the roots a server behind it is shown', () => {
@@ -101,8 +101,27 @@ describe('assent-gateway: the roots a server behind it is shown', () => {
     return connectThroughGateway(harness, configPath, client, folder)
   }
 
-  it('lets the agent narrow what the server reads to a folder of the workspace', async () => {
-    await giveRoots([{ uri: pathToFileURL(join(workspace, 'src')).href }], [join(workspace, 'src')])
+  // A server takes a relative path from its roots; every door judges one
+  // from the workspace. A root inside it (here the git folder, where
+  // `config` would be `.git/config`) is shown as the workspace, so what a
+  // relative path names is what the door judged.
+  it('shows the server the workspace for a folder inside it, so a relative path means what the door judged', async () => {
+    await mkdir(join(workspace, '.git'), { recursive: true })
+    await writeFile(join(workspace, '.git', 'config'), '[remote "o"]\n\turl = https://me:TOKEN@x\n')
+    await giveRoots([{ uri: pathToFileURL(join(workspace, '.git')).href }], [workspace])
+    const read = await agent.callTool(
+      { name: 'files__read_text_file', arguments: { path: 'config' } },
+      undefined,
+      callOptions,
+    )
+    expect(JSON.stringify(read.content)).not.toContain('TOKEN')
+    await giveRoots([{ uri: pathToFileURL(join(workspace, 'src')).href }], [workspace])
+    const inside = await agent.callTool(
+      { name: 'files__read_text_file', arguments: { path: 'src/main.txt' } },
+      undefined,
+      callOptions,
+    )
+    expect(inside.content).toEqual([{ type: 'text', text: 'in the workspace' }])
   })
 
   it('shows the server the workspace, never the disk or another folder, when the agent lists them', async () => {

@@ -14,6 +14,7 @@ beforeAll(async () => {
   ws = path.join(base, 'ws')
   outside = path.join(base, 'outside')
   await mkdir(path.join(ws, 'src', 'lib'), { recursive: true })
+  await mkdir(path.join(ws, '.git'))
   await mkdir(outside)
   await mkdir(path.join(base, 'ws-evil'))
   await writeFile(path.join(ws, 'readme.txt'), 'a file, not a folder')
@@ -31,16 +32,15 @@ describe('rootsInWorkspace: what of the agent’s roots a server behind the gate
   // in its place (null: dropped, with the reason given).
   const table: Array<[string, () => string, () => string | null, string?]> = [
     ['the workspace', () => url(ws), () => ws],
-    [
-      'a folder inside it',
-      () => url(path.join(ws, 'src', 'lib')),
-      () => path.join(ws, 'src', 'lib'),
-    ],
+    // A folder inside it is shown as the workspace: a server takes
+    // relative paths from its roots, every door from the workspace.
+    ['a folder inside it, as the workspace', () => url(path.join(ws, 'src', 'lib')), () => ws],
+    ['its git folder, as the workspace', () => url(path.join(ws, '.git')), () => ws],
     ['the workspace with a trailing slash', () => `${url(ws)}/`, () => ws],
     [
-      'a link outside that leads into it, as where it leads',
+      'a link outside that leads into it, as the workspace',
       () => url(path.join(base, 'link-in')),
-      () => path.join(ws, 'src'),
+      () => ws,
     ],
     ['its parent, narrowed to it', () => url(base), () => ws],
     ['the whole disk, narrowed to it', () => 'file:///', () => ws],
@@ -101,7 +101,7 @@ describe('rootsInWorkspace: what of the agent’s roots a server behind the gate
     }
   })
 
-  it('keeps the order and the names, names each folder once, and drops the rest', () => {
+  it('names the workspace once, by the first name given, and drops the rest', () => {
     const result = rootsInWorkspace(ws, [
       { uri: url(path.join(ws, 'src')), name: 'sources' },
       { uri: url(outside) },
@@ -109,10 +109,7 @@ describe('rootsInWorkspace: what of the agent’s roots a server behind the gate
       { uri: url(path.join(base, 'link-in')), name: 'again' },
       { uri: url(ws), name: 'workspace' },
     ])
-    expect(result.roots).toEqual([
-      { uri: url(path.join(ws, 'src')), name: 'sources' },
-      { uri: url(ws), name: 'disk' },
-    ])
+    expect(result.roots).toEqual([{ uri: url(ws), name: 'sources' }])
     expect(result.dropped).toEqual([{ uri: url(outside), why: 'outside the workspace' }])
   })
 

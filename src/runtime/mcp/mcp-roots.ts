@@ -24,14 +24,16 @@ export interface RootsInWorkspace {
  * (server-filesystem replaces its command-line folders with them). Passed
  * on as the agent's client wrote them, a root of `file:///` would let the
  * agent widen a read-only server it reaches unasked from the workspace to
- * the whole disk. So the agent may narrow what a server sees, never widen
- * it past the workspace:
+ * the whole disk. And a server takes a relative path from its roots
+ * (server-filesystem does): a root of `<workspace>/.git` would make
+ * `config` name `.git/config`, while every door judges a relative path
+ * from the workspace and the server's own folder (person-only.ts). So a
+ * server is shown the workspace itself, never more and never a folder
+ * inside it:
  *
- * - a root whose real folder is the workspace or inside it is kept, as the
- *   URI of that real folder (a symlink in the workspace that leads out of
- *   it is judged, and passed on, by where it leads);
- * - a root holding the workspace (the home folder, `/`) becomes the
- *   workspace;
+ * - a root whose real folder is the workspace, is inside it, or holds it
+ *   (the home folder, `/`) becomes the workspace (a symlink in the
+ *   workspace that leads out of it is judged by where it leads);
  * - anything else is dropped: another folder, a file, a path that does not
  *   exist (it could be made later as a link that leads out), a URI that is
  *   not a local `file:` one (a plain path, `~`, another host).
@@ -48,14 +50,11 @@ export function rootsInWorkspace(workspace: string, roots: readonly Root[]): Roo
       dropped.push({ uri: root.uri, why: folder.why })
       continue
     }
-    let seen: string
-    if (isInsideRoot(workspace, folder)) seen = folder
-    else if (isInsideRoot(folder, workspace)) seen = workspace
-    else {
+    if (!isInsideRoot(workspace, folder) && !isInsideRoot(folder, workspace)) {
       dropped.push({ uri: root.uri, why: 'outside the workspace' })
       continue
     }
-    const uri = pathToFileURL(seen).href
+    const uri = pathToFileURL(workspace).href
     if (!kept.has(uri))
       kept.set(uri, { uri, ...(root.name === undefined ? {} : { name: root.name }) })
   }
