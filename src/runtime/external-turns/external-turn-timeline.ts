@@ -13,7 +13,7 @@ import type {
 } from '../external-agents/external-agent-port.ts'
 import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
 import { MadePersonOnlyWatch, type PersonOnlyAtStart } from '../policy/made-person-only.ts'
-import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
+import { failsAfterRun, madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 import { timelineArguments } from './agent-request-action.ts'
 
 export interface ExternalTurnTimelineDeps {
@@ -180,7 +180,7 @@ export class ExternalTurnTimeline {
     const note = madePersonOnlyNote(after)
     const call = this.deps.conversations.getToolCall(id)
     if (note === null || call === undefined) return
-    const made = after.made.length > 0
+    const made = failsAfterRun(after)
     const said = call.result?.output ?? ''
     this.deps.conversations.updateToolCall(id, {
       status: made ? 'failed' : call.status,

@@ -24,7 +24,7 @@ import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import { MadePersonOnlyWatch, personOnlyAtStart } from '../policy/made-person-only.ts'
 import { mcpTouch } from '../policy/person-only.ts'
 import { runsUnasked } from './mcp-call-judgment.ts'
-import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
+import { failsAfterRun, madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 
 /** What the person is asked about one MCP call. */
 export interface McpConsentRequest {
@@ -262,7 +262,7 @@ function withMadeSettled(
   const note = madePersonOnlyNote(after)
   if (note === null) return result
   const content = [...result.content, { type: 'text' as const, text: note }]
-  return after.made.length > 0 ? { ...result, content, isError: true } : { ...result, content }
+  return failsAfterRun(after) ? { ...result, content, isError: true } : { ...result, content }
 }
 
 /**

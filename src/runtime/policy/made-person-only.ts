@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { lstatSync, readdirSync, realpathSync, renameSync, type Dirent } from 'node:fs'
 import path from 'node:path'
-import { personOnlyPathsInRoots } from './read-only-walk.ts'
+import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
 
 /** The name a path a command made, and only a person may make, is moved
@@ -28,13 +28,21 @@ export interface PersonOnlyAtStart {
   /** Every path the walk found, existing or not (a hooks folder a config
    *  names may not exist yet), for the sandbox's read-only binds. */
   found: readonly string[]
+  /** Folders whose entries could not be read already. */
+  unlistable: ReadonlySet<string>
 }
 
 /** The person-only paths in `roots` now (personOnlyPathsInRoots, the walk
  *  the sandbox's read-only binds come from). */
 export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
-  const found = personOnlyPathsInRoots(roots).paths
-  return { roots, existing: new Set(found.filter(exists)), found }
+  const walked = personOnlyPathsInRoots(roots)
+  const found = walked.paths
+  return {
+    roots,
+    existing: new Set(found.filter(exists)),
+    found,
+    unlistable: new Set(walked.unlistable),
+  }
 }
 
 /**
@@ -52,12 +60,19 @@ export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
  *
  * Only the outermost new path is moved: moving `sub/.git` takes its hooks
  * and config with it. The walk is the one the sandbox starts from, so what
- * it counts as person-only is the same table.
+ * it counts as person-only is the same table. A folder the call made, or
+ * made unlistable (`git init sub && chmod 111 sub`: git still goes in), is
+ * moved aside too: what it holds cannot be checked. The walk reads up to
+ * `AFTER_CALL_WALK_ENTRIES`, so entries a call adds do not hide what it
+ * made beside them; past that, `unchecked` says so and the call fails.
  */
 export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterRun {
-  const walked = personOnlyPathsInRoots(start.roots)
+  const walked = personOnlyPathsInRoots(start.roots, AFTER_CALL_WALK_ENTRIES)
   const unchecked = walked.truncated !== null
-  const made = walked.paths.filter((found) => !start.existing.has(found) && exists(found))
+  const hidden = walked.unlistable.filter((folder) => !start.unlistable.has(folder))
+  const made = [...walked.paths, ...hidden].filter(
+    (found) => !start.existing.has(found) && exists(found),
+  )
   const outermost = made
     .filter((inner) => !made.some((outer) => outer !== inner && isBeneath(outer, inner)))
     .sort()
@@ -199,12 +214,15 @@ function noLongerGitFolder(moved: string): string | null {
   return `${failures.join('; ')}, so git may still take it for a repository; remove it`
 }
 
+/** Whether something is at `candidate`: only "no such file" says there is
+ *  not (a path too long to look at may hold anything). */
 function exists(candidate: string): boolean {
   try {
     lstatSync(candidate)
     return true
-  } catch {
-    return false
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code !== 'ENOENT' && code !== 'ENOTDIR'
   }
 }
 

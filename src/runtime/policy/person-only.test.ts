@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -324,6 +325,31 @@ describe('personOnlyPathsIn: what the command sandbox keeps read-only', () => {
     expect(personOnlyReason(command)).toMatchObject({ class: 'unwalked', path: workspace })
     // A write names its own path, which the rule reads whatever the walk.
     expect(personOnlyReason(write('docs/ok.txt'))).toBeNull()
+  })
+
+  // A folder whose entries cannot be read may hold a git folder: as an
+  // ordinary user a listing can be taken away (`chmod 111`), and as any
+  // user a path past the kernel's longest (4 096 bytes) cannot be listed
+  // by its full path. Not taken as empty: a command there needs a person.
+  it('reports a folder it cannot list, and then no door answers for a command there', () => {
+    const command = { toolName: 'run_command', arguments: { argv: ['ls'] }, workspace }
+    expect(personOnlyReason(command)).toBeNull()
+    const step = 'd'.repeat(200)
+    execFileSync(
+      'perl',
+      ['-e', `for (1..24) { mkdir "${step}"; chdir "${step}" or exit 9 } mkdir ".git"`],
+      {
+        cwd: workspace,
+      },
+    )
+    try {
+      expect(personOnlyPathsIn(workspace).truncated).toBe(true)
+      const found = personOnlyReason(command)
+      expect(found).toMatchObject({ class: 'unlistable' })
+      expect(found?.path.startsWith(join(workspace, step))).toBe(true)
+    } finally {
+      execFileSync('rm', ['-rf', step], { cwd: workspace })
+    }
   })
 
   it('walks every folder the command may write, as its approval shows them', () => {

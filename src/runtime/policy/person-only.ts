@@ -60,6 +60,7 @@ export type PersonOnlyClass =
   | 'built-at-run-time'
   | 'git-settings'
   | 'unwalked'
+  | 'unlistable'
   | 'too-many-paths'
 
 export interface PersonOnly {
@@ -332,6 +333,18 @@ function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): P
         reason: `it holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than the sandbox checks for git folders and files that run code`,
       }
     }
+    // A folder in it whose entries cannot be read: what it holds is not
+    // kept read-only, and git may still go in (`chmod 111` takes a
+    // listing away, not the way in).
+    const [unlistable] = walked.unlistable
+    if (unlistable !== undefined) {
+      return {
+        path: unlistable,
+        class: 'unlistable',
+        reason:
+          'its entries cannot be read, so the sandbox cannot check it for git folders and files that run code',
+      }
+    }
     // A folder the command may write that is a git folder or lies in one
     // (a workspace in `.git`, or in a bare repository): the sandbox can
     // keep nothing in it read-only but the whole folder.
@@ -415,6 +428,7 @@ const PERSON_ONLY_CODES = {
   'built-at-run-time': 'personOnly.builtAtRunTime',
   'git-settings': 'personOnly.gitSettings',
   unwalked: 'personOnly.unwalked',
+  unlistable: 'personOnly.unlistable',
   'too-many-paths': 'personOnly.tooManyPaths',
   'assent-own': 'personOnly.assentOwn',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>

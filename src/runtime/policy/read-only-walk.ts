@@ -16,6 +16,12 @@ import { sensitivePath } from './sensitive-paths.ts'
 /** How many folder entries `personOnlyPathsIn` reads at most. */
 export const READ_ONLY_WALK_ENTRIES = 20_000
 
+/** How many entries a walk after a call reads at most: a call may add many
+ *  (a build, an install), and what it made past the limit is what the walk
+ *  is for. The start's limit keeps the first walk quick; this one keeps a
+ *  flood of entries from hiding a git folder made beside them. */
+export const AFTER_CALL_WALK_ENTRIES = 10 * READ_ONLY_WALK_ENTRIES
+
 /** Folders the walk does not go into: package managers' install folders,
  *  large, rebuilt at will, and never given a git folder of their own (a
  *  dependency from git is installed packed). A `.git` an agent makes in
@@ -40,6 +46,9 @@ interface FolderWalk {
    *  each nested one and each bare one, wherever those places are. */
   places: GitPlace[]
   truncated: boolean
+  /** Folders whose entries could not be read: what is in them is not
+   *  known. */
+  unlistable: string[]
 }
 
 /** What the sandbox keeps read-only in writable roots, from their walks. */
@@ -52,6 +61,10 @@ export interface ReadOnlyWalk {
   /** A root that is a git folder or lies in one, or null: nothing inside
    *  it can be kept read-only without the whole root. */
   inGitFolder: string | null
+  /** Folders in the roots whose entries could not be read (a command can
+   *  take away a folder's listing, `chmod 111`, and git still goes in):
+   *  what is in them is not kept read-only, nor known. */
+  unlistable: string[]
 }
 
 /**
@@ -69,17 +82,23 @@ export interface ReadOnlyWalk {
  */
 export function personOnlyPathsIn(workspace: string): {
   paths: string[]
+  /** The walk stopped at its limit, or a folder could not be listed. */
   truncated: boolean
   inGitFolder: string | null
   elsewhere: string[]
 } {
-  const walk = walkFolder(workspace)
+  const walk = walkFolder(workspace, READ_ONLY_WALK_ENTRIES)
   if (walk === null) return { paths: [], truncated: false, inGitFolder: null, elsewhere: [] }
   const { paths, inGitFolder } = keptReadOnly([walk])
   const elsewhere = walk.places
     .filter((place) => !isInsideRoot(walk.root, place.path))
     .map((place) => place.path)
-  return { paths, truncated: walk.truncated, inGitFolder, elsewhere }
+  return {
+    paths,
+    truncated: walk.truncated || walk.unlistable.length > 0,
+    inGitFolder,
+    elsewhere,
+  }
 }
 
 /**
@@ -89,8 +108,11 @@ export function personOnlyPathsIn(workspace: string): {
  * repository whose hooks folder is a folder the person let the turn
  * write besides the workspace): each root keeps what any walk found in it.
  */
-export function personOnlyPathsInRoots(roots: readonly string[]): ReadOnlyWalk {
-  const walks = roots.flatMap((root) => walkFolder(root) ?? [])
+export function personOnlyPathsInRoots(
+  roots: readonly string[],
+  entries: number = READ_ONLY_WALK_ENTRIES,
+): ReadOnlyWalk {
+  const walks = roots.flatMap((root) => walkFolder(root, entries) ?? [])
   return keptReadOnly(walks)
 }
 
@@ -124,12 +146,13 @@ function keptReadOnly(walks: readonly FolderWalk[]): ReadOnlyWalk {
     }
   }
   const truncated = walks.find((walk) => walk.truncated)?.root ?? null
-  return { paths: [...out].sort(), truncated, inGitFolder }
+  const unlistable = walks.flatMap((walk) => walk.unlistable)
+  return { paths: [...out].sort(), truncated, inGitFolder, unlistable }
 }
 
-/** One walk of `folder` (`personOnlyPathsIn`); null when it cannot be
- *  resolved. */
-function walkFolder(folder: string): FolderWalk | null {
+/** One walk of `folder` (`personOnlyPathsIn`), reading at most
+ *  `limit` entries; null when it cannot be resolved. */
+function walkFolder(folder: string, limit: number): FolderWalk | null {
   let real: string
   try {
     real = realpathSync.native(folder)
@@ -137,6 +160,7 @@ function walkFolder(folder: string): FolderWalk | null {
     return null
   }
   const table: string[] = []
+  const unlistable: string[] = []
   let seen = 0
   let truncated = false
   const nested: string[] = []
@@ -148,11 +172,17 @@ function walkFolder(folder: string): FolderWalk | null {
       let entries: Dirent[]
       try {
         entries = readdirSync(path.join(real, relative), { withFileTypes: true })
-      } catch {
+      } catch (error) {
+        // Gone, or no longer a folder, since its parent was read: nothing
+        // is there to check. Any other failure (no permission to list it)
+        // leaves what it holds unknown, and git may still go in: said,
+        // never taken as empty.
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') unlistable.push(path.join(real, relative))
         continue
       }
       seen += entries.length
-      if (seen > READ_ONLY_WALK_ENTRIES) {
+      if (seen > limit) {
         truncated = true
         break
       }
@@ -198,7 +228,7 @@ function walkFolder(folder: string): FolderWalk | null {
   // every repository of theirs (a global `~/.githooks`), which a command
   // may reach through a folder the turn was widened to.
   if (found.length === 0) places.push(...configPlacesOf(personalGitPlaces()))
-  return { root: real, table, places, truncated }
+  return { root: real, table, places, truncated, unlistable }
 }
 
 /** The places the configs git reads name, as the walk keeps them. */

@@ -163,6 +163,41 @@ describe.runIf(HAS_BWRAP)('what a contained command made that only a person may 
     expect(existsSync(path.join(slow, 'sub', '.git'))).toBe(false)
   })
 
+  // A folder the walk cannot list may hold anything: as an ordinary user
+  // a command takes the listing away (`chmod 111 sub`, git still goes
+  // in); as any user, a path past the longest one the kernel takes
+  // (4 096 bytes, reached by relative steps) cannot be listed by the
+  // walk's full path. Either way what the command made there is not
+  // taken as nothing: the call fails and says so.
+  it('fails a command that made a folder the walk cannot list, with a git folder in it', async () => {
+    const step = 'd'.repeat(200)
+    // perl steps down by relative names (a shell's `cd` builds the whole
+    // path, and stops at the limit).
+    const deep =
+      `perl -e 'for (1..24) { mkdir "${step}"; chdir "${step}" or exit 9 }` +
+      ' mkdir ".git"; mkdir ".git/objects"; mkdir ".git/refs";' +
+      ` open(my $h, ">", ".git/HEAD") or exit 8; print $h "ref: refs/heads/main\\n"'`
+    const workspace = await freshWorkspace(madeScript(deep))
+    try {
+      const result = await runScript(workspace, 'workspace-write')
+      expect(result).toMatchObject({ ok: false, code: 'person_only_made', exitCode: 0 })
+      expect(result.output).toContain(step)
+    } finally {
+      // Past the longest path the kernel takes: removed by relative steps.
+      execFileSync('rm', ['-rf', step], { cwd: workspace })
+    }
+  })
+
+  it('finds a git folder it made beside more entries than the walk at its start reads', async () => {
+    const flood =
+      'mkdir -p a && cd a && seq 20500 | xargs touch && cd .. && mkdir -p b/sub/.git/objects' +
+      " b/sub/.git/refs && echo 'ref: refs/heads/main' > b/sub/.git/HEAD"
+    const workspace = await freshWorkspace(madeScript(flood))
+    const result = await runScript(workspace, 'workspace-write')
+    expect(result).toMatchObject({ ok: false, code: 'person_only_made', exitCode: 0 })
+    await expectMovedAside(workspace, ['b/sub/.git'], result.output)
+  })
+
   it('moves nothing in full access, where nothing contains the command', async () => {
     const workspace = await freshWorkspace(madeScript('mkdir -p sub/.git'))
     const result = await runScript(workspace, 'danger-full-access')

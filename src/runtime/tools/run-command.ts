@@ -10,7 +10,7 @@ import {
   type PreparedCommand,
 } from './command-launcher.ts'
 import { onlyTheseDescriptors, type StdioEntry } from '../child-processes/inherited-descriptors.ts'
-import { madePersonOnlyNote, sandboxStopNote } from './sandbox-stop-note.ts'
+import { failsAfterRun, madePersonOnlyNote, sandboxStopNote } from './sandbox-stop-note.ts'
 import { commandLine, isDestructiveCommand } from './command-patterns.ts'
 import {
   MAX_TOOL_OUTPUT_BYTES,
@@ -117,7 +117,7 @@ function withMadeNote(result: ToolResult, after: PersonOnlyAfterRun): ToolResult
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...(result.code === undefined ? {} : { code: result.code }),
   }
-  return after.made.length === 0 ? shown : { ...shown, ok: false, code: 'person_only_made' }
+  return failsAfterRun(after) ? { ...shown, ok: false, code: 'person_only_made' } : shown
 }
 
 /** The command's start as the sandbox prepared it, or the refusal to give

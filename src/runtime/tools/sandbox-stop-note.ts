@@ -63,8 +63,15 @@ export function madePersonOnlyNote(after: PersonOnlyAfterRun): string | null {
   }
   if (after.unchecked) {
     lines.push(
-      '[the workspace is larger than Assent walks after a call: what was made past the first entries was not checked]',
+      '[the workspace holds more entries than Assent walks after a call: what was made past them was not checked, so the call did not do only what it was allowed to; look at what it made before running git or opening the folder in an editor]',
     )
   }
   return lines.length === 0 ? null : lines.join('\n')
+}
+
+/** Whether what happened after a call makes it fail: it made what only a
+ *  person may make, or the walk could not check all it may have made.
+ *  Either way it did not do only what it was allowed to. */
+export function failsAfterRun(after: PersonOnlyAfterRun): boolean {
+  return after.made.length > 0 || after.unchecked
 }

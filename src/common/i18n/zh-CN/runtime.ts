@@ -116,6 +116,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     gitSettings: '{{path}} 会改变 git 运行的内容：由人来决定。',
     unwalked:
       '{{path}} 中的内容超出了沙箱检查 git 文件夹和会运行代码的文件的范围，并非全部都能保持只读：每条命令都由人来决定。',
+    unlistable:
+      '{{path}} 无法列出其内容，沙箱无法检查其中的 git 文件夹和会运行代码的文件：每条命令都由人来决定。',
     tooManyPaths: '{{path}} 指定的路径多于可以检查的数量：由人来决定。',
     assentOwn:
       '{{path}} 属于 Assent 自身（它的数据，或它据以决定哪些操作无需询问即可运行的配置）：对它的每次修改都由人来决定。',
