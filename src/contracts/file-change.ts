@@ -65,3 +65,26 @@ export const FileChangeSchema = z
     },
   )
 export type FileChange = z.infer<typeof FileChangeSchema>
+
+/**
+ * The most lines the protected window draws of one file's content or one
+ * file's change. Past it, what the person would be asked about is not shown
+ * whole, and a person cannot allow what they were not shown: the runtime
+ * refuses such a write or change (`too_long_to_show`) before anyone is
+ * asked, as the MCP doors refuse a description or arguments too long to
+ * show.
+ */
+export const MAX_SHOWN_LINES = 3_000
+
+/** The lines the window draws for `change`: every line of every hunk. */
+export function changeLineCount(change: FileChange): number {
+  return change.hunks.reduce((sum, hunk) => sum + hunk.lines.length, 0)
+}
+
+/** Lines in a file's content as the window numbers them: a final line
+ *  feed ends the last line rather than starting another. */
+export function contentLineCount(content: string): number {
+  if (content === '') return 0
+  const lines = content.split('\n').length
+  return content.endsWith('\n') ? lines - 1 : lines
+}

@@ -76,6 +76,8 @@ export const RUNTIME_MESSAGES_EN = {
     cannot: 'cannot {{action}} {{path}}: {{reason}}',
     emptyDirectory: '(empty directory)',
     noCheckedPath: 'no checked path was supplied for this call',
+    tooLongToShow:
+      'the change to {{path}} is {{lines}} lines, more than the {{shown}} the protected window shows; a person cannot allow what they are not shown, so it was not written (write it in smaller parts)',
     cannotStart: 'cannot start {{program}}: {{detail}}',
   },
   verb: {
@@ -282,6 +284,8 @@ export const RUNTIME_MESSAGES_EN = {
     noFile: 'the request names no file',
     tooManyFiles: 'the request changes more than {{count}} files',
     tooLarge: 'the change is too large to show in the protected window',
+    tooLongToShow:
+      'the change to {{path}} is {{lines}} lines, more than the {{shown}} the protected window shows; a person cannot allow what they are not shown',
     add: 'Add {{path}}',
     update: 'Edit {{path}}',
     delete: 'Delete {{path}}',

@@ -1,6 +1,7 @@
 import { commandLineDisplay } from '../common/command-line-display.ts'
 import type { ApprovalView, Language } from '../common/consent-view.ts'
 import { translate, type MessageKey } from '../common/i18n/index.ts'
+import { contentLineCount } from '../contracts/file-change.ts'
 import { renderFileContent, renderFileChange } from './file-lines-render.ts'
 import type { SafeTextWriter } from './safe-text-writer.ts'
 
@@ -59,7 +60,7 @@ export function renderApprovalAction(
         note(document, body, translate(lang, 'consent.action.truncated'), true)
         heading(document, body, translate(lang, 'consent.action.contentAfterTruncation'))
       } else {
-        const lines = lineCount(action.content)
+        const lines = contentLineCount(action.content)
         const key = lines === 1 ? 'consent.action.contentWholeOne' : 'consent.action.contentWhole'
         heading(document, body, translate(lang, key, { lines: String(lines) }))
       }
@@ -187,14 +188,6 @@ const FILE_CHANGE_LABELS = {
   update: 'consent.action.fileUpdate',
   delete: 'consent.action.fileDelete',
 } as const satisfies Record<string, MessageKey>
-
-/** Lines in a file's content: a final line feed ends the last line rather
- *  than starting another. */
-export function lineCount(content: string): number {
-  if (content === '') return 0
-  const breaks = content.split('\n').length
-  return content.endsWith('\n') ? breaks - 1 : breaks
-}
 
 /** A list of label and value rows, one grid so values line up. */
 class FactList {

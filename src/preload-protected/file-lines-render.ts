@@ -1,12 +1,13 @@
 import { displaySafe, type DisplaySegment } from '../common/display-safe-text.ts'
 import type { Language } from '../common/consent-view.ts'
 import { translate, type MessageKey } from '../common/i18n/index.ts'
-import type { FileChange, FileChangeLine } from '../contracts/file-change.ts'
+import { MAX_SHOWN_LINES, type FileChange, type FileChangeLine } from '../contracts/file-change.ts'
 import type { SafeTextWriter } from './safe-text-writer.ts'
 
-/** More lines than anyone reads in a protected window; past it the window
- *  says how many it left out rather than build an endless page. */
-export const MAX_SHOWN_LINES = 3_000
+// More lines than MAX_SHOWN_LINES the runtime refuses before asking; the
+// window still stops there and says how many it left out rather than
+// build an endless page.
+export { MAX_SHOWN_LINES }
 
 /** Splits safe segments at line feeds, keeping each line's escapes. */
 export function splitSegmentLines(segments: readonly DisplaySegment[]): DisplaySegment[][] {

@@ -7,7 +7,7 @@ import {
   type AgentIdentity,
 } from '../../contracts/agent-request.ts'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
-import type { FileChange } from '../../contracts/file-change.ts'
+import { changeLineCount, MAX_SHOWN_LINES, type FileChange } from '../../contracts/file-change.ts'
 import {
   message,
   type RuntimeMessage,
@@ -139,6 +139,20 @@ function fileChanges(
   // The request names at least one file (checked above).
   if (first === undefined) return { refused: message('external.noFile') }
   const shown = [first, ...rest]
+  // Each change is drawn as its own diff, up to MAX_SHOWN_LINES: one
+  // longer is not shown whole, and cannot be allowed.
+  for (const change of shown) {
+    const lines = change.preview === null ? 0 : changeLineCount(change.preview)
+    if (lines > MAX_SHOWN_LINES) {
+      return {
+        refused: message('external.tooLongToShow', {
+          path: change.path,
+          lines,
+          shown: MAX_SHOWN_LINES,
+        }),
+      }
+    }
+  }
   return {
     shown: {
       action: {

@@ -1,6 +1,12 @@
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
+import {
+  changeLineCount,
+  contentLineCount,
+  MAX_SHOWN_LINES,
+  type FileChange,
+} from '../../contracts/file-change.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
 import { fileChangePreview } from './file-change-preview.ts'
 import { observeTarget } from './file-target.ts'
@@ -38,14 +44,14 @@ export const writeFileTool: ToolDefinition<WriteFileArgs> = {
     try {
       const observed = await observeTarget(target, { readContent: true })
       if (observed.stats !== null) assertReplaceable(observed.stats, target)
-      return {
-        target: observed.target,
-        fileChange: fileChangePreview(
-          args.path,
-          observed.stats === null ? null : observed.content,
-          args.content,
-        ),
-      }
+      const fileChange = fileChangePreview(
+        args.path,
+        observed.stats === null ? null : observed.content,
+        args.content,
+      )
+      const tooLong = tooLongToShow(args, fileChange)
+      if (tooLong !== null) return tooLong
+      return { target: observed.target, fileChange }
     } catch (error) {
       return fsFailure('write', target, error)
     }
@@ -120,6 +126,21 @@ export const deleteFileTool: ToolDefinition<DeleteFileArgs> = {
       return fsFailure('delete', target, error)
     }
   },
+}
+
+/** The refusal of a write the protected window cannot show whole: its
+ *  change, or its content where the change is not shown in full, longer
+ *  than `MAX_SHOWN_LINES`. */
+function tooLongToShow(args: WriteFileArgs, fileChange: FileChange): ToolResult | null {
+  const changed = changeLineCount(fileChange)
+  const content = fileChange.truncated ? contentLineCount(args.content) : 0
+  const lines = Math.max(changed, content)
+  if (lines <= MAX_SHOWN_LINES) return null
+  return saidResult(
+    false,
+    message('tool.tooLongToShow', { path: args.path, lines, shown: MAX_SHOWN_LINES }),
+    { code: 'too_long_to_show' },
+  )
 }
 
 function noPath(): ToolResult {

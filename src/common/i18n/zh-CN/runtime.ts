@@ -21,6 +21,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     cannot: '无法{{action}} {{path}}：{{reason}}',
     emptyDirectory: '（空目录）',
     noCheckedPath: '此调用没有提供经过检查的路径',
+    tooLongToShow:
+      '对 {{path}} 的修改有 {{lines}} 行，超过受保护窗口显示的 {{shown}} 行；人无法允许未看到的内容，因此未写入（请分多次写入）',
     cannotStart: '无法启动 {{program}}：{{detail}}',
   },
   verb: {
@@ -214,6 +216,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     noFile: '该请求没有指明任何文件',
     tooManyFiles: '该请求修改的文件超过 {{count}} 个',
     tooLarge: '该修改太大，无法在受保护窗口中显示',
+    tooLongToShow:
+      '对 {{path}} 的修改有 {{lines}} 行，超过受保护窗口显示的 {{shown}} 行；人无法允许未看到的内容',
     add: '新建 {{path}}',
     update: '编辑 {{path}}',
     delete: '删除 {{path}}',
