@@ -278,6 +278,9 @@ describe('the protected view of an approval', () => {
     const view = viewOf(
       createApproval({
         ...base,
+        // The runtime sends the real folder it resolved the `cwd` to; main
+        // never resolves it again (against its own folder, or twice).
+        workingDirectory: '/home/ada/project/sub',
         kind: 'run-command',
         toolName: 'run_command',
         arguments: { argv: ['git', 'status'], cwd: 'sub', shell: true, timeoutMs: 5_000 },
@@ -295,6 +298,32 @@ describe('the protected view of an approval', () => {
       alwaysAllow: { offered: false, reason: 'command-has-options' },
     })
   })
+
+  // A link in the workspace (`cache` -> `data`) leads the tool elsewhere:
+  // the window shows the real path the runtime observed and bound into
+  // the action, never one worked out from the typed path.
+  it.each([
+    ['write_file', 'apply-changes', { path: 'cache/db.sqlite', content: 'x' }, 'write'],
+    ['delete_file', 'apply-changes', { path: 'cache/db.sqlite' }, 'delete'],
+    ['read_file', 'read', { path: 'cache/db.sqlite' }, 'read'],
+  ] as const)(
+    'shows where %s really acts when a link leads elsewhere',
+    (toolName, kind, args, type) => {
+      const view = viewOf(
+        createApproval({
+          ...base,
+          kind,
+          toolName,
+          arguments: args,
+          summary: toolName,
+          target: { path: '/home/ada/project/data/db.sqlite', exists: false },
+        }),
+      )
+      expect(approvalConsentView(view, display)).toMatchObject({
+        action: { type, path: 'cache/db.sqlite', absolutePath: '/home/ada/project/data/db.sqlite' },
+      })
+    },
+  )
 
   it('shows the arguments as they are for a built-in tool whose arguments it cannot read', () => {
     const view = viewOf(

@@ -32,7 +32,11 @@ const PathArgs = z.strictObject({ path: z.string().min(1) })
  *  runtime's preview of a write against the file's current content, when
  *  it sent one. */
 export function consentAction(action: CanonicalAction, fileChange?: FileChange): ConsentAction {
-  const where = (target: string) => path.resolve(action.workingDirectory, target)
+  // Where a file tool acts: the real path the runtime observed and bound
+  // into the action (a link is shown as where it leads), never a path
+  // worked out here from the typed one.
+  const where = (target: string) =>
+    action.target?.path ?? path.resolve(action.workingDirectory, target)
   if (action.permission !== undefined) {
     const { widen, duration, reason } = action.permission
     return { type: 'permission', widen: { ...widen }, duration, reason }
@@ -76,7 +80,8 @@ export function consentAction(action: CanonicalAction, fileChange?: FileChange):
         type: 'command',
         argv: args.data.argv,
         shell: args.data.shell === true,
-        directory: where(args.data.cwd ?? '.'),
+        // The real folder the runtime resolved the `cwd` to.
+        directory: action.workingDirectory,
         ...(args.data.timeoutMs === undefined ? {} : { timeoutMs: args.data.timeoutMs }),
       }
     }

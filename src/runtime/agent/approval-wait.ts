@@ -46,7 +46,7 @@ export function decisionRequest(turn: Turn, pending: CallNeedingDecision): Appro
       kind: tool.kind,
       toolName: tool.name,
       arguments: call.arguments,
-      workingDirectory: workingDirectoryOf(turn, args),
+      workingDirectory: workingDirectoryOf(turn, tool, pending.resolvedPaths),
       summary: tool.summarize(args),
       ...(pending.observation === undefined ? {} : pending.observation),
       ...(pending.containment === undefined ? {} : { containment: pending.containment }),
@@ -89,10 +89,16 @@ async function insideWorkspace(
   return check.allowed
 }
 
-function workingDirectoryOf(turn: Turn, args: unknown): string {
-  if (typeof args === 'object' && args !== null && 'cwd' in args && typeof args.cwd === 'string') {
-    return args.cwd
-  }
+/** Where the action runs, as the window shows it: for a command, the
+ *  real folder the sandbox check resolved its `cwd` to (a link in the
+ *  workspace is shown as where it leads, and a relative one is never
+ *  resolved again by whoever draws it); otherwise the workspace. */
+function workingDirectoryOf(
+  turn: Turn,
+  tool: ToolDefinition<unknown>,
+  resolvedPaths: readonly string[],
+): string {
+  if (tool.kind === 'run-command') return resolvedPaths[0] ?? turn.workspace
   return turn.workspace
 }
 

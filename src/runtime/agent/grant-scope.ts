@@ -87,7 +87,10 @@ export function grantScopeFor(
   if (approval.toolName === 'delete_file') {
     if (args.recursive === true) return unavailable('a recursive delete cannot be always allowed')
     if (typeof args.path !== 'string') return unavailable('the delete names no path')
-    const real = realPathOf(path.resolve(approval.workingDirectory, args.path))
+    // The file the person was shown and the approval bound, not the typed
+    // path resolved again (a link may lead elsewhere by now).
+    const real =
+      approval.target?.path ?? realPathOf(path.resolve(approval.workingDirectory, args.path))
     if (real === null) return unavailable('the path to delete cannot be resolved')
     return grant({ scope: 'path', toolName: 'delete_file', command: null, path: real })
   }

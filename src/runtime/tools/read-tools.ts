@@ -13,7 +13,8 @@ import {
   fsFailure,
   saidResult,
 } from './tool-types.ts'
-import type { ToolDefinition, ToolResult } from './tool-types.ts'
+import type { FileObservation, ToolDefinition, ToolResult } from './tool-types.ts'
+import { observeTarget } from './file-target.ts'
 
 export const ReadFileArgsSchema = z.strictObject({ path: ToolPathSchema })
 export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>
@@ -27,6 +28,7 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = {
   targetPaths: (args) => [args.path],
   summarize: (args) => englishText(message('summary.read', { path: args.path })),
   summaryMessage: (args) => message('summary.read', { path: args.path }),
+  observe: observeRead,
   async run(_args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
@@ -36,6 +38,27 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = {
       return fsFailure('read', target, error)
     }
   },
+}
+
+/**
+ * A read that needs a decision observes what it reads before anyone is
+ * asked: its real path (a link in the workspace may lead anywhere, which
+ * the window then shows) and its identity, bound into the approval, so
+ * the read runs only on the file the person was shown.
+ */
+async function observeRead(
+  _args: { path: string },
+  resolvedPaths: readonly string[],
+): Promise<FileObservation | ToolResult> {
+  const target = resolvedPaths[0]
+  if (target === undefined) {
+    return saidResult(false, message('tool.noCheckedPath'), { code: 'no_path' })
+  }
+  try {
+    return { target: (await observeTarget(target, { readContent: false })).target }
+  } catch (error) {
+    return fsFailure('read', target, error)
+  }
 }
 
 /**
@@ -105,6 +128,7 @@ export const listDirTool: ToolDefinition<ListDirArgs> = {
   targetPaths: (args) => [args.path],
   summarize: (args) => englishText(message('summary.list', { path: args.path })),
   summaryMessage: (args) => message('summary.list', { path: args.path }),
+  observe: observeRead,
   async run(_args, ctx): Promise<ToolResult> {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
