@@ -23,8 +23,11 @@ function at(args: string[], ...run: string[]): number {
   return args.findIndex((_, i) => run.every((part, j) => args[i + j] === part))
 }
 
+/** The workspace held by the runtime, given to bubblewrap as descriptor 4. */
+const held = new Map([['/home/ada/project', 4]])
+
 describe('bwrapArgs', () => {
-  const args = bwrapArgs(policy, launch)
+  const args = bwrapArgs(policy, launch, held)
 
   it('drops every capability, which root would otherwise keep in the sandbox', () => {
     expect(at(args, '--cap-drop', 'ALL')).toBeGreaterThan(-1)
@@ -39,20 +42,26 @@ describe('bwrapArgs', () => {
 
   it('mounts the root read-only first and the workspace writable over it', () => {
     expect(at(args, '--ro-bind', '/', '/')).toBeGreaterThan(-1)
-    expect(at(args, '--bind', '/home/ada/project', '/home/ada/project')).toBeGreaterThan(
+    expect(at(args, '--bind-fd', '4', '/home/ada/project')).toBeGreaterThan(
       at(args, '--ro-bind', '/', '/'),
     )
+    // Never by its path, which could be swapped after it was checked.
+    expect(at(args, '--bind', '/home/ada/project')).toBe(-1)
   })
 
   it('gives private scratch folders before the workspace, so a workspace under /tmp stays real', () => {
     expect(at(args, '--tmpfs', '/tmp')).toBeGreaterThan(at(args, '--ro-bind', '/', '/'))
-    expect(at(args, '--tmpfs', '/tmp')).toBeLessThan(at(args, '--bind', '/home/ada/project'))
-    expect(at(args, '--tmpfs', '/run')).toBeLessThan(at(args, '--bind', '/home/ada/project'))
+    expect(at(args, '--tmpfs', '/tmp')).toBeLessThan(
+      at(args, '--bind-fd', '4', '/home/ada/project'),
+    )
+    expect(at(args, '--tmpfs', '/run')).toBeLessThan(
+      at(args, '--bind-fd', '4', '/home/ada/project'),
+    )
   })
 
   it('keeps .git read-only over the writable workspace', () => {
     const git = at(args, '--ro-bind', '/home/ada/project/.git', '/home/ada/project/.git')
-    expect(git).toBeGreaterThan(at(args, '--bind', '/home/ada/project'))
+    expect(git).toBeGreaterThan(at(args, '--bind-fd', '4', '/home/ada/project'))
   })
 
   it('hides secrets last, as an empty read-only folder or an empty file', () => {
@@ -93,7 +102,14 @@ describe('bwrapArgs', () => {
   })
 
   it('mounts nothing writable in a read-only room', () => {
-    const readOnly = bwrapArgs({ ...policy, writableRoots: [], readOnlyInside: [] }, launch)
+    const readOnly = bwrapArgs({ ...policy, writableRoots: [], readOnlyInside: [] }, launch, held)
     expect(readOnly).not.toContain('--bind')
+    expect(readOnly).not.toContain('--bind-fd')
+  })
+
+  it('binds no writable root it was not given a held descriptor for', () => {
+    const unheld = bwrapArgs(policy, launch, new Map())
+    expect(unheld).not.toContain('--bind')
+    expect(unheld).not.toContain('--bind-fd')
   })
 })

@@ -45,8 +45,10 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
  * 1. the whole root read-only, then a minimal `/dev`, a fresh `/proc` (of
  *    the command's own PID namespace) with its `sys` read-only, and the
  *    private scratch folders (`/tmp`, `/run`) as empty ones of its own;
- * 2. each writable root bound read-write over that, so a workspace under
- *    `/tmp` is the real one;
+ * 2. each writable root bound read-write over that, by the descriptor
+ *    the runtime held it with (`heldAt`: the child's descriptor for each
+ *    root), so a workspace under `/tmp` is the real one and a path swapped
+ *    after the check binds nothing else;
  * 3. the read-only paths inside them bound read-only over themselves;
  * 4. the hidden paths last, so a credential folder or Assent's data inside
  *    the workspace is hidden too.
@@ -54,7 +56,11 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
  * Then the seccomp filter, read from descriptor 3 (seccomp-filter.ts: no
  * Unix-domain socket, no user namespace of its own), which whoever starts
  * bubblewrap must give it. */
-export function bwrapArgs(policy: CommandSandboxPolicy, launch: SandboxedLaunch): string[] {
+export function bwrapArgs(
+  policy: CommandSandboxPolicy,
+  launch: SandboxedLaunch,
+  heldAt: ReadonlyMap<string, number>,
+): string[] {
   const args = [...BWRAP_ISOLATION_ARGS]
   if (!policy.network) args.push('--unshare-net')
   // The new /proc's `sys` read-only (the host's, bound over it: the same
@@ -67,7 +73,13 @@ export function bwrapArgs(policy: CommandSandboxPolicy, launch: SandboxedLaunch)
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
   args.push('--ro-bind', '/proc/sys', '/proc/sys')
   for (const scratch of policy.privateScratch) args.push('--tmpfs', scratch)
-  for (const root of policy.writableRoots) args.push('--bind', root, root)
+  // Each writable root by the descriptor that held it since it was checked
+  // (held-folders.ts), never by its path; one not held is not bound, and
+  // bubblewrap's `--chdir` into it then fails the start.
+  for (const root of policy.writableRoots) {
+    const fd = heldAt.get(root)
+    if (fd !== undefined) args.push('--bind-fd', String(fd), root)
+  }
   for (const inside of policy.readOnlyInside) args.push('--ro-bind', inside, inside)
   for (const hidden of policy.hidden) {
     if (hidden.kind === 'folder') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path)

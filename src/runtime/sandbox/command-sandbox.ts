@@ -10,6 +10,8 @@ import type {
 } from '../tools/command-launcher.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { bwrapArgs } from './bwrap-args.ts'
+import { holdFolders } from './held-folders.ts'
+import { SECCOMP_FD } from './seccomp-filter.ts'
 import {
   personOnlyAtStart,
   MadePersonOnlyWatch,
@@ -117,16 +119,11 @@ export class CommandSandbox implements CommandLauncher {
    *  why it must not start at all. */
   async prepare(request: CommandRequest): Promise<PreparedCommand | CommandRefusal> {
     if (request.expectedWorkspace !== undefined) {
-      // The same check every door makes (workspace-identity.ts), synchronous
-      // so nothing can be swapped between it and the spawn's await-free start.
+      // The same check every door makes (workspace-identity.ts); bubblewrap
+      // then binds the folder it held from here on, not the path
+      // (`prepareBubblewrap`).
       const moved = !checkWorkspaceIdentity(request.expectedWorkspace).ok
-      if (moved) {
-        return {
-          ok: false,
-          code: 'workspace_changed',
-          message: message('sandbox.workspaceChanged', { path: request.workspace }),
-        }
-      }
+      if (moved) return workspaceChanged(request.workspace)
     }
     const env = stringEnvironment(commandEnvironment(this.env))
     const [program = '', ...rest] = request.argv
@@ -154,35 +151,76 @@ export class CommandSandbox implements CommandLauncher {
         hidden: [],
       }
     }
+    if (availability.kind === 'bubblewrap')
+      return this.prepareBubblewrap(request, availability, env)
     const { policy, atStart } = this.policyFor(request)
     const containment = containmentOf(policy)
     const hidden = policy.hidden.map((entry) => entry.path)
     const watchMade = () => new MadePersonOnlyWatch(atStart)
-    if (availability.kind === 'seatbelt') {
-      return {
-        ok: true,
-        file: availability.program,
-        args: ['-p', seatbeltProfile(policy), '--', ...request.argv],
-        env,
-        cwd: request.cwd,
-        containment,
-        hidden,
-        watchMade,
-      }
-    }
     return {
       ok: true,
       file: availability.program,
-      args: bwrapArgs(policy, { argv: request.argv, env, cwd: request.cwd }),
-      // bubblewrap clears its own environment before the command starts;
-      // it gets the command's, never the runtime's, all the same.
+      args: ['-p', seatbeltProfile(policy), '--', ...request.argv],
       env,
       cwd: request.cwd,
       containment,
       hidden,
       watchMade,
-      onDescriptor3: availability.seccompFilter,
     }
+  }
+
+  /**
+   * bubblewrap's start: the writable folders held open before the walk
+   * (held-folders.ts), the pinned workspace checked by the folder held,
+   * every held folder checked to still be at its path once the walk is
+   * done, and each bound by its descriptor. Fails closed: a folder that
+   * moved in between, or any the policy names that is not held, and the
+   * command does not start.
+   */
+  private prepareBubblewrap(
+    request: CommandRequest,
+    availability: Extract<SandboxAvailability, { kind: 'bubblewrap' }>,
+    env: Record<string, string>,
+  ): PreparedCommand | CommandRefusal {
+    const held = holdFolders(writableRootsOf(this.inputFor(request)), request.expectedWorkspace)
+    if (held === null) return workspaceChanged(request.workspace)
+    const { policy, atStart } = this.policyFor(request)
+    const unheld = policy.writableRoots.some((root) => held.descriptorOf(root) === undefined)
+    if (unheld || !held.stillWhereHeld()) {
+      held.release()
+      return workspaceChanged(request.workspace)
+    }
+    // Given to bubblewrap after the seccomp filter's descriptor, in order.
+    const childDescriptor = new Map(
+      policy.writableRoots.map((root, i) => [root, SECCOMP_FD + 1 + i] as const),
+    )
+    return {
+      ok: true,
+      file: availability.program,
+      args: bwrapArgs(policy, { argv: request.argv, env, cwd: request.cwd }, childDescriptor),
+      // bubblewrap clears its own environment before the command starts;
+      // it gets the command's, never the runtime's, all the same.
+      env,
+      cwd: request.cwd,
+      containment: containmentOf(policy),
+      hidden: policy.hidden.map((entry) => entry.path),
+      watchMade: () => new MadePersonOnlyWatch(atStart),
+      onDescriptor3: availability.seccompFilter,
+      descriptorsAfter3: policy.writableRoots.map((root) => held.descriptorOf(root) ?? -1),
+      release: held.release,
+    }
+  }
+
+  private inputFor(
+    request: Pick<CommandRequest, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,
+  ) {
+    return {
+      sandboxMode: request.sandboxMode === 'read-only' ? 'read-only' : 'workspace-write',
+      workspace: request.workspace,
+      extraWritableRoots: request.extraWritableRoots,
+      home: this.home,
+      assentPrivate: this.assentPrivate,
+    } as const
   }
 
   /** The policy, and what of the table exists in its writable roots: one
@@ -191,13 +229,7 @@ export class CommandSandbox implements CommandLauncher {
   private policyFor(
     request: Pick<CommandRequest, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,
   ): { policy: CommandSandboxPolicy; atStart: PersonOnlyAtStart } {
-    const input = {
-      sandboxMode: request.sandboxMode === 'read-only' ? 'read-only' : 'workspace-write',
-      workspace: request.workspace,
-      extraWritableRoots: request.extraWritableRoots,
-      home: this.home,
-      assentPrivate: this.assentPrivate,
-    } as const
+    const input = this.inputFor(request)
     const atStart = personOnlyAtStart(writableRootsOf(input))
     return { policy: sandboxPolicyFor({ ...input, readOnlyInside: atStart.found }), atStart }
   }
@@ -211,6 +243,14 @@ function containmentOf(policy: CommandSandboxPolicy): CommandContainment {
     writableRoots: policy.writableRoots,
     network: policy.network,
     secretsHidden: true,
+  }
+}
+
+function workspaceChanged(workspace: string): CommandRefusal {
+  return {
+    ok: false,
+    code: 'workspace_changed',
+    message: message('sandbox.workspaceChanged', { path: workspace }),
   }
 }
 

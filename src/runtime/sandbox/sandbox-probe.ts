@@ -224,6 +224,7 @@ function tryBubblewrap(
   const args = bwrapArgs(
     { writableRoots: [], readOnlyInside: [], hidden: [], privateScratch: ['/tmp'], network: false },
     { argv: [cat, '/proc/self/status'], env: {}, cwd: '/' },
+    new Map(),
   )
   return new Promise((resolve) => {
     let said = ''

@@ -59,6 +59,12 @@ export interface PreparedCommand {
   /** What the process reads on descriptor 3 as it starts: bubblewrap's
    *  seccomp filter. Absent when nothing contains it. */
   onDescriptor3?: Buffer
+  /** Descriptors of the runtime's the process gets as 4, 5, …: the
+   *  folders bubblewrap binds by descriptor (held-folders.ts). */
+  descriptorsAfter3?: readonly number[]
+  /** Closes what `prepare` held open for the start: called once it has
+   *  started, or when it will not. */
+  release?: () => void
 }
 
 export interface CommandRefusal {

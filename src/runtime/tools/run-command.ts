@@ -145,6 +145,7 @@ async function prepareStart(
   })
   if (!prepared.ok) return refused(prepared.message, prepared.code)
   if (scope.shown !== undefined && !sameContainment(scope.shown, prepared.containment)) {
+    prepared.release?.()
     return refused(message('sandbox.containmentChanged'), 'containment_changed')
   }
   return { ok: true, start: prepared }
@@ -238,7 +239,7 @@ function startChild(start: PreparedCommand): ChildProcess {
   const base: StdioEntry[] =
     start.onDescriptor3 === undefined
       ? ['ignore', 'pipe', 'pipe']
-      : ['ignore', 'pipe', 'pipe', 'pipe']
+      : ['ignore', 'pipe', 'pipe', 'pipe', ...(start.descriptorsAfter3 ?? [])]
   // A contained command gets no descriptor the runtime was handed by
   // whatever started it (inherited-descriptors.ts); reading which there are
   // fails the start rather than passing them on.
@@ -263,6 +264,8 @@ function startChild(start: PreparedCommand): ChildProcess {
     return child
   } finally {
     given.close()
+    // The child holds its own copies now (or never started).
+    start.release?.()
   }
 }
 
