@@ -92,6 +92,7 @@ function handledMethods(): { agent: string[]; server: string[] } {
     requestTimeoutMs: 1,
     log,
     elicit: () => Promise.resolve({ action: 'cancel' }),
+    inForce: () => true,
   })
   const connection = new Client(
     { name: 'assent', version: '0' },

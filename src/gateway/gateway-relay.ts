@@ -41,6 +41,10 @@ export interface GatewayRelayOptions {
   /** Where a server's elicitation goes: the person, as a form in the
    *  gateway room, during the allowed call it came from. */
   elicit: McpElicitationHandler
+  /** Whether a server's configuration is the one in force now (the pool's
+   *  `isInForce`): a connection kept for a call that began before mcp.json
+   *  was reloaded is no longer judged by what it was started with. */
+  inForce: (server: McpServer) => boolean
 }
 
 /**
@@ -157,6 +161,16 @@ export class GatewayRelay implements McpClientRelay {
               .catch(() => undefined)
           }
     this.requireClient('sampling', 'sampling/createMessage')
+    // Judged by the configuration it was connected with, a server that
+    // mcp.json has since changed (a read-only manifest taken away) or
+    // removed would still reach the agent's model unasked: its requests
+    // are refused until its call ends and the connection goes.
+    if (!this.options.inForce(server)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${server.id}'s configuration changed (mcp.json was reloaded) while its call ran; assent-gateway passes on no request of the connection made before`,
+      )
+    }
     try {
       return await runGoverned({
         consent: this.options.consent,

@@ -106,6 +106,7 @@ export class AssentGateway {
       requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
       log: options.log,
       elicit: this.elicitation.handle,
+      inForce: (server) => this.pool.isInForce(server),
     })
     this.pool = new McpConnectionPool(
       options.config,

@@ -66,6 +66,14 @@ export class McpConnectionPool {
     }
   }
 
+  /** Whether `server` is the configuration in force for its id now: false
+   *  once mcp.json was reloaded without it or with it changed, while a
+   *  call still holds the connection made for it. */
+  isInForce(server: McpServerConfig): boolean {
+    const entry = this.entries.get(server.id)
+    return entry !== undefined && entry.key === serverKey(server)
+  }
+
   /** Every connection in force, for reading (a listing); not leased. */
   connections(): McpConnection[] {
     return [...this.entries.values()].map((entry) => entry.connection)
