@@ -11,6 +11,7 @@ import type {
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { bwrapArgs } from './bwrap-args.ts'
 import { holdFolders } from './held-folders.ts'
+import { HomeCredentialsIndex } from './home-credentials.ts'
 import { SECCOMP_FD } from './seccomp-filter.ts'
 import {
   personOnlyAtStart,
@@ -71,11 +72,13 @@ export class CommandSandbox implements CommandLauncher {
   private readonly platform: NodeJS.Platform
   private readonly probe: () => Promise<SandboxAvailability>
   private availability: Promise<SandboxAvailability> | undefined
+  private readonly homeCredentials: HomeCredentialsIndex
 
   constructor(options: CommandSandboxOptions) {
     this.env = options.env ?? process.env
     this.home = options.home ?? this.env.HOME ?? os.homedir()
     this.assentPrivate = options.assentPrivate
+    this.homeCredentials = new HomeCredentialsIndex(this.home)
     this.allowUncontained = options.allowUncontained === true
     this.platform = options.platform ?? process.platform
     const platform = this.platform
@@ -118,6 +121,13 @@ export class CommandSandbox implements CommandLauncher {
   /** How to start `request.argv`, contained as its room's mode promises, or
    *  why it must not start at all. */
   async prepare(request: CommandRequest): Promise<PreparedCommand | CommandRefusal> {
+    // Credentials deeper in the home folder than its top, hidden as the
+    // read rule asks for them (home-credentials.ts); read before the
+    // workspace's check, which nothing may wait between and the start.
+    const deepCredentials =
+      request.sandboxMode === 'danger-full-access'
+        ? []
+        : (await this.homeCredentials.current()).paths
     if (request.expectedWorkspace !== undefined) {
       // The same check every door makes (workspace-identity.ts); bubblewrap
       // then binds the folder it held from here on, not the path
@@ -151,9 +161,10 @@ export class CommandSandbox implements CommandLauncher {
         hidden: [],
       }
     }
-    if (availability.kind === 'bubblewrap')
-      return this.prepareBubblewrap(request, availability, env)
-    const { policy, atStart } = this.policyFor(request)
+    if (availability.kind === 'bubblewrap') {
+      return this.prepareBubblewrap(request, availability, env, deepCredentials)
+    }
+    const { policy, atStart } = this.policyFor(request, deepCredentials)
     const containment = containmentOf(policy)
     const hidden = policy.hidden.map((entry) => entry.path)
     const watchMade = () => new MadePersonOnlyWatch(atStart)
@@ -181,10 +192,11 @@ export class CommandSandbox implements CommandLauncher {
     request: CommandRequest,
     availability: Extract<SandboxAvailability, { kind: 'bubblewrap' }>,
     env: Record<string, string>,
+    deepCredentials: readonly string[],
   ): PreparedCommand | CommandRefusal {
     const held = holdFolders(writableRootsOf(this.inputFor(request)), request.expectedWorkspace)
     if (held === null) return workspaceChanged(request.workspace)
-    const { policy, atStart } = this.policyFor(request)
+    const { policy, atStart } = this.policyFor(request, deepCredentials)
     const unheld = policy.writableRoots.some((root) => held.descriptorOf(root) === undefined)
     if (unheld || !held.stillWhereHeld()) {
       held.release()
@@ -228,10 +240,14 @@ export class CommandSandbox implements CommandLauncher {
    *  compares with are the same. */
   private policyFor(
     request: Pick<CommandRequest, 'sandboxMode' | 'workspace' | 'extraWritableRoots'>,
+    deepCredentials: readonly string[] = [],
   ): { policy: CommandSandboxPolicy; atStart: PersonOnlyAtStart } {
     const input = this.inputFor(request)
     const atStart = personOnlyAtStart(writableRootsOf(input))
-    return { policy: sandboxPolicyFor({ ...input, readOnlyInside: atStart.found }), atStart }
+    return {
+      policy: sandboxPolicyFor({ ...input, readOnlyInside: atStart.found, deepCredentials }),
+      atStart,
+    }
   }
 }
 

@@ -53,6 +53,10 @@ export interface SandboxPolicyInput {
   /** The home folder whose credential folders (HOME_SECRET_FOLDERS) are
    *  hidden. */
   home: string
+  /** Credentials found deeper in the home folder (home-credentials.ts),
+   *  hidden too unless they lie in a writable root (a project's own
+   *  `.env` is the project's). */
+  deepCredentials?: readonly string[]
   /** Assent's own files: its data folder (database, sealed keys, the gateway
    *  connection file), its config files and any folder holding them. */
   assentPrivate: readonly string[]
@@ -86,6 +90,9 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
   }
   for (const folder of HOME_SECRET_FOLDERS) hide(path.join(input.home, ...folder.split('/')))
   for (const name of homeCredentialFiles(input.home)) hide(path.join(input.home, name))
+  for (const deep of input.deepCredentials ?? []) {
+    if (!writable.some((root) => deep === root || deep.startsWith(root + path.sep))) hide(deep)
+  }
   for (const own of input.assentPrivate) hide(own)
   return {
     writableRoots: writable,
