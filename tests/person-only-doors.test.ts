@@ -25,6 +25,7 @@ import {
   PERSON_ONLY_PATHS,
   PERSON_ONLY_SPELLINGS,
   GIT_LAYOUTS,
+  HARD_LINKED_HOOK,
   COMMAND_CONTROLS,
   COMMAND_SPELLINGS,
   turnOutcome,
@@ -318,6 +319,11 @@ describe('a grant for a tool called through the MCP gateway', () => {
     'never answers for a person-only path written as %s: the call waits for the person',
     (_name, args) => waitsForThePerson(args(workspace)),
   )
+
+  // Another name (a hard link) of a git hook, which the server writes
+  // through.
+  it('never answers for a hard link to a hook: the call waits for the person', () =>
+    waitsForThePerson({ target: HARD_LINKED_HOOK, body: EVIL }))
 
   // A folder and a name in arguments of their own, which a server joins:
   // the hooks folder the repository's config names, a bare repository

@@ -38,6 +38,7 @@ import {
 import {
   CONTROL_PATH,
   contentOf,
+  HARD_LINKED_HOOK,
   layPersonOnlyWorkspace,
   ORIGINAL,
   PERSON_ONLY_PATHS,
@@ -248,7 +249,7 @@ describe.each(DOORS)('$name', (door) => {
     expect(audit.list().map((event) => event.type)).toContain('tool_allowed_by_grant')
   })
 
-  it.each(PERSON_ONLY_PATHS)(
+  it.each([...PERSON_ONLY_PATHS, HARD_LINKED_HOOK])(
     'never answers for %s though a grant covers it: the request is asked again',
     (path) => askedAgainThoughGranted(door, path),
   )

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { link, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { mintConsentToken } from '../../src/consent/consent-token.ts'
@@ -25,6 +25,13 @@ import { eventually, type RuntimeHarness } from './runtime-harness.ts'
  * itself (`vendor/lib`), and a linked worktree of the workspace's own
  * repository (`agent-wt`, whose git folder is `.git/worktrees/w`).
  */
+/** A hard link to `.git/hooks/pre-push` under an innocent name: writing
+ *  it writes the hook. Not in PERSON_ONLY_PATHS: Assent's own write tool
+ *  refuses a file with several names before any door is reached; the
+ *  doors that write through other programs (an MCP server, an external
+ *  agent) walk it themselves. */
+export const HARD_LINKED_HOOK = 'linked/pre-push-copy'
+
 export const PERSON_ONLY_PATHS: readonly string[] = [
   '.git/hooks/post-merge',
   '.git/modules/sub/hooks/pre-commit',
@@ -383,6 +390,9 @@ export async function layPersonOnlyWorkspace(workspace: string): Promise<string>
   for (const path of [...PERSON_ONLY_PATHS, CONTROL_PATH]) {
     await writeFile(join(workspace, path), ORIGINAL)
   }
+  await mkdir(join(workspace, 'linked'), { recursive: true })
+  await writeFile(join(workspace, '.git/hooks/pre-push'), ORIGINAL)
+  await link(join(workspace, '.git/hooks/pre-push'), join(workspace, HARD_LINKED_HOOK))
   await writeFile(join(workspace, 'x'), 'copied\n')
   return workspace
 }

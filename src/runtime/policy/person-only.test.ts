@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -253,6 +261,46 @@ describe("personOnlyReason: the person's home as an argument spells it", () => {
       )
       expect(personOnlyReason(mcp)).toBeNull()
     }
+  })
+})
+
+describe('personOnlyReason: a file with other names', () => {
+  // Writing a hard link writes every other name of the file: a hook's
+  // other name needs the person at every door, whatever it is called.
+  it('needs a person for a hard link to a hook, named by a write, a command, an MCP tool or an agent', () => {
+    writeFileSync(join(workspace, '.git/hooks/pre-push'), 'hook')
+    mkdirSync(join(workspace, 'docs'))
+    linkSync(join(workspace, '.git/hooks/pre-push'), join(workspace, 'docs/notes.txt'))
+    const touches: ActionTouch[] = [
+      write('docs/notes.txt'),
+      {
+        toolName: AGENT_COMMAND_TOOL,
+        arguments: { commandLine: 'cp x docs/notes.txt' },
+        workspace,
+      },
+      mcpTouch(
+        { serverId: 'files', toolName: 'write_file', arguments: { path: 'docs/notes.txt' } },
+        workspace,
+      ),
+    ]
+    for (const touch of touches) {
+      expect(personOnlyReason(touch)).toMatchObject({
+        class: 'hard-linked',
+        path: join(workspace, 'docs/notes.txt'),
+      })
+    }
+  })
+
+  it('leaves a package file that pnpm links into its store to the doors', () => {
+    mkdirSync(join(workspace, 'node_modules/pkg'), { recursive: true })
+    writeFileSync(join(root, 'store-file.js'), 'x')
+    linkSync(join(root, 'store-file.js'), join(workspace, 'node_modules/pkg/index.js'))
+    const touch = {
+      toolName: AGENT_COMMAND_TOOL,
+      arguments: { commandLine: 'node node_modules/pkg/index.js' },
+      workspace,
+    }
+    expect(personOnlyReason(touch)).toBeNull()
   })
 })
 

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs'
+import { lstatSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
@@ -61,6 +61,7 @@ export type PersonOnlyClass =
   | 'git-settings'
   | 'unwalked'
   | 'unlistable'
+  | 'hard-linked'
   | 'too-many-paths'
 
 export interface PersonOnly {
@@ -105,6 +106,15 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   }
   const own = assentOwnPathIn(resolved)
   if (own !== null) return { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
+  const linked = hardLinkedIn(resolved)
+  if (linked !== null) {
+    return {
+      path: linked,
+      class: 'hard-linked',
+      reason:
+        'it has other names (hard links), any of which may be a file only a person may change, such as a git hook',
+    }
+  }
   // A server started in the workspace itself (the usual case) has one
   // folder, not two: its repositories are read once. A real path found
   // twice (as written and as the sandbox resolved it) is looked at once.
@@ -179,6 +189,27 @@ function namedPaths(
     }
   }
   return { candidates, resolved, seen }
+}
+
+/**
+ * The first of `resolved` that is a file with more than one name: writing
+ * it writes every other name too, and one may be `.git/hooks/pre-commit`
+ * or `~/.bashrc`, which no rule can tell from here (the other names are
+ * not found by a name). Asked, never answered for. A file in a
+ * `node_modules` folder is left out: pnpm installs every package file as
+ * a hard link into its store, and those are what agents' commands name.
+ */
+function hardLinkedIn(resolved: readonly string[]): string | null {
+  for (const real of new Set(resolved)) {
+    if (real.split(path.sep).includes('node_modules')) continue
+    try {
+      const stats = lstatSync(real, { throwIfNoEntry: false })
+      if (stats?.isFile() === true && stats.nlink > 1) return real
+    } catch {
+      // Not there to look at (too long a name): judged as its path is.
+    }
+  }
+  return null
 }
 
 /** Whether `real` is a folder now; a name too long or unreadable is not
@@ -429,6 +460,7 @@ const PERSON_ONLY_CODES = {
   'git-settings': 'personOnly.gitSettings',
   unwalked: 'personOnly.unwalked',
   unlistable: 'personOnly.unlistable',
+  'hard-linked': 'personOnly.hardLinked',
   'too-many-paths': 'personOnly.tooManyPaths',
   'assent-own': 'personOnly.assentOwn',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>
