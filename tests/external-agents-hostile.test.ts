@@ -81,6 +81,33 @@ function refusals(): string[] {
 }
 
 describe('the Codex client against a hostile agent', () => {
+  // A request the agent leaves open when it ends its turn is answered
+  // cancelled then, whatever the person decides later; two requests under
+  // one id are both answered cancelled and neither is asked.
+  it('answers cancelled a request left open at the turn’s end, and both requests that share an id', async () => {
+    const asker = new ScriptedAsker(() => new Promise<never>(() => undefined))
+    const method = 'item/commandExecution/requestApproval'
+    const client = codex(
+      {
+        onTurn: [
+          { leftOpen: { method, params: commandParams({ command: 'ls', cwd: dir }), id: 7 } },
+          { leftOpen: { method, params: commandParams({ command: 'rm -rf ~', cwd: dir }), id: 7 } },
+          { sleepMs: 200 },
+          { leftOpen: { method, params: commandParams({ command: 'touch later', cwd: dir }) } },
+          { sleepMs: 200 },
+        ],
+      },
+      asker,
+    )
+    await client.start('ask-for-approval')
+    expect(await client.runTurn('go')).toEqual({ status: 'completed', detail: null })
+    await expect.poll(() => answers().length).toBe(3)
+    expect(answers().map((a) => a.answer.result)).toEqual(Array(3).fill({ decision: 'cancel' }))
+    // Only the first of the shared id and the one left open were asked;
+    // both were withdrawn.
+    expect(asker.asked.map((a) => a.signal.aborted)).toEqual([true, true])
+  })
+
   it('does not use a thread whose approval policy Codex changed', async () => {
     const client = codex({ threadStart: { approvalPolicy: 'never' }, onTurn: [] })
     await expect(client.start('ask-for-approval')).rejects.toThrow(
@@ -258,6 +285,20 @@ describe('the ACP client against a hostile agent', () => {
         ...fields,
       },
     },
+  })
+
+  it('answers cancelled a request left open when the turn ended, though the person allows it later', async () => {
+    let allowLater: (decision: 'allow-once') => void = () => undefined
+    const asker = new ScriptedAsker(
+      () => new Promise<'allow-once'>((resolve) => (allowLater = resolve)),
+    )
+    const client = acp({ onTurn: [{ leftOpen: permission({}).request }, { sleepMs: 200 }] }, asker)
+    await client.start('ask-for-approval')
+    await client.runTurn('go')
+    allowLater('allow-once')
+    await expect.poll(() => answers().length).toBe(1)
+    expect(answers()[0]?.answer.result).toEqual({ outcome: { outcome: 'cancelled' } })
+    expect(asker.asked[0]?.signal.aborted).toBe(true)
   })
 
   it('refuses, without asking, a request that offers no allow-once option', async () => {

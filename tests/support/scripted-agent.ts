@@ -20,6 +20,10 @@ export interface ScriptedAgentPlan {
     | { request: { method: string; params: unknown } }
     | { notification: { method: string; params: unknown } }
     | { raw: string }
+    /** Sent without waiting for its answer (under `id`, when given, which
+     *  two requests may share), whose answer is recorded whenever it comes. */
+    | { leftOpen: { method: string; params: unknown; id?: number } }
+    | { sleepMs: number }
   >
 }
 
@@ -29,7 +33,11 @@ const acp = protocol === 'acp'
 const SESSION = 'scripted-session'
 const TURN = 'scripted-turn'
 let nextId = 100
-const waiting = new Map<number, (message: Record<string, unknown>) => void>()
+const waiting = new Map<number, Array<(message: Record<string, unknown>) => void>>()
+
+function await_(id: number, resolve: (message: Record<string, unknown>) => void): void {
+  waiting.set(id, [...(waiting.get(id) ?? []), resolve])
+}
 
 function send(message: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(acp ? { jsonrpc: '2.0', ...message } : message)}\n`)
@@ -38,7 +46,7 @@ function send(message: Record<string, unknown>): void {
 function request(method: string, params: unknown): Promise<Record<string, unknown>> {
   const id = nextId++
   return new Promise((resolve) => {
-    waiting.set(id, resolve)
+    await_(id, resolve)
     send({ id, method, params })
   })
 }
@@ -47,7 +55,15 @@ async function playTurn(promptId: unknown): Promise<void> {
   for (const step of plan.onTurn) {
     if ('raw' in step) process.stdout.write(step.raw)
     else if ('notification' in step) send(step.notification)
-    else {
+    else if ('sleepMs' in step) await new Promise((resolve) => setTimeout(resolve, step.sleepMs))
+    else if ('leftOpen' in step) {
+      const { method, params } = step.leftOpen
+      const id = step.leftOpen.id ?? nextId++
+      await_(id, (answer) => {
+        appendFileSync(answersFile, `${JSON.stringify({ method, answer })}\n`)
+      })
+      send({ id, method, params })
+    } else {
       const answer = await request(step.request.method, step.request.params)
       appendFileSync(answersFile, `${JSON.stringify({ method: step.request.method, answer })}\n`)
     }
@@ -120,8 +136,10 @@ function answer(message: Record<string, unknown>): void {
 createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line) as Record<string, unknown>
   if (message.method === undefined && typeof message.id === 'number') {
-    waiting.get(message.id)?.(message)
-    waiting.delete(message.id)
+    const [first, ...rest] = waiting.get(message.id) ?? []
+    first?.(message)
+    if (rest.length > 0) waiting.set(message.id, rest)
+    else waiting.delete(message.id)
     return
   }
   if (message.id !== undefined) answer(message)

@@ -84,6 +84,10 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
     this.turn = turn
     send(turn)
     const outcome = await turn.done
+    // A request the agent left open when its turn ended is answered
+    // cancelled now: the person's allow of it later must reach no agent,
+    // and what the call would do then is watched by no turn.
+    this.approvals.withdrawAll()
     this.turn = null
     this.afterTurn()
     this.options.onEvent({ type: 'turn-ended', outcome })

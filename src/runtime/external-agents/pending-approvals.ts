@@ -30,6 +30,14 @@ export class PendingApprovals {
   /** Asks for `request` and resolves with the decision, or `cancelled` if
    *  the request is withdrawn first. */
   async decide(key: string, request: ExternalActionRequest): Promise<ExternalDecision> {
+    // Two requests under one id: an answer to that id could not say which
+    // it allows, and withdrawing it by id could reach only one. Both are
+    // answered cancelled; neither is asked (fails closed).
+    const earlier = this.pending.get(key)
+    if (earlier !== undefined) {
+      earlier.abort()
+      return 'cancelled'
+    }
     const controller = new AbortController()
     this.pending.set(key, controller)
     this.onEvent({ type: 'approval-requested', request })
@@ -45,7 +53,7 @@ export class PendingApprovals {
       // the agent no longer waits for it, and it must not allow anything.
       return controller.signal.aborted ? 'cancelled' : decision
     } finally {
-      this.pending.delete(key)
+      if (this.pending.get(key) === controller) this.pending.delete(key)
     }
   }
 

@@ -35,7 +35,7 @@ export const WITHDRAWN_REASON = englishText(AGENT_WITHDRAWN)
 export interface ExternalTurnAskerDeps {
   requester: Pick<ApprovalRequester, 'open'>
   grants: Pick<GrantStore, 'listActive'>
-  conversations: Pick<ConversationStore, 'markRunning' | 'setTurnStatus'>
+  conversations: Pick<ConversationStore, 'markRunning' | 'setTurnStatus' | 'getTurn'>
   now: () => number
   /** Resolves once every write committed so far is on disk. */
   durable: WhenDurable
@@ -183,6 +183,10 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       pending.withdraw(WITHDRAWN_REASON, AGENT_WITHDRAWN)
       return 'cancelled'
     }
+    // A decision that comes once the turn is over (it ended while the
+    // request waited) allows nothing: no turn watches what it would do.
+    const status = this.deps.conversations.getTurn(this.turn.id)?.status
+    if (status !== 'waiting' && status !== 'running') return 'cancelled'
     this.deps.conversations.setTurnStatus(this.turn.id, 'running')
     return this.decisionFrom(call, outcome, expectedDigest)
   }
