@@ -194,7 +194,21 @@ export class CommandSandbox implements CommandLauncher {
     env: Record<string, string>,
     deepCredentials: readonly string[],
   ): PreparedCommand | CommandRefusal {
-    const held = holdFolders(writableRootsOf(this.inputFor(request)), request.expectedWorkspace)
+    const input = this.inputFor(request)
+    const roots = writableRootsOf(input)
+    // The roots are the paths' real paths now: a workspace swapped for a
+    // link since its check resolves elsewhere, and is then not the pinned
+    // folder's path at all. Its pinned path must be among them, held and
+    // checked by device and inode, or nothing starts.
+    const pinned = request.expectedWorkspace
+    if (
+      pinned !== undefined &&
+      input.sandboxMode !== 'read-only' &&
+      !roots.includes(pinned.realPath)
+    ) {
+      return workspaceChanged(request.workspace)
+    }
+    const held = holdFolders(roots, pinned)
     if (held === null) return workspaceChanged(request.workspace)
     const { policy, atStart } = this.policyFor(request, deepCredentials)
     const unheld = policy.writableRoots.some((root) => held.descriptorOf(root) === undefined)

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises'
+import { readdir, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { sensitivePath } from '../policy/sensitive-paths.ts'
 
@@ -60,7 +60,10 @@ export class HomeCredentialsIndex {
   }
 }
 
-async function walkHome(home: string): Promise<HomeCredentials> {
+async function walkHome(given: string): Promise<HomeCredentials> {
+  // By its real path, as the writable roots it is compared with are (a
+  // home under a link, `/home -> var/home`, would never match them).
+  const home = await realpath(given).catch(() => given)
   const found: string[] = []
   let seen = 0
   let level = ['']

@@ -74,6 +74,8 @@ describe.each(MACHINES)(
       ['a family past any known', { nr: socket, first: 0xffff }, 'errno 97'],
       ['no family (0)', { nr: socket, first: 0 }, 'errno 97'],
       ['a socket pair, to its own children', { nr: pair, first: 1 }, ALLOW],
+      ['a socket pair of vsock sockets', { nr: pair, first: 40 }, 'errno 97'],
+      ['a socket pair of packet sockets', { nr: pair, first: 17 }, 'errno 97'],
       ['io_uring, which connects without the calls the filter reads', { nr: ioUring }, 'errno 1'],
       ["the kernel's keyrings, which no namespace separates: keyctl", { nr: keyctl }, 'errno 1'],
       ['add_key', { nr: keyctl - 2 }, 'errno 1'],

@@ -86,6 +86,7 @@ interface Abi {
   /** `AUDIT_ARCH_*` of the native ABI. */
   arch: number
   socket: number
+  socketpair: number
   /** Calls that make a process or namespace, their flags first; clone3,
    *  whose flags are in memory. */
   clone: number
@@ -104,6 +105,7 @@ const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
   x64: {
     arch: 0xc000003e,
     socket: 41,
+    socketpair: 53,
     clone: 56,
     unshare: 272,
     clone3: 435,
@@ -113,6 +115,7 @@ const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
   arm64: {
     arch: 0xc00000b7,
     socket: 198,
+    socketpair: 199,
     clone: 220,
     unshare: 97,
     clone3: 435,
@@ -131,6 +134,9 @@ type Instruction = readonly [code: number, jt: number, jf: number, k: number]
  * call's number, which is per machine, so the block's length is the
  * test's skip.
  */
+/** The socketpair block's length (below, in `sandboxSeccompFilter`). */
+const PAIR_CHECK_LENGTH = 4
+
 const SOCKET_CHECK: readonly Instruction[] = [
   [BPF_JMP_JEQ_K, 0, 0, 0],
   [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
@@ -176,8 +182,14 @@ export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null
     [BPF_JMP_JEQ_K, 1, 0, abi.clone],
     [BPF_JMP_JEQ_K, 0, 3, abi.unshare],
     [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
-    [BPF_JMP_JSET_K, 0, 1 + SOCKET_CHECK.length, CLONE_NEWUSER],
+    [BPF_JMP_JSET_K, 0, 1 + PAIR_CHECK_LENGTH + SOCKET_CHECK.length, CLONE_NEWUSER],
     [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
+    // socketpair: Unix-domain only (a pair talks to nobody else; of any
+    // other family the kernel's own code for it would run).
+    [BPF_JMP_JEQ_K, 0, PAIR_CHECK_LENGTH - 1, abi.socketpair],
+    [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
+    [BPF_JMP_JEQ_K, SOCKET_CHECK.length + 1, 0, AF_UNIX],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EAFNOSUPPORT],
     [BPF_JMP_JEQ_K, 0, SOCKET_CHECK.length - 1, abi.socket],
     ...SOCKET_CHECK.slice(1),
     [BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW],
