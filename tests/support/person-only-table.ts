@@ -264,6 +264,10 @@ export const COMMAND_SPELLINGS: ReadonlyArray<readonly [string, string]> = [
   ['a folder an option names', 'env -C tools cp ../x hooks/pre-commit'],
   ['a folder from a variable', 'cd $D && cp ../x hooks/pre-commit'],
   ['the folder before', 'cd docs; cd - && cp x .git/hooks/post-merge'],
+  ['a value built in pieces', 'D=.gi; D+=t; cp x "$D"/hooks/post-merge'],
+  ['a value a program builds', 'printf -v D %s%s .gi t; cp x "$D"/hooks/post-merge'],
+  ['a shell option from a variable', 'O=dotglob; shopt -s $O; cp x *it/hooks/post-merge'],
+  ['a folder from a variable after --', 'cd -- "$D" && cp ../x hooks/pre-commit'],
 ]
 
 /** The spellings of `COMMAND_SPELLINGS` only a shell makes `.git` or a
@@ -292,6 +296,10 @@ export const SHELL_ONLY_SPELLINGS: ReadonlySet<string> = new Set([
   'a folder a glob names',
   'a folder from a variable',
   'the folder before',
+  'a value built in pieces',
+  'a value a program builds',
+  'a shell option from a variable',
+  'a folder from a variable after --',
 ])
 
 /** Command lines no rule covers, spelled with the same shell features:
@@ -318,6 +326,12 @@ export const COMMAND_CONTROLS: readonly string[] = [
   'make -C docs',
   'f() { ls docs; }; f',
   'x=(a b); ls docs',
+  '[ -d node_modules ] || npm install',
+  'if [ -f package.json ]; then npm test; fi',
+  '[[ -f go.mod ]] && go test ./...',
+  'git commit -m "fix: bump to $VERSION"',
+  'echo "hello $USER"',
+  'git diff --name-only | xargs git add',
 ]
 
 /** A path no rule covers: every door answers for it. A door that does not

@@ -291,16 +291,29 @@ describe('personOnlyReason: a file with other names', () => {
     }
   })
 
-  it('leaves a package file that pnpm links into its store to the doors', () => {
+  // Other names of files no rule covers (pnpm's package files, linked
+  // into its store; cargo's binaries) are the doors' to answer for; one
+  // of a hook is not, wherever it is.
+  it('leaves a hard link of a file no rule covers to the doors, and asks for one of a hook anywhere', () => {
     mkdirSync(join(workspace, 'node_modules/pkg'), { recursive: true })
     writeFileSync(join(root, 'store-file.js'), 'x')
     linkSync(join(root, 'store-file.js'), join(workspace, 'node_modules/pkg/index.js'))
-    const touch = {
+    mkdirSync(join(workspace, 'target/debug/deps'), { recursive: true })
+    writeFileSync(join(workspace, 'target/debug/deps/app-1f2e'), 'binary')
+    linkSync(join(workspace, 'target/debug/deps/app-1f2e'), join(workspace, 'target/debug/app'))
+    const command = (line: string) => ({
       toolName: AGENT_COMMAND_TOOL,
-      arguments: { commandLine: 'node node_modules/pkg/index.js' },
+      arguments: { commandLine: line },
       workspace,
-    }
-    expect(personOnlyReason(touch)).toBeNull()
+    })
+    expect(personOnlyReason(command('node node_modules/pkg/index.js'))).toBeNull()
+    expect(personOnlyReason(command('./target/debug/app --help'))).toBeNull()
+    writeFileSync(join(workspace, '.git/hooks/pre-commit'), 'hook')
+    mkdirSync(join(workspace, 'node_modules/.cache'))
+    linkSync(join(workspace, '.git/hooks/pre-commit'), join(workspace, 'node_modules/.cache/notes'))
+    expect(personOnlyReason(command('cp evil node_modules/.cache/notes'))).toMatchObject({
+      class: 'hard-linked',
+    })
   })
 })
 

@@ -1,4 +1,5 @@
-import { lstatSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs'
+import { homedir } from 'node:os'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
@@ -15,7 +16,11 @@ import type { SensitiveClass } from './sensitive-path-rules.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
-import { READ_ONLY_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
+import {
+  personOnlyPathsIn,
+  personOnlyPathsInRoots,
+  READ_ONLY_WALK_ENTRIES,
+} from './read-only-walk.ts'
 import { commandFinding, readCommandLines } from './shell-commands.ts'
 import { globMatches, hasGlob } from './shell-glob.ts'
 import { wordSpellings, type ShellReading } from './shell-words.ts'
@@ -106,7 +111,9 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   }
   const own = assentOwnPathIn(resolved)
   if (own !== null) return { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
-  const linked = hardLinkedIn(resolved)
+  const linked = hardLinkedIn(resolved, [
+    ...new Set([touch.workspace, touch.serverFolder ?? touch.workspace]),
+  ])
   if (linked !== null) {
     return {
       path: linked,
@@ -181,8 +188,11 @@ function namedPaths(
   const folders = namedFolders(resolved)
   if (folders === null) return null
   const relative = candidates.filter((candidate) => !path.isAbsolute(candidate))
-  for (const folder of folders) {
-    if (bases.includes(folder)) continue
+  const others = folders.filter((folder) => !bases.includes(folder))
+  // Each pair is a look-up on the runtime's thread: past the bound the
+  // action asks rather than hold up every other decision.
+  if (others.length * relative.length > MAX_FOLDER_PAIRS) return null
+  for (const folder of others) {
     for (const candidate of relative) {
       const real = realPathAllowingMissing(path.resolve(folder, candidate), seen)
       if (real !== null) resolved.push(real)
@@ -192,24 +202,87 @@ function namedPaths(
 }
 
 /**
- * The first of `resolved` that is a file with more than one name: writing
- * it writes every other name too, and one may be `.git/hooks/pre-commit`
- * or `~/.bashrc`, which no rule can tell from here (the other names are
- * not found by a name). Asked, never answered for. A file in a
- * `node_modules` folder is left out: pnpm installs every package file as
- * a hard link into its store, and those are what agents' commands name.
+ * The first of `resolved` that is another name (a hard link) of a file
+ * only a person may change: writing it writes the hook or the start-up
+ * file too, under an innocent name. A file's other names cannot be found
+ * from one of them, so the files of the person-only table are looked at
+ * instead, by device and inode: what the walk of each folder finds
+ * (`.git` and the rest, their files read up to `MAX_LINKED_FILES`, git's
+ * objects left out), and the person-only files at the home folder's top
+ * (not its person-only folders). Only an
+ * action naming a file with more than one name pays for that (pnpm's
+ * packages and cargo's binaries are such files, and no hook). Past the
+ * bound, any such file asks.
  */
-function hardLinkedIn(resolved: readonly string[]): string | null {
-  for (const real of new Set(resolved)) {
-    if (real.split(path.sep).includes('node_modules')) continue
-    try {
-      const stats = lstatSync(real, { throwIfNoEntry: false })
-      if (stats?.isFile() === true && stats.nlink > 1) return real
-    } catch {
-      // Not there to look at (too long a name): judged as its path is.
-    }
+function hardLinkedIn(resolved: readonly string[], folders: readonly string[]): string | null {
+  const linked = [...new Set(resolved)].filter((real) => {
+    const stats = lstatQuietly(real)
+    return stats !== null && stats.isFile() && stats.nlink > 1
+  })
+  if (linked.length === 0) return null
+  const protectedFiles = personOnlyFileIdentities(folders)
+  for (const real of linked) {
+    const stats = lstatQuietly(real)
+    if (stats === null) continue
+    if (protectedFiles === null || protectedFiles.has(`${stats.dev}:${stats.ino}`)) return real
   }
   return null
+}
+
+/** How many entries of the person-only table's folders are read for
+ *  their files' identities; past it, every hard link asks. */
+const MAX_LINKED_FILES = 4_000
+
+/** Device and inode of every file of the person-only table in `folders`
+ *  and at the home folder's top; null past `MAX_LINKED_FILES`. */
+function personOnlyFileIdentities(folders: readonly string[]): Set<string> | null {
+  const identities = new Set<string>()
+  const places: string[] = []
+  for (const folder of folders) {
+    const walked = personOnlyPathsIn(folder)
+    if (walked.truncated) return null
+    places.push(...walked.paths, ...walked.elsewhere)
+  }
+  // The home folder's own files only (`.bashrc`, `.gitconfig`): its
+  // person-only folders (an interpreter's versions, a browser profile)
+  // can be large, and hold no file an agent's workspace links to.
+  const home = homedir()
+  for (const name of readdirQuietly(home)) {
+    if (sensitivePath(name) === null) continue
+    const stats = lstatQuietly(path.join(home, name))
+    if (stats?.isFile() === true) identities.add(`${stats.dev}:${stats.ino}`)
+  }
+  let budget = MAX_LINKED_FILES
+  while (places.length > 0) {
+    const place = places.pop() ?? ''
+    const stats = lstatQuietly(place)
+    if (stats === null) continue
+    if (stats.isFile()) identities.add(`${stats.dev}:${stats.ino}`)
+    if (!stats.isDirectory()) continue
+    for (const name of readdirQuietly(place)) {
+      budget -= 1
+      if (budget < 0) return null
+      // Git's objects run nothing, and a large repository has many.
+      if (name !== 'objects') places.push(path.join(place, name))
+    }
+  }
+  return identities
+}
+
+function lstatQuietly(real: string): Stats | null {
+  try {
+    return lstatSync(real, { throwIfNoEntry: false }) ?? null
+  } catch {
+    return null
+  }
+}
+
+function readdirQuietly(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+  } catch {
+    return []
+  }
 }
 
 /** Whether `real` is a folder now; a name too long or unreadable is not
@@ -221,6 +294,10 @@ function isFolder(real: string): boolean {
     return false
   }
 }
+
+/** More pairs than this of a named folder and a relative path to judge
+ *  from it: the action asks. */
+const MAX_FOLDER_PAIRS = 2_048
 
 /** More folders than this named by one action: it asks (each is another
  *  folder every relative path of the action is judged from). */

@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs'
+import { accessSync, constants, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs'
 import path from 'node:path'
 import {
   bareGitPlacesOf,
@@ -178,7 +178,8 @@ function walkFolder(folder: string, limit: number): FolderWalk | null {
         // leaves what it holds unknown, and git may still go in: said,
         // never taken as empty.
         const code = (error as NodeJS.ErrnoException).code
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') unlistable.push(path.join(real, relative))
+        const folder = path.join(real, relative)
+        if (code !== 'ENOENT' && code !== 'ENOTDIR' && enterable(folder)) unlistable.push(folder)
         continue
       }
       seen += entries.length
@@ -277,6 +278,20 @@ function shapedLikeGitFolder(entries: readonly Dirent[]): boolean {
       ),
     ),
   )
+}
+
+/** Whether the walk's process may go into `folder` though it cannot list
+ *  it (`chmod 111`): git can too. One it cannot go into at all (another
+ *  user's folder, mode 700) holds nothing git runs for this person. A
+ *  failure of the check itself (a path too long to look at) counts as
+ *  enterable: fails closed. */
+function enterable(folder: string): boolean {
+  try {
+    accessSync(folder, constants.X_OK)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EACCES'
+  }
 }
 
 /** Whether `candidate` is a folder now (a link followed). One that

@@ -75,6 +75,8 @@ function mayBeCommand(word: string): boolean {
  *  such a word (`$G config`, `{git,} config`, `gi? config`), what runs is
  *  not known here. */
 function shellMakes(word: string): boolean {
+  // `[` and `[[` are the test command, not a pattern.
+  if (word === '[' || word === '[[') return false
   if (word.includes('$') || hasGlob(word)) return true
   if (!word.includes('{')) return false
   const spellings = wordSpellings(word)
@@ -166,6 +168,11 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
     const word = command[i] ?? ''
     const name = path.basename(word)
     if (GIT_SETTING_VARIABLES.test(word)) return { kind: 'git-settings', what: word }
+    // A value built in pieces (`D=.gi; D+=t`), or by a program
+    // (`printf -v D …`): what `$D` then names is not read here.
+    if (/^[A-Za-z_]\w*\+=/.test(word) || (name === 'printf' && command.includes('-v'))) {
+      return { kind: 'built-at-run-time', what: word }
+    }
     if (expectCommand && /^[A-Za-z_]\w*=/.test(word)) continue
     // The command itself made by the shell; past a wrapper's options,
     // any word that may be made into git, eval or a shell.
@@ -178,14 +185,18 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
     // names: one the shell makes from a variable, or the last one (`-`),
     // is not known here.
     if (name === 'cd' || name === 'pushd') {
-      const target = command.slice(i + 1).find((arg) => !/^-[LPe@]+$/.test(arg))
+      const target = command.slice(i + 1).find((arg) => !/^-[LPe@]+$/.test(arg) && arg !== '--')
       if (target !== undefined && (target === '-' || target.includes('$'))) {
         return { kind: 'built-at-run-time', what: `${word} ${target}` }
       }
       return null
     }
-    // git's command and options read from input: any of them.
-    if (name === 'git' && fromInput) return { kind: 'git-settings', what: `xargs ${word}` }
+    // git's command read from input (`xargs git`): any of them. With its
+    // command written out (`xargs git add`), the input gives its
+    // arguments only, read as the command's own.
+    if (name === 'git' && fromInput && !namesGitCommand(command.slice(i + 1))) {
+      return { kind: 'git-settings', what: `xargs ${word}` }
+    }
     if (name === 'git') return gitFinding(command.slice(i + 1))
     if (name === 'find') {
       // `-exec`, `-execdir`, `-ok`, `-okdir` run a command of their own.
@@ -232,16 +243,30 @@ function shellSettingsFinding(command: readonly string[]): CommandFinding | null
   // `shopt`, `setopt`, `unsetopt`: every word after is an option or a
   // flag; `set` and a shell: the word after `-o`/`+o`/`-O`/`+O`.
   if (head === 'shopt' || head === 'setopt' || head === 'unsetopt') {
-    const option = rest.find(patternOption)
+    const option = rest.find((word) => patternOption(word) || word.includes('$'))
     return option === undefined ? null : found(`${head} ${option}`)
   }
   for (let i = 0; i < rest.length; i += 1) {
     const flag = rest[i] ?? ''
     if (!/^[-+][A-Za-z]*[oO]$/.test(flag)) continue
     const option = rest[i + 1] ?? ''
-    if (patternOption(option)) return found(`${head} ${flag} ${option}`)
+    if (patternOption(option) || option.includes('$')) return found(`${head} ${flag} ${option}`)
   }
   return null
+}
+
+/** Whether `args` (the words after `git`) name git's command, written
+ *  out. */
+function namesGitCommand(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] ?? ''
+    if (GIT_OPTIONS_WITH_VALUE.has(word)) {
+      i += 1
+      continue
+    }
+    if (!word.startsWith('-')) return !shellMakes(word)
+  }
+  return false
 }
 
 /** What a `git` command changes of git's settings: `args` are the words

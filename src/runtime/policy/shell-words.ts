@@ -163,7 +163,10 @@ function readExpansion(
     if (name === null) return { end: at + 1, runTime: null }
     end = at + 1 + name[0].length
   }
-  const whole = (before === '' || before.endsWith('/')) && segmentEndsAt(text, end, quote)
+  // Inside quotes a space also parts it from other text (`"bump to $V"`):
+  // a name with a space in it is no name of the table.
+  const starts = before === '' || before.endsWith('/') || (quote === '"' && /\s$/.test(before))
+  const whole = starts && segmentEndsAt(text, end, quote)
   return { end, runTime: whole ? null : text.slice(at, end) }
 }
 
@@ -176,7 +179,7 @@ function readExpansion(
 function segmentEndsAt(text: string, at: number, quote: '' | '"'): boolean {
   let next = at
   if (quote === '"') {
-    if (text[next] === '/') return true
+    if (text[next] === '/' || /\s/.test(text[next] ?? '')) return true
     if (text[next] !== '"') return false
     next += 1
   }
