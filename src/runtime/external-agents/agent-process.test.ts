@@ -21,6 +21,7 @@ describe('the agent environment', () => {
       PATH: '/usr/bin:/bin',
       HOME: '/home/person',
       LANG: 'C.UTF-8',
+      CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: '1',
     })
     expect(
       agentEnvironment(
@@ -33,7 +34,19 @@ describe('the agent environment', () => {
       LANG: 'C.UTF-8',
       OPENAI_API_KEY: 'sk-person',
       X: '1',
+      CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: '1',
     })
+  })
+
+  // Claude's Bash keeps the folder a `cd` left it in unless told not to;
+  // its requests name no folder, so each command must run where shown.
+  it('holds every command of Claude’s Bash to the project folder, whatever the entry sets', () => {
+    expect(
+      agentEnvironment(
+        { pass_env: [], set_env: { CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: '0' } },
+        source,
+      ).CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR,
+    ).toBe('1')
   })
 })
 
@@ -65,7 +78,11 @@ describe('the agent process', () => {
     expect(seen.cwd).toBe(workspace)
     expect(seen.env.MARKER).toBe('set')
     expect(seen.env.ASSENT_BEARER_TOKEN).toBeUndefined()
-    const allowed = [...BASE_AGENT_ENVIRONMENT, 'MARKER']
+    const allowed = [
+      ...BASE_AGENT_ENVIRONMENT,
+      'MARKER',
+      'CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR',
+    ]
     expect(Object.keys(seen.env).filter((name) => !allowed.includes(name))).toEqual([])
   })
 

@@ -23,8 +23,21 @@ export function agentEnvironment(
     const value = source[name]
     if (value !== undefined) environment[name] = value
   }
-  return { ...environment, ...agent.set_env }
+  return { ...environment, ...agent.set_env, ...HELD_TO_WHAT_IS_SHOWN }
 }
+
+/**
+ * Set for every agent, over the entry's own values: what keeps an agent's
+ * actions where the person is shown them. Claude's Bash tool otherwise
+ * keeps the folder a `cd` left it in from one command to the next, while
+ * the request it asks with names no folder, so the window, the person-only
+ * rule and a command grant all judge the session's folder: `pwd` after an
+ * allowed `cd sub` ran in `sub` (claude-agent-acp 0.23.1). Held to the
+ * project's folder, each command runs where it is shown to.
+ */
+const HELD_TO_WHAT_IS_SHOWN: Readonly<Record<string, string>> = Object.freeze({
+  CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR: '1',
+})
 
 export interface AgentExit {
   code: number | null
