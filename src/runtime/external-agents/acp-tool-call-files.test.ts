@@ -147,6 +147,22 @@ describe('ACP tool calls as file changes', () => {
     })
   })
 
+  // claude-agent-acp's Edit with `replace_all: true` changes every
+  // occurrence while its diff shows one: not read as the diff's change.
+  it('shows an edit whose raw input sets a flag or a number as the tool call it is', () => {
+    for (const flag of [{ replace_all: true }, { occurrences: 3 }]) {
+      const call = {
+        toolCallId: 't',
+        kind: 'edit',
+        title: 'Edit a.txt',
+        locations: [{ path: '/w/a.txt' }],
+        content: [{ type: 'diff', path: '/w/a.txt', oldText: 'x', newText: 'y' }],
+        rawInput: { file_path: '/w/a.txt', old_string: 'x', new_string: 'y', ...flag },
+      }
+      expect(actionOf(call, '/w')).toMatchObject({ kind: 'tool', toolKind: 'edit' })
+    }
+  })
+
   it('shows a call with diffs that names any other place as a tool call naming every place', () => {
     const diff = { type: 'diff', path: '/w/docs/ok.txt', oldText: 'original', newText: 'original' }
     const notChanges = [

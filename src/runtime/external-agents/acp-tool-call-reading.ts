@@ -197,10 +197,12 @@ function changeOf(
 
 /** Fields of a raw input that hold text the agent writes or says, never a
  *  place: codex-acp's patch (`unified_diff`, an added or deleted file's
- *  `content`, `call_id`, `turn_id`, `reason`) and claude-agent-acp's edits
- *  (`old_string`, `new_string`, a written file's `content`). */
+ *  `content`, `call_id`, `turn_id`, `reason`, and the time it started,
+ *  `started_at_ms`) and claude-agent-acp's edits (`old_string`,
+ *  `new_string`, a written file's `content`). */
 const RAW_INPUT_TEXT_FIELDS: ReadonlySet<string> = new Set([
   'content',
+  'started_at_ms',
   'unified_diff',
   'call_id',
   'turn_id',
@@ -246,7 +248,12 @@ function namesOnlyItsChanges(
   const raw = toolCall.rawInput
   const readable = (value: unknown, depth: number): boolean => {
     if (typeof value === 'string') return isChanged(value)
-    if (typeof value !== 'object' || value === null) return true
+    // A flag or a number may change what the call does beyond its diffs
+    // (claude-agent-acp's `replace_all: true` edits every occurrence, its
+    // diff shows one): only an absent one (`false`, `null`) is read as
+    // nothing.
+    if (value === null || value === undefined || value === false) return true
+    if (typeof value !== 'object') return false
     if (depth >= MAX_RAW_INPUT_DEPTH) return false
     if (Array.isArray(value)) return value.every((item) => readable(item, depth + 1))
     return Object.entries(value).every(

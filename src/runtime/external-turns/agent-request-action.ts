@@ -14,7 +14,7 @@ import {
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
-import { readFile, stat } from 'node:fs/promises'
+import { lstat, readFile, stat } from 'node:fs/promises'
 import {
   editAsText,
   editPreview,
@@ -133,7 +133,22 @@ function fileChanges(
   if (size > MAX_AGENT_REQUEST_TEXT_CHARS) {
     return { refused: message('external.tooLarge') }
   }
-  const [first, ...rest] = changes.map((change) =>
+  // An ACP agent's new file over one that exists (claude-agent-acp's
+  // Write) replaces it: shown as the change from what is there, never as
+  // an added file; one whose content cannot be shown is refused.
+  const asSent: ExternalFileChange[] = []
+  for (const change of changes) {
+    const replaces =
+      change.change === 'add' && change.diff === null && currentContents.has(change.path)
+    if (!replaces) {
+      asSent.push(change)
+      continue
+    }
+    const current = currentContents.get(change.path)
+    if (typeof current !== 'string') return { refused: message('external.tooLarge') }
+    asSent.push({ ...change, change: 'update', oldText: current })
+  }
+  const [first, ...rest] = asSent.map((change) =>
     shownFileChange(change, currentContents.get(change.path)),
   )
   // The request names at least one file (checked above).
@@ -265,10 +280,21 @@ export async function currentContentsFor(
   const contents = new Map<string, string | null>()
   if (request.action.kind !== 'file-changes') return contents
   for (const change of request.action.changes) {
-    if (change.diff !== null || change.oldText === null || contents.has(change.path)) continue
+    if (change.diff !== null || contents.has(change.path)) continue
+    // An added file is looked for too: one that is there is replaced.
+    if (change.oldText === null && !(await exists(change.path))) continue
     contents.set(change.path, await readTextWithin(change.path, MAX_AGENT_REQUEST_TEXT_CHARS))
   }
   return contents
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT'
+  }
 }
 
 async function readTextWithin(path: string, maxChars: number): Promise<string | null> {
