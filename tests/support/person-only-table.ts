@@ -268,6 +268,10 @@ export const COMMAND_SPELLINGS: ReadonlyArray<readonly [string, string]> = [
   ['a value a program builds', 'printf -v D %s%s .gi t; cp x "$D"/hooks/post-merge'],
   ['a shell option from a variable', 'O=dotglob; shopt -s $O; cp x *it/hooks/post-merge'],
   ['a folder from a variable after --', 'cd -- "$D" && cp ../x hooks/pre-commit'],
+  ['a shell setting read from input', 'read GLOBIGNORE <<< q; cp x ?git/hooks/post-merge'],
+  ['git behind setsid', 'setsid git config core.hooksPath /tmp/h'],
+  ['git behind flock', 'flock /tmp/lock git config core.hooksPath /tmp/h'],
+  ["script's command line", 'script -qc "git config core.hooksPath /tmp/h" /dev/null'],
 ]
 
 /** The spellings of `COMMAND_SPELLINGS` only a shell makes `.git` or a
@@ -300,6 +304,7 @@ export const SHELL_ONLY_SPELLINGS: ReadonlySet<string> = new Set([
   'a value a program builds',
   'a shell option from a variable',
   'a folder from a variable after --',
+  'a shell setting read from input',
 ])
 
 /** Command lines no rule covers, spelled with the same shell features:

@@ -26,6 +26,10 @@ const WRAPPERS = new Set([
   'xargs',
   'parallel',
   'chronic',
+  'setsid',
+  'flock',
+  'unbuffer',
+  'script',
 ])
 
 /** The shell's keywords after which the next word is a command. */
@@ -42,6 +46,13 @@ const GIT_SETTING_VARIABLES = /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)
  *  `ZDOTDIR`): what the command then touches is not what the reading of
  *  its words says. */
 const SHELL_SETTING_VARIABLES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)=/
+
+/** The same variables named as a word (`read GLOBIGNORE`, `export
+ *  GLOBIGNORE`): set by a command from what it reads. */
+const SHELL_SETTING_NAMES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)$/
+
+/** Programs that hand a command line given with `-c` to a shell. */
+const LINE_RUNNERS = new Set([...SHELLS, 'script', 'flock'])
 
 /** The commands that set a shell's options, and the options (bash's,
  *  zsh's, ksh's; zsh ignores case and underscores) that change which names
@@ -134,7 +145,8 @@ export function commandFinding(readings: readonly ShellReading[]): CommandFindin
 
 /** The script a simple command hands to a shell's `-c`, if it does. */
 function shellScripts(command: readonly string[]): string[] {
-  const at = command.findIndex((word) => SHELLS.has(path.basename(word)))
+  // `script -c` and `flock -c` hand their line to a shell as well.
+  const at = command.findIndex((word) => LINE_RUNNERS.has(path.basename(word)))
   if (at === -1) return []
   const flag = command.slice(at + 1).findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg))
   const script = flag === -1 ? undefined : command[at + 2 + flag]
@@ -231,8 +243,7 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
 function shellSettingsFinding(command: readonly string[]): CommandFinding | null {
   const found = (what: string): CommandFinding => ({ kind: 'built-at-run-time', what })
   for (const word of command) {
-    const assigned = SHELL_SETTING_VARIABLES.exec(word)
-    if (assigned !== null) return found(word)
+    if (SHELL_SETTING_VARIABLES.test(word) || SHELL_SETTING_NAMES.test(word)) return found(word)
   }
   const at = command.findIndex(
     (word) => SHELL_OPTION_COMMANDS.has(word) || SHELLS.has(path.basename(word)),
