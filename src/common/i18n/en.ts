@@ -52,6 +52,6 @@ export const en = {
       developer: 'Developer',
     },
   },
-  /** What the runtime says, by code (src/contracts/runtime-message.ts). */
+  /** What the runtime says, by code (src/contracts/runtime-messages-en.ts). */
   runtime: RUNTIME_MESSAGES_EN,
 }

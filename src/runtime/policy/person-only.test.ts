@@ -1,26 +1,16 @@
 import { execFileSync } from 'node:child_process'
-import {
-  linkSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir, userInfo } from 'node:os'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { AGENT_COMMAND_TOOL, AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
 import {
   grantThatMayAnswer,
   MAX_CHECKED_CANDIDATES,
-  mcpTouch,
   personOnlyReason,
   touchOfApproval,
   type ActionTouch,
 } from './person-only.ts'
-import { keepAsAssentOwn } from './assent-own-paths.ts'
 import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 
 let root: string
@@ -217,102 +207,6 @@ describe('personOnlyReason: the paths an action names', () => {
     expect(personOnlyReason(mcp('filesystem', 'write_file', args))).toBeNull()
     expect(personOnlyReason(mcp('notes', 'write_file', args))).toMatchObject({
       path: '.git/hooks/pre-commit',
-    })
-  })
-})
-
-describe("personOnlyReason: the person's home as an argument spells it", () => {
-  let savedHome: string | undefined
-  beforeEach(() => {
-    savedHome = process.env.HOME
-    process.env.HOME = join(root, 'home')
-    mkdirSync(join(root, 'home', 'data'), { recursive: true })
-    keepAsAssentOwn([join(root, 'home', 'data')])
-  })
-  afterEach(() => {
-    if (savedHome === undefined) delete process.env.HOME
-    else process.env.HOME = savedHome
-  })
-
-  // A server that expands `~` (server-filesystem does) opens the file in
-  // the home folder: Assent's data folder under it is Assent's own.
-  it.each([
-    '~/data/gateway-connection.json',
-    '$HOME/data/gateway-connection.json',
-    '${HOME}/data/gateway-connection.json',
-    `~${userInfo().username}/data/gateway-connection.json`,
-    'see ~/data/gateway-connection.json',
-  ])('reads %s as the file in the home folder, at every door', (spelled) => {
-    const mcp = mcpTouch(
-      { serverId: 'files', toolName: 'read_text_file', arguments: { path: spelled } },
-      workspace,
-    )
-    expect(personOnlyReason(mcp)?.class).toBe('assent-own')
-    const line = spelled.startsWith('see ') ? spelled.replace('see', 'cat') : `cat ${spelled}`
-    const agent = { toolName: AGENT_COMMAND_TOOL, arguments: { commandLine: line }, workspace }
-    expect(personOnlyReason(agent)?.class).toBe('assent-own')
-  })
-
-  it("leaves another person's home and a folder named ~ in the workspace as written", () => {
-    for (const spelled of ['~nobody-else/data/x', 'docs/~/data/x', '$HOMEWORK/data/x']) {
-      const mcp = mcpTouch(
-        { serverId: 'files', toolName: 'read_text_file', arguments: { path: spelled } },
-        workspace,
-      )
-      expect(personOnlyReason(mcp)).toBeNull()
-    }
-  })
-})
-
-describe('personOnlyReason: a file with other names', () => {
-  // Writing a hard link writes every other name of the file: a hook's
-  // other name needs the person at every door, whatever it is called.
-  it('needs a person for a hard link to a hook, named by a write, a command, an MCP tool or an agent', () => {
-    writeFileSync(join(workspace, '.git/hooks/pre-push'), 'hook')
-    mkdirSync(join(workspace, 'docs'))
-    linkSync(join(workspace, '.git/hooks/pre-push'), join(workspace, 'docs/notes.txt'))
-    const touches: ActionTouch[] = [
-      write('docs/notes.txt'),
-      {
-        toolName: AGENT_COMMAND_TOOL,
-        arguments: { commandLine: 'cp x docs/notes.txt' },
-        workspace,
-      },
-      mcpTouch(
-        { serverId: 'files', toolName: 'write_file', arguments: { path: 'docs/notes.txt' } },
-        workspace,
-      ),
-    ]
-    for (const touch of touches) {
-      expect(personOnlyReason(touch)).toMatchObject({
-        class: 'hard-linked',
-        path: join(workspace, 'docs/notes.txt'),
-      })
-    }
-  })
-
-  // Other names of files no rule covers (pnpm's package files, linked
-  // into its store; cargo's binaries) are the doors' to answer for; one
-  // of a hook is not, wherever it is.
-  it('leaves a hard link of a file no rule covers to the doors, and asks for one of a hook anywhere', () => {
-    mkdirSync(join(workspace, 'node_modules/pkg'), { recursive: true })
-    writeFileSync(join(root, 'store-file.js'), 'x')
-    linkSync(join(root, 'store-file.js'), join(workspace, 'node_modules/pkg/index.js'))
-    mkdirSync(join(workspace, 'target/debug/deps'), { recursive: true })
-    writeFileSync(join(workspace, 'target/debug/deps/app-1f2e'), 'binary')
-    linkSync(join(workspace, 'target/debug/deps/app-1f2e'), join(workspace, 'target/debug/app'))
-    const command = (line: string) => ({
-      toolName: AGENT_COMMAND_TOOL,
-      arguments: { commandLine: line },
-      workspace,
-    })
-    expect(personOnlyReason(command('node node_modules/pkg/index.js'))).toBeNull()
-    expect(personOnlyReason(command('./target/debug/app --help'))).toBeNull()
-    writeFileSync(join(workspace, '.git/hooks/pre-commit'), 'hook')
-    mkdirSync(join(workspace, 'node_modules/.cache'))
-    linkSync(join(workspace, '.git/hooks/pre-commit'), join(workspace, 'node_modules/.cache/notes'))
-    expect(personOnlyReason(command('cp evil node_modules/.cache/notes'))).toMatchObject({
-      class: 'hard-linked',
     })
   })
 })

@@ -1,29 +1,18 @@
-import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs'
-import { homedir } from 'node:os'
-import path from 'node:path'
-import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
-import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import {
   message,
   type RuntimeMessage,
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
-import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
 import { sensitivePath } from './sensitive-paths.ts'
-import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
-import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
-import {
-  personOnlyPathsIn,
-  personOnlyPathsInRoots,
-  READ_ONLY_WALK_ENTRIES,
-} from './read-only-walk.ts'
+import { commandsOf } from './command-lines.ts'
+import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths } from './named-paths.ts'
+import { personOnlyPathsInRoots, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 import { commandFinding, readCommandLines } from './shell-commands.ts'
-import { globMatches, hasGlob } from './shell-glob.ts'
-import { wordSpellings, type ShellReading } from './shell-words.ts'
+import type { ShellReading } from './shell-words.ts'
 
 /**
  * "Needs a person every time": the one rule every door that allows without
@@ -78,10 +67,7 @@ export interface PersonOnly {
   reason: string
 }
 
-/** More candidate paths than this in one action: the action asks. Checking
- *  each costs a realpath; an action built to be too costly to check is not
- *  one any door should answer for. */
-export const MAX_CHECKED_CANDIDATES = 512
+export { MAX_CHECKED_CANDIDATES }
 
 /**
  * Why this action needs a person, or null when a door may answer for it.
@@ -111,9 +97,11 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   }
   const own = assentOwnPathIn(resolved)
   if (own !== null) return { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
-  const linked = hardLinkedIn(resolved, [
-    ...new Set([touch.workspace, touch.serverFolder ?? touch.workspace]),
-  ])
+  // A server started in the workspace itself (the usual case) has one
+  // folder, not two: its repositories are read once. A real path found
+  // twice (as written and as the sandbox resolved it) is looked at once.
+  const folders = [...new Set([touch.workspace, touch.serverFolder ?? touch.workspace])]
+  const linked = hardLinkedIn(resolved, folders)
   if (linked !== null) {
     return {
       path: linked,
@@ -122,15 +110,11 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
         'it has other names (hard links), any of which may be a file only a person may change, such as a git hook',
     }
   }
-  // A server started in the workspace itself (the usual case) has one
-  // folder, not two: its repositories are read once. A real path found
-  // twice (as written and as the sandbox resolved it) is looked at once.
-  const folders = new Set([touch.workspace, touch.serverFolder ?? touch.workspace])
   // Assent's own write tool names the one file it writes in a field of
   // its own, never a word. (An external agent's file change is read whole,
   // words and all: its `kind` of change may be `update`.)
   const namesFiles = touch.mcpServerId === undefined && touch.toolName === 'write_file'
-  return inGitPlacesOf([...folders], [...new Set(resolved)], seen, namesFiles)
+  return inGitPlacesOf(folders, [...new Set(resolved)], seen, namesFiles)
 }
 
 /** The person-only reason of an action that names more paths than can be
@@ -141,178 +125,6 @@ function tooManyPaths(touch: ActionTouch): PersonOnly {
     class: 'too-many-paths',
     reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
   }
-}
-
-/**
- * The paths an action names (`candidatePaths`) and their real paths, each
- * taken from every folder relative paths are taken from, globs expanded;
- * null when there are more than can be checked.
- */
-function namedPaths(
-  touch: ActionTouch,
-  commands: ReturnType<typeof commandsOf>,
-  readings: readonly ShellReading[],
-): { candidates: string[]; resolved: string[]; seen: RealPathsSeen } | null {
-  const found = candidatePaths(touch, readings)
-  if (found === null) return null
-  const { candidates, globs } = found
-  const resolved = [...(touch.resolvedPaths ?? [])]
-  // Relative paths are taken from the workspace, and for a command from
-  // its folder and every folder it `cd`s to as well.
-  const bases = baseFolders(touch, commands, readings)
-  // What this judgment looked up: the paths it names share their folders.
-  const seen: RealPathsSeen = new Map()
-  for (const candidate of candidates) {
-    for (const base of bases) {
-      const real = realPathAllowingMissing(path.resolve(base, candidate), seen)
-      if (real !== null) resolved.push(real)
-    }
-  }
-  // A command's glob names what it matches when the shell expands it
-  // (`.gi?` is `.git`): each match is judged too.
-  const globBudget = { entries: MAX_GLOB_ENTRIES }
-  for (const glob of globs) {
-    for (const base of bases) {
-      const matches = globMatches(glob, base, globBudget)
-      if (matches === null) return null
-      for (const match of matches) {
-        const matched = realPathAllowingMissing(match, seen)
-        if (matched !== null) resolved.push(matched)
-      }
-    }
-  }
-  // Every folder the action names is a folder its relative paths may be
-  // taken from: `env -C tools cp x hooks/pre-commit`, `make -C`, `tar -C`,
-  // `cd tool?`, an MCP tool's `{ directory, filename }`. Which option of
-  // which program changes its folder is not read; any named folder is.
-  const folders = namedFolders(resolved)
-  if (folders === null) return null
-  const relative = candidates.filter((candidate) => !path.isAbsolute(candidate))
-  const others = folders.filter((folder) => !bases.includes(folder))
-  // Each pair is a look-up on the runtime's thread: past the bound the
-  // action asks rather than hold up every other decision.
-  if (others.length * relative.length > MAX_FOLDER_PAIRS) return null
-  for (const folder of others) {
-    for (const candidate of relative) {
-      const real = realPathAllowingMissing(path.resolve(folder, candidate), seen)
-      if (real !== null) resolved.push(real)
-    }
-  }
-  return { candidates, resolved, seen }
-}
-
-/**
- * The first of `resolved` that is another name (a hard link) of a file
- * only a person may change: writing it writes the hook or the start-up
- * file too, under an innocent name. A file's other names cannot be found
- * from one of them, so the files of the person-only table are looked at
- * instead, by device and inode: what the walk of each folder finds
- * (`.git` and the rest, their files read up to `MAX_LINKED_FILES`, git's
- * objects left out), and the person-only files at the home folder's top
- * (not its person-only folders). Only an
- * action naming a file with more than one name pays for that (pnpm's
- * packages and cargo's binaries are such files, and no hook). Past the
- * bound, any such file asks.
- */
-function hardLinkedIn(resolved: readonly string[], folders: readonly string[]): string | null {
-  const linked = [...new Set(resolved)].filter((real) => {
-    const stats = lstatQuietly(real)
-    return stats !== null && stats.isFile() && stats.nlink > 1
-  })
-  if (linked.length === 0) return null
-  const protectedFiles = personOnlyFileIdentities(folders)
-  for (const real of linked) {
-    const stats = lstatQuietly(real)
-    if (stats === null) continue
-    if (protectedFiles === null || protectedFiles.has(`${stats.dev}:${stats.ino}`)) return real
-  }
-  return null
-}
-
-/** How many entries of the person-only table's folders are read for
- *  their files' identities; past it, every hard link asks. */
-const MAX_LINKED_FILES = 4_000
-
-/** Device and inode of every file of the person-only table in `folders`
- *  and at the home folder's top; null past `MAX_LINKED_FILES`. */
-function personOnlyFileIdentities(folders: readonly string[]): Set<string> | null {
-  const identities = new Set<string>()
-  const places: string[] = []
-  for (const folder of folders) {
-    const walked = personOnlyPathsIn(folder)
-    if (walked.truncated) return null
-    places.push(...walked.paths, ...walked.elsewhere)
-  }
-  // The home folder's own files only (`.bashrc`, `.gitconfig`): its
-  // person-only folders (an interpreter's versions, a browser profile)
-  // can be large, and hold no file an agent's workspace links to.
-  const home = homedir()
-  for (const name of readdirQuietly(home)) {
-    if (sensitivePath(name) === null) continue
-    const stats = lstatQuietly(path.join(home, name))
-    if (stats?.isFile() === true) identities.add(`${stats.dev}:${stats.ino}`)
-  }
-  let budget = MAX_LINKED_FILES
-  while (places.length > 0) {
-    const place = places.pop() ?? ''
-    const stats = lstatQuietly(place)
-    if (stats === null) continue
-    if (stats.isFile()) identities.add(`${stats.dev}:${stats.ino}`)
-    if (!stats.isDirectory()) continue
-    for (const name of readdirQuietly(place)) {
-      budget -= 1
-      if (budget < 0) return null
-      // Git's objects run nothing, and a large repository has many.
-      if (name !== 'objects') places.push(path.join(place, name))
-    }
-  }
-  return identities
-}
-
-function lstatQuietly(real: string): Stats | null {
-  try {
-    return lstatSync(real, { throwIfNoEntry: false }) ?? null
-  } catch {
-    return null
-  }
-}
-
-function readdirQuietly(folder: string): string[] {
-  try {
-    return readdirSync(folder)
-  } catch {
-    return []
-  }
-}
-
-/** Whether `real` is a folder now; a name too long or unreadable is not
- *  one (it is still judged as a path). */
-function isFolder(real: string): boolean {
-  try {
-    return statSync(real, { throwIfNoEntry: false })?.isDirectory() === true
-  } catch {
-    return false
-  }
-}
-
-/** More pairs than this of a named folder and a relative path to judge
- *  from it: the action asks. */
-const MAX_FOLDER_PAIRS = 2_048
-
-/** More folders than this named by one action: it asks (each is another
- *  folder every relative path of the action is judged from). */
-const MAX_NAMED_FOLDERS = 64
-
-/** The existing folders among `resolved`; null when there are more than
- *  `MAX_NAMED_FOLDERS`. */
-function namedFolders(resolved: readonly string[]): string[] | null {
-  const folders = new Set<string>()
-  for (const real of new Set(resolved)) {
-    if (!isFolder(real)) continue
-    folders.add(real)
-    if (folders.size > MAX_NAMED_FOLDERS) return null
-  }
-  return [...folders]
 }
 
 /**
@@ -329,95 +141,6 @@ export function assentOwnNamedBy(touch: ActionTouch): PersonOnly | null {
   const own = named === null ? null : assentOwnPathIn(named.resolved)
   return own === null ? null : { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
 }
-
-/** Fields that hold text, never a place, for the tools Assent knows. */
-const CONTENT = new Set(['content'])
-const BUILT_IN_TEXT_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
-  write_file: CONTENT,
-  [AGENT_FILE_CHANGE_TOOL]: new Set(['preview', 'agentDiff', 'sourceSha256', 'agent']),
-  [AGENT_COMMAND_TOOL]: new Set(['agent']),
-}
-const FILESYSTEM_SERVER_TEXT_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
-  write_file: CONTENT,
-  'write_file.preview': CONTENT,
-}
-
-function textFieldsOf(touch: ActionTouch): ReadonlySet<string> {
-  const table =
-    touch.mcpServerId === undefined
-      ? BUILT_IN_TEXT_FIELDS
-      : touch.mcpServerId === BUILT_IN_FILESYSTEM_SERVER_ID
-        ? FILESYSTEM_SERVER_TEXT_FIELDS
-        : {}
-  return Object.hasOwn(table, touch.toolName) ? (table[touch.toolName] ?? NONE) : NONE
-}
-const NONE: ReadonlySet<string> = new Set()
-
-function isAgentFileChange(touch: ActionTouch): boolean {
-  return touch.mcpServerId === undefined && touch.toolName === AGENT_FILE_CHANGE_TOOL
-}
-
-/** The candidate paths an action names, and the globs among its command
- *  words; null when there are more than can be checked. */
-function candidatePaths(
-  touch: ActionTouch,
-  readings: readonly ShellReading[],
-): { candidates: string[]; globs: string[] } | null {
-  const skip = textFieldsOf(touch)
-  const out = new Set<string>()
-  let tooMany = false
-  const add = (value: string) => {
-    if (!tooMany && !addPathAndWords(value, out)) tooMany = true
-  }
-  const visit = (value: unknown, depth: number): void => {
-    if (tooMany || out.size > MAX_CHECKED_CANDIDATES) return
-    if (typeof value === 'string') {
-      add(value)
-      return
-    }
-    if (typeof value !== 'object' || value === null) return
-    if (depth >= MAX_ARGUMENT_DEPTH) {
-      // Too deep to read: uncheckable, which makes it ask.
-      tooMany = true
-      return
-    }
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item, depth + 1)
-      return
-    }
-    for (const [key, inner] of Object.entries(value)) {
-      if (depth === 0 && skip.has(key)) continue
-      // An external agent's file changes: each change's own text fields.
-      if (depth === 2 && isAgentFileChange(touch) && skip.has(key)) continue
-      // A key can be a place too: a server's "write these files" tool may
-      // take `{ files: { "<path>": "<content>" } }`.
-      add(key)
-      visit(inner, depth + 1)
-    }
-  }
-  visit(touch.arguments, 0)
-  // A command's words as the shell passes them, each with the names its
-  // braces and `~` make, split further where a program may (`--out=x`,
-  // `src:.git/hooks`).
-  const globs = new Set<string>()
-  for (const { words } of readings) {
-    for (const word of words) {
-      const spellings = wordSpellings(word)
-      if (spellings === null) return null
-      for (const name of [word, ...spellings]) {
-        out.add(name)
-        for (const part of name.split(WORD_SEPARATORS)) if (part !== '') out.add(part)
-        if (hasGlob(name)) globs.add(name)
-      }
-    }
-  }
-  if (tooMany || out.size > MAX_CHECKED_CANDIDATES) return null
-  return { candidates: [...out], globs: [...globs] }
-}
-
-/** How many folder entries the globs of one action may read; past it the
- *  action asks. */
-const MAX_GLOB_ENTRIES = 4_096
 
 /**
  * What a command does that no path of it shows (shell-words.ts): a name

@@ -1,7 +1,7 @@
 import type { Catalog } from '../index.ts'
 
 /** What the runtime says, by code, in Simplified Chinese: the keys of
- *  RUNTIME_MESSAGES_EN (src/contracts/runtime-message.ts). */
+ *  RUNTIME_MESSAGES_EN (src/contracts/runtime-messages-en.ts). */
 export const zhCNRuntime: Catalog['runtime'] = {
   summary: {
     write: '向 {{path}} 写入 {{bytes}} 字节',
