@@ -266,23 +266,15 @@ export class ApprovalRequester {
     conversations.setTurnStatus(turn.id, 'waiting')
     events.emit('timeline.updated', { roomId: turn.roomId })
 
-    // Left to the person alone: nobody decides in their place. The
-    // approval stays pending for the protected window, as under
-    // ask-for-approval.
-    if (request.personDecides) {
-      return {
-        approval,
-        asked: Promise.resolve(),
-        withdraw: (reason, reasonMessage) => {
-          gate.withdraw(approval.id, reason, reasonMessage)
-        },
-      }
-    }
-    const reviewed =
-      request.review && turn.policy.approvalReviewer === 'agent'
-        ? this.reviewAutomatically(turn, approval, request.review)
-        : Promise.resolve()
-    const delegated = reviewed.then(() => this.askDelegate(turn, approval.id))
+    // Left to the person alone (`personDecides`): nobody decides in their
+    // place, neither the reviewer nor the webhook. The approval stays
+    // pending for the protected window, as under ask-for-approval.
+    const delegated = request.personDecides
+      ? Promise.resolve()
+      : (request.review && turn.policy.approvalReviewer === 'agent'
+          ? this.reviewAutomatically(turn, approval, request.review)
+          : Promise.resolve()
+        ).then(() => this.askDelegate(turn, approval.id))
     return {
       approval,
       asked: this.expiredIfFailed(delegated, approval.id),
