@@ -52,9 +52,9 @@ afterAll(async () => {
 })
 
 /** A fresh repository-like workspace for one door, beside the harness's. */
-function doorWorkspace(): Promise<string> {
+function doorWorkspace(options: { hardLinkedHook?: boolean } = {}): Promise<string> {
   workspaces += 1
-  return layPersonOnlyWorkspace(join(harness.root, `door-${workspaces}`))
+  return layPersonOnlyWorkspace(join(harness.root, `door-${workspaces}`), options)
 }
 
 /** Sends `text`, which would write `path`: the person is asked (no
@@ -219,7 +219,7 @@ describe.each(MADE_GRANT_DOORS)('$name', (door) => {
   let workspace: string
 
   beforeAll(async () => {
-    workspace = await doorWorkspace()
+    workspace = await doorWorkspace({ hardLinkedHook: false })
   })
 
   it('is made for the control path when the person allows it always', async () => {
@@ -369,7 +369,9 @@ describe('a grant for a tool called through the MCP gateway', () => {
 describe('the rule every door applies reads a command as a shell would', () => {
   let workspace: string
   beforeAll(async () => {
-    workspace = await doorWorkspace()
+    // No other name of a hook: that alone leaves every contained command
+    // to the person (person-only-linked-elsewhere.test.ts).
+    workspace = await doorWorkspace({ hardLinkedHook: false })
   })
   const asAgent = (commandLine: string) => ({
     toolName: AGENT_COMMAND_TOOL,

@@ -157,7 +157,10 @@ describe('a room whose approver webhook always approves', () => {
     let roomId: string
 
     beforeAll(async () => {
-      const workspace = await layPersonOnlyWorkspace(join(harness.root, `webhook-${randomUUID()}`))
+      const workspace = await layPersonOnlyWorkspace(
+        join(harness.root, `webhook-${randomUUID()}`),
+        { hardLinkedHook: false },
+      )
       roomId = (await createRoom(harness, { workspace })).id
       const set = await putApproverWebhook(harness, roomId, approver.url)
       expect(set.status).toBe(200)

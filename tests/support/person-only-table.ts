@@ -385,8 +385,14 @@ const FOLDERS = [
 ]
 
 /** Makes `workspace` (created if missing) a repository whose every path of
- *  the table exists and holds `ORIGINAL`, and a file `x` to copy. */
-export async function layPersonOnlyWorkspace(workspace: string): Promise<string> {
+ *  the table exists and holds `ORIGINAL`, and a file `x` to copy; with
+ *  `HARD_LINKED_HOOK` another name of a hook unless told not to (then no
+ *  contained command there may be answered for: the sandbox cannot keep
+ *  that name read-only). */
+export async function layPersonOnlyWorkspace(
+  workspace: string,
+  { hardLinkedHook = true }: { hardLinkedHook?: boolean } = {},
+): Promise<string> {
   for (const folder of FOLDERS) await mkdir(join(workspace, folder), { recursive: true })
   await writeFile(
     join(workspace, '.git/config'),
@@ -411,7 +417,9 @@ export async function layPersonOnlyWorkspace(workspace: string): Promise<string>
   }
   await mkdir(join(workspace, 'linked'), { recursive: true })
   await writeFile(join(workspace, '.git/hooks/pre-push'), ORIGINAL)
-  await link(join(workspace, '.git/hooks/pre-push'), join(workspace, HARD_LINKED_HOOK))
+  if (hardLinkedHook) {
+    await link(join(workspace, '.git/hooks/pre-push'), join(workspace, HARD_LINKED_HOOK))
+  }
   await writeFile(join(workspace, 'x'), 'copied\n')
   return workspace
 }

@@ -1,5 +1,4 @@
-import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs'
-import { homedir } from 'node:os'
+import { lstatSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
@@ -7,8 +6,8 @@ import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import type { ActionTouch } from './person-only.ts'
+import { homeTopPersonOnlyFiles, personOnlyFiles } from './person-only-files.ts'
 import { personOnlyPathsIn } from './read-only-walk.ts'
-import { sensitivePath } from './sensitive-paths.ts'
 import { globMatches, hasGlob } from './shell-glob.ts'
 import { wordSpellings, type ShellReading } from './shell-words.ts'
 
@@ -205,7 +204,7 @@ const MAX_GLOB_ENTRIES = 4_096
  * file too, under an innocent name. A file's other names cannot be found
  * from one of them, so the files of the person-only table are looked at
  * instead, by device and inode: what the walk of each folder finds
- * (`.git` and the rest, their files read up to `MAX_LINKED_FILES`, git's
+ * (`.git` and the rest, their files read up to `MAX_PERSON_ONLY_ENTRIES`, git's
  * objects left out), and the person-only files at the home folder's top
  * (not its person-only folders). Only an
  * action naming a file with more than one name pays for that (pnpm's
@@ -230,12 +229,9 @@ export function hardLinkedIn(
   return null
 }
 
-/** How many entries of the person-only table's folders are read for
- *  their files' identities; past it, every hard link asks. */
-const MAX_LINKED_FILES = 4_000
-
 /** Device and inode of every file of the person-only table in `folders`
- *  and at the home folder's top; null past `MAX_LINKED_FILES`. */
+ *  and at the home folder's top; null when the table's folders cannot all
+ *  be read (past `MAX_PERSON_ONLY_ENTRIES`, or one unlistable). */
 function personOnlyFileIdentities(folders: readonly string[]): Set<string> | null {
   const identities = new Set<string>()
   const places: string[] = []
@@ -244,29 +240,11 @@ function personOnlyFileIdentities(folders: readonly string[]): Set<string> | nul
     if (walked.truncated) return null
     places.push(...walked.paths, ...walked.elsewhere)
   }
-  // The home folder's own files only (`.bashrc`, `.gitconfig`): its
-  // person-only folders (an interpreter's versions, a browser profile)
-  // can be large, and hold no file an agent's workspace links to.
-  const home = homedir()
-  for (const name of readdirQuietly(home)) {
-    if (sensitivePath(name) === null) continue
-    const stats = lstatQuietly(path.join(home, name))
-    if (stats?.isFile() === true) identities.add(`${stats.dev}:${stats.ino}`)
-  }
-  let budget = MAX_LINKED_FILES
-  while (places.length > 0) {
-    const place = places.pop() ?? ''
-    const stats = lstatQuietly(place)
-    if (stats === null) continue
-    if (stats.isFile()) identities.add(`${stats.dev}:${stats.ino}`)
-    if (!stats.isDirectory()) continue
-    for (const name of readdirQuietly(place)) {
-      budget -= 1
-      if (budget < 0) return null
-      // Git's objects run nothing, and a large repository has many.
-      if (name !== 'objects') places.push(path.join(place, name))
-    }
-  }
+  for (const { stats } of homeTopPersonOnlyFiles()) identities.add(`${stats.dev}:${stats.ino}`)
+  // Git's objects run nothing, and a large repository has many.
+  const found = personOnlyFiles(places, new Set(['objects']))
+  if (found.stopped !== null) return null
+  for (const { stats } of found.files) identities.add(`${stats.dev}:${stats.ino}`)
   return identities
 }
 
@@ -275,13 +253,5 @@ function lstatQuietly(real: string): Stats | null {
     return lstatSync(real, { throwIfNoEntry: false }) ?? null
   } catch {
     return null
-  }
-}
-
-function readdirQuietly(folder: string): string[] {
-  try {
-    return readdirSync(folder)
-  } catch {
-    return []
   }
 }

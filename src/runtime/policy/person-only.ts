@@ -10,7 +10,17 @@ import type { SensitiveClass } from './sensitive-path-rules.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 import { commandsOf } from './command-lines.ts'
 import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths } from './named-paths.ts'
-import { personOnlyPathsInRoots, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
+import {
+  homeTopPersonOnlyFiles,
+  MAX_OTHER_NAME_ENTRIES,
+  otherNameIn,
+  personOnlyFiles,
+} from './person-only-files.ts'
+import {
+  personOnlyPathsInRoots,
+  READ_ONLY_WALK_ENTRIES,
+  type ReadOnlyWalk,
+} from './read-only-walk.ts'
 import { commandFinding, readCommandLines } from './shell-commands.ts'
 import type { ShellReading } from './shell-words.ts'
 
@@ -56,6 +66,7 @@ export type PersonOnlyClass =
   | 'unwalked'
   | 'unlistable'
   | 'hard-linked'
+  | 'linked-elsewhere'
   | 'too-many-paths'
 
 export interface PersonOnly {
@@ -176,6 +187,8 @@ function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): P
           'its entries cannot be read, so the sandbox cannot check it for git folders and files that run code',
       }
     }
+    const linked = keptWithOtherNames(walked, touch.writableRoots ?? [touch.workspace])
+    if (linked !== null) return linked
     // A folder the command may write that is a git folder or lies in one
     // (a workspace in `.git`, or in a bare repository): the sandbox can
     // keep nothing in it read-only but the whole folder.
@@ -201,6 +214,65 @@ function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): P
         class: 'git-settings',
         reason: 'it changes what git runs (its settings)',
       }
+}
+
+/** Inside a git folder, what the sandbox's check of other names leaves
+ *  out: objects, refs and their logs run nothing and configure nothing,
+ *  and a large repository has thousands. */
+const NOT_RUN_IN_GIT_FOLDER = new Set(['objects', 'refs', 'logs'])
+
+/**
+ * A person-only file with another name (a hard link) that a contained
+ * command may write, or null. The sandbox binds read-only the names its
+ * walk found, not the files: a command the person allowed, or a grant
+ * answered for, that writes another name without naming it (a build
+ * writing `docs/notes.txt`) writes the hook, the config or `~/.bashrc`
+ * too. Such a link cannot be made inside the sandbox (a link across its
+ * mounts fails), so it was made outside it (a dotfiles repository links
+ * the person's start-up files into a workspace).
+ *
+ * The files looked at: those the walk keeps read-only in the writable
+ * roots, git's places it found elsewhere, and the person-only files at
+ * the home folder's top. Most have one name, and then nothing else is
+ * read; for one with more, the roots are searched for another name
+ * outside what is kept. Fails closed: a kept folder or a root that cannot
+ * be read, or holds more than can be checked, needs the person too.
+ */
+function keptWithOtherNames(walked: ReadOnlyWalk, roots: readonly string[]): PersonOnly | null {
+  const found = personOnlyFiles([...walked.paths, ...walked.elsewhere], NOT_RUN_IN_GIT_FOLDER)
+  if (found.stopped !== null) {
+    return found.stopped.why === 'unlistable'
+      ? {
+          path: found.stopped.path,
+          class: 'unlistable',
+          reason:
+            'its entries cannot be read, so the sandbox cannot check its files for other names (hard links)',
+        }
+      : {
+          path: found.stopped.path,
+          class: 'unwalked',
+          reason:
+            'it holds more files than the sandbox checks for other names (hard links), so not all of them are kept read-only',
+        }
+  }
+  const linked = [...found.files, ...homeTopPersonOnlyFiles()].filter(
+    ({ stats }) => stats.nlink > 1,
+  )
+  if (linked.length === 0) return null
+  const other = otherNameIn(roots, linked, walked.paths)
+  if (other === null) return null
+  if ('stopped' in other) {
+    return {
+      path: other.stopped,
+      class: 'unwalked',
+      reason: `a file only a person may change has other names (hard links), and this folder holds more than the sandbox searches for them (${MAX_OTHER_NAME_ENTRIES} entries) or cannot be read`,
+    }
+  }
+  return {
+    path: other.file,
+    class: 'linked-elsewhere',
+    reason: `it has another name (a hard link), ${other.name}, that the sandbox cannot keep read-only, and a command that writes it changes this file`,
+  }
 }
 
 /**
@@ -261,6 +333,7 @@ const PERSON_ONLY_CODES = {
   unwalked: 'personOnly.unwalked',
   unlistable: 'personOnly.unlistable',
   'hard-linked': 'personOnly.hardLinked',
+  'linked-elsewhere': 'personOnly.linkedElsewhere',
   'too-many-paths': 'personOnly.tooManyPaths',
   'assent-own': 'personOnly.assentOwn',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>

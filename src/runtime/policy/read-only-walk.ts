@@ -65,6 +65,9 @@ export interface ReadOnlyWalk {
    *  take away a folder's listing, `chmod 111`, and git still goes in):
    *  what is in them is not kept read-only, nor known. */
   unlistable: string[]
+  /** Git's places the walks found outside every root (a config, a hooks
+   *  folder elsewhere): not writable in the sandbox by their names. */
+  elsewhere: string[]
 }
 
 /**
@@ -147,7 +150,16 @@ function keptReadOnly(walks: readonly FolderWalk[]): ReadOnlyWalk {
   }
   const truncated = walks.find((walk) => walk.truncated)?.root ?? null
   const unlistable = walks.flatMap((walk) => walk.unlistable)
-  return { paths: [...out].sort(), truncated, inGitFolder, unlistable }
+  const elsewhere = places
+    .filter((place) => !walks.some(({ root }) => isInsideRoot(root, place.path)))
+    .map((place) => place.path)
+  return {
+    paths: [...out].sort(),
+    truncated,
+    inGitFolder,
+    unlistable,
+    elsewhere: [...new Set(elsewhere)].sort(),
+  }
 }
 
 /** One walk of `folder` (`personOnlyPathsIn`), reading at most

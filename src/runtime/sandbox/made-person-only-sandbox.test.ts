@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { link, mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
@@ -64,6 +64,26 @@ describe.runIf(HAS_BWRAP)('what a contained command made that only a person may 
     const result = await runScript(workspace, 'workspace-write')
     expect(result).toMatchObject({ ok: false, code: 'person_only_made', exitCode: 0 })
     await expectMovedAside(workspace, moved, result.output)
+  })
+
+  // Why a hook with another name leaves every command to the person
+  // (person-only.ts, keptWithOtherNames): the sandbox binds names, not
+  // files. A command cannot make such a link (a link across the
+  // sandbox's mounts fails), but one made outside it writes the hook.
+  it('cannot link a kept file to a name it may write, and writes the hook through one made outside', async () => {
+    const hook = path.join('.git', 'hooks', 'pre-push')
+    const linking = await freshWorkspace(`ln ${hook} docs-notes.txt\n`)
+    await writeFile(path.join(linking, hook), 'original\n')
+    const refused = await runScript(linking, 'workspace-write')
+    expect(refused).toMatchObject({ ok: false, exitCode: 1 })
+    expect(refused.output).toMatch(/Invalid cross-device link/)
+    expect(existsSync(path.join(linking, 'docs-notes.txt'))).toBe(false)
+
+    const workspace = await freshWorkspace('echo evil > docs-notes.txt\n')
+    await writeFile(path.join(workspace, hook), 'original\n')
+    await link(path.join(workspace, hook), path.join(workspace, 'docs-notes.txt'))
+    expect(await runScript(workspace, 'workspace-write')).toMatchObject({ ok: true })
+    expect(await readFile(path.join(workspace, hook), 'utf8')).toBe('evil\n')
   })
 
   it('moves a git folder it made aside as no repository: git run inside it finds none', async () => {
