@@ -86,6 +86,46 @@ describe('personOnlyReason: a file with other names', () => {
     }
   })
 
+  // Reading another name of a key reads the key: the sandbox hides the
+  // credential folders by name, and a read-only MCP server runs its reads
+  // unasked, so a key's other name needs the person at every door too.
+  it.each(['.ssh/id_ed25519', '.aws/credentials', '.codex/auth.json', '.kube/config'])(
+    "needs a person for another name of the home folder's %s, read or written",
+    (secret) => {
+      const savedHome = process.env.HOME
+      process.env.HOME = join(place.root, 'home')
+      try {
+        const key = join(place.root, 'home', secret)
+        mkdirSync(join(key, '..'), { recursive: true })
+        writeFileSync(key, 'secret')
+        const name = `docs/${secret.replaceAll('/', '-')}.txt`
+        mkdirSync(join(place.workspace, 'docs'), { recursive: true })
+        linkSync(key, join(place.workspace, name))
+        const touches: ActionTouch[] = [
+          mcpTouch(
+            { serverId: 'files', toolName: 'read_text_file', arguments: { path: name } },
+            place.workspace,
+          ),
+          {
+            toolName: AGENT_COMMAND_TOOL,
+            arguments: { commandLine: `cat ${name}` },
+            workspace: place.workspace,
+          },
+          write(name),
+        ]
+        for (const touch of touches) {
+          expect(personOnlyReason(touch)).toMatchObject({
+            class: 'hard-linked',
+            path: join(place.workspace, name),
+          })
+        }
+      } finally {
+        if (savedHome === undefined) delete process.env.HOME
+        else process.env.HOME = savedHome
+      }
+    },
+  )
+
   // Other names of files no rule covers (pnpm's package files, linked
   // into its store; cargo's binaries) are the doors' to answer for; one
   // of a hook is not, wherever it is.

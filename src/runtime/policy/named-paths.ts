@@ -6,7 +6,11 @@ import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import type { ActionTouch } from './person-only.ts'
-import { homeTopPersonOnlyFiles, personOnlyFiles } from './person-only-files.ts'
+import {
+  homeCredentialPlaces,
+  homeTopPersonOnlyFiles,
+  personOnlyFiles,
+} from './person-only-files.ts'
 import { personOnlyPathsIn } from './read-only-walk.ts'
 import { globMatches, hasGlob } from './shell-glob.ts'
 import { wordSpellings, type ShellReading } from './shell-words.ts'
@@ -201,15 +205,16 @@ const MAX_GLOB_ENTRIES = 4_096
 /**
  * The first of `resolved` that is another name (a hard link) of a file
  * only a person may change: writing it writes the hook or the start-up
- * file too, under an innocent name. A file's other names cannot be found
- * from one of them, so the files of the person-only table are looked at
- * instead, by device and inode: what the walk of each folder finds
- * (`.git` and the rest, their files read up to `MAX_PERSON_ONLY_ENTRIES`, git's
- * objects left out), and the person-only files at the home folder's top
- * (not its person-only folders). Only an
- * action naming a file with more than one name pays for that (pnpm's
- * packages and cargo's binaries are such files, and no hook). Past the
- * bound, any such file asks.
+ * file too, and reading it reads the key, under an innocent name. A file's
+ * other names cannot be found from one of them, so the files of the
+ * person-only table are looked at instead, by device and inode: what the
+ * walk of each folder finds (`.git` and the rest), the person-only files
+ * at the home folder's top, and the files in the person's credential
+ * folders (`homeCredentialPlaces`), read up to `MAX_PERSON_ONLY_ENTRIES`
+ * with git's objects, caches and logs left out. Only an action naming a
+ * file with more than one name pays for that (pnpm's packages and cargo's
+ * binaries are such files, and no hook). Past the bound, any such file
+ * asks.
  */
 export function hardLinkedIn(
   resolved: readonly string[],
@@ -229,6 +234,9 @@ export function hardLinkedIn(
   return null
 }
 
+/** Entries of the person-only places whose files are not compared. */
+const NOT_COMPARED_NAMES: ReadonlySet<string> = new Set(['objects', 'cache', 'logs'])
+
 /** Device and inode of every file of the person-only table in `folders`
  *  and at the home folder's top; null when the table's folders cannot all
  *  be read (past `MAX_PERSON_ONLY_ENTRIES`, or one unlistable). */
@@ -241,8 +249,10 @@ function personOnlyFileIdentities(folders: readonly string[]): Set<string> | nul
     places.push(...walked.paths, ...walked.elsewhere)
   }
   for (const { stats } of homeTopPersonOnlyFiles()) identities.add(`${stats.dev}:${stats.ino}`)
-  // Git's objects run nothing, and a large repository has many.
-  const found = personOnlyFiles(places, new Set(['objects']))
+  places.push(...homeCredentialPlaces())
+  // Git's objects run nothing, and a large repository has many; a cache
+  // or a log (`~/.kube/cache`, `~/.config/gcloud/logs`) keeps no key.
+  const found = personOnlyFiles(places, NOT_COMPARED_NAMES)
   if (found.stopped !== null) return null
   for (const { stats } of found.files) identities.add(`${stats.dev}:${stats.ino}`)
   return identities

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
+import { BROWSER_PROFILES, HOME_SECRET_FOLDERS, WALLET_DATA } from './secret-folders.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
 // The files inside the person-only table's places: what a file's other
@@ -66,6 +67,23 @@ export function homeTopPersonOnlyFiles(): PersonOnlyFile[] {
     if (stats?.isFile() === true) files.push({ path: path.join(home, name), stats })
   }
   return files
+}
+
+/** Credential folders whose files are not compared with other names: a
+ *  browser's or mail client's profile and a wallet's chain data hold tens
+ *  of thousands of files, which no bound on a judgment's reading covers. */
+const NOT_COMPARED_SECRET_FOLDERS: ReadonlySet<string> = new Set([
+  ...BROWSER_PROFILES,
+  ...WALLET_DATA,
+])
+
+/** The person's credential folders and files in the home folder
+ *  (HOME_SECRET_FOLDERS), but those `NOT_COMPARED_SECRET_FOLDERS` names. */
+export function homeCredentialPlaces(): string[] {
+  const home = homedir()
+  return HOME_SECRET_FOLDERS.filter((folder) => !NOT_COMPARED_SECRET_FOLDERS.has(folder)).map(
+    (folder) => path.join(home, ...folder.split('/')),
+  )
 }
 
 /** How many entries `otherNameIn` reads at most in the writable roots. */

@@ -12,6 +12,20 @@
  * secret beside what is not (the sandbox shows a hidden file as an empty
  * one).
  */
+/** Browsers' and mail clients' profiles: their cookies are the person's
+ *  sessions, their logins stored passwords. Tens of thousands of files. */
+export const BROWSER_PROFILES: readonly string[] = Object.freeze([
+  '.mozilla',
+  '.thunderbird',
+  '.config/google-chrome',
+  '.config/chromium',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+])
+
+/** Wallets' keys, beside their chain data (as large). */
+export const WALLET_DATA: readonly string[] = Object.freeze(['.bitcoin', '.ethereum'])
+
 export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.ssh',
   '.gnupg',
@@ -50,17 +64,8 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.m2/settings.xml',
   '.gradle/gradle.properties',
   '.gem/credentials',
-  // Browsers' and mail clients' profiles: their cookies are the person's
-  // sessions, their logins stored passwords.
-  '.mozilla',
-  '.thunderbird',
-  '.config/google-chrome',
-  '.config/chromium',
-  '.config/BraveSoftware',
-  '.config/microsoft-edge',
+  ...BROWSER_PROFILES,
   'Library/Keychains',
-  // Wallets' keys.
-  '.bitcoin',
-  '.ethereum',
+  ...WALLET_DATA,
   '.electrum',
 ])
