@@ -94,6 +94,8 @@ export const RUNTIME_MESSAGES_EN = {
       'Refused: this room promises that commands run contained, and no sandbox can start here: {{missing}}. To fix it, {{fix}}. The command did not run.',
     workspaceChanged:
       'Refused: the workspace {{path}} is no longer the folder this room was made with; the command did not run.',
+    widenedFolderChanged:
+      'Refused: {{path}}, a folder the person let this turn write, is no longer the folder they were shown; the command did not run.',
     containmentChanged:
       'Refused: the sandbox this command would run in is no longer the one the person was shown; the command did not run.',
     notDecided: 'Refused: no sandbox was decided for this command; it did not run.',

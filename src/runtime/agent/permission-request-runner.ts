@@ -51,9 +51,13 @@ export interface TurnWidenings {
  * again at each call and right before a command starts.
  */
 export function widenedRoots(widenings: TurnWidenings): string[] {
-  return widenings.writableRoots
-    .filter((pinned) => checkWorkspaceIdentity(pinned).ok)
-    .map((pinned) => pinned.realPath)
+  return pinnedWidenedRoots(widenings).map((pinned) => pinned.realPath)
+}
+
+/** The same folders with their identities, for a command's start to check
+ *  once more when it holds them (held-folders.ts). */
+export function pinnedWidenedRoots(widenings: TurnWidenings): WorkspaceIdentity[] {
+  return widenings.writableRoots.filter((pinned) => checkWorkspaceIdentity(pinned).ok)
 }
 
 /**

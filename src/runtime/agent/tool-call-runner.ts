@@ -44,7 +44,11 @@ import {
 import { recordProposedCall } from './call-record.ts'
 import { grantMatches } from './grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
-import { widenedRoots, type TurnWidenings } from './permission-request-runner.ts'
+import {
+  pinnedWidenedRoots,
+  widenedRoots,
+  type TurnWidenings,
+} from './permission-request-runner.ts'
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000
 
@@ -351,6 +355,7 @@ export class ToolCallRunner {
       // the tool acts: after a power loss the record shows it may have run.
       // If they cannot be made durable, the tool does not run.
       await this.deps.durable()
+      const widened = pinnedWidenedRoots(scope.widenings)
       result = await tool.run(args, {
         workspace: turn.workspace,
         resolvedPaths: access.paths,
@@ -360,7 +365,8 @@ export class ToolCallRunner {
         command: {
           sandbox: this.deps.commands,
           sandboxMode: turn.policy.sandboxMode,
-          extraWritableRoots: widenedRoots(scope.widenings),
+          extraWritableRoots: widened.map((pinned) => pinned.realPath),
+          expectedExtraRoots: widened,
           ...(turn.workspaceIdentity === undefined
             ? {}
             : { expectedWorkspace: turn.workspaceIdentity }),

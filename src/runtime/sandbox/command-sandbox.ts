@@ -135,6 +135,12 @@ export class CommandSandbox implements CommandLauncher {
       const moved = !checkWorkspaceIdentity(request.expectedWorkspace).ok
       if (moved) return workspaceChanged(request.workspace)
     }
+    // A folder the person let the turn write, moved or replaced since the
+    // call's check: the command would write elsewhere than they allowed.
+    const widenedGone = (request.expectedExtraRoots ?? []).find(
+      (pin) => !checkWorkspaceIdentity(pin).ok,
+    )
+    if (widenedGone !== undefined) return widenedFolderChanged(widenedGone.realPath)
     const env = stringEnvironment(commandEnvironment(this.env))
     const [program = '', ...rest] = request.argv
     if (request.sandboxMode === 'danger-full-access') {
@@ -200,13 +206,19 @@ export class CommandSandbox implements CommandLauncher {
     // link since its check resolves elsewhere, and is then not the pinned
     // folder's path at all. Its pinned path must be among them, held and
     // checked by device and inode, or nothing starts.
-    const pinned = request.expectedWorkspace
-    if (
-      pinned !== undefined &&
-      input.sandboxMode !== 'read-only' &&
-      !roots.includes(pinned.realPath)
-    ) {
-      return workspaceChanged(request.workspace)
+    // So must each widened folder's: one whose path now leads elsewhere (a
+    // folder above it swapped for a link) is not the folder the person let
+    // the turn write, and binding where it leads would give the command
+    // that instead.
+    const pinned = [
+      ...(request.expectedWorkspace === undefined ? [] : [request.expectedWorkspace]),
+      ...(request.expectedExtraRoots ?? []),
+    ]
+    const gone = pinned.find((pin) => !roots.includes(pin.realPath))
+    if (input.sandboxMode !== 'read-only' && gone !== undefined) {
+      return workspaceChanged(
+        gone === request.expectedWorkspace ? request.workspace : gone.realPath,
+      )
     }
     const held = holdFolders(roots, pinned)
     if (held === null) return workspaceChanged(request.workspace)
@@ -281,6 +293,14 @@ function workspaceChanged(workspace: string): CommandRefusal {
     ok: false,
     code: 'workspace_changed',
     message: message('sandbox.workspaceChanged', { path: workspace }),
+  }
+}
+
+function widenedFolderChanged(folder: string): CommandRefusal {
+  return {
+    ok: false,
+    code: 'workspace_changed',
+    message: message('sandbox.widenedFolderChanged', { path: folder }),
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { pinWorkspace } from '../policy/workspace-identity.ts'
@@ -42,7 +42,7 @@ function swapForLink(ws: string, outside: string): string {
 describe('holdFolders', () => {
   it('holds the pinned workspace, and says when its path no longer leads to it', async () => {
     const { ws, outside } = freshFolders()
-    const held = holdFolders([ws], await pinWorkspace(ws))
+    const held = holdFolders([ws], [await pinWorkspace(ws)])
     expect(held?.descriptorOf(ws)).toBeTypeOf('number')
     expect(held?.stillWhereHeld()).toBe(true)
     swapForLink(ws, outside)
@@ -54,13 +54,13 @@ describe('holdFolders', () => {
     const { ws, outside } = freshFolders()
     const pinned = await pinWorkspace(ws)
     const kept = swapForLink(ws, outside)
-    expect(holdFolders([ws], pinned)).toBeNull()
+    expect(holdFolders([ws], [pinned])).toBeNull()
     // Another real folder under the pinned path.
     const other = path.join(base, `other-${folders}`)
     mkdirSync(other)
     renameSync(ws, `${ws}.link`)
     renameSync(other, ws)
-    expect(holdFolders([ws], pinned)).toBeNull()
+    expect(holdFolders([ws], [pinned])).toBeNull()
     expect(existsSync(kept)).toBe(true)
   })
 })
@@ -96,6 +96,65 @@ describe.runIf(HAS_BWRAP)('a contained command whose workspace is swapped after 
     }
   })
 })
+
+describe.runIf(HAS_BWRAP)(
+  'a folder the person let the turn write, changed before the start',
+  () => {
+    // The turn's widened folder is pinned when the person allows it; at the
+    // start its path must still lead to that folder, or nothing starts.
+    // Unpinned (`expectedExtraRoots` left out, as before), the sandbox bound
+    // wherever the path led.
+    it.each([
+      ['a folder above it swapped for a link elsewhere', swapParentForLink],
+      ['another folder made at its path', replaceFolder],
+    ] as const)('%s: not started', async (_name, change) => {
+      const { ws, outside } = freshFolders()
+      const widened = path.join(base, `lib-${folders}`, 'shared')
+      mkdirSync(widened, { recursive: true })
+      const pin = await pinWorkspace(widened)
+      const sandbox = new CommandSandbox({ home: path.join(base, 'home'), assentPrivate: [] })
+      const request = {
+        sandboxMode: 'workspace-write',
+        workspace: ws,
+        extraWritableRoots: [pin.realPath],
+        expectedWorkspace: await pinWorkspace(ws),
+        cwd: ws,
+        argv: ['true'],
+      } as const
+      change(widened, outside)
+      const unpinned = await sandbox.prepare(request)
+      if (!unpinned.ok) throw new Error(`not prepared: ${unpinned.code}`)
+      const reached = unpinned.containment.contained ? unpinned.containment.writableRoots : []
+      unpinned.release?.()
+      expect(reached).toContain(realpathSync(widened))
+      expect(realpathSync(widened) === pin.realPath).toBe(
+        change === swapParentForLink ? false : true,
+      )
+
+      const refused = await sandbox.prepare({ ...request, expectedExtraRoots: [pin] })
+      expect(refused).toMatchObject({
+        ok: false,
+        code: 'workspace_changed',
+        message: { code: 'sandbox.widenedFolderChanged', params: { path: pin.realPath } },
+      })
+    })
+  },
+)
+
+/** Swaps the folder holding `widened` for a link to `outside`, where a
+ *  folder of the same name waits. */
+function swapParentForLink(widened: string, outside: string): void {
+  const parent = path.dirname(widened)
+  mkdirSync(path.join(outside, path.basename(widened)))
+  renameSync(parent, `${parent}.real`)
+  symlinkSync(outside, parent)
+}
+
+/** Moves `widened` away and makes another folder at its path. */
+function replaceFolder(widened: string): void {
+  renameSync(widened, `${widened}.real`)
+  mkdirSync(widened)
+}
 
 /** Swaps `ws` for the folder `outside` (moved to its path), keeping the
  *  folder checked as `ws.real`; `outside` is then found at `ws`. */

@@ -28,14 +28,14 @@ export interface HeldFolders {
 
 /**
  * Opens each of `roots` (real paths) with no link followed at its end, and
- * checks the one that is the pinned workspace against its device and
- * inode; null, with everything opened closed again, when a root cannot be
- * opened, is not a folder, or is not the pinned workspace (fails closed:
- * the command does not start).
+ * checks each that is one of `pinned` (the workspace, a folder the person
+ * let the turn write) against its device and inode; null, with everything
+ * opened closed again, when a root cannot be opened, is not a folder, or
+ * is not the pinned folder (fails closed: the command does not start).
  */
 export function holdFolders(
   roots: readonly string[],
-  pinned: WorkspaceIdentity | undefined,
+  pinned: readonly WorkspaceIdentity[],
 ): HeldFolders | null {
   const held = new Map<string, number>()
   const release = () => {
@@ -50,9 +50,10 @@ export function holdFolders(
         openSync(root, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW),
       )
       const fd = held.get(root) ?? -1
-      if (pinned !== undefined && root === pinned.realPath) {
+      const pin = pinned.find((each) => each.realPath === root)
+      if (pin !== undefined) {
         const stats = fstatSync(fd, { bigint: true })
-        if (String(stats.dev) !== pinned.dev || String(stats.ino) !== pinned.ino) {
+        if (String(stats.dev) !== pin.dev || String(stats.ino) !== pin.ino) {
           release()
           return null
         }

@@ -18,6 +18,10 @@ export interface CommandRequest {
   /** When given, the workspace must still be this folder when the command
    *  starts, or the command is refused. */
   expectedWorkspace?: PinnedWorkspace
+  /** The folders of `extraWritableRoots` as the person was shown them
+   *  (real path, device, inode): each must still be that folder at that
+   *  path when the command starts, or the command is refused. */
+  expectedExtraRoots?: readonly PinnedWorkspace[]
   /** The checked working folder. */
   cwd: string
   /** What to run, the program first. */

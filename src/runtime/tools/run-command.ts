@@ -140,6 +140,9 @@ async function prepareStart(
     ...(scope.expectedWorkspace === undefined
       ? {}
       : { expectedWorkspace: scope.expectedWorkspace }),
+    ...(scope.expectedExtraRoots === undefined
+      ? {}
+      : { expectedExtraRoots: scope.expectedExtraRoots }),
     cwd,
     argv: args.shell === true ? shellArgv(commandLine(args.argv)) : args.argv,
   })

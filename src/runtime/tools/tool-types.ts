@@ -68,6 +68,8 @@ export interface CommandScope {
   /** The workspace as its room pinned it; a command refuses to start when
    *  it is another folder by then. */
   expectedWorkspace?: PinnedWorkspace
+  /** The widened folders as they were pinned; the same. */
+  expectedExtraRoots?: readonly PinnedWorkspace[]
   /** What the person was shown the command could do, when they were
    *  asked: it starts in exactly that, or not at all. */
   shown?: CommandContainment

@@ -88,6 +88,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     unavailable:
       '已拒绝：此房间承诺命令在沙盒中运行，但这里无法启动沙盒：{{missing}}。解决方法：{{fix}}。命令没有运行。',
     workspaceChanged: '已拒绝：工作区 {{path}} 已不再是创建此房间时的那个文件夹；命令没有运行。',
+    widenedFolderChanged:
+      '已拒绝：{{path}} 是此人允许本轮写入的文件夹，但已不是当时显示的文件夹；命令没有运行。',
     containmentChanged: '已拒绝：此命令将运行的沙盒已不是向此人展示的那一个；命令没有运行。',
     notDecided: '已拒绝：没有为此命令确定沙盒；命令没有运行。',
   },
