@@ -75,6 +75,16 @@ const LINKED_ELSEWHERE: Placement[] = [
       return join(root, 'home', '.bashrc')
     },
   },
+  {
+    name: "the person's SSH key, hidden from the command by its folder, and a file in the workspace",
+    make: async (workspace, root) => {
+      const key = join(root, 'home', '.ssh', 'id_ed25519')
+      await mkdir(join(key, '..'), { recursive: true })
+      await writeFile(key, 'a private key')
+      await link(key, join(workspace, 'docs', 'key.txt'))
+      return key
+    },
+  },
 ]
 
 /** Other names the sandbox already keeps from the command, or that it

@@ -7,8 +7,9 @@ import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-line
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import type { ActionTouch } from './person-only.ts'
 import {
-  homeCredentialPlaces,
+  homeCredentialFiles,
   homeTopPersonOnlyFiles,
+  NOT_COMPARED_NAMES,
   personOnlyFiles,
 } from './person-only-files.ts'
 import { personOnlyPathsIn } from './read-only-walk.ts'
@@ -210,7 +211,7 @@ const MAX_GLOB_ENTRIES = 4_096
  * person-only table are looked at instead, by device and inode: what the
  * walk of each folder finds (`.git` and the rest), the person-only files
  * at the home folder's top, and the files in the person's credential
- * folders (`homeCredentialPlaces`), read up to `MAX_PERSON_ONLY_ENTRIES`
+ * folders (`homeCredentialFiles`), read up to `MAX_PERSON_ONLY_ENTRIES`
  * with git's objects, caches and logs left out. Only an action naming a
  * file with more than one name pays for that (pnpm's packages and cargo's
  * binaries are such files, and no hook). Past the bound, any such file
@@ -234,12 +235,10 @@ export function hardLinkedIn(
   return null
 }
 
-/** Entries of the person-only places whose files are not compared. */
-const NOT_COMPARED_NAMES: ReadonlySet<string> = new Set(['objects', 'cache', 'logs'])
-
-/** Device and inode of every file of the person-only table in `folders`
- *  and at the home folder's top; null when the table's folders cannot all
- *  be read (past `MAX_PERSON_ONLY_ENTRIES`, or one unlistable). */
+/** Device and inode of every file of the person-only table in `folders`,
+ *  at the home folder's top and in its credential folders; null when the
+ *  table's folders cannot all be read (past `MAX_PERSON_ONLY_ENTRIES`, or
+ *  one unlistable). */
 function personOnlyFileIdentities(folders: readonly string[]): Set<string> | null {
   const identities = new Set<string>()
   const places: string[] = []
@@ -249,12 +248,13 @@ function personOnlyFileIdentities(folders: readonly string[]): Set<string> | nul
     places.push(...walked.paths, ...walked.elsewhere)
   }
   for (const { stats } of homeTopPersonOnlyFiles()) identities.add(`${stats.dev}:${stats.ino}`)
-  places.push(...homeCredentialPlaces())
-  // Git's objects run nothing, and a large repository has many; a cache
-  // or a log (`~/.kube/cache`, `~/.config/gcloud/logs`) keeps no key.
-  const found = personOnlyFiles(places, NOT_COMPARED_NAMES)
-  if (found.stopped !== null) return null
-  for (const { stats } of found.files) identities.add(`${stats.dev}:${stats.ino}`)
+  const table = personOnlyFiles(places, NOT_COMPARED_NAMES)
+  if (table.unlistable !== null || table.tooMany !== null) return null
+  const credentials = homeCredentialFiles()
+  if (credentials.tooMany !== null) return null
+  for (const { stats } of [...table.files, ...credentials.files]) {
+    identities.add(`${stats.dev}:${stats.ino}`)
+  }
   return identities
 }
 

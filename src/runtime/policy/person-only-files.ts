@@ -19,23 +19,27 @@ export interface PersonOnlyFile {
   stats: Stats
 }
 
-/** What reading the places found: every file, or where the reading stopped
- *  (past `MAX_PERSON_ONLY_ENTRIES`, or a folder whose entries could not be
- *  read, which may hold anything). */
-export type PersonOnlyFiles =
-  | { files: PersonOnlyFile[]; stopped: null }
-  | { files: PersonOnlyFile[]; stopped: { path: string; why: 'too-many' | 'unlistable' } }
+/** What reading the places found: every file that could be read, the
+ *  first folder whose entries could not be read (it may hold anything),
+ *  and where the reading stopped past `MAX_PERSON_ONLY_ENTRIES`. */
+export interface PersonOnlyFiles {
+  files: PersonOnlyFile[]
+  unlistable: string | null
+  tooMany: string | null
+}
 
 /**
  * The files in `places` (files, and folders read to any depth, links not
  * followed), leaving out every entry named in `skipped` (git's objects, a
- * large repository has many, and they run nothing).
+ * large repository has many, and they run nothing). A folder that cannot
+ * be listed is noted and the others are read still.
  */
 export function personOnlyFiles(
   places: readonly string[],
   skipped: ReadonlySet<string>,
 ): PersonOnlyFiles {
   const files: PersonOnlyFile[] = []
+  let unlistable: string | null = null
   const pending = [...places]
   let budget = MAX_PERSON_ONLY_ENTRIES
   while (pending.length > 0) {
@@ -45,14 +49,17 @@ export function personOnlyFiles(
     if (stats.isFile()) files.push({ path: place, stats })
     if (!stats.isDirectory()) continue
     const names = entriesOf(place)
-    if (names === null) return { files, stopped: { path: place, why: 'unlistable' } }
+    if (names === null) {
+      unlistable ??= place
+      continue
+    }
     for (const name of names) {
       budget -= 1
-      if (budget < 0) return { files, stopped: { path: place, why: 'too-many' } }
+      if (budget < 0) return { files, unlistable, tooMany: place }
       if (!skipped.has(name)) pending.push(path.join(place, name))
     }
   }
-  return { files, stopped: null }
+  return { files, unlistable, tooMany: null }
 }
 
 /** The person-only files at the home folder's top (`.bashrc`,
@@ -77,13 +84,28 @@ const NOT_COMPARED_SECRET_FOLDERS: ReadonlySet<string> = new Set([
   ...WALLET_DATA,
 ])
 
-/** The person's credential folders and files in the home folder
- *  (HOME_SECRET_FOLDERS), but those `NOT_COMPARED_SECRET_FOLDERS` names. */
-export function homeCredentialPlaces(): string[] {
+/** Entries of the person-only places whose files are not compared with
+ *  other names: git's objects run nothing, and a large repository has
+ *  many; a cache or a log (`~/.kube/cache`, `~/.config/gcloud/logs`)
+ *  keeps no key. */
+export const NOT_COMPARED_NAMES: ReadonlySet<string> = new Set(['objects', 'cache', 'logs'])
+
+/**
+ * The files in the person's credential folders and their credential files
+ * in the home folder (HOME_SECRET_FOLDERS), but those
+ * `NOT_COMPARED_SECRET_FOLDERS` names, and their caches and logs; with
+ * `tooMany` where the reading stopped past `MAX_PERSON_ONLY_ENTRIES`. A
+ * folder this process cannot list (root's, left by `sudo`) holds no file
+ * the person's programs could reach under another name either: the
+ * file's own permissions hold under every name, so it is passed over.
+ */
+export function homeCredentialFiles(): Pick<PersonOnlyFiles, 'files' | 'tooMany'> {
   const home = homedir()
-  return HOME_SECRET_FOLDERS.filter((folder) => !NOT_COMPARED_SECRET_FOLDERS.has(folder)).map(
-    (folder) => path.join(home, ...folder.split('/')),
-  )
+  const places = HOME_SECRET_FOLDERS.filter(
+    (folder) => !NOT_COMPARED_SECRET_FOLDERS.has(folder),
+  ).map((folder) => path.join(home, ...folder.split('/')))
+  const { files, tooMany } = personOnlyFiles(places, NOT_COMPARED_NAMES)
+  return { files, tooMany }
 }
 
 /** How many entries `otherNameIn` reads at most in the writable roots. */

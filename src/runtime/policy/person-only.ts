@@ -11,6 +11,7 @@ import { sensitivePath } from './sensitive-paths.ts'
 import { commandsOf } from './command-lines.ts'
 import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths } from './named-paths.ts'
 import {
+  homeCredentialFiles,
   homeTopPersonOnlyFiles,
   MAX_OTHER_NAME_ENTRIES,
   otherNameIn,
@@ -231,31 +232,39 @@ const NOT_RUN_IN_GIT_FOLDER = new Set(['objects', 'refs', 'logs'])
  * mounts fails), so it was made outside it (a dotfiles repository links
  * the person's start-up files into a workspace).
  *
+ * The same holds for a key the sandbox hides by its folder's name: its
+ * other name in the workspace is readable, and what a command reads it
+ * may write where the agent reads next.
+ *
  * The files looked at: those the walk keeps read-only in the writable
- * roots, git's places it found elsewhere, and the person-only files at
- * the home folder's top. Most have one name, and then nothing else is
+ * roots, git's places it found elsewhere, the person-only files at the
+ * home folder's top, and the files in the person's credential folders
+ * (`homeCredentialFiles`). Most have one name, and then nothing else is
  * read; for one with more, the roots are searched for another name
  * outside what is kept. Fails closed: a kept folder or a root that cannot
  * be read, or holds more than can be checked, needs the person too.
  */
 function keptWithOtherNames(walked: ReadOnlyWalk, roots: readonly string[]): PersonOnly | null {
-  const found = personOnlyFiles([...walked.paths, ...walked.elsewhere], NOT_RUN_IN_GIT_FOLDER)
-  if (found.stopped !== null) {
-    return found.stopped.why === 'unlistable'
-      ? {
-          path: found.stopped.path,
-          class: 'unlistable',
-          reason:
-            'its entries cannot be read, so the sandbox cannot check its files for other names (hard links)',
-        }
-      : {
-          path: found.stopped.path,
-          class: 'unwalked',
-          reason:
-            'it holds more files than the sandbox checks for other names (hard links), so not all of them are kept read-only',
-        }
+  const kept = personOnlyFiles([...walked.paths, ...walked.elsewhere], NOT_RUN_IN_GIT_FOLDER)
+  const credentials = homeCredentialFiles()
+  if (kept.unlistable !== null) {
+    return {
+      path: kept.unlistable,
+      class: 'unlistable',
+      reason:
+        'its entries cannot be read, so the sandbox cannot check its files for other names (hard links)',
+    }
   }
-  const linked = [...found.files, ...homeTopPersonOnlyFiles()].filter(
+  const tooMany = kept.tooMany ?? credentials.tooMany
+  if (tooMany !== null) {
+    return {
+      path: tooMany,
+      class: 'unwalked',
+      reason:
+        'it holds more files than the sandbox checks for other names (hard links), so not all of them are kept from the command',
+    }
+  }
+  const linked = [...kept.files, ...homeTopPersonOnlyFiles(), ...credentials.files].filter(
     ({ stats }) => stats.nlink > 1,
   )
   if (linked.length === 0) return null
@@ -265,13 +274,13 @@ function keptWithOtherNames(walked: ReadOnlyWalk, roots: readonly string[]): Per
     return {
       path: other.stopped,
       class: 'unwalked',
-      reason: `a file only a person may change has other names (hard links), and this folder holds more than the sandbox searches for them (${MAX_OTHER_NAME_ENTRIES} entries) or cannot be read`,
+      reason: `a file only a person may change or read has other names (hard links), and this folder holds more than the sandbox searches for them (${MAX_OTHER_NAME_ENTRIES} entries) or cannot be read`,
     }
   }
   return {
     path: other.file,
     class: 'linked-elsewhere',
-    reason: `it has another name (a hard link), ${other.name}, that the sandbox cannot keep read-only, and a command that writes it changes this file`,
+    reason: `it has another name (a hard link), ${other.name}, that the sandbox can neither keep read-only nor hide, and a command that writes or reads it reaches this file`,
   }
 }
 
