@@ -40,6 +40,7 @@ import {
   contentOf,
   HARD_LINKED_HOOK,
   layPersonOnlyWorkspace,
+  linkHookElsewhere,
   ORIGINAL,
   PERSON_ONLY_PATHS,
   COMMAND_CONTROLS,
@@ -94,7 +95,12 @@ function grantBeforeTheRule(approval: ApprovalRecord): Grant | undefined {
 beforeEach(async () => {
   db = openTempDatabase('assent-person-only-external-')
   root = mkdtempSync(join(tmpdir(), 'assent-person-only-ws-'))
-  workspace = realpathSync(await layPersonOnlyWorkspace(join(root, 'ws')))
+  // Another name of a hook leaves every command of the agent's to the
+  // person (person-only-linked-elsewhere.test.ts): made only where a
+  // row names it.
+  workspace = realpathSync(
+    await layPersonOnlyWorkspace(join(root, 'ws'), { hardLinkedHook: false }),
+  )
   audit = new SqliteAuditLog(db.db, { mac: MAC })
   stores = sqliteStores(db.db, { mac: MAC, audit })
   gate = new ApprovalGate({
@@ -228,6 +234,7 @@ const ALLOWS_EVERYTHING: ActionReviewer = {
 /** `door` under a grant the person made for `path`: its request for
  *  `path` is asked again, and the person's deny is the answer. */
 async function askedAgainThoughGranted(door: (typeof DOORS)[number], path: string): Promise<void> {
+  if (path === HARD_LINKED_HOOK) await linkHookElsewhere(workspace)
   await grantFor(door.ask, path)
   const again = asker.ask(door.ask(path), live())
   await expect.poll(() => approvals().length).toBe(2)

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { AGENT_COMMAND_TOOL } from '../src/contracts/agent-request.ts'
 import type { ApprovalSummary } from '../src/contracts/approval.ts'
 import { link, mkdir, realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -144,12 +145,19 @@ async function freshWorkspace(): Promise<string> {
   return realpath(await layPersonOnlyWorkspace(workspace, { hardLinkedHook: false }))
 }
 
-/** Assent's own command in `workspace`, each way it is spelled. */
+/** Assent's own command in `workspace`, each way it is spelled, and an
+ *  external agent's (run in the agent's own sandbox, which keeps `.git`
+ *  read-only and hides keys by their names as Assent's does). */
 function commandTouches(workspace: string): ActionTouch[] {
   return [
     { toolName: 'run_command', arguments: { argv: COMMAND.split(' ') }, workspace },
     { toolName: 'run_command', arguments: { argv: ['/bin/sh', '-c', COMMAND] }, workspace },
     { toolName: 'run_command', arguments: { argv: [COMMAND], shell: true }, workspace },
+    {
+      toolName: AGENT_COMMAND_TOOL,
+      arguments: { commandLine: COMMAND, argv: null, cwd: workspace },
+      workspace,
+    },
   ]
 }
 

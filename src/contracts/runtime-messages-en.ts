@@ -136,7 +136,7 @@ export const RUNTIME_MESSAGES_EN = {
     hardLinked:
       '{{path}} has other names (hard links), any of which may be a file only a person may change: a person decides it.',
     linkedElsewhere:
-      '{{path}} has other names (hard links) that the sandbox can neither keep read-only nor hide, and a command that writes or reads one of them reaches it: a person decides each command.',
+      '{{path}} has other names (hard links) in the folders a command may write, which no sandbox keeps read-only or hidden: a command that writes or reads one of them reaches it, so a person decides each command.',
     tooManyPaths: '{{path}} names more paths than can be checked: a person decides it.',
     assentOwn:
       "{{path}} is Assent's own (its data, or the configuration it decides what runs unasked from): a person decides every change to it.",

@@ -417,11 +417,15 @@ export async function layPersonOnlyWorkspace(
   }
   await mkdir(join(workspace, 'linked'), { recursive: true })
   await writeFile(join(workspace, '.git/hooks/pre-push'), ORIGINAL)
-  if (hardLinkedHook) {
-    await link(join(workspace, '.git/hooks/pre-push'), join(workspace, HARD_LINKED_HOOK))
-  }
+  if (hardLinkedHook) await linkHookElsewhere(workspace)
   await writeFile(join(workspace, 'x'), 'copied\n')
   return workspace
+}
+
+/** Makes `HARD_LINKED_HOOK` in a workspace laid out without it: another
+ *  name of `.git/hooks/pre-push`. */
+export async function linkHookElsewhere(workspace: string): Promise<void> {
+  await link(join(workspace, '.git/hooks/pre-push'), join(workspace, HARD_LINKED_HOOK))
 }
 
 /** What the file at `path` holds now, through links; null if there is none. */

@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -84,6 +84,10 @@ describe('personOnlyReason: a file with other names', () => {
         path: join(place.workspace, 'docs/notes.txt'),
       })
     }
+    // Left, it leaves every agent's command to the person
+    // (person-only-linked-elsewhere.test.ts), which the rows below do not
+    // look at.
+    unlinkSync(join(place.workspace, 'docs/notes.txt'))
   })
 
   // Reading another name of a key reads the key: the sandbox hides the

@@ -1,3 +1,4 @@
+import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
 import {
   message,
@@ -122,6 +123,19 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
         'it has other names (hard links), any of which may be a file only a person may change, such as a git hook',
     }
   }
+  // An external agent's command runs in the agent's own sandbox, which
+  // keeps `.git` read-only and hides keys by their names too, or in none:
+  // another name of a hook or a key in the workspace reaches past either,
+  // unnamed. Looked for when the workspace could be walked whole (its
+  // commands never asked for a walk that stopped: no sandbox of Assent's
+  // relies on it).
+  if (touch.toolName === AGENT_COMMAND_TOOL && touch.mcpServerId === undefined) {
+    const walked = personOnlyPathsInRoots([touch.workspace])
+    if (walked.truncated === null && walked.unlistable.length === 0) {
+      const elsewhere = keptWithOtherNames(walked, [touch.workspace])
+      if (elsewhere !== null) return elsewhere
+    }
+  }
   // Assent's own write tool names the one file it writes in a field of
   // its own, never a word. (An external agent's file change is read whole,
   // words and all: its `kind` of change may be `update`.)
@@ -158,8 +172,9 @@ export function assentOwnNamedBy(touch: ActionTouch): PersonOnly | null {
  * What a command does that no path of it shows (shell-words.ts): a name
  * built only when it runs (`$(…)`, `${X:-.git}`, `eval`), which no rule
  * can read, or a change to what git runs (`git config`, `git -c`,
- * `GIT_CONFIG_*`); and for Assent's own command, a workspace too large
- * for its sandbox's walk. Null when there is none.
+ * `GIT_CONFIG_*`); for Assent's own command, a workspace too large
+ * for its sandbox's walk, or a hook or a key with another name it may
+ * write or read (`keptWithOtherNames`). Null when there is none.
  */
 function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): PersonOnly | null {
   if (readings.length === 0) return null
