@@ -3,17 +3,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AGENT_COMMAND_TOOL } from '../src/contracts/agent-request.ts'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
-import {
-  GatewayOpenedCallSchema,
-  type GatewayCallRequest,
-  type GatewayCallState,
-} from '../src/contracts/mcp-gateway.ts'
+import type { GatewayCallState } from '../src/contracts/mcp-gateway.ts'
 import type { Grant } from '../src/contracts/room.ts'
-import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { isInsideRoot } from '../src/runtime/policy/path-containment.ts'
 import { mcpTouch, personOnlyReason } from '../src/runtime/policy/person-only.ts'
 import { personOnlyPathsIn } from '../src/runtime/policy/read-only-walk.ts'
-import { pinnedFolder } from './support/gateway-call-request.ts'
+import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import {
   CONTROL_PATH,
@@ -31,7 +26,7 @@ import {
   turnOutcome,
 } from './support/person-only-table.ts'
 import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
-import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 /**
  * The grant doors, against a real runtime: one table of paths that always
@@ -257,8 +252,7 @@ describe('a grant for a tool called through the MCP gateway', () => {
     args: Record<string, unknown>,
     serverFolder?: string,
   ): Promise<GatewayCallState> {
-    const file = readGatewayConnectionFile(harness.dataDir)
-    const request: GatewayCallRequest = {
+    return openGatewayCall(harness, {
       workspaceIdentity: pinnedFolder(workspace),
       serverId: 'files',
       serverName: 'Files',
@@ -270,19 +264,7 @@ describe('a grant for a tool called through the MCP gateway', () => {
       preview: null,
       serverTools: { names: ['put_file'], hash: HASH },
       ...(serverFolder === undefined ? {} : { serverFolder }),
-    }
-    const response = await rawHttp({
-      port: file.port,
-      method: 'POST',
-      path: '/v1/gateway/calls',
-      headers: [
-        ['Authorization', `Bearer ${file.gatewayCredential}`],
-        ['Content-Type', 'application/json'],
-      ],
-      body: JSON.stringify(request),
     })
-    expect(response.status).toBe(201)
-    return GatewayOpenedCallSchema.parse(JSON.parse(response.body))
   }
 
   beforeAll(async () => {

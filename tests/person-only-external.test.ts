@@ -256,6 +256,16 @@ describe.each(DOORS)('$name', (door) => {
     expect(audit.list().map((event) => event.type)).toContain('tool_allowed_by_grant')
   })
 
+  // The last row of grants-in-plan-mode.test.ts: a grant the person made
+  // before the room entered plan mode answers nothing in it.
+  it("in plan mode, answers nothing: the request is refused in the policy's name", async () => {
+    await grantFor(door.ask, CONTROL_PATH)
+    const planned = askerUnder(policyForMode('plan'), new RuleBasedReviewer())
+    await expect(planned.ask(door.ask(CONTROL_PATH), live())).resolves.toBe('deny')
+    expect(approvals()).toHaveLength(1)
+    expect(audit.list().filter((event) => event.type === 'tool_allowed_by_grant')).toEqual([])
+  })
+
   it.each([...PERSON_ONLY_PATHS, HARD_LINKED_HOOK])(
     'never answers for %s though a grant covers it: the request is asked again',
     (path) => askedAgainThoughGranted(door, path),

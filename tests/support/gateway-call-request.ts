@@ -1,6 +1,12 @@
-import type { GatewayCallRequest } from '../../src/contracts/mcp-gateway.ts'
+import {
+  GatewayOpenedCallSchema,
+  type GatewayCallRequest,
+  type GatewayCallState,
+} from '../../src/contracts/mcp-gateway.ts'
 import type { WorkspaceIdentity } from '../../src/contracts/room.ts'
+import { readGatewayConnectionFile } from '../../src/runtime/mcp/gateway-connection-file.ts'
 import { workspaceIdentityNow } from '../../src/runtime/policy/workspace-identity.ts'
+import { rawHttp, type RuntimeHarness } from './runtime-harness.ts'
 
 const HASH = 'a'.repeat(64)
 
@@ -28,4 +34,27 @@ export function noteCallRequest(workspace: string | WorkspaceIdentity): GatewayC
     preview: null,
     serverTools: { names: ['write_note'], hash: HASH },
   }
+}
+
+/** Opens a call on the runtime's gateway route the way assent-gateway
+ *  does, with the gateway's own credential from the data folder. */
+export async function openGatewayCall(
+  harness: RuntimeHarness,
+  request: GatewayCallRequest,
+): Promise<GatewayCallState> {
+  const file = readGatewayConnectionFile(harness.dataDir)
+  const response = await rawHttp({
+    port: file.port,
+    method: 'POST',
+    path: '/v1/gateway/calls',
+    headers: [
+      ['Authorization', `Bearer ${file.gatewayCredential}`],
+      ['Content-Type', 'application/json'],
+    ],
+    body: JSON.stringify(request),
+  })
+  if (response.status !== 201) {
+    throw new Error(`the gateway route answered ${response.status}: ${response.body}`)
+  }
+  return GatewayOpenedCallSchema.parse(JSON.parse(response.body))
 }

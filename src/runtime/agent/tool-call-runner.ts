@@ -1,9 +1,5 @@
 import { englishText, message } from '../../contracts/runtime-message.ts'
-import {
-  dispositionFor,
-  grantsHonoured,
-  privateReadDisposition,
-} from '../policy/approval-policy.ts'
+import { dispositionFor, privateReadDisposition } from '../policy/approval-policy.ts'
 import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
@@ -236,7 +232,7 @@ export class ToolCallRunner {
     // the sandbox would let it write there too, which the grant's maker
     // never saw (a person allowing it is shown every folder it may write).
     const widenedCommand = tool.kind === 'run-command' && widenedRoots(scope.widenings).length > 0
-    if (grantsHonoured(policy) && access.widened !== true && !widenedCommand) {
+    if (access.widened !== true && !widenedCommand) {
       const grant = grantThatMayAnswer(
         {
           toolName: tool.name,
@@ -244,6 +240,7 @@ export class ToolCallRunner {
           workspace: turn.workspace,
           resolvedPaths: access.paths,
         },
+        policy,
         () =>
           this.deps.grants
             .listActive(turn.roomId)

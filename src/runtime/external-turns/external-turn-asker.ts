@@ -13,7 +13,7 @@ import { refusedAccessWords } from '../policy/access-words.ts'
 import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
 import { personOnlyAtStart } from '../policy/made-person-only.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
-import { dispositionFor, grantsHonoured } from '../policy/approval-policy.ts'
+import { dispositionFor } from '../policy/approval-policy.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { pinnedWorkspaceOf, workspaceMovedSince } from '../policy/workspace-identity.ts'
 import type { ReviewInput } from '../policy/reviewer.ts'
@@ -132,30 +132,25 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     if (disposition === 'run') {
       return this.allowed(call, { type: 'tool_allowed_by_policy' }, 'allow-once')
     }
-    if (grantsHonoured(policy)) {
-      const grant = grantThatMayAnswer(
-        {
-          toolName: shown.action.toolName,
-          arguments: shown.action.arguments,
-          workspace: turn.workspace,
-          resolvedPaths: access.paths,
-        },
-        () =>
-          this.deps.grants.listActive(turn.roomId).find((candidate) =>
-            agentGrantCovers(candidate, {
-              toolName: shown.action.toolName,
-              arguments: shown.action.arguments,
-              resolvedPaths: access.paths,
-            }),
-          ),
-      )
-      if (grant) {
-        return this.allowed(
-          call,
-          { type: 'tool_allowed_by_grant', grantId: grant.id },
-          'allow-once',
-        )
-      }
+    const grant = grantThatMayAnswer(
+      {
+        toolName: shown.action.toolName,
+        arguments: shown.action.arguments,
+        workspace: turn.workspace,
+        resolvedPaths: access.paths,
+      },
+      policy,
+      () =>
+        this.deps.grants.listActive(turn.roomId).find((candidate) =>
+          agentGrantCovers(candidate, {
+            toolName: shown.action.toolName,
+            arguments: shown.action.arguments,
+            resolvedPaths: access.paths,
+          }),
+        ),
+    )
+    if (grant) {
+      return this.allowed(call, { type: 'tool_allowed_by_grant', grantId: grant.id }, 'allow-once')
     }
     return this.askFor(call, shown, access.paths, signal)
   }

@@ -125,7 +125,9 @@ export class GatewayCallService {
     })
     const cancelKey = this.newCancelKey()
 
-    const grant = grantThatMayAnswer(mcpTouch(request, room.workspace), () =>
+    // In plan mode (`never`) no grant answers: the call is refused in the
+    // policy's name below, whatever was allowed always before.
+    const grant = grantThatMayAnswer(mcpTouch(request, room.workspace), policy.approvalPolicy, () =>
       this.options.grants.findMcpGrant(room.id, request),
     )
     if (grant) {

@@ -1,4 +1,3 @@
-import { grantsHonoured } from '../policy/approval-policy.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { AgentPreset } from '../domain/agent-preset.ts'
@@ -169,18 +168,18 @@ export class McpRoomCalls implements McpToolCalls {
   ): Promise<McpConsentTicket> {
     const { conversations, requester, now } = this.options
     const report = async () => undefined
-    if (grantsHonoured(turn.policy.approvalPolicy)) {
-      const grant = grantThatMayAnswer(mcpTouch(request, turn.workspace), () =>
-        this.options.grants.findMcpGrant(turn.roomId, request),
-      )
-      if (grant) {
-        conversations.recordAllowedByGrant(call, grant.id, now())
-        // Answered at once, against the definition and preview this call
-        // just fetched (the grant binds the definition): as at the
-        // gateway's door, nobody read anything a change could hide behind,
-        // so they are not fetched again before it runs.
-        return { status: 'allowed', reason: null, byGrant: true, report }
-      }
+    const grant = grantThatMayAnswer(
+      mcpTouch(request, turn.workspace),
+      turn.policy.approvalPolicy,
+      () => this.options.grants.findMcpGrant(turn.roomId, request),
+    )
+    if (grant) {
+      conversations.recordAllowedByGrant(call, grant.id, now())
+      // Answered at once, against the definition and preview this call
+      // just fetched (the grant binds the definition): as at the
+      // gateway's door, nobody read anything a change could hide behind,
+      // so they are not fetched again before it runs.
+      return { status: 'allowed', reason: null, byGrant: true, report }
     }
     // No review description: the automatic reviewer cannot judge what an
     // MCP server will do, so the person decides whatever the room's mode.

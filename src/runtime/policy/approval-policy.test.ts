@@ -226,7 +226,7 @@ describe('standing grants', () => {
     ['untrusted', false],
     ['on-request', true],
     ['suggest', true],
-    ['never', true],
+    ['never', false],
     ['auto', true],
   ] as const)('under %s an always-allow grant is honoured: %s', (policy, honoured) => {
     expect(grantsHonoured(policy)).toBe(honoured)

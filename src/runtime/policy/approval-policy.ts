@@ -106,9 +106,16 @@ export function privateReadDisposition(approvalPolicy: ApprovalPolicy): CallDisp
 
 /** Whether an earlier "always allow" may answer a new call without asking.
  *  `untrusted` distrusts standing grants by definition, and `always` means
- *  every call is asked, so neither honours them. */
+ *  every call is asked, so neither honours them. Nor does `never` (plan
+ *  mode): a grant stands in for the person's answer to a question, and
+ *  under a policy that asks nothing whatever would need the person is
+ *  refused; a grant made before the room was narrowed to it must not
+ *  reopen what the narrowing closed, at a door that does not know the
+ *  policy's table (the MCP gateway) any more than at one that does. */
 export function grantsHonoured(approvalPolicy: ApprovalPolicy): boolean {
-  return approvalPolicy !== 'untrusted' && approvalPolicy !== 'always'
+  return (
+    approvalPolicy === 'on-request' || approvalPolicy === 'suggest' || approvalPolicy === 'auto'
+  )
 }
 
 function deepFreeze<T extends object>(value: T): T {

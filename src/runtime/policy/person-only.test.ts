@@ -218,12 +218,32 @@ describe('grantThatMayAnswer', () => {
       looked += 1
       return 'grant'
     }
-    expect(grantThatMayAnswer(write('.git/hooks/a'), find)).toBeUndefined()
-    expect(grantThatMayAnswer(write('docs/a'), find)).toBe('grant')
+    expect(grantThatMayAnswer(write('.git/hooks/a'), 'on-request', find)).toBeUndefined()
+    expect(grantThatMayAnswer(write('docs/a'), 'on-request', find)).toBe('grant')
     expect(looked).toBe(2)
-    expect(grantThatMayAnswer(write('.git/hooks/a'), () => undefined)).toBeUndefined()
-    expect(grantThatMayAnswer(write('docs/a'), () => undefined)).toBeUndefined()
+    expect(grantThatMayAnswer(write('.git/hooks/a'), 'on-request', () => undefined)).toBeUndefined()
+    expect(grantThatMayAnswer(write('docs/a'), 'on-request', () => undefined)).toBeUndefined()
   })
+
+  it.each(['never', 'always', 'untrusted'] as const)(
+    'under %s looks no grant up and gives none, whatever would be found',
+    (policy) => {
+      let looked = 0
+      const find = () => {
+        looked += 1
+        return 'grant'
+      }
+      expect(grantThatMayAnswer(write('docs/a'), policy, find)).toBeUndefined()
+      expect(looked).toBe(0)
+    },
+  )
+
+  it.each(['on-request', 'suggest', 'auto'] as const)(
+    'under %s gives the grant found',
+    (policy) => {
+      expect(grantThatMayAnswer(write('docs/a'), policy, () => 'grant')).toBe('grant')
+    },
+  )
 })
 
 describe('personOnlyPathsIn: what the command sandbox keeps read-only', () => {

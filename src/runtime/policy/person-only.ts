@@ -5,6 +5,8 @@ import {
   type RuntimeMessage,
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
+import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
+import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
@@ -307,11 +309,15 @@ function keptWithOtherNames(walked: ReadOnlyWalk, roots: readonly string[]): Per
  * looked up first: most actions have none, and then there is nothing to
  * judge (the rule reads the file system, the lookup one indexed query);
  * either way no grant answers for an action the rule leaves to the person.
+ * Nor under a policy that honours no grant (`grantsHonoured`): each door
+ * passes the policy frozen on its turn, so none can forget it.
  */
 export function grantThatMayAnswer<G>(
   touch: ActionTouch,
+  approvalPolicy: ApprovalPolicy,
   find: () => G | undefined,
 ): G | undefined {
+  if (!grantsHonoured(approvalPolicy)) return undefined
   const grant = find()
   if (grant === undefined) return undefined
   return personOnlyReason(touch) === null ? grant : undefined
