@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import type { ConsentTokenVerifier } from '../consent/consent-token.ts'
-import { grantScopeFor, serverGrantScopeFor } from './agent/grant-scope.ts'
+import type { ApprovalRecord } from '../contracts/approval.ts'
+import { folderGrantBlocker, grantScopeFor, serverGrantScopeFor } from './agent/grant-scope.ts'
 import type { ApproverWebhooks } from './approver/approver-webhooks.ts'
 import type { EventBus } from './events/event-bus.ts'
 import type { ApprovalGate } from './gate/approval-gate.ts'
@@ -30,7 +31,7 @@ import { startRuntimeServer } from './server/runtime-server.ts'
 /** What the HTTP edge serves: the services of one runtime instance. */
 export interface RuntimeServices {
   instanceId: string
-  storage: Pick<RuntimeStorage, 'audit' | 'settings' | 'approvals'>
+  storage: Pick<RuntimeStorage, 'audit' | 'settings' | 'approvals' | 'conversations' | 'rooms'>
   events: EventBus
   agents: Pick<RuntimeAgents, 'agents' | 'external'>
   gate: ApprovalGate
@@ -47,7 +48,9 @@ export interface RuntimeServices {
  *  classifies each for the renderer) before the server takes a request. */
 export function runtimeRouter(services: RuntimeServices): Router {
   const { instanceId, events, verifier } = services
-  const { audit, settings, approvals } = services.storage
+  const { audit, settings, approvals, conversations, rooms } = services.storage
+  const folderBlocker = (approval: ApprovalRecord) =>
+    folderGrantBlocker(conversations.getTurn(approval.turnId), rooms.get(approval.roomId))
   const router = new Router()
   router.add(
     ...systemRoutes({ instanceId, events, audit, settings }),
@@ -61,11 +64,11 @@ export function runtimeRouter(services: RuntimeServices): Router {
       instanceId,
       alwaysAllowBlocker: (approval) => {
         const scope = grantScopeFor(approval)
-        return scope.ok ? null : scope.reason
+        return scope.ok ? folderBlocker(approval) : scope.reason
       },
       serverAlwaysAllowBlocker: (approval) => {
         const scope = serverGrantScopeFor(approval)
-        return scope.ok ? null : scope.reason
+        return scope.ok ? folderBlocker(approval) : scope.reason
       },
     }),
     ...roomRoutes({

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { Grant } from '../../contracts/room.ts'
-import { grantMatches, grantScopeFor } from './grant-scope.ts'
+import { folderGrantBlocker, grantMatches, grantScopeFor } from './grant-scope.ts'
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'assent-grant-scope-')))
 writeFileSync(join(workspace, 'old.txt'), 'x')
@@ -121,5 +121,37 @@ describe('which calls a grant answers for', () => {
         resolvedPaths: resolved('b.txt'),
       }),
     ).toBe(false)
+  })
+})
+
+describe('folderGrantBlocker: an "always" only for the folder the room works in now', () => {
+  const a = { realPath: '/w', dev: '1', ino: '2' }
+  const replaced = { realPath: '/w', dev: '1', ino: '3' }
+
+  it("lets an approval asked about the room's folder make a grant", () => {
+    expect(folderGrantBlocker({ workspaceIdentity: a }, { workspaceIdentity: a })).toBeNull()
+    expect(
+      folderGrantBlocker({ workspaceIdentity: a }, { workspaceIdentity: a, integrity: 'ok' }),
+    ).toBeNull()
+  })
+
+  it('refuses one asked about the folder the room was re-pinned from', () => {
+    expect(folderGrantBlocker({ workspaceIdentity: a }, { workspaceIdentity: replaced })).toBe(
+      'it was asked about another folder than the one the room works in now',
+    )
+  })
+
+  it.each([
+    ['an unknown turn', undefined, { workspaceIdentity: a }],
+    ['an unknown room', { workspaceIdentity: a }, undefined],
+    ['a turn without a pin', {}, { workspaceIdentity: a }],
+    ['a room without a pin', { workspaceIdentity: a }, {}],
+    [
+      'a room changed outside Assent',
+      { workspaceIdentity: a },
+      { workspaceIdentity: a, integrity: 'tampered' },
+    ],
+  ] as const)('fails closed for %s', (_name, turn, room) => {
+    expect(folderGrantBlocker(turn, room)).toMatch(/cannot be compared/)
   })
 })

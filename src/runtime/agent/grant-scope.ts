@@ -4,7 +4,9 @@ import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { isGovernedMcpMethod, mcpActionRememberable } from '../../contracts/mcp-gateway.ts'
 import type { Grant } from '../../contracts/room.ts'
 import { agentGrantScope } from '../policy/agent-grant-scope.ts'
+import type { WorkspaceIdentity } from '../../contracts/room.ts'
 import { personOnlyReason, touchOfApproval } from '../policy/person-only.ts'
+import { sameWorkspace } from '../policy/workspace-identity.ts'
 
 /** What an allow-always decision turns into: the grant's fields besides its
  *  id, room, approval and time. */
@@ -201,6 +203,33 @@ function realPathAllowingMissing(absolute: string): string | null {
       return null
     }
   }
+}
+
+/**
+ * Why no "always" may come of an approval because of where it was asked,
+ * or null: the folder its turn was admitted for must be the folder the
+ * room is pinned to now. An approval asked about a folder since replaced
+ * stays decidable (its call is refused when it would run); once the person
+ * accepts the new folder (confirming the room's mode, which revokes every
+ * grant there is), a grant made from the old approval would answer in a
+ * folder nobody asked them about. An "always" given while the folder is
+ * replaced and not yet accepted is kept: the acceptance revokes it, and
+ * the folder put back honours it. Fails closed: a turn or room not found,
+ * or either without a pinned folder, or a room changed outside Assent,
+ * makes no grant.
+ */
+export function folderGrantBlocker(
+  turn: { workspaceIdentity?: WorkspaceIdentity | undefined } | undefined,
+  room: { workspaceIdentity?: WorkspaceIdentity | undefined; integrity?: string } | undefined,
+): string | null {
+  const asked = turn?.workspaceIdentity
+  const pinned = room?.integrity === 'tampered' ? undefined : room?.workspaceIdentity
+  if (asked === undefined || pinned === undefined) {
+    return "the folder it was asked about cannot be compared with the room's"
+  }
+  return sameWorkspace(asked, pinned)
+    ? null
+    : 'it was asked about another folder than the one the room works in now'
 }
 
 function grant(draft: GrantDraft): GrantScopeResult {

@@ -24,8 +24,8 @@ import type { RoomDirectory } from '../ports/room-directory.ts'
 import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
 import {
   checkWorkspaceIdentity,
+  sameWorkspace,
   workspaceMovedSince,
-  type WorkspaceIdentity,
 } from '../policy/workspace-identity.ts'
 import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
@@ -94,7 +94,7 @@ export class GatewayCallService {
     // Both were checked against the folder there now, so they differ only
     // if it changed between the two checks; the room's grants answer for
     // its own folder, never for the gateway's.
-    if (!sameFolder(workspaceIdentity, request.workspaceIdentity)) {
+    if (!sameWorkspace(workspaceIdentity, request.workspaceIdentity)) {
       throw new Refusal(
         'workspace_moved',
         englishText(message('workspace.replaced', { path: request.workspaceIdentity.realPath })),
@@ -367,8 +367,4 @@ export class GatewayCallService {
       })
     })
   }
-}
-
-function sameFolder(a: WorkspaceIdentity, b: WorkspaceIdentity): boolean {
-  return a.realPath === b.realPath && a.dev === b.dev && a.ino === b.ino
 }

@@ -90,6 +90,11 @@ export function checkWorkspaceIdentity(pinned: WorkspaceIdentity): WorkspaceIden
   return { ok: true }
 }
 
+/** Whether two pins name the same folder: its real path, device and inode. */
+export function sameWorkspace(a: WorkspaceIdentity, b: WorkspaceIdentity): boolean {
+  return a.realPath === b.realPath && a.dev === b.dev && a.ino === b.ino
+}
+
 /** A failed identity check: why the workspace is not the pinned folder. */
 export type WorkspaceMoved = Extract<WorkspaceIdentityCheck, { ok: false }>
 
