@@ -4,7 +4,7 @@ import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
-import { pinnedWorkspaceOf } from '../policy/workspace-identity.ts'
+import { pinnedWorkspaceOf, workspaceMovedSince } from '../policy/workspace-identity.ts'
 import { getTool } from '../tools/registry.ts'
 import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { AgentToolCall } from './agent-model.ts'
@@ -352,6 +352,12 @@ export class ToolCallRunner {
       // the tool acts: after a power loss the record shows it may have run.
       // If they cannot be made durable, the tool does not run.
       await this.deps.durable()
+      // Last, after the wait for the disk, as at the MCP door: a workspace
+      // swapped, replaced or removed while the decision was made durable
+      // was checked above as it was before. A file tool walks the path
+      // again from `/` and would write whatever folder is there now.
+      const moved = workspaceMovedSince(turn)
+      if (moved !== null) return refusedAccess(moved, tool, args)
       const widened = pinnedWidenedRoots(scope.widenings)
       result = await tool.run(args, {
         workspace: turn.workspace,

@@ -69,6 +69,7 @@ afterEach(() => {
 function askerUnder(
   policy: RoomPolicy,
   overrides: Partial<Turn> = {},
+  durable: () => Promise<void> = async () => undefined,
 ): { asker: ExternalTurnAsker; turn: Turn } {
   if (!stores.rooms.get(ROOM_ID)) {
     stores.rooms.create({
@@ -107,7 +108,7 @@ function askerUnder(
     grants: stores.grants,
     conversations: stores.conversations,
     now: () => clock,
-    durable: async () => undefined,
+    durable,
   })
   return { asker, turn }
 }
@@ -372,6 +373,39 @@ describe('ExternalTurnAsker: an allow that lands after the workspace moved', () 
         const covered = asker.ask(command("/bin/bash -lc 'touch a'"), live())
         await expect(covered).resolves.toBe('deny')
         expect(approvals()).toHaveLength(1)
+        expect(readdirSync(elsewhere)).toEqual([])
+      } finally {
+        undoMove(workspace)
+        rmSync(elsewhere, { recursive: true, force: true })
+      }
+    },
+  )
+})
+
+describe('ExternalTurnAsker: a move while Assent makes the allow durable', () => {
+  // Checked before the call is marked running, and again once that is on
+  // disk: the agent is told nothing until both held.
+  it.each(WORKSPACE_MOVES)(
+    'answers the agent deny when the folder was $name during the wait for the disk',
+    async (move) => {
+      const workspaceIdentity = await pinWorkspace(workspace)
+      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'assent-external-elsewhere-')))
+      let moved = false
+      const { asker, turn } = askerUnder(
+        policyForMode('full-access'),
+        { workspaceIdentity },
+        async () => {
+          move.apply(workspace, elsewhere)
+          moved = true
+        },
+      )
+      try {
+        await expect(asker.ask(command('touch a'), live())).resolves.toBe('deny')
+        expect(moved).toBe(true)
+        expect(callOf(turn)).toMatchObject({
+          status: 'refused',
+          result: { ok: false, code: 'workspace_moved', message: { code: move.words } },
+        })
         expect(readdirSync(elsewhere)).toEqual([])
       } finally {
         undoMove(workspace)

@@ -242,6 +242,13 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   ): Promise<ExternalDecision> {
     const moved = workspaceMovedSince(this.turn)
     if (moved) return this.refuse(call, 'refused', moved.message, moved.code, moved.reason)
+    this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
+    await this.deps.durable()
+    // Again after the wait for the disk, the agent not yet told: a move
+    // while the allow was made durable is as much before "yes" as one
+    // while the person read.
+    const since = workspaceMovedSince(this.turn)
+    if (since) return this.refuse(call, 'refused', since.message, since.code, since.reason)
     // A file change names its paths, each judged by the rule; what a
     // command or the agent's own tool makes is known only once it ends.
     // Full access asks for nothing, as for Assent's own commands.
@@ -251,8 +258,6 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     ) {
       this.timeline.watchMade(call, personOnlyAtStart([this.turn.workspace]))
     }
-    this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
-    await this.deps.durable()
     return decision
   }
 
