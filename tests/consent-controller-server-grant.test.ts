@@ -11,7 +11,7 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 // The protected window itself is a fake here (no Electron binary); the
 // runtime, its grants and the tokens are real.
-describe('ConsentController: "Always allow every tool of <server>"', () => {
+describe('ConsentController: "Always allow" and "Always allow every tool of <server>"', () => {
   let harness: RuntimeHarness
 
   beforeAll(async () => {
@@ -58,6 +58,26 @@ describe('ConsentController: "Always allow every tool of <server>"', () => {
     })
     const grants = await roomGrants(harness, room.id)
     expect(grants.map((grant) => grant.scope)).toEqual(['mcp-server'])
+  })
+
+  // An "always" the window did not show is refused by main itself, before
+  // any token is minted: whether the runtime would honour it when the
+  // answer arrives is another question than whether the person saw it.
+  it('ignores "Always allow" from a window that did not offer it', async () => {
+    const windows = new FakeWindows()
+    const controller = controllerWith(windows)
+    const room = await createRoom(harness)
+    // A hook always needs the person: no "always" is offered for it.
+    const view = await pendingApprovalFor(harness, room.id, 'write .git/hooks/pre-commit x')
+    expect(view.alwaysAllowAvailable).toBe(false)
+    const outcome = controller.reviewApproval([view.approval.id])
+    const window = await windows.nextShown()
+    const shown = window.views[0]
+    expect(shown?.subject === 'approval' && shown.alwaysAllow.offered).toBe(false)
+    controller.handleDecision(window.promptId, 'allow-always', window)
+    controller.handleDecision(window.promptId, 'deny', window)
+    await expect(outcome).resolves.toMatchObject({ status: 'decided', decision: 'deny' })
+    expect(await roomGrants(harness, room.id)).toEqual([])
   })
 
   it('ignores the server-wide answer from a window that did not offer it', async () => {

@@ -67,8 +67,8 @@ export function answerFits(prompt: Prompt, answer: ConsentAnswer): boolean {
   if (prompt.kind === 'approval') {
     return (
       answer === 'allow-once' ||
-      answer === 'allow-always' ||
       answer === 'deny' ||
+      (answer === 'allow-always' && prompt.alwaysOffered) ||
       (answer === 'allow-always-server' && prompt.serverWideOffered)
     )
   }

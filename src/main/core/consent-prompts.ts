@@ -58,8 +58,10 @@ export interface ApprovalPrompt extends PromptBase {
   approvalId: string
   actionDigest: string
   expiresAt: number
-  /** Whether the window offered "Always allow every tool of <server>": an
-   *  answer for a button that was not shown is not the person's. */
+  /** Whether the window offered "Always allow", and "Always allow every
+   *  tool of <server>": an answer for a button that was not shown is not
+   *  the person's. */
+  alwaysOffered: boolean
   serverWideOffered: boolean
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
-import { serverAlwaysAllowFor } from './always-allow-scope.ts'
+import { alwaysAllowFor, serverAlwaysAllowFor } from './always-allow-scope.ts'
 import { approvalConsentView } from './approval-consent-view.ts'
 import { agentLabel } from './consent-prompt-rules.ts'
 import type { ConsentOutcome, PromptKit } from './consent-prompts.ts'
@@ -38,6 +38,8 @@ export async function reviewApprovalRequest(
       approvalId,
       actionDigest: view.actionDigest,
       expiresAt: view.approval.expiresAt,
+      // What the window's view below offers, read the same way.
+      alwaysOffered: alwaysAllowFor(view.action, view.alwaysAllowAvailable !== false).offered,
       serverWideOffered: serverAlwaysAllowFor(view.action, view.serverAlwaysAllowAvailable === true)
         .offered,
     }),
