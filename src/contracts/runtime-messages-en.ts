@@ -129,6 +129,8 @@ export const RUNTIME_MESSAGES_EN = {
     builtAtRunTime:
       'The command builds what it touches only when it runs ({{path}}), which cannot be checked: a person decides it.',
     gitSettings: '{{path}} changes what git runs: a person decides it.',
+    unreadCommand:
+      '{{path}} runs a command that cannot be read whole (its words, or the folder it runs in), which cannot be checked: a person decides it.',
     unwalked:
       '{{path}} holds more than the sandbox checks for git folders and files that run code, so not all of them are kept read-only: a person decides each command.',
     unlistable:
@@ -158,6 +160,8 @@ export const RUNTIME_MESSAGES_EN = {
       'the command is destructive (recursive delete, disk format or raw disk write)',
     commands: 'commands are decided by a person',
     failed: 'automatic review failed: {{detail}}',
+    privateRead:
+      'a read beyond the workspace ({{detail}}): only a person decides it, neither the automatic review nor the approver webhook is asked',
   },
   turn: {
     agentNotConfigured: 'The agent {{agent}} is not configured.',

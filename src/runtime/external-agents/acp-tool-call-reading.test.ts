@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
 import { acpAction } from './acp-tool-call-reading.ts'
 import { actionOf } from './test-support/acp-action.ts'
 
@@ -17,6 +18,27 @@ describe('ACP tool calls as Assent actions', () => {
       commandLine: `/bin/bash -lc 'echo '\\''hi'\\'' > out.txt'`,
       argv,
       cwd: '/w/sub',
+    })
+  })
+
+  it.each([
+    [{ command: 'cp', args: ['x', '.git/hooks/pre-commit'] }, ['cp', 'x', '.git/hooks/pre-commit']],
+    [{ command: ['bash', '-c'], args: ['--', 'cp x y'] }, ['bash', '-c', '--', 'cp x y']],
+    [{ command: 'ls', args: [] }, null],
+  ])('keeps the args beside a command in the command it reads: %j', (rawInput, argv) => {
+    expect(actionOf({ toolCallId: 't', kind: 'execute', rawInput }, '/w')).toEqual({
+      kind: 'command',
+      commandLine: argv === null ? 'ls' : quotedCommandLine(argv),
+      argv,
+      cwd: '/w',
+    })
+  })
+
+  it('reads a command whose args are not all words as the agent’s own tool, whole', () => {
+    const rawInput = { command: 'cp', args: ['x', 5] }
+    expect(actionOf({ toolCallId: 't', kind: 'execute', rawInput }, '/w')).toMatchObject({
+      kind: 'tool',
+      input: rawInput,
     })
   })
 

@@ -34,7 +34,8 @@ export type AcpActionReading =
 /**
  * What a tool call does, as Assent shows it:
  * - `execute` with a command in its raw input (a string, or an argument
- *   vector as codex-acp sends): the command, in the raw input's `cwd` or,
+ *   vector as codex-acp sends, with any `args` beside it): the command,
+ *   in the raw input's `cwd` or,
  *   when it names none, the session's. A `cwd` that is not an absolute
  *   path is refused: the agent takes it from its own folder, which Assent
  *   cannot know, and showing any other folder would let the person allow a
@@ -49,15 +50,15 @@ export type AcpActionReading =
 export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionReading {
   const absolute = (path: string): string => (isAbsolute(path) ? path : resolve(sessionCwd, path))
   const input = z
-    .looseObject({ command: z.unknown().optional(), cwd: z.unknown().optional() })
+    .looseObject({
+      command: z.unknown().optional(),
+      args: z.unknown().optional(),
+      cwd: z.unknown().optional(),
+    })
     .safeParse(toolCall.rawInput)
   if (toolCall.kind === 'execute' && input.success) {
-    const { command, cwd } = input.data
-    const line = isStringArray(command)
-      ? { commandLine: quotedCommandLine(command), argv: [...command] }
-      : typeof command === 'string' && command !== ''
-        ? { commandLine: command, argv: null }
-        : null
+    const { command, args, cwd } = input.data
+    const line = commandOf(command, args)
     if (line !== null) {
       if (cwd === undefined || cwd === null) {
         return { action: { kind: 'command', ...line, cwd: sessionCwd } }
@@ -103,6 +104,30 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
       locations: [...new Set([...locations, ...changes.flatMap(endsOf), ...patched])],
     },
   }
+}
+
+/**
+ * The command a raw input runs: its `command` as a line, or as an argument
+ * vector with the `args` beside it (`{ command: "cp", args: ["x", "y"] }`,
+ * as an ACP client's terminal takes it), quoted as no shell reads it
+ * (`args` are the command's words, never left out of what is shown and
+ * judged). Null for anything else, `args` that are not all strings
+ * included: the call is then read as the agent's own tool, whole.
+ */
+function commandOf(
+  command: unknown,
+  args: unknown,
+): { commandLine: string; argv: string[] | null } | null {
+  const noArgs = args === undefined || args === null || (Array.isArray(args) && args.length === 0)
+  if (!noArgs && !isStringArray(args)) return null
+  const rest = isStringArray(args) ? args : []
+  const argv = isStringArray(command)
+    ? [...command, ...rest]
+    : typeof command === 'string' && command !== '' && rest.length > 0
+      ? [command, ...rest]
+      : null
+  if (argv !== null) return { commandLine: quotedCommandLine(argv), argv }
+  return typeof command === 'string' && command !== '' ? { commandLine: command, argv: null } : null
 }
 
 /** The files a change touches: its file, and where it moves the file to. */

@@ -65,8 +65,10 @@ export function commandsOf(touch: ActionTouch): ActionCommands {
     for (const [, inner] of command) {
       const rest = stringsOf(record.args) ?? stringsOf(record.argv) ?? []
       // A command given as an argv is run without a shell: each word is
-      // quoted, as the shell reading must take it whole.
-      const words = typeof inner === 'string' ? [inner, ...rest] : stringsOf(inner)
+      // quoted, as the shell reading must take it whole. The `args` beside
+      // it are its words too, whichever way the command is given.
+      const argv = stringsOf(inner)
+      const words = typeof inner === 'string' ? [inner, ...rest] : argv && [...argv, ...rest]
       if (words === null || words.length === 0) continue
       lines.push(words.length === 1 ? (words[0] ?? '') : quotedCommandLine(words))
     }

@@ -201,6 +201,50 @@ describe('personOnlyReason: the paths an action names', () => {
     expect(personOnlyReason(agentTool({ command: ['rg', '-n', 'TODO', 'docs'] }))).toBeNull()
   })
 
+  // What a command hands on to another program is read as a line too.
+  const agentLine = (commandLine: string): ActionTouch => ({
+    toolName: AGENT_COMMAND_TOOL,
+    arguments: { commandLine, argv: null, cwd: workspace },
+    workspace,
+  })
+  it.each([
+    ['bash -c -- \'echo x >> .g""it/config\'', 'git'],
+    ['bash -c -e \'cp x .g""it/config\'', 'git'],
+    ["sh -e -c 'cp x .gi\\t/config'", 'git'],
+    ['bash -xc \'cp x ~/.bash""rc\'', 'shell-startup'],
+    ["fish -c 'cp x {.git}/config'", 'git'],
+    ['env -S \'cp x .g""it/config\'', 'git'],
+    ['watch -n 5 \'cp x .g""it/config\'', 'git'],
+    ['git rebase -x \'cp x .g""it/config\' HEAD~1', 'git'],
+    ['git fetch --upload-pack=\'cp x .g""it/config; git-upload-pack\' .', 'git'],
+    ['/usr/lib/git-core/git-config core.hooksPath h', 'git-settings'],
+    ['setpriv git config core.hooksPath h', 'git-settings'],
+    ['git bisect run git config core.hooksPath h', 'git-settings'],
+    ['git submodule foreach cp x hooks/pre-commit', 'unread-command'],
+  ])('needs a person for %s (%s)', (line, klass) => {
+    expect(personOnlyReason(agentLine(line))).toMatchObject({ class: klass })
+  })
+
+  it.each([
+    "bash -c 'ls'",
+    "bash -c -- 'ls -l docs'",
+    "env -S 'ls -l'",
+    'nice make',
+    "git rebase -x 'npm test' HEAD~1",
+    "watch -n 5 'git status'",
+  ])('lets a door answer for %s', (line) => {
+    expect(personOnlyReason(agentLine(line))).toBeNull()
+  })
+
+  it("reads a tool's command given as an argv with its `args` beside it", () => {
+    expect(
+      personOnlyReason(
+        mcp('shell', 'run', { command: ['bash', '-c'], args: ['--', 'cp x .g""it/config'] }),
+      ),
+    ).toMatchObject({ class: 'git' })
+    expect(personOnlyReason(mcp('shell', 'run', { command: ['ls'], args: ['docs'] }))).toBeNull()
+  })
+
   it("skips the text fields of tools Assent knows, never an unknown server's", () => {
     const args = { path: 'docs/a.txt', content: 'remember to chmod .git/hooks/pre-commit' }
     expect(personOnlyReason({ toolName: 'write_file', arguments: args, workspace })).toBeNull()

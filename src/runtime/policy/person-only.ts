@@ -25,8 +25,12 @@ import {
   READ_ONLY_WALK_ENTRIES,
   type ReadOnlyWalk,
 } from './read-only-walk.ts'
-import { commandFinding, readCommandLines } from './shell-commands.ts'
-import type { ShellReading } from './shell-words.ts'
+import {
+  commandFinding,
+  readCommandLines,
+  type CommandFinding,
+  type CommandReading,
+} from './shell-commands.ts'
 
 /**
  * "Needs a person every time": the one rule every door that allows without
@@ -67,6 +71,7 @@ export type PersonOnlyClass =
   | 'assent-own'
   | 'built-at-run-time'
   | 'git-settings'
+  | 'unread-command'
   | 'unwalked'
   | 'unlistable'
   | 'hard-linked'
@@ -178,7 +183,7 @@ export function assentOwnNamedBy(touch: ActionTouch): PersonOnly | null {
  * for its sandbox's walk, or a hook or a key with another name it may
  * write or read (`keptWithOtherNames`). Null when there is none.
  */
-function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): PersonOnly | null {
+function commandReason(touch: ActionTouch, readings: readonly CommandReading[]): PersonOnly | null {
   if (readings.length === 0) return null
   // Assent's own command runs in the sandbox, which keeps read-only what
   // its walk of the workspace found: in a workspace too large to walk
@@ -221,18 +226,17 @@ function commandReason(touch: ActionTouch, readings: readonly ShellReading[]): P
   }
   const finding = commandFinding(readings)
   if (finding === null) return null
-  return finding.kind === 'built-at-run-time'
-    ? {
-        path: finding.what,
-        class: 'built-at-run-time',
-        reason: 'the command builds what it touches only when it runs, which cannot be checked',
-      }
-    : {
-        path: finding.what,
-        class: 'git-settings',
-        reason: 'it changes what git runs (its settings)',
-      }
+  return { path: finding.what, class: finding.kind, reason: COMMAND_REASONS[finding.kind] }
 }
+
+/** Why each finding of shell-commands.ts needs the person. */
+const COMMAND_REASONS = {
+  'built-at-run-time':
+    'the command builds what it touches only when it runs, which cannot be checked',
+  'git-settings': 'it changes what git runs (its settings)',
+  'unread-command':
+    'the command it runs cannot be read whole here (its words, or the folder it runs in), so it cannot be checked',
+} as const satisfies Record<CommandFinding['kind'], string>
 
 /** Inside a git folder, what the sandbox's check of other names leaves
  *  out: objects, refs and their logs run nothing and configure nothing,
@@ -360,6 +364,7 @@ const PERSON_ONLY_CODES = {
   'runs-later': 'personOnly.runsLater',
   'built-at-run-time': 'personOnly.builtAtRunTime',
   'git-settings': 'personOnly.gitSettings',
+  'unread-command': 'personOnly.unreadCommand',
   unwalked: 'personOnly.unwalked',
   unlistable: 'personOnly.unlistable',
   'hard-linked': 'personOnly.hardLinked',

@@ -1,40 +1,34 @@
 import path from 'node:path'
+import { GIT_COMMANDS_HANDING_ON, GIT_OPTIONS_WITH_VALUE, gitArguments } from './git-hand-offs.ts'
+import { handOffs, HANDING_ON, SHELLS } from './hand-offs.ts'
 import { globMatchesName, hasGlob } from './shell-glob.ts'
 import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 
 // What a command line does that no path of it shows, for the person-only
-// rule: a name built only when it runs, or a change to what git runs. The
-// line is tokenized once (shell-words.ts).
+// rule: a name built only when it runs, a change to what git runs, or a
+// command it has run that cannot be read. The line is tokenized once
+// (shell-words.ts), and so is each line it hands on (hand-offs.ts).
 
 /** Words after which the next word is still a command: wrappers that run
- *  the rest (`sudo git …`, `env X=1 git …`, `timeout 10 git …`). After a
- *  wrapper, any later `git` or `eval` of the same command counts as the
- *  command: its options are not read. */
+ *  the rest (`sudo git …`, `env X=1 git …`, `timeout 10 git …`, `taskset
+ *  1 git …`, `strace -o log git …`, busybox's applets, zsh's `noglob`).
+ *  After a wrapper, any later `git` or `eval` of the same command counts
+ *  as the command: its options are not read, so none can hide the command
+ *  from the rule. */
 const WRAPPERS = new Set([
-  'sudo',
-  'doas',
-  'env',
-  'command',
-  'builtin',
-  'exec',
-  'nohup',
-  'time',
-  'nice',
-  'ionice',
-  'timeout',
-  'stdbuf',
-  'xargs',
-  'parallel',
-  'chronic',
-  'setsid',
-  'flock',
-  'unbuffer',
-  'script',
+  ...['sudo', 'doas', 'pkexec', 'runuser', 'env', 'command', 'builtin', 'exec', 'noglob'],
+  ...['nocorrect', 'nohup', 'time', 'nice', 'ionice', 'chrt', 'taskset', 'timeout', 'stdbuf'],
+  ...['xargs', 'parallel', 'chronic', 'setsid', 'flock', 'unbuffer', 'script', 'setpriv'],
+  ...['prlimit', 'unshare', 'nsenter', 'chroot', 'setarch', 'fakeroot', 'eatmydata', 'strace'],
+  ...['ltrace', 'valgrind', 'watch', 'firejail', 'systemd-run', 'busybox'],
 ])
 
-/** The shell's keywords after which the next word is a command. */
-const KEYWORDS = new Set(['then', 'do', 'else', 'elif', 'if', 'while', 'until', '!', '{'])
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox'])
+/** The shell's keywords after which the next word is a command (fish's
+ *  `and`, `or`, `not` and `begin` too). */
+const KEYWORDS = new Set([
+  ...['then', 'do', 'else', 'elif', 'if', 'while', 'until', '!', '{', 'coproc'],
+  ...['and', 'or', 'not', 'begin'],
+])
 const OPERATORS = new Set([';', '&', '&&', '|', '||', '(', ')'])
 
 /** The variables that change what git runs or where it reads its settings. */
@@ -51,9 +45,6 @@ const SHELL_SETTING_VARIABLES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOT
  *  GLOBIGNORE`): set by a command from what it reads. */
 const SHELL_SETTING_NAMES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)$/
 
-/** Programs that hand a command line given with `-c` to a shell. */
-const LINE_RUNNERS = new Set([...SHELLS, 'script', 'flock'])
-
 /** The commands that set a shell's options, and the options (bash's,
  *  zsh's, ksh's; zsh ignores case and underscores) that change which names
  *  a pattern matches: a leading dot, case, extended patterns. */
@@ -65,8 +56,13 @@ function patternOption(name: string): boolean {
   return PATTERN_OPTIONS.test(name.toLowerCase().replaceAll('_', ''))
 }
 
-/** The commands a word past a wrapper is read for. */
-const READ_COMMANDS = ['git', 'eval', ...SHELLS]
+/** The commands a word past a wrapper is read for: git (and its dashed
+ *  programs that change its settings or hand a line on), `eval`, and the
+ *  programs that hand a line on. */
+const READ_COMMANDS = [
+  ...['git', 'eval', ...HANDING_ON],
+  ...['config', 'init', 'clone', ...GIT_COMMANDS_HANDING_ON].map((command) => `git-${command}`),
+]
 
 /** Whether a word past a wrapper's options may be made into one of
  *  `READ_COMMANDS` by the shell: a variable (its value is not known), a
@@ -94,27 +90,59 @@ function shellMakes(word: string): boolean {
   return spellings === null || spellings.some((name) => name !== word)
 }
 
-/** git's options before its command that take their value as the next
- *  word. */
-const GIT_OPTIONS_WITH_VALUE = new Set(['-C', '--git-dir', '--work-tree', '--namespace'])
+/** What a command line does that no path of it shows: a name built when
+ *  it runs, a change to git's settings, or a command it has run that
+ *  cannot be read (its words, or the folder it runs in). */
+export type CommandFinding = {
+  kind: 'built-at-run-time' | 'git-settings' | 'unread-command'
+  what: string
+}
 
-/** What a command line does that no path of it shows. */
-export type CommandFinding =
-  { kind: 'built-at-run-time'; what: string } | { kind: 'git-settings'; what: string }
+/** A command line as read, with the first command it has run that cannot
+ *  be read (hand-offs.ts), or null. */
+export interface CommandReading extends ShellReading {
+  unread: string | null
+}
+
+/** How many times a line handed on is read within another (`bash -c
+ *  "sh -c '…'"`); one handed on deeper is not read, and needs the person. */
+const MAX_HAND_OFF_DEPTH = 4
+
+/** How many words the lines handed on may hold, all together; past it
+ *  they are not read, and need the person. */
+const MAX_HANDED_ON_WORDS = 100_000
 
 /**
- * Each command line, and every script handed to a shell's `-c` in it
- * (`bash -lc '…'`), to four levels, each tokenized once: a script is a
- * command line of its own, read by every check as the line is.
+ * Each command line, and every line it hands on (a shell's `-c` script,
+ * `env -S`'s string, what `watch` or git runs: hand-offs.ts), to four
+ * levels, each tokenized once: a line handed on is a command line of its
+ * own, read by every check as the line is.
  */
-export function readCommandLines(lines: readonly string[]): ShellReading[] {
-  const out: ShellReading[] = []
-  let level = lines.map(readShell)
-  for (let depth = 0; depth <= 4 && level.length > 0; depth += 1) {
-    out.push(...level)
-    level = level.flatMap((reading) =>
-      simpleCommands(reading.words).flatMap((command) => shellScripts(command).map(readShell)),
-    )
+export function readCommandLines(lines: readonly string[]): CommandReading[] {
+  const out: CommandReading[] = []
+  let level = lines.map((line) => readShell(line))
+  let handedOnWords = 0
+  for (let depth = 0; level.length > 0; depth += 1) {
+    const next: ShellReading[] = []
+    // The first line of this level that hands one on.
+    let handing: ShellReading | null = null
+    for (const reading of level) {
+      let unread: string | null = null
+      for (const command of simpleCommands(reading.words)) {
+        const handed = handOffs(command)
+        unread ??= handed.unread
+        next.push(...handed.readings)
+        if (handed.readings.length > 0) handing ??= reading
+      }
+      out.push({ ...reading, unread })
+    }
+    handedOnWords += next.reduce((sum, reading) => sum + reading.words.length, 0)
+    if (handing !== null && (depth === MAX_HAND_OFF_DEPTH || handedOnWords > MAX_HANDED_ON_WORDS)) {
+      const what = handing.words.slice(0, 8).join(' ')
+      out.push({ words: [], runTime: null, unread: what })
+      break
+    }
+    level = next
   }
   return out
 }
@@ -132,7 +160,7 @@ export function readCommandLines(lines: readonly string[]): ShellReading[] {
  * "git config" docs`). A name that a program computes (`python -c …`,
  * `tr`) is not read: see docs/security-model.md.
  */
-export function commandFinding(readings: readonly ShellReading[]): CommandFinding | null {
+export function commandFinding(readings: readonly CommandReading[]): CommandFinding | null {
   for (const reading of readings) {
     if (reading.runTime !== null) return { kind: 'built-at-run-time', what: reading.runTime }
     for (const command of simpleCommands(reading.words)) {
@@ -140,17 +168,10 @@ export function commandFinding(readings: readonly ShellReading[]): CommandFindin
       if (finding !== null) return finding
     }
   }
-  return null
-}
-
-/** The script a simple command hands to a shell's `-c`, if it does. */
-function shellScripts(command: readonly string[]): string[] {
-  // `script -c` and `flock -c` hand their line to a shell as well.
-  const at = command.findIndex((word) => LINE_RUNNERS.has(path.basename(word)))
-  if (at === -1) return []
-  const flag = command.slice(at + 1).findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg))
-  const script = flag === -1 ? undefined : command[at + 2 + flag]
-  return script === undefined ? [] : [script]
+  // What a command that cannot be read runs is read as far as it can be
+  // first: a finding there says more.
+  const unread = readings.find((reading) => reading.unread !== null)?.unread
+  return unread == null ? null : { kind: 'unread-command', what: unread }
 }
 
 /** The words of each simple command, operators dropped, redirections and
@@ -203,13 +224,15 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
       }
       return null
     }
+    // git, or git's own dashed program (`/usr/lib/git-core/git-config`).
+    const git = gitArguments(name, command, i + 1)
     // git's command read from input (`xargs git`): any of them. With its
     // command written out (`xargs git add`), the input gives its
     // arguments only, read as the command's own.
-    if (name === 'git' && fromInput && !namesGitCommand(command.slice(i + 1))) {
+    if (git !== null && fromInput && !namesGitCommand(git)) {
       return { kind: 'git-settings', what: `xargs ${word}` }
     }
-    if (name === 'git') return gitFinding(command.slice(i + 1))
+    if (git !== null) return gitFinding(git)
     if (name === 'find') {
       // `-exec`, `-execdir`, `-ok`, `-okdir` run a command of their own.
       const exec = command.slice(i + 1).findIndex((arg) => /^-(?:exec|ok)(?:dir)?$/.test(arg))

@@ -40,6 +40,23 @@ describe('readShell', () => {
   ])('finds nothing built at run time in %s', (line) => {
     expect(readShell(line).runTime).toBeNull()
   })
+
+  // A fish script (`fish -c …`) as fish reads it.
+  it.each([
+    ["echo 'a\\'b' ; git x", ['echo', "a'b", ';', 'git', 'x'], ['echo', 'a\\b ; git x']],
+    ["echo 'a\\\\b'", ['echo', 'a\\b'], ['echo', 'a\\\\b']],
+    ['cp x {.git}/config', ['cp', 'x', '.git/config'], ['cp', 'x', '{.git}/config']],
+    ['cp x {{.g}it}/h', ['cp', 'x', '.git/h'], ['cp', 'x', '{{.g}it}/h']],
+    ['cp x {.git,y}/h', ['cp', 'x', '{.git,y}/h'], ['cp', 'x', '{.git,y}/h']],
+  ])('reads %j in fish as %j (a POSIX shell: %j)', (line, fish, posix) => {
+    expect(readShell(line, 'fish').words).toEqual(fish)
+    expect(readShell(line).words).toEqual(posix)
+  })
+
+  it("finds fish's command substitution, a bare `(…)`, built at run time", () => {
+    expect(readShell('cp x (echo .git)/config', 'fish').runTime).toBe('(')
+    expect(readShell('cp x "(echo .git)"/config', 'fish').runTime).toBeNull()
+  })
 })
 
 describe('wordSpellings', () => {

@@ -44,8 +44,15 @@ const OPERATOR_CHARS = new Set([';', '&', '|', '(', ')'])
  * (`${X:-.git}`), and a variable glued to other text in one path segment
  * (`.g${X}it`, `${X}t`, `"$X"t`). A variable that is a whole segment (`$DIR/x`,
  * `"$dir"`) is not: its value is not known here, and is left as written.
+ *
+ * A fish script (`fish -c …`) is read as fish reads it where fish differs
+ * in what a name is: `\'` and `\\` are escapes inside its single quotes,
+ * a bare `(…)` is its command substitution, and braces around one
+ * alternative are taken off (`{.git}` is `.git`; a quoted `{x}` is read
+ * so too, which can only make the action ask).
  */
-export function readShell(line: string): ShellReading {
+export function readShell(line: string, dialect?: 'fish'): ShellReading {
+  const fish = dialect === 'fish'
   const words: string[] = []
   let runTime: string | null = null
   const found = (what: string) => {
@@ -54,7 +61,7 @@ export function readShell(line: string): ShellReading {
   let word = ''
   let inWord = false
   const end = () => {
-    if (inWord) words.push(word)
+    if (inWord) words.push(fish ? withoutFishBraces(word) : word)
     word = ''
     inWord = false
   }
@@ -64,8 +71,14 @@ export function readShell(line: string): ShellReading {
     const char = text[i] ?? ''
     const next = text[i + 1] ?? ''
     if (quote === "'") {
-      if (char === "'") quote = ''
-      else word += char
+      if (char === "'") {
+        quote = ''
+      } else if (fish && char === '\\' && (next === '\\' || next === "'")) {
+        word += next
+        i += 1
+      } else {
+        word += char
+      }
       continue
     }
     if (char === '\\') {
@@ -113,6 +126,7 @@ export function readShell(line: string): ShellReading {
       // matches no reading here follows. An array (`a=(…)`) and a
       // function (`f()`) are not patterns.
       if (char === '(' && inWord && !word.endsWith('=') && next !== ')') found(`${word}(`)
+      if (char === '(' && fish) found('(')
       end()
       const double = (char === '&' || char === '|') && next === char
       words.push(double ? char + next : char)
@@ -133,6 +147,19 @@ export function readShell(line: string): ShellReading {
   }
   end()
   return { words, runTime }
+}
+
+/** `word` with fish's braces around one alternative taken off, the
+ *  innermost first. A word with more groups than are read asks anyway
+ *  (`wordSpellings`). */
+function withoutFishBraces(word: string): string {
+  let out = word
+  for (let pass = 0; pass < MAX_BRACE_GROUPS && out.includes('{'); pass += 1) {
+    const before = out
+    out = out.replace(/\{([^{},]+)\}/g, '$1')
+    if (out === before) break
+  }
+  return out
 }
 
 /** The `$` expansion at `text[at]`: where it ends, and what it builds at

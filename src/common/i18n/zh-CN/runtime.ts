@@ -118,6 +118,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     runsLater: '{{path}} 会让代码在之后无人询问地运行：对它的每次修改都由人来决定。',
     builtAtRunTime: '该命令要到运行时才构造它所操作的内容（{{path}}），无法检查：由人来决定。',
     gitSettings: '{{path}} 会改变 git 运行的内容：由人来决定。',
+    unreadCommand:
+      '{{path}} 会运行一条无法完整读取的命令（它的词语，或它运行所在的文件夹），无法检查：由人来决定。',
     unwalked:
       '{{path}} 中的内容超出了沙箱检查 git 文件夹和会运行代码的文件的范围，并非全部都能保持只读：每条命令都由人来决定。',
     unlistable:
@@ -146,6 +148,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     destructiveCommand: '该命令具有破坏性（递归删除、格式化磁盘或直接写入磁盘）',
     commands: '命令由人来决定',
     failed: '自动审核失败：{{detail}}',
+    privateRead:
+      '超出工作区的读取（{{detail}}）：只由人来决定，不询问自动审核，也不询问审批 webhook',
   },
   turn: {
     agentNotConfigured: '智能体 {{agent}} 没有配置。',
