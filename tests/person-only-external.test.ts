@@ -219,9 +219,11 @@ async function reviewerAllowIsLeftToPerson(
 ): Promise<void> {
   const reviewed = askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
   const answer = reviewed.ask(request, live())
+  // The reviewer's allow overruled, or, for a private read, the reviewer
+  // never shown it (private-read-approval.ts): the person's either way.
   await expect
     .poll(() => approvals()[0]?.escalationReason)
-    .toMatch(/automatic review may not allow it/)
+    .toMatch(/automatic review may not allow it|private read/)
   shown?.()
   await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
   await expect(answer).resolves.toBe('deny')
@@ -391,10 +393,22 @@ describe("an external agent's other tool call that carries a command (codex-acp'
       locations: [],
     })
 
-  it.each(COMMAND_CONTROLS)('lets the reviewer allow %s', async (line) => {
-    const reviewed = askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
-    await expect(reviewed.ask(search(line), live())).resolves.toBe('allow-once')
-  })
+  // The agent's own tool may read whatever it names: one naming a place
+  // outside the workspace (`$HOME`, `/tmp/h`, `../x`) is a private read,
+  // which the reviewer is never shown (tests/private-read-deciders.test.ts).
+  const OUTSIDE = new Set(['echo "$HOME"'])
+
+  it.each(COMMAND_CONTROLS.filter((line) => !OUTSIDE.has(line)))(
+    'lets the reviewer allow %s',
+    async (line) => {
+      const reviewed = askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
+      await expect(reviewed.ask(search(line), live())).resolves.toBe('allow-once')
+    },
+  )
+
+  it.each([...OUTSIDE])('leaves %s, which reads outside the workspace, to the person', (line) =>
+    reviewerAllowIsLeftToPerson(search(line)),
+  )
 
   it.each(COMMAND_SPELLINGS)(
     "reads it as the shell does: a reviewer's allow of %s (%s) is left to the person",

@@ -10,10 +10,17 @@ import type { RuntimeHarness } from './runtime-harness.ts'
 import { fileRollbackAnchor } from './test-secrets.ts'
 
 /** The parts of `RuntimeOptions` a test injects: a model, a reviewer, its
- *  timeout, the approver webhook's timeout, the command sandbox. */
+ *  timeout, the approver webhook's timeout, the command sandbox, and the
+ *  mcp.json and agents.json it reads. */
 export type InjectedParts = Pick<
   RuntimeOptions,
-  'model' | 'reviewer' | 'reviewerTimeoutMs' | 'approverWebhookTimeoutMs' | 'commandSandbox'
+  | 'model'
+  | 'reviewer'
+  | 'reviewerTimeoutMs'
+  | 'approverWebhookTimeoutMs'
+  | 'commandSandbox'
+  | 'mcpConfigPath'
+  | 'agentsConfigPath'
 >
 
 /**

@@ -20,7 +20,9 @@ export interface CallNeedingDecision {
   /** A file tool's target (and a write's preview), observed before asking:
    *  part of the canonical action, so the decision is bound to them. */
   observation?: FileObservation
-  /** Why a read reaches beyond the workspace (read-reach.ts), or null. */
+  /** Why a read reaches beyond the workspace (read-reach.ts), or null:
+   *  what the policy does with the call. Who may decide it is the
+   *  requester's to judge, for every door alike (private-read-approval.ts). */
   privateRead: string | null
   /** For a command: what the OS lets it do, shown to the person and bound
    *  into the action digest. */
@@ -29,13 +31,13 @@ export interface CallNeedingDecision {
 
 /**
  * What the gate's requester is asked for one built-in tool call: the
- * action as the runtime will run it, and its description for the
- * approve-for-me reviewer.
+ * action as the runtime will run it, the real paths the sandbox check
+ * resolved, and its description for the approve-for-me reviewer.
  *
  * A private read is never handed to the reviewer, whichever reviewer is
- * plugged in, nor to the room's approver webhook: it would put what lies
- * outside the workspace (or a credential) in front of whoever decides, and
- * the person alone may decide that.
+ * plugged in, nor to the room's approver webhook: the requester keeps it
+ * from both, judging the stored action and these paths
+ * (private-read-approval.ts), as it does for every other door.
  */
 export function decisionRequest(turn: Turn, pending: CallNeedingDecision): ApprovalRequest {
   const { call, tool, args } = pending
@@ -52,9 +54,8 @@ export function decisionRequest(turn: Turn, pending: CallNeedingDecision): Appro
       ...(pending.containment === undefined ? {} : { containment: pending.containment }),
       ...(tool.summaryMessage ? { summaryMessage: tool.summaryMessage(args) } : {}),
     },
-    ...(pending.privateRead !== null
-      ? { personDecides: true }
-      : { review: reviewOf(turn, pending) }),
+    review: reviewOf(turn, pending),
+    resolvedPaths: pending.resolvedPaths,
   }
 }
 

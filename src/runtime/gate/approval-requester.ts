@@ -1,15 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type {
-  ApprovalKind,
-  ApprovalRecord,
-  McpAction,
-  PermissionRequest,
-} from '../../contracts/approval.ts'
-import type { CommandContainment } from '../../contracts/command-containment.ts'
-import type { SandboxMode } from '../../contracts/policy-axes.ts'
-import type { FileChange } from '../../contracts/file-change.ts'
-import type { FileTarget } from '../../contracts/file-target.ts'
-import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import type { Turn } from '../../contracts/room.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import {
@@ -18,12 +9,16 @@ import {
   touchOfApproval,
   type PersonOnly,
 } from '../policy/person-only.ts'
+import { privateReadOfApproval } from '../policy/private-read-approval.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { DelegatedApprover, DelegatedVerdict } from '../ports/delegated-approver.ts'
 import type { ApprovalGate } from './approval-gate.ts'
+import type { ApprovalRequest } from './approval-request.ts'
+
+export type { ApprovalRequest, RequestedAction } from './approval-request.ts'
 
 /** How long the approve-for-me reviewer may take before its silence sends
  *  the action to the person. */
@@ -31,54 +26,6 @@ export const REVIEWER_TIMEOUT_MS = 5_000
 
 /** Why a request under a policy that never asks (plan mode) was refused. */
 export const NEVER_ASKS_REASON = englishText(message('call.neverAsks'))
-
-/** The action as the person will be shown it, besides its room and the
- *  turn's sandbox, which the requester takes from the turn. */
-export interface RequestedAction {
-  kind: ApprovalKind
-  toolName: string
-  arguments: Record<string, unknown>
-  workingDirectory: string
-  summary: string
-  /** The summary as a code, for the person's language. */
-  summaryMessage?: RuntimeMessage
-  mcp?: McpAction
-  /** Where the action runs once allowed, when that is not the turn's
-   *  sandbox: an external agent may run an allowed action outside its own,
-   *  and the person is shown the worst case. */
-  sandboxMode?: SandboxMode
-  /** The file a write or delete acts on, as observed before asking. */
-  target?: FileTarget
-  /** A write's change against that file's current content. */
-  fileChange?: FileChange
-  /** For a permission request: what widens and for how long. */
-  permission?: PermissionRequest
-  /** For a command the runtime runs: what the OS lets it do. */
-  containment?: CommandContainment
-}
-
-export interface ApprovalRequest {
-  /** The turn the action belongs to: its room, and the policy frozen on it. */
-  turn: Turn
-  /** The tool call that waits for the decision. */
-  call: ToolCallRecord
-  action: RequestedAction
-  /**
-   * What the approve-for-me reviewer judges, read only once the approval is
-   * open and only where the turn's policy lets the reviewer decide. Without
-   * it the person decides whatever the policy says: an MCP call, whose
-   * server the reviewer cannot judge, never skips the person.
-   */
-  review?: () => Promise<ReviewInput>
-  /**
-   * Only the person decides it: neither the reviewer nor the room's
-   * approver webhook is asked, whatever the room says. A permission
-   * request (it widens what the turn may do, which only the person may
-   * give) and a private read (it would put what lies outside the workspace
-   * in front of whoever decides) are such.
-   */
-  personDecides?: true
-}
 
 /** An open approval, and its outcome once it is decided or expires. */
 export interface PendingApproval {
@@ -129,8 +76,10 @@ export interface ApprovalRequesterOptions {
  * Precedence: policy first (what needs no one runs, what is refused is
  * refused, a grant answers before anyone is asked), then the approve-for-me
  * reviewer where the room's mode says so, then the webhook for whatever
- * would go to the person. The protected window stays open to the person
- * meanwhile; the first decision the gate records wins.
+ * would go to the person; neither for what only the person decides (a
+ * permission request, a private read: `othersMayDecide`). The protected
+ * window stays open to the person meanwhile; the first decision the gate
+ * records wins.
  */
 export class ApprovalRequester {
   private readonly options: ApprovalRequesterOptions
@@ -266,15 +215,16 @@ export class ApprovalRequester {
     conversations.setTurnStatus(turn.id, 'waiting')
     events.emit('timeline.updated', { roomId: turn.roomId })
 
-    // Left to the person alone (`personDecides`): nobody decides in their
-    // place, neither the reviewer nor the webhook. The approval stays
+    // Left to the person alone (`othersMayDecide`): nobody decides in
+    // their place, neither the reviewer nor the webhook. The approval stays
     // pending for the protected window, as under ask-for-approval.
-    const delegated = request.personDecides
-      ? Promise.resolve()
-      : (request.review && turn.policy.approvalReviewer === 'agent'
-          ? this.reviewAutomatically(turn, approval, request.review)
-          : Promise.resolve()
-        ).then(() => this.askDelegate(turn, approval.id))
+    const review = turn.policy.approvalReviewer === 'agent' ? request.review : undefined
+    const delegated = this.othersMayDecide(request, approval, review !== undefined).then((may) => {
+      if (!may) return undefined
+      return (review ? this.reviewAutomatically(turn, approval, review) : Promise.resolve()).then(
+        () => this.askDelegate(turn, approval.id),
+      )
+    })
     return {
       approval,
       asked: this.expiredIfFailed(delegated, approval.id),
@@ -282,6 +232,43 @@ export class ApprovalRequester {
         gate.withdraw(approval.id, reason, reasonMessage)
       },
     }
+  }
+
+  /**
+   * Whether anyone but the person may be asked about the approval: the
+   * one place that decides it for every door (a built-in tool, an MCP
+   * call in a room or through the gateway, an external agent's request).
+   * Not a permission request (`personDecides`), nor a private read
+   * (private-read-approval.ts), which would put what lies outside the
+   * workspace in front of whoever decides. Judged on the stored action,
+   * before the reviewer or the webhook hears of it; a judgment that fails
+   * leaves it to the person. Where one of them would have been asked, the
+   * approval says why it was not.
+   */
+  private async othersMayDecide(
+    request: ApprovalRequest,
+    approval: ApprovalRecord,
+    reviewed: boolean,
+  ): Promise<boolean> {
+    if (request.personDecides) return false
+    const { turn } = request
+    const why = await privateReadOfApproval(approval, turn.workspace, request.resolvedPaths).catch(
+      (error: unknown) => `the read could not be judged: ${String(error)}`,
+    )
+    if (why === null) return true
+    // Decided or expired meanwhile: there is nobody left to tell why.
+    if (this.options.approvals.get(approval.id)?.status !== 'pending') return false
+    if (reviewed || this.options.delegateFor?.(turn.roomId) !== undefined) {
+      const reason = `neither the automatic review nor the approver webhook is asked about a private read: ${why}`
+      this.options.approvals.escalate(
+        approval,
+        reason,
+        this.options.now(),
+        message('review.privateRead', { detail: why }),
+      )
+      this.options.events.emit('timeline.updated', { roomId: turn.roomId })
+    }
+    return false
   }
 
   /** Where the room names someone to decide in the person's place, asks

@@ -2,7 +2,9 @@ import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
 import { ASSENT_OWN_WHY, keepAsAssentOwn } from './assent-own-paths.ts'
+import { privateReadOfApproval } from './private-read-approval.ts'
 import { privateReadReason } from './read-reach.ts'
 
 let root: string
@@ -95,5 +97,87 @@ describe('whether a read reaches beyond the workspace', () => {
         resolved: [path.join(ws, 'notes.txt'), path.join(outside, 'secret.txt')],
       }),
     ).toMatch(/is outside the workspace$/)
+  })
+})
+
+describe('whether a stored approval is a private read, whichever door opened it', () => {
+  const HASH = 'a'.repeat(64)
+  const mcp = (args: Record<string, unknown>, serverFolder?: string) =>
+    privateReadOfApproval(
+      {
+        kind: 'mcp-tool-call',
+        toolName: 'fetch',
+        arguments: args,
+        workingDirectory: ws,
+        mcp: {
+          serverId: 'files',
+          serverName: 'Files',
+          toolDescription: '',
+          inputSchemaHash: HASH,
+          definitionHash: HASH,
+          preview: null,
+          ...(serverFolder === undefined ? {} : { serverFolder }),
+        },
+      },
+      ws,
+    )
+
+  it('reads every word of an MCP call as a place it may read', async () => {
+    expect(await mcp({ uri: `file://${outside}/secret.txt` })).toMatch(/outside the workspace$/)
+    expect(await mcp({ query: `compare notes.txt with ${outside}/secret.txt` })).toMatch(
+      /outside the workspace$/,
+    )
+    expect(await mcp({ path: '../outside/secret.txt' })).toMatch(/outside the workspace$/)
+    expect(await mcp({ uri: `file://${ws}/notes.txt`, note: 'see notes.txt' })).toBeNull()
+  })
+
+  it("takes the server's own folder as inside, and no other", async () => {
+    expect(await mcp({ path: `${outside}/secret.txt` }, outside)).toBeNull()
+    expect(await mcp({ path: `${outside}/secret.txt` }, path.join(root, 'gone'))).toMatch(
+      /outside the workspace$/,
+    )
+  })
+
+  it('does not take a network URL for a place, but a URI without a host is one', async () => {
+    expect(await mcp({ url: 'https://example.com/a/b?c=d', also: 'ws://host:8080/x' })).toBeNull()
+    expect(await mcp({ uri: 'custom:///etc/passwd' })).toMatch(/outside the workspace$/)
+  })
+
+  it('fails closed on a place that cannot be resolved', async () => {
+    const deep = Array.from({ length: 70 }, (_, i) => `d${i}`).join('/')
+    expect(await mcp({ path: deep })).toMatch(/cannot be resolved$/)
+  })
+
+  it("judges a built-in read by name too, and an external agent's tool by every word", async () => {
+    const read = { kind: 'read', toolName: 'read_file', workingDirectory: ws } as const
+    expect(await privateReadOfApproval({ ...read, arguments: { path: '.env' } }, ws)).toMatch(
+      /^\.env: /,
+    )
+    expect(await privateReadOfApproval({ ...read, arguments: { path: 'notes.txt' } }, ws)).toBe(
+      null,
+    )
+    const agent = { id: 'acp', name: 'An agent', protocol: 'acp' }
+    const tool = (input: unknown) =>
+      privateReadOfApproval(
+        {
+          kind: 'run-command',
+          toolName: AGENT_TOOL_CALL_TOOL,
+          arguments: { agent, toolKind: 'read', title: 'Read', input },
+          workingDirectory: ws,
+        },
+        ws,
+      )
+    expect(await tool({ file_path: `${outside}/secret.txt` })).toMatch(/outside the workspace$/)
+    expect(await tool({ file_path: 'notes.txt' })).toBeNull()
+  })
+
+  it('leaves a command, which is no read, to other rules', async () => {
+    const command = { kind: 'run-command', workingDirectory: ws } as const
+    expect(
+      await privateReadOfApproval(
+        { ...command, toolName: 'run_command', arguments: { argv: ['cat', `${outside}/x`] } },
+        ws,
+      ),
+    ).toBeNull()
   })
 })

@@ -10,6 +10,16 @@ export interface ReadReachInput {
   requested: readonly string[]
   /** The real paths the sandbox check resolved them to. */
   resolved: readonly string[]
+  /** Folders a read may reach besides the workspace and stay a workspace
+   *  read: an MCP server's own folder, which its relative paths mean. One
+   *  that cannot be resolved is left out, which can only make reads
+   *  private. */
+  alsoInside?: readonly string[]
+  /** Whether a secret's name makes the read private (true unless given):
+   *  false for an action whose every word is a candidate (an MCP call),
+   *  whose secrets' names the person-only rule already keeps from every
+   *  decider, with its own reason shown (person-only.ts). */
+  secretNames?: boolean
 }
 
 /**
@@ -23,9 +33,10 @@ export interface ReadReachInput {
  * outside it, and nothing tells where its other names are).
  *
  * Such a read is a "private read": under every policy that asks, it asks
- * the person (approval-policy.ts), and the automatic reviewer is never
- * given it to decide. Fails closed: a workspace that cannot be resolved
- * makes every read private.
+ * the person (approval-policy.ts), and neither the automatic reviewer nor
+ * the approver webhook is given it to decide, whichever door asks
+ * (private-read-approval.ts, which the approval requester applies). Fails
+ * closed: a workspace that cannot be resolved makes every read private.
  */
 export async function privateReadReason(input: ReadReachInput): Promise<string | null> {
   let realWorkspace: string
@@ -34,12 +45,16 @@ export async function privateReadReason(input: ReadReachInput): Promise<string |
   } catch {
     return `the workspace ${input.workspace} cannot be resolved`
   }
+  const roots = [realWorkspace, ...(await realFolders(input.alsoInside ?? []))]
   for (const resolved of input.resolved) {
-    if (!isInsideRoot(realWorkspace, resolved)) return `${resolved} is outside the workspace`
+    if (!roots.some((root) => isInsideRoot(root, resolved))) {
+      return `${resolved} is outside the workspace`
+    }
   }
   const own = assentOwnPathIn(input.resolved)
   if (own !== null) return `${own}: ${ASSENT_OWN_WHY}`
-  for (const candidate of [...input.requested, ...input.resolved]) {
+  const named = input.secretNames === false ? [] : [...input.requested, ...input.resolved]
+  for (const candidate of named) {
     const sensitive = sensitivePath(candidate)
     if (sensitive?.readAsks === true) return `${candidate}: ${sensitive.reason}`
   }
@@ -49,6 +64,19 @@ export async function privateReadReason(input: ReadReachInput): Promise<string |
       return `${resolved} has ${links} names (hard links), which may lead outside the workspace`
   }
   return null
+}
+
+/** The real paths of those of `folders` that resolve. */
+async function realFolders(folders: readonly string[]): Promise<string[]> {
+  const real: string[] = []
+  for (const folder of folders) {
+    try {
+      real.push(await realpath(folder))
+    } catch {
+      // Left out: a read there is then judged outside, as it may be.
+    }
+  }
+  return real
 }
 
 /** The number of names of a regular file at a real path; 0 for anything

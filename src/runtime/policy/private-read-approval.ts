@@ -1,0 +1,121 @@
+import path from 'node:path'
+import { AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
+import type { ApprovalRecord } from '../../contracts/approval.ts'
+import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
+import { namedPaths } from './named-paths.ts'
+import { touchOfApproval } from './person-only.ts'
+import { privateReadReason } from './read-reach.ts'
+import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
+import { readCommandLines } from './shell-commands.ts'
+
+// Whether an approval is a private read (read-reach.ts), whichever door
+// opened it: the approval requester asks this before the approve-for-me
+// reviewer or the approver webhook hears of an approval, so the rule
+// holds for every door at once. It reads the stored action (what the
+// deciders would be shown), never a door's own account of it.
+
+/** The parts of a stored approval the rule reads. */
+export type ApprovalAction = Pick<
+  ApprovalRecord,
+  'kind' | 'toolName' | 'arguments' | 'workingDirectory' | 'mcp' | 'containment'
+>
+
+/**
+ * How an action may read, or null when it is no read:
+ * - `tool`: a built-in read tool (`read_file`, `list_dir`), which reads
+ *   exactly the places it names, each judged whole, by name too;
+ * - `any-word`: an MCP call (a tool, a resource read, a prompt) or an
+ *   external agent's own tool (an ACP `read` among them): Assent cannot
+ *   know which of its strings the server or the agent reads, so each one,
+ *   word by word as the person-only rule reads it, is a place it may read.
+ * Commands, file changes and permission requests are shown as what they
+ * do and are not reads: other rules hold them.
+ */
+function readingOf(action: ApprovalAction): 'tool' | 'any-word' | null {
+  if (action.mcp !== undefined || action.toolName === AGENT_TOOL_CALL_TOOL) return 'any-word'
+  return action.kind === 'read' ? 'tool' : null
+}
+
+/**
+ * Why the approval is a private read, or null when no decider but the
+ * person is kept from it: a place it names resolves outside the workspace
+ * (and, for an MCP server Assent started, outside the server's own folder),
+ * is one of Assent's own files, or has more than one name; for a built-in
+ * read, a secret's name too. `resolvedByDoor` are the real paths the
+ * door's sandbox check found, judged as well.
+ *
+ * Fails closed: an action naming more places than can be checked, or a
+ * place that cannot be resolved, is private.
+ */
+export async function privateReadOfApproval(
+  action: ApprovalAction,
+  workspace: string,
+  resolvedByDoor: readonly string[] = [],
+): Promise<string | null> {
+  const reading = readingOf(action)
+  if (reading === null) return null
+  const args = reading === 'any-word' ? withoutNetworkUrls(action.arguments, 0) : action.arguments
+  const touch = touchOfApproval({ ...action, arguments: args }, workspace)
+  const commands = commandsOf(touch)
+  const readings = readCommandLines(commands.lines)
+  const named = namedPaths(touch, commands, readings)
+  if (named === null) return `${action.toolName} names more places than can be checked`
+  const bases = baseFolders(touch, commands, readings)
+  const unresolved = firstUnresolved(named.candidates, bases, named.seen)
+  if (unresolved !== null) return `${unresolved} cannot be resolved`
+  return privateReadReason({
+    workspace,
+    // A server's relative paths mean its own folder, which mcp.json gave
+    // it: reads there are the server's ordinary reads. (A server started
+    // in the home folder makes the home folder such a place; its keys and
+    // start-up files stay the person's by the person-only rule.)
+    alsoInside: touch.serverFolder === undefined ? [] : [touch.serverFolder],
+    requested: named.candidates,
+    resolved: [...resolvedByDoor, ...named.resolved],
+    // A secret's name among an MCP call's words is the person-only rule's:
+    // it keeps it from every decider, with its reason shown.
+    secretNames: reading === 'tool',
+  })
+}
+
+/** The first candidate whose real path cannot be found from one of the
+ *  folders relative paths are taken from, or null. */
+function firstUnresolved(
+  candidates: readonly string[],
+  bases: readonly string[],
+  seen: RealPathsSeen,
+): string | null {
+  for (const candidate of candidates) {
+    for (const base of bases) {
+      if (realPathAllowingMissing(path.resolve(base, candidate), seen) === null) return candidate
+    }
+  }
+  return null
+}
+
+/**
+ * A network URL with a host (`https://example.com/a`, `ws://host/x`): the
+ * server asks the host for it, which reads nothing on this machine. Read
+ * word by word, its `//example.com/a` would be an absolute path outside
+ * the workspace, and every fetch would be private. A `file:` URI and one
+ * without a host (`x:///etc/passwd`) name local places: they stay.
+ */
+const NETWORK_URL = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]+):\/\/(?!\/)[^\s'"`<>]*/g
+
+/** `value` with every network URL in its strings taken out (keys are left
+ *  as they are: a URL there is judged as a place, which can only make the
+ *  read private). */
+function withoutNetworkUrls<T>(value: T, depth: number): T {
+  if (typeof value === 'string') {
+    return value.replace(NETWORK_URL, (url, scheme: string) =>
+      scheme.toLowerCase() === 'file' ? url : ' ',
+    ) as T
+  }
+  // Too deep to read is left whole: the rule finds it too deep and asks.
+  if (typeof value !== 'object' || value === null || depth >= MAX_ARGUMENT_DEPTH) return value
+  if (Array.isArray(value)) return value.map((item) => withoutNetworkUrls(item, depth + 1)) as T
+  // Own properties, `__proto__` among them, as JSON.parse made them.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, withoutNetworkUrls(inner, depth + 1)]),
+  ) as T
+}
