@@ -89,6 +89,28 @@ export const GatewayCallRequestSchema = z.strictObject({
 })
 export type GatewayCallRequest = z.infer<typeof GatewayCallRequestSchema>
 
+/** `POST /v1/gateway/mode`: the gateway watches its room's mode, a long
+ *  poll. `seen` is the `revision` of the last answer it holds (null: none,
+ *  as at its start or after an error): the runtime answers at once when
+ *  the room's state is another, and otherwise once it changes, or after a
+ *  while with the same. */
+export const GatewayModeRequestSchema = z.strictObject({
+  workspaceIdentity: GatewayWorkspaceSchema,
+  seen: z.string().min(1).max(200).nullable(),
+})
+export type GatewayModeRequest = z.infer<typeof GatewayModeRequestSchema>
+
+/** What the gateway room's mode means for the calls the gateway would run
+ *  without asking the runtime (a read-only manifest's, a preview, a read,
+ *  a sampling request). `neverAsks`: the room's policy never asks anyone
+ *  (plan mode), or its stored row cannot be trusted; the gateway then runs
+ *  nothing unasked. `revision` names this state, for the next poll. */
+export const GatewayModeSchema = z.strictObject({
+  revision: z.string().min(1).max(200),
+  neverAsks: z.boolean(),
+})
+export type GatewayMode = z.infer<typeof GatewayModeSchema>
+
 /** `refused`: allowed, then refused by Assent before it ran (`code` says
  *  why); the gateway must not run it. */
 export const GatewayCallStatusSchema = z.enum([

@@ -243,6 +243,7 @@ export class AssentGateway {
           return call.ticket
         },
         checkWorkspace: () => this.options.consent.checkWorkspace?.(),
+        mayRun: (tool) => this.options.consent.mayRun?.(tool),
       }
       const result = await this.elicitation.during(parts.serverId, call, () =>
         runGatedMcpCall(lease.connection, parts.toolName, args, consent, this.workspace, run),

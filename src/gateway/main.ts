@@ -39,13 +39,18 @@ try {
 // No MCP call through the gateway may read or change what decides which
 // servers run and what runs unasked (gated-mcp-call.ts refuses it).
 refuseMcpCallsNaming([args.config, args.dataDir])
+const consent = new RuntimeConsentClient({
+  dataDir: args.dataDir,
+  workspaceIdentity: args.workspaceIdentity,
+  log,
+})
+// The room's mode decides whether anything runs without asking (nothing
+// does in plan mode): watched from the start, while the servers start, so
+// the first call finds it known (gateway-mode-watch.ts).
+consent.watchMode()
 const gateway = new AssentGateway({
   config,
-  consent: new RuntimeConsentClient({
-    dataDir: args.dataDir,
-    workspaceIdentity: args.workspaceIdentity,
-    log,
-  }),
+  consent,
   workspace: args.workspace,
   log,
 })

@@ -2,10 +2,13 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import {
   GatewayCallStateSchema,
   GatewayElicitationStateSchema,
+  GatewayModeSchema,
   GatewayOpenedCallSchema,
   MAX_GATEWAY_RESULT_CHARS,
   type GatewayCallRequest,
   type GatewayCallState,
+  type GatewayMode,
+  type GatewayModeRequest,
 } from '../contracts/mcp-gateway.ts'
 import type { ElicitationForm } from '../runtime/mcp/mcp-elicitation.ts'
 import { GatewayConnectionFileReader } from '../runtime/mcp/gateway-connection-file.ts'
@@ -18,6 +21,7 @@ import type {
   McpConsentRequest,
   McpConsentTicket,
 } from '../runtime/mcp/gated-mcp-call.ts'
+import { GatewayModeWatch } from './gateway-mode-watch.ts'
 
 /** How long a withdrawal, and the read that may follow it, may take: a
  *  gateway that is closing waits for them, but not on a runtime that
@@ -36,6 +40,10 @@ const WITHDRAW_TIMEOUT_MS = 5_000
  * recorded (durably) that the call was allowed before it ran. `drain` waits
  * for the reports still on their way, and the gateway calls it before it
  * exits, so none is lost.
+ *
+ * It also watches the gateway room's mode (`watchMode`, gateway-mode-watch.ts):
+ * `mayRun` refuses every call in plan mode, or while the runtime cannot
+ * confirm the mode, before the gateway runs anything without asking.
  */
 export class RuntimeConsentClient implements McpConsentPort {
   private readonly connectionFile: GatewayConnectionFileReader
@@ -44,6 +52,7 @@ export class RuntimeConsentClient implements McpConsentPort {
   private readonly loopback = new LoopbackClient()
   private reports: Promise<void> = Promise.resolve()
   private readonly withdrawals = new Set<Promise<unknown>>()
+  private readonly mode: GatewayModeWatch
 
   constructor(options: {
     dataDir: string
@@ -54,6 +63,24 @@ export class RuntimeConsentClient implements McpConsentPort {
     this.connectionFile = new GatewayConnectionFileReader(options.dataDir)
     this.workspaceIdentity = options.workspaceIdentity
     this.log = options.log
+    this.mode = new GatewayModeWatch({
+      poll: (seen, signal) => this.pollMode(seen, signal),
+      log: options.log,
+    })
+  }
+
+  /** Starts watching the gateway room's mode (once): the gateway does at
+   *  its start, so its first call finds the mode known; `mayRun` starts it
+   *  too, and waits for its first answer. */
+  watchMode(): void {
+    this.mode.start()
+  }
+
+  /** Refuses the call `name` in plan mode, or while the runtime cannot
+   *  confirm the room's mode (gateway-mode-watch.ts): from what the watch
+   *  holds, with no round trip to the runtime. */
+  mayRun(name: string): Promise<void> | void {
+    return this.mode.mayRun(name)
   }
 
   /** In this process, where the servers run: the folder the gateway was
@@ -159,6 +186,7 @@ export class RuntimeConsentClient implements McpConsentPort {
       await reports
       if (this.withdrawals.size === 0 && reports === this.reports) break
     }
+    this.mode.close()
     this.loopback.close()
   }
 
@@ -171,6 +199,12 @@ export class RuntimeConsentClient implements McpConsentPort {
       state = parse(await this.send('GET', `/v1/gateway/elicitations/${state.requestId}`))
     }
     return state.outcome
+  }
+
+  /** One long poll of the gateway room's mode. */
+  private async pollMode(seen: string | null, signal: AbortSignal): Promise<GatewayMode> {
+    const body: GatewayModeRequest = { workspaceIdentity: this.workspaceIdentity, seen }
+    return GatewayModeSchema.parse(await this.send('POST', '/v1/gateway/mode', body, signal))
   }
 
   /** Withdraws the call's approval in the runtime; kept until answered, so

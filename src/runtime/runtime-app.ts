@@ -15,6 +15,7 @@ import { ApprovalRequester } from './gate/approval-requester.ts'
 import { QUESTION_PHASE_MS } from '../contracts/input-request.ts'
 import { InputRequestService } from './input/input-request-service.ts'
 import { GatewayCallService } from './mcp/gateway-call-service.ts'
+import { GatewayModeService } from './mcp/gateway-mode-service.ts'
 import { GatewayElicitations } from './mcp/gateway-elicitations.ts'
 import { auditedMcpConfigReports, loadMcpConfigAtStart } from './mcp/mcp-config-at-start.ts'
 import { loadMcpConfig, mcpConfigFile } from './mcp/mcp-config-loader.ts'
@@ -278,6 +279,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     webhooks: approverWebhooks,
     gatewayCalls,
     gatewayElicitations,
+    gatewayMode: new GatewayModeService({ rooms: roomService, events }),
     verifier: new ConsentTokenVerifier({ key: options.consentKey, now }),
   })
   const http = await serveRuntime(router, {

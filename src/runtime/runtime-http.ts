@@ -13,6 +13,7 @@ import {
 } from './mcp/gateway-connection-file.ts'
 import type { GatewayCallService } from './mcp/gateway-call-service.ts'
 import type { GatewayElicitations } from './mcp/gateway-elicitations.ts'
+import type { GatewayModeService } from './mcp/gateway-mode-service.ts'
 import type { RoomService } from './rooms/room-service.ts'
 import type { TurnService } from './rooms/turn-service.ts'
 import { agentSummaries, type RuntimeAgents } from './runtime-agents.ts'
@@ -41,6 +42,7 @@ export interface RuntimeServices {
   webhooks: ApproverWebhooks
   gatewayCalls: GatewayCallService
   gatewayElicitations: GatewayElicitations
+  gatewayMode: GatewayModeService
   verifier: ConsentTokenVerifier
 }
 
@@ -83,6 +85,7 @@ export function runtimeRouter(services: RuntimeServices): Router {
     ...gatewayRoutes({
       calls: services.gatewayCalls,
       elicitations: services.gatewayElicitations,
+      mode: services.gatewayMode,
     }),
   )
   assertRoutesMatchTable(router.patterns)

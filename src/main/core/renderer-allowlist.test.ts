@@ -44,6 +44,7 @@ describe('renderer allowlist: the classification', () => {
         'GET /v1/events',
         'GET /v1/input-requests/:requestId',
         'POST /v1/input-requests/:requestId/protected-response',
+        'POST /v1/gateway/mode',
         'POST /v1/gateway/calls',
         'GET /v1/gateway/calls/:callId',
         'POST /v1/gateway/calls/:callId/cancel',

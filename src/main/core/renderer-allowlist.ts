@@ -205,6 +205,12 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'POST',
+    pattern: '/v1/gateway/mode',
+    access: 'main-only',
+    reason: "the MCP gateway's route: long-polls its room's mode, which says what it runs unasked",
+  },
+  {
+    method: 'POST',
     pattern: '/v1/gateway/calls',
     access: 'main-only',
     reason: "the MCP gateway's route (its own credential): opens a call that asks the person",

@@ -196,3 +196,29 @@ describe('runGatedMcpCall when the workspace moves', () => {
     expect(unasked.checks()).toBe(2)
   })
 })
+
+describe('runGatedMcpCall under a mode that runs no MCP call', () => {
+  it.each([
+    ['a gated tool: no listing, no preview, nobody asked', false],
+    ['a read-only manifest: it does not run', true],
+  ])('refuses %s', async (_, readOnly) => {
+    const { connection, counts } = standInConnection([[WRITE, PREVIEW]], readOnly)
+    const { port, asked } = answering({})
+    const names: string[] = []
+    const inPlan: McpConsentPort = {
+      ...port,
+      mayRun: (name) => {
+        names.push(name)
+        throw new McpRefusal('not_allowed', `${name}: plan`, 'not_offered_in_plan')
+      },
+    }
+    const refusal = await call(connection, inPlan).catch((error: unknown) => error)
+    expect((refusal as McpRefusal).data).toEqual({
+      reason: 'not_allowed',
+      detail: 'not_offered_in_plan',
+    })
+    expect(names).toEqual(['notes__write_note'])
+    expect(counts).toEqual({ listings: 0, previews: 0, runs: 0 })
+    expect(asked).toEqual([])
+  })
+})

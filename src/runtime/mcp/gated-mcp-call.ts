@@ -97,6 +97,12 @@ export interface McpConsentPort {
    *  right before the tool itself is called: an allow answers for the
    *  folder it was given for, never for what is at the path later. */
   checkWorkspace?(): void
+  /** Throws an `McpRefusal` when nothing may run for the call `name` under
+   *  the room's mode now: plan mode (a policy that never asks) refuses
+   *  every MCP call, a read-only manifest's included, before any preview,
+   *  list, question or run; and an asker that cannot tell the mode (the
+   *  gateway, until the runtime answers) refuses too. Called first, once. */
+  mayRun?(name: string): Promise<void> | void
   /** Called right before the tool itself is called, allowed or ungated, so
    *  the caller can durably mark the call as running first. */
   beforeRun?(): Promise<void> | void
@@ -121,6 +127,8 @@ export interface McpConsentPort {
  * - after a person's allow, the definition and the preview are fetched
  *   again and must be what the person saw, or the call is refused (a grant
  *   answers at once, against the definition it was sent);
+ * - under a mode that runs no MCP call (`consent.mayRun`: plan) nothing
+ *   is listed, previewed, asked or run;
  * - the workspace is checked (`consent.checkWorkspace`) before the server
  *   is asked anything, once the answer comes, and right before the call;
  * - once an allowed call of any server but the built-in filesystem server
@@ -139,8 +147,9 @@ export async function runGatedMcpCall(
 ): Promise<CallToolResult> {
   const server = connection.server
   // Nothing is listed, previewed or run by a server in a folder that is
-  // not the caller's any more.
+  // not the caller's any more, nor under a mode that runs no MCP call.
   consent.checkWorkspace?.()
+  await consent.mayRun?.(`${server.id}__${toolName}`)
   if (!server.allowed_tools.includes(toolName)) {
     throw new McpRefusal('not_allowed', `${server.id} has no allowed tool named ${toolName}`)
   }

@@ -39,6 +39,8 @@ export interface GovernedAction<T> {
 /**
  * Runs a resource read or a server's sampling request under the room's
  * policy, the way a call of a read tool on the same server runs:
+ * - under a mode that runs no MCP call (`consent.mayRun`: plan) it is
+ *   refused before anything is asked or run;
  * - on a server whose manifest is read-only it passes, unless what it
  *   names is person-only (a `file:` URI under ~/.ssh, .git, ...), which
  *   asks, as no door may answer for it without the person;
@@ -63,6 +65,9 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
   // the gateway's any more, and it is checked again after the answer.
   action.consent.checkWorkspace?.()
   const name = namespacedToolName(server.id, method)
+  // Plan mode runs no MCP call, a read-only server's read or sampling
+  // request included; nor does a gateway that cannot tell the mode.
+  await action.consent.mayRun?.(name)
   if (runsUnasked(server, touch, name, false)) return action.run()
   const ticket = await action.consent.ask(governedRequest(server, method, args), action.signal)
   await refuseIfCancelled(ticket, action.signal, name)

@@ -1,4 +1,4 @@
-import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
+import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 
 /**
  * Why a gated MCP call did not run, as the agent sees it in `error.data`.
@@ -39,4 +39,28 @@ export class McpRefusal extends Error {
       ? { reason: this.reason }
       : { reason: this.reason, detail: this.detail }
   }
+}
+
+/** Plan mode (a policy that never asks) refuses the MCP call `name`
+ *  before anything is consulted or run: a server's word that it only
+ *  reads is not Assent's. At the gateway, also a room whose stored mode
+ *  cannot be trusted until the person confirms one again. */
+export function notOfferedInPlan(name: string): McpRefusal {
+  return new McpRefusal(
+    'not_allowed',
+    `${name} did not run: the room is in plan mode (or its mode must be confirmed again in Assent), which runs no MCP call, a read-only server's included`,
+    'not_offered_in_plan',
+    message('call.notOfferedInPlan', { tool: name }),
+  )
+}
+
+/** The gateway cannot tell its room's mode (the runtime has not answered,
+ *  or stopped answering): nothing runs unasked, since the room may be in
+ *  plan mode. */
+export function modeUnknown(name: string, why: string): McpRefusal {
+  return new McpRefusal(
+    'not_allowed',
+    `${name} did not run: Assent's runtime cannot confirm the gateway room's mode (${why}), and in plan mode no MCP call runs. Is Assent running?`,
+    'mode_unknown',
+  )
 }

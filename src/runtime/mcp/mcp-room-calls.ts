@@ -18,7 +18,7 @@ import {
   type McpConsentTicket,
 } from './gated-mcp-call.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
-import { McpRefusal } from './mcp-refusal.ts'
+import { McpRefusal, notOfferedInPlan } from './mcp-refusal.ts'
 import { refuseIfWorkspaceMoved } from './mcp-workspace.ts'
 import type { McpElicitationRouter } from './mcp-elicitation.ts'
 import type { McpServerRegistry } from './mcp-server-registry.ts'
@@ -151,6 +151,11 @@ export class McpRoomCalls implements McpToolCalls {
       // call: an allow answers for the folder the turn was admitted for,
       // not for what is at its path now.
       checkWorkspace: () => refuseIfWorkspaceMoved(turn),
+      // The turn's frozen policy: plan is refused before any MCP call in a
+      // room (tool-call-runner.ts), so this only keeps the one rule shared.
+      mayRun: (name) => {
+        if (turn.policy.approvalPolicy === 'never') throw notOfferedInPlan(name)
+      },
       beforeRun: async () => {
         conversations.updateToolCall(call.id, { status: 'running', at: now() })
         events.emit('timeline.updated', { roomId: turn.roomId })

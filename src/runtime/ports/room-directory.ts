@@ -1,5 +1,10 @@
 import type { RoomPolicy } from '../../contracts/policy-axes.ts'
-import type { CreateRoomRequest, Room, WorkspaceIdentity } from '../../contracts/room.ts'
+import type {
+  CreateRoomRequest,
+  Room,
+  RoomPermissions,
+  WorkspaceIdentity,
+} from '../../contracts/room.ts'
 
 /**
  * The rooms as a service outside `rooms/` sees them (the MCP gateway's calls
@@ -22,4 +27,8 @@ export interface RoomDirectory {
    *  when the folder at its path is not the room's), and its policy (the
    *  narrowest when the row's integrity check failed). */
   admitRoom(roomId: string): { workspaceIdentity: WorkspaceIdentity; policy: RoomPolicy }
+  /** A private room's mode as the person sees it: its revision, its
+   *  policy (the narrowest when the row's integrity check failed) and its
+   *  integrity. Reads only: it pins nothing and refuses no moved folder. */
+  permissions(roomId: string): RoomPermissions
 }

@@ -36,6 +36,7 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'POST', pattern: '/v1/input-requests/:requestId/response' },
   { method: 'POST', pattern: '/v1/input-requests/:requestId/keep-waiting' },
   { method: 'POST', pattern: '/v1/input-requests/:requestId/protected-response' },
+  { method: 'POST', pattern: '/v1/gateway/mode' },
   { method: 'POST', pattern: '/v1/gateway/calls' },
   { method: 'GET', pattern: '/v1/gateway/calls/:callId' },
   { method: 'POST', pattern: '/v1/gateway/calls/:callId/cancel' },

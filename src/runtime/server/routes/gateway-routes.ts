@@ -3,9 +3,11 @@ import {
   GatewayCallRequestSchema,
   GatewayCallResultSchema,
   GatewayFormRequestSchema,
+  GatewayModeRequestSchema,
 } from '../../../contracts/mcp-gateway.ts'
 import type { GatewayCallService } from '../../mcp/gateway-call-service.ts'
 import type { GatewayElicitations } from '../../mcp/gateway-elicitations.ts'
+import type { GatewayModeService } from '../../mcp/gateway-mode-service.ts'
 import { expectNoBody, readJsonBody, sendJson } from '../http-kit.ts'
 import { routeParam, type Route } from '../router.ts'
 
@@ -18,13 +20,27 @@ export const GATEWAY_LONG_POLL_MS = 20_000
  * call (which asks the person), read its outcome, withdraw it when the
  * agent's client cancels it (with the key only its opener holds), report
  * what an allowed call returned, and pass on a server's request for input
- * during an allowed call. None of them allows anything.
+ * during an allowed call, and watch the gateway room's mode (what it runs
+ * without asking depends on it). None of them allows anything.
  */
 export function gatewayRoutes(deps: {
   calls: GatewayCallService
   elicitations: GatewayElicitations
+  mode: GatewayModeService
 }): Route[] {
   return [
+    {
+      method: 'POST',
+      pattern: '/v1/gateway/mode',
+      gatewayMayCall: true,
+      handle: async ({ req, res }) => {
+        const body = await readJsonBody(req, GatewayModeRequestSchema)
+        // A gateway that goes away (or stops) ends its wait here too.
+        const gone = new AbortController()
+        res.once('close', () => gone.abort())
+        sendJson(res, 200, await deps.mode.watch(body, GATEWAY_LONG_POLL_MS, gone.signal))
+      },
+    },
     {
       method: 'POST',
       pattern: '/v1/gateway/calls',
