@@ -25,6 +25,8 @@ describe('ACP tool calls as Assent actions', () => {
     [{ command: 'cp', args: ['x', '.git/hooks/pre-commit'] }, ['cp', 'x', '.git/hooks/pre-commit']],
     [{ command: ['bash', '-c'], args: ['--', 'cp x y'] }, ['bash', '-c', '--', 'cp x y']],
     [{ command: 'ls', args: [] }, null],
+    [{ command: 'ls' }, null],
+    [{ command: 'ls', args: null }, null],
   ])('keeps the args beside a command in the command it reads: %j', (rawInput, argv) => {
     expect(actionOf({ toolCallId: 't', kind: 'execute', rawInput }, '/w')).toEqual({
       kind: 'command',
@@ -34,8 +36,11 @@ describe('ACP tool calls as Assent actions', () => {
     })
   })
 
-  it('reads a command whose args are not all words as the agent’s own tool, whole', () => {
-    const rawInput = { command: 'cp', args: ['x', 5] }
+  it.each([
+    { command: 'cp', args: ['x', 5] },
+    { command: '', args: ['x'] },
+    { command: 5, args: ['x'] },
+  ])('reads a command that is not all words (%j) as the agent’s own tool, whole', (rawInput) => {
     expect(actionOf({ toolCallId: 't', kind: 'execute', rawInput }, '/w')).toMatchObject({
       kind: 'tool',
       input: rawInput,

@@ -98,6 +98,12 @@ describe('whether a read reaches beyond the workspace', () => {
       }),
     ).toMatch(/is outside the workspace$/)
   })
+
+  it("leaves a secret's name to the person-only rule when asked to (an MCP call's words)", async () => {
+    const input = { workspace: ws, requested: ['.env'], resolved: [path.join(ws, '.env')] }
+    expect(await privateReadReason(input)).toMatch(/^\.env: /)
+    expect(await privateReadReason({ ...input, secretNames: false })).toBeNull()
+  })
 })
 
 describe('whether a stored approval is a private read, whichever door opened it', () => {
