@@ -24,7 +24,6 @@ import {
   type SqliteStores,
 } from '../test-support/sqlite-stores.ts'
 import { codexRequest } from '../test-support/external-asker.ts'
-import { undoMove, WORKSPACE_MOVES } from '../../../tests/support/workspace-moves.ts'
 import { MAX_AGENT_REQUEST_TEXT_CHARS } from './agent-request-action.ts'
 import { ExternalTurnAsker, WITHDRAWN_REASON } from './external-turn-asker.ts'
 import { ExternalTurnTimeline } from './external-turn-timeline.ts'
@@ -69,7 +68,6 @@ afterEach(() => {
 function askerUnder(
   policy: RoomPolicy,
   overrides: Partial<Turn> = {},
-  durable: () => Promise<void> = async () => undefined,
 ): { asker: ExternalTurnAsker; turn: Turn } {
   if (!stores.rooms.get(ROOM_ID)) {
     stores.rooms.create({
@@ -108,7 +106,7 @@ function askerUnder(
     grants: stores.grants,
     conversations: stores.conversations,
     now: () => clock,
-    durable,
+    durable: async () => undefined,
   })
   return { asker, turn }
 }
@@ -347,70 +345,4 @@ describe('ExternalTurnAsker: asking through the requester', () => {
       .toBe('commands are decided by a person')
     expect(stores.approvals.get(escalated.id)?.status).toBe('pending')
   })
-})
-
-describe('ExternalTurnAsker: an allow that lands after the workspace moved', () => {
-  // The door of tests/workspace-moved-doors.test.ts for external agents:
-  // the same moves, here where Codex's and ACP agents' requests are answered.
-  it.each(WORKSPACE_MOVES)(
-    'answers the agent deny, and records why, when the folder was $name while the person decided',
-    async (move) => {
-      const workspaceIdentity = await pinWorkspace(workspace)
-      const { asker, turn } = askerUnder(policyForMode('ask-for-approval'), { workspaceIdentity })
-      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'assent-external-elsewhere-')))
-      try {
-        const answer = asker.ask(command("/bin/bash -lc 'touch a'"), live())
-        const approval = await pendingApproval()
-        move.apply(workspace, elsewhere)
-        await gate.decide({ approvalId: approval.id, decision: 'allow-always', decidedBy: 'user' })
-        await expect(answer).resolves.toBe('deny')
-        expect(callOf(turn)).toMatchObject({
-          status: 'refused',
-          result: { ok: false, code: 'workspace_moved', message: { code: move.words } },
-        })
-        // The person's "always" stays theirs; nothing is allowed under it
-        // while the folder is not the turn's.
-        const covered = asker.ask(command("/bin/bash -lc 'touch a'"), live())
-        await expect(covered).resolves.toBe('deny')
-        expect(approvals()).toHaveLength(1)
-        expect(readdirSync(elsewhere)).toEqual([])
-      } finally {
-        undoMove(workspace)
-        rmSync(elsewhere, { recursive: true, force: true })
-      }
-    },
-  )
-})
-
-describe('ExternalTurnAsker: a move while Assent makes the allow durable', () => {
-  // Checked before the call is marked running, and again once that is on
-  // disk: the agent is told nothing until both held.
-  it.each(WORKSPACE_MOVES)(
-    'answers the agent deny when the folder was $name during the wait for the disk',
-    async (move) => {
-      const workspaceIdentity = await pinWorkspace(workspace)
-      const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'assent-external-elsewhere-')))
-      let moved = false
-      const { asker, turn } = askerUnder(
-        policyForMode('full-access'),
-        { workspaceIdentity },
-        async () => {
-          move.apply(workspace, elsewhere)
-          moved = true
-        },
-      )
-      try {
-        await expect(asker.ask(command('touch a'), live())).resolves.toBe('deny')
-        expect(moved).toBe(true)
-        expect(callOf(turn)).toMatchObject({
-          status: 'refused',
-          result: { ok: false, code: 'workspace_moved', message: { code: move.words } },
-        })
-        expect(readdirSync(elsewhere)).toEqual([])
-      } finally {
-        undoMove(workspace)
-        rmSync(elsewhere, { recursive: true, force: true })
-      }
-    },
-  )
 })

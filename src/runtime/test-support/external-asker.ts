@@ -41,6 +41,9 @@ export interface ExternalAskerParts {
   /** The room's approver webhook, when it has one. */
   delegate?: DelegatedApprover
   turn?: Partial<Turn>
+  /** The wait for the disk before an allow is answered; at once when
+   *  absent. */
+  durable?: () => Promise<void>
 }
 
 /**
@@ -130,7 +133,7 @@ export class ExternalAskerWorld {
       grants: stores.grants,
       conversations: stores.conversations,
       now: options.now,
-      durable: async () => undefined,
+      durable: parts.durable ?? (async () => undefined),
     })
     return { asker, timeline, turn }
   }
