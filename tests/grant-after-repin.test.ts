@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalView } from '../src/contracts/approval.ts'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
-import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
+import { openGatewayCall, putFileRequest } from './support/gateway-call-request.ts'
 import { decide, roomGrants, setMode } from './support/policy-helpers.ts'
 import { turnOutcome } from './support/person-only-table.ts'
 import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
@@ -62,22 +62,9 @@ function roomDoor(name: string, decision: ApprovalDecision, text: string): Alway
   }
 }
 
-const HASH = 'c'.repeat(64)
-
 function gatewayDoor(decision: ApprovalDecision): AlwaysDoor {
   const open = (workspace: string) =>
-    openGatewayCall(harness, {
-      workspaceIdentity: pinnedFolder(workspace),
-      serverId: 'files',
-      serverName: 'Files',
-      toolName: 'put_file',
-      toolDescription: 'Writes a file.',
-      inputSchemaHash: HASH,
-      definitionHash: HASH,
-      arguments: { target: 'notes.txt', body: 'x' },
-      preview: null,
-      serverTools: { names: ['put_file'], hash: HASH },
-    })
+    openGatewayCall(harness, putFileRequest(workspace, { target: 'notes.txt', body: 'x' }))
   return {
     name: `${decision} at the MCP gateway`,
     decision,

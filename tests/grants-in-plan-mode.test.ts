@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
 import type { Grant } from '../src/contracts/room.ts'
-import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
+import { openGatewayCall, putFileRequest } from './support/gateway-call-request.ts'
 import { decide, roomGrants, setMode } from './support/policy-helpers.ts'
 import {
   contentOf,
@@ -86,23 +86,10 @@ function roomDoor(
   }
 }
 
-const HASH = 'b'.repeat(64)
-
 /** The MCP gateway's door: calls opened the way assent-gateway opens them. */
 function gatewayDoor(decision: ApprovalDecision, scope: Grant['scope']): PlanDoor {
   const open = (workspace: string, body: string) =>
-    openGatewayCall(harness, {
-      workspaceIdentity: pinnedFolder(workspace),
-      serverId: 'files',
-      serverName: 'Files',
-      toolName: 'put_file',
-      toolDescription: 'Writes a file.',
-      inputSchemaHash: HASH,
-      definitionHash: HASH,
-      arguments: { target: TARGET, body },
-      preview: null,
-      serverTools: { names: ['put_file'], hash: HASH },
-    })
+    openGatewayCall(harness, putFileRequest(workspace, { target: TARGET, body }))
   return {
     name: `an MCP ${scope} grant at the gateway`,
     scope,

@@ -8,7 +8,7 @@ import type { Grant } from '../src/contracts/room.ts'
 import { isInsideRoot } from '../src/runtime/policy/path-containment.ts'
 import { mcpTouch, personOnlyReason } from '../src/runtime/policy/person-only.ts'
 import { personOnlyPathsIn } from '../src/runtime/policy/read-only-walk.ts'
-import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
+import { openGatewayCall, putFileRequest } from './support/gateway-call-request.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import {
   CONTROL_PATH,
@@ -253,16 +253,7 @@ describe('a grant for a tool called through the MCP gateway', () => {
     serverFolder?: string,
   ): Promise<GatewayCallState> {
     return openGatewayCall(harness, {
-      workspaceIdentity: pinnedFolder(workspace),
-      serverId: 'files',
-      serverName: 'Files',
-      toolName: 'put_file',
-      toolDescription: 'Writes a file.',
-      inputSchemaHash: HASH,
-      definitionHash: HASH,
-      arguments: args,
-      preview: null,
-      serverTools: { names: ['put_file'], hash: HASH },
+      ...putFileRequest(workspace, args, HASH),
       ...(serverFolder === undefined ? {} : { serverFolder }),
     })
   }

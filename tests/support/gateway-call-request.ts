@@ -58,3 +58,24 @@ export async function openGatewayCall(
   }
   return GatewayOpenedCallSchema.parse(JSON.parse(response.body))
 }
+
+/** A gateway's request to open one call of a file server's `put_file` for
+ *  `workspace` (pinned now), whose definition and tool list hash to `hash`. */
+export function putFileRequest(
+  workspace: string,
+  args: Record<string, unknown>,
+  hash = 'b'.repeat(64),
+): GatewayCallRequest {
+  return {
+    workspaceIdentity: pinnedFolder(workspace),
+    serverId: 'files',
+    serverName: 'Files',
+    toolName: 'put_file',
+    toolDescription: 'Writes a file.',
+    inputSchemaHash: hash,
+    definitionHash: hash,
+    arguments: args,
+    preview: null,
+    serverTools: { names: ['put_file'], hash },
+  }
+}
