@@ -1,11 +1,6 @@
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import {
-  PromptListChangedNotificationSchema,
-  type PromptListChangedNotification,
-} from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { argumentsText, MAX_MCP_ARGUMENTS_CHARS } from '../src/contracts/approval.ts'
 import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
@@ -24,7 +19,7 @@ import {
   type RealServersFixture,
   type SamplingLog,
 } from './support/mcp-real-servers.ts'
-import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
   CONTROL_PATH,
   ORIGINAL,
@@ -82,20 +77,6 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     const error = await read
     expect(error.code).toBe(MCP_REFUSAL_CODES.denied)
     expect(error.data).toEqual({ reason: 'denied' })
-  })
-
-  it('asks for a file: URI into a credentials folder even on a read-only server', async () => {
-    const { resources } = await agent.listResources()
-    const key = resources.find((resource) => resource.uri.includes('%2Essh'))
-    expect(key?.uri).toBe(
-      `odd__${pathToFileURL(join(fixture.oddDir, 'KEY')).href.replace('KEY', '%2Essh/notes.txt')}`,
-    )
-    const read = refusalOf(agent.readResource({ uri: key?.uri ?? '' }, callOptions))
-    const view = await pending()
-    expect(view.action.mcp?.serverId).toBe('odd')
-    expect(view.action.arguments).toEqual({ uri: key?.uri.slice('odd__'.length) })
-    expect(await decide(harness, view, 'deny')).toBe(200)
-    expect((await read).data).toEqual({ reason: 'denied' })
   })
 
   it('reads the control path on a read-only server without asking', async () => {
@@ -376,54 +357,5 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     expect(text).toContain('User provided the requested information')
     expect(text).toContain('\\"titledSingleSelectEnum\\": \\"hero-3\\"')
     expect(text).toContain('\\"fish-3\\"')
-  })
-
-  it('leaves out prompts and resources whose names could pass for others, and refuses them by name', async () => {
-    const { prompts } = await agent.listPrompts()
-    const oddPrompts = prompts
-      .map((prompt) => prompt.name)
-      .filter((name) => name.startsWith('odd__'))
-    expect(oddPrompts).toEqual(['odd__plain-prompt'])
-    const { resources } = await agent.listResources()
-    const oddNotes = resources
-      .map((resource) => resource.uri)
-      .filter((uri) => uri.startsWith('odd__note:'))
-    expect(oddNotes).toEqual(['odd__note://plain'])
-
-    const prompt = await refusalOf(agent.getPrompt({ name: 'odd__\u0455ecret' }))
-    expect(prompt.code).toBe(MCP_REFUSAL_CODES.not_allowed)
-    expect(prompt.data).toEqual({ reason: 'not_allowed' })
-    const note = await refusalOf(agent.readResource({ uri: 'odd__note://p\u0430ypal' }))
-    expect(note.code).toBe(MCP_REFUSAL_CODES.not_allowed)
-    const unknown = await refusalOf(agent.readResource({ uri: 'nobody__note://plain' }))
-    expect(unknown.data).toEqual({ reason: 'not_allowed' })
-  })
-
-  it("carries the agent's cancellation to the server", async () => {
-    const controller = new AbortController()
-    const call = agent.callTool({ name: 'odd__wait_for_cancel', arguments: {} }, undefined, {
-      ...callOptions,
-      signal: controller.signal,
-    })
-    await eventually(
-      () => existsSync(join(fixture.oddDir, 'started')) || undefined,
-      'the call to start',
-    )
-    controller.abort('the agent changed its mind')
-    await expect(call).rejects.toThrow()
-    await eventually(
-      () => existsSync(join(fixture.oddDir, 'cancelled')) || undefined,
-      'the server to see the cancellation',
-    )
-  })
-
-  it("passes a server's list change on, and the new prompt is listed", async () => {
-    const changed = new Promise<PromptListChangedNotification>((resolve) =>
-      agent.setNotificationHandler(PromptListChangedNotificationSchema, resolve),
-    )
-    await agent.callTool({ name: 'odd__grow', arguments: {} }, undefined, callOptions)
-    expect((await changed).method).toBe('notifications/prompts/list_changed')
-    const { prompts } = await agent.listPrompts()
-    expect(prompts.map((prompt) => prompt.name)).toContain('odd__added-1')
   })
 })

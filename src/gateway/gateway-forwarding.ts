@@ -26,7 +26,11 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContent, namespacedContents } from './gateway-content.ts'
-import { refuseIfPersonOnly, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+import {
+  personOnlyNamed,
+  refuseIfPersonOnly,
+  runGoverned,
+} from '../runtime/mcp/governed-mcp-action.ts'
 
 /**
  * What the gateway offers the agent besides tools: the union of what the
@@ -162,8 +166,15 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
           workspace: options.workspace,
           signal: extra.signal,
           run: async () =>
+            // Only what the person was shown goes on: the name and the
+            // arguments. The agent's `_meta` (anything but the progress
+            // token, which requestOptions carries) was not shown, so a
+            // server that acted on it would act on something nobody saw.
             (await connection.downstream()).getPrompt(
-              { ...request.params, name },
+              {
+                name,
+                ...(request.params.arguments ? { arguments: request.params.arguments } : {}),
+              },
               forward.requestOptions(request.params, extra),
             ),
           outcome: (prompt) => `got prompt ${name} (${prompt.messages.length} message(s))`,
@@ -198,9 +209,12 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
           { argument, context, ...template },
           options.workspace,
         )
+        // What was checked goes on, nothing else (the agent's `_meta`
+        // but its progress token is left behind, as for a prompt).
         return (await connection.downstream()).complete(
           {
-            ...request.params,
+            argument,
+            ...(context ? { context } : {}),
             ref: ref.type === 'ref/prompt' ? { ...ref, name: inner } : { ...ref, uri: inner },
           },
           forward.requestOptions(request.params, extra),
@@ -253,13 +267,35 @@ class Forwarder {
         const listed = await everyPage(id, what, (cursor) => page(client, cursor))
         for (const item of listed) {
           const named = namespacedItem(id, item)
-          if (named !== undefined) out.push(named)
+          if (named === undefined || this.personOnlyListed(connection, item)) continue
+          out.push(named)
         }
       } catch (error) {
         this.options.log(`assent-gateway: ${id} did not list ${what}: ${String(error)}`)
       }
     }
     return out
+  }
+
+  /** Whether a listed resource or template names a person-only path
+   *  (`file:///w/.git/config`, a key): such an entry is left out, and
+   *  logged, because a list is passed unasked and would tell the agent
+   *  what is in a folder only the person may look into, as a completion
+   *  of `.git/` would (reading it is still asked, by name). */
+  personOnlyListed(connection: McpConnection, item: Listed): boolean {
+    const uri = 'uriTemplate' in item ? item.uriTemplate : 'uri' in item ? item.uri : undefined
+    if (uri === undefined) return false
+    const named = personOnlyNamed(
+      connection.server,
+      'resources/list',
+      { uri },
+      this.options.workspace,
+    )
+    if (named === null) return false
+    this.options.log(
+      `assent-gateway: ${connection.server.id} listed ${named.path}, left out: ${named.reason}`,
+    )
+    return true
   }
 
   /** Runs `run` on the server a namespaced name belongs to, holding its

@@ -96,6 +96,29 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
 }
 
 /**
+ * The person-only path an MCP request names (a `file:` URI under `.git`,
+ * a key), or null. Nobody is asked about a completion, a subscription or
+ * a list, so these are refused or left out when they name one.
+ */
+export function personOnlyNamed(
+  server: McpServer,
+  method: string,
+  args: Record<string, unknown>,
+  workspace: string,
+): { path: string; reason: string } | null {
+  const touch = mcpTouch(
+    {
+      serverId: server.id,
+      toolName: method,
+      arguments: args,
+      serverFolder: serverFolderOf(server),
+    },
+    workspace,
+  )
+  return personOnlyReason(touch)
+}
+
+/**
  * Refuses an MCP request that nobody is asked about (a completion, asked
  * for at each keystroke) when what it names is person-only: a server
  * completing `.git/` would list what is in it.
@@ -106,16 +129,7 @@ export function refuseIfPersonOnly(
   args: Record<string, unknown>,
   workspace: string,
 ): void {
-  const touch = mcpTouch(
-    {
-      serverId: server.id,
-      toolName: method,
-      arguments: args,
-      serverFolder: serverFolderOf(server),
-    },
-    workspace,
-  )
-  const personOnly = personOnlyReason(touch)
+  const personOnly = personOnlyNamed(server, method, args, workspace)
   if (personOnly !== null) {
     throw new McpRefusal(
       'not_allowed',
