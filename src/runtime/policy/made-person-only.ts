@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { lstatSync, readdirSync, realpathSync, renameSync, type Dirent } from 'node:fs'
+import {
+  constants,
+  lstatSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  type BigIntStats,
+  type Dirent,
+} from 'node:fs'
 import path from 'node:path'
 import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
@@ -23,8 +31,10 @@ export const REFUSED_HEAD_SUFFIX = '.assent-refused'
 export interface PersonOnlyAtStart {
   /** The writable roots, real paths. */
   roots: readonly string[]
-  /** Each existing person-only path the walk found, as it found it. */
-  existing: ReadonlySet<string>
+  /** Each existing person-only path the walk found, as it found it, with
+   *  what it was then (`identityOf`): a path is not enough, since a
+   *  command can put something of its own where one was. */
+  existing: ReadonlyMap<string, string>
   /** Every path the walk found, existing or not (a hooks folder a config
    *  names may not exist yet), for the sandbox's read-only binds. */
   found: readonly string[]
@@ -39,7 +49,12 @@ export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
   const found = walked.paths
   return {
     roots,
-    existing: new Set(found.filter(exists)),
+    existing: new Map(
+      found.flatMap((candidate) => {
+        const identity = identityOf(candidate)
+        return identity === null ? [] : [[candidate, identity] as const]
+      }),
+    ),
     found,
     unlistable: new Set(walked.unlistable),
   }
@@ -58,6 +73,14 @@ export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
  * same rule as every door), so what the command made is moved aside before
  * anyone, the agent included, is told the command ended.
  *
+ * What was there is told by what it is, not only by its path: the sandbox
+ * keeps a path read-only, not the folder above it (`mv .github old &&
+ * mkdir .github`), nor a link's own name (a linked `.envrc` or `.git` is
+ * bound at its target), so a command can put its own where the person's
+ * was. Whatever is at a path that is not the object that was there at
+ * start is moved aside, the person's own moved elsewhere by the command
+ * included (it is reported, nothing is lost).
+ *
  * Only the outermost new path is moved: moving `sub/.git` takes its hooks
  * and config with it. The walk is the one the sandbox starts from, so what
  * it counts as person-only is the same table. A folder the call made, or
@@ -70,9 +93,10 @@ export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterR
   const walked = personOnlyPathsInRoots(start.roots, AFTER_CALL_WALK_ENTRIES)
   const unchecked = walked.truncated !== null
   const hidden = walked.unlistable.filter((folder) => !start.unlistable.has(folder))
-  const made = [...walked.paths, ...hidden].filter(
-    (found) => !start.existing.has(found) && exists(found),
-  )
+  const made = [...walked.paths, ...hidden].filter((found) => {
+    const now = identityOf(found)
+    return now !== null && now !== start.existing.get(found)
+  })
   const outermost = made
     .filter((inner) => !made.some((outer) => outer !== inner && isBeneath(outer, inner)))
     .sort()
@@ -212,6 +236,37 @@ function noLongerGitFolder(moved: string): string | null {
   }
   if (failures.length === 0) return null
   return `${failures.join('; ')}, so git may still take it for a repository; remove it`
+}
+
+/**
+ * What is at `candidate`, as one string, or null when nothing is: its kind,
+ * device, inode and birth time. The inode alone does not tell: a file
+ * removed and made again commonly gets the same number at once (ext4
+ * does). Where the file system keeps no birth time, a file's or link's
+ * change time stands in (the sandbox keeps what exists read-only, so only
+ * a new one has a new one; the person editing it meanwhile also moves it
+ * aside, which is reported). A path that cannot be looked at (too long)
+ * is `unknown`: one that was unknown at start and still is cannot be told
+ * apart, as before identities were compared; one that was not there and
+ * now is unknown is new.
+ */
+function identityOf(candidate: string): string | null {
+  let stats: BigIntStats
+  try {
+    stats = lstatSync(candidate, { bigint: true })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    return 'unknown'
+  }
+  const kind = stats.mode & BigInt(constants.S_IFMT)
+  const born =
+    stats.birthtimeNs !== 0n
+      ? `b${stats.birthtimeNs}`
+      : stats.isDirectory()
+        ? 'b?'
+        : `c${stats.ctimeNs}`
+  return `${kind}:${stats.dev}:${stats.ino}:${born}`
 }
 
 /** Whether something is at `candidate`: only "no such file" says there is

