@@ -21,6 +21,14 @@ export const ApprovalDecisionSchema = z.enum([
 ])
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>
 
+/** Whether a decision is one that writes an "always allow" grant (for one
+ *  tool, or for every tool of a server): every rule about grants (the
+ *  rollback anchor's wait, who may give one) asks this, so a kind of
+ *  "always" added later cannot slip past one of them. */
+export function writesGrant(decision: ApprovalDecision | undefined): boolean {
+  return decision === 'allow-always' || decision === 'allow-always-server'
+}
+
 /** The digest of the canonical action a person was shown. */
 export const ActionDigestSchema = z.string().regex(ACTION_DIGEST_PATTERN)
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
+import { writesGrant } from '../../contracts/consent.ts'
 import type { Grant } from '../../contracts/room.ts'
 import { grantScopeFor, serverGrantScopeFor } from './grant-scope.ts'
 
@@ -24,9 +25,7 @@ export function grantForDecision(
   deps: GrantIssuerDeps,
 ): Grant | undefined {
   if (approval.decidedBy !== 'user') return undefined
-  if (approval.decision !== 'allow-always' && approval.decision !== 'allow-always-server') {
-    return undefined
-  }
+  if (!writesGrant(approval.decision)) return undefined
   const scope =
     approval.decision === 'allow-always-server'
       ? serverGrantScopeFor(approval)

@@ -15,32 +15,32 @@ describe('ApprovalGate and the rollback anchor', () => {
     expect(() => makeGate({ grantFor: () => undefined })).toThrow('needs beforeGrant')
   })
 
-  it('asks before an allow-always and writes nothing when the anchor cannot be brought up to date', async () => {
-    let asked = 0
-    let anchorReachable = false
-    const { gate, approvals } = makeGate({
-      beforeGrant: async () => {
-        asked += 1
-        if (!anchorReachable) throw new Refusal('rollback_anchor_unavailable', 'keychain locked')
-      },
-    })
-    openApproval(gate)
-    await expect(
-      gate.decide({ approvalId: 'approval-1', decision: 'allow-always', decidedBy: 'user' }),
-    ).rejects.toMatchObject({ code: 'rollback_anchor_unavailable' })
-    expect(asked).toBe(1)
-    expect(approvals.get('approval-1')?.status).toBe('pending')
-    expect(auditTypes()).toEqual(['approval_requested'])
+  // Each decision that writes a grant, the server-wide one included.
+  it.each(['allow-always', 'allow-always-server'] as const)(
+    'asks before %s and writes nothing when the anchor cannot be brought up to date',
+    async (decision) => {
+      let asked = 0
+      let anchorReachable = false
+      const { gate, approvals } = makeGate({
+        beforeGrant: async () => {
+          asked += 1
+          if (!anchorReachable) throw new Refusal('rollback_anchor_unavailable', 'keychain locked')
+        },
+      })
+      openApproval(gate)
+      await expect(
+        gate.decide({ approvalId: 'approval-1', decision, decidedBy: 'user' }),
+      ).rejects.toMatchObject({ code: 'rollback_anchor_unavailable' })
+      expect(asked).toBe(1)
+      expect(approvals.get('approval-1')?.status).toBe('pending')
+      expect(auditTypes()).toEqual(['approval_requested'])
 
-    anchorReachable = true
-    const outcome = await gate.decide({
-      approvalId: 'approval-1',
-      decision: 'allow-always',
-      decidedBy: 'user',
-    })
-    expect(outcome).toMatchObject({ ok: true, approval: { decision: 'allow-always' } })
-    expect(asked).toBe(2)
-  })
+      anchorReachable = true
+      const outcome = await gate.decide({ approvalId: 'approval-1', decision, decidedBy: 'user' })
+      expect(outcome).toMatchObject({ ok: true, approval: { decision } })
+      expect(asked).toBe(2)
+    },
+  )
 
   it('takes an allow-always without the check in a gate that writes no grant', async () => {
     const { gate } = makeGate()

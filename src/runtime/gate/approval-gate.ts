@@ -1,5 +1,5 @@
 import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
-import type { ApprovalDecision } from '../../contracts/consent.ts'
+import { writesGrant, type ApprovalDecision } from '../../contracts/consent.ts'
 import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import type { Grant } from '../../contracts/room.ts'
 import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
@@ -222,7 +222,9 @@ export class ApprovalGate {
     // Read again after each wait, never otherwise: the store may have
     // changed meanwhile, and a read (a row and its schema parse) is a fair
     // part of what a decision costs.
-    if (current && input.decision === 'allow-always' && beforeGrant) {
+    // Every decision that writes a grant waits, the server-wide one too:
+    // both widen what the agent may do for as long as the grant stands.
+    if (current && writesGrant(input.decision) && beforeGrant) {
       await beforeGrant()
       current = approvals.get(input.approvalId)
     }
