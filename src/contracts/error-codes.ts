@@ -44,6 +44,7 @@ export const RUNTIME_ERROR_CODES = [
   'read_only_agent',
   'agent_directory_limits',
   'room_tampered',
+  'approval_tampered',
   'unknown_grant',
   // A widening while the rollback anchor could not be advanced.
   'rollback_anchor_unavailable',

@@ -61,6 +61,8 @@ export const RUNTIME_MESSAGES_EN = {
     neverAsks: 'the room’s policy never asks anyone (plan mode): refused without asking',
     notOfferedInPlan:
       'Plan mode offers only tools that run without asking; {{tool}} was not offered.',
+    actionChanged:
+      'The action stored for this approval changed outside Assent after the agent asked; the approval was withdrawn and nothing ran.',
   },
   permission: {
     writeSummary: 'Write access to {{path}} for this turn',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import {
   auditTypes,
+  fixture,
   makeGate,
   openApproval,
   useGateDatabase,
@@ -112,5 +113,54 @@ describe('a decision on the action its decider was shown', () => {
     expect(c).toMatchObject({ ok: false, code: 'always_allow_unavailable' })
     expect(d).toBe(a)
     expect(auditTypes()).toEqual(['approval_requested', 'approval_resolved'])
+  })
+})
+
+// The approvals table carries no seal: a row edited on disk after the
+// agent asked is what the window shows and a decider judges, while
+// whoever asked runs what it asked for. Every decider, every decision.
+describe('a decision on an approval whose stored action changed after it was opened', () => {
+  const editRow = () =>
+    fixture.db
+      .prepare(`UPDATE approvals SET arguments_json = ? WHERE id = 'approval-1'`)
+      .run(JSON.stringify({ path: 'a', content: 'harmless' }))
+  const deciders = [
+    { decidedBy: 'user', shown: true },
+    { decidedBy: 'user', shown: false },
+    { decidedBy: 'agent-review', shown: false },
+    { decidedBy: 'policy', shown: false },
+    { decidedBy: 'webhook', shown: false },
+  ] as const
+  const decisions = ['allow-once', 'allow-always', 'deny'] as const
+  it.each(deciders.flatMap((decider) => decisions.map((decision) => ({ ...decider, decision }))))(
+    'is refused as approval_tampered and withdraws it: $decidedBy (shown digest: $shown), $decision',
+    async ({ decidedBy, shown, decision }) => {
+      const { gate, approvals } = makeGate()
+      openApproval(gate)
+      editRow()
+      const edited = approvals.get('approval-1')
+      expect(edited?.arguments).toEqual({ path: 'a', content: 'harmless' })
+      const outcome = await gate.decide({
+        approvalId: 'approval-1',
+        decision,
+        decidedBy,
+        ...(shown && edited ? { shownActionDigest: actionDigest(canonicalAction(edited)) } : {}),
+      })
+      expect(outcome).toMatchObject({ ok: false, code: 'approval_tampered' })
+      expect(approvals.get('approval-1')).toMatchObject({
+        status: 'expired',
+        reason: 'its stored action changed outside Assent',
+      })
+      expect(auditTypes()).toEqual(['approval_requested', 'approval_expired'])
+    },
+  )
+
+  it('is not refused for an approval whose row is as it was opened (control)', async () => {
+    const { gate, approvals } = makeGate()
+    openApproval(gate)
+    await expect(
+      gate.decide({ approvalId: 'approval-1', decision: 'allow-once', decidedBy: 'webhook' }),
+    ).resolves.toMatchObject({ ok: true })
+    expect(approvals.get('approval-1')?.status).toBe('allowed')
   })
 })

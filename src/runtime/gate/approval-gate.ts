@@ -2,7 +2,7 @@ import type { ApprovalRecord, DecidedBy } from '../../contracts/approval.ts'
 import { writesGrant, type ApprovalDecision } from '../../contracts/consent.ts'
 import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
 import type { Grant } from '../../contracts/room.ts'
-import type { RuntimeMessage } from '../../contracts/runtime-message.ts'
+import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import {
   actionDigest,
   canonicalAction,
@@ -24,6 +24,7 @@ export type DecisionRefusalCode = Extract<
   | 'decision_in_progress'
   | 'consent_required'
   | 'always_allow_unavailable'
+  | 'approval_tampered'
 >
 
 export type DecideOutcome =
@@ -79,6 +80,13 @@ export class ApprovalGate {
   private readonly options: ApprovalGateOptions
   private readonly reservations = new Map<string, Reservation>()
   private readonly waiters = new Map<string, Array<(approval: ApprovalRecord) => void>>()
+  /** The digest of each pending approval's action as it was opened. The
+   *  row on disk is what the window shows and a decision is judged on, but
+   *  whoever asked runs what it asked for: a row edited outside Assent
+   *  meanwhile (the approvals table carries no seal) would have the person
+   *  allow one action while another runs. Every pending approval is one
+   *  this gate opened: a previous instance's are expired at start. */
+  private readonly opened = new Map<string, string>()
 
   constructor(options: ApprovalGateOptions) {
     if (options.grantFor && !options.beforeGrant) {
@@ -91,7 +99,9 @@ export class ApprovalGate {
   open(input: Omit<NewApproval, 'now'>): ApprovalRecord {
     const { approvals, events, now } = this.options
     const approval = createApproval({ ...input, now: now() })
-    approvals.open(approval)
+    const digest = digestOf(approval)
+    approvals.open(approval, digest)
+    this.opened.set(approval.id, digest)
     events.emit('approval.requested', { approval: summarizeApproval(approval) })
     return approval
   }
@@ -235,6 +245,22 @@ export class ApprovalGate {
     if (!current) return { ok: false, code: 'unknown_approval', error: 'unknown approval' }
     // Judged on the very read the decision commits from, after every wait.
     const digest = digestOf(current)
+    const opened = this.opened.get(current.id)
+    if (opened !== undefined && opened !== digest) {
+      // Whoever decides, the person, the reviewer or the webhook, decided
+      // on the edited row; what would run is what was asked for. Neither
+      // may run: the approval is withdrawn, and the waiting call with it.
+      this.expireOne(
+        { ...current, expiresAt: Math.min(current.expiresAt, now()) },
+        'its stored action changed outside Assent',
+        message('call.actionChanged'),
+      )
+      return {
+        ok: false,
+        code: 'approval_tampered',
+        error: 'the approval was changed outside Assent after the agent asked; it was withdrawn',
+      }
+    }
     const refused = refusedAsShown(input, current, digest)
     if (refused) return refused
     const at = now()
@@ -256,6 +282,7 @@ export class ApprovalGate {
   }
 
   private settle(approval: ApprovalRecord): void {
+    this.opened.delete(approval.id)
     this.options.events.emit('approval.resolved', { approval: summarizeApproval(approval) })
     const list = this.waiters.get(approval.id) ?? []
     this.waiters.delete(approval.id)

@@ -37,8 +37,9 @@ export interface ApprovalStore {
   /** Every pending approval, oldest first. */
   listPending(): ApprovalRecord[]
   /** Writes a new pending approval with its `approval_requested` event,
-   *  which carries the digest of the canonical action. */
-  open(approval: ApprovalRecord): void
+   *  which carries `actionDigest`, the digest of its canonical action (the
+   *  gate computes it once, and keeps it; computed here when not given). */
+  open(approval: ApprovalRecord, actionDigest?: string): void
   /**
    * Writes a decision with its `approval_resolved` event and, when
    * `grantFor` returns one, the allow-always grant it stands for with its

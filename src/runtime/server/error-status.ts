@@ -41,6 +41,7 @@ export const HTTP_STATUS_OF: Readonly<Record<RuntimeErrorCode, number>> = Object
   read_only_agent: 409,
   agent_directory_limits: 409,
   room_tampered: 409,
+  approval_tampered: 409,
   unknown_grant: 404,
   rollback_anchor_unavailable: 503,
 

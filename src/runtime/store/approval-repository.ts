@@ -29,7 +29,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
     this.options = options
   }
 
-  open(approval: ApprovalRecord): void {
+  open(approval: ApprovalRecord, digest = actionDigest(canonicalAction(approval))): void {
     inTransaction(this.db, () => {
       this.insert(approval)
       this.options.audit.append({
@@ -39,7 +39,7 @@ export class SqliteApprovalRepository implements ApprovalStore {
           roomId: approval.roomId,
           turnId: approval.turnId,
           toolName: approval.toolName,
-          actionDigest: actionDigest(canonicalAction(approval)),
+          actionDigest: digest,
         },
         at: approval.createdAt,
       })

@@ -47,6 +47,8 @@ export const enErrorCodes = {
     'full access is not available for this agent: it may use only certain folders',
   room_tampered:
     'this room was changed outside Assent and cannot be confirmed: confirm the room’s mode again, or create a new room',
+  approval_tampered:
+    'this approval was changed outside Assent after the agent asked: it was withdrawn and nothing runs',
   unknown_grant: 'that grant was already revoked',
   rollback_anchor_unavailable:
     'Assent could not update the record it keeps in the keychain, so nothing is widened until it can; try again',

@@ -39,6 +39,7 @@ export const zhCNErrorCodes: Catalog['errorCode'] = {
   read_only_agent: '此智能体不能使用完全访问：它是只读的',
   agent_directory_limits: '此智能体不能使用完全访问：它只能使用特定的文件夹',
   room_tampered: '此房间在 Assent 之外被更改，无法确认：请再次确认房间的模式，或新建一个房间',
+  approval_tampered: '此批准在智能体请求之后于 Assent 之外被更改：它已被撤回，什么都不会运行',
   unknown_grant: '该授权已被撤销',
   rollback_anchor_unavailable:
     'Assent 无法更新它保存在钥匙串中的记录，因此在能够更新之前不会放宽任何权限；请重试',

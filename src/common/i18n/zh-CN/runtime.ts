@@ -56,6 +56,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     toolFailed: '工具出错：{{detail}}',
     neverAsks: '房间的策略从不询问任何人（规划模式）：未经询问即被拒绝',
     notOfferedInPlan: '规划模式只提供无需询问即可运行的工具；没有提供 {{tool}}。',
+    actionChanged:
+      '智能体请求之后，此批准所存储的操作在 Assent 之外被更改；批准已被撤回，什么都没有运行。',
   },
   permission: {
     writeSummary: '本轮中对 {{path}} 的写入权限',
