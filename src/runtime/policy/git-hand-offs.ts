@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
 
 // The command lines git runs that a git command is given as arguments,
@@ -56,8 +57,11 @@ export interface GitHandOffs {
   /** The command line `bisect run …` or `submodule foreach …` runs, or
    *  null. */
   rest: string | null
-  /** A command git runs in folders relative paths are not taken from
-   *  (each submodule's, filter-branch's scratch tree), or null. */
+  /** A command git runs that is not read here, or null: one run in
+   *  folders relative paths are not taken from (each submodule's,
+   *  filter-branch's scratch tree), or the tool `mergetool` (and
+   *  `difftool` without `-x`) runs, which its settings name and which may
+   *  be a command line of any kind. */
   elsewhere: string | null
 }
 
@@ -68,6 +72,7 @@ export const GIT_COMMANDS_HANDING_ON = new Set([
   'bisect',
   'submodule',
   'filter-branch',
+  'mergetool',
 ])
 
 /** The words after `git` of a command whose name is `name` (a basename)
@@ -131,6 +136,11 @@ export function gitHandOffs(command: string, words: readonly string[], from: num
     run()
   }
   if (command === 'filter-branch') out.elsewhere = 'git filter-branch'
+  // The tool git runs for a merge or a diff: its own command line (its
+  // `cmd` setting), or a program found by the tool's name. difftool's
+  // `-x` (`--extcmd`) runs its line instead, read above.
+  if (command === 'mergetool') out.elsewhere = 'git mergetool'
+  if (command === 'difftool' && out.lines.length === 0) out.elsewhere = 'git difftool'
   return out
 }
 
@@ -162,4 +172,19 @@ export function gitVariableLines(words: readonly string[]): string[] {
     const name = GIT_COMMAND_VARIABLES.exec(word)
     return name === null ? [] : [word.slice(name[0].length)]
   })
+}
+
+/** Whether `value` names a folder called `.git`. */
+export function namesDotGit(value: string): boolean {
+  return path.basename(value.replace(/\/+$/, '')) === '.git'
+}
+
+/** init's and clone's options that make the git folder under a name that
+ *  is not `.git` (`--bare`, `--mirror`, `--separate-git-dir`), or any
+ *  start of one git would take for it (`--separate=…`). */
+export function makesGitFolderElsewhere(arg: string): boolean {
+  const name = /^--([a-z-]{2,})(?:=|$)/.exec(arg)?.[1]
+  return (
+    name !== undefined && ['bare', 'mirror', 'separate-git-dir'].some((o) => o.startsWith(name))
+  )
 }

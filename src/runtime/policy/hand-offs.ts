@@ -12,8 +12,10 @@ import { readShell, type ShellReading } from './shell-words.ts'
 // The command lines one simple command hands to another program to run,
 // for the person-only rule: a shell's `-c` script, fish's and csh's,
 // `su -c`, `script -c` and `flock -c`, the line `watch` hands to `sh -c`,
-// the words `env -S` splits a string into, and what git runs
-// (git-hand-offs.ts). shell-commands.ts reads each as a command line of
+// `sg`'s command, nix-shell's `--run`, rsync's `-e`, the words `env -S`
+// splits a string into, and what git runs (git-hand-offs.ts). A program
+// whose program is not among its words (`curl … | sh`) is
+// programs-not-read.ts's. shell-commands.ts reads each as a command line of
 // its own. Each program's options are read as the program reads them, to
 // find the word it runs (`bash -c -e 'script'` runs `script`, not `-e`);
 // where they cannot be, the command is unread and needs the person.
@@ -21,13 +23,13 @@ import { readShell, type ShellReading } from './shell-words.ts'
 /** Shells that take a `-c` script as POSIX shells do: options, `-c` among
  *  them, then the first operand is the script (`sh -e -c 'script'`,
  *  `bash -c -- 'script'`, `bash -xc 'script'`). */
-const POSIX_SHELLS = [
+export const POSIX_SHELLS = [
   ...['sh', 'bash', 'rbash', 'zsh', 'dash', 'ash', 'hush', 'yash', 'posh'],
   ...['ksh', 'ksh93', 'mksh', 'lksh', 'oksh', 'pdksh'],
 ]
 /** Shells whose `-c` takes the next word as its script. */
-const FISH = 'fish'
-const CSH_SHELLS = ['csh', 'tcsh']
+export const FISH = 'fish'
+export const CSH_SHELLS = ['csh', 'tcsh']
 export const SHELLS = new Set([...POSIX_SHELLS, FISH, ...CSH_SHELLS])
 
 /** Per shell, the letters of its options whose value is the next word
@@ -47,7 +49,7 @@ const VALUE_LONG = new Set(['--rcfile', '--init-file', '--emulate'])
 
 /** fish's options: its `-c`/`--command` and `-C`/`--init-command` each
  *  run a line. */
-const FISH_OPTIONS: OptionSpec = {
+export const FISH_OPTIONS: OptionSpec = {
   flags: 'hPilNnv',
   withValue: 'cCpdfDo',
   long: {
@@ -71,10 +73,10 @@ const FISH_OPTIONS: OptionSpec = {
   },
   stopsAtOperand: true,
 }
-const FISH_LINES = new Set(['c', 'C', 'command', 'init-command'])
+export const FISH_LINES = new Set(['c', 'C', 'command', 'init-command'])
 
 /** csh's and tcsh's `-c`: the next word. */
-const CSH_OPTIONS: OptionSpec = {
+export const CSH_OPTIONS: OptionSpec = {
   flags: 'bdDefFilmnqstvVxX',
   withValue: 'c',
   long: { help: 'none', version: 'none' },
@@ -84,7 +86,7 @@ const CSH_OPTIONS: OptionSpec = {
 /** Programs whose `-c`/`--command` value is a line they hand to a shell:
  *  util-linux's `su`, `runuser`, `script` and `flock`. Each reads options
  *  past its operands (`su me -c …`, `flock /tmp/l -c …`). */
-const LINE_OPTION_PROGRAMS: Readonly<Record<string, OptionSpec>> = {
+export const LINE_OPTION_PROGRAMS: Readonly<Record<string, OptionSpec>> = {
   su: lineOptions('fmplP', 'cgGsw', ['group', 'supp-group', 'shell', 'whitelist-environment']),
   runuser: lineOptions('fmplP', 'cgGswu', ['group', 'supp-group', 'shell', 'user']),
   script: lineOptions('aefqhV', 'cEIOBTmo', ['echo', 'log-in', 'log-out', 'log-io', 'log-timing']),
@@ -125,7 +127,10 @@ const WATCH_OPTIONS: OptionSpec = {
 
 /** The programs that hand a line on here: what a word the shell makes
  *  (`e?v`, `$P`) may be for the command to need reading. */
-export const HANDING_ON = [...SHELLS, 'env', 'watch', ...Object.keys(LINE_OPTION_PROGRAMS)]
+export const HANDING_ON = [
+  ...[...SHELLS, 'env', 'watch', 'sg', 'nix-shell', 'rsync'],
+  ...Object.keys(LINE_OPTION_PROGRAMS),
+]
 
 /** What a simple command hands on: lines read as a shell reads them, and
  *  a command run that cannot be read here (null when there is none). */
@@ -179,9 +184,9 @@ export function handOffs(command: readonly string[]): HandOffs {
       if (read.stopped !== null) unread ??= `${name} … ${read.stopped}`
     }
     if (POSIX_SHELLS.includes(name)) {
-      const at = posixScriptAt(command, i + 1, name)
-      if (at === 'too-many') unread ??= `${name} … ${command[i + 1 + MAX_OPTION_WORDS] ?? ''}`
-      else if (at !== null) line(command[at] ?? '')
+      const read = posixShellOptions(command, i + 1, name)
+      if (read === 'too-many') unread ??= `${name} … ${command[i + 1 + MAX_OPTION_WORDS] ?? ''}`
+      else if (read.script && read.operand !== null) line(command[read.operand] ?? '')
     } else if (name === FISH || CSH_SHELLS.includes(name)) {
       const fish = name === FISH
       const read = readOptions(command, i + 1, fish ? FISH_OPTIONS : CSH_OPTIONS)
@@ -201,6 +206,10 @@ export function handOffs(command: readonly string[]): HandOffs {
       const split = envSplitReading(command, i + 1)
       if (split !== null && 'unread' in split) unread ??= split.unread
       else if (split !== null) rest(split.reading)
+    } else if (first && name === 'sg') {
+      line(sgLine(command, i + 1))
+    } else if (first && (name === 'nix-shell' || name === 'rsync')) {
+      for (const text of optionLines(name, command, i + 1)) line(text)
     } else if (name === 'watch' && !watchRead) {
       watchRead = true
       const options = readOptions(command, i + 1, WATCH_OPTIONS)
@@ -224,38 +233,93 @@ export function handOffs(command: readonly string[]): HandOffs {
   return { readings, unread }
 }
 
+/** How a POSIX shell is started: whether it has `-c` (its first operand
+ *  is then its script), whether it reads its program from its input
+ *  (`-s`, or `-i`), its first operand (a script file, without `-c`), and
+ *  whether it only prints something and runs nothing (`--version`). */
+export interface PosixShellStart {
+  script: boolean
+  input: boolean
+  operand: number | null
+  printsOnly: boolean
+}
+
 /**
- * Where the script of a POSIX shell's `-c` is among `words`, the shell's
- * own starting at `words[from]`, as bash and dash find it: every option
- * is read first, wherever `-c` is among them (`-c -e`, `-e -c`, `-xc`,
- * `+c`); each of the shell's value letters in a word takes the next word
- * (`-o pipefail`, `-co pipefail`); `--` or `-` ends them (zsh's `-b`
- * too); the first word after them is the script. Null when there is no
- * `-c`, or no script; `too-many` past `MAX_OPTION_WORDS`.
+ * How a POSIX shell whose own words start at `words[from]` is started, as
+ * bash and dash read their options: every option is read first, wherever
+ * `-c` is among them (`-c -e`, `-e -c`, `-xc`, `+c`); each of the shell's
+ * value letters in a word takes the next word (`-o pipefail`, `-co
+ * pipefail`); `--` or `-` ends them (zsh's `-b` too); the first word after
+ * them is the operand. `too-many` past `MAX_OPTION_WORDS`.
  */
-function posixScriptAt(
+export function posixShellOptions(
   words: readonly string[],
   from: number,
   shell: string,
-): number | 'too-many' | null {
+): PosixShellStart | 'too-many' {
   const letters = VALUE_LETTERS[shell] ?? 'o'
-  let script = false
+  const start = { script: false, input: false, operand: null as number | null, printsOnly: false }
+  const operandAt = (at: number) => ({ ...start, operand: at < words.length ? at : null })
   for (let i = from; i < words.length; i += 1) {
     if (i - from >= MAX_OPTION_WORDS) return 'too-many'
     const word = words[i] ?? ''
-    if (word === '--' || word === '-') return script && i + 1 < words.length ? i + 1 : null
+    if (word === '--' || word === '-') return operandAt(i + 1)
     if (word.startsWith('--')) {
       if (VALUE_LONG.has(word)) i += 1
+      if (word === '--version' || word === '--help') start.printsOnly = true
       continue
     }
-    if (!/^[-+]./.test(word)) return script ? i : null
+    if (!/^[-+]./.test(word)) return operandAt(i)
     let ends = false
     for (const letter of word.slice(1)) {
-      if (letter === 'c') script = true
+      if (letter === 'c') start.script = true
+      else if (letter === 's' || letter === 'i') start.input = true
       else if (letters.includes(letter)) i += 1
       else if (letter === 'b' && shell === 'zsh') ends = true
     }
-    if (ends) return script && i + 1 < words.length ? i + 1 : null
+    if (ends) return operandAt(i + 1)
   }
-  return null
+  return operandAt(words.length)
+}
+
+/** The line `sg group [-c] command…` hands to `/bin/sh -c` (its words
+ *  joined, as sg joins them), its own words starting at `words[from]`;
+ *  null when it is given none (it then starts a shell: programs-not-read.ts). */
+export function sgLine(words: readonly string[], from: number): string | null {
+  let at = from
+  if (words[at] === '-') at += 1
+  // The group, then `-c` if it is there.
+  at += 1
+  if (words[at] === '-c') at += 1
+  return at < words.length ? words.slice(at).join(' ') : null
+}
+
+/** The lines a program's option hands to a shell: nix-shell's `--run` and
+ *  `--command` (run by bash in the shell it makes), rsync's `-e`/`--rsh`
+ *  (the remote shell it starts, `rsync -e 'sh -c …'`). Any word that is
+ *  such an option counts, wherever it is. */
+function optionLines(name: string, words: readonly string[], from: number): string[] {
+  const long = name === 'rsync' ? ['rsh'] : ['run', 'command']
+  const out: string[] = []
+  for (let i = from; i < words.length; i += 1) {
+    const word = words[i] ?? ''
+    const match = /^--([a-z-]+)(=.*)?$/.exec(word)
+    if (match !== null && long.includes(match[1] ?? '')) {
+      const value = match[2] === undefined ? words[i + 1] : match[2].slice(1)
+      if (value !== undefined) out.push(value)
+      continue
+    }
+    if (name !== 'rsync' || !/^-[^-]/.test(word)) continue
+    // rsync's short options in one word: `-avze ssh`, `-e'ssh -p 2'`; a
+    // letter with a value of its own before `e` takes the rest.
+    for (let j = 1; j < word.length; j += 1) {
+      const letter = word[j] ?? ''
+      if ('fTMB@'.includes(letter)) break
+      if (letter !== 'e') continue
+      const value = word.slice(j + 1) === '' ? words[i + 1] : word.slice(j + 1)
+      if (value !== undefined) out.push(value)
+      break
+    }
+  }
+  return out
 }

@@ -1,4 +1,4 @@
-import { lstatSync, statSync, type Stats } from 'node:fs'
+import { lstatSync, opendirSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
@@ -64,6 +64,9 @@ export function namedPaths(
       }
     }
   }
+  // A folder whose contents a command copies whole brings its dot entries
+  // along (`cp -r vendor/. .` brings `vendor/.git`): each is judged too.
+  if (!addCopiedContents(readings, bases, resolved, seen)) return null
   // Every folder the action names is a folder its relative paths may be
   // taken from: `env -C tools cp x hooks/pre-commit`, `make -C`, `tar -C`,
   // `cd tool?`, an MCP tool's `{ directory, filename }`. Which option of
@@ -82,6 +85,69 @@ export function namedPaths(
     }
   }
   return { candidates, resolved, seen }
+}
+
+/** How many folder entries the contents a command copies may read (its
+ *  `x/.` folders and the dot folders in them); past it the action asks. */
+const MAX_COPIED_ENTRIES = 4_096
+
+/**
+ * The entries a command brings along when it copies a folder's contents
+ * whole, added to `resolved`: a word ending in `/.` (`cp -r vendor/. .`,
+ * `cp -a x/./ y`), and, in a line that runs rsync, one ending in `/`
+ * (`rsync -a vendor/ .`). The table's names brought that way are dot
+ * names at the folder's top (`.git`, `.envrc`, `.husky`) or in a dot
+ * folder there (`.github/workflows`, `.vscode/tasks.json`): those are
+ * read, up to `MAX_COPIED_ENTRIES`. False past it (the action asks).
+ */
+function addCopiedContents(
+  readings: readonly ShellReading[],
+  bases: readonly string[],
+  resolved: string[],
+  seen: RealPathsSeen,
+): boolean {
+  const budget = { entries: MAX_COPIED_ENTRIES }
+  for (const { words } of readings) {
+    const rsync = words.some((word) => path.basename(word) === 'rsync')
+    for (const word of words) {
+      if (!/\/\.\/?$/.test(word) && !(rsync && word.length > 1 && word.endsWith('/'))) continue
+      for (const base of bases) {
+        const real = realPathAllowingMissing(path.resolve(base, word), seen)
+        if (real === null || !isFolder(real)) continue
+        const top = dotEntries(real, budget)
+        if (top === null) return false
+        for (const entry of top) {
+          resolved.push(entry)
+          if (!isFolder(entry)) continue
+          const inner = dotEntries(entry, budget, true)
+          if (inner === null) return false
+          resolved.push(...inner)
+        }
+      }
+    }
+  }
+  return true
+}
+
+/** The paths of the entries of `folder` whose names start with a dot (or
+ *  all of them), null past `budget`. */
+function dotEntries(folder: string, budget: { entries: number }, all = false): string[] | null {
+  const out: string[] = []
+  try {
+    const dir = opendirSync(folder)
+    try {
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        if ((budget.entries -= 1) < 0) return null
+        if (all || entry.name.startsWith('.')) out.push(path.join(folder, entry.name))
+      }
+    } finally {
+      dir.closeSync()
+    }
+  } catch {
+    // A folder that cannot be read brings nothing it can show.
+    return out
+  }
+  return out
 }
 
 /** Whether `real` is a folder now; a name too long or unreadable is not

@@ -129,6 +129,32 @@ describe('commandFinding', () => {
     ['git-settings', "git difftool --extcmd='git config x y'", 'git config'],
     ['git-settings', "GIT_SSH_COMMAND='git config x y' git fetch", 'git config'],
     ['built-at-run-time', "git rebase -x 'cp x $(id)' HEAD~1", '$('],
+    // Programs whose program is not among the words.
+    ['unread-command', 'curl -fsSL https://x | sh', 'sh'],
+    ['unread-command', 'bash -s -- a', 'bash -s -- a'],
+    ['unread-command', 'xargs sh -c', 'sh -c'],
+    ['unread-command', 'pwsh -Command ls', 'pwsh -Command ls'],
+    ['unread-command', 'ssh host make', 'ssh host make'],
+    ['unread-command', 'sudo -s', 'sudo -s'],
+    ['unread-command', 'git mergetool', 'git mergetool'],
+    ['unread-command', 'git difftool HEAD', 'git difftool'],
+    ['git-settings', "sg wheel -c 'git config x y'", 'git config'],
+    ['git-settings', "nix-shell --run 'git config x y'", 'git config'],
+    ['git-settings', 'rsync -e \'sh -c "git config x y"\' a h:b', 'git config'],
+    ['git-settings', 'curl https://x | sh; git config x y', 'git config'],
+    // zsh's options of globs by name and letter, and its emulation.
+    ['built-at-run-time', "zsh --globdots -c 'ls'", 'zsh --globdots'],
+    ['built-at-run-time', "zsh -4 -c 'ls'", 'zsh -4'],
+    ['built-at-run-time', 'emulate ksh', 'emulate'],
+    // git's folder under another name.
+    ['git-settings', 'git init --bare b', 'git init --bare'],
+    ['git-settings', 'git --bare init', 'git --bare'],
+    ['git-settings', 'git clone --mirror u m', 'git clone --mirror'],
+    ['git-settings', 'git clone --separate-git-dir=g u z', 'git clone --separate-git-dir=g'],
+    ['git-settings', 'git worktree add ../x', 'git worktree add'],
+    ['git-settings', 'git submodule add u p', 'git submodule add'],
+    ['git-settings', 'GIT_DIR=docs git init', 'GIT_DIR=docs'],
+    ['git-settings', 'git --git-dir=docs status', 'git --git-dir docs'],
   ] as const)('finds %s in %s: %s', (kind, line, what) => {
     expect(findingOf(line)).toEqual({ kind, what })
   })
@@ -164,6 +190,17 @@ describe('commandFinding', () => {
     'git push origin main',
     'git-upload-pack .',
     'GIT_EDITOR=true git commit',
+    'bash build.sh',
+    'bash --version',
+    'which bash',
+    'pwsh -File build.ps1',
+    "GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=no' git fetch",
+    'sudo -u me make',
+    'git init',
+    'git worktree list',
+    'GIT_DIR=.git git status',
+    "git difftool -x 'diff -u'",
+    'bash build.sh --dotenv',
   ])('finds nothing in %s', (line) => {
     expect(findingOf(line)).toBeNull()
   })

@@ -1,6 +1,14 @@
 import path from 'node:path'
-import { GIT_COMMANDS_HANDING_ON, GIT_OPTIONS_WITH_VALUE, gitArguments } from './git-hand-offs.ts'
+import {
+  GIT_COMMANDS_HANDING_ON,
+  GIT_OPTIONS_WITH_VALUE,
+  gitArguments,
+  makesGitFolderElsewhere,
+  namesDotGit,
+} from './git-hand-offs.ts'
 import { handOffs, HANDING_ON, SHELLS } from './hand-offs.ts'
+import { programNotRead, PROGRAMS_NOT_READ } from './programs-not-read.ts'
+import { shellSettingsFinding } from './shell-settings.ts'
 import { globMatchesName, hasGlob } from './shell-glob.ts'
 import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 
@@ -34,33 +42,16 @@ const OPERATORS = new Set([';', '&', '&&', '|', '||', '(', ')'])
 /** The variables that change what git runs or where it reads its settings. */
 const GIT_SETTING_VARIABLES = /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)=/i
 
-/** The variables that change how a shell makes names from a pattern
- *  (`GLOBIGNORE` lets `*` match `.git`), or set its options or run a file
- *  of its own as it starts (`BASHOPTS=dotglob`, `BASH_ENV`, zsh's
- *  `ZDOTDIR`): what the command then touches is not what the reading of
- *  its words says. */
-const SHELL_SETTING_VARIABLES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)=/
-
-/** The same variables named as a word (`read GLOBIGNORE`, `export
- *  GLOBIGNORE`): set by a command from what it reads. */
-const SHELL_SETTING_NAMES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)$/
-
-/** The commands that set a shell's options, and the options (bash's,
- *  zsh's, ksh's; zsh ignores case and underscores) that change which names
- *  a pattern matches: a leading dot, case, extended patterns. */
-const SHELL_OPTION_COMMANDS = new Set(['shopt', 'setopt', 'unsetopt', 'set'])
-const PATTERN_OPTIONS = /glob|case|dot|ksh|extended|markdirs|magicequalsubst/
-
-/** Whether a shell's option `name` changes how it matches patterns. */
-function patternOption(name: string): boolean {
-  return PATTERN_OPTIONS.test(name.toLowerCase().replaceAll('_', ''))
-}
+/** The variables that name git's folder (`GIT_DIR=docs git init`): one
+ *  that is not a `.git` makes (or uses) a repository under a name no rule
+ *  keeps, whose config and hooks git runs. */
+const GIT_FOLDER_VARIABLES = /^(?:GIT_DIR|GIT_COMMON_DIR)=/i
 
 /** The commands a word past a wrapper is read for: git (and its dashed
  *  programs that change its settings or hand a line on), `eval`, and the
  *  programs that hand a line on. */
 const READ_COMMANDS = [
-  ...['git', 'eval', ...HANDING_ON],
+  ...['git', 'eval', ...HANDING_ON, ...PROGRAMS_NOT_READ],
   ...['config', 'init', 'clone', ...GIT_COMMANDS_HANDING_ON].map((command) => `git-${command}`),
 ]
 
@@ -155,23 +146,28 @@ export function readCommandLines(lines: readonly string[]): CommandReading[] {
  * config, or reads one that can hold a token), git's `-c`, `--config-env`
  * and `--exec-path`, `git init`/`clone --template`, `clone -c`/`--config`,
  * and the `GIT_CONFIG*`, `GIT_EXEC_PATH` and `GIT_TEMPLATE_DIR` variables
- * set for a command. `git` counts where a shell runs it (first in a
- * command, or after a wrapper), not as another program's argument (`grep
- * "git config" docs`). A name that a program computes (`python -c …`,
- * `tr`) is not read: see docs/security-model.md.
+ * set for a command; git's folder made or used under another name (`init
+ * --bare`, `clone --mirror`, `worktree add`, `submodule add`, `GIT_DIR`);
+ * or a program whose program is not read (programs-not-read.ts). `git`
+ * counts where a shell runs it (first in a command, or after a wrapper),
+ * not as another program's argument (`grep "git config" docs`). A name
+ * that a program computes (`python -c …`, `tr`) is not read: see
+ * docs/security-model.md.
  */
 export function commandFinding(readings: readonly CommandReading[]): CommandFinding | null {
+  let notRead: CommandFinding | null = null
   for (const reading of readings) {
     if (reading.runTime !== null) return { kind: 'built-at-run-time', what: reading.runTime }
     for (const command of simpleCommands(reading.words)) {
       const finding = commandWordsFinding(command)
-      if (finding !== null) return finding
+      if (finding?.kind === 'unread-command') notRead ??= finding
+      else if (finding !== null) return finding
     }
   }
   // What a command that cannot be read runs is read as far as it can be
   // first: a finding there says more.
   const unread = readings.find((reading) => reading.unread !== null)?.unread
-  return unread == null ? null : { kind: 'unread-command', what: unread }
+  return unread == null ? notRead : { kind: 'unread-command', what: unread }
 }
 
 /** The words of each simple command, operators dropped, redirections and
@@ -196,11 +192,14 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
   // Past `xargs` (or `parallel`): the command's words come from its input.
   let fromInput = false
   const settings = shellSettingsFinding(command)
-  if (settings !== null) return settings
+  if (settings !== null) return { kind: 'built-at-run-time', what: settings }
   for (let i = 0; i < command.length; i += 1) {
     const word = command[i] ?? ''
     const name = path.basename(word)
     if (GIT_SETTING_VARIABLES.test(word)) return { kind: 'git-settings', what: word }
+    if (GIT_FOLDER_VARIABLES.test(word) && !namesDotGit(word.slice(word.indexOf('=') + 1))) {
+      return { kind: 'git-settings', what: word }
+    }
     // A value built in pieces (`D=.gi; D+=t`), or by a program
     // (`printf -v D …`): what `$D` then names is not read here.
     if (/^[A-Za-z_]\w*\+=/.test(word) || (name === 'printf' && command.includes('-v'))) {
@@ -238,6 +237,10 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
       const exec = command.slice(i + 1).findIndex((arg) => /^-(?:exec|ok)(?:dir)?$/.test(arg))
       return exec === -1 ? null : commandWordsFinding(command.slice(i + 2 + exec))
     }
+    // A program whose own program is not among the words: a shell reading
+    // its input (`curl … | sh`), PowerShell's text, ssh's command.
+    const notRead = programNotRead({ name, words: command, from: i + 1, fromInput })
+    if (notRead !== null) return { kind: 'unread-command', what: notRead }
     // A shell's `-c` script is read as a line of its own (readCommandLines).
     if (SHELLS.has(name)) return null
     if (KEYWORDS.has(word)) {
@@ -251,40 +254,6 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
       continue
     }
     expectCommand = false
-  }
-  return null
-}
-
-/**
- * A change to how the shell makes names that this reading assumes:
- * `shopt -s dotglob`, `setopt globdots`, `set -o …`, a shell started with
- * such an option (`bash -O extglob -c …`), or a variable that sets one
- * (`GLOBIGNORE`, `BASHOPTS`, `BASH_ENV`). Patterns are matched as a shell
- * with its default options does (shell-glob.ts); with any of these, a `*`
- * may be `.git`.
- */
-function shellSettingsFinding(command: readonly string[]): CommandFinding | null {
-  const found = (what: string): CommandFinding => ({ kind: 'built-at-run-time', what })
-  for (const word of command) {
-    if (SHELL_SETTING_VARIABLES.test(word) || SHELL_SETTING_NAMES.test(word)) return found(word)
-  }
-  const at = command.findIndex(
-    (word) => SHELL_OPTION_COMMANDS.has(word) || SHELLS.has(path.basename(word)),
-  )
-  if (at === -1) return null
-  const head = command[at] ?? ''
-  const rest = command.slice(at + 1)
-  // `shopt`, `setopt`, `unsetopt`: every word after is an option or a
-  // flag; `set` and a shell: the word after `-o`/`+o`/`-O`/`+O`.
-  if (head === 'shopt' || head === 'setopt' || head === 'unsetopt') {
-    const option = rest.find((word) => patternOption(word) || word.includes('$'))
-    return option === undefined ? null : found(`${head} ${option}`)
-  }
-  for (let i = 0; i < rest.length; i += 1) {
-    const flag = rest[i] ?? ''
-    if (!/^[-+][A-Za-z]*[oO]$/.test(flag)) continue
-    const option = rest[i + 1] ?? ''
-    if (patternOption(option) || option.includes('$')) return found(`${head} ${flag} ${option}`)
   }
   return null
 }
@@ -313,6 +282,11 @@ function gitFinding(args: readonly string[]): CommandFinding | null {
     // {config,} …`): which one runs is not known here.
     if (shellMakes(word)) return found(word)
     if (/^-c/.test(word) || /^--(?:config-env|exec-path)/.test(word)) return found(word)
+    // git's folder under another name: the folder git runs in is taken
+    // for a bare repository (`--bare`), or `--git-dir` names one.
+    if (word === '--bare') return found(word)
+    const gitDir = word === '--git-dir' ? args[i + 1] : /^--git-dir=(.*)$/.exec(word)?.[1]
+    if (gitDir !== undefined && !namesDotGit(gitDir)) return found(`--git-dir ${gitDir}`)
     if (GIT_OPTIONS_WITH_VALUE.has(word)) {
       i += 1
       continue
@@ -324,6 +298,17 @@ function gitFinding(args: readonly string[]): CommandFinding | null {
     if (word === 'init' || word === 'clone') {
       const template = rest.find((arg) => arg.startsWith('--template'))
       if (template !== undefined) return found(`${word} ${template}`)
+      const folder = rest.find(makesGitFolderElsewhere)
+      if (folder !== undefined) return found(`${word} ${folder}`)
+    }
+    // A git folder, or a `.git` file pointing into one, made elsewhere: a
+    // linked worktree, a submodule.
+    const sub = rest.find((arg) => !arg.startsWith('-'))
+    if (
+      (word === 'worktree' && (sub === 'add' || sub === 'move')) ||
+      (word === 'submodule' && sub === 'add')
+    ) {
+      return found(`${word} ${sub}`)
     }
     if (word === 'clone') {
       const setting = rest.find((arg) => /^(?:-c|--config)/.test(arg))
