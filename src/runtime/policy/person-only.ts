@@ -8,6 +8,7 @@ import {
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
+import { heldInside } from './held-inside.ts'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
 import { sensitivePath } from './sensitive-paths.ts'
@@ -143,6 +144,8 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
       if (elsewhere !== null) return elsewhere
     }
   }
+  const inside = heldInside(touch, resolved)
+  if (inside !== null) return inside
   // Assent's own write tool names the one file it writes in a field of
   // its own, never a word. (An external agent's file change is read whole,
   // words and all: its `kind` of change may be `update`.)

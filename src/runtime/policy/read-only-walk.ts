@@ -114,8 +114,9 @@ export function personOnlyPathsIn(workspace: string): {
 export function personOnlyPathsInRoots(
   roots: readonly string[],
   entries: number = READ_ONLY_WALK_ENTRIES,
+  judgedFrom?: string,
 ): ReadOnlyWalk {
-  const walks = roots.flatMap((root) => walkFolder(root, entries) ?? [])
+  const walks = roots.flatMap((root) => walkFolder(root, entries, judgedFrom) ?? [])
   return keptReadOnly(walks)
 }
 
@@ -164,7 +165,10 @@ function keptReadOnly(walks: readonly FolderWalk[]): ReadOnlyWalk {
 
 /** One walk of `folder` (`personOnlyPathsIn`), reading at most
  *  `limit` entries; null when it cannot be resolved. */
-function walkFolder(folder: string, limit: number): FolderWalk | null {
+/** `judgedFrom`: the folder the table's names are read from (the root
+ *  unless given): a folder inside a workspace (`.github`) is judged as
+ *  the workspace's, so `workflows/ci.yml` in it is `.github/workflows`. */
+function walkFolder(folder: string, limit: number, judgedFrom?: string): FolderWalk | null {
   let real: string
   try {
     real = realpathSync.native(folder)
@@ -209,7 +213,9 @@ function walkFolder(folder: string, limit: number): FolderWalk | null {
       }
       for (const entry of entries) {
         const child = relative === '' ? entry.name : path.join(relative, entry.name)
-        if (sensitivePath(child) !== null) table.push(path.join(real, child))
+        const judged =
+          judgedFrom === undefined ? child : path.relative(judgedFrom, path.join(real, child))
+        if (sensitivePath(judged) !== null) table.push(path.join(real, child))
         else if (entry.isDirectory() && !NOT_WALKED.has(entry.name)) next.push(child)
         // A repository nested in the workspace has git places of its own
         // (a hooks folder its config names under an innocent name).
