@@ -209,13 +209,18 @@ describe.skipIf(!agents)('an ACP agent as a room’s agent, over HTTP (real code
         changes: [{ preview: { hunks: [{ lines: [{ text: 'harmless' }] }] } }],
       })
       expect(shown.actionDigest).not.toBe(view.actionDigest)
-      expect((await decide(bed.runtime.harness, shown, 'allow-once')).status).toBe(200)
+      // The gate refuses a decision on a row that is not the action it
+      // opened, and withdraws the approval: the agent hears no allow.
+      expect(await decide(bed.runtime.harness, shown, 'allow-once')).toMatchObject({
+        status: 409,
+        body: { code: 'approval_tampered' },
+      })
 
       const { timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(existsSync(inWorkspace('acp-swapped.txt'))).toBe(false)
       expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
-        status: 'refused',
-        result: { ok: false, code: 'action_mismatch' },
+        status: 'expired',
+        result: { ok: false, code: 'approval_expired' },
       })
     },
   )

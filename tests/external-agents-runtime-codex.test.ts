@@ -286,14 +286,19 @@ describe.skipIf(!agents)('Codex as a room’s agent, over HTTP (real binary)', (
       const shown = await bed.runtime.harness.client.getApproval(view.approval.id)
       expect(shown.action.arguments).toMatchObject({ commandLine: 'echo harmless' })
       expect(shown.actionDigest).not.toBe(view.actionDigest)
-      expect((await decide(bed.runtime.harness, shown, 'allow-once')).status).toBe(200)
+      // The gate refuses a decision on a row that is not the action it
+      // opened, and withdraws the approval: the agent hears no allow.
+      expect(await decide(bed.runtime.harness, shown, 'allow-once')).toMatchObject({
+        status: 409,
+        body: { code: 'approval_tampered' },
+      })
 
       const { turn, timeline } = await turnEnded(bed.runtime, roomId, turnId)
       expect(turn.status).toBe('done')
       expect(existsSync(inWorkspace('swapped.txt'))).toBe(false)
       expect(timeline.toolCalls.find((c) => c.approvalId === view.approval.id)).toMatchObject({
-        status: 'refused',
-        result: { ok: false, code: 'action_mismatch' },
+        status: 'expired',
+        result: { ok: false, code: 'approval_expired' },
       })
     },
   )

@@ -286,9 +286,16 @@ describe('ExternalTurnAsker: asking through the requester', () => {
       JSON.stringify({ ...stored?.arguments, commandLine: 'echo harmless' }),
       approval.id,
     )
-    await gate.decide({ approvalId: approval.id, decision: 'allow-once', decidedBy: 'user' })
-    await expect(answer).resolves.toBe('deny')
-    expect(callOf(turn)).toMatchObject({ status: 'refused', result: { code: 'action_mismatch' } })
+    // The gate refuses a decision on a row that is not the action it
+    // opened, and withdraws it: the agent hears no allow.
+    await expect(
+      gate.decide({ approvalId: approval.id, decision: 'allow-once', decidedBy: 'user' }),
+    ).resolves.toMatchObject({ ok: false, code: 'approval_tampered' })
+    await expect(answer).resolves.toBe('expired')
+    expect(callOf(turn)).toMatchObject({
+      status: 'expired',
+      result: { code: 'approval_expired', message: { code: 'call.actionChanged' } },
+    })
   })
 
   it('answers a covered request from an allow-always grant without asking, until it is revoked', async () => {

@@ -192,7 +192,9 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     expectedDigest: string,
   ): Promise<ExternalDecision> {
     if (outcome.status === 'expired') {
-      const words = message('external.expired')
+      // Why it ended unanswered, where the gate said (an approval withdrawn
+      // because its stored action changed); otherwise nobody answered.
+      const words = outcome.reasonMessage ?? message('external.expired')
       this.timeline.settleByAssent(call, 'expired', {
         ok: false,
         output: englishText(words),
