@@ -150,6 +150,119 @@ describe('ACP tool calls as Assent actions', () => {
     })
   })
 
+  // What codex-acp's exec approval (Codex's `ExecApprovalRequestEvent`,
+  // whole) or its report of a command it started (`ExecCommandBeginEvent`)
+  // and claude-agent-acp's Bash send beside a command that says
+  // nothing of what runs, where or for how long.
+  const QUIET = {
+    call_id: 'c',
+    approval_id: 'a',
+    turn_id: 't',
+    started_at_ms: 1,
+    reason: 'why',
+    parsed_cmd: [{ type: 'unknown', cmd: 'ls' }],
+    available_decisions: ['approved', 'abort'],
+    proposed_execpolicy_amendment: ['ls'],
+    source: 'agent',
+    process_id: '42',
+    description: 'List',
+    timeout: 60_000,
+  }
+
+  it('reads a command beside fields that only describe it, and flags left unset', () => {
+    for (const rawInput of [
+      { command: ['ls'], cwd: '/w/sub', ...QUIET },
+      { command: 'ls', run_in_background: false, dangerouslyDisableSandbox: null },
+      { command: 'ls', workdir: undefined, additional_permissions: null },
+    ]) {
+      expect(actionOf({ toolCallId: 't', kind: 'execute', rawInput }, '/w')).toMatchObject({
+        kind: 'command',
+      })
+    }
+  })
+
+  it.each([
+    { run_in_background: true },
+    { workdir: '/etc' },
+    { directory: '/etc' },
+    { dangerouslyDisableSandbox: true },
+    { env: { LD_PRELOAD: '/tmp/x.so' } },
+    { timeout_ms: 0 },
+    { shell: '' },
+  ])('shows a command beside anything else (%j) whole, as the agent’s own tool', (extra) => {
+    const rawInput = { command: 'ls', description: 'List', ...extra }
+    expect(actionOf({ toolCallId: 't', kind: 'execute', title: 'ls', rawInput }, '/w')).toEqual({
+      kind: 'tool',
+      toolKind: 'execute',
+      title: 'ls',
+      input: rawInput,
+      locations: [],
+    })
+  })
+
+  it('never reads a command shown whole as the file changes its diffs show', () => {
+    // Every string of it is the file the diff adds: as file changes, a
+    // grant for that file would answer a command that runs it.
+    expect(
+      actionOf(
+        {
+          toolCallId: 't',
+          kind: 'execute',
+          rawInput: { command: '/w/a.sh', workdir: '/w/a.sh' },
+          content: [{ type: 'diff', path: '/w/a.sh', newText: 'x' }],
+        },
+        '/w',
+      ),
+    ).toMatchObject({ kind: 'tool', locations: ['/w/a.sh'] })
+  })
+
+  it.each([
+    [
+      'network_approval_context',
+      { host: 'h', protocol: 'https' },
+      'network-access',
+      'a command that asks for network access',
+    ],
+    [
+      'proposed_network_policy_amendments',
+      [],
+      'network-access',
+      'a command that proposes network rules',
+    ],
+    [
+      'additional_permissions',
+      {},
+      'extra-permissions',
+      'a command that asks for extra permissions',
+    ],
+    [
+      'sandbox_permissions',
+      'require_escalated',
+      'extra-permissions',
+      'a command that asks for other sandbox permissions',
+    ],
+    ['permissions', false, 'unsupported-request', 'a request that widens the sandbox for the turn'],
+  ])('refuses a call that carries %s, of any kind', (field, value, refused, detail) => {
+    for (const call of [
+      { kind: 'execute', rawInput: { command: ['ls'], cwd: '/w', [field]: value } },
+      { kind: 'read', rawInput: { command: 'cat x', [field]: value } },
+      { rawInput: { call_id: 'p', [field]: value } },
+    ]) {
+      expect(acpAction({ toolCallId: 't', ...call }, '/w')).toEqual({
+        refused,
+        detail: `${detail} (${field})`,
+      })
+    }
+  })
+
+  it('refuses nothing for a raw input that is no object of fields', () => {
+    for (const rawInput of [null, 'permissions', ['permissions']]) {
+      expect(actionOf({ toolCallId: 't', kind: 'execute', rawInput }, '/w')).toMatchObject({
+        kind: 'tool',
+      })
+    }
+  })
+
   it('shows a call with nothing of its own as an untitled tool of kind other', () => {
     expect(actionOf({ toolCallId: 't' }, '/w')).toEqual({
       kind: 'tool',

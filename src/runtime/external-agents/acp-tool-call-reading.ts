@@ -33,13 +33,18 @@ export type AcpActionReading =
 
 /**
  * What a tool call does, as Assent shows it:
+ * - a call whose raw input asks for more than the call (`WIDENING_FIELDS`:
+ *   network access, extra permissions, a wider sandbox) is refused;
  * - `execute` with a command in its raw input (a string, or an argument
- *   vector as codex-acp sends, with any `args` beside it): the command,
+ *   vector as codex-acp sends, with any `args` beside it) and nothing else
+ *   beside it but `COMMAND_TEXT_FIELDS` or an absent flag: the command,
  *   in the raw input's `cwd` or,
  *   when it names none, the session's. A `cwd` that is not an absolute
  *   path is refused: the agent takes it from its own folder, which Assent
  *   cannot know, and showing any other folder would let the person allow a
- *   command somewhere they were not shown;
+ *   command somewhere they were not shown. With any other field beside it
+ *   (`run_in_background: true`, a folder under another key), the call is
+ *   the agent's own tool, shown whole, and never file changes;
  * - a call whose content carries diffs, when every place the call names is
  *   a file those changes add, edit, delete or move (`acpFileChanges`): those
  *   file changes;
@@ -48,6 +53,8 @@ export type AcpActionReading =
  *   names (its locations and its diffs' files).
  */
 export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionReading {
+  const widened = wideningOf(toolCall.rawInput)
+  if (widened !== null) return widened
   const absolute = (path: string): string => (isAbsolute(path) ? path : resolve(sessionCwd, path))
   const input = z
     .looseObject({
@@ -56,20 +63,26 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
       cwd: z.unknown().optional(),
     })
     .safeParse(toolCall.rawInput)
+  // An execute call with a command and more beside it: shown whole.
+  let wholeCommand = false
   if (toolCall.kind === 'execute' && input.success) {
-    const { command, args, cwd } = input.data
+    const { command, args, cwd, ...beside } = input.data
     const line = commandOf(command, args)
     if (line !== null) {
-      if (cwd === undefined || cwd === null) {
-        return { action: { kind: 'command', ...line, cwd: sessionCwd } }
-      }
-      if (typeof cwd !== 'string' || !isAbsolute(cwd)) {
+      if (cwd !== undefined && cwd !== null && (typeof cwd !== 'string' || !isAbsolute(cwd))) {
         return {
           refused: 'command-folder-not-absolute',
           detail: `a command whose folder is ${typeof cwd === 'string' ? JSON.stringify(cwd.slice(0, 256)) : `a ${typeof cwd}`}`,
         }
       }
-      return { action: { kind: 'command', ...line, cwd } }
+      wholeCommand = !Object.entries(beside).every(
+        ([key, value]) => COMMAND_TEXT_FIELDS.has(key) || isAbsent(value),
+      )
+      if (!wholeCommand) {
+        return {
+          action: { kind: 'command', ...line, cwd: typeof cwd === 'string' ? cwd : sessionCwd },
+        }
+      }
     }
   }
   const locations = (toolCall.locations ?? []).map(({ path }) => absolute(path))
@@ -80,6 +93,7 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
   // named all the same, so the person and the rule see it.
   const patched = entries.flatMap((e) => endsOf({ path: e.source, movePath: e.target }))
   if (
+    !wholeCommand &&
     changes.length > 0 &&
     namesOnlyItsChanges(
       toolCall,
@@ -105,6 +119,75 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
     },
   }
 }
+
+/** A value that says nothing: no flag set (`null`, `false`, left out). */
+function isAbsent(value: unknown): value is null | undefined | false {
+  return value === null || value === undefined || value === false
+}
+
+/**
+ * Fields of a raw input that ask for more than the call: Codex's exec
+ * approval (`ExecApprovalRequestEvent`, which codex-acp forwards whole)
+ * for network access to a host (`network_approval_context`) or rules for
+ * hosts (`proposed_network_policy_amendments`), for folders to write and
+ * other permissions beside the command (`additional_permissions`,
+ * `sandbox_permissions`), and Codex's own permission request
+ * (`request_permissions`: a `permissions` profile whose allow widens the
+ * sandbox of every later command of the turn). The agent's allow-once
+ * option runs the call with them and the window would show none, so a call
+ * that carries one, of any kind, is refused without asking anyone, as the
+ * Codex app-server door refuses the same requests.
+ */
+const WIDENING_FIELDS: ReadonlyArray<readonly [string, ExternalRefusalCode, string]> = [
+  ['network_approval_context', 'network-access', 'a command that asks for network access'],
+  ['proposed_network_policy_amendments', 'network-access', 'a command that proposes network rules'],
+  ['additional_permissions', 'extra-permissions', 'a command that asks for extra permissions'],
+  ['sandbox_permissions', 'extra-permissions', 'a command that asks for other sandbox permissions'],
+  ['permissions', 'unsupported-request', 'a request that widens the sandbox for the turn'],
+]
+
+/** The refusal of a raw input that carries a widening field, set to
+ *  anything but null; null when it carries none. */
+function wideningOf(rawInput: unknown): AcpActionReading | null {
+  if (typeof rawInput !== 'object' || rawInput === null) return null
+  const fields = rawInput as Record<string, unknown>
+  for (const [field, refused, detail] of WIDENING_FIELDS) {
+    if (Object.hasOwn(fields, field) && fields[field] !== null) {
+      return { refused, detail: `${detail} (${field})` }
+    }
+  }
+  return null
+}
+
+/**
+ * Fields that may sit beside a command's `command`, `args` and `cwd`, each
+ * saying nothing of what runs or where, as the pinned agents send them:
+ * codex-acp's exec approval (its ids `call_id`, `approval_id`, `turn_id`,
+ * `started_at_ms`, the model's `reason`, Codex's own reading of the line
+ * `parsed_cmd`, the answers it takes `available_decisions`, and
+ * `proposed_execpolicy_amendment`, the rule only its allow-always answer
+ * adds, which Assent never gives), what its report of a command it
+ * started says besides (`source`, who started it, and `process_id`), and
+ * claude-agent-acp's Bash (`description`, and `timeout`, a bound on how
+ * long it runs). Any other
+ * field that is not absent (`run_in_background: true`, a folder as
+ * `workdir` or `directory`) may change what runs, or where, or for how
+ * long: the call is then shown whole.
+ */
+const COMMAND_TEXT_FIELDS: ReadonlySet<string> = new Set([
+  'call_id',
+  'approval_id',
+  'turn_id',
+  'started_at_ms',
+  'reason',
+  'parsed_cmd',
+  'available_decisions',
+  'proposed_execpolicy_amendment',
+  'source',
+  'process_id',
+  'description',
+  'timeout',
+])
 
 /**
  * The command a raw input runs: its `command` as a line, or as an argument
@@ -275,9 +358,8 @@ function namesOnlyItsChanges(
     if (typeof value === 'string') return isChanged(value)
     // A flag or a number may change what the call does beyond its diffs
     // (claude-agent-acp's `replace_all: true` edits every occurrence, its
-    // diff shows one): only an absent one (`false`, `null`) is read as
-    // nothing.
-    if (value === null || value === undefined || value === false) return true
+    // diff shows one): only an absent one is read as nothing.
+    if (isAbsent(value)) return true
     if (typeof value !== 'object') return false
     if (depth >= MAX_RAW_INPUT_DEPTH) return false
     if (Array.isArray(value)) return value.every((item) => readable(item, depth + 1))
