@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { AGENT_FILE_CHANGE_TOOL, type AgentFileChange } from '../../contracts/agent-request.ts'
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  type AgentFileChange,
+} from '../../contracts/agent-request.ts'
 import { mcpTouch, personOnlyReason } from './person-only.ts'
 import { READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 
@@ -16,6 +20,7 @@ const lay = (relative: string, content = 'x\n') => {
   mkdirSync(path.dirname(path.join(workspace, relative)), { recursive: true })
   writeFileSync(path.join(workspace, relative), content)
 }
+lay('.git/HEAD', 'ref: refs/heads/main\n')
 lay('vendor/lib/.git/HEAD', 'ref: refs/heads/main\n')
 lay('vendor/lib/.git/hooks/pre-commit', '#!/bin/sh\n')
 lay('vendor/lib/code.c')
@@ -47,6 +52,26 @@ const doors = {
     arguments: { agent, changes: [change(folder, 'delete')] },
     workspace,
   }),
+  'Assent’s command that removes it': (folder: string) => ({
+    toolName: 'run_command',
+    arguments: { argv: ['rm', '-rf', folder] },
+    workspace,
+  }),
+  'an external agent’s command that moves it, behind a wrapper': (folder: string) => ({
+    toolName: AGENT_COMMAND_TOOL,
+    arguments: { agent, commandLine: `sudo -u me mv ${folder} /tmp/x`, argv: null, cwd: workspace },
+    workspace,
+  }),
+  'an external agent’s find -delete': (folder: string) => ({
+    toolName: AGENT_COMMAND_TOOL,
+    arguments: {
+      agent,
+      commandLine: `find ${folder} -name '*.o' -delete`,
+      argv: null,
+      cwd: workspace,
+    },
+    workspace,
+  }),
 }
 
 const HOLDING = [
@@ -69,6 +94,32 @@ describe.each(Object.entries(doors))('%s', (_door, touchOf) => {
 })
 
 describe('what is looked into, and what is not', () => {
+  it.each([
+    ['rm -rf .', '.git'],
+    ['rm -rf *', '.git'],
+    ['rm -rf vendor/*', 'vendor/lib/.git'],
+    ['rm -r ./build .github', '.github/workflows'],
+  ])('a command that removes %s is the person’s: %s is taken with it', (commandLine, held) => {
+    const found = personOnlyReason({
+      toolName: AGENT_COMMAND_TOOL,
+      arguments: { agent, commandLine, argv: null, cwd: workspace },
+      workspace,
+    })
+    expect(found?.path).toBe(path.join(workspace, held))
+  })
+
+  it('a command that only reads a folder does not have it walked', () => {
+    for (const commandLine of ['ls -la vendor', 'make -C vendor', 'grep -r main vendor']) {
+      expect(
+        personOnlyReason({
+          toolName: AGENT_COMMAND_TOOL,
+          arguments: { agent, commandLine, argv: null, cwd: workspace },
+          workspace,
+        }),
+      ).toBe(null)
+    }
+  })
+
   it('a folder read, or named to an MCP tool, is not walked (a listing takes nothing away)', () => {
     expect(
       personOnlyReason({ toolName: 'list_dir', arguments: { path: 'vendor' }, workspace }),

@@ -16,6 +16,72 @@ import { sensitivePath } from './sensitive-paths.ts'
  */
 const TAKES_FOLDERS = new Set(['delete_file', AGENT_FILE_CHANGE_TOOL])
 
+/** Programs that take away what they name: a command that runs one
+ *  (`rm -rf vendor`, `mv .github old`, `find sub -delete`) has every
+ *  folder it names looked into, as a delete has. */
+const REMOVING_PROGRAMS = new Set(['rm', 'rmdir', 'unlink', 'mv', 'shred', 'trash', 'trash-put'])
+
+/** Operators between a command line's simple commands. */
+const OPERATORS = new Set([';', '&', '&&', '|', '||', '|&', '(', ')'])
+
+/**
+ * The words a command line (as read, hand-offs included) gives a program
+ * that takes away what it names: the operands after `rm`, `mv`, … in the
+ * place the shell finds its program (after assignments and the wrappers
+ * that run the rest: `sudo rm`, `env X=1 rm`, `nice mv`), and `find`'s
+ * starting points when it has `-delete`. After a wrapper, whose own
+ * options are not read here (`sudo -u root rm`), any later word naming
+ * such a program counts. Over-reading only ever asks more.
+ */
+export function removedOperands(readings: readonly { words: readonly string[] }[]): string[] {
+  const out: string[] = []
+  for (const { words } of readings) {
+    const commands: string[][] = [[]]
+    for (const word of words) {
+      if (OPERATORS.has(word)) commands.push([])
+      else commands.at(-1)?.push(word)
+    }
+    for (const command of commands) out.push(...operandsOf(command))
+  }
+  return out
+}
+
+function operandsOf(command: readonly string[]): string[] {
+  let wrapped = false
+  for (let index = 0; index < command.length; index += 1) {
+    const word = command[index] ?? ''
+    const name = path.basename(word)
+    if (REMOVING_PROGRAMS.has(name)) {
+      return command.slice(index + 1).filter((operand) => !operand.startsWith('-'))
+    }
+    if (name === 'find' && command.includes('-delete')) {
+      const rest = command.slice(index + 1)
+      const end = rest.findIndex((operand) => /^[-(!]/.test(operand))
+      return end === -1 ? rest : rest.slice(0, end)
+    }
+    if (WRAPPERS.has(name)) wrapped = true
+    else if (!wrapped && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) return []
+  }
+  return []
+}
+
+/** Programs that run the words after them (their options aside). */
+const WRAPPERS = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'command',
+  'nice',
+  'nohup',
+  'time',
+  'ionice',
+  'stdbuf',
+  'setsid',
+  'xargs',
+  'exec',
+  'builtin',
+])
+
 /**
  * The first path only a person may change inside a folder the action
  * takes away (`TAKES_FOLDERS`), or null: a nested repository's `.git`, a
@@ -25,17 +91,26 @@ const TAKES_FOLDERS = new Set(['delete_file', AGENT_FILE_CHANGE_TOOL])
  * that holds such a path: what it holds is not known, so the person
  * decides.
  *
- * Only Assent's own tools and external agents' file changes are looked
- * at: an MCP tool's or a command's named folder may as well be read (a
- * listing, `make -C sub`), and a contained command cannot remove what the
- * sandbox binds read-only.
+ * Looked at: Assent's own delete, external agents' file changes, and a
+ * command (Assent's or an external agent's, whose own sandbox may not keep
+ * a nested repository read-only) that runs a program taking away what it
+ * names (`removesWhatItNames`). An MCP tool's named folder, or one a
+ * command only reads (`ls vendor`, `make -C sub`), is not walked.
  */
 export function heldInside(
   touch: { toolName: string; mcpServerId?: string | undefined; workspace: string },
   resolved: readonly string[],
+  command: { readings: readonly { words: readonly string[] }[]; cwd: string } | null = null,
 ): PersonOnly | null {
-  if (touch.mcpServerId !== undefined || !TAKES_FOLDERS.has(touch.toolName)) return null
-  for (const candidate of new Set(resolved)) {
+  if (touch.mcpServerId !== undefined) return null
+  const taken = TAKES_FOLDERS.has(touch.toolName)
+    ? resolved
+    : command === null
+      ? []
+      : removedOperands(command.readings).map((word) =>
+          folderOf(path.resolve(touch.workspace, command.cwd), word),
+        )
+  for (const candidate of new Set(taken)) {
     if (!isFolder(candidate)) continue
     // What is in it is read as the workspace's (`.github` holds
     // `.github/workflows`), or as its own outside the workspace.
@@ -84,6 +159,14 @@ function realOrAsIs(folder: string): string {
 function isInside(folder: string, candidate: string): boolean {
   const relative = path.relative(folder, candidate)
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
+}
+
+/** Where an operand leads from `cwd`, as a real path: a pattern
+ *  (`vendor/*`, `*`) is the folder it lists, whose entries it may all be. */
+function folderOf(cwd: string, word: string): string {
+  const glob = /[*?[]/.exec(word)
+  const named = glob === null ? word : path.dirname(word.slice(0, glob.index) + 'x')
+  return realOrAsIs(path.resolve(cwd, named))
 }
 
 /** Whether a real folder (not a link to one) is at `candidate` now. */

@@ -144,7 +144,8 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
       if (elsewhere !== null) return elsewhere
     }
   }
-  const inside = heldInside(touch, resolved)
+  const cwd = commands.folders[0] ?? touch.workspace
+  const inside = heldInside(touch, resolved, { readings, cwd })
   if (inside !== null) return inside
   // Assent's own write tool names the one file it writes in a field of
   // its own, never a word. (An external agent's file change is read whole,
