@@ -39,6 +39,8 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   // The Secret Service's keyrings (gnome-keyring): the person's stored
   // passwords, Assent's integrity key among them.
   '.local/share/keyrings',
+  // KDE's wallet, the same for Plasma.
+  '.local/share/kwalletd',
   // Where AI agents and their tools keep the person's sign-in: one file
   // each, beside settings and history that are not secret.
   '.codex/auth.json',
@@ -62,8 +64,19 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.config/solana',
   // Build tools' repository passwords and signing keys.
   '.m2/settings.xml',
+  '.m2/settings-security.xml',
   '.gradle/gradle.properties',
   '.gem/credentials',
+  '.cargo/credentials',
+  '.config/composer/auth.json',
+  '.composer/auth.json',
+  // Git's own credential store where XDG puts it, beside its config.
+  '.config/git/credentials',
+  // Container registries' logins (podman, buildah, skopeo).
+  '.config/containers/auth.json',
+  '.terraformrc',
+  '.config/hub',
+  '.mylogin.cnf',
   ...BROWSER_PROFILES,
   'Library/Keychains',
   ...WALLET_DATA,

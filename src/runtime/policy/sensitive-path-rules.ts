@@ -78,6 +78,8 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.boto',
       '.databrickscfg',
       '.dockercfg',
+      // Cloudflare's wrangler reads a worker's secrets from it.
+      '.dev.vars',
     ],
     true,
     CREDENTIAL_WHY,
@@ -85,7 +87,8 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   ...rules(
     'credentials',
     'pattern',
-    ['^\\.env\\..+', '^id_(?:rsa|dsa|ecdsa|ed25519)(?:[._-].*)?$'],
+    // `.env.production`, `.env-production`, `.env_local`.
+    ['^\\.env[._-].+', '^id_(?:rsa|dsa|ecdsa|ed25519)(?:[._-].*)?$'],
     true,
     CREDENTIAL_WHY,
   ),
@@ -190,6 +193,15 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.idea/runconfigurations',
       '.idea/workspace.xml',
       '.devcontainer',
+      // Gitea's, Forgejo's and Woodpecker's CI, as GitHub's.
+      '.gitea/workflows',
+      '.forgejo/workflows',
+      '.woodpecker',
+      // mise's other config places, read as `mise.toml` is.
+      '.config/mise',
+      '.mise',
+      'mise/config.toml',
+      '.config/mise.toml',
       // The desktop runs these at the next login (on macOS, launchd's
       // agents; on Windows, the Startup folder).
       '.config/autostart',
@@ -208,8 +220,6 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
     'runs-later',
     'name',
     [
-      // direnv runs it in the person's shell on entering the folder.
-      '.envrc',
       '.gitlab-ci.yml',
       '.travis.yml',
       'azure-pipelines.yml',
@@ -223,6 +233,10 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       'mise.local.toml',
       '.mise.local.toml',
       '.gitpod.yml',
+      // A dev container's `initializeCommand` runs on the host.
+      '.devcontainer.json',
+      '.woodpecker.yml',
+      '.woodpecker.yaml',
       '.vimrc',
       '.gvimrc',
       '.exrc',
@@ -234,6 +248,9 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
     false,
     RUNS_LATER_WHY,
   ),
+  // direnv runs it in the person's shell on entering the folder, and what
+  // it exports is commonly a secret: a read asks too.
+  ...rules('runs-later', 'name', ['.envrc'], true, RUNS_LATER_WHY),
   // Where the programs the person runs are found before the installed
   // ones: Debian's and Ubuntu's .profile put ~/.local/bin first on PATH,
   // rustup ~/.cargo/bin, and so on, so a `git` there is the person's next

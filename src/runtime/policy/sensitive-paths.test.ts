@@ -208,7 +208,8 @@ describe('sensitivePathReason', () => {
     expect(sensitivePath('/home/u/.hgrc')?.readAsks).toBe(true)
     expect(sensitivePath('repo/.hg/store/00changelog.i')?.readAsks).toBe(false)
     expect(sensitivePath('repo/.git/HEAD')?.readAsks).toBe(false)
-    expect(sensitivePath('repo/.envrc')?.readAsks).toBe(false)
+    // What direnv exports is commonly a secret: reading it asks too.
+    expect(sensitivePath('repo/.envrc')?.readAsks).toBe(true)
     expect(sensitivePath('repo/.github/workflows/ci.yml')?.readAsks).toBe(false)
   })
 
