@@ -121,6 +121,9 @@ export interface WaitingCall {
   planned: AgentToolCall
   tool: ToolDefinition<unknown>
   args: unknown
+  /** The real paths the call was asked about: it runs on these or not at
+   *  all. */
+  judgedPaths: readonly string[]
 }
 
 /** Where a call needs a decision, what it needs one on. */

@@ -3,8 +3,7 @@ import { dispositionFor, privateReadDisposition } from '../policy/approval-polic
 import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
-import { checkToolAccess } from '../policy/sandbox.ts'
-import { pinnedWorkspaceOf, workspaceMovedSince } from '../policy/workspace-identity.ts'
+import { workspaceMovedSince } from '../policy/workspace-identity.ts'
 import { getTool } from '../tools/registry.ts'
 import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { AgentToolCall } from './agent-model.ts'
@@ -21,7 +20,6 @@ import {
   type Execution,
   type Settled,
   refusedAfterConsent,
-  targetChange,
   said,
   refusedAccess,
   refusal,
@@ -38,6 +36,7 @@ import {
   type WaitingCall,
 } from './approval-wait.ts'
 import { recordProposedCall } from './call-record.ts'
+import { checkCallAccess, judgedChange, type Judged } from './judged-target.ts'
 import { grantMatches } from './grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
 import {
@@ -93,11 +92,11 @@ export class ToolCallRunner {
     const scope = { turn, agent, widenings }
     const outcome = await this.outcomeOf(scope, call, planned)
     if ('asking' in outcome) {
-      const { tool, args } = outcome.asking
+      const { tool, args, resolvedPaths } = outcome.asking
       return {
         type: 'asking',
         request: decisionRequest(turn, outcome.asking),
-        waiting: { scope, call, planned, tool, args },
+        waiting: { scope, call, planned, tool, args, judgedPaths: resolvedPaths },
       }
     }
     return recordOutcome(this.deps, call, planned, outcome)
@@ -108,8 +107,8 @@ export class ToolCallRunner {
    *  is written running again with the call's first write (marked running,
    *  or its end). */
   async afterDecision(waiting: WaitingCall, decided: ApprovalRecord): Promise<ToolOutcome> {
-    const { scope, call, planned, tool, args } = waiting
-    const settled = await this.decided(scope, call, tool, args, decided)
+    const { scope, call, planned, tool, args, judgedPaths } = waiting
+    const settled = await this.decided(scope, call, tool, args, decided, judgedPaths)
     return recordOutcome(this.deps, call, planned, settled, { turnWaited: true })
   }
 
@@ -162,7 +161,7 @@ export class ToolCallRunner {
     const { turn } = scope
     // The sandbox comes first: nothing below (a grant, a reviewer, a person)
     // can allow what the turn's sandbox and the agent's ceilings refuse.
-    const access = await this.checkAccess(scope, tool, args)
+    const access = await checkCallAccess(scope, tool, args)
     if (!access.allowed) return refusedAccess(access, tool, args)
     // What contains a command is decided before anyone is asked: a command
     // no sandbox could contain is refused now rather than allowed and then
@@ -210,10 +209,14 @@ export class ToolCallRunner {
       // still stay there when the file is opened; where the policy would let
       // even a private read run, it reads freely.
       const reach = privateReadDisposition(policy) === 'run' ? 'any' : 'workspace'
-      return this.execute(scope, call, tool, args, {
-        allowedBy: { type: 'tool_allowed_by_policy' },
-        readReach: reach,
-      })
+      return this.execute(
+        scope,
+        call,
+        tool,
+        args,
+        { allowedBy: { type: 'tool_allowed_by_policy' }, readReach: reach },
+        { paths: access.paths },
+      )
     }
 
     // A file tool observes its target before anyone is asked: a target it
@@ -249,10 +252,14 @@ export class ToolCallRunner {
             ),
       )
       if (grant) {
-        return this.execute(scope, call, tool, args, {
-          allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id },
-          readReach: 'any',
-        })
+        return this.execute(
+          scope,
+          call,
+          tool,
+          args,
+          { allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id }, readReach: 'any' },
+          { paths: access.paths, ...(observation && { target: observation.target }) },
+        )
       }
     }
 
@@ -270,21 +277,27 @@ export class ToolCallRunner {
     }
   }
 
-  /** What a decided call comes to: run where it was allowed (the file it
-   *  acts on being the one the approval bound), refused otherwise. */
+  /** What a decided call comes to: run where it was allowed (on the paths
+   *  it was asked about, the file it acts on being the one the approval
+   *  bound), refused otherwise. */
   private async decided(
     scope: CallScope,
     call: ToolCallRecord,
     tool: ToolDefinition<unknown>,
     args: unknown,
     decided: ApprovalRecord,
+    judgedPaths: readonly string[],
   ): Promise<Settled> {
     if (decided.status === 'allowed') {
-      return this.execute(scope, call, tool, args, {
-        allowedBy: null,
-        readReach: 'any',
-        approval: decided,
-      })
+      const { target } = decided
+      return this.execute(
+        scope,
+        call,
+        tool,
+        args,
+        { allowedBy: null, readReach: 'any', approval: decided },
+        { paths: judgedPaths, ...(target && { target }) },
+      )
     }
     if (decided.status === 'expired') {
       return said('expired', message('call.expired'), 'approval_expired')
@@ -298,34 +311,14 @@ export class ToolCallRunner {
     }
   }
 
-  private checkAccess(
-    { turn, agent, widenings }: CallScope,
-    tool: ToolDefinition<unknown>,
-    args: unknown,
-  ) {
-    return checkToolAccess({
-      sandboxMode: turn.policy.sandboxMode,
-      effect: tool.effect,
-      paths: tool.targetPaths(args),
-      workspace: turn.workspace,
-      agent: {
-        readOnly: agent.toolPolicy.readOnly,
-        ...(agent.allowedRepositoryRoots
-          ? { allowedRepositoryRoots: agent.allowedRepositoryRoots }
-          : {}),
-      },
-      extraWritableRoots: widenedRoots(widenings),
-      ...pinnedWorkspaceOf(turn),
-    })
-  }
-
   /**
-   * Runs the tool. The sandbox is checked again right before the run, on the
-   * paths it resolves now: a symlink swapped in while the person was deciding
-   * must not redirect an approved write. Where the approval bound a file's
-   * identity, the file is observed again too: if it is no longer the file
-   * the person was shown, the call is refused and audited, never run, and
-   * the tool checks the same once more at the last moment.
+   * Runs the tool, on what it was `judged` on only, however it was
+   * answered (the mode, a grant, the reviewer, the webhook, the person).
+   * The sandbox is checked again right before the run: paths that resolve
+   * elsewhere now (a symlink swapped in since) are refused and audited,
+   * never run. Where a file's identity was bound (an approval's target, or
+   * the one observed before a grant answered), the file is observed again
+   * too, and the tool checks the same once more at the last moment.
    */
   private async execute(
     scope: CallScope,
@@ -333,15 +326,14 @@ export class ToolCallRunner {
     tool: ToolDefinition<unknown>,
     args: unknown,
     how: Execution,
+    judged: Judged,
   ): Promise<Settled> {
     const { turn } = scope
-    const access = await this.checkAccess(scope, tool, args)
+    const access = await checkCallAccess(scope, tool, args)
     if (!access.allowed) return refusedAccess(access, tool, args)
-    const bound = how.approval?.target
-    if (bound !== undefined) {
-      const changed = await targetChange(bound, access.paths[0])
-      if (changed !== null) return refusedAfterConsent(changed, how.approval?.id ?? null)
-    }
+    const changed = await judgedChange(judged, access.paths)
+    if (changed !== null) return refusedAfterConsent(changed, how.approval?.id ?? null)
+    const bound = judged.target
     // A call run after a decision ends its turn's wait in the same write.
     const turnStatus = how.approval === undefined ? undefined : 'running'
     this.deps.conversations.markRunning(call, this.deps.now(), how.allowedBy, turnStatus)

@@ -29,8 +29,8 @@ const TOOLS: Record<string, ToolDefinition<unknown>> = {
 const WRITE_PREVIEW = 'write_file.preview'
 
 /** Previews remembered for the write that follows them; more are dropped
- *  oldest first (a write without its preview is still made safely, only
- *  without the identity check). */
+ *  oldest first (a write whose preview was dropped is refused, as is one
+ *  whose path resolves elsewhere than its preview's did). */
 const MAX_REMEMBERED_PREVIEWS = 64
 
 const pathSchema = {
@@ -101,7 +101,8 @@ export function builtInFilesystemConfig(): McpServerConfig & {
  * person is shown and the runtime checks again after the allow. The target
  * that preview observed (identity and content hash) is remembered and
  * handed to the write that follows, which refuses if the file is another
- * by then.
+ * by then; a write that finds no preview of the same arguments on the same
+ * resolved paths is refused, never made unbound.
  */
 export async function serveBuiltInFilesystem(
   workspace: string,
@@ -164,6 +165,14 @@ async function runInWorkspace(
   }
   const bound = previews.get(key)
   previews.delete(key)
+  // A write runs only on what its preview showed: the same arguments on
+  // the same resolved paths, bound to the file the preview observed. A
+  // path that resolves elsewhere now finds no preview and writes nothing.
+  if (tool.effect !== 'read' && bound === undefined) {
+    return failure(
+      `${access.paths.join(', ')} is not what the preview of this write showed (the path resolves elsewhere now, or it was never previewed); it did not run`,
+    )
+  }
   const result = await tool.run(parsed.data, {
     workspace,
     resolvedPaths: access.paths,

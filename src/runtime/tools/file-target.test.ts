@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { renameSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -26,6 +27,15 @@ afterEach(async () => {
   vi.restoreAllMocks()
   await rm(ws, { recursive: true, force: true })
 })
+
+/** Ends an open of the pipe that waits for a writer, if one does. */
+function releaseWaitingReader(pipe: string): void {
+  try {
+    closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK))
+  } catch {
+    // Nobody waits on it.
+  }
+}
 
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex')
 
@@ -165,6 +175,34 @@ describe('observing a target on disk', () => {
       message: 'a.txt changed while Assent was reading it',
     })
     expect(await readFile(target, 'utf8')).toBe('theirs')
+  })
+
+  it('refuses, without waiting on it, a named pipe swapped in between its status and its opening', async () => {
+    const target = path.join(ws, 'a.txt')
+    await writeFile(target, 'the file observed')
+    const realOpenFile = DirectoryHandle.prototype.openFile
+    vi.spyOn(DirectoryHandle.prototype, 'openFile').mockImplementation(function (
+      this: DirectoryHandle,
+      name: string,
+      flags: number,
+      mode?: number,
+    ) {
+      rmSync(target)
+      execFileSync('mkfifo', [target])
+      return realOpenFile.call(this, name, flags, mode)
+    })
+    try {
+      // An open that waited for a writer would never settle: the ceiling
+      // says so instead of leaving the test hanging.
+      const ceiling = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('the open waited on the pipe')), 5_000).unref(),
+      )
+      await expect(
+        Promise.race([observeTarget(target, { readContent: true }), ceiling]),
+      ).rejects.toMatchObject({ code: 'not_a_file', message: 'a.txt is not a regular file' })
+    } finally {
+      releaseWaitingReader(target)
+    }
   })
 
   it('refuses a path through a symbolic link', async () => {

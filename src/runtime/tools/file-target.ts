@@ -146,15 +146,20 @@ export async function observeIn(
 
 /** Reads a regular file through its own descriptor, which must be the
  *  inode `expected` describes: a file swapped in between the status and
- *  the open is refused, never hashed in its place. */
+ *  the open is refused, never hashed in its place. The open does not wait:
+ *  a named pipe swapped in would hold one of libuv's few threads until
+ *  someone wrote to it; it is refused as what it is. */
 async function readContent(
   dir: DirectoryHandle,
   name: string,
   expected: BigIntStats,
 ): Promise<ReplacedContent> {
-  const handle = await dir.openFile(name, constants.O_RDONLY)
+  const handle = await dir.openFile(name, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
     const opened = await handle.stat({ bigint: true })
+    if (!opened.isFile()) {
+      throw new FileRefusal('not_a_file', `${name} is not a regular file`)
+    }
     if (!sameFile(opened, expected)) {
       throw new FileRefusal('target_changed', `${name} changed while Assent was reading it`)
     }

@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, openSync, rmSync } from 'node:fs'
 import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { DirectoryHandle } from './anchored-directory.ts'
 import { listDirTool, readFileTool } from './read-tools.ts'
 import { MAX_TOOL_OUTPUT_BYTES } from './tool-types.ts'
 import type { ToolContext } from './tool-types.ts'
@@ -21,8 +24,27 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
+  vi.restoreAllMocks()
   await rm(ws, { recursive: true, force: true })
 })
+
+/** `work`, or a failure once 5 s pass: an open that waits for a pipe's
+ *  writer never settles. */
+function withinCeiling<T>(work: Promise<T>): Promise<T> {
+  const ceiling = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error('the read waited on the pipe')), 5_000).unref(),
+  )
+  return Promise.race([work, ceiling])
+}
+
+/** Ends an open of the pipe that waits for a writer, if one does. */
+function releaseWaitingReader(pipe: string): void {
+  try {
+    closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK))
+  } catch {
+    // Nobody waits on it.
+  }
+}
 
 const ctx = (...resolvedPaths: string[]): ToolContext => ({
   workspace: ws,
@@ -113,6 +135,69 @@ describe('read_file', () => {
       expect(result).toMatchObject({ ok: false, code: 'symlink_refused' })
     },
   )
+
+  it('refuses a named pipe as not a file, without waiting for a writer', async () => {
+    const pipe = path.join(ws, 'pipe')
+    execFileSync('mkfifo', [pipe])
+    try {
+      const read = await withinCeiling(readFileTool.run({ path: 'pipe' }, ctx(pipe)))
+      expect(read).toMatchObject({ ok: false, code: 'not_a_file' })
+    } finally {
+      releaseWaitingReader(pipe)
+    }
+  })
+
+  it('refuses, without waiting on it, a named pipe swapped in after the entry was looked at', async () => {
+    const target = path.join(ws, 'a.txt')
+    await writeFile(target, 'a file')
+    const realOpenFile = DirectoryHandle.prototype.openFile
+    vi.spyOn(DirectoryHandle.prototype, 'openFile').mockImplementation(function (
+      this: DirectoryHandle,
+      name: string,
+      flags: number,
+      mode?: number,
+    ) {
+      rmSync(target)
+      execFileSync('mkfifo', [target])
+      return realOpenFile.call(this, name, flags, mode)
+    })
+    try {
+      const read = await withinCeiling(readFileTool.run({ path: 'a.txt' }, ctx(target)))
+      expect(read).toMatchObject({ ok: false, code: 'not_a_file' })
+    } finally {
+      releaseWaitingReader(target)
+    }
+  })
+
+  it('reads, as a workspace read, nothing outside the workspace, and reads it once a person allowed it', async () => {
+    const outside = await realpath(await mkdtemp(path.join(os.tmpdir(), 'assent-read-out-')))
+    try {
+      const secret = path.join(outside, 'secret.txt')
+      await writeFile(secret, 'what lies outside')
+      const read = await readFileTool.run({ path: 'secret.txt' }, ctx(secret))
+      expect(read).toMatchObject({ ok: false, code: 'target_changed' })
+      expect(read.output).not.toContain('what lies outside')
+      const listed = await listDirTool.run({ path: outside }, ctx(outside))
+      expect(listed).toMatchObject({ ok: false, code: 'target_changed' })
+      expect(
+        await readFileTool.run({ path: 'secret.txt' }, { ...ctx(secret), readReach: 'any' }),
+      ).toEqual({ ok: true, output: 'what lies outside' })
+      expect(
+        await listDirTool.run({ path: outside }, { ...ctx(outside), readReach: 'any' }),
+      ).toEqual({ ok: true, output: 'secret.txt' })
+    } finally {
+      await rm(outside, { recursive: true, force: true })
+    }
+  })
+
+  it('reads nothing as a workspace read when the workspace cannot be resolved', async () => {
+    await writeFile(path.join(ws, 'note.txt'), 'hello')
+    const gone = { ...ctx(path.join(ws, 'note.txt')), workspace: path.join(ws, 'missing') }
+    expect(await readFileTool.run({ path: 'note.txt' }, gone)).toMatchObject({
+      ok: false,
+      code: 'target_changed',
+    })
+  })
 
   it('declares itself a non-destructive read of its path', () => {
     expect(readFileTool.effect).toBe('read')

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs'
+import { constants, realpathSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
@@ -33,7 +33,7 @@ export const readFileTool: ToolDefinition<ReadFileArgs> = {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
     try {
-      return await readCapped(target, ctx.readReach ?? 'workspace')
+      return await readCapped(target, ctx.readReach ?? 'workspace', ctx.workspace)
     } catch (error) {
       return fsFailure('read', target, error)
     }
@@ -67,27 +67,40 @@ async function observeRead(
  * opened through its directory's handle with no link followed anywhere in
  * the path (anchored-directory.ts), so a link swapped in after the check
  * cannot lead the read outside what was checked. A read that runs unasked
- * as a workspace read refuses a file with several names: its other names
- * may be anywhere, and reading it would show what lies there.
+ * as a workspace read must lie inside the workspace, and refuses a file
+ * with several names: its other names may be anywhere, and reading it
+ * would show what lies there. Only a regular file is read: what the entry
+ * is is looked at before it is opened, and the open does not wait (a named
+ * pipe would hold one of libuv's few threads until someone wrote to it).
  */
-async function readCapped(target: string, reach: 'workspace' | 'any'): Promise<ToolResult> {
+async function readCapped(
+  target: string,
+  reach: 'workspace' | 'any',
+  workspace: string,
+): Promise<ToolResult> {
+  if (reach === 'workspace') refuseOutside(workspace, target)
   const dir = await DirectoryHandle.open(path.dirname(target), { create: false })
   let handle
   try {
-    handle = await dir.openFile(path.basename(target), constants.O_RDONLY)
+    const entry = await dir.lstat(path.basename(target))
+    if (entry === null) {
+      throw Object.assign(new Error(`${target} does not exist`), { code: 'ENOENT' })
+    }
+    if (entry.isSymbolicLink()) {
+      throw new FileRefusal(
+        'symlink_refused',
+        `${target} is a symbolic link; Assent does not follow it`,
+      )
+    }
+    if (!entry.isFile()) return notAFile(target)
+    handle = await dir.openFile(path.basename(target), constants.O_RDONLY | constants.O_NONBLOCK)
   } finally {
     await dir.close()
   }
   try {
     const stats = await handle.stat()
-    if (!stats.isFile()) {
-      const reason = message('fs.notAFile')
-      return saidResult(
-        false,
-        message('tool.cannot', { action: message('verb.read'), path: target, reason }),
-        { code: 'not_a_file' },
-      )
-    }
+    // Swapped since it was looked at: not what was looked at, whatever it is.
+    if (!stats.isFile()) return notAFile(target)
     if (reach === 'workspace' && stats.nlink > 1) {
       throw new FileRefusal(
         'hard_linked_target',
@@ -114,6 +127,37 @@ async function readCapped(target: string, reach: 'workspace' | 'any'): Promise<T
   }
 }
 
+/** Refuses what is not a regular file (a directory, a named pipe, a
+ *  device): there is nothing to read in it, or reading it would wait. */
+function notAFile(target: string): ToolResult {
+  const reason = message('fs.notAFile')
+  return saidResult(
+    false,
+    message('tool.cannot', { action: message('verb.read'), path: target, reason }),
+    { code: 'not_a_file' },
+  )
+}
+
+/** Refuses `target` (a real path) unless it lies in the workspace, judged
+ *  against the workspace's real path: a read that runs unasked because it
+ *  was judged inside the workspace reads nothing else. A workspace that
+ *  cannot be resolved holds nothing. */
+function refuseOutside(workspace: string, target: string): void {
+  let inside = false
+  try {
+    const rel = path.relative(realpathSync.native(workspace), target)
+    inside = path.isAbsolute(target) && rel !== '..' && !rel.startsWith(`..${path.sep}`)
+  } catch {
+    // Nothing is inside a workspace that cannot be resolved.
+  }
+  if (!inside) {
+    throw new FileRefusal(
+      'target_changed',
+      `it is outside the workspace ${workspace}, where it was judged to be; reading it needs a decision`,
+    )
+  }
+}
+
 export const ListDirArgsSchema = z.strictObject({ path: ToolPathSchema })
 export type ListDirArgs = z.infer<typeof ListDirArgsSchema>
 
@@ -133,6 +177,7 @@ export const listDirTool: ToolDefinition<ListDirArgs> = {
     const target = firstResolvedPath(ctx)
     if (typeof target !== 'string') return target
     try {
+      if ((ctx.readReach ?? 'workspace') === 'workspace') refuseOutside(ctx.workspace, target)
       // Listed through a handle opened with no link followed: a link
       // swapped in after the check cannot lead the listing elsewhere.
       const dir = await DirectoryHandle.open(target, { create: false })

@@ -42,11 +42,12 @@ export interface ToolContext {
   resolvedPaths: string[]
   timeoutMs: number
   signal?: AbortSignal
-  /** The target observed when this call's approval was opened, bound into
-   *  its action digest. A tool that changes a file refuses
-   *  (`target_changed`) when the file is no longer that one. Absent when
-   *  no approval was opened for the call (a grant, or a policy that runs
-   *  it): the tool's other checks still hold. */
+  /** The target observed when this call was judged: bound into its
+   *  approval's action digest, or observed before a grant answered it. A
+   *  tool that changes a file refuses (`target_changed`) when the file is
+   *  no longer that one. Absent when nothing was observed (a policy that
+   *  runs the call unasked): the runner still runs it only on the paths
+   *  it was judged on, and the tool's other checks hold. */
   boundTarget?: FileTarget
   /** How far a read may reach. `workspace`: the call runs unasked because
    *  it was judged a read inside the workspace, so the tool refuses a file
