@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { renameSync, rmSync, writeFileSync } from 'node:fs'
 import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FileTarget } from '../../contracts/file-target.ts'
-import { DirectoryHandle } from './anchored-directory.ts'
 import {
   MAX_DIFFED_BYTES,
   describeTarget,
@@ -16,6 +15,7 @@ import {
   sameTarget,
   targetOf,
 } from './file-target.ts'
+import { releaseWaitingReader, swapBeforeOpen } from './test-support/swapped-before-open.ts'
 
 let ws: string
 
@@ -27,15 +27,6 @@ afterEach(async () => {
   vi.restoreAllMocks()
   await rm(ws, { recursive: true, force: true })
 })
-
-/** Ends an open of the pipe that waits for a writer, if one does. */
-function releaseWaitingReader(pipe: string): void {
-  try {
-    closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK))
-  } catch {
-    // Nobody waits on it.
-  }
-}
 
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex')
 
@@ -159,16 +150,9 @@ describe('observing a target on disk', () => {
   it('refuses, never hashes, a file swapped in between its status and its opening', async () => {
     const target = path.join(ws, 'a.txt')
     await writeFile(target, 'the file observed')
-    const realOpenFile = DirectoryHandle.prototype.openFile
-    vi.spyOn(DirectoryHandle.prototype, 'openFile').mockImplementation(function (
-      this: DirectoryHandle,
-      name: string,
-      flags: number,
-      mode?: number,
-    ) {
+    swapBeforeOpen(() => {
       writeFileSync(`${target}.other`, 'theirs')
       renameSync(`${target}.other`, target)
-      return realOpenFile.call(this, name, flags, mode)
     })
     await expect(observeTarget(target, { readContent: true })).rejects.toMatchObject({
       code: 'target_changed',
@@ -180,16 +164,9 @@ describe('observing a target on disk', () => {
   it('refuses, without waiting on it, a named pipe swapped in between its status and its opening', async () => {
     const target = path.join(ws, 'a.txt')
     await writeFile(target, 'the file observed')
-    const realOpenFile = DirectoryHandle.prototype.openFile
-    vi.spyOn(DirectoryHandle.prototype, 'openFile').mockImplementation(function (
-      this: DirectoryHandle,
-      name: string,
-      flags: number,
-      mode?: number,
-    ) {
+    swapBeforeOpen(() => {
       rmSync(target)
       execFileSync('mkfifo', [target])
-      return realOpenFile.call(this, name, flags, mode)
     })
     try {
       // An open that waited for a writer would never settle: the ceiling

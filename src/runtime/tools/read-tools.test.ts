@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, openSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DirectoryHandle } from './anchored-directory.ts'
 import { listDirTool, readFileTool } from './read-tools.ts'
 import { MAX_TOOL_OUTPUT_BYTES } from './tool-types.ts'
 import type { ToolContext } from './tool-types.ts'
 import { requireOrSkip } from '../../../tests/support/require-or-skip.ts'
+import { releaseWaitingReader, swapBeforeOpen } from './test-support/swapped-before-open.ts'
 
 /** O_NOFOLLOW is POSIX: on Windows the test below cannot run, and says so. */
 const HAS_NOFOLLOW = requireOrSkip(
@@ -35,15 +35,6 @@ function withinCeiling<T>(work: Promise<T>): Promise<T> {
     setTimeout(() => reject(new Error('the read waited on the pipe')), 5_000).unref(),
   )
   return Promise.race([work, ceiling])
-}
-
-/** Ends an open of the pipe that waits for a writer, if one does. */
-function releaseWaitingReader(pipe: string): void {
-  try {
-    closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK))
-  } catch {
-    // Nobody waits on it.
-  }
 }
 
 const ctx = (...resolvedPaths: string[]): ToolContext => ({
@@ -150,16 +141,9 @@ describe('read_file', () => {
   it('refuses, without waiting on it, a named pipe swapped in after the entry was looked at', async () => {
     const target = path.join(ws, 'a.txt')
     await writeFile(target, 'a file')
-    const realOpenFile = DirectoryHandle.prototype.openFile
-    vi.spyOn(DirectoryHandle.prototype, 'openFile').mockImplementation(function (
-      this: DirectoryHandle,
-      name: string,
-      flags: number,
-      mode?: number,
-    ) {
+    swapBeforeOpen(() => {
       rmSync(target)
       execFileSync('mkfifo', [target])
-      return realOpenFile.call(this, name, flags, mode)
     })
     try {
       const read = await withinCeiling(readFileTool.run({ path: 'a.txt' }, ctx(target)))
