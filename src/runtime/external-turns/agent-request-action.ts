@@ -14,7 +14,7 @@ import {
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
-import { lstat, readFile, stat } from 'node:fs/promises'
+import { lstat, stat } from 'node:fs/promises'
 import {
   editAsText,
   editPreview,
@@ -24,6 +24,7 @@ import {
   unifiedDiffPreview,
 } from '../domain/file-change-preview.ts'
 import { sha256Hex } from '../domain/sha256.ts'
+import { regularFileText } from '../policy/regular-file-text.ts'
 import type { RequestedAction } from '../gate/approval-requester.ts'
 import type {
   ExternalAction,
@@ -300,7 +301,8 @@ async function exists(path: string): Promise<boolean> {
 async function readTextWithin(path: string, maxChars: number): Promise<string | null> {
   try {
     if ((await stat(path)).size > maxChars) return null
-    return await readFile(path, 'utf8')
+    // Never a wait on a named pipe swapped in since the stat.
+    return regularFileText(path, maxChars * 4)
   } catch {
     return null
   }

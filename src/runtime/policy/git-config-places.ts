@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { filesNamedByProgram, runsProgram } from './git-config-programs.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
+import { regularFileText } from './regular-file-text.ts'
 
 // The git configs Assent reads as git reads them, and what their settings
 // make git's: the hooks folders, the template folders, the programs git
@@ -88,7 +89,7 @@ export function configPlaces(files: readonly string[], top: string | null): Conf
     if (!existsSync(file)) return
     let config: string
     try {
-      config = readFileSync(file, 'utf8')
+      config = regularFileText(file)
     } catch {
       return
     }

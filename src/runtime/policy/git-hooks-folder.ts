@@ -1,7 +1,8 @@
-import { existsSync, lstatSync, readFileSync, statSync, type Stats } from 'node:fs'
+import { existsSync, lstatSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { configPlaces, personalConfigFiles, type ConfigPlaces } from './git-config-places.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
+import { regularFileText } from './regular-file-text.ts'
 
 export { coreHooksPath, personalGitPlaces, type ConfigPlaces } from './git-config-places.ts'
 export { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
@@ -98,7 +99,7 @@ function gitFolderAt(top: string): string | null | undefined {
   if (found === undefined) return undefined
   if (found.isDirectory()) return dotGit
   try {
-    const pointer = readFileSync(dotGit, 'utf8')
+    const pointer = regularFileText(dotGit)
     const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(pointer)?.[1]
     return gitdir === undefined ? null : path.resolve(top, gitdir)
   } catch (error) {
@@ -193,7 +194,7 @@ export function commonFolderOf(folder: string): string | null {
   const file = path.join(folder, 'commondir')
   if (!existsSync(file)) return null
   try {
-    const named = readFileSync(file, 'utf8').trim()
+    const named = regularFileText(file).trim()
     return named === '' ? null : path.resolve(folder, named)
   } catch {
     return null
