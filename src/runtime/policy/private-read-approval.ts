@@ -102,13 +102,21 @@ function firstUnresolved(
  */
 const NETWORK_URL = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]+):\/\/(?!\/)[^\s'"`<>]*/g
 
+/** Whether a URL has a `..` segment (spelled with `%2e` too): a server
+ *  that takes the string for a path (`path.resolve(base, arg)`) reads
+ *  `http://x/../../home/me/.ssh/id_ed25519` as the key, so such a URL is
+ *  judged as the place it names, never taken out as a network address. */
+function climbs(url: string): boolean {
+  return /(?:^|[/\\])(?:\.|%2e){2}(?:[/\\?#]|$)/i.test(url)
+}
+
 /** `value` with every network URL in its strings taken out (keys are left
  *  as they are: a URL there is judged as a place, which can only make the
  *  read private). */
 function withoutNetworkUrls<T>(value: T, depth: number): T {
   if (typeof value === 'string') {
     return value.replace(NETWORK_URL, (url, scheme: string) =>
-      scheme.toLowerCase() === 'file' ? url : ' ',
+      scheme.toLowerCase() === 'file' || climbs(url) ? url : ' ',
     ) as T
   }
   // Too deep to read is left whole: the rule finds it too deep and asks.
