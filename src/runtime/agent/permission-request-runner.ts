@@ -8,8 +8,12 @@ import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { isInsideRoot } from '../policy/path-containment.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
-import { inGitFolder } from '../policy/read-only-walk.ts'
-import { sensitivePathReason } from '../policy/sensitive-paths.ts'
+import {
+  inGitFolder,
+  personOnlyPathsInRoots,
+  READ_ONLY_WALK_ENTRIES,
+} from '../policy/read-only-walk.ts'
+import { sensitivePath, sensitivePathReason } from '../policy/sensitive-paths.ts'
 import {
   checkWorkspaceIdentity,
   workspaceIdentityNow,
@@ -197,6 +201,16 @@ export class PermissionRequestRunner {
         message('permission.sensitive', { path: real, reason: sensitive }),
       )
     }
+    // A folder that holds credentials or shell start-up files (the home
+    // folder above all): the sandbox keeps what the table names read-only
+    // in it, but everything beside them, which the table does not know,
+    // would be the command's to write for the rest of the turn. A folder
+    // too large to look through whole, or with one that cannot be listed,
+    // cannot be told apart from one.
+    const held = credentialsHeldIn(real)
+    if (held !== null) {
+      return no('sensitive_path', message('permission.sensitive', { path: real, reason: held }))
+    }
     const workspace = await realDirectory(turn.workspace)
     const writable = [workspace, ...widenedRoots(widenings)].filter((root) => root !== null)
     if (writable.some((root) => isInsideRoot(root, real))) {
@@ -263,4 +277,23 @@ async function realDirectory(candidate: string): Promise<string | null> {
   } catch {
     return null
   }
+}
+
+/** What makes `folder` hold credentials or shell start-up files, in
+ *  English (as the table's reasons are), or null. */
+function credentialsHeldIn(folder: string): string | null {
+  const walked = personOnlyPathsInRoots([folder])
+  if (walked.truncated !== null) {
+    return `it holds more than ${READ_ONLY_WALK_ENTRIES} entries, more than are checked for credentials and shell start-up files`
+  }
+  const [unlistable] = walked.unlistable
+  if (unlistable !== undefined)
+    return `${unlistable} cannot be listed, so what it holds cannot be checked`
+  for (const found of walked.paths) {
+    const rule = sensitivePath(path.relative(folder, found))
+    if (rule?.class === 'credentials' || rule?.class === 'shell-startup') {
+      return `it holds ${found}: ${rule.reason}`
+    }
+  }
+  return null
 }
