@@ -11,6 +11,14 @@ import unhomoglyph from 'unhomoglyph'
  *   script (a resolved script set that is empty), allowing Latin with
  *   Japanese, Korean or Chinese as TR39's "highly restrictive" level does.
  * ASCII itself is never flagged: `rn` and `m` are told apart by reading.
+ *
+ * Any other value (a command line, a URL, a path) is checked word by word
+ * (`lookalikeWordIndexes`): a word that mixes scripts by the same rule
+ * (`gіthub` with a Cyrillic `і`), or puts a letter that NFKC turns into
+ * ASCII (fullwidth `ｗ`, mathematical `𝐚`, the ligature `ﬁ`) beside ASCII
+ * letters, can pass for another word. Ordinary text in one script, or
+ * words of different scripts side by side (`/home/ada/Документы/notes.txt`),
+ * is not flagged.
  */
 
 /** Scripts a letter is tested against (by Script_Extensions). A letter of
@@ -132,5 +140,42 @@ export function confusableIndexes(chars: readonly string[]): Set<number> {
     if (PRINTABLE_ASCII.test(char)) return
     if (looksLikeAscii(char) || (mixed && scriptsOf(char) !== undefined)) flagged.add(index)
   })
+  return flagged
+}
+
+/** A word: a run of letters, marks and digits. Anything else (spaces,
+ *  slashes, dots, dashes, escapes) ends it. */
+const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u
+const ASCII_LETTER = /^[A-Za-z]$/
+/** Ordinal indicators: Latin letters NFKC turns into `a` and `o`, written
+ *  beside ordinary letters in Spanish and Portuguese (`nº`). */
+const ORDINALS = new Set(['\u00AA', '\u00BA'])
+
+/** A non-ASCII letter that compatibility normalisation turns into ASCII
+ *  letters (fullwidth, mathematical, ligatures). */
+function foldsToAsciiLetters(char: string): boolean {
+  if (PRINTABLE_ASCII.test(char) || ORDINALS.has(char) || !/^\p{L}$/u.test(char)) return false
+  return /^[A-Za-z]+$/.test(char.normalize('NFKC'))
+}
+
+function wordPassesForAnother(word: readonly string[]): boolean {
+  if (mixesScripts(word)) return true
+  return word.some((char) => ASCII_LETTER.test(char)) && word.some(foldsToAsciiLetters)
+}
+
+/** The indexes (in code points) of the characters of every word in a value
+ *  (not a name) that can pass for another word; empty for ordinary text. */
+export function lookalikeWordIndexes(chars: readonly string[]): Set<number> {
+  const flagged = new Set<number>()
+  let start = 0
+  for (let index = 0; index <= chars.length; index += 1) {
+    const char = chars[index]
+    if (char !== undefined && WORD_CHAR.test(char)) continue
+    const word = chars.slice(start, index)
+    if (word.length > 1 && wordPassesForAnother(word)) {
+      for (let at = start; at < index; at += 1) flagged.add(at)
+    }
+    start = index + 1
+  }
   return flagged
 }

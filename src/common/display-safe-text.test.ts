@@ -10,10 +10,11 @@ import {
 
 /** Code points a person cannot see, or that reorder or control the text
  *  around them; written here from the Unicode categories, apart from the
- *  module's own tables. A line feed and a tab are allowed in multi-line
- *  text only. */
+ *  module's own tables, with the symbols drawn blank that no category
+ *  covers (blank Braille, null notehead, Khitan filler). A line feed and a
+ *  tab are allowed in multi-line text only. */
 const HIDDEN_OR_CONTROLLING =
-  /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cn}\p{Cs}\p{Noncharacter_Code_Point}\u00A0\u1680\u2000-\u200A\u202F\u205F]/u
+  /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cn}\p{Cs}\p{Noncharacter_Code_Point}\u00A0\u1680\u2000-\u200A\u202F\u205F\u2800\u{1D159}]|\u{16FE4}/u
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u
 
 const shownText = (safe: DisplaySafeText) =>
@@ -43,6 +44,21 @@ const KNOWN_TRICKS: ReadonlyArray<readonly [string, string]> = [
   ['Mongolian vowel separator', '\u180E'],
   ['Hangul filler', '\u3164'],
   ['Hangul choseong filler', '\u115F'],
+  ['Hangul jungseong filler', '\u1160'],
+  ['halfwidth Hangul filler', '\uFFA0'],
+  ['blank Braille pattern', '\u2800'],
+  ['musical symbol null notehead', '\u{1D159}'],
+  ['Khitan small script filler', '\u{16FE4}'],
+  ['invisible times', '\u2062'],
+  ['invisible separator', '\u2063'],
+  ['invisible plus', '\u2064'],
+  ['Khmer vowel inherent aq', '\u17B4'],
+  ['Khmer vowel inherent aa', '\u17B5'],
+  ['musical symbol begin beam', '\u{1D173}'],
+  ['musical symbol end phrase', '\u{1D17A}'],
+  ['variation selector 1', '\uFE00'],
+  ['language tag', '\u{E0001}'],
+  ['cancel tag', '\u{E007F}'],
   ['variation selector 16', '\uFE0F'],
   ['tag letter A', '\u{E0041}'],
   ['escape (ANSI)', '\u001B'],
@@ -181,6 +197,96 @@ describe('displaySafe', () => {
     expect(displaySafe('שלום עולם').mixedDirection).toBe(false)
     expect(displaySafe('notes.txt').mixedDirection).toBe(false)
     expect(displaySafe('שלום.txt\nabc', { multiline: true }).mixedDirection).toBe(false)
+  })
+
+  it.each([
+    ['Phoenician', '\u{10900}'],
+    ['Old Turkic', '\u{10C00}'],
+    ['Kharoshthi', '\u{10A10}'],
+    ['Imperial Aramaic', '\u{10840}'],
+    ['Nabataean', '\u{10880}'],
+    ['Old Hungarian', '\u{10C80}'],
+    ['Old South Arabian', '\u{10A60}'],
+    ['Avestan', '\u{10B00}'],
+    ['Sogdian', '\u{10F30}'],
+    ['Arabic question mark (Common script, AL)', '\u061F'],
+    ['Arabic tatweel (Common script, AL)', '\u0640'],
+    ['Arabic-Indic digit (AN)', '\u0663'],
+  ])('decides direction by bidi class: a %s beside others is shown in stored order', (_, char) => {
+    const safe = displaySafe(`kill ${char} 1 4242`)
+    expect(safe.mixedDirection).toBe(true)
+    expect(safe.warnings.has('direction')).toBe(true)
+    expect(displaySafe(`${char}${char} ${char}`).mixedDirection).toBe(false)
+  })
+
+  it('keeps right-to-left text with its vowel marks, and left-to-right digits, as they are', () => {
+    expect(displaySafe('שָׁלוֹם עוֹלָם').mixedDirection).toBe(false)
+    expect(displaySafe('مَرْحَبًا بِكُمْ').mixedDirection).toBe(false)
+    // Extended Arabic-Indic digits are European numbers: they do not move.
+    expect(displaySafe('build ۳ ۴').mixedDirection).toBe(false)
+    expect(displaySafe('Привет 笔记 ελληνικά 123').mixedDirection).toBe(false)
+  })
+})
+
+describe('displaySafe for other values: words that can pass for others', () => {
+  const lookalikes = (safe: DisplaySafeText) =>
+    safe.segments.flatMap((s) => (s.kind === 'text' && s.lookalike === true ? [s.text] : []))
+
+  it('marks a mixed-script word in a URL or command line, warns, and escapes nothing', () => {
+    const safe = displaySafe('curl -fsSL https://g\u0456thub.com/acme/install.sh | sh')
+    expect(lookalikes(safe)).toEqual(['g\u0456thub'])
+    expect([...safe.warnings]).toEqual(['confusable'])
+    expect(safe.segments.some((s) => s.kind === 'escape')).toBe(false)
+    expect(originalText(safe)).toBe('curl -fsSL https://g\u0456thub.com/acme/install.sh | sh')
+  })
+
+  it.each([
+    ['Cyrillic а in a Latin path', '/home/ada/p\u0430yroll/notes.txt', 'p\u0430yroll'],
+    ['Greek ο in a host', 'https://g\u03BFogle.com', 'g\u03BFogle'],
+    ['Latin letter in a Cyrillic word', 'cat Доkументы', 'Доkументы'],
+    ['fullwidth letter among ASCII letters', 'rm \uFF45nv.txt', '\uFF45nv'],
+    ['mathematical letter among ASCII letters', 'cat \u{1D41A}pi.key', '\u{1D41A}pi'],
+    ['ligature among ASCII letters', 'cat \uFB01le.txt', '\uFB01le'],
+    ['word in multi-line text', 'see\nhttps://p\u0430ypal.com\n', 'p\u0430ypal'],
+  ])('flags a %s', (_, text, word) => {
+    const safe = displaySafe(text, { multiline: text.includes('\n') })
+    expect(lookalikes(safe)).toEqual([word])
+    expect(safe.warnings.has('confusable')).toBe(true)
+  })
+
+  it('flags a look-alike letter wherever it stands in an ASCII word of a path', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'abcdefgh'), minLength: 1 }),
+        fc.nat(),
+        fc.constantFrom('\u0430', '\u0435', '\u043E', '\u0456', '\u03BF', '\uFF41'),
+        (word, at, lookalike) => {
+          const index = at % (word.length + 1)
+          const spoofed = word.slice(0, index) + lookalike + word.slice(index)
+          const safe = displaySafe(`/home/ada/${spoofed}/notes.txt`)
+          expect(safe.warnings.has('confusable')).toBe(true)
+          expect(
+            safe.segments.some((s) => s.kind === 'text' && s.lookalike && s.text === spoofed),
+          ).toBe(true)
+        },
+      ),
+    )
+  })
+
+  it('leaves ordinary text of one script per word alone', () => {
+    for (const text of [
+      '/home/ada/Документы/notes.txt',
+      'ls 笔记/notes_笔记.txt',
+      'git commit -m "Привет мир"',
+      'café naïve Straße Kırmızı nº 5',
+      'cat ファイルfile.txt 한국어abc',
+      'echo αβγ Δ_t',
+      'ﬁ ｗｒｉｔｅ 𝐚𝐛',
+    ]) {
+      const safe = displaySafe(text)
+      expect(safe.warnings.has('confusable'), text).toBe(false)
+      expect(safe.segments, text).toEqual([{ kind: 'text', text }])
+    }
   })
 })
 

@@ -1,4 +1,4 @@
-import { confusableIndexes } from './confusable-names.ts'
+import { confusableIndexes, lookalikeWordIndexes } from './confusable-names.ts'
 
 /**
  * Text shown to the person in the protected window (and the workbench's
@@ -6,10 +6,12 @@ import { confusableIndexes } from './confusable-names.ts'
  * agent text from becoming markup; this keeps it from hiding or reordering
  * itself: `invoice\u202Etxt.exe` must not read as `invoiceexe.txt`.
  *
- * Every character that is invisible, changes the direction of text, or
- * controls a terminal becomes an escape the person can see, `⟨U+202E⟩`,
- * which the UI draws as its own, distinctly styled element. The rest stays
- * text exactly as it was, so the original can always be read back.
+ * Every character that is invisible (no ink, whatever its category),
+ * changes the direction of text, or controls a terminal becomes an escape
+ * the person can see, `⟨U+202E⟩`, which the UI draws as its own, distinctly
+ * styled element. The rest stays text exactly as it was, so the original
+ * can always be read back. A word that can pass for another (`gіthub` with
+ * a Cyrillic `і`) stays text, marked, and raises the `confusable` warning.
  */
 
 /** Why a character is shown as an escape. */
@@ -17,7 +19,8 @@ export type EscapeReason =
   /** Bidi controls: reorder the text around them. */
   | 'direction'
   /** Format characters and default-ignorables: zero width, joiners, BOM,
-   *  tags, variation selectors, soft hyphen. */
+   *  tags, variation selectors, soft hyphen; and symbols drawn with no ink
+   *  (the blank Braille pattern). */
   | 'invisible'
   /** C0 and C1 controls and DEL (ANSI escapes start with ESC). */
   | 'control'
@@ -35,7 +38,12 @@ export type EscapeReason =
   | 'escape-mark'
 
 export type DisplaySegment =
-  | { readonly kind: 'text'; readonly text: string }
+  | {
+      readonly kind: 'text'
+      readonly text: string
+      /** A word that can pass for another (mixed scripts): drawn marked. */
+      readonly lookalike?: boolean
+    }
   | {
       readonly kind: 'escape'
       /** The code point exactly as it was in the input. */
@@ -63,7 +71,9 @@ export interface DisplaySafeOptions {
    *  word, a name) they are escapes too, since they would hide a part. */
   readonly multiline?: boolean
   /** A tool or MCP server name: letters that let it pass for another name
-   *  are escapes too, and raise the `confusable` warning. */
+   *  are escapes too, and raise the `confusable` warning. Any other text is
+   *  checked word by word: a word that can pass for another is marked (not
+   *  escaped) and raises the same warning. */
   readonly name?: boolean
 }
 
@@ -72,29 +82,47 @@ const ESCAPE_CLOSE = '⟩'
 
 const BIDI_CONTROL = /^[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]$/u
 const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}]$/u
+/** Assigned symbols and letters that are neither format characters nor
+ *  default-ignorable, yet are drawn with no ink: BRAILLE PATTERN BLANK (So),
+ *  MUSICAL SYMBOL NULL NOTEHEAD (So), KHITAN SMALL SCRIPT FILLER (Mn). The
+ *  Hangul fillers, U+2062..U+2064, U+180E, U+17B4/U+17B5, U+1D173..U+1D17A,
+ *  the variation selectors and the tags are default-ignorable already. */
+const NO_INK = new Set(['\u2800', '\u{1D159}', '\u{16FE4}'])
 const CONTROL = /^\p{Cc}$/u
 const ODD_SPACE = /^[\p{Zl}\p{Zp}\p{Zs}]$/u
 const PLAIN_SPACES = new Set([' ', '\u3000'])
 const UNREADABLE = /^[\p{Cn}\p{Cs}\p{Noncharacter_Code_Point}]$/u
-/** Letters written right to left; a one-line value with them and anything
- *  else is reordered by the bidi algorithm. */
-const RTL_SCRIPTS = [
-  'Hebrew',
-  'Arabic',
-  'Syriac',
-  'Thaana',
-  'Nko',
-  'Samaritan',
-  'Mandaic',
-  'Adlam',
-  'Hanifi_Rohingya',
-  'Yezidi',
-  'Mende_Kikakui',
-]
-  .map((script) => `\\p{sc=${script}}`)
-  .join('')
-const RIGHT_TO_LEFT = new RegExp(`[${RTL_SCRIPTS}]`, 'u')
-const OTHER_THAN_RTL = new RegExp(`[^\\s${RTL_SCRIPTS}]`, 'u')
+/**
+ * Every code point whose Bidi_Class is Right_To_Left (R), Arabic_Letter
+ * (AL) or Arabic_Number (AN): what the bidi algorithm lays out right to left
+ * in a left-to-right line, of every right-to-left script (Hebrew, Arabic,
+ * Syriac, Phoenician, Kharoshthi, Old Turkic, Nabataean, Old Hungarian,
+ * Adlam, ...), the Arabic punctuation of Common script (U+061B, U+061F,
+ * U+0640) and the Arabic-Indic digits (`٣ ٤٢` is drawn `٤٢ ٣`). Derived
+ * once from UnicodeData (Unicode 14: assigned code points of those classes,
+ * U+200F aside, an escape already), joined with every block
+ * DerivedBidiClass.txt (Unicode 16) gives R or AL by default, so letters
+ * assigned since (Garay, Sidetic, Arabic Extended-C) are in; a mark or a
+ * digit assigned there since counts too, which only shows more values in
+ * stored order.
+ */
+const RTL_CLASSES =
+  '\\u0590\\u05BE\\u05C0\\u05C3\\u05C6\\u05C8-\\u0605\\u0608\\u060B\\u060D' +
+  '\\u061B-\\u064A\\u0660-\\u0669\\u066B-\\u066F\\u0671-\\u06D5\\u06DD' +
+  '\\u06E5-\\u06E6\\u06EE-\\u06EF\\u06FA-\\u0710\\u0712-\\u072F\\u074B-\\u07A5' +
+  '\\u07B1-\\u07EA\\u07F4-\\u07F5\\u07FA-\\u07FC\\u07FE-\\u0815\\u081A\\u0824' +
+  '\\u0828\\u082E-\\u0858\\u085C-\\u0897\\u08A0-\\u08C9\\u08E2\\uFB1D' +
+  '\\uFB1F-\\uFB28\\uFB2A-\\uFD3D\\uFD50-\\uFDCE\\uFDF0-\\uFDFC\\uFE70-\\uFEFE' +
+  '\\u{10800}-\\u{1091E}\\u{10920}-\\u{10A00}\\u{10A04}\\u{10A07}-\\u{10A0B}' +
+  '\\u{10A10}-\\u{10A37}\\u{10A3B}-\\u{10A3E}\\u{10A40}-\\u{10AE4}' +
+  '\\u{10AE7}-\\u{10B38}\\u{10B40}-\\u{10D23}\\u{10D28}-\\u{10EAA}' +
+  '\\u{10EAD}-\\u{10F45}\\u{10F51}-\\u{10F81}\\u{10F86}-\\u{10FFF}' +
+  '\\u{1E800}-\\u{1E8CF}\\u{1E8D7}-\\u{1E943}\\u{1E94B}-\\u{1EEEF}' +
+  '\\u{1EEF2}-\\u{1EFFF}'
+const RIGHT_TO_LEFT = new RegExp(`[${RTL_CLASSES}]`, 'u')
+/** What the bidi algorithm places by itself beside right-to-left letters:
+ *  anything but them, white space and marks (which go with their letter). */
+const OTHER_THAN_RTL = new RegExp(`[^\\s\\p{Mn}\\p{Me}${RTL_CLASSES}]`, 'u')
 
 /** The reason `char` must be escaped, or undefined when it is plain text.
  *  `next` is the code point after it (a CR before a LF is a line ending). */
@@ -104,7 +132,7 @@ function escapeReason(char: string, next: string | undefined, multiline: boolean
   if (CONTROL.test(char)) {
     return multiline && char === '\r' && next === '\n' ? 'line-ending' : 'control'
   }
-  if (INVISIBLE.test(char)) return 'invisible'
+  if (INVISIBLE.test(char) || NO_INK.has(char)) return 'invisible'
   if (ODD_SPACE.test(char) && !PLAIN_SPACES.has(char)) return 'space'
   if (UNREADABLE.test(char)) return 'unreadable'
   if (char === ESCAPE_OPEN) return 'escape-mark'
@@ -138,20 +166,41 @@ export function displaySafe(text: string, options: DisplaySafeOptions = {}): Dis
   const multiline = options.multiline === true
   // Splitting by code point keeps a lone surrogate as one element.
   const chars = Array.from(text)
-  const confusable = options.name === true ? confusableIndexes(chars) : new Set<number>()
+  const name = options.name === true
+  const confusable = name ? confusableIndexes(chars) : new Set<number>()
+  const reasons = chars.map(
+    (char, index) =>
+      escapeReason(char, chars[index + 1], multiline) ??
+      (confusable.has(index) ? 'confusable' : undefined),
+  )
+  // A name's look-alike letters are escapes; in other text a look-alike
+  // word stays readable, marked. An escape ends a word: it is not drawn.
+  const lookalike = name
+    ? new Set<number>()
+    : lookalikeWordIndexes(chars.map((char, index) => (reasons[index] ? ' ' : char)))
   const segments: DisplaySegment[] = []
   const warnings = new Set<DisplayWarning>()
+  if (lookalike.size > 0) warnings.add('confusable')
   let plain = ''
+  let plainLookalike = false
+  const flush = () => {
+    if (plain === '') return
+    segments.push(
+      plainLookalike
+        ? { kind: 'text', text: plain, lookalike: true }
+        : { kind: 'text', text: plain },
+    )
+    plain = ''
+  }
   chars.forEach((char, index) => {
-    const reason =
-      escapeReason(char, chars[index + 1], multiline) ??
-      (confusable.has(index) ? 'confusable' : undefined)
+    const reason = reasons[index]
     if (reason === undefined) {
+      if (lookalike.has(index) !== plainLookalike) flush()
+      plainLookalike = lookalike.has(index)
       plain += char
       return
     }
-    if (plain !== '') segments.push({ kind: 'text', text: plain })
-    plain = ''
+    flush()
     segments.push({
       kind: 'escape',
       original: char,
@@ -161,7 +210,7 @@ export function displaySafe(text: string, options: DisplaySafeOptions = {}): Dis
     const warning = WARNING_OF[reason]
     if (warning) warnings.add(warning)
   })
-  if (plain !== '') segments.push({ kind: 'text', text: plain })
+  flush()
   // Multi-line text is read as prose, where right-to-left runs are normal;
   // a one-line value (a path, a command word) is shown in stored order.
   const mixedDirection = !multiline && RIGHT_TO_LEFT.test(text) && OTHER_THAN_RTL.test(text)

@@ -93,6 +93,10 @@ export const CONSENT_CLASSES = {
   escape: 'consent-escape',
   /** A value shown in stored order (a bidi override). */
   storedOrder: 'consent-stored-order',
+  /** A word that can pass for another (mixed scripts), marked in place. */
+  lookalike: 'consent-lookalike',
+  /** Text whose spaces a browser would collapse or drop: kept as typed. */
+  exactSpaces: 'consent-exact-spaces',
   /** One warning above the buttons. */
   notice: 'consent-notice',
   /** The containment line of a command that runs with all the person's

@@ -9,6 +9,9 @@ import type { Language } from '../common/consent-view.ts'
 import { messageParts, type MessageKey } from '../common/i18n/index.ts'
 import { CONSENT_CLASSES } from './consent-page-ids.ts'
 
+/** Spaces HTML's white-space processing would collapse or drop. */
+const COLLAPSIBLE_SPACES = /^ | $| {2}/
+
 /** Draws one placeholder's value into the element it belongs in. */
 export type PlaceholderWriter = (parent: HTMLElement) => string
 
@@ -42,15 +45,16 @@ export class SafeTextWriter {
       target.dir = 'ltr'
       parent.append(target)
     }
-    this.appendSegments(target, safe.segments)
+    this.appendSegments(target, safe.segments, options.multiline !== true)
     return flatDisplay(safe)
   }
 
-  /** Appends segments already made safe (a line of a larger text). */
-  appendSegments(parent: HTMLElement, segments: readonly DisplaySegment[]): void {
+  /** Appends segments already made safe (a line of a larger text, whose
+   *  element keeps its spaces; `oneLine` for a value whose element may not). */
+  appendSegments(parent: HTMLElement, segments: readonly DisplaySegment[], oneLine = false): void {
     for (const segment of segments) {
       if (segment.kind === 'text') {
-        parent.append(this.document.createTextNode(segment.text))
+        parent.append(this.textOf(segment.text, segment.lookalike === true, oneLine))
         continue
       }
       const escape = this.document.createElement('span')
@@ -59,6 +63,26 @@ export class SafeTextWriter {
       escape.textContent = segment.label
       parent.append(escape)
     }
+  }
+
+  /**
+   * A text node, or a span around it where it must be told apart: a word
+   * that can pass for another is marked; text whose spaces the browser
+   * would collapse (two in a row, one at either end) keeps them, wherever
+   * the value stands (`notes  final.txt ` is another file than
+   * `notes final.txt`).
+   */
+  private textOf(text: string, lookalike: boolean, oneLine: boolean): Node {
+    const node = this.document.createTextNode(text)
+    const classes = [
+      ...(lookalike ? [CONSENT_CLASSES.lookalike] : []),
+      ...(oneLine && COLLAPSIBLE_SPACES.test(text) ? [CONSENT_CLASSES.exactSpaces] : []),
+    ]
+    if (classes.length === 0) return node
+    const span = this.document.createElement('span')
+    span.className = classes.join(' ')
+    span.append(node)
+    return span
   }
 
   /** Records the warnings of text made safe elsewhere (split into lines). */

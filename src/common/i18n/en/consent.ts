@@ -170,7 +170,7 @@ export const enConsent = {
     hidden:
       'This action contains hidden or control characters. They are shown as ⟨U+…⟩ where they stand.',
     confusable:
-      'A tool or server name mixes scripts or uses letters that look like others. Those letters are shown as ⟨U+…⟩.',
+      'A name or word in this action mixes scripts or uses letters that look like others, so it can pass for another (a Cyrillic і in github.com). In a tool or server name those letters are shown as ⟨U+…⟩; any other such word is underlined.',
     scroll: 'The action continues below. Allow stays off until you have scrolled to its end.',
     refused:
       'Assent did not take that choice (it came too early, or the window was not in front). Choose again.',
