@@ -26,7 +26,40 @@ const CHROMIUM_DEBUG_SWITCHES = ['remote-debugging-port', 'remote-debugging-pipe
  * debugging switches: a shortcut with one of them must not start quietly
  * weaker.
  */
-const WEAKENING_SWITCHES = ['no-sandbox', 'disable-gpu-sandbox', 'js-flags'] as const
+const WEAKENING_SWITCHES = [
+  'no-sandbox',
+  'disable-gpu-sandbox',
+  'js-flags',
+  // Every renderer in the browser process: no renderer sandbox at all.
+  'single-process',
+  // Linux renderers without their seccomp-bpf filter.
+  'disable-seccomp-filter-sandbox',
+  // The GPU process in the browser process, as `--disable-gpu-sandbox`.
+  'in-process-gpu',
+] as const
+
+/**
+ * Switches that put a program in front of a child process
+ * (`--renderer-cmd-prefix`, `--utility-cmd-prefix`, `--gpu-launcher`,
+ * `--zygote-cmd-prefix`): "useful values might be 'valgrind' or 'xterm -e
+ * gdb --args'" (Chromium's content_switches.cc). The runtime runs as a
+ * utility process holding the consent key, so a wrapper there is a
+ * debugger on it. By their endings, as `inspect*` is by its start, so a
+ * wrapper switch added later is refused too.
+ */
+function isWrapperSwitch(name: string): boolean {
+  return name.endsWith('-cmd-prefix') || name.endsWith('-launcher')
+}
+
+/** The wrapper switches Chromium reads today, for `hasSwitch` (which sees
+ *  switches appended in code, not only argv). */
+const WRAPPER_SWITCHES = [
+  'renderer-cmd-prefix',
+  'utility-cmd-prefix',
+  'gpu-launcher',
+  'zygote-cmd-prefix',
+  'ppapi-plugin-launcher',
+] as const
 
 /** Chromium reads `--name`, `-name` and (on Windows) `/name`, with or without
  *  `=value`, and matches names case-insensitively on Windows. */
@@ -42,6 +75,7 @@ function isDebugSwitch(name: string): boolean {
   return (
     (CHROMIUM_DEBUG_SWITCHES as readonly string[]).includes(name) ||
     (WEAKENING_SWITCHES as readonly string[]).includes(name) ||
+    isWrapperSwitch(name) ||
     name.startsWith('inspect')
   )
 }
@@ -67,6 +101,7 @@ export function findDebugSwitches(facts: CommandLineFacts): string[] {
   for (const name of [
     ...CHROMIUM_DEBUG_SWITCHES,
     ...WEAKENING_SWITCHES,
+    ...WRAPPER_SWITCHES,
     'inspect',
     'inspect-brk',
     'inspect-port',
