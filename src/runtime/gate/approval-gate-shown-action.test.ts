@@ -146,10 +146,15 @@ describe('a decision on an approval whose stored action changed after it was ope
         decidedBy,
         ...(shown && edited ? { shownActionDigest: actionDigest(canonicalAction(edited)) } : {}),
       })
-      expect(outcome).toMatchObject({ ok: false, code: 'approval_tampered' })
+      expect(outcome).toEqual({
+        ok: false,
+        code: 'approval_tampered',
+        error: 'the approval was changed outside Assent after the agent asked; it was withdrawn',
+      })
       expect(approvals.get('approval-1')).toMatchObject({
         status: 'expired',
         reason: 'its stored action changed outside Assent',
+        reasonMessage: { code: 'call.actionChanged' },
       })
       expect(auditTypes()).toEqual(['approval_requested', 'approval_expired'])
     },
