@@ -99,6 +99,8 @@ describe('what is looked into, and what is not', () => {
     ['rm -rf *', '.git'],
     ['rm -rf vendor/*', 'vendor/lib/.git'],
     ['rm -r ./build .github', '.github/workflows'],
+    ['git clean -ffdx vendor', 'vendor/lib/.git'],
+    ['git clean -f -f -d', '.git'],
   ])('a command that removes %s is the person’s: %s is taken with it', (commandLine, held) => {
     const found = personOnlyReason({
       toolName: AGENT_COMMAND_TOOL,
@@ -109,7 +111,14 @@ describe('what is looked into, and what is not', () => {
   })
 
   it('a command that only reads a folder does not have it walked', () => {
-    for (const commandLine of ['ls -la vendor', 'make -C vendor', 'grep -r main vendor']) {
+    for (const commandLine of [
+      'ls -la vendor',
+      'make -C vendor',
+      'grep -r main vendor',
+      // Forced once, git leaves nested repositories alone.
+      'git clean -fdx vendor',
+      'git status',
+    ]) {
       expect(
         personOnlyReason({
           toolName: AGENT_COMMAND_TOOL,

@@ -54,6 +54,7 @@ function operandsOf(command: readonly string[]): string[] {
     if (REMOVING_PROGRAMS.has(name)) {
       return command.slice(index + 1).filter((operand) => !operand.startsWith('-'))
     }
+    if (name === 'git') return gitCleanOperands(command.slice(index + 1))
     if (name === 'find' && command.includes('-delete')) {
       const rest = command.slice(index + 1)
       const end = rest.findIndex((operand) => /^[-(!]/.test(operand))
@@ -63,6 +64,28 @@ function operandsOf(command: readonly string[]): string[] {
     else if (!wrapped && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) return []
   }
   return []
+}
+
+/**
+ * What `git clean` forced twice (`-ff`, `-f -f`, `--force --force`) takes
+ * away: untracked files and folders, and with the second force the
+ * untracked repositories nested in them, git folders, hooks and unpushed
+ * history with them. Its paths, or the folder it runs in (`.`). Once
+ * forced, git leaves a nested repository alone.
+ */
+function gitCleanOperands(rest: readonly string[]): string[] {
+  const clean = rest.indexOf('clean')
+  if (clean === -1) return []
+  const words = rest.slice(clean + 1)
+  let forced = 0
+  for (const word of words) {
+    if (word === '--force') forced += 1
+    else if (/^-[A-Za-z]+$/.test(word))
+      forced += [...word].filter((letter) => letter === 'f').length
+  }
+  if (forced < 2) return []
+  const operands = words.filter((word) => !word.startsWith('-'))
+  return operands.length === 0 ? ['.'] : operands
 }
 
 /** Programs that run the words after them (their options aside). */
