@@ -1,9 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ANCHOR_FILE_NAME } from '../src/main/core/file-secret-store.ts'
+import { breakFileAnchor } from './support/integrity-helpers.ts'
 import { writeNotesConfig } from './support/mcp-gateway-harness.ts'
 import { auditEvents, decide, roomGrants, setMode } from './support/policy-helpers.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
@@ -35,11 +34,7 @@ describe(
       const room = await createRoom(harness)
       await setMode(harness, room.id, 'full-access')
 
-      // A real failure of the real anchor store: a directory where the file goes.
-      const anchorFile = join(harness.dataDir, ANCHOR_FILE_NAME)
-      const saved = readFileSync(anchorFile, 'utf8')
-      rmSync(anchorFile)
-      mkdirSync(anchorFile, { mode: 0o700 })
+      const anchor = breakFileAnchor(harness.dataDir)
       // A narrowing goes through, and leaves the anchor behind.
       await setMode(harness, room.id, 'ask-for-approval')
       expect(
@@ -58,8 +53,7 @@ describe(
       }
       const grants = await roomGrants(harness, room.id)
       // Restore before asserting, so the harness can shut down cleanly.
-      rmSync(anchorFile, { recursive: true })
-      writeFileSync(anchorFile, saved, { mode: 0o600 })
+      anchor.restore()
       expect(refused).toEqual([
         {
           decision: 'allow-always',

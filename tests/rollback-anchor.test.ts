@@ -1,12 +1,4 @@
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -20,6 +12,7 @@ import { DATABASE_FILE_NAME } from '../src/runtime/store/database.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import { openEventStream } from './support/event-stream.ts'
 import {
+  breakFileAnchor,
   auditVerify,
   editDatabase,
   queryDatabase,
@@ -364,11 +357,7 @@ describe('the anchor as the runtime keeps it', { timeout: CASE_MS }, () => {
     const harness = await start()
     const room = await createRoom(harness)
     await setMode(harness, room.id, 'full-access')
-    const anchorFile = join(harness.dataDir, ANCHOR_FILE_NAME)
-    const saved = readFileSync(anchorFile, 'utf8')
-    // A real failure of the real store: a directory where the file goes.
-    rmSync(anchorFile)
-    mkdirSync(anchorFile, { mode: 0o700 })
+    const { saved, restore } = breakFileAnchor(harness.dataDir)
 
     const narrowed = await setMode(harness, room.id, 'ask-for-approval')
     expect(narrowed).toMatchObject({ mode: 'ask-for-approval' })
@@ -392,8 +381,7 @@ describe('the anchor as the runtime keeps it', { timeout: CASE_MS }, () => {
     })
 
     // The keychain is back, holding what it held before the failure.
-    rmSync(anchorFile, { recursive: true })
-    writeFileSync(anchorFile, saved, { mode: 0o600 })
+    restore()
     expect((await decide(harness, view, 'allow-always')).status).toBe(200)
     await turnSettled(harness, room.id, view.approval.turnId)
     expect(await roomGrants(harness, room.id)).toHaveLength(1)

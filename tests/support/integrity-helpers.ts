@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
+import { ANCHOR_FILE_NAME } from '../../src/main/core/file-secret-store.ts'
 import type { RoomPolicy } from '../../src/contracts/policy-axes.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
@@ -143,5 +145,24 @@ export async function storeSealedPolicy(
     }
   } finally {
     await harness.supervisor.start()
+  }
+}
+
+/**
+ * A real failure of the real file anchor store: a directory where the
+ * anchor file goes, so every anchor write fails until `restore` puts the
+ * file back as it was. Returns the counter the anchor held, and `restore`.
+ */
+export function breakFileAnchor(dataDir: string): { saved: string; restore: () => void } {
+  const anchorFile = join(dataDir, ANCHOR_FILE_NAME)
+  const saved = readFileSync(anchorFile, 'utf8')
+  rmSync(anchorFile)
+  mkdirSync(anchorFile, { mode: 0o700 })
+  return {
+    saved,
+    restore: () => {
+      rmSync(anchorFile, { recursive: true })
+      writeFileSync(anchorFile, saved, { mode: 0o600 })
+    },
   }
 }
