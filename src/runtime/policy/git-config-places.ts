@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { filesNamedByProgram, runsProgram } from './git-config-programs.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
-import { regularFileText } from './regular-file-text.ts'
+import { SettledFileCache } from './settled-file-cache.ts'
 
 // The git configs Assent reads as git reads them, and what their settings
 // make git's: the hooks folders, the template folders, the programs git
@@ -16,6 +15,9 @@ import { regularFileText } from './regular-file-text.ts'
  *  may read before any include (the environment's two, the system's, the
  *  person's two, the repository's two) leave seventeen for includes. */
 const MAX_CONFIG_FILES = 24
+
+/** What each config file says, read again only when the file changes. */
+const CONFIGS_READ = new SettledFileCache((text) => readConfig(text))
 
 /** Where git, as distributions build it, keeps the system's config. */
 const SYSTEM_GIT_CONFIG = '/etc/gitconfig'
@@ -84,16 +86,10 @@ export function configPlaces(files: readonly string[], top: string | null): Conf
     // An included file git reads once it exists (`~/.gitconfig.local`):
     // making it is changing git's settings too.
     if (included) configFiles.push(realPathAllowingMissing(file) ?? file)
-    // Most of these files do not exist: a stat that says so without
-    // throwing costs a fraction of a read that fails.
-    if (!existsSync(file)) return
-    let config: string
-    try {
-      config = regularFileText(file)
-    } catch {
-      return
-    }
-    const found = readConfig(config)
+    // Read at every judgment, most not there and the rest seldom changed:
+    // one stat each, a read only when the file changed (settled-file-cache.ts).
+    const found = CONFIGS_READ.read(file)
+    if (found === null) return
     settings.hooksPaths.push(...found.hooksPaths)
     settings.programs.push(...found.programs)
     settings.templates.push(...found.templates)

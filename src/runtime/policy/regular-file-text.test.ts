@@ -36,6 +36,31 @@ describe('regularFileText', () => {
     expect(regularFileText(file)).toBe(long)
   })
 
+  it('reads what is there when the file holds more than its size said', () => {
+    // A file in /proc reports a size of 0 and holds text: read as a file
+    // that grew after it was looked at is.
+    const status = regularFileText('/proc/self/status')
+    expect(status).toMatch(/^Name:\t/)
+    expect(status).toMatch(/\nPid:\t\d+\n/)
+  })
+
+  it('reads an empty file as empty text', () => {
+    const file = path.join(folder, 'empty')
+    writeFileSync(file, '')
+    expect(regularFileText(file)).toBe('')
+  })
+
+  it('reads up to the cap and refuses one byte past it (EFBIG)', () => {
+    const file = path.join(folder, 'capped')
+    writeFileSync(file, 'x'.repeat(100))
+    expect(regularFileText(file, 100)).toBe('x'.repeat(100))
+    expect(() => regularFileText(file, 99)).toThrow(expect.objectContaining({ code: 'EFBIG' }))
+    // The cap holds for a file that says it is smaller than it is.
+    expect(() => regularFileText('/proc/self/status', 10)).toThrow(
+      expect.objectContaining({ code: 'EFBIG' }),
+    )
+  })
+
   it('refuses a folder as a read of one fails (EISDIR)', () => {
     expect(() => regularFileText(folder)).toThrow(expect.objectContaining({ code: 'EISDIR' }))
   })

@@ -31,11 +31,15 @@ export function regularFileText(file: string, maxBytes = 16 * 1024 * 1024): stri
     if (stats.isDirectory()) throw new NotARegularFile(file, 'EISDIR')
     if (!stats.isFile()) throw new NotARegularFile(file, 'ENOTREGULAR')
     // Read to its end, however long it grew since it was looked at, up
-    // to the cap: a config cut short could leave out what it names.
+    // to the cap: a config cut short could leave out what it names. The
+    // first buffer holds what fstat saw and one byte more, so an unchanged
+    // file is read in one go; a file that grew gets more. Unfilled bytes
+    // are never read back (only what `readSync` filled is kept), so the
+    // buffers need no zeroing: these files are read at every judgment.
     const chunks: Buffer[] = []
     let length = 0
+    let chunk = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1)
     for (;;) {
-      const chunk = Buffer.alloc(64 * 1024)
       const read = readSync(fd, chunk, 0, chunk.length, null)
       if (read === 0) break
       length += read
@@ -45,6 +49,7 @@ export function regularFileText(file: string, maxBytes = 16 * 1024 * 1024): stri
         })
       }
       chunks.push(chunk.subarray(0, read))
+      chunk = read < chunk.length ? chunk.subarray(read) : Buffer.allocUnsafe(64 * 1024)
     }
     return Buffer.concat(chunks).toString('utf8')
   } finally {
