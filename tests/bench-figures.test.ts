@@ -77,6 +77,7 @@ describe('the gateway figures', () => {
     directP50Ms: [0.7, 0.8, 0.7],
     idleRssBytes: [64 * 1024 * 1024],
     callsPerRound: 100,
+    warmupCalls: 200,
   }
 
   it('counts a round where the gateway measured no slower than direct as 1 µs, never as a negative figure', () => {

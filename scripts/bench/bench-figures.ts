@@ -325,7 +325,7 @@ export function commandFigures(result: CommandSandboxBenchResult): MeasuredFigur
 }
 
 export function gatewayFigures(result: GatewayBenchResult): MeasuredFigure[] {
-  const perRound = `per round, ${result.callsPerRound} calls of each, direct and through the gateway alternating, one SDK client each over stdio; a round at or below 0 counts as 0.001`
+  const perRound = `per round, after ${result.warmupCalls} untimed calls of each: ${result.callsPerRound} calls of each kind in a phase of its own, direct and through the gateway alternating, one SDK client each over stdio; a round at or below 0 counts as 0.001`
   return [
     figure({
       id: 'gateway.added-latency-ms',

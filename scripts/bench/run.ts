@@ -68,7 +68,7 @@ const FULL = {
   consentRuns: 30,
   workbench: { decided: 500, pending: 20, loads: 3 },
   commands: { rounds: 3, pairsPerRound: 30 },
-  gateway: { rounds: 3, callsPerRound: 100 },
+  gateway: { rounds: 3, callsPerRound: 100, warmupCalls: 200 },
 }
 
 const QUICK: typeof FULL = {
@@ -87,7 +87,7 @@ const QUICK: typeof FULL = {
   consentRuns: 5,
   workbench: { decided: 100, pending: 10, loads: 2 },
   commands: { rounds: 2, pairsPerRound: 8 },
-  gateway: { rounds: 2, callsPerRound: 20 },
+  gateway: { rounds: 2, callsPerRound: 20, warmupCalls: 10 },
 }
 
 // The room UI is final (rooms, cards, picker); set to false while it is
