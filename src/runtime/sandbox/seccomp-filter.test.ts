@@ -2,18 +2,22 @@ import { describe, expect, it } from 'vitest'
 import { sandboxSeccompFilter } from './seccomp-filter.ts'
 
 // The filter's decisions, read by a small interpreter of the classic BPF
-// the kernel runs (the five instructions the filter uses; any other fails
+// the kernel runs (the six instructions the filter uses; any other fails
 // the test), for each machine it is built for: arm64's cannot run here.
 // The x64 filter also runs in a real bubblewrap in command-sandbox.test.ts.
 
 const KILL = 'kill'
 const ALLOW = 'allow'
 
-function decide(filter: Buffer, call: { arch: number; nr: number; first?: number }): string {
+function decide(
+  filter: Buffer,
+  call: { arch: number; nr: number; first?: number; second?: number },
+): string {
   const data = Buffer.alloc(64)
   data.writeUInt32LE(call.nr, 0)
   data.writeUInt32LE(call.arch, 4)
   data.writeUInt32LE(call.first ?? 0, 16)
+  data.writeUInt32LE(call.second ?? 0, 24)
   let accumulator = 0
   for (let pc = 0; pc < filter.length / 8; pc += 1) {
     const code = filter.readUInt16LE(pc * 8)
@@ -24,6 +28,7 @@ function decide(filter: Buffer, call: { arch: number; nr: number; first?: number
     else if (code === 0x15) pc += accumulator === k ? jt : jf
     else if (code === 0x35) pc += accumulator >= k ? jt : jf
     else if (code === 0x45) pc += (accumulator & k) !== 0 ? jt : jf
+    else if (code === 0x54) accumulator = (accumulator & k) >>> 0
     else if (code === 0x06) {
       if (k === 0x80000000) return KILL
       if (k === 0x7fff0000) return ALLOW
@@ -73,9 +78,27 @@ describe.each(MACHINES)(
       ["the kernel's crypto sockets", { nr: socket, first: 38 }, 'errno 97'],
       ['a family past any known', { nr: socket, first: 0xffff }, 'errno 97'],
       ['no family (0)', { nr: socket, first: 0 }, 'errno 97'],
-      ['a socket pair, to its own children', { nr: pair, first: 1 }, ALLOW],
-      ['a socket pair of vsock sockets', { nr: pair, first: 40 }, 'errno 97'],
-      ['a socket pair of packet sockets', { nr: pair, first: 17 }, 'errno 97'],
+      ['a stream socket pair, to its own children', { nr: pair, first: 1, second: 1 }, ALLOW],
+      [
+        'a stream socket pair made non-blocking and closed on exec',
+        { nr: pair, first: 1, second: 1 | 0x800 | 0x80000 },
+        ALLOW,
+      ],
+      ['a sequenced-packet socket pair', { nr: pair, first: 1, second: 5 }, ALLOW],
+      [
+        'a datagram socket pair, whose sockets send to any path',
+        { nr: pair, first: 1, second: 2 },
+        'errno 13',
+      ],
+      [
+        'a datagram socket pair made non-blocking',
+        { nr: pair, first: 1, second: 2 | 0x800 },
+        'errno 13',
+      ],
+      ['a raw Unix socket pair', { nr: pair, first: 1, second: 3 }, 'errno 13'],
+      ['a socket pair of no type', { nr: pair, first: 1, second: 0 }, 'errno 13'],
+      ['a socket pair of vsock sockets', { nr: pair, first: 40, second: 1 }, 'errno 97'],
+      ['a socket pair of packet sockets', { nr: pair, first: 17, second: 1 }, 'errno 97'],
       ['io_uring, which connects without the calls the filter reads', { nr: ioUring }, 'errno 1'],
       ["the kernel's keyrings, which no namespace separates: keyctl", { nr: keyctl }, 'errno 1'],
       ['add_key', { nr: keyctl - 2 }, 'errno 1'],

@@ -11,9 +11,10 @@
  * kernel exempts sockets from it). Outside the private `/tmp` and `/run`,
  * such sockets stand wherever daemons put them: LXD's under /var/snap
  * (root on the host to its group), a password manager's SSH agent in the
- * home folder, a container engine a person started. A socket pair
- * (`socketpair`, how programs talk to their own children) is a separate
- * call and stays allowed.
+ * home folder, a container engine a person started. A connected socket
+ * pair (`socketpair`, how programs talk to their own children) is a
+ * separate call and stays allowed; a datagram pair, which can send to any
+ * path, does not.
  *
  * Every other family is refused (EAFNOSUPPORT, "not on this machine"), not
  * only Unix's: a network namespace does not separate them all. AF_VSOCK
@@ -58,10 +59,11 @@
  */
 
 /** `struct seccomp_data`: where the call's number, its ABI and its first
- *  argument's low 32 bits (little-endian) are. */
+ *  and second arguments' low 32 bits (little-endian) are. */
 const NR_OFFSET = 0
 const ARCH_OFFSET = 4
 const FIRST_ARGUMENT_OFFSET = 16
+const SECOND_ARGUMENT_OFFSET = 24
 
 const BPF_LD_W_ABS = 0x20
 const BPF_JMP_JEQ_K = 0x15
@@ -72,12 +74,17 @@ const SECCOMP_RET_KILL_PROCESS = 0x80000000
 const SECCOMP_RET_ERRNO = 0x00050000
 const SECCOMP_RET_ALLOW = 0x7fff0000
 const BPF_JMP_JSET_K = 0x45
+const BPF_ALU_AND_K = 0x54
 
 const EACCES = 13
 const EPERM = 1
 const ENOSYS = 38
 const EAFNOSUPPORT = 97
 const AF_UNIX = 1
+/** A socket's type, without its flags; the two types a pair may have. */
+const SOCK_TYPE_MASK = 0xf
+const SOCK_STREAM = 1
+const SOCK_SEQPACKET = 5
 /** The socket families a command may make: IPv4, IPv6, netlink. */
 const ALLOWED_FAMILIES: readonly number[] = [2, 10, 16]
 const CLONE_NEWUSER = 0x10000000
@@ -135,7 +142,7 @@ type Instruction = readonly [code: number, jt: number, jf: number, k: number]
  * test's skip.
  */
 /** The socketpair block's length (below, in `sandboxSeccompFilter`). */
-const PAIR_CHECK_LENGTH = 4
+const PAIR_CHECK_LENGTH = 9
 
 const SOCKET_CHECK: readonly Instruction[] = [
   [BPF_JMP_JEQ_K, 0, 0, 0],
@@ -184,11 +191,22 @@ export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null
     [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
     [BPF_JMP_JSET_K, 0, 1 + PAIR_CHECK_LENGTH + SOCKET_CHECK.length, CLONE_NEWUSER],
     [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
-    // socketpair: Unix-domain only (a pair talks to nobody else; of any
-    // other family the kernel's own code for it would run).
+    // socketpair: Unix-domain only (of any other family the kernel's own
+    // code for it would run), and connected ones only: a stream or a
+    // sequenced-packet pair talks to nobody but its other end (a
+    // `connect` on it fails, a `sendto` ignores the address). A datagram
+    // pair's socket is an ordinary unconnected datagram socket: `sendto`
+    // with a path reaches any datagram socket bound where the command can
+    // see, and hands it descriptors. The type's low four bits are the
+    // type; the rest are SOCK_NONBLOCK and SOCK_CLOEXEC.
     [BPF_JMP_JEQ_K, 0, PAIR_CHECK_LENGTH - 1, abi.socketpair],
     [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
-    [BPF_JMP_JEQ_K, SOCKET_CHECK.length + 1, 0, AF_UNIX],
+    [BPF_JMP_JEQ_K, 0, 5, AF_UNIX],
+    [BPF_LD_W_ABS, 0, 0, SECOND_ARGUMENT_OFFSET],
+    [BPF_ALU_AND_K, 0, 0, SOCK_TYPE_MASK],
+    [BPF_JMP_JEQ_K, PAIR_CHECK_LENGTH - 6 + SOCKET_CHECK.length, 0, SOCK_STREAM],
+    [BPF_JMP_JEQ_K, PAIR_CHECK_LENGTH - 7 + SOCKET_CHECK.length, 0, SOCK_SEQPACKET],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EACCES],
     [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EAFNOSUPPORT],
     [BPF_JMP_JEQ_K, 0, SOCKET_CHECK.length - 1, abi.socket],
     ...SOCKET_CHECK.slice(1),
