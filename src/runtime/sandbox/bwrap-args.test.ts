@@ -7,8 +7,10 @@ const policy: CommandSandboxPolicy = {
   readOnlyInside: ['/home/ada/project/.git'],
   hidden: [
     { path: '/home/ada/.ssh', kind: 'folder' },
-    { path: '/home/ada/mcp.json', kind: 'file' },
+    { path: '/home/ada/project/mcp.json', kind: 'file' },
   ],
+  // The file lies in the workspace: no copy of its folder stands in for it.
+  hiddenFileFolders: [],
   privateScratch: ['/tmp', '/run'],
   network: false,
 }
@@ -67,7 +69,7 @@ describe('bwrapArgs', () => {
   it('hides secrets last, as an empty read-only folder or an empty file', () => {
     const ssh = at(args, '--tmpfs', '/home/ada/.ssh', '--remount-ro', '/home/ada/.ssh')
     expect(ssh).toBeGreaterThan(at(args, '--ro-bind', '/home/ada/project/.git'))
-    expect(at(args, '--ro-bind', '/dev/null', '/home/ada/mcp.json')).toBeGreaterThan(ssh)
+    expect(at(args, '--ro-bind', '/dev/null', '/home/ada/project/mcp.json')).toBeGreaterThan(ssh)
   })
 
   it('cuts the network and every namespace it can', () => {
@@ -111,5 +113,61 @@ describe('bwrapArgs', () => {
     const unheld = bwrapArgs(policy, launch, new Map())
     expect(unheld).not.toContain('--bind')
     expect(unheld).not.toContain('--bind-fd')
+  })
+})
+
+describe('bwrapArgs for a hidden file outside the writable roots', () => {
+  const home = '/home/ada'
+  const copied: CommandSandboxPolicy = {
+    ...policy,
+    hidden: [
+      { path: `${home}/.ssh`, kind: 'folder' },
+      { path: `${home}/.netrc`, kind: 'file' },
+    ],
+    hiddenFileFolders: [
+      {
+        path: home,
+        entries: [
+          { name: '.bashrc', as: 'link', target: 'dotfiles/bashrc' },
+          { name: '.netrc', as: 'empty-file' },
+          { name: '.ssh', as: 'empty-folder' },
+          { name: 'project', as: 'bound' },
+        ],
+      },
+    ],
+  }
+  const args = bwrapArgs(copied, launch, held)
+
+  it('shows its folder as a read-only copy, the file empty on an entry of its own', () => {
+    const copy = at(args, '--tmpfs', home)
+    expect(copy).toBeGreaterThan(at(args, '--ro-bind', '/', '/'))
+    expect(at(args, '--ro-bind', '/dev/null', `${home}/.netrc`)).toBeGreaterThan(copy)
+    expect(at(args, '--dir', `${home}/.ssh`)).toBeGreaterThan(copy)
+    expect(at(args, '--symlink', 'dotfiles/bashrc', `${home}/.bashrc`)).toBeGreaterThan(copy)
+    expect(at(args, '--ro-bind-try', `${home}/project`, `${home}/project`)).toBeGreaterThan(copy)
+    expect(at(args, '--remount-ro', home)).toBeGreaterThan(
+      at(args, '--ro-bind-try', `${home}/project`),
+    )
+    // Not hidden a second time by a mount over its path, which could be
+    // made only on the real folder's entry.
+    expect(args.filter((arg) => arg === `${home}/.netrc`)).toHaveLength(1)
+    expect(at(args, '--tmpfs', `${home}/.ssh`)).toBe(-1)
+  })
+
+  it('binds the writable workspace over the copy it lies in', () => {
+    expect(at(args, '--bind-fd', '4', '/home/ada/project')).toBeGreaterThan(
+      at(args, '--remount-ro', home),
+    )
+  })
+
+  it('hides whole a folder it could not list', () => {
+    const whole = bwrapArgs(
+      { ...copied, hiddenFileFolders: [{ path: home, entries: null }] },
+      launch,
+      held,
+    )
+    expect(at(whole, '--tmpfs', home, '--remount-ro', home)).toBeGreaterThan(-1)
+    expect(whole).not.toContain(`${home}/.netrc`)
+    expect(whole).not.toContain(`${home}/.ssh`)
   })
 })

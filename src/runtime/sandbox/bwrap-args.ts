@@ -51,7 +51,8 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
  *    after the check binds nothing else;
  * 3. the read-only paths inside them bound read-only over themselves;
  * 4. the hidden paths last, so a credential folder or Assent's data inside
- *    the workspace is hidden too.
+ *    the workspace is hidden too; a hidden file outside them is already
+ *    empty in its folder's copy, made before the writable roots.
  *
  * Then the seccomp filter, read from descriptor 3 (seccomp-filter.ts: no
  * Unix-domain socket, no user namespace of its own), which whoever starts
@@ -73,6 +74,23 @@ export function bwrapArgs(
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
   args.push('--ro-bind', '/proc/sys', '/proc/sys')
   for (const scratch of policy.privateScratch) args.push('--tmpfs', scratch)
+  // Each folder holding a hidden file as a read-only copy of its own
+  // (hidden-file-folders.ts), before the writable roots, which may lie
+  // inside one and are bound over it.
+  const shown = new Set<string>()
+  for (const folder of policy.hiddenFileFolders) {
+    args.push('--tmpfs', folder.path)
+    for (const entry of folder.entries ?? []) {
+      const at = `${folder.path === '/' ? '' : folder.path}/${entry.name}`
+      shown.add(at)
+      // `-try`: an entry gone since the folder was listed is left out.
+      if (entry.as === 'bound') args.push('--ro-bind-try', at, at)
+      else if (entry.as === 'link') args.push('--symlink', entry.target, at)
+      else if (entry.as === 'empty-file') args.push('--ro-bind', '/dev/null', at)
+      else args.push('--dir', at)
+    }
+    args.push('--remount-ro', folder.path)
+  }
   // Each writable root by the descriptor that held it since it was checked
   // (held-folders.ts), never by its path; one not held is not bound, and
   // bubblewrap's `--chdir` into it then fails the start.
@@ -82,6 +100,8 @@ export function bwrapArgs(
   }
   for (const inside of policy.readOnlyInside) args.push('--ro-bind', inside, inside)
   for (const hidden of policy.hidden) {
+    // Already empty in its folder's copy, or in a folder hidden whole.
+    if (shown.has(hidden.path) || hiddenWhole(policy, hidden.path)) continue
     if (hidden.kind === 'folder') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path)
     else args.push('--ro-bind', '/dev/null', hidden.path)
   }
@@ -91,4 +111,12 @@ export function bwrapArgs(
   for (const [name, value] of Object.entries(launch.env)) args.push('--setenv', name, value)
   args.push('--chdir', launch.cwd, '--', ...launch.argv)
   return args
+}
+
+/** Whether `hidden` is in a folder holding hidden files that is hidden
+ *  whole (one that could not be listed, or too large to copy). */
+function hiddenWhole(policy: CommandSandboxPolicy, hidden: string): boolean {
+  return policy.hiddenFileFolders.some(
+    (folder) => folder.entries === null && hidden.startsWith(`${folder.path}/`),
+  )
 }

@@ -4,6 +4,7 @@ import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
 import { HOME_SECRET_FOLDERS } from '../policy/secret-folders.ts'
 import { sensitivePath } from '../policy/sensitive-paths.ts'
+import { hiddenFileFolders, type HiddenFileFolder } from './hidden-file-folders.ts'
 
 /** Something the command must see as empty: a folder as an empty folder, a
  *  file as an empty file. */
@@ -29,6 +30,10 @@ export interface CommandSandboxPolicy {
   readOnlyInside: string[]
   /** Real, existing paths the command sees as empty. */
   hidden: HiddenPath[]
+  /** The folders holding hidden files, shown as read-only copies with
+   *  each hidden file empty in them (hidden-file-folders.ts), where a
+   *  mount can stand in for the folder; parents first. */
+  hiddenFileFolders: HiddenFileFolder[]
   /** Folders replaced by empty, writable ones of the command's own, under
    *  everything else: `/tmp`, so nothing written there reaches the host and
    *  nothing of the host's is seen, and `/run`, whose sockets (the session
@@ -94,24 +99,27 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
     if (!writable.some((root) => deep === root || deep.startsWith(root + path.sep))) hide(deep)
   }
   for (const own of input.assentPrivate) hide(own)
+  // A path inside a folder that is hidden already is hidden with it; a
+  // mount over it would have to be made inside the empty folder, which
+  // bubblewrap cannot do (and which would refuse every command).
+  const shownHidden = hidden.filter(
+    (inner) =>
+      !hidden.some(
+        (outer) =>
+          outer !== inner &&
+          outer.kind === 'folder' &&
+          inner.path.startsWith(outer.path + path.sep),
+      ),
+  )
+  const privateScratch = ['/tmp', '/run'].filter((scratch) => existing(scratch)?.kind === 'folder')
   return {
     writableRoots: writable,
     readOnlyInside: unique(readOnlyAsked.map(realOrNull)).filter((inside) =>
       writable.some((root) => inside !== root && inside.startsWith(root + path.sep)),
     ),
-    // A path inside a folder that is hidden already is hidden with it; a
-    // mount over it would have to be made inside the empty folder, which
-    // bubblewrap cannot do (and which would refuse every command).
-    hidden: hidden.filter(
-      (inner) =>
-        !hidden.some(
-          (outer) =>
-            outer !== inner &&
-            outer.kind === 'folder' &&
-            inner.path.startsWith(outer.path + path.sep),
-        ),
-    ),
-    privateScratch: ['/tmp', '/run'].filter((scratch) => existing(scratch)?.kind === 'folder'),
+    hidden: shownHidden,
+    hiddenFileFolders: hiddenFileFolders(shownHidden, [...writable, ...privateScratch]),
+    privateScratch,
     network: false,
   }
 }

@@ -222,7 +222,14 @@ function tryBubblewrap(
   // Exactly what a command gets, under the narrowest policy: what is
   // checked is what runs.
   const args = bwrapArgs(
-    { writableRoots: [], readOnlyInside: [], hidden: [], privateScratch: ['/tmp'], network: false },
+    {
+      writableRoots: [],
+      readOnlyInside: [],
+      hidden: [],
+      hiddenFileFolders: [],
+      privateScratch: ['/tmp'],
+      network: false,
+    },
     { argv: [cat, '/proc/self/status'], env: {}, cwd: '/' },
     new Map(),
   )

@@ -9,6 +9,7 @@ const policy: CommandSandboxPolicy = {
     { path: '/Users/ada/.ssh', kind: 'folder' },
     { path: '/Users/ada/Library/Application Support/Assent', kind: 'folder' },
   ],
+  hiddenFileFolders: [],
   privateScratch: ['/tmp'],
   network: false,
 }
