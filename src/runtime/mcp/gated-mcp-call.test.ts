@@ -222,3 +222,32 @@ describe('runGatedMcpCall under a mode that runs no MCP call', () => {
     expect(asked).toEqual([])
   })
 })
+
+describe('runGatedMcpCall when nobody allowed', () => {
+  it('says the approval ran out of time when it did', async () => {
+    const { connection, counts } = standInConnection([[WRITE]])
+    const { port } = answering({ status: 'expired', reason: 'not confirmed in time' })
+    await expect(call(connection, port)).rejects.toMatchObject({
+      reason: 'expired',
+      message: 'Nobody confirmed notes__write_note in time; it did not run',
+      words: undefined,
+    })
+    expect(counts.runs).toBe(0)
+  })
+
+  it('says why an approval withdrawn for a reason ended, in words too', async () => {
+    const { connection, counts } = standInConnection([[WRITE]])
+    const words = message('call.actionChanged')
+    const { port } = answering({
+      status: 'expired',
+      reason: 'its stored action changed outside Assent',
+      reasonMessage: words,
+    })
+    await expect(call(connection, port)).rejects.toMatchObject({
+      reason: 'expired',
+      message: 'notes__write_note did not run: its stored action changed outside Assent',
+      words,
+    })
+    expect(counts.runs).toBe(0)
+  })
+})

@@ -1,6 +1,6 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
-import { message } from '../../contracts/runtime-message.ts'
+import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { ElicitationForm } from './mcp-elicitation.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
@@ -73,6 +73,10 @@ export function mcpApprovalFields(request: McpConsentRequest) {
 export interface McpConsentTicket {
   status: 'allowed' | 'denied' | 'expired'
   reason: string | null
+  /** Why an approval ended without a decision, in the person's words,
+   *  when it was withdrawn for a reason (its stored action changed, the
+   *  workspace moved) rather than left to run out of time. */
+  reasonMessage?: RuntimeMessage
   /** Set when a grant answered at once, matched against the definition
    *  sent with the request: nobody read anything in between, so there is no
    *  wait during which the definition could have changed under a reader. */
@@ -183,6 +187,17 @@ export async function runGatedMcpCall(
     throw new McpRefusal('denied', `The person denied ${server.id}__${toolName}${why}`)
   }
   if (ticket.status === 'expired') {
+    // Withdrawn for a reason, the reason is what the caller hears: "nobody
+    // confirmed in time" would send the person looking for a window that
+    // was never theirs to answer.
+    if (ticket.reasonMessage !== undefined && ticket.reason !== null) {
+      throw new McpRefusal(
+        'expired',
+        `${server.id}__${toolName} did not run: ${ticket.reason}`,
+        undefined,
+        ticket.reasonMessage,
+      )
+    }
     throw new McpRefusal(
       'expired',
       `Nobody confirmed ${server.id}__${toolName} in time; it did not run`,

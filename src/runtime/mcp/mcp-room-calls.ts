@@ -198,6 +198,7 @@ export class McpRoomCalls implements McpToolCalls {
     return {
       status,
       reason: outcome.reason ?? null,
+      ...(outcome.reasonMessage === undefined ? {} : { reasonMessage: outcome.reasonMessage }),
       report,
     }
   }
@@ -227,7 +228,7 @@ function outcomeOfRefusal(refusal: McpRefusal, tool: string): McpCallOutcome {
         ok: false,
         output: refusal.message,
         code: 'approval_expired',
-        message: message('call.expired'),
+        message: refusal.words ?? message('call.expired'),
       },
     }
   }
