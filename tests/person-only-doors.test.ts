@@ -334,8 +334,14 @@ describe('a grant for a tool called through the MCP gateway', () => {
     await mkdir(join(other, 'conf/hooks'), { recursive: true })
     await writeFile(join(other, '.git/config'), '[core]\n\thooksPath = conf/hooks\n')
     await waitsForThePerson({ target: join(other, 'conf/hooks/pre-commit'), body: EVIL })
-    const control = { target: join(other, 'docs/notes.txt'), body: EVIL }
-    expect(await openCall(control)).toMatchObject({ status: 'allowed', grantId })
+    // Any other place there is outside the workspace: what the server
+    // reads there is a private read, which no grant answers either
+    // (private-read-approval.ts, `grantForAction`); the person is asked,
+    // and may allow it always (the grant then answers inside the workspace).
+    const outside = await openCall({ target: join(other, 'docs/notes.txt'), body: EVIL })
+    expect(outside).toMatchObject({ status: 'pending', grantId: null })
+    const view = await harness.client.getApproval(outside.approvalId ?? '')
+    expect((await decide(harness, view, 'deny')).status).toBe(200)
   })
 })
 

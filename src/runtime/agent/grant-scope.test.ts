@@ -64,13 +64,35 @@ describe('what an allow-always grants', () => {
   })
 
   it('grants a plain command line exactly, and nothing for a shell command or a recursive delete', () => {
-    expect(grantScopeFor(approval('run_command', { argv: ['echo', 'hi'] }))).toMatchObject({
+    const contained = (args: Record<string, unknown>) => ({
+      ...approval('run_command', args),
+      containment: {
+        contained: true as const,
+        writableRoots: [workspace],
+        network: false,
+        secretsHidden: true,
+      },
+    })
+    expect(grantScopeFor(contained({ argv: ['echo', 'hi'] }))).toMatchObject({
       ok: true,
       draft: { scope: 'command', command: ['echo', 'hi'] },
     })
-    expect(
-      grantScopeFor(approval('run_command', { argv: ['echo hi'], shell: true })),
-    ).toMatchObject({ ok: false })
+    expect(grantScopeFor(contained({ argv: ['echo hi'], shell: true }))).toMatchObject({
+      ok: false,
+    })
+    // Seen running uncontained, a command is allowed one run at a time.
+    for (const containment of [
+      undefined,
+      { contained: false as const, why: 'full-access' as const },
+      { contained: false as const, why: 'uncontained-setting' as const },
+    ]) {
+      expect(
+        grantScopeFor({
+          ...approval('run_command', { argv: ['echo', 'hi'] }),
+          ...(containment === undefined ? {} : { containment }),
+        }),
+      ).toMatchObject({ ok: false, reason: expect.stringMatching(/does not contain/) })
+    }
     expect(
       grantScopeFor(approval('delete_file', { path: 'old.txt', recursive: true })),
     ).toMatchObject({ ok: false, reason: expect.stringMatching(/recursive/) })

@@ -78,6 +78,12 @@ export function grantScopeFor(
   }
   const args = approval.arguments
   if (approval.toolName === 'run_command') {
+    // A grant answers a command only where the sandbox contains it
+    // (tool-call-runner.ts): one the person saw run uncontained (full
+    // access, no sandbox on this machine) is theirs to allow each time.
+    if (approval.containment?.contained !== true) {
+      return unavailable('a command the sandbox does not contain is allowed one run at a time')
+    }
     const command = grantableCommand(args)
     if (command === null) {
       return unavailable(

@@ -235,7 +235,12 @@ export class ToolCallRunner {
     // the sandbox would let it write there too, which the grant's maker
     // never saw (a person allowing it is shown every folder it may write).
     const widenedCommand = tool.kind === 'run-command' && widenedRoots(scope.widenings).length > 0
-    if (access.widened !== true && !widenedCommand) {
+    // Nor does a grant answer a command the sandbox would not contain (it
+    // was given for one it did, or shown as uncontained to a person who
+    // may not have let it run so again), nor a private read, which only the
+    // person who sees that very place may allow (private-read-approval.ts).
+    const uncontained = tool.kind === 'run-command' && containment?.contained !== true
+    if (access.widened !== true && !widenedCommand && !uncontained && privateRead === null) {
       const grant = grantThatMayAnswer(
         {
           toolName: tool.name,

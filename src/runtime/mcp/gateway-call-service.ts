@@ -21,7 +21,8 @@ import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { RoomDirectory } from '../ports/room-directory.ts'
-import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
+import { mcpTouch } from '../policy/person-only.ts'
+import { grantForAction } from '../policy/private-read-approval.ts'
 import {
   checkWorkspaceIdentity,
   sameWorkspace,
@@ -127,8 +128,12 @@ export class GatewayCallService {
 
     // In plan mode (`never`) no grant answers: the call is refused in the
     // policy's name below, whatever was allowed always before.
-    const grant = grantThatMayAnswer(mcpTouch(request, room.workspace), policy.approvalPolicy, () =>
-      this.options.grants.findMcpGrant(room.id, request),
+    const action = { ...mcpApprovalFields(request), workingDirectory: room.workspace }
+    const grant = await grantForAction(
+      mcpTouch(request, room.workspace),
+      action,
+      policy.approvalPolicy,
+      () => this.options.grants.findMcpGrant(room.id, request),
     )
     if (grant) {
       conversations.openCallAllowedByGrant(turn, call, grant.id, at)
@@ -151,7 +156,7 @@ export class GatewayCallService {
     const pending = this.options.requester.open({
       turn,
       call,
-      action: { ...mcpApprovalFields(request), workingDirectory: room.workspace },
+      action,
     })
     this.waiting.set(call.id, { pending, cancelKeyDigest: secretDigest(cancelKey) })
     void pending.outcome.then((outcome) => {

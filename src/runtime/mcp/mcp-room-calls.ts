@@ -8,7 +8,8 @@ import type { McpToolCalls, ToolCallOutcome } from '../ports/mcp-tool-calls.ts'
 import type { EventBus } from '../events/event-bus.ts'
 import type { ApprovalRequester } from '../gate/approval-requester.ts'
 import { capOutput } from '../tools/tool-types.ts'
-import { grantThatMayAnswer, mcpTouch } from '../policy/person-only.ts'
+import { mcpTouch } from '../policy/person-only.ts'
+import { grantForAction } from '../policy/private-read-approval.ts'
 import { workspaceMovedSince } from '../policy/workspace-identity.ts'
 import {
   mcpApprovalFields,
@@ -173,8 +174,10 @@ export class McpRoomCalls implements McpToolCalls {
   ): Promise<McpConsentTicket> {
     const { conversations, requester, now } = this.options
     const report = async () => undefined
-    const grant = grantThatMayAnswer(
+    const action = { ...mcpApprovalFields(request), workingDirectory: turn.workspace }
+    const grant = await grantForAction(
       mcpTouch(request, turn.workspace),
+      action,
       turn.policy.approvalPolicy,
       () => this.options.grants.findMcpGrant(turn.roomId, request),
     )
@@ -188,11 +191,7 @@ export class McpRoomCalls implements McpToolCalls {
     }
     // No review description: the automatic reviewer cannot judge what an
     // MCP server will do, so the person decides whatever the room's mode.
-    const outcome = await requester.ask({
-      turn,
-      call,
-      action: { ...mcpApprovalFields(request), workingDirectory: turn.workspace },
-    })
+    const outcome = await requester.ask({ turn, call, action })
     // The outcome resolves only once the approval left pending.
     const status = outcome.status === 'pending' ? 'expired' : outcome.status
     return {

@@ -3,7 +3,9 @@ import { AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
 import { namedPaths } from './named-paths.ts'
-import { touchOfApproval } from './person-only.ts'
+import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
+import { grantsHonoured } from './approval-policy.ts'
+import { grantThatMayAnswer, touchOfApproval, type ActionTouch } from './person-only.ts'
 import { privateReadReason } from './read-reach.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { readCommandLines } from './shell-commands.ts'
@@ -76,6 +78,33 @@ export async function privateReadOfApproval(
     // it keeps it from every decider, with its reason shown.
     secretNames: reading === 'tool',
   })
+}
+
+/**
+ * The grant `find` gives for an action a door is about to ask about
+ * (`grantThatMayAnswer`: not under a policy that honours none, never for
+ * what the person-only rule keeps), unless `action`, as the approval would
+ * store it, is a private read: a place outside the workspace is read only
+ * when the person allowed that very read, as neither the automatic review
+ * nor the approver webhook may (the requester's `othersMayDecide`). A
+ * grant given on a read inside the workspace, or on one the person did
+ * read, never answers for another place. Fails closed: a read that cannot
+ * be judged is private.
+ */
+export async function grantForAction<G>(
+  touch: ActionTouch,
+  action: ApprovalAction,
+  approvalPolicy: ApprovalPolicy,
+  find: () => G | undefined,
+): Promise<G | undefined> {
+  if (!grantsHonoured(approvalPolicy)) return undefined
+  const why = await privateReadOfApproval(action, touch.workspace, touch.resolvedPaths).catch(
+    (error: unknown) => `the read could not be judged: ${String(error)}`,
+  )
+  if (why !== null) return undefined
+  // Looked up after the wait, not before it: a grant revoked meanwhile
+  // answers nothing.
+  return grantThatMayAnswer(touch, approvalPolicy, find)
 }
 
 /** The first candidate whose real path cannot be found from one of the
