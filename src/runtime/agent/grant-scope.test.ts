@@ -69,8 +69,8 @@ describe('what an allow-always grants', () => {
       containment: {
         contained: true as const,
         writableRoots: [workspace],
-        network: false,
-        secretsHidden: true,
+        network: false as const,
+        secretsHidden: true as const,
       },
     })
     expect(grantScopeFor(contained({ argv: ['echo', 'hi'] }))).toMatchObject({
