@@ -234,7 +234,7 @@ describe('the Codex client against a hostile agent', () => {
     expect(refusals()).toEqual([
       'unannounced-changes -> decline',
       'grant-root -> decline',
-      'unannounced-changes -> decline',
+      'other-turn -> decline',
     ])
   })
 

@@ -107,11 +107,14 @@ export const ConsentActionSchema = z.discriminatedUnion('type', [
     reason: z.string(),
   }),
   /** An external agent's command line, exactly as the agent will run it
-   *  (Codex: `/bin/bash -lc '…'`), and the folder it runs in. */
+   *  (Codex: `/bin/bash -lc '…'`), and the folder it runs in: as the agent
+   *  wrote it, and the real folder it leads to when a link makes that
+   *  another. */
   z.strictObject({
     type: z.literal('agent-command'),
     commandLine: z.string().min(1),
     directory: z.string(),
+    realDirectory: z.string().optional(),
   }),
   /** The files an external agent will change: each with its change, its
    *  diff when the runtime could read it, and the agent's own text where
@@ -124,6 +127,9 @@ export const ConsentActionSchema = z.discriminatedUnion('type', [
           path: z.string(),
           change: z.enum(['add', 'update', 'delete']),
           movePath: z.string().nullable(),
+          /** Where a link makes `path` or `movePath` lead, when elsewhere. */
+          realPath: z.string().optional(),
+          realMovePath: z.string().optional(),
           fileChange: FileChangeSchema.optional(),
           agentDiff: z.string().nullable(),
         }),

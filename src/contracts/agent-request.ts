@@ -38,8 +38,12 @@ export const AgentCommandArgumentsSchema = z.strictObject({
   commandLine: z.string().min(1),
   /** The same as an argument vector, when the agent gave one. */
   argv: z.array(z.string()).min(1).nullable(),
-  /** Where it runs: absolute. */
+  /** Where it runs: absolute, as the agent wrote it. */
   cwd: z.string().min(1),
+  /** The real folder `cwd` leads to, when a link on the way makes it
+   *  another: where the command runs, so the window shows it and an allow
+   *  is bound to it. Absent when `cwd` is the real folder. */
+  realCwd: z.string().min(1).optional(),
 })
 export type AgentCommandArguments = z.infer<typeof AgentCommandArgumentsSchema>
 
@@ -52,6 +56,12 @@ export const AgentFileChangeSchema = z.strictObject({
   change: z.enum(['add', 'update', 'delete']),
   /** Where an update moves the file to, if it does. */
   movePath: z.string().min(1).nullable(),
+  /** The real file `path` leads to, and the real place `movePath` does,
+   *  when a link makes either another: the agent follows the link, so
+   *  this is where it acts, what the window shows beside the name, and
+   *  what an allow is bound to. Absent when the path is the real one. */
+  realPath: z.string().min(1).optional(),
+  realMovePath: z.string().min(1).optional(),
   /** The change as the window shows it: a new file's content, the changed
    *  lines of an update, or what a delete removes. Null when the runtime
    *  could not read the agent's diff; `agentDiff` is then shown as sent. */

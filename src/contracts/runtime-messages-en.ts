@@ -242,6 +242,8 @@ export const RUNTIME_MESSAGES_EN = {
     deniedByReview: 'Denied by the automatic review: {{reason}}; the agent was told no.',
     actionMismatch:
       'Refused: the approval that was decided no longer shows what the agent asked to do.',
+    whereChanged:
+      'Refused: a path the agent named leads elsewhere now than where it was shown; the agent was told no.',
     noFile: 'the request names no file',
     tooManyFiles: 'the request changes more than {{count}} files',
     tooLarge: 'the change is too large to show in the protected window',
@@ -251,6 +253,8 @@ export const RUNTIME_MESSAGES_EN = {
     update: 'Edit {{path}}',
     delete: 'Delete {{path}}',
     changesMore: '{{first}} and {{count}} more files',
+    leadsTo: '{{path}}, which leads to {{real}}',
+    whereNotShown: 'where it acts could not be worked out, so it cannot be shown',
     refusal: {
       unreadable: 'its parameters could not be read',
       otherSession: 'it named another session',
@@ -265,6 +269,8 @@ export const RUNTIME_MESSAGES_EN = {
         'it named the folder its command runs in by a relative path, so where it runs cannot be shown',
       noAllowOnceOption: 'it offered no way to allow it just once',
       ambiguousOptions: 'two of its answers shared one id',
+      turnCancelled: 'it came after Assent had ended the turn',
+      otherTurn: 'it named a turn other than the one running',
     },
   },
   lines: {

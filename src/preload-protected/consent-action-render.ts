@@ -152,6 +152,10 @@ export function renderApprovalAction(
     case 'agent-command':
       facts.add('consent.action.commandLine', action.commandLine, 'consent-command')
       facts.add('consent.action.directory', action.directory, 'consent-mono')
+      // The agent runs it where the link leads: said right under the name.
+      if (action.realDirectory !== undefined) {
+        facts.add('consent.action.leadsTo', action.realDirectory, 'consent-mono')
+      }
       note(document, body, translate(lang, 'consent.action.agentCommand'), true)
       return
     case 'agent-file-changes':
@@ -160,8 +164,15 @@ export function renderApprovalAction(
       for (const change of action.changes) {
         const file = new FactList(document, body, writer, lang)
         file.add(FILE_CHANGE_LABELS[change.change], change.path, 'consent-mono')
+        // The agent writes where a link leads: said right under the name.
+        if (change.realPath !== undefined) {
+          file.add('consent.action.leadsTo', change.realPath, 'consent-mono')
+        }
         if (change.movePath !== null) {
           file.add('consent.action.moveTo', change.movePath, 'consent-mono')
+          if (change.realMovePath !== undefined) {
+            file.add('consent.action.leadsTo', change.realMovePath, 'consent-mono')
+          }
         }
         if (change.fileChange) {
           renderFileChange(document, body, change.fileChange, writer, lang)

@@ -31,11 +31,12 @@ export function renderConsequences(
     paragraph.textContent = translate(lang, 'consent.consequence.deny')
   })
   const mcpServer = view.action.type === 'mcp' ? view.action.serverName : ''
+  // The file a grant would remember: an agent's file by where a link leads.
   const path =
     view.action.type === 'delete'
       ? view.action.absolutePath
       : view.action.type === 'agent-file-changes'
-        ? (view.action.changes[0]?.path ?? '')
+        ? (view.action.changes[0]?.realPath ?? view.action.changes[0]?.path ?? '')
         : ''
   line(CONSEQUENCE_IDS.alwaysAllow, (paragraph) => {
     const values = {

@@ -54,10 +54,14 @@ export function consentAction(action: CanonicalAction, fileChange?: FileChange):
   // other tool calls are shown whole as `other`.
   const request = readAgentRequest(action.toolName, action.arguments)
   if (request?.tool === AGENT_COMMAND_TOOL) {
+    const { realCwd } = request.args
     return {
       type: 'agent-command',
       commandLine: request.args.commandLine,
       directory: request.args.cwd,
+      // The real folder the runtime resolved the `cwd` to and bound, when a
+      // link makes it another.
+      ...(realCwd === undefined ? {} : { realDirectory: realCwd }),
     }
   }
   if (request?.tool === AGENT_FILE_CHANGE_TOOL) {
@@ -67,6 +71,9 @@ export function consentAction(action: CanonicalAction, fileChange?: FileChange):
         path: change.path,
         change: change.change,
         movePath: change.movePath,
+        // Where the runtime resolved a link to and bound, when elsewhere.
+        ...(change.realPath === undefined ? {} : { realPath: change.realPath }),
+        ...(change.realMovePath === undefined ? {} : { realMovePath: change.realMovePath }),
         ...(change.preview === null ? {} : { fileChange: change.preview }),
         agentDiff: change.agentDiff,
       })),

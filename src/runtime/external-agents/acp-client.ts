@@ -195,6 +195,7 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     // request with `cancelled`; withdrawing them does exactly that.
     this.approvals.withdrawAll()
     if (this.connection && this.sessionId !== null && this.turn) {
+      this.turnCancelled = true
       this.connection.peer.notify(ACP_METHODS.cancel, {
         sessionId: this.sessionId,
       } satisfies CancelNotification)
@@ -216,6 +217,18 @@ export class AcpClient extends ExternalAgentClient<AcpAgentConfig> implements Ex
     const { sessionId, options } = parsed.data
     if (sessionId !== this.sessionId) {
       return this.refuse('other-session', sessionId, { outcome: 'cancelled' })
+    }
+    // ACP: once the client sent `session/cancel`, it answers every
+    // permission request `cancelled`. An agent that left the mode Assent
+    // chose no longer asks before it acts: nothing it asks is passed on
+    // either. Neither is asked, so neither a grant nor full access allows
+    // it with no window.
+    if (this.turnCancelled || this.leftMode !== null) {
+      const detail =
+        this.leftMode === null
+          ? 'after session/cancel'
+          : `the agent left session mode ${this.modeId} for ${this.leftMode}`
+      return this.refuse('turn-cancelled', detail, { outcome: 'cancelled' })
     }
     // An agent that gave "allow" and "reject" the same id could read any
     // answer as the one it liked.

@@ -62,6 +62,9 @@ export class CodexAppServerClient
 {
   private threadId: string | null = null
   private turnId: string | null = null
+  /** Settles once `turn/start` has answered (with the running turn's id,
+   *  or not at all); null while no turn is starting or running. */
+  private turnStarting: Promise<void> | null = null
   /** File-change items announced in `item/started`, by item id: Codex's
    *  approval request names the item, and the changes are only here. */
   private readonly fileChanges = new Map<string, { turnId: string; item: FileChangeItem }>()
@@ -128,7 +131,7 @@ export class CodexAppServerClient
     const threadId = this.threadId
     if (!connection || threadId === null) throw new Error('the Codex session has not started')
     return this.playTurn((turn) => {
-      connection.peer
+      this.turnStarting = connection.peer
         .request(
           'turn/start',
           { threadId, input: [{ type: 'text', text, text_elements: [] }] },
@@ -137,6 +140,9 @@ export class CodexAppServerClient
         .then(
           (started) => {
             this.turnId = started.turn.id
+            // Interrupted before Codex named the turn: the interrupt can
+            // be sent only now.
+            if (this.turnCancelled) void this.interrupt()
           },
           (error: Error) => turn.end({ status: 'failed', detail: error.message }),
         )
@@ -145,12 +151,16 @@ export class CodexAppServerClient
 
   protected override afterTurn(): void {
     this.turnId = null
+    this.turnStarting = null
     this.fileChanges.clear()
     this.expired.clear()
   }
 
   async interrupt(): Promise<void> {
     this.approvals.withdrawAll()
+    // From now on this turn's requests are refused, even before Codex
+    // named the turn (the interrupt is sent once it has).
+    if (this.turn) this.turnCancelled = true
     const turnId = this.turnId
     if (!this.connection || this.threadId === null || !this.turn || !turnId) return
     await this.connection.peer
@@ -171,6 +181,8 @@ export class CodexAppServerClient
     if ('refused' in shown) return this.refuse(COMMAND_APPROVAL, shown.refused, shown.detail)
     const { threadId, turnId, itemId, approvalId } = parsed.data
     if (threadId !== this.threadId) return this.refuse(COMMAND_APPROVAL, 'other-session', threadId)
+    const outside = await this.outsideRunningTurn(COMMAND_APPROVAL, turnId)
+    if (outside) return outside
     const suffix = approvalId == null ? '' : `:${approvalId}`
     return this.ask(id, {
       requestId: `codex:${threadId}:${turnId}:${itemId}${suffix}`,
@@ -192,6 +204,8 @@ export class CodexAppServerClient
     if (grantRoot != null) return this.refuse(FILE_CHANGE_APPROVAL, 'grant-root', grantRoot)
     if (threadId !== this.threadId)
       return this.refuse(FILE_CHANGE_APPROVAL, 'other-session', threadId)
+    const outside = await this.outsideRunningTurn(FILE_CHANGE_APPROVAL, turnId)
+    if (outside) return outside
     const announced = this.fileChanges.get(itemId)
     if (!announced || announced.turnId !== turnId) {
       return this.refuse(FILE_CHANGE_APPROVAL, 'unannounced-changes', `item ${itemId}`)
@@ -210,6 +224,31 @@ export class CodexAppServerClient
     })
   }
 
+  /**
+   * The refusal of a request that is not for the turn running now: one
+   * that names another turn (one Assent ended, its approvals withdrawn and
+   * its timeline closed, or one it never started), one that came when no
+   * turn runs or whose turn never got an id, and one that came after
+   * Assent interrupted the turn. None is asked: a grant or full access
+   * would allow it with no window, in a turn nobody watches. Null for a
+   * request of the running turn.
+   *
+   * A request that comes while `turn/start` has not yet answered waits for
+   * that answer (Codex may send it in the same read as the answer, before
+   * the answer is handled): which turn is running is known only then. It
+   * is never asked before, nor guessed: without an id it is refused.
+   */
+  private async outsideRunningTurn(method: string, turnId: string): Promise<Answer | null> {
+    if (this.turnId === null) await this.turnStarting
+    if (this.turnId === null || turnId !== this.turnId) {
+      return this.refuse(method, 'other-turn', `turn ${turnId}, running ${this.turnId ?? 'none'}`)
+    }
+    if (this.turnCancelled) {
+      return this.refuse(method, 'turn-cancelled', `turn ${turnId} after turn/interrupt`, 'cancel')
+    }
+    return null
+  }
+
   private async ask(id: RpcId, request: ExternalActionRequest): Promise<Answer> {
     this.toolCall(request.toolCallId, 'awaiting-approval', request.action)
     const decision = await this.approvals.decide(requestKey(id), request)
@@ -224,9 +263,14 @@ export class CodexAppServerClient
     return { decision: answer }
   }
 
-  private refuse(method: string, code: ExternalRefusalCode, detail: string): Promise<Answer> {
-    this.options.onEvent({ type: 'request-refused', method, code, detail, answer: 'decline' })
-    return Promise.resolve({ decision: 'decline' })
+  private refuse(
+    method: string,
+    code: ExternalRefusalCode,
+    detail: string,
+    answer: 'decline' | 'cancel' = 'decline',
+  ): Promise<Answer> {
+    this.options.onEvent({ type: 'request-refused', method, code, detail, answer })
+    return Promise.resolve({ decision: answer })
   }
 
   protected onNotification(method: string, params: unknown): void {

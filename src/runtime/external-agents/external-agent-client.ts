@@ -20,6 +20,16 @@ import { PendingApprovals, withTimeout } from './pending-approvals.ts'
 export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
   protected connection: AgentConnection | null = null
   protected turn: TurnInProgress | null = null
+  /**
+   * Set once Assent told the agent to end the running turn (ACP's
+   * `session/cancel`, Codex's `turn/interrupt`), until the next turn
+   * starts. A request the agent sends meanwhile is for a turn Assent has
+   * ended: each door refuses it without asking anyone, in its protocol's
+   * terms (`turn-cancelled`). Asked, a grant or full access would allow it
+   * with no window, and an agent that ignores the cancel would go on
+   * acting.
+   */
+  protected turnCancelled = false
   protected readonly approvals: PendingApprovals
   protected readonly options: ExternalAgentClientOptions<A>
   private closing = false
@@ -82,6 +92,7 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
     if (this.turn) throw new Error('a turn is already running')
     const turn = new TurnInProgress()
     this.turn = turn
+    this.turnCancelled = false
     send(turn)
     const outcome = await turn.done
     // A request the agent left open when its turn ended is answered

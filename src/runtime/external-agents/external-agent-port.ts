@@ -117,6 +117,13 @@ export type ExternalRefusalCode =
   | 'no-allow-once-option'
   /** ACP: two options share an id, so an answer could be read either way. */
   | 'ambiguous-options'
+  /** It came after Assent ended the turn (ACP: a `session/cancel` sent, or
+   *  the agent out of the session mode Assent chose; Codex: a
+   *  `turn/interrupt` sent): no turn Assent runs asked for it. */
+  | 'turn-cancelled'
+  /** Codex: it names a turn other than the one running, or came before
+   *  the running turn had its id. */
+  | 'other-turn'
 
 /** How an agent's turn ended. */
 export interface ExternalTurnOutcome {

@@ -5,10 +5,12 @@ import {
   MAX_AGENT_FILE_CHANGES,
   type AgentFileChange,
   type AgentIdentity,
+  type AgentRequestArguments,
 } from '../../contracts/agent-request.ts'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { changeLineCount, MAX_SHOWN_LINES, type FileChange } from '../../contracts/file-change.ts'
 import {
+  englishText,
   message,
   type RuntimeMessage,
   type RuntimeMessageCode,
@@ -42,6 +44,9 @@ export const MAX_AGENT_REQUEST_TEXT_CHARS = 2 * 1024 * 1024
 export interface ShownAgentRequest {
   /** The approval's action: its arguments are what the digest binds. */
   action: RequestedAction & { sandboxMode: ExternalActionRequest['sandboxMode'] }
+  /** The same arguments, by kind (agent-request-where.ts adds to them
+   *  where the agent acts). */
+  request: AgentRequestArguments
   /** The effect the room's policy table and sandbox judge. */
   effect: ToolEffect
   destructive: boolean
@@ -71,16 +76,18 @@ export function shownAgentRequest(
   switch (action.kind) {
     case 'command': {
       const argv = action.argv === null || action.argv.length === 0 ? null : [...action.argv]
+      const args = { agent, commandLine: action.commandLine, argv, cwd: action.cwd }
       return {
         shown: {
           action: {
             kind: 'run-command',
             toolName: AGENT_COMMAND_TOOL,
-            arguments: { agent, commandLine: action.commandLine, argv, cwd: action.cwd },
+            arguments: args,
             workingDirectory: action.cwd,
             summary: action.commandLine,
             sandboxMode,
           },
+          request: { tool: AGENT_COMMAND_TOOL, args },
           effect: 'execute',
           destructive: isDestructiveCommand(argv ?? [action.commandLine]),
           paths: [action.cwd],
@@ -89,23 +96,25 @@ export function shownAgentRequest(
     }
     case 'file-changes':
       return fileChanges(action.changes, agent, workspace, sandboxMode, currentContents)
-    case 'tool':
+    case 'tool': {
+      const args = {
+        agent,
+        toolKind: action.toolKind,
+        title: action.title,
+        input: jsonValue(action.input),
+        ...(action.locations.length > 0 ? { locations: action.locations } : {}),
+      }
       return {
         shown: {
           action: {
             kind: 'run-command',
             toolName: AGENT_TOOL_CALL_TOOL,
-            arguments: {
-              agent,
-              toolKind: action.toolKind,
-              title: action.title,
-              input: jsonValue(action.input),
-              ...(action.locations.length > 0 ? { locations: action.locations } : {}),
-            },
+            arguments: args,
             workingDirectory: workspace,
             summary: action.title === '' ? action.toolKind : action.title,
             sandboxMode,
           },
+          request: { tool: AGENT_TOOL_CALL_TOOL, args },
           // A tool Assent cannot read is judged as the most it could be: a
           // fetch as network, anything else as a command.
           effect: action.toolKind === 'fetch' ? 'network' : 'execute',
@@ -113,6 +122,7 @@ export function shownAgentRequest(
           paths: [],
         },
       }
+    }
   }
 }
 
@@ -134,20 +144,22 @@ function fileChanges(
   if (size > MAX_AGENT_REQUEST_TEXT_CHARS) {
     return { refused: message('external.tooLarge') }
   }
-  // An ACP agent's new file over one that exists (claude-agent-acp's
-  // Write) replaces it: shown as the change from what is there, never as
-  // an added file; one whose content cannot be shown is refused.
+  // A new file over one that exists replaces it, whichever agent sends it
+  // (claude-agent-acp's Write, Codex's `*** Add File`: both overwrite):
+  // shown as the change from what is there, never as an added file, so
+  // the person sees the lines it removes, and judged as the edit it is.
+  // One whose current content cannot be read and shown is refused.
   const asSent: ExternalFileChange[] = []
   for (const change of changes) {
-    const replaces =
-      change.change === 'add' && change.diff === null && currentContents.has(change.path)
-    if (!replaces) {
+    if (change.change !== 'add' || !currentContents.has(change.path)) {
       asSent.push(change)
       continue
     }
     const current = currentContents.get(change.path)
     if (typeof current !== 'string') return { refused: message('external.tooLarge') }
-    asSent.push({ ...change, change: 'update', oldText: current })
+    // Codex sends an added file's content as its `diff`.
+    const newText = change.diff ?? change.newText
+    asSent.push({ ...change, change: 'update', diff: null, oldText: current, newText })
   }
   const [first, ...rest] = asSent.map((change) =>
     shownFileChange(change, currentContents.get(change.path)),
@@ -169,28 +181,23 @@ function fileChanges(
       }
     }
   }
+  const args = { agent, changes: shown }
   return {
     shown: {
       action: {
         kind: 'apply-changes',
         toolName: AGENT_FILE_CHANGE_TOOL,
-        arguments: { agent, changes: shown },
+        arguments: args,
         workingDirectory: workspace,
-        summary: shown.map((c) => `${CHANGE_VERBS[c.change]} ${c.path}`).join(', '),
-        summaryMessage: changesSummary(first, shown),
+        ...changesSummary(first, shown),
         sandboxMode,
       },
+      request: { tool: AGENT_FILE_CHANGE_TOOL, args },
       effect: 'write',
       destructive: shown.some((c) => c.change === 'delete' || c.movePath !== null),
       paths: shown.flatMap((c) => (c.movePath === null ? [c.path] : [c.path, c.movePath])),
     },
   }
-}
-
-const CHANGE_VERBS: Readonly<Record<AgentFileChange['change'], string>> = {
-  add: 'Add',
-  update: 'Edit',
-  delete: 'Delete',
 }
 
 const CHANGE_MESSAGES: Readonly<Record<AgentFileChange['change'], RuntimeMessageCode>> = {
@@ -199,13 +206,28 @@ const CHANGE_MESSAGES: Readonly<Record<AgentFileChange['change'], RuntimeMessage
   delete: 'external.delete',
 }
 
-/** The summary in words: the first file and its change, and how many
- *  more there are (the protected window lists each of them). */
-function changesSummary(first: AgentFileChange, shown: readonly AgentFileChange[]): RuntimeMessage {
-  const words = message(CHANGE_MESSAGES[first.change], { path: first.path })
-  return shown.length === 1
-    ? words
-    : message('external.changesMore', { first: words, count: shown.length - 1 })
+/** The summary: every file and its change (the English `summary`), and
+ *  in words the first and how many more there are (the protected window
+ *  lists each of them). A file a link leads elsewhere is named with where
+ *  it leads. */
+export function changesSummary(
+  first: AgentFileChange,
+  shown: readonly AgentFileChange[],
+): { summary: string; summaryMessage: RuntimeMessage } {
+  const words = (change: AgentFileChange) =>
+    message(CHANGE_MESSAGES[change.change], {
+      path:
+        change.realPath === undefined
+          ? change.path
+          : message('external.leadsTo', { path: change.path, real: change.realPath }),
+    })
+  return {
+    summary: shown.map((change) => englishText(words(change))).join(', '),
+    summaryMessage:
+      shown.length === 1
+        ? words(first)
+        : message('external.changesMore', { first: words(first), count: shown.length - 1 }),
+  }
 }
 
 function shownFileChange(
@@ -271,9 +293,10 @@ function previewOf(
 
 /**
  * The current content of each file an ACP agent edits by old and new text,
- * read when the request arrives so its preview can carry the file's line
- * numbers; null for a file that cannot be read as text within the size a
- * request may carry.
+ * and of each file either agent adds that is already there (it is
+ * replaced), read when the request arrives so its preview can carry the
+ * file's lines; null for a file that cannot be read as text within the
+ * size a request may carry.
  */
 export async function currentContentsFor(
   request: ExternalActionRequest,
@@ -281,8 +304,11 @@ export async function currentContentsFor(
   const contents = new Map<string, string | null>()
   if (request.action.kind !== 'file-changes') return contents
   for (const change of request.action.changes) {
-    if (change.diff !== null || contents.has(change.path)) continue
-    // An added file is looked for too: one that is there is replaced.
+    if (contents.has(change.path)) continue
+    // Codex's diff of an edit or a delete carries its own lines; its added
+    // file's content (its `diff` too) says nothing of what is there.
+    if (change.diff !== null && change.change !== 'add') continue
+    // An added file is looked for: one that is there is replaced.
     if (change.oldText === null && !(await exists(change.path))) continue
     contents.set(change.path, await readTextWithin(change.path, MAX_AGENT_REQUEST_TEXT_CHARS))
   }

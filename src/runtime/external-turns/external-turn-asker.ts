@@ -25,6 +25,7 @@ import {
   shownAgentRequest,
   type ShownAgentRequest,
 } from './agent-request-action.ts'
+import { shownWhereItActs } from './agent-request-where.ts'
 import type { ExternalTurnTimeline } from './external-turn-timeline.ts'
 
 /** Why Assent closes an approval whose request the agent withdrew, in
@@ -56,8 +57,9 @@ export interface ExternalTurnAskerDeps {
  * An allow reaches the agent only after the decision (or the grant or the
  * policy that allowed it) and the call's "running" mark are on disk, and
  * only if the approval that was decided still shows exactly this request
- * (its digest must be the digest of the action built from the request) and
- * the workspace is still the folder the turn was admitted for.
+ * (its digest must be the digest of the action built from the request),
+ * the workspace is still the folder the turn was admitted for, and what the
+ * request names still leads where it was shown (agent-request-where.ts).
  */
 export class ExternalTurnAsker implements ExternalApprovalAsker {
   private readonly deps: ExternalTurnAskerDeps
@@ -97,27 +99,31 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
         'unshowable_request',
       )
     }
-    const shown = described.shown
     const { turn } = this
-    const access = await checkToolAccess({
-      sandboxMode: turn.policy.sandboxMode,
-      effect: shown.effect,
-      paths: shown.paths,
-      workspace: turn.workspace,
-      // External agents have no ceilings of their own (agents.json gives
-      // none); the room's sandbox is what confines them.
-      agent: { readOnly: false },
-      ...pinnedWorkspaceOf(turn),
-    })
+    const access = await this.accessFor(described.shown)
     if (!access.allowed) {
+      const { effect, paths } = described.shown
       return this.refuse(
         call,
         'refused',
-        refusedAccessWords(access, shown.effect, shown.paths),
+        refusedAccessWords(access, effect, paths),
         access.code,
         access.reason,
       )
     }
+    // From here on the request is shown, judged and bound where it acts:
+    // the real paths the check above resolved, not only the names the
+    // agent wrote (a link to a git hook is shown as the hook).
+    const where = shownWhereItActs(described.shown, access.paths)
+    if ('refused' in where) {
+      return this.refuse(
+        call,
+        'refused',
+        message('external.refusedRequest', { reason: where.refused }),
+        'unshowable_request',
+      )
+    }
+    const shown = where.shown
 
     const policy = turn.policy.approvalPolicy
     const disposition = dispositionFor(policy, shown.effect, shown.destructive)
@@ -129,8 +135,9 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
         'policy_denied',
       )
     }
+    const judged = { shown, realPaths: access.paths }
     if (disposition === 'run') {
-      return this.allowed(call, { type: 'tool_allowed_by_policy' }, 'allow-once')
+      return this.allowed(call, judged, { type: 'tool_allowed_by_policy' }, 'allow-once')
     }
     const grant = grantThatMayAnswer(
       {
@@ -150,23 +157,41 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
         ),
     )
     if (grant) {
-      return this.allowed(call, { type: 'tool_allowed_by_grant', grantId: grant.id }, 'allow-once')
+      const allowedBy = { type: 'tool_allowed_by_grant' as const, grantId: grant.id }
+      return this.allowed(call, judged, allowedBy, 'allow-once')
     }
-    return this.askFor(call, shown, access.paths, signal)
+    return this.askFor(call, judged, signal)
+  }
+
+  /** The room's sandbox check of what a request names, with the real
+   *  paths it resolves: when the request is judged, and again right
+   *  before an allow is answered. */
+  private accessFor(shown: Pick<ShownAgentRequest, 'effect' | 'paths'>) {
+    const { turn } = this
+    return checkToolAccess({
+      sandboxMode: turn.policy.sandboxMode,
+      effect: shown.effect,
+      paths: shown.paths,
+      workspace: turn.workspace,
+      // External agents have no ceilings of their own (agents.json gives
+      // none); the room's sandbox is what confines them.
+      agent: { readOnly: false },
+      ...pinnedWorkspaceOf(turn),
+    })
   }
 
   private async askFor(
     call: ToolCallRecord,
-    shown: ShownAgentRequest,
-    resolvedPaths: string[],
+    judged: Judged,
     signal: AbortSignal,
   ): Promise<ExternalDecision> {
     if (signal.aborted) return 'cancelled'
+    const { shown, realPaths } = judged
     const pending = this.deps.requester.open({
       turn: this.turn,
       call,
       action: shown.action,
-      review: () => this.reviewInput(shown, resolvedPaths),
+      review: () => this.reviewInput(shown, realPaths),
     })
     const expectedDigest = actionDigest(canonicalAction(pending.approval))
     const withdrawn = new Promise<'withdrawn'>((resolve) => {
@@ -183,11 +208,12 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     const status = this.deps.conversations.getTurn(this.turn.id)?.status
     if (status !== 'waiting' && status !== 'running') return 'cancelled'
     this.deps.conversations.setTurnStatus(this.turn.id, 'running')
-    return this.decisionFrom(call, outcome, expectedDigest)
+    return this.decisionFrom(call, judged, outcome, expectedDigest)
   }
 
   private async decisionFrom(
     call: ToolCallRecord,
+    judged: Judged,
     outcome: ApprovalRecord,
     expectedDigest: string,
   ): Promise<ExternalDecision> {
@@ -221,6 +247,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     }
     return this.allowed(
       call,
+      judged,
       null,
       outcome.decision === 'allow-always' ? 'allow-always' : 'allow-once',
     )
@@ -236,9 +263,14 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
    *  folder the turn was admitted for, and the agent acts on whatever is at
    *  the path when it hears "yes". A folder swapped, replaced or removed
    *  while the person read gets the agent a denial and the room the reason.
+   *  So is where the request acts: the agent follows links, so a file or a
+   *  folder it names that leads elsewhere now than where it was shown and
+   *  judged (a link re-pointed meanwhile) gets it a denial
+   *  (`target_changed`), as Assent's own tools refuse such a target.
    *  A move after "yes" is the agent's to meet: it acts on its own. */
   private async allowed(
     call: ToolCallRecord,
+    judged: Judged,
     allowedBy: Parameters<ConversationStore['markRunning']>[2],
     decision: 'allow-once' | 'allow-always',
   ): Promise<ExternalDecision> {
@@ -251,6 +283,10 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     // while the person read.
     const since = workspaceMovedSince(this.turn)
     if (since) return this.refuse(call, 'refused', since.message, since.code, since.reason)
+    const now = await this.accessFor(judged.shown)
+    if (!now.allowed || !samePaths(now.paths, judged.realPaths)) {
+      return this.refuse(call, 'refused', message('external.whereChanged'), 'target_changed')
+    }
     // A file change names its paths, each judged by the rule; what a
     // command or the agent's own tool makes is known only once it ends.
     // Full access asks for nothing, as for Assent's own commands.
@@ -311,6 +347,17 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       insideWorkspace: inside.allowed,
     }
   }
+}
+
+/** A request as shown and judged: the real paths the sandbox check
+ *  resolved what it names to (agent-request-where.ts). */
+interface Judged {
+  shown: ShownAgentRequest
+  realPaths: string[]
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((each, index) => each === b[index])
 }
 
 /** Who said no and why: the automatic review names its reason (its own

@@ -313,4 +313,6 @@ const REFUSAL_MESSAGES: Readonly<Record<ExternalRefusalCode, RuntimeMessageCode>
   'command-folder-not-absolute': 'external.refusal.commandFolderNotAbsolute',
   'no-allow-once-option': 'external.refusal.noAllowOnceOption',
   'ambiguous-options': 'external.refusal.ambiguousOptions',
+  'turn-cancelled': 'external.refusal.turnCancelled',
+  'other-turn': 'external.refusal.otherTurn',
 }

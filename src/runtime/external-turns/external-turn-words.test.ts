@@ -73,6 +73,8 @@ const ALL_REFUSALS: ExternalRefusalCode[] = [
   'command-folder-not-absolute',
   'no-allow-once-option',
   'ambiguous-options',
+  'turn-cancelled',
+  'other-turn',
 ]
 
 let db: DatabaseSync

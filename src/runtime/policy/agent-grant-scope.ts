@@ -20,8 +20,10 @@ export type AgentGrantScope = { ok: true; draft: AgentGrantDraft } | { ok: false
  * keeps asking and the grant answers, until the person revokes it.
  *
  * - a command: the exact command line in the exact (real) folder, nothing
- *   wider (no prefix, no "commands like this");
- * - a file change: one file, added or edited in place, by its real path:
+ *   wider (no prefix, no "commands like this"); the real folder the window
+ *   showed when a link led elsewhere;
+ * - a file change: one file, added or edited in place, by its real path
+ *   (the one the window showed when a link led elsewhere):
  *   later requests that add or edit exactly that file, and nothing else,
  *   are covered. A change to several files, a delete or a move asks every
  *   time: "always" after seeing one set of files must not stretch to
@@ -42,7 +44,8 @@ export function agentGrantScope(
   }
   switch (request.tool) {
     case AGENT_COMMAND_TOOL: {
-      const cwd = realPathOf(request.args.cwd)
+      // The real folder the window showed, when a link led elsewhere.
+      const cwd = realPathOf(request.args.realCwd ?? request.args.cwd)
       if (cwd === null)
         return { ok: false, reason: 'the folder the command runs in cannot be resolved' }
       return {
@@ -58,7 +61,7 @@ export function agentGrantScope(
     case AGENT_FILE_CHANGE_TOOL: {
       const single = singleEdit(request.args)
       if ('reason' in single) return { ok: false, reason: single.reason }
-      const real = realPathOf(single.path)
+      const real = realPathOf(single.realPath ?? single.path)
       if (real === null) return { ok: false, reason: 'the file cannot be resolved' }
       return {
         ok: true,
@@ -112,11 +115,16 @@ export function agentGrantCovers(
   }
 }
 
-/** The one file a change adds or edits in place, or why it is not one. */
-function singleEdit(args: AgentFileChangesArguments): { path: string } | { reason: string } {
+/** The one file a change adds or edits in place, or why it is not one;
+ *  with the real file a link leads to when the window showed one. */
+function singleEdit(
+  args: AgentFileChangesArguments,
+): { path: string; realPath?: string } | { reason: string } {
   const [only, ...rest] = args.changes
   if (!only || rest.length > 0) return { reason: 'only a change to one file can be always allowed' }
   if (only.change === 'delete') return { reason: 'a delete cannot be always allowed' }
   if (only.movePath !== null) return { reason: 'a move cannot be always allowed' }
-  return { path: only.path }
+  return only.realPath === undefined
+    ? { path: only.path }
+    : { path: only.path, realPath: only.realPath }
 }

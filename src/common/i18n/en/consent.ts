@@ -65,6 +65,7 @@ export const enConsent = {
     fileUpdate: 'Change',
     fileDelete: 'Delete',
     moveTo: 'Moved to',
+    leadsTo: 'Which leads to',
     agentDiff: 'The change as the agent sent it',
     toolDescription: 'What the server says this tool does',
     preview: 'Preview from the server (nothing has run yet)',

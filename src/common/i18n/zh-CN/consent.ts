@@ -63,6 +63,7 @@ export const zhCNConsent: Catalog['consent'] = {
     fileUpdate: '更改',
     fileDelete: '删除',
     moveTo: '移动到',
+    leadsTo: '实际指向',
     agentDiff: '代理发送的更改原文',
     toolDescription: '服务器对此工具的说明',
     preview: '服务器提供的预览（尚未执行任何操作）',

@@ -225,6 +225,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     deniedByPersonBecause: '你已拒绝：{{reason}}；已告诉智能体不行。',
     deniedByReview: '被自动审核拒绝：{{reason}}；已告诉智能体不行。',
     actionMismatch: '已拒绝：已作出决定的批准所显示的内容已不是智能体请求执行的操作。',
+    whereChanged:
+      '已拒绝：智能体指明的某个路径现在指向的位置已不是显示时的位置；已告诉智能体不行。',
     noFile: '该请求没有指明任何文件',
     tooManyFiles: '该请求修改的文件超过 {{count}} 个',
     tooLarge: '该修改太大，无法在受保护窗口中显示',
@@ -234,6 +236,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     update: '编辑 {{path}}',
     delete: '删除 {{path}}',
     changesMore: '{{first}}，另有 {{count}} 个文件',
+    leadsTo: '{{path}}（实际指向 {{real}}）',
+    whereNotShown: '无法确定它实际作用的位置，因此无法显示',
     refusal: {
       unreadable: '无法读取它的参数',
       otherSession: '它指向了另一个会话',
@@ -247,6 +251,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
       commandFolderNotAbsolute: '它用相对路径指明命令运行的文件夹，因此无法显示命令在哪里运行',
       noAllowOnceOption: '它没有提供只允许一次的选项',
       ambiguousOptions: '它的两个回答使用了同一个标识',
+      turnCancelled: '它在 Assent 结束这一轮之后才到来',
+      otherTurn: '它指向的不是正在进行的这一轮',
     },
   },
   lines: {
