@@ -12,7 +12,7 @@ import type {
 import { refusedAccessWords } from '../policy/access-words.ts'
 import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
 import { personOnlyAtStart } from '../policy/made-person-only.ts'
-import { grantThatMayAnswer } from '../policy/person-only.ts'
+import { grantForAction } from '../policy/private-read-approval.ts'
 import { dispositionFor } from '../policy/approval-policy.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { pinnedWorkspaceOf, workspaceMovedSince } from '../policy/workspace-identity.ts'
@@ -139,13 +139,17 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     if (disposition === 'run') {
       return this.allowed(call, judged, { type: 'tool_allowed_by_policy' }, 'allow-once')
     }
-    const grant = grantThatMayAnswer(
+    // No grant answers a private read either (private-read-approval.ts):
+    // an own tool of the agent naming a place outside the workspace is the
+    // person's to allow, as the reviewer and the webhook are kept from it.
+    const grant = await grantForAction(
       {
         toolName: shown.action.toolName,
         arguments: shown.action.arguments,
         workspace: turn.workspace,
         resolvedPaths: access.paths,
       },
+      shown.action,
       policy,
       () =>
         this.deps.grants.listActive(turn.roomId).find((candidate) =>
@@ -332,16 +336,21 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       toolName: shown.action.toolName,
       effect: shown.effect,
       destructive: shown.destructive,
-      // The reviewer reads a command's argv, a write's path, and the files
-      // another tool call names as touched (ACP's locations).
-      arguments:
-        typeof args.commandLine === 'string'
+      // The built-in rules read a command's argv, a write's path, and the
+      // files another tool call names as touched (ACP's locations); a
+      // reviewer that reads more (a model) is shown the request whole, as
+      // the approval stores it (`action`: an own tool's raw input, every
+      // file change with its content), never less than what it allows.
+      arguments: {
+        action: args,
+        ...(typeof args.commandLine === 'string'
           ? { argv: Array.isArray(args.argv) ? args.argv : [args.commandLine] }
           : Array.isArray(args.locations)
             ? { locations: args.locations }
             : firstPath === undefined
               ? {}
-              : { path: firstPath },
+              : { path: firstPath }),
+      },
       workspace: this.turn.workspace,
       resolvedPaths,
       insideWorkspace: inside.allowed,
