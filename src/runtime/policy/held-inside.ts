@@ -34,36 +34,61 @@ const OPERATORS = new Set([';', '&', '&&', '|', '||', '|&', '(', ')'])
  * such a program counts. Over-reading only ever asks more.
  */
 export function removedOperands(readings: readonly { words: readonly string[] }[]): string[] {
-  const out: string[] = []
+  return simpleCommandsOf(readings).flatMap(operandsOf)
+}
+
+/** The words of each simple command of the command lines, operators
+ *  dropped. */
+export function simpleCommandsOf(readings: readonly { words: readonly string[] }[]): string[][] {
+  const commands: string[][] = []
   for (const { words } of readings) {
-    const commands: string[][] = [[]]
+    commands.push([])
     for (const word of words) {
       if (OPERATORS.has(word)) commands.push([])
       else commands.at(-1)?.push(word)
     }
-    for (const command of commands) out.push(...operandsOf(command))
   }
-  return out
+  return commands.filter((command) => command.length > 0)
 }
 
-function operandsOf(command: readonly string[]): string[] {
+/**
+ * The program `isProgram` picks that a simple command runs, where the
+ * shell finds its program (after assignments and the wrappers that run
+ * the rest: `sudo rm`, `env X=1 rm`, `nice mv`), with the words after it;
+ * after a wrapper, whose own options are not read here (`sudo -u root
+ * rm`), any later word naming one counts. Over-reading only ever asks
+ * more. Null when it runs none.
+ */
+export function programOf(
+  command: readonly string[],
+  isProgram: (name: string) => boolean,
+): { name: string; rest: string[] } | null {
   let wrapped = false
   for (let index = 0; index < command.length; index += 1) {
     const word = command[index] ?? ''
     const name = path.basename(word)
-    if (REMOVING_PROGRAMS.has(name)) {
-      return command.slice(index + 1).filter((operand) => !operand.startsWith('-'))
-    }
-    if (name === 'git') return gitCleanOperands(command.slice(index + 1))
-    if (name === 'find' && command.includes('-delete')) {
-      const rest = command.slice(index + 1)
-      const end = rest.findIndex((operand) => /^[-(!]/.test(operand))
-      return end === -1 ? rest : rest.slice(0, end)
-    }
+    if (isProgram(name)) return { name, rest: command.slice(index + 1) }
     if (WRAPPERS.has(name)) wrapped = true
-    else if (!wrapped && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) return []
+    else if (!wrapped && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) return null
   }
-  return []
+  return null
+}
+
+function operandsOf(command: readonly string[]): string[] {
+  const found = programOf(
+    command,
+    (name) =>
+      REMOVING_PROGRAMS.has(name) ||
+      name === 'git' ||
+      (name === 'find' && command.includes('-delete')),
+  )
+  if (found === null) return []
+  if (found.name === 'git') return gitCleanOperands(found.rest)
+  if (found.name === 'find') {
+    const end = found.rest.findIndex((operand) => /^[-(!]/.test(operand))
+    return end === -1 ? found.rest : found.rest.slice(0, end)
+  }
+  return found.rest.filter((operand) => !operand.startsWith('-'))
 }
 
 /**

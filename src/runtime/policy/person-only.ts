@@ -9,6 +9,7 @@ import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
 import { heldInside } from './held-inside.ts'
+import { writesUnnamed } from './writes-unnamed.ts'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
 import { sensitivePath } from './sensitive-paths.ts'
@@ -145,7 +146,7 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     }
   }
   const cwd = commands.folders[0] ?? touch.workspace
-  const inside = heldInside(touch, resolved, { readings, cwd })
+  const inside = heldInside(touch, resolved, { readings, cwd }) ?? writesUnnamed(touch, readings)
   if (inside !== null) return inside
   // Assent's own write tool names the one file it writes in a field of
   // its own, never a word. (An external agent's file change is read whole,
