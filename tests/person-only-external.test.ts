@@ -75,13 +75,7 @@ let ids = 0
 /** The grant an allow-always stood for before the rule: its scope alone. */
 function grantBeforeTheRule(approval: ApprovalRecord): Grant | undefined {
   if (approval.decision !== 'allow-always') return undefined
-  const scope = agentGrantScope(approval, (absolute) => {
-    try {
-      return realpathSync(absolute)
-    } catch {
-      return null
-    }
-  })
+  const scope = agentGrantScope(approval)
   if (!scope?.ok) throw new Error(`no scope: ${JSON.stringify(scope)}`)
   return {
     id: `grant-${(ids += 1)}`,

@@ -94,6 +94,12 @@ export const AgentToolCallArgumentsSchema = z.strictObject({
   input: z.unknown(),
   /** The files the agent says the call touches (ACP's `locations`). */
   locations: z.array(z.string()).optional(),
+  /** Where a link makes a place the call names (a location, a folder its
+   *  raw input runs in) lead, when elsewhere: shown and bound with it. */
+  leadsTo: z
+    .array(z.strictObject({ path: z.string(), realPath: z.string() }))
+    .max(256)
+    .optional(),
 })
 export type AgentToolCallArguments = z.infer<typeof AgentToolCallArgumentsSchema>
 

@@ -62,7 +62,7 @@ export function grantScopeFor(
     return unavailable(`${personOnly.path} always asks: ${personOnly.reason}`)
   }
   // An external agent's request has scopes of its own (policy/agent-grant-scope.ts).
-  const agentScope = agentGrantScope(approval, realPathOf)
+  const agentScope = agentGrantScope(approval)
   if (agentScope) return agentScope
   if (approval.kind === 'mcp-tool-call') {
     if (!approval.mcp) return unavailable('the MCP call names no tool definition')

@@ -5,6 +5,7 @@ import {
   type AgentFileChange,
 } from '../../contracts/agent-request.ts'
 import { message } from '../../contracts/runtime-message.ts'
+import { realPathAllowingMissing } from '../policy/real-paths.ts'
 import {
   changesSummary,
   type ShownAgentRequest,
@@ -80,10 +81,43 @@ export function shownWhereItActs(
         },
       }
     }
-    default:
-      // Another tool call names no path the access check resolves.
-      return { shown }
+    default: {
+      // An own tool of the agent (claude-agent-acp's Edit with
+      // `replace_all`, a command run in the background) names its places
+      // in `locations` and its raw input, which the window shows whole.
+      // Where a link makes one lead elsewhere, the real path is put beside
+      // it (`leadsTo`), so the window shows it and the digest binds it; a
+      // place whose real path cannot be found is refused (fails closed).
+      const base = shown.action.workingDirectory
+      const named = [...(request.args.locations ?? []), ...inputFolders(request.args.input)]
+      const leadsTo: Array<{ path: string; realPath: string }> = []
+      for (const written of new Set(named)) {
+        const resolved = path.resolve(base, written)
+        const real = realPathAllowingMissing(resolved)
+        if (real === null) return refused
+        if (real !== resolved) leadsTo.push({ path: written, realPath: real })
+      }
+      if (leadsTo.length === 0) return { shown }
+      const args = { ...request.args, leadsTo }
+      return {
+        shown: {
+          ...shown,
+          action: { ...shown.action, arguments: args },
+          request: { tool: request.tool, args },
+        },
+      }
+    }
   }
+}
+
+/** The folders an own tool's raw input says it runs in. */
+function inputFolders(input: unknown): string[] {
+  if (typeof input !== 'object' || input === null) return []
+  const fields = input as Record<string, unknown>
+  return ['cwd', 'workdir', 'working_directory', 'directory'].flatMap((key) => {
+    const value = fields[key]
+    return typeof value === 'string' && value !== '' ? [value] : []
+  })
 }
 
 function leadsElsewhere(written: string, real: string): boolean {

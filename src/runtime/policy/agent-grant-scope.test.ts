@@ -9,7 +9,6 @@ import type { Grant } from '../../contracts/room.ts'
 import { agentGrantCovers, agentGrantScope } from './agent-grant-scope.ts'
 
 const agent = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' as const }
-const identity = (path: string) => path
 const command = (commandLine: string, cwd = '/ws') => ({
   toolName: AGENT_COMMAND_TOOL,
   arguments: { agent, commandLine, argv: null, cwd },
@@ -35,27 +34,33 @@ function grantFrom(scope: ReturnType<typeof agentGrantScope>): Grant {
 
 describe('agentGrantScope', () => {
   it('is not its business when the approval is not an agent’s request', () => {
-    expect(
-      agentGrantScope({ toolName: 'run_command', arguments: { argv: ['ls'] } }, identity),
-    ).toBe(null)
+    expect(agentGrantScope({ toolName: 'run_command', arguments: { argv: ['ls'] } })).toBe(null)
   })
 
-  it('remembers a command by its exact line and real folder', () => {
-    expect(agentGrantScope(command('/bin/bash -lc ls'), () => '/real/ws')).toEqual({
+  it('remembers a command by its exact line and the folder the window showed', () => {
+    expect(agentGrantScope(command('/bin/bash -lc ls'))).toEqual({
       ok: true,
       draft: {
         scope: 'command',
         toolName: AGENT_COMMAND_TOOL,
         command: ['/bin/bash -lc ls'],
-        path: '/real/ws',
+        path: '/ws',
       },
     })
-    expect(agentGrantScope(command('ls'), () => null)).toMatchObject({ ok: false })
+    // A folder that led elsewhere through a link: the real one shown
+    // beside it, never where the name leads at the click.
+    const linked = command('ls', '/ws/docs')
+    expect(
+      agentGrantScope({
+        ...linked,
+        arguments: { ...linked.arguments, realCwd: '/ws/.git/hooks' },
+      }),
+    ).toMatchObject({ ok: true, draft: { path: '/ws/.git/hooks' } })
   })
 
   it('remembers one file added or edited in place, by its real path', () => {
     for (const change of ['add', 'update'] as const) {
-      expect(agentGrantScope(files(fileChange('/ws/a.txt', { change })), identity)).toEqual({
+      expect(agentGrantScope(files(fileChange('/ws/a.txt', { change })))).toEqual({
         ok: true,
         draft: {
           scope: 'path',
@@ -80,7 +85,7 @@ describe('agentGrantScope', () => {
       { toolName: AGENT_COMMAND_TOOL, arguments: { commandLine: 'ls' } },
     ]
     for (const approval of refused) {
-      expect(agentGrantScope(approval, identity), JSON.stringify(approval)).toMatchObject({
+      expect(agentGrantScope(approval), JSON.stringify(approval)).toMatchObject({
         ok: false,
       })
     }
@@ -88,8 +93,8 @@ describe('agentGrantScope', () => {
 })
 
 describe('agentGrantCovers', () => {
-  const commandGrant = grantFrom(agentGrantScope(command('/bin/bash -lc ls'), identity))
-  const fileGrant = grantFrom(agentGrantScope(files(fileChange('/ws/a.txt')), identity))
+  const commandGrant = grantFrom(agentGrantScope(command('/bin/bash -lc ls')))
+  const fileGrant = grantFrom(agentGrantScope(files(fileChange('/ws/a.txt'))))
 
   it('covers the exact command in the exact folder, and nothing near it', () => {
     const covers = (line: string, folder: string) =>

@@ -1,3 +1,4 @@
+import path from 'node:path'
 import {
   AGENT_COMMAND_TOOL,
   AGENT_FILE_CHANGE_TOOL,
@@ -32,10 +33,10 @@ export type AgentGrantScope = { ok: true; draft: AgentGrantDraft } | { ok: false
  *   this is asked, and no grant answers for it at the door;
  * - any other tool call: none.
  */
-export function agentGrantScope(
-  approval: { toolName: string; arguments: Record<string, unknown> },
-  realPathOf: (absolute: string) => string | null,
-): AgentGrantScope | null {
+export function agentGrantScope(approval: {
+  toolName: string
+  arguments: Record<string, unknown>
+}): AgentGrantScope | null {
   const request = readAgentRequest(approval.toolName, approval.arguments)
   if (!request) {
     return approval.toolName === AGENT_COMMAND_TOOL || approval.toolName === AGENT_FILE_CHANGE_TOOL
@@ -44,10 +45,12 @@ export function agentGrantScope(
   }
   switch (request.tool) {
     case AGENT_COMMAND_TOOL: {
-      // The real folder the window showed, when a link led elsewhere.
-      const cwd = realPathOf(request.args.realCwd ?? request.args.cwd)
-      if (cwd === null)
-        return { ok: false, reason: 'the folder the command runs in cannot be resolved' }
+      // The folder the window showed: the real one bound beside it when a
+      // link led elsewhere, else the written one, real when it was judged.
+      // Never where the name leads at the click: a link swapped in while
+      // the person read would have the grant answer for a folder they
+      // never saw named.
+      const cwd = request.args.realCwd ?? path.resolve(request.args.cwd)
       return {
         ok: true,
         draft: {
@@ -61,8 +64,8 @@ export function agentGrantScope(
     case AGENT_FILE_CHANGE_TOOL: {
       const single = singleEdit(request.args)
       if ('reason' in single) return { ok: false, reason: single.reason }
-      const real = realPathOf(single.realPath ?? single.path)
-      if (real === null) return { ok: false, reason: 'the file cannot be resolved' }
+      // The file the window showed, as for a command's folder above.
+      const real = single.realPath ?? path.resolve(single.path)
       return {
         ok: true,
         draft: { scope: 'path', toolName: AGENT_FILE_CHANGE_TOOL, command: null, path: real },
