@@ -123,13 +123,39 @@ function firstUnresolved(
 }
 
 /**
- * A network URL with a host (`https://example.com/a`, `ws://host/x`): the
- * server asks the host for it, which reads nothing on this machine. Read
+ * A URL with a host (`https://example.com/a`, `ws://host/x`, `notes://x/y`):
+ * taken out only when it is a network address (`isNetworkAddress`). Read
  * word by word, its `//example.com/a` would be an absolute path outside
  * the workspace, and every fetch would be private. A `file:` URI and one
  * without a host (`x:///etc/passwd`) name local places: they stay.
  */
 const NETWORK_URL = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]+):\/\/(?!\/)[^\s'"`<>]*/g
+
+/** The schemes whose URLs a server fetches from another machine. */
+const NETWORK_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'ftps', 'git', 'ssh', 'sftp'])
+
+/** Hosts that are this machine: a server asked for them may serve its
+ *  files (a local file server, a scheme of its own it maps to a folder). */
+const LOCAL_HOST =
+  /^(?:localhost|127(?:\.\d{1,3}){0,3}|0\.0\.0\.0|\[::1?\]|\[::ffff:127(?:\.\d{1,3}){3}\])\.?$/i
+
+/**
+ * Whether `url` (of `scheme`) is an address on another machine, which
+ * reads nothing here: a known network scheme, a host that is not this
+ * machine, and no `..` segment. Anything else, a scheme of the server's
+ * own (`notes://localhost/home/me/diary.txt`) or a URL that does not
+ * parse among them, is judged as the place it names: taking it out could
+ * only let a private read pass unasked.
+ */
+function isNetworkAddress(url: string, scheme: string): boolean {
+  if (!NETWORK_SCHEMES.has(scheme.toLowerCase()) || climbs(url)) return false
+  try {
+    const host = new URL(url).hostname
+    return host !== '' && !LOCAL_HOST.test(host)
+  } catch {
+    return false
+  }
+}
 
 /** Whether a URL has a `..` segment (spelled with `%2e` too): a server
  *  that takes the string for a path (`path.resolve(base, arg)`) reads
@@ -145,7 +171,7 @@ function climbs(url: string): boolean {
 function withoutNetworkUrls<T>(value: T, depth: number): T {
   if (typeof value === 'string') {
     return value.replace(NETWORK_URL, (url, scheme: string) =>
-      scheme.toLowerCase() === 'file' || climbs(url) ? url : ' ',
+      isNetworkAddress(url, scheme) ? ' ' : url,
     ) as T
   }
   // Too deep to read is left whole: the rule finds it too deep and asks.
