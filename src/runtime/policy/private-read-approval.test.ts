@@ -28,7 +28,7 @@ function resourceRead(uri: string): ApprovalAction {
       inputSchemaHash: 'a'.repeat(64),
       definitionHash: 'b'.repeat(64),
       preview: null,
-      serverTools: [],
+      serverTools: { names: [], hash: 'c'.repeat(64) },
     },
   }
 }
