@@ -82,6 +82,7 @@ function handledMethods(): { agent: string[]; server: string[] } {
       workspace: ROOT,
       requestTimeoutMs: 1,
       log,
+      subscriptions: new Set(),
     },
     every,
   )
@@ -93,6 +94,7 @@ function handledMethods(): { agent: string[]; server: string[] } {
     log,
     elicit: () => Promise.resolve({ action: 'cancel' }),
     inForce: () => true,
+    subscriptions: new Set(),
   })
   const connection = new Client(
     { name: 'assent', version: '0' },

@@ -160,6 +160,7 @@ async function readThrough(door: Door, paging: Paging) {
       workspace: process.cwd(),
       requestTimeoutMs: 10_000,
       log: (line) => logged.push(line),
+      subscriptions: new Set(),
     },
     capabilities,
   )

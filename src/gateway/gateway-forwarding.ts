@@ -25,7 +25,7 @@ import { isPlainMcpName } from '../runtime/mcp/mcp-plain-names.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
-import { namespacedContent, namespacedContents } from './gateway-content.ts'
+import { namespacedContents, namespacedMessages } from './gateway-content.ts'
 import {
   personOnlyNamed,
   refuseIfPersonOnly,
@@ -58,6 +58,9 @@ export interface ForwardingOptions {
   workspace: string
   requestTimeoutMs: number
   log: (line: string) => void
+  /** The resources the agent subscribed to, as it named them
+   *  (`server__uri`), shared with the relay. */
+  subscriptions: Set<string>
 }
 
 type Extra = {
@@ -77,7 +80,7 @@ type Meta = { _meta?: { progressToken?: string | number } } | undefined
  * request.
  */
 export function installForwarding(options: ForwardingOptions, caps: ServerCapabilities): void {
-  const { server } = options
+  const { server, workspace } = options
   const forward = new Forwarder(options)
   if (caps.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({
@@ -100,46 +103,64 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
       ),
     }))
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-      forward.to('uri', request.params.uri, async (connection, uri) => {
-        const result = await runGoverned({
+      forward.to('uri', request.params.uri, (connection, uri) =>
+        runGoverned({
           consent: options.consent,
           server: connection.server,
           method: 'resources/read',
           args: { uri },
           workspace: options.workspace,
           signal: extra.signal,
-          run: async () =>
-            (await connection.downstream()).readResource(
-              { uri },
-              forward.requestOptions(request.params, extra),
-            ),
+          // The read was judged (on a gated server, shown) by its URI: a
+          // part of the answer naming another that is person-only or not
+          // plain fails it, on any server (gateway-content.ts).
+          run: async () => {
+            const read = await (
+              await connection.downstream()
+            ).readResource({ uri }, forward.requestOptions(request.params, extra))
+            const source = { server: connection.server, workspace }
+            return { ...read, contents: namespacedContents(source, uri, read.contents) }
+          },
           outcome: (read) => `read ${uri} (${read.contents.length} part(s))`,
-        })
-        return { ...result, contents: namespacedContents(connection.server.id, result.contents) }
-      }),
+        }),
+      ),
     )
     if (caps.resources.subscribe === true) {
       // A subscription reads nothing, so nobody is asked; but its updates
       // say when the resource changes, and for a person-only path (a
       // repository's `.git/HEAD`, a key) that is already more than any door
       // passes unasked, so one naming such a path is refused, as a
-      // completion is. Unsubscribing is never refused.
+      // completion is. Unsubscribing is never refused. The relay passes on
+      // updates only for what the agent subscribed to (`subscriptions`),
+      // kept before the server is asked (its first update may come before
+      // its answer) and let go if it refuses.
       server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
         forward.to('uri', request.params.uri, async (connection, uri) => {
           refuseIfPersonOnly(connection.server, 'resources/subscribe', { uri }, options.workspace)
-          return (await forward.subscriber(connection)).subscribeResource(
+          const client = await forward.subscriber(connection)
+          const key = namespacedToolName(connection.server.id, uri)
+          options.subscriptions.add(key)
+          try {
+            return await client.subscribeResource(
+              { uri },
+              forward.requestOptions(request.params, extra),
+            )
+          } catch (error) {
+            options.subscriptions.delete(key)
+            throw error
+          }
+        }),
+      )
+      // Let go before the server is asked: whatever it answers, the agent
+      // has said it wants no more updates.
+      server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
+        forward.to('uri', request.params.uri, async (connection, uri) => {
+          options.subscriptions.delete(namespacedToolName(connection.server.id, uri))
+          return (await forward.subscriber(connection)).unsubscribeResource(
             { uri },
             forward.requestOptions(request.params, extra),
           )
         }),
-      )
-      server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
-        forward.to('uri', request.params.uri, async (connection, uri) =>
-          (await forward.subscriber(connection)).unsubscribeResource(
-            { uri },
-            forward.requestOptions(request.params, extra),
-          ),
-        ),
       )
     }
   }
@@ -157,37 +178,36 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
     // does (runGoverned): unasked on a read-only server unless it names a
     // person-only path, asked on a gated one.
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-      forward.to('prompt', request.params.name, async (connection, name) => {
-        const result = await runGoverned({
+      forward.to('prompt', request.params.name, (connection, name) =>
+        runGoverned({
           consent: options.consent,
           server: connection.server,
           method: 'prompts/get',
           args: { name, arguments: request.params.arguments ?? {} },
           workspace: options.workspace,
           signal: extra.signal,
-          run: async () =>
+          run: async () => {
             // Only what the person was shown goes on: the name and the
             // arguments. The agent's `_meta` (anything but the progress
             // token, which requestOptions carries) was not shown, so a
             // server that acted on it would act on something nobody saw.
-            (await connection.downstream()).getPrompt(
+            const prompt = await (
+              await connection.downstream()
+            ).getPrompt(
               {
                 name,
                 ...(request.params.arguments ? { arguments: request.params.arguments } : {}),
               },
               forward.requestOptions(request.params, extra),
-            ),
+            )
+            // A resource the prompt embeds was not asked for: one naming a
+            // person-only path or not plain fails it (gateway-content.ts).
+            const source = { server: connection.server, method: 'prompts/get', workspace }
+            return { ...prompt, messages: namespacedMessages(source, prompt.messages) }
+          },
           outcome: (prompt) => `got prompt ${name} (${prompt.messages.length} message(s))`,
-        })
-        const id = connection.server.id
-        return {
-          ...result,
-          messages: result.messages.map((message) => ({
-            ...message,
-            content: namespacedContent(id, [message.content])[0] ?? message.content,
-          })),
-        }
-      }),
+        }),
+      ),
     )
   }
   if (caps.completions) {

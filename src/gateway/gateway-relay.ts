@@ -29,6 +29,7 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { rootsInWorkspace } from '../runtime/mcp/mcp-roots.ts'
 import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+import { shownUri, withheldUri } from './gateway-content.ts'
 
 export interface GatewayRelayOptions {
   /** The gateway's own server, facing the agent. */
@@ -45,6 +46,9 @@ export interface GatewayRelayOptions {
    *  `isInForce`): a connection kept for a call that began before mcp.json
    *  was reloaded is no longer judged by what it was started with. */
   inForce: (server: McpServer) => boolean
+  /** The resources the agent subscribed to, as it named them
+   *  (`server__uri`), kept by the forwarding of `resources/subscribe`. */
+  subscriptions: ReadonlySet<string>
 }
 
 /**
@@ -88,12 +92,9 @@ export class GatewayRelay implements McpClientRelay {
         },
       })
     })
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      this.notify({
-        method: 'notifications/resources/updated',
-        params: { uri: namespacedToolName(server.id, notification.params.uri) },
-      })
-    })
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+      this.updated(server, notification.params.uri),
+    )
     client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
       this.notify({ method: 'notifications/tools/list_changed' }),
     )
@@ -103,6 +104,31 @@ export class GatewayRelay implements McpClientRelay {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
       this.notify({ method: 'notifications/resources/list_changed' }),
     )
+  }
+
+  /**
+   * A server's `notifications/resources/updated`, passed on only for a
+   * resource the agent subscribed to through the gateway and has not let
+   * go of: an update says when something changed, and one the agent never
+   * asked for would tell it, unasked, about whatever the server likes to
+   * name. Even then, one naming a person-only path (a repository's
+   * `.git/HEAD`, which a subscription is refused for) or a URI that is not
+   * plain (which may pass for another) is dropped (gateway-content.ts), as
+   * its subscription would be refused now. What is dropped is logged.
+   */
+  private updated(server: McpServer, uri: string): void {
+    const { workspace } = this.options
+    const named = namespacedToolName(server.id, uri)
+    const why = this.options.subscriptions.has(named)
+      ? withheldUri({ server, method: 'resources/updated', workspace }, uri)
+      : 'the agent did not subscribe to it through assent-gateway'
+    if (why !== null) {
+      this.options.log(
+        `assent-gateway: ${server.id}'s update for ${shownUri(uri)} was dropped: ${why}`,
+      )
+      return
+    }
+    this.notify({ method: 'notifications/resources/updated', params: { uri: named } })
   }
 
   /**
@@ -140,12 +166,18 @@ export class GatewayRelay implements McpClientRelay {
    *  then sent to the agent's client. */
   private async sample(
     server: McpServer,
-    params: CreateMessageRequest['params'],
+    asked: CreateMessageRequest['params'],
     extra: {
       signal: AbortSignal
       sendNotification: (notification: ClientNotification) => Promise<void>
     },
   ): Promise<CreateMessageResult> {
+    // To the agent's client the gateway is one server, so "thisServer"
+    // and "allServers" alike would have it add what every server behind
+    // the gateway, and the agent, put in its context: a server would read
+    // another's results, unasked. The request goes on (and is shown) with
+    // none.
+    const params = dropContext(server, asked, this.options.log)
     // The agent's progress on the request goes back under the server's
     // own token; without one the agent is given none to report on.
     const token = params._meta?.progressToken
@@ -212,4 +244,18 @@ export class GatewayRelay implements McpClientRelay {
       this.options.log(`assent-gateway: ${notification.method} not passed on: ${String(error)}`)
     })
   }
+}
+
+/** A sampling request with `includeContext` (if any) set to "none", the
+ *  one value that adds nothing the server did not write itself. */
+function dropContext(
+  server: McpServer,
+  params: CreateMessageRequest['params'],
+  log: (line: string) => void,
+): CreateMessageRequest['params'] {
+  if (params.includeContext === undefined || params.includeContext === 'none') return params
+  log(
+    `assent-gateway: ${server.id}'s sampling request asked for includeContext "${params.includeContext}"; it goes on with "none"`,
+  )
+  return { ...params, includeContext: 'none' }
 }

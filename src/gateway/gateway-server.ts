@@ -79,6 +79,9 @@ export class AssentGateway {
   private readonly pool: McpConnectionPool
   private readonly elicitation: McpElicitationRouter<GatewayCall>
   private readonly workspace: string
+  /** The resources the agent subscribed to (`server__uri`): the relay
+   *  passes on updates for these alone. */
+  private readonly subscriptions = new Set<string>()
   /** What the agent was offered at initialisation. */
   private offered: ServerCapabilities = {}
   readonly server: Server
@@ -107,6 +110,7 @@ export class AssentGateway {
       log: options.log,
       elicit: this.elicitation.handle,
       inForce: (server) => this.pool.isInForce(server),
+      subscriptions: this.subscriptions,
     })
     this.pool = new McpConnectionPool(
       options.config,
@@ -172,6 +176,7 @@ export class AssentGateway {
         workspace: this.workspace,
         requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
         log: this.options.log,
+        subscriptions: this.subscriptions,
       },
       capabilities,
     )
@@ -248,7 +253,16 @@ export class AssentGateway {
       const result = await this.elicitation.during(parts.serverId, call, () =>
         runGatedMcpCall(lease.connection, parts.toolName, args, consent, this.workspace, run),
       )
-      return { ...result, content: namespacedContent(parts.serverId, result.content) }
+      // A resource the result names was not asked for, whether the call
+      // ran unasked (a read-only manifest) or the person allowed it for
+      // its arguments: one naming a person-only path or not plain fails
+      // the call (gateway-content.ts).
+      const source = {
+        server: lease.connection.server,
+        method: parts.toolName,
+        workspace: this.workspace,
+      }
+      return { ...result, content: namespacedContent(source, result.content) }
     } catch (error) {
       if (error instanceof McpRefusal) throw new McpError(error.code, error.message, error.data)
       throw error

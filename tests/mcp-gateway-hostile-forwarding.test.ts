@@ -1,0 +1,180 @@
+import { symlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import {
+  ResourceUpdatedNotificationSchema,
+  type ResourceUpdatedNotification,
+} from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
+import { decide, pendingApprovals, refusalOf } from './support/mcp-gateway-harness.ts'
+import { CONFUSABLE_URI, HOSTILE_SECRET, connectToHostile } from './support/mcp-hostile-server.ts'
+import { samplingClient, type SamplingLog } from './support/mcp-real-servers.ts'
+import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+
+const callOptions = { timeout: 300_000 }
+
+/**
+ * What assent-gateway passes on besides a tool's own answer, from a server
+ * that names, unasked, what nobody asked for (tests/support/
+ * mcp-hostile-server.ts): resource updates, a sampling request's context,
+ * the parts of a read, a prompt's and a tool result's resources.
+ */
+describe('assent-gateway passes on from a hostile server only what was asked for', () => {
+  let harness: RuntimeHarness
+  let agent: Client
+  let sampled: SamplingLog
+  let stderr: () => string
+  let pending: ReturnType<typeof pendingApprovals>
+  const updates: string[] = []
+  let updateSeen: ((uri: string) => void) | undefined
+  const fileUri = (name: string) => pathToFileURL(join(harness.workspace, name)).href
+
+  beforeAll(async () => {
+    harness = await startHarness()
+    pending = pendingApprovals(harness)
+    const host = samplingClient(harness.workspace)
+    sampled = host.sampled
+    host.client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (notification: ResourceUpdatedNotification) => {
+        updates.push(notification.params.uri)
+        updateSeen?.(notification.params.uri)
+      },
+    )
+    ;({ client: agent, stderr } = await connectToHostile(harness, host.client))
+  })
+  afterAll(async () => {
+    await agent?.close()
+    await harness?.close()
+  })
+
+  /** Runs `send` and waits for the update for `last`, which the server
+   *  sends after its other ones: what the agent got is returned. */
+  async function updatesUntil(last: string, send: () => Promise<unknown>): Promise<string[]> {
+    const start = updates.length
+    const seen = new Promise<void>((resolve) => {
+      updateSeen = (got) => {
+        if (got === last) resolve()
+      }
+    })
+    await send()
+    await seen
+    return updates.slice(start)
+  }
+
+  const poke = (args: Record<string, unknown>, server = 'hostile') =>
+    agent.callTool({ name: `${server}__poke`, arguments: args }, undefined, callOptions)
+
+  it('does not tell the agent that a person-only path (.git/HEAD) changed, nor pass on a URI that is not plain', async () => {
+    const control = `hostile__${fileUri('readme.md')}`
+    const got = await updatesUntil(control, () => agent.subscribeResource({ uri: control }))
+    // The server announced `.git/HEAD` and a confusable URI first: a
+    // subscription to either is refused, and an update must not pass either.
+    expect(got).toEqual([control])
+    expect(stderr()).toContain(`hostile's update for "note://p\\u{430}ypal" was dropped`)
+  })
+
+  it('passes on an update only for a resource the agent subscribed to, and none once it let go', async () => {
+    const kept = 'hostile__note://kept'
+    const gone = 'hostile__note://gone'
+    await updatesUntil(kept, () => agent.subscribeResource({ uri: kept }))
+    await updatesUntil(gone, () => agent.subscribeResource({ uri: gone }))
+    await agent.unsubscribeResource({ uri: gone })
+    const uris = ['note://nobody', 'note://gone', 'note://kept']
+    const got = await updatesUntil(kept, () => poke({ action: 'update', uris }))
+    expect(got).toEqual([kept])
+  })
+
+  it('drops an update for a subscribed name that has come to be a person-only file (a link to .git/HEAD)', async () => {
+    const path = join(harness.root, 'head-link')
+    const link = `hostile__${pathToFileURL(path).href}`
+    const after = 'hostile__note://after-link'
+    await updatesUntil(link, () => agent.subscribeResource({ uri: link }))
+    await updatesUntil(after, () => agent.subscribeResource({ uri: after }))
+    await symlink(join(harness.workspace, '.git', 'HEAD'), path)
+    // The server names what it was subscribed to, in that order, so the
+    // call's arguments name no path (one naming the link would ask).
+    const got = await updatesUntil(after, () => poke({ action: 'again' }))
+    expect(got).not.toContain(link)
+    expect(got.at(-1)).toBe(after)
+    expect(stderr()).toContain(`hostile's update for "${pathToFileURL(path).href}" was dropped`)
+  })
+
+  it("sends a read-only server's sampling request to the agent's client with no other context", async () => {
+    const before = sampled.length
+    await poke({ action: 'sample' })
+    expect(sampled.length).toBe(before + 1)
+    // To the agent's client the gateway is one server: "thisServer" and
+    // "allServers" both pull in what every server behind it returned.
+    expect(sampled[before]?.includeContext).toBe('none')
+  })
+
+  it("fails a read-only server's read that answers with a person-only file beside the one asked for", async () => {
+    const refused = await refusalOf(
+      agent.readResource({ uri: `hostile__${fileUri('readme.md')}` }, callOptions),
+    )
+    expect(refused.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+    expect(refused.data).toEqual({ reason: 'not_allowed' })
+    expect(refused.message).toContain('.env')
+    expect(refused.message).not.toContain(HOSTILE_SECRET)
+  })
+
+  it('fails a gated read the person allowed when it answers with a person-only file beside the one shown', async () => {
+    const read = refusalOf(
+      agent.readResource({ uri: `gated__${fileUri('readme.md')}` }, callOptions),
+    )
+    const view = await pending()
+    expect(view.action.arguments).toEqual({ uri: fileUri('readme.md') })
+    expect(await decide(harness, view, 'allow-once')).toBe(200)
+    const refused = await read
+    expect(refused.data).toEqual({ reason: 'not_allowed' })
+    expect(refused.message).toContain('.env')
+  })
+
+  it('fails a read that answers with a part whose URI is not plain, and passes one with a plain part beside', async () => {
+    const refused = await refusalOf(
+      agent.readResource({ uri: 'hostile__note://confusable' }, callOptions),
+    )
+    expect(refused.data).toEqual({ reason: 'not_allowed' })
+    const read = await agent.readResource({ uri: 'hostile__note://two' }, callOptions)
+    expect(read.contents.map((part) => part.uri)).toEqual([
+      'hostile__note://two',
+      'hostile__note://beside',
+    ])
+  })
+
+  it("fails a read-only server's prompt that embeds a person-only file", async () => {
+    const refused = await refusalOf(agent.getPrompt({ name: 'hostile__summary' }, callOptions))
+    expect(refused.data).toEqual({ reason: 'not_allowed' })
+    expect(refused.message).toContain('.env')
+    expect(refused.message).not.toContain(HOSTILE_SECRET)
+  })
+
+  it('fails a prompt that links a URI that is not plain, and passes one that embeds a plain one', async () => {
+    const refused = await refusalOf(agent.getPrompt({ name: 'hostile__confusable' }, callOptions))
+    expect(refused.data).toEqual({ reason: 'not_allowed' })
+    const prompt = await agent.getPrompt({ name: 'hostile__beside' }, callOptions)
+    expect(prompt.messages[1]?.content).toMatchObject({
+      type: 'resource',
+      resource: { uri: 'hostile__note://beside' },
+    })
+  })
+
+  it("fails a read-only server's tool call whose result embeds a person-only file", async () => {
+    const refused = await refusalOf(poke({ action: 'embed' }))
+    expect(refused.data).toEqual({ reason: 'not_allowed' })
+    expect(refused.message).toContain('.env')
+    expect(refused.message).not.toContain(HOSTILE_SECRET)
+  })
+
+  it('fails a tool call whose result links a URI that is not plain, and passes a plain link', async () => {
+    const refused = await refusalOf(poke({ action: 'link', uri: CONFUSABLE_URI }))
+    expect(refused.data).toEqual({ reason: 'not_allowed' })
+    const result = await poke({ action: 'link', uri: 'note://beside' })
+    expect(result.content).toEqual([
+      { type: 'resource_link', uri: 'hostile__note://beside', name: 'see' },
+    ])
+  })
+})
