@@ -50,7 +50,23 @@ function approval(
 }
 
 const CASES: ReadonlyArray<readonly [string, ApprovalRecord]> = [
-  ['a plain command', approval('run_command', { argv: ['git', 'status'] })],
+  [
+    'a plain command',
+    approval(
+      'run_command',
+      { argv: ['git', 'status'] },
+      {
+        containment: {
+          contained: true,
+          writableRoots: ['/home/ada/project'],
+          network: false,
+          secretsHidden: true,
+        },
+      },
+    ),
+  ],
+  // Shown running uncontained, a command is allowed one run at a time.
+  ['a plain command run uncontained', approval('run_command', { argv: ['git', 'status'] })],
   ['a command through the shell', approval('run_command', { argv: ['ls'], shell: true })],
   ['a command in another folder', approval('run_command', { argv: ['ls'], cwd: 'sub' })],
   ['a command with a time limit', approval('run_command', { argv: ['ls'], timeoutMs: 5 })],
@@ -127,6 +143,7 @@ const AGENT_RUNTIME_SCOPE: Readonly<Record<string, string>> = {
  *  a runtime that refused every grant (or granted every one) fails here. */
 const EXPECTED_SCOPE: Readonly<Record<string, string | null>> = {
   'a plain command': 'command',
+  'a plain command run uncontained': null,
   'a command through the shell': null,
   'a command in another folder': null,
   'a command with a time limit': null,

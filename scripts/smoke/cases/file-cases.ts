@@ -149,10 +149,12 @@ export const fileCases: CaseDefinition[] = [
       )
       await consent.page.click('#assent-allow-once')
       context.check('the window closes after Allow', await closedSoon(consent))
-      const written = await waitFor(
-        async () => (existsSync(inside) ? readFile(inside, 'utf8') : undefined),
-        'inside.txt written by the allowed command',
-      ).catch(() => '(missing)')
+      // Made by the redirection before `echo` writes to it: read once it
+      // holds something, so an empty file mid-write is never the answer.
+      const written = await waitFor(async () => {
+        const text = existsSync(inside) ? await readFile(inside, 'utf8') : ''
+        return text === '' ? undefined : text
+      }, 'inside.txt written by the allowed command').catch(() => '(missing)')
       context.check('inside.txt was written in the workspace', written === 'y\n', written)
       context.check(
         '../escape.txt, outside the workspace, was not written',
