@@ -1,19 +1,9 @@
-import {
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
 import type { ApprovalRecord } from '../src/contracts/approval.ts'
 import { consentAction } from '../src/main/core/consent-action.ts'
-import { grantForDecision } from '../src/runtime/agent/grant-issuer.ts'
 import { canonicalAction } from '../src/runtime/domain/approval.ts'
 import type {
   ExternalActionRequest,
@@ -22,7 +12,11 @@ import type {
 } from '../src/runtime/external-agents/external-agent-port.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { codexRequest, ExternalAskerWorld } from '../src/runtime/test-support/external-asker.ts'
+import {
+  askerWorldInTempWorkspace,
+  codexRequest,
+  type ExternalAskerWorld,
+} from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
 
 /**
@@ -42,30 +36,22 @@ const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-
 let root: string
 let workspace: string
 let world: ExternalAskerWorld
-let clock = 1_000
+let dispose: () => void
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-grant-shown-')))
-  workspace = join(root, 'ws')
+  ;({ root, workspace, world, dispose } = askerWorldInTempWorkspace(
+    'assent-grant-shown-',
+    MAC,
+    AGENT,
+  ))
   mkdirSync(join(workspace, 'src'), { recursive: true })
   mkdirSync(join(workspace, 'build'))
   mkdirSync(join(workspace, 'deploy'))
   writeFileSync(join(workspace, 'plain.txt'), 'one\ntwo\n')
   writeFileSync(join(workspace, 'src', 'app.ts'), 'export const secret = 1\n')
-  world = new ExternalAskerWorld({
-    prefix: 'assent-grant-shown-db-',
-    mac: MAC,
-    agent: AGENT,
-    workspace,
-    now: () => (clock += 1),
-    grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
-  })
 })
 
-afterEach(() => {
-  world.close()
-  rmSync(root, { recursive: true, force: true })
-})
+afterEach(() => dispose())
 
 const live = () => new AbortController().signal
 const pending = () => world.stores.approvals.listByRoom(ROOM_ID).find((a) => a.status === 'pending')

@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
-import { grantForDecision } from '../src/runtime/agent/grant-issuer.ts'
 import type { ExternalActionRequest } from '../src/runtime/external-agents/external-agent-port.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import type { ActionReviewer, ReviewInput } from '../src/runtime/policy/reviewer.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { ExternalAskerWorld } from '../src/runtime/test-support/external-asker.ts'
+import {
+  askerWorldInTempWorkspace,
+  type ExternalAskerWorld,
+} from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
 
 /**
@@ -27,10 +27,9 @@ const MAC = new IntegrityMac(Buffer.alloc(32, 5))
 const AGENT: AgentIdentity = { id: 'acp-agent', name: 'An ACP agent', protocol: 'acp' }
 const NEEDLE = 'exfil.example.invalid/upload'
 
-let root: string
 let workspace: string
 let world: ExternalAskerWorld
-let clock = 1_000
+let dispose: () => void
 const reviewed: ReviewInput[] = []
 
 /** A plugged-in reviewer that allows what it is shown, and keeps it. */
@@ -43,23 +42,10 @@ const RECORDING: ActionReviewer = {
 
 beforeEach(() => {
   reviewed.length = 0
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-reviewer-shown-')))
-  workspace = join(root, 'ws')
-  mkdirSync(workspace, { recursive: true })
-  world = new ExternalAskerWorld({
-    prefix: 'assent-reviewer-shown-db-',
-    mac: MAC,
-    agent: AGENT,
-    workspace,
-    now: () => (clock += 1),
-    grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
-  })
+  ;({ workspace, world, dispose } = askerWorldInTempWorkspace('assent-reviewer-shown-', MAC, AGENT))
 })
 
-afterEach(() => {
-  world.close()
-  rmSync(root, { recursive: true, force: true })
-})
+afterEach(() => dispose())
 
 let requests = 0
 function acpRequest(action: ExternalActionRequest['action']): ExternalActionRequest {

@@ -1,19 +1,9 @@
-import {
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
 import type { ApprovalRecord } from '../src/contracts/approval.ts'
 import { consentAction } from '../src/main/core/consent-action.ts'
-import { grantForDecision } from '../src/runtime/agent/grant-issuer.ts'
 import { canonicalAction } from '../src/runtime/domain/approval.ts'
 import type {
   ExternalActionRequest,
@@ -22,7 +12,11 @@ import type {
 } from '../src/runtime/external-agents/external-agent-port.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { codexRequest, ExternalAskerWorld } from '../src/runtime/test-support/external-asker.ts'
+import {
+  askerWorldInTempWorkspace,
+  codexRequest,
+  type ExternalAskerWorld,
+} from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
 
 /**
@@ -44,14 +38,12 @@ import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
 const MAC = new IntegrityMac(Buffer.alloc(32, 3))
 const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }
 
-let root: string
 let workspace: string
 let world: ExternalAskerWorld
-let clock = 1_000
+let dispose: () => void
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-shown-where-')))
-  workspace = join(root, 'ws')
+  ;({ workspace, world, dispose } = askerWorldInTempWorkspace('assent-shown-where-', MAC, AGENT))
   mkdirSync(join(workspace, '.git', 'hooks'), { recursive: true })
   writeFileSync(join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n')
   writeFileSync(join(workspace, '.git', 'config'), '[core]\n\tbare = false\n')
@@ -59,20 +51,9 @@ beforeEach(() => {
   // Innocent names in the workspace that lead into .git.
   symlinkSync(join(workspace, '.git', 'hooks', 'pre-commit'), join(workspace, 'notes.txt'))
   symlinkSync(join(workspace, '.git', 'hooks'), join(workspace, 'docs'))
-  world = new ExternalAskerWorld({
-    prefix: 'assent-shown-where-db-',
-    mac: MAC,
-    agent: AGENT,
-    workspace,
-    now: () => (clock += 1),
-    grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
-  })
 })
 
-afterEach(() => {
-  world.close()
-  rmSync(root, { recursive: true, force: true })
-})
+afterEach(() => dispose())
 
 const live = () => new AbortController().signal
 const pending = () => world.stores.approvals.listByRoom(ROOM_ID).find((a) => a.status === 'pending')

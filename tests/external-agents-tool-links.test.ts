@@ -1,11 +1,9 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { AGENT_TOOL_CALL_TOOL, type AgentIdentity } from '../src/contracts/agent-request.ts'
 import { argumentsText, type ApprovalRecord } from '../src/contracts/approval.ts'
 import { consentAction } from '../src/main/core/consent-action.ts'
-import { grantForDecision } from '../src/runtime/agent/grant-issuer.ts'
 import { canonicalAction } from '../src/runtime/domain/approval.ts'
 import { acpAction } from '../src/runtime/external-agents/acp-tool-call-reading.ts'
 import { AcpToolCallSchema } from '../src/runtime/external-agents/acp-messages.ts'
@@ -15,7 +13,10 @@ import type {
 } from '../src/runtime/external-agents/external-agent-port.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { ExternalAskerWorld } from '../src/runtime/test-support/external-asker.ts'
+import {
+  askerWorldInTempWorkspace,
+  type ExternalAskerWorld,
+} from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
 
 /**
@@ -32,17 +33,15 @@ import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
 const MAC = new IntegrityMac(Buffer.alloc(32, 7))
 const AGENT: AgentIdentity = { id: 'claude', name: 'Claude Code', protocol: 'acp' }
 
-let root: string
 let workspace: string
 let hook: string
 let hooks: string
 let world: ExternalAskerWorld
-let clock = 1_000
+let dispose: () => void
 let ids = 0
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-tool-links-')))
-  workspace = join(root, 'ws')
+  ;({ workspace, world, dispose } = askerWorldInTempWorkspace('assent-tool-links-', MAC, AGENT))
   hooks = join(workspace, '.git', 'hooks')
   hook = join(hooks, 'pre-commit')
   mkdirSync(hooks, { recursive: true })
@@ -51,20 +50,9 @@ beforeEach(() => {
   writeFileSync(hook, '#!/bin/sh\nexit 0\n')
   symlinkSync(hook, join(workspace, 'notes.txt'))
   symlinkSync(hooks, join(workspace, 'docs'))
-  world = new ExternalAskerWorld({
-    prefix: 'assent-tool-links-db-',
-    mac: MAC,
-    agent: AGENT,
-    workspace,
-    now: () => (clock += 1),
-    grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
-  })
 })
 
-afterEach(() => {
-  world.close()
-  rmSync(root, { recursive: true, force: true })
-})
+afterEach(() => dispose())
 
 function acp(toolCall: unknown): ExternalActionRequest {
   const reading = acpAction(AcpToolCallSchema.parse(toolCall), workspace)

@@ -1,7 +1,11 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { AgentIdentity } from '../../contracts/agent-request.ts'
 import type { RoomPolicy } from '../../contracts/policy-axes.ts'
 import type { Grant, Turn } from '../../contracts/room.ts'
+import { grantForDecision } from '../agent/grant-issuer.ts'
 import { EventBus } from '../events/event-bus.ts'
 import type { ExternalActionRequest } from '../external-agents/external-agent-port.ts'
 import { ExternalTurnAsker } from '../external-turns/external-turn-asker.ts'
@@ -154,4 +158,34 @@ export function codexRequest(action: ExternalActionRequest['action']): ExternalA
     sandboxMode: 'danger-full-access',
     action,
   }
+}
+
+/**
+ * A world for one test over a fresh workspace: `ws` in a new folder
+ * (`root`, its real path), a clock that moves one millisecond a call, and
+ * allow-always grants as the gate writes them. `dispose` closes the
+ * database and removes the folder.
+ */
+export function askerWorldInTempWorkspace(
+  prefix: string,
+  mac: IntegrityMac,
+  agent: AgentIdentity,
+): { root: string; workspace: string; world: ExternalAskerWorld; dispose: () => void } {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+  const workspace = path.join(root, 'ws')
+  mkdirSync(workspace)
+  let clock = 1_000
+  const world = new ExternalAskerWorld({
+    prefix: `${prefix}db-`,
+    mac,
+    agent,
+    workspace,
+    now: () => (clock += 1),
+    grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
+  })
+  const dispose = () => {
+    world.close()
+    rmSync(root, { recursive: true, force: true })
+  }
+  return { root, workspace, world, dispose }
 }
