@@ -97,13 +97,15 @@ export async function grantForAction<G>(
   approvalPolicy: ApprovalPolicy,
   find: () => G | undefined,
 ): Promise<G | undefined> {
-  if (!grantsHonoured(approvalPolicy)) return undefined
+  // Most actions have no grant: the lookup (one indexed query) comes
+  // first, so only an action a grant may answer pays for the judgment.
+  if (!grantsHonoured(approvalPolicy) || find() === undefined) return undefined
   const why = await privateReadOfApproval(action, touch.workspace, touch.resolvedPaths).catch(
     (error: unknown) => `the read could not be judged: ${String(error)}`,
   )
   if (why !== null) return undefined
-  // Looked up after the wait, not before it: a grant revoked meanwhile
-  // answers nothing.
+  // Looked up again after the wait, and judged by the person-only rule
+  // only then: a grant revoked meanwhile answers nothing.
   return grantThatMayAnswer(touch, approvalPolicy, find)
 }
 
