@@ -26,11 +26,8 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContents, namespacedMessages } from './gateway-content.ts'
-import {
-  personOnlyNamed,
-  refuseIfPersonOnly,
-  runGoverned,
-} from '../runtime/mcp/governed-mcp-action.ts'
+import { refuseIfPersonOnly, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+import { personOnlyNamed } from '../runtime/mcp/mcp-call-judgment.ts'
 
 /**
  * What the gateway offers the agent besides tools: the union of what the

@@ -29,7 +29,7 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { rootsInWorkspace } from '../runtime/mcp/mcp-roots.ts'
 import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
-import { shownUri, withheldUri } from './gateway-content.ts'
+import { shownUri, withheldUri } from '../runtime/mcp/mcp-result-uris.ts'
 
 export interface GatewayRelayOptions {
   /** The gateway's own server, facing the agent. */
@@ -113,7 +113,7 @@ export class GatewayRelay implements McpClientRelay {
    * asked for would tell it, unasked, about whatever the server likes to
    * name. Even then, one naming a person-only path (a repository's
    * `.git/HEAD`, which a subscription is refused for) or a URI that is not
-   * plain (which may pass for another) is dropped (gateway-content.ts), as
+   * plain (which may pass for another) is dropped (mcp-result-uris.ts), as
    * its subscription would be refused now. What is dropped is logged.
    */
   private updated(server: McpServer, uri: string): void {

@@ -253,16 +253,7 @@ export class AssentGateway {
       const result = await this.elicitation.during(parts.serverId, call, () =>
         runGatedMcpCall(lease.connection, parts.toolName, args, consent, this.workspace, run),
       )
-      // A resource the result names was not asked for, whether the call
-      // ran unasked (a read-only manifest) or the person allowed it for
-      // its arguments: one naming a person-only path or not plain fails
-      // the call (gateway-content.ts).
-      const source = {
-        server: lease.connection.server,
-        method: parts.toolName,
-        workspace: this.workspace,
-      }
-      return { ...result, content: namespacedContent(source, result.content) }
+      return { ...result, content: namespacedContent(parts.serverId, result.content) }
     } catch (error) {
       if (error instanceof McpRefusal) throw new McpError(error.code, error.message, error.data)
       throw error

@@ -135,6 +135,55 @@ describe('runGatedMcpCall on a read-only server', () => {
   })
 })
 
+describe('runGatedMcpCall when the result names a resource nobody asked for', () => {
+  /** A stand-in whose write answers with a resource beside its text. */
+  function answeringWith(resource: Record<string, unknown>, readOnly: boolean) {
+    const { connection, counts } = standInConnection([[WRITE]], readOnly)
+    const callTool = connection.callTool.bind(connection)
+    Object.assign(connection, {
+      callTool: async (name: string, args: Record<string, unknown>) => {
+        const result = await callTool(name, args)
+        return { ...result, content: [...result.content, resource] }
+      },
+    })
+    return { connection, counts }
+  }
+  const ENV = { uri: 'file:///w/.env', mimeType: 'text/plain', text: 'TOKEN=FIXTURE' }
+
+  // The same rule at every door: the gateway and a room both run calls
+  // here. Unasked (a read-only manifest) and allowed by the person alike.
+  it.each([
+    ['an unasked call', true, { type: 'resource', resource: ENV }],
+    ['an allowed call', false, { type: 'resource', resource: ENV }],
+    ['an unasked call, by a link', true, { type: 'resource_link', uri: ENV.uri, name: 'env' }],
+    [
+      'an allowed call, a confusable name',
+      false,
+      { type: 'resource_link', uri: 'note://pаypal', name: 'x' },
+    ],
+  ])(
+    'fails %s whose result adds a person-only or not plain resource',
+    async (_what, readOnly, resource) => {
+      const { connection, counts } = answeringWith(resource, readOnly)
+      const { port, reported } = answering({})
+      await expect(call(connection, port)).rejects.toMatchObject({ reason: 'not_allowed' })
+      expect(counts.runs).toBe(1)
+      if (!readOnly)
+        expect(reported).toEqual([
+          { ok: false, output: expect.stringContaining('does not pass on') },
+        ])
+    },
+  )
+
+  it('passes a result that adds a plain resource of the workspace', async () => {
+    const notes = { uri: 'file:///w/notes.txt', mimeType: 'text/plain', text: 'x' }
+    const { connection } = answeringWith({ type: 'resource', resource: notes }, true)
+    const { port } = answering({})
+    const result = await call(connection, port)
+    expect(result.content).toContainEqual({ type: 'resource', resource: notes })
+  })
+})
+
 describe('runGatedMcpCall when the workspace moves', () => {
   const moved = () => {
     throw workspaceMovedRefusal({

@@ -4,6 +4,7 @@ import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts
 import type { ElicitationForm } from './mcp-elicitation.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
+import { refuseWithheldContent } from './mcp-result-uris.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
 import {
   PREVIEW_SUFFIX,
@@ -167,10 +168,15 @@ export async function runGatedMcpCall(
   // definition of a call that runs unasked, so it is not fetched for one:
   // a tool the server stopped offering fails at the server.
   const approvalFree = server.approvalFreeTools?.includes(toolName) === true
+  // What a result names beside what was asked is judged at every door
+  // (mcp-result-uris.ts): a person-only file the server adds fails it.
+  const source = { server, method: toolName, workspace }
   if (runsUnasked(server, touch, `${server.id}__${toolName}`, approvalFree)) {
     await consent.beforeRun?.()
     consent.checkWorkspace?.()
-    return connection.callTool(toolName, args, run)
+    const result = await connection.callTool(toolName, args, run)
+    refuseWithheldContent(source, result.content)
+    return result
   }
   const tools = await connection.listAllowedTools()
   const tool = tools.find((candidate) => candidate.name === toolName)
@@ -252,6 +258,13 @@ export async function runGatedMcpCall(
     result = { content: [{ type: 'text', text: message }], isError: true }
   }
   result = withMadeSettled(result, watch)
+  try {
+    refuseWithheldContent(source, result.content)
+  } catch (error) {
+    // Refused, the call is recorded as what the agent hears.
+    await ticket.report({ ok: false, output: (error as Error).message })
+    throw error
+  }
   await ticket.report({ ok: result.isError !== true, output: resultText(result) })
   return result
 }

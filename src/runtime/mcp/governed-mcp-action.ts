@@ -1,12 +1,12 @@
 import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
-import { mcpTouch, personOnlyReason } from '../policy/person-only.ts'
+import { mcpTouch } from '../policy/person-only.ts'
 import {
   refuseIfCancelled,
   shownWhole,
   type McpConsentPort,
   type McpConsentRequest,
 } from './gated-mcp-call.ts'
-import { runsUnasked } from './mcp-call-judgment.ts'
+import { personOnlyNamed, runsUnasked } from './mcp-call-judgment.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
@@ -93,29 +93,6 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
   }
   await ticket.report({ ok: true, output: action.outcome(result) })
   return result
-}
-
-/**
- * The person-only path an MCP request names (a `file:` URI under `.git`,
- * a key), or null. Nobody is asked about a completion, a subscription or
- * a list, so these are refused or left out when they name one.
- */
-export function personOnlyNamed(
-  server: McpServer,
-  method: string,
-  args: Record<string, unknown>,
-  workspace: string,
-): { path: string; reason: string } | null {
-  const touch = mcpTouch(
-    {
-      serverId: server.id,
-      toolName: method,
-      arguments: args,
-      serverFolder: serverFolderOf(server),
-    },
-    workspace,
-  )
-  return personOnlyReason(touch)
 }
 
 /**

@@ -1,12 +1,14 @@
 import { keepAsAssentOwn } from '../policy/assent-own-paths.ts'
 import {
   assentOwnNamedBy,
+  mcpTouch,
   personOnlyReason,
   type ActionTouch,
   type PersonOnly,
 } from '../policy/person-only.ts'
-import type { McpConnection } from './mcp-connection.ts'
+import type { McpConnection, McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
+import { serverFolderOf } from './mcp-workspace.ts'
 
 // Whether an MCP call (a tool call, a resource read, a prompt) runs
 // without asking, and the calls no one may make: those naming Assent's own
@@ -60,4 +62,27 @@ export function runsUnasked(
     name,
   )
   return personOnly === null
+}
+
+/**
+ * The person-only path an MCP request names (a `file:` URI under `.git`,
+ * a key), or null. Nobody is asked about a completion, a subscription or
+ * a list, so these are refused or left out when they name one.
+ */
+export function personOnlyNamed(
+  server: McpServer,
+  method: string,
+  args: Record<string, unknown>,
+  workspace: string,
+): { path: string; reason: string } | null {
+  const touch = mcpTouch(
+    {
+      serverId: server.id,
+      toolName: method,
+      arguments: args,
+      serverFolder: serverFolderOf(server),
+    },
+    workspace,
+  )
+  return personOnlyReason(touch)
 }
