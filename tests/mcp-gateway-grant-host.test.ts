@@ -53,13 +53,16 @@ describe('assent-gateway in front of a hostile server: a read grant and the host
     // `localhost` as host: still a private read, which no grant answers
     // (docs/mcp.md).
     const outside = `gated__notes://localhost${join(harness.root, 'private-notes.txt')}`
-    const outcome = await Promise.race([
-      agent.readResource({ uri: outside }, callOptions).then(() => 'ran by the grant'),
-      pending().then(async (view) => {
-        await decide(harness, view, 'deny')
-        return 'asked the person'
-      }),
-    ])
-    expect(outcome).toBe('asked the person')
+    // The read settles only once the person's answer is given, so the
+    // race is between the grant answering and the person being asked;
+    // the denial is given after, and the read is then refused.
+    const read = agent.readResource({ uri: outside }, callOptions).then(
+      () => 'ran by the grant',
+      () => 'refused',
+    )
+    const outcome = await Promise.race([read, pending()])
+    expect(outcome).toMatchObject({ action: { toolName: 'resources/read' } })
+    if (typeof outcome === 'object') expect(await decide(harness, outcome, 'deny')).toBe(200)
+    expect(await read).toBe('refused')
   })
 })
