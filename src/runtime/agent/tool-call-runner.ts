@@ -181,7 +181,7 @@ export class ToolCallRunner {
     const policy = turn.policy.approvalPolicy
     const privateRead =
       tool.effect === 'read'
-        ? await privateReadReason({
+        ? privateReadReason({
             workspace: turn.workspace,
             requested: tool.targetPaths(args),
             resolved: access.paths,

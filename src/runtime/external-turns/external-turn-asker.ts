@@ -142,7 +142,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     // No grant answers a private read either (private-read-approval.ts):
     // an own tool of the agent naming a place outside the workspace is the
     // person's to allow, as the reviewer and the webhook are kept from it.
-    const grant = await grantForAction(
+    const grant = grantForAction(
       {
         toolName: shown.action.toolName,
         arguments: shown.action.arguments,

@@ -9,7 +9,7 @@ import {
   touchOfApproval,
   type PersonOnly,
 } from '../policy/person-only.ts'
-import { privateReadOfApproval } from '../policy/private-read-approval.ts'
+import { judgedPrivateRead } from '../policy/private-read-approval.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -218,9 +218,12 @@ export class ApprovalRequester {
     // Left to the person alone (`othersMayDecide`): nobody decides in
     // their place, neither the reviewer nor the webhook. The approval stays
     // pending for the protected window, as under ask-for-approval.
+    // Judged after the door has its approval, inside the chain, so a
+    // judgment that throws expires the approval (`expiredIfFailed`)
+    // instead of failing the door that opened it.
     const review = turn.policy.approvalReviewer === 'agent' ? request.review : undefined
-    const delegated = this.othersMayDecide(request, approval, review !== undefined).then((may) => {
-      if (!may) return undefined
+    const delegated = Promise.resolve().then(() => {
+      if (!this.othersMayDecide(request, approval, review !== undefined)) return undefined
       return (review ? this.reviewAutomatically(turn, approval, review) : Promise.resolve()).then(
         () => this.askDelegate(turn, approval.id),
       )
@@ -245,16 +248,14 @@ export class ApprovalRequester {
    * leaves it to the person. Where one of them would have been asked, the
    * approval says why it was not.
    */
-  private async othersMayDecide(
+  private othersMayDecide(
     request: ApprovalRequest,
     approval: ApprovalRecord,
     reviewed: boolean,
-  ): Promise<boolean> {
+  ): boolean {
     if (request.personDecides) return false
     const { turn } = request
-    const why = await privateReadOfApproval(approval, turn.workspace, request.resolvedPaths).catch(
-      (error: unknown) => `the read could not be judged: ${String(error)}`,
-    )
+    const why = judgedPrivateRead(approval, turn.workspace, request.resolvedPaths)
     if (why === null) return true
     // Decided or expired meanwhile: there is nobody left to tell why.
     if (this.options.approvals.get(approval.id)?.status !== 'pending') return false

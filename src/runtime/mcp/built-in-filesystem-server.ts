@@ -152,7 +152,7 @@ async function runInWorkspace(
   const key = canonicalJson({ args: parsed.data, paths: access.paths })
   if (previewing) return preview(tool, parsed.data, access.paths, key, previews)
   if (tool.effect === 'read') {
-    const reach = await privateReadReason({
+    const reach = privateReadReason({
       workspace,
       requested: tool.targetPaths(parsed.data),
       resolved: access.paths,

@@ -129,7 +129,7 @@ export class GatewayCallService {
     // In plan mode (`never`) no grant answers: the call is refused in the
     // policy's name below, whatever was allowed always before.
     const action = { ...mcpApprovalFields(request), workingDirectory: room.workspace }
-    const grant = await grantForAction(
+    const grant = grantForAction(
       mcpTouch(request, room.workspace),
       action,
       policy.approvalPolicy,

@@ -175,7 +175,7 @@ export class McpRoomCalls implements McpToolCalls {
     const { conversations, requester, now } = this.options
     const report = async () => undefined
     const action = { ...mcpApprovalFields(request), workingDirectory: turn.workspace }
-    const grant = await grantForAction(
+    const grant = grantForAction(
       mcpTouch(request, turn.workspace),
       action,
       turn.policy.approvalPolicy,

@@ -49,11 +49,11 @@ function readingOf(action: ApprovalAction): 'tool' | 'any-word' | null {
  * Fails closed: an action naming more places than can be checked, or a
  * place that cannot be resolved, is private.
  */
-export async function privateReadOfApproval(
+export function privateReadOfApproval(
   action: ApprovalAction,
   workspace: string,
   resolvedByDoor: readonly string[] = [],
-): Promise<string | null> {
+): string | null {
   const reading = readingOf(action)
   if (reading === null) return null
   const args = reading === 'any-word' ? withoutNetworkUrls(action.arguments, 0) : action.arguments
@@ -91,22 +91,37 @@ export async function privateReadOfApproval(
  * read, never answers for another place. Fails closed: a read that cannot
  * be judged is private.
  */
-export async function grantForAction<G>(
+export function grantForAction<G>(
   touch: ActionTouch,
   action: ApprovalAction,
   approvalPolicy: ApprovalPolicy,
   find: () => G | undefined,
-): Promise<G | undefined> {
+): G | undefined {
   // Most actions have no grant: the lookup (one indexed query) comes
   // first, so only an action a grant may answer pays for the judgment.
-  if (!grantsHonoured(approvalPolicy) || find() === undefined) return undefined
-  const why = await privateReadOfApproval(action, touch.workspace, touch.resolvedPaths).catch(
-    (error: unknown) => `the read could not be judged: ${String(error)}`,
-  )
-  if (why !== null) return undefined
-  // Looked up again after the wait, and judged by the person-only rule
-  // only then: a grant revoked meanwhile answers nothing.
-  return grantThatMayAnswer(touch, approvalPolicy, find)
+  // The judgment is synchronous, so the grant cannot be revoked between
+  // the lookup and the answer: it is looked up once.
+  const grant = grantsHonoured(approvalPolicy) ? find() : undefined
+  if (grant === undefined) return undefined
+  if (judgedPrivateRead(action, touch.workspace, touch.resolvedPaths) !== null) return undefined
+  return grantThatMayAnswer(touch, approvalPolicy, () => grant)
+}
+
+/**
+ * `privateReadOfApproval`, with a judgment that fails (a path that cannot
+ * be read, an argument that cannot be walked) taken as a private read, so
+ * an error never lets a decider other than the person see it.
+ */
+export function judgedPrivateRead(
+  action: ApprovalAction,
+  workspace: string,
+  resolvedByDoor: readonly string[] = [],
+): string | null {
+  try {
+    return privateReadOfApproval(action, workspace, resolvedByDoor)
+  } catch (error) {
+    return `the read could not be judged: ${String(error)}`
+  }
 }
 
 /** The first candidate whose real path cannot be found from one of the

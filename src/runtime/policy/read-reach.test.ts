@@ -30,24 +30,24 @@ const reach = (requested: string, resolved: string, workspace = ws) =>
 
 describe('whether a read reaches beyond the workspace', () => {
   it('keeps a plain file inside the workspace a workspace read', async () => {
-    expect(await reach('notes.txt', path.join(ws, 'notes.txt'))).toBeNull()
-    expect(await reach('.', ws)).toBeNull()
-    expect(await reach('missing.txt', path.join(ws, 'missing.txt'))).toBeNull()
+    expect(reach('notes.txt', path.join(ws, 'notes.txt'))).toBeNull()
+    expect(reach('.', ws)).toBeNull()
+    expect(reach('missing.txt', path.join(ws, 'missing.txt'))).toBeNull()
   })
 
   it('calls a path that resolves outside the workspace private', async () => {
-    expect(await reach(path.join(outside, 'secret.txt'), path.join(outside, 'secret.txt'))).toBe(
+    expect(reach(path.join(outside, 'secret.txt'), path.join(outside, 'secret.txt'))).toBe(
       `${path.join(outside, 'secret.txt')} is outside the workspace`,
     )
     // A sibling that shares the workspace's name as a prefix is outside.
-    expect(await reach('../ws-evil', `${ws}-evil`)).toMatch(/is outside the workspace$/)
+    expect(reach('../ws-evil', `${ws}-evil`)).toMatch(/is outside the workspace$/)
   })
 
   it('calls a credential private, as asked or as resolved', async () => {
     await mkdir(path.join(ws, '.ssh'))
-    expect(await reach('.env', path.join(ws, '.env'))).toMatch(/^\.env: /)
-    expect(await reach('innocent.txt', path.join(ws, '.ssh', 'id_ed25519'))).toMatch(/\.ssh/)
-    expect(await reach('.ssh/id_ed25519', path.join(ws, 'elsewhere.txt'))).toMatch(/^\.ssh/)
+    expect(reach('.env', path.join(ws, '.env'))).toMatch(/^\.env: /)
+    expect(reach('innocent.txt', path.join(ws, '.ssh', 'id_ed25519'))).toMatch(/\.ssh/)
+    expect(reach('.ssh/id_ed25519', path.join(ws, 'elsewhere.txt'))).toMatch(/^\.ssh/)
   })
 
   it("calls Assent's own files private, in the workspace too", async () => {
@@ -55,43 +55,41 @@ describe('whether a read reaches beyond the workspace', () => {
     const data = path.join(ws, 'assent-data')
     await mkdir(data)
     await writeFile(path.join(data, 'agents.json'), '{}')
-    expect(await reach('assent-data/agents.json', path.join(data, 'agents.json'))).toBeNull()
+    expect(reach('assent-data/agents.json', path.join(data, 'agents.json'))).toBeNull()
     keepAsAssentOwn([data])
-    expect(await reach('assent-data/agents.json', path.join(data, 'agents.json'))).toBe(
+    expect(reach('assent-data/agents.json', path.join(data, 'agents.json'))).toBe(
       `${path.join(data, 'agents.json')}: ${ASSENT_OWN_WHY}`,
     )
-    expect(await reach('notes.txt', path.join(ws, 'notes.txt'))).toBeNull()
+    expect(reach('notes.txt', path.join(ws, 'notes.txt'))).toBeNull()
   })
 
   it('calls a file with another name (a hard link) private, wherever the other name is', async () => {
     await link(path.join(outside, 'secret.txt'), path.join(ws, 'hl.txt'))
-    expect(await reach('hl.txt', path.join(ws, 'hl.txt'))).toBe(
+    expect(reach('hl.txt', path.join(ws, 'hl.txt'))).toBe(
       `${path.join(ws, 'hl.txt')} has 2 names (hard links), which may lead outside the workspace`,
     )
   })
 
   it('judges a symbolic link inside the workspace by where it leads', async () => {
     await symlink(path.join(outside, 'secret.txt'), path.join(ws, 'link.txt'))
-    expect(await reach('link.txt', await realpath(path.join(ws, 'link.txt')))).toMatch(
+    expect(reach('link.txt', await realpath(path.join(ws, 'link.txt')))).toMatch(
       /is outside the workspace$/,
     )
   })
 
   it('does not count a directory’s links, which every directory has', async () => {
     await mkdir(path.join(ws, 'sub', 'inner'), { recursive: true })
-    expect(await reach('sub', path.join(ws, 'sub'))).toBeNull()
+    expect(reach('sub', path.join(ws, 'sub'))).toBeNull()
   })
 
   it('fails closed when the workspace cannot be resolved', async () => {
     const gone = path.join(root, 'gone')
-    expect(await reach('a', path.join(gone, 'a'), gone)).toBe(
-      `the workspace ${gone} cannot be resolved`,
-    )
+    expect(reach('a', path.join(gone, 'a'), gone)).toBe(`the workspace ${gone} cannot be resolved`)
   })
 
   it('checks every path of the call, not only the first', async () => {
     expect(
-      await privateReadReason({
+      privateReadReason({
         workspace: ws,
         requested: ['notes.txt', 'x'],
         resolved: [path.join(ws, 'notes.txt'), path.join(outside, 'secret.txt')],
@@ -101,8 +99,8 @@ describe('whether a read reaches beyond the workspace', () => {
 
   it("leaves a secret's name to the person-only rule when asked to (an MCP call's words)", async () => {
     const input = { workspace: ws, requested: ['.env'], resolved: [path.join(ws, '.env')] }
-    expect(await privateReadReason(input)).toMatch(/^\.env: /)
-    expect(await privateReadReason({ ...input, secretNames: false })).toBeNull()
+    expect(privateReadReason(input)).toMatch(/^\.env: /)
+    expect(privateReadReason({ ...input, secretNames: false })).toBeNull()
   })
 })
 
@@ -129,39 +127,35 @@ describe('whether a stored approval is a private read, whichever door opened it'
     )
 
   it('reads every word of an MCP call as a place it may read', async () => {
-    expect(await mcp({ uri: `file://${outside}/secret.txt` })).toMatch(/outside the workspace$/)
-    expect(await mcp({ query: `compare notes.txt with ${outside}/secret.txt` })).toMatch(
+    expect(mcp({ uri: `file://${outside}/secret.txt` })).toMatch(/outside the workspace$/)
+    expect(mcp({ query: `compare notes.txt with ${outside}/secret.txt` })).toMatch(
       /outside the workspace$/,
     )
-    expect(await mcp({ path: '../outside/secret.txt' })).toMatch(/outside the workspace$/)
-    expect(await mcp({ uri: `file://${ws}/notes.txt`, note: 'see notes.txt' })).toBeNull()
+    expect(mcp({ path: '../outside/secret.txt' })).toMatch(/outside the workspace$/)
+    expect(mcp({ uri: `file://${ws}/notes.txt`, note: 'see notes.txt' })).toBeNull()
   })
 
   it("takes the server's own folder as inside, and no other", async () => {
-    expect(await mcp({ path: `${outside}/secret.txt` }, outside)).toBeNull()
-    expect(await mcp({ path: `${outside}/secret.txt` }, path.join(root, 'gone'))).toMatch(
+    expect(mcp({ path: `${outside}/secret.txt` }, outside)).toBeNull()
+    expect(mcp({ path: `${outside}/secret.txt` }, path.join(root, 'gone'))).toMatch(
       /outside the workspace$/,
     )
   })
 
   it('does not take a network URL for a place, but a URI without a host is one', async () => {
-    expect(await mcp({ url: 'https://example.com/a/b?c=d', also: 'ws://host:8080/x' })).toBeNull()
-    expect(await mcp({ uri: 'custom:///etc/passwd' })).toMatch(/outside the workspace$/)
+    expect(mcp({ url: 'https://example.com/a/b?c=d', also: 'ws://host:8080/x' })).toBeNull()
+    expect(mcp({ uri: 'custom:///etc/passwd' })).toMatch(/outside the workspace$/)
   })
 
   it('fails closed on a place that cannot be resolved', async () => {
     const deep = Array.from({ length: 70 }, (_, i) => `d${i}`).join('/')
-    expect(await mcp({ path: deep })).toMatch(/cannot be resolved$/)
+    expect(mcp({ path: deep })).toMatch(/cannot be resolved$/)
   })
 
   it("judges a built-in read by name too, and an external agent's tool by every word", async () => {
     const read = { kind: 'read', toolName: 'read_file', workingDirectory: ws } as const
-    expect(await privateReadOfApproval({ ...read, arguments: { path: '.env' } }, ws)).toMatch(
-      /^\.env: /,
-    )
-    expect(await privateReadOfApproval({ ...read, arguments: { path: 'notes.txt' } }, ws)).toBe(
-      null,
-    )
+    expect(privateReadOfApproval({ ...read, arguments: { path: '.env' } }, ws)).toMatch(/^\.env: /)
+    expect(privateReadOfApproval({ ...read, arguments: { path: 'notes.txt' } }, ws)).toBe(null)
     const agent = { id: 'acp', name: 'An agent', protocol: 'acp' }
     const tool = (input: unknown) =>
       privateReadOfApproval(
@@ -173,14 +167,14 @@ describe('whether a stored approval is a private read, whichever door opened it'
         },
         ws,
       )
-    expect(await tool({ file_path: `${outside}/secret.txt` })).toMatch(/outside the workspace$/)
-    expect(await tool({ file_path: 'notes.txt' })).toBeNull()
+    expect(tool({ file_path: `${outside}/secret.txt` })).toMatch(/outside the workspace$/)
+    expect(tool({ file_path: 'notes.txt' })).toBeNull()
   })
 
   it('leaves a command, which is no read, to other rules', async () => {
     const command = { kind: 'run-command', workingDirectory: ws } as const
     expect(
-      await privateReadOfApproval(
+      privateReadOfApproval(
         { ...command, toolName: 'run_command', arguments: { argv: ['cat', `${outside}/x`] } },
         ws,
       ),

@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises'
+import { lstatSync, realpathSync } from 'node:fs'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
@@ -37,15 +37,19 @@ export interface ReadReachInput {
  * the approver webhook is given it to decide, whichever door asks
  * (private-read-approval.ts, which the approval requester applies). Fails
  * closed: a workspace that cannot be resolved makes every read private.
+ *
+ * Synchronous, as the real paths it is given were found (real-paths.ts):
+ * each look-up is one system call, where a promise cost a thread-pool
+ * round trip, and the pool is shared with the store's fsyncs.
  */
-export async function privateReadReason(input: ReadReachInput): Promise<string | null> {
+export function privateReadReason(input: ReadReachInput): string | null {
   let realWorkspace: string
   try {
-    realWorkspace = await realpath(input.workspace)
+    realWorkspace = realpathSync.native(input.workspace)
   } catch {
     return `the workspace ${input.workspace} cannot be resolved`
   }
-  const roots = [realWorkspace, ...(await realFolders(input.alsoInside ?? []))]
+  const roots = [realWorkspace, ...realFolders(input.alsoInside ?? [])]
   for (const resolved of input.resolved) {
     if (!roots.some((root) => isInsideRoot(root, resolved))) {
       return `${resolved} is outside the workspace`
@@ -59,7 +63,7 @@ export async function privateReadReason(input: ReadReachInput): Promise<string |
     if (sensitive?.readAsks === true) return `${candidate}: ${sensitive.reason}`
   }
   for (const resolved of input.resolved) {
-    const links = await linksOfRegularFile(resolved)
+    const links = linksOfRegularFile(resolved)
     if (links > 1)
       return `${resolved} has ${links} names (hard links), which may lead outside the workspace`
   }
@@ -67,11 +71,11 @@ export async function privateReadReason(input: ReadReachInput): Promise<string |
 }
 
 /** The real paths of those of `folders` that resolve. */
-async function realFolders(folders: readonly string[]): Promise<string[]> {
+function realFolders(folders: readonly string[]): string[] {
   const real: string[] = []
   for (const folder of folders) {
     try {
-      real.push(await realpath(folder))
+      real.push(realpathSync.native(folder))
     } catch {
       // Left out: a read there is then judged outside, as it may be.
     }
@@ -81,9 +85,9 @@ async function realFolders(folders: readonly string[]): Promise<string[]> {
 
 /** The number of names of a regular file at a real path; 0 for anything
  *  else or anything that cannot be read (the tool reports that itself). */
-async function linksOfRegularFile(realPath: string): Promise<number> {
+function linksOfRegularFile(realPath: string): number {
   try {
-    const stats = await lstat(realPath)
+    const stats = lstatSync(realPath)
     return stats.isFile() ? stats.nlink : 0
   } catch {
     return 0
