@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { editDatabase } from './support/integrity-helpers.ts'
 import { auditEvents, decide } from './support/policy-helpers.ts'
-import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
+import { createRoom, pendingApprovalFor, timeline, turnSettled } from './support/room-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 // The approvals table carries no seal. Someone who can write the data
@@ -55,6 +55,17 @@ describe('a pending approval row edited on disk (built-in door)', () => {
     expect((await harness.client.getApproval(original.approval.id)).approval).toMatchObject({
       status: 'expired',
       reason: 'its stored action changed outside Assent',
+    })
+    // The agent hears why, as at every door (the gateway's:
+    // mcp-gateway.test.ts), not that nobody answered.
+    const { toolCalls } = await timeline(harness, room.id)
+    const record = toolCalls.find((call) => call.id === original.approval.toolCallId)
+    expect(record).toMatchObject({
+      status: 'expired',
+      result: {
+        output: expect.stringContaining('changed outside Assent') as unknown,
+        message: { code: 'call.actionChanged' },
+      },
     })
     const digests = (await auditEvents(harness))
       .filter((event) => event.subjectId === original.approval.id)

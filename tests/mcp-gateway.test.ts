@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
+import { editDatabase } from './support/integrity-helpers.ts'
 import {
   AGENT_REQUEST_TIMEOUT_MS,
   allowedAlways,
@@ -213,5 +214,38 @@ describe('MCP tools behind the protected window, through assent-gateway', () => 
     expect(record.current.approvals.find((a) => a.id === view.approval.id)?.status).toBe('allowed')
     expect(record.current.turns.find((t) => t.id === view.approval.turnId)?.status).toBe('done')
     expect(record.toolCall.result?.output).toContain('notes failed during write_note')
+  })
+
+  // The approval edited on disk, so the person is shown a harmless write:
+  // the gate refuses the allow and withdraws the approval for that reason
+  // (approval-row-edited.test.ts). The agent hears why, as in a room
+  // (gated-mcp-call.test.ts), not that nobody confirmed in time: that
+  // would send the person looking for a window that was never theirs.
+  it('tells the agent why a call whose approval was withdrawn for a reason did not run', async () => {
+    const call = agent.callTool(
+      { name: 'notes__write_note', arguments: { name: 'edited.txt', text: 'PAYLOAD' } },
+      undefined,
+      callOptions,
+    )
+    const original = await nextPendingApproval(harness)
+    editDatabase(harness.dataDir, (db) => {
+      const row = db
+        .prepare('SELECT arguments_json FROM approvals WHERE id = ?')
+        .get(original.approval.id) as { arguments_json: string }
+      db.prepare('UPDATE approvals SET arguments_json = ? WHERE id = ?').run(
+        row.arguments_json.replaceAll('PAYLOAD', 'harmless'),
+        original.approval.id,
+      )
+    })
+    const shown = await harness.client.getApproval(original.approval.id)
+    expect(shown.action.arguments).toMatchObject({ text: 'harmless' })
+    expect(await decide(harness, shown, 'allow-once')).toBe(409)
+
+    const refusal = await refusalOf(call)
+    expect(refusal.message).toContain(
+      'notes__write_note did not run: its stored action changed outside Assent',
+    )
+    expect(refusal.message).not.toContain('Nobody confirmed')
+    expect(existsSync(join(fixture.notesDir, 'edited.txt'))).toBe(false)
   })
 })

@@ -8,6 +8,7 @@ import {
 } from './approval.ts'
 import { FormContentSchema, FormRequestSchema } from './input-request.ts'
 import { McpServerIdSchema, McpToolNameSchema } from './mcp-config.ts'
+import { RuntimeMessageSchema } from './runtime-message.ts'
 
 /** The agent behind an MCP gateway room: another program, speaking MCP. It
  *  gets none of Assent's built-in tools; its calls arrive through the
@@ -130,6 +131,11 @@ export const GatewayCallStateSchema = z.strictObject({
   /** Set when a grant answered instead of the person. */
   grantId: z.string().nullable(),
   reason: z.string().nullable(),
+  /** Why an approval ended without a decision, in the person's words, when
+   *  it was withdrawn for a reason (its stored action changed outside
+   *  Assent) rather than left to run out of time; null otherwise. The
+   *  gateway's client hears that reason, as a call in a room does. */
+  reasonMessage: RuntimeMessageSchema.nullable(),
   /** Why Assent refused the call, with `refused` (`workspace_moved`); null
    *  otherwise. */
   code: z.string().max(64).nullable(),

@@ -97,6 +97,7 @@ const state = (overrides: Partial<GatewayCallState>): GatewayCallState => ({
   status: 'allowed',
   grantId: null,
   reason: null,
+  reasonMessage: null,
   code: null,
   ...overrides,
 })

@@ -152,6 +152,7 @@ export class RuntimeConsentClient implements McpConsentPort {
     return {
       status: state.status,
       reason: state.reason,
+      ...(state.reasonMessage === null ? {} : { reasonMessage: state.reasonMessage }),
       ...(state.grantId === null ? {} : { byGrant: true as const }),
       report: (result) => {
         const body = { ok: result.ok, output: result.output.slice(0, MAX_GATEWAY_RESULT_CHARS) }

@@ -305,7 +305,10 @@ export class ToolCallRunner {
       )
     }
     if (decided.status === 'expired') {
-      return said('expired', message('call.expired'), 'approval_expired')
+      // Withdrawn for a reason (its stored action changed), the reason is
+      // what the agent hears, as at every other door; otherwise nobody
+      // answered in time.
+      return said('expired', decided.reasonMessage ?? message('call.expired'), 'approval_expired')
     }
     return {
       status: 'denied',

@@ -146,6 +146,7 @@ export class GatewayCallService {
         status: 'allowed',
         grantId: grant.id,
         reason: null,
+        reasonMessage: null,
         code: null,
         cancelKey,
       }
@@ -294,6 +295,7 @@ export class GatewayCallService {
         status: 'refused',
         grantId,
         reason: call.result?.output ?? null,
+        reasonMessage: null,
         code: call.result?.code ?? null,
       }
     }
@@ -312,6 +314,7 @@ export class GatewayCallService {
       status,
       grantId,
       reason: approval?.reason ?? null,
+      reasonMessage: approval?.reasonMessage ?? null,
       code: null,
     }
   }
