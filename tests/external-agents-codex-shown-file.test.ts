@@ -28,6 +28,8 @@ import {
  *   an ACP agent's Write over a file is, never as a new file of one line.
  * - Codex's edit of a link follows the link. It is shown with the file it
  *   leads to beside the name the patch wrote.
+ * - Codex's `*** Move to:` onto a file that is there replaces that file.
+ *   It is shown beside the move as deleted, with its current lines.
  */
 const agents = realAgentsOrSkip()
 const MAC = new IntegrityMac(Buffer.alloc(32, 4))
@@ -130,6 +132,37 @@ describe.skipIf(!agents)("Codex's file changes as the person is shown them (real
       expect(asked.summary).toBe(
         `Edit ${join(workspace, 'notes.txt')}, which leads to ${join(workspace, 'real.txt')}`,
       )
+    },
+  )
+
+  it(
+    'shows a move onto a file that is there with the lines it replaces',
+    { timeout: AGENT_WAIT_MS * 2 },
+    async () => {
+      const patch = [
+        '*** Begin Patch',
+        '*** Update File: draft.txt',
+        '*** Move to: keep.txt',
+        '@@',
+        '-draft line',
+        '+final line',
+        '*** End Patch',
+        '',
+      ].join('\n')
+      const { workspace, asked } = await askedFor(patch, (ws) => {
+        writeFileSync(join(ws, 'draft.txt'), 'draft line\n')
+        writeFileSync(join(ws, 'keep.txt'), PRECIOUS)
+      })
+      // The control: Codex's move did replace the file that was there.
+      expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('final line\n')
+      const changes = (asked.arguments as { changes: Array<Record<string, unknown>> }).changes
+      expect(changes).toMatchObject([
+        { path: join(workspace, 'draft.txt'), movePath: join(workspace, 'keep.txt') },
+        { path: join(workspace, 'keep.txt'), change: 'delete' },
+      ])
+      const lines = JSON.stringify(changes[1]?.preview)
+      expect(lines).toContain('{"op":"remove","text":"precious line one"}')
+      expect(lines).toContain('{"op":"remove","text":"precious line two"}')
     },
   )
 })

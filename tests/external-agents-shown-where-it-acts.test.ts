@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -206,5 +207,130 @@ describe('an allow of a request through a link', () => {
     expect(world.stores.grants.listActive(ROOM_ID).map((grant) => grant.path)).toEqual([
       join(workspace, 'data', 'a.txt'),
     ])
+  })
+})
+
+/**
+ * A move onto a file that is there replaces it, and neither agent says so:
+ * Codex's `*** Move to:` and an ACP agent's `move_path` name only where the
+ * moved file goes. The person is shown the file that goes, as deleted with
+ * its lines, beside the move; the digest a consent token binds covers it.
+ * Where that cannot be shown (a target too large or not a file, a target
+ * the request also changes or moves another file onto), the request is
+ * refused and nobody is asked.
+ *
+ * One table, walked with each agent's shape of a moved edit (Codex: a
+ * diff; an ACP agent: old and new text).
+ */
+
+/** Each agent's moved edit of draft.txt onto `target`. */
+const SHAPES: ReadonlyArray<{
+  agent: string
+  moved: (target: string) => ExternalFileChange
+  request: (changes: ExternalFileChange[]) => ExternalActionRequest
+}> = [
+  {
+    agent: 'Codex',
+    moved: (target) => ({
+      path: join(workspace, 'draft.txt'),
+      change: 'update',
+      movePath: join(workspace, target),
+      diff: '@@ -1 +1 @@\n-draft line\n+final line\n',
+      oldText: null,
+      newText: null,
+    }),
+    request: (changes) => codexRequest({ kind: 'file-changes', changes }),
+  },
+  {
+    agent: 'an ACP agent',
+    moved: (target) => ({
+      path: join(workspace, 'draft.txt'),
+      change: 'update',
+      movePath: join(workspace, target),
+      diff: null,
+      oldText: 'draft line',
+      newText: 'final line',
+    }),
+    request: (changes) => ({ ...codexRequest({ kind: 'file-changes', changes }), protocol: 'acp' }),
+  },
+]
+
+/** The approval `request` opens, or what the agent was told when nobody
+ *  was asked; the approval is denied once read. */
+async function outcome(request: ExternalActionRequest): Promise<ApprovalRecord | string> {
+  const { asker } = world.askerUnder(policyForMode('ask-for-approval'))
+  const answer = asker.ask(request, live())
+  const first = await Promise.race([
+    answer,
+    expect
+      .poll(pending)
+      .toBeDefined()
+      .then(() => pending()!),
+  ])
+  if (typeof first === 'string') return first
+  await world.gate.decide({ approvalId: first.id, decision: 'deny', decidedBy: 'user' })
+  expect(await answer).toBe('deny')
+  return first
+}
+
+describe.each(SHAPES)('$agent moving a file onto another', ({ moved, request }) => {
+  beforeEach(() => {
+    writeFileSync(join(workspace, 'draft.txt'), 'draft line\n')
+    writeFileSync(join(workspace, 'keep.txt'), 'precious one\nprecious two\n')
+  })
+
+  it('shows the file that is there as deleted, with its lines, beside the move', async () => {
+    const approval = await outcome(request([moved('keep.txt')]))
+    if (typeof approval === 'string') throw new Error(`refused: ${approval}`)
+    const keep = join(workspace, 'keep.txt')
+    expect(changesOf(approval)).toHaveLength(2)
+    expect(changesOf(approval)[1]).toMatchObject({ path: keep, change: 'delete', movePath: null })
+    const lines = JSON.stringify(changesOf(approval)[1]?.preview)
+    expect(lines).toContain('{"op":"remove","text":"precious one"}')
+    expect(lines).toContain('{"op":"remove","text":"precious two"}')
+    expect(approval.summary).toContain(`Delete ${keep}`)
+    // What the protected window draws, under the digest: both files.
+    expect(consentAction(canonicalAction(approval))).toMatchObject({
+      type: 'agent-file-changes',
+      changes: [
+        { path: join(workspace, 'draft.txt'), movePath: keep },
+        { path: keep, change: 'delete' },
+      ],
+    })
+  })
+
+  it('shows the move alone where nothing is at its target', async () => {
+    const approval = await outcome(request([moved('fresh.txt')]))
+    if (typeof approval === 'string') throw new Error(`refused: ${approval}`)
+    expect(changesOf(approval)).toHaveLength(1)
+    expect(changesOf(approval)[0]).toMatchObject({ movePath: join(workspace, 'fresh.txt') })
+  })
+
+  it('is refused, nobody asked, where what the move replaces cannot be shown', async () => {
+    writeFileSync(join(workspace, 'big.bin'), Buffer.alloc(3 * 1024 * 1024, 1))
+    execFileSync('mkfifo', [join(workspace, 'pipe')])
+    for (const target of ['big.bin', 'pipe']) {
+      expect(await outcome(request([moved(target)]))).toBe('deny')
+    }
+    expect(pending()).toBeUndefined()
+  })
+
+  it('is refused where the request also changes the target, or moves a second file onto it', async () => {
+    const alsoChanged: ExternalFileChange = {
+      path: join(workspace, 'keep.txt'),
+      change: 'delete',
+      movePath: null,
+      diff: null,
+      oldText: 'precious one\nprecious two\n',
+      newText: null,
+    }
+    const second = { ...moved('keep.txt'), path: join(workspace, 'other.txt') }
+    for (const changes of [
+      [moved('keep.txt'), alsoChanged],
+      [alsoChanged, moved('keep.txt')],
+      [moved('keep.txt'), second],
+    ]) {
+      expect(await outcome(request(changes))).toBe('deny')
+    }
   })
 })

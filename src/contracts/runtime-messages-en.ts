@@ -255,6 +255,8 @@ export const RUNTIME_MESSAGES_EN = {
     changesMore: '{{first}} and {{count}} more files',
     leadsTo: '{{path}}, which leads to {{real}}',
     whereNotShown: 'where it acts could not be worked out, so it cannot be shown',
+    moveOntoChanged:
+      'it moves a file onto {{path}}, which it also changes or moves another file onto; what that leaves cannot be shown',
     refusal: {
       unreadable: 'its parameters could not be read',
       otherSession: 'it named another session',

@@ -16,7 +16,6 @@ import {
   type RuntimeMessageCode,
 } from '../../contracts/runtime-message.ts'
 import type { ToolEffect } from '../../contracts/policy-axes.ts'
-import { lstat, stat } from 'node:fs/promises'
 import {
   editAsText,
   editPreview,
@@ -26,7 +25,6 @@ import {
   unifiedDiffPreview,
 } from '../domain/file-change-preview.ts'
 import { sha256Hex } from '../domain/sha256.ts'
-import { regularFileText } from '../policy/regular-file-text.ts'
 import type { RequestedAction } from '../gate/approval-requester.ts'
 import type {
   ExternalAction,
@@ -34,11 +32,9 @@ import type {
   ExternalFileChange,
 } from '../external-agents/external-agent-port.ts'
 import { isDestructiveCommand } from '../tools/command-patterns.ts'
+import { MAX_AGENT_REQUEST_TEXT_CHARS, movesOver } from './agent-request-contents.ts'
 
-/** The most characters of file content one request may carry (all its
- *  diffs and texts together): a change too large to show in the protected
- *  window cannot be consented to, so it is refused without asking. */
-export const MAX_AGENT_REQUEST_TEXT_CHARS = 2 * 1024 * 1024
+export { currentContentsFor, MAX_AGENT_REQUEST_TEXT_CHARS } from './agent-request-contents.ts'
 
 /** An agent's request as Assent judges and shows it. */
 export interface ShownAgentRequest {
@@ -161,6 +157,9 @@ function fileChanges(
     const newText = change.diff ?? change.newText
     asSent.push({ ...change, change: 'update', diff: null, oldText: current, newText })
   }
+  const overwritten = movesOver(changes, currentContents)
+  if ('refused' in overwritten) return overwritten
+  asSent.push(...overwritten.replaced)
   const [first, ...rest] = asSent.map((change) =>
     shownFileChange(change, currentContents.get(change.path)),
   )
@@ -289,49 +288,6 @@ function previewOf(
   const firstLine =
     current === null || current === undefined ? null : lineOfOnlyOccurrence(current, change.oldText)
   return firstLine === null ? null : editPreview(path, change.oldText, change.newText, firstLine)
-}
-
-/**
- * The current content of each file an ACP agent edits by old and new text,
- * and of each file either agent adds that is already there (it is
- * replaced), read when the request arrives so its preview can carry the
- * file's lines; null for a file that cannot be read as text within the
- * size a request may carry.
- */
-export async function currentContentsFor(
-  request: ExternalActionRequest,
-): Promise<Map<string, string | null>> {
-  const contents = new Map<string, string | null>()
-  if (request.action.kind !== 'file-changes') return contents
-  for (const change of request.action.changes) {
-    if (contents.has(change.path)) continue
-    // Codex's diff of an edit or a delete carries its own lines; its added
-    // file's content (its `diff` too) says nothing of what is there.
-    if (change.diff !== null && change.change !== 'add') continue
-    // An added file is looked for: one that is there is replaced.
-    if (change.oldText === null && !(await exists(change.path))) continue
-    contents.set(change.path, await readTextWithin(change.path, MAX_AGENT_REQUEST_TEXT_CHARS))
-  }
-  return contents
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT'
-  }
-}
-
-async function readTextWithin(path: string, maxChars: number): Promise<string | null> {
-  try {
-    if ((await stat(path)).size > maxChars) return null
-    // Never a wait on a named pipe swapped in since the stat.
-    return regularFileText(path, maxChars * 4)
-  } catch {
-    return null
-  }
 }
 
 /** The agent's raw input as a JSON value the digest can cover: it arrived

@@ -238,6 +238,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     changesMore: '{{first}}，另有 {{count}} 个文件',
     leadsTo: '{{path}}（实际指向 {{real}}）',
     whereNotShown: '无法确定它实际作用的位置，因此无法显示',
+    moveOntoChanged:
+      '它把一个文件移动到 {{path}}，而它同时也修改该文件或把另一个文件移动到那里；结果无法显示',
     refusal: {
       unreadable: '无法读取它的参数',
       otherSession: '它指向了另一个会话',
