@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ExternalAgentConfigSchema, type AcpAgentConfig } from '../src/contracts/agents-config.ts'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
+import type { ApprovalRecord } from '../src/contracts/approval.ts'
+import type { Grant } from '../src/contracts/room.ts'
 import { grantForDecision } from '../src/runtime/agent/grant-issuer.ts'
 import { AcpClient } from '../src/runtime/external-agents/acp-client.ts'
 import { AcpToolCallSchema } from '../src/runtime/external-agents/acp-messages.ts'
@@ -19,6 +21,7 @@ import { ExternalAskerWorld } from '../src/runtime/test-support/external-asker.t
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
 import { ScriptedAsker } from './support/external-agent-testbed.ts'
 import { scriptedAgentEntry, scriptedAnswers } from './support/scripted-agent-config.ts'
+import { grantStoredBeforeTheRules } from './support/stored-agent-grants.ts'
 
 /**
  * What an ACP `execute` call may carry beside its command, walked through
@@ -234,7 +237,9 @@ const ROWS: Row[] = [
 const refusedRows = ROWS.filter((row) => 'refused' in row.reads)
 const askedRows = ROWS.filter((row) => !('refused' in row.reads))
 
-function newWorld(): ExternalAskerWorld {
+/** A world whose allow-always stores what `grantFor` gives: by default
+ *  the grant the runtime makes now. */
+function newWorld(grantFor?: (approval: ApprovalRecord) => Grant | undefined): ExternalAskerWorld {
   let clock = 1_000
   world = new ExternalAskerWorld({
     prefix: 'assent-acp-extras-db-',
@@ -242,7 +247,7 @@ function newWorld(): ExternalAskerWorld {
     agent: AGENT,
     workspace: dir,
     now: () => (clock += 1),
-    grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
+    grantFor: grantFor ?? ((approval) => grantForDecision(approval, { now: () => clock })),
   })
   return world
 }
@@ -324,49 +329,53 @@ describe("the person's window", () => {
   })
 })
 
-describe('a grant for the bare command line', () => {
+describe('a grant for the bare command line, stored before commands were left to one run at a time', () => {
   it.each(refusedRows)('never reaches it: $name', ({ call, extra, reads }) => {
     const reading = acpAction(AcpToolCallSchema.parse(call(extra, 'call-2')), dir)
     expect(reading).toMatchObject({ refused: 'refused' in reads && reads.refused })
   })
 
-  it.each(askedRows)('answers only the bare line: $name', async ({ call, extra, reads }) => {
-    const w = newWorld()
-    const live = new AbortController().signal
-    // The person allows the bare line always, seeing a plain command.
-    const first = w.askerUnder(policyForMode('ask-for-approval'))
-    const answer = first.asker.ask(request(call({}, 'call-1')), live)
-    await expect.poll(() => pendingApproval(w)).toBeTruthy()
-    const pending = pendingApproval(w)!
-    await w.gate.decide({ approvalId: pending.id, decision: 'allow-always', decidedBy: 'user' })
-    await expect(answer).resolves.toBe('allow-always')
-    expect(w.stores.grants.listActive(ROOM_ID)).toHaveLength(1)
+  it.each(askedRows)(
+    'answers nothing, the bare line either: $name',
+    async ({ call, extra, reads }) => {
+      const w = newWorld(grantStoredBeforeTheRules)
+      const live = new AbortController().signal
+      // The person allows the bare line always, seeing a plain command.
+      const first = w.askerUnder(policyForMode('ask-for-approval'))
+      const answer = first.asker.ask(request(call({}, 'call-1')), live)
+      await expect.poll(() => pendingApproval(w)).toBeTruthy()
+      const pending = pendingApproval(w)!
+      await w.gate.decide({ approvalId: pending.id, decision: 'allow-always', decidedBy: 'user' })
+      await expect(answer).resolves.toBe('allow-always')
+      expect(w.stores.grants.listActive(ROOM_ID)).toHaveLength(1)
 
-    const next = w.askerUnder(policyForMode('ask-for-approval'))
-    let settled = false
-    const decided = next.asker.ask(request(call(extra, 'call-2')), live).then((decision) => {
-      settled = true
-      return decision
-    })
-    const asked = (async () => {
-      while (!settled) {
-        if (pendingApproval(w, pending.id)) return 'asked the person'
-        await new Promise((resolve) => setImmediate(resolve))
+      const next = w.askerUnder(policyForMode('ask-for-approval'))
+      let settled = false
+      const decided = next.asker.ask(request(call(extra, 'call-2')), live).then((decision) => {
+        settled = true
+        return decision
+      })
+      const asked = (async () => {
+        while (!settled) {
+          if (pendingApproval(w, pending.id)) return 'asked the person'
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+        return decided
+      })()
+      const outcome = await Promise.race([decided, asked])
+      if ('whole' in reads) {
+        expect(outcome).toBe('asked the person')
+        // What the window draws and the digest binds: the approval's arguments.
+        const approval = pendingApproval(w, pending.id)!
+        expect(approval.toolName).toBe('agent_tool')
+        expect(JSON.stringify(approval.arguments)).toContain(reads.whole)
+      } else {
+        // The same line with nothing more: the agent runs it outside
+        // Assent's sandbox, so no grant answers it (agent-grant-scope.ts).
+        expect(outcome).toBe('asked the person')
       }
-      return decided
-    })()
-    const outcome = await Promise.race([decided, asked])
-    if ('whole' in reads) {
-      expect(outcome).toBe('asked the person')
-      // What the window draws and the digest binds: the approval's arguments.
-      const approval = pendingApproval(w, pending.id)!
-      expect(approval.toolName).toBe('agent_tool')
-      expect(JSON.stringify(approval.arguments)).toContain(reads.whole)
-    } else {
-      // The control: the same line with nothing more is the grant's.
-      expect(outcome).toBe('allow-once')
-    }
-  })
+    },
+  )
 })
 
 describe('the approve-for-me reviewer', () => {

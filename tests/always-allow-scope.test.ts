@@ -134,7 +134,6 @@ const RUNTIME_SCOPE: Readonly<Record<string, string>> = {
 
 /** An external agent's grants are worded for what they cover. */
 const AGENT_RUNTIME_SCOPE: Readonly<Record<string, string>> = {
-  command: 'agent-command',
   path: 'agent-file',
 }
 
@@ -155,7 +154,8 @@ const EXPECTED_SCOPE: Readonly<Record<string, string | null>> = {
   'a tool with no grant': null,
   'an MCP call': 'mcp-tool',
   "an MCP call that shows its server's tool list": 'mcp-tool',
-  "an external agent's command": 'agent-command',
+  // It runs outside Assent's sandbox (agent-grant-scope.ts).
+  "an external agent's command": null,
   "an external agent's new file": 'agent-file',
   "an external agent's edit": 'agent-file',
   "an external agent's delete": null,

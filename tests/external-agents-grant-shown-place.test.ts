@@ -10,6 +10,8 @@ import type {
   ExternalDecision,
   ExternalFileChange,
 } from '../src/runtime/external-agents/external-agent-port.ts'
+import { grantScopeFor } from '../src/runtime/agent/grant-scope.ts'
+import { AGENT_COMMAND_UNCONTAINED } from '../src/runtime/policy/agent-grant-scope.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import {
@@ -142,8 +144,7 @@ describe('an "Always allow" clicked after a plain name was swapped for a link', 
     expect(opened).toBe(true)
   })
 
-  it('of a command remembers the folder the window showed, not where it leads at the click', async () => {
-    const deploy = join(workspace, 'deploy')
+  it("of a command remembers nothing, whatever its folder: the agent runs it outside Assent's sandbox", async () => {
     const request = codexRequest({
       kind: 'command',
       commandLine: 'make install',
@@ -153,16 +154,11 @@ describe('an "Always allow" clicked after a plain name was swapped for a link', 
     const answer = await asked(
       request,
       (approval) => {
-        expect(consentAction(canonicalAction(approval))).toEqual({
-          type: 'agent-command',
-          commandLine: 'make install',
-          directory: join(workspace, 'build'),
-        })
-        swapForLink('build', deploy)
+        expect(grantScopeFor(approval)).toEqual({ ok: false, reason: AGENT_COMMAND_UNCONTAINED })
       },
-      'allow-always',
+      'deny',
     )
     expect(answer).toBe('deny')
-    expect(grantPaths()).not.toContain(deploy)
+    expect(grantPaths()).toEqual([])
   })
 })

@@ -3,14 +3,12 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { ApprovalRecord } from '../src/contracts/approval.ts'
 import {
   AGENT_COMMAND_TOOL,
   AGENT_FILE_CHANGE_TOOL,
   type AgentIdentity,
 } from '../src/contracts/agent-request.ts'
 import type { RoomPolicy } from '../src/contracts/policy-axes.ts'
-import type { Grant } from '../src/contracts/room.ts'
 import { EventBus } from '../src/runtime/events/event-bus.ts'
 import { AcpToolCallSchema } from '../src/runtime/external-agents/acp-messages.ts'
 import { acpAction } from '../src/runtime/external-agents/acp-tool-call-reading.ts'
@@ -19,7 +17,6 @@ import { ExternalTurnAsker } from '../src/runtime/external-turns/external-turn-a
 import { ExternalTurnTimeline } from '../src/runtime/external-turns/external-turn-timeline.ts'
 import { ApprovalGate } from '../src/runtime/gate/approval-gate.ts'
 import { ApprovalRequester } from '../src/runtime/gate/approval-requester.ts'
-import { agentGrantScope } from '../src/runtime/policy/agent-grant-scope.ts'
 import { keepAsAssentOwn } from '../src/runtime/policy/assent-own-paths.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { RuleBasedReviewer, type ActionReviewer } from '../src/runtime/policy/reviewer.ts'
@@ -46,6 +43,7 @@ import {
   COMMAND_CONTROLS,
   COMMAND_SPELLINGS,
 } from './support/person-only-table.ts'
+import { grantStoredBeforeTheRules } from './support/stored-agent-grants.ts'
 
 /**
  * External agents' grants, the last door of the table: the asker an
@@ -54,10 +52,11 @@ import {
  * runs here (tests/external-agents-*.test.ts drive real ones); the request
  * is the one it would send.
  *
- * The rule also keeps such a grant from being made (grantScopeFor), so the
- * grant each test needs is written as one made before the rule would be:
- * the scope the request stands for (agentGrantScope), without the
- * person-only refusal. The door must not answer with it all the same.
+ * The rules also keep such a grant from being made (grantScopeFor), so the
+ * grant each test needs is written as one made before them
+ * (grantStoredBeforeTheRules): the scope the request stands for, without
+ * the person-only refusal, and a command's exact line in its folder. The
+ * door must not answer with it all the same.
  */
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 7))
@@ -71,20 +70,6 @@ let audit: SqliteAuditLog
 let gate: ApprovalGate
 let asker: ExternalTurnAsker
 let ids = 0
-
-/** The grant an allow-always stood for before the rule: its scope alone. */
-function grantBeforeTheRule(approval: ApprovalRecord): Grant | undefined {
-  if (approval.decision !== 'allow-always') return undefined
-  const scope = agentGrantScope(approval)
-  if (!scope?.ok) throw new Error(`no scope: ${JSON.stringify(scope)}`)
-  return {
-    id: `grant-${(ids += 1)}`,
-    roomId: approval.roomId,
-    ...scope.draft,
-    approvalId: approval.id,
-    createdAt: 1,
-  }
-}
 
 beforeEach(async () => {
   db = openTempDatabase('assent-person-only-external-')
@@ -101,7 +86,7 @@ beforeEach(async () => {
     approvals: stores.approvals,
     events: new EventBus(),
     now: () => 1_000,
-    grantFor: grantBeforeTheRule,
+    grantFor: grantStoredBeforeTheRules,
     beforeGrant: () => Promise.resolve(),
   })
   stores.rooms.create({
@@ -166,12 +151,16 @@ const DOORS = [
   {
     name: "an external agent's command grant",
     tool: AGENT_COMMAND_TOOL,
+    // None answers, for the control path either: the agent runs what it
+    // is allowed outside Assent's sandbox (agent-grant-scope.ts).
+    answersControl: false,
     ask: (path: string) =>
       request({ kind: 'command', commandLine: `cp x ${path}`, argv: null, cwd: workspace }),
   },
   {
     name: "an external agent's grant for one file",
     tool: AGENT_FILE_CHANGE_TOOL,
+    answersControl: true,
     ask: (path: string) =>
       request({
         kind: 'file-changes',
@@ -244,13 +233,18 @@ async function askedAgainThoughGranted(door: (typeof DOORS)[number], path: strin
 }
 
 describe.each(DOORS)('$name', (door) => {
-  it('answers the same request for the control path again without asking', async () => {
-    const grant = await grantFor(door.ask, CONTROL_PATH)
-    expect(grant.toolName).toBe(door.tool)
-    await expect(asker.ask(door.ask(CONTROL_PATH), live())).resolves.toBe('allow-once')
-    expect(approvals()).toHaveLength(1)
-    expect(audit.list().map((event) => event.type)).toContain('tool_allowed_by_grant')
-  })
+  if (door.answersControl) {
+    it('answers the same request for the control path again without asking', async () => {
+      const grant = await grantFor(door.ask, CONTROL_PATH)
+      expect(grant.toolName).toBe(door.tool)
+      await expect(asker.ask(door.ask(CONTROL_PATH), live())).resolves.toBe('allow-once')
+      expect(approvals()).toHaveLength(1)
+      expect(audit.list().map((event) => event.type)).toContain('tool_allowed_by_grant')
+    })
+  } else {
+    it('answers nothing, the control path either: the request is asked again', () =>
+      askedAgainThoughGranted(door, CONTROL_PATH))
+  }
 
   // The last row of grants-in-plan-mode.test.ts: a grant the person made
   // before the room entered plan mode answers nothing in it.
@@ -338,23 +332,16 @@ describe("an external agent's command a shell reads, at each door", () => {
   const command = (line: string) =>
     request({ kind: 'command', commandLine: line, argv: null, cwd: workspace })
 
-  it.each(COMMAND_CONTROLS)('a grant answers for %s', async (line) => {
-    await grantFor(command, line)
-    await expect(asker.ask(command(line), live())).resolves.toBe('allow-once')
-    expect(approvals()).toHaveLength(1)
+  // No grant answers an agent's command (agent-grant-scope.ts): the
+  // reviewer is the door left that may answer one in the person's place.
+  it.each(COMMAND_CONTROLS)('lets the reviewer allow %s', async (line) => {
+    const reviewed = askerUnder(policyForMode('approve-for-me'), ALLOWS_EVERYTHING)
+    await expect(reviewed.ask(command(line), live())).resolves.toBe('allow-once')
   })
 
   it.each(COMMAND_SPELLINGS)(
-    'a grant never answers for %s (%s): the request is asked again',
-    async (_name, line) => {
-      await grantFor(command, line)
-      const again = asker.ask(command(line), live())
-      await expect.poll(() => approvals().length).toBe(2)
-      const asked = approvals().find((approval) => approval.status === 'pending')!
-      await gate.decide({ approvalId: asked.id, decision: 'deny', decidedBy: 'user' })
-      await expect(again).resolves.toBe('deny')
-      expect(audit.list().map((event) => event.type)).not.toContain('tool_allowed_by_grant')
-    },
+    'leaves %s (%s) to the person, whatever the reviewer says',
+    (_name, line) => reviewerAllowIsLeftToPerson(command(line)),
   )
 
   it("a reviewer's allow is judged on the command's own folder, which the reviewer is not shown", async () => {
@@ -504,6 +491,8 @@ describe("an ACP agent's file changes, read with every place they name, at each 
       arguments: {
         changes: [
           { path: at('.git/hooks/post-merge'), change: 'update', movePath: at(CONTROL_PATH) },
+          // The file the move replaces, shown with its lines.
+          { path: at(CONTROL_PATH), change: 'delete' },
         ],
       },
     })

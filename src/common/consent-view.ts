@@ -145,7 +145,7 @@ export type ConsentAction = z.infer<typeof ConsentActionSchema>
 export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
   z.strictObject({
     offered: z.literal(true),
-    scope: z.enum(['tool', 'command', 'path', 'mcp-tool', 'agent-command', 'agent-file']),
+    scope: z.enum(['tool', 'command', 'path', 'mcp-tool', 'agent-file']),
   }),
   z.strictObject({
     offered: z.literal(false),
@@ -157,6 +157,7 @@ export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
       'runtime-refuses',
       'turn-only',
       'agent-change-not-grantable',
+      'agent-command-uncontained',
     ]),
   }),
 ])

@@ -126,14 +126,15 @@ describe('rendering an approval', () => {
           commandLine: "/bin/bash -lc 'touch a.txt'",
           directory: '/home/ada/project',
         },
-        alwaysAllow: { offered: true, scope: 'agent-command' },
+        alwaysAllow: { offered: false, reason: 'agent-command-uncontained' },
       }),
     )
     expect(text(CONSENT_PAGE_IDS.title)).toBe("Allow Codex CLI to run /bin/bash -lc 'touch a.txt'?")
     expect(body().textContent).toContain('/home/ada/project')
     expect(body().textContent).toContain(translate('en', 'consent.action.agentCommand'))
+    // It runs outside Assent's sandbox: each run is the person's to allow.
     expect(text(CONSEQUENCE_IDS.alwaysAllow)).toBe(
-      translate('en', 'consent.consequence.alwaysAllow.agent-command'),
+      translate('en', 'consent.consequence.noAlwaysAllow.agent-command-uncontained'),
     )
   })
 

@@ -91,10 +91,6 @@ describe('rendering an approval', () => {
         },
         'write_note on Notes',
       ],
-      [
-        { alwaysAllow: { offered: true, scope: 'agent-command' } },
-        'this exact command line in this folder',
-      ],
       [{ alwaysAllow: { offered: true, scope: 'agent-file' } }, 'changes to this one file'],
     ]
     for (const [overrides, expected] of cases) {

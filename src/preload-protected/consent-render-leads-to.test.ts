@@ -67,7 +67,7 @@ describe('an external agent acting through a link', () => {
           directory: '/p/docs',
           realDirectory: '/p/.git/hooks',
         },
-        alwaysAllow: { offered: true, scope: 'agent-command' },
+        alwaysAllow: { offered: false, reason: 'agent-command-uncontained' },
       }),
     )
     expect(facts()).toEqual([

@@ -48,8 +48,9 @@ function scopeOf(action: CanonicalAction): Scope {
   const request = readAgentRequest(action.toolName, action.arguments)
   if (request) {
     // An external agent's grants (src/runtime/policy/agent-grant-scope.ts):
-    // one exact command line in its folder, or one file added or edited.
-    if (request.tool === AGENT_COMMAND_TOOL) return { scope: 'agent-command' }
+    // one file added or edited; never a command, which the agent runs
+    // outside Assent's sandbox.
+    if (request.tool === AGENT_COMMAND_TOOL) return { reason: 'agent-command-uncontained' }
     if (request.tool !== AGENT_FILE_CHANGE_TOOL) return { reason: 'tool-not-grantable' }
     const [only, ...rest] = request.args.changes
     const single = only !== undefined && rest.length === 0

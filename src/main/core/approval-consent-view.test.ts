@@ -129,7 +129,8 @@ describe('the protected view of an approval', () => {
         commandLine: "/bin/bash -lc 'touch a'",
         directory: '/home/ada/project',
       },
-      alwaysAllow: { offered: true, scope: 'agent-command' },
+      // The agent runs it outside Assent's sandbox: one run at a time.
+      alwaysAllow: { offered: false, reason: 'agent-command-uncontained' },
     })
   })
 

@@ -47,6 +47,21 @@ afterEach(() => {
 
 const command = (commandLine: string) =>
   codexRequest({ kind: 'command', commandLine, argv: null, cwd: workspace })
+/** An edit of one file: what an agent's "always" may remember. */
+const edit = (file: string) =>
+  codexRequest({
+    kind: 'file-changes',
+    changes: [
+      {
+        path: join(workspace, file),
+        change: 'add',
+        movePath: null,
+        diff: 'new\n',
+        oldText: null,
+        newText: null,
+      },
+    ],
+  })
 const live = () => new AbortController().signal
 const approvals = () => world.stores.approvals.listByRoom(ROOM_ID)
 
@@ -80,7 +95,7 @@ describe('ExternalTurnAsker: an allow that lands after the workspace moved', () 
         const { asker, turn } = world.askerUnder(policyForMode('ask-for-approval'), {
           turn: { workspaceIdentity },
         })
-        const answer = asker.ask(command("/bin/bash -lc 'touch a'"), live())
+        const answer = asker.ask(edit('a.txt'), live())
         await expect.poll(() => approvals().length).toBe(1)
         move.apply(workspace, elsewhere)
         await world.gate.decide({
@@ -92,7 +107,7 @@ describe('ExternalTurnAsker: an allow that lands after the workspace moved', () 
         refusedFor(turn, move)
         // The person's "always" stays theirs; nothing is allowed under it
         // while the folder is not the turn's.
-        await expect(asker.ask(command("/bin/bash -lc 'touch a'"), live())).resolves.toBe('deny')
+        await expect(asker.ask(edit('a.txt'), live())).resolves.toBe('deny')
         expect(approvals()).toHaveLength(1)
       }),
   )

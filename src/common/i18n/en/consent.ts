@@ -143,8 +143,6 @@ export const enConsent = {
       path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Git’s files, credentials and files that run code on their own always ask.',
       'mcp-tool':
         'Always allow remembers {{tool}} on {{server}} while it keeps this definition; git’s files, credentials and files that run code on their own ask.',
-      'agent-command':
-        'Always allow remembers this exact command line in this folder, for this room’s agent. Any other command asks. Git’s files, credentials and files that run code on their own always ask.',
       'agent-file':
         'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Git’s files, credentials and files that run code on their own always ask.',
     },
@@ -163,6 +161,8 @@ export const enConsent = {
         'Always allow is not offered: a permission request widens this turn only and is never remembered.',
       'agent-change-not-grantable':
         'Always allow is not offered: only a change to one file, with no delete or move, can be remembered.',
+      'agent-command-uncontained':
+        'Always allow is not offered: the agent runs this command itself, outside Assent’s sandbox, so each run is allowed on its own.',
     },
   },
   notice: {

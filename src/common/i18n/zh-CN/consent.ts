@@ -138,8 +138,6 @@ export const zhCNConsent: Catalog['consent'] = {
       path: '“始终允许”会记住删除这一个路径（{{path}}），而不是整个工具。git 的文件、凭据和会自行运行代码的文件始终会询问。',
       'mcp-tool':
         '“始终允许”会记住 {{server}} 上的 {{tool}}，只要服务器保持此工具定义不变。git 的文件、凭据和会自行运行代码的文件始终会询问。',
-      'agent-command':
-        '“始终允许”会记住本房间代理在此文件夹中的这条完全相同的命令。其他任何命令仍会询问。git 的文件、凭据和会自行运行代码的文件始终会询问。',
       'agent-file':
         '“始终允许”会记住本房间中对这一个文件（{{path}}）的更改。其他文件、删除和移动仍会询问。git 的文件、凭据和会自行运行代码的文件始终会询问。',
     },
@@ -155,6 +153,8 @@ export const zhCNConsent: Catalog['consent'] = {
       'turn-only': '不提供“始终允许”：权限请求只放宽本轮，永远不会被记住。',
       'agent-change-not-grantable':
         '不提供“始终允许”：只有对单个文件的更改（不含删除或移动）才能被记住。',
+      'agent-command-uncontained':
+        '不提供“始终允许”：该命令由代理自己在 Assent 的沙箱之外运行，因此每次运行都需单独允许。',
     },
   },
   notice: {
