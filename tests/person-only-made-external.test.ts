@@ -6,7 +6,9 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
+import type { ApprovalRecord } from '../src/contracts/approval.ts'
 import type { RoomPolicy } from '../src/contracts/policy-axes.ts'
+import type { Grant } from '../src/contracts/room.ts'
 import { grantForDecision } from '../src/runtime/agent/grant-issuer.ts'
 import type {
   ExternalActionRequest,
@@ -28,12 +30,13 @@ import {
   PERSON_ONLY_MADE,
   WHILE_RUNNING_SEEN,
 } from './support/person-only-made.ts'
+import { grantStoredBeforeTheRules } from './support/stored-agent-grants.ts'
 
 /**
  * The table of what a command can make that only a person may make
  * (support/person-only-made.ts), through the doors of an external agent's
- * command: the person's allow, a grant for the command line, a reviewer
- * and the approver webhook. The agent runs what it was allowed itself,
+ * command: the person's allow, a reviewer and the approver webhook (no
+ * grant answers an agent's command: below). The agent runs what it was allowed itself,
  * outside Assent's sandbox; here the test is that agent: it asks for
  * `sh build.sh` as Codex would, runs it in the workspace once allowed, and
  * reports the call ended. Whoever allowed it, what the script made is moved
@@ -53,8 +56,12 @@ afterEach(() => {
   root = undefined
 })
 
-/** A room of Codex's over a fresh workspace laid for the table. */
-async function room(): Promise<{ world: ExternalAskerWorld; workspace: string }> {
+/** A room of Codex's over a fresh workspace laid for the table; an
+ *  allow-always stores what `grantFor` gives (by default, what the
+ *  runtime makes now). */
+async function room(
+  grantFor?: (approval: ApprovalRecord) => Grant | undefined,
+): Promise<{ world: ExternalAskerWorld; workspace: string }> {
   root = mkdtempSync(join(tmpdir(), 'assent-made-external-'))
   const workspace = await layMadeWorkspace(join(root, 'ws'))
   let clock = 1_000
@@ -64,7 +71,7 @@ async function room(): Promise<{ world: ExternalAskerWorld; workspace: string }>
     agent: AGENT,
     workspace,
     now: () => (clock += 1),
-    grantFor: (approval) => grantForDecision(approval, { now: () => clock }),
+    grantFor: grantFor ?? ((approval) => grantForDecision(approval, { now: () => clock })),
   })
   return { world, workspace }
 }
@@ -129,17 +136,6 @@ const DOORS: Door[] = [
     allow: (world, workspace) => personDecides(world, workspace, 'allow-once'),
   },
   {
-    name: 'a grant for the command line',
-    allow: async (world, workspace) => {
-      // The person allows the harmless script always; the agent then
-      // changes it (a file change, or another command) and runs it again.
-      const first = await personDecides(world, workspace, 'allow-always')
-      await agentRuns(workspace, first.timeline, first.request)
-      expect(world.stores.grants.listActive(ROOM_ID)).toHaveLength(1)
-      return allowedBy(world, workspace, policyForMode('ask-for-approval'), {})
-    },
-  },
-  {
     name: 'a reviewer that allows everything',
     allow: (world, workspace) =>
       allowedBy(world, workspace, policyForMode('approve-for-me'), {
@@ -189,6 +185,27 @@ describe.each(DOORS)('$name', (door) => {
     })
     expect(call?.result?.output).toMatch(/^done\n/)
     await expectMovedAside(workspace, moved, call?.result?.output ?? '')
+  })
+})
+
+// The reason no grant answers an agent's command (agent-grant-scope.ts):
+// the person allows the harmless script always; the agent then changes it
+// and runs it again. A command grant stored before that rule answers
+// nothing: the changed script is the person's to allow again.
+describe('a grant for the command line, stored before commands were left to one run at a time', () => {
+  it('answers nothing once the agent changed what the line runs: the person is asked again', async () => {
+    const { world, workspace } = await room(grantStoredBeforeTheRules)
+    const first = await personDecides(world, workspace, 'allow-always')
+    await agentRuns(workspace, first.timeline, first.request)
+    expect(world.stores.grants.listActive(ROOM_ID)).toHaveLength(1)
+    await writeFile(join(workspace, MADE_SCRIPT), madeScript('mkdir -p sub/.git'))
+    const { asker } = world.askerUnder(policyForMode('ask-for-approval'))
+    const again = asker.ask(runScript(workspace), live())
+    await expect.poll(() => approvals(world).filter((a) => a.status === 'pending')).toHaveLength(1)
+    const pending = approvals(world).find((each) => each.status === 'pending')!
+    await world.gate.decide({ approvalId: pending.id, decision: 'deny', decidedBy: 'user' })
+    await expect(again).resolves.toBe('deny')
+    expect(existsSync(join(workspace, 'sub', '.git'))).toBe(false)
   })
 })
 
