@@ -240,6 +240,29 @@ describe.skipIf(!agents)('a second ACP agent behind the asker (real claude-agent
   )
 
   it(
+    'refuses a write Claude names as ~/…, which it makes in its home folder, without asking anyone',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      // Read from the session's folder, `~/x` would be shown as a new file
+      // inside the workspace, which the reviewer or a grant may allow.
+      const asker = new ScriptedAsker('allow-once')
+      const { bed } = await runClaude(
+        () => [
+          { type: 'write', path: '~/other-project/README.md', content: 'by the agent\n' },
+          { type: 'reply', text: 'written' },
+        ],
+        asker,
+      )
+      expect(asker.asked).toHaveLength(0)
+      expect(existsSync(join(bed.home, 'other-project', 'README.md'))).toBe(false)
+      expect(existsSync(join(bed.workspace, '~'))).toBe(false)
+      expect(bed.events).toContainEqual(
+        expect.objectContaining({ type: 'request-refused', code: 'place-not-absolute' }),
+      )
+    },
+  )
+
+  it(
     'asks in plan mode too (its plan mode), so Assent’s plan policy can refuse',
     { timeout: AGENT_WAIT_MS },
     async () => {

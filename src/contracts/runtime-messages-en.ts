@@ -269,6 +269,8 @@ export const RUNTIME_MESSAGES_EN = {
       grantRoot: 'it asked to write anywhere under a folder, not only the changes shown',
       commandFolderNotAbsolute:
         'it named the folder its command runs in by a relative path, so where it runs cannot be shown',
+      placeNotAbsolute:
+        'it named a place by a path that is not absolute, which the agent reads its own way (~ as its home folder), so where it acts cannot be shown',
       noAllowOnceOption: 'it offered no way to allow it just once',
       ambiguousOptions: 'two of its answers shared one id',
       turnCancelled: 'it came after Assent had ended the turn',

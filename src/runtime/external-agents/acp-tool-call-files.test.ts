@@ -19,9 +19,9 @@ describe('ACP tool calls as file changes', () => {
     newText,
   })
 
-  it('reads diffs as file changes with absolute paths', () => {
+  it('reads diffs as file changes', () => {
     const call = callWith('edit', [
-      { type: 'diff', path: 'new.txt', newText: 'a' },
+      { type: 'diff', path: '/w/new.txt', newText: 'a' },
       { type: 'diff', path: '/w/old.txt', oldText: 'x', newText: 'y' },
       { type: 'content', content: { type: 'text', text: 'ignored' } },
     ])
@@ -37,7 +37,7 @@ describe('ACP tool calls as file changes', () => {
   it('reads a diff of a delete call as a deletion, and skips a diff without a path', () => {
     const call = callWith('delete', [
       { type: 'diff', path: '', newText: '' },
-      { type: 'diff', path: 'gone.txt', oldText: 'x', newText: '' },
+      { type: 'diff', path: '/w/gone.txt', oldText: 'x', newText: '' },
     ])
     expect(actionOf(call, '/w')).toEqual({
       kind: 'file-changes',
@@ -90,13 +90,6 @@ describe('ACP tool calls as file changes', () => {
           newText: 'evil',
         },
       ],
-    })
-    // Relative names in the patch are the session's, as the agent's are.
-    const relative = codexAcpPatch([{ path: 'b.txt', oldText: 'x', newText: 'y' }], {
-      'a.txt': { type: 'update', move_path: 'b.txt' },
-    })
-    expect(actionOf(relative, '/w')).toMatchObject({
-      changes: [{ path: '/w/a.txt', change: 'update', movePath: '/w/b.txt' }],
     })
   })
 
@@ -173,7 +166,7 @@ describe('ACP tool calls as file changes', () => {
         rawInput: { source: '/w/docs/ok.txt', destination: '/w/.git/hooks/post-merge' },
       },
       // A location alone, relative.
-      { kind: 'edit', locations: [{ path: '.git/hooks/post-merge' }] },
+      { kind: 'edit', locations: [{ path: '/w/.git/hooks/post-merge' }] },
       // A raw input field Assent cannot tell from a place.
       { kind: 'edit', rawInput: { file_path: '/w/docs/ok.txt', target: 'elsewhere.txt' } },
       // A raw input nested deeper than Assent reads.
@@ -240,10 +233,13 @@ describe('ACP tool calls as file changes', () => {
     // the diffs and the patch alone (a grant root keeps it a tool call).
     const unlocated = codexAcpPatch(
       [
-        { path: 'b.txt', oldText: 'x', newText: 'y' },
-        { path: 'c.txt', oldText: 'x', newText: 'y' },
+        { path: '/w/b.txt', oldText: 'x', newText: 'y' },
+        { path: '/w/c.txt', oldText: 'x', newText: 'y' },
       ],
-      { 'a.txt': { type: 'update', move_path: 'b.txt' }, 'c.txt': { type: 'update' } },
+      {
+        '/w/a.txt': { type: 'update', move_path: '/w/b.txt' },
+        '/w/c.txt': { type: 'update' },
+      },
       { grant_root: '/w' },
     )
     expect(placesOf({ ...unlocated, locations: [] })).toEqual(['/w/a.txt', '/w/b.txt', '/w/c.txt'])

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
+import type { AcpToolCall } from './acp-messages.ts'
 import { acpAction } from './acp-tool-call-reading.ts'
 import { actionOf } from './test-support/acp-action.ts'
 
@@ -123,7 +124,7 @@ describe('ACP tool calls as Assent actions', () => {
           kind: 'edit',
           title: 'Edit',
           rawInput: {},
-          locations: [{ path: '.git/config', line: 3 }, { path: '/w/a.txt' }],
+          locations: [{ path: '/w/.git/config', line: 3 }, { path: '/w/a.txt' }],
         },
         '/w',
       ),
@@ -132,6 +133,37 @@ describe('ACP tool calls as Assent actions', () => {
     expect(
       actionOf({ toolCallId: 't', kind: 'execute', title: 'run', rawInput: { command: [] } }, '/w'),
     ).toMatchObject({ kind: 'tool', toolKind: 'execute' })
+  })
+
+  it('refuses a call that names any place by a path that is not absolute, wherever it names it', () => {
+    // claude-agent-acp's Write of `~/x` writes in its home folder; read
+    // from the session's folder it would be shown as a new file there.
+    const diff = (path: string) => ({ type: 'diff', path, newText: 'a' })
+    const patch = (changes: Record<string, unknown>) => ({ changes })
+    const calls: Array<Omit<AcpToolCall, 'toolCallId'>> = [
+      { kind: 'edit', content: [diff('~/other-project/README.md')] },
+      { kind: 'edit', content: [diff('/w/a.txt'), diff('notes.txt')] },
+      { kind: 'read', locations: [{ path: '~' }] },
+      { kind: 'edit', locations: [{ path: '/w/a.txt' }, { path: '../b.txt' }] },
+      { kind: 'edit', rawInput: patch({ '~/x': { type: 'add' } }) },
+      { kind: 'move', rawInput: patch({ '/w/a': { type: 'update', move_path: 'b' } }) },
+      { kind: 'other', rawInput: { cwd: '~+' } },
+      { kind: 'search', rawInput: { pattern: 'x', directory: '$HOME' } },
+      { kind: 'execute', rawInput: { command: 'ls', run_in_background: true, workdir: 'sub' } },
+    ]
+    for (const call of calls) {
+      expect(acpAction({ toolCallId: 't', ...call }, '/w'), JSON.stringify(call)).toMatchObject({
+        refused: 'place-not-absolute',
+      })
+    }
+    expect(acpAction({ toolCallId: 't', kind: 'edit', content: [diff('~/x')] }, '/w')).toEqual({
+      refused: 'place-not-absolute',
+      detail: 'a place named as "~/x"',
+    })
+    // The same calls with absolute paths are read as what they do.
+    expect(
+      acpAction({ toolCallId: 't', kind: 'edit', content: [diff('/home/me/x')] }, '/w'),
+    ).toMatchObject({ action: { kind: 'file-changes' } })
   })
 
   it('reads a command only from an execute call whose raw input has a readable one', () => {

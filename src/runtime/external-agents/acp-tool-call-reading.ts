@@ -85,6 +85,13 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
       }
     }
   }
+  const notAbsolute = firstPlaceNotAbsolute(toolCall)
+  if (notAbsolute !== null) {
+    return {
+      refused: 'place-not-absolute',
+      detail: `a place named as ${JSON.stringify(notAbsolute.slice(0, 256))}`,
+    }
+  }
   const locations = (toolCall.locations ?? []).map(({ path }) => absolute(path))
   const patch = codexAcpPatch(toolCall, absolute)
   const entries = patch ?? []
@@ -118,6 +125,41 @@ export function acpAction(toolCall: AcpToolCall, sessionCwd: string): AcpActionR
       locations: [...new Set([...locations, ...changes.flatMap(endsOf), ...patched])],
     },
   }
+}
+
+/** The raw-input fields that name the folder a call acts in. */
+export const RAW_INPUT_FOLDER_FIELDS = ['cwd', 'workdir', 'working_directory', 'directory'] as const
+
+/**
+ * The first place the call names by a path that is not absolute, or null:
+ * a location, a diff's file, a file of codex-acp's patch or where it moves
+ * it, a folder of its raw input. ACP names every place by an absolute path;
+ * an agent reads any other its own way (claude-agent-acp's Write takes
+ * `~/x` as a file in its home folder), so where the call acts cannot be
+ * shown, and reading it from the session's folder would show the person
+ * one place while the agent acts in another: such a call is refused.
+ */
+function firstPlaceNotAbsolute(toolCall: AcpToolCall): string | null {
+  const places = (toolCall.locations ?? []).map(({ path }) => path)
+  for (const item of toolCall.content ?? []) {
+    const diff = DiffContentSchema.safeParse(item)
+    if (diff.success) places.push(diff.data.path)
+  }
+  const patch = CodexAcpChangesSchema.safeParse(toolCall.rawInput)
+  if (patch.success) {
+    for (const [source, entry] of Object.entries(patch.data.changes)) {
+      places.push(source)
+      if (entry.move_path != null) places.push(entry.move_path)
+    }
+  }
+  const input = toolCall.rawInput
+  if (typeof input === 'object' && input !== null) {
+    for (const key of RAW_INPUT_FOLDER_FIELDS) {
+      const value = (input as Record<string, unknown>)[key]
+      if (typeof value === 'string' && value !== '') places.push(value)
+    }
+  }
+  return places.find((place) => !isAbsolute(place)) ?? null
 }
 
 /** A value that says nothing: no flag set (`null`, `false`, left out). */

@@ -113,6 +113,10 @@ export type ExternalRefusalCode =
    *  it from a folder of its own, so where the command runs cannot be
    *  shown. */
   | 'command-folder-not-absolute'
+  /** ACP: a place (a location, a diff's file, a folder) named by a path
+   *  that is not absolute, which the agent reads its own way (`~` as its
+   *  home folder), so where the call acts cannot be shown. */
+  | 'place-not-absolute'
   /** ACP: no option allows just this once. */
   | 'no-allow-once-option'
   /** ACP: two options share an id, so an answer could be read either way. */

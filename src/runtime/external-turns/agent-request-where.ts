@@ -5,6 +5,7 @@ import {
   type AgentFileChange,
 } from '../../contracts/agent-request.ts'
 import { message } from '../../contracts/runtime-message.ts'
+import { RAW_INPUT_FOLDER_FIELDS } from '../external-agents/acp-tool-call-reading.ts'
 import { realPathAllowingMissing } from '../policy/real-paths.ts'
 import {
   changesSummary,
@@ -114,7 +115,7 @@ export function shownWhereItActs(
 function inputFolders(input: unknown): string[] {
   if (typeof input !== 'object' || input === null) return []
   const fields = input as Record<string, unknown>
-  return ['cwd', 'workdir', 'working_directory', 'directory'].flatMap((key) => {
+  return RAW_INPUT_FOLDER_FIELDS.flatMap((key) => {
     const value = fields[key]
     return typeof value === 'string' && value !== '' ? [value] : []
   })

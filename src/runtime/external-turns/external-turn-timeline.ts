@@ -311,6 +311,7 @@ const REFUSAL_MESSAGES: Readonly<Record<ExternalRefusalCode, RuntimeMessageCode>
   'unannounced-changes': 'external.refusal.unannouncedChanges',
   'grant-root': 'external.refusal.grantRoot',
   'command-folder-not-absolute': 'external.refusal.commandFolderNotAbsolute',
+  'place-not-absolute': 'external.refusal.placeNotAbsolute',
   'no-allow-once-option': 'external.refusal.noAllowOnceOption',
   'ambiguous-options': 'external.refusal.ambiguousOptions',
   'turn-cancelled': 'external.refusal.turnCancelled',

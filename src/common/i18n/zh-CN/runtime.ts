@@ -251,6 +251,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
       unannouncedChanges: '它的文件修改从未事先告知',
       grantRoot: '它请求在某个文件夹下任意写入，而不只是所显示的修改',
       commandFolderNotAbsolute: '它用相对路径指明命令运行的文件夹，因此无法显示命令在哪里运行',
+      placeNotAbsolute:
+        '它用非绝对路径指明一个位置，代理会按自己的方式解读（例如把 ~ 当作它的主文件夹），因此无法显示它在哪里操作',
       noAllowOnceOption: '它没有提供只允许一次的选项',
       ambiguousOptions: '它的两个回答使用了同一个标识',
       turnCancelled: '它在 Assent 结束这一轮之后才到来',
