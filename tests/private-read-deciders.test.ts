@@ -35,6 +35,8 @@ import { scriptedAgentEntry } from './support/scripted-agent-config.ts'
 
 /** A file inside each room's workspace, named relative to it. */
 const INSIDE = 'docs/ok.txt'
+/** The workspaces of the two columns (below). */
+const COLUMN_WORKSPACES = ['ws-webhook', 'ws-reviewer']
 /** How long a decider has to speak up, where the row expects silence. */
 const GRACE_MS = scaledMs(1_500)
 
@@ -53,8 +55,8 @@ const ALLOWS_EVERYTHING: ActionReviewer = {
   },
 }
 
-/** An ACP agent whose every turn asks to read `path` with its `read` tool
- *  (relative paths are the session's, the room's workspace). */
+/** An ACP agent whose every turn asks to read `path` (absolute, as ACP
+ *  names every place) with its `read` tool. */
 function readingAgent(id: string, dir: string, path: string): unknown {
   const update = (fields: Record<string, unknown>) => ({
     notification: {
@@ -97,10 +99,11 @@ beforeAll(async () => {
   await mkdir(join(root, 'elsewhere'), { recursive: true })
   await writeFile(outside, 'TOP-SECRET')
   const agents = []
+  // One agent reading inside each column's workspace (`roomsFor`).
   for (const [id, path] of [
     ['reads-outside', outside],
-    ['reads-inside', INSIDE],
-  ] as const) {
+    ...COLUMN_WORKSPACES.map((name) => [`reads-inside-${name}`, join(root, name, INSIDE)]),
+  ]) {
     await mkdir(join(root, id))
     agents.push(readingAgent(id, join(root, id), path))
   }
@@ -229,7 +232,8 @@ async function roomsFor(name: string, mode: PermissionMode, webhook: boolean): P
     gateway: first.roomId,
     agents: {
       'reads-outside': (await createRoom(harness, { workspace, agentId: 'reads-outside' })).id,
-      'reads-inside': (await createRoom(harness, { workspace, agentId: 'reads-inside' })).id,
+      'reads-inside': (await createRoom(harness, { workspace, agentId: `reads-inside-${name}` }))
+        .id,
     },
   }
   for (const roomId of [rooms.assistant, rooms.gateway, ...Object.values(rooms.agents)]) {
