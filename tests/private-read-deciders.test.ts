@@ -100,10 +100,14 @@ beforeAll(async () => {
   await writeFile(outside, 'TOP-SECRET')
   const agents = []
   // One agent reading inside each column's workspace (`roomsFor`).
-  for (const [id, path] of [
+  const readers: Array<[string, string]> = [
     ['reads-outside', outside],
-    ...COLUMN_WORKSPACES.map((name) => [`reads-inside-${name}`, join(root, name, INSIDE)]),
-  ]) {
+    ...COLUMN_WORKSPACES.map((name): [string, string] => [
+      `reads-inside-${name}`,
+      join(root, name, INSIDE),
+    ]),
+  ]
+  for (const [id, path] of readers) {
     await mkdir(join(root, id))
     agents.push(readingAgent(id, join(root, id), path))
   }
