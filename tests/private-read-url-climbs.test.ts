@@ -2,16 +2,15 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { scaledMs } from '../scripts/test-timing.ts'
 import type { ApprovalSummary } from '../src/contracts/approval.ts'
 import { ApproverWebhookChangeAnswerSchema } from '../src/contracts/approver-webhook.ts'
 import { ApproverServer, signedReply } from './support/approver-server.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { writeNotesConfig } from './support/mcp-gateway-harness.ts'
 import { putApproverWebhook } from './support/person-only-table.ts'
-import { decide, roomApprovals } from './support/policy-helpers.ts'
-import { createRoom, send, turnSettled } from './support/room-helpers.ts'
-import { eventually, type RuntimeHarness } from './support/runtime-harness.ts'
+import { createRoom } from './support/room-helpers.ts'
+import { readNoteApproval, settleTurn } from './support/room-mcp-call.ts'
+import type { RuntimeHarness } from './support/runtime-harness.ts'
 
 // docs/policy-and-modes.md: an MCP call naming, word by word, a place
 // outside the workspace is a private read, and the approver webhook is
@@ -22,8 +21,6 @@ import { eventually, type RuntimeHarness } from './support/runtime-harness.ts'
 // path whose `..` segments climb past `http:` and the host
 // (`http://x/../../../../etc/passwd` is `/etc/passwd` to path.resolve), so
 // it is judged as the place it names.
-
-const GRACE_MS = scaledMs(1_500)
 
 let root: string
 let outside: string
@@ -55,27 +52,9 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true })
 })
 
-/** Asks the notes server to read `name`; the approval once the webhook had
- *  its say, or left to the person, or the grace passed. */
-async function readNote(name: string): Promise<{ turnId: string; approval: ApprovalSummary }> {
-  const turnId = await send(harness, roomId, `mcp notes read_note ${JSON.stringify({ name })}`)
-  const deadline = Date.now() + GRACE_MS
-  const approval = await eventually(async () => {
-    const found = (await roomApprovals(harness, roomId)).find((a) => a.turnId === turnId)
-    if (found === undefined) return undefined
-    const spoken = found.status !== 'pending' || found.escalationReason !== undefined
-    return spoken || Date.now() > deadline ? found : undefined
-  }, 'the approval to be decided or left to the person')
-  return { turnId, approval }
-}
-
-async function settle(turnId: string, approval: ApprovalSummary): Promise<void> {
-  if (approval.status === 'pending') {
-    const view = await harness.client.getApproval(approval.id)
-    expect((await decide(harness, view, 'deny')).status).toBe(200)
-  }
-  await turnSettled(harness, roomId, turnId)
-}
+const readNote = (name: string) => readNoteApproval(harness, roomId, name)
+const settle = (turnId: string, approval: ApprovalSummary) =>
+  settleTurn(harness, roomId, turnId, approval)
 
 describe('an MCP read naming a place outside the workspace, in a room with an approver webhook', () => {
   it('control: a plain outside path is left to the person, the webhook hearing nothing', async () => {

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { homeSpelling } from './shell-words.ts'
+import { leadingExpansion } from './leading-expansion.ts'
 
 // What one string of an action's arguments may name, read as a server
 // may read it, for the person-only rule (person-only.ts): as written,
@@ -28,9 +28,10 @@ export function addPathAndWords(value: string, out: Set<string>, decodings = 0):
   }
   out.add(value)
   // `~/x` or `$HOME/x`, which a server may expand (server-filesystem
-  // does): the file in the person's home folder.
-  const home = homeSpelling(value)
-  if (home !== null) out.add(home)
+  // does): the file in the person's home folder; `~bob/x`, `$PWD/../x`
+  // where they lead (leading-expansion.ts).
+  const expanded = leadingExpansion(value)
+  if (expanded !== null) out.add(expanded)
   // A file: URI (an MCP resource, or any argument written as one) names
   // the path it points to, whatever its host and however it is escaped.
   const filePath = pathOfFileUri(value)
@@ -38,8 +39,9 @@ export function addPathAndWords(value: string, out: Set<string>, decodings = 0):
   for (const word of value.split(WORD_SEPARATORS)) {
     if (word === '') continue
     out.add(word)
-    const wordHome = homeSpelling(word)
-    if (wordHome !== null) out.add(wordHome)
+    const readings = wordReadings(word)
+    if (readings === null) return false
+    for (const reading of readings) out.add(reading)
   }
   // A server may decode percent-escapes in what it is given, a URI or a
   // plain path alike (`.git%2Fconfig`, `%2egit/config`): what it would
@@ -50,6 +52,37 @@ export function addPathAndWords(value: string, out: Set<string>, decodings = 0):
     return addPathAndWords(decoded, out, decodings + 1)
   }
   return true
+}
+
+/** How many letters of a short option word are read as options before
+ *  its glued value; a longer run cannot be read (the action asks). */
+const MAX_GLUED_OPTION_LETTERS = 32
+
+/**
+ * What one word may stand for besides itself, read as a program or a
+ * server may read it: a leading `~`, `$HOME` or `$PWD` as the folder it
+ * stands for, and the value of a short option glued to it. `-o.git/config`
+ * is `-o` with `.git/config` to `sort`, `gcc` or `curl`; which letters are
+ * options and which the value is the program's own reading, so each
+ * suffix after a letter that names a path (`/`, or a leading `.` or `~`)
+ * is one (`-sSo.git/config`: `So.git/config`, `o.git/config`,
+ * `.git/config`). Null for a run of letters longer than is read.
+ */
+export function wordReadings(word: string): string[] | null {
+  const readings: string[] = []
+  const expanded = leadingExpansion(word)
+  if (expanded !== null) readings.push(expanded)
+  const letters = /^-([A-Za-z0-9]+)/.exec(word)?.[1]
+  if (letters === undefined) return readings
+  if (letters.length > MAX_GLUED_OPTION_LETTERS) return null
+  for (let at = 2; at <= letters.length + 1 && at < word.length; at += 1) {
+    const value = word.slice(at)
+    if (!/^[.~]|\//.test(value)) continue
+    readings.push(value)
+    const valueExpanded = leadingExpansion(value)
+    if (valueExpanded !== null) readings.push(valueExpanded)
+  }
+  return readings
 }
 
 /** The path a `file:` URI names, or null for anything else. `fileURLToPath`

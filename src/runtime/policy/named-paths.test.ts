@@ -48,13 +48,27 @@ describe("personOnlyReason: the person's home as an argument spells it", () => {
     expect(personOnlyReason(agent)?.class).toBe('assent-own')
   })
 
-  it("leaves another person's home and a folder named ~ in the workspace as written", () => {
-    for (const spelled of ['~nobody-else/data/x', 'docs/~/data/x', '$HOMEWORK/data/x']) {
+  it('leaves a folder named ~ in the workspace, and a variable, as written', () => {
+    for (const spelled of ['docs/~/data/x', '$HOMEWORK/data/x', '~~struck~~']) {
       const mcp = mcpTouch(
         { serverId: 'files', toolName: 'read_text_file', arguments: { path: spelled } },
         place.workspace,
       )
       expect(personOnlyReason(mcp)).toBeNull()
+    }
+  })
+
+  it('needs a person for a folder only the shell or the server knows: an unlisted home, ~-', () => {
+    // Read as written, each is a folder of that name in the workspace.
+    for (const spelled of ['~nobody-else/data/x', '~-/x', '$OLDPWD/x', '${OLDPWD}', '~2/x']) {
+      const mcp = mcpTouch(
+        { serverId: 'files', toolName: 'read_text_file', arguments: { path: spelled } },
+        place.workspace,
+      )
+      expect(personOnlyReason(mcp), spelled).toMatchObject({
+        path: spelled,
+        class: 'built-at-run-time',
+      })
     }
   })
 })

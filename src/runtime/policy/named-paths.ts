@@ -2,7 +2,7 @@ import { lstatSync, opendirSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
-import { addPathAndWords, WORD_SEPARATORS } from './argument-spellings.ts'
+import { addPathAndWords, WORD_SEPARATORS, wordReadings } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import type { ActionTouch } from './person-only.ts'
@@ -248,7 +248,8 @@ function candidatePaths(
   visit(touch.arguments, 0)
   // A command's words as the shell passes them, each with the names its
   // braces and `~` make, split further where a program may (`--out=x`,
-  // `src:.git/hooks`).
+  // `src:.git/hooks`), and each part with its glued option value
+  // (`-o.git/config`).
   const globs = new Set<string>()
   for (const { words } of readings) {
     for (const word of words) {
@@ -256,7 +257,13 @@ function candidatePaths(
       if (spellings === null) return null
       for (const name of [word, ...spellings]) {
         out.add(name)
-        for (const part of name.split(WORD_SEPARATORS)) if (part !== '') out.add(part)
+        for (const part of name.split(WORD_SEPARATORS)) {
+          if (part === '') continue
+          out.add(part)
+          const readings = wordReadings(part)
+          if (readings === null) return null
+          for (const reading of readings) out.add(reading)
+        }
         if (hasGlob(name)) globs.add(name)
       }
     }

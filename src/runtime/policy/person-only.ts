@@ -14,6 +14,7 @@ import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 import { commandsOf } from './command-lines.ts'
+import { namesUnknownHome, UNKNOWN_HOME_WHY } from './leading-expansion.ts'
 import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths } from './named-paths.ts'
 import {
   homeCredentialFiles,
@@ -113,6 +114,10 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   const named = namedPaths(touch, commands, readings)
   if (named === null) return tooManyPaths(touch)
   const { candidates, resolved, seen } = named
+  const unknownHome = candidates.find(namesUnknownHome)
+  if (unknownHome !== undefined) {
+    return { path: unknownHome, class: 'built-at-run-time', reason: UNKNOWN_HOME_WHY }
+  }
   for (const candidate of [...candidates, ...resolved]) {
     const finding = sensitivePath(candidate)
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }

@@ -2,6 +2,7 @@ import path from 'node:path'
 import { AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
+import { namesUnknownPlace } from './leading-expansion.ts'
 import { namedPaths } from './named-paths.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
@@ -62,6 +63,10 @@ export function privateReadOfApproval(
   const readings = readCommandLines(commands.lines)
   const named = namedPaths(touch, commands, readings)
   if (named === null) return `${action.toolName} names more places than can be checked`
+  // `$PWD/../x` or `~bob/x` read as written is a folder of that name in
+  // the workspace; what runs reads where the shell or the server says.
+  const unknown = named.candidates.find(namesUnknownPlace)
+  if (unknown !== undefined) return `${unknown} leads where only the shell or the server knows`
   const bases = baseFolders(touch, commands, readings)
   const unresolved = firstUnresolved(named.candidates, bases, named.seen)
   if (unresolved !== null) return `${unresolved} cannot be resolved`
@@ -144,9 +149,12 @@ function firstUnresolved(
  * taken out only when it is a network address (`isNetworkAddress`). Read
  * word by word, its `//example.com/a` would be an absolute path outside
  * the workspace, and every fetch would be private. A `file:` URI and one
- * without a host (`x:///etc/passwd`) name local places: they stay.
+ * without a host (`x:///etc/passwd`) name local places: they stay. A URL
+ * ends where a shell or a list would part it from what follows (`,`, `;`,
+ * `&`, `|`, braces, parentheses): `{https://x/a,/outside/diary}` is two
+ * words to bash, and only the URL is taken out, never a path glued to it.
  */
-const NETWORK_URL = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]+):\/\/(?!\/)[^\s'"`<>]*/g
+const NETWORK_URL = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]+):\/\/(?!\/)[^\s'"`<>,;|&(){}\\]*/g
 
 /** The schemes whose URLs a server fetches from another machine. */
 const NETWORK_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'ftps', 'git', 'ssh', 'sftp'])

@@ -1,5 +1,4 @@
-import { homedir, userInfo } from 'node:os'
-import path from 'node:path'
+import { leadingExpansion } from './leading-expansion.ts'
 
 /**
  * A command line as a shell would read it, for the person-only rule
@@ -217,12 +216,13 @@ function segmentEndsAt(text: string, at: number, quote: '' | '"'): boolean {
 /**
  * The names a word of a command may stand for besides itself: its braces
  * expanded (`.g{i,}t` is `.git` and `.gt`, `{a..e..2}` a sequence) and a
- * leading `~` as the person's home. Null when the braces make more names
+ * leading `~`, `$HOME` or `$PWD` as the folder it stands for
+ * (`leadingExpansion`). Null when the braces make more names
  * than `MAX_BRACE_NAMES`, or hold more groups than are read.
  */
 export function wordSpellings(word: string): string[] | null {
   const names = new Set<string>()
-  const tilde = (name: string) => homeSpelling(name) ?? name
+  const tilde = (name: string) => leadingExpansion(name) ?? name
   if (word.includes('{')) {
     if (word.length > MAX_BRACE_WORD_CHARS) return null
     if (word.split('{').length - 1 > MAX_BRACE_GROUPS) return null
@@ -234,30 +234,6 @@ export function wordSpellings(word: string): string[] | null {
   }
   names.delete(word)
   return [...names]
-}
-
-/**
- * The path `name` stands for when it starts with the person's home as a
- * shell, or a server that expands it, writes it: `~`, `~<their name>`,
- * `$HOME`, `${HOME}`, alone or followed by `/…`; null otherwise. A
- * program that takes `~/x` from an argument (server-filesystem does) opens
- * the file in the home folder, not a folder named `~`.
- */
-export function homeSpelling(name: string): string | null {
-  const match = HOME_PREFIX.exec(name)
-  if (match === null) return null
-  const user = match[1]
-  if (user !== undefined && user !== '' && user !== personName()) return null
-  return path.join(homedir(), name.slice(match[0].length))
-}
-const HOME_PREFIX = /^(?:~([^/]*)|\$HOME|\$\{HOME\})(?=\/|$)/
-
-function personName(): string {
-  try {
-    return userInfo().username
-  } catch {
-    return ''
-  }
 }
 
 /** Brace expansion as bash does it: `a{b,c}d`, nested, and sequences
