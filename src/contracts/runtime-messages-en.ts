@@ -101,6 +101,8 @@ export const RUNTIME_MESSAGES_EN = {
     containmentChanged:
       'Refused: the sandbox this command would run in is no longer the one the person was shown; the command did not run.',
     notDecided: 'Refused: no sandbox was decided for this command; it did not run.',
+    homeTooLarge:
+      'Refused: the home folder {{path}} holds more than the sandbox searches for credentials to hide, and what it did not search cannot be hidden without hiding the folders this command may write; the command did not run. To fix it, move folders that hold many files (data sets, build output, other projects) out of the home folder, or use a workspace outside it.',
   },
   workspace: {
     missing:

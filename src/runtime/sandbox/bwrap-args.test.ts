@@ -4,6 +4,7 @@ import type { CommandSandboxPolicy } from './sandbox-policy.ts'
 
 const policy: CommandSandboxPolicy = {
   writableRoots: ['/home/ada/project'],
+  hiddenAncestors: [],
   readOnlyInside: ['/home/ada/project/.git'],
   hidden: [
     { path: '/home/ada/.ssh', kind: 'folder' },
@@ -113,6 +114,29 @@ describe('bwrapArgs', () => {
     const unheld = bwrapArgs(policy, launch, new Map())
     expect(unheld).not.toContain('--bind')
     expect(unheld).not.toContain('--bind-fd')
+  })
+})
+
+describe('bwrapArgs for a hidden folder below a folder in the workspace', () => {
+  const data = '/home/ada/project/.dev/data'
+  const below: CommandSandboxPolicy = {
+    ...policy,
+    hidden: [{ path: data, kind: 'folder' }],
+    hiddenAncestors: ['/home/ada/project/.dev'],
+  }
+
+  it('binds the folder above it onto itself by its held descriptor, before hiding it', () => {
+    const args = bwrapArgs(below, launch, new Map([...held, ['/home/ada/project/.dev', 5]]))
+    const dev = at(args, '--bind-fd', '5', '/home/ada/project/.dev')
+    expect(dev).toBeGreaterThan(at(args, '--bind-fd', '4', '/home/ada/project'))
+    expect(at(args, '--tmpfs', data, '--remount-ro', data)).toBeGreaterThan(dev)
+  })
+
+  it('still makes it a mount point, read-only, when it was not held', () => {
+    const args = bwrapArgs(below, launch, held)
+    const dev = at(args, '--ro-bind', '/home/ada/project/.dev', '/home/ada/project/.dev')
+    expect(dev).toBeGreaterThan(-1)
+    expect(at(args, '--tmpfs', data)).toBeGreaterThan(dev)
   })
 })
 

@@ -49,7 +49,9 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
  *    the runtime held it with (`heldAt`: the child's descriptor for each
  *    root), so a workspace under `/tmp` is the real one and a path swapped
  *    after the check binds nothing else;
- * 3. the read-only paths inside them bound read-only over themselves;
+ * 3. the folders between a writable root and a hidden path in it bound
+ *    onto themselves, then the read-only paths inside the roots bound
+ *    read-only over themselves;
  * 4. the hidden paths last, so a credential folder or Assent's data inside
  *    the workspace is hidden too; a hidden file outside them is already
  *    empty in its folder's copy, made before the writable roots.
@@ -97,6 +99,16 @@ export function bwrapArgs(
   for (const root of policy.writableRoots) {
     const fd = heldAt.get(root)
     if (fd !== undefined) args.push('--bind-fd', String(fd), root)
+  }
+  // Each folder above a hidden path in a writable root onto itself, by
+  // its held descriptor too, writable as it was: a mount point, which no
+  // command can rename or remove to put a folder of its own at the hidden
+  // path. Fails closed: one not held is bound read-only by its path, still
+  // a mount point (the runtime refuses to start without it held anyway).
+  for (const folder of policy.hiddenAncestors) {
+    const fd = heldAt.get(folder)
+    if (fd === undefined) args.push('--ro-bind', folder, folder)
+    else args.push('--bind-fd', String(fd), folder)
   }
   for (const inside of policy.readOnlyInside) args.push('--ro-bind', inside, inside)
   for (const hidden of policy.hidden) {

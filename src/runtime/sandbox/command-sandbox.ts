@@ -114,6 +114,10 @@ export class CommandSandbox implements CommandLauncher {
       }
       return unavailable(availability)
     }
+    // Refused at the start (`prepare`), so not put to the person either.
+    const roots = writableRootsOf(this.inputFor(request))
+    const deep = await this.homeCredentials.current(roots, this.shownFor(request))
+    if (deep.unhideable) return homeTooLarge(this.home)
     const { policy } = this.policyFor(request)
     return { ok: true, containment: containmentOf(policy) }
   }
@@ -124,10 +128,20 @@ export class CommandSandbox implements CommandLauncher {
     // Credentials deeper in the home folder than its top, hidden as the
     // read rule asks for them (home-credentials.ts); read before the
     // workspace's check, which nothing may wait between and the start.
-    const deepCredentials =
+    // The writable roots are left out of the walk, so a command cannot
+    // fill them to stop it.
+    const walkedRoots = writableRootsOf(this.inputFor(request))
+    const deep =
       request.sandboxMode === 'danger-full-access'
-        ? []
-        : (await this.homeCredentials.current()).paths
+        ? undefined
+        : await this.homeCredentials.current(walkedRoots, this.shownFor(request))
+    // Fails closed: a walk that stopped where what it did not read cannot
+    // be hidden leaves credentials it did not find readable, while the
+    // window says they are hidden; the command does not start.
+    if (deep?.unhideable === true) return homeTooLarge(this.home)
+    // What the walk did not finish is hidden whole, as a credential is.
+    const deepCredentials = deep === undefined ? [] : [...deep.paths, ...deep.unwalked]
+    const walked = { roots: walkedRoots, deepCredentials }
     if (request.expectedWorkspace !== undefined) {
       // The same check every door makes (workspace-identity.ts); bubblewrap
       // then binds the folder it held from here on, not the path
@@ -168,9 +182,10 @@ export class CommandSandbox implements CommandLauncher {
       }
     }
     if (availability.kind === 'bubblewrap') {
-      return this.prepareBubblewrap(request, availability, env, deepCredentials)
+      return this.prepareBubblewrap(request, availability, env, walked)
     }
     const { policy, atStart } = this.policyFor(request, deepCredentials)
+    if (!sameFolders(policy.writableRoots, walkedRoots)) return workspaceChanged(request.workspace)
     const containment = containmentOf(policy)
     const hidden = policy.hidden.map((entry) => entry.path)
     const watchMade = () => new MadePersonOnlyWatch(atStart)
@@ -198,7 +213,7 @@ export class CommandSandbox implements CommandLauncher {
     request: CommandRequest,
     availability: Extract<SandboxAvailability, { kind: 'bubblewrap' }>,
     env: Record<string, string>,
-    deepCredentials: readonly string[],
+    walked: { roots: readonly string[]; deepCredentials: readonly string[] },
   ): PreparedCommand | CommandRefusal {
     const input = this.inputFor(request)
     const roots = writableRootsOf(input)
@@ -222,16 +237,28 @@ export class CommandSandbox implements CommandLauncher {
     }
     const held = holdFolders(roots, pinned)
     if (held === null) return workspaceChanged(request.workspace)
-    const { policy, atStart } = this.policyFor(request, deepCredentials)
-    const unheld = policy.writableRoots.some((root) => held.descriptorOf(root) === undefined)
-    if (unheld || !held.stillWhereHeld()) {
+    const { policy, atStart } = this.policyFor(request, walked.deepCredentials)
+    // The folders above a hidden path in a writable root, made mount
+    // points of their own (sandbox-policy.ts) by what is held, as the roots
+    // are: bound by a path looked up again, a folder swapped for a link in
+    // between would make its target writable. Fails closed: one that
+    // cannot be held, and nothing starts (unbound, it could be renamed).
+    const above = holdFolders(policy.hiddenAncestors, [])
+    const release = () => {
       held.release()
+      above?.release()
+    }
+    const unheld = policy.writableRoots.some((root) => held.descriptorOf(root) === undefined)
+    // The roots the home walk left out must be the ones bound writable:
+    // another folder left out was not searched for credentials.
+    const unwalked = !sameFolders(policy.writableRoots, walked.roots)
+    if (above === null || unheld || unwalked || !held.stillWhereHeld() || !above.stillWhereHeld()) {
+      release()
       return workspaceChanged(request.workspace)
     }
+    const bound = [...policy.writableRoots, ...policy.hiddenAncestors]
     // Given to bubblewrap after the seccomp filter's descriptor, in order.
-    const childDescriptor = new Map(
-      policy.writableRoots.map((root, i) => [root, SECCOMP_FD + 1 + i] as const),
-    )
+    const childDescriptor = new Map(bound.map((folder, i) => [folder, SECCOMP_FD + 1 + i] as const))
     return {
       ok: true,
       file: availability.program,
@@ -244,9 +271,18 @@ export class CommandSandbox implements CommandLauncher {
       hidden: policy.hidden.map((entry) => entry.path),
       watchMade: () => new MadePersonOnlyWatch(atStart),
       onDescriptor3: availability.seccompFilter,
-      descriptorsAfter3: policy.writableRoots.map((root) => held.descriptorOf(root) ?? -1),
-      release: held.release,
+      descriptorsAfter3: bound.map(
+        (folder) => held.descriptorOf(folder) ?? above.descriptorOf(folder) ?? -1,
+      ),
+      release,
     }
+  }
+
+  /** The folders a command must see whatever its room's mode, which no
+   *  hiding of the home walk's may cover: its workspace, the turn's
+   *  widened folders. */
+  private shownFor(request: Pick<CommandRequest, 'workspace' | 'extraWritableRoots'>) {
+    return writableRootsOf({ ...request, sandboxMode: 'workspace-write' })
   }
 
   private inputFor(
@@ -290,6 +326,10 @@ function containmentOf(policy: CommandSandboxPolicy): CommandContainment {
   }
 }
 
+function sameFolders(a: readonly string[], b: readonly string[]): boolean {
+  return [...new Set(a)].sort().join('\0') === [...new Set(b)].sort().join('\0')
+}
+
 function workspaceChanged(workspace: string): CommandRefusal {
   return {
     ok: false,
@@ -303,6 +343,14 @@ function widenedFolderChanged(folder: string): CommandRefusal {
     ok: false,
     code: 'workspace_changed',
     message: message('sandbox.widenedFolderChanged', { path: folder }),
+  }
+}
+
+function homeTooLarge(home: string): CommandRefusal {
+  return {
+    ok: false,
+    code: 'sandbox_unavailable',
+    message: message('sandbox.homeTooLarge', { path: home }),
   }
 }
 

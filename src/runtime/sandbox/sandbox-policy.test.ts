@@ -101,6 +101,35 @@ describe('sandboxPolicyFor', () => {
     ])
   })
 
+  it('names each folder between a writable root and a hidden path in it, from the outermost root', async () => {
+    const data = path.join(ws, '.dev', 'data')
+    const nested = path.join(ws, 'sub')
+    await mkdir(data, { recursive: true })
+    await mkdir(path.join(nested, 'a', '.assent'), { recursive: true })
+    await writeFile(path.join(nested, 'a', '.assent', 'mcp.json'), '{}')
+    await writeFile(path.join(ws, 'agents.json'), '{}')
+    await mkdir(path.join(base, 'outside'))
+    const policy = policyFor({
+      extraWritableRoots: [nested],
+      assentPrivate: [
+        data,
+        path.join(nested, 'a', '.assent', 'mcp.json'),
+        path.join(ws, 'agents.json'),
+        path.join(base, 'outside'),
+      ],
+    })
+    // A nested root is a mount point already; a folder between the outer
+    // root and it is not, and renamed, it would take the nested one along.
+    expect(policy.hiddenAncestors).toEqual([
+      path.join(ws, '.dev'),
+      path.join(nested, 'a'),
+      path.join(nested, 'a', '.assent'),
+    ])
+    expect(policyFor({ sandboxMode: 'read-only', assentPrivate: [data] }).hiddenAncestors).toEqual(
+      [],
+    )
+  })
+
   it('makes the workspace and the widened folders writable, and nothing in a read-only room', async () => {
     const widened = path.join(base, 'widened')
     await mkdir(widened)

@@ -30,6 +30,14 @@ export interface CommandSandboxPolicy {
   readOnlyInside: string[]
   /** Real, existing paths the command sees as empty. */
   hidden: HiddenPath[]
+  /** Real folders inside a writable root on the way from it to a hidden
+   *  path, parents first, each bound onto itself (still writable) so that
+   *  no command can rename or remove it: a mount hides a path, and a
+   *  folder above it renamed takes the mount along, leaving the path free
+   *  for a folder of the command's own (Assent's data folder with an
+   *  `agents.json` of its choosing). A mount point cannot be renamed or
+   *  removed (EBUSY). */
+  hiddenAncestors: string[]
   /** The folders holding hidden files, shown as read-only copies with
    *  each hidden file empty in them (hidden-file-folders.ts), where a
    *  mount can stand in for the folder; parents first. */
@@ -58,9 +66,10 @@ export interface SandboxPolicyInput {
   /** The home folder whose credential folders (HOME_SECRET_FOLDERS) are
    *  hidden. */
   home: string
-  /** Credentials found deeper in the home folder (home-credentials.ts),
-   *  hidden too unless they lie in a writable root (a project's own
-   *  `.env` is the project's). */
+  /** Credentials found deeper in the home folder, and the folders a walk
+   *  that stopped did not finish (home-credentials.ts), hidden too unless
+   *  they lie in a writable root (a project's own `.env` is the
+   *  project's). */
   deepCredentials?: readonly string[]
   /** Assent's own files: its data folder (database, sealed keys, the gateway
    *  connection file), its config files and any folder holding them. */
@@ -114,6 +123,7 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
   const privateScratch = ['/tmp', '/run'].filter((scratch) => existing(scratch)?.kind === 'folder')
   return {
     writableRoots: writable,
+    hiddenAncestors: hiddenAncestors(shownHidden, writable),
     readOnlyInside: unique(readOnlyAsked.map(realOrNull)).filter((inside) =>
       writable.some((root) => inside !== root && inside.startsWith(root + path.sep)),
     ),
@@ -132,6 +142,26 @@ export function writableRootsOf(
   return input.sandboxMode === 'read-only'
     ? []
     : unique([input.workspace, ...input.extraWritableRoots].map(realOrNull))
+}
+
+/**
+ * Each folder between a writable root and a hidden path inside it, from
+ * the outermost root that holds the path (a folder between it and a root
+ * nested in it would take the nested one along too), less the roots
+ * themselves, which are mount points already.
+ */
+function hiddenAncestors(hidden: readonly HiddenPath[], writable: readonly string[]): string[] {
+  const folders = new Set<string>()
+  for (const entry of hidden) {
+    const outer = writable
+      .filter((root) => entry.path.startsWith(root === '/' ? root : root + path.sep))
+      .sort((a, b) => a.length - b.length)[0]
+    if (outer === undefined) continue
+    for (let up = path.dirname(entry.path); up !== outer; up = path.dirname(up)) {
+      if (!writable.includes(up)) folders.add(up)
+    }
+  }
+  return [...folders].sort((a, b) => a.length - b.length || a.localeCompare(b))
 }
 
 function realOrNull(candidate: string): string | null {

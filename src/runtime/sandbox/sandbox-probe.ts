@@ -224,6 +224,7 @@ function tryBubblewrap(
   const args = bwrapArgs(
     {
       writableRoots: [],
+      hiddenAncestors: [],
       readOnlyInside: [],
       hidden: [],
       hiddenFileFolders: [],

@@ -4,6 +4,7 @@ import type { CommandSandboxPolicy } from './sandbox-policy.ts'
 
 const policy: CommandSandboxPolicy = {
   writableRoots: ['/Users/ada/project'],
+  hiddenAncestors: [],
   readOnlyInside: ['/Users/ada/project/.git'],
   hidden: [
     { path: '/Users/ada/.ssh', kind: 'folder' },
