@@ -160,10 +160,21 @@ describe('ACP tool calls as Assent actions', () => {
       refused: 'place-not-absolute',
       detail: 'a place named as "~/x"',
     })
-    // The same calls with absolute paths are read as what they do.
+    // The detail names the place, cut to 256 characters.
+    expect(
+      acpAction({ toolCallId: 't', kind: 'read', locations: [{ path: 'd/'.repeat(200) }] }, '/w'),
+    ).toEqual({ refused: 'place-not-absolute', detail: `a place named as "${'d/'.repeat(128)}"` })
+    // The same calls with absolute paths are read as what they do, and an
+    // empty folder field names no place.
     expect(
       acpAction({ toolCallId: 't', kind: 'edit', content: [diff('/home/me/x')] }, '/w'),
     ).toMatchObject({ action: { kind: 'file-changes' } })
+    expect(
+      acpAction(
+        { toolCallId: 't', kind: 'search', rawInput: { pattern: 'x', directory: '' } },
+        '/w',
+      ),
+    ).toMatchObject({ action: { kind: 'tool', toolKind: 'search' } })
   })
 
   it('reads a command only from an execute call whose raw input has a readable one', () => {
