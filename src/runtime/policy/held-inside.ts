@@ -4,6 +4,7 @@ import { AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { PersonOnly } from './person-only.ts'
 import { personOnlyPathsInRoots, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 import { sensitivePath } from './sensitive-paths.ts'
+import { programsRun, type ProgramRun } from './shell-commands.ts'
 
 /**
  * Actions that take a whole folder away with what it holds: Assent's own
@@ -21,68 +22,25 @@ const TAKES_FOLDERS = new Set(['delete_file', AGENT_FILE_CHANGE_TOOL])
  *  folder it names looked into, as a delete has. */
 const REMOVING_PROGRAMS = new Set(['rm', 'rmdir', 'unlink', 'mv', 'shred', 'trash', 'trash-put'])
 
-/** Operators between a command line's simple commands. */
-const OPERATORS = new Set([';', '&', '&&', '|', '||', '|&', '(', ')'])
-
 /**
  * The words a command line (as read, hand-offs included) gives a program
- * that takes away what it names: the operands after `rm`, `mv`, … in the
- * place the shell finds its program (after assignments and the wrappers
- * that run the rest: `sudo rm`, `env X=1 rm`, `nice mv`), and `find`'s
- * starting points when it has `-delete`. After a wrapper, whose own
- * options are not read here (`sudo -u root rm`), any later word naming
- * such a program counts. Over-reading only ever asks more.
+ * that takes away what it names: the operands after `rm`, `mv`, … where
+ * the shell finds its program (shell-commands.ts: after assignments,
+ * keywords and wrappers, `{ rm -rf vendor; }`, `timeout 5 rm`, `sudo -u
+ * root mv`), `git clean`'s forced twice, and `find`'s starting points
+ * when it has `-delete`. Over-reading only ever asks more.
  */
 export function removedOperands(readings: readonly { words: readonly string[] }[]): string[] {
-  return simpleCommandsOf(readings).flatMap(operandsOf)
+  return programsRun(readings, (name) =>
+    REMOVING_PROGRAMS.has(name) || name === 'git'
+      ? () => true
+      : name === 'find'
+        ? (rest) => rest.includes('-delete')
+        : undefined,
+  ).flatMap(operandsOf)
 }
 
-/** The words of each simple command of the command lines, operators
- *  dropped. */
-export function simpleCommandsOf(readings: readonly { words: readonly string[] }[]): string[][] {
-  const commands: string[][] = []
-  for (const { words } of readings) {
-    commands.push([])
-    for (const word of words) {
-      if (OPERATORS.has(word)) commands.push([])
-      else commands.at(-1)?.push(word)
-    }
-  }
-  return commands.filter((command) => command.length > 0)
-}
-
-/**
- * The program `isProgram` picks that a simple command runs, where the
- * shell finds its program (after assignments and the wrappers that run
- * the rest: `sudo rm`, `env X=1 rm`, `nice mv`), with the words after it;
- * after a wrapper, whose own options are not read here (`sudo -u root
- * rm`), any later word naming one counts. Over-reading only ever asks
- * more. Null when it runs none.
- */
-export function programOf(
-  command: readonly string[],
-  isProgram: (name: string) => boolean,
-): { name: string; rest: string[] } | null {
-  let wrapped = false
-  for (let index = 0; index < command.length; index += 1) {
-    const word = command[index] ?? ''
-    const name = path.basename(word)
-    if (isProgram(name)) return { name, rest: command.slice(index + 1) }
-    if (WRAPPERS.has(name)) wrapped = true
-    else if (!wrapped && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) return null
-  }
-  return null
-}
-
-function operandsOf(command: readonly string[]): string[] {
-  const found = programOf(
-    command,
-    (name) =>
-      REMOVING_PROGRAMS.has(name) ||
-      name === 'git' ||
-      (name === 'find' && command.includes('-delete')),
-  )
-  if (found === null) return []
+function operandsOf(found: ProgramRun): string[] {
   if (found.name === 'git') return gitCleanOperands(found.rest)
   if (found.name === 'find') {
     const end = found.rest.findIndex((operand) => /^[-(!]/.test(operand))
@@ -112,23 +70,6 @@ function gitCleanOperands(rest: readonly string[]): string[] {
   const operands = words.filter((word) => !word.startsWith('-'))
   return operands.length === 0 ? ['.'] : operands
 }
-
-/** Programs that run the words after them (their options aside). */
-const WRAPPERS = new Set([
-  'sudo',
-  'doas',
-  'env',
-  'command',
-  'nice',
-  'nohup',
-  'time',
-  'ionice',
-  'stdbuf',
-  'setsid',
-  'xargs',
-  'exec',
-  'builtin',
-])
 
 /**
  * The first path only a person may change inside a folder the action

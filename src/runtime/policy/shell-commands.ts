@@ -170,6 +170,66 @@ export function commandFinding(readings: readonly CommandReading[]): CommandFind
   return unread == null ? notRead : { kind: 'unread-command', what: unread }
 }
 
+/** A program a simple command runs, with the words after it. */
+export interface ProgramRun {
+  name: string
+  rest: string[]
+}
+
+/**
+ * What a program run with the words after it does, by its name: how a
+ * caller of `programsRun` judges the programs it reads for, or undefined
+ * for one it does not. The words are taken only for a program it knows
+ * (a command line may hold many words past a wrapper).
+ */
+export type ProgramJudge = (name: string) => ((rest: readonly string[]) => boolean) | undefined
+
+/**
+ * The programs `judge` knows and picks (given the words after each) that
+ * the simple commands of command lines run: where the shell finds a
+ * program (after assignments, the shell's keywords and the wrappers that
+ * run the rest: `{ tar -xf a.tar; }`, `if …; then rm -rf x; fi`, `!
+ * rm`, `sudo rm`, `timeout 5 rm`, `busybox tar`) and the command `find`'s
+ * `-exec` runs, as `commandFinding` reads them. After a wrapper, whose
+ * own options are not read here (`sudo -u root rm`), any later word
+ * picked counts: over-reading only ever asks more.
+ */
+export function programsRun(
+  readings: readonly { words: readonly string[] }[],
+  judge: ProgramJudge,
+): ProgramRun[] {
+  return readings.flatMap(({ words }) =>
+    simpleCommands(words).flatMap((command) => programRun(command, judge) ?? []),
+  )
+}
+
+function programRun(command: readonly string[], judge: ProgramJudge): ProgramRun | null {
+  let expectCommand = true
+  let wrapped = false
+  for (let i = 0; i < command.length; i += 1) {
+    const word = command[i] ?? ''
+    const name = path.basename(word)
+    if (expectCommand && /^[A-Za-z_]\w*=/.test(word)) continue
+    if (!expectCommand && !wrapped) return null
+    const picks = judge(name)
+    if (picks !== undefined) {
+      const rest = command.slice(i + 1)
+      if (picks(rest)) return { name, rest }
+    }
+    if (name === 'find') {
+      const exec = command.findIndex((arg, at) => at > i && /^-(?:exec|ok)(?:dir)?$/.test(arg))
+      if (exec !== -1) return programRun(command.slice(exec + 1), judge)
+    }
+    if (KEYWORDS.has(word) || WRAPPERS.has(name)) {
+      wrapped ||= WRAPPERS.has(name)
+      expectCommand = true
+      continue
+    }
+    expectCommand = false
+  }
+  return null
+}
+
 /** The words of each simple command, operators dropped, redirections and
  *  their targets left out. */
 function simpleCommands(words: readonly string[]): string[][] {

@@ -14,22 +14,23 @@ import { mcpTouch, personOnlyReason, type ActionTouch } from './person-only.ts'
 const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), 'assent-writes-unnamed-')))
 mkdirSync(path.join(workspace, '.git', 'hooks'), { recursive: true })
 writeFileSync(path.join(workspace, '.git', 'config'), '[core]\n\tbare = false\n')
+// A nested repository, whose git folder a command taking `vendor` away
+// takes with it (held-inside.ts).
+mkdirSync(path.join(workspace, 'vendor', 'lib', '.git'), { recursive: true })
+writeFileSync(path.join(workspace, 'vendor', 'lib', '.git', 'HEAD'), 'ref: refs/heads/main\n')
 afterAll(() => rmSync(workspace, { recursive: true, force: true }))
 
+const asAgent = (line: string): ActionTouch => ({
+  toolName: AGENT_COMMAND_TOOL,
+  arguments: { commandLine: line, argv: null, cwd: workspace },
+  workspace,
+})
+const asMcpShell = (line: string): ActionTouch =>
+  mcpTouch({ serverId: 'shell', toolName: 'execute', arguments: { command: line } }, workspace)
+
 const DOORS: ReadonlyArray<[string, (line: string) => ActionTouch]> = [
-  [
-    "an external agent's command",
-    (line) => ({
-      toolName: AGENT_COMMAND_TOOL,
-      arguments: { commandLine: line, argv: null, cwd: workspace },
-      workspace,
-    }),
-  ],
-  [
-    "an MCP server's shell tool",
-    (line) =>
-      mcpTouch({ serverId: 'shell', toolName: 'execute', arguments: { command: line } }, workspace),
-  ],
+  ["an external agent's command", asAgent],
+  ["an MCP server's shell tool", asMcpShell],
 ]
 
 const UNPACKS = [
@@ -59,6 +60,15 @@ const READS_OR_NAMES = [
   '7z l bundle.7z',
   'ar t lib.a',
   'echo patch',
+  'if true; then tar -tf vendor.tar; fi',
+  'timeout 5 ls vendor',
+  'git apply --check fix.diff',
+  'git log --oneline',
+  'python3 -m tarfile -l vendor.tar',
+  'cabextract -l setup.cab',
+  'unsquashfs -l image.sqfs',
+  'hg log',
+  'quilt series',
 ]
 
 describe.each(DOORS)('a command run as %s', (_door, touchOf) => {
@@ -68,6 +78,68 @@ describe.each(DOORS)('a command run as %s', (_door, touchOf) => {
 
   it.each(READS_OR_NAMES)('is judged by its words when it writes nothing unnamed: %s', (line) => {
     expect(personOnlyReason(touchOf(line))).toBeNull()
+  })
+})
+
+// Where the shell finds the program a command runs (shell-commands.ts):
+// past its keywords, any wrapper it knows, and `find`'s `-exec`; and the
+// other programs that unpack or apply what names its own files. Unpacking
+// is judged at the doors that run a command outside Assent's sandbox;
+// taking `vendor` away, with the nested repository in it, at an external
+// agent's command and Assent's own (an MCP tool's folder is not walked).
+const asRunCommand = (line: string): ActionTouch => ({
+  toolName: 'run_command',
+  arguments: { argv: ['/bin/sh', '-c', line] },
+  workspace,
+})
+const nestedGit = path.join(workspace, 'vendor', 'lib', '.git')
+const WHERE_THE_PROGRAM_IS: ReadonlyArray<readonly [string, 'unpacks' | 'takes vendor']> = [
+  ['{ tar -xf docs/evil.tar; }', 'unpacks'],
+  ['if true; then tar -xf docs/evil.tar; fi', 'unpacks'],
+  ['! tar -xf docs/evil.tar', 'unpacks'],
+  ['for a in docs/evil.tar; do tar -xf $a; done', 'unpacks'],
+  ['while true; do tar -xf docs/evil.tar; done', 'unpacks'],
+  ['timeout 60 tar -xf docs/evil.tar', 'unpacks'],
+  ['taskset 1 tar -xf docs/evil.tar', 'unpacks'],
+  ['flock docs/lock tar -xf docs/evil.tar', 'unpacks'],
+  ['strace -o docs/log tar -xf docs/evil.tar', 'unpacks'],
+  ['prlimit --nofile=64 tar -xf docs/evil.tar', 'unpacks'],
+  ['chronic tar -xf docs/evil.tar', 'unpacks'],
+  ['unbuffer tar -xf docs/evil.tar', 'unpacks'],
+  ['fakeroot tar -xf docs/evil.tar', 'unpacks'],
+  ['busybox tar -xf docs/evil.tar', 'unpacks'],
+  ["find docs -name '*.tar' -exec tar -xf {} +", 'unpacks'],
+  ['tar --ext -f docs/evil.tar', 'unpacks'],
+  ['tar --ge --file=docs/evil.tar', 'unpacks'],
+  ['git apply docs/evil.patch', 'unpacks'],
+  ['git -C docs am evil.mbox', 'unpacks'],
+  ['python3 -m tarfile -e docs/evil.tar', 'unpacks'],
+  ['python3.12 -m zipfile --extract docs/evil.zip .', 'unpacks'],
+  ['unsquashfs -d . docs/evil.sqfs', 'unpacks'],
+  ['cabextract docs/evil.cab', 'unpacks'],
+  ['unar docs/evil.zip', 'unpacks'],
+  ['aunpack docs/evil.zip', 'unpacks'],
+  ['bsdcpio -i < docs/evil.cpio', 'unpacks'],
+  ['hg import docs/evil.patch', 'unpacks'],
+  ['quilt push -a', 'unpacks'],
+  ['{ rm -rf vendor; }', 'takes vendor'],
+  ['timeout 5 rm -rf vendor', 'takes vendor'],
+  ['if true; then rm -rf vendor; fi', 'takes vendor'],
+  ['! rm -rf vendor', 'takes vendor'],
+  ['busybox rm -rf vendor', 'takes vendor'],
+]
+
+describe('a command whose program the shell finds past keywords and wrappers', () => {
+  it.each(WHERE_THE_PROGRAM_IS)('needs the person: %s (%s)', (line, what) => {
+    if (what === 'unpacks') {
+      for (const touch of [asAgent(line), asMcpShell(line)]) {
+        expect(personOnlyReason(touch)).toMatchObject({ class: 'unread-command' })
+      }
+    } else {
+      for (const touch of [asAgent(line), asRunCommand(line)]) {
+        expect(personOnlyReason(touch)?.path).toBe(nestedGit)
+      }
+    }
   })
 })
 

@@ -1,14 +1,17 @@
-import { programOf, simpleCommandsOf } from './held-inside.ts'
+import { gitCommandOf } from './git-hand-offs.ts'
+import { readOptions, type OptionSpec } from './option-words.ts'
 import type { PersonOnly } from './person-only.ts'
+import { programsRun } from './shell-commands.ts'
 
 /**
  * Programs that write files their words do not name: the names come from
  * an archive they unpack (`tar -xf vendor.tgz`, `unzip x.zip`) or a patch
- * they apply (`patch -p1 < fix.diff`). What such an archive or patch
- * holds is the agent's to choose, and may be `.git/config`,
- * `.git/hooks/pre-commit` or a nested repository's; a grant for the very
- * command line, given on an innocent archive, answers for the next one
- * too. Per program, whether the words run it so (`tar -t` lists).
+ * they apply (`patch -p1 < fix.diff`, `git apply`, `hg import`). What
+ * such an archive or patch holds is the agent's to choose, and may be
+ * `.git/config`, `.git/hooks/pre-commit` or a nested repository's; a
+ * grant for the very command line, given on an innocent archive, answers
+ * for the next one too. Per program, whether the words run it so (`tar
+ * -t` lists).
  */
 const WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => boolean>> = {
   tar: tarExtracts,
@@ -21,13 +24,50 @@ const WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => 
   '7zz': sevenZipExtracts,
   '7zr': sevenZipExtracts,
   unrar: (rest) => rest.some((word) => word === 'x' || word === 'e'),
-  cpio: (rest) => rest.some((word) => word === '--extract' || /^-[A-Za-z]*i/.test(word)),
+  cpio: cpioExtracts,
+  bsdcpio: cpioExtracts,
   pax: (rest) => rest.some((word) => /^-[A-Za-z]*r/.test(word)),
   ar: (rest) => /^-?[A-Za-z]*x/.test(rest[0] ?? ''),
   jar: (rest) => /^-?[A-Za-z]*x/.test(rest[0] ?? ''),
   'dpkg-deb': (rest) =>
     rest.some((word) => /^(?:-x|-X|-R|--extract|--vextract|--raw-extract)$/.test(word)),
   patch: () => true,
+  // They only unpack: every use.
+  unar: () => true,
+  aunpack: () => true,
+  atool: (rest) => rest.some((word) => /^-[A-Za-z]*[xX]/.test(word) || longOf(word, 'extract')),
+  unsquashfs: (rest) => !rest.some((word) => UNSQUASHFS_READS_ONLY.has(word)),
+  cabextract: (rest) =>
+    extractsUnless(rest, CABEXTRACT_OPTIONS, ['l', 'list', 't', 'test', 'p', 'pipe']),
+  hg: hgApplies,
+  quilt: (rest) => !QUILT_READS_ONLY.has(rest.find((word) => !word.startsWith('-')) ?? ''),
+  python: pythonExtracts,
+}
+
+/** Per git command, whether its words (after the command) write files
+ *  they do not name: a patch's or a mailbox's. `git apply` only reads with
+ *  `--check`, `--stat`, `--numstat` or `--summary`, unless `--apply` (or
+ *  what may abbreviate it) is given too. */
+const GIT_WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => boolean>> = {
+  apply: (rest) =>
+    !rest.some((word) => /^--(?:check|stat|numstat|summary)$/.test(word)) ||
+    rest.some((word) => longOf(word, 'apply')),
+  am: () => true,
+}
+
+/** How a program named `name` is judged (`WRITES_NAMES_INSIDE`): git's
+ *  dashed programs (`git-apply`) are git's commands, every Python
+ *  (`python3.12`) is `python`. */
+function writesNamesInside(name: string): ((rest: readonly string[]) => boolean) | undefined {
+  if (name === 'git' || /^git-./.test(name)) {
+    return (rest) => {
+      const git = gitCommandOf(name, rest, 0)
+      if (git === null || !Object.hasOwn(GIT_WRITES_NAMES_INSIDE, git.command)) return false
+      return GIT_WRITES_NAMES_INSIDE[git.command]?.(rest.slice(git.from)) === true
+    }
+  }
+  const program = /^python[\d.]*$/.test(name) ? 'python' : name
+  return Object.hasOwn(WRITES_NAMES_INSIDE, program) ? WRITES_NAMES_INSIDE[program] : undefined
 }
 
 /**
@@ -45,25 +85,128 @@ export function writesUnnamed(
   readings: readonly { words: readonly string[] }[],
 ): PersonOnly | null {
   if (touch.toolName === 'run_command' && touch.mcpServerId === undefined) return null
-  for (const command of simpleCommandsOf(readings)) {
-    const found = programOf(command, (name) => Object.hasOwn(WRITES_NAMES_INSIDE, name))
-    if (found === null || WRITES_NAMES_INSIDE[found.name]?.(found.rest) !== true) continue
-    return {
-      path: [found.name, ...found.rest].slice(0, 6).join(' '),
-      class: 'unread-command',
-      reason:
-        "it writes files its words do not name (an archive or a patch holds their names), which nothing outside Assent's sandbox keeps out of git's folder",
-    }
+  const [found] = programsRun(readings, writesNamesInside)
+  if (found === undefined) return null
+  return {
+    path: [found.name, ...found.rest].slice(0, 6).join(' '),
+    class: 'unread-command',
+    reason:
+      "it writes files its words do not name (an archive or a patch holds their names), which nothing outside Assent's sandbox keeps out of git's folder",
   }
-  return null
 }
 
-/** `tar` extracting: `-x`, `--extract`, `--get`, or a first word of
- *  bundled letters holding `x` (`tar xzf a.tgz`, `tar -xvf a.tar`). */
+/** tar's options as far as extracting goes: every short letter is read
+ *  on its own (a value glued to its letter, `-fx.tar`, may read as `x`,
+ *  which only asks more), and `--extract` and `--get` by any abbreviation
+ *  tar takes (`--ext`, `--ge`). */
+const TAR_OPTIONS: OptionSpec = {
+  flags: '',
+  withValue: '',
+  long: { extract: 'none', get: 'none' },
+  stopsAtOperand: false,
+}
+
+/** `tar` extracting: `-x`, `--extract`, `--get` (or an abbreviation), or
+ *  a first word of bundled letters holding `x` (`tar xzf a.tgz`, `tar
+ *  -xvf a.tar`). Words past the most that are read may say anything. */
 function tarExtracts(rest: readonly string[]): boolean {
   const [first = ''] = rest
   if (/^-?[A-Za-z]*x[A-Za-z]*$/.test(first)) return true
-  return rest.some((word) => word === '--extract' || word === '--get' || /^-[A-Za-z]*x/.test(word))
+  const read = readOptions(rest, 0, TAR_OPTIONS)
+  return (
+    read.stopped !== null ||
+    read.options.some(({ name }) => name === 'x' || name === 'extract' || name === 'get')
+  )
+}
+
+/** `cpio` (or `bsdcpio`) extracting: `-i`, or `--extract`. */
+function cpioExtracts(rest: readonly string[]): boolean {
+  return rest.some((word) => longOf(word, 'extract') || /^-[A-Za-z]*i/.test(word))
+}
+
+/** Whether `word` is `--long`, or what may abbreviate it (getopt_long
+ *  takes any unambiguous start): read as it, which only asks more. */
+function longOf(word: string, long: string): boolean {
+  const name = word.split('=')[0] ?? ''
+  return name.length > 2 && name.startsWith('--') && long.startsWith(name.slice(2))
+}
+
+/** A program that extracts but with one of its options in `readsOnly`
+ *  (listing, testing, writing to its output): an option it does not
+ *  know, or more than are read, may be anything, and counts as
+ *  extracting. */
+function extractsUnless(
+  rest: readonly string[],
+  spec: OptionSpec,
+  readsOnly: readonly string[],
+): boolean {
+  const read = readOptions(rest, 0, spec)
+  if (read.unknown !== null || read.stopped !== null) return true
+  return !read.options.some(({ name }) => readsOnly.includes(name))
+}
+
+/** cabextract's options: `--list`, `--test` and `--pipe` only read. */
+const CABEXTRACT_OPTIONS: OptionSpec = {
+  flags: 'vhltqfLpks',
+  withValue: 'dFe',
+  long: {
+    ...{ version: 'none', help: 'none', list: 'none', test: 'none', quiet: 'none', fix: 'none' },
+    ...{ lowercase: 'none', pipe: 'none', 'keep-symlinks': 'none', single: 'none' },
+    ...{ directory: 'required', filter: 'required', encoding: 'required' },
+  },
+  stopsAtOperand: false,
+}
+
+/** unsquashfs's options that list or show what an image holds, and write
+ *  nothing. */
+const UNSQUASHFS_READS_ONLY = new Set([
+  ...['-l', '-ls', '-ll', '-lls', '-lc', '-llc', '-lln', '-llnumeric', '-s', '-stat', '-cat'],
+])
+
+/** quilt's commands that only show the series or a patch. */
+const QUILT_READS_ONLY = new Set([
+  ...['series', 'applied', 'unapplied', 'top', 'next', 'previous', 'files', 'patches', 'diff'],
+])
+
+/** Mercurial's options before its command that take a value (`-R` may
+ *  end a word of bundled letters, `-qR repo`). */
+const HG_OPTIONS_WITH_VALUE = ['repository', 'cwd', 'encoding', 'encodingmode', 'color', 'pager']
+
+/** Mercurial's commands that apply patches: `import` (and its alias
+ *  `patch`), and mq's that push, go to, fold or import patches. */
+const HG_APPLYING = ['import', 'patch', 'qpush', 'qgoto', 'qfold', 'qimport']
+
+/** Whether `hg` applies a patch: its command is one of `HG_APPLYING`, or
+ *  a start of one, as hg takes any unambiguous one (`hg imp`). A
+ *  `--config` may name an alias or a hook that runs any of them, so it
+ *  counts too. */
+function hgApplies(rest: readonly string[]): boolean {
+  for (let i = 0; i < rest.length; i += 1) {
+    const word = rest[i] ?? ''
+    if (longOf(word, 'config')) return true
+    if (/^-[A-Za-z]*R$/.test(word)) i += 1
+    else if (!word.includes('=') && HG_OPTIONS_WITH_VALUE.some((long) => longOf(word, long))) {
+      i += 1
+    } else if (!word.startsWith('-')) {
+      return word.length >= 2 && HG_APPLYING.some((command) => command.startsWith(word))
+    }
+  }
+  return false
+}
+
+/** `python3 -m tarfile -e a.tar`, `python -m zipfile --extract a.zip
+ *  out`: Python's own archive modules, run as programs, extracting. The
+ *  module may be glued to `-m` or to flags before it (`-Im tarfile`,
+ *  `-mtarfile`). */
+function pythonExtracts(rest: readonly string[]): boolean {
+  const at = rest.findIndex((word) => /^-[A-Za-z]*m/.test(word))
+  if (at === -1) return false
+  const flags = rest[at] ?? ''
+  const glued = flags.slice(flags.indexOf('m') + 1)
+  const module = glued === '' ? rest[at + 1] : glued
+  if (module !== 'tarfile' && module !== 'zipfile') return false
+  const args = rest.slice(glued === '' ? at + 2 : at + 1)
+  return args.some((word) => /^-[A-Za-z]*e/.test(word) || longOf(word, 'extract'))
 }
 
 /** 7-Zip's `x` or `e` command, its first word that is no option. */
