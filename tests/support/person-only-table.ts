@@ -272,6 +272,12 @@ export const COMMAND_SPELLINGS: ReadonlyArray<readonly [string, string]> = [
   ['git behind setsid', 'setsid git config core.hooksPath /tmp/h'],
   ['git behind flock', 'flock /tmp/lock git config core.hooksPath /tmp/h'],
   ["script's command line", 'script -qc "git config core.hooksPath /tmp/h" /dev/null'],
+  ['where pushes go', 'git remote set-url origin https://example.com/x'],
+  ['a second remote', 'git remote add up2 https://example.com/x'],
+  ["a submodule's address", 'git submodule set-url docs https://example.com/x'],
+  ["Git LFS's hooks", 'git lfs install'],
+  ["maintenance's scheduled runs", 'git maintenance register'],
+  ['what a branch pushes to', 'git push -u up2 main'],
 ]
 
 /** The spellings of `COMMAND_SPELLINGS` only a shell makes `.git` or a
@@ -313,6 +319,10 @@ export const COMMAND_CONTROLS: readonly string[] = [
   'cp x {docs,tmp}/ok.txt',
   'ls *.md docs/*',
   'git status',
+  'git remote -v',
+  'git remote get-url origin',
+  'git push origin main',
+  'git checkout -- docs/ok.txt',
   'git commit -c HEAD',
   'git -C docs log --oneline',
   'echo "$HOME"',

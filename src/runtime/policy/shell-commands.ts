@@ -10,6 +10,7 @@ import { handOffs, HANDING_ON, SHELLS } from './hand-offs.ts'
 import { programNotRead, PROGRAMS_NOT_READ } from './programs-not-read.ts'
 import { shellSettingsFinding } from './shell-settings.ts'
 import { globMatchesName, hasGlob } from './shell-glob.ts'
+import { gitSettingsWrittenBy } from './git-settings-commands.ts'
 import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 
 // What a command line does that no path of it shows, for the person-only
@@ -146,7 +147,8 @@ export function readCommandLines(lines: readonly string[]): CommandReading[] {
  * config, or reads one that can hold a token), git's `-c`, `--config-env`
  * and `--exec-path`, `git init`/`clone --template`, `clone -c`/`--config`,
  * and the `GIT_CONFIG*`, `GIT_EXEC_PATH` and `GIT_TEMPLATE_DIR` variables
- * set for a command; git's folder made or used under another name (`init
+ * set for a command, and git's commands that write its settings without
+ * `git config` (`remote set-url`, `lfs install`: git-settings-commands.ts); git's folder made or used under another name (`init
  * --bare`, `clone --mirror`, `worktree add`, `submodule add`, `GIT_DIR`);
  * or a program whose program is not read (programs-not-read.ts). `git`
  * counts where a shell runs it (first in a command, or after a wrapper),
@@ -355,6 +357,8 @@ function gitFinding(args: readonly string[]): CommandFinding | null {
     // git's command.
     if (word === 'config') return found(word)
     const rest = args.slice(i + 1)
+    const written = gitSettingsWrittenBy(word, rest)
+    if (written !== null) return found(written)
     if (word === 'init' || word === 'clone') {
       const template = rest.find((arg) => arg.startsWith('--template'))
       if (template !== undefined) return found(`${word} ${template}`)

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { gitSettingsWrittenBy } from './git-settings-commands.ts'
+
+describe('gitSettingsWrittenBy', () => {
+  it.each([
+    ['remote', ['set-url', 'origin', 'https://example.com/x'], 'remote set-url'],
+    ['remote', ['-v', 'add', 'up', 'u'], 'remote add'],
+    ['submodule', ['init'], 'submodule init'],
+    ['submodule', ['update', '--init'], 'submodule --init'],
+    ['lfs', ['install', '--local'], 'lfs install'],
+    ['maintenance', ['start'], 'maintenance start'],
+    ['push', ['-fu', 'up', 'main'], 'push -fu'],
+    ['push', ['--set-upstream', 'up', 'main'], 'push --set-upstream'],
+    ['branch', ['--set-upstream-to=up/main'], 'branch --set-upstream-to=up/main'],
+    ['checkout', ['-b', 'x', '--track', 'up/x'], 'checkout --track'],
+    ['switch', ['-c', 'x', '-t', 'up/x'], 'switch -t'],
+  ])('git %s %j writes git’s settings', (command, rest, found) => {
+    expect(gitSettingsWrittenBy(command, rest)).toBe(found)
+  })
+
+  it.each([
+    ['remote', ['-v']],
+    ['remote', ['get-url', 'origin']],
+    ['submodule', ['status']],
+    ['submodule', ['update']],
+    ['lfs', ['track', '*.bin']],
+    ['maintenance', ['run']],
+    ['push', ['--tags', 'origin']],
+    ['branch', ['-a', '--contains', 'x']],
+    ['checkout', ['--theirs', '--', 'x']],
+    ['switch', ['--detach', 'x']],
+    ['status', ['-u']],
+  ])('git %s %j writes none', (command, rest) => {
+    expect(gitSettingsWrittenBy(command, rest)).toBeNull()
+  })
+})
