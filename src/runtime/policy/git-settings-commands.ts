@@ -1,8 +1,8 @@
 /**
  * git's commands that write its settings without `git config`: where the
  * repository's pushes and fetches go (`git remote add`, `set-url`), a
- * submodule's address copied into the config (`submodule init`,
- * `set-url`, `sync`), the hooks and filters Git LFS installs, and the
+ * submodule's address given on the line (`submodule set-url`), the hooks
+ * and filters Git LFS installs, and the
  * scheduled runs `git maintenance` registers in the person's config and
  * their system's timers. Each changes what git does later, in every
  * command of the repository, as `git config` does: only a person may
@@ -10,21 +10,21 @@
  */
 const SUBCOMMANDS_WRITING: Readonly<Record<string, ReadonlySet<string>>> = {
   remote: new Set(['add', 'set-url', 'rename', 'rm', 'remove', 'set-head', 'set-branches']),
-  submodule: new Set(['init', 'set-url', 'set-branch', 'sync', 'deinit']),
+  // `init`, `sync` and `update --init` copy the addresses the repository's
+  // own .gitmodules holds, which its history shows: they stay answerable.
+  submodule: new Set(['set-url', 'set-branch']),
   lfs: new Set(['install', 'uninstall', 'update']),
   maintenance: new Set(['register', 'unregister', 'start', 'stop']),
 }
 
-/** Options by which these commands write a branch's or a submodule's
- *  settings: what it tracks and pushes to (`push -u`, `branch
- *  --set-upstream-to`), a submodule's address with `update --init`. */
+/** Options by which these commands write a branch's settings: what it
+ *  tracks and pushes to (`push -u`, `branch --set-upstream-to`). */
 const OPTIONS_WRITING: Readonly<Record<string, RegExp>> = {
   branch: /^(?:-[A-Za-z]*[ut]|--(?:set-upstream|unset-upstream|track))/,
   push: /^(?:-[A-Za-z]*u|--set-upstream)/,
   pull: /^--set-upstream/,
   checkout: /^(?:-[A-Za-z]*t|--track)/,
   switch: /^(?:-[A-Za-z]*t|--track)/,
-  submodule: /^--init/,
 }
 
 /**
