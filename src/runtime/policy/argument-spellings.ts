@@ -36,13 +36,7 @@ export function addPathAndWords(value: string, out: Set<string>, decodings = 0):
   // the path it points to, whatever its host and however it is escaped.
   const filePath = pathOfFileUri(value)
   if (filePath !== null) out.add(filePath)
-  for (const word of value.split(WORD_SEPARATORS)) {
-    if (word === '') continue
-    out.add(word)
-    const readings = wordReadings(word)
-    if (readings === null) return false
-    for (const reading of readings) out.add(reading)
-  }
+  if (!addParts(value, out)) return false
   // A server may decode percent-escapes in what it is given, a URI or a
   // plain path alike (`.git%2Fconfig`, `%2egit/config`): what it would
   // read is checked too. Checking more candidates can only make an action
@@ -50,6 +44,20 @@ export function addPathAndWords(value: string, out: Set<string>, decodings = 0):
   const decoded = percentDecoded(value)
   if (decoded !== value && decodings < MAX_DECODINGS) {
     return addPathAndWords(decoded, out, decodings + 1)
+  }
+  return true
+}
+
+/** Adds each part of `text` split where a program may split it (`--out=x`,
+ *  `src:.git/hooks`), with what each part may stand for (`wordReadings`);
+ *  false when one cannot be read. */
+export function addParts(text: string, out: Set<string>): boolean {
+  for (const part of text.split(WORD_SEPARATORS)) {
+    if (part === '') continue
+    out.add(part)
+    const readings = wordReadings(part)
+    if (readings === null) return false
+    for (const reading of readings) out.add(reading)
   }
   return true
 }

@@ -2,7 +2,7 @@ import { lstatSync, opendirSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
-import { addPathAndWords, WORD_SEPARATORS, wordReadings } from './argument-spellings.ts'
+import { addParts, addPathAndWords } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import type { ActionTouch } from './person-only.ts'
@@ -257,13 +257,7 @@ function candidatePaths(
       if (spellings === null) return null
       for (const name of [word, ...spellings]) {
         out.add(name)
-        for (const part of name.split(WORD_SEPARATORS)) {
-          if (part === '') continue
-          out.add(part)
-          const readings = wordReadings(part)
-          if (readings === null) return null
-          for (const reading of readings) out.add(reading)
-        }
+        if (!addParts(name, out)) return null
         if (hasGlob(name)) globs.add(name)
       }
     }
