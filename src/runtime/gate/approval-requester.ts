@@ -3,12 +3,8 @@ import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { Turn } from '../../contracts/room.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { EventBus } from '../events/event-bus.ts'
-import {
-  personOnlyMessage,
-  personOnlyReason,
-  touchOfApproval,
-  type PersonOnly,
-} from '../policy/person-only.ts'
+import { personOnlyReason, touchOfApproval, type PersonOnly } from '../policy/person-only.ts'
+import { personOnlyMessage } from '../policy/person-only-words.ts'
 import { judgedPrivateRead } from '../policy/private-read-approval.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'

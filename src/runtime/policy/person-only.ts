@@ -1,10 +1,5 @@
 import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
 import type { CommandContainment } from '../../contracts/command-containment.ts'
-import {
-  message,
-  type RuntimeMessage,
-  type RuntimeMessageCode,
-} from '../../contracts/runtime-message.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
@@ -361,27 +356,6 @@ export function touchOfApproval(
     ...(containment?.contained === true ? { writableRoots: containment.writableRoots } : {}),
   }
 }
-
-/** The reason as a message code, for the person's language. */
-export function personOnlyMessage(found: PersonOnly): RuntimeMessage {
-  return message(PERSON_ONLY_CODES[found.class], { path: found.path })
-}
-
-const PERSON_ONLY_CODES = {
-  credentials: 'personOnly.credentials',
-  'shell-startup': 'personOnly.shellStartup',
-  git: 'personOnly.git',
-  'runs-later': 'personOnly.runsLater',
-  'built-at-run-time': 'personOnly.builtAtRunTime',
-  'git-settings': 'personOnly.gitSettings',
-  'unread-command': 'personOnly.unreadCommand',
-  unwalked: 'personOnly.unwalked',
-  unlistable: 'personOnly.unlistable',
-  'hard-linked': 'personOnly.hardLinked',
-  'linked-elsewhere': 'personOnly.linkedElsewhere',
-  'too-many-paths': 'personOnly.tooManyPaths',
-  'assent-own': 'personOnly.assentOwn',
-} as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>
 
 /** The touch of an MCP call on `serverId`, run for `workspace` by a server
  *  working in `serverFolder` when Assent started it. */
