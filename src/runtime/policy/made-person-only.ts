@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import {
-  constants,
-  lstatSync,
-  readdirSync,
-  realpathSync,
-  renameSync,
-  type BigIntStats,
-  type Dirent,
-} from 'node:fs'
+import { constants, lstatSync, type BigIntStats, type Dirent } from 'node:fs'
 import path from 'node:path'
+import { DirectoryHandle } from '../tools/anchored-directory.ts'
+import { FileRefusal } from '../tools/file-refusal.ts'
 import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
 
@@ -183,27 +177,54 @@ export class MadePersonOnlyWatch {
 
   private settle(): void {
     const after = settleMadePersonOnly(this.start)
-    this.made.push(...after.made)
+    // What could not be moved is found again by every later walk: it is
+    // said once for each reason.
+    const fresh = after.made.filter(
+      (each) =>
+        each.movedTo !== null ||
+        !this.made.some((was) => was.path === each.path && was.failure === each.failure),
+    )
+    this.made.push(...fresh)
     this.unchecked ||= after.unchecked
   }
 }
 
+/**
+ * Moves `found` aside within its own folder, held open as a handle.
+ *
+ * The call may still be running (the watch walks while it does, and an MCP
+ * server or an external agent outlives any one call), so any folder on the
+ * way may be swapped for a link to somewhere else between the walk and the
+ * rename: a rename by path would then rename another repository's `.git`
+ * or `HEAD`. The folder is opened from `/`, one component at a time,
+ * following no link (anchored-directory.ts), and the rename names the
+ * entry through that handle: it acts in the folder the walk went through,
+ * wherever that folder is by then, or fails. A link on the way fails the
+ * open, and the path is said not moved, so the call fails (fail closed:
+ * what it made is still there). Where this system offers no directory
+ * handles, nothing is renamed, for the same reason, and that is said.
+ */
 function moveAside(found: string): MadePersonOnly {
-  const folder = path.dirname(found)
+  const name = path.basename(found)
+  const movedName = `${name}${REFUSED_SUFFIX}${randomBytes(4).toString('hex')}`
+  const movedTo = path.join(path.dirname(found), movedName)
+  let folder: DirectoryHandle | undefined
   try {
-    // The walk found it through real folders. If its folder is no longer
-    // that one (another command swapped a link in meanwhile), renaming
-    // would act somewhere else: it is left, and said.
-    if (realpathSync.native(folder) !== folder) {
-      return { path: found, movedTo: null, failure: 'its folder changed after the command ended' }
-    }
-    const movedTo = `${found}${REFUSED_SUFFIX}${randomBytes(4).toString('hex')}`
+    folder = DirectoryHandle.openSync(path.dirname(found), { create: false })
     // A rename replaces what is at its target: nothing there is replaced.
-    if (exists(movedTo)) return { path: found, movedTo: null, failure: `${movedTo} exists` }
-    renameSync(found, movedTo)
-    return { path: found, movedTo, failure: noLongerGitFolder(movedTo) }
+    if (folder.lstatSync(movedName) !== null) {
+      return { path: found, movedTo: null, failure: `${movedTo} exists` }
+    }
+    folder.renameSync(name, movedName)
+    return { path: found, movedTo, failure: noLongerGitFolder(folder, movedName) }
   } catch (error) {
-    return { path: found, movedTo: null, failure: (error as Error).message }
+    const failure =
+      error instanceof FileRefusal && error.code === 'symlink_refused'
+        ? `its folder changed while the call ran (${error.message})`
+        : (error as Error).message
+    return { path: found, movedTo: null, failure }
+  } finally {
+    folder?.closeSync()
   }
 }
 
@@ -218,41 +239,66 @@ const MOVED_FOLDER_ENTRIES = 10_000
  * `modules/<name>`, a worktree's in `worktrees/<name>`, whose `commondir`
  * leads back to the objects and refs), each a repository to git run
  * inside it: every `HEAD` in the moved folder is renamed, at any depth.
+ * Each folder is held open and entered from the one above by its handle,
+ * never by path, so a folder swapped for a link meanwhile is not followed
+ * (its `HEAD`s are said left instead).
  * Null once none is left (or there never was one), else why one may be.
  */
-function noLongerGitFolder(moved: string): string | null {
-  try {
-    if (!lstatSync(moved).isDirectory()) return null
-  } catch (error) {
-    return `it could not be read (${(error as Error).message}); remove it`
-  }
-  const folders = [moved]
-  let read = 0
+function noLongerGitFolder(parent: DirectoryHandle, movedName: string): string | null {
   const failures: string[] = []
-  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+  let read = 0
+  const walk = (folder: DirectoryHandle): boolean => {
     let entries: Dirent[]
     try {
-      entries = readdirSync(folder, { withFileTypes: true })
+      entries = folder.entriesSync()
     } catch (error) {
-      failures.push(`${folder} could not be read (${(error as Error).message})`)
-      continue
+      failures.push(`${folder.shownPath} could not be read (${(error as Error).message})`)
+      return true
     }
     read += entries.length
-    if (read > MOVED_FOLDER_ENTRIES) {
-      return `it holds more than ${MOVED_FOLDER_ENTRIES} entries, so a git folder in it may still be one; remove it`
-    }
+    if (read > MOVED_FOLDER_ENTRIES) return false
     for (const entry of entries) {
-      const inside = path.join(folder, entry.name)
       // Links are not followed: what they lead to was not moved.
-      if (entry.isDirectory()) folders.push(inside)
-      else if (entry.name === 'HEAD') {
+      if (entry.isDirectory()) {
+        let inner: DirectoryHandle
         try {
-          renameSync(inside, `${inside}${REFUSED_HEAD_SUFFIX}`)
+          inner = folder.openChildSync(entry.name, { create: false })
         } catch (error) {
-          failures.push(`${inside} could not be renamed (${(error as Error).message})`)
+          failures.push(
+            `${folder.shownPath}/${entry.name} could not be opened (${(error as Error).message})`,
+          )
+          continue
+        }
+        try {
+          if (!walk(inner)) return false
+        } finally {
+          inner.closeSync()
+        }
+      } else if (entry.name === 'HEAD') {
+        try {
+          folder.renameSync('HEAD', `HEAD${REFUSED_HEAD_SUFFIX}`)
+        } catch (error) {
+          failures.push(
+            `${folder.shownPath}/HEAD could not be renamed (${(error as Error).message})`,
+          )
         }
       }
     }
+    return true
+  }
+  let moved: DirectoryHandle
+  try {
+    if (parent.lstatSync(movedName)?.isDirectory() !== true) return null
+    moved = parent.openChildSync(movedName, { create: false })
+  } catch (error) {
+    return `it could not be read (${(error as Error).message}); remove it`
+  }
+  try {
+    if (!walk(moved)) {
+      return `it holds more than ${MOVED_FOLDER_ENTRIES} entries, so a git folder in it may still be one; remove it`
+    }
+  } finally {
+    moved.closeSync()
   }
   if (failures.length === 0) return null
   return `${failures.join('; ')}, so git may still take it for a repository; remove it`
@@ -287,18 +333,6 @@ function identityOf(candidate: string): string | null {
         ? 'b?'
         : `c${stats.ctimeNs}`
   return `${kind}:${stats.dev}:${stats.ino}:${born}`
-}
-
-/** Whether something is at `candidate`: only "no such file" says there is
- *  not (a path too long to look at may hold anything). */
-function exists(candidate: string): boolean {
-  try {
-    lstatSync(candidate)
-    return true
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return code !== 'ENOENT' && code !== 'ENOTDIR'
-  }
 }
 
 function isBeneath(outer: string, inner: string): boolean {

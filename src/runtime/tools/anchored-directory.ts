@@ -6,9 +6,10 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   renameSync,
 } from 'node:fs'
-import type { BigIntStats } from 'node:fs'
+import type { BigIntStats, Dirent } from 'node:fs'
 import { open, readdir, rmdir, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
@@ -213,6 +214,11 @@ export class DirectoryHandle {
    *  replaced, never the file it named (a link or a hard link elsewhere
    *  keeps its content). */
   async rename(from: string, to: string): Promise<void> {
+    this.renameSync(from, to)
+  }
+
+  /** As `rename`, synchronously. */
+  renameSync(from: string, to: string): void {
     renameSync(this.entry(from), this.entry(to))
   }
 
@@ -229,6 +235,12 @@ export class DirectoryHandle {
   /** The entry names, in no particular order. */
   list(): Promise<string[]> {
     return readdir(this.selfPath())
+  }
+
+  /** The entries with their kinds as the directory records them (a link
+   *  is a link, never followed), synchronously. */
+  entriesSync(): Dirent[] {
+    return readdirSync(this.selfPath(), { withFileTypes: true })
   }
 
   /** This directory's own status, through the handle. */
