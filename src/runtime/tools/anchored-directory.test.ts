@@ -1,6 +1,6 @@
 import type * as fs from 'node:fs'
 import { closeSync, constants, existsSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs'
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -171,6 +171,37 @@ describe('a directory handle used synchronously', () => {
     } finally {
       dir.closeSync()
     }
+  })
+
+  it('renames and lists in the directory it holds, even once its path names a link elsewhere', async () => {
+    await mkdir(path.join(ws, 'held', 'inner'), { recursive: true })
+    await writeFile(path.join(ws, 'held', 'HEAD'), 'x')
+    await symlink('/', path.join(ws, 'held', 'root-link'))
+    await mkdir(path.join(ws, 'elsewhere'))
+    await writeFile(path.join(ws, 'elsewhere', 'HEAD'), 'y')
+    const dir = DirectoryHandle.openSync(path.join(ws, 'held'), { create: false })
+    try {
+      // The held folder is moved, and a link to another takes its name.
+      await rename(path.join(ws, 'held'), path.join(ws, 'moved'))
+      await symlink(path.join(ws, 'elsewhere'), path.join(ws, 'held'))
+      const kinds = dir
+        .entriesSync()
+        .map(
+          (entry) =>
+            `${entry.name}:${entry.isDirectory() ? 'd' : entry.isSymbolicLink() ? 'l' : 'f'}`,
+        )
+        .sort()
+      expect(kinds).toEqual(['HEAD:f', 'inner:d', 'root-link:l'])
+      dir.renameSync('HEAD', 'HEAD.renamed')
+    } finally {
+      dir.closeSync()
+    }
+    expect(readdirSync(path.join(ws, 'moved')).sort()).toEqual([
+      'HEAD.renamed',
+      'inner',
+      'root-link',
+    ])
+    expect(readdirSync(path.join(ws, 'elsewhere'))).toEqual(['HEAD'])
   })
 
   it('closes once: a second close does nothing, and a closed handle names nothing', async () => {
