@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -123,6 +123,42 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
       ctx('workspace-write'),
     )
     expect(made.output.trim()).toBe('PROCESS THREAD')
+  })
+
+  // A file's setuid or setgid bit stays on the host once the sandbox is
+  // gone: a program the command made, setuid to the person (or to root,
+  // run as root), would give their rights to any local user who runs it.
+  // Every way to set the bits (chmod, install, an open or mknod that makes
+  // the file with them) is refused; any other mode is set.
+  it('cannot make a file setuid or setgid, and sets any other mode', async () => {
+    const made = await sh(
+      [
+        'cp /bin/true ./plain; chmod 751 ./plain; mkdir sticky; chmod 1777 sticky',
+        'cp /bin/true ./suid; chmod 4755 ./suid',
+        'cp /bin/true ./sgid; chmod g+s ./sgid',
+        'install -m 4755 /bin/true ./installed',
+        `python3 -c "import os; os.close(os.open('opened', os.O_CREAT | os.O_WRONLY, 0o4755))"`,
+        // Last, so its refusal is the command's exit status.
+        `python3 -c "import os, stat; os.mknod('node', stat.S_IFREG | 0o6755)"`,
+      ].join('; '),
+      'workspace-write',
+    )
+    expect(made.ok, made.output).toBe(false)
+    expect(made.output).toContain('Operation not permitted')
+    expect(made.code).toBe('sandbox_denied')
+    expect(made.output).toContain('nor make a file setuid or setgid')
+    const modes: Record<string, string> = {}
+    for (const name of ['suid', 'sgid', 'installed', 'opened', 'node', 'plain', 'sticky']) {
+      const mode = existsSync(path.join(ws, name))
+        ? ((await stat(path.join(ws, name))).mode & 0o7777).toString(8)
+        : 'absent'
+      modes[name] = mode
+    }
+    expect(modes).toMatchObject({ suid: '755', sgid: '755', plain: '751', sticky: '1777' })
+    // install gives up on the mode it cannot set; the refused open and
+    // mknod make nothing.
+    expect(modes.installed).not.toMatch(/^[2467]\d{3}$/)
+    expect(modes).toMatchObject({ opened: 'absent', node: 'absent' })
   })
 
   // A descriptor is a file already open: written through, it reaches the

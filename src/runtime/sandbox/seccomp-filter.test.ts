@@ -11,13 +11,22 @@ const ALLOW = 'allow'
 
 function decide(
   filter: Buffer,
-  call: { arch: number; nr: number; first?: number; second?: number },
+  call: {
+    arch: number
+    nr: number
+    first?: number
+    second?: number
+    third?: number
+    fourth?: number
+  },
 ): string {
   const data = Buffer.alloc(64)
   data.writeUInt32LE(call.nr, 0)
   data.writeUInt32LE(call.arch, 4)
   data.writeUInt32LE(call.first ?? 0, 16)
   data.writeUInt32LE(call.second ?? 0, 24)
+  data.writeUInt32LE(call.third ?? 0, 32)
+  data.writeUInt32LE(call.fourth ?? 0, 40)
   let accumulator = 0
   for (let pc = 0; pc < filter.length / 8; pc += 1) {
     const code = filter.readUInt16LE(pc * 8)
@@ -137,6 +146,76 @@ describe.each(MACHINES)(
     })
   },
 )
+
+// Each call that gives a file its mode, by machine: its number, which
+// argument its mode is (1 = the second), and for an open which its flags
+// are. arm64 has only the *at calls.
+type ModeCallRow = readonly [name: string, nr: number, mode: number, flags?: number]
+const MODE_CALLS: Readonly<Record<'x64' | 'arm64', readonly ModeCallRow[]>> = {
+  x64: [
+    ['chmod', 90, 1],
+    ['fchmod', 91, 1],
+    ['fchmodat', 268, 2],
+    ['fchmodat2', 452, 2],
+    ['creat', 85, 1],
+    ['mknod', 133, 1],
+    ['mknodat', 259, 2],
+    ['open', 2, 2, 1],
+    ['openat', 257, 3, 2],
+  ],
+  arm64: [
+    ['fchmod', 52, 1],
+    ['fchmodat', 53, 2],
+    ['fchmodat2', 452, 2],
+    ['mknodat', 33, 2],
+    ['openat', 56, 3, 2],
+  ],
+}
+const AUDIT = { x64: 0xc000003e, arm64: 0xc00000b7 } as const
+const ARGUMENT_NAMES = ['first', 'second', 'third', 'fourth'] as const
+const O_CREAT_WRONLY = 0o101
+const O_TMPFILE_RDWR = 0o20200002
+
+describe.each(['x64', 'arm64'] as const)('the seccomp filter on %s and file modes', (arch) => {
+  const filter = sandboxSeccompFilter(arch)
+  if (filter === null) throw new Error(`no filter for ${arch}`)
+  const call = (row: ModeCallRow, mode: number, flags: number) => {
+    const [, nr, modeAt, flagsAt] = row
+    const args: Record<string, number> = { [ARGUMENT_NAMES[modeAt] ?? '']: mode }
+    if (flagsAt !== undefined) args[ARGUMENT_NAMES[flagsAt] ?? ''] = flags
+    return decide(filter, { arch: AUDIT[arch], nr, ...args })
+  }
+
+  const rows = (list: readonly ModeCallRow[]) => list.map((row) => [row[0], row] as const)
+
+  it.each(rows(MODE_CALLS[arch]))(
+    '%s: refuses the setuid or setgid bit, and gives any other mode',
+    (_name, row) => {
+      const makes = row[3] === undefined ? 0 : O_CREAT_WRONLY
+      expect(call(row, 0o4755, makes)).toBe('errno 1')
+      expect(call(row, 0o2755, makes)).toBe('errno 1')
+      expect(call(row, 0o6000, makes)).toBe('errno 1')
+      expect(call(row, 0o755, makes)).toBe(ALLOW)
+      expect(call(row, 0o1777, makes)).toBe(ALLOW)
+      expect(call(row, 0, makes)).toBe(ALLOW)
+    },
+  )
+
+  it.each(rows(MODE_CALLS[arch].filter((row) => row[3] !== undefined)))(
+    '%s: reads the mode only of an open that may make a file',
+    (_name, row) => {
+      // Without O_CREAT or O_TMPFILE the mode is whatever a register held.
+      expect(call(row, 0o4755, 0)).toBe(ALLOW)
+      expect(call(row, 0o4755, 0o2)).toBe(ALLOW)
+      expect(call(row, 0o4755, O_TMPFILE_RDWR)).toBe('errno 1')
+      expect(call(row, 0o644, O_TMPFILE_RDWR)).toBe(ALLOW)
+    },
+  )
+
+  it('answers openat2, whose mode is in memory, as a kernel without it', () => {
+    expect(decide(filter, { arch: AUDIT[arch], nr: 437 })).toBe('errno 38')
+  })
+})
 
 describe('the seccomp filter elsewhere', () => {
   it("ends an x32 call on x64: the same arch value, another ABI's numbers", () => {

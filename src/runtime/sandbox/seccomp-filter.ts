@@ -50,6 +50,17 @@
  * ENOSYS, the answer of a kernel older than the call: C libraries then
  * make the same thread or process with `clone`, whose flags it reads.
  *
+ * No file made setuid or setgid: `chmod u+s`, `install -m 4755`, an
+ * `open` that creates a file with those bits, `mknod` of a regular file
+ * with them. The bits stay on the file in the workspace on the host, where
+ * the sandbox is gone: a program the command made, setuid to the person
+ * (or to root, when Assent runs as root, since the command is then uid 0
+ * without capabilities, and a file's owner may set its own file's bits),
+ * gives their rights to every other local user who can run it. The call is
+ * refused (EPERM); the same file with any other mode is made. `openat2`
+ * passes its mode in memory the filter cannot read, so it answers ENOSYS,
+ * as `clone3` does: C libraries use `openat`.
+ *
  * A foreign system-call ABI (32-bit calls on
  * x86-64, whose `socketcall` hides the family, and the x32 ABI) ends the
  * process: the filter cannot read those calls, so it does not let them by.
@@ -58,12 +69,14 @@
  * other the sandbox is unavailable (sandbox-probe.ts), never run without.
  */
 
-/** `struct seccomp_data`: where the call's number, its ABI and its first
- *  and second arguments' low 32 bits (little-endian) are. */
+/** `struct seccomp_data`: where the call's number, its ABI and its
+ *  arguments' low 32 bits (little-endian) are. */
 const NR_OFFSET = 0
 const ARCH_OFFSET = 4
 const FIRST_ARGUMENT_OFFSET = 16
 const SECOND_ARGUMENT_OFFSET = 24
+/** Where argument `index` (from 0) is, its low 32 bits. */
+const argumentOffset = (index: number): number => FIRST_ARGUMENT_OFFSET + 8 * index
 
 const BPF_LD_W_ABS = 0x20
 const BPF_JMP_JEQ_K = 0x15
@@ -88,6 +101,21 @@ const SOCK_SEQPACKET = 5
 /** The socket families a command may make: IPv4, IPv6, netlink. */
 const ALLOWED_FAMILIES: readonly number[] = [2, 10, 16]
 const CLONE_NEWUSER = 0x10000000
+/** S_ISUID | S_ISGID. */
+const SET_ID_BITS = 0o6000
+/** O_CREAT | __O_TMPFILE: an `open` that may make a file, and so give it
+ *  a mode (the same on both machines). */
+const OPEN_MAKES = 0o100 | 0o20000000
+
+/** A call that gives a file its mode bits: which argument the mode is, and
+ *  for an `open`, which argument its flags are (the mode counts only with
+ *  O_CREAT or O_TMPFILE among them: without, it is whatever a register
+ *  held). */
+interface ModeCall {
+  nr: number
+  mode: number
+  flags?: number
+}
 
 interface Abi {
   /** `AUDIT_ARCH_*` of the native ABI. */
@@ -99,6 +127,11 @@ interface Abi {
   clone: number
   unshare: number
   clone3: number
+  /** chmod, fchmod, fchmodat, fchmodat2, creat, open, openat, mknod,
+   *  mknodat, as far as the machine has them. */
+  modes: readonly ModeCall[]
+  /** openat2, whose mode is in memory. */
+  openat2: number
   /** Calls refused whatever their arguments: io_uring_setup, add_key,
    *  request_key, keyctl, bpf, userfaultfd, perf_event_open. */
   refused: readonly number[]
@@ -116,6 +149,24 @@ const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
     clone: 56,
     unshare: 272,
     clone3: 435,
+    modes: [
+      ...[
+        { nr: 90, mode: 1 },
+        { nr: 91, mode: 1 },
+        { nr: 268, mode: 2 },
+        { nr: 452, mode: 2 },
+      ],
+      ...[
+        { nr: 85, mode: 1 },
+        { nr: 2, flags: 1, mode: 2 },
+        { nr: 257, flags: 2, mode: 3 },
+      ],
+      ...[
+        { nr: 133, mode: 1 },
+        { nr: 259, mode: 2 },
+      ],
+    ],
+    openat2: 437,
     refused: [425, 248, 249, 250, 321, 323, 298],
     foreignFrom: 0x40000000,
   },
@@ -126,6 +177,18 @@ const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
     clone: 220,
     unshare: 97,
     clone3: 435,
+    modes: [
+      ...[
+        { nr: 52, mode: 1 },
+        { nr: 53, mode: 2 },
+        { nr: 452, mode: 2 },
+      ],
+      ...[
+        { nr: 56, flags: 2, mode: 3 },
+        { nr: 33, mode: 2 },
+      ],
+    ],
+    openat2: 437,
     refused: [425, 217, 218, 219, 280, 282, 241],
   },
 })
@@ -158,6 +221,32 @@ const SOCKET_CHECK: readonly Instruction[] = [
   [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EAFNOSUPPORT],
 ]
 
+/**
+ * One call that gives a file its mode: past its number's test when it is
+ * another call; refused when the mode holds the setuid or setgid bit (for
+ * an `open`, only one that may make a file). Every way out that does not
+ * refuse loads the call's number again, so the tests after it read it as
+ * before.
+ */
+function modeCheck(call: ModeCall): Instruction[] {
+  const flagTest: Instruction[] =
+    call.flags === undefined
+      ? []
+      : [
+          [BPF_LD_W_ABS, 0, 0, argumentOffset(call.flags)],
+          // Makes no file: on to the number's reload.
+          [BPF_JMP_JSET_K, 0, 3, OPEN_MAKES],
+        ]
+  const block: Instruction[] = [
+    ...flagTest,
+    [BPF_LD_W_ABS, 0, 0, argumentOffset(call.mode)],
+    [BPF_JMP_JSET_K, 0, 1, SET_ID_BITS],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
+    [BPF_LD_W_ABS, 0, 0, NR_OFFSET],
+  ]
+  return [[BPF_JMP_JEQ_K, 0, block.length, call.nr], ...block]
+}
+
 /** The filter for `arch` (Node's `process.arch`), as the bytes of its
  *  `struct sock_filter` array; null where Assent has none. */
 export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null {
@@ -183,6 +272,9 @@ export function sandboxSeccompFilter(arch: string = process.arch): Buffer | null
     ),
     [BPF_JMP_JEQ_K, 0, 1, abi.clone3],
     [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS],
+    [BPF_JMP_JEQ_K, 0, 1, abi.openat2],
+    [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS],
+    ...abi.modes.flatMap(modeCheck),
     // clone or unshare: refused only with CLONE_NEWUSER among the flags
     // (the flags' low 32 bits, where it is), so threads and processes
     // are made as before.

@@ -41,7 +41,7 @@ export function sandboxStopNote(
     containment.writableRoots.length === 0
       ? 'it cannot change any file'
       : `it can change files only in ${containment.writableRoots.join(', ')}`
-  return `[ran in Assent's sandbox: ${where}; it has no network; the person's credential folders, Assent's data and the host's /tmp are hidden from it; it cannot see or signal processes outside it, nor make namespaces of its own (a nested sandbox, a container). What failed above may have been stopped by the sandbox.]`
+  return `[ran in Assent's sandbox: ${where}; it has no network; the person's credential folders, Assent's data and the host's /tmp are hidden from it; it cannot see or signal processes outside it, nor make namespaces of its own (a nested sandbox, a container), nor make a file setuid or setgid. What failed above may have been stopped by the sandbox.]`
 }
 
 /** The lines the output of a contained command (or of an external
