@@ -49,6 +49,17 @@ describe('seatbeltProfile', () => {
     expect(profile).not.toMatch(/\(allow mach-lookup\)/)
   })
 
+  it('denies making a file setuid or setgid, after every allow, so the denial wins', () => {
+    const denial = lines.indexOf('(deny file-write-setugid)')
+    expect(denial).toBe(lines.length - 1)
+    expect(
+      seatbeltProfile({ ...policy, writableRoots: [] })
+        .trim()
+        .split('\n')
+        .at(-1),
+    ).toBe('(deny file-write-setugid)')
+  })
+
   it('cannot be broken out of by a path with quotes or backslashes', () => {
     const hostile = seatbeltProfile({
       ...policy,

@@ -7,7 +7,8 @@ import type { CommandSandboxPolicy } from './sandbox-policy.ts'
  * read; files may be written only under the writable roots (and the
  * temporary folders and device files a process needs); the read-only paths
  * inside the roots and the hidden paths are denied after, and Seatbelt
- * lets the last matching rule win; there is no network.
+ * lets the last matching rule win; there is no network, and no file is
+ * made setuid or setgid.
  *
  * Unlike bubblewrap, Seatbelt denies a hidden folder rather than showing
  * it empty, and the command shares the machine's `/tmp` (confined to
@@ -40,6 +41,11 @@ export function seatbeltProfile(policy: CommandSandboxPolicy): string {
     lines.push(`(deny file-read* file-write* ${hidden})`)
   }
   if (!policy.network) lines.push('(deny network*)')
+  // No file made setuid or setgid anywhere, as on Linux (seccomp-filter.ts):
+  // the bits outlive the sandbox, and a program the command made would give
+  // the person's rights to any local user who runs it. Last, so it wins
+  // over the writable roots' allow.
+  lines.push('(deny file-write-setugid)')
   return `${lines.join('\n')}\n`
 }
 
