@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DesktopNotifier } from '../src/main/cdp/desktop-notifier.ts'
@@ -127,6 +128,34 @@ describe.skipIf(!available)('desktop notifications on the CDP host', () => {
       expect(warnings[0]).toContain('org.freedesktop.Notifications')
     } finally {
       endGroup(empty)
+    }
+  })
+
+  // A folder first on PATH may be one an agent's command can write: a
+  // `gdbus` left there must not run with the person's rights.
+  it("runs the system's gdbus, never one first on the notifier's PATH", async () => {
+    const planted = mkdtempSync(join(tmpdir(), 'assent-gdbus-planted-'))
+    try {
+      const marker = join(planted, 'ran')
+      writeFileSync(join(planted, 'gdbus'), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 })
+      const warnings: string[] = []
+      const before = received.length
+      const notifier = new DesktopNotifier({
+        env: {
+          ...process.env,
+          PATH: `${planted}:${process.env.PATH ?? ''}`,
+          DBUS_SESSION_BUS_ADDRESS: address,
+        },
+        warn: (message) => warnings.push(message),
+      })
+      notifier.notify({ title: 'planted', body: 'b' })
+      await notifier.settled()
+      expect(existsSync(marker)).toBe(false)
+      await receivedCount(before + 1)
+      expect(received.at(-1)).toMatchObject({ summary: 'planted' })
+      expect(warnings).toEqual([])
+    } finally {
+      rmSync(planted, { recursive: true, force: true })
     }
   })
 

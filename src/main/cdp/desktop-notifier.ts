@@ -20,6 +20,13 @@ const runProgram: ProgramRunner = (program, args, env) =>
     )
   })
 
+/** `gdbus`, by its full path (GLib puts it there), never looked up on
+ *  PATH: a folder on PATH may be one an agent's command can write (a
+ *  project's `node_modules/.bin`, which `npm start` puts first), and a
+ *  `gdbus` left there would run with the person's rights at every notice.
+ *  Where it is missing, the call fails, and that is said once. */
+const GDBUS_PROGRAM = '/usr/bin/gdbus'
+
 export interface DesktopNotifierOptions {
   env?: NodeJS.ProcessEnv
   run?: ProgramRunner
@@ -55,7 +62,7 @@ export class DesktopNotifier implements WaitNotifier {
       return
     }
     const run = this.options.run ?? runProgram
-    this.last = run('gdbus', notifyCall(notice), env).catch((error: unknown) =>
+    this.last = run(GDBUS_PROGRAM, notifyCall(notice), env).catch((error: unknown) =>
       this.unavailable(`the call failed: ${(error as Error).message.split('\n')[0] ?? ''}`),
     )
   }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -130,3 +130,31 @@ describe.runIf(ON_LINUX).each(tables)(
     })
   },
 )
+
+describe.runIf(ON_LINUX)('the process table read through ps', () => {
+  let folder: string
+  const path = process.env.PATH
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'assent-ps-planted-'))
+  })
+  afterEach(() => {
+    process.env.PATH = path
+    rmSync(folder, { recursive: true, force: true })
+  })
+
+  // A folder first on PATH may be one a command can write: a `ps` left
+  // there must not run with the person's rights whenever the runtime starts.
+  it("runs the system's ps, never one first on PATH", () => {
+    const marker = join(folder, 'ran')
+    writeFileSync(join(folder, 'ps'), `#!/bin/sh\ntouch '${marker}'\necho planted\n`, {
+      mode: 0o755,
+    })
+    process.env.PATH = `${folder}:${path ?? ''}`
+    const table = systemProcessTable('/no/proc/here')
+    const startedAt = table.startedAt(process.pid)
+    expect(startedAt).not.toBeNull()
+    expect(startedAt).not.toContain('planted')
+    expect(table.groupMembers(process.pid)).toEqual(expect.any(Array))
+    expect(existsSync(marker)).toBe(false)
+  })
+})

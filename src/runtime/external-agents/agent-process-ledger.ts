@@ -174,14 +174,22 @@ function procGroupMembers(procRoot: string, pgid: number): number[] {
   return members
 }
 
+/** The system's `ps`, by its full path (macOS and Linux both have it
+ *  there), never looked up on PATH: a folder on PATH may be one a command
+ *  can write (a project's `node_modules/.bin`, a writable root), and a
+ *  `ps` left there would run with the person's rights, outside any
+ *  sandbox, whenever the runtime starts. Where it is missing, the call
+ *  fails, nothing is identified and nothing ended on a guess. */
+const PS_PROGRAM = '/bin/ps'
+
 function psStartedAt(pid: number): string | null {
-  const out = spawnSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' })
+  const out = spawnSync(PS_PROGRAM, ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' })
   const text = out.status === 0 ? out.stdout.trim() : ''
   return text === '' ? null : text
 }
 
 function psGroupMembers(pgid: number): number[] {
-  const out = spawnSync('ps', ['-A', '-o', 'pid=,pgid='], { encoding: 'utf8' })
+  const out = spawnSync(PS_PROGRAM, ['-A', '-o', 'pid=,pgid='], { encoding: 'utf8' })
   if (out.status !== 0) return []
   return out.stdout
     .split('\n')

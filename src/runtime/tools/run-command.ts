@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
+import path from 'node:path'
 import { z } from 'zod'
 import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { englishText, message } from '../../contracts/runtime-message.ts'
@@ -276,7 +277,14 @@ function killTree(child: ChildProcess): void {
   const pid = child.pid
   if (pid === undefined) return
   if (process.platform === 'win32') {
-    const killer = spawn('taskkill', ['/pid', String(pid), '/T', '/F'], {
+    // By its full path: Windows looks for a bare name in the current
+    // folder and on PATH first, where a command may have left one.
+    const taskkill = path.win32.join(
+      process.env.SystemRoot ?? 'C:\\Windows',
+      'System32',
+      'taskkill.exe',
+    )
+    const killer = spawn(taskkill, ['/pid', String(pid), '/T', '/F'], {
       stdio: 'ignore',
       windowsHide: true,
     })
