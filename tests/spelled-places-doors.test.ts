@@ -8,14 +8,13 @@ import { ApproverWebhookChangeAnswerSchema } from '../src/contracts/approver-web
 import type { GatewayCallRequest } from '../src/contracts/mcp-gateway.ts'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
-import type { ActionReviewer } from '../src/runtime/policy/reviewer.ts'
-import type { DelegatedApprover } from '../src/runtime/ports/delegated-approver.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import {
   askerWorldInTempWorkspace,
   codexRequest,
 } from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
+import { ALLOWING_DECIDERS } from './support/allowing-deciders.ts'
 import { ApproverServer, signedReply } from './support/approver-server.ts'
 import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
@@ -136,14 +135,15 @@ afterAll(async () => {
   await rm(notesRoot, { recursive: true, force: true })
 })
 
-const roomCall = (roomId: string, name: string) => readNoteApproval(harness, roomId, name)
+const roomCall = (roomId: string, name: string, options?: { decided?: boolean }) =>
+  readNoteApproval(harness, roomId, name, options)
 const settle = (roomId: string, turnId: string, approval: ApprovalSummary) =>
   settleTurn(harness, roomId, turnId, approval)
 
 describe('a place spelled to seem inside the workspace, through the runtime', () => {
   it('control: a read inside is answered by the grant and by the webhook', async () => {
     expect(await openGatewayCall(harness, shellCall(CONTROL))).toMatchObject({ status: 'allowed' })
-    const { turnId, approval } = await roomCall(webhookRoom, CONTROL)
+    const { turnId, approval } = await roomCall(webhookRoom, CONTROL, { decided: true })
     expect(approval).toMatchObject({ status: 'allowed', decidedBy: 'webhook' })
     await settle(webhookRoom, turnId, approval)
   })
@@ -171,16 +171,7 @@ describe('a place spelled to seem inside the workspace, through the runtime', ()
 describe('the same spellings in an external agent’s own tool', () => {
   const MAC = new IntegrityMac(Buffer.alloc(32, 9))
   const AGENT: AgentIdentity = { id: 'claude-acp', name: 'Claude over ACP', protocol: 'acp' }
-  const ALLOWS_EVERYTHING: ActionReviewer = {
-    review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
-  }
-  const WEBHOOK_ALLOWS: DelegatedApprover = {
-    decide: () => Promise.resolve({ decision: 'allow-once', reason: 'webhook ok' }),
-  }
-  const DECIDERS = [
-    { by: 'agent-review', mode: 'approve-for-me', parts: { reviewer: ALLOWS_EVERYTHING } },
-    { by: 'webhook', mode: 'ask-for-approval', parts: { delegate: WEBHOOK_ALLOWS } },
-  ] as const
+  const DECIDERS = ALLOWING_DECIDERS
   let place: ReturnType<typeof askerWorldInTempWorkspace>
   let diary: string
 
