@@ -322,7 +322,7 @@ export const COMMAND_CONTROLS: readonly string[] = [
   'git remote -v',
   'git remote get-url origin',
   'git push origin main',
-  'git checkout -- docs/ok.txt',
+  'git diff -- docs/ok.txt',
   'git commit -c HEAD',
   'git -C docs log --oneline',
   'echo "$HOME"',

@@ -230,7 +230,7 @@ describe('personOnlyReason: the paths an action names', () => {
     "bash -c -- 'ls -l docs'",
     "env -S 'ls -l'",
     'nice make',
-    "git rebase -x 'npm test' HEAD~1",
+    "git log --format='%H %s' HEAD~1..",
     "watch -n 5 'git status'",
   ])('lets a door answer for %s', (line) => {
     expect(personOnlyReason(agentLine(line))).toBeNull()

