@@ -43,6 +43,14 @@ describe('bwrapArgs', () => {
     )
   })
 
+  it("keeps the new /proc's files that act on the whole machine read-only, where they exist", () => {
+    for (const file of ['/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs']) {
+      expect(at(args, '--ro-bind-try', file, file), file).toBeGreaterThan(
+        at(args, '--proc', '/proc'),
+      )
+    }
+  })
+
   it('mounts the root read-only first and the workspace writable over it', () => {
     expect(at(args, '--ro-bind', '/', '/')).toBeGreaterThan(-1)
     expect(at(args, '--bind-fd', '4', '/home/ada/project')).toBeGreaterThan(

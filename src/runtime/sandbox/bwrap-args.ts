@@ -37,6 +37,14 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
   '--unshare-user-try',
 ])
 
+/** Files of /proc, besides `sys`, that change the whole machine. */
+const PROC_MACHINE_WIDE: readonly string[] = [
+  '/proc/sysrq-trigger',
+  '/proc/irq',
+  '/proc/bus',
+  '/proc/fs',
+]
+
 /**
  * bubblewrap's argument list for one command under `policy`. Mounts apply
  * in order, a later one over an earlier one, which is what the order below
@@ -75,6 +83,13 @@ export function bwrapArgs(
   // always (checked: a write reached the host's sysctl).
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
   args.push('--ro-bind', '/proc/sys', '/proc/sys')
+  // The other files of the new /proc that act on the whole machine and
+  // check only their owner's write bit, read-only for the same reason
+  // (container runtimes keep the same ones read-only): `sysrq-trigger`
+  // reboots the host or remounts every file system read-only, `irq`
+  // moves the machine's interrupts, `bus` and `fs` reach devices and file
+  // systems. Where a kernel has no such file, there is nothing to keep.
+  for (const machineWide of PROC_MACHINE_WIDE) args.push('--ro-bind-try', machineWide, machineWide)
   for (const scratch of policy.privateScratch) args.push('--tmpfs', scratch)
   // Each folder holding a hidden file as a read-only copy of its own
   // (hidden-file-folders.ts), before the writable roots, which may lie

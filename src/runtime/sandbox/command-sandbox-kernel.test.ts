@@ -200,6 +200,27 @@ describe.runIf(HAS_BWRAP)('what the kernel gives a command allowed under workspa
   // The kernel's keyrings are not namespaced: the person's user keyring
   // would be the command's. keyctl(KEYCTL_GET_KEYRING_ID, user keyring)
   // through perl's syscall, which Debian's base system has.
+  // Run by root, the command is uid 0 to the kernel, and these files
+  // check no capability: sysrq-trigger reboots the host. Each is a
+  // read-only mount inside, where the kernel has it.
+  it("holds /proc's files that act on the whole machine read-only", async () => {
+    const mounts = await sh(
+      "grep -E ' /proc/(sysrq-trigger|irq|bus|fs) ' /proc/self/mountinfo || true",
+      'workspace-write',
+    )
+    const present = ['/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'].filter((file) =>
+      existsSync(file),
+    )
+    // The last mount at a point is the one the command sees.
+    const seen = new Map<string, boolean>()
+    for (const line of mounts.output.trim().split('\n')) {
+      const [, , , , point = '', options = ''] = line.split(' ')
+      if (point !== '') seen.set(point, options.split(',').includes('ro'))
+    }
+    expect([...seen.keys()].sort()).toEqual([...present].sort())
+    for (const [point, readOnly] of seen) expect(readOnly, point).toBe(true)
+  })
+
   it("cannot reach the person's kernel keyring", async () => {
     const keyctl = { x64: 250, arm64: 219 }[process.arch as 'x64' | 'arm64']
     const call = `my $r = syscall(${keyctl}, 0, -4, 0); print $r < 0 ? "refused: " . ($! + 0) : "keyring $r"`
