@@ -3,7 +3,12 @@ import { statSync } from 'node:fs'
 import { mkdir, rename, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ACTION_DIGEST_HEADER, CONSENT_HEADER } from '../src/contracts/http-headers.ts'
+import {
+  ACTION_DIGEST_HEADER,
+  CONSENT_HEADER,
+  GATEWAY_NONCE_HEADER,
+  RUNTIME_PROOF_HEADER,
+} from '../src/contracts/http-headers.ts'
 import {
   GATEWAY_CONNECTION_FILE_NAME,
   GatewayCallStateSchema,
@@ -11,6 +16,11 @@ import {
 } from '../src/contracts/mcp-gateway.ts'
 import { englishText } from '../src/contracts/runtime-message.ts'
 import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
+import {
+  gatewayLinkKeys,
+  isProvenAnswer,
+  newGatewayNonce,
+} from '../src/runtime/mcp/gateway-answer-proof.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { RUNTIME_ROUTE_TABLE } from '../src/runtime/server/route-table.ts'
 import { noteCallRequest, pinnedFolder } from './support/gateway-call-request.ts'
@@ -20,6 +30,7 @@ import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-ha
 describe('the gateway credential: may ask, may never decide', () => {
   let harness: RuntimeHarness
   let credential: string
+  let keys: ReturnType<typeof gatewayLinkKeys>
   let port: number
 
   const asGateway = (method: string, path: string, body?: unknown, extra: string[][] = []) =>
@@ -28,7 +39,7 @@ describe('the gateway credential: may ask, may never decide', () => {
       method,
       path,
       headers: [
-        ['Authorization', `Bearer ${credential}`],
+        ['Authorization', `Bearer ${keys.requestKey}`],
         ...(body === undefined ? [] : [['Content-Type', 'application/json']]),
         ...extra,
       ] as Array<[string, string]>,
@@ -46,6 +57,7 @@ describe('the gateway credential: may ask, may never decide', () => {
     harness = await startHarness()
     const file = readGatewayConnectionFile(harness.dataDir)
     credential = file.gatewayCredential
+    keys = gatewayLinkKeys(credential)
     port = file.port
   })
   afterAll(async () => harness?.close())
@@ -227,8 +239,70 @@ describe('the gateway credential: may ask, may never decide', () => {
       port,
       method: 'POST',
       path: '/v1/gateway/calls',
-      headers: [['Authorization', `Bearer ${credential.slice(1)}x`]],
+      headers: [['Authorization', `Bearer ${keys.requestKey.slice(1)}x`]],
     })
     expect(response.status).toBe(401)
+  })
+
+  it('is taken only as its request key: the credential itself, which could prove answers, opens nothing', async () => {
+    const response = await rawHttp({
+      port,
+      method: 'POST',
+      path: '/v1/gateway/calls',
+      headers: [['Authorization', `Bearer ${credential}`]],
+    })
+    expect(response.status).toBe(401)
+  })
+
+  it('proves every answer to the gateway, a refusal too, over the nonce it was sent', async () => {
+    const proven = async (method: string, path: string, body?: unknown) => {
+      const nonce = newGatewayNonce()
+      const response = await asGateway(method, path, body, [[GATEWAY_NONCE_HEADER, nonce]])
+      const answer = { nonce, method, path, status: response.status, body: response.body }
+      const proof = response.headers[RUNTIME_PROOF_HEADER]
+      return {
+        status: response.status,
+        proven: isProvenAnswer(
+          keys.responseKey,
+          answer,
+          typeof proof === 'string' ? proof : undefined,
+        ),
+      }
+    }
+    const request = noteCallRequest(harness.workspace)
+    expect(await proven('POST', '/v1/gateway/calls', request)).toEqual({
+      status: 201,
+      proven: true,
+    })
+    expect(await proven('GET', '/v1/gateway/calls/call_unknown')).toEqual({
+      status: 404,
+      proven: true,
+    })
+    expect(await proven('GET', '/v1/rooms')).toEqual({ status: 403, proven: true })
+    // Without a nonce there is nothing to prove an answer over.
+    const bare = await asGateway('GET', '/v1/gateway/calls/call_unknown')
+    expect(bare.headers[RUNTIME_PROOF_HEADER]).toBeUndefined()
+    // Nor for main, nor for a caller that showed no credential: no proof is
+    // ever made for whoever asks.
+    const nonce = newGatewayNonce()
+    const main = await rawHttp({
+      port,
+      method: 'GET',
+      path: '/v1/rooms',
+      headers: [
+        ['Authorization', `Bearer ${harness.connection().bearerToken}`],
+        [GATEWAY_NONCE_HEADER, nonce],
+      ],
+    })
+    expect(main.status).toBe(200)
+    expect(main.headers[RUNTIME_PROOF_HEADER]).toBeUndefined()
+    const stranger = await rawHttp({
+      port,
+      method: 'GET',
+      path: '/v1/gateway/calls/call_unknown',
+      headers: [[GATEWAY_NONCE_HEADER, nonce]],
+    })
+    expect(stranger.status).toBe(401)
+    expect(stranger.headers[RUNTIME_PROOF_HEADER]).toBeUndefined()
   })
 })

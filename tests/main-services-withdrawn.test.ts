@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { GatewayOpenedCallSchema } from '../src/contracts/mcp-gateway.ts'
 import { rejectApprovalForMessage } from '../src/main/core/message-rejection.ts'
+import { gatewayLinkKeys } from '../src/runtime/mcp/gateway-answer-proof.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { noteCallRequest } from './support/gateway-call-request.ts'
 import { startServices } from './support/main-services-rig.ts'
@@ -10,14 +11,14 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
-/** The gateway's side, over its own credential, as the gateway calls it. */
+/** The gateway's side, over its own request key, as the gateway calls it. */
 function gatewayOf(dataDir: string) {
   const send = async (path: string, body: unknown) => {
     const file = readGatewayConnectionFile(dataDir)
     const response = await fetch(`http://127.0.0.1:${file.port}${path}`, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${file.gatewayCredential}`,
+        authorization: `Bearer ${gatewayLinkKeys(file.gatewayCredential).requestKey}`,
         'content-type': 'application/json',
       },
       body: JSON.stringify(body),

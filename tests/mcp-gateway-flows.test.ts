@@ -12,6 +12,7 @@ import { scaledMs } from '../scripts/test-timing.ts'
 import { GatewayElicitationStateSchema } from '../src/contracts/mcp-gateway.ts'
 import { AssentGateway } from '../src/gateway/gateway-server.ts'
 import { RuntimeConsentClient } from '../src/gateway/runtime-consent-client.ts'
+import { gatewayLinkKeys } from '../src/runtime/mcp/gateway-answer-proof.ts'
 import { readGatewayConnectionFile } from '../src/runtime/mcp/gateway-connection-file.ts'
 import { CLIENT_CANCELLED } from '../src/runtime/mcp/gateway-call-service.ts'
 import { parseMcpConfigFile } from '../src/runtime/mcp/mcp-config-loader.ts'
@@ -176,7 +177,7 @@ describe('the MCP gateway: annotations, elicitation, progress and mcp.json reloa
         method,
         path,
         headers: [
-          ['Authorization', `Bearer ${connection.gatewayCredential}`],
+          ['Authorization', `Bearer ${gatewayLinkKeys(connection.gatewayCredential).requestKey}`],
           ...(body === undefined ? [] : [['Content-Type', 'application/json']]),
         ] as Array<[string, string]>,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -10,11 +10,17 @@ import {
   type GatewayMode,
   type GatewayModeRequest,
 } from '../contracts/mcp-gateway.ts'
+import { GATEWAY_NONCE_HEADER, RUNTIME_PROOF_HEADER } from '../contracts/http-headers.ts'
 import type { ElicitationForm } from '../runtime/mcp/mcp-elicitation.ts'
 import { GatewayConnectionFileReader } from '../runtime/mcp/gateway-connection-file.ts'
 import { LoopbackClient } from '../loopback/loopback-client.ts'
 import type { WorkspaceIdentity } from '../contracts/room.ts'
-import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import {
+  gatewayLinkKeys,
+  isProvenAnswer,
+  newGatewayNonce,
+} from '../runtime/mcp/gateway-answer-proof.ts'
+import { McpRefusal, runtimeUnverified } from '../runtime/mcp/mcp-refusal.ts'
 import { refuseIfWorkspaceMoved } from '../runtime/mcp/mcp-workspace.ts'
 import type {
   McpConsentPort,
@@ -34,6 +40,12 @@ const WITHDRAW_TIMEOUT_MS = 5_000
  * long-polls its outcome, and withdraws it with the call's own key when the
  * agent's client cancels the call or goes away. The credential it reads can
  * do nothing else: the runtime refuses it on every route that decides.
+ *
+ * Every request goes through `send`, which believes no answer the runtime
+ * did not prove (gateway-answer-proof.ts): after a crash the connection file
+ * stays and any local process may take its port, so an answer, a refusal
+ * included, counts only with the proof made over this request's nonce with
+ * a key that was never sent.
  *
  * What an allowed call returned is reported after the agent has its result,
  * in order, so the agent never waits for the timeline's entry; the runtime
@@ -237,7 +249,8 @@ export class RuntimeConsentClient implements McpConsentPort {
   }
 
   /** Checks the connection file each time, so a restarted runtime (new
-   *  port, new credential) is found without restarting the gateway. */
+   *  port, new credential) is found without restarting the gateway. The one
+   *  way this client reaches the runtime: every call, poll and report. */
   private async send(
     method: string,
     path: string,
@@ -245,13 +258,19 @@ export class RuntimeConsentClient implements McpConsentPort {
     signal?: AbortSignal,
   ): Promise<unknown> {
     const connection = this.connectionFile.read()
+    const keys = gatewayLinkKeys(connection.gatewayCredential)
+    const nonce = newGatewayNonce()
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const answer = await this.loopback.request(connection.port, {
       method,
       path,
       ...(signal === undefined ? {} : { signal }),
       headers: {
-        authorization: `Bearer ${connection.gatewayCredential}`,
+        // The request key, never the credential: whoever answers on the
+        // port learns what is sent, and the credential would let it prove
+        // its answers as the runtime does.
+        authorization: `Bearer ${keys.requestKey}`,
+        [GATEWAY_NONCE_HEADER]: nonce,
         ...(payload === undefined
           ? {}
           : {
@@ -261,6 +280,15 @@ export class RuntimeConsentClient implements McpConsentPort {
       },
       ...(payload === undefined ? {} : { body: payload }),
     })
+    // Checked before anything in the answer is read, its status and its
+    // refusals included: an unproven answer is not the runtime's, and
+    // nothing it says (least of all "allowed") is believed. The call fails
+    // with the reason instead, and nothing runs.
+    const proof = answer.headers[RUNTIME_PROOF_HEADER]
+    const seen = { nonce, method, path, status: answer.status, body: answer.text }
+    if (!isProvenAnswer(keys.responseKey, seen, typeof proof === 'string' ? proof : undefined)) {
+      throw runtimeUnverified(`${method} ${path}`, connection.port)
+    }
     const value: unknown = answer.text === '' ? null : JSON.parse(answer.text)
     if (answer.status < 200 || answer.status > 299) {
       const detail = (value as { error?: string } | null)?.error ?? `status ${answer.status}`

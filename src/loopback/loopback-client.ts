@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest } from 'node:http'
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 
 export interface LoopbackRequest {
   method: string
@@ -11,6 +11,8 @@ export interface LoopbackRequest {
 
 export interface LoopbackAnswer {
   status: number
+  /** As Node parsed them: names in lower case. */
+  headers: IncomingHttpHeaders
   text: string
 }
 
@@ -82,6 +84,7 @@ function attempt(
           }
           resolve({
             status: response.statusCode ?? 0,
+            headers: response.headers,
             text: Buffer.concat(chunks).toString('utf8'),
           })
         })

@@ -4,6 +4,7 @@ import {
   type GatewayCallState,
 } from '../../src/contracts/mcp-gateway.ts'
 import type { WorkspaceIdentity } from '../../src/contracts/room.ts'
+import { gatewayLinkKeys } from '../../src/runtime/mcp/gateway-answer-proof.ts'
 import { readGatewayConnectionFile } from '../../src/runtime/mcp/gateway-connection-file.ts'
 import { workspaceIdentityNow } from '../../src/runtime/policy/workspace-identity.ts'
 import { rawHttp, type RuntimeHarness } from './runtime-harness.ts'
@@ -37,7 +38,8 @@ export function noteCallRequest(workspace: string | WorkspaceIdentity): GatewayC
 }
 
 /** Opens a call on the runtime's gateway route the way assent-gateway
- *  does, with the gateway's own credential from the data folder. */
+ *  does, with the request key of the gateway's credential from the data
+ *  folder. */
 export async function openGatewayCall(
   harness: RuntimeHarness,
   request: GatewayCallRequest,
@@ -48,7 +50,7 @@ export async function openGatewayCall(
     method: 'POST',
     path: '/v1/gateway/calls',
     headers: [
-      ['Authorization', `Bearer ${file.gatewayCredential}`],
+      ['Authorization', `Bearer ${gatewayLinkKeys(file.gatewayCredential).requestKey}`],
       ['Content-Type', 'application/json'],
     ],
     body: JSON.stringify(request),

@@ -64,3 +64,15 @@ export function modeUnknown(name: string, why: string): McpRefusal {
     'mode_unknown',
   )
 }
+
+/** What answered the gateway on the runtime's port did not prove it is the
+ *  runtime the connection file names (gateway-answer-proof.ts): most often
+ *  a runtime that stopped without removing the file, its port now free for
+ *  any process. Nothing it said is believed, so nothing runs. */
+export function runtimeUnverified(request: string, port: number): McpRefusal {
+  return new McpRefusal(
+    'not_allowed',
+    `Assent's runtime could not be verified: what answered ${request} on 127.0.0.1:${port} did not prove it is the runtime named in the data folder's connection file, so nothing it said was believed and nothing ran. Is Assent running?`,
+    'runtime_unverified',
+  )
+}

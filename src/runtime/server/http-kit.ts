@@ -14,6 +14,7 @@ import type { z } from 'zod'
  */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+import { RUNTIME_PROOF_HEADER } from '../../contracts/http-headers.ts'
 import { Refusal } from '../domain/refusal.ts'
 import { httpStatusOf } from './error-status.ts'
 
@@ -58,6 +59,19 @@ export function whenDurable(res: ServerResponse, write: () => void): void {
     })
 }
 
+/** How each answer on a response is proven, for the callers that check
+ *  (the MCP gateway: runtime-server.ts). */
+const provers = new WeakMap<ServerResponse, (status: number, body: string) => string>()
+
+/** From now on, every answer written on `res` (a route's, a refusal, the
+ *  store's 503) carries `prove(status, body)` in its proof header. */
+export function proveAnswers(
+  res: ServerResponse,
+  prove: (status: number, body: string) => string,
+): void {
+  provers.set(res, prove)
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
   whenDurable(res, () => writeJson(res, status, text))
@@ -71,8 +85,14 @@ function writeJson(res: ServerResponse, status: number, text: string): void {
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    ...proofHeaderOf(res, status, text),
   })
   res.end(text)
+}
+
+function proofHeaderOf(res: ServerResponse, status: number, text: string) {
+  const prove = provers.get(res)
+  return prove === undefined ? {} : { [RUNTIME_PROOF_HEADER]: prove(status, text) }
 }
 
 /** Whether an answer on `res` is already written or waiting for the store. */

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { Refusal } from '../domain/refusal.ts'
 import { secretDigest } from '../domain/sha256.ts'
+import { gatewayLinkKeys } from '../mcp/gateway-answer-proof.ts'
 
 /**
  * Edge checks every request passes before routing. Each fails closed:
@@ -13,15 +14,18 @@ import { secretDigest } from '../domain/sha256.ts'
  * - the bearer token is compared in constant time.
  *
  * Answers who is calling: `main` (the bearer token) or `gateway` (the MCP
- * gateway's credential from the connection file). Both are compared, always,
- * so the answer's timing does not tell which one a guess came close to.
+ * gateway's request key, derived from the credential in the connection
+ * file: the gateway never sends the credential itself, which whoever took a
+ * dead runtime's port would learn; gateway-answer-proof.ts). Both are
+ * compared, always, so the answer's timing does not tell which one a guess
+ * came close to.
  */
 export type Caller = 'main' | 'gateway'
 
 export interface RuntimeCredentials {
   bearerToken: string
-  /** Absent when no gateway credential was issued: then nothing but the
-   *  bearer token is accepted. */
+  /** The credential in the connection file. Absent when none was issued:
+   *  then nothing but the bearer token is accepted. */
   gatewayCredential?: string
 }
 
@@ -35,7 +39,7 @@ export function requestEdgeCheck(
   const gateway =
     credentials.gatewayCredential === undefined
       ? undefined
-      : secretDigest(credentials.gatewayCredential)
+      : secretDigest(gatewayLinkKeys(credentials.gatewayCredential).requestKey)
   return (req, boundHost) => {
     const edge = edgeHeadersOf(req)
     if (edge.hosts.length !== 1 || edge.hosts[0] !== boundHost) {

@@ -1,11 +1,18 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { RuntimeErrorCode } from '../../contracts/error-codes.ts'
+import { GATEWAY_NONCE_HEADER } from '../../contracts/http-headers.ts'
 import { Refusal } from '../domain/refusal.ts'
+import { answerProof, gatewayLinkKeys, isGatewayNonce } from '../mcp/gateway-answer-proof.ts'
 import { httpStatusOf } from './error-status.ts'
-import { answered, holdUntilDurable, sendError } from './http-kit.ts'
+import { answered, holdUntilDurable, proveAnswers, sendError } from './http-kit.ts'
 import { tapConsentHeaders } from './consent-headers.ts'
-import { requestEdgeCheck, type Caller, type RuntimeCredentials } from './request-guards.ts'
+import {
+  headerValues,
+  requestEdgeCheck,
+  type Caller,
+  type RuntimeCredentials,
+} from './request-guards.ts'
 import type { Router } from './router.ts'
 
 export const RUNTIME_HOST = '127.0.0.1'
@@ -39,6 +46,10 @@ export async function startRuntimeServer(
 ): Promise<{ server: Server; port: number }> {
   let boundHost = ''
   const checkEdge = requestEdgeCheck(credentials)
+  const gatewayResponseKey =
+    credentials.gatewayCredential === undefined
+      ? undefined
+      : gatewayLinkKeys(credentials.gatewayCredential).responseKey
   const server = createServer(
     {
       maxHeaderSize: MAX_HEADER_BYTES,
@@ -48,7 +59,7 @@ export async function startRuntimeServer(
     (req, res) => {
       holdUntilDurable(res, durable)
       latestResponse.set(req.socket, res)
-      void handle(router, boundHost, checkEdge, req, res, onError)
+      void handle(router, boundHost, checkEdge, gatewayResponseKey, req, res, onError)
     },
   )
   tapConsentHeaders(server, MAX_HEADER_BYTES)
@@ -70,12 +81,16 @@ async function handle(
   router: Router,
   boundHost: string,
   checkEdge: (req: IncomingMessage, boundHost: string) => Caller,
+  gatewayResponseKey: Buffer | undefined,
   req: IncomingMessage,
   res: ServerResponse,
   onError: (error: unknown) => void,
 ): Promise<void> {
   try {
     const caller = checkEdge(req, boundHost)
+    if (caller === 'gateway' && gatewayResponseKey !== undefined) {
+      proveGatewayAnswers(gatewayResponseKey, req, res)
+    }
     const url = new URL(req.url ?? '/', `http://${boundHost}`)
     if (url.search !== '') throw new Refusal('unexpected_query', 'this API takes no query string')
     const { route, params } = router.match(req.method ?? '', url.pathname)
@@ -106,6 +121,25 @@ async function handle(
       sendError(res, new Refusal('internal', 'internal error'))
     }
   }
+}
+
+/**
+ * Proves every answer to a gateway's request (its refusals too) over the
+ * nonce it sent (gateway-answer-proof.ts), so the gateway can tell this
+ * runtime from a process that took its port after a crash. Only once the
+ * caller showed the gateway's request key: a caller without it gets no
+ * proof of anything. A request without exactly one well-formed nonce gets
+ * an answer without proof, which the gateway refuses as unproven.
+ */
+function proveGatewayAnswers(responseKey: Buffer, req: IncomingMessage, res: ServerResponse) {
+  const nonces = headerValues(req, GATEWAY_NONCE_HEADER)
+  const nonce = nonces.length === 1 ? nonces[0] : undefined
+  if (nonce === undefined || !isGatewayNonce(nonce)) return
+  const method = req.method ?? ''
+  const path = req.url ?? ''
+  proveAnswers(res, (status, body) =>
+    answerProof(responseKey, { nonce, method, path, status, body }),
+  )
 }
 
 /** The last response started on each connection, for `answerClientError`. */
