@@ -221,7 +221,10 @@ export const GatewayConnectionFileSchema = z.strictObject({
   version: z.literal(1),
   port: z.number().int().min(1).max(65_535),
   instanceId: z.string().min(1),
-  /** Can open gateway calls and read their outcome; never decide them. */
+  /** Can open gateway calls and read their outcome; never decide them.
+   *  Never sent as it is: the gateway and the runtime derive from it the
+   *  key the gateway sends and the key that proves the runtime's answers
+   *  (src/runtime/mcp/gateway-answer-proof.ts). */
   gatewayCredential: z.string().min(32).max(256),
   pid: z.number().int(),
 })
