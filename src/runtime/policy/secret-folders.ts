@@ -77,6 +77,21 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.terraformrc',
   '.config/hub',
   '.mylogin.cnf',
+  // Payment, edge and data tools' sign-ins.
+  '.config/stripe',
+  '.wrangler',
+  '.dbt/profiles.yml',
+  // Shells' and database clients' histories: tokens and passwords typed
+  // on a command line stay in them.
+  '.bash_history',
+  '.zsh_history',
+  '.local/share/fish/fish_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.rediscli_history',
+  '.python_history',
+  '.node_repl_history',
   ...BROWSER_PROFILES,
   'Library/Keychains',
   ...WALLET_DATA,

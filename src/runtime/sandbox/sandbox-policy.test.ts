@@ -82,6 +82,19 @@ describe('sandboxPolicyFor', () => {
     expect(HOME_SECRET_FOLDERS.length).toBeGreaterThan(2)
   })
 
+  it('hides the sign-ins of other tools and the histories that hold what was typed', async () => {
+    await mkdir(path.join(home, '.config', 'stripe'), { recursive: true })
+    await writeFile(path.join(home, '.bash_history'), 'export TOKEN=abc\n')
+    await writeFile(path.join(home, '.psql_history'), '\\password ada\n')
+    expect(policyFor().hidden).toEqual(
+      expect.arrayContaining([
+        { path: path.join(home, '.config', 'stripe'), kind: 'folder' },
+        { path: path.join(home, '.bash_history'), kind: 'file' },
+        { path: path.join(home, '.psql_history'), kind: 'file' },
+      ]),
+    )
+  })
+
   it('hides a credential folder made after an earlier command, from the next one', async () => {
     expect(policyFor().hidden).toEqual([])
     await mkdir(path.join(home, '.gnupg'))
