@@ -1,16 +1,19 @@
 import { existsSync, lstatSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { configPlaces, personalConfigFiles, type ConfigPlaces } from './git-config-places.ts'
+import { placesLinkedOut } from './git-folder-links.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
 import { regularFileText } from './regular-file-text.ts'
 
 export { coreHooksPath, personalGitPlaces, type ConfigPlaces } from './git-config-places.ts'
+export { GIT_HOOK_NAMES } from './git-hook-names.ts'
 export { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 
 // What git keeps and runs for a repository, wherever it really is: its git
 // folder (which a `.git` file may name under any other name), the folder
-// its config moves the hooks to (`core.hooksPath`), and the config files
-// that config includes. No grant or automatic allow may write to any of
+// its config moves the hooks to (`core.hooksPath`), the config files
+// that config includes, and what links in the git folder lead to
+// (git-folder-links.ts). No grant or automatic allow may write to any of
 // them (person-only.ts), and the command sandbox keeps them read-only.
 
 export interface GitPlaces extends ConfigPlaces {
@@ -36,7 +39,9 @@ export interface GitPlaces extends ConfigPlaces {
  * and `config.worktree`), each with what it includes. A relative value is
  * taken from the repository's top (a worktree's own), where git runs its
  * hooks. A config that cannot be read names nothing: the default hooks
- * folder is inside the git folder, which is covered anyway.
+ * folder is inside the git folder, which is covered anyway, unless it is
+ * a link out of it, which is given too (`placesLinkedOut`), as are the
+ * repository's own configs and hooks reached through links.
  */
 export function gitPlacesOf(workspace: string): GitPlaces | null {
   const repository = repositoryOf(workspace)
@@ -59,14 +64,26 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   // the repository's config (and runs its hooks) from the folder its
   // `commondir` names. A worktree is where agents are commonly run, and
   // the main checkout's `core.hooksPath` applies in it, from its own top.
-  const named = commonFolderOf(gitFolder)
-  const commonFolder = named === null ? null : (realPathAllowingMissing(named) ?? named)
+  const common = commonFolderOf(gitFolder)
+  const commonFolder = common === null ? null : (realPathAllowingMissing(common) ?? common)
   const files = [
     ...personalConfigFiles(),
     path.join(commonFolder ?? gitFolder, 'config'),
     path.join(gitFolder, 'config.worktree'),
   ]
-  return { gitFolder, commonFolder, ...configPlaces(files, repository.top) }
+  const named = configPlaces(files, repository.top)
+  // Every caller (the sandbox's binds, the made-files watch, the doors)
+  // reads a repository's places from here: what git reaches through a
+  // link out of its git folder is added here once, so none can miss it.
+  const linked = placesLinkedOut(gitFolder, commonFolder, named.hooksFolders)
+  return {
+    gitFolder,
+    commonFolder,
+    hooksFolders: [...new Set([...named.hooksFolders, ...linked.hooksFolders])],
+    templateFolders: named.templateFolders,
+    programs: [...named.programs, ...linked.programs],
+    configFiles: [...new Set([...named.configFiles, ...linked.configFiles])],
+  }
 }
 
 /** The repository git would find from `workspace`: the nearest folder at
@@ -109,40 +126,6 @@ function gitFolderAt(top: string): string | null | undefined {
     return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null
   }
 }
-
-/** The names git runs as hooks (githooks(5)), lower-cased: a file of one
- *  of these names in a folder some repository's config names as its hooks
- *  folder runs when the person uses git there. */
-export const GIT_HOOK_NAMES: ReadonlySet<string> = new Set([
-  'applypatch-msg',
-  'pre-applypatch',
-  'post-applypatch',
-  'pre-commit',
-  'pre-merge-commit',
-  'prepare-commit-msg',
-  'commit-msg',
-  'post-commit',
-  'pre-rebase',
-  'post-checkout',
-  'post-merge',
-  'pre-push',
-  'pre-receive',
-  'update',
-  'proc-receive',
-  'post-receive',
-  'post-update',
-  'reference-transaction',
-  'push-to-checkout',
-  'pre-auto-gc',
-  'post-rewrite',
-  'sendemail-validate',
-  'fsmonitor-watchman',
-  'p4-changelist',
-  'p4-prepare-changelist',
-  'p4-post-changelist',
-  'p4-pre-submit',
-  'post-index-change',
-])
 
 /** What git looks for in a folder to take it for a git folder
  *  (`is_git_directory`): `HEAD`, and the `objects` and `refs` folders. */
