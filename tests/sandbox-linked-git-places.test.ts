@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
-import { CommandSandbox } from '../src/runtime/sandbox/command-sandbox.ts'
+import { describe, expect, it } from 'vitest'
 import { sandboxedRun } from '../src/runtime/sandbox/test-support/sandboxed-run.ts'
-import { varTmpFolder } from '../src/runtime/sandbox/test-support/var-tmp-folder.ts'
+import { sandboxScratch } from '../src/runtime/sandbox/test-support/sandbox-scratch.ts'
 import { bubblewrapRequired } from './support/bubblewrap.ts'
 import { realGit } from './support/real-git.ts'
 
@@ -18,26 +17,15 @@ import { realGit } from './support/real-git.ts'
 
 const HAS_BWRAP = await bubblewrapRequired()
 
-let base: string
-let sandbox: CommandSandbox
-let count = 0
-const scratch = varTmpFolder('assent-linked-git-')
-
-beforeAll(async () => {
-  base = scratch()
-  const home = path.join(base, 'home')
-  await mkdir(home)
-  sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
-})
+const scratch = sandboxScratch('assent-linked-git-')
+const { sandbox } = scratch
 
 /** A fresh repository, and where a program the agent wrote would leave
  *  its mark if the person's git ran it. */
 async function freshRepository(): Promise<{ workspace: string; marker: string }> {
-  count += 1
-  const workspace = path.join(base, `ws-${count}`)
-  await mkdir(workspace)
-  realGit(base, workspace, 'init', '-q')
-  return { workspace, marker: path.join(base, `ran-${count}`) }
+  const { workspace, count } = await scratch.freshWorkspace()
+  realGit(scratch.base(), workspace, 'init', '-q')
+  return { workspace, marker: path.join(scratch.base(), `ran-${count}`) }
 }
 
 /** A shell script that leaves `marker` when it runs. */
@@ -47,7 +35,7 @@ const leaves = (marker: string) => `#!/bin/sh\\necho ran > ${marker}\\n`
  *  run fails the commit, which changes nothing here). */
 function personCommits(workspace: string): void {
   try {
-    realGit(base, workspace, 'commit', '-q', '--allow-empty', '-m', 'x')
+    realGit(scratch.base(), workspace, 'commit', '-q', '--allow-empty', '-m', 'x')
   } catch {
     // The commit failing is fine: what matters is what ran.
   }
@@ -64,7 +52,7 @@ describe.runIf(HAS_BWRAP)('git places reached through links out of .git', () => 
   it('keeps the script a hook links to read-only, and the person’s commit runs nothing the command wrote', async () => {
     const { workspace, marker } = await freshRepository()
     await linkedHook(workspace)
-    const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
+    const { sh } = sandboxedRun(() => ({ workspace, sandbox: sandbox() }))
     // The command names no git place at all.
     const result = await sh(`printf '${leaves(marker)}' > scripts/pre-commit`, 'workspace-write')
     expect(result.ok).toBe(false)
@@ -76,7 +64,7 @@ describe.runIf(HAS_BWRAP)('git places reached through links out of .git', () => 
   it('moves aside a script put where a hook links after the folder holding it was renamed', async () => {
     const { workspace, marker } = await freshRepository()
     await linkedHook(workspace)
-    const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
+    const { sh } = sandboxedRun(() => ({ workspace, sandbox: sandbox() }))
     const result = await sh(
       `mv scripts scripts.old && mkdir scripts && printf '${leaves(marker)}' > scripts/pre-commit && chmod +x scripts/pre-commit`,
       'workspace-write',
@@ -91,7 +79,7 @@ describe.runIf(HAS_BWRAP)('git places reached through links out of .git', () => 
     const { workspace, marker } = await freshRepository()
     await rename(path.join(workspace, '.git', 'hooks'), path.join(workspace, 'git-hooks'))
     await symlink('../git-hooks', path.join(workspace, '.git', 'hooks'))
-    const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
+    const { sh } = sandboxedRun(() => ({ workspace, sandbox: sandbox() }))
     const result = await sh(
       `printf '${leaves(marker)}' > git-hooks/pre-commit && chmod +x git-hooks/pre-commit`,
       'workspace-write',
@@ -109,14 +97,14 @@ describe.runIf(HAS_BWRAP)('git places reached through links out of .git', () => 
     await writeFile(path.join(workspace, 'tools', 'gitconfig'), await readFile(config))
     await rm(config)
     await symlink('../tools/gitconfig', config)
-    const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
+    const { sh } = sandboxedRun(() => ({ workspace, sandbox: sandbox() }))
     const result = await sh(
       `printf '[core]\\n\\tfsmonitor = "echo ran > ${marker}; false"\\n' >> tools/gitconfig`,
       'workspace-write',
     )
     expect(result.ok).toBe(false)
     expect(result.output).toMatch(/Read-only/)
-    realGit(base, workspace, 'status', '--short')
+    realGit(scratch.base(), workspace, 'status', '--short')
     expect(existsSync(marker), 'the person’s git ran the program the command named').toBe(false)
   })
 })

@@ -11,7 +11,9 @@ import {
   type ConfigPlaces,
 } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
+import { realPathAllowingMissing } from './real-paths.ts'
 import { sensitivePath } from './sensitive-paths.ts'
+import { childFolder, followLink, type WalkedFolder } from './walk-links.ts'
 
 /** How many folder entries `personOnlyPathsIn` reads at most. */
 export const READ_ONLY_WALK_ENTRIES = 20_000
@@ -76,8 +78,11 @@ export interface ReadOnlyWalk {
  * the workspace (a match is not descended into, nor `node_modules`), and
  * what git keeps and runs for the repository, for every repository
  * nested in it (`gitPlacesOf`) and for every bare one (`bareGitPlacesOf`). Real paths,
- * so the sandbox binds what is really there; links are not followed, so
- * the walk stays inside. `truncated` says the walk stopped at
+ * so the sandbox binds what is really there. A link to a folder inside
+ * the workspace is gone through, what is under it judged by the link's
+ * name (`.vscode -> editor/vscode` holds `.vscode/tasks.json` to the
+ * person's editor); one to a folder outside it is not, so the walk stays
+ * inside (walk-links.ts). `truncated` says the walk stopped at
  * `READ_ONLY_WALK_ENTRIES` entries: what lies past it is not kept
  * read-only, so a command in such a workspace always needs the person
  * (`personOnlyReason`), who is told why. `elsewhere` holds git's places
@@ -116,7 +121,8 @@ export function personOnlyPathsInRoots(
   entries: number = READ_ONLY_WALK_ENTRIES,
   judgedFrom?: string,
 ): ReadOnlyWalk {
-  const walks = roots.flatMap((root) => walkFolder(root, entries, judgedFrom) ?? [])
+  const real = roots.flatMap((root) => realPathAllowingMissing(root) ?? [])
+  const walks = roots.flatMap((root) => walkFolder(root, entries, judgedFrom, real) ?? [])
   return keptReadOnly(walks)
 }
 
@@ -167,35 +173,43 @@ function keptReadOnly(walks: readonly FolderWalk[]): ReadOnlyWalk {
  *  `limit` entries; null when it cannot be resolved. */
 /** `judgedFrom`: the folder the table's names are read from (the root
  *  unless given): a folder inside a workspace (`.github`) is judged as
- *  the workspace's, so `workflows/ci.yml` in it is `.github/workflows`. */
-function walkFolder(folder: string, limit: number, judgedFrom?: string): FolderWalk | null {
+ *  the workspace's, so `workflows/ci.yml` in it is `.github/workflows`.
+ *  `roots`: the real folders a command may write; a link in the walk to
+ *  a folder in one of them is gone through (walk-links.ts). */
+function walkFolder(
+  folder: string,
+  limit: number,
+  judgedFrom?: string,
+  roots?: readonly string[],
+): FolderWalk | null {
   let real: string
   try {
     real = realpathSync.native(folder)
   } catch {
     return null
   }
+  const writable = roots ?? [real]
   const table: string[] = []
   const unlistable: string[] = []
   let seen = 0
   let truncated = false
-  const nested: string[] = []
+  const nested = new Set<string>()
   const bare: string[] = []
-  let level: string[] = ['']
+  let level: WalkedFolder[] = [{ relative: '', at: real, above: [], levels: null }]
   while (level.length > 0 && !truncated) {
-    const next: string[] = []
-    for (const relative of level) {
+    const next: WalkedFolder[] = []
+    for (const walked of level) {
+      const { relative, at } = walked
       let entries: Dirent[]
       try {
-        entries = readdirSync(path.join(real, relative), { withFileTypes: true })
+        entries = readdirSync(at, { withFileTypes: true })
       } catch (error) {
         // Gone, or no longer a folder, since its parent was read: nothing
         // is there to check. Any other failure (no permission to list it)
         // leaves what it holds unknown, and git may still go in: said,
         // never taken as empty.
         const code = (error as NodeJS.ErrnoException).code
-        const folder = path.join(real, relative)
-        if (code !== 'ENOENT' && code !== 'ENOTDIR' && enterable(folder)) unlistable.push(folder)
+        if (code !== 'ENOENT' && code !== 'ENOTDIR' && enterable(at)) unlistable.push(at)
         continue
       }
       seen += entries.length
@@ -207,22 +221,32 @@ function walkFolder(folder: string, limit: number, judgedFrom?: string): FolderW
       // repository): git run inside it runs what its config names. It is
       // kept whole, as `.git` is, and not gone into.
       if (relative !== '' && shapedLikeGitFolder(entries)) {
-        table.push(path.join(real, relative))
-        bare.push(path.join(real, relative))
+        table.push(at)
+        bare.push(at)
         continue
       }
       for (const entry of entries) {
         const child = relative === '' ? entry.name : path.join(relative, entry.name)
         const judged =
           judgedFrom === undefined ? child : path.relative(judgedFrom, path.join(real, child))
-        if (sensitivePath(judged) !== null) table.push(path.join(real, child))
-        else if (entry.isDirectory() && !NOT_WALKED.has(entry.name)) next.push(child)
+        // Kept at its real path: under a link (`.vscode -> editor/vscode`)
+        // that is where the file is, which a bind or a rename acts on.
+        if (sensitivePath(judged) !== null) table.push(path.join(at, entry.name))
+        else if (!NOT_WALKED.has(entry.name)) {
+          // A folder that is a link is read as the folder it leads to,
+          // judged by the link's name: the person's editor, CI and git
+          // read `.vscode/tasks.json` through it all the same.
+          const inner = entry.isDirectory()
+            ? childFolder(walked, child, entry.name)
+            : entry.isSymbolicLink()
+              ? followLink(walked, child, path.join(at, entry.name), writable)
+              : null
+          if (inner !== null) next.push(inner)
+        }
         // A repository nested in the workspace has git places of its own
         // (a hooks folder its config names under an innocent name).
         // Lower-cased: a case-insensitive file system opens `.GIT` as `.git`.
-        if (relative !== '' && entry.name.toLowerCase() === '.git') {
-          nested.push(path.join(real, relative))
-        }
+        if (relative !== '' && entry.name.toLowerCase() === '.git') nested.add(at)
       }
     }
     level = next

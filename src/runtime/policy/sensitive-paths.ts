@@ -29,6 +29,11 @@ const FOLDER_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'folder').m
   // the case their tool uses (`Library/Keychains`).
   (rule, order) => ({ rule, segments: rule.value.toLowerCase().split('/'), order }),
 )
+/** How many names the longest folder rule spans (`.local/share/keyrings`
+ *  spans three): a rule matches no run of names longer than this. */
+export const LONGEST_FOLDER_RULE_SEGMENTS = Math.max(
+  ...FOLDER_RULES.map((entry) => entry.segments.length),
+)
 /** The folder rules by their first segment: a path is looked up once per
  *  segment, not matched against every rule (the sandbox's walk asks for
  *  every name in the workspace). */
