@@ -71,8 +71,12 @@ export function placesLinkedOut(
 function linkTargetsIn(folder: string): Array<{ link: string; target: string }> {
   let names: readonly string[] = [...GIT_HOOK_NAMES]
   try {
-    const listed = readdirSync(folder)
-    if (listed.length <= MAX_HOOKS_FOLDER_ENTRIES) names = listed
+    const listed = readdirSync(folder, { withFileTypes: true })
+    // Asked of every action's repository: only the links are looked at
+    // again, by `linkTarget`, which checks each is still one.
+    if (listed.length <= MAX_HOOKS_FOLDER_ENTRIES) {
+      names = listed.filter((entry) => entry.isSymbolicLink()).map((entry) => entry.name)
+    }
   } catch {
     // Not there, or not listable: git can still run a hook by its name.
   }
