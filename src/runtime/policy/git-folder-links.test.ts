@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { gitPlacesOf } from './git-hooks-folder.ts'
+import { personOnlyReason, type ActionTouch } from './person-only.ts'
 import { personOnlyPathsInRoots } from './read-only-walk.ts'
 
 // What git reaches through a link out of a repository's git folder is one
@@ -75,6 +76,21 @@ describe('git places reached through links out of the git folder', () => {
     symlinkSync('../scripts/commit-msg', join(ws, '.githooks/commit-msg'))
     const programs = gitPlacesOf(ws)?.programs.map((program) => program.path)
     expect(programs).toEqual([join(ws, 'scripts/commit-msg')])
+  })
+
+  it('has every door ask the person for a write of a linked hook’s script or config', () => {
+    writeFileSync(join(ws, 'scripts/pre-commit'), '#!/bin/sh\n')
+    symlinkSync('../../scripts/pre-commit', join(ws, '.git/hooks/pre-commit'))
+    writeFileSync(join(ws, 'scripts/gitconfig'), '[core]\n\tbare = false\n')
+    symlinkSync('../scripts/gitconfig', join(ws, '.git/config'))
+    const write = (file: string): ActionTouch => ({
+      toolName: 'write_file',
+      arguments: { path: file, content: 'x' },
+      workspace: ws,
+    })
+    expect(personOnlyReason(write('scripts/pre-commit'))).toMatchObject({ class: 'git' })
+    expect(personOnlyReason(write('scripts/gitconfig'))).toMatchObject({ class: 'git' })
+    expect(personOnlyReason(write('scripts/build.sh'))).toBeNull()
   })
 
   it('has the sandbox keep a linked hook’s script read-only, as it keeps .git', () => {
