@@ -10,6 +10,7 @@ import { DOMAIN_TAG, signingPrefix } from './consent-subject.ts'
 import {
   APPROVAL_FIELDS,
   ROOM_FIELDS,
+  ROOM_FLAGS,
   WEBHOOK_FIELDS,
   SAMPLE_APPROVAL,
   SAMPLE_ROOM,
@@ -68,12 +69,14 @@ const edgeValue = fc.oneof(
 )
 
 /** A subject object of one kind with some fields replaced, dropped or added,
- *  built in one of the ways an object can carry keys. */
-function subjectArb(fields: Record<string, fc.Arbitrary<unknown>>) {
-  const names = Object.keys(fields)
+ *  built in one of the ways an object can carry keys. `flags` are fields a
+ *  valid subject may leave out and otherwise holds as `true`. */
+function subjectArb(fields: Record<string, fc.Arbitrary<unknown>>, flags: readonly string[] = []) {
+  const names = [...Object.keys(fields), ...flags]
+  const flagValues = Object.fromEntries(flags.map((flag) => [flag, fc.constant<unknown>(true)]))
   return fc
     .record({
-      valid: fc.record(fields),
+      valid: fc.record({ ...fields, ...flagValues }, { requiredKeys: Object.keys(fields) }),
       replaced: fc.dictionary(fc.constantFrom(...names), edgeValue, { maxKeys: 2 }),
       dropped: fc.subarray(names, { maxLength: 1 }),
       extra: fc.dictionary(fc.string({ maxLength: 6 }), edgeValue, { maxKeys: 1 }),
@@ -123,16 +126,16 @@ function expectSameAsSchemaAndJcs(kind: ConsentKind, subject: unknown) {
 
 describe('signingPrefix: the subject checks and bytes, without zod on the hot path', () => {
   it.each([
-    ['approval', APPROVAL_FIELDS],
-    ['room-permission', ROOM_FIELDS],
-    ['approver-webhook', WEBHOOK_FIELDS],
+    ['approval', APPROVAL_FIELDS, []],
+    ['room-permission', ROOM_FIELDS, ROOM_FLAGS],
+    ['approver-webhook', WEBHOOK_FIELDS, []],
   ] as const)(
     'accepts exactly what the %s schema accepts, and writes its RFC 8785 form',
-    (kind, fields) => {
+    (kind, fields, flags) => {
       let accepted = 0
       let refused = 0
       fc.assert(
-        fc.property(subjectArb(fields), (subject) => {
+        fc.property(subjectArb(fields, flags), (subject) => {
           if (expectSameAsSchemaAndJcs(kind, subject)) accepted += 1
           else refused += 1
         }),
@@ -207,6 +210,8 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
     ['room-permission', 'clientRequestId', 'c'.repeat(129)],
     ['room-permission', 'expectedRevision', -1],
     ['room-permission', 'mode', 'root'],
+    ['room-permission', 'acceptsReplacedWorkspace', false],
+    ['room-permission', 'resealsRoom', undefined],
     ['room-permission', 'instanceId', ''],
   ])('names the %s subject field %s when it is wrong', (kind, field, value) => {
     const subject = {
@@ -258,6 +263,21 @@ describe('signingPrefix: the subject checks and bytes, without zod on the hot pa
       ).toEqual({ reason: expect.stringContaining(`subject: clientRequestId must be`) })
     },
   )
+
+  it.each([
+    [{}],
+    [{ acceptsReplacedWorkspace: true }],
+    [{ resealsRoom: true }],
+    [{ acceptsReplacedWorkspace: true, resealsRoom: true }],
+  ])('writes the room flags %j in their keys’ places, as the canonicaliser does', (flags) => {
+    const subject = { ...SAMPLE_ROOM.subject, ...flags }
+    const prefix = signingPrefix({ kind: 'room-permission', subject })
+    expect(prefix).toBe(`${DOMAIN_TAG}\nroom-permission\n${canonicalJson(subject)}\n`)
+    // Each flag changes the bytes signed: a token with it never verifies without it.
+    if (Object.keys(flags).length > 0) {
+      expect(prefix).not.toBe(signingPrefix(SAMPLE_ROOM))
+    }
+  })
 
   it('binds a webhook url of exactly the longest length, or null, and refuses one unit more', () => {
     const longest = `https://h.example/${'u'.repeat(WEBHOOK_URL_MAX_LENGTH - 18)}`

@@ -38,6 +38,8 @@ const ROOM_FIELDS: ReadonlySet<string> = new Set([
   'clientRequestId',
   'expectedRevision',
   'mode',
+  'acceptsReplacedWorkspace',
+  'resealsRoom',
   'instanceId',
 ])
 const WEBHOOK_FIELDS: ReadonlySet<string> = new Set([
@@ -92,6 +94,8 @@ function roomPermissionPrefix(subject: unknown): string | BindingRefusal {
     string,
     unknown
   >
+  const accepts = optionalTrue(subject as object, 'acceptsReplacedWorkspace')
+  const reseals = optionalTrue(subject as object, 'resealsRoom')
   if (!isNonEmptyString(roomId))
     return refusal('room-permission', 'roomId must be a non-empty, well-formed string')
   if (!isNonEmptyString(clientRequestId) || clientRequestId.length > CLIENT_REQUEST_ID_MAX_LENGTH) {
@@ -109,14 +113,19 @@ function roomPermissionPrefix(subject: unknown): string | BindingRefusal {
     return refusal('room-permission', 'expectedRevision must be a non-negative safe integer')
   }
   if (!MODES.has(mode)) return refusal('room-permission', 'mode is not a permission mode')
+  if (accepts === null) return refusal('room-permission', 'acceptsReplacedWorkspace must be true')
+  if (reseals === null) return refusal('room-permission', 'resealsRoom must be true')
   if (!isNonEmptyString(instanceId)) {
     return refusal('room-permission', 'instanceId must be a non-empty, well-formed string')
   }
+  // The two flags are absent or true: written only when present, each in
+  // its key's place, so a token with one never verifies without it.
   return (
     `${DOMAIN_TAG}\nroom-permission\n` +
-    `{"clientRequestId":${jsonString(clientRequestId)},"expectedRevision":${expectedRevision},` +
+    `{${accepts ? '"acceptsReplacedWorkspace":true,' : ''}` +
+    `"clientRequestId":${jsonString(clientRequestId)},"expectedRevision":${expectedRevision},` +
     `"instanceId":${jsonString(instanceId)},"mode":"${mode as string}",` +
-    `"roomId":${jsonString(roomId)}}\n`
+    `${reseals ? '"resealsRoom":true,' : ''}"roomId":${jsonString(roomId)}}\n`
   )
 }
 
@@ -147,6 +156,15 @@ function approverWebhookPrefix(subject: unknown): string | BindingRefusal {
     `{"clientRequestId":${jsonString(clientRequestId)},"instanceId":${jsonString(instanceId)},` +
     `"roomId":${jsonString(roomId)},"url":${url === null ? 'null' : jsonString(url)}}\n`
   )
+}
+
+/** An optional field that may only be `true`: false when absent (not even
+ *  inherited, as the strict schemas count keys), true when true, null for
+ *  anything else (undefined included, which JCS cannot write). Reads the
+ *  value once. */
+function optionalTrue(subject: object, name: string): boolean | null {
+  if (!(name in subject)) return false
+  return (subject as Record<string, unknown>)[name] === true ? true : null
 }
 
 /** Why `subject` is not an object with only `fields` (own or inherited

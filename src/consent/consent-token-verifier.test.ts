@@ -12,6 +12,7 @@ import {
   nonceBytes,
   APPROVAL_FIELDS,
   ROOM_FIELDS,
+  ROOM_FLAGS,
   WEBHOOK_FIELDS,
   SAMPLE_APPROVAL,
   approvalBinding,
@@ -64,6 +65,25 @@ describe('ConsentTokenVerifier: binding, kind and encoding', () => {
       )
     })
   })
+
+  it.each(ROOM_FLAGS)(
+    'refuses a room-permission token once its %s flag is added or dropped',
+    (flag) => {
+      fc.assert(
+        fc.property(roomBinding, nonceBytes, (binding, bytes) => {
+          const { [flag]: had, ...rest } = binding.subject as RoomPermissionConsentSubject
+          const changed = {
+            kind: 'room-permission',
+            subject: had === true ? rest : { ...rest, [flag]: true },
+          } as ConsentBinding
+          const token = mint(binding, { nonce: bytes })
+          expect(verifierAt(T0).verify(token, changed)).toBe(false)
+          expectGenuine(token, binding)
+        }),
+        RUNS,
+      )
+    },
+  )
 
   it('refuses a token minted for one kind when presented as another kind', () => {
     const kinds = [approvalBinding, roomBinding, webhookBinding]

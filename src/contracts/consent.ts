@@ -47,6 +47,10 @@ export const RoomPermissionConsentSubjectSchema = z.strictObject({
   clientRequestId: z.string().min(1).max(CLIENT_REQUEST_ID_MAX_LENGTH),
   expectedRevision: z.number().int().min(0),
   mode: PermissionModeSchema,
+  /** What the window said confirming also does (PermissionChangeRequest):
+   *  bound, so a confirm is never spent on a room other than the one shown. */
+  acceptsReplacedWorkspace: z.literal(true).optional(),
+  resealsRoom: z.literal(true).optional(),
   instanceId: z.string().min(1),
 })
 export type RoomPermissionConsentSubject = z.infer<typeof RoomPermissionConsentSubjectSchema>

@@ -70,6 +70,14 @@ export const PermissionChangeRequestSchema = z.strictObject({
   clientRequestId: ClientRequestIdSchema,
   expectedRevision: z.number().int().min(0),
   mode: PermissionModeSchema,
+  /** Present when the protected window told the person that confirming
+   *  accepts the folder now at the room's workspace path (the room's own
+   *  was replaced: `workspaceMoved`). */
+  acceptsReplacedWorkspace: z.literal(true).optional(),
+  /** Present when the window told the person that confirming seals again
+   *  a room whose stored settings failed their check (`integrity` not
+   *  `ok`), which gives it back its grants and approver webhook. */
+  resealsRoom: z.literal(true).optional(),
 })
 export type PermissionChangeRequest = z.infer<typeof PermissionChangeRequestSchema>
 

@@ -41,6 +41,8 @@ export interface RuntimeHarness {
     clientRequestId: string
     expectedRevision: number
     mode: PermissionMode
+    acceptsReplacedWorkspace?: true
+    resealsRoom?: true
   }): string
   restart(): Promise<void>
   close(): Promise<void>

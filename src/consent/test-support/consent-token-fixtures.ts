@@ -47,7 +47,11 @@ export const APPROVAL_FIELDS: { [K in keyof ApprovalConsentSubject]: fc.Arbitrar
   actionDigest: digest,
   instanceId: text,
 }
-export const ROOM_FIELDS: { [K in keyof RoomPermissionConsentSubject]: fc.Arbitrary<unknown> } = {
+/** The fields every room-permission subject has; ROOM_FLAGS are the ones
+ *  it may leave out. */
+export const ROOM_FIELDS: {
+  [K in Exclude<keyof RoomPermissionConsentSubject, RoomFlag>]: fc.Arbitrary<unknown>
+} = {
   roomId: text,
   // 64 code points stay within the schema's 128 UTF-16 units.
   clientRequestId: fc.string({ minLength: 1, maxLength: 64, unit: 'binary' }),
@@ -55,6 +59,13 @@ export const ROOM_FIELDS: { [K in keyof RoomPermissionConsentSubject]: fc.Arbitr
   mode,
   instanceId: text,
 }
+type RoomFlag = 'acceptsReplacedWorkspace' | 'resealsRoom'
+export const ROOM_FLAGS: readonly RoomFlag[] = ['acceptsReplacedWorkspace', 'resealsRoom']
+/** Each flag absent or true, as a subject carries them. */
+export const roomFlags = fc.record(
+  { acceptsReplacedWorkspace: fc.constant(true), resealsRoom: fc.constant(true) },
+  { requiredKeys: [] },
+)
 
 export const WEBHOOK_FIELDS: { [K in keyof ApproverWebhookConsentSubject]: fc.Arbitrary<unknown> } =
   {
@@ -91,8 +102,11 @@ export const approvalBinding: fc.Arbitrary<ConsentBinding> = fc
   .record(APPROVAL_FIELDS)
   .map((subject) => ({ kind: 'approval', subject: subject as ApprovalConsentSubject }))
 export const roomBinding: fc.Arbitrary<ConsentBinding> = fc
-  .record(ROOM_FIELDS)
-  .map((subject) => ({ kind: 'room-permission', subject: subject as RoomPermissionConsentSubject }))
+  .tuple(fc.record(ROOM_FIELDS), roomFlags)
+  .map(([fields, flags]) => ({
+    kind: 'room-permission',
+    subject: { ...fields, ...flags } as RoomPermissionConsentSubject,
+  }))
 export const webhookBinding: fc.Arbitrary<ConsentBinding> = fc
   .record(WEBHOOK_FIELDS)
   .map((subject) => ({
