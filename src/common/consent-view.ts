@@ -227,6 +227,12 @@ export const ConsentViewSchema = z.discriminatedUnion('subject', [
      *  folder now at this path when the one the room was made for was
      *  replaced. */
     workspace: z.string().max(4_096).optional(),
+    /** The folder the room was made for was replaced: confirming accepts
+     *  the one now at `workspace`. */
+    acceptsReplacedWorkspace: z.literal(true).optional(),
+    /** The room's stored settings failed their check: confirming seals
+     *  them again, which gives back its grants and approver webhook. */
+    resealsRoom: z.literal(true).optional(),
     fromMode: ModeSchema,
     toMode: ModeSchema,
     lang: LanguageSchema,

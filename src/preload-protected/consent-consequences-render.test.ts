@@ -252,6 +252,43 @@ describe('rendering a mode change', () => {
     inbox.deliver({ ...modeChangeView(), fromMode: 'full-access', toMode: 'ask-for-approval' })
     expect(text(CONSENT_PAGE_IDS.modeHeading)).toBe('Change Design review to Ask for approval?')
     expect(byId(CONSENT_PAGE_IDS.modeGivesUp).hidden).toBe(true)
+    expect(byId(CONSENT_PAGE_IDS.modeVouches).hidden).toBe(true)
     expect(buttonFor('confirm').classList.contains('consent-button-danger')).toBe(false)
   })
+
+  it.each(['en', 'zh-CN'] as const)(
+    'says in %s that confirming a narrowing accepts the replaced folder and seals the room again',
+    (lang) => {
+      start()
+      const narrowing = { ...modeChangeView(), fromMode: 'approve-for-me', toMode: 'plan' } as const
+      inbox.deliver({
+        ...narrowing,
+        lang,
+        workspace: '/home/ada/src/design-review',
+        acceptsReplacedWorkspace: true,
+        resealsRoom: true,
+      })
+      expect(byId(CONSENT_PAGE_IDS.modeVouches).hidden).toBe(false)
+      expect(text(CONSENT_PAGE_IDS.modeVouchesLabel)).toBe(
+        translate(lang, 'consent.modeChange.vouchesLabel'),
+      )
+      expect(byId(CONSENT_PAGE_IDS.modeReplacedWorkspace).hidden).toBe(false)
+      expect(text(CONSENT_PAGE_IDS.modeReplacedWorkspace)).toBe(
+        translate(lang, 'consent.modeChange.acceptsReplacedWorkspace'),
+      )
+      expect(byId(CONSENT_PAGE_IDS.modeResealsRoom).hidden).toBe(false)
+      expect(text(CONSENT_PAGE_IDS.modeResealsRoom)).toBe(
+        translate(lang, 'consent.modeChange.resealsRoom'),
+      )
+      expect(text(CONSENT_PAGE_IDS.modeWorkspace)).toBe('/home/ada/src/design-review')
+
+      // Each is said only of the room it is true of.
+      freshPage()
+      start()
+      inbox.deliver({ ...narrowing, lang, resealsRoom: true })
+      expect(byId(CONSENT_PAGE_IDS.modeVouches).hidden).toBe(false)
+      expect(byId(CONSENT_PAGE_IDS.modeReplacedWorkspace).hidden).toBe(true)
+      expect(byId(CONSENT_PAGE_IDS.modeResealsRoom).hidden).toBe(false)
+    },
+  )
 })

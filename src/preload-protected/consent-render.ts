@@ -87,6 +87,9 @@ const MODE_CHANGE_LABELS: ReadonlyArray<readonly [ConsentPageElement, MessageKey
   ['modeAllowsLabel', 'consent.modeChange.allowsLabel'],
   ['modeGivesUpLabel', 'consent.modeChange.givesUpLabel'],
   ['modeGivesUpText', 'consent.modeChange.givesUp'],
+  ['modeVouchesLabel', 'consent.modeChange.vouchesLabel'],
+  ['modeReplacedWorkspace', 'consent.modeChange.acceptsReplacedWorkspace'],
+  ['modeResealsRoom', 'consent.modeChange.resealsRoom'],
   ['modeRoomLabel', 'consent.label.room'],
   ['modeWorkspaceLabel', 'consent.label.workspace'],
 ]
@@ -213,6 +216,13 @@ export function renderConsentView(
     text('modeTo', to)
     text('modeAllows', translate(view.lang, `mode.${view.toMode}.description`))
     elements.modeGivesUp.hidden = !fullAccess
+    // Said whatever the modes: the runtime accepts the folder, or gives the
+    // room back its grants, on a narrowing too.
+    const accepts = view.acceptsReplacedWorkspace === true
+    const reseals = view.resealsRoom === true
+    elements.modeReplacedWorkspace.hidden = !accepts
+    elements.modeResealsRoom.hidden = !reseals
+    elements.modeVouches.hidden = !accepts && !reseals
     page.buttons.confirm.classList.toggle('consent-button-danger', fullAccess)
     elements.modeChangeSection.classList.toggle('consent-full-access', fullAccess)
     safe('modeRoom', view.roomLabel)

@@ -70,6 +70,50 @@ describe('main’s own enable delay', () => {
     expect(await stateOf(narrowing)).toMatchObject({ status: 'changed' })
   })
 
+  // A room whose settings failed their check reads as ask-for-approval;
+  // entering plan from it is the narrowing that would seal it again.
+  it.each([
+    ['whose folder was replaced', { workspaceMoved: true }, { acceptsReplacedWorkspace: true }],
+    ['whose settings failed their check', { integrity: 'tampered' }, { resealsRoom: true }],
+    ['rolled back', { integrity: 'rolled-back' }, { resealsRoom: true }],
+  ] as const)(
+    'times a narrowing confirm on a room %s, says so in the view and binds it into the token',
+    async (_case, reported, said) => {
+      const harness = consentHarness({ enableDelayMs: 500 })
+      const from = 'workspaceMoved' in reported ? 'approve-for-me' : 'ask-for-approval'
+      const to = 'workspaceMoved' in reported ? 'ask-for-approval' : 'plan'
+      const permissions = { ...permissionsOf('room-1', from), ...reported }
+      harness.runtime.permissions.set('room-1', permissions)
+      const narrowing = harness.controller.requestModeChange(['room-1', to])
+      await settle()
+      const window = harness.windows.last()
+      expect(window.views[0]).toMatchObject({ fromMode: from, toMode: to, ...said })
+      harness.controller.handleDecision(window.promptId, 'confirm', window)
+      expect(harness.diagnostics).toEqual([tooEarly(harness, window.promptId, 'confirm')])
+      expect(await stateOf(narrowing)).toBe('pending')
+      harness.clock.monotonic += 500
+      harness.controller.handleDecision(window.promptId, 'confirm', window)
+      expect(await stateOf(narrowing)).toMatchObject({ status: 'changed' })
+      const [sent] = harness.runtime.permissionChanges
+      expect(sent?.change).toEqual({
+        clientRequestId: sent?.change.clientRequestId,
+        expectedRevision: 3,
+        mode: to,
+        ...said,
+      })
+      const subject = { roomId: 'room-1', ...sent!.change, instanceId: 'instance-1' }
+      const { [Object.keys(said)[0] as keyof typeof said]: _said, ...unsaid } = subject
+      const fits = (bound: object) =>
+        tokenFits(
+          sent!.token,
+          { kind: 'room-permission', subject: bound } as never,
+          harness.clock.wall,
+        )
+      expect(fits(subject)).toBe(true)
+      expect(fits(unsaid)).toBe(false)
+    },
+  )
+
   it('restarts the delay when the window regains focus', async () => {
     const { harness, outcome, window } = await reviewing(100)
     harness.clock.monotonic += 80

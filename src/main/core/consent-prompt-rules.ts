@@ -53,7 +53,12 @@ export function parseWebhookArgs(args: unknown): [string, string | null] {
 export function subjectOf(prompt: Prompt): PromptSubject {
   switch (prompt.kind) {
     case 'mode-change':
-      return { kind: prompt.kind, from: prompt.fromMode, to: prompt.mode }
+      return {
+        kind: prompt.kind,
+        from: prompt.fromMode,
+        to: prompt.mode,
+        vouches: prompt.acceptsReplacedWorkspace || prompt.resealsRoom,
+      }
     case 'approver-webhook':
       return { kind: prompt.kind, sets: prompt.url !== null }
     default:

@@ -72,6 +72,12 @@ export interface ModePrompt extends PromptBase {
   fromMode: PermissionMode
   mode: PermissionMode
   expectedRevision: number
+  /** What the runtime reported of the room when the window opened, and the
+   *  window said confirming does: accept the folder now at its workspace
+   *  path (`workspaceMoved`), seal its stored settings again (`integrity`
+   *  not `ok`). */
+  acceptsReplacedWorkspace: boolean
+  resealsRoom: boolean
 }
 
 export interface FormPrompt extends PromptBase {
@@ -185,10 +191,14 @@ export async function applyAnswer(
     return { status: 'decided', decision, approval: decided.approval }
   }
   const clientRequestId = randomUUID()
+  // The token binds what the window said, so the runtime refuses it for a
+  // room that is no longer the one shown rather than re-pin or re-seal it.
   const change = {
     clientRequestId,
     expectedRevision: prompt.expectedRevision,
     mode: prompt.mode,
+    ...(prompt.acceptsReplacedWorkspace ? { acceptsReplacedWorkspace: true as const } : {}),
+    ...(prompt.resealsRoom ? { resealsRoom: true as const } : {}),
   }
   const token = mintConsentToken({
     key: connection.consentKey,

@@ -95,10 +95,14 @@ export async function reviewModeChange(
       permissions: await kit.client.changePermissions(roomId, change, null),
     }
   }
-  // The window names the workspace: confirming a mode for a room whose
-  // folder was replaced accepts the folder now at that path.
+  // The window names the workspace, and says when confirming accepts the
+  // folder now at that path or seals the room's settings again: the runtime
+  // does either even on a narrowing, so such a confirm is timed as widening
+  // (subjectOf), and its token binds what was said.
   const room = await kit.client.getRoom(roomId)
   const preferences = kit.preferences()
+  const acceptsReplacedWorkspace = permissions.workspaceMoved === true
+  const resealsRoom = permissions.integrity !== 'ok'
   return kit.open(
     (base) => ({
       ...base,
@@ -107,12 +111,16 @@ export async function reviewModeChange(
       fromMode: permissions.mode,
       mode,
       expectedRevision: permissions.revision,
+      acceptsReplacedWorkspace,
+      resealsRoom,
     }),
     (promptId) => ({
       subject: 'mode-change',
       promptId,
       roomLabel: room.title,
       workspace: room.workspace,
+      ...(acceptsReplacedWorkspace ? { acceptsReplacedWorkspace: true as const } : {}),
+      ...(resealsRoom ? { resealsRoom: true as const } : {}),
       fromMode: permissions.mode,
       toMode: mode,
       lang: preferences.lang,

@@ -33,8 +33,8 @@ describe('widens', () => {
     'approve-for-me',
     'full-access',
   ]
-  const change = (from: PermissionMode, to: PermissionMode) =>
-    ANSWERS.filter((answer) => widens({ kind: 'mode-change', from, to }, answer))
+  const change = (from: PermissionMode, to: PermissionMode, vouches = false) =>
+    ANSWERS.filter((answer) => widens({ kind: 'mode-change', from, to, vouches }, answer))
 
   it('counts confirming a mode that reaches as far or further, and only the confirm', () => {
     expect(change('ask-for-approval', 'approve-for-me')).toEqual(['confirm'])
@@ -48,6 +48,12 @@ describe('widens', () => {
     expect(change('full-access', 'approve-for-me')).toEqual([])
     expect(change('full-access', 'ask-for-approval')).toEqual([])
     expect(change('approve-for-me', 'ask-for-approval')).toEqual([])
+  })
+
+  it('counts confirming any mode, a narrowing or plan included, that accepts a replaced folder or seals a room again', () => {
+    for (const from of modes) {
+      for (const to of modes) expect(change(from, to, true)).toEqual(['confirm'])
+    }
   })
 
   it('counts leaving plan mode for any other mode, and never entering it', () => {

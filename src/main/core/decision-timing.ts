@@ -21,7 +21,9 @@ const MODE_REACH: Readonly<Record<PermissionMode, number>> = {
 /** What a prompt is about, for deciding which answers widen. */
 export type PromptSubject =
   | { kind: 'approval' }
-  | { kind: 'mode-change'; from: PermissionMode; to: PermissionMode }
+  /** `vouches`: confirming also accepts a replaced workspace folder or
+   *  seals a room's stored settings again (ModePrompt). */
+  | { kind: 'mode-change'; from: PermissionMode; to: PermissionMode; vouches: boolean }
   | { kind: 'form' }
   /** Setting (`sets`) or removing a room's approver webhook. */
   | { kind: 'approver-webhook'; sets: boolean }
@@ -29,18 +31,23 @@ export type PromptSubject =
 
 /**
  * Whether `answer` widens what may happen: allowing an action, moving a
- * room to a mode that reaches as far or further, or setting an approver
- * webhook. Confirming the same mode counts, since that is how a room whose
- * stored settings were tampered with gets its grants back. Deny, cancel,
- * narrowing, removing a webhook and a form's answers do not widen, and must
- * stay quick to give.
+ * room to a mode that reaches as far or further, confirming any mode for a
+ * room whose workspace folder was replaced or whose stored settings failed
+ * their check, or setting an approver webhook. A confirm that vouches so
+ * counts whatever the modes: the runtime accepts the new folder, or gives
+ * the room back its grants and webhook, even on a narrowing. Deny, cancel,
+ * a plain narrowing, removing a webhook and a form's answers do not widen,
+ * and must stay quick to give.
  */
 export function widens(subject: PromptSubject, answer: ConsentAnswer): boolean {
   if (subject.kind === 'approval') {
     return answer === 'allow-once' || answer === 'allow-always' || answer === 'allow-always-server'
   }
   if (subject.kind === 'mode-change') {
-    return answer === 'confirm' && MODE_REACH[subject.to] >= MODE_REACH[subject.from]
+    return (
+      answer === 'confirm' &&
+      (subject.vouches || MODE_REACH[subject.to] >= MODE_REACH[subject.from])
+    )
   }
   // Setting a webhook hands the person's decisions to someone else;
   // removing one gives them back.

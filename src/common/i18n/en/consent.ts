@@ -208,6 +208,11 @@ export const enConsent = {
     givesUpLabel: 'What you give up',
     givesUp:
       'You will no longer be asked. The agent may write and delete files anywhere your account can, run any command, and reach the network, in this room, until you change the mode back.',
+    vouchesLabel: 'Confirming also does this',
+    acceptsReplacedWorkspace:
+      'The folder this room was made for was replaced. Confirming accepts the folder now at its path (a link to somewhere else is never accepted): the agent works in it again, and every “always allow” given for the old folder is revoked.',
+    resealsRoom:
+      'This room’s stored settings were changed outside Assent, or come from an older copy of its database. Confirming trusts them again, with the “always allow” grants and approver webhook the room still holds.',
   },
   keyboardHint:
     'Enter never approves; Escape cancels. Keyboard: Tab to a button, wait a moment, press Space.',
