@@ -13,7 +13,8 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 // A confirm that accepts a replaced workspace folder or seals a tampered
 // room again vouches for something, whatever the modes: main times it like
-// any widening, and the window says what it does.
+// any widening, the window says what it does, and the runtime applies it
+// only with a token that says so of a room that needs it.
 
 const ENABLE_DELAY_MS = 10_000
 
@@ -132,5 +133,58 @@ describe('a narrowing confirm that vouches for a room', () => {
       status: 'changed',
       permissions: { mode: 'plan', integrity: 'ok' },
     })
+  })
+
+  it('is refused by the runtime unless its token says it accepts the replaced folder', async () => {
+    const room = await roomWithReplacedFolder()
+    const change = { clientRequestId: randomUUID(), expectedRevision: 1, mode: 'plan' } as const
+    const unsaid = harness.mintPermission({ roomId: room.id, ...change })
+    await expect(harness.client.changePermissions(room.id, change, unsaid)).rejects.toMatchObject({
+      status: 409,
+      code: 'stale_revision',
+    })
+    expect(await harness.client.getPermissions(room.id)).toMatchObject({
+      revision: 1,
+      workspaceMoved: true,
+    })
+
+    const said = {
+      ...change,
+      clientRequestId: randomUUID(),
+      acceptsReplacedWorkspace: true,
+    } as const
+    const token = harness.mintPermission({ roomId: room.id, ...said })
+    const changed = await harness.client.changePermissions(room.id, said, token)
+    expect(changed).toMatchObject({ mode: 'plan', revision: 2 })
+    expect('workspaceMoved' in changed).toBe(false)
+  })
+
+  it('is refused by the runtime when its token says so of a room that needs no vouching', async () => {
+    const room = await createRoom(harness)
+    for (const flag of [{ acceptsReplacedWorkspace: true }, { resealsRoom: true }] as const) {
+      const change: PermissionChangeRequest = {
+        clientRequestId: randomUUID(),
+        expectedRevision: 0,
+        mode: 'plan',
+        ...flag,
+      }
+      const token = harness.mintPermission({ roomId: room.id, ...change })
+      await expect(harness.client.changePermissions(room.id, change, token)).rejects.toMatchObject({
+        status: 409,
+        code: 'stale_revision',
+      })
+    }
+    expect(await harness.client.getPermissions(room.id)).toMatchObject({ revision: 0 })
+  })
+
+  it('is refused by the runtime unless its token says it seals the tampered room again', async () => {
+    const room = await tamperedRoom()
+    const change = { clientRequestId: randomUUID(), expectedRevision: 0, mode: 'plan' } as const
+    const unsaid = harness.mintPermission({ roomId: room.id, ...change })
+    await expect(harness.client.changePermissions(room.id, change, unsaid)).rejects.toMatchObject({
+      status: 409,
+      code: 'stale_revision',
+    })
+    expect(await harness.client.getPermissions(room.id)).toMatchObject({ integrity: 'tampered' })
   })
 })

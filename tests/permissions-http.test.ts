@@ -348,7 +348,11 @@ describe('plan mode over HTTP', () => {
     expect(await readPermissions(harness, room.id)).toMatchObject({
       body: { integrity: 'tampered', mode: 'ask-for-approval' },
     })
-    const vouched = await putMode(harness, room.id, { mode: 'plan', expectedRevision: 0 })
+    const vouched = await putMode(harness, room.id, {
+      mode: 'plan',
+      expectedRevision: 0,
+      resealsRoom: true,
+    })
     expect(vouched).toMatchObject({ status: 200, body: { mode: 'plan', integrity: 'ok' } })
   })
 

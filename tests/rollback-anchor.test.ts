@@ -203,10 +203,12 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
     expect(revoked.map((event) => event.payload)).toEqual([{ roomId: room.id, reason: 'rollback' }])
     // Confirming the mode does not bring it back, and the command asks again.
     const { revision } = await harness.client.getPermissions(room.id)
-    expect(
-      (await putMode(harness, room.id, { mode: 'ask-for-approval', expectedRevision: revision }))
-        .status,
-    ).toBe(200)
+    const confirmed = await putMode(harness, room.id, {
+      mode: 'ask-for-approval',
+      expectedRevision: revision,
+      resealsRoom: true,
+    })
+    expect(confirmed.status).toBe(200)
     expect(await roomGrants(harness, room.id)).toEqual([])
     const again = await pendingApprovalFor(harness, room.id, 'run echo granted')
     expect(again.approval.status).toBe('pending')
@@ -227,7 +229,11 @@ describe('an older copy of the database put back', { timeout: CASE_MS }, () => {
 
     const { revision } = await harness.client.getPermissions(first.id)
     expect(
-      await putMode(harness, first.id, { mode: 'full-access', expectedRevision: revision }),
+      await putMode(harness, first.id, {
+        mode: 'full-access',
+        expectedRevision: revision,
+        resealsRoom: true,
+      }),
     ).toMatchObject({ status: 200, body: { mode: 'full-access', integrity: 'ok' } })
     await harness.restart()
     expect((await readPermissions(harness, first.id)).body).toMatchObject({

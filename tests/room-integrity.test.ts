@@ -130,7 +130,11 @@ describe('a room policy edited to full access in the SQLite file', () => {
     )
     expect((await readPermissions(harness, room.id)).body).toMatchObject({ integrity: 'tampered' })
 
-    const confirmed = await putMode(harness, room.id, { mode: 'full-access', expectedRevision: 0 })
+    const confirmed = await putMode(harness, room.id, {
+      mode: 'full-access',
+      expectedRevision: 0,
+      resealsRoom: true,
+    })
     expect(confirmed).toMatchObject({
       status: 200,
       body: { revision: 1, mode: 'full-access', integrity: 'ok' },
@@ -158,6 +162,7 @@ describe('a room policy edited to full access in the SQLite file', () => {
     const confirmed = await putMode(harness, room.id, {
       mode: 'ask-for-approval',
       expectedRevision: 0,
+      resealsRoom: true,
     })
     expect(confirmed).toMatchObject({ status: 409, body: { code: 'room_tampered' } })
     expect((await readPermissions(harness, room.id)).body).toMatchObject({
@@ -268,6 +273,7 @@ describe('allow-always grants edited in the SQLite file', () => {
     const confirmed = await putMode(harness, room.id, {
       mode: 'ask-for-approval',
       expectedRevision: revision,
+      resealsRoom: true,
     })
     expect(confirmed.status).toBe(200)
     expect((await roomGrants(harness, room.id)).map((kept) => kept.id)).toEqual([grant.id])

@@ -119,6 +119,7 @@ describe('a room whose workspace folder is replaced by a link to another folder'
     const confirmed = await putMode(harness, room.id, {
       mode: 'ask-for-approval',
       expectedRevision: 0,
+      acceptsReplacedWorkspace: true,
     })
     expect(confirmed).toMatchObject({ status: 409, body: { code: 'workspace_moved' } })
     expect((confirmed.body as { error: string }).error).toMatch(/create a new room/i)
@@ -158,9 +159,18 @@ describe('a room whose workspace folder is replaced by another folder of the sam
     ).toMatchObject({ status: 403 })
     expect(await sendRaw(room.id, 'write notes.txt x')).toMatchObject({ status: 409 })
 
+    // Nor by a token that does not say it accepts the folder there now.
+    const unsaid = await putMode(harness, room.id, {
+      mode: 'ask-for-approval',
+      expectedRevision: 0,
+    })
+    expect(unsaid).toMatchObject({ status: 409, body: { code: 'stale_revision' } })
+    expect(await roomGrants(harness, room.id)).toHaveLength(1)
+
     const confirmed = await putMode(harness, room.id, {
       mode: 'ask-for-approval',
       expectedRevision: 0,
+      acceptsReplacedWorkspace: true,
     })
     expect(confirmed).toMatchObject({ status: 200, body: { revision: 1, integrity: 'ok' } })
     const repinned = (await auditEvents(harness)).filter(

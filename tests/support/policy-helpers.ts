@@ -31,6 +31,9 @@ export interface ModeChange {
   mode: PermissionMode
   expectedRevision: number
   clientRequestId?: string
+  /** What the protected window said confirming also does. */
+  acceptsReplacedWorkspace?: true
+  resealsRoom?: true
 }
 
 export function permissionsPath(roomId: string): string {
@@ -52,9 +55,8 @@ export function putMode(
   token?: string | null,
 ): Promise<RawResponse> {
   const body = {
+    ...change,
     clientRequestId: change.clientRequestId ?? randomUUID(),
-    expectedRevision: change.expectedRevision,
-    mode: change.mode,
   }
   const presented = token === undefined ? harness.mintPermission({ roomId, ...body }) : token
   return harness.client.raw(
@@ -71,8 +73,13 @@ export async function setMode(
   roomId: string,
   mode: PermissionMode,
 ): Promise<RoomPermissions> {
-  const { revision } = await harness.client.getPermissions(roomId)
-  const response = await putMode(harness, roomId, { mode, expectedRevision: revision })
+  const { revision, ...shown } = await harness.client.getPermissions(roomId)
+  const response = await putMode(harness, roomId, {
+    mode,
+    expectedRevision: revision,
+    ...(shown.workspaceMoved === true ? { acceptsReplacedWorkspace: true } : {}),
+    ...(shown.integrity === 'ok' ? {} : { resealsRoom: true }),
+  })
   if (response.status !== 200) {
     throw new Error(`switching to ${mode} answered ${response.status}: ${JSON.stringify(response)}`)
   }

@@ -169,6 +169,7 @@ export class RoomService implements RoomDirectory {
         throw new Refusal('consent_required', 'protected permission consent required')
       }
       if (room.integrity === 'tampered') this.assertSealedOrigin(room)
+      if (options.consented) this.assertRoomAsShown(room, request)
       const widens = reachesAsFar(modeFromPolicy(room.policy), request.mode)
       const repinWorkspace = options.consented ? this.confirmedWorkspace(room, widens) : undefined
       if (room.revision !== request.expectedRevision) {
@@ -238,6 +239,29 @@ export class RoomService implements RoomDirectory {
     if (ids.length === 0) throw new Refusal('unknown_grant', 'no active grants for that server')
     for (const grantId of ids) this.revokeGrant(roomId, grantId)
     return ids
+  }
+
+  /**
+   * A consented change seals the row again and re-pins a replaced workspace
+   * (confirmedWorkspace), which gives a room back its turns, grants and
+   * webhook. The token binds which of the two the person's window said.
+   * Main times a confirm that says neither like a narrowing, with no enable
+   * delay, so one that would re-pin or re-seal without saying so is refused:
+   * the click would vouch for a folder or a row nobody showed. One that says
+   * so of a room that no longer needs it is not the room shown either.
+   */
+  private assertRoomAsShown(room: StoredRoom, request: PermissionChangeRequest): void {
+    const moved = this.workspaceMoved(room)
+    const reseals = room.integrity !== 'ok'
+    if (
+      moved !== (request.acceptsReplacedWorkspace === true) ||
+      reseals !== (request.resealsRoom === true)
+    ) {
+      throw new Refusal(
+        'stale_revision',
+        "the room's workspace or stored settings changed since its window opened; review the change again",
+      )
+    }
   }
 
   /**
