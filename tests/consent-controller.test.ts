@@ -7,11 +7,10 @@ import {
   ConsentController,
   type ConsentControllerOptions,
 } from '../src/main/core/consent-controller.ts'
-import { canonicalJson } from '../src/contracts/canonical-json.ts'
 import { ConsentTokenVerifier, parseConsentToken } from '../src/consent/consent-token.ts'
 import type { ApprovalDecision } from '../src/contracts/consent.ts'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
-import { editDatabase } from './support/integrity-helpers.ts'
+import { tamperWithRoomPolicy } from './support/integrity-helpers.ts'
 import { FakeWindow, FakeWindows } from './support/fake-protected-windows.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { createRoom, pendingApprovalFor } from './support/room-helpers.ts'
@@ -236,14 +235,7 @@ describe('ConsentController', () => {
     const windows = new FakeWindows()
     const controller = controllerWith(windows)
     const room = await createRoom(harness)
-    await harness.supervisor.stop()
-    editDatabase(harness.dataDir, (db) => {
-      db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
-        canonicalJson(MODE_PRESETS['full-access']),
-        room.id,
-      )
-    })
-    await harness.supervisor.start()
+    await tamperWithRoomPolicy(harness, room.id)
     const outcome = controller.requestModeChange([room.id, 'ask-for-approval'])
     const window = await windowShown(windows)
     expect(window.views[0]).toMatchObject({
@@ -337,14 +329,7 @@ describe('ConsentController', () => {
     const windows = new FakeWindows()
     const controller = controllerWith(windows)
     const room = await createRoom(harness)
-    await harness.supervisor.stop()
-    editDatabase(harness.dataDir, (db) => {
-      db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
-        canonicalJson(MODE_PRESETS['full-access']),
-        room.id,
-      )
-    })
-    await harness.supervisor.start()
+    await tamperWithRoomPolicy(harness, room.id)
     const outcome = controller.requestModeChange([room.id, 'plan'])
     const window = await windowShown(windows)
     expect(window.views[0]).toMatchObject({ subject: 'mode-change', toMode: 'plan' })

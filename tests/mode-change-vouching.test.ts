@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { canonicalJson } from '../src/contracts/canonical-json.ts'
+import type { PermissionMode } from '../src/contracts/policy-axes.ts'
 import type { PermissionChangeRequest } from '../src/contracts/room.ts'
 import { ConsentController } from '../src/main/core/consent-controller.ts'
-import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import { FakeWindows } from './support/fake-protected-windows.ts'
-import { editDatabase } from './support/integrity-helpers.ts'
+import { tamperWithRoomPolicy } from './support/integrity-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
@@ -71,14 +70,7 @@ async function roomWithReplacedFolder() {
  *  ask-for-approval, with `integrity: 'tampered'`. */
 async function tamperedRoom() {
   const room = await createRoom(harness)
-  await harness.supervisor.stop()
-  editDatabase(harness.dataDir, (db) => {
-    db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
-      canonicalJson(MODE_PRESETS['full-access']),
-      room.id,
-    )
-  })
-  await harness.supervisor.start()
+  await tamperWithRoomPolicy(harness, room.id)
   expect(await harness.client.getPermissions(room.id)).toMatchObject({
     mode: 'ask-for-approval',
     integrity: 'tampered',
@@ -86,50 +78,67 @@ async function tamperedRoom() {
   return room
 }
 
+/** Opens the review of `mode` for the room, checks its view says `shown`,
+ *  and confirms at once (main refuses: the room must stay `untouched`),
+ *  then once the enable delay has passed. */
+async function confirmInTime(
+  roomId: string,
+  mode: PermissionMode,
+  shown: Record<string, unknown>,
+  untouched: Record<string, unknown>,
+) {
+  const windows = new FakeWindows()
+  const { controller, clock } = controllerOn(windows)
+  const outcome = controller.requestModeChange([roomId, mode])
+  const window = await windows.nextShown()
+  expect(window.views[0]).toMatchObject({ subject: 'mode-change', toMode: mode, ...shown })
+
+  controller.handleDecision(window.promptId, 'confirm', window)
+  expect(window.refusedCount).toBe(1)
+  expect(await harness.client.getPermissions(roomId)).toMatchObject(untouched)
+
+  clock.monotonic += ENABLE_DELAY_MS
+  controller.handleDecision(window.promptId, 'confirm', window)
+  return outcome
+}
+
+/** Sends `change` with a token minted for exactly it, and expects it
+ *  applied, or refused as not the room the window showed. */
+async function changeWithToken(
+  roomId: string,
+  fields: Omit<PermissionChangeRequest, 'clientRequestId'>,
+  expected: 'applied' | 'refused',
+) {
+  const change = { clientRequestId: randomUUID(), ...fields }
+  const token = harness.mintPermission({ roomId, ...change })
+  const sent = harness.client.changePermissions(roomId, change, token)
+  if (expected === 'applied') return sent
+  await expect(sent).rejects.toMatchObject({ status: 409, code: 'stale_revision' })
+  return undefined
+}
+
 describe('a narrowing confirm that vouches for a room', () => {
   it('waits out main’s enable delay before accepting a replaced workspace folder', async () => {
     const room = await roomWithReplacedFolder()
-    const windows = new FakeWindows()
-    const { controller, clock } = controllerOn(windows)
-    const narrowing = controller.requestModeChange([room.id, 'ask-for-approval'])
-    const window = await windows.nextShown()
-    expect(window.views[0]).toMatchObject({
-      subject: 'mode-change',
-      fromMode: 'approve-for-me',
-      toMode: 'ask-for-approval',
-      acceptsReplacedWorkspace: true,
-    })
-
-    controller.handleDecision(window.promptId, 'confirm', window)
-    expect(window.refusedCount).toBe(1)
-    expect(await harness.client.getPermissions(room.id)).toMatchObject({ workspaceMoved: true })
-
-    clock.monotonic += ENABLE_DELAY_MS
-    controller.handleDecision(window.promptId, 'confirm', window)
-    const changed = await narrowing
+    const changed = await confirmInTime(
+      room.id,
+      'ask-for-approval',
+      { fromMode: 'approve-for-me', acceptsReplacedWorkspace: true },
+      { workspaceMoved: true },
+    )
     expect(changed).toMatchObject({ status: 'changed', permissions: { mode: 'ask-for-approval' } })
     expect(changed.status === 'changed' && 'workspaceMoved' in changed.permissions).toBe(false)
   })
 
   it('waits out main’s enable delay before sealing a tampered room again', async () => {
     const room = await tamperedRoom()
-    const windows = new FakeWindows()
-    const { controller, clock } = controllerOn(windows)
-    const narrowing = controller.requestModeChange([room.id, 'plan'])
-    const window = await windows.nextShown()
-    expect(window.views[0]).toMatchObject({
-      fromMode: 'ask-for-approval',
-      toMode: 'plan',
-      resealsRoom: true,
-    })
-
-    controller.handleDecision(window.promptId, 'confirm', window)
-    expect(window.refusedCount).toBe(1)
-    expect(await harness.client.getPermissions(room.id)).toMatchObject({ integrity: 'tampered' })
-
-    clock.monotonic += ENABLE_DELAY_MS
-    controller.handleDecision(window.promptId, 'confirm', window)
-    await expect(narrowing).resolves.toMatchObject({
+    const changed = await confirmInTime(
+      room.id,
+      'plan',
+      { fromMode: 'ask-for-approval', resealsRoom: true },
+      { integrity: 'tampered' },
+    )
+    expect(changed).toMatchObject({
       status: 'changed',
       permissions: { mode: 'plan', integrity: 'ok' },
     })
@@ -137,54 +146,29 @@ describe('a narrowing confirm that vouches for a room', () => {
 
   it('is refused by the runtime unless its token says it accepts the replaced folder', async () => {
     const room = await roomWithReplacedFolder()
-    const change = { clientRequestId: randomUUID(), expectedRevision: 1, mode: 'plan' } as const
-    const unsaid = harness.mintPermission({ roomId: room.id, ...change })
-    await expect(harness.client.changePermissions(room.id, change, unsaid)).rejects.toMatchObject({
-      status: 409,
-      code: 'stale_revision',
-    })
+    await changeWithToken(room.id, { expectedRevision: 1, mode: 'plan' }, 'refused')
     expect(await harness.client.getPermissions(room.id)).toMatchObject({
       revision: 1,
       workspaceMoved: true,
     })
 
-    const said = {
-      ...change,
-      clientRequestId: randomUUID(),
-      acceptsReplacedWorkspace: true,
-    } as const
-    const token = harness.mintPermission({ roomId: room.id, ...said })
-    const changed = await harness.client.changePermissions(room.id, said, token)
+    const said = { expectedRevision: 1, mode: 'plan', acceptsReplacedWorkspace: true } as const
+    const changed = await changeWithToken(room.id, said, 'applied')
     expect(changed).toMatchObject({ mode: 'plan', revision: 2 })
-    expect('workspaceMoved' in changed).toBe(false)
+    expect('workspaceMoved' in changed!).toBe(false)
   })
 
   it('is refused by the runtime when its token says so of a room that needs no vouching', async () => {
     const room = await createRoom(harness)
     for (const flag of [{ acceptsReplacedWorkspace: true }, { resealsRoom: true }] as const) {
-      const change: PermissionChangeRequest = {
-        clientRequestId: randomUUID(),
-        expectedRevision: 0,
-        mode: 'plan',
-        ...flag,
-      }
-      const token = harness.mintPermission({ roomId: room.id, ...change })
-      await expect(harness.client.changePermissions(room.id, change, token)).rejects.toMatchObject({
-        status: 409,
-        code: 'stale_revision',
-      })
+      await changeWithToken(room.id, { expectedRevision: 0, mode: 'plan', ...flag }, 'refused')
     }
     expect(await harness.client.getPermissions(room.id)).toMatchObject({ revision: 0 })
   })
 
   it('is refused by the runtime unless its token says it seals the tampered room again', async () => {
     const room = await tamperedRoom()
-    const change = { clientRequestId: randomUUID(), expectedRevision: 0, mode: 'plan' } as const
-    const unsaid = harness.mintPermission({ roomId: room.id, ...change })
-    await expect(harness.client.changePermissions(room.id, change, unsaid)).rejects.toMatchObject({
-      status: 409,
-      code: 'stale_revision',
-    })
+    await changeWithToken(room.id, { expectedRevision: 0, mode: 'plan' }, 'refused')
     expect(await harness.client.getPermissions(room.id)).toMatchObject({ integrity: 'tampered' })
   })
 })

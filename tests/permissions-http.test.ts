@@ -4,7 +4,11 @@ import { canonicalJson } from '../src/contracts/canonical-json.ts'
 import type { RoomPolicy } from '../src/contracts/policy-axes.ts'
 import { MODE_PRESETS } from '../src/runtime/policy/permission-modes.ts'
 import { openEventStream, type StreamedEvent } from './support/event-stream.ts'
-import { editDatabase, queryDatabase, storeSealedPolicy } from './support/integrity-helpers.ts'
+import {
+  queryDatabase,
+  storeSealedPolicy,
+  tamperWithRoomPolicy,
+} from './support/integrity-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { rawHttp, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { auditEvents, putMode, readPermissions, setMode } from './support/policy-helpers.ts'
@@ -335,14 +339,7 @@ describe('plan mode over HTTP', () => {
 
   it('refuses plan mode without a token in a room edited outside Assent, which the person must vouch for', async () => {
     const room = await createRoom(harness)
-    await harness.supervisor.stop()
-    editDatabase(harness.dataDir, (db) => {
-      db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
-        canonicalJson(MODE_PRESETS['full-access']),
-        room.id,
-      )
-    })
-    await harness.supervisor.start()
+    await tamperWithRoomPolicy(harness, room.id)
     const refused = await putMode(harness, room.id, { mode: 'plan', expectedRevision: 0 }, null)
     expect(refused).toEqual({ status: 403, body: CONSENT_REQUIRED })
     expect(await readPermissions(harness, room.id)).toMatchObject({

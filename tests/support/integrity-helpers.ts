@@ -9,7 +9,8 @@ import type { RoomPolicy } from '../../src/contracts/policy-axes.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import { IntegrityMac } from '../../src/runtime/store/integrity-mac.ts'
 import { narrowestRoomPolicy } from '../../src/runtime/policy/room-policy.ts'
-import { modeFromPolicy } from '../../src/runtime/policy/permission-modes.ts'
+import { canonicalJson } from '../../src/contracts/canonical-json.ts'
+import { MODE_PRESETS, modeFromPolicy } from '../../src/runtime/policy/permission-modes.ts'
 import { SqliteAuditLog } from '../../src/runtime/store/audit-log.ts'
 import { SqliteRoomRepository } from '../../src/runtime/store/room-repository.ts'
 import type { RuntimeHarness } from './runtime-harness.ts'
@@ -82,6 +83,19 @@ export function editDatabase(dataDir: string, edit: (db: DatabaseSync) => void):
   } finally {
     db.close()
   }
+}
+
+/** Edits the room's stored policy to full access with the runtime stopped,
+ *  as an editor of the file would: the room then reads as tampered. */
+export async function tamperWithRoomPolicy(harness: RuntimeHarness, roomId: string) {
+  await harness.supervisor.stop()
+  editDatabase(harness.dataDir, (db) => {
+    db.prepare('UPDATE rooms SET policy_json = ? WHERE id = ?').run(
+      canonicalJson(MODE_PRESETS['full-access']),
+      roomId,
+    )
+  })
+  await harness.supervisor.start()
 }
 
 export function queryDatabase(dataDir: string, sql: string, ...params: Array<string | number>) {
