@@ -187,6 +187,37 @@ describe.skipIf(!chromiumReady)(
       })
     })
 
+    it('fits, in Chinese at 480 px, a narrowing that accepts a replaced folder and seals the room again, and says both', async () => {
+      const consent = await browser.open({ width: 480, height: 640 })
+      await consent.show({
+        subject: 'mode-change',
+        promptId: 'mode-prompt-2',
+        roomLabel: '设计评审',
+        workspace: '/home/ada/src/design-review',
+        acceptsReplacedWorkspace: true,
+        resealsRoom: true,
+        fromMode: 'approve-for-me',
+        toMode: 'plan',
+        lang: 'zh-CN',
+        theme: 'light',
+        enableDelayMs: 600,
+      } satisfies ConsentView)
+      await waitForEnabled(consent, 'confirm')
+
+      const shown = (await consent.page.evaluate(`({
+        fits: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+        box: !document.getElementById('${CONSENT_PAGE_IDS.modeVouches}').hidden,
+        replaced: document.getElementById('${CONSENT_PAGE_IDS.modeReplacedWorkspace}').innerText,
+        reseals: document.getElementById('${CONSENT_PAGE_IDS.modeResealsRoom}').innerText,
+      })`)) as Record<string, unknown>
+      expect(shown).toEqual({
+        fits: true,
+        box: true,
+        replaced: translate('zh-CN', 'consent.modeChange.acceptsReplacedWorkspace'),
+        reseals: translate('zh-CN', 'consent.modeChange.resealsRoom'),
+      })
+    })
+
     it('renders Chinese on a dark theme', async () => {
       const consent = await browser.open()
       await consent.show(approvalView({ lang: 'zh-CN', theme: 'dark', agentLabel: '助手' }))
