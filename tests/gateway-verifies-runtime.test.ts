@@ -112,20 +112,26 @@ describe('the gateway believes only the runtime that proves its answers', () => 
       'the dead runtime’s port',
     )
     expect(readGatewayConnectionFile(harness.dataDir).port).toBe(file.port)
-    // The gateway's mode watch asked the impostor, and asked again: its
-    // first answer was weighed before the call below.
-    await eventually(
-      () => taken.seen.filter((req) => req.url === '/v1/gateway/mode').length >= 2 || undefined,
-      'two mode polls on the taken port',
-    )
 
-    const refusal = await refusalOf(
-      agent.callTool(
-        { name: 'notes__write_note', arguments: { name: 'impostor.txt', text: 'unasked' } },
-        undefined,
-        callOptions,
-      ),
-    )
+    // Every call from now on is refused, and nothing runs. Which words the
+    // refusal has depends on where the gateway's mode watch is (still on
+    // its long poll to the dead runtime, between retries after a refused
+    // connection, or past the impostor's unproven answer), which a busy
+    // machine decides: so the call is made until it is refused for the
+    // impostor's answer, and every refusal on the way is checked too.
+    const refusal = await eventually(async () => {
+      const refused = await refusalOf(
+        agent.callTool(
+          { name: 'notes__write_note', arguments: { name: 'impostor.txt', text: 'unasked' } },
+          undefined,
+          callOptions,
+        ),
+      )
+      expect(existsSync(join(fixture.notesDir, 'impostor.txt'))).toBe(false)
+      return refused.message.includes("Assent's runtime could not be verified")
+        ? refused
+        : undefined
+    }, "a refusal for the impostor's unproven answer")
     expect(refusal.message).toContain("Assent's runtime could not be verified")
     expect(existsSync(join(fixture.notesDir, 'impostor.txt'))).toBe(false)
   })
