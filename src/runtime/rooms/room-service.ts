@@ -27,6 +27,7 @@ import { Refusal } from '../domain/refusal.ts'
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import { movedReason, realWorkspace, trustedIdentity } from './room-workspace.ts'
 import { readTimeline, readTimelinePage } from './room-timeline.ts'
+import { roomView } from './room-view.ts'
 
 export interface RoomServiceOptions {
   rooms: RoomStore
@@ -73,22 +74,22 @@ export class RoomService implements RoomDirectory {
       createdAt: this.options.now(),
     }
     this.options.rooms.create(row)
-    const room = toRoom(row)
+    const room = roomView(row)
     this.options.events.emit('room.created', { room })
     return room
   }
 
   getRoom(roomId: string): Room {
-    return toRoom(this.requireRoom(roomId))
+    return roomView(this.requireRoom(roomId))
   }
 
   listRooms(): Room[] {
-    return this.options.rooms.list().map(toRoom)
+    return this.options.rooms.list().map(roomView)
   }
 
   findRoom(agentId: string, workspace: string): Room | undefined {
     const row = this.options.rooms.findByAgentWorkspace(agentId, workspace)
-    return row ? toRoom(row) : undefined
+    return row ? roomView(row) : undefined
   }
 
   timeline(roomId: string): Timeline {
@@ -384,18 +385,5 @@ export class RoomService implements RoomDirectory {
       throw new Refusal('private_conversation_required', 'private conversation required')
     }
     return room
-  }
-}
-
-function toRoom(row: RoomRow): Room {
-  return {
-    id: row.id,
-    kind: row.kind,
-    agentId: row.agentId,
-    workspace: row.workspace,
-    title: row.title,
-    mode: modeFromPolicy(row.policy),
-    revision: row.revision,
-    createdAt: row.createdAt,
   }
 }
