@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
 
 /** What one of a child's descriptors is given: a new pipe, nothing, or a
  *  descriptor of this process. */
@@ -6,6 +6,9 @@ export type StdioEntry = 'pipe' | 'ignore' | number
 
 /** `O_CLOEXEC` as `/proc/<pid>/fdinfo` prints a descriptor's flags (octal). */
 const O_CLOEXEC = 0o2000000
+
+/** Enough of a descriptor's fdinfo for its first lines (`pos:`, `flags:`). */
+const FDINFO_HEAD_BYTES = 256
 
 /**
  * The descriptors from `from` up that a child of this process would be
@@ -31,19 +34,37 @@ export function inheritedDescriptors(from: number): number[] {
       found.push(fd)
       continue
     }
-    let info: string
-    try {
-      info = readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1')
-    } catch (error) {
-      // The listing's own descriptor, closed once it was read.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
-      throw error
-    }
-    const flags = /^flags:\s*([0-7]+)$/m.exec(info)
+    const info = descriptorInfo(fd)
+    // The listing's own descriptor, closed once it was read.
+    if (info === null) continue
+    // Whole lines only: a `flags:` line cut by the read's end is no answer.
+    const flags = /^flags:\s*([0-7]+)\n/m.exec(info)
     if (flags === null) throw new Error(`no flags for descriptor ${fd} in /proc/self/fdinfo`)
     if ((parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) found.push(fd)
   }
   return found.sort((a, b) => a - b)
+}
+
+const infoBuffer = Buffer.alloc(FDINFO_HEAD_BYTES)
+
+/** The start of `/proc/self/fdinfo/<fd>`, where `pos:` and `flags:` are
+ *  its first two lines, in one read into one buffer (every contained
+ *  command's start reads one per open descriptor); null when the
+ *  descriptor is gone. */
+function descriptorInfo(fd: number): string | null {
+  let info: number
+  try {
+    info = openSync(`/proc/self/fdinfo/${fd}`, 'r')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+  try {
+    const length = readSync(info, infoBuffer, 0, infoBuffer.length, 0)
+    return infoBuffer.toString('latin1', 0, length)
+  } finally {
+    closeSync(info)
+  }
 }
 
 /**

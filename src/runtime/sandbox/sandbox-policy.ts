@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync } from 'node:fs'
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxMode } from '../../contracts/policy-axes.ts'
 import { personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
@@ -198,12 +198,25 @@ function homeCredentialFiles(home: string): string[] {
 }
 
 function existing(candidate: string): HiddenPath | null {
+  // Most candidates are absent (the table of credential folders is long):
+  // a stat that says so without throwing costs a fraction of a failed
+  // realpath. Any other answer, an error included, goes on to the
+  // realpath, which decides as before.
+  if (absent(candidate)) return null
   const real = realOrNull(candidate)
   if (real === null) return null
   try {
     return { path: real, kind: lstatSync(real).isDirectory() ? 'folder' : 'file' }
   } catch {
     return null
+  }
+}
+
+function absent(candidate: string): boolean {
+  try {
+    return statSync(candidate, { throwIfNoEntry: false }) === undefined
+  } catch {
+    return false
   }
 }
 
