@@ -15,7 +15,8 @@ import { undoMove, WORKSPACE_MOVES } from './support/workspace-moves.ts'
  * (made to land exactly then, by wrapping the real group commit of a real
  * runtime in this process) must not be acted in: a file tool walks the
  * path again from `/` and would write whatever folder is there now, or
- * make a removed one again. Each allower, each move. (External agents'
+ * make a removed one again. Each allower, each move; and the same for a
+ * folder the person let the turn write (a permission request). (External agents'
  * side: external-turn-asker.test.ts; the MCP door checks after its wait,
  * a command at its sandbox's start.)
  */
@@ -89,6 +90,54 @@ describe.each(ALLOWERS)('a write allowed by $name', ({ makeGrant }) => {
       } finally {
         duringToolWait = undefined
         undoMove(real)
+        rmSync(elsewhere, { recursive: true, force: true })
+      }
+    },
+  )
+})
+
+describe('a write into a folder the person let the turn write', () => {
+  it.each(WORKSPACE_MOVES)(
+    'is refused, and nothing lands, when that folder is $name during the wait for the disk',
+    async (move) => {
+      const widened = realpathSync(mkdtempSync(join('/var/tmp', 'assent-widened-')))
+      const elsewhere = realpathSync(mkdtempSync(join(runtime.root, 'elsewhere-')))
+      const room = await createRoom(runtime)
+      let moved = false
+      try {
+        const turnId = await send(
+          runtime,
+          room.id,
+          `permit write ${widened}\nwrite ${widened}/landed.txt payload`,
+        )
+        const permission = await waitForPendingApproval(runtime, room.id, turnId)
+        expect(permission.approval.permission?.widen).toEqual({
+          type: 'write-directory',
+          path: widened,
+        })
+        expect((await decide(runtime, permission, 'allow-once')).status).toBe(200)
+        // The next question of the turn: the write, let in through that folder.
+        const write = await waitForPendingApproval(runtime, room.id, turnId)
+        duringToolWait = () => {
+          move.apply(widened, elsewhere)
+          moved = true
+        }
+        expect((await decide(runtime, write, 'allow-once')).status).toBe(200)
+        await turnSettled(runtime, room.id, turnId)
+        const calls = await toolCallsOf(runtime, room.id, turnId)
+        expect(moved).toBe(true)
+        expect(calls.find((call) => call.toolName === 'write_file')).toMatchObject({
+          status: 'refused',
+          result: { code: 'workspace_moved' },
+        })
+        const atPath = existsSync(widened) ? readdirSync(widened) : []
+        expect(atPath).toEqual([])
+        expect(readdirSync(`${widened}.old`)).toEqual([])
+        expect(readdirSync(elsewhere)).toEqual([])
+      } finally {
+        duringToolWait = undefined
+        if (moved) undoMove(widened)
+        rmSync(widened, { recursive: true, force: true })
         rmSync(elsewhere, { recursive: true, force: true })
       }
     },

@@ -17,7 +17,9 @@ import { sensitivePath, sensitivePathReason } from '../policy/sensitive-paths.ts
 import {
   checkWorkspaceIdentity,
   workspaceIdentityNow,
+  workspaceMovedSince,
   type WorkspaceIdentity,
+  type WorkspaceMoved,
 } from '../policy/workspace-identity.ts'
 import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
 import type { ActionOutcome, AgentPermissionRequest } from './agent-model.ts'
@@ -62,6 +64,28 @@ export function widenedRoots(widenings: TurnWidenings): string[] {
  *  once more when it holds them (held-folders.ts). */
 export function pinnedWidenedRoots(widenings: TurnWidenings): WorkspaceIdentity[] {
   return widenings.writableRoots.filter((pinned) => checkWorkspaceIdentity(pinned).ok)
+}
+
+/**
+ * What moved since the person was asked, checked last before a tool runs
+ * (after the wait for the disk): the turn's workspace and, for a call let
+ * in through a folder the person let this turn write, each such folder.
+ * A file tool walks its path again from `/` and would write whatever
+ * folder has the name now, which no one was shown; so the call is refused
+ * (fails closed) when any of them is not the folder it was.
+ */
+export function movedSinceAsked(
+  turn: Pick<Turn, 'workspaceIdentity'>,
+  widenings: TurnWidenings,
+  throughWidened: boolean,
+): WorkspaceMoved | null {
+  const moved = workspaceMovedSince(turn)
+  if (moved !== null || !throughWidened) return moved
+  for (const pinned of widenings.writableRoots) {
+    const check = checkWorkspaceIdentity(pinned)
+    if (!check.ok) return check
+  }
+  return null
 }
 
 /**

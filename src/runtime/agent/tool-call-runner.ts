@@ -3,7 +3,6 @@ import { dispositionFor, privateReadDisposition } from '../policy/approval-polic
 import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
-import { workspaceMovedSince } from '../policy/workspace-identity.ts'
 import { getTool } from '../tools/registry.ts'
 import type { FileObservation, ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { AgentToolCall } from './agent-model.ts'
@@ -40,6 +39,7 @@ import { checkCallAccess, judgedChange, type Judged } from './judged-target.ts'
 import { grantMatches } from './grant-scope.ts'
 import { grantThatMayAnswer } from '../policy/person-only.ts'
 import {
+  movedSinceAsked,
   pinnedWidenedRoots,
   widenedRoots,
   type TurnWidenings,
@@ -353,10 +353,9 @@ export class ToolCallRunner {
       // If they cannot be made durable, the tool does not run.
       await this.deps.durable()
       // Last, after the wait for the disk, as at the MCP door: a workspace
-      // swapped, replaced or removed while the decision was made durable
-      // was checked above as it was before. A file tool walks the path
-      // again from `/` and would write whatever folder is there now.
-      const moved = workspaceMovedSince(turn)
+      // or a widened folder swapped, replaced or removed while the decision
+      // was made durable was checked above as it was before.
+      const moved = movedSinceAsked(turn, scope.widenings, access.widened === true)
       if (moved !== null) return refusedAccess(moved, tool, args)
       const widened = pinnedWidenedRoots(scope.widenings)
       result = await tool.run(args, {
