@@ -7,7 +7,7 @@ import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
 import { EventBus } from '../events/event-bus.ts'
 import type { ExternalAgentSession } from '../external-agents/external-agent-port.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
-import { pinWorkspace } from '../policy/workspace-identity.ts'
+import { pinWorkspace, type WorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
 import { IntegrityMac } from '../store/integrity-mac.ts'
 import {
@@ -93,43 +93,73 @@ function backend(): ExternalAgentBackend {
   })
 }
 
+/** Agent sessions opened and closed, and turns handed to one, so far. */
+function counts() {
+  return { opened: sessionsOpened, run: turnsRun, closed: sessionsClosed }
+}
+
+/** The room, its workspace pinned as it is now. */
+async function codexRoom(): Promise<WorkspaceIdentity> {
+  const workspaceIdentity = await pinWorkspace(workspace)
+  stores.rooms.create({
+    id: ROOM_ID,
+    kind: 'direct',
+    agentId: AGENT.id,
+    workspace,
+    workspaceIdentity,
+    title: 'Codex room',
+    policy: policyForMode('ask-for-approval'),
+    revision: 0,
+    createdAt: 1,
+  })
+  return workspaceIdentity
+}
+
+/** Starts the turn `id`, pinned to `workspaceIdentity`, and waits until it ended. */
+async function playTurn(
+  runner: ExternalAgentBackend,
+  id: string,
+  workspaceIdentity: WorkspaceIdentity,
+): Promise<void> {
+  const turn = turnFixture({ id, workspace, workspaceIdentity })
+  startTurn(stores, turn)
+  runner.start(turn, AGENT.id)
+  await runner.settled()
+}
+
 describe('ExternalAgentBackend and the room’s workspace', () => {
   it('hands no turn to its agent, and stops the one running there, once the folder was swapped for a link', async () => {
-    const workspaceIdentity = await pinWorkspace(workspace)
-    stores.rooms.create({
-      id: ROOM_ID,
-      kind: 'direct',
-      agentId: AGENT.id,
-      workspace,
-      workspaceIdentity,
-      title: 'Codex room',
-      policy: policyForMode('ask-for-approval'),
-      revision: 0,
-      createdAt: 1,
-    })
+    const workspaceIdentity = await codexRoom()
     const runner = backend()
-    const first = turnFixture({ id: 'turn-1', workspace, workspaceIdentity })
-    startTurn(stores, first)
-    runner.start(first, AGENT.id)
-    await runner.settled()
-    expect({ sessionsOpened, turnsRun }).toEqual({ sessionsOpened: 1, turnsRun: 1 })
+    await playTurn(runner, 'turn-1', workspaceIdentity)
+    expect(counts()).toEqual({ opened: 1, run: 1, closed: 0 })
     expect(stores.conversations.getTurn('turn-1')?.status).toBe('done')
 
     const elsewhere = realpathSync(mkdtempSync(join(root, 'B-')))
     renameSync(workspace, `${workspace}.old`)
     symlinkSync(elsewhere, workspace)
-    const second = turnFixture({ id: 'turn-2', workspace, workspaceIdentity })
-    startTurn(stores, second)
-    runner.start(second, AGENT.id)
-    await runner.settled()
-    expect({ sessionsOpened, turnsRun, sessionsClosed }).toEqual({
-      sessionsOpened: 1,
-      turnsRun: 1,
-      sessionsClosed: 1,
-    })
+    await playTurn(runner, 'turn-2', workspaceIdentity)
+    expect(counts()).toEqual({ opened: 1, run: 1, closed: 1 })
     expect(stores.conversations.getTurn('turn-2')?.status).toBe('failed')
     const said = stores.conversations.listMessages(ROOM_ID).at(-1)
     expect(said).toMatchObject({ role: 'system', text: expect.stringContaining(elsewhere) })
+    await runner.close()
+  })
+
+  it('starts a new agent in the folder the person accepted in place of the old one, and stops the one still working in the old', async () => {
+    const workspaceIdentity = await codexRoom()
+    const runner = backend()
+    await playTurn(runner, 'turn-1', workspaceIdentity)
+    expect(counts()).toEqual({ opened: 1, run: 1, closed: 0 })
+
+    // Another folder at the same path, accepted: the room's turns are
+    // pinned to it now, while the first agent works in the one renamed away.
+    renameSync(workspace, `${workspace}.old`)
+    mkdirSync(workspace)
+    const accepted = await pinWorkspace(workspace)
+    await playTurn(runner, 'turn-2', accepted)
+    expect(counts()).toEqual({ opened: 2, run: 2, closed: 1 })
+    expect(stores.conversations.getTurn('turn-2')?.status).toBe('done')
     await runner.close()
   })
 })

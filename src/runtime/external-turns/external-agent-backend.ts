@@ -17,7 +17,11 @@ import type {
   ExternalTurnOutcome,
 } from '../external-agents/external-agent-port.ts'
 import { modeFromPolicy } from '../policy/permission-modes.ts'
-import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
+import {
+  checkWorkspaceIdentity,
+  sameWorkspace,
+  type WorkspaceIdentity,
+} from '../policy/workspace-identity.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { TurnRunner } from '../ports/turn-runner.ts'
 import { carriedHistory, promptWithHistory, type HistoryConversations } from './carried-history.ts'
@@ -57,6 +61,9 @@ interface RoomSession {
   agentId: string
   mode: PermissionMode
   workspace: string
+  /** The folder it was started in, as pinned then: a session is handed a
+   *  turn only for that same folder (see `sessionFor`). */
+  workspaceIdentity: WorkspaceIdentity | undefined
   session: ExternalAgentSession
   current: TurnContext | null
   idle: NodeJS.Timeout | null
@@ -179,7 +186,8 @@ export class ExternalAgentBackend implements TurnRunner {
       turn.retryOf === null &&
       existing.agentId === agent.id &&
       existing.mode === mode &&
-      existing.workspace === turn.workspace
+      existing.workspace === turn.workspace &&
+      sameFolder(existing.workspaceIdentity, turn.workspaceIdentity)
     ) {
       if (existing.idle) clearTimeout(existing.idle)
       existing.idle = null
@@ -191,6 +199,7 @@ export class ExternalAgentBackend implements TurnRunner {
       agentId: agent.id,
       mode,
       workspace: turn.workspace,
+      workspaceIdentity: turn.workspaceIdentity,
       current: context,
       idle: null,
       session: this.options.openSession({
@@ -276,4 +285,21 @@ export class ExternalAgentBackend implements TurnRunner {
     this.options.conversations.setTurnStatus(turn.id, status)
     this.options.events.emit('timeline.updated', { roomId: turn.roomId })
   }
+}
+
+/**
+ * Whether a session started for the folder `started` may serve a turn
+ * pinned to `now`. By identity, not by path: a folder replaced at the same
+ * path and accepted by the person pins the room's turns to the new folder,
+ * but the agent's process still works in the old one, renamed away (its
+ * current folder, and every relative path it resolves). It is stopped and
+ * a new one started where the turn is. A side without a pin (a turn from
+ * before workspaces were pinned) matches only another without one.
+ */
+function sameFolder(
+  started: WorkspaceIdentity | undefined,
+  now: WorkspaceIdentity | undefined,
+): boolean {
+  if (started === undefined || now === undefined) return started === now
+  return sameWorkspace(started, now)
 }
