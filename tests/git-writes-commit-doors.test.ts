@@ -9,9 +9,8 @@ import {
   codexRequest,
 } from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
-import { ALLOWING_DECIDERS } from './support/allowing-deciders.ts'
+import { ALLOWING_DECIDERS, expectLeftToThePerson } from './support/allowing-deciders.ts'
 import { realGit } from './support/real-git.ts'
-import { eventually } from './support/runtime-harness.ts'
 
 /**
  * An external agent's git command that writes a commit's files into the
@@ -77,22 +76,7 @@ describe("an external agent's git command that writes a commit's files", () => {
   )
 
   it.each(ROWS)('is left to the person by the reviewer and the webhook: %s', async (line) => {
-    for (const decider of DECIDERS) {
-      const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      const before = place.world.stores.approvals.listByRoom(ROOM_ID).length
-      const answer = asker.ask(command(line), new AbortController().signal)
-      const approval = await eventually(() => {
-        const found = place.world.stores.approvals.listByRoom(ROOM_ID)[before]
-        return Promise.resolve(found?.escalationReason === undefined ? undefined : found)
-      }, 'the request to be left to the person')
-      expect(approval, decider.by).toMatchObject({ status: 'pending' })
-      await place.world.gate.decide({
-        approvalId: approval.id,
-        decision: 'deny',
-        decidedBy: 'user',
-      })
-      expect(await answer).toBe('deny')
-    }
+    await expectLeftToThePerson(place.world, command(line))
     expect(hook()).toBe('npm test\n')
   })
 })

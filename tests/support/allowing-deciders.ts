@@ -1,5 +1,11 @@
+import { expect } from 'vitest'
+import type { ExternalActionRequest } from '../../src/runtime/external-agents/external-agent-port.ts'
+import { policyForMode } from '../../src/runtime/policy/permission-modes.ts'
 import type { ActionReviewer } from '../../src/runtime/policy/reviewer.ts'
 import type { DelegatedApprover } from '../../src/runtime/ports/delegated-approver.ts'
+import type { ExternalAskerWorld } from '../../src/runtime/test-support/external-asker.ts'
+import { ROOM_ID } from '../../src/runtime/test-support/sqlite-stores.ts'
+import { eventually } from './runtime-harness.ts'
 
 /** An approve-for-me reviewer that allows whatever it is shown. */
 export const REVIEWER_ALLOWS: ActionReviewer = {
@@ -20,3 +26,26 @@ export const ALLOWING_DECIDERS = [
   { by: 'agent-review', mode: 'approve-for-me', parts: { reviewer: REVIEWER_ALLOWS } },
   { by: 'webhook', mode: 'ask-for-approval', parts: { delegate: WEBHOOK_ALLOWS } },
 ] as const
+
+/**
+ * Asks `request` at the external-agent door under each allowing decider,
+ * and checks that neither answers it: it is left to the person (pending,
+ * with the reason it was escalated), who denies it here.
+ */
+export async function expectLeftToThePerson(
+  world: ExternalAskerWorld,
+  request: ExternalActionRequest,
+): Promise<void> {
+  for (const decider of ALLOWING_DECIDERS) {
+    const { asker } = world.askerUnder(policyForMode(decider.mode), decider.parts)
+    const before = world.stores.approvals.listByRoom(ROOM_ID).length
+    const answer = asker.ask(request, new AbortController().signal)
+    const approval = await eventually(() => {
+      const found = world.stores.approvals.listByRoom(ROOM_ID)[before]
+      return Promise.resolve(found?.escalationReason === undefined ? undefined : found)
+    }, 'the request to be left to the person')
+    expect(approval, decider.by).toMatchObject({ status: 'pending' })
+    await world.gate.decide({ approvalId: approval.id, decision: 'deny', decidedBy: 'user' })
+    expect(await answer).toBe('deny')
+  }
+}

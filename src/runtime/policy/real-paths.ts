@@ -5,29 +5,103 @@ import path from 'node:path'
  *  path or null when it was not there. */
 export type RealPathsSeen = Map<string, string | null>
 
-/** The real path of `absolute`, following links, with a missing tail
- *  appended as written; null if not even its folder resolves. `seen`
- *  keeps what one judgment looked up, so the paths it names (which share
- *  their folders) look each folder up once. */
+/** How many links that lead nowhere yet one look-up follows: the kernel's
+ *  own limit (ELOOP past 40), where a write through them fails too. */
+const MAX_DANGLING_HOPS = 40
+
+/**
+ * The real path of `absolute` as a write to it would land: links followed,
+ * a missing tail appended as written, and a link in that tail that leads
+ * nowhere yet followed to where its end would be (`notes.txt ->
+ * .git/hooks/pre-commit`: writing `notes.txt` makes the hook); null if not
+ * even its folder resolves, or past `MAX_DANGLING_HOPS` such links. `seen`
+ * keeps what one judgment looked up, so the paths it names (which share
+ * their folders) look each folder up once.
+ */
 export function realPathAllowingMissing(
   absolute: string,
   seen: RealPathsSeen = new Map(),
 ): string | null {
-  let tail = ''
+  return realBelow(absolute, seen, 0)
+}
+
+function realBelow(absolute: string, seen: RealPathsSeen, hops: number): string | null {
+  const missing: string[] = []
   let current = absolute
   for (let i = 0; i < 64; i += 1) {
-    let real = seen.get(current)
-    if (real === undefined) {
-      real = realPathIfThere(current)
-      seen.set(current, real)
-    }
-    if (real !== null) return tail === '' ? real : path.join(real, tail)
+    const real = lookedUp(current, seen)
+    if (real !== null) return missing.length === 0 ? real : beyond(real, missing, seen, hops)
     const parent = path.dirname(current)
     if (parent === current) return null
-    tail = tail === '' ? path.basename(current) : path.join(path.basename(current), tail)
+    missing.unshift(path.basename(current))
     current = parent
   }
   return null
+}
+
+/**
+ * Where the names `missing` lead below the real folder `real`, whose first
+ * is not there as a file or folder: nothing there (the rest is made as
+ * written), or a link that leads nowhere yet. A write follows that link
+ * and makes its end, so the judgment follows it too, name by name from the
+ * link's own folder as the kernel does (a `..` after a link goes up from
+ * where that link leads, not from the name before it).
+ */
+function beyond(
+  real: string,
+  missing: readonly string[],
+  seen: RealPathsSeen,
+  hops: number,
+): string | null {
+  const [first = '', ...rest] = missing
+  const at = path.join(real, first)
+  const target = danglingTarget(at)
+  if (target === null) return path.join(at, ...rest)
+  if (hops >= MAX_DANGLING_HOPS) return null
+  const start = path.isAbsolute(target) ? path.parse(target).root : real
+  return walkNames(start, [...target.split(path.sep), ...rest], seen, hops + 1)
+}
+
+/** `names` taken one by one from the real folder `from`. */
+function walkNames(
+  from: string,
+  names: readonly string[],
+  seen: RealPathsSeen,
+  hops: number,
+): string | null {
+  let folder = from
+  for (const [index, name] of names.entries()) {
+    if (name === '' || name === '.') continue
+    if (name === '..') {
+      folder = path.dirname(folder)
+      continue
+    }
+    const real = lookedUp(path.join(folder, name), seen)
+    if (real === null) return beyond(folder, names.slice(index), seen, hops)
+    folder = real
+  }
+  return folder
+}
+
+function lookedUp(absolute: string, seen: RealPathsSeen): string | null {
+  let real = seen.get(absolute)
+  if (real === undefined) {
+    real = realPathIfThere(absolute)
+    seen.set(absolute, real)
+  }
+  return real
+}
+
+/** What the link `at` holds, when it is a link that leads nowhere (a
+ *  missing name is no link); null otherwise. */
+function danglingTarget(at: string): string | null {
+  try {
+    if (lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null
+    return readlinkSync(at)
+  } catch {
+    // Gone, or no longer a link, since it was looked at: nothing to follow.
+    return null
+  }
 }
 
 /** The real path of `absolute`, or null when nothing is there. */
@@ -45,17 +119,14 @@ function realPathIfThere(absolute: string): string | null {
 
 /** Where the link `link` leads, as a real path, or null when it is no
  *  link. A link whose end is missing (`pre-commit -> ../../scripts/x`
- *  before `x` is made) leads to where its end would be, which
- *  `realPathAllowingMissing` does not give (it stops at the link): a
- *  command may make that end, and whatever follows the link then reads
- *  it. */
+ *  before `x` is made) leads to where its end would be: a command may make
+ *  that end, and whatever follows the link then reads it. */
 export function linkTarget(link: string): string | null {
   try {
     if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null
-    if (existsSync(link)) return realpathSync.native(link)
-    return realPathAllowingMissing(path.resolve(path.dirname(link), readlinkSync(link)))
   } catch {
-    // Gone, or no longer a link, since it was found: nothing leads on.
+    // Gone since it was found: nothing leads on.
     return null
   }
+  return realPathAllowingMissing(link)
 }
