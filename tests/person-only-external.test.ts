@@ -206,7 +206,7 @@ async function reviewerAllowIsLeftToPerson(
   // never shown it (private-read-approval.ts): the person's either way.
   await expect
     .poll(() => approvals()[0]?.escalationReason)
-    .toMatch(/automatic review may not allow it|private read/)
+    .toMatch(/automatic review may not allow it|private read|is asked about what it replaces/)
   shown?.()
   await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
   await expect(answer).resolves.toBe('deny')
@@ -294,7 +294,7 @@ describe("an external agent's request in approve-for-me, under a reviewer that a
         const answer = reviewed().ask(door.ask(path), live())
         await expect
           .poll(() => approvals()[0]?.escalationReason)
-          .toMatch(/automatic review may not allow it/)
+          .toMatch(/automatic review may not allow it|is asked about what it replaces/)
         expect(approvals()).toMatchObject([{ status: 'pending' }])
         await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
         await expect(answer).resolves.toBe('deny')
@@ -571,7 +571,7 @@ describe("an ACP agent's file changes, read with every place they name, at each 
         // a spelling leads where only the server knows (`$INDEX_ALLOCATION`).
         await expect
           .poll(() => approvals()[0]?.escalationReason)
-          .toMatch(/automatic review may not allow it|private read/)
+          .toMatch(/automatic review may not allow it|private read|is asked about what it replaces/)
         await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
         await expect(answer).resolves.toBe('deny')
       },
@@ -586,7 +586,7 @@ describe("an ACP agent's file changes, read with every place they name, at each 
       const answer = hooked.ask(shape(path), live())
       await expect
         .poll(() => approvals()[0]?.escalationReason)
-        .toMatch(/webhook is not asked|private read/)
+        .toMatch(/webhook is not asked|private read|is asked about what it replaces/)
       await gate.decide({ approvalId: approvals()[0]!.id, decision: 'deny', decidedBy: 'user' })
       await expect(answer).resolves.toBe('deny')
     })

@@ -32,6 +32,10 @@ import type { RuntimeHarness } from './support/runtime-harness.ts'
 
 const write = (path: string) => `write ${path} ${EVIL}`
 
+/** Why neither decider is asked about a change to a file whose current
+ *  lines the approval holds and a read of which would be private. */
+const KEPT_FROM_DECIDERS = /is asked about what it replaces/
+
 /** A plugged-in reviewer that allows everything it is shown. */
 const ALLOWS_EVERYTHING: ActionReviewer = {
   review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
@@ -69,7 +73,12 @@ describe.each([
     'never allows a write to %s: it is refused or left to the person, and nothing is written',
     async (path) => {
       const { turnId, approval } = await reviewedApproval(harness, roomId, write(path))
-      if (reviewer) {
+      if (approval.escalationReason?.match(KEPT_FROM_DECIDERS)) {
+        // A file whose current lines a read would keep from them (a
+        // secret's name, another name): the write's preview holds them,
+        // so no reviewer hears of it (deciders-replaced-content.test.ts).
+        expect(approval.status).toBe('pending')
+      } else if (reviewer) {
         // Whatever the plugged-in reviewer says, its allow goes to the person.
         expect(approval.status).toBe('pending')
         expect(approval.escalationReason).toMatch(/automatic review may not allow it/)
@@ -135,9 +144,12 @@ describe('a room whose approver webhook always approves', () => {
       async (path) => {
         const { turnId, approval } = await reviewedApproval(harness, roomId, form.write(path))
         expect(approval.status).toBe('pending')
-        // Person-only, or a private read where a spelling leads where only
-        // the server knows (`$INDEX_ALLOCATION`): never the webhook's.
-        expect(approval.escalationReason).toMatch(/approver webhook is not asked|private read/)
+        // Person-only, a private read where a spelling leads where only
+        // the server knows (`$INDEX_ALLOCATION`), or a change to a file
+        // whose current lines are kept from it: never the webhook's.
+        expect(approval.escalationReason).toMatch(
+          /approver webhook is not asked|private read|is asked about what it replaces/,
+        )
         expect(approver.requests).toEqual([])
         expect(await contentOf(workspace, path)).toBe(ORIGINAL)
         await denyAndSettle(harness, roomId, turnId, approval.id)

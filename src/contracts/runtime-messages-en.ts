@@ -166,6 +166,8 @@ export const RUNTIME_MESSAGES_EN = {
     failed: 'automatic review failed: {{detail}}',
     privateRead:
       'a read beyond the workspace ({{detail}}): only a person decides it, neither the automatic review nor the approver webhook is asked',
+    replacesPrivate:
+      'it replaces a file whose current lines are the person’s to see ({{detail}}): only a person decides it, neither the automatic review nor the approver webhook is asked',
   },
   turn: {
     agentNotConfigured: 'The agent {{agent}} is not configured.',

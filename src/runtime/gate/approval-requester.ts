@@ -5,7 +5,7 @@ import { englishText, message, type RuntimeMessage } from '../../contracts/runti
 import type { EventBus } from '../events/event-bus.ts'
 import { personOnlyReason, touchOfApproval, type PersonOnly } from '../policy/person-only.ts'
 import { personOnlyMessage } from '../policy/person-only-words.ts'
-import { judgedPrivateRead } from '../policy/private-read-approval.ts'
+import { judgedPrivateRead, judgedReplacedContent } from '../policy/private-read-approval.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -22,6 +22,9 @@ export const REVIEWER_TIMEOUT_MS = 5_000
 
 /** Why a request under a policy that never asks (plan mode) was refused. */
 export const NEVER_ASKS_REASON = englishText(message('call.neverAsks'))
+
+/** Said on an approval kept from both deciders, before what it is about. */
+const NEITHER_ASKED = 'neither the automatic review nor the approver webhook is asked'
 
 /** An open approval, and its outcome once it is decided or expires. */
 export interface PendingApproval {
@@ -237,9 +240,10 @@ export class ApprovalRequester {
    * Whether anyone but the person may be asked about the approval: the
    * one place that decides it for every door (a built-in tool, an MCP
    * call in a room or through the gateway, an external agent's request).
-   * Not a permission request (`personDecides`), nor a private read
-   * (private-read-approval.ts), which would put what lies outside the
-   * workspace in front of whoever decides. Judged on the stored action,
+   * Not a permission request (`personDecides`), nor a private read, nor a
+   * change whose action holds the current lines of a file a read of which
+   * would be private (private-read-approval.ts): either would put what
+   * lies outside the workspace, or a secret, in front of whoever decides. Judged on the stored action,
    * before the reviewer or the webhook hears of it; a judgment that fails
    * leaves it to the person. Where one of them would have been asked, the
    * approval says why it was not.
@@ -251,17 +255,27 @@ export class ApprovalRequester {
   ): boolean {
     if (request.personDecides) return false
     const { turn } = request
-    const why = judgedPrivateRead(approval, turn.workspace, request.resolvedPaths)
-    if (why === null) return true
+    const read = judgedPrivateRead(approval, turn.workspace, request.resolvedPaths)
+    const replaced = read === null ? judgedReplacedContent(approval, turn.workspace) : null
+    const kept =
+      read !== null
+        ? { about: 'a private read', detail: read, words: 'review.privateRead' as const }
+        : replaced !== null
+          ? {
+              about: 'what it replaces',
+              detail: replaced,
+              words: 'review.replacesPrivate' as const,
+            }
+          : null
+    if (kept === null) return true
     // Decided or expired meanwhile: there is nobody left to tell why.
     if (this.options.approvals.get(approval.id)?.status !== 'pending') return false
     if (reviewed || this.options.delegateFor?.(turn.roomId) !== undefined) {
-      const reason = `neither the automatic review nor the approver webhook is asked about a private read: ${why}`
       this.options.approvals.escalate(
         approval,
-        reason,
+        `${NEITHER_ASKED} about ${kept.about}: ${kept.detail}`,
         this.options.now(),
-        message('review.privateRead', { detail: why }),
+        message(kept.words, { detail: kept.detail }),
       )
       this.options.events.emit('timeline.updated', { roomId: turn.roomId })
     }

@@ -1,5 +1,10 @@
+import { lstatSync } from 'node:fs'
 import path from 'node:path'
-import { AGENT_TOOL_CALL_TOOL } from '../../contracts/agent-request.ts'
+import {
+  AGENT_FILE_CHANGE_TOOL,
+  AGENT_TOOL_CALL_TOOL,
+  type AgentFileChange,
+} from '../../contracts/agent-request.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
 import { namesUnknownPlace } from './leading-expansion.ts'
@@ -127,6 +132,47 @@ export function judgedPrivateRead(
   } catch (error) {
     return `the read could not be judged: ${String(error)}`
   }
+}
+
+/**
+ * Why the approval's stored action holds what a private read would show,
+ * or null: it replaces, edits, removes or moves onto a file that is there,
+ * and the protected window shows that file's current lines, which are in
+ * the action every decider is sent (a write's preview, an external agent's
+ * `oldText`). A file outside the workspace (a folder the person widened
+ * the turn to), one of Assent's own, one whose name is a secret's, or one
+ * with another name (a hard link, which may lead outside): its content is
+ * the person's to see, not the reviewer's or the webhook's, whatever the
+ * action does with it. Fails closed: a judgment that throws counts.
+ */
+export function judgedReplacedContent(
+  action: ApprovalAction & Pick<ApprovalRecord, 'target'>,
+  workspace: string,
+): string | null {
+  try {
+    const places = replacedPlaces(action)
+    if (places.length === 0) return null
+    return privateReadReason({ workspace, requested: places, resolved: places, secretNames: true })
+  } catch (error) {
+    return `what the action replaces could not be judged: ${String(error)}`
+  }
+}
+
+/** The real paths of the files that are there which the action's change
+ *  replaces, edits, removes or moves onto (a built-in write or delete's
+ *  target; an external agent's file changes, by their real places). */
+function replacedPlaces(action: ApprovalAction & Pick<ApprovalRecord, 'target'>): string[] {
+  if (action.target?.exists === true) return [action.target.path]
+  if (action.toolName !== AGENT_FILE_CHANGE_TOOL) return []
+  const changes = action.arguments.changes
+  if (!Array.isArray(changes)) return []
+  const places: string[] = []
+  for (const change of changes as AgentFileChange[]) {
+    places.push(change.realPath ?? change.path)
+    const moveTo = change.realMovePath ?? change.movePath
+    if (moveTo !== null) places.push(moveTo)
+  }
+  return places.filter((place) => lstatSync(place, { throwIfNoEntry: false }) !== undefined)
 }
 
 /** The first candidate whose real path cannot be found from one of the

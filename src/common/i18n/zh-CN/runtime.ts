@@ -154,6 +154,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     failed: '自动审核失败：{{detail}}',
     privateRead:
       '超出工作区的读取（{{detail}}）：只由人来决定，不询问自动审核，也不询问审批 webhook',
+    replacesPrivate:
+      '它替换的文件，其当前内容只应由人查看（{{detail}}）：只由人来决定，不询问自动审核，也不询问审批 webhook',
   },
   turn: {
     agentNotConfigured: '智能体 {{agent}} 没有配置。',
