@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatewayCallRequest } from '../src/contracts/mcp-gateway.ts'
 import { governedRequest } from '../src/runtime/mcp/governed-mcp-action.ts'
-import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
+import { gatewayRequestOf, openGatewayCall } from './support/gateway-call-request.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import type { RuntimeHarness } from './support/runtime-harness.ts'
@@ -31,18 +31,7 @@ function readRequest(uri: string): GatewayCallRequest {
     'resources/read',
     { uri },
   )
-  return {
-    workspaceIdentity: pinnedFolder(harness.workspace),
-    serverId: shown.serverId,
-    serverName: shown.serverName,
-    toolName: 'resources/read',
-    toolDescription: shown.toolDescription,
-    inputSchemaHash: shown.inputSchemaHash,
-    definitionHash: shown.definitionHash,
-    arguments: shown.arguments,
-    preview: null,
-    serverTools: shown.serverTools,
-  }
+  return gatewayRequestOf(shown, harness.workspace)
 }
 
 beforeAll(async () => {

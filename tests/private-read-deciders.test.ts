@@ -10,7 +10,7 @@ import type { PermissionMode } from '../src/contracts/policy-axes.ts'
 import { governedRequest } from '../src/runtime/mcp/governed-mcp-action.ts'
 import type { ActionReviewer, ReviewInput } from '../src/runtime/policy/reviewer.ts'
 import { ApproverServer, signedReply, webhookIdOf } from './support/approver-server.ts'
-import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
+import { gatewayRequestOf, openGatewayCall } from './support/gateway-call-request.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { writeNotesConfig } from './support/mcp-gateway-harness.ts'
 import { putApproverWebhook } from './support/person-only-table.ts'
@@ -194,18 +194,7 @@ async function gatewayRead(workspace: string, uri: string): Promise<Asked> {
     'resources/read',
     { uri },
   )
-  const request: GatewayCallRequest = {
-    workspaceIdentity: pinnedFolder(workspace),
-    serverId: shown.serverId,
-    serverName: shown.serverName,
-    toolName: 'resources/read',
-    toolDescription: shown.toolDescription,
-    inputSchemaHash: shown.inputSchemaHash,
-    definitionHash: shown.definitionHash,
-    arguments: shown.arguments,
-    preview: null,
-    serverTools: shown.serverTools,
-  }
+  const request: GatewayCallRequest = gatewayRequestOf(shown, workspace)
   const state = await openGatewayCall(harness, request)
   if (state.approvalId === null) return { approval: undefined, roomId: state.roomId }
   const approval = await settled(state.roomId, (a) => a.id === state.approvalId)

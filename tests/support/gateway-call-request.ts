@@ -4,6 +4,7 @@ import {
   type GatewayCallState,
 } from '../../src/contracts/mcp-gateway.ts'
 import type { WorkspaceIdentity } from '../../src/contracts/room.ts'
+import type { McpConsentRequest } from '../../src/runtime/mcp/gated-mcp-call.ts'
 import { gatewayLinkKeys } from '../../src/runtime/mcp/gateway-answer-proof.ts'
 import { readGatewayConnectionFile } from '../../src/runtime/mcp/gateway-connection-file.ts'
 import { workspaceIdentityNow } from '../../src/runtime/policy/workspace-identity.ts'
@@ -17,6 +18,24 @@ export function pinnedFolder(workspace: string): WorkspaceIdentity {
   const identity = workspaceIdentityNow(workspace)
   if (identity === null) throw new Error(`${workspace} is not a folder`)
   return identity
+}
+
+/** What assent-gateway sends the runtime for what it would ask the
+ *  person (`shown`: a governed request, say) for `workspace`, pinned now. */
+export function gatewayRequestOf(shown: McpConsentRequest, workspace: string): GatewayCallRequest {
+  return {
+    workspaceIdentity: pinnedFolder(workspace),
+    serverId: shown.serverId,
+    serverName: shown.serverName,
+    toolName: shown.toolName,
+    toolDescription: shown.toolDescription,
+    inputSchemaHash: shown.inputSchemaHash,
+    definitionHash: shown.definitionHash,
+    arguments: shown.arguments,
+    preview: shown.preview,
+    serverTools: shown.serverTools,
+    ...(shown.serverFolder === undefined ? {} : { serverFolder: shown.serverFolder }),
+  }
 }
 
 /** A gateway's request to open one call of a note server's `write_note` for

@@ -47,7 +47,8 @@ function readingOf(action: ApprovalAction): 'tool' | 'any-word' | null {
 /**
  * Why the approval is a private read, or null when no decider but the
  * person is kept from it: a place it names resolves outside the workspace
- * (and, for an MCP server Assent started, outside the server's own folder),
+ * (and, for an MCP server Assent started, outside the server's own folder
+ * where that folder could be a workspace and does not hold this one),
  * is one of Assent's own files, or has more than one name; for a built-in
  * read, a secret's name too. `resolvedByDoor` are the real paths the
  * door's sandbox check found, judged as well.
@@ -78,9 +79,9 @@ export function privateReadOfApproval(
   return privateReadReason({
     workspace,
     // A server's relative paths mean its own folder, which mcp.json gave
-    // it: reads there are the server's ordinary reads. (A server started
-    // in the home folder makes the home folder such a place; its keys and
-    // start-up files stay the person's by the person-only rule.)
+    // it: reads there are the server's ordinary reads, where that folder
+    // could be a workspace itself (read-reach.ts): a server started in
+    // `/` or the home folder has no such place, and its reads there ask.
     alsoInside: touch.serverFolder === undefined ? [] : [touch.serverFolder],
     requested: named.candidates,
     resolved: [...resolvedByDoor, ...named.resolved],

@@ -2,6 +2,7 @@ import { lstatSync, realpathSync } from 'node:fs'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
+import { workspaceRefusal, workspaceRuleContext } from './workspace-rule.ts'
 
 export interface ReadReachInput {
   /** The room's workspace, as stored (resolved here). */
@@ -12,8 +13,9 @@ export interface ReadReachInput {
   resolved: readonly string[]
   /** Folders a read may reach besides the workspace and stay a workspace
    *  read: an MCP server's own folder, which its relative paths mean. One
-   *  that cannot be resolved is left out, which can only make reads
-   *  private. */
+   *  is counted only where it could be a workspace itself and does not
+   *  hold this one (`foldersCountedInside`); one left out, or one that
+   *  cannot be resolved, can only make reads private. */
   alsoInside?: readonly string[]
   /** Whether a secret's name makes the read private (true unless given):
    *  false for an action whose every word is a candidate (an MCP call),
@@ -49,7 +51,7 @@ export function privateReadReason(input: ReadReachInput): string | null {
   } catch {
     return `the workspace ${input.workspace} cannot be resolved`
   }
-  const roots = [realWorkspace, ...realFolders(input.alsoInside ?? [])]
+  const roots = [realWorkspace, ...foldersCountedInside(input.alsoInside ?? [], realWorkspace)]
   for (const resolved of input.resolved) {
     if (!roots.some((root) => isInsideRoot(root, resolved))) {
       return `${resolved} is outside the workspace`
@@ -70,17 +72,37 @@ export function privateReadReason(input: ReadReachInput): string | null {
   return null
 }
 
-/** The real paths of those of `folders` that resolve. */
-function realFolders(folders: readonly string[]): string[] {
-  const real: string[] = []
+/**
+ * The real paths of those of `folders` a read may reach and stay inside:
+ * each must resolve, be a folder the workspace rule would accept as a
+ * room's workspace (workspace-rule.ts: not `/`, the home folder itself or
+ * a system folder), and not hold the workspace. A stdio server started
+ * with no `cwd` works wherever the process that started it does: `/` for
+ * a gateway Claude Desktop starts, the home folder for a runtime started
+ * there. Counted inside, such a folder would make every read of the
+ * person's files a workspace read, which a grant given on one readme, or
+ * the approver webhook, would then answer. Left out, a read there is
+ * judged against the workspace alone, and asks the person.
+ */
+function foldersCountedInside(folders: readonly string[], realWorkspace: string): string[] {
+  if (folders.length === 0) return []
+  const context = workspaceRuleContext()
+  const counted: string[] = []
   for (const folder of folders) {
+    let real: string
     try {
-      real.push(realpathSync.native(folder))
+      real = realpathSync.native(folder)
     } catch {
       // Left out: a read there is then judged outside, as it may be.
+      continue
     }
+    if (workspaceRefusal(folder, real, context) !== null) continue
+    // A folder that holds the workspace (its parent, the projects folder
+    // above it) would reach the workspace's siblings: nobody chose those.
+    if (isInsideRoot(real, realWorkspace)) continue
+    counted.push(real)
   }
-  return real
+  return counted
 }
 
 /** The number of names of a regular file at a real path; 0 for anything
