@@ -11,7 +11,11 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectThroughGateway } from './support/mcp-gateway-harness.ts'
+import {
+  connectThroughGateway,
+  decide,
+  nextPendingApproval,
+} from './support/mcp-gateway-harness.ts'
 import {
   MODEL_ANSWER,
   samplingClient,
@@ -91,15 +95,26 @@ describe('server-everything and server-filesystem through assent-gateway', () =>
     )
   })
 
-  it('reads a resource of a read-only server without asking, its URI still namespaced', async () => {
-    const read = await agent.readResource({ uri: `library__${STATIC_DOC}` }, callOptions)
+  /** Reads `uri`, which names a place outside the workspace to the rule
+   *  (`demo://resource/…` is `/resource/…`: a server may map its own
+   *  scheme to any file), so even a read-only server's read asks: the
+   *  person allows it once. */
+  const readAskedOnce = async (uri: string) => {
+    const reading = agent.readResource({ uri }, callOptions)
+    const asked = await nextPendingApproval(harness, seen)
+    seen.add(asked.approval.id)
+    expect(asked.approval.arguments).toEqual({ uri: uri.replace(/^library__/, '') })
+    expect(await decide(harness, asked, 'allow-once')).toBe(200)
+    return reading
+  }
+  const seen = new Set<string>()
+
+  it('reads a resource of a read-only server once the person allows it, its URI still namespaced', async () => {
+    const read = await readAskedOnce(`library__${STATIC_DOC}`)
     expect(read.contents).toHaveLength(1)
     expect(read.contents[0]?.uri).toBe(`library__${STATIC_DOC}`)
     expect(JSON.stringify(read.contents[0])).toContain('Architecture')
-    const dynamic = await agent.readResource(
-      { uri: 'library__demo://resource/dynamic/text/7' },
-      callOptions,
-    )
+    const dynamic = await readAskedOnce('library__demo://resource/dynamic/text/7')
     expect(dynamic.contents[0]).toMatchObject({ text: expect.stringMatching(/^Resource 7: /) })
   })
 
@@ -231,7 +246,7 @@ describe('server-everything and server-filesystem through assent-gateway', () =>
       (item) => item.type === 'resource_link',
     )
     expect(link?.uri).toMatch(/^library__demo:\/\//)
-    const read = await agent.readResource({ uri: link?.uri ?? '' }, callOptions)
+    const read = await readAskedOnce(link?.uri ?? '')
     expect(read.contents[0]?.uri).toBe(link?.uri)
   })
 

@@ -99,6 +99,21 @@ async function pendingApproval(): Promise<{ id: string } | undefined> {
   return (await roomApprovals(harness, room.id)).find((approval) => approval.status === 'pending')
 }
 
+/** Runs `request`; where the person is asked about it, they allow it
+ *  once, so it reaches the server as an unasked one would. */
+async function allowedIfAsked(request: () => Promise<Outcome>): Promise<Outcome> {
+  let settled: Outcome | undefined
+  const call = request().then((outcome) => (settled = outcome))
+  const asked = await eventually(
+    async () => (settled ? { settled } : await pendingApproval()),
+    'the request to settle or be asked about',
+  )
+  if ('settled' in asked) return asked.settled
+  const view = await harness.client.getApproval(asked.id)
+  expect(await decide(harness, view, 'allow-once')).toBe(200)
+  return call
+}
+
 const ROWS: Row[] = [
   {
     kind: "a read-only manifest server's tool call",
@@ -125,8 +140,15 @@ const ROWS: Row[] = [
     reached: () => lines(join(notesDir, 'reads.log')),
   },
   {
+    // `note://plain` names the place `/plain` to the rule (a server may map
+    // its own scheme to any file), outside the workspace: a private read,
+    // which asks even on a read-only server. Outside plan the person
+    // allows it once; in plan nobody is asked.
     kind: "resources/read on a read-only manifest's server",
-    request: () => agent.readResource({ uri: 'odd__note://plain' }, callOptions).then(ran, refused),
+    request: () =>
+      allowedIfAsked(() =>
+        agent.readResource({ uri: 'odd__note://plain' }, callOptions).then(ran, refused),
+      ),
     reached: () => lines(join(oddDir, 'reads.log')),
   },
   {

@@ -5,7 +5,12 @@ import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectThroughGateway, gatewayConfigIn } from './support/mcp-gateway-harness.ts'
+import {
+  connectThroughGateway,
+  decide,
+  gatewayConfigIn,
+  nextPendingApproval,
+} from './support/mcp-gateway-harness.ts'
 import { FILESYSTEM_SERVER } from './support/mcp-real-servers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import { WORKSPACE_MOVES } from './support/workspace-moves.ts'
@@ -132,11 +137,17 @@ describe('assent-gateway: the roots a server behind it is shown', () => {
       ],
       [workspace],
     )
-    const read = await agent.callTool(
+    // A read outside the workspace is a private read: even a read-only
+    // server's asks the person. Allowed once, it reaches the server, which
+    // still reads only the workspace it was shown.
+    const reading = agent.callTool(
       { name: 'files__read_text_file', arguments: { path: join(outside, 'private.txt') } },
       undefined,
       callOptions,
     )
+    const asked = await nextPendingApproval(harness)
+    expect(await decide(harness, asked, 'allow-once')).toBe(200)
+    const read = await reading
     expect(read.isError).toBe(true)
     expect(JSON.stringify(read.content)).not.toContain('not the workspace’s')
     const inside = await agent.callTool(

@@ -2,19 +2,15 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../src/contracts/mcp-config.ts'
-import {
-  runGatedMcpCall,
-  type McpConsentPort,
-  type McpConsentRequest,
-} from '../src/runtime/mcp/gated-mcp-call.ts'
+import { runGatedMcpCall } from '../src/runtime/mcp/gated-mcp-call.ts'
 import { runGoverned } from '../src/runtime/mcp/governed-mcp-action.ts'
-import type { McpConnection, McpServer } from '../src/runtime/mcp/mcp-connection.ts'
+import type { McpServer } from '../src/runtime/mcp/mcp-connection.ts'
 import { McpRefusal } from '../src/runtime/mcp/mcp-refusal.ts'
 import { serverFolderOf } from '../src/runtime/mcp/mcp-workspace.ts'
 import { mcpTouch, personOnlyReason, touchOfApproval } from '../src/runtime/policy/person-only.ts'
+import { countingConnection, denyingConsent } from './support/mcp-stand-ins.ts'
 
 // A stdio MCP server takes a relative path from the folder it works in,
 // which is the runtime's or the gateway's (or its configured `cwd`), not
@@ -72,18 +68,6 @@ function readOnlyServer(cwd: string): McpServer {
   } as McpServer
 }
 
-/** Records what would be asked, and denies it. */
-function denying() {
-  const asked: McpConsentRequest[] = []
-  const port: McpConsentPort = {
-    ask: (request) => {
-      asked.push(request)
-      return Promise.resolve({ status: 'denied', reason: 'no', report: () => Promise.resolve() })
-    },
-  }
-  return { port, asked }
-}
-
 describe.each(FROM_THE_SERVER_FOLDER)('a relative path to %s', (_name, path) => {
   it('needs the person by the rule, judged from the server’s folder', () => {
     expect(personOnlyReason(touchFor(path, serverFolder))).not.toBeNull()
@@ -103,30 +87,24 @@ describe.each(FROM_THE_SERVER_FOLDER)('a relative path to %s', (_name, path) => 
   })
 
   it('is asked on a read-only server, never run unasked, and the person is shown the folder', async () => {
-    let runs = 0
     const tool = { name: 'put_file', description: 'Writes a file', inputSchema: { type: 'object' } }
-    const connection = {
-      server: readOnlyServer(relative(process.cwd(), serverFolder)),
-      listAllowedTools: () => Promise.resolve([tool]),
-      findTool: () => Promise.resolve(tool),
-      callTool: (): Promise<CallToolResult> => {
-        runs += 1
-        return Promise.resolve({ content: [] })
-      },
-    } as unknown as McpConnection
-    const { port, asked } = denying()
+    const { connection, runs } = countingConnection(
+      readOnlyServer(relative(process.cwd(), serverFolder)),
+      tool,
+    )
+    const { port, asked } = denyingConsent()
     const refused = await runGatedMcpCall(connection, 'put_file', argsOf(path), port, workspace)
       .then(() => null)
       .catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(McpRefusal)
-    expect(runs).toBe(0)
+    expect(runs()).toBe(0)
     // A relative `cwd` is the folder the operating system starts it in.
     expect(asked).toMatchObject([{ serverFolder }])
   })
 
   it('is asked as a governed read on a read-only server', async () => {
     let runs = 0
-    const { port, asked } = denying()
+    const { port, asked } = denyingConsent()
     const read = runGoverned({
       consent: port,
       server: readOnlyServer(serverFolder),

@@ -1,5 +1,8 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   runGatedMcpCall,
   type McpConsentPort,
@@ -78,8 +81,13 @@ function answering(ticket: Partial<McpConsentTicket>) {
   return { port, asked, reported }
 }
 
+/** A workspace that exists: one that cannot be resolved makes every
+ *  read-only call a private read, which asks. */
+const WORKSPACE = realpathSync(mkdtempSync(join(tmpdir(), 'assent-gated-call-')))
+afterAll(() => rmSync(WORKSPACE, { recursive: true, force: true }))
+
 const call = (connection: McpConnection, port: McpConsentPort) =>
-  runGatedMcpCall(connection, 'write_note', { name: 'a.txt', text: 'one' }, port, '/w')
+  runGatedMcpCall(connection, 'write_note', { name: 'a.txt', text: 'one' }, port, WORKSPACE)
 
 describe('runGatedMcpCall after an allow', () => {
   it('checks the definition and the preview again when a person allowed', async () => {
@@ -129,7 +137,13 @@ describe('runGatedMcpCall on a read-only server', () => {
   it('asks, with the definition, for a call that names a person-only path', async () => {
     const { connection, counts } = standInConnection([[WRITE, PREVIEW]], true)
     const { port, asked } = answering({})
-    await runGatedMcpCall(connection, 'write_note', { path: '/w/.git/config' }, port, '/w')
+    await runGatedMcpCall(
+      connection,
+      'write_note',
+      { path: join(WORKSPACE, '.git/config') },
+      port,
+      WORKSPACE,
+    )
     expect(asked).toHaveLength(1)
     expect(counts.listings).toBe(2)
   })

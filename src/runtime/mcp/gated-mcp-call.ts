@@ -124,8 +124,9 @@ export interface McpConsentPort {
  *   asking anyone, and so is a gated one the server no longer offers;
  * - a server whose manifest is read-only (the only kind with
  *   `requires_approval: false`) runs without asking, unless what the call
- *   names is person-only (a path under ~/.ssh, in .git, ...): that asks,
- *   as at every other door, since a manifest is the server's own word;
+ *   names is person-only (a path under ~/.ssh, in .git, ...) or makes it
+ *   a private read (a place outside the workspace): that asks, as at
+ *   every other door, since a manifest is the server's own word;
  *   tool annotations never get a call past consent;
  * - otherwise the person is asked, with the tool's current definition and,
  *   if the server offers an allowed `<tool>.preview`, the preview's result;

@@ -42,8 +42,9 @@ export interface GovernedAction<T> {
  * - under a mode that runs no MCP call (`consent.mayRun`: plan) it is
  *   refused before anything is asked or run;
  * - on a server whose manifest is read-only it passes, unless what it
- *   names is person-only (a `file:` URI under ~/.ssh, .git, ...), which
- *   asks, as no door may answer for it without the person;
+ *   names is person-only (a `file:` URI under ~/.ssh, .git, ...) or makes
+ *   it a private read (a place outside the workspace), which asks, as no
+ *   door may answer for it without the person;
  * - on any other server the person is asked in the protected window (or
  *   an "always allow" the person gave for this kind on this server
  *   answers, never for a person-only path), and only an allow runs it.

@@ -6,6 +6,7 @@ import {
   type ActionTouch,
   type PersonOnly,
 } from '../policy/person-only.ts'
+import { judgedPrivateMcpRead } from '../policy/private-read-approval.ts'
 import type { McpConnection, McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
@@ -39,10 +40,10 @@ function refuseIfAssentOwn(own: PersonOnly | null, name: string): void {
 /**
  * Whether the MCP call `touch` (named `name`) runs without asking: a tool
  * Assent runs unasked (`approvalFree`), or a call to a server whose
- * manifest is read-only that names nothing person-only. Refuses one naming
- * Assent's own files first (`refuseIfAssentOwn`); a read-only server's call
- * is judged whole once, which finds those too when nothing else is found
- * before them.
+ * manifest is read-only that names nothing person-only and is no private
+ * read. Refuses one naming Assent's own files first (`refuseIfAssentOwn`);
+ * a read-only server's call is judged whole once, which finds those too
+ * when nothing else is found before them.
  */
 export function runsUnasked(
   server: Pick<McpConnection['server'], 'requires_approval'>,
@@ -61,7 +62,12 @@ export function runsUnasked(
     personOnly === null || personOnly.class === 'assent-own' ? personOnly : assentOwnNamedBy(touch),
     name,
   )
-  return personOnly === null
+  if (personOnly !== null) return false
+  // A read-only manifest says the server changes nothing, not that it
+  // reads only the workspace: a call whose words reach beyond it (a
+  // private read, private-read-approval.ts) asks the person, as no grant
+  // or webhook may answer for it either. A judgment that fails asks too.
+  return judgedPrivateMcpRead(touch) === null
 }
 
 /**

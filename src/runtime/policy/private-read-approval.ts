@@ -63,21 +63,30 @@ export function privateReadOfApproval(
 ): string | null {
   const reading = readingOf(action)
   if (reading === null) return null
-  const args = reading === 'any-word' ? withoutNetworkUrls(action.arguments, 0) : action.arguments
-  const touch = touchOfApproval({ ...action, arguments: args }, workspace)
-  const commands = commandsOf(touch)
+  return privateReadOfTouch(touchOfApproval(action, workspace), reading, resolvedByDoor)
+}
+
+/** The judgment `privateReadOfApproval` makes, on the action's touch. */
+function privateReadOfTouch(
+  touch: ActionTouch,
+  reading: 'tool' | 'any-word',
+  resolvedByDoor: readonly string[],
+): string | null {
+  const args = reading === 'any-word' ? withoutNetworkUrls(touch.arguments, 0) : touch.arguments
+  const judged = { ...touch, arguments: args }
+  const commands = commandsOf(judged)
   const readings = readCommandLines(commands.lines)
-  const named = namedPaths(touch, commands, readings)
-  if (named === null) return `${action.toolName} names more places than can be checked`
+  const named = namedPaths(judged, commands, readings)
+  if (named === null) return `${touch.toolName} names more places than can be checked`
   // `$PWD/../x` or `~bob/x` read as written is a folder of that name in
   // the workspace; what runs reads where the shell or the server says.
   const unknown = named.candidates.find(namesUnknownPlace)
   if (unknown !== undefined) return `${unknown} leads where only the shell or the server knows`
-  const bases = baseFolders(touch, commands, readings)
+  const bases = baseFolders(judged, commands, readings)
   const unresolved = firstUnresolved(named.candidates, bases, named.seen)
   if (unresolved !== null) return `${unresolved} cannot be resolved`
   return privateReadReason({
-    workspace,
+    workspace: touch.workspace,
     // A server's relative paths mean its own folder, which mcp.json gave
     // it: reads there are the server's ordinary reads, where that folder
     // could be a workspace itself (read-reach.ts): a server started in
@@ -128,8 +137,23 @@ export function judgedPrivateRead(
   workspace: string,
   resolvedByDoor: readonly string[] = [],
 ): string | null {
+  return failingClosed(() => privateReadOfApproval(action, workspace, resolvedByDoor))
+}
+
+/**
+ * Whether the MCP call `touch` (a tool call, a resource read, a prompt),
+ * about to run with nobody asked, is a private read: judged as its
+ * approval would be (every word a place it may read), so a read-only
+ * manifest, the server's own word, runs unasked no further than a grant
+ * or the webhook may answer. Fails closed as `judgedPrivateRead`.
+ */
+export function judgedPrivateMcpRead(touch: ActionTouch): string | null {
+  return failingClosed(() => privateReadOfTouch(touch, 'any-word', touch.resolvedPaths ?? []))
+}
+
+function failingClosed(judge: () => string | null): string | null {
   try {
-    return privateReadOfApproval(action, workspace, resolvedByDoor)
+    return judge()
   } catch (error) {
     return `the read could not be judged: ${String(error)}`
   }
