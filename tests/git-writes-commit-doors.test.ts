@@ -9,7 +9,7 @@ import {
   codexRequest,
 } from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
-import { ALLOWING_DECIDERS, expectLeftToThePerson } from './support/allowing-deciders.ts'
+import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
 import { realGit } from './support/real-git.ts'
 
 /**
@@ -76,7 +76,7 @@ describe("an external agent's git command that writes a commit's files", () => {
   )
 
   it.each(ROWS)('is left to the person by the reviewer and the webhook: %s', async (line) => {
-    await expectLeftToThePerson(place.world, command(line))
+    await leftToThePersonByEach(place.world, () => command(line))
     expect(hook()).toBe('npm test\n')
   })
 })

@@ -14,16 +14,16 @@ import {
   codexRequest,
 } from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
-import { ALLOWING_DECIDERS } from './support/allowing-deciders.ts'
+import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
 import { ApproverServer, signedReply } from './support/approver-server.ts'
-import { openGatewayCall, pinnedFolder } from './support/gateway-call-request.ts'
+import { openGatewayCall, shellToolRequest } from './support/gateway-call-request.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { writeNotesConfig } from './support/mcp-gateway-harness.ts'
 import { putApproverWebhook } from './support/person-only-table.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import { createRoom } from './support/room-helpers.ts'
 import { readNoteApproval, settleTurn } from './support/room-mcp-call.ts'
-import { eventually, type RuntimeHarness } from './support/runtime-harness.ts'
+import type { RuntimeHarness } from './support/runtime-harness.ts'
 
 /**
  * Places spelled so that, read as written, they seem to lie in the
@@ -91,18 +91,7 @@ function spelled(row: string, outside: string): string {
 
 /** A gated call of a shell server's tool, as assent-gateway sends one. */
 function shellCall(command: string): GatewayCallRequest {
-  return {
-    workspaceIdentity: pinnedFolder(harness.workspace),
-    serverId: 'shell',
-    serverName: 'Shell',
-    toolName: 'run',
-    toolDescription: 'Runs a command line with bash -c.',
-    inputSchemaHash: HASH,
-    definitionHash: HASH,
-    arguments: { command },
-    preview: null,
-    serverTools: { names: ['run'], hash: HASH },
-  }
+  return shellToolRequest(harness.workspace, command, HASH)
 }
 
 beforeAll(async () => {
@@ -204,22 +193,7 @@ describe('the same spellings in an external agent’s own tool', () => {
     ])
   })
 
-  it.each(ROWS)('neither the reviewer nor the webhook answers %s', async (row) => {
-    for (const decider of DECIDERS) {
-      const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      const before = place.world.stores.approvals.listByRoom(ROOM_ID).length
-      const answer = asker.ask(search(spelled(row, diary)), new AbortController().signal)
-      const approval = await eventually(() => {
-        const found = place.world.stores.approvals.listByRoom(ROOM_ID)[before]
-        return Promise.resolve(found?.escalationReason === undefined ? undefined : found)
-      }, 'the request to be left to the person')
-      expect(approval).toMatchObject({ status: 'pending' })
-      await place.world.gate.decide({
-        approvalId: approval.id,
-        decision: 'deny',
-        decidedBy: 'user',
-      })
-      expect(await answer).toBe('deny')
-    }
-  })
+  it.each(ROWS)('neither the reviewer nor the webhook answers %s', (row) =>
+    leftToThePersonByEach(place.world, () => search(spelled(row, diary))),
+  )
 })

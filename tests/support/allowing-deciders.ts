@@ -28,18 +28,19 @@ export const ALLOWING_DECIDERS = [
 ] as const
 
 /**
- * Asks `request` at the external-agent door under each allowing decider,
- * and checks that neither answers it: it is left to the person (pending,
- * with the reason it was escalated), who denies it here.
+ * Asks `request()` in `world` under each of `ALLOWING_DECIDERS`: neither
+ * may answer it. Each time the approval waits, with the reason it was
+ * left to the person (however busy the machine, no grace cuts the wait
+ * short), and the person's deny is the agent's answer.
  */
-export async function expectLeftToThePerson(
+export async function leftToThePersonByEach(
   world: ExternalAskerWorld,
-  request: ExternalActionRequest,
+  request: () => ExternalActionRequest,
 ): Promise<void> {
   for (const decider of ALLOWING_DECIDERS) {
     const { asker } = world.askerUnder(policyForMode(decider.mode), decider.parts)
     const before = world.stores.approvals.listByRoom(ROOM_ID).length
-    const answer = asker.ask(request, new AbortController().signal)
+    const answer = asker.ask(request(), new AbortController().signal)
     const approval = await eventually(() => {
       const found = world.stores.approvals.listByRoom(ROOM_ID)[before]
       return Promise.resolve(found?.escalationReason === undefined ? undefined : found)

@@ -100,3 +100,24 @@ export function putFileRequest(
     serverTools: { names: ['put_file'], hash },
   }
 }
+
+/** A gated call of a shell server's `run` tool for `workspace` (pinned
+ *  now), running `command` with bash -c, as assent-gateway sends one. */
+export function shellToolRequest(
+  workspace: string,
+  command: string,
+  hash = 'c'.repeat(64),
+): GatewayCallRequest {
+  return {
+    workspaceIdentity: pinnedFolder(workspace),
+    serverId: 'shell',
+    serverName: 'Shell',
+    toolName: 'run',
+    toolDescription: 'Runs a command line with bash -c.',
+    inputSchemaHash: hash,
+    definitionHash: hash,
+    arguments: { command },
+    preview: null,
+    serverTools: { names: ['run'], hash },
+  }
+}
