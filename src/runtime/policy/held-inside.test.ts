@@ -81,9 +81,16 @@ const HOLDING = [
   ['keys', 'keys/home/.ssh'],
 ] as const
 
-describe.each(Object.entries(doors))('%s', (_door, touchOf) => {
+describe.each(Object.entries(doors))('%s', (door, touchOf) => {
   it.each(HOLDING)('of %s is the person’s: it holds %s', (folder, held) => {
     const found = personOnlyReason(touchOf(folder))
+    // A move is found first where it puts what it moves (copied-places.ts):
+    // `vendor/lib/.git` moved to /tmp/x is /tmp/x/lib/.git.
+    if (door.includes('that moves')) {
+      expect(found?.path.startsWith('/tmp/x/')).toBe(true)
+      expect(found?.path.endsWith(path.relative(folder, held))).toBe(true)
+      return
+    }
     expect(found?.path).toBe(path.join(workspace, held))
     expect(found?.reason).toContain(`inside ${path.join(workspace, folder)}`)
   })

@@ -1,11 +1,13 @@
-import { lstatSync, opendirSync, statSync, type Stats } from 'node:fs'
+import { lstatSync, opendirSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import { addParts, addPathAndWords } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
+import { copiedPlaces } from './copied-places.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
-import type { ActionTouch } from './person-only.ts'
+import { isFolderNow } from './real-paths.ts'
+import type { ActionTouch, PersonOnly } from './person-only.ts'
 import {
   homeCredentialFiles,
   homeTopPersonOnlyFiles,
@@ -26,16 +28,29 @@ import { wordSpellings, type ShellReading } from './shell-words.ts'
  *  one any door should answer for. */
 export const MAX_CHECKED_CANDIDATES = 512
 
+/** What an action names, for the person-only rule. */
+export interface NamedPaths {
+  candidates: string[]
+  /** Real paths, and the places its copies write (copied-places.ts). */
+  resolved: string[]
+  seen: RealPathsSeen
+  /** Why the places its copies, moves or links write could not all be
+   *  found (too many, or a folder that cannot be read), or null: the
+   *  person decides (person-only.ts). */
+  unchecked: PersonOnly | null
+}
+
 /**
  * The paths an action names (`candidatePaths`) and their real paths, each
- * taken from every folder relative paths are taken from, globs expanded;
- * null when there are more than can be checked.
+ * taken from every folder relative paths are taken from, globs expanded,
+ * and the places its copies write that no word names; null when there
+ * are more than can be checked.
  */
 export function namedPaths(
   touch: ActionTouch,
   commands: ReturnType<typeof commandsOf>,
   readings: readonly ShellReading[],
-): { candidates: string[]; resolved: string[]; seen: RealPathsSeen } | null {
+): NamedPaths | null {
   const found = candidatePaths(touch, readings)
   if (found === null) return null
   const { candidates, globs } = found
@@ -84,7 +99,14 @@ export function namedPaths(
       if (real !== null) resolved.push(real)
     }
   }
-  return { candidates, resolved, seen }
+  // A copy, a move or a link writes where no word names: `cp x dir/` is
+  // `dir/x`, `cp -r tmpl/git ~/.config/` is `~/.config/git/config`. Added
+  // after the folders above are counted: they are places written, not
+  // folders the action's relative paths are taken from.
+  const copied = copiedPlaces(readings, [...bases, ...others], seen)
+  if (!Array.isArray(copied)) return { candidates, resolved, seen, unchecked: copied }
+  resolved.push(...copied)
+  return { candidates, resolved, seen, unchecked: null }
 }
 
 /** How many folder entries the contents a command copies may read (its
@@ -113,12 +135,12 @@ function addCopiedContents(
       if (!/\/\.\/?$/.test(word) && !(rsync && word.length > 1 && word.endsWith('/'))) continue
       for (const base of bases) {
         const real = realPathAllowingMissing(path.resolve(base, word), seen)
-        if (real === null || !isFolder(real)) continue
+        if (real === null || !isFolderNow(real)) continue
         const top = dotEntries(real, budget)
         if (top === null) return false
         for (const entry of top) {
           resolved.push(entry)
-          if (!isFolder(entry)) continue
+          if (!isFolderNow(entry)) continue
           const inner = dotEntries(entry, budget, true)
           if (inner === null) return false
           resolved.push(...inner)
@@ -150,16 +172,6 @@ function dotEntries(folder: string, budget: { entries: number }, all = false): s
   return out
 }
 
-/** Whether `real` is a folder now; a name too long or unreadable is not
- *  one (it is still judged as a path). */
-function isFolder(real: string): boolean {
-  try {
-    return statSync(real, { throwIfNoEntry: false })?.isDirectory() === true
-  } catch {
-    return false
-  }
-}
-
 /** More pairs than this of a named folder and a relative path to judge
  *  from it: the action asks. */
 const MAX_FOLDER_PAIRS = 2_048
@@ -173,7 +185,7 @@ const MAX_NAMED_FOLDERS = 64
 function namedFolders(resolved: readonly string[]): string[] | null {
   const folders = new Set<string>()
   for (const real of new Set(resolved)) {
-    if (!isFolder(real)) continue
+    if (!isFolderNow(real)) continue
     folders.add(real)
     if (folders.size > MAX_NAMED_FOLDERS) return null
   }

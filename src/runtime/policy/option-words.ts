@@ -40,6 +40,10 @@ export interface OptionsRead {
   /** Where the first operand is among the words (their length when there
    *  is none). */
   firstOperand: number
+  /** Where every operand is among the words, in order: GNU getopt reads
+   *  options past operands (`cp a -r b`), and all after `--` are
+   *  operands. */
+  operands: number[]
   /** An option the spec does not know, or an abbreviation of more than one
    *  long option: whether it takes a value, and so which word comes next,
    *  is not known here. Null when every option was read. */
@@ -55,9 +59,11 @@ export interface OptionsRead {
 export function readOptions(words: readonly string[], from: number, spec: OptionSpec): OptionsRead {
   const options: OptionRead[] = []
   let firstOperand = -1
+  const operandsAt: number[] = []
   let unknown: string | null = null
   const operand = (at: number) => {
     if (firstOperand === -1) firstOperand = at
+    operandsAt.push(at)
   }
   let stopped: string | null = null
   let optionWords = 0
@@ -68,7 +74,7 @@ export function readOptions(words: readonly string[], from: number, spec: Option
       break
     }
     if (word === '--') {
-      operand(i + 1)
+      for (let at = i + 1; at < words.length; at += 1) operand(at)
       break
     }
     if (word.startsWith('--')) {
@@ -91,7 +97,10 @@ export function readOptions(words: readonly string[], from: number, spec: Option
     }
     if (!word.startsWith('-') || word === '-') {
       operand(i)
-      if (spec.stopsAtOperand) break
+      if (spec.stopsAtOperand) {
+        for (let at = i + 1; at < words.length; at += 1) operandsAt.push(at)
+        break
+      }
       continue
     }
     for (let j = 1; j < word.length; j += 1) {
@@ -116,7 +125,7 @@ export function readOptions(words: readonly string[], from: number, spec: Option
     }
   }
   const operands = firstOperand === -1 ? words.length : firstOperand
-  return { options, firstOperand: operands, unknown, stopped }
+  return { options, firstOperand: operands, operands: operandsAt, unknown, stopped }
 }
 
 /** The long option `given` names, in full: itself, or the one option it is

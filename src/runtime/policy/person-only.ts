@@ -108,6 +108,7 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   if (command !== null) return command
   const named = namedPaths(touch, commands, readings)
   if (named === null) return tooManyPaths(touch)
+  if (named.unchecked !== null) return named.unchecked
   const { candidates, resolved, seen } = named
   const unknownHome = candidates.find(namesUnknownHome)
   if (unknownHome !== undefined) {

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 
 /** Real paths already looked up in one judgment: a path, and its real
@@ -129,4 +129,14 @@ export function linkTarget(link: string): string | null {
     return null
   }
   return realPathAllowingMissing(link)
+}
+
+/** Whether `real` is a folder now, or leads to one; a name too long or
+ *  unreadable is not one (it is still judged as a path). */
+export function isFolderNow(real: string): boolean {
+  try {
+    return statSync(real, { throwIfNoEntry: false })?.isDirectory() === true
+  } catch {
+    return false
+  }
 }
