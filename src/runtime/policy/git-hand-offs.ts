@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
+import { longOf } from './option-words.ts'
 
 // The command lines git runs that a git command is given as arguments,
 // for the person-only rule's reading of a command line (hand-offs.ts):
@@ -75,16 +76,27 @@ export const GIT_COMMANDS_HANDING_ON = new Set([
   'mergetool',
 ])
 
+/** Programs that are git to the rules: git, and hub, which hands git
+ *  every command it does not know as its own (`hub config …` is `git
+ *  config …`, `hub checkout <pull request>` fetches and checks it out). */
+const GIT_PROGRAMS = new Set(['git', 'hub'])
+
+/** Whether a program named `name` (a basename) is git: one of
+ *  `GIT_PROGRAMS`, or git's own dashed program (`git-config`). */
+export function isGitProgram(name: string): boolean {
+  return GIT_PROGRAMS.has(name) || /^git-./.test(name)
+}
+
 /** The words after `git` of a command whose name is `name` (a basename)
- *  and whose words after it start at `words[from]`: `git …`, or git's own
- *  dashed program (`/usr/lib/git-core/git-config …`), which is `git config
- *  …`. Null for any other command. */
+ *  and whose words after it start at `words[from]`: `git …` (or `hub …`),
+ *  or git's own dashed program (`/usr/lib/git-core/git-config …`), which
+ *  is `git config …`. Null for any other command. */
 export function gitArguments(
   name: string,
   words: readonly string[],
   from: number,
 ): string[] | null {
-  if (name === 'git') return words.slice(from)
+  if (GIT_PROGRAMS.has(name)) return words.slice(from)
   if (/^git-./.test(name)) return [name.slice('git-'.length), ...words.slice(from)]
   return null
 }
@@ -99,7 +111,7 @@ export function gitCommandOf(
   from: number,
 ): { command: string; from: number } | null {
   if (/^git-./.test(name)) return { command: name.slice('git-'.length), from }
-  if (name !== 'git') return null
+  if (!GIT_PROGRAMS.has(name)) return null
   for (let i = from; i < words.length; i += 1) {
     const word = words[i] ?? ''
     // `-c` and `--config-env` need the person whatever follows
@@ -152,8 +164,8 @@ function commandOptionValue(words: readonly string[], i: number, letters: string
   const word = words[i] ?? ''
   const long = /^--([a-z][a-z-]*)(=.*)?$/.exec(word)
   if (long !== null) {
-    const [, name = '', value] = long
-    if (!GIT_COMMAND_OPTIONS.some((option) => option.startsWith(name))) return null
+    const [, , value] = long
+    if (!GIT_COMMAND_OPTIONS.some((option) => longOf(word, option))) return null
     return value === undefined ? (words[i + 1] ?? null) : value.slice(1)
   }
   if (letters === '' || !/^-[A-Za-z]/.test(word)) return null
@@ -181,10 +193,7 @@ export function namesDotGit(value: string): boolean {
 
 /** init's and clone's options that make the git folder under a name that
  *  is not `.git` (`--bare`, `--mirror`, `--separate-git-dir`), or any
- *  start of one git would take for it (`--separate=…`). */
+ *  start of one git may take for it (`--separate=…`, `init --b`). */
 export function makesGitFolderElsewhere(arg: string): boolean {
-  const name = /^--([a-z-]{2,})(?:=|$)/.exec(arg)?.[1]
-  return (
-    name !== undefined && ['bare', 'mirror', 'separate-git-dir'].some((o) => o.startsWith(name))
-  )
+  return ['bare', 'mirror', 'separate-git-dir'].some((option) => longOf(arg, option))
 }

@@ -13,6 +13,15 @@ describe('gitSettingsWrittenBy', () => {
     ['branch', ['--set-upstream-to=up/main'], 'branch --set-upstream-to=up/main'],
     ['checkout', ['-b', 'x', '--track', 'up/x'], 'checkout --track'],
     ['switch', ['-c', 'x', '-t', 'up/x'], 'switch -t'],
+    // Any start of a long option git takes, and short ones bundled.
+    ['push', ['--set-up', 'up', 'x'], 'push --set-up'],
+    ['push', ['-qu', 'up', 'x'], 'push -qu'],
+    ['branch', ['--set-u=up/x'], 'branch --set-u=up/x'],
+    ['branch', ['--uns'], 'branch --uns'],
+    ['branch', ['--tr', 'x', 'up/x'], 'branch --tr'],
+    ['checkout', ['-bx', '--tra', 'up/x'], 'checkout --tra'],
+    ['pull', ['--set-ups', 'up', 'x'], 'pull --set-ups'],
+    ['fetch', ['--set-upstream', 'up', 'x'], 'fetch --set-upstream'],
   ])('git %s %j writes git’s settings', (command, rest, found) => {
     expect(gitSettingsWrittenBy(command, rest)).toBe(found)
   })
@@ -30,6 +39,10 @@ describe('gitSettingsWrittenBy', () => {
     ['checkout', ['--theirs', '--', 'x']],
     ['switch', ['--detach', 'x']],
     ['status', ['-u']],
+    ['branch', ['--sort=-committerdate']],
+    ['push', ['--no-verify', 'origin']],
+    ['fetch', ['--all']],
+    ['constructor', ['x']],
   ])('git %s %j writes none', (command, rest) => {
     expect(gitSettingsWrittenBy(command, rest)).toBeNull()
   })

@@ -1,3 +1,5 @@
+import { longOf, shortOf } from './option-words.ts'
+
 /**
  * git's commands that write its settings without `git config`: where the
  * repository's pushes and fetches go (`git remote add`, `set-url`), a
@@ -18,28 +20,40 @@ const SUBCOMMANDS_WRITING: Readonly<Record<string, ReadonlySet<string>>> = {
 }
 
 /** Options by which these commands write a branch's settings: what it
- *  tracks and pushes to (`push -u`, `branch --set-upstream-to`). */
-const OPTIONS_WRITING: Readonly<Record<string, RegExp>> = {
-  branch: /^(?:-[A-Za-z]*[ut]|--(?:set-upstream|unset-upstream|track))/,
-  push: /^(?:-[A-Za-z]*u|--set-upstream)/,
-  pull: /^--set-upstream/,
-  checkout: /^(?:-[A-Za-z]*t|--track)/,
-  switch: /^(?:-[A-Za-z]*t|--track)/,
+ *  tracks and pushes to (`push -u`, `branch --set-upstream-to`), by their
+ *  short letters (bundled, `-fu`) and long names (any start git may take
+ *  for one, `--set-up`). */
+const OPTIONS_WRITING: Readonly<Record<string, { letters: string; long: readonly string[] }>> = {
+  branch: { letters: 'ut', long: ['set-upstream-to', 'set-upstream', 'unset-upstream', 'track'] },
+  push: { letters: 'u', long: ['set-upstream'] },
+  pull: { letters: '', long: ['set-upstream'] },
+  fetch: { letters: '', long: ['set-upstream'] },
+  checkout: { letters: 't', long: ['track'] },
+  switch: { letters: 't', long: ['track'] },
 }
 
 /**
  * The words by which git's command `command`, with the words after it
  * (`rest`), writes git's settings, or null. A subcommand is the first word
- * after it that is no option; an abbreviation git does not take is not
- * looked for.
+ * after it that is no option (git takes no start of one). An option is
+ * found as git's parse-options reads it (option-words.ts): every letter of
+ * a bundle and every start of a long name counts, whether or not git
+ * would find it ambiguous, so a spelling git takes is never missed.
  */
 export function gitSettingsWrittenBy(command: string, rest: readonly string[]): string | null {
-  const subcommands = SUBCOMMANDS_WRITING[command]
+  const subcommands = Object.hasOwn(SUBCOMMANDS_WRITING, command)
+    ? SUBCOMMANDS_WRITING[command]
+    : undefined
   if (subcommands !== undefined) {
     const sub = rest.find((word) => !word.startsWith('-'))
     if (sub !== undefined && subcommands.has(sub)) return `${command} ${sub}`
   }
-  const option = OPTIONS_WRITING[command]
-  const written = option === undefined ? undefined : rest.find((word) => option.test(word))
+  const option = Object.hasOwn(OPTIONS_WRITING, command) ? OPTIONS_WRITING[command] : undefined
+  const written =
+    option === undefined
+      ? undefined
+      : rest.find(
+          (word) => shortOf(word, option.letters) || option.long.some((long) => longOf(word, long)),
+        )
   return written === undefined ? null : `${command} ${written}`
 }

@@ -108,6 +108,8 @@ describe('what is looked into, and what is not', () => {
     ['rm -r ./build .github', '.github/workflows'],
     ['git clean -ffdx vendor', 'vendor/lib/.git'],
     ['git clean -f -f -d', '.git'],
+    ['git clean --fo --f -d', '.git'],
+    ['hub clean -ffd vendor', 'vendor/lib/.git'],
   ])('a command that removes %s is the person’s: %s is taken with it', (commandLine, held) => {
     const found = personOnlyReason({
       toolName: AGENT_COMMAND_TOOL,

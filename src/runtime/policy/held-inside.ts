@@ -5,6 +5,8 @@ import type { PersonOnly } from './person-only.ts'
 import { personOnlyPathsInRoots, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 import { programsRun, type ProgramRun } from './shell-commands.ts'
+import { isGitProgram } from './git-hand-offs.ts'
+import { longOf } from './option-words.ts'
 
 /**
  * Actions that take a whole folder away with what it holds: Assent's own
@@ -32,7 +34,7 @@ const REMOVING_PROGRAMS = new Set(['rm', 'rmdir', 'unlink', 'mv', 'shred', 'tras
  */
 export function removedOperands(readings: readonly { words: readonly string[] }[]): string[] {
   return programsRun(readings, (name) =>
-    REMOVING_PROGRAMS.has(name) || name === 'git'
+    REMOVING_PROGRAMS.has(name) || isGitProgram(name)
       ? () => true
       : name === 'find'
         ? (rest) => rest.includes('-delete')
@@ -41,7 +43,7 @@ export function removedOperands(readings: readonly { words: readonly string[] }[
 }
 
 function operandsOf(found: ProgramRun): string[] {
-  if (found.name === 'git') return gitCleanOperands(found.rest)
+  if (isGitProgram(found.name)) return gitCleanOperands(found.rest)
   if (found.name === 'find') {
     const end = found.rest.findIndex((operand) => /^[-(!]/.test(operand))
     return end === -1 ? found.rest : found.rest.slice(0, end)
@@ -50,10 +52,11 @@ function operandsOf(found: ProgramRun): string[] {
 }
 
 /**
- * What `git clean` forced twice (`-ff`, `-f -f`, `--force --force`) takes
- * away: untracked files and folders, and with the second force the
- * untracked repositories nested in them, git folders, hooks and unpushed
- * history with them. Its paths, or the folder it runs in (`.`). Once
+ * What `git clean` forced twice (`-ff`, `-f -f`, `--force --force`, or
+ * any start of `--force` git takes for it, `--fo --f`) takes away:
+ * untracked files and folders, and with the second force the untracked
+ * repositories nested in them, git folders, hooks and unpushed history
+ * with them. Its paths, or the folder it runs in (`.`). Once
  * forced, git leaves a nested repository alone.
  */
 function gitCleanOperands(rest: readonly string[]): string[] {
@@ -62,7 +65,7 @@ function gitCleanOperands(rest: readonly string[]): string[] {
   const words = rest.slice(clean + 1)
   let forced = 0
   for (const word of words) {
-    if (word === '--force') forced += 1
+    if (longOf(word, 'force')) forced += 1
     else if (/^-[A-Za-z]+$/.test(word))
       forced += [...word].filter((letter) => letter === 'f').length
   }

@@ -136,3 +136,49 @@ function longName(given: string, long: OptionSpec['long']): string | null {
   const matches = Object.keys(long).filter((name) => given !== '' && name.startsWith(given))
   return matches.length === 1 ? (matches[0] ?? null) : null
 }
+
+/**
+ * Whether `word` is the long option `--<long>` as getopt_long and git's
+ * parse-options read it: the name whole or any start of it (`--har` is
+ * `--hard`, `--set-u` is `--set-upstream-to`), alone or with `=value`.
+ * Whether a start is ambiguous among the program's other options is not
+ * known here, so every start is read as this option: where the option is
+ * what makes an action ask, that only ever asks more (git refuses an
+ * ambiguous start anyway). Never use it to find an option that makes an
+ * action safe: a start read so may be another option to the program.
+ */
+export function longOf(word: string, long: string): boolean {
+  const name = word.split('=')[0] ?? ''
+  return name.length > 2 && name.startsWith('--') && long.startsWith(name.slice(2))
+}
+
+/**
+ * Whether `word` may turn the long option `--<long>` off as git reads it:
+ * `--no-<long>` or any start of it past `--no-` (`--no-sta` is
+ * `--no-staged`), and `--n`, `--no` and `--no-`, which git reads as the
+ * negation of its one negatable option. An option that makes an action
+ * safe (`git restore --staged`) is not trusted when a word may take it
+ * back (`--staged --no-staged`, which writes the work tree).
+ */
+export function mayNegateLong(word: string, long: string): boolean {
+  const name = word.split('=')[0] ?? ''
+  if (name === '--n' || name === '--no' || name === '--no-') return true
+  return name.startsWith('--no-') && longOf(`--${name.slice('--no-'.length)}`, long)
+}
+
+/**
+ * Whether `word` is a run of short options (`-um`, `-fu`) holding one of
+ * `letters`. The letters after one that takes a value (`valueLetters`) are
+ * that value, not options (`git restore -sHEADS` is `--source=HEADS`).
+ * Where the letter is what makes an action ask, give no `valueLetters`:
+ * every letter is then read as an option, which only asks more. Where it
+ * makes an action safe, give all of them, so a value is never taken for it.
+ */
+export function shortOf(word: string, letters: string, valueLetters = ''): boolean {
+  if (!/^-[^-]/.test(word)) return false
+  for (const letter of word.slice(1)) {
+    if (letters.includes(letter)) return true
+    if (valueLetters.includes(letter)) return false
+  }
+  return false
+}

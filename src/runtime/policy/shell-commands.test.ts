@@ -155,6 +155,13 @@ describe('commandFinding', () => {
     ['git-settings', 'git submodule add u p', 'git submodule add'],
     ['git-settings', 'GIT_DIR=docs git init', 'GIT_DIR=docs'],
     ['git-settings', 'git --git-dir=docs status', 'git --git-dir docs'],
+    // git's own spellings of clone's and init's options.
+    ['git-settings', 'git clone --conf core.fsmonitor=x u z', 'git clone --conf'],
+    ['git-settings', 'git clone -qc core.fsmonitor=x u z', 'git clone -qc'],
+    ['git-settings', 'git clone --templ=/tmp/t u z', 'git clone --templ=/tmp/t'],
+    ['git-settings', 'git init --b b', 'git init --b'],
+    ['git-settings', 'git clone --mi u m', 'git clone --mi'],
+    ['git-settings', 'hub config x y', 'git config'],
   ] as const)('finds %s in %s: %s', (kind, line, what) => {
     expect(findingOf(line)).toEqual({ kind, what })
   })
@@ -164,11 +171,11 @@ describe('commandFinding', () => {
     'git grep -c config',
     'git log config',
     'git status',
-    'echo git config',
     'grep -c "git config" docs',
     'rg -n GIT_CONFIG src',
     'rg -n eval src',
     'npm run eval',
+    'git clone --depth 1 u z',
     "rg -n 'TODO$' src",
     'bash -lc "rg -n foo src"',
     "sed -n '1,200p' README.md",

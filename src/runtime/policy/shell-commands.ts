@@ -7,6 +7,7 @@ import {
   namesDotGit,
 } from './git-hand-offs.ts'
 import { handOffs, HANDING_ON, SHELLS } from './hand-offs.ts'
+import { longOf, shortOf } from './option-words.ts'
 import { programNotRead, PROGRAMS_NOT_READ } from './programs-not-read.ts'
 import { shellSettingsFinding } from './shell-settings.ts'
 import { globMatchesName, hasGlob } from './shell-glob.ts'
@@ -52,7 +53,7 @@ const GIT_FOLDER_VARIABLES = /^(?:GIT_DIR|GIT_COMMON_DIR)=/i
  *  programs that change its settings or hand a line on), `eval`, and the
  *  programs that hand a line on. */
 const READ_COMMANDS = [
-  ...['git', 'eval', ...HANDING_ON, ...PROGRAMS_NOT_READ],
+  ...['git', 'hub', 'eval', ...HANDING_ON, ...PROGRAMS_NOT_READ],
   ...['config', 'init', 'clone', ...GIT_COMMANDS_HANDING_ON].map((command) => `git-${command}`),
 ]
 
@@ -360,7 +361,7 @@ function gitFinding(args: readonly string[]): CommandFinding | null {
     const written = gitSettingsWrittenBy(word, rest)
     if (written !== null) return found(written)
     if (word === 'init' || word === 'clone') {
-      const template = rest.find((arg) => arg.startsWith('--template'))
+      const template = rest.find((arg) => longOf(arg, 'template'))
       if (template !== undefined) return found(`${word} ${template}`)
       const folder = rest.find(makesGitFolderElsewhere)
       if (folder !== undefined) return found(`${word} ${folder}`)
@@ -375,7 +376,7 @@ function gitFinding(args: readonly string[]): CommandFinding | null {
       return found(`${word} ${sub}`)
     }
     if (word === 'clone') {
-      const setting = rest.find((arg) => /^(?:-c|--config)/.test(arg))
+      const setting = rest.find((arg) => shortOf(arg, 'c') || longOf(arg, 'config'))
       if (setting !== undefined) return found(`clone ${setting}`)
     }
     return null

@@ -193,6 +193,32 @@ const WRITES_A_COMMIT = [
   'git -C sub merge origin/main',
   'timeout 60 git pull',
   'git-merge feature',
+  // git's own spellings of the options that write: any start of a long
+  // one, short ones bundled, and a safe one taken back or glued to a value.
+  'git reset --har FETCH_HEAD',
+  'git reset --me HEAD~1',
+  'git read-tree -um FETCH_HEAD',
+  'git read-tree --res -u FETCH_HEAD',
+  'git apply --check --no-check fix.diff',
+  'git apply --stat --no-st fix.diff',
+  'git restore --staged --no-staged .',
+  'git restore --staged --wor .',
+  'git restore -sHEADS .',
+  // Forced over the work tree, with no revision.
+  'git checkout -f',
+  'git checkout --forc',
+  'git checkout -qf',
+  'git checkout -f -b topic',
+  'git switch --discard-changes -c topic',
+  // hub is git; the forges' tools check out a request's branch.
+  'hub checkout https://github.com/o/r/pull/12',
+  'hub sync',
+  'gh pr checkout 12',
+  'gh co 12',
+  'gh pr -R o/r checkout 12',
+  'gh repo sync',
+  'gh pr merge 12 -d',
+  'glab mr checkout 12',
 ]
 
 const WRITES_NO_COMMIT = [
@@ -213,6 +239,15 @@ const WRITES_NO_COMMIT = [
   'git diff feature',
   'git log --merges',
   'git branch -d topic',
+  'git reset --mi HEAD~1',
+  'git restore -S .',
+  'git read-tree -m FETCH_HEAD',
+  'git checkout --detach',
+  'git apply --stat fix.diff',
+  'grep -rn "git merge" docs',
+  'gh pr view 12',
+  'gh pr merge 12',
+  'glab mr list',
   'echo git merge feature',
 ]
 

@@ -1,5 +1,5 @@
-import { gitCommandOf } from './git-hand-offs.ts'
-import { readOptions, type OptionSpec } from './option-words.ts'
+import { gitCommandOf, isGitProgram } from './git-hand-offs.ts'
+import { longOf, mayNegateLong, readOptions, shortOf, type OptionSpec } from './option-words.ts'
 import type { PersonOnly } from './person-only.ts'
 import { programsRun } from './shell-commands.ts'
 
@@ -43,6 +43,8 @@ const WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => 
   hg: hgApplies,
   quilt: (rest) => !QUILT_READS_ONLY.has(rest.find((word) => !word.startsWith('-')) ?? ''),
   python: pythonExtracts,
+  gh: ghChecksOut,
+  glab: (rest) => requestCheckedOut(rest, 'mr'),
 }
 
 /**
@@ -56,15 +58,24 @@ const WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => 
  * without touching the work tree. So every command that writes a
  * revision's (or the index's) files into the work tree counts: merging,
  * pulling, picking, reverting, rebasing, a stash put back or put away, a
- * hard reset, a checkout or switch to another revision, a restore, a
- * submodule brought to its recorded commit, a bisect step. Outside
- * Assent's sandbox such a command rewrites an existing `.husky/pre-commit`
- * or `.envrc` in place, which the made-files watch does not count there
- * (made-person-only.ts: only a path that was not there does).
+ * hard reset, a checkout or switch to another revision or forced over the
+ * work tree, a restore, a submodule brought to its recorded commit, a
+ * bisect step, and hub's `sync`. Outside Assent's sandbox such a command
+ * rewrites an existing `.husky/pre-commit` or `.envrc` in place, which the
+ * made-files watch does not count there (made-person-only.ts: only a path
+ * that was not there does).
+ *
+ * git reads an option as parse-options does: any start of a long one
+ * (`--har` is `--hard`) and short ones bundled (`-um` is `-u -m`). An
+ * option that makes a command write is found by every such spelling
+ * (`longOf`, `shortOf` with no value letters), which only asks more; one
+ * that makes it write nothing is trusted only whole, with its letter
+ * before any that takes a value, and with no word that may take it back
+ * (`--staged --no-staged`).
  */
 const GIT_WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[]) => boolean>> = {
   apply: (rest) =>
-    !rest.some((word) => /^--(?:check|stat|numstat|summary)$/.test(word)) ||
+    !onlyWith(rest, ['check', 'stat', 'numstat', 'summary']) ||
     rest.some((word) => longOf(word, 'apply')),
   am: () => true,
   merge: () => true,
@@ -74,19 +85,49 @@ const GIT_WRITES_NAMES_INSIDE: Readonly<Record<string, (rest: readonly string[])
   rebase: () => true,
   'filter-branch': () => true,
   'checkout-index': () => true,
+  // hub's: fast-forwards the branch checked out, work tree and all.
+  sync: () => true,
   stash: (rest) => !STASH_WRITES_NOTHING.has(firstOperand(rest) ?? 'push'),
-  reset: (rest) => rest.some((word) => /^--(?:hard|merge|keep)$/.test(word)),
-  checkout: (rest) => namesRevisionOrPaths(rest, ['-b', '-B', '--orphan']),
+  reset: (rest) => rest.some((word) => ['hard', 'merge', 'keep'].some((o) => longOf(word, o))),
+  checkout: (rest) =>
+    forced(rest, ['force']) || namesRevisionOrPaths(rest, ['-b', '-B', '--orphan']),
   switch: (rest) =>
+    forced(rest, ['force', 'discard-changes']) ||
     namesRevisionOrPaths(rest, ['-c', '-C', '--create', '--force-create', '--orphan']),
   // Only the index, unless the work tree is asked for too.
   restore: (rest) =>
-    !rest.some((word) => word === '--staged' || /^-[A-Za-z]*S/.test(word)) ||
-    rest.some((word) => word === '--worktree' || /^-[A-Za-z]*W/.test(word)),
-  'read-tree': (rest) => rest.some((word) => word === '-u' || word === '--reset'),
+    !onlyWith(rest, ['staged'], { letter: 'S', valueLetters: 's' }) ||
+    rest.some((word) => longOf(word, 'worktree') || shortOf(word, 'W')),
+  'read-tree': (rest) => rest.some((word) => shortOf(word, 'u') || longOf(word, 'reset')),
   submodule: (rest) => firstOperand(rest) === 'update',
   bisect: (rest) => !BISECT_WRITES_NOTHING.has(rest[0] ?? 'help'),
   'sparse-checkout': (rest) => (rest[0] ?? 'list') !== 'list',
+}
+
+/**
+ * Whether one of the options `safe` (long names, or a short letter) that
+ * make a git command write nothing is given, whole, and no word may take
+ * one back. A start of one (`--sta`) is not trusted: it may be another
+ * option to git, so the command is judged as if it were not given.
+ */
+function onlyWith(
+  rest: readonly string[],
+  safe: readonly string[],
+  short?: { letter: string; valueLetters: string },
+): boolean {
+  const given = rest.some(
+    (word) =>
+      safe.some((long) => word === `--${long}`) ||
+      (short !== undefined && shortOf(word, short.letter, short.valueLetters)),
+  )
+  return given && !rest.some((word) => safe.some((long) => mayNegateLong(word, long)))
+}
+
+/** Whether `git checkout` or `git switch` is forced (`-f`, `--force`, or
+ *  what may abbreviate one of `long`): with no revision it writes the
+ *  index's files over the work tree's, with `-b` HEAD's. */
+function forced(rest: readonly string[], long: readonly string[]): boolean {
+  return rest.some((word) => shortOf(word, 'f') || long.some((name) => longOf(word, name)))
 }
 
 /** `git stash`'s commands that leave the work tree as it is. */
@@ -121,7 +162,7 @@ function namesRevisionOrPaths(rest: readonly string[], newBranch: readonly strin
  *  dashed programs (`git-apply`) are git's commands, every Python
  *  (`python3.12`) is `python`. */
 function writesNamesInside(name: string): ((rest: readonly string[]) => boolean) | undefined {
-  if (name === 'git' || /^git-./.test(name)) {
+  if (isGitProgram(name)) {
     return (rest) => {
       const git = gitCommandOf(name, rest, 0)
       if (git === null || !Object.hasOwn(GIT_WRITES_NAMES_INSIDE, git.command)) return false
@@ -184,13 +225,6 @@ function tarExtracts(rest: readonly string[]): boolean {
 /** `cpio` (or `bsdcpio`) extracting: `-i`, or `--extract`. */
 function cpioExtracts(rest: readonly string[]): boolean {
   return rest.some((word) => longOf(word, 'extract') || /^-[A-Za-z]*i/.test(word))
-}
-
-/** Whether `word` is `--long`, or what may abbreviate it (getopt_long
- *  takes any unambiguous start): read as it, which only asks more. */
-function longOf(word: string, long: string): boolean {
-  const name = word.split('=')[0] ?? ''
-  return name.length > 2 && name.startsWith('--') && long.startsWith(name.slice(2))
 }
 
 /** A program that extracts but with one of its options in `readsOnly`
@@ -269,6 +303,31 @@ function pythonExtracts(rest: readonly string[]): boolean {
   if (module !== 'tarfile' && module !== 'zipfile') return false
   const args = rest.slice(glued === '' ? at + 2 : at + 1)
   return args.some((word) => /^-[A-Za-z]*e/.test(word) || longOf(word, 'extract'))
+}
+
+/** Whether a forge's tool fetches a pull (merge) request's branch and
+ *  checks it out: `gh pr checkout 12`, `glab mr checkout 12` (or `co`).
+ *  Their options may come between their words (`gh pr -R o/r checkout
+ *  12`), so any later word that names the command counts. */
+function requestCheckedOut(rest: readonly string[], group: string): boolean {
+  const [first, ...after] = rest.filter((word) => !word.startsWith('-'))
+  return first === group && after.some((word) => word === 'checkout' || word === 'co')
+}
+
+/** GitHub's `gh` writing a fetched revision's files into the work tree:
+ *  a pull request checked out (its own alias `gh co` too), a fork synced
+ *  (`repo sync` fast-forwards the branch checked out), or a pull request
+ *  merged with its branch deleted (`pr merge -d` checks out and pulls the
+ *  base branch). */
+function ghChecksOut(rest: readonly string[]): boolean {
+  const [first, ...after] = rest.filter((word) => !word.startsWith('-'))
+  if (first === 'co' || requestCheckedOut(rest, 'pr')) return true
+  if (first === 'repo') return after.includes('sync')
+  return (
+    first === 'pr' &&
+    after.includes('merge') &&
+    rest.some((word) => shortOf(word, 'd') || longOf(word, 'delete-branch'))
+  )
 }
 
 /** 7-Zip's `x` or `e` command, its first word that is no option. */
