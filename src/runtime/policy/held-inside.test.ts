@@ -110,6 +110,7 @@ describe('what is looked into, and what is not', () => {
     ['git clean -f -f -d', '.git'],
     ['git clean --fo --f -d', '.git'],
     ['hub clean -ffd vendor', 'vendor/lib/.git'],
+    ['ssh-agent git clean -ffd vendor', 'vendor/lib/.git'],
   ])('a command that removes %s is the person’s: %s is taken with it', (commandLine, held) => {
     const found = personOnlyReason({
       toolName: AGENT_COMMAND_TOOL,

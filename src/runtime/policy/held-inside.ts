@@ -4,7 +4,7 @@ import { AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import type { PersonOnly } from './person-only.ts'
 import { personOnlyPathsInRoots, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 import { sensitivePath } from './sensitive-paths.ts'
-import { programsRun, type ProgramRun } from './shell-commands.ts'
+import { programsRun, type ProgramRun } from './programs-run.ts'
 import { isGitProgram } from './git-hand-offs.ts'
 import { longOf } from './option-words.ts'
 

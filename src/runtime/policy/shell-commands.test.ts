@@ -161,7 +161,33 @@ describe('commandFinding', () => {
     ['git-settings', 'git clone --templ=/tmp/t u z', 'git clone --templ=/tmp/t'],
     ['git-settings', 'git init --b b', 'git init --b'],
     ['git-settings', 'git clone --mi u m', 'git clone --mi'],
-    ['git-settings', 'hub config x y', 'git config'],
+    // git behind any program, known to run its words or not, and hub.
+    ...(
+      [
+        'ssh-agent git config x y',
+        'dbus-run-session -- git config x y',
+        'xvfb-run git config x y',
+        'numactl -C0 git config x y',
+        'faketime 2020-01-01 git config x y',
+        'torsocks git config x y',
+        'proxychains git config x y',
+        'catchsegv git config x y',
+        'chpst git config x y',
+        'tsp git config x y',
+        'sem git config x y',
+        'daemonize git config x y',
+        'uv run git config x y',
+        'poetry run git config x y',
+        'pnpm exec git config x y',
+        'bundle exec git config x y',
+        'direnv exec . git config x y',
+        'mise exec -- git config x y',
+        'cpulimit -l 5 -- git config x y',
+        'hub config x y',
+        'echo git config x y',
+      ] as const
+    ).map((line) => ['git-settings', line, 'git config'] as const),
+    ['git-settings', 'ssh-agent xargs git', 'xargs git'],
   ] as const)('finds %s in %s: %s', (kind, line, what) => {
     expect(findingOf(line)).toEqual({ kind, what })
   })
@@ -175,6 +201,7 @@ describe('commandFinding', () => {
     'rg -n GIT_CONFIG src',
     'rg -n eval src',
     'npm run eval',
+    'rsync -e ssh -a docs/ out/',
     'git clone --depth 1 u z',
     "rg -n 'TODO$' src",
     'bash -lc "rg -n foo src"',

@@ -9,6 +9,7 @@ import {
 import { handOffs, HANDING_ON, SHELLS } from './hand-offs.ts'
 import { longOf, shortOf } from './option-words.ts'
 import { programNotRead, PROGRAMS_NOT_READ } from './programs-not-read.ts'
+import { KEYWORDS, runsFromHere, simpleCommands, WRAPPERS } from './programs-run.ts'
 import { shellSettingsFinding } from './shell-settings.ts'
 import { globMatchesName, hasGlob } from './shell-glob.ts'
 import { gitSettingsWrittenBy } from './git-settings-commands.ts'
@@ -18,28 +19,6 @@ import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 // rule: a name built only when it runs, a change to what git runs, or a
 // command it has run that cannot be read. The line is tokenized once
 // (shell-words.ts), and so is each line it hands on (hand-offs.ts).
-
-/** Words after which the next word is still a command: wrappers that run
- *  the rest (`sudo git …`, `env X=1 git …`, `timeout 10 git …`, `taskset
- *  1 git …`, `strace -o log git …`, busybox's applets, zsh's `noglob`).
- *  After a wrapper, any later `git` or `eval` of the same command counts
- *  as the command: its options are not read, so none can hide the command
- *  from the rule. */
-const WRAPPERS = new Set([
-  ...['sudo', 'doas', 'pkexec', 'runuser', 'env', 'command', 'builtin', 'exec', 'noglob'],
-  ...['nocorrect', 'nohup', 'time', 'nice', 'ionice', 'chrt', 'taskset', 'timeout', 'stdbuf'],
-  ...['xargs', 'parallel', 'chronic', 'setsid', 'flock', 'unbuffer', 'script', 'setpriv'],
-  ...['prlimit', 'unshare', 'nsenter', 'chroot', 'setarch', 'fakeroot', 'eatmydata', 'strace'],
-  ...['ltrace', 'valgrind', 'watch', 'firejail', 'systemd-run', 'busybox'],
-])
-
-/** The shell's keywords after which the next word is a command (fish's
- *  `and`, `or`, `not` and `begin` too). */
-const KEYWORDS = new Set([
-  ...['then', 'do', 'else', 'elif', 'if', 'while', 'until', '!', '{', 'coproc'],
-  ...['and', 'or', 'not', 'begin'],
-])
-const OPERATORS = new Set([';', '&', '&&', '|', '||', '(', ')'])
 
 /** The variables that change what git runs or where it reads its settings. */
 const GIT_SETTING_VARIABLES = /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)=/i
@@ -152,8 +131,9 @@ export function readCommandLines(lines: readonly string[]): CommandReading[] {
  * `git config` (`remote set-url`, `lfs install`: git-settings-commands.ts); git's folder made or used under another name (`init
  * --bare`, `clone --mirror`, `worktree add`, `submodule add`, `GIT_DIR`);
  * or a program whose program is not read (programs-not-read.ts). `git`
- * counts where a shell runs it (first in a command, or after a wrapper),
- * not as another program's argument (`grep "git config" docs`). A name
+ * counts wherever it is a word of its own, first in a command or after
+ * any other word (`runsFromHere`), not inside another word (`grep "git
+ * config" docs`). A name
  * that a program computes (`python -c …`, `tr`) is not read: see
  * docs/security-model.md.
  */
@@ -171,79 +151,6 @@ export function commandFinding(readings: readonly CommandReading[]): CommandFind
   // first: a finding there says more.
   const unread = readings.find((reading) => reading.unread !== null)?.unread
   return unread == null ? notRead : { kind: 'unread-command', what: unread }
-}
-
-/** A program a simple command runs, with the words after it. */
-export interface ProgramRun {
-  name: string
-  rest: string[]
-}
-
-/**
- * What a program run with the words after it does, by its name: how a
- * caller of `programsRun` judges the programs it reads for, or undefined
- * for one it does not. The words are taken only for a program it knows
- * (a command line may hold many words past a wrapper).
- */
-export type ProgramJudge = (name: string) => ((rest: readonly string[]) => boolean) | undefined
-
-/**
- * The programs `judge` knows and picks (given the words after each) that
- * the simple commands of command lines run: where the shell finds a
- * program (after assignments, the shell's keywords and the wrappers that
- * run the rest: `{ tar -xf a.tar; }`, `if …; then rm -rf x; fi`, `!
- * rm`, `sudo rm`, `timeout 5 rm`, `busybox tar`) and the command `find`'s
- * `-exec` runs, as `commandFinding` reads them. After a wrapper, whose
- * own options are not read here (`sudo -u root rm`), any later word
- * picked counts: over-reading only ever asks more.
- */
-export function programsRun(
-  readings: readonly { words: readonly string[] }[],
-  judge: ProgramJudge,
-): ProgramRun[] {
-  return readings.flatMap(({ words }) =>
-    simpleCommands(words).flatMap((command) => programRun(command, judge) ?? []),
-  )
-}
-
-function programRun(command: readonly string[], judge: ProgramJudge): ProgramRun | null {
-  let expectCommand = true
-  let wrapped = false
-  for (let i = 0; i < command.length; i += 1) {
-    const word = command[i] ?? ''
-    const name = path.basename(word)
-    if (expectCommand && /^[A-Za-z_]\w*=/.test(word)) continue
-    if (!expectCommand && !wrapped) return null
-    const picks = judge(name)
-    if (picks !== undefined) {
-      const rest = command.slice(i + 1)
-      if (picks(rest)) return { name, rest }
-    }
-    if (name === 'find') {
-      const exec = command.findIndex((arg, at) => at > i && /^-(?:exec|ok)(?:dir)?$/.test(arg))
-      if (exec !== -1) return programRun(command.slice(exec + 1), judge)
-    }
-    if (KEYWORDS.has(word) || WRAPPERS.has(name)) {
-      wrapped ||= WRAPPERS.has(name)
-      expectCommand = true
-      continue
-    }
-    expectCommand = false
-  }
-  return null
-}
-
-/** The words of each simple command, operators dropped, redirections and
- *  their targets left out. */
-function simpleCommands(words: readonly string[]): string[][] {
-  const commands: string[][] = [[]]
-  for (let i = 0; i < words.length; i += 1) {
-    const word = words[i] ?? ''
-    if (OPERATORS.has(word)) commands.push([])
-    else if (word === '>') i += 1
-    else commands.at(-1)?.push(word)
-  }
-  return commands.filter((command) => command.length > 0)
 }
 
 function commandWordsFinding(command: readonly string[]): CommandFinding | null {
@@ -274,7 +181,9 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
     if (expectCommand ? shellMakes(word) : wrapped && mayBeCommand(word)) {
       return { kind: 'built-at-run-time', what: word }
     }
-    if (!expectCommand && !wrapped) return null
+    // Past a program not known to run its words: only a word that may be
+    // a program the rules read, run from there (`ssh-agent git config`).
+    if (!expectCommand && !wrapped && !runsFromHere(name)) continue
     if (name === 'eval') return { kind: 'built-at-run-time', what: 'eval' }
     // The folder a `cd` goes to decides what every relative path after it
     // names: one the shell makes from a variable, or the last one (`-`),

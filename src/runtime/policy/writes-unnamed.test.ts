@@ -59,7 +59,6 @@ const READS_OR_NAMES = [
   'unzip -l site.zip',
   '7z l bundle.7z',
   'ar t lib.a',
-  'echo patch',
   'if true; then tar -tf vendor.tar; fi',
   'timeout 5 ls vendor',
   'git apply --check fix.diff',
@@ -127,6 +126,8 @@ const WHERE_THE_PROGRAM_IS: ReadonlyArray<readonly [string, 'unpacks' | 'takes v
   ['if true; then rm -rf vendor; fi', 'takes vendor'],
   ['! rm -rf vendor', 'takes vendor'],
   ['busybox rm -rf vendor', 'takes vendor'],
+  ['faketime 2020-01-01 tar -xf docs/evil.tar', 'unpacks'],
+  ['ssh-agent rm -rf vendor', 'takes vendor'],
 ]
 
 describe('a command whose program the shell finds past keywords and wrappers', () => {
@@ -210,6 +211,9 @@ const WRITES_A_COMMIT = [
   'git checkout -qf',
   'git checkout -f -b topic',
   'git switch --discard-changes -c topic',
+  // Behind a program not known to run its words.
+  'ssh-agent git reset --hard FETCH_HEAD',
+  'uv run git merge feature',
   // hub is git; the forges' tools check out a request's branch.
   'hub checkout https://github.com/o/r/pull/12',
   'hub sync',
@@ -219,6 +223,9 @@ const WRITES_A_COMMIT = [
   'gh repo sync',
   'gh pr merge 12 -d',
   'glab mr checkout 12',
+  // The cost: git as a word after a program that only prints it.
+  'echo git merge feature',
+  'echo patch',
 ]
 
 const WRITES_NO_COMMIT = [
@@ -248,7 +255,6 @@ const WRITES_NO_COMMIT = [
   'gh pr view 12',
   'gh pr merge 12',
   'glab mr list',
-  'echo git merge feature',
 ]
 
 describe.each(DOORS)('a git command run as %s', (_door, touchOf) => {

@@ -1,7 +1,7 @@
 import { gitCommandOf, isGitProgram } from './git-hand-offs.ts'
 import { longOf, mayNegateLong, readOptions, shortOf, type OptionSpec } from './option-words.ts'
 import type { PersonOnly } from './person-only.ts'
-import { programsRun } from './shell-commands.ts'
+import { programsRun } from './programs-run.ts'
 
 /**
  * Programs that write files their words do not name: the names come from
