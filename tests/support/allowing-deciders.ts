@@ -28,10 +28,13 @@ export const ALLOWING_DECIDERS = [
 ] as const
 
 /**
- * Asks `request()` in `world` under each of `ALLOWING_DECIDERS`: neither
- * may answer it. Each time the approval waits, with the reason it was
- * left to the person (however busy the machine, no grace cuts the wait
- * short), and the person's deny is the agent's answer.
+ * Asks `request()` in `world` under each of `ALLOWING_DECIDERS` and expects
+ * each to leave it to the person: its approval waits, with the reason it
+ * was escalated. The wait ends as soon as the request is answered or left
+ * to the person, whichever comes first, so a decider that answers fails
+ * the test at once instead of after the wait's timeout (however busy the
+ * machine, no grace cuts the wait short). The person's denial then
+ * settles it.
  */
 export async function leftToThePersonByEach(
   world: ExternalAskerWorld,
@@ -40,13 +43,23 @@ export async function leftToThePersonByEach(
   for (const decider of ALLOWING_DECIDERS) {
     const { asker } = world.askerUnder(policyForMode(decider.mode), decider.parts)
     const before = world.stores.approvals.listByRoom(ROOM_ID).length
-    const answer = asker.ask(request(), new AbortController().signal)
-    const approval = await eventually(() => {
+    let answered: string | undefined
+    const answer = asker.ask(request(), new AbortController().signal).then((decision) => {
+      answered = decision
+      return decision
+    })
+    const seen = await eventually(() => {
       const found = world.stores.approvals.listByRoom(ROOM_ID)[before]
-      return Promise.resolve(found?.escalationReason === undefined ? undefined : found)
-    }, 'the request to be left to the person')
-    expect(approval, decider.by).toMatchObject({ status: 'pending' })
-    await world.gate.decide({ approvalId: approval.id, decision: 'deny', decidedBy: 'user' })
+      const settled = answered !== undefined || found?.escalationReason !== undefined
+      return Promise.resolve(settled ? { found, answered } : undefined)
+    }, 'the request to be answered or left to the person')
+    expect(seen.answered, decider.by).toBeUndefined()
+    expect(seen.found, decider.by).toMatchObject({ status: 'pending' })
+    await world.gate.decide({
+      approvalId: seen.found?.id ?? '',
+      decision: 'deny',
+      decidedBy: 'user',
+    })
     expect(await answer).toBe('deny')
   }
 }
