@@ -63,6 +63,12 @@ export const RUNTIME_MESSAGES_EN = {
       'Plan mode offers only tools that run without asking; {{tool}} was not offered.',
     actionChanged:
       'The action stored for this approval changed outside Assent after the agent asked; the approval was withdrawn and nothing ran.',
+    roomNarrowed:
+      'The room’s mode was narrowed after this was allowed, and what allowed it no longer may; it did not run.',
+    grantRevoked:
+      'The “always allow” that answered this was revoked before it ran; it did not run.',
+    webhookRemoved:
+      'The approver webhook that answered this is no longer the room’s; its answer does not count, and it did not run.',
   },
   permission: {
     writeSummary: 'Write access to {{path}} for this turn',

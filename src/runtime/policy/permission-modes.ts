@@ -45,6 +45,15 @@ export function reachesAsFar(from: PermissionMode, to: PermissionMode): boolean 
   return MODES_IN_ORDER.indexOf(to) >= MODES_IN_ORDER.indexOf(from)
 }
 
+/** The narrower of a turn's frozen policy and its room's policy now, by
+ *  mode (plan narrowest): a narrowing reaches a running turn, a widening
+ *  never does. A tie keeps the frozen policy, so a room confirmed again at
+ *  the same mode gives a running turn nothing it was not admitted with. */
+export function narrowerPolicy(frozen: RoomPolicy, now: RoomPolicy): RoomPolicy {
+  const nowRank = MODES_IN_ORDER.indexOf(modeFromPolicy(now))
+  return nowRank < MODES_IN_ORDER.indexOf(modeFromPolicy(frozen)) ? now : frozen
+}
+
 /** A fresh, mutable copy of the preset, so a caller that edits its room
  *  policy never edits the preset every other room reads. */
 export function policyForMode(mode: PermissionMode): RoomPolicy {

@@ -58,6 +58,9 @@ export const zhCNRuntime: Catalog['runtime'] = {
     notOfferedInPlan: '规划模式只提供无需询问即可运行的工具；没有提供 {{tool}}。',
     actionChanged:
       '智能体请求之后，此批准所存储的操作在 Assent 之外被更改；批准已被撤回，什么都没有运行。',
+    roomNarrowed: '允许之后，房间的模式被收窄，允许它的一方已无权允许；它没有运行。',
+    grantRevoked: '答复此操作的“始终允许”在它运行之前已被撤销；它没有运行。',
+    webhookRemoved: '答复此操作的审批回调已不再属于这个房间；它的答复不算数，它没有运行。',
   },
   permission: {
     writeSummary: '本轮中对 {{path}} 的写入权限',
