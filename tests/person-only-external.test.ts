@@ -31,6 +31,7 @@ import {
   startTurn,
   turnFixture,
   type SqliteStores,
+  roomAsFrozen,
 } from '../src/runtime/test-support/sqlite-stores.ts'
 import {
   CONTROL_PATH,
@@ -130,6 +131,7 @@ function askerUnder(
     approvalTtlMs: () => 60_000,
     newId,
     ...(delegate ? { delegateFor: () => delegate } : {}),
+    room: roomAsFrozen(stores, delegate),
   })
   return new ExternalTurnAsker(turn, AGENT, timeline, {
     requester,
@@ -137,6 +139,7 @@ function askerUnder(
     conversations: stores.conversations,
     now,
     durable: async () => undefined,
+    room: roomAsFrozen(stores, delegate),
   })
 }
 
@@ -480,6 +483,7 @@ describe("an ACP agent's file changes, read with every place they name, at each 
     review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
   }
   const webhookAllows: DelegatedApprover = {
+    id: 'webhook-allows',
     decide: () => Promise.resolve({ decision: 'allow-once', reason: 'webhook ok' }),
   }
 

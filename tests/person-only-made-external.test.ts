@@ -87,6 +87,7 @@ const ALLOWS_EVERYTHING: ActionReviewer = {
   review: () => Promise.resolve({ verdict: 'allow', reason: 'looks fine to me' }),
 }
 const WEBHOOK_ALLOWS: DelegatedApprover = {
+  id: 'webhook-allows',
   decide: () => Promise.resolve({ decision: 'allow-once', reason: 'webhook ok' }),
 }
 

@@ -42,7 +42,7 @@ export interface RuntimeAgents {
 /** Reads agents.json (its problems audited), ends the agents an earlier
  *  runtime left running, and wires the runners of both kinds of agent. */
 export function startAgents(options: RuntimeAgentsOptions): RuntimeAgents {
-  const { conversations, grants, requester, events, now, durable } = options
+  const { conversations, grants, requester, events, now, durable, room } = options
   const external = loadAgentsConfigAtStart(
     options.dataDir,
     options.agentsConfigPath,
@@ -71,6 +71,7 @@ export function startAgents(options: RuntimeAgentsOptions): RuntimeAgents {
     events,
     now,
     durable,
+    room,
     newId: randomUUID,
   })
   const runner = new AgentRunner({
@@ -85,6 +86,7 @@ export function startAgents(options: RuntimeAgentsOptions): RuntimeAgents {
     durable,
     mcp: options.mcp,
     commands: options.commands,
+    room,
   })
   return { agents, external, runner, externalTurns }
 }

@@ -27,6 +27,7 @@ import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
 import { keepAsAssentOwn } from './policy/assent-own-paths.ts'
 import type { RollbackAnchor } from './ports/rollback-anchor.ts'
 import { recoverFromCrash } from './recovery/crash-recovery.ts'
+import { storedRoomNow } from './rooms/stored-room-now.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { TurnService } from './rooms/turn-service.ts'
 import { startAgents } from './runtime-agents.ts'
@@ -112,6 +113,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   })
   const { db, durability, audit, rooms, conversations, grants, rollback, approvals } = storage
   const durable = () => durability.durable()
+  // What every door reads of the room right before a call acts: a running
+  // turn is judged under the narrower of its frozen policy and this.
+  const room = storedRoomNow({ rooms, grants, webhooks: storage.webhooks })
   const approverWebhooks = new ApproverWebhooks({
     store: storage.webhooks,
     requireRoom: (roomId) => {
@@ -157,6 +161,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     // Where the room's policy would ask the person, its approver webhook (if
     // it names one) decides in their place.
     delegateFor: (roomId) => approverWebhooks.approverFor(roomId),
+    room,
   })
   // A server asking the person for input during a call becomes a form in
   // that call's room.
@@ -189,6 +194,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     elicitation,
     now,
     durable,
+    room,
   })
   // Every door leaves a change to Assent's own files to the person
   // (policy/assent-own-paths.ts), as the sandbox hides them.
@@ -222,6 +228,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
     durable,
     mcp,
+    room,
   })
   const { runner, externalTurns } = agents
   const roomService = new RoomService({

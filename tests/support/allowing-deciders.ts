@@ -14,6 +14,7 @@ export const REVIEWER_ALLOWS: ActionReviewer = {
 
 /** An approver webhook that allows whatever it is sent. */
 export const WEBHOOK_ALLOWS: DelegatedApprover = {
+  id: 'webhook-allows',
   decide: () => Promise.resolve({ decision: 'allow-once', reason: 'webhook ok' }),
 }
 

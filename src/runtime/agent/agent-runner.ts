@@ -26,7 +26,9 @@ import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { askInTurn } from './input-steps.ts'
 import { PermissionRequestRunner, type TurnWidenings } from './permission-request-runner.ts'
 import type { AskingForDecision, WaitingCall } from './approval-wait.ts'
-import { offeredTo, ToolCallRunner } from './tool-call-runner.ts'
+import { ToolCallRunner } from './tool-call-runner.ts'
+import { offeredTo } from './offered-tools.ts'
+import { turnInForce, type RoomNow } from '../policy/allower-stands.ts'
 
 /** Where a turn's history ends: the turns whose messages it leaves out and
  *  the store's mark when it started. */
@@ -77,6 +79,9 @@ export interface AgentRunnerOptions {
   mcp?: McpToolCalls
   /** What every command the agent runs is started through. */
   commands: CommandLauncher
+  /** The room now: a running turn is offered and judged under the
+   *  narrower of its frozen policy and this (policy/allower-stands.ts). */
+  room: RoomNow
   newId?: () => string
 }
 
@@ -295,8 +300,11 @@ export class AgentRunner implements TurnRunner {
     const history = this.options.conversations
       .listRecentMessages(turn.roomId, AGENT_HISTORY_MESSAGES, excluded, upTo)
       .map(({ role, text }) => ({ role, text }))
+    // A room narrowed since the turn began (plan entered) offers what its
+    // mode now offers; a widened one offers nothing more.
+    const inForce = turnInForce(turn, this.options.room)
     const tools = Object.values(TOOLS)
-      .filter((tool) => offeredTo(agent, turn, tool))
+      .filter((tool) => offeredTo(agent, inForce, tool))
       .map((tool) => ({ name: tool.name, effect: tool.effect }))
     return { history, userText: turn.text, tools }
   }

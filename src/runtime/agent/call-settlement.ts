@@ -1,3 +1,5 @@
+import type { AllowFallen, Allower } from '../policy/allower-stands.ts'
+import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
 import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
@@ -28,6 +30,8 @@ export type Settled = {
  *  far a read may reach, and the approval that allowed it, if one did. */
 export interface Execution {
   allowedBy: CallAllowance | null
+  /** Who or what allowed it, judged again right before it runs. */
+  allower: Allower
   readReach: 'workspace' | 'any'
   approval?: ApprovalRecord
 }
@@ -93,6 +97,42 @@ export function refusedAccess(
 ): Settled {
   const words = refusedAccessWords(access, tool.effect, tool.targetPaths(args))
   return { status: 'refused', result: { ...refusal(access.reason, access.code), message: words } }
+}
+
+/** A decided call that was not allowed: denied, or expired. */
+export function notAllowed(decided: ApprovalRecord): Settled {
+  if (decided.status === 'expired') {
+    // Withdrawn for a reason (its stored action changed), the reason is
+    // what the agent hears, as at every other door; otherwise nobody
+    // answered in time.
+    return said('expired', decided.reasonMessage ?? message('call.expired'), 'approval_expired')
+  }
+  const result = { ...refusal(deniedText(decided), 'approval_denied') }
+  return { status: 'denied', result: { ...result, message: deniedMessage(decided) } }
+}
+
+/** The approval policy's refusal of a call it never lets run. */
+export function deniedByPolicy(
+  policy: ApprovalPolicy,
+  tool: string,
+  privateRead: string | null,
+): Settled {
+  const why = privateRead === null ? '' : ` (${privateRead})`
+  const output = `Denied by the room's approval policy (${policy}): it does not allow ${tool}${why}.`
+  return {
+    status: 'denied',
+    result: {
+      ...refusal(output, 'policy_denied'),
+      message: message('call.policyDenied', { tool }),
+    },
+  }
+}
+
+/** An allowed call refused right before it ran, since what allowed it no
+ *  longer stands (policy/allower-stands.ts): nothing ran. */
+export function refusedAsFallen(fallen: AllowFallen, approvalId: string | null): Settled {
+  const result = { ...refusal(fallen.reason, fallen.code), message: fallen.message }
+  return { status: 'refused', result, approvalId }
 }
 
 export function refusal(output: string, code: string): ToolResult {

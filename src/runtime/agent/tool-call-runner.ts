@@ -1,6 +1,13 @@
 import { englishText, message } from '../../contracts/runtime-message.ts'
 import { dispositionFor, privateReadDisposition } from '../policy/approval-policy.ts'
-import { isPlanPolicy, runsWithoutConsent } from '../policy/permission-modes.ts'
+import { isPlanPolicy } from '../policy/permission-modes.ts'
+import { offeredTo } from './offered-tools.ts'
+import {
+  allowerStands,
+  allowerOfApproval,
+  turnInForce,
+  type RoomNow,
+} from '../policy/allower-stands.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { privateReadReason } from '../policy/read-reach.ts'
 import { getTool } from '../tools/registry.ts'
@@ -19,11 +26,12 @@ import {
   type Execution,
   type Settled,
   refusedAfterConsent,
+  refusedAsFallen,
+  deniedByPolicy,
   said,
   refusedAccess,
   refusal,
-  deniedText,
-  deniedMessage,
+  notAllowed,
   recordOutcome,
   type ToolOutcome,
 } from './call-settlement.ts'
@@ -59,6 +67,9 @@ export interface ToolCallRunnerDeps {
   /** What every command is started through, contained as the turn's
    *  sandbox mode promises. */
   commands: CommandLauncher
+  /** The room now: a call is judged, and run, under the narrower of the
+   *  turn's frozen policy and the room's (policy/allower-stands.ts). */
+  room: RoomNow
 }
 
 /**
@@ -89,7 +100,9 @@ export class ToolCallRunner {
     widenings: TurnWidenings = { writableRoots: [] },
   ): Promise<ToolOutcome | AskingForDecision> {
     const call = recordProposedCall(this.deps, turn, seq, planned.tool, planned.arguments)
-    const scope = { turn, agent, widenings }
+    // Judged under the room's mode now where it is narrower than the one
+    // the turn froze (the person entered plan mid-turn); never wider.
+    const scope = { turn: turnInForce(turn, this.deps.room), agent, widenings }
     const outcome = await this.outcomeOf(scope, call, planned)
     if ('asking' in outcome) {
       const { tool, args, resolvedPaths } = outcome.asking
@@ -191,32 +204,21 @@ export class ToolCallRunner {
       privateRead === null
         ? dispositionFor(policy, tool.effect, destructive)
         : privateReadDisposition(policy)
-    if (disposition === 'deny') {
-      const why = privateRead === null ? '' : ` (${privateRead})`
-      return {
-        status: 'denied',
-        result: {
-          ...refusal(
-            `Denied by the room's approval policy (${policy}): it does not allow ${tool.name}${why}.`,
-            'policy_denied',
-          ),
-          message: message('call.policyDenied', { tool: tool.name }),
-        },
-      }
-    }
+    if (disposition === 'deny') return deniedByPolicy(policy, tool.name, privateRead)
     if (disposition === 'run') {
       // A read the policy lets run because it stays in the workspace must
       // still stay there when the file is opened; where the policy would let
       // even a private read run, it reads freely.
       const reach = privateReadDisposition(policy) === 'run' ? 'any' : 'workspace'
-      return this.execute(
-        scope,
-        call,
-        tool,
-        args,
-        { allowedBy: { type: 'tool_allowed_by_policy' }, readReach: reach },
-        { paths: access.paths },
-      )
+      const allower = {
+        by: 'policy' as const,
+        effect: tool.effect,
+        destructive,
+        privateRead: privateRead !== null,
+      }
+      const allowedBy = { type: 'tool_allowed_by_policy' as const }
+      const how: Execution = { allowedBy, allower, readReach: reach }
+      return this.execute(scope, call, tool, args, how, { paths: access.paths })
     }
 
     // A file tool observes its target before anyone is asked: a target it
@@ -262,7 +264,11 @@ export class ToolCallRunner {
           call,
           tool,
           args,
-          { allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id }, readReach: 'any' },
+          {
+            allowedBy: { type: 'tool_allowed_by_grant', grantId: grant.id },
+            allower: { by: 'grant', grantId: grant.id },
+            readReach: 'any',
+          },
           { paths: access.paths, ...(observation && { target: observation.target }) },
         )
       }
@@ -300,23 +306,16 @@ export class ToolCallRunner {
         call,
         tool,
         args,
-        { allowedBy: null, readReach: 'any', approval: decided },
+        {
+          allowedBy: null,
+          allower: allowerOfApproval(decided),
+          readReach: 'any',
+          approval: decided,
+        },
         { paths: judgedPaths, ...(target && { target }) },
       )
     }
-    if (decided.status === 'expired') {
-      // Withdrawn for a reason (its stored action changed), the reason is
-      // what the agent hears, as at every other door; otherwise nobody
-      // answered in time.
-      return said('expired', decided.reasonMessage ?? message('call.expired'), 'approval_expired')
-    }
-    return {
-      status: 'denied',
-      result: {
-        ...refusal(deniedText(decided), 'approval_denied'),
-        message: deniedMessage(decided),
-      },
-    }
+    return notAllowed(decided)
   }
 
   /**
@@ -357,6 +356,12 @@ export class ToolCallRunner {
       // was made durable was checked above as it was before.
       const moved = movedSinceAsked(turn, scope.widenings, access.widened === true)
       if (moved !== null) return refusedAccess(moved, tool, args)
+      // And what allowed it must still stand under the room's mode now: a
+      // grant revoked, a room narrowed (plan entered, the reviewer taken
+      // off) while the person, the reviewer or the disk was waited for
+      // leaves nothing to run on. Fails closed: nothing runs.
+      const fallen = allowerStands(how.allower, turn, this.deps.room)
+      if (fallen !== null) return refusedAsFallen(fallen, how.approval?.id ?? null)
       const widened = pinnedWidenedRoots(scope.widenings)
       result = await tool.run(args, {
         workspace: turn.workspace,
@@ -385,15 +390,4 @@ export class ToolCallRunner {
       approvalId: how.approval?.id ?? null,
     }
   }
-}
-
-/** Whether the agent is offered this built-in tool in this turn: it may use
- *  it at all, and in plan mode it runs with nobody asked. */
-export function offeredTo(
-  agent: AgentPreset,
-  turn: Turn,
-  tool: Pick<ToolDefinition<unknown>, 'name' | 'effect'>,
-): boolean {
-  if (agent.allowedTools && !agent.allowedTools.includes(tool.name)) return false
-  return !isPlanPolicy(turn.policy) || runsWithoutConsent(turn.policy, tool.effect)
 }

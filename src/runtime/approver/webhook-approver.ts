@@ -52,6 +52,10 @@ export class WebhookApprover implements DelegatedApprover {
     this.options = options
   }
 
+  get id(): string {
+    return this.webhook.webhookId
+  }
+
   async decide(request: DelegatedApproval): Promise<DelegatedVerdict> {
     try {
       return await this.ask(request)

@@ -17,6 +17,7 @@ import {
   startTurn,
   turnFixture,
   type SqliteStores,
+  roomAsFrozen,
 } from '../test-support/sqlite-stores.ts'
 import { ExternalAgentBackend } from './external-agent-backend.ts'
 
@@ -85,6 +86,7 @@ function backend(): ExternalAgentBackend {
       },
     },
     grants: stores.grants,
+    room: roomAsFrozen(stores),
     conversations: stores.conversations,
     events: new EventBus(),
     now: () => 1_000,

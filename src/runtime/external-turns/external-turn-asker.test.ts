@@ -28,6 +28,7 @@ import {
   startTurn,
   turnFixture,
   type SqliteStores,
+  roomAsFrozen,
 } from '../test-support/sqlite-stores.ts'
 import { codexRequest } from '../test-support/external-asker.ts'
 import { MAX_AGENT_REQUEST_TEXT_CHARS } from './agent-request-action.ts'
@@ -106,6 +107,7 @@ function askerUnder(
     now: () => clock,
     approvalTtlMs: () => TTL_MS,
     newId,
+    room: roomAsFrozen(stores),
   })
   const asker = new ExternalTurnAsker(turn, AGENT, timeline, {
     requester,
@@ -113,6 +115,7 @@ function askerUnder(
     conversations: stores.conversations,
     now: () => clock,
     durable: async () => undefined,
+    room: roomAsFrozen(stores),
   })
   return { asker, turn }
 }

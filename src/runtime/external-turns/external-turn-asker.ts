@@ -16,7 +16,13 @@ import { grantForAction } from '../policy/private-read-approval.ts'
 import { dispositionFor } from '../policy/approval-policy.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { pinnedWorkspaceOf, workspaceMovedSince } from '../policy/workspace-identity.ts'
-import type { ReviewInput } from '../policy/reviewer.ts'
+import {
+  allowerOfApproval,
+  allowerStands,
+  turnInForce,
+  type Allower,
+  type RoomNow,
+} from '../policy/allower-stands.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
@@ -26,6 +32,7 @@ import {
   type ShownAgentRequest,
 } from './agent-request-action.ts'
 import { shownWhereItActs } from './agent-request-where.ts'
+import { reviewInputFor } from './external-review-input.ts'
 import type { ExternalTurnTimeline } from './external-turn-timeline.ts'
 
 /** Why Assent closes an approval whose request the agent withdrew, in
@@ -40,6 +47,10 @@ export interface ExternalTurnAskerDeps {
   now: () => number
   /** Resolves once every write committed so far is on disk. */
   durable: WhenDurable
+  /** The room now: each request is judged, and each allow answered, under
+   *  the narrower of the turn's frozen policy and the room's
+   *  (policy/allower-stands.ts). */
+  room: RoomNow
 }
 
 /**
@@ -80,6 +91,10 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   }
 
   async ask(request: ExternalActionRequest, signal: AbortSignal): Promise<ExternalDecision> {
+    // The agent runs what it is allowed outside Assent's sandbox: the rule
+    // is all there is, so each request is judged under the room's mode now
+    // where the person narrowed it since the turn began (never wider).
+    const turn = turnInForce(this.turn, this.deps.room)
     const described = shownAgentRequest(
       request,
       this.agent,
@@ -99,8 +114,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
         'unshowable_request',
       )
     }
-    const { turn } = this
-    const access = await this.accessFor(described.shown)
+    const access = await this.accessFor(turn, described.shown)
     if (!access.allowed) {
       const { effect, paths } = described.shown
       return this.refuse(
@@ -135,9 +149,12 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
         'policy_denied',
       )
     }
-    const judged = { shown, realPaths: access.paths }
+    const judged = { turn, shown, realPaths: access.paths }
     if (disposition === 'run') {
-      return this.allowed(call, judged, { type: 'tool_allowed_by_policy' }, 'allow-once')
+      const { effect, destructive } = shown
+      const allower = { by: 'policy' as const, effect, destructive, privateRead: false }
+      const allowedBy = { type: 'tool_allowed_by_policy' as const }
+      return this.allowed(call, judged, { allowedBy, allower }, 'allow-once')
     }
     // No grant answers a private read either (private-read-approval.ts):
     // an own tool of the agent naming a place outside the workspace is the
@@ -162,7 +179,8 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     )
     if (grant) {
       const allowedBy = { type: 'tool_allowed_by_grant' as const, grantId: grant.id }
-      return this.allowed(call, judged, allowedBy, 'allow-once')
+      const allower = { by: 'grant' as const, grantId: grant.id }
+      return this.allowed(call, judged, { allowedBy, allower }, 'allow-once')
     }
     return this.askFor(call, judged, signal)
   }
@@ -170,8 +188,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   /** The room's sandbox check of what a request names, with the real
    *  paths it resolves: when the request is judged, and again right
    *  before an allow is answered. */
-  private accessFor(shown: Pick<ShownAgentRequest, 'effect' | 'paths'>) {
-    const { turn } = this
+  private accessFor(turn: Turn, shown: Pick<ShownAgentRequest, 'effect' | 'paths'>) {
     return checkToolAccess({
       sandboxMode: turn.policy.sandboxMode,
       effect: shown.effect,
@@ -192,10 +209,10 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     if (signal.aborted) return 'cancelled'
     const { shown, realPaths } = judged
     const pending = this.deps.requester.open({
-      turn: this.turn,
+      turn: judged.turn,
       call,
       action: shown.action,
-      review: () => this.reviewInput(shown, realPaths),
+      review: () => reviewInputFor(this.turn, shown, realPaths),
     })
     const expectedDigest = actionDigest(canonicalAction(pending.approval))
     const withdrawn = new Promise<'withdrawn'>((resolve) => {
@@ -252,7 +269,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     return this.allowed(
       call,
       judged,
-      null,
+      { allowedBy: null, allower: allowerOfApproval(outcome) },
       outcome.decision === 'allow-always' ? 'allow-always' : 'allow-once',
     )
   }
@@ -275,30 +292,37 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   private async allowed(
     call: ToolCallRecord,
     judged: Judged,
-    allowedBy: Parameters<ConversationStore['markRunning']>[2],
+    { allowedBy, allower }: AllowedBy,
     decision: 'allow-once' | 'allow-always',
   ): Promise<ExternalDecision> {
-    const moved = workspaceMovedSince(this.turn)
+    const { turn } = judged
+    const moved = workspaceMovedSince(turn)
     if (moved) return this.refuse(call, 'refused', moved.message, moved.code, moved.reason)
     this.deps.conversations.markRunning(call, this.deps.now(), allowedBy)
     await this.deps.durable()
     // Again after the wait for the disk, the agent not yet told: a move
     // while the allow was made durable is as much before "yes" as one
     // while the person read.
-    const since = workspaceMovedSince(this.turn)
+    const since = workspaceMovedSince(turn)
     if (since) return this.refuse(call, 'refused', since.message, since.code, since.reason)
-    const now = await this.accessFor(judged.shown)
+    const now = await this.accessFor(turn, judged.shown)
     if (!now.allowed || !samePaths(now.paths, judged.realPaths)) {
       return this.refuse(call, 'refused', message('external.whereChanged'), 'target_changed')
     }
+    // Last, with the agent not yet told: what allowed the request must
+    // still stand under the room's mode now (a grant revoked, plan entered,
+    // the reviewer or the webhook taken off meanwhile). The agent acts
+    // outside every sandbox once it hears "yes", so this fails closed.
+    const fallen = allowerStands(allower, turn, this.deps.room)
+    if (fallen) return this.refuse(call, 'refused', fallen.message, fallen.code, fallen.reason)
     // A file change names its paths, each judged by the rule; what a
     // command or the agent's own tool makes is known only once it ends.
     // Full access asks for nothing, as for Assent's own commands.
     if (
       call.toolName !== AGENT_FILE_CHANGE_TOOL &&
-      this.turn.policy.sandboxMode !== 'danger-full-access'
+      turn.policy.sandboxMode !== 'danger-full-access'
     ) {
-      this.timeline.watchMade(call, personOnlyAtStart([this.turn.workspace]))
+      this.timeline.watchMade(call, personOnlyAtStart([turn.workspace]))
     }
     return decision
   }
@@ -315,54 +339,22 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     this.timeline.settleByAssent(call, status, { ok: false, output, code, message: words })
     return 'deny'
   }
-
-  private async reviewInput(
-    shown: ShownAgentRequest,
-    resolvedPaths: string[],
-  ): Promise<ReviewInput> {
-    const args = shown.action.arguments
-    const firstPath = resolvedPaths[0]
-    // The reviewer judges the place, not the mode: inside the workspace
-    // whatever the room's sandbox.
-    const inside = await checkToolAccess({
-      sandboxMode: 'workspace-write',
-      effect: 'write',
-      paths: shown.paths,
-      workspace: this.turn.workspace,
-      agent: { readOnly: false },
-      ...pinnedWorkspaceOf(this.turn),
-    })
-    return {
-      toolName: shown.action.toolName,
-      effect: shown.effect,
-      destructive: shown.destructive,
-      // The built-in rules read a command's argv, a write's path, and the
-      // files another tool call names as touched (ACP's locations); a
-      // reviewer that reads more (a model) is shown the request whole, as
-      // the approval stores it (`action`: an own tool's raw input, every
-      // file change with its content), never less than what it allows.
-      arguments: {
-        action: args,
-        ...(typeof args.commandLine === 'string'
-          ? { argv: Array.isArray(args.argv) ? args.argv : [args.commandLine] }
-          : Array.isArray(args.locations)
-            ? { locations: args.locations }
-            : firstPath === undefined
-              ? {}
-              : { path: firstPath }),
-      },
-      workspace: this.turn.workspace,
-      resolvedPaths,
-      insideWorkspace: inside.allowed,
-    }
-  }
 }
 
 /** A request as shown and judged: the real paths the sandbox check
  *  resolved what it names to (agent-request-where.ts). */
 interface Judged {
+  /** The turn as it was judged: under its policy in force then. */
+  turn: Turn
   shown: ShownAgentRequest
   realPaths: string[]
+}
+
+/** What allowed a request: for its running mark, and for the rule that
+ *  judges it again right before the agent hears "yes". */
+interface AllowedBy {
+  allowedBy: Parameters<ConversationStore['markRunning']>[2]
+  allower: Allower
 }
 
 function samePaths(a: readonly string[], b: readonly string[]): boolean {

@@ -30,6 +30,7 @@ import {
   startTurn,
   turnFixture,
   type SqliteStores,
+  roomAsFrozen,
 } from '../test-support/sqlite-stores.ts'
 import { codexRequest } from '../test-support/external-asker.ts'
 import { shownAgentRequest } from './agent-request-action.ts'
@@ -140,6 +141,7 @@ async function turnPlayed(
       },
     },
     grants: stores.grants,
+    room: roomAsFrozen(stores),
     conversations: stores.conversations,
     events: new EventBus(),
     now: () => 1_000,

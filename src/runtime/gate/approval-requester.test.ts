@@ -14,6 +14,7 @@ import {
   toolCallFixture,
   turnFixture,
   type SqliteStores,
+  roomAsFrozen,
 } from '../test-support/sqlite-stores.ts'
 import { ApprovalGate } from './approval-gate.ts'
 import { ApprovalRequester, NEVER_ASKS_REASON, type ApprovalRequest } from './approval-requester.ts'
@@ -53,6 +54,7 @@ function requester(reviewer: ActionReviewer = new RuleBasedReviewer(), reviewerT
     now: () => 1_000,
     approvalTtlMs: () => 60_000,
     newId: () => `approval-${(ids += 1)}`,
+    room: roomAsFrozen(stores),
   })
 }
 

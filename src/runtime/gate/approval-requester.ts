@@ -6,6 +6,8 @@ import type { EventBus } from '../events/event-bus.ts'
 import { personOnlyReason, touchOfApproval, type PersonOnly } from '../policy/person-only.ts'
 import { personOnlyMessage } from '../policy/person-only-words.ts'
 import { judgedPrivateRead, judgedReplacedContent } from '../policy/private-read-approval.ts'
+import { turnInForce, type RoomNow } from '../policy/allower-stands.ts'
+import { answerDropped } from './delegate-standing.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
 import { actionDigest, canonicalAction } from '../domain/approval.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
@@ -54,6 +56,10 @@ export interface ApprovalRequesterOptions {
   /** Who decides in the person's place in a room (its approver webhook),
    *  if anyone. */
   delegateFor?: (roomId: string) => DelegatedApprover | undefined
+  /** The room now: whoever decides in the person's place is chosen under,
+   *  and their answer recorded only while it stands under, the narrower
+   *  of the turn's frozen policy and the room's (policy/allower-stands.ts). */
+  room: RoomNow
 }
 
 /**
@@ -173,8 +179,11 @@ export class ApprovalRequester {
   private start(request: ApprovalRequest): Omit<PendingApproval, 'outcome'> & {
     asked: Promise<unknown>
   } {
-    const { gate, conversations, events, now } = this.options
-    const { turn, call, action } = request
+    const { gate, conversations, events, now, room } = this.options
+    const { call, action } = request
+    // Whoever asks, a room narrowed since its turn began decides who may
+    // answer (plan: nobody; ask-for-approval: not the reviewer).
+    const turn = turnInForce(request.turn, room)
     const { sandboxMode = turn.policy.sandboxMode, ...shown } = action
     const approval = gate.open({
       id: this.newId(),
@@ -310,6 +319,13 @@ export class ApprovalRequester {
       // The port promises never to throw; if it does, that is no allow.
       verdict = { decision: 'deny', reason: `the approver failed: ${(error as Error).message}` }
     }
+    // The person may have taken the decision back while the webhook was
+    // asked ("Stop it", a new webhook, plan): an answer from a webhook
+    // that is no longer the room's, or under a mode where it may not
+    // decide, is not recorded. Checked in the same synchronous stretch as
+    // the gate's commit of a once-only answer, so no change falls between.
+    const webhook = { by: 'webhook' as const, webhookId: delegate.id }
+    if (answerDropped(this.options, turn, approvalId, webhook)) return
     try {
       // Refused (and so ignored) when the person or the clock got there first.
       await this.options.gate.decide({
@@ -360,6 +376,10 @@ export class ApprovalRequester {
       events.emit('timeline.updated', { roomId: turn.roomId })
       return
     }
+    // The reviewer's answer counts only while the room's mode still names
+    // it: approve-for-me taken back (or plan entered) while it reviewed
+    // leaves the approval to the person (or withdraws it, in plan).
+    if (answerDropped(this.options, turn, approval.id, { by: 'reviewer' })) return
     await gate.decide({
       approvalId: approval.id,
       decision: verdict.verdict === 'allow' ? 'allow-once' : 'deny',

@@ -12,6 +12,14 @@ import { mcpTouch } from '../policy/person-only.ts'
 import { grantForAction } from '../policy/private-read-approval.ts'
 import { workspaceMovedSince } from '../policy/workspace-identity.ts'
 import {
+  allowerOfApproval,
+  allowerStands,
+  policyInForce,
+  turnInForce,
+  type Allower,
+  type RoomNow,
+} from '../policy/allower-stands.ts'
+import {
   mcpApprovalFields,
   runGatedMcpCall,
   type McpConsentPort,
@@ -38,6 +46,9 @@ export interface McpRoomCallsOptions {
   /** Resolves once every write committed so far is on disk (the store's
    *  group commit, store/durability.ts). */
   durable: WhenDurable
+  /** The room now: a call is judged, and run, under the narrower of the
+   *  turn's frozen policy and the room's (policy/allower-stands.ts). */
+  room: RoomNow
 }
 
 export type McpCallOutcome = ToolCallOutcome
@@ -145,17 +156,24 @@ export class McpRoomCalls implements McpToolCalls {
   }
 
   private consentFor(turn: Turn, call: ToolCallRecord): McpConsentPort {
-    const { conversations, events, now, durable } = this.options
+    const { conversations, events, now, durable, room } = this.options
+    // What allowed the call, once it is asked: until then it runs unasked
+    // (a read-only manifest), which stands only outside plan mode.
+    let allower: Allower = { by: 'manifest' }
     return {
-      ask: (request) => this.ask(turn, call, request),
+      ask: async (request) => {
+        const answered = await this.ask(turn, call, request)
+        allower = answered.allower
+        return answered.ticket
+      },
       // After the person, a grant or nobody answered, and right before the
       // call: an allow answers for the folder the turn was admitted for,
       // not for what is at its path now.
       checkWorkspace: () => refuseIfWorkspaceMoved(turn),
-      // The turn's frozen policy: plan is refused before any MCP call in a
-      // room (tool-call-runner.ts), so this only keeps the one rule shared.
+      // The policy in force: plan is refused before any MCP call in a room
+      // (tool-call-runner.ts), so this only keeps the one rule shared.
       mayRun: (name) => {
-        if (turn.policy.approvalPolicy === 'never') throw notOfferedInPlan(name)
+        if (policyInForce(turn, room).approvalPolicy === 'never') throw notOfferedInPlan(name)
       },
       beforeRun: async () => {
         conversations.updateToolCall(call.id, { status: 'running', at: now() })
@@ -163,6 +181,12 @@ export class McpRoomCalls implements McpToolCalls {
         // The decision and "running" are on disk before the server acts; if
         // they cannot be made durable this throws and the call never runs.
         await durable()
+        // Last before the server acts: what allowed the call must still
+        // stand under the room's mode now (a grant revoked, plan entered
+        // while the person or the disk was waited for). Refused, it never
+        // runs; runGatedMcpCall records the refusal.
+        const fallen = allowerStands(allower, turn, room)
+        if (fallen) throw new McpRefusal('not_allowed', fallen.reason, fallen.code, fallen.message)
       },
     }
   }
@@ -171,14 +195,15 @@ export class McpRoomCalls implements McpToolCalls {
     turn: Turn,
     call: ToolCallRecord,
     request: McpConsentRequest,
-  ): Promise<McpConsentTicket> {
-    const { conversations, requester, now } = this.options
+  ): Promise<{ ticket: McpConsentTicket; allower: Allower }> {
+    const { conversations, requester, now, room } = this.options
     const report = async () => undefined
     const action = { ...mcpApprovalFields(request), workingDirectory: turn.workspace }
+    const inForce = turnInForce(turn, room)
     const grant = grantForAction(
       mcpTouch(request, turn.workspace),
       action,
-      turn.policy.approvalPolicy,
+      inForce.policy.approvalPolicy,
       () => this.options.grants.findMcpGrant(turn.roomId, request),
     )
     if (grant) {
@@ -187,19 +212,21 @@ export class McpRoomCalls implements McpToolCalls {
       // just fetched (the grant binds the definition): as at the
       // gateway's door, nobody read anything a change could hide behind,
       // so they are not fetched again before it runs.
-      return { status: 'allowed', reason: null, byGrant: true, report }
+      const ticket = { status: 'allowed' as const, reason: null, byGrant: true as const, report }
+      return { ticket, allower: { by: 'grant', grantId: grant.id } }
     }
     // No review description: the automatic reviewer cannot judge what an
     // MCP server will do, so the person decides whatever the room's mode.
-    const outcome = await requester.ask({ turn, call, action })
+    const outcome = await requester.ask({ turn: inForce, call, action })
     // The outcome resolves only once the approval left pending.
     const status = outcome.status === 'pending' ? 'expired' : outcome.status
-    return {
+    const ticket = {
       status,
       reason: outcome.reason ?? null,
       ...(outcome.reasonMessage === undefined ? {} : { reasonMessage: outcome.reasonMessage }),
       report,
     }
+    return { ticket, allower: allowerOfApproval(outcome) }
   }
 }
 

@@ -25,5 +25,8 @@ export interface DelegatedVerdict {
  * a `deny`.
  */
 export interface DelegatedApprover {
+  /** Which of the room's webhooks this is: its answer counts only while
+   *  the room still names this one (policy/allower-stands.ts). */
+  readonly id: string
   decide(request: DelegatedApproval): Promise<DelegatedVerdict>
 }

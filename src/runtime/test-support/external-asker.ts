@@ -14,6 +14,7 @@ import { ApprovalGate } from '../gate/approval-gate.ts'
 import { ApprovalRequester } from '../gate/approval-requester.ts'
 import { RuleBasedReviewer, type ActionReviewer } from '../policy/reviewer.ts'
 import type { DelegatedApprover } from '../ports/delegated-approver.ts'
+import type { RoomNow } from '../policy/allower-stands.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
 import type { IntegrityMac } from '../store/integrity-mac.ts'
 import {
@@ -23,6 +24,7 @@ import {
   startTurn,
   turnFixture,
   type SqliteStores,
+  roomAsFrozen,
 } from './sqlite-stores.ts'
 
 export interface ExternalAskerWorldOptions {
@@ -48,6 +50,9 @@ export interface ExternalAskerParts {
   /** The wait for the disk before an allow is answered; at once when
    *  absent. */
   durable?: () => Promise<void>
+  /** The room now (policy/allower-stands.ts); when absent, never narrower
+   *  than the turn (`roomAsFrozen`). */
+  room?: RoomNow
 }
 
 /**
@@ -121,6 +126,7 @@ export class ExternalAskerWorld {
       now: options.now,
       newId,
     })
+    const room = parts.room ?? roomAsFrozen(stores, parts.delegate)
     const requester = new ApprovalRequester({
       gate: this.gate,
       approvals: stores.approvals,
@@ -131,6 +137,7 @@ export class ExternalAskerWorld {
       approvalTtlMs: () => options.approvalTtlMs ?? 60_000,
       newId,
       ...(parts.delegate ? { delegateFor: () => parts.delegate } : {}),
+      room,
     })
     const asker = new ExternalTurnAsker(turn, options.agent, timeline, {
       requester,
@@ -138,6 +145,7 @@ export class ExternalAskerWorld {
       conversations: stores.conversations,
       now: options.now,
       durable: parts.durable ?? (async () => undefined),
+      room,
     })
     return { asker, timeline, turn }
   }

@@ -5,6 +5,7 @@ import type { DatabaseSync } from 'node:sqlite'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { ToolCallRecord, Turn } from '../../contracts/room.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
+import type { RoomNow } from '../policy/allower-stands.ts'
 import { narrowestRoomPolicy } from '../policy/room-policy.ts'
 import { SqliteApprovalRepository } from '../store/approval-repository.ts'
 import { SqliteApproverWebhookRepository } from '../store/approver-webhook-repository.ts'
@@ -157,4 +158,24 @@ export function startTurn(stores: Pick<SqliteStores, 'conversations'>, turn: Tur
     text: turn.text,
     createdAt: turn.createdAt,
   })
+}
+
+/**
+ * The room now, for a test whose turns carry the policy under test (the
+ * room row, where there is one, may be at another mode): never narrower
+ * than any turn (it reads as full access, so the turn's frozen policy is
+ * the one in force), its grants the store's, and its approver webhook
+ * `delegate`, where one is given. The rule's own tests narrow a real row
+ * (storedRoomNow); this stands in only where narrowing is not the subject.
+ */
+export function roomAsFrozen(
+  stores: Pick<SqliteStores, 'grants'>,
+  delegate?: { id: string },
+): RoomNow {
+  return {
+    policyOf: () => policyForMode('full-access'),
+    grantActive: (roomId, grantId) =>
+      stores.grants.listActive(roomId).some((grant) => grant.id === grantId),
+    webhookOf: () => (delegate === undefined ? undefined : { id: delegate.id, setAt: 0 }),
+  }
 }
