@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WalDurability } from '../src/runtime/store/durability.ts'
 import { decide, toolCallsOf, waitForPendingApproval } from './support/policy-helpers.ts'
+import { hookToolDiskWait, type ToolDiskWait } from './support/tool-disk-wait.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { createRoom, send, turnSettled } from './support/room-helpers.ts'
 import type { RuntimeHarness } from './support/runtime-harness.ts'
@@ -22,25 +22,14 @@ import { undoMove, WORKSPACE_MOVES } from './support/workspace-moves.ts'
  */
 
 let runtime: RuntimeHarness
-/** Runs once, in the wait for the disk the tool call runner makes. */
-let duringToolWait: (() => void) | undefined
+let diskWait: ToolDiskWait
 
-const realDurable = WalDurability.prototype.durable
 beforeAll(async () => {
-  WalDurability.prototype.durable = function (this: WalDurability) {
-    const waiting = realDurable.call(this)
-    // Only the runner's wait, the one between its check and its act.
-    if (duringToolWait !== undefined && new Error().stack?.includes('ToolCallRunner.execute')) {
-      const move = duringToolWait
-      duringToolWait = undefined
-      return waiting.then(move)
-    }
-    return waiting
-  }
+  diskWait = hookToolDiskWait()
   runtime = await startInProcessRuntime({})
 })
 afterAll(async () => {
-  WalDurability.prototype.durable = realDurable
+  diskWait?.restore()
   await runtime?.close()
 })
 
@@ -68,10 +57,10 @@ describe.each(ALLOWERS)('a write allowed by $name', ({ makeGrant }) => {
         await turnSettled(runtime, room.id, first)
       }
       let moved = false
-      duringToolWait = () => {
+      diskWait.once(() => {
         move.apply(real, elsewhere)
         moved = true
-      }
+      })
       try {
         const turnId = await send(runtime, room.id, 'write notes.txt x')
         if (!makeGrant) {
@@ -88,7 +77,7 @@ describe.each(ALLOWERS)('a write allowed by $name', ({ makeGrant }) => {
         expect(atPath.filter((name) => name === 'notes.txt')).toEqual([])
         expect(readdirSync(elsewhere)).toEqual([])
       } finally {
-        duringToolWait = undefined
+        diskWait.once(undefined)
         undoMove(real)
         rmSync(elsewhere, { recursive: true, force: true })
       }
@@ -118,10 +107,10 @@ describe('a write into a folder the person let the turn write', () => {
         expect((await decide(runtime, permission, 'allow-once')).status).toBe(200)
         // The next question of the turn: the write, let in through that folder.
         const write = await waitForPendingApproval(runtime, room.id, turnId)
-        duringToolWait = () => {
+        diskWait.once(() => {
           move.apply(widened, elsewhere)
           moved = true
-        }
+        })
         expect((await decide(runtime, write, 'allow-once')).status).toBe(200)
         await turnSettled(runtime, room.id, turnId)
         const calls = await toolCallsOf(runtime, room.id, turnId)
@@ -135,7 +124,7 @@ describe('a write into a folder the person let the turn write', () => {
         expect(readdirSync(`${widened}.old`)).toEqual([])
         expect(readdirSync(elsewhere)).toEqual([])
       } finally {
-        duringToolWait = undefined
+        diskWait.once(undefined)
         if (moved) undoMove(widened)
         rmSync(widened, { recursive: true, force: true })
         rmSync(elsewhere, { recursive: true, force: true })

@@ -503,12 +503,13 @@ export async function denyAndSettle(
   await turnSettled(harness, roomId, turnId)
 }
 
-/** Sets the room's approver webhook the way main does once the person
- *  confirmed it in the protected window: with a token bound to it. */
+/** Sets the room's approver webhook (or, with null, removes it: "Stop
+ *  it") the way main does once the person confirmed it in the protected
+ *  window: with a token bound to it. */
 export function putApproverWebhook(
   harness: RuntimeHarness,
   roomId: string,
-  url: string,
+  url: string | null,
 ): Promise<RawResponse> {
   const clientRequestId = randomUUID()
   const connection = harness.connection()
