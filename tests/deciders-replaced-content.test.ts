@@ -99,6 +99,7 @@ function recording(sent: string[]): { reviewer: ActionReviewer; delegate: Delega
       },
     },
     delegate: {
+      id: 'recording-webhook',
       decide: (request) => {
         sent.push(JSON.stringify(request))
         return Promise.resolve({ decision: 'deny', reason: 'webhook says no' })

@@ -1,5 +1,5 @@
 import { readOptions, type OptionSpec } from './option-words.ts'
-import { programsRun } from './shell-commands.ts'
+import { programsRun } from './programs-run.ts'
 
 // Which words of a command are what a program copies, moves or links, and
 // which are where it puts them, for the person-only rule's reading of the
