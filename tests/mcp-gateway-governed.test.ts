@@ -289,7 +289,7 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
     const result = await call
     expect(result.isError).toBe(true)
     expect(JSON.stringify(result.content)).toContain(
-      'The person denied everything__sampling/createMessage',
+      'Denied by the person; everything__sampling/createMessage did not run',
     )
     expect(sampled.length).toBe(before)
   })

@@ -24,6 +24,43 @@ export const RESTART_EXPIRY_REASON = 'the runtime restarted; the agent is no lon
 export const DecidedBySchema = z.enum(['user', 'agent-review', 'policy', 'timeout', 'webhook'])
 export type DecidedBy = z.infer<typeof DecidedBySchema>
 
+/** Who decided an approval, as the model, the person and the timeline are
+ *  told at every door: only the person's own decision (`user`) is worded
+ *  as theirs. The clock never decides (it expires), and a decided approval
+ *  always records who did, so a denial that names neither is worded as
+ *  nobody's rather than the person's. */
+export type Decider =
+  'person' | 'automatic-review' | 'approver-webhook' | 'room-policy' | 'unrecorded'
+
+export function deciderOf(decidedBy: DecidedBy | undefined): Decider {
+  switch (decidedBy) {
+    case 'user':
+      return 'person'
+    case 'agent-review':
+      return 'automatic-review'
+    case 'webhook':
+      return 'approver-webhook'
+    case 'policy':
+      return 'room-policy'
+    case 'timeout':
+    case undefined:
+      return 'unrecorded'
+  }
+}
+
+const DENIED_BY_EN = {
+  person: 'Denied by the person',
+  'automatic-review': 'Denied by the automatic review',
+  'approver-webhook': 'Denied by the approver webhook',
+  'room-policy': 'Denied by the room’s policy',
+  unrecorded: 'Denied',
+} as const satisfies Record<Decider, string>
+
+/** "Denied by …" in English, for the model and logs. */
+export function deniedByEnglish(decidedBy: DecidedBy | undefined): string {
+  return DENIED_BY_EN[deciderOf(decidedBy)]
+}
+
 /** What the card and the protected window title the request as. */
 export const ApprovalKindSchema = z.enum([
   'run-command',

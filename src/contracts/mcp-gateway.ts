@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import {
   argumentsText,
+  DecidedBySchema,
   MAX_MCP_ARGUMENTS_CHARS,
   MAX_MCP_DESCRIPTION_CHARS,
   MAX_MCP_PREVIEW_CHARS,
@@ -131,6 +132,10 @@ export const GatewayCallStateSchema = z.strictObject({
   /** Set when a grant answered instead of the person. */
   grantId: z.string().nullable(),
   reason: z.string().nullable(),
+  /** Who decided the call's approval, once someone did (the person, the
+   *  approver webhook, the room's policy): the gateway's client is told
+   *  who denied it, never that the person did when they did not. */
+  decidedBy: DecidedBySchema.optional(),
   /** Why an approval ended without a decision, in the person's words, when
    *  it was withdrawn for a reason (its stored action changed outside
    *  Assent) rather than left to run out of time; null otherwise. The

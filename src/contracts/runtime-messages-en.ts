@@ -57,6 +57,9 @@ export const RUNTIME_MESSAGES_EN = {
     expired: 'Nobody confirmed this action in time; it did not run.',
     deniedByPerson: 'Denied by the person; it did not run.',
     deniedByReview: 'Denied by the automatic review: {{reason}}; it did not run.',
+    deniedByWebhook: 'Denied by the approver webhook: {{reason}}; it did not run.',
+    deniedByPolicy: 'Denied by the room’s policy: {{reason}}; it did not run.',
+    denied: 'Denied; it did not run.',
     toolFailed: 'The tool failed: {{detail}}',
     neverAsks: 'the room’s policy never asks anyone (plan mode): refused without asking',
     notOfferedInPlan:
@@ -250,6 +253,9 @@ export const RUNTIME_MESSAGES_EN = {
     deniedByPerson: 'Denied by the person; the agent was told no.',
     deniedByPersonBecause: 'Denied by the person: {{reason}}; the agent was told no.',
     deniedByReview: 'Denied by the automatic review: {{reason}}; the agent was told no.',
+    deniedByWebhook: 'Denied by the approver webhook: {{reason}}; the agent was told no.',
+    deniedByPolicy: 'Denied by the room’s policy: {{reason}}; the agent was told no.',
+    denied: 'Denied; the agent was told no.',
     actionMismatch:
       'Refused: the approval that was decided no longer shows what the agent asked to do.',
     whereChanged:

@@ -164,6 +164,7 @@ export class RuntimeConsentClient implements McpConsentPort {
     return {
       status: state.status,
       reason: state.reason,
+      ...(state.decidedBy === undefined ? {} : { decidedBy: state.decidedBy }),
       ...(state.reasonMessage === null ? {} : { reasonMessage: state.reasonMessage }),
       ...(state.grantId === null ? {} : { byGrant: true as const }),
       report: (result) => {

@@ -2,9 +2,10 @@ import type { AllowFallen, Allower } from '../policy/allower-stands.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import type { FileTarget } from '../../contracts/file-target.ts'
-import { englishText, message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
+import { englishText, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { ToolCallRecord } from '../../contracts/room.ts'
 import { refusedAccessWords } from '../policy/access-words.ts'
+import { deniedCallText, deniedCallWords } from '../policy/denial-words.ts'
 import { describeTarget, observeTarget, sameTarget } from '../tools/file-target.ts'
 import type { ToolDefinition, ToolResult } from '../tools/tool-types.ts'
 import type { CallAllowance, ConversationStore } from '../ports/conversation-store.ts'
@@ -139,21 +140,17 @@ export function refusal(output: string, code: string): ToolResult {
   return { ok: false, output, code }
 }
 
-/** Names who said no, so the agent (and the person reading its reply) can
- *  tell the automatic review's refusal from their own. */
+/** Names who said no (the person, the automatic review, the approver
+ *  webhook or the room's policy), so the agent, and the person reading its
+ *  reply, can tell another's refusal from the person's own. */
 export function deniedText(approval: ApprovalRecord): string {
-  const why = approval.reason ? `: ${approval.reason}` : ''
-  const who = approval.decidedBy === 'agent-review' ? 'the automatic review' : 'the person'
-  return `Denied by ${who}${why}; it did not run.`
+  return deniedCallText(approval)
 }
 
-/** `deniedText` in words: the reviewer's reason as its own code where it
+/** `deniedText` in words: a decider's reason as its own code where it
  *  has one, else as its words, shown as they are. */
 export function deniedMessage(approval: ApprovalRecord): RuntimeMessage {
-  if (approval.decidedBy !== 'agent-review') return message('call.deniedByPerson')
-  return message('call.deniedByReview', {
-    reason: approval.reasonMessage ?? approval.reason ?? '',
-  })
+  return deniedCallWords(approval)
 }
 
 export function toRecordResult(result: ToolResult): NonNullable<ToolCallRecord['result']> {

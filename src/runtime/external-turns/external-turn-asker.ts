@@ -14,6 +14,7 @@ import { agentGrantCovers } from '../policy/agent-grant-scope.ts'
 import { personOnlyAtStart } from '../policy/made-person-only.ts'
 import { grantForAction } from '../policy/private-read-approval.ts'
 import { dispositionFor } from '../policy/approval-policy.ts'
+import { deniedRequestWords } from '../policy/denial-words.ts'
 import { checkToolAccess } from '../policy/sandbox.ts'
 import { pinnedWorkspaceOf, workspaceMovedSince } from '../policy/workspace-identity.ts'
 import {
@@ -251,7 +252,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       return 'expired'
     }
     if (outcome.status !== 'allowed') {
-      const words = deniedWords(outcome)
+      const words = deniedRequestWords(outcome)
       this.timeline.settleByAssent(call, 'denied', {
         ok: false,
         output: englishText(words),
@@ -359,16 +360,4 @@ interface AllowedBy {
 
 function samePaths(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((each, index) => each === b[index])
-}
-
-/** Who said no and why: the automatic review names its reason (its own
- *  code where it has one), a person's reason is shown as they wrote it. */
-function deniedWords(outcome: ApprovalRecord): RuntimeMessage {
-  const reason = outcome.reasonMessage ?? outcome.reason
-  if (outcome.decidedBy === 'agent-review') {
-    return message('external.deniedByReview', { reason: reason ?? '' })
-  }
-  return reason
-    ? message('external.deniedByPersonBecause', { reason })
-    : message('external.deniedByPerson')
 }

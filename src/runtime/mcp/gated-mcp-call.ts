@@ -3,7 +3,7 @@ import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/typ
 import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import type { ElicitationForm } from './mcp-elicitation.ts'
 import { resultText, type McpConnection } from './mcp-connection.ts'
-import { McpRefusal } from './mcp-refusal.ts'
+import { deniedRefusal, McpRefusal } from './mcp-refusal.ts'
 import { refuseWithheldContent } from './mcp-result-uris.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
 import {
@@ -19,6 +19,7 @@ import {
   MAX_MCP_DESCRIPTION_CHARS,
   MAX_MCP_PREVIEW_CHARS,
   MAX_SERVER_TOOLS,
+  type DecidedBy,
   type McpServerTools,
 } from '../../contracts/approval.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
@@ -74,6 +75,8 @@ export function mcpApprovalFields(request: McpConsentRequest) {
 export interface McpConsentTicket {
   status: 'allowed' | 'denied' | 'expired'
   reason: string | null
+  /** Who decided, where someone did: a denial names them (`deniedRefusal`). */
+  decidedBy?: DecidedBy
   /** Why an approval ended without a decision, in the person's words,
    *  when it was withdrawn for a reason (its stored action changed, the
    *  workspace moved) rather than left to run out of time. */
@@ -189,10 +192,7 @@ export async function runGatedMcpCall(
   const preview = hasPreview ? await previewText(connection, toolName, args) : null
   const ticket = await consent.ask(consentRequest(server, tool, tools, args, preview), run.signal)
   await refuseIfCancelled(ticket, run.signal, `${server.id}__${toolName}`)
-  if (ticket.status === 'denied') {
-    const why = ticket.reason ? `: ${ticket.reason}` : ''
-    throw new McpRefusal('denied', `The person denied ${server.id}__${toolName}${why}`)
-  }
+  if (ticket.status === 'denied') throw deniedRefusal(ticket, `${server.id}__${toolName}`)
   if (ticket.status === 'expired') {
     // Withdrawn for a reason, the reason is what the caller hears: "nobody
     // confirmed in time" would send the person looking for a window that

@@ -21,6 +21,7 @@ import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { RoomDirectory } from '../ports/room-directory.ts'
+import { deniedCallText, deniedCallWords } from '../policy/denial-words.ts'
 import { mcpTouch } from '../policy/person-only.ts'
 import { grantForAction } from '../policy/private-read-approval.ts'
 import {
@@ -253,13 +254,18 @@ export class GatewayCallService {
               code: 'approval_withdrawn',
               message: withdrawn,
             }
-          : {
-              ok: false,
-              output: expired
-                ? 'Nobody confirmed this MCP call in time; it did not run.'
-                : 'Denied; the MCP call did not run.',
-              code: expired ? 'approval_expired' : 'approval_denied',
-            },
+          : expired
+            ? {
+                ok: false,
+                output: 'Nobody confirmed this MCP call in time; it did not run.',
+                code: 'approval_expired',
+              }
+            : {
+                ok: false,
+                output: deniedCallText(approval),
+                code: 'approval_denied',
+                message: deniedCallWords(approval),
+              },
         at,
       })
       conversations.setTurnStatus(approval.turnId, 'done')
@@ -314,6 +320,7 @@ export class GatewayCallService {
       status,
       grantId,
       reason: approval?.reason ?? null,
+      ...(approval?.decidedBy === undefined ? {} : { decidedBy: approval.decidedBy }),
       reasonMessage: approval?.reasonMessage ?? null,
       code: null,
     }

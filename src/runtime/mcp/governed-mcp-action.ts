@@ -10,7 +10,7 @@ import {
 } from './gated-mcp-call.ts'
 import { personOnlyNamed, runsUnasked } from './mcp-call-judgment.ts'
 import type { McpServer } from './mcp-connection.ts'
-import { McpRefusal } from './mcp-refusal.ts'
+import { deniedRefusal, McpRefusal } from './mcp-refusal.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
 import {
   inputSchemaHash,
@@ -73,10 +73,7 @@ export async function runGoverned<T>(action: GovernedAction<T>): Promise<T> {
   if (runsUnasked(server, touch, name, false)) return action.run()
   const ticket = await action.consent.ask(governedRequest(server, method, args), action.signal)
   await refuseIfCancelled(ticket, action.signal, name)
-  if (ticket.status === 'denied') {
-    const why = ticket.reason ? `: ${ticket.reason}` : ''
-    throw new McpRefusal('denied', `The person denied ${name}${why}`)
-  }
+  if (ticket.status === 'denied') throw deniedRefusal(ticket, name)
   if (ticket.status === 'expired') {
     throw new McpRefusal('expired', `Nobody confirmed ${name} in time; it did not run`)
   }

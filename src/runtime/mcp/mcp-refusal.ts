@@ -1,4 +1,5 @@
 import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
+import { deniedCallWords, deniedMcpText, type Denial } from '../policy/denial-words.ts'
 
 /**
  * Why a gated MCP call did not run, as the agent sees it in `error.data`.
@@ -39,6 +40,13 @@ export class McpRefusal extends Error {
       ? { reason: this.reason }
       : { reason: this.reason, detail: this.detail }
   }
+}
+
+/** The MCP call `name` was denied: by whom and why, for the calling agent
+ *  in English and for the person in words, at every door (in a room, a
+ *  gateway call, a resource read or a sampling request). */
+export function deniedRefusal(denial: Denial, name: string): McpRefusal {
+  return new McpRefusal('denied', deniedMcpText(denial, name), undefined, deniedCallWords(denial))
 }
 
 /** Plan mode (a policy that never asks) refuses the MCP call `name`

@@ -223,6 +223,7 @@ export class McpRoomCalls implements McpToolCalls {
     const ticket = {
       status,
       reason: outcome.reason ?? null,
+      ...(outcome.decidedBy === undefined ? {} : { decidedBy: outcome.decidedBy }),
       ...(outcome.reasonMessage === undefined ? {} : { reasonMessage: outcome.reasonMessage }),
       report,
     }
@@ -234,8 +235,9 @@ function refused(output: string, code: string, words: RuntimeMessage): McpCallOu
   return { status: 'refused', result: { ok: false, output, code, message: words } }
 }
 
-/** The refusal's English for the model, and the same in words. */
-function outcomeOfRefusal(refusal: McpRefusal, tool: string): McpCallOutcome {
+/** The refusal's English for the model, and the same in words, as the
+ *  room records an MCP call that did not run. */
+export function outcomeOfRefusal(refusal: McpRefusal, tool: string): McpCallOutcome {
   if (refusal.reason === 'denied') {
     return {
       status: 'denied',
@@ -243,7 +245,8 @@ function outcomeOfRefusal(refusal: McpRefusal, tool: string): McpCallOutcome {
         ok: false,
         output: refusal.message,
         code: 'approval_denied',
-        message: message('call.deniedByPerson'),
+        // Who denied it, said where the refusal was made (`deniedRefusal`).
+        message: refusal.words ?? message('call.denied'),
       },
     }
   }
