@@ -1,5 +1,6 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
+import { deciderOf } from '../../../contracts/approval.ts'
 import { outcomeOf, type CardOutcome, type CardState } from '../state/approval-cards.ts'
 import { EXPIRY_WARNING_MS, formatTimeLeft, useTimeLeft } from '../state/use-time-left.ts'
 import { KindIcon, OutcomeIcon } from './icons.tsx'
@@ -29,6 +30,7 @@ const OUTCOME_LABEL = {
   rejected: 'workbench.card.outcome.rejected',
   expired: 'workbench.card.outcome.expired',
   'auto-reviewed': 'workbench.card.outcome.autoReviewed',
+  'webhook-decided': 'workbench.card.outcome.webhookDecided',
   stale: 'workbench.card.outcome.stale',
 } as const satisfies Record<DecidedOutcome, string>
 
@@ -256,13 +258,17 @@ function OutcomeNote({ card, outcome }: { card: CardState; outcome: DecidedOutco
   const { t } = useTranslation()
   const words = useRuntimeWords()
   const reason = words(card.approval.reasonMessage, card.approval.reason ?? '')
+  const allowed = card.approval.status === 'allowed'
   let note: string | undefined
   if (outcome === 'auto-reviewed') {
-    const key =
-      card.approval.status === 'allowed'
-        ? 'workbench.card.autoAllowed'
-        : 'workbench.card.autoDenied'
-    note = t(key, { reason })
+    note = t(allowed ? 'workbench.card.autoAllowed' : 'workbench.card.autoDenied', { reason })
+  } else if (outcome === 'webhook-decided') {
+    note = t(allowed ? 'workbench.card.webhookAllowed' : 'workbench.card.webhookDenied', {
+      reason,
+    })
+  } else if (outcome === 'rejected' && deciderOf(card.approval.decidedBy) === 'room-policy') {
+    // Refused in the policy's name (plan mode), nobody asked: it says so.
+    note = reason
   } else if (outcome === 'expired') {
     // Withdrawn (whoever asked stopped waiting) rather than run out of
     // time: the approval says why.

@@ -47,6 +47,8 @@ const OUTCOME_PATHS: Readonly<Record<CardOutcome, readonly string[]>> = {
   ],
   // a gear-like reviewer badge: a shield with a tick
   'auto-reviewed': ['M12 3l8 3v6c0 4.5-3.4 8-8 9c-4.6-1-8-4.5-8-9V6z', 'M8.5 12l2.5 2.5l4.5-5'],
+  // an arrow coming in to a bar: answered from outside Assent
+  'webhook-decided': ['M3 12h12', 'M10 7l5 5l-5 5', 'M20 4v16'],
   // a broken link: nobody is on the other end any more
   stale: [
     'M9 15l-2 2a3 3 0 0 1-4-4l3-3a3 3 0 0 1 4 0',

@@ -1,4 +1,8 @@
-import { RESTART_EXPIRY_REASON, type ApprovalSummary } from '../../../contracts/approval.ts'
+import {
+  deciderOf,
+  RESTART_EXPIRY_REASON,
+  type ApprovalSummary,
+} from '../../../contracts/approval.ts'
 
 /**
  * The approval cards of one room, as the page knows them. The runtime decides
@@ -21,7 +25,14 @@ export interface CardState {
 export type Cards = ReadonlyMap<string, CardState>
 
 export type CardOutcome =
-  'pending' | 'approved' | 'always-allowed' | 'rejected' | 'expired' | 'auto-reviewed' | 'stale'
+  | 'pending'
+  | 'approved'
+  | 'always-allowed'
+  | 'rejected'
+  | 'expired'
+  | 'auto-reviewed'
+  | 'webhook-decided'
+  | 'stale'
 
 /** A card's identity: the same approval reported twice (an event and a
  *  timeline refresh) is one card. */
@@ -154,13 +165,22 @@ export function outcomeOf(card: CardState): CardOutcome {
     case 'expired':
       return isRestartExpiry(approval) ? 'stale' : 'expired'
     case 'allowed':
-      if (approval.decidedBy === 'agent-review') return 'auto-reviewed'
-      return approval.decision === 'allow-always' || approval.decision === 'allow-always-server'
-        ? 'always-allowed'
-        : 'approved'
     case 'denied':
-      return approval.decidedBy === 'agent-review' ? 'auto-reviewed' : 'rejected'
+      return decidedOutcome(approval)
   }
+}
+
+/** A decision the person did not make is never shown as theirs: the
+ *  automatic reviewer's and the approver webhook's have outcomes of their
+ *  own, with their reasons as the card's note. */
+function decidedOutcome(approval: ApprovalSummary): CardOutcome {
+  const decider = deciderOf(approval.decidedBy)
+  if (decider === 'automatic-review') return 'auto-reviewed'
+  if (decider === 'approver-webhook') return 'webhook-decided'
+  if (approval.status === 'denied') return 'rejected'
+  return approval.decision === 'allow-always' || approval.decision === 'allow-always-server'
+    ? 'always-allowed'
+    : 'approved'
 }
 
 function newer(current: ApprovalSummary, incoming: ApprovalSummary): ApprovalSummary {
