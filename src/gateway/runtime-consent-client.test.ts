@@ -53,12 +53,17 @@ describe('RuntimeConsentClient', () => {
     const answers: Array<[number, unknown]> = [
       [201, opened({ status: 'pending' })],
       [200, state({ status: 'pending' })],
-      [200, state({ status: 'denied', reason: 'not now' })],
+      [200, state({ status: 'denied', reason: 'not now', decidedBy: 'webhook' })],
     ]
     const { client, seen } = await standInRuntime(() =>
       Promise.resolve(answers.shift() ?? [500, {}]),
     )
-    expect(await client.ask(REQUEST)).toMatchObject({ status: 'denied', reason: 'not now' })
+    // Who denied it travels too, so the agent is told the webhook did.
+    expect(await client.ask(REQUEST)).toMatchObject({
+      status: 'denied',
+      reason: 'not now',
+      decidedBy: 'webhook',
+    })
     expect(seen.map((each) => `${each.method} ${each.url}`)).toEqual([
       'POST /v1/gateway/calls',
       'GET /v1/gateway/calls/call_1',
