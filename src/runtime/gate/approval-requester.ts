@@ -5,7 +5,7 @@ import { englishText, message, type RuntimeMessage } from '../../contracts/runti
 import type { EventBus } from '../events/event-bus.ts'
 import { personOnlyReason, touchOfApproval, type PersonOnly } from '../policy/person-only.ts'
 import { personOnlyMessage } from '../policy/person-only-words.ts'
-import { judgedPrivateRead, judgedReplacedContent } from '../policy/private-read-approval.ts'
+import { keptFromDeciders } from '../policy/private-read-approval.ts'
 import { turnInForce, type RoomNow } from '../policy/allower-stands.ts'
 import { answerDropped } from './delegate-standing.ts'
 import { reviewFailClosed, type ActionReviewer, type ReviewInput } from '../policy/reviewer.ts'
@@ -24,9 +24,6 @@ export const REVIEWER_TIMEOUT_MS = 5_000
 
 /** Why a request under a policy that never asks (plan mode) was refused. */
 export const NEVER_ASKS_REASON = englishText(message('call.neverAsks'))
-
-/** Said on an approval kept from both deciders, before what it is about. */
-const NEITHER_ASKED = 'neither the automatic review nor the approver webhook is asked'
 
 /** An open approval, and its outcome once it is decided or expires. */
 export interface PendingApproval {
@@ -264,27 +261,16 @@ export class ApprovalRequester {
   ): boolean {
     if (request.personDecides) return false
     const { turn } = request
-    const read = judgedPrivateRead(approval, turn.workspace, request.resolvedPaths)
-    const replaced = read === null ? judgedReplacedContent(approval, turn.workspace) : null
-    const kept =
-      read !== null
-        ? { about: 'a private read', detail: read, words: 'review.privateRead' as const }
-        : replaced !== null
-          ? {
-              about: 'what it replaces',
-              detail: replaced,
-              words: 'review.replacesPrivate' as const,
-            }
-          : null
+    const kept = keptFromDeciders(approval, turn.workspace, request.resolvedPaths)
     if (kept === null) return true
     // Decided or expired meanwhile: there is nobody left to tell why.
     if (this.options.approvals.get(approval.id)?.status !== 'pending') return false
     if (reviewed || this.options.delegateFor?.(turn.roomId) !== undefined) {
       this.options.approvals.escalate(
         approval,
-        `${NEITHER_ASKED} about ${kept.about}: ${kept.detail}`,
+        `neither the automatic review nor the approver webhook is asked about ${kept.about}`,
         this.options.now(),
-        message(kept.words, { detail: kept.detail }),
+        kept.words,
       )
       this.options.events.emit('timeline.updated', { roomId: turn.roomId })
     }

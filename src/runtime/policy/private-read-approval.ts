@@ -6,6 +6,7 @@ import {
   type AgentFileChange,
 } from '../../contracts/agent-request.ts'
 import type { ApprovalRecord } from '../../contracts/approval.ts'
+import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
 import { namesUnknownPlace } from './leading-expansion.ts'
 import { namedPaths } from './named-paths.ts'
@@ -156,6 +157,33 @@ function failingClosed(judge: () => string | null): string | null {
     return judge()
   } catch (error) {
     return `the read could not be judged: ${String(error)}`
+  }
+}
+
+/**
+ * Why neither the automatic reviewer nor the approver webhook may hear of
+ * the approval, or null: it is a private read (`judgedPrivateRead`), or a
+ * change whose action holds lines such a read would show
+ * (`judgedReplacedContent`). `about` says which, with the detail, in
+ * English for the approval's record; `words` says it to the person.
+ */
+export function keptFromDeciders(
+  action: ApprovalAction & Pick<ApprovalRecord, 'target'>,
+  workspace: string,
+  resolvedByDoor: readonly string[] = [],
+): { about: string; words: RuntimeMessage } | null {
+  const read = judgedPrivateRead(action, workspace, resolvedByDoor)
+  if (read !== null) {
+    return {
+      about: `a private read: ${read}`,
+      words: message('review.privateRead', { detail: read }),
+    }
+  }
+  const replaced = judgedReplacedContent(action, workspace)
+  if (replaced === null) return null
+  return {
+    about: `what it replaces: ${replaced}`,
+    words: message('review.replacesPrivate', { detail: replaced }),
   }
 }
 
