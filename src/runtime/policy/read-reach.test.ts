@@ -97,6 +97,30 @@ describe('whether a read reaches beyond the workspace', () => {
     ).toMatch(/is outside the workspace$/)
   })
 
+  it("counts a server's own folder inside only where it could be a workspace and does not hold this one", async () => {
+    const read = (alsoInside: string, file = path.join(outside, 'secret.txt')) =>
+      privateReadReason({
+        workspace: ws,
+        alsoInside: [alsoInside],
+        requested: [file],
+        resolved: [file],
+      })
+    // A project folder beside the workspace: its reads are the server's own.
+    expect(read(outside)).toBeNull()
+    // `/` (a server started where Claude Desktop starts the gateway), which
+    // the workspace rule refuses, and the folder that holds the workspace:
+    // neither makes a read of everything a workspace read.
+    expect(read('/')).toMatch(/is outside the workspace$/)
+    expect(read(root)).toMatch(/is outside the workspace$/)
+    // The home folder itself and a system folder, which hold other projects
+    // and the person's files but not this workspace: refused as the rule
+    // refuses them as a workspace.
+    expect(read(os.homedir(), path.join(os.homedir(), 'diary.txt'))).toMatch(
+      /outside the workspace$/,
+    )
+    expect(read('/usr', '/usr/share/dict/words')).toMatch(/is outside the workspace$/)
+  })
+
   it("leaves a secret's name to the person-only rule when asked to (an MCP call's words)", async () => {
     const input = { workspace: ws, requested: ['.env'], resolved: [path.join(ws, '.env')] }
     expect(privateReadReason(input)).toMatch(/^\.env: /)
