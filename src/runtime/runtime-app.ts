@@ -266,6 +266,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     requester,
     gate,
     events,
+    room,
     now,
   })
 

@@ -1,4 +1,5 @@
 import {
+  GatewayCallStateSchema,
   GatewayOpenedCallSchema,
   type GatewayCallRequest,
   type GatewayCallState,
@@ -56,28 +57,54 @@ export function noteCallRequest(workspace: string | WorkspaceIdentity): GatewayC
   }
 }
 
+/** One request to the runtime's gateway routes as assent-gateway makes it,
+ *  with the request key of the gateway's credential from the data folder;
+ *  throws unless it is answered with `expected`. */
+async function gatewayRoute(
+  harness: RuntimeHarness,
+  route: { method: string; path: string; body?: string; expected: number },
+): Promise<unknown> {
+  const file = readGatewayConnectionFile(harness.dataDir)
+  const response = await rawHttp({
+    port: file.port,
+    method: route.method,
+    path: route.path,
+    headers: [
+      ['Authorization', `Bearer ${gatewayLinkKeys(file.gatewayCredential).requestKey}`],
+      ...(route.body === undefined
+        ? []
+        : [['Content-Type', 'application/json'] as [string, string]]),
+    ],
+    ...(route.body === undefined ? {} : { body: route.body }),
+  })
+  if (response.status !== route.expected) {
+    throw new Error(`the gateway route answered ${response.status}: ${response.body}`)
+  }
+  return JSON.parse(response.body)
+}
+
 /** Opens a call on the runtime's gateway route the way assent-gateway
- *  does, with the request key of the gateway's credential from the data
- *  folder. */
+ *  does. */
 export async function openGatewayCall(
   harness: RuntimeHarness,
   request: GatewayCallRequest,
 ): Promise<GatewayCallState> {
-  const file = readGatewayConnectionFile(harness.dataDir)
-  const response = await rawHttp({
-    port: file.port,
-    method: 'POST',
-    path: '/v1/gateway/calls',
-    headers: [
-      ['Authorization', `Bearer ${gatewayLinkKeys(file.gatewayCredential).requestKey}`],
-      ['Content-Type', 'application/json'],
-    ],
-    body: JSON.stringify(request),
-  })
-  if (response.status !== 201) {
-    throw new Error(`the gateway route answered ${response.status}: ${response.body}`)
-  }
-  return GatewayOpenedCallSchema.parse(JSON.parse(response.body))
+  const body = JSON.stringify(request)
+  return GatewayOpenedCallSchema.parse(
+    await gatewayRoute(harness, { method: 'POST', path: '/v1/gateway/calls', body, expected: 201 }),
+  )
+}
+
+/** Reads the call's state as assent-gateway does: its outcome once it
+ *  left `pending`, or `pending` after the long poll. */
+export async function readGatewayCall(
+  harness: RuntimeHarness,
+  callId: string,
+): Promise<GatewayCallState> {
+  const path = `/v1/gateway/calls/${callId}`
+  return GatewayCallStateSchema.parse(
+    await gatewayRoute(harness, { method: 'GET', path, expected: 200 }),
+  )
 }
 
 /** A gateway's request to open one call of a file server's `put_file` for

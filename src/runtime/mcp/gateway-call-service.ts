@@ -17,6 +17,12 @@ import type { ApprovalRequester, PendingApproval } from '../gate/approval-reques
 import { KeyedMutex } from '../concurrency/keyed-mutex.ts'
 import { capOutput } from '../tools/tool-types.ts'
 import { GATEWAY_AGENT_ID } from '../domain/agent-preset.ts'
+import {
+  allowerOfApproval,
+  allowerStands,
+  type Allower,
+  type RoomNow,
+} from '../policy/allower-stands.ts'
 import type { ApprovalStore } from '../ports/approval-store.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
@@ -42,6 +48,9 @@ export interface GatewayCallServiceOptions {
   /** Read only: the gateway waits on outcomes, it never decides. */
   gate: Pick<ApprovalGate, 'waitForOutcome'>
   events: EventBus
+  /** The room now: an allow the gateway has not read yet must still stand
+   *  when it reads it (policy/allower-stands.ts). */
+  room: RoomNow
   now: () => number
   newId?: () => string
   /** The key that withdraws one call; 32 random bytes unless a test
@@ -286,7 +295,9 @@ export class GatewayCallService {
     const call = this.requireCall(callId)
     const approval = call.approvalId ? this.options.approvals.get(call.approvalId) : undefined
     const notYetRun = call.status === 'awaiting-approval' || call.status === 'running'
-    if (approval?.status === 'allowed' && notYetRun) this.refusedIfMoved(callId, call.turnId)
+    if (approval?.status === 'allowed' && notYetRun) {
+      this.refusedIfMoved(callId, call.turnId, allowerOfApproval(approval))
+    }
     return this.state(callId, null)
   }
 
@@ -328,13 +339,17 @@ export class GatewayCallService {
 
   /** Refuses the allowed call `callId`, and ends its turn, if its turn's
    *  workspace is no longer the folder it was admitted for; true if so. */
-  private refusedIfMoved(callId: string, turnId: string): boolean {
+  private refusedIfMoved(callId: string, turnId: string, allower?: Allower): boolean {
     const { conversations, now, events } = this.options
     const turn = conversations.getTurn(turnId)
     // Opened with the call, so always there; if it cannot be read back,
     // the gateway hears an error and runs nothing rather than run unchecked.
     if (turn === undefined) throw new Refusal('unknown_call', 'unknown gateway call')
-    const moved = workspaceMovedSince(turn)
+    // What allowed it must still stand where the gateway reads it (the room
+    // put in plan, its webhook removed while it waited: refused).
+    const moved =
+      workspaceMovedSince(turn) ??
+      (allower === undefined ? null : allowerStands(allower, turn, this.options.room))
     if (moved === null) return false
     conversations.updateToolCall(callId, {
       status: 'refused',
