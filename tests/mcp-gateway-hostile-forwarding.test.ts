@@ -9,7 +9,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
-import { decide, pendingApprovals, refusalOf } from './support/mcp-gateway-harness.ts'
+import {
+  decide,
+  nextPendingApproval,
+  pendingApprovals,
+  refusalOf,
+} from './support/mcp-gateway-harness.ts'
 import { CONFUSABLE_URI, HOSTILE_SECRET, connectToHostile } from './support/mcp-hostile-server.ts'
 import { samplingClient, type SamplingLog } from './support/mcp-real-servers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
@@ -65,6 +70,30 @@ describe('assent-gateway passes on from a hostile server only what was asked for
     return updates.slice(start)
   }
 
+  /** `work`, each approval it opens meanwhile allowed once by the person:
+   *  a URI of the server's own scheme (`note://kept`) names a place outside
+   *  the workspace to the rule, so even a read-only server's request naming
+   *  one asks (tests/mcp-readonly-private-read.test.ts). */
+  const allowed = new Set<string>()
+  async function allowingEach<T>(work: () => Promise<T>): Promise<T> {
+    let done = false
+    const result = work().finally(() => {
+      done = true
+    })
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    )
+    while (!done) {
+      const asked = nextPendingApproval(harness, allowed, 1_000).catch(() => undefined)
+      const view = await Promise.race([asked, settled])
+      if (view === undefined) continue
+      allowed.add(view.approval.id)
+      await decide(harness, view, 'allow-once')
+    }
+    return result
+  }
+
   const poke = (args: Record<string, unknown>, server = 'hostile') =>
     agent.callTool({ name: `${server}__poke`, arguments: args }, undefined, callOptions)
 
@@ -84,11 +113,11 @@ describe('assent-gateway passes on from a hostile server only what was asked for
   it('passes on an update only for a resource the agent subscribed to, and none once it let go', async () => {
     const kept = 'hostile__note://kept'
     const gone = 'hostile__note://gone'
-    await updatesUntil(kept, () => agent.subscribeResource({ uri: kept }))
-    await updatesUntil(gone, () => agent.subscribeResource({ uri: gone }))
-    await agent.unsubscribeResource({ uri: gone })
+    await updatesUntil(kept, () => allowingEach(() => agent.subscribeResource({ uri: kept })))
+    await updatesUntil(gone, () => allowingEach(() => agent.subscribeResource({ uri: gone })))
+    await allowingEach(() => agent.unsubscribeResource({ uri: gone }))
     const uris = ['note://nobody', 'note://gone', 'note://kept']
-    const got = await updatesUntil(kept, () => poke({ action: 'update', uris }))
+    const got = await updatesUntil(kept, () => allowingEach(() => poke({ action: 'update', uris })))
     expect(got).toEqual([kept])
   })
 
@@ -142,10 +171,12 @@ describe('assent-gateway passes on from a hostile server only what was asked for
 
   it('fails a read that answers with a part whose URI is not plain, and passes one with a plain part beside', async () => {
     const refused = await refusalOf(
-      agent.readResource({ uri: 'hostile__note://confusable' }, callOptions),
+      allowingEach(() => agent.readResource({ uri: 'hostile__note://confusable' }, callOptions)),
     )
     expect(refused.data).toEqual({ reason: 'not_allowed' })
-    const read = await agent.readResource({ uri: 'hostile__note://two' }, callOptions)
+    const read = await allowingEach(() =>
+      agent.readResource({ uri: 'hostile__note://two' }, callOptions),
+    )
     expect(read.contents.map((part) => part.uri)).toEqual([
       'hostile__note://two',
       'hostile__note://beside',
@@ -177,9 +208,11 @@ describe('assent-gateway passes on from a hostile server only what was asked for
   })
 
   it('fails a tool call whose result links a URI that is not plain, and passes a plain link', async () => {
-    const refused = await refusalOf(poke({ action: 'link', uri: CONFUSABLE_URI }))
+    const refused = await refusalOf(
+      allowingEach(() => poke({ action: 'link', uri: CONFUSABLE_URI })),
+    )
     expect(refused.data).toEqual({ reason: 'not_allowed' })
-    const result = await poke({ action: 'link', uri: 'note://beside' })
+    const result = await allowingEach(() => poke({ action: 'link', uri: 'note://beside' }))
     expect(result.content).toEqual([
       { type: 'resource_link', uri: 'hostile__note://beside', name: 'see' },
     ])
