@@ -1,23 +1,25 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { GatewayCallRequest, GovernedMcpMethod } from '../src/contracts/mcp-gateway.ts'
+import { toolConsentRequest, type McpConsentRequest } from '../src/runtime/mcp/gated-mcp-call.ts'
 import { governedRequest } from '../src/runtime/mcp/governed-mcp-action.ts'
 import type { McpServer } from '../src/runtime/mcp/mcp-connection.ts'
+import type { McpToolDefinition } from '../src/runtime/mcp/mcp-tool-definition.ts'
 import { gatewayRequestOf, openGatewayCall } from './support/gateway-call-request.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { decide } from './support/policy-helpers.ts'
 import type { RuntimeHarness } from './support/runtime-harness.ts'
 
 /**
- * An "always allow" on a gateway resource read or prompt is bound to the
- * server as the person was shown it and as it is started: its folder
- * ("Server works in"), its command and arguments, or its URL. A tool grant
- * binds the definition the server sends; a read or a prompt has none, so
- * without this a grant kept answering after mcp.json started another
- * program under the same id, or the same one in another folder, where its
- * relative URIs mean other files. Each change below is one mcp.json edit
- * of the server the person allowed; the control is no change at all.
+ * Every "always allow" on an MCP server (a tool, every tool of the
+ * server, a resource read, a prompt) is bound to the server as the person
+ * was shown it and as it is started: its folder ("Server works in"), its
+ * command and arguments, or its URL. Without this a grant kept answering
+ * after mcp.json started another program under the same id (offering a
+ * tool of the same definition), or the same one in another folder, where
+ * its relative arguments and URIs mean other files. Each change below is
+ * one mcp.json edit of the server the person allowed; the control is no
+ * change at all. The table is walked through each kind of grant.
  */
 
 let harness: RuntimeHarness
@@ -72,42 +74,80 @@ const CHANGES: ReadonlyArray<{
   },
 ]
 
-/** A governed request of a server `id` started as `transport`. */
-function request(
-  id: string,
-  method: GovernedMcpMethod,
-  transport: Transport,
-  args: Record<string, unknown>,
-): GatewayCallRequest {
-  const server = {
+/** Server `id` as mcp.json starts it, with `transport`. */
+function serverOf(id: string, transport: Transport): McpServer {
+  return {
     id,
     name: 'Notes',
     transport:
       'url' in transport
         ? { type: 'streamable-http', url: transport.url }
         : { ...transport, env: {} },
-    allowed_tools: [],
+    allowed_tools: [WRITE_NOTE.name, READ_NOTE.name],
   } as unknown as McpServer
-  const shown = governedRequest(server, method, args)
-  return gatewayRequestOf(shown, harness.workspace)
 }
 
-describe.each(['resources/read', 'prompts/get'] as const)('a grant on %s', (method) => {
-  // A read inside the workspace, which a grant may answer.
-  const args = () =>
-    method === 'resources/read'
-      ? { uri: `file://${join(harness.workspace, 'docs', 'ok.txt')}` }
-      : { name: 'summarize', arguments: { file: 'docs/ok.txt' } }
+const WRITE_NOTE: McpToolDefinition = {
+  name: 'write_note',
+  description: 'Writes a note.',
+  inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+}
+const READ_NOTE: McpToolDefinition = {
+  name: 'read_note',
+  description: 'Reads a note.',
+  inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+}
 
+/** Each kind of grant: the decision that leaves it, and a request it
+ *  could answer, from server `id` started as `transport`. */
+const GRANTS: ReadonlyArray<{
+  kind: string
+  decision: 'allow-always' | 'allow-always-server'
+  request: (server: McpServer) => McpConsentRequest
+}> = [
+  {
+    kind: 'a tool',
+    decision: 'allow-always',
+    request: (server) =>
+      toolConsentRequest(server, WRITE_NOTE, [WRITE_NOTE, READ_NOTE], { name: 'a.txt' }, null),
+  },
+  {
+    kind: 'every tool of the server',
+    decision: 'allow-always-server',
+    request: (server) =>
+      toolConsentRequest(server, WRITE_NOTE, [WRITE_NOTE, READ_NOTE], { name: 'a.txt' }, null),
+  },
+  {
+    kind: 'resources/read',
+    decision: 'allow-always',
+    request: (server) =>
+      governedRequest(server, 'resources/read', {
+        uri: `file://${join(harness.workspace, 'docs', 'ok.txt')}`,
+      }),
+  },
+  {
+    kind: 'prompts/get',
+    decision: 'allow-always',
+    request: (server) =>
+      governedRequest(server, 'prompts/get', {
+        name: 'summarize',
+        arguments: { file: 'docs/ok.txt' },
+      }),
+  },
+]
+
+describe.each(GRANTS)('a grant on $kind', ({ kind, decision, request }) => {
   it.each(CHANGES)('after mcp.json changes $change', async ({ change, transport, answered }) => {
     // A server of its own per case, so no case's grant answers another's.
-    const id = `notes-${CHANGES.findIndex((each) => each.change === change)}`
-    const first = await openGatewayCall(harness, request(id, method, SHOWN(), args()))
+    const id = `n${GRANTS.findIndex((each) => each.kind === kind)}-${CHANGES.findIndex((each) => each.change === change)}`
+    const asked = (started: Transport) =>
+      gatewayRequestOf(request(serverOf(id, started)), harness.workspace)
+    const first = await openGatewayCall(harness, asked(SHOWN()))
     expect(first.status).toBe('pending')
     const view = await harness.client.getApproval(first.approvalId ?? '')
-    expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+    expect((await decide(harness, view, decision)).status).toBe(200)
 
-    const later = await openGatewayCall(harness, request(id, method, transport(), args()))
+    const later = await openGatewayCall(harness, asked(transport()))
     expect(later.status === 'allowed' && later.grantId !== null).toBe(answered)
     if (!answered) {
       expect(later.status).toBe('pending')

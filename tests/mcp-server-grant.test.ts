@@ -3,16 +3,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ApprovalView } from '../src/contracts/approval.ts'
-import type { Timeline } from '../src/contracts/room.ts'
 import { editDatabase } from './support/integrity-helpers.ts'
 import { writeNotesConfig, type NotesFixture } from './support/mcp-gateway-harness.ts'
-import { auditEvents, decide, roomApprovals, roomGrants } from './support/policy-helpers.ts'
-import { createRoom, pendingApprovalFor, send, turnSettled } from './support/room-helpers.ts'
+import { auditEvents, decide, ranUnasked, roomGrants } from './support/policy-helpers.ts'
+import { createRoom, pendingApprovalFor, turnSettled } from './support/room-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
-
-const callOf = (timeline: Timeline, turnId: string) =>
-  timeline.toolCalls.find((call) => call.turnId === turnId)
 
 describe('"Always allow every tool of <server>": a grant bound to the whole tool list', () => {
   let harness: RuntimeHarness
@@ -44,39 +39,6 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
     return { room, view, grant: grants[0]! }
   }
 
-  /** Runs one call in the room and answers whether it ran without asking. */
-  async function ranUnasked(roomId: string, text: string): Promise<boolean> {
-    const turnId = await send(harness, roomId, text)
-    const asked = await Promise.race([
-      turnSettled(harness, roomId, turnId).then((): false => false),
-      pendingAsk(roomId, turnId),
-    ])
-    if (asked !== false) {
-      expect((await decide(harness, asked, 'deny')).status).toBe(200)
-      await turnSettled(harness, roomId, turnId)
-      return false
-    }
-    const settled = await turnSettled(harness, roomId, turnId)
-    return (
-      callOf(settled, turnId)?.status === 'succeeded' &&
-      callOf(settled, turnId)?.approvalId === null
-    )
-  }
-
-  async function pendingAsk(roomId: string, turnId: string): Promise<ApprovalView | false> {
-    for (;;) {
-      const pending = (await roomApprovals(harness, roomId)).find(
-        (approval) => approval.turnId === turnId && approval.status === 'pending',
-      )
-      if (pending) return harness.client.getApproval(pending.id)
-      const settled = (await harness.client.raw('GET', `/v1/rooms/${roomId}/timeline`))
-        .body as Timeline
-      const turn = settled.turns.find((candidate) => candidate.id === turnId)
-      if (turn && (turn.status === 'done' || turn.status === 'failed')) return false
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-
   it("shows the server's whole tool list in the action the person is asked about", async () => {
     const room = await createRoom(harness)
     const view = await pendingApprovalFor(
@@ -103,10 +65,12 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
     })
     await writeFile(join(fixture.notesDir, 'read-me.txt'), 'read without asking')
     // Another tool of the same server, never asked about.
-    expect(await ranUnasked(room.id, 'mcp notes read_note {"name": "read-me.txt"}')).toBe(true)
-    expect(await ranUnasked(room.id, 'mcp notes write_note {"name": "b.txt", "text": "b"}')).toBe(
+    expect(await ranUnasked(harness, room.id, 'mcp notes read_note {"name": "read-me.txt"}')).toBe(
       true,
     )
+    expect(
+      await ranUnasked(harness, room.id, 'mcp notes write_note {"name": "b.txt", "text": "b"}'),
+    ).toBe(true)
     expect(await readFile(join(fixture.notesDir, 'b.txt'), 'utf8')).toBe('b')
     const created = (await auditEvents(harness)).find(
       (event) => event.type === 'grant_created' && event.subjectId === grant.id,
@@ -119,22 +83,34 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
     await writeFile(fixture.descriptionFile, 'Writes a note, and now also mails it to someone.')
     try {
       await writeFile(join(fixture.notesDir, 'same.txt'), 'same')
-      expect(await ranUnasked(room.id, 'mcp notes read_note {"name": "same.txt"}')).toBe(false)
+      expect(await ranUnasked(harness, room.id, 'mcp notes read_note {"name": "same.txt"}')).toBe(
+        false,
+      )
     } finally {
       await rm(fixture.descriptionFile, { force: true })
     }
     // The list is back to what the person saw: the grant answers again.
-    expect(await ranUnasked(room.id, 'mcp notes read_note {"name": "same.txt"}')).toBe(true)
+    expect(await ranUnasked(harness, room.id, 'mcp notes read_note {"name": "same.txt"}')).toBe(
+      true,
+    )
   })
 
   it('never answers for another server, nor in another room', async () => {
     const { room } = await roomWithServerGrant('scoped.txt')
     const other = await createRoom(harness)
     expect(
-      await ranUnasked(other.id, 'mcp notes write_note {"name": "other-room.txt", "text": "x"}'),
+      await ranUnasked(
+        harness,
+        other.id,
+        'mcp notes write_note {"name": "other-room.txt", "text": "x"}',
+      ),
     ).toBe(false)
     expect(
-      await ranUnasked(room.id, 'mcp filesystem write_file {"path": "fs.txt", "content": "x"}'),
+      await ranUnasked(
+        harness,
+        room.id,
+        'mcp filesystem write_file {"path": "fs.txt", "content": "x"}',
+      ),
     ).toBe(false)
     expect(existsSync(join(harness.workspace, 'fs.txt'))).toBe(false)
   })
@@ -145,7 +121,7 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
     expect(revoked.status).toBe(200)
     expect(await roomGrants(harness, room.id)).toEqual([])
     expect(
-      await ranUnasked(room.id, 'mcp notes write_note {"name": "after.txt", "text": "x"}'),
+      await ranUnasked(harness, room.id, 'mcp notes write_note {"name": "after.txt", "text": "x"}'),
     ).toBe(false)
     const events = await auditEvents(harness)
     expect(
@@ -170,9 +146,15 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
     const room = await roomWithToolGrant('one-tool.txt')
     expect((await roomGrants(harness, room.id)).map((grant) => grant.scope)).toEqual(['mcp'])
     await writeFile(join(fixture.notesDir, 'other-tool.txt'), 'x')
-    expect(await ranUnasked(room.id, 'mcp notes read_note {"name": "other-tool.txt"}')).toBe(false)
     expect(
-      await ranUnasked(room.id, 'mcp notes write_note {"name": "same-tool.txt", "text": "y"}'),
+      await ranUnasked(harness, room.id, 'mcp notes read_note {"name": "other-tool.txt"}'),
+    ).toBe(false)
+    expect(
+      await ranUnasked(
+        harness,
+        room.id,
+        'mcp notes write_note {"name": "same-tool.txt", "text": "y"}',
+      ),
     ).toBe(true)
   })
 
@@ -182,7 +164,11 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
       (await readFile(join(fixture.notesDir, 'lists.log'), 'utf8')).split('\n').length
     const before = await listings()
     expect(
-      await ranUnasked(room.id, 'mcp notes write_note {"name": "listed-once.txt", "text": "y"}'),
+      await ranUnasked(
+        harness,
+        room.id,
+        'mcp notes write_note {"name": "listed-once.txt", "text": "y"}',
+      ),
     ).toBe(true)
     expect((await listings()) - before).toBe(1)
     expect(await readFile(join(fixture.notesDir, 'listed-once.txt'), 'utf8')).toBe('y')
@@ -240,7 +226,11 @@ describe('"Always allow every tool of <server>": a grant bound to the whole tool
     })
     expect(await roomGrants(harness, room.id)).toEqual([])
     expect(
-      await ranUnasked(room.id, 'mcp notes write_note {"name": "forged.txt", "text": "x"}'),
+      await ranUnasked(
+        harness,
+        room.id,
+        'mcp notes write_note {"name": "forged.txt", "text": "x"}',
+      ),
     ).toBe(false)
     const reported = (await auditEvents(harness)).filter(
       (event) => event.type === 'integrity_error' && event.subjectId === grant.id,

@@ -18,7 +18,7 @@ import {
   type RoomPermissions,
   type ToolCallRecord,
 } from '../../src/contracts/room.ts'
-import { timeline } from './room-helpers.ts'
+import { send, timeline, turnSettled } from './room-helpers.ts'
 import { eventually, type RuntimeHarness } from './runtime-harness.ts'
 
 export interface AuditEventView {
@@ -156,4 +156,46 @@ export async function outsideDir(harness: RuntimeHarness): Promise<string> {
   const dir = join(harness.root, `outside-${randomUUID()}`)
   await mkdir(dir, { recursive: true })
   return dir
+}
+
+/** Runs one call in the room as a turn of its own and answers whether it
+ *  ran without asking the person; an ask is denied, so the turn ends. */
+export async function ranUnasked(
+  harness: RuntimeHarness,
+  roomId: string,
+  text: string,
+): Promise<boolean> {
+  const turnId = await send(harness, roomId, text)
+  const asked = await Promise.race([
+    turnSettled(harness, roomId, turnId).then((): false => false),
+    pendingAskOf(harness, roomId, turnId),
+  ])
+  if (asked !== false) {
+    if ((await decide(harness, asked, 'deny')).status !== 200) {
+      throw new Error(`the ask for "${text}" could not be denied`)
+    }
+    await turnSettled(harness, roomId, turnId)
+    return false
+  }
+  const call = (await turnSettled(harness, roomId, turnId)).toolCalls.find(
+    (each) => each.turnId === turnId,
+  )
+  return call?.status === 'succeeded' && call.approvalId === null
+}
+
+/** The approval turn `turnId` waits on, or false once it settled unasked. */
+async function pendingAskOf(
+  harness: RuntimeHarness,
+  roomId: string,
+  turnId: string,
+): Promise<ApprovalView | false> {
+  for (;;) {
+    const pending = (await roomApprovals(harness, roomId)).find(
+      (approval) => approval.turnId === turnId && approval.status === 'pending',
+    )
+    if (pending) return harness.client.getApproval(pending.id)
+    const turn = (await timeline(harness, roomId)).turns.find((each) => each.id === turnId)
+    if (turn && (turn.status === 'done' || turn.status === 'failed')) return false
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }

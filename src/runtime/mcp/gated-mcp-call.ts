@@ -6,6 +6,7 @@ import { resultText, type McpConnection } from './mcp-connection.ts'
 import { deniedRefusal, McpRefusal } from './mcp-refusal.ts'
 import { refuseWithheldContent } from './mcp-result-uris.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
+import { boundToServerStart } from './server-start-binding.ts'
 import {
   PREVIEW_SUFFIX,
   inputSchemaHash,
@@ -190,7 +191,10 @@ export async function runGatedMcpCall(
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
   const preview = hasPreview ? await previewText(connection, toolName, args) : null
-  const ticket = await consent.ask(consentRequest(server, tool, tools, args, preview), run.signal)
+  const ticket = await consent.ask(
+    toolConsentRequest(server, tool, tools, args, preview),
+    run.signal,
+  )
   await refuseIfCancelled(ticket, run.signal, `${server.id}__${toolName}`)
   if (ticket.status === 'denied') throw deniedRefusal(ticket, `${server.id}__${toolName}`)
   if (ticket.status === 'expired') {
@@ -320,7 +324,9 @@ export async function refuseIfCancelled(
   throw new McpRefusal('not_allowed', message, 'cancelled')
 }
 
-function consentRequest(
+/** What the person is asked about one call of `tool`, one of the
+ *  server's allowed `tools`: the one request every MCP door sends. */
+export function toolConsentRequest(
   server: McpConnection['server'],
   tool: McpToolDefinition,
   tools: readonly McpToolDefinition[],
@@ -337,12 +343,14 @@ function consentRequest(
     toolName: tool.name,
     toolDescription: tool.description ?? '',
     inputSchemaHash: inputSchemaHash(tool),
-    definitionHash: toolDefinitionHash(tool),
+    // Both grants an "always allow" may leave (this tool, every tool of
+    // the server) are bound to the server as it is started too.
+    definitionHash: boundToServerStart(server, toolDefinitionHash(tool)),
     arguments: args,
     preview,
     serverTools: {
       names: tools.map((each) => each.name).sort(),
-      hash: toolListHash(tools),
+      hash: boundToServerStart(server, toolListHash(tools)),
     },
     serverFolder: serverFolderOf(server),
   })

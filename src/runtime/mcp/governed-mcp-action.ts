@@ -1,6 +1,4 @@
-import { canonicalJson } from '../../contracts/canonical-json.ts'
 import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
-import { sha256Hex } from '../domain/sha256.ts'
 import { mcpTouch } from '../policy/person-only.ts'
 import {
   refuseIfCancelled,
@@ -12,9 +10,11 @@ import { personOnlyNamed, runsUnasked } from './mcp-call-judgment.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { deniedRefusal, McpRefusal } from './mcp-refusal.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
+import { boundToServerStart } from './server-start-binding.ts'
 import {
   inputSchemaHash,
   namespacedToolName,
+  toolDefinitionHash,
   toolListHash,
   type McpToolDefinition,
 } from './mcp-tool-definition.ts'
@@ -116,7 +116,7 @@ export function refuseIfPersonOnly(
 
 /**
  * What the person is asked about a governed action. Its "definition" is
- * the method on this server as it is started (`governedDefinitionHash`),
+ * the method on this server as it is started (`boundToServerStart`),
  * so an "always allow" the person gives answers for this kind on this
  * server only, and, named with a `/` no tool name may hold, never for a
  * tool.
@@ -138,38 +138,10 @@ export function governedRequest(
     toolName: method,
     toolDescription: '',
     inputSchemaHash: inputSchemaHash(definition),
-    definitionHash: governedDefinitionHash(server, method),
+    definitionHash: boundToServerStart(server, toolDefinitionHash(definition)),
     arguments: args,
     preview: null,
     serverTools: { names: [method], hash: toolListHash([definition]) },
     serverFolder: serverFolderOf(server),
   })
-}
-
-/**
- * What a grant on a governed action is bound to: the method, and the
- * server as the person was shown it and as it is started: its name, the
- * folder it works in ("Server works in"), its command and arguments, or
- * its URL. A tool grant binds the definition the server sends; a read or
- * a prompt has none, so without these a grant would keep answering after
- * mcp.json starts another program under the same id, or the same one in
- * another folder, where its relative URIs mean other files. Its `env` is
- * left out: a value there may be a token, and this hash is stored and
- * shown.
- */
-function governedDefinitionHash(server: McpServer, method: GovernedMcpMethod): string {
-  const transport = server.transport
-  const started =
-    transport.type === 'stdio'
-      ? { command: transport.command, args: transport.args }
-      : { url: transport.url }
-  return sha256Hex(
-    canonicalJson({
-      method,
-      serverName: server.name,
-      serverFolder: serverFolderOf(server) ?? null,
-      transport: transport.type,
-      ...started,
-    }),
-  )
 }
