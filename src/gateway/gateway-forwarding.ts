@@ -26,6 +26,7 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContents, namespacedMessages } from './gateway-content.ts'
+import { completionShown } from './gateway-completions.ts'
 import { refuseIfPersonOnly, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
 import { personOnlyNamed } from '../runtime/mcp/mcp-call-judgment.ts'
 
@@ -72,7 +73,8 @@ type Meta = { _meta?: { progressToken?: string | number } } | undefined
  * URIs are `server__name` both ways; what is not plain (mcp-plain-names.ts)
  * is left out of lists and refused by name. A resource read and a prompt
  * are governed (runGoverned); a completion or a subscription naming a
- * person-only path is refused; the rest changes nothing and passes.
+ * person-only path is refused, and a completion's value naming one left
+ * out; the rest changes nothing and passes.
  * The agent's progress token and cancellation go with each forwarded
  * request.
  */
@@ -228,7 +230,9 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
         )
         // What was checked goes on, nothing else (the agent's `_meta`
         // but its progress token is left behind, as for a prompt).
-        return (await connection.downstream()).complete(
+        const answer = await (
+          await connection.downstream()
+        ).complete(
           {
             argument,
             ...(context ? { context } : {}),
@@ -236,6 +240,10 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
           },
           forward.requestOptions(request.params, extra),
         )
+        // And what comes back is judged as what was asked: a value naming
+        // a person-only path is left out (gateway-completions.ts).
+        const asked = { argument, context, template }
+        return completionShown(connection.server, asked, answer, workspace, options.log)
       })
     })
   }
