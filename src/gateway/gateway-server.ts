@@ -95,8 +95,10 @@ export class AssentGateway {
     )
     this.elicitation = new McpElicitationRouter<GatewayCall>(
       async (call, form) => {
-        // Before the person allowed the call (a preview asking), or through
-        // an asker that cannot reach them, nobody is asked.
+        // The router asks nobody before the call runs (a preview asking);
+        // a call nobody was asked about (a read-only manifest's) has no
+        // way to the person here, nor one through an asker that cannot
+        // reach them: nobody is asked.
         if (!call.ticket?.elicit) return { action: 'cancel' }
         return call.ticket.elicit(form)
       },
@@ -242,17 +244,19 @@ export class AssentGateway {
         throw new McpRefusal('not_allowed', `no allowed tool named ${name}`)
       }
       const call: GatewayCall = { ticket: undefined }
-      const consent: McpConsentPort = {
-        ask: async (request, signal) => {
-          call.ticket = await this.options.consent.ask(request, signal)
-          return call.ticket
-        },
-        checkWorkspace: () => this.options.consent.checkWorkspace?.(),
-        mayRun: (tool) => this.options.consent.mayRun?.(tool),
-      }
-      const result = await this.elicitation.during(parts.serverId, call, () =>
-        runGatedMcpCall(lease.connection, parts.toolName, args, consent, this.workspace, run),
-      )
+      const result = await this.elicitation.during(parts.serverId, call, (running) => {
+        const consent: McpConsentPort = {
+          ask: async (request, signal) => {
+            call.ticket = await this.options.consent.ask(request, signal)
+            return call.ticket
+          },
+          checkWorkspace: () => this.options.consent.checkWorkspace?.(),
+          mayRun: (tool) => this.options.consent.mayRun?.(tool),
+          // The server's forms reach the person from here on only.
+          beforeRun: running,
+        }
+        return runGatedMcpCall(lease.connection, parts.toolName, args, consent, this.workspace, run)
+      })
       return { ...result, content: namespacedContent(parts.serverId, result.content) }
     } catch (error) {
       if (error instanceof McpRefusal) throw new McpError(error.code, error.message, error.data)

@@ -36,13 +36,39 @@ function router() {
   return { elicitation, asked, errors }
 }
 
+/** A call's `run` that lets its server ask at once, as the allowed call
+ *  itself does (`beforeRun`), then does `handle`. */
+function runs<T>(handle: () => Promise<T>): (running: () => void) => Promise<T> {
+  return (running) => {
+    running()
+    return handle()
+  }
+}
+
 describe('McpElicitationRouter', () => {
   it('asks in the room of the one call in flight to that server', async () => {
     const { elicitation, asked } = router()
-    const result = await elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () =>
-      elicitation.handle('notes', REQUEST),
+    const result = await elicitation.during(
+      'notes',
+      { roomId: 'r1', turnId: 't1' },
+      runs(() => elicitation.handle('notes', REQUEST)),
     )
     expect(result).toEqual({ action: 'accept', content: { title: 'T' } })
+    expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
+  })
+
+  it('cancels, asking nobody, until the call runs (its preview, the wait for the person)', async () => {
+    const { elicitation, asked } = router()
+    const result = await elicitation.during(
+      'notes',
+      { roomId: 'r1', turnId: 't1' },
+      async (running) => {
+        const before = await elicitation.handle('notes', REQUEST)
+        running()
+        return [before, await elicitation.handle('notes', REQUEST)]
+      },
+    )
+    expect(result).toEqual([{ action: 'cancel' }, { action: 'accept', content: { title: 'T' } }])
     expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
   })
 
@@ -52,15 +78,19 @@ describe('McpElicitationRouter', () => {
     let release: () => void = () => {}
     const held = new Promise<void>((resolve) => (release = resolve))
     const first = elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () => held)
-    const second = elicitation.during('notes', { roomId: 'r2', turnId: 't2' }, async () =>
-      elicitation.handle('notes', REQUEST),
+    const second = elicitation.during(
+      'notes',
+      { roomId: 'r2', turnId: 't2' },
+      runs(() => elicitation.handle('notes', REQUEST)),
     )
     expect(await second).toEqual({ action: 'cancel' })
     release()
     await first
     // Another server's call does not make this one's room known.
-    const other = await elicitation.during('docs', { roomId: 'r3', turnId: 't3' }, () =>
-      elicitation.handle('notes', REQUEST),
+    const other = await elicitation.during(
+      'docs',
+      { roomId: 'r3', turnId: 't3' },
+      runs(() => elicitation.handle('notes', REQUEST)),
     )
     expect(other).toEqual({ action: 'cancel' })
     expect(asked).toEqual([])
@@ -68,8 +98,10 @@ describe('McpElicitationRouter', () => {
 
   it('cancels when the asker cannot reach the person, and reports it', async () => {
     const { elicitation, errors } = router()
-    const result = await elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () =>
-      elicitation.handle('notes', { ...REQUEST, message: 'bad' }),
+    const result = await elicitation.during(
+      'notes',
+      { roomId: 'r1', turnId: 't1' },
+      runs(() => elicitation.handle('notes', { ...REQUEST, message: 'bad' })),
     )
     expect(result).toEqual({ action: 'cancel' })
     expect(errors).toHaveLength(1)
@@ -80,8 +112,10 @@ describe('McpElicitationRouter', () => {
     expect(JSON.stringify(fits).length).toBeLessThanOrEqual(MAX_FORM_JSON_CHARS)
     const { elicitation, asked, errors } = router()
     const during = (params: unknown) =>
-      elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () =>
-        elicitation.handle('notes', params),
+      elicitation.during(
+        'notes',
+        { roomId: 'r1', turnId: 't1' },
+        runs(() => elicitation.handle('notes', params)),
       )
     expect(await during(fits)).toEqual({ action: 'accept', content: { title: 'T' } })
     expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
@@ -125,8 +159,10 @@ describe('McpElicitationRouter', () => {
       title: 'Note',
       additionalProperties: false,
     }
-    const result = await elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () =>
-      elicitation.handle('notes', { ...REQUEST, requestedSchema: described }),
+    const result = await elicitation.during(
+      'notes',
+      { roomId: 'r1', turnId: 't1' },
+      runs(() => elicitation.handle('notes', { ...REQUEST, requestedSchema: described })),
     )
     expect(result).toEqual({ action: 'decline' })
     expect(asked).toEqual([REQUEST.requestedSchema])

@@ -86,17 +86,26 @@ export interface RoomCall {
   turnId: string
 }
 
+/** A call in flight, and whether it has been let run (`running`). */
+interface Routed<Call> {
+  call: Call
+  running: boolean
+}
+
 /**
  * Routes an MCP server's elicitation (a form it asks the person to fill) to
  * the call it came during. A connection serves every call, so the call is
  * known only while exactly one call to that server is in flight; with none
  * or several, the request is cancelled rather than shown to a person who
- * may not be the one the server is working for.
+ * may not be the one the server is working for. And only once that call
+ * runs, as allowed: while its preview runs or the person is still asked
+ * whether it may run, what they typed would reach a server nobody let act
+ * (a preview asking for a password), so the request is cancelled then too.
  */
 export class McpElicitationRouter<Call = RoomCall> {
   private readonly ask: AskPersonForForm<Call>
   private readonly onError: (error: unknown) => void
-  private readonly active = new Map<string, Call[]>()
+  private readonly active = new Map<string, Array<Routed<Call>>>()
 
   constructor(ask: AskPersonForForm<Call>, onError: (error: unknown) => void) {
     this.ask = ask
@@ -104,15 +113,24 @@ export class McpElicitationRouter<Call = RoomCall> {
   }
 
   /** Runs `run`, during which elicitations from `serverId` belong to
-   *  `call`. */
-  async during<T>(serverId: string, call: Call, run: () => Promise<T>): Promise<T> {
+   *  `call`; they reach the person only after `run` called `running`,
+   *  right before the allowed call itself (its consent port's
+   *  `beforeRun`). */
+  async during<T>(
+    serverId: string,
+    call: Call,
+    run: (running: () => void) => Promise<T>,
+  ): Promise<T> {
     const calls = this.active.get(serverId) ?? []
-    calls.push(call)
+    const routed: Routed<Call> = { call, running: false }
+    calls.push(routed)
     this.active.set(serverId, calls)
     try {
-      return await run()
+      return await run(() => {
+        routed.running = true
+      })
     } finally {
-      calls.splice(calls.indexOf(call), 1)
+      calls.splice(calls.indexOf(routed), 1)
       if (calls.length === 0) this.active.delete(serverId)
     }
   }
@@ -132,10 +150,10 @@ export class McpElicitationRouter<Call = RoomCall> {
       throw error
     }
     const calls = this.active.get(serverId) ?? []
-    const call = calls.length === 1 ? calls[0] : undefined
-    if (call === undefined) return { action: 'cancel' }
+    const routed = calls.length === 1 ? calls[0] : undefined
+    if (routed === undefined || !routed.running) return { action: 'cancel' }
     try {
-      return await this.ask(call, form)
+      return await this.ask(routed.call, form)
     } catch (error) {
       // An asker that cannot reach the person: nobody is asked, and the
       // server hears that the request was not answered.

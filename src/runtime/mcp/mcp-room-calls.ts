@@ -122,12 +122,12 @@ export class McpRoomCalls implements McpToolCalls {
       const result = await this.options.elicitation.during(
         serverId,
         { roomId: turn.roomId, turnId: turn.id },
-        () =>
+        (running) =>
           runGatedMcpCall(
             connection,
             toolName,
             call.arguments,
-            this.consentFor(turn, call),
+            this.consentFor(turn, call, running),
             turn.workspace,
           ),
       )
@@ -155,7 +155,9 @@ export class McpRoomCalls implements McpToolCalls {
     }
   }
 
-  private consentFor(turn: Turn, call: ToolCallRecord): McpConsentPort {
+  /** `running` lets the server's forms reach the person: called last
+   *  before the call runs, never for its preview or while it is asked. */
+  private consentFor(turn: Turn, call: ToolCallRecord, running: () => void): McpConsentPort {
     const { conversations, events, now, durable, room } = this.options
     // What allowed the call, once it is asked: until then it runs unasked
     // (a read-only manifest), which stands only outside plan mode.
@@ -187,6 +189,7 @@ export class McpRoomCalls implements McpToolCalls {
         // runs; runGatedMcpCall records the refusal.
         const fallen = allowerStands(allower, turn, room)
         if (fallen) throw new McpRefusal('not_allowed', fallen.reason, fallen.code, fallen.message)
+        running()
       },
     }
   }

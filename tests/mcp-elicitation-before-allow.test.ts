@@ -1,0 +1,147 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { ApprovalSummarySchema, type ApprovalView } from '../src/contracts/approval.ts'
+import type { InputRequestRecord } from '../src/contracts/input-request.ts'
+import {
+  NOTES_SERVER,
+  connectThroughGateway,
+  decide,
+  gatewayConfigIn,
+  gatewayRoom,
+} from './support/mcp-gateway-harness.ts'
+import { inputRequests, respond } from './support/input-helpers.ts'
+import { createRoom, send, turnSettled } from './support/room-helpers.ts'
+import { eventually, startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
+
+const callOptions = { timeout: 300_000 }
+
+/** One door an MCP call comes through: `start` makes the call and gives
+ *  what it returned (its output, or the error's message); `room` is the
+ *  room its approval and any form of its server's are in. */
+interface Door {
+  start(tool: string, args: Record<string, unknown>): Promise<string>
+  room(): Promise<string>
+}
+
+/**
+ * A server may ask the person for input (MCP elicitation) only during a
+ * call that was allowed and runs: while its preview runs or the person is
+ * still deciding whether it may run at all, what the person typed would
+ * reach a server nobody let act. The notes server's preview asks for a
+ * password; through every door the server is told `cancel` and no form
+ * is shown, and the approval's preview says so. The control: the allowed
+ * call's own form is shown, and its answer reaches the server.
+ */
+describe('no MCP server asks the person for input before its call is allowed', () => {
+  let harness: RuntimeHarness
+  let agent: Client
+  const doors: Record<string, Door> = {}
+
+  beforeAll(async () => {
+    const root = await mkdtemp(join(tmpdir(), 'assent-elicit-'))
+    const notesDir = join(root, 'notes')
+    await mkdir(notesDir, { recursive: true })
+    const env = { NOTES_DIR: notesDir, NOTES_PREVIEW_ASKS: '1' }
+    const config = JSON.stringify({
+      servers: [
+        {
+          id: 'notes',
+          name: 'Notes',
+          transport: { type: 'stdio', command: process.execPath, args: [NOTES_SERVER], env },
+          allowed_tools: ['write_note', 'write_note.preview', 'ask_title'],
+        },
+      ],
+    })
+    const roomConfig = join(root, 'mcp.json')
+    await writeFile(roomConfig, config)
+    const gatewayConfig = await gatewayConfigIn(root, 'gateway')
+    await writeFile(gatewayConfig, config)
+    harness = await startHarness({ root, mcpConfigPath: roomConfig })
+    ;({ client: agent } = await connectThroughGateway(harness, gatewayConfig))
+    const room = await createRoom(harness)
+    doors['a room'] = {
+      start: async (tool, args) => {
+        const turnId = await send(harness, room.id, `mcp notes ${tool} ${JSON.stringify(args)}`)
+        const settled = await turnSettled(harness, room.id, turnId)
+        return settled.toolCalls.find((call) => call.turnId === turnId)?.result?.output ?? ''
+      },
+      room: async () => room.id,
+    }
+    doors['assent-gateway'] = {
+      start: (tool, args) =>
+        agent.callTool({ name: `notes__${tool}`, arguments: args }, undefined, callOptions).then(
+          (result) =>
+            (result.content as Array<{ type: string; text?: string }>)
+              .map((part) => part.text ?? '')
+              .join('\n'),
+          (error: Error) => error.message,
+        ),
+      room: async () => (await gatewayRoom(harness)).id,
+    }
+  })
+  afterAll(async () => {
+    await agent?.close()
+    await harness?.close()
+  })
+
+  /** What the person is first asked in `door`'s room that was not asked
+   *  before: a form of the server's, or an approval. */
+  const seen = new Set<string>()
+  async function firstAsked(
+    door: Door,
+  ): Promise<{ form: InputRequestRecord } | { approval: ApprovalView }> {
+    return eventually(async () => {
+      const roomId = await door.room()
+      const form = (await inputRequests(harness, roomId)).find(
+        (request) => request.status === 'pending' && !seen.has(request.id),
+      )
+      if (form !== undefined) {
+        seen.add(form.id)
+        return { form }
+      }
+      const { approvals } = await harness.client.request(
+        z.object({ approvals: z.array(ApprovalSummarySchema) }),
+        'GET',
+        `/v1/rooms/${roomId}/approvals`,
+      )
+      const approval = approvals.find((one) => one.status === 'pending' && !seen.has(one.id))
+      if (approval === undefined) return undefined
+      seen.add(approval.id)
+      return { approval: await harness.client.getApproval(approval.id) }
+    }, 'the person to be asked something')
+  }
+
+  it.each(['a room', 'assent-gateway'])(
+    'through %s, a preview asking for a password is told cancel, and nobody sees its form',
+    async (name) => {
+      const door = doors[name] as Door
+      const call = door.start('write_note', { name: 'a.txt', text: 'x' })
+      const asked = await firstAsked(door)
+      if ('form' in asked) throw new Error(`a form was shown: ${asked.form.form?.message}`)
+      expect(asked.approval.action.mcp?.preview).toBe('asked: cancel; a.txt: absent -> "x"')
+      expect(await decide(harness, asked.approval, 'deny')).toBe(200)
+      await call
+    },
+  )
+
+  it.each(['a room', 'assent-gateway'])(
+    "through %s, an allowed call's own form is shown, and its answer reaches the server",
+    async (name) => {
+      const door = doors[name] as Door
+      const call = door.start('ask_title', {})
+      const asked = await firstAsked(door)
+      if (!('approval' in asked)) throw new Error('a form was shown before the call was allowed')
+      expect(await decide(harness, asked.approval, 'allow-once')).toBe(200)
+      const form = await firstAsked(door)
+      if (!('form' in form)) throw new Error('the allowed call asked for no form')
+      expect(form.form.form?.message).toBe('Which title should the note get?')
+      const answer = { action: 'accept', content: { title: 'Groceries' } }
+      expect((await respond(harness, form.form.id, answer)).status).toBe(200)
+      expect(await call).toBe('accept: {"title":"Groceries"}')
+    },
+  )
+})
