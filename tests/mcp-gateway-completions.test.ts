@@ -1,7 +1,10 @@
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MCP_REFUSAL_CODES } from '../src/runtime/mcp/mcp-refusal.ts'
+import { refusalOf } from './support/mcp-gateway-harness.ts'
 import { connectToHostile } from './support/mcp-hostile-server.ts'
 import {
   CONTROL_PATH,
@@ -30,13 +33,13 @@ describe('assent-gateway passes on no completion that names a person-only path',
   beforeAll(async () => {
     harness = await startHarness()
     const ws = await layPersonOnlyWorkspace(harness.workspace)
-    controls = [join(ws, CONTROL_PATH), 'Engineering']
+    controls = [join(ws, CONTROL_PATH), INTO_GIT, 'Engineering']
     const hidden = [...PERSON_ONLY_PATHS, HARD_LINKED_HOOK].map((path) => join(ws, path))
     const host = new Client({ name: 'test-agent', version: '1.0.0' })
     ;({ client: agent, stderr } = await connectToHostile(harness, host, [
       controls[0] ?? '',
       ...hidden,
-      controls[1] ?? '',
+      ...controls.slice(1),
     ]))
   })
   afterAll(async () => {
@@ -44,6 +47,11 @@ describe('assent-gateway passes on no completion that names a person-only path',
     await harness?.close()
   })
 
+  /** A template whose URI becomes `<workspace>/.git/…` once filled in. */
+  const dotted = (server: string) => ({
+    type: 'ref/resource' as const,
+    uri: `${server}__${pathToFileURL(harness.workspace).href}/.{topic}`,
+  })
   const refs = [
     [
       'a prompt argument',
@@ -53,23 +61,50 @@ describe('assent-gateway passes on no completion that names a person-only path',
       'a resource template',
       (server: string) => ({ type: 'ref/resource' as const, uri: `${server}__note://{topic}` }),
     ],
+    ['a template the value fills in as .git', dotted],
   ] as const
   const doors = ['hostile', 'gated'].flatMap((server) =>
-    refs.map(([what, ref]) => [server, what, ref(server)] as const),
+    refs.map(([what, ref]) => [server, what, ref] as const),
   )
 
-  it.each(doors)('on %s, completing %s', async (server, _what, ref) => {
+  it.each(doors)('on %s, completing %s', async (server, what, ref) => {
     const { completion } = await agent.complete(
-      { ref, argument: { name: 'topic', value: 'x' } },
+      { ref: ref(server), argument: { name: 'topic', value: 'x' } },
       callOptions,
     )
-    expect(completion.values).toEqual(controls)
+    // Filled into `<workspace>/.{topic}`, `git/hooks/post-merge` is a hook.
+    const shown = ref === dotted ? controls.filter((value) => value !== INTO_GIT) : controls
+    expect(completion.values, what).toEqual(shown)
     // A total counting what was left out would say that something was.
-    expect(completion.total ?? completion.values.length).toBe(controls.length)
+    expect(completion.total ?? completion.values.length).toBe(shown.length)
     // The gateway's log comes on a pipe of its own, in no fixed order
     // with its answer.
     await expect
       .poll(stderr, { timeout: WAIT_TIMEOUT_MS })
       .toContain(`${server} completed ${join(harness.workspace, '.env')}, left out`)
   })
+
+  it.each(['hostile', 'gated'])(
+    'on %s, refuses to complete what a template fills in as .git',
+    async (server) => {
+      const refused = await refusalOf(
+        agent.complete(
+          { ref: dotted(server), argument: { name: 'topic', value: 'git/hoo' } },
+          callOptions,
+        ),
+      )
+      expect(refused.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+      expect(refused.message).toContain('does not pass completion/complete')
+      // The control: the same template filled in with a plain name.
+      const { completion } = await agent.complete(
+        { ref: dotted(server), argument: { name: 'topic', value: 'prettierrc' } },
+        callOptions,
+      )
+      expect(completion.values).toContain('Engineering')
+    },
+  )
 })
+
+/** A value that names nothing person-only alone, but a hook once filled
+ *  into the template `<workspace>/.{topic}`. */
+const INTO_GIT = 'git/hooks/post-merge'

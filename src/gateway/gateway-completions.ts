@@ -28,9 +28,8 @@ export function completionShown(
   workspace: string,
   log: (line: string) => void,
 ): CompleteResult {
-  const { argument, context, template } = asked
   const values = answer.completion.values.filter((value) => {
-    const args = { argument: { ...argument, value }, ...(context ? { context } : {}), ...template }
+    const args = completionJudged(asked, value)
     const named = personOnlyNamed(server, 'completion/complete', args, workspace)
     if (named === null) return true
     log(`assent-gateway: ${server.id} completed ${named.path}, left out: ${named.reason}`)
@@ -39,4 +38,41 @@ export function completionShown(
   if (values.length === answer.completion.values.length) return answer
   const { total: _hidden, ...completion } = answer.completion
   return { ...answer, completion: { ...completion, values } }
+}
+
+/**
+ * What of a completion the person-only rule reads: the argument (with
+ * `value` in place of what was typed, for a value the server offers), the
+ * other arguments, and for a resource template its URI both as written and
+ * filled in with them (`expanded`), since the place is the whole URI: a
+ * template `file:///w/.{name}` and a value `git/config` name neither
+ * `.git` alone, but read `file:///w/.git/config` together.
+ */
+export function completionJudged(asked: CompletionAsked, value?: string): Record<string, unknown> {
+  const argument = value === undefined ? asked.argument : { ...asked.argument, value }
+  const { context, template } = asked
+  const args: Record<string, unknown> = { argument, ...(context ? { context } : {}), ...template }
+  if (template.uri === undefined) return args
+  const values = { ...context?.arguments, [argument.name]: argument.value }
+  return { ...args, expanded: expandedTemplate(template.uri, values) }
+}
+
+/** A URI template's expressions (RFC 6570) whose operator starts a path,
+ *  or none: `{name}`, `{+name}`, `{#name}`, `{.name}`, `{/name}`. */
+const PATH_EXPRESSION = /\{([+#./]?)([^}]*)\}/g
+
+/** `template` with each path expression filled in from `values` (a name
+ *  with no value keeps its expression); a query's (`{?q}`) is left as
+ *  written, its values being judged on their own. */
+function expandedTemplate(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(PATH_EXPRESSION, (whole, operator: string, names: string) => {
+    const filled = names
+      .split(',')
+      .map((name) => values[name.replace(/(\*|:\d+)$/, '')])
+      .filter((each) => each !== undefined)
+    if (filled.length === 0) return whole
+    const joiner = operator === '/' || operator === '.' ? operator : ','
+    const prefix = operator === '+' ? '' : operator
+    return prefix + filled.join(joiner)
+  })
 }

@@ -26,7 +26,7 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContents, namespacedMessages } from './gateway-content.ts'
-import { completionShown } from './gateway-completions.ts'
+import { completionJudged, completionShown } from './gateway-completions.ts'
 import { refuseIfPersonOnly, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
 import { personOnlyNamed } from '../runtime/mcp/mcp-call-judgment.ts'
 
@@ -219,15 +219,13 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
         // so nobody is asked; but one that names a person-only path (a
         // server completing `.git/` lists what is in it) is refused.
         // What it completes: the argument so far, the other arguments, and
-        // for a resource template its URI (`file:///w/.git/{name}`).
+        // for a resource template its URI (`file:///w/.git/{name}`), as
+        // written and filled in (gateway-completions.ts).
         const { argument, context } = request.params
         const template = ref.type === 'ref/resource' ? { uri: inner } : {}
-        refuseIfPersonOnly(
-          connection.server,
-          'completion/complete',
-          { argument, context, ...template },
-          options.workspace,
-        )
+        const asked = { argument, context, template }
+        const judged = completionJudged(asked)
+        refuseIfPersonOnly(connection.server, 'completion/complete', judged, options.workspace)
         // What was checked goes on, nothing else (the agent's `_meta`
         // but its progress token is left behind, as for a prompt).
         const answer = await (
@@ -242,7 +240,6 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
         )
         // And what comes back is judged as what was asked: a value naming
         // a person-only path is left out (gateway-completions.ts).
-        const asked = { argument, context, template }
         return completionShown(connection.server, asked, answer, workspace, options.log)
       })
     })
