@@ -54,6 +54,11 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
     ['mirror'],
   ],
   [
+    'a bare repository whose objects and refs are programs, not folders (git only checks it may go in)',
+    "mkdir -p tools2 && echo 'ref: refs/heads/main' > tools2/HEAD && echo '#!/bin/sh' > tools2/objects && cp tools2/objects tools2/refs && chmod +x tools2/objects tools2/refs && echo '[core]' > tools2/config",
+    ['tools2'],
+  ],
+  [
     'a worktree’s git folder under an innocent name, and the folder it names',
     "mkdir -p cd/objects cd/refs wt && echo '[core]' > cd/config && echo 'ref: refs/heads/main' > wt/HEAD && echo ../cd > wt/commondir",
     ['cd', 'wt'],

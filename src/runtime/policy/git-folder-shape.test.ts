@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -94,12 +102,51 @@ describe('a git folder under a name the table does not know', () => {
     writeFileSync(join(workspace, 'notes.txt'), 'x')
     expect(personOnlyReason(write('notes.txt'))).toBeNull()
     expect(personOnlyReason(write('docs/readme.md'))).toBeNull()
-    // objects and refs as files, not folders: no git folder.
+    // objects and refs as files git may not go into: no git folder.
     mkdirSync(join(workspace, 'plain'))
     for (const name of ['HEAD', 'objects', 'refs'])
       writeFileSync(join(workspace, 'plain', name), '')
     expect(personOnlyReason(write('plain/config'))).toBeNull()
   })
+
+  // git only checks it may go into `objects` and `refs` (access X_OK),
+  // which an executable file passes as a folder does.
+  // Root's git goes in whichever execute bit is set; the person's needs
+  // their own, which the rule does not tell apart (fails closed).
+  it.each([
+    ['755', true],
+    ['700', true],
+    ['654', process.getuid?.() === 0],
+    ['645', process.getuid?.() === 0],
+  ])(
+    'counts objects and refs that are files of mode %s, as git does, at the doors and in the walk',
+    (octal, gitGoesIn) => {
+      const mode = Number.parseInt(octal, 8)
+      mkdirSync(join(workspace, 'scripts'))
+      writeFileSync(join(workspace, 'scripts/HEAD'), 'ref: refs/heads/main\n')
+      for (const name of ['objects', 'refs']) {
+        writeFileSync(join(workspace, 'scripts', name), '#!/bin/sh\n', { mode })
+        chmodSync(join(workspace, 'scripts', name), mode)
+      }
+      writeFileSync(join(workspace, 'scripts/config'), '[alias]\n\tprobe = !echo ran-by-git\n')
+      if (gitGoesIn) {
+        const ran = execFileSync('git', ['probe'], {
+          cwd: join(workspace, 'scripts'),
+          env: { ...process.env, GIT_CEILING_DIRECTORIES: workspace },
+        })
+        expect(ran.toString().trim()).toBe('ran-by-git')
+      }
+      expect(personOnlyReason(write('scripts/config'))).toMatchObject({
+        class: 'git',
+        reason: expect.stringContaining('bare repository'),
+      })
+      expect(personOnlyPathsIn(workspace).paths).toEqual([join(workspace, 'scripts')])
+      // The same files with no execute bit: git takes no git folder there.
+      for (const name of ['objects', 'refs']) chmodSync(join(workspace, 'scripts', name), 0o644)
+      expect(personOnlyReason(write('scripts/config'))).toBeNull()
+      expect(personOnlyPathsIn(workspace).paths).toEqual([])
+    },
+  )
 
   it('is kept whole by the sandbox’s walk, not gone into', () => {
     lay('vendor/mirror')

@@ -128,7 +128,9 @@ function gitFolderAt(top: string): string | null | undefined {
 }
 
 /** What git looks for in a folder to take it for a git folder
- *  (`is_git_directory`): `HEAD`, and the `objects` and `refs` folders. */
+ *  (`is_git_directory`): `HEAD`, and the `objects` and `refs` folders
+ *  (`folder`: a part git only checks it may go into, which an executable
+ *  file passes too, `gitFolderPartPresent`). */
 export const GIT_FOLDER_PARTS: ReadonlyArray<{ name: string; folder: boolean }> = [
   { name: 'HEAD', folder: false },
   { name: 'objects', folder: true },
@@ -184,8 +186,17 @@ export function commonFolderOf(folder: string): string | null {
   }
 }
 
-/** Whether one part of a git folder's shape is there, as a folder
- *  (`isFolder`) or a file; a link counts as whatever it may point to. */
+/**
+ * Whether one part of a git folder's shape is there, as git would take
+ * it. `HEAD` and `commondir` git reads, so a folder there is none.
+ * `objects` and `refs` (`isFolder`) it only checks it may go into
+ * (`access(X_OK)`), which a file with an execute bit passes as well as a
+ * folder (checked: git 2.39 takes a folder whose `objects` and `refs` are
+ * two scripts for a bare repository, and runs its config's aliases and
+ * pager): a command may make those two files and set that bit. Any
+ * execute bit counts, whoever's it is, so the person's account and root
+ * are both covered. A link counts as whatever it may point to.
+ */
 export function gitFolderPartPresent(part: string, isFolder: boolean): boolean {
   let found: Stats | undefined
   try {
@@ -196,5 +207,10 @@ export function gitFolderPartPresent(part: string, isFolder: boolean): boolean {
     return false
   }
   if (found === undefined) return false
-  return found.isSymbolicLink() || found.isDirectory() === isFolder
+  if (found.isSymbolicLink()) return true
+  if (!isFolder) return !found.isDirectory()
+  return found.isDirectory() || (found.mode & ANY_EXECUTE_BIT) !== 0
 }
+
+/** S_IXUSR | S_IXGRP | S_IXOTH. */
+const ANY_EXECUTE_BIT = 0o111

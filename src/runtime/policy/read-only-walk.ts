@@ -5,6 +5,7 @@ import {
   commonFolderOf,
   GIT_FOLDER_SHAPES,
   GIT_HOOK_NAMES,
+  gitFolderPartPresent,
   gitFolderShaped,
   gitPlacesOf,
   personalGitPlaces,
@@ -220,7 +221,7 @@ function walkFolder(
       // A git folder under a name the table does not know (a bare
       // repository): git run inside it runs what its config names. It is
       // kept whole, as `.git` is, and not gone into.
-      if (relative !== '' && shapedLikeGitFolder(entries)) {
+      if (relative !== '' && shapedLikeGitFolder(at, entries)) {
         table.push(at)
         bare.push(at)
         continue
@@ -309,15 +310,16 @@ function gitFolderByShapeHolding(root: string): boolean {
   }
 }
 
-/** Whether a folder's entries are what git takes for a git folder
- *  (GIT_FOLDER_SHAPES); a link counts as whatever it may point to. */
-function shapedLikeGitFolder(entries: readonly Dirent[]): boolean {
+/** Whether the folder `at`, whose entries are `entries`, is what git
+ *  takes for a git folder (GIT_FOLDER_SHAPES): each part its shape names
+ *  is looked at (`gitFolderPartPresent`) only where an entry has its
+ *  name, so a folder without a `HEAD` costs no look-up. */
+function shapedLikeGitFolder(at: string, entries: readonly Dirent[]): boolean {
   return GIT_FOLDER_SHAPES.some((parts) =>
-    parts.every(({ name, folder }) =>
-      entries.some(
-        (entry) =>
-          entry.name === name && (entry.isSymbolicLink() || entry.isDirectory() === folder),
-      ),
+    parts.every(
+      ({ name, folder }) =>
+        entries.some((entry) => entry.name === name) &&
+        gitFolderPartPresent(path.join(at, name), folder),
     ),
   )
 }
