@@ -267,6 +267,12 @@ describe('a permission request refused without asking anyone', () => {
     await writeFile(join(bare, 'HEAD'), 'ref: refs/heads/main\n')
     await refusedWithoutAsking(`permit write ${bare}`, 'sensitive_path')
     await refusedWithoutAsking(`permit write ${join(bare, 'hooks')}`, 'sensitive_path')
+    // A settings folder holding a shell's start-up folder, judged by where
+    // it is (`.config/fish/conf.d`), though below it it is `fish/conf.d`.
+    const settings = join(harness.root, 'home', '.config')
+    await mkdir(join(settings, 'fish', 'conf.d'), { recursive: true })
+    await writeFile(join(settings, 'fish', 'conf.d', 'path.fish'), 'set -x PATH $PATH\n')
+    await refusedWithoutAsking(`permit write ${settings}`, 'sensitive_path')
     await refusedWithoutAsking(`permit write ${join(harness.root, 'missing')}`, 'invalid_path')
     await refusedWithoutAsking('permit write .', 'already_allowed')
     await refusedWithoutAsking(`permit write ${join(harness.workspace, 'sub')}`, 'invalid_path')

@@ -314,7 +314,9 @@ function credentialsHeldIn(folder: string): string | null {
   if (unlistable !== undefined)
     return `${unlistable} cannot be listed, so what it holds cannot be checked`
   for (const found of walked.paths) {
-    const rule = sensitivePath(path.relative(folder, found))
+    // Judged by where it is, as the walk judged it: `~/.config` holds
+    // `.config/fish/conf.d`, below it only `fish/conf.d`.
+    const rule = sensitivePath(found)
     if (rule?.class === 'credentials' || rule?.class === 'shell-startup') {
       return `it holds ${found}: ${rule.reason}`
     }

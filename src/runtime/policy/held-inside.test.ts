@@ -120,6 +120,28 @@ describe('what is looked into, and what is not', () => {
     expect(found?.path).toBe(path.join(workspace, held))
   })
 
+  it('a folder outside the workspace is judged by where it is: ~/.config holds .config/autostart', () => {
+    const home = realpathSync(mkdtempSync(path.join(tmpdir(), 'assent-held-home-')))
+    try {
+      mkdirSync(path.join(home, '.config', 'autostart'), { recursive: true })
+      writeFileSync(path.join(home, '.config', 'autostart', 'agent.desktop'), '[Desktop Entry]\n')
+      mkdirSync(path.join(home, '.cache', 'pip'), { recursive: true })
+      const removing = (folder: string) =>
+        personOnlyReason({
+          toolName: AGENT_COMMAND_TOOL,
+          arguments: { agent, commandLine: `rm -rf ${folder}`, argv: null, cwd: workspace },
+          workspace,
+        })
+      expect(removing(path.join(home, '.config'))?.path).toBe(
+        path.join(home, '.config', 'autostart'),
+      )
+      // A folder beside it that holds nothing of the table (control).
+      expect(removing(path.join(home, '.cache'))).toBe(null)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
   it('a command that only reads a folder does not have it walked', () => {
     for (const commandLine of [
       'ls -la vendor',

@@ -104,14 +104,9 @@ export function heldInside(
         )
   for (const candidate of new Set(taken)) {
     if (!isFolder(candidate)) continue
-    // What is in it is read as the workspace's (`.github` holds
-    // `.github/workflows`), or as its own outside the workspace.
-    const inWorkspace = isInside(realOrAsIs(touch.workspace), candidate)
-    const walked = personOnlyPathsInRoots(
-      [candidate],
-      READ_ONLY_WALK_ENTRIES,
-      inWorkspace ? touch.workspace : candidate,
-    )
+    // What is in it is judged by where it is (`.github` holds
+    // `.github/workflows`, `~/.config` holds `.config/autostart`).
+    const walked = personOnlyPathsInRoots([candidate], READ_ONLY_WALK_ENTRIES)
     const [found] = walked.paths
     if (found !== undefined) {
       return {
@@ -146,11 +141,6 @@ function realOrAsIs(folder: string): string {
   } catch {
     return folder
   }
-}
-
-function isInside(folder: string, candidate: string): boolean {
-  const relative = path.relative(folder, candidate)
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
 }
 
 /** Where an operand leads from `cwd`, as a real path: a pattern

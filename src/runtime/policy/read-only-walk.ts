@@ -13,7 +13,7 @@ import {
 } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
-import { sensitivePath } from './sensitive-paths.ts'
+import { LONGEST_FOLDER_RULE_SEGMENTS, sensitivePath } from './sensitive-paths.ts'
 import { childFolder, followLink, type WalkedFolder } from './walk-links.ts'
 
 /** How many folder entries `personOnlyPathsIn` reads at most. */
@@ -120,10 +120,9 @@ export function personOnlyPathsIn(workspace: string): {
 export function personOnlyPathsInRoots(
   roots: readonly string[],
   entries: number = READ_ONLY_WALK_ENTRIES,
-  judgedFrom?: string,
 ): ReadOnlyWalk {
   const real = roots.flatMap((root) => realPathAllowingMissing(root) ?? [])
-  const walks = roots.flatMap((root) => walkFolder(root, entries, judgedFrom, real) ?? [])
+  const walks = roots.flatMap((root) => walkFolder(root, entries, real) ?? [])
   return keptReadOnly(walks)
 }
 
@@ -170,19 +169,27 @@ function keptReadOnly(walks: readonly FolderWalk[]): ReadOnlyWalk {
   }
 }
 
-/** One walk of `folder` (`personOnlyPathsIn`), reading at most
- *  `limit` entries; null when it cannot be resolved. */
-/** `judgedFrom`: the folder the table's names are read from (the root
- *  unless given): a folder inside a workspace (`.github`) is judged as
- *  the workspace's, so `workflows/ci.yml` in it is `.github/workflows`.
- *  `roots`: the real folders a command may write; a link in the walk to
- *  a folder in one of them is gone through (walk-links.ts). */
-function walkFolder(
-  folder: string,
-  limit: number,
-  judgedFrom?: string,
-  roots?: readonly string[],
-): FolderWalk | null {
+/**
+ * One walk of `folder` (`personOnlyPathsIn`), reading at most `limit`
+ * entries; null when it cannot be resolved. `roots`: the real folders a
+ * command may write; a link in the walk to a folder in one of them is
+ * gone through (walk-links.ts).
+ *
+ * Each entry is judged by the table with the folder's own last names
+ * before its path (as many as a rule may span beside one name below the
+ * folder), as the doors judge a path by where it is: a rule may span the
+ * folder's name and what is in it. A folder a turn was widened to
+ * (`~/.config`) holds `.config/git/config` and `.config/autostart`,
+ * whose names below it are `git/config` and `autostart`; judged from it,
+ * a contained command wrote the person's git settings and made a
+ * program their desktop starts, and the walk after it found nothing.
+ * Likewise a folder inside a workspace (`.github`) holds
+ * `.github/workflows`. Not the whole path: that would cost every name
+ * of every walk a longer match, and a folder that lies inside one of the
+ * table's is the doors' already (every word of a command there resolves
+ * inside it, so each asks).
+ */
+function walkFolder(folder: string, limit: number, roots?: readonly string[]): FolderWalk | null {
   let real: string
   try {
     real = realpathSync.native(folder)
@@ -190,6 +197,11 @@ function walkFolder(
     return null
   }
   const writable = roots ?? [real]
+  const names = real.split(path.sep).filter((name) => name !== '')
+  const namesAbove = path.join(
+    '.',
+    ...names.slice(Math.max(0, names.length - (LONGEST_FOLDER_RULE_SEGMENTS - 1))),
+  )
   const table: string[] = []
   const unlistable: string[] = []
   let seen = 0
@@ -228,8 +240,7 @@ function walkFolder(
       }
       for (const entry of entries) {
         const child = relative === '' ? entry.name : path.join(relative, entry.name)
-        const judged =
-          judgedFrom === undefined ? child : path.relative(judgedFrom, path.join(real, child))
+        const judged = path.join(namesAbove, child)
         // Kept at its real path: under a link (`.vscode -> editor/vscode`)
         // that is where the file is, which a bind or a rename acts on.
         if (sensitivePath(judged) !== null) table.push(path.join(at, entry.name))
