@@ -81,6 +81,16 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.config/stripe',
   '.wrangler',
   '.dbt/profiles.yml',
+  // Secrets tools' private keys (sops's age keys), and the sign-ins of
+  // data, tunnel, hosting and forge command lines.
+  '.config/sops',
+  '.kaggle',
+  '.config/ngrok',
+  '.ngrok2',
+  '.supabase',
+  '.railway',
+  '.config/hcloud',
+  '.config/tea',
   // Shells' and database clients' histories: tokens and passwords typed
   // on a command line stay in them.
   '.bash_history',
