@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { AGENT_COMMAND_TOOL } from '../../contracts/agent-request.ts'
-import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
+import { quoteArgument, quotedCommandLine } from '../../contracts/shell-quoting.ts'
 import { commandLine } from '../tools/command-patterns.ts'
 import type { ActionTouch } from './person-only.ts'
 import type { ShellReading } from './shell-words.ts'
@@ -20,6 +20,12 @@ const COMMAND_KEYS = /^(?:command|cmd|command_?line|script|shell_?command|bash|s
 
 /** Keys beside a command that name the folder it runs in. */
 const FOLDER_KEYS = /^(?:cwd|workdir|work_?dir|working_?dir(?:ectory)?|dir(?:ectory)?)$/i
+
+/** Keys beside a command that name the environment it runs with: an MCP
+ *  server's shell tool, or an ACP agent's tool call, that takes
+ *  `{ command, env }` sets each variable for the command as a line's
+ *  leading `NAME=value` does. */
+const ENVIRONMENT_KEYS = /^(?:env|envs|environment|env_?vars?|environment_?variables)$/i
 
 /** The command lines an action runs, and the folders they run in. */
 export interface ActionCommands {
@@ -70,7 +76,15 @@ export function commandsOf(touch: ActionTouch): ActionCommands {
       const argv = stringsOf(inner)
       const words = typeof inner === 'string' ? [inner, ...rest] : argv && [...argv, ...rest]
       if (words === null || words.length === 0) continue
-      lines.push(words.length === 1 ? (words[0] ?? '') : quotedCommandLine(words))
+      const line = words.length === 1 ? (words[0] ?? '') : quotedCommandLine(words)
+      // The environment given beside it is read as the line's own leading
+      // assignments, so a variable that changes what git runs or where it
+      // keeps its folder (`GIT_CONFIG_COUNT`, `GIT_DIR`), or how the shell
+      // makes names (`BASHOPTS=dotglob` lets `*` match `.git`), needs the
+      // person as it does written in the line: given beside it, no rule
+      // read it, and a grant, the reviewer or the webhook answered.
+      const assignments = environmentOf(entries)
+      lines.push(assignments.length === 0 ? line : `${assignments.join(' ')} ${line}`)
     }
     if (command.length > 0) {
       for (const [key, inner] of entries) {
@@ -81,6 +95,54 @@ export function commandsOf(touch: ActionTouch): ActionCommands {
   }
   visit(args, 0)
   return { lines, folders: lines.length === 0 ? [] : folders }
+}
+
+/**
+ * What the environment keys among `entries` set, or those in an object
+ * among them (Node's spawn takes `{ command, options: { env } }`), as a
+ * shell's assignments (`NAME='value'`): an object of names and values, a
+ * list of `{ name, value }` (ACP's terminal) or of `NAME=value` strings,
+ * or a string of such lines. A name that is not a plain identifier is
+ * left out: neither a shell nor git looks such a name up. A value that is
+ * not a string, a number or a boolean is read as its JSON.
+ */
+function environmentOf(entries: ReadonlyArray<readonly [string, unknown]>): string[] {
+  const out: string[] = []
+  const add = (name: unknown, value: unknown): void => {
+    if (typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name)) return
+    if (value === undefined || value === null) return
+    const text = typeof value === 'object' ? JSON.stringify(value) : String(value)
+    out.push(`${name}=${quoteArgument(text)}`)
+  }
+  const addAssignment = (text: string): void => {
+    const at = text.indexOf('=')
+    if (at > 0) add(text.slice(0, at).trim(), text.slice(at + 1))
+  }
+  const beside = entries.flatMap(([key, value]) =>
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !ENVIRONMENT_KEYS.test(key)
+      ? Object.entries(value)
+      : [],
+  )
+  for (const [key, value] of [...entries, ...beside]) {
+    if (!ENVIRONMENT_KEYS.test(key)) continue
+    if (typeof value === 'string') {
+      for (const line of value.split(/\r?\n/)) addAssignment(line)
+    } else if (Array.isArray(value)) {
+      for (const item of value) {
+        if (typeof item === 'string') addAssignment(item)
+        else if (typeof item === 'object' && item !== null) {
+          const pair = item as Record<string, unknown>
+          add(pair.name ?? pair.key, pair.value)
+        }
+      }
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [name, inner] of Object.entries(value)) add(name, inner)
+    }
+  }
+  return out
 }
 
 function stringsOf(value: unknown): string[] | null {
