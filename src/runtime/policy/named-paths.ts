@@ -1,6 +1,10 @@
 import { lstatSync, opendirSync, type Stats } from 'node:fs'
 import path from 'node:path'
-import { AGENT_COMMAND_TOOL, AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
+import {
+  AGENT_COMMAND_TOOL,
+  AGENT_FILE_CHANGE_TOOL,
+  AGENT_TOOL_CALL_TOOL,
+} from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import { addParts, addPathAndWords } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
@@ -16,7 +20,7 @@ import {
 } from './person-only-files.ts'
 import { personOnlyPathsIn } from './read-only-walk.ts'
 import { globMatches, hasGlob } from './shell-glob.ts'
-import { wordSpellings, type ShellReading } from './shell-words.ts'
+import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 
 // What an action names, for the person-only rule (person-only.ts): its
 // candidate paths, read as a server or a shell may read them, and their
@@ -215,6 +219,19 @@ function textFieldsOf(touch: ActionTouch): ReadonlySet<string> {
 }
 const NONE: ReadonlySet<string> = new Set()
 
+/**
+ * Whether any string of the action may be a line a shell reads: an MCP
+ * server's tool other than Assent's own file server's, or an ACP agent's
+ * own tool call. Which of its strings the server runs is its own: a
+ * terminal server types one into a shell it started (Desktop Commander's
+ * `interact_with_process { input }`), under a key no rule could list.
+ */
+function anyStringMayBeALine(touch: ActionTouch): boolean {
+  return touch.mcpServerId === undefined
+    ? touch.toolName === AGENT_TOOL_CALL_TOOL
+    : touch.mcpServerId !== BUILT_IN_FILESYSTEM_SERVER_ID
+}
+
 function isAgentFileChange(touch: ActionTouch): boolean {
   return touch.mcpServerId === undefined && touch.toolName === AGENT_FILE_CHANGE_TOOL
 }
@@ -228,8 +245,13 @@ function candidatePaths(
   const skip = textFieldsOf(touch)
   const out = new Set<string>()
   let tooMany = false
+  // The words of each string as a shell would pass them on, where any
+  // string may be a line a shell reads (`anyStringMayBeALine`).
+  const lines: ShellReading[] = []
+  const asLines = anyStringMayBeALine(touch)
   const add = (value: string) => {
     if (!tooMany && !addPathAndWords(value, out)) tooMany = true
+    if (asLines) lines.push(readShell(value))
   }
   const visit = (value: unknown, depth: number): void => {
     if (tooMany || out.size > MAX_CHECKED_CANDIDATES) return
@@ -258,12 +280,13 @@ function candidatePaths(
     }
   }
   visit(touch.arguments, 0)
-  // A command's words as the shell passes them, each with the names its
+  // A command's words as the shell passes them (and those of any string
+  // a shell may read: `anyStringMayBeALine`), each with the names its
   // braces and `~` make, split further where a program may (`--out=x`,
   // `src:.git/hooks`), and each part with its glued option value
   // (`-o.git/config`).
   const globs = new Set<string>()
-  for (const { words } of readings) {
+  for (const { words } of [...readings, ...lines]) {
     for (const word of words) {
       const spellings = wordSpellings(word)
       if (spellings === null) return null
