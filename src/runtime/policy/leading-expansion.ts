@@ -77,6 +77,11 @@ export function namesUnknownHome(name: string): boolean {
 export const UNKNOWN_HOME_WHY =
   'it starts with a folder only the shell or the server knows (another user’s home this machine does not list, or a folder it was in before), so it cannot be checked'
 
+/** Why a name `namesUnknownPlace` finds, but `namesUnknownHome` does not,
+ *  needs the person where a command is not contained, in English. */
+export const UNKNOWN_PLACE_WHY =
+  'a variable only the shell or the server knows makes a folder of it, which may be a place only a person may change, so it cannot be checked'
+
 function personName(): string {
   try {
     return userInfo().username

@@ -9,7 +9,12 @@ import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 import { commandsOf } from './command-lines.ts'
-import { namesUnknownHome, UNKNOWN_HOME_WHY } from './leading-expansion.ts'
+import {
+  namesUnknownHome,
+  namesUnknownPlace,
+  UNKNOWN_HOME_WHY,
+  UNKNOWN_PLACE_WHY,
+} from './leading-expansion.ts'
 import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths } from './named-paths.ts'
 import {
   homeCredentialFiles,
@@ -113,6 +118,18 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   const unknownHome = candidates.find(namesUnknownHome)
   if (unknownHome !== undefined) {
     return { path: unknownHome, class: 'built-at-run-time', reason: UNKNOWN_HOME_WHY }
+  }
+  // A folder from the environment (`$XDG_CONFIG_HOME/git/config`,
+  // `$NVM_DIR/nvm.sh`, which a login shell sets) is wherever the person's
+  // start-up files put it, their own config among them. An external
+  // agent's command runs outside Assent's sandbox, and a command is no
+  // read the private-read rule holds (it holds every word of an MCP call
+  // and of an agent's own tool): a place no rule can name needs the
+  // person. (Assent's own command writes only its sandbox's roots.)
+  const agentCommand = touch.toolName === AGENT_COMMAND_TOOL && touch.mcpServerId === undefined
+  const unknownPlace = agentCommand ? candidates.find(namesUnknownPlace) : undefined
+  if (unknownPlace !== undefined) {
+    return { path: unknownPlace, class: 'built-at-run-time', reason: UNKNOWN_PLACE_WHY }
   }
   for (const candidate of [...candidates, ...resolved]) {
     const finding = sensitivePath(candidate)
