@@ -251,7 +251,8 @@ function candidatePaths(
   const asLines = anyStringMayBeALine(touch)
   const add = (value: string) => {
     if (!tooMany && !addPathAndWords(value, out)) tooMany = true
-    if (asLines) lines.push(readShell(value))
+    // Past the bound the action asks: its strings are not read again.
+    if (asLines && !tooMany && out.size <= MAX_CHECKED_CANDIDATES) lines.push(readShell(value))
   }
   const visit = (value: unknown, depth: number): void => {
     if (tooMany || out.size > MAX_CHECKED_CANDIDATES) return
@@ -280,6 +281,7 @@ function candidatePaths(
     }
   }
   visit(touch.arguments, 0)
+  if (tooMany || out.size > MAX_CHECKED_CANDIDATES) return null
   // A command's words as the shell passes them (and those of any string
   // a shell may read: `anyStringMayBeALine`), each with the names its
   // braces and `~` make, split further where a program may (`--out=x`,
