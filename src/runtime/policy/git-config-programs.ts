@@ -10,7 +10,24 @@
  *  them (`diff.<driver>.textconv`, `gpg.ssh.program`). */
 const PROGRAM_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   Object.entries({
-    core: ['fsmonitor', 'pager', 'editor', 'sshcommand', 'askpass', 'gitproxy'],
+    // `alternateRefsCommand`: run from the top at each fetch or push
+    // received, in a repository with alternates (`clone --shared`,
+    // `--reference`).
+    core: [
+      'fsmonitor',
+      'pager',
+      'editor',
+      'sshcommand',
+      'askpass',
+      'gitproxy',
+      'alternaterefscommand',
+    ],
+    // Run by `git help --web` and `git instaweb`.
+    help: ['browser'],
+    instaweb: ['browser', 'httpd'],
+    // The hooks a config names (`hook.<name>.command`), where a git that
+    // reads config-based hooks runs them at their event.
+    hook: ['command'],
     sequence: ['editor'],
     diff: ['external', 'command', 'textconv'],
     difftool: ['cmd', 'path'],
