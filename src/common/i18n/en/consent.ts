@@ -142,7 +142,7 @@ export const enConsent = {
         'Always allow remembers this exact command, with these exact words and no shell. Git’s files, credentials and files that run code on their own always ask.',
       path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Git’s files, credentials and files that run code on their own always ask.',
       'mcp-tool':
-        'Always allow remembers {{tool}} on {{server}} while it keeps this definition and mcp.json starts the server as now (its folder, command or URL); git’s files, credentials and files that run code on their own ask.',
+        'Always allow remembers {{tool}} on {{server}}, started as now, while it keeps this definition; git’s files, credentials and files that run code on their own ask.',
       'agent-file':
         'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Git’s files, credentials and files that run code on their own always ask.',
     },
