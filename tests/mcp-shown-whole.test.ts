@@ -29,7 +29,7 @@ import { eventually, startHarness, type RuntimeHarness } from './support/runtime
 // MAX_MCP_PREVIEW_CHARS, MAX_MCP_ARGUMENTS_CHARS) is refused, never asked
 // about in part, and what is within them is asked about, whatever bytes it
 // takes on its way to the runtime. The rule is one (`shownWhole`,
-// gated-mcp-call.ts): one table walked through both doors an MCP call comes
+// mcp-consent-request.ts): one table walked through both doors an MCP call comes
 // through, a room's MCP call in the runtime and a call through the gateway
 // (mcp-gateway-governed.test.ts walks the gateway's resource reads).
 

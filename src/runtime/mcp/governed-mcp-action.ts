@@ -1,11 +1,7 @@
 import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
 import { mcpTouch } from '../policy/person-only.ts'
-import {
-  refuseIfCancelled,
-  shownWhole,
-  type McpConsentPort,
-  type McpConsentRequest,
-} from './gated-mcp-call.ts'
+import { refuseIfCancelled, type McpConsentPort, type McpConsentRequest } from './gated-mcp-call.ts'
+import { shownWhole } from './mcp-consent-request.ts'
 import { personOnlyNamed, runsUnasked } from './mcp-call-judgment.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { deniedRefusal, McpRefusal } from './mcp-refusal.ts'
