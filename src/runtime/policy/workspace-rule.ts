@@ -67,11 +67,26 @@ export interface WorkspaceRuleContext {
 /** The rule's context on this machine. A folder whose real path cannot be
  *  read is compared by its name alone, which refuses no less. */
 export function workspaceRuleContext(home: string = os.homedir()): WorkspaceRuleContext {
-  return {
-    homes: withRealPaths([home]),
+  return { homes: withRealPaths([home]), ...systemRealPaths() }
+}
+
+let systemKept: Pick<WorkspaceRuleContext, 'systemFolders' | 'kernelTrees'> | null = null
+
+/**
+ * The system folders and kernel trees, with their real paths, read once
+ * per process: every read an MCP server makes in its own folder asks the
+ * rule (read-reach.ts), and these are some twenty look-ups. Where they
+ * lead (`/bin` to `/usr/bin`) is the machine's layout, which only its
+ * administrator changes, by changing `/` itself; nothing a session runs
+ * can (a contained command sees `/` read-only). The home folder's real
+ * path is read at every judgment: the person may move or link it.
+ */
+function systemRealPaths(): Pick<WorkspaceRuleContext, 'systemFolders' | 'kernelTrees'> {
+  systemKept ??= {
     systemFolders: withRealPaths(SYSTEM_FOLDERS),
     kernelTrees: withRealPaths(KERNEL_TREES),
   }
+  return systemKept
 }
 
 /**
