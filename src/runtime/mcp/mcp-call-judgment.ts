@@ -6,6 +6,7 @@ import {
   type ActionTouch,
   type PersonOnly,
 } from '../policy/person-only.ts'
+import { inOneMoment } from '../policy/judgment-moment.ts'
 import { judgedPrivateMcpRead } from '../policy/private-read-approval.ts'
 import type { McpConnection, McpServer } from './mcp-connection.ts'
 import { McpRefusal } from './mcp-refusal.ts'
@@ -46,6 +47,16 @@ function refuseIfAssentOwn(own: PersonOnly | null, name: string): void {
  * when nothing else is found before them.
  */
 export function runsUnasked(
+  server: Pick<McpConnection['server'], 'requires_approval'>,
+  touch: ActionTouch,
+  name: string,
+  approvalFree: boolean,
+): boolean {
+  // Every rule below in one moment: they resolve the same paths.
+  return inOneMoment(() => judgedUnasked(server, touch, name, approvalFree))
+}
+
+function judgedUnasked(
   server: Pick<McpConnection['server'], 'requires_approval'>,
   touch: ActionTouch,
   name: string,

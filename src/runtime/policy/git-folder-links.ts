@@ -2,8 +2,9 @@ import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import type { ConfigPlaces } from './git-config-places.ts'
 import { GIT_HOOK_NAMES } from './git-hook-names.ts'
+import { realPathsOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
-import { linkTarget, realPathAllowingMissing } from './real-paths.ts'
+import { linkTarget, realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 
 // What git reads and runs through a link out of a repository's git folder:
 // `.git/config -> ../tools/gitconfig`, a `.git/hooks` that is a link to
@@ -36,6 +37,7 @@ export function placesLinkedOut(
   gitFolder: string,
   commonFolder: string | null,
   hooksFolders: readonly string[],
+  seen: RealPathsSeen = realPathsOfTheMoment(),
 ): ConfigPlaces {
   const shared = commonFolder ?? gitFolder
   const outside = (real: string | null): real is string =>
@@ -47,15 +49,16 @@ export function placesLinkedOut(
     path.join(gitFolder, 'config.worktree'),
     path.join(shared, 'info', 'attributes'),
   ]
-    .map((file) => linkTarget(file) ?? realPathAllowingMissing(file))
+    // Where a link among them leads, as where anything else is: its real
+    // path.
+    .map((file) => realPathAllowingMissing(file, seen))
     .filter(outside)
-  const defaultHooks =
-    linkTarget(path.join(shared, 'hooks')) ?? realPathAllowingMissing(path.join(shared, 'hooks'))
+  const defaultHooks = realPathAllowingMissing(path.join(shared, 'hooks'), seen)
   const linkedHooksFolder = outside(defaultHooks) ? [defaultHooks] : []
   const programs: ConfigPlaces['programs'] = []
   const folders = [path.join(shared, 'hooks'), ...linkedHooksFolder, ...hooksFolders]
   for (const folder of new Set(folders)) {
-    for (const { link, target } of linkTargetsIn(folder)) {
+    for (const { link, target } of linkTargetsIn(folder, seen)) {
       if (outside(target) && !isInsideRoot(folder, target)) {
         programs.push({ path: target, setting: link })
       }
@@ -65,10 +68,14 @@ export function placesLinkedOut(
 }
 
 /** Each entry of `folder` that is a link, with the real path it leads to
- *  (a missing end as written: a command could make it). A folder that
- *  cannot be listed, or holds more than `MAX_HOOKS_FOLDER_ENTRIES`, is
- *  looked at by the names git runs as hooks. */
-function linkTargetsIn(folder: string): Array<{ link: string; target: string }> {
+ *  (a missing end as written: a command could make it). A folder that is
+ *  not there holds none; one that cannot be listed, or holds more than
+ *  `MAX_HOOKS_FOLDER_ENTRIES`, is looked at by the names git runs as
+ *  hooks. */
+function linkTargetsIn(
+  folder: string,
+  seen: RealPathsSeen,
+): Array<{ link: string; target: string }> {
   let names: readonly string[] = [...GIT_HOOK_NAMES]
   try {
     const listed = readdirSync(folder, { withFileTypes: true })
@@ -77,13 +84,19 @@ function linkTargetsIn(folder: string): Array<{ link: string; target: string }> 
     if (listed.length <= MAX_HOOKS_FOLDER_ENTRIES) {
       names = listed.filter((entry) => entry.isSymbolicLink()).map((entry) => entry.name)
     }
-  } catch {
-    // Not there, or not listable: git can still run a hook by its name.
+  } catch (error) {
+    // No folder there (or a file in its place): no name in it is a link
+    // now, as a look-up of each would find (a clone without hooks, asked
+    // of at every judgment). Any other failure (not listable) leaves the
+    // names git runs as hooks to look at one by one, since git can still
+    // run one of them.
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return []
   }
   const out: Array<{ link: string; target: string }> = []
   for (const name of names) {
     const link = path.join(folder, name)
-    const target = linkTarget(link)
+    const target = linkTarget(link, seen)
     if (target !== null) out.push({ link, target })
   }
   return out

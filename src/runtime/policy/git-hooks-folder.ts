@@ -2,7 +2,8 @@ import { existsSync, lstatSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { configPlaces, personalConfigFiles, type ConfigPlaces } from './git-config-places.ts'
 import { placesLinkedOut } from './git-folder-links.ts'
-import { realPathAllowingMissing } from './real-paths.ts'
+import { keptForTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
+import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { regularFileText } from './regular-file-text.ts'
 
 export { coreHooksPath, personalGitPlaces, type ConfigPlaces } from './git-config-places.ts'
@@ -44,9 +45,11 @@ export interface GitPlaces extends ConfigPlaces {
  * repository's own configs and hooks reached through links.
  */
 export function gitPlacesOf(workspace: string): GitPlaces | null {
-  const repository = repositoryOf(workspace)
-  if (repository === null) return null
-  return placesOf(repository)
+  // Asked by each rule that judges an action: found once in its moment.
+  return keptForTheMoment('git-places', workspace, (folder) => {
+    const repository = repositoryOf(folder)
+    return repository === null ? null : placesOf(repository)
+  })
 }
 
 /** What git keeps and runs for a bare repository, a git folder known by
@@ -59,13 +62,16 @@ export function bareGitPlacesOf(folder: string): GitPlaces {
 /** The git places of a repository whose hooks run in `top` and whose git
  *  folder is `gitFolder`. */
 function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
-  const gitFolder = realPathAllowingMissing(repository.gitFolder) ?? repository.gitFolder
+  // Every real path below is looked up in the same few folders (the git
+  // folder and its parents): each is looked up once.
+  const seen: RealPathsSeen = realPathsOfTheMoment()
+  const gitFolder = realPathAllowingMissing(repository.gitFolder, seen) ?? repository.gitFolder
   // A linked worktree's git folder holds its own HEAD and index; git reads
   // the repository's config (and runs its hooks) from the folder its
   // `commondir` names. A worktree is where agents are commonly run, and
   // the main checkout's `core.hooksPath` applies in it, from its own top.
   const common = commonFolderOf(gitFolder)
-  const commonFolder = common === null ? null : (realPathAllowingMissing(common) ?? common)
+  const commonFolder = common === null ? null : (realPathAllowingMissing(common, seen) ?? common)
   const files = [
     ...personalConfigFiles(),
     path.join(commonFolder ?? gitFolder, 'config'),
@@ -75,7 +81,7 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   // Every caller (the sandbox's binds, the made-files watch, the doors)
   // reads a repository's places from here: what git reaches through a
   // link out of its git folder is added here once, so none can miss it.
-  const linked = placesLinkedOut(gitFolder, commonFolder, named.hooksFolders)
+  const linked = placesLinkedOut(gitFolder, commonFolder, named.hooksFolders, seen)
   return {
     gitFolder,
     commonFolder,

@@ -11,6 +11,7 @@ import {
   type GitPlaces,
   type RealPathsSeen,
 } from './git-hooks-folder.ts'
+import { realPathsOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import type { PersonOnly } from './person-only.ts'
 import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
@@ -26,7 +27,7 @@ import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 export function inGitPlacesOf(
   folders: readonly string[],
   resolved: readonly string[],
-  seen: RealPathsSeen = new Map(),
+  seen: RealPathsSeen = realPathsOfTheMoment(),
   namesFiles = false,
 ): PersonOnly | null {
   // Each folder's real path once: both halves below start from it.

@@ -10,6 +10,7 @@ import { addParts, addPathAndWords } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
 import { copiedPlaces } from './copied-places.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
+import { realPathsOfTheMoment } from './judgment-moment.ts'
 import { isFolderNow } from './real-paths.ts'
 import type { ActionTouch, PersonOnly } from './person-only.ts'
 import {
@@ -62,8 +63,9 @@ export function namedPaths(
   // Relative paths are taken from the workspace, and for a command from
   // its folder and every folder it `cd`s to as well.
   const bases = baseFolders(touch, commands, readings)
-  // What this judgment looked up: the paths it names share their folders.
-  const seen: RealPathsSeen = new Map()
+  // What this judgment looked up: the paths it names share their folders
+  // (and, in one moment, with the other rules judging the same action).
+  const seen: RealPathsSeen = realPathsOfTheMoment()
   for (const candidate of candidates) {
     for (const base of bases) {
       const real = realPathAllowingMissing(path.resolve(base, candidate), seen)

@@ -8,6 +8,7 @@ import {
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
+import { inOneMoment } from './judgment-moment.ts'
 import { namesUnknownPlace } from './leading-expansion.ts'
 import { namedPaths } from './named-paths.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
@@ -124,8 +125,11 @@ export function grantForAction<G>(
   // the lookup and the answer: it is looked up once.
   const grant = grantsHonoured(approvalPolicy) ? find() : undefined
   if (grant === undefined) return undefined
-  if (judgedPrivateRead(action, touch.workspace, touch.resolvedPaths) !== null) return undefined
-  return grantThatMayAnswer(touch, approvalPolicy, () => grant)
+  // Both rules in one moment: they resolve the same paths.
+  return inOneMoment(() => {
+    if (judgedPrivateRead(action, touch.workspace, touch.resolvedPaths) !== null) return undefined
+    return grantThatMayAnswer(touch, approvalPolicy, () => grant)
+  })
 }
 
 /**
@@ -171,6 +175,14 @@ export function keptFromDeciders(
   action: ApprovalAction & Pick<ApprovalRecord, 'target'>,
   workspace: string,
   resolvedByDoor: readonly string[] = [],
+): { about: string; words: RuntimeMessage } | null {
+  return inOneMoment(() => keptFromDecidersNow(action, workspace, resolvedByDoor))
+}
+
+function keptFromDecidersNow(
+  action: ApprovalAction & Pick<ApprovalRecord, 'target'>,
+  workspace: string,
+  resolvedByDoor: readonly string[],
 ): { about: string; words: RuntimeMessage } | null {
   const read = judgedPrivateRead(action, workspace, resolvedByDoor)
   if (read !== null) {

@@ -1,8 +1,10 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { keptForTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 
 /** Real paths already looked up in one judgment: a path, and its real
- *  path or null when it was not there. */
+ *  path or null when it was not there. Unless given, the judgment's
+ *  moment's (judgment-moment.ts). */
 export type RealPathsSeen = Map<string, string | null>
 
 /** How many links that lead nowhere yet one look-up follows: the kernel's
@@ -20,7 +22,7 @@ const MAX_DANGLING_HOPS = 40
  */
 export function realPathAllowingMissing(
   absolute: string,
-  seen: RealPathsSeen = new Map(),
+  seen: RealPathsSeen = realPathsOfTheMoment(),
 ): string | null {
   return realBelow(absolute, seen, 0)
 }
@@ -55,7 +57,8 @@ function beyond(
 ): string | null {
   const [first = '', ...rest] = missing
   const at = path.join(real, first)
-  const target = danglingTarget(at)
+  // Each missing path's look-up ends here: in one moment, once per name.
+  const target = keptForTheMoment('dangling-link', at, danglingTarget)
   if (target === null) return path.join(at, ...rest)
   if (hops >= MAX_DANGLING_HOPS) return null
   const start = path.isAbsolute(target) ? path.parse(target).root : real
@@ -86,10 +89,37 @@ function walkNames(
 function lookedUp(absolute: string, seen: RealPathsSeen): string | null {
   let real = seen.get(absolute)
   if (real === undefined) {
-    real = realPathIfThere(absolute)
+    const inKnownFolder = inFolderSeen(absolute, seen)
+    real = inKnownFolder === undefined ? realPathIfThere(absolute) : inKnownFolder
     seen.set(absolute, real)
   }
   return real
+}
+
+/**
+ * The real path of `absolute` when its folder's was already looked up in
+ * this judgment: a name there that is no link is its own real path in
+ * the real folder, one look at the name instead of one for each folder
+ * above it. null when nothing is there; undefined when this cannot tell
+ * (the folder not looked up, or not there, a link, a name such as `..`,
+ * a look that fails), which `realPathIfThere` then resolves whole, as
+ * the kernel would.
+ */
+function inFolderSeen(absolute: string, seen: RealPathsSeen): string | null | undefined {
+  const realFolder = seen.get(path.dirname(absolute))
+  const name = path.basename(absolute)
+  if (typeof realFolder !== 'string' || name === '' || name === '.' || name === '..') {
+    return undefined
+  }
+  const real = path.join(realFolder, name)
+  try {
+    const stats = lstatSync(real, { throwIfNoEntry: false })
+    if (stats === undefined) return null
+    return stats.isSymbolicLink() ? undefined : real
+  } catch {
+    // Not a folder after all, or not readable: resolved whole instead.
+    return undefined
+  }
 }
 
 /** What the link `at` holds, when it is a link that leads nowhere (a
@@ -121,14 +151,17 @@ function realPathIfThere(absolute: string): string | null {
  *  link. A link whose end is missing (`pre-commit -> ../../scripts/x`
  *  before `x` is made) leads to where its end would be: a command may make
  *  that end, and whatever follows the link then reads it. */
-export function linkTarget(link: string): string | null {
+export function linkTarget(
+  link: string,
+  seen: RealPathsSeen = realPathsOfTheMoment(),
+): string | null {
   try {
     if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null
   } catch {
     // Gone since it was found: nothing leads on.
     return null
   }
-  return realPathAllowingMissing(link)
+  return realPathAllowingMissing(link, seen)
 }
 
 /** Whether `real` is a folder now, or leads to one; a name too long or
