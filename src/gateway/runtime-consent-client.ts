@@ -17,6 +17,7 @@ import { LoopbackClient } from '../loopback/loopback-client.ts'
 import type { WorkspaceIdentity } from '../contracts/room.ts'
 import {
   gatewayLinkKeys,
+  type GatewayLinkKeys,
   isProvenAnswer,
   newGatewayNonce,
 } from '../runtime/mcp/gateway-answer-proof.ts'
@@ -65,6 +66,9 @@ export class RuntimeConsentClient implements McpConsentPort {
   private reports: Promise<void> = Promise.resolve()
   private readonly withdrawals = new Set<Promise<unknown>>()
   private readonly mode: GatewayModeWatch
+  /** The keys of the last credential read: derived again only for
+   *  another credential (a restarted runtime's). */
+  private keys: { credential: string; keys: GatewayLinkKeys } | undefined
 
   constructor(options: {
     dataDir: string
@@ -252,6 +256,13 @@ export class RuntimeConsentClient implements McpConsentPort {
   /** Checks the connection file each time, so a restarted runtime (new
    *  port, new credential) is found without restarting the gateway. The one
    *  way this client reaches the runtime: every call, poll and report. */
+  private keysOf(credential: string): GatewayLinkKeys {
+    if (this.keys?.credential !== credential) {
+      this.keys = { credential, keys: gatewayLinkKeys(credential) }
+    }
+    return this.keys.keys
+  }
+
   private async send(
     method: string,
     path: string,
@@ -259,7 +270,7 @@ export class RuntimeConsentClient implements McpConsentPort {
     signal?: AbortSignal,
   ): Promise<unknown> {
     const connection = this.connectionFile.read()
-    const keys = gatewayLinkKeys(connection.gatewayCredential)
+    const keys = this.keysOf(connection.gatewayCredential)
     const nonce = newGatewayNonce()
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const answer = await this.loopback.request(connection.port, {
