@@ -19,11 +19,12 @@ import { eventually, startHarness, type RuntimeHarness } from './support/runtime
 
 const callOptions = { timeout: 300_000 }
 
-/** One door an MCP call comes through: `start` makes the call and gives
- *  what it returned (its output, or the error's message); `room` is the
- *  room its approval and any form of its server's are in. */
+/** One door an MCP call comes through: `start` makes the call of `tool`
+ *  on `server` (`notes` unless named) and gives what it returned (its
+ *  output, or the error's message); `room` is the room its approval and
+ *  any form of its server's are in. */
 interface Door {
-  start(tool: string, args: Record<string, unknown>): Promise<string>
+  start(tool: string, args: Record<string, unknown>, server?: string): Promise<string>
   room(): Promise<string>
 }
 
@@ -33,8 +34,10 @@ interface Door {
  * still deciding whether it may run at all, what the person typed would
  * reach a server nobody let act. The notes server's preview asks for a
  * password; through every door the server is told `cancel` and no form
- * is shown, and the approval's preview says so. The control: the allowed
- * call's own form is shown, and its answer reaches the server.
+ * is shown, and the approval's preview says so. Nor during a call nobody
+ * was asked about: `docs`, the same server under a read-only manifest,
+ * runs unasked, and its form is told `cancel` at every door. The control:
+ * the allowed call's own form is shown, and its answer reaches the server.
  */
 describe('no MCP server asks the person for input before its call is allowed', () => {
   let harness: RuntimeHarness
@@ -46,13 +49,21 @@ describe('no MCP server asks the person for input before its call is allowed', (
     const notesDir = join(root, 'notes')
     await mkdir(notesDir, { recursive: true })
     const env = { NOTES_DIR: notesDir, NOTES_PREVIEW_ASKS: '1' }
+    const transport = { type: 'stdio', command: process.execPath, args: [NOTES_SERVER], env }
     const config = JSON.stringify({
       servers: [
         {
           id: 'notes',
           name: 'Notes',
-          transport: { type: 'stdio', command: process.execPath, args: [NOTES_SERVER], env },
+          transport,
           allowed_tools: ['write_note', 'write_note.preview', 'ask_title'],
+        },
+        {
+          id: 'docs',
+          name: 'Docs (read-only)',
+          transport,
+          allowed_tools: ['ask_title'],
+          manifest: { readonly: true },
         },
       ],
     })
@@ -64,22 +75,24 @@ describe('no MCP server asks the person for input before its call is allowed', (
     ;({ client: agent } = await connectThroughGateway(harness, gatewayConfig))
     const room = await createRoom(harness)
     doors['a room'] = {
-      start: async (tool, args) => {
-        const turnId = await send(harness, room.id, `mcp notes ${tool} ${JSON.stringify(args)}`)
+      start: async (tool, args, server = 'notes') => {
+        const turnId = await send(harness, room.id, `mcp ${server} ${tool} ${JSON.stringify(args)}`)
         const settled = await turnSettled(harness, room.id, turnId)
         return settled.toolCalls.find((call) => call.turnId === turnId)?.result?.output ?? ''
       },
       room: async () => room.id,
     }
     doors['assent-gateway'] = {
-      start: (tool, args) =>
-        agent.callTool({ name: `notes__${tool}`, arguments: args }, undefined, callOptions).then(
-          (result) =>
-            (result.content as Array<{ type: string; text?: string }>)
-              .map((part) => part.text ?? '')
-              .join('\n'),
-          (error: Error) => error.message,
-        ),
+      start: (tool, args, server = 'notes') =>
+        agent
+          .callTool({ name: `${server}__${tool}`, arguments: args }, undefined, callOptions)
+          .then(
+            (result) =>
+              (result.content as Array<{ type: string; text?: string }>)
+                .map((part) => part.text ?? '')
+                .join('\n'),
+            (error: Error) => error.message,
+          ),
       room: async () => (await gatewayRoom(harness)).id,
     }
   })
@@ -142,6 +155,33 @@ describe('no MCP server asks the person for input before its call is allowed', (
       const answer = { action: 'accept', content: { title: 'Groceries' } }
       expect((await respond(harness, form.form.id, answer)).status).toBe(200)
       expect(await call).toBe('accept: {"title":"Groceries"}')
+    },
+  )
+
+  it.each(['a room', 'assent-gateway'])(
+    "through %s, a read-only manifest's call, which nobody was asked about, is told cancel, and nobody sees its form",
+    async (name) => {
+      const door = doors[name] as Door
+      let output: string | undefined
+      void door.start('ask_title', {}, 'docs').then((done) => (output = done))
+      const roomId = await door.room()
+      const outcome = await eventually<{ form: InputRequestRecord } | { output: string }>(
+        async () => {
+          const form = (await inputRequests(harness, roomId)).find(
+            (request) => request.status === 'pending' && !seen.has(request.id),
+          )
+          if (form !== undefined) return { form }
+          return output === undefined ? undefined : { output }
+        },
+        'the call to end, or a form to be shown',
+      )
+      if ('form' in outcome) {
+        // Let the call end, then fail: the person was shown its form.
+        seen.add(outcome.form.id)
+        await respond(harness, outcome.form.id, { action: 'decline' })
+        throw new Error(`a form was shown: ${outcome.form.form?.message}`)
+      }
+      expect(outcome).toEqual({ output: 'cancel: null' })
     },
   )
 })

@@ -26,7 +26,7 @@ async function auditTypes(harness: RuntimeHarness): Promise<Array<Record<string,
 }
 
 /** The notes fixture once more, offering only the tool that asks for a form
- *  (a read-only manifest, so the call itself needs no consent). */
+ *  (gated: a call nobody was asked about may show the person no form). */
 const ASKER_SERVER = {
   id: 'asker',
   name: 'Asker',
@@ -37,7 +37,6 @@ const ASKER_SERVER = {
     env: { NOTES_DIR: tmpdir() },
   },
   allowed_tools: ['ask_title'],
-  manifest: { readonly: true },
 }
 
 // The source, as the tests and the CDP host run it, and the bundle the app
@@ -90,7 +89,10 @@ describe.each([
 
   it("turns a server's request for input during a call into a form in that room", async () => {
     const room = await createRoom(harness)
-    const turnId = await send(harness, room.id, 'mcp asker ask_title {}')
+    const view = await pendingApprovalFor(harness, room.id, 'mcp asker ask_title {}')
+    const token = harness.mintApproval(view.approval.id, 'allow-once', view.actionDigest)
+    await harness.client.decideApproval(view.approval.id, 'allow-once', token, view.actionDigest)
+    const turnId = view.approval.turnId
     const form = await pendingInputFor(harness, room.id, turnId)
     expect(form.kind).toBe('form')
     expect(form.form?.message).toBe('Which title should the note get?')

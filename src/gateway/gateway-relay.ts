@@ -78,7 +78,7 @@ export class GatewayRelay implements McpClientRelay {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
       this.sample(server, request.params, extra),
     )
-    installElicitation(client, (params) => this.options.elicit(server.id, params))
+    installElicitation(client, (params, alone) => this.options.elicit(server.id, params, alone))
     client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
       this.roots(server, extra.signal),
     )

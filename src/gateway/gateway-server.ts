@@ -95,10 +95,11 @@ export class AssentGateway {
     )
     this.elicitation = new McpElicitationRouter<GatewayCall>(
       async (call, form) => {
-        // The router asks nobody before the call runs (a preview asking);
-        // a call nobody was asked about (a read-only manifest's) has no
-        // way to the person here, nor one through an asker that cannot
-        // reach them: nobody is asked.
+        // The router asks nobody before the call runs as allowed (a
+        // preview asking, a read-only manifest's call nobody was asked
+        // about), nor beside another request to its server; a ticket
+        // without a way to the person (an asker that cannot reach them)
+        // asks nobody either.
         if (!call.ticket?.elicit) return { action: 'cancel' }
         return call.ticket.elicit(form)
       },

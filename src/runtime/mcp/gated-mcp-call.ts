@@ -99,8 +99,11 @@ export interface McpConsentPort {
    *  gateway, until the runtime answers) refuses too. Called first, once. */
   mayRun?(name: string): Promise<void> | void
   /** Called right before the tool itself is called, allowed or ungated, so
-   *  the caller can durably mark the call as running first. */
-  beforeRun?(): Promise<void> | void
+   *  the caller can durably mark the call as running first; `asked` says
+   *  whether the person (or their grant) answered for it, or it runs
+   *  unasked (a read-only manifest's call), which no form of its server's
+   *  may reach the person under (McpElicitationRouter). */
+  beforeRun?(asked: boolean): Promise<void> | void
   /** Resolves once every withdrawal started so far has been answered and
    *  what the tickets reported has reached the asker; called before the
    *  process that holds the port exits, so it leaves no question open and
@@ -163,7 +166,7 @@ export async function runGatedMcpCall(
   // (mcp-result-uris.ts): a person-only file the server adds fails it.
   const source = { server, method: toolName, workspace }
   if (runsUnasked(server, touch, `${server.id}__${toolName}`, approvalFree)) {
-    await consent.beforeRun?.()
+    await consent.beforeRun?.(false)
     consent.checkWorkspace?.()
     const result = await connection.callTool(toolName, args, run)
     refuseWithheldContent(source, result.content)
@@ -238,7 +241,7 @@ export async function runGatedMcpCall(
   }
 
   let result: CallToolResult
-  await consent.beforeRun?.()
+  await consent.beforeRun?.(true)
   // Last, after the wait for the disk: nothing but this call follows it.
   await refuseIfMoved()
   const watch = madeWatch(server, workspace)

@@ -15,12 +15,17 @@ import type { McpToolDefinition } from './mcp-tool-definition.ts'
 /**
  * Where MCP elicitation (a server asking the person for input through a
  * form) plugs in: McpElicitationRouter's, in the runtime and in the
- * gateway. It gets the request's params as they arrived, unparsed
- * (`installElicitation`). Without a handler or a relay the client does not
+ * gateway. It gets the request's params as they arrived, unparsed, and
+ * whether the request the form came during is the only one the server has
+ * not answered (`installElicitation`). Without a handler or a relay the client does not
  * declare the capability, so a conforming server never asks, and one that
  * asks anyway gets "method not found".
  */
-export type McpElicitationHandler = (serverId: string, params: unknown) => Promise<ElicitResult>
+export type McpElicitationHandler = (
+  serverId: string,
+  params: unknown,
+  alone: boolean,
+) => Promise<ElicitResult>
 
 /** A configured server, plus what only Assent itself may add: tools of its
  *  built-in server that run without consent. mcp.json cannot set this. */
@@ -99,7 +104,7 @@ export class McpConnection {
     this.options.relay?.install(client, this.server)
     const onElicitation = this.options.onElicitation
     if (onElicitation) {
-      installElicitation(client, (params) => onElicitation(this.server.id, params))
+      installElicitation(client, (params, alone) => onElicitation(this.server.id, params, alone))
     }
     client.onclose = () => {
       this.client = undefined

@@ -38,9 +38,9 @@ function router() {
 
 /** A call's `run` that lets its server ask at once, as the allowed call
  *  itself does (`beforeRun`), then does `handle`. */
-function runs<T>(handle: () => Promise<T>): (running: () => void) => Promise<T> {
+function runs<T>(handle: () => Promise<T>): (running: (asked: boolean) => void) => Promise<T> {
   return (running) => {
-    running()
+    running(true)
     return handle()
   }
 }
@@ -51,7 +51,7 @@ describe('McpElicitationRouter', () => {
     const result = await elicitation.during(
       'notes',
       { roomId: 'r1', turnId: 't1' },
-      runs(() => elicitation.handle('notes', REQUEST)),
+      runs(() => elicitation.handle('notes', REQUEST, true)),
     )
     expect(result).toEqual({ action: 'accept', content: { title: 'T' } })
     expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
@@ -63,9 +63,9 @@ describe('McpElicitationRouter', () => {
       'notes',
       { roomId: 'r1', turnId: 't1' },
       async (running) => {
-        const before = await elicitation.handle('notes', REQUEST)
-        running()
-        return [before, await elicitation.handle('notes', REQUEST)]
+        const before = await elicitation.handle('notes', REQUEST, true)
+        running(true)
+        return [before, await elicitation.handle('notes', REQUEST, true)]
       },
     )
     expect(result).toEqual([{ action: 'cancel' }, { action: 'accept', content: { title: 'T' } }])
@@ -74,14 +74,14 @@ describe('McpElicitationRouter', () => {
 
   it('cancels, asking nobody, when no call or several calls to the server are in flight', async () => {
     const { elicitation, asked } = router()
-    expect(await elicitation.handle('notes', REQUEST)).toEqual({ action: 'cancel' })
+    expect(await elicitation.handle('notes', REQUEST, true)).toEqual({ action: 'cancel' })
     let release: () => void = () => {}
     const held = new Promise<void>((resolve) => (release = resolve))
     const first = elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () => held)
     const second = elicitation.during(
       'notes',
       { roomId: 'r2', turnId: 't2' },
-      runs(() => elicitation.handle('notes', REQUEST)),
+      runs(() => elicitation.handle('notes', REQUEST, true)),
     )
     expect(await second).toEqual({ action: 'cancel' })
     release()
@@ -90,9 +90,30 @@ describe('McpElicitationRouter', () => {
     const other = await elicitation.during(
       'docs',
       { roomId: 'r3', turnId: 't3' },
-      runs(() => elicitation.handle('notes', REQUEST)),
+      runs(() => elicitation.handle('notes', REQUEST, true)),
     )
     expect(other).toEqual({ action: 'cancel' })
+    expect(asked).toEqual([])
+  })
+
+  it('cancels, asking nobody, while the server has another request beside the call to answer', async () => {
+    const { elicitation, asked } = router()
+    const result = await elicitation.during(
+      'notes',
+      { roomId: 'r1', turnId: 't1' },
+      runs(() => elicitation.handle('notes', REQUEST, false)),
+    )
+    expect(result).toEqual({ action: 'cancel' })
+    expect(asked).toEqual([])
+  })
+
+  it('cancels, asking nobody, for a call that runs unasked (a read-only manifest)', async () => {
+    const { elicitation, asked } = router()
+    const result = await elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, (running) => {
+      running(false)
+      return elicitation.handle('notes', REQUEST, true)
+    })
+    expect(result).toEqual({ action: 'cancel' })
     expect(asked).toEqual([])
   })
 
@@ -101,7 +122,7 @@ describe('McpElicitationRouter', () => {
     const result = await elicitation.during(
       'notes',
       { roomId: 'r1', turnId: 't1' },
-      runs(() => elicitation.handle('notes', { ...REQUEST, message: 'bad' })),
+      runs(() => elicitation.handle('notes', { ...REQUEST, message: 'bad' }, true)),
     )
     expect(result).toEqual({ action: 'cancel' })
     expect(errors).toHaveLength(1)
@@ -115,7 +136,7 @@ describe('McpElicitationRouter', () => {
       elicitation.during(
         'notes',
         { roomId: 'r1', turnId: 't1' },
-        runs(() => elicitation.handle('notes', params)),
+        runs(() => elicitation.handle('notes', params, true)),
       )
     expect(await during(fits)).toEqual({ action: 'accept', content: { title: 'T' } })
     expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
@@ -162,7 +183,7 @@ describe('McpElicitationRouter', () => {
     const result = await elicitation.during(
       'notes',
       { roomId: 'r1', turnId: 't1' },
-      runs(() => elicitation.handle('notes', { ...REQUEST, requestedSchema: described })),
+      runs(() => elicitation.handle('notes', { ...REQUEST, requestedSchema: described }, true)),
     )
     expect(result).toEqual({ action: 'decline' })
     expect(asked).toEqual([REQUEST.requestedSchema])
@@ -180,7 +201,9 @@ describe('McpElicitationRouter', () => {
     async (params, reason) => {
       const { elicitation, asked, errors } = router()
       const refused = await elicitation
-        .during('notes', { roomId: 'r1', turnId: 't1' }, () => elicitation.handle('notes', params))
+        .during('notes', { roomId: 'r1', turnId: 't1' }, () =>
+          elicitation.handle('notes', params, true),
+        )
         .then(
           () => undefined,
           (error: unknown) => error as { code: number; message: string },

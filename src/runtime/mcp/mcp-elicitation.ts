@@ -12,7 +12,9 @@ export const RAW_REQUEST_METHODS = ['elicitation/create'] as const
 
 /**
  * Answers a server's `elicitation/create` on `client` with `answer`, the
- * request's params read as they arrived. The SDK's own handler parses it with the
+ * request's params read as they arrived, and whether the request the form
+ * came during is the one thing the client awaits from the server
+ * (`alone`). The SDK's own handler parses it with the
  * SDK's schema first, and answers one outside it (a nested object, a list
  * of objects, a type no field has) with an internal error whose message is
  * the parser's dump, before Assent sees it; read here, every schema a form
@@ -22,14 +24,43 @@ export const RAW_REQUEST_METHODS = ['elicitation/create'] as const
  */
 export function installElicitation(
   client: Client,
-  answer: (params: unknown) => Promise<ElicitResult>,
+  answer: (params: unknown, alone: boolean) => Promise<ElicitResult>,
 ): void {
+  const inFlight = requestsInFlight(client)
   client.fallbackRequestHandler = async (request) => {
     if (request.method !== 'elicitation/create') {
       throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found')
     }
-    return answer(request.params)
+    return answer(request.params, inFlight() === 1)
   }
+}
+
+/** The count of each client's requests not yet answered, kept once per
+ *  client however often it is asked for. */
+const counted = new WeakMap<Client, () => number>()
+
+/**
+ * How many requests `client` has sent its server and not had answered: a
+ * tool call, but also a resource read, a prompt, a completion, a list. A
+ * form says no more of which it belongs to than that it came while they
+ * were in flight (over stdio nothing names the request), so with more than
+ * one nobody can tell the person which it is for. Every request of the
+ * SDK's client goes through its `request`, counted here.
+ */
+function requestsInFlight(client: Client): () => number {
+  const known = counted.get(client)
+  if (known !== undefined) return known
+  let pending = 0
+  const request = client.request.bind(client)
+  client.request = ((...args: Parameters<typeof request>) => {
+    pending += 1
+    return request(...args).finally(() => {
+      pending -= 1
+    })
+  }) as typeof client.request
+  const count = () => pending
+  counted.set(client, count)
+  return count
 }
 
 /**
@@ -86,21 +117,28 @@ export interface RoomCall {
   turnId: string
 }
 
-/** A call in flight, and whether it has been let run (`running`). */
+/** A call in flight, and whether its server may ask the person now
+ *  (`asks`): once it runs, and only if someone answered for it. */
 interface Routed<Call> {
   call: Call
-  running: boolean
+  asks: boolean
 }
 
 /**
  * Routes an MCP server's elicitation (a form it asks the person to fill) to
  * the call it came during. A connection serves every call, so the call is
- * known only while exactly one call to that server is in flight; with none
- * or several, the request is cancelled rather than shown to a person who
- * may not be the one the server is working for. And only once that call
- * runs, as allowed: while its preview runs or the person is still asked
- * whether it may run, what they typed would reach a server nobody let act
- * (a preview asking for a password), so the request is cancelled then too.
+ * known only while exactly one call to that server is in flight, and while
+ * its request is the one thing the server was sent and has not answered
+ * (`alone`): with a resource read, a prompt or a list beside it, the form
+ * may be the read's, which nobody let ask, shown under the call the person
+ * allowed. With none or several, the request is cancelled rather than
+ * shown to a person who may not be the one the server is working for. And
+ * only once that call runs, as allowed: while its preview runs or the
+ * person is still asked whether it may run, what they typed would reach a
+ * server nobody let act (a preview asking for a password), so the request
+ * is cancelled then too. A call that runs unasked (a read-only manifest's)
+ * never asks: nobody saw it, so a form under it (a password, say) would
+ * reach further than anything the person allowed.
  */
 export class McpElicitationRouter<Call = RoomCall> {
   private readonly ask: AskPersonForForm<Call>
@@ -113,21 +151,21 @@ export class McpElicitationRouter<Call = RoomCall> {
   }
 
   /** Runs `run`, during which elicitations from `serverId` belong to
-   *  `call`; they reach the person only after `run` called `running`,
-   *  right before the allowed call itself (its consent port's
-   *  `beforeRun`). */
+   *  `call`; they reach the person only after `run` called `running`
+   *  with `asked` true, right before the allowed call itself (its consent
+   *  port's `beforeRun`). */
   async during<T>(
     serverId: string,
     call: Call,
-    run: (running: () => void) => Promise<T>,
+    run: (running: (asked: boolean) => void) => Promise<T>,
   ): Promise<T> {
     const calls = this.active.get(serverId) ?? []
-    const routed: Routed<Call> = { call, running: false }
+    const routed: Routed<Call> = { call, asks: false }
     calls.push(routed)
     this.active.set(serverId, calls)
     try {
-      return await run(() => {
-        routed.running = true
+      return await run((asked) => {
+        routed.asks = asked
       })
     } finally {
       calls.splice(calls.indexOf(routed), 1)
@@ -135,12 +173,14 @@ export class McpElicitationRouter<Call = RoomCall> {
     }
   }
 
-  /** A server's elicitation, as it arrived. A form no one can draw is
-   *  refused with its reason (and reported), whoever would have been
-   *  asked. */
+  /** A server's elicitation, as it arrived, and whether the request it
+   *  came during is the only one its server has not answered. A form no
+   *  one can draw is refused with its reason (and reported), whoever would
+   *  have been asked. */
   readonly handle: McpElicitationHandler = async (
     serverId: string,
     params: unknown,
+    alone: boolean,
   ): Promise<ElicitResult> => {
     let form: ElicitationForm
     try {
@@ -150,8 +190,8 @@ export class McpElicitationRouter<Call = RoomCall> {
       throw error
     }
     const calls = this.active.get(serverId) ?? []
-    const routed = calls.length === 1 ? calls[0] : undefined
-    if (routed === undefined || !routed.running) return { action: 'cancel' }
+    const routed = calls.length === 1 && alone ? calls[0] : undefined
+    if (routed === undefined || !routed.asks) return { action: 'cancel' }
     try {
       return await this.ask(routed.call, form)
     } catch (error) {

@@ -156,8 +156,13 @@ export class McpRoomCalls implements McpToolCalls {
   }
 
   /** `running` lets the server's forms reach the person: called last
-   *  before the call runs, never for its preview or while it is asked. */
-  private consentFor(turn: Turn, call: ToolCallRecord, running: () => void): McpConsentPort {
+   *  before the call runs, never for its preview or while it is asked,
+   *  and to no effect for a call that runs unasked. */
+  private consentFor(
+    turn: Turn,
+    call: ToolCallRecord,
+    running: (asked: boolean) => void,
+  ): McpConsentPort {
     const { conversations, events, now, durable, room } = this.options
     // What allowed the call, once it is asked: until then it runs unasked
     // (a read-only manifest), which stands only outside plan mode.
@@ -177,7 +182,7 @@ export class McpRoomCalls implements McpToolCalls {
       mayRun: (name) => {
         if (policyInForce(turn, room).approvalPolicy === 'never') throw notOfferedInPlan(name)
       },
-      beforeRun: async () => {
+      beforeRun: async (asked) => {
         conversations.updateToolCall(call.id, { status: 'running', at: now() })
         events.emit('timeline.updated', { roomId: turn.roomId })
         // The decision and "running" are on disk before the server acts; if
@@ -189,7 +194,7 @@ export class McpRoomCalls implements McpToolCalls {
         // runs; runGatedMcpCall records the refusal.
         const fallen = allowerStands(allower, turn, room)
         if (fallen) throw new McpRefusal('not_allowed', fallen.reason, fallen.code, fallen.message)
-        running()
+        running(asked)
       },
     }
   }
