@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -42,11 +42,12 @@ interface Door {
 describe('no MCP server asks the person for input before its call is allowed', () => {
   let harness: RuntimeHarness
   let agent: Client
+  let notesDir: string
   const doors: Record<string, Door> = {}
 
   beforeAll(async () => {
     const root = await mkdtemp(join(tmpdir(), 'assent-elicit-'))
-    const notesDir = join(root, 'notes')
+    notesDir = join(root, 'notes')
     await mkdir(notesDir, { recursive: true })
     const env = { NOTES_DIR: notesDir, NOTES_PREVIEW_ASKS: '1' }
     const transport = { type: 'stdio', command: process.execPath, args: [NOTES_SERVER], env }
@@ -56,7 +57,7 @@ describe('no MCP server asks the person for input before its call is allowed', (
           id: 'notes',
           name: 'Notes',
           transport,
-          allowed_tools: ['write_note', 'write_note.preview', 'ask_title'],
+          allowed_tools: ['write_note', 'write_note.preview', 'ask_title', 'ask_and_go'],
         },
         {
           id: 'docs',
@@ -182,6 +183,41 @@ describe('no MCP server asks the person for input before its call is allowed', (
         throw new Error(`a form was shown: ${outcome.form.form?.message}`)
       }
       expect(outcome).toEqual({ output: 'cancel: null' })
+    },
+  )
+
+  it.each(['a room', 'assent-gateway'])(
+    'through %s, the form of a call that ended is withdrawn: the person cannot answer it, and its server is told cancel',
+    async (name) => {
+      const door = doors[name] as Door
+      const call = door.start('ask_and_go', {})
+      const asked = await firstAsked(door)
+      if (!('approval' in asked)) throw new Error('a form was shown before the call was allowed')
+      expect(await decide(harness, asked.approval, 'allow-once')).toBe(200)
+      expect(await call).toBe('done')
+      const roomId = await door.room()
+      const message = 'One more thing: your password, please'
+      const form = await eventually(
+        async () => {
+          const found = (await inputRequests(harness, roomId)).find(
+            (request) => request.form?.message === message && !seen.has(request.id),
+          )
+          return found === undefined || found.status === 'pending' ? undefined : found
+        },
+        'the form of the ended call to be withdrawn',
+        5_000,
+      )
+      seen.add(form.id)
+      expect(form.status).toBe('stale')
+      const late = { action: 'accept', content: { password: 'hunter2' } }
+      expect((await respond(harness, form.id, late)).status).toBe(409)
+      const log = join(notesDir, 'late.log')
+      await eventually(
+        async () =>
+          (await readFile(log, 'utf8').catch(() => '')).includes('cancel') ? true : undefined,
+        'the server to be told cancel',
+      )
+      await rm(log)
     },
   )
 })

@@ -166,7 +166,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
   // A server asking the person for input during a call becomes a form in
   // that call's room.
   const elicitation = new McpElicitationRouter(
-    ({ roomId, turnId }, form) => inputs.requestForm(roomId, form, { turnId }),
+    ({ roomId, turnId }, form, ended) => inputs.requestForm(roomId, form, { turnId, ended }),
     onError,
   )
   const mcpReports = auditedMcpConfigReports(audit, now, onError)
@@ -272,6 +272,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
 
   const gatewayElicitations = new GatewayElicitations({
     openForm: (roomId, form, formOptions) => inputs.openForm(roomId, form, formOptions),
+    withdraw: (requestId) => inputs.withdrawForm(requestId),
     runningCall: (callId) => gatewayCalls.runningCall(callId),
   })
 

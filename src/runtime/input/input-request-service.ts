@@ -94,15 +94,20 @@ export class InputRequestService {
    * An MCP server's elicitation: shows a form in the room and resolves with
    * MCP's answer (`accept` with content valid against `requestedSchema`,
    * `decline` or `cancel`). Never rejects once the form is shown; a form the
-   * runtime stops waiting for (a restart) resolves as `cancel`.
+   * runtime stops waiting for (a restart), or whose call is over (`ended`
+   * aborts), is withdrawn and resolves as `cancel`.
    */
   requestForm(
     roomId: string,
     form: { message: string; requestedSchema?: unknown },
-    options: { turnId?: string | null } = {},
+    options: { turnId?: string | null; ended?: AbortSignal } = {},
   ): Promise<FormOutcome> {
     try {
-      return this.openForm(roomId, form, options).outcome
+      const opened = this.openForm(roomId, form, options)
+      const withdraw = () => this.withdrawForm(opened.request.id)
+      if (options.ended?.aborted === true) withdraw()
+      else options.ended?.addEventListener('abort', withdraw, { once: true })
+      return opened.outcome
     } catch (error) {
       return Promise.reject(error as Error)
     }
@@ -134,6 +139,18 @@ export class InputRequestService {
       now: this.options.now(),
     })
     return { request, outcome: this.open(request) as Promise<FormOutcome> }
+  }
+
+  /** Withdraws a form still waited for: it turns stale (the workbench
+   *  mutes its card, and an answer is refused as `not_pending`), and its
+   *  asker gets `cancel`. A form already answered or closed stays so. */
+  withdrawForm(requestId: string): void {
+    const request = this.options.requests.get(requestId)
+    const waiter = this.waiters.get(requestId)
+    if (request?.status !== 'pending' || request.kind !== 'form' || waiter === undefined) return
+    this.waiters.delete(requestId)
+    this.markStale(request)
+    waiter({ action: 'cancel' })
   }
 
   list(roomId: string): InputRequestRecord[] {

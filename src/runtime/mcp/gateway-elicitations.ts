@@ -27,20 +27,38 @@ interface OpenElicitation {
  *
  * Only a call that was allowed and is running may ask: the gateway's
  * credential cannot put a form in front of the person for a call the
- * person never allowed, nor for one that is over.
+ * person never allowed, nor for one that is over. And a form the call
+ * asked for goes when the call does (`ended`, once its result is
+ * reported): answered later, it would reach the server for nothing the
+ * person allowed.
  */
 export class GatewayElicitations {
   private readonly openForm: OpenForm
   private readonly runningCall: (callId: string) => ToolCallRecord
+  private readonly withdraw: (requestId: string) => void
   private readonly open = new Map<string, OpenElicitation>()
+  /** The forms each running call asked for, until it ends. */
+  private readonly byCall = new Map<string, Set<string>>()
 
   constructor(options: {
     openForm: OpenForm
     /** The gateway call, refused unless it is the gateway's and running. */
     runningCall: (callId: string) => ToolCallRecord
+    /** Withdraws a form still open (InputRequestService.withdrawForm): its
+     *  outcome becomes `cancel`. */
+    withdraw: (requestId: string) => void
   }) {
     this.openForm = options.openForm
     this.runningCall = options.runningCall
+    this.withdraw = options.withdraw
+  }
+
+  /** The call `callId` is over: every form it asked for that is still
+   *  open is withdrawn, and its server hears `cancel`. */
+  ended(callId: string): void {
+    const forms = this.byCall.get(callId)
+    this.byCall.delete(callId)
+    for (const requestId of forms ?? []) this.withdraw(requestId)
   }
 
   ask(callId: string, form: ElicitationForm): GatewayElicitationState {
@@ -56,6 +74,10 @@ export class GatewayElicitations {
       entry.outcome = outcome
     })
     this.open.set(opened.request.id, entry)
+    const forms = this.byCall.get(callId) ?? new Set<string>()
+    forms.add(opened.request.id)
+    this.byCall.set(callId, forms)
+    void entry.settled.then(() => forms.delete(opened.request.id))
     return { requestId: opened.request.id, status: 'pending' }
   }
 

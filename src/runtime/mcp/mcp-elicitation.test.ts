@@ -117,6 +117,27 @@ describe('McpElicitationRouter', () => {
     expect(asked).toEqual([])
   })
 
+  it("tells the asker when the form's call is over, so a form still open is withdrawn", async () => {
+    const signals: AbortSignal[] = []
+    const elicitation = new McpElicitationRouter(
+      async (_call, _form, ended) => {
+        signals.push(ended)
+        return { action: 'accept', content: { title: 'T' } }
+      },
+      () => undefined,
+    )
+    await elicitation.during(
+      'notes',
+      { roomId: 'r1', turnId: 't1' },
+      runs(async () => {
+        await elicitation.handle('notes', REQUEST, true)
+        expect(signals[0]?.aborted).toBe(false)
+      }),
+    )
+    expect(signals).toHaveLength(1)
+    expect(signals[0]?.aborted).toBe(true)
+  })
+
   it('cancels when the asker cannot reach the person, and reports it', async () => {
     const { elicitation, errors } = router()
     const result = await elicitation.during(

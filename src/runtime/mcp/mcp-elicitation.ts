@@ -108,8 +108,14 @@ export interface ElicitationForm {
 
 /** Turns an elicitation into a form for the person, for the call it came
  *  during: a form in that call's room (the runtime), or the runtime's
- *  gateway route for that call (the gateway). */
-export type AskPersonForForm<Call> = (call: Call, form: ElicitationForm) => Promise<ElicitResult>
+ *  gateway route for that call (the gateway). `ended` aborts once the call
+ *  is over: a form still open then is withdrawn (the runtime's gateway
+ *  routes withdraw a gateway call's once its result is reported). */
+export type AskPersonForForm<Call> = (
+  call: Call,
+  form: ElicitationForm,
+  ended: AbortSignal,
+) => Promise<ElicitResult>
 
 /** A call in a room, as the runtime's own MCP calls know it. */
 export interface RoomCall {
@@ -122,6 +128,7 @@ export interface RoomCall {
 interface Routed<Call> {
   call: Call
   asks: boolean
+  ended: AbortController
 }
 
 /**
@@ -160,7 +167,7 @@ export class McpElicitationRouter<Call = RoomCall> {
     run: (running: (asked: boolean) => void) => Promise<T>,
   ): Promise<T> {
     const calls = this.active.get(serverId) ?? []
-    const routed: Routed<Call> = { call, asks: false }
+    const routed: Routed<Call> = { call, asks: false, ended: new AbortController() }
     calls.push(routed)
     this.active.set(serverId, calls)
     try {
@@ -168,6 +175,10 @@ export class McpElicitationRouter<Call = RoomCall> {
         routed.asks = asked
       })
     } finally {
+      // A form the call asked for is the call's: once the call is over,
+      // an answer to it would reach the server for nothing the person
+      // allowed, so it is withdrawn and the server told `cancel`.
+      routed.ended.abort()
       calls.splice(calls.indexOf(routed), 1)
       if (calls.length === 0) this.active.delete(serverId)
     }
@@ -193,7 +204,7 @@ export class McpElicitationRouter<Call = RoomCall> {
     const routed = calls.length === 1 && alone ? calls[0] : undefined
     if (routed === undefined || !routed.asks) return { action: 'cancel' }
     try {
-      return await this.ask(routed.call, form)
+      return await this.ask(routed.call, form, routed.ended.signal)
     } catch (error) {
       // An asker that cannot reach the person: nobody is asked, and the
       // server hears that the request was not answered.

@@ -78,8 +78,15 @@ export function gatewayRoutes(deps: {
       gatewayMayCall: true,
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, GatewayCallResultSchema)
-        deps.calls.report(routeParam(params, 'callId'), body)
-        sendJson(res, 200, { reported: routeParam(params, 'callId') })
+        const callId = routeParam(params, 'callId')
+        try {
+          deps.calls.report(callId, body)
+        } finally {
+          // Reported (or refused as not running), the call is over: a form
+          // it asked for goes with it.
+          deps.elicitations.ended(callId)
+        }
+        sendJson(res, 200, { reported: callId })
       },
     },
     {
