@@ -75,6 +75,11 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
   ],
   ['a hook manager’s folder', 'mkdir -p .husky && echo id > .husky/pre-commit', ['.husky']],
   [
+    'a script a hook manager’s config names, not there before',
+    'mkdir -p scripts && echo id > scripts/check.sh',
+    ['scripts/check.sh'],
+  ],
+  [
     'a hook at the top, where a nested repository’s config runs its hooks',
     'echo id > post-merge',
     ['post-merge'],
@@ -118,9 +123,14 @@ export function madeScript(line: string): string {
  *  program git runs, neither there yet. */
 const MADE_GIT_CONFIG = '[core]\n\thooksPath = tools/hooks\n[alias]\n\tlint = !tools/lint.sh\n'
 
+/** A hook manager's config naming a script not there yet. */
+const MADE_PRE_COMMIT_CONFIG =
+  'repos:\n  - repo: local\n    hooks:\n      - id: check\n        entry: ./scripts/check.sh\n        language: script\n'
+
 /** A workspace holding none of the table: a repository whose config
  *  names a hooks folder that is not there yet (`tools/hooks`) and a
- *  program git runs (`tools/lint.sh`), a linked
+ *  program git runs (`tools/lint.sh`), a hook manager's config naming a
+ *  script not there yet (`scripts/check.sh`), a linked
  *  worktree of it (`agent-wt`, whose hooks that config moves too), a
  *  nested one whose config names the workspace itself (`vendor/lib`), an
  *  editor folder without tasks, and a harmless script. Its real path. */
@@ -139,6 +149,7 @@ export async function layMadeWorkspace(workspace: string): Promise<string> {
   )
   await mkdir(join(workspace, '.vscode'), { recursive: true })
   await writeFile(join(workspace, '.vscode', 'extensions.json'), '{}\n')
+  await writeFile(join(workspace, '.pre-commit-config.yaml'), MADE_PRE_COMMIT_CONFIG)
   await writeFile(join(workspace, MADE_SCRIPT), madeScript('true'))
   return realpath(workspace)
 }

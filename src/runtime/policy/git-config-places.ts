@@ -36,8 +36,10 @@ export interface ConfigPlaces {
   /** Every real file a config git reads names in a setting whose value
    *  git runs (`core.fsmonitor = tools/fsmonitor.sh`, a filter, an alias
    *  starting with `!`), relative ones taken from the repository's top,
-   *  with the setting. */
-  programs: Array<{ path: string; setting: string }>
+   *  with the setting; and every file a hook manager's, an editor's, a dev
+   *  container's or mise's config names as what it runs unasked
+   *  (tool-config-programs.ts), with the config and its class. */
+  programs: Array<{ path: string; setting: string; class?: 'git' | 'runs-later' }>
   /** Every config file git reads for the repository besides its own
    *  `config`: the worktree's, and each one included (`[include]`,
    *  `[includeIf]`, whatever the condition), as real paths. */

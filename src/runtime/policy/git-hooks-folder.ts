@@ -5,6 +5,7 @@ import { placesLinkedOut } from './git-folder-links.ts'
 import { keptForTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { regularFileText } from './regular-file-text.ts'
+import { toolConfigPrograms } from './tool-config-programs.ts'
 
 export { coreHooksPath, personalGitPlaces, type ConfigPlaces } from './git-config-places.ts'
 export { GIT_HOOK_NAMES } from './git-hook-names.ts'
@@ -18,6 +19,9 @@ export { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 // them (person-only.ts), and the command sandbox keeps them read-only.
 
 export interface GitPlaces extends ConfigPlaces {
+  /** The real folder git runs the hooks in: a repository's top, a bare
+   *  repository's git folder. */
+  top: string
   /** The repository's real git folder: `.git`, or where a `.git` file
    *  points (`git init --separate-git-dir`, a worktree, a submodule). */
   gitFolder: string
@@ -82,12 +86,26 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   // reads a repository's places from here: what git reaches through a
   // link out of its git folder is added here once, so none can miss it.
   const linked = placesLinkedOut(gitFolder, commonFolder, named.hooksFolders, seen)
+  const hooksFolders = [...new Set([...named.hooksFolders, ...linked.hooksFolders])]
+  // What the hook managers' configs at the top, and the hooks git runs,
+  // name as what they run (tool-config-programs.ts). A bare repository
+  // has no top of its own: its hooks folder is in its git folder.
+  const top = realPathAllowingMissing(repository.top, seen) ?? repository.top
+  const tools =
+    repository.top === repository.gitFolder
+      ? []
+      : toolConfigPrograms(
+          top,
+          [path.join(commonFolder ?? gitFolder, 'hooks'), ...hooksFolders],
+          seen,
+        )
   return {
+    top,
     gitFolder,
     commonFolder,
-    hooksFolders: [...new Set([...named.hooksFolders, ...linked.hooksFolders])],
+    hooksFolders,
     templateFolders: named.templateFolders,
-    programs: [...named.programs, ...linked.programs],
+    programs: [...named.programs, ...linked.programs, ...tools],
     configFiles: [...new Set([...named.configFiles, ...linked.configFiles])],
   }
 }

@@ -14,6 +14,7 @@ import {
 import { realPathsOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import type { PersonOnly } from './person-only.ts'
+import { toolConfigPrograms } from './tool-config-programs.ts'
 import { personOnlyPathsIn, READ_ONLY_WALK_ENTRIES } from './read-only-walk.ts'
 
 // The person-only rule's git half (person-only.ts): whether an action's
@@ -45,6 +46,23 @@ export function inGitPlacesOf(
   if (repositories.length === 0) {
     const personal = inConfigPlaces(personalGitPlaces(), resolved)
     if (personal !== null) return personal
+  }
+  // A folder that is no repository's top (none at all, or one inside a
+  // repository) may still be the one the person's editor opens or mise
+  // enters: what its configs name runs as the top's would.
+  const repositoryTops = new Set(repositories.map((git) => git.top))
+  for (const { real } of reals) {
+    if (real === null || repositoryTops.has(real)) continue
+    const named = inConfigPlaces(
+      {
+        hooksFolders: [],
+        templateFolders: [],
+        configFiles: [],
+        programs: toolConfigPrograms(real, [], seen),
+      },
+      resolved,
+    )
+    if (named !== null) return named
   }
   for (const { real } of reals) {
     if (real === null) continue
@@ -292,9 +310,15 @@ function inConfigPlaces(places: ConfigPlaces, resolved: readonly string[]): Pers
   // `--file=~/.creds`), and everything in one is not what git runs.
   for (const program of programs) {
     const found = resolved.find((real) => real === program.path)
-    if (found !== undefined) {
-      return { path: found, class: 'git', reason: `git runs it (${program.setting} names it)` }
+    if (found === undefined) continue
+    if (program.class === 'runs-later') {
+      return {
+        path: found,
+        class: 'runs-later',
+        reason: `${program.setting} names it as what runs without anyone being asked`,
+      }
     }
+    return { path: found, class: 'git', reason: `git runs it (${program.setting} names it)` }
   }
   return null
 }

@@ -13,6 +13,7 @@ import {
 } from './git-hooks-folder.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
+import { toolConfigPrograms } from './tool-config-programs.ts'
 import { LONGEST_FOLDER_RULE_SEGMENTS, sensitivePath } from './sensitive-paths.ts'
 import { childFolder, followLink, type WalkedFolder } from './walk-links.ts'
 
@@ -283,6 +284,14 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
   // every repository of theirs (a global `~/.githooks`), which a command
   // may reach through a folder the turn was widened to.
   if (found.length === 0) places.push(...configPlacesOf(personalGitPlaces()))
+  // A folder that is no repository's top may still be the one the
+  // person's editor opens or mise enters (tool-config-programs.ts).
+  if (!found.some((git) => git.top === real)) {
+    const programs = toolConfigPrograms(real, [])
+    places.push(
+      ...configPlacesOf({ hooksFolders: [], templateFolders: [], configFiles: [], programs }),
+    )
+  }
   return { root: real, table, places, truncated, unlistable }
 }
 

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
-import { SETTLED_MS, SettledFileCache } from './settled-file-cache.ts'
+import { SETTLED_MS, SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
 
 const folder = mkdtempSync(path.join(tmpdir(), 'assent-settled-'))
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
@@ -133,5 +133,32 @@ describe('SettledFileCache', () => {
     expect(parsed).toHaveLength(300)
     expect(files.read(many[0]!)).toBe('0')
     expect(parsed).toHaveLength(301)
+  })
+})
+
+describe('SettledFolderCache', () => {
+  it('lists a settled folder again once a name in it is made, removed or renamed', () => {
+    const at = path.join(folder, 'listed')
+    mkdirSync(at)
+    writeFileSync(path.join(at, 'a'), 'a')
+    const folders = new SettledFolderCache(later)
+    expect(folders.read(at)).toEqual(['a'])
+    afterChangeTimeOf(at)
+    writeFileSync(path.join(at, 'lefthook-local.yml'), 'x')
+    expect(folders.read(at)?.sort()).toEqual(['a', 'lefthook-local.yml'])
+    afterChangeTimeOf(at)
+    renameSync(path.join(at, 'a'), path.join(at, '.pre-commit-config.yaml'))
+    expect(folders.read(at)?.sort()).toEqual(['.pre-commit-config.yaml', 'lefthook-local.yml'])
+    afterChangeTimeOf(at)
+    rmSync(path.join(at, 'lefthook-local.yml'))
+    expect(folders.read(at)).toEqual(['.pre-commit-config.yaml'])
+  })
+
+  it('names nothing for a folder not there, or a file', () => {
+    const folders = new SettledFolderCache(later)
+    expect(folders.read(path.join(folder, 'no-such-folder'))).toBeNull()
+    const file = path.join(folder, 'a-file')
+    writeFileSync(file, 'x')
+    expect(folders.read(file)).toBeNull()
   })
 })

@@ -1,4 +1,4 @@
-import { statSync, type BigIntStats } from 'node:fs'
+import { readdirSync, statSync, type BigIntStats } from 'node:fs'
 import { regularFileText } from './regular-file-text.ts'
 
 /**
@@ -37,18 +37,67 @@ interface Kept<T> {
  * if nothing were kept, by `regularFileText`, which never waits on a pipe.
  */
 export class SettledFileCache<T> {
-  private readonly kept = new Map<string, Kept<T>>()
-  private readonly parse: (text: string) => T
-  private readonly now: () => number
+  private readonly settled: Settled<T>
 
   constructor(parse: (text: string) => T, now: () => number = Date.now) {
-    this.parse = parse
-    this.now = now
+    this.settled = new Settled(
+      (stats) => stats.isFile(),
+      (file) => parse(regularFileText(file)),
+      now,
+    )
   }
 
   /** The parsed text of `file`, or null when it is not there or cannot be
    *  read as a regular file (a folder, a pipe, a read that fails): such a
    *  file names nothing, as a config git cannot read names nothing. */
+  read(file: string): T | null {
+    return this.settled.read(file)
+  }
+}
+
+/**
+ * The names in folders that have not changed since they were listed, as
+ * `SettledFileCache` keeps files' readings: a folder's modification and
+ * change times move whenever a name in it is made, removed or renamed, so
+ * a folder listed at every judgment (a repository's top, for the configs
+ * in it) costs one stat while it keeps the same identity.
+ */
+export class SettledFolderCache {
+  private readonly settled: Settled<string[]>
+
+  constructor(now: () => number = Date.now) {
+    this.settled = new Settled(
+      (stats) => stats.isDirectory(),
+      (folder) => readdirSync(folder),
+      now,
+    )
+  }
+
+  /** The names in `folder`, or null when it is not there or cannot be
+   *  listed. */
+  read(folder: string): string[] | null {
+    return this.settled.read(folder)
+  }
+}
+
+/** What both caches share: a reading kept by the identity of what it was
+ *  read from, of the kind `keepable` accepts, once that had settled. */
+class Settled<T> {
+  private readonly kept = new Map<string, Kept<T>>()
+  private readonly keepable: (stats: BigIntStats) => boolean
+  private readonly load: (at: string) => T
+  private readonly now: () => number
+
+  constructor(
+    keepable: (stats: BigIntStats) => boolean,
+    load: (at: string) => T,
+    now: () => number,
+  ) {
+    this.keepable = keepable
+    this.load = load
+    this.now = now
+  }
+
   read(file: string): T | null {
     // Taken before the stat: a change after this moment has a change time
     // at or after it (less a tick), later than any settled one.
@@ -63,13 +112,13 @@ export class SettledFileCache<T> {
       this.kept.delete(file)
       return null
     }
-    const identity = stats.isFile() ? identityOf(stats) : null
+    const identity = this.keepable(stats) ? identityOf(stats) : null
     const kept = this.kept.get(file)
     if (identity !== null && kept?.identity === identity) return kept.value
     this.kept.delete(file)
     let value: T
     try {
-      value = this.parse(regularFileText(file))
+      value = this.load(file)
     } catch {
       return null
     }

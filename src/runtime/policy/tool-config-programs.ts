@@ -1,0 +1,219 @@
+import { lstatSync } from 'node:fs'
+import { homedir } from 'node:os'
+import path from 'node:path'
+import { GIT_HOOK_NAMES } from './git-hook-names.ts'
+import { isInsideRoot } from './path-containment.ts'
+import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
+import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
+
+// The scripts of the workspace that the person's own tools run, outside
+// any sandbox and without asking, because a config the person-only table
+// already holds names them: a hook manager's config (pre-commit's
+// `entry: ./scripts/check.sh`, lefthook's `run:`, overcommit's `command:`)
+// and a hook file (`.husky/pre-commit` calling `./scripts/check.sh`), run
+// at the person's next `git commit`; an editor's task run when the folder
+// opens (`"runOn": "folderOpen"`); a dev container's commands
+// (`initializeCommand` runs on the host); mise's hooks, tasks and the
+// files it sources on entering the folder. The config is the person's, but
+// the script it names is one level further: a grant that rewrote it would
+// change what runs as surely as a grant that rewrote the config. Such a
+// script is the config's as a program a git config names is git's
+// (git-config-programs.ts): the doors leave a change to it to the person,
+// and the sandbox keeps it read-only.
+//
+// The line: what runs without the person asking for that code (a commit,
+// opening the folder, entering it). A script CI runs on the next push, a
+// build task the person starts, a package's `scripts`, run when the person
+// runs the project, are the project's code, which the agent is there to
+// change. A CI workflow itself stays in the table.
+//
+// No parser reads these YAML, TOML and JSON files: each is read as text,
+// and every word in it that holds a `/` (`./scripts/check.sh`,
+// `${workspaceFolder}/scripts/setup.sh`, `{{config_root}}/bin/x`) names a
+// file, wherever in the file it stands, a comment or a key no tool runs
+// included. A reading that keeps more than the tool runs costs the person
+// a question about that file; one that keeps less would let a grant
+// rewrite what runs. A word that is a folder (`files: ^src/`) names no
+// file, and keeps nothing (the doors match the file itself, the sandbox
+// keeps only files).
+
+/** One file a tool's config names as what it runs (`ConfigPlaces`). */
+export interface ToolProgram {
+  path: string
+  /** The config that names it, from the folder it was found in. */
+  setting: string
+  /** `git` for what runs at a git command (hook managers, hooks);
+   *  `runs-later` for what an editor, a dev container or mise runs. */
+  class: 'git' | 'runs-later'
+}
+
+/** What one config says: the words naming files, and for an editor's
+ *  tasks whether one of them runs when the folder opens. */
+interface ConfigWords {
+  words: string[]
+  runsOnOpen: boolean
+}
+
+/** What each config says, read again only when the file changes: every
+ *  door judges every action with this, one stat per config. */
+const CONFIGS_READ = new SettledFileCache<ConfigWords>((text) => ({
+  words: pathWords(text),
+  runsOnOpen: /folderOpen/.test(text),
+}))
+
+/** The folders listed for the configs in them, listed again only when a
+ *  name in them changes. */
+const FOLDERS_LISTED = new SettledFolderCache()
+
+/** The configs at a folder's top, by their names there: hook managers'
+ *  (pre-commit, lefthook in each of its formats and its `-local` config,
+ *  overcommit), a dev container's, and mise's. */
+const TOP_CONFIG: ReadonlyArray<[RegExp, ToolProgram['class']]> = [
+  [/^\.pre-commit-config\.ya?ml$/, 'git'],
+  [/^\.?lefthook(?:-local)?\.(?:ya?ml|toml|jsonc?)$/, 'git'],
+  [/^\.overcommit\.yml$/, 'git'],
+  [/^\.devcontainer\.json$/, 'runs-later'],
+  // `mise.toml`, `.mise.toml`, `mise.local.toml`, `mise.<env>.toml`.
+  [/^\.?mise(?:\.[\w-]+)?\.toml$/, 'runs-later'],
+]
+
+/** The configs in folders at the top, looked at when the folder is there:
+ *  the same tools' other places. */
+const FOLDER_CONFIG: ReadonlyArray<[string, RegExp, ToolProgram['class']]> = [
+  ['.config', /^lefthook(?:-local)?\.(?:ya?ml|toml|jsonc?)$/, 'git'],
+  ['.config', /^mise(?:\.[\w-]+)?\.toml$/, 'runs-later'],
+  ['.config/mise', /^config(?:\.[\w-]+)?\.toml$/, 'runs-later'],
+  ['.mise', /^config(?:\.[\w-]+)?\.toml$/, 'runs-later'],
+  ['mise', /^config(?:\.[\w-]+)?\.toml$/, 'runs-later'],
+  ['.devcontainer', /^devcontainer\.json$/, 'runs-later'],
+  // husky's hooks, each a shell script by a hook's name run at its git
+  // event (`_` holds husky's own).
+  ['.husky', /^[a-z-]+$/, 'git'],
+]
+
+/**
+ * The files the tools' configs at `top` name as what they run, and those
+ * the hooks in `hooksFolders` (the folders git runs hooks from) call, as
+ * real paths: each word holding a `/`, taken from `top` (where these tools
+ * run what they name) and from the config's own folder. An absolute word counts only inside
+ * `top`: `/usr/bin/env` in a hook is no script of the workspace. A config
+ * that cannot be read names nothing, as for git's configs: every one of
+ * them is in the person-only table, so no door let the agent make it so.
+ */
+export function toolConfigPrograms(
+  top: string,
+  hooksFolders: readonly string[],
+  seen: RealPathsSeen = new Map(),
+): ToolProgram[] {
+  const found = new Map<string, ToolProgram>()
+  const add = (config: string, cls: ToolProgram['class'], words: readonly string[]): void => {
+    const setting = path.relative(top, config) || config
+    // These tools run what they name from the top; a config in a folder
+    // below it may name a path from its own folder as well (a dev
+    // container's `"dockerfile": "../Dockerfile"`, a hook's
+    // `$(dirname "$0")/../scripts/x.sh`).
+    const froms = [...new Set([top, path.dirname(config)])]
+    for (const word of words) {
+      for (const from of froms) {
+        const real = realPath(resolveWord(from, word), seen)
+        if (real === null || found.has(real)) continue
+        if (path.isAbsolute(word) && !isInsideRoot(top, real)) continue
+        found.set(real, { path: real, setting, class: cls })
+      }
+    }
+  }
+  const read = (config: string, cls: ToolProgram['class']): void => {
+    const said = CONFIGS_READ.read(config)
+    if (said === null) return
+    // An editor's tasks run unasked only when one runs as the folder
+    // opens; the others run when the person starts them.
+    if (path.basename(config) === 'tasks.json' && !said.runsOnOpen) return
+    add(config, cls, said.words)
+  }
+  // Lower-cased: a file system that ignores case opens `.VSCode` as the
+  // `.vscode` the editor reads.
+  const atTop = new Set(namesIn(top).map((name) => name.toLowerCase()))
+  for (const name of atTop) {
+    const match = TOP_CONFIG.find(([pattern]) => pattern.test(name))
+    if (match !== undefined) read(path.join(top, name), match[1])
+  }
+  // An editor's tasks: read where they are, a stat fewer than a listing.
+  if (atTop.has('.vscode')) read(path.join(top, '.vscode', 'tasks.json'), 'runs-later')
+  for (const [folder, pattern, cls] of FOLDER_CONFIG) {
+    const first = folder.split('/')[0] ?? folder
+    if (!atTop.has(first)) continue
+    const at = path.join(top, folder)
+    for (const name of namesIn(at).map((each) => each.toLowerCase())) {
+      if (folder === '.husky' && !GIT_HOOK_NAMES.has(name)) continue
+      if (pattern.test(name)) read(path.join(at, name), cls)
+      // A dev container of several configs, one folder each.
+      if (folder === '.devcontainer') read(path.join(at, name, 'devcontainer.json'), cls)
+    }
+  }
+  for (const folder of hooksFolders) {
+    for (const name of namesIn(folder)) {
+      if (GIT_HOOK_NAMES.has(name.toLowerCase())) read(path.join(folder, name), 'git')
+    }
+  }
+  return [...found.values()]
+}
+
+/** The names in `folder`, none when it cannot be listed (not there, not a
+ *  folder): a tool finds no config there either. One stat while the
+ *  folder keeps its names (`SettledFolderCache`). */
+function namesIn(folder: string): string[] {
+  return FOLDERS_LISTED.read(folder) ?? []
+}
+
+/**
+ * The real path of `absolute`, as `realPathAllowingMissing` finds it, at
+ * less cost for the many names a config gives in one folder
+ * (`scripts/a.sh`, `scripts/b.sh`): the folder is looked up once in the
+ * judgment (`seen`), and the name in it by one `lstat`; only a name that
+ * is a link is followed the long way, to where a write to it lands.
+ */
+function realPath(absolute: string, seen: RealPathsSeen): string | null {
+  const folder = realPathAllowingMissing(path.dirname(absolute), seen)
+  if (folder === null) return null
+  const name = path.join(folder, path.basename(absolute))
+  try {
+    if (lstatSync(name, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return name
+  } catch {
+    // Cannot be looked at (a folder on the way that is no folder): no
+    // file for a tool to run there either, nor to write.
+    return name
+  }
+  return realPathAllowingMissing(name, seen)
+}
+
+/** A word as the tool would take it from `from`: `~/` is the person's
+ *  home. */
+function resolveWord(from: string, word: string): string {
+  return word.startsWith('~/') ? path.join(homedir(), word.slice(2)) : path.resolve(from, word)
+}
+
+/** A word a path may be, as these configs spell one: no pattern
+ *  (`^src/`, `*.py`), variable (`$HOME/x`), URL or shebang (`#!/bin/sh`),
+ *  each of which names no file of the workspace as written. */
+const PATH_LIKE = /^[\p{L}\p{N}_.~@+%/-]+$/u
+
+/**
+ * The words of a config's text that may name a file: each holding a `/`,
+ * split wherever a shell, YAML, TOML or JSON would end one, an option
+ * (`-x/y`) and what is no path (`PATH_LIKE`) left out. What a path
+ * starts from when the tool runs it (a variable, `${workspaceFolder}/`,
+ * mise's `{{config_root}}/`, a hook's `$(git rev-parse --show-toplevel)/`
+ * or `$(dirname "$0")/`) is read as the top or the config's folder
+ * (`toolConfigPrograms` takes each word from both). A word after pre-commit's
+ * `entry:` is a script at the top even without a `/` (`language: script`).
+ */
+function pathWords(text: string): string[] {
+  const plain = text.replace(/\$\{[^}\s]*\}\/|\{\{[^}\s]*\}\}\/|\$\([^()]*\)\/|\$\w+\//g, './')
+  const words = plain
+    .split(/[\s;|&()<>`'"=,[\]{}]+/)
+    .filter((word) => word.includes('/') && PATH_LIKE.test(word) && !word.startsWith('-'))
+  const entries = [...plain.matchAll(/^[\s-]*entry:\s*['"]?([^\s'"#]+)/gm)].map(
+    (match) => match[1] ?? '',
+  )
+  return [...new Set([...words, ...entries.filter((entry) => entry !== '')])]
+}

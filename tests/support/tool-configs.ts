@@ -1,0 +1,106 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { realGit } from './real-git.ts'
+
+/**
+ * Configs the person-only table holds that name a script of the workspace
+ * as what a tool runs without the person asking for it (at their next
+ * `git commit`, as the folder opens in their editor, as they enter it),
+ * each with the script it names. Laid by `layToolConfigs`.
+ */
+export const TOOL_CONFIGS: ReadonlyArray<{
+  row: string
+  config: string
+  text: string
+  script: string
+}> = [
+  {
+    row: "a pre-commit local hook's entry",
+    config: '.pre-commit-config.yaml',
+    text: 'repos:\n  - repo: local\n    hooks:\n      - id: check\n        name: check\n        entry: ./scripts/check.sh\n        language: script\n        files: ^src/\n',
+    script: 'scripts/check.sh',
+  },
+  {
+    row: "lefthook's run",
+    config: 'lefthook.yml',
+    text: 'pre-commit:\n  commands:\n    lint:\n      run: ./scripts/lint.sh {staged_files}\n',
+    script: 'scripts/lint.sh',
+  },
+  {
+    row: "overcommit's command",
+    config: '.overcommit.yml',
+    text: "PreCommit:\n  CustomScript:\n    enabled: true\n    command: ['scripts/overcommit.sh']\n",
+    script: 'scripts/overcommit.sh',
+  },
+  {
+    row: 'a husky hook',
+    config: '.husky/pre-commit',
+    text: '"$(git rev-parse --show-toplevel)/scripts/husky.sh"\n',
+    script: 'scripts/husky.sh',
+  },
+  {
+    row: "one of git's own hooks",
+    config: '.git/hooks/pre-push',
+    text: '#!/bin/sh\nexec scripts/pre-push.sh "$@"\n',
+    script: 'scripts/pre-push.sh',
+  },
+  {
+    row: "an editor's task run as the folder opens",
+    config: '.vscode/tasks.json',
+    text: '{\n  // Set up on open.\n  "version": "2.0.0",\n  "tasks": [{\n    "label": "setup",\n    "type": "shell",\n    "command": "${workspaceFolder}/scripts/setup.sh",\n    "runOptions": { "runOn": "folderOpen" },\n  }],\n}\n',
+    script: 'scripts/setup.sh',
+  },
+  {
+    row: "a dev container's command on the host",
+    config: '.devcontainer/devcontainer.json',
+    text: '{\n  "image": "debian",\n  "initializeCommand": ["bash", "${localWorkspaceFolder}/scripts/init.sh"]\n}\n',
+    script: 'scripts/init.sh',
+  },
+  {
+    row: "mise's hook on entering the folder",
+    config: 'mise.toml',
+    text: '[tools]\nnode = "22"\n\n[hooks]\nenter = "./scripts/enter.sh"\n',
+    script: 'scripts/enter.sh',
+  },
+  {
+    row: "mise's file sourced on entering the folder",
+    config: '.config/mise/config.toml',
+    text: '[env]\n_.source = "{{config_root}}/scripts/env.sh"\n',
+    script: 'scripts/env.sh',
+  },
+]
+
+/** A script no config names. */
+export const UNNAMED_SCRIPT = 'scripts/other.sh'
+
+/** A script only a CI workflow names: run on the next push, in CI, as the
+ *  project's code is; the agent may change it as it changes the rest. */
+export const CI_SCRIPT = 'scripts/ci.sh'
+
+/** A script only a build task the person starts names. */
+export const BUILD_SCRIPT = 'scripts/build.sh'
+
+/** Makes `workspace` a repository holding every one of `TOOL_CONFIGS`, each
+ *  script it names (writing `ran.txt` at the top), the controls, and a
+ *  workflow naming `CI_SCRIPT`. */
+export function layToolConfigs(ceiling: string, workspace: string): void {
+  realGit(ceiling, workspace, 'init', '-q')
+  mkdirSync(join(workspace, 'scripts'), { recursive: true })
+  const configs: Array<[string, string]> = [
+    ...TOOL_CONFIGS.map(({ config, text }): [string, string] => [config, text]),
+    [
+      '.github/workflows/ci.yml',
+      `on: push\njobs:\n  ci:\n    steps:\n      - run: ./${CI_SCRIPT}\n`,
+    ],
+  ]
+  for (const [config, text] of configs) {
+    mkdirSync(dirname(join(workspace, config)), { recursive: true })
+    writeFileSync(join(workspace, config), text)
+  }
+  chmodSync(join(workspace, '.husky/pre-commit'), 0o755)
+  chmodSync(join(workspace, '.git/hooks/pre-push'), 0o755)
+  for (const script of [...TOOL_CONFIGS.map((each) => each.script), UNNAMED_SCRIPT, CI_SCRIPT]) {
+    writeFileSync(join(workspace, script), '#!/bin/sh\necho ran > ran.txt\n')
+    chmodSync(join(workspace, script), 0o755)
+  }
+}
