@@ -44,6 +44,10 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   '.env',
   '.envrc',
   '.husky/pre-commit',
+  // lefthook's local config, commonly kept out of git, and overcommit's
+  // own hooks: each runs at the person's next commit.
+  'lefthook-local.yml',
+  '.git-hooks/pre_commit/check.rb',
   '.vscode/tasks.json',
   '.github/workflows/ci.yml',
   // What AI agents start and allow without asking.
@@ -372,6 +376,7 @@ const FOLDERS = [
   '.config/fish/conf.d',
   '.codex/rules',
   '.husky',
+  '.git-hooks/pre_commit',
   '.vscode/extensions/me.tool-1.0.0',
   '.local/bin',
   '.hg',

@@ -161,22 +161,21 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   // config names the programs they run (aliases, a pager, fix tools).
   ...rules('git', 'folder', ['.hg', '.jj', '.sl', '.config/jj', '.config/sapling'], false, VCS_WHY),
   ...rules('git', 'name', ['.hgrc', '.sapling.conf'], true, VCS_WHY),
-  // Where hook managers keep the hooks git runs through them.
-  ...rules('git', 'folder', ['.husky', '.githooks', '.lefthook'], false, GIT_WHY),
+  // Where hook managers keep the hooks git runs through them: overcommit
+  // loads its own hooks from `.git-hooks`, lefthook its local scripts
+  // from `.lefthook-local`.
   ...rules(
     'git',
-    'name',
-    [
-      '.pre-commit-config.yaml',
-      'lefthook.yml',
-      'lefthook.yaml',
-      '.lefthook.yml',
-      '.lefthook.yaml',
-      '.overcommit.yml',
-    ],
+    'folder',
+    ['.husky', '.githooks', '.lefthook', '.lefthook-local', '.git-hooks'],
     false,
     GIT_WHY,
   ),
+  ...rules('git', 'name', ['.pre-commit-config.yaml', '.overcommit.yml'], false, GIT_WHY),
+  // lefthook reads its config in any of its formats, at the top or in
+  // `.config`, and merges a `-local` one over it, commonly kept out of
+  // git: each runs what it names at the person's next commit.
+  ...rules('git', 'pattern', ['^\\.?lefthook(?:-local)?\\.(?:ya?ml|toml|jsonc?)$'], false, GIT_WHY),
   ...rules(
     'runs-later',
     'folder',
@@ -380,5 +379,13 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
     false,
     AGENT_CONFIG_WHY,
   ),
-  ...rules('runs-later', 'pattern', ['\\.code-workspace$'], false, RUNS_LATER_WHY),
+  // mise reads `mise.<env>.toml` (and its `.local`) for the environment
+  // `MISE_ENV` names, as it reads `mise.toml`.
+  ...rules(
+    'runs-later',
+    'pattern',
+    ['\\.code-workspace$', '^\\.?mise\\.[\\w.-]+\\.toml$'],
+    false,
+    RUNS_LATER_WHY,
+  ),
 ])

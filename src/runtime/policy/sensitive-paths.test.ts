@@ -47,6 +47,15 @@ describe('sensitivePathReason', () => {
     'repo/.husky/pre-commit',
     'repo/.githooks/pre-push',
     'repo/.pre-commit-config.yaml',
+    // lefthook's configs in each of its formats and places, its local one
+    // and its local scripts; overcommit's own hooks.
+    'repo/lefthook-local.yml',
+    'repo/.lefthook-local.yaml',
+    'repo/lefthook.toml',
+    'repo/.lefthook.jsonc',
+    'repo/.config/lefthook-local.json',
+    'repo/.lefthook-local/pre-commit/x.sh',
+    'repo/.git-hooks/pre_commit/check.rb',
     // Code that runs later without anyone asked.
     'repo/.envrc',
     'repo/.vscode/tasks.json',
@@ -56,6 +65,9 @@ describe('sensitivePathReason', () => {
     'repo/Jenkinsfile',
     'repo/team.code-workspace',
     'repo/mise.toml',
+    // mise's config for the environment MISE_ENV names.
+    'repo/mise.dev.toml',
+    'repo/.mise.ci.local.toml',
     // What AI agents and editors start and allow without asking.
     'repo/.vscode/mcp.json',
     'repo/.claude/settings.json',
