@@ -200,7 +200,8 @@ const PATH_LIKE = /^[\p{L}\p{N}_.~@+%/-]+$/u
 /**
  * The words of a config's text that may name a file: each holding a `/`,
  * split wherever a shell, YAML, TOML or JSON would end one, an option
- * (`-x/y`) and what is no path (`PATH_LIKE`) left out. What a path
+ * (`-x/y`), a folder by its spelling (`exclude: docs/`) and what is no
+ * path (`PATH_LIKE`) left out. What a path
  * starts from when the tool runs it (a variable, `${workspaceFolder}/`,
  * mise's `{{config_root}}/`, a hook's `$(git rev-parse --show-toplevel)/`
  * or `$(dirname "$0")/`) is read as the top or the config's folder
@@ -211,7 +212,10 @@ function pathWords(text: string): string[] {
   const plain = text.replace(/\$\{[^}\s]*\}\/|\{\{[^}\s]*\}\}\/|\$\([^()]*\)\/|\$\w+\//g, './')
   const words = plain
     .split(/[\s;|&()<>`'"=,[\]{}]+/)
-    .filter((word) => word.includes('/') && PATH_LIKE.test(word) && !word.startsWith('-'))
+    .filter(
+      (word) =>
+        word.includes('/') && PATH_LIKE.test(word) && !word.startsWith('-') && !word.endsWith('/'),
+    )
   const entries = [...plain.matchAll(/^[\s-]*entry:\s*['"]?([^\s'"#]+)/gm)].map(
     (match) => match[1] ?? '',
   )
