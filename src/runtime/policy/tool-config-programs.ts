@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { GIT_HOOK_NAMES } from './git-hook-names.ts'
+import { realPathsOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
@@ -103,7 +104,7 @@ const FOLDER_CONFIG: ReadonlyArray<[string, RegExp, ToolProgram['class']]> = [
 export function toolConfigPrograms(
   top: string,
   hooksFolders: readonly string[],
-  seen: RealPathsSeen = new Map(),
+  seen: RealPathsSeen = realPathsOfTheMoment(),
 ): ToolProgram[] {
   const found = new Map<string, ToolProgram>()
   const add = (config: string, cls: ToolProgram['class'], words: readonly string[]): void => {
