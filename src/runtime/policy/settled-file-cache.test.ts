@@ -154,6 +154,22 @@ describe('SettledFolderCache', () => {
     expect(folders.read(at)).toEqual(['.pre-commit-config.yaml'])
   })
 
+  it('keeps and hands out only the names asked for, however many the folder holds', () => {
+    const at = path.join(folder, 'many')
+    mkdirSync(at)
+    for (let index = 0; index < 500; index += 1) {
+      writeFileSync(path.join(at, `note-${index}.txt`), 'x')
+    }
+    writeFileSync(path.join(at, '.pre-commit-config.yaml'), 'x')
+    const folders = new SettledFolderCache(later, (name) => !name.startsWith('note-'))
+    expect(folders.read(at)).toEqual(['.pre-commit-config.yaml'])
+    // Kept as asked for: the same again, whatever was listed.
+    expect(folders.read(at)).toEqual(['.pre-commit-config.yaml'])
+    afterChangeTimeOf(at)
+    writeFileSync(path.join(at, 'lefthook.yml'), 'x')
+    expect(folders.read(at)?.sort()).toEqual(['.pre-commit-config.yaml', 'lefthook.yml'])
+  })
+
   it('names nothing for a folder not there, or a file', () => {
     const folders = new SettledFolderCache(later)
     expect(folders.read(path.join(folder, 'no-such-folder'))).toBeNull()

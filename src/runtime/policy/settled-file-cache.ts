@@ -65,10 +65,13 @@ export class SettledFileCache<T> {
 export class SettledFolderCache {
   private readonly settled: Settled<string[]>
 
-  constructor(now: () => number = Date.now) {
+  /** Only the names `keep` accepts are kept and handed out: a workspace's
+   *  top may hold thousands, of which a caller wants a few (a tool's
+   *  config), and a listing kept whole would grow with the workspace. */
+  constructor(now: () => number = Date.now, keep: (name: string) => boolean = () => true) {
     this.settled = new Settled(
       (stats) => stats.isDirectory(),
-      (folder) => readdirSync(folder),
+      (folder) => readdirSync(folder).filter(keep),
       now,
     )
   }

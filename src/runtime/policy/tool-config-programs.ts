@@ -66,6 +66,13 @@ const CONFIGS_READ = new SettledFileCache<ConfigWords>((text) => ({
  *  name in them changes. */
 const FOLDERS_LISTED = new SettledFolderCache()
 
+/** The hooks folders listed, of which only the names git runs as hooks
+ *  are kept: `core.hooksPath` may name any folder, the workspace's top
+ *  among them. */
+const HOOKS_LISTED = new SettledFolderCache(Date.now, (name) =>
+  GIT_HOOK_NAMES.has(name.toLowerCase()),
+)
+
 /** The configs at a folder's top, by their names there: hook managers'
  *  (pre-commit, lefthook in each of its formats and its `-local` config,
  *  overcommit), a dev container's, and mise's. */
@@ -91,6 +98,19 @@ const FOLDER_CONFIG: ReadonlyArray<[string, RegExp, ToolProgram['class']]> = [
   // event (`_` holds husky's own).
   ['.husky', /^[a-z-]+$/, 'git'],
 ]
+
+/** The names at a folder's top that may be a tool's config, or a folder
+ *  holding one. */
+const TOP_FOLDERS = new Set(['.vscode', ...FOLDER_CONFIG.map(([folder]) => folder.split('/')[0])])
+
+/** A folder's top listed, of which only what may be a tool's config is
+ *  kept: a workspace's top may hold thousands of names (a folder of
+ *  notes an agent writes one by one), and its listing, kept whole, grew
+ *  with every file written there. */
+const TOPS_LISTED = new SettledFolderCache(Date.now, (name) => {
+  const lower = name.toLowerCase()
+  return TOP_FOLDERS.has(lower) || TOP_CONFIG.some(([pattern]) => pattern.test(lower))
+})
 
 /**
  * The files the tools' configs at `top` name as what they run, and those
@@ -133,7 +153,7 @@ export function toolConfigPrograms(
   }
   // Lower-cased: a file system that ignores case opens `.VSCode` as the
   // `.vscode` the editor reads.
-  const atTop = new Set(namesIn(top).map((name) => name.toLowerCase()))
+  const atTop = new Set(namesIn(top, TOPS_LISTED).map((name) => name.toLowerCase()))
   for (const name of atTop) {
     const match = TOP_CONFIG.find(([pattern]) => pattern.test(name))
     if (match !== undefined) read(path.join(top, name), match[1])
@@ -152,7 +172,7 @@ export function toolConfigPrograms(
     }
   }
   for (const folder of hooksFolders) {
-    for (const name of namesIn(folder)) {
+    for (const name of namesIn(folder, HOOKS_LISTED)) {
       if (GIT_HOOK_NAMES.has(name.toLowerCase())) read(path.join(folder, name), 'git')
     }
   }
@@ -162,8 +182,8 @@ export function toolConfigPrograms(
 /** The names in `folder`, none when it cannot be listed (not there, not a
  *  folder): a tool finds no config there either. One stat while the
  *  folder keeps its names (`SettledFolderCache`). */
-function namesIn(folder: string): string[] {
-  return FOLDERS_LISTED.read(folder) ?? []
+function namesIn(folder: string, listed: SettledFolderCache = FOLDERS_LISTED): string[] {
+  return listed.read(folder) ?? []
 }
 
 /**
