@@ -1,6 +1,12 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { realpathSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -26,6 +32,7 @@ import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-dec
 import { bubblewrapRequired } from './support/bubblewrap.ts'
 import { openGatewayCall, putFileRequest } from './support/gateway-call-request.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
+import { realGit } from './support/real-git.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 import {
   BUILD_SCRIPT,
@@ -183,22 +190,16 @@ describe("an external agent's change", () => {
       expect(await asker.ask(fileChange(UNNAMED_SCRIPT), new AbortController().signal)).toBe(
         'allow-once',
       )
-      execFileSync(
-        'git',
-        ['-c', 'core.hooksPath=.husky', 'commit', '-q', '--allow-empty', '-m', 'x'],
-        {
-          cwd: place.workspace,
-          env: {
-            ...process.env,
-            GIT_CEILING_DIRECTORIES: place.root,
-            GIT_CONFIG_NOSYSTEM: '1',
-            GIT_CONFIG_GLOBAL: '/dev/null',
-            GIT_AUTHOR_NAME: 'a',
-            GIT_AUTHOR_EMAIL: 'a@example.com',
-            GIT_COMMITTER_NAME: 'a',
-            GIT_COMMITTER_EMAIL: 'a@example.com',
-          },
-        },
+      realGit(
+        place.root,
+        place.workspace,
+        '-c',
+        'core.hooksPath=.husky',
+        'commit',
+        '-q',
+        '--allow-empty',
+        '-m',
+        'x',
       )
       expect(existsSync(join(place.workspace, 'ran.txt'))).toBe(true)
     },
