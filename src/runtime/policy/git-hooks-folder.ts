@@ -1,8 +1,14 @@
-import { existsSync, lstatSync, statSync, type Stats } from 'node:fs'
+import type { Stats } from 'node:fs'
 import path from 'node:path'
 import { configPlaces, personalConfigFiles, type ConfigPlaces } from './git-config-places.ts'
 import { placesLinkedOut } from './git-folder-links.ts'
-import { keptForTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
+import {
+  existsInTheMoment,
+  keptForTheMoment,
+  lstatOfTheMoment,
+  realPathsOfTheMoment,
+  statOfTheMoment,
+} from './judgment-moment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { regularFileText } from './regular-file-text.ts'
 import { toolConfigPrograms } from './tool-config-programs.ts'
@@ -133,7 +139,7 @@ function gitFolderAt(top: string): string | null | undefined {
   // costs a fraction of a read that fails.
   let found: Stats | undefined
   try {
-    found = statSync(dotGit, { throwIfNoEntry: false })
+    found = statOfTheMoment(dotGit)
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? undefined : null
   }
@@ -201,7 +207,7 @@ export function gitFolderShaped(
  *  config, hooks, objects and refs), or null when it names none. */
 export function commonFolderOf(folder: string): string | null {
   const file = path.join(folder, 'commondir')
-  if (!existsSync(file)) return null
+  if (!existsInTheMoment(file)) return null
   try {
     const named = regularFileText(file).trim()
     return named === '' ? null : path.resolve(folder, named)
@@ -224,7 +230,7 @@ export function commonFolderOf(folder: string): string | null {
 export function gitFolderPartPresent(part: string, isFolder: boolean): boolean {
   let found: Stats | undefined
   try {
-    found = lstatSync(part, { throwIfNoEntry: false })
+    found = lstatOfTheMoment(part)
   } catch {
     // Not there for git either (a file where a folder would be, no
     // permission to look).

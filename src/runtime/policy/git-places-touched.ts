@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs'
 import path from 'node:path'
 import {
   GIT_HOOK_NAMES,
@@ -11,7 +10,7 @@ import {
   type GitPlaces,
   type RealPathsSeen,
 } from './git-hooks-folder.ts'
-import { realPathsOfTheMoment } from './judgment-moment.ts'
+import { existsInTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import type { PersonOnly } from './person-only.ts'
 import { toolConfigPrograms } from './tool-config-programs.ts'
@@ -255,7 +254,7 @@ function repositoriesHolding(
     for (let folder = path.dirname(target); folder !== real; folder = path.dirname(folder)) {
       if (looked.has(folder) || !isInsideRoot(real, folder)) break
       looked.add(folder)
-      if (!existsSync(path.join(folder, '.git'))) continue
+      if (!existsInTheMoment(path.join(folder, '.git'))) continue
       const nested = gitPlacesOf(folder)
       if (nested !== null) out.push(nested)
     }

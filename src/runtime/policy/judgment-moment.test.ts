@@ -1,9 +1,23 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { gitPlacesOf } from './git-hooks-folder.ts'
-import { inOneMoment, keptForTheMoment } from './judgment-moment.ts'
+import {
+  existsInTheMoment,
+  inOneMoment,
+  keptForTheMoment,
+  lstatOfTheMoment,
+  statOfTheMoment,
+} from './judgment-moment.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
 
 // One judgment's look-ups are shared by the rules it runs, and forgotten
@@ -88,5 +102,83 @@ describe('one judgment moment', () => {
     expect(inside[0]).toEqual(inside[1])
     expect(inside[0]).toContain(path.join(repository, 'first'))
     expect(inOneMoment(named)).toContain(path.join(repository, 'second'))
+  })
+
+  it('looks at a name once in a moment, each way, and as the kernel would', () => {
+    const name = path.join(root, 'name')
+    const gone = path.join(root, 'gone')
+    const below = path.join(gone, 'below')
+    symlinkSync(path.join(root, 'a'), path.join(root, 'to-a'))
+    symlinkSync(path.join(root, 'nowhere'), path.join(root, 'dangling'))
+    const kind = (stats: Stats | undefined) =>
+      stats === undefined
+        ? 'missing'
+        : stats.isSymbolicLink()
+          ? 'link'
+          : stats.isDirectory()
+            ? 'folder'
+            : 'file'
+    const looks = () => ({
+      name: kind(lstatOfTheMoment(name)),
+      gone: kind(lstatOfTheMoment(gone)),
+      below: kind(statOfTheMoment(below)),
+      link: kind(lstatOfTheMoment(path.join(root, 'to-a'))),
+      throughLink: kind(statOfTheMoment(path.join(root, 'to-a'))),
+      dangling: existsInTheMoment(path.join(root, 'dangling')),
+    })
+    const before = {
+      name: 'missing',
+      gone: 'missing',
+      below: 'missing',
+      link: 'link',
+      throughLink: 'folder',
+      dangling: false,
+    }
+    const inside = inOneMoment(() => {
+      const first = looks()
+      // Made after the first look: the moment keeps what it saw, the
+      // name below a folder it saw missing included.
+      writeFileSync(name, 'x')
+      mkdirSync(gone)
+      writeFileSync(below, 'x')
+      return [first, looks()]
+    })
+    expect(inside).toEqual([before, before])
+    // A name below a folder the moment saw missing is missing in it too,
+    // though first looked at after it was made.
+    rmSync(gone, { recursive: true })
+    const first = inOneMoment(() => {
+      lstatOfTheMoment(gone)
+      mkdirSync(gone)
+      writeFileSync(below, 'x')
+      return [kind(lstatOfTheMoment(below)), kind(statOfTheMoment(below))]
+    })
+    expect(first).toEqual(['missing', 'missing'])
+    const after = { ...before, name: 'file', gone: 'folder', below: 'file' }
+    expect(inOneMoment(looks)).toEqual(after)
+    expect(looks()).toEqual(after)
+  })
+
+  it('fails a look again in the moment as it failed the first time', () => {
+    const file = path.join(root, 'a', 'file')
+    writeFileSync(file, 'x')
+    // A name below a file: the look fails (ENOTDIR), and its caller's
+    // own handling decides; the moment must not turn it into "missing".
+    const errors = inOneMoment(() =>
+      [0, 1].map(() => {
+        try {
+          return String(lstatOfTheMoment(path.join(file, 'x')))
+        } catch (error) {
+          return (error as NodeJS.ErrnoException).code
+        }
+      }),
+    )
+    let direct: string | undefined
+    try {
+      direct = String(lstatSync(path.join(file, 'x'), { throwIfNoEntry: false }))
+    } catch (error) {
+      direct = (error as NodeJS.ErrnoException).code
+    }
+    expect(errors).toEqual([direct, direct])
   })
 })

@@ -1,3 +1,5 @@
+import { existsSync, lstatSync, statSync, type Stats } from 'node:fs'
+import path from 'node:path'
 import type { RealPathsSeen } from './real-paths.ts'
 
 // What one judgment looked up on disk, shared by the rules it runs. A door
@@ -12,9 +14,16 @@ import type { RealPathsSeen } from './real-paths.ts'
 // after an `await` (once the person answered, right before the call runs)
 // looks everything up again.
 
+/** What one look at a name gave: its status (undefined when nothing is
+ *  there), or the error the look threw, thrown again for the next. */
+type Looked = { stats: Stats | undefined } | { error: unknown }
+
 interface Moment {
   realPaths: RealPathsSeen
   memos: Map<string, Map<string, unknown>>
+  /** Looks at a name itself (a link not followed), and through it. */
+  lstats: Map<string, Looked>
+  stats: Map<string, Looked>
 }
 
 let current: Moment | null = null
@@ -29,7 +38,7 @@ let current: Moment | null = null
  */
 export function inOneMoment<T>(judge: () => T): T {
   if (current !== null) return judge()
-  current = { realPaths: new Map(), memos: new Map() }
+  current = { realPaths: new Map(), memos: new Map(), lstats: new Map(), stats: new Map() }
   try {
     const result = judge()
     if (result instanceof Promise) throw new TypeError('a judgment moment must be synchronous')
@@ -61,4 +70,63 @@ export function keptForTheMoment<T>(kind: string, key: string, find: (key: strin
   const found = find(key)
   memo.set(key, found)
   return found
+}
+
+/**
+ * `lstatSync(file, { throwIfNoEntry: false })`, looked at once in this
+ * moment: the rules of one judgment look at the same names (each word of
+ * an action, in each place it may name), and a second look inside one
+ * synchronous moment would only repeat the first. An error is thrown
+ * again as it was thrown, so every caller fails as it would have.
+ */
+export function lstatOfTheMoment(file: string): Stats | undefined {
+  if (current === null) return lstatSync(file, { throwIfNoEntry: false })
+  if (inMissingFolder(current, file)) return undefined
+  return replayed(current.lstats, file, () => lstatSync(file, { throwIfNoEntry: false }))
+}
+
+/** `statSync(file, { throwIfNoEntry: false })` (a link followed), looked
+ *  at once in this moment; a name already looked at that is no link, or
+ *  is not there, answers for itself without a second look. */
+export function statOfTheMoment(file: string): Stats | undefined {
+  if (current === null) return statSync(file, { throwIfNoEntry: false })
+  const own = current.lstats.get(file)
+  if (own !== undefined && 'stats' in own && own.stats?.isSymbolicLink() !== true) return own.stats
+  if (inMissingFolder(current, file)) return undefined
+  return replayed(current.stats, file, () => statSync(file, { throwIfNoEntry: false }))
+}
+
+/** Whether something is at `file`, a link followed (`existsSync`): a look
+ *  that fails says nothing is there, as `existsSync` does. */
+export function existsInTheMoment(file: string): boolean {
+  if (current === null) return existsSync(file)
+  try {
+    return statOfTheMoment(file) !== undefined
+  } catch {
+    return false
+  }
+}
+
+function replayed(seen: Map<string, Looked>, file: string, look: () => Stats | undefined) {
+  let looked = seen.get(file)
+  if (looked === undefined) {
+    try {
+      looked = { stats: look() }
+    } catch (error) {
+      looked = { error }
+    }
+    seen.set(file, looked)
+  }
+  if ('error' in looked) throw looked.error
+  return looked.stats
+}
+
+/** Whether the folder `file` is in was looked at in this moment and is
+ *  not there: nothing is then below it either (the kernel says ENOENT for
+ *  the first missing name on the way, which a look reports as nothing). */
+function inMissingFolder(moment: Moment, file: string): boolean {
+  const folder = path.dirname(file)
+  if (folder === file) return false
+  const looked = moment.lstats.get(folder) ?? moment.stats.get(folder)
+  return looked !== undefined && 'stats' in looked && looked.stats === undefined
 }

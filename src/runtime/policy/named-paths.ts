@@ -1,4 +1,4 @@
-import { lstatSync, opendirSync, type Stats } from 'node:fs'
+import { opendirSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import {
   AGENT_COMMAND_TOOL,
@@ -10,7 +10,7 @@ import { addParts, addPathAndWords } from './argument-spellings.ts'
 import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-lines.ts'
 import { copiedPlaces } from './copied-places.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
-import { realPathsOfTheMoment } from './judgment-moment.ts'
+import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 import { isFolderNow } from './real-paths.ts'
 import type { ActionTouch, PersonOnly } from './person-only.ts'
 import {
@@ -366,7 +366,7 @@ function personOnlyFileIdentities(folders: readonly string[]): Set<string> | nul
 
 function lstatQuietly(real: string): Stats | null {
   try {
-    return lstatSync(real, { throwIfNoEntry: false }) ?? null
+    return lstatOfTheMoment(real) ?? null
   } catch {
     return null
   }

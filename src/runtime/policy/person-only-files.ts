@@ -1,7 +1,8 @@
-import { lstatSync, readdirSync, realpathSync, type Dirent, type Stats } from 'node:fs'
+import { readdirSync, realpathSync, type Dirent, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { BROWSER_PROFILES, HOME_SECRET_FOLDERS, WALLET_DATA } from './secret-folders.ts'
+import { lstatOfTheMoment } from './judgment-moment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
 // The files inside the person-only table's places: what a file's other
@@ -170,7 +171,7 @@ function identity(stats: Stats): string {
 
 function lstatQuietly(real: string): Stats | null {
   try {
-    return lstatSync(real, { throwIfNoEntry: false }) ?? null
+    return lstatOfTheMoment(real) ?? null
   } catch {
     return null
   }

@@ -1,4 +1,3 @@
-import { lstatSync } from 'node:fs'
 import path from 'node:path'
 import {
   AGENT_FILE_CHANGE_TOOL,
@@ -8,7 +7,7 @@ import {
 import type { ApprovalRecord } from '../../contracts/approval.ts'
 import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { baseFolders, commandsOf, MAX_ARGUMENT_DEPTH } from './command-lines.ts'
-import { inOneMoment } from './judgment-moment.ts'
+import { inOneMoment, lstatOfTheMoment } from './judgment-moment.ts'
 import { namesUnknownPlace } from './leading-expansion.ts'
 import { namedPaths } from './named-paths.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
@@ -237,7 +236,7 @@ function replacedPlaces(action: ApprovalAction & Pick<ApprovalRecord, 'target'>)
     const moveTo = change.realMovePath ?? change.movePath
     if (moveTo !== null) places.push(moveTo)
   }
-  return places.filter((place) => lstatSync(place, { throwIfNoEntry: false }) !== undefined)
+  return places.filter((place) => lstatOfTheMoment(place) !== undefined)
 }
 
 /** The first candidate whose real path cannot be found from one of the

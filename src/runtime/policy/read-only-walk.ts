@@ -1,4 +1,4 @@
-import { accessSync, constants, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs'
+import { accessSync, constants, readdirSync, realpathSync, type Dirent } from 'node:fs'
 import path from 'node:path'
 import {
   bareGitPlacesOf,
@@ -11,6 +11,7 @@ import {
   personalGitPlaces,
   type ConfigPlaces,
 } from './git-hooks-folder.ts'
+import { statOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
 import { toolConfigPrograms } from './tool-config-programs.ts'
@@ -362,7 +363,7 @@ function enterable(folder: string): boolean {
  *  cannot be looked at is not: it stays among what is kept. */
 function isFolder(candidate: string): boolean {
   try {
-    return statSync(candidate, { throwIfNoEntry: false })?.isDirectory() === true
+    return statOfTheMoment(candidate)?.isDirectory() === true
   } catch {
     return false
   }

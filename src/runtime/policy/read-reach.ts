@@ -1,5 +1,6 @@
-import { lstatSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
+import { lstatOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 import { workspaceRefusal, workspaceRuleContext } from './workspace-rule.ts'
@@ -109,8 +110,8 @@ function foldersCountedInside(folders: readonly string[], realWorkspace: string)
  *  else or anything that cannot be read (the tool reports that itself). */
 function linksOfRegularFile(realPath: string): number {
   try {
-    const stats = lstatSync(realPath)
-    return stats.isFile() ? stats.nlink : 0
+    const stats = lstatOfTheMoment(realPath)
+    return stats?.isFile() === true ? stats.nlink : 0
   } catch {
     return 0
   }

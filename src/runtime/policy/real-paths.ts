@@ -1,6 +1,12 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { readlinkSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import { keptForTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
+import {
+  existsInTheMoment,
+  keptForTheMoment,
+  lstatOfTheMoment,
+  realPathsOfTheMoment,
+  statOfTheMoment,
+} from './judgment-moment.ts'
 
 /** Real paths already looked up in one judgment: a path, and its real
  *  path or null when it was not there. Unless given, the judgment's
@@ -113,7 +119,7 @@ function inFolderSeen(absolute: string, seen: RealPathsSeen): string | null | un
   }
   const real = path.join(realFolder, name)
   try {
-    const stats = lstatSync(real, { throwIfNoEntry: false })
+    const stats = lstatOfTheMoment(real)
     if (stats === undefined) return null
     return stats.isSymbolicLink() ? undefined : real
   } catch {
@@ -126,7 +132,7 @@ function inFolderSeen(absolute: string, seen: RealPathsSeen): string | null | un
  *  missing name is no link); null otherwise. */
 function danglingTarget(at: string): string | null {
   try {
-    if (lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null
+    if (lstatOfTheMoment(at)?.isSymbolicLink() !== true) return null
     return readlinkSync(at)
   } catch {
     // Gone, or no longer a link, since it was looked at: nothing to follow.
@@ -138,7 +144,7 @@ function danglingTarget(at: string): string | null {
 function realPathIfThere(absolute: string): string | null {
   // A missing path (a file the action would create) is the common case:
   // asked without an exception first, which costs more than the lookup.
-  if (!existsSync(absolute)) return null
+  if (!existsInTheMoment(absolute)) return null
   try {
     return realpathSync.native(absolute)
   } catch {
@@ -156,7 +162,7 @@ export function linkTarget(
   seen: RealPathsSeen = realPathsOfTheMoment(),
 ): string | null {
   try {
-    if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null
+    if (lstatOfTheMoment(link)?.isSymbolicLink() !== true) return null
   } catch {
     // Gone since it was found: nothing leads on.
     return null
@@ -168,7 +174,7 @@ export function linkTarget(
  *  unreadable is not one (it is still judged as a path). */
 export function isFolderNow(real: string): boolean {
   try {
-    return statSync(real, { throwIfNoEntry: false })?.isDirectory() === true
+    return statOfTheMoment(real)?.isDirectory() === true
   } catch {
     return false
   }

@@ -1,8 +1,7 @@
-import { lstatSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { GIT_HOOK_NAMES } from './git-hook-names.ts'
-import { realPathsOfTheMoment } from './judgment-moment.ts'
+import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
@@ -198,7 +197,7 @@ function realPath(absolute: string, seen: RealPathsSeen): string | null {
   if (folder === null) return null
   const name = path.join(folder, path.basename(absolute))
   try {
-    if (lstatSync(name, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return name
+    if (lstatOfTheMoment(name)?.isSymbolicLink() !== true) return name
   } catch {
     // Cannot be looked at (a folder on the way that is no folder): no
     // file for a tool to run there either, nor to write.
