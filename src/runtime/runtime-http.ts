@@ -14,6 +14,7 @@ import {
 import type { GatewayCallService } from './mcp/gateway-call-service.ts'
 import type { GatewayElicitations } from './mcp/gateway-elicitations.ts'
 import type { GatewayModeService } from './mcp/gateway-mode-service.ts'
+import { inOneMoment } from './policy/judgment-moment.ts'
 import type { RoomService } from './rooms/room-service.ts'
 import type { TurnService } from './rooms/turn-service.ts'
 import { agentSummaries, type RuntimeAgents } from './runtime-agents.ts'
@@ -64,14 +65,18 @@ export function runtimeRouter(services: RuntimeServices): Router {
       gate: services.gate,
       verifier,
       instanceId,
-      alwaysAllowBlocker: (approval) => {
-        const scope = grantScopeFor(approval)
-        return scope.ok ? folderBlocker(approval) : scope.reason
-      },
-      serverAlwaysAllowBlocker: (approval) => {
-        const scope = serverGrantScopeFor(approval)
-        return scope.ok ? folderBlocker(approval) : scope.reason
-      },
+      // Each judged as one moment (judgment-moment.ts): its rules resolve
+      // the same paths, and share what they look up.
+      alwaysAllowBlocker: (approval) =>
+        inOneMoment(() => {
+          const scope = grantScopeFor(approval)
+          return scope.ok ? folderBlocker(approval) : scope.reason
+        }),
+      serverAlwaysAllowBlocker: (approval) =>
+        inOneMoment(() => {
+          const scope = serverGrantScopeFor(approval)
+          return scope.ok ? folderBlocker(approval) : scope.reason
+        }),
     }),
     ...roomRoutes({
       rooms: services.rooms,
