@@ -1,7 +1,7 @@
-import { realpathSync } from 'node:fs'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import { lstatOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
+import { realPathOf } from './real-paths.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 import { workspaceRefusal, workspaceRuleContext } from './workspace-rule.ts'
 
@@ -46,12 +46,9 @@ export interface ReadReachInput {
  * round trip, and the pool is shared with the store's fsyncs.
  */
 export function privateReadReason(input: ReadReachInput): string | null {
-  let realWorkspace: string
-  try {
-    realWorkspace = realpathSync.native(input.workspace)
-  } catch {
-    return `the workspace ${input.workspace} cannot be resolved`
-  }
+  // Found once in a judgment's moment: its words were resolved from there.
+  const realWorkspace = realPathOf(input.workspace)
+  if (realWorkspace === null) return `the workspace ${input.workspace} cannot be resolved`
   const roots = [realWorkspace, ...foldersCountedInside(input.alsoInside ?? [], realWorkspace)]
   for (const resolved of input.resolved) {
     if (!roots.some((root) => isInsideRoot(root, resolved))) {
@@ -90,13 +87,9 @@ function foldersCountedInside(folders: readonly string[], realWorkspace: string)
   const context = workspaceRuleContext()
   const counted: string[] = []
   for (const folder of folders) {
-    let real: string
-    try {
-      real = realpathSync.native(folder)
-    } catch {
-      // Left out: a read there is then judged outside, as it may be.
-      continue
-    }
+    const real = realPathOf(folder)
+    // Left out: a read there is then judged outside, as it may be.
+    if (real === null) continue
     if (workspaceRefusal(folder, real, context) !== null) continue
     // A folder that holds the workspace (its parent, the projects folder
     // above it) would reach the workspace's siblings: nobody chose those.

@@ -33,6 +33,15 @@ export function realPathAllowingMissing(
   return realBelow(absolute, seen, 0)
 }
 
+/** The real path of `absolute` (links followed), or null when nothing is
+ *  there: `realpathSync.native`, looked up once in a judgment's moment. */
+export function realPathOf(
+  absolute: string,
+  seen: RealPathsSeen = realPathsOfTheMoment(),
+): string | null {
+  return lookedUp(path.resolve(absolute), seen)
+}
+
 function realBelow(absolute: string, seen: RealPathsSeen, hops: number): string | null {
   const missing: string[] = []
   let current = absolute
