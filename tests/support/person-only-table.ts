@@ -48,6 +48,10 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   // own hooks: each runs at the person's next commit.
   'lefthook-local.yml',
   '.git-hooks/pre_commit/check.rb',
+  // What lint-staged runs when a hook calls it, and simple-git-hooks' own
+  // hooks.
+  '.lintstagedrc.json',
+  'simple-git-hooks.json',
   '.vscode/tasks.json',
   '.github/workflows/ci.yml',
   // What AI agents start and allow without asking.

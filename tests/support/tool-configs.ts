@@ -39,6 +39,12 @@ export const TOOL_CONFIGS: ReadonlyArray<{
     script: 'scripts/husky.sh',
   },
   {
+    row: "lint-staged's command",
+    config: '.lintstagedrc.json',
+    text: '{ "*.ts": ["./scripts/staged.sh"] }\n',
+    script: 'scripts/staged.sh',
+  },
+  {
     row: "one of git's own hooks",
     config: '.git/hooks/pre-push',
     text: '#!/bin/sh\nexec scripts/pre-push.sh "$@"\n',

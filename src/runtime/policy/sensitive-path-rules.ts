@@ -1,3 +1,4 @@
+import { HOOK_TOOL_CONFIG_PATTERNS } from './hook-tool-configs.ts'
 import { HOME_SECRET_FOLDERS } from './secret-folders.ts'
 
 /**
@@ -174,8 +175,15 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   ...rules('git', 'name', ['.pre-commit-config.yaml', '.overcommit.yml'], false, GIT_WHY),
   // lefthook reads its config in any of its formats, at the top or in
   // `.config`, and merges a `-local` one over it, commonly kept out of
-  // git: each runs what it names at the person's next commit.
-  ...rules('git', 'pattern', ['^\\.?lefthook(?:-local)?\\.(?:ya?ml|toml|jsonc?)$'], false, GIT_WHY),
+  // git: each runs what it names at the person's next commit; so do the
+  // configs of hook-tool-configs.ts (lint-staged's, husky's, ...).
+  ...rules(
+    'git',
+    'pattern',
+    ['^\\.?lefthook(?:-local)?\\.(?:ya?ml|toml|jsonc?)$', ...HOOK_TOOL_CONFIG_PATTERNS],
+    false,
+    GIT_WHY,
+  ),
   ...rules(
     'runs-later',
     'folder',

@@ -56,6 +56,21 @@ describe('sensitivePathReason', () => {
     'repo/.config/lefthook-local.json',
     'repo/.lefthook-local/pre-commit/x.sh',
     'repo/.git-hooks/pre_commit/check.rb',
+    // What a hook runs through husky's and simple-git-hooks' own configs,
+    // and what lint-staged, nano-staged and commitlint run or load when a
+    // hook calls them, wherever the config stands.
+    'repo/.huskyrc',
+    'repo/.huskyrc.json',
+    'repo/husky.config.js',
+    'repo/.simple-git-hooks.cjs',
+    'repo/simple-git-hooks.json',
+    'repo/.lintstagedrc',
+    'repo/packages/web/.lintstagedrc.yaml',
+    'repo/lint-staged.config.mjs',
+    'repo/.nano-staged.json',
+    'repo/.nanostagedrc',
+    'repo/.commitlintrc.json',
+    'repo/commitlint.config.ts',
     // Code that runs later without anyone asked.
     'repo/.envrc',
     'repo/.vscode/tasks.json',
@@ -169,6 +184,12 @@ describe('sensitivePathReason', () => {
     'repo/local/bin/tool',
     'repo/.m2/repository/org/x/x.jar',
     'src/mozilla.ts',
+    // A package's manifest and other configs: their hook keys are
+    // package-hooks.ts's, not the table's.
+    'repo/package.json',
+    'repo/lint-staged.md',
+    'repo/src/husky.ts',
+    'repo/.prettierrc.json',
     '',
     '/',
   ])('leaves %j alone', (p) => {

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { GIT_HOOK_NAMES } from './git-hook-names.ts'
+import { HOOK_TOOL_CONFIG_PATTERNS } from './hook-tool-configs.ts'
 import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
@@ -79,6 +80,11 @@ const TOP_CONFIG: ReadonlyArray<[RegExp, ToolProgram['class']]> = [
   [/^\.pre-commit-config\.ya?ml$/, 'git'],
   [/^\.?lefthook(?:-local)?\.(?:ya?ml|toml|jsonc?)$/, 'git'],
   [/^\.overcommit\.yml$/, 'git'],
+  // lint-staged's, husky's and the like (hook-tool-configs.ts).
+  ...HOOK_TOOL_CONFIG_PATTERNS.map((pattern): [RegExp, ToolProgram['class']] => [
+    new RegExp(pattern),
+    'git',
+  ]),
   [/^\.devcontainer\.json$/, 'runs-later'],
   // `mise.toml`, `.mise.toml`, `mise.local.toml`, `mise.<env>.toml`.
   [/^\.?mise(?:\.[\w-]+)?\.toml$/, 'runs-later'],
