@@ -38,6 +38,7 @@ import {
   BUILD_SCRIPT,
   CI_SCRIPT,
   layToolConfigs,
+  PACKAGE_SCRIPT,
   TOOL_CONFIGS,
   UNNAMED_SCRIPT,
 } from './support/tool-configs.ts'
@@ -60,7 +61,7 @@ import {
  */
 
 const ROWS = TOOL_CONFIGS.map(({ row, script }) => [row, script] as const)
-const CONTROLS = [UNNAMED_SCRIPT, CI_SCRIPT]
+const CONTROLS = [UNNAMED_SCRIPT, CI_SCRIPT, PACKAGE_SCRIPT]
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 31))
 const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }

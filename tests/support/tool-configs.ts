@@ -45,6 +45,16 @@ export const TOOL_CONFIGS: ReadonlyArray<{
     script: 'scripts/staged.sh',
   },
   {
+    row: "a package script husky v4's hook in package.json runs",
+    config: 'package.json',
+    text: `${JSON.stringify({
+      name: 'x',
+      husky: { hooks: { 'pre-commit': 'npm run lint' } },
+      scripts: { lint: './scripts/pkg-lint.sh', build: './scripts/package-build.sh' },
+    })}\n`,
+    script: 'scripts/pkg-lint.sh',
+  },
+  {
     row: "one of git's own hooks",
     config: '.git/hooks/pre-push',
     text: '#!/bin/sh\nexec scripts/pre-push.sh "$@"\n',
@@ -83,6 +93,10 @@ export const UNNAMED_SCRIPT = 'scripts/other.sh'
  *  project's code is; the agent may change it as it changes the rest. */
 export const CI_SCRIPT = 'scripts/ci.sh'
 
+/** A script only a package script no hook runs names: the project's
+ *  code, run when the person runs it. */
+export const PACKAGE_SCRIPT = 'scripts/package-build.sh'
+
 /** A script only a build task the person starts names. */
 export const BUILD_SCRIPT = 'scripts/build.sh'
 
@@ -105,7 +119,8 @@ export function layToolConfigs(ceiling: string, workspace: string): void {
   }
   chmodSync(join(workspace, '.husky/pre-commit'), 0o755)
   chmodSync(join(workspace, '.git/hooks/pre-push'), 0o755)
-  for (const script of [...TOOL_CONFIGS.map((each) => each.script), UNNAMED_SCRIPT, CI_SCRIPT]) {
+  const scripts = [...TOOL_CONFIGS.map((each) => each.script), UNNAMED_SCRIPT, CI_SCRIPT]
+  for (const script of [...scripts, PACKAGE_SCRIPT]) {
     writeFileSync(join(workspace, script), '#!/bin/sh\necho ran > ran.txt\n')
     chmodSync(join(workspace, script), 0o755)
   }

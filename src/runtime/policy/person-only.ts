@@ -4,6 +4,7 @@ import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
 import { heldInside } from './held-inside.ts'
+import { packageHooksChanged } from './package-hooks.ts'
 import { writesUnnamed } from './writes-unnamed.ts'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
@@ -135,6 +136,8 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     const finding = sensitivePath(candidate)
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
   }
+  const hooks = packageHooksChanged(touch, resolved)
+  if (hooks !== null) return hooks
   const own = assentOwnPathIn(resolved)
   if (own !== null) return { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
   // A server started in the workspace itself (the usual case) has one

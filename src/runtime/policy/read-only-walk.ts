@@ -12,6 +12,7 @@ import {
   type ConfigPlaces,
 } from './git-hooks-folder.ts'
 import { statOfTheMoment } from './judgment-moment.ts'
+import { carriesPackageHooks, isPackageManifest } from './package-hooks.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
 import { toolConfigPrograms } from './tool-config-programs.ts'
@@ -246,6 +247,9 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
         // Kept at its real path: under a link (`.vscode -> editor/vscode`)
         // that is where the file is, which a bind or a rename acts on.
         if (sensitivePath(judged) !== null) table.push(path.join(at, entry.name))
+        // A package.json whose keys say what hooks run (package-hooks.ts).
+        else if (isPackageManifest(entry.name) && carriesPackageHooks(path.join(at, entry.name)))
+          table.push(path.join(at, entry.name))
         else if (!NOT_WALKED.has(entry.name)) {
           // A folder that is a link is read as the folder it leads to,
           // judged by the link's name: the person's editor, CI and git

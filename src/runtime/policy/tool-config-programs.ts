@@ -3,6 +3,7 @@ import path from 'node:path'
 import { GIT_HOOK_NAMES } from './git-hook-names.ts'
 import { HOOK_TOOL_CONFIG_PATTERNS } from './hook-tool-configs.ts'
 import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
+import { packageHookText } from './package-hooks.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
@@ -62,6 +63,14 @@ const CONFIGS_READ = new SettledFileCache<ConfigWords>((text) => ({
   runsOnOpen: /folderOpen/.test(text),
 }))
 
+/** A package.json's words, of the part its hook keys make alone
+ *  (package-hooks.ts): its dependencies and other scripts name nothing
+ *  a hook runs. */
+const PACKAGES_READ = new SettledFileCache<ConfigWords>((text) => ({
+  words: pathWords(packageHookText(text)),
+  runsOnOpen: false,
+}))
+
 /** The folders listed for the configs in them, listed again only when a
  *  name in them changes. */
 const FOLDERS_LISTED = new SettledFolderCache()
@@ -80,11 +89,13 @@ const TOP_CONFIG: ReadonlyArray<[RegExp, ToolProgram['class']]> = [
   [/^\.pre-commit-config\.ya?ml$/, 'git'],
   [/^\.?lefthook(?:-local)?\.(?:ya?ml|toml|jsonc?)$/, 'git'],
   [/^\.overcommit\.yml$/, 'git'],
-  // lint-staged's, husky's and the like (hook-tool-configs.ts).
+  // lint-staged's, husky's and the like (hook-tool-configs.ts), and a
+  // package's own keys for the same (package-hooks.ts).
   ...HOOK_TOOL_CONFIG_PATTERNS.map((pattern): [RegExp, ToolProgram['class']] => [
     new RegExp(pattern),
     'git',
   ]),
+  [/^package\.json$/, 'git'],
   [/^\.devcontainer\.json$/, 'runs-later'],
   // `mise.toml`, `.mise.toml`, `mise.local.toml`, `mise.<env>.toml`.
   [/^\.?mise(?:\.[\w-]+)?\.toml$/, 'runs-later'],
@@ -149,7 +160,8 @@ export function toolConfigPrograms(
     }
   }
   const read = (config: string, cls: ToolProgram['class']): void => {
-    const said = CONFIGS_READ.read(config)
+    const cache = path.basename(config) === 'package.json' ? PACKAGES_READ : CONFIGS_READ
+    const said = cache.read(config)
     if (said === null) return
     // An editor's tasks run unasked only when one runs as the folder
     // opens; the others run when the person starts them.

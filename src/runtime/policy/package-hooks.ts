@@ -1,0 +1,165 @@
+import { lstatSync } from 'node:fs'
+import path from 'node:path'
+import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
+import type { ActionTouch, PersonOnly } from './person-only.ts'
+import { SettledFileCache } from './settled-file-cache.ts'
+
+// Hook managers that keep what they run at the person's `git commit` in a
+// package's `package.json`, beside what an agent changes every day (its
+// dependencies, its scripts): husky before v5 (`"husky": { "hooks": … }`),
+// simple-git-hooks, yorkie (`"gitHooks"`), the `pre-commit` and
+// `pre-push` packages (a list of the package's scripts to run), ghooks
+// and pre-git (under `"config"`), and the tools such a hook calls that run
+// what their config says for the staged files (lint-staged, nano-staged)
+// or load it as code (commitlint). Holding all of `package.json` as the
+// person's would ask about every dependency the agent adds; holding none
+// would let a grant rewrite what runs at the next commit. The line: a
+// change to the part of a `package.json` these keys make (their values,
+// and the package scripts those values name, as `npm run lint` or the
+// `pre-commit` package's `["lint"]` runs them) is the person's; any
+// other change stays the agent's.
+
+/** The keys at a package.json's top that hold what runs at a git event. */
+const TOP_KEYS = [
+  'husky',
+  'simple-git-hooks',
+  'gitHooks',
+  'pre-commit',
+  'precommit',
+  'pre-push',
+  'prepush',
+  'lint-staged',
+  'nano-staged',
+  'commitlint',
+  'ghooks',
+]
+
+/** Why a change to such a part needs the person, finishing "<path>: …". */
+const HOOK_KEYS_WHY =
+  'it says what hooks run at the next git commit (husky, simple-git-hooks, lint-staged and the like, and the scripts they name), which the change may alter'
+
+/** The same, under the package's `"config"`. */
+const CONFIG_KEYS = ['ghooks', 'pre-git']
+
+/** What stands for a package.json that cannot be read as JSON but may
+ *  carry one of the keys: its hook part is unknown. */
+const UNREADABLE = '\0unreadable'
+
+/**
+ * The part of a package.json's text that hooks run, as one string to
+ * compare: the keys' values and every script of the package they name,
+ * by the script's name as a word of them (and the scripts those scripts
+ * name in turn). Empty when it carries none. Text that is no JSON object
+ * carries none unless a key's name stands in it, quoted: then its part is
+ * unknown (`UNREADABLE`), and a change to it is the person's.
+ */
+export function packageHookPart(text: string): string {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  if (!isObject(parsed)) {
+    const quoted = [...TOP_KEYS, ...CONFIG_KEYS].some((key) => text.includes(`"${key}"`))
+    return quoted ? UNREADABLE : ''
+  }
+  const config = isObject(parsed['config']) ? parsed['config'] : {}
+  const part: Record<string, unknown> = {}
+  for (const key of TOP_KEYS) if (Object.hasOwn(parsed, key)) part[key] = parsed[key]
+  for (const key of CONFIG_KEYS) if (Object.hasOwn(config, key)) part[`config.${key}`] = config[key]
+  if (Object.keys(part).length === 0) return ''
+  const scripts = isObject(parsed['scripts']) ? parsed['scripts'] : {}
+  const named: Record<string, unknown> = {}
+  // Each script named by what is kept so far, until no new one is.
+  for (let text = JSON.stringify(part), grew = true; grew;) {
+    grew = false
+    const words = new Set(text.split(/[^\w:.-]+/))
+    for (const [name, script] of Object.entries(scripts)) {
+      if (Object.hasOwn(named, name) || !words.has(name)) continue
+      named[name] = script
+      text += ` ${JSON.stringify(script)}`
+      grew = true
+    }
+  }
+  return JSON.stringify([part, named])
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Each package.json's hook part, read again only when the file changes:
+ *  the sandbox's walk looks at every one in the workspace. */
+const PACKAGES_READ = new SettledFileCache(packageHookPart)
+
+/** The hook part of the package.json at `file` now: empty when it is not
+ *  there, unknown (`UNREADABLE`) when it is but cannot be read. */
+function hookPartNow(file: string): string {
+  const part = PACKAGES_READ.read(file)
+  if (part !== null) return part
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) === undefined ? '' : UNREADABLE
+  } catch {
+    return ''
+  }
+}
+
+/** Whether `name` is a package's manifest, in any case (a file system
+ *  that ignores case opens `Package.JSON` as `package.json`). */
+export function isPackageManifest(name: string): boolean {
+  return name.toLowerCase() === 'package.json'
+}
+
+/** Whether the package.json at `file` carries a key hooks run (or cannot
+ *  be read, and may): the sandbox keeps such a file read-only. */
+export function carriesPackageHooks(file: string): boolean {
+  return hookPartNow(file) !== ''
+}
+
+/** The text of a package.json's hook part that may name a file a hook
+ *  runs (`"pre-commit": "./scripts/check.sh"`), for tool-config-programs.ts. */
+export function packageHookText(text: string): string {
+  const part = packageHookPart(text)
+  return part === UNREADABLE ? text : part
+}
+
+/**
+ * Why the action changes what a package.json's hooks run, or null. Of
+ * Assent's write tool and the built-in file server's, the new text is
+ * known: the change is the person's when its hook part differs from the
+ * file's now. Of any other action (a command, an MCP tool, an external
+ * agent's change, whose full new text is not known here), one naming a
+ * package.json that carries such a key is the person's; one naming a
+ * package.json that carries none is the agent's, and what it adds is
+ * found after the action as what it made (made-person-only.ts: the walk
+ * counts a package.json that carries one).
+ */
+export function packageHooksChanged(
+  touch: ActionTouch,
+  resolved: readonly string[],
+): PersonOnly | null {
+  for (const file of new Set(resolved)) {
+    if (!isPackageManifest(path.basename(file))) continue
+    const now = hookPartNow(file)
+    const written = newTextOf(touch)
+    const changed = written === null ? now !== '' : now !== packageHookPart(written)
+    if (changed || now === UNREADABLE) {
+      return {
+        path: file,
+        class: 'git',
+        reason: HOOK_KEYS_WHY,
+      }
+    }
+  }
+  return null
+}
+
+/** The whole new text of the one file the action writes, when the tool
+ *  says it in a field of its own. */
+function newTextOf(touch: ActionTouch): string | null {
+  const own = touch.mcpServerId === undefined || touch.mcpServerId === BUILT_IN_FILESYSTEM_SERVER_ID
+  if (!own || touch.toolName !== 'write_file') return null
+  const args = touch.arguments
+  return isObject(args) && typeof args['content'] === 'string' ? args['content'] : null
+}

