@@ -2,6 +2,11 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { realGit } from './real-git.ts'
 
+const OVERCOMMIT =
+  "plugin_directory: tools/overcommit\nPreCommit:\n  CustomScript:\n    enabled: true\n    command: ['scripts/overcommit.sh']\n"
+
+const MISE_LOCAL = '[env]\n_.path = ["bin", "{{config_root}}/tools/bin"]\n_.file = "dev.env"\n'
+
 /**
  * Configs the person-only table holds that name a script of the workspace
  * as what a tool runs without the person asking for it (at their next
@@ -23,14 +28,32 @@ export const TOOL_CONFIGS: ReadonlyArray<{
   {
     row: "lefthook's run",
     config: 'lefthook.yml',
-    text: 'pre-commit:\n  commands:\n    lint:\n      run: ./scripts/lint.sh {staged_files}\n',
+    text: 'extends:\n  - lefthook-extra.yml\npre-commit:\n  commands:\n    lint:\n      run: ./scripts/lint.sh {staged_files}\n',
     script: 'scripts/lint.sh',
+  },
+  {
+    row: 'a config lefthook extends',
+    config: 'lefthook-extra.yml',
+    text: 'pre-push:\n  commands:\n    more:\n      run: ./scripts/extended.sh\n',
+    script: 'scripts/extended.sh',
+  },
+  {
+    row: "lefthook's source_dir",
+    config: '.lefthook.toml',
+    text: 'source_dir = "hook-scripts"\n',
+    script: 'hook-scripts/pre-commit/check.sh',
   },
   {
     row: "overcommit's command",
     config: '.overcommit.yml',
-    text: "PreCommit:\n  CustomScript:\n    enabled: true\n    command: ['scripts/overcommit.sh']\n",
+    text: OVERCOMMIT,
     script: 'scripts/overcommit.sh',
+  },
+  {
+    row: "overcommit's plugin_directory",
+    config: '.overcommit.yml',
+    text: OVERCOMMIT,
+    script: 'tools/overcommit/pre_commit/check.rb',
   },
   {
     row: 'a husky hook',
@@ -79,6 +102,18 @@ export const TOOL_CONFIGS: ReadonlyArray<{
     script: 'scripts/enter.sh',
   },
   {
+    row: 'a folder mise puts first on PATH',
+    config: 'mise.local.toml',
+    text: MISE_LOCAL,
+    script: 'bin/git',
+  },
+  {
+    row: 'a file mise loads the environment from',
+    config: 'mise.local.toml',
+    text: MISE_LOCAL,
+    script: 'dev.env',
+  },
+  {
     row: "mise's file sourced on entering the folder",
     config: '.config/mise/config.toml',
     text: '[env]\n_.source = "{{config_root}}/scripts/env.sh"\n',
@@ -121,6 +156,7 @@ export function layToolConfigs(ceiling: string, workspace: string): void {
   chmodSync(join(workspace, '.git/hooks/pre-push'), 0o755)
   const scripts = [...TOOL_CONFIGS.map((each) => each.script), UNNAMED_SCRIPT, CI_SCRIPT]
   for (const script of [...scripts, PACKAGE_SCRIPT]) {
+    mkdirSync(dirname(join(workspace, script)), { recursive: true })
     writeFileSync(join(workspace, script), '#!/bin/sh\necho ran > ran.txt\n')
     chmodSync(join(workspace, script), 0o755)
   }

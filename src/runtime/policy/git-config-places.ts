@@ -39,7 +39,13 @@ export interface ConfigPlaces {
    *  with the setting; and every file a hook manager's, an editor's, a dev
    *  container's or mise's config names as what it runs unasked
    *  (tool-config-programs.ts), with the config and its class. */
-  programs: Array<{ path: string; setting: string; class?: 'git' | 'runs-later' }>
+  programs: Array<{
+    path: string
+    setting: string
+    class?: 'git' | 'runs-later'
+    /** A folder whose every file runs (tool-config-keys.ts). */
+    folder?: true
+  }>
   /** Every config file git reads for the repository besides its own
    *  `config`: the worktree's, and each one included (`[include]`,
    *  `[includeIf]`, whatever the condition), as real paths. */

@@ -308,7 +308,9 @@ function inConfigPlaces(places: ConfigPlaces, resolved: readonly string[]): Pers
   // The file itself: a value also names folders (`!cd tools && make`,
   // `--file=~/.creds`), and everything in one is not what git runs.
   for (const program of programs) {
-    const found = resolved.find((real) => real === program.path)
+    const found = resolved.find((real) =>
+      program.folder === true ? isInsideRoot(program.path, real) : real === program.path,
+    )
     if (found === undefined) continue
     if (program.class === 'runs-later') {
       return {

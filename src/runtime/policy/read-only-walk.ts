@@ -309,8 +309,12 @@ function configPlacesOf(git: ConfigPlaces): GitPlace[] {
   // A file git runs, or one not there yet; a folder a value names
   // (`!cd tools && make`) is not what git runs, and keeping it whole
   // would keep from the person's commands what is theirs.
+  // A folder a tool runs every file of (lefthook's `source_dir`) is kept
+  // whole, there or not yet.
   for (const program of git.programs) {
-    if (!isFolder(program.path)) places.push({ path: program.path, kind: 'program' })
+    if (program.folder === true || !isFolder(program.path)) {
+      places.push({ path: program.path, kind: 'program' })
+    }
   }
   for (const file of git.configFiles) places.push({ path: file, kind: 'config' })
   return places

@@ -71,4 +71,25 @@ describe('toolConfigPrograms', () => {
     )
     expect(named()).toContain('scripts/build.sh')
   })
+
+  it('reads the places keys name without a slash, in each format, and no folder holding the top', () => {
+    const lefthook = path.join(top, '.lefthook.json')
+    writeFileSync(
+      lefthook,
+      '{\n  "extends": [\n    "shared.yml"\n  ],\n  "source_dir_local": "local-hooks"\n}\n',
+    )
+    const mise = path.join(top, 'mise.toml')
+    writeFileSync(mise, '[env]\n_.path = [".", "{{config_root}}/tools"]\n_.source = "env.sh" # x\n')
+    writeFileSync(path.join(top, 'shared.yml'), 'pre-commit:\n  jobs:\n    - run: bash extra.sh\n')
+    const programs = toolConfigPrograms(top, [])
+    const relative = (each: { path: string }) => path.relative(top, each.path)
+    const folders = programs
+      .filter((each) => each.folder === true)
+      .map(relative)
+      .sort()
+    expect(folders).toEqual(['local-hooks', 'tools'])
+    expect(named()).toEqual(expect.arrayContaining(['shared.yml', 'env.sh']))
+    rmSync(lefthook)
+    rmSync(mise)
+  })
 })

@@ -4,6 +4,7 @@ import { GIT_HOOK_NAMES } from './git-hook-names.ts'
 import { HOOK_TOOL_CONFIG_PATTERNS } from './hook-tool-configs.ts'
 import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 import { packageHookText } from './package-hooks.ts'
+import { keyedPlaces, type KeyedPlaces } from './tool-config-keys.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
@@ -47,6 +48,9 @@ export interface ToolProgram {
   /** `git` for what runs at a git command (hook managers, hooks);
    *  `runs-later` for what an editor, a dev container or mise runs. */
   class: 'git' | 'runs-later'
+  /** A folder whose every file the tool runs (tool-config-keys.ts), held
+   *  whole; otherwise the file alone. */
+  folder?: true
 }
 
 /** What one config says: the words naming files, and for an editor's
@@ -54,13 +58,18 @@ export interface ToolProgram {
 interface ConfigWords {
   words: string[]
   runsOnOpen: boolean
+  /** What its keys name even without a `/`. */
+  keyed: KeyedPlaces
 }
+
+const NO_KEYED: KeyedPlaces = { folders: [], files: [], configs: [] }
 
 /** What each config says, read again only when the file changes: every
  *  door judges every action with this, one stat per config. */
 const CONFIGS_READ = new SettledFileCache<ConfigWords>((text) => ({
   words: pathWords(text),
   runsOnOpen: /folderOpen/.test(text),
+  keyed: keyedPlaces(plainOf(text)),
 }))
 
 /** A package.json's words, of the part its hook keys make alone
@@ -69,6 +78,7 @@ const CONFIGS_READ = new SettledFileCache<ConfigWords>((text) => ({
 const PACKAGES_READ = new SettledFileCache<ConfigWords>((text) => ({
   words: pathWords(packageHookText(text)),
   runsOnOpen: false,
+  keyed: NO_KEYED,
 }))
 
 /** The folders listed for the configs in them, listed again only when a
@@ -143,7 +153,12 @@ export function toolConfigPrograms(
   seen: RealPathsSeen = realPathsOfTheMoment(),
 ): ToolProgram[] {
   const found = new Map<string, ToolProgram>()
-  const add = (config: string, cls: ToolProgram['class'], words: readonly string[]): void => {
+  const add = (
+    config: string,
+    cls: ToolProgram['class'],
+    words: readonly string[],
+    folder = false,
+  ): void => {
     const setting = path.relative(top, config) || config
     // These tools run what they name from the top; a config in a folder
     // below it may name a path from its own folder as well (a dev
@@ -153,13 +168,23 @@ export function toolConfigPrograms(
     for (const word of words) {
       for (const from of froms) {
         const real = realPath(resolveWord(from, word), seen)
-        if (real === null || found.has(real)) continue
+        if (real === null) continue
+        // Kept once, as the folder when a key names it so.
+        const had = found.get(real)
+        if (had !== undefined && (had.folder === true || !folder)) continue
         if (path.isAbsolute(word) && !isInsideRoot(top, real)) continue
-        found.set(real, { path: real, setting, class: cls })
+        // A folder holding the top (`_.path = ["."]`) is not held whole:
+        // that would hold every file of the workspace.
+        if (folder && isInsideRoot(real, top)) continue
+        found.set(real, { path: real, setting, class: cls, ...(folder ? { folder } : {}) })
       }
     }
   }
+  const readConfigs = new Set<string>()
   const read = (config: string, cls: ToolProgram['class']): void => {
+    // A config extending one that extends it back is read once.
+    if (readConfigs.has(config)) return
+    readConfigs.add(config)
     const cache = path.basename(config) === 'package.json' ? PACKAGES_READ : CONFIGS_READ
     const said = cache.read(config)
     if (said === null) return
@@ -167,6 +192,15 @@ export function toolConfigPrograms(
     // opens; the others run when the person starts them.
     if (path.basename(config) === 'tasks.json' && !said.runsOnOpen) return
     add(config, cls, said.words)
+    const { folders, files, configs } = said.keyed
+    const named = (values: readonly string[]) => values.filter((value) => PATH_LIKE.test(value))
+    add(config, cls, named([...files, ...configs]))
+    add(config, cls, named(folders), true)
+    // What a config this one extends names runs as this one's does, from
+    // the top and from this config's folder.
+    for (const other of named(configs)) {
+      for (const from of new Set([top, path.dirname(config)])) read(path.resolve(from, other), cls)
+    }
   }
   // Lower-cased: a file system that ignores case opens `.VSCode` as the
   // `.vscode` the editor reads.
@@ -247,7 +281,7 @@ const PATH_LIKE = /^[\p{L}\p{N}_.~@+%/-]+$/u
  * `entry:` is a script at the top even without a `/` (`language: script`).
  */
 function pathWords(text: string): string[] {
-  const plain = text.replace(/\$\{[^}\s]*\}\/|\{\{[^}\s]*\}\}\/|\$\([^()]*\)\/|\$\w+\//g, './')
+  const plain = plainOf(text)
   const words = plain
     .split(/[\s;|&()<>`'"=,[\]{}]+/)
     .filter(
@@ -258,4 +292,10 @@ function pathWords(text: string): string[] {
     (match) => match[1] ?? '',
   )
   return [...new Set([...words, ...entries.filter((entry) => entry !== '')])]
+}
+
+/** `text` with what a path starts from when the tool runs it (a variable,
+ *  `${workspaceFolder}/`, `{{config_root}}/`, `$(…)/`) read as `./`. */
+function plainOf(text: string): string {
+  return text.replace(/\$\{[^}\s]*\}\/|\{\{[^}\s]*\}\}\/|\$\([^()]*\)\/|\$\w+\//g, './')
 }
