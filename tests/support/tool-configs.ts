@@ -114,6 +114,12 @@ export const TOOL_CONFIGS: ReadonlyArray<{
     script: 'dev.env',
   },
   {
+    row: "mise's hook in a config of its conf.d",
+    config: '.config/mise/conf.d/10-hooks.toml',
+    text: '[hooks]\nenter = "./scripts/conf-d.sh"\n',
+    script: 'scripts/conf-d.sh',
+  },
+  {
     row: "mise's file sourced on entering the folder",
     config: '.config/mise/config.toml',
     text: '[env]\n_.source = "{{config_root}}/scripts/env.sh"\n',

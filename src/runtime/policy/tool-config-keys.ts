@@ -12,7 +12,7 @@ export interface KeyedPlaces {
    *  `source_dir_local` (`<folder>/<hook>/<script>` at that git event),
    *  overcommit's `plugin_directory` (its Ruby hooks), and mise's
    *  `_.path` (put first on PATH on entering the folder: a `git` there is
-   *  the person's next `git`). */
+   *  the person's next `git`; `mise.path` in older configs). */
   folders: string[]
   /** Files mise loads on entering the folder: `_.file` (its variables,
    *  `LD_PRELOAD` or `GIT_SSH_COMMAND` among them) and `_.source` (a
@@ -23,13 +23,19 @@ export interface KeyedPlaces {
   configs: string[]
 }
 
-const FOLDER_KEYS = new Set(['source_dir', 'source_dir_local', 'plugin_directory', '_.path'])
-const FILE_KEYS = new Set(['_.file', '_.source'])
+const FOLDER_KEYS = new Set([
+  'source_dir',
+  'source_dir_local',
+  'plugin_directory',
+  '_.path',
+  'mise.path',
+])
+const FILE_KEYS = new Set(['_.file', '_.source', 'mise.file'])
 const CONFIG_KEYS = new Set(['extends'])
 
 /** A key at a line's start, quoted or not, with what follows it. */
 const KEYED =
-  /^[\s-]*["']?(source_dir(?:_local)?|plugin_directory|_\.(?:path|file|source)|extends)["']?\s*[:=]\s*(.*)$/
+  /^[\s-]*["']?(source_dir(?:_local)?|plugin_directory|(?:_|mise)\.(?:path|file|source)|extends)["']?\s*[:=]\s*(.*)$/
 
 /** One value as a config spells it: a quoted or bare word. */
 const VALUE = /"([^"]*)"|'([^']*)'|([^\s,[\]{}"'#]+)/g

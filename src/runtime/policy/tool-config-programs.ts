@@ -117,6 +117,8 @@ const FOLDER_CONFIG: ReadonlyArray<[string, RegExp, ToolProgram['class']]> = [
   ['.config', /^lefthook(?:-local)?\.(?:ya?ml|toml|jsonc?)$/, 'git'],
   ['.config', /^mise(?:\.[\w-]+)?\.toml$/, 'runs-later'],
   ['.config/mise', /^config(?:\.[\w-]+)?\.toml$/, 'runs-later'],
+  // mise reads every file of its `conf.d` as a config, in name order.
+  ['.config/mise/conf.d', /\.toml$/, 'runs-later'],
   ['.mise', /^config(?:\.[\w-]+)?\.toml$/, 'runs-later'],
   ['mise', /^config(?:\.[\w-]+)?\.toml$/, 'runs-later'],
   ['.devcontainer', /^devcontainer\.json$/, 'runs-later'],
