@@ -41,6 +41,12 @@ export const CARRYING_HOOKS: ReadonlyArray<{
     after: { name: 'd', 'pre-commit': ['lint'], scripts: { lint: 'sh evil.sh' } },
   },
   {
+    row: 'a script a husky hook runs by name (npm test)',
+    folder: 'hooked',
+    before: { name: 'l', scripts: { test: 'vitest', build: 'tsc' } },
+    after: { name: 'l', scripts: { test: 'sh evil.sh', build: 'tsc' } },
+  },
+  {
     row: "ghooks' hooks under config",
     folder: 'ghooks',
     before: { name: 'e', config: { ghooks: { 'pre-commit': 'npm test' } } },
@@ -93,6 +99,12 @@ export const AGENTS_CHANGES: ReadonlyArray<{
     after: { name: 'i', 'lint-staged': { '*.js': 'eslint' }, dependencies: { left: '1' } },
   },
   {
+    row: 'a script no hook runs, beside one a husky hook runs',
+    folder: 'hooked-other',
+    before: { name: 'm', scripts: { test: 'vitest', build: 'tsc' } },
+    after: { name: 'm', scripts: { test: 'vitest', build: 'vite' } },
+  },
+  {
     row: 'a script no hook names',
     folder: 'other-script',
     before: { name: 'j', 'pre-commit': ['lint'], scripts: { lint: 'eslint .', build: 'tsc' } },
@@ -104,18 +116,22 @@ export const AGENTS_CHANGES: ReadonlyArray<{
 export const PLAIN_PACKAGE = {
   row: 'a package.json with no hook key',
   folder: 'plain',
-  before: { name: 'k', scripts: { test: 'vitest' } },
-  after: { name: 'k', scripts: { test: 'vitest run' } },
+  before: { name: 'k', scripts: { start: 'node .' } },
+  after: { name: 'k', scripts: { start: 'node server.js' } },
 }
 
 /** The text a package.json is written with. */
 export const packageText = (value: Record<string, unknown>): string =>
   `${JSON.stringify(value, null, 2)}\n`
 
-/** Makes `workspace` a repository holding each row's package.json as it
- *  is before its change. */
+/** Makes `workspace` a repository whose husky hook runs `npm test`,
+ *  holding each row's package.json as it is before its change. */
 export function layPackages(ceiling: string, workspace: string): void {
   realGit(ceiling, workspace, 'init', '-q')
+  // husky's own set-up writes this hook: the package's `test` runs at
+  // each commit.
+  mkdirSync(join(workspace, '.husky'))
+  writeFileSync(join(workspace, '.husky', 'pre-commit'), 'npm test\n')
   const rows = [...CARRYING_HOOKS, ...ADDING_HOOKS, ...AGENTS_CHANGES, PLAIN_PACKAGE]
   for (const { folder, before } of rows) {
     mkdirSync(join(workspace, folder), { recursive: true })

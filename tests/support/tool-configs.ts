@@ -2,6 +2,16 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { realGit } from './real-git.ts'
 
+const PACKAGE_JSON = `${JSON.stringify({
+  name: 'x',
+  husky: { hooks: { 'pre-commit': 'npm run lint' } },
+  scripts: {
+    lint: './scripts/pkg-lint.sh',
+    test: './scripts/npm-test.sh',
+    build: './scripts/package-build.sh',
+  },
+})}\n`
+
 const OVERCOMMIT =
   "plugin_directory: tools/overcommit\nPreCommit:\n  CustomScript:\n    enabled: true\n    command: ['scripts/overcommit.sh']\n"
 
@@ -58,7 +68,7 @@ export const TOOL_CONFIGS: ReadonlyArray<{
   {
     row: 'a husky hook',
     config: '.husky/pre-commit',
-    text: '"$(git rev-parse --show-toplevel)/scripts/husky.sh"\n',
+    text: '"$(git rev-parse --show-toplevel)/scripts/husky.sh"\nnpm test || :\n',
     script: 'scripts/husky.sh',
   },
   {
@@ -70,12 +80,14 @@ export const TOOL_CONFIGS: ReadonlyArray<{
   {
     row: "a package script husky v4's hook in package.json runs",
     config: 'package.json',
-    text: `${JSON.stringify({
-      name: 'x',
-      husky: { hooks: { 'pre-commit': 'npm run lint' } },
-      scripts: { lint: './scripts/pkg-lint.sh', build: './scripts/package-build.sh' },
-    })}\n`,
+    text: PACKAGE_JSON,
     script: 'scripts/pkg-lint.sh',
+  },
+  {
+    row: 'a package script a husky hook runs by name (npm test)',
+    config: 'package.json',
+    text: PACKAGE_JSON,
+    script: 'scripts/npm-test.sh',
   },
   {
     row: "one of git's own hooks",

@@ -2,7 +2,9 @@ import { lstatSync } from 'node:fs'
 import path from 'node:path'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import type { ActionTouch, PersonOnly } from './person-only.ts'
+import { gitPlacesOf } from './git-hooks-folder.ts'
 import { SettledFileCache } from './settled-file-cache.ts'
+import { packageScriptsRun } from './tool-config-programs.ts'
 
 // Hook managers that keep what they run at the person's `git commit` in a
 // package's `package.json`, beside what an agent changes every day (its
@@ -16,8 +18,11 @@ import { SettledFileCache } from './settled-file-cache.ts'
 // would let a grant rewrite what runs at the next commit. The line: a
 // change to the part of a `package.json` these keys make (their values,
 // and the package scripts those values name, as `npm run lint` or the
-// `pre-commit` package's `["lint"]` runs them) is the person's; any
-// other change stays the agent's.
+// `pre-commit` package's `["lint"]` runs them) is the person's, and so is
+// a change to a script a hook or a tool's config elsewhere runs by name
+// (`npm test` in `.husky/pre-commit`, as husky's own set-up writes it;
+// tool-config-programs.ts `packageScriptsRun`); any other change stays the
+// agent's.
 
 /** The keys at a package.json's top that hold what runs at a git event. */
 const TOP_KEYS = [
@@ -45,6 +50,24 @@ const CONFIG_KEYS = ['ghooks', 'pre-git']
  *  carry one of the keys: its hook part is unknown. */
 const UNREADABLE = '\0unreadable'
 
+/** A package.json as read: its object, `UNREADABLE`, or `none` for text
+ *  that is no JSON object and names no key. */
+type Parsed = Record<string, unknown> | typeof UNREADABLE | 'none'
+
+const NO_NAMES: ReadonlySet<string> = new Set()
+
+function parsePackage(text: string): Parsed {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  if (isObject(parsed)) return parsed
+  const quoted = [...TOP_KEYS, ...CONFIG_KEYS].some((key) => text.includes(`"${key}"`))
+  return quoted ? UNREADABLE : 'none'
+}
+
 /**
  * The part of a package.json's text that hooks run, as one string to
  * compare: the keys' values and every script of the package they name,
@@ -53,23 +76,22 @@ const UNREADABLE = '\0unreadable'
  * carries none unless a key's name stands in it, quoted: then its part is
  * unknown (`UNREADABLE`), and a change to it is the person's.
  */
-export function packageHookPart(text: string): string {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    parsed = undefined
-  }
-  if (!isObject(parsed)) {
-    const quoted = [...TOP_KEYS, ...CONFIG_KEYS].some((key) => text.includes(`"${key}"`))
-    return quoted ? UNREADABLE : ''
-  }
+export function packageHookPart(text: string, hooked: ReadonlySet<string> = NO_NAMES): string {
+  return partOf(parsePackage(text), hooked)
+}
+
+function partOf(parsed: Parsed, hooked: ReadonlySet<string>): string {
+  if (parsed === 'none') return ''
+  if (parsed === UNREADABLE) return UNREADABLE
   const config = isObject(parsed['config']) ? parsed['config'] : {}
   const part: Record<string, unknown> = {}
   for (const key of TOP_KEYS) if (Object.hasOwn(parsed, key)) part[key] = parsed[key]
   for (const key of CONFIG_KEYS) if (Object.hasOwn(config, key)) part[`config.${key}`] = config[key]
-  if (Object.keys(part).length === 0) return ''
   const scripts = isObject(parsed['scripts']) ? parsed['scripts'] : {}
+  // The scripts a hook or a config elsewhere runs by name.
+  const run = Object.keys(scripts).filter((name) => hooked.has(name))
+  if (Object.keys(part).length === 0 && run.length === 0) return ''
+  part['run by a hook'] = run
   const named: Record<string, unknown> = {}
   // Each script named by what is kept so far, until no new one is.
   for (let text = JSON.stringify(part), grew = true; grew;) {
@@ -91,13 +113,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Each package.json's hook part, read again only when the file changes:
  *  the sandbox's walk looks at every one in the workspace. */
-const PACKAGES_READ = new SettledFileCache(packageHookPart)
+const PACKAGES_READ = new SettledFileCache(parsePackage)
 
 /** The hook part of the package.json at `file` now: empty when it is not
  *  there, unknown (`UNREADABLE`) when it is but cannot be read. */
-function hookPartNow(file: string): string {
-  const part = PACKAGES_READ.read(file)
-  if (part !== null) return part
+function hookPartNow(file: string, hooked: ReadonlySet<string>): string {
+  const parsed = PACKAGES_READ.read(file)
+  if (parsed !== null) return partOf(parsed, hooked)
   try {
     return lstatSync(file, { throwIfNoEntry: false }) === undefined ? '' : UNREADABLE
   } catch {
@@ -113,8 +135,8 @@ export function isPackageManifest(name: string): boolean {
 
 /** Whether the package.json at `file` carries a key hooks run (or cannot
  *  be read, and may): the sandbox keeps such a file read-only. */
-export function carriesPackageHooks(file: string): boolean {
-  return hookPartNow(file) !== ''
+export function carriesPackageHooks(file: string, hooked: ReadonlySet<string>): boolean {
+  return hookPartNow(file, hooked) !== ''
 }
 
 /** The text of a package.json's hook part that may name a file a hook
@@ -141,9 +163,11 @@ export function packageHooksChanged(
 ): PersonOnly | null {
   for (const file of new Set(resolved)) {
     if (!isPackageManifest(path.basename(file))) continue
-    const now = hookPartNow(file)
+    const git = gitPlacesOf(path.dirname(file))
+    const hooked = git === null ? NO_NAMES : packageScriptsRun(git)
+    const now = hookPartNow(file, hooked)
     const written = newTextOf(touch)
-    const changed = written === null ? now !== '' : now !== packageHookPart(written)
+    const changed = written === null ? now !== '' : now !== packageHookPart(written, hooked)
     if (changed || now === UNREADABLE) {
       return {
         path: file,
@@ -162,4 +186,10 @@ function newTextOf(touch: ActionTouch): string | null {
   if (!own || touch.toolName !== 'write_file') return null
   const args = touch.arguments
   return isObject(args) && typeof args['content'] === 'string' ? args['content'] : null
+}
+
+/** A package.json's scripts, by name; none when it cannot be read. */
+export function packageScriptsOf(text: string): Record<string, unknown> {
+  const parsed = parsePackage(text)
+  return typeof parsed === 'object' && isObject(parsed['scripts']) ? parsed['scripts'] : {}
 }

@@ -15,7 +15,7 @@ import { statOfTheMoment } from './judgment-moment.ts'
 import { carriesPackageHooks, isPackageManifest } from './package-hooks.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
-import { toolConfigPrograms } from './tool-config-programs.ts'
+import { packageScriptsRun, toolConfigPrograms } from './tool-config-programs.ts'
 import { LONGEST_FOLDER_RULE_SEGMENTS, sensitivePath } from './sensitive-paths.ts'
 import { childFolder, followLink, type WalkedFolder } from './walk-links.ts'
 
@@ -211,6 +211,7 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
   let truncated = false
   const nested = new Set<string>()
   const bare: string[] = []
+  const manifests: string[] = []
   let level: WalkedFolder[] = [{ relative: '', at: real, above: [], levels: null }]
   while (level.length > 0 && !truncated) {
     const next: WalkedFolder[] = []
@@ -247,9 +248,9 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
         // Kept at its real path: under a link (`.vscode -> editor/vscode`)
         // that is where the file is, which a bind or a rename acts on.
         if (sensitivePath(judged) !== null) table.push(path.join(at, entry.name))
-        // A package.json whose keys say what hooks run (package-hooks.ts).
-        else if (isPackageManifest(entry.name) && carriesPackageHooks(path.join(at, entry.name)))
-          table.push(path.join(at, entry.name))
+        // A package.json is looked at once the repositories are known
+        // (package-hooks.ts).
+        else if (isPackageManifest(entry.name)) manifests.push(path.join(at, entry.name))
         else if (!NOT_WALKED.has(entry.name)) {
           // A folder that is a link is read as the folder it leads to,
           // judged by the link's name: the person's editor, CI and git
@@ -279,6 +280,12 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
     ...[...bare, ...commons].map((bareFolder) => bareGitPlacesOf(bareFolder)),
   ]
   const found = repositories.filter((git) => git !== null)
+  // A package.json whose keys say what hooks run, or holding a script a
+  // hook of these repositories runs by name.
+  const hooked = new Set(found.flatMap((git) => [...packageScriptsRun(git)]))
+  for (const manifest of manifests) {
+    if (carriesPackageHooks(manifest, hooked)) table.push(manifest)
+  }
   const places: GitPlace[] = []
   for (const git of found) {
     places.push({ path: git.gitFolder, kind: 'git-folder' })

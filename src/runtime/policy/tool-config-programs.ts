@@ -3,7 +3,7 @@ import path from 'node:path'
 import { GIT_HOOK_NAMES } from './git-hook-names.ts'
 import { HOOK_TOOL_CONFIG_PATTERNS } from './hook-tool-configs.ts'
 import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
-import { packageHookText } from './package-hooks.ts'
+import { packageHookText, packageScriptsOf } from './package-hooks.ts'
 import { keyedPlaces, type KeyedPlaces } from './tool-config-keys.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
@@ -60,9 +60,27 @@ interface ConfigWords {
   runsOnOpen: boolean
   /** What its keys name even without a `/`. */
   keyed: KeyedPlaces
+  /** The package scripts it runs by name (`npm test`, `yarn lint`). */
+  scripts: string[]
+  /** Of a package.json, its scripts, by name. */
+  packageScripts?: Record<string, unknown>
 }
 
 const NO_KEYED: KeyedPlaces = { folders: [], files: [], configs: [] }
+
+/** A package script run by name: `npm test`, `npm run -s lint`, `yarn
+ *  lint`, `pnpm run check`, an editor's npm task's `"script": "watch"`. */
+const SCRIPT_RUN =
+  /\b(?:npm|pnpm|yarn|bun)(?:\s+--?[\w-]+)*\s+(?:run(?:-script)?(?:\s+--?[\w-]+)*\s+)?([\w:.-]+)|"script"\s*:\s*"([\w:.-]+)"/g
+
+/** The scripts `text` runs by name, with what npm runs around each
+ *  (`pretest`, `posttest`); `npm t` is `npm test`. */
+function scriptsRun(text: string): string[] {
+  const names = [...text.matchAll(SCRIPT_RUN)].map((match) => match[1] ?? match[2] ?? '')
+  return [...new Set(names.map((name) => (name === 't' || name === 'tst' ? 'test' : name)))]
+    .filter((name) => name !== '')
+    .flatMap((name) => [name, `pre${name}`, `post${name}`])
+}
 
 /** What each config says, read again only when the file changes: every
  *  door judges every action with this, one stat per config. */
@@ -70,6 +88,7 @@ const CONFIGS_READ = new SettledFileCache<ConfigWords>((text) => ({
   words: pathWords(text),
   runsOnOpen: /folderOpen/.test(text),
   keyed: keyedPlaces(plainOf(text)),
+  scripts: scriptsRun(text),
 }))
 
 /** A package.json's words, of the part its hook keys make alone
@@ -79,6 +98,8 @@ const PACKAGES_READ = new SettledFileCache<ConfigWords>((text) => ({
   words: pathWords(packageHookText(text)),
   runsOnOpen: false,
   keyed: NO_KEYED,
+  scripts: [],
+  packageScripts: packageScriptsOf(text),
 }))
 
 /** The folders listed for the configs in them, listed again only when a
@@ -154,7 +175,33 @@ export function toolConfigPrograms(
   hooksFolders: readonly string[],
   seen: RealPathsSeen = realPathsOfTheMoment(),
 ): ToolProgram[] {
+  return configsAt(top, hooksFolders, seen).programs
+}
+
+/**
+ * The package scripts that the hooks of the repository `git` describes,
+ * and the tools' configs at its top, run by name (`npm test` in
+ * `.husky/pre-commit`, as husky's own set-up writes it): what such a
+ * script says runs at the person's next commit, or as they open or enter
+ * the folder (package-hooks.ts). None for a bare repository.
+ */
+export function packageScriptsRun(
+  git: { top: string; gitFolder: string; commonFolder: string | null; hooksFolders: string[] },
+  seen: RealPathsSeen = realPathsOfTheMoment(),
+): ReadonlySet<string> {
+  if (git.top === git.gitFolder) return new Set()
+  const hooks = [path.join(git.commonFolder ?? git.gitFolder, 'hooks'), ...git.hooksFolders]
+  return configsAt(git.top, hooks, seen).scripts
+}
+
+/** What `toolConfigPrograms` and `packageScriptsRun` read. */
+function configsAt(
+  top: string,
+  hooksFolders: readonly string[],
+  seen: RealPathsSeen,
+): { programs: ToolProgram[]; scripts: Set<string> } {
   const found = new Map<string, ToolProgram>()
+  const scripts = new Set<string>()
   const add = (
     config: string,
     cls: ToolProgram['class'],
@@ -194,6 +241,7 @@ export function toolConfigPrograms(
     // opens; the others run when the person starts them.
     if (path.basename(config) === 'tasks.json' && !said.runsOnOpen) return
     add(config, cls, said.words)
+    for (const script of said.scripts) scripts.add(script)
     const { folders, files, configs } = said.keyed
     const named = (values: readonly string[]) => values.filter((value) => PATH_LIKE.test(value))
     add(config, cls, named([...files, ...configs]))
@@ -229,7 +277,16 @@ export function toolConfigPrograms(
       if (GIT_HOOK_NAMES.has(name.toLowerCase())) read(path.join(folder, name), 'git')
     }
   }
-  return [...found.values()]
+  // What the package scripts a hook runs by name say: a file they name
+  // runs as one a hook names does.
+  const manifest = atTop.has('package.json')
+    ? PACKAGES_READ.read(path.join(top, 'package.json'))
+    : null
+  for (const name of scripts) {
+    const script = manifest?.packageScripts?.[name]
+    if (typeof script === 'string') add(path.join(top, 'package.json'), 'git', pathWords(script))
+  }
+  return { programs: [...found.values()], scripts }
 }
 
 /** The names in `folder`, none when it cannot be listed (not there, not a
