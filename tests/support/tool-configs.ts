@@ -72,6 +72,12 @@ export const TOOL_CONFIGS: ReadonlyArray<{
     script: 'scripts/husky.sh',
   },
   {
+    row: 'a script at the top a husky hook runs through node',
+    config: '.husky/pre-push',
+    text: 'node --no-warnings check-push.js\n',
+    script: 'check-push.js',
+  },
+  {
     row: "lint-staged's command",
     config: '.lintstagedrc.json',
     text: '{ "*.ts": ["./scripts/staged.sh"] }\n',

@@ -28,13 +28,15 @@ import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
 // opening the folder, entering it). A script CI runs on the next push, a
 // build task the person starts, a package's `scripts`, run when the person
 // runs the project, are the project's code, which the agent is there to
-// change. A CI workflow itself stays in the table.
+// change (but for those a hook runs by name: package-hooks.ts). A CI
+// workflow itself stays in the table.
 //
 // No parser reads these YAML, TOML and JSON files: each is read as text,
 // and every word in it that holds a `/` (`./scripts/check.sh`,
 // `${workspaceFolder}/scripts/setup.sh`, `{{config_root}}/bin/x`) names a
 // file, wherever in the file it stands, a comment or a key no tool runs
-// included. A reading that keeps more than the tool runs costs the person
+// included; so does the word after an interpreter (`node check.js`), and
+// a few keys' values (tool-config-keys.ts). A reading that keeps more than the tool runs costs the person
 // a question about that file; one that keeps less would let a grant
 // rewrite what runs. A word that is a folder (`files: ^src/`) names no
 // file, and keeps nothing (the doors match the file itself, the sandbox
@@ -341,16 +343,36 @@ const PATH_LIKE = /^[\p{L}\p{N}_.~@+%/-]+$/u
  */
 function pathWords(text: string): string[] {
   const plain = plainOf(text)
-  const words = plain
-    .split(/[\s;|&()<>`'"=,[\]{}]+/)
-    .filter(
-      (word) =>
-        word.includes('/') && PATH_LIKE.test(word) && !word.startsWith('-') && !word.endsWith('/'),
-    )
+  const all = plain.split(/[\s;|&()<>`'"=,[\]{}]+/)
+  const words = all.filter(
+    (word) =>
+      word.includes('/') && PATH_LIKE.test(word) && !word.startsWith('-') && !word.endsWith('/'),
+  )
   const entries = [...plain.matchAll(/^[\s-]*entry:\s*['"]?([^\s'"#]+)/gm)].map(
     (match) => match[1] ?? '',
   )
-  return [...new Set([...words, ...entries.filter((entry) => entry !== '')])]
+  return [...new Set([...words, ...entries, ...interpreted(all)].filter((word) => word !== ''))]
+}
+
+/** Programs that run the file named after their options, from where they
+ *  run (`node check.js`, `bash setup.sh`, `. ./env.sh`). */
+const INTERPRETERS = new Set([
+  ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'source', '.'],
+  ...['node', 'deno', 'bun', 'tsx', 'ts-node', 'python', 'python3', 'ruby', 'perl', 'php'],
+])
+
+/** The word after each interpreter's options in `words`: a script at the
+ *  top though it holds no `/`. (`deno run`, `bun run` skip the `run`.) */
+function interpreted(words: readonly string[]): string[] {
+  const out: string[] = []
+  for (let index = 0; index < words.length; index += 1) {
+    if (!INTERPRETERS.has(path.basename(words[index] ?? ''))) continue
+    let next = index + 1
+    while ((words[next] ?? '').startsWith('-') || words[next] === 'run') next += 1
+    const word = words[next] ?? ''
+    if (PATH_LIKE.test(word) && !word.endsWith('/')) out.push(word)
+  }
+  return out
 }
 
 /** `text` with what a path starts from when the tool runs it (a variable,
