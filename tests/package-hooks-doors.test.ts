@@ -192,7 +192,7 @@ describe.runIf(HAS_BWRAP)("Assent's command sandbox, in a real bubblewrap", () =
 
 describe("an external agent's change", () => {
   let place: ReturnType<typeof askerWorldInTempWorkspace>
-  const fileChange = (folder: string) =>
+  const fileChange = (folder: string, diff = '@@ -1 +1 @@\n-x\n+y\n') =>
     codexRequest({
       kind: 'file-changes',
       changes: [
@@ -200,7 +200,7 @@ describe("an external agent's change", () => {
           path: join(place.workspace, folder, 'package.json'),
           change: 'update',
           movePath: null,
-          diff: '@@ -1 +1 @@\n-x\n+y\n',
+          diff,
           oldText: null,
           newText: null,
         },
@@ -227,6 +227,18 @@ describe("an external agent's change", () => {
     'is left to the person by the reviewer and the webhook: a change to a package.json with %s',
     async (_row, { folder }) => {
       await leftToThePersonByEach(place.world, () => fileChange(folder))
+    },
+  )
+
+  // Its diff is all that is known of the new text, and nothing walks the
+  // workspace after a file change: the lines it adds are read.
+  it.each(ADDING)(
+    'is left to the person by the reviewer and the webhook: a diff that makes %s',
+    async (_row, { folder, before, after }) => {
+      const added = Object.keys(after).filter((key) => !Object.hasOwn(before, key))
+      const lines = added.map((key) => `+  ${JSON.stringify(key)}: ${JSON.stringify(after[key])},`)
+      const diff = `@@ -1,2 +1,${2 + lines.length} @@\n {\n${lines.join('\n')}\n   "name": "x"\n`
+      await leftToThePersonByEach(place.world, () => fileChange(folder, diff))
     },
   )
 })

@@ -167,7 +167,10 @@ export function packageHooksChanged(
     const hooked = git === null ? NO_NAMES : packageScriptsRun(git)
     const now = hookPartNow(file, hooked)
     const written = newTextOf(touch)
-    const changed = written === null ? now !== '' : now !== packageHookPart(written, hooked)
+    const changed =
+      written === null
+        ? now !== '' || mentionsHookKey(touch.arguments, hooked)
+        : now !== packageHookPart(written, hooked)
     if (changed || now === UNREADABLE) {
       return {
         path: file,
@@ -177,6 +180,29 @@ export function packageHooksChanged(
     }
   }
   return null
+}
+
+/**
+ * Whether any text of the action names one of the keys, or a script a
+ * hook runs, as a JSON key (`"simple-git-hooks":`, `"test":`): the lines
+ * an external agent's diff adds, the content an MCP tool writes. Where
+ * the whole new text is not known, a change that adds such a key to a
+ * package.json carrying none is told by this; an external agent's file
+ * change is judged only before it is made, with no walk after it.
+ */
+function mentionsHookKey(value: unknown, hooked: ReadonlySet<string>): boolean {
+  const names = [...TOP_KEYS, ...CONFIG_KEYS, ...hooked].map((name) =>
+    name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  )
+  const key = new RegExp(`"(?:${names.join('|')})"\\s*:`)
+  const seen = (inner: unknown, depth: number): boolean => {
+    if (typeof inner === 'string') return key.test(inner)
+    if (typeof inner !== 'object' || inner === null) return false
+    // Deeper than any tool's arguments hold a file's text: asks.
+    if (depth > 16) return true
+    return Object.values(inner).some((each) => seen(each, depth + 1))
+  }
+  return seen(value, 0)
 }
 
 /** The whole new text of the one file the action writes, when the tool
