@@ -52,6 +52,9 @@ export const PERSON_ONLY_PATHS: readonly string[] = [
   // hooks.
   '.lintstagedrc.json',
   'simple-git-hooks.json',
+  // What husky sources before every hook, where the home folder is the
+  // workspace or the turn was widened to it.
+  '.config/husky/init.sh',
   '.vscode/tasks.json',
   '.github/workflows/ci.yml',
   // What AI agents start and allow without asking.
@@ -378,6 +381,7 @@ const FOLDERS = [
   '.git/worktrees/w',
   '.ssh',
   '.config/fish/conf.d',
+  '.config/husky',
   '.codex/rules',
   '.husky',
   '.git-hooks/pre_commit',

@@ -164,11 +164,12 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
   ...rules('git', 'name', ['.hgrc', '.sapling.conf'], true, VCS_WHY),
   // Where hook managers keep the hooks git runs through them: overcommit
   // loads its own hooks from `.git-hooks`, lefthook its local scripts
-  // from `.lefthook-local`.
+  // from `.lefthook-local`; husky sources `~/.config/husky/init.sh`
+  // before every hook of every repository.
   ...rules(
     'git',
     'folder',
-    ['.husky', '.githooks', '.lefthook', '.lefthook-local', '.git-hooks'],
+    ['.husky', '.githooks', '.lefthook', '.lefthook-local', '.git-hooks', '.config/husky'],
     false,
     GIT_WHY,
   ),

@@ -59,6 +59,7 @@ describe('sensitivePathReason', () => {
     // What a hook runs through husky's and simple-git-hooks' own configs,
     // and what lint-staged, nano-staged and commitlint run or load when a
     // hook calls them, wherever the config stands.
+    '/home/u/.config/husky/init.sh',
     'repo/.huskyrc',
     'repo/.huskyrc.json',
     'repo/husky.config.js',
