@@ -111,7 +111,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Each package.json's hook part, read again only when the file changes:
+/** Each package.json as read, read again only when the file changes:
  *  the sandbox's walk looks at every one in the workspace. */
 const PACKAGES_READ = new SettledFileCache(parsePackage)
 
@@ -152,10 +152,12 @@ export function packageHookText(text: string): string {
  * known: the change is the person's when its hook part differs from the
  * file's now. Of any other action (a command, an MCP tool, an external
  * agent's change, whose full new text is not known here), one naming a
- * package.json that carries such a key is the person's; one naming a
- * package.json that carries none is the agent's, and what it adds is
- * found after the action as what it made (made-person-only.ts: the walk
- * counts a package.json that carries one).
+ * package.json that carries such a key is the person's, and so is one
+ * whose text names such a key (`mentionsHookKey`); any other is the
+ * agent's, and what a command or an MCP tool adds is found after it as
+ * what it made (made-person-only.ts: the walk counts a package.json that
+ * carries one). The scripts hooks run by name are those of the
+ * repository holding the package.json.
  */
 export function packageHooksChanged(
   touch: ActionTouch,
