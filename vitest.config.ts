@@ -17,5 +17,8 @@ export default defineConfig({
     // once per run when out/ is missing or older than its sources.
     globalSetup: ['tests/support/build-once.ts'],
     setupFiles: ['tests/support/dom-wait-ceiling.ts'],
+    // Names every test that did not run, just before vitest's summary, and
+    // fails the run for one under ASSENT_REQUIRE_ALL=1 (scripts/skip-report.ts).
+    reporters: ['./scripts/skip-report.ts', 'default'],
   },
 })
