@@ -57,7 +57,13 @@ describe('no MCP server asks the person for input before its call is allowed', (
           id: 'notes',
           name: 'Notes',
           transport,
-          allowed_tools: ['write_note', 'write_note.preview', 'ask_title', 'ask_and_go'],
+          allowed_tools: [
+            'write_note',
+            'write_note.preview',
+            'ask_title',
+            'ask_and_go',
+            'ask_then_cancel',
+          ],
         },
         {
           id: 'docs',
@@ -218,6 +224,39 @@ describe('no MCP server asks the person for input before its call is allowed', (
         'the server to be told cancel',
       )
       await rm(log)
+    },
+  )
+
+  it.each(['a room', 'assent-gateway'])(
+    'through %s, a form its server cancels is withdrawn while the call still runs: the person cannot answer it',
+    async (name) => {
+      const door = doors[name] as Door
+      const call = door.start('ask_then_cancel', {})
+      const asked = await firstAsked(door)
+      if (!('approval' in asked)) throw new Error('a form was shown before the call was allowed')
+      expect(await decide(harness, asked.approval, 'allow-once')).toBe(200)
+      const shown = await firstAsked(door)
+      if (!('form' in shown)) throw new Error('the allowed call asked for no form')
+      expect(shown.form.form?.message).toBe('A title, though I may stop waiting for it')
+      await writeFile(join(notesDir, 'cancel-form'), '')
+      const roomId = await door.room()
+      const form = await eventually(async () => {
+        const found = (await inputRequests(harness, roomId)).find(
+          (request) => request.id === shown.form.id,
+        )
+        return found?.status === 'pending' ? undefined : found
+      }, 'the form its server cancelled to be withdrawn')
+      expect(form?.status).toBe('stale')
+      const late = { action: 'accept', content: { title: 'too late' } }
+      expect((await respond(harness, shown.form.id, late)).status).toBe(409)
+      // Its call still runs: the server's cancellation withdrew the form,
+      // not the end of the call.
+      const log = join(notesDir, 'cancelled.log')
+      expect(await readFile(log, 'utf8')).toContain('cancelled: ')
+      await writeFile(join(notesDir, 'end-call'), '')
+      expect(await call).toBe('done')
+      for (const file of ['cancel-form', 'end-call', 'cancelled.log'])
+        await rm(join(notesDir, file))
     },
   )
 })

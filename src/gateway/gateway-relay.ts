@@ -78,7 +78,9 @@ export class GatewayRelay implements McpClientRelay {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
       this.sample(server, request.params, extra),
     )
-    installElicitation(client, (params, alone) => this.options.elicit(server.id, params, alone))
+    installElicitation(client, (params, alone, cancelled) =>
+      this.options.elicit(server.id, params, alone, cancelled),
+    )
     client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
       this.roots(server, extra.signal),
     )

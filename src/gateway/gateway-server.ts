@@ -94,14 +94,14 @@ export class AssentGateway {
       { capabilities: { tools: { listChanged: true } } },
     )
     this.elicitation = new McpElicitationRouter<GatewayCall>(
-      async (call, form) => {
+      async (call, form, over) => {
         // The router asks nobody before the call runs as allowed (a
         // preview asking, a read-only manifest's call nobody was asked
         // about), nor beside another request to its server; a ticket
         // without a way to the person (an asker that cannot reach them)
         // asks nobody either.
         if (!call.ticket?.elicit) return { action: 'cancel' }
-        return call.ticket.elicit(form)
+        return call.ticket.elicit(form, over)
       },
       (error) => options.log(`assent-gateway: a form was not shown: ${String(error)}`),
     )

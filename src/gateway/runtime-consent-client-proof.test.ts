@@ -68,7 +68,8 @@ const DOORS: Array<{
   {
     door: "a server's form",
     route: /\/elicitations$/,
-    use: async (client) => (await client.ask(REQUEST)).elicit?.({ message: 'Title?' }),
+    use: async (client) =>
+      (await client.ask(REQUEST)).elicit?.({ message: 'Title?' }, new AbortController().signal),
   },
 ]
 

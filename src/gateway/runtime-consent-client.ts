@@ -184,7 +184,7 @@ export class RuntimeConsentClient implements McpConsentPort {
         )
         return Promise.resolve()
       },
-      elicit: (form) => this.elicit(callId, form),
+      elicit: (form, over) => this.elicit(callId, form, over),
     }
   }
 
@@ -209,14 +209,32 @@ export class RuntimeConsentClient implements McpConsentPort {
   }
 
   /** A server's form during the allowed call `callId`: shown in the
-   *  gateway room, its answer long-polled like a call's outcome. */
-  private async elicit(callId: string, form: ElicitationForm): Promise<ElicitResult> {
+   *  gateway room, its answer long-polled like a call's outcome. Once the
+   *  call is over or its server cancelled the request (`over`), the form is
+   *  withdrawn, so the person is not left answering what nobody waits for;
+   *  the runtime also withdraws a call's forms once its result is reported. */
+  private async elicit(
+    callId: string,
+    form: ElicitationForm,
+    over: AbortSignal,
+  ): Promise<ElicitResult> {
     const parse = (value: unknown) => GatewayElicitationStateSchema.parse(value)
     let state = parse(await this.send('POST', `/v1/gateway/calls/${callId}/elicitations`, form))
+    const path = `/v1/gateway/elicitations/${state.requestId}`
     while (state.status === 'pending') {
-      state = parse(await this.send('GET', `/v1/gateway/elicitations/${state.requestId}`))
+      if (over.aborted) {
+        const timeout = AbortSignal.timeout(WITHDRAW_TIMEOUT_MS)
+        state = parse(await this.send('POST', `${path}/withdraw`, undefined, timeout))
+        break
+      }
+      try {
+        state = parse(await this.send('GET', path, undefined, over))
+      } catch (error) {
+        // The long poll cut short by `over` is followed by the withdrawal.
+        if (!over.aborted) throw error
+      }
     }
-    return state.outcome
+    return state.status === 'answered' ? state.outcome : { action: 'cancel' }
   }
 
   /** One long poll of the gateway room's mode. */

@@ -51,6 +51,7 @@ describe('renderer allowlist: the classification', () => {
         'POST /v1/gateway/calls/:callId/result',
         'POST /v1/gateway/calls/:callId/elicitations',
         'GET /v1/gateway/elicitations/:requestId',
+        'POST /v1/gateway/elicitations/:requestId/withdraw',
       ].sort(),
     )
   })

@@ -245,6 +245,12 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
     access: 'main-only',
     reason: "the MCP gateway's route: reads the answer to a server's request for input",
   },
+  {
+    method: 'POST',
+    pattern: '/v1/gateway/elicitations/:requestId/withdraw',
+    access: 'main-only',
+    reason: "the MCP gateway's route: withdraws a form its server no longer waits for",
+  },
 ]
 
 const METHODS: ReadonlySet<string> = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'DELETE'])

@@ -74,8 +74,10 @@ export interface McpConsentTicket {
   byGrant?: true
   report(result: { ok: boolean; output: string }): Promise<void>
   /** Asks the person to fill a form the server sent during this allowed
-   *  call (MCP elicitation), where the asker can: the gateway's tickets. */
-  elicit?(form: ElicitationForm): Promise<ElicitResult>
+   *  call (MCP elicitation), where the asker can: the gateway's tickets.
+   *  `over` aborts once the call ends or the server cancels the request:
+   *  the form is then withdrawn. */
+  elicit?(form: ElicitationForm, over: AbortSignal): Promise<ElicitResult>
 }
 
 /** Port to whoever asks the person: the runtime's gate in the runtime, the

@@ -81,6 +81,20 @@ export class GatewayElicitations {
     return { requestId: opened.request.id, status: 'pending' }
   }
 
+  /** The gateway's server cancelled its request, or the call is over: the
+   *  form is withdrawn if still open (its outcome becomes `cancel`), and
+   *  its outcome handed out, then forgotten. Like `state`, only for the
+   *  gateway that opened the form: nobody else is given its request id. */
+  async withdrawn(requestId: string): Promise<GatewayElicitationState> {
+    const entry = this.open.get(requestId)
+    if (!entry) throw new Refusal('unknown_request', 'unknown gateway elicitation')
+    this.withdraw(requestId)
+    // Settled at once: by the withdrawal, or by an answer that came first.
+    await entry.settled
+    this.open.delete(requestId)
+    return { requestId, status: 'answered', outcome: entry.outcome ?? { action: 'cancel' } }
+  }
+
   /** The answer once the person gave it, or `pending` after `waitMs`. An
    *  answer is handed out once, then forgotten. */
   async state(requestId: string, waitMs: number): Promise<GatewayElicitationState> {

@@ -17,7 +17,9 @@ import type { McpToolDefinition } from './mcp-tool-definition.ts'
  * form) plugs in: McpElicitationRouter's, in the runtime and in the
  * gateway. It gets the request's params as they arrived, unparsed, and
  * whether the request the form came during is the only one the server has
- * not answered (`installElicitation`). Without a handler or a relay the client does not
+ * not answered (`installElicitation`), and a signal that aborts when the
+ * server cancels its request (`notifications/cancelled`): a form it no
+ * longer waits for is withdrawn. Without a handler or a relay the client does not
  * declare the capability, so a conforming server never asks, and one that
  * asks anyway gets "method not found".
  */
@@ -25,6 +27,7 @@ export type McpElicitationHandler = (
   serverId: string,
   params: unknown,
   alone: boolean,
+  cancelled: AbortSignal,
 ) => Promise<ElicitResult>
 
 /** A configured server, plus what only Assent itself may add: tools of its
@@ -104,7 +107,9 @@ export class McpConnection {
     this.options.relay?.install(client, this.server)
     const onElicitation = this.options.onElicitation
     if (onElicitation) {
-      installElicitation(client, (params, alone) => onElicitation(this.server.id, params, alone))
+      installElicitation(client, (params, alone, cancelled) =>
+        onElicitation(this.server.id, params, alone, cancelled),
+      )
     }
     client.onclose = () => {
       this.client = undefined

@@ -10,6 +10,9 @@ const REQUEST = {
   },
 }
 
+/** The server's side of a request it never cancels. */
+const LIVE = new AbortController().signal
+
 /** A form of `fields` fields, each described at the most a field may be:
  *  32 fit in MAX_FORM_JSON_CHARS, 33 do not. */
 function describedForm(fields: number) {
@@ -51,7 +54,7 @@ describe('McpElicitationRouter', () => {
     const result = await elicitation.during(
       'notes',
       { roomId: 'r1', turnId: 't1' },
-      runs(() => elicitation.handle('notes', REQUEST, true)),
+      runs(() => elicitation.handle('notes', REQUEST, true, LIVE)),
     )
     expect(result).toEqual({ action: 'accept', content: { title: 'T' } })
     expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
@@ -63,9 +66,9 @@ describe('McpElicitationRouter', () => {
       'notes',
       { roomId: 'r1', turnId: 't1' },
       async (running) => {
-        const before = await elicitation.handle('notes', REQUEST, true)
+        const before = await elicitation.handle('notes', REQUEST, true, LIVE)
         running(true)
-        return [before, await elicitation.handle('notes', REQUEST, true)]
+        return [before, await elicitation.handle('notes', REQUEST, true, LIVE)]
       },
     )
     expect(result).toEqual([{ action: 'cancel' }, { action: 'accept', content: { title: 'T' } }])
@@ -74,14 +77,14 @@ describe('McpElicitationRouter', () => {
 
   it('cancels, asking nobody, when no call or several calls to the server are in flight', async () => {
     const { elicitation, asked } = router()
-    expect(await elicitation.handle('notes', REQUEST, true)).toEqual({ action: 'cancel' })
+    expect(await elicitation.handle('notes', REQUEST, true, LIVE)).toEqual({ action: 'cancel' })
     let release: () => void = () => {}
     const held = new Promise<void>((resolve) => (release = resolve))
     const first = elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, () => held)
     const second = elicitation.during(
       'notes',
       { roomId: 'r2', turnId: 't2' },
-      runs(() => elicitation.handle('notes', REQUEST, true)),
+      runs(() => elicitation.handle('notes', REQUEST, true, LIVE)),
     )
     expect(await second).toEqual({ action: 'cancel' })
     release()
@@ -90,7 +93,7 @@ describe('McpElicitationRouter', () => {
     const other = await elicitation.during(
       'docs',
       { roomId: 'r3', turnId: 't3' },
-      runs(() => elicitation.handle('notes', REQUEST, true)),
+      runs(() => elicitation.handle('notes', REQUEST, true, LIVE)),
     )
     expect(other).toEqual({ action: 'cancel' })
     expect(asked).toEqual([])
@@ -101,7 +104,7 @@ describe('McpElicitationRouter', () => {
     const result = await elicitation.during(
       'notes',
       { roomId: 'r1', turnId: 't1' },
-      runs(() => elicitation.handle('notes', REQUEST, false)),
+      runs(() => elicitation.handle('notes', REQUEST, false, LIVE)),
     )
     expect(result).toEqual({ action: 'cancel' })
     expect(asked).toEqual([])
@@ -111,7 +114,7 @@ describe('McpElicitationRouter', () => {
     const { elicitation, asked } = router()
     const result = await elicitation.during('notes', { roomId: 'r1', turnId: 't1' }, (running) => {
       running(false)
-      return elicitation.handle('notes', REQUEST, true)
+      return elicitation.handle('notes', REQUEST, true, LIVE)
     })
     expect(result).toEqual({ action: 'cancel' })
     expect(asked).toEqual([])
@@ -130,7 +133,7 @@ describe('McpElicitationRouter', () => {
       'notes',
       { roomId: 'r1', turnId: 't1' },
       runs(async () => {
-        await elicitation.handle('notes', REQUEST, true)
+        await elicitation.handle('notes', REQUEST, true, LIVE)
         expect(signals[0]?.aborted).toBe(false)
       }),
     )
@@ -138,12 +141,43 @@ describe('McpElicitationRouter', () => {
     expect(signals[0]?.aborted).toBe(true)
   })
 
+  it('withdraws a form its server cancelled while the call still runs, and asks nobody for one cancelled already', async () => {
+    const signals: AbortSignal[] = []
+    const elicitation = new McpElicitationRouter(
+      async (_call, _form, over) => {
+        signals.push(over)
+        // Answered only once withdrawn, as a form in a room is.
+        await new Promise((resolve) => over.addEventListener('abort', resolve, { once: true }))
+        return { action: 'cancel' as const }
+      },
+      () => undefined,
+    )
+    const cancelled = new AbortController()
+    await elicitation.during(
+      'notes',
+      { roomId: 'r1', turnId: 't1' },
+      runs(async () => {
+        const form = elicitation.handle('notes', REQUEST, true, cancelled.signal)
+        expect(signals).toHaveLength(1)
+        expect(signals[0]?.aborted).toBe(false)
+        cancelled.abort()
+        expect(await form).toEqual({ action: 'cancel' })
+        // The call has not ended: the server's cancellation withdrew it.
+        expect(signals[0]?.aborted).toBe(true)
+        expect(await elicitation.handle('notes', REQUEST, true, cancelled.signal)).toEqual({
+          action: 'cancel',
+        })
+      }),
+    )
+    expect(signals).toHaveLength(1)
+  })
+
   it('cancels when the asker cannot reach the person, and reports it', async () => {
     const { elicitation, errors } = router()
     const result = await elicitation.during(
       'notes',
       { roomId: 'r1', turnId: 't1' },
-      runs(() => elicitation.handle('notes', { ...REQUEST, message: 'bad' }, true)),
+      runs(() => elicitation.handle('notes', { ...REQUEST, message: 'bad' }, true, LIVE)),
     )
     expect(result).toEqual({ action: 'cancel' })
     expect(errors).toHaveLength(1)
@@ -157,7 +191,7 @@ describe('McpElicitationRouter', () => {
       elicitation.during(
         'notes',
         { roomId: 'r1', turnId: 't1' },
-        runs(() => elicitation.handle('notes', params, true)),
+        runs(() => elicitation.handle('notes', params, true, LIVE)),
       )
     expect(await during(fits)).toEqual({ action: 'accept', content: { title: 'T' } })
     expect(asked).toEqual([{ roomId: 'r1', turnId: 't1' }])
@@ -204,7 +238,9 @@ describe('McpElicitationRouter', () => {
     const result = await elicitation.during(
       'notes',
       { roomId: 'r1', turnId: 't1' },
-      runs(() => elicitation.handle('notes', { ...REQUEST, requestedSchema: described }, true)),
+      runs(() =>
+        elicitation.handle('notes', { ...REQUEST, requestedSchema: described }, true, LIVE),
+      ),
     )
     expect(result).toEqual({ action: 'decline' })
     expect(asked).toEqual([REQUEST.requestedSchema])
@@ -223,7 +259,7 @@ describe('McpElicitationRouter', () => {
       const { elicitation, asked, errors } = router()
       const refused = await elicitation
         .during('notes', { roomId: 'r1', turnId: 't1' }, () =>
-          elicitation.handle('notes', params, true),
+          elicitation.handle('notes', params, true, LIVE),
         )
         .then(
           () => undefined,

@@ -14,7 +14,8 @@ export const RAW_REQUEST_METHODS = ['elicitation/create'] as const
  * Answers a server's `elicitation/create` on `client` with `answer`, the
  * request's params read as they arrived, and whether the request the form
  * came during is the one thing the client awaits from the server
- * (`alone`). The SDK's own handler parses it with the
+ * (`alone`), and the signal the SDK aborts when the server cancels the
+ * request (`notifications/cancelled`). The SDK's own handler parses it with the
  * SDK's schema first, and answers one outside it (a nested object, a list
  * of objects, a type no field has) with an internal error whose message is
  * the parser's dump, before Assent sees it; read here, every schema a form
@@ -24,14 +25,14 @@ export const RAW_REQUEST_METHODS = ['elicitation/create'] as const
  */
 export function installElicitation(
   client: Client,
-  answer: (params: unknown, alone: boolean) => Promise<ElicitResult>,
+  answer: (params: unknown, alone: boolean, cancelled: AbortSignal) => Promise<ElicitResult>,
 ): void {
   const inFlight = requestsInFlight(client)
-  client.fallbackRequestHandler = async (request) => {
+  client.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'elicitation/create') {
       throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found')
     }
-    return answer(request.params, inFlight() === 1)
+    return answer(request.params, inFlight() === 1, extra.signal)
   }
 }
 
@@ -109,8 +110,9 @@ export interface ElicitationForm {
 /** Turns an elicitation into a form for the person, for the call it came
  *  during: a form in that call's room (the runtime), or the runtime's
  *  gateway route for that call (the gateway). `ended` aborts once the call
- *  is over: a form still open then is withdrawn (the runtime's gateway
- *  routes withdraw a gateway call's once its result is reported). */
+ *  is over, or once the server cancels the request: a form still open then
+ *  is withdrawn (the runtime's gateway routes also withdraw a gateway
+ *  call's once its result is reported). */
 export type AskPersonForForm<Call> = (
   call: Call,
   form: ElicitationForm,
@@ -192,6 +194,7 @@ export class McpElicitationRouter<Call = RoomCall> {
     serverId: string,
     params: unknown,
     alone: boolean,
+    cancelled: AbortSignal,
   ): Promise<ElicitResult> => {
     let form: ElicitationForm
     try {
@@ -203,8 +206,13 @@ export class McpElicitationRouter<Call = RoomCall> {
     const calls = this.active.get(serverId) ?? []
     const routed = calls.length === 1 && alone ? calls[0] : undefined
     if (routed === undefined || !routed.asks) return { action: 'cancel' }
+    // A form the server cancelled goes as a form of an ended call does:
+    // the person is not left answering a question nobody waits for, and
+    // an answer typed later reaches no one.
+    const over = AbortSignal.any([routed.ended.signal, cancelled])
+    if (over.aborted) return { action: 'cancel' }
     try {
-      return await this.ask(routed.call, form, routed.ended.signal)
+      return await this.ask(routed.call, form, over)
     } catch (error) {
       // An asker that cannot reach the person: nobody is asked, and the
       // server hears that the request was not answered.

@@ -43,6 +43,7 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'POST', pattern: '/v1/gateway/calls/:callId/result' },
   { method: 'POST', pattern: '/v1/gateway/calls/:callId/elicitations' },
   { method: 'GET', pattern: '/v1/gateway/elicitations/:requestId' },
+  { method: 'POST', pattern: '/v1/gateway/elicitations/:requestId/withdraw' },
 ]
 
 /** Fails the start when the router and the table disagree. */

@@ -111,5 +111,17 @@ export function gatewayRoutes(deps: {
         )
       },
     },
+    {
+      // The server cancelled its request (or the call ended) before the
+      // person answered: the form goes, rather than wait for its call's
+      // report while the person may still be filling it in.
+      method: 'POST',
+      pattern: '/v1/gateway/elicitations/:requestId/withdraw',
+      gatewayMayCall: true,
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        sendJson(res, 200, await deps.elicitations.withdrawn(routeParam(params, 'requestId')))
+      },
+    },
   ]
 }
