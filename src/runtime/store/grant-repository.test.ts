@@ -66,3 +66,21 @@ describe('findMcpGrant', () => {
     },
   )
 })
+
+describe('a grant read again', () => {
+  it('answers for nothing, reported at every read, once its row is changed after it verified', () => {
+    const problems: string[] = []
+    stores = sqliteStores(db, { mac: MAC, onTampered: (problem) => problems.push(problem.problem) })
+    storedGrant('g3', 'resources/read', 'mcp')
+    expect(stores.grants.findMcpGrant(ROOM_ID, key('resources/read'))?.id).toBe('g3')
+    expect(stores.grants.listActive(ROOM_ID).map((grant) => grant.id)).toEqual(['g3'])
+    // Widened on disk to every tool of the server.
+    db.prepare("UPDATE grants SET scope = 'mcp-server', mcp_tool_list_hash = ? WHERE id = ?").run(
+      HASH,
+      'g3',
+    )
+    expect(stores.grants.findMcpGrant(ROOM_ID, key('prompts/get'))).toBeUndefined()
+    expect(stores.grants.listActive(ROOM_ID)).toEqual([])
+    expect(problems).toEqual(['mac_mismatch', 'mac_mismatch'])
+  })
+})

@@ -6,6 +6,7 @@ import type { GrantStore, McpGrantKey } from '../ports/grant-store.ts'
 import type { AuditAppender } from './audit-log.ts'
 import { inTransaction } from './database.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
+import { VerifiedRows } from './verified-rows.ts'
 
 export interface GrantRepositoryOptions {
   mac: IntegrityMac
@@ -21,6 +22,7 @@ export interface GrantRepositoryOptions {
 export class SqliteGrantRepository implements GrantStore {
   private readonly db: DatabaseSync
   private readonly options: GrantRepositoryOptions
+  private readonly verifiedRows = new VerifiedRows<Grant | undefined>()
 
   constructor(db: DatabaseSync, options: GrantRepositoryOptions) {
     this.db = db
@@ -78,45 +80,57 @@ export class SqliteGrantRepository implements GrantStore {
     )
   }
 
-  /** The rows whose MACs verify, as grants; each other row is reported. */
+  /** The rows whose MACs verify, as grants; each other row is reported.
+   *  A row unchanged since it verified is not verified again: every
+   *  judgment reads the room's grants. */
   private verified(rows: ReadonlyArray<Record<string, unknown>>): Grant[] {
     const grants: Grant[] = []
     for (const row of rows) {
-      const raw = rawGrant(row)
-      const mac = row.mac == null ? null : String(row.mac)
-      if (!this.options.mac.verify('grant', sealedGrantContent(raw), mac)) {
-        this.options.onTampered({
-          table: 'grants',
-          rowId: raw.id,
-          roomId: raw.roomId,
-          problem: mac === null ? 'mac_missing' : 'mac_mismatch',
-          foundMac: mac,
-        })
-        continue
-      }
-      const command = raw.commandJson === null ? null : parseCommand(raw.commandJson)
-      if (command === undefined) continue
-      grants.push({
-        id: raw.id,
-        roomId: raw.roomId,
-        toolName: raw.toolName,
-        ...(raw.scope === null ? {} : { scope: raw.scope }),
-        command,
-        ...(raw.path === null ? {} : { path: raw.path }),
-        ...(raw.mcpServerId === null || raw.mcpDefinitionHash === null
-          ? {}
-          : {
-              mcp: {
-                serverId: raw.mcpServerId,
-                definitionHash: raw.mcpDefinitionHash,
-                ...(raw.mcpToolListHash === null ? {} : { toolListHash: raw.mcpToolListHash }),
-              },
-            }),
-        approvalId: raw.approvalId,
-        createdAt: raw.createdAt,
+      const grant = this.verifiedRows.read(String(row.id), row, () => {
+        const value = this.readGrant(row)
+        return { value, keep: value !== undefined }
       })
+      if (grant !== undefined) grants.push(grant)
     }
     return grants
+  }
+
+  /** The row as a grant; undefined, and reported, when its MAC does not
+   *  verify, or undefined when its command cannot be read. */
+  private readGrant(row: Record<string, unknown>): Grant | undefined {
+    const raw = rawGrant(row)
+    const mac = row.mac == null ? null : String(row.mac)
+    if (!this.options.mac.verify('grant', sealedGrantContent(raw), mac)) {
+      this.options.onTampered({
+        table: 'grants',
+        rowId: raw.id,
+        roomId: raw.roomId,
+        problem: mac === null ? 'mac_missing' : 'mac_mismatch',
+        foundMac: mac,
+      })
+      return undefined
+    }
+    const command = raw.commandJson === null ? null : parseCommand(raw.commandJson)
+    if (command === undefined) return undefined
+    return {
+      id: raw.id,
+      roomId: raw.roomId,
+      toolName: raw.toolName,
+      ...(raw.scope === null ? {} : { scope: raw.scope }),
+      command,
+      ...(raw.path === null ? {} : { path: raw.path }),
+      ...(raw.mcpServerId === null || raw.mcpDefinitionHash === null
+        ? {}
+        : {
+            mcp: {
+              serverId: raw.mcpServerId,
+              definitionHash: raw.mcpDefinitionHash,
+              ...(raw.mcpToolListHash === null ? {} : { toolListHash: raw.mcpToolListHash }),
+            },
+          }),
+      approvalId: raw.approvalId,
+      createdAt: raw.createdAt,
+    }
   }
 
   /** The active, verified grant for exactly this MCP tool definition, or

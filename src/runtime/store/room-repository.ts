@@ -12,6 +12,7 @@ import type {
 import type { AuditAppender, SqliteAuditLog } from './audit-log.ts'
 import { inTransaction } from './database.ts'
 import type { IntegrityMac, OnTampered } from './integrity-mac.ts'
+import { VerifiedRows } from './verified-rows.ts'
 
 export type { PermissionRequestRow, RoomRow, StoredRoom } from '../ports/room-store.ts'
 
@@ -32,6 +33,9 @@ export interface RoomRepositoryOptions {
 export class SqliteRoomRepository implements RoomStore {
   private readonly db: DatabaseSync
   private readonly options: RoomRepositoryOptions
+  /** A room is read several times per decision (its policy, its folder,
+   *  its grants' standing): an unchanged row is verified and parsed once. */
+  private readonly verified = new VerifiedRows<StoredRoom>()
 
   constructor(db: DatabaseSync, options: RoomRepositoryOptions) {
     this.db = db
@@ -275,6 +279,13 @@ export class SqliteRoomRepository implements RoomStore {
   }
 
   private toRoom(row: Record<string, unknown>): StoredRoom {
+    return this.verified.read(String(row.id), row, () => {
+      const room = this.readRoom(row)
+      return { value: room, keep: room.integrity === 'ok' }
+    })
+  }
+
+  private readRoom(row: Record<string, unknown>): StoredRoom {
     const raw = rawRoom(row)
     const mac = row.mac == null ? null : String(row.mac)
     const kind: RoomKind = raw.kind === 'group' ? 'group' : 'direct'
