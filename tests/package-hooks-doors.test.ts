@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { AgentIdentity } from '../src/contracts/agent-request.ts'
+import { AGENT_FILE_CHANGE_TOOL, type AgentIdentity } from '../src/contracts/agent-request.ts'
 import type { GatewayCallState } from '../src/contracts/mcp-gateway.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../src/contracts/mcp-config.ts'
 import { personOnlyAtStart, settleMadePersonOnly } from '../src/runtime/policy/made-person-only.ts'
@@ -31,6 +31,7 @@ import {
   layPackages,
   packageText,
   PLAIN_PACKAGE,
+  SPELLED_HOOK_CHANGES,
 } from './support/package-hooks-table.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
@@ -130,6 +131,18 @@ describe('the rule every door applies', () => {
       ...changing(workspace, file),
     ]
     for (const touch of touches) expect(GRANT(touch), touch.toolName).toBe('grant')
+  })
+
+  // An external agent's file change, as its grant on one file and the
+  // deciders read it (the change as stored: the agent's own fields).
+  it.each(SPELLED_HOOK_CHANGES)('no grant answers an external agent’s change: %s', (_row, made) => {
+    const touch = {
+      toolName: AGENT_FILE_CHANGE_TOOL,
+      arguments: { agent: AGENT, changes: [made(workspace)] },
+      workspace,
+    }
+    expect(personOnlyReason(touch)).toMatchObject({ class: 'git' })
+    expect(GRANT(touch)).toBeUndefined()
   })
 
   it.each(ADDING)('a call nothing contains that made %s has it moved aside', (_row, row) => {
@@ -239,6 +252,16 @@ describe("an external agent's change", () => {
       const lines = added.map((key) => `+  ${JSON.stringify(key)}: ${JSON.stringify(after[key])},`)
       const diff = `@@ -1,2 +1,${2 + lines.length} @@\n {\n${lines.join('\n')}\n   "name": "x"\n`
       await leftToThePersonByEach(place.world, () => fileChange(folder, diff))
+    },
+  )
+
+  it.each(SPELLED_HOOK_CHANGES)(
+    'is left to the person by the reviewer and the webhook: %s',
+    async (_row, made) => {
+      const change = made(place.workspace)
+      await leftToThePersonByEach(place.world, () =>
+        codexRequest({ kind: 'file-changes', changes: [change] }),
+      )
     },
   )
 })

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { ExternalFileChange } from '../../src/runtime/external-agents/external-agent-port.ts'
 import { realGit } from './real-git.ts'
 
 /**
@@ -120,6 +121,87 @@ export const PLAIN_PACKAGE = {
   after: { name: 'k', scripts: { start: 'node server.js' } },
 }
 
+/** A file that is no package.json, carrying a hook key: moved onto one,
+ *  its text is the package.json's. */
+export const HOOKS_ELSEWHERE = 'docs/hooks.json'
+
+/**
+ * An external agent's file changes that give the package.json of
+ * `ADDING_HOOKS`' first row (or a new one) a hook key, where no line of
+ * the change holds `"key":` as written: JSON lets a key stand apart from
+ * its colon and spell a letter as an escape, and a move's text is the
+ * file moved. A file change is judged only before it is made (nothing
+ * walks the workspace after it), so each is the person's.
+ */
+export const SPELLED_HOOK_CHANGES: ReadonlyArray<
+  readonly [string, (workspace: string) => ExternalFileChange]
+> = [
+  [
+    'a key on one line of a diff, its colon on the next',
+    (ws) =>
+      diffOf(ws, ' {\n+  "simple-git-hooks"\n+  : { "commit-msg": "sh x" },\n   "name": "g",'),
+  ],
+  [
+    'a key and its colon with a removed line between',
+    (ws) =>
+      diffOf(
+        ws,
+        ' {\n+  "simple-git-hooks"\n-  "name": "g",\n+  : { "commit-msg": "sh x" }, "name": "g",',
+      ),
+  ],
+  [
+    'a key spelled with an escape, in a diff',
+    (ws) =>
+      diffOf(ws, ' {\n+  "simple\\u002dgit-hooks": { "commit-msg": "sh x" },\n   "name": "g",'),
+  ],
+  [
+    "a key spelled with an escape, in an ACP change's new text",
+    (ws) => ({
+      path: join(ws, 'adds-simple', 'package.json'),
+      change: 'update',
+      movePath: null,
+      diff: null,
+      oldText: packageText(ADDING_HOOKS[0]?.before ?? {}),
+      newText: '{ "name": "g", "simple\\u002dgit-hooks": { "commit-msg": "sh x" } }\n',
+    }),
+  ],
+  [
+    'a file carrying a hook key moved onto a package.json with none',
+    (ws) => moveOf(ws, join(ws, 'adds-simple', 'package.json')),
+  ],
+  [
+    'a file carrying a hook key moved to a new package.json',
+    (ws) => moveOf(ws, join(ws, 'docs', 'package.json')),
+  ],
+]
+
+/** A change to adds-simple/package.json by a diff of `lines`, whose
+ *  counts match them (so the window draws it line by line). */
+function diffOf(workspace: string, lines: string): ExternalFileChange {
+  const marks = lines.split('\n').map((line) => line[0])
+  const old = marks.filter((mark) => mark !== '+').length
+  const added = marks.filter((mark) => mark !== '-').length
+  return {
+    path: join(workspace, 'adds-simple', 'package.json'),
+    change: 'update',
+    movePath: null,
+    diff: `@@ -1,${old} +1,${added} @@\n${lines}\n`,
+    oldText: null,
+    newText: null,
+  }
+}
+
+function moveOf(workspace: string, movePath: string): ExternalFileChange {
+  return {
+    path: join(workspace, HOOKS_ELSEWHERE),
+    change: 'update',
+    movePath,
+    diff: '@@ -1 +1 @@\n-{ "name": "x",\n+{ "name": "y",\n',
+    oldText: null,
+    newText: null,
+  }
+}
+
 /** The text a package.json is written with. */
 export const packageText = (value: Record<string, unknown>): string =>
   `${JSON.stringify(value, null, 2)}\n`
@@ -137,4 +219,9 @@ export function layPackages(ceiling: string, workspace: string): void {
     mkdirSync(join(workspace, folder), { recursive: true })
     writeFileSync(join(workspace, folder, 'package.json'), packageText(before))
   }
+  mkdirSync(join(workspace, 'docs'), { recursive: true })
+  writeFileSync(
+    join(workspace, HOOKS_ELSEWHERE),
+    '{ "name": "x",\n  "simple-git-hooks": { "commit-msg": "sh x" } }\n',
+  )
 }

@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs'
 import path from 'node:path'
+import { AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import type { ActionTouch, PersonOnly } from './person-only.ts'
 import { gitPlacesOf } from './git-hooks-folder.ts'
@@ -181,6 +182,32 @@ export function packageHooksChanged(
       }
     }
   }
+  const moved = hooksMovedIn(touch)
+  return moved === null ? null : { path: moved, class: 'git', reason: HOOK_KEYS_WHY }
+}
+
+/**
+ * The package.json an external agent's file change moves another file
+ * onto (or to, where there is none), when the file moved carries a hook
+ * key or cannot be read and may: the package.json's new text is that
+ * file's, which no field of the change holds, and nothing walks the
+ * workspace after a file change to find what it made. Null when there is
+ * none.
+ */
+function hooksMovedIn(touch: ActionTouch): string | null {
+  if (touch.toolName !== AGENT_FILE_CHANGE_TOOL || touch.mcpServerId !== undefined) return null
+  const args = touch.arguments
+  const changes = isObject(args) && Array.isArray(args['changes']) ? args['changes'] : []
+  for (const change of changes) {
+    if (!isObject(change)) continue
+    const { path: from, movePath } = change
+    if (typeof from !== 'string' || typeof movePath !== 'string') continue
+    if (!isPackageManifest(path.basename(movePath))) continue
+    const target = path.resolve(touch.workspace, movePath)
+    const git = gitPlacesOf(path.dirname(target))
+    const hooked = git === null ? NO_NAMES : packageScriptsRun(git)
+    if (hookPartNow(path.resolve(touch.workspace, from), hooked) !== '') return target
+  }
   return null
 }
 
@@ -197,14 +224,59 @@ function mentionsHookKey(value: unknown, hooked: ReadonlySet<string>): boolean {
     name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
   )
   const key = new RegExp(`"(?:${names.join('|')})"\\s*:`)
+  // JSON lets a key stand apart from its colon, on a line of its own, and
+  // spell any letter of it as an escape (`"simple\u002dgit-hooks"`), which
+  // JSON.parse reads as the key: each string is read as written, with its
+  // escapes read, and as the new side of a diff (its added and kept lines,
+  // without their marks), so no spelling hides a key the new text holds.
   const seen = (inner: unknown, depth: number): boolean => {
-    if (typeof inner === 'string') return key.test(inner)
+    if (typeof inner === 'string') return spellingsOf(inner).some((text) => key.test(text))
     if (typeof inner !== 'object' || inner === null) return false
     // Deeper than any tool's arguments hold a file's text: asks.
     if (depth > 16) return true
+    // A change as the window draws it holds a line a string: its new side
+    // is read whole too, so a key and its colon on lines of their own are
+    // read together.
+    const side = newSideOfLines(inner)
+    if (side !== null && spellingsOf(side).some((text) => key.test(text))) return true
     return Object.values(inner).some((each) => seen(each, depth + 1))
   }
   return seen(value, 0)
+}
+
+/** The lines of a hunk as the window draws it (`{ op, text }`, in
+ *  file-change.ts), the ones it removes left out, as one text; null for
+ *  anything else. */
+function newSideOfLines(value: object): string | null {
+  const lines = (value as { lines?: unknown }).lines
+  if (!Array.isArray(lines)) return null
+  return lines
+    .filter(
+      (line): line is { op: unknown; text: string } =>
+        isObject(line) && typeof line['text'] === 'string',
+    )
+    .filter((line) => line.op !== 'remove')
+    .map((line) => line.text)
+    .join('\n')
+}
+
+/** `text` as written, with its JSON escapes read, and as the new side
+ *  of a diff, escapes read too. */
+function spellingsOf(text: string): string[] {
+  const newSide = text
+    .split(/\r?\n/)
+    .filter((line) => !line.startsWith('-') && !line.startsWith('@@'))
+    .map((line) => (line.startsWith('+') || line.startsWith(' ') ? line.slice(1) : line))
+    .join('\n')
+  return [text, newSide].flatMap((each) => [each, jsonEscapesRead(each)])
+}
+
+/** `text` with the escapes a JSON string may spell a letter with read
+ *  (`\u002d` as `-`, `\/` as `/`); any other backslash is left as it is. */
+function jsonEscapesRead(text: string): string {
+  return text.replace(/\\(?:u([0-9a-fA-F]{4})|(\/))/g, (_all, hex?: string, slash?: string) =>
+    hex === undefined ? (slash ?? '') : String.fromCharCode(Number.parseInt(hex, 16)),
+  )
 }
 
 /** The whole new text of the one file the action writes, when the tool
