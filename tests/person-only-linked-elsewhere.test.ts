@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import { AGENT_COMMAND_TOOL } from '../src/contracts/agent-request.ts'
+import { AGENT_COMMAND_TOOL, AGENT_TOOL_CALL_TOOL } from '../src/contracts/agent-request.ts'
 import type { ApprovalSummary } from '../src/contracts/approval.ts'
 import { link, mkdir, realpath, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { personOnlyReason, type ActionTouch } from '../src/runtime/policy/person-only.ts'
+import { mcpTouch, personOnlyReason, type ActionTouch } from '../src/runtime/policy/person-only.ts'
 import type { ActionReviewer } from '../src/runtime/policy/reviewer.ts'
+import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
+import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
+import {
+  agentCommandRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  commandLeftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 import { ApproverServer, signedReply } from './support/approver-server.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import {
@@ -33,6 +42,8 @@ import type { RuntimeHarness } from './support/runtime-harness.ts'
  */
 
 const COMMAND = 'ls docs'
+const MAC = new IntegrityMac(Buffer.alloc(32, 37))
+const AGENT = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' } as const
 
 interface Placement {
   name: string
@@ -145,9 +156,11 @@ async function freshWorkspace(): Promise<string> {
   return realpath(await layPersonOnlyWorkspace(workspace, { hardLinkedHook: false }))
 }
 
-/** Assent's own command in `workspace`, each way it is spelled, and an
+/** Assent's own command in `workspace`, each way it is spelled; an
  *  external agent's (run in the agent's own sandbox, which keeps `.git`
- *  read-only and hides keys by their names as Assent's does). */
+ *  read-only and hides keys by their names as Assent's does, or in none),
+ *  as Codex asks for a command and as an ACP agent's own tool runs one;
+ *  and an MCP server's shell tool (run in no sandbox at all). */
 function commandTouches(workspace: string): ActionTouch[] {
   return [
     { toolName: 'run_command', arguments: { argv: COMMAND.split(' ') }, workspace },
@@ -158,6 +171,15 @@ function commandTouches(workspace: string): ActionTouch[] {
       arguments: { commandLine: COMMAND, argv: null, cwd: workspace },
       workspace,
     },
+    {
+      toolName: AGENT_TOOL_CALL_TOOL,
+      arguments: { toolKind: 'execute', title: 'Run', input: { command: COMMAND } },
+      workspace,
+    },
+    mcpTouch(
+      { serverId: 'shell', toolName: 'execute', arguments: { command: COMMAND } },
+      workspace,
+    ),
   ]
 }
 
@@ -242,6 +264,24 @@ describe.each(LINKED_ELSEWHERE)('$name', (placement) => {
     const file = await placement.make(workspace, harness.root)
     for (const touch of commandTouches(workspace)) {
       expect(personOnlyReason(touch)).toMatchObject({ class: 'linked-elsewhere', path: file })
+    }
+  })
+
+  // An external agent's command, as Codex asks for one and as an ACP
+  // agent's own tool runs one: the reviewer and the webhook answer it
+  // before the other name is made, and leave it to the person after.
+  it("an external agent's command: the reviewer and the webhook answer it before, and not after", async () => {
+    const place = askerWorldInTempWorkspace('assent-linked-agent-', MAC, AGENT)
+    try {
+      await layPersonOnlyWorkspace(place.workspace, { hardLinkedHook: false })
+      for (const decider of ALLOWING_DECIDERS) {
+        const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
+        await answersEach(asker, agentCommandRequests(COMMAND, place.workspace))
+      }
+      await placement.make(place.workspace, harness.root)
+      await commandLeftToThePersonByEach(place.world, COMMAND, place.workspace)
+    } finally {
+      place.dispose()
     }
   })
 

@@ -1,9 +1,15 @@
 import { expect } from 'vitest'
-import type { ExternalActionRequest } from '../../src/runtime/external-agents/external-agent-port.ts'
+import type {
+  ExternalActionRequest,
+  ExternalApprovalAsker,
+} from '../../src/runtime/external-agents/external-agent-port.ts'
 import { policyForMode } from '../../src/runtime/policy/permission-modes.ts'
 import type { ActionReviewer } from '../../src/runtime/policy/reviewer.ts'
 import type { DelegatedApprover } from '../../src/runtime/ports/delegated-approver.ts'
-import type { ExternalAskerWorld } from '../../src/runtime/test-support/external-asker.ts'
+import {
+  codexRequest,
+  type ExternalAskerWorld,
+} from '../../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../../src/runtime/test-support/sqlite-stores.ts'
 import { eventually } from './runtime-harness.ts'
 
@@ -62,5 +68,84 @@ export async function leftToThePersonByEach(
       decidedBy: 'user',
     })
     expect(await answer).toBe('deny')
+  }
+}
+
+/**
+ * A command line as each external agent asks to run it in `cwd`: Codex's
+ * command approval, and an ACP agent's own tool of kind `execute`
+ * (claude-agent-acp's Bash), whose raw input carries it. Both run outside
+ * Assent's sandbox.
+ */
+export function agentCommandRequests(
+  commandLine: string,
+  cwd: string,
+): Array<() => ExternalActionRequest> {
+  return [
+    () => codexRequest({ kind: 'command', commandLine, argv: null, cwd }),
+    () => ({
+      ...codexRequest({
+        kind: 'tool',
+        toolKind: 'execute',
+        title: commandLine,
+        input: { command: commandLine, cwd },
+        locations: [],
+      }),
+      protocol: 'acp',
+    }),
+  ]
+}
+
+/** `leftToThePersonByEach` for `commandLine` as each external agent asks
+ *  to run it (`agentCommandRequests`). */
+export async function commandLeftToThePersonByEach(
+  world: ExternalAskerWorld,
+  commandLine: string,
+  cwd: string,
+): Promise<void> {
+  for (const request of agentCommandRequests(commandLine, cwd)) {
+    await leftToThePersonByEach(world, request)
+  }
+}
+
+/**
+ * A change to the file at `path` (absolute) as each external agent asks
+ * to make one: Codex's diff, and an ACP agent's old and new text.
+ */
+export function agentFileChangeRequests(path: string): Array<() => ExternalActionRequest> {
+  const change = { path, change: 'update', movePath: null } as const
+  return [
+    () =>
+      codexRequest({
+        kind: 'file-changes',
+        changes: [{ ...change, diff: '@@ -1 +1 @@\n-x\n+y\n', oldText: null, newText: null }],
+      }),
+    () => ({
+      ...codexRequest({
+        kind: 'file-changes',
+        changes: [{ ...change, diff: null, oldText: 'x\n', newText: 'y\n' }],
+      }),
+      protocol: 'acp',
+    }),
+  ]
+}
+
+/** `leftToThePersonByEach` for a change to `path` as each external agent
+ *  asks to make it (`agentFileChangeRequests`). */
+export async function fileChangeLeftToThePersonByEach(
+  world: ExternalAskerWorld,
+  path: string,
+): Promise<void> {
+  for (const request of agentFileChangeRequests(path)) await leftToThePersonByEach(world, request)
+}
+
+/** Asks `asker` each of `requests` and expects each allowed: the control
+ *  that shows a door answers what the rule leaves to it. */
+export async function answersEach(
+  asker: ExternalApprovalAsker,
+  requests: ReadonlyArray<() => ExternalActionRequest>,
+): Promise<void> {
+  for (const request of requests) {
+    expect(await asker.ask(request(), new AbortController().signal)).toBe('allow-once')
   }
 }

@@ -153,16 +153,17 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
         'it has other names (hard links), any of which may be a file only a person may change, such as a git hook',
     }
   }
-  // An external agent's command runs in the agent's own sandbox, which
-  // keeps `.git` read-only and hides keys by their names too, or in none:
-  // another name of a hook or a key in the workspace reaches past either,
-  // unnamed. Looked for when the workspace could be walked whole (its
-  // commands never asked for a walk that stopped: no sandbox of Assent's
-  // relies on it).
-  if (touch.toolName === AGENT_COMMAND_TOOL && touch.mcpServerId === undefined) {
-    const walked = personOnlyPathsInRoots([touch.workspace])
+  // A command Assent's sandbox does not contain (an external agent's, as
+  // Codex or an ACP agent's own tool runs it, or an MCP server's shell
+  // tool) runs in the agent's own sandbox, which keeps `.git` read-only and
+  // hides keys by their names too, or in none: another name of a hook or a
+  // key in its folders reaches past either, unnamed. Looked for when they
+  // can be walked whole (no sandbox of Assent's relies on such a walk).
+  const ownCommand = touch.toolName === 'run_command' && touch.mcpServerId === undefined
+  if (agentCommand || (readings.length > 0 && !ownCommand)) {
+    const walked = personOnlyPathsInRoots(folders)
     if (walked.truncated === null && walked.unlistable.length === 0) {
-      const elsewhere = keptWithOtherNames(walked, [touch.workspace])
+      const elsewhere = keptWithOtherNames(walked, folders)
       if (elsewhere !== null) return elsewhere
     }
   }
