@@ -6,12 +6,14 @@ import { MAX_COPIED_PLACES } from '../src/runtime/policy/copied-places.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { mcpTouch, personOnlyReason } from '../src/runtime/policy/person-only.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import {
-  askerWorldInTempWorkspace,
-  codexRequest,
-} from '../src/runtime/test-support/external-asker.ts'
+import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
-import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
+import {
+  agentCommandRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  commandLeftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 import { openGatewayCall, shellToolRequest } from './support/gateway-call-request.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
@@ -25,8 +27,8 @@ import type { RuntimeHarness } from './support/runtime-harness.ts'
  * home folder beside the workspace), walked through every door that may
  * answer without the person: the rule as Assent's own command, an
  * external agent's command and an MCP shell tool read it; an external
- * agent's command through the approver webhook and a reviewer that allows
- * everything; and an MCP shell tool's grant, through the gateway. None may
+ * agent's command (Codex's, and an ACP agent's own tool's) through the
+ * approver webhook and a reviewer that allows everything; and an MCP shell tool's grant, through the gateway. None may
  * answer a row; each answers the controls, copies that write nothing only
  * a person may change.
  */
@@ -152,28 +154,21 @@ describe("an external agent's copy, through the webhook and a reviewer that allo
   })
   afterEach(() => place.dispose())
 
-  const command = (row: string) =>
-    codexRequest({
-      kind: 'command',
-      commandLine: spelled(row, home),
-      argv: null,
-      cwd: place.workspace,
-    })
-
   it.each(CONTROLS)('control: each answers %s', async (row) => {
     for (const decider of ALLOWING_DECIDERS) {
       const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      expect(await asker.ask(command(row), new AbortController().signal), decider.by).toBe(
-        'allow-once',
-      )
+      await answersEach(asker, agentCommandRequests(spelled(row, home), place.workspace))
     }
     expect(place.world.stores.approvals.listByRoom(ROOM_ID)).toMatchObject(
-      ALLOWING_DECIDERS.map((decider) => ({ status: 'allowed', decidedBy: decider.by })),
+      ALLOWING_DECIDERS.flatMap((decider) => [decider, decider]).map((decider) => ({
+        status: 'allowed',
+        decidedBy: decider.by,
+      })),
     )
   })
 
   it.each(ROWS)('neither answers %s: the person is asked', (row) =>
-    leftToThePersonByEach(place.world, () => command(row)),
+    commandLeftToThePersonByEach(place.world, spelled(row, home), place.workspace),
   )
 })
 

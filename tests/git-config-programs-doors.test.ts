@@ -12,11 +12,15 @@ import {
 } from '../src/runtime/policy/person-only.ts'
 import { personOnlyPathsIn } from '../src/runtime/policy/read-only-walk.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import {
-  askerWorldInTempWorkspace,
-  codexRequest,
-} from '../src/runtime/test-support/external-asker.ts'
-import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
+  agentCommandRequests,
+  agentFileChangeRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  commandLeftToThePersonByEach,
+  fileChangeLeftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 import { realGit } from './support/real-git.ts'
 
 /**
@@ -29,7 +33,8 @@ import { realGit } from './support/real-git.ts'
  * there is git's as a hook is: one table of them, walked through every
  * door that may answer a change to one without the person (a grant on
  * Assent's write tool or on an MCP server's, the reviewer and the webhook
- * that allow everything for an external agent's file change and command)
+ * that allow everything for an external agent's file change and command,
+ * Codex's and an ACP agent's)
  * and Assent's command sandbox, which keeps each read-only, with a control
  * script no setting names, answered at every door.
  */
@@ -109,28 +114,6 @@ describe('the rule every door applies', () => {
 
 describe("an external agent's change, on a repository cloned --shared", () => {
   let place: ReturnType<typeof askerWorldInTempWorkspace>
-  const fileChange = (script: string) =>
-    codexRequest({
-      kind: 'file-changes',
-      changes: [
-        {
-          path: join(place.workspace, script),
-          change: 'update',
-          movePath: null,
-          diff: '@@ -1 +1 @@\n-x\n+y\n',
-          oldText: null,
-          newText: null,
-        },
-      ],
-    })
-  const command = (script: string) =>
-    codexRequest({
-      kind: 'command',
-      commandLine: `cp x ${script}`,
-      argv: null,
-      cwd: place.workspace,
-    })
-
   beforeEach(() => {
     place = askerWorldInTempWorkspace('assent-config-programs-', MAC, AGENT)
     layRepository(place.root, place.workspace)
@@ -141,8 +124,8 @@ describe("an external agent's change, on a repository cloned --shared", () => {
     'control: $by answers a change to a script no setting names, and git fetch runs the first',
     async (decider) => {
       const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      const signal = new AbortController().signal
-      expect(await asker.ask(fileChange(CONTROL), signal)).toBe('allow-once')
+      await answersEach(asker, agentFileChangeRequests(join(place.workspace, CONTROL)))
+      await answersEach(asker, agentCommandRequests(`cp x ${CONTROL}`, place.workspace))
       execFileSync('git', ['fetch', '-q', 'origin'], {
         cwd: place.workspace,
         env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
@@ -154,8 +137,8 @@ describe("an external agent's change, on a repository cloned --shared", () => {
   it.each(SCRIPTS)(
     'is left to the person by the reviewer and the webhook: a change to %s',
     async (script) => {
-      await leftToThePersonByEach(place.world, () => fileChange(script))
-      await leftToThePersonByEach(place.world, () => command(script))
+      await fileChangeLeftToThePersonByEach(place.world, join(place.workspace, script))
+      await commandLeftToThePersonByEach(place.world, `cp x ${script}`, place.workspace)
     },
   )
 })

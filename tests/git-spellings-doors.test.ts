@@ -7,11 +7,13 @@ import type { GatewayCallState } from '../src/contracts/mcp-gateway.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { mcpTouch, personOnlyReason, type ActionTouch } from '../src/runtime/policy/person-only.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import {
-  askerWorldInTempWorkspace,
-  codexRequest,
-} from '../src/runtime/test-support/external-asker.ts'
-import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
+  agentCommandRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  commandLeftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 import { openGatewayCall, putFileRequest } from './support/gateway-call-request.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
 import { realGit } from './support/real-git.ts'
@@ -24,8 +26,9 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
  * table of such spellings, walked through every door that may answer
  * without the person: the rule itself (an external agent's command, an MCP
  * server's shell tool, Assent's own `run_command` for git's settings), the
- * approver webhook and a reviewer that allow everything (on a real
- * repository whose fetched commit rewrites a husky hook), and a grant for
+ * approver webhook and a reviewer that allow everything, for Codex's
+ * command and an ACP agent's own tool (on a real repository whose fetched
+ * commit rewrites a husky hook), and a grant for
  * an MCP shell tool called through the gateway. The controls beside them
  * are answered at every door, so the rule does not reach further than it
  * says.
@@ -141,8 +144,6 @@ describe("an external agent's command, on a real repository with a fetched commi
   let place: ReturnType<typeof askerWorldInTempWorkspace>
   const git = (cwd: string, ...args: string[]) => realGit(place.root, cwd, ...args)
   const hook = () => readFileSync(join(place.workspace, '.husky', 'pre-commit'), 'utf8')
-  const command = (line: string) =>
-    codexRequest({ kind: 'command', commandLine: line, argv: null, cwd: place.workspace })
 
   beforeEach(() => {
     place = askerWorldInTempWorkspace('assent-git-spellings-', MAC, AGENT)
@@ -163,16 +164,14 @@ describe("an external agent's command, on a real repository with a fetched commi
     'control: $by answers git status, and the spelling it would answer rewrites the hook',
     async (decider) => {
       const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      expect(await asker.ask(command('git status'), new AbortController().signal)).toBe(
-        'allow-once',
-      )
+      await answersEach(asker, agentCommandRequests('git status', place.workspace))
       execFileSync('sh', ['-c', 'git reset -q --har FETCH_HEAD'], { cwd: place.workspace })
       expect(hook()).toBe(EVIL)
     },
   )
 
   it.each(SPELLINGS)('is left to the person by the reviewer and the webhook: %s', async (line) => {
-    await leftToThePersonByEach(place.world, () => command(line))
+    await commandLeftToThePersonByEach(place.world, line, place.workspace)
     expect(hook()).toBe('npm test\n')
   })
 })

@@ -4,12 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import {
-  askerWorldInTempWorkspace,
-  codexRequest,
-} from '../src/runtime/test-support/external-asker.ts'
+import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import { ROOM_ID } from '../src/runtime/test-support/sqlite-stores.ts'
-import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
+import {
+  agentCommandRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  commandLeftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 import { realGit } from './support/real-git.ts'
 
 /**
@@ -18,7 +20,8 @@ import { realGit } from './support/real-git.ts'
  * what the commit holds is the agent's to choose (`git fetch <url>` brings
  * one from anywhere), and outside Assent's sandbox it rewrites the
  * person's `.husky/pre-commit` in place. Neither the approve-for-me
- * reviewer nor the approver webhook may answer it; the person is asked.
+ * reviewer nor the approver webhook may answer it, as Codex asks for it
+ * or as an ACP agent's own tool runs it; the person is asked.
  * Here on a real repository whose `feature` branch holds another hook, so
  * the control shows what an answered merge would have done.
  */
@@ -56,18 +59,14 @@ beforeEach(() => {
 })
 afterEach(() => place.dispose())
 
-const command = (line: string) =>
-  codexRequest({ kind: 'command', commandLine: line, argv: null, cwd: place.workspace })
-
 describe("an external agent's git command that writes a commit's files", () => {
   it.each(DECIDERS)(
     'control: $by answers git log, and the merge it would answer rewrites the hook',
     async (decider) => {
       const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      expect(await asker.ask(command('git log --oneline'), new AbortController().signal)).toBe(
-        'allow-once',
-      )
+      await answersEach(asker, agentCommandRequests('git log --oneline', place.workspace))
       expect(place.world.stores.approvals.listByRoom(ROOM_ID)).toMatchObject([
+        { status: 'allowed', decidedBy: decider.by },
         { status: 'allowed', decidedBy: decider.by },
       ])
       git('merge', '-q', 'feature')
@@ -76,7 +75,7 @@ describe("an external agent's git command that writes a commit's files", () => {
   )
 
   it.each(ROWS)('is left to the person by the reviewer and the webhook: %s', async (line) => {
-    await leftToThePersonByEach(place.world, () => command(line))
+    await commandLeftToThePersonByEach(place.world, line, place.workspace)
     expect(hook()).toBe('npm test\n')
   })
 })

@@ -24,11 +24,15 @@ import { CommandSandbox } from '../src/runtime/sandbox/command-sandbox.ts'
 import { sandboxedRun } from '../src/runtime/sandbox/test-support/sandboxed-run.ts'
 import { varTmpFolder } from '../src/runtime/sandbox/test-support/var-tmp-folder.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import {
-  askerWorldInTempWorkspace,
-  codexRequest,
-} from '../src/runtime/test-support/external-asker.ts'
-import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
+  agentCommandRequests,
+  agentFileChangeRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  commandLeftToThePersonByEach,
+  fileChangeLeftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 import { bubblewrapRequired } from './support/bubblewrap.ts'
 import { openGatewayCall, putFileRequest } from './support/gateway-call-request.ts'
 import { decide, roomGrants } from './support/policy-helpers.ts'
@@ -54,7 +58,8 @@ import {
  * walked through every door that may answer a change to one without the
  * person (a grant on Assent's write tool, on an MCP server's tool in a
  * room and at the gateway, the reviewer and the webhook for an external
- * agent's file change and command) and Assent's command sandbox in a real
+ * agent's file change and command, Codex's and an ACP agent's) and
+ * Assent's command sandbox in a real
  * bubblewrap, which keeps each read-only. The controls each door answers:
  * a script nothing names, one only a CI workflow names (the project's
  * code, run in CI on the next push), one only a build task names.
@@ -156,28 +161,6 @@ describe.runIf(HAS_BWRAP)("Assent's command sandbox, in a real bubblewrap", () =
 
 describe("an external agent's change", () => {
   let place: ReturnType<typeof askerWorldInTempWorkspace>
-  const fileChange = (script: string) =>
-    codexRequest({
-      kind: 'file-changes',
-      changes: [
-        {
-          path: join(place.workspace, script),
-          change: 'update',
-          movePath: null,
-          diff: '@@ -1 +1 @@\n-x\n+y\n',
-          oldText: null,
-          newText: null,
-        },
-      ],
-    })
-  const command = (script: string) =>
-    codexRequest({
-      kind: 'command',
-      commandLine: `cp x ${script}`,
-      argv: null,
-      cwd: place.workspace,
-    })
-
   beforeEach(() => {
     place = askerWorldInTempWorkspace('assent-tool-configs-', MAC, AGENT)
     layToolConfigs(place.root, place.workspace)
@@ -188,9 +171,8 @@ describe("an external agent's change", () => {
     'control: $by answers a change to a script nothing names, and git commit runs the husky hook’s script',
     async (decider) => {
       const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      expect(await asker.ask(fileChange(UNNAMED_SCRIPT), new AbortController().signal)).toBe(
-        'allow-once',
-      )
+      await answersEach(asker, agentFileChangeRequests(join(place.workspace, UNNAMED_SCRIPT)))
+      await answersEach(asker, agentCommandRequests(`cp x ${UNNAMED_SCRIPT}`, place.workspace))
       realGit(
         place.root,
         place.workspace,
@@ -209,8 +191,8 @@ describe("an external agent's change", () => {
   it.each(ROWS)(
     'is left to the person by the reviewer and the webhook: a change to what %s names',
     async (_row, script) => {
-      await leftToThePersonByEach(place.world, () => fileChange(script))
-      await leftToThePersonByEach(place.world, () => command(script))
+      await fileChangeLeftToThePersonByEach(place.world, join(place.workspace, script))
+      await commandLeftToThePersonByEach(place.world, `cp x ${script}`, place.workspace)
     },
   )
 })

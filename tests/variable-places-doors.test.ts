@@ -21,11 +21,13 @@ import { mcpTouch, personOnlyReason, type ActionTouch } from '../src/runtime/pol
 import { judgedPrivateMcpRead } from '../src/runtime/policy/private-read-approval.ts'
 import { sensitivePath } from '../src/runtime/policy/sensitive-paths.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import {
-  askerWorldInTempWorkspace,
-  codexRequest,
-} from '../src/runtime/test-support/external-asker.ts'
-import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
+  agentCommandRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  commandLeftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 
 /**
  * A command an external agent runs, outside Assent's sandbox, in a login
@@ -36,7 +38,8 @@ import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-dec
  * workspace; a command is no read, so the private-read rule never held it.
  * One table of such writes, walked through every door that may answer an
  * external agent's command without the person (the rule itself; the
- * reviewer and the webhook that allow everything, for Codex's command),
+ * reviewer and the webhook that allow everything, for Codex's command and
+ * an ACP agent's own tool),
  * and through the private-read rule that holds an MCP shell tool and an
  * ACP agent's own tool, with controls each door still answers. Assent's
  * own `run_command` writes only the roots its sandbox lets it, and is
@@ -102,8 +105,6 @@ describe('the rule every door applies', () => {
 describe("an external agent's command, in a shell that set the person's variables", () => {
   let place: ReturnType<typeof askerWorldInTempWorkspace>
   const home = () => join(place.root, 'home')
-  const command = (line: string) =>
-    codexRequest({ kind: 'command', commandLine: line, argv: null, cwd: place.workspace })
 
   beforeEach(() => {
     place = askerWorldInTempWorkspace('assent-variable-places-', MAC, AGENT)
@@ -118,9 +119,7 @@ describe("an external agent's command, in a shell that set the person's variable
     'control: $by answers cp x docs/, and the shell writes nvm.sh through NVM_DIR',
     async (decider) => {
       const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      expect(await asker.ask(command('cp x docs/'), new AbortController().signal)).toBe(
-        'allow-once',
-      )
+      await answersEach(asker, agentCommandRequests('cp x docs/', place.workspace))
       const nvm = join(home(), '.nvm', 'nvm.sh')
       // Read as written, a folder in the workspace that is not there.
       expect(existsSync(join(place.workspace, '${NVM_DIR}'))).toBe(false)
@@ -134,6 +133,6 @@ describe("an external agent's command, in a shell that set the person's variable
   )
 
   it.each(WRITES)('is left to the person by the reviewer and the webhook: %s', (line) =>
-    leftToThePersonByEach(place.world, () => command(line)),
+    commandLeftToThePersonByEach(place.world, line, place.workspace),
   )
 })
