@@ -21,7 +21,13 @@ import {
   askerWorldInTempWorkspace,
   codexRequest,
 } from '../src/runtime/test-support/external-asker.ts'
-import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-deciders.ts'
+import {
+  agentFileChangeRequests,
+  ALLOWING_DECIDERS,
+  answersEach,
+  fileChangeLeftToThePersonByEach,
+  leftToThePersonByEach,
+} from './support/allowing-deciders.ts'
 import { bubblewrapRequired } from './support/bubblewrap.ts'
 import { openGatewayCall, putFileRequest } from './support/gateway-call-request.ts'
 import {
@@ -47,7 +53,8 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
  * built-in file server's (which know the new text, and compare), on
  * another MCP server's tool in a room and at the gateway, and on a command
  * (which do not, and ask for a package.json carrying such a key); the
- * reviewer and the webhook for an external agent's change; Assent's
+ * reviewer and the webhook for an external agent's change (Codex's diff,
+ * an ACP agent's old and new text); Assent's
  * command sandbox in a real bubblewrap, which keeps such a package.json
  * read-only and moves aside one a command gave such a key; and the watch
  * of a call nothing contains, which does the same.
@@ -230,16 +237,16 @@ describe("an external agent's change", () => {
     'control: $by answers a change to a package.json with no hook key',
     async (decider) => {
       const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      expect(await asker.ask(fileChange(PLAIN_PACKAGE.folder), new AbortController().signal)).toBe(
-        'allow-once',
-      )
+      const file = join(place.workspace, PLAIN_PACKAGE.folder, 'package.json')
+      await answersEach(asker, agentFileChangeRequests(file))
     },
   )
 
   it.each(CARRYING)(
     'is left to the person by the reviewer and the webhook: a change to a package.json with %s',
     async (_row, { folder }) => {
-      await leftToThePersonByEach(place.world, () => fileChange(folder))
+      const file = join(place.workspace, folder, 'package.json')
+      await fileChangeLeftToThePersonByEach(place.world, file)
     },
   )
 
@@ -252,6 +259,25 @@ describe("an external agent's change", () => {
       const lines = added.map((key) => `+  ${JSON.stringify(key)}: ${JSON.stringify(after[key])},`)
       const diff = `@@ -1,2 +1,${2 + lines.length} @@\n {\n${lines.join('\n')}\n   "name": "x"\n`
       await leftToThePersonByEach(place.world, () => fileChange(folder, diff))
+    },
+  )
+
+  // An ACP agent's change carries the whole new text.
+  it.each(ADDING)(
+    "is left to the person by the reviewer and the webhook: an ACP agent's new text that makes %s",
+    async (_row, { folder, before, after }) => {
+      const change = {
+        path: join(place.workspace, folder, 'package.json'),
+        change: 'update',
+        movePath: null,
+        diff: null,
+        oldText: packageText(before),
+        newText: packageText(after),
+      } as const
+      await leftToThePersonByEach(place.world, () => ({
+        ...codexRequest({ kind: 'file-changes', changes: [change] }),
+        protocol: 'acp',
+      }))
     },
   )
 
