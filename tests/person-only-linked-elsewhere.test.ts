@@ -16,6 +16,7 @@ import {
   commandLeftToThePersonByEach,
 } from './support/allowing-deciders.ts'
 import { ApproverServer, signedReply } from './support/approver-server.ts'
+import { openGatewayCall, shellToolRequest } from './support/gateway-call-request.ts'
 import { startInProcessRuntime } from './support/in-process-runtime.ts'
 import {
   denyAndSettle,
@@ -35,10 +36,13 @@ import type { RuntimeHarness } from './support/runtime-harness.ts'
  * walk found, not the file, so a command that writes the other name
  * without naming it (a build) changes the hook, the config or the start-up
  * file. One table of where the two names lie, walked through every door
- * that answers for Assent's own command in the person's place: the rule
- * itself, a command grant, the approve-for-me reviewer and the approver
- * webhook. Each door first answers for the same command in the same
- * workspace before the other name is made.
+ * that answers for a command in the person's place: the rule itself, a
+ * command grant, the approve-for-me reviewer and the approver webhook for
+ * Assent's own command; the reviewer and the webhook for an external
+ * agent's (Codex's command, an ACP agent's own tool), which no sandbox of
+ * Assent's contains; and a grant for an MCP shell tool at the gateway,
+ * which runs in none. Each door first answers for the same command in the
+ * same workspace before the other name is made.
  */
 
 const COMMAND = 'ls docs'
@@ -230,6 +234,25 @@ const DOORS: Array<{
           expect(approval.escalationReason).toMatch(/approver webhook is not asked/)
           expect(approver.requests).toEqual([])
         })
+      }
+      expect(await again()).toBe('answered')
+      return { after: again }
+    },
+  },
+  {
+    // An MCP server's shell tool runs in no sandbox at all.
+    name: 'a grant for an MCP shell tool, at the gateway',
+    open: async (workspace) => {
+      const call = () => openGatewayCall(harness, shellToolRequest(workspace, COMMAND))
+      const first = await call()
+      const view = await harness.client.getApproval(first.approvalId ?? '')
+      expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+      const again = async () => {
+        const state = await call()
+        if (state.status === 'allowed') return 'answered' as const
+        const asked = await harness.client.getApproval(state.approvalId ?? '')
+        expect((await decide(harness, asked, 'deny')).status).toBe(200)
+        return 'asked' as const
       }
       expect(await again()).toBe('answered')
       return { after: again }
