@@ -29,7 +29,12 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
  * server at the gateway, and the reviewer and the webhook that allow
  * everything for an external agent, on a real repository where a shell
  * reading the string rewrites the hook. The controls beside them are
- * answered at every door.
+ * answered at every door. Doors with no such string are not walked:
+ * Codex's command is a command line the shell rule reads whole
+ * (git-spellings-doors), and Assent's own tools take no free field a
+ * shell reads. A hook rewritten in place is not found by the walk after
+ * a call nothing contains (it finds what was made), so the judgment
+ * before it is the one door that holds.
  */
 
 const HOOK = '.git/hooks/post-merge'

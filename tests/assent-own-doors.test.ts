@@ -23,6 +23,9 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
  * server's MCP tool under a grant, a reviewer that allows everything and
  * an approver webhook that always approves. A write there would change
  * which servers run and what runs unasked: none of them answers for it.
+ * The same files through an external agent's request
+ * (person-only-external) and through the gateway, which refuses any call
+ * naming them (gateway-assent-own), are walked there.
  */
 const OWN_FILES = ['data/mcp.json', 'data/agents.json', 'data/notes.txt'] as const
 const ORIGINAL = '{"servers": []}\n'

@@ -29,7 +29,11 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
  * tool of its server at the gateway, and the reviewer and the webhook
  * that allow everything for an external agent (on a real repository,
  * where git honours the variables). The controls beside them set
- * variables no rule keeps, and are answered at every door.
+ * variables no rule keeps, and are answered at every door. Doors with no
+ * environment beside the command are not walked: Codex's command carries
+ * none (a variable it sets is in its line, which the shell rule reads),
+ * and Assent's own `run_command` takes none (its schema refuses an
+ * unknown field).
  */
 
 /** A call's arguments: the command and what it sets beside it. */

@@ -37,7 +37,11 @@ import type { RuntimeHarness } from './support/runtime-harness.ts'
  * agent's own tool) and the approve-for-me reviewer (an external agent's
  * own tool; an MCP call is never the reviewer's). None may answer it; the
  * person is asked. The control, a read inside the workspace, is answered
- * at each door.
+ * at each door. Codex's command is not walked with the reads: a command
+ * is no read the private-read rule holds (variable-places-doors says
+ * why); the rows that write (`-o.git/config`, `-t.git/hooks`) and the
+ * places it cannot name are the person-only rule's for it
+ * (person-only-external, variable-places-doors).
  */
 
 const HASH = 'c'.repeat(64)
