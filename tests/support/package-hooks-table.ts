@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ExternalFileChange } from '../../src/runtime/external-agents/external-agent-port.ts'
 import { realGit } from './real-git.ts'
@@ -173,7 +173,15 @@ export const SPELLED_HOOK_CHANGES: ReadonlyArray<
     'a file carrying a hook key moved to a new package.json',
     (ws) => moveOf(ws, join(ws, 'docs', 'package.json')),
   ],
+  [
+    'a file carrying a hook key moved onto a link to a package.json with none',
+    (ws) => moveOf(ws, join(ws, LINK_TO_PACKAGE)),
+  ],
 ]
+
+/** A link under another name to the package.json of `ADDING_HOOKS`'
+ *  first row: a move onto it writes through it. */
+export const LINK_TO_PACKAGE = 'docs/settings.json'
 
 /** A change to adds-simple/package.json by a diff of `lines`, whose
  *  counts match them (so the window draws it line by line). */
@@ -220,6 +228,7 @@ export function layPackages(ceiling: string, workspace: string): void {
     writeFileSync(join(workspace, folder, 'package.json'), packageText(before))
   }
   mkdirSync(join(workspace, 'docs'), { recursive: true })
+  symlinkSync(`../${ADDING_HOOKS[0]?.folder ?? ''}/package.json`, join(workspace, LINK_TO_PACKAGE))
   writeFileSync(
     join(workspace, HOOKS_ELSEWHERE),
     '{ "name": "x",\n  "simple-git-hooks": { "commit-msg": "sh x" } }\n',

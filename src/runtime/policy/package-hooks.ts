@@ -4,6 +4,7 @@ import { AGENT_FILE_CHANGE_TOOL } from '../../contracts/agent-request.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import type { ActionTouch, PersonOnly } from './person-only.ts'
 import { gitPlacesOf } from './git-hooks-folder.ts'
+import { realPathAllowingMissing } from './real-paths.ts'
 import { SettledFileCache } from './settled-file-cache.ts'
 import { packageScriptsRun } from './tool-config-programs.ts'
 
@@ -188,11 +189,11 @@ export function packageHooksChanged(
 
 /**
  * The package.json an external agent's file change moves another file
- * onto (or to, where there is none), when the file moved carries a hook
- * key or cannot be read and may: the package.json's new text is that
- * file's, which no field of the change holds, and nothing walks the
- * workspace after a file change to find what it made. Null when there is
- * none.
+ * onto (or to, where there is none), by its name or through a link, when
+ * the file moved carries a hook key or cannot be read and may: the
+ * package.json's new text is that file's, which no field of the change
+ * holds, and nothing walks the workspace after a file change to find what
+ * it made. Null when there is none.
  */
 function hooksMovedIn(touch: ActionTouch): string | null {
   if (touch.toolName !== AGENT_FILE_CHANGE_TOOL || touch.mcpServerId !== undefined) return null
@@ -202,8 +203,13 @@ function hooksMovedIn(touch: ActionTouch): string | null {
     if (!isObject(change)) continue
     const { path: from, movePath } = change
     if (typeof from !== 'string' || typeof movePath !== 'string') continue
-    if (!isPackageManifest(path.basename(movePath))) continue
-    const target = path.resolve(touch.workspace, movePath)
+    // Where the move lands: the name given, and where a link there leads.
+    const named = path.resolve(touch.workspace, movePath)
+    const lands = [named, realPathAllowingMissing(named)]
+    const target = lands.find(
+      (each): each is string => each !== null && isPackageManifest(path.basename(each)),
+    )
+    if (target === undefined) continue
     const git = gitPlacesOf(path.dirname(target))
     const hooked = git === null ? NO_NAMES : packageScriptsRun(git)
     if (hookPartNow(path.resolve(touch.workspace, from), hooked) !== '') return target
