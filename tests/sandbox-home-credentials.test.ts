@@ -66,6 +66,25 @@ const PLACES: { place: string; holds: string; sibling: string }[] = [
     holds: KEY,
     sibling: '.my.cnf',
   },
+  {
+    // VS Code's extensions' store: its sign-ins (`secret://…`), sealed
+    // with a fixed word where no keyring answers.
+    place: '.config/Code/User/globalStorage/state.vscdb',
+    holds: `secret://github.auth ${KEY}`,
+    sibling: '.config/google-chrome',
+  },
+  {
+    // Cursor keeps its access token there as plain text.
+    place: '.config/Cursor/User/globalStorage/state.vscdb',
+    holds: `cursorAuth/accessToken ${KEY}`,
+    sibling: '.config/google-chrome',
+  },
+  {
+    // An extension's own folder in it (an API key it saved).
+    place: '.vscode-server/data/User/globalStorage/some.extension/token.json',
+    holds: `{"apiKey":"${KEY}"}`,
+    sibling: '.config/github-copilot',
+  },
 ]
 
 const scratch = varTmpFolder('assent-exp-modes-home-')

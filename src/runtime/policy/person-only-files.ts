@@ -1,7 +1,12 @@
 import { readdirSync, realpathSync, type Dirent, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
-import { BROWSER_PROFILES, HOME_SECRET_FOLDERS, WALLET_DATA } from './secret-folders.ts'
+import {
+  BROWSER_PROFILES,
+  EDITOR_STORES,
+  HOME_SECRET_FOLDERS,
+  WALLET_DATA,
+} from './secret-folders.ts'
 import { lstatOfTheMoment } from './judgment-moment.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
@@ -78,10 +83,12 @@ export function homeTopPersonOnlyFiles(): PersonOnlyFile[] {
 }
 
 /** Credential folders whose files are not compared with other names: a
- *  browser's or mail client's profile and a wallet's chain data hold tens
- *  of thousands of files, which no bound on a judgment's reading covers. */
+ *  browser's or mail client's profile, an editor's extensions' store and a
+ *  wallet's chain data hold thousands of files, which no bound on a
+ *  judgment's reading covers. */
 const NOT_COMPARED_SECRET_FOLDERS: ReadonlySet<string> = new Set([
   ...BROWSER_PROFILES,
+  ...EDITOR_STORES,
   ...WALLET_DATA,
 ])
 

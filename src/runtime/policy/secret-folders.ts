@@ -23,6 +23,25 @@ export const BROWSER_PROFILES: readonly string[] = Object.freeze([
   '.config/microsoft-edge',
 ])
 
+/** Where code editors built on VS Code keep what their extensions store
+ *  (`state.vscdb`, and each extension's own folder): the person's
+ *  sign-ins there (GitHub's, Cursor's access token, an extension's API
+ *  key), sealed with a key that is a fixed word where no keyring answers
+ *  (Electron's `basic` store), or kept as plain text. Thousands of files. */
+export const EDITOR_STORES: readonly string[] = Object.freeze([
+  '.config/Code/User/globalStorage',
+  '.config/Code - Insiders/User/globalStorage',
+  '.config/VSCodium/User/globalStorage',
+  '.config/Cursor/User/globalStorage',
+  '.config/Windsurf/User/globalStorage',
+  '.vscode-server/data/User/globalStorage',
+  '.cursor-server/data/User/globalStorage',
+  'Library/Application Support/Code/User/globalStorage',
+  'Library/Application Support/Cursor/User/globalStorage',
+  'AppData/Roaming/Code/User/globalStorage',
+  'AppData/Roaming/Cursor/User/globalStorage',
+])
+
 /** Wallets' keys, beside their chain data (as large). */
 export const WALLET_DATA: readonly string[] = Object.freeze(['.bitcoin', '.ethereum'])
 
@@ -103,6 +122,7 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.python_history',
   '.node_repl_history',
   ...BROWSER_PROFILES,
+  ...EDITOR_STORES,
   'Library/Keychains',
   ...WALLET_DATA,
   '.electrum',
