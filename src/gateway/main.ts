@@ -5,6 +5,7 @@
  * running Assent before each gated call. stdout carries MCP; everything
  * this process says goes to stderr.
  */
+import { homedir } from 'node:os'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { AssentGateway } from './gateway-server.ts'
 import { GATEWAY_USAGE, GatewayUsageError, callerFolder, parseGatewayArgs } from './gateway-cli.ts'
@@ -15,7 +16,7 @@ import {
   type LoadedMcpConfig,
 } from '../runtime/mcp/mcp-config-loader.ts'
 import { McpConfigReloader } from '../runtime/mcp/mcp-config-reloader.ts'
-import { refuseMcpCallsNaming } from '../runtime/mcp/mcp-call-judgment.ts'
+import { judgeCredentialPlacesOf, refuseMcpCallsNaming } from '../runtime/mcp/mcp-call-judgment.ts'
 import { unkeptConfig } from '../runtime/mcp/gateway-config-kept.ts'
 
 const log = (line: string) => console.error(line)
@@ -39,6 +40,9 @@ try {
 // No MCP call through the gateway may read or change what decides which
 // servers run and what runs unasked (gated-mcp-call.ts refuses it).
 refuseMcpCallsNaming([args.config, args.dataDir])
+// A credential place the environment moved (`$GNUPGHOME`) is judged as
+// the home folder's own: a read of it asks, a change needs the person.
+judgeCredentialPlacesOf(process.env, homedir())
 const consent = new RuntimeConsentClient({
   dataDir: args.dataDir,
   workspaceIdentity: args.workspaceIdentity,

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { AgentRunner } from './agent/agent-runner.ts'
 import { grantForDecision } from './agent/grant-issuer.ts'
@@ -25,6 +26,7 @@ import { McpRoomCalls } from './mcp/mcp-room-calls.ts'
 import { McpServerRegistry, runtimeMcpTimeoutMs } from './mcp/mcp-server-registry.ts'
 import { RuleBasedReviewer, type ActionReviewer } from './policy/reviewer.ts'
 import { keepAsAssentOwn } from './policy/assent-own-paths.ts'
+import { keepCredentialPlacesOf } from './policy/environment-credentials.ts'
 import type { RollbackAnchor } from './ports/rollback-anchor.ts'
 import { recoverFromCrash } from './recovery/crash-recovery.ts'
 import { storedRoomNow } from './rooms/stored-room-now.ts'
@@ -203,6 +205,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     mcpConfigFile(options.dataDir, options.mcpConfigPath),
     options.agentsConfigPath ?? join(options.dataDir, 'agents.json'),
   ])
+  // And a credential place the environment moved (`$GNUPGHOME`) as the
+  // home folder's own, as the sandbox hides it.
+  keepCredentialPlacesOf(process.env, homedir())
   const commands =
     options.commandSandbox ??
     commandSandboxAtStart({

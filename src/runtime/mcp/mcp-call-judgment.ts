@@ -1,4 +1,5 @@
 import { keepAsAssentOwn } from '../policy/assent-own-paths.ts'
+import { keepCredentialPlacesOf } from '../policy/environment-credentials.ts'
 import {
   assentOwnNamedBy,
   mcpTouch,
@@ -20,6 +21,14 @@ import { serverFolderOf } from './mcp-workspace.ts'
  *  call in this process may name (`refuseIfAssentOwn`). */
 export function refuseMcpCallsNaming(paths: readonly string[]): void {
   keepAsAssentOwn(paths)
+}
+
+/** Judges the credential places `env` names away from their usual ones
+ *  (`$GNUPGHOME`: environment-credentials.ts) as the home folder's own in
+ *  every MCP call in this process: a read of one asks, a change needs the
+ *  person. */
+export function judgeCredentialPlacesOf(env: NodeJS.ProcessEnv, home: string): void {
+  keepCredentialPlacesOf(env, home)
 }
 
 /**

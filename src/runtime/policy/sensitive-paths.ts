@@ -1,3 +1,4 @@
+import { namedCredentialPlace } from './environment-credentials.ts'
 import { SENSITIVE_RULES, type SensitiveClass, type SensitiveRule } from './sensitive-path-rules.ts'
 
 /**
@@ -53,8 +54,30 @@ const PATTERN_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'pattern')
  *  can carry a token (`.git/config`, `.hg/hgrc`, `.jj/repo/config.toml`). */
 const VCS_CONFIGS: ReadonlySet<string> = new Set(['config', 'hgrc', 'config.toml'])
 
-/** The rule `p` falls under, or null. */
+/**
+ * The rule `p` falls under, or null: the table's, or, for an absolute path
+ * in a credential place the person's environment moved away from its
+ * usual name (environment-credentials.ts: `$GNUPGHOME`, `$XDG_CONFIG_HOME/gh`),
+ * a credential rule naming that place, unless the table finds a credential
+ * already.
+ */
 export function sensitivePath(p: string): SensitiveFinding | null {
+  const fromTable = tableRuleOf(p)
+  if (fromTable?.class === 'credentials') return fromTable
+  const named = namedCredentialPlace(p)
+  if (named === null) return fromTable
+  const why = `it holds credentials (${named.variable} names ${named.place})`
+  const rule: SensitiveRule = {
+    class: 'credentials',
+    match: 'folder',
+    value: named.place,
+    readAsks: true,
+    why,
+  }
+  return found(rule, true)
+}
+
+function tableRuleOf(p: string): SensitiveFinding | null {
   const split = p
     .toLowerCase()
     .split(/[\\/]+/)

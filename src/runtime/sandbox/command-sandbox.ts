@@ -9,6 +9,7 @@ import type {
   PreparedCommand,
 } from '../tools/command-launcher.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
+import { credentialPlacesNamedBy } from '../policy/environment-credentials.ts'
 import { bwrapArgs } from './bwrap-args.ts'
 import { holdFolders } from './held-folders.ts'
 import { HomeCredentialsIndex } from './home-credentials.ts'
@@ -68,6 +69,9 @@ export class CommandSandbox implements CommandLauncher {
   private readonly home: string
   private readonly env: NodeJS.ProcessEnv
   private readonly assentPrivate: readonly string[]
+  /** Credential places the runtime's environment names (`$GNUPGHOME`),
+   *  hidden as the home folder's are; read once, as the environment is. */
+  private readonly namedCredentials: readonly string[]
   private readonly allowUncontained: boolean
   private readonly platform: NodeJS.Platform
   private readonly probe: () => Promise<SandboxAvailability>
@@ -78,6 +82,7 @@ export class CommandSandbox implements CommandLauncher {
     this.env = options.env ?? process.env
     this.home = options.home ?? this.env.HOME ?? os.homedir()
     this.assentPrivate = options.assentPrivate
+    this.namedCredentials = credentialPlacesNamedBy(this.env, this.home).map(({ place }) => place)
     this.homeCredentials = new HomeCredentialsIndex(this.home)
     this.allowUncontained = options.allowUncontained === true
     this.platform = options.platform ?? process.platform
@@ -294,6 +299,7 @@ export class CommandSandbox implements CommandLauncher {
       extraWritableRoots: request.extraWritableRoots,
       home: this.home,
       assentPrivate: this.assentPrivate,
+      namedCredentials: this.namedCredentials,
     } as const
   }
 

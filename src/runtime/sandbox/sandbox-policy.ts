@@ -74,6 +74,11 @@ export interface SandboxPolicyInput {
   /** Assent's own files: its data folder (database, sealed keys, the gateway
    *  connection file), its config files and any folder holding them. */
   assentPrivate: readonly string[]
+  /** Credential places the person's environment names away from their
+   *  usual ones (environment-credentials.ts: `$GNUPGHOME`, `$KUBECONFIG`),
+   *  hidden wherever they are, in a writable root too: the person said
+   *  they hold their keys. */
+  namedCredentials?: readonly string[]
 }
 
 /**
@@ -108,6 +113,7 @@ export function sandboxPolicyFor(input: SandboxPolicyInput): CommandSandboxPolic
     if (!writable.some((root) => deep === root || deep.startsWith(root + path.sep))) hide(deep)
   }
   for (const own of input.assentPrivate) hide(own)
+  for (const named of input.namedCredentials ?? []) hide(named)
   // A path inside a folder that is hidden already is hidden with it; a
   // mount over it would have to be made inside the empty folder, which
   // bubblewrap cannot do (and which would refuse every command).
