@@ -36,6 +36,12 @@ export function assentOwnPathIn(resolved: readonly string[]): string | null {
   return null
 }
 
+/** Those of Assent's own files and folders that lie in the folder at the
+ *  real path `folder`: a command that reads it whole reads them. */
+export function assentOwnPlacesIn(folder: string): string[] {
+  return [...ownPaths].filter((own) => isInsideRoot(folder, own))
+}
+
 /** Why, in English, finishing "<path>: …". */
 export const ASSENT_OWN_WHY =
   "it is Assent's own (its data, or the configuration it decides what runs unasked from)"

@@ -142,6 +142,13 @@ export function namedCredentialPlace(p: string): NamedCredentialPlace | null {
   return null
 }
 
+/** The kept places that lie in `folder` (an absolute path), each as kept:
+ *  a command that reads the folder whole reads them. */
+export function namedCredentialPlacesIn(folder: string): string[] {
+  const lower = path.resolve(folder).toLowerCase()
+  return kept.filter((each) => holds(lower, each.lower)).map((each) => each.place)
+}
+
 /** The real path of `place`, or of its folder with its name when it does
  *  not exist yet (a kubeconfig not made), or null. */
 function realPathOf(place: string): string | null {

@@ -371,3 +371,13 @@ function lstatQuietly(real: string): Stats | null {
     return null
   }
 }
+
+/** The person-only reason of an action that names more paths than can be
+ *  checked. */
+export function tooManyPaths(touch: Pick<ActionTouch, 'toolName'>): PersonOnly {
+  return {
+    path: touch.toolName,
+    class: 'too-many-paths',
+    reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
+  }
+}

@@ -3,6 +3,7 @@ import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
+import { credentialsHeldBy } from './credentials-held.ts'
 import { heldInside } from './held-inside.ts'
 import { packageHooksChanged } from './package-hooks.ts'
 import { writesUnnamed } from './writes-unnamed.ts'
@@ -16,7 +17,7 @@ import {
   UNKNOWN_HOME_WHY,
   UNKNOWN_PLACE_WHY,
 } from './leading-expansion.ts'
-import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths } from './named-paths.ts'
+import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths, tooManyPaths } from './named-paths.ts'
 import {
   homeCredentialFiles,
   homeTopPersonOnlyFiles,
@@ -156,10 +157,16 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // A command Assent's sandbox does not contain (an external agent's, as
   // Codex or an ACP agent's own tool runs it, or an MCP server's shell
   // tool) runs in the agent's own sandbox, which keeps `.git` read-only and
-  // hides keys by their names too, or in none: another name of a hook or a
-  // key in its folders reaches past either, unnamed. Looked for when they
-  // can be walked whole (no sandbox of Assent's relies on such a walk).
+  // hides keys by their names too, or in none: a folder an external
+  // agent's command names holding a key (`grep -r x ~`) is read whole, and
+  // another name of a hook or a key in its folders reaches past either,
+  // unnamed. Looked for when they can be walked whole (no sandbox of
+  // Assent's relies on such a walk).
   const ownCommand = touch.toolName === 'run_command' && touch.mcpServerId === undefined
+  if (agentCommand) {
+    const held = credentialsHeldBy(resolved, touch.workspace, readings)
+    if (held !== null) return held
+  }
   if (agentCommand || (readings.length > 0 && !ownCommand)) {
     const walked = personOnlyPathsInRoots(folders)
     if (walked.truncated === null && walked.unlistable.length === 0) {
@@ -175,16 +182,6 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // words and all: its `kind` of change may be `update`.)
   const namesFiles = touch.mcpServerId === undefined && touch.toolName === 'write_file'
   return inGitPlacesOf(folders, [...new Set(resolved)], seen, namesFiles)
-}
-
-/** The person-only reason of an action that names more paths than can be
- *  checked. */
-function tooManyPaths(touch: ActionTouch): PersonOnly {
-  return {
-    path: touch.toolName,
-    class: 'too-many-paths',
-    reason: `the action names more than ${MAX_CHECKED_CANDIDATES} paths, more than can be checked`,
-  }
 }
 
 /**
