@@ -85,6 +85,42 @@ const PLACES: { place: string; holds: string; sibling: string }[] = [
     holds: `{"apiKey":"${KEY}"}`,
     sibling: '.config/github-copilot',
   },
+  {
+    // Chrome installed as a Flatpak: its profile in the app's own folder.
+    place: '.var/app/com.google.Chrome/config/google-chrome/Default/Login Data',
+    holds: KEY,
+    sibling: '.config/google-chrome',
+  },
+  {
+    // Chromium installed as a Snap.
+    place: 'snap/chromium/common/chromium/Default/Cookies',
+    holds: KEY,
+    sibling: '.config/chromium',
+  },
+  {
+    // Discord keeps its token as plain text in its Local Storage.
+    place: '.config/discord/Local Storage/leveldb/000005.ldb',
+    holds: `token ${KEY}`,
+    sibling: '.config/google-chrome',
+  },
+  {
+    // CircleCI's command line's token, beside nothing secret.
+    place: '.circleci/cli.yml',
+    holds: `token: ${KEY}\n`,
+    sibling: '.config/gh',
+  },
+  {
+    // Teleport's keys and certificates.
+    place: '.tsh/keys/proxy.example.com/me',
+    holds: KEY,
+    sibling: '.ssh',
+  },
+  {
+    // FileZilla keeps the sites' passwords, base64 only.
+    place: '.config/filezilla/sitemanager.xml',
+    holds: `<Pass encoding="base64">${KEY}</Pass>`,
+    sibling: '.netrc',
+  },
 ]
 
 const scratch = varTmpFolder('assent-exp-modes-home-')
@@ -120,7 +156,7 @@ describe.runIf(HAS_BWRAP)(
     it.each(PLACES)('cannot read ~/$place (beside $sibling)', async ({ place }) => {
       // The command the person allowed might be `make` or `npm test`: what it
       // reads cannot be read off its words, which is why the sandbox hides it.
-      const result = await sh(`cat ~/${place}; echo done`, 'workspace-write')
+      const result = await sh(`cat ~/'${place}'; echo done`, 'workspace-write')
       expect(result.output).toContain('done')
       expect(result.output).not.toContain(KEY)
     })

@@ -3,6 +3,7 @@ import { homedir } from 'node:os'
 import path from 'node:path'
 import {
   BROWSER_PROFILES,
+  CHAT_SESSIONS,
   EDITOR_STORES,
   HOME_SECRET_FOLDERS,
   WALLET_DATA,
@@ -83,11 +84,12 @@ export function homeTopPersonOnlyFiles(): PersonOnlyFile[] {
 }
 
 /** Credential folders whose files are not compared with other names: a
- *  browser's or mail client's profile, an editor's extensions' store and a
- *  wallet's chain data hold thousands of files, which no bound on a
- *  judgment's reading covers. */
+ *  browser's or mail client's profile, a chat app's store, an editor's
+ *  extensions' store and a wallet's chain data hold thousands of files,
+ *  which no bound on a judgment's reading covers. */
 const NOT_COMPARED_SECRET_FOLDERS: ReadonlySet<string> = new Set([
   ...BROWSER_PROFILES,
+  ...CHAT_SESSIONS,
   ...EDITOR_STORES,
   ...WALLET_DATA,
 ])

@@ -13,14 +13,41 @@
  * one).
  */
 /** Browsers' and mail clients' profiles: their cookies are the person's
- *  sessions, their logins stored passwords. Tens of thousands of files. */
+ *  sessions, their logins stored passwords. Tens of thousands of files.
+ *  A browser installed as a Flatpak keeps its profile in its own folder
+ *  (`.var/app/<id>/config/…`), one installed as a Snap in `snap/<name>`;
+ *  Firefox's keeps its `.mozilla` name there, which the rule finds
+ *  anywhere, Chromium's family does not. */
 export const BROWSER_PROFILES: readonly string[] = Object.freeze([
   '.mozilla',
   '.thunderbird',
   '.config/google-chrome',
+  '.config/google-chrome-beta',
   '.config/chromium',
   '.config/BraveSoftware',
   '.config/microsoft-edge',
+  '.config/vivaldi',
+  '.config/opera',
+  '.var/app/com.google.Chrome/config/google-chrome',
+  '.var/app/org.chromium.Chromium/config/chromium',
+  '.var/app/com.brave.Browser/config/BraveSoftware',
+  '.var/app/com.microsoft.Edge/config/microsoft-edge',
+  '.var/app/com.vivaldi.Vivaldi/config/vivaldi',
+  'snap/chromium/common/chromium',
+  'snap/brave/current/.config/BraveSoftware',
+])
+
+/** Chat apps built on Electron, whose stores hold the person's signed-in
+ *  session (Discord's token as plain text in its Local Storage, Slack's
+ *  cookies, Signal's database and its key): whoever reads them is the
+ *  person there. Thousands of files. */
+export const CHAT_SESSIONS: readonly string[] = Object.freeze([
+  '.config/discord',
+  '.config/Slack',
+  '.config/Signal',
+  '.var/app/com.discordapp.Discord/config/discord',
+  '.var/app/com.slack.Slack/config/Slack',
+  '.var/app/org.signal.Signal/config/Signal',
 ])
 
 /** Where code editors built on VS Code keep what their extensions store
@@ -36,6 +63,7 @@ export const EDITOR_STORES: readonly string[] = Object.freeze([
   '.config/Windsurf/User/globalStorage',
   '.vscode-server/data/User/globalStorage',
   '.cursor-server/data/User/globalStorage',
+  '.var/app/com.visualstudio.code/config/Code/User/globalStorage',
   'Library/Application Support/Code/User/globalStorage',
   'Library/Application Support/Cursor/User/globalStorage',
   'AppData/Roaming/Code/User/globalStorage',
@@ -110,6 +138,19 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.railway',
   '.config/hcloud',
   '.config/tea',
+  // CircleCI's command line's token (beside the project's `.circleci`,
+  // which runs later), Poetry's and Helm's repository passwords,
+  // Teleport's keys and certificates, MinIO's and Twilio's keys, and the
+  // passwords FileZilla and Remmina keep for the servers they connect to.
+  '.circleci/cli.yml',
+  '.config/pypoetry/auth.toml',
+  '.config/helm/repositories.yaml',
+  '.tsh',
+  '.mc/config.json',
+  '.twilio-cli',
+  '.config/filezilla',
+  '.config/remmina',
+  '.local/share/remmina',
   // Shells' and database clients' histories: tokens and passwords typed
   // on a command line stay in them.
   '.bash_history',
@@ -122,6 +163,7 @@ export const HOME_SECRET_FOLDERS: readonly string[] = Object.freeze([
   '.python_history',
   '.node_repl_history',
   ...BROWSER_PROFILES,
+  ...CHAT_SESSIONS,
   ...EDITOR_STORES,
   'Library/Keychains',
   ...WALLET_DATA,
