@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -52,6 +52,17 @@ const READS: readonly { line: string; reaches: string }[] = [
   { line: `rg -uuu BEGIN ${srv}`, reaches: path.join(srv, 'gnupg') },
   { line: `zip -r /dev/stdout ${app}`, reaches: path.join(app, 'data') },
 ]
+
+/** Links a workspace may hold (made by a command the person allowed
+ *  once, or cloned with the repository), each to a place, a folder holding
+ *  one, or a file in one: `grep -R` and `tar ch` read through them. */
+const LINKS: readonly { name: string; to: () => string }[] = [
+  { name: 'keys', to: () => path.join(home, '.ssh') },
+  { name: 'h', to: () => home },
+  { name: 'k.key', to: () => path.join(srv, 'gnupg', 'private-keys-v1.d', 'k.key') },
+  { name: 'apps', to: () => app },
+]
+const FOLLOWING = 'grep -R PRIVATE .'
 
 /** A folder holding none, and one printed, not read. */
 const CONTROLS: readonly string[] = [
@@ -112,6 +123,21 @@ describe('the rule every door applies', () => {
   it.each(CONTROLS)('lets a door answer for %s', (line) => {
     expect(personOnlyReason(asAgent(line))).toBeNull()
   })
+
+  it.each(LINKS)('needs the person for any command beside a link $name', ({ name, to }) => {
+    const linked = path.join(root, `ws-${name}`)
+    mkdirSync(linked)
+    symlinkSync(to(), path.join(linked, name))
+    const touch = { ...asAgent(FOLLOWING), workspace: linked }
+    expect(personOnlyReason(touch)).toMatchObject({ path: path.join(linked, name) })
+  })
+
+  it('control: lets a door answer beside a link to a folder holding none', () => {
+    const linked = path.join(root, 'ws-plain')
+    mkdirSync(linked)
+    symlinkSync(plain, path.join(linked, 'plain'))
+    expect(personOnlyReason({ ...asAgent(FOLLOWING), workspace: linked })).toBeNull()
+  })
 })
 
 describe("an external agent's command, answered by the reviewer or the webhook", () => {
@@ -136,5 +162,19 @@ describe("an external agent's command, answered by the reviewer or the webhook",
 
   it.each(READS)('is left to the person: $line', ({ line }) =>
     leftToThePersonByEach(place.world, () => command(line)),
+  )
+
+  it.each(LINKS)(`is left to the person: ${FOLLOWING}, beside a link $name`, ({ name, to }) => {
+    symlinkSync(to(), path.join(place.workspace, name))
+    return leftToThePersonByEach(place.world, () => command(FOLLOWING))
+  })
+
+  it.each(ALLOWING_DECIDERS)(
+    'control: $by answers it beside a link to a folder holding none',
+    async (decider) => {
+      symlinkSync(plain, path.join(place.workspace, 'plain'))
+      const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
+      expect(await asker.ask(command(FOLLOWING), new AbortController().signal)).toBe('allow-once')
+    },
   )
 })

@@ -1,7 +1,7 @@
 import { readdirSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
-import { assentOwnPlacesIn, ASSENT_OWN_WHY } from './assent-own-paths.ts'
+import { assentOwnPathIn, assentOwnPlacesIn, ASSENT_OWN_WHY } from './assent-own-paths.ts'
 import { namedCredentialPlacesIn } from './environment-credentials.ts'
 import { lstatOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
@@ -41,27 +41,75 @@ export function credentialsHeldBy(
   const realWorkspace = realOrAsIs(workspace)
   for (const folder of new Set(resolved)) {
     if (isInsideRoot(realWorkspace, folder)) continue
-    if (lstatOfTheMoment(folder)?.isDirectory() !== true) continue
-    const credential = [...homeCredentialPlaces(), ...namedCredentialPlacesIn(folder)].find(
-      (place) => place !== folder && isInsideRoot(folder, place) && exists(place),
-    )
-    if (credential !== undefined) {
-      return {
-        path: credential,
-        class: 'credentials',
-        reason: `it holds credentials, and the command reads ${folder}, which holds it`,
-      }
+    const held = heldIn(folder)
+    if (held === null) continue
+    const what = held.class === 'assent-own' ? ASSENT_OWN_WHY : 'it holds credentials'
+    return { ...held, reason: `${what}, and the command reads ${folder}, which holds it` }
+  }
+  return null
+}
+
+/** How many links of the workspace `credentialsLinkedFrom` resolves at
+ *  most; past it the command needs the person. */
+export const MAX_LINKS_RESOLVED = 2_000
+
+/**
+ * For an external agent's command: the first symbolic link in its
+ * workspace (`links`, as the workspace's walk met them) that leads
+ * outside it to a place the sandbox hides from Assent's own command, to a
+ * folder holding one, or into one; or null. A program that follows links
+ * (`grep -R PRIVATE .`, `tar ch . | base64`, `rg -L`) reads through it
+ * what no word of the command names, and a link is made by a command the
+ * person allowed once, or comes with a cloned repository (`keys ->
+ * ../../.ssh`). Fails closed: more links than are resolved need the
+ * person too.
+ */
+export function credentialsLinkedFrom(
+  links: readonly string[],
+  workspace: string,
+): PersonOnly | null {
+  if (links.length > MAX_LINKS_RESOLVED) {
+    return {
+      path: workspace,
+      class: 'unwalked',
+      reason: `it holds more than ${MAX_LINKS_RESOLVED} symbolic links, more than are checked for one leading to credentials`,
     }
-    const [own] = assentOwnPlacesIn(folder).filter(exists)
-    if (own !== undefined) {
-      return {
-        path: own,
-        class: 'assent-own',
-        reason: `${ASSENT_OWN_WHY}, and the command reads ${folder}, which holds it`,
-      }
+  }
+  const realWorkspace = realOrAsIs(workspace)
+  for (const link of links) {
+    const target = realOrNull(link)
+    if (target === null || isInsideRoot(realWorkspace, target)) continue
+    const found = sensitivePath(target)
+    const own = assentOwnPathIn([target])
+    const into =
+      found?.readAsks === true && found.class === 'credentials'
+        ? { class: 'credentials' as const, why: `it holds credentials (${found.reason})` }
+        : own !== null
+          ? { class: 'assent-own' as const, why: ASSENT_OWN_WHY }
+          : null
+    const held = into === null ? heldIn(target) : null
+    const what =
+      into?.why ?? (held?.class === 'assent-own' ? ASSENT_OWN_WHY : 'it holds credentials')
+    if (into === null && held === null) continue
+    return {
+      path: link,
+      class: into?.class ?? held?.class ?? 'credentials',
+      reason: `it leads to ${held?.path ?? target}: ${what}; a command that follows links reads it`,
     }
   }
   return null
+}
+
+/** The first credential place (the home folder's, the environment's) or
+ *  file of Assent's own that lies in `folder` (a real path), or null. */
+function heldIn(folder: string): Pick<PersonOnly, 'path' | 'class'> | null {
+  if (lstatOfTheMoment(folder)?.isDirectory() !== true) return null
+  const credential = [...homeCredentialPlaces(), ...namedCredentialPlacesIn(folder)].find(
+    (place) => place !== folder && isInsideRoot(folder, place) && exists(place),
+  )
+  if (credential !== undefined) return { path: credential, class: 'credentials' }
+  const [own] = assentOwnPlacesIn(folder).filter(exists)
+  return own === undefined ? null : { path: own, class: 'assent-own' }
 }
 
 /** Programs that print their words and read no file they name. */
@@ -90,6 +138,14 @@ function homeCredentialPlaces(): string[] {
 
 function exists(place: string): boolean {
   return lstatOfTheMoment(place) !== undefined
+}
+
+function realOrNull(place: string): string | null {
+  try {
+    return realpathSync.native(place)
+  } catch {
+    return null
+  }
 }
 
 function realOrAsIs(folder: string): string {

@@ -3,7 +3,7 @@ import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
-import { credentialsHeldBy } from './credentials-held.ts'
+import { credentialsHeldBy, credentialsLinkedFrom } from './credentials-held.ts'
 import { heldInside } from './held-inside.ts'
 import { packageHooksChanged } from './package-hooks.ts'
 import { writesUnnamed } from './writes-unnamed.ts'
@@ -157,20 +157,19 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // A command Assent's sandbox does not contain (an external agent's, as
   // Codex or an ACP agent's own tool runs it, or an MCP server's shell
   // tool) runs in the agent's own sandbox, which keeps `.git` read-only and
-  // hides keys by their names too, or in none: a folder an external
-  // agent's command names holding a key (`grep -r x ~`) is read whole, and
-  // another name of a hook or a key in its folders reaches past either,
-  // unnamed. Looked for when they can be walked whole (no sandbox of
-  // Assent's relies on such a walk).
+  // hides keys by their names too, or in none: a folder it names holding a
+  // key (`grep -r x ~`), or reached through a link out of its folders, is
+  // read whole, and another name of a hook or a key in its folders reaches
+  // past either, unnamed. Looked for when they can be walked whole (no
+  // sandbox of Assent's relies on such a walk).
   const ownCommand = touch.toolName === 'run_command' && touch.mcpServerId === undefined
-  if (agentCommand) {
+  if (agentCommand || (readings.length > 0 && !ownCommand)) {
     const held = credentialsHeldBy(resolved, touch.workspace, readings)
     if (held !== null) return held
-  }
-  if (agentCommand || (readings.length > 0 && !ownCommand)) {
     const walked = personOnlyPathsInRoots(folders)
     if (walked.truncated === null && walked.unlistable.length === 0) {
-      const elsewhere = keptWithOtherNames(walked, folders)
+      const elsewhere =
+        keptWithOtherNames(walked, folders) ?? credentialsLinkedFrom(walked.links, touch.workspace)
       if (elsewhere !== null) return elsewhere
     }
   }

@@ -55,6 +55,8 @@ interface FolderWalk {
   /** Folders whose entries could not be read: what is in them is not
    *  known. */
   unlistable: string[]
+  /** The symbolic links the walk met, wherever they lead. */
+  links: string[]
 }
 
 /** What the sandbox keeps read-only in writable roots, from their walks. */
@@ -74,6 +76,9 @@ export interface ReadOnlyWalk {
   /** Git's places the walks found outside every root (a config, a hooks
    *  folder elsewhere): not writable in the sandbox by their names. */
   elsewhere: string[]
+  /** The symbolic links in the roots, wherever they lead: a program that
+   *  follows links (`grep -R`, `tar ch`) reads through one. */
+  links: string[]
 }
 
 /**
@@ -169,6 +174,7 @@ function keptReadOnly(walks: readonly FolderWalk[]): ReadOnlyWalk {
     inGitFolder,
     unlistable,
     elsewhere: [...new Set(elsewhere)].sort(),
+    links: walks.flatMap((walk) => walk.links),
   }
 }
 
@@ -212,6 +218,7 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
   const nested = new Set<string>()
   const bare: string[] = []
   const manifests: string[] = []
+  const links: string[] = []
   let level: WalkedFolder[] = [{ relative: '', at: real, above: [], levels: null }]
   while (level.length > 0 && !truncated) {
     const next: WalkedFolder[] = []
@@ -255,10 +262,12 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
           // A folder that is a link is read as the folder it leads to,
           // judged by the link's name: the person's editor, CI and git
           // read `.vscode/tasks.json` through it all the same.
+          const link = entry.isSymbolicLink() ? path.join(at, entry.name) : null
+          if (link !== null) links.push(link)
           const inner = entry.isDirectory()
             ? childFolder(walked, child, entry.name)
-            : entry.isSymbolicLink()
-              ? followLink(walked, child, path.join(at, entry.name), writable)
+            : link !== null
+              ? followLink(walked, child, link, writable)
               : null
           if (inner !== null) next.push(inner)
         }
@@ -304,7 +313,7 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
       ...configPlacesOf({ hooksFolders: [], templateFolders: [], configFiles: [], programs }),
     )
   }
-  return { root: real, table, places, truncated, unlistable }
+  return { root: real, table, places, truncated, unlistable, links }
 }
 
 /** The places the configs git reads name, as the walk keeps them. */
