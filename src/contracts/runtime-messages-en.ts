@@ -153,6 +153,8 @@ export const RUNTIME_MESSAGES_EN = {
     linkedElsewhere:
       '{{path}} has other names (hard links) in the folders a command may write, which no sandbox keeps read-only or hidden: a command that writes or reads one of them reaches it, so a person decides each command.',
     tooManyPaths: '{{path}} names more paths than can be checked: a person decides it.',
+    readsCredentials:
+      'The command reads {{path}}, which holds credentials, through a folder it names or a link in its workspace: a person decides it.',
     assentOwn:
       "{{path}} is Assent's own (its data, or the configuration it decides what runs unasked from): a person decides every change to it.",
   },

@@ -44,7 +44,11 @@ export function credentialsHeldBy(
     const held = heldIn(folder)
     if (held === null) continue
     const what = held.class === 'assent-own' ? ASSENT_OWN_WHY : 'it holds credentials'
-    return { ...held, reason: `${what}, and the command reads ${folder}, which holds it` }
+    return {
+      path: held.path,
+      class: held.class === 'assent-own' ? 'assent-own' : 'reads-credentials',
+      reason: `${what}, and the command reads ${folder}, which holds it`,
+    }
   }
   return null
 }
@@ -91,10 +95,13 @@ export function credentialsLinkedFrom(
     const what =
       into?.why ?? (held?.class === 'assent-own' ? ASSENT_OWN_WHY : 'it holds credentials')
     if (into === null && held === null) continue
+    // Named by the private place it reaches, which the window shows.
+    const reached = held?.path ?? target
+    const ownReached = (into?.class ?? held?.class) === 'assent-own'
     return {
-      path: link,
-      class: into?.class ?? held?.class ?? 'credentials',
-      reason: `it leads to ${held?.path ?? target}: ${what}; a command that follows links reads it`,
+      path: reached,
+      class: ownReached ? 'assent-own' : 'reads-credentials',
+      reason: `${what}, and ${link} in the workspace leads to it; a command that follows links reads it`,
     }
   }
   return null

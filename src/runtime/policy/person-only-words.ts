@@ -27,4 +27,5 @@ const PERSON_ONLY_CODES = {
   'linked-elsewhere': 'personOnly.linkedElsewhere',
   'too-many-paths': 'personOnly.tooManyPaths',
   'assent-own': 'personOnly.assentOwn',
+  'reads-credentials': 'personOnly.readsCredentials',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>

@@ -82,6 +82,7 @@ export type PersonOnlyClass =
   | 'hard-linked'
   | 'linked-elsewhere'
   | 'too-many-paths'
+  | 'reads-credentials'
 
 export interface PersonOnly {
   /** The path as found (an argument, a word of a command, or a real path),

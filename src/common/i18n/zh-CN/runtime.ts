@@ -139,6 +139,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     linkedElsewhere:
       '{{path}} 在命令可写入的文件夹中还有其他名称（硬链接），任何沙箱都无法将其设为只读或隐藏：写入或读取其中任何一个的命令都会触及它，因此每条命令都由人来决定。',
     tooManyPaths: '{{path}} 指定的路径多于可以检查的数量：由人来决定。',
+    readsCredentials:
+      '该命令通过它指定的文件夹或其工作区中的链接读取 {{path}}，其中保存着凭据：由人来决定。',
     assentOwn:
       '{{path}} 属于 Assent 自身（它的数据，或它据以决定哪些操作无需询问即可运行的配置）：对它的每次修改都由人来决定。',
   },
