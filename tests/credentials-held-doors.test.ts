@@ -30,8 +30,9 @@ import { ALLOWING_DECIDERS, leftToThePersonByEach } from './support/allowing-dec
  * through the rule every door applies to an external agent's command (a
  * grant, the reviewer, the webhook), through the reviewer and the webhook
  * that allow everything, and through the private-read rule that holds an
- * MCP shell tool and an ACP agent's own tool, with controls each door
- * still answers.
+ * MCP shell tool and an ACP agent's own tool (and, for a link out of the
+ * workspace, the rule that holds those), with controls each door still
+ * answers.
  */
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 31))
@@ -128,11 +129,22 @@ describe('the rule every door applies', () => {
     const linked = path.join(root, `ws-${name}`)
     mkdirSync(linked)
     symlinkSync(to(), path.join(linked, name))
-    const touch = { ...asAgent(FOLLOWING), workspace: linked }
-    const found = personOnlyReason(touch)
-    // It names the private place the link reaches, and the link.
-    expect(found?.path.startsWith(to())).toBe(true)
-    expect(found?.reason).toContain(path.join(linked, name))
+    // Codex's command, an MCP server's shell tool and an ACP agent's own
+    // tool: none of them runs in Assent's sandbox.
+    const touches = [
+      { ...asAgent(FOLLOWING), workspace: linked },
+      mcpTouch(
+        { serverId: 'shell', toolName: 'execute', arguments: { command: FOLLOWING } },
+        linked,
+      ),
+      { ...asAgentTool(FOLLOWING), workspace: linked },
+    ]
+    for (const touch of touches) {
+      const found = personOnlyReason(touch)
+      // It names the private place the link reaches, and the link.
+      expect(found?.path.startsWith(to())).toBe(true)
+      expect(found?.reason).toContain(path.join(linked, name))
+    }
   })
 
   it('control: lets a door answer beside a link to a folder holding none', () => {
@@ -140,6 +152,12 @@ describe('the rule every door applies', () => {
     mkdirSync(linked)
     symlinkSync(plain, path.join(linked, 'plain'))
     expect(personOnlyReason({ ...asAgent(FOLLOWING), workspace: linked })).toBeNull()
+    const shell = { command: FOLLOWING }
+    expect(
+      personOnlyReason(
+        mcpTouch({ serverId: 'shell', toolName: 'execute', arguments: shell }, linked),
+      ),
+    ).toBeNull()
   })
 })
 
