@@ -72,6 +72,10 @@ const commandView = (argv: string[]) =>
     argumentsText: '{}',
   })
 
+/** How the window draws `char` as an escape: `⟨U+2800⟩`. */
+const escapeOf = (char: string) =>
+  `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`
+
 describe.skipIf(!chromiumReady)(
   'the protected window draws deceptive text as it runs',
   { timeout: TEST_TIMEOUT_MS },
@@ -90,33 +94,96 @@ describe.skipIf(!chromiumReady)(
       // letter, but the shell reads it as part of a word. So `done⠀#⠀;`
       // reads as `done # ;`, the rest of the line a comment, while sh sees
       // the word `done⠀#⠀`, ends the command at `;` and runs what follows.
-      it('draws U+2800 in `echo done⠀#⠀; touch pwned` as a visible escape and warns', async () => {
-        const workspace = realpathSync(harness.workspace)
-        model.call = {
-          tool: 'run_command',
-          arguments: { argv: ['echo', 'done\u2800#\u2800;', 'touch', 'pwned'], shell: true },
-        }
-        const room = await createRoom(harness)
-        const turnId = await send(harness, room.id, 'go')
-        const approval = await waitForPendingApproval(harness, room.id, turnId)
-        const view = approvalConsentView(approval, DISPLAY)
+      // The ideographic space, a space in Chinese or Japanese text, is read
+      // the same way by the shell: between ASCII words it is an escape too.
+      it.each([
+        ['U+2800 BRAILLE PATTERN BLANK', '\u2800'],
+        ['U+3000 IDEOGRAPHIC SPACE', '\u3000'],
+      ])(
+        'draws %s in `echo done #; touch pwned` as a visible escape and warns',
+        async (_name, blank) => {
+          const workspace = realpathSync(harness.workspace)
+          const made = `pwned-${(blank.codePointAt(0) ?? 0).toString(16)}`
+          model.call = {
+            tool: 'run_command',
+            arguments: { argv: ['echo', `done${blank}#${blank};`, 'touch', made], shell: true },
+          }
+          const room = await createRoom(harness)
+          const turnId = await send(harness, room.id, 'go')
+          const approval = await waitForPendingApproval(harness, room.id, turnId)
+          const view = approvalConsentView(approval, DISPLAY)
 
-        const consent = await browser.open({ width: 760, height: 640 })
-        await consent.show(view)
-        await waitForEnabled(consent, 'deny')
-        const shown = await drawn(consent)
+          const consent = await browser.open({ width: 760, height: 640 })
+          await consent.show(view)
+          await waitForEnabled(consent, 'deny')
+          const shown = await drawn(consent)
 
-        // What runs once the person allows what they were shown.
-        expect((await decide(harness, approval, 'allow-once')).status).toBe(200)
-        await turnSettled(harness, room.id, turnId)
-        const [call] = await toolCallsOf(harness, room.id, turnId)
-        expect(call).toMatchObject({ status: 'succeeded' })
-        expect(existsSync(join(workspace, 'pwned')), 'the part after "#" ran').toBe(true)
+          // What runs once the person allows what they were shown.
+          expect((await decide(harness, approval, 'allow-once')).status).toBe(200)
+          await turnSettled(harness, room.id, turnId)
+          const [call] = await toolCallsOf(harness, room.id, turnId)
+          expect(call).toMatchObject({ status: 'succeeded' })
+          expect(existsSync(join(workspace, made)), 'the part after "#" ran').toBe(true)
 
-        // The window must not have let it read as a comment.
-        expect(shown.escapes).toContain('⟨U+2800⟩')
-        expect(shown.notices).toContain('hidden')
-      })
+          // The window must not have let it read as a comment.
+          expect(shown.escapes).toContain(escapeOf(blank))
+          expect(shown.action).not.toContain(blank)
+          expect(shown.notices).toContain('hidden')
+        },
+      )
+    })
+
+    // The same line wherever the window shows one an agent or a server
+    // will run: the runtime's command, an external agent's, an MCP
+    // shell tool's arguments, and a script a write leaves behind.
+    const LINE = 'echo done\u3000#\u3000; touch pwned'
+    it.each([
+      ['a shell command line', commandView(LINE.split(' '))],
+      [
+        "an external agent's command line",
+        approvalView({
+          kind: 'run-command',
+          toolName: 'agent.command',
+          action: {
+            type: 'agent-command',
+            commandLine: `/bin/bash -lc '${LINE}'`,
+            directory: '/p',
+          },
+          argumentsText: '{}',
+        }),
+      ],
+      [
+        "an MCP tool's arguments",
+        approvalView({
+          kind: 'mcp-tool-call',
+          toolName: 'shell__run',
+          action: {
+            type: 'mcp',
+            serverName: 'shell',
+            toolDescription: 'Runs a command.',
+            previewText: null,
+            serverFolder: null,
+          },
+          argumentsText: JSON.stringify({ command: LINE }, null, 2),
+        }),
+      ],
+      [
+        "a write's new content",
+        approvalView({
+          kind: 'apply-changes',
+          toolName: 'write_file',
+          action: { type: 'write', path: 'go.sh', absolutePath: '/p/go.sh', content: `${LINE}\n` },
+          argumentsText: '{}',
+        }),
+      ],
+    ])('draws an ideographic space between ASCII words in %s as an escape', async (_door, view) => {
+      const consent = await browser.open({ width: 760, height: 640 })
+      await consent.show(view)
+      await waitForEnabled(consent, 'deny')
+      const shown = await drawn(consent)
+      expect(shown.escapes).toContain('⟨U+3000⟩')
+      expect(shown.action).not.toContain('\u3000')
+      expect(shown.notices).toContain('hidden')
     })
 
     // Other code points drawn with no ink that no format or ignorable

@@ -184,11 +184,44 @@ describe('displaySafe', () => {
   })
 
   it('leaves ordinary text of any script alone', () => {
-    for (const text of ['git status', 'café', '笔记 第一行', 'Привет', 'שלום', 'a　b']) {
+    for (const text of ['git status', 'café', '笔记 第一行', 'Привет', 'שלום', '笔记　第一行']) {
       const safe = displaySafe(text)
       expect(safe.segments).toEqual([{ kind: 'text', text }])
     }
     expect(displaySafe('').segments).toEqual([])
+  })
+
+  // The ideographic space is a space among Chinese, Japanese or Korean
+  // characters; beside anything else a shell reads it as part of a word,
+  // so `done\u3000#\u3000; touch pwned` would read as a comment from `#`
+  // on while `touch pwned` runs.
+  it.each([
+    ['between ASCII words', 'echo done\u3000#\u3000; touch pwned', false, 2],
+    ['after Chinese, before #', 'echo 笔记\u3000#; touch pwned', false, 1],
+    ['between Latin letters in a path', 'my\u3000notes.txt', false, 1],
+    ['at the start of a one-line value', '\u3000笔记.txt', false, 1],
+    ['in JSON arguments', '{\n  "command": "echo ok\u3000#\u3000; rm x"\n}', true, 2],
+    ['indenting a line of code', 'echo ok\n\u3000#\u3000; rm x\n', true, 2],
+  ])('shows an ideographic space %s as an escape', (_where, text, multiline, count) => {
+    const safe = displaySafe(text, { multiline })
+    const escapes = safe.segments.filter((segment) => segment.kind === 'escape')
+    expect(escapes).toEqual(
+      Array(count).fill({ kind: 'escape', original: '\u3000', label: '⟨U+3000⟩', reason: 'space' }),
+    )
+    expect(safe.warnings.has('hidden')).toBe(true)
+    expect(originalText(safe)).toBe(text)
+  })
+
+  it('keeps an ideographic space among Chinese or Japanese, and one indenting their lines', () => {
+    for (const [text, multiline] of [
+      ['/home/ada/我的\u3000文档/笔记.txt', false],
+      ['これは\u3000\u3000テスト', false],
+      ['\u3000これは段落です。\n\u3000\u3000次の段落。', true],
+      ['「引用」\u3000次', false],
+    ] as const) {
+      const safe = displaySafe(text, { multiline })
+      expect(safe.segments).toEqual([{ kind: 'text', text }])
+    }
   })
 
   it('shows a one-line value that mixes right-to-left letters with others in stored order', () => {

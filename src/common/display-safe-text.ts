@@ -24,8 +24,9 @@ export type EscapeReason =
   | 'invisible'
   /** C0 and C1 controls and DEL (ANSI escapes start with ESC). */
   | 'control'
-  /** Spaces other than U+0020 and the ideographic space, and the line and
-   *  paragraph separators: they look like a plain space or a line break. */
+  /** Spaces other than U+0020 (and the ideographic space within Chinese,
+   *  Japanese or Korean text), and the line and paragraph separators: they
+   *  look like a plain space or a line break. */
   | 'space'
   /** Unassigned code points, noncharacters and lone surrogates: no glyph
    *  anyone could read. */
@@ -90,7 +91,26 @@ const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}]$/u
 const NO_INK = new Set(['\u2800', '\u{1D159}', '\u{16FE4}'])
 const CONTROL = /^\p{Cc}$/u
 const ODD_SPACE = /^[\p{Zl}\p{Zp}\p{Zs}]$/u
-const PLAIN_SPACES = new Set([' ', '\u3000'])
+const IDEOGRAPHIC_SPACE = '\u3000'
+const CJK = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]$/u
+
+/**
+ * The ideographic space is the space of Chinese, Japanese and Korean text,
+ * plain there: between such characters, or (in text with lines) indenting
+ * a line of them. Beside anything else it is an escape: a shell reads it
+ * as part of a word, so `done\u3000#\u3000; touch x` would read as a
+ * comment from `#` on while `touch x` runs, and `my\u3000notes.txt` is
+ * another file than `my notes.txt`.
+ */
+function ideographicSpaceIsPlain(chars: readonly string[], index: number, multiline: boolean) {
+  let before = index - 1
+  while (chars[before] === IDEOGRAPHIC_SPACE) before -= 1
+  let after = index + 1
+  while (chars[after] === IDEOGRAPHIC_SPACE) after += 1
+  const previous = chars[before]
+  const lineStart = multiline && (previous === undefined || previous === '\n')
+  return (lineStart || CJK.test(previous ?? '')) && CJK.test(chars[after] ?? '')
+}
 const UNREADABLE = /^[\p{Cn}\p{Cs}\p{Noncharacter_Code_Point}]$/u
 /**
  * Every code point whose Bidi_Class is Right_To_Left (R), Arabic_Letter
@@ -124,16 +144,22 @@ const RIGHT_TO_LEFT = new RegExp(`[${RTL_CLASSES}]`, 'u')
  *  anything but them, white space and marks (which go with their letter). */
 const OTHER_THAN_RTL = new RegExp(`[^\\s\\p{Mn}\\p{Me}${RTL_CLASSES}]`, 'u')
 
-/** The reason `char` must be escaped, or undefined when it is plain text.
- *  `next` is the code point after it (a CR before a LF is a line ending). */
-function escapeReason(char: string, next: string | undefined, multiline: boolean) {
+/** The reason the code point at `index` must be escaped, or undefined when
+ *  it is plain text. Its neighbours count: a CR before a LF is a line
+ *  ending, an ideographic space among Chinese or Japanese is a space. */
+function escapeReason(chars: readonly string[], index: number, multiline: boolean) {
+  const char = chars[index] ?? ''
+  const next = chars[index + 1]
   if (multiline && (char === '\n' || char === '\t')) return undefined
   if (BIDI_CONTROL.test(char)) return 'direction'
   if (CONTROL.test(char)) {
     return multiline && char === '\r' && next === '\n' ? 'line-ending' : 'control'
   }
   if (INVISIBLE.test(char) || NO_INK.has(char)) return 'invisible'
-  if (ODD_SPACE.test(char) && !PLAIN_SPACES.has(char)) return 'space'
+  if (char === IDEOGRAPHIC_SPACE) {
+    return ideographicSpaceIsPlain(chars, index, multiline) ? undefined : 'space'
+  }
+  if (ODD_SPACE.test(char) && char !== ' ') return 'space'
   if (UNREADABLE.test(char)) return 'unreadable'
   if (char === ESCAPE_OPEN) return 'escape-mark'
   return undefined
@@ -170,8 +196,7 @@ export function displaySafe(text: string, options: DisplaySafeOptions = {}): Dis
   const confusable = name ? confusableIndexes(chars) : new Set<number>()
   const reasons = chars.map(
     (char, index) =>
-      escapeReason(char, chars[index + 1], multiline) ??
-      (confusable.has(index) ? 'confusable' : undefined),
+      escapeReason(chars, index, multiline) ?? (confusable.has(index) ? 'confusable' : undefined),
   )
   // A name's look-alike letters are escapes; in other text a look-alike
   // word stays readable, marked. An escape ends a word: it is not drawn.
