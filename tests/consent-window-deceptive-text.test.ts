@@ -186,6 +186,31 @@ describe.skipIf(!chromiumReady)(
       expect(shown.notices).toContain('hidden')
     })
 
+    // A fullwidth `＃` or a curly quote is a letter to the shell: in a
+    // command line it would make what runs read as a comment or as quoted
+    // text. Marked in the runtime's command line and a Codex command line.
+    it.each([
+      ['a fullwidth number sign', 'echo done \uFF03 ; touch pwned', ['\uFF03']],
+      ['curly quotes', 'echo \u2018done; touch pwned\u2019', ['\u2018', '\u2019']],
+    ])('marks %s in a shell and an agent command line', async (_what, line, marked) => {
+      for (const view of [
+        commandView(line.split(' ')),
+        approvalView({
+          kind: 'run-command',
+          toolName: 'agent.command',
+          action: { type: 'agent-command', commandLine: line, directory: '/p' },
+          argumentsText: '{}',
+        }),
+      ]) {
+        const consent = await browser.open({ width: 760, height: 640 })
+        await consent.show(view)
+        await waitForEnabled(consent, 'deny')
+        const shown = await drawn(consent)
+        expect(shown.lookalikes).toEqual(marked)
+        expect(shown.notices).toContain('confusable')
+      }
+    })
+
     // Other code points drawn with no ink that no format or ignorable
     // category covers: each is an escape, wherever it stands.
     it.each([

@@ -179,3 +179,25 @@ export function lookalikeWordIndexes(chars: readonly string[]): Set<number> {
   }
   return flagged
 }
+
+/** ASCII a shell reads as making what stands after or between it inert:
+ *  a comment (`#`), quotes (`'`, `"`, `` ` ``), a backslash, a here
+ *  document's `<`. */
+const INERTING_SYNTAX = /^[#'"`\\<]+$/
+
+/**
+ * The indexes of the characters of a one-line value (a command line, a
+ * path) that pass for a shell's quoting or comment syntax without being
+ * it: a fullwidth `＃`, a curly `’`, `＼`. A shell reads them as letters,
+ * so `echo ok ＃ ; touch pwned` reads as a comment from `＃` on while
+ * `touch pwned` runs, and `echo ‘; touch pwned’` as quoted text.
+ */
+export function syntaxLookalikeIndexes(chars: readonly string[]): Set<number> {
+  const flagged = new Set<number>()
+  chars.forEach((char, index) => {
+    if (PRINTABLE_ASCII.test(char)) return
+    const prototypes = [unhomoglyph(char), char.normalize('NFKC')]
+    if (prototypes.some((prototype) => INERTING_SYNTAX.test(prototype))) flagged.add(index)
+  })
+  return flagged
+}

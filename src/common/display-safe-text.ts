@@ -1,4 +1,8 @@
-import { confusableIndexes, lookalikeWordIndexes } from './confusable-names.ts'
+import {
+  confusableIndexes,
+  lookalikeWordIndexes,
+  syntaxLookalikeIndexes,
+} from './confusable-names.ts'
 
 /**
  * Text shown to the person in the protected window (and the workbench's
@@ -200,9 +204,17 @@ export function displaySafe(text: string, options: DisplaySafeOptions = {}): Dis
   )
   // A name's look-alike letters are escapes; in other text a look-alike
   // word stays readable, marked. An escape ends a word: it is not drawn.
+  // A one-line value (a command line, a path) also marks what passes for
+  // a shell's quotes or comment sign; text with lines is read as prose,
+  // where curly quotes and fullwidth punctuation are ordinary.
   const lookalike = name
     ? new Set<number>()
     : lookalikeWordIndexes(chars.map((char, index) => (reasons[index] ? ' ' : char)))
+  if (!name && !multiline) {
+    for (const index of syntaxLookalikeIndexes(chars)) {
+      if (reasons[index] === undefined) lookalike.add(index)
+    }
+  }
   const segments: DisplaySegment[] = []
   const warnings = new Set<DisplayWarning>()
   if (lookalike.size > 0) warnings.add('confusable')

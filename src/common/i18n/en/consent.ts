@@ -171,7 +171,7 @@ export const enConsent = {
     hidden:
       'This action contains hidden or control characters. They are shown as ⟨U+…⟩ where they stand.',
     confusable:
-      'A name or word in this action mixes scripts or uses letters that look like others, so it can pass for another (a Cyrillic і in github.com). In a tool or server name those letters are shown as ⟨U+…⟩; any other such word is underlined.',
+      'A name or word in this action mixes scripts or uses letters or signs that look like others, so it can pass for another (a Cyrillic і in github.com, a fullwidth ＃ that a shell does not read as a comment). In a tool or server name those letters are shown as ⟨U+…⟩; any other such word or sign is underlined.',
     scroll: 'The action continues below. Allow stays off until you have scrolled to its end.',
     refused:
       'Assent did not take that choice (it came too early, or the window was not in front). Choose again.',
