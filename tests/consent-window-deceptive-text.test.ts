@@ -72,6 +72,47 @@ const commandView = (argv: string[]) =>
     argumentsText: '{}',
   })
 
+/** `line` at every door the window shows a line to be run through: the
+ *  runtime's shell command, an external agent's command, an MCP shell
+ *  tool's arguments, a script a write leaves behind. */
+const doorViews = (line: string) =>
+  [
+    ['a shell command line', commandView(line.split(' '))],
+    [
+      "an external agent's command line",
+      approvalView({
+        kind: 'run-command',
+        toolName: 'agent.command',
+        action: { type: 'agent-command', commandLine: line, directory: '/p' },
+        argumentsText: '{}',
+      }),
+    ],
+    [
+      "an MCP tool's arguments",
+      approvalView({
+        kind: 'mcp-tool-call',
+        toolName: 'shell__run',
+        action: {
+          type: 'mcp',
+          serverName: 'shell',
+          toolDescription: 'Runs a command.',
+          previewText: null,
+          serverFolder: null,
+        },
+        argumentsText: JSON.stringify({ command: line }, null, 2),
+      }),
+    ],
+    [
+      "a write's new content",
+      approvalView({
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        action: { type: 'write', path: 'go.sh', absolutePath: '/p/go.sh', content: `${line}\n` },
+        argumentsText: '{}',
+      }),
+    ],
+  ] as const
+
 /** How the window draws `char` as an escape: `⟨U+2800⟩`. */
 const escapeOf = (char: string) =>
   `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`
@@ -81,6 +122,13 @@ describe.skipIf(!chromiumReady)(
   { timeout: TEST_TIMEOUT_MS },
   () => {
     const browser = useConsentBrowser()
+    /** What the window draws for `view`, once its buttons can be used. */
+    const drawnFor = async (view: unknown) => {
+      const consent = await browser.open({ width: 760, height: 640 })
+      await consent.show(view)
+      await waitForEnabled(consent, 'deny')
+      return drawn(consent)
+    }
 
     describe.runIf(HAS_BWRAP)('a shell command line through the real runtime', () => {
       let harness: RuntimeHarness
@@ -136,80 +184,36 @@ describe.skipIf(!chromiumReady)(
     // The same line wherever the window shows one an agent or a server
     // will run: the runtime's command, an external agent's, an MCP
     // shell tool's arguments, and a script a write leaves behind.
-    const LINE = 'echo done\u3000#\u3000; touch pwned'
-    it.each([
-      ['a shell command line', commandView(LINE.split(' '))],
-      [
-        "an external agent's command line",
-        approvalView({
-          kind: 'run-command',
-          toolName: 'agent.command',
-          action: {
-            type: 'agent-command',
-            commandLine: `/bin/bash -lc '${LINE}'`,
-            directory: '/p',
-          },
-          argumentsText: '{}',
-        }),
-      ],
-      [
-        "an MCP tool's arguments",
-        approvalView({
-          kind: 'mcp-tool-call',
-          toolName: 'shell__run',
-          action: {
-            type: 'mcp',
-            serverName: 'shell',
-            toolDescription: 'Runs a command.',
-            previewText: null,
-            serverFolder: null,
-          },
-          argumentsText: JSON.stringify({ command: LINE }, null, 2),
-        }),
-      ],
-      [
-        "a write's new content",
-        approvalView({
-          kind: 'apply-changes',
-          toolName: 'write_file',
-          action: { type: 'write', path: 'go.sh', absolutePath: '/p/go.sh', content: `${LINE}\n` },
-          argumentsText: '{}',
-        }),
-      ],
-    ])('draws an ideographic space between ASCII words in %s as an escape', async (_door, view) => {
-      const consent = await browser.open({ width: 760, height: 640 })
-      await consent.show(view)
-      await waitForEnabled(consent, 'deny')
-      const shown = await drawn(consent)
-      expect(shown.escapes).toContain('⟨U+3000⟩')
-      expect(shown.action).not.toContain('\u3000')
-      expect(shown.notices).toContain('hidden')
-    })
+    it.each(doorViews('echo done\u3000#\u3000; touch pwned'))(
+      'draws an ideographic space between ASCII words in %s as an escape',
+      async (_door, view) => {
+        const shown = await drawnFor(view)
+        expect(shown.escapes).toContain('⟨U+3000⟩')
+        expect(shown.action).not.toContain('\u3000')
+        expect(shown.notices).toContain('hidden')
+      },
+    )
 
-    // A fullwidth `＃` or a curly quote is a letter to the shell: in a
-    // command line it would make what runs read as a comment or as quoted
-    // text. Marked in the runtime's command line and a Codex command line.
-    it.each([
-      ['a fullwidth number sign', 'echo done \uFF03 ; touch pwned', ['\uFF03']],
-      ['curly quotes', 'echo \u2018done; touch pwned\u2019', ['\u2018', '\u2019']],
-    ])('marks %s in a shell and an agent command line', async (_what, line, marked) => {
-      for (const view of [
-        commandView(line.split(' ')),
-        approvalView({
-          kind: 'run-command',
-          toolName: 'agent.command',
-          action: { type: 'agent-command', commandLine: line, directory: '/p' },
-          argumentsText: '{}',
-        }),
-      ]) {
-        const consent = await browser.open({ width: 760, height: 640 })
-        await consent.show(view)
-        await waitForEnabled(consent, 'deny')
-        const shown = await drawn(consent)
-        expect(shown.lookalikes).toEqual(marked)
+    // A fullwidth `＃` or a curly quote is a letter to the shell: it would
+    // make what runs read as a comment or as quoted text. A fullwidth sign
+    // is marked at every door; a curly quote in a one-line value (text
+    // with lines keeps it as prose).
+    it.each(doorViews('echo done \uFF03 ; touch pwned'))(
+      'marks a fullwidth number sign in %s',
+      async (_door, view) => {
+        const shown = await drawnFor(view)
+        expect(shown.lookalikes).toEqual(['\uFF03'])
         expect(shown.notices).toContain('confusable')
-      }
-    })
+      },
+    )
+    it.each(doorViews('echo \u2018done; touch pwned\u2019').slice(0, 2))(
+      'marks curly quotes in %s',
+      async (_door, view) => {
+        const shown = await drawnFor(view)
+        expect(shown.lookalikes).toEqual(['\u2018', '\u2019'])
+        expect(shown.notices).toContain('confusable')
+      },
+    )
 
     // Other code points drawn with no ink that no format or ignorable
     // category covers: each is an escape, wherever it stands.

@@ -184,20 +184,47 @@ export function lookalikeWordIndexes(chars: readonly string[]): Set<number> {
  *  a comment (`#`), quotes (`'`, `"`, `` ` ``), a backslash, a here
  *  document's `<`. */
 const INERTING_SYNTAX = /^[#'"`\\<]+$/
+const CJK = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]$/u
+const IDEOGRAPHIC_SPACE = '\u3000'
 
 /**
- * The indexes of the characters of a one-line value (a command line, a
- * path) that pass for a shell's quoting or comment syntax without being
- * it: a fullwidth `＃`, a curly `’`, `＼`. A shell reads them as letters,
- * so `echo ok ＃ ; touch pwned` reads as a comment from `＃` on while
- * `touch pwned` runs, and `echo ‘; touch pwned’` as quoted text.
+ * Whether the character at `index` stands within Chinese, Japanese or
+ * Korean text: between two of their characters (ideographic spaces
+ * aside), or, in text with lines, before one at the start of a line.
  */
-export function syntaxLookalikeIndexes(chars: readonly string[]): Set<number> {
+export function standsAmongCjk(chars: readonly string[], index: number, multiline: boolean) {
+  let before = index - 1
+  while (chars[before] === IDEOGRAPHIC_SPACE) before -= 1
+  let after = index + 1
+  while (chars[after] === IDEOGRAPHIC_SPACE) after += 1
+  const previous = chars[before]
+  const lineStart = multiline && (previous === undefined || previous === '\n')
+  return (lineStart || CJK.test(previous ?? '')) && CJK.test(chars[after] ?? '')
+}
+
+/**
+ * The indexes of the characters that pass for a shell's quoting or comment
+ * syntax without being it: a fullwidth `＃`, a curly `’`, `＼`. A shell
+ * reads them as letters, so `echo ok ＃ ; touch pwned` reads as a comment
+ * from `＃` on while `touch pwned` runs, and `echo ‘; touch pwned’` as
+ * quoted text. In a one-line value (a command line, a path) each is
+ * marked. Text with lines (a file, an MCP call's arguments, a description)
+ * is read as prose too, where curly quotes are ordinary and fullwidth
+ * punctuation is Chinese or Japanese: there only the fullwidth and small
+ * forms are marked, and only outside such text.
+ */
+export function syntaxLookalikeIndexes(chars: readonly string[], multiline: boolean): Set<number> {
   const flagged = new Set<number>()
   chars.forEach((char, index) => {
     if (PRINTABLE_ASCII.test(char)) return
-    const prototypes = [unhomoglyph(char), char.normalize('NFKC')]
-    if (prototypes.some((prototype) => INERTING_SYNTAX.test(prototype))) flagged.add(index)
+    const folded = char.normalize('NFKC')
+    if (multiline) {
+      if (INERTING_SYNTAX.test(folded) && !standsAmongCjk(chars, index, true)) flagged.add(index)
+      return
+    }
+    if ([unhomoglyph(char), folded].some((prototype) => INERTING_SYNTAX.test(prototype))) {
+      flagged.add(index)
+    }
   })
   return flagged
 }

@@ -32,8 +32,32 @@ describe('characters that pass for a shell quote or comment sign', () => {
     expect(originalText(safe)).toBe(text)
   })
 
-  it('leaves them alone in text with lines, read as prose', () => {
-    for (const text of ['他说：\u201C你好\u201D。\n', 'It\u2019s done\uFF03\n']) {
+  // Text with lines is prose as well as code: only the fullwidth and small
+  // forms are marked there, and not among Chinese or Japanese.
+  it.each([
+    [
+      "an MCP shell tool's arguments",
+      '{\n  "command": "echo ok \uFF03 ; touch pwned"\n}',
+      ['\uFF03'],
+    ],
+    [
+      'a script',
+      'echo ok\n\uFF3C\necho \uFF02; touch pwned\uFF02\n',
+      ['\uFF3C', '\uFF02', '\uFF02'],
+    ],
+    ['a here document', 'cat \uFE64\uFE64EOF\nrm x\nEOF\n', ['\uFE64\uFE64']],
+  ])('marks a fullwidth sign in %s', (_what, text, marked) => {
+    const safe = displaySafe(text, { multiline: true })
+    expect(lookalikes(safe)).toEqual(marked)
+    expect(safe.warnings.has('confusable')).toBe(true)
+  })
+
+  it('leaves curly quotes and Chinese or Japanese punctuation alone in text with lines', () => {
+    for (const text of [
+      '他说：\u201C你好\u201D。\n',
+      'It\u2019s \u201Cdone\u201D.\n',
+      '话题\uFF03一\n\uFF03标题\n',
+    ]) {
       const safe = displaySafe(text, { multiline: true })
       expect(safe.segments).toEqual([{ kind: 'text', text }])
       expect(safe.warnings.size).toBe(0)

@@ -1,6 +1,7 @@
 import {
   confusableIndexes,
   lookalikeWordIndexes,
+  standsAmongCjk,
   syntaxLookalikeIndexes,
 } from './confusable-names.ts'
 
@@ -96,25 +97,6 @@ const NO_INK = new Set(['\u2800', '\u{1D159}', '\u{16FE4}'])
 const CONTROL = /^\p{Cc}$/u
 const ODD_SPACE = /^[\p{Zl}\p{Zp}\p{Zs}]$/u
 const IDEOGRAPHIC_SPACE = '\u3000'
-const CJK = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]$/u
-
-/**
- * The ideographic space is the space of Chinese, Japanese and Korean text,
- * plain there: between such characters, or (in text with lines) indenting
- * a line of them. Beside anything else it is an escape: a shell reads it
- * as part of a word, so `done\u3000#\u3000; touch x` would read as a
- * comment from `#` on while `touch x` runs, and `my\u3000notes.txt` is
- * another file than `my notes.txt`.
- */
-function ideographicSpaceIsPlain(chars: readonly string[], index: number, multiline: boolean) {
-  let before = index - 1
-  while (chars[before] === IDEOGRAPHIC_SPACE) before -= 1
-  let after = index + 1
-  while (chars[after] === IDEOGRAPHIC_SPACE) after += 1
-  const previous = chars[before]
-  const lineStart = multiline && (previous === undefined || previous === '\n')
-  return (lineStart || CJK.test(previous ?? '')) && CJK.test(chars[after] ?? '')
-}
 const UNREADABLE = /^[\p{Cn}\p{Cs}\p{Noncharacter_Code_Point}]$/u
 /**
  * Every code point whose Bidi_Class is Right_To_Left (R), Arabic_Letter
@@ -161,7 +143,12 @@ function escapeReason(chars: readonly string[], index: number, multiline: boolea
   }
   if (INVISIBLE.test(char) || NO_INK.has(char)) return 'invisible'
   if (char === IDEOGRAPHIC_SPACE) {
-    return ideographicSpaceIsPlain(chars, index, multiline) ? undefined : 'space'
+    // The space of Chinese, Japanese and Korean text, plain there. Beside
+    // anything else a shell reads it as part of a word, so
+    // `done\u3000#\u3000; touch x` would read as a comment from `#` on
+    // while `touch x` runs, and `my\u3000notes.txt` is another file than
+    // `my notes.txt`.
+    return standsAmongCjk(chars, index, multiline) ? undefined : 'space'
   }
   if (ODD_SPACE.test(char) && char !== ' ') return 'space'
   if (UNREADABLE.test(char)) return 'unreadable'
@@ -204,14 +191,13 @@ export function displaySafe(text: string, options: DisplaySafeOptions = {}): Dis
   )
   // A name's look-alike letters are escapes; in other text a look-alike
   // word stays readable, marked. An escape ends a word: it is not drawn.
-  // A one-line value (a command line, a path) also marks what passes for
-  // a shell's quotes or comment sign; text with lines is read as prose,
-  // where curly quotes and fullwidth punctuation are ordinary.
+  // What passes for a shell's quotes or comment sign is marked too (see
+  // syntaxLookalikeIndexes for where text with lines keeps it plain).
   const lookalike = name
     ? new Set<number>()
     : lookalikeWordIndexes(chars.map((char, index) => (reasons[index] ? ' ' : char)))
-  if (!name && !multiline) {
-    for (const index of syntaxLookalikeIndexes(chars)) {
+  if (!name) {
+    for (const index of syntaxLookalikeIndexes(chars, multiline)) {
       if (reasons[index] === undefined) lookalike.add(index)
     }
   }

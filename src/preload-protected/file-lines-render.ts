@@ -9,7 +9,8 @@ import type { SafeTextWriter } from './safe-text-writer.ts'
 // build an endless page.
 export { MAX_SHOWN_LINES }
 
-/** Splits safe segments at line feeds, keeping each line's escapes. */
+/** Splits safe segments at line feeds, keeping each line's escapes and
+ *  the marks of its look-alike words. */
 export function splitSegmentLines(segments: readonly DisplaySegment[]): DisplaySegment[][] {
   const lines: DisplaySegment[][] = [[]]
   for (const segment of segments) {
@@ -19,7 +20,7 @@ export function splitSegmentLines(segments: readonly DisplaySegment[]): DisplayS
     }
     segment.text.split('\n').forEach((piece, index) => {
       if (index > 0) lines.push([])
-      if (piece !== '') lines.at(-1)?.push({ kind: 'text', text: piece })
+      if (piece !== '') lines.at(-1)?.push({ ...segment, text: piece })
     })
   }
   return lines
