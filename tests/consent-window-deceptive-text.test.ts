@@ -206,6 +206,16 @@ describe.skipIf(!chromiumReady)(
         expect(shown.notices).toContain('confusable')
       },
     )
+    // Hyphens that pass for an option's dashes: rsync takes `‐‐dry-run`
+    // for a file to copy, and copies the rest for real.
+    it.each(doorViews('rsync \u2010\u2010dry-run a/ b/'))(
+      "marks hyphens that pass for an option's dashes in %s",
+      async (_door, view) => {
+        const shown = await drawnFor(view)
+        expect(shown.lookalikes).toEqual(['\u2010\u2010'])
+        expect(shown.notices).toContain('confusable')
+      },
+    )
     it.each(doorViews('echo \u2018done; touch pwned\u2019').slice(0, 2))(
       'marks curly quotes in %s',
       async (_door, view) => {

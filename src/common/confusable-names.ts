@@ -226,5 +226,39 @@ export function syntaxLookalikeIndexes(chars: readonly string[], multiline: bool
       flagged.add(index)
     }
   })
+  for (const index of fakeOptionDashes(chars)) flagged.add(index)
   return flagged
+}
+
+/** Passes for `-` without being it: a hyphen, an en dash, a minus sign. */
+function passesForDash(char: string): boolean {
+  if (PRINTABLE_ASCII.test(char)) return false
+  return unhomoglyph(char) === '-' || char.normalize('NFKC') === '-'
+}
+
+/**
+ * The dashes that make a word read as an option a program does not take
+ * as one: `rsync ‐‐dry-run a b` (U+2010) reads as a dry run, while rsync
+ * takes `‐‐dry-run` for a file and copies the rest. Only where an option
+ * stands: at the start of a word (after a space, a quote or a line start),
+ * with a letter right after the dashes, so a dash in prose
+ * (`1990–2000`, `this – that`) stays as it is.
+ */
+function fakeOptionDashes(chars: readonly string[]): number[] {
+  const found: number[] = []
+  let index = 0
+  while (index < chars.length) {
+    const previous = chars[index - 1]
+    const wordStart = previous === undefined || /^[\s"'=]$/u.test(previous)
+    let end = index
+    while (end < chars.length && (chars[end] === '-' || passesForDash(chars[end] ?? ''))) end += 1
+    const dashes = chars.slice(index, end)
+    if (wordStart && end > index && /^[A-Za-z]$/.test(chars[end] ?? '')) {
+      dashes.forEach((char, at) => {
+        if (char !== '-') found.push(index + at)
+      })
+    }
+    index = Math.max(end, index + 1)
+  }
+  return found
 }

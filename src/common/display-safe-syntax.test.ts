@@ -64,6 +64,36 @@ describe('characters that pass for a shell quote or comment sign', () => {
     }
   })
 
+  // A dash that only passes for `-` makes a word read as an option the
+  // program does not take: `rsync ‐‐dry-run a b` copies for real.
+  it.each([
+    ['hyphens in a command line', 'rsync \u2010\u2010dry-run a/ b/', false, ['\u2010\u2010']],
+    [
+      'a minus sign and a dash',
+      'git clean -fdx \u2212n && rm \u2013i x',
+      false,
+      ['\u2212', '\u2013'],
+    ],
+    ['one real and one fake dash', 'rsync -\u2010dry-run a/ b/', false, ['\u2010']],
+    ['a fullwidth hyphen-minus in arguments', '{\n  "args": ["\uFF0Dn", "x"]\n}', true, ['\uFF0D']],
+  ])('marks %s where an option stands', (_what, text, multiline, marked) => {
+    const safe = displaySafe(text, { multiline })
+    expect(lookalikes(safe)).toEqual(marked)
+    expect(safe.warnings.has('confusable')).toBe(true)
+  })
+
+  it('leaves a dash in prose or inside a word alone', () => {
+    for (const [text, multiline] of [
+      ['Report \u2013 final.pdf', false],
+      ['1990\u20132000, well\u2010known \u2014 see\n', true],
+      ['a\u2010b', false],
+    ] as const) {
+      const safe = displaySafe(text, { multiline })
+      expect(lookalikes(safe)).toEqual([])
+      expect(safe.warnings.size).toBe(0)
+    }
+  })
+
   it('leaves the ASCII signs and plain fullwidth punctuation alone', () => {
     for (const text of ['echo \'a\' "b" `c` \\d # e <<EOF', '笔记（一）；第二行，完。']) {
       const safe = displaySafe(text)
