@@ -109,13 +109,13 @@ export function renderApprovalAction(
     case 'permission': {
       const { widen } = action
       if (widen.type === 'write-directory') {
-        facts.add(
+        facts.addOurs(
           'consent.action.permission.widens',
           translate(lang, 'consent.action.permission.writeDirectory'),
         )
         facts.add('consent.action.permission.folder', widen.path, 'consent-mono')
       } else {
-        facts.add(
+        facts.addOurs(
           'consent.action.permission.widens',
           translate(lang, 'consent.action.permission.network'),
         )
@@ -126,7 +126,7 @@ export function renderApprovalAction(
         )
         facts.add('consent.action.directory', widen.directory, 'consent-mono')
       }
-      facts.add(
+      facts.addOurs(
         'consent.action.permission.duration',
         translate(lang, 'consent.action.permission.thisTurn'),
       )
@@ -216,6 +216,21 @@ class FactList {
   }
 
   add(label: MessageKey, value: string, className = '', options = { name: false }): void {
+    this.row(label, this.writer.element('dd', `consent-value ${className}`.trim(), value, options))
+  }
+
+  /** A row whose value is the window's own catalog text, not the agent's
+   *  or a server's: drawn as plain text, as a note is, since the checks
+   *  for what passes for something else (a curly apostrophe in "room’s")
+   *  are for text someone else chose. */
+  addOurs(label: MessageKey, text: string): void {
+    const description = this.document.createElement('dd')
+    description.className = 'consent-value'
+    description.textContent = text
+    this.row(label, description)
+  }
+
+  private row(label: MessageKey, description: HTMLElement): void {
     if (!this.list) {
       this.list = this.document.createElement('dl')
       this.list.className = 'consent-facts consent-action-facts'
@@ -225,12 +240,6 @@ class FactList {
     row.className = 'consent-fact'
     const term = this.document.createElement('dt')
     term.textContent = translate(this.lang, label)
-    const description = this.writer.element(
-      'dd',
-      `consent-value ${className}`.trim(),
-      value,
-      options,
-    )
     row.append(term, description)
     this.list.append(row)
   }

@@ -12,6 +12,7 @@ import {
   start,
   useConsentPage,
 } from './test-support/consent-page-harness.ts'
+import { notices } from './test-support/consent-page-queries.ts'
 
 // A permission request in the protected window: what widens, for how long,
 // and why the agent says it needs it. The happy-dom window stands in for the
@@ -59,6 +60,19 @@ describe('a permission request in the protected window', () => {
       expect(shown).toContain(part)
     }
     expect(document.querySelectorAll('img')).toHaveLength(0)
+  })
+
+  it('draws its own words plainly: the curly apostrophe of "the room’s mode" raises no look-alike notice and blocks no button', () => {
+    start()
+    inbox.deliver(permissionView({ type: 'write-directory', path: '/home/ada/reports' }, ''))
+    expect(translate('en', 'consent.action.permission.thisTurn')).toContain('’')
+    expect(body()).toContain(translate('en', 'consent.action.permission.thisTurn'))
+    expect(notices()).toEqual([])
+    expect(document.querySelectorAll('.consent-lookalike')).toHaveLength(0)
+    // The agent's own words are still read for what passes for a quote.
+    start()
+    inbox.deliver(permissionView({ type: 'write-directory', path: '/srv/it’s; rm x' }, ''))
+    expect(notices()).toEqual([translate('en', 'consent.notice.confusable')])
   })
 
   it('offers no Always allow, and says the request is never remembered', () => {
