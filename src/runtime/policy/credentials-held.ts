@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { assentOwnPathIn, assentOwnPlacesIn, ASSENT_OWN_WHY } from './assent-own-paths.ts'
@@ -7,6 +7,7 @@ import { lstatOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import type { PersonOnly } from './person-only.ts'
 import { programsRun } from './programs-run.ts'
+import { realPathOf } from './real-paths.ts'
 import { HOME_SECRET_FOLDERS } from './secret-folders.ts'
 import { sensitivePath } from './sensitive-paths.ts'
 
@@ -81,7 +82,7 @@ export function credentialsLinkedFrom(
   }
   const realWorkspace = realOrAsIs(workspace)
   for (const link of links) {
-    const target = realOrNull(link)
+    const target = realPathOf(link)
     if (target === null || isInsideRoot(realWorkspace, target)) continue
     const found = sensitivePath(target)
     const own = assentOwnPathIn([target])
@@ -147,18 +148,8 @@ function exists(place: string): boolean {
   return lstatOfTheMoment(place) !== undefined
 }
 
-function realOrNull(place: string): string | null {
-  try {
-    return realpathSync.native(place)
-  } catch {
-    return null
-  }
-}
-
+/** The real path, looked up once per judgment (real-paths.ts), or the
+ *  path as given when nothing is there to resolve. */
 function realOrAsIs(folder: string): string {
-  try {
-    return realpathSync.native(folder)
-  } catch {
-    return folder
-  }
+  return realPathOf(folder) ?? folder
 }
