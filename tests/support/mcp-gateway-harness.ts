@@ -3,7 +3,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from '@modelcontextprotocol/sdk/client/stdio.js'
 import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
 import type { ApprovalDecision } from '../../src/contracts/consent.ts'
@@ -102,14 +105,17 @@ export async function allowedAlways(
 }
 
 /** The SDK's own client, talking to `assent-gateway` over stdio; `client`
- *  when a test declares capabilities (sampling, roots) of its own. */
+ *  when a test declares capabilities (sampling, roots) of its own; `env`
+ *  when the gateway should start with variables beyond the SDK's few. */
 export async function connectThroughGateway(
   harness: RuntimeHarness,
   configPath: string,
   client: Client = new Client({ name: 'test-agent', version: '1.0.0' }),
   workspace: string = harness.workspace,
+  env?: Record<string, string>,
 ): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
+    ...(env === undefined ? {} : { env: { ...getDefaultEnvironment(), ...env } }),
     command: process.execPath,
     args: [
       GATEWAY_ENTRY,
