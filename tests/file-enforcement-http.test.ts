@@ -137,7 +137,8 @@ describe('the file a write replaces', () => {
           lines: [
             { op: 'remove', text: 'one' },
             { op: 'remove', text: 'two' },
-            { op: 'add', text: 'one' },
+            // The new content is "one" with no line feed after it.
+            { op: 'add', text: 'one', noFinalNewline: true },
           ],
         },
       ],

@@ -15,6 +15,11 @@ import { z } from 'zod'
 export const FileChangeLineSchema = z.strictObject({
   op: z.enum(['context', 'add', 'remove']),
   text: z.string(),
+  /** The line ends its file (or the part of it an edit names) with no line
+   *  feed after it. Only then is it set: a change that adds or removes
+   *  nothing but the last line feed would otherwise show a line removed and
+   *  the same line added, or nothing at all. */
+  noFinalNewline: z.literal(true).optional(),
 })
 export type FileChangeLine = z.infer<typeof FileChangeLineSchema>
 
@@ -58,6 +63,9 @@ export const FileChangeSchema = z
       ),
     { message: 'hunks must be in file order and must not overlap' },
   )
+  .refine(endsOnlyAtTheEnd, {
+    message: 'only the last line of a side may end with no line feed',
+  })
   .refine(
     (change) => change.kind === 'modify' || change.hunks.every((hunk) => hunk.oldLines === 0),
     {
@@ -65,6 +73,28 @@ export const FileChangeSchema = z
     },
   )
 export type FileChange = z.infer<typeof FileChangeSchema>
+
+/** Whether a line marked as ending with no line feed is the last line
+ *  its side (old: context and removed lines; new: context and added lines)
+ *  has in the change: marked anywhere else it would tell the person of a
+ *  line end that is not there. */
+function endsOnlyAtTheEnd(change: { hunks: readonly { lines: readonly FileChangeLine[] }[] }) {
+  // Walked from the end, so each line is looked at once.
+  let oldSideLater = false
+  let newSideLater = false
+  for (const hunk of change.hunks.toReversed()) {
+    for (const line of hunk.lines.toReversed()) {
+      const onOld = line.op !== 'add'
+      const onNew = line.op !== 'remove'
+      if (line.noFinalNewline === true && ((onOld && oldSideLater) || (onNew && newSideLater))) {
+        return false
+      }
+      oldSideLater ||= onOld
+      newSideLater ||= onNew
+    }
+  }
+  return true
+}
 
 /**
  * The most lines the protected window draws of one file's content or one

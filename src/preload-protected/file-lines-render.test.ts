@@ -1,6 +1,12 @@
+// @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest'
 import { displaySafe } from '../common/display-safe-text.ts'
+import { translate } from '../common/i18n/index.ts'
 import { splitSegmentLines } from './file-lines-render.ts'
+import { approvalView, inbox, start, useConsentPage } from './test-support/consent-page-harness.ts'
+import { body } from './test-support/consent-page-queries.ts'
+
+useConsentPage()
 
 describe('a file drawn line by line', () => {
   // A file's content is made safe whole, then cut into lines: a look-alike
@@ -25,5 +31,49 @@ describe('a file drawn line by line', () => {
       ],
       [],
     ])
+  })
+})
+
+describe('a change of nothing but the last line feed', () => {
+  // The removed and the added line read the same: the words after the one
+  // with no line feed are the difference the person is shown.
+  it.each(['en', 'zh-CN'] as const)('says which side has no line feed, in %s', (lang) => {
+    start()
+    inbox.deliver(
+      approvalView({
+        lang,
+        kind: 'apply-changes',
+        toolName: 'write_file',
+        action: {
+          type: 'write',
+          path: 'notes.txt',
+          absolutePath: '/home/ada/project/notes.txt',
+          content: 'a\nb\n',
+          fileChange: {
+            path: 'notes.txt',
+            kind: 'modify',
+            truncated: false,
+            hunks: [
+              {
+                oldStart: 1,
+                oldLines: 2,
+                newStart: 1,
+                newLines: 2,
+                lines: [
+                  { op: 'context', text: 'a' },
+                  { op: 'remove', text: 'b', noFinalNewline: true },
+                  { op: 'add', text: 'b' },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+    )
+    const texts = [...body().querySelectorAll('tbody tr.consent-line')].map(
+      (row) => row.querySelector('.consent-line-text')?.textContent,
+    )
+    const end = translate(lang, 'consent.action.noFinalNewline')
+    expect(texts).toEqual(['a', `b${end}`, 'b'])
   })
 })

@@ -97,6 +97,7 @@ export function renderFileChange(
         line.op === 'add' ? undefined : oldLine,
         line.op === 'remove' ? undefined : newLine,
         safeLine(line, writer),
+        line.noFinalNewline === true,
       )
       if (line.op !== 'add') oldLine += 1
       if (line.op !== 'remove') newLine += 1
@@ -182,6 +183,7 @@ class LineTable {
     oldNumber: number | undefined,
     newNumber: number | undefined,
     segments: readonly DisplaySegment[],
+    noFinalNewline = false,
   ): void {
     const row = this.document.createElement('tr')
     row.className = `consent-line consent-line-${op}`
@@ -203,6 +205,15 @@ class LineTable {
     }
     const text = this.cell('consent-line-text', undefined)
     this.writer.appendSegments(text, segments)
+    if (noFinalNewline) {
+      // Said in words after the text, not left to the diff's remark line:
+      // where only the last line feed changed, the removed and the added
+      // line read the same, and this is the one difference to see.
+      const end = this.document.createElement('span')
+      end.className = 'consent-line-end'
+      end.textContent = translate(this.lang, 'consent.action.noFinalNewline')
+      text.append(end)
+    }
     row.append(text)
     this.body.append(row)
   }

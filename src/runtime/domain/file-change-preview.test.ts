@@ -11,6 +11,7 @@ import {
   editPreview,
   lineOfOnlyOccurrence,
   newFilePreview,
+  NO_FINAL_NEWLINE,
   removalPreview,
   textLines,
   unifiedDiffPreview,
@@ -45,13 +46,21 @@ function unifiedText(change: FileChange): string {
       (hunk) =>
         `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@\n` +
         hunk.lines
-          .map((l) => `${{ context: ' ', add: '+', remove: '-' }[l.op]}${l.text}\n`)
+          .map(
+            (l) =>
+              `${{ context: ' ', add: '+', remove: '-' }[l.op]}${l.text}\n` +
+              (l.noFinalNewline === true ? `${NO_FINAL_NEWLINE}\n` : ''),
+          )
           .join(''),
     )
     .join('')
 }
 
 const lines = fc.array(fc.constantFrom('a', 'b', 'c', 'd', '', 'x y'), { maxLength: 40 })
+/** Lines joined into a text that ends with a line feed or, when `ends` is
+ *  false, without one. */
+const joined = (list: readonly string[], ends: boolean) =>
+  ends ? list.map((l) => `${l}\n`).join('') : list.join('\n')
 
 describe('editPreview', () => {
   it('turns every edit into valid hunks that, applied to the old text, give the new text', () => {
@@ -88,6 +97,41 @@ describe('editPreview', () => {
       { op: 'context', text: '4' },
       { op: 'context', text: '5' },
     ])
+  })
+
+  it('shows no change only where the texts are the same, the last line feed included', () => {
+    fc.assert(
+      fc.property(lines, fc.boolean(), lines, fc.boolean(), (before, oldEnds, after, newEnds) => {
+        const oldText = joined(before, oldEnds)
+        const newText = joined(after, newEnds)
+        const preview = editPreview('/f', oldText, newText)
+        expect(FileChangeSchema.safeParse(preview).success).toBe(true)
+        expect(preview.hunks.length === 0).toBe(oldText === newText)
+        if (preview.hunks.length > 0) {
+          expect(unifiedDiffPreview('/f', unifiedText(preview))).toEqual(preview)
+        }
+      }),
+      { numRuns: 400 },
+    )
+  })
+
+  it('marks the side of an edit that ends with no line feed, where only one does', () => {
+    expect(editPreview('/f', 'a\nb', 'a\nb\n').hunks[0]?.lines).toEqual([
+      { op: 'context', text: 'a' },
+      { op: 'remove', text: 'b', noFinalNewline: true },
+      { op: 'add', text: 'b' },
+    ])
+    expect(editPreview('/f', 'a\n', 'a').hunks[0]?.lines).toEqual([
+      { op: 'remove', text: 'a' },
+      { op: 'add', text: 'a', noFinalNewline: true },
+    ])
+    // A part of a file (an ACP agent's edit) seldom ends with a line feed:
+    // where both sides end alike, nothing is marked.
+    expect(editPreview('/f', 'x = 1', 'x = 2').hunks[0]?.lines).toEqual([
+      { op: 'remove', text: 'x = 1' },
+      { op: 'add', text: 'x = 2' },
+    ])
+    expect(editAsText('a', 'a\n')).toBe(`-a\n${NO_FINAL_NEWLINE}\n+a\n`)
   })
 
   it('numbers an edit of part of a file with the lines it has in the file', () => {
@@ -138,15 +182,30 @@ describe('unifiedDiffPreview', () => {
     })
   })
 
-  it('skips file headers and "no newline" markers', () => {
+  it('skips file headers and marks the line a "no newline" remark follows', () => {
     const preview = unifiedDiffPreview(
       '/f',
       '--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n\\ No newline at end of file\n+new\n',
     )
     expect(preview?.hunks[0]?.lines).toEqual([
-      { op: 'remove', text: 'old' },
+      { op: 'remove', text: 'old', noFinalNewline: true },
       { op: 'add', text: 'new' },
     ])
+  })
+
+  it('gives no preview for a "no newline" remark after a line its side has more after', () => {
+    // The person would be told of a file's end in the middle of the file.
+    const early = '@@ -1,2 +1,2 @@\n-a\n\\ No newline at end of file\n-b\n+A\n+B\n'
+    expect(unifiedDiffPreview('/f', early)).toBeNull()
+    const context = '@@ -1,2 +1,2 @@\n a\n\\ No newline at end of file\n-b\n+B\n'
+    expect(unifiedDiffPreview('/f', context)).toBeNull()
+    // After the last line of each side, it stands.
+    const both = '@@ -1 +1,2 @@\n-a\n\\ No newline at end of file\n+a\n+b\n'
+    expect(unifiedDiffPreview('/f', both)?.hunks[0]?.lines[0]).toEqual({
+      op: 'remove',
+      text: 'a',
+      noFinalNewline: true,
+    })
   })
 
   it('gives no preview for a diff it cannot read whole, rather than guess', () => {

@@ -67,7 +67,7 @@ export function editPreview(
   newText: string,
   firstLine = 0,
 ): FileChange {
-  const script = lineEdits(textLines(oldText), textLines(newText))
+  const script = lineEdits(...endMarkedLines(oldText, newText))
   const hunks = hunksOf(script).map((hunk) => ({
     ...hunk,
     oldStart: hunk.oldStart + firstLine,
@@ -93,9 +93,43 @@ export function lineOfOnlyOccurrence(content: string, part: string): number | nu
 /** An edit as plain unified-diff lines (` `, `-`, `+`), with no line
  *  numbers: how an edit of an unplaced part of a file is shown as sent. */
 export function editAsText(oldText: string, newText: string): string {
-  return lineEdits(textLines(oldText), textLines(newText))
-    .map((edit) => `${EDIT_MARKS[edit.op]}${edit.text}\n`)
+  return lineEdits(...endMarkedLines(oldText, newText))
+    .map((edit) => {
+      const { text, noFinalNewline } = unmarked(edit.text)
+      return `${EDIT_MARKS[edit.op]}${text}\n${noFinalNewline ? `${NO_FINAL_NEWLINE}\n` : ''}`
+    })
     .join('')
+}
+
+/** The remark unified diffs make after a line with no line feed. */
+export const NO_FINAL_NEWLINE = '\\ No newline at end of file'
+
+/**
+ * Both sides' lines, where one side ends with a line feed and the other
+ * does not, with a line feed kept at the end of the last line of the side
+ * that has none (a line never holds one, so the mark cannot be mistaken
+ * for text): the two last lines then differ, and an edit that adds or
+ * removes nothing but the last line feed shows as a changed line instead
+ * of no change at all. Where both sides end alike, nothing is marked: in
+ * a part of a file (an ACP agent's edit) a missing line feed at its end is
+ * the usual case and says nothing.
+ */
+function endMarkedLines(oldText: string, newText: string): [string[], string[]] {
+  const before = textLines(oldText)
+  const after = textLines(newText)
+  const oldEnds = oldText === '' || oldText.endsWith('\n')
+  const newEnds = newText === '' || newText.endsWith('\n')
+  if (oldEnds === newEnds) return [before, after]
+  const marked = oldEnds ? after : before
+  marked[marked.length - 1] += '\n'
+  return [before, after]
+}
+
+/** A line's text without the end mark of `endMarkedLines`. */
+function unmarked(line: string): { text: string; noFinalNewline: boolean } {
+  return line.endsWith('\n')
+    ? { text: line.slice(0, -1), noFinalNewline: true }
+    : { text: line, noFinalNewline: false }
 }
 
 const EDIT_MARKS: Readonly<Record<FileChangeLine['op'], string>> = {
@@ -109,8 +143,8 @@ const EDIT_MARKS: Readonly<Record<FileChangeLine['op'], string>> = {
  * with a space, `-` or `+`), or null when the text is not one whose every
  * line can be read: a preview that guessed at a line would show the person
  * something other than what the agent will write. File headers (`---`,
- * `+++`) before the first hunk and "\ No newline at end of file" markers
- * are skipped.
+ * `+++`) before the first hunk are skipped; a "\ No newline at end of
+ * file" remark marks the line before it.
  */
 export function unifiedDiffPreview(path: string, diff: string): FileChange | null {
   const hunks: FileChangeHunk[] = []
@@ -128,7 +162,12 @@ export function unifiedDiffPreview(path: string, diff: string): FileChange | nul
       }
       continue
     }
-    if (raw.startsWith('\\')) continue
+    if (raw.startsWith('\\')) {
+      // A remark about the line before: it ends the file with no line feed.
+      const before = current?.lines.at(-1)
+      if (before !== undefined) before.noFinalNewline = true
+      continue
+    }
     if (!current) {
       if (raw.startsWith('--- ') || raw.startsWith('+++ ') || raw.startsWith('diff ')) continue
       return null
@@ -285,7 +324,10 @@ function hunksOf(edits: readonly Edit[]): FileChangeHunk[] {
       oldLines,
       newStart: newLines === 0 ? (head?.newIndex ?? 0) : (head?.newIndex ?? 0) + 1,
       newLines,
-      lines: slice.map(({ op, text }) => ({ op, text })),
+      lines: slice.map(({ op, text }) => {
+        const line = unmarked(text)
+        return line.noFinalNewline ? { op, text: line.text, noFinalNewline: true } : { op, text }
+      }),
     })
   }
   return hunks

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { FileChangeSchema, type FileChange } from '../../contracts/file-change.ts'
+import { NO_FINAL_NEWLINE } from '../domain/file-change-preview.ts'
 import {
   MAX_PREVIEW_EDIT_LINES,
   MAX_PREVIEW_LINES,
@@ -142,12 +143,26 @@ describe('the preview of a write', () => {
     ])
   })
 
-  it('drops the "no newline at end of file" remark, which is not a line', () => {
+  it('marks the line a "no newline at end of file" remark follows, which is not a line', () => {
     const change = fileChangePreview('n.txt', text('a\nb'), 'a\nb\n')
-    expect(change.hunks.flatMap((hunk) => hunk.lines.map((line) => line.text))).not.toContain(
-      ' No newline at end of file',
-    )
+    expect(change.hunks[0]?.lines).toEqual([
+      { op: 'context', text: 'a' },
+      { op: 'remove', text: 'b', noFinalNewline: true },
+      { op: 'add', text: 'b' },
+    ])
     expect(FileChangeSchema.safeParse(change).success).toBe(true)
+    expect(fileChangeText(change).split('\n')).toEqual([
+      '@@ -1,2 +1,2 @@',
+      '     1      1  a',
+      '     2        -b',
+      NO_FINAL_NEWLINE,
+      '            2 +b',
+    ])
+    const removed = fileChangePreview('n.txt', text('a\n'), 'a')
+    expect(removed.hunks[0]?.lines).toEqual([
+      { op: 'remove', text: 'a' },
+      { op: 'add', text: 'a', noFinalNewline: true },
+    ])
   })
 
   it('shows nothing but a truncation for a file that is not text or too large to diff', () => {

@@ -1,5 +1,6 @@
 import { structuredPatch } from 'diff'
 import type { FileChange, FileChangeHunk, FileChangeLine } from '../../contracts/file-change.ts'
+import { NO_FINAL_NEWLINE } from '../domain/file-change-preview.ts'
 import type { ReplacedContent } from './file-target.ts'
 
 /**
@@ -46,9 +47,7 @@ export function fileChangePreview(
       oldLines: hunk.oldLines,
       newStart: hunk.newStart,
       newLines: hunk.newLines,
-      // "\ No newline at end of file" is a remark about the line before,
-      // not a line of the file.
-      lines: hunk.lines.filter((line) => !line.startsWith('\\')).map(toLine),
+      lines: linesOf(hunk.lines),
     }),
   )
   // Bounded by the edit limit: at most MAX_PREVIEW_EDIT_LINES changed lines,
@@ -87,6 +86,19 @@ function normalised(hunk: FileChangeHunk): FileChangeHunk {
   }
 }
 
+/** A hunk's lines. "\ No newline at end of file" is a remark about the
+ *  line before it, not a line of the file: that line is marked, so a change
+ *  of nothing but the last line feed shows which side has none. */
+function linesOf(patchLines: readonly string[]): FileChangeLine[] {
+  const lines: FileChangeLine[] = []
+  for (const patchLine of patchLines) {
+    const before = lines.at(-1)
+    if (!patchLine.startsWith('\\')) lines.push(toLine(patchLine))
+    else if (before !== undefined) before.noFinalNewline = true
+  }
+  return lines
+}
+
 function toLine(line: string): FileChangeLine {
   const text = line.slice(1)
   if (line.startsWith('+')) return { op: 'add', text }
@@ -118,6 +130,7 @@ export function fileChangeText(change: FileChange): string {
       const newNumber = line.op === 'remove' ? '' : String(newLine++)
       const mark = line.op === 'add' ? '+' : line.op === 'remove' ? '-' : ' '
       out.push(`${oldNumber.padStart(6)} ${newNumber.padStart(6)} ${mark}${line.text}`)
+      if (line.noFinalNewline === true) out.push(NO_FINAL_NEWLINE)
     }
   }
   if (change.truncated) out.push('[the change is too large to show in full]')

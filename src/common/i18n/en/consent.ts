@@ -75,6 +75,7 @@ export const enConsent = {
     hunkOne: 'Line {{from}}',
     lineAdded: 'added',
     lineRemoved: 'removed',
+    noFinalNewline: '(no line feed at the end)',
     moreLines: 'Only the first {{shown}} of {{total}} lines are shown here.',
     columnOld: 'Old line',
     columnNew: 'New line',

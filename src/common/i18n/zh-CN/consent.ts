@@ -72,6 +72,7 @@ export const zhCNConsent: Catalog['consent'] = {
     hunkOne: '第 {{from}} 行',
     lineAdded: '新增',
     lineRemoved: '删除',
+    noFinalNewline: '（末尾没有换行符）',
     moreLines: '此处只显示全部 {{total}} 行中的前 {{shown}} 行。',
     columnOld: '原行号',
     columnNew: '新行号',
