@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { displaySafe } from '../common/display-safe-text.ts'
 import { translate } from '../common/i18n/index.ts'
-import { splitSegmentLines } from './file-lines-render.ts'
+import { splitSegmentLines, trailingSpaces } from './file-lines-render.ts'
 import { approvalView, inbox, start, useConsentPage } from './test-support/consent-page-harness.ts'
 import { body } from './test-support/consent-page-queries.ts'
 
@@ -76,4 +76,65 @@ describe('a change of nothing but the last line feed', () => {
     const end = translate(lang, 'consent.action.noFinalNewline')
     expect(texts).toEqual(['a', `b${end}`, 'b'])
   })
+})
+
+describe('spaces at the end of a changed line', () => {
+  it('are set apart from the text before them, whatever the line', () => {
+    expect(trailingSpaces([{ kind: 'text', text: 'a \\ \t ' }])).toEqual({
+      segments: [{ kind: 'text', text: 'a \\' }],
+      trailing: ' \t ',
+    })
+    expect(trailingSpaces([{ kind: 'text', text: '   ' }])).toEqual({
+      segments: [],
+      trailing: '   ',
+    })
+    const escaped = displaySafe('a\u00a0', { multiline: true }).segments
+    expect(trailingSpaces(escaped)).toEqual({ segments: escaped, trailing: '' })
+    expect(trailingSpaces([{ kind: 'text', text: ' a' }]).trailing).toBe('')
+  })
+
+  it.each(['en', 'zh-CN'] as const)(
+    'are outlined and named on added and removed lines, in %s',
+    (lang) => {
+      start()
+      inbox.deliver(
+        approvalView({
+          lang,
+          kind: 'apply-changes',
+          toolName: 'write_file',
+          action: {
+            type: 'write',
+            path: 'run.sh',
+            absolutePath: '/home/ada/project/run.sh',
+            content: 'rm -r build \\ \n  /tmp/x\n',
+            fileChange: {
+              path: 'run.sh',
+              kind: 'modify',
+              truncated: false,
+              hunks: [
+                {
+                  oldStart: 1,
+                  oldLines: 2,
+                  newStart: 1,
+                  newLines: 2,
+                  lines: [
+                    { op: 'remove', text: 'rm -r build \\' },
+                    { op: 'add', text: 'rm -r build \\ ' },
+                    { op: 'context', text: '  /tmp/x  ' },
+                  ],
+                },
+              ],
+            },
+          },
+        }),
+      )
+      const marked = [...body().querySelectorAll('tbody tr.consent-line')].map((row) =>
+        [...row.querySelectorAll('.consent-trailing-space')].map((span) => span.textContent),
+      )
+      expect(marked).toEqual([[], [' '], []])
+      expect(
+        body().querySelector('.consent-trailing-space + .consent-visually-hidden')?.textContent,
+      ).toBe(translate(lang, 'consent.action.trailingSpaces'))
+    },
+  )
 })

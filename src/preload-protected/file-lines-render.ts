@@ -113,6 +113,30 @@ function safeLine(line: FileChangeLine, writer: SafeTextWriter): DisplaySegment[
   return [...safe.segments]
 }
 
+/**
+ * A changed line's spaces and tabs at its end, set apart from the rest of
+ * its segments: drawn as they are they cannot be seen, and a line that
+ * gained or lost only them (a shell line's `\` followed by a space no
+ * longer joins the next line) would read as the line it replaced.
+ */
+export function trailingSpaces(segments: readonly DisplaySegment[]): {
+  segments: DisplaySegment[]
+  trailing: string
+} {
+  const last = segments.at(-1)
+  if (last?.kind !== 'text') return { segments: [...segments], trailing: '' }
+  // Walked back by hand: a pattern anchored at the end would try every
+  // start in a long run of spaces, and an agent chooses the line.
+  let end = last.text.length
+  while (end > 0 && (last.text[end - 1] === ' ' || last.text[end - 1] === '\t')) end -= 1
+  if (end === last.text.length) return { segments: [...segments], trailing: '' }
+  const kept = last.text.slice(0, end)
+  return {
+    segments: [...segments.slice(0, -1), ...(kept === '' ? [] : [{ ...last, text: kept }])],
+    trailing: last.text.slice(end),
+  }
+}
+
 function cutNote(document: Document, parent: HTMLElement, lang: Language, total: number): void {
   const note = document.createElement('p')
   note.className = 'consent-note consent-note-caution'
@@ -204,7 +228,18 @@ class LineTable {
       row.append(sign)
     }
     const text = this.cell('consent-line-text', undefined)
-    this.writer.appendSegments(text, segments)
+    const { segments: shown, trailing } =
+      op === 'context' ? { segments, trailing: '' } : trailingSpaces(segments)
+    this.writer.appendSegments(text, shown)
+    if (trailing !== '') {
+      const spaces = this.document.createElement('span')
+      spaces.className = 'consent-trailing-space'
+      spaces.textContent = trailing
+      const words = this.document.createElement('span')
+      words.className = 'consent-visually-hidden'
+      words.textContent = translate(this.lang, 'consent.action.trailingSpaces')
+      text.append(spaces, words)
+    }
     if (noFinalNewline) {
       // Said in words after the text, not left to the diff's remark line:
       // where only the last line feed changed, the removed and the added

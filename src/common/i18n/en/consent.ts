@@ -76,6 +76,7 @@ export const enConsent = {
     lineAdded: 'added',
     lineRemoved: 'removed',
     noFinalNewline: '(no line feed at the end)',
+    trailingSpaces: '(spaces at the end of the line)',
     moreLines: 'Only the first {{shown}} of {{total}} lines are shown here.',
     columnOld: 'Old line',
     columnNew: 'New line',

@@ -73,6 +73,7 @@ export const zhCNConsent: Catalog['consent'] = {
     lineAdded: '新增',
     lineRemoved: '删除',
     noFinalNewline: '（末尾没有换行符）',
+    trailingSpaces: '（行尾有空白）',
     moreLines: '此处只显示全部 {{total}} 行中的前 {{shown}} 行。',
     columnOld: '原行号',
     columnNew: '新行号',
