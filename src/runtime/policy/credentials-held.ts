@@ -3,6 +3,7 @@ import { homedir } from 'node:os'
 import path from 'node:path'
 import { assentOwnPathIn, assentOwnPlacesIn, ASSENT_OWN_WHY } from './assent-own-paths.ts'
 import { namedCredentialPlacesIn } from './environment-credentials.ts'
+import { FOLDER_LINKS_ENTRIES, linksInFolders } from './folder-links.ts'
 import { lstatOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import type { PersonOnly } from './person-only.ts'
@@ -52,6 +53,42 @@ export function credentialsHeldBy(
     }
   }
   return null
+}
+
+/**
+ * For an external agent's command: `credentialsLinkedFrom` for every link
+ * in `folders` (the workspace, a server's own folder), found by the walk
+ * every door makes of a folder read whole (folder-links.ts), `node_modules`
+ * included: `npm link` leaves links there, and `grep -R` goes through them
+ * as through any other. Fails closed: a folder too large to walk whole, or
+ * holding one that cannot be listed, needs the person, since a link past
+ * what the walk read is not known.
+ */
+export function credentialsLinkedFromFolders(
+  folders: readonly string[],
+  workspace: string,
+): PersonOnly | null {
+  const real = folders.flatMap((folder) => realPathOf(folder) ?? [])
+  const found = linksInFolders(real, real)
+  if (found.truncated !== null) {
+    return {
+      path: found.truncated,
+      class: 'unwalked',
+      reason: `it holds more than ${FOLDER_LINKS_ENTRIES} entries, more than are checked for a symbolic link leading to credentials`,
+    }
+  }
+  if (found.unlistable !== null) {
+    return {
+      path: found.unlistable,
+      class: 'unlistable',
+      reason:
+        'its entries cannot be read, so it cannot be checked for a symbolic link leading to credentials',
+    }
+  }
+  return credentialsLinkedFrom(
+    found.links.map(({ link }) => link),
+    workspace,
+  )
 }
 
 /** How many links of the workspace `credentialsLinkedFrom` resolves at

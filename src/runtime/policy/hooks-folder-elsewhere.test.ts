@@ -115,10 +115,11 @@ describe('a hooks folder a nested or bare repository names outside itself', () =
     expect(personOnlyReason(write('scripts/pre-commit')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(command('cp x scripts/update')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(write('scripts/build.sh')())).toBeNull()
-    // `update` right in the workspace, as a word, is not walked for; as
-    // the file a write names, or any other hook's name there, it is.
-    expect(personOnlyReason(command('apt-get update')())).toBeNull()
-    expect(personOnlyReason(command('git log --grep update')())).toBeNull()
+    // `update` right in the workspace, as the file a write names, or any
+    // other hook's name there, is walked for. (An agent's command of any
+    // words needs the person there: a link past the walk may lead to
+    // credentials, credentials-held.ts.)
+    expect(personOnlyReason(command('apt-get update')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(write('update')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(write('pre-commit')())).toMatchObject({ class: 'unwalked' })
   })

@@ -3,7 +3,7 @@ import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { inGitPlacesOf } from './git-places-touched.ts'
-import { credentialsHeldBy, credentialsLinkedFrom } from './credentials-held.ts'
+import { credentialsHeldBy, credentialsLinkedFromFolders } from './credentials-held.ts'
 import { heldInside } from './held-inside.ts'
 import { packageHooksChanged } from './package-hooks.ts'
 import { writesUnnamed } from './writes-unnamed.ts'
@@ -161,16 +161,19 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // hides keys by their names too, or in none: a folder it names holding a
   // key (`grep -r x ~`), or reached through a link out of its folders, is
   // read whole, and another name of a hook or a key in its folders reaches
-  // past either, unnamed. Looked for when they can be walked whole (no
-  // sandbox of Assent's relies on such a walk).
+  // past either, unnamed. Folders too large to walk whole for links, or
+  // holding one that cannot be listed, need the person
+  // (`credentialsLinkedFromFolders`); the walk for other names then never
+  // finds them walkable either.
   const ownCommand = touch.toolName === 'run_command' && touch.mcpServerId === undefined
   if (agentCommand || (readings.length > 0 && !ownCommand)) {
-    const held = credentialsHeldBy(resolved, touch.workspace, readings)
+    const held =
+      credentialsHeldBy(resolved, touch.workspace, readings) ??
+      credentialsLinkedFromFolders(folders, touch.workspace)
     if (held !== null) return held
     const walked = personOnlyPathsInRoots(folders)
     if (walked.truncated === null && walked.unlistable.length === 0) {
-      const elsewhere =
-        keptWithOtherNames(walked, folders) ?? credentialsLinkedFrom(walked.links, touch.workspace)
+      const elsewhere = keptWithOtherNames(walked, folders)
       if (elsewhere !== null) return elsewhere
     }
   }

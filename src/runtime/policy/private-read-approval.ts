@@ -98,6 +98,9 @@ function privateReadOfTouch(
     // A secret's name among an MCP call's words is the person-only rule's:
     // it keeps it from every decider, with its reason shown.
     secretNames: reading === 'tool',
+    // A server or an agent's tool given a folder may search it whole,
+    // through every link in it.
+    foldersReadWhole: reading === 'any-word',
   })
 }
 

@@ -1,4 +1,5 @@
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
+import { folderReadReachesOut } from './folder-links.ts'
 import { lstatOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathOf } from './real-paths.ts'
@@ -23,6 +24,12 @@ export interface ReadReachInput {
    *  whose secrets' names the person-only rule already keeps from every
    *  decider, with its own reason shown (person-only.ts). */
   secretNames?: boolean
+  /** Whether a folder among the paths may be read whole, links followed
+   *  (false unless given): true for an action whose every word is a
+   *  candidate (an MCP call, an external agent's own tool), which may
+   *  search or pack a folder it is given; a built-in read opens the one
+   *  file it names, and lists a folder without following its links. */
+  foldersReadWhole?: boolean
 }
 
 /**
@@ -33,7 +40,9 @@ export interface ReadReachInput {
  * a link can hide one behind an innocent name, and a raw name can reveal
  * one the resolved path no longer shows), or a file with more than one
  * name (a hard link inside the workspace may be the only way to a file
- * outside it, and nothing tells where its other names are).
+ * outside it, and nothing tells where its other names are); and, for a
+ * read that may take a folder whole, a link in the folder that leads
+ * outside (folder-links.ts).
  *
  * Such a read is a "private read": under every policy that asks, it asks
  * the person (approval-policy.ts), and neither the automatic reviewer nor
@@ -57,6 +66,12 @@ export function privateReadReason(input: ReadReachInput): string | null {
   }
   const own = assentOwnPathIn(input.resolved)
   if (own !== null) return `${own}: ${ASSENT_OWN_WHY}`
+  // A folder read whole, links followed, reaches wherever a link in it
+  // leads (`keys -> ~/.ssh`), though the folder itself is inside.
+  if (input.foldersReadWhole === true) {
+    const reach = folderReadReachesOut(input.resolved, roots)
+    if (reach !== null) return reach
+  }
   const named = input.secretNames === false ? [] : [...input.requested, ...input.resolved]
   for (const candidate of named) {
     const sensitive = sensitivePath(candidate)

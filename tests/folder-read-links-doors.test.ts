@@ -1,0 +1,260 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { AgentIdentity } from '../src/contracts/agent-request.ts'
+import { runGatedMcpCall, type McpConsentPort } from '../src/runtime/mcp/gated-mcp-call.ts'
+import { mcpApprovalFields } from '../src/runtime/mcp/gated-mcp-call.ts'
+import { runGoverned } from '../src/runtime/mcp/governed-mcp-action.ts'
+import type { McpServer } from '../src/runtime/mcp/mcp-connection.ts'
+import { keepAsAssentOwn } from '../src/runtime/policy/assent-own-paths.ts'
+import { FOLDER_LINKS_ENTRIES } from '../src/runtime/policy/folder-links.ts'
+import { mcpTouch } from '../src/runtime/policy/person-only.ts'
+import { grantForAction, keptFromDeciders } from '../src/runtime/policy/private-read-approval.ts'
+import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
+import {
+  askerWorldInTempWorkspace,
+  codexRequest,
+} from '../src/runtime/test-support/external-asker.ts'
+import { commandLeftToThePersonByEach, leftToThePersonByEach } from './support/allowing-deciders.ts'
+import { countingConnection } from './support/mcp-stand-ins.ts'
+
+/**
+ * A read that may take a folder whole (a server's `search_files`, a
+ * `resources/read` of a `file:` folder, an agent's own read tool, `grep -R`)
+ * goes through every symbolic link in it. A folder inside the workspace
+ * holding a link out (`keys -> ~/.ssh`, `h -> ../..`, one inside
+ * `node_modules`, a chain of links, a link to a folder inside that holds
+ * one out, a link to Assent's data) reads what lies outside, so such a read
+ * is private: no read-only manifest runs it unasked, and no grant,
+ * reviewer or webhook answers it; a folder too large to walk whole is
+ * private too, since what lies past the walk is not known. One table of
+ * such folders, walked through every door a read of a folder comes
+ * through, with a folder whose only link stays inside as the control.
+ */
+
+const MAC = new IntegrityMac(Buffer.alloc(32, 41))
+const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }
+
+let home: string
+let appData: string
+
+interface Row {
+  holds: string
+  /** Makes the row's folder in `workspace`; the folder a read names. */
+  make: (workspace: string) => string
+  private: boolean
+}
+
+function link(target: string, at: string): void {
+  mkdirSync(path.dirname(at), { recursive: true })
+  symlinkSync(target, at)
+}
+
+function docs(workspace: string): string {
+  const folder = path.join(workspace, 'docs')
+  mkdirSync(folder, { recursive: true })
+  writeFileSync(path.join(folder, 'readme.md'), 'notes\n')
+  return folder
+}
+
+const ROWS: Row[] = [
+  {
+    holds: 'a link out to the keys (keys -> ~/.ssh)',
+    make: (ws) => {
+      link(path.join(home, '.ssh'), path.join(docs(ws), 'keys'))
+      return path.join(ws, 'docs')
+    },
+    private: true,
+  },
+  {
+    holds: 'a link climbing out (h -> ../..)',
+    make: (ws) => {
+      link('../..', path.join(docs(ws), 'h'))
+      return path.join(ws, 'docs')
+    },
+    private: true,
+  },
+  {
+    holds: 'a link inside node_modules',
+    make: (ws) => {
+      docs(ws)
+      writeFileSync(path.join(ws, 'package.json'), '{}\n')
+      link(path.join(home, '.ssh'), path.join(ws, 'node_modules', 'pkg', 'keys'))
+      return ws
+    },
+    private: true,
+  },
+  {
+    holds: 'a chain of links (a -> ../relay, relay -> ~/.ssh)',
+    make: (ws) => {
+      link('../relay', path.join(docs(ws), 'a'))
+      link(path.join(home, '.ssh'), path.join(ws, 'relay'))
+      return path.join(ws, 'docs')
+    },
+    private: true,
+  },
+  {
+    holds: 'a link to a folder inside that holds a link out',
+    make: (ws) => {
+      link('../build', path.join(docs(ws), 'out'))
+      link(home, path.join(ws, 'build', 'h'))
+      return path.join(ws, 'docs')
+    },
+    private: true,
+  },
+  {
+    holds: "a link to Assent's data",
+    make: (ws) => {
+      link(appData, path.join(docs(ws), 'd'))
+      return path.join(ws, 'docs')
+    },
+    private: true,
+  },
+  {
+    holds: 'more entries than the walk reads',
+    make: (ws) => {
+      const big = path.join(ws, 'big')
+      mkdirSync(big, { recursive: true })
+      for (let i = 0; i <= FOLDER_LINKS_ENTRIES; i += 1) writeFileSync(path.join(big, `${i}`), '')
+      return ws
+    },
+    private: true,
+  },
+  {
+    holds: 'a link that stays inside (control)',
+    make: (ws) => {
+      mkdirSync(path.join(ws, 'other'), { recursive: true })
+      link('../other', path.join(docs(ws), 'l'))
+      return path.join(ws, 'docs')
+    },
+    private: false,
+  },
+]
+
+const homeBefore = process.env.HOME
+afterAll(() => {
+  process.env.HOME = homeBefore
+})
+
+/** The person's home folder and Assent's data beside the workspace (in
+ *  `root`), as the runtime finds them. */
+function keysBeside(root: string): void {
+  home = path.join(root, 'home')
+  appData = path.join(root, 'app', 'data')
+  mkdirSync(path.join(home, '.ssh'), { recursive: true })
+  writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n')
+  mkdirSync(appData, { recursive: true })
+  writeFileSync(path.join(appData, 'assent.db'), 'data\n')
+  process.env.HOME = home
+  keepAsAssentOwn([appData])
+}
+
+/** A read-only server working in `workspace`, whose one tool reads a path. */
+function readOnlyServer(workspace: string): McpServer {
+  return {
+    id: 'files',
+    name: 'Files',
+    transport: { type: 'stdio', command: 'files', args: [], env: {}, cwd: workspace },
+    allowed_tools: ['search_files'],
+    requires_approval: false,
+    manifest: { readonly: true },
+  } as McpServer
+}
+
+/** What the room's and the gateway's consent port would do with the call:
+ *  whether an "always allow" the person gave for the tool answers it, and
+ *  whether the reviewer and the webhook would hear of it. Denies, so
+ *  nothing runs. */
+function judgingConsent(workspace: string): {
+  port: McpConsentPort
+  seen: { grant: boolean; deciders: boolean }[]
+} {
+  const seen: { grant: boolean; deciders: boolean }[] = []
+  const port: McpConsentPort = {
+    ask: (request) => {
+      const action = { ...mcpApprovalFields(request), workingDirectory: workspace }
+      const grant = grantForAction(mcpTouch(request, workspace), action, 'on-request', () => ({
+        id: 'grant-1',
+      }))
+      const kept = keptFromDeciders(action, workspace)
+      seen.push({ grant: grant !== undefined, deciders: kept === null })
+      return Promise.resolve({ status: 'denied', reason: 'no', report: () => Promise.resolve() })
+    },
+  }
+  return { port, seen }
+}
+
+const SEARCH = { name: 'search_files', description: 'Searches', inputSchema: { type: 'object' } }
+
+/** Whether a read-only server's tool call, and the gateway's
+ *  `resources/read`, of `folder` ran with nobody asked. */
+async function mcpDoors(workspace: string, folder: string) {
+  const server = readOnlyServer(workspace)
+  const { connection, runs } = countingConnection(server, SEARCH)
+  const call = judgingConsent(workspace)
+  await runGatedMcpCall(connection, 'search_files', { path: folder }, call.port, workspace).catch(
+    () => undefined,
+  )
+  let reads = 0
+  const resource = judgingConsent(workspace)
+  await runGoverned({
+    consent: resource.port,
+    server,
+    method: 'resources/read',
+    args: { uri: `file://${folder}` },
+    workspace,
+    run: () => {
+      reads += 1
+      return Promise.resolve('read')
+    },
+    outcome: (result) => result,
+  }).catch(() => undefined)
+  return { 'tool call ran unasked': runs() === 1, 'resources/read ran unasked': reads === 1 }
+}
+
+describe.each(ROWS)('a folder holding $holds', (row) => {
+  let place: ReturnType<typeof askerWorldInTempWorkspace>
+  let folder: string
+
+  beforeEach(() => {
+    place = askerWorldInTempWorkspace('assent-folder-links-', MAC, AGENT)
+    keysBeside(place.root)
+    folder = row.make(place.workspace)
+  })
+  afterEach(() => place.dispose())
+
+  it('runs unasked under a read-only manifest only when it stays inside', async () => {
+    expect(await mcpDoors(place.workspace, folder)).toEqual({
+      'tool call ran unasked': !row.private,
+      'resources/read ran unasked': !row.private,
+    })
+  })
+
+  it('is answered by a grant, the reviewer or the webhook only when it stays inside', async () => {
+    const server = { ...readOnlyServer(place.workspace), requires_approval: true }
+    const consent = judgingConsent(place.workspace)
+    const { connection } = countingConnection(server, SEARCH)
+    const args = { path: folder }
+    await runGatedMcpCall(connection, 'search_files', args, consent.port, place.workspace).catch(
+      () => undefined,
+    )
+    expect(consent.seen).toEqual([{ grant: !row.private, deciders: !row.private }])
+  })
+
+  it.runIf(row.private)('as an ACP agent’s own read, is left to the person', () =>
+    leftToThePersonByEach(place.world, () => ({
+      ...codexRequest({
+        kind: 'tool',
+        toolKind: 'read',
+        title: `Read ${folder}`,
+        input: { path: folder },
+        locations: [folder],
+      }),
+      protocol: 'acp',
+    })),
+  )
+
+  it.runIf(row.private)('as grep -R in an agent’s command, is left to the person', () =>
+    commandLeftToThePersonByEach(place.world, `grep -R PRIVATE ${folder}`, place.workspace),
+  )
+})
