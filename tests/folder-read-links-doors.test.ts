@@ -10,12 +10,16 @@ import { keepAsAssentOwn } from '../src/runtime/policy/assent-own-paths.ts'
 import { FOLDER_LINKS_ENTRIES } from '../src/runtime/policy/folder-links.ts'
 import { mcpTouch } from '../src/runtime/policy/person-only.ts'
 import { grantForAction, keptFromDeciders } from '../src/runtime/policy/private-read-approval.ts'
+import { CommandSandbox } from '../src/runtime/sandbox/command-sandbox.ts'
+import { sandboxedRun } from '../src/runtime/sandbox/test-support/sandboxed-run.ts'
+import { varTmpFolder } from '../src/runtime/sandbox/test-support/var-tmp-folder.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import {
   askerWorldInTempWorkspace,
   codexRequest,
 } from '../src/runtime/test-support/external-asker.ts'
 import { commandLeftToThePersonByEach, leftToThePersonByEach } from './support/allowing-deciders.ts'
+import { bubblewrapRequired } from './support/bubblewrap.ts'
 import { countingConnection } from './support/mcp-stand-ins.ts'
 
 /**
@@ -29,8 +33,18 @@ import { countingConnection } from './support/mcp-stand-ins.ts'
  * reviewer or webhook answers it; a folder too large to walk whole is
  * private too, since what lies past the walk is not known. One table of
  * such folders, walked through every door a read of a folder comes
- * through, with a folder whose only link stays inside as the control.
+ * through, with a folder whose only link stays inside as the control: a
+ * read-only server's tool call (a room's and the gateway's), the gateway's
+ * `resources/read`, an "always allow" for the tool, the reviewer and the
+ * webhook, an ACP agent's own read, an agent's command, and bubblewrap,
+ * which shows a contained command the place a link leads to hidden.
+ * (Assent's own `list_dir` follows no link, and its `read_file` opens one
+ * file with no link followed: neither takes a folder whole.)
  */
+
+const HAS_BWRAP = await bubblewrapRequired()
+/** Under /var/tmp: the sandbox gives a command a /tmp of its own. */
+const scratch = varTmpFolder('assent-folder-links-sandbox-')
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 41))
 const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }
@@ -56,6 +70,9 @@ function docs(workspace: string): string {
   writeFileSync(path.join(folder, 'readme.md'), 'notes\n')
   return folder
 }
+
+/** The row whose folder holds no link, only more entries than are walked. */
+const TOO_MANY = 'more entries than the walk reads'
 
 const ROWS: Row[] = [
   {
@@ -111,7 +128,7 @@ const ROWS: Row[] = [
     private: true,
   },
   {
-    holds: 'more entries than the walk reads',
+    holds: TOO_MANY,
     make: (ws) => {
       const big = path.join(ws, 'big')
       mkdirSync(big, { recursive: true })
@@ -144,7 +161,7 @@ function keysBeside(root: string): void {
   mkdirSync(path.join(home, '.ssh'), { recursive: true })
   writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n')
   mkdirSync(appData, { recursive: true })
-  writeFileSync(path.join(appData, 'assent.db'), 'data\n')
+  writeFileSync(path.join(appData, 'assent.db'), 'PRIVATE data\n')
   process.env.HOME = home
   keepAsAssentOwn([appData])
 }
@@ -256,5 +273,31 @@ describe.each(ROWS)('a folder holding $holds', (row) => {
 
   it.runIf(row.private)('as grep -R in an agent’s command, is left to the person', () =>
     commandLeftToThePersonByEach(place.world, `grep -R PRIVATE ${folder}`, place.workspace),
+  )
+
+  // Run in bubblewrap, a command that follows every link reads the place
+  // the link leads to as the sandbox shows it: hidden. In full access,
+  // where nothing contains it, the same command reads the key through the
+  // link, so the row's link does lead there.
+  // (The row holding only many entries has nothing to show there.)
+  it.runIf(HAS_BWRAP && row.holds !== TOO_MANY)(
+    'read by grep -R in the sandbox, shows nothing private',
+    async () => {
+      const base = path.join(scratch(), `row-${ROWS.indexOf(row)}`)
+      const workspace = path.join(base, 'ws')
+      mkdirSync(workspace, { recursive: true })
+      keysBeside(base)
+      const named = row.make(workspace)
+      const sandbox = new CommandSandbox({
+        home,
+        env: { ...process.env, HOME: home },
+        assentPrivate: [appData],
+      })
+      const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
+      const contained = await sh(`grep -rR PRIVATE ${named} || true`, 'workspace-write')
+      expect(contained.output).not.toContain('PRIVATE')
+      const uncontained = await sh(`grep -rR PRIVATE ${named} || true`, 'danger-full-access')
+      expect(uncontained.output.includes('PRIVATE'), uncontained.output).toBe(row.private)
+    },
   )
 })
