@@ -34,7 +34,8 @@ import { countingConnection } from './support/mcp-stand-ins.ts'
  * private too, since what lies past the walk is not known. One table of
  * such folders, walked through every door a read of a folder comes
  * through, with a folder whose only link stays inside as the control: a
- * read-only server's tool call (a room's and the gateway's), the gateway's
+ * read-only server's tool call (a room's and the gateway's; one naming no
+ * folder, which searches where the server works, too), the gateway's
  * `resources/read`, an "always allow" for the tool, the reviewer and the
  * webhook, an ACP agent's own read, an agent's command, and bubblewrap,
  * which shows a contained command the place a link leads to hidden.
@@ -226,7 +227,20 @@ async function mcpDoors(workspace: string, folder: string) {
     },
     outcome: (result) => result,
   }).catch(() => undefined)
-  return { 'tool call ran unasked': runs() === 1, 'resources/read ran unasked': reads === 1 }
+  // Naming no folder: the server searches where it works, the workspace.
+  const unnamed = countingConnection(server, SEARCH)
+  await runGatedMcpCall(
+    unnamed.connection,
+    'search_files',
+    { query: 'PRIVATE' },
+    judgingConsent(workspace).port,
+    workspace,
+  ).catch(() => undefined)
+  return {
+    'tool call ran unasked': runs() === 1,
+    'resources/read ran unasked': reads === 1,
+    'a call naming no folder ran unasked': unnamed.runs() === 1,
+  }
 }
 
 describe.each(ROWS)('a folder holding $holds', (row) => {
@@ -244,6 +258,7 @@ describe.each(ROWS)('a folder holding $holds', (row) => {
     expect(await mcpDoors(place.workspace, folder)).toEqual({
       'tool call ran unasked': !row.private,
       'resources/read ran unasked': !row.private,
+      'a call naming no folder ran unasked': !row.private,
     })
   })
 
