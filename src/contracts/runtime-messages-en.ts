@@ -153,6 +153,8 @@ export const RUNTIME_MESSAGES_EN = {
     linkedElsewhere:
       '{{path}} has other names (hard links) in the folders a command may write, which no sandbox keeps read-only or hidden: a command that writes or reads one of them reaches it, so a person decides each command.',
     tooManyPaths: '{{path}} names more paths than can be checked: a person decides it.',
+    linksUnchecked:
+      '{{path}} holds more entries than are checked, or a folder that cannot be listed, so it cannot be checked for a symbolic link leading to credentials, which a command that follows links reads through: a person decides each command.',
     readsCredentials:
       'The command reads {{path}}, which holds credentials, through a folder it names or a link in its workspace: a person decides it.',
     assentOwn:

@@ -73,14 +73,14 @@ export function credentialsLinkedFromFolders(
   if (found.truncated !== null) {
     return {
       path: found.truncated,
-      class: 'unwalked',
+      class: 'links-unchecked',
       reason: `it holds more than ${FOLDER_LINKS_ENTRIES} entries, more than are checked for a symbolic link leading to credentials`,
     }
   }
   if (found.unlistable !== null) {
     return {
       path: found.unlistable,
-      class: 'unlistable',
+      class: 'links-unchecked',
       reason:
         'its entries cannot be read, so it cannot be checked for a symbolic link leading to credentials',
     }

@@ -119,7 +119,9 @@ describe('a hooks folder a nested or bare repository names outside itself', () =
     // other hook's name there, is walked for. (An agent's command of any
     // words needs the person there: a link past the walk may lead to
     // credentials, credentials-held.ts.)
-    expect(personOnlyReason(command('apt-get update')())).toMatchObject({ class: 'unwalked' })
+    expect(personOnlyReason(command('apt-get update')())).toMatchObject({
+      class: 'links-unchecked',
+    })
     expect(personOnlyReason(write('update')())).toMatchObject({ class: 'unwalked' })
     expect(personOnlyReason(write('pre-commit')())).toMatchObject({ class: 'unwalked' })
   })

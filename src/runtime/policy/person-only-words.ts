@@ -28,4 +28,5 @@ const PERSON_ONLY_CODES = {
   'too-many-paths': 'personOnly.tooManyPaths',
   'assent-own': 'personOnly.assentOwn',
   'reads-credentials': 'personOnly.readsCredentials',
+  'links-unchecked': 'personOnly.linksUnchecked',
 } as const satisfies Record<PersonOnlyClass, RuntimeMessageCode>

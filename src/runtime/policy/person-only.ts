@@ -83,6 +83,7 @@ export type PersonOnlyClass =
   | 'linked-elsewhere'
   | 'too-many-paths'
   | 'reads-credentials'
+  | 'links-unchecked'
 
 export interface PersonOnly {
   /** The path as found (an argument, a word of a command, or a real path),
@@ -161,15 +162,11 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // hides keys by their names too, or in none: a folder it names holding a
   // key (`grep -r x ~`), or reached through a link out of its folders, is
   // read whole, and another name of a hook or a key in its folders reaches
-  // past either, unnamed. Folders too large to walk whole for links, or
-  // holding one that cannot be listed, need the person
-  // (`credentialsLinkedFromFolders`); the walk for other names then never
-  // finds them walkable either.
+  // past either, unnamed; a link to one, last (`credentialsLinkedFromFolders`).
   const ownCommand = touch.toolName === 'run_command' && touch.mcpServerId === undefined
-  if (agentCommand || (readings.length > 0 && !ownCommand)) {
-    const held =
-      credentialsHeldBy(resolved, touch.workspace, readings) ??
-      credentialsLinkedFromFolders(folders, touch.workspace)
+  const uncontained = agentCommand || (readings.length > 0 && !ownCommand)
+  if (uncontained) {
+    const held = credentialsHeldBy(resolved, touch.workspace, readings)
     if (held !== null) return held
     const walked = personOnlyPathsInRoots(folders)
     if (walked.truncated === null && walked.unlistable.length === 0) {
@@ -184,7 +181,10 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
   // its own, never a word. (An external agent's file change is read whole,
   // words and all: its `kind` of change may be `update`.)
   const namesFiles = touch.mcpServerId === undefined && touch.toolName === 'write_file'
-  return inGitPlacesOf(folders, [...new Set(resolved)], seen, namesFiles)
+  return (
+    inGitPlacesOf(folders, [...new Set(resolved)], seen, namesFiles) ??
+    (uncontained ? credentialsLinkedFromFolders(folders, touch.workspace) : null)
+  )
 }
 
 /**

@@ -139,6 +139,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     linkedElsewhere:
       '{{path}} 在命令可写入的文件夹中还有其他名称（硬链接），任何沙箱都无法将其设为只读或隐藏：写入或读取其中任何一个的命令都会触及它，因此每条命令都由人来决定。',
     tooManyPaths: '{{path}} 指定的路径多于可以检查的数量：由人来决定。',
+    linksUnchecked:
+      '{{path}} 中的条目超出检查上限，或含有无法列出内容的文件夹，因此无法确认其中没有指向凭据的符号链接，而跟随链接的命令会经由它读取：每条命令都由人来决定。',
     readsCredentials:
       '该命令通过它指定的文件夹或其工作区中的链接读取 {{path}}，其中保存着凭据：由人来决定。',
     assentOwn:
