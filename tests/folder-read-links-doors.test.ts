@@ -35,7 +35,8 @@ import { countingConnection } from './support/mcp-stand-ins.ts'
  * such folders, walked through every door a read of a folder comes
  * through, with a folder whose only link stays inside as the control: a
  * read-only server's tool call (a room's and the gateway's; one naming no
- * folder, which searches where the server works, too), the gateway's
+ * folder, which searches where the server works, and one globbing in
+ * the folder, too), the gateway's
  * `resources/read`, an "always allow" for the tool, the reviewer and the
  * webhook, an ACP agent's own read, an agent's command, and bubblewrap,
  * which shows a contained command the place a link leads to hidden.
@@ -57,7 +58,12 @@ interface Row {
   holds: string
   /** Makes the row's folder in `workspace`; the folder a read names. */
   make: (workspace: string) => string
+  /** A read of the folder whole, links followed, is private. */
   private: boolean
+  /** A read of the workspace whole reaches the person's credentials or
+   *  Assent's data (or cannot tell), which makes any call private, one
+   *  naming no folder too, and an agent's command the person's. */
+  credentials: boolean
 }
 
 function link(target: string, at: string): void {
@@ -83,6 +89,7 @@ const ROWS: Row[] = [
       return path.join(ws, 'docs')
     },
     private: true,
+    credentials: true,
   },
   {
     holds: 'a link climbing out (h -> ../..)',
@@ -91,6 +98,7 @@ const ROWS: Row[] = [
       return path.join(ws, 'docs')
     },
     private: true,
+    credentials: true,
   },
   {
     holds: 'a link inside node_modules',
@@ -101,6 +109,7 @@ const ROWS: Row[] = [
       return ws
     },
     private: true,
+    credentials: true,
   },
   {
     holds: 'a chain of links (a -> ../relay, relay -> ~/.ssh)',
@@ -110,6 +119,7 @@ const ROWS: Row[] = [
       return path.join(ws, 'docs')
     },
     private: true,
+    credentials: true,
   },
   {
     holds: 'a link to a folder inside that holds a link out',
@@ -119,6 +129,7 @@ const ROWS: Row[] = [
       return path.join(ws, 'docs')
     },
     private: true,
+    credentials: true,
   },
   {
     holds: "a link to Assent's data",
@@ -127,6 +138,7 @@ const ROWS: Row[] = [
       return path.join(ws, 'docs')
     },
     private: true,
+    credentials: true,
   },
   {
     holds: TOO_MANY,
@@ -137,6 +149,20 @@ const ROWS: Row[] = [
       return ws
     },
     private: true,
+    credentials: true,
+  },
+  {
+    holds: 'a link out to another project (notes -> ../../elsewhere)',
+    make: (ws) => {
+      const elsewhere = path.join(path.dirname(ws), 'elsewhere')
+      // Two levels below the link, where only a glob's walk finds it.
+      mkdirSync(path.join(elsewhere, 'drafts'), { recursive: true })
+      writeFileSync(path.join(elsewhere, 'drafts', 'plan.md'), 'another project\n')
+      link('../../elsewhere', path.join(docs(ws), 'notes'))
+      return path.join(ws, 'docs')
+    },
+    private: true,
+    credentials: false,
   },
   {
     holds: 'a link that stays inside (control)',
@@ -146,6 +172,7 @@ const ROWS: Row[] = [
       return path.join(ws, 'docs')
     },
     private: false,
+    credentials: false,
   },
 ]
 
@@ -236,9 +263,19 @@ async function mcpDoors(workspace: string, folder: string) {
     judgingConsent(workspace).port,
     workspace,
   ).catch(() => undefined)
+  // A glob in the folder: the server walks the folder to match it.
+  const globbed = countingConnection(server, SEARCH)
+  await runGatedMcpCall(
+    globbed.connection,
+    'search_files',
+    { pattern: path.join(folder, '**', '*.md') },
+    judgingConsent(workspace).port,
+    workspace,
+  ).catch(() => undefined)
   return {
     'tool call ran unasked': runs() === 1,
     'resources/read ran unasked': reads === 1,
+    'a glob in the folder ran unasked': globbed.runs() === 1,
     'a call naming no folder ran unasked': unnamed.runs() === 1,
   }
 }
@@ -258,7 +295,8 @@ describe.each(ROWS)('a folder holding $holds', (row) => {
     expect(await mcpDoors(place.workspace, folder)).toEqual({
       'tool call ran unasked': !row.private,
       'resources/read ran unasked': !row.private,
-      'a call naming no folder ran unasked': !row.private,
+      'a glob in the folder ran unasked': !row.private,
+      'a call naming no folder ran unasked': !row.credentials,
     })
   })
 
@@ -286,7 +324,7 @@ describe.each(ROWS)('a folder holding $holds', (row) => {
     })),
   )
 
-  it.runIf(row.private)('as grep -R in an agent’s command, is left to the person', () =>
+  it.runIf(row.credentials)('as grep -R in an agent’s command, is left to the person', () =>
     commandLeftToThePersonByEach(place.world, `grep -R PRIVATE ${folder}`, place.workspace),
   )
 
@@ -312,7 +350,7 @@ describe.each(ROWS)('a folder holding $holds', (row) => {
       const contained = await sh(`grep -rR PRIVATE ${named} || true`, 'workspace-write')
       expect(contained.output).not.toContain('PRIVATE')
       const uncontained = await sh(`grep -rR PRIVATE ${named} || true`, 'danger-full-access')
-      expect(uncontained.output.includes('PRIVATE'), uncontained.output).toBe(row.private)
+      expect(uncontained.output.includes('PRIVATE'), uncontained.output).toBe(row.credentials)
     },
   )
 })

@@ -14,7 +14,7 @@ import type { ApprovalPolicy } from '../../contracts/policy-axes.ts'
 import { grantsHonoured } from './approval-policy.ts'
 import { grantThatMayAnswer, touchOfApproval, type ActionTouch } from './person-only.ts'
 import { privateReadReason } from './read-reach.ts'
-import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
+import { realPathAllowingMissing, realPathOf, type RealPathsSeen } from './real-paths.ts'
 import { readCommandLines } from './shell-commands.ts'
 
 // Whether an approval is a private read (read-reach.ts), whichever door
@@ -86,6 +86,7 @@ function privateReadOfTouch(
   const bases = baseFolders(judged, commands, readings)
   const unresolved = firstUnresolved(named.candidates, bases, named.seen)
   if (unresolved !== null) return `${unresolved} cannot be resolved`
+  const globBases = reading === 'any-word' ? globBasesOf(named.candidates, bases) : []
   return privateReadReason({
     workspace: touch.workspace,
     // A server's relative paths mean its own folder, which mcp.json gave
@@ -94,7 +95,7 @@ function privateReadOfTouch(
     // `/` or the home folder has no such place, and its reads there ask.
     alsoInside: touch.serverFolder === undefined ? [] : [touch.serverFolder],
     requested: named.candidates,
-    resolved: [...resolvedByDoor, ...named.resolved],
+    resolved: [...resolvedByDoor, ...named.resolved, ...globBases],
     // A secret's name among an MCP call's words is the person-only rule's:
     // it keeps it from every decider, with its reason shown.
     secretNames: reading === 'tool',
@@ -240,6 +241,36 @@ function replacedPlaces(action: ApprovalAction & Pick<ApprovalRecord, 'target'>)
     if (moveTo !== null) places.push(moveTo)
   }
   return places.filter((place) => lstatOfTheMoment(place) !== undefined)
+}
+
+/** A segment a glob matches names by (`*`, `?`, `[…]`, `{a,b}`). */
+const GLOB_SEGMENT = /[*?[{]/
+
+/**
+ * The real folders the globs among `candidates` search, taken from each
+ * of `bases`: the part of a glob before its first segment that matches
+ * by pattern (`docs/*.md` and `docs/**` search `docs`), which a server's glob
+ * walks whole, following links (`docs/sub/out -> ../../elsewhere` gives it
+ * `docs/sub/out/x.md`), though the word itself names no file there. A
+ * base that is not there is left out: a glob in it matches nothing.
+ */
+function globBasesOf(candidates: readonly string[], bases: readonly string[]): string[] {
+  const found: string[] = []
+  for (const candidate of candidates) {
+    const segments = candidate.split('/')
+    const first = segments.findIndex((segment) => GLOB_SEGMENT.test(segment))
+    // A glob with no folder before it (`*.md`, or a question's `work?`)
+    // searches where the server works, which is judged as a call naming
+    // no folder is (read-reach.ts): any word with a `?` would otherwise
+    // walk the workspace for every link out of it.
+    if (first < 1 || segments.slice(0, first).every((segment) => segment === '')) continue
+    const prefix = segments.slice(0, first).join('/')
+    for (const base of bases) {
+      const real = realPathOf(path.resolve(base, prefix))
+      if (real !== null) found.push(real)
+    }
+  }
+  return found
 }
 
 /** The first candidate whose real path cannot be found from one of the
