@@ -34,8 +34,7 @@ import { countingConnection } from './support/mcp-stand-ins.ts'
  * private too, since what lies past the walk is not known. One table of
  * such folders, walked through every door a read of a folder comes
  * through, with a folder whose only link stays inside as the control: a
- * read-only server's tool call (a room's and the gateway's; one naming no
- * folder, which searches where the server works, and one globbing in
+ * read-only server's tool call (a room's and the gateway's; one globbing in
  * the folder, too), the gateway's
  * `resources/read`, an "always allow" for the tool, the reviewer and the
  * webhook, an ACP agent's own read, an agent's command, and bubblewrap,
@@ -61,8 +60,10 @@ interface Row {
   /** A read of the folder whole, links followed, is private. */
   private: boolean
   /** A read of the workspace whole reaches the person's credentials or
-   *  Assent's data (or cannot tell), which makes any call private, one
-   *  naming no folder too, and an agent's command the person's. */
+   *  Assent's data (or cannot tell), which makes an agent's command the
+   *  person's. (A call naming no folder is judged by its words alone: a
+   *  walk of the workspace for every MCP call is left out, a limit
+   *  docs/security-model.md states.) */
   credentials: boolean
 }
 
@@ -254,15 +255,6 @@ async function mcpDoors(workspace: string, folder: string) {
     },
     outcome: (result) => result,
   }).catch(() => undefined)
-  // Naming no folder: the server searches where it works, the workspace.
-  const unnamed = countingConnection(server, SEARCH)
-  await runGatedMcpCall(
-    unnamed.connection,
-    'search_files',
-    { query: 'PRIVATE' },
-    judgingConsent(workspace).port,
-    workspace,
-  ).catch(() => undefined)
   // A glob in the folder: the server walks the folder to match it.
   const globbed = countingConnection(server, SEARCH)
   await runGatedMcpCall(
@@ -276,43 +268,64 @@ async function mcpDoors(workspace: string, folder: string) {
     'tool call ran unasked': runs() === 1,
     'resources/read ran unasked': reads === 1,
     'a glob in the folder ran unasked': globbed.runs() === 1,
-    'a call naming no folder ran unasked': unnamed.runs() === 1,
   }
 }
 
-describe.each(ROWS)('a folder holding $holds', (row) => {
-  let place: ReturnType<typeof askerWorldInTempWorkspace>
-  let folder: string
-
+/** The row's world and folder, made afresh for each test of the block
+ *  that calls it. */
+function eachWithRow(row: Row): {
+  place: () => ReturnType<typeof askerWorldInTempWorkspace>
+  folder: () => string
+} {
+  let place: ReturnType<typeof askerWorldInTempWorkspace> | undefined
+  let folder = ''
   beforeEach(() => {
     place = askerWorldInTempWorkspace('assent-folder-links-', MAC, AGENT)
     keysBeside(place.root)
     folder = row.make(place.workspace)
   })
-  afterEach(() => place.dispose())
+  afterEach(() => place?.dispose())
+  return {
+    place: () => {
+      if (place === undefined) throw new Error('no world made for the row')
+      return place
+    },
+    folder: () => folder,
+  }
+}
+
+describe.each(ROWS)('a folder holding $holds', (row) => {
+  const at = eachWithRow(row)
 
   it('runs unasked under a read-only manifest only when it stays inside', async () => {
-    expect(await mcpDoors(place.workspace, folder)).toEqual({
+    expect(await mcpDoors(at.place().workspace, at.folder())).toEqual({
       'tool call ran unasked': !row.private,
       'resources/read ran unasked': !row.private,
       'a glob in the folder ran unasked': !row.private,
-      'a call naming no folder ran unasked': !row.credentials,
     })
   })
 
   it('is answered by a grant, the reviewer or the webhook only when it stays inside', async () => {
-    const server = { ...readOnlyServer(place.workspace), requires_approval: true }
-    const consent = judgingConsent(place.workspace)
+    const { workspace } = at.place()
+    const server = { ...readOnlyServer(workspace), requires_approval: true }
+    const consent = judgingConsent(workspace)
     const { connection } = countingConnection(server, SEARCH)
-    const args = { path: folder }
-    await runGatedMcpCall(connection, 'search_files', args, consent.port, place.workspace).catch(
+    const args = { path: at.folder() }
+    await runGatedMcpCall(connection, 'search_files', args, consent.port, workspace).catch(
       () => undefined,
     )
     expect(consent.seen).toEqual([{ grant: !row.private, deciders: !row.private }])
   })
+})
 
-  it.runIf(row.private)('as an ACP agent’s own read, is left to the person', () =>
-    leftToThePersonByEach(place.world, () => ({
+// Rows read whole reach outside: an agent's own read of the folder, and
+// `grep -R` in its command where the workspace reaches the person's keys.
+describe.each(ROWS.filter((row) => row.private))('a folder holding $holds', (row) => {
+  const at = eachWithRow(row)
+
+  it('as an ACP agent’s own read, is left to the person', () => {
+    const folder = at.folder()
+    return leftToThePersonByEach(at.place().world, () => ({
       ...codexRequest({
         kind: 'tool',
         toolKind: 'read',
@@ -321,36 +334,42 @@ describe.each(ROWS)('a folder holding $holds', (row) => {
         locations: [folder],
       }),
       protocol: 'acp',
-    })),
-  )
+    }))
+  })
+})
 
-  it.runIf(row.credentials)('as grep -R in an agent’s command, is left to the person', () =>
-    commandLeftToThePersonByEach(place.world, `grep -R PRIVATE ${folder}`, place.workspace),
-  )
+describe.each(ROWS.filter((row) => row.credentials))('a folder holding $holds', (row) => {
+  const at = eachWithRow(row)
 
+  it('as grep -R in an agent’s command, is left to the person', () =>
+    commandLeftToThePersonByEach(
+      at.place().world,
+      `grep -R PRIVATE ${at.folder()}`,
+      at.place().workspace,
+    ))
+})
+
+describe.each(ROWS.filter((row) => row.holds !== TOO_MANY))('a folder holding $holds', (row) => {
   // Run in bubblewrap, a command that follows every link reads the place
   // the link leads to as the sandbox shows it: hidden. In full access,
   // where nothing contains it, the same command reads the key through the
   // link, so the row's link does lead there.
   // (The row holding only many entries has nothing to show there.)
-  it.runIf(HAS_BWRAP && row.holds !== TOO_MANY)(
-    'read by grep -R in the sandbox, shows nothing private',
-    async () => {
-      const base = path.join(scratch(), `row-${ROWS.indexOf(row)}`)
-      const workspace = path.join(base, 'ws')
-      mkdirSync(workspace, { recursive: true })
-      keysBeside(base)
-      const named = row.make(workspace)
-      const sandbox = new CommandSandbox({
-        home,
-        env: { ...process.env, HOME: home },
-        assentPrivate: [appData],
-      })
-      const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
-      const contained = await sh(`grep -rR PRIVATE ${named} || true`, 'workspace-write')
-      expect(contained.output).not.toContain('PRIVATE')
-      const uncontained = await sh(`grep -rR PRIVATE ${named} || true`, 'danger-full-access')
-      expect(uncontained.output.includes('PRIVATE'), uncontained.output).toBe(row.credentials)
-    },
-  )
+  it.runIf(HAS_BWRAP)('read by grep -R in the sandbox, shows nothing private', async () => {
+    const base = path.join(scratch(), `row-${ROWS.indexOf(row)}`)
+    const workspace = path.join(base, 'ws')
+    mkdirSync(workspace, { recursive: true })
+    keysBeside(base)
+    const named = row.make(workspace)
+    const sandbox = new CommandSandbox({
+      home,
+      env: { ...process.env, HOME: home },
+      assentPrivate: [appData],
+    })
+    const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
+    const contained = await sh(`grep -rR PRIVATE ${named} || true`, 'workspace-write')
+    expect(contained.output).not.toContain('PRIVATE')
+    const uncontained = await sh(`grep -rR PRIVATE ${named} || true`, 'danger-full-access')
+    expect(uncontained.output.includes('PRIVATE'), uncontained.output).toBe(row.credentials)
+  })
 })

@@ -1,5 +1,4 @@
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
-import { credentialsLinkedFromFolders } from './credentials-held.ts'
 import { folderReadReachesOut } from './folder-links.ts'
 import { lstatOfTheMoment } from './judgment-moment.ts'
 import { isInsideRoot } from './path-containment.ts'
@@ -70,7 +69,13 @@ export function privateReadReason(input: ReadReachInput): string | null {
   // A folder read whole, links followed, reaches wherever a link in it
   // leads (`keys -> ~/.ssh`), though the folder itself is inside.
   if (input.foldersReadWhole === true) {
-    const reach = folderReadReachesOut(input.resolved, roots) ?? folderReadUnnamed(roots)
+    // Only the folders a call names are walked: a call naming none reads
+    // where its server works, and walking the workspace for every call
+    // would cost each one a walk of up to 20 000 entries (folder-links.ts) and,
+    // in a workspace larger than that (most with a `node_modules`), leave
+    // every call of every server to the person. Such a call is judged by
+    // its words alone (a limit, docs/security-model.md).
+    const reach = folderReadReachesOut(input.resolved, roots)
     if (reach !== null) return reach
   }
   const named = input.secretNames === false ? [] : [...input.requested, ...input.resolved]
@@ -113,23 +118,6 @@ function foldersCountedInside(folders: readonly string[], realWorkspace: string)
     counted.push(real)
   }
   return counted
-}
-
-/**
- * Why a read that may take a folder whole reaches credentials or Assent's
- * own files through the folders it reads without naming any, or null: a
- * server searches where it works (`search_files {"query": "PRIVATE"}`
- * reads the workspace whole), so a link in the workspace, or in the
- * server's own folder counted inside, that leads to such a place makes any
- * of its calls private; a link elsewhere does only when a call names its
- * folder (`folderReadReachesOut`), or every call of a server would ask in
- * a workspace that has one. Fails closed: folders too large to walk for
- * links, or holding one that cannot be listed, make it private too.
- */
-function folderReadUnnamed(roots: readonly string[]): string | null {
-  const [workspace = ''] = roots
-  const found = credentialsLinkedFromFolders(roots, workspace)
-  return found === null ? null : `${found.path}: ${found.reason}`
 }
 
 /** The number of names of a regular file at a real path; 0 for anything
