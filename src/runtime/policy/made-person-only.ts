@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { constants, lstatSync, type BigIntStats, type Dirent } from 'node:fs'
+import type { Dirent } from 'node:fs'
 import path from 'node:path'
 import { DirectoryHandle } from '../tools/anchored-directory.ts'
 import { FileRefusal } from '../tools/file-refusal.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from './read-only-walk.ts'
 import { linkTarget, realPathAllowingMissing } from './real-paths.ts'
+import { identityOf } from './made-identity.ts'
+import { linksMadeToKept } from './made-links.ts'
 import type { MadePersonOnly, PersonOnlyAfterRun } from '../tools/command-launcher.ts'
 
 /** The name a path a command made, and only a person may make, is moved
@@ -39,6 +41,27 @@ export interface PersonOnlyAtStart {
   /** Whether what is at an existing path is compared too (`identityOf`),
    *  or only that something is. */
   byIdentity: boolean
+  /** Git's places the walk found outside the roots (a hooks folder a
+   *  config names elsewhere). */
+  elsewhere: readonly string[]
+  /** The symbolic links the walk met, each with what it was. */
+  links: ReadonlyMap<string, string>
+  /** When the walk began, in nanoseconds since the epoch. */
+  startedNs: bigint
+  /** For a contained command, what its sandbox hides (`withHiddenPlaces`):
+   *  a link it makes to that, or to what is kept, is removed after it
+   *  (made-links.ts). Absent for a call nothing contains, which could
+   *  read and write those places themselves, not only link to them. */
+  hidden?: readonly string[]
+}
+
+/** `start` for a contained command whose sandbox hides `hidden` (real
+ *  paths): links it makes to a kept or hidden place are removed. */
+export function withHiddenPlaces(
+  start: PersonOnlyAtStart,
+  hidden: readonly string[],
+): PersonOnlyAtStart {
+  return { ...start, hidden }
 }
 
 /**
@@ -57,6 +80,7 @@ export function personOnlyAtStart(
   roots: readonly string[],
   options: { byIdentity: boolean } = { byIdentity: false },
 ): PersonOnlyAtStart {
+  const startedNs = BigInt(Date.now()) * 1_000_000n
   const walked = personOnlyPathsInRoots(roots)
   const found = walked.paths
   return {
@@ -70,6 +94,14 @@ export function personOnlyAtStart(
     found,
     unlistable: new Set(walked.unlistable),
     byIdentity: options.byIdentity,
+    elsewhere: walked.elsewhere,
+    links: new Map(
+      walked.links.flatMap((link) => {
+        const identity = identityOf(link)
+        return identity === null ? [] : [[link, identity] as const]
+      }),
+    ),
+    startedNs,
   }
 }
 
@@ -106,6 +138,15 @@ export function personOnlyAtStart(
 export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterRun {
   const walked = personOnlyPathsInRoots(start.roots, AFTER_CALL_WALK_ENTRIES)
   const unchecked = walked.truncated !== null
+  // First: a link removed here is not also moved aside below, where under
+  // its new name it would still lead where it did.
+  const links =
+    start.hidden === undefined
+      ? []
+      : linksMadeToKept(
+          { ...start, kept: [...start.found, ...start.elsewhere], hidden: start.hidden },
+          [...new Set([...walked.links, ...walked.paths])],
+        )
   const hidden = walked.unlistable.filter((folder) => !start.unlistable.has(folder))
   const targets = linkTargetsIn(walked.paths, start.roots)
   const made = [...new Set([...walked.paths, ...targets, ...hidden])].filter((found) => {
@@ -117,7 +158,7 @@ export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterR
   const outermost = made
     .filter((inner) => !made.some((outer) => outer !== inner && isBeneath(outer, inner)))
     .sort()
-  return { made: outermost.map(moveAside), unchecked }
+  return { made: [...links, ...outermost.map(moveAside)], unchecked }
 }
 
 /**
@@ -207,6 +248,7 @@ export class MadePersonOnlyWatch {
     const fresh = after.made.filter(
       (each) =>
         each.movedTo !== null ||
+        each.removedLinkTo !== undefined ||
         !this.made.some((was) => was.path === each.path && was.failure === each.failure),
     )
     this.made.push(...fresh)
@@ -327,37 +369,6 @@ function noLongerGitFolder(parent: DirectoryHandle, movedName: string): string |
   }
   if (failures.length === 0) return null
   return `${failures.join('; ')}, so git may still take it for a repository; remove it`
-}
-
-/**
- * What is at `candidate`, as one string, or null when nothing is: its kind,
- * device, inode and birth time. The inode alone does not tell: a file
- * removed and made again commonly gets the same number at once (ext4
- * does). Where the file system keeps no birth time, a file's or link's
- * change time stands in (the sandbox keeps what exists read-only, so only
- * a new one has a new one; the person editing it meanwhile also moves it
- * aside, which is reported). A path that cannot be looked at (too long)
- * is `unknown`: one that was unknown at start and still is cannot be told
- * apart, as before identities were compared; one that was not there and
- * now is unknown is new.
- */
-function identityOf(candidate: string): string | null {
-  let stats: BigIntStats
-  try {
-    stats = lstatSync(candidate, { bigint: true })
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null
-    return 'unknown'
-  }
-  const kind = stats.mode & BigInt(constants.S_IFMT)
-  const born =
-    stats.birthtimeNs !== 0n
-      ? `b${stats.birthtimeNs}`
-      : stats.isDirectory()
-        ? 'b?'
-        : `c${stats.ctimeNs}`
-  return `${kind}:${stats.dev}:${stats.ino}:${born}`
 }
 
 function isBeneath(outer: string, inner: string): boolean {

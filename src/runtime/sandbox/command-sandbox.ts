@@ -17,6 +17,7 @@ import { SECCOMP_FD } from './seccomp-filter.ts'
 import {
   personOnlyAtStart,
   MadePersonOnlyWatch,
+  withHiddenPlaces,
   type PersonOnlyAtStart,
 } from '../policy/made-person-only.ts'
 import { sandboxPolicyFor, writableRootsOf, type CommandSandboxPolicy } from './sandbox-policy.ts'
@@ -314,10 +315,11 @@ export class CommandSandbox implements CommandLauncher {
     // What exists is bound read-only, so anything else at its path once
     // the command ends was put there around the binds.
     const atStart = personOnlyAtStart(writableRootsOf(input), { byIdentity: true })
-    return {
-      policy: sandboxPolicyFor({ ...input, readOnlyInside: atStart.found, deepCredentials }),
-      atStart,
-    }
+    const policy = sandboxPolicyFor({ ...input, readOnlyInside: atStart.found, deepCredentials })
+    // A link the command makes to what it hides, or to what it keeps
+    // read-only, is removed after it (made-links.ts).
+    const hidden = policy.hidden.map((entry) => entry.path)
+    return { policy, atStart: withHiddenPlaces(atStart, hidden) }
   }
 }
 

@@ -35,7 +35,10 @@ export interface MadePersonOnly {
   movedTo: string | null
   /** Why it could not be moved, or, moved, why git still takes it for a
    *  repository; null when neither. */
-  failure: string | null
+  failure: string | null /** For a link a contained command made to a place kept or hidden for
+   *  the person (made-links.ts): where it led, and why that place is the
+   *  person's; the link is removed, not moved. */
+  removedLinkTo?: string
 }
 
 export interface PersonOnlyAfterRun {

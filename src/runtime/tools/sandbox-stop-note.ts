@@ -51,13 +51,15 @@ export function sandboxStopNote(
  *  the check could not cover the whole workspace; null otherwise. */
 export function madePersonOnlyNote(after: PersonOnlyAfterRun): string | null {
   const lines = after.made.map((each) =>
-    each.movedTo === null
-      ? `${each.path}: could not be moved aside (${each.failure}); remove it before running git or opening the folder in an editor`
-      : `${each.path}: moved to ${each.movedTo}${each.failure === null ? '' : `, but ${each.failure}`}`,
+    each.removedLinkTo !== undefined
+      ? `${each.path}: a link it made to ${each.removedLinkTo}, removed, since the person's own tools and later calls would follow it there`
+      : each.movedTo === null
+        ? `${each.path}: could not be moved aside (${each.failure}); remove it before running git or opening the folder in an editor`
+        : `${each.path}: moved to ${each.movedTo}${each.failure === null ? '' : `, but ${each.failure}`}`,
   )
   if (after.made.length > 0) {
     lines.unshift(
-      "[while it ran, what only a person may make appeared where it may write (git's folders and hooks, editor tasks, CI workflows, shell start-up files, credential files); no allow of a command or a tool covers that, so Assent moved it aside:",
+      "[while it ran, what only a person may make appeared where it may write (git's folders and hooks, editor tasks, CI workflows, shell start-up files, credential files); no allow of a command or a tool covers that, so Assent moved it aside (a link the command made to such a place, or to what its sandbox hid, is removed):",
     )
     lines.push('A person can put it back after reading it.]')
   }
