@@ -142,6 +142,8 @@ export const RUNTIME_MESSAGES_EN = {
     builtAtRunTime:
       'The command builds what it touches only when it runs ({{path}}), which cannot be checked: a person decides it.',
     gitSettings: '{{path}} changes what git runs: a person decides it.',
+    personSession:
+      "{{path}} reaches your desktop session (the display, the session bus and its keychain, the SSH agent), where a program acts as you and can click in Assent's window: a person decides it.",
     unreadCommand:
       '{{path}} runs a command that cannot be read whole (its words, or the folder it runs in), which cannot be checked: a person decides it.',
     unwalked:

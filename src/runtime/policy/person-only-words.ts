@@ -20,6 +20,7 @@ const PERSON_ONLY_CODES = {
   'runs-later': 'personOnly.runsLater',
   'built-at-run-time': 'personOnly.builtAtRunTime',
   'git-settings': 'personOnly.gitSettings',
+  'person-session': 'personOnly.personSession',
   'unread-command': 'personOnly.unreadCommand',
   unwalked: 'personOnly.unwalked',
   unlistable: 'personOnly.unlistable',

@@ -76,6 +76,7 @@ export type PersonOnlyClass =
   | 'assent-own'
   | 'built-at-run-time'
   | 'git-settings'
+  | 'person-session'
   | 'unread-command'
   | 'unwalked'
   | 'unlistable'
@@ -261,6 +262,7 @@ const COMMAND_REASONS = {
   'built-at-run-time':
     'the command builds what it touches only when it runs, which cannot be checked',
   'git-settings': 'it changes what git runs (its settings)',
+  'person-session': "it reaches the person's desktop session (display, session bus, agents)",
   'unread-command':
     'the command it runs cannot be read whole here (its words, or the folder it runs in), so it cannot be checked',
 } as const satisfies Record<CommandFinding['kind'], string>

@@ -10,6 +10,7 @@ import { handOffs, HANDING_ON, SHELLS } from './hand-offs.ts'
 import { longOf, shortOf } from './option-words.ts'
 import { programNotRead, PROGRAMS_NOT_READ } from './programs-not-read.ts'
 import { KEYWORDS, runsFromHere, simpleCommands, WRAPPERS } from './programs-run.ts'
+import { sessionHandleIn } from './session-handles.ts'
 import { shellSettingsFinding } from './shell-settings.ts'
 import { globMatchesName, hasGlob } from './shell-glob.ts'
 import { gitSettingsWrittenBy } from './git-settings-commands.ts'
@@ -66,7 +67,7 @@ function shellMakes(word: string): boolean {
  *  it runs, a change to git's settings, or a command it has run that
  *  cannot be read (its words, or the folder it runs in). */
 export type CommandFinding = {
-  kind: 'built-at-run-time' | 'git-settings' | 'unread-command'
+  kind: 'built-at-run-time' | 'git-settings' | 'unread-command' | 'person-session'
   what: string
 }
 
@@ -163,6 +164,8 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
   let fromInput = false
   const settings = shellSettingsFinding(command)
   if (settings !== null) return { kind: 'built-at-run-time', what: settings }
+  const session = sessionHandleIn(command)
+  if (session !== null) return { kind: 'person-session', what: session }
   for (let i = 0; i < command.length; i += 1) {
     const word = command[i] ?? ''
     const name = path.basename(word)

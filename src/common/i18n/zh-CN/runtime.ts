@@ -128,6 +128,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     runsLater: '{{path}} 会让代码在之后无人询问地运行：对它的每次修改都由人来决定。',
     builtAtRunTime: '该命令要到运行时才构造它所操作的内容（{{path}}），无法检查：由人来决定。',
     gitSettings: '{{path}} 会改变 git 运行的内容：由人来决定。',
+    personSession:
+      '{{path}} 会触及你的桌面会话（显示、会话总线及其钥匙串、SSH 代理），程序在那里以你的身份行事，并能在 Assent 的窗口中点击：由人来决定。',
     unreadCommand:
       '{{path}} 会运行一条无法完整读取的命令（它的词语，或它运行所在的文件夹），无法检查：由人来决定。',
     unwalked:
