@@ -104,7 +104,7 @@ export const LAYERS: readonly Layer[] = [
     path: 'src/runtime/child-processes/',
     may: [],
     refuses: NOT_IN_RUNTIME,
-    why: 'how the runtime hands a child process only what it means to: leaves the tools and the external agents share',
+    why: 'how the runtime hands a child process only what it means to: leaves the tools, the external agents and the MCP servers share',
   },
   {
     path: 'src/runtime/config/',
@@ -191,7 +191,12 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     path: 'src/runtime/mcp/',
-    may: [...RUNTIME_SERVICE, 'src/runtime/concurrency/', 'src/runtime/config/'],
+    may: [
+      ...RUNTIME_SERVICE,
+      'src/runtime/concurrency/',
+      'src/runtime/config/',
+      'src/runtime/child-processes/',
+    ],
     refuses: NOT_IN_RUNTIME,
     why: 'MCP calls ask through the gate and reach rooms only through ports (never rooms/ or agent/, which would close the loop)',
   },

@@ -68,13 +68,13 @@ export interface McpConnectionOptions {
 let clientSdk: Promise<ClientSdk> | undefined
 type ClientSdk = Awaited<ReturnType<typeof importClientSdk>>
 async function importClientSdk() {
-  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] =
+  const [{ Client }, { DescriptorSafeStdioTransport }, { StreamableHTTPClientTransport }] =
     await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('./stdio-transport.ts'),
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     ])
-  return { Client, StdioClientTransport, StreamableHTTPClientTransport }
+  return { Client, DescriptorSafeStdioTransport, StreamableHTTPClientTransport }
 }
 
 /**
@@ -207,10 +207,12 @@ export class McpConnection {
         fetch: boundedFetch(),
       })
     }
-    return new sdk.StdioClientTransport({
+    // Not the SDK's own stdio transport: the server gets no descriptor of
+    // the runtime's but its three (stdio-transport.ts).
+    return new sdk.DescriptorSafeStdioTransport({
       command: transport.command,
       args: transport.args,
-      env: transport.env,
+      ...(transport.env === undefined ? {} : { env: transport.env }),
       ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
       stderr: this.options.stderr ?? 'inherit',
     })
