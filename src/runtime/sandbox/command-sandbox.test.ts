@@ -132,9 +132,12 @@ describe.runIf(HAS_BWRAP)('a command allowed under workspace-write', () => {
     expect(result.output).not.toContain(KEY_TEXT)
   })
 
-  it('cannot read an agent’s sign-in kept beside its settings, which it can read', async () => {
+  // Nor its config, where its MCP servers' tokens are kept
+  // (`[mcp_servers.x.env]`): a read of it asks at every door too
+  // (home-credentials.ts, `hiddenFromCommands`).
+  it('cannot read an agent’s sign-in, nor the config beside it', async () => {
     const result = await sh('cat ~/.codex/config.toml ~/.codex/auth.json', 'workspace-write')
-    expect(result.output).toContain('model = "local"')
+    expect(result.output).not.toContain('model = "local"')
     expect(result.output).not.toContain(KEY_TEXT)
   })
 

@@ -1,6 +1,6 @@
 import { readdir, realpath } from 'node:fs/promises'
 import path from 'node:path'
-import { sensitivePath } from '../policy/sensitive-paths.ts'
+import { sensitivePath, type SensitiveFinding } from '../policy/sensitive-paths.ts'
 
 /** How many entries of the home folder one walk reads at most. */
 export const HOME_WALK_ENTRIES = 50_000
@@ -12,6 +12,26 @@ export const HOME_WALK_TTL_MS = 30_000
 /** Folders no credential of the table lives in and that are large: not
  *  gone into (a package manager's install and cache folders). */
 const NOT_WALKED = new Set(['node_modules', '.npm', '.cache', '.rustup', '.cargo/registry'])
+
+/**
+ * Whether the sandbox hides what the table says `finding` of: a place a
+ * read of which asks at every door because it holds a secret. A
+ * credential, and an AI agent's or editor's MCP and tool configuration
+ * (`claude_desktop_config.json`, `.claude.json`, `~/.codex/config.toml`,
+ * a gateway's `mcp.json`, `.envrc`): the servers it starts take their
+ * tokens from it (`"env": { "GITHUB_PERSONAL_ACCESS_TOKEN": … }`), so a
+ * command the person allowed for what it does would otherwise print them
+ * to the agent. A contained command has no network, so no agent's client
+ * runs in it to need them. The shell's start-up files, which a read asks
+ * for too, stay readable: a shell started in the sandbox needs them.
+ */
+export function hiddenFromCommands(finding: SensitiveFinding | null): boolean {
+  return (
+    finding !== null &&
+    finding.readAsks &&
+    (finding.class === 'credentials' || finding.class === 'runs-later')
+  )
+}
 
 /** How many folders the walk did not finish may be hidden one by one (a
  *  mount each); past it, the deepest are hidden by their parent. */
@@ -138,8 +158,7 @@ async function walkHome(
         // The command's own: not gone into, so nothing it makes there
         // counts towards the limit.
         if (roots.includes(path.join(home, child))) continue
-        const rule = sensitivePath(child)
-        if (rule !== null && rule.readAsks && rule.class === 'credentials') {
+        if (hiddenFromCommands(sensitivePath(child))) {
           // The top is read at every start; below it, from this walk.
           if (relative !== '') found.push(path.join(home, child))
           continue

@@ -5,6 +5,7 @@ import { personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
 import { HOME_SECRET_FOLDERS } from '../policy/secret-folders.ts'
 import { sensitivePath } from '../policy/sensitive-paths.ts'
 import { hiddenFileFolders, type HiddenFileFolder } from './hidden-file-folders.ts'
+import { hiddenFromCommands } from './home-credentials.ts'
 
 /** Something the command must see as empty: a folder as an empty folder, a
  *  file as an empty file. */
@@ -182,8 +183,9 @@ function realOrNull(candidate: string): string | null {
  * The entries at the top of the home folder a read of which asks at every
  * door because they hold a secret: credential files the table names
  * (`.netrc`, `.git-credentials`, `.npmrc`, `.pgpass`, an `id_ed25519`
- * left there) and version control configs that may carry a remote's token
- * (`.hgrc`). One read of the folder, so an entry made later is hidden from
+ * left there), version control configs that may carry a remote's token
+ * (`.hgrc`), and agents' configs that carry their MCP servers' tokens
+ * (`.claude.json`: `hiddenFromCommands`). One read of the folder, so an entry made later is hidden from
  * the next command. The shell's start-up files, which a read asks for
  * too, stay readable: a shell started in the sandbox needs them (see
  * docs/security-model.md, the sandbox's limits).
@@ -197,9 +199,7 @@ function homeCredentialFiles(home: string): string[] {
   }
   return names.filter((name) => {
     const found = sensitivePath(name)
-    return (
-      found !== null && found.readAsks && (found.class === 'credentials' || found.class === 'git')
-    )
+    return hiddenFromCommands(found) || (found?.readAsks === true && found.class === 'git')
   })
 }
 
