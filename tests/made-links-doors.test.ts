@@ -97,14 +97,14 @@ describe.runIf(HAS_BWRAP)('a link a contained command makes', () => {
     return workspace
   }
 
-  const run = (workspace: string) =>
+  const run = (workspace: string, extraWritableRoots: string[] = []) =>
     runCommandTool.run(
       { argv: ['sh', 'make-links.sh'] },
       {
         workspace,
         resolvedPaths: [workspace],
         timeoutMs: 60_000,
-        command: { sandbox, sandboxMode: 'workspace-write', extraWritableRoots: [] },
+        command: { sandbox, sandboxMode: 'workspace-write', extraWritableRoots },
       },
     )
 
@@ -118,6 +118,18 @@ describe.runIf(HAS_BWRAP)('a link a contained command makes', () => {
     // Nor left under another name that still leads there.
     const left = execFileSync('find', [workspace, '-type', 'l'], { encoding: 'utf8' })
     expect(left).toBe('')
+  })
+
+  it('removes one into a folder the turn was widened to, judged with that folder’s name', async () => {
+    // `~/.config` widened: `autostart` below it is `.config/autostart`,
+    // whose programs the desktop starts; not there yet, the link leads
+    // where the person's tools would make it.
+    const config = path.join(home, '.config')
+    await mkdir(config, { recursive: true })
+    const workspace = await workspaceWith('ln -s "$HOME/.config/autostart" docs/startup')
+    const result = await run(workspace, [config])
+    expect(result).toMatchObject({ ok: false, code: 'person_only_made', exitCode: 0 })
+    expect(isLink(path.join(workspace, 'docs', 'startup'))).toBe(false)
   })
 
   it('leaves the links a build makes, and a link to the hooks the person made', async () => {

@@ -5,7 +5,7 @@ import type { MadePersonOnly } from '../tools/command-launcher.ts'
 import { identityOf } from './made-identity.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { linkTarget } from './real-paths.ts'
-import { sensitivePath } from './sensitive-paths.ts'
+import { LONGEST_FOLDER_RULE_SEGMENTS, sensitivePath } from './sensitive-paths.ts'
 
 /** What the links check of a contained command starts from. */
 export interface LinksAtStart {
@@ -78,13 +78,21 @@ function keptPlaceReached(target: string, start: LinksAtStart): string | null {
   if (hidden !== undefined) return `${hidden} is hidden from commands`
   const held = start.hidden.find((place) => isInsideRoot(target, place))
   if (held !== undefined) return `it holds ${held}, which is hidden from commands`
-  // Judged by its path below the root it is in, as the walk judges names
-  // (a workspace may itself lie below a folder a rule names); outside the
-  // roots, by its whole path.
+  // Judged by its path below the root it is in, with the root's own last
+  // names before it, as the walk judges names (a workspace may itself lie
+  // below a folder a rule names, and a rule may span a widened folder's
+  // name and what is in it: `.config/autostart`); outside the roots, by
+  // its whole path.
   const root = start.roots.find((candidate) => isInsideRoot(candidate, target))
-  const judged = root === undefined ? target : path.relative(root, target)
-  const finding = judged === '' ? null : sensitivePath(judged)
+  if (root === target) return null
+  const finding = sensitivePath(root === undefined ? target : judgedBelow(root, target))
   return finding === null ? null : finding.reason
+}
+
+function judgedBelow(root: string, target: string): string {
+  const names = root.split(path.sep).filter((name) => name !== '')
+  const above = names.slice(Math.max(0, names.length - (LONGEST_FOLDER_RULE_SEGMENTS - 1)))
+  return path.join('.', ...above, path.relative(root, target))
 }
 
 function bornSince(link: string, start: LinksAtStart): boolean {
