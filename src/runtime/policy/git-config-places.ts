@@ -1,5 +1,6 @@
 import { homedir } from 'node:os'
 import path from 'node:path'
+import { configPathValues } from './git-config-paths.ts'
 import { filesNamedByProgram, runsProgram } from './git-config-programs.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
 import { SettledFileCache } from './settled-file-cache.ts'
@@ -102,22 +103,27 @@ export function configPlaces(files: readonly string[], top: string | null): Conf
     settings.programs.push(...found.programs)
     settings.templates.push(...found.templates)
     for (const include of found.includes) {
-      read(resolveConfigPath(path.dirname(file), include), true)
+      for (const named of configPathValues(include)) {
+        read(path.resolve(path.dirname(file), named), true)
+      }
     }
   }
   for (const file of files) read(file, false)
-  const real = (value: string): string | null =>
-    top === null && !path.isAbsolute(value) && !value.startsWith('~/')
-      ? null
-      : realPathAllowingMissing(resolveConfigPath(top ?? '/', value))
-  const folders = (values: readonly string[]) => [
-    ...new Set(values.flatMap((value) => real(value) ?? [])),
-  ]
+  // Relative values taken from `top`; without one, only those git
+  // expands to absolute ones (`~/`, `~user/`, `%(prefix)/`) name a place.
+  const real = (value: string): string[] =>
+    configPathValues(value).flatMap((named) =>
+      top === null && !path.isAbsolute(named)
+        ? []
+        : (realPathAllowingMissing(path.resolve(top ?? '/', named)) ?? []),
+    )
+  const folders = (values: readonly string[]) => [...new Set(values.flatMap(real))]
   const programFiles = new Map<string, string>()
   for (const { setting, value } of settings.programs) {
     for (const file of filesNamedByProgram(value)) {
-      const found = real(file)
-      if (found !== null && !programFiles.has(found)) programFiles.set(found, setting)
+      for (const found of real(file)) {
+        if (!programFiles.has(found)) programFiles.set(found, setting)
+      }
     }
   }
   return {
@@ -126,12 +132,6 @@ export function configPlaces(files: readonly string[], top: string | null): Conf
     programs: [...programFiles].map(([file, setting]) => ({ path: file, setting })),
     configFiles,
   }
-}
-
-/** A path as git config reads one: `~/` is the person's home. */
-function resolveConfigPath(from: string, value: string): string {
-  const expanded = value.startsWith('~/') ? path.join(homeFolder(), value.slice(2)) : value
-  return path.resolve(from, expanded)
 }
 
 /** The `hooksPath` git takes from the `[core]` section of one git config

@@ -1,0 +1,80 @@
+import { execFileSync } from 'node:child_process'
+import { homedir } from 'node:os'
+import path from 'node:path'
+
+// A git config value git reads as a path (`core.hooksPath`, `include.path`,
+// `core.attributesFile`, `init.templateDir`) is expanded by git before it
+// is used: `~/` and `~` are the person's home, `~user/` is that user's
+// home as the system's user database says, and `%(prefix)/` is the folder
+// git was installed under. Taken as written, `~me/hooks` or
+// `%(prefix)/../home/me/hooks` name a folder under the repository's top
+// that git never uses, and leave the one it runs hooks from to any door.
+
+/** What git made of each value it was asked to expand, or null where it
+ *  could not: a user's home and git's own prefix change seldom, and a
+ *  config is read at every judgment. */
+const EXPANDED = new Map<string, string | null>()
+
+/** How long git may take to expand one value. */
+const EXPAND_TIMEOUT_MS = 5000
+
+/**
+ * The places a path value names as git reads it, before a relative one is
+ * taken from where its config says: absolute for a value git expands, the
+ * value as written otherwise. A newer git reads a value starting with
+ * `:(optional)` as the path after it, an older one as written: both are
+ * named, which can only keep more.
+ *
+ * A `~user/` or `%(prefix)/` value is expanded by asking git itself, as
+ * the person's git would expand it (Node can read no other user's home,
+ * and git's prefix is known only to git). Where git cannot (no such
+ * user, no git), nothing is named: git then stops at that config with an
+ * error rather than use the value, and runs nothing it names.
+ */
+export function configPathValues(value: string): string[] {
+  const optional = /^:\(optional\)/.exec(value)
+  const values = optional === null ? [value] : [value, value.slice(optional[0].length)]
+  return values.flatMap((written) => expandedConfigPath(written) ?? [])
+}
+
+/** `value` as git expands a path value, or null when git cannot. */
+function expandedConfigPath(value: string): string | null {
+  if (value === '~' || value.startsWith('~/')) {
+    return path.join(homedir(), value.slice(1))
+  }
+  if (!value.startsWith('~') && !value.startsWith('%(prefix)/')) return value
+  const known = EXPANDED.get(value)
+  if (known !== undefined) return known
+  const expanded = askGit(value)
+  EXPANDED.set(value, expanded)
+  return expanded
+}
+
+/** What git prints for `value` read as a path, alone: no config of the
+ *  machine's or the person's, and no repository, is read with it. */
+function askGit(value: string): string | null {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of Object.keys(env)) if (name.startsWith('GIT_')) delete env[name]
+  try {
+    const printed = execFileSync(
+      'git',
+      ['-c', `assent.path=${value}`, 'config', '--path', '--get', 'assent.path'],
+      {
+        cwd: '/',
+        env: {
+          ...env,
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_CEILING_DIRECTORIES: '/',
+        },
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: EXPAND_TIMEOUT_MS,
+      },
+    ).toString()
+    const expanded = printed.replace(/\n$/, '')
+    // An expansion that is still relative is not one git made.
+    return path.isAbsolute(expanded) ? expanded : null
+  } catch {
+    return null
+  }
+}
