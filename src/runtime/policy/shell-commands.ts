@@ -14,6 +14,7 @@ import { sessionHandleIn } from './session-handles.ts'
 import { shellSettingsFinding } from './shell-settings.ts'
 import { globMatchesName, hasGlob } from './shell-glob.ts'
 import { gitSettingsWrittenBy } from './git-settings-commands.ts'
+import { gitVariableSetUnseen } from './git-variables-set.ts'
 import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 
 // What a command line does that no path of it shows, for the person-only
@@ -128,7 +129,9 @@ export function readCommandLines(lines: readonly string[]): CommandReading[] {
  * config, or reads one that can hold a token), git's `-c`, `--config-env`
  * and `--exec-path`, `git init`/`clone --template`, `clone -c`/`--config`,
  * and the `GIT_CONFIG*`, `GIT_EXEC_PATH` and `GIT_TEMPLATE_DIR` variables
- * set for a command, and git's commands that write its settings without
+ * set for a command, or any variable of git's set by the shell with a
+ * value the line does not show (`read GIT_DIR`: git-variables-set.ts),
+ * and git's commands that write its settings without
  * `git config` (`remote set-url`, `lfs install`: git-settings-commands.ts); git's folder made or used under another name (`init
  * --bare`, `clone --mirror`, `worktree add`, `submodule add`, `GIT_DIR`);
  * or a program whose program is not read (programs-not-read.ts). `git`
@@ -166,6 +169,8 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
   if (settings !== null) return { kind: 'built-at-run-time', what: settings }
   const session = sessionHandleIn(command)
   if (session !== null) return { kind: 'person-session', what: session }
+  const variable = gitVariableSetUnseen(command)
+  if (variable !== null) return variable
   for (let i = 0; i < command.length; i += 1) {
     const word = command[i] ?? ''
     const name = path.basename(word)
