@@ -6,6 +6,7 @@ import { inGitPlacesOf } from './git-places-touched.ts'
 import { credentialsHeldBy, credentialsLinkedFromFolders } from './credentials-held.ts'
 import { heldInside } from './held-inside.ts'
 import { packageHooksChanged } from './package-hooks.ts'
+import { programFoundFirst } from './programs-found-first.ts'
 import { writesUnnamed } from './writes-unnamed.ts'
 import { ASSENT_OWN_WHY, assentOwnPathIn } from './assent-own-paths.ts'
 import type { SensitiveClass } from './sensitive-path-rules.ts'
@@ -140,7 +141,7 @@ export function personOnlyReason(touch: ActionTouch): PersonOnly | null {
     const finding = sensitivePath(candidate)
     if (finding) return { path: candidate, class: finding.class, reason: finding.reason }
   }
-  const hooks = packageHooksChanged(touch, resolved)
+  const hooks = packageHooksChanged(touch, resolved) ?? programFoundFirst(touch, resolved)
   if (hooks !== null) return hooks
   const own = assentOwnPathIn(resolved)
   if (own !== null) return { path: own, class: 'assent-own', reason: ASSENT_OWN_WHY }
