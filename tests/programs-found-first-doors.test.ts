@@ -10,6 +10,9 @@ import {
   personOnlyReason,
   type ActionTouch,
 } from '../src/runtime/policy/person-only.ts'
+import { CommandSandbox } from '../src/runtime/sandbox/command-sandbox.ts'
+import { sandboxedRun } from '../src/runtime/sandbox/test-support/sandboxed-run.ts'
+import { varTmpFolder } from '../src/runtime/sandbox/test-support/var-tmp-folder.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import {
@@ -20,6 +23,7 @@ import {
   commandLeftToThePersonByEach,
   fileChangeLeftToThePersonByEach,
 } from './support/allowing-deciders.ts'
+import { bubblewrapRequired } from './support/bubblewrap.ts'
 import { realGit } from './support/real-git.ts'
 
 /**
@@ -34,7 +38,8 @@ import { realGit } from './support/real-git.ts'
  * and the reviewer and the webhook that allow everything for Codex's and
  * an ACP agent's file change and command. With the current folder on
  * PATH, every word of a command may be such a file: there the command
- * that calls `git` while `./git` is there is left to the person. The
+ * that calls `git` while `./git` is there is left to the person. Assent's
+ * command sandbox keeps each such folder read-only. The
  * controls (a name no program has, `git status` with no `./git`) are
  * answered at every door.
  */
@@ -164,5 +169,39 @@ describe("an external agent's change or command", () => {
     plant('git')
     process.env.PATH = CURRENT_FOLDER_FIRST()
     await commandLeftToThePersonByEach(place.world, 'git status', place.workspace)
+  })
+})
+
+const HAS_BWRAP = await bubblewrapRequired()
+
+describe.runIf(HAS_BWRAP)("Assent's command sandbox, in a real bubblewrap", () => {
+  const scratch = varTmpFolder('assent-found-first-sandbox-')
+  let workspace = ''
+  let sandbox: CommandSandbox
+  let rows = 0
+  const layOut = (searchPath: (workspace: string) => string) => {
+    rows += 1
+    workspace = join(scratch(), `ws-${rows}`)
+    mkdirSync(join(workspace, 'node_modules/.bin'), { recursive: true })
+    mkdirSync(join(workspace, 'bin'))
+    mkdirSync(join(workspace, 'tools'))
+    process.env.PATH = searchPath(workspace)
+    const home = join(scratch(), `home-${rows}`)
+    mkdirSync(home)
+    sandbox = new CommandSandbox({ home, env: { ...process.env, HOME: home }, assentPrivate: [] })
+  }
+  const { sh } = sandboxedRun(() => ({ workspace, sandbox }))
+
+  it.each(ROWS)('with %s, a command does not leave %s', async (_name, file, searchPath) => {
+    layOut(searchPath)
+    await sh(`cp /bin/true ${file}`, 'workspace-write')
+    expect(existsSync(join(workspace, file))).toBe(false)
+  })
+
+  it.each(ROWS)('control: with %s, a command makes tools/git', async (_n, _file, searchPath) => {
+    layOut(searchPath)
+    const result = await sh('cp /bin/true tools/git', 'workspace-write')
+    expect(result.ok, result.output).toBe(true)
+    expect(existsSync(join(workspace, 'tools/git'))).toBe(true)
   })
 })

@@ -112,3 +112,25 @@ export function programFoundFirst(
   }
   return null
 }
+
+/**
+ * The folders in `root` (a real path) the program search of `searchPath`
+ * looks in, for the sandbox to keep read-only whole: a command it
+ * contains would otherwise make `bin/git` there, which the doors leave to
+ * the person. An absolute one inside the root, and a relative one taken
+ * from the root, where commands start; not the current folder (`.`), nor
+ * the root itself, which would keep the whole of it (the doors still ask
+ * for a command calling a program beside a file of its name there).
+ */
+export function searchFoldersIn(
+  root: string,
+  searchPath: string | undefined = process.env.PATH,
+): string[] {
+  if (searchPath === undefined || searchPath === '') return []
+  const inside = searchFolders(searchPath).flatMap(({ absolute, folder }) => {
+    if (folder === '.' || folder.startsWith('..')) return []
+    const at = absolute ? folder : path.join(root, folder)
+    return at !== root && isInsideRoot(root, at) ? [at] : []
+  })
+  return [...new Set(inside)]
+}

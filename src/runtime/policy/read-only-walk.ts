@@ -14,6 +14,7 @@ import {
 import { statOfTheMoment } from './judgment-moment.ts'
 import { carriesPackageHooks, isPackageManifest } from './package-hooks.ts'
 import { isInsideRoot } from './path-containment.ts'
+import { searchFoldersIn } from './programs-found-first.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
 import { packageScriptsRun, toolConfigPrograms } from './tool-config-programs.ts'
 import { LONGEST_FOLDER_RULE_SEGMENTS, sensitivePath } from './sensitive-paths.ts'
@@ -313,6 +314,8 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
       ...configPlacesOf({ hooksFolders: [], templateFolders: [], configFiles: [], programs }),
     )
   }
+  // What the program search finds first (programs-found-first.ts).
+  for (const folder of searchFoldersIn(real)) places.push({ path: folder, kind: 'program' })
   return { root: real, table, places, truncated, unlistable, links }
 }
 
