@@ -143,6 +143,16 @@ export const TOOL_CONFIGS: ReadonlyArray<{
     text: '[env]\n_.source = "{{config_root}}/scripts/env.sh"\n',
     script: 'scripts/env.sh',
   },
+  ...[
+    ['make', 'Makefile'],
+    ['just', 'justfile'],
+    ['task', 'Taskfile.yml'],
+  ].map(([runner, script]) => ({
+    row: `a hook calling ${runner} by name`,
+    config: '.husky/post-commit',
+    text: 'make check\njust lint\ntask lint\n',
+    script: script ?? '',
+  })),
 ]
 
 /** A script no config names. */

@@ -5,6 +5,7 @@ import { HOOK_TOOL_CONFIG_PATTERNS } from './hook-tool-configs.ts'
 import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
 import { packageHookText, packageScriptsOf } from './package-hooks.ts'
 import { keyedPlaces, type KeyedPlaces } from './tool-config-keys.ts'
+import { taskRunnerFiles } from './task-runner-files.ts'
 import { isInsideRoot } from './path-containment.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
 import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
@@ -64,6 +65,8 @@ interface ConfigWords {
   keyed: KeyedPlaces
   /** The package scripts it runs by name (`npm test`, `yarn lint`). */
   scripts: string[]
+  /** The recipe files the task runners it calls read (`make check`). */
+  recipes: string[]
   /** Of a package.json, its scripts, by name. */
   packageScripts?: Record<string, unknown>
 }
@@ -91,6 +94,7 @@ const CONFIGS_READ = new SettledFileCache<ConfigWords>((text) => ({
   runsOnOpen: /folderOpen/.test(text),
   keyed: keyedPlaces(plainOf(text)),
   scripts: scriptsRun(text),
+  recipes: taskRunnerFiles(text),
 }))
 
 /** A package.json's words, of the part its hook keys make alone
@@ -101,6 +105,7 @@ const PACKAGES_READ = new SettledFileCache<ConfigWords>((text) => ({
   runsOnOpen: false,
   keyed: NO_KEYED,
   scripts: [],
+  recipes: [],
   packageScripts: packageScriptsOf(text),
 }))
 
@@ -242,7 +247,7 @@ function configsAt(
     // An editor's tasks run unasked only when one runs as the folder
     // opens; the others run when the person starts them.
     if (path.basename(config) === 'tasks.json' && !said.runsOnOpen) return
-    add(config, cls, said.words)
+    add(config, cls, [...said.words, ...said.recipes])
     for (const script of said.scripts) scripts.add(script)
     const { folders, files, configs } = said.keyed
     const named = (values: readonly string[]) => values.filter((value) => PATH_LIKE.test(value))
