@@ -143,6 +143,24 @@ export const TOOL_CONFIGS: ReadonlyArray<{
     text: '[env]\n_.source = "{{config_root}}/scripts/env.sh"\n',
     script: 'scripts/env.sh',
   },
+  ...['scripts/direnv-env.sh', 'direnv-bin/git'].map((script) => ({
+    row: `direnv's .envrc, sourcing a file and putting a folder first on PATH (${script})`,
+    config: '.envrc',
+    text: 'source_env scripts/direnv-env.sh\nPATH_add direnv-bin\n',
+    script,
+  })),
+  {
+    row: "npm's script-shell",
+    config: '.npmrc',
+    text: 'script-shell=./scripts/npm-shell.sh\n',
+    script: 'scripts/npm-shell.sh',
+  },
+  {
+    row: "yarn's yarnPath",
+    config: '.yarnrc.yml',
+    text: 'yarnPath: .yarn/releases/yarn-4.1.0.cjs\n',
+    script: '.yarn/releases/yarn-4.1.0.cjs',
+  },
   ...[
     ['make', 'Makefile'],
     ['just', 'justfile'],

@@ -37,6 +37,11 @@ const CONFIG_KEYS = new Set(['extends'])
 const KEYED =
   /^[\s-]*["']?(source_dir(?:_local)?|plugin_directory|(?:_|mise)\.(?:path|file|source)|extends)["']?\s*[:=]\s*(.*)$/
 
+/** direnv's commands in an `.envrc` that name a folder put first on PATH
+ *  (as mise's `_.path`) or a file it sources or loads (as `_.source`). */
+const DIRENV =
+  /^\s*(PATH_add|path_add|source_env|source_env_if_exists|source_up|source_up_if_exists|dotenv|dotenv_if_exists)\s+(.*)$/
+
 /** One value as a config spells it: a quoted or bare word. */
 const VALUE = /"([^"]*)"|'([^']*)'|([^\s,[\]{}"'#]+)/g
 
@@ -45,6 +50,14 @@ export function keyedPlaces(text: string): KeyedPlaces {
   const out: KeyedPlaces = { folders: [], files: [], configs: [] }
   const lines = text.split(/\r?\n/)
   for (let index = 0; index < lines.length; index += 1) {
+    const direnv = DIRENV.exec(lines[index] ?? '')
+    if (direnv !== null) {
+      const values = [...(direnv[2] ?? '').replace(/\s#.*$/, '').matchAll(VALUE)]
+      const named = values.map((value) => value[1] ?? value[2] ?? value[3] ?? '')
+      const into = /^path_add$/i.test(direnv[1] ?? '') ? out.folders : out.files
+      into.push(...named.filter((value) => value !== ''))
+      continue
+    }
     const match = KEYED.exec(lines[index] ?? '')
     if (match === null) continue
     const key = match[1] ?? ''

@@ -137,6 +137,11 @@ const TOP_CONFIG: ReadonlyArray<[RegExp, ToolProgram['class']]> = [
   [/^\.devcontainer\.json$/, 'runs-later'],
   // `mise.toml`, `.mise.toml`, `mise.local.toml`, `mise.<env>.toml`.
   [/^\.?mise(?:\.[\w-]+)?\.toml$/, 'runs-later'],
+  // direnv's, run on entering the folder as mise's is; and npm's and
+  // yarn's, whose `script-shell`, `node-options` or `yarnPath` is run in
+  // place of what every `npm run` or `yarn` the person types runs.
+  [/^\.envrc$/, 'runs-later'],
+  [/^\.npmrc$|^\.yarnrc(?:\.yml)?$/, 'runs-later'],
 ]
 
 /** The configs in folders at the top, looked at when the folder is there:
