@@ -45,14 +45,16 @@ function expandedConfigPath(value: string): string | null {
   if (!value.startsWith('~') && !value.startsWith('%(prefix)/')) return value
   const known = EXPANDED.get(value)
   if (known !== undefined) return known
-  const expanded = askGit(value)
-  EXPANDED.set(value, expanded)
+  const { expanded, settled } = askGit(value)
+  // Kept only when git answered: one it could not start, or that ran out
+  // of time, is asked again at the next judgment.
+  if (settled) EXPANDED.set(value, expanded)
   return expanded
 }
 
 /** What git prints for `value` read as a path, alone: no config of the
  *  machine's or the person's, and no repository, is read with it. */
-function askGit(value: string): string | null {
+function askGit(value: string): { expanded: string | null; settled: boolean } {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of Object.keys(env)) if (name.startsWith('GIT_')) delete env[name]
   try {
@@ -73,8 +75,10 @@ function askGit(value: string): string | null {
     ).toString()
     const expanded = printed.replace(/\n$/, '')
     // An expansion that is still relative is not one git made.
-    return path.isAbsolute(expanded) ? expanded : null
-  } catch {
-    return null
+    return { expanded: path.isAbsolute(expanded) ? expanded : null, settled: true }
+  } catch (error) {
+    // git ended with its own error (no such user): it stops at the value.
+    const status = (error as { status?: unknown }).status
+    return { expanded: null, settled: typeof status === 'number' }
   }
 }
