@@ -32,9 +32,9 @@ import {
   type ReadOnlyWalk,
 } from './read-only-walk.ts'
 import {
+  COMMAND_REASONS,
   commandFinding,
   readCommandLines,
-  type CommandFinding,
   type CommandReading,
 } from './shell-commands.ts'
 
@@ -257,16 +257,6 @@ function commandReason(touch: ActionTouch, readings: readonly CommandReading[]):
   if (finding === null) return null
   return { path: finding.what, class: finding.kind, reason: COMMAND_REASONS[finding.kind] }
 }
-
-/** Why each finding of shell-commands.ts needs the person. */
-const COMMAND_REASONS = {
-  'built-at-run-time':
-    'the command builds what it touches only when it runs, which cannot be checked',
-  'git-settings': 'it changes what git runs (its settings)',
-  'person-session': "it reaches the person's desktop session (display, session bus, agents)",
-  'unread-command':
-    'the command it runs cannot be read whole here (its words, or the folder it runs in), so it cannot be checked',
-} as const satisfies Record<CommandFinding['kind'], string>
 
 /** Inside a git folder, what the sandbox's check of other names leaves
  *  out: objects, refs and their logs run nothing and configure nothing,

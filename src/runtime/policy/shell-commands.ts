@@ -121,6 +121,17 @@ export function readCommandLines(lines: readonly string[]): CommandReading[] {
   return out
 }
 
+/** Why each finding needs the person, finishing "<words>: …"
+ *  (person-only.ts). */
+export const COMMAND_REASONS = {
+  'built-at-run-time':
+    'the command builds what it touches only when it runs, which cannot be checked',
+  'git-settings': 'it changes what git runs (its settings)',
+  'person-session': "it reaches the person's desktop session (display, session bus, agents)",
+  'unread-command':
+    'the command it runs cannot be read whole here (its words, or the folder it runs in), so it cannot be checked',
+} as const satisfies Record<CommandFinding['kind'], string>
+
 /**
  * What needs the person in command lines (`readCommandLines`) whatever
  * paths they name: a name
