@@ -205,3 +205,34 @@ describe('whether a stored approval is a private read, whichever door opened it'
     ).toBeNull()
   })
 })
+
+describe('a read that may take a folder whole', () => {
+  const whole = (folder: string, foldersReadWhole?: boolean) =>
+    privateReadReason({
+      workspace: ws,
+      requested: [folder],
+      resolved: [folder],
+      ...(foldersReadWhole === undefined ? {} : { foldersReadWhole }),
+    })
+
+  it('reaches where a link in the folder leads, only when it may be read whole', async () => {
+    const docs = path.join(ws, 'docs')
+    await mkdir(docs)
+    await symlink(outside, path.join(docs, 'out'))
+    expect(whole(docs, true)).toBe(
+      `${path.join(docs, 'out')} leads outside the workspace, to ${outside}; a read of the folder that follows links reads it`,
+    )
+    // One file opened, or a folder listed without following its links.
+    expect(whole(docs, false)).toBeNull()
+    expect(whole(docs)).toBeNull()
+  })
+
+  it('stays a workspace read when every link in the folder stays inside', async () => {
+    const docs = path.join(ws, 'docs')
+    await mkdir(docs)
+    await symlink(path.join(ws, 'notes.txt'), path.join(docs, 'notes'))
+    expect(whole(docs, true)).toBeNull()
+    // Found nothing there, the rules after it still hold.
+    expect(whole(path.join(ws, '.env'), true)).toMatch(/\.env: /)
+  })
+})
