@@ -36,7 +36,8 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 /**
  * A variable that changes what git runs or where its folder is needs the
- * person when a line sets it (`GIT_CONFIG_COUNT=1 … git commit`), and the
+ * person when a line sets it (`GIT_CONFIG_COUNT=1 … git commit`, `HOME=docs
+ * git commit`, which reads `docs/.gitconfig`), and the
  * shell sets one without `NAME=value` as well: `read` and `mapfile` give
  * it a value from input or a file, a loop gives it its words, a name
  * reference another name's assignment, and `export` hands it to git. One
@@ -65,6 +66,12 @@ const ROWS: ReadonlyArray<readonly [string, string]> = [
     'a name made when it runs',
     'read -r n <<< GIT_DIR; read "$n" <<< docs; export "$n"; git init -q',
   ],
+  // Where git reads its global config from, moved into the workspace:
+  // `docs/.gitconfig` is a file no rule keeps, and git runs what it names.
+  ['the home folder moved, for the command', 'HOME=docs git commit -q --allow-empty -m x'],
+  ['the home folder moved, exported', 'export HOME=docs; git status'],
+  ['the config folder moved', 'XDG_CONFIG_HOME=docs git status'],
+  ['the home folder read from a file', 'read -r HOME < docs/home; export HOME; git status'],
 ]
 
 const CONTROLS: readonly string[] = [
@@ -87,7 +94,7 @@ describe('bash sets the variable, and git honours it', () => {
   })
   afterEach(() => rmSync(root, { recursive: true, force: true }))
 
-  const bash = (line: string) =>
+  const bash = (line: string, more: NodeJS.ProcessEnv = {}) =>
     execFileSync('bash', ['-c', line], {
       cwd: root,
       env: {
@@ -99,6 +106,7 @@ describe('bash sets the variable, and git honours it', () => {
         GIT_AUTHOR_EMAIL: 'a@example.com',
         GIT_COMMITTER_NAME: 'a',
         GIT_COMMITTER_EMAIL: 'a@example.com',
+        ...more,
       },
       stdio: 'ignore',
     })
@@ -107,6 +115,19 @@ describe('bash sets the variable, and git honours it', () => {
     writeFileSync(join(root, 'docs/pre-commit'), '#!/bin/sh\necho ran > ran.txt\n')
     chmodSync(join(root, 'docs/pre-commit'), 0o755)
     bash(ROWS[0]?.[1] ?? '')
+    expect(existsSync(join(root, 'ran.txt'))).toBe(true)
+  })
+
+  it('runs the hook a config in a moved home folder names', () => {
+    writeFileSync(join(root, 'docs/.gitconfig'), '[core]\n\thooksPath = docs/hooks\n')
+    mkdirSync(join(root, 'docs/hooks'))
+    writeFileSync(join(root, 'docs/hooks/pre-commit'), '#!/bin/sh\necho ran > ran.txt\n')
+    chmodSync(join(root, 'docs/hooks/pre-commit'), 0o755)
+    // Git reads the global config from $HOME only where nothing names
+    // another file for it.
+    bash(ROWS.find(([name]) => name.endsWith('for the command'))?.[1] ?? '', {
+      GIT_CONFIG_GLOBAL: undefined,
+    })
     expect(existsSync(join(root, 'ran.txt'))).toBe(true)
   })
 

@@ -12,10 +12,11 @@ import { KEYWORDS } from './programs-run.ts'
 // to any door.
 
 /** The variables git reads that change what it runs or where it keeps its
- *  folder: its settings and exec path (shell-commands.ts), its folder,
- *  and those whose value it runs as a command line (git-hand-offs.ts). */
+ *  folder: its settings and exec path, and the folders its global config
+ *  is read from (shell-commands.ts), its folder, and those whose value it
+ *  runs as a command line (git-hand-offs.ts). */
 const GIT_VARIABLE =
-  /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_DIR|GIT_COMMON_DIR|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|GIT_PROXY_COMMAND)$/i
+  /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|HOME|XDG_CONFIG_HOME|GIT_DIR|GIT_COMMON_DIR|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|GIT_PROXY_COMMAND)$/i
 
 /** The shell's built-in commands that set or export a variable each of
  *  their words names (bash's, zsh's and ksh's). */

@@ -22,8 +22,13 @@ import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 // command it has run that cannot be read. The line is tokenized once
 // (shell-words.ts), and so is each line it hands on (hand-offs.ts).
 
-/** The variables that change what git runs or where it reads its settings. */
-const GIT_SETTING_VARIABLES = /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)=/i
+/** The variables that change what git runs or where it reads its
+ *  settings: its own, and the folders its global config is read from
+ *  (`HOME=. git status` reads `./.gitconfig`, a file of the workspace that
+ *  no rule keeps, whose `core.fsmonitor` git runs; npm and others read
+ *  their settings from there too). */
+const GIT_SETTING_VARIABLES =
+  /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|HOME|XDG_CONFIG_HOME)=/i
 
 /** The variables that name git's folder (`GIT_DIR=docs git init`): one
  *  that is not a `.git` makes (or uses) a repository under a name no rule
@@ -139,8 +144,8 @@ export const COMMAND_REASONS = {
  * variable), or a change to what git runs: `git config …` (which writes a
  * config, or reads one that can hold a token), git's `-c`, `--config-env`
  * and `--exec-path`, `git init`/`clone --template`, `clone -c`/`--config`,
- * and the `GIT_CONFIG*`, `GIT_EXEC_PATH` and `GIT_TEMPLATE_DIR` variables
- * set for a command, or any variable of git's set by the shell with a
+ * and the `GIT_CONFIG*`, `GIT_EXEC_PATH`, `GIT_TEMPLATE_DIR`, `HOME` and
+ * `XDG_CONFIG_HOME` variables set for a command, or any variable of git's set by the shell with a
  * value the line does not show (`read GIT_DIR`: git-variables-set.ts),
  * and git's commands that write its settings without
  * `git config` (`remote set-url`, `lfs install`: git-settings-commands.ts); git's folder made or used under another name (`init
