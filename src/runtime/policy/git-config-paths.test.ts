@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { configPathValues } from './git-config-paths.ts'
+import { configPathValues, GitPathNotExpanded } from './git-config-paths.ts'
 
 // A path value of a git config as git expands it, git itself asked where
 // Node cannot tell (another user's home, git's prefix).
@@ -23,10 +23,10 @@ describe('configPathValues', () => {
     expect(configPathValues(':(optional)hooks')).toEqual([':(optional)hooks', 'hooks'])
   })
 
-  it('asks git again once it can be started, where it could not before', () => {
+  it('fails where git gives no answer, and asks it again once it can be started', () => {
     const value = `~${username}/after-git-is-found`
     process.env.PATH = '/nonexistent-assent-bin'
-    expect(configPathValues(value)).toEqual([])
+    expect(() => configPathValues(value)).toThrow(GitPathNotExpanded)
     process.env.PATH = SEARCH_PATH
     expect(configPathValues(value)).toEqual([path.join(homedir, 'after-git-is-found')])
   })

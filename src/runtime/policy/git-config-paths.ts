@@ -27,9 +27,13 @@ const EXPAND_TIMEOUT_MS = 5000
  *
  * A `~user/` or `%(prefix)/` value is expanded by asking git itself, as
  * the person's git would expand it (Node can read no other user's home,
- * and git's prefix is known only to git). Where git cannot (no such
- * user, no git), nothing is named: git then stops at that config with an
- * error rather than use the value, and runs nothing it names.
+ * and git's prefix is known only to git). Where git refuses it (no such
+ * user), nothing is named: git then stops at that config with an error
+ * rather than use the value, and runs nothing it names. Where git gives
+ * no answer at all (it cannot be started here, runs out of time or is
+ * killed), this throws: the person's own git may well expand the value,
+ * so naming nothing would leave the folder it names to every door, and a
+ * judgment that cannot finish is refused (fails closed).
  */
 export function configPathValues(value: string): string[] {
   const optional = /^:\(optional\)/.exec(value)
@@ -37,7 +41,8 @@ export function configPathValues(value: string): string[] {
   return values.flatMap((written) => expandedConfigPath(written) ?? [])
 }
 
-/** `value` as git expands a path value, or null when git cannot. */
+/** `value` as git expands a path value, or null when git refuses it;
+ *  throws `GitPathNotExpanded` when git gives no answer. */
 function expandedConfigPath(value: string): string | null {
   if (value === '~' || value.startsWith('~/')) {
     return path.join(homedir(), value.slice(1))
@@ -47,9 +52,21 @@ function expandedConfigPath(value: string): string | null {
   if (known !== undefined) return known
   const { expanded, settled } = askGit(value)
   // Kept only when git answered: one it could not start, or that ran out
-  // of time, is asked again at the next judgment.
-  if (settled) EXPANDED.set(value, expanded)
+  // of time, fails this judgment and is asked again at the next.
+  if (!settled) throw new GitPathNotExpanded(value)
+  EXPANDED.set(value, expanded)
   return expanded
+}
+
+/** git gave no answer for a path value a config holds: what it names is
+ *  not known, so nothing judged against it may be answered. */
+export class GitPathNotExpanded extends Error {
+  readonly value: string
+  constructor(value: string) {
+    super(`git could not be asked what the config path ${JSON.stringify(value)} names`)
+    this.name = 'GitPathNotExpanded'
+    this.value = value
+  }
 }
 
 /** What git prints for `value` read as a path, alone: no config of the
