@@ -1,3 +1,4 @@
+import { GIT_COMMAND_NAMES, variablePattern } from './git-variable-names.ts'
 import path from 'node:path'
 import { quotedCommandLine } from '../../contracts/shell-quoting.ts'
 import { longOf } from './option-words.ts'
@@ -48,8 +49,7 @@ const GIT_COMMAND_LETTERS: Readonly<Record<string, string>> = {
 
 /** Variables set for git whose value git runs as a command line (each is
  *  a setting's value, as `git -c core.sshCommand=…` is). */
-const GIT_COMMAND_VARIABLES =
-  /^(GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|GIT_PROXY_COMMAND)=/
+const GIT_COMMAND_VARIABLES = variablePattern(GIT_COMMAND_NAMES, 'assignment')
 
 /** What a git command hands on. */
 export interface GitHandOffs {

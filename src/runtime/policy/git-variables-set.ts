@@ -1,3 +1,9 @@
+import {
+  GIT_COMMAND_NAMES,
+  GIT_FOLDER_NAMES,
+  GIT_SETTING_NAMES,
+  variablePattern,
+} from './git-variable-names.ts'
 import { KEYWORDS } from './programs-run.ts'
 
 // A variable that changes what git runs or where its folder is, set by
@@ -13,10 +19,12 @@ import { KEYWORDS } from './programs-run.ts'
 
 /** The variables git reads that change what it runs or where it keeps its
  *  folder: its settings and exec path, and the folders its global config
- *  is read from (shell-commands.ts), its folder, and those whose value it
- *  runs as a command line (git-hand-offs.ts). */
-const GIT_VARIABLE =
-  /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|HOME|XDG_CONFIG_HOME|GIT_DIR|GIT_COMMON_DIR|GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|GIT_PROXY_COMMAND)$/i
+ *  is read from, its folder, and those whose value it runs as a command
+ *  line (git-variable-names.ts). */
+const GIT_VARIABLE = variablePattern(
+  [...GIT_SETTING_NAMES, ...GIT_FOLDER_NAMES, ...GIT_COMMAND_NAMES],
+  'name',
+)
 
 /** The shell's built-in commands that set or export a variable each of
  *  their words names (bash's, zsh's and ksh's). */

@@ -1,3 +1,4 @@
+import { GIT_FOLDER_NAMES, GIT_SETTING_NAMES, variablePattern } from './git-variable-names.ts'
 import path from 'node:path'
 import {
   GIT_COMMANDS_HANDING_ON,
@@ -22,18 +23,14 @@ import { readShell, wordSpellings, type ShellReading } from './shell-words.ts'
 // command it has run that cannot be read. The line is tokenized once
 // (shell-words.ts), and so is each line it hands on (hand-offs.ts).
 
-/** The variables that change what git runs or where it reads its
- *  settings: its own, and the folders its global config is read from
- *  (`HOME=. git status` reads `./.gitconfig`, a file of the workspace that
- *  no rule keeps, whose `core.fsmonitor` git runs; npm and others read
- *  their settings from there too). */
-const GIT_SETTING_VARIABLES =
-  /^(?:GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|HOME|XDG_CONFIG_HOME)=/i
+/** `NAME=value` for a variable that changes what git runs or where it
+ *  reads its settings (git-variable-names.ts). */
+const GIT_SETTING_VARIABLES = variablePattern(GIT_SETTING_NAMES, 'assignment')
 
 /** The variables that name git's folder (`GIT_DIR=docs git init`): one
  *  that is not a `.git` makes (or uses) a repository under a name no rule
  *  keeps, whose config and hooks git runs. */
-const GIT_FOLDER_VARIABLES = /^(?:GIT_DIR|GIT_COMMON_DIR)=/i
+const GIT_FOLDER_VARIABLES = variablePattern(GIT_FOLDER_NAMES, 'assignment')
 
 /** The commands a word past a wrapper is read for: git (and its dashed
  *  programs that change its settings or hand a line on), `eval`, and the
