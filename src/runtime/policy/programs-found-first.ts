@@ -27,15 +27,17 @@ interface SearchFolder {
   folder: string
 }
 
+/** The PATH's entries, in order, as many as are read. */
+function pathEntries(searchPath: string): string[] {
+  return searchPath.split(path.delimiter).slice(0, MAX_PATH_ENTRIES)
+}
+
 /** The PATH as search folders, in order. */
 function searchFolders(searchPath: string): SearchFolder[] {
-  return searchPath
-    .split(path.delimiter)
-    .slice(0, MAX_PATH_ENTRIES)
-    .map((entry) => {
-      if (!path.isAbsolute(entry)) return { absolute: false, folder: path.normalize(entry || '.') }
-      return { absolute: true, folder: realPathAllowingMissing(entry) ?? path.resolve(entry) }
-    })
+  return pathEntries(searchPath).map((entry) => {
+    if (!path.isAbsolute(entry)) return relativeEntry(entry)
+    return { absolute: true, folder: realPathAllowingMissing(entry) ?? path.resolve(entry) }
+  })
 }
 
 /** Whether `folder` (a real path) is the search folder `entry`: itself,
@@ -47,12 +49,48 @@ function isSearchFolder(folder: string, entry: SearchFolder): boolean {
   return folder === entry.folder || folder.endsWith(`${path.sep}${entry.folder}`)
 }
 
+/** A folder's identity (device and inode, links followed), or null when
+ *  nothing is there. */
+function folderIdentity(folder: string): string | null {
+  const stats = statSync(folder, { throwIfNoEntry: false })
+  return stats === undefined ? null : `${stats.dev}:${stats.ino}`
+}
+
+/**
+ * The index of the first PATH entry that is `folder` (a real path), or -1.
+ * Asked at every judgment, for the few folders of the files it names: an
+ * absolute entry is compared by identity, one `stat` each, looked at only
+ * once per judgment (`identities`), where resolving each entry's real
+ * path reads every link on its way. Two names of one folder have one
+ * identity (a link, or a bind mount, which can only find more). A folder
+ * that is not there yet is found as before, by the entries' real paths.
+ */
+function searchIndexOf(
+  folder: string,
+  entries: readonly string[],
+  identities: Map<number, string | null>,
+): number {
+  const identity = folderIdentity(folder)
+  return entries.findIndex((entry, at) => {
+    if (!path.isAbsolute(entry)) return isSearchFolder(folder, relativeEntry(entry))
+    if (identity === null) {
+      return folder === (realPathAllowingMissing(entry) ?? path.resolve(entry))
+    }
+    if (!identities.has(at)) identities.set(at, folderIdentity(entry))
+    return identities.get(at) === identity
+  })
+}
+
+function relativeEntry(entry: string): SearchFolder {
+  return { absolute: false, folder: path.normalize(entry || '.') }
+}
+
 /** The program called `name` in an absolute folder of `later`, or null:
  *  a file anyone may run (a link to one counts, as the search follows it). */
-function installedProgram(name: string, later: readonly SearchFolder[]): string | null {
+function installedProgram(name: string, later: readonly string[]): string | null {
   for (const entry of later) {
-    if (!entry.absolute) continue
-    const candidate = path.join(entry.folder, name)
+    if (!path.isAbsolute(entry)) continue
+    const candidate = path.join(entry, name)
     try {
       const stats = statSync(candidate)
       if (stats.isFile() && (stats.mode & 0o111) !== 0) return candidate
@@ -86,7 +124,8 @@ export function programFoundFirst(
   searchPath: string | undefined = process.env.PATH,
 ): PersonOnly | null {
   if (searchPath === undefined || searchPath === '') return null
-  const folders = searchFolders(searchPath)
+  const entries = pathEntries(searchPath)
+  const identities = new Map<number, string | null>()
   const roots = [touch.workspace, touch.serverFolder ?? touch.workspace].map(
     (root) => realPathAllowingMissing(root) ?? path.resolve(root),
   )
@@ -94,15 +133,16 @@ export function programFoundFirst(
     if (!roots.some((root) => isInsideRoot(root, file))) continue
     const name = path.basename(file)
     const folder = path.dirname(file)
-    const at = folders.findIndex((entry) => isSearchFolder(folder, entry))
+    const at = searchIndexOf(folder, entries, identities)
     if (at === -1) continue
     // The current folder on PATH (`.`, or an empty entry) makes every
     // word of every command a file the search may find (`git status`
     // names `./git`): there, one that is there is what a command calling
     // it by name runs, and a command naming it needs the person; one not
     // there yet is not read as made (every command would need the person).
-    if (folders[at]?.folder === '.' && !exists(file)) continue
-    const shadowed = installedProgram(name, folders.slice(at + 1))
+    const entry = entries[at] ?? ''
+    if (!path.isAbsolute(entry) && relativeEntry(entry).folder === '.' && !exists(file)) continue
+    const shadowed = installedProgram(name, entries.slice(at + 1))
     if (shadowed === null) continue
     return {
       path: file,
