@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
@@ -51,8 +51,17 @@ const ORIGINAL_PATH = process.env.PATH ?? '/usr/bin:/bin'
 const ROWS: ReadonlyArray<readonly [string, string, (workspace: string) => string]> = [
   ["the workspace's bin first", 'bin/git', (ws) => `${join(ws, 'bin')}:${ORIGINAL_PATH}`],
   ['a relative folder first', 'node_modules/.bin/git', () => `node_modules/.bin:${ORIGINAL_PATH}`],
+  ["a link beside it to the workspace's lib first", 'lib/git', linkedFirst],
 ]
 const CURRENT_FOLDER_FIRST = (): string => `.:${ORIGINAL_PATH}`
+
+/** A PATH whose first folder, outside the workspace, is a link to its
+ *  `lib` (made once): the search finds `lib/git` under the link's name. */
+function linkedFirst(workspace: string): string {
+  const link = join(dirname(workspace), `${workspace.split('/').pop() ?? ''}-linked-bin`)
+  if (!existsSync(link)) symlinkSync(join(workspace, 'lib'), link)
+  return `${link}:${ORIGINAL_PATH}`
+}
 const CONTROL = 'bin/no-program-is-called-this'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 41))
@@ -65,6 +74,7 @@ beforeEach(() => {
   place = askerWorldInTempWorkspace('assent-found-first-', MAC, AGENT)
   realGit(place.root, place.workspace, 'init', '-q')
   mkdirSync(join(place.workspace, 'bin'))
+  mkdirSync(join(place.workspace, 'lib'))
   mkdirSync(join(place.workspace, 'node_modules/.bin'), { recursive: true })
 })
 afterEach(() => {
@@ -184,6 +194,7 @@ describe.runIf(HAS_BWRAP)("Assent's command sandbox, in a real bubblewrap", () =
     workspace = join(scratch(), `ws-${rows}`)
     mkdirSync(join(workspace, 'node_modules/.bin'), { recursive: true })
     mkdirSync(join(workspace, 'bin'))
+    mkdirSync(join(workspace, 'lib'))
     mkdirSync(join(workspace, 'tools'))
     process.env.PATH = searchPath(workspace)
     const home = join(scratch(), `home-${rows}`)
