@@ -18,6 +18,7 @@ import './styles/timeline.css'
 import './styles/card.css'
 import './styles/requests.css'
 import './styles/composer.css'
+import './styles/shown-text.css'
 
 declare global {
   interface Window {

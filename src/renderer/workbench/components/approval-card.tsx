@@ -7,6 +7,7 @@ import { KindIcon, OutcomeIcon } from './icons.tsx'
 import { PermissionRequestDetails } from './permission-request-details.tsx'
 import { RequestHeader } from './request-header.tsx'
 import { RuntimeText, useRuntimeWords } from './runtime-text.tsx'
+import { ShownText } from './shown-text.tsx'
 
 export interface ApprovalCardProps {
   card: CardState
@@ -194,7 +195,9 @@ function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardPr
       {approval.mcp ? (
         <p className="card__note" data-testid="approval-mcp-description">
           {t('workbench.card.toolDescription')}:{' '}
-          <span data-verbatim="">{approval.mcp.toolDescription}</span>
+          <span data-verbatim="">
+            <ShownText text={approval.mcp.toolDescription} multiline />
+          </span>
         </p>
       ) : null}
       {args === undefined ? (
@@ -207,7 +210,7 @@ function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardPr
           role="group"
           aria-label={t('workbench.card.arguments')}
         >
-          {JSON.stringify(args, null, 2)}
+          <ShownText text={JSON.stringify(args, null, 2)} multiline />
         </pre>
       )}
       <dl className="card__facts">
@@ -215,7 +218,7 @@ function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardPr
           <div className="card__fact">
             <dt>{t('workbench.card.mcpServer')}</dt>
             <dd data-testid="approval-mcp-server" data-verbatim="">
-              {approval.mcp.serverName}
+              <ShownText text={approval.mcp.serverName} name />
             </dd>
           </div>
         ) : null}
@@ -223,17 +226,21 @@ function ApprovalDetails({ card, args }: { card: CardState; args: ApprovalCardPr
           <div className="card__fact">
             <dt>{t('workbench.card.mcpServerFolder')}</dt>
             <dd className="mono" data-testid="approval-mcp-server-folder">
-              {approval.mcp.serverFolder}
+              <ShownText text={approval.mcp.serverFolder} />
             </dd>
           </div>
         ) : null}
         <div className="card__fact">
           <dt>{t('workbench.card.tool')}</dt>
-          <dd className="mono">{approval.toolName}</dd>
+          <dd className="mono">
+            <ShownText text={approval.toolName} name />
+          </dd>
         </div>
         <div className="card__fact">
           <dt>{t('workbench.card.workingDirectory')}</dt>
-          <dd className="mono">{approval.workingDirectory}</dd>
+          <dd className="mono">
+            <ShownText text={approval.workingDirectory} />
+          </dd>
         </div>
       </dl>
     </>

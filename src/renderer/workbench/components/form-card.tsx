@@ -13,6 +13,7 @@ import { errorText } from '../gui/error-text.ts'
 import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 import { KindIcon } from './icons.tsx'
 import { RequestHeader } from './request-header.tsx'
+import { ShownText } from './shown-text.tsx'
 
 export interface FormCardProps {
   card: InputCard
@@ -162,7 +163,7 @@ export function FormCard({
       ) : null}
       <div className="card__body" id={bodyId} hidden={!expanded}>
         <p className="form__message" data-verbatim="">
-          {request.form?.message}
+          <ShownText text={request.form?.message ?? ''} multiline />
         </p>
         {request.sensitive ? (
           <p className="card__note" data-testid="form-sensitive">
@@ -233,7 +234,9 @@ function FieldInput(props: {
   const { field, value, onChange } = props
   const label = (
     <span className="form__label" id={`${id}-label`}>
-      <span data-verbatim="">{field.title ?? props.name}</span>
+      <span data-verbatim="">
+        <ShownText text={field.title ?? props.name} />
+      </span>
       {props.required ? (
         <span className="form__required"> ({t('workbench.form.required')})</span>
       ) : null}
@@ -241,7 +244,7 @@ function FieldInput(props: {
   )
   const description = field.description ? (
     <p className="form__description" id={`${id}-description`} data-verbatim="">
-      {field.description}
+      <ShownText text={field.description} multiline />
     </p>
   ) : null
   const common = {
@@ -293,7 +296,9 @@ function FieldInput(props: {
                 onChange(next.length > 0 ? next : undefined)
               }}
             />
-            <span data-verbatim="">{names?.[index] ?? choice}</span>
+            <span data-verbatim="">
+              <ShownText text={names?.[index] ?? choice} />
+            </span>
           </label>
         ))}
       </fieldset>
@@ -358,13 +363,15 @@ function ClosedFormCard({ card }: { card: InputCard }) {
         <span className="card__outcome">{t(`workbench.form.outcome.${outcome}`)}</span>
       </p>
       <p className="form__message" data-verbatim="">
-        {request.form?.message}
+        <ShownText text={request.form?.message ?? ''} multiline />
       </p>
       {request.content ? (
         <dl className="form__values" data-verbatim="">
           {Object.entries(request.content).map(([name, value]) => (
             <div key={name}>
-              <dt>{name}</dt>
+              <dt>
+                <ShownText text={name} />
+              </dt>
               <dd>{Array.isArray(value) ? value.join(', ') : String(value)}</dd>
             </div>
           ))}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import type { TFunction } from 'i18next'
 import type { Grant } from '../../../contracts/room.ts'
 import { errorText } from '../gui/error-text.ts'
+import { ShownText } from './shown-text.tsx'
 
 export interface GrantsPanelProps {
   grants: readonly Grant[]
@@ -49,9 +50,13 @@ export function GrantsPanel({ grants, onRevoke, onRevokeServer }: GrantsPanelPro
                 >
                   <span className="grants__what" data-testid="grant-what">
                     <span className="mono">
-                      {coverage.scope === 'mcp' || coverage.scope === 'mcp-server'
-                        ? what
-                        : grant.toolName}
+                      <ShownText
+                        text={
+                          coverage.scope === 'mcp' || coverage.scope === 'mcp-server'
+                            ? what
+                            : grant.toolName
+                        }
+                      />
                     </span>
                     <Coverage coverage={coverage} />
                   </span>
@@ -155,9 +160,17 @@ function Coverage({ coverage }: { coverage: GrantCoverage }) {
   const { t } = useTranslation()
   switch (coverage.scope) {
     case 'command':
-      return <code className="grants__command">{coverage.line}</code>
+      return (
+        <code className="grants__command">
+          <ShownText text={coverage.line} />
+        </code>
+      )
     case 'path':
-      return <code className="grants__command">{coverage.path}</code>
+      return (
+        <code className="grants__command">
+          <ShownText text={coverage.path} />
+        </code>
+      )
     case 'tool':
       return <span className="grants__scope">{t('workbench.grants.toolScope')}</span>
     case 'mcp-server':

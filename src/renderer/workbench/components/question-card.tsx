@@ -6,6 +6,7 @@ import { closedOutcome, type InputCard } from '../state/input-cards.ts'
 import { formatCountdown, useCountdown } from '../state/use-countdown.ts'
 import { KindIcon } from './icons.tsx'
 import { RequestHeader } from './request-header.tsx'
+import { ShownText } from './shown-text.tsx'
 
 /** What the person has chosen or typed so far, per question id. */
 export type QuestionDrafts = Readonly<Record<string, { option?: number; text: string }>>
@@ -226,11 +227,11 @@ function QuestionFields({
   return (
     <fieldset className="question" aria-labelledby={titleId} disabled={disabled}>
       <legend className="question__title" id={titleId} data-verbatim="">
-        {question.title}
+        <ShownText text={question.title} />
       </legend>
       {question.text ? (
         <p className="question__text" data-verbatim="">
-          {question.text}
+          <ShownText text={question.text} multiline />
         </p>
       ) : null}
       {question.options.length > 0 ? (
@@ -245,9 +246,13 @@ function QuestionFields({
                 onChange={() => onChange({ option: index })}
               />
               <span className="question__option-text" data-verbatim="">
-                <span className="question__option-label">{option.label}</span>
+                <span className="question__option-label">
+                  <ShownText text={option.label} />
+                </span>
                 {option.explanation ? (
-                  <span className="question__option-explanation">{option.explanation}</span>
+                  <span className="question__option-explanation">
+                    <ShownText text={option.explanation} multiline />
+                  </span>
                 ) : null}
               </span>
             </label>
@@ -312,11 +317,11 @@ function ClosedQuestionCard({ card }: { card: InputCard }) {
         return (
           <div key={question.id} className="question question--closed">
             <p className="question__title" data-verbatim="">
-              {question.title}
+              <ShownText text={question.title} />
             </p>
             {question.text ? (
               <p className="question__text" data-verbatim="">
-                {question.text}
+                <ShownText text={question.text} multiline />
               </p>
             ) : null}
             {question.options.length > 0 ? (
@@ -326,9 +331,13 @@ function ClosedQuestionCard({ card }: { card: InputCard }) {
                     key={option.label}
                     className={`question__choice${option.label === chosen ? ' question__choice--chosen' : ''}`}
                   >
-                    <span className="question__option-label">{option.label}</span>
+                    <span className="question__option-label">
+                      <ShownText text={option.label} />
+                    </span>
                     {option.explanation ? (
-                      <span className="question__option-explanation">{option.explanation}</span>
+                      <span className="question__option-explanation">
+                        <ShownText text={option.explanation} multiline />
+                      </span>
                     ) : null}
                   </li>
                 ))}

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react'
+import { displaySafe, flatDisplay } from '../../../common/display-safe-text.ts'
 import { DisclosureIcon } from './icons.tsx'
+import { ShownText } from './shown-text.tsx'
 
 export interface RequestHeaderProps {
   icon: ReactNode
@@ -39,11 +41,11 @@ export function RequestHeader(props: RequestHeaderProps) {
       <span className="request__label">{props.label}</span>{' '}
       <span
         className="request__text"
-        title={props.title}
+        title={props.verbatimTitle ? flatDisplay(displaySafe(props.title)) : props.title}
         data-testid={props.titleTestId}
         {...(props.verbatimTitle ? { 'data-verbatim': '' } : {})}
       >
-        {props.shownTitle ?? props.title}
+        {props.shownTitle ?? (props.verbatimTitle ? <ShownText text={props.title} /> : props.title)}
       </span>
     </>
   )

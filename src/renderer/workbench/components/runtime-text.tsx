@@ -9,6 +9,7 @@ import {
   templateIn,
   type RuntimeMessage,
 } from '../../../contracts/runtime-message.ts'
+import { ShownText } from './shown-text.tsx'
 
 /** Looks a template up in the person's language: in the page's catalog of
  *  runtime messages, or (`whole`) in the whole catalog by its key. */
@@ -77,7 +78,8 @@ export function CatalogText({
 }
 
 function Pieces({ pieces, english }: { pieces: MessagePiece[] | undefined; english: string }) {
-  if (!pieces) return <>{english}</>
+  // No pieces: the English it came with, or an agent's own words.
+  if (!pieces) return <ShownText text={english} multiline />
   return (
     <>
       {pieces.map((piece, index) => (
@@ -86,7 +88,7 @@ function Pieces({ pieces, english }: { pieces: MessagePiece[] | undefined; engli
             piece.text
           ) : (
             <code className="runtime-value" data-verbatim="">
-              {piece.value}
+              <ShownText text={piece.value} />
             </code>
           )}
         </Fragment>

@@ -10,6 +10,7 @@ import { QuestionCard } from './question-card.tsx'
 import type { CardActivity } from './open-requests.tsx'
 import { ModeRequestCard } from './mode-request-card.tsx'
 import { RuntimeText } from './runtime-text.tsx'
+import { ShownText } from './shown-text.tsx'
 
 /** A closed card offers no buttons; these are never called. */
 const CLOSED_CARD = {
@@ -74,7 +75,7 @@ export const TimelineEntry = memo(function TimelineEntry({
               role="group"
               aria-label={t('workbench.timeline.arguments')}
             >
-              {JSON.stringify(item.call.arguments, null, 2)}
+              <ShownText text={JSON.stringify(item.call.arguments, null, 2)} multiline />
             </pre>
           )}
         </ToolEntry>
@@ -154,7 +155,9 @@ function ToolEntry({
       <p className="tool__header">
         <ToolIcon />
         <span className="visually-hidden">{t('workbench.timeline.toolCall')}</span>
-        <span className="mono tool__name">{call.toolName}</span>
+        <span className="mono tool__name">
+          <ShownText text={call.toolName} name />
+        </span>
         {openCard ? null : (
           <span className={`tool__status tool__status--${call.status}`}>
             {t(`workbench.timeline.toolStatus.${call.status}`)}
@@ -183,7 +186,7 @@ function ToolEntry({
               role="group"
               aria-label={t('workbench.timeline.result')}
             >
-              {call.result.output}
+              <ShownText text={call.result.output} multiline />
             </pre>
           ) : null}
         </div>
