@@ -11,7 +11,8 @@ import { PREVIEW_SUFFIX, toolDefinitionHash } from './mcp-tool-definition.ts'
 import { type DecidedBy, type McpServerTools } from '../../contracts/approval.ts'
 import { BUILT_IN_FILESYSTEM_SERVER_ID } from '../../contracts/mcp-config.ts'
 import { MadePersonOnlyWatch, personOnlyAtStart } from '../policy/made-person-only.ts'
-import { mcpTouch } from '../policy/person-only.ts'
+import { inOneMoment } from '../policy/judgment-moment.ts'
+import { mcpTouch, personOnlyReason, type ActionTouch } from '../policy/person-only.ts'
 import { runsUnasked } from './mcp-call-judgment.ts'
 import { failsAfterRun, madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 
@@ -181,7 +182,10 @@ export async function runGatedMcpCall(
   }
 
   const hasPreview = tools.some((candidate) => candidate.name === `${toolName}${PREVIEW_SUFFIX}`)
-  const preview = hasPreview ? await previewText(connection, toolName, args) : null
+  const preview =
+    hasPreview && previewRunsUnasked(server, touch)
+      ? await previewText(connection, toolName, args)
+      : null
   const ticket = await consent.ask(
     toolConsentRequest(server, tool, tools, args, preview),
     run.signal,
@@ -313,6 +317,23 @@ export async function refuseIfCancelled(
   const message = `the client cancelled ${name} while the person was asked; it did not run`
   if (ticket.status === 'allowed') await ticket.report({ ok: false, output: message })
   throw new McpRefusal('not_allowed', message, 'cancelled')
+}
+
+/**
+ * Whether a call's preview may run before anyone is asked. A preview is a
+ * call of the server's like any other, and that it changes nothing is the
+ * server's word, as a read-only manifest is: a manifest's call naming a
+ * person-only place (`.git/hooks/pre-commit`, a key) asks rather than runs
+ * (mcp-call-judgment.ts), so a preview of one would be the one call of
+ * such a place no one answered for, a `write_file.preview` that writes
+ * the hook before the person has read a word. Such a call is asked about
+ * with its arguments whole and no preview, and nothing compares one after
+ * the allow. Assent's own server is exempt: its previews are Assent's code,
+ * and its writes are bound to them (built-in-filesystem-server.ts).
+ */
+function previewRunsUnasked(server: McpConnection['server'], touch: ActionTouch): boolean {
+  if (server.id === BUILT_IN_FILESYSTEM_SERVER_ID) return true
+  return inOneMoment(() => personOnlyReason(touch)) === null
 }
 
 /** The preview's text. A preview that fails is shown as its error: the
