@@ -73,6 +73,23 @@ const ROWS: Row[] = [
     outcome: 'ran unasked',
   },
   {
+    // The URL parser writes it `[::ffff:7f00:1]`; it reaches what listens
+    // on 127.0.0.1, as `http://127.0.0.1:8080/` does.
+    names: 'a loopback URL spelled inside IPv6',
+    word: () => 'http://[::ffff:127.0.0.1]:8080/docs/page',
+    outcome: 'asked the person',
+  },
+  {
+    names: 'a loopback URL spelled inside IPv6 in hex',
+    word: () => 'http://[::ffff:7f00:1]:8080/docs/page',
+    outcome: 'asked the person',
+  },
+  {
+    names: 'a URL of a name under localhost',
+    word: () => 'http://api.localhost:8080/docs/page',
+    outcome: 'asked the person',
+  },
+  {
     names: 'a network URL (control)',
     word: () => 'https://example.com/docs/page',
     outcome: 'ran unasked',

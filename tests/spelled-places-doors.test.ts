@@ -31,7 +31,8 @@ import type { RuntimeHarness } from './support/runtime-harness.ts'
  * the folder the command runs in by its shell name (`~+`, `$PWD`),
  * another user's home (`~user`), a variable only the server knows, a
  * short option's value glued to its letter (`-f/x`, `-o.git/config`), a
- * path glued to a network URL by braces. Each is walked through every
+ * path glued to a network URL by braces, this machine's loopback spelled
+ * as a network address. Each is walked through every
  * door that answers for the person: a grant on an MCP tool (through the
  * gateway), the approver webhook (an MCP call in a room, and an external
  * agent's own tool) and the approve-for-me reviewer (an external agent's
@@ -75,6 +76,12 @@ const ROWS = [
   'grep -fOUTSIDE docs',
   'sort -o.git/config docs/ok.txt',
   'cp -t.git/hooks docs/ok.txt',
+  // This machine's loopback, which a server fetching it reaches as it
+  // would `http://127.0.0.1:8080/`: inside IPv6 (the URL parser writes
+  // it `[::ffff:7f00:1]`), and a name under `localhost`.
+  'curl -s http://[::ffff:127.0.0.1]:8080/diary.txt',
+  'curl -s http://[::ffff:7f00:1]:8080/diary.txt',
+  'curl -s http://api.localhost:8080/diary.txt',
 ] as const
 const CONTROL = 'cat docs/ok.txt'
 

@@ -39,6 +39,8 @@ describe('privateReadOfApproval, for the URLs an MCP call names', () => {
     'HTTPS://Example.COM/docs/x',
     'wss://stream.example.org/feed',
     'git://example.com/repo.git',
+    'http://[::ffff:8.8.8.8]/a',
+    'https://localhost.example.com/a',
   ])('takes out a network address: %s', async (uri) => {
     expect(privateReadOfApproval(resourceRead(uri), workspace)).toBeNull()
   })
@@ -49,6 +51,12 @@ describe('privateReadOfApproval, for the URLs an MCP call names', () => {
     `http://localhost${outside}`,
     `http://127.0.0.1:8080${outside}`,
     `http://[::1]${outside}`,
+    // The loopback inside IPv6, which the URL parser writes in hex.
+    `http://[::ffff:127.0.0.1]:8080${outside}`,
+    `http://[::ffff:7f00:1]${outside}`,
+    `http://[::ffff:127.9.9.9]${outside}`,
+    `http://[::ffff:0.0.0.0]:8080${outside}`,
+    `http://api.localhost${outside}`,
     `https://example.com/../../..${outside}`,
   ])('judges as a place on this machine: %s', async (uri) => {
     expect(privateReadOfApproval(resourceRead(uri), workspace)).not.toBeNull()

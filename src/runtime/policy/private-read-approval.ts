@@ -304,9 +304,14 @@ const NETWORK_URL = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]+):\/\/(?!\/)[^\s
 const NETWORK_SCHEMES = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'ftps', 'git', 'ssh', 'sftp'])
 
 /** Hosts that are this machine: a server asked for them may serve its
- *  files (a local file server, a scheme of its own it maps to a folder). */
+ *  files (a local file server, a scheme of its own it maps to a folder).
+ *  Matched against the host as the URL parser writes it, which spells an
+ *  IPv4 address inside an IPv6 one in hex: `[::ffff:127.0.0.1]` is
+ *  `[::ffff:7f00:1]`, and `[::ffff:0.0.0.0]` `[::ffff:0:0]`, each reaching
+ *  what listens on this machine's loopback. A name under `localhost` is
+ *  this machine's too (resolvers answer it with the loopback). */
 const LOCAL_HOST =
-  /^(?:localhost|127(?:\.\d{1,3}){0,3}|0\.0\.0\.0|\[::1?\]|\[::ffff:127(?:\.\d{1,3}){3}\])\.?$/i
+  /^(?:(?:[^.]+\.)*localhost|127(?:\.\d{1,3}){0,3}|0\.0\.0\.0|\[::1?\]|\[::ffff:127(?:\.\d{1,3}){3}\]|\[::ffff:(?:7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\])\.?$/i
 
 /**
  * Whether `url` (of `scheme`) is an address on another machine, which
