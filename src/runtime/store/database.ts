@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import { makePrivateFolder } from './private-folder.ts'
 import { registerDurability, WalDurability } from './durability.ts'
 import { MIGRATIONS } from './migrations.ts'
 
@@ -21,7 +21,9 @@ export interface OpenDatabaseOptions {
  * crash: the audit trail is the evidence a reviewer relies on.
  */
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): DatabaseSync {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  // The store holds every conversation and what each tool call returned:
+  // its folder is its owner's alone before the first byte of it is written.
+  makePrivateFolder(dataDir)
   const path = join(dataDir, DATABASE_FILE_NAME)
   const db = new DatabaseSync(path)
   db.exec('PRAGMA journal_mode = WAL')
