@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  type BigIntStats,
+} from 'node:fs'
 import { join } from 'node:path'
 import {
   GATEWAY_CONNECTION_FILE_NAME,
@@ -32,13 +41,43 @@ export function readGatewayConnectionFile(dataDir: string): GatewayConnectionFil
   try {
     text = readFileSync(path, 'utf8')
   } catch {
-    throw new Error(
-      `no running Assent runtime found: ${path} does not exist (start the app, npm run dev:cdp or npm run runtime with this data folder)`,
-    )
+    throw noRuntimeFound(path)
   }
+  return parseConnectionFile(text, path)
+}
+
+function noRuntimeFound(path: string): Error {
+  return new Error(
+    `no running Assent runtime found: ${path} does not exist (start the app, npm run dev:cdp or npm run runtime with this data folder)`,
+  )
+}
+
+function parseConnectionFile(text: string, path: string): GatewayConnectionFile {
   const parsed = GatewayConnectionFileSchema.safeParse(JSON.parse(text))
   if (!parsed.success) throw new Error(`${path} is not a valid gateway connection file`)
   return parsed.data
+}
+
+/**
+ * Why the connection file at `path`, as `stats` describe it, may not be the
+ * runtime's, or null. The runtime writes it for this user alone: a regular
+ * file, mode 0600, owned by the user. Anything else someone else may have
+ * written, or read: another OS user who can write the data folder (one
+ * made by hand, open to a group) could put a file there naming a port and a
+ * credential of theirs, and prove "allowed" under it as the runtime would.
+ * Where the system has no owners and modes (Windows), there is nothing to
+ * judge here.
+ */
+export function connectionFileProblem(
+  stats: BigIntStats,
+  owner: number | undefined,
+): string | null {
+  if (!stats.isFile()) return 'it is not a regular file'
+  if (owner === undefined) return null
+  if (stats.uid !== BigInt(owner)) return `it belongs to user ${stats.uid}, not to ${owner}`
+  const mode = Number(stats.mode & 0o777n)
+  if ((mode & 0o077) !== 0) return `others may read or write it (mode ${mode.toString(8)})`
+  return null
 }
 
 /**
@@ -46,32 +85,67 @@ export function readGatewayConnectionFile(dataDir: string): GatewayConnectionFil
  * checked again only when the file at its path is another one (the runtime
  * writes it through a new file, so a restarted runtime's has a new inode)
  * or was changed in place; otherwise a stat, not a read and a parse, on
- * every request. A file that is gone is never answered from memory.
+ * every request. A file that is gone is never answered from memory. A file
+ * that may not be the runtime's (`connectionFileProblem`) is refused: its
+ * port and credential are believed from nobody but this user's runtime.
  */
 export class GatewayConnectionFileReader {
   private readonly dataDir: string
+  /** The user the file must belong to. */
+  private readonly owner: number | undefined
   private last: { key: string; file: GatewayConnectionFile } | undefined
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, owner: number | undefined = process.getuid?.()) {
     this.dataDir = dataDir
+    this.owner = owner
   }
 
   read(): GatewayConnectionFile {
-    const found = statSync(join(this.dataDir, GATEWAY_CONNECTION_FILE_NAME), {
-      bigint: true,
-      throwIfNoEntry: false,
-    })
-    const key =
-      found === undefined
-        ? undefined
-        : `${found.dev}:${found.ino}:${found.size}:${found.mtimeNs}:${found.ctimeNs}`
-    if (key !== undefined && this.last?.key === key) return this.last.file
+    const path = join(this.dataDir, GATEWAY_CONNECTION_FILE_NAME)
+    const found = lstatSync(path, { bigint: true, throwIfNoEntry: false })
+    if (found === undefined) {
+      this.last = undefined
+      throw noRuntimeFound(path)
+    }
+    // Judged at every read, from the stat made anyway; a file already read
+    // is answered from memory only while it is that file: its owner or
+    // mode changing changes its ctime, and so its key.
+    this.judge(path, found)
+    if (this.last?.key === statKey(found)) return this.last.file
     this.last = undefined
-    // Read even when the stat found nothing: the read says why, clearly.
-    const file = readGatewayConnectionFile(this.dataDir)
-    if (key !== undefined) this.last = { key, file }
-    return file
+    // Judged and read through one descriptor, never followed through a
+    // link: the file read is the file judged, even if another is renamed
+    // into its place meanwhile.
+    let descriptor: number
+    try {
+      descriptor = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    } catch {
+      throw noRuntimeFound(path)
+    }
+    try {
+      const opened = fstatSync(descriptor, { bigint: true })
+      this.judge(path, opened)
+      const file = parseConnectionFile(readFileSync(descriptor, 'utf8'), path)
+      this.last = { key: statKey(opened), file }
+      return file
+    } finally {
+      closeSync(descriptor)
+    }
   }
+
+  /** Throws unless the file `stats` describe may be the runtime's. */
+  private judge(path: string, stats: BigIntStats): void {
+    const problem = connectionFileProblem(stats, this.owner)
+    if (problem === null) return
+    this.last = undefined
+    throw new Error(
+      `${path} is not believed, since it may not be the runtime's: ${problem} (the runtime writes it for its user alone, mode 0600)`,
+    )
+  }
+}
+
+function statKey(stats: BigIntStats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
 }
 
 /** Removes the file if it is still this instance's, so a runtime shutting
