@@ -147,6 +147,18 @@ describe('assent-gateway passes on from a hostile server only what was asked for
     expect(sampled[before]?.includeContext).toBe('none')
   })
 
+  it('passes on one sampling request of a server at a time, refusing those sent while it waits', async () => {
+    const before = sampled.length
+    const result = await poke({ action: 'flood' })
+    const lines = (result.content as Array<{ text: string }>)[0]?.text.split('\n') ?? []
+    expect(lines[0]).toBe('answered')
+    expect(lines.slice(1)).toEqual([
+      expect.stringContaining('hostile already has a sampling request waiting'),
+      expect.stringContaining('hostile already has a sampling request waiting'),
+    ])
+    expect(sampled.length).toBe(before + 1)
+  })
+
   it("fails a read-only server's read that answers with a person-only file beside the one asked for", async () => {
     const refused = await refusalOf(
       agent.readResource({ uri: `hostile__${fileUri('readme.md')}` }, callOptions),

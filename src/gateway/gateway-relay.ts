@@ -75,9 +75,26 @@ export class GatewayRelay implements McpClientRelay {
   }
 
   install(client: Client, server: McpServer): void {
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      this.sample(server, request.params, extra),
-    )
+    // One sampling request of a server at a time: each asks the person
+    // (or, from a read-only server, reaches the agent's model unasked), and
+    // a server sending them as fast as it can would bury the person in
+    // questions until one is allowed to make it stop, or drive the model
+    // at will. A second while one waits is refused, with the reason.
+    let sampling = false
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      if (sampling) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `${server.id} already has a sampling request waiting; assent-gateway passes on one at a time`,
+        )
+      }
+      sampling = true
+      try {
+        return await this.sample(server, request.params, extra)
+      } finally {
+        sampling = false
+      }
+    })
     installElicitation(client, (params, alone, cancelled) =>
       this.options.elicit(server.id, params, alone, cancelled),
     )
