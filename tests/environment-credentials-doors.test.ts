@@ -56,6 +56,7 @@ const ENV: NodeJS.ProcessEnv = {
   XDG_CONFIG_HOME: path.join(home, '.xdg'),
   AWS_SHARED_CREDENTIALS_FILE: path.join(elsewhere, 'aws-credentials'),
   DOCKER_CONFIG: path.join(workspace, '.dockerconf'),
+  XAUTHORITY: path.join(elsewhere, 'gdm', 'Xauthority'),
 }
 
 /** Each place's file, outside the workspace unless said. */
@@ -64,6 +65,7 @@ const PLACES: readonly { file: string; variable: string; inWorkspace?: true }[] 
   { file: path.join(elsewhere, 'kube', 'config'), variable: 'KUBECONFIG' },
   { file: path.join(home, '.xdg', 'gh', 'hosts.yml'), variable: 'XDG_CONFIG_HOME' },
   { file: path.join(elsewhere, 'aws-credentials'), variable: 'AWS_SHARED_CREDENTIALS_FILE' },
+  { file: path.join(elsewhere, 'gdm', 'Xauthority'), variable: 'XAUTHORITY' },
   {
     file: path.join(workspace, '.dockerconf', 'config.json'),
     variable: 'DOCKER_CONFIG',

@@ -18,6 +18,19 @@ const KEY = 'FIXTURE-TOKEN-not-a-real-one'
 /** Where a tool keeps its secret, relative to home, and what it holds. */
 const PLACES: { place: string; holds: string; sibling: string }[] = [
   {
+    // The X display's cookie: with it, any program types and clicks in the
+    // person's windows.
+    place: '.Xauthority',
+    holds: `MIT-MAGIC-COOKIE-1 ${KEY}\n`,
+    sibling: '.netrc',
+  },
+  {
+    // The session manager's cookie (ICE), its sibling.
+    place: '.ICEauthority',
+    holds: `MIT-MAGIC-COOKIE-1 ${KEY}\n`,
+    sibling: '.Xauthority',
+  },
+  {
     // git credential-store's second file (git-credential-store(1):
     // "$XDG_CONFIG_HOME/git/credentials"), read when it exists.
     place: '.config/git/credentials',

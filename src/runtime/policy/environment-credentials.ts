@@ -31,6 +31,10 @@ const PLACE_VARIABLES: readonly string[] = [
   'TF_CLI_CONFIG_FILE',
   'RCLONE_CONFIG',
   'HF_TOKEN_PATH',
+  // The display's cookie files, wherever the login put them
+  // (`/run/user/1000/gdm/Xauthority`).
+  'XAUTHORITY',
+  'ICEAUTHORITY',
 ]
 
 /** Variables whose value is a list of credential files (`a:b`). */

@@ -81,6 +81,11 @@ export const SENSITIVE_RULES: readonly SensitiveRule[] = Object.freeze([
       '.dockercfg',
       // Cloudflare's wrangler reads a worker's secrets from it.
       '.dev.vars',
+      // The display's cookies: with one, any program may connect to the
+      // person's X session and type and click in any window, Assent's
+      // protected window included.
+      '.Xauthority',
+      '.ICEauthority',
     ],
     true,
     CREDENTIAL_WHY,

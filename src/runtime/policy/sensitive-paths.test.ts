@@ -11,6 +11,10 @@ describe('sensitivePathReason', () => {
     '/home/u/.kube/config',
     '/home/u/.docker/config.json',
     '/home/u/.netrc',
+    // Written in the case their tools use, matched in any.
+    '/home/u/.Xauthority',
+    '/home/u/.xauthority',
+    '/home/u/.ICEauthority',
     '/home/u/.npmrc',
     'project/.npmrc',
     'project/.env',

@@ -44,7 +44,9 @@ for (const entry of FOLDER_RULES) {
   FOLDER_RULES_BY_FIRST.set(first, [...(FOLDER_RULES_BY_FIRST.get(first) ?? []), entry])
 }
 const NAME_RULE_LIST = SENSITIVE_RULES.filter((rule) => rule.match === 'name')
-const NAME_RULES = new Map(NAME_RULE_LIST.map((rule) => [rule.value, rule]))
+// Looked up by the lower-cased name, as paths are compared; some are
+// written in the case their tool uses (`.Xauthority`).
+const NAME_RULES = new Map(NAME_RULE_LIST.map((rule) => [rule.value.toLowerCase(), rule]))
 const PATTERN_RULES = SENSITIVE_RULES.filter((rule) => rule.match === 'pattern').map((rule) => ({
   rule,
   pattern: new RegExp(rule.value),
