@@ -31,6 +31,7 @@ import {
   currentContentsFor,
   shownAgentRequest,
   type ShownAgentRequest,
+  type ShownOrRefused,
 } from './agent-request-action.ts'
 import { shownWhereItActs } from './agent-request-where.ts'
 import { reviewInputFor } from './external-review-input.ts'
@@ -107,6 +108,27 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
       'shown' in described ? described.shown.action.toolName : 'agent_tool',
       'shown' in described ? described.shown.action.arguments : {},
     )
+    // One request of a call at a time, and none while what an allow of it
+    // let run goes on (ExternalTurnTimeline.claim): the earlier request's
+    // record and watch stay its own. Refused without asking (fails closed).
+    if (!this.timeline.claim(call)) {
+      this.timeline.note(message('external.sameCallBusy'))
+      return 'deny'
+    }
+    try {
+      return await this.judge(turn, call, described, signal)
+    } finally {
+      this.timeline.release(call)
+    }
+  }
+
+  /** Answers a request whose call it holds, in the order the class says. */
+  private async judge(
+    turn: Turn,
+    call: ToolCallRecord,
+    described: ShownOrRefused,
+    signal: AbortSignal,
+  ): Promise<ExternalDecision> {
     if ('refused' in described) {
       return this.refuse(
         call,

@@ -51,6 +51,8 @@ export class ExternalTurnTimeline {
   /** Allowed calls whose end is awaited, with what of the person-only
    *  table existed in the workspace when the agent heard "yes". */
   private readonly watched = new Map<string, MadePersonOnlyWatch>()
+  /** Calls with a request of the agent's being decided now (`claim`). */
+  private readonly deciding = new Set<string>()
   private seq = 0
 
   constructor(turn: Turn, deps: ExternalTurnTimelineDeps) {
@@ -125,6 +127,26 @@ export class ExternalTurnTimeline {
     this.watched.set(call.id, new MadePersonOnlyWatch(atStart))
   }
 
+  /**
+   * Takes `call` for one request of the agent's, or says no: while another
+   * request for the same call is being decided, or what an earlier one
+   * allowed still runs (its end awaited, `watchMade`), a second request
+   * would share the call's record and its watch. Refused, it ended the
+   * record while the allowed run went on, so the agent's word that the
+   * run ended was dropped and what the run made of the person-only table
+   * stayed; allowed, it watched again from what was there then, and what
+   * the first run had made counted as there before. Until `release`.
+   */
+  claim(call: ToolCallRecord): boolean {
+    if (this.deciding.has(call.id) || this.watched.has(call.id)) return false
+    this.deciding.add(call.id)
+    return true
+  }
+
+  release(call: ToolCallRecord): void {
+    this.deciding.delete(call.id)
+  }
+
   /** Records how Assent ended a call that did not run, and keeps it so. */
   settleByAssent(call: ToolCallRecord, status: ToolCallStatus, result: ToolCallResult): void {
     this.settled.add(call.id)
@@ -154,6 +176,11 @@ export class ExternalTurnTimeline {
       return
     }
     if (this.settled.has(id)) return
+    // The adapters' word about a request of theirs (asked, refused, let
+    // expire) is about that request: beside a request being decided or an
+    // allowed run of the same call, it is not the run's, and must not end
+    // the run's record or its watch.
+    if ((this.deciding.has(id) || this.watched.has(id)) && BESIDE_THE_RUN.has(event.status)) return
     const recorded = this.generic.get(id)
     const named = recorded !== undefined && namesMore(described, recorded)
     if (named) {
@@ -282,6 +309,13 @@ const FINISHED: ReadonlySet<ToolCallStatus> = new Set([
   'succeeded',
   'failed',
   'refused',
+  'denied',
+  'expired',
+])
+
+/** The statuses the adapters give a call for a request of theirs. */
+const BESIDE_THE_RUN: ReadonlySet<ToolCallStatus> = new Set([
+  'awaiting-approval',
   'denied',
   'expired',
 ])
