@@ -268,6 +268,8 @@ export const RUNTIME_MESSAGES_EN = {
       'Refused: a path the agent named leads elsewhere now than where it was shown; the agent was told no.',
     sameCallBusy:
       'Assent refused a request of the agent without asking: it was for a call whose earlier request is still being decided, or whose allowed run still goes on. The agent was told no.',
+    tooManyWaiting:
+      'Assent refused a request of the agent without asking: {{count}} of its requests were already waiting for a decision. The agent was told no.',
     noFile: 'the request names no file',
     tooManyFiles: 'the request changes more than {{count}} files',
     tooLarge: 'the change is too large to show in the protected window',

@@ -32,7 +32,7 @@ import {
 } from '../test-support/sqlite-stores.ts'
 import { codexRequest } from '../test-support/external-asker.ts'
 import { MAX_AGENT_REQUEST_TEXT_CHARS } from './agent-request-action.ts'
-import { ExternalTurnAsker, WITHDRAWN_REASON } from './external-turn-asker.ts'
+import { ExternalTurnAsker, MAX_WAITING_REQUESTS, WITHDRAWN_REASON } from './external-turn-asker.ts'
 import { ExternalTurnTimeline } from './external-turn-timeline.ts'
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 9))
@@ -229,6 +229,24 @@ describe('ExternalTurnAsker: what it answers without asking anyone', () => {
 })
 
 describe('ExternalTurnAsker: asking through the requester', () => {
+  it('refuses a request without asking while as many as it allows already wait, and asks again once one is decided', async () => {
+    const { asker } = askerUnder(policyForMode('ask-for-approval'))
+    const stop = new AbortController()
+    const waiting = Array.from({ length: MAX_WAITING_REQUESTS }, (_, index) =>
+      asker.ask(command(`echo ${index} > f${index}.txt`), stop.signal),
+    )
+    await pendingApproval(MAX_WAITING_REQUESTS)
+    await expect(asker.ask(command('echo over > over.txt'), live())).resolves.toBe('deny')
+    expect(approvals()).toHaveLength(MAX_WAITING_REQUESTS)
+    stop.abort()
+    await Promise.all(waiting)
+    const again = new AbortController()
+    const next = asker.ask(command('echo next > next.txt'), again.signal)
+    await pendingApproval(MAX_WAITING_REQUESTS + 1)
+    again.abort()
+    await expect(next).resolves.toBe('cancelled')
+  })
+
   it('opens an approval whose arguments are the request, and answers what the person decides', async () => {
     const { asker, turn } = askerUnder(policyForMode('ask-for-approval'))
     const answer = asker.ask(command("/bin/bash -lc 'touch a'"), live())

@@ -21,7 +21,6 @@ import {
   allowerOfApproval,
   allowerStands,
   turnInForce,
-  type Allower,
   type RoomNow,
 } from '../policy/allower-stands.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
@@ -36,11 +35,18 @@ import {
 import { shownWhereItActs } from './agent-request-where.ts'
 import { reviewInputFor } from './external-review-input.ts'
 import type { ExternalTurnTimeline } from './external-turn-timeline.ts'
+import { samePaths, type AllowedBy, type Judged } from './external-turn-judged.ts'
 
 /** Why Assent closes an approval whose request the agent withdrew, in
  *  the person's words (the card and the protected window show it). */
 export const AGENT_WITHDRAWN = message('external.withdrawn')
 export const WITHDRAWN_REASON = englishText(AGENT_WITHDRAWN)
+
+/** How many of a turn's requests may wait for a decision at once. An
+ *  agent asks about what it is about to run, a few calls at a time; one
+ *  that opens requests as fast as it can would bury the person's queue and
+ *  the webhook until one is allowed to make it stop. */
+export const MAX_WAITING_REQUESTS = 16
 
 export interface ExternalTurnAskerDeps {
   requester: Pick<ApprovalRequester, 'open'>
@@ -79,6 +85,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   private readonly turn: Turn
   private readonly agent: AgentIdentity
   private readonly timeline: ExternalTurnTimeline
+  private waiting = 0
 
   constructor(
     turn: Turn,
@@ -93,6 +100,23 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
   }
 
   async ask(request: ExternalActionRequest, signal: AbortSignal): Promise<ExternalDecision> {
+    // Past the limit, refused without asking anyone (fails closed).
+    if (this.waiting >= MAX_WAITING_REQUESTS) {
+      this.timeline.note(message('external.tooManyWaiting', { count: MAX_WAITING_REQUESTS }))
+      return 'deny'
+    }
+    this.waiting += 1
+    try {
+      return await this.askCounted(request, signal)
+    } finally {
+      this.waiting -= 1
+    }
+  }
+
+  private async askCounted(
+    request: ExternalActionRequest,
+    signal: AbortSignal,
+  ): Promise<ExternalDecision> {
     // The agent runs what it is allowed outside Assent's sandbox: the rule
     // is all there is, so each request is judged under the room's mode now
     // where the person narrowed it since the turn began (never wider).
@@ -362,24 +386,4 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     this.timeline.settleByAssent(call, status, { ok: false, output, code, message: words })
     return 'deny'
   }
-}
-
-/** A request as shown and judged: the real paths the sandbox check
- *  resolved what it names to (agent-request-where.ts). */
-interface Judged {
-  /** The turn as it was judged: under its policy in force then. */
-  turn: Turn
-  shown: ShownAgentRequest
-  realPaths: string[]
-}
-
-/** What allowed a request: for its running mark, and for the rule that
- *  judges it again right before the agent hears "yes". */
-interface AllowedBy {
-  allowedBy: Parameters<ConversationStore['markRunning']>[2]
-  allower: Allower
-}
-
-function samePaths(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((each, index) => each === b[index])
 }

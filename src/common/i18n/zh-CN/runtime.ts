@@ -248,6 +248,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
       '已拒绝：智能体指明的某个路径现在指向的位置已不是显示时的位置；已告诉智能体不行。',
     sameCallBusy:
       'Assent 未经询问就拒绝了智能体的一个请求：它针对的调用，前一个请求仍在决定中，或前一个请求所允许的运行仍在进行。已告诉智能体不行。',
+    tooManyWaiting:
+      'Assent 未经询问就拒绝了智能体的一个请求：它已有 {{count}} 个请求在等待决定。已告诉智能体不行。',
     noFile: '该请求没有指明任何文件',
     tooManyFiles: '该请求修改的文件超过 {{count}} 个',
     tooLarge: '该修改太大，无法在受保护窗口中显示',
