@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TEST_TIMEOUT_MS, scaledMs } from '../scripts/test-timing.ts'
-import { CONSENT_BUTTON_IDS } from '../src/common/consent-view.ts'
+import { CONSENT_BUTTON_IDS, type ConsentView } from '../src/common/consent-view.ts'
 import { CONSENT_PAGE_IDS } from '../src/preload-protected/consent-page-ids.ts'
 import {
   POLL,
@@ -19,10 +19,58 @@ import {
 // Chromium: every key and click below is trusted input made by the
 // DevTools protocol, as a person's would be.
 
+type ModeChangeView = Extract<ConsentView, { subject: 'mode-change' }>
+
 /** Long enough that a key sent right after the one before lands inside it,
  *  even on a loaded machine; each test checks it did, and fails loudly
  *  rather than pass on a slow run. */
 const KEY_DELAY_MS = scaledMs(4_000)
+
+const modeChange = (overrides: Partial<ModeChangeView>): ModeChangeView => ({
+  subject: 'mode-change',
+  promptId: 'mode-prompt-1',
+  roomLabel: 'Design review',
+  workspace: '/home/ada/project',
+  fromMode: 'ask-for-approval',
+  toMode: 'full-access',
+  lang: 'en',
+  theme: 'light',
+  enableDelayMs: 600,
+  ...overrides,
+})
+
+/** Views whose Confirm does more than the first screen says. */
+const CONFIRM_BELOW_THE_EDGE: ReadonlyArray<{ name: string; view: ConsentView }> = [
+  {
+    name: 'full access that accepts a replaced folder and seals the room again',
+    view: modeChange({ acceptsReplacedWorkspace: true, resealsRoom: true }),
+  },
+  {
+    // A room's name may be 200 characters long, and is said twice.
+    name: 'a narrowing that accepts a replaced folder, in Chinese, under a long room name',
+    view: modeChange({
+      roomLabel: '设计评审 '.repeat(40).trim(),
+      fromMode: 'full-access',
+      toMode: 'ask-for-approval',
+      acceptsReplacedWorkspace: true,
+      lang: 'zh-CN',
+    }),
+  },
+  {
+    name: 'an approver webhook with a long URL',
+    view: {
+      subject: 'approver-webhook',
+      promptId: 'webhook-prompt-1',
+      roomLabel: 'Design review',
+      url: `https://approver.example/${'a'.repeat(1_500)}`,
+      currentUrl: null,
+      timeoutSeconds: 30,
+      lang: 'en',
+      theme: 'light',
+      enableDelayMs: 600,
+    },
+  },
+]
 
 describe.skipIf(!chromiumReady)(
   'deciding without a mouse in Chromium',
@@ -148,5 +196,34 @@ describe.skipIf(!chromiumReady)(
         { promptId: 'approval-prompt-1', answer: 'allow-always' },
       ])
     })
+
+    // At the window's own size, what confirming these does (the warning
+    // boxes) and the folder or URL it is about are drawn below the
+    // footer's edge: Confirm waits until they have been in view.
+    for (const { name, view } of CONFIRM_BELOW_THE_EDGE) {
+      it(`keeps Confirm of ${name} disabled until the view has been scrolled to its end`, async () => {
+        const consent = await browser.open({ width: 560, height: 680 })
+        const { page } = consent
+        await consent.show(view)
+        await waitForEnabled(consent, 'cancel')
+        expect(await isDisabled(consent, 'confirm')).toBe(true)
+        const cue = `document.getElementById('${CONSENT_PAGE_IDS.scrollCue}')`
+        expect(await page.evaluate(`${cue}.hidden`)).toBe(false)
+        await page.click(buttonSelector('confirm'), { force: true })
+        await consent.flush()
+        expect(consent.decisions).toEqual([])
+
+        await page.locator(`#${CONSENT_PAGE_IDS.content}`).hover()
+        for (let step = 0; step < 40 && (await isDisabled(consent, 'confirm')); step += 1) {
+          await page.mouse.wheel(0, 400)
+          await sleep(50)
+        }
+        await waitForEnabled(consent, 'confirm')
+        expect(await page.evaluate(`${cue}.hidden`)).toBe(true)
+        await page.click(buttonSelector('confirm'))
+        await expect.poll(() => consent.decisions.length, POLL).toBe(1)
+        expect(parsedDecisions(consent)).toEqual([{ promptId: view.promptId, answer: 'confirm' }])
+      })
+    }
   },
 )

@@ -166,10 +166,13 @@ describe.skipIf(!chromiumReady)(
         theme: 'light',
         enableDelayMs: 600,
       } satisfies ConsentView)
-      await waitForEnabled(consent, 'confirm')
+      // The warning and the folder are below the buttons' edge at this size:
+      // Confirm waits for them to be scrolled into view.
+      await waitForEnabled(consent, 'cancel')
 
       const layout = (await consent.page.evaluate(`({
         fits: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+        confirmWaits: document.getElementById('${CONSENT_BUTTON_IDS.confirm}').disabled,
         focused: document.activeElement && document.activeElement.id,
         to: document.getElementById('${CONSENT_PAGE_IDS.modeTo}').textContent,
         workspaceShown: !document.getElementById('${CONSENT_PAGE_IDS.modeWorkspaceFact}').hidden,
@@ -177,6 +180,7 @@ describe.skipIf(!chromiumReady)(
       })`)) as Record<string, unknown>
       expect(layout).toEqual({
         fits: true,
+        confirmWaits: true,
         focused: CONSENT_BUTTON_IDS.cancel,
         to: 'Full access',
         workspaceShown: true,
@@ -202,16 +206,18 @@ describe.skipIf(!chromiumReady)(
         theme: 'light',
         enableDelayMs: 600,
       } satisfies ConsentView)
-      await waitForEnabled(consent, 'confirm')
+      await waitForEnabled(consent, 'cancel')
 
       const shown = (await consent.page.evaluate(`({
         fits: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+        confirmWaits: document.getElementById('${CONSENT_BUTTON_IDS.confirm}').disabled,
         box: !document.getElementById('${CONSENT_PAGE_IDS.modeVouches}').hidden,
         replaced: document.getElementById('${CONSENT_PAGE_IDS.modeReplacedWorkspace}').innerText,
         reseals: document.getElementById('${CONSENT_PAGE_IDS.modeResealsRoom}').innerText,
       })`)) as Record<string, unknown>
       expect(shown).toEqual({
         fits: true,
+        confirmWaits: true,
         box: true,
         replaced: translate('zh-CN', 'consent.modeChange.acceptsReplacedWorkspace'),
         reseals: translate('zh-CN', 'consent.modeChange.resealsRoom'),

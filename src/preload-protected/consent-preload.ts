@@ -1,11 +1,16 @@
 import { z } from 'zod'
 import { ConsentViewSchema, type ConsentAnswer, type ConsentView } from '../common/consent-view.ts'
-import { translate } from '../common/i18n/index.ts'
+import { translate, type MessageKey } from '../common/i18n/index.ts'
 import type { FormCollector, FormValues } from './consent-form-render.ts'
 import { ActionEndWatch } from './action-end-watch.ts'
 import { watchFooterRegions } from './footer-scroll-regions.ts'
 import { CONSENT_CLASSES } from './consent-page-ids.ts'
-import { answersFor, findConsentPage, renderConsentView } from './consent-render.ts'
+import {
+  answersFor,
+  findConsentPage,
+  renderConsentView,
+  type ConsentPage,
+} from './consent-render.ts'
 import { PersonFocusLog } from './person-focus.ts'
 import type { ProtectedTransport } from './transport.ts'
 import { isTrustedConsentClick } from './trusted-click.ts'
@@ -42,19 +47,51 @@ export interface ConsentPreloadHandle {
  *  the default focus. */
 const SAFE_ANSWERS: ReadonlySet<ConsentAnswer> = new Set(['deny', 'cancel', 'decline'])
 
-/** Answers that stay disabled until the action has been scrolled to its end. */
-const GATED_ANSWERS: ReadonlySet<ConsentAnswer> = new Set([
+/** An approval's answers that stay disabled until the action has been
+ *  scrolled to its end. */
+const ALLOW_ANSWERS: ReadonlySet<ConsentAnswer> = new Set([
   'allow-once',
   'allow-always',
   'allow-always-server',
 ])
+const CONFIRM_ANSWERS: ReadonlySet<ConsentAnswer> = new Set(['confirm'])
+const NO_ANSWERS: ReadonlySet<ConsentAnswer> = new Set()
+
+/**
+ * Which answers of `view` wait until the end of what it says has been in
+ * view, the element whose bottom marks that end, and the line saying so.
+ * An approval's Allow waits for the action. A mode change's and an
+ * approver webhook's Confirm wait for the whole view: what confirming does
+ * (full access given up to, a replaced folder accepted, a room sealed
+ * again, every question handed to a URL) and the folder or the URL it is
+ * about come below a title as long as the room's name, and at the
+ * window's own size already below the buttons' edge. A form has none: its
+ * fields are filled in where they stand.
+ */
+function scrollGate(
+  view: ConsentView,
+  page: ConsentPage,
+): { answers: ReadonlySet<ConsentAnswer>; end: HTMLElement; cue: MessageKey } | undefined {
+  if (view.subject === 'approval') {
+    return { answers: ALLOW_ANSWERS, end: page.elements.actionEnd, cue: 'consent.notice.scroll' }
+  }
+  const cue = 'consent.notice.scrollConfirm'
+  if (view.subject === 'mode-change') {
+    return { answers: CONFIRM_ANSWERS, end: page.elements.modeChangeSection, cue }
+  }
+  if (view.subject === 'approver-webhook') {
+    return { answers: CONFIRM_ANSWERS, end: page.elements.webhookSection, cue }
+  }
+  return undefined
+}
 
 /**
  * Runs the protected consent page: renders the first valid view main sends,
  * enables its buttons only after `enableDelayMs` of the window being shown
  * and focused (any pointer or key press before then starts the delay
- * again), keeps Allow disabled until the action has been scrolled to its
- * end, and sends exactly one decision: a trusted pointer click, a
+ * again), keeps Allow (and a mode change's or an approver webhook's
+ * Confirm) disabled until the view has been scrolled to its end
+ * (`scrollGate`), and sends exactly one decision: a trusted pointer click, a
  * deliberate keyboard or assistive-technology activation (the rules of
  * `isTrustedConsentClick`), or Escape (cancel).
  *
@@ -76,15 +113,16 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
   let enabled = false
   let enableAt = Number.POSITIVE_INFINITY
   let timer: number | undefined
-  /** False while an approval's action has not been scrolled to its end. */
+  /** The answers waiting for the view to be scrolled to its end
+   *  (`scrollGate`), and whether it has been. */
+  let gated = NO_ANSWERS
   let actionSeen = true
   const focusLog = new PersonFocusLog(now, (callback) => {
     options.setTimeout(callback, 0)
   })
 
   const windowIsActive = () => document.visibilityState !== 'hidden' && document.hasFocus()
-  const offeredNow = (answer: ConsentAnswer) =>
-    enabled && (actionSeen || !GATED_ANSWERS.has(answer))
+  const offeredNow = (answer: ConsentAnswer) => enabled && (actionSeen || !gated.has(answer))
 
   const disable = () => {
     enabled = false
@@ -270,13 +308,14 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
     view = parsed.data
     form = renderConsentView(document, page, view).form
     watchFooterRegions(window, [page.elements.notices, page.elements.consequences], signal)
-    if (view.subject === 'approval') {
+    const gate = scrollGate(view, page)
+    if (gate) {
       const cue = page.elements.scrollCue
-      cue.textContent = translate(view.lang, 'consent.notice.scroll')
+      cue.textContent = translate(view.lang, gate.cue)
       const watch = new ActionEndWatch(
         window,
         page.elements.content,
-        page.elements.actionEnd,
+        gate.end,
         () => {
           actionSeen = true
           cue.hidden = true
@@ -284,6 +323,7 @@ export function startConsentPreload(options: ConsentPreloadOptions): ConsentPrel
         },
         signal,
       )
+      gated = gate.answers
       actionSeen = false
       actionSeen = watch.check()
       cue.hidden = actionSeen

@@ -175,6 +175,8 @@ export const enConsent = {
     confusable:
       'A name or word in this action mixes scripts or uses letters or signs that look like others, so it can pass for another (a Cyrillic і in github.com, a fullwidth ＃ that a shell does not read as a comment). In a tool or server name those letters are shown as ⟨U+…⟩; any other such word or sign is underlined.',
     scroll: 'The action continues below. Allow stays off until you have scrolled to its end.',
+    scrollConfirm:
+      'This continues below. The button to confirm stays off until you have scrolled to the end.',
     refused:
       'Assent did not take that choice (it came too early, or the window was not in front). Choose again.',
     escapeTitle: 'A hidden or special character, shown by its code',
