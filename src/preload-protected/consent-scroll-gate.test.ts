@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { ConsentView } from '../common/consent-view.ts'
 import { CONSENT_PAGE_IDS } from './consent-page-ids.ts'
 import {
@@ -128,4 +128,33 @@ describe('the scroll gate', () => {
     expect(buttonFor('confirm').disabled).toBe(false)
     expect(byId(CONSENT_PAGE_IDS.scrollCue).hidden).toBe(true)
   })
+
+  // The Electron host draws the view in its hidden window, then places the
+  // window, shrinking it to fit a small screen, and only then shows it.
+  for (const row of ROWS) {
+    it(`measures ${row.name} only once shown: a window shrunk after drawing keeps ${row.gated} off`, () => {
+      const visibility = vi.spyOn(document, 'visibilityState', 'get').mockReturnValue('hidden')
+      let endBottom = 380
+      const content = layOut(byId(row.end), () => endBottom)
+      start()
+      inbox.deliver(row.view())
+      // Placed: the window is shorter than it was drawn, and the end falls
+      // below the buttons' edge. Then shown.
+      endBottom = 460
+      visibility.mockReturnValue('visible')
+      document.dispatchEvent(new Event('visibilitychange'))
+      clock.advance(DELAY_MS)
+      expect(buttonFor(row.open).disabled).toBe(false)
+      expect(buttonFor(row.gated).disabled).toBe(true)
+      expect(byId(CONSENT_PAGE_IDS.scrollCue).hidden).toBe(false)
+      click(buttonFor(row.gated))
+      expect(sent).toEqual([])
+
+      endBottom = 400
+      content.dispatchEvent(new Event('scroll'))
+      expect(buttonFor(row.gated).disabled).toBe(false)
+      click(buttonFor(row.gated))
+      expect(sent.map((message) => message.answer)).toEqual([row.gated])
+    })
+  }
 })
