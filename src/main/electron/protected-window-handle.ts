@@ -191,14 +191,19 @@ export class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate 
   }
 
   /**
-   * Sends the view, waits (bounded) for the page to report it drawn, and
-   * only then places and shows the window: a person never sees a blank or
+   * Sizes the window for where it will show, sends the view, waits
+   * (bounded) for the page to report it drawn, and only then makes it the
+   * workbench's child and shows it: a person never sees a blank or
    * half-drawn prompt, and main's enable delay starts no sooner than the
-   * view could be seen. Shown without focus (and flashing) unless `how`
-   * lets it take focus.
+   * view could be seen. Sized first because the page measures what it drew
+   * (whether the end of the action is in view, which keeps Allow off until
+   * it has been): a window shrunk to a small screen's work area after the
+   * drawing would show less than was measured. Shown without focus (and
+   * flashing) unless `how` lets it take focus.
    */
   async show(view: ConsentView, how: ShowHow = { activate: true }): Promise<ViewShown> {
     if (!this.isOpen()) throw new Error('the protected window was closed before it was shown')
+    const parent = this.place()
     const drawn = new Promise<number>((resolve) => {
       const timer = setTimeout(
         () => resolve(this.options.now()),
@@ -214,7 +219,9 @@ export class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate 
     const drawnAtMs = await drawn
     this.drawnWaiter = undefined
     if (!this.isOpen()) throw new Error('the protected window was closed before it was shown')
-    this.place()
+    // A child is attached when shown: on macOS a child window added to its
+    // parent is ordered in with it, which must wait for the drawn view.
+    if (parent && !parent.isDestroyed()) this.win.setParentWindow(parent)
     if (how.activate) {
       this.win.show()
     } else {
@@ -240,13 +247,13 @@ export class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate 
     this.win.webContents.send(IPC.consentRefused, { promptId })
   }
 
-  /** A child of the workbench, on the workbench's display, sized to fit its
-   *  work area; on the primary display when there is no workbench. */
-  private place(): void {
+  /** On the workbench's display, over it, sized to fit its work area; on
+   *  the primary display when there is no workbench. Returns the workbench
+   *  it is placed over, whose child it becomes when shown. */
+  private place(): BrowserWindow | undefined {
     const parent = this.options.parent?.()
     const liveParent = parent && !parent.isDestroyed() ? parent : undefined
     const parentBounds: Rect | undefined = liveParent?.getBounds()
-    if (liveParent) this.win.setParentWindow(liveParent)
     const display = parentBounds
       ? screen.getDisplayMatching(parentBounds)
       : screen.getPrimaryDisplay()
@@ -254,6 +261,7 @@ export class ElectronProtectedWindow implements ProtectedWindow, SpareCandidate 
     const minimum = minimumSizeIn(display.workArea)
     this.win.setMinimumSize(minimum.width, minimum.height)
     this.win.setBounds(placeInWorkArea(requested, display.workArea, parentBounds))
+    return liveParent
   }
 
   close(): void {
