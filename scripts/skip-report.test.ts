@@ -19,10 +19,19 @@ it.todo('later')
 it('skips itself', (ctx) => { ctx.skip('no widget here') })
 `
 const RUNNING_ONLY = `it('runs', () => { expect(1).toBe(1) })\n`
+// A file that skips what needs a missing part, saying why as
+// tests/support/require-or-skip.ts does.
+const MISSING_PART = `
+console.warn('skipping: a gadget is not available (not found); install it')
+describe.runIf(false)('with the gadget', () => { it('uses it', () => {}) })
+it('runs without it', () => { expect(1).toBe(1) })
+`
 
 interface Run {
   code: number
+  /** What it printed, its standard output first. */
   output: string
+  stdout: string
 }
 
 // A real vitest run of a throwaway folder with this reporter and the default
@@ -38,10 +47,10 @@ async function runVitest(folder: string, requireAll: boolean): Promise<Run> {
   const args = ['run', '--root', folder, '--config', join(folder, 'vitest.config.mjs')]
   try {
     const { stdout, stderr } = await promisify(execFile)(VITEST, args, { cwd: folder, env })
-    return { code: 0, output: stdout + stderr }
+    return { code: 0, output: stdout + stderr, stdout }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, output: failed.stdout + failed.stderr }
+    return { code: failed.code, output: failed.stdout + failed.stderr, stdout: failed.stdout }
   }
 }
 
@@ -60,6 +69,7 @@ describe('the report of tests that did not run', () => {
       await writeFile(join(folder!, 'vitest.config.mjs'), config)
       await writeFile(join(folder!, 'a.test.ts'), tests!)
     }
+    await writeFile(join(skipping, 'b.test.ts'), MISSING_PART)
   })
   afterAll(async () => {
     await rm(skipping, { recursive: true, force: true })
@@ -70,17 +80,18 @@ describe('the report of tests that did not run', () => {
     const run = await runVitest(skipping, false)
     expect(run.code).toBe(0)
     const named = [
-      'not run: 4 tests',
+      'not run: 5 tests',
       '  a.test.ts > is skipped (skip)',
       '  a.test.ts > a block > inner (skip)',
       '  a.test.ts > later (todo)',
       '  a.test.ts > skips itself (no widget here)',
+      '  b.test.ts > with the gadget > uses it (a gadget is not available (not found); install it)',
     ].join('\n')
     expect(run.output).toContain(named)
     expect(run.output).not.toContain('forbids skipping')
     // vitest's summary stays the last word.
     expect(run.output.indexOf(named)).toBeLessThan(run.output.lastIndexOf('Test Files'))
-    expect(run.output.trimEnd().split('\n').at(-1)).toMatch(/Duration/)
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/Duration/)
   })
 
   it('fails the run for any of them under ASSENT_REQUIRE_ALL=1', async () => {

@@ -13,21 +13,33 @@
  * not run proves nothing and the run must not look as if it had.
  */
 import { relative } from 'node:path'
+import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule } from 'vitest/node'
 
 export const REQUIRE_ALL_VARIABLE = 'ASSENT_REQUIRE_ALL'
+
+/** How tests/support/require-or-skip.ts starts the line saying why a
+ *  file's tests that need a missing part are skipped. */
+export const SKIP_REASON_PREFIX = 'skipping: '
 
 export interface UnrunTest {
   /** The test file, relative to the working folder. */
   file: string
   /** The test's name with its describe blocks, joined by " > ". */
   name: string
-  /** `skip`, `todo`, or the note a `ctx.skip(note)` gave. */
+  /** The note a `ctx.skip(note)` gave, what its file said when it skipped
+   *  for a missing part (`reasons`), or else `skip` or `todo`. */
   why: string
 }
 
-/** Every test of the run that was skipped or left to do, in file order. */
-export function unrunTests(modules: ReadonlyArray<TestModule>, cwd: string): UnrunTest[] {
+/** Every test of the run that was skipped or left to do, in file order;
+ *  `reasons` holds, by test file (its module id), why that file said it
+ *  skips what needs a missing part. */
+export function unrunTests(
+  modules: ReadonlyArray<TestModule>,
+  cwd: string,
+  reasons: ReadonlyMap<string, readonly string[]> = new Map(),
+): UnrunTest[] {
   const unrun: UnrunTest[] = []
   for (const module of modules) {
     for (const test of module.children.allTests()) {
@@ -38,7 +50,9 @@ export function unrunTests(modules: ReadonlyArray<TestModule>, cwd: string): Unr
         name: test.fullName,
         why:
           (result.state === 'skipped' ? result.note : undefined) ??
-          (test.options.mode === 'todo' ? 'todo' : 'skip'),
+          (test.options.mode === 'todo' ? 'todo' : undefined) ??
+          reasons.get(module.id)?.join('; ') ??
+          'skip',
       })
     }
   }
@@ -59,9 +73,23 @@ export function unrunReport(unrun: readonly UnrunTest[], requireAll: boolean): s
 }
 
 export default class SkipReport implements Reporter {
+  /** What each test file said when it skipped tests for a missing part,
+   *  as it loaded (its module id is the log's task). */
+  private readonly reasons = new Map<string, string[]>()
+
+  onUserConsoleLog(log: UserConsoleLog): void {
+    if (log.taskId === undefined) return
+    for (const line of log.content.split('\n')) {
+      if (!line.startsWith(SKIP_REASON_PREFIX)) continue
+      const said = this.reasons.get(log.taskId) ?? []
+      said.push(line.slice(SKIP_REASON_PREFIX.length).trim())
+      this.reasons.set(log.taskId, said)
+    }
+  }
+
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const requireAll = process.env[REQUIRE_ALL_VARIABLE] === '1'
-    const lines = unrunReport(unrunTests(modules, process.cwd()), requireAll)
+    const lines = unrunReport(unrunTests(modules, process.cwd(), this.reasons), requireAll)
     if (lines.length === 0) return
     console.log(`\n${lines.join('\n')}`)
     // vitest only ever raises the exit code; it never lowers it back to 0.

@@ -1,3 +1,5 @@
+import { SKIP_REASON_PREFIX } from '../../scripts/skip-report.ts'
+
 /**
  * Whether a test that needs a part of the machine (a browser, a keyring) may
  * run. With ASSENT_REQUIRE_ALL=1, as in CI, a missing part fails the test
@@ -13,6 +15,7 @@ export function requireOrSkip(part: string, missing: string | undefined, fix: st
   if (process.env.ASSENT_REQUIRE_ALL === '1') {
     throw new Error(`${message}. ASSENT_REQUIRE_ALL=1 forbids skipping this test.`)
   }
-  console.warn(`skipping: ${message}`)
+  // The skip report names this reason beside each test of the file.
+  console.warn(`${SKIP_REASON_PREFIX}${message}`)
   return false
 }
