@@ -1,6 +1,11 @@
 import { lstatSync, realpathSync } from 'node:fs'
 import { realPathAllowingMissing } from '../policy/real-paths.ts'
 import { sensitivePath } from '../policy/sensitive-paths.ts'
+import {
+  configOpenToOthers,
+  thisProcessReader,
+  type ConfigReader,
+} from './config-open-to-others.ts'
 
 /** How the refusal starts, for the gateway's `--config` and for the
  *  runtime's own MCP config (`ASSENT_MCP_CONFIG`), which it reloads too. */
@@ -17,12 +22,20 @@ export const RUNTIME_LEAD = 'Assent starts whatever its MCP config names, so it 
  * would be Assent's own only to the process that reads it: the gateway's
  * is unknown to the runtime's tools, grants, reviewer, webhook and command
  * sandbox, the runtime's to every gateway, so an agent could rewrite or
- * read it unasked.
+ * read it unasked. Nor may another OS user be able to write it
+ * (`configOpenToOthers`): they would choose what starts as this user.
  */
-export function unkeptConfig(file: string, lead = GATEWAY_LEAD): string | null {
+export function unkeptConfig(
+  file: string,
+  lead = GATEWAY_LEAD,
+  reader: ConfigReader | null = thisProcessReader(),
+): string | null {
   const real = realConfigPath(file)
   const unkept = real === null ? file : [file, real].find((path) => sensitivePath(path) === null)
-  if (unkept === undefined) return null
+  if (unkept === undefined) {
+    const open = configOpenToOthers(real ?? file, reader)
+    return open === null ? null : `${lead} a config no other user can change: ${open}`
+  }
   const through =
     real === null ? ' (it is a link to nothing)' : unkept === file ? '' : ` (it is ${real})`
   return `${lead} a file every door of Assent keeps for the person to change${through}. Name it mcp.json`
