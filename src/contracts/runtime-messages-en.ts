@@ -132,6 +132,8 @@ export const RUNTIME_MESSAGES_EN = {
     failed: 'The MCP call failed: {{detail}}',
     cancelledByClient:
       'The MCP client cancelled this call while it waited for a decision; it did not run.',
+    tooManyWaiting:
+      'Assent refused this request without asking anyone: {{count}} requests of the same MCP client were already waiting for a decision. It did not run; ask again once one is decided.',
   },
   personOnly: {
     credentials: '{{path}} holds credentials: a person decides every change to it.',

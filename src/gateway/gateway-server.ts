@@ -22,6 +22,7 @@ import { McpConnection, type McpServer } from '../runtime/mcp/mcp-connection.ts'
 import { McpConnectionPool, type McpConfigChange } from '../runtime/mcp/mcp-connection-pool.ts'
 import { McpElicitationRouter } from '../runtime/mcp/mcp-elicitation.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { askingAtMost } from '../runtime/mcp/waiting-asks.ts'
 import {
   PREVIEW_SUFFIX,
   namespacedToolName,
@@ -79,6 +80,11 @@ export class AssentGateway {
   private readonly pool: McpConnectionPool
   private readonly elicitation: McpElicitationRouter<GatewayCall>
   private readonly workspace: string
+  /** The agent's way to the person: `options.consent`, past
+   *  MAX_WAITING_ASKS questions waiting refusing without asking
+   *  (waiting-asks.ts). One gateway serves one client, so this is that
+   *  client's count, for its tool calls, reads and prompts alike. */
+  private readonly consent: McpConsentPort
   /** The resources the agent subscribed to (`server__uri`): the relay
    *  passes on updates for these alone. */
   private readonly subscriptions = new Set<string>()
@@ -89,6 +95,7 @@ export class AssentGateway {
   constructor(options: GatewayServerOptions) {
     this.options = options
     this.workspace = options.workspace ?? process.cwd()
+    this.consent = askingAtMost(options.consent, undefined, options.log)
     this.server = new Server(
       { name: 'assent-gateway', version: '0.1.0' },
       { capabilities: { tools: { listChanged: true } } },
@@ -175,7 +182,7 @@ export class AssentGateway {
       {
         server: this.server,
         pool: this.pool,
-        consent: this.options.consent,
+        consent: this.consent,
         workspace: this.workspace,
         requestTimeoutMs: DOWNSTREAM_REQUEST_TIMEOUT_MS,
         log: this.options.log,
@@ -248,11 +255,11 @@ export class AssentGateway {
       const result = await this.elicitation.during(parts.serverId, call, (running) => {
         const consent: McpConsentPort = {
           ask: async (request, signal) => {
-            call.ticket = await this.options.consent.ask(request, signal)
+            call.ticket = await this.consent.ask(request, signal)
             return call.ticket
           },
-          checkWorkspace: () => this.options.consent.checkWorkspace?.(),
-          mayRun: (tool) => this.options.consent.mayRun?.(tool),
+          checkWorkspace: () => this.consent.checkWorkspace?.(),
+          mayRun: (tool) => this.consent.mayRun?.(tool),
           // The server's forms reach the person from here on only.
           beforeRun: running,
         }

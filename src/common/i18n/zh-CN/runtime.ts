@@ -120,6 +120,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     tooLongToShow: '{{tool}} 要向你展示的内容（说明、预览或参数）太长，无法完整阅读，它没有运行。',
     failed: 'MCP 调用出错：{{detail}}',
     cancelledByClient: 'MCP 客户端在等待决定时取消了这次调用，它没有运行。',
+    tooManyWaiting:
+      'Assent 未经询问任何人就拒绝了这个请求：同一个 MCP 客户端已有 {{count}} 个请求在等待决定。它没有运行；请在其中一个得到决定后再请求。',
   },
   personOnly: {
     credentials: '{{path}} 保存凭据：对它的每次修改都由人来决定。',
