@@ -63,6 +63,7 @@ describe('no MCP server asks the person for input before its call is allowed', (
             'ask_title',
             'ask_and_go',
             'ask_then_cancel',
+            'ask_many',
           ],
         },
         {
@@ -257,6 +258,45 @@ describe('no MCP server asks the person for input before its call is allowed', (
       expect(await call).toBe('done')
       for (const file of ['cancel-form', 'end-call', 'cancelled.log'])
         await rm(join(notesDir, file))
+    },
+  )
+
+  it.each(['a room', 'assent-gateway'])(
+    "through %s, an allowed call's forms are shown one at a time: those its server sends while one waits are refused with the reason",
+    async (name) => {
+      const door = doors[name] as Door
+      const call = door.start('ask_many', {})
+      const asked = await firstAsked(door)
+      if (!('approval' in asked)) throw new Error('a form was shown before the call was allowed')
+      expect(await decide(harness, asked.approval, 'allow-once')).toBe(200)
+      const roomId = await door.room()
+      const log = join(notesDir, 'many.log')
+      // Until two of the three failed with one form shown, or more than
+      // one form was shown (as every one of them was before).
+      const outcome = await eventually(async () => {
+        const forms = (await inputRequests(harness, roomId)).filter(
+          (request) => request.status === 'pending' && !seen.has(request.id),
+        )
+        const failed = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean)
+        return forms.length > 1 || (forms.length === 1 && failed.length === 2)
+          ? { forms, failed }
+          : undefined
+      }, 'the forms to be shown or refused')
+      // Every form shown is answered, so the call ends whatever came.
+      for (const form of outcome.forms) {
+        seen.add(form.id)
+        const answer = { action: 'accept', content: { title: 'Groceries' } }
+        expect((await respond(harness, form.id, answer)).status).toBe(200)
+      }
+      const lines = (await call).split('\n')
+      await rm(log, { force: true })
+      expect(outcome.forms).toHaveLength(1)
+      const refused = expect.stringContaining(
+        'notes already has a form waiting for the person; Assent shows a server',
+      )
+      expect(outcome.failed).toEqual([refused, refused])
+      expect(lines.filter((line) => line.endsWith(': accept'))).toHaveLength(1)
+      expect(lines.filter((line) => line.includes(': refused: '))).toHaveLength(2)
     },
   )
 })

@@ -11,6 +11,7 @@ export class RpcError extends Error {
   }
 }
 
+export const RPC_INVALID_REQUEST = -32600
 export const RPC_METHOD_NOT_FOUND = -32601
 export const RPC_INVALID_PARAMS = -32602
 export const RPC_INTERNAL_ERROR = -32603

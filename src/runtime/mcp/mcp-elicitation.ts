@@ -3,7 +3,12 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { requestedSchemaProblem } from '../../contracts/form-schema.ts'
 import { FormRequestSchema } from '../../contracts/input-request.ts'
 import { formLengthProblem } from '../../contracts/mcp-gateway.ts'
-import { RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, RpcError } from '../domain/json-rpc-error.ts'
+import {
+  RPC_INVALID_PARAMS,
+  RPC_INVALID_REQUEST,
+  RPC_METHOD_NOT_FOUND,
+  RpcError,
+} from '../domain/json-rpc-error.ts'
 import type { McpElicitationHandler } from './mcp-connection.ts'
 
 /** The methods a connection answers through `installElicitation` rather
@@ -126,10 +131,12 @@ export interface RoomCall {
 }
 
 /** A call in flight, and whether its server may ask the person now
- *  (`asks`): once it runs, and only if someone answered for it. */
+ *  (`asks`): once it runs, and only if someone answered for it; and
+ *  whether one of its forms waits for the person (`asking`). */
 interface Routed<Call> {
   call: Call
   asks: boolean
+  asking: boolean
   ended: AbortController
 }
 
@@ -169,7 +176,12 @@ export class McpElicitationRouter<Call = RoomCall> {
     run: (running: (asked: boolean) => void) => Promise<T>,
   ): Promise<T> {
     const calls = this.active.get(serverId) ?? []
-    const routed: Routed<Call> = { call, asks: false, ended: new AbortController() }
+    const routed: Routed<Call> = {
+      call,
+      asks: false,
+      asking: false,
+      ended: new AbortController(),
+    }
     calls.push(routed)
     this.active.set(serverId, calls)
     try {
@@ -211,6 +223,20 @@ export class McpElicitationRouter<Call = RoomCall> {
     // an answer typed later reaches no one.
     const over = AbortSignal.any([routed.ended.signal, cancelled])
     if (over.aborted) return { action: 'cancel' }
+    // One form of a call at a time, as a server's sampling requests are
+    // passed on one at a time: a server sending forms as fast as it can
+    // would bury the person in questions (a password asked again and again
+    // until one is answered). One sent while another waits is refused, and
+    // the server hears why; nobody is asked.
+    if (routed.asking) {
+      const refusal = new RpcError(
+        RPC_INVALID_REQUEST,
+        `${serverId} already has a form waiting for the person; Assent shows a server's forms during a call one at a time`,
+      )
+      this.onError(refusal)
+      throw refusal
+    }
+    routed.asking = true
     try {
       return await this.ask(routed.call, form, over)
     } catch (error) {
@@ -218,6 +244,8 @@ export class McpElicitationRouter<Call = RoomCall> {
       // server hears that the request was not answered.
       this.onError(error)
       return { action: 'cancel' }
+    } finally {
+      routed.asking = false
     }
   }
 }
