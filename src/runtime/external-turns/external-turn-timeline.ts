@@ -14,6 +14,7 @@ import type {
 import type { ConversationStore, ToolCallResult } from '../ports/conversation-store.ts'
 import { MadePersonOnlyWatch, type PersonOnlyAtStart } from '../policy/made-person-only.ts'
 import { failsAfterRun, madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
+import { canonicalJson } from '../../contracts/canonical-json.ts'
 import { timelineArguments } from './agent-request-action.ts'
 
 export interface ExternalTurnTimelineDeps {
@@ -106,10 +107,29 @@ export class ExternalTurnTimeline {
     args: Record<string, unknown>,
   ): ToolCallRecord {
     const known = this.callFor(agentToolCallId)
-    if (known) {
+    // A request for a call that is over (run, refused, denied, expired) is
+    // a call of its own: the record of the first keeps what it was and how
+    // it ended, and the new one says what is judged now. Reused, the
+    // record showed the first request's action beside the second's allow
+    // (by a grant or the mode, with no approval showing it).
+    if (known && !this.settled.has(known.id) && !FINISHED.has(known.status)) {
       // From here on the call is what the person is asked about: a later
-      // update from the agent never redescribes it.
+      // update from the agent never redescribes it. It is recorded as the
+      // request describes it, which is what is judged: an announcement of
+      // the same id that said something else (`ls`, then a request for
+      // `rm -rf ~`) would otherwise stand in the timeline for what the
+      // grant or the mode allowed.
       this.generic.delete(known.id)
+      const described = { toolName, arguments: args }
+      if (!sameDescription(known, described)) {
+        this.deps.conversations.updateToolCall(known.id, {
+          status: known.status,
+          described,
+          at: this.deps.now(),
+        })
+        this.changed()
+        return { ...known, ...described }
+      }
       return known
     }
     return this.insert(agentToolCallId, toolName, args, 'awaiting-approval', null)
@@ -270,6 +290,13 @@ export class ExternalTurnTimeline {
 }
 
 type Described = Pick<ToolCallRecord, 'toolName' | 'arguments'>
+
+function sameDescription(recorded: Described, next: Described): boolean {
+  return (
+    recorded.toolName === next.toolName &&
+    canonicalJson(recorded.arguments) === canonicalJson(next.arguments)
+  )
+}
 
 /** How the timeline records what an agent's call does. */
 function describedOf(event: Extract<ExternalAgentEvent, { type: 'tool-call' }>): Described {
