@@ -6,6 +6,7 @@ import { AgentRunner, type AgentRunnerOptions } from './agent/agent-runner.ts'
 import { OfflineModel } from './agent/offline-model.ts'
 import { builtInAgents, GATEWAY_AGENT_ID, type AgentPreset } from './domain/agent-preset.ts'
 import { AgentProcessLedger } from './external-agents/agent-process-ledger.ts'
+import type { AgentContainmentPort } from './domain/agent-containment-port.ts'
 import { openExternalSession } from './external-agents/external-session-factory.ts'
 import { loadAgentsConfigAtStart } from './external-turns/agents-config-at-start.ts'
 import { ExternalAgentBackend } from './external-turns/external-agent-backend.ts'
@@ -20,6 +21,8 @@ export interface RuntimeAgentsOptions extends Omit<
   dataDir: string
   /** agents.json; `<dataDir>/agents.json` when absent. */
   agentsConfigPath: string | undefined
+  /** Where external agents start (sandbox/agent-containment.ts). */
+  containment?: AgentContainmentPort
   scopedRoots: readonly string[] | undefined
   /** What decides the built-in agent's steps; the offline model by default. */
   model: AgentModel | undefined
@@ -64,6 +67,7 @@ export function startAgents(options: RuntimeAgentsOptions): RuntimeAgents {
       openExternalSession({
         ...sessionOptions,
         onProcessStarted: (process) => agentProcesses.track(process, sessionOptions.agent.id),
+        ...(options.containment === undefined ? {} : { containment: options.containment }),
       }),
     requester,
     grants,

@@ -33,7 +33,11 @@ import { storedRoomNow } from './rooms/stored-room-now.ts'
 import { RoomService } from './rooms/room-service.ts'
 import { TurnService } from './rooms/turn-service.ts'
 import { startAgents } from './runtime-agents.ts'
-import { commandSandboxAtStart } from './sandbox/command-sandbox-at-start.ts'
+import type { AgentContainmentPort } from './domain/agent-containment-port.ts'
+import {
+  agentContainmentAtStart,
+  commandSandboxAtStart,
+} from './sandbox/command-sandbox-at-start.ts'
 import type { CommandSandbox } from './sandbox/command-sandbox.ts'
 import { runtimeRouter, serveRuntime } from './runtime-http.ts'
 import { openRuntimeStorage } from './runtime-storage.ts'
@@ -73,6 +77,9 @@ export interface RuntimeOptions {
    *  that hides the data folder and config files, with the person's HOME and
    *  the uncontained setting read from this process's environment. */
   commandSandbox?: CommandSandbox
+  /** Where external agents start; by default with what the command
+   *  sandbox hides hidden from them too (sandbox/agent-containment.ts). */
+  agentContainment?: AgentContainmentPort
   /** The approve-for-me reviewer; the rule-based one by default. */
   reviewer?: ActionReviewer
   /** How long the reviewer may take before it counts as a denial;
@@ -217,8 +224,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
       env: process.env,
       log: (line) => console.warn(line),
     })
+  const containment =
+    options.agentContainment ??
+    agentContainmentAtStart({
+      dataDir: options.dataDir,
+      mcpConfigPath: mcpConfigFile(options.dataDir, options.mcpConfigPath),
+      agentsConfigPath: options.agentsConfigPath,
+      env: process.env,
+      log: (line) => console.warn(line),
+    })
   const agents = startAgents({
     commands,
+    containment,
     dataDir: options.dataDir,
     agentsConfigPath: options.agentsConfigPath,
     scopedRoots: options.scopedRoots,

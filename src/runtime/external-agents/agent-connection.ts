@@ -1,4 +1,5 @@
 import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
+import type { AgentContainmentPort, AgentWrap } from '../domain/agent-containment-port.ts'
 import { startAgentProcess, type AgentProcess } from './agent-process.ts'
 import type {
   ExternalAgentEventSink,
@@ -35,6 +36,10 @@ export interface ExternalAgentClientOptions<A extends ExternalAgentConfig = Exte
   /** Told of the agent process as soon as it is spawned, before it can do
    *  anything (the runtime notes it, to end it after a crash). */
   onProcessStarted?: (process: AgentProcess) => void
+  /** Starts the agent with the person's credentials hidden from it and
+   *  from what it runs (sandbox/agent-containment.ts), in every mode but
+   *  full access; absent, it starts as it is. */
+  containment?: AgentContainmentPort
 }
 
 /** The agent process and the JSON-RPC peer on its stdio. */
@@ -49,8 +54,9 @@ export function openAgentConnection(
   options: ExternalAgentClientOptions,
   jsonrpc: '2.0' | null,
   handlers: RpcPeerHandlers,
+  wrap: AgentWrap | null = null,
 ): AgentConnection {
-  const process = startAgentProcess(options.agent, options.workspace, options.environment)
+  const process = startAgentProcess(options.agent, options.workspace, options.environment, wrap)
   options.onProcessStarted?.(process)
   const peer = new NdjsonRpcPeer(process.stdout, process.stdin, jsonrpc, handlers)
   void process.exited.then((exit) => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { BASE_AGENT_ENVIRONMENT, type ExternalAgentConfig } from '../../contracts/agents-config.ts'
 import { onlyTheseDescriptors } from '../child-processes/inherited-descriptors.ts'
+import type { AgentWrap } from '../domain/agent-containment-port.ts'
 
 /** How much of the agent's stderr is kept for diagnostics: its last words,
  *  not a log that grows with every turn. */
@@ -63,11 +64,13 @@ export interface AgentProcess {
  * and no descriptor but its three pipes.
  * It runs in its own process group, so ending it also ends the commands it
  * started. `command` is looked up on the agent's PATH, not the runtime's.
+ * With a `wrap` (sandbox/agent-containment.ts), it is started inside it.
  */
 export function startAgentProcess(
   agent: Pick<ExternalAgentConfig, 'command' | 'args' | 'pass_env' | 'set_env'>,
   workspace: string,
   source: NodeJS.ProcessEnv = process.env,
+  wrap: AgentWrap | null = null,
 ): AgentProcess {
   // Nor a descriptor whatever started the runtime left open: the agent's
   // own sandbox, which its allowed commands run in, would not stop a
@@ -76,7 +79,11 @@ export function startAgentProcess(
   let child: ChildProcessWithoutNullStreams
   try {
     // Its first three are pipes, so its streams are there.
-    child = spawn(agent.command, agent.args, {
+    const [file, args] =
+      wrap === null
+        ? [agent.command, agent.args]
+        : [wrap.program, [...wrap.args, agent.command, ...agent.args]]
+    child = spawn(file, args, {
       cwd: workspace,
       env: agentEnvironment(agent, source),
       stdio: given.stdio,

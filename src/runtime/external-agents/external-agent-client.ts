@@ -7,6 +7,8 @@ import {
   type AgentConnection,
   type ExternalAgentClientOptions,
 } from './agent-connection.ts'
+import type { AgentWrap } from '../domain/agent-containment-port.ts'
+import { agentEnvironment } from './agent-process.ts'
 import { boundedText, type ExternalTurnOutcome } from './external-agent-port.ts'
 import { RpcError, RPC_METHOD_NOT_FOUND } from '../domain/json-rpc-error.ts'
 import type { RpcId } from './ndjson-rpc-peer.ts'
@@ -50,18 +52,44 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
   async start(mode: PermissionMode): Promise<void> {
     if (this.connection) throw new Error(`this ${this.who} session has started already`)
     this.refuseToStart(mode)
-    this.connection = openAgentConnection(this.options, this.jsonrpc, {
-      onRequest: (method, params, id) => this.onRequest(method, params, id),
-      onNotification: (method, params) => this.onNotification(method, params),
-      onProtocolError: (message) => this.warn(`${this.who} sent ${message}`),
-      onClosed: (reason) => this.onClosed(reason),
-    })
+    const wrap = await this.containedFor(mode)
+    if (this.connection) throw new Error(`this ${this.who} session has started already`)
+    this.connection = openAgentConnection(
+      this.options,
+      this.jsonrpc,
+      {
+        onRequest: (method, params, id) => this.onRequest(method, params, id),
+        onNotification: (method, params) => this.onNotification(method, params),
+        onProtocolError: (message) => this.warn(`${this.who} sent ${message}`),
+        onClosed: (reason) => this.onClosed(reason),
+      },
+      wrap,
+    )
     try {
       await this.handshake(this.connection, mode)
     } catch (error) {
       await this.close()
       throw error
     }
+  }
+
+  /**
+   * How the agent is started under `mode`: with the person's credentials
+   * hidden (the containment's wrap), except in full access, where the
+   * person let it do everything. Throws, and nothing starts, where the
+   * containment cannot hide them: an agent's own sandbox lets it read
+   * anywhere unasked (codex-acp's read-only mode), so unhidden, a key
+   * would reach its model.
+   */
+  private async containedFor(mode: PermissionMode): Promise<AgentWrap | null> {
+    const containment = this.options.containment
+    if (containment === undefined || mode === 'full-access') return null
+    const answer = await containment.wrapFor({
+      workspace: this.options.workspace,
+      agentEnv: agentEnvironment(this.options.agent, this.options.environment ?? process.env),
+    })
+    if (!answer.ok) throw new Error(`the agent is not started: ${answer.reason}`)
+    return answer.wrap
   }
 
   /** Throws when the agent must not even be started for `mode`, before

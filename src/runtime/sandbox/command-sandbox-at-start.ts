@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { AgentContainment } from './agent-containment.ts'
 import { ALLOW_UNCONTAINED_ENV, CommandSandbox } from './command-sandbox.ts'
 
 export interface CommandSandboxStart {
@@ -33,11 +34,7 @@ export function commandSandboxAtStart(start: CommandSandboxStart): CommandSandbo
   }
   const sandbox = new CommandSandbox({
     env: start.env,
-    assentPrivate: [
-      start.dataDir,
-      start.mcpConfigPath,
-      start.agentsConfigPath ?? join(start.dataDir, 'agents.json'),
-    ],
+    assentPrivate: assentPrivateOf(start),
     allowUncontained,
     ...(start.systemBinFolders === undefined ? {} : { systemBinFolders: start.systemBinFolders }),
   })
@@ -53,4 +50,23 @@ export function commandSandboxAtStart(start: CommandSandboxStart): CommandSandbo
     )
   })
   return sandbox
+}
+
+/** Assent's own files, hidden from every command and every agent. */
+function assentPrivateOf(start: CommandSandboxStart): string[] {
+  return [
+    start.dataDir,
+    start.mcpConfigPath,
+    start.agentsConfigPath ?? join(start.dataDir, 'agents.json'),
+  ]
+}
+
+/** The containment external agents start in: the same files hidden as
+ *  from commands (sandbox/agent-containment.ts), under the same setting. */
+export function agentContainmentAtStart(start: CommandSandboxStart): AgentContainment {
+  return new AgentContainment({
+    env: start.env,
+    assentPrivate: assentPrivateOf(start),
+    allowUncontained: start.env[ALLOW_UNCONTAINED_ENV] === '1',
+  })
 }
