@@ -247,6 +247,8 @@ export const RUNTIME_MESSAGES_EN = {
     couldNotStart: 'The agent {{agent}} could not start: {{detail}}',
     interrupted: 'The agent’s turn was interrupted.',
     interruptedWith: 'The agent’s turn was interrupted: {{detail}}.',
+    stoppedNarrowed:
+      'The room’s mode was narrowed while the agent acted, so the agent was stopped; send the message again to go on under the new mode.',
     refusedTurn: 'The agent refused the turn.',
     refusedTurnWith: 'The agent refused the turn: {{detail}}.',
     failed: 'The agent’s turn failed.',

@@ -1,4 +1,4 @@
-import type { AcpSessionModes } from '../../contracts/agents-config.ts'
+import type { AcpSessionModes, ExternalAgentConfig } from '../../contracts/agents-config.ts'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 
 /** What Codex's app-server is told in `thread/start` for a room mode. */
@@ -107,3 +107,28 @@ export const KNOWN_ACP_SESSION_MODES = Object.freeze({
     'full-access': 'default',
   }),
 }) satisfies Readonly<Record<string, Readonly<AcpSessionModes>>>
+
+/**
+ * Whether the agent is started with the same settings under both room
+ * modes (Codex's `thread/start` settings, an ACP agent's session mode, the
+ * room's `ask-for-approval` one where the entry names none, as the client
+ * falls back). A session started under one mode then lets the agent do
+ * nothing unasked that it would not under the other.
+ */
+export function agentToldAlike(
+  agent: ExternalAgentConfig,
+  one: PermissionMode,
+  other: PermissionMode,
+): boolean {
+  if (agent.protocol === 'codex-app-server') {
+    const a = CODEX_THREAD_SETTINGS[one]
+    const b = CODEX_THREAD_SETTINGS[other]
+    return (
+      a.approvalPolicy === b.approvalPolicy &&
+      a.sandbox === b.sandbox &&
+      a.approvalsReviewer === b.approvalsReviewer
+    )
+  }
+  const modes = agent.session_modes
+  return (modes[one] ?? modes['ask-for-approval']) === (modes[other] ?? modes['ask-for-approval'])
+}

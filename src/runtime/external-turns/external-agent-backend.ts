@@ -16,7 +16,9 @@ import type {
   ExternalDecision,
   ExternalTurnOutcome,
 } from '../external-agents/external-agent-port.ts'
-import { modeFromPolicy } from '../policy/permission-modes.ts'
+import { agentToldAlike } from '../external-agents/agent-mode-mapping.ts'
+import { policyInForce } from '../policy/allower-stands.ts'
+import { modeFromPolicy, reachesAsFar } from '../policy/permission-modes.ts'
 import {
   checkWorkspaceIdentity,
   sameWorkspace,
@@ -67,6 +69,8 @@ interface RoomSession {
   session: ExternalAgentSession
   current: TurnContext | null
   idle: NodeJS.Timeout | null
+  /** Stopped because the room was narrowed below `mode` (`roomChanged`). */
+  narrowed: boolean
 }
 
 /**
@@ -88,9 +92,15 @@ export class ExternalAgentBackend implements TurnRunner {
   private readonly sessions = new Map<string, RoomSession>()
   private readonly active = new Set<Promise<void>>()
   private closing = false
+  private readonly unsubscribe: () => void
 
   constructor(options: ExternalAgentBackendOptions) {
     this.options = options
+    this.unsubscribe = options.events.subscribe((event) => {
+      if (event.type === 'room.updated' && typeof event.data.roomId === 'string') {
+        this.roomChanged(event.data.roomId)
+      }
+    })
   }
 
   handles(agentId: string): boolean {
@@ -114,6 +124,7 @@ export class ExternalAgentBackend implements TurnRunner {
   /** Ends every agent: see the class comment. */
   async close(): Promise<void> {
     this.closing = true
+    this.unsubscribe()
     await Promise.allSettled([...this.sessions.keys()].map((roomId) => this.stop(roomId)))
     await this.settled()
   }
@@ -166,7 +177,32 @@ export class ExternalAgentBackend implements TurnRunner {
     // starts a fresh one rather than talk to a process in an unknown state.
     if (outcome.status === 'failed' || outcome.status === 'refused') await this.stop(turn.roomId)
     else if (!this.closing) this.idleLater(turn.roomId, room)
+    if (room.narrowed) return this.finish(turn, 'interrupted', message('external.stoppedNarrowed'))
     this.ended(turn, outcome)
+  }
+
+  /**
+   * An agent runs what its session's settings let it run without asking
+   * Assent at all (Codex under full access asks nothing), so a narrowing
+   * that only reached its requests would leave it acting with the reach
+   * the person just took back. A session started under a mode whose
+   * settings let the agent do more unasked than the room's mode now is
+   * stopped at once, its process group and its turn with it; the room's
+   * next message starts one under the mode then. A change that widens,
+   * or that the agent is told alike (approve-for-me to ask-for-approval),
+   * leaves it running: its requests are judged under the narrower mode.
+   */
+  private roomChanged(roomId: string): void {
+    const room = this.sessions.get(roomId)
+    if (!room) return
+    const now = modeFromPolicy(this.options.room.policyOf(roomId))
+    if (reachesAsFar(room.mode, now)) return
+    const agent = this.agentFor(room.agentId)
+    if (agent !== undefined && agentToldAlike(agent, room.mode, now)) return
+    room.narrowed = true
+    // Nobody waits here: the stop signals the agent's process group at
+    // once, and its turn ends (play notes why) when the process has.
+    this.stop(roomId).catch(() => undefined)
   }
 
   /** The room's session, ready for `turn` and serving it: kept when it runs
@@ -179,7 +215,10 @@ export class ExternalAgentBackend implements TurnRunner {
     agent: ExternalAgentConfig,
     context: TurnContext,
   ): Promise<{ room: RoomSession; fresh: boolean } | undefined> {
-    const mode = modeFromPolicy(turn.policy)
+    // The room narrowed after the turn was accepted (while an earlier turn
+    // ran): its agent is started under the narrower mode, as its requests
+    // are judged (allower-stands.ts), never the wider one it was sent under.
+    const mode = modeFromPolicy(policyInForce(turn, this.options.room))
     const existing = this.sessions.get(turn.roomId)
     if (
       existing &&
@@ -202,6 +241,7 @@ export class ExternalAgentBackend implements TurnRunner {
       workspaceIdentity: turn.workspaceIdentity,
       current: context,
       idle: null,
+      narrowed: false,
       session: this.options.openSession({
         agent,
         workspace: turn.workspace,

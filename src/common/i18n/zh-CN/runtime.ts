@@ -228,6 +228,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     couldNotStart: '智能体 {{agent}} 无法启动：{{detail}}',
     interrupted: '智能体的这一轮被中断了。',
     interruptedWith: '智能体的这一轮被中断了：{{detail}}。',
+    stoppedNarrowed:
+      '智能体行动期间房间的模式被收窄，因此智能体已被停止；再次发送消息即可在新模式下继续。',
     refusedTurn: '智能体拒绝了这一轮。',
     refusedTurnWith: '智能体拒绝了这一轮：{{detail}}。',
     failed: '智能体的这一轮失败了。',
