@@ -4,8 +4,10 @@ import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ExternalAgentConfig } from '../../contracts/agents-config.ts'
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import { EventBus } from '../events/event-bus.ts'
 import type { ExternalAgentSession } from '../external-agents/external-agent-port.ts'
+import type { RoomNow } from '../policy/allower-stands.ts'
 import { policyForMode } from '../policy/permission-modes.ts'
 import { pinWorkspace, type WorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { SqliteAuditLog } from '../store/audit-log.ts'
@@ -62,10 +64,12 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true })
 })
 
-function backend(): ExternalAgentBackend {
+function backend(
+  options: { agent?: ExternalAgentConfig; events?: EventBus; room?: RoomNow } = {},
+): ExternalAgentBackend {
   let ids = 0
   return new ExternalAgentBackend({
-    agents: [AGENT],
+    agents: [options.agent ?? AGENT],
     openSession: (): ExternalAgentSession => {
       sessionsOpened += 1
       return {
@@ -86,9 +90,9 @@ function backend(): ExternalAgentBackend {
       },
     },
     grants: stores.grants,
-    room: roomAsFrozen(stores),
+    room: options.room ?? roomAsFrozen(stores),
     conversations: stores.conversations,
-    events: new EventBus(),
+    events: options.events ?? new EventBus(),
     now: () => 1_000,
     durable: async () => undefined,
     newId: () => `id-${(ids += 1)}`,
@@ -164,4 +168,56 @@ describe('ExternalAgentBackend and the room’s workspace', () => {
     expect(stores.conversations.getTurn('turn-2')?.status).toBe('done')
     await runner.close()
   })
+})
+
+/** An ACP agent told `default` in every mode but plan, as claude-agent-acp. */
+const ALIKE_ACP: ExternalAgentConfig = {
+  id: 'codex',
+  name: 'An ACP agent',
+  protocol: 'acp',
+  command: 'agent',
+  args: [],
+  pass_env: [],
+  set_env: {},
+  session_modes: {
+    plan: 'plan',
+    'ask-for-approval': 'default',
+    'approve-for-me': 'default',
+    'full-access': 'default',
+  },
+}
+
+describe('ExternalAgentBackend and a room narrowed under its agent', () => {
+  it.each([
+    { agent: AGENT, from: 'full-access', to: 'plan', stopped: true },
+    { agent: AGENT, from: 'full-access', to: 'ask-for-approval', stopped: true },
+    { agent: AGENT, from: 'ask-for-approval', to: 'plan', stopped: true },
+    { agent: AGENT, from: 'approve-for-me', to: 'ask-for-approval', stopped: false },
+    { agent: AGENT, from: 'ask-for-approval', to: 'full-access', stopped: false },
+    { agent: ALIKE_ACP, from: 'full-access', to: 'ask-for-approval', stopped: false },
+    { agent: ALIKE_ACP, from: 'full-access', to: 'plan', stopped: true },
+  ] as const)(
+    '$agent.protocol started under $from, room now $to: stopped $stopped',
+    async ({ agent, from, to, stopped }) => {
+      const workspaceIdentity = await codexRoom()
+      const events = new EventBus()
+      let now: PermissionMode = from
+      const runner = backend({
+        agent,
+        events,
+        room: { ...roomAsFrozen(stores), policyOf: () => policyForMode(now) },
+      })
+      const turn = turnFixture({ workspace, workspaceIdentity, policy: policyForMode(from) })
+      startTurn(stores, turn)
+      runner.start(turn, agent.id)
+      await runner.settled()
+      expect(counts()).toEqual({ opened: 1, run: 1, closed: 0 })
+
+      now = to
+      events.emit('room.updated', { roomId: ROOM_ID })
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(counts().closed).toBe(stopped ? 1 : 0)
+      await runner.close()
+    },
+  )
 })

@@ -195,14 +195,27 @@ export class ExternalAgentBackend implements TurnRunner {
   private roomChanged(roomId: string): void {
     const room = this.sessions.get(roomId)
     if (!room) return
-    const now = modeFromPolicy(this.options.room.policyOf(roomId))
-    if (reachesAsFar(room.mode, now)) return
+    const now = this.modeNow(roomId)
     const agent = this.agentFor(room.agentId)
-    if (agent !== undefined && agentToldAlike(agent, room.mode, now)) return
+    if (now !== undefined) {
+      if (reachesAsFar(room.mode, now)) return
+      if (agent !== undefined && agentToldAlike(agent, room.mode, now)) return
+    }
     room.narrowed = true
     // Nobody waits here: the stop signals the agent's process group at
     // once, and its turn ends (play notes why) when the process has.
     this.stop(roomId).catch(() => undefined)
+  }
+
+  /** The room's mode as its row says now; undefined when it cannot be
+   *  read, which stops the agent (the change was applied: its answer must
+   *  not fail for this). */
+  private modeNow(roomId: string): PermissionMode | undefined {
+    try {
+      return modeFromPolicy(this.options.room.policyOf(roomId))
+    } catch {
+      return undefined
+    }
   }
 
   /** The room's session, ready for `turn` and serving it: kept when it runs
