@@ -2,6 +2,7 @@ import { englishText, message } from '../../contracts/runtime-message.ts'
 import { dispositionFor, privateReadDisposition } from '../policy/approval-policy.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { offeredTo } from './offered-tools.ts'
+import { stopWhenNarrowed } from './narrowed-command-stop.ts'
 import {
   allowerStands,
   allowerOfApproval,
@@ -346,6 +347,8 @@ export class ToolCallRunner {
     this.deps.conversations.markRunning(call, this.deps.now(), how.allowedBy, turnStatus)
     this.deps.events.emit('timeline.updated', { roomId: turn.roomId })
     let result: ToolResult
+    // Stopped if what allowed it falls while it runs (a command).
+    const stop = stopWhenNarrowed(this.deps.events, this.deps.room, turn, how.allower)
     try {
       // The decision, its audit event and "running" must be on disk before
       // the tool acts: after a power loss the record shows it may have run.
@@ -367,6 +370,7 @@ export class ToolCallRunner {
         workspace: turn.workspace,
         resolvedPaths: access.paths,
         timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+        signal: stop.signal,
         readReach: how.readReach,
         ...(bound === undefined ? {} : { boundTarget: bound }),
         command: {
@@ -383,6 +387,8 @@ export class ToolCallRunner {
     } catch (error) {
       const said = message('call.toolFailed', { detail: (error as Error).message })
       result = { ...refusal(englishText(said), 'tool_error'), message: said }
+    } finally {
+      stop.release()
     }
     return {
       status: result.ok ? 'succeeded' : 'failed',
