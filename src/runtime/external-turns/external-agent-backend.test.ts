@@ -221,3 +221,56 @@ describe('ExternalAgentBackend and a room narrowed under its agent', () => {
     },
   )
 })
+
+describe('ExternalAgentBackend and a room narrowed while its agent starts', () => {
+  it('hands the turn to no agent, and says why', async () => {
+    const workspaceIdentity = await codexRoom()
+    const events = new EventBus()
+    let now: PermissionMode = 'full-access'
+    let started = (): void => undefined
+    let ids = 0
+    const runner = new ExternalAgentBackend({
+      agents: [AGENT],
+      openSession: (): ExternalAgentSession => {
+        sessionsOpened += 1
+        return {
+          // Narrowed while the agent starts, before it is handed the turn.
+          start: () =>
+            new Promise<void>((resolve) => {
+              started = resolve
+              now = 'plan'
+              events.emit('room.updated', { roomId: ROOM_ID })
+            }),
+          runTurn: async () => {
+            turnsRun += 1
+            return { status: 'completed', detail: null }
+          },
+          interrupt: async () => undefined,
+          close: async () => {
+            sessionsClosed += 1
+            started()
+          },
+        }
+      },
+      requester: {
+        open: () => {
+          throw new Error('nothing is asked here')
+        },
+      },
+      grants: stores.grants,
+      room: { ...roomAsFrozen(stores), policyOf: () => policyForMode(now) },
+      conversations: stores.conversations,
+      events,
+      now: () => 1_000,
+      durable: async () => undefined,
+      newId: () => `id-${(ids += 1)}`,
+    })
+    const turn = turnFixture({ workspace, workspaceIdentity, policy: policyForMode('full-access') })
+    startTurn(stores, turn)
+    runner.start(turn, AGENT.id)
+    await runner.settled()
+    expect(counts()).toEqual({ opened: 1, run: 0, closed: 1 })
+    expect(stores.conversations.getTurn(turn.id)?.status).toBe('interrupted')
+    await runner.close()
+  })
+})

@@ -160,6 +160,8 @@ export class ExternalAgentBackend implements TurnRunner {
     const started = await this.sessionFor(turn, agent, context)
     if (!started) return
     const { room, fresh } = started
+    // Narrowed while it started: stopped, and handed nothing.
+    if (room.narrowed) return this.finish(turn, 'interrupted', message('external.stoppedNarrowed'))
     // A new session knows nothing of the room: its first prompt carries
     // the room's recent conversation, marked as history.
     const prompt = fresh
@@ -270,9 +272,11 @@ export class ExternalAgentBackend implements TurnRunner {
     try {
       await room.session.start(mode)
     } catch (error) {
-      this.sessions.delete(turn.roomId)
+      if (this.sessions.get(turn.roomId) === room) this.sessions.delete(turn.roomId)
       if (this.closing) {
         this.finish(turn, 'interrupted', message('external.runtimeStoppedStarting'))
+      } else if (room.narrowed) {
+        this.finish(turn, 'interrupted', message('external.stoppedNarrowed'))
       } else {
         this.finish(
           turn,
