@@ -168,7 +168,9 @@ describe('bwrapArgs for a hidden file outside the writable roots', () => {
       },
     ],
   }
-  const args = bwrapArgs(copied, launch, held)
+  // The entry the copy shows from the real folder, held by the runtime
+  // and given as descriptor 5.
+  const args = bwrapArgs(copied, launch, held, new Map([[`${home}/project`, 5]]))
 
   it('shows its folder as a read-only copy, the file empty on an entry of its own', () => {
     const copy = at(args, '--tmpfs', home)
@@ -176,10 +178,13 @@ describe('bwrapArgs for a hidden file outside the writable roots', () => {
     expect(at(args, '--ro-bind', '/dev/null', `${home}/.netrc`)).toBeGreaterThan(copy)
     expect(at(args, '--dir', `${home}/.ssh`)).toBeGreaterThan(copy)
     expect(at(args, '--symlink', 'dotfiles/bashrc', `${home}/.bashrc`)).toBeGreaterThan(copy)
-    expect(at(args, '--ro-bind-try', `${home}/project`, `${home}/project`)).toBeGreaterThan(copy)
+    // By its descriptor, never by its path, which a bind would follow to
+    // wherever a link put there since leads.
+    expect(at(args, '--ro-bind-fd', '5', `${home}/project`)).toBeGreaterThan(copy)
     expect(at(args, '--remount-ro', home)).toBeGreaterThan(
-      at(args, '--ro-bind-try', `${home}/project`),
+      at(args, '--ro-bind-fd', '5', `${home}/project`),
     )
+    expect(at(args, '--ro-bind-try', `${home}/project`)).toBe(-1)
     // Not hidden a second time by a mount over its path, which could be
     // made only on the real folder's entry.
     expect(args.filter((arg) => arg === `${home}/.netrc`)).toHaveLength(1)
@@ -190,6 +195,12 @@ describe('bwrapArgs for a hidden file outside the writable roots', () => {
     expect(at(args, '--bind-fd', '4', '/home/ada/project')).toBeGreaterThan(
       at(args, '--remount-ro', home),
     )
+  })
+
+  it('leaves out an entry the runtime does not hold', () => {
+    const unheld = bwrapArgs(copied, launch, held)
+    expect(at(unheld, '--ro-bind-fd', '5')).toBe(-1)
+    expect(at(unheld, '--ro-bind-try', `${home}/project`)).toBe(-1)
   })
 
   it('hides whole a folder it could not list', () => {

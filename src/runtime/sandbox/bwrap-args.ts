@@ -71,6 +71,7 @@ export function bwrapArgs(
   policy: CommandSandboxPolicy,
   launch: SandboxedLaunch,
   heldAt: ReadonlyMap<string, number>,
+  entriesHeldAt: ReadonlyMap<string, number> = new Map(),
 ): string[] {
   const args = [...BWRAP_ISOLATION_ARGS]
   if (!policy.network) args.push('--unshare-net')
@@ -100,9 +101,14 @@ export function bwrapArgs(
     for (const entry of folder.entries ?? []) {
       const at = `${folder.path === '/' ? '' : folder.path}/${entry.name}`
       shown.add(at)
-      // `-try`: an entry gone since the folder was listed is left out.
-      if (entry.as === 'bound') args.push('--ro-bind-try', at, at)
-      else if (entry.as === 'link') args.push('--symlink', entry.target, at)
+      // Each entry by the descriptor that held it since it was looked at
+      // (held-entries.ts), never by its path, which a bind would follow
+      // to wherever a link put there since leads (a hidden key). Fails
+      // closed: an entry not held is not shown.
+      if (entry.as === 'bound') {
+        const fd = entriesHeldAt.get(at)
+        if (fd !== undefined) args.push('--ro-bind-fd', String(fd), at)
+      } else if (entry.as === 'link') args.push('--symlink', entry.target, at)
       else if (entry.as === 'empty-file') args.push('--ro-bind', '/dev/null', at)
       else args.push('--dir', at)
     }

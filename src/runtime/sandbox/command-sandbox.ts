@@ -12,6 +12,7 @@ import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { credentialPlacesNamedBy } from '../policy/environment-credentials.ts'
 import { bwrapArgs } from './bwrap-args.ts'
 import { holdFolders } from './held-folders.ts'
+import { holdShownEntries } from './held-entries.ts'
 import { HomeCredentialsIndex } from './home-credentials.ts'
 import { SECCOMP_FD } from './seccomp-filter.ts'
 import {
@@ -250,9 +251,13 @@ export class CommandSandbox implements CommandLauncher {
     // between would make its target writable. Fails closed: one that
     // cannot be held, and nothing starts (unbound, it could be renamed).
     const above = holdFolders(policy.hiddenAncestors, [])
+    // The entries of the folders shown as copies, each held, so a link put
+    // at one's path since it was listed is not followed (held-entries.ts).
+    const entries = holdShownEntries(policy.hiddenFileFolders)
     const release = () => {
       held.release()
       above?.release()
+      entries.release()
     }
     const unheld = policy.writableRoots.some((root) => held.descriptorOf(root) === undefined)
     // The roots the home walk left out must be the ones bound writable:
@@ -263,12 +268,17 @@ export class CommandSandbox implements CommandLauncher {
       return workspaceChanged(request.workspace)
     }
     const bound = [...policy.writableRoots, ...policy.hiddenAncestors]
-    // Given to bubblewrap after the seccomp filter's descriptor, in order.
+    // Given to bubblewrap after the seccomp filter's descriptor, in order,
+    // the shown entries' last.
     const childDescriptor = new Map(bound.map((folder, i) => [folder, SECCOMP_FD + 1 + i] as const))
+    const firstEntry = SECCOMP_FD + 1 + bound.length
+    const entryDescriptor = new Map(entries.bound.map(({ at }, i) => [at, firstEntry + i] as const))
+    const launch = { argv: request.argv, env, cwd: request.cwd }
+    const shownPolicy = { ...policy, hiddenFileFolders: entries.folders }
     return {
       ok: true,
       file: availability.program,
-      args: bwrapArgs(policy, { argv: request.argv, env, cwd: request.cwd }, childDescriptor),
+      args: bwrapArgs(shownPolicy, launch, childDescriptor, entryDescriptor),
       // bubblewrap clears its own environment before the command starts;
       // it gets the command's, never the runtime's, all the same.
       env,
@@ -277,9 +287,10 @@ export class CommandSandbox implements CommandLauncher {
       hidden: policy.hidden.map((entry) => entry.path),
       watchMade: () => new MadePersonOnlyWatch(atStart),
       onDescriptor3: availability.seccompFilter,
-      descriptorsAfter3: bound.map(
-        (folder) => held.descriptorOf(folder) ?? above.descriptorOf(folder) ?? -1,
-      ),
+      descriptorsAfter3: [
+        ...bound.map((folder) => held.descriptorOf(folder) ?? above.descriptorOf(folder) ?? -1),
+        ...entries.bound.map(({ fd }) => fd),
+      ],
       release,
     }
   }

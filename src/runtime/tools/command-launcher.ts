@@ -67,7 +67,8 @@ export interface PreparedCommand {
    *  seccomp filter. Absent when nothing contains it. */
   onDescriptor3?: Buffer
   /** Descriptors of the runtime's the process gets as 4, 5, …: the
-   *  folders bubblewrap binds by descriptor (held-folders.ts). */
+   *  folders bubblewrap binds by descriptor (held-folders.ts), then the
+   *  entries of the folders it shows as copies (held-entries.ts). */
   descriptorsAfter3?: readonly number[]
   /** Closes what `prepare` held open for the start: called once it has
    *  started, or when it will not. */

@@ -1,0 +1,114 @@
+import { closeSync, fstatSync, readlinkSync } from 'node:fs'
+import path from 'node:path'
+import { DirectoryHandle } from '../tools/anchored-directory.ts'
+import type { HiddenFileFolder, ShownEntry } from './hidden-file-folders.ts'
+
+/** Linux's O_PATH: a descriptor that names a file without opening it for
+ *  reading, so a named pipe does not block it and a file the runtime may
+ *  not read is still held (the same value on x64 and arm64, the only
+ *  machines bubblewrap runs on here). */
+const O_PATH = 0o10000000
+
+/**
+ * The entries of the folders shown as read-only copies
+ * (hidden-file-folders.ts), each held open from its folder, itself opened
+ * from `/` following no link, until bubblewrap has bound it by its
+ * descriptor (`--ro-bind-fd`).
+ *
+ * Why: bound by its path, an entry is looked up again as bubblewrap starts,
+ * milliseconds after the folder was listed, and a bind follows a link. A
+ * folder holding a hidden file may lie in a folder another room's command
+ * may write (a room on the home folder, whose `.netrc` is hidden): that
+ * command can swap an entry (`notes.txt`, `Documents`) for a link to
+ * `.ssh/id_ed25519` or `.ssh` in that gap, and the bind then showed this
+ * command the key its sandbox hides, under the entry's name. Held, an
+ * entry is the file or folder listed, or, when it is a link by then, a link
+ * made afresh in the copy, which leads to what this command's sandbox
+ * shows there (the hidden place empty), never to what the link reached
+ * outside it.
+ */
+export interface HeldEntries {
+  /** The folders as they are to be shown: a folder whose path leads
+   *  elsewhere than it did (a link on the way) is hidden whole, an entry
+   *  gone is left out, an entry that became a link is shown as that link. */
+  folders: HiddenFileFolder[]
+  /** Each entry bound, by its path (its folder's path and its name), with
+   *  the descriptor holding it, in the order of `folders` and their
+   *  entries. */
+  bound: ReadonlyArray<{ at: string; fd: number }>
+  release(): void
+}
+
+/** Holds the bound entries of `folders` (the policy's), as `HeldEntries`
+ *  says. Never throws: what cannot be held is not shown. */
+export function holdShownEntries(folders: readonly HiddenFileFolder[]): HeldEntries {
+  const held = new Map<string, number>()
+  const shown = folders.map((folder) => holdFolder(folder, held))
+  return {
+    folders: shown,
+    bound: [...held].map(([at, fd]) => ({ at, fd })),
+    release: () => {
+      for (const fd of held.values()) closeSync(fd)
+      held.clear()
+    },
+  }
+}
+
+function holdFolder(folder: HiddenFileFolder, held: Map<string, number>): HiddenFileFolder {
+  if (folder.entries === null || !folder.entries.some((entry) => entry.as === 'bound')) {
+    return folder
+  }
+  let handle: DirectoryHandle
+  try {
+    handle = DirectoryHandle.openSync(folder.path, { create: false })
+  } catch {
+    // Moved, or a link on the way to it: what it holds now is not what was
+    // listed. Fails closed: hidden whole, as a folder that cannot be
+    // listed is.
+    return { path: folder.path, entries: null }
+  }
+  try {
+    const entries = folder.entries.flatMap((entry): ShownEntry[] => {
+      if (entry.as !== 'bound') return [entry]
+      return holdEntry(handle, entry.name, path.join(folder.path, entry.name), held)
+    })
+    return { path: folder.path, entries }
+  } finally {
+    handle.closeSync()
+  }
+}
+
+/** The entry `name` as it is now: bound by a descriptor `held` keeps, a
+ *  link as it reads, or nothing when it is gone. */
+function holdEntry(
+  folder: DirectoryHandle,
+  name: string,
+  at: string,
+  held: Map<string, number>,
+): ShownEntry[] {
+  let fd: number
+  try {
+    fd = folder.openFileSync(name, O_PATH)
+  } catch {
+    // Gone since it was listed (bound with `-try` before): not shown.
+    return []
+  }
+  let link: boolean
+  try {
+    link = fstatSync(fd).isSymbolicLink()
+  } catch {
+    // What cannot be looked at is not bound.
+    link = true
+  }
+  if (!link) {
+    held.set(at, fd)
+    return [{ name, as: 'bound' }]
+  }
+  closeSync(fd)
+  try {
+    return [{ name, as: 'link', target: readlinkSync(folder.entry(name)) }]
+  } catch {
+    // Changed again since: shown empty rather than as whatever is there.
+    return [{ name, as: 'empty-file' }]
+  }
+}
