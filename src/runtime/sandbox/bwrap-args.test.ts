@@ -75,6 +75,13 @@ describe('bwrapArgs', () => {
     expect(git).toBeGreaterThan(at(args, '--bind-fd', '4', '/home/ada/project'))
   })
 
+  it('binds .git by the descriptor the runtime held it with, when it holds one', () => {
+    const byFd = bwrapArgs(policy, launch, held, new Map([['/home/ada/project/.git', 5]]))
+    const git = at(byFd, '--ro-bind-fd', '5', '/home/ada/project/.git')
+    expect(git).toBeGreaterThan(at(byFd, '--bind-fd', '4', '/home/ada/project'))
+    expect(at(byFd, '--ro-bind', '/home/ada/project/.git')).toBe(-1)
+  })
+
   it('hides secrets last, as an empty read-only folder or an empty file', () => {
     const ssh = at(args, '--tmpfs', '/home/ada/.ssh', '--remount-ro', '/home/ada/.ssh')
     expect(ssh).toBeGreaterThan(at(args, '--ro-bind', '/home/ada/project/.git'))

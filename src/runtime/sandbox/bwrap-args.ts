@@ -59,7 +59,9 @@ const PROC_MACHINE_WIDE: readonly string[] = [
  *    after the check binds nothing else;
  * 3. the folders between a writable root and a hidden path in it bound
  *    onto themselves, then the read-only paths inside the roots bound
- *    read-only over themselves;
+ *    read-only over themselves, by the descriptors the runtime held them
+ *    with (`pathsHeldAt`, which also holds the entries of the folders
+ *    shown as copies);
  * 4. the hidden paths last, so a credential folder or Assent's data inside
  *    the workspace is hidden too; a hidden file outside them is already
  *    empty in its folder's copy, made before the writable roots.
@@ -71,7 +73,7 @@ export function bwrapArgs(
   policy: CommandSandboxPolicy,
   launch: SandboxedLaunch,
   heldAt: ReadonlyMap<string, number>,
-  entriesHeldAt: ReadonlyMap<string, number> = new Map(),
+  pathsHeldAt: ReadonlyMap<string, number> = new Map(),
 ): string[] {
   const args = [...BWRAP_ISOLATION_ARGS]
   if (!policy.network) args.push('--unshare-net')
@@ -106,7 +108,7 @@ export function bwrapArgs(
       // to wherever a link put there since leads (a hidden key). Fails
       // closed: an entry not held is not shown.
       if (entry.as === 'bound') {
-        const fd = entriesHeldAt.get(at)
+        const fd = pathsHeldAt.get(at)
         if (fd !== undefined) args.push('--ro-bind-fd', String(fd), at)
       } else if (entry.as === 'link') args.push('--symlink', entry.target, at)
       else if (entry.as === 'empty-file') args.push('--ro-bind', '/dev/null', at)
@@ -131,7 +133,15 @@ export function bwrapArgs(
     if (fd === undefined) args.push('--ro-bind', folder, folder)
     else args.push('--bind-fd', String(fd), folder)
   }
-  for (const inside of policy.readOnlyInside) args.push('--ro-bind', inside, inside)
+  // Each by the descriptor that held it since the runtime looked (held-entries.ts),
+  // never by a path a bind would follow to wherever a link put there since
+  // leads. Fails closed: one not held is bound read-only by its path (the
+  // runtime refuses to start without it held anyway).
+  for (const inside of policy.readOnlyInside) {
+    const fd = pathsHeldAt.get(inside)
+    if (fd === undefined) args.push('--ro-bind', inside, inside)
+    else args.push('--ro-bind-fd', String(fd), inside)
+  }
   for (const hidden of policy.hidden) {
     // Already empty in its folder's copy, or in a folder hidden whole.
     if (shown.has(hidden.path) || hiddenWhole(policy, hidden.path)) continue

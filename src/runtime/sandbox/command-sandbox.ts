@@ -12,7 +12,7 @@ import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { credentialPlacesNamedBy } from '../policy/environment-credentials.ts'
 import { bwrapArgs } from './bwrap-args.ts'
 import { holdFolders } from './held-folders.ts'
-import { holdShownEntries } from './held-entries.ts'
+import { holdKeptInside, holdShownEntries } from './held-entries.ts'
 import { HomeCredentialsIndex } from './home-credentials.ts'
 import { SECCOMP_FD } from './seccomp-filter.ts'
 import {
@@ -254,31 +254,37 @@ export class CommandSandbox implements CommandLauncher {
     // The entries of the folders shown as copies, each held, so a link put
     // at one's path since it was listed is not followed (held-entries.ts).
     const entries = holdShownEntries(policy.hiddenFileFolders)
+    // And what stays read-only in the roots, held before the check that the
+    // roots are still where they were, so it is what lies in them.
+    const kept = holdKeptInside(policy.readOnlyInside)
     const release = () => {
       held.release()
       above?.release()
       entries.release()
+      kept?.release()
     }
     const unheld = policy.writableRoots.some((root) => held.descriptorOf(root) === undefined)
     // The roots the home walk left out must be the ones bound writable:
     // another folder left out was not searched for credentials.
     const unwalked = !sameFolders(policy.writableRoots, walked.roots)
-    if (above === null || unheld || unwalked || !held.stillWhereHeld() || !above.stillWhereHeld()) {
+    const moved = !held.stillWhereHeld() || above === null || !above.stillWhereHeld()
+    if (kept === null || unheld || unwalked || moved) {
       release()
       return workspaceChanged(request.workspace)
     }
     const bound = [...policy.writableRoots, ...policy.hiddenAncestors]
     // Given to bubblewrap after the seccomp filter's descriptor, in order,
-    // the shown entries' last.
+    // the paths held inside the roots and the shown entries last.
     const childDescriptor = new Map(bound.map((folder, i) => [folder, SECCOMP_FD + 1 + i] as const))
-    const firstEntry = SECCOMP_FD + 1 + bound.length
-    const entryDescriptor = new Map(entries.bound.map(({ at }, i) => [at, firstEntry + i] as const))
+    const byPath = [...kept.bound, ...entries.bound]
+    const firstPath = SECCOMP_FD + 1 + bound.length
+    const pathDescriptor = new Map(byPath.map(({ at }, i) => [at, firstPath + i] as const))
     const launch = { argv: request.argv, env, cwd: request.cwd }
     const shownPolicy = { ...policy, hiddenFileFolders: entries.folders }
     return {
       ok: true,
       file: availability.program,
-      args: bwrapArgs(shownPolicy, launch, childDescriptor, entryDescriptor),
+      args: bwrapArgs(shownPolicy, launch, childDescriptor, pathDescriptor),
       // bubblewrap clears its own environment before the command starts;
       // it gets the command's, never the runtime's, all the same.
       env,
@@ -289,7 +295,7 @@ export class CommandSandbox implements CommandLauncher {
       onDescriptor3: availability.seccompFilter,
       descriptorsAfter3: [
         ...bound.map((folder) => held.descriptorOf(folder) ?? above.descriptorOf(folder) ?? -1),
-        ...entries.bound.map(({ fd }) => fd),
+        ...byPath.map(({ fd }) => fd),
       ],
       release,
     }

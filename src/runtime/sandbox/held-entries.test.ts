@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { giveDescriptor3, type PreparedCommand } from '../tools/command-launcher.ts'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 import { CommandSandbox } from './command-sandbox.ts'
-import { holdShownEntries } from './held-entries.ts'
+import { holdKeptInside, holdShownEntries } from './held-entries.ts'
 import { hiddenFileFolders } from './hidden-file-folders.ts'
 import { varTmpFolder } from './test-support/var-tmp-folder.ts'
 
@@ -78,6 +78,54 @@ describe.runIf(HAS_BWRAP)(
     })
   },
 )
+
+// What stays read-only in the workspace (`.git`, `.envrc`) was bound by
+// its path too: a command of another room whose workspace holds this one
+// renames it after its check and makes one of its own at its path, with
+// the kept path a link to the key. The workspace is still bound by the
+// folder held; the read-only bind followed the link onto it.
+const KEPT = [
+  ['.git, for a link to the key folder', '.git', '../.ssh', '.git/id_ed25519'],
+  ['.envrc, for a link to the key', '.envrc', '../.ssh/id_ed25519', '.envrc'],
+] as const
+
+describe.runIf(HAS_BWRAP)('a read-only path in the workspace made a link after the check', () => {
+  it.each(KEPT)('%s: the command reads its own, never the key', async (_, kept, to, read) => {
+    const { home } = freshHome()
+    const ws = path.join(home, 'project')
+    mkdirSync(path.join(ws, '.git'), { recursive: true })
+    writeFileSync(path.join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+    writeFileSync(path.join(ws, '.envrc'), `echo ${NOTES}\n`)
+    const sandbox = new CommandSandbox({ home, env: { HOME: home }, assentPrivate: [] })
+    const prepared = await sandbox.prepare({
+      sandboxMode: 'workspace-write',
+      workspace: ws,
+      extraWritableRoots: [],
+      cwd: ws,
+      argv: ['sh', '-c', `cat .git/HEAD; cat '${read}'`],
+    })
+    if (!prepared.ok) throw new Error(`not prepared: ${prepared.code}`)
+    renameSync(ws, `${ws}.kept`)
+    mkdirSync(ws)
+    symlinkSync(to, path.join(ws, kept))
+    const { output } = await startAndWait(prepared)
+    expect(output).not.toContain(KEY)
+    expect(output).toContain('ref: refs/heads/main')
+  })
+})
+
+describe('holdKeptInside', () => {
+  it('holds each path, and nothing when one is a link by now or gone', () => {
+    const { home } = freshHome()
+    const kept = [path.join(home, 'notes.txt'), path.join(home, 'Documents')]
+    const held = holdKeptInside(kept)
+    expect(held?.bound.map(({ at }) => at)).toEqual(kept)
+    held?.release()
+    swapForLink(home, 'Documents', '.ssh')
+    expect(holdKeptInside(kept)).toBeNull()
+    expect(holdKeptInside([path.join(home, 'gone')])).toBeNull()
+  })
+})
 
 describe('holdShownEntries', () => {
   it('shows an entry that is a link by the time it is held as that link, not as what it reaches', () => {

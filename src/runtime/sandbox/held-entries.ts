@@ -112,3 +112,60 @@ function holdEntry(
     return [{ name, as: 'empty-file' }]
   }
 }
+
+/** The read-only paths inside the writable roots, each held as
+ *  `holdKeptInside` says. */
+export interface HeldPaths {
+  /** Each path, with the descriptor holding it, in the order given. */
+  bound: ReadonlyArray<{ at: string; fd: number }>
+  release(): void
+}
+
+/**
+ * Each of `paths` (real paths: what only a person may change, found in a
+ * writable root) held open, its folder opened from `/` following no link
+ * and the path itself not followed either, until bubblewrap has bound it
+ * read-only by its descriptor.
+ *
+ * Why: bound by its path, it was looked up again as bubblewrap started,
+ * and a bind follows a link. A command of another room whose workspace
+ * holds this one (a room on the home folder) can rename this workspace
+ * after its check and make one of its own at its path with `.git` a link
+ * to `~/.ssh` (the workspace itself is bound by the folder held, so still
+ * this one); the bind of `.git` then put the hidden keys on this command's
+ * `.git`. Null, with nothing left open, when any cannot be held or is a
+ * link by now (each was a real path when the walk found it): fails
+ * closed, and the command does not start.
+ */
+export function holdKeptInside(paths: readonly string[]): HeldPaths | null {
+  const bound: Array<{ at: string; fd: number }> = []
+  const release = () => {
+    for (const { fd } of bound) closeSync(fd)
+    bound.length = 0
+  }
+  for (const at of paths) {
+    const fd = heldPath(at)
+    if (fd === null) {
+      release()
+      return null
+    }
+    bound.push({ at, fd })
+  }
+  return { bound, release }
+}
+
+function heldPath(at: string): number | null {
+  let folder: DirectoryHandle | undefined
+  let fd: number | undefined
+  try {
+    folder = DirectoryHandle.openSync(path.dirname(at), { create: false })
+    fd = folder.openFileSync(path.basename(at), O_PATH)
+    if (!fstatSync(fd).isSymbolicLink()) return fd
+  } catch {
+    // Gone, or a link on the way: not the path the walk found.
+  } finally {
+    folder?.closeSync()
+  }
+  if (fd !== undefined) closeSync(fd)
+  return null
+}
