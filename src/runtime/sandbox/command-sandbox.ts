@@ -254,9 +254,10 @@ export class CommandSandbox implements CommandLauncher {
     // The entries of the folders shown as copies, each held, so a link put
     // at one's path since it was listed is not followed (held-entries.ts).
     const entries = holdShownEntries(policy.hiddenFileFolders)
-    // And what stays read-only in the roots, held before the check that the
-    // roots are still where they were, so it is what lies in them.
-    const kept = holdKeptInside(policy.readOnlyInside)
+    // And what stays read-only in the roots, looked up from the folders
+    // held, so it is what lies in those bubblewrap binds.
+    const rootsHeld = new Map(policy.writableRoots.map((root) => [root, held.descriptorOf(root)]))
+    const kept = holdKeptInside(policy.readOnlyInside, rootsHeld)
     const release = () => {
       held.release()
       above?.release()

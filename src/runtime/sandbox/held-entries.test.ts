@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { giveDescriptor3, type PreparedCommand } from '../tools/command-launcher.ts'
@@ -115,15 +115,29 @@ describe.runIf(HAS_BWRAP)('a read-only path in the workspace made a link after t
 })
 
 describe('holdKeptInside', () => {
-  it('holds each path, and nothing when one is a link by now or gone', () => {
+  it('holds each path below the root held, and nothing when one is a link by now or gone', () => {
     const { home } = freshHome()
-    const kept = [path.join(home, 'notes.txt'), path.join(home, 'Documents')]
-    const held = holdKeptInside(kept)
-    expect(held?.bound.map(({ at }) => at)).toEqual(kept)
-    held?.release()
-    swapForLink(home, 'Documents', '.ssh')
-    expect(holdKeptInside(kept)).toBeNull()
-    expect(holdKeptInside([path.join(home, 'gone')])).toBeNull()
+    const root = openSync(home, 'r')
+    try {
+      const roots = new Map([[home, root]])
+      const kept = [path.join(home, 'notes.txt'), path.join(home, 'Documents', 'letter.txt')]
+      const held = holdKeptInside(kept, roots)
+      expect(held?.bound.map(({ at }) => at)).toEqual(kept)
+      held?.release()
+      expect(holdKeptInside([path.join(base, 'elsewhere')], roots)).toBeNull()
+      expect(holdKeptInside([path.join(home, 'gone')], roots)).toBeNull()
+      swapForLink(home, 'Documents', '.ssh')
+      expect(holdKeptInside(kept, roots)).toBeNull()
+      // Looked up from the folder held, not by its path: moved, it still
+      // holds them.
+      renameSync(home, `${home}.moved`)
+      mkdirSync(home)
+      const moved = holdKeptInside([path.join(home, 'notes.txt')], roots)
+      expect(moved?.bound).toHaveLength(1)
+      moved?.release()
+    } finally {
+      closeSync(root)
+    }
   })
 })
 

@@ -1,6 +1,5 @@
-import { closeSync, fstatSync, readlinkSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readlinkSync } from 'node:fs'
 import path from 'node:path'
-import { DirectoryHandle } from '../tools/anchored-directory.ts'
 import type { HiddenFileFolder, ShownEntry } from './hidden-file-folders.ts'
 
 /** Linux's O_PATH: a descriptor that names a file without opening it for
@@ -58,9 +57,9 @@ function holdFolder(folder: HiddenFileFolder, held: Map<string, number>): Hidden
   if (folder.entries === null || !folder.entries.some((entry) => entry.as === 'bound')) {
     return folder
   }
-  let handle: DirectoryHandle
+  let handle: number
   try {
-    handle = DirectoryHandle.openSync(folder.path, { create: false })
+    handle = openFollowingNoLink(null, folder.path, { directory: true })
   } catch {
     // Moved, or a link on the way to it: what it holds now is not what was
     // listed. Fails closed: hidden whole, as a folder that cannot be
@@ -74,21 +73,22 @@ function holdFolder(folder: HiddenFileFolder, held: Map<string, number>): Hidden
     })
     return { path: folder.path, entries }
   } finally {
-    handle.closeSync()
+    closeSync(handle)
   }
 }
 
-/** The entry `name` as it is now: bound by a descriptor `held` keeps, a
- *  link as it reads, or nothing when it is gone. */
+/** The entry `name` of the folder `handle` holds, as it is now: bound by a
+ *  descriptor `held` keeps, a link as it reads, or nothing when it is
+ *  gone. */
 function holdEntry(
-  folder: DirectoryHandle,
+  handle: number,
   name: string,
   at: string,
   held: Map<string, number>,
 ): ShownEntry[] {
   let fd: number
   try {
-    fd = folder.openFileSync(name, O_PATH)
+    fd = openFollowingNoLink(handle, name, { directory: false })
   } catch {
     // Gone since it was listed (bound with `-try` before): not shown.
     return []
@@ -106,10 +106,42 @@ function holdEntry(
   }
   closeSync(fd)
   try {
-    return [{ name, as: 'link', target: readlinkSync(folder.entry(name)) }]
+    return [{ name, as: 'link', target: readlinkSync(`/proc/self/fd/${handle}/${name}`) }]
   } catch {
     // Changed again since: shown empty rather than as whatever is there.
     return [{ name, as: 'empty-file' }]
+  }
+}
+
+/**
+ * The descriptor (O_PATH) of `relative` below the folder `from` holds, or
+ * below `/` for null: one name at a time, each looked up in the folder the
+ * one before opened, none followed if it is a link (a folder on the way
+ * that is one fails the open; the last, unless `directory`, is held as the
+ * link itself, for the caller to see). O_PATH needs no right to read, only
+ * to go through, as a path's lookup does.
+ */
+function openFollowingNoLink(
+  from: number | null,
+  relative: string,
+  last: { directory: boolean },
+): number {
+  const names = relative.split('/').filter((name) => name !== '')
+  let current = from ?? openSync('/', O_PATH | constants.O_DIRECTORY)
+  try {
+    for (const [i, name] of names.entries()) {
+      if (name === '.' || name === '..') throw new Error(`not a name in a folder: ${name}`)
+      const folder = i < names.length - 1 || last.directory
+      const flags = O_PATH | constants.O_NOFOLLOW | (folder ? constants.O_DIRECTORY : 0)
+      const next = openSync(`/proc/self/fd/${current}/${name}`, flags)
+      if (current !== from) closeSync(current)
+      current = next
+    }
+    if (current === from) throw new Error('nothing to open below the folder itself')
+    return current
+  } catch (error) {
+    if (current !== from) closeSync(current)
+    throw error
   }
 }
 
@@ -123,9 +155,10 @@ export interface HeldPaths {
 
 /**
  * Each of `paths` (real paths: what only a person may change, found in a
- * writable root) held open, its folder opened from `/` following no link
- * and the path itself not followed either, until bubblewrap has bound it
- * read-only by its descriptor.
+ * writable root) held open, looked up from the descriptor its root is held
+ * by (`roots`, held-folders.ts: the folder bubblewrap binds there), one
+ * name at a time, none followed if it is a link, until bubblewrap has
+ * bound it read-only by its descriptor.
  *
  * Why: bound by its path, it was looked up again as bubblewrap started,
  * and a bind follows a link. A command of another room whose workspace
@@ -133,18 +166,21 @@ export interface HeldPaths {
  * after its check and make one of its own at its path with `.git` a link
  * to `~/.ssh` (the workspace itself is bound by the folder held, so still
  * this one); the bind of `.git` then put the hidden keys on this command's
- * `.git`. Null, with nothing left open, when any cannot be held or is a
- * link by now (each was a real path when the walk found it): fails
- * closed, and the command does not start.
+ * `.git`. Null, with nothing left open, when any cannot be held, lies in no
+ * root held, or is a link by now (each was a real path when the walk found
+ * it): fails closed, and the command does not start.
  */
-export function holdKeptInside(paths: readonly string[]): HeldPaths | null {
+export function holdKeptInside(
+  paths: readonly string[],
+  roots: ReadonlyMap<string, number | undefined>,
+): HeldPaths | null {
   const bound: Array<{ at: string; fd: number }> = []
   const release = () => {
     for (const { fd } of bound) closeSync(fd)
     bound.length = 0
   }
   for (const at of paths) {
-    const fd = heldPath(at)
+    const fd = heldPath(at, roots)
     if (fd === null) {
       release()
       return null
@@ -154,18 +190,26 @@ export function holdKeptInside(paths: readonly string[]): HeldPaths | null {
   return { bound, release }
 }
 
-function heldPath(at: string): number | null {
-  let folder: DirectoryHandle | undefined
-  let fd: number | undefined
+/** `at` held from the innermost root that holds it (the one bound there
+ *  last), or null. */
+function heldPath(at: string, roots: ReadonlyMap<string, number | undefined>): number | null {
+  const root = [...roots.keys()]
+    .filter((candidate) => at.startsWith(candidate === '/' ? '/' : `${candidate}/`))
+    .sort((a, b) => b.length - a.length)[0]
+  const rootFd = root === undefined ? undefined : roots.get(root)
+  if (root === undefined || rootFd === undefined) return null
+  let fd: number
   try {
-    folder = DirectoryHandle.openSync(path.dirname(at), { create: false })
-    fd = folder.openFileSync(path.basename(at), O_PATH)
-    if (!fstatSync(fd).isSymbolicLink()) return fd
+    fd = openFollowingNoLink(rootFd, path.relative(root, at), { directory: false })
   } catch {
     // Gone, or a link on the way: not the path the walk found.
-  } finally {
-    folder?.closeSync()
+    return null
   }
-  if (fd !== undefined) closeSync(fd)
+  try {
+    if (!fstatSync(fd).isSymbolicLink()) return fd
+  } catch {
+    // What cannot be looked at is not bound.
+  }
+  closeSync(fd)
   return null
 }
