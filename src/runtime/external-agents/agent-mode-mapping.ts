@@ -109,17 +109,30 @@ export const KNOWN_ACP_SESSION_MODES = Object.freeze({
 }) satisfies Readonly<Record<string, Readonly<AcpSessionModes>>>
 
 /**
+ * Whether the agent's process is started inside Assent's sandbox under
+ * `mode` (sandbox/agent-containment.ts): under every mode but full access,
+ * where the person let it do everything.
+ */
+export function startsContained(mode: PermissionMode): boolean {
+  return mode !== 'full-access'
+}
+
+/**
  * Whether the agent is started with the same settings under both room
  * modes (Codex's `thread/start` settings, an ACP agent's session mode, the
  * room's `ask-for-approval` one where the entry names none, as the client
- * falls back). A session started under one mode then lets the agent do
- * nothing unasked that it would not under the other.
+ * falls back) and alike contained (`startsContained`). A session started
+ * under one mode then lets the agent do nothing unasked that it would not
+ * under the other.
  */
 export function agentToldAlike(
   agent: ExternalAgentConfig,
   one: PermissionMode,
   other: PermissionMode,
 ): boolean {
+  // claude-agent-acp keeps its asking mode in full access, but started
+  // there it runs outside the sandbox that hides the person's keys.
+  if (startsContained(one) !== startsContained(other)) return false
   if (agent.protocol === 'codex-app-server') {
     const a = CODEX_THREAD_SETTINGS[one]
     const b = CODEX_THREAD_SETTINGS[other]

@@ -8,6 +8,7 @@ import {
   type ExternalAgentClientOptions,
 } from './agent-connection.ts'
 import type { AgentWrap } from '../domain/agent-containment-port.ts'
+import { startsContained } from './agent-mode-mapping.ts'
 import { agentEnvironment } from './agent-process.ts'
 import { boundedText, type ExternalTurnOutcome } from './external-agent-port.ts'
 import { RpcError, RPC_METHOD_NOT_FOUND } from '../domain/json-rpc-error.ts'
@@ -83,7 +84,7 @@ export abstract class ExternalAgentClient<A extends ExternalAgentConfig> {
    */
   private async containedFor(mode: PermissionMode): Promise<AgentWrap | null> {
     const containment = this.options.containment
-    if (containment === undefined || mode === 'full-access') return null
+    if (containment === undefined || !startsContained(mode)) return null
     const answer = await containment.wrapFor({
       workspace: this.options.workspace,
       agentEnv: agentEnvironment(this.options.agent, this.options.environment ?? process.env),
