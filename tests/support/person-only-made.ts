@@ -23,6 +23,16 @@ export const PERSON_ONLY_MADE: ReadonlyArray<
     ['sub/.git'],
   ],
   [
+    'a repository in a package of the install folder, which its install script or an editor runs git in',
+    `mkdir -p node_modules/pkg/.git && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > node_modules/pkg/.git/config`,
+    ['node_modules/pkg/.git'],
+  ],
+  [
+    'the install folder itself made a repository, and a scoped package',
+    'mkdir -p node_modules/.git node_modules/@s/p/.git && echo x > node_modules/.git/config && echo x > node_modules/@s/p/.git/config',
+    ['node_modules/.git', 'node_modules/@s/p/.git'],
+  ],
+  [
     'a repository deep down',
     'mkdir -p a/b/c/d/.git/hooks && echo id > a/b/c/d/.git/hooks/post-merge',
     ['a/b/c/d/.git'],

@@ -11,6 +11,7 @@ import {
   personalGitPlaces,
   type ConfigPlaces,
 } from './git-hooks-folder.ts'
+import { gitFoldersInInstallFolder } from './install-folder-repositories.ts'
 import { statOfTheMoment } from './judgment-moment.ts'
 import { carriesPackageHooks, isPackageManifest } from './package-hooks.ts'
 import { isInsideRoot } from './path-containment.ts'
@@ -29,10 +30,8 @@ export const READ_ONLY_WALK_ENTRIES = 20_000
  *  flood of entries from hiding a git folder made beside them. */
 export const AFTER_CALL_WALK_ENTRIES = 10 * READ_ONLY_WALK_ENTRIES
 
-/** Folders the walk does not go into: package managers' install folders,
- *  large, rebuilt at will, and never given a git folder of their own (a
- *  dependency from git is installed packed). A `.git` an agent makes in
- *  one is not one the person runs git in. */
+/** Install folders, large and rebuilt at will: not walked, only their git
+ *  folders looked for where git finds them (install-folder-repositories.ts). */
 const NOT_WALKED = new Set(['node_modules'])
 
 /** One of git's places a walk found: a repository's git folder, the
@@ -271,6 +270,11 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
               ? followLink(walked, child, link, writable)
               : null
           if (inner !== null) next.push(inner)
+        } else if (entry.isDirectory()) {
+          const gits = gitFoldersInInstallFolder(path.join(at, entry.name))
+          truncated ||= gits === null
+          table.push(...(gits ?? []))
+          for (const git of gits ?? []) nested.add(path.dirname(git))
         }
         // A repository nested in the workspace has git places of its own
         // (a hooks folder its config names under an innocent name).
@@ -280,10 +284,9 @@ function walkFolder(folder: string, limit: number, roots?: readonly string[]): F
     }
     level = next
   }
-  // A bare repository's config may name a hooks folder (or include a
-  // file) outside it, as a nested repository's may.
-  // A worktree's git folder reads the config (and runs the hooks) of the
-  // folder its `commondir` names, wherever that is.
+  // A bare repository's config may name a hooks folder (or include a file)
+  // outside it, as a nested one's may; a worktree's git folder reads the
+  // config (and runs the hooks) of the folder its `commondir` names.
   const commons = bare.flatMap((bareFolder) => commonFolderOf(bareFolder) ?? [])
   const repositories = [
     ...[real, ...nested].map((top) => gitPlacesOf(top)),
