@@ -357,7 +357,7 @@ export const COMMAND_CONTROLS: readonly string[] = [
   '[[ -f go.mod ]] && go test ./...',
   'git commit -m "fix: bump to $VERSION"',
   'echo "hello $USER"',
-  'git diff --name-only | xargs git add',
+  'git diff --name-only -z | git add --pathspec-from-file=- --pathspec-file-nul',
 ]
 
 /** A path no rule covers: every door answers for it. A door that does not

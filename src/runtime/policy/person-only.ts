@@ -18,6 +18,7 @@ import {
   UNKNOWN_HOME_WHY,
   UNKNOWN_PLACE_WHY,
 } from './leading-expansion.ts'
+import { NAMES_FROM_INPUT_WHY, namesFromInput } from './names-from-input.ts'
 import { hardLinkedIn, MAX_CHECKED_CANDIDATES, namedPaths, tooManyPaths } from './named-paths.ts'
 import { keptWithOtherNames } from './kept-other-names.ts'
 import { GitPathNotExpanded } from './git-config-paths.ts'
@@ -187,6 +188,13 @@ function reasonFound(touch: ActionTouch): PersonOnly | null {
   const cwd = commands.folders[0] ?? touch.workspace
   const inside = heldInside(touch, resolved, { readings, cwd }) ?? writesUnnamed(touch, readings)
   if (inside !== null) return inside
+  // Names from its input or a walk (`… | xargs cp x`, `find -exec … {}`)
+  // are known only when it runs. Assent's own command needs no such look:
+  // its sandbox keeps what it finds read-only whatever the name.
+  const fromInput = uncontained ? namesFromInput(readings) : null
+  if (fromInput !== null) {
+    return { path: fromInput, class: 'built-at-run-time', reason: NAMES_FROM_INPUT_WHY }
+  }
   // Assent's own write tool names the one file it writes in a field of
   // its own, never a word. (An external agent's file change is read whole,
   // words and all: its `kind` of change may be `update`.)
