@@ -31,7 +31,8 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 /**
  * A program a command runs on names no word of it holds: `xargs` and
  * `parallel` take them from their input, `find -exec … {}`, `fd -x` and
- * ripgrep's `--pre` from the files they find. Every word of such a line,
+ * ripgrep's `--pre` from the files they find, and `read d` sets `$d` from
+ * the input for the words after it. Every word of such a line,
  * read as a path, names nothing only a person may change, while `git
  * rev-parse --git-dir | xargs -I{} cp x {}/hooks/post-merge` writes a hook
  * (src/runtime/policy/names-from-input.ts). One table of such lines,
@@ -48,21 +49,28 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 
 const HOOK = '.git/hooks/post-merge'
 
-const LINES: readonly string[] = [
+/** Lines a shell here runs as written, each changing `.git` (git's
+ *  config for the sed rows, the hook for the others). */
+const RUN_HERE: readonly string[] = [
   'git rev-parse --git-dir | xargs -I{} cp x {}/hooks/post-merge',
   `git rev-parse --git-path hooks/post-merge | xargs cp x`,
   'git rev-parse --git-dir | xargs -I D cp x D/hooks/post-merge',
   'git rev-parse --git-path config | xargs --no-run-if-empty sed -i s/bare/BARE/',
   "find . -maxdepth 1 -type d -exec cp x '{}/hooks/post-merge' ';'",
   "find . -type f -name post-merge -exec cp x '{}' +",
+  // A variable read from the input, the whole word it is used in.
+  'git rev-parse --git-path hooks/post-merge | { read d; cp x "$d"; }',
+  'git rev-parse --git-path config | while read -r f; do sed -i s/bare/BARE/ "$f"; done',
+]
+
+const LINES: readonly string[] = [
+  ...RUN_HERE,
   'git rev-parse --git-dir | parallel cp x {}/hooks/post-merge',
   'fd -HI -t d -d 1 -x cp x {}/hooks/post-merge',
   'rg --pre ./x --hidden -l . .',
+  // bash's `read` with no name sets REPLY.
+  'git rev-parse --git-path hooks/post-merge | (read; cp x $REPLY)',
 ]
-
-/** The lines of `LINES` a shell here runs as written, each changing
- *  `.git` (git's config for the sed row, the hook for the others). */
-const RUN_HERE: readonly string[] = LINES.slice(0, 6)
 
 const CONTROLS: readonly string[] = [
   'git diff --name-only -z | git add --pathspec-from-file=- --pathspec-file-nul',
@@ -72,6 +80,8 @@ const CONTROLS: readonly string[] = [
   // No command (xargs runs `echo`), and fd's type `x`, not its `-x`.
   'git ls-files | xargs -n 1',
   'fd -tx . docs',
+  // Read, and not used.
+  'while read -r line; do :; done < docs/ok.md',
   'rg -n TODO docs',
 ]
 
@@ -151,9 +161,10 @@ describe("an external agent's command, on a real repository", () => {
       for (const line of CONTROLS) {
         await answersEach(asker, agentCommandRequests(line, place.workspace))
       }
+      const config = readFileSync(join(place.workspace, '.git', 'config'), 'utf8')
       for (const line of RUN_HERE) {
         writeFileSync(join(place.workspace, HOOK), 'original\n')
-        const config = readFileSync(join(place.workspace, '.git', 'config'), 'utf8')
+        writeFileSync(join(place.workspace, '.git', 'config'), config)
         execFileSync('sh', ['-c', line], {
           cwd: place.workspace,
           env: { ...process.env, GIT_CEILING_DIRECTORIES: place.root },

@@ -1,5 +1,5 @@
 import { readOptions, type OptionSpec } from './option-words.ts'
-import { programsRun, type ProgramRun } from './programs-run.ts'
+import { KEYWORDS, programsRun, simpleCommands, type ProgramRun } from './programs-run.ts'
 
 // A program a command runs on names no word of the line holds: `xargs`
 // and `parallel` give it the words of their input, `find -exec … {}`,
@@ -11,7 +11,8 @@ import { programsRun, type ProgramRun } from './programs-run.ts'
 // names nothing only a person may change: a grant, the reviewer or the
 // webhook answered for it. Which names such a program is given is known
 // only when it runs, as a variable's value is (`cp x $D/hooks/x` needs the
-// person there: leading-expansion.ts), so it needs the person too.
+// person there: leading-expansion.ts), so it needs the person too; and so
+// does a variable the line reads from its input (`read d; cp x "$d"`).
 
 /** GNU xargs's options (its getopt string starts with `+`: they end at
  *  the command). */
@@ -75,7 +76,63 @@ const TAKES_NAMES: Readonly<Record<string, (rest: readonly string[]) => boolean>
  */
 export function namesFromInput(readings: readonly { words: readonly string[] }[]): string | null {
   const [found] = programsRun(readings, (name) => TAKES_NAMES[name])
-  return found === undefined ? null : shown(found)
+  return found === undefined ? (variableFromInput(readings) ?? null) : shown(found)
+}
+
+/** The shell's commands that set a variable from their input, with their
+ *  options whose value is the next word (`read -p prompt`; `read -a`
+ *  names an array) and the variable they set when none is named. */
+const READERS: Readonly<Record<string, { letters: string; otherwise: string }>> = {
+  read: { letters: 'dinNptu', otherwise: 'REPLY' },
+  mapfile: { letters: 'CcdnOsu', otherwise: 'MAPFILE' },
+  readarray: { letters: 'CcdnOsu', otherwise: 'MAPFILE' },
+}
+
+/** Words before a command that leave it the shell's own. */
+const BEFORE_BUILTIN = new Set(['builtin', 'command'])
+
+/**
+ * A variable the line reads from its input (`read`, `mapfile`) and then
+ * uses in a word, as `read d` and the use to show, or undefined: `git
+ * rev-parse --git-path config | { read d; sed -i … "$d"; }` gives a
+ * program a name no word holds, as `xargs` does. A variable used as a
+ * whole segment of a path (`$d/hooks/x`) is already unknown
+ * (leading-expansion.ts); one that is the whole word (`"$d"`) is a
+ * word there, and only its being read from input tells it apart from
+ * `"$VERSION"`.
+ */
+function variableFromInput(readings: readonly { words: readonly string[] }[]): string | undefined {
+  const commands = readings.flatMap(({ words }) => simpleCommands(words))
+  const names = commands.flatMap(readInto)
+  if (names.length === 0) return undefined
+  const used = new RegExp(String.raw`\$\{?(?:${names.join('|')})(?!\w)`)
+  const word = commands.flat().find((each) => used.test(each))
+  return word === undefined ? undefined : `read ${names.join(' ')} … ${word}`
+}
+
+/** The variables a simple command reads from its input: the names it
+ *  gives `read` or `mapfile` (plain names: one the shell makes is
+ *  git-variables-set.ts's), or the one they set when given none. */
+function readInto(command: readonly string[]): string[] {
+  let i = 0
+  while (i < command.length) {
+    const word = command[i] ?? ''
+    if (/^[A-Za-z_]\w*=/.test(word) || KEYWORDS.has(word) || BEFORE_BUILTIN.has(word)) i += 1
+    else break
+  }
+  const reader = READERS[command[i] ?? '']
+  if (reader === undefined) return []
+  const names: string[] = []
+  for (let j = i + 1; j < command.length; j += 1) {
+    const word = command[j] ?? ''
+    if (word.startsWith('-')) {
+      const taking = [...word.slice(1)].findIndex((letter) => reader.letters.includes(letter))
+      if (taking === word.length - 2) j += 1
+      continue
+    }
+    if (/^[A-Za-z_]\w*$/.test(word)) names.push(word)
+  }
+  return names.length === 0 ? [reader.otherwise] : names
 }
 
 function shown(found: ProgramRun): string {

@@ -188,9 +188,10 @@ function reasonFound(touch: ActionTouch): PersonOnly | null {
   const cwd = commands.folders[0] ?? touch.workspace
   const inside = heldInside(touch, resolved, { readings, cwd }) ?? writesUnnamed(touch, readings)
   if (inside !== null) return inside
-  // Names from its input or a walk (`… | xargs cp x`, `find -exec … {}`)
-  // are known only when it runs. Assent's own command needs no such look:
-  // its sandbox keeps what it finds read-only whatever the name.
+  // Names from its input or a walk (`… | xargs cp x`, `find -exec … {}`,
+  // `read d; cp x "$d"`) are known only when it runs. Assent's own command
+  // needs no such look: its sandbox keeps what it finds read-only whatever
+  // the name.
   const fromInput = uncontained ? namesFromInput(readings) : null
   if (fromInput !== null) {
     return { path: fromInput, class: 'built-at-run-time', reason: NAMES_FROM_INPUT_WHY }
