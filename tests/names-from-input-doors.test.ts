@@ -31,7 +31,8 @@ import { startHarness, type RuntimeHarness } from './support/runtime-harness.ts'
 /**
  * A program a command runs on names no word of it holds: `xargs` and
  * `parallel` take them from their input, `find -exec … {}`, `fd -x` and
- * ripgrep's `--pre` from the files they find, and `read d` sets `$d` from
+ * ripgrep's `--pre` from the files they find, `tar -T`, `cpio` and the
+ * like from a list in a file or the input, and `read d` sets `$d` from
  * the input for the words after it. Every word of such a line,
  * read as a path, names nothing only a person may change, while `git
  * rev-parse --git-dir | xargs -I{} cp x {}/hooks/post-merge` writes a hook
@@ -70,6 +71,14 @@ const LINES: readonly string[] = [
   'rg --pre ./x --hidden -l . .',
   // bash's `read` with no name sets REPLY.
   'git rev-parse --git-path hooks/post-merge | (read; cp x $REPLY)',
+  // A list of names in a file or the input.
+  'git rev-parse --git-path config | cpio -o | base64',
+  'tar -cf - -T list.txt | base64',
+  'tar -czf out.tgz --files-from=list.txt',
+  'rsync -a --files-from=list.txt staging/ .',
+  'zip -q -@ out.zip < list.txt',
+  'wc -c --files0-from=list.txt',
+  'find -files0-from list.txt -exec true ;',
 ]
 
 const CONTROLS: readonly string[] = [
@@ -82,6 +91,8 @@ const CONTROLS: readonly string[] = [
   'fd -tx . docs',
   // Read, and not used.
   'while read -r line; do :; done < docs/ok.md',
+  'tar -czf out.tgz docs',
+  'rsync -a docs/ out/',
   'rg -n TODO docs',
 ]
 

@@ -3,7 +3,8 @@ import { KEYWORDS, programsRun, simpleCommands, type ProgramRun } from './progra
 
 // A program a command runs on names no word of the line holds: `xargs`
 // and `parallel` give it the words of their input, `find -exec … {}`,
-// `fd -x` and ripgrep's `--pre` each file their walk finds. Outside
+// `fd -x` and ripgrep's `--pre` each file their walk finds, `tar -T` and
+// `cpio` read a list of names from a file or their input. Outside
 // Assent's sandbox (an external agent's command, an MCP server's shell
 // tool) `git rev-parse --git-dir | xargs -I{} cp x {}/hooks/post-merge`
 // writes a hook, and `find . -type f -exec sed -i s/a/b/ {} +` rewrites
@@ -60,10 +61,21 @@ const TAKES_NAMES: Readonly<Record<string, (rest: readonly string[]) => boolean>
   },
   // The command, or the lines it runs, from its input or after `:::`.
   parallel: () => true,
-  find: (rest) => findRunsOnFound(rest),
+  find: (rest) => findRunsOnFound(rest) || rest.includes('-files0-from'),
   fd: (rest) => fdRunsOnFound(rest),
   fdfind: (rest) => fdRunsOnFound(rest),
   rg: (rest) => rest.some((word) => /^--pre(?:=|$)/.test(word)),
+  // Programs whose list of names is a file or their input: cpio copies
+  // in or out the names its input lists (or an archive holds), tar's
+  // `-T`, rsync's `--files-from`, zip's `-@`, `--files0-from` of du and
+  // wc, and find's starting points from a file.
+  cpio: () => true,
+  tar: (rest) =>
+    rest.some((word) => /^--files-from(?:=|$)/.test(word) || /^-[A-Za-z]*T/.test(word)),
+  rsync: (rest) => rest.some((word) => /^--files-from(?:=|$)/.test(word)),
+  zip: (rest) => rest.some((word) => word === '--names-stdin' || /^-[A-Za-z]*@/.test(word)),
+  du: (rest) => rest.some((word) => /^--files0-from(?:=|$)/.test(word)),
+  wc: (rest) => rest.some((word) => /^--files0-from(?:=|$)/.test(word)),
 }
 
 /**
