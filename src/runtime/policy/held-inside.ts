@@ -42,6 +42,24 @@ export function removedOperands(readings: readonly { words: readonly string[] }[
   ).flatMap(operandsOf)
 }
 
+/** Programs that change the mode, owner or access list of what they
+ *  name, and with `-R` of everything a folder holds: a hook the person
+ *  turned off by taking its execute bit away runs again at their next
+ *  commit after `chmod -R +x .`, as a written one would. */
+const MODE_PROGRAMS = new Set(['chmod', 'chown', 'chgrp', 'setfacl'])
+
+/** The words a command line gives a program that changes the modes of
+ *  all a folder holds (`chmod -R`, `chown --recursive`), as
+ *  `removedOperands` reads them: a mode or an owner among them names no
+ *  folder, and is passed over when looked into. */
+export function modeChangedOperands(readings: readonly { words: readonly string[] }[]): string[] {
+  return programsRun(readings, (name) =>
+    MODE_PROGRAMS.has(name)
+      ? (rest) => rest.some((word) => longOf(word, 'recursive') || /^-[A-Za-z]*R/.test(word))
+      : undefined,
+  ).flatMap(operandsOf)
+}
+
 function operandsOf(found: ProgramRun): string[] {
   if (isGitProgram(found.name)) return gitCleanOperands(found.rest)
   if (found.name === 'find') {
@@ -86,8 +104,9 @@ function gitCleanOperands(rest: readonly string[]): string[] {
  * Looked at: Assent's own delete, external agents' file changes, and a
  * command (Assent's or an external agent's, whose own sandbox may not keep
  * a nested repository read-only) that runs a program taking away what it
- * names (`removesWhatItNames`). An MCP tool's named folder, or one a
- * command only reads (`ls vendor`, `make -C sub`), is not walked.
+ * names (`removedOperands`), or changes the modes of all it holds
+ * (`modeChangedOperands`). An MCP tool's named folder, or one a command
+ * only reads (`ls vendor`, `make -C sub`), is not walked.
  */
 export function heldInside(
   touch: { toolName: string; mcpServerId?: string | undefined; workspace: string },
@@ -95,14 +114,17 @@ export function heldInside(
   command: { readings: readonly { words: readonly string[] }[]; cwd: string } | null = null,
 ): PersonOnly | null {
   if (touch.mcpServerId !== undefined) return null
+  const folder = (word: string) =>
+    folderOf(path.resolve(touch.workspace, command?.cwd ?? touch.workspace), word)
   const taken = TAKES_FOLDERS.has(touch.toolName)
     ? resolved
     : command === null
       ? []
-      : removedOperands(command.readings).map((word) =>
-          folderOf(path.resolve(touch.workspace, command.cwd), word),
-        )
-  for (const candidate of new Set(taken)) {
+      : removedOperands(command.readings).map(folder)
+  const changed = command === null ? [] : modeChangedOperands(command.readings).map(folder)
+  const what = (candidate: string) =>
+    taken.includes(candidate) ? 'which the action takes away' : 'whose modes the action changes'
+  for (const candidate of new Set([...taken, ...changed])) {
     if (!isFolder(candidate)) continue
     // What is in it is judged by where it is (`.github` holds
     // `.github/workflows`, `~/.config` holds `.config/autostart`).
@@ -112,7 +134,7 @@ export function heldInside(
       return {
         path: found,
         class: sensitivePath(found)?.class ?? 'git',
-        reason: `it is inside ${candidate}, which the action takes away, and only a person may change it`,
+        reason: `it is inside ${candidate}, ${what(candidate)}, and only a person may change it`,
       }
     }
     if (walked.truncated !== null) {
