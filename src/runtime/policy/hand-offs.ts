@@ -11,7 +11,7 @@ import { readShell, type ShellReading } from './shell-words.ts'
 
 // The command lines one simple command hands to another program to run,
 // for the person-only rule: a shell's `-c` script, fish's and csh's,
-// `su -c`, `script -c` and `flock -c`, the line `watch` hands to `sh -c`,
+// a `trap`'s action, `su -c`, `script -c` and `flock -c`, the line `watch` hands to `sh -c`,
 // `sg`'s command, nix-shell's `--run`, rsync's `-e`, the words `env -S`
 // splits a string into, and what git runs (git-hand-offs.ts). A program
 // whose program is not among its words (`curl … | sh`) is
@@ -206,6 +206,13 @@ export function handOffs(command: readonly string[]): HandOffs {
       const split = envSplitReading(command, i + 1)
       if (split !== null && 'unread' in split) unread ??= split.unread
       else if (split !== null) rest(split.reading)
+    } else if (first && name === 'trap') {
+      // trap's action: a line the shell runs at the signal, or as it
+      // exits (`trap 'git config …' EXIT`), read as eval's would be.
+      let at = i + 1
+      while (/^-[lp]+$/.test(command[at] ?? '')) at += 1
+      if (command[at] === '--') at += 1
+      line(command[at] ?? null)
     } else if (first && name === 'sg') {
       line(sgLine(command, i + 1))
     } else if (first && (name === 'nix-shell' || name === 'rsync')) {

@@ -206,6 +206,18 @@ function commandWordsFinding(command: readonly string[]): CommandFinding | null 
     // a program the rules read, run from there (`ssh-agent git config`).
     if (!expectCommand && !wrapped && !runsFromHere(name)) continue
     if (name === 'eval') return { kind: 'built-at-run-time', what: 'eval' }
+    // A name given to another program for the commands after it: an alias
+    // (zsh expands one in a script, bash after `shopt -s expand_aliases`)
+    // or `hash -p` (bash runs the program named for the name). Which
+    // program a later command runs is then not its word (`alias g=git`,
+    // then `g config …`).
+    const after = command.slice(i + 1)
+    if (
+      (name === 'alias' && after.some((arg) => arg.includes('='))) ||
+      (name === 'hash' && after.some((arg) => /^-[a-z]*p/.test(arg)))
+    ) {
+      return { kind: 'built-at-run-time', what: [word, ...after].slice(0, 4).join(' ') }
+    }
     // The folder a `cd` goes to decides what every relative path after it
     // names: one the shell makes from a variable, or the last one (`-`),
     // is not known here.
