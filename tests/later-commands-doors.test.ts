@@ -22,7 +22,9 @@ import { realGit } from './support/real-git.ts'
 
 /**
  * A line that has a later command run what none of its words says: a
- * `trap`'s action, run as the shell exits, and a name given to another
+ * `trap`'s action, run as the shell exits, `mapfile -C`'s callback, a
+ * script that is the input (`source /dev/stdin`), a prompt bash expands
+ * or runs (`PS4`, `PROMPT_COMMAND`), and a name given to another
  * program for the commands after it, an alias (bash expands one in a
  * script after `shopt -s expand_aliases`, zsh always) or bash's `hash
  * -p`. `alias g=git`, then `g config core.hooksPath /tmp/h`, changes what
@@ -42,11 +44,18 @@ const LINES: readonly string[] = [
   'shopt -s expand_aliases; alias g=git\ng config core.hooksPath /tmp/h',
   "alias g='git config'\ng core.hooksPath /tmp/h",
   'hash -p /usr/bin/git g; g config core.hooksPath /tmp/h',
+  // A line bash runs for mapfile's lines, a script that is the input, a
+  // prompt bash expands as it traces, one it runs as it prompts.
+  "mapfile -C 'git config core.hooksPath /tmp/h #' -c 1 a < docs/ok.md",
+  "source /dev/stdin <<< 'git config core.hooksPath /tmp/h'",
+  "PS4='$(git config core.hooksPath /tmp/h)' bash -xc ls",
+  "PROMPT_COMMAND='git config core.hooksPath /tmp/h' bash -ic ls",
 ]
 
 /** The lines of `LINES` bash runs here as written, each setting
- *  core.hooksPath. */
-const BASH_RUNS = [LINES[0], LINES[2], LINES[4]] as const
+ *  core.hooksPath (bash takes no `PS4` from its environment when run as
+ *  root, as tests may be). */
+const BASH_RUNS = [LINES[0], LINES[2], LINES[4], LINES[5], LINES[6]] as const
 
 const CONTROLS: readonly string[] = [
   "trap 'rm -f out.tmp' EXIT; ls docs",
@@ -54,6 +63,8 @@ const CONTROLS: readonly string[] = [
   'alias ll',
   'hash -r; ls docs',
   'echo trap',
+  'mapfile -t a < docs/ok.md; echo done',
+  'source ./env.sh',
 ]
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 47))
@@ -100,6 +111,7 @@ describe("an external agent's command, on a real repository", () => {
     place = askerWorldInTempWorkspace('assent-later-commands-', MAC, AGENT)
     realGit(place.root, place.workspace, 'init', '-q')
     mkdirSync(join(place.workspace, 'docs'))
+    writeFileSync(join(place.workspace, 'docs', 'ok.md'), 'ok\n')
     writeFileSync(join(place.workspace, 'x'), '#!/bin/sh\n')
   })
   afterEach(() => place.dispose())
@@ -116,6 +128,7 @@ describe("an external agent's command, on a real repository", () => {
         execFileSync('bash', ['-c', line ?? ''], {
           cwd: place.workspace,
           env: { ...process.env, GIT_CEILING_DIRECTORIES: place.root },
+          stdio: 'ignore',
         })
         const hooks = realGit(place.root, place.workspace, 'config', 'core.hooksPath')
         expect(hooks.trim(), line).toBe('/tmp/h')

@@ -11,7 +11,7 @@ import { readShell, type ShellReading } from './shell-words.ts'
 
 // The command lines one simple command hands to another program to run,
 // for the person-only rule: a shell's `-c` script, fish's and csh's,
-// a `trap`'s action, `su -c`, `script -c` and `flock -c`, the line `watch` hands to `sh -c`,
+// a `trap`'s action, `mapfile -C`'s callback, `su -c`, `script -c` and `flock -c`, the line `watch` hands to `sh -c`,
 // `sg`'s command, nix-shell's `--run`, rsync's `-e`, the words `env -S`
 // splits a string into, and what git runs (git-hand-offs.ts). A program
 // whose program is not among its words (`curl … | sh`) is
@@ -96,6 +96,14 @@ export const LINE_OPTION_PROGRAMS: Readonly<Record<string, OptionSpec>> = {
 function lineOptions(flags: string, withValue: string, long: string[]): OptionSpec {
   const required = [...long, 'command', 'session-command'].map((name) => [name, 'required'])
   return { flags, withValue, long: Object.fromEntries(required), stopsAtOperand: false }
+}
+
+/** bash's `mapfile` (and `readarray`): `-C` takes a line to run. */
+const MAPFILE_OPTIONS: OptionSpec = {
+  flags: 't',
+  withValue: 'CcdnOsu',
+  long: {},
+  stopsAtOperand: true,
 }
 
 /** procps' `watch`: its command's words, joined with spaces, are a line
@@ -213,6 +221,10 @@ export function handOffs(command: readonly string[]): HandOffs {
       while (/^-[lp]+$/.test(command[at] ?? '')) at += 1
       if (command[at] === '--') at += 1
       line(command[at] ?? null)
+    } else if (first && (name === 'mapfile' || name === 'readarray')) {
+      // `-C`'s callback: a line bash runs for each group of lines read.
+      const read = readOptions(command, i + 1, MAPFILE_OPTIONS)
+      for (const option of read.options) if (option.name === 'C') line(option.value)
     } else if (first && name === 'sg') {
       line(sgLine(command, i + 1))
     } else if (first && (name === 'nix-shell' || name === 'rsync')) {

@@ -75,6 +75,9 @@ const NOT_READ_BY_NAME: Readonly<Record<string, (at: ProgramAt) => boolean>> = {
   // A shell for the group: `sg wheel`, `newgrp wheel`.
   sg: ({ words, from }) => sgLine(words, from) === null,
   newgrp: () => true,
+  // A script read from its input: `source /dev/stdin <<< '…'`, `. /dev/fd/0`.
+  source: sourcesInput,
+  '.': sourcesInput,
   // A shell, unless it runs a line (`su -c`), or for runuser a command
   // (`runuser -u me -- make`).
   su: (at) => startsShell(at, ['c', 'command', 'session-command']),
@@ -255,4 +258,10 @@ function secureShell(
   if (name.toLowerCase() !== 'ssh') return false
   if (read.options.some((option) => option.name === 'V')) return false
   return read.firstOperand < words.length
+}
+
+/** Whether `source` or `.` is given its input as the file it runs. */
+function sourcesInput({ words, from }: ProgramAt): boolean {
+  const at = words[from] === '--' ? from + 1 : from
+  return /^\/(?:dev\/(?:stdin|fd\/\d+)|proc\/(?:self|\d+)\/fd\/\d+)$/.test(words[at] ?? '')
 }

@@ -9,13 +9,17 @@ import { SHELLS } from './hand-offs.ts'
 /** The variables that change how a shell makes names from a pattern
  *  (`GLOBIGNORE` lets `*` match `.git`), or set its options or run a file
  *  of its own as it starts (`BASHOPTS=dotglob`, `BASH_ENV`, zsh's
- *  `ZDOTDIR`): what the command then touches is not what the reading of
- *  its words says. */
-const SHELL_SETTING_VARIABLES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)=/
+ *  `ZDOTDIR`), or whose value it expands, command substitutions and all,
+ *  or runs as a line, as it prompts or traces (`PS4='$(git config …)'
+ *  bash -x`, `PROMPT_COMMAND`): what the command then touches or runs is
+ *  not what the reading of its words says. */
+const SHELL_SETTING_VARIABLES =
+  /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR|PS[0-4]|PROMPT_COMMAND)=/
 
 /** The same variables named as a word (`read GLOBIGNORE`, `export
  *  GLOBIGNORE`): set by a command from what it reads. */
-const SHELL_SETTING_NAMES = /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR)$/
+const SHELL_SETTING_NAMES =
+  /^(?:GLOBIGNORE|BASHOPTS|SHELLOPTS|BASH_ENV|ZDOTDIR|PS[0-4]|PROMPT_COMMAND)$/
 
 /** The commands that set a shell's options, and the options (bash's,
  *  zsh's, ksh's; zsh ignores case and underscores) that change which names
