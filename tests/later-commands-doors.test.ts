@@ -24,7 +24,9 @@ import { realGit } from './support/real-git.ts'
  * A line that has a later command run what none of its words says: a
  * `trap`'s action, run as the shell exits, `mapfile -C`'s callback, a
  * script that is the input (`source /dev/stdin`), a prompt bash expands
- * or runs (`PS4`, `PROMPT_COMMAND`), and a name given to another
+ * or runs (`PS4`, `PROMPT_COMMAND`), a pager, filter, editor or askpass
+ * program given as an option or a variable (`man -P`, `PAGER`, `LESSOPEN`,
+ * `git grep -O`), and a name given to another
  * program for the commands after it, an alias (bash expands one in a
  * script after `shopt -s expand_aliases`, zsh always) or bash's `hash
  * -p`. `alias g=git`, then `g config core.hooksPath /tmp/h`, changes what
@@ -50,6 +52,17 @@ const LINES: readonly string[] = [
   "source /dev/stdin <<< 'git config core.hooksPath /tmp/h'",
   "PS4='$(git config core.hooksPath /tmp/h)' bash -xc ls",
   "PROMPT_COMMAND='git config core.hooksPath /tmp/h' bash -ic ls",
+  // A line a program runs as its pager, filter, editor or askpass, given
+  // as an option or a variable.
+  "man -P 'git config core.hooksPath /tmp/h' ls",
+  "man --pager='git config core.hooksPath /tmp/h' ls",
+  "PAGER='git config core.hooksPath /tmp/h' git log",
+  "export MANPAGER='git config core.hooksPath /tmp/h'; man ls",
+  "LESSOPEN='|git config core.hooksPath /tmp/h %s' less docs/ok.md",
+  "EDITOR='cp x .git/hooks/post-merge' git commit",
+  "SSH_ASKPASS='git config core.hooksPath /tmp/h' SSH_ASKPASS_REQUIRE=force ssh host",
+  "git grep -O'git config core.hooksPath /tmp/h' ok",
+  "git grep --open-files-in-pager='git config core.hooksPath /tmp/h' ok",
 ]
 
 /** The lines of `LINES` bash runs here as written, each setting
@@ -65,6 +78,10 @@ const CONTROLS: readonly string[] = [
   'echo trap',
   'mapfile -t a < docs/ok.md; echo done',
   'source ./env.sh',
+  'man -P cat ls',
+  'PAGER=cat git log -1',
+  "LESSOPEN='|lesspipe %s' less docs/ok.md",
+  'git grep -n ok docs',
 ]
 
 const MAC = new IntegrityMac(Buffer.alloc(32, 47))

@@ -17,8 +17,8 @@ export const GIT_OPTIONS_WITH_VALUE = new Set(['-C', '--git-dir', '--work-tree',
 /** git's long options whose value git runs as a command line: fetch's,
  *  pull's, clone's, ls-remote's and fetch-pack's `--upload-pack`, push's
  *  and send-pack's `--receive-pack` (or `--exec`), archive's and rebase's
- *  `--exec`, difftool's `--extcmd`, send-email's commands and
- *  filter-branch's filters. git takes any unambiguous abbreviation of a
+ *  `--exec`, difftool's `--extcmd`, send-email's commands,
+ *  filter-branch's filters and grep's pager. git takes any unambiguous abbreviation of a
  *  long option (`--upload=…`): any word that may be one is read, whatever
  *  git's command, which can only make the action ask. */
 const GIT_COMMAND_OPTIONS = [
@@ -36,6 +36,8 @@ const GIT_COMMAND_OPTIONS = [
   'commit-filter',
   'parent-filter',
   'tag-name-filter',
+  // grep's pager for the files it found (`--open-files-in-pager=…`).
+  'open-files-in-pager',
 ]
 
 /** Per git command, its short options whose value it runs as a command
@@ -45,6 +47,8 @@ const GIT_COMMAND_LETTERS: Readonly<Record<string, string>> = {
   difftool: 'x',
   clone: 'u',
   'ls-remote': 'u',
+  // `git grep -O'…'`: the pager it opens the files found in.
+  grep: 'O',
 }
 
 /** Variables set for git whose value git runs as a command line (each is

@@ -136,7 +136,7 @@ const WATCH_OPTIONS: OptionSpec = {
 /** The programs that hand a line on here: what a word the shell makes
  *  (`e?v`, `$P`) may be for the command to need reading. */
 export const HANDING_ON = [
-  ...[...SHELLS, 'env', 'watch', 'sg', 'nix-shell', 'rsync'],
+  ...[...SHELLS, 'env', 'watch', 'sg', 'nix-shell', 'rsync', 'man'],
   ...Object.keys(LINE_OPTION_PROGRAMS),
 ]
 
@@ -225,6 +225,10 @@ export function handOffs(command: readonly string[]): HandOffs {
       // `-C`'s callback: a line bash runs for each group of lines read.
       const read = readOptions(command, i + 1, MAPFILE_OPTIONS)
       for (const option of read.options) if (option.name === 'C') line(option.value)
+    } else if (first && name === 'man') {
+      // man's pager and browser (`-P`, `--pager`, `-H`, `--html`): a line
+      // man hands to a shell with the page.
+      for (const text of manLines(command, i + 1)) line(text)
     } else if (first && name === 'sg') {
       line(sgLine(command, i + 1))
     } else if (first && (name === 'nix-shell' || name === 'rsync')) {
@@ -249,7 +253,39 @@ export function handOffs(command: readonly string[]): HandOffs {
     unread ??= handed.elsewhere
   }
   for (const text of gitVariableLines(command)) line(text)
+  for (const text of commandVariableLines(command)) line(text)
   return { readings, unread }
+}
+
+/** Variables whose value a program runs as a command line: the pager
+ *  (`PAGER='…' git log`, man's, systemd's), less's input filters
+ *  (`LESSOPEN='|… %s'`), the editor and the browser programs start, and
+ *  the askpass programs ssh and sudo run. Set before a command, or by
+ *  `export`, each is read as a line. */
+const COMMAND_VARIABLES =
+  /^(?:PAGER|MANPAGER|SYSTEMD_PAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|FCEDIT|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)=/
+
+function commandVariableLines(words: readonly string[]): string[] {
+  return words.flatMap((word) => {
+    const name = COMMAND_VARIABLES.exec(word)
+    // less's filters start with `|` (or `||`, or `-|`): the rest is the line.
+    return name === null ? [] : [word.slice(name[0].length).replace(/^-?\|{1,2}/, '')]
+  })
+}
+
+/** The values of man's options that name a program it hands a line to:
+ *  `-P`/`--pager` and `-H`/`--html` (each `-Pvalue`, `-P value` or
+ *  `--pager=value`). */
+function manLines(words: readonly string[], from: number): string[] {
+  const out: string[] = []
+  for (let i = from; i < words.length; i += 1) {
+    const word = words[i] ?? ''
+    const long = /^--(pager|html)(?:=(.*))?$/.exec(word)
+    const short = /^-[^-]*?([PH])(.*)$/.exec(word)
+    if (long !== null) out.push(long[2] ?? words[i + 1] ?? '')
+    else if (short !== null) out.push(short[2] === '' ? (words[i + 1] ?? '') : (short[2] ?? ''))
+  }
+  return out
 }
 
 /** How a POSIX shell is started: whether it has `-c` (its first operand
