@@ -8,7 +8,7 @@ import {
   type AgentIdentity,
 } from '../src/contracts/agent-request.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
-import { personOnlyReason, type ActionTouch } from '../src/runtime/policy/person-only.ts'
+import { mcpTouch, personOnlyReason, type ActionTouch } from '../src/runtime/policy/person-only.ts'
 import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
 import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
 import {
@@ -27,7 +27,7 @@ import { realGit } from './support/real-git.ts'
  * as naming nothing only a person may change. One table of such commands,
  * walked through the rule every door applies (Codex's command, an ACP
  * agent's execute call, Assent's own `run_command`, which a command grant
- * answers), and through the reviewer and the webhook that allow
+ * answers, an MCP server's shell tool), and through the reviewer and the webhook that allow
  * everything for an external agent (src/runtime/policy/held-inside.ts,
  * where a folder a removing program is given is looked into the same
  * way), with controls each door still answers.
@@ -77,6 +77,7 @@ describe('a command changing the modes of a folder holding a turned-off hook', (
       arguments: { argv: ['sh', '-c', line] },
       workspace: place.workspace,
     },
+    mcpTouch({ serverId: 'shell', toolName: 'run', arguments: { command: line } }, place.workspace),
   ]
 
   it.each(CHANGES)('the rule leaves %s to the person', (line) => {

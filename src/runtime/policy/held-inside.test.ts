@@ -112,12 +112,19 @@ describe('what is looked into, and what is not', () => {
     ['hub clean -ffd vendor', 'vendor/lib/.git'],
     ['ssh-agent git clean -ffd vendor', 'vendor/lib/.git'],
   ])('a command that removes %s is the person’s: %s is taken with it', (commandLine, held) => {
-    const found = personOnlyReason({
+    const agentCommand = {
       toolName: AGENT_COMMAND_TOOL,
       arguments: { agent, commandLine, argv: null, cwd: workspace },
       workspace,
-    })
-    expect(found?.path).toBe(path.join(workspace, held))
+    }
+    // An MCP server's shell tool runs it in no sandbox of Assent's either.
+    const shellTool = mcpTouch(
+      { serverId: 'shell', toolName: 'run', arguments: { command: commandLine } },
+      workspace,
+    )
+    for (const touch of [agentCommand, shellTool]) {
+      expect(personOnlyReason(touch)?.path, touch.toolName).toBe(path.join(workspace, held))
+    }
   })
 
   it('a folder outside the workspace is judged by where it is: ~/.config holds .config/autostart', () => {

@@ -105,22 +105,29 @@ function gitCleanOperands(rest: readonly string[]): string[] {
  * command (Assent's or an external agent's, whose own sandbox may not keep
  * a nested repository read-only) that runs a program taking away what it
  * names (`removedOperands`), or changes the modes of all it holds
- * (`modeChangedOperands`). An MCP tool's named folder, or one a command
- * only reads (`ls vendor`, `make -C sub`), is not walked.
+ * (`modeChangedOperands`), an MCP shell tool's among them. An MCP tool's
+ * named folder, or one a command only reads (`ls vendor`, `make -C sub`),
+ * is not walked.
  */
 export function heldInside(
   touch: { toolName: string; mcpServerId?: string | undefined; workspace: string },
   resolved: readonly string[],
   command: { readings: readonly { words: readonly string[] }[]; cwd: string } | null = null,
 ): PersonOnly | null {
-  if (touch.mcpServerId !== undefined) return null
+  // An MCP tool's own name says nothing of what it does with a folder it
+  // is given (a listing takes nothing away); a command line among its
+  // arguments (a shell tool's) is read as any other, and runs in no
+  // sandbox of Assent's.
+  const mcp = touch.mcpServerId !== undefined
+  if (mcp && (command === null || command.readings.length === 0)) return null
   const folder = (word: string) =>
     folderOf(path.resolve(touch.workspace, command?.cwd ?? touch.workspace), word)
-  const taken = TAKES_FOLDERS.has(touch.toolName)
-    ? resolved
-    : command === null
-      ? []
-      : removedOperands(command.readings).map(folder)
+  const taken =
+    TAKES_FOLDERS.has(touch.toolName) && !mcp
+      ? resolved
+      : command === null
+        ? []
+        : removedOperands(command.readings).map(folder)
   const changed = command === null ? [] : modeChangedOperands(command.readings).map(folder)
   const what = (candidate: string) =>
     taken.includes(candidate) ? 'which the action takes away' : 'whose modes the action changes'
