@@ -9,6 +9,7 @@ import {
   posixShellOptions,
   sgLine,
 } from './hand-offs.ts'
+import { INLINE_CODE_BY_NAME, pythonGivenCode } from './inline-code.ts'
 import { readOptions, type OptionSpec } from './option-words.ts'
 
 // The programs a command runs that run a program of their own whose text
@@ -40,8 +41,12 @@ interface ProgramAt {
 export function programNotRead(at: ProgramAt): string | null {
   const { name, words, from } = at
   const shown = () => words.slice(from - 1, from + 3).join(' ')
-  const found = NOT_READ_BY_NAME[name.toLowerCase().replace(/\.exe$/, '')]
+  const lower = name.toLowerCase().replace(/\.exe$/, '')
+  const found = NOT_READ_BY_NAME[lower]
   if (found !== undefined) return found(at) ? shown() : null
+  // Code in another language among its words (inline-code.ts).
+  const inline = Object.hasOwn(INLINE_CODE_BY_NAME, lower) ? INLINE_CODE_BY_NAME[lower] : undefined
+  if (inline?.(at) === true || pythonGivenCode(lower, at)) return shown()
   if (POSIX_SHELLS.includes(name)) {
     const start = posixShellOptions(words, from, name)
     // Too many options to read: hand-offs.ts has it unread already.
@@ -100,7 +105,12 @@ const NOT_READ_BY_NAME: Readonly<Record<string, (at: ProgramAt) => boolean>> = {
 }
 
 /** The programs judged by their name here (besides the shells). */
-export const PROGRAMS_NOT_READ = Object.keys(NOT_READ_BY_NAME)
+export const PROGRAMS_NOT_READ = [
+  ...Object.keys(NOT_READ_BY_NAME),
+  ...Object.keys(INLINE_CODE_BY_NAME),
+  'python',
+  'python3',
+]
 
 /** Options whose long forms all take `=value` (or are not known here and
  *  take none). */
