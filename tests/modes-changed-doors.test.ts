@@ -82,7 +82,12 @@ describe('a command changing the modes of a folder holding a turned-off hook', (
 
   it.each(CHANGES)('the rule leaves %s to the person', (line) => {
     for (const touch of touches(line)) {
-      expect(personOnlyReason(touch), touch.toolName).toMatchObject({ class: 'git' })
+      const found = personOnlyReason(touch)
+      expect(found, touch.toolName).not.toBeNull()
+      // `..` may also name the folder above the workspace, which another
+      // rule may answer for first (a key beside it in a shared /tmp, where
+      // tests run at once): left to the person either way.
+      if (!line.includes('..')) expect(found, touch.toolName).toMatchObject({ class: 'git' })
     }
   })
 
