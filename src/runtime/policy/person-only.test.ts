@@ -322,23 +322,6 @@ describe('personOnlyPathsIn: what the command sandbox keeps read-only', () => {
     expect(paths).toContain(join(workspace, '.git'))
   })
 
-  it("finds a git folder at any depth, and in node_modules only a package's own", () => {
-    mkdirSync(join(workspace, 'src/github.com/org/repo/.git/hooks'), { recursive: true })
-    mkdirSync(join(workspace, 'a/b/c/d/e/f/.envrc'), { recursive: true })
-    mkdirSync(join(workspace, 'node_modules/dep/.git'), { recursive: true })
-    mkdirSync(join(workspace, 'node_modules/dep/lib/.git'), { recursive: true })
-    mkdirSync(join(workspace, 'node_modules/dep/.envrc'), { recursive: true })
-    const { paths, truncated } = personOnlyPathsIn(workspace)
-    expect(truncated).toBe(false)
-    expect(paths).toContain(join(workspace, 'src/github.com/org/repo/.git'))
-    expect(paths).toContain(join(workspace, 'a/b/c/d/e/f/.envrc'))
-    // Where git finds it for the package; the rest of the install folder
-    // is not walked (install-folder-repositories.ts).
-    expect(paths.filter((kept) => kept.includes('node_modules'))).toEqual([
-      join(workspace, 'node_modules/dep/.git'),
-    ])
-  })
-
   it('reports a walk it had to stop, and then no door answers for a command there', () => {
     mkdirSync(join(workspace, 'many'))
     const command = { toolName: 'run_command', arguments: { argv: ['ls'] }, workspace }
