@@ -1,24 +1,4 @@
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import {
-  AGENT_COMMAND_TOOL,
-  AGENT_TOOL_CALL_TOOL,
-  type AgentIdentity,
-} from '../src/contracts/agent-request.ts'
-import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
-import { mcpTouch, personOnlyReason, type ActionTouch } from '../src/runtime/policy/person-only.ts'
-import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
-import {
-  agentCommandRequests,
-  ALLOWING_DECIDERS,
-  answersEach,
-  commandLeftToThePersonByEach,
-} from './support/allowing-deciders.ts'
-import { realGit } from './support/real-git.ts'
+import { walkCommandLinesThroughDoors } from './support/command-line-doors.ts'
 
 /**
  * Code in another language among a command's words, or a command line a
@@ -75,75 +55,9 @@ const CONTROLS: readonly string[] = [
   'crontab -l',
 ]
 
-const MAC = new IntegrityMac(Buffer.alloc(32, 53))
-const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }
-
-describe('the rule every door applies', () => {
-  let workspace = ''
-  beforeAll(() => {
-    workspace = realpathSync(mkdtempSync(join(tmpdir(), 'assent-inline-code-')))
-    mkdirSync(join(workspace, 'docs'))
-  })
-  afterAll(() => rmSync(workspace, { recursive: true, force: true }))
-
-  const touches = (line: string): ActionTouch[] => [
-    {
-      toolName: AGENT_COMMAND_TOOL,
-      arguments: { agent: AGENT, commandLine: line, argv: null, cwd: workspace },
-      workspace,
-    },
-    {
-      toolName: AGENT_TOOL_CALL_TOOL,
-      arguments: { toolKind: 'execute', title: 'Run', input: { command: line } },
-      workspace,
-    },
-    mcpTouch({ serverId: 'shell', toolName: 'run', arguments: { command: line } }, workspace),
-    { toolName: 'run_command', arguments: { argv: ['bash', '-c', line] }, workspace },
-    { toolName: 'run_command', arguments: { argv: [line], shell: true }, workspace },
-  ]
-
-  it.each(LINES)('needs the person for %s', (line) => {
-    for (const touch of touches(line))
-      expect(personOnlyReason(touch), touch.toolName).not.toBeNull()
-  })
-
-  it.each(CONTROLS)('lets every door answer for %s', (line) => {
-    for (const touch of touches(line)) expect(personOnlyReason(touch), touch.toolName).toBeNull()
-  })
-})
-
-describe("an external agent's command, on a real repository", () => {
-  let place: ReturnType<typeof askerWorldInTempWorkspace>
-
-  beforeEach(() => {
-    place = askerWorldInTempWorkspace('assent-inline-code-', MAC, AGENT)
-    realGit(place.root, place.workspace, 'init', '-q')
-    mkdirSync(join(place.workspace, 'docs'))
-    writeFileSync(join(place.workspace, 'docs', 'ok.md'), 'ok\n')
-  })
-  afterEach(() => place.dispose())
-
-  it.each(ALLOWING_DECIDERS)(
-    'control: $by answers the controls, and each line changes what git runs',
-    async (decider) => {
-      const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      for (const line of CONTROLS) {
-        await answersEach(asker, agentCommandRequests(line, place.workspace))
-      }
-      for (const line of RUNS_HERE) {
-        realGit(place.root, place.workspace, 'config', 'core.hooksPath', 'hooks')
-        execFileSync('bash', ['-c', line], {
-          cwd: place.workspace,
-          env: { ...process.env, GIT_CEILING_DIRECTORIES: place.root },
-          stdio: 'ignore',
-        })
-        const hooks = realGit(place.root, place.workspace, 'config', 'core.hooksPath')
-        expect(hooks.trim(), line).toBe('/tmp/h')
-      }
-    },
-  )
-
-  it.each(LINES)('is left to the person by the reviewer and the webhook: %s', (line) =>
-    commandLeftToThePersonByEach(place.world, line, place.workspace),
-  )
+walkCommandLinesThroughDoors({
+  prefix: 'assent-inline-code-',
+  lines: LINES,
+  controls: CONTROLS,
+  runsHere: RUNS_HERE,
 })

@@ -1,24 +1,4 @@
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, realpathSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import {
-  AGENT_COMMAND_TOOL,
-  AGENT_TOOL_CALL_TOOL,
-  type AgentIdentity,
-} from '../src/contracts/agent-request.ts'
-import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
-import { mcpTouch, personOnlyReason, type ActionTouch } from '../src/runtime/policy/person-only.ts'
-import { IntegrityMac } from '../src/runtime/store/integrity-mac.ts'
-import { askerWorldInTempWorkspace } from '../src/runtime/test-support/external-asker.ts'
-import {
-  agentCommandRequests,
-  ALLOWING_DECIDERS,
-  answersEach,
-  commandLeftToThePersonByEach,
-} from './support/allowing-deciders.ts'
-import { realGit } from './support/real-git.ts'
+import { walkCommandLinesThroughDoors } from './support/command-line-doors.ts'
 
 /**
  * A line that has a later command run what none of its words says: a
@@ -68,7 +48,7 @@ const LINES: readonly string[] = [
 /** The lines of `LINES` bash runs here as written, each setting
  *  core.hooksPath (bash takes no `PS4` from its environment when run as
  *  root, as tests may be). */
-const BASH_RUNS = [LINES[0], LINES[2], LINES[4], LINES[5], LINES[6]] as const
+const BASH_RUNS = [LINES[0], LINES[2], LINES[4], LINES[5], LINES[6]].map((line) => line ?? '')
 
 const CONTROLS: readonly string[] = [
   "trap 'rm -f out.tmp' EXIT; ls docs",
@@ -84,76 +64,9 @@ const CONTROLS: readonly string[] = [
   'git grep -n ok docs',
 ]
 
-const MAC = new IntegrityMac(Buffer.alloc(32, 47))
-const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }
-
-describe('the rule every door applies', () => {
-  let workspace = ''
-  beforeAll(() => {
-    workspace = realpathSync(mkdtempSync(join(tmpdir(), 'assent-later-commands-')))
-    mkdirSync(join(workspace, 'docs'))
-  })
-  afterAll(() => rmSync(workspace, { recursive: true, force: true }))
-
-  const touches = (line: string): ActionTouch[] => [
-    {
-      toolName: AGENT_COMMAND_TOOL,
-      arguments: { agent: AGENT, commandLine: line, argv: null, cwd: workspace },
-      workspace,
-    },
-    {
-      toolName: AGENT_TOOL_CALL_TOOL,
-      arguments: { toolKind: 'execute', title: 'Run', input: { command: line } },
-      workspace,
-    },
-    mcpTouch({ serverId: 'shell', toolName: 'run', arguments: { command: line } }, workspace),
-    { toolName: 'run_command', arguments: { argv: ['bash', '-c', line] }, workspace },
-    { toolName: 'run_command', arguments: { argv: [line], shell: true }, workspace },
-  ]
-
-  it.each(LINES)('needs the person for %s', (line) => {
-    for (const touch of touches(line))
-      expect(personOnlyReason(touch), touch.toolName).not.toBeNull()
-  })
-
-  it.each(CONTROLS)('lets every door answer for %s', (line) => {
-    for (const touch of touches(line)) expect(personOnlyReason(touch), touch.toolName).toBeNull()
-  })
-})
-
-describe("an external agent's command, on a real repository", () => {
-  let place: ReturnType<typeof askerWorldInTempWorkspace>
-
-  beforeEach(() => {
-    place = askerWorldInTempWorkspace('assent-later-commands-', MAC, AGENT)
-    realGit(place.root, place.workspace, 'init', '-q')
-    mkdirSync(join(place.workspace, 'docs'))
-    writeFileSync(join(place.workspace, 'docs', 'ok.md'), 'ok\n')
-    writeFileSync(join(place.workspace, 'x'), '#!/bin/sh\n')
-  })
-  afterEach(() => place.dispose())
-
-  it.each(ALLOWING_DECIDERS)(
-    'control: $by answers the controls, and bash changes what git runs through each line',
-    async (decider) => {
-      const { asker } = place.world.askerUnder(policyForMode(decider.mode), decider.parts)
-      for (const line of CONTROLS) {
-        await answersEach(asker, agentCommandRequests(line, place.workspace))
-      }
-      for (const line of BASH_RUNS) {
-        realGit(place.root, place.workspace, 'config', 'core.hooksPath', 'hooks')
-        execFileSync('bash', ['-c', line ?? ''], {
-          cwd: place.workspace,
-          env: { ...process.env, GIT_CEILING_DIRECTORIES: place.root },
-          stdio: 'ignore',
-        })
-        const hooks = realGit(place.root, place.workspace, 'config', 'core.hooksPath')
-        expect(hooks.trim(), line).toBe('/tmp/h')
-      }
-    },
-  )
-
-  it.each(LINES)('is left to the person by the reviewer and the webhook: %s', (line) =>
-    commandLeftToThePersonByEach(place.world, line, place.workspace),
-  )
+walkCommandLinesThroughDoors({
+  prefix: 'assent-later-commands-',
+  lines: LINES,
+  controls: CONTROLS,
+  runsHere: BASH_RUNS,
 })
