@@ -30,6 +30,18 @@ describe('the git folders an install folder holds where git finds them', () => {
   it('finds nothing in a folder that is not there', () => {
     expect(gitFoldersInInstallFolder(join(workspace, 'node_modules'))).toEqual([])
   })
+
+  it('cannot say, and the walk fails closed, when a scope cannot be listed', () => {
+    const modules = join(workspace, 'node_modules')
+    mkdirSync(modules)
+    // A link that leads to itself lists as an error (ELOOP), as a folder
+    // whose listing a command took away (chmod 111) does for an ordinary
+    // user: what it holds is not known.
+    symlinkSync('@s', join(modules, '@s'))
+    expect(gitFoldersInInstallFolder(modules)).toBeNull()
+    mkdirSync(join(workspace, 'src'))
+    expect(personOnlyPathsIn(workspace).truncated).toBe(true)
+  })
 })
 
 describe("the workspace's walk", () => {

@@ -15,18 +15,21 @@ export const INSTALL_FOLDER_PACKAGES = 20_000
  * config) is the repository of git run in that package, by its install
  * script, or by the person's editor when a file of it is opened, outside
  * any sandbox. One listing of the folder and of each scope, and one look
- * per package. Null when it holds more than `INSTALL_FOLDER_PACKAGES`.
+ * per package. Null when it holds more than `INSTALL_FOLDER_PACKAGES`, or
+ * cannot be listed.
  * A git folder deeper in a package is not looked for (a limit,
  * docs/security-model.md).
  */
 export function gitFoldersInInstallFolder(folder: string): string[] | null {
   const found: string[] = []
   const packages: string[] = []
-  for (const name of namesIn(folder)) {
+  const names = namesIn(folder)
+  if (names === null) return null
+  for (const name of names) {
     if (name.startsWith('@')) {
-      for (const inner of namesIn(path.join(folder, name))) {
-        packages.push(path.join(folder, name, inner))
-      }
+      const inner = namesIn(path.join(folder, name))
+      if (inner === null) return null
+      packages.push(...inner.map((each) => path.join(folder, name, each)))
     } else packages.push(path.join(folder, name))
     if (packages.length > INSTALL_FOLDER_PACKAGES) return null
   }
@@ -37,14 +40,18 @@ export function gitFoldersInInstallFolder(folder: string): string[] | null {
   return found
 }
 
-function namesIn(folder: string): string[] {
+/** The folders (and links) in `folder`; none when it is gone or not a
+ *  folder. Null when it cannot be listed (a command can take its listing
+ *  away, `chmod 111`, and git still goes in): what it holds is not known,
+ *  so the walk counts as unfinished and fails closed. */
+function namesIn(folder: string): string[] | null {
   try {
     return readdirSync(folder, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
       .map((entry) => entry.name)
-  } catch {
-    // Gone or not a folder: nothing in it for git to find.
-    return []
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === 'ENOENT' || code === 'ENOTDIR' ? [] : null
   }
 }
 
