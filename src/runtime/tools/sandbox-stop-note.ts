@@ -1,5 +1,6 @@
 import type { CommandContainment } from '../../contracts/command-containment.ts'
 import type { PersonOnlyAfterRun } from './command-launcher.ts'
+import { nameInNote } from './note-names.ts'
 
 /** What a command says, in the C library's words, when the sandbox stopped
  *  it: a write to a read-only place, a hidden file, a refused connection
@@ -50,13 +51,19 @@ export function sandboxStopNote(
  *  does not retry blindly, and the person reads what happened), or when
  *  the check could not cover the whole workspace; null otherwise. */
 export function madePersonOnlyNote(after: PersonOnlyAfterRun): string | null {
-  const lines = after.made.map((each) =>
-    each.removedLinkTo !== undefined
-      ? `${each.path}: a link it made to ${each.removedLinkTo}, removed, since the person's own tools and later calls would follow it there`
-      : each.movedTo === null
-        ? `${each.path}: could not be moved aside (${each.failure}); remove it before running git or opening the folder in an editor`
-        : `${each.path}: moved to ${each.movedTo}${each.failure === null ? '' : `, but ${each.failure}`}`,
-  )
+  // Each path, link target and failure (whose words quote the path) is
+  // written as nameInNote says: the command chose those names, and a line
+  // break in one would add lines of its own to the note.
+  const lines = after.made.map((each) => {
+    const made = nameInNote(each.path)
+    const failure = each.failure === null ? null : nameInNote(each.failure)
+    if (each.removedLinkTo !== undefined) {
+      return `${made}: a link it made to ${nameInNote(each.removedLinkTo)}, removed, since the person's own tools and later calls would follow it there`
+    }
+    return each.movedTo === null
+      ? `${made}: could not be moved aside (${failure}); remove it before running git or opening the folder in an editor`
+      : `${made}: moved to ${nameInNote(each.movedTo)}${failure === null ? '' : `, but ${failure}`}`
+  })
   if (after.made.length > 0) {
     lines.unshift(
       "[while it ran, what only a person may make appeared where it may write (git's folders and hooks, editor tasks, CI workflows, shell start-up files, credential files); no allow of a command or a tool covers that, so Assent moved it aside (a link the command made to such a place, or to what its sandbox hid, is removed):",
