@@ -4,9 +4,9 @@ import type { PermissionMode } from '../src/contracts/policy-axes.ts'
 import { englishText, message } from '../src/contracts/runtime-message.ts'
 import { AGENT_WAIT_MS } from './support/external-agent-testbed.ts'
 import {
-  ACP_AGENT_ID,
   agentRoom,
   CODEX_AGENT_ID,
+  CODEX_AGENTS,
   messagesOf,
   nextApproval,
   turnEnded,
@@ -30,16 +30,12 @@ import { eventually } from './support/runtime-harness.ts'
 const bed = useAgentRuntime()
 const { agents, inWorkspace } = bed
 
-const AGENTS = [
-  { agent: 'Codex (app-server)', agentId: CODEX_AGENT_ID },
-  { agent: 'codex-acp', agentId: ACP_AGENT_ID },
-] as const
 const NARROWER: readonly PermissionMode[] = ['plan', 'ask-for-approval']
 /** Whose step runs after the narrowing: the acting turn's next one, or the
  *  first of a turn sent before the narrowing and waiting behind it. */
 const WHEN = ['the acting turn', 'a turn sent before'] as const
 
-const ROWS = AGENTS.flatMap((row) =>
+const ROWS = CODEX_AGENTS.flatMap((row) =>
   NARROWER.flatMap((to) => WHEN.map((next) => ({ ...row, to, next }))),
 )
 

@@ -44,6 +44,8 @@ export interface AssentGui {
   revokeGrant(roomId: string, grantId: string): Promise<RelayResponse>
   revokeServerGrants(roomId: string, serverId: string): Promise<RelayResponse>
   retryTurn(turnId: string): Promise<RelayResponse>
+  /** Stops a running or waiting turn of an external agent. */
+  stopTurn(turnId: string): Promise<RelayResponse>
   globalSettings(): Promise<RelayResponse>
   inputRequests(roomId: string): Promise<RelayResponse>
   respondToInput(requestId: string, response: unknown): Promise<RelayResponse>

@@ -51,6 +51,8 @@ export const RUNTIME_ERROR_CODES = [
   // Turns and executions.
   'unknown_turn',
   'turn_in_progress',
+  'turn_not_running',
+  'turn_not_stoppable',
   'execution_unknown',
   'workspace_mismatch',
   // The folder at the room's workspace path is not the one the room was

@@ -249,6 +249,8 @@ export const RUNTIME_MESSAGES_EN = {
     interruptedWith: 'The agent’s turn was interrupted: {{detail}}.',
     stoppedNarrowed:
       'The room’s mode was narrowed while the agent acted, so the agent was stopped; send the message again to go on under the new mode.',
+    stoppedByPerson:
+      'You stopped this turn: the agent was stopped with everything it had started, and what it was waiting for was withdrawn.',
     refusedTurn: 'The agent refused the turn.',
     refusedTurnWith: 'The agent refused the turn: {{detail}}.',
     failed: 'The agent’s turn failed.',

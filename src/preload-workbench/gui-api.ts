@@ -42,6 +42,8 @@ export function createAssentGui(transport: WorkbenchTransport): AssentGui {
       }),
     retryTurn: (turnId: string) =>
       relay({ method: 'POST', path: `/v1/turns/${encodeId(turnId)}/retry` }),
+    stopTurn: (turnId: string) =>
+      relay({ method: 'POST', path: `/v1/turns/${encodeId(turnId)}/stop` }),
     globalSettings: () => relay({ method: 'GET', path: '/v1/settings/global' }),
     inputRequests: (roomId: string) =>
       relay({ method: 'GET', path: `${room(roomId)}/input-requests` }),

@@ -21,11 +21,20 @@ import { createRoom, send, timeline } from './room-helpers.ts'
 import { eventually, startHarness, type RuntimeHarness } from './runtime-harness.ts'
 import { AGENT_WAIT_MS, realAgentsOrSkip } from './external-agent-testbed.ts'
 
+import { ACP_AGENT_ID, CODEX_AGENT_ID } from '../../scripts/agents/scripted-agents-config.ts'
+
 export {
   ACP_AGENT_ID,
   CLAUDE_AGENT_ID,
   CODEX_AGENT_ID,
 } from '../../scripts/agents/scripted-agents-config.ts'
+
+/** The two agents that talk to the scripted Responses model, as table
+ *  rows: Codex's app-server and codex-acp. */
+export const CODEX_AGENTS = [
+  { agent: 'Codex (app-server)', agentId: CODEX_AGENT_ID },
+  { agent: 'codex-acp', agentId: ACP_AGENT_ID },
+] as const
 
 /**
  * A real runtime process whose agents.json names the real agents (the

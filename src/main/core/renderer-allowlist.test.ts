@@ -76,6 +76,7 @@ describe('renderer allowlist: the classification', () => {
       ['DELETE', '/v1/rooms/:roomId/grants/:grantId'],
       ['DELETE', '/v1/rooms/:roomId/mcp-servers/:serverId/grants'],
       ['POST', '/v1/turns/:turnId/retry'],
+      ['POST', '/v1/turns/:turnId/stop'],
       ['POST', '/v1/executions/:executionId/reconcile'],
       ['GET', '/v1/rooms/:roomId/input-requests'],
       ['POST', '/v1/input-requests/:requestId/response'],

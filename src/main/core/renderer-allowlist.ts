@@ -169,6 +169,12 @@ export const ROUTE_CLASSIFICATIONS: readonly RouteClassification[] = [
   },
   {
     method: 'POST',
+    pattern: '/v1/turns/:turnId/stop',
+    access: 'renderer',
+    reason: 'stopping a turn only ends what the agent was doing; it allows nothing',
+  },
+  {
+    method: 'POST',
     pattern: '/v1/executions/:executionId/reconcile',
     access: 'renderer',
     reason: 'records what happened to an interrupted execution; it runs nothing',

@@ -20,7 +20,7 @@ import type { WhenDurable } from '../ports/durability.ts'
 import type { GrantStore } from '../ports/grant-store.ts'
 import type { CommandLauncher } from '../tools/command-launcher.ts'
 import type { McpToolCalls } from '../ports/mcp-tool-calls.ts'
-import type { TurnRunner } from '../ports/turn-runner.ts'
+import type { TurnRunner, TurnStop } from '../ports/turn-runner.ts'
 import { isPlanPolicy } from '../policy/permission-modes.ts'
 import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import { askInTurn } from './input-steps.ts'
@@ -112,6 +112,13 @@ export class AgentRunner implements TurnRunner {
    *  that is running (not one waiting for a decision). */
   start(turn: Turn, agentId: string): void {
     this.track(this.runTurn(turn, agentId))
+  }
+
+  /** The built-in agent's turn runs a few steps of the offline model and
+   *  then waits as data for what it asked (an approval, a question): the
+   *  person ends it by deciding that, so there is nothing here to stop. */
+  stop(): TurnStop {
+    return 'not-stoppable'
   }
 
   async settled(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Turn } from '../../contracts/room.ts'
-import type { TurnRunner } from '../ports/turn-runner.ts'
+import type { TurnRunner, TurnStop } from '../ports/turn-runner.ts'
 
 /** A backend that runs the turns of some agents. */
 export interface AgentBackend extends TurnRunner {
@@ -22,7 +22,14 @@ export class AgentBackends implements TurnRunner {
   }
 
   start(turn: Turn, agentId: string): void {
-    const backend = this.external.handles(agentId) ? this.external : this.offline
-    backend.start(turn, agentId)
+    this.backendFor(agentId).start(turn, agentId)
+  }
+
+  stop(turn: Turn, agentId: string): TurnStop {
+    return this.backendFor(agentId).stop(turn, agentId)
+  }
+
+  private backendFor(agentId: string): TurnRunner {
+    return this.external.handles(agentId) ? this.external : this.offline
   }
 }

@@ -19,16 +19,13 @@ import type {
 import { agentToldAlike } from '../external-agents/agent-mode-mapping.ts'
 import { policyInForce } from '../policy/allower-stands.ts'
 import { modeFromPolicy, reachesAsFar } from '../policy/permission-modes.ts'
-import {
-  checkWorkspaceIdentity,
-  sameWorkspace,
-  type WorkspaceIdentity,
-} from '../policy/workspace-identity.ts'
+import { checkWorkspaceIdentity } from '../policy/workspace-identity.ts'
 import type { ConversationStore } from '../ports/conversation-store.ts'
-import type { TurnRunner } from '../ports/turn-runner.ts'
+import type { TurnRunner, TurnStop } from '../ports/turn-runner.ts'
 import { carriedHistory, promptWithHistory, type HistoryConversations } from './carried-history.ts'
 import { ExternalTurnAsker, type ExternalTurnAskerDeps } from './external-turn-asker.ts'
 import { ExternalTurnTimeline } from './external-turn-timeline.ts'
+import { sameFolder, whyStopped, type RoomSession, type TurnContext } from './room-session.ts'
 
 /** How long an agent process with no turn to run is kept for the room's
  *  next message before it is stopped. */
@@ -52,27 +49,6 @@ export interface ExternalAgentBackendOptions extends ExternalTurnAskerDeps {
   idleMs?: number
 }
 
-/** The turn an agent's session is serving, if any. */
-interface TurnContext {
-  asker: ExternalTurnAsker
-  timeline: ExternalTurnTimeline
-}
-
-/** One room's agent process and its session. */
-interface RoomSession {
-  agentId: string
-  mode: PermissionMode
-  workspace: string
-  /** The folder it was started in, as pinned then: a session is handed a
-   *  turn only for that same folder (see `sessionFor`). */
-  workspaceIdentity: WorkspaceIdentity | undefined
-  session: ExternalAgentSession
-  current: TurnContext | null
-  idle: NodeJS.Timeout | null
-  /** Stopped because the room was narrowed below `mode` (`roomChanged`). */
-  narrowed: boolean
-}
-
 /**
  * Runs the turns of rooms whose agent is an external one (agents.json):
  * one agent process per room, in the room's workspace with the minimal
@@ -91,6 +67,10 @@ export class ExternalAgentBackend implements TurnRunner {
   private readonly rooms = new KeyedMutex()
   private readonly sessions = new Map<string, RoomSession>()
   private readonly active = new Set<Promise<void>>()
+  /** Turns handed over and not yet begun (another turn of the room runs),
+   *  and those of them the person stopped before they began. */
+  private readonly queued = new Set<string>()
+  private readonly stoppedQueued = new Set<string>()
   private closing = false
   private readonly unsubscribe: () => void
 
@@ -108,13 +88,43 @@ export class ExternalAgentBackend implements TurnRunner {
   }
 
   start(turn: Turn, agentId: string): void {
+    this.queued.add(turn.id)
     const work = this.rooms
-      .run(turn.roomId, () => this.play(turn, agentId))
+      .run(turn.roomId, () => {
+        this.queued.delete(turn.id)
+        if (this.stoppedQueued.delete(turn.id)) {
+          return this.finish(turn, 'interrupted', message('external.stoppedByPerson'))
+        }
+        return this.play(turn, agentId)
+      })
       .catch((error: unknown) =>
         this.finish(turn, 'failed', message('turn.stopped', { detail: (error as Error).message })),
       )
       .finally(() => this.active.delete(work))
     this.active.add(work)
+  }
+
+  /**
+   * The person stopped the turn. An agent that never answers would
+   * otherwise hold the room's turn for ever, and one that is acting goes
+   * on acting: its process group is stopped, as a narrowing stops it
+   * (`roomChanged`), which withdraws every approval it waits for, so a
+   * token minted for one decides nothing; the turn ends interrupted, and
+   * the room's next message starts the agent afresh. A turn not begun yet
+   * ends as it begins.
+   */
+  stop(turn: Turn): TurnStop {
+    if (this.queued.has(turn.id)) {
+      this.stoppedQueued.add(turn.id)
+      return 'stopping'
+    }
+    const room = this.sessions.get(turn.roomId)
+    if (room?.current?.turnId !== turn.id) return 'not-running'
+    room.stoppedByPerson = true
+    // Nobody waits here: the turn ends (play notes why) once the agent's
+    // process has.
+    this.stopAgent(turn.roomId).catch(() => undefined)
+    return 'stopping'
   }
 
   async settled(): Promise<void> {
@@ -125,7 +135,7 @@ export class ExternalAgentBackend implements TurnRunner {
   async close(): Promise<void> {
     this.closing = true
     this.unsubscribe()
-    await Promise.allSettled([...this.sessions.keys()].map((roomId) => this.stop(roomId)))
+    await Promise.allSettled([...this.sessions.keys()].map((roomId) => this.stopAgent(roomId)))
     await this.settled()
   }
 
@@ -147,21 +157,23 @@ export class ExternalAgentBackend implements TurnRunner {
     if (turn.workspaceIdentity !== undefined) {
       const identity = checkWorkspaceIdentity(turn.workspaceIdentity)
       if (!identity.ok) {
-        await this.stop(turn.roomId)
+        await this.stopAgent(turn.roomId)
         return this.finish(turn, 'failed', identity.message)
       }
     }
     const timeline = new ExternalTurnTimeline(turn, this.options)
     const identity: AgentIdentity = { id: agent.id, name: agent.name, protocol: agent.protocol }
     const context = {
+      turnId: turn.id,
       timeline,
       asker: new ExternalTurnAsker(turn, identity, timeline, this.options),
     }
     const started = await this.sessionFor(turn, agent, context)
     if (!started) return
     const { room, fresh } = started
-    // Narrowed while it started: stopped, and handed nothing.
-    if (room.narrowed) return this.finish(turn, 'interrupted', message('external.stoppedNarrowed'))
+    // Narrowed or stopped while it started: stopped, and handed nothing.
+    if (room.stoppedByPerson || room.narrowed)
+      return this.finish(turn, 'interrupted', whyStopped(room))
     // A new session knows nothing of the room: its first prompt carries
     // the room's recent conversation, marked as history.
     const prompt = fresh
@@ -177,9 +189,11 @@ export class ExternalAgentBackend implements TurnRunner {
     }
     // A session whose turn failed may have lost its agent: the next turn
     // starts a fresh one rather than talk to a process in an unknown state.
-    if (outcome.status === 'failed' || outcome.status === 'refused') await this.stop(turn.roomId)
+    if (outcome.status === 'failed' || outcome.status === 'refused')
+      await this.stopAgent(turn.roomId)
     else if (!this.closing) this.idleLater(turn.roomId, room)
-    if (room.narrowed) return this.finish(turn, 'interrupted', message('external.stoppedNarrowed'))
+    if (room.stoppedByPerson || room.narrowed)
+      return this.finish(turn, 'interrupted', whyStopped(room))
     this.ended(turn, outcome)
   }
 
@@ -206,7 +220,7 @@ export class ExternalAgentBackend implements TurnRunner {
     room.narrowed = true
     // Nobody waits here: the stop signals the agent's process group at
     // once, and its turn ends (play notes why) when the process has.
-    this.stop(roomId).catch(() => undefined)
+    this.stopAgent(roomId).catch(() => undefined)
   }
 
   /** The room's mode as its row says now; undefined when it cannot be
@@ -248,7 +262,7 @@ export class ExternalAgentBackend implements TurnRunner {
       existing.current = context
       return { room: existing, fresh: false }
     }
-    if (existing) await this.stop(turn.roomId)
+    if (existing) await this.stopAgent(turn.roomId)
     const room: RoomSession = {
       agentId: agent.id,
       mode,
@@ -257,6 +271,7 @@ export class ExternalAgentBackend implements TurnRunner {
       current: context,
       idle: null,
       narrowed: false,
+      stoppedByPerson: false,
       session: this.options.openSession({
         agent,
         workspace: turn.workspace,
@@ -275,8 +290,8 @@ export class ExternalAgentBackend implements TurnRunner {
       if (this.sessions.get(turn.roomId) === room) this.sessions.delete(turn.roomId)
       if (this.closing) {
         this.finish(turn, 'interrupted', message('external.runtimeStoppedStarting'))
-      } else if (room.narrowed) {
-        this.finish(turn, 'interrupted', message('external.stoppedNarrowed'))
+      } else if (room.stoppedByPerson || room.narrowed) {
+        this.finish(turn, 'interrupted', whyStopped(room))
       } else {
         this.finish(
           turn,
@@ -294,12 +309,12 @@ export class ExternalAgentBackend implements TurnRunner {
 
   private idleLater(roomId: string, room: RoomSession): void {
     room.idle = setTimeout(() => {
-      if (this.sessions.get(roomId) === room && room.current === null) void this.stop(roomId)
+      if (this.sessions.get(roomId) === room && room.current === null) void this.stopAgent(roomId)
     }, this.options.idleMs ?? AGENT_IDLE_MS)
     room.idle.unref()
   }
 
-  private async stop(roomId: string): Promise<void> {
+  private async stopAgent(roomId: string): Promise<void> {
     const room = this.sessions.get(roomId)
     if (!room) return
     this.sessions.delete(roomId)
@@ -342,21 +357,4 @@ export class ExternalAgentBackend implements TurnRunner {
     this.options.conversations.setTurnStatus(turn.id, status)
     this.options.events.emit('timeline.updated', { roomId: turn.roomId })
   }
-}
-
-/**
- * Whether a session started for the folder `started` may serve a turn
- * pinned to `now`. By identity, not by path: a folder replaced at the same
- * path and accepted by the person pins the room's turns to the new folder,
- * but the agent's process still works in the old one, renamed away (its
- * current folder, and every relative path it resolves). It is stopped and
- * a new one started where the turn is. A side without a pin (a turn from
- * before workspaces were pinned) matches only another without one.
- */
-function sameFolder(
-  started: WorkspaceIdentity | undefined,
-  now: WorkspaceIdentity | undefined,
-): boolean {
-  if (started === undefined || now === undefined) return started === now
-  return sameWorkspace(started, now)
 }

@@ -11,4 +11,11 @@ import type { Turn } from '../../contracts/room.ts'
  */
 export interface TurnRunner {
   start(turn: Turn, agentId: string): void
+  /** The person asked to stop a running or waiting turn: `stopping` when
+   *  the runner will end it interrupted (and records why), `not-running`
+   *  when it runs nothing of it, `not-stoppable` when its agent's turns end
+   *  only by themselves. Returns at once and never throws. */
+  stop(turn: Turn, agentId: string): TurnStop
 }
+
+export type TurnStop = 'stopping' | 'not-running' | 'not-stoppable'

@@ -102,6 +102,33 @@ export class TurnService {
     })
   }
 
+  /**
+   * The person stops a running or waiting turn (an external agent that
+   * never answers would hold its room's turn for ever). The runner ends it
+   * interrupted and says why in the room; the turn as it stands now is
+   * returned. Refused for a turn that has ended, and for one whose agent
+   * cannot be stopped (`TurnRunner.stop`).
+   */
+  stopTurn(turnId: string): Turn {
+    const turn = this.options.conversations.getTurn(turnId)
+    if (!turn) throw new Refusal('unknown_turn', 'unknown turn')
+    if (turn.status !== 'running' && turn.status !== 'waiting') {
+      throw new Refusal('turn_not_running', 'the turn has already ended')
+    }
+    const room = this.options.rooms.storedRoom(turn.roomId)
+    const stop = this.options.runner.stop(turn, room.agentId)
+    if (stop === 'not-stoppable') {
+      throw new Refusal(
+        'turn_not_stoppable',
+        "the built-in agent's turn ends when what it waits for is decided",
+      )
+    }
+    if (stop === 'not-running') {
+      throw new Refusal('turn_not_running', 'nothing of the turn is running')
+    }
+    return turn
+  }
+
   reconcileExecution(toolCallId: string, request: ReconcileRequest): void {
     const call = this.options.conversations.getToolCall(toolCallId)
     if (!call) throw new Refusal('unknown_execution', 'unknown execution')

@@ -47,6 +47,8 @@ export const HTTP_STATUS_OF: Readonly<Record<RuntimeErrorCode, number>> = Object
 
   unknown_turn: 404,
   turn_in_progress: 409,
+  turn_not_running: 409,
+  turn_not_stoppable: 409,
   execution_unknown: 409,
   workspace_mismatch: 409,
   workspace_moved: 409,

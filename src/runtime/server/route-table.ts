@@ -30,6 +30,7 @@ export const RUNTIME_ROUTE_TABLE: ReadonlyArray<{ method: HttpMethod; pattern: s
   { method: 'DELETE', pattern: '/v1/rooms/:roomId/grants/:grantId' },
   { method: 'DELETE', pattern: '/v1/rooms/:roomId/mcp-servers/:serverId/grants' },
   { method: 'POST', pattern: '/v1/turns/:turnId/retry' },
+  { method: 'POST', pattern: '/v1/turns/:turnId/stop' },
   { method: 'POST', pattern: '/v1/executions/:executionId/reconcile' },
   { method: 'GET', pattern: '/v1/rooms/:roomId/input-requests' },
   { method: 'GET', pattern: '/v1/input-requests/:requestId' },

@@ -55,6 +55,9 @@ export const enErrorCodes = {
   // Turns and executions.
   unknown_turn: 'the runtime does not know this turn',
   turn_in_progress: 'the request is still running',
+  turn_not_running: 'the request has already ended',
+  turn_not_stoppable:
+    'the built-in agent’s turn cannot be stopped: it ends when what it waits for is decided; deny its request to end it',
   execution_unknown:
     'a call of this turn ended with an unknown outcome: settle it before trying again',
   workspace_mismatch:

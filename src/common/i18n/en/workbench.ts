@@ -182,6 +182,11 @@ export const enWorkbench = {
     },
     failed: 'Not sent: {{reason}}',
   },
+  stopTurn: {
+    stop: 'Stop the agent',
+    stopping: 'Stopping…',
+    failed: 'Could not stop it: {{reason}}',
+  },
   status: {
     question: 'The agent is waiting for your answer',
     waiting: 'Waiting for confirmation: {{tool}}',

@@ -46,6 +46,9 @@ export const zhCNErrorCodes: Catalog['errorCode'] = {
   // Turns and executions.
   unknown_turn: '运行时不知道这一轮',
   turn_in_progress: '该请求仍在运行',
+  turn_not_running: '该请求已经结束',
+  turn_not_stoppable:
+    '内置智能体的这一轮无法停止：它在所等待的事项被决定后结束；拒绝它的请求即可结束它',
   execution_unknown: '这一轮中有一次调用的结果未知：请先处理它再重试',
   workspace_mismatch: '这一轮的记录与它的房间不符：数据库在 Assent 之外被更改过',
   workspace_moved:

@@ -230,6 +230,7 @@ export const zhCNRuntime: Catalog['runtime'] = {
     interruptedWith: '智能体的这一轮被中断了：{{detail}}。',
     stoppedNarrowed:
       '智能体行动期间房间的模式被收窄，因此智能体已被停止；再次发送消息即可在新模式下继续。',
+    stoppedByPerson: '你停止了这一轮：智能体及其启动的一切都已停止，它等待的请求已被撤回。',
     refusedTurn: '智能体拒绝了这一轮。',
     refusedTurnWith: '智能体拒绝了这一轮：{{detail}}。',
     failed: '智能体的这一轮失败了。',

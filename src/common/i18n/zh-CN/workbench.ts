@@ -181,6 +181,11 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     },
     failed: '未发送：{{reason}}',
   },
+  stopTurn: {
+    stop: '停止智能体',
+    stopping: '正在停止…',
+    failed: '无法停止：{{reason}}',
+  },
   status: {
     question: '智能体正在等待你的回答',
     waiting: '等待确认：{{tool}}',

@@ -19,6 +19,7 @@ import type { QuestionDrafts } from './question-card.tsx'
 import { PermissionPicker } from './permission-picker.tsx'
 import { RoomHeader } from './room-header.tsx'
 import { RoomStatusLine } from './room-status-line.tsx'
+import { StopTurn } from './stop-turn.tsx'
 import { TimelineView } from './timeline-view.tsx'
 import { useModeChange } from './use-mode-change.ts'
 
@@ -255,9 +256,10 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         })
     : undefined
 
-  const working =
-    state.timeline?.turns.some((turn) => turn.status === 'running' || turn.status === 'waiting') ??
-    false
+  const runningTurn = state.timeline?.turns.find(
+    (turn) => turn.status === 'running' || turn.status === 'waiting',
+  )
+  const working = runningTurn !== undefined
   const waitingTools = [...new Set(open.map((card) => card.approval.toolName))].join(', ')
   // The open block says what waits and for how long; the status line then
   // says it only to assistive technology, so the page says it once.
@@ -312,6 +314,7 @@ export function RoomView({ api, gui, room, newId, focusRequest }: RoomViewProps)
         working={working}
         shown={statusShown}
       />
+      <StopTurn api={api} room={room} turn={runningTurn} onStopped={refreshTimeline} />
       <Composer
         onSend={router.route}
         answering={answeringTitle}

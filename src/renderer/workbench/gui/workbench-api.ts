@@ -74,6 +74,7 @@ export interface WorkbenchApi {
   revokeServerGrants(roomId: string, serverId: string): Promise<void>
   sendMessage(roomId: string, input: { clientRequestId: string; text: string }): Promise<Turn>
   retryTurn(turnId: string): Promise<Turn>
+  stopTurn(turnId: string): Promise<Turn>
   reviewApproval(approvalId: string): Promise<ReviewOutcome>
   inputRequests(roomId: string): Promise<InputRequestRecord[]>
   respondToInput(requestId: string, response: InputResponse): Promise<InputRequestRecord>
@@ -104,6 +105,7 @@ export function workbenchApi(gui: AssentGui): WorkbenchApi {
     sendMessage: async (roomId, input) =>
       (await body<{ turn: Turn }>(gui.sendMessage(roomId, input))).turn,
     retryTurn: async (turnId) => (await body<{ turn: Turn }>(gui.retryTurn(turnId))).turn,
+    stopTurn: async (turnId) => (await body<{ turn: Turn }>(gui.stopTurn(turnId))).turn,
     reviewApproval: (approvalId) => bridge(gui.reviewApproval(approvalId)),
     inputRequests: async (roomId) =>
       (await body<{ requests: InputRequestRecord[] }>(gui.inputRequests(roomId))).requests,

@@ -64,6 +64,11 @@ export class FakeGui implements AssentGui {
     body: { request: {} },
   })
   /** What `keepWaiting` answers; a test may move the deadline or refuse. */
+  /** What the runtime answers a stop of a turn. */
+  stop: (turnId: string) => Promise<RelayResponse> = async () => ({
+    status: 202,
+    body: { turn: {} },
+  })
   keep: (requestId: string) => Promise<RelayResponse> = async () => ({
     status: 200,
     body: { request: {} },
@@ -156,6 +161,10 @@ export class FakeGui implements AssentGui {
   async retryTurn(turnId: string): Promise<RelayResponse> {
     this.record('retryTurn', [turnId])
     return { status: 202, body: { turn: {} } }
+  }
+  async stopTurn(turnId: string): Promise<RelayResponse> {
+    this.record('stopTurn', [turnId])
+    return this.stop(turnId)
   }
   async globalSettings(): Promise<RelayResponse> {
     this.record('globalSettings', [])

@@ -139,6 +139,14 @@ describe('room routes: what each passes on and answers', () => {
       202,
       (value: unknown) => ({ turn: value }),
     ],
+    [
+      'POST',
+      '/v1/turns/turn-1/stop',
+      'stopTurn',
+      ['turn-1'],
+      202,
+      (value: unknown) => ({ turn: value }),
+    ],
   ] as const)('%s %s → %s', async (method, path, service, args, status, body) => {
     const value = { answeredBy: service }
     const { server, calls } = await serve({ [service]: () => value })

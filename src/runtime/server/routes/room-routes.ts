@@ -154,6 +154,14 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
     },
     {
       method: 'POST',
+      pattern: '/v1/turns/:turnId/stop',
+      handle: async ({ req, res, params }) => {
+        await expectNoBody(req)
+        sendJson(res, 202, { turn: turns.stopTurn(routeParam(params, 'turnId')) })
+      },
+    },
+    {
+      method: 'POST',
       pattern: '/v1/executions/:executionId/reconcile',
       handle: async ({ req, res, params }) => {
         const body = await readJsonBody(req, ReconcileRequestSchema)
