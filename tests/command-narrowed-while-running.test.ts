@@ -2,7 +2,9 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PermissionMode } from '../src/contracts/policy-axes.ts'
+import { ApproverServer, signedReply } from './support/approver-server.ts'
 import { bubblewrapRequired } from './support/bubblewrap.ts'
+import { putApproverWebhook } from './support/person-only-table.ts'
 import {
   decide,
   roomGrants,
@@ -26,11 +28,14 @@ import { eventually, startHarness, type RuntimeHarness } from './support/runtime
 const HAS_BWRAP = await bubblewrapRequired()
 
 let harness: RuntimeHarness
+let approver: ApproverServer
 beforeAll(async () => {
   harness = await startHarness()
+  approver = await ApproverServer.start()
 })
 afterAll(async () => {
   await harness?.close()
+  await approver?.close()
 })
 
 const inWorkspace = (name: string) => join(harness.workspace, name)
@@ -74,6 +79,28 @@ async function outcome(roomId: string, turnId: string, tag: string) {
     after: existsSync(inWorkspace(`after-${tag}`)),
     call: calls.at(-1)?.status,
     code: calls.at(-1)?.result?.code,
+  }
+}
+
+/** A room whose approver webhook (a real one on loopback) approves
+ *  everything it is sent. */
+async function roomWithWebhook(): Promise<string> {
+  const roomId = await roomAt('ask-for-approval')
+  const set = await putApproverWebhook(harness, roomId, approver.url)
+  expect(set.status).toBe(200)
+  const secret = (set.body as { secret?: string }).secret ?? ''
+  approver.behaviour = (request) => signedReply(secret, request, '{"approved": true}')
+  return roomId
+}
+
+/** Allowed by the room's approver webhook, which `url` then replaces
+ *  (null: removes). */
+function webhookChanged(url: () => string | null): Row['run'] {
+  return async (tag) => {
+    const roomId = await roomWithWebhook()
+    const turnId = await started(roomId, tag, null)
+    expect((await putApproverWebhook(harness, roomId, url())).status).toBe(200)
+    return { roomId, turnId }
   }
 }
 
@@ -144,6 +171,18 @@ const CONTAINED: Row[] = [
       expect(revoked.status).toBe(200)
       return { roomId, turnId }
     },
+  },
+  {
+    allower: 'the approver webhook',
+    change: 'the webhook removed',
+    expected: STOPPED,
+    run: webhookChanged(() => null),
+  },
+  {
+    allower: 'the approver webhook',
+    change: 'the webhook replaced by another',
+    expected: STOPPED,
+    run: webhookChanged(() => `${approver.url}?another`),
   },
   {
     allower: 'the person (control)',

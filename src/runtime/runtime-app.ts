@@ -133,6 +133,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RuntimeHand
     now,
     randomBytes,
     beforeWidening: () => rollback.beforeWidening(),
+    events,
     ...(options.approverWebhookTimeoutMs === undefined
       ? {}
       : { timeoutMs: options.approverWebhookTimeoutMs }),

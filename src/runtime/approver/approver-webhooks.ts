@@ -7,6 +7,7 @@ import type {
   ApproverWebhookStore,
   StoredApproverWebhook,
 } from '../ports/approver-webhook-store.ts'
+import type { EventBus } from '../events/event-bus.ts'
 import type { DelegatedApprover } from '../ports/delegated-approver.ts'
 import { WebhookApprover } from './webhook-approver.ts'
 
@@ -21,6 +22,8 @@ export interface ApproverWebhooksOptions {
   beforeWidening: () => Promise<void>
   /** `WEBHOOK_TIMEOUT_MS` unless a test or an option shortens it. */
   timeoutMs?: number
+  /** Told of every change, as a grant's is (`grant.changed`). */
+  events: Pick<EventBus, 'emit'>
 }
 
 /**
@@ -49,6 +52,7 @@ export class ApproverWebhooks {
     this.options.requireRoom(roomId)
     if (request.url === null) {
       store.remove(roomId, request.clientRequestId, now())
+      this.changed(roomId)
       return { roomId, webhook: null, secret: null }
     }
     // Removing narrows and never waits; setting waits until a restored older
@@ -65,7 +69,20 @@ export class ApproverWebhooks {
       createdAt: now(),
     }
     store.set(webhook)
+    this.changed(roomId)
     return { roomId, webhook: publicView(webhook), secret: webhook.secret }
+  }
+
+  /**
+   * Who may allow in the room changed, as when a grant is revoked: a call
+   * the webhook allowed is allowed only while that webhook stands
+   * (policy/allower-stands.ts), and a command acts for as long as it runs.
+   * Without this a command the removed (or replaced) webhook allowed ran
+   * on to its end, since nothing told its watch (agent/
+   * narrowed-command-stop.ts) that the webhook was gone.
+   */
+  private changed(roomId: string): void {
+    this.options.events.emit('grant.changed', { roomId })
   }
 
   /** Who decides in the person's place in this room, if anyone. */
