@@ -1,6 +1,8 @@
 import type { CompleteRequest, CompleteResult } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServer } from '../runtime/mcp/mcp-connection.ts'
-import { personOnlyNamed } from '../runtime/mcp/mcp-call-judgment.ts'
+import { personOnlyNamed, privateReadNamed } from '../runtime/mcp/mcp-call-judgment.ts'
+import { refuseIfPersonOnly } from '../runtime/mcp/governed-mcp-action.ts'
+import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 
 /** What a completion was asked with, as the gateway judged it: the
  *  argument so far, the other arguments, and for a resource template its
@@ -12,14 +14,40 @@ export interface CompletionAsked {
 }
 
 /**
+ * Refuses a completion, before the server is asked, that names a
+ * person-only path (a server completing `.git/` lists what is in it) or
+ * a place outside the workspace (`completionPlaces`): nobody is asked
+ * about a completion, and a read of either would ask the person, so a
+ * completion of `/home/ada/Documents/` would list, unasked, a folder
+ * nobody let the agent look into.
+ */
+export function refuseCompletion(server: McpServer, asked: CompletionAsked, workspace: string) {
+  refuseIfPersonOnly(server, 'completion/complete', completionJudged(asked), workspace)
+  const outside = privateReadNamed(
+    server,
+    'completion/complete',
+    completionPlaces(asked),
+    workspace,
+  )
+  if (outside !== null) {
+    throw new McpRefusal(
+      'not_allowed',
+      `assent-gateway does not pass completion/complete there: ${outside}, and nobody is asked about a completion`,
+    )
+  }
+}
+
+/**
  * A server's completion with every value that names a person-only path
- * left out (and logged), each value judged as the argument it would
- * become, in the request that was judged. A completion passes unasked, so
- * its values must tell the agent no more than a list does: a server that
- * completes `x` with `.git/hooks/pre-commit` or `~/.ssh/id_ed25519` would
- * list, unasked, what is in a folder only the person may look into, which
- * a completion of `.git/` is refused for. Once something is left out the
- * server's `total` goes too, since it would count what was hidden.
+ * or a place outside the workspace left out (and logged), each value
+ * judged as the argument it would become, in the request that was judged.
+ * A completion passes unasked, so its values must tell the agent no more
+ * than a list does: a server that completes `x` with
+ * `.git/hooks/pre-commit`, `~/.ssh/id_ed25519` or `/home/ada/diary.txt`
+ * would list, unasked, what is in a folder only the person may look into,
+ * which a completion of `.git/` or of `/home/ada/` is refused for. Once
+ * something is left out the server's `total` goes too, since it would
+ * count what was hidden.
  */
 export function completionShown(
   server: McpServer,
@@ -31,13 +59,39 @@ export function completionShown(
   const values = answer.completion.values.filter((value) => {
     const args = completionJudged(asked, value)
     const named = personOnlyNamed(server, 'completion/complete', args, workspace)
-    if (named === null) return true
-    log(`assent-gateway: ${server.id} completed ${named.path}, left out: ${named.reason}`)
+    if (named !== null) {
+      log(`assent-gateway: ${server.id} completed ${named.path}, left out: ${named.reason}`)
+      return false
+    }
+    const places = completionPlaces(asked, value)
+    const outside = privateReadNamed(server, 'completion/complete', places, workspace)
+    if (outside === null) return true
+    log(`assent-gateway: ${server.id} completed ${value}, left out: ${outside}`)
     return false
   })
   if (values.length === answer.completion.values.length) return answer
   const { total: _hidden, ...completion } = answer.completion
   return { ...answer, completion: { ...completion, values } }
+}
+
+/**
+ * What of a completion may name a place outside the workspace, as a read
+ * would be judged (private-read-approval.ts): the argument's value (or
+ * `value`, one the server offers), the other arguments' values, and for
+ * a `file:` template the file it names filled in with them. The words of
+ * a template of another scheme (`note://{topic}`) are not places: a read
+ * of one asks the person whatever it names, so judged as a place every
+ * completion of it would be refused, while its values, which a server
+ * may take for paths, are still judged.
+ */
+export function completionPlaces(asked: CompletionAsked, value?: string): Record<string, unknown> {
+  const typed = value ?? asked.argument.value
+  const others = asked.context?.arguments ?? {}
+  const uri = asked.template.uri
+  if (uri === undefined || !/^file:/i.test(uri))
+    return { values: [typed, ...Object.values(others)] }
+  const expanded = expandedTemplate(uri, { ...others, [asked.argument.name]: typed })
+  return { values: [typed, ...Object.values(others)], expanded }
 }
 
 /**

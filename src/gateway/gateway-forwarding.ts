@@ -26,7 +26,7 @@ import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContents, namespacedMessages } from './gateway-content.ts'
-import { completionJudged, completionShown } from './gateway-completions.ts'
+import { completionShown, refuseCompletion } from './gateway-completions.ts'
 import { refuseIfPersonOnly, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
 import { personOnlyNamed } from '../runtime/mcp/mcp-call-judgment.ts'
 
@@ -74,7 +74,8 @@ type Meta = { _meta?: { progressToken?: string | number } } | undefined
  * is left out of lists and refused by name. A resource read and a prompt
  * are governed (runGoverned); a completion or a subscription naming a
  * person-only path is refused, and a completion's value naming one left
- * out; the rest changes nothing and passes.
+ * out, as for a completion naming a place outside the workspace; the rest
+ * changes nothing and passes.
  * The agent's progress token and cancellation go with each forwarded
  * request.
  */
@@ -217,15 +218,15 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
       return forward.to(kind, name, async (connection, inner) => {
         // A completion changes nothing and is asked for at each keystroke,
         // so nobody is asked; but one that names a person-only path (a
-        // server completing `.git/` lists what is in it) is refused.
+        // server completing `.git/` lists what is in it), or a place
+        // outside the workspace that a read would ask for, is refused.
         // What it completes: the argument so far, the other arguments, and
         // for a resource template its URI (`file:///w/.git/{name}`), as
         // written and filled in (gateway-completions.ts).
         const { argument, context } = request.params
         const template = ref.type === 'ref/resource' ? { uri: inner } : {}
         const asked = { argument, context, template }
-        const judged = completionJudged(asked)
-        refuseIfPersonOnly(connection.server, 'completion/complete', judged, options.workspace)
+        refuseCompletion(connection.server, asked, options.workspace)
         // What was checked goes on, nothing else (the agent's `_meta`
         // but its progress token is left behind, as for a prompt).
         const answer = await (
@@ -239,7 +240,8 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
           forward.requestOptions(request.params, extra),
         )
         // And what comes back is judged as what was asked: a value naming
-        // a person-only path is left out (gateway-completions.ts).
+        // a person-only path or a place outside the workspace is left out
+        // (gateway-completions.ts).
         return completionShown(connection.server, asked, answer, workspace, options.log)
       })
     })

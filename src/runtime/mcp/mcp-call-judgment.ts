@@ -112,3 +112,29 @@ export function personOnlyNamed(
   )
   return personOnlyReason(touch)
 }
+
+/**
+ * Why an MCP request nobody is asked about (a completion) is a private
+ * read: a place it names resolves outside the workspace and the server's
+ * folder (private-read-approval.ts), or it cannot be judged; else null.
+ * A read of that place would ask the person, on any server, so a request
+ * that lists what is there (a completion of `/home/ada/Documents/`) may
+ * not pass unasked either.
+ */
+export function privateReadNamed(
+  server: McpServer,
+  method: string,
+  args: Record<string, unknown>,
+  workspace: string,
+): string | null {
+  const touch = mcpTouch(
+    {
+      serverId: server.id,
+      toolName: method,
+      arguments: args,
+      serverFolder: serverFolderOf(server),
+    },
+    workspace,
+  )
+  return inOneMoment(() => judgedPrivateMcpRead(touch))
+}
