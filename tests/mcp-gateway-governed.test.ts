@@ -1,3 +1,4 @@
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -207,6 +208,34 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
       expect(refused.code).toBe(MCP_REFUSAL_CODES.not_allowed)
       expect(refused.message).toContain('does not pass resources/subscribe for ')
       await agent.unsubscribeResource({ uri: `library__${uri}` })
+      const control = `library__${pathToFileURL(join(harness.workspace, CONTROL_PATH)).href}`
+      await agent.subscribeResource({ uri: control })
+      await agent.unsubscribeResource({ uri: control })
+    },
+  )
+
+  // A file outside the workspace, spelled as a URI may spell it: a read
+  // of it asks, so a subscription, which asks nobody, is refused.
+  const outsideSpellings: Array<[string, (root: string, ws: string) => string]> = [
+    ['its file: URI', (root) => pathToFileURL(join(root, 'outside', 'diary.txt')).href],
+    ['a climb out of the workspace', (_root, ws) => `file://${ws}/../outside/diary.txt`],
+    ['a climb spelled %2e%2e', (_root, ws) => `file://${ws}/%2e%2e/outside/diary.txt`],
+    ['an escaped slash', (_root, ws) => `file://${ws}/..%2Foutside%2Fdiary.txt`],
+    ['a localhost host', (root) => `file://localhost${root}/outside/diary.txt`],
+    ['another host', (root) => `file://elsewhere${root}/outside/diary.txt`],
+    ['an upper-case scheme', (root) => `FILE://${root}/outside/diary.txt`],
+    ['a query and a fragment', (root) => `file://${root}/outside/diary.txt?x=1#top`],
+  ]
+  it.each(outsideSpellings)(
+    'refuses a subscription to a file outside the workspace, by %s, asking nobody',
+    async (_name, uriOf) => {
+      await mkdir(join(harness.root, 'outside'), { recursive: true })
+      await writeFile(join(harness.root, 'outside', 'diary.txt'), 'dear diary\n')
+      const uri = `library__${uriOf(harness.root, harness.workspace)}`
+      const refused = await refusalOf(agent.subscribeResource({ uri }))
+      expect(refused.code).toBe(MCP_REFUSAL_CODES.not_allowed)
+      expect(refused.message).toContain('does not pass resources/subscribe there')
+      expect(refused.message).toContain('outside the workspace')
       const control = `library__${pathToFileURL(join(harness.workspace, CONTROL_PATH)).href}`
       await agent.subscribeResource({ uri: control })
       await agent.unsubscribeResource({ uri: control })

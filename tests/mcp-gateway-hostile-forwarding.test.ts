@@ -122,7 +122,8 @@ describe('assent-gateway passes on from a hostile server only what was asked for
   })
 
   it('drops an update for a subscribed name that has come to be a person-only file (a link to .git/HEAD)', async () => {
-    const path = join(harness.root, 'head-link')
+    // In the workspace: a subscription to a file outside it is refused.
+    const path = join(harness.workspace, 'head-link')
     const link = `hostile__${pathToFileURL(path).href}`
     const after = 'hostile__note://after-link'
     await updatesUntil(link, () => agent.subscribeResource({ uri: link }))

@@ -27,7 +27,7 @@ import { everyPage, type ListPage } from '../runtime/mcp/mcp-pages.ts'
 import { namespacedToolName, splitNamespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { namespacedContents, namespacedMessages } from './gateway-content.ts'
 import { completionShown, refuseCompletion } from './gateway-completions.ts'
-import { refuseIfPersonOnly, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+import { refuseSubscription, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
 import { personOnlyNamed } from '../runtime/mcp/mcp-call-judgment.ts'
 
 /**
@@ -128,15 +128,15 @@ export function installForwarding(options: ForwardingOptions, caps: ServerCapabi
     if (caps.resources.subscribe === true) {
       // A subscription reads nothing, so nobody is asked; but its updates
       // say when the resource changes, and for a person-only path (a
-      // repository's `.git/HEAD`, a key) that is already more than any door
-      // passes unasked, so one naming such a path is refused, as a
-      // completion is. Unsubscribing is never refused. The relay passes on
+      // repository's `.git/HEAD`, a key) or a file outside the workspace
+      // that is already more than any door passes unasked, so one naming
+      // such a place is refused, as a completion is. Unsubscribing is never refused. The relay passes on
       // updates only for what the agent subscribed to (`subscriptions`),
       // kept before the server is asked (its first update may come before
       // its answer) and let go if it refuses.
       server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
         forward.to('uri', request.params.uri, async (connection, uri) => {
-          refuseIfPersonOnly(connection.server, 'resources/subscribe', { uri }, options.workspace)
+          refuseSubscription(connection.server, uri, options.workspace)
           const client = await forward.subscriber(connection)
           const key = namespacedToolName(connection.server.id, uri)
           options.subscriptions.add(key)

@@ -2,7 +2,7 @@ import type { GovernedMcpMethod } from '../../contracts/mcp-gateway.ts'
 import { mcpTouch } from '../policy/person-only.ts'
 import { refuseIfCancelled, type McpConsentPort, type McpConsentRequest } from './gated-mcp-call.ts'
 import { shownWhole } from './mcp-consent-request.ts'
-import { personOnlyNamed, runsUnasked } from './mcp-call-judgment.ts'
+import { personOnlyNamed, privateReadNamed, runsUnasked } from './mcp-call-judgment.ts'
 import type { McpServer } from './mcp-connection.ts'
 import { deniedRefusal, McpRefusal } from './mcp-refusal.ts'
 import { serverFolderOf } from './mcp-workspace.ts'
@@ -106,6 +106,28 @@ export function refuseIfPersonOnly(
     throw new McpRefusal(
       'not_allowed',
       `assent-gateway does not pass ${method} for ${personOnly.path}: ${personOnly.reason}`,
+    )
+  }
+}
+
+/**
+ * Refuses a resource subscription, which nobody is asked about, to a
+ * person-only path (`refuseIfPersonOnly`) or to a `file:` URI outside the
+ * workspace and the server's folder: a read of that file would ask the
+ * person, and its updates (or the server's refusal of a file that is not
+ * there) would tell the agent, unasked, when it changes and whether it
+ * exists. A URI of the server's own scheme is not judged as a place here,
+ * as for a completion (gateway-completions.ts): read as one, every
+ * subscription to one would be refused.
+ */
+export function refuseSubscription(server: McpServer, uri: string, workspace: string): void {
+  refuseIfPersonOnly(server, 'resources/subscribe', { uri }, workspace)
+  if (!/^file:/i.test(uri)) return
+  const outside = privateReadNamed(server, 'resources/subscribe', { uri }, workspace)
+  if (outside !== null) {
+    throw new McpRefusal(
+      'not_allowed',
+      `assent-gateway does not pass resources/subscribe there: ${outside}, and nobody is asked about a subscription`,
     )
   }
 }
