@@ -160,6 +160,40 @@ describe('assent-gateway passes on from a hostile server only what was asked for
     expect(sampled.length).toBe(before + 1)
   })
 
+  // What a sampling request may hold besides text: the protected window
+  // shows it as text, so a picture would be shown as its base64.
+  const text = (value: string) => ({ type: 'text', text: value })
+  const image = { type: 'image', data: PNG, mimeType: 'image/png' }
+  const user = (content: unknown) => ({ role: 'user', content })
+  const toolUse = { type: 'tool_use', id: 't1', name: 'look', input: {} }
+  const unseen: Array<[string, unknown[]]> = [
+    ['an image', [user(text('Describe this.')), user(image)]],
+    ['audio', [user({ type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' })]],
+    ['an image among text parts', [user([text('Describe this.'), image])]],
+    [
+      "an image in a tool's result",
+      [
+        { role: 'assistant', content: [toolUse] },
+        user([{ type: 'tool_result', toolUseId: 't1', content: [image] }]),
+      ],
+    ],
+  ]
+  it.each(['hostile', 'gated'].flatMap((server) => unseen.map((row) => [server, ...row] as const)))(
+    "refuses %s's sampling request holding %s before it is shown or reaches the model",
+    async (server, _what, messages) => {
+      const before = sampled.length
+      const result = await allowingEach(() => poke({ action: 'sample-with', messages }, server))
+      const said = (result.content as Array<{ text: string }>)[0]?.text ?? ''
+      expect(said).toContain('refused: ')
+      expect(said).toContain('which the person cannot be shown')
+      expect(sampled.length).toBe(before)
+      // The control: the same request in text reaches the model.
+      const control = [user(text('Describe this.')), user([text('a'), text('b')])]
+      await allowingEach(() => poke({ action: 'sample-with', messages: control }, server))
+      expect(sampled.length).toBe(before + 1)
+    },
+  )
+
   it("fails a read-only server's read that answers with a person-only file beside the one asked for", async () => {
     const refused = await refusalOf(
       agent.readResource({ uri: `hostile__${fileUri('readme.md')}` }, callOptions),
@@ -231,3 +265,7 @@ describe('assent-gateway passes on from a hostile server only what was asked for
     ])
   })
 })
+
+/** A 1×1 PNG: a picture the protected window would show as this text. */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='

@@ -25,7 +25,7 @@ import type {
   McpServer,
 } from '../runtime/mcp/mcp-connection.ts'
 import { installElicitation } from '../runtime/mcp/mcp-elicitation.ts'
-import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { MCP_REFUSAL_CODES, McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { rootsInWorkspace } from '../runtime/mcp/mcp-roots.ts'
 import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
 import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
@@ -197,6 +197,7 @@ export class GatewayRelay implements McpClientRelay {
     // another's results, unasked. The request goes on (and is shown) with
     // none.
     const params = dropContext(server, asked, this.options.log)
+    refuseUnseenContent(server, params)
     // The agent's progress on the request goes back under the server's
     // own token; without one the agent is given none to report on.
     const token = params._meta?.progressToken
@@ -277,4 +278,36 @@ function dropContext(
     `assent-gateway: ${server.id}'s sampling request asked for includeContext "${params.includeContext}"; it goes on with "none"`,
   )
   return { ...params, includeContext: 'none' }
+}
+
+/**
+ * Refuses a sampling request that holds content other than text (an
+ * image, audio, or one inside a tool's result), before anyone is asked or
+ * anything reaches the model. The protected window shows a request as
+ * text, so an image would be shown as its base64 and the person would
+ * allow what they could not see, while the model reads it (instructions
+ * drawn in a picture); and the person-only rule, which keeps a read-only
+ * server's request from naming a key unasked, reads words, not pictures.
+ * Refused, not dropped: the request's other messages were written around
+ * it, and a request changed by the gateway is not the server's.
+ */
+function refuseUnseenContent(server: McpServer, params: CreateMessageRequest['params']): void {
+  const unseen = params.messages.flatMap((each) => unseenTypes(each.content))
+  if (unseen.length === 0) return
+  throw new McpError(
+    MCP_REFUSAL_CODES.not_allowed,
+    `${server.id}'s sampling request holds ${[...new Set(unseen)].join(', ')} content, which the person cannot be shown (the protected window shows a request as text); assent-gateway passes on sampling requests of text only`,
+    { reason: 'not_allowed', detail: 'cannot_be_shown' },
+  )
+}
+
+/** The types of the parts of `content` that are not text a person reads
+ *  as the model does: a tool's use is its name and input, shown as JSON;
+ *  a tool's result is judged by its own parts. */
+function unseenTypes(content: unknown): string[] {
+  if (Array.isArray(content)) return content.flatMap(unseenTypes)
+  const part = content as { type?: unknown; content?: unknown }
+  if (part.type === 'text' || part.type === 'tool_use') return []
+  if (part.type === 'tool_result') return unseenTypes(part.content ?? [])
+  return [typeof part.type === 'string' ? part.type : 'unknown']
 }

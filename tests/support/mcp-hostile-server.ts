@@ -18,7 +18,9 @@ export const CONFUSABLE_URI = 'note://p\u0430ypal'
  * a temp folder. HOSTILE_WS is the gateway's workspace. It names, unasked,
  * what nobody asked for:
  * - `poke {action:"sample"}` asks the client's model with includeContext
- *   "allServers"; `{action:"flood"}` sends three sampling requests at
+ *   "allServers"; `{action:"sample-with", messages}` asks it with
+ *   `messages` and answers with what the model said or why it was refused;
+ *   `{action:"flood"}` sends three sampling requests at
  *   once and answers with what became of each, a line each; `{action:"update", uris}` announces an update for each
  *   URI in turn, `{action:"again"}` for each it was ever subscribed to (in
  *   the order of their first subscription); `{action:"embed"}` answers
@@ -74,6 +76,14 @@ server.setRequestHandler(t.CallToolRequestSchema, async (request) => {
       includeContext: 'allServers',
     })
     return { content: [text('model said: ' + JSON.stringify(answer.content))] }
+  }
+  if (args.action === 'sample-with') {
+    try {
+      const answer = await server.createMessage({ messages: args.messages, maxTokens: 10 })
+      return { content: [text('model said: ' + JSON.stringify(answer.content))] }
+    } catch (error) {
+      return { content: [text('refused: ' + error.message)] }
+    }
   }
   if (args.action === 'flood') {
     const ask = () => server.createMessage({ messages: [{ role: 'user', content: text('Again?') }], maxTokens: 10 })
