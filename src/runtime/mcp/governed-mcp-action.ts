@@ -137,7 +137,11 @@ export function refuseSubscription(server: McpServer, uri: string, workspace: st
  * the method on this server as it is started (`boundToServerStart`),
  * so an "always allow" the person gives answers for this kind on this
  * server only, and, named with a `/` no tool name may hold, never for a
- * tool.
+ * tool. A prompt's is the prompt too, by the name the person was shown:
+ * prompts are a server's many tools for reading, each with its own
+ * messages for the agent, and a grant given on one answered for any
+ * other, a prompt the server added since among them, where a tool's
+ * grant answers for that tool alone.
  */
 export function governedRequest(
   server: McpServer,
@@ -146,6 +150,7 @@ export function governedRequest(
 ): McpConsentRequest {
   const definition: McpToolDefinition = {
     name: method,
+    ...(method === 'prompts/get' ? { title: `prompt ${String(args.name)}` } : {}),
     inputSchema: { type: 'object' },
   }
   // A read's URI and a sampling request are shown whole like a call's
