@@ -1,5 +1,5 @@
 import { WAIT_TIMEOUT_MS } from '../scripts/test-timing.ts'
-import { symlink } from 'node:fs/promises'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -121,23 +121,32 @@ describe('assent-gateway passes on from a hostile server only what was asked for
     expect(got).toEqual([kept])
   })
 
-  it('drops an update for a subscribed name that has come to be a person-only file (a link to .git/HEAD)', async () => {
-    // In the workspace: a subscription to a file outside it is refused.
-    const path = join(harness.workspace, 'head-link')
-    const link = `hostile__${pathToFileURL(path).href}`
-    const after = 'hostile__note://after-link'
-    await updatesUntil(link, () => agent.subscribeResource({ uri: link }))
-    await updatesUntil(after, () => agent.subscribeResource({ uri: after }))
-    await symlink(join(harness.workspace, '.git', 'HEAD'), path)
-    // The server names what it was subscribed to, in that order, so the
-    // call's arguments name no path (one naming the link would ask).
-    const got = await updatesUntil(after, () => poke({ action: 'again' }))
-    expect(got).not.toContain(link)
-    expect(got.at(-1)).toBe(after)
-    await expect
-      .poll(stderr, { timeout: WAIT_TIMEOUT_MS })
-      .toContain(`hostile's update for "${pathToFileURL(path).href}" was dropped`)
-  })
+  // A name in the workspace (a subscription to a file outside it is
+  // refused) that comes to lead where no subscription may go.
+  it.each([
+    ['a person-only file (a link to .git/HEAD)', 'head-link', ['.git', 'HEAD']],
+    ['a file outside the workspace', 'diary-link', ['..', 'outside', 'diary.txt']],
+  ] as const)(
+    'drops an update for a subscribed name that has come to be %s',
+    async (_what, name, to) => {
+      const path = join(harness.workspace, name)
+      const link = `hostile__${pathToFileURL(path).href}`
+      const after = `hostile__note://after-${name}`
+      await updatesUntil(link, () => agent.subscribeResource({ uri: link }))
+      await updatesUntil(after, () => agent.subscribeResource({ uri: after }))
+      await mkdir(join(harness.root, 'outside'), { recursive: true })
+      await writeFile(join(harness.root, 'outside', 'diary.txt'), 'dear diary\n')
+      await symlink(join(harness.workspace, ...to), path)
+      // The server names what it was subscribed to, in that order, so the
+      // call's arguments name no path (one naming the link would ask).
+      const got = await updatesUntil(after, () => poke({ action: 'again' }))
+      expect(got).not.toContain(link)
+      expect(got.at(-1)).toBe(after)
+      await expect
+        .poll(stderr, { timeout: WAIT_TIMEOUT_MS })
+        .toContain(`hostile's update for "${pathToFileURL(path).href}" was dropped`)
+    },
+  )
 
   it("sends a read-only server's sampling request to the agent's client with no other context", async () => {
     const before = sampled.length

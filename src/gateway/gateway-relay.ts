@@ -28,7 +28,7 @@ import { installElicitation } from '../runtime/mcp/mcp-elicitation.ts'
 import { MCP_REFUSAL_CODES, McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
 import { rootsInWorkspace } from '../runtime/mcp/mcp-roots.ts'
 import { namespacedToolName } from '../runtime/mcp/mcp-tool-definition.ts'
-import { runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
+import { fileOutsideWorkspace, runGoverned } from '../runtime/mcp/governed-mcp-action.ts'
 import { shownUri, withheldUri } from '../runtime/mcp/mcp-result-uris.ts'
 
 export interface GatewayRelayOptions {
@@ -131,15 +131,18 @@ export class GatewayRelay implements McpClientRelay {
    * go of: an update says when something changed, and one the agent never
    * asked for would tell it, unasked, about whatever the server likes to
    * name. Even then, one naming a person-only path (a repository's
-   * `.git/HEAD`, which a subscription is refused for) or a URI that is not
-   * plain (which may pass for another) is dropped (mcp-result-uris.ts), as
-   * its subscription would be refused now. What is dropped is logged.
+   * `.git/HEAD`, which a subscription is refused for), a URI that is not
+   * plain (which may pass for another: mcp-result-uris.ts) or a file that
+   * now leads outside the workspace (a name made a link to one since) is
+   * dropped, as its subscription would be refused now. What is dropped is
+   * logged.
    */
   private updated(server: McpServer, uri: string): void {
     const { workspace } = this.options
     const named = namespacedToolName(server.id, uri)
     const why = this.options.subscriptions.has(named)
-      ? withheldUri({ server, method: 'resources/updated', workspace }, uri)
+      ? (withheldUri({ server, method: 'resources/updated', workspace }, uri) ??
+        fileOutsideWorkspace(server, 'resources/updated', uri, workspace))
       : 'the agent did not subscribe to it through assent-gateway'
     if (why !== null) {
       this.options.log(

@@ -122,14 +122,26 @@ export function refuseIfPersonOnly(
  */
 export function refuseSubscription(server: McpServer, uri: string, workspace: string): void {
   refuseIfPersonOnly(server, 'resources/subscribe', { uri }, workspace)
-  if (!/^file:/i.test(uri)) return
-  const outside = privateReadNamed(server, 'resources/subscribe', { uri }, workspace)
+  const outside = fileOutsideWorkspace(server, 'resources/subscribe', uri, workspace)
   if (outside !== null) {
     throw new McpRefusal(
       'not_allowed',
       `assent-gateway does not pass resources/subscribe there: ${outside}, and nobody is asked about a subscription`,
     )
   }
+}
+
+/** Why the `file:` URI `uri` is a private read (a file outside the
+ *  workspace and the server's folder, by name or where it leads), or null,
+ *  also for a URI of another scheme (`refuseSubscription`). */
+export function fileOutsideWorkspace(
+  server: McpServer,
+  method: string,
+  uri: string,
+  workspace: string,
+): string | null {
+  if (!/^file:/i.test(uri)) return null
+  return privateReadNamed(server, method, { uri }, workspace)
 }
 
 /**
