@@ -91,7 +91,7 @@ describe('assent-gateway passes on no completion that names a person-only path',
       .toContain(`${server} completed ${join(harness.workspace, '.env')}, left out`)
     await expect
       .poll(stderr, { timeout: WAIT_TIMEOUT_MS })
-      .toContain(`${server} completed ${join(outside, 'diary.txt')}, left out`)
+      .toContain(`${server} completed "${join(outside, 'diary.txt')}", left out`)
   })
 
   /** What an agent may type to have a folder outside the workspace

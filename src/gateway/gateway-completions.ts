@@ -3,6 +3,7 @@ import type { McpServer } from '../runtime/mcp/mcp-connection.ts'
 import { personOnlyNamed, privateReadNamed } from '../runtime/mcp/mcp-call-judgment.ts'
 import { refuseIfPersonOnly } from '../runtime/mcp/governed-mcp-action.ts'
 import { McpRefusal } from '../runtime/mcp/mcp-refusal.ts'
+import { shownUri } from '../runtime/mcp/mcp-result-uris.ts'
 
 /** What a completion was asked with, as the gateway judged it: the
  *  argument so far, the other arguments, and for a resource template its
@@ -66,7 +67,9 @@ export function completionShown(
     const places = completionPlaces(asked, value)
     const outside = privateReadNamed(server, 'completion/complete', places, workspace)
     if (outside === null) return true
-    log(`assent-gateway: ${server.id} completed ${value}, left out: ${outside}`)
+    // The value as the server wrote it, quoted and spelled in ASCII: a
+    // line break or a terminal's escape of a server's never reaches the log.
+    log(`assent-gateway: ${server.id} completed ${shownUri(value)}, left out: ${outside}`)
     return false
   })
   if (values.length === answer.completion.values.length) return answer
