@@ -71,6 +71,7 @@ export const RUNTIME_ERROR_CODES = [
   // MCP gateway calls.
   'unknown_call',
   'not_running',
+  'too_many_waiting',
   // The runtime itself.
   'not_durable',
   'internal',

@@ -64,8 +64,21 @@ async function gatewayRoute(
   harness: RuntimeHarness,
   route: { method: string; path: string; body?: string; expected: number },
 ): Promise<unknown> {
+  const response = await sentAsGateway(harness, route)
+  if (response.status !== route.expected) {
+    throw new Error(`the gateway route answered ${response.status}: ${response.body}`)
+  }
+  return JSON.parse(response.body)
+}
+
+/** One request to the runtime's gateway routes as assent-gateway makes it,
+ *  answered as it was. */
+export async function sentAsGateway(
+  harness: RuntimeHarness,
+  route: { method: string; path: string; body?: string },
+): Promise<{ status: number; body: string }> {
   const file = readGatewayConnectionFile(harness.dataDir)
-  const response = await rawHttp({
+  return rawHttp({
     port: file.port,
     method: route.method,
     path: route.path,
@@ -77,10 +90,6 @@ async function gatewayRoute(
     ],
     ...(route.body === undefined ? {} : { body: route.body }),
   })
-  if (response.status !== route.expected) {
-    throw new Error(`the gateway route answered ${response.status}: ${response.body}`)
-  }
-  return JSON.parse(response.body)
 }
 
 /** Opens a call on the runtime's gateway route the way assent-gateway

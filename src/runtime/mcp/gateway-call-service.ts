@@ -37,6 +37,7 @@ import {
 } from '../policy/workspace-identity.ts'
 import { mcpApprovalFields } from './gated-mcp-call.ts'
 import { namespacedToolName } from './mcp-tool-definition.ts'
+import { refuseAboveWaitingGatewayCalls } from './waiting-asks.ts'
 
 export interface GatewayCallServiceOptions {
   rooms: RoomDirectory
@@ -162,6 +163,7 @@ export class GatewayCallService {
       }
     }
 
+    refuseAboveWaitingGatewayCalls(this.waiting.size)
     conversations.openCall(turn, call)
     // Only the person decides a gateway call: no review description.
     const pending = this.options.requester.open({
@@ -181,9 +183,8 @@ export class GatewayCallService {
    * The agent's client cancelled the call, or went away, while the person
    * was asked: its approval is withdrawn (it expires now, so a decision or
    * a token minted for it decides nothing, and the protected window
-   * closes). Only with the key the call was opened with: every gateway
-   * holds the same credential, and none may withdraw another's call. A
-   * call no longer waiting is left as it is.
+   * closes), only with the key the call was opened with (every gateway
+   * holds the same credential); a call no longer waiting is left as is.
    */
   cancel(callId: string, cancelKey: string): GatewayCallState {
     const call = this.requireCall(callId)
@@ -248,8 +249,7 @@ export class GatewayCallService {
       }
     } else {
       const expired = approval.status === 'expired'
-      // An approval this service withdrew (its client cancelled) says so;
-      // one that ran out of time or was denied says that.
+      // Withdrawn here (its client cancelled), expired or denied: it says so.
       const withdrawn =
         expired && approval.reasonMessage?.code === CLIENT_CANCELLED.code
           ? approval.reasonMessage

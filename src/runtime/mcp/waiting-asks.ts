@@ -1,4 +1,5 @@
 import { englishText, message } from '../../contracts/runtime-message.ts'
+import { Refusal } from '../domain/refusal.ts'
 import type { McpConsentPort } from './gated-mcp-call.ts'
 import { McpRefusal } from './mcp-refusal.ts'
 
@@ -8,6 +9,28 @@ import { McpRefusal } from './mcp-refusal.ts'
  *  bury the person's queue (and the approver webhook, asked once for each)
  *  until one is allowed to make it stop. */
 export const MAX_WAITING_ASKS = 16
+
+/** How many gateway calls may wait for the person at once, from every
+ *  gateway together. Each gateway keeps its own clients to
+ *  `MAX_WAITING_ASKS`, but every gateway holds the same credential, and a
+ *  process that starts gateways (or calls the runtime's gateway routes
+ *  itself) would otherwise open as many approvals as it likes. */
+export const MAX_WAITING_GATEWAY_CALLS = 64
+
+/** Refuses (429 `too_many_waiting`) a gateway call that would ask the
+ *  person while `waiting` others already do, before anything is stored or
+ *  anyone asked: fails closed, nothing runs, and the gateway tells its
+ *  client why. */
+export function refuseAboveWaitingGatewayCalls(
+  waiting: number,
+  max: number = MAX_WAITING_GATEWAY_CALLS,
+): void {
+  if (waiting < max) return
+  throw new Refusal(
+    'too_many_waiting',
+    `${max} MCP gateway calls already wait for the person: refused without asking; it did not run`,
+  )
+}
 
 /** The refusal of a request made while `count` others wait. */
 export function tooManyWaiting(count: number): McpRefusal {

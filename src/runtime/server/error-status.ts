@@ -65,6 +65,7 @@ export const HTTP_STATUS_OF: Readonly<Record<RuntimeErrorCode, number>> = Object
 
   unknown_call: 404,
   not_running: 409,
+  too_many_waiting: 429,
 
   not_durable: 503,
   internal: 500,

@@ -77,6 +77,8 @@ export const enErrorCodes = {
   // MCP gateway calls.
   unknown_call: 'the runtime does not know this MCP call',
   not_running: 'this MCP call is no longer running',
+  too_many_waiting:
+    'too many MCP calls already wait for your decision: this one was refused without asking; it did not run',
   // The runtime itself.
   not_durable: 'the runtime could not confirm that this was saved to disk',
   internal: 'the runtime failed unexpectedly',

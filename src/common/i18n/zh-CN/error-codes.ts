@@ -66,6 +66,7 @@ export const zhCNErrorCodes: Catalog['errorCode'] = {
   // MCP gateway calls.
   unknown_call: '运行时不知道这次 MCP 调用',
   not_running: '这次 MCP 调用已不在运行',
+  too_many_waiting: '已有太多 MCP 调用在等待你的决定：这一次未经询问即被拒绝，没有运行',
   // The runtime itself.
   not_durable: '运行时无法确认这已保存到磁盘',
   internal: '运行时意外失败',
