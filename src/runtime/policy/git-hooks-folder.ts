@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs'
 import path from 'node:path'
 import { configPlaces, personalConfigFiles, type ConfigPlaces } from './git-config-places.ts'
 import { placesLinkedOut } from './git-folder-links.ts'
+import { commonDirFolder, gitFileFolder } from './git-pointers.ts'
 import {
   existsInTheMoment,
   keptForTheMoment,
@@ -146,9 +147,7 @@ function gitFolderAt(top: string): string | null | undefined {
   if (found === undefined) return undefined
   if (found.isDirectory()) return dotGit
   try {
-    const pointer = regularFileText(dotGit)
-    const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(pointer)?.[1]
-    return gitdir === undefined ? null : path.resolve(top, gitdir)
+    return gitFileFolder(top, regularFileText(dotGit))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     // EISDIR: a .git folder made since the stat.
@@ -209,8 +208,7 @@ export function commonFolderOf(folder: string): string | null {
   const file = path.join(folder, 'commondir')
   if (!existsInTheMoment(file)) return null
   try {
-    const named = regularFileText(file).trim()
-    return named === '' ? null : path.resolve(folder, named)
+    return commonDirFolder(folder, regularFileText(file))
   } catch {
     return null
   }
