@@ -28,7 +28,10 @@ import { realGit } from './support/real-git.ts'
  * ends come off the end (a trailing space or tab, or a second space after
  * the colon, is part of the name), the name stops at a NUL, and a `..`
  * after a link goes up from where the link leads. Its config there moves
- * the hooks into the workspace (`core.hooksPath = tools/h`). One table of
+ * the hooks into the workspace (`core.hooksPath = tools/h`), a relative
+ * value taken from the top git runs them in (the folder `core.worktree`
+ * names, where it names one) and, like an included file, with a `..` after
+ * a link taken as the kernel takes it. One table of
  * such files, each checked with real git running the hook, walked through
  * every door that may answer a change to the hook without the person (a
  * grant on Assent's write tool or on an MCP server's file or shell tool,
@@ -67,7 +70,45 @@ const POINTERS: ReadonlyArray<readonly [string, (workspace: string) => void]> = 
       symlinkSync('../deep/er', join(ws, 'wt/up'))
     },
   ],
+  // The config's own paths, taken from where git takes them: the top
+  // core.worktree names, and a .. after a link as the kernel takes it.
+  ['a core.worktree naming another top', (ws) => worktreeTop(ws, '../tools')],
+  ['a core.worktree naming another top in full', (ws) => worktreeTop(ws, `${ws}/tools`)],
+  [
+    'a core.hooksPath naming .. after a link',
+    (ws) => {
+      linkInto(ws, 'lnk', 'tools/x')
+      configured(ws, 'core.hooksPath', 'lnk/../h')
+    },
+  ],
+  [
+    'an included config named with .. after a link',
+    (ws) => {
+      linkInto(ws, 'lnk', 'tools/x')
+      writeFileSync(join(ws, 'tools/inc.config'), '[core]\n\thooksPath = tools/h\n')
+      configured(ws, 'core.hooksPath', 'elsewhere')
+      configured(ws, 'include.path', '../lnk/../inc.config')
+    },
+  ],
 ]
+
+/** Sets `key` to `value` in the repository's own config. */
+function configured(workspace: string, key: string, value: string): void {
+  realGit(workspace, workspace, 'config', key, value)
+}
+
+/** Moves the top git runs the hooks in to `tools` (`core.worktree`,
+ *  named by `value`), so the relative hooks folder `h` is `tools/h`. */
+function worktreeTop(workspace: string, value: string): void {
+  configured(workspace, 'core.worktree', value)
+  configured(workspace, 'core.hooksPath', 'h')
+}
+
+/** Makes the folder `target` and a link `name` to it, in the workspace. */
+function linkInto(workspace: string, name: string, target: string): void {
+  mkdirSync(join(workspace, target), { recursive: true })
+  symlinkSync(target, join(workspace, name))
+}
 
 /** Moves the git folder to `folder` and leaves a `.git` file `text`. */
 function gitFile(workspace: string, text: string, folder: string): void {
@@ -90,13 +131,14 @@ const MAC = new IntegrityMac(Buffer.alloc(32, 31))
 const AGENT: AgentIdentity = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' }
 
 /** A repository whose config moves its hooks to `tools/h`, with a
- *  pre-commit hook there that leaves `ran.txt`, and the control script. */
+ *  pre-commit hook there that leaves `ran.txt` in the workspace, and the
+ *  control script. */
 function layRepository(root: string, workspace: string): void {
   realGit(root, root, 'init', '-q', workspace)
   realGit(root, workspace, 'config', 'core.hooksPath', 'tools/h')
   mkdirSync(join(workspace, 'tools/h'), { recursive: true })
   for (const script of [HOOK, CONTROL]) {
-    writeFileSync(join(workspace, script), '#!/bin/sh\ntouch ran.txt\n')
+    writeFileSync(join(workspace, script), `#!/bin/sh\ntouch '${join(workspace, 'ran.txt')}'\n`)
     chmodSync(join(workspace, script), 0o755)
   }
 }

@@ -2,6 +2,7 @@ import { homedir } from 'node:os'
 import path from 'node:path'
 import { configPathValues } from './git-config-paths.ts'
 import { filesNamedByProgram, runsProgram } from './git-config-programs.ts'
+import { takenFrom } from './git-pointers.ts'
 import { realPathAllowingMissing } from './real-paths.ts'
 import { SettledFileCache } from './settled-file-cache.ts'
 
@@ -53,6 +54,13 @@ export interface ConfigPlaces {
   configFiles: string[]
 }
 
+/** `ConfigPlaces`, and every real folder a config names as `core.worktree`
+ *  (taken from the git folder): the top git then runs the hooks in and
+ *  takes a relative value from, in place of the folder holding `.git`. */
+export interface RepositoryConfigPlaces extends ConfigPlaces {
+  worktreeTops: string[]
+}
+
 /**
  * What the person's own configs (the system's, theirs, those the
  * environment names) make git's wherever they use git, with no repository
@@ -84,10 +92,22 @@ export function personalConfigFiles(): string[] {
 }
 
 /** What the settings in `files` (and what they include) make git's: real
- *  paths, relative values taken from `top`, or left out without one. */
-export function configPlaces(files: readonly string[], top: string | null): ConfigPlaces {
+ *  paths, relative values taken from `top`, or left out without one, and
+ *  from each folder a `core.worktree` names (taken from each of
+ *  `gitFolders`: a linked worktree's own, and the one it shares). */
+export function configPlaces(
+  files: readonly string[],
+  top: string | null,
+  gitFolders: readonly string[] = [],
+): RepositoryConfigPlaces {
   const configFiles: string[] = []
-  const settings: ConfigRead = { hooksPaths: [], includes: [], programs: [], templates: [] }
+  const settings: ConfigRead = {
+    hooksPaths: [],
+    includes: [],
+    programs: [],
+    templates: [],
+    worktrees: [],
+  }
   let budget = MAX_CONFIG_FILES
   const read = (file: string, included: boolean): void => {
     if (budget <= 0) return
@@ -102,20 +122,38 @@ export function configPlaces(files: readonly string[], top: string | null): Conf
     settings.hooksPaths.push(...found.hooksPaths)
     settings.programs.push(...found.programs)
     settings.templates.push(...found.templates)
+    settings.worktrees.push(...found.worktrees)
     for (const include of found.includes) {
       for (const named of configPathValues(include)) {
-        read(path.resolve(path.dirname(file), named), true)
+        read(takenFrom(path.dirname(file), named), true)
       }
     }
   }
   for (const file of files) read(file, false)
-  // Relative values taken from `top`; without one, only those git
-  // expands to absolute ones (`~/`, `~user/`, `%(prefix)/`) name a place.
+  // With `core.worktree`, git runs the hooks in the folder it names and
+  // takes a relative value from there; taken from the folder holding
+  // `.git` alone, the hooks folder git runs was another one, left to
+  // every door. Each one named is a top as well as that folder: what
+  // either names is kept, more than git uses (it takes the last), never
+  // less.
+  const worktreeTops =
+    top === null
+      ? []
+      : [
+          ...new Set(
+            settings.worktrees.flatMap((named) => gitFolders.map((from) => takenFrom(from, named))),
+          ),
+        ]
+  const tops = top === null ? [] : [top, ...worktreeTops]
+  // Relative values taken from each top, as the kernel takes them (a `..`
+  // after a link goes up from where it leads); without one, only those
+  // git expands to absolute ones (`~/`, `~user/`, `%(prefix)/`) name a
+  // place.
   const real = (value: string): string[] =>
     configPathValues(value).flatMap((named) =>
-      top === null && !path.isAbsolute(named)
-        ? []
-        : (realPathAllowingMissing(path.resolve(top ?? '/', named)) ?? []),
+      path.isAbsolute(named)
+        ? (realPathAllowingMissing(named) ?? [])
+        : tops.map((from) => takenFrom(from, named)),
     )
   const folders = (values: readonly string[]) => [...new Set(values.flatMap(real))]
   const programFiles = new Map<string, string>()
@@ -131,6 +169,7 @@ export function configPlaces(files: readonly string[], top: string | null): Conf
     templateFolders: folders(settings.templates),
     programs: [...programFiles].map(([file, setting]) => ({ path: file, setting })),
     configFiles,
+    worktreeTops,
   }
 }
 
@@ -151,7 +190,13 @@ export function coreHooksPath(config: string): string | null {
  *  folder git does not use, and leave the one it does use to any door. */
 function readConfig(config: string): ConfigRead {
   let section = ''
-  const read: ConfigRead = { hooksPaths: [], includes: [], programs: [], templates: [] }
+  const read: ConfigRead = {
+    hooksPaths: [],
+    includes: [],
+    programs: [],
+    templates: [],
+    worktrees: [],
+  }
   // An odd number of backslashes before the line's end continues it.
   const joined = config.replace(/(?<!\\)((?:\\\\)*)\\\r?\n/g, '$1')
   for (const raw of joined.split(/\r?\n/)) {
@@ -168,6 +213,7 @@ function readConfig(config: string): ConfigRead {
     const value = configValue(entry[2] ?? '')
     if (value === '') continue
     if (section === 'core' && key === 'hookspath') read.hooksPaths.push(value)
+    else if (section === 'core' && key === 'worktree') read.worktrees.push(value)
     else if (section === 'init' && key === 'templatedir') read.templates.push(value)
     else if ((section === 'include' || section === 'includeif') && key === 'path') {
       read.includes.push(value)
@@ -186,6 +232,8 @@ interface ConfigRead {
   hooksPaths: string[]
   includes: string[]
   templates: string[]
+  /** Each `core.worktree`, as written. */
+  worktrees: string[]
   /** Each setting whose value git runs, with its value. */
   programs: Array<{ setting: string; value: string }>
 }

@@ -88,7 +88,7 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
     path.join(commonFolder ?? gitFolder, 'config'),
     path.join(gitFolder, 'config.worktree'),
   ]
-  const named = configPlaces(files, repository.top)
+  const named = configPlaces(files, repository.top, [gitFolder, commonFolder ?? []].flat())
   // Every caller (the sandbox's binds, the made-files watch, the doors)
   // reads a repository's places from here: what git reaches through a
   // link out of its git folder is added here once, so none can miss it.
@@ -101,10 +101,12 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
   const tools =
     repository.top === repository.gitFolder
       ? []
-      : toolConfigPrograms(
-          top,
-          [path.join(commonFolder ?? gitFolder, 'hooks'), ...hooksFolders],
-          seen,
+      : [top, ...named.worktreeTops].flatMap((from) =>
+          toolConfigPrograms(
+            from,
+            [path.join(commonFolder ?? gitFolder, 'hooks'), ...hooksFolders],
+            seen,
+          ),
         )
   return {
     top,

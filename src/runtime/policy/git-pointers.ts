@@ -28,10 +28,10 @@ const GITDIR_PREFIX = 'gitdir: '
 export function gitFileFolder(top: string, text: string): string | null {
   const content = withoutLineEnds(text)
   if (content.startsWith(GITDIR_PREFIX) && content.length > GITDIR_PREFIX.length) {
-    return namedFrom(top, untilNul(content.slice(GITDIR_PREFIX.length)))
+    return takenFrom(top, untilNul(content.slice(GITDIR_PREFIX.length)))
   }
   const loose = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1]
-  return loose === undefined ? null : namedFrom(top, untilNul(loose))
+  return loose === undefined ? null : takenFrom(top, untilNul(loose))
 }
 
 /**
@@ -42,16 +42,18 @@ export function gitFileFolder(top: string, text: string): string | null {
  */
 export function commonDirFolder(gitFolder: string, text: string): string | null {
   const named = untilNul(withoutLineEnds(text))
-  return named === '' ? null : namedFrom(gitFolder, named)
+  return named === '' ? null : takenFrom(gitFolder, named)
 }
 
 /**
  * `named` taken from `folder` as the kernel takes it: a `..` after a link
  * goes up from where the link leads, so the path is not tidied
  * (`path.resolve` would drop `sub/..` and name another folder where `sub`
- * is a link). The real path, links followed, as far as there is one.
+ * is a link). The real path, links followed, as far as there is one. For
+ * every path git reads from a file and opens as it is: these two files'
+ * and its configs' (a hooks folder, an included file).
  */
-function namedFrom(folder: string, named: string): string {
+export function takenFrom(folder: string, named: string): string {
   const joined = path.isAbsolute(named) ? named : `${folder}${path.sep}${named}`
   return realPathAllowingMissing(joined) ?? path.resolve(joined)
 }
