@@ -11,7 +11,7 @@ import { baseFolders, MAX_ARGUMENT_DEPTH, type commandsOf } from './command-line
 import { copiedPlaces } from './copied-places.ts'
 import { realPathAllowingMissing, type RealPathsSeen } from './git-hooks-folder.ts'
 import { lstatOfTheMoment, realPathsOfTheMoment } from './judgment-moment.ts'
-import { isFolderNow } from './real-paths.ts'
+import { isFolderNow, realPathsNamed } from './real-paths.ts'
 import type { ActionTouch, PersonOnly } from './person-only.ts'
 import {
   homeCredentialFiles,
@@ -68,8 +68,7 @@ export function namedPaths(
   const seen: RealPathsSeen = realPathsOfTheMoment()
   for (const candidate of candidates) {
     for (const base of bases) {
-      const real = realPathAllowingMissing(path.resolve(base, candidate), seen)
-      if (real !== null) resolved.push(real)
+      resolved.push(...realPathsNamed(base, candidate, seen))
     }
   }
   // A command's glob names what it matches when the shell expands it
@@ -101,8 +100,7 @@ export function namedPaths(
   if (others.length * relative.length > MAX_FOLDER_PAIRS) return null
   for (const folder of others) {
     for (const candidate of relative) {
-      const real = realPathAllowingMissing(path.resolve(folder, candidate), seen)
-      if (real !== null) resolved.push(real)
+      resolved.push(...realPathsNamed(folder, candidate, seen))
     }
   }
   // A copy, a move or a link writes where no word names: `cp x dir/` is
@@ -140,16 +138,17 @@ function addCopiedContents(
     for (const word of words) {
       if (!/\/\.\/?$/.test(word) && !(rsync && word.length > 1 && word.endsWith('/'))) continue
       for (const base of bases) {
-        const real = realPathAllowingMissing(path.resolve(base, word), seen)
-        if (real === null || !isFolderNow(real)) continue
-        const top = dotEntries(real, budget)
-        if (top === null) return false
-        for (const entry of top) {
-          resolved.push(entry)
-          if (!isFolderNow(entry)) continue
-          const inner = dotEntries(entry, budget, true)
-          if (inner === null) return false
-          resolved.push(...inner)
+        for (const real of realPathsNamed(base, word, seen)) {
+          if (!isFolderNow(real)) continue
+          const top = dotEntries(real, budget)
+          if (top === null) return false
+          for (const entry of top) {
+            resolved.push(entry)
+            if (!isFolderNow(entry)) continue
+            const inner = dotEntries(entry, budget, true)
+            if (inner === null) return false
+            resolved.push(...inner)
+          }
         }
       }
     }

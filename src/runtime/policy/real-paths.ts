@@ -57,6 +57,25 @@ function realBelow(absolute: string, seen: RealPathsSeen, hops: number): string 
 }
 
 /**
+ * The real paths (`realPathAllowingMissing`) `named` may be, taken from
+ * the folder `base`: tidied first, as a program that normalizes a path
+ * before it opens it takes it (Node's `path.resolve`, most MCP file
+ * servers), and, where it holds a `..`, as the kernel takes it too, which
+ * goes up from where a link before it leads: with `lnk -> .git/hooks/x`,
+ * `cp` writes `lnk/../pre-commit` to `.git/hooks/pre-commit`, where the
+ * tidied path is `pre-commit` at the top. Judged one way only, a door
+ * answered for the hook.
+ */
+export function realPathsNamed(base: string, named: string, seen: RealPathsSeen): string[] {
+  const tidied = realPathAllowingMissing(path.resolve(base, named), seen)
+  const found = tidied === null ? [] : [tidied]
+  if (!named.split(/[\\/]/).includes('..')) return found
+  const asWritten = path.isAbsolute(named) ? named : `${base}${path.sep}${named}`
+  const kernel = realPathAllowingMissing(asWritten, seen)
+  return kernel === null || kernel === tidied ? found : [...found, kernel]
+}
+
+/**
  * Where the names `missing` lead below the real folder `real`, whose first
  * is not there as a file or folder: nothing there (the rest is made as
  * written), or a link that leads nowhere yet. A write follows that link
