@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { basename, dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentIdentity } from '../src/contracts/agent-request.ts'
 import { policyForMode } from '../src/runtime/policy/permission-modes.ts'
@@ -27,7 +28,9 @@ import { realGit } from './support/real-git.ts'
  * …`) and a worktree's `commondir`, and reads each its own way: only line
  * ends come off the end (a trailing space or tab, or a second space after
  * the colon, is part of the name), the name stops at a NUL, and a `..`
- * after a link goes up from where the link leads. Its config there moves
+ * after a link goes up from where the link leads; a `.git` that is
+ * neither, a link to /dev/null or a FIFO, it passes by for the repository
+ * above. Its config there moves
  * the hooks into the workspace (`core.hooksPath = tools/h`), a relative
  * value taken from the top git runs them in (the folder `core.worktree`
  * names, where it names one) and, like an included file, with a `..` after
@@ -70,6 +73,13 @@ const POINTERS: ReadonlyArray<readonly [string, (workspace: string) => void]> = 
       symlinkSync('../deep/er', join(ws, 'wt/up'))
     },
   ],
+  // A .git that is neither a folder nor a file, which git passes by for
+  // the repository above the workspace.
+  [
+    'a .git that is a link to /dev/null',
+    (ws) => passedBy(ws, (at) => symlinkSync('/dev/null', at)),
+  ],
+  ['a .git that is a FIFO', (ws) => passedBy(ws, (at) => execFileSync('mkfifo', [at]))],
   // The config's own paths, taken from where git takes them: the top
   // core.worktree names, and a .. after a link as the kernel takes it.
   ['a core.worktree naming another top', (ws) => worktreeTop(ws, '../tools')],
@@ -91,6 +101,16 @@ const POINTERS: ReadonlyArray<readonly [string, (workspace: string) => void]> = 
     },
   ],
 ]
+
+/** Moves the repository's git folder to the folder above the workspace,
+ *  whose config moves the hooks to the workspace's `tools/h`, and leaves
+ *  at the workspace's `.git` what `make` makes. */
+function passedBy(workspace: string, make: (at: string) => void): void {
+  const above = dirname(workspace)
+  renameSync(join(workspace, '.git'), join(above, '.git'))
+  realGit(above, above, 'config', 'core.hooksPath', `${basename(workspace)}/tools/h`)
+  make(join(workspace, '.git'))
+}
 
 /** Sets `key` to `value` in the repository's own config. */
 function configured(workspace: string, key: string, value: string): void {
@@ -168,7 +188,9 @@ describe.each(POINTERS)('in a repository found through %s', (_name, point) => {
   afterAll(() => place.dispose())
 
   it('real git runs the hook the config names', () => {
-    realGit(place.root, place.workspace, 'commit', '-q', '--allow-empty', '-m', 'x')
+    // From above the folder holding the workspace: git may find the
+    // repository there.
+    realGit(dirname(place.root), place.workspace, 'commit', '-q', '--allow-empty', '-m', 'x')
     expect(existsSync(join(place.workspace, 'ran.txt'))).toBe(true)
   })
 

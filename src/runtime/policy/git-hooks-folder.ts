@@ -148,6 +148,11 @@ function gitFolderAt(top: string): string | null | undefined {
   }
   if (found === undefined) return undefined
   if (found.isDirectory()) return dotGit
+  // Neither a folder nor a file (a link to /dev/null, a FIFO): git passes
+  // it by and goes on to the folders above, whose repository it then
+  // uses, its config's hooks folder in the workspace included. Taken for
+  // "no repository" here, that config named nothing any door kept.
+  if (!found.isFile()) return undefined
   try {
     return gitFileFolder(top, regularFileText(dotGit))
   } catch (error) {
