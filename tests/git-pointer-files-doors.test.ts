@@ -29,8 +29,8 @@ import { realGit } from './support/real-git.ts'
  * ends come off the end (a trailing space or tab, or a second space after
  * the colon, is part of the name), the name stops at a NUL, and a `..`
  * after a link goes up from where the link leads; a `.git` that is
- * neither, a link to /dev/null or a FIFO, it passes by for the repository
- * above. Its config there moves
+ * neither a folder nor a file (a link to /dev/null, a FIFO), or a folder
+ * that is not a git folder, it passes by for the repository above. Its config there moves
  * the hooks into the workspace (`core.hooksPath = tools/h`), a relative
  * value taken from the top git runs them in (the folder `core.worktree`
  * names, where it names one) and, like an included file, with a `..` after
@@ -73,13 +73,25 @@ const POINTERS: ReadonlyArray<readonly [string, (workspace: string) => void]> = 
       symlinkSync('../deep/er', join(ws, 'wt/up'))
     },
   ],
-  // A .git that is neither a folder nor a file, which git passes by for
-  // the repository above the workspace.
+  // A .git that is neither a folder nor a file, or a folder git does not
+  // take for a git folder, which git passes by for the repository above
+  // the workspace.
   [
     'a .git that is a link to /dev/null',
     (ws) => passedBy(ws, (at) => symlinkSync('/dev/null', at)),
   ],
   ['a .git that is a FIFO', (ws) => passedBy(ws, (at) => execFileSync('mkfifo', [at]))],
+  ['a .git folder that is empty', (ws) => passedBy(ws, (at) => mkdirSync(at))],
+  [
+    'a .git folder with no HEAD, whose config names another hooks folder',
+    (ws) =>
+      passedBy(ws, (at) => {
+        for (const folder of ['objects', 'refs', 'hooks']) {
+          mkdirSync(join(at, folder), { recursive: true })
+        }
+        writeFileSync(join(at, 'config'), '[core]\n\thooksPath = elsewhere\n')
+      }),
+  ],
   // The config's own paths, taken from where git takes them: the top
   // core.worktree names, and a .. after a link as the kernel takes it.
   ['a core.worktree naming another top', (ws) => worktreeTop(ws, '../tools')],

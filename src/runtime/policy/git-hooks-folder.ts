@@ -121,14 +121,27 @@ function placesOf(repository: { top: string; gitFolder: string }): GitPlaces {
 
 /** The repository git would find from `workspace`: the nearest folder at
  *  or above it holding `.git`, and its git folder; null if none, or if the
- *  nearest `.git` cannot be read. */
+ *  nearest `.git` cannot be read.
+ *
+ *  A `.git` folder git does not take for a git folder (no `HEAD`, or no
+ *  `objects` or `refs`) git passes by for the repository above, whose
+ *  config may move the hooks into the workspace: taken for the
+ *  repository here, that config named nothing any door kept. Such a
+ *  folder stands only where nothing is found above (what is in it is the
+ *  person's by its name anyway). */
 function repositoryOf(workspace: string): { top: string; gitFolder: string } | null {
   let top = path.resolve(workspace)
+  let passedBy: { top: string; gitFolder: string } | null = null
   for (;;) {
     const gitFolder = gitFolderAt(top)
-    if (gitFolder !== undefined) return gitFolder === null ? null : { top, gitFolder }
+    if (gitFolder === null) return null
+    if (gitFolder !== undefined) {
+      const unshaped = gitFolder === path.join(top, '.git') && !gitFolderShaped(gitFolder)
+      if (!unshaped) return { top, gitFolder }
+      passedBy ??= { top, gitFolder }
+    }
     const parent = path.dirname(top)
-    if (parent === top) return null
+    if (parent === top) return passedBy
     top = parent
   }
 }
