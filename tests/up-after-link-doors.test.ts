@@ -112,6 +112,46 @@ describe('the rule every door applies', () => {
   })
 })
 
+describe('a script a hook manager’s config names through a link and a ..', () => {
+  let place: ReturnType<typeof askerWorldInTempWorkspace>
+  beforeAll(() => {
+    place = askerWorldInTempWorkspace('assent-up-after-link-config-', MAC, AGENT)
+    layRepository(place.root, place.workspace)
+    const workspace = place.workspace
+    // `hs -> scripts/sub`: `./hs/../check.sh` runs `scripts/check.sh`,
+    // where the path tidied first is `check.sh` at the top.
+    mkdirSync(join(workspace, 'scripts/sub'), { recursive: true })
+    symlinkSync('scripts/sub', join(workspace, 'hs'))
+    writeFileSync(join(workspace, 'scripts/check.sh'), '#!/bin/sh\necho checked\n', {
+      mode: 0o755,
+    })
+    writeFileSync(
+      join(workspace, '.pre-commit-config.yaml'),
+      'repos:\n  - repo: local\n    hooks:\n      - id: check\n        entry: ./hs/../check.sh\n        language: script\n',
+    )
+  })
+  afterAll(() => place.dispose())
+
+  it('is what the kernel runs, and no grant answers a write to it', () => {
+    const workspace = place.workspace
+    expect(execFileSync('sh', ['-c', './hs/../check.sh'], { cwd: workspace }).toString()).toBe(
+      'checked\n',
+    )
+    for (const path of ['scripts/check.sh', `${workspace}/scripts/check.sh`]) {
+      const touch = mcpTouch(
+        { serverId: 'files', toolName: 'write_file', arguments: { path, content: 'x' } },
+        workspace,
+      )
+      expect(personOnlyReason(touch), path).not.toBeNull()
+      expect(grantThatMayAnswer(touch, 'on-request', () => 'grant')).toBeUndefined()
+    }
+  })
+
+  it('is left to the person by the reviewer and the webhook for an agent’s command writing it', async () => {
+    await commandLeftToThePersonByEach(place.world, 'cp x scripts/check.sh', place.workspace)
+  })
+})
+
 describe("an external agent's write, and what cp does with each path", () => {
   let place: ReturnType<typeof askerWorldInTempWorkspace>
   beforeEach(() => {

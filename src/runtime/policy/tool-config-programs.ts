@@ -7,7 +7,7 @@ import { packageHookText, packageScriptsOf } from './package-hooks.ts'
 import { keyedPlaces, type KeyedPlaces } from './tool-config-keys.ts'
 import { taskRunnerFiles } from './task-runner-files.ts'
 import { isInsideRoot } from './path-containment.ts'
-import { realPathAllowingMissing, type RealPathsSeen } from './real-paths.ts'
+import { realPathAllowingMissing, realPathsNamed, type RealPathsSeen } from './real-paths.ts'
 import { SettledFileCache, SettledFolderCache } from './settled-file-cache.ts'
 
 // The scripts of the workspace that the person's own tools run, outside
@@ -227,11 +227,8 @@ function configsAt(
     // `$(dirname "$0")/../scripts/x.sh`).
     const froms = [...new Set([top, path.dirname(config)])]
     for (const word of words) {
-      for (const from of froms) {
-        const real = realPath(resolveWord(from, word), seen)
-        if (real === null) continue
-        // Kept once, as the folder when a key names it so.
-        const had = found.get(real)
+      for (const real of froms.flatMap((from) => wordPlaces(from, word, seen))) {
+        const had = found.get(real) // kept once, as the folder when a key names it so
         if (had !== undefined && (had.folder === true || !folder)) continue
         if (path.isAbsolute(word) && !isInsideRoot(top, real)) continue
         // A folder holding the top (`_.path = ["."]`) is not held whole:
@@ -261,7 +258,9 @@ function configsAt(
     // What a config this one extends names runs as this one's does, from
     // the top and from this config's folder.
     for (const other of named(configs)) {
-      for (const from of new Set([top, path.dirname(config)])) read(path.resolve(from, other), cls)
+      for (const from of new Set([top, path.dirname(config)])) {
+        for (const at of realPathsNamed(from, other, seen)) read(at, cls)
+      }
     }
   }
   // Lower-cased: a file system that ignores case opens `.VSCode` as the
@@ -327,6 +326,15 @@ function realPath(absolute: string, seen: RealPathsSeen): string | null {
     return name
   }
   return realPathAllowingMissing(name, seen)
+}
+
+/** Where `word` leads from `from` (`realPath`), and with a `..` as the
+ *  kernel takes it too (`realPathsNamed`: `hl/../x.sh`, `hl -> s/sub`). */
+function wordPlaces(from: string, word: string, seen: RealPathsSeen): string[] {
+  const tidied = realPath(resolveWord(from, word), seen)
+  const found = tidied === null ? [] : [tidied]
+  if (word.startsWith('~/') || !word.split(/[\\/]/).includes('..')) return found
+  return [...new Set([...found, ...realPathsNamed(from, word, seen)])]
 }
 
 /** A word as the tool would take it from `from`: `~/` is the person's
