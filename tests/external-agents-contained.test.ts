@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -81,6 +81,18 @@ const codexSessions = useAgentSessions(
       containment: contained(),
     }),
 )
+const claudeContained = useAgentSessions(
+  agents,
+  (bed, asker) =>
+    new AcpClient({
+      agent: bed.claudeConfig(),
+      workspace: bed.workspace,
+      asker,
+      onEvent: bed.onEvent,
+      machineSettings: bed.machineSettings,
+      containment: contained(),
+    }),
+)
 const acpContained = acpSessions(true)
 const acpAsItIs = acpSessions(false)
 
@@ -130,6 +142,26 @@ describe.skipIf(!agents || !bubblewrap)('an external agent started contained', (
       expect(output).not.toContain(KEY)
       expect(output).toMatch(/id_ed25519: No such file or directory/)
       expect(realpathSync(join(bed.workspace, 'made.txt'))).toBe(join(bed.workspace, 'made.txt'))
+    },
+  )
+
+  it(
+    'claude-agent-acp runs contained: the command the person allowed prints nothing of the key, and writes its workspace',
+    { timeout: AGENT_WAIT_MS },
+    async () => {
+      const asker = new ScriptedAsker('allow-once')
+      const { bed, session } = await claudeContained.start([], asker, 'ask-for-approval')
+      bed.messages.script([
+        { type: 'bash', command: `cat ${keyFile}; echo written > made.txt` },
+        { type: 'reply', text: 'done' },
+      ])
+      const outcome = await session.runTurn('please do the scripted thing')
+      expect(outcome.status).toBe('completed')
+      expect(asker.asked).toHaveLength(1)
+      const output = JSON.stringify(bed.messages.toolResultFor('toolu_scripted_1'))
+      expect(output).not.toContain(KEY)
+      expect(output).toMatch(/id_ed25519: No such file or directory/)
+      expect(readFileSync(join(bed.workspace, 'made.txt'), 'utf8')).toBe('written\n')
     },
   )
 })

@@ -63,6 +63,27 @@ describe('AgentContainment: where no bubblewrap can start', () => {
   })
 })
 
+describe('AgentContainment: a workspace it cannot keep', () => {
+  const bubblewrap: SandboxAvailability = {
+    available: true,
+    kind: 'bubblewrap',
+    program: 'bwrap',
+    seccompFilter: Buffer.alloc(0),
+  }
+
+  it("does not start the agent in a workspace inside a git folder, where all is git's", async () => {
+    workspace = join(root, 'repo', '.git', 'inner')
+    mkdirSync(join(root, 'repo', '.git', 'hooks'), { recursive: true })
+    mkdirSync(workspace)
+    writeFileSync(join(root, 'repo', '.git', 'HEAD'), 'ref: refs/heads/main\n')
+    writeFileSync(join(root, 'repo', '.git', 'config'), '[core]\n')
+    mkdirSync(join(root, 'repo', '.git', 'objects'))
+    mkdirSync(join(root, 'repo', '.git', 'refs'))
+    const answer = await containment(bubblewrap).wrapFor(request())
+    expect(answer.ok).toBe(false)
+  })
+})
+
 describe('agentBwrapArgs', () => {
   const hidden = [
     { path: '/h/.ssh', kind: 'folder' as const },
@@ -71,7 +92,12 @@ describe('agentBwrapArgs', () => {
   ]
 
   it('hides each place, a folder empty and a file empty, but what the agent keeps of its own', () => {
-    const args = agentBwrapArgs(hidden, ['/h/.codex'], '/w', 1000)
+    const args = agentBwrapArgs(
+      { hidden, own: ['/h/.codex'], workspace: '/w', readOnlyInside: ['/w/.git'] },
+      1000,
+    )
+    expect(args.join(' ')).toContain('--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp')
+    expect(args.join(' ')).toContain('--bind /w /w --ro-bind /w/.git /w/.git')
     expect(args.join(' ')).toContain('--tmpfs /h/.ssh --remount-ro /h/.ssh')
     expect(args.join(' ')).toContain('--ro-bind /dev/null /h/.netrc')
     expect(args).not.toContain('/h/.codex/auth.json')
@@ -80,7 +106,7 @@ describe('agentBwrapArgs', () => {
   })
 
   it('runs the agent as an ordinary user in its namespace when the runtime is root', () => {
-    const args = agentBwrapArgs([], [], '/w', 0)
+    const args = agentBwrapArgs({ hidden: [], own: [], workspace: '/w', readOnlyInside: [] }, 0)
     expect(args.slice(0, 5)).toEqual([
       '--unshare-user',
       '--uid',

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs'
+import { mkdirSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type {
@@ -8,6 +8,7 @@ import type {
 } from '../domain/agent-containment-port.ts'
 import { credentialPlacesNamedBy } from '../policy/environment-credentials.ts'
 import { isInsideRoot } from '../policy/path-containment.ts'
+import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
 import { HomeCredentialsIndex } from './home-credentials.ts'
 import { sandboxPolicyFor, type HiddenPath } from './sandbox-policy.ts'
 import { probeSandbox, SYSTEM_BIN_FOLDERS, type SandboxAvailability } from './sandbox-probe.ts'
@@ -19,9 +20,9 @@ import { probeSandbox, SYSTEM_BIN_FOLDERS, type SandboxAvailability } from './sa
 // bubblewrap, the agent and everything it starts see the machine as an
 // allowed command of Assent's does for reading: the person's credential
 // places, those the environment names, and Assent's own files empty. It
-// writes where it wrote before (the agent's own sandbox and its requests
-// decide that), reaches the network it reached, and keeps its own
-// settings (`agentOwnPlaces`).
+// writes only its workspace (less what needs the person there, as for
+// Assent's own commands), its own settings (`agentOwnPlaces`) and a
+// temporary folder of its own; it reaches the network it reached.
 
 export interface AgentContainmentOptions {
   /** The runtime's environment: the person's HOME and PATH. */
@@ -83,6 +84,7 @@ export class AgentContainment implements AgentContainmentPort {
     // (docs/agents-external.md says so as a limit).
     if (availability.kind !== 'bubblewrap') return { ok: true, wrap: null }
     const own = agentOwnPlaces(request.agentEnv, request.workspace)
+    madeIfAbsent(own)
     const deep = await this.homeCredentials.current([request.workspace], [request.workspace])
     if (deep.unhideable) {
       return {
@@ -90,44 +92,81 @@ export class AgentContainment implements AgentContainmentPort {
         reason: `${this.home} holds more than can be searched for credentials to hide from the agent`,
       }
     }
+    // What needs the person in the workspace (all of `.git`, the files
+    // other programs run later) stays read-only, as for Assent's own
+    // commands (sandbox-policy.ts): the agent's process writes what it
+    // likes, unasked, and git or the person's editor would run it later.
+    // One walk per start, so a larger one than a command's.
+    const kept = personOnlyPathsInRoots([request.workspace], AFTER_CALL_WALK_ENTRIES)
+    // Fails closed: what the walk did not reach, or a workspace inside a
+    // git folder, cannot be kept read-only, and the agent would write it.
+    if (kept.truncated !== null || kept.unlistable.length > 0 || kept.inGitFolder !== null) {
+      return {
+        ok: false,
+        reason: `${request.workspace} cannot be searched whole for what the agent must not change (git's folders, files other programs run); put the room in full access to start the agent as it is`,
+      }
+    }
     const policy = sandboxPolicyFor({
       sandboxMode: 'workspace-write',
       workspace: request.workspace,
       extraWritableRoots: [],
-      readOnlyInside: [],
+      readOnlyInside: kept.paths,
       home: this.home,
       deepCredentials: [...deep.paths, ...deep.unwalked],
       assentPrivate: this.assentPrivate,
       namedCredentials: this.namedCredentials,
     })
     const hidden = [...policy.hidden, ...runtimeSockets(this.uid)]
-    const args = agentBwrapArgs(hidden, own, request.workspace, this.uid)
+    const args = agentBwrapArgs(
+      { hidden, own, workspace: request.workspace, readOnlyInside: policy.readOnlyInside },
+      this.uid,
+    )
     return { ok: true, wrap: { program: availability.program, args } }
   }
+}
+
+/** What the agent's sandbox is made of (`agentBwrapArgs`). */
+export interface AgentPlaces {
+  /** Shown empty. */
+  hidden: readonly HiddenPath[]
+  /** The agent's own settings, writable (`agentOwnPlaces`). */
+  own: readonly string[]
+  /** Its room's workspace (real path), writable, where it starts. */
+  workspace: string
+  /** Real paths in the workspace that stay read-only. */
+  readOnlyInside: readonly string[]
 }
 
 /**
  * bubblewrap's arguments before the agent's command: its own user, PID,
  * IPC and host-name namespaces (it sees and signals none of the person's
  * processes, and no `/proc/<pid>/root` leads past what is hidden), no
- * capability, the whole root as it is, then each hidden place empty: a
- * folder as a read-only empty folder, a file as an empty file. What the
- * agent keeps of its own (`own`) is left out; one inside a hidden folder
- * is bound back over it.
+ * capability, and its own session (no terminal to push keystrokes into).
+ * The whole root read-only: the agent's process writes unasked wherever
+ * it can, and what it would write outside its workspace runs later with
+ * nobody asked (`core.hooksPath` in `~/.config/git/config`, a line in
+ * `~/.bashrc`, a hook in another room's repository, Assent's own config;
+ * run by root, `/etc` and `/usr`). An empty `/tmp` of its own, so nothing
+ * it leaves there reaches the host and no socket of the person's there
+ * (ssh-agent's, the display's) is reached. Then, over that, writable: the
+ * workspace and what the agent keeps of its own (`own`); read-only again
+ * what needs the person in the workspace; then each hidden place empty
+ * (a folder as a read-only empty folder, a file as an empty file), but
+ * the agent's own, and one of its own inside a hidden folder is bound
+ * back over it.
  */
-export function agentBwrapArgs(
-  hidden: readonly HiddenPath[],
-  own: readonly string[],
-  workspace: string,
-  uid: number | undefined,
-): string[] {
+export function agentBwrapArgs(places: AgentPlaces, uid: number | undefined): string[] {
+  const { hidden, own, workspace, readOnlyInside } = places
   const args = ['--unshare-user']
   if (uid === 0) {
     args.push('--uid', String(AGENT_UID_UNDER_ROOT), '--gid', String(AGENT_UID_UNDER_ROOT))
   }
-  args.push('--cap-drop', 'ALL', '--die-with-parent')
+  args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session')
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts')
-  args.push('--bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp')
+  const writable = [workspace, ...own.filter(exists)]
+  for (const place of writable) args.push('--bind', place, place)
+  for (const inside of readOnlyInside) args.push('--ro-bind', inside, inside)
   const isOwn = (place: string) => own.some((mine) => isInsideRoot(mine, place))
   for (const entry of hidden) {
     if (isOwn(entry.path)) continue
@@ -140,6 +179,9 @@ export function agentBwrapArgs(
     )
     if (under && exists(mine)) args.push('--bind', mine, mine)
   }
+  // Its temporary folder is its own `/tmp`: one the environment named
+  // elsewhere is read-only like the rest.
+  args.push('--setenv', 'TMPDIR', '/tmp')
   args.push('--chdir', workspace, '--')
   return args
 }
@@ -163,6 +205,25 @@ export function agentOwnPlaces(env: Readonly<Record<string, string>>, workspace:
   if (env.CLAUDE_CONFIG_DIR !== undefined)
     places.push(path.resolve(workspace, env.CLAUDE_CONFIG_DIR))
   return places
+}
+
+/**
+ * Each of the agent's own places made where it is absent, before the
+ * start: the rest of the home folder is read-only to the agent, and a
+ * mount can keep writable only what exists (Claude's first start makes
+ * `~/.claude` and `~/.claude.json`, and ended without them). A file as an
+ * empty settings object, which is what Claude makes. One that cannot be
+ * made is left as it is: the agent cannot write it, nothing more.
+ */
+function madeIfAbsent(own: readonly string[]): void {
+  for (const place of own) {
+    try {
+      if (place.endsWith('.json')) writeFileSync(place, '{}\n', { flag: 'wx', mode: 0o600 })
+      else mkdirSync(place, { recursive: true, mode: 0o700 })
+    } catch {
+      // There already, or not ours to make.
+    }
+  }
 }
 
 /**

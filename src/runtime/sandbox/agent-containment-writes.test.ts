@@ -1,0 +1,137 @@
+import { execFileSync, spawn } from 'node:child_process'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
+import type { AgentWrap } from '../domain/agent-containment-port.ts'
+import { AgentContainment } from './agent-containment.ts'
+
+/**
+ * What a contained agent's own process writes unasked (a prompt-injected
+ * agent runs any code it likes there), in real bubblewrap, on a throwaway
+ * home: nothing that git, the person's shell or Assent would run later
+ * with nobody asked, in the person's home, another room's repository or
+ * its own; and it still writes its workspace and its own settings.
+ */
+const HAS_BWRAP = await bubblewrapRequired()
+
+let root: string
+let home: string
+let workspace: string
+let otherRoom: string
+let dataDir: string
+let wrap: AgentWrap
+let socketServer: Server
+let socketPath: string
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'ignore' })
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-writes-')))
+  home = join(root, 'home')
+  workspace = join(root, 'workspace')
+  otherRoom = join(root, 'other-room')
+  dataDir = join(root, 'config', 'assent')
+  for (const folder of [
+    join(home, '.config', 'git'),
+    join(home, '.codex'),
+    workspace,
+    otherRoom,
+    dataDir,
+  ]) {
+    mkdirSync(folder, { recursive: true })
+  }
+  writeFileSync(join(home, '.bashrc'), "# the person's\n")
+  writeFileSync(join(home, '.profile'), "# the person's\n")
+  git(workspace, 'init', '-q')
+  git(otherRoom, 'init', '-q')
+  // A socket of the person's under /tmp, as ssh-agent keeps one.
+  socketPath = join(root, 'ssh-agent.sock')
+  socketServer = createServer((socket) => socket.end('AGENT-SOCKET-ANSWERED\n'))
+  await new Promise<void>((resolve) => socketServer.listen(socketPath, resolve))
+  const containment = new AgentContainment({
+    env: { HOME: home, PATH: process.env.PATH },
+    assentPrivate: [dataDir],
+    allowUncontained: false,
+  })
+  const answer = await containment.wrapFor({ workspace, agentEnv: { HOME: home } })
+  if (answer.ok && answer.wrap !== null) wrap = answer.wrap
+})
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => socketServer.close(() => resolve()))
+  rmSync(root, { recursive: true, force: true })
+})
+
+/** `script` run by sh as the agent's process, in its containment; not
+ *  synchronously, so the socket above can answer it. */
+function asTheAgent(script: string): Promise<string> {
+  const child = spawn(wrap.program, [...wrap.args, 'sh', '-c', script], {
+    cwd: workspace,
+    env: { PATH: process.env.PATH, HOME: home },
+  })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  return new Promise((resolve) => child.on('close', () => resolve(out)))
+}
+
+/** Each a place something later runs from, and the line that would be run. */
+const LATER = [
+  ["the person's git config (absent)", () => join(home, '.gitconfig')],
+  ["the person's git config under ~/.config", () => join(home, '.config', 'git', 'config')],
+  ["the person's shell start-up file", () => join(home, '.bashrc')],
+  ["the person's login profile", () => join(home, '.profile')],
+  ['a start-up file the person has not made', () => join(home, '.bash_profile')],
+  ["the person's npm settings (absent)", () => join(home, '.npmrc')],
+  ["another room's repository config", () => join(otherRoom, '.git', 'config')],
+  ["another room's hook", () => join(otherRoom, '.git', 'hooks', 'pre-commit')],
+  ["its own repository's config", () => join(workspace, '.git', 'config')],
+  ["its own repository's hook", () => join(workspace, '.git', 'hooks', 'post-checkout')],
+  ['a common folder its repository would read', () => join(workspace, '.git', 'commondir')],
+  ["Assent's data folder", () => join(dataDir, 'agents.json')],
+] as const
+
+describe.skipIf(!HAS_BWRAP)('what a contained agent writes unasked (real bubblewrap)', () => {
+  it.each(LATER)('does not write %s', async (_name, place) => {
+    const file = place()
+    const before = existsSync(file) ? readFileSync(file, 'utf8') : null
+    await asTheAgent(
+      `mkdir -p "$(dirname '${file}')"; echo '[core] hooksPath = /tmp/evil' >> '${file}'`,
+    )
+    expect(existsSync(file) ? readFileSync(file, 'utf8') : null).toBe(before)
+  })
+
+  it("reaches no socket of the person's under /tmp, and what it leaves in /tmp stays its own", async () => {
+    const out = await asTheAgent(
+      `node -e "require('net').connect('${socketPath}').on('data',d=>process.stdout.write(d)).on('error',e=>console.log(e.code))"; echo left > /tmp/agent-left-${process.pid}`,
+    )
+    expect(out).toContain('ENOENT')
+    expect(out).not.toContain('AGENT-SOCKET-ANSWERED')
+    expect(existsSync(join(tmpdir(), `agent-left-${process.pid}`))).toBe(false)
+  })
+
+  it("does not put a data folder of its own where Assent's is, by a folder above it renamed", async () => {
+    await asTheAgent(
+      `mv '${join(root, 'config')}' '${join(root, 'config-moved')}'; mkdir -p '${dataDir}' && echo '{}' > '${join(dataDir, 'agents.json')}'`,
+    )
+    expect(existsSync(join(root, 'config-moved'))).toBe(false)
+    expect(existsSync(join(dataDir, 'agents.json'))).toBe(false)
+  })
+
+  it('still writes its workspace and its own settings', async () => {
+    await asTheAgent(`echo made > made.txt; echo token > '${join(home, '.codex', 'auth.json')}'`)
+    expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('made\n')
+    expect(readFileSync(join(home, '.codex', 'auth.json'), 'utf8')).toBe('token\n')
+  })
+})
