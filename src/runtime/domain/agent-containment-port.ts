@@ -7,6 +7,9 @@
 export interface AgentWrap {
   program: string
   args: string[]
+  /** What the wrap reads from the agent's descriptor 3 as it starts (a
+   *  seccomp filter), given through a pipe of its own. */
+  descriptor3?: Buffer
 }
 
 /** The wrap for an agent (null: started as it is), or why it must not

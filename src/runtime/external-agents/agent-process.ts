@@ -75,7 +75,9 @@ export function startAgentProcess(
   // Nor a descriptor whatever started the runtime left open: the agent's
   // own sandbox, which its allowed commands run in, would not stop a
   // command writing through one (inherited-descriptors.ts).
-  const given = onlyTheseDescriptors(['pipe', 'pipe', 'pipe'])
+  const given = onlyTheseDescriptors(
+    wrap?.descriptor3 === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+  )
   let child: ChildProcessWithoutNullStreams
   try {
     // Its first three are pipes, so its streams are there.
@@ -91,6 +93,16 @@ export function startAgentProcess(
     }) as ChildProcessWithoutNullStreams
   } finally {
     given.close()
+  }
+  if (wrap?.descriptor3 !== undefined) {
+    const pipe = child.stdio[3]
+    // Fails closed: bubblewrap waits for its filter, and refuses to start
+    // the agent without it; it is not left waiting.
+    if (pipe === undefined || pipe === null || !('end' in pipe)) child.kill('SIGKILL')
+    else {
+      pipe.on('error', () => undefined)
+      pipe.end(wrap.descriptor3)
+    }
   }
   let stderr = Buffer.alloc(0)
   child.stderr.on('data', (chunk: Buffer) => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import {
   existsSync,
   mkdirSync,
@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
 import type { AgentWrap } from '../domain/agent-containment-port.ts'
+import { startAgentProcess } from '../external-agents/agent-process.ts'
 import { AgentContainment } from './agent-containment.ts'
 
 /**
@@ -31,8 +32,14 @@ let workspace: string
 let otherRoom: string
 let dataDir: string
 let wrap: AgentWrap
-let socketServer: Server
+let sockets: Server[]
 let socketPath: string
+/** A socket of the person's in their home (a password manager's SSH
+ *  agent keeps one there), and one in the abstract namespace (an X
+ *  server's, a session bus's), which the agent's network namespace
+ *  shares. */
+let homeSocket: string
+const ABSTRACT = `\0assent-agent-test-${process.pid}`
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'ignore' })
 
@@ -57,8 +64,16 @@ beforeAll(async () => {
   git(otherRoom, 'init', '-q')
   // A socket of the person's under /tmp, as ssh-agent keeps one.
   socketPath = join(root, 'ssh-agent.sock')
-  socketServer = createServer((socket) => socket.end('AGENT-SOCKET-ANSWERED\n'))
-  await new Promise<void>((resolve) => socketServer.listen(socketPath, resolve))
+  homeSocket = join(home, 'agent.sock')
+  sockets = await Promise.all(
+    [socketPath, homeSocket, ABSTRACT].map(
+      (at) =>
+        new Promise<Server>((resolve) => {
+          const server = createServer((socket) => socket.end('AGENT-SOCKET-ANSWERED\n'))
+          server.listen(at, () => resolve(server))
+        }),
+    ),
+  )
   const containment = new AgentContainment({
     env: { HOME: home, PATH: process.env.PATH },
     assentPrivate: [dataDir],
@@ -69,21 +84,26 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => socketServer.close(() => resolve()))
+  await Promise.all(
+    sockets.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+  )
   rmSync(root, { recursive: true, force: true })
 })
 
-/** `script` run by sh as the agent's process, in its containment; not
- *  synchronously, so the socket above can answer it. */
-function asTheAgent(script: string): Promise<string> {
-  const child = spawn(wrap.program, [...wrap.args, 'sh', '-c', script], {
-    cwd: workspace,
-    env: { PATH: process.env.PATH, HOME: home },
-  })
+/** `script` run by sh as the agent's process, started as the runtime
+ *  starts an agent in its containment; not synchronously, so the sockets
+ *  above can answer it. */
+async function asTheAgent(script: string): Promise<string> {
+  const agent = startAgentProcess(
+    { command: 'sh', args: ['-c', script], pass_env: [], set_env: {} },
+    workspace,
+    { PATH: process.env.PATH, HOME: home },
+    wrap,
+  )
   let out = ''
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  return new Promise((resolve) => child.on('close', () => resolve(out)))
+  agent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  await agent.exited
+  return out + agent.stderrTail()
 }
 
 /** Each a place something later runs from, and the line that would be run. */
@@ -116,7 +136,7 @@ describe.skipIf(!HAS_BWRAP)('what a contained agent writes unasked (real bubblew
     const out = await asTheAgent(
       `node -e "require('net').connect('${socketPath}').on('data',d=>process.stdout.write(d)).on('error',e=>console.log(e.code))"; echo left > /tmp/agent-left-${process.pid}`,
     )
-    expect(out).toContain('ENOENT')
+    expect(out).toMatch(/ENOENT|EACCES/)
     expect(out).not.toContain('AGENT-SOCKET-ANSWERED')
     expect(existsSync(join(tmpdir(), `agent-left-${process.pid}`))).toBe(false)
   })
@@ -127,6 +147,18 @@ describe.skipIf(!HAS_BWRAP)('what a contained agent writes unasked (real bubblew
     )
     expect(existsSync(join(root, 'config-moved'))).toBe(false)
     expect(existsSync(join(dataDir, 'agents.json'))).toBe(false)
+  })
+
+  it.each([
+    ['in the home folder', () => homeSocket],
+    ['in the abstract namespace', () => ABSTRACT],
+  ])("reaches no socket of the person's %s", async (_name, at) => {
+    const name = JSON.stringify(at())
+    const out = await asTheAgent(
+      `node -e 'require("net").connect(${name}).on("data",d=>process.stdout.write(d)).on("error",e=>console.log(e.code))'`,
+    )
+    expect(out).toContain('EACCES')
+    expect(out).not.toContain('AGENT-SOCKET-ANSWERED')
   })
 
   it('still writes its workspace and its own settings', async () => {

@@ -99,6 +99,7 @@ describe('agentBwrapArgs', () => {
     expect(args.join(' ')).toContain('--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp')
     expect(args.join(' ')).toContain('--bind /w /w --ro-bind /w/.git /w/.git')
     expect(args.join(' ')).toContain('--tmpfs /h/.ssh --remount-ro /h/.ssh')
+    expect(args.join(' ')).toContain('--seccomp 3')
     expect(args.join(' ')).toContain('--ro-bind /dev/null /h/.netrc')
     expect(args).not.toContain('/h/.codex/auth.json')
     expect(args.slice(-3)).toEqual(['--chdir', '/w', '--'])

@@ -9,7 +9,9 @@ import type {
 import { credentialPlacesNamedBy } from '../policy/environment-credentials.ts'
 import { isInsideRoot } from '../policy/path-containment.ts'
 import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
+import { agentSeccompFilter } from './agent-seccomp-filter.ts'
 import { HomeCredentialsIndex } from './home-credentials.ts'
+import { SECCOMP_FD } from './seccomp-filter.ts'
 import { sandboxPolicyFor, type HiddenPath } from './sandbox-policy.ts'
 import { probeSandbox, SYSTEM_BIN_FOLDERS, type SandboxAvailability } from './sandbox-probe.ts'
 
@@ -116,12 +118,18 @@ export class AgentContainment implements AgentContainmentPort {
       assentPrivate: this.assentPrivate,
       namedCredentials: this.namedCredentials,
     })
+    // Fails closed: without its filter the agent would reach every socket
+    // in the abstract namespace it shares with the runtime.
+    const filter = agentSeccompFilter()
+    if (filter === null) {
+      return { ok: false, reason: `no filter of Assent's for this machine (${process.arch})` }
+    }
     const hidden = [...policy.hidden, ...runtimeSockets(this.uid)]
     const args = agentBwrapArgs(
       { hidden, own, workspace: request.workspace, readOnlyInside: policy.readOnlyInside },
       this.uid,
     )
-    return { ok: true, wrap: { program: availability.program, args } }
+    return { ok: true, wrap: { program: availability.program, args, descriptor3: filter } }
   }
 }
 
@@ -182,6 +190,9 @@ export function agentBwrapArgs(places: AgentPlaces, uid: number | undefined): st
   // Its temporary folder is its own `/tmp`: one the environment named
   // elsewhere is read-only like the rest.
   args.push('--setenv', 'TMPDIR', '/tmp')
+  // No Unix-domain socket of its own (agent-seccomp-filter.ts), read from
+  // the descriptor the agent's start gives it (agent-process.ts).
+  args.push('--seccomp', String(SECCOMP_FD))
   args.push('--chdir', workspace, '--')
   return args
 }

@@ -117,7 +117,7 @@ interface ModeCall {
   flags?: number
 }
 
-interface Abi {
+export interface Abi {
   /** `AUDIT_ARCH_*` of the native ABI. */
   arch: number
   socket: number
@@ -141,7 +141,7 @@ interface Abi {
 }
 
 /** By Node's `process.arch`. */
-const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
+export const ABIS: Readonly<Record<string, Abi>> = Object.freeze({
   x64: {
     arch: 0xc000003e,
     socket: 41,
