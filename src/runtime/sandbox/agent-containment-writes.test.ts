@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { createServer, type Server } from 'node:net'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bubblewrapRequired } from '../../../tests/support/bubblewrap.ts'
@@ -26,7 +26,9 @@ import { AgentContainment } from './agent-containment.ts'
  */
 const HAS_BWRAP = await bubblewrapRequired()
 
+const outsideTmp = existsSync('/var/tmp') ? '/var/tmp' : homedir()
 let root: string
+let personTmp: string
 let home: string
 let workspace: string
 let otherRoom: string
@@ -44,7 +46,11 @@ const ABSTRACT = `\0assent-agent-test-${process.pid}`
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'ignore' })
 
 beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-writes-')))
+  // Outside the system's temporary folder, which the agent sees as an
+  // empty one of its own: the home and the rooms there would be out of
+  // its reach whatever else held them.
+  root = realpathSync(mkdtempSync(join(outsideTmp, 'assent-agent-writes-')))
+  personTmp = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-writes-')))
   home = join(root, 'home')
   workspace = join(root, 'workspace')
   otherRoom = join(root, 'other-room')
@@ -63,7 +69,7 @@ beforeAll(async () => {
   git(workspace, 'init', '-q')
   git(otherRoom, 'init', '-q')
   // A socket of the person's under /tmp, as ssh-agent keeps one.
-  socketPath = join(root, 'ssh-agent.sock')
+  socketPath = join(personTmp, 'ssh-agent.sock')
   homeSocket = join(home, 'agent.sock')
   sockets = await Promise.all(
     [socketPath, homeSocket, ABSTRACT].map(
@@ -88,6 +94,7 @@ afterAll(async () => {
     sockets.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
   )
   rmSync(root, { recursive: true, force: true })
+  rmSync(personTmp, { recursive: true, force: true })
 })
 
 /** `script` run by sh as the agent's process, started as the runtime
