@@ -168,6 +168,21 @@ describe.skipIf(!HAS_BWRAP)('what a contained agent writes unasked (real bubblew
     expect(out).not.toContain('AGENT-SOCKET-ANSWERED')
   })
 
+  // Run by root, the agent's user is root outside its namespace, and a
+  // kernel setting takes its owner's write bit: `kernel/core_pattern`
+  // names a program the kernel runs as root at the next crash. A harmless
+  // setting stands for it, put back if the containment ever lets it by.
+  it("does not change the machine's kernel settings", async () => {
+    const setting = '/proc/sys/kernel/printk_ratelimit'
+    const before = readFileSync(setting, 'utf8').trim()
+    try {
+      await asTheAgent(`echo ${Number(before) + 1} > ${setting}`)
+      expect(readFileSync(setting, 'utf8').trim()).toBe(before)
+    } finally {
+      if (readFileSync(setting, 'utf8').trim() !== before) writeFileSync(setting, before)
+    }
+  })
+
   it('still writes its workspace and its own settings', async () => {
     await asTheAgent(`echo made > made.txt; echo token > '${join(home, '.codex', 'auth.json')}'`)
     expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('made\n')

@@ -10,6 +10,7 @@ import { credentialPlacesNamedBy } from '../policy/environment-credentials.ts'
 import { isInsideRoot } from '../policy/path-containment.ts'
 import { AFTER_CALL_WALK_ENTRIES, personOnlyPathsInRoots } from '../policy/read-only-walk.ts'
 import { agentSeccompFilter } from './agent-seccomp-filter.ts'
+import { PROC_MACHINE_WIDE } from './bwrap-args.ts'
 import { HomeCredentialsIndex } from './home-credentials.ts'
 import { SECCOMP_FD } from './seccomp-filter.ts'
 import { sandboxPolicyFor, type HiddenPath } from './sandbox-policy.ts'
@@ -172,6 +173,13 @@ export function agentBwrapArgs(places: AgentPlaces, uid: number | undefined): st
   args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session')
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts')
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp')
+  // The new /proc's kernel settings and the files that act on the whole
+  // machine read-only, as a command's are (bwrap-args.ts): run by root,
+  // the agent's user is root outside its namespace, and a setting takes
+  // its owner's write bit whatever the capabilities (`kernel/core_pattern`
+  // names a program the kernel runs as root at the next crash).
+  args.push('--ro-bind', '/proc/sys', '/proc/sys')
+  for (const machineWide of PROC_MACHINE_WIDE) args.push('--ro-bind-try', machineWide, machineWide)
   const writable = [workspace, ...own.filter(exists)]
   for (const place of writable) args.push('--bind', place, place)
   for (const inside of readOnlyInside) args.push('--ro-bind', inside, inside)

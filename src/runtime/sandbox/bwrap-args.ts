@@ -38,7 +38,7 @@ const BWRAP_ISOLATION_ARGS: readonly string[] = Object.freeze([
 ])
 
 /** Files of /proc, besides `sys`, that change the whole machine. */
-const PROC_MACHINE_WIDE: readonly string[] = [
+export const PROC_MACHINE_WIDE: readonly string[] = [
   '/proc/sysrq-trigger',
   '/proc/irq',
   '/proc/bus',
