@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   existsSync,
   mkdirSync,
@@ -25,6 +25,10 @@ import { AgentContainment } from './agent-containment.ts'
  * its own; and it still writes its workspace and its own settings.
  */
 const HAS_BWRAP = await bubblewrapRequired()
+
+/** io_uring_setup, add_key and keyctl on this machine. */
+const [IO_URING_SETUP, ADD_KEY, KEYCTL] =
+  process.arch === 'arm64' ? [425, 217, 219] : [425, 248, 250]
 
 const outsideTmp = existsSync('/var/tmp') ? '/var/tmp' : homedir()
 let root: string
@@ -181,6 +185,34 @@ describe.skipIf(!HAS_BWRAP)('what a contained agent writes unasked (real bubblew
     } finally {
       if (readFileSync(setting, 'utf8').trim() !== before) writeFileSync(setting, before)
     }
+  })
+
+  it('makes no io_uring, which makes and connects sockets past the filter', async () => {
+    const call = `my $p = "\\0" x 120; my $fd = syscall(${IO_URING_SETUP}, 8, $p); print $fd < 0 ? "refused: " . ($! + 0) : "ring $fd"`
+    const out = await asTheAgent(`perl -e '${call}'`)
+    expect(out).toContain('refused: 1')
+  })
+
+  it("reads no key of the runtime's session keyring", async () => {
+    // The runtime's side: a session keyring of its own with a key in it,
+    // which the agent started from it inherits.
+    const outer = `syscall(${KEYCTL}, 1, 0); my ($t, $d, $p) = ("user", "assent-agent-test", "KEYRING-SECRET"); syscall(${ADD_KEY}, $t, $d, $p, 14, -3) > 0 or die "no key: $!"; exec(@ARGV) or die`
+    const inner = `my ($t, $d) = ("user", "assent-agent-test"); my $s = syscall(${KEYCTL}, 10, -3, $t, $d, 0); if ($s < 0) { print "refused: " . ($! + 0); exit } my $b = "\\0" x 64; my $n = syscall(${KEYCTL}, 11, $s, $b, 64); print substr($b, 0, $n)`
+    const child = spawn('perl', ['-e', outer, wrap.program, ...wrap.args, 'perl', '-e', inner], {
+      cwd: workspace,
+      env: { PATH: process.env.PATH, HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    })
+    const filter = child.stdio[3]
+    if (wrap.descriptor3 !== undefined && filter !== null && 'end' in filter) {
+      filter.end(wrap.descriptor3)
+    } else filter?.destroy()
+    let out = ''
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    await new Promise((resolve) => child.on('close', resolve))
+    expect(out).not.toContain('KEYRING-SECRET')
+    expect(out).toContain('refused: 1')
   })
 
   it('still writes its workspace and its own settings', async () => {

@@ -14,6 +14,12 @@ import { ABIS } from './seccomp-filter.ts'
  * connected pair (`socketpair`, how the agent talks to its own children)
  * stays allowed; a datagram pair, which can send to any path, does not.
  *
+ * Nor io_uring, which makes and connects sockets without the calls the
+ * filter reads; nor the kernel's keyrings (`add_key`, `request_key`,
+ * `keyctl`): the agent inherits the runtime's session keyring, and read a
+ * key the runtime's session held (a Kerberos ticket cache keeps one
+ * there). Each refused as "not permitted".
+ *
  * Nothing else a command's filter refuses: the agent's own sandbox makes
  * user namespaces (Codex's bubblewrap) and the agent runs what it runs
  * there as it did. A foreign system-call ABI ends the process, since the
@@ -38,13 +44,22 @@ const ARCH_OFFSET = 4
 const FIRST_ARGUMENT_OFFSET = 16
 const SECOND_ARGUMENT_OFFSET = 24
 
+const EPERM = 1
+
+/** io_uring_setup, add_key, request_key, keyctl, by Node's `process.arch`. */
+const REFUSED: Readonly<Record<string, readonly number[]>> = Object.freeze({
+  x64: [425, 248, 249, 250],
+  arm64: [425, 217, 218, 219],
+})
+
 type Instruction = readonly [code: number, jt: number, jf: number, k: number]
 
 /** The filter for `arch` (Node's `process.arch`), as the bytes of its
  *  `struct sock_filter` array; null where Assent has none. */
 export function agentSeccompFilter(arch: string = process.arch): Buffer | null {
   const abi = ABIS[arch]
-  if (abi === undefined) return null
+  const refused = REFUSED[arch]
+  if (abi === undefined || refused === undefined) return null
   const refuse: Instruction = [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EACCES]
   const allow: Instruction = [BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW]
   const program: Instruction[] = [
@@ -58,6 +73,13 @@ export function agentSeccompFilter(arch: string = process.arch): Buffer | null {
           [BPF_JMP_JGE_K, 0, 1, abi.foreignFrom],
           [BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS],
         ] as const)),
+    ...refused.flatMap(
+      (nr) =>
+        [
+          [BPF_JMP_JEQ_K, 0, 1, nr],
+          [BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM],
+        ] as const,
+    ),
     // socket: a Unix-domain one refused, any other family allowed.
     [BPF_JMP_JEQ_K, 0, 4, abi.socket],
     [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT_OFFSET],
