@@ -203,10 +203,10 @@ describe.skipIf(!HAS_BWRAP)('what a contained agent writes unasked (real bubblew
       env: { PATH: process.env.PATH, HOME: home },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     })
+    // bubblewrap reads its filter here, as the agent's start gives it.
     const filter = child.stdio[3]
-    if (wrap.descriptor3 !== undefined && filter !== null && 'end' in filter) {
-      filter.end(wrap.descriptor3)
-    } else filter?.destroy()
+    if (filter === null || filter === undefined || !('end' in filter)) throw new Error('no pipe')
+    filter.end(wrap.descriptor3)
     let out = ''
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
     child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
