@@ -145,7 +145,11 @@ export type ConsentAction = z.infer<typeof ConsentActionSchema>
 export const AlwaysAllowSchema = z.discriminatedUnion('offered', [
   z.strictObject({
     offered: z.literal(true),
-    scope: z.enum(['tool', 'command', 'path', 'mcp-tool', 'agent-file']),
+    /** `mcp-read` and `mcp-prompt` are assent-gateway's grants on a
+     *  server's resource read and prompt: the first answers for every read
+     *  of the server, the second for the one prompt named in `prompt`. */
+    scope: z.enum(['tool', 'command', 'path', 'mcp-tool', 'mcp-read', 'mcp-prompt', 'agent-file']),
+    prompt: z.string().max(4_096).optional(),
   }),
   z.strictObject({
     offered: z.literal(false),

@@ -89,7 +89,39 @@ describe('rendering an approval', () => {
           },
           alwaysAllow: { offered: true, scope: 'mcp-tool' },
         },
-        'write_note on Notes',
+        'write_note on Notes, with any arguments',
+      ],
+      // assent-gateway's grants on a gated server: a read's answers for
+      // every read of the server, a prompt's for that prompt alone.
+      [
+        {
+          toolName: 'resources/read',
+          kind: 'mcp-tool-call',
+          action: {
+            type: 'mcp',
+            serverName: 'Notes',
+            toolDescription: '',
+            previewText: null,
+            serverFolder: null,
+          },
+          alwaysAllow: { offered: true, scope: 'mcp-read' },
+        },
+        'reading any resource of Notes, not only this one',
+      ],
+      [
+        {
+          toolName: 'prompts/get',
+          kind: 'mcp-tool-call',
+          action: {
+            type: 'mcp',
+            serverName: 'Notes',
+            toolDescription: '',
+            previewText: null,
+            serverFolder: null,
+          },
+          alwaysAllow: { offered: true, scope: 'mcp-prompt', prompt: 'summarise' },
+        },
+        'the prompt summarise of Notes, with any arguments, started as now; its other prompts ask',
       ],
       [{ alwaysAllow: { offered: true, scope: 'agent-file' } }, 'changes to this one file'],
     ]

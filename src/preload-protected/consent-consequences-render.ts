@@ -48,6 +48,16 @@ export function renderConsequences(
       },
       server: (parent: HTMLElement) => writer.append(parent, mcpServer, { name: true }),
       path: (parent: HTMLElement) => writer.append(parent, path),
+      prompt: (parent: HTMLElement) => {
+        const element = document.createElement('code')
+        const flat = writer.append(
+          element,
+          view.alwaysAllow.offered ? (view.alwaysAllow.prompt ?? '') : '',
+          { name: true },
+        )
+        parent.append(element)
+        return flat
+      },
     }
     const always = view.alwaysAllow
     if (always.offered) {

@@ -32,18 +32,34 @@ export function alwaysAllowFor(action: CanonicalAction, runtimeOffers: boolean):
       reason: scope.scope === 'path' ? 'path-unresolvable' : 'runtime-refuses',
     }
   }
-  return { offered: true, scope: scope.scope }
+  return {
+    offered: true,
+    scope: scope.scope,
+    ...(scope.prompt === undefined ? {} : { prompt: scope.prompt }),
+  }
 }
 
 type Scope =
-  | { scope: Extract<AlwaysAllow, { offered: true }>['scope'] }
+  | { scope: Extract<AlwaysAllow, { offered: true }>['scope']; prompt?: string }
   | { reason: Extract<AlwaysAllow, { offered: false }>['reason'] }
 
 function scopeOf(action: CanonicalAction): Scope {
   // A permission request is for this turn; the runtime never remembers it.
   if (action.kind === 'permission-request') return { reason: 'turn-only' }
   if (action.kind === 'mcp-tool-call') {
-    return action.mcp ? { scope: 'mcp-tool' } : { reason: 'tool-not-grantable' }
+    if (!action.mcp) return { reason: 'tool-not-grantable' }
+    // assent-gateway's grant on a resource read answers for every read of
+    // the server, not only the URI shown; on a prompt, for that prompt by
+    // name (src/runtime/mcp/governed-mcp-action.ts). Said as a tool's
+    // grant, either would be a promise about the wrong thing.
+    if (action.toolName === 'resources/read') return { scope: 'mcp-read' }
+    if (action.toolName === 'prompts/get') {
+      const name = action.arguments.name
+      return typeof name === 'string'
+        ? { scope: 'mcp-prompt', prompt: name }
+        : { reason: 'tool-not-grantable' }
+    }
+    return { scope: 'mcp-tool' }
   }
   const request = readAgentRequest(action.toolName, action.arguments)
   if (request) {

@@ -74,6 +74,43 @@ describe('the protected view of an approval', () => {
     })
   })
 
+  it("says what assent-gateway's grant on a read or a prompt answers for: every read of the server, or the prompt by name", () => {
+    const governed = (toolName: string, args: Record<string, unknown>) => {
+      const shown = ConsentViewSchema.parse(
+        approvalConsentView(
+          viewOf(
+            createApproval({
+              ...base,
+              kind: 'mcp-tool-call',
+              toolName,
+              arguments: args,
+              summary: `Notes: ${toolName}`,
+              mcp: {
+                serverId: 'notes',
+                serverName: 'Notes',
+                toolDescription: '',
+                inputSchemaHash: 'a'.repeat(64),
+                definitionHash: 'b'.repeat(64),
+                preview: null,
+              },
+            }),
+          ),
+          display,
+        ),
+      )
+      return shown.subject === 'approval' ? shown.alwaysAllow : undefined
+    }
+    expect(governed('resources/read', { uri: 'note://a' })).toEqual({
+      offered: true,
+      scope: 'mcp-read',
+    })
+    expect(governed('prompts/get', { name: 'summarise', arguments: { day: 'Monday' } })).toEqual({
+      offered: true,
+      scope: 'mcp-prompt',
+      prompt: 'summarise',
+    })
+  })
+
   it('shows a permission request as exactly what widens and for this turn, with no Always allow', () => {
     const permission = {
       widen: { type: 'write-directory' as const, path: '/home/ada/reports' },

@@ -144,7 +144,11 @@ export const enConsent = {
         'Always allow remembers this exact command, with these exact words and no shell. Git’s files, credentials and files that run code on their own always ask.',
       path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Git’s files, credentials and files that run code on their own always ask.',
       'mcp-tool':
-        'Always allow remembers {{tool}} on {{server}}, started as now, while it keeps this definition; git’s files, credentials and files that run code on their own ask.',
+        'Always allow remembers {{tool}} on {{server}}, with any arguments, started as now, while it keeps this definition; git’s files, credentials and files that run code on their own ask.',
+      'mcp-read':
+        'Always allow remembers reading any resource of {{server}}, not only this one, started as now; places outside the workspace, git’s files, credentials and files that run code on their own ask.',
+      'mcp-prompt':
+        'Always allow remembers the prompt {{prompt}} of {{server}}, with any arguments, started as now; its other prompts ask, as do git’s files, credentials and files that run code on their own.',
       'agent-file':
         'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Git’s files, credentials and files that run code on their own always ask.',
     },
