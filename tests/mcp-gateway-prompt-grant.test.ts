@@ -4,9 +4,11 @@ import type { ApprovalView } from '../src/contracts/approval.ts'
 import {
   connectThroughGateway,
   decide,
+  gatewayRoom,
   pendingApprovals,
   refusalOf,
 } from './support/mcp-gateway-harness.ts'
+import { roomGrants } from './support/policy-helpers.ts'
 import {
   samplingClient,
   writeRealServersConfig,
@@ -63,6 +65,15 @@ describe("assent-gateway's grant on a prompt answers for that prompt only", () =
     expect(first.asked.alwaysAllowAvailable).toBe(true)
     expect(await decide(harness, first.asked, 'allow-always')).toBe(200)
     expect(JSON.stringify(await first.got)).toContain('Lisbon')
+    // The grant names the prompt it answers for, where the person revokes
+    // it: `prompts/get` alone would not say which.
+    const room = await gatewayRoom(harness)
+    expect(await roomGrants(harness, room.id)).toEqual([
+      expect.objectContaining({
+        toolName: 'prompts/get',
+        mcp: expect.objectContaining({ serverId: 'everything', prompt: 'args-prompt' }),
+      }),
+    ])
 
     // The same prompt, other words: the grant answers (asked, it would
     // wait for the person past the test's time).

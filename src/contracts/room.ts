@@ -229,6 +229,11 @@ export const GrantSchema = z.strictObject({
       serverId: z.string(),
       definitionHash: z.string(),
       toolListHash: z.string().optional(),
+      /** For a prompt's grant at assent-gateway (`prompts/get`): the
+       *  prompt's name, as the person was shown it. The definition hash
+       *  already binds the grant to it; this names it where the person
+       *  revokes, where `prompts/get` alone would not say which prompt. */
+      prompt: z.string().optional(),
     })
     .optional(),
   approvalId: z.string(),

@@ -69,11 +69,19 @@ export function grantScopeFor(
     if (!mcpActionRememberable(approval.toolName)) {
       return unavailable("a server's sampling request is shown to the person every time")
     }
+    // A prompt's grant answers for that prompt alone (its definition hash
+    // binds the name): the name is kept too, so the grant list can say
+    // which prompt a row answers for, where `prompts/get` would not.
+    const prompt = approval.toolName === 'prompts/get' ? approval.arguments.name : undefined
     return grant({
       scope: 'mcp',
       toolName: approval.toolName,
       command: null,
-      mcp: { serverId: approval.mcp.serverId, definitionHash: approval.mcp.definitionHash },
+      mcp: {
+        serverId: approval.mcp.serverId,
+        definitionHash: approval.mcp.definitionHash,
+        ...(typeof prompt === 'string' ? { prompt } : {}),
+      },
     })
   }
   const args = approval.arguments

@@ -67,6 +67,28 @@ describe('findMcpGrant', () => {
   )
 })
 
+describe("a prompt's grant", () => {
+  it('keeps the name of the prompt it answers for, sealed: renamed on disk, it answers for nothing', () => {
+    const problems: string[] = []
+    stores = sqliteStores(db, { mac: MAC, onTampered: (problem) => problems.push(problem.problem) })
+    const grant: Grant = {
+      id: 'g4',
+      roomId: ROOM_ID,
+      toolName: 'prompts/get',
+      scope: 'mcp',
+      command: null,
+      mcp: { serverId: 'everything', definitionHash: HASH, prompt: 'args-prompt' },
+      approvalId: 'approval-g4',
+      createdAt: 1,
+    }
+    stores.grants.insert(grant)
+    expect(stores.grants.listActive(ROOM_ID)).toEqual([grant])
+    db.prepare("UPDATE grants SET mcp_prompt = 'simple-prompt' WHERE id = ?").run('g4')
+    expect(stores.grants.listActive(ROOM_ID)).toEqual([])
+    expect(problems).toEqual(['mac_mismatch'])
+  })
+})
+
 describe('a grant read again', () => {
   it('answers for nothing, reported at every read, once its row is changed after it verified', () => {
     const problems: string[] = []

@@ -33,7 +33,7 @@ export class SqliteGrantRepository implements GrantStore {
     const commandJson = grant.command === null ? null : canonicalJson(grant.command)
     this.db
       .prepare(
-        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at, mcp_server_id, mcp_definition_hash, scope, path, mcp_tool_list_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO grants (id, room_id, tool_name, command_json, approval_id, mac, created_at, mcp_server_id, mcp_definition_hash, scope, path, mcp_tool_list_hash, mcp_prompt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         grant.id,
@@ -49,6 +49,7 @@ export class SqliteGrantRepository implements GrantStore {
             mcpServerId: grant.mcp?.serverId ?? null,
             mcpDefinitionHash: grant.mcp?.definitionHash ?? null,
             mcpToolListHash: grant.mcp?.toolListHash ?? null,
+            mcpPrompt: grant.mcp?.prompt ?? null,
             scope: grant.scope ?? null,
             path: grant.path ?? null,
             revokedAt: null,
@@ -60,6 +61,7 @@ export class SqliteGrantRepository implements GrantStore {
         grant.scope ?? null,
         grant.path ?? null,
         grant.mcp?.toolListHash ?? null,
+        grant.mcp?.prompt ?? null,
       )
   }
 
@@ -126,6 +128,7 @@ export class SqliteGrantRepository implements GrantStore {
               serverId: raw.mcpServerId,
               definitionHash: raw.mcpDefinitionHash,
               ...(raw.mcpToolListHash === null ? {} : { toolListHash: raw.mcpToolListHash }),
+              ...(raw.mcpPrompt === null ? {} : { prompt: raw.mcpPrompt }),
             },
           }),
       approvalId: raw.approvalId,
@@ -237,6 +240,7 @@ interface RawGrant {
   mcpServerId: string | null
   mcpDefinitionHash: string | null
   mcpToolListHash: string | null
+  mcpPrompt: string | null
   scope: GrantScope | null
   path: string | null
   revokedAt: number | null
@@ -253,6 +257,7 @@ function rawGrant(row: Record<string, unknown>): RawGrant {
     mcpServerId: row.mcp_server_id == null ? null : String(row.mcp_server_id),
     mcpDefinitionHash: row.mcp_definition_hash == null ? null : String(row.mcp_definition_hash),
     mcpToolListHash: row.mcp_tool_list_hash == null ? null : String(row.mcp_tool_list_hash),
+    mcpPrompt: row.mcp_prompt == null ? null : String(row.mcp_prompt),
     scope: parseScope(row.scope),
     path: row.path == null ? null : String(row.path),
     revokedAt: row.revoked_at == null ? null : Number(row.revoked_at),
@@ -266,7 +271,8 @@ function rawGrant(row: Record<string, unknown>): RawGrant {
  *  cannot be edited (or removed, turning it into a plain grant) unseen.
  *  The scope and path are sealed the same way: widening a path grant to a
  *  tool grant on disk breaks its MAC. So is a server-wide grant's tool-list
- *  hash: pointing it at another list on disk breaks its MAC too. */
+ *  hash: pointing it at another list on disk breaks its MAC too; and a
+ *  prompt's name, so the grant list cannot be made to name another. */
 function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
   return {
     id: grant.id,
@@ -282,6 +288,7 @@ function sealedGrantContent(grant: RawGrant): Record<string, unknown> {
     ...(grant.scope === null ? {} : { scope: grant.scope }),
     ...(grant.path === null ? {} : { path: grant.path }),
     ...(grant.mcpToolListHash === null ? {} : { mcpToolListHash: grant.mcpToolListHash }),
+    ...(grant.mcpPrompt === null ? {} : { mcpPrompt: grant.mcpPrompt }),
   }
 }
 

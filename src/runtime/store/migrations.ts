@@ -308,4 +308,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX input_requests_status ON input_requests (status);
     `,
   },
+  {
+    version: 16,
+    sql: `
+      -- The prompt an assent-gateway grant on prompts/get answers for, by
+      -- its name, so the grant list can say which one (sealed with the row).
+      ALTER TABLE grants ADD COLUMN mcp_prompt TEXT;
+    `,
+  },
 ]

@@ -230,6 +230,9 @@ export const enWorkbench = {
     everyTool: 'every tool of {{server}}',
     serverScope: 'while the server offers exactly the tools it offered then; any change asks again',
     toolScope: 'any call, inside this room’s sandbox; sensitive files still ask',
+    readScope:
+      'any resource of the server, not only the one shown; places outside the workspace still ask',
+    promptScope: 'this prompt only, with any arguments; the server’s other prompts ask',
     failed: 'Could not revoke: {{reason}}',
   },
   webhook: {

@@ -229,6 +229,8 @@ export const zhCNWorkbench: Catalog['workbench'] = {
     everyTool: '{{server}} 的全部工具',
     serverScope: '仅当该服务器提供的工具与当时完全相同；任何变化都会再次询问',
     toolScope: '此房间沙箱内的任何调用；敏感文件仍会询问',
+    readScope: '该服务器的任何资源，而不只是所示的那一个；工作区之外的位置仍会询问',
+    promptScope: '仅此提示（任何参数）；该服务器的其他提示仍会询问',
     failed: '无法撤销：{{reason}}',
   },
   webhook: {

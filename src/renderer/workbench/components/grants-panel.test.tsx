@@ -78,6 +78,36 @@ describe('the grants panel says what each grant covers', () => {
     expect(screen.getByTestId('grant-revoke-server').textContent).toBe('Revoke all for notes')
   })
 
+  it("assent-gateway's grants: a prompt's names the prompt it answers for, a read's says it answers every read of the server", () => {
+    const rows: Array<[Grant, string, string]> = [
+      [
+        grant({
+          scope: 'mcp',
+          toolName: 'prompts/get',
+          mcp: { serverId: 'notes', definitionHash: 'c'.repeat(64), prompt: 'summarise' },
+        }),
+        'notes: prompts/get summarisethis prompt only, with any arguments; the server’s other prompts ask',
+        'Revoke "always allow" for notes: prompts/get summarise',
+      ],
+      [
+        grant({
+          scope: 'mcp',
+          toolName: 'resources/read',
+          mcp: { serverId: 'notes', definitionHash: 'c'.repeat(64) },
+        }),
+        'notes: resources/readany resource of the server, not only the one shown; places outside the workspace still ask',
+        'Revoke "always allow" for notes: resources/read',
+      ],
+    ]
+    for (const [shown, expectedWhat, expectedLabel] of rows) {
+      const { row, what, label } = renderGrant(shown)
+      expect(row.dataset.scope).toBe('mcp')
+      expect(what).toBe(expectedWhat)
+      expect(label).toBe(expectedLabel)
+      cleanup()
+    }
+  })
+
   it('a server-wide MCP grant: every tool of the server, while its tool list stays as it was', () => {
     const { row, what, label } = renderGrant(
       grant({

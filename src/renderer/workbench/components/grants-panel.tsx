@@ -108,7 +108,7 @@ export type GrantCoverage =
   | { scope: 'command'; line: string }
   | { scope: 'path'; path: string }
   | { scope: 'tool' }
-  | { scope: 'mcp'; serverId: string }
+  | { scope: 'mcp'; serverId: string; answers: 'tool' | 'every-read' | { prompt: string } }
   | { scope: 'mcp-server'; serverId: string }
   | { scope: 'unscoped' }
 
@@ -119,7 +119,7 @@ export function coverageOf(grant: Grant): GrantCoverage {
   if (grant.mcp && grant.scope === 'mcp-server') {
     return { scope: 'mcp-server', serverId: grant.mcp.serverId }
   }
-  if (grant.mcp) return { scope: 'mcp', serverId: grant.mcp.serverId }
+  if (grant.mcp) return { scope: 'mcp', serverId: grant.mcp.serverId, answers: mcpAnswers(grant) }
   switch (grant.scope) {
     case 'tool':
       return { scope: 'tool' }
@@ -137,6 +137,20 @@ export function coverageOf(grant: Grant): GrantCoverage {
   }
 }
 
+/**
+ * What an MCP grant answers for beyond its server: assent-gateway's grant
+ * on a resource read answers for every read of the server, and one on a
+ * prompt for that prompt by name; two prompts' grants would otherwise read
+ * alike, `prompts/get`, and the person could not tell which to revoke.
+ */
+function mcpAnswers(grant: Grant): Extract<GrantCoverage, { scope: 'mcp' }>['answers'] {
+  if (grant.toolName === 'resources/read') return 'every-read'
+  if (grant.toolName === 'prompts/get' && grant.mcp?.prompt !== undefined) {
+    return { prompt: grant.mcp.prompt }
+  }
+  return 'tool'
+}
+
 /** The grant in one line, for the revoke button's label. */
 function describe(t: TFunction, grant: Grant, coverage: GrantCoverage): string {
   switch (coverage.scope) {
@@ -148,7 +162,9 @@ function describe(t: TFunction, grant: Grant, coverage: GrantCoverage): string {
       return t('workbench.grants.anyCall', { tool: grant.toolName })
     case 'mcp':
       // The same tool name on two servers is two different things to allow.
-      return `${coverage.serverId}: ${grant.toolName}`
+      return typeof coverage.answers === 'object'
+        ? `${coverage.serverId}: ${grant.toolName} ${coverage.answers.prompt}`
+        : `${coverage.serverId}: ${grant.toolName}`
     case 'mcp-server':
       return t('workbench.grants.everyTool', { server: coverage.serverId })
     case 'unscoped':
@@ -176,6 +192,13 @@ function Coverage({ coverage }: { coverage: GrantCoverage }) {
     case 'mcp-server':
       return <span className="grants__scope">{t('workbench.grants.serverScope')}</span>
     case 'mcp':
+      if (coverage.answers === 'every-read') {
+        return <span className="grants__scope">{t('workbench.grants.readScope')}</span>
+      }
+      if (typeof coverage.answers === 'object') {
+        return <span className="grants__scope">{t('workbench.grants.promptScope')}</span>
+      }
+      return null
     case 'unscoped':
       return null
   }
