@@ -121,7 +121,7 @@ describe('rendering an approval', () => {
           },
           alwaysAllow: { offered: true, scope: 'mcp-prompt', prompt: 'summarise' },
         },
-        'the prompt summarise of Notes, with any arguments, started as now; its other prompts ask',
+        'the prompt summarise of Notes, with any arguments,',
       ],
       [{ alwaysAllow: { offered: true, scope: 'agent-file' } }, 'changes to this one file'],
     ]
@@ -138,6 +138,35 @@ describe('rendering an approval', () => {
     }
   })
 
+  // An MCP grant is bound to how mcp.json starts the server, its command
+  // and arguments (or URL) and folder, but not its environment variables
+  // (a value there may be a token): each line says which, where "started
+  // as now" promised a change to the environment would ask again.
+  it('says, for every MCP grant, which part of how the server is started it is bound to', () => {
+    const bound =
+      'mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables'
+    const views: Array<[ConsentView, string]> = [
+      ...(['mcp-tool', 'mcp-read', 'mcp-prompt'] as const).map((scope): [ConsentView, string] => [
+        serverWideView(['write_note'], {
+          alwaysAllow: { offered: true, scope, prompt: 'summarise' },
+        } as never),
+        CONSEQUENCE_IDS.alwaysAllow,
+      ]),
+      [serverWideView(['write_note']), CONSEQUENCE_IDS.alwaysAllowServer],
+    ]
+    for (const [view, id] of views) {
+      freshPage()
+      start()
+      inbox.deliver(view)
+      expect(text(id)).toContain(bound)
+    }
+    freshPage()
+    start()
+    inbox.deliver(serverWideView(['write_note'], { lang: 'zh-CN' } as never))
+    expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain('不比较其环境变量')
+    expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toContain('不比较其环境变量')
+  })
+
   it('offers "Always allow every tool of <server>" for an MCP call, naming the server and counting the tools it would remember under the buttons', () => {
     start()
     inbox.deliver(serverWideView(['read_note', 'write_note']))
@@ -147,7 +176,7 @@ describe('rendering an approval', () => {
     expect(button.children).toHaveLength(0)
     expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
     expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
-      'Always allow every tool of Notes remembers the 2 tools listed, in this room; any change asks again, as do the files above.',
+      'Always allow every tool of Notes remembers the 2 tools listed, in this room, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; any change to the list asks again, as do the files above.',
     )
     expect(byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')).toHaveLength(0)
   })

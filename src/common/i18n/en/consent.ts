@@ -144,16 +144,16 @@ export const enConsent = {
         'Always allow remembers this exact command, with these exact words and no shell. Git’s files, credentials and files that run code on their own always ask.',
       path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Git’s files, credentials and files that run code on their own always ask.',
       'mcp-tool':
-        'Always allow remembers {{tool}} on {{server}}, with any arguments, started as now, while it keeps this definition; git’s files, credentials and files that run code on their own ask.',
+        'Always allow remembers {{tool}} on {{server}}, with any arguments, while it keeps this definition and mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; git’s files, credentials and files that run code on their own ask.',
       'mcp-read':
-        'Always allow remembers reading any resource of {{server}}, not only this one, started as now; places outside the workspace, git’s files, credentials and files that run code on their own ask.',
+        'Always allow remembers reading any resource of {{server}}, not only this one, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; places outside the workspace, git’s files, credentials and files that run code on their own ask.',
       'mcp-prompt':
-        'Always allow remembers the prompt {{prompt}} of {{server}}, with any arguments, started as now; its other prompts ask, as do git’s files, credentials and files that run code on their own.',
+        'Always allow remembers the prompt {{prompt}} of {{server}}, with any arguments, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; its other prompts ask, as do git’s files, credentials and files that run code on their own.',
       'agent-file':
         'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Git’s files, credentials and files that run code on their own always ask.',
     },
     alwaysAllowServer:
-      'Always allow every tool of {{server}} remembers the {{count}} tools listed, in this room; any change asks again, as do the files above.',
+      'Always allow every tool of {{server}} remembers the {{count}} tools listed, in this room, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; any change to the list asks again, as do the files above.',
     noAlwaysAllow: {
       'command-has-options':
         'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',
