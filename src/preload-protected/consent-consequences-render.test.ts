@@ -142,7 +142,7 @@ describe('rendering an approval', () => {
   // and arguments (or URL) and folder, but not its environment variables
   // (a value there may be a token): each line says which, where "started
   // as now" promised a change to the environment would ask again.
-  it('says, for every MCP grant, which part of how the server is started it is bound to', () => {
+  it('says, for every MCP grant, which part of how the server is started it is bound to, and that a call reading beyond the workspace asks', () => {
     const bound =
       'mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables'
     const views: Array<[ConsentView, string]> = [
@@ -159,6 +159,17 @@ describe('rendering an approval', () => {
       start()
       inbox.deliver(view)
       expect(text(id)).toContain(bound)
+    }
+    // Nor does any MCP grant answer a call naming a place outside the
+    // workspace and the server's own folder (a private read): the line
+    // with "any arguments" says so.
+    for (const [view] of views.slice(0, 3)) {
+      freshPage()
+      start()
+      inbox.deliver(view)
+      expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain(
+        'outside the workspace and the server’s own folder',
+      )
     }
     freshPage()
     start()
