@@ -88,6 +88,20 @@ const CASES: ReadonlyArray<readonly [string, ApprovalRecord]> = [
       },
     ),
   ],
+  // assent-gateway's governed methods: a read's grant answers every read of
+  // the server, a prompt's the prompt by name.
+  [
+    'a resource read at the gateway',
+    approval('resources/read', { uri: 'note://a' }, { kind: 'mcp-tool-call', mcp }),
+  ],
+  [
+    'a prompt at the gateway',
+    approval(
+      'prompts/get',
+      { name: 'summarise', arguments: { day: 'Monday' } },
+      { kind: 'mcp-tool-call', mcp },
+    ),
+  ],
   [
     "an external agent's command",
     approval(AGENT_COMMAND_TOOL, {
@@ -132,6 +146,12 @@ const RUNTIME_SCOPE: Readonly<Record<string, string>> = {
   mcp: 'mcp-tool',
 }
 
+/** An MCP grant on a governed method is worded for what it answers. */
+const GOVERNED_RUNTIME_SCOPE: Readonly<Record<string, string>> = {
+  'resources/read': 'mcp-read',
+  'prompts/get': 'mcp-prompt',
+}
+
 /** An external agent's grants are worded for what they cover. */
 const AGENT_RUNTIME_SCOPE: Readonly<Record<string, string>> = {
   path: 'agent-file',
@@ -154,6 +174,8 @@ const EXPECTED_SCOPE: Readonly<Record<string, string | null>> = {
   'a tool with no grant': null,
   'an MCP call': 'mcp-tool',
   "an MCP call that shows its server's tool list": 'mcp-tool',
+  'a resource read at the gateway': 'mcp-read',
+  'a prompt at the gateway': 'mcp-prompt',
   // It runs outside Assent's sandbox (agent-grant-scope.ts).
   "an external agent's command": null,
   "an external agent's new file": 'agent-file',
@@ -186,8 +208,19 @@ describe('what the window says Always allow remembers', () => {
         expect(runtime.ok).toBe(false)
         expect(shown.offered).toBe(false)
       } else {
-        expect(runtime.ok && scopes[runtime.draft.scope]).toBe(expected)
-        expect(shown).toEqual({ offered: true, scope: expected })
+        const scope = runtime.ok
+          ? runtime.draft.scope === 'mcp' && record.toolName in GOVERNED_RUNTIME_SCOPE
+            ? GOVERNED_RUNTIME_SCOPE[record.toolName]
+            : scopes[runtime.draft.scope]
+          : undefined
+        expect(scope).toBe(expected)
+        // The prompt the window names is the one the grant keeps.
+        const prompt = runtime.ok ? runtime.draft.mcp?.prompt : undefined
+        expect(shown).toEqual({
+          offered: true,
+          scope: expected,
+          ...(prompt === undefined ? {} : { prompt }),
+        })
       }
     })
   }
