@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
+import type { AcpSessionModes } from '../../src/contracts/agents-config.ts'
 import { KNOWN_ACP_SESSION_MODES } from '../../src/runtime/external-agents/agent-mode-mapping.ts'
 import { AGENTS_CONFIG_FILE_NAME } from '../../src/runtime/external-agents/agents-config-loader.ts'
 import { onSearchPath, type InstalledAgents } from './agent-cache.ts'
@@ -53,6 +54,7 @@ export function scriptedAgentsConfig(
   agents: InstalledAgents,
   environment: Record<string, string>,
   claudeEnvironment: Record<string, string>,
+  acpSessionModes: AcpSessionModes = KNOWN_ACP_SESSION_MODES['codex-acp'],
 ): unknown {
   const setEnv = { ...environment, PATH: pathWithBwrap(agents) }
   return {
@@ -71,7 +73,7 @@ export function scriptedAgentsConfig(
         protocol: 'acp',
         command: agents.codexAcp,
         set_env: setEnv,
-        session_modes: KNOWN_ACP_SESSION_MODES['codex-acp'],
+        session_modes: acpSessionModes,
       },
       claudeAgentEntry(agents, { ...claudeEnvironment, PATH: setEnv.PATH }),
     ],
@@ -93,6 +95,9 @@ export function writeScriptedAgents(
     modelBaseUrl: string
     messagesBaseUrl: string
     fallbackRoot: string
+    /** codex-acp's session modes, where a test names its own (a person's
+     *  agents.json may); those the docs suggest otherwise. */
+    acpSessionModes?: AcpSessionModes
   },
 ): string {
   const home = makeAgentHome(options.fallbackRoot)
@@ -100,7 +105,7 @@ export function writeScriptedAgents(
   const claude = scriptedClaudeEnvironment(home, options.messagesBaseUrl)
   writeFileSync(
     join(options.dataDir, AGENTS_CONFIG_FILE_NAME),
-    JSON.stringify(scriptedAgentsConfig(agents, environment, claude)),
+    JSON.stringify(scriptedAgentsConfig(agents, environment, claude, options.acpSessionModes)),
   )
   return home
 }

@@ -258,6 +258,8 @@ export const RUNTIME_MESSAGES_EN = {
     requestRefused:
       'Assent refused a request of the agent without asking: {{reason}}. The agent was answered "{{answer}}".',
     warned: 'The agent warned: {{text}}',
+    madePersonOnly:
+      'While the agent’s turn ran, its process made what only a person may make in the workspace, which nothing it was allowed covers: {{detail}}',
     refusedRequest: 'Refused: {{reason}}.',
     policyDenied: 'Denied by the room’s approval policy ({{policy}}): it does not allow this.',
     expired: 'Nobody confirmed this action in time; the agent was told no.',

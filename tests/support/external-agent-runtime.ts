@@ -5,6 +5,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { afterAll, beforeAll } from 'vitest'
 import { z } from 'zod'
 import { ApprovalSummarySchema, type ApprovalView } from '../../src/contracts/approval.ts'
+import type { AcpSessionModes } from '../../src/contracts/agents-config.ts'
 import type { Timeline, Turn } from '../../src/contracts/room.ts'
 import { DATABASE_FILE_NAME } from '../../src/runtime/store/database.ts'
 import type { InstalledAgents } from '../../scripts/agents/agent-cache.ts'
@@ -54,7 +55,7 @@ export interface AgentRuntime {
 
 export async function startAgentRuntime(
   agents: InstalledAgents,
-  options: { approvalTtlMs?: number } = {},
+  options: { approvalTtlMs?: number; acpSessionModes?: AcpSessionModes } = {},
 ): Promise<AgentRuntime> {
   // realpath: the agents report the resolved path (/tmp may be a link).
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-agent-rt-')))
@@ -69,8 +70,12 @@ export async function startAgentRuntime(
     modelBaseUrl: model.baseUrl,
     messagesBaseUrl: messages.baseUrl,
     fallbackRoot: root,
+    ...(options.acpSessionModes ? { acpSessionModes: options.acpSessionModes } : {}),
   })
-  const harness = await startHarness({ root, ...options })
+  const harness = await startHarness({
+    root,
+    ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+  })
   return {
     harness,
     model,
@@ -97,7 +102,9 @@ export interface SharedAgentRuntime {
   inWorkspace(file: string): string
 }
 
-export function useAgentRuntime(options: { approvalTtlMs?: number } = {}): SharedAgentRuntime {
+export function useAgentRuntime(
+  options: { approvalTtlMs?: number; acpSessionModes?: AcpSessionModes } = {},
+): SharedAgentRuntime {
   const shared = {
     agents: realAgentsOrSkip(),
     inWorkspace: (file: string) => join(shared.runtime.harness.workspace, file),

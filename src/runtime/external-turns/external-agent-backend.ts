@@ -26,6 +26,7 @@ import { carriedHistory, promptWithHistory, type HistoryConversations } from './
 import { ExternalTurnAsker, type ExternalTurnAskerDeps } from './external-turn-asker.ts'
 import { ExternalTurnTimeline } from './external-turn-timeline.ts'
 import { sameFolder, whyStopped, type RoomSession, type TurnContext } from './room-session.ts'
+import { madeDuringTurn, watchTurn } from './turn-made-watch.ts'
 
 /** How long an agent process with no turn to run is kept for the room's
  *  next message before it is stopped. */
@@ -179,6 +180,7 @@ export class ExternalAgentBackend implements TurnRunner {
     const prompt = fresh
       ? promptWithHistory(carriedHistory(this.options.conversations, turn), turn.text)
       : turn.text
+    const watch = watchTurn(room.mode, turn.workspace, timeline.writesAllowed)
     let outcome: ExternalTurnOutcome
     try {
       outcome = await room.session.runTurn(prompt)
@@ -187,11 +189,18 @@ export class ExternalAgentBackend implements TurnRunner {
     } finally {
       room.current = null
     }
-    // A session whose turn failed may have lost its agent: the next turn
-    // starts a fresh one rather than talk to a process in an unknown state.
-    if (outcome.status === 'failed' || outcome.status === 'refused')
-      await this.stopAgent(turn.roomId)
-    else if (!this.closing) this.idleLater(turn.roomId, room)
+    try {
+      // A session whose turn failed may have lost its agent: the next turn
+      // starts a fresh one rather than talk to a process in an unknown state.
+      if (outcome.status === 'failed' || outcome.status === 'refused')
+        await this.stopAgent(turn.roomId)
+      else if (!this.closing) this.idleLater(turn.roomId, room)
+    } finally {
+      // Last, once a stopped agent's process has ended: what it made is
+      // moved aside before the turn is said to have ended.
+      const made = madeDuringTurn(watch)
+      if (made !== null) this.note(turn, made)
+    }
     if (room.stoppedByPerson || room.narrowed)
       return this.finish(turn, 'interrupted', whyStopped(room))
     this.ended(turn, outcome)
@@ -343,18 +352,20 @@ export class ExternalAgentBackend implements TurnRunner {
   }
 
   private finish(turn: Turn, status: TurnStatus, note?: RuntimeMessage): void {
-    if (note) {
-      this.options.conversations.insertMessage({
-        id: this.options.newId(),
-        roomId: turn.roomId,
-        turnId: turn.id,
-        role: 'system',
-        text: englishText(note),
-        message: note,
-        createdAt: this.options.now(),
-      })
-    }
+    if (note) this.note(turn, note)
     this.options.conversations.setTurnStatus(turn.id, status)
     this.options.events.emit('timeline.updated', { roomId: turn.roomId })
+  }
+
+  private note(turn: Turn, note: RuntimeMessage): void {
+    this.options.conversations.insertMessage({
+      id: this.options.newId(),
+      roomId: turn.roomId,
+      turnId: turn.id,
+      role: 'system',
+      text: englishText(note),
+      message: note,
+      createdAt: this.options.now(),
+    })
   }
 }

@@ -365,10 +365,9 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     // A file change names its paths, each judged by the rule; what a
     // command or the agent's own tool makes is known only once it ends.
     // Full access asks for nothing, as for Assent's own commands.
-    if (
-      call.toolName !== AGENT_FILE_CHANGE_TOOL &&
-      turn.policy.sandboxMode !== 'danger-full-access'
-    ) {
+    if (call.toolName === AGENT_FILE_CHANGE_TOOL) {
+      this.timeline.allowWrites(judged.realPaths)
+    } else if (turn.policy.sandboxMode !== 'danger-full-access') {
       this.timeline.watchMade(call, personOnlyAtStart([turn.workspace]))
     }
     return decision

@@ -52,6 +52,8 @@ export class ExternalTurnTimeline {
   /** Allowed calls whose end is awaited, with what of the person-only
    *  table existed in the workspace when the agent heard "yes". */
   private readonly watched = new Map<string, MadePersonOnlyWatch>()
+  /** The paths of the file changes allowed in the turn (`allowWrites`). */
+  readonly writesAllowed: string[] = []
   /** Calls with a request of the agent's being decided now (`claim`). */
   private readonly deciding = new Set<string>()
   private seq = 0
@@ -145,6 +147,12 @@ export class ExternalTurnTimeline {
   watchMade(call: ToolCallRecord, atStart: PersonOnlyAtStart): void {
     this.watched.get(call.id)?.stop()
     this.watched.set(call.id, new MadePersonOnlyWatch(atStart))
+  }
+
+  /** A file change allowed, by its real paths: shown to whoever allowed
+   *  it, so the turn's watch leaves what it writes there (turn-made-watch.ts). */
+  allowWrites(paths: readonly string[]): void {
+    this.writesAllowed.push(...paths)
   }
 
   /**

@@ -238,6 +238,8 @@ export const zhCNRuntime: Catalog['runtime'] = {
     requestRefused:
       'Assent 未经询问就拒绝了智能体的一个请求：{{reason}}。给智能体的回答是“{{answer}}”。',
     warned: '智能体发出警告：{{text}}',
+    madePersonOnly:
+      '在智能体这一轮运行期间，它的进程在工作区中创建了只有人才能创建的内容，它获得的任何允许都不涵盖这些：{{detail}}',
     withdrawn: '智能体在等待决定时撤回了它的请求，它没有运行。',
     refusedRequest: '已拒绝：{{reason}}。',
     policyDenied: '被房间的批准策略（{{policy}}）拒绝：它不允许此操作。',

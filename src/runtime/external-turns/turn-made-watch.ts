@@ -1,0 +1,50 @@
+import type { PermissionMode } from '../../contracts/policy-axes.ts'
+import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
+import { startsContained } from '../external-agents/agent-mode-mapping.ts'
+import { MadePersonOnlyWatch, personOnlyAtStart } from '../policy/made-person-only.ts'
+import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
+
+/**
+ * A watch over the workspace for the whole of one external agent's turn:
+ * what of the person-only table appears there while it runs is moved
+ * aside (policy/made-person-only.ts), every second and once more when the
+ * turn has ended, as for a command of Assent's.
+ *
+ * The watch of each call Assent allowed (`ExternalTurnTimeline.watchMade`)
+ * ends when the agent says the call ended, and covers nothing the agent
+ * does without asking: its own file tools, a command its own sandbox runs
+ * unasked, or a process an allowed command left running, which may make a
+ * repository whose config names a program (`sub/.git`) or an `.envrc`
+ * once that call's watch has stopped. The containment keeps read-only
+ * only what existed when the agent started. Whatever door the agent's
+ * process used, no allow covers that, so the turn is watched too.
+ *
+ * A file change allowed in the turn (`allowedWrites`, filled as each is)
+ * was shown by its paths to whoever allowed it: what it writes there, and
+ * a folder made to hold it (`.github/workflows` for a workflow), is left.
+ * What else the agent makes inside such a folder is not told apart.
+ *
+ * Outside full access only, as Assent's own commands: in full access the
+ * person let the agent do everything unasked, and nothing is walked.
+ * Null there.
+ */
+export function watchTurn(
+  mode: PermissionMode,
+  workspace: string,
+  allowedWrites: readonly string[],
+): MadePersonOnlyWatch | null {
+  if (!startsContained(mode)) return null
+  return new MadePersonOnlyWatch({
+    ...personOnlyAtStart([workspace]),
+    allowedSince: () => allowedWrites,
+  })
+}
+
+/** Ends the turn's watch with a last walk: the room's note saying what
+ *  was moved aside, or that the workspace was too large to check whole
+ *  (the same words as after a command), or null when neither. */
+export function madeDuringTurn(watch: MadePersonOnlyWatch | null): RuntimeMessage | null {
+  if (watch === null) return null
+  const note = madePersonOnlyNote(watch.stop())
+  return note === null ? null : message('external.madePersonOnly', { detail: note })
+}
