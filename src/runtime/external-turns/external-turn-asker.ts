@@ -36,6 +36,7 @@ import { shownWhereItActs } from './agent-request-where.ts'
 import { reviewInputFor } from './external-review-input.ts'
 import type { ExternalTurnTimeline } from './external-turn-timeline.ts'
 import { samePaths, type AllowedBy, type Judged } from './external-turn-judged.ts'
+import { shownPersonOnly } from './turn-made-watch.ts'
 
 /** Why Assent closes an approval whose request the agent withdrew, in
  *  the person's words (the card and the protected window show it). */
@@ -366,7 +367,7 @@ export class ExternalTurnAsker implements ExternalApprovalAsker {
     // command or the agent's own tool makes is known only once it ends.
     // Full access asks for nothing, as for Assent's own commands.
     if (call.toolName === AGENT_FILE_CHANGE_TOOL) {
-      this.timeline.allowWrites(judged.realPaths)
+      this.timeline.allowWrites(shownPersonOnly(judged.realPaths, turn.workspace))
     } else if (turn.policy.sandboxMode !== 'danger-full-access') {
       this.timeline.watchMade(call, personOnlyAtStart([turn.workspace]))
     }

@@ -2,6 +2,7 @@ import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { startsContained } from '../external-agents/agent-mode-mapping.ts'
 import { MadePersonOnlyWatch, personOnlyAtStart } from '../policy/made-person-only.ts'
+import { personOnlyReason } from '../policy/person-only.ts'
 import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
 
 /**
@@ -19,10 +20,11 @@ import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
  * only what existed when the agent started. Whatever door the agent's
  * process used, no allow covers that, so the turn is watched too.
  *
- * A file change allowed in the turn (`allowedWrites`, filled as each is)
- * was shown by its paths to whoever allowed it: what it writes there, and
- * a folder made to hold it (`.github/workflows` for a workflow), is left.
- * What else the agent makes inside such a folder is not told apart.
+ * A file change allowed in the turn to a path that needs a person
+ * (`allowedWrites`, filled as each is, `shownPersonOnly`) was shown by
+ * that path to whoever allowed it: what it writes there, and a folder made
+ * to hold it (`.github/workflows` for a workflow), is left. What else the
+ * agent makes inside such a folder is not told apart.
  *
  * Outside full access only, as Assent's own commands: in full access the
  * person let the agent do everything unasked, and nothing is walked.
@@ -47,4 +49,18 @@ export function madeDuringTurn(watch: MadePersonOnlyWatch | null): RuntimeMessag
   if (watch === null) return null
   const note = madePersonOnlyNote(watch.stop())
   return note === null ? null : message('external.madePersonOnly', { detail: note })
+}
+
+/**
+ * Of a file change's real paths, those the rule says need a person: only
+ * those were shown as such, and only a place they name is left by the
+ * turn's watch. A path that is not one (`mirror/notes.txt`) would else
+ * leave whatever the agent makes around it unasked (`mirror` made a bare
+ * repository beside the note).
+ */
+export function shownPersonOnly(paths: readonly string[], workspace: string): string[] {
+  return paths.filter(
+    (real) =>
+      personOnlyReason({ toolName: 'write_file', arguments: { path: real }, workspace }) !== null,
+  )
 }
