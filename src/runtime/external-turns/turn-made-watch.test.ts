@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { englishText } from '../../contracts/runtime-message.ts'
 import { madeDuringTurn, shownPersonOnly, watchTurn } from './turn-made-watch.ts'
 
 let workspace: string | undefined
@@ -41,6 +42,23 @@ describe('the turn watch and the file changes allowed in it', () => {
     const note = madeDuringTurn(watch)
     expect(existsSync(join(ws, allowedPath))).toBe(left)
     expect(note === null).toBe(left)
+  })
+
+  it('leaves an empty folder of the table, and moves it aside once something is put in it', () => {
+    workspace = realpathSync(mkdtempSync(join(tmpdir(), 'assent-turn-watch-')))
+    const ws = workspace
+    mkdirSync(join(ws, 'was-empty', '.git'), { recursive: true })
+    const watch = watchTurn('ask-for-approval', ws, [])
+    // A mount point the agent's own sandbox makes, empty; and an empty
+    // .git that was there, now given a config naming a program git runs.
+    mkdirSync(join(ws, '.git'))
+    writeFileSync(join(ws, 'was-empty', '.git', 'config'), '[core]\n\tfsmonitor = touch pwned\n')
+    const made = madeDuringTurn(watch)
+    const note = made === null ? '' : englishText(made)
+    expect(existsSync(join(ws, '.git'))).toBe(true)
+    expect(existsSync(join(ws, 'was-empty', '.git'))).toBe(false)
+    expect(note).toContain('was-empty/.git: moved to')
+    expect(note).not.toContain(`${ws}/.git:`)
   })
 
   it('watches nothing in full access', () => {

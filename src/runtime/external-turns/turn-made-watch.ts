@@ -1,3 +1,5 @@
+import { lstatSync, readdirSync } from 'node:fs'
+import path from 'node:path'
 import type { PermissionMode } from '../../contracts/policy-axes.ts'
 import { message, type RuntimeMessage } from '../../contracts/runtime-message.ts'
 import { startsContained } from '../external-agents/agent-mode-mapping.ts'
@@ -24,7 +26,8 @@ import { madePersonOnlyNote } from '../tools/sandbox-stop-note.ts'
  * (`allowedWrites`, filled as each is, `shownPersonOnly`) was shown by
  * that path to whoever allowed it: what it writes there, and a folder made
  * to hold it (`.github/workflows` for a workflow), is left. What else the
- * agent makes inside such a folder is not told apart.
+ * agent makes inside such a folder is not told apart. An empty folder is
+ * left too (`isEmptyFolder`), until something is put in it.
  *
  * Outside full access only, as Assent's own commands: in full access the
  * person let the agent do everything unasked, and nothing is walked.
@@ -36,10 +39,34 @@ export function watchTurn(
   allowedWrites: readonly string[],
 ): MadePersonOnlyWatch | null {
   if (!startsContained(mode)) return null
+  const start = personOnlyAtStart([workspace])
   return new MadePersonOnlyWatch({
-    ...personOnlyAtStart([workspace]),
-    allowedSince: () => allowedWrites,
+    ...start,
+    // An empty folder there at the start counts as none: filled later, it
+    // is what the turn made.
+    existing: new Map([...start.existing].filter(([found]) => !isEmptyFolder(found))),
+    leaves: (found) =>
+      isEmptyFolder(found) ||
+      allowedWrites.some((each) => each === found || each.startsWith(found + path.sep)),
   })
+}
+
+/**
+ * Whether `found` is a folder with nothing in it, as far as can be read:
+ * nothing in it runs (an empty `.git` is no repository, an empty hooks or
+ * workflows folder holds no hook or workflow). The agent's own sandbox
+ * makes such folders in the workspace and removes them again, as places to
+ * mount over (Codex's, for what it protects: seen as `.git` and `.aws` at
+ * the top of a workspace holding `.github`), so moving them aside would
+ * only say the agent made what it did not write. One that cannot be read
+ * is not known empty, and is moved aside.
+ */
+function isEmptyFolder(found: string): boolean {
+  try {
+    return lstatSync(found).isDirectory() && readdirSync(found).length === 0
+  } catch {
+    return false
+  }
 }
 
 /** Ends the turn's watch with a last walk: the room's note saying what

@@ -53,10 +53,9 @@ export interface PersonOnlyAtStart {
    *  (made-links.ts). Absent for a call nothing contains, which could
    *  read and write those places themselves, not only link to them. */
   hidden?: readonly string[]
-  /** Paths a person allowed written since the start, shown them by name
-   *  (an external agent's file change): what is there, and a folder made
-   *  to hold one, is theirs and left (external-turns/turn-made-watch.ts). */
-  allowedSince?: () => readonly string[]
+  /** What the watch leaves where it is though it was not there at the
+   *  start (an external agent's turn: turn-made-watch.ts says what). */
+  leaves?: (found: string) => boolean
 }
 
 /** `start` for a contained command whose sandbox hides `hidden` (real
@@ -153,9 +152,8 @@ export function settleMadePersonOnly(start: PersonOnlyAtStart): PersonOnlyAfterR
         )
   const hidden = walked.unlistable.filter((folder) => !start.unlistable.has(folder))
   const targets = linkTargetsIn(walked.paths, start.roots)
-  const allowed = start.allowedSince?.() ?? []
   const made = [...new Set([...walked.paths, ...targets, ...hidden])].filter((found) => {
-    if (allowed.some((each) => each === found || isBeneath(found, each))) return false
+    if (start.leaves?.(found) === true) return false
     const now = identityOf(found)
     if (now === null) return false
     const was = start.existing.get(found)
