@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   AGENT_COMMAND_TOOL,
   AGENT_FILE_CHANGE_TOOL,
@@ -18,6 +21,8 @@ import { grantScopeFor, serverGrantScopeFor } from '../src/runtime/agent/grant-s
 
 const agent = { id: 'codex', name: 'Codex CLI', protocol: 'codex-app-server' as const }
 
+const SERVER_TOOLS = { names: ['read_note', 'write_note'], hash: 'c'.repeat(64) }
+
 const mcp = {
   serverId: 'notes',
   serverName: 'Notes',
@@ -25,6 +30,25 @@ const mcp = {
   inputSchemaHash: 'a'.repeat(64),
   definitionHash: 'b'.repeat(64),
   preview: null,
+}
+
+// An MCP call's words are judged as places on disk (a call naming one
+// outside the workspace is a private read, which no "always" may cover),
+// so its rows are asked about a real folder.
+const WORKSPACE = realpathSync(mkdtempSync(join(tmpdir(), 'assent-always-scope-')))
+const OUTSIDE = join(dirname(WORKSPACE), 'diary.txt')
+afterAll(() => rmSync(WORKSPACE, { recursive: true, force: true }))
+
+function mcpCall(
+  toolName: string,
+  args: Record<string, unknown>,
+  fields: Partial<ApprovalRecord['mcp']> = {},
+): ApprovalRecord {
+  return approval(toolName, args, {
+    kind: 'mcp-tool-call',
+    mcp: { ...mcp, ...fields },
+    workingDirectory: WORKSPACE,
+  })
 }
 
 function approval(
@@ -76,31 +100,30 @@ const CASES: ReadonlyArray<readonly [string, ApprovalRecord]> = [
   ['a delete', approval('delete_file', { path: 'a.txt' })],
   ['a recursive delete', approval('delete_file', { path: 'build', recursive: true })],
   ['a tool with no grant', approval('fetch_url', { url: 'https://example.test' })],
-  ['an MCP call', approval('write_note', { name: 'a' }, { kind: 'mcp-tool-call', mcp })],
+  ['an MCP call', mcpCall('write_note', { name: 'a' })],
   [
     "an MCP call that shows its server's tool list",
-    approval(
-      'write_note',
-      { name: 'a' },
-      {
-        kind: 'mcp-tool-call',
-        mcp: { ...mcp, serverTools: { names: ['read_note', 'write_note'], hash: 'c'.repeat(64) } },
-      },
-    ),
+    mcpCall('write_note', { name: 'a' }, { serverTools: SERVER_TOOLS }),
   ],
   // assent-gateway's governed methods: a read's grant answers every read of
   // the server, a prompt's the prompt by name.
-  [
-    'a resource read at the gateway',
-    approval('resources/read', { uri: 'note://a' }, { kind: 'mcp-tool-call', mcp }),
-  ],
+  ['a resource read at the gateway', mcpCall('resources/read', { uri: `note://${WORKSPACE}/a` })],
   [
     'a prompt at the gateway',
-    approval(
-      'prompts/get',
-      { name: 'summarise', arguments: { day: 'Monday' } },
-      { kind: 'mcp-tool-call', mcp },
-    ),
+    mcpCall('prompts/get', { name: 'summarise', arguments: { day: 'Monday' } }),
+  ],
+  // Each a private read: no grant answers it, so "always" is no promise.
+  [
+    'an MCP call naming a place outside the workspace',
+    mcpCall('write_note', { name: OUTSIDE }, { serverTools: SERVER_TOOLS }),
+  ],
+  [
+    'a resource read outside the workspace at the gateway',
+    mcpCall('resources/read', { uri: `note://${OUTSIDE}` }),
+  ],
+  [
+    'a prompt naming a place outside the workspace at the gateway',
+    mcpCall('prompts/get', { name: 'summarise', arguments: { file: OUTSIDE } }),
   ],
   [
     "an external agent's command",
@@ -176,6 +199,9 @@ const EXPECTED_SCOPE: Readonly<Record<string, string | null>> = {
   "an MCP call that shows its server's tool list": 'mcp-tool',
   'a resource read at the gateway': 'mcp-read',
   'a prompt at the gateway': 'mcp-prompt',
+  'an MCP call naming a place outside the workspace': null,
+  'a resource read outside the workspace at the gateway': null,
+  'a prompt naming a place outside the workspace at the gateway': null,
   // It runs outside Assent's sandbox (agent-grant-scope.ts).
   "an external agent's command": null,
   "an external agent's new file": 'agent-file',

@@ -297,8 +297,14 @@ describe('assent-gateway governs resource reads and sampling, and names stay pla
   })
 
   it('offers "always" for a resource read of a gated server, never "every tool" (a read shows no tool list)', async () => {
-    const read = agent.readResource({ uri: `everything__${FEATURES_DOC}` }, callOptions)
+    // A read naming a place in the workspace: the server's own documents
+    // (`demo://resource/...`) name `/resource/...`, outside it, a private
+    // read on which no "always" is offered. The server knows no such URI,
+    // so the read, once allowed, fails.
+    const uri = `demo://${join(harness.workspace, 'readme.md')}`
+    const read = refusalOf(agent.readResource({ uri: `everything__${uri}` }, callOptions))
     const view = await pending()
+    expect(view.action.arguments).toEqual({ uri })
     expect(view.alwaysAllowAvailable).toBe(true)
     expect(view.serverAlwaysAllowAvailable).toBe(false)
     expect(await decide(harness, view, 'allow-always-server')).toBe(409)

@@ -31,7 +31,9 @@ describe('assent-gateway in front of a hostile server: a read grant and the host
   // Control: with an "always allow" for this server's reads,
   // a read outside the workspace under a URI without a host still asks.
   it('control: a read outside the workspace with no host in its URI asks despite the grant', async () => {
-    const inside = `gated__notes://localhost${join(harness.workspace, 'readme.md')}`
+    // The grant is given on a read inside the workspace: one whose URI
+    // names a host (`localhost`) is itself private, and offers no "always".
+    const inside = `gated__notes://${join(harness.workspace, 'readme.md')}`
     const first = agent.readResource({ uri: inside }, callOptions)
     const view = await pending()
     expect(view.action.toolName).toBe('resources/read')

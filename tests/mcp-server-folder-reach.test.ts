@@ -32,6 +32,14 @@ import { eventually, type RuntimeHarness } from './support/runtime-harness.ts'
  * the approver webhook (which allows everything), and an "always allow"
  * on a room's MCP tool. The last row is the control: a folder that could
  * be a project of its own still counts, and the doors answer for it.
+ *
+ * The "always" is given on a call that is no private read itself, as no
+ * other can be remembered: a tool call naming nothing. Every word of an
+ * MCP call is a place it may read, its keys too (`path`, `uri`), taken
+ * from the server's folder where relative; so for a server whose folder
+ * does not count, a resource read or a prompt (which always has a key)
+ * is a private read whatever it names, and no "always" is given on one,
+ * even naming the workspace's readme (`workspaceReadAlways`).
  */
 
 /** What happened to the read outside the workspace. */
@@ -44,6 +52,10 @@ interface Row {
   /** A file that only the server's folder would make inside. */
   reached: () => string
   outcome: Outcome
+  /** What an "always allow" on a resource read or a prompt naming the
+   *  workspace's readme is answered: refused (409) where the folder does
+   *  not count, as the call's own key names a place in it. */
+  workspaceReadAlways: 200 | 409
 }
 
 let root: string
@@ -55,6 +67,7 @@ const FILE_SYSTEM_ROOT: Row = {
   serverFolder: () => '/',
   reached: () => join(root, 'elsewhere', 'diary.txt'),
   outcome: 'asked the person',
+  workspaceReadAlways: 409,
 }
 
 const ROWS: Row[] = [
@@ -64,24 +77,28 @@ const ROWS: Row[] = [
     serverFolder: () => homedir(),
     reached: () => join(homedir(), 'assent-never-made', 'diary.txt'),
     outcome: 'asked the person',
+    workspaceReadAlways: 409,
   },
   {
     folder: 'a system folder',
     serverFolder: () => '/usr',
     reached: () => '/usr/assent-never-made/diary.txt',
     outcome: 'asked the person',
+    workspaceReadAlways: 409,
   },
   {
     folder: 'a folder that holds the workspace',
     serverFolder: () => root,
     reached: () => join(root, 'elsewhere', 'diary.txt'),
     outcome: 'asked the person',
+    workspaceReadAlways: 409,
   },
   {
     folder: 'another project folder (control)',
     serverFolder: () => join(root, 'other-project'),
     reached: () => join(root, 'other-project', 'notes.txt'),
     outcome: 'answered for the person',
+    workspaceReadAlways: 200,
   },
 ]
 
@@ -158,8 +175,9 @@ function serverOf(row: Row): McpServer {
 }
 
 /** A gateway's request to call the row's `read_path` for `door`'s
- *  workspace, naming `path` (absolute, or relative to the workspace). */
-function toolRead(row: Row, door: string, path: string): GatewayCallRequest {
+ *  workspace, naming `path` (absolute, or relative to the workspace), or
+ *  nothing when it is null. */
+function toolRead(row: Row, door: string, path: string | null): GatewayCallRequest {
   const hash = 'c'.repeat(64)
   return {
     workspaceIdentity: pinnedFolder(workspaceOf(door)),
@@ -169,7 +187,7 @@ function toolRead(row: Row, door: string, path: string): GatewayCallRequest {
     toolDescription: 'Reads the text file at path.',
     inputSchemaHash: hash,
     definitionHash: hash,
-    arguments: { path: join(workspaceOf(door), path) },
+    arguments: path === null ? {} : { path: join(workspaceOf(door), path) },
     preview: null,
     serverTools: { names: ['read_path'], hash },
     serverFolder: row.serverFolder(),
@@ -193,16 +211,19 @@ async function denyIfPending(approvalId: string | null): Promise<void> {
   expect((await decide(harness, view, 'deny')).status).toBe(200)
 }
 
-/** The person allows always what `request` opens; then `attack` is opened:
- *  answered by the grant, or asked (and denied). */
+/** The person allows always what `first` opens, answered `always` (one
+ *  refused is denied); then `attack` is opened: answered by the grant, or
+ *  asked (and denied). */
 async function throughGatewayGrant(
   first: GatewayCallRequest,
   attack: GatewayCallRequest,
+  always: 200 | 409 = 200,
 ): Promise<Outcome> {
   const opened = await openGatewayCall(harness, first)
   expect(opened.status).toBe('pending')
   const view = await harness.client.getApproval(opened.approvalId ?? '')
-  expect((await decide(harness, view, 'allow-always')).status).toBe(200)
+  expect((await decide(harness, view, 'allow-always')).status).toBe(always)
+  await denyIfPending(opened.approvalId)
   const second = await openGatewayCall(harness, attack)
   if (second.status === 'allowed' && second.grantId !== null) return 'answered for the person'
   expect(second.status).toBe('pending')
@@ -234,18 +255,14 @@ async function throughWebhook(row: Row): Promise<Outcome> {
   return 'asked the person'
 }
 
-/** In a room: the person allows always the row's server reading the
- *  workspace's readme; then the agent reads the row's file. */
+/** In a room: the person allows always the row's server's tool called
+ *  with nothing; then the agent reads the row's file. */
 async function throughRoomGrant(row: Row, roomId: string): Promise<Outcome> {
-  const mcp = (path: string) => `mcp ${serverIdOf(row)} read_note ${JSON.stringify({ name: path })}`
-  const view = await pendingApprovalFor(
-    harness,
-    roomId,
-    mcp(join(workspaceOf('room'), 'readme.md')),
-  )
+  const mcp = (args: object) => `mcp ${serverIdOf(row)} read_note ${JSON.stringify(args)}`
+  const view = await pendingApprovalFor(harness, roomId, mcp({}))
   expect((await decide(harness, view, 'allow-always')).status).toBe(200)
   await turnSettled(harness, roomId, view.approval.turnId)
-  const turnId = await send(harness, roomId, mcp(row.reached()))
+  const turnId = await send(harness, roomId, mcp({ name: row.reached() }))
   const outcome = await eventually(async (): Promise<Outcome | undefined> => {
     const asked = (await roomApprovals(harness, roomId)).find((a) => a.turnId === turnId)
     if (asked !== undefined) {
@@ -264,7 +281,7 @@ async function throughRoomGrant(row: Row, roomId: string): Promise<Outcome> {
 describe.each(ROWS)('a server working in $folder', (row) => {
   it('an "always allow" on a gateway tool call', async () => {
     const outcome = await throughGatewayGrant(
-      toolRead(row, 'gateway', 'readme.md'),
+      toolRead(row, 'gateway', null),
       toolRead(row, 'gateway', row.reached()),
     )
     expect(outcome).toBe(row.outcome)
@@ -276,6 +293,7 @@ describe.each(ROWS)('a server working in $folder', (row) => {
       const outcome = await throughGatewayGrant(
         governedRead(row, method, join(workspaceOf('gateway'), 'readme.md')),
         governedRead(row, method, row.reached()),
+        row.workspaceReadAlways,
       )
       expect(outcome).toBe(row.outcome)
     },

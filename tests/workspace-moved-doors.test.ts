@@ -86,18 +86,26 @@ interface Outcome {
   inMovedAway: string[]
 }
 
-/** Decides the room's pending call after `move`, and reads the outcome. */
-async function allowedAfterMoveInRoom(text: string, move: WorkspaceMove): Promise<Outcome> {
+/** Decides the room's pending call after `move`, and reads the outcome.
+ *  Where `noAlwaysWhen` names the move, the person's always-allow is
+ *  refused (409) and they allow once. */
+async function allowedAfterMoveInRoom(
+  text: string,
+  move: WorkspaceMove,
+  noAlwaysWhen: readonly string[] = [],
+): Promise<Outcome> {
   const { w, e } = await folders()
   const room = await createRoom(harness, { workspace: w })
   const turnId = await send(harness, room.id, text)
   const pending = await waitForPendingApproval(harness, room.id, turnId)
   move.apply(w, e)
-  expect((await decide(harness, pending, 'allow-always')).status).toBe(200)
+  const noAlways = noAlwaysWhen.includes(move.name)
+  expect((await decide(harness, pending, 'allow-always')).status).toBe(noAlways ? 409 : 200)
+  if (noAlways) expect((await decide(harness, pending, 'allow-once')).status).toBe(200)
   await turnSettled(harness, room.id, turnId)
   // The person's always-allow is kept; it answers for nothing while the
   // folder is not the room's (its turns are refused at the door).
-  expect(await roomGrants(harness, room.id)).toHaveLength(1)
+  expect(await roomGrants(harness, room.id)).toHaveLength(noAlways ? 0 : 1)
   const [call] = await toolCallsOf(harness, room.id, turnId)
   return {
     call,
@@ -236,6 +244,10 @@ const doors: Array<[string, (move: WorkspaceMove) => Promise<Outcome>]> = [
       allowedAfterMoveInRoom(
         `mcp filesystem write_file ${JSON.stringify({ path: 'x.txt', content: 'x' })}`,
         move,
+        // Every word of an MCP call is a place it may read: with the
+        // workspace gone, none can be judged inside it, so the call is
+        // taken for a private read, which no "always" may cover.
+        ['removed'],
       ),
   ],
   [

@@ -6,6 +6,7 @@ import type { Grant } from '../../contracts/room.ts'
 import { agentGrantScope } from '../policy/agent-grant-scope.ts'
 import type { WorkspaceIdentity } from '../../contracts/room.ts'
 import { personOnlyReason, touchOfApproval } from '../policy/person-only.ts'
+import { judgedPrivateRead } from '../policy/private-read-approval.ts'
 import { sameWorkspace } from '../policy/workspace-identity.ts'
 
 /** What an allow-always decision turns into: the grant's fields besides its
@@ -31,7 +32,8 @@ const TOOL_SCOPED = new Set(['write_file'])
  * "always", and a card that says so while the next call asks again (or a
  * grant wider than what they saw) would both be lies.
  *
- * - an MCP tool call: the server and the exact tool definition;
+ * - an MCP tool call: the server and the exact tool definition, unless
+ *   the call is itself a private read (`privateReadBlocker`);
  * - `run_command`: the exact argv, and only for a call with nothing else (no
  *   shell, working directory or timeout), since the grant stores the argv
  *   alone and the same words handed to a shell are another command;
@@ -69,6 +71,8 @@ export function grantScopeFor(
     if (!mcpActionRememberable(approval.toolName)) {
       return unavailable("a server's sampling request is shown to the person every time")
     }
+    const privateRead = privateReadBlocker(approval)
+    if (privateRead !== null) return unavailable(privateRead)
     // A prompt's grant answers for that prompt alone (its definition hash
     // binds the name): the name is kept too, so the grant list can say
     // which prompt a row answers for, where `prompts/get` would not.
@@ -137,6 +141,8 @@ export function serverGrantScopeFor(approval: ApprovalRecord): GrantScopeResult 
   if (!tools || isGovernedMcpMethod(approval.toolName)) {
     return unavailable("the MCP call does not show its server's tool list")
   }
+  const privateRead = privateReadBlocker(approval)
+  if (privateRead !== null) return unavailable(privateRead)
   return grant({
     scope: 'mcp-server',
     toolName: approval.toolName,
@@ -147,6 +153,22 @@ export function serverGrantScopeFor(approval: ApprovalRecord): GrantScopeResult 
       toolListHash: tools.hash,
     },
   })
+}
+
+/**
+ * Why an MCP call's own approval can make no grant because it is a private
+ * read (private-read-approval.ts: a place it names outside the workspace
+ * and the server's own folder), or null. No grant answers a private read
+ * at any door, so the call the person was shown would ask again however
+ * they answered, and "always" would hold only for the tool's other calls,
+ * inside the workspace, which they never saw. Judged as the door judged
+ * it, on the stored action and the workspace the call was asked for (its
+ * working directory at both MCP doors); fails closed, as a judgment that
+ * throws is a private read.
+ */
+function privateReadBlocker(approval: ApprovalRecord): string | null {
+  const read = judgedPrivateRead(approval, approval.workingDirectory)
+  return read === null ? null : `a read beyond the workspace asks every time: ${read}`
 }
 
 /**
