@@ -1,5 +1,4 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scaledMs } from '../scripts/test-timing.ts'
@@ -94,7 +93,9 @@ function readingAgent(id: string, dir: string, path: string): unknown {
 }
 
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'assent-private-read-')))
+  // Under /var/tmp: the scripted agents read their plans from here, and a
+  // contained agent's /tmp is an empty one of its own.
+  root = await realpath(await mkdtemp(join('/var/tmp', 'assent-private-read-')))
   outside = join(root, 'elsewhere', 'secret.txt')
   await mkdir(join(root, 'elsewhere'), { recursive: true })
   await writeFile(outside, 'TOP-SECRET')
