@@ -89,7 +89,7 @@ describe('rendering an approval', () => {
           },
           alwaysAllow: { offered: true, scope: 'mcp-tool' },
         },
-        'write_note on Notes, with any arguments',
+        'write_note on Notes (any arguments',
       ],
       // assent-gateway's grants on a gated server: a read's answers for
       // every read of the server, a prompt's for that prompt alone.
@@ -121,7 +121,7 @@ describe('rendering an approval', () => {
           },
           alwaysAllow: { offered: true, scope: 'mcp-prompt', prompt: 'summarise' },
         },
-        'the prompt summarise of Notes, with any arguments,',
+        'the prompt summarise of Notes (any arguments,',
       ],
       [{ alwaysAllow: { offered: true, scope: 'agent-file' } }, 'changes to this one file'],
     ]
@@ -143,8 +143,7 @@ describe('rendering an approval', () => {
   // (a value there may be a token): each line says which, where "started
   // as now" promised a change to the environment would ask again.
   it('says, for every MCP grant, which part of how the server is started it is bound to, and that a call reading beyond the workspace asks', () => {
-    const bound =
-      'mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables'
+    const bound = /same (definition and )?start, its environment aside\)/
     const views: Array<[ConsentView, string]> = [
       ...(['mcp-tool', 'mcp-read', 'mcp-prompt'] as const).map((scope): [ConsentView, string] => [
         serverWideView(['write_note'], {
@@ -152,13 +151,12 @@ describe('rendering an approval', () => {
         } as never),
         CONSEQUENCE_IDS.alwaysAllow,
       ]),
-      [serverWideView(['write_note']), CONSEQUENCE_IDS.alwaysAllowServer],
     ]
     for (const [view, id] of views) {
       freshPage()
       start()
       inbox.deliver(view)
-      expect(text(id)).toContain(bound)
+      expect(text(id)).toMatch(bound)
     }
     // Nor does any MCP grant answer a call naming a place outside the
     // workspace and the server's own folder (a private read): the line
@@ -167,15 +165,13 @@ describe('rendering an approval', () => {
       freshPage()
       start()
       inbox.deliver(view)
-      expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain(
-        'outside the workspace and the server’s own folder',
-      )
+      expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain('outside the workspace and its folder')
     }
     freshPage()
     start()
     inbox.deliver(serverWideView(['write_note'], { lang: 'zh-CN' } as never))
     expect(text(CONSEQUENCE_IDS.alwaysAllow)).toContain('不比较其环境变量')
-    expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toContain('不比较其环境变量')
+    expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toContain('同上')
   })
 
   it('offers "Always allow every tool of <server>" for an MCP call, naming the server and counting the tools it would remember under the buttons', () => {
@@ -187,7 +183,7 @@ describe('rendering an approval', () => {
     expect(button.children).toHaveLength(0)
     expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
     expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
-      'Always allow every tool of Notes remembers the 2 tools listed, in this room, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; any change to the list asks again, as do the files above.',
+      'Always allow every tool remembers the 2 tools listed, as above.',
     )
     expect(byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')).toHaveLength(0)
   })

@@ -144,16 +144,15 @@ export const enConsent = {
         'Always allow remembers this exact command, with these exact words and no shell. Git’s files, credentials and files that run code on their own always ask.',
       path: 'Always allow remembers deleting this one path ({{path}}), not the tool. Git’s files, credentials and files that run code on their own always ask.',
       'mcp-tool':
-        'Always allow remembers {{tool}} on {{server}}, with any arguments, while it keeps this definition and mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; a call naming a place outside the workspace and the server’s own folder asks each time, as do git’s files, credentials and files that run code on their own.',
+        'Always allow remembers {{tool}} on {{server}} (any arguments, same definition and start, its environment aside); calls outside the workspace and its folder, git’s files, credentials and files that run code on their own ask.',
       'mcp-read':
-        'Always allow remembers reading any resource of {{server}}, not only this one, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; a place outside the workspace and the server’s own folder asks each time, as do git’s files, credentials and files that run code on their own.',
+        'Always allow remembers reading any resource of {{server}}, not only this one (same start, its environment aside); places outside the workspace and its folder, git’s files, credentials and files that run code on their own ask.',
       'mcp-prompt':
-        'Always allow remembers the prompt {{prompt}} of {{server}}, with any arguments, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; its other prompts ask, and so does one naming a place outside the workspace and the server’s own folder, each time, as do git’s files, credentials and files that run code on their own.',
+        'Always allow remembers the prompt {{prompt}} of {{server}} (any arguments, same start, its environment aside); its other prompts, places outside the workspace and its folder, git’s files, credentials and files that run code on their own ask.',
       'agent-file':
         'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Git’s files, credentials and files that run code on their own always ask.',
     },
-    alwaysAllowServer:
-      'Always allow every tool of {{server}} remembers the {{count}} tools listed, in this room, while mcp.json starts it with the same command and arguments (or URL) and folder, whatever its environment variables; any change to the list asks again, as do the files above.',
+    alwaysAllowServer: 'Always allow every tool remembers the {{count}} tools listed, as above.',
     noAlwaysAllow: {
       'command-has-options':
         'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',
