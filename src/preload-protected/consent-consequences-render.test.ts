@@ -183,7 +183,7 @@ describe('rendering an approval', () => {
     expect(button.children).toHaveLength(0)
     expect(button.getAttribute('aria-describedby')).toBe(CONSEQUENCE_IDS.alwaysAllowServer)
     expect(text(CONSEQUENCE_IDS.alwaysAllowServer)).toBe(
-      'Always allow every tool remembers the 2 tools listed, as above.',
+      'Every tool: the 2 tools listed, as above; a change asks again.',
     )
     expect(byId(CONSEQUENCE_IDS.alwaysAllowServer).querySelectorAll('code')).toHaveLength(0)
   })

@@ -152,7 +152,7 @@ export const enConsent = {
       'agent-file':
         'Always allow remembers changes to this one file ({{path}}) in this room. Other files, deletes and moves still ask. Git’s files, credentials and files that run code on their own always ask.',
     },
-    alwaysAllowServer: 'Always allow every tool remembers the {{count}} tools listed, as above.',
+    alwaysAllowServer: 'Every tool: the {{count}} tools listed, as above; a change asks again.',
     noAlwaysAllow: {
       'command-has-options':
         'Always allow is not offered: only a plain command (no shell, other folder or time limit) can be remembered.',

@@ -147,7 +147,7 @@ export const zhCNConsent: Catalog['consent'] = {
       'agent-file':
         '“始终允许”会记住本房间中对这一个文件（{{path}}）的更改。其他文件、删除和移动仍会询问。git 的文件、凭据和会自行运行代码的文件始终会询问。',
     },
-    alwaysAllowServer: '“始终允许全部工具”会记住列出的 {{count}} 个工具，同上。',
+    alwaysAllowServer: '全部工具：列出的 {{count}} 个工具，同上；有变化会再次询问。',
     noAlwaysAllow: {
       'command-has-options':
         '不提供“始终允许”：只有普通命令（不使用 shell、其他文件夹或时间限制）才能被记住。',
